@@ -1,0 +1,41 @@
+// The activity log: every mutating operation records who changed which campaign, ad set or ad.
+
+import type { Knex } from 'knex';
+import type { Principal } from '../auth/principal.js';
+
+export type EntityType = 'campaign' | 'adset' | 'ad' | 'unknown';
+
+export interface ActivityInput {
+  brandId: number;
+  accountId?: string | null;
+  entityType: EntityType;
+  entityId: string;
+  entityName?: string | null;
+  action: string;
+}
+
+export interface ActivityRecorder {
+  /** Records one change, in the caller's transaction, attributed to the calling credential. */
+  record(entry: ActivityInput): Promise<void>;
+}
+
+/** A recorder writing through `db` (the operation's transaction) as `principal`. */
+export function activityRecorder(db: Knex | Knex.Transaction, principal: Principal, now: () => number): ActivityRecorder {
+  return {
+    async record(entry) {
+      await db('activity_entries').insert({
+        organization_id: principal.organizationId,
+        brand_id: entry.brandId,
+        account_id: entry.accountId ?? null,
+        user_id: principal.userId,
+        user_name: principal.actorLabel.slice(0, 255),
+        api_key_id: principal.apiKeyId,
+        entity_type: entry.entityType,
+        entity_id: entry.entityId,
+        entity_name: entry.entityName?.slice(0, 255) ?? null,
+        action: entry.action,
+        created_at: now(),
+      });
+    },
+  };
+}

@@ -1,0 +1,193 @@
+// Applies a bootstrap file (contracts/bootstrap.md): organizations, people, brands, ad accounts and
+// API keys, all in one transaction. An invalid file writes nothing.
+
+import type { Knex } from 'knex';
+import { inTransaction } from './db/connection.js';
+import { validationFailed, type FieldIssue } from './errors.js';
+import { hashPassword, newApiKeySecret } from './auth/secrets.js';
+import type { SchemaRegistry } from './schemas/registry.js';
+
+interface BUser { ref: string; email: string; name: string; password: string; role: string; brands?: string[] | null }
+interface BAccount { platform: 'meta' | 'tiktok'; accountId: string; name?: string | null; timezone: string; currency: string; active: boolean; accessToken?: string }
+interface BBrand {
+  ref: string;
+  name: string;
+  adAccounts?: BAccount[];
+  sandbox?: Record<string, Array<Record<string, unknown> & { accountId: string }>>;
+  tracker?: { apiKey: string; baseUrl: string };
+}
+interface BKey {
+  ref: string;
+  name: string;
+  createdBy?: string;
+  scopes: string[];
+  surfaces?: { api?: boolean; mcp?: boolean };
+  brands?: string[] | null;
+  expiresAt?: string | null;
+  publishCeilingDollars?: number | null;
+  revoked?: boolean;
+}
+interface BOrg { ref: string; name: string; plan: string; subscriptionStatus: string; users?: BUser[]; brands?: BBrand[]; apiKeys?: BKey[] }
+export interface BootstrapFile { organizations: BOrg[] }
+
+export interface BootstrapResult {
+  organizations: Record<string, {
+    id: number;
+    users: Record<string, { id: number }>;
+    brands: Record<string, { id: number }>;
+    apiKeys: Record<string, { id: number; secret: string }>;
+  }>;
+}
+
+const PREFIX: Record<BAccount['platform'], string> = { meta: 'act_', tiktok: 'biz_' };
+
+/** Dollars to whole cents, or null when the amount has more than two decimals. */
+export function dollarsToCents(dollars: number): number | null {
+  const cents = Math.round(dollars * 100);
+  return Math.abs(dollars * 100 - cents) < 1e-6 ? cents : null;
+}
+
+function checkSemantics(file: BootstrapFile): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  const orgRefs = new Set<string>();
+  file.organizations.forEach((org, i) => {
+    const at = `organizations[${i}]`;
+    if (orgRefs.has(org.ref)) issues.push({ field: `${at}.ref`, code: 'invalid_value', message: `ref "${org.ref}" is used twice` });
+    orgRefs.add(org.ref);
+    const userRefs = new Set<string>();
+    const brandRefs = new Set<string>();
+    const emails = new Set<string>();
+    for (const [j, b] of (org.brands ?? []).entries()) {
+      if (brandRefs.has(b.ref)) issues.push({ field: `${at}.brands[${j}].ref`, code: 'invalid_value', message: `ref "${b.ref}" is used twice` });
+      brandRefs.add(b.ref);
+      const accountIds = new Set<string>();
+      for (const [k, a] of (b.adAccounts ?? []).entries()) {
+        if (!a.accountId.startsWith(PREFIX[a.platform])) {
+          issues.push({ field: `${at}.brands[${j}].adAccounts[${k}].accountId`, code: 'invalid_value', message: `must start with ${PREFIX[a.platform]} on platform ${a.platform}` });
+        }
+        if (accountIds.has(a.accountId)) issues.push({ field: `${at}.brands[${j}].adAccounts[${k}].accountId`, code: 'invalid_value', message: `account ${a.accountId} is attached twice` });
+        accountIds.add(a.accountId);
+      }
+      for (const [kind, items] of Object.entries(b.sandbox ?? {})) {
+        items.forEach((item, k) => {
+          if (!accountIds.has(item.accountId)) {
+            issues.push({ field: `${at}.brands[${j}].sandbox.${kind}[${k}].accountId`, code: 'invalid_value', message: `names ${item.accountId}, which is not one of this brand's adAccounts` });
+          }
+        });
+      }
+    }
+    const brandListIssues = (list: string[] | null | undefined, field: string) => {
+      for (const r of list ?? []) if (!brandRefs.has(r)) issues.push({ field, code: 'invalid_value', message: `brand ref "${r}" is not a brand of this organization` });
+    };
+    for (const [j, u] of (org.users ?? []).entries()) {
+      if (userRefs.has(u.ref)) issues.push({ field: `${at}.users[${j}].ref`, code: 'invalid_value', message: `ref "${u.ref}" is used twice` });
+      if (emails.has(u.email.toLowerCase())) issues.push({ field: `${at}.users[${j}].email`, code: 'invalid_value', message: `${u.email} is listed twice` });
+      userRefs.add(u.ref);
+      emails.add(u.email.toLowerCase());
+      brandListIssues(u.brands, `${at}.users[${j}].brands`);
+    }
+    const keyRefs = new Set<string>();
+    for (const [j, k] of (org.apiKeys ?? []).entries()) {
+      const kat = `${at}.apiKeys[${j}]`;
+      if (keyRefs.has(k.ref)) issues.push({ field: `${kat}.ref`, code: 'invalid_value', message: `ref "${k.ref}" is used twice` });
+      keyRefs.add(k.ref);
+      if (k.createdBy !== undefined && !userRefs.has(k.createdBy)) issues.push({ field: `${kat}.createdBy`, code: 'invalid_value', message: `user ref "${k.createdBy}" is not a user of this organization` });
+      brandListIssues(k.brands, `${kat}.brands`);
+      if (k.surfaces?.api && org.plan !== 'agency') {
+        issues.push({ field: `${kat}.surfaces.api`, code: 'invalid_value', message: 'can be true only for an organization on the agency plan' });
+      }
+      if (typeof k.publishCeilingDollars === 'number' && dollarsToCents(k.publishCeilingDollars) === null) {
+        issues.push({ field: `${kat}.publishCeilingDollars`, code: 'invalid_value', message: 'must have at most two decimals (whole cents)' });
+      }
+    }
+  });
+  return issues;
+}
+
+/** Validates and applies a bootstrap document; throws `validation_failed` (nothing written) when invalid. */
+export async function applyBootstrap(knex: Knex, schemas: SchemaRegistry, raw: unknown, now = Date.now()): Promise<BootstrapResult> {
+  const file = schemas.validateInput<BootstrapFile>('bootstrap', raw);
+  const issues = checkSemantics(file);
+  if (issues.length) throw validationFailed(issues, `The bootstrap file is invalid: ${issues.length} issue(s); nothing was written.`);
+
+  // Hash passwords before the transaction: scrypt is slow and must not hold locks.
+  const hashes = new Map<BUser, string>();
+  for (const org of file.organizations) for (const u of org.users ?? []) hashes.set(u, await hashPassword(u.password));
+
+  return inTransaction(knex, async (trx) => {
+    const result: BootstrapResult = { organizations: {} };
+    for (const org of file.organizations) {
+      const [orgId] = await trx('organizations').insert({ name: org.name, plan: org.plan, subscription_status: org.subscriptionStatus, created_at: now });
+      const out = { id: Number(orgId), users: {} as Record<string, { id: number }>, brands: {} as Record<string, { id: number }>, apiKeys: {} as Record<string, { id: number; secret: string }> };
+      result.organizations[org.ref] = out;
+      const brandIds = new Map<string, number>();
+      for (const b of org.brands ?? []) {
+        const [brandId] = await trx('brands').insert({ organization_id: out.id, name: b.name, active: true, created_at: now });
+        brandIds.set(b.ref, Number(brandId));
+        out.brands[b.ref] = { id: Number(brandId) };
+        for (const a of b.adAccounts ?? []) {
+          await trx('ad_accounts').insert({
+            organization_id: out.id,
+            brand_id: Number(brandId),
+            platform: a.platform,
+            account_id: a.accountId,
+            name: a.name ?? null,
+            timezone: a.timezone,
+            currency: a.currency,
+            active: a.active,
+            created_at: now,
+          });
+        }
+        for (const [kind, items] of Object.entries(b.sandbox ?? {})) {
+          for (const item of items) {
+            await trx('sandbox_seeds').insert({ brand_id: Number(brandId), kind, account_id: item.accountId, payload: JSON.stringify(item) });
+          }
+        }
+        if (b.tracker) await trx('tracker_connections').insert({ brand_id: Number(brandId), base_url: b.tracker.baseUrl, api_key: b.tracker.apiKey, created_at: now });
+      }
+      const userIds = new Map<string, number>();
+      for (const u of org.users ?? []) {
+        // One person, one user row: the same email in several organizations shares it.
+        const email = u.email.toLowerCase();
+        const existing = await trx('users').where({ email }).first('id');
+        let userId: number;
+        if (existing) {
+          userId = Number(existing.id);
+          await trx('users').where({ id: userId }).update({ name: u.name, password_hash: hashes.get(u) });
+        } else {
+          [userId] = await trx('users').insert({ email, name: u.name, password_hash: hashes.get(u), created_at: now });
+          userId = Number(userId);
+        }
+        userIds.set(u.ref, userId);
+        out.users[u.ref] = { id: userId };
+        const limited = Array.isArray(u.brands);
+        const [membershipId] = await trx('memberships').insert({ organization_id: out.id, user_id: userId, role: u.role, all_brands: !limited, created_at: now });
+        for (const r of u.brands ?? []) await trx('membership_brands').insert({ membership_id: Number(membershipId), brand_id: brandIds.get(r) });
+      }
+      for (const k of org.apiKeys ?? []) {
+        const secret = newApiKeySecret();
+        const limited = Array.isArray(k.brands);
+        const [keyId] = await trx('api_keys').insert({
+          organization_id: out.id,
+          name: k.name,
+          lookup_prefix: secret.lookupPrefix,
+          salt: secret.salt,
+          secret_hash: secret.hash,
+          scopes: k.scopes.join(','),
+          surface_api: k.surfaces?.api ?? false,
+          surface_mcp: k.surfaces?.mcp ?? true,
+          all_brands: !limited,
+          expires_at: k.expiresAt ? Date.parse(k.expiresAt) : null,
+          publish_ceiling_cents: typeof k.publishCeilingDollars === 'number' ? dollarsToCents(k.publishCeilingDollars) : null,
+          committed_cents: 0,
+          revoked_at: k.revoked ? now : null,
+          created_by_user_id: k.createdBy ? userIds.get(k.createdBy) : null,
+          created_at: now,
+        });
+        for (const r of k.brands ?? []) await trx('api_key_brands').insert({ api_key_id: Number(keyId), brand_id: brandIds.get(r) });
+        out.apiKeys[k.ref] = { id: Number(keyId), secret: secret.secret };
+      }
+    }
+    return result;
+  });
+}

@@ -1,0 +1,116 @@
+// The operation catalogue: every externally callable action is defined once, here-shaped.
+// REST routes, MCP tools, CLI commands and OpenAPI are all generated from these definitions.
+
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Principal, Scope } from '../auth/principal.js';
+import type { ActivityRecorder } from '../activity/recorder.js';
+import type { PageCursor } from '../pagination/cursor.js';
+import type { Config } from '../config.js';
+import { SCOPES } from '../auth/principal.js';
+import type { SchemaRegistry } from '../schemas/registry.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type IdempotencyMode = 'none' | 'optional' | 'required';
+
+export interface OperationAnnotations {
+  readOnly: boolean;
+  destructive: boolean;
+  idempotent: boolean;
+  openWorld: boolean;
+}
+
+export interface BrandRow {
+  id: number;
+  organizationId: number;
+  name: string;
+}
+
+/** What a handler gets: who is calling, the transaction, the clock and the shared helpers. */
+export interface OperationContext {
+  principal: Principal;
+  db: Knex | Knex.Transaction;
+  now: () => number;
+  requestId: string;
+  config: Config;
+  log: Logger;
+  activity: ActivityRecorder;
+  /** Cursor codec bound to this operation, its filters and its limit. */
+  page: PageCursor;
+  /** The brand named by `brandId`, already checked against the credential; null on unscoped operations. */
+  brand: BrandRow | null;
+}
+
+export interface OperationDefinition<I = any, O = any> {
+  /** Stable kebab-case id: MCP tool `name_with_underscores`, CLI `svc <name>`. */
+  name: string;
+  method: HttpMethod;
+  /** Path below `/v1`, with `{param}` placeholders. */
+  path: string;
+  scope: Scope;
+  idempotency: IdempotencyMode;
+  /** Schema ids: path params and query/body merged into one object; the output is an allow-list. */
+  input: string;
+  output: string;
+  annotations: OperationAnnotations;
+  summary: string;
+  description?: string;
+  /** Area used to group commands and OpenAPI tags. */
+  tag: string;
+  /** HTTP status of a success (default 200). */
+  successStatus?: number;
+  /** Run the handler inside one database transaction (default true). */
+  transactional?: boolean;
+  handler: (ctx: OperationContext, input: I) => Promise<O>;
+}
+
+const NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+
+/** Declares an operation; the catalogue checks it again at boot against the schemas. */
+export function defineOperation<I, O>(op: OperationDefinition<I, O>): OperationDefinition<I, O> {
+  return op;
+}
+
+/** The operations of one service instance, checked at boot: a bad entry stops the server from starting. */
+export class Catalogue {
+  private readonly ops = new Map<string, OperationDefinition>();
+
+  constructor(private readonly schemas: SchemaRegistry, operations: OperationDefinition[]) {
+    for (const op of operations) this.add(op);
+  }
+
+  private add(op: OperationDefinition): void {
+    const where = `operation "${op.name}"`;
+    if (!NAME.test(op.name ?? '')) throw new Error(`${where}: name must be kebab-case`);
+    if (this.ops.has(op.name)) throw new Error(`${where} is defined twice`);
+    if (!SCOPES.includes(op.scope)) throw new Error(`${where}: scope must be one of ${SCOPES.join(', ')}; got ${String(op.scope)}`);
+    if (!['none', 'optional', 'required'].includes(op.idempotency)) throw new Error(`${where}: idempotency must be none, optional or required`);
+    if (!op.path?.startsWith('/')) throw new Error(`${where}: path must start with /`);
+    for (const id of [op.input, op.output]) {
+      if (!this.schemas.has(id)) throw new Error(`${where}: schema "${id}" does not exist under schemas/`);
+      this.schemas.compile(id);
+    }
+    const input = this.schemas.bundle(op.input);
+    if (input.type !== 'object') throw new Error(`${where}: input schema must be an object`);
+    const props = (input.properties ?? {}) as Record<string, unknown>;
+    for (const param of pathParams(op.path)) {
+      if (!props[param] || !(input.required as string[] | undefined)?.includes(param)) {
+        throw new Error(`${where}: path parameter {${param}} must be a required property of ${op.input}`);
+      }
+    }
+    this.ops.set(op.name, op);
+  }
+
+  get(name: string): OperationDefinition | undefined {
+    return this.ops.get(name);
+  }
+
+  list(): OperationDefinition[] {
+    return [...this.ops.values()];
+  }
+}
+
+/** The `{param}` names of a path template, in order. */
+export function pathParams(path: string): string[] {
+  return [...path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((m) => m[1]);
+}

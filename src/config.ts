@@ -1,0 +1,58 @@
+// Reads the service's configuration from the environment, once, into one typed object.
+// The variables and defaults are the ones listed in contracts/RUNNING.md and the README.
+
+export type PlatformMode = 'sandbox' | 'live';
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  baseUrl: string;
+  mcpUrl: string;
+  platformMode: PlatformMode;
+  redisUrl: string | null;
+  rateLimitPerMinute: number;
+  rateLimitConcurrency: number;
+  logLevel: string;
+  requestTimeoutMs: number;
+  /** How long a verified API key may be served from memory; revocation takes effect within it. */
+  keyCacheMs: number;
+  /** When true, an operation answer that breaks its output schema is an error (tests), not a log line. */
+  strictOutput: boolean;
+}
+
+function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    throw new Error(`${name} must be a whole number of at least ${min}; got "${raw}"`);
+  }
+  return value;
+}
+
+/** Builds the configuration from environment variables, failing with a message that names the bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = intFrom(env, 'PORT', 8080, 0);
+  const host = env.HOST || '127.0.0.1';
+  const baseUrl = (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, '');
+  const platformMode = (env.PLATFORM_MODE || 'sandbox') as PlatformMode;
+  if (platformMode !== 'sandbox' && platformMode !== 'live') {
+    throw new Error(`PLATFORM_MODE must be "sandbox" or "live"; got "${env.PLATFORM_MODE}"`);
+  }
+  return {
+    port,
+    host,
+    databaseUrl: env.DATABASE_URL || 'sqlite:./data/svc.sqlite',
+    baseUrl,
+    mcpUrl: (env.MCP_URL || `${baseUrl}/mcp`).replace(/\/+$/, ''),
+    platformMode,
+    redisUrl: env.REDIS_URL || null,
+    rateLimitPerMinute: intFrom(env, 'RATE_LIMIT_PER_MINUTE', 600, 1),
+    rateLimitConcurrency: intFrom(env, 'RATE_LIMIT_CONCURRENCY', 20, 1),
+    logLevel: env.LOG_LEVEL || 'info',
+    requestTimeoutMs: intFrom(env, 'REQUEST_TIMEOUT_MS', 30_000, 1),
+    keyCacheMs: intFrom(env, 'KEY_CACHE_MS', 2_000, 0),
+    strictOutput: env.SVC_STRICT_OUTPUT === 'true',
+  };
+}

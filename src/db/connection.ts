@@ -1,0 +1,99 @@
+// Opens the Knex connection named by DATABASE_URL: `sqlite:PATH` (embedded) or `mysql://...`.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import knexFactory, { type Knex } from 'knex';
+
+export type Dialect = 'sqlite' | 'mysql';
+
+export interface Database {
+  knex: Knex;
+  dialect: Dialect;
+}
+
+/** Parses a DATABASE_URL into Knex settings; throws a message naming the accepted forms otherwise. */
+export function knexConfigFor(url: string): { config: Knex.Config; dialect: Dialect } {
+  if (url.startsWith('sqlite:')) {
+    const file = url.slice('sqlite:'.length);
+    if (!file) throw new Error('DATABASE_URL sqlite:PATH needs a file path, e.g. sqlite:./data/svc.sqlite');
+    return {
+      dialect: 'sqlite',
+      config: {
+        client: 'better-sqlite3',
+        connection: { filename: file },
+        useNullAsDefault: true,
+        pool: {
+          min: 1,
+          max: 1,
+          afterCreate(conn: { pragma(s: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+            // WAL lets several processes read while one writes; busy_timeout waits instead of failing.
+            conn.pragma('journal_mode = WAL');
+            conn.pragma('busy_timeout = 5000');
+            conn.pragma('foreign_keys = ON');
+            done(null, conn);
+          },
+        },
+      },
+    };
+  }
+  if (url.startsWith('mysql://') || url.startsWith('mariadb://')) {
+    const u = new URL(url.replace(/^mariadb:/, 'mysql:'));
+    return {
+      dialect: 'mysql',
+      config: {
+        client: 'mysql2',
+        connection: {
+          host: u.hostname,
+          port: u.port ? Number(u.port) : 3306,
+          user: decodeURIComponent(u.username),
+          password: decodeURIComponent(u.password),
+          database: u.pathname.replace(/^\//, ''),
+          supportBigNumbers: true,
+          decimalNumbers: true,
+          charset: 'utf8mb4',
+          timezone: 'Z',
+        },
+        pool: { min: 0, max: 10 },
+      },
+    };
+  }
+  throw new Error(`DATABASE_URL must be sqlite:PATH or mysql://user:pass@host:port/db; got "${url}"`);
+}
+
+/** Opens the database, creating the SQLite file's folder when needed. */
+export function openDatabase(url: string): Database {
+  const { config, dialect } = knexConfigFor(url);
+  if (dialect === 'sqlite') {
+    const file = (config.connection as { filename: string }).filename;
+    if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  }
+  return { knex: knexFactory(config), dialect };
+}
+
+const RETRYABLE_MYSQL = new Set([1213, 1205]);
+
+function isRetryable(err: unknown): boolean {
+  const e = err as { errno?: number; code?: string };
+  return (e?.errno !== undefined && RETRYABLE_MYSQL.has(e.errno)) || e?.code === 'SQLITE_BUSY';
+}
+
+/**
+ * Runs `work` in one transaction, retrying the whole transaction on deadlock (1213),
+ * lock-wait timeout (1205) or a busy SQLite file.
+ */
+export async function inTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>, attempts = 4): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction(work);
+    } catch (err) {
+      if (attempt >= attempts || !isRetryable(err)) throw err;
+      await new Promise((r) => setTimeout(r, 10 * attempt + Math.random() * 20));
+    }
+  }
+}
+
+/** True when a write failed on a unique index, on either dialect. */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; errno?: number };
+  return e?.code === 'ER_DUP_ENTRY' || e?.errno === 1062 || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

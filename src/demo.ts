@@ -1,0 +1,59 @@
+// The demo organization `npm start` seeds into an empty database, so a first request works at once.
+
+import type { Knex } from 'knex';
+import { applyBootstrap, type BootstrapResult } from './bootstrap.js';
+import type { SchemaRegistry } from './schemas/registry.js';
+import { randomBase62 } from './auth/secrets.js';
+
+export interface DemoSeed {
+  result: BootstrapResult;
+  apiKey: string;
+  brandId: number;
+  ownerEmail: string;
+  ownerPassword: string;
+}
+
+/** Seeds the demo organization when the database holds no organization yet; null otherwise. */
+export async function seedDemoIfEmpty(knex: Knex, schemas: SchemaRegistry): Promise<DemoSeed | null> {
+  const row = await knex('organizations').count({ n: '*' }).first();
+  if (Number(row?.n ?? 0) > 0) return null;
+  const ownerPassword = randomBase62(16);
+  const result = await applyBootstrap(knex, schemas, {
+    organizations: [
+      {
+        ref: 'demo',
+        name: 'Demo Agency',
+        plan: 'agency',
+        subscriptionStatus: 'active',
+        users: [{ ref: 'owner', email: 'owner@demo.test', name: 'Demo Owner', password: ownerPassword, role: 'owner' }],
+        brands: [
+          {
+            ref: 'shoes',
+            name: 'Demo Shoes',
+            adAccounts: [{ platform: 'meta', accountId: 'act_1001', name: 'Demo Shoes US', timezone: 'America/New_York', currency: 'USD', active: true }],
+          },
+          {
+            ref: 'hats',
+            name: 'Demo Hats',
+            adAccounts: [{ platform: 'tiktok', accountId: 'biz_2001', name: 'Demo Hats TikTok', timezone: 'Europe/London', currency: 'GBP', active: true }],
+          },
+        ],
+        apiKeys: [
+          {
+            ref: 'demo',
+            name: 'Demo key',
+            createdBy: 'owner',
+            scopes: ['read', 'write', 'publish'],
+            surfaces: { api: true, mcp: true },
+            brands: null,
+            expiresAt: null,
+            publishCeilingDollars: 500,
+            revoked: false,
+          },
+        ],
+      },
+    ],
+  });
+  const org = result.organizations.demo;
+  return { result, apiKey: org.apiKeys.demo.secret, brandId: org.brands.shoes.id, ownerEmail: 'owner@demo.test', ownerPassword };
+}

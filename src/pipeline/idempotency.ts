@@ -1,0 +1,96 @@
+// Idempotency records: the first request with a key runs; a retry within 24 hours gets the
+// stored response and acts again never. Safe across processes through a unique index.
+
+import crypto from 'node:crypto';
+import type { Knex } from 'knex';
+import { ServiceError } from '../errors.js';
+import { isUniqueViolation } from '../db/connection.js';
+import { canonicalJson } from '../pagination/cursor.js';
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** How long a running request holds its key before another process may take the work over. */
+export const IDEMPOTENCY_LEASE_MS = 120_000;
+
+export type Claim =
+  | { kind: 'run'; recordId: number; resumed: boolean }
+  | { kind: 'replay'; status: number; body: unknown };
+
+export interface ClaimRequest {
+  organizationId: number;
+  credentialId: string;
+  operation: string;
+  key: string;
+  input: unknown;
+  now: number;
+}
+
+const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest('hex');
+
+/** Claims `key` for this request, or answers how the earlier request with it ended. */
+export async function claimIdempotencyKey(db: Knex, req: ClaimRequest): Promise<Claim> {
+  const scopeHash = sha256(`${req.credentialId}\n${req.operation}\n${req.key}`);
+  const fingerprint = sha256(canonicalJson(req.input));
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const [id] = await db('idempotency_records').insert({
+        organization_id: req.organizationId,
+        scope_hash: scopeHash,
+        fingerprint,
+        state: 'running',
+        lease_expires_at: req.now + IDEMPOTENCY_LEASE_MS,
+        created_at: req.now,
+        expires_at: req.now + IDEMPOTENCY_TTL_MS,
+      });
+      return { kind: 'run', recordId: Number(id), resumed: false };
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+    }
+    const row = await db('idempotency_records').where({ organization_id: req.organizationId, scope_hash: scopeHash }).first();
+    if (!row) continue;
+    if (Number(row.expires_at) <= req.now) {
+      await db('idempotency_records').where({ id: row.id, expires_at: row.expires_at }).delete();
+      continue;
+    }
+    if (row.fingerprint !== fingerprint) {
+      throw new ServiceError(
+        'idempotency_conflict',
+        'This Idempotency-Key was already used with a different request. Use a new key for a new request.',
+        { reason: 'different_request' },
+      );
+    }
+    if (row.state === 'done') {
+      return { kind: 'replay', status: Number(row.status_code), body: JSON.parse(row.response_body) };
+    }
+    // Still running: another process owns it unless its lease ran out (it crashed); then take it over.
+    if (Number(row.lease_expires_at) <= req.now) {
+      const taken = await db('idempotency_records')
+        .where({ id: row.id, state: 'running', lease_expires_at: row.lease_expires_at })
+        .update({ lease_expires_at: req.now + IDEMPOTENCY_LEASE_MS });
+      if (taken === 1) return { kind: 'run', recordId: Number(row.id), resumed: true };
+    }
+    throw new ServiceError(
+      'idempotency_conflict',
+      'The first request with this Idempotency-Key is still running. Retry with the same key after Retry-After seconds to get its response.',
+      { reason: 'in_progress' },
+      1,
+    );
+  }
+  throw new ServiceError('unavailable', 'Could not record the Idempotency-Key; nothing was done. Retry shortly.');
+}
+
+/** Stores the final response, in the operation's transaction when there is one. */
+export async function completeIdempotencyKey(db: Knex | Knex.Transaction, recordId: number, status: number, body: unknown): Promise<void> {
+  await db('idempotency_records').where({ id: recordId }).update({ state: 'done', status_code: status, response_body: JSON.stringify(body) });
+}
+
+/** Forgets a claim whose request failed, so a retry with the same key acts again. */
+export async function releaseIdempotencyKey(db: Knex, recordId: number): Promise<void> {
+  await db('idempotency_records').where({ id: recordId, state: 'running' }).delete();
+}
+
+/** Deletes records older than 24 hours; returns how many went. */
+export async function purgeExpiredIdempotencyKeys(db: Knex, now: number, batch = 1000): Promise<number> {
+  const ids = await db('idempotency_records').where('expires_at', '<=', now).limit(batch).pluck('id');
+  if (ids.length === 0) return 0;
+  return db('idempotency_records').whereIn('id', ids).delete();
+}

@@ -1,0 +1,165 @@
+// The single pipeline every surface calls: rate limit → scope → input validation → brand access →
+// idempotency (claim or replay) → handler in a transaction (with its activity) → output shaping.
+
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Principal } from '../auth/principal.js';
+import type { BrandRow, Catalogue, OperationContext, OperationDefinition } from '../catalogue/define.js';
+import type { Config } from '../config.js';
+import { inTransaction } from '../db/connection.js';
+import { ServiceError, notFound } from '../errors.js';
+import { activityRecorder } from '../activity/recorder.js';
+import type { CursorCodec } from '../pagination/cursor.js';
+import type { SchemaRegistry } from '../schemas/registry.js';
+import type { RateLimitInfo, RateLimiter } from './rate-limit.js';
+import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, type Claim } from './idempotency.js';
+
+export interface InvokeMeta {
+  /** Set as soon as the request is counted, so surfaces can send RateLimit-* headers even on errors. */
+  rateLimit?: RateLimitInfo;
+  replayed?: boolean;
+}
+
+export interface InvokeOptions {
+  requestId: string;
+  idempotencyKey?: string | null;
+  meta?: InvokeMeta;
+  log?: Logger;
+}
+
+export interface InvokeResult {
+  status: number;
+  body: unknown;
+  replayed: boolean;
+}
+
+export interface PipelineDeps {
+  knex: Knex;
+  config: Config;
+  catalogue: Catalogue;
+  schemas: SchemaRegistry;
+  limiter: RateLimiter;
+  cursors: CursorCodec;
+  log: Logger;
+  now: () => number;
+}
+
+function checkIdempotencyKey(op: OperationDefinition, key: string | null | undefined): string | null {
+  if (op.idempotency === 'none') return null;
+  if (key === undefined || key === null) {
+    if (op.idempotency === 'required') {
+      throw new ServiceError(
+        'idempotency_key_required',
+        `${op.name} needs an Idempotency-Key (any unique string up to 255 characters) so a retry never acts twice.`,
+      );
+    }
+    return null;
+  }
+  if (key.length < 1 || key.length > 255) {
+    throw new ServiceError('validation_failed', 'Idempotency-Key must be 1 to 255 characters.', [
+      { field: 'Idempotency-Key', code: key.length ? 'too_big' : 'too_small', message: 'must be 1 to 255 characters' },
+    ]);
+  }
+  return key;
+}
+
+async function brandFor(knex: Knex, principal: Principal, brandId: number): Promise<BrandRow> {
+  const row = await knex('brands').where({ id: brandId }).first('id', 'organization_id', 'name');
+  // A brand of another organization answers exactly like a missing one.
+  if (!row || Number(row.organization_id) !== principal.organizationId) throw notFound(`Brand ${brandId}`);
+  if (principal.brandIds && !principal.brandIds.has(brandId)) {
+    throw new ServiceError('brand_not_allowed', `This credential is not allowed on brand ${brandId}. Use a credential whose brand limit includes it.`, {
+      reason: 'brand_not_allowed',
+      brandId,
+    });
+  }
+  return { id: Number(row.id), organizationId: Number(row.organization_id), name: row.name };
+}
+
+/** Runs one catalogue operation for `principal`; throws ServiceError for every refusal. */
+export async function invoke(
+  deps: PipelineDeps,
+  name: string,
+  principal: Principal,
+  rawInput: Record<string, unknown>,
+  options: InvokeOptions,
+): Promise<InvokeResult> {
+  const op = deps.catalogue.get(name);
+  if (!op) throw notFound(`Operation ${name}`);
+  const meta = options.meta ?? {};
+  const log = (options.log ?? deps.log).child({ operation: op.name });
+
+  const slot = await deps.limiter.acquire(principal.organizationId, options.requestId);
+  meta.rateLimit = slot.info;
+  if (slot.refused) {
+    throw new ServiceError(
+      'rate_limited',
+      slot.refused.reason === 'rate'
+        ? `Too many requests for this organization (limit ${slot.info.limit} a minute). Wait ${slot.refused.retryAfter} seconds.`
+        : 'Too many requests in flight for this organization. Wait for some to finish, then retry.',
+      { reason: slot.refused.reason },
+      slot.refused.retryAfter,
+    );
+  }
+  try {
+    if (!principal.scopes.has(op.scope)) {
+      throw new ServiceError(
+        'insufficient_scope',
+        `${op.name} needs the "${op.scope}" scope; this credential has ${[...principal.scopes].join(', ') || 'none'}.`,
+        { requiredScope: op.scope },
+      );
+    }
+    const key = checkIdempotencyKey(op, options.idempotencyKey);
+    const input = deps.schemas.validateInput<Record<string, unknown>>(op.input, rawInput);
+    const brand = typeof input.brandId === 'number' ? await brandFor(deps.knex, principal, input.brandId) : null;
+
+    let claim: Claim | null = null;
+    if (key) {
+      claim = await claimIdempotencyKey(deps.knex, {
+        organizationId: principal.organizationId,
+        credentialId: principal.credentialId,
+        operation: op.name,
+        key,
+        input,
+        now: deps.now(),
+      });
+      if (claim.kind === 'replay') {
+        meta.replayed = true;
+        return { status: claim.status, body: claim.body, replayed: true };
+      }
+    }
+    const recordId = claim?.kind === 'run' ? claim.recordId : null;
+
+    const run = async (db: Knex | Knex.Transaction): Promise<InvokeResult> => {
+      const ctx: OperationContext = {
+        principal,
+        db,
+        now: deps.now,
+        requestId: options.requestId,
+        config: deps.config,
+        log,
+        activity: activityRecorder(db, principal, deps.now),
+        page: deps.cursors.bind(op.name, input),
+        brand,
+      };
+      const body = await op.handler(ctx, input);
+      const issues = deps.schemas.shapeOutput(op.output, body);
+      if (issues.length > 0) {
+        log.error({ issues }, 'operation answer does not match its output schema');
+        if (deps.config.strictOutput) throw new Error(`${op.name} answer breaks ${op.output}: ${JSON.stringify(issues)}`);
+      }
+      const status = op.successStatus ?? 200;
+      if (recordId !== null) await completeIdempotencyKey(db, recordId, status, body);
+      return { status, body, replayed: false };
+    };
+
+    try {
+      return op.transactional === false ? await run(deps.knex) : await inTransaction(deps.knex, run);
+    } catch (err) {
+      if (recordId !== null) await releaseIdempotencyKey(deps.knex, recordId).catch((e) => log.error({ err: e }, 'could not release idempotency key'));
+      throw err;
+    }
+  } finally {
+    await slot.release().catch((e) => log.error({ err: e }, 'could not release rate-limit slot'));
+  }
+}

@@ -1,0 +1,250 @@
+// Loads every JSON Schema under `schemas/` once, compiles them with Ajv (2020-12), and turns
+// validation errors into the contract's `{field, message, code}` details.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import * as addFormatsModule from 'ajv-formats';
+import { validationFailed, type FieldIssue } from '../errors.js';
+import { projectPath } from '../paths.js';
+
+// ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
+const addFormats = addFormatsModule.default as unknown as typeof addFormatsModule.default.default;
+
+export type JsonSchema = Record<string, unknown>;
+
+const AJV_COMMON = { strict: true, allErrors: true, allowUnionTypes: true } as const;
+
+/** Reads every `*.json` schema file below `schemas/`. */
+export function loadSchemaFiles(dir = projectPath('schemas')): JsonSchema[] {
+  const out: JsonSchema[] = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...loadSchemaFiles(full));
+    else if (entry.name.endsWith('.json')) out.push(JSON.parse(fs.readFileSync(full, 'utf8')) as JsonSchema);
+  }
+  return out;
+}
+
+const COMPARISON: Record<string, string> = { '<=': 'at most', '>=': 'at least', '<': 'less than', '>': 'greater than' };
+
+function fieldOf(instancePath: string, extra?: string): string {
+  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (extra !== undefined) parts.push(extra);
+  let out = '';
+  for (const p of parts) out += /^\d+$/.test(p) ? `[${p}]` : out ? `.${p}` : p;
+  return out;
+}
+
+function issueOf(e: ErrorObject): FieldIssue {
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'additionalProperties':
+      return { field: fieldOf(e.instancePath, String(p.additionalProperty)), code: 'unrecognized_key', message: `is not recognised; remove "${p.additionalProperty}"` };
+    case 'unevaluatedProperties':
+      return { field: fieldOf(e.instancePath, String(p.unevaluatedProperty)), code: 'unrecognized_key', message: `is not recognised; remove "${p.unevaluatedProperty}"` };
+    case 'required':
+      return { field: fieldOf(e.instancePath, String(p.missingProperty)), code: 'invalid_type', message: 'is required' };
+    case 'type':
+      return { field: fieldOf(e.instancePath), code: 'invalid_type', message: `must be ${String(p.type).replace(',', ' or ')}` };
+    case 'maxLength':
+      return { field: fieldOf(e.instancePath), code: 'too_big', message: `must be at most ${p.limit} characters` };
+    case 'minLength':
+      return { field: fieldOf(e.instancePath), code: 'too_small', message: Number(p.limit) === 1 ? 'must not be empty' : `must be at least ${p.limit} characters` };
+    case 'maxItems':
+      return { field: fieldOf(e.instancePath), code: 'too_big', message: `must have at most ${p.limit} entries` };
+    case 'minItems':
+      return { field: fieldOf(e.instancePath), code: 'too_small', message: `must have at least ${p.limit} entries` };
+    case 'maxProperties':
+      return { field: fieldOf(e.instancePath), code: 'too_big', message: `must have at most ${p.limit} fields` };
+    case 'minProperties':
+      return { field: fieldOf(e.instancePath), code: 'too_small', message: `must have at least ${p.limit} fields` };
+    case 'maximum':
+    case 'exclusiveMaximum':
+      return { field: fieldOf(e.instancePath), code: 'too_big', message: `must be ${COMPARISON[String(p.comparison)]} ${p.limit}` };
+    case 'minimum':
+    case 'exclusiveMinimum':
+      return { field: fieldOf(e.instancePath), code: 'too_small', message: `must be ${COMPARISON[String(p.comparison)]} ${p.limit}` };
+    case 'enum':
+      return { field: fieldOf(e.instancePath), code: 'invalid_value', message: `must be one of: ${(p.allowedValues as unknown[]).join(', ')}` };
+    case 'const':
+      return { field: fieldOf(e.instancePath), code: 'invalid_value', message: `must be ${JSON.stringify(p.allowedValue)}` };
+    case 'pattern':
+      return { field: fieldOf(e.instancePath), code: 'invalid_value', message: `must match ${p.pattern}` };
+    case 'format':
+      return { field: fieldOf(e.instancePath), code: 'invalid_value', message: `must be a valid ${p.format}` };
+    default:
+      return { field: fieldOf(e.instancePath), code: 'invalid_value', message: e.message ?? 'is invalid' };
+  }
+}
+
+/** One issue per field, in the order Ajv found them; combinator noise (anyOf/oneOf/if) is dropped. */
+export function issuesOf(errors: ErrorObject[] | null | undefined): FieldIssue[] {
+  const seen = new Set<string>();
+  const out: FieldIssue[] = [];
+  for (const e of errors ?? []) {
+    if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'if') continue;
+    const issue = issueOf(e);
+    const key = `${issue.field}|${issue.code}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(issue);
+  }
+  return out;
+}
+
+export class SchemaRegistry {
+  private readonly inputAjv = new Ajv2020({ ...AJV_COMMON, useDefaults: true, coerceTypes: false });
+  private readonly outputAjv = new Ajv2020({ ...AJV_COMMON, removeAdditional: true });
+  private readonly byId = new Map<string, JsonSchema>();
+  private readonly inputFns = new Map<string, ValidateFunction>();
+  private readonly outputFns = new Map<string, ValidateFunction>();
+  private readonly bundles = new Map<string, JsonSchema>();
+
+  constructor(schemas: JsonSchema[] = loadSchemaFiles()) {
+    addFormats(this.inputAjv);
+    addFormats(this.outputAjv);
+    for (const s of schemas) this.add(s);
+  }
+
+  /** Registers a schema (tests register their own operations' schemas this way). */
+  add(schema: JsonSchema): void {
+    const id = schema.$id;
+    if (typeof id !== 'string') throw new Error('every schema needs a string $id');
+    if (this.byId.has(id)) throw new Error(`schema $id "${id}" is defined twice`);
+    this.byId.set(id, schema);
+    this.inputAjv.addSchema(schema);
+    this.outputAjv.addSchema(schema);
+  }
+
+  /** True when `id` (a schema $id, optionally with a `#/json/pointer`) names a schema. */
+  has(id: string): boolean {
+    try {
+      this.get(id);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  get(id: string): JsonSchema {
+    const [base, pointer] = id.split('#');
+    let node: unknown = this.byId.get(base);
+    for (const part of (pointer ?? '').split('/').filter(Boolean)) node = (node as Record<string, unknown> | undefined)?.[part];
+    if (!node || typeof node !== 'object') throw new Error(`unknown schema "${id}"`);
+    return node as JsonSchema;
+  }
+
+  /** Compiles a schema for both uses now, so a broken schema fails at boot, not on first call. */
+  compile(id: string): void {
+    this.inputFn(id);
+    this.outputFn(id);
+  }
+
+  private inputFn(id: string): ValidateFunction {
+    let fn = this.inputFns.get(id);
+    if (!fn) {
+      this.get(id);
+      fn = this.inputAjv.getSchema(id)!;
+      this.inputFns.set(id, fn);
+    }
+    return fn;
+  }
+
+  private outputFn(id: string): ValidateFunction {
+    let fn = this.outputFns.get(id);
+    if (!fn) {
+      this.get(id);
+      fn = this.outputAjv.getSchema(id)!;
+      this.outputFns.set(id, fn);
+    }
+    return fn;
+  }
+
+  /** Validates input in place (defaults filled in); throws 400 `validation_failed` with details. */
+  validateInput<T>(id: string, data: unknown): T {
+    const fn = this.inputFn(id);
+    if (!fn(data)) throw validationFailed(issuesOf(fn.errors));
+    return data as T;
+  }
+
+  /** Strips fields the output schema does not allow; returns the issues left, if any. */
+  shapeOutput(id: string, data: unknown): FieldIssue[] {
+    const fn = this.outputFn(id);
+    return fn(data) ? [] : issuesOf(fn.errors);
+  }
+
+  /**
+   * Turns path and query strings into the types the input schema declares (integer, number,
+   * boolean, arrays of those). Only path and query input is coerced; JSON bodies never are.
+   */
+  coerceParams(id: string, params: Record<string, string | string[] | undefined>): Record<string, unknown> {
+    const props = (this.bundleShared(id).properties ?? {}) as Record<string, JsonSchema>;
+    const out: Record<string, unknown> = {};
+    for (const [name, raw] of Object.entries(params)) {
+      if (raw === undefined) continue;
+      out[name] = coerceValue(props[name], raw);
+    }
+    return out;
+  }
+
+  /** The schema with every `$ref` inlined: for OpenAPI and MCP tool definitions. */
+  bundle(id: string): JsonSchema {
+    let b = this.bundles.get(id);
+    if (!b) {
+      b = this.inline(this.get(id), id.split('#')[0], []) as JsonSchema;
+      this.bundles.set(id, b);
+    }
+    return structuredClone(b);
+  }
+
+  private bundleShared(id: string): JsonSchema {
+    if (!this.bundles.has(id)) this.bundle(id);
+    return this.bundles.get(id)!;
+  }
+
+  private inline(node: unknown, baseId: string, trail: string[]): unknown {
+    if (Array.isArray(node)) return node.map((n) => this.inline(n, baseId, trail));
+    if (!node || typeof node !== 'object') return node;
+    const obj = node as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    let merged: Record<string, unknown> | null = null;
+    for (const [k, v] of Object.entries(obj)) {
+      if (k === '$ref' && typeof v === 'string') {
+        const [refId, pointer] = v.split('#');
+        const targetId = refId || baseId;
+        if (trail.includes(v)) throw new Error(`schema ${baseId}: recursive $ref ${v} cannot be bundled`);
+        let target: unknown = this.get(targetId);
+        for (const part of (pointer ?? '').split('/').filter(Boolean)) target = (target as Record<string, unknown>)[part];
+        if (target === undefined) throw new Error(`schema ${baseId}: $ref ${v} points at nothing`);
+        merged = this.inline(target, targetId, [...trail, v]) as Record<string, unknown>;
+      } else if (k === '$id' || k === '$schema' || k === '$defs') {
+        continue;
+      } else {
+        out[k] = this.inline(v, baseId, trail);
+      }
+    }
+    return merged ? { ...merged, ...out } : out;
+  }
+}
+
+function typesOf(schema: JsonSchema | undefined): string[] {
+  const t = schema?.type;
+  return Array.isArray(t) ? (t as string[]) : typeof t === 'string' ? [t] : [];
+}
+
+function coerceScalar(schema: JsonSchema | undefined, raw: string): unknown {
+  const types = typesOf(schema);
+  if ((types.includes('integer') || types.includes('number')) && /^-?\d+(\.\d+)?$/.test(raw)) return Number(raw);
+  if (types.includes('boolean') && (raw === 'true' || raw === 'false')) return raw === 'true';
+  return raw;
+}
+
+function coerceValue(schema: JsonSchema | undefined, raw: string | string[]): unknown {
+  if (typesOf(schema).includes('array')) {
+    const items = schema?.items as JsonSchema | undefined;
+    return (Array.isArray(raw) ? raw : [raw]).map((r) => coerceScalar(items, r));
+  }
+  // A repeated parameter that is not an array stays an array, so validation names it.
+  return Array.isArray(raw) ? raw : coerceScalar(schema, raw);
+}

@@ -1,0 +1,120 @@
+// The composition root of the core: storage, schemas, catalogue, authentication and the pipeline.
+// Surfaces hold one Service and call only `authenticate`, `invoke` and `catalogue`.
+
+import crypto from 'node:crypto';
+import { Redis } from 'ioredis';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { Authenticator } from './auth/authenticate.js';
+import type { Principal, Surface } from './auth/principal.js';
+import { Catalogue, type OperationDefinition } from './catalogue/define.js';
+import { operations } from './catalogue/operations.js';
+import type { Config } from './config.js';
+import { isUniqueViolation, openDatabase, type Database } from './db/connection.js';
+import { createLogger } from './log.js';
+import { CursorCodec } from './pagination/cursor.js';
+import { invoke, type InvokeOptions, type InvokeResult, type PipelineDeps } from './pipeline/invoke.js';
+import { IDEMPOTENCY_LEASE_MS } from './pipeline/idempotency.js';
+import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './pipeline/rate-limit.js';
+import { SchemaRegistry, loadSchemaFiles, type JsonSchema } from './schemas/registry.js';
+
+export interface ServiceOptions {
+  config: Config;
+  log?: Logger;
+  /** Operations beyond the catalogue (tests register their own this way). */
+  extraOperations?: OperationDefinition[];
+  extraSchemas?: JsonSchema[];
+  now?: () => number;
+}
+
+/** Reads a per-database setting, creating it once (first writer wins across processes). */
+async function ensureSetting(knex: Knex, name: string, create: () => string): Promise<string> {
+  const existing = await knex('service_settings').where({ name }).first('value');
+  if (existing) return existing.value;
+  try {
+    await knex('service_settings').insert({ name, value: create() });
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+  }
+  return (await knex('service_settings').where({ name }).first('value')).value;
+}
+
+export class Service {
+  private constructor(
+    readonly config: Config,
+    readonly database: Database,
+    readonly schemas: SchemaRegistry,
+    readonly catalogue: Catalogue,
+    readonly log: Logger,
+    private readonly authenticator: Authenticator,
+    private readonly deps: PipelineDeps,
+  ) {}
+
+  /** Opens storage (already migrated) and checks the catalogue; a bad catalogue entry throws here. */
+  static async open(options: ServiceOptions): Promise<Service> {
+    const { config } = options;
+    const log = options.log ?? createLogger(config.logLevel);
+    const now = options.now ?? Date.now;
+    const schemas = new SchemaRegistry([...loadSchemaFiles(), ...(options.extraSchemas ?? [])]);
+    const catalogue = new Catalogue(schemas, [...operations, ...(options.extraOperations ?? [])]);
+    const database = openDatabase(config.databaseUrl);
+    const { knex } = database;
+    try {
+      const instanceId = await ensureSetting(knex, 'instance_id', () => crypto.randomUUID());
+      const cursorSecret = await ensureSetting(knex, 'cursor_secret', () => crypto.randomBytes(32).toString('hex'));
+      const limiter: RateLimiter = config.redisUrl
+        ? new RedisRateLimiter(
+            new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }),
+            `svc:${instanceId}:`,
+            config.rateLimitPerMinute,
+            config.rateLimitConcurrency,
+            Math.max(config.requestTimeoutMs, IDEMPOTENCY_LEASE_MS),
+            now,
+          )
+        : new MemoryRateLimiter(config.rateLimitPerMinute, config.rateLimitConcurrency, now);
+      const deps: PipelineDeps = {
+        knex,
+        config,
+        catalogue,
+        schemas,
+        limiter,
+        cursors: new CursorCodec(Buffer.from(cursorSecret, 'hex'), now),
+        log,
+        now,
+      };
+      return new Service(config, database, schemas, catalogue, log, new Authenticator(knex, config.keyCacheMs, now), deps);
+    } catch (err) {
+      await knex.destroy();
+      throw err;
+    }
+  }
+
+  get knex(): Knex {
+    return this.database.knex;
+  }
+
+  /** Resolves a bearer credential for a surface (401/403 ServiceErrors otherwise). */
+  authenticate(authorization: string | undefined, surface: Surface): Promise<Principal> {
+    return this.authenticator.authenticate(authorization, surface);
+  }
+
+  /** Runs an operation through the whole pipeline. */
+  invoke(name: string, principal: Principal, input: Record<string, unknown>, options: InvokeOptions): Promise<InvokeResult> {
+    return invoke(this.deps, name, principal, input, options);
+  }
+
+  /** True when the database answers. */
+  async healthy(): Promise<boolean> {
+    try {
+      await this.knex.raw('select 1');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.deps.limiter.close().catch(() => {});
+    await this.knex.destroy();
+  }
+}

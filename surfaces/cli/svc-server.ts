@@ -1,0 +1,142 @@
+#!/usr/bin/env node
+// svc-server: `serve [--demo]`, `migrate`, `bootstrap FILE|-` (contracts/RUNNING.md).
+
+import fs from 'node:fs';
+import { loadConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/db/connection.js';
+import { migrateLatest } from '../../src/db/migrate.js';
+import { applyBootstrap } from '../../src/bootstrap.js';
+import { seedDemoIfEmpty } from '../../src/demo.js';
+import { ServiceError } from '../../src/errors.js';
+import { createLogger } from '../../src/log.js';
+import { SchemaRegistry } from '../../src/schemas/registry.js';
+import { Service } from '../../src/service.js';
+import { startJobs } from '../../src/jobs/scheduler.js';
+import { startHttpServer } from '../http-server.js';
+
+const USAGE = `Usage:
+  svc-server serve [--demo]   start REST (/v1) and MCP (/mcp); runs pending migrations first
+                              --demo seeds a demo organization into an empty database (npm start)
+  svc-server migrate          run pending migrations and exit
+  svc-server bootstrap FILE   run migrations, apply a bootstrap JSON file (- reads stdin), print the result JSON
+
+Configuration comes from the environment (PORT, HOST, DATABASE_URL, BASE_URL, ...): see README.md.`;
+
+async function migrate(url: string): Promise<void> {
+  const db = openDatabase(url);
+  try {
+    const applied = await migrateLatest(db.knex);
+    process.stderr.write(applied.length ? `Applied ${applied.length} migration(s): ${applied.join(', ')}\n` : 'Database is up to date.\n');
+  } finally {
+    await db.knex.destroy();
+  }
+}
+
+async function bootstrap(url: string, file: string | undefined): Promise<number> {
+  if (!file) {
+    process.stderr.write('bootstrap needs a FILE argument (or - for standard input).\n');
+    return 2;
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(file === '-' ? 0 : file, 'utf8'));
+  } catch (err) {
+    process.stderr.write(`Could not read ${file === '-' ? 'standard input' : file} as JSON: ${(err as Error).message}\n`);
+    return 2;
+  }
+  const db = openDatabase(url);
+  try {
+    await migrateLatest(db.knex);
+    const result = await applyBootstrap(db.knex, new SchemaRegistry(), raw);
+    process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+    return 0;
+  } catch (err) {
+    if (err instanceof ServiceError && err.code === 'validation_failed') {
+      process.stderr.write(`${err.message}\n`);
+      for (const d of (err.details as Array<{ field: string; message: string }>) ?? []) process.stderr.write(`  ${d.field}: ${d.message}\n`);
+      return 2;
+    }
+    throw err;
+  } finally {
+    await db.knex.destroy();
+  }
+}
+
+async function serve(demo: boolean): Promise<void> {
+  const config = loadConfig();
+  const log = createLogger(config.logLevel);
+  const db = openDatabase(config.databaseUrl);
+  try {
+    const applied = await migrateLatest(db.knex);
+    if (applied.length) log.info({ applied }, 'migrations applied');
+  } finally {
+    await db.knex.destroy();
+  }
+  const service = await Service.open({ config, log });
+  if (demo) {
+    const seed = await seedDemoIfEmpty(service.knex, service.schemas);
+    if (seed) {
+      process.stdout.write(
+        [
+          '',
+          'Seeded a demo organization (shown once):',
+          `  API key:      ${seed.apiKey}`,
+          `  Owner login:  ${seed.ownerEmail} / ${seed.ownerPassword}`,
+          `  Try:          curl -H "Authorization: Bearer ${seed.apiKey}" ${config.baseUrl}/v1/brands`,
+          `  API reference ${config.baseUrl}/v1/openapi.json`,
+          '',
+        ].join('\n') + '\n',
+      );
+    }
+  }
+  const running = await startHttpServer(service, config.port, config.host);
+  const stopJobs = startJobs(service.knex, log);
+  log.info({ url: running.url, baseUrl: config.baseUrl }, `listening on ${running.url}`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down: finishing in-flight requests');
+    await running.close();
+    await stopJobs();
+    await service.close();
+    log.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve':
+      await serve(rest.includes('--demo'));
+      return -1;
+    case 'migrate':
+      await migrate(loadConfig().databaseUrl);
+      return 0;
+    case 'bootstrap':
+      return bootstrap(loadConfig().databaseUrl, rest[0]);
+    case undefined:
+    case '--help':
+    case '-h':
+    case 'help':
+      process.stdout.write(USAGE + '\n');
+      return command === undefined ? 2 : 0;
+    default:
+      process.stderr.write(`Unknown command "${command}".\n\n${USAGE}\n`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (err) => {
+    process.stderr.write(`svc-server: ${(err as Error).stack ?? err}\n`);
+    process.exit(1);
+  },
+);

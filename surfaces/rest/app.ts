@@ -1,0 +1,182 @@
+// The REST surface: Koa on /v1. It only translates HTTP to `invoke` and back: routes come from
+// the catalogue; status codes, headers and the error envelope are set here.
+
+import Koa from 'koa';
+import Router, { type RouterMiddleware } from '@koa/router';
+import { koaBody } from 'koa-body';
+import type { Service } from '../../src/service.js';
+import type { OperationDefinition } from '../../src/catalogue/define.js';
+import { pathParams } from '../../src/catalogue/define.js';
+import { ServiceError, envelopeOf, httpStatusOf, type FieldIssue } from '../../src/errors.js';
+import { randomBase62 } from '../../src/auth/secrets.js';
+import type { InvokeMeta } from '../../src/pipeline/invoke.js';
+import { buildOpenApi } from './openapi.js';
+
+const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
+
+interface State {
+  requestId: string;
+  meta: InvokeMeta;
+}
+
+type Ctx = Koa.ParameterizedContext<State>;
+
+/** A ServiceError whose HTTP status differs from its code's usual one (413 validation_failed). */
+class HttpStatusError extends ServiceError {
+  constructor(readonly status: number, ...args: ConstructorParameters<typeof ServiceError>) {
+    super(...args);
+  }
+}
+
+const tooLarge = () =>
+  new HttpStatusError(413, 'validation_failed', 'The request body is larger than 5 MB. Send a smaller body.', [
+    { field: 'body', code: 'too_big', message: 'must be at most 5 MB' },
+  ]);
+
+function unrecognized(fields: string[]): ServiceError {
+  const issues: FieldIssue[] = fields.map((field) => ({ field, code: 'unrecognized_key', message: `is not recognised; remove "${field}"` }));
+  return new ServiceError('validation_failed', `Invalid request: ${fields.map((f) => `"${f}"`).join(', ')} not recognised.`, issues);
+}
+
+async function parseJsonBody(ctx: Ctx, next: Koa.Next): Promise<void> {
+  const declared = Number(ctx.get('content-length') || 0);
+  const hasBody = declared > 0 || Boolean(ctx.get('transfer-encoding'));
+  if (!hasBody) {
+    ctx.request.body = {};
+    return next();
+  }
+  if (!ctx.is('application/json')) {
+    throw new ServiceError('validation_failed', 'Send the request body as JSON with "Content-Type: application/json".', [
+      { field: 'Content-Type', code: 'invalid_value', message: 'must be application/json' },
+    ]);
+  }
+  if (declared > BODY_LIMIT_BYTES) throw tooLarge();
+  await koaBody({
+    jsonLimit: BODY_LIMIT_BYTES,
+    jsonStrict: true,
+    patchNode: false,
+    onError(err: Error & { status?: number; type?: string }) {
+      // raw-body stops reading as soon as a streamed body passes the limit.
+      if (err.status === 413 || err.type === 'entity.too.large') throw tooLarge();
+      throw new ServiceError('validation_failed', 'The request body is not valid JSON. Send a JSON object.', null);
+    },
+  })(ctx, async () => {});
+  const body = ctx.request.body as unknown;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new ServiceError('validation_failed', 'The request body must be a JSON object.', null);
+  }
+  return next();
+}
+
+function routeFor(service: Service, op: OperationDefinition): RouterMiddleware<State> {
+  const inPath = pathParams(op.path);
+  const takesBody = op.method !== 'GET' && op.method !== 'DELETE';
+  return async (ctx) => {
+    const principal = await service.authenticate(ctx.get('authorization') || undefined, 'api');
+    const query = ctx.query as Record<string, string | string[] | undefined>;
+    const pathInput = service.schemas.coerceParams(op.input, ctx.params as Record<string, string>);
+    let input: Record<string, unknown>;
+    if (takesBody) {
+      const queryKeys = Object.keys(query);
+      const body = ctx.request.body as Record<string, unknown>;
+      const clashing = Object.keys(body).filter((k) => inPath.includes(k));
+      if (queryKeys.length || clashing.length) throw unrecognized([...queryKeys, ...clashing]);
+      input = { ...body, ...pathInput };
+    } else {
+      const clashing = Object.keys(query).filter((k) => inPath.includes(k));
+      if (clashing.length) throw unrecognized(clashing);
+      input = { ...service.schemas.coerceParams(op.input, query), ...pathInput };
+    }
+    const idempotencyKey = ctx.headers['idempotency-key'];
+    const running = service.invoke(op.name, principal, input, {
+      requestId: ctx.state.requestId,
+      idempotencyKey: Array.isArray(idempotencyKey) ? idempotencyKey[0] : idempotencyKey,
+      meta: ctx.state.meta,
+      log: service.log.child({ requestId: ctx.state.requestId }),
+    });
+    let timer: NodeJS.Timeout | undefined;
+    let timedOut = false;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => {
+          timedOut = true;
+          reject(
+            new ServiceError(
+              'timeout',
+              `The request did not finish within ${Math.round(service.config.requestTimeoutMs / 1000)} seconds; it may still complete. Retry with the same Idempotency-Key to get its result.`,
+            ),
+          );
+        },
+        service.config.requestTimeoutMs,
+      );
+    });
+    // The operation goes on after a timeout; a late failure is logged rather than left unhandled.
+    running.catch((err) => {
+      if (timedOut) service.log.warn({ err, requestId: ctx.state.requestId }, 'operation failed after its request timed out');
+    });
+    try {
+      const result = await Promise.race([running, timeout]);
+      ctx.status = result.status;
+      ctx.body = result.body;
+      if (result.replayed) ctx.set('Idempotent-Replayed', 'true');
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
+/** Builds the Koa application serving /v1 (and /healthz) for a service. */
+export function createRestApp(service: Service): Koa<State> {
+  const app = new Koa<State>();
+  app.proxy = false;
+  app.silent = true;
+  const openapi = buildOpenApi(service.catalogue, service.schemas);
+
+  app.use(async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    ctx.state.requestId = `req_${randomBase62(20)}`;
+    ctx.state.meta = {};
+    ctx.set('Service-Request-Id', ctx.state.requestId);
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw new ServiceError('not_found', `No endpoint ${ctx.method} ${ctx.path}. The endpoints are listed in /v1/openapi.json.`, null);
+      }
+    } catch (err) {
+      const known = err instanceof ServiceError;
+      if (!known) service.log.error({ err, requestId: ctx.state.requestId }, 'unexpected error');
+      const envelope = envelopeOf(err, ctx.state.requestId);
+      ctx.status = err instanceof HttpStatusError ? err.status : httpStatusOf[envelope.error.code];
+      ctx.body = envelope;
+      if (known && err.retryAfter !== null) ctx.set('Retry-After', String(err.retryAfter));
+    } finally {
+      const rl = ctx.state.meta.rateLimit;
+      if (rl) {
+        ctx.set('RateLimit-Limit', String(rl.limit));
+        ctx.set('RateLimit-Remaining', String(rl.remaining));
+        ctx.set('RateLimit-Reset', String(rl.resetSeconds));
+      }
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      service.log.info({ requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
+    }
+  });
+
+  const router = new Router<State>();
+  router.get('/healthz', async (ctx) => {
+    const ok = await service.healthy();
+    ctx.status = ok ? 200 : 503;
+    ctx.body = ok ? { status: 'ok' } : envelopeOf(new ServiceError('unavailable', 'The database does not answer.'), ctx.state.requestId);
+  });
+  router.get('/v1/openapi.json', (ctx) => {
+    ctx.body = openapi;
+  });
+  for (const op of service.catalogue.list()) {
+    const path = '/v1' + op.path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
+    const handler = routeFor(service, op);
+    const method = op.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+    if (op.method === 'GET') router.get(path, handler);
+    else router[method](path, parseJsonBody, handler);
+  }
+  app.use(router.routes());
+  return app;
+}

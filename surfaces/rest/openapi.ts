@@ -1,0 +1,127 @@
+// Builds the OpenAPI 3.1 document of /v1 from the operation catalogue and the JSON Schemas.
+
+import type { Catalogue, OperationDefinition } from '../../src/catalogue/define.js';
+import { pathParams } from '../../src/catalogue/define.js';
+import type { JsonSchema, SchemaRegistry } from '../../src/schemas/registry.js';
+
+const ERROR_STATUSES: Record<string, string> = {
+  '400': 'validation_failed (details list each invalid field), idempotency_key_required.',
+  '401': 'unauthenticated: no, unrecognised, revoked or expired credential.',
+  '403': 'plan_required, surface_disabled, insufficient_scope (details.requiredScope), brand_not_allowed, forbidden.',
+  '404': 'not_found: no such endpoint, or no such resource in the brand.',
+  '409': 'idempotency_conflict, conflict, stale_read.',
+  '413': 'validation_failed: body larger than 5 MB.',
+  '422': 'capability_unsupported, account_ambiguous, unprocessable.',
+  '429': 'rate_limited: wait Retry-After seconds.',
+  '500': 'internal_error: retry with backoff.',
+  '503': 'unavailable: a dependency could not answer; nothing was changed.',
+  '504': 'timeout: not finished within 30 seconds; may still complete. Retry with the same Idempotency-Key.',
+};
+
+const headerRefs = {
+  'Service-Request-Id': { $ref: '#/components/headers/Service-Request-Id' },
+  'RateLimit-Limit': { $ref: '#/components/headers/RateLimit-Limit' },
+  'RateLimit-Remaining': { $ref: '#/components/headers/RateLimit-Remaining' },
+  'RateLimit-Reset': { $ref: '#/components/headers/RateLimit-Reset' },
+};
+
+function operationObject(op: OperationDefinition, schemas: SchemaRegistry): Record<string, unknown> {
+  const input = schemas.bundle(op.input);
+  const props = (input.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((input.required as string[] | undefined) ?? []);
+  const inPath = pathParams(op.path);
+  const parameters: unknown[] = inPath.map((name) => ({ name, in: 'path', required: true, schema: props[name] }));
+  const takesBody = op.method !== 'GET' && op.method !== 'DELETE';
+  if (!takesBody) {
+    for (const [name, schema] of Object.entries(props)) {
+      if (inPath.includes(name)) continue;
+      const param: Record<string, unknown> = { name, in: 'query', required: required.has(name), schema };
+      if (schema.type === 'array') Object.assign(param, { style: 'form', explode: true });
+      parameters.push(param);
+    }
+  }
+  if (op.idempotency !== 'none') {
+    parameters.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: op.idempotency === 'required',
+      description: 'A retry with the same key within 24 hours returns the first response without acting again.',
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
+    });
+  }
+  const out: Record<string, unknown> = {
+    operationId: op.name,
+    summary: op.summary,
+    description: [op.description, `Scope: \`${op.scope}\`.`].filter(Boolean).join('\n\n'),
+    tags: [op.tag],
+    'x-scope': op.scope,
+    parameters,
+    responses: {
+      [String(op.successStatus ?? 200)]: {
+        description: 'Success.',
+        headers: headerRefs,
+        content: { 'application/json': { schema: schemas.bundle(op.output) } },
+      },
+      ...Object.fromEntries(Object.keys(ERROR_STATUSES).map((s) => [s, { $ref: `#/components/responses/E${s}` }])),
+    },
+  };
+  if (takesBody) {
+    const bodyProps = Object.fromEntries(Object.entries(props).filter(([k]) => !inPath.includes(k)));
+    const bodyRequired = [...required].filter((k) => !inPath.includes(k));
+    const body: JsonSchema = { ...input, properties: bodyProps };
+    if (bodyRequired.length) body.required = bodyRequired;
+    else delete body.required;
+    out.requestBody = { required: bodyRequired.length > 0, content: { 'application/json': { schema: body } } };
+  }
+  return out;
+}
+
+/** The whole OpenAPI document; deterministic, so the committed copy can be drift-checked. */
+export function buildOpenApi(catalogue: Catalogue, schemas: SchemaRegistry): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  const ops = [...catalogue.list()].sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
+  for (const op of ops) {
+    paths[op.path] ??= {};
+    paths[op.path][op.method.toLowerCase()] = operationObject(op, schemas);
+  }
+  const intHeader = (description: string) => ({ description, schema: { type: 'integer' } });
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Ad Campaign Launch Service',
+      version: '1.0.0',
+      description:
+        'Prepare ad campaigns as drafts, publish them to ad platforms, edit live budgets and watch them, per brand. ' +
+        'Authenticate with `Authorization: Bearer <API key or access token>`. Errors share one envelope; every response carries ' +
+        '`Service-Request-Id`. Lists are cursor-paginated (`cursor`, `limit` 1 to 100, `nextCursor`); a cursor is bound to its ' +
+        'endpoint, filters and limit. Unknown query or body fields are refused with `validation_failed`.',
+    },
+    servers: [{ url: '/v1' }],
+    security: [{ bearer: [] }],
+    tags: [...new Set(ops.map((o) => o.tag))].map((name) => ({ name })),
+    paths,
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'An organization API key (svc_sk_...) or an OAuth access token (svc_at_...).' },
+      },
+      schemas: { Error: schemas.bundle('error') },
+      headers: {
+        'Service-Request-Id': { description: 'Id of this request; equals error.requestId.', schema: { type: 'string' } },
+        'RateLimit-Limit': intHeader('Requests allowed per minute for the organization.'),
+        'RateLimit-Remaining': intHeader('Requests left in the current minute.'),
+        'RateLimit-Reset': intHeader('Seconds until the current minute window resets.'),
+        'Retry-After': intHeader('Seconds to wait before retrying.'),
+      },
+      responses: Object.fromEntries(
+        Object.entries(ERROR_STATUSES).map(([status, description]) => [
+          `E${status}`,
+          {
+            description,
+            headers: { 'Service-Request-Id': headerRefs['Service-Request-Id'], ...(status === '429' || status === '409' ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}) },
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+          },
+        ]),
+      ),
+    },
+  };
+}
