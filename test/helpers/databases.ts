@@ -1,0 +1,55 @@
+// Test databases: a fresh SQLite file, and when TEST_MYSQL_URL is set a fresh MySQL/MariaDB
+// database per world, created and dropped by the tests.
+
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import knexFactory from 'knex';
+import type { Dialect } from '../../src/db/connection.js';
+
+export const dialectsRun = new Set<Dialect>();
+
+/** The dialects this run covers: SQLite always, MySQL when TEST_MYSQL_URL is set. */
+export function dialects(): Dialect[] {
+  return process.env.TEST_MYSQL_URL ? ['sqlite', 'mysql'] : ['sqlite'];
+}
+
+export interface TestDatabase {
+  url: string;
+  dialect: Dialect;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase> {
+  dialectsRun.add(dialect);
+  const suffix = crypto.randomBytes(5).toString('hex');
+  if (dialect === 'sqlite') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));
+    return { url: `sqlite:${path.join(dir, 'svc.sqlite')}`, dialect, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+  }
+  const server = new URL(process.env.TEST_MYSQL_URL!);
+  const name = `svc_test_${suffix}`;
+  const admin = knexFactory({
+    client: 'mysql2',
+    connection: { host: server.hostname, port: Number(server.port || 3306), user: decodeURIComponent(server.username), password: decodeURIComponent(server.password) },
+    pool: { min: 0, max: 1 },
+  });
+  await admin.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  await admin.destroy();
+  const url = new URL(server.href);
+  url.pathname = `/${name}`;
+  return {
+    url: url.href,
+    dialect,
+    drop: async () => {
+      const a = knexFactory({
+        client: 'mysql2',
+        connection: { host: server.hostname, port: Number(server.port || 3306), user: decodeURIComponent(server.username), password: decodeURIComponent(server.password) },
+        pool: { min: 0, max: 1 },
+      });
+      await a.raw(`DROP DATABASE IF EXISTS \`${name}\``);
+      await a.destroy();
+    },
+  };
+}

@@ -1,0 +1,107 @@
+// Starts a real listening server on a fresh database with the standard world (or another
+// bootstrap document), and offers a small fetch wrapper for the tests.
+
+import { pino } from 'pino';
+import type { Dialect } from '../../src/db/connection.js';
+import { openDatabase } from '../../src/db/connection.js';
+import { migrateLatest } from '../../src/db/migrate.js';
+import { applyBootstrap, type BootstrapResult } from '../../src/bootstrap.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { SchemaRegistry, loadSchemaFiles, type JsonSchema } from '../../src/schemas/registry.js';
+import { Service } from '../../src/service.js';
+import type { OperationDefinition } from '../../src/catalogue/define.js';
+import { startHttpServer, type RunningServer } from '../../surfaces/http-server.js';
+import { createTestDatabase, type TestDatabase } from './databases.js';
+import { standardWorld } from './fixture.js';
+
+export interface WorldOptions {
+  dialect: Dialect;
+  bootstrap?: unknown;
+  env?: Record<string, string>;
+  extraOperations?: OperationDefinition[];
+  extraSchemas?: JsonSchema[];
+}
+
+export interface Reply<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface RequestOptions {
+  key?: string | null;
+  body?: unknown;
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export class World {
+  constructor(
+    readonly db: TestDatabase,
+    readonly service: Service,
+    readonly server: RunningServer,
+    readonly seed: BootstrapResult,
+    readonly config: Config,
+  ) {}
+
+  get url(): string {
+    return this.server.url;
+  }
+
+  /** The secret of a key from the bootstrap document, e.g. key('acme', 'ci'). */
+  key(org: string, ref: string): string {
+    return this.seed.organizations[org].apiKeys[ref].secret;
+  }
+
+  brandId(org: string, ref: string): number {
+    return this.seed.organizations[org].brands[ref].id;
+  }
+
+  async request<T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<Reply<T>> {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+    let body: string | Buffer | undefined;
+    if (opts.rawBody !== undefined) body = opts.rawBody;
+    else if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(this.url + path, { method, headers, body: body as BodyInit | undefined });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      // not JSON: leave the text for the assertion to show
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T };
+  }
+
+  async close(): Promise<void> {
+    await this.server.close(1000);
+    await this.service.close();
+    await this.db.drop();
+  }
+}
+
+/** A fresh database on `dialect`, migrated and bootstrapped, behind a server on a free port. */
+export async function startWorld(options: WorldOptions): Promise<World> {
+  const db = await createTestDatabase(options.dialect);
+  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', SVC_STRICT_OUTPUT: 'true', DATABASE_URL: db.url, ...(options.env ?? {}) });
+  const setup = openDatabase(db.url);
+  let seed: BootstrapResult;
+  try {
+    await migrateLatest(setup.knex);
+    seed = await applyBootstrap(setup.knex, new SchemaRegistry(loadSchemaFiles()), options.bootstrap ?? standardWorld);
+  } finally {
+    await setup.knex.destroy();
+  }
+  const service = await Service.open({
+    config,
+    log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    extraOperations: options.extraOperations,
+    extraSchemas: options.extraSchemas,
+  });
+  const server = await startHttpServer(service, 0, '127.0.0.1');
+  return new World(db, service, server, seed, config);
+}
