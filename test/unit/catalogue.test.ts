@@ -1,0 +1,47 @@
+// Boot checks of the operation catalogue: a bad entry stops the service from starting.
+
+import { expect } from 'chai';
+import { Catalogue, defineOperation, type OperationDefinition } from '../../src/catalogue/define.js';
+import { operations } from '../../src/catalogue/operations.js';
+import { SchemaRegistry } from '../../src/schemas/registry.js';
+
+const base: OperationDefinition = defineOperation({
+  name: 'probe-thing',
+  method: 'GET',
+  path: '/brands/{brandId}/probe',
+  scope: 'read',
+  idempotency: 'none',
+  input: 'list-activity#/$defs/input',
+  output: 'list-activity#/$defs/output',
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  tag: 'test',
+  summary: 'probe',
+  handler: async () => ({}),
+});
+
+describe('operation catalogue boot checks', () => {
+  const cases: Array<{ name: string; change: Partial<OperationDefinition>; error: RegExp }> = [
+    { name: 'a missing scope', change: { scope: undefined as never }, error: /scope must be one of read, write, publish/ },
+    { name: 'an unknown scope', change: { scope: 'admin' as never }, error: /scope must be one of/ },
+    { name: 'an input schema id that does not exist', change: { input: 'no-such-schema#/$defs/input' }, error: /schema "no-such-schema#\/\$defs\/input" does not exist/ },
+    { name: 'an output schema id that does not exist', change: { output: 'list-activity#/$defs/nothing' }, error: /does not exist/ },
+    { name: 'a path parameter missing from the input schema', change: { path: '/brands/{brandId}/x/{launchId}' }, error: /\{launchId\} must be a required property/ },
+    { name: 'a name that is not kebab-case', change: { name: 'Probe_Thing' }, error: /kebab-case/ },
+    { name: 'an unknown idempotency mode', change: { idempotency: 'sometimes' as never }, error: /idempotency must be/ },
+  ];
+  for (const c of cases) {
+    it(`refuses ${c.name}`, () => {
+      expect(() => new Catalogue(new SchemaRegistry(), [{ ...base, ...c.change } as OperationDefinition])).to.throw(c.error);
+    });
+  }
+
+  it('refuses two operations with the same name', () => {
+    expect(() => new Catalogue(new SchemaRegistry(), [base, base])).to.throw(/defined twice/);
+  });
+
+  it('accepts the shipped catalogue and a well-formed extra entry', () => {
+    const catalogue = new Catalogue(new SchemaRegistry(), [...operations, base]);
+    expect(catalogue.get('probe-thing')).to.equal(base);
+    expect(catalogue.list().every((op) => ['read', 'write', 'publish'].includes(op.scope))).to.equal(true);
+  });
+});
