@@ -6,6 +6,8 @@ import { inTransaction } from './db/connection.js';
 import { validationFailed, type FieldIssue } from './errors.js';
 import { hashPassword, newApiKeySecret } from './auth/secrets.js';
 import type { SchemaRegistry } from './schemas/registry.js';
+import { encryptSecret } from './auth/encryption.js';
+import type { Budget } from './platforms/port.js';
 
 interface BUser { ref: string; email: string; name: string; password: string; role: string; brands?: string[] | null }
 interface BAccount { platform: 'meta' | 'tiktok'; accountId: string; name?: string | null; timezone: string; currency: string; active: boolean; accessToken?: string }
@@ -39,6 +41,44 @@ export interface BootstrapResult {
   }>;
 }
 
+/** Puts what the simulated platform holds before the service touches the account into the sandbox tables. */
+async function loadSandbox(trx: Knex.Transaction, brand: BBrand, now: number): Promise<void> {
+  const platformOf = new Map((brand.adAccounts ?? []).map((a) => [a.accountId, a.platform]));
+  const campaigns = brand.sandbox?.campaigns ?? [];
+  const rows = campaigns.map((c) => ({
+    platform: platformOf.get(c.accountId),
+    account_id: c.accountId,
+    level: 'campaign',
+    object_id: String(c.id),
+    parent_id: null,
+    name: String(c.name),
+    name_lower: String(c.name).toLowerCase(),
+    marker: null,
+    status: c.status,
+    objective: c.objective,
+    budget_period: (c.budget as Budget | null | undefined)?.period ?? null,
+    budget_cents: (c.budget as Budget | null | undefined)?.amountMinorUnits ?? null,
+    settings: '{}',
+    created_at: now,
+    updated_at: now,
+  }));
+  await trx.batchInsert('sandbox_objects', rows, 500);
+  await trx.batchInsert('sandbox_status_events', rows.map((r) => ({ object_id: r.object_id, status: r.status, at: now })), 500);
+  const assets = Object.entries(brand.sandbox ?? {})
+    .filter(([kind]) => kind !== 'campaigns')
+    .flatMap(([kind, items]) =>
+      items.map((item) => ({
+        account_id: item.accountId,
+        kind,
+        asset_id: String(item.id),
+        page_id: (item.pageId as string | undefined) ?? null,
+        name: (item.name as string | null | undefined) ?? null,
+        payload: JSON.stringify(item),
+      })),
+    );
+  await trx.batchInsert('sandbox_assets', assets, 500);
+}
+
 const PREFIX: Record<BAccount['platform'], string> = { meta: 'act_', tiktok: 'biz_' };
 
 /** Dollars to whole cents, or null when the amount has more than two decimals. */
@@ -67,6 +107,14 @@ function checkSemantics(file: BootstrapFile): FieldIssue[] {
         }
         if (accountIds.has(a.accountId)) issues.push({ field: `${at}.brands[${j}].adAccounts[${k}].accountId`, code: 'invalid_value', message: `account ${a.accountId} is attached twice` });
         accountIds.add(a.accountId);
+      }
+      if ((b.adAccounts ?? []).some((a) => a.accessToken) && !process.env.TOKEN_ENCRYPTION_KEY) {
+        issues.push({ field: `${at}.brands[${j}].adAccounts`, code: 'invalid_value', message: 'accessToken needs TOKEN_ENCRYPTION_KEY in the environment (32 bytes, base64) to be stored encrypted' });
+      }
+      const campaignIds = new Set<string>();
+      for (const [k, c] of (b.sandbox?.campaigns ?? []).entries()) {
+        if (campaignIds.has(String(c.id))) issues.push({ field: `${at}.brands[${j}].sandbox.campaigns[${k}].id`, code: 'invalid_value', message: `campaign id ${c.id} is listed twice` });
+        campaignIds.add(String(c.id));
       }
       for (const [kind, items] of Object.entries(b.sandbox ?? {})) {
         items.forEach((item, k) => {
@@ -135,14 +183,11 @@ export async function applyBootstrap(knex: Knex, schemas: SchemaRegistry, raw: u
             timezone: a.timezone,
             currency: a.currency,
             active: a.active,
+            access_token_encrypted: a.accessToken ? encryptSecret(a.accessToken) : null,
             created_at: now,
           });
         }
-        for (const [kind, items] of Object.entries(b.sandbox ?? {})) {
-          for (const item of items) {
-            await trx('sandbox_seeds').insert({ brand_id: Number(brandId), kind, account_id: item.accountId, payload: JSON.stringify(item) });
-          }
-        }
+        await loadSandbox(trx, b, now);
         if (b.tracker) await trx('tracker_connections').insert({ brand_id: Number(brandId), base_url: b.tracker.baseUrl, api_key: b.tracker.apiKey, created_at: now });
       }
       const userIds = new Map<string, number>();

@@ -17,6 +17,11 @@ export interface Config {
   requestTimeoutMs: number;
   /** How long a verified API key may be served from memory; revocation takes effect within it. */
   keyCacheMs: number;
+  /** Seconds live reads from ad platforms are cached (METRICS_CACHE_SECONDS). */
+  metricsCacheSeconds: number;
+  /** Versioned base URLs of the live platform APIs. */
+  metaGraphUrl: string;
+  tiktokApiUrl: string;
   /** When true, an operation answer that breaks its output schema is an error (tests), not a log line. */
   strictOutput: boolean;
 }
@@ -54,5 +59,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: intFrom(env, 'REQUEST_TIMEOUT_MS', 30_000, 1),
     keyCacheMs: intFrom(env, 'KEY_CACHE_MS', 2_000, 0),
     strictOutput: env.SVC_STRICT_OUTPUT === 'true',
+    metricsCacheSeconds: intFrom(env, 'METRICS_CACHE_SECONDS', 60, 0),
+    metaGraphUrl: (env.META_GRAPH_URL || 'https://graph.facebook.com/v21.0').replace(/\/+$/, ''),
+    tiktokApiUrl: (env.TIKTOK_API_URL || 'https://business-api.tiktok.com/open_api/v1.3').replace(/\/+$/, ''),
   };
 }

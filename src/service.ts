@@ -17,6 +17,8 @@ import { invoke, type InvokeOptions, type InvokeResult, type PipelineDeps } from
 import { IDEMPOTENCY_LEASE_MS } from './pipeline/idempotency.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './pipeline/rate-limit.js';
 import { SchemaRegistry, loadSchemaFiles, type JsonSchema } from './schemas/registry.js';
+import { Platforms, type LiveAdapterFactory } from './platforms/registry.js';
+import { MemoryMetricsCache, RedisMetricsCache } from './platforms/metrics-cache.js';
 
 export interface ServiceOptions {
   config: Config;
@@ -25,6 +27,8 @@ export interface ServiceOptions {
   extraOperations?: OperationDefinition[];
   extraSchemas?: JsonSchema[];
   now?: () => number;
+  /** Live ad-platform adapters (PLATFORM_MODE=live); tests point them at fake servers. */
+  liveAdapters?: LiveAdapterFactory;
 }
 
 /** Reads a per-database setting, creating it once (first writer wins across processes). */
@@ -62,9 +66,10 @@ export class Service {
     try {
       const instanceId = await ensureSetting(knex, 'instance_id', () => crypto.randomUUID());
       const cursorSecret = await ensureSetting(knex, 'cursor_secret', () => crypto.randomBytes(32).toString('hex'));
-      const limiter: RateLimiter = config.redisUrl
+      const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;
+      const limiter: RateLimiter = redis
         ? new RedisRateLimiter(
-            new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }),
+            redis,
             `svc:${instanceId}:`,
             config.rateLimitPerMinute,
             config.rateLimitConcurrency,
@@ -81,6 +86,10 @@ export class Service {
         cursors: new CursorCodec(Buffer.from(cursorSecret, 'hex'), now),
         log,
         now,
+        platforms: new Platforms(config.platformMode, knex, now, options.liveAdapters),
+        metrics: redis
+          ? new RedisMetricsCache(redis, `svc:${instanceId}:`, config.metricsCacheSeconds * 1000)
+          : new MemoryMetricsCache(config.metricsCacheSeconds * 1000, now),
       };
       return new Service(config, database, schemas, catalogue, log, new Authenticator(knex, config.keyCacheMs, now), deps);
     } catch (err) {

@@ -9,6 +9,8 @@ import type { PageCursor } from '../pagination/cursor.js';
 import type { Config } from '../config.js';
 import { SCOPES } from '../auth/principal.js';
 import type { SchemaRegistry } from '../schemas/registry.js';
+import type { Platforms } from '../platforms/registry.js';
+import type { MetricsCache } from '../platforms/metrics-cache.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type IdempotencyMode = 'none' | 'optional' | 'required';
@@ -39,6 +41,10 @@ export interface OperationContext {
   page: PageCursor;
   /** The brand named by `brandId`, already checked against the credential; null on unscoped operations. */
   brand: BrandRow | null;
+  /** Ad-platform adapters and the brand's ad accounts. */
+  platforms: Platforms;
+  /** Short cache of live platform reads, per ad account. */
+  metrics: MetricsCache;
 }
 
 export interface OperationDefinition<I = any, O = any> {

@@ -3,5 +3,15 @@
 import type { OperationDefinition } from './define.js';
 import { listBrands } from '../operations/brands.js';
 import { listActivity } from '../operations/activity.js';
+import { getNamingConvention, getOverview, listCampaigns, listLeadForms, listOptions, setNamingConvention } from '../operations/ad-accounts.js';
 
-export const operations: OperationDefinition[] = [listBrands, listActivity];
+export const operations: OperationDefinition[] = [
+  listBrands,
+  listActivity,
+  listCampaigns,
+  listLeadForms,
+  listOptions,
+  getOverview,
+  getNamingConvention,
+  setNamingConvention,
+];

@@ -12,6 +12,10 @@ import { activityRecorder } from '../activity/recorder.js';
 import type { CursorCodec } from '../pagination/cursor.js';
 import type { SchemaRegistry } from '../schemas/registry.js';
 import type { RateLimitInfo, RateLimiter } from './rate-limit.js';
+import type { Platforms } from '../platforms/registry.js';
+import { serviceErrorOf } from '../platforms/registry.js';
+import { PlatformError } from '../platforms/port.js';
+import type { MetricsCache } from '../platforms/metrics-cache.js';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, type Claim } from './idempotency.js';
 
 export interface InvokeMeta {
@@ -42,6 +46,8 @@ export interface PipelineDeps {
   cursors: CursorCodec;
   log: Logger;
   now: () => number;
+  platforms: Platforms;
+  metrics: MetricsCache;
 }
 
 function checkIdempotencyKey(op: OperationDefinition, key: string | null | undefined): string | null {
@@ -141,6 +147,8 @@ export async function invoke(
         activity: activityRecorder(db, principal, deps.now),
         page: deps.cursors.bind(op.name, input),
         brand,
+        platforms: deps.platforms,
+        metrics: deps.metrics,
       };
       const body = await op.handler(ctx, input);
       const issues = deps.schemas.shapeOutput(op.output, body);
@@ -157,6 +165,10 @@ export async function invoke(
       return op.transactional === false ? await run(deps.knex) : await inTransaction(deps.knex, run);
     } catch (err) {
       if (recordId !== null) await releaseIdempotencyKey(deps.knex, recordId).catch((e) => log.error({ err: e }, 'could not release idempotency key'));
+      if (err instanceof PlatformError) {
+        log.warn({ platformError: err.kind, message: err.message, extra: err.extra }, 'ad platform refused');
+        throw serviceErrorOf(err);
+      }
       throw err;
     }
   } finally {

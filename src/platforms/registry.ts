@@ -1,0 +1,70 @@
+// Chooses the adapter for an ad account (sandbox or live, per PLATFORM_MODE) and maps platform
+// failures to the contract's error codes.
+
+import type { Knex } from 'knex';
+import { ServiceError, notFound } from '../errors.js';
+import { decryptSecret } from '../auth/encryption.js';
+import { PlatformError, type AdAccount, type PlatformAdapter, type PlatformName } from './port.js';
+import { SandboxPlatform } from './sandbox/adapter.js';
+import type { PlatformMode } from '../config.js';
+
+export interface BrandAdAccount extends AdAccount {
+  name: string | null;
+  active: boolean;
+}
+
+export type LiveAdapterFactory = (platform: PlatformName) => PlatformAdapter;
+
+export class Platforms {
+  private readonly adapters = new Map<PlatformName, PlatformAdapter>();
+
+  constructor(private readonly mode: PlatformMode, knex: Knex, now: () => number, live?: LiveAdapterFactory) {
+    for (const platform of ['meta', 'tiktok'] as const) {
+      if (mode === 'sandbox') this.adapters.set(platform, new SandboxPlatform(platform, knex, now));
+      else if (live) this.adapters.set(platform, live(platform));
+    }
+  }
+
+  /** The adapter serving `platform`; 503 when live mode has none configured. */
+  adapterFor(platform: PlatformName): PlatformAdapter {
+    const adapter = this.adapters.get(platform);
+    if (!adapter) throw new ServiceError('unavailable', `No ${platform} adapter is configured for PLATFORM_MODE=${this.mode}.`);
+    return adapter;
+  }
+
+  /** The brand's ad account `accountId`; 404 when it is not one of the brand's accounts. */
+  async account(db: Knex | Knex.Transaction, brandId: number, accountId: string): Promise<BrandAdAccount> {
+    const row = await db('ad_accounts').where({ brand_id: brandId, account_id: accountId }).first();
+    if (!row) throw notFound(`Ad account ${accountId} of brand ${brandId}`);
+    return {
+      platform: row.platform,
+      accountId: row.account_id,
+      timezone: row.timezone,
+      currency: row.currency,
+      accessToken: this.mode === 'live' && row.access_token_encrypted ? decryptSecret(row.access_token_encrypted) : null,
+      name: row.name ?? null,
+      active: Boolean(row.active),
+    };
+  }
+}
+
+/** The contract's error for a platform failure. */
+export function serviceErrorOf(err: PlatformError): ServiceError {
+  const platformDetails = { platformError: err.kind, ...(err.extra.platformCode !== undefined ? { platformCode: err.extra.platformCode } : {}) };
+  switch (err.kind) {
+    case 'throttled': {
+      const seconds = Math.max(1, Math.ceil((err.extra.retryAfterMs ?? 60_000) / 1000));
+      return new ServiceError('unavailable', `The ad platform is throttling this ad account; retry after ${seconds} seconds. Nothing was changed by this call.`, platformDetails, seconds);
+    }
+    case 'transient':
+      return new ServiceError('unavailable', 'The ad platform did not answer; retry with backoff.', platformDetails, 5);
+    case 'authentication':
+      return new ServiceError('unprocessable', "The ad platform rejected the ad account's access token. Reconnect the ad account, then retry.", platformDetails);
+    case 'invalid_request':
+      return new ServiceError('unprocessable', `The ad platform refused the request: ${err.message}`, { ...platformDetails, field: err.extra.field ?? null });
+    case 'not_found':
+      return new ServiceError('not_found', `The ad platform has no such object: ${err.message}`, null);
+    case 'capability_unsupported':
+      return new ServiceError('capability_unsupported', err.message, platformDetails);
+  }
+}

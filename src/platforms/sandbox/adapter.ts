@@ -1,0 +1,221 @@
+// The sandbox ad platform: both platforms simulated in the service's own database, so it survives
+// restarts and serves several processes. Ids have each platform's real format.
+
+import crypto from 'node:crypto';
+import type { Knex } from 'knex';
+import { isUniqueViolation } from '../../db/connection.js';
+import {
+  PlatformError,
+  type AdAccount, type Budget, type CampaignPage, type CampaignQuery, type DateWindow, type Insights, type LeadFormPage,
+  type ObjectLevel, type ObjectRef, type ObjectSpec, type OptionItem, type OptionType, type PlatformAdapter, type PlatformCampaign,
+  type PlatformName, type PlatformStatus,
+} from '../port.js';
+import { CONVERSION_EVENTS, INTERESTS, LOCATIONS } from './catalog.js';
+import { NO_INSIGHTS, addInsights, deliver, type StatusChange } from './delivery.js';
+
+const ASSET_KINDS: Partial<Record<OptionType, string>> = { pixels: 'pixels', pages: 'pages', audiences: 'audiences', profileAccounts: 'profileAccounts' };
+
+function randomDigits(n: number): string {
+  let out = '';
+  for (const b of crypto.randomBytes(n)) out += String(b % 10);
+  return out;
+}
+
+/** A new object id in the platform's format: Meta 17-digit numeric, TikTok 19-digit numeric. */
+export function newPlatformId(platform: PlatformName): string {
+  return platform === 'meta' ? `1202${randomDigits(13)}` : `17${randomDigits(17)}`;
+}
+
+function likePattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
+}
+
+function toCampaign(row: Record<string, any>): PlatformCampaign {
+  const budget: Budget | null = row.budget_cents === null ? null : { period: row.budget_period, amountMinorUnits: Number(row.budget_cents) };
+  return {
+    id: row.object_id,
+    name: row.name,
+    status: row.status,
+    effectiveStatus: row.status,
+    objective: row.objective ?? 'OUTCOME_TRAFFIC',
+    budget,
+    budgetLevel: budget ? 'campaign' : 'adset',
+    createdAt: new Date(Number(row.created_at)).toISOString(),
+  };
+}
+
+export class SandboxPlatform implements PlatformAdapter {
+  constructor(readonly platform: PlatformName, private readonly knex: Knex, private readonly now: () => number = Date.now) {}
+
+  private objects(account: AdAccount, level: ObjectLevel) {
+    return this.knex('sandbox_objects').where({ account_id: account.accountId, level });
+  }
+
+  async listCampaigns(account: AdAccount, query: CampaignQuery): Promise<CampaignPage> {
+    const all = this.objects(account, 'campaign').whereNot('status', 'DELETED');
+    const filtered = all.clone();
+    if (query.statuses?.length) filtered.whereIn('status', query.statuses);
+    if (query.nameQuery) filtered.whereRaw("name_lower like ? escape '!'", [likePattern(query.nameQuery)]);
+    const page = filtered.clone().orderBy('id', 'desc').limit(query.limit + 1);
+    if (query.after) {
+      if (!/^\d+$/.test(query.after)) throw new PlatformError('invalid_request', 'The paging position is not valid.', { field: 'after' });
+      page.where('id', '<', Number(query.after));
+    }
+    const [total, matched, rows] = await Promise.all([
+      all.clone().count({ n: '*' }).first(),
+      filtered.clone().count({ n: '*' }).first(),
+      page.select('id', 'object_id', 'name', 'status', 'objective', 'budget_period', 'budget_cents', 'created_at'),
+    ]);
+    const items = rows.slice(0, query.limit);
+    return {
+      campaigns: items.map(toCampaign),
+      totalInAccount: Number(total?.n ?? 0),
+      matched: Number(matched?.n ?? 0),
+      after: rows.length > query.limit ? String(items[items.length - 1].id) : null,
+    };
+  }
+
+  async listLeadForms(account: AdAccount, pageId: string, after: string | null, limit: number): Promise<LeadFormPage> {
+    const q = this.knex('sandbox_assets').where({ account_id: account.accountId, kind: 'leadForms', page_id: pageId }).orderBy('id').limit(limit + 1);
+    if (after) q.where('id', '>', Number(after));
+    const rows = await q.select('id', 'asset_id', 'name');
+    const items = rows.slice(0, limit);
+    return {
+      leadForms: items.map((r) => ({ id: r.asset_id, name: r.name ?? null })),
+      after: rows.length > limit ? String(items[items.length - 1].id) : null,
+    };
+  }
+
+  async listOptions(account: AdAccount, type: OptionType, query?: string): Promise<OptionItem[]> {
+    if (type === 'pages' && this.platform === 'tiktok') {
+      throw new PlatformError('capability_unsupported', 'TikTok ad accounts have no pages; use profileAccounts (TikTok identities).');
+    }
+    const needle = query?.toLowerCase();
+    const matches = (item: OptionItem) => !needle || item.name.toLowerCase().includes(needle) || item.id.toLowerCase() === needle;
+    const kind = ASSET_KINDS[type];
+    if (kind) {
+      const rows = await this.knex('sandbox_assets').where({ account_id: account.accountId, kind }).orderBy('id').select('payload');
+      return rows.map((r) => {
+        const { accountId: _omit, ...item } = JSON.parse(r.payload) as OptionItem & { accountId: string };
+        return item as OptionItem;
+      }).filter(matches);
+    }
+    const builtIn = type === 'interests' ? INTERESTS : type === 'locations' ? LOCATIONS : CONVERSION_EVENTS;
+    return builtIn.filter(matches);
+  }
+
+  private async histories(ids: string[]): Promise<Map<string, StatusChange[]>> {
+    const out = new Map<string, StatusChange[]>();
+    if (!ids.length) return out;
+    const rows = await this.knex('sandbox_status_events').whereIn('object_id', ids).orderBy(['object_id', 'at', 'id']).select('object_id', 'status', 'at');
+    for (const r of rows) {
+      const list = out.get(r.object_id) ?? [];
+      list.push({ status: r.status, at: Number(r.at) });
+      out.set(r.object_id, list);
+    }
+    return out;
+  }
+
+  async insights(account: AdAccount, objectIds: string[], window: DateWindow): Promise<Insights> {
+    if (!objectIds.length) return NO_INSIGHTS;
+    const campaigns = await this.objects(account, 'campaign').whereIn('object_id', objectIds).select('object_id', 'budget_period', 'budget_cents');
+    const adsets = await this.objects(account, 'adset').whereIn('parent_id', campaigns.map((c) => c.object_id)).select('object_id', 'parent_id', 'budget_period', 'budget_cents');
+    const history = await this.histories([...campaigns.map((c) => c.object_id), ...adsets.map((a) => a.object_id)]);
+    const now = this.now();
+    let total = NO_INSIGHTS;
+    for (const c of campaigns) {
+      const campaignHistory = history.get(c.object_id) ?? [];
+      if (c.budget_cents !== null) {
+        const budget = { period: c.budget_period, amountMinorUnits: Number(c.budget_cents) };
+        total = addInsights(total, deliver({ id: c.object_id, budget, history: campaignHistory }, window, account.timezone, now));
+        continue;
+      }
+      for (const a of adsets.filter((s) => s.parent_id === c.object_id && s.budget_cents !== null)) {
+        const budget = { period: a.budget_period, amountMinorUnits: Number(a.budget_cents) };
+        total = addInsights(total, deliver({ id: a.object_id, budget, history: history.get(a.object_id) ?? [] }, window, account.timezone, now, [campaignHistory]));
+      }
+    }
+    return total;
+  }
+
+  async createObjects(account: AdAccount, specs: ObjectSpec[]): Promise<ObjectRef[]> {
+    const now = this.now();
+    for (;;) {
+      const refs = specs.map((s) => ({ level: s.level, id: newPlatformId(this.platform) }));
+      const rows = specs.map((s, i) => ({
+        platform: this.platform,
+        account_id: account.accountId,
+        level: s.level,
+        object_id: refs[i].id,
+        parent_id: s.parentId,
+        name: s.name,
+        name_lower: s.name.toLowerCase(),
+        marker: s.marker,
+        status: s.status,
+        objective: s.objective ?? null,
+        budget_period: s.budget?.period ?? null,
+        budget_cents: s.budget?.amountMinorUnits ?? null,
+        settings: JSON.stringify(s.settings ?? {}),
+        created_at: now,
+        updated_at: now,
+      }));
+      try {
+        await this.knex.transaction(async (trx) => {
+          await trx.batchInsert('sandbox_objects', rows, 200);
+          await trx.batchInsert('sandbox_status_events', refs.map((r, i) => ({ object_id: r.id, status: specs[i].status, at: now })), 200);
+        });
+        return refs;
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+      }
+    }
+  }
+
+  async findByMarker(account: AdAccount, level: ObjectLevel, marker: string): Promise<ObjectRef | null> {
+    const row = await this.objects(account, level).where({ marker }).first('object_id');
+    return row ? { level, id: row.object_id } : null;
+  }
+
+  private async existing(account: AdAccount, refs: ObjectRef[]): Promise<void> {
+    const ids = refs.map((r) => r.id);
+    const found = await this.knex('sandbox_objects').where('account_id', account.accountId).whereIn('object_id', ids).pluck('object_id');
+    const missing = ids.filter((id) => !found.includes(id));
+    if (missing.length) throw new PlatformError('not_found', `No object ${missing[0]} in ad account ${account.accountId}.`);
+  }
+
+  async updateObject(account: AdAccount, ref: ObjectRef, changes: { name?: string; settings?: Record<string, unknown> }): Promise<void> {
+    await this.existing(account, [ref]);
+    const row = await this.knex('sandbox_objects').where({ object_id: ref.id }).first('settings');
+    const update: Record<string, unknown> = { updated_at: this.now() };
+    if (changes.name !== undefined) Object.assign(update, { name: changes.name, name_lower: changes.name.toLowerCase() });
+    if (changes.settings) update.settings = JSON.stringify({ ...JSON.parse(row.settings), ...changes.settings });
+    await this.knex('sandbox_objects').where({ object_id: ref.id }).update(update);
+  }
+
+  private async changeStatus(account: AdAccount, refs: ObjectRef[], status: PlatformStatus): Promise<void> {
+    if (!refs.length) return;
+    await this.existing(account, refs);
+    const now = this.now();
+    const ids = refs.map((r) => r.id);
+    await this.knex.transaction(async (trx) => {
+      await trx('sandbox_objects').whereIn('object_id', ids).update({ status, updated_at: now });
+      await trx.batchInsert('sandbox_status_events', ids.map((id) => ({ object_id: id, status, at: now })), 200);
+    });
+  }
+
+  setStatus(account: AdAccount, refs: ObjectRef[], status: 'ACTIVE' | 'PAUSED'): Promise<void> {
+    return this.changeStatus(account, refs, status);
+  }
+
+  async setBudget(account: AdAccount, ref: ObjectRef, budget: Budget): Promise<void> {
+    if (ref.level !== 'campaign' && ref.level !== 'adset') {
+      throw new PlatformError('capability_unsupported', `A budget can be set on a campaign or an ad set, not on a ${ref.level}.`);
+    }
+    await this.existing(account, [ref]);
+    await this.knex('sandbox_objects').where({ object_id: ref.id }).update({ budget_period: budget.period, budget_cents: budget.amountMinorUnits, updated_at: this.now() });
+  }
+
+  deleteObjects(account: AdAccount, refs: ObjectRef[]): Promise<void> {
+    return this.changeStatus(account, refs, 'DELETED');
+  }
+}

@@ -1,0 +1,84 @@
+// Deterministic synthetic delivery for the sandbox: an active object accrues spend, impressions,
+// clicks, results and revenue hour by hour, up to its daily budget, from a seed of its id and the
+// hour, so the same question always gets the same numbers. Paused hours accrue nothing.
+
+import crypto from 'node:crypto';
+import { datesBetween, localHourStart } from '../../time/zones.js';
+import type { Budget, DateWindow, Insights } from '../port.js';
+
+const HOUR_MS = 3_600_000;
+
+/** Uniform numbers in [0, 1) derived from the seed. */
+function uniforms(seed: string): number[] {
+  const digest = crypto.createHash('sha256').update(seed).digest();
+  const out: number[] = [];
+  for (let i = 0; i < 6; i++) out.push(digest.readUInt32BE(i * 4) / 0x1_0000_0000);
+  return out;
+}
+
+export interface StatusChange {
+  status: string;
+  at: number;
+}
+
+export interface DeliveringObject {
+  id: string;
+  budget: Budget | null;
+  /** Status history, oldest first; the object delivers in hours that begin while it is ACTIVE. */
+  history: StatusChange[];
+}
+
+function statusAt(history: StatusChange[], at: number): string | null {
+  let current: string | null = null;
+  for (const change of history) {
+    if (change.at > at) break;
+    current = change.status;
+  }
+  return current;
+}
+
+function dailyCents(budget: Budget | null): number {
+  if (!budget) return 0;
+  return budget.period === 'daily' ? budget.amountMinorUnits : Math.floor(budget.amountMinorUnits / 30);
+}
+
+/** Delivery of one object over a window (local dates in `timeZone`), counting only hours already over at `now`. */
+export function deliver(object: DeliveringObject, window: DateWindow, timeZone: string, now: number, gates: StatusChange[][] = []): Insights {
+  const total: Insights = { spendMinorUnits: 0, impressions: 0, clicks: 0, results: 0, revenueMinorUnits: 0 };
+  const daily = dailyCents(object.budget);
+  if (daily <= 0) return total;
+  for (const date of datesBetween(window.since, window.until)) {
+    let spentToday = 0;
+    for (let hour = 0; hour < 24; hour++) {
+      const start = localHourStart(date, hour, timeZone);
+      if (start + HOUR_MS > now) break;
+      const active = statusAt(object.history, start) === 'ACTIVE' && gates.every((g) => statusAt(g, start) === 'ACTIVE');
+      if (!active) continue;
+      const [pace, cpm, ctr, cvr, aov] = uniforms(`${object.id}|${date}|${hour}`);
+      const spend = Math.min(daily - spentToday, Math.floor((daily * (0.5 + pace) * 0.9) / 24));
+      if (spend <= 0) continue;
+      spentToday += spend;
+      const impressions = Math.floor((spend * 1000) / (500 + 1000 * cpm));
+      const clicks = Math.floor(impressions * (0.005 + 0.02 * ctr));
+      const results = Math.floor(clicks * (0.02 + 0.08 * cvr));
+      total.spendMinorUnits += spend;
+      total.impressions += impressions;
+      total.clicks += clicks;
+      total.results += results;
+      total.revenueMinorUnits += results * Math.floor(2000 + 6000 * aov);
+    }
+  }
+  return total;
+}
+
+export function addInsights(a: Insights, b: Insights): Insights {
+  return {
+    spendMinorUnits: a.spendMinorUnits + b.spendMinorUnits,
+    impressions: a.impressions + b.impressions,
+    clicks: a.clicks + b.clicks,
+    results: a.results + b.results,
+    revenueMinorUnits: a.revenueMinorUnits + b.revenueMinorUnits,
+  };
+}
+
+export const NO_INSIGHTS: Insights = { spendMinorUnits: 0, impressions: 0, clicks: 0, results: 0, revenueMinorUnits: 0 };
