@@ -65,7 +65,7 @@ export interface OperationDefinition<I = any, O = any> {
   tag: string;
   /** HTTP status of a success (default 200). */
   successStatus?: number;
-  /** Run the handler inside one database transaction (default true). */
+  /** Run the handler inside one database transaction (default: true unless annotated read-only). */
   transactional?: boolean;
   handler: (ctx: OperationContext, input: I) => Promise<O>;
 }

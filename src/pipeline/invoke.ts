@@ -162,7 +162,9 @@ export async function invoke(
     };
 
     try {
-      return op.transactional === false ? await run(deps.knex) : await inTransaction(deps.knex, run);
+      // Reads need no transaction; a write that talks to an ad platform manages its own.
+      const transactional = op.transactional ?? !op.annotations.readOnly;
+      return transactional ? await inTransaction(deps.knex, run) : await run(deps.knex);
     } catch (err) {
       if (recordId !== null) await releaseIdempotencyKey(deps.knex, recordId).catch((e) => log.error({ err: e }, 'could not release idempotency key'));
       if (err instanceof PlatformError) {

@@ -1,0 +1,298 @@
+// The Meta adapter: the platform port over the Graph Marketing API (ad accounts act_…), with a
+// per-account access token. Many objects travel in Graph batches of 50 per round trip; creates are
+// tagged with the service's marker in the name and reconciled by it when an answer is lost.
+
+import {
+  PlatformError,
+  type AdAccount, type Budget, type CampaignPage, type CampaignQuery, type DateWindow, type Insights, type LeadFormPage,
+  type ObjectLevel, type ObjectRef, type ObjectSpec, type OptionItem, type OptionType, type PlatformAdapter,
+} from '../port.js';
+import {
+  LiveHttp, chunks, createExactlyOnce, currencyDigits, markedName, markerTag, splitMarkedName, unsupportedLevel,
+  type CreateOutcome, type LiveHttpOptions,
+} from '../live.js';
+import { BATCH_LIMIT, GraphClient, type BatchAnswer, type BatchRequest } from './graph.js';
+import {
+  ANY_EFFECTIVE, CAMPAIGN_FIELDS, CONVERSION_EVENTS, EDGES, INSIGHT_FIELDS, LISTED_EFFECTIVE,
+  budgetChange, createParams, effectiveStatusesFor, rowInsights, toCampaign, updateParams, type GraphParams,
+} from './mapping.js';
+
+export interface MetaAdapterOptions extends LiveHttpOptions {
+  /** Versioned Graph base URL, e.g. https://graph.facebook.com/v21.0. */
+  baseUrl: string;
+  /** Page size when collecting option lists (default 200). */
+  optionPageSize?: number;
+}
+
+const NO_INSIGHTS: Insights = { spendMinorUnits: 0, impressions: 0, clicks: 0, results: 0, revenueMinorUnits: 0 };
+/** Pages followed when collecting a list (assets, insights rows), so a runaway cursor ends. */
+const MAX_PAGES = 50;
+
+function matcher(query?: string): (item: OptionItem) => boolean {
+  const needle = query?.toLowerCase();
+  return (item) => !needle || item.name.toLowerCase().includes(needle) || item.id.toLowerCase() === needle;
+}
+
+function nextAfter(body: any): string | null {
+  return body?.paging?.next && body?.paging?.cursors?.after ? String(body.paging.cursors.after) : null;
+}
+
+/** The answers of a batch of reads, or the first failure (the whole batch is then retried). */
+function bodiesOf(answers: BatchAnswer[]): any[] {
+  const failed = answers.filter((a): a is { ok: false; error: PlatformError } => !a.ok);
+  if (failed.length) throw failed.find((f) => f.error.kind === 'throttled')?.error ?? failed[0].error;
+  return answers.map((a) => (a as { ok: true; body: any }).body);
+}
+
+export class MetaAdapter implements PlatformAdapter {
+  readonly platform = 'meta' as const;
+  private readonly http: LiveHttp;
+  private readonly graph: GraphClient;
+  private readonly optionPageSize: number;
+
+  constructor(options: MetaAdapterOptions) {
+    this.http = new LiveHttp(options);
+    this.graph = new GraphClient(options.baseUrl.replace(/\/+$/, ''), this.http);
+    this.optionPageSize = options.optionPageSize ?? 200;
+  }
+
+  /** Several reads in as few round trips as possible (one GET, or batches of 50), retried as a whole. */
+  private async readMany(account: AdAccount, reads: Array<{ path: string; params: GraphParams }>): Promise<any[]> {
+    if (reads.length === 1) return [await this.http.retrying(() => this.graph.get(account, reads[0].path, reads[0].params))];
+    const out: any[] = [];
+    for (const part of chunks(reads, BATCH_LIMIT)) {
+      const requests: BatchRequest[] = part.map((r) => ({ method: 'GET', relativeUrl: r.path, params: r.params }));
+      out.push(...(await this.http.retrying(async () => bodiesOf(await this.graph.batch(account, requests)))));
+    }
+    return out;
+  }
+
+  /** Idempotent writes in batches of 50; a failed request is sent again by the retry policy, a refusal is thrown. */
+  private async writeMany(account: AdAccount, requests: BatchRequest[]): Promise<void> {
+    for (const part of chunks(requests, BATCH_LIMIT)) {
+      await createExactlyOnce(
+        this.http,
+        part,
+        async (todo) => (await this.graph.batch(account, todo)).map((a): CreateOutcome => (a.ok ? { id: 'done' } : { error: a.error })),
+        async () => new Map(),
+      );
+    }
+  }
+
+  /** Collects every page of a list edge (assets, lead forms). */
+  private async collect(account: AdAccount, path: string, params: GraphParams): Promise<any[]> {
+    const rows: any[] = [];
+    let after: string | null = null;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const body = await this.http.retrying(() => this.graph.get(account, path, { ...params, limit: this.optionPageSize, ...(after ? { after } : {}) }));
+      rows.push(...(Array.isArray(body?.data) ? body.data : []));
+      after = nextAfter(body);
+      if (!after) break;
+    }
+    return rows;
+  }
+
+  /** Fails with not_found unless every ref is an object of this ad account. */
+  private async ensureOwned(account: AdAccount, refs: ObjectRef[]): Promise<void> {
+    const ids = [...new Set(refs.map((r) => r.id))];
+    const accountNumber = account.accountId.replace(/^act_/, '');
+    const bodies = await this.readMany(account, chunks(ids, BATCH_LIMIT).map((part) => ({ path: '', params: { ids: part.join(','), fields: 'id,account_id' } })));
+    const found = Object.assign({}, ...bodies) as Record<string, { account_id?: string }>;
+    const missing = ids.find((id) => !found[id] || (found[id].account_id !== undefined && String(found[id].account_id) !== accountNumber));
+    if (missing) throw new PlatformError('not_found', `No object ${missing} in ad account ${account.accountId}.`);
+  }
+
+  async listCampaigns(account: AdAccount, query: CampaignQuery): Promise<CampaignPage> {
+    const wanted = effectiveStatusesFor(query.statuses);
+    const filtered = wanted !== null || Boolean(query.nameQuery);
+    const path = `${account.accountId}/campaigns`;
+    const everything = { fields: 'id', limit: 1, summary: 'total_count', filtering: [{ field: 'effective_status', operator: 'IN', value: LISTED_EFFECTIVE }] };
+    if (wanted !== null && wanted.length === 0) {
+      // Only deleted campaigns were asked for; like the sandbox, deleted campaigns are never listed.
+      const [all] = await this.readMany(account, [{ path, params: everything }]);
+      return { campaigns: [], totalInAccount: Number(all?.summary?.total_count ?? 0), matched: 0, after: null };
+    }
+    const filtering: Array<Record<string, unknown>> = [{ field: 'effective_status', operator: 'IN', value: wanted ?? LISTED_EFFECTIVE }];
+    if (query.nameQuery) filtering.push({ field: 'name', operator: 'CONTAIN', value: query.nameQuery });
+    const pageParams: GraphParams = { fields: CAMPAIGN_FIELDS, limit: query.limit, summary: 'total_count', filtering, ...(query.after ? { after: query.after } : {}) };
+    const [page, all] = await this.readMany(account, filtered ? [{ path, params: pageParams }, { path, params: everything }] : [{ path, params: pageParams }]);
+    const matched = Number(page?.summary?.total_count ?? 0);
+    return {
+      campaigns: (Array.isArray(page?.data) ? page.data : []).map(toCampaign),
+      totalInAccount: filtered ? Number(all?.summary?.total_count ?? 0) : matched,
+      matched,
+      after: nextAfter(page),
+    };
+  }
+
+  async listLeadForms(account: AdAccount, pageId: string, after: string | null, limit: number): Promise<LeadFormPage> {
+    const body = await this.http.retrying(() => this.graph.get(account, `${pageId}/leadgen_forms`, { fields: 'id,name', limit, ...(after ? { after } : {}) }));
+    return {
+      leadForms: (Array.isArray(body?.data) ? body.data : []).map((f: any) => ({ id: String(f.id), name: f.name ?? null })),
+      after: nextAfter(body),
+    };
+  }
+
+  async listOptions(account: AdAccount, type: OptionType, query?: string): Promise<OptionItem[]> {
+    const act = account.accountId;
+    let items: OptionItem[];
+    switch (type) {
+      case 'pixels':
+        items = (await this.collect(account, `${act}/adspixels`, { fields: 'id,name' })).map((p) => ({ id: String(p.id), name: String(p.name ?? '') }));
+        break;
+      case 'pages':
+        items = (await this.collect(account, `${act}/promote_pages`, { fields: 'id,name' })).map((p) => ({ id: String(p.id), name: String(p.name ?? '') }));
+        break;
+      case 'profileAccounts':
+        items = (await this.collect(account, `${act}/instagram_accounts`, { fields: 'id,username' })).map((p) => ({ id: String(p.id), name: String(p.username ?? '') }));
+        break;
+      case 'audiences':
+        items = (await this.collect(account, `${act}/customaudiences`, { fields: 'id,name,subtype,approximate_count_upper_bound' })).map((a) => ({
+          id: String(a.id),
+          name: String(a.name ?? ''),
+          ...(a.subtype ? { subtype: a.subtype } : {}),
+          ...(a.approximate_count_upper_bound !== undefined ? { approximateCount: Number(a.approximate_count_upper_bound) } : {}),
+        }));
+        break;
+      case 'interests': {
+        const params = query ? { type: 'adinterest', q: query, limit: 100 } : { type: 'adTargetingCategory', class: 'interests', limit: 500 };
+        const body = await this.http.retrying(() => this.graph.get(account, 'search', params));
+        items = (Array.isArray(body?.data) ? body.data : []).map((i: any) => ({
+          id: String(i.id),
+          name: String(i.name ?? ''),
+          audienceSize: Number(i.audience_size_upper_bound ?? i.audience_size ?? i.audience_size_lower_bound ?? 0),
+        }));
+        break;
+      }
+      case 'locations': {
+        const params = { type: 'adgeolocation', location_types: ['country', 'region', 'city'], limit: 100, ...(query ? { q: query } : {}) };
+        const body = await this.http.retrying(() => this.graph.get(account, 'search', params));
+        items = (Array.isArray(body?.data) ? body.data : []).map((l: any) => ({
+          id: String(l.key),
+          name: String(l.name ?? ''),
+          type: String(l.type ?? ''),
+          ...(l.country_code ? { countryCode: l.country_code } : {}),
+        }));
+        break;
+      }
+      case 'conversionEvents':
+        items = CONVERSION_EVENTS;
+        break;
+      default:
+        throw new PlatformError('capability_unsupported', `Meta has no option list "${type as string}".`);
+    }
+    return items.filter(matcher(query));
+  }
+
+  async insights(account: AdAccount, objectIds: string[], window: DateWindow): Promise<Insights> {
+    if (!objectIds.length) return NO_INSIGHTS;
+    const digits = currencyDigits(account.currency);
+    const base = { level: 'campaign', fields: INSIGHT_FIELDS, time_range: { since: window.since, until: window.until }, limit: 500 };
+    const path = `${account.accountId}/insights`;
+    const firstPages = await this.readMany(
+      account,
+      chunks([...new Set(objectIds)], BATCH_LIMIT).map((ids) => ({ path, params: { ...base, filtering: [{ field: 'campaign.id', operator: 'IN', value: ids }] } })),
+    );
+    const rows: any[] = [];
+    for (const [i, first] of firstPages.entries()) {
+      rows.push(...(Array.isArray(first?.data) ? first.data : []));
+      let after = nextAfter(first);
+      const ids = chunks([...new Set(objectIds)], BATCH_LIMIT)[i];
+      for (let page = 1; after && page < MAX_PAGES; page++) {
+        const params = { ...base, filtering: [{ field: 'campaign.id', operator: 'IN', value: ids }], after };
+        const body = await this.http.retrying(() => this.graph.get(account, path, params));
+        rows.push(...(Array.isArray(body?.data) ? body.data : []));
+        after = nextAfter(body);
+      }
+    }
+    return rows.reduce<Insights>((total, row) => {
+      const r = rowInsights(row, digits);
+      return {
+        spendMinorUnits: total.spendMinorUnits + r.spendMinorUnits,
+        impressions: total.impressions + r.impressions,
+        clicks: total.clicks + r.clicks,
+        results: total.results + r.results,
+        revenueMinorUnits: total.revenueMinorUnits + r.revenueMinorUnits,
+      };
+    }, NO_INSIGHTS);
+  }
+
+  /** Looks specs up by marker, one read each, batched. */
+  private async findSpecs<T extends { spec: ObjectSpec }>(account: AdAccount, items: T[]): Promise<Map<T, string>> {
+    const bodies = await this.readMany(account, items.map(({ spec }) => ({ path: `${account.accountId}/${EDGES[spec.level]}`, params: this.markerQuery(spec.level, spec.marker) })));
+    const found = new Map<T, string>();
+    items.forEach((item, i) => {
+      const hit = (Array.isArray(bodies[i]?.data) ? bodies[i].data : []).find((o: any) => splitMarkedName(String(o.name ?? '')).marker === item.spec.marker);
+      if (hit) found.set(item, String(hit.id));
+    });
+    return found;
+  }
+
+  private markerQuery(level: ObjectLevel, marker: string): GraphParams {
+    const filtering: Array<Record<string, unknown>> = [{ field: 'name', operator: 'CONTAIN', value: markerTag(marker) }];
+    if (level !== 'creative') filtering.push({ field: 'effective_status', operator: 'IN', value: ANY_EFFECTIVE });
+    return { fields: 'id,name', filtering, limit: 25 };
+  }
+
+  async createObjects(account: AdAccount, specs: ObjectSpec[]): Promise<ObjectRef[]> {
+    const ids: Array<string | undefined> = new Array(specs.length);
+    // A parentId naming the marker of an earlier spec waits for that spec's id.
+    const parentIndex = specs.map((s, i) => (s.parentId === null ? -1 : specs.findIndex((p, j) => j < i && p.marker === s.parentId)));
+    let pending = specs.map((_, i) => i);
+    while (pending.length) {
+      const ready = pending.filter((i) => parentIndex[i] < 0 || ids[parentIndex[i]] !== undefined);
+      for (const part of chunks(ready, BATCH_LIMIT)) {
+        const items = part.map((i) => ({ index: i, spec: parentIndex[i] < 0 ? specs[i] : { ...specs[i], parentId: ids[parentIndex[i]]! } }));
+        const created = await createExactlyOnce(
+          this.http,
+          items,
+          async (todo) => {
+            const requests: BatchRequest[] = todo.map(({ spec }) => ({ method: 'POST', relativeUrl: `${account.accountId}/${EDGES[spec.level]}`, params: createParams(spec) }));
+            return (await this.graph.batch(account, requests)).map((a): CreateOutcome => (a.ok ? { id: String(a.body?.id) } : { error: a.error }));
+          },
+          (todo) => this.findSpecs(account, todo),
+        );
+        for (const [item, id] of created) ids[item.index] = id;
+      }
+      pending = pending.filter((i) => ids[i] === undefined);
+    }
+    return specs.map((s, i) => ({ level: s.level, id: ids[i]! }));
+  }
+
+  async findByMarker(account: AdAccount, level: ObjectLevel, marker: string): Promise<ObjectRef | null> {
+    const body = await this.http.retrying(() => this.graph.get(account, `${account.accountId}/${EDGES[level]}`, this.markerQuery(level, marker)));
+    const hit = (Array.isArray(body?.data) ? body.data : []).find((o: any) => splitMarkedName(String(o.name ?? '')).marker === marker);
+    return hit ? { level, id: String(hit.id) } : null;
+  }
+
+  async updateObject(account: AdAccount, ref: ObjectRef, changes: { name?: string; settings?: Record<string, unknown> }): Promise<void> {
+    const accountNumber = account.accountId.replace(/^act_/, '');
+    const current = await this.http.retrying(() => this.graph.get(account, ref.id, { fields: 'id,name,account_id' }));
+    if (current?.account_id !== undefined && String(current.account_id) !== accountNumber) {
+      throw new PlatformError('not_found', `No object ${ref.id} in ad account ${account.accountId}.`);
+    }
+    const params = updateParams(ref.level, changes.settings ?? {});
+    // The marker stays in the name so the object can still be found by it.
+    if (changes.name !== undefined) params.name = markedName(changes.name, splitMarkedName(String(current?.name ?? '')).marker);
+    if (!Object.keys(params).length) return;
+    await this.http.retrying(() => this.graph.post(account, ref.id, params));
+  }
+
+  async setStatus(account: AdAccount, refs: ObjectRef[], status: 'ACTIVE' | 'PAUSED'): Promise<void> {
+    if (!refs.length) return;
+    await this.ensureOwned(account, refs);
+    await this.writeMany(account, refs.map((r) => ({ method: 'POST', relativeUrl: r.id, params: { status } })));
+  }
+
+  async setBudget(account: AdAccount, ref: ObjectRef, budget: Budget): Promise<void> {
+    if (ref.level !== 'campaign' && ref.level !== 'adset') throw unsupportedLevel('meta', ref.level, 'hold a budget');
+    await this.ensureOwned(account, [ref]);
+    await this.http.retrying(() => this.graph.post(account, ref.id, budgetChange(budget)));
+  }
+
+  async deleteObjects(account: AdAccount, refs: ObjectRef[]): Promise<void> {
+    if (!refs.length) return;
+    await this.ensureOwned(account, refs);
+    await this.writeMany(account, refs.map((r) => ({ method: 'DELETE', relativeUrl: r.id })));
+  }
+}

@@ -1,0 +1,234 @@
+// Between the port's platform-neutral shapes and the Graph Marketing API's: object specs to create
+// parameters, Graph campaigns to PlatformCampaign, insights rows to minor-unit totals.
+//
+// Settings understood (camelCase, all optional; `platformFields` is merged raw into the request):
+//   campaign: specialAdCategories, bidStrategy, buyingType
+//   adset:    optimizationGoal, billingEvent, bidStrategy, bidAmount (minor units), destinationType,
+//             targeting {countries, regions, cities, ageMin, ageMax, genders, interests},
+//             schedule {startTime, endTime}, promotedObject {pixelId, customEventType, pageId}
+//   ad, creative: pageId, instagramActorId, headline, primaryText, description, linkUrl,
+//             callToAction, imageHash, imageUrl, videoId, platformCreativeId (ads only), urlTags
+// Ads carry their creative inline (object_story_spec) unless platformCreativeId names one.
+
+import type { Budget, Insights, ObjectLevel, ObjectSpec, OptionItem, PlatformCampaign, PlatformStatus } from '../port.js';
+import { decimalToMinor, markedName, splitMarkedName } from '../live.js';
+
+export type GraphParams = Record<string, unknown>;
+
+/** The account edge each level is created on and listed from. */
+export const EDGES: Record<ObjectLevel, string> = { campaign: 'campaigns', adset: 'adsets', ad: 'ads', creative: 'adcreatives' };
+
+export const CAMPAIGN_FIELDS = 'id,name,status,effective_status,objective,daily_budget,lifetime_budget,created_time';
+
+/** Effective statuses of campaigns that are listed (everything but deleted). */
+export const LISTED_EFFECTIVE = ['ACTIVE', 'PAUSED', 'ARCHIVED', 'IN_PROCESS', 'WITH_ISSUES'];
+
+/** Every effective status, so a lookup by marker also sees deleted and parent-paused objects. */
+export const ANY_EFFECTIVE = [...LISTED_EFFECTIVE, 'DELETED', 'CAMPAIGN_PAUSED', 'ADSET_PAUSED', 'DISAPPROVED', 'PENDING_REVIEW', 'PREAPPROVED', 'PENDING_BILLING_INFO'];
+
+const EFFECTIVE_OF: Record<PlatformStatus, string[]> = {
+  ACTIVE: ['ACTIVE', 'IN_PROCESS', 'WITH_ISSUES'],
+  PAUSED: ['PAUSED'],
+  ARCHIVED: ['ARCHIVED'],
+  DELETED: [],
+};
+
+/** Effective statuses matching the port's status filter; null when no filter was asked. */
+export function effectiveStatusesFor(statuses: PlatformStatus[] | undefined): string[] | null {
+  if (!statuses?.length) return null;
+  return [...new Set(statuses.flatMap((s) => EFFECTIVE_OF[s] ?? []))];
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+function definedEntries(params: GraphParams): GraphParams {
+  return Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined && v !== null));
+}
+
+function minorUnits(value: unknown): number | null {
+  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value : '';
+  if (!/^\d+$/.test(text)) return null;
+  const n = Number(text);
+  return n > 0 ? n : null;
+}
+
+/** Graph's time format ("2030-01-15T05:00:00+0000") as an ISO string. */
+export function isoTime(value: unknown): string {
+  if (typeof value !== 'string') return new Date(0).toISOString();
+  const date = new Date(value.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
+  return Number.isNaN(date.getTime()) ? new Date(0).toISOString() : date.toISOString();
+}
+
+/** A Graph campaign (CAMPAIGN_FIELDS) as the port's campaign, marker tag removed from the name. */
+export function toCampaign(raw: Record<string, unknown>): PlatformCampaign {
+  const daily = minorUnits(raw.daily_budget);
+  const lifetime = minorUnits(raw.lifetime_budget);
+  const budget: Budget | null = daily ? { period: 'daily', amountMinorUnits: daily } : lifetime ? { period: 'lifetime', amountMinorUnits: lifetime } : null;
+  const status = String(raw.status ?? 'PAUSED') as PlatformStatus;
+  return {
+    id: String(raw.id),
+    name: splitMarkedName(String(raw.name ?? '')).name,
+    status,
+    effectiveStatus: String(raw.effective_status ?? status),
+    objective: String(raw.objective ?? ''),
+    budget,
+    budgetLevel: budget ? 'campaign' : 'adset',
+    createdAt: isoTime(raw.created_time),
+  };
+}
+
+function budgetParams(budget: Budget | null | undefined): GraphParams {
+  if (!budget) return {};
+  return budget.period === 'daily' ? { daily_budget: String(budget.amountMinorUnits) } : { lifetime_budget: String(budget.amountMinorUnits) };
+}
+
+/** Graph params of a budget change. */
+export function budgetChange(budget: Budget): GraphParams {
+  return budgetParams(budget);
+}
+
+function targetingOf(value: unknown): GraphParams | undefined {
+  if (value === undefined) return undefined;
+  const t = asRecord(value);
+  const geo = definedEntries({
+    countries: Array.isArray(t.countries) ? t.countries : undefined,
+    regions: Array.isArray(t.regions) ? t.regions.map((key) => ({ key: String(key) })) : undefined,
+    cities: Array.isArray(t.cities) ? t.cities.map((key) => ({ key: String(key) })) : undefined,
+  });
+  const genders = Array.isArray(t.genders)
+    ? t.genders.map((g) => (g === 'male' ? 1 : g === 'female' ? 2 : Number(g))).filter((g) => g === 1 || g === 2)
+    : undefined;
+  return definedEntries({
+    geo_locations: Object.keys(geo).length ? geo : undefined,
+    age_min: t.ageMin,
+    age_max: t.ageMax,
+    genders: genders?.length ? genders : undefined,
+    flexible_spec: Array.isArray(t.interests) && t.interests.length ? [{ interests: t.interests.map((id) => ({ id: String(id) })) }] : undefined,
+  });
+}
+
+function adsetParams(s: Record<string, unknown>): GraphParams {
+  const schedule = asRecord(s.schedule);
+  const promoted = s.promotedObject === undefined ? undefined : asRecord(s.promotedObject);
+  return definedEntries({
+    optimization_goal: s.optimizationGoal,
+    billing_event: s.billingEvent,
+    bid_strategy: s.bidStrategy,
+    bid_amount: s.bidAmount,
+    destination_type: s.destinationType,
+    targeting: targetingOf(s.targeting),
+    start_time: schedule.startTime,
+    end_time: schedule.endTime,
+    promoted_object: promoted
+      ? definedEntries({ pixel_id: promoted.pixelId, custom_event_type: promoted.customEventType, page_id: promoted.pageId })
+      : undefined,
+  });
+}
+
+/** The inline creative spec (object_story_spec) of an ad or creative. */
+function creativeSpec(name: string, s: Record<string, unknown>): GraphParams {
+  const cta = s.callToAction ? { type: s.callToAction, ...(s.linkUrl ? { value: { link: s.linkUrl } } : {}) } : undefined;
+  const story = s.videoId
+    ? { video_data: definedEntries({ video_id: s.videoId, message: s.primaryText, title: s.headline, link_description: s.description, image_url: s.imageUrl, image_hash: s.imageHash, call_to_action: cta }) }
+    : { link_data: definedEntries({ link: s.linkUrl, message: s.primaryText, name: s.headline, description: s.description, image_hash: s.imageHash, picture: s.imageUrl, call_to_action: cta }) };
+  return definedEntries({
+    name,
+    url_tags: s.urlTags,
+    object_story_spec: definedEntries({ page_id: s.pageId, instagram_actor_id: s.instagramActorId, ...story }),
+  });
+}
+
+function hasCreativeSettings(s: Record<string, unknown>): boolean {
+  return ['pageId', 'headline', 'primaryText', 'description', 'linkUrl', 'callToAction', 'imageHash', 'imageUrl', 'videoId'].some((k) => s[k] !== undefined);
+}
+
+/** Parameters of a create on the account edge of `spec.level` (parentId already resolved). */
+export function createParams(spec: ObjectSpec): GraphParams {
+  const s = spec.settings ?? {};
+  const name = markedName(spec.name, spec.marker);
+  const raw = asRecord(s.platformFields);
+  switch (spec.level) {
+    case 'campaign':
+      return {
+        name,
+        objective: spec.objective ?? 'OUTCOME_TRAFFIC',
+        status: spec.status,
+        special_ad_categories: Array.isArray(s.specialAdCategories) ? s.specialAdCategories : [],
+        ...definedEntries({ bid_strategy: s.bidStrategy, buying_type: s.buyingType }),
+        ...budgetParams(spec.budget),
+        ...raw,
+      };
+    case 'adset':
+      return { name, campaign_id: spec.parentId, status: spec.status, ...adsetParams(s), ...budgetParams(spec.budget), ...raw };
+    case 'ad':
+      return {
+        name,
+        adset_id: spec.parentId,
+        status: spec.status,
+        creative: s.platformCreativeId ? { creative_id: String(s.platformCreativeId) } : creativeSpec(`${spec.name} creative`, s),
+        ...raw,
+      };
+    case 'creative':
+      return { ...creativeSpec(name, s), ...raw };
+  }
+}
+
+/** Parameters of an update from changed settings (only what the settings name). */
+export function updateParams(level: ObjectLevel, settings: Record<string, unknown>): GraphParams {
+  const raw = asRecord(settings.platformFields);
+  if (level === 'adset') return { ...adsetParams(settings), ...raw };
+  if (level === 'campaign') return { ...definedEntries({ bid_strategy: settings.bidStrategy, special_ad_categories: settings.specialAdCategories }), ...raw };
+  if (level === 'ad') {
+    const creative = settings.platformCreativeId
+      ? { creative_id: String(settings.platformCreativeId) }
+      : hasCreativeSettings(settings)
+        ? creativeSpec('creative', settings)
+        : undefined;
+    return { ...definedEntries({ creative }), ...raw };
+  }
+  return raw;
+}
+
+const PURCHASE_TYPES = ['omni_purchase', 'purchase', 'offsite_conversion.fb_pixel_purchase'];
+const LEAD_TYPES = ['lead', 'onsite_conversion.lead_grouped', 'offsite_conversion.fb_pixel_lead'];
+
+export const INSIGHT_FIELDS = 'campaign_id,spend,impressions,clicks,actions,action_values';
+
+/** The value of the first of `types` an action list reports (Graph reports one event under several names). */
+function firstAction(list: unknown, types: string[]): string | undefined {
+  if (!Array.isArray(list)) return undefined;
+  for (const type of types) {
+    const hit = list.find((a) => (a as { action_type?: string })?.action_type === type) as { value?: unknown } | undefined;
+    if (hit && hit.value !== undefined) return String(hit.value);
+  }
+  return undefined;
+}
+
+function count(value: unknown): number {
+  const n = Number(value ?? 0);
+  return Number.isFinite(n) ? Math.round(n) : 0;
+}
+
+/**
+ * One insights row in minor units. Results are purchases plus leads, each counted once under its
+ * preferred name; revenue is the purchase value.
+ */
+export function rowInsights(row: Record<string, unknown>, digits: number): Insights {
+  const purchases = firstAction(row.actions, PURCHASE_TYPES);
+  const leads = firstAction(row.actions, LEAD_TYPES);
+  const revenue = firstAction(row.action_values, PURCHASE_TYPES);
+  return {
+    spendMinorUnits: row.spend === undefined ? 0 : decimalToMinor(String(row.spend), digits),
+    impressions: count(row.impressions),
+    clicks: count(row.clicks),
+    results: count(purchases) + count(leads),
+    revenueMinorUnits: revenue === undefined ? 0 : decimalToMinor(revenue, digits),
+  };
+}
+
+/** Meta's standard conversion events (promoted_object.custom_event_type). */
+export const CONVERSION_EVENTS: OptionItem[] = [
+  'PURCHASE', 'ADD_TO_CART', 'INITIATED_CHECKOUT', 'ADD_PAYMENT_INFO', 'LEAD', 'COMPLETE_REGISTRATION', 'CONTENT_VIEW', 'SEARCH', 'SUBSCRIBE', 'START_TRIAL', 'CONTACT',
+].map((id) => ({ id, name: id.toLowerCase().replace(/_/g, ' ') }));
