@@ -19,6 +19,7 @@ import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './pipelin
 import { SchemaRegistry, loadSchemaFiles, type JsonSchema } from './schemas/registry.js';
 import { Platforms, type LiveAdapterFactory } from './platforms/registry.js';
 import { MemoryMetricsCache, RedisMetricsCache } from './platforms/metrics-cache.js';
+import { Directory } from './directory.js';
 
 export interface ServiceOptions {
   config: Config;
@@ -86,6 +87,7 @@ export class Service {
         cursors: new CursorCodec(Buffer.from(cursorSecret, 'hex'), now),
         log,
         now,
+        directory: new Directory(knex, config.keyCacheMs, now),
         platforms: new Platforms(config.platformMode, knex, now, options.liveAdapters),
         metrics: redis
           ? new RedisMetricsCache(redis, `svc:${instanceId}:`, config.metricsCacheSeconds * 1000)

@@ -11,6 +11,7 @@ import { SCOPES } from '../auth/principal.js';
 import type { SchemaRegistry } from '../schemas/registry.js';
 import type { Platforms } from '../platforms/registry.js';
 import type { MetricsCache } from '../platforms/metrics-cache.js';
+import type { Directory } from '../directory.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type IdempotencyMode = 'none' | 'optional' | 'required';
@@ -45,6 +46,8 @@ export interface OperationContext {
   platforms: Platforms;
   /** Short cache of live platform reads, per ad account. */
   metrics: MetricsCache;
+  /** The organization's brands and primary ad accounts (cached briefly). */
+  directory: Directory;
 }
 
 export interface OperationDefinition<I = any, O = any> {

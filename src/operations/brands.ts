@@ -22,33 +22,24 @@ export const listBrands = defineOperation({
     'A brand-limited credential sees only its brands. accountId is the first ad account attached to the brand; ' +
     'connected is false (and active false) when the brand has no ad account. Ordered by brandId.',
   async handler(ctx, input: ListBrandsInput) {
-    const { principal, db } = ctx;
+    const { principal } = ctx;
     const after = ctx.page.position();
-    const query = db('brands').where('organization_id', principal.organizationId).orderBy('id').limit(input.limit + 1).select('id', 'name', 'organization_id');
-    if (principal.brandIds) query.whereIn('id', [...principal.brandIds]);
-    if (after) query.where('id', '>', Number(after[0]));
-    const rows = await query;
-    const page = rows.slice(0, input.limit);
-    const ids = page.map((r) => Number(r.id));
-    const accounts = ids.length
-      ? await db('ad_accounts').whereIn('brand_id', ids).orderBy('id').select('brand_id', 'account_id', 'name', 'active')
-      : [];
-    const primary = new Map<number, (typeof accounts)[number]>();
-    for (const a of accounts) if (!primary.has(Number(a.brand_id))) primary.set(Number(a.brand_id), a);
+    const afterId = after ? Number(after[0]) : 0;
+    const reachable = (await ctx.directory.brands(principal.organizationId)).filter(
+      (b) => b.id > afterId && (!principal.brandIds || principal.brandIds.has(b.id)),
+    );
+    const page = reachable.slice(0, input.limit);
     return {
-      accounts: page.map((b) => {
-        const account = primary.get(Number(b.id));
-        return {
-          brandId: Number(b.id),
-          brandName: b.name ?? null,
-          accountId: account?.account_id ?? null,
-          accountName: account?.name ?? null,
-          connected: Boolean(account),
-          active: account ? Boolean(account.active) : false,
-          organizationId: Number(b.organization_id),
-        };
-      }),
-      nextCursor: rows.length > input.limit ? ctx.page.next([ids[ids.length - 1]]) : null,
+      accounts: page.map((b) => ({
+        brandId: b.id,
+        brandName: b.name ?? null,
+        accountId: b.account?.accountId ?? null,
+        accountName: b.account?.name ?? null,
+        connected: b.account !== null,
+        active: b.account?.active ?? false,
+        organizationId: b.organizationId,
+      })),
+      nextCursor: reachable.length > input.limit ? ctx.page.next([page[page.length - 1].id]) : null,
     };
   },
 });

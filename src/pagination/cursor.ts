@@ -50,12 +50,14 @@ export class CursorCodec {
   /** Binds the codec to one call: its operation name, its input (filters) and its limit. */
   bind(operation: string, input: Record<string, unknown>): PageCursor {
     const { cursor, limit, ...filters } = input;
-    const filterHash = crypto.createHash('sha256').update(canonicalJson(filters)).digest('base64url').slice(0, 16);
+    // Hashed only when a cursor is read or written: most calls never page.
+    let hash: string | null = null;
+    const filterHash = () => (hash ??= crypto.createHash('sha256').update(canonicalJson(filters)).digest('base64url').slice(0, 16));
     const pageSize = typeof limit === 'number' ? limit : 0;
     return {
-      position: () => (typeof cursor === 'string' ? this.decode(cursor, operation, filterHash, pageSize) : null),
+      position: () => (typeof cursor === 'string' ? this.decode(cursor, operation, filterHash(), pageSize) : null),
       next: (position) => {
-        const payload: Payload = { v: VERSION, o: operation, f: filterHash, l: pageSize, k: position, t: this.now() };
+        const payload: Payload = { v: VERSION, o: operation, f: filterHash(), l: pageSize, k: position, t: this.now() };
         const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
         return `${body}.${this.sign(body)}`;
       },

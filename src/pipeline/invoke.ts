@@ -16,6 +16,7 @@ import type { Platforms } from '../platforms/registry.js';
 import { serviceErrorOf } from '../platforms/registry.js';
 import { PlatformError } from '../platforms/port.js';
 import type { MetricsCache } from '../platforms/metrics-cache.js';
+import type { Directory } from '../directory.js';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, type Claim } from './idempotency.js';
 
 export interface InvokeMeta {
@@ -48,6 +49,7 @@ export interface PipelineDeps {
   now: () => number;
   platforms: Platforms;
   metrics: MetricsCache;
+  directory: Directory;
 }
 
 function checkIdempotencyKey(op: OperationDefinition, key: string | null | undefined): string | null {
@@ -69,17 +71,17 @@ function checkIdempotencyKey(op: OperationDefinition, key: string | null | undef
   return key;
 }
 
-async function brandFor(knex: Knex, principal: Principal, brandId: number): Promise<BrandRow> {
-  const row = await knex('brands').where({ id: brandId }).first('id', 'organization_id', 'name');
-  // A brand of another organization answers exactly like a missing one.
-  if (!row || Number(row.organization_id) !== principal.organizationId) throw notFound(`Brand ${brandId}`);
+async function brandFor(directory: Directory, principal: Principal, brandId: number): Promise<BrandRow> {
+  // Only the caller's organization is searched: a brand of another one answers exactly like a missing one.
+  const row = await directory.brand(principal.organizationId, brandId);
+  if (!row) throw notFound(`Brand ${brandId}`);
   if (principal.brandIds && !principal.brandIds.has(brandId)) {
     throw new ServiceError('brand_not_allowed', `This credential is not allowed on brand ${brandId}. Use a credential whose brand limit includes it.`, {
       reason: 'brand_not_allowed',
       brandId,
     });
   }
-  return { id: Number(row.id), organizationId: Number(row.organization_id), name: row.name };
+  return { id: row.id, organizationId: row.organizationId, name: row.name };
 }
 
 /** Runs one catalogue operation for `principal`; throws ServiceError for every refusal. */
@@ -93,7 +95,7 @@ export async function invoke(
   const op = deps.catalogue.get(name);
   if (!op) throw notFound(`Operation ${name}`);
   const meta = options.meta ?? {};
-  const log = (options.log ?? deps.log).child({ operation: op.name });
+  const log = options.log ?? deps.log;
 
   const slot = await deps.limiter.acquire(principal.organizationId, options.requestId);
   meta.rateLimit = slot.info;
@@ -117,7 +119,7 @@ export async function invoke(
     }
     const key = checkIdempotencyKey(op, options.idempotencyKey);
     const input = deps.schemas.validateInput<Record<string, unknown>>(op.input, rawInput);
-    const brand = typeof input.brandId === 'number' ? await brandFor(deps.knex, principal, input.brandId) : null;
+    const brand = typeof input.brandId === 'number' ? await brandFor(deps.directory, principal, input.brandId) : null;
 
     let claim: Claim | null = null;
     if (key) {
@@ -149,11 +151,12 @@ export async function invoke(
         brand,
         platforms: deps.platforms,
         metrics: deps.metrics,
+        directory: deps.directory,
       };
       const body = await op.handler(ctx, input);
       const issues = deps.schemas.shapeOutput(op.output, body);
       if (issues.length > 0) {
-        log.error({ issues }, 'operation answer does not match its output schema');
+        log.error({ requestId: options.requestId, operation: op.name, issues }, 'operation answer does not match its output schema');
         if (deps.config.strictOutput) throw new Error(`${op.name} answer breaks ${op.output}: ${JSON.stringify(issues)}`);
       }
       const status = op.successStatus ?? 200;
@@ -166,14 +169,14 @@ export async function invoke(
       const transactional = op.transactional ?? !op.annotations.readOnly;
       return transactional ? await inTransaction(deps.knex, run) : await run(deps.knex);
     } catch (err) {
-      if (recordId !== null) await releaseIdempotencyKey(deps.knex, recordId).catch((e) => log.error({ err: e }, 'could not release idempotency key'));
+      if (recordId !== null) await releaseIdempotencyKey(deps.knex, recordId).catch((e) => log.error({ requestId: options.requestId, err: e }, 'could not release idempotency key'));
       if (err instanceof PlatformError) {
-        log.warn({ platformError: err.kind, message: err.message, extra: err.extra }, 'ad platform refused');
+        log.warn({ requestId: options.requestId, operation: op.name, platformError: err.kind, message: err.message, extra: err.extra }, 'ad platform refused');
         throw serviceErrorOf(err);
       }
       throw err;
     }
   } finally {
-    await slot.release().catch((e) => log.error({ err: e }, 'could not release rate-limit slot'));
+    await slot.release().catch((e) => log.error({ requestId: options.requestId, err: e }, 'could not release rate-limit slot'));
   }
 }

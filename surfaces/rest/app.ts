@@ -1,6 +1,7 @@
 // The REST surface: Koa on /v1. It only translates HTTP to `invoke` and back: routes come from
 // the catalogue; status codes, headers and the error envelope are set here.
 
+import crypto from 'node:crypto';
 import Koa from 'koa';
 import Router, { type RouterMiddleware } from '@koa/router';
 import { koaBody } from 'koa-body';
@@ -8,7 +9,6 @@ import type { Service } from '../../src/service.js';
 import type { OperationDefinition } from '../../src/catalogue/define.js';
 import { pathParams } from '../../src/catalogue/define.js';
 import { ServiceError, envelopeOf, httpStatusOf, type FieldIssue } from '../../src/errors.js';
-import { randomBase62 } from '../../src/auth/secrets.js';
 import type { InvokeMeta } from '../../src/pipeline/invoke.js';
 import { buildOpenApi } from './openapi.js';
 
@@ -92,7 +92,6 @@ function routeFor(service: Service, op: OperationDefinition): RouterMiddleware<S
       requestId: ctx.state.requestId,
       idempotencyKey: Array.isArray(idempotencyKey) ? idempotencyKey[0] : idempotencyKey,
       meta: ctx.state.meta,
-      log: service.log.child({ requestId: ctx.state.requestId }),
     });
     let timer: NodeJS.Timeout | undefined;
     let timedOut = false;
@@ -134,7 +133,7 @@ export function createRestApp(service: Service): Koa<State> {
 
   app.use(async (ctx, next) => {
     const started = process.hrtime.bigint();
-    ctx.state.requestId = `req_${randomBase62(20)}`;
+    ctx.state.requestId = `req_${crypto.randomUUID().replace(/-/g, '')}`;
     ctx.state.meta = {};
     ctx.set('Service-Request-Id', ctx.state.requestId);
     try {
