@@ -1,0 +1,332 @@
+// The svc-server binary as operators and outside harnesses run it (contracts/RUNNING.md and
+// contracts/bootstrap.md): migrate, bootstrap FILE|-, serve, serve --demo and usage errors.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { openDatabase } from '../../../src/db/connection.js';
+import { projectPath } from '../../../src/paths.js';
+import { createTestDatabase, dialects, type TestDatabase } from '../../helpers/databases.js';
+import { runSvcServer, runningChildren, startSvcServer, stopAllServers, type ServerProcess } from '../../helpers/processes.js';
+
+// Tables of the foundation migration that every later version keeps.
+const CORE_TABLES = ['service_settings', 'organizations', 'users', 'memberships', 'brands', 'ad_accounts', 'api_keys', 'api_key_brands'];
+
+/** The migrations shipped in the project, by the names knex records for them. */
+function shippedMigrations(): string[] {
+  return fs.readdirSync(projectPath('dist', 'migrations')).filter((f) => /^\d{14}_.+\.js$/.test(f)).map((f) => f.replace(/\.js$/, '.ts')).sort();
+}
+
+async function withKnex<T>(url: string, work: (knex: ReturnType<typeof openDatabase>['knex']) => Promise<T>): Promise<T> {
+  const { knex } = openDatabase(url);
+  try {
+    return await work(knex);
+  } finally {
+    await knex.destroy();
+  }
+}
+
+async function rowCounts(url: string): Promise<Record<string, number>> {
+  return withKnex(url, async (knex) => {
+    const out: Record<string, number> = {};
+    for (const table of ['organizations', 'users', 'brands', 'api_keys']) {
+      const row = await knex(table).count({ n: '*' }).first();
+      out[table] = Number(row?.n ?? 0);
+    }
+    return out;
+  });
+}
+
+async function getJson(url: string, key?: string): Promise<{ status: number; headers: Headers; body: any }> {
+  const res = await fetch(url, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+  const text = await res.text();
+  let body: any = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // leave the text for the assertion message
+  }
+  return { status: res.status, headers: res.headers, body };
+}
+
+/** A bootstrap document whose emails are unique to `tag`, so applying several never shares users. */
+function tenant(tag: string) {
+  return {
+    organizations: [
+      {
+        ref: 'acme',
+        name: `Acme ${tag}`,
+        plan: 'agency',
+        subscriptionStatus: 'active',
+        users: [
+          { ref: 'olive', email: `olive.${tag}@acme.test`, name: 'Olive Owner', password: 'correct horse 1', role: 'owner' },
+          { ref: 'mia', email: `mia.${tag}@acme.test`, name: 'Mia Member', password: 'correct horse 2', role: 'member', brands: ['shoes'] },
+        ],
+        brands: [
+          {
+            ref: 'shoes',
+            name: 'Shoes Co',
+            adAccounts: [{ platform: 'meta', accountId: 'act_1001', name: 'Shoes US', timezone: 'America/New_York', currency: 'USD', active: true }],
+          },
+          { ref: 'hats', name: 'Hats Co', adAccounts: [] },
+        ],
+        apiKeys: [
+          { ref: 'ci', name: 'CI key', createdBy: 'olive', scopes: ['read', 'write', 'publish'], surfaces: { api: true, mcp: true }, brands: null, expiresAt: null, publishCeilingDollars: 500, revoked: false },
+          { ref: 'shoesOnly', name: 'Shoes only', createdBy: 'olive', scopes: ['read'], surfaces: { api: true, mcp: true }, brands: ['shoes'] },
+        ],
+      },
+      {
+        ref: 'solo',
+        name: `Solo ${tag}`,
+        plan: 'pro',
+        subscriptionStatus: 'active',
+        brands: [{ ref: 'soloBrand', name: 'Solo Brand' }],
+        apiKeys: [{ ref: 'mcpKey', name: 'MCP key', scopes: ['read'] }],
+      },
+    ],
+  };
+}
+
+function expectTenantResult(result: any): void {
+  expect(result).to.have.all.keys('organizations');
+  expect(result.organizations).to.have.all.keys('acme', 'solo');
+  const { acme, solo } = result.organizations;
+  expect(acme).to.have.all.keys('id', 'users', 'brands', 'apiKeys');
+  expect(acme.id).to.be.a('number');
+  expect(acme.users).to.have.all.keys('olive', 'mia');
+  expect(acme.brands).to.have.all.keys('shoes', 'hats');
+  expect(acme.apiKeys).to.have.all.keys('ci', 'shoesOnly');
+  for (const entry of [...Object.values(acme.users), ...Object.values(acme.brands)] as any[]) {
+    expect(entry).to.have.all.keys('id');
+    expect(entry.id).to.be.a('number');
+  }
+  for (const key of Object.values(acme.apiKeys) as any[]) {
+    expect(key).to.have.all.keys('id', 'secret');
+    expect(key.id).to.be.a('number');
+    expect(key.secret).to.match(/^svc_sk_[A-Za-z0-9_-]+$/);
+  }
+  expect(acme.apiKeys.ci.secret).to.not.equal(acme.apiKeys.shoesOnly.secret);
+  expect(solo.id).to.be.a('number').and.not.equal(acme.id);
+  expect(solo.users).to.deep.equal({});
+  expect(solo.apiKeys.mcpKey.secret).to.match(/^svc_sk_/);
+}
+
+for (const dialect of dialects()) {
+  describe(`svc-server migrate and bootstrap (${dialect})`, function () {
+    this.timeout(40_000);
+    let db: TestDatabase;
+    let dir: string;
+    before(async () => {
+      db = await createTestDatabase(dialect);
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-cli-'));
+    });
+    after(async () => {
+      await stopAllServers();
+      fs.rmSync(dir, { recursive: true, force: true });
+      await db?.drop();
+    });
+
+    const env = () => ({ DATABASE_URL: db.url });
+    const writeFile = (name: string, content: unknown) => {
+      const file = path.join(dir, name);
+      fs.writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+      return file;
+    };
+
+    it('migrate creates the tables on a fresh database, and a second run says it is up to date (exit 0 both)', async () => {
+      const fresh = await createTestDatabase(dialect);
+      try {
+        expect(await withKnex(fresh.url, (knex) => knex.schema.hasTable('organizations'))).to.equal(false);
+
+        const first = await runSvcServer(['migrate'], { env: { DATABASE_URL: fresh.url } });
+        expect(first.code, first.stderr).to.equal(0);
+        expect(first.stderr).to.match(/Applied [1-9]\d* migration/);
+
+        const present = await withKnex(fresh.url, async (knex) => {
+          const out: Record<string, boolean> = {};
+          for (const table of CORE_TABLES) out[table] = await knex.schema.hasTable(table);
+          return out;
+        });
+        expect(present).to.deep.equal(Object.fromEntries(CORE_TABLES.map((t) => [t, true])));
+        const recorded = await withKnex(fresh.url, (knex) => knex('knex_migrations').orderBy('name').pluck('name'));
+        expect(recorded).to.deep.equal(shippedMigrations());
+        expect(first.stderr).to.include(`Applied ${recorded.length} migration`);
+
+        const second = await runSvcServer(['migrate'], { env: { DATABASE_URL: fresh.url } });
+        expect(second.code, second.stderr).to.equal(0);
+        expect(second.stderr).to.match(/up to date/i);
+        expect(second.stderr).to.not.match(/Applied/);
+        const count = await withKnex(fresh.url, (knex) => knex('knex_migrations').count({ n: '*' }).first());
+        expect(Number(count?.n)).to.equal(shippedMigrations().length);
+      } finally {
+        await fresh.drop();
+      }
+    });
+
+    it('bootstrap FILE prints only the result JSON on stdout, and the printed key works against a served instance', async () => {
+      const file = writeFile('tenant.json', tenant('file'));
+      const run = await runSvcServer(['bootstrap', file], { env: env() });
+      expect(run.code, run.stderr).to.equal(0);
+      // Only the result document: it parses whole, with nothing before or after it.
+      const result = JSON.parse(run.stdout);
+      expectTenantResult(result);
+
+      const { acme } = result.organizations;
+      const stored = await withKnex(db.url, (knex) => knex('organizations').where({ id: acme.id }).first('name', 'plan'));
+      expect(stored).to.deep.equal({ name: 'Acme file', plan: 'agency' });
+
+      const server = await startSvcServer(['serve'], { env: env() });
+      try {
+        const all = await getJson(`${server.url}/v1/brands`, acme.apiKeys.ci.secret);
+        expect(all.status, JSON.stringify(all.body)).to.equal(200);
+        expect(all.body.accounts.map((a: any) => [a.brandId, a.brandName, a.accountId, a.organizationId])).to.deep.equal([
+          [acme.brands.shoes.id, 'Shoes Co', 'act_1001', acme.id],
+          [acme.brands.hats.id, 'Hats Co', null, acme.id],
+        ]);
+        const limited = await getJson(`${server.url}/v1/brands`, acme.apiKeys.shoesOnly.secret);
+        expect(limited.status, JSON.stringify(limited.body)).to.equal(200);
+        expect(limited.body.accounts.map((a: any) => a.brandId)).to.deep.equal([acme.brands.shoes.id]);
+      } finally {
+        expect(await server.stop()).to.equal(0);
+      }
+    });
+
+    it('bootstrap - reads the file from standard input', async () => {
+      const before = await rowCounts(db.url);
+      const run = await runSvcServer(['bootstrap', '-'], { env: env(), input: JSON.stringify(tenant('stdin')) });
+      expect(run.code, run.stderr).to.equal(0);
+      const result = JSON.parse(run.stdout);
+      expectTenantResult(result);
+      const after = await rowCounts(db.url);
+      expect(after).to.deep.equal({
+        organizations: before.organizations + 2,
+        users: before.users + 2,
+        brands: before.brands + 3,
+        api_keys: before.api_keys + 3,
+      });
+      const names = await withKnex(db.url, (knex) =>
+        knex('organizations').whereIn('id', [result.organizations.acme.id, result.organizations.solo.id]).orderBy('id').pluck('name'),
+      );
+      expect(names).to.deep.equal(['Acme stdin', 'Solo stdin']);
+    });
+
+    const invalid: Array<{ name: string; doc: () => unknown; field: string }> = [
+      {
+        name: 'an unknown field',
+        doc: () => {
+          const doc = tenant('colour') as any;
+          doc.organizations[0].colour = 'red';
+          return doc;
+        },
+        field: 'organizations[0].colour',
+      },
+      {
+        name: 'a user naming a brand ref of another organization, after a valid organization',
+        doc: () => {
+          const doc = tenant('userref') as any;
+          doc.organizations[1].users = [{ ref: 'sam', email: 'sam.userref@solo.test', name: 'Sam', password: 'correct horse 3', role: 'member', brands: ['shoes'] }];
+          return doc;
+        },
+        field: 'organizations[1].users[0].brands',
+      },
+      {
+        name: 'surfaces.api true on a pro plan',
+        doc: () => {
+          const doc = tenant('proapi') as any;
+          doc.organizations[1].apiKeys[0].surfaces = { api: true, mcp: true };
+          return doc;
+        },
+        field: 'organizations[1].apiKeys[0].surfaces.api',
+      },
+    ];
+    for (const row of invalid) {
+      it(`bootstrap refuses a file with ${row.name}: exit 2, the field named on stderr, nothing written`, async () => {
+        const before = await rowCounts(db.url);
+        const file = writeFile(`invalid-${invalid.indexOf(row)}.json`, row.doc());
+        const run = await runSvcServer(['bootstrap', file], { env: env() });
+        expect(run.code, run.stderr).to.equal(2);
+        expect(run.stderr).to.include(row.field);
+        expect(run.stdout).to.equal('');
+        expect(await rowCounts(db.url)).to.deep.equal(before);
+      });
+    }
+  });
+}
+
+describe('svc-server serve (sqlite)', function () {
+  this.timeout(40_000);
+  let db: TestDatabase;
+  let running: ServerProcess | undefined;
+  beforeEach(async () => {
+    db = await createTestDatabase('sqlite');
+  });
+  afterEach(async () => {
+    try {
+      if (running?.running) await running.stop();
+    } finally {
+      running = undefined;
+      await stopAllServers();
+      await db?.drop();
+    }
+  });
+  after(() => {
+    expect(runningChildren()).to.equal(0);
+  });
+
+  it('on PORT=0 prints the listening line, answers GET /healthz 200 without credentials, and exits 0 on SIGTERM', async () => {
+    running = await startSvcServer(['serve'], { env: { DATABASE_URL: db.url, PORT: '0' } });
+    const match = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(running.stdout);
+    expect(match, running.stdout).to.not.equal(null);
+    const port = Number(match![1]);
+    expect(port).to.be.greaterThan(0);
+    expect(running.url).to.equal(`http://127.0.0.1:${port}`);
+
+    const health = await getJson(`${running.url}/healthz`);
+    expect(health.status, JSON.stringify(health.body)).to.equal(200);
+    expect(health.body).to.deep.equal({ status: 'ok' });
+
+    // The pending migrations ran before listening.
+    expect(await withKnex(db.url, (knex) => knex.schema.hasTable('api_keys'))).to.equal(true);
+
+    const code = await running.stop('SIGTERM');
+    expect(code).to.equal(0);
+    expect(running.running).to.equal(false);
+  });
+
+  it('serve --demo prints a demo key once on an empty database; the key lists the demo brands; a second start prints none', async () => {
+    running = await startSvcServer(['serve', '--demo'], { env: { DATABASE_URL: db.url } });
+    const secrets = [...new Set(running.stdout.match(/svc_sk_[A-Za-z0-9_-]+/g) ?? [])];
+    expect(secrets, running.stdout).to.have.length(1);
+    const [demoKey] = secrets;
+    expect(running.stdout).to.match(new RegExp(`API key:\\s+${demoKey}`));
+
+    const brands = await getJson(`${running.url}/v1/brands`, demoKey);
+    expect(brands.status, JSON.stringify(brands.body)).to.equal(200);
+    expect(brands.body.accounts.map((a: any) => [a.brandName, a.accountId, a.connected])).to.deep.equal([
+      ['Demo Shoes', 'act_1001', true],
+      ['Demo Hats', 'biz_2001', true],
+    ]);
+    expect(brands.body.nextCursor).to.equal(null);
+    expect(await running.stop()).to.equal(0);
+
+    running = await startSvcServer(['serve', '--demo'], { env: { DATABASE_URL: db.url } });
+    expect(running.stdout).to.not.include('svc_sk_');
+    expect(running.stdout).to.not.match(/demo organization/i);
+    // The first key still works, and nothing was seeded a second time.
+    const again = await getJson(`${running.url}/v1/brands`, demoKey);
+    expect(again.status, JSON.stringify(again.body)).to.equal(200);
+    expect(again.body.accounts.map((a: any) => a.brandName)).to.deep.equal(['Demo Shoes', 'Demo Hats']);
+    expect((await rowCounts(db.url)).organizations).to.equal(1);
+    expect(await running.stop()).to.equal(0);
+  });
+
+  it('an unknown command exits 2 with the usage text', async () => {
+    const run = await runSvcServer(['frobnicate'], { env: { DATABASE_URL: db.url } });
+    expect(run.code).to.equal(2);
+    expect(run.stderr).to.include('Unknown command "frobnicate"');
+    expect(run.stderr).to.include('Usage:');
+    for (const command of ['serve', 'migrate', 'bootstrap FILE']) expect(run.stderr).to.include(`svc-server ${command}`);
+    expect(run.stdout).to.equal('');
+  });
+});
