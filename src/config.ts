@@ -24,6 +24,8 @@ export interface Config {
   tiktokApiUrl: string;
   /** When true, an operation answer that breaks its output schema is an error (tests), not a log line. */
   strictOutput: boolean;
+  /** Folder holding uploaded creative files, named by their sha256 (CREATIVES_DIR). */
+  creativesDir: string;
 }
 
 function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
@@ -62,5 +64,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsCacheSeconds: intFrom(env, 'METRICS_CACHE_SECONDS', 60, 0),
     metaGraphUrl: (env.META_GRAPH_URL || 'https://graph.facebook.com/v21.0').replace(/\/+$/, ''),
     tiktokApiUrl: (env.TIKTOK_API_URL || 'https://business-api.tiktok.com/open_api/v1.3').replace(/\/+$/, ''),
+    creativesDir: env.CREATIVES_DIR || './data/creatives',
   };
 }

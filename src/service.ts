@@ -20,6 +20,7 @@ import { SchemaRegistry, loadSchemaFiles, type JsonSchema } from './schemas/regi
 import { Platforms, type LiveAdapterFactory } from './platforms/registry.js';
 import { MemoryMetricsCache, RedisMetricsCache } from './platforms/metrics-cache.js';
 import { Directory } from './directory.js';
+import { liveAdapters } from './platforms/live.js';
 
 export interface ServiceOptions {
   config: Config;
@@ -88,7 +89,7 @@ export class Service {
         log,
         now,
         directory: new Directory(knex, config.keyCacheMs, now),
-        platforms: new Platforms(config.platformMode, knex, now, options.liveAdapters),
+        platforms: new Platforms(config.platformMode, knex, now, options.liveAdapters ?? liveAdapters(config)),
         metrics: redis
           ? new RedisMetricsCache(redis, `svc:${instanceId}:`, config.metricsCacheSeconds * 1000)
           : new MemoryMetricsCache(config.metricsCacheSeconds * 1000, now),

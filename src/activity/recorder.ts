@@ -15,15 +15,15 @@ export interface ActivityInput {
 }
 
 export interface ActivityRecorder {
-  /** Records one change, in the caller's transaction, attributed to the calling credential. */
-  record(entry: ActivityInput): Promise<void>;
+  /** Records one change attributed to the calling credential, through `db` when given (a transaction of the handler's own). */
+  record(entry: ActivityInput, db?: Knex | Knex.Transaction): Promise<void>;
 }
 
 /** A recorder writing through `db` (the operation's transaction) as `principal`. */
 export function activityRecorder(db: Knex | Knex.Transaction, principal: Principal, now: () => number): ActivityRecorder {
   return {
-    async record(entry) {
-      await db('activity_entries').insert({
+    async record(entry, through = db) {
+      await through('activity_entries').insert({
         organization_id: principal.organizationId,
         brand_id: entry.brandId,
         account_id: entry.accountId ?? null,

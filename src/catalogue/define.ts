@@ -46,6 +46,10 @@ export interface OperationContext {
   platforms: Platforms;
   /** Short cache of live platform reads, per ad account. */
   metrics: MetricsCache;
+  /** Validates `data` against a schema; issues name fields below `prefix` (400 validation_failed). */
+  validate<T>(schemaId: string, data: unknown, prefix?: string): T;
+  /** Set when the call carries an Idempotency-Key; resumed when it takes over a crashed earlier attempt. */
+  idempotency: { resumed: boolean } | null;
   /** The organization's brands and primary ad accounts (cached briefly). */
   directory: Directory;
 }
@@ -70,6 +74,12 @@ export interface OperationDefinition<I = any, O = any> {
   successStatus?: number;
   /** Run the handler inside one database transaction (default: true unless annotated read-only). */
   transactional?: boolean;
+  /**
+   * Accept a file upload: surfaces that speak multipart (REST `multipart/form-data`) turn the file
+   * part named `field` into `{fileName, contentBase64}` of that input property, refusing a file
+   * larger than `maxBytes` while it streams in.
+   */
+  upload?: { field: string; maxBytes: number };
   handler: (ctx: OperationContext, input: I) => Promise<O>;
 }
 

@@ -3,7 +3,11 @@
 import type { OperationDefinition } from './define.js';
 import { listBrands } from '../operations/brands.js';
 import { listActivity } from '../operations/activity.js';
+import { createLaunch, createLaunchFromSnapshot, createSnapshotTemplate, deleteLaunch, getLaunch, listLaunches, listSnapshotTemplates, updateLaunch } from '../operations/launches.js';
+import { createNode, duplicateNode, getAdSet, removeNodes, updateNode } from '../operations/nodes.js';
+import { editLiveCampaign, launchCampaign } from '../operations/publish.js';
 import { getNamingConvention, getOverview, listCampaigns, listLeadForms, listOptions, setNamingConvention } from '../operations/ad-accounts.js';
+import { getCreative, listCreatives, uploadCreative } from '../operations/creatives.js';
 
 export const operations: OperationDefinition[] = [
   listBrands,
@@ -14,4 +18,22 @@ export const operations: OperationDefinition[] = [
   getOverview,
   getNamingConvention,
   setNamingConvention,
+  uploadCreative,
+  listCreatives,
+  getCreative,
+  createLaunch,
+  listLaunches,
+  getLaunch,
+  updateLaunch,
+  deleteLaunch,
+  createNode,
+  updateNode,
+  getAdSet,
+  removeNodes,
+  duplicateNode,
+  launchCampaign,
+  editLiveCampaign,
+  createSnapshotTemplate,
+  listSnapshotTemplates,
+  createLaunchFromSnapshot,
 ];

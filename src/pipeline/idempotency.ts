@@ -9,10 +9,10 @@ import { canonicalJson } from '../pagination/cursor.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** How long a running request holds its key before another process may take the work over. */
-export const IDEMPOTENCY_LEASE_MS = 120_000;
+export const IDEMPOTENCY_LEASE_MS = Number(process.env.IDEMPOTENCY_LEASE_MS) || 120_000;
 
 export type Claim =
-  | { kind: 'run'; recordId: number; resumed: boolean }
+  | { kind: 'run'; recordId: number; resumed: boolean; leaseExpiresAt: number }
   | { kind: 'replay'; status: number; body: unknown };
 
 export interface ClaimRequest {
@@ -41,7 +41,7 @@ export async function claimIdempotencyKey(db: Knex, req: ClaimRequest): Promise<
         created_at: req.now,
         expires_at: req.now + IDEMPOTENCY_TTL_MS,
       });
-      return { kind: 'run', recordId: Number(id), resumed: false };
+      return { kind: 'run', recordId: Number(id), resumed: false, leaseExpiresAt: req.now + IDEMPOTENCY_LEASE_MS };
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
     }
@@ -66,7 +66,7 @@ export async function claimIdempotencyKey(db: Knex, req: ClaimRequest): Promise<
       const taken = await db('idempotency_records')
         .where({ id: row.id, state: 'running', lease_expires_at: row.lease_expires_at })
         .update({ lease_expires_at: req.now + IDEMPOTENCY_LEASE_MS });
-      if (taken === 1) return { kind: 'run', recordId: Number(row.id), resumed: true };
+      if (taken === 1) return { kind: 'run', recordId: Number(row.id), resumed: true, leaseExpiresAt: req.now + IDEMPOTENCY_LEASE_MS };
     }
     throw new ServiceError(
       'idempotency_conflict',
@@ -83,9 +83,32 @@ export async function completeIdempotencyKey(db: Knex | Knex.Transaction, record
   await db('idempotency_records').where({ id: recordId }).update({ state: 'done', status_code: status, response_body: JSON.stringify(body) });
 }
 
-/** Forgets a claim whose request failed, so a retry with the same key acts again. */
-export async function releaseIdempotencyKey(db: Knex, recordId: number): Promise<void> {
-  await db('idempotency_records').where({ id: recordId, state: 'running' }).delete();
+/** Forgets a claim whose request failed, so a retry with the same key acts again (unless another took it over). */
+export async function releaseIdempotencyKey(db: Knex, recordId: number, leaseExpiresAt: number): Promise<void> {
+  await db('idempotency_records').where({ id: recordId, state: 'running', lease_expires_at: leaseExpiresAt }).delete();
+}
+
+/**
+ * Keeps a running claim's lease alive while its request works (a request may outlive its HTTP
+ * answer after a 504); returns a function that stops renewing and gives the last lease end.
+ */
+export function renewIdempotencyLease(db: Knex, recordId: number, leaseExpiresAt: number, now: () => number): () => number {
+  let current = leaseExpiresAt;
+  const timer = setInterval(() => {
+    const next = now() + IDEMPOTENCY_LEASE_MS;
+    db('idempotency_records')
+      .where({ id: recordId, state: 'running', lease_expires_at: current })
+      .update({ lease_expires_at: next })
+      .then((n) => {
+        if (n === 1) current = next;
+      })
+      .catch(() => {});
+  }, IDEMPOTENCY_LEASE_MS / 3);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    return current;
+  };
 }
 
 /** Deletes records older than 24 hours; returns how many went. */

@@ -17,7 +17,7 @@ import { serviceErrorOf } from '../platforms/registry.js';
 import { PlatformError } from '../platforms/port.js';
 import type { MetricsCache } from '../platforms/metrics-cache.js';
 import type { Directory } from '../directory.js';
-import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, type Claim } from './idempotency.js';
+import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, renewIdempotencyLease, type Claim } from './idempotency.js';
 
 export interface InvokeMeta {
   /** Set as soon as the request is counted, so surfaces can send RateLimit-* headers even on errors. */
@@ -97,7 +97,10 @@ export async function invoke(
   const meta = options.meta ?? {};
   const log = options.log ?? deps.log;
 
-  const slot = await deps.limiter.acquire(principal.organizationId, options.requestId);
+  const slot = await deps.limiter.acquire(principal.organizationId, options.requestId).catch((err) => {
+    log.error({ requestId: options.requestId, err }, 'rate limiter unavailable');
+    throw new ServiceError('unavailable', 'The rate limiter could not be reached; nothing was done. Retry shortly.');
+  });
   meta.rateLimit = slot.info;
   if (slot.refused) {
     throw new ServiceError(
@@ -137,6 +140,7 @@ export async function invoke(
       }
     }
     const recordId = claim?.kind === 'run' ? claim.recordId : null;
+    const stopRenewing = claim?.kind === 'run' ? renewIdempotencyLease(deps.knex, claim.recordId, claim.leaseExpiresAt, deps.now) : () => 0;
 
     const run = async (db: Knex | Knex.Transaction): Promise<InvokeResult> => {
       const ctx: OperationContext = {
@@ -152,6 +156,8 @@ export async function invoke(
         platforms: deps.platforms,
         metrics: deps.metrics,
         directory: deps.directory,
+        validate: (schemaId, data, prefix) => deps.schemas.validateInput(schemaId, data, prefix),
+        idempotency: claim?.kind === 'run' ? { resumed: claim.resumed } : null,
       };
       const body = await op.handler(ctx, input);
       const issues = deps.schemas.shapeOutput(op.output, body);
@@ -167,9 +173,12 @@ export async function invoke(
     try {
       // Reads need no transaction; a write that talks to an ad platform manages its own.
       const transactional = op.transactional ?? !op.annotations.readOnly;
-      return transactional ? await inTransaction(deps.knex, run) : await run(deps.knex);
+      const result = transactional ? await inTransaction(deps.knex, run) : await run(deps.knex);
+      stopRenewing();
+      return result;
     } catch (err) {
-      if (recordId !== null) await releaseIdempotencyKey(deps.knex, recordId).catch((e) => log.error({ requestId: options.requestId, err: e }, 'could not release idempotency key'));
+      const leaseEnd = stopRenewing();
+      if (recordId !== null) await releaseIdempotencyKey(deps.knex, recordId, leaseEnd).catch((e) => log.error({ requestId: options.requestId, err: e }, 'could not release idempotency key'));
       if (err instanceof PlatformError) {
         log.warn({ requestId: options.requestId, operation: op.name, platformError: err.kind, message: err.message, extra: err.extra }, 'ad platform refused');
         throw serviceErrorOf(err);

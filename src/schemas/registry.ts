@@ -162,9 +162,12 @@ export class SchemaRegistry {
   }
 
   /** Validates input in place (defaults filled in); throws 400 `validation_failed` with details. */
-  validateInput<T>(id: string, data: unknown): T {
+  validateInput<T>(id: string, data: unknown, prefix?: string): T {
     const fn = this.inputFn(id);
-    if (!fn(data)) throw validationFailed(issuesOf(fn.errors));
+    if (!fn(data)) {
+      const issues = issuesOf(fn.errors);
+      throw validationFailed(prefix ? issues.map((i) => ({ ...i, field: i.field ? `${prefix}.${i.field}` : prefix })) : issues);
+    }
     return data as T;
   }
 

@@ -67,7 +67,10 @@ export class MetaAdapter implements PlatformAdapter {
     return out;
   }
 
-  /** Idempotent writes in batches of 50; a failed request is sent again by the retry policy, a refusal is thrown. */
+  /**
+   * Idempotent writes (status, delete) in batches of 50. They go through the exactly-once loop with
+   * nothing to look up: a write whose answer was lost is simply sent again; a refusal is thrown.
+   */
   private async writeMany(account: AdAccount, requests: BatchRequest[]): Promise<void> {
     for (const part of chunks(requests, BATCH_LIMIT)) {
       await createExactlyOnce(
@@ -248,7 +251,11 @@ export class MetaAdapter implements PlatformAdapter {
           items,
           async (todo) => {
             const requests: BatchRequest[] = todo.map(({ spec }) => ({ method: 'POST', relativeUrl: `${account.accountId}/${EDGES[spec.level]}`, params: createParams(spec) }));
-            return (await this.graph.batch(account, requests)).map((a): CreateOutcome => (a.ok ? { id: String(a.body?.id) } : { error: a.error }));
+            return (await this.graph.batch(account, requests)).map((a): CreateOutcome => {
+              if (!a.ok) return { error: a.error };
+              // An answer without an id leaves the create's fate unknown: reconcile it by marker.
+              return a.body?.id ? { id: String(a.body.id) } : { error: new PlatformError('transient', 'The ad platform answered a create without an id.') };
+            });
           },
           (todo) => this.findSpecs(account, todo),
         );

@@ -231,7 +231,9 @@ export class TikTokAdapter implements PlatformAdapter {
       }
       const body = level === 'campaign' ? campaignCreate(todo[0].spec, digits) : adgroupCreate(todo[0].spec, digits);
       const data = await this.api.call(account, 'POST', `${PATH[level]}/create/`, body);
-      return [{ id: String(data?.[ID_FIELD[level]]) }];
+      const id = data?.[ID_FIELD[level]];
+      if (!id) throw new PlatformError('transient', 'The ad platform answered a create without an id.');
+      return [{ id: String(id) }];
     };
     const created = await createExactlyOnce(this.http, items, send, find);
     return items.map((item) => created.get(item)!);

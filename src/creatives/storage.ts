@@ -1,0 +1,40 @@
+// Keeps creative files in the creatives folder (CREATIVES_DIR), each named by the sha256 of its
+// bytes: the same file uploaded twice is stored once, and a name never points at other bytes.
+
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+export interface StoredFile {
+  sha256: string;
+  /** Path relative to the creatives folder, e.g. `3f/3fa9...c2.png`. */
+  storageKey: string;
+}
+
+/** The absolute path of a stored creative. */
+export function creativePath(dir: string, storageKey: string): string {
+  return path.resolve(dir, storageKey);
+}
+
+/**
+ * Writes `bytes` under `dir` unless a file with the same content is already there. The write goes
+ * through a temporary file and a rename, so a reader never sees half a file.
+ */
+export async function storeCreativeFile(dir: string, bytes: Buffer, extension: string): Promise<StoredFile> {
+  const sha256 = crypto.createHash('sha256').update(bytes).digest('hex');
+  // Two-character fan-out keeps any one folder small.
+  const storageKey = `${sha256.slice(0, 2)}/${sha256}.${extension}`;
+  const target = creativePath(dir, storageKey);
+  const existing = await fs.stat(target).catch(() => null);
+  if (existing?.size === bytes.length) return { sha256, storageKey };
+  await fs.mkdir(path.dirname(target), { recursive: true });
+  const temp = `${target}.${crypto.randomBytes(6).toString('hex')}.tmp`;
+  try {
+    await fs.writeFile(temp, bytes);
+    await fs.rename(temp, target);
+  } catch (err) {
+    await fs.rm(temp, { force: true });
+    throw err;
+  }
+  return { sha256, storageKey };
+}

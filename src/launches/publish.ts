@@ -1,0 +1,190 @@
+// Publishing a launch: reserve the amount against the ceiling, create every object on the ad
+// platform (campaigns paused), record each platform id the moment it exists, activate, mark the
+// launch published. Any failure undoes what exists and releases the reservation. A retry of a
+// crashed publish resumes from the recorded ids and finds unrecorded objects by their marker.
+
+import type { Knex } from 'knex';
+import type { OperationContext } from '../catalogue/define.js';
+import { inTransaction } from '../db/connection.js';
+import { ServiceError } from '../errors.js';
+import { accountScope } from '../platforms/live-read.js';
+import type { BrandAdAccount } from '../platforms/registry.js';
+import type { ObjectLevel, ObjectRef, ObjectSpec } from '../platforms/port.js';
+import { releaseSpend, reserveSpend } from './ceiling.js';
+import { budgetOf, childrenOf, type LaunchRow, type NodeRow } from './store.js';
+
+const LEVELS: Array<'campaign' | 'adset' | 'ad'> = ['campaign', 'adset', 'ad'];
+
+export interface PublishPlan {
+  launch: LaunchRow;
+  nodes: NodeRow[];
+  /** Ad account of each campaign node. */
+  campaignAccounts: Map<string, string>;
+  accounts: Map<string, BrandAdAccount>;
+  amount: number;
+  /** Creative rows by id, for the ads' settings. */
+  creatives: Map<number, Record<string, unknown>>;
+}
+
+function settingsOf(node: NodeRow, creatives: PublishPlan['creatives']): Record<string, unknown> {
+  const { name: _n, budget: _b, objective: _o, status: _s, accountId: _a, ...rest } = node.properties;
+  if (node.nodeType === 'ad' && typeof rest.creativeId === 'number') return { ...rest, creative: creatives.get(rest.creativeId) ?? null };
+  return rest;
+}
+
+function specOf(node: NodeRow, parentPlatformId: string | null, plan: PublishPlan, objective: string | undefined): ObjectSpec {
+  const p = node.properties;
+  const status = node.nodeType === 'campaign' ? 'PAUSED' : node.nodeType === 'ad' ? (p.status ?? 'ACTIVE') : 'ACTIVE';
+  return {
+    level: node.nodeType,
+    marker: node.id,
+    name: p.name ?? node.id,
+    parentId: parentPlatformId,
+    status,
+    objective,
+    budget: node.nodeType === 'ad' ? null : budgetOf(p),
+    settings: settingsOf(node, plan.creatives),
+  };
+}
+
+/** Runs the publish; on failure everything created is removed and the reservation released. */
+export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, resume: boolean): Promise<void> {
+  const knex = ctx.db as Knex;
+  const { launch } = plan;
+  const now = ctx.now();
+  const keyId = ctx.principal.apiKeyId!;
+
+  if (!resume) {
+    await inTransaction(knex, async (trx) => {
+      const moved = await trx('launches')
+        .where({ id: launch.id })
+        .whereIn('status', ['draft', 'publish_failed'])
+        .update({ status: 'publishing', status_reason: null, updated_at: now });
+      if (moved !== 1) throw new ServiceError('conflict', `Launch ${launch.id} is being published or is already published.`, { status: launch.status });
+      await reserveSpend(trx, ctx.principal, plan.amount);
+      await trx('spend_commitments').insert({
+        organization_id: ctx.principal.organizationId,
+        api_key_id: keyId,
+        launch_id: launch.id,
+        node_id: null,
+        kind: 'publish',
+        amount_cents: plan.amount,
+        state: 'reserved',
+        created_at: now,
+        updated_at: now,
+      });
+    });
+  } else {
+    await knex('launches').where({ id: launch.id }).update({ updated_at: now });
+  }
+
+  const byId = new Map(plan.nodes.map((n) => [n.id, n]));
+  const kids = childrenOf(plan.nodes);
+  const accountOf = (n: NodeRow): BrandAdAccount => {
+    let c = n;
+    while (c.parentId) c = byId.get(c.parentId)!;
+    return plan.accounts.get(plan.campaignAccounts.get(c.id)!)!;
+  };
+  const objectiveOf = (n: NodeRow): string | undefined => {
+    let c = n;
+    while (c.parentId) c = byId.get(c.parentId)!;
+    return c.properties.objective;
+  };
+
+  try {
+    for (const level of LEVELS) {
+      const pending = plan.nodes.filter((n) => n.nodeType === level && !n.platformId);
+      const groups = new Map<string, NodeRow[]>();
+      for (const n of pending) {
+        const account = accountOf(n);
+        const list = groups.get(account.accountId) ?? [];
+        list.push(n);
+        groups.set(account.accountId, list);
+      }
+      for (const [accountId, group] of groups) {
+        const account = plan.accounts.get(accountId)!;
+        const adapter = ctx.platforms.adapterFor(account.platform);
+        let toCreate = group;
+        if (resume) {
+          // A crashed attempt may have created objects it never recorded: find them by marker.
+          toCreate = [];
+          for (const n of group) {
+            const found = await adapter.findByMarker(account, level, n.id);
+            if (found) await recordPlatformId(knex, n, found.id, ctx.now());
+            else toCreate.push(n);
+          }
+        }
+        if (!toCreate.length) continue;
+        const specs = toCreate.map((n) => specOf(n, n.parentId ? byId.get(n.parentId)!.platformId : null, plan, objectiveOf(n)));
+        const refs = await adapter.createObjects(account, specs);
+        await inTransaction(knex, async (trx) => {
+          for (const [i, ref] of refs.entries()) await recordPlatformId(trx, toCreate[i], ref.id, ctx.now());
+        });
+      }
+    }
+    for (const [accountId, account] of plan.accounts) {
+      const toActivate = (kids.get(null) ?? [])
+        .filter((c) => plan.campaignAccounts.get(c.id) === accountId && (c.properties.status ?? 'ACTIVE') === 'ACTIVE')
+        .map((c): ObjectRef => ({ level: 'campaign', id: c.platformId! }));
+      if (toActivate.length) await ctx.platforms.adapterFor(account.platform).setStatus(account, toActivate, 'ACTIVE');
+    }
+    await inTransaction(knex, async (trx) => {
+      const at = ctx.now();
+      await trx('launches').where({ id: launch.id }).update({ status: 'published', status_reason: null, published_at: at, updated_at: at });
+      await trx('launch_nodes').where({ launch_id: launch.id }).update({ status: 'live', updated_at: at });
+      await trx('spend_commitments').where({ launch_id: launch.id, state: 'reserved' }).update({ state: 'committed', updated_at: at });
+      for (const c of kids.get(null) ?? []) {
+        await ctx.activity.record({ brandId: launch.brandId, accountId: plan.campaignAccounts.get(c.id), entityType: 'campaign', entityId: c.id, entityName: c.properties.name ?? null, action: 'campaign.published' }, trx);
+      }
+    });
+  } catch (err) {
+    await undo(ctx, plan, accountOf, err);
+    throw err;
+  } finally {
+    for (const account of plan.accounts.values()) await ctx.metrics.invalidate(accountScope(account)).catch(() => {});
+  }
+}
+
+async function recordPlatformId(db: Knex | Knex.Transaction, node: NodeRow, platformId: string, at: number): Promise<void> {
+  await db('launch_nodes').where({ id: node.id }).update({ platform_id: platformId, updated_at: at });
+  node.platformId = platformId;
+}
+
+/** Removes every platform object of the launch (children first), releases the reservation, records why. */
+async function undo(ctx: OperationContext, plan: PublishPlan, accountOf: (n: NodeRow) => BrandAdAccount, cause: unknown): Promise<void> {
+  const knex = ctx.db as Knex;
+  let leftovers = 0;
+  for (const level of [...LEVELS].reverse() as ObjectLevel[]) {
+    const groups = new Map<string, { account: BrandAdAccount; refs: ObjectRef[] }>();
+    for (const n of plan.nodes.filter((x) => x.nodeType === level && x.platformId)) {
+      const account = accountOf(n);
+      const g = groups.get(account.accountId) ?? { account, refs: [] };
+      g.refs.push({ level, id: n.platformId! });
+      groups.set(account.accountId, g);
+    }
+    for (const { account, refs } of groups.values()) {
+      try {
+        await ctx.platforms.adapterFor(account.platform).deleteObjects(account, refs);
+      } catch (err) {
+        leftovers += refs.length;
+        ctx.log.error({ requestId: ctx.requestId, err, refs }, 'could not remove platform objects after a failed publish');
+      }
+    }
+  }
+  const reason = cause instanceof ServiceError || (cause as Error)?.name === 'PlatformError' ? (cause as Error).message : 'internal error';
+  await inTransaction(knex, async (trx) => {
+    const at = ctx.now();
+    const reserved = await trx('spend_commitments').where({ launch_id: plan.launch.id, state: 'reserved' }).select('id', 'api_key_id', 'amount_cents');
+    for (const r of reserved) {
+      await releaseSpend(trx, Number(r.api_key_id), Number(r.amount_cents));
+      await trx('spend_commitments').where({ id: r.id }).update({ state: 'released', updated_at: at });
+    }
+    await trx('launch_nodes').where({ launch_id: plan.launch.id }).update({ platform_id: leftovers ? trx.raw('platform_id') : null, updated_at: at });
+    await trx('launches').where({ id: plan.launch.id }).update({
+      status: 'publish_failed',
+      status_reason: `Publish failed: ${reason}${leftovers ? ` (${leftovers} platform objects could not be removed; they stay recorded on their nodes)` : ''}`.slice(0, 2000),
+      updated_at: at,
+    });
+  });
+  for (const n of plan.nodes) if (!leftovers) n.platformId = null;
+}

@@ -1,0 +1,40 @@
+// What each ad platform accepts: objectives, the optimization goals that go with them, minimum
+// budgets (minor units) and the objectives whose ads need a link.
+
+import type { PlatformName } from '../platforms/port.js';
+
+export interface PlatformRules {
+  goals: Record<string, string[]>;
+  minCampaignBudget: number;
+  minAdSetBudget: number;
+  linkObjectives: string[];
+}
+
+export const RULES: Record<PlatformName, PlatformRules> = {
+  meta: {
+    goals: {
+      OUTCOME_AWARENESS: ['REACH', 'IMPRESSIONS', 'AD_RECALL_LIFT', 'THRUPLAY'],
+      OUTCOME_TRAFFIC: ['LINK_CLICKS', 'LANDING_PAGE_VIEWS', 'IMPRESSIONS', 'REACH'],
+      OUTCOME_ENGAGEMENT: ['POST_ENGAGEMENT', 'THRUPLAY', 'LINK_CLICKS', 'IMPRESSIONS', 'REACH'],
+      OUTCOME_LEADS: ['LEAD_GENERATION', 'QUALITY_LEAD', 'OFFSITE_CONVERSIONS', 'LINK_CLICKS'],
+      OUTCOME_SALES: ['OFFSITE_CONVERSIONS', 'VALUE', 'LINK_CLICKS', 'LANDING_PAGE_VIEWS'],
+      OUTCOME_APP_PROMOTION: ['APP_INSTALLS', 'APP_EVENTS'],
+    },
+    minCampaignBudget: 100,
+    minAdSetBudget: 100,
+    linkObjectives: ['OUTCOME_TRAFFIC', 'OUTCOME_SALES'],
+  },
+  tiktok: {
+    goals: {
+      REACH: ['REACH'],
+      TRAFFIC: ['CLICK', 'LANDING_PAGE_VIEW'],
+      VIDEO_VIEWS: ['VIDEO_VIEW'],
+      LEAD_GENERATION: ['LEAD_GENERATION', 'CLICK'],
+      WEB_CONVERSIONS: ['CONVERT', 'VALUE'],
+      APP_PROMOTION: ['INSTALL'],
+    },
+    minCampaignBudget: 5000,
+    minAdSetBudget: 2000,
+    linkObjectives: ['TRAFFIC', 'WEB_CONVERSIONS'],
+  },
+};

@@ -1,0 +1,123 @@
+// Launch validation before publishing: what each level needs on its ad platform. Issues use the
+// contract's field form: campaigns[<nodeId>].<path>, adSets[<nodeId>].<path>, ads[<nodeId>].<path>.
+
+import type { FieldIssue } from '../errors.js';
+import type { PlatformName } from '../platforms/port.js';
+import { RULES } from './rules.js';
+import { budgetOf, childrenOf, type NodeRow } from './store.js';
+
+export interface ValidationContext {
+  /** The brand's ad accounts and their platforms. */
+  accounts: Map<string, PlatformName>;
+  /** The launch's default account (the brand's only one), if any. */
+  defaultAccountId: string | null;
+  /** Creative ids that exist in the brand. */
+  creativeIds: Set<number>;
+  trackerConnected: boolean;
+  now: number;
+}
+
+export interface ValidationResult {
+  issues: FieldIssue[];
+  warnings: FieldIssue[];
+  /** Resolved ad account per campaign node id (null when it could not be resolved). */
+  campaignAccounts: Map<string, string | null>;
+}
+
+const SUB3 = /(^|&)sub3=\{\{ad\.id\}\}(&|$)/;
+
+/** Every issue that would stop the launch from publishing, and the warnings that would not. */
+export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): ValidationResult {
+  const issues: FieldIssue[] = [];
+  const warnings: FieldIssue[] = [];
+  const campaignAccounts = new Map<string, string | null>();
+  const kids = childrenOf(nodes);
+  const campaigns = kids.get(null) ?? [];
+  const issue = (field: string, message: string) => issues.push({ field, message });
+  if (campaigns.length === 0) issue('campaigns', 'the launch has no campaign; add one with nodeType campaign');
+
+  for (const c of campaigns) {
+    const at = `campaigns[${c.id}]`;
+    const p = c.properties;
+    if (!p.name) issue(`${at}.name`, 'is required');
+
+    let accountId: string | null = p.accountId ?? ctx.defaultAccountId;
+    if (p.accountId && !ctx.accounts.has(p.accountId)) {
+      issue(`${at}.accountId`, `${p.accountId} is not an ad account of this brand`);
+      accountId = null;
+    } else if (!accountId) {
+      issue(`${at}.accountId`, ctx.accounts.size === 0
+        ? 'the brand has no ad account to publish to; connect one first'
+        : `is required: the brand has several ad accounts (${[...ctx.accounts.keys()].join(', ')})`);
+    }
+    campaignAccounts.set(c.id, accountId);
+    const platform = accountId ? ctx.accounts.get(accountId)! : null;
+    const rules = platform ? RULES[platform] : null;
+
+    if (!p.objective) issue(`${at}.objective`, 'is required');
+    else if (rules && !rules.goals[p.objective]) issue(`${at}.objective`, `must be one of ${Object.keys(rules.goals).join(', ')} on ${platform}`);
+
+    const campaignBudget = budgetOf(p);
+    const budgetPath = (b: { period: string }) => (b.period === 'daily' ? 'budget.dailyAmount' : 'budget.lifetimeAmount');
+    if (campaignBudget && rules && campaignBudget.amountMinorUnits < rules.minCampaignBudget) {
+      issue(`${at}.${budgetPath(campaignBudget)}`, `must be at least ${rules.minCampaignBudget} cents on ${platform}`);
+    }
+    const adSets = kids.get(c.id) ?? [];
+    if (adSets.length === 0) issue(`${at}.adSets`, 'needs at least one ad set');
+
+    for (const s of adSets) {
+      const sat = `adSets[${s.id}]`;
+      const sp = s.properties;
+      if (!sp.name) issue(`${sat}.name`, 'is required');
+      const goals = rules && p.objective ? rules.goals[p.objective] : undefined;
+      if (!sp.optimizationGoal) issue(`${sat}.optimizationGoal`, goals ? `is required; one of ${goals.join(', ')}` : 'is required');
+      else if (goals && !goals.includes(sp.optimizationGoal)) issue(`${sat}.optimizationGoal`, `does not go with objective ${p.objective}; use one of ${goals.join(', ')}`);
+
+      const setBudget = budgetOf(sp);
+      if (campaignBudget && setBudget) issue(`${sat}.budget`, 'must not be set: the campaign carries the budget (budget at exactly one level)');
+      if (!campaignBudget && !setBudget) issue(`${sat}.budget.dailyAmount`, 'is required: set a budget on the campaign or on every ad set');
+      if (setBudget && rules && setBudget.amountMinorUnits < rules.minAdSetBudget) {
+        issue(`${sat}.${budgetPath(setBudget)}`, `must be at least ${rules.minAdSetBudget} cents on ${platform}`);
+      }
+      const lifetime = (setBudget ?? campaignBudget)?.period === 'lifetime';
+
+      const t = sp.targeting ?? {};
+      if (!(t.countries?.length || t.cities?.length)) issue(`${sat}.targeting.countries`, 'is required: target at least one country (or city)');
+      if (typeof t.ageMin === 'number' && typeof t.ageMax === 'number' && t.ageMin > t.ageMax) issue(`${sat}.targeting.ageMin`, 'must not be above ageMax');
+
+      const start = sp.schedule?.startTime ? Date.parse(sp.schedule.startTime) : null;
+      const end = sp.schedule?.endTime ? Date.parse(sp.schedule.endTime) : null;
+      if (start !== null && start <= ctx.now) issue(`${sat}.schedule.startTime`, 'must be in the future (omit it to start at once)');
+      if (end !== null && end <= (start ?? ctx.now)) issue(`${sat}.schedule.endTime`, start !== null ? 'must be after startTime' : 'must be in the future');
+      if (lifetime && end === null) issue(`${sat}.schedule.endTime`, 'is required with a lifetime budget');
+
+      const ads = kids.get(s.id) ?? [];
+      if (ads.length === 0) issue(`${sat}.ads`, 'needs at least one ad');
+      for (const a of ads) {
+        const aat = `ads[${a.id}]`;
+        const ap = a.properties;
+        if (!ap.name) issue(`${aat}.name`, 'is required');
+        if (ap.creativeId === undefined && ap.postId === undefined) issue(`${aat}.creativeId`, 'attach a creative (creativeId) or an existing post (postId)');
+        else if (ap.creativeId !== undefined && !ctx.creativeIds.has(ap.creativeId)) issue(`${aat}.creativeId`, `creative ${ap.creativeId} does not exist in this brand`);
+        if (rules && p.objective && rules.linkObjectives.includes(p.objective) && !ap.linkUrl && ap.postId === undefined) {
+          issue(`${aat}.linkUrl`, `is required for objective ${p.objective}`);
+        }
+        if (ctx.trackerConnected && !SUB3.test(ap.urlTags ?? '')) {
+          warnings.push({ field: `${aat}.urlTags`, message: 'add sub3={{ad.id}} so the click tracker can match spend to this ad' });
+        }
+      }
+    }
+  }
+  return { issues, warnings, campaignAccounts };
+}
+
+/** The amount a publish counts against the ceiling: each campaign's budget, or its ad sets' budgets. */
+export function countedAmount(nodes: NodeRow[]): number {
+  const kids = childrenOf(nodes);
+  let total = 0;
+  for (const c of kids.get(null) ?? []) {
+    const own = budgetOf(c.properties);
+    total += own ? own.amountMinorUnits : (kids.get(c.id) ?? []).reduce((s, a) => s + (budgetOf(a.properties)?.amountMinorUnits ?? 0), 0);
+  }
+  return total;
+}

@@ -1,0 +1,280 @@
+// Nodes of a launch: campaigns, ad sets and ads. Add, update, read an ad set, remove (cascading)
+// and duplicate. Drafts change freely; a live node changes only its status (pushed to the platform).
+
+import { defineOperation, type OperationContext } from '../catalogue/define.js';
+import { ServiceError, notFound, validationFailed } from '../errors.js';
+import { budgetOf, childrenOf, loadLaunch, loadNodes, newNodeId, nodeView, toNode, type LaunchRow, type NodeRow, type NodeType } from '../launches/store.js';
+import { validateLaunch } from '../launches/validate.js';
+import { validationContextFor } from '../launches/context.js';
+import { accountScope } from '../platforms/live-read.js';
+
+const write = { readOnly: false, destructive: false, idempotent: false, openWorld: false };
+const PARENT: Record<NodeType, NodeType | null> = { campaign: null, adset: 'campaign', ad: 'adset' };
+
+function editable(l: LaunchRow): void {
+  if (l.status !== 'draft' && l.status !== 'publish_failed') {
+    throw new ServiceError('conflict', `Launch ${l.id} is ${l.status}; its tree can no longer be added to or duplicated. Start a new launch.`, { status: l.status });
+  }
+}
+
+async function findNode(ctx: OperationContext, launchId: number, nodeId: string): Promise<NodeRow> {
+  const row = await ctx.db('launch_nodes').where({ launch_id: launchId, id: nodeId }).first();
+  if (!row) throw notFound(`Node ${nodeId} of launch ${launchId}`);
+  return toNode(row);
+}
+
+/** RFC 7396 JSON merge patch: objects merge, null removes, anything else replaces. */
+export function mergePatch(target: Record<string, any>, patch: Record<string, any>): Record<string, any> {
+  const out: Record<string, any> = { ...target };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else if (typeof v === 'object' && !Array.isArray(v) && typeof out[k] === 'object' && out[k] !== null && !Array.isArray(out[k])) out[k] = mergePatch(out[k], v);
+    else out[k] = v;
+  }
+  return out;
+}
+
+export const createNode = defineOperation({
+  name: 'create-node',
+  method: 'POST',
+  path: '/brands/{brandId}/launches/{launchId}/nodes',
+  scope: 'write',
+  idempotency: 'optional',
+  input: 'create-node#/$defs/input',
+  output: 'create-node#/$defs/output',
+  annotations: write,
+  tag: 'launches',
+  successStatus: 201,
+  summary: 'Add a campaign, an ad set (parentId: its campaign) or an ad (parentId: its ad set) to a draft launch.',
+  description: 'properties carry the settings of the level; see the node-properties schema. Completeness is checked when the launch is published.',
+  async handler(ctx, input: { launchId: string; nodeType: NodeType; parentId?: string | null; properties?: Record<string, unknown> }) {
+    const l = await loadLaunch(ctx.db, ctx.brand!.id, input.launchId, true);
+    editable(l);
+    const properties = ctx.validate<Record<string, any>>(`node-properties#/$defs/${input.nodeType}`, input.properties ?? {}, 'properties');
+    const wanted = PARENT[input.nodeType];
+    let accountId: string | null = null;
+    if (wanted === null) {
+      if (input.parentId) throw validationFailed([{ field: 'parentId', code: 'invalid_value', message: 'must be omitted for a campaign' }]);
+      if (properties.accountId) {
+        const known = await ctx.db('ad_accounts').where({ brand_id: l.brandId, account_id: properties.accountId }).first('id');
+        if (!known) throw validationFailed([{ field: 'properties.accountId', code: 'invalid_value', message: `${properties.accountId} is not an ad account of this brand` }]);
+      }
+      accountId = properties.accountId ?? l.accountId;
+    } else {
+      if (!input.parentId) throw validationFailed([{ field: 'parentId', code: 'invalid_type', message: `is required: the ${wanted} this ${input.nodeType} belongs to` }]);
+      const parent = await ctx.db('launch_nodes').where({ launch_id: l.id, id: input.parentId }).first();
+      if (!parent || parent.node_type !== wanted) {
+        throw validationFailed([{ field: 'parentId', code: 'invalid_value', message: `must be the id of a ${wanted} of this launch` }]);
+      }
+      accountId = parent.account_id ?? null;
+    }
+    const now = ctx.now();
+    const id = newNodeId();
+    await ctx.db('launch_nodes').insert({
+      id, launch_id: l.id, parent_id: input.parentId ?? null, node_type: input.nodeType, account_id: accountId,
+      name: properties.name ?? null, properties: JSON.stringify(properties), platform_id: null, status: 'draft', created_at: now, updated_at: now,
+    });
+    await ctx.db('launches').where({ id: l.id }).update({ updated_at: now });
+    await ctx.activity.record({ brandId: l.brandId, accountId, entityType: input.nodeType, entityId: id, entityName: properties.name ?? null, action: `${input.nodeType}.created` });
+    return nodeView(await findNode(ctx, l.id, id));
+  },
+});
+
+export const updateNode = defineOperation({
+  name: 'update-node',
+  method: 'PATCH',
+  path: '/brands/{brandId}/launches/{launchId}/nodes/{nodeId}',
+  scope: 'write',
+  idempotency: 'none',
+  input: 'update-node#/$defs/input',
+  output: 'update-node#/$defs/output',
+  annotations: { ...write, idempotent: true, openWorld: true },
+  tag: 'launches',
+  summary: 'Attach a creative, generated copy or existing post to an ad, or change node settings (properties, merged as a JSON merge patch).',
+  description: 'At least one of creativeId, copyGenerationId, postId or properties. On a live node only properties.status (ACTIVE or PAUSED) may change, and the change is pushed to the ad platform; live budgets change through live-budget.',
+  async handler(ctx, input: { launchId: string; nodeId: string; creativeId?: number; copyGenerationId?: number; postId?: string; properties?: Record<string, unknown> }) {
+    const l = await loadLaunch(ctx.db, ctx.brand!.id, input.launchId, true);
+    const node = await findNode(ctx, l.id, input.nodeId);
+    const attach = (['creativeId', 'copyGenerationId', 'postId'] as const).filter((k) => input[k] !== undefined);
+    if (attach.length && node.nodeType !== 'ad') {
+      throw validationFailed(attach.map((k) => ({ field: k, code: 'invalid_value', message: `can be attached to an ad only; node ${node.id} is a ${node.nodeType}` })));
+    }
+    if (input.creativeId !== undefined) {
+      const creative = await ctx.db('creatives').where({ id: input.creativeId, brand_id: l.brandId }).first('id');
+      if (!creative) throw notFound(`Creative ${input.creativeId} of brand ${l.brandId}`);
+    }
+    const patch: Record<string, any> = { ...(input.properties ?? {}) };
+    for (const k of attach) patch[k] = input[k];
+    if (node.status === 'live') return liveStatusChange(ctx, l, node, patch);
+    editable(l);
+    const merged = ctx.validate<Record<string, any>>(`node-properties#/$defs/${node.nodeType}`, mergePatch(node.properties, patch), 'properties');
+    if (node.nodeType === 'campaign' && merged.accountId && merged.accountId !== node.properties.accountId) {
+      const known = await ctx.db('ad_accounts').where({ brand_id: l.brandId, account_id: merged.accountId }).first('id');
+      if (!known) throw validationFailed([{ field: 'properties.accountId', code: 'invalid_value', message: `${merged.accountId} is not an ad account of this brand` }]);
+    }
+    const now = ctx.now();
+    await ctx.db('launch_nodes').where({ id: node.id }).update({ properties: JSON.stringify(merged), name: merged.name ?? null, updated_at: now });
+    if (node.nodeType === 'campaign') {
+      // Children follow their campaign's ad account.
+      const accountId = merged.accountId ?? l.accountId;
+      const adSets = await ctx.db('launch_nodes').where({ launch_id: l.id, parent_id: node.id }).pluck('id');
+      await ctx.db('launch_nodes').where({ id: node.id }).update({ account_id: accountId });
+      if (adSets.length) {
+        await ctx.db('launch_nodes').whereIn('id', adSets).update({ account_id: accountId });
+        await ctx.db('launch_nodes').whereIn('parent_id', adSets).update({ account_id: accountId });
+      }
+    }
+    await ctx.db('launches').where({ id: l.id }).update({ updated_at: now });
+    await ctx.activity.record({ brandId: l.brandId, accountId: node.accountId, entityType: node.nodeType, entityId: node.id, entityName: merged.name ?? null, action: `${node.nodeType}.updated` });
+    return nodeView(await findNode(ctx, l.id, node.id));
+  },
+});
+
+async function liveStatusChange(ctx: OperationContext, l: LaunchRow, node: NodeRow, patch: Record<string, any>) {
+  const keys = Object.keys(patch);
+  if (keys.length !== 1 || keys[0] !== 'status' || (patch.status !== 'ACTIVE' && patch.status !== 'PAUSED')) {
+    throw new ServiceError('conflict', `Node ${node.id} is live: only properties.status (ACTIVE or PAUSED) can change; budgets change through live-budget.`, { status: 'live' });
+  }
+  const account = await ctx.platforms.account(ctx.db, l.brandId, node.accountId!);
+  await ctx.platforms.adapterFor(account.platform).setStatus(account, [{ level: node.nodeType, id: node.platformId! }], patch.status);
+  const merged: Record<string, any> = { ...node.properties, status: patch.status };
+  await ctx.db('launch_nodes').where({ id: node.id }).update({ properties: JSON.stringify(merged), updated_at: ctx.now() });
+  await ctx.metrics.invalidate(accountScope(account));
+  await ctx.activity.record({ brandId: l.brandId, accountId: account.accountId, entityType: node.nodeType, entityId: node.id, entityName: merged.name ?? null, action: patch.status === 'ACTIVE' ? `${node.nodeType}.activated` : `${node.nodeType}.paused` });
+  return nodeView(await findNode(ctx, l.id, node.id));
+}
+
+export const getAdSet = defineOperation({
+  name: 'get-ad-set',
+  method: 'GET',
+  path: '/brands/{brandId}/launches/{launchId}/ad-sets/{adsetId}',
+  scope: 'read',
+  idempotency: 'none',
+  input: 'get-ad-set#/$defs/input',
+  output: 'get-ad-set#/$defs/output',
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  tag: 'launches',
+  summary: 'Read an ad set: settings, targeting, budget, schedule, placements, optimization, assets, links and its ads.',
+  async handler(ctx, input: { launchId: string; adsetId: string }) {
+    const l = await loadLaunch(ctx.db, ctx.brand!.id, input.launchId);
+    const node = await findNode(ctx, l.id, input.adsetId);
+    if (node.nodeType !== 'adset') throw notFound(`Ad set ${input.adsetId} of launch ${l.id}`);
+    const ads = (await ctx.db('launch_nodes').where({ launch_id: l.id, parent_id: node.id }).orderBy(['created_at', 'id'])).map(toNode);
+    const p = node.properties;
+    return {
+      id: node.id,
+      launchId: String(l.id),
+      campaignId: node.parentId,
+      name: p.name ?? null,
+      status: node.status,
+      platformId: node.platformId,
+      settings: { name: p.name ?? null, billingEvent: p.billingEvent ?? null, bidAmount: p.bidAmount ?? null },
+      targeting: p.targeting ?? {},
+      budget: budgetOf(p),
+      schedule: p.schedule ?? {},
+      placements: p.placements ?? { automatic: true },
+      optimization: { optimizationGoal: p.optimizationGoal ?? null, billingEvent: p.billingEvent ?? null, promotedObject: p.promotedObject ?? null },
+      assets: {
+        creativeIds: ads.map((a) => a.properties.creativeId).filter((x) => x !== undefined),
+        postIds: ads.map((a) => a.properties.postId).filter((x) => x !== undefined),
+      },
+      links: { linkUrls: [...new Set(ads.map((a) => a.properties.linkUrl).filter(Boolean))], urlTags: [...new Set(ads.map((a) => a.properties.urlTags).filter(Boolean))] },
+      ads: ads.map(nodeView),
+    };
+  },
+});
+
+export const removeNodes = defineOperation({
+  name: 'remove-nodes',
+  method: 'POST',
+  path: '/brands/{brandId}/launches/{launchId}/nodes/remove',
+  scope: 'write',
+  idempotency: 'optional',
+  input: 'remove-nodes#/$defs/input',
+  output: 'remove-nodes#/$defs/output',
+  annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
+  tag: 'launches',
+  summary: "Remove 1 to 200 nodes (with their children) from a launch's tree. Cannot be undone; anything already published keeps running on the ad platform.",
+  description: 'notFound lists requested ids that are not in this launch with that nodeType; cascadedIds the children removed with them; validation checks what is left.',
+  async handler(ctx, input: { launchId: string; nodes: Array<{ nodeId: string; nodeType: NodeType }> }) {
+    const l = await loadLaunch(ctx.db, ctx.brand!.id, input.launchId, true);
+    const nodes = await loadNodes(ctx.db, l.id);
+    const byId = new Map(nodes.map((n) => [n.id, n]));
+    const removed: string[] = [];
+    const notFoundIds: string[] = [];
+    for (const { nodeId, nodeType } of input.nodes) {
+      const n = byId.get(nodeId);
+      if (n && n.nodeType === nodeType) {
+        if (!removed.includes(nodeId)) removed.push(nodeId);
+      } else if (!notFoundIds.includes(nodeId)) notFoundIds.push(nodeId);
+    }
+    const kids = childrenOf(nodes);
+    const cascaded: string[] = [];
+    const walk = (id: string) => {
+      for (const c of kids.get(id) ?? []) {
+        if (!removed.includes(c.id) && !cascaded.includes(c.id)) cascaded.push(c.id);
+        walk(c.id);
+      }
+    };
+    removed.forEach(walk);
+    const gone = new Set([...removed, ...cascaded]);
+    if (gone.size) {
+      for (let i = 0; i < gone.size; i += 500) await ctx.db('launch_nodes').whereIn('id', [...gone].slice(i, i + 500)).delete();
+      await ctx.db('launches').where({ id: l.id }).update({ updated_at: ctx.now() });
+    }
+    for (const id of removed) {
+      const n = byId.get(id)!;
+      await ctx.activity.record({ brandId: l.brandId, accountId: n.accountId, entityType: n.nodeType, entityId: n.id, entityName: n.properties.name ?? null, action: `${n.nodeType}.removed` });
+    }
+    const left = nodes.filter((n) => !gone.has(n.id));
+    const { issues } = validateLaunch(left, await validationContextFor(ctx, l, left));
+    return {
+      removedIds: removed,
+      deleted: removed,
+      notFound: notFoundIds,
+      count: removed.length,
+      cascadedIds: cascaded,
+      totalRemoved: removed.length + cascaded.length,
+      validation: { valid: issues.length === 0, issueCount: issues.length, issues: issues.map((i) => `${i.field}: ${i.message}`) },
+    };
+  },
+});
+
+export const duplicateNode = defineOperation({
+  name: 'duplicate-node',
+  method: 'POST',
+  path: '/brands/{brandId}/launches/{launchId}/nodes/{nodeId}/duplicate',
+  scope: 'write',
+  idempotency: 'optional',
+  input: 'duplicate-node#/$defs/input',
+  output: 'duplicate-node#/$defs/output',
+  annotations: write,
+  tag: 'launches',
+  summary: 'Copy an ad set or an ad 1 to 50 times, with all its settings and children, under the same parent.',
+  async handler(ctx, input: { launchId: string; nodeId: string; nodeType: 'adset' | 'ad'; count: number }) {
+    const l = await loadLaunch(ctx.db, ctx.brand!.id, input.launchId, true);
+    editable(l);
+    const node = await findNode(ctx, l.id, input.nodeId);
+    if (node.nodeType !== input.nodeType) {
+      throw validationFailed([{ field: 'nodeType', code: 'invalid_value', message: `node ${node.id} is a ${node.nodeType}, not an ${input.nodeType}` }]);
+    }
+    const children = input.nodeType === 'adset' ? (await ctx.db('launch_nodes').where({ launch_id: l.id, parent_id: node.id }).orderBy(['created_at', 'id'])).map(toNode) : [];
+    const now = ctx.now();
+    const row = (n: NodeRow, id: string, parentId: string | null, name: string | null) => ({
+      id, launch_id: l.id, parent_id: parentId, node_type: n.nodeType, account_id: n.accountId, name,
+      properties: JSON.stringify(name === null ? n.properties : { ...n.properties, name }), platform_id: null, status: 'draft', created_at: now, updated_at: now,
+    });
+    const copies: string[] = [];
+    const rows = [];
+    for (let i = 0; i < input.count; i++) {
+      const id = newNodeId();
+      copies.push(id);
+      rows.push(row(node, id, node.parentId, node.properties.name ? `${node.properties.name} - Copy${input.count > 1 ? ` ${i + 1}` : ''}`.slice(0, 400) : null));
+      for (const c of children) rows.push(row(c, newNodeId(), id, c.properties.name ?? null));
+    }
+    await ctx.db.batchInsert('launch_nodes', rows, 200);
+    await ctx.db('launches').where({ id: l.id }).update({ updated_at: now });
+    await ctx.activity.record({ brandId: l.brandId, accountId: node.accountId, entityType: node.nodeType, entityId: node.id, entityName: node.properties.name ?? null, action: `${node.nodeType}.duplicated` });
+    return { success: true, count: input.count, nodeType: input.nodeType, nodeIds: copies };
+  },
+});

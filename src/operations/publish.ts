@@ -1,0 +1,181 @@
+// launch-campaign (validate and preview, or publish with confirm: true) and edit-live-campaign
+// (change the budget of a live campaign or ad set). Both spend money: scope publish, an
+// Idempotency-Key, and the calling key's ceiling.
+
+import { defineOperation, type OperationContext } from '../catalogue/define.js';
+import { ServiceError, notFound, validationFailed } from '../errors.js';
+import { inTransaction } from '../db/connection.js';
+import { ceilingOf, releaseSpend, requireCeiling, reserveSpend } from '../launches/ceiling.js';
+import { creativesFor, validationContextFor } from '../launches/context.js';
+import { publishLaunch } from '../launches/publish.js';
+import { RULES } from '../launches/rules.js';
+import { budgetOf, childrenOf, countsOf, loadLaunch, loadNodes, toNode, type LaunchRow, type NodeRow } from '../launches/store.js';
+import { countedAmount, validateLaunch } from '../launches/validate.js';
+import { IDEMPOTENCY_LEASE_MS } from '../pipeline/idempotency.js';
+import { accountScope } from '../platforms/live-read.js';
+import type { BrandAdAccount } from '../platforms/registry.js';
+import type { Knex } from 'knex';
+
+function planOf(nodes: NodeRow[], campaignAccounts: Map<string, string | null>) {
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const campaignOf = (n: NodeRow): NodeRow => (n.parentId ? campaignOf(byId.get(n.parentId)!) : n);
+  const item = (n: NodeRow) => {
+    const c = campaignOf(n);
+    return {
+      nodeId: n.id,
+      parentId: n.parentId,
+      name: n.properties.name ?? null,
+      accountId: campaignAccounts.get(c.id) ?? null,
+      objective: c.properties.objective,
+      status: n.nodeType === 'adset' ? 'ACTIVE' : n.properties.status ?? 'ACTIVE',
+      budget: n.nodeType === 'ad' ? null : budgetOf(n.properties),
+      platformId: n.platformId,
+    };
+  };
+  return {
+    campaigns: nodes.filter((n) => n.nodeType === 'campaign').map(item),
+    adSets: nodes.filter((n) => n.nodeType === 'adset').map(item),
+    ads: nodes.filter((n) => n.nodeType === 'ad').map(item),
+  };
+}
+
+async function publishView(ctx: OperationContext, l: LaunchRow, nodes: NodeRow[], campaignAccounts: Map<string, string | null>, warnings: Array<{ field: string; message: string }>, confirmed: boolean) {
+  return {
+    launchId: String(l.id),
+    confirmed,
+    valid: true,
+    status: l.status,
+    counts: countsOf(nodes),
+    plan: planOf(nodes, campaignAccounts),
+    budget: { countedMinorUnits: countedAmount(nodes), ceiling: await ceilingOf(ctx.db, ctx.principal) },
+    warnings: warnings.map((w) => ({ field: w.field, message: w.message })),
+    publishedAt: l.publishedAt === null ? null : new Date(l.publishedAt).toISOString(),
+  };
+}
+
+export const launchCampaign = defineOperation({
+  name: 'launch-campaign',
+  method: 'POST',
+  path: '/brands/{brandId}/launches/{launchId}/publish',
+  scope: 'publish',
+  idempotency: 'required',
+  input: 'launch-campaign#/$defs/input',
+  output: 'launch-campaign#/$defs/output',
+  annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
+  tag: 'launches',
+  transactional: false,
+  summary: 'Validate and preview a launch, or publish it to the ad platform with confirm: true.',
+  description:
+    'Without confirm: true this only validates and previews (every object to be created, counts, the amount that would count against ' +
+    "the key's publish ceiling); nothing changes and nothing counts. With confirm: true the amount (each campaign's budget, or its ad " +
+    "sets' budgets) is reserved against the ceiling, every object is created on the ad platform and the launch becomes published. " +
+    'Validation failures answer 400 "Launch validation failed: <n> issues." with one detail per issue. A failed publish removes what ' +
+    'it created and releases the reservation. Retry with the same Idempotency-Key after a timeout.',
+  async handler(ctx, input: { launchId: string; confirm: boolean }) {
+    requireCeiling(ctx.principal);
+    let l = await loadLaunch(ctx.db, ctx.brand!.id, input.launchId);
+    let nodes = await loadNodes(ctx.db, l.id);
+    const stale = l.updatedAt < ctx.now() - IDEMPOTENCY_LEASE_MS;
+    const resume = input.confirm && l.status === 'publishing' && (ctx.idempotency?.resumed === true || stale);
+    if (input.confirm && l.status === 'published') {
+      if (!ctx.idempotency?.resumed) throw new ServiceError('conflict', `Launch ${l.id} is already published.`, { status: l.status });
+    } else if (input.confirm && l.status === 'publishing' && !resume) {
+      throw new ServiceError('conflict', `Launch ${l.id} is being published by another request; wait for it to finish.`, { status: l.status });
+    }
+    const vctx = await validationContextFor(ctx, l, nodes);
+    const { issues, warnings, campaignAccounts } = validateLaunch(nodes, vctx);
+    if (issues.length && l.status !== 'published') throw validationFailed(issues, `Launch validation failed: ${issues.length} issues.`);
+    if (!input.confirm || l.status === 'published') return publishView(ctx, l, nodes, campaignAccounts, warnings, l.status === 'published');
+
+    const accounts = new Map<string, BrandAdAccount>();
+    for (const id of new Set(campaignAccounts.values())) accounts.set(id!, await ctx.platforms.account(ctx.db, l.brandId, id!));
+    await publishLaunch(
+      ctx,
+      {
+        launch: l,
+        nodes,
+        campaignAccounts: campaignAccounts as Map<string, string>,
+        accounts,
+        amount: countedAmount(nodes),
+        creatives: await creativesFor(ctx, l.brandId, nodes),
+      },
+      resume,
+    );
+    l = await loadLaunch(ctx.db, l.brandId, l.id);
+    nodes = await loadNodes(ctx.db, l.id);
+    return publishView(ctx, l, nodes, campaignAccounts, warnings, true);
+  },
+});
+
+const LEVEL_OF = { CAMPAIGN: 'campaign', ADSET: 'adset' } as const;
+
+export const editLiveCampaign = defineOperation({
+  name: 'edit-live-campaign',
+  method: 'POST',
+  path: '/brands/{brandId}/launches/{launchId}/nodes/{nodeId}/live-budget',
+  scope: 'publish',
+  idempotency: 'required',
+  input: 'edit-live-campaign#/$defs/input',
+  output: 'edit-live-campaign#/$defs/output',
+  annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
+  tag: 'launches',
+  transactional: false,
+  summary: 'Change the budget of a live campaign or ad set on the ad platform; the new amount counts against the key\'s ceiling.',
+  description: 'amount is in cents, at least 100 (and the platform minimum). A node of a launch that is still a draft answers 409 conflict: change draft budgets through the node properties.',
+  async handler(ctx, input: { launchId: string; nodeId: string; level: 'CAMPAIGN' | 'ADSET'; budgetType: 'daily' | 'lifetime'; amount: number }) {
+    requireCeiling(ctx.principal);
+    const l = await loadLaunch(ctx.db, ctx.brand!.id, input.launchId);
+    const row = await ctx.db('launch_nodes').where({ launch_id: l.id, id: input.nodeId }).first();
+    if (!row) throw notFound(`Node ${input.nodeId} of launch ${l.id}`);
+    const node = toNode(row);
+    if (node.nodeType === 'ad') throw validationFailed([{ field: 'nodeId', code: 'invalid_value', message: 'budgets live on campaigns and ad sets, not on ads' }]);
+    if (LEVEL_OF[input.level] !== node.nodeType) {
+      throw validationFailed([{ field: 'level', code: 'invalid_value', message: `must be ${node.nodeType === 'campaign' ? 'CAMPAIGN' : 'ADSET'} for node ${node.id} (a ${node.nodeType})` }]);
+    }
+    if (node.status !== 'live' || !node.platformId) {
+      throw new ServiceError('conflict', `Node ${node.id} is still a draft; change draft budgets through the node's properties (PATCH the node).`, { status: node.status });
+    }
+    const nodes = await loadNodes(ctx.db, l.id);
+    const campaign = node.nodeType === 'campaign' ? node : nodes.find((n) => n.id === node.parentId)!;
+    const campaignBudget = budgetOf(campaign.properties);
+    if (node.nodeType === 'adset' && campaignBudget) {
+      throw new ServiceError('unprocessable', `The campaign of ad set ${node.id} carries the budget; edit the campaign's budget instead.`, { level: 'CAMPAIGN', nodeId: campaign.id });
+    }
+    if (node.nodeType === 'campaign' && !campaignBudget) {
+      throw new ServiceError('unprocessable', `Campaign ${node.id} has its budgets on its ad sets; edit an ad set's budget instead.`, { level: 'ADSET', nodeIds: (childrenOf(nodes).get(node.id) ?? []).map((n) => n.id) });
+    }
+    const account = await ctx.platforms.account(ctx.db, l.brandId, node.accountId!);
+    const rules = RULES[account.platform];
+    const min = node.nodeType === 'campaign' ? rules.minCampaignBudget : rules.minAdSetBudget;
+    if (input.amount < min) throw validationFailed([{ field: 'amount', code: 'too_small', message: `must be at least ${min} cents on ${account.platform}` }]);
+
+    const knex = ctx.db as Knex;
+    const now = ctx.now();
+    let commitmentId = 0;
+    await inTransaction(knex, async (trx) => {
+      await reserveSpend(trx, ctx.principal, input.amount);
+      [commitmentId] = await trx('spend_commitments').insert({
+        organization_id: ctx.principal.organizationId, api_key_id: ctx.principal.apiKeyId, launch_id: l.id, node_id: node.id,
+        kind: 'budget_edit', amount_cents: input.amount, state: 'reserved', created_at: now, updated_at: now,
+      });
+    });
+    const budget = { period: input.budgetType, amountMinorUnits: input.amount };
+    try {
+      await ctx.platforms.adapterFor(account.platform).setBudget(account, { level: node.nodeType, id: node.platformId }, budget);
+    } catch (err) {
+      await inTransaction(knex, async (trx) => {
+        await releaseSpend(trx, ctx.principal.apiKeyId!, input.amount);
+        await trx('spend_commitments').where({ id: commitmentId }).update({ state: 'released', updated_at: ctx.now() });
+      });
+      throw err;
+    }
+    await inTransaction(knex, async (trx) => {
+      const properties = { ...node.properties, budget: input.budgetType === 'daily' ? { dailyAmount: input.amount } : { lifetimeAmount: input.amount } };
+      await trx('launch_nodes').where({ id: node.id }).update({ properties: JSON.stringify(properties), updated_at: ctx.now() });
+      await trx('spend_commitments').where({ id: commitmentId }).update({ state: 'committed', updated_at: ctx.now() });
+      await ctx.activity.record({ brandId: l.brandId, accountId: account.accountId, entityType: node.nodeType, entityId: node.id, entityName: node.properties.name ?? null, action: 'budget.updated' }, trx);
+    });
+    await ctx.metrics.invalidate(accountScope(account));
+    return { nodeId: node.id, level: input.level, platformId: node.platformId, budget, ceiling: await ceilingOf(ctx.db, ctx.principal) };
+  },
+});
