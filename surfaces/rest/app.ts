@@ -2,21 +2,29 @@
 // the catalogue; status codes, headers and the error envelope are set here.
 
 import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import Koa from 'koa';
 import Router, { type RouterMiddleware } from '@koa/router';
 import { koaBody } from 'koa-body';
 import type { Service } from '../../src/service.js';
+import type { Principal } from '../../src/auth/principal.js';
 import type { OperationDefinition } from '../../src/catalogue/define.js';
 import { pathParams } from '../../src/catalogue/define.js';
-import { ServiceError, envelopeOf, httpStatusOf, type FieldIssue } from '../../src/errors.js';
+import { ServiceError, envelopeOf, httpStatusOf, validationFailed, type FieldIssue } from '../../src/errors.js';
 import type { InvokeMeta } from '../../src/pipeline/invoke.js';
 import { buildOpenApi } from './openapi.js';
 
 const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
+// Room for multipart boundaries, part headers and the small text fields beside the file.
+const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 
 interface State {
   requestId: string;
   meta: InvokeMeta;
+  /** Set early by an upload route, so a stranger is refused before the file is read. */
+  principal?: Principal;
 }
 
 type Ctx = Koa.ParameterizedContext<State>;
@@ -68,11 +76,77 @@ async function parseJsonBody(ctx: Ctx, next: Koa.Next): Promise<void> {
   return next();
 }
 
+const fileTooBig = (field: string, maxBytes: number) =>
+  validationFailed([{ field, code: 'too_big', message: `must be at most ${maxBytes / (1024 * 1024)} MB (${maxBytes} bytes)` }]);
+
+/** Formidable's refusals as the contract's errors; anything that is not a formidable refusal stays unexpected. */
+function multipartError(err: Error & { code?: unknown }, field: string, maxBytes: number): Error {
+  switch (err.code) {
+    case 1009: // biggerThanTotalMaxFileSize
+    case 1016: // biggerThanMaxFileSize
+      return fileTooBig(field, maxBytes);
+    case 1008: // smallerThanMinFileSize
+    case 1010: // noEmptyFiles
+      return validationFailed([{ field, code: 'too_small', message: 'must not be empty' }]);
+    case 1006: // maxFieldsSizeExceeded
+    case 1007: // maxFieldsExceeded
+      return validationFailed([{ field: 'body', code: 'too_big', message: 'has too many or too long text fields' }]);
+    default:
+      if (typeof err.code === 'number' && err.code >= 1000) {
+        return new ServiceError('validation_failed', `The request body is not valid multipart/form-data. Send the file in a part named "${field}".`, null);
+      }
+      return err;
+  }
+}
+
+/**
+ * Body parser of an operation that takes a file: multipart/form-data becomes the same input a JSON
+ * body gives (the file part as `{fileName, contentBase64}`, text parts as strings); JSON goes
+ * through the usual parser. The temporary files are removed before the operation runs.
+ */
+function parseUploadBody(service: Service, upload: { field: string; maxBytes: number }): Koa.Middleware<State> {
+  const { field, maxBytes } = upload;
+  return async (ctx, next) => {
+    if (!ctx.is('multipart/form-data')) return parseJsonBody(ctx, next);
+    ctx.state.principal = await service.authenticate(ctx.get('authorization') || undefined, 'api');
+    if (Number(ctx.get('content-length') || 0) > maxBytes + MULTIPART_OVERHEAD_BYTES) throw fileTooBig(field, maxBytes);
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-upload-'));
+    try {
+      await koaBody({
+        multipart: true,
+        json: false,
+        urlencoded: false,
+        text: false,
+        patchNode: false,
+        formidable: { uploadDir: dir, maxFileSize: maxBytes, maxTotalFileSize: maxBytes, maxFields: 20, maxFieldsSize: 64 * 1024 },
+        onError(err: Error & { code?: unknown }) {
+          // The rest of the body is read and dropped, so the connection stays usable for the answer.
+          ctx.req.resume();
+          throw multipartError(err, field, maxBytes);
+        },
+      })(ctx, async () => {});
+      const fields = (ctx.request.body ?? {}) as Record<string, string | string[]>;
+      const files = ctx.request.files ?? {};
+      const strayFiles = Object.keys(files).filter((k) => k !== field);
+      if (strayFiles.length) throw unrecognized(strayFiles);
+      const file = files[field];
+      if (Array.isArray(file)) throw validationFailed([{ field, code: 'invalid_value', message: `must be one file; send a single part named "${field}"` }]);
+      if (field in fields) throw validationFailed([{ field, code: 'invalid_type', message: 'must be a file part (with a filename), not a text field' }]);
+      const body: Record<string, unknown> = { ...fields };
+      if (file) body[field] = { fileName: file.originalFilename ?? '', contentBase64: (await fs.readFile(file.filepath)).toString('base64') };
+      ctx.request.body = body as Koa.Request['body'];
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+    return next();
+  };
+}
+
 function routeFor(service: Service, op: OperationDefinition): RouterMiddleware<State> {
   const inPath = pathParams(op.path);
   const takesBody = op.method !== 'GET' && op.method !== 'DELETE';
   return async (ctx) => {
-    const principal = await service.authenticate(ctx.get('authorization') || undefined, 'api');
+    const principal = ctx.state.principal ?? (await service.authenticate(ctx.get('authorization') || undefined, 'api'));
     const query = ctx.query as Record<string, string | string[] | undefined>;
     const pathInput = service.schemas.coerceParams(op.input, ctx.params as Record<string, string>);
     let input: Record<string, unknown>;
@@ -174,7 +248,7 @@ export function createRestApp(service: Service): Koa<State> {
     const handler = routeFor(service, op);
     const method = op.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     if (op.method === 'GET') router.get(path, handler);
-    else router[method](path, parseJsonBody, handler);
+    else router[method](path, op.upload ? parseUploadBody(service, op.upload) : parseJsonBody, handler);
   }
   app.use(router.routes());
   return app;

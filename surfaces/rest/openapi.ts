@@ -25,6 +25,14 @@ const headerRefs = {
   'RateLimit-Reset': { $ref: '#/components/headers/RateLimit-Reset' },
 };
 
+/** The multipart form of an upload body: the file as a binary part, the other fields as text parts. */
+function multipartSchema(body: JsonSchema, field: string): JsonSchema {
+  const props = { ...(body.properties as Record<string, JsonSchema>) };
+  const description = props[field]?.description;
+  props[field] = { type: 'string', format: 'binary', contentMediaType: 'application/octet-stream', ...(description ? { description } : {}) };
+  return { ...body, properties: props };
+}
+
 function operationObject(op: OperationDefinition, schemas: SchemaRegistry): Record<string, unknown> {
   const input = schemas.bundle(op.input);
   const props = (input.properties ?? {}) as Record<string, JsonSchema>;
@@ -71,7 +79,9 @@ function operationObject(op: OperationDefinition, schemas: SchemaRegistry): Reco
     const body: JsonSchema = { ...input, properties: bodyProps };
     if (bodyRequired.length) body.required = bodyRequired;
     else delete body.required;
-    out.requestBody = { required: bodyRequired.length > 0, content: { 'application/json': { schema: body } } };
+    const content: Record<string, unknown> = op.upload ? { 'multipart/form-data': { schema: multipartSchema(body, op.upload.field) } } : {};
+    content['application/json'] = { schema: body };
+    out.requestBody = { required: bodyRequired.length > 0, content };
   }
   return out;
 }
