@@ -1,9 +1,13 @@
-// Starts the HTTP server that carries every surface, and stops it gracefully.
+// Starts the HTTP server that carries every surface (REST on /v1, MCP on the MCP_URL path), and
+// stops it gracefully.
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Service } from '../src/service.js';
 import { createRestApp } from './rest/app.js';
+import { handleMcpRequest, toolsOf } from './mcp/server.js';
+
+const MCP_BODY_LIMIT = 5 * 1024 * 1024;
 
 export interface RunningServer {
   server: http.Server;
@@ -14,10 +18,49 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
+/** Reads a JSON body up to the limit; undefined when empty, an Error when too large or not JSON. */
+async function readJson(req: http.IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MCP_BODY_LIMIT) throw Object.assign(new Error('body larger than 5 MB'), { status: 413 });
+    chunks.push(chunk as Buffer);
+  }
+  if (!size) return undefined;
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw Object.assign(new Error('body is not valid JSON'), { status: 400 });
+  }
+}
+
 /** Listens on `port` (0 = any free port) and `host`. */
 export async function startHttpServer(service: Service, port: number, host: string): Promise<RunningServer> {
-  const app = createRestApp(service);
-  const server = http.createServer(app.callback());
+  const rest = createRestApp(service).callback();
+  const tools = toolsOf(service);
+  const mcpPath = new URL(service.config.mcpUrl).pathname.replace(/\/+$/, '') || '/mcp';
+  const allowedOrigins = [...new Set([new URL(service.config.baseUrl).origin, new URL(service.config.mcpUrl).origin])];
+  const server = http.createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0].replace(/\/+$/, '');
+    if (path !== mcpPath) return void rest(req, res);
+    void (async () => {
+      let body: unknown;
+      try {
+        body = req.method === 'POST' ? await readJson(req) : undefined;
+      } catch (err) {
+        const status = (err as { status?: number }).status ?? 400;
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: (err as Error).message } }));
+        return;
+      }
+      await handleMcpRequest(service, tools, req, res, body, { allowedOrigins });
+    })().catch((err) => {
+      service.log.error({ err }, 'MCP request failed');
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error; retry with backoff.' } }));
+    });
+  });
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -240,6 +240,20 @@ export function createRestApp(service: Service): Koa<State> {
     ctx.status = ok ? 200 : 503;
     ctx.body = ok ? { status: 'ok' } : envelopeOf(new ServiceError('unavailable', 'The database does not answer.'), ctx.state.requestId);
   });
+  // RFC 9728 protected-resource metadata for the two resources: the REST API and the MCP server.
+  const resourceMetadata = (resource: string) => ({
+    resource,
+    authorization_servers: [service.config.baseUrl],
+    scopes_supported: ['read', 'write', 'publish'],
+    bearer_methods_supported: ['header'],
+    resource_documentation: `${service.config.baseUrl}/v1/openapi.json`,
+  });
+  router.get('/.well-known/oauth-protected-resource/v1', (ctx) => {
+    ctx.body = resourceMetadata(`${service.config.baseUrl}/v1`);
+  });
+  router.get('/.well-known/oauth-protected-resource/mcp', (ctx) => {
+    ctx.body = resourceMetadata(service.config.mcpUrl);
+  });
   router.get('/v1/openapi.json', (ctx) => {
     ctx.body = openapi;
   });
