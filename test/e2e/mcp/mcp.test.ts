@@ -1,0 +1,168 @@
+// The MCP surface through the SDK's real Client over HTTP: the tool list mirrors the catalogue,
+// answers equal REST's, errors are isError results with the envelope, and the credential matrix
+// answers as on REST.
+
+import { expect } from 'chai';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { dialects } from '../../helpers/databases.js';
+import { mcpClient } from '../../helpers/mcp.js';
+import { startWorld, type World } from '../../helpers/world.js';
+
+type ToolResult = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text?: string }> };
+
+for (const dialect of dialects()) {
+  describe(`MCP tool server (${dialect})`, function () {
+    this.timeout(30_000);
+    let w: World;
+    before(async () => {
+      w = await startWorld({ dialect });
+    });
+    after(async () => w?.close());
+
+    it('lists one tool per catalogue operation, named with underscores, with valid schemas and annotations', async () => {
+      const client = await mcpClient(w.url, w.key('acme', 'ci'));
+      const { tools } = await client.listTools();
+      const ops = w.service.catalogue.list();
+      expect(tools.map((t) => t.name).sort()).to.deep.equal(ops.map((o) => o.name.replace(/-/g, '_')).sort());
+      const ajv = new Ajv2020({ strict: false });
+      for (const tool of tools) {
+        const op = ops.find((o) => o.name.replace(/-/g, '_') === tool.name)!;
+        expect(tool.inputSchema.type, tool.name).to.equal('object');
+        expect(tool.outputSchema?.type, tool.name).to.equal('object');
+        expect(() => ajv.compile(tool.inputSchema), tool.name).to.not.throw();
+        expect(() => ajv.compile(tool.outputSchema!), tool.name).to.not.throw();
+        expect(tool.annotations, tool.name).to.deep.include({
+          readOnlyHint: op.annotations.readOnly,
+          destructiveHint: op.annotations.destructive,
+          idempotentHint: op.annotations.idempotent,
+          openWorldHint: op.annotations.openWorld,
+        });
+        expect(tool.description, tool.name).to.contain(`Scope: ${op.scope}.`);
+        if (op.idempotency === 'required') expect(tool.inputSchema.required, tool.name).to.include('idempotencyKey');
+      }
+      const publish = tools.find((t) => t.name === 'launch_campaign')!;
+      expect(publish.description).to.match(/Without confirm: true this only validates and previews/);
+      await client.close();
+    });
+
+    it('shows only the tools the key scopes allow', async () => {
+      const client = await mcpClient(w.url, w.key('acme', 'reader'));
+      const { tools } = await client.listTools();
+      const readOps = w.service.catalogue.list().filter((o) => o.scope === 'read').map((o) => o.name.replace(/-/g, '_'));
+      expect(tools.map((t) => t.name).sort()).to.deep.equal(readOps.sort());
+      const refused = (await client.callTool({ name: 'create_launch', arguments: { brandId: w.brandId('acme', 'shoes'), title: 'x' } })) as ToolResult;
+      expect(refused.isError).to.equal(true);
+      expect(refused.structuredContent.error).to.deep.include({ code: 'insufficient_scope', details: { requiredScope: 'write' } });
+      await client.close();
+    });
+
+    it('answers list_brands with structuredContent equal to GET /v1/brands', async () => {
+      const client = await mcpClient(w.url, w.key('acme', 'ci'));
+      const result = (await client.callTool({ name: 'list_brands', arguments: {} })) as ToolResult;
+      const rest = await w.request('GET', '/v1/brands', { key: w.key('acme', 'ci') });
+      expect(result.isError).to.not.equal(true);
+      expect(result.structuredContent).to.deep.equal(rest.body);
+      expect(JSON.parse(result.content[0].text!)).to.deep.equal(rest.body);
+      await client.close();
+    });
+
+    it('returns invalid arguments as an isError result carrying the envelope', async () => {
+      const client = await mcpClient(w.url, w.key('acme', 'ci'));
+      const result = (await client.callTool({ name: 'list_activity', arguments: { brandId: w.brandId('acme', 'shoes'), days: 500, colour: 'red' } })) as ToolResult;
+      expect(result.isError).to.equal(true);
+      const envelope = result.structuredContent;
+      expect(envelope.error.code).to.equal('validation_failed');
+      expect(envelope.error.details).to.deep.include.members([
+        { field: 'colour', code: 'unrecognized_key', message: 'is not recognised; remove "colour"' },
+        { field: 'days', code: 'too_big', message: 'must be at most 90' },
+      ]);
+      expect(envelope.error.requestId).to.be.a('string');
+      expect(JSON.parse(result.content[0].text!)).to.deep.equal(envelope);
+      await client.close();
+    });
+
+    it('does not coerce argument types the way query strings are', async () => {
+      const client = await mcpClient(w.url, w.key('acme', 'ci'));
+      const result = (await client.callTool({ name: 'list_brands', arguments: { limit: '2' } })) as ToolResult;
+      expect(result.isError).to.equal(true);
+      expect(result.structuredContent.error.details[0]).to.deep.include({ field: 'limit', code: 'invalid_type' });
+      await client.close();
+    });
+
+    it('answers brand_not_allowed and not_found as on REST', async () => {
+      const client = await mcpClient(w.url, w.key('acme', 'limited'));
+      const denied = (await client.callTool({ name: 'list_activity', arguments: { brandId: w.brandId('acme', 'hats') } })) as ToolResult;
+      expect(denied.structuredContent.error).to.deep.include({ code: 'brand_not_allowed' });
+      expect(denied.structuredContent.error.details.reason).to.equal('brand_not_allowed');
+      const foreign = (await client.callTool({ name: 'list_activity', arguments: { brandId: w.brandId('other', 'rival') } })) as ToolResult;
+      expect(foreign.structuredContent.error.code).to.equal('not_found');
+      await client.close();
+    });
+
+    const raw = (key: string | null, headers: Record<string, string> = {}) =>
+      fetch(`${w.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+      });
+
+    it('refuses a missing or unknown credential with HTTP 401, JSON-RPC -32001 and a resource_metadata challenge', async () => {
+      for (const key of [null, 'svc_sk_' + 'B'.repeat(44)]) {
+        const res = await raw(key);
+        expect(res.status).to.equal(401);
+        expect(res.headers.get('www-authenticate')).to.match(/^Bearer resource_metadata="http:\/\/localhost:\d+\/\.well-known\/oauth-protected-resource\/mcp"/);
+        const body = await res.json();
+        expect(body.error.code).to.equal(-32001);
+        expect(body.error.data.code).to.equal('unauthenticated');
+      }
+    });
+
+    const matrix: Array<[string, (w: World) => string, number, string]> = [
+      ['a revoked key', (x) => x.key('acme', 'revoked'), 401, 'unauthenticated'],
+      ['an expired key', (x) => x.key('acme', 'expired'), 401, 'unauthenticated'],
+      ['a key whose subscription is not active', (x) => x.key('lapsed', 'lapsedKey'), 403, 'plan_required'],
+    ];
+    for (const [name, key, status, code] of matrix) {
+      it(`refuses ${name} with ${status} ${code}`, async () => {
+        const res = await raw(key(w));
+        expect(res.status).to.equal(status);
+        expect((await res.json()).error.data.code).to.equal(code);
+      });
+    }
+
+    it('lets a pro-plan key with MCP on in (any paid plan), though REST refuses it', async () => {
+      const client = await mcpClient(w.url, w.key('pro', 'proKey'));
+      const result = (await client.callTool({ name: 'list_brands', arguments: {} })) as ToolResult;
+      expect(result.structuredContent.accounts.map((a: any) => a.brandName)).to.deep.equal(['Pro Brand']);
+      expect((await w.request('GET', '/v1/brands', { key: w.key('pro', 'proKey') })).body.error.code).to.equal('plan_required');
+      await client.close();
+    });
+
+    it('refuses a key with the MCP switch off with 403 surface_disabled', async () => {
+      await w.service.knex('api_keys').where({ id: w.seed.organizations.acme.apiKeys.writer.id }).update({ surface_mcp: false });
+      await new Promise((r) => setTimeout(r, Number(w.config.keyCacheMs) + 50));
+      const res = await raw(w.key('acme', 'writer'));
+      expect(res.status).to.equal(403);
+      expect((await res.json()).error.data.code).to.equal('surface_disabled');
+    });
+
+    it('refuses an unsupported MCP-Protocol-Version with 400 and a foreign Origin with 403', async () => {
+      expect((await raw(w.key('acme', 'ci'), { 'mcp-protocol-version': '1999-01-01' })).status).to.equal(400);
+      expect((await raw(w.key('acme', 'ci'), { origin: 'https://evil.example' })).status).to.equal(403);
+    });
+
+    it('counts MCP calls in the same rate-limit budget and honours idempotency keys', async () => {
+      const client = await mcpClient(w.url, w.key('acme', 'ci'));
+      const args = { brandId: w.brandId('acme', 'shoes'), title: 'From an agent', idempotencyKey: `mcp-${dialect}-1` };
+      const first = (await client.callTool({ name: 'create_launch', arguments: args })) as ToolResult;
+      const again = (await client.callTool({ name: 'create_launch', arguments: args })) as ToolResult;
+      expect(first.isError).to.not.equal(true);
+      expect(again.structuredContent).to.deep.equal(first.structuredContent);
+      const list = await w.request('GET', `/v1/brands/${w.brandId('acme', 'shoes')}/launches?search=agent`, { key: w.key('acme', 'ci') });
+      expect(list.body.batches).to.have.length(1);
+      const conflict = (await client.callTool({ name: 'create_launch', arguments: { ...args, title: 'Other' } })) as ToolResult;
+      expect(conflict.structuredContent.error.code).to.equal('idempotency_conflict');
+      await client.close();
+    });
+  });
+}
