@@ -89,7 +89,7 @@ export class Service {
         log,
         now,
         directory: new Directory(knex, config.keyCacheMs, now),
-        platforms: new Platforms(config.platformMode, knex, now, options.liveAdapters ?? liveAdapters(config)),
+        platforms: new Platforms(config.platformMode, knex, now, options.liveAdapters ?? liveAdapters(config), config.keyCacheMs),
         metrics: redis
           ? new RedisMetricsCache(redis, `svc:${instanceId}:`, config.metricsCacheSeconds * 1000)
           : new MemoryMetricsCache(config.metricsCacheSeconds * 1000, now),

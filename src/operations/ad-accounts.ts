@@ -32,11 +32,14 @@ export const listCampaigns = defineOperation({
     const account = await ctx.platforms.account(ctx.db, ctx.brand!.id, input.accountId);
     const after = (ctx.page.position()?.[0] as string | undefined) ?? null;
     const query = { statuses: input.statusFilter, nameQuery: input.nameQuery, after, limit: input.limit };
-    const { value: page, asOf } = await liveRead<CampaignPage>(ctx, account, 'campaigns', query, () =>
-      ctx.platforms.adapterFor(account.platform).listCampaigns(account, query),
-    );
-    const ids = page.campaigns.map((c) => c.id);
-    const imported = new Set<string>(ids.length ? await ctx.db('launch_nodes').whereIn('platform_id', ids).pluck('platform_id') : []);
+    // Which campaigns came from the service's launches is cached with the page; publishing invalidates both.
+    const { value, asOf } = await liveRead<{ page: CampaignPage; imported: string[] }>(ctx, account, 'campaigns', query, async () => {
+      const page = await ctx.platforms.adapterFor(account.platform).listCampaigns(account, query);
+      const ids = page.campaigns.map((c) => c.id);
+      return { page, imported: ids.length ? await ctx.db('launch_nodes').whereIn('platform_id', ids).pluck('platform_id') : [] };
+    });
+    const { page } = value;
+    const imported = new Set(value.imported);
     return {
       asOf,
       campaigns: page.campaigns.map((c) => ({

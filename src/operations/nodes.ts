@@ -222,6 +222,11 @@ export const removeNodes = defineOperation({
       for (let i = 0; i < gone.size; i += 500) await ctx.db('launch_nodes').whereIn('id', [...gone].slice(i, i + 500)).delete();
       await ctx.db('launches').where({ id: l.id }).update({ updated_at: ctx.now() });
     }
+    // A removed live node is no longer "imported" in the live campaign list.
+    for (const accountId of new Set(nodes.filter((n) => gone.has(n.id) && n.platformId && n.accountId).map((n) => n.accountId!))) {
+      const account = await ctx.platforms.account(ctx.db, l.brandId, accountId);
+      await ctx.metrics.invalidate(accountScope(account));
+    }
     for (const id of removed) {
       const n = byId.get(id)!;
       await ctx.activity.record({ brandId: l.brandId, accountId: n.accountId, entityType: n.nodeType, entityId: n.id, entityName: n.properties.name ?? null, action: `${n.nodeType}.removed` });

@@ -17,8 +17,16 @@ export type LiveAdapterFactory = (platform: PlatformName) => PlatformAdapter;
 
 export class Platforms {
   private readonly adapters = new Map<PlatformName, PlatformAdapter>();
+  /** Ad-account rows by brand and id, kept for KEY_CACHE_MS like the brand directory. */
+  private readonly rows = new Map<string, { row: Record<string, any>; at: number }>();
 
-  constructor(private readonly mode: PlatformMode, knex: Knex, now: () => number, live?: LiveAdapterFactory) {
+  constructor(
+    private readonly mode: PlatformMode,
+    knex: Knex,
+    private readonly now: () => number,
+    live?: LiveAdapterFactory,
+    private readonly cacheMs = 0,
+  ) {
     for (const platform of ['meta', 'tiktok'] as const) {
       if (mode === 'sandbox') this.adapters.set(platform, new SandboxPlatform(platform, knex, now));
       else if (live) this.adapters.set(platform, live(platform));
@@ -34,8 +42,15 @@ export class Platforms {
 
   /** The brand's ad account `accountId`; 404 when it is not one of the brand's accounts. */
   async account(db: Knex | Knex.Transaction, brandId: number, accountId: string): Promise<BrandAdAccount> {
-    const row = await db('ad_accounts').where({ brand_id: brandId, account_id: accountId }).first();
-    if (!row) throw notFound(`Ad account ${accountId} of brand ${brandId}`);
+    const cacheKey = `${brandId}:${accountId}`;
+    const hit = this.rows.get(cacheKey);
+    let row = hit && this.now() - hit.at < this.cacheMs ? hit.row : undefined;
+    if (!row) {
+      row = await db('ad_accounts').where({ brand_id: brandId, account_id: accountId }).first();
+      if (!row) throw notFound(`Ad account ${accountId} of brand ${brandId}`);
+      if (this.rows.size > 10_000) this.rows.clear();
+      this.rows.set(cacheKey, { row, at: this.now() });
+    }
     return {
       platform: row.platform,
       accountId: row.account_id,

@@ -52,25 +52,28 @@ export class SandboxPlatform implements PlatformAdapter {
   }
 
   async listCampaigns(account: AdAccount, query: CampaignQuery): Promise<CampaignPage> {
-    const all = this.objects(account, 'campaign').whereNot('status', 'DELETED');
-    const filtered = all.clone();
-    if (query.statuses?.length) filtered.whereIn('status', query.statuses);
-    if (query.nameQuery) filtered.whereRaw("name_lower like ? escape '!'", [likePattern(query.nameQuery)]);
-    const page = filtered.clone().orderBy('id', 'desc').limit(query.limit + 1);
+    const filters: Array<[string, unknown[]]> = [];
+    if (query.statuses?.length) filters.push([`status in (${query.statuses.map(() => '?').join(', ')})`, query.statuses]);
+    if (query.nameQuery) filters.push(["name_lower like ? escape '!'", [likePattern(query.nameQuery)]]);
+    // MariaDB otherwise scans backwards from the newest row to reach a deep keyset position.
+    const table = this.knex.client.config.client === 'mysql2' ? this.knex.raw('?? force index (??)', ['sandbox_objects', 'sandbox_objects_account_id_level_id_index']) : 'sandbox_objects';
+    const page = this.knex(table as string).where({ account_id: account.accountId, level: 'campaign' }).whereNot('status', 'DELETED').orderBy('id', 'desc').limit(query.limit + 1);
+    for (const [sql, bindings] of filters) page.whereRaw(sql, bindings as never[]);
     if (query.after) {
       if (!/^\d+$/.test(query.after)) throw new PlatformError('invalid_request', 'The paging position is not valid.', { field: 'after' });
       page.where('id', '<', Number(query.after));
     }
-    const [total, matched, rows] = await Promise.all([
-      all.clone().count({ n: '*' }).first(),
-      filtered.clone().count({ n: '*' }).first(),
+    // Both totals in one pass: every campaign, and those matching the filters.
+    const matchedSql = filters.length ? `sum(case when ${filters.map(([sql]) => sql).join(' and ')} then 1 else 0 end)` : 'count(*)';
+    const [totals, rows] = await Promise.all([
+      this.objects(account, 'campaign').whereNot('status', 'DELETED').first(this.knex.raw(`count(*) as total, ${matchedSql} as matched`, filters.flatMap(([, b]) => b) as never[])),
       page.select('id', 'object_id', 'name', 'status', 'objective', 'budget_period', 'budget_cents', 'created_at'),
     ]);
     const items = rows.slice(0, query.limit);
     return {
       campaigns: items.map(toCampaign),
-      totalInAccount: Number(total?.n ?? 0),
-      matched: Number(matched?.n ?? 0),
+      totalInAccount: Number(totals?.total ?? 0),
+      matched: Number(totals?.matched ?? 0),
       after: rows.length > query.limit ? String(items[items.length - 1].id) : null,
     };
   }
