@@ -66,6 +66,9 @@ export interface LoadOptions {
   durationSec: number;
   /** Seconds of load thrown away before measuring. */
   warmupSec: number;
+  /** Request method and body (default GET without a body). */
+  method?: 'GET' | 'POST';
+  body?: string;
 }
 
 export const defaultLoad: LoadOptions = { connections: 10, durationSec: 5, warmupSec: 1.5 };
@@ -276,7 +279,7 @@ export async function createBenchDatabase(dialect: Dialect): Promise<BenchDataba
 // ---------------------------------------------------------------------------------------------
 // The service under test
 
-/** One agency organization with a handful of brands and a read key on the REST surface. */
+/** One agency organization with a handful of brands and a read key on both surfaces. */
 export const benchWorld = {
   organizations: [
     {
@@ -298,7 +301,7 @@ export const benchWorld = {
         { ref: 'b4', name: 'Socks Co', adAccounts: [{ platform: 'tiktok', accountId: 'biz_3001', name: 'Socks TikTok', timezone: 'Europe/Paris', currency: 'EUR', active: true }] },
         { ref: 'b5', name: 'Gloves Co', adAccounts: [{ platform: 'meta', accountId: 'act_4001', name: 'Gloves EU', timezone: 'Europe/Berlin', currency: 'EUR', active: true }] },
       ],
-      apiKeys: [{ ref: 'reader', name: 'Bench reader', scopes: ['read'], surfaces: { api: true, mcp: false }, brands: null }],
+      apiKeys: [{ ref: 'reader', name: 'Bench reader', scopes: ['read'], surfaces: { api: true, mcp: true }, brands: null }],
     },
   ],
 };

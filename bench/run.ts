@@ -43,7 +43,9 @@ function table(rows: ResultRow[]): string {
 
 async function main(): Promise<number> {
   const started = Date.now();
-  const benchmarks = await discover();
+  // `npm run bench -- mcp publish` runs only the benchmarks whose name contains one of the words.
+  const only = process.argv.slice(2).map((w) => w.toLowerCase());
+  const benchmarks = (await discover()).filter((b) => !only.length || only.some((w) => b.name.toLowerCase().includes(w)));
   progress(`${benchmarks.length} benchmark(s): ${benchmarks.map((b) => b.name).join(', ')}`);
   const rows: ResultRow[] = [];
   const notes: string[] = [];

@@ -1,0 +1,192 @@
+// Publishing a large launch: 1 campaign x 50 ad sets x 10 ads (551 objects), built over REST (one ad
+// set with its 10 ads node by node, then duplicate-node makes the other 49), then one confirmed publish (launch-campaign with confirm: true), on SQLite and (when it
+// answers) MariaDB, against:
+//   - the sandbox platform (PLATFORM_MODE=sandbox): wall time of the publish, and the SQL statements
+//     it ran (the service's knex 'query' events) since the sandbox has no round trips;
+//   - the fake Meta Graph API (test/fakes/meta-server.ts, PLATFORM_MODE=live) with 20 ms added to
+//     every answer: wall time and platform round trips (the fake's request log; a batch counts once).
+// Targets: the sandbox publish under 1 s; at most 30 round trips to Meta.
+// GET /v1/brands of the same service is loaded briefly beside it (bench/brands.ts measureBrands).
+
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Dialect } from '../src/db/connection.js';
+import { FakeMetaServer } from '../test/fakes/meta-server.js';
+import { BrandClient, buildLaunch, exampleWorld, type BuiltLaunch } from '../test/helpers/launches.js';
+import { failuresOf, measureBrands } from './brands.js';
+import {
+  availableDialects,
+  dialectLabel,
+  mainThreadCpuSeconds,
+  progress,
+  startBenchService,
+  type BenchService,
+  type Benchmark,
+  type BenchmarkOutput,
+  type LoadOptions,
+  type LoadResult,
+  type ResultRow,
+} from './lib.js';
+
+export const AD_SETS = 50;
+export const ADS_PER_SET = 10;
+export const OBJECTS = 1 + AD_SETS + AD_SETS * ADS_PER_SET;
+export const META_DELAY_MS = 20;
+export const SANDBOX_TARGET_MS = 1_000;
+export const META_ROUND_TRIP_TARGET = 30;
+const ACCOUNT = 'act_1001';
+
+/** A short GET /v1/brands run beside the publish figures (the brands benchmark has the long one). */
+export const BRANDS_LOAD: LoadOptions = { connections: 10, durationSec: 2, warmupSec: 0.5 };
+
+/** Publishes per mode and dialect, each of its own freshly built launch on the same service. */
+export const RUNS = 3;
+
+/** One confirmed publish. */
+export interface PublishRun {
+  /** Wall time of the confirmed publish, ms. */
+  wallMs: number;
+  /** Main-thread CPU during the publish, ms (the server, and in live mode the in-process fake too). */
+  cpuMs: number;
+  /** Platform round trips (the fake's request log; a batch counts once), or null for the sandbox. */
+  roundTrips: number | null;
+  /** SQL statements the service ran during the publish (its knex 'query' events). */
+  sqlStatements: number;
+}
+
+export interface PublishFigures {
+  runs: PublishRun[];
+  /** Seconds spent building one launch over REST (the last one). */
+  buildSec: number;
+  brands: LoadResult;
+}
+
+async function liveObjects(svc: BenchService, fake: FakeMetaServer | null): Promise<number> {
+  if (fake) return fake.objectsOf(ACCOUNT).filter((o) => o.status !== 'DELETED').length;
+  const row = await svc.service.knex('sandbox_objects').where({ account_id: ACCOUNT }).whereNot('status', 'DELETED').count({ n: '*' }).first();
+  return Number(row?.n ?? 0);
+}
+
+/** The 1 x 50 x 10 launch: one ad set with its ads created node by node, duplicated 49 times. */
+async function buildBigLaunch(client: BrandClient, creativeId: number): Promise<BuiltLaunch> {
+  const launch = await buildLaunch(client, { adSets: 1, adsPerSet: ADS_PER_SET, creativeId, concurrency: 10 });
+  const copies = await client.api('POST', `/launches/${launch.launchId}/nodes/${launch.adsetIds[0]}/duplicate`, { nodeType: 'adset', count: AD_SETS - 1 });
+  if (copies.status !== 200) throw new Error(`duplicating the ad set answered ${copies.status}: ${JSON.stringify(copies.body).slice(0, 500)}`);
+  return { ...launch, adsetIds: [...launch.adsetIds, ...copies.body.nodeIds], objectCount: OBJECTS };
+}
+
+/** Builds and publishes the launch RUNS times on one service, then loads GET /v1/brands of it. */
+async function publishRuns(dialect: Dialect, mode: 'sandbox' | 'meta'): Promise<PublishFigures> {
+  const label = `publish/${dialectLabel(dialect)}/${mode}: `;
+  const creativesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-creatives-'));
+  let fake: FakeMetaServer | null = null;
+  let svc: BenchService | null = null;
+  try {
+    let world = exampleWorld(1_000_000);
+    const env: Record<string, string> = { CREATIVES_DIR: creativesDir };
+    if (mode === 'meta') {
+      fake = await FakeMetaServer.start();
+      fake.delayMs = META_DELAY_MS;
+      world = exampleWorld(1_000_000, { accessToken: fake.addAccount(ACCOUNT) });
+      Object.assign(env, { PLATFORM_MODE: 'live', META_GRAPH_URL: fake.url });
+    }
+    progress(`${label}migrating and bootstrapping a fresh database`);
+    svc = await startBenchService(dialect, { bootstrap: world, env });
+    const client = new BrandClient(svc.url, svc.key, svc.seed.organizations.acme.brands.shoes.id);
+    const creativeId = await client.uploadCreative();
+    const counts = { campaigns: 1, adSets: AD_SETS, ads: AD_SETS * ADS_PER_SET };
+    const runs: PublishRun[] = [];
+    let buildSec = 0;
+    for (let i = 1; i <= RUNS; i++) {
+      const built = Date.now();
+      const launch = await buildBigLaunch(client, creativeId);
+      buildSec = (Date.now() - built) / 1000;
+      progress(`${label}run ${i}/${RUNS}: launch built over REST in ${buildSec.toFixed(1)} s; confirmed publish of ${launch.objectCount} objects`);
+      let sqlStatements = 0;
+      const onQuery = () => sqlStatements++;
+      svc.service.knex.on('query', onQuery);
+      const requestsBefore = fake?.requests.length ?? 0;
+      const cpuBefore = mainThreadCpuSeconds();
+      const started = process.hrtime.bigint();
+      const reply = await client.publish(launch.launchId, `bench-${crypto.randomBytes(6).toString('hex')}`);
+      const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
+      const cpuMs = (mainThreadCpuSeconds() - cpuBefore) * 1000;
+      svc.service.knex.off('query', onQuery);
+      const roundTrips = fake ? fake.requests.length - requestsBefore : null;
+      if (reply.status !== 200 || reply.body?.status !== 'published' || JSON.stringify(reply.body.counts) !== JSON.stringify(counts)) {
+        throw new Error(`${label}publish answered ${reply.status}: ${JSON.stringify(reply.body).slice(0, 500)}`);
+      }
+      const objects = await liveObjects(svc, fake);
+      if (objects !== OBJECTS * i) throw new Error(`${label}the platform holds ${objects} live objects after ${i} publishes, expected ${OBJECTS * i}`);
+      runs.push({ wallMs, cpuMs, roundTrips, sqlStatements });
+    }
+    progress(`${label}GET /v1/brands: ${BRANDS_LOAD.warmupSec}s warm-up + ${BRANDS_LOAD.durationSec}s, ${BRANDS_LOAD.connections} connections`);
+    const brands = await measureBrands(svc.url, svc.key, BRANDS_LOAD);
+    return { runs, buildSec, brands };
+  } finally {
+    await svc?.close().catch((err) => progress(`${label}closing the service failed: ${(err as Error).message}`));
+    await fake?.close();
+    fs.rmSync(creativesDir, { recursive: true, force: true });
+  }
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+export const benchmark: Benchmark = {
+  name: 'publish 1x50x10',
+  order: 20,
+  async run(): Promise<BenchmarkOutput> {
+    const { dialects, notes } = await availableDialects();
+    for (const n of notes) progress(n);
+    // Live mode stores the account's access token encrypted; a throw-away key when none is set.
+    const savedKey = process.env.TOKEN_ENCRYPTION_KEY;
+    if (!savedKey) process.env.TOKEN_ENCRYPTION_KEY = crypto.randomBytes(32).toString('base64');
+    const rows: ResultRow[] = [];
+    notes.push(
+      `publish: 1 campaign x ${AD_SETS} ad sets x ${ADS_PER_SET} ads = ${OBJECTS} objects; ${RUNS} confirmed publishes per row, each of its own launch ` +
+        `(req/s = 1000 / median wall ms, p50 = median, p99 = slowest, cpu = main-thread CPU per publish); meta = fake Graph API with ${META_DELAY_MS} ms per answer; ` +
+        `GET /v1/brands rows: ${BRANDS_LOAD.warmupSec}s + ${BRANDS_LOAD.durationSec}s load on the same service afterwards.`,
+    );
+    try {
+      for (const dialect of dialects) {
+        const db = dialectLabel(dialect);
+        for (const mode of ['sandbox', 'meta'] as const) {
+          const f = await publishRuns(dialect, mode);
+          const walls = f.runs.map((r) => r.wallMs);
+          const p50 = median(walls);
+          const slowest = Math.max(...walls);
+          rows.push(
+            { benchmark: this.name, dialect, target: `publish ${mode}`, rps: 1000 / p50, p50, p99: slowest, cpuUsPerRequest: median(f.runs.map((r) => r.cpuMs)) * 1000, failures: 0 },
+            { benchmark: this.name, dialect, target: `GET /v1/brands (${mode})`, rps: f.brands.rps, p50: f.brands.p50, p99: f.brands.p99, cpuUsPerRequest: f.brands.cpuUsPerRequest, failures: failuresOf(f.brands) },
+          );
+          if (failuresOf(f.brands) > 0) notes.push(`WARNING ${db} GET /v1/brands (${mode}): ${failuresOf(f.brands)} failures out of ${f.brands.total}; its figures are suspect.`);
+          const each = walls.map((w) => w.toFixed(0)).join(' / ');
+          const sql = f.runs.map((r) => r.sqlStatements).join(' / ');
+          if (mode === 'sandbox') {
+            const met = slowest < SANDBOX_TARGET_MS;
+            notes.push(
+              `publish ${db} sandbox: ${each} ms wall (median ${p50.toFixed(0)}; target < ${SANDBOX_TARGET_MS} ms for every run): ${met ? 'MET' : 'NOT MET'}; ` +
+                `round trips n/a (the sandbox lives in the service's database: ${sql} SQL statements); build over REST ${f.buildSec.toFixed(1)} s`,
+            );
+          } else {
+            const trips = f.runs.map((r) => r.roundTrips!);
+            const met = Math.max(...trips) <= META_ROUND_TRIP_TARGET;
+            notes.push(
+              `publish ${db} meta: ${each} ms wall (median ${p50.toFixed(0)}), ${trips.join(' / ')} round trips to Meta (target <= ${META_ROUND_TRIP_TARGET}): ${met ? 'MET' : 'NOT MET'}; ` +
+                `>= ${Math.max(...trips) * META_DELAY_MS} ms of that is the fake's added delay; ${sql} SQL statements; build over REST ${f.buildSec.toFixed(1)} s`,
+            );
+          }
+        }
+      }
+    } finally {
+      if (!savedKey) delete process.env.TOKEN_ENCRYPTION_KEY;
+    }
+    return { rows, notes };
+  },
+};
