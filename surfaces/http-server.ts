@@ -5,7 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Service } from '../src/service.js';
 import { createRestApp } from './rest/app.js';
-import { handleMcpRequest, toolsOf } from './mcp/server.js';
+import { createMcpEndpoint, handleMcpRequest } from './mcp/server.js';
 
 const MCP_BODY_LIMIT = 5 * 1024 * 1024;
 
@@ -38,7 +38,7 @@ async function readJson(req: http.IncomingMessage): Promise<unknown> {
 /** Listens on `port` (0 = any free port) and `host`. */
 export async function startHttpServer(service: Service, port: number, host: string): Promise<RunningServer> {
   const rest = createRestApp(service).callback();
-  const tools = toolsOf(service);
+  const mcp = createMcpEndpoint(service);
   const mcpPath = new URL(service.config.mcpUrl).pathname.replace(/\/+$/, '') || '/mcp';
   const allowedOrigins = [...new Set([new URL(service.config.baseUrl).origin, new URL(service.config.mcpUrl).origin])];
   const server = http.createServer((req, res) => {
@@ -54,7 +54,7 @@ export async function startHttpServer(service: Service, port: number, host: stri
         res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: (err as Error).message } }));
         return;
       }
-      await handleMcpRequest(service, tools, req, res, body, { allowedOrigins });
+      await handleMcpRequest(service, mcp, req, res, body, { allowedOrigins });
     })().catch((err) => {
       service.log.error({ err }, 'MCP request failed');
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });

@@ -2,17 +2,20 @@
 // Each request authenticates, builds a fresh Server for its principal, and translates tool calls
 // into `invoke`; failures come back as tool results with `isError` and the REST error envelope.
 
-import crypto from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../../src/auth/principal.js';
 import { ServiceError, envelopeOf, httpStatusOf } from '../../src/errors.js';
 import type { Service } from '../../src/service.js';
 import { toolFor, toolName, type ToolDefinition } from './tools.js';
+import { ExchangeTransport } from './exchange.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 
 const UNAUTHORIZED = -32001;
+// The SDK builds an Ajv instance per Server unless given one; a Server is built per request here.
+const sharedValidator = new AjvJsonSchemaValidator();
 
 /** Every tool of the catalogue, built once per service. */
 export function toolsOf(service: Service): ToolDefinition[] {
@@ -37,30 +40,40 @@ function errorResult(err: unknown, requestId: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(envelope) }], structuredContent: envelope as unknown as Record<string, unknown> };
 }
 
-/** A low-level MCP Server answering for one principal. */
-function serverFor(service: Service, principal: Principal, tools: ToolDefinition[], requestId: string): Server {
+/** The MCP Server of a process: one, connected to the shared exchange; each call names its principal. */
+export function createMcpEndpoint(service: Service): { tools: ToolDefinition[]; transport: ExchangeTransport; server: Server } {
+  const tools = toolsOf(service);
   const byName = new Map(service.catalogue.list().map((op) => [toolName(op.name), op]));
-  const server = new Server({ name: 'svc', version: '1.0.0' }, { capabilities: { tools: { listChanged: false } } });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: tools.filter((t) => principal.scopes.has(byName.get(t.name)!.scope)),
-  }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  const server = new Server({ name: 'svc', version: '1.0.0' }, { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: sharedValidator });
+  const callerOf = (extra: { authInfo?: AuthInfo }) => extra.authInfo!.extra as unknown as Caller;
+  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+    const { principal } = callerOf(extra);
+    return { tools: tools.filter((t) => principal.scopes.has(byName.get(t.name)!.scope)) };
+  });
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { principal, requestId } = callerOf(extra);
     const op = byName.get(request.params.name);
-    const callId = `${requestId}_${crypto.randomUUID().slice(0, 8)}`;
-    if (!op) return errorResult(new ServiceError('not_found', `No tool named ${request.params.name}; call tools/list to see the tools.`), callId);
+    if (!op) return errorResult(new ServiceError('not_found', `No tool named ${request.params.name}; call tools/list to see the tools.`), requestId);
     const { idempotencyKey, ...input } = (request.params.arguments ?? {}) as Record<string, unknown>;
     if (idempotencyKey !== undefined && typeof idempotencyKey !== 'string') {
-      return errorResult(new ServiceError('validation_failed', 'idempotencyKey must be a string.', [{ field: 'idempotencyKey', code: 'invalid_type', message: 'must be string' }]), callId);
+      return errorResult(new ServiceError('validation_failed', 'idempotencyKey must be a string.', [{ field: 'idempotencyKey', code: 'invalid_type', message: 'must be string' }]), requestId);
     }
     try {
-      const result = await service.invoke(op.name, principal, input, { requestId: callId, idempotencyKey: idempotencyKey as string | undefined });
+      const result = await service.invoke(op.name, principal, input, { requestId, idempotencyKey: idempotencyKey as string | undefined });
       return callResult(result.body);
     } catch (err) {
-      if (!(err instanceof ServiceError)) service.log.error({ err, requestId: callId }, 'unexpected error in a tool call');
-      return errorResult(err, callId);
+      if (!(err instanceof ServiceError)) service.log.error({ err, requestId }, 'unexpected error in a tool call');
+      return errorResult(err, requestId);
     }
   });
-  return server;
+  const transport = new ExchangeTransport();
+  void server.connect(transport);
+  return { tools, transport, server };
+}
+
+interface Caller {
+  principal: Principal;
+  requestId: string;
 }
 
 export interface McpHandlerOptions {
@@ -69,7 +82,7 @@ export interface McpHandlerOptions {
 }
 
 /** Handles one HTTP request to the MCP endpoint (POST; GET and DELETE answer 405 in stateless mode). */
-export async function handleMcpRequest(service: Service, tools: ToolDefinition[], req: IncomingMessage, res: ServerResponse, body: unknown, options: McpHandlerOptions): Promise<void> {
+export async function handleMcpRequest(service: Service, endpoint: ReturnType<typeof createMcpEndpoint>, req: IncomingMessage, res: ServerResponse, body: unknown, options: McpHandlerOptions): Promise<void> {
   const requestId = `req_${crypto.randomUUID().replace(/-/g, '')}`;
   res.setHeader('Service-Request-Id', requestId);
   const rpcError = (status: number, code: number, err: ServiceError, headers: Record<string, string> = {}) =>
@@ -95,12 +108,14 @@ export async function handleMcpRequest(service: Service, tools: ToolDefinition[]
     const challenge = `Bearer resource_metadata="${resourceMetadataUrl(service)}"${status === 401 ? ', error="invalid_token"' : ''}`;
     return rpcError(status, status === 401 ? UNAUTHORIZED : -32003, e, { 'www-authenticate': challenge });
   }
-  const server = serverFor(service, principal, tools, requestId);
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  res.on('close', () => {
-    void transport.close();
-    void server.close();
-  });
-  await server.connect(transport);
-  await transport.handleRequest(req, res, body);
+  try {
+    const caller: Caller = { principal, requestId };
+    const answer = await endpoint.transport.exchange(body, { token: 'bearer', clientId: principal.credentialId, scopes: [...principal.scopes], extra: caller as unknown as Record<string, unknown> });
+    if (answer === null) {
+      res.writeHead(202);
+      res.end();
+    } else sendJson(res, 200, answer);
+  } catch {
+    sendJson(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'The body is not a JSON-RPC 2.0 message or batch.' } });
+  }
 }
