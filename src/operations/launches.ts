@@ -2,7 +2,7 @@
 // and snapshot templates of their campaign-level settings.
 
 import { defineOperation, type OperationContext } from '../catalogue/define.js';
-import { ServiceError, notFound } from '../errors.js';
+import { ServiceError, notFound, validationFailed } from '../errors.js';
 import { countsByLaunch, launchSummary, launchTree, loadLaunch, loadNodes, newNodeId, type LaunchRow } from '../launches/store.js';
 
 const write = { readOnly: false, destructive: false, idempotent: false, openWorld: false };
@@ -105,6 +105,9 @@ export const updateLaunch = defineOperation({
   tag: 'launches',
   summary: 'Change the title or description of a launch.',
   async handler(ctx, input: { launchId: string; title?: string; description?: string | null }) {
+    if (input.title === undefined && input.description === undefined) {
+      throw validationFailed([{ field: 'title', code: 'invalid_type', message: 'send title or description (or both)' }]);
+    }
     const l = await loadLaunch(ctx.db, ctx.brand!.id, input.launchId, true);
     const change: Record<string, unknown> = { updated_at: ctx.now() };
     if (input.title !== undefined) change.title = input.title;
@@ -217,10 +220,11 @@ export const createLaunchFromSnapshot = defineOperation({
     if (!t) throw notFound(`Snapshot template ${input.templateId} of brand ${ctx.brand!.id}`);
     const l = await insertLaunch(ctx, input.title ?? t.name.slice(0, 200), input.description ?? null);
     const now = ctx.now();
-    for (const properties of JSON.parse(t.campaigns) as Array<Record<string, unknown>>) {
+    // Creation time orders a tree; one millisecond apart keeps the template's order.
+    for (const [i, properties] of (JSON.parse(t.campaigns) as Array<Record<string, unknown>>).entries()) {
       await ctx.db('launch_nodes').insert({
         id: newNodeId(), launch_id: l.id, parent_id: null, node_type: 'campaign', account_id: (properties.accountId as string) ?? l.accountId,
-        name: (properties.name as string) ?? null, properties: JSON.stringify(properties), platform_id: null, status: 'draft', created_at: now, updated_at: now,
+        name: (properties.name as string) ?? null, properties: JSON.stringify(properties), platform_id: null, status: 'draft', created_at: now + i, updated_at: now,
       });
     }
     return launchTree(l, ctx.brand!.name, await loadNodes(ctx.db, l.id));

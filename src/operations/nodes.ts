@@ -7,6 +7,8 @@ import { budgetOf, childrenOf, loadLaunch, loadNodes, newNodeId, nodeView, toNod
 import { validateLaunch } from '../launches/validate.js';
 import { validationContextFor } from '../launches/context.js';
 import { accountScope } from '../platforms/live-read.js';
+import { inTransaction } from '../db/connection.js';
+import type { Knex } from 'knex';
 
 const write = { readOnly: false, destructive: false, idempotent: false, openWorld: false };
 const PARENT: Record<NodeType, NodeType | null> = { campaign: null, adset: 'campaign', ad: 'adset' };
@@ -90,12 +92,17 @@ export const updateNode = defineOperation({
   output: 'update-node#/$defs/output',
   annotations: { ...write, idempotent: true, openWorld: true },
   tag: 'launches',
+  // A live change calls the ad platform, which must not happen inside a database transaction.
+  transactional: false,
   summary: 'Attach a creative, generated copy or existing post to an ad, or change node settings (properties, merged as a JSON merge patch).',
   description: 'At least one of creativeId, copyGenerationId, postId or properties. On a live node only properties.status (ACTIVE or PAUSED) may change, and the change is pushed to the ad platform; live budgets change through live-budget.',
   async handler(ctx, input: { launchId: string; nodeId: string; creativeId?: number; copyGenerationId?: number; postId?: string; properties?: Record<string, unknown> }) {
-    const l = await loadLaunch(ctx.db, ctx.brand!.id, input.launchId, true);
-    const node = await findNode(ctx, l.id, input.nodeId);
     const attach = (['creativeId', 'copyGenerationId', 'postId'] as const).filter((k) => input[k] !== undefined);
+    if (!attach.length && input.properties === undefined) {
+      throw validationFailed([{ field: 'properties', code: 'invalid_type', message: 'send at least one of creativeId, copyGenerationId, postId or properties' }]);
+    }
+    const l = await loadLaunch(ctx.db, ctx.brand!.id, input.launchId);
+    const node = await findNode(ctx, l.id, input.nodeId);
     if (attach.length && node.nodeType !== 'ad') {
       throw validationFailed(attach.map((k) => ({ field: k, code: 'invalid_value', message: `can be attached to an ad only; node ${node.id} is a ${node.nodeType}` })));
     }
@@ -106,27 +113,31 @@ export const updateNode = defineOperation({
     const patch: Record<string, any> = { ...(input.properties ?? {}) };
     for (const k of attach) patch[k] = input[k];
     if (node.status === 'live') return liveStatusChange(ctx, l, node, patch);
-    editable(l);
-    const merged = ctx.validate<Record<string, any>>(`node-properties#/$defs/${node.nodeType}`, mergePatch(node.properties, patch), 'properties');
-    if (node.nodeType === 'campaign' && merged.accountId && merged.accountId !== node.properties.accountId) {
-      const known = await ctx.db('ad_accounts').where({ brand_id: l.brandId, account_id: merged.accountId }).first('id');
-      if (!known) throw validationFailed([{ field: 'properties.accountId', code: 'invalid_value', message: `${merged.accountId} is not an ad account of this brand` }]);
-    }
-    const now = ctx.now();
-    await ctx.db('launch_nodes').where({ id: node.id }).update({ properties: JSON.stringify(merged), name: merged.name ?? null, updated_at: now });
-    if (node.nodeType === 'campaign') {
-      // Children follow their campaign's ad account.
-      const accountId = merged.accountId ?? l.accountId;
-      const adSets = await ctx.db('launch_nodes').where({ launch_id: l.id, parent_id: node.id }).pluck('id');
-      await ctx.db('launch_nodes').where({ id: node.id }).update({ account_id: accountId });
-      if (adSets.length) {
-        await ctx.db('launch_nodes').whereIn('id', adSets).update({ account_id: accountId });
-        await ctx.db('launch_nodes').whereIn('parent_id', adSets).update({ account_id: accountId });
+    return inTransaction(ctx.db as Knex, async (trx) => {
+      const locked = await loadLaunch(trx, l.brandId, l.id, true);
+      editable(locked);
+      const current = toNode(await trx('launch_nodes').where({ id: node.id }).first());
+      const merged = ctx.validate<Record<string, any>>(`node-properties#/$defs/${node.nodeType}`, mergePatch(current.properties, patch), 'properties');
+      if (node.nodeType === 'campaign' && merged.accountId && merged.accountId !== current.properties.accountId) {
+        const known = await trx('ad_accounts').where({ brand_id: l.brandId, account_id: merged.accountId }).first('id');
+        if (!known) throw validationFailed([{ field: 'properties.accountId', code: 'invalid_value', message: `${merged.accountId} is not an ad account of this brand` }]);
       }
-    }
-    await ctx.db('launches').where({ id: l.id }).update({ updated_at: now });
-    await ctx.activity.record({ brandId: l.brandId, accountId: node.accountId, entityType: node.nodeType, entityId: node.id, entityName: merged.name ?? null, action: `${node.nodeType}.updated` });
-    return nodeView(await findNode(ctx, l.id, node.id));
+      const now = ctx.now();
+      await trx('launch_nodes').where({ id: node.id }).update({ properties: JSON.stringify(merged), name: merged.name ?? null, updated_at: now });
+      if (node.nodeType === 'campaign') {
+        // Children follow their campaign's ad account.
+        const accountId = merged.accountId ?? locked.accountId;
+        const adSets = await trx('launch_nodes').where({ launch_id: l.id, parent_id: node.id }).pluck('id');
+        await trx('launch_nodes').where({ id: node.id }).update({ account_id: accountId });
+        if (adSets.length) {
+          await trx('launch_nodes').whereIn('id', adSets).update({ account_id: accountId });
+          await trx('launch_nodes').whereIn('parent_id', adSets).update({ account_id: accountId });
+        }
+      }
+      await trx('launches').where({ id: l.id }).update({ updated_at: now });
+      await ctx.activity.record({ brandId: l.brandId, accountId: node.accountId, entityType: node.nodeType, entityId: node.id, entityName: merged.name ?? null, action: `${node.nodeType}.updated` }, trx);
+      return nodeView(toNode(await trx('launch_nodes').where({ id: node.id }).first()));
+    });
   },
 });
 
@@ -138,9 +149,11 @@ async function liveStatusChange(ctx: OperationContext, l: LaunchRow, node: NodeR
   const account = await ctx.platforms.account(ctx.db, l.brandId, node.accountId!);
   await ctx.platforms.adapterFor(account.platform).setStatus(account, [{ level: node.nodeType, id: node.platformId! }], patch.status);
   const merged: Record<string, any> = { ...node.properties, status: patch.status };
-  await ctx.db('launch_nodes').where({ id: node.id }).update({ properties: JSON.stringify(merged), updated_at: ctx.now() });
   await ctx.metrics.invalidate(accountScope(account));
-  await ctx.activity.record({ brandId: l.brandId, accountId: account.accountId, entityType: node.nodeType, entityId: node.id, entityName: merged.name ?? null, action: patch.status === 'ACTIVE' ? `${node.nodeType}.activated` : `${node.nodeType}.paused` });
+  await inTransaction(ctx.db as Knex, async (trx) => {
+    await trx('launch_nodes').where({ id: node.id }).update({ properties: JSON.stringify(merged), updated_at: ctx.now() });
+    await ctx.activity.record({ brandId: l.brandId, accountId: account.accountId, entityType: node.nodeType, entityId: node.id, entityName: merged.name ?? null, action: patch.status === 'ACTIVE' ? `${node.nodeType}.activated` : `${node.nodeType}.paused` }, trx);
+  });
   return nodeView(await findNode(ctx, l.id, node.id));
 }
 
@@ -265,9 +278,11 @@ export const duplicateNode = defineOperation({
     }
     const children = input.nodeType === 'adset' ? (await ctx.db('launch_nodes').where({ launch_id: l.id, parent_id: node.id }).orderBy(['created_at', 'id'])).map(toNode) : [];
     const now = ctx.now();
+    // Creation time orders a tree; one millisecond apart keeps the copies in order.
+    let order = 0;
     const row = (n: NodeRow, id: string, parentId: string | null, name: string | null) => ({
       id, launch_id: l.id, parent_id: parentId, node_type: n.nodeType, account_id: n.accountId, name,
-      properties: JSON.stringify(name === null ? n.properties : { ...n.properties, name }), platform_id: null, status: 'draft', created_at: now, updated_at: now,
+      properties: JSON.stringify(name === null ? n.properties : { ...n.properties, name }), platform_id: null, status: 'draft', created_at: now + order++, updated_at: now,
     });
     const copies: string[] = [];
     const rows = [];
