@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Dialect } from '../src/db/connection.js';
 import { FakeMetaServer } from '../test/fakes/meta-server.js';
-import { BrandClient, buildLaunch, exampleWorld, type BuiltLaunch } from '../test/helpers/launches.js';
+import { BrandClient, buildLaunch, exampleWorld, liveExampleWorld, type BuiltLaunch } from '../test/helpers/launches.js';
 import { failuresOf, measureBrands } from './brands.js';
 import {
   availableDialects,
@@ -89,7 +89,7 @@ async function publishRuns(dialect: Dialect, mode: 'sandbox' | 'meta'): Promise<
     if (mode === 'meta') {
       fake = await FakeMetaServer.start();
       fake.delayMs = META_DELAY_MS;
-      world = exampleWorld(1_000_000, { accessToken: fake.addAccount(ACCOUNT) });
+      world = liveExampleWorld(1_000_000, fake.addAccount(ACCOUNT));
       Object.assign(env, { PLATFORM_MODE: 'live', META_GRAPH_URL: fake.url });
     }
     progress(`${label}migrating and bootstrapping a fresh database`);

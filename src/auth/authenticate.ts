@@ -76,6 +76,7 @@ export class Authenticator {
       organizationId: record.organizationId,
       credentialId: `key:${record.id}`,
       apiKeyId: record.id,
+      grantId: null,
       userId: record.createdByUserId ?? 0,
       actorLabel: `API key: ${record.name}`,
       scopes: new Set(record.scopes),

@@ -12,6 +12,8 @@ export interface Principal {
   /** Stable id of the credential, used to scope idempotency keys: `key:<id>` or `user:<id>`. */
   credentialId: string;
   apiKeyId: number | null;
+  /** The OAuth grant (a person's approval of an app) behind an access token. */
+  grantId: number | null;
   /** The user recorded in activity: the person, or the key's creator (0 when unknown). */
   userId: number;
   /** How the actor appears in activity and audit trails, e.g. `API key: CI key`. */

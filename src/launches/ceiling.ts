@@ -19,9 +19,16 @@ function unavailable(err: unknown): ServiceError {
   return new ServiceError('unavailable', 'The spend ceiling could not be checked; nothing was published. Retry shortly.', { cause: (err as Error)?.message ? 'storage' : 'unknown' });
 }
 
-/** Refuses credentials that may not publish at all: no key (yet), or a key without a ceiling. */
+/** Where a credential's ceiling and committed total live: its API key, or its OAuth grant. */
+function ledgerOf(principal: Principal): { table: 'api_keys' | 'oauth_grants'; id: number } | null {
+  if (principal.apiKeyId !== null) return { table: 'api_keys', id: principal.apiKeyId };
+  if (principal.grantId !== null) return { table: 'oauth_grants', id: principal.grantId };
+  return null;
+}
+
+/** Refuses credentials that may not publish at all: a key (or approved app) without a ceiling. */
 export function requireCeiling(principal: Principal): number {
-  if (principal.apiKeyId === null || principal.publishCeilingCents === null) {
+  if (ledgerOf(principal) === null || principal.publishCeilingCents === null) {
     throw new ServiceError(
       'spend_ceiling_required',
       'This credential has no publish ceiling. An organization owner or admin must set one (the most it may ever put live, in dollars) before it can publish.',
@@ -34,7 +41,8 @@ export function requireCeiling(principal: Principal): number {
 /** The ceiling and what the key has committed, read fresh. */
 export async function ceilingOf(db: Db, principal: Principal): Promise<CeilingView> {
   try {
-    const row = await db('api_keys').where({ id: principal.apiKeyId }).first('publish_ceiling_cents', 'committed_cents');
+    const ledger = ledgerOf(principal);
+    const row = ledger ? await db(ledger.table).where({ id: ledger.id }).first('publish_ceiling_cents', 'committed_cents') : undefined;
     const limit = row?.publish_ceiling_cents === null || row === undefined ? null : Number(row.publish_ceiling_cents);
     const committed = Number(row?.committed_cents ?? 0);
     return { limitMinorUnits: limit, committedMinorUnits: committed, remainingMinorUnits: limit === null ? null : Math.max(0, limit - committed) };
@@ -49,10 +57,11 @@ export async function ceilingOf(db: Db, principal: Principal): Promise<CeilingVi
  */
 export async function reserveSpend(db: Db, principal: Principal, amount: number): Promise<void> {
   requireCeiling(principal);
+  const ledger = ledgerOf(principal)!;
   let updated: number;
   try {
-    updated = await db('api_keys')
-      .where('id', principal.apiKeyId!)
+    updated = await db(ledger.table)
+      .where('id', ledger.id)
       .whereNotNull('publish_ceiling_cents')
       .whereRaw('committed_cents + ? <= publish_ceiling_cents', [amount])
       .increment('committed_cents', amount);
@@ -69,7 +78,14 @@ export async function reserveSpend(db: Db, principal: Principal, amount: number)
   );
 }
 
-/** Gives back a reservation whose publish failed. */
-export async function releaseSpend(db: Db, apiKeyId: number, amount: number): Promise<void> {
-  await db('api_keys').where('id', apiKeyId).decrement('committed_cents', amount);
+/** The ledger columns of a spend commitment row for `principal`. */
+export function commitmentOwner(principal: Principal): { api_key_id: number | null; grant_id: number | null } {
+  return { api_key_id: principal.apiKeyId, grant_id: principal.grantId };
+}
+
+/** Gives back the amount of a reserved commitment whose publish or budget edit failed. */
+export async function releaseSpend(db: Db, commitment: { api_key_id: unknown; grant_id: unknown; amount_cents: unknown }): Promise<void> {
+  const table = commitment.api_key_id !== null && commitment.api_key_id !== undefined ? 'api_keys' : 'oauth_grants';
+  const id = Number(table === 'api_keys' ? commitment.api_key_id : commitment.grant_id);
+  await db(table).where('id', id).decrement('committed_cents', Number(commitment.amount_cents));
 }

@@ -10,10 +10,13 @@ import { ServiceError } from '../errors.js';
 import { accountScope } from '../platforms/live-read.js';
 import type { BrandAdAccount } from '../platforms/registry.js';
 import type { ObjectLevel, ObjectRef, ObjectSpec } from '../platforms/port.js';
-import { releaseSpend, reserveSpend } from './ceiling.js';
+import { commitmentOwner, releaseSpend, reserveSpend } from './ceiling.js';
 import { budgetOf, childrenOf, type LaunchRow, type NodeRow } from './store.js';
+import { IDEMPOTENCY_LEASE_MS } from '../pipeline/idempotency.js';
 
 const LEVELS: Array<'campaign' | 'adset' | 'ad'> = ['campaign', 'adset', 'ad'];
+/** Objects created per adapter call: each chunk's ids are recorded before the next is sent. */
+const CHUNK = 50;
 
 export interface PublishPlan {
   launch: LaunchRow;
@@ -52,7 +55,6 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
   const knex = ctx.db as Knex;
   const { launch } = plan;
   const now = ctx.now();
-  const keyId = ctx.principal.apiKeyId!;
 
   if (!resume) {
     await inTransaction(knex, async (trx) => {
@@ -64,7 +66,7 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
       await reserveSpend(trx, ctx.principal, plan.amount);
       await trx('spend_commitments').insert({
         organization_id: ctx.principal.organizationId,
-        api_key_id: keyId,
+        ...commitmentOwner(ctx.principal),
         launch_id: launch.id,
         node_id: null,
         kind: 'publish',
@@ -75,8 +77,25 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
       });
     });
   } else {
-    await knex('launches').where({ id: launch.id }).update({ updated_at: now });
+    // Take over a crashed publish only if nobody else did since we read the launch.
+    const taken = await knex('launches').where({ id: launch.id, status: 'publishing', updated_at: launch.updatedAt }).update({ updated_at: now });
+    if (taken !== 1) throw new ServiceError('conflict', `Launch ${launch.id} is being published by another request; wait for it to finish.`, { status: 'publishing' });
   }
+  // While it works, the publish keeps its claim fresh so that nobody mistakes it for a crashed one.
+  let heartbeat = now;
+  const timer = setInterval(() => {
+    const at = ctx.now();
+    knex('launches')
+      .where({ id: launch.id, status: 'publishing', updated_at: heartbeat })
+      .update({ updated_at: at })
+      .then((n) => {
+        if (n === 1) heartbeat = at;
+      })
+      .catch(() => {});
+  }, Math.max(200, Math.floor(IDEMPOTENCY_LEASE_MS / 3)));
+  timer.unref();
+  /** Nodes whose create was sent but whose ids are not known: on failure, found by marker and removed. */
+  let inFlight: NodeRow[] = [];
 
   const byId = new Map(plan.nodes.map((n) => [n.id, n]));
   const kids = childrenOf(plan.nodes);
@@ -114,12 +133,19 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
             else toCreate.push(n);
           }
         }
-        if (!toCreate.length) continue;
-        const specs = toCreate.map((n) => specOf(n, n.parentId ? byId.get(n.parentId)!.platformId : null, plan, objectiveOf(n)));
-        const refs = await adapter.createObjects(account, specs);
-        await inTransaction(knex, async (trx) => {
-          for (const [i, ref] of refs.entries()) await recordPlatformId(trx, toCreate[i], ref.id, ctx.now());
-        });
+        for (let i = 0; i < toCreate.length; i += CHUNK) {
+          const chunk = toCreate.slice(i, i + CHUNK);
+          const specs = chunk.map((n) => specOf(n, n.parentId ? byId.get(n.parentId)!.platformId : null, plan, objectiveOf(n)));
+          inFlight = chunk;
+          const refs = await adapter.createObjects(account, specs);
+          await inTransaction(knex, async (trx) => {
+            const at = ctx.now();
+            for (const [j, ref] of refs.entries()) await recordPlatformId(trx, chunk[j], ref.id, at);
+            await trx('launches').where({ id: launch.id }).update({ updated_at: at });
+            heartbeat = at;
+          });
+          inFlight = [];
+        }
       }
     }
     for (const [accountId, account] of plan.accounts) {
@@ -138,9 +164,11 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
       }
     });
   } catch (err) {
-    await undo(ctx, plan, accountOf, err);
+    clearInterval(timer);
+    await undo(ctx, plan, accountOf, inFlight, err);
     throw err;
   } finally {
+    clearInterval(timer);
     for (const account of plan.accounts.values()) await ctx.metrics.invalidate(accountScope(account)).catch(() => {});
   }
 }
@@ -151,9 +179,19 @@ async function recordPlatformId(db: Knex | Knex.Transaction, node: NodeRow, plat
 }
 
 /** Removes every platform object of the launch (children first), releases the reservation, records why. */
-async function undo(ctx: OperationContext, plan: PublishPlan, accountOf: (n: NodeRow) => BrandAdAccount, cause: unknown): Promise<void> {
+async function undo(ctx: OperationContext, plan: PublishPlan, accountOf: (n: NodeRow) => BrandAdAccount, inFlight: NodeRow[], cause: unknown): Promise<void> {
   const knex = ctx.db as Knex;
   let leftovers = 0;
+  // A failed call may have created part of its chunk before failing: find those by marker.
+  for (const n of inFlight.filter((x) => !x.platformId)) {
+    const account = accountOf(n);
+    try {
+      const found = await ctx.platforms.adapterFor(account.platform).findByMarker(account, n.nodeType, n.id);
+      if (found) n.platformId = found.id;
+    } catch (err) {
+      ctx.log.error({ requestId: ctx.requestId, err, nodeId: n.id }, 'could not look for a partly created object after a failed publish');
+    }
+  }
   for (const level of [...LEVELS].reverse() as ObjectLevel[]) {
     const groups = new Map<string, { account: BrandAdAccount; refs: ObjectRef[] }>();
     for (const n of plan.nodes.filter((x) => x.nodeType === level && x.platformId)) {
@@ -174,9 +212,9 @@ async function undo(ctx: OperationContext, plan: PublishPlan, accountOf: (n: Nod
   const reason = cause instanceof ServiceError || (cause as Error)?.name === 'PlatformError' ? (cause as Error).message : 'internal error';
   await inTransaction(knex, async (trx) => {
     const at = ctx.now();
-    const reserved = await trx('spend_commitments').where({ launch_id: plan.launch.id, state: 'reserved' }).select('id', 'api_key_id', 'amount_cents');
+    const reserved = await trx('spend_commitments').where({ launch_id: plan.launch.id, state: 'reserved' }).select('id', 'api_key_id', 'grant_id', 'amount_cents');
     for (const r of reserved) {
-      await releaseSpend(trx, Number(r.api_key_id), Number(r.amount_cents));
+      await releaseSpend(trx, r);
       await trx('spend_commitments').where({ id: r.id }).update({ state: 'released', updated_at: at });
     }
     await trx('launch_nodes').where({ launch_id: plan.launch.id }).update({ platform_id: leftovers ? trx.raw('platform_id') : null, updated_at: at });

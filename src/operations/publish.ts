@@ -5,7 +5,7 @@
 import { defineOperation, type OperationContext } from '../catalogue/define.js';
 import { ServiceError, notFound, validationFailed } from '../errors.js';
 import { inTransaction } from '../db/connection.js';
-import { ceilingOf, releaseSpend, requireCeiling, reserveSpend } from '../launches/ceiling.js';
+import { ceilingOf, commitmentOwner, releaseSpend, requireCeiling, reserveSpend } from '../launches/ceiling.js';
 import { creativesFor, validationContextFor } from '../launches/context.js';
 import { publishLaunch } from '../launches/publish.js';
 import { RULES } from '../launches/rules.js';
@@ -155,7 +155,7 @@ export const editLiveCampaign = defineOperation({
     await inTransaction(knex, async (trx) => {
       await reserveSpend(trx, ctx.principal, input.amount);
       [commitmentId] = await trx('spend_commitments').insert({
-        organization_id: ctx.principal.organizationId, api_key_id: ctx.principal.apiKeyId, launch_id: l.id, node_id: node.id,
+        organization_id: ctx.principal.organizationId, ...commitmentOwner(ctx.principal), launch_id: l.id, node_id: node.id,
         kind: 'budget_edit', amount_cents: input.amount, state: 'reserved', created_at: now, updated_at: now,
       });
     });
@@ -164,7 +164,7 @@ export const editLiveCampaign = defineOperation({
       await ctx.platforms.adapterFor(account.platform).setBudget(account, { level: node.nodeType, id: node.platformId }, budget);
     } catch (err) {
       await inTransaction(knex, async (trx) => {
-        await releaseSpend(trx, ctx.principal.apiKeyId!, input.amount);
+        await releaseSpend(trx, { ...commitmentOwner(ctx.principal), amount_cents: input.amount });
         await trx('spend_commitments').where({ id: commitmentId }).update({ state: 'released', updated_at: ctx.now() });
       });
       throw err;
