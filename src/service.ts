@@ -20,6 +20,8 @@ import { SchemaRegistry, loadSchemaFiles, type JsonSchema } from './schemas/regi
 import { Platforms, type LiveAdapterFactory } from './platforms/registry.js';
 import { MemoryMetricsCache, RedisMetricsCache } from './platforms/metrics-cache.js';
 import { Directory } from './directory.js';
+import { SigningKeys } from './oauth/keys.js';
+import type { OAuthSettings } from './oauth/flows.js';
 import { liveAdapters } from './platforms/live.js';
 
 export interface ServiceOptions {
@@ -54,6 +56,10 @@ export class Service {
     readonly log: Logger,
     private readonly authenticator: Authenticator,
     private readonly deps: PipelineDeps,
+    /** Keys that sign and verify OAuth access tokens. */
+    readonly signingKeys: SigningKeys,
+    /** Issuer and the two resources tokens are bound to. */
+    readonly oauth: OAuthSettings,
   ) {}
 
   /** Opens storage (already migrated) and checks the catalogue; a bad catalogue entry throws here. */
@@ -94,7 +100,10 @@ export class Service {
           ? new RedisMetricsCache(redis, `svc:${instanceId}:`, config.metricsCacheSeconds * 1000)
           : new MemoryMetricsCache(config.metricsCacheSeconds * 1000, now),
       };
-      return new Service(config, database, schemas, catalogue, log, new Authenticator(knex, config.keyCacheMs, now), deps);
+      const signingKeys = new SigningKeys(knex);
+      const oauth = { issuer: config.baseUrl, apiResource: `${config.baseUrl}/v1`, mcpResource: config.mcpUrl };
+      const authenticator = new Authenticator(knex, config.keyCacheMs, now, { ...oauth, keys: signingKeys });
+      return new Service(config, database, schemas, catalogue, log, authenticator, deps, signingKeys, oauth);
     } catch (err) {
       await knex.destroy();
       throw err;

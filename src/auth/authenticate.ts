@@ -5,7 +5,26 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { ServiceError } from '../errors.js';
 import { hashSecret, lookupPrefixOf, sameHash, API_KEY_PREFIX } from './secrets.js';
-import { planAdmits, type Principal, type Scope, type Surface } from './principal.js';
+import { planAdmits, type Principal, type Role, type Scope, type Surface } from './principal.js';
+import type { SigningKeys } from '../oauth/keys.js';
+import { ACCESS_TOKEN_PREFIX, verifyAccessToken, type AccessClaims } from '../oauth/tokens.js';
+
+export interface TokenSettings {
+  issuer: string;
+  apiResource: string;
+  mcpResource: string;
+  keys: SigningKeys;
+}
+
+interface GrantRecord {
+  revoked: boolean;
+  userName: string;
+  role: Role | null;
+  brandIds: number[] | null;
+  publishCeilingCents: number | null;
+  plan: string;
+  subscriptionStatus: string;
+}
 
 interface KeyRecord {
   id: number;
@@ -32,8 +51,14 @@ const unauthenticated = (message: string) => new ServiceError('unauthenticated',
 
 export class Authenticator {
   private readonly cache = new Map<string, CacheEntry>();
+  private readonly grants = new Map<string, { record: GrantRecord | null; fetchedAt: number }>();
 
-  constructor(private readonly knex: Knex, private readonly cacheMs: number, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly knex: Knex,
+    private readonly cacheMs: number,
+    private readonly now: () => number = Date.now,
+    private readonly tokens: TokenSettings | null = null,
+  ) {}
 
   /** Resolves `Authorization: Bearer ...` for a surface, or throws 401/403 with the contract's code. */
   async authenticate(authorization: string | undefined, surface: Surface): Promise<Principal> {
@@ -42,6 +67,7 @@ export class Authenticator {
       throw unauthenticated('Missing credential: send "Authorization: Bearer <API key or access token>".');
     }
     const credential = match[1];
+    if (credential.startsWith(ACCESS_TOKEN_PREFIX) && this.tokens) return this.fromAccessToken(credential, surface, this.tokens);
     if (!credential.startsWith(API_KEY_PREFIX)) {
       throw unauthenticated('The credential is not recognised. Send an API key (svc_sk_...) or an OAuth access token (svc_at_...).');
     }
@@ -86,9 +112,78 @@ export class Authenticator {
     };
   }
 
+  /** A person's access token: genuine, for this surface's resource, not revoked, their membership and plan still good. */
+  private async fromAccessToken(token: string, surface: Surface, settings: TokenSettings): Promise<Principal> {
+    let claims: AccessClaims;
+    try {
+      claims = await verifyAccessToken(settings.keys, token, settings.issuer, this.now());
+    } catch {
+      throw unauthenticated('The access token is not valid or has expired. Refresh it, or sign in again.');
+    }
+    const wanted = surface === 'api' ? settings.apiResource : settings.mcpResource;
+    if (claims.aud !== wanted) {
+      throw surface === 'api'
+        ? new ServiceError('audience_mismatch', `This access token is for ${claims.aud}, not the REST API. Authorize with resource=${settings.apiResource} to get an API token.`, { audience: claims.aud })
+        : unauthenticated(`This access token is for ${claims.aud}, not the MCP server. Authorize with resource=${settings.mcpResource} (or none) to get an MCP token.`);
+    }
+    const cacheKey = `${claims.gid}|${claims.jti}`;
+    const hit = this.grants.get(cacheKey);
+    const now = this.now();
+    let record = hit && now - hit.fetchedAt < this.cacheMs ? hit.record : undefined;
+    if (record === undefined) {
+      record = await this.fetchGrant(claims);
+      if (this.grants.size > 10_000) this.grants.clear();
+      this.grants.set(cacheKey, { record, fetchedAt: now });
+    }
+    if (!record || record.revoked) throw unauthenticated('This access token was revoked, or its approval was withdrawn. Sign in again.');
+    if (!record.role) throw unauthenticated('The person behind this token is no longer a member of the organization.');
+    if (!planAdmits(surface, record.plan, record.subscriptionStatus)) {
+      throw new ServiceError(
+        'plan_required',
+        surface === 'api' ? 'The REST API needs an agency plan with an active subscription.' : 'The MCP server needs a paid plan with an active subscription.',
+        { plan: record.plan, subscriptionStatus: record.subscriptionStatus },
+      );
+    }
+    return {
+      kind: 'user',
+      organizationId: claims.org,
+      credentialId: `grant:${claims.gid}`,
+      apiKeyId: null,
+      grantId: claims.gid,
+      userId: Number(claims.sub),
+      actorLabel: record.userName,
+      scopes: new Set(claims.scope.split(' ').filter(Boolean) as Scope[]),
+      brandIds: record.brandIds ? new Set(record.brandIds) : null,
+      role: record.role,
+      publishCeilingCents: record.publishCeilingCents,
+    };
+  }
+
+  private async fetchGrant(claims: AccessClaims): Promise<GrantRecord | null> {
+    const grant = await this.knex('oauth_grants as g')
+      .join('organizations as o', 'o.id', 'g.organization_id')
+      .join('users as u', 'u.id', 'g.user_id')
+      .where('g.id', claims.gid)
+      .first('g.revoked_at', 'g.publish_ceiling_cents', 'g.user_id', 'g.organization_id', 'o.plan', 'o.subscription_status', 'u.name');
+    if (!grant || Number(grant.user_id) !== Number(claims.sub) || Number(grant.organization_id) !== claims.org) return null;
+    const revokedJti = await this.knex('oauth_revoked_access_tokens').where({ jti: claims.jti }).first('jti');
+    const membership = await this.knex('memberships').where({ organization_id: claims.org, user_id: Number(claims.sub) }).first('id', 'role', 'all_brands');
+    const brandIds = membership && !membership.all_brands ? (await this.knex('membership_brands').where({ membership_id: membership.id }).pluck('brand_id')).map(Number) : null;
+    return {
+      revoked: grant.revoked_at !== null || Boolean(revokedJti),
+      userName: grant.name,
+      role: membership ? membership.role : null,
+      brandIds,
+      publishCeilingCents: grant.publish_ceiling_cents === null ? null : Number(grant.publish_ceiling_cents),
+      plan: grant.plan,
+      subscriptionStatus: grant.subscription_status,
+    };
+  }
+
   /** Forgets every cached key, e.g. after tests change keys directly. */
   clear(): void {
     this.cache.clear();
+    this.grants.clear();
   }
 
   private async lookup(secret: string): Promise<KeyRecord | null> {

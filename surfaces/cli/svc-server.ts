@@ -98,6 +98,11 @@ async function serve(demo: boolean): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down: finishing in-flight requests');
+    // A request stuck on a dependency must not keep the process alive for ever.
+    setTimeout(() => {
+      log.error('shutdown did not finish within 20 s; exiting anyway');
+      process.exit(1);
+    }, 20_000).unref();
     await running.close();
     await stopJobs();
     await service.close();

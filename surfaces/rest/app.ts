@@ -15,6 +15,7 @@ import { pathParams } from '../../src/catalogue/define.js';
 import { ServiceError, envelopeOf, httpStatusOf, validationFailed, type FieldIssue } from '../../src/errors.js';
 import type { InvokeMeta } from '../../src/pipeline/invoke.js';
 import { buildOpenApi } from './openapi.js';
+import { oauthRoutes } from '../oauth/routes.js';
 
 const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
 // Room for multipart boundaries, part headers and the small text fields beside the file.
@@ -222,6 +223,10 @@ export function createRestApp(service: Service): Koa<State> {
       ctx.status = err instanceof HttpStatusError ? err.status : httpStatusOf[envelope.error.code];
       ctx.body = envelope;
       if (known && err.retryAfter !== null) ctx.set('Retry-After', String(err.retryAfter));
+      if (ctx.status === 401) {
+        const metadata = `${service.config.baseUrl}/.well-known/oauth-protected-resource/v1`;
+        ctx.set('WWW-Authenticate', envelope.error.code === 'audience_mismatch' ? `Bearer error="invalid_token", resource_metadata="${metadata}"` : `Bearer resource_metadata="${metadata}"`);
+      }
     } finally {
       const rl = ctx.state.meta.rateLimit;
       if (rl) {
@@ -254,6 +259,7 @@ export function createRestApp(service: Service): Koa<State> {
   router.get('/.well-known/oauth-protected-resource/mcp', (ctx) => {
     ctx.body = resourceMetadata(service.config.mcpUrl);
   });
+  oauthRoutes(router as never, service);
   router.get('/v1/openapi.json', (ctx) => {
     ctx.body = openapi;
   });

@@ -1,0 +1,285 @@
+// The authorization server's flows: dynamic client registration (RFC 7591), the authorization
+// request and the person's decision, the token endpoint (authorization code with PKCE S256,
+// rotating refresh tokens with reuse detection, RFC 8707 resource binding) and revocation (RFC 7009).
+
+import crypto from 'node:crypto';
+import type { Knex } from 'knex';
+import { inTransaction } from '../db/connection.js';
+import { SCOPES, type Scope } from '../auth/principal.js';
+import type { SigningKeys } from './keys.js';
+import { ACCESS_TOKEN_PREFIX, issueAccessToken, verifyAccessToken } from './tokens.js';
+
+export const CODE_TTL_MS = 60_000;
+export const REFRESH_TTL_MS = 30 * 24 * 3600_000;
+
+/** An OAuth error answered in RFC 6749 form; `redirect` when it may go back to the client. */
+export class OAuthError extends Error {
+  constructor(readonly error: string, description: string, readonly status = 400, readonly redirect = false) {
+    super(description);
+  }
+}
+
+export interface OAuthSettings {
+  issuer: string;
+  /** The two resources tokens can be bound to. */
+  apiResource: string;
+  mcpResource: string;
+}
+
+const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest('hex');
+const opaque = (prefix: string) => `${prefix}${crypto.randomBytes(32).toString('base64url')}`;
+
+export interface Client {
+  id: string;
+  name: string;
+  redirectUris: string[];
+}
+
+function isLoopback(u: URL): boolean {
+  return u.protocol === 'http:' && (u.hostname === '127.0.0.1' || u.hostname === '[::1]' || u.hostname === 'localhost');
+}
+
+function checkRedirectUri(raw: unknown): string {
+  if (typeof raw !== 'string' || raw.length > 2000) throw new OAuthError('invalid_redirect_uri', 'Each redirect URI must be a string of at most 2000 characters.');
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new OAuthError('invalid_redirect_uri', `${raw} is not an absolute URL.`);
+  }
+  if (u.hash) throw new OAuthError('invalid_redirect_uri', `${raw} must not carry a fragment.`);
+  if (u.protocol !== 'https:' && !isLoopback(u) && !/^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/.test(u.protocol)) {
+    throw new OAuthError('invalid_redirect_uri', `${raw} must use https, a loopback http address, or a private-use scheme (reverse domain).`);
+  }
+  return raw;
+}
+
+/** RFC 7591 registration of a public client (token_endpoint_auth_method none). */
+export async function registerClient(knex: Knex, body: Record<string, unknown>, now = Date.now()) {
+  const uris = body.redirect_uris;
+  if (!Array.isArray(uris) || uris.length < 1 || uris.length > 20) throw new OAuthError('invalid_redirect_uri', 'redirect_uris must list 1 to 20 URIs.');
+  const redirectUris = uris.map(checkRedirectUri);
+  const method = body.token_endpoint_auth_method ?? 'none';
+  if (method !== 'none') throw new OAuthError('invalid_client_metadata', 'Only public clients are registered here: token_endpoint_auth_method must be "none".');
+  const grants = (body.grant_types as string[] | undefined) ?? ['authorization_code', 'refresh_token'];
+  if (!Array.isArray(grants) || grants.some((g) => g !== 'authorization_code' && g !== 'refresh_token')) {
+    throw new OAuthError('invalid_client_metadata', 'grant_types may contain authorization_code and refresh_token only.');
+  }
+  const name = typeof body.client_name === 'string' && body.client_name.trim() ? body.client_name.trim().slice(0, 200) : 'Unnamed app';
+  const id = `cli_${crypto.randomBytes(12).toString('base64url')}`;
+  await knex('oauth_clients').insert({ id, name, redirect_uris: JSON.stringify(redirectUris), created_at: now });
+  return {
+    client_id: id,
+    client_id_issued_at: Math.floor(now / 1000),
+    client_name: name,
+    redirect_uris: redirectUris,
+    grant_types: grants,
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+  };
+}
+
+export async function loadClient(knex: Knex, clientId: unknown): Promise<Client | null> {
+  if (typeof clientId !== 'string' || clientId.length > 64) return null;
+  const row = await knex('oauth_clients').where({ id: clientId }).first();
+  return row ? { id: row.id, name: row.name, redirectUris: JSON.parse(row.redirect_uris) } : null;
+}
+
+/** Registered redirect URIs match exactly; a loopback one matches on any port (RFC 8252). */
+export function redirectAllowed(client: Client, redirectUri: string): boolean {
+  if (client.redirectUris.includes(redirectUri)) return true;
+  let asked: URL;
+  try {
+    asked = new URL(redirectUri);
+  } catch {
+    return false;
+  }
+  if (!isLoopback(asked)) return false;
+  return client.redirectUris.some((r) => {
+    const u = new URL(r);
+    return isLoopback(u) && u.hostname === asked.hostname && u.pathname === asked.pathname && u.search === asked.search;
+  });
+}
+
+export interface AuthorizeRequest {
+  client: Client;
+  redirectUri: string;
+  state: string | null;
+  scopes: Scope[];
+  codeChallenge: string;
+  resource: string | null;
+}
+
+/**
+ * Checks an authorization request. Problems with the client or redirect URI must not redirect
+ * (an error page instead); every later problem redirects back with `error`.
+ */
+export async function checkAuthorizeRequest(knex: Knex, settings: OAuthSettings, q: Record<string, unknown>): Promise<AuthorizeRequest> {
+  const client = await loadClient(knex, q.client_id);
+  if (!client) throw new OAuthError('invalid_client', 'Unknown client_id: register the app first.');
+  const redirectUri = typeof q.redirect_uri === 'string' ? q.redirect_uri : '';
+  if (!redirectUri || !redirectAllowed(client, redirectUri)) throw new OAuthError('invalid_request', 'redirect_uri is not one of the URIs registered for this app.');
+  const fail = (error: string, message: string) => new OAuthError(error, message, 400, true);
+  if (q.response_type !== 'code') throw fail('unsupported_response_type', 'response_type must be code.');
+  if (typeof q.code_challenge !== 'string' || !/^[A-Za-z0-9_-]{43,128}$/.test(q.code_challenge)) throw fail('invalid_request', 'PKCE is required: send code_challenge (S256).');
+  if (q.code_challenge_method !== 'S256') throw fail('invalid_request', 'code_challenge_method must be S256; plain is not accepted.');
+  const resource = q.resource === undefined || q.resource === '' ? null : q.resource;
+  if (resource !== null && resource !== settings.apiResource && resource !== settings.mcpResource) {
+    throw fail('invalid_target', `resource must be ${settings.apiResource} or ${settings.mcpResource}.`);
+  }
+  const requested = typeof q.scope === 'string' && q.scope.trim() ? q.scope.trim().split(/\s+/) : ['read'];
+  const unknown = requested.filter((s) => !SCOPES.includes(s as Scope));
+  if (unknown.length) throw fail('invalid_scope', `Unknown scope ${unknown.join(', ')}; use read, write and publish.`);
+  return {
+    client,
+    redirectUri,
+    state: typeof q.state === 'string' ? q.state : null,
+    scopes: requested as Scope[],
+    codeChallenge: q.code_challenge,
+    resource: resource as string | null,
+  };
+}
+
+export interface Decision {
+  userId: number;
+  organizationId: number;
+  scopes: Scope[];
+  ceilingCents: number | null;
+}
+
+/** Records the person's approval (a grant) and returns a single-use code for the client. */
+export async function approve(knex: Knex, request: AuthorizeRequest, decision: Decision, now = Date.now()): Promise<string> {
+  const code = opaque('svc_ac_');
+  await inTransaction(knex, async (trx) => {
+    const [grantId] = await trx('oauth_grants').insert({
+      organization_id: decision.organizationId,
+      user_id: decision.userId,
+      client_id: request.client.id,
+      scopes: decision.scopes.join(','),
+      resource: request.resource,
+      publish_ceiling_cents: decision.scopes.includes('publish') ? decision.ceilingCents : null,
+      committed_cents: 0,
+      created_at: now,
+      revoked_at: null,
+    });
+    await trx('oauth_codes').insert({ code_hash: sha256(code), grant_id: grantId, redirect_uri: request.redirectUri, code_challenge: request.codeChallenge, expires_at: now + CODE_TTL_MS, used_at: null });
+  });
+  return code;
+}
+
+interface GrantRow {
+  id: number;
+  organization_id: number;
+  user_id: number;
+  client_id: string;
+  scopes: string;
+  resource: string | null;
+  revoked_at: number | null;
+}
+
+function audienceOf(settings: OAuthSettings, grant: GrantRow): string {
+  // A token authorized with no resource works on the MCP server only.
+  return grant.resource ?? settings.mcpResource;
+}
+
+async function tokensFor(trx: Knex | Knex.Transaction, keys: SigningKeys, settings: OAuthSettings, grant: GrantRow, familyId: string, now: number) {
+  const scopes = grant.scopes.split(',').filter(Boolean);
+  const access = await issueAccessToken(keys, {
+    issuer: settings.issuer,
+    audience: audienceOf(settings, grant),
+    userId: Number(grant.user_id),
+    scopes,
+    clientId: grant.client_id,
+    grantId: Number(grant.id),
+    organizationId: Number(grant.organization_id),
+    now,
+  });
+  const refresh = opaque('svc_rt_');
+  await trx('oauth_refresh_tokens').insert({ token_hash: sha256(refresh), grant_id: grant.id, family_id: familyId, created_at: now, expires_at: now + REFRESH_TTL_MS, used_at: null, revoked_at: null });
+  return { access_token: access.token, token_type: 'Bearer', expires_in: access.expiresIn, refresh_token: refresh, scope: scopes.join(' ') };
+}
+
+function checkResource(settings: OAuthSettings, grant: GrantRow, resource: unknown): void {
+  if (resource === undefined || resource === '') return;
+  const asked = Array.isArray(resource) ? resource : [resource];
+  if (asked.some((r) => r !== (grant.resource ?? null))) {
+    throw new OAuthError('invalid_target', `This grant is bound to ${grant.resource ?? settings.mcpResource}; the token request may repeat that resource or omit it.`);
+  }
+}
+
+async function revokeGrant(trx: Knex | Knex.Transaction, grantId: number, now: number): Promise<void> {
+  await trx('oauth_grants').where({ id: grantId }).whereNull('revoked_at').update({ revoked_at: now });
+  await trx('oauth_refresh_tokens').where({ grant_id: grantId }).whereNull('revoked_at').update({ revoked_at: now });
+}
+
+/** The token endpoint: authorization_code and refresh_token grants. */
+export async function token(knex: Knex, keys: SigningKeys, settings: OAuthSettings, form: Record<string, unknown>, now = Date.now()) {
+  // Load the signing key before any transaction: SQLite has one connection, the transaction holds it.
+  await keys.active();
+  if (form.grant_type === 'authorization_code') {
+    if (typeof form.code !== 'string' || typeof form.code_verifier !== 'string') throw new OAuthError('invalid_request', 'code and code_verifier are required.');
+    return inTransaction(knex, async (trx) => {
+      const code = await trx('oauth_codes').where({ code_hash: sha256(form.code as string) }).first();
+      if (!code) throw new OAuthError('invalid_grant', 'The authorization code is not valid.');
+      const grant = (await trx('oauth_grants').where({ id: code.grant_id }).first()) as GrantRow;
+      if (code.used_at !== null) {
+        // A code used twice was stolen or replayed: everything issued from it is revoked.
+        await revokeGrant(trx, Number(grant.id), now);
+        return { reused: true as const };
+      }
+      if (Number(code.expires_at) <= now) throw new OAuthError('invalid_grant', 'The authorization code has expired; start the sign-in again.');
+      if (form.client_id !== grant.client_id) throw new OAuthError('invalid_grant', 'The code was issued to another client.');
+      if (form.redirect_uri !== code.redirect_uri) throw new OAuthError('invalid_grant', 'redirect_uri differs from the one of the authorization request.');
+      const challenge = crypto.createHash('sha256').update(form.code_verifier as string).digest('base64url');
+      if (challenge !== code.code_challenge) throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge.');
+      checkResource(settings, grant, form.resource);
+      const used = await trx('oauth_codes').where({ code_hash: code.code_hash }).whereNull('used_at').update({ used_at: now });
+      if (used !== 1) throw new OAuthError('invalid_grant', 'The authorization code is not valid.');
+      return tokensFor(trx, keys, settings, grant, crypto.randomUUID(), now);
+    }).then((r) => {
+      if ('reused' in r) throw new OAuthError('invalid_grant', 'The authorization code was already used; the tokens issued from it are revoked.');
+      return r;
+    });
+  }
+  if (form.grant_type === 'refresh_token') {
+    if (typeof form.refresh_token !== 'string') throw new OAuthError('invalid_request', 'refresh_token is required.');
+    const outcome = await inTransaction(knex, async (trx) => {
+      const row = await trx('oauth_refresh_tokens').where({ token_hash: sha256(form.refresh_token as string) }).first();
+      if (!row) throw new OAuthError('invalid_grant', 'The refresh token is not valid.');
+      const grant = (await trx('oauth_grants').where({ id: row.grant_id }).first()) as GrantRow;
+      if (row.used_at !== null) {
+        // Reuse of a spent refresh token: the whole family is revoked.
+        await trx('oauth_refresh_tokens').where({ family_id: row.family_id }).whereNull('revoked_at').update({ revoked_at: now });
+        return { reused: true as const };
+      }
+      if (row.revoked_at !== null || grant.revoked_at !== null || Number(row.expires_at) <= now) throw new OAuthError('invalid_grant', 'The refresh token is revoked or expired; sign in again.');
+      if (form.client_id !== undefined && form.client_id !== grant.client_id) throw new OAuthError('invalid_grant', 'The refresh token was issued to another client.');
+      checkResource(settings, grant, form.resource);
+      const spent = await trx('oauth_refresh_tokens').where({ token_hash: row.token_hash }).whereNull('used_at').update({ used_at: now });
+      if (spent !== 1) return { reused: true as const };
+      return tokensFor(trx, keys, settings, grant, row.family_id, now);
+    });
+    if ('reused' in outcome) throw new OAuthError('invalid_grant', 'This refresh token was already used; every token of its family is revoked. Sign in again.');
+    return outcome;
+  }
+  throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token.');
+}
+
+/** RFC 7009: revokes a refresh token (its family) or an access token; unknown tokens are ignored. */
+export async function revoke(knex: Knex, keys: SigningKeys, settings: OAuthSettings, form: Record<string, unknown>, now = Date.now()): Promise<void> {
+  const value = form.token;
+  if (typeof value !== 'string' || !value) throw new OAuthError('invalid_request', 'token is required.');
+  if (value.startsWith(ACCESS_TOKEN_PREFIX)) {
+    try {
+      const claims = await verifyAccessToken(keys, value, settings.issuer, now);
+      await knex('oauth_revoked_access_tokens').insert({ jti: claims.jti, expires_at: (claims.exp ?? 0) * 1000 }).onConflict('jti').ignore();
+    } catch {
+      // An invalid token needs no revoking (RFC 7009 answers 200 all the same).
+    }
+    return;
+  }
+  const row = await knex('oauth_refresh_tokens').where({ token_hash: sha256(value) }).first();
+  if (row) await knex('oauth_refresh_tokens').where({ family_id: row.family_id }).whereNull('revoked_at').update({ revoked_at: now });
+}
+
+export { revokeGrant };

@@ -1,0 +1,74 @@
+// Signing keys of the authorization server: ES256 key pairs kept in the database so every
+// process signs and verifies alike; rotation adds a new active key and keeps the old ones
+// published until their tokens have expired.
+
+import crypto from 'node:crypto';
+import type { Knex } from 'knex';
+import { exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
+import { isUniqueViolation } from '../db/connection.js';
+
+export const ALG = 'ES256';
+
+export interface SigningKey {
+  kid: string;
+  privateKey: CryptoKey;
+}
+
+/** Creates a new active key; earlier keys stay in the JWKS (for verification) but stop signing. */
+export async function rotateSigningKey(knex: Knex, now = Date.now()): Promise<string> {
+  const { privateKey, publicKey } = await generateKeyPair(ALG, { extractable: true });
+  const kid = `k_${crypto.randomBytes(8).toString('hex')}`;
+  const priv = { ...(await exportJWK(privateKey)), kid, alg: ALG };
+  const pub = { ...(await exportJWK(publicKey)), kid, alg: ALG, use: 'sig' };
+  await knex.transaction(async (trx) => {
+    await trx('oauth_signing_keys').where({ active: true }).update({ active: false, retired_at: now });
+    await trx('oauth_signing_keys').insert({ kid, alg: ALG, private_jwk: JSON.stringify(priv), public_jwk: JSON.stringify(pub), active: true, created_at: now, retired_at: null });
+  });
+  return kid;
+}
+
+export class SigningKeys {
+  private signer: SigningKey | null = null;
+  private readonly verifiers = new Map<string, CryptoKey>();
+
+  constructor(private readonly knex: Knex) {}
+
+  /** The active key (created on first use). */
+  async active(): Promise<SigningKey> {
+    if (this.signer) return this.signer;
+    let row = await this.knex('oauth_signing_keys').where({ active: true }).orderBy('created_at', 'desc').first();
+    if (!row) {
+      try {
+        await rotateSigningKey(this.knex);
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+      }
+      row = await this.knex('oauth_signing_keys').where({ active: true }).orderBy('created_at', 'desc').first();
+    }
+    this.signer = { kid: row.kid, privateKey: (await importJWK(JSON.parse(row.private_jwk) as JWK, ALG)) as CryptoKey };
+    return this.signer;
+  }
+
+  /** The public key of `kid`, or null when there is none (an unknown or forged kid). */
+  async publicKey(kid: string): Promise<CryptoKey | null> {
+    const hit = this.verifiers.get(kid);
+    if (hit) return hit;
+    const row = await this.knex('oauth_signing_keys').where({ kid }).first('public_jwk');
+    if (!row) return null;
+    const key = (await importJWK(JSON.parse(row.public_jwk) as JWK, ALG)) as CryptoKey;
+    this.verifiers.set(kid, key);
+    return key;
+  }
+
+  /** The JSON Web Key Set of every key, active or retired. */
+  async jwks(): Promise<{ keys: JWK[] }> {
+    await this.active();
+    const rows = await this.knex('oauth_signing_keys').orderBy('created_at', 'desc').select('public_jwk');
+    return { keys: rows.map((r) => JSON.parse(r.public_jwk) as JWK) };
+  }
+
+  /** Forgets the cached signer, e.g. after a rotation by another process. */
+  reset(): void {
+    this.signer = null;
+  }
+}
