@@ -24,6 +24,12 @@ function oauthError(ctx: Ctx, err: unknown): void {
   ctx.body = { error: err.error, error_description: err.message, requestId: ctx.state.requestId };
 }
 
+function htmlPage(ctx: Ctx, status: number, html: string): void {
+  ctx.status = status;
+  ctx.type = 'html';
+  ctx.body = html;
+}
+
 function redirectWith(ctx: Ctx, request: Pick<AuthorizeRequest, 'redirectUri' | 'state'>, params: Record<string, string>, issuer: string): void {
   const url = new URL(request.redirectUri);
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
@@ -112,12 +118,7 @@ export function oauthRoutes(router: Router<{ requestId: string }>, service: Serv
       await showConsent(ctx, query);
     } catch (err) {
       if (err instanceof OAuthError && err.redirect) return redirectWith(ctx, { redirectUri: query.redirect_uri, state: query.state ?? null }, { error: err.error, error_description: err.message }, settings.issuer);
-      if (err instanceof OAuthError) {
-        ctx.status = 400;
-        ctx.type = 'html';
-        ctx.body = errorPage('This sign-in link is not valid', err.message);
-        return;
-      }
+      if (err instanceof OAuthError) return htmlPage(ctx, 400, errorPage('This sign-in link is not valid', err.message));
       throw err;
     }
   });
@@ -157,12 +158,7 @@ export function oauthRoutes(router: Router<{ requestId: string }>, service: Serv
     try {
       request = await checkAuthorizeRequest(knex, settings, query);
     } catch (err) {
-      if (err instanceof OAuthError) {
-        ctx.status = 400;
-        ctx.type = 'html';
-        ctx.body = errorPage('This sign-in link is not valid', err.message);
-        return;
-      }
+      if (err instanceof OAuthError) return htmlPage(ctx, 400, errorPage('This sign-in link is not valid', err.message));
       throw err;
     }
     if (body.decision !== 'approve') return redirectWith(ctx, request, { error: 'access_denied', error_description: 'The person denied the request.' }, settings.issuer);

@@ -10,6 +10,7 @@ import {
   type PlatformAdapter, type PlatformCampaign,
 } from '../../src/platforms/port.js';
 import { rejectionOf } from '../helpers/assert.js';
+import { addInsights } from '../../src/platforms/insights.js';
 
 export interface SeedCampaign {
   name: string;
@@ -107,15 +108,6 @@ async function everyPage(adapter: PlatformAdapter, account: AdAccount, query: Om
   return pages;
 }
 
-function addUp(a: Insights, b: Insights): Insights {
-  return {
-    spendMinorUnits: a.spendMinorUnits + b.spendMinorUnits,
-    impressions: a.impressions + b.impressions,
-    clicks: a.clicks + b.clicks,
-    results: a.results + b.results,
-    revenueMinorUnits: a.revenueMinorUnits + b.revenueMinorUnits,
-  };
-}
 
 async function platformErrorOf(promise: Promise<unknown>): Promise<PlatformError> {
   const err = await rejectionOf(promise);
@@ -412,7 +404,7 @@ export function describePortSuite(name: string, setup: () => Promise<PortFixture
         ];
         expect(a.spendMinorUnits).to.be.greaterThan(0);
         expect(b.spendMinorUnits).to.be.greaterThan(0);
-        expect(both).to.deep.equal(addUp(a, b));
+        expect(both).to.deep.equal(addInsights(a, b));
         for (const value of Object.values(both)) expect(Number.isInteger(value)).to.equal(true);
       });
 

@@ -7,6 +7,7 @@ import {
   type AdAccount, type Budget, type CampaignPage, type CampaignQuery, type DateWindow, type Insights, type LeadFormPage,
   type ObjectLevel, type ObjectRef, type ObjectSpec, type OptionItem, type OptionType, type PlatformAdapter,
 } from '../port.js';
+import { NO_INSIGHTS, addInsights } from '../insights.js';
 import {
   LiveHttp, chunks, createExactlyOnce, currencyDigits, markedName, markerTag, splitMarkedName, unsupportedLevel,
   type CreateOutcome, type LiveHttpOptions,
@@ -24,7 +25,6 @@ export interface MetaAdapterOptions extends LiveHttpOptions {
   optionPageSize?: number;
 }
 
-const NO_INSIGHTS: Insights = { spendMinorUnits: 0, impressions: 0, clicks: 0, results: 0, revenueMinorUnits: 0 };
 /** Pages followed when collecting a list (assets, insights rows), so a runaway cursor ends. */
 const MAX_PAGES = 50;
 
@@ -208,16 +208,7 @@ export class MetaAdapter implements PlatformAdapter {
         after = nextAfter(body);
       }
     }
-    return rows.reduce<Insights>((total, row) => {
-      const r = rowInsights(row, digits);
-      return {
-        spendMinorUnits: total.spendMinorUnits + r.spendMinorUnits,
-        impressions: total.impressions + r.impressions,
-        clicks: total.clicks + r.clicks,
-        results: total.results + r.results,
-        revenueMinorUnits: total.revenueMinorUnits + r.revenueMinorUnits,
-      };
-    }, NO_INSIGHTS);
+    return rows.reduce<Insights>((total, row) => addInsights(total, rowInsights(row, digits)), NO_INSIGHTS);
   }
 
   /** Looks specs up by marker, one read each, batched. */

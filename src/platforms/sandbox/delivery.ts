@@ -71,14 +71,4 @@ export function deliver(object: DeliveringObject, window: DateWindow, timeZone: 
   return total;
 }
 
-export function addInsights(a: Insights, b: Insights): Insights {
-  return {
-    spendMinorUnits: a.spendMinorUnits + b.spendMinorUnits,
-    impressions: a.impressions + b.impressions,
-    clicks: a.clicks + b.clicks,
-    results: a.results + b.results,
-    revenueMinorUnits: a.revenueMinorUnits + b.revenueMinorUnits,
-  };
-}
-
-export const NO_INSIGHTS: Insights = { spendMinorUnits: 0, impressions: 0, clicks: 0, results: 0, revenueMinorUnits: 0 };
+export { NO_INSIGHTS, addInsights } from '../insights.js';

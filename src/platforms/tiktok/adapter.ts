@@ -8,6 +8,7 @@ import {
   type AdAccount, type Budget, type CampaignPage, type CampaignQuery, type DateWindow, type Insights, type LeadFormPage,
   type ObjectLevel, type ObjectRef, type ObjectSpec, type OptionItem, type OptionType, type PlatformAdapter,
 } from '../port.js';
+import { NO_INSIGHTS } from '../insights.js';
 import {
   LiveHttp, chunks, createExactlyOnce, currencyDigits, decimalToMinor, markedName, markerTag, splitMarkedName, unsupportedLevel,
   type CreateOutcome, type LiveHttpOptions,
@@ -30,7 +31,6 @@ const NAME_FIELD: Record<Level, string> = { campaign: 'campaign_name', adset: 'a
 const BULK_LIMIT = 20;
 const LIST_PAGE_SIZE = 1000;
 const MAX_PAGES = 50;
-const NO_INSIGHTS: Insights = { spendMinorUnits: 0, impressions: 0, clicks: 0, results: 0, revenueMinorUnits: 0 };
 const REPORT_METRICS = ['spend', 'impressions', 'clicks', 'conversion', 'total_complete_payment_rate'];
 
 function matcher(query?: string): (item: OptionItem) => boolean {
