@@ -11,6 +11,7 @@ import { dollarsToCents } from '../../src/bootstrap.js';
 import type { Scope } from '../../src/auth/principal.js';
 import { consentPage } from './consent.js';
 import { errorPage, signInPage } from './html.js';
+import { accountRoutes } from './account.js';
 
 export const SESSION_COOKIE = 'svc_session';
 const forms = koaBody({ urlencoded: true, json: true, multipart: false, formLimit: '64kb', jsonLimit: '64kb', patchNode: false });
@@ -199,4 +200,5 @@ export function oauthRoutes(router: Router<{ requestId: string }>, service: Serv
       oauthError(ctx, err);
     }
   });
+  accountRoutes(router, service);
 }
