@@ -202,7 +202,7 @@ async function tokensFor(trx: Knex | Knex.Transaction, keys: SigningKeys, settin
 function checkResource(settings: OAuthSettings, grant: GrantRow, resource: unknown): void {
   if (resource === undefined || resource === '') return;
   const asked = Array.isArray(resource) ? resource : [resource];
-  if (asked.some((r) => r !== (grant.resource ?? null))) {
+  if (asked.some((r) => r !== audienceOf(settings, grant))) {
     throw new OAuthError('invalid_target', `This grant is bound to ${grant.resource ?? settings.mcpResource}; the token request may repeat that resource or omit it.`);
   }
 }
@@ -278,8 +278,9 @@ export async function revoke(knex: Knex, keys: SigningKeys, settings: OAuthSetti
     }
     return;
   }
-  const row = await knex('oauth_refresh_tokens').where({ token_hash: sha256(value) }).first();
-  if (row) await knex('oauth_refresh_tokens').where({ family_id: row.family_id }).whereNull('revoked_at').update({ revoked_at: now });
+  const row = await knex('oauth_refresh_tokens as r').join('oauth_grants as g', 'g.id', 'r.grant_id').where('r.token_hash', sha256(value)).first('r.family_id', 'g.client_id');
+  // A client may revoke only its own tokens (RFC 7009 §2.1); others are ignored like unknown ones.
+  if (row && (form.client_id === undefined || form.client_id === row.client_id)) await knex('oauth_refresh_tokens').where({ family_id: row.family_id }).whereNull('revoked_at').update({ revoked_at: now });
 }
 
 export { revokeGrant };

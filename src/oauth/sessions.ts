@@ -8,6 +8,8 @@ import { verifyPassword } from '../auth/secrets.js';
 export const SESSION_TTL_MS = 12 * 3600_000;
 const FAILURE_WINDOW_MS = 15 * 60_000;
 const MAX_FAILURES = 5;
+/** One address may fail more often (shared offices), but not without bound. */
+const MAX_FAILURES_PER_ADDRESS = 50;
 
 const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest('hex');
 
@@ -20,11 +22,12 @@ export interface WebSession {
 
 export type SignInResult = { ok: true; cookie: string } | { ok: false; reason: 'invalid' | 'throttled' };
 
-/** Checks email and password; after 5 failures in 15 minutes for that email or address, refuses to try. */
+/** Checks email and password; after 5 failures in 15 minutes for that email (50 for one address), refuses to try. */
 export async function signIn(knex: Knex, email: string, password: string, remoteAddress: string, now = Date.now()): Promise<SignInResult> {
   const subjects = [`email:${email.trim().toLowerCase()}`, `ip:${remoteAddress}`];
   const recent = await knex('login_failures').whereIn('subject', subjects).where('at', '>', now - FAILURE_WINDOW_MS).select('subject');
-  if (subjects.some((s) => recent.filter((r) => r.subject === s).length >= MAX_FAILURES)) return { ok: false, reason: 'throttled' };
+  const failures = (s: string) => recent.filter((r) => r.subject === s).length;
+  if (failures(subjects[0]) >= MAX_FAILURES || failures(subjects[1]) >= MAX_FAILURES_PER_ADDRESS) return { ok: false, reason: 'throttled' };
   const user = await knex('users').where({ email: email.trim().toLowerCase() }).first('id', 'password_hash');
   // Unknown emails pay the same scrypt cost as wrong passwords, so timing tells nothing.
   const ok = user ? await verifyPassword(password, user.password_hash) : (await verifyPassword(password, DUMMY_HASH), false);

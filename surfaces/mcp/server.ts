@@ -105,7 +105,7 @@ export async function handleMcpRequest(service: Service, endpoint: ReturnType<ty
   } catch (err) {
     const e = err instanceof ServiceError ? err : new ServiceError('unauthenticated', 'Authentication failed.');
     const status = httpStatusOf[e.code];
-    const challenge = `Bearer resource_metadata="${resourceMetadataUrl(service)}"${status === 401 ? ', error="invalid_token"' : ''}`;
+    const challenge = `Bearer resource_metadata="${resourceMetadataUrl(service)}"${status === 401 && req.headers.authorization ? ', error="invalid_token"' : ''}`;
     return rpcError(status, status === 401 ? UNAUTHORIZED : -32003, e, { 'www-authenticate': challenge });
   }
   try {

@@ -225,7 +225,8 @@ export function createRestApp(service: Service): Koa<State> {
       if (known && err.retryAfter !== null) ctx.set('Retry-After', String(err.retryAfter));
       if (ctx.status === 401) {
         const metadata = `${service.config.baseUrl}/.well-known/oauth-protected-resource/v1`;
-        ctx.set('WWW-Authenticate', envelope.error.code === 'audience_mismatch' ? `Bearer error="invalid_token", resource_metadata="${metadata}"` : `Bearer resource_metadata="${metadata}"`);
+        // RFC 6750: error="invalid_token" when a credential was sent but refused.
+        ctx.set('WWW-Authenticate', ctx.get('authorization') ? `Bearer error="invalid_token", resource_metadata="${metadata}"` : `Bearer resource_metadata="${metadata}"`);
       }
     } finally {
       const rl = ctx.state.meta.rateLimit;
