@@ -27,15 +27,19 @@ export async function rotateSigningKey(knex: Knex, now = Date.now()): Promise<st
   return kid;
 }
 
+/** How long a process signs with the key it loaded before looking for a newer one (rotation). */
+const SIGNER_TTL_MS = 5 * 60_000;
+
 export class SigningKeys {
   private signer: SigningKey | null = null;
+  private signerLoadedAt = 0;
   private readonly verifiers = new Map<string, CryptoKey>();
 
-  constructor(private readonly knex: Knex) {}
+  constructor(private readonly knex: Knex, private readonly now: () => number = Date.now) {}
 
-  /** The active key (created on first use). */
+  /** The active key (created on first use; a rotation elsewhere is picked up within 5 minutes). */
   async active(): Promise<SigningKey> {
-    if (this.signer) return this.signer;
+    if (this.signer && this.now() - this.signerLoadedAt < SIGNER_TTL_MS) return this.signer;
     let row = await this.knex('oauth_signing_keys').where({ active: true }).orderBy('created_at', 'desc').first();
     if (!row) {
       try {
@@ -46,6 +50,7 @@ export class SigningKeys {
       row = await this.knex('oauth_signing_keys').where({ active: true }).orderBy('created_at', 'desc').first();
     }
     this.signer = { kid: row.kid, privateKey: (await importJWK(JSON.parse(row.private_jwk) as JWK, ALG)) as CryptoKey };
+    this.signerLoadedAt = this.now();
     return this.signer;
   }
 

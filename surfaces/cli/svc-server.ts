@@ -13,12 +13,15 @@ import { SchemaRegistry } from '../../src/schemas/registry.js';
 import { Service } from '../../src/service.js';
 import { startJobs } from '../../src/jobs/scheduler.js';
 import { startHttpServer } from '../http-server.js';
+import { rotateSigningKey } from '../../src/oauth/keys.js';
 
 const USAGE = `Usage:
   svc-server serve [--demo]   start REST (/v1) and MCP (/mcp); runs pending migrations first
                               --demo seeds a demo organization into an empty database (npm start)
   svc-server migrate          run pending migrations and exit
   svc-server bootstrap FILE   run migrations, apply a bootstrap JSON file (- reads stdin), print the result JSON
+  svc-server rotate-signing-key
+                              add a new OAuth token-signing key; older keys keep verifying until their tokens expire
 
 Configuration comes from the environment (PORT, HOST, DATABASE_URL, BASE_URL, ...): see README.md.`;
 
@@ -124,6 +127,18 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'bootstrap':
       return bootstrap(loadConfig().databaseUrl, rest[0]);
+    case 'rotate-signing-key': {
+      const db = openDatabase(loadConfig().databaseUrl);
+      try {
+        await migrateLatest(db.knex);
+        const kid = await rotateSigningKey(db.knex);
+        process.stdout.write(`${JSON.stringify({ kid })}\n`);
+        process.stderr.write(`New signing key ${kid} is active; running servers sign with it within 5 minutes.\n`);
+        return 0;
+      } finally {
+        await db.knex.destroy();
+      }
+    }
     case undefined:
     case '--help':
     case '-h':
