@@ -140,7 +140,7 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
           const refs = await adapter.createObjects(account, specs);
           await inTransaction(knex, async (trx) => {
             const at = ctx.now();
-            for (const [j, ref] of refs.entries()) await recordPlatformId(trx, chunk[j], ref.id, at);
+            await recordPlatformIds(trx, chunk, refs.map((r) => r.id), at);
             await trx('launches').where({ id: launch.id }).update({ updated_at: at });
             heartbeat = at;
           });
@@ -174,8 +174,17 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
 }
 
 async function recordPlatformId(db: Knex | Knex.Transaction, node: NodeRow, platformId: string, at: number): Promise<void> {
-  await db('launch_nodes').where({ id: node.id }).update({ platform_id: platformId, updated_at: at });
-  node.platformId = platformId;
+  await recordPlatformIds(db, [node], [platformId], at);
+}
+
+/** Records the platform ids of a chunk of nodes in one statement. */
+async function recordPlatformIds(db: Knex | Knex.Transaction, nodes: NodeRow[], platformIds: string[], at: number): Promise<void> {
+  if (!nodes.length) return;
+  const cases = nodes.map(() => 'when ? then ?').join(' ');
+  await db('launch_nodes')
+    .whereIn('id', nodes.map((n) => n.id))
+    .update({ platform_id: db.raw(`case id ${cases} end`, nodes.flatMap((n, i) => [n.id, platformIds[i]])), updated_at: at });
+  nodes.forEach((n, i) => (n.platformId = platformIds[i]));
 }
 
 /** Removes every platform object of the launch (children first), releases the reservation, records why. */
