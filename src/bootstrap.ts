@@ -62,7 +62,18 @@ async function loadSandbox(trx: Knex.Transaction, brand: BBrand, now: number): P
     created_at: now,
     updated_at: now,
   }));
-  await trx.batchInsert('sandbox_objects', rows, 500);
+  // The simulated platform holds one object per id: a file applied again describes the same objects.
+  const known = new Set<string>();
+  for (let i = 0; i < rows.length; i += 500) {
+    const ids = rows.slice(i, i + 500).map((r) => r.object_id);
+    for (const id of await trx('sandbox_objects').whereIn('object_id', ids).pluck('object_id')) known.add(id);
+  }
+  for (const r of rows.filter((x) => known.has(x.object_id))) {
+    const { object_id: objectId, created_at: _created, ...rest } = r;
+    await trx('sandbox_objects').where({ object_id: objectId }).update(rest);
+  }
+  const fresh = rows.filter((r) => !known.has(r.object_id));
+  await trx.batchInsert('sandbox_objects', fresh, 500);
   await trx.batchInsert('sandbox_status_events', rows.map((r) => ({ object_id: r.object_id, status: r.status, at: now })), 500);
   const assets = Object.entries(brand.sandbox ?? {})
     .filter(([kind]) => kind !== 'campaigns')
@@ -76,6 +87,7 @@ async function loadSandbox(trx: Knex.Transaction, brand: BBrand, now: number): P
         payload: JSON.stringify(item),
       })),
     );
+  for (const a of assets) await trx('sandbox_assets').where({ account_id: a.account_id, kind: a.kind, asset_id: a.asset_id }).delete();
   await trx.batchInsert('sandbox_assets', assets, 500);
 }
 
@@ -197,8 +209,8 @@ export async function applyBootstrap(knex: Knex, schemas: SchemaRegistry, raw: u
         const existing = await trx('users').where({ email }).first('id');
         let userId: number;
         if (existing) {
+          // The person already exists (perhaps in another organization): only the membership is new.
           userId = Number(existing.id);
-          await trx('users').where({ id: userId }).update({ name: u.name, password_hash: hashes.get(u) });
         } else {
           [userId] = await trx('users').insert({ email, name: u.name, password_hash: hashes.get(u), created_at: now });
           userId = Number(userId);

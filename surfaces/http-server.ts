@@ -1,6 +1,7 @@
 // Starts the HTTP server that carries every surface (REST on /v1, MCP on the MCP_URL path), and
 // stops it gracefully.
 
+import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Service } from '../src/service.js';
@@ -44,6 +45,8 @@ export async function startHttpServer(service: Service, port: number, host: stri
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0].replace(/\/+$/, '');
     if (path !== mcpPath) return void rest(req, res);
+    const requestId = `req_${crypto.randomUUID().replace(/-/g, '')}`;
+    res.setHeader('Service-Request-Id', requestId);
     void (async () => {
       let body: unknown;
       try {
@@ -54,7 +57,7 @@ export async function startHttpServer(service: Service, port: number, host: stri
         res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: (err as Error).message } }));
         return;
       }
-      await handleMcpRequest(service, mcp, req, res, body, { allowedOrigins });
+      await handleMcpRequest(service, mcp, req, res, body, { allowedOrigins, requestId });
     })().catch((err) => {
       service.log.error({ err }, 'MCP request failed');
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });

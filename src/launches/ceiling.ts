@@ -60,8 +60,10 @@ export async function reserveSpend(db: Db, principal: Principal, amount: number)
   const ledger = ledgerOf(principal)!;
   let updated: number;
   try {
+    // A key or approval revoked a moment ago may still be cached upstream: money checks the row itself.
     updated = await db(ledger.table)
       .where('id', ledger.id)
+      .whereNull('revoked_at')
       .whereNotNull('publish_ceiling_cents')
       .whereRaw('committed_cents + ? <= publish_ceiling_cents', [amount])
       .increment('committed_cents', amount);
@@ -69,6 +71,15 @@ export async function reserveSpend(db: Db, principal: Principal, amount: number)
     throw unavailable(err);
   }
   if (updated === 1) return;
+  let revoked: unknown;
+  try {
+    revoked = (await db(ledger.table).where('id', ledger.id).first('revoked_at'))?.revoked_at;
+  } catch (err) {
+    throw unavailable(err);
+  }
+  if (revoked !== null && revoked !== undefined) {
+    throw new ServiceError('unauthenticated', 'This credential has been revoked. Nothing was published.');
+  }
   const view = await ceilingOf(db, principal);
   if (view.limitMinorUnits === null) requireCeiling({ ...principal, publishCeilingCents: null });
   throw new ServiceError(
@@ -76,6 +87,16 @@ export async function reserveSpend(db: Db, principal: Principal, amount: number)
     `This call would commit ${dollars(amount)}, but the key's publish ceiling is ${dollars(view.limitMinorUnits!)} and ${dollars(view.committedMinorUnits)} is already committed. Nothing was published.`,
     { ceilingMinorUnits: view.limitMinorUnits, committedMinorUnits: view.committedMinorUnits, amountMinorUnits: amount },
   );
+}
+
+/** Runs a reservation transaction; a storage failure means the ceiling could not be checked (503). */
+export async function reserving<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof ServiceError) throw err;
+    throw unavailable(err);
+  }
 }
 
 /** The ledger columns of a spend commitment row for `principal`. */

@@ -10,7 +10,7 @@ import { ServiceError } from '../errors.js';
 import { accountScope } from '../platforms/live-read.js';
 import type { BrandAdAccount } from '../platforms/registry.js';
 import type { ObjectLevel, ObjectRef, ObjectSpec } from '../platforms/port.js';
-import { commitmentOwner, releaseSpend, reserveSpend } from './ceiling.js';
+import { ceilingOf, commitmentOwner, releaseSpend, reserveSpend, reserving, type CeilingView } from './ceiling.js';
 import { budgetOf, childrenOf, type LaunchRow, type NodeRow } from './store.js';
 import { IDEMPOTENCY_LEASE_MS } from '../pipeline/idempotency.js';
 
@@ -50,14 +50,14 @@ function specOf(node: NodeRow, parentPlatformId: string | null, plan: PublishPla
   };
 }
 
-/** Runs the publish; on failure everything created is removed and the reservation released. */
-export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, resume: boolean): Promise<void> {
+/** Runs the publish; on failure everything created is removed and the reservation released. Returns the ceiling after it. */
+export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, resume: boolean): Promise<CeilingView> {
   const knex = ctx.db as Knex;
   const { launch } = plan;
   const now = ctx.now();
 
   if (!resume) {
-    await inTransaction(knex, async (trx) => {
+    await reserving(() => inTransaction(knex, async (trx) => {
       const moved = await trx('launches')
         .where({ id: launch.id })
         .whereIn('status', ['draft', 'publish_failed'])
@@ -75,7 +75,7 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
         created_at: now,
         updated_at: now,
       });
-    });
+    }));
   } else {
     // Take over a crashed publish only if nobody else did since we read the launch.
     const taken = await knex('launches').where({ id: launch.id, status: 'publishing', updated_at: launch.updatedAt }).update({ updated_at: now });
@@ -154,7 +154,7 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
         .map((c): ObjectRef => ({ level: 'campaign', id: c.platformId! }));
       if (toActivate.length) await ctx.platforms.adapterFor(account.platform).setStatus(account, toActivate, 'ACTIVE');
     }
-    await inTransaction(knex, async (trx) => {
+    return await inTransaction(knex, async (trx) => {
       const at = ctx.now();
       await trx('launches').where({ id: launch.id }).update({ status: 'published', status_reason: null, published_at: at, updated_at: at });
       await trx('launch_nodes').where({ launch_id: launch.id }).update({ status: 'live', updated_at: at });
@@ -162,6 +162,7 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
       for (const c of kids.get(null) ?? []) {
         await ctx.activity.record({ brandId: launch.brandId, accountId: plan.campaignAccounts.get(c.id), entityType: 'campaign', entityId: c.id, entityName: c.properties.name ?? null, action: 'campaign.published' }, trx);
       }
+      return ceilingOf(trx, ctx.principal);
     });
   } catch (err) {
     clearInterval(timer);

@@ -211,6 +211,9 @@ export const removeNodes = defineOperation({
   description: 'notFound lists requested ids that are not in this launch with that nodeType; cascadedIds the children removed with them; validation checks what is left.',
   async handler(ctx, input: { launchId: string; nodes: Array<{ nodeId: string; nodeType: NodeType }> }) {
     const l = await loadLaunch(ctx.db, ctx.brand!.id, input.launchId, true);
+    if (l.status === 'publishing') {
+      throw new ServiceError('conflict', `Launch ${l.id} is being published; remove nodes once it is published or has failed.`, { status: l.status });
+    }
     const nodes = await loadNodes(ctx.db, l.id);
     const byId = new Map(nodes.map((n) => [n.id, n]));
     const removed: string[] = [];

@@ -5,7 +5,7 @@
 import { defineOperation, type OperationContext } from '../catalogue/define.js';
 import { ServiceError, notFound, validationFailed } from '../errors.js';
 import { inTransaction } from '../db/connection.js';
-import { ceilingOf, commitmentOwner, releaseSpend, requireCeiling, reserveSpend } from '../launches/ceiling.js';
+import { ceilingOf, commitmentOwner, releaseSpend, requireCeiling, reserveSpend, reserving, type CeilingView } from '../launches/ceiling.js';
 import { creativesFor, validationContextFor } from '../launches/context.js';
 import { publishLaunch } from '../launches/publish.js';
 import { RULES } from '../launches/rules.js';
@@ -39,7 +39,7 @@ function planOf(nodes: NodeRow[], campaignAccounts: Map<string, string | null>) 
   };
 }
 
-async function publishView(ctx: OperationContext, l: LaunchRow, nodes: NodeRow[], campaignAccounts: Map<string, string | null>, warnings: Array<{ field: string; message: string }>, confirmed: boolean) {
+async function publishView(ctx: OperationContext, l: LaunchRow, nodes: NodeRow[], campaignAccounts: Map<string, string | null>, warnings: Array<{ field: string; message: string }>, confirmed: boolean, ceiling?: CeilingView) {
   return {
     launchId: String(l.id),
     confirmed,
@@ -47,7 +47,7 @@ async function publishView(ctx: OperationContext, l: LaunchRow, nodes: NodeRow[]
     status: l.status,
     counts: countsOf(nodes),
     plan: planOf(nodes, campaignAccounts),
-    budget: { countedMinorUnits: countedAmount(nodes), ceiling: await ceilingOf(ctx.db, ctx.principal) },
+    budget: { countedMinorUnits: countedAmount(nodes), ceiling: ceiling ?? (await ceilingOf(ctx.db, ctx.principal)) },
     warnings: warnings.map((w) => ({ field: w.field, message: w.message })),
     publishedAt: l.publishedAt === null ? null : new Date(l.publishedAt).toISOString(),
   };
@@ -85,11 +85,11 @@ export const launchCampaign = defineOperation({
     const vctx = await validationContextFor(ctx, l, nodes);
     const { issues, warnings, campaignAccounts } = validateLaunch(nodes, vctx);
     if (issues.length && l.status !== 'published') throw validationFailed(issues, `Launch validation failed: ${issues.length} issues.`);
-    if (!input.confirm || l.status === 'published') return publishView(ctx, l, nodes, campaignAccounts, warnings, l.status === 'published');
+    if (!input.confirm || l.status === 'published') return publishView(ctx, l, nodes, campaignAccounts, warnings, input.confirm === true);
 
     const accounts = new Map<string, BrandAdAccount>();
     for (const id of new Set(campaignAccounts.values())) accounts.set(id!, await ctx.platforms.account(ctx.db, l.brandId, id!));
-    await publishLaunch(
+    const ceiling = await publishLaunch(
       ctx,
       {
         launch: l,
@@ -103,7 +103,7 @@ export const launchCampaign = defineOperation({
     );
     l = await loadLaunch(ctx.db, l.brandId, l.id);
     nodes = await loadNodes(ctx.db, l.id);
-    return publishView(ctx, l, nodes, campaignAccounts, warnings, true);
+    return publishView(ctx, l, nodes, campaignAccounts, warnings, true, ceiling);
   },
 });
 
@@ -152,13 +152,13 @@ export const editLiveCampaign = defineOperation({
     const knex = ctx.db as Knex;
     const now = ctx.now();
     let commitmentId = 0;
-    await inTransaction(knex, async (trx) => {
+    await reserving(() => inTransaction(knex, async (trx) => {
       await reserveSpend(trx, ctx.principal, input.amount);
       [commitmentId] = await trx('spend_commitments').insert({
         organization_id: ctx.principal.organizationId, ...commitmentOwner(ctx.principal), launch_id: l.id, node_id: node.id,
         kind: 'budget_edit', amount_cents: input.amount, state: 'reserved', created_at: now, updated_at: now,
       });
-    });
+    }));
     const budget = { period: input.budgetType, amountMinorUnits: input.amount };
     try {
       await ctx.platforms.adapterFor(account.platform).setBudget(account, { level: node.nodeType, id: node.platformId }, budget);
@@ -169,13 +169,27 @@ export const editLiveCampaign = defineOperation({
       });
       throw err;
     }
-    await inTransaction(knex, async (trx) => {
-      const properties = { ...node.properties, budget: input.budgetType === 'daily' ? { dailyAmount: input.amount } : { lifetimeAmount: input.amount } };
-      await trx('launch_nodes').where({ id: node.id }).update({ properties: JSON.stringify(properties), updated_at: ctx.now() });
-      await trx('spend_commitments').where({ id: commitmentId }).update({ state: 'committed', updated_at: ctx.now() });
-      await ctx.activity.record({ brandId: l.brandId, accountId: account.accountId, entityType: node.nodeType, entityId: node.id, entityName: node.properties.name ?? null, action: 'budget.updated' }, trx);
-    });
     await ctx.metrics.invalidate(accountScope(account));
-    return { nodeId: node.id, level: input.level, platformId: node.platformId, budget, ceiling: await ceilingOf(ctx.db, ctx.principal) };
+    // The budget is live and its amount counted: from here on, bookkeeping failures must not fail the call
+    // (a retry would act and count again). The reservation then simply stays recorded as reserved.
+    let ceiling: CeilingView;
+    try {
+      ceiling = await inTransaction(knex, async (trx) => {
+        const properties = { ...node.properties, budget: input.budgetType === 'daily' ? { dailyAmount: input.amount } : { lifetimeAmount: input.amount } };
+        await trx('launch_nodes').where({ id: node.id }).update({ properties: JSON.stringify(properties), updated_at: ctx.now() });
+        await trx('spend_commitments').where({ id: commitmentId }).update({ state: 'committed', updated_at: ctx.now() });
+        await ctx.activity.record({ brandId: l.brandId, accountId: account.accountId, entityType: node.nodeType, entityId: node.id, entityName: node.properties.name ?? null, action: 'budget.updated' }, trx);
+        return ceilingOf(trx, ctx.principal);
+      });
+    } catch (err) {
+      ctx.log.error({ requestId: ctx.requestId, err, nodeId: node.id }, 'live budget changed on the platform but its bookkeeping failed');
+      ceiling = await ceilingOf(ctx.db, ctx.principal).catch(() => ({
+        // Storage is failing: the committed total is at least this call's amount.
+        limitMinorUnits: ctx.principal.publishCeilingCents,
+        committedMinorUnits: input.amount,
+        remainingMinorUnits: null,
+      }));
+    }
+    return { nodeId: node.id, level: input.level, platformId: node.platformId, budget, ceiling };
   },
 });

@@ -59,7 +59,8 @@ export function createMcpEndpoint(service: Service): { tools: ToolDefinition[]; 
       return errorResult(new ServiceError('validation_failed', 'idempotencyKey must be a string.', [{ field: 'idempotencyKey', code: 'invalid_type', message: 'must be string' }]), requestId);
     }
     try {
-      const result = await service.invoke(op.name, principal, input, { requestId, idempotencyKey: idempotencyKey as string | undefined });
+      const running = service.invoke(op.name, principal, input, { requestId, idempotencyKey: idempotencyKey as string | undefined });
+      const result = await withinRequestTimeout(service, running, requestId);
       return callResult(result.body);
     } catch (err) {
       if (!(err instanceof ServiceError)) service.log.error({ err, requestId }, 'unexpected error in a tool call');
@@ -71,6 +72,26 @@ export function createMcpEndpoint(service: Service): { tools: ToolDefinition[]; 
   return { tools, transport, server };
 }
 
+/** The contract's 30 s budget (REQUEST_TIMEOUT_MS): past it, 504 timeout while the work may still finish. */
+async function withinRequestTimeout<T>(service: Service, running: Promise<T>, requestId: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  let timedOut = false;
+  running.catch((err) => {
+    if (timedOut) service.log.warn({ err, requestId }, 'tool call failed after its request timed out');
+  });
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      timedOut = true;
+      reject(new ServiceError('timeout', `The call did not finish within ${Math.round(service.config.requestTimeoutMs / 1000)} seconds; it may still complete. Retry with the same idempotencyKey to get its result.`));
+    }, service.config.requestTimeoutMs);
+  });
+  try {
+    return await Promise.race([running, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 interface Caller {
   principal: Principal;
   requestId: string;
@@ -79,12 +100,13 @@ interface Caller {
 export interface McpHandlerOptions {
   /** Origins allowed to call from a browser; requests without an Origin header are always allowed. */
   allowedOrigins: string[];
+  /** The request id already sent in Service-Request-Id. */
+  requestId: string;
 }
 
 /** Handles one HTTP request to the MCP endpoint (POST; GET and DELETE answer 405 in stateless mode). */
 export async function handleMcpRequest(service: Service, endpoint: ReturnType<typeof createMcpEndpoint>, req: IncomingMessage, res: ServerResponse, body: unknown, options: McpHandlerOptions): Promise<void> {
-  const requestId = `req_${crypto.randomUUID().replace(/-/g, '')}`;
-  res.setHeader('Service-Request-Id', requestId);
+  const { requestId } = options;
   const rpcError = (status: number, code: number, err: ServiceError, headers: Record<string, string> = {}) =>
     sendJson(res, status, { jsonrpc: '2.0', id: null, error: { code, message: err.message, data: envelopeOf(err, requestId).error } }, headers);
 

@@ -77,8 +77,11 @@ async function parseJsonBody(ctx: Ctx, next: Koa.Next): Promise<void> {
   return next();
 }
 
+// An upload past its limit is a body that is too large: 413, like a JSON body over 5 MB.
 const fileTooBig = (field: string, maxBytes: number) =>
-  validationFailed([{ field, code: 'too_big', message: `must be at most ${maxBytes / (1024 * 1024)} MB (${maxBytes} bytes)` }]);
+  new HttpStatusError(413, 'validation_failed', `The ${field} is larger than ${maxBytes / (1024 * 1024)} MB. Send a smaller file.`, [
+    { field, code: 'too_big', message: `must be at most ${maxBytes / (1024 * 1024)} MB (${maxBytes} bytes)` },
+  ]);
 
 /** Formidable's refusals as the contract's errors; anything that is not a formidable refusal stays unexpected. */
 function multipartError(err: Error & { code?: unknown }, field: string, maxBytes: number): Error {
@@ -109,7 +112,6 @@ function parseUploadBody(service: Service, upload: { field: string; maxBytes: nu
   const { field, maxBytes } = upload;
   return async (ctx, next) => {
     if (!ctx.is('multipart/form-data')) return parseJsonBody(ctx, next);
-    ctx.state.principal = await service.authenticate(ctx.get('authorization') || undefined, 'api');
     if (Number(ctx.get('content-length') || 0) > maxBytes + MULTIPART_OVERHEAD_BYTES) throw fileTooBig(field, maxBytes);
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-upload-'));
     try {
@@ -264,12 +266,17 @@ export function createRestApp(service: Service): Koa<State> {
   router.get('/v1/openapi.json', (ctx) => {
     ctx.body = openapi;
   });
+  // A caller without a valid credential gets 401 before any body is read.
+  const authenticateFirst: RouterMiddleware<State> = async (ctx, next) => {
+    ctx.state.principal = await service.authenticate(ctx.get('authorization') || undefined, 'api');
+    return next();
+  };
   for (const op of service.catalogue.list()) {
     const path = '/v1' + op.path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
     const handler = routeFor(service, op);
     const method = op.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     if (op.method === 'GET') router.get(path, handler);
-    else router[method](path, op.upload ? parseUploadBody(service, op.upload) : parseJsonBody, handler);
+    else router[method](path, authenticateFirst, op.upload ? parseUploadBody(service, op.upload) : parseJsonBody, handler);
   }
   app.use(router.routes());
   return app;

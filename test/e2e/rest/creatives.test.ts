@@ -298,17 +298,17 @@ for (const dialect of dialects()) {
       expect(reply.body.error.message).to.contain('10 MB');
     });
 
-    it('refuses a file over 100 MB while it streams in, with 400 too_big naming the limit', async () => {
+    it('refuses a file over 100 MB while it streams in, with 413 too_big naming the limit', async () => {
       const reply = await upload(Buffer.alloc(100 * 1024 * 1024 + 1), 'feature.mp4');
-      expect(reply.status, JSON.stringify(reply.body)).to.equal(400);
+      expect(reply.status, JSON.stringify(reply.body)).to.equal(413);
       expect(reply.body.error.details).to.deep.equal([{ field: 'file', code: 'too_big', message: 'must be at most 100 MB (104857600 bytes)' }]);
       const after = await w.request('GET', `/v1/brands/${shoes}/creatives?limit=1`, { key });
       expect(after.status).to.equal(200);
     });
 
-    it('refuses a body declared far over 100 MB before reading it', async () => {
+    it('refuses a body declared far over 100 MB before reading it, with 413', async () => {
       const reply = await upload(Buffer.alloc(101 * 1024 * 1024), 'feature.mp4');
-      expect(reply.status, JSON.stringify(reply.body)).to.equal(400);
+      expect(reply.status, JSON.stringify(reply.body)).to.equal(413);
       expect(reply.body.error.details).to.deep.equal([{ field: 'file', code: 'too_big', message: 'must be at most 100 MB (104857600 bytes)' }]);
     });
 

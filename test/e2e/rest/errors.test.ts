@@ -125,8 +125,8 @@ for (const dialect of dialects()) {
         { name: 'an unknown path', status: 404, send: (w) => w.request('GET', '/v1/no-such-thing', { key: w.key('acme', 'ci') }) },
         { name: 'a missing credential', status: 401, send: (w) => w.request('GET', '/v1/brands') },
         { name: 'a body refused before the route handler runs (invalid JSON)', status: 400, send: (w) => w.request('POST', `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`, { key: w.key('acme', 'ci'), rawBody: '{oops', headers: { 'content-type': 'application/json' } }) },
-        { name: 'a body refused for its Content-Type', status: 400, send: (w) => w.request('POST', `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`, { rawBody: 'echo=hi', headers: { 'content-type': 'application/x-www-form-urlencoded' } }) },
-        { name: 'a body refused for its declared size', status: 413, send: (w) => w.request('POST', `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`, { rawBody: Buffer.alloc(MB5 + 1, ' '), headers: { 'content-type': 'application/json' } }) },
+        { name: 'a body refused for its Content-Type', status: 400, send: (w) => w.request('POST', `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`, { key: w.key('acme', 'ci'), rawBody: 'echo=hi', headers: { 'content-type': 'application/x-www-form-urlencoded' } }) },
+        { name: 'a body refused for its declared size', status: 413, send: (w) => w.request('POST', `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`, { key: w.key('acme', 'ci'), rawBody: Buffer.alloc(MB5 + 1, ' '), headers: { 'content-type': 'application/json' } }) },
         { name: 'an internal error', status: 500, send: (w) => w.request('POST', `/v1/brands/${w.brandId('acme', 'shoes')}/test-crash`, { key: w.key('acme', 'ci'), body: {} }) },
       ];
       for (const c of cases) {
