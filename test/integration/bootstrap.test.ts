@@ -1,0 +1,58 @@
+// Bootstrap files: the contract's example applies twice (refs are not identities), and a person
+// listed again keeps the password they already have.
+
+import fs from 'node:fs';
+import { expect } from 'chai';
+import type { Knex } from 'knex';
+import { applyBootstrap } from '../../src/bootstrap.js';
+import { openDatabase } from '../../src/db/connection.js';
+import { migrateLatest } from '../../src/db/migrate.js';
+import { verifyPassword } from '../../src/auth/secrets.js';
+import { SchemaRegistry } from '../../src/schemas/registry.js';
+import { createTestDatabase, dialects, type TestDatabase } from '../helpers/databases.js';
+
+/** The example document of contracts/bootstrap.md, read from the contract itself. */
+function contractExample(): unknown {
+  const text = fs.readFileSync(new URL('../../../../shared/contracts/bootstrap.md', import.meta.url), 'utf8');
+  return JSON.parse(/```json\n(\{\n {2}"organizations"[\s\S]*?)\n```/.exec(text)![1]);
+}
+
+for (const dialect of dialects()) {
+  describe(`bootstrap files (${dialect})`, () => {
+    let db: TestDatabase;
+    let knex: Knex;
+    const schemas = new SchemaRegistry();
+    before(async () => {
+      db = await createTestDatabase(dialect);
+      knex = openDatabase(db.url).knex;
+      await migrateLatest(knex);
+    });
+    after(async () => {
+      await knex?.destroy();
+      await db?.drop();
+    });
+
+    it('applies the contract example twice, creating new organizations, brands and keys each time', async () => {
+      const first = await applyBootstrap(knex, schemas, contractExample());
+      const second = await applyBootstrap(knex, schemas, contractExample());
+      expect(second.organizations.acme.id).to.not.equal(first.organizations.acme.id);
+      expect(second.organizations.acme.brands.shoes.id).to.not.equal(first.organizations.acme.brands.shoes.id);
+      expect(second.organizations.acme.apiKeys.ci.secret).to.match(/^svc_sk_/).and.not.equal(first.organizations.acme.apiKeys.ci.secret);
+      // The same person (email) is one user with a membership in each organization.
+      expect(second.organizations.acme.users.olive.id).to.equal(first.organizations.acme.users.olive.id);
+      expect(await knex('memberships').where({ user_id: first.organizations.acme.users.olive.id }).count({ n: '*' }).first()).to.deep.include({ n: 2 });
+      // The simulated platform still holds one campaign of that id, as a real platform would.
+      expect((await knex('sandbox_objects').where({ object_id: '120210000000001' })).length).to.equal(1);
+      expect((await knex('sandbox_assets').where({ kind: 'leadForms', asset_id: 'lf_1' })).length).to.equal(1);
+    });
+
+    it('never changes the password of a person who already exists', async () => {
+      const doc = contractExample() as { organizations: Array<{ users: Array<{ password: string }> }> };
+      doc.organizations[0].users[0].password = 'another password 9';
+      const result = await applyBootstrap(knex, schemas, doc);
+      const user = await knex('users').where({ id: result.organizations.acme.users.olive.id }).first('password_hash');
+      expect(await verifyPassword('correct horse 1', user.password_hash)).to.equal(true);
+      expect(await verifyPassword('another password 9', user.password_hash)).to.equal(false);
+    });
+  });
+}
