@@ -4,8 +4,8 @@
 // codes, 5xx answers, slow answers and a create that is applied but whose answer is dropped.
 
 import crypto from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
+import { FaultServer, decimal, digitsOf, parseJson, type ReceivedRequest } from './fault-server.js';
 
 export const GRAPH_VERSION = 'v21.0';
 
@@ -69,27 +69,8 @@ const LOCATIONS = [
   { key: '2490299', name: 'London', type: 'city', country_code: 'GB' },
 ];
 
-function digitsOf(currency: string): number {
-  return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-}
-
-function decimal(minor: number, digits: number): string {
-  if (digits === 0) return String(minor);
-  const text = String(minor).padStart(digits + 1, '0');
-  return `${text.slice(0, -digits)}.${text.slice(-digits)}`;
-}
-
 function graphTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+0000');
-}
-
-function parseJson(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  try {
-    return JSON.parse(value);
-  } catch {
-    return value;
-  }
 }
 
 function graphError(status: number, code: number, message: string, extra: Record<string, unknown> = {}): Answer {
@@ -99,45 +80,24 @@ function graphError(status: number, code: number, message: string, extra: Record
 const notFound = (method: string, id: string) =>
   graphError(400, 100, `Unsupported ${method.toLowerCase()} request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`, { error_subcode: 33 });
 
-export class FakeMetaServer {
+type GraphFault = { kind: 'throttle'; code: number; minutes: number } | { kind: 'error'; spec: GraphErrorSpec };
+
+/** The fake Graph API; `requests` holds every HTTP request, in order (a batch counts once, with its size). */
+export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: string; path: string; batch?: number }> {
   readonly objects = new Map<string, MetaObject>();
-  /** Every HTTP request, in order (a batch counts once). */
-  readonly requests: Array<{ method: string; path: string; batch?: number }> = [];
-  /** Delay added before every answer. */
-  delayMs = 0;
-  private readonly slow: number[] = [];
   private readonly accounts = new Map<string, { token: string; currency: string }>();
   private readonly assets = new Map<string, Array<Record<string, unknown>>>();
   private readonly leadForms = new Map<string, Array<{ id: string; name: string }>>();
   private readonly stats = new Map<string, Map<string, DayStats>>();
-  private readonly faults: Array<{ kind: 'throttle'; code: number; minutes: number } | { kind: 'error'; spec: GraphErrorSpec } | { kind: 'server'; status: number }> = [];
   private readonly itemThrottles: number[] = [];
-  private dropCreates = 0;
   private seq = 0;
-  private readonly timers = new Set<NodeJS.Timeout>();
 
-  private constructor(private readonly server: http.Server) {}
-
-  static async start(): Promise<FakeMetaServer> {
-    const server = http.createServer();
-    const fake = new FakeMetaServer(server);
-    server.on('request', (req, res) => void fake.handle(req, res));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return fake;
+  private constructor() {
+    super(`/${GRAPH_VERSION}`);
   }
 
-  get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/${GRAPH_VERSION}`;
-  }
-
-  get roundTrips(): number {
-    return this.requests.length;
-  }
-
-  async close(): Promise<void> {
-    for (const t of this.timers) clearTimeout(t);
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  static start(): Promise<FakeMetaServer> {
+    return new FakeMetaServer().listen();
   }
 
   // ---- state seeding -------------------------------------------------------------------------
@@ -201,12 +161,12 @@ export class FakeMetaServer {
 
   /** The next `n` requests are throttled (HTTP 400, `code`, estimated_time_to_regain_access `minutes`). */
   throttleNext(n: number, options: { code?: number; minutes?: number } = {}): void {
-    for (let i = 0; i < n; i++) this.faults.push({ kind: 'throttle', code: options.code ?? 80004, minutes: options.minutes ?? 1 });
+    this.queueFaults(n, { kind: 'throttle', code: options.code ?? 80004, minutes: options.minutes ?? 1 });
   }
 
   /** The next `n` requests answer a Graph error body (code 1, 2, 100, 190...). */
   errorNext(n: number, spec: GraphErrorSpec): void {
-    for (let i = 0; i < n; i++) this.faults.push({ kind: 'error', spec });
+    this.queueFaults(n, { kind: 'error', spec });
   }
 
   /** The next `n` requests inside batches are throttled on their own (code 17), the batch itself answering 200. */
@@ -214,30 +174,13 @@ export class FakeMetaServer {
     for (let i = 0; i < n; i++) this.itemThrottles.push(minutes);
   }
 
-  /** The next `n` requests answer a bare 5xx without a Graph body. */
-  serverErrorNext(n: number, status = 503): void {
-    for (let i = 0; i < n; i++) this.faults.push({ kind: 'server', status });
-  }
-
-  /** The next `n` requests are handled at once but answered only after `ms`. */
-  slowNext(n: number, ms: number): void {
-    for (let i = 0; i < n; i++) this.slow.push(ms);
-  }
-
-  /** The next request that creates objects is applied, then its connection is closed without an answer. */
-  dropNextCreate(): void {
-    this.dropCreates++;
-  }
+  // (serverErrorNext, slowNext and dropNextCreate: see FaultServer.)
 
   // ---- HTTP ----------------------------------------------------------------------------------
 
-  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const url = new URL(req.url ?? '/', 'http://fake');
-    const method = (req.method ?? 'GET').toUpperCase();
+  protected override respond({ req, url, method, body }: ReceivedRequest): Answer {
     const params: Record<string, unknown> = Object.fromEntries(url.searchParams);
-    if (method === 'POST') Object.assign(params, Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8'))));
+    if (method === 'POST') Object.assign(params, Object.fromEntries(new URLSearchParams(body.toString('utf8'))));
     const prefix = `/${GRAPH_VERSION}`;
     const path = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) || '/' : null;
     const batch = path === '/' && method === 'POST' && typeof params.batch === 'string' ? (parseJson(params.batch) as unknown[]) : null;
@@ -263,28 +206,13 @@ export class FakeMetaServer {
       delete params.access_token;
       answer = batch ? this.runBatch(batch, token) : this.route(method, path, params, token);
     }
+    return answer;
+  }
 
-    if (answer.created && this.dropCreates > 0) {
-      this.dropCreates--;
-      req.socket.destroy();
-      return;
-    }
-    const send = () => {
-      if (res.destroyed) return;
-      const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
-      res.writeHead(answer.status, { 'content-type': typeof answer.body === 'string' ? 'text/html' : 'application/json', ...(answer.headers ?? {}) });
-      res.end(text);
-    };
-    const delay = this.slow.shift() ?? this.delayMs;
-    if (delay > 0) {
-      const timer = setTimeout(() => {
-        this.timers.delete(timer);
-        send();
-      }, delay);
-      this.timers.add(timer);
-    } else {
-      send();
-    }
+  protected override write(res: http.ServerResponse, answer: Answer): void {
+    const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
+    res.writeHead(answer.status, { 'content-type': typeof answer.body === 'string' ? 'text/html' : 'application/json', ...(answer.headers ?? {}) });
+    res.end(text);
   }
 
   private throttleAnswer(code: number, minutes: number, path: string): Answer {

@@ -5,8 +5,8 @@
 // that is applied but whose answer is dropped.
 
 import crypto from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
+import { FaultServer, decimal, digitsOf, parseJson, type ReceivedRequest } from './fault-server.js';
 
 export const TIKTOK_VERSION = 'v1.3';
 
@@ -62,69 +62,28 @@ const REGIONS = [
   { location_id: '5128638', name: 'New York', region_code: 'US', level: 'PROVINCE' },
 ];
 
-function digitsOf(currency: string): number {
-  return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-}
-
-function decimal(minor: number, digits: number): string {
-  if (digits === 0) return String(minor);
-  const text = String(minor).padStart(digits + 1, '0');
-  return `${text.slice(0, -digits)}.${text.slice(-digits)}`;
-}
-
 function tiktokTime(ms: number): string {
   return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 }
 
-function parseJson(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  try {
-    return JSON.parse(value);
-  } catch {
-    return value;
-  }
-}
-
 const invalid = (message: string): Answer => ({ code: 40002, message });
 
-export class FakeTikTokServer {
+type TikTokFault = { kind: 'throttle'; http429: boolean; retryAfterSeconds?: number } | { kind: 'code'; code: number; message: string };
+
+export class FakeTikTokServer extends FaultServer<Answer, TikTokFault> {
   readonly objects = new Map<string, TikTokObject>();
-  /** Every HTTP request, in order. */
-  readonly requests: Array<{ method: string; path: string }> = [];
-  /** Delay added before every answer. */
-  delayMs = 0;
-  private readonly slow: number[] = [];
   private readonly advertisers = new Map<string, { token: string; currency: string }>();
   private readonly assets = new Map<string, Array<Record<string, unknown>>>();
   private readonly forms = new Map<string, Array<Record<string, unknown>>>();
   private readonly stats = new Map<string, Map<string, TikTokDayStats>>();
-  private readonly faults: Array<{ kind: 'throttle'; http429: boolean; retryAfterSeconds?: number } | { kind: 'code'; code: number; message: string } | { kind: 'server'; status: number }> = [];
-  private dropCreates = 0;
   private seq = 0;
-  private readonly timers = new Set<NodeJS.Timeout>();
 
-  private constructor(private readonly server: http.Server) {}
-
-  static async start(): Promise<FakeTikTokServer> {
-    const server = http.createServer();
-    const fake = new FakeTikTokServer(server);
-    server.on('request', (req, res) => void fake.handle(req, res));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return fake;
+  private constructor() {
+    super(`/open_api/${TIKTOK_VERSION}`);
   }
 
-  get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/open_api/${TIKTOK_VERSION}`;
-  }
-
-  get roundTrips(): number {
-    return this.requests.length;
-  }
-
-  async close(): Promise<void> {
-    for (const t of this.timers) clearTimeout(t);
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  static start(): Promise<FakeTikTokServer> {
+    return new FakeTikTokServer().listen();
   }
 
   // ---- state seeding -------------------------------------------------------------------------
@@ -191,38 +150,20 @@ export class FakeTikTokServer {
 
   /** The next `n` requests are rate limited: code 40100, or HTTP 429 with Retry-After when asked. */
   throttleNext(n: number, options: { http429?: boolean; retryAfterSeconds?: number } = {}): void {
-    for (let i = 0; i < n; i++) this.faults.push({ kind: 'throttle', http429: options.http429 ?? false, retryAfterSeconds: options.retryAfterSeconds });
+    this.queueFaults(n, { kind: 'throttle', http429: options.http429 ?? false, retryAfterSeconds: options.retryAfterSeconds });
   }
 
   /** The next `n` requests answer HTTP 200 with this non-zero code. */
   codeNext(n: number, code: number, message: string): void {
-    for (let i = 0; i < n; i++) this.faults.push({ kind: 'code', code, message });
+    this.queueFaults(n, { kind: 'code', code, message });
   }
 
-  /** The next `n` requests answer a bare 5xx. */
-  serverErrorNext(n: number, status = 503): void {
-    for (let i = 0; i < n; i++) this.faults.push({ kind: 'server', status });
-  }
-
-  /** The next `n` requests are handled at once but answered only after `ms`. */
-  slowNext(n: number, ms: number): void {
-    for (let i = 0; i < n; i++) this.slow.push(ms);
-  }
-
-  /** The next create request is applied, then its connection is closed without an answer. */
-  dropNextCreate(): void {
-    this.dropCreates++;
-  }
+  // (serverErrorNext, slowNext and dropNextCreate: see FaultServer.)
 
   // ---- HTTP ----------------------------------------------------------------------------------
 
-  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const url = new URL(req.url ?? '/', 'http://fake');
-    const method = (req.method ?? 'GET').toUpperCase();
+  protected override respond({ req, url, method, body }: ReceivedRequest): Answer {
     this.requests.push({ method, path: url.pathname });
-    const requestId = crypto.randomBytes(12).toString('hex');
 
     let answer: Answer;
     const fault = this.faults.shift();
@@ -240,39 +181,25 @@ export class FakeTikTokServer {
         params = Object.fromEntries([...url.searchParams].map(([k, v]) => [k, /^[[{]/.test(v) ? parseJson(v) : v]));
       } else {
         try {
-          params = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+          params = JSON.parse(body.toString('utf8') || '{}');
         } catch {
           params = {};
         }
       }
       answer = this.route(method, url.pathname.replace(`/open_api/${TIKTOK_VERSION}`, ''), params, String(req.headers['access-token'] ?? ''));
     }
+    return answer;
+  }
 
-    if (answer.created && this.dropCreates > 0) {
-      this.dropCreates--;
-      req.socket.destroy();
+  protected override write(res: http.ServerResponse, answer: Answer): void {
+    if (answer.status && answer.status >= 500) {
+      res.writeHead(answer.status, { 'content-type': 'text/plain' });
+      res.end('upstream unavailable');
       return;
     }
-    const send = () => {
-      if (res.destroyed) return;
-      if (answer.status && answer.status >= 500) {
-        res.writeHead(answer.status, { 'content-type': 'text/plain' });
-        res.end('upstream unavailable');
-        return;
-      }
-      res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...(answer.headers ?? {}) });
-      res.end(JSON.stringify({ code: answer.code, message: answer.message ?? 'OK', request_id: requestId, data: answer.data ?? {} }));
-    };
-    const delay = this.slow.shift() ?? this.delayMs;
-    if (delay > 0) {
-      const timer = setTimeout(() => {
-        this.timers.delete(timer);
-        send();
-      }, delay);
-      this.timers.add(timer);
-    } else {
-      send();
-    }
+    const requestId = crypto.randomBytes(12).toString('hex');
+    res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...(answer.headers ?? {}) });
+    res.end(JSON.stringify({ code: answer.code, message: answer.message ?? 'OK', request_id: requestId, data: answer.data ?? {} }));
   }
 
   private route(method: string, path: string, params: Record<string, unknown>, token: string): Answer {

@@ -53,3 +53,24 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
     },
   };
 }
+
+export interface MigratedDatabase {
+  knex: import('knex').Knex;
+  close(): Promise<void>;
+}
+
+/** A fresh database on `dialect`, migrated, with a Knex handle; `close` destroys the pool and drops it. */
+export async function migratedDatabase(dialect: Dialect): Promise<MigratedDatabase> {
+  const { openDatabase } = await import('../../src/db/connection.js');
+  const { migrateLatest } = await import('../../src/db/migrate.js');
+  const db = await createTestDatabase(dialect);
+  const { knex } = openDatabase(db.url);
+  await migrateLatest(knex);
+  return {
+    knex,
+    close: async () => {
+      await knex.destroy();
+      await db.drop();
+    },
+  };
+}

@@ -13,95 +13,54 @@ export const CRASH_SECRET = 'db-password=hunter2-do-not-leak';
 const S = 'https://json-schema.org/draft/2020-12/schema';
 
 const brandId = { $ref: 'common#/$defs/brandId' };
+const executions = { type: 'integer', minimum: 0 };
+const requestId = { type: 'string', maxLength: 64 };
 
-const echoSchema: JsonSchema = {
-  $schema: S,
-  $id: 'test-echo',
-  title: 'Test echo',
-  $defs: {
-    input: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['brandId', 'echo'],
-      properties: {
-        brandId,
-        echo: { type: 'string', minLength: 1, maxLength: 200 },
-        mode: { enum: ['plain', 'loud'] },
-        count: { type: 'integer', minimum: 1, maximum: 10 },
-        tags: { type: 'array', minItems: 1, maxItems: 3, items: { type: 'string', minLength: 1, maxLength: 20 } },
-        entityId: { type: 'string', minLength: 1, maxLength: 64 },
-        accountId: { type: 'string', minLength: 1, maxLength: 64 },
-        // Failure injection: the first `failAttempts` calls carrying `token` throw after recording activity.
-        failAttempts: { type: 'integer', minimum: 0, maximum: 5 },
-        token: { type: 'string', minLength: 1, maxLength: 64 },
-      },
-    },
-    output: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['echo', 'executions', 'requestId'],
-      properties: {
-        echo: { type: 'string', maxLength: 2000 },
-        executions: { type: 'integer', minimum: 0 },
-        requestId: { type: 'string', maxLength: 64 },
-      },
-    },
-  },
-};
+/** An object with the `properties` given and no others, `required` among them required. */
+const closedObject = (required: string[], properties: JsonSchema): JsonSchema => ({ type: 'object', additionalProperties: false, required, properties });
 
-const requiredKeySchema: JsonSchema = {
-  $schema: S,
-  $id: 'test-required-key',
-  title: 'Test operation whose Idempotency-Key is required',
-  $defs: {
-    input: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['brandId'],
-      properties: { brandId, note: { type: 'string', minLength: 1, maxLength: 100 } },
-    },
-    output: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['executions', 'requestId'],
-      properties: { executions: { type: 'integer', minimum: 0 }, requestId: { type: 'string', maxLength: 64 } },
-    },
-  },
-};
+/** The schema document `id` of a test operation: its input at `id#/$defs/input`, its output at `id#/$defs/output`. */
+const operationSchema = (id: string, title: string, input: JsonSchema, output: JsonSchema): JsonSchema => ({ $schema: S, $id: id, title, $defs: { input, output } });
 
-const sleepSchema: JsonSchema = {
-  $schema: S,
-  $id: 'test-sleep',
-  title: 'Test operation that sleeps',
-  $defs: {
-    input: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['brandId', 'ms'],
-      properties: { brandId, ms: { type: 'integer', minimum: 0, maximum: 10_000 } },
-    },
-    output: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['slept', 'executions', 'requestId'],
-      properties: {
-        slept: { type: 'integer', minimum: 0 },
-        executions: { type: 'integer', minimum: 0 },
-        requestId: { type: 'string', maxLength: 64 },
-      },
-    },
-  },
-};
+const echoSchema = operationSchema(
+  'test-echo',
+  'Test echo',
+  closedObject(['brandId', 'echo'], {
+    brandId,
+    echo: { type: 'string', minLength: 1, maxLength: 200 },
+    mode: { enum: ['plain', 'loud'] },
+    count: { type: 'integer', minimum: 1, maximum: 10 },
+    tags: { type: 'array', minItems: 1, maxItems: 3, items: { type: 'string', minLength: 1, maxLength: 20 } },
+    entityId: { type: 'string', minLength: 1, maxLength: 64 },
+    accountId: { type: 'string', minLength: 1, maxLength: 64 },
+    // Failure injection: the first `failAttempts` calls carrying `token` throw after recording activity.
+    failAttempts: { type: 'integer', minimum: 0, maximum: 5 },
+    token: { type: 'string', minLength: 1, maxLength: 64 },
+  }),
+  closedObject(['echo', 'executions', 'requestId'], { echo: { type: 'string', maxLength: 2000 }, executions, requestId }),
+);
 
-const crashSchema: JsonSchema = {
-  $schema: S,
-  $id: 'test-crash',
-  title: 'Test operation that crashes',
-  $defs: {
-    input: { type: 'object', additionalProperties: false, required: ['brandId'], properties: { brandId } },
-    output: { type: 'object', additionalProperties: false, properties: {} },
-  },
-};
+const requiredKeySchema = operationSchema(
+  'test-required-key',
+  'Test operation whose Idempotency-Key is required',
+  closedObject(['brandId'], { brandId, note: { type: 'string', minLength: 1, maxLength: 100 } }),
+  closedObject(['executions', 'requestId'], { executions, requestId }),
+);
+
+const sleepSchema = operationSchema(
+  'test-sleep',
+  'Test operation that sleeps',
+  closedObject(['brandId', 'ms'], { brandId, ms: { type: 'integer', minimum: 0, maximum: 10_000 } }),
+  closedObject(['slept', 'executions', 'requestId'], { slept: { type: 'integer', minimum: 0 }, executions, requestId }),
+);
+
+const crashSchema = operationSchema(
+  'test-crash',
+  'Test operation that crashes',
+  closedObject(['brandId'], { brandId }),
+  // It never answers: an empty object.
+  { type: 'object', additionalProperties: false, properties: {} },
+);
 
 export const testSchemas: JsonSchema[] = [echoSchema, requiredKeySchema, sleepSchema, crashSchema];
 

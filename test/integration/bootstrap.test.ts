@@ -5,11 +5,9 @@ import fs from 'node:fs';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { applyBootstrap } from '../../src/bootstrap.js';
-import { openDatabase } from '../../src/db/connection.js';
-import { migrateLatest } from '../../src/db/migrate.js';
 import { verifyPassword } from '../../src/auth/secrets.js';
 import { SchemaRegistry } from '../../src/schemas/registry.js';
-import { createTestDatabase, dialects, type TestDatabase } from '../helpers/databases.js';
+import { dialects, migratedDatabase, type MigratedDatabase } from '../helpers/databases.js';
 
 /** The example document of contracts/bootstrap.md, read from the contract itself. */
 function contractExample(): unknown {
@@ -19,18 +17,14 @@ function contractExample(): unknown {
 
 for (const dialect of dialects()) {
   describe(`bootstrap files (${dialect})`, () => {
-    let db: TestDatabase;
+    let database: MigratedDatabase;
     let knex: Knex;
     const schemas = new SchemaRegistry();
     before(async () => {
-      db = await createTestDatabase(dialect);
-      knex = openDatabase(db.url).knex;
-      await migrateLatest(knex);
+      database = await migratedDatabase(dialect);
+      knex = database.knex;
     });
-    after(async () => {
-      await knex?.destroy();
-      await db?.drop();
-    });
+    after(async () => database?.close());
 
     it('applies the contract example twice, creating new organizations, brands and keys each time', async () => {
       const first = await applyBootstrap(knex, schemas, contractExample());

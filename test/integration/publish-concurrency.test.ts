@@ -70,6 +70,66 @@ function nodesOf(tree: any): TreeNode[] {
   return (tree.campaigns ?? []).flatMap((c: any) => [c.node, ...c.adSets.flatMap((s: any) => [s.node, ...s.ads])]);
 }
 
+/**
+ * What a live publish through svc-server processes stands on: a fake Meta holding the example ad
+ * account, a database of its own bootstrapped with the live example world, a creatives folder, and
+ * the environment to start `svc-server serve` with.
+ */
+interface LiveBackend {
+  fake: FakeMetaServer;
+  /** A connection of the test's own, to read what the server processes wrote. */
+  reader: Knex;
+  env: Record<string, string>;
+  /** The id of acme's `ci` API key. */
+  apiKeyId: number;
+  /** A client of the `shoes` brand with acme's `ci` key, talking to the server at `url`. */
+  client(url: string): BrandClient;
+  /** Closes and removes all of it (stop the server processes first). */
+  close(): Promise<void>;
+}
+
+async function startLiveBackend(dialect: Dialect, leaseMs: number): Promise<LiveBackend> {
+  const fake = await FakeMetaServer.start();
+  let db: TestDatabase | undefined;
+  let creatives: { dir: string; remove(): void } | undefined;
+  let reader: Knex | undefined;
+  const close = async () => {
+    await reader?.destroy();
+    await fake.close();
+    await db?.drop();
+    creatives?.remove();
+  };
+  try {
+    const token = fake.addAccount(ACCOUNT);
+    db = await createTestDatabase(dialect);
+    creatives = tempCreativesDir();
+    const env = {
+      DATABASE_URL: db.url,
+      PLATFORM_MODE: 'live',
+      META_GRAPH_URL: fake.url,
+      TOKEN_ENCRYPTION_KEY: process.env.TOKEN_ENCRYPTION_KEY!,
+      IDEMPOTENCY_LEASE_MS: String(leaseMs),
+      CREATIVES_DIR: creatives.dir,
+      ...UNLIMITED,
+    };
+    const boot = await runSvcServer(['bootstrap', '-'], { env, input: JSON.stringify(liveExampleWorld(500, token)), timeoutMs: 30_000 });
+    if (boot.code !== 0) throw new Error(`bootstrap failed (${boot.code}):\n${boot.stdout}\n${boot.stderr}`);
+    const seed = JSON.parse(boot.stdout);
+    reader = openDatabase(db.url).knex;
+    return {
+      fake,
+      reader,
+      env,
+      apiKeyId: seed.organizations.acme.apiKeys.ci.id,
+      client: (url) => new BrandClient(url, seed.organizations.acme.apiKeys.ci.secret, seed.organizations.acme.brands.shoes.id),
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
 const markerOf = (name: string): string | null => /\[svc:([^\]]+)\]$/.exec(name)?.[1] ?? null;
 
 function describeReply(r: HttpReply): string {
@@ -429,10 +489,9 @@ for (const dialect of dialects()) {
       useEncryptionKey();
       const AD_SETS = 3;
       const ADS_PER_SET = 2;
+      let live: LiveBackend | undefined;
       let fake: FakeMetaServer;
-      let db: TestDatabase;
       let reader: Knex;
-      let creatives: { dir: string; remove(): void };
       let first: ServerProcess | undefined;
       let second: ServerProcess | undefined;
       let client: BrandClient;
@@ -445,27 +504,12 @@ for (const dialect of dialects()) {
 
       before(async function () {
         this.timeout(90_000);
-        fake = await FakeMetaServer.start();
-        const token = fake.addAccount(ACCOUNT);
-        db = await createTestDatabase(dialect as Dialect);
-        creatives = tempCreativesDir();
-        const env = {
-          DATABASE_URL: db.url,
-          PLATFORM_MODE: 'live',
-          META_GRAPH_URL: fake.url,
-          TOKEN_ENCRYPTION_KEY: process.env.TOKEN_ENCRYPTION_KEY!,
-          IDEMPOTENCY_LEASE_MS: '1500',
-          CREATIVES_DIR: creatives.dir,
-          ...UNLIMITED,
-        };
-        const boot = await runSvcServer(['bootstrap', '-'], { env, input: JSON.stringify(liveExampleWorld(500, token)), timeoutMs: 30_000 });
-        if (boot.code !== 0) throw new Error(`bootstrap failed (${boot.code}):\n${boot.stdout}\n${boot.stderr}`);
-        const seed = JSON.parse(boot.stdout);
-        apiKeyId = seed.organizations.acme.apiKeys.ci.id;
-        reader = openDatabase(db.url).knex;
+        live = await startLiveBackend(dialect as Dialect, 1500);
+        ({ fake, reader, apiKeyId } = live);
+        const { env } = live;
 
         first = await startSvcServer(['serve'], { env });
-        client = new BrandClient(first.url, seed.organizations.acme.apiKeys.ci.secret, seed.organizations.acme.brands.shoes.id);
+        client = live.client(first.url);
         launch = await buildLaunch(client, { adSets: AD_SETS, adsPerSet: ADS_PER_SET, creativeId: await client.uploadCreative() });
 
         // Request 1 (the campaign batch) answers at once; request 2 (the ad-set batch) is applied
@@ -503,10 +547,7 @@ for (const dialect of dialects()) {
       after(async () => {
         await first?.stop('SIGKILL').catch(() => {});
         await second?.stop().catch(() => {});
-        await reader?.destroy();
-        await fake?.close();
-        await db?.drop();
-        creatives?.remove();
+        await live?.close();
       });
 
       it('killed the first server with the publish in flight, after the campaign and ad sets existed on the platform', () => {
@@ -559,10 +600,9 @@ for (const dialect of dialects()) {
     describe('a second publish with a new key while a slow live publish is still running past the lease', () => {
       useEncryptionKey();
       const LEASE_MS = 1500;
+      let live: LiveBackend | undefined;
       let fake: FakeMetaServer;
-      let db: TestDatabase;
       let reader: Knex;
-      let creatives: { dir: string; remove(): void };
       let server: ServerProcess | undefined;
       let apiKeyId: number;
       let launch: BuiltLaunch;
@@ -571,26 +611,10 @@ for (const dialect of dialects()) {
 
       before(async function () {
         this.timeout(90_000);
-        fake = await FakeMetaServer.start();
-        const token = fake.addAccount(ACCOUNT);
-        db = await createTestDatabase(dialect as Dialect);
-        creatives = tempCreativesDir();
-        const env = {
-          DATABASE_URL: db.url,
-          PLATFORM_MODE: 'live',
-          META_GRAPH_URL: fake.url,
-          TOKEN_ENCRYPTION_KEY: process.env.TOKEN_ENCRYPTION_KEY!,
-          IDEMPOTENCY_LEASE_MS: String(LEASE_MS),
-          CREATIVES_DIR: creatives.dir,
-          ...UNLIMITED,
-        };
-        const boot = await runSvcServer(['bootstrap', '-'], { env, input: JSON.stringify(liveExampleWorld(500, token)), timeoutMs: 30_000 });
-        if (boot.code !== 0) throw new Error(`bootstrap failed (${boot.code}):\n${boot.stdout}\n${boot.stderr}`);
-        const seed = JSON.parse(boot.stdout);
-        apiKeyId = seed.organizations.acme.apiKeys.ci.id;
-        reader = openDatabase(db.url).knex;
-        server = await startSvcServer(['serve'], { env });
-        const client = new BrandClient(server.url, seed.organizations.acme.apiKeys.ci.secret, seed.organizations.acme.brands.shoes.id);
+        live = await startLiveBackend(dialect as Dialect, LEASE_MS);
+        ({ fake, reader, apiKeyId } = live);
+        server = await startSvcServer(['serve'], { env: live.env });
+        const client = live.client(server.url);
         launch = await buildLaunch(client, { adSets: 2, adsPerSet: 2, creativeId: await client.uploadCreative() });
 
         // The ad-set batch is applied at once but answered only after 2.5 x the lease.
@@ -605,10 +629,7 @@ for (const dialect of dialects()) {
       });
       after(async () => {
         await server?.stop().catch(() => {});
-        await reader?.destroy();
-        await fake?.close();
-        await db?.drop();
-        creatives?.remove();
+        await live?.close();
       });
 
       it('answers the second publish 409 conflict while the first is still running', () => {

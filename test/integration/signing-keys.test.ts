@@ -3,26 +3,20 @@
 
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { openDatabase } from '../../src/db/connection.js';
-import { migrateLatest } from '../../src/db/migrate.js';
 import { SigningKeys, rotateSigningKey } from '../../src/oauth/keys.js';
 import { issueAccessToken, verifyAccessToken } from '../../src/oauth/tokens.js';
-import { createTestDatabase, dialects, type TestDatabase } from '../helpers/databases.js';
+import { dialects, migratedDatabase, type MigratedDatabase } from '../helpers/databases.js';
 import { rejectionOf } from '../helpers/assert.js';
 
 for (const dialect of dialects()) {
   describe(`OAuth signing keys (${dialect})`, () => {
-    let db: TestDatabase;
+    let database: MigratedDatabase;
     let knex: Knex;
     before(async () => {
-      db = await createTestDatabase(dialect);
-      knex = openDatabase(db.url).knex;
-      await migrateLatest(knex);
+      database = await migratedDatabase(dialect);
+      knex = database.knex;
     });
-    after(async () => {
-      await knex?.destroy();
-      await db?.drop();
-    });
+    after(async () => database?.close());
     const issue = (keys: SigningKeys) =>
       issueAccessToken(keys, { issuer: 'https://svc.test', audience: 'https://svc.test/v1', userId: 1, scopes: ['read'], clientId: 'cli_x', grantId: 1, organizationId: 1 });
     const kidOf = (token: string) => JSON.parse(Buffer.from(token.slice('svc_at_'.length).split('.')[0], 'base64url').toString()).kid;

@@ -31,6 +31,31 @@ async function platformErrorOf(promise: Promise<unknown>): Promise<PlatformError
   return err as unknown as PlatformError;
 }
 
+/**
+ * The port suite against a live adapter over a fake platform server, started once for the block
+ * `title` and closed after it; `setup` makes each test's fixture on it.
+ */
+function describePortSuiteOverFake<F extends { close(): Promise<void> }>(title: string, name: string, start: () => Promise<F>, setup: (fake: F) => Promise<PortFixture>): void {
+  describe(title, function () {
+    let fake: F;
+    before(async () => {
+      fake = await start();
+    });
+    after(async () => fake?.close());
+
+    describePortSuite(name, () => setup(fake));
+  });
+}
+
+/** Adapter options of the fault tests: waits recorded in `sleeps` instead of taken, no jitter, short timeout and backoff. */
+const recordedWaits = (sleeps: number[]) => ({
+  sleep: async (ms: number) => void sleeps.push(ms),
+  random: () => 0.5,
+  timeoutMs: 1_000,
+  backoffBaseMs: 100,
+  backoffMaxMs: 1_000,
+});
+
 describe('platform port on the sandbox', function () {
   let db: TestDatabase;
   let database: Database;
@@ -106,121 +131,96 @@ describe('platform port on the sandbox', function () {
   }
 });
 
-describe('platform port on the Meta adapter', function () {
-  let fake: FakeMetaServer;
-  before(async () => {
-    fake = await FakeMetaServer.start();
-  });
-  after(async () => fake?.close());
+const META_EDGES: Record<SeedAssetType, MetaAssetEdge> = { pixels: 'adspixels', pages: 'promote_pages', profileAccounts: 'instagram_accounts', audiences: 'customaudiences' };
 
-  const edges: Record<SeedAssetType, MetaAssetEdge> = { pixels: 'adspixels', pages: 'promote_pages', profileAccounts: 'instagram_accounts', audiences: 'customaudiences' };
-
-  describePortSuite('Meta Graph API (fake server)', async () => {
-    const accountId = `act_${digits(15)}`;
-    const accessToken = fake.addAccount(accountId);
-    return {
-      adapter: new MetaAdapter({ baseUrl: fake.url, sleep: noSleep, timeoutMs: 5_000 }),
-      account: { platform: 'meta', accountId, timezone: 'America/New_York', currency: 'USD', accessToken },
-      async seedCampaigns(campaigns) {
-        return campaigns.map((c) =>
-          fake.seedCampaign(accountId, {
-            name: c.name,
-            status: c.status,
-            objective: c.objective,
-            ...(c.budget?.period === 'daily' ? { dailyBudget: c.budget.amountMinorUnits } : {}),
-            ...(c.budget?.period === 'lifetime' ? { lifetimeBudget: c.budget.amountMinorUnits } : {}),
-          }),
-        );
-      },
-      async seedAssets(type, items) {
-        for (const item of items) {
-          if (type === 'profileAccounts') fake.seedAsset(accountId, edges[type], { id: item.id, username: item.name });
-          else if (type === 'audiences') fake.seedAsset(accountId, edges[type], { id: item.id, name: item.name, subtype: 'CUSTOM' });
-          else fake.seedAsset(accountId, edges[type], { id: item.id, name: item.name });
-        }
-      },
-      async seedLeadForms(pageId, forms) {
-        for (const form of forms) fake.seedLeadForm(pageId, form);
-      },
-      async deliver(ids) {
-        ids.forEach((id, i) => {
-          fake.seedStats(id, DELIVERY_WINDOW.since, { spendMinor: 1234 + i, impressions: 5000, clicks: 61, results: 3, revenueMinor: 8999 });
-          fake.seedStats(id, DELIVERY_WINDOW.until, { spendMinor: 4321, impressions: 4000 + i, clicks: 40, results: 1, revenueMinor: 2999 });
-        });
-        return DELIVERY_WINDOW;
-      },
-      objectiveOf: (objective) => objective,
-      capabilities: { pages: true, leadFormsPerPage: true },
-      close: async () => {},
-    } satisfies PortFixture;
-  });
+describePortSuiteOverFake('platform port on the Meta adapter', 'Meta Graph API (fake server)', () => FakeMetaServer.start(), async (fake) => {
+  const accountId = `act_${digits(15)}`;
+  const accessToken = fake.addAccount(accountId);
+  return {
+    adapter: new MetaAdapter({ baseUrl: fake.url, sleep: noSleep, timeoutMs: 5_000 }),
+    account: { platform: 'meta', accountId, timezone: 'America/New_York', currency: 'USD', accessToken },
+    async seedCampaigns(campaigns) {
+      return campaigns.map((c) =>
+        fake.seedCampaign(accountId, {
+          name: c.name,
+          status: c.status,
+          objective: c.objective,
+          ...(c.budget?.period === 'daily' ? { dailyBudget: c.budget.amountMinorUnits } : {}),
+          ...(c.budget?.period === 'lifetime' ? { lifetimeBudget: c.budget.amountMinorUnits } : {}),
+        }),
+      );
+    },
+    async seedAssets(type, items) {
+      for (const item of items) {
+        if (type === 'profileAccounts') fake.seedAsset(accountId, META_EDGES[type], { id: item.id, username: item.name });
+        else if (type === 'audiences') fake.seedAsset(accountId, META_EDGES[type], { id: item.id, name: item.name, subtype: 'CUSTOM' });
+        else fake.seedAsset(accountId, META_EDGES[type], { id: item.id, name: item.name });
+      }
+    },
+    async seedLeadForms(pageId, forms) {
+      for (const form of forms) fake.seedLeadForm(pageId, form);
+    },
+    async deliver(ids) {
+      ids.forEach((id, i) => {
+        fake.seedStats(id, DELIVERY_WINDOW.since, { spendMinor: 1234 + i, impressions: 5000, clicks: 61, results: 3, revenueMinor: 8999 });
+        fake.seedStats(id, DELIVERY_WINDOW.until, { spendMinor: 4321, impressions: 4000 + i, clicks: 40, results: 1, revenueMinor: 2999 });
+      });
+      return DELIVERY_WINDOW;
+    },
+    objectiveOf: (objective) => objective,
+    capabilities: { pages: true, leadFormsPerPage: true },
+    close: async () => {},
+  } satisfies PortFixture;
 });
 
-describe('platform port on the TikTok adapter', function () {
-  let fake: FakeTikTokServer;
-  before(async () => {
-    fake = await FakeTikTokServer.start();
-  });
-  after(async () => fake?.close());
+const TIKTOK_OBJECTIVES: Record<string, string> = { OUTCOME_TRAFFIC: 'TRAFFIC', OUTCOME_SALES: 'WEB_CONVERSIONS' };
 
-  const objectives: Record<string, string> = { OUTCOME_TRAFFIC: 'TRAFFIC', OUTCOME_SALES: 'WEB_CONVERSIONS' };
-
-  describePortSuite('TikTok Business API (fake server)', async () => {
-    const advertiserId = `7${digits(18)}`;
-    const accessToken = fake.addAdvertiser(advertiserId);
-    return {
-      adapter: new TikTokAdapter({ baseUrl: fake.url, sleep: noSleep, timeoutMs: 5_000 }),
-      account: { platform: 'tiktok', accountId: `biz_${advertiserId}`, timezone: 'America/New_York', currency: 'USD', accessToken },
-      async seedCampaigns(campaigns) {
-        return campaigns.map((c) =>
-          fake.seedCampaign(advertiserId, {
-            name: c.name,
-            operationStatus: c.status === 'ACTIVE' ? 'ENABLE' : 'DISABLE',
-            objectiveType: objectives[c.objective] ?? c.objective,
-            budgetMode: c.budget ? (c.budget.period === 'daily' ? 'BUDGET_MODE_DAY' : 'BUDGET_MODE_TOTAL') : 'BUDGET_MODE_INFINITE',
-            budget: c.budget ? c.budget.amountMinorUnits / 100 : 0,
-          }),
-        );
-      },
-      async seedAssets(type, items) {
-        for (const item of items) {
-          if (type === 'pixels') fake.seedAsset(advertiserId, 'pixels', { pixel_id: item.id, pixel_name: item.name });
-          else if (type === 'profileAccounts') fake.seedAsset(advertiserId, 'identities', { identity_id: item.id, identity_type: 'CUSTOMIZED_USER', display_name: item.name });
-          else if (type === 'audiences') fake.seedAsset(advertiserId, 'audiences', { audience_id: item.id, name: item.name, audience_type: 'CUSTOMER_FILE' });
-          else throw new Error('TikTok ad accounts have no pages');
-        }
-      },
-      async seedLeadForms(_pageId, forms) {
-        for (const form of forms) fake.seedLeadForm(advertiserId, { page_id: form.id, title: form.name });
-      },
-      async deliver(ids) {
-        ids.forEach((id, i) => {
-          fake.seedStats(id, DELIVERY_WINDOW.since, { spendMinor: 2210 + i, impressions: 7000, clicks: 90, conversions: 4, revenueMinor: 15000 });
-          fake.seedStats(id, DELIVERY_WINDOW.until, { spendMinor: 10, impressions: 100 + i, clicks: 1, conversions: 0, revenueMinor: 0 });
-        });
-        return DELIVERY_WINDOW;
-      },
-      objectiveOf: (objective) => objectives[objective] ?? objective,
-      capabilities: { pages: false, leadFormsPerPage: false },
-      close: async () => {},
-    } satisfies PortFixture;
-  });
+describePortSuiteOverFake('platform port on the TikTok adapter', 'TikTok Business API (fake server)', () => FakeTikTokServer.start(), async (fake) => {
+  const advertiserId = `7${digits(18)}`;
+  const accessToken = fake.addAdvertiser(advertiserId);
+  return {
+    adapter: new TikTokAdapter({ baseUrl: fake.url, sleep: noSleep, timeoutMs: 5_000 }),
+    account: { platform: 'tiktok', accountId: `biz_${advertiserId}`, timezone: 'America/New_York', currency: 'USD', accessToken },
+    async seedCampaigns(campaigns) {
+      return campaigns.map((c) =>
+        fake.seedCampaign(advertiserId, {
+          name: c.name,
+          operationStatus: c.status === 'ACTIVE' ? 'ENABLE' : 'DISABLE',
+          objectiveType: TIKTOK_OBJECTIVES[c.objective] ?? c.objective,
+          budgetMode: c.budget ? (c.budget.period === 'daily' ? 'BUDGET_MODE_DAY' : 'BUDGET_MODE_TOTAL') : 'BUDGET_MODE_INFINITE',
+          budget: c.budget ? c.budget.amountMinorUnits / 100 : 0,
+        }),
+      );
+    },
+    async seedAssets(type, items) {
+      for (const item of items) {
+        if (type === 'pixels') fake.seedAsset(advertiserId, 'pixels', { pixel_id: item.id, pixel_name: item.name });
+        else if (type === 'profileAccounts') fake.seedAsset(advertiserId, 'identities', { identity_id: item.id, identity_type: 'CUSTOMIZED_USER', display_name: item.name });
+        else if (type === 'audiences') fake.seedAsset(advertiserId, 'audiences', { audience_id: item.id, name: item.name, audience_type: 'CUSTOMER_FILE' });
+        else throw new Error('TikTok ad accounts have no pages');
+      }
+    },
+    async seedLeadForms(_pageId, forms) {
+      for (const form of forms) fake.seedLeadForm(advertiserId, { page_id: form.id, title: form.name });
+    },
+    async deliver(ids) {
+      ids.forEach((id, i) => {
+        fake.seedStats(id, DELIVERY_WINDOW.since, { spendMinor: 2210 + i, impressions: 7000, clicks: 90, conversions: 4, revenueMinor: 15000 });
+        fake.seedStats(id, DELIVERY_WINDOW.until, { spendMinor: 10, impressions: 100 + i, clicks: 1, conversions: 0, revenueMinor: 0 });
+      });
+      return DELIVERY_WINDOW;
+    },
+    objectiveOf: (objective) => TIKTOK_OBJECTIVES[objective] ?? objective,
+    capabilities: { pages: false, leadFormsPerPage: false },
+    close: async () => {},
+  } satisfies PortFixture;
 });
 
 describe('Meta adapter against the fake Graph API: batching and faults', function () {
   let fake: FakeMetaServer;
   let sleeps: number[];
   let account: AdAccount;
-  const adapter = (options: Partial<MetaAdapterOptions> = {}) =>
-    new MetaAdapter({
-      baseUrl: fake.url,
-      sleep: async (ms) => void sleeps.push(ms),
-      random: () => 0.5,
-      timeoutMs: 1_000,
-      backoffBaseMs: 100,
-      backoffMaxMs: 1_000,
-      ...options,
-    });
+  const adapter = (options: Partial<MetaAdapterOptions> = {}) => new MetaAdapter({ baseUrl: fake.url, ...recordedWaits(sleeps), ...options });
 
   beforeEach(async () => {
     fake = await FakeMetaServer.start();
@@ -433,17 +433,7 @@ describe('TikTok adapter against the fake Business API: bulk calls and faults', 
   let sleeps: number[];
   let advertiserId: string;
   let account: AdAccount;
-  const adapter = (options: Partial<TikTokAdapterOptions> = {}) =>
-    new TikTokAdapter({
-      baseUrl: fake.url,
-      sleep: async (ms) => void sleeps.push(ms),
-      random: () => 0.5,
-      timeoutMs: 1_000,
-      backoffBaseMs: 100,
-      backoffMaxMs: 1_000,
-      throttleWaitMs: 2_000,
-      ...options,
-    });
+  const adapter = (options: Partial<TikTokAdapterOptions> = {}) => new TikTokAdapter({ baseUrl: fake.url, ...recordedWaits(sleeps), throttleWaitMs: 2_000, ...options });
   const withCurrency = (currency: string): AdAccount => {
     const id = `7${digits(18)}`;
     return { platform: 'tiktok', accountId: `biz_${id}`, timezone: 'UTC', currency, accessToken: fake.addAdvertiser(id, { currency }) };
