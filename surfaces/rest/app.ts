@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Koa from 'koa';
 import Router, { type RouterMiddleware } from '@koa/router';
-import { koaBody } from 'koa-body';
+import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { Service } from '../../src/service.js';
 import type { Principal } from '../../src/auth/principal.js';
 import type { OperationDefinition } from '../../src/catalogue/define.js';
@@ -63,6 +63,8 @@ async function parseJsonBody(ctx: Ctx, next: Koa.Next): Promise<void> {
   await koaBody({
     jsonLimit: BODY_LIMIT_BYTES,
     jsonStrict: true,
+    // DELETE may carry a body too; it is parsed so that unknown fields are named, not misreported.
+    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
     patchNode: false,
     onError(err: Error & { status?: number; type?: string }) {
       // raw-body stops reading as soon as a streamed body passes the limit.
@@ -161,7 +163,9 @@ function routeFor(service: Service, op: OperationDefinition): RouterMiddleware<S
       input = { ...body, ...pathInput };
     } else {
       const clashing = Object.keys(query).filter((k) => inPath.includes(k));
-      if (clashing.length) throw unrecognized(clashing);
+      // GET and DELETE take their input from the path and query: any body field is unknown.
+      const bodyFields = Object.keys((ctx.request.body as Record<string, unknown> | undefined) ?? {});
+      if (clashing.length || bodyFields.length) throw unrecognized([...clashing, ...bodyFields]);
       input = { ...service.schemas.coerceParams(op.input, query), ...pathInput };
     }
     const idempotencyKey = ctx.headers['idempotency-key'];
