@@ -32,15 +32,20 @@ export const listCampaigns = defineOperation({
     const account = await ctx.platforms.account(ctx.db, ctx.brand!.id, input.accountId);
     const after = (ctx.page.position()?.[0] as string | undefined) ?? null;
     const query = { statuses: input.statusFilter, nameQuery: input.nameQuery, after, limit: input.limit };
-    // Which campaigns came from the service's launches is cached with the page; publishing invalidates both.
-    const { value, asOf } = await liveRead<{ page: CampaignPage; imported: string[] }>(ctx, account, 'campaigns', query, async () => {
+    // The whole answer is cached (for this brand: an account may serve several), with which campaigns
+    // came from the service's launches; publishing invalidates it. A hit answers the stored object.
+    const { value } = await liveRead(ctx, account, 'campaigns', { ...query, brandId: ctx.brand!.id, nameQuery: input.nameQuery ?? null }, async () => {
       const page = await ctx.platforms.adapterFor(account.platform).listCampaigns(account, query);
       const ids = page.campaigns.map((c) => c.id);
-      return { page, imported: ids.length ? await ctx.db('launch_nodes').whereIn('platform_id', ids).pluck('platform_id') : [] };
+      const imported = new Set<string>(ids.length ? await ctx.db('launch_nodes').whereIn('platform_id', ids).pluck('platform_id') : []);
+      return campaignListAnswer(ctx, page, imported, input.nameQuery ?? null, new Date(ctx.now()).toISOString());
     });
-    const { page } = value;
-    const imported = new Set(value.imported);
-    return {
+    return value;
+  },
+});
+
+function campaignListAnswer(ctx: OperationContext, page: CampaignPage, imported: Set<string>, nameQuery: string | null, asOf: string) {
+  return {
       asOf,
       campaigns: page.campaigns.map((c) => ({
         id: c.id,
@@ -56,11 +61,10 @@ export const listCampaigns = defineOperation({
       })),
       totalInAccount: page.totalInAccount,
       matched: page.matched,
-      nameQuery: input.nameQuery ?? null,
+      nameQuery,
       nextCursor: page.after ? ctx.page.next([page.after]) : null,
-    };
-  },
-});
+  };
+}
 
 export const listLeadForms = defineOperation({
   name: 'list-lead-forms',

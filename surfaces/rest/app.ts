@@ -30,6 +30,19 @@ interface State {
 
 type Ctx = Koa.ParameterizedContext<State>;
 
+// Answers served again from an in-memory cache are serialised once.
+const serialized = new WeakMap<object, string>();
+
+function jsonOf(body: unknown): string {
+  if (!body || typeof body !== 'object') return JSON.stringify(body);
+  let json = serialized.get(body);
+  if (json === undefined) {
+    json = JSON.stringify(body);
+    serialized.set(body, json);
+  }
+  return json;
+}
+
 /** A ServiceError whose HTTP status differs from its code's usual one (413 validation_failed). */
 class HttpStatusError extends ServiceError {
   constructor(readonly status: number, ...args: ConstructorParameters<typeof ServiceError>) {
@@ -197,7 +210,8 @@ function routeFor(service: Service, op: OperationDefinition): RouterMiddleware<S
     try {
       const result = await Promise.race([running, timeout]);
       ctx.status = result.status;
-      ctx.body = result.body;
+      ctx.type = 'application/json';
+      ctx.body = jsonOf(result.body);
       if (result.replayed) ctx.set('Idempotent-Replayed', 'true');
     } finally {
       clearTimeout(timer);
