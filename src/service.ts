@@ -15,6 +15,7 @@ import { createLogger } from './log.js';
 import { CursorCodec } from './pagination/cursor.js';
 import { invoke, type InvokeOptions, type InvokeResult, type PipelineDeps } from './pipeline/invoke.js';
 import { IDEMPOTENCY_LEASE_MS } from './pipeline/idempotency.js';
+import { withinBudget } from './pipeline/budget.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './pipeline/rate-limit.js';
 import { SchemaRegistry, loadSchemaFiles, type JsonSchema } from './schemas/registry.js';
 import { Platforms, type LiveAdapterFactory } from './platforms/registry.js';
@@ -119,9 +120,9 @@ export class Service {
     return this.authenticator.authenticate(authorization, surface);
   }
 
-  /** Runs an operation through the whole pipeline. */
+  /** Runs an operation through the whole pipeline, within the request budget (504 `timeout` past it). */
   invoke(name: string, principal: Principal, input: Record<string, unknown>, options: InvokeOptions): Promise<InvokeResult> {
-    return invoke(this.deps, name, principal, input, options);
+    return withinBudget(invoke(this.deps, name, principal, input, options), this.config.requestTimeoutMs, this.log, options.requestId);
   }
 
   /** True when the database answers. */

@@ -59,8 +59,7 @@ export function createMcpEndpoint(service: Service): { tools: ToolDefinition[]; 
       return errorResult(new ServiceError('validation_failed', 'idempotencyKey must be a string.', [{ field: 'idempotencyKey', code: 'invalid_type', message: 'must be string' }]), requestId);
     }
     try {
-      const running = service.invoke(op.name, principal, input, { requestId, idempotencyKey: idempotencyKey as string | undefined });
-      const result = await withinRequestTimeout(service, running, requestId);
+      const result = await service.invoke(op.name, principal, input, { requestId, idempotencyKey: idempotencyKey as string | undefined });
       return callResult(result.body);
     } catch (err) {
       if (!(err instanceof ServiceError)) service.log.error({ err, requestId }, 'unexpected error in a tool call');
@@ -70,26 +69,6 @@ export function createMcpEndpoint(service: Service): { tools: ToolDefinition[]; 
   const transport = new ExchangeTransport();
   void server.connect(transport);
   return { tools, transport, server };
-}
-
-/** The contract's 30 s budget (REQUEST_TIMEOUT_MS): past it, 504 timeout while the work may still finish. */
-async function withinRequestTimeout<T>(service: Service, running: Promise<T>, requestId: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  let timedOut = false;
-  running.catch((err) => {
-    if (timedOut) service.log.warn({ err, requestId }, 'tool call failed after its request timed out');
-  });
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      timedOut = true;
-      reject(new ServiceError('timeout', `The call did not finish within ${Math.round(service.config.requestTimeoutMs / 1000)} seconds; it may still complete. Retry with the same idempotencyKey to get its result.`));
-    }, service.config.requestTimeoutMs);
-  });
-  try {
-    return await Promise.race([running, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 interface Caller {

@@ -182,40 +182,15 @@ function routeFor(service: Service, op: OperationDefinition): RouterMiddleware<S
       input = { ...service.schemas.coerceParams(op.input, query), ...pathInput };
     }
     const idempotencyKey = ctx.headers['idempotency-key'];
-    const running = service.invoke(op.name, principal, input, {
+    const result = await service.invoke(op.name, principal, input, {
       requestId: ctx.state.requestId,
       idempotencyKey: Array.isArray(idempotencyKey) ? idempotencyKey[0] : idempotencyKey,
       meta: ctx.state.meta,
     });
-    let timer: NodeJS.Timeout | undefined;
-    let timedOut = false;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => {
-          timedOut = true;
-          reject(
-            new ServiceError(
-              'timeout',
-              `The request did not finish within ${Math.round(service.config.requestTimeoutMs / 1000)} seconds; it may still complete. Retry with the same Idempotency-Key to get its result.`,
-            ),
-          );
-        },
-        service.config.requestTimeoutMs,
-      );
-    });
-    // The operation goes on after a timeout; a late failure is logged rather than left unhandled.
-    running.catch((err) => {
-      if (timedOut) service.log.warn({ err, requestId: ctx.state.requestId }, 'operation failed after its request timed out');
-    });
-    try {
-      const result = await Promise.race([running, timeout]);
-      ctx.status = result.status;
-      ctx.type = 'application/json';
-      ctx.body = jsonOf(result.body);
-      if (result.replayed) ctx.set('Idempotent-Replayed', 'true');
-    } finally {
-      clearTimeout(timer);
-    }
+    ctx.status = result.status;
+    ctx.type = 'application/json';
+    ctx.body = jsonOf(result.body);
+    if (result.replayed) ctx.set('Idempotent-Replayed', 'true');
   };
 }
 

@@ -1,0 +1,30 @@
+// The contract's request budget (30 s, REQUEST_TIMEOUT_MS): past it the caller gets 504 `timeout`
+// while the operation goes on; a retry with the same idempotency key later gets its result.
+
+import type { Logger } from 'pino';
+import { ServiceError } from '../errors.js';
+
+/** Resolves like `running`, or rejects with `timeout` after `ms`; a late failure is logged, never unhandled. */
+export async function withinBudget<T>(running: Promise<T>, ms: number, log: Logger, requestId: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  let timedOut = false;
+  running.catch((err) => {
+    if (timedOut) log.warn({ err, requestId }, 'operation failed after its request timed out');
+  });
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      timedOut = true;
+      reject(
+        new ServiceError(
+          'timeout',
+          `The request did not finish within ${Math.round(ms / 1000)} seconds; it may still complete. Retry with the same idempotency key to get its result.`,
+        ),
+      );
+    }, ms);
+  });
+  try {
+    return await Promise.race([running, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
