@@ -247,6 +247,18 @@ export async function getKey(knex: Knex, actor: KeyActor, keyId: number, now = D
   return key;
 }
 
+/** The api_keys columns that hold a key's settings (scopes, surfaces, brand limit flag, expiry, ceiling). */
+function settingColumns(s: CheckedSettings) {
+  return {
+    scopes: s.scopes.join(','),
+    surface_api: s.api,
+    surface_mcp: s.mcp,
+    all_brands: s.brandIds === null,
+    expires_at: s.expiresAt,
+    publish_ceiling_cents: s.ceilingCents,
+  };
+}
+
 async function writeBrands(trx: Knex.Transaction, keyId: number, brandIds: number[] | null): Promise<void> {
   await trx('api_key_brands').where({ api_key_id: keyId }).delete();
   if (brandIds?.length) await trx('api_key_brands').insert(brandIds.map((brand_id) => ({ api_key_id: keyId, brand_id })));
@@ -264,12 +276,7 @@ export async function createKey(knex: Knex, actor: KeyActor, input: KeySettingsI
       lookup_prefix: secret.lookupPrefix,
       salt: secret.salt,
       secret_hash: secret.hash,
-      scopes: s.scopes.join(','),
-      surface_api: s.api,
-      surface_mcp: s.mcp,
-      all_brands: s.brandIds === null,
-      expires_at: s.expiresAt,
-      publish_ceiling_cents: s.ceilingCents,
+      ...settingColumns(s),
       committed_cents: 0,
       revoked_at: null,
       created_by_user_id: actor.userId,
@@ -291,12 +298,7 @@ export async function updateKey(knex: Knex, actor: KeyActor, keyId: number, inpu
   await inTransaction(knex, async (trx) => {
     const changed = await trx('api_keys').where({ id: keyId, organization_id: org.id }).whereNull('revoked_at').update({
       name: s.name,
-      scopes: s.scopes.join(','),
-      surface_api: s.api,
-      surface_mcp: s.mcp,
-      all_brands: s.brandIds === null,
-      expires_at: s.expiresAt,
-      publish_ceiling_cents: s.ceilingCents,
+      ...settingColumns(s),
     });
     if (changed !== 1) throw new ServiceError('conflict', 'This key was revoked while you edited it; nothing was changed.', { keyId });
     await writeBrands(trx, keyId, s.brandIds);

@@ -19,36 +19,8 @@ export function liveExampleWorld(ceilingDollars: number, accessToken: string): R
   return world;
 }
 
-export interface HttpReply<T = any> {
-  status: number;
-  headers: Headers;
-  body: T;
-}
-
-/** One JSON request to `baseUrl + path` with a bearer key; the answer parsed when it is JSON. */
-export async function requestJson<T = any>(
-  baseUrl: string,
-  method: string,
-  path: string,
-  opts: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
-): Promise<HttpReply<T>> {
-  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
-  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
-  let body: string | undefined;
-  if (opts.body !== undefined) {
-    body = JSON.stringify(opts.body);
-    headers['content-type'] ??= 'application/json';
-  }
-  const res = await fetch(baseUrl + path, { method, headers, body });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {
-    // not JSON: leave the text for the assertion to show
-  }
-  return { status: res.status, headers: res.headers, body: parsed as T };
-}
+export { requestJson, type HttpReply } from './http.js';
+import { requestJson, type HttpReply } from './http.js';
 
 /** Runs `fn` over `items` with at most `limit` calls in flight; results in input order. */
 export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {

@@ -13,6 +13,7 @@ import type { OperationDefinition } from '../../src/catalogue/define.js';
 import { startHttpServer, type RunningServer } from '../../surfaces/http-server.js';
 import { createTestDatabase, type TestDatabase } from './databases.js';
 import { standardWorld } from './fixture.js';
+import { requestJson, type HttpReply, type RequestOptions } from './http.js';
 
 export interface WorldOptions {
   dialect: Dialect;
@@ -22,18 +23,8 @@ export interface WorldOptions {
   extraSchemas?: JsonSchema[];
 }
 
-export interface Reply<T = any> {
-  status: number;
-  headers: Headers;
-  body: T;
-}
-
-export interface RequestOptions {
-  key?: string | null;
-  body?: unknown;
-  rawBody?: string | Buffer;
-  headers?: Record<string, string>;
-}
+export type Reply<T = any> = HttpReply<T>;
+export type { RequestOptions };
 
 export class World {
   constructor(
@@ -57,24 +48,8 @@ export class World {
     return this.seed.organizations[org].brands[ref].id;
   }
 
-  async request<T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<Reply<T>> {
-    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
-    if (opts.key) headers.authorization = `Bearer ${opts.key}`;
-    let body: string | Buffer | undefined;
-    if (opts.rawBody !== undefined) body = opts.rawBody;
-    else if (opts.body !== undefined) {
-      body = JSON.stringify(opts.body);
-      headers['content-type'] ??= 'application/json';
-    }
-    const res = await fetch(this.url + path, { method, headers, body: body as BodyInit | undefined });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      // not JSON: leave the text for the assertion to show
-    }
-    return { status: res.status, headers: res.headers, body: parsed as T };
+  request<T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<Reply<T>> {
+    return requestJson<T>(this.url, method, path, opts);
   }
 
   async close(): Promise<void> {
