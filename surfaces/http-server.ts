@@ -36,6 +36,14 @@ async function readJson(req: http.IncomingMessage): Promise<unknown> {
   }
 }
 
+/** True when `url` is the MCP endpoint's path, with or without trailing slashes and a query. */
+export function isMcpPath(url: string, mcpPath: string): boolean {
+  if (!url.startsWith(mcpPath)) return false;
+  let i = mcpPath.length;
+  while (url.charCodeAt(i) === 47 /* "/" */) i++;
+  return i === url.length || url.charCodeAt(i) === 63 /* "?" */;
+}
+
 /** Listens on `port` (0 = any free port) and `host`. */
 export async function startHttpServer(service: Service, port: number, host: string): Promise<RunningServer> {
   const rest = createRestApp(service).callback();
@@ -43,8 +51,7 @@ export async function startHttpServer(service: Service, port: number, host: stri
   const mcpPath = new URL(service.config.mcpUrl).pathname.replace(/\/+$/, '') || '/mcp';
   const allowedOrigins = [...new Set([new URL(service.config.baseUrl).origin, new URL(service.config.mcpUrl).origin])];
   const server = http.createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0].replace(/\/+$/, '');
-    if (path !== mcpPath) return void rest(req, res);
+    if (!isMcpPath(req.url ?? '/', mcpPath)) return void rest(req, res);
     const requestId = `req_${crypto.randomUUID().replace(/-/g, '')}`;
     res.setHeader('Service-Request-Id', requestId);
     void (async () => {

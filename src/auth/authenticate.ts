@@ -45,6 +45,8 @@ interface KeyRecord {
 interface CacheEntry {
   record: KeyRecord | null;
   fetchedAt: number;
+  /** Made from `record` on first use. */
+  principal?: Principal;
 }
 
 const unauthenticated = (message: string) => new ServiceError('unauthenticated', message);
@@ -71,7 +73,8 @@ export class Authenticator {
     if (!credential.startsWith(API_KEY_PREFIX)) {
       throw unauthenticated('The credential is not recognised. Send an API key (svc_sk_...) or an OAuth access token (svc_at_...).');
     }
-    const record = await this.lookup(credential);
+    const entry = await this.lookup(credential);
+    const record = entry.record;
     const now = this.now();
     if (!record) throw unauthenticated('The API key is not recognised. Check that it was copied whole; keys are shown only once.');
     if (record.revokedAt !== null) throw unauthenticated('The API key has been revoked. Ask an organization owner or admin for a new key.');
@@ -97,7 +100,8 @@ export class Authenticator {
         { surface },
       );
     }
-    return {
+    // Principals are never changed once made, so one per cached key record serves every request.
+    entry.principal ??= {
       kind: 'api_key',
       organizationId: record.organizationId,
       credentialId: `key:${record.id}`,
@@ -110,6 +114,7 @@ export class Authenticator {
       role: null,
       publishCeilingCents: record.publishCeilingCents,
     };
+    return entry.principal;
   }
 
   /** A person's access token: genuine, for this surface's resource, not revoked, their membership and plan still good. */
@@ -186,15 +191,16 @@ export class Authenticator {
     this.grants.clear();
   }
 
-  private async lookup(secret: string): Promise<KeyRecord | null> {
-    const cacheKey = crypto.createHash('sha256').update(secret).digest('hex');
+  private async lookup(secret: string): Promise<CacheEntry> {
+    // The cache holds digests, never secrets.
+    const cacheKey = crypto.hash('sha256', secret, 'base64');
     const hit = this.cache.get(cacheKey);
     const now = this.now();
-    if (hit && now - hit.fetchedAt < this.cacheMs) return hit.record;
-    const record = await this.fetch(secret);
+    if (hit && now - hit.fetchedAt < this.cacheMs) return hit;
+    const entry: CacheEntry = { record: await this.fetch(secret), fetchedAt: now };
     if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(cacheKey, { record, fetchedAt: now });
-    return record;
+    this.cache.set(cacheKey, entry);
+    return entry;
   }
 
   private async fetch(secret: string): Promise<KeyRecord | null> {

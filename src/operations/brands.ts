@@ -1,11 +1,35 @@
 // GET /v1/brands: one row per brand the caller can reach, with its primary ad account.
 
 import { defineOperation } from '../catalogue/define.js';
+import type { DirectoryBrand } from '../directory.js';
 
 interface ListBrandsInput {
   cursor?: string;
   limit: number;
 }
+
+interface BrandRow {
+  brandId: number;
+  brandName: string | null;
+  accountId: string | null;
+  accountName: string | null;
+  connected: boolean;
+  active: boolean;
+  organizationId: number;
+}
+
+interface ListBrandsOutput {
+  accounts: BrandRow[];
+  nextCursor: string | null;
+}
+
+/**
+ * Pages already built, per directory snapshot. The directory replaces its array of brands when it
+ * reloads them (after KEY_CACHE_MS or a change), so a page here never outlives the brands it shows.
+ * Serving the same object again also lets the pipeline and the surfaces reuse its shaping and JSON.
+ */
+const pages = new WeakMap<readonly DirectoryBrand[], Map<string, ListBrandsOutput>>();
+const MAX_PAGES_PER_SNAPSHOT = 1_000;
 
 export const listBrands = defineOperation({
   name: 'list-brands',
@@ -25,11 +49,14 @@ export const listBrands = defineOperation({
     const { principal } = ctx;
     const after = ctx.page.position();
     const afterId = after ? Number(after[0]) : 0;
-    const reachable = (await ctx.directory.brands(principal.organizationId)).filter(
-      (b) => b.id > afterId && (!principal.brandIds || principal.brandIds.has(b.id)),
-    );
+    const brands = await ctx.directory.brands(principal.organizationId);
+    const key = `${afterId}:${input.limit}:${principal.brandIds ? [...principal.brandIds].join(',') : '*'}`;
+    let built = pages.get(brands);
+    const hit = built?.get(key);
+    if (hit) return hit;
+    const reachable = brands.filter((b) => b.id > afterId && (!principal.brandIds || principal.brandIds.has(b.id)));
     const page = reachable.slice(0, input.limit);
-    return {
+    const answer: ListBrandsOutput = {
       accounts: page.map((b) => ({
         brandId: b.id,
         brandName: b.name ?? null,
@@ -41,5 +68,8 @@ export const listBrands = defineOperation({
       })),
       nextCursor: reachable.length > input.limit ? ctx.page.next([page[page.length - 1].id]) : null,
     };
+    if (!built || built.size >= MAX_PAGES_PER_SNAPSHOT) pages.set(brands, (built = new Map()));
+    built.set(key, answer);
+    return answer;
   },
 });

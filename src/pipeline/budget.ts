@@ -5,14 +5,10 @@ import type { Logger } from 'pino';
 import { ServiceError } from '../errors.js';
 
 /** Resolves like `running`, or rejects with `timeout` after `ms`; a late failure is logged, never unhandled. */
-export async function withinBudget<T>(running: Promise<T>, ms: number, log: Logger, requestId: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  let timedOut = false;
-  running.catch((err) => {
-    if (timedOut) log.warn({ err, requestId }, 'operation failed after its request timed out');
-  });
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
+export function withinBudget<T>(running: Promise<T>, ms: number, log: Logger, requestId: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let timedOut = false;
+    const timer = setTimeout(() => {
       timedOut = true;
       reject(
         new ServiceError(
@@ -21,10 +17,16 @@ export async function withinBudget<T>(running: Promise<T>, ms: number, log: Logg
         ),
       );
     }, ms);
+    running.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err) => {
+        clearTimeout(timer);
+        if (timedOut) log.warn({ err, requestId }, 'operation failed after its request timed out');
+        else reject(err);
+      },
+    );
   });
-  try {
-    return await Promise.race([running, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -4,7 +4,7 @@
 // Every POST carries the session's CSRF token and, on success, redirects to a GET (except the
 // create, whose answer is the only place the secret ever appears).
 
-import type Router from '@koa/router';
+import type { RouteRegistrar } from '../rest/routing.js';
 import type Koa from 'koa';
 import { koaBody } from 'koa-body';
 import type { Service } from '../../src/service.js';
@@ -267,7 +267,7 @@ function problemPage(code: string, message: string): string {
 }
 
 /** Adds the account page's routes (called from oauthRoutes). */
-export function accountRoutes(router: Router<{ requestId: string }>, service: Service): void {
+export function accountRoutes(router: RouteRegistrar<{ requestId: string }>, service: Service): void {
   const { knex } = service;
 
   const send = (ctx: Ctx, status: number, html: string) => {

@@ -1,7 +1,7 @@
 // The OAuth 2.1 authorization server's HTTP endpoints: discovery, JWKS, registration, the
 // authorize pages (sign-in, consent, decision), token and revocation. Flows live in src/oauth.
 
-import type Router from '@koa/router';
+import type { RouteRegistrar } from '../rest/routing.js';
 import type Koa from 'koa';
 import { koaBody } from 'koa-body';
 import type { Service } from '../../src/service.js';
@@ -50,7 +50,7 @@ function flat(q: Record<string, unknown>): Record<string, string> {
 }
 
 /** Adds the authorization server's routes to the Koa router. */
-export function oauthRoutes(router: Router<{ requestId: string }>, service: Service): void {
+export function oauthRoutes(router: RouteRegistrar<{ requestId: string }>, service: Service): void {
   const { knex } = service;
   const settings = service.oauth;
   const cookieOptions = { httpOnly: true, sameSite: 'lax' as const, secure: settings.issuer.startsWith('https:'), overwrite: true, path: '/' };
