@@ -14,6 +14,8 @@ import {
   progress,
   startBareServer,
   startBenchService,
+  startKoaFloorServer,
+  type BareServer,
   type Benchmark,
   type BenchmarkOutput,
   type LoadOptions,
@@ -26,6 +28,8 @@ export const MARIADB_RATIO_TARGET = 0.5;
 
 export interface BrandsComparison {
   bare: LoadResult;
+  /** Koa with the contract's headers and nothing else (only when asked for). */
+  koa: LoadResult | null;
   svc: LoadResult;
   /** svc requests/s divided by bare requests/s. */
   ratio: number;
@@ -47,25 +51,32 @@ export function measureBrands(baseUrl: string, key: string, options: LoadOptions
 
 /**
  * Fetches the service's GET /v1/brands answer once, serves the same bytes from a bare node:http
- * server, loads the bare server first and then the service, with the same settings.
+ * server (and, with `withKoaFloor`, from Koa with the contract's headers and nothing else), loads
+ * those first and then the service, with the same settings.
  */
 export async function compareBrandsWithBare(
   baseUrl: string,
   key: string,
   options: LoadOptions = defaultLoad,
   label = '',
+  withKoaFloor = false,
 ): Promise<BrandsComparison> {
   const { body, contentType } = await fetchBrands(baseUrl, key);
-  const bare = await startBareServer(body, contentType);
-  try {
-    progress(`${label}bare node:http (${body.length} B body): ${options.warmupSec}s warm-up + ${options.durationSec}s, ${options.connections} connections`);
-    const bareResult = await loadTest(bare.url + BRANDS_PATH, { authorization: `Bearer ${key}` }, options);
-    progress(`${label}svc GET ${BRANDS_PATH}: ${options.warmupSec}s warm-up + ${options.durationSec}s, ${options.connections} connections`);
-    const svcResult = await measureBrands(baseUrl, key, options);
-    return { bare: bareResult, svc: svcResult, ratio: bareResult.rps > 0 ? svcResult.rps / bareResult.rps : 0, bodyBytes: body.length };
-  } finally {
-    await bare.close();
-  }
+  const headers = { authorization: `Bearer ${key}` };
+  const load = `${options.warmupSec}s warm-up + ${options.durationSec}s, ${options.connections} connections`;
+  const loadServer = async (what: string, server: BareServer): Promise<LoadResult> => {
+    try {
+      progress(`${label}${what} (${body.length} B body): ${load}`);
+      return await loadTest(server.url + BRANDS_PATH, headers, options);
+    } finally {
+      await server.close();
+    }
+  };
+  const bare = await loadServer('bare node:http', await startBareServer(body, contentType));
+  const koa = withKoaFloor ? await loadServer('Koa with the contract headers only', await startKoaFloorServer(body, contentType)) : null;
+  progress(`${label}svc GET ${BRANDS_PATH}: ${load}`);
+  const svc = await measureBrands(baseUrl, key, options);
+  return { bare, koa, svc, ratio: bare.rps > 0 ? svc.rps / bare.rps : 0, bodyBytes: body.length };
 }
 
 export const failuresOf = (r: LoadResult): number => r.non2xx + r.errors + r.timeouts;
@@ -77,7 +88,7 @@ export async function brandsOnDialect(dialect: Dialect, options: LoadOptions = d
   const svc = await startBenchService(dialect);
   try {
     progress(`${label}service listening on ${svc.url}`);
-    return await compareBrandsWithBare(svc.url, svc.key, options, label);
+    return await compareBrandsWithBare(svc.url, svc.key, options, label, true);
   } finally {
     await svc.close();
   }
@@ -92,14 +103,23 @@ export const benchmark: Benchmark = {
     const rows: ResultRow[] = [];
     for (const dialect of dialects) {
       const c = await brandsOnDialect(dialect);
-      rows.push(
-        { benchmark: this.name, dialect, target: 'bare', rps: c.bare.rps, p50: c.bare.p50, p99: c.bare.p99, cpuUsPerRequest: c.bare.cpuUsPerRequest, failures: failuresOf(c.bare) },
-        { benchmark: this.name, dialect, target: 'svc', rps: c.svc.rps, p50: c.svc.p50, p99: c.svc.p99, cpuUsPerRequest: c.svc.cpuUsPerRequest, ratio: c.ratio, failures: failuresOf(c.svc) },
-      );
-      for (const [who, r] of [['bare', c.bare], ['svc', c.svc]] as const) {
+      const row = (target: string, r: LoadResult, ratio?: number): ResultRow => ({
+        benchmark: this.name, dialect, target, rps: r.rps, p50: r.p50, p99: r.p99, cpuUsPerRequest: r.cpuUsPerRequest, ratio, failures: failuresOf(r),
+      });
+      rows.push(row('bare', c.bare));
+      if (c.koa) rows.push(row('koa only', c.koa, c.bare.rps > 0 ? c.koa.rps / c.bare.rps : 0));
+      rows.push(row('svc', c.svc, c.ratio));
+      for (const [who, r] of [['bare', c.bare], ['koa only', c.koa], ['svc', c.svc]] as const) {
+        if (!r) continue;
         if (failuresOf(r) > 0) {
           notes.push(`WARNING ${dialectLabel(dialect)} ${who}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts out of ${r.total}; its figures are suspect.`);
         }
+      }
+      if (c.koa && c.koa.rps > 0) {
+        notes.push(
+          `${dialectLabel(dialect)}: Koa answering the same bytes with the contract's headers and nothing else reaches ` +
+            `${(c.koa.rps / c.bare.rps).toFixed(3)} of bare; the service reaches ${(c.svc.rps / c.koa.rps).toFixed(3)} of that.`,
+        );
       }
       if (dialect === 'mysql') {
         const met = c.ratio >= MARIADB_RATIO_TARGET;

@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import knexFactory from 'knex';
+import Koa from 'koa';
 import { pino } from 'pino';
 import { applyBootstrap, type BootstrapResult } from '../src/bootstrap.js';
 import { loadConfig } from '../src/config.js';
@@ -150,10 +151,35 @@ export interface BareServer {
 
 /** A node:http server answering every request with `body` and `contentType`, on a free 127.0.0.1 port. */
 export async function startBareServer(body: Buffer, contentType: string): Promise<BareServer> {
-  const server = http.createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': contentType, 'content-length': body.length });
-    res.end(body);
+  return listen(
+    http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': contentType, 'content-length': body.length });
+      res.end(body);
+    }),
+  );
+}
+
+/**
+ * The floor of any Koa service on this machine: Koa answering `body` with the headers the
+ * contract puts on every authenticated answer (a fresh Service-Request-Id, the three RateLimit-*
+ * headers), and nothing else: no routing, authentication, rate limiting, validation or operation.
+ * Loading it beside the bare server shows how much of the gap is the chosen framework itself.
+ */
+export async function startKoaFloorServer(body: Buffer, contentType: string): Promise<BareServer> {
+  const app = new Koa();
+  let remaining = 1_000_000;
+  app.use((ctx) => {
+    ctx.set('Service-Request-Id', `req_${crypto.randomUUID().replace(/-/g, '')}`);
+    ctx.set('RateLimit-Limit', '1000000');
+    ctx.set('RateLimit-Remaining', String((remaining = remaining > 0 ? remaining - 1 : 1_000_000)));
+    ctx.set('RateLimit-Reset', '60');
+    ctx.set('Content-Type', contentType);
+    ctx.body = body;
   });
+  return listen(http.createServer(app.callback()));
+}
+
+async function listen(server: http.Server): Promise<BareServer> {
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
