@@ -8,10 +8,10 @@ import type { BrandRow, Catalogue, OperationContext, OperationDefinition } from 
 import type { Config } from '../config.js';
 import { inTransaction } from '../db/connection.js';
 import { ServiceError, notFound } from '../errors.js';
-import { activityRecorder } from '../activity/recorder.js';
-import type { CursorCodec } from '../pagination/cursor.js';
+import { activityRecorder, type ActivityRecorder } from '../activity/recorder.js';
+import type { CursorCodec, PageCursor } from '../pagination/cursor.js';
 import type { SchemaRegistry } from '../schemas/registry.js';
-import type { RateLimitInfo, RateLimiter } from './rate-limit.js';
+import type { RateLimitInfo, RateLimiter, RateLimitSlot } from './rate-limit.js';
 import type { Platforms } from '../platforms/registry.js';
 import { serviceErrorOf } from '../platforms/registry.js';
 import { PlatformError } from '../platforms/port.js';
@@ -84,6 +84,61 @@ async function brandFor(directory: Directory, principal: Principal, brandId: num
   return { id: row.id, organizationId: row.organizationId, name: row.name };
 }
 
+const notRenewing = () => 0;
+
+/**
+ * What a handler sees. The activity recorder and the page cursor are made on first use: most
+ * calls never record activity or page.
+ */
+class InvocationContext implements OperationContext {
+  private recorder: ActivityRecorder | null = null;
+  private cursor: PageCursor | null = null;
+
+  constructor(
+    private readonly deps: PipelineDeps,
+    private readonly op: OperationDefinition,
+    private readonly input: Record<string, unknown>,
+    readonly principal: Principal,
+    readonly db: Knex | Knex.Transaction,
+    readonly requestId: string,
+    readonly log: Logger,
+    readonly brand: BrandRow | null,
+    readonly idempotency: { resumed: boolean } | null,
+  ) {}
+
+  get now(): () => number {
+    return this.deps.now;
+  }
+
+  get config(): Config {
+    return this.deps.config;
+  }
+
+  get platforms(): Platforms {
+    return this.deps.platforms;
+  }
+
+  get metrics(): MetricsCache {
+    return this.deps.metrics;
+  }
+
+  get directory(): Directory {
+    return this.deps.directory;
+  }
+
+  get activity(): ActivityRecorder {
+    return (this.recorder ??= activityRecorder(this.db, this.principal, this.deps.now));
+  }
+
+  get page(): PageCursor {
+    return (this.cursor ??= this.deps.cursors.bind(this.op.name, this.input));
+  }
+
+  validate<T>(schemaId: string, data: unknown, prefix?: string): T {
+    return this.deps.schemas.validateInput<T>(schemaId, data, prefix);
+  }
+}
+
 /** Answers already shaped by their output schema (kept only while a cache holds them). */
 const shaped = new WeakSet<object>();
 
@@ -100,10 +155,14 @@ export async function invoke(
   const meta = options.meta ?? {};
   const log = options.log ?? deps.log;
 
-  const slot = await deps.limiter.acquire(principal.organizationId, options.requestId).catch((err) => {
+  let slot: RateLimitSlot;
+  try {
+    const pending = deps.limiter.acquire(principal.organizationId, options.requestId);
+    slot = pending instanceof Promise ? await pending : pending;
+  } catch (err) {
     log.error({ requestId: options.requestId, err }, 'rate limiter unavailable');
     throw new ServiceError('unavailable', 'The rate limiter could not be reached; nothing was done. Retry shortly.');
-  });
+  }
   meta.rateLimit = slot.info;
   if (slot.refused) {
     throw new ServiceError(
@@ -143,25 +202,11 @@ export async function invoke(
       }
     }
     const recordId = claim?.kind === 'run' ? claim.recordId : null;
-    const stopRenewing = claim?.kind === 'run' ? renewIdempotencyLease(deps.knex, claim.recordId, claim.leaseExpiresAt, deps.now) : () => 0;
+    const stopRenewing = claim?.kind === 'run' ? renewIdempotencyLease(deps.knex, claim.recordId, claim.leaseExpiresAt, deps.now) : notRenewing;
+    const idempotency = claim?.kind === 'run' ? { resumed: claim.resumed } : null;
 
     const run = async (db: Knex | Knex.Transaction): Promise<InvokeResult> => {
-      const ctx: OperationContext = {
-        principal,
-        db,
-        now: deps.now,
-        requestId: options.requestId,
-        config: deps.config,
-        log,
-        activity: activityRecorder(db, principal, deps.now),
-        page: deps.cursors.bind(op.name, input),
-        brand,
-        platforms: deps.platforms,
-        metrics: deps.metrics,
-        directory: deps.directory,
-        validate: (schemaId, data, prefix) => deps.schemas.validateInput(schemaId, data, prefix),
-        idempotency: claim?.kind === 'run' ? { resumed: claim.resumed } : null,
-      };
+      const ctx = new InvocationContext(deps, op, input, principal, db, options.requestId, log, brand, idempotency);
       const body = await op.handler(ctx, input);
       // An answer object served again from an in-memory cache was shaped the first time.
       const issues = shaped.has(body as object) ? [] : deps.schemas.shapeOutput(op.output, body);
@@ -191,6 +236,10 @@ export async function invoke(
       throw err;
     }
   } finally {
-    await slot.release().catch((e) => log.error({ requestId: options.requestId, err: e }, 'could not release rate-limit slot'));
+    try {
+      await deps.limiter.release(slot);
+    } catch (e) {
+      log.error({ requestId: options.requestId, err: e }, 'could not release rate-limit slot');
+    }
   }
 }

@@ -14,11 +14,23 @@ export interface RateLimitOutcome {
   info: RateLimitInfo;
   /** null when admitted; otherwise why not and how long to wait. */
   refused: { reason: 'rate' | 'concurrency'; retryAfter: number } | null;
-  release: () => Promise<void>;
+}
+
+/** An admitted request's hold on an in-flight slot, given back with `release`. */
+export interface RateLimitSlot extends RateLimitOutcome {
+  readonly organizationId: number;
+  readonly token: string;
+  released: boolean;
 }
 
 export interface RateLimiter {
-  acquire(organizationId: number, token: string): Promise<RateLimitOutcome>;
+  /**
+   * Counts a request of the organization and, when admitted, takes an in-flight slot. The
+   * in-memory limiter answers at once; the Redis one through a promise.
+   */
+  acquire(organizationId: number, token: string): RateLimitSlot | Promise<RateLimitSlot>;
+  /** Gives back the slot of an admitted request; a second release, or one of a refused request, does nothing. */
+  release(slot: RateLimitSlot): void | Promise<void>;
   close(): Promise<void>;
 }
 
@@ -36,28 +48,29 @@ abstract class WindowLimiter implements RateLimiter {
     protected readonly now: () => number,
   ) {}
 
-  protected abstract count(org: number, windowStart: number, token: string): Promise<Counts>;
-  protected abstract leave(org: number, token: string): Promise<void>;
+  protected abstract count(org: number, windowStart: number, token: string): Counts | Promise<Counts>;
+  protected abstract leave(org: number, token: string): void | Promise<void>;
   abstract close(): Promise<void>;
 
-  async acquire(org: number, token: string): Promise<RateLimitOutcome> {
+  acquire(org: number, token: string): RateLimitSlot | Promise<RateLimitSlot> {
     const now = this.now();
     const windowStart = Math.floor(now / WINDOW_MS) * WINDOW_MS;
+    const counted = this.count(org, windowStart, token);
+    return counted instanceof Promise ? counted.then((c) => this.slotOf(org, token, now, windowStart, c)) : this.slotOf(org, token, now, windowStart, counted);
+  }
+
+  release(slot: RateLimitSlot): void | Promise<void> {
+    if (slot.released || slot.refused) return;
+    slot.released = true;
+    return this.leave(slot.organizationId, slot.token);
+  }
+
+  private slotOf(organizationId: number, token: string, now: number, windowStart: number, { count, admitted }: Counts): RateLimitSlot {
     const resetSeconds = Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000));
-    const { count, admitted } = await this.count(org, windowStart, token);
     const info = { limit: this.perMinute, remaining: Math.max(0, this.perMinute - count), resetSeconds };
-    if (count > this.perMinute) return { info, refused: { reason: 'rate', retryAfter: resetSeconds }, release: async () => {} };
-    if (!admitted) return { info, refused: { reason: 'concurrency', retryAfter: 1 }, release: async () => {} };
-    let released = false;
-    return {
-      info,
-      refused: null,
-      release: async () => {
-        if (released) return;
-        released = true;
-        await this.leave(org, token);
-      },
-    };
+    const refused =
+      count > this.perMinute ? { reason: 'rate' as const, retryAfter: resetSeconds } : !admitted ? { reason: 'concurrency' as const, retryAfter: 1 } : null;
+    return { info, refused, organizationId, token, released: false };
   }
 }
 
@@ -66,7 +79,7 @@ export class MemoryRateLimiter extends WindowLimiter {
   private readonly windows = new Map<number, { start: number; count: number }>();
   private readonly inFlight = new Map<number, number>();
 
-  protected async count(org: number, windowStart: number): Promise<Counts> {
+  protected count(org: number, windowStart: number): Counts {
     let w = this.windows.get(org);
     if (!w || w.start !== windowStart) {
       w = { start: windowStart, count: 0 };
@@ -80,7 +93,7 @@ export class MemoryRateLimiter extends WindowLimiter {
     return { count: w.count, admitted: true };
   }
 
-  protected async leave(org: number): Promise<void> {
+  protected leave(org: number): void {
     const flying = (this.inFlight.get(org) ?? 1) - 1;
     if (flying <= 0) this.inFlight.delete(org);
     else this.inFlight.set(org, flying);
