@@ -20,20 +20,32 @@ export interface RunningServer {
 }
 
 /** Reads a JSON body up to the limit; undefined when empty, an Error when too large or not JSON. */
-async function readJson(req: http.IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MCP_BODY_LIMIT) throw Object.assign(new Error('body larger than 5 MB'), { status: 413 });
-    chunks.push(chunk as Buffer);
-  }
-  if (!size) return undefined;
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    throw Object.assign(new Error('body is not valid JSON'), { status: 400 });
-  }
+function readJson(req: http.IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const fail = (err: Error) => {
+      req.off('data', onData);
+      req.resume();
+      reject(err);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MCP_BODY_LIMIT) fail(Object.assign(new Error('body larger than 5 MB'), { status: 413 }));
+      else chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('error', reject);
+    req.once('end', () => {
+      if (size > MCP_BODY_LIMIT) return;
+      if (!size) return resolve(undefined);
+      try {
+        resolve(JSON.parse((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8')));
+      } catch {
+        reject(Object.assign(new Error('body is not valid JSON'), { status: 400 }));
+      }
+    });
+  });
 }
 
 /** True when `url` is the MCP endpoint's path, with or without trailing slashes and a query. */

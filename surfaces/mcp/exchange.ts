@@ -5,9 +5,13 @@
 
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { JSONRPCMessageSchema, isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { JSONRPCMessageSchema, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 
 type Id = string | number;
+
+// Messages here were validated by JSONRPCMessageSchema on the way in (or built by the SDK on the
+// way out), so telling a request from the rest needs only its shape, not another schema parse.
+const isRequest = (message: JSONRPCMessage): message is JSONRPCRequest => 'method' in message && 'id' in message;
 
 export class ExchangeTransport implements Transport {
   onmessage?: Transport['onmessage'];
@@ -20,7 +24,7 @@ export class ExchangeTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     const id = (message as { id?: Id }).id;
-    if (typeof id !== 'number' || isJSONRPCRequest(message)) return;
+    if (typeof id !== 'number' || isRequest(message)) return;
     const entry = this.waiting.get(id);
     if (!entry) return;
     this.waiting.delete(id);
@@ -40,7 +44,7 @@ export class ExchangeTransport implements Transport {
     const messages = (batch ? body : [body]).map((m) => JSONRPCMessageSchema.parse(m));
     const answers: Array<Promise<JSONRPCMessage>> = [];
     for (const message of messages) {
-      if (isJSONRPCRequest(message)) {
+      if (isRequest(message)) {
         const internal = this.nextId++;
         answers.push(new Promise((resolve) => this.waiting.set(internal, { originalId: message.id, resolve })));
         this.onmessage?.({ ...message, id: internal }, { authInfo });

@@ -31,8 +31,23 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(JSON.stringify(body));
 }
 
-function callResult(body: unknown): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body as Record<string, unknown> };
+// A tool answer served again from an in-memory cache is serialised once: its text (the JSON of the
+// answer) and the JSON of the whole tool result, which the HTTP answer then carries as it is.
+const serializedResults = new WeakMap<object, { text: string; json: string }>();
+
+function serializedResult(body: unknown): { text: string; json: string } {
+  const known = body && typeof body === 'object' ? serializedResults.get(body) : undefined;
+  if (known) return known;
+  const text = JSON.stringify(body);
+  const made = { text, json: `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}}` };
+  if (body && typeof body === 'object') serializedResults.set(body, made);
+  return made;
+}
+
+function callResult(body: unknown, caller: Caller): CallToolResult {
+  const { text, json } = serializedResult(body);
+  caller.resultJson = json;
+  return { content: [{ type: 'text', text }], structuredContent: body as Record<string, unknown> };
 }
 
 function errorResult(err: unknown, requestId: string): CallToolResult {
@@ -51,7 +66,8 @@ export function createMcpEndpoint(service: Service): { tools: ToolDefinition[]; 
     return { tools: tools.filter((t) => principal.scopes.has(byName.get(t.name)!.scope)) };
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const { principal, requestId } = callerOf(extra);
+    const caller = callerOf(extra);
+    const { principal, requestId } = caller;
     const op = byName.get(request.params.name);
     if (!op) return errorResult(new ServiceError('not_found', `No tool named ${request.params.name}; call tools/list to see the tools.`), requestId);
     const { idempotencyKey, ...input } = (request.params.arguments ?? {}) as Record<string, unknown>;
@@ -60,7 +76,7 @@ export function createMcpEndpoint(service: Service): { tools: ToolDefinition[]; 
     }
     try {
       const result = await service.invoke(op.name, principal, input, { requestId, idempotencyKey: idempotencyKey as string | undefined });
-      return callResult(result.body);
+      return callResult(result.body, caller);
     } catch (err) {
       if (!(err instanceof ServiceError)) service.log.error({ err, requestId }, 'unexpected error in a tool call');
       return errorResult(err, requestId);
@@ -74,6 +90,8 @@ export function createMcpEndpoint(service: Service): { tools: ToolDefinition[]; 
 interface Caller {
   principal: Principal;
   requestId: string;
+  /** The JSON of a successful tools/call result, set by the tool handler (the SDK passes it on unchanged). */
+  resultJson?: string;
 }
 
 export interface McpHandlerOptions {
@@ -115,6 +133,10 @@ export async function handleMcpRequest(service: Service, endpoint: ReturnType<ty
     if (answer === null) {
       res.writeHead(202);
       res.end();
+    } else if (!Array.isArray(answer) && 'result' in answer && caller.resultJson !== undefined) {
+      // One tools/call answered: its result is already serialised.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`{"result":${caller.resultJson},"jsonrpc":"2.0","id":${JSON.stringify(answer.id)}}`);
     } else sendJson(res, 200, answer);
   } catch {
     sendJson(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'The body is not a JSON-RPC 2.0 message or batch.' } });
