@@ -9,6 +9,8 @@ import { createRestApp } from './rest/app.js';
 import { createMcpEndpoint, handleMcpRequest } from './mcp/server.js';
 
 const MCP_BODY_LIMIT = 5 * 1024 * 1024;
+/** How long the rest of a body over the limit is read and dropped before the connection is closed. */
+const DISCARD_MS = 5_000;
 
 export interface RunningServer {
   server: http.Server;
@@ -24,9 +26,14 @@ function readJson(req: http.IncomingMessage): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    // Past the limit the rest is read and dropped, so the caller gets the answer (closing a
+    // connection with unread data resets it, and the answer with it); for DISCARD_MS at most.
     const fail = (err: Error) => {
       req.off('data', onData);
       req.resume();
+      const stop = setTimeout(() => req.socket.destroy(), DISCARD_MS).unref();
+      req.once('end', () => clearTimeout(stop));
+      req.once('close', () => clearTimeout(stop));
       reject(err);
     };
     const onData = (chunk: Buffer) => {

@@ -193,7 +193,7 @@ export class Authenticator {
 
   private async lookup(secret: string): Promise<CacheEntry> {
     // The cache holds digests, never secrets.
-    const cacheKey = crypto.hash('sha256', secret, 'base64');
+    const cacheKey = crypto.createHash('sha256').update(secret).digest('base64');
     const hit = this.cache.get(cacheKey);
     const now = this.now();
     if (hit && now - hit.fetchedAt < this.cacheMs) return hit;

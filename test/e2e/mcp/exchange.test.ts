@@ -2,6 +2,7 @@
 // serialised-once result) carries the caller's id and a text equal to structuredContent; batches
 // answer in order; error results and notifications take the general path.
 
+import http from 'node:http';
 import { expect } from 'chai';
 import { dialects } from '../../helpers/databases.js';
 import { startWorld, type World } from '../../helpers/world.js';
@@ -60,6 +61,74 @@ for (const dialect of dialects()) {
       expect(JSON.parse(answer.body.result.content[0].text)).to.deep.equal(answer.body.result.structuredContent);
       expect(answer.body.result.structuredContent.error.code).to.equal('not_found');
     });
+
+    it('answers a body streaming past 5 MB with 413 while it is still being sent', async () => {
+      const TOTAL = 40 * 1024 * 1024;
+      const chunk = Buffer.alloc(1024 * 1024, ' ');
+      const url = new URL(`${w.url}/mcp`);
+      const outcome = await new Promise<{ status: number; body: any; writtenAtAnswer: number }>((resolve, reject) => {
+        let written = 0;
+        let answered = false;
+        const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${w.key('acme', 'ci')}` } });
+        req.on('response', (res) => {
+          answered = true;
+          const writtenAtAnswer = written;
+          let text = '';
+          res.on('data', (d) => (text += d));
+          res.on('end', () => {
+            req.destroy();
+            resolve({ status: res.statusCode!, body: JSON.parse(text), writtenAtAnswer });
+          });
+        });
+        req.on('error', (err) => (answered ? undefined : reject(err)));
+        const pump = () => {
+          while (!answered && written < TOTAL) {
+            written += chunk.length;
+            if (!req.write(chunk)) return void req.once('drain', pump);
+          }
+          if (!answered) req.end();
+        };
+        pump();
+      });
+      expect(outcome.status).to.equal(413);
+      expect(outcome.body.error.code).to.equal(-32700);
+      expect(outcome.body.error.message).to.match(/5 MB/);
+      expect(outcome.writtenAtAnswer).to.be.below(TOTAL);
+    });
+
+    if (dialect === 'sqlite') {
+      it('closes the connection of a caller that keeps sending past 5 MB after the 413, within about 5 seconds', async function () {
+        this.timeout(20_000);
+        const chunk = Buffer.alloc(256 * 1024, ' ');
+        const url = new URL(`${w.url}/mcp`);
+        const outcome = await new Promise<{ status: number; answeredAt: number; closedAt: number }>((resolve) => {
+          let status = 0;
+          let answeredAt = 0;
+          let timer: NodeJS.Timeout | undefined;
+          const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${w.key('acme', 'ci')}` } });
+          req.on('response', (res) => {
+            status = res.statusCode!;
+            answeredAt = Date.now();
+            res.resume();
+          });
+          const closed = () => {
+            clearTimeout(timer);
+            resolve({ status, answeredAt, closedAt: Date.now() });
+          };
+          req.on('error', closed);
+          req.on('close', closed);
+          // Never ends the body: 256 KB every 20 ms, as long as the server reads.
+          const pump = () => {
+            if (req.destroyed) return;
+            if (req.write(chunk)) timer = setTimeout(pump, 20);
+            else req.once('drain', pump);
+          };
+          pump();
+        });
+        expect(outcome.status).to.equal(413);
+        expect(outcome.closedAt - outcome.answeredAt).to.be.within(4_000, 8_000);
+      });
+    }
 
     it('answers a lone notification with 202 and no body, and a body that is not JSON-RPC with 400', async () => {
       const note = await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
