@@ -9,10 +9,11 @@
 //   svc             the service itself: routing, REST translation, the same pipeline
 // The pieces are the service's own public entry points, so nothing here is a stand-in.
 
-import { fetchBrands, BRANDS_PATH, failuresOf } from './brands.js';
+import { fetchBrands, BRANDS_PATH } from './brands.js';
 import {
   availableDialects,
   dialectLabel,
+  failuresOf,
   loadTest,
   progress,
   startBareServer,

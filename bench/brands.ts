@@ -10,8 +10,10 @@ import {
   availableDialects,
   defaultLoad,
   dialectLabel,
+  failuresOf,
   loadTest,
   progress,
+  resultRow,
   startBareServer,
   startBenchService,
   startKoaFloorServer,
@@ -79,8 +81,6 @@ export async function compareBrandsWithBare(
   return { bare, koa, svc, ratio: bare.rps > 0 ? svc.rps / bare.rps : 0, bodyBytes: body.length };
 }
 
-export const failuresOf = (r: LoadResult): number => r.non2xx + r.errors + r.timeouts;
-
 /** Starts the service on `dialect`, compares it with the bare server, stops it and drops the database. */
 export async function brandsOnDialect(dialect: Dialect, options: LoadOptions = defaultLoad): Promise<BrandsComparison> {
   const label = `brands/${dialectLabel(dialect)}: `;
@@ -103,9 +103,7 @@ export const benchmark: Benchmark = {
     const rows: ResultRow[] = [];
     for (const dialect of dialects) {
       const c = await brandsOnDialect(dialect);
-      const row = (target: string, r: LoadResult, ratio?: number): ResultRow => ({
-        benchmark: this.name, dialect, target, rps: r.rps, p50: r.p50, p99: r.p99, cpuUsPerRequest: r.cpuUsPerRequest, ratio, failures: failuresOf(r),
-      });
+      const row = (target: string, r: LoadResult, ratio?: number) => resultRow(this.name, dialect, target, r, ratio);
       rows.push(row('bare', c.bare));
       if (c.koa) rows.push(row('koa only', c.koa, c.bare.rps > 0 ? c.koa.rps / c.bare.rps : 0));
       rows.push(row('svc', c.svc, c.ratio));

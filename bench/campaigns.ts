@@ -8,13 +8,15 @@
 // The load runs are shorter than the brands benchmark's (CAMPAIGN_LOAD) to keep `npm run bench` short.
 
 import type { Dialect } from '../src/db/connection.js';
-import { failuresOf, measureBrands } from './brands.js';
+import { measureBrands } from './brands.js';
 import {
   availableDialects,
   benchWorld,
   dialectLabel,
   loadTest,
+  failuresOf,
   progress,
+  resultRow,
   startBenchService,
   type BenchService,
   type Benchmark,
@@ -196,7 +198,7 @@ export const benchmark: Benchmark = {
         ['page 1 cached', f.cached],
       ];
       for (const [target, r] of measured) {
-        rows.push({ benchmark: this.name, dialect, target, rps: r.rps, p50: r.p50, p99: r.p99, cpuUsPerRequest: r.cpuUsPerRequest, failures: failuresOf(r) });
+        rows.push(resultRow(this.name, dialect, target, r));
         if (failuresOf(r) > 0) {
           notes.push(`WARNING ${dialectLabel(dialect)} ${target}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts out of ${r.total}; its figures are suspect.`);
         }

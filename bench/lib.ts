@@ -92,6 +92,14 @@ export interface LoadResult {
   timeouts: number;
 }
 
+/** Non-2xx answers, connection errors and timeouts of a load run; anything but 0 makes its figures suspect. */
+export const failuresOf = (r: LoadResult): number => r.non2xx + r.errors + r.timeouts;
+
+/** One results-table line from one load run. */
+export function resultRow(benchmark: string, dialect: Dialect | '-', target: string, r: LoadResult, ratio?: number): ResultRow {
+  return { benchmark, dialect, target, rps: r.rps, p50: r.p50, p99: r.p99, cpuUsPerRequest: r.cpuUsPerRequest, ratio, failures: failuresOf(r) };
+}
+
 /** Linux reports thread CPU times in USER_HZ ticks, which is 100 on every architecture Node runs on. */
 const CLOCK_TICKS = 100;
 

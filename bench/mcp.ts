@@ -1,8 +1,8 @@
 // MCP tools/call of list_brands against GET /v1/brands, on the same server in the same run.
 // Target: MCP p50 within 1.5× REST p50.
 
-import { measureBrands, failuresOf } from './brands.js';
-import { availableDialects, dialectLabel, loadTest, progress, startBenchService, type Benchmark, type BenchmarkOutput, type LoadOptions, type ResultRow } from './lib.js';
+import { measureBrands } from './brands.js';
+import { availableDialects, dialectLabel, loadTest, progress, resultRow, startBenchService, type Benchmark, type BenchmarkOutput, type LoadOptions, type ResultRow } from './lib.js';
 
 export const MCP_RATIO_TARGET = 1.5;
 const LOAD: LoadOptions = { connections: 10, durationSec: 4, warmupSec: 1 };
@@ -34,7 +34,7 @@ export const benchmark: Benchmark = {
           { ...LOAD, method: 'POST', body: CALL },
         );
         for (const [target, r] of [['REST GET /v1/brands', rest], ['MCP list_brands', mcp]] as const) {
-          rows.push({ benchmark: this.name, dialect, target, rps: r.rps, p50: r.p50, p99: r.p99, cpuUsPerRequest: r.cpuUsPerRequest, failures: failuresOf(r) });
+          rows.push(resultRow(this.name, dialect, target, r));
         }
         const ratio = mcp.p50 / rest.p50;
         notes.push(

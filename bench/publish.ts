@@ -15,12 +15,14 @@ import path from 'node:path';
 import type { Dialect } from '../src/db/connection.js';
 import { FakeMetaServer } from '../test/fakes/meta-server.js';
 import { BrandClient, buildLaunch, exampleWorld, liveExampleWorld, type BuiltLaunch } from '../test/helpers/launches.js';
-import { failuresOf, measureBrands } from './brands.js';
+import { measureBrands } from './brands.js';
 import {
   availableDialects,
   dialectLabel,
   mainThreadCpuSeconds,
+  failuresOf,
   progress,
+  resultRow,
   startBenchService,
   type BenchService,
   type Benchmark,
@@ -163,7 +165,7 @@ export const benchmark: Benchmark = {
           const slowest = Math.max(...walls);
           rows.push(
             { benchmark: this.name, dialect, target: `publish ${mode}`, rps: 1000 / p50, p50, p99: slowest, cpuUsPerRequest: median(f.runs.map((r) => r.cpuMs)) * 1000, failures: 0 },
-            { benchmark: this.name, dialect, target: `GET /v1/brands (${mode})`, rps: f.brands.rps, p50: f.brands.p50, p99: f.brands.p99, cpuUsPerRequest: f.brands.cpuUsPerRequest, failures: failuresOf(f.brands) },
+            resultRow(this.name, dialect, `GET /v1/brands (${mode})`, f.brands),
           );
           if (failuresOf(f.brands) > 0) notes.push(`WARNING ${db} GET /v1/brands (${mode}): ${failuresOf(f.brands)} failures out of ${f.brands.total}; its figures are suspect.`);
           const each = walls.map((w) => w.toFixed(0)).join(' / ');
