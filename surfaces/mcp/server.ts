@@ -9,6 +9,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSI
 import type { Principal } from '../../src/auth/principal.js';
 import { ServiceError, envelopeOf, httpStatusOf } from '../../src/errors.js';
 import type { Service } from '../../src/service.js';
+import { fromAnswerJson } from '../../src/serialized.js';
 import { toolFor, toolName, type ToolDefinition } from './tools.js';
 import { ExchangeTransport } from './exchange.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
@@ -31,18 +32,12 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(JSON.stringify(body));
 }
 
-// A tool answer served again from an in-memory cache is serialised once: its text (the JSON of the
-// answer) and the JSON of the whole tool result, which the HTTP answer then carries as it is.
-const serializedResults = new WeakMap<object, { text: string; json: string }>();
+// A tool result's text (the answer's JSON) and the JSON of the whole result, made once per answer
+// object; a single tools/call is answered with that JSON as it is.
+const toolResults = new WeakMap<object, { text: string; json: string }>();
 
-function serializedResult(body: unknown): { text: string; json: string } {
-  const known = body && typeof body === 'object' ? serializedResults.get(body) : undefined;
-  if (known) return known;
-  const text = JSON.stringify(body);
-  const made = { text, json: `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}}` };
-  if (body && typeof body === 'object') serializedResults.set(body, made);
-  return made;
-}
+const serializedResult = (body: unknown) =>
+  fromAnswerJson(toolResults, body, (text) => ({ text, json: `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}}` }));
 
 function callResult(body: unknown, caller: Caller): CallToolResult {
   const { text, json } = serializedResult(body);

@@ -14,6 +14,7 @@ import type { OperationDefinition } from '../../src/catalogue/define.js';
 import { pathParams } from '../../src/catalogue/define.js';
 import { ServiceError, envelopeOf, httpStatusOf, validationFailed, type FieldIssue } from '../../src/errors.js';
 import type { InvokeMeta } from '../../src/pipeline/invoke.js';
+import { fromAnswerJson } from '../../src/serialized.js';
 import { buildOpenApi } from './openapi.js';
 import { oauthRoutes } from '../oauth/routes.js';
 import { RouteGroups } from './routing.js';
@@ -33,23 +34,8 @@ type Ctx = Koa.ParameterizedContext<State>;
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-// Answers served again from an in-memory cache are serialised once, and encoded once when they
-// are served a second time (a Buffer body goes to the socket as it is).
-const serialized = new WeakMap<object, string | Buffer>();
-
-function jsonOf(body: unknown): string | Buffer {
-  if (!body || typeof body !== 'object') return JSON.stringify(body);
-  const known = serialized.get(body);
-  if (known === undefined) {
-    const json = JSON.stringify(body);
-    serialized.set(body, json);
-    return json;
-  }
-  if (typeof known !== 'string') return known;
-  const bytes = Buffer.from(known, 'utf8');
-  serialized.set(body, bytes);
-  return bytes;
-}
+// An answer's bytes, made once per answer object (a Buffer body goes to the socket as it is).
+const encoded = new WeakMap<object, Buffer>();
 
 /** A ServiceError whose HTTP status differs from its code's usual one (413 validation_failed). */
 class HttpStatusError extends ServiceError {
@@ -198,7 +184,7 @@ function routeFor(service: Service, op: OperationDefinition): RouterMiddleware<S
     ctx.status = result.status;
     // Set as a header, so Koa does not look the type up again on every answer.
     ctx.set('Content-Type', JSON_TYPE);
-    ctx.body = jsonOf(result.body);
+    ctx.body = fromAnswerJson(encoded, result.body, (json) => Buffer.from(json, 'utf8'));
     if (result.replayed) ctx.set('Idempotent-Replayed', 'true');
   };
 }
