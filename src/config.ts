@@ -26,6 +26,24 @@ export interface Config {
   strictOutput: boolean;
   /** Folder holding uploaded creative files, named by their sha256 (CREATIVES_DIR). */
   creativesDir: string;
+  /** WEBHOOKS_ENABLED=false: webhook operations answer 503 webhooks_unavailable and nothing is delivered. */
+  webhooksEnabled: boolean;
+  /** WEBHOOK_ALLOW_PRIVATE=true: endpoints may point at loopback and private addresses (development, tests). */
+  webhookAllowPrivate: boolean;
+  /** JOBS=off: this process serves requests but runs no job. */
+  jobsEnabled: boolean;
+  /** How long a claimed job is held before another process may take it over (renewed while it runs). */
+  jobLeaseMs: number;
+  /** Jobs one process runs at once. */
+  jobConcurrency: number;
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean, on = 'true', off = 'false'): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === on) return true;
+  if (raw === off) return false;
+  throw new Error(`${name} must be "${on}" or "${off}"; got "${raw}"`);
 }
 
 function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
@@ -65,5 +83,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metaGraphUrl: (env.META_GRAPH_URL || 'https://graph.facebook.com/v21.0').replace(/\/+$/, ''),
     tiktokApiUrl: (env.TIKTOK_API_URL || 'https://business-api.tiktok.com/open_api/v1.3').replace(/\/+$/, ''),
     creativesDir: env.CREATIVES_DIR || './data/creatives',
+    webhooksEnabled: flag(env, 'WEBHOOKS_ENABLED', true),
+    webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    jobsEnabled: flag(env, 'JOBS', true, 'on', 'off'),
+    jobLeaseMs: intFrom(env, 'JOB_LEASE_MS', 30_000, 500),
+    jobConcurrency: intFrom(env, 'JOB_CONCURRENCY', 20, 1),
   };
 }

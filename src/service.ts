@@ -24,6 +24,13 @@ import { Directory } from './directory.js';
 import { SigningKeys } from './oauth/keys.js';
 import type { OAuthSettings } from './oauth/flows.js';
 import { liveAdapters } from './platforms/live.js';
+import { SecretBox } from './auth/encryption.js';
+import { EventOutbox } from './events/outbox.js';
+import { JobWorker } from './jobs/worker.js';
+import { jobKinds } from './jobs/kinds.js';
+import type { JobKind } from './jobs/kind.js';
+import { WebhookSender } from './webhooks/sender.js';
+import { systemResolver, type HostResolver } from './webhooks/address-policy.js';
 
 export interface ServiceOptions {
   config: Config;
@@ -34,6 +41,10 @@ export interface ServiceOptions {
   now?: () => number;
   /** Live ad-platform adapters (PLATFORM_MODE=live); tests point them at fake servers. */
   liveAdapters?: LiveAdapterFactory;
+  /** Resolves webhook hosts (default: the system resolver); tests map names to addresses. */
+  resolveHost?: HostResolver;
+  /** Job kinds beyond the built-in ones (tests register their own this way). */
+  extraJobKinds?: JobKind[];
 }
 
 /** Reads a per-database setting, creating it once (first writer wins across processes). */
@@ -61,6 +72,11 @@ export class Service {
     readonly signingKeys: SigningKeys,
     /** Issuer and the two resources tokens are bound to. */
     readonly oauth: OAuthSettings,
+    /** The event outbox: emits through a caller's transaction. */
+    readonly events: EventOutbox,
+    /** Runs due jobs of this process once started (JOBS=on). */
+    readonly jobs: JobWorker,
+    private readonly webhookSender: WebhookSender,
   ) {}
 
   /** Opens storage (already migrated) and checks the catalogue; a bad catalogue entry throws here. */
@@ -75,6 +91,24 @@ export class Service {
     try {
       const instanceId = await ensureSetting(knex, 'instance_id', () => crypto.randomUUID());
       const cursorSecret = await ensureSetting(knex, 'cursor_secret', () => crypto.randomBytes(32).toString('hex'));
+      // Third-party secrets are sealed with TOKEN_ENCRYPTION_KEY, or else a key kept in the database.
+      const secrets = new SecretBox(
+        Buffer.from(process.env.TOKEN_ENCRYPTION_KEY || (await ensureSetting(knex, 'secret_box_key', () => crypto.randomBytes(32).toString('base64'))), 'base64'),
+      );
+      // The worker exists before the outbox that wakes it; it starts claiming only when asked to.
+      let worker: JobWorker | null = null;
+      const events = new EventOutbox(schemas, now, config.webhooksEnabled, () => worker?.nudge());
+      const webhookSender = new WebhookSender(config.webhookAllowPrivate, options.resolveHost ?? systemResolver);
+      worker = new JobWorker({
+        knex,
+        config,
+        log,
+        now,
+        kinds: [...jobKinds, ...(options.extraJobKinds ?? [])],
+        services: { dialect: database.dialect, events, secrets, webhooks: webhookSender },
+        leaseMs: config.jobLeaseMs,
+        concurrency: config.jobConcurrency,
+      });
       const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;
       const limiter: RateLimiter = redis
         ? new RedisRateLimiter(
@@ -97,6 +131,9 @@ export class Service {
         now,
         directory: new Directory(knex, config.keyCacheMs, now),
         platforms: new Platforms(config.platformMode, knex, now, options.liveAdapters ?? liveAdapters(config), config.keyCacheMs),
+        events,
+        secrets,
+        webhooks: webhookSender,
         metrics: redis
           ? new RedisMetricsCache(redis, `svc:${instanceId}:`, config.metricsCacheSeconds * 1000)
           : new MemoryMetricsCache(config.metricsCacheSeconds * 1000, now),
@@ -104,7 +141,7 @@ export class Service {
       const signingKeys = new SigningKeys(knex);
       const oauth = { issuer: config.baseUrl, apiResource: `${config.baseUrl}/v1`, mcpResource: config.mcpUrl };
       const authenticator = new Authenticator(knex, config.keyCacheMs, now, { ...oauth, keys: signingKeys });
-      return new Service(config, database, schemas, catalogue, log, authenticator, deps, signingKeys, oauth);
+      return new Service(config, database, schemas, catalogue, log, authenticator, deps, signingKeys, oauth, events, worker, webhookSender);
     } catch (err) {
       await knex.destroy();
       throw err;
@@ -135,7 +172,16 @@ export class Service {
     }
   }
 
+  /** Starts this process's job worker unless JOBS=off; `close` stops it. */
+  async startJobs(): Promise<boolean> {
+    if (!this.config.jobsEnabled) return false;
+    await this.jobs.start();
+    return true;
+  }
+
   async close(): Promise<void> {
+    await this.jobs.stop();
+    this.webhookSender.close();
     await this.deps.limiter.close().catch(() => {});
     await this.knex.destroy();
   }

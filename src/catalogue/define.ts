@@ -12,6 +12,9 @@ import type { SchemaRegistry } from '../schemas/registry.js';
 import type { Platforms } from '../platforms/registry.js';
 import type { MetricsCache } from '../platforms/metrics-cache.js';
 import type { Directory } from '../directory.js';
+import type { EventOutbox } from '../events/outbox.js';
+import type { SecretBox } from '../auth/encryption.js';
+import type { WebhookSender } from '../webhooks/sender.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type IdempotencyMode = 'none' | 'optional' | 'required';
@@ -52,6 +55,12 @@ export interface OperationContext {
   idempotency: { resumed: boolean } | null;
   /** The organization's brands and primary ad accounts (cached briefly). */
   directory: Directory;
+  /** The event outbox: `events.emit(trx, ...)` writes an event in the caller's transaction. */
+  events: EventOutbox;
+  /** Seals and opens third-party secrets (webhook signing secrets, tracker keys). */
+  secrets: SecretBox;
+  /** Sends webhook messages (test sends; the delivery job uses the same sender). */
+  webhooks: WebhookSender;
 }
 
 export interface OperationDefinition<I = any, O = any> {

@@ -8,6 +8,7 @@ import { createNode, duplicateNode, getAdSet, removeNodes, updateNode } from '..
 import { editLiveCampaign, launchCampaign } from '../operations/publish.js';
 import { getNamingConvention, getOverview, listCampaigns, listLeadForms, listOptions, setNamingConvention } from '../operations/ad-accounts.js';
 import { getCreative, listCreatives, uploadCreative } from '../operations/creatives.js';
+import { webhookOperations } from '../operations/webhooks.js';
 
 export const operations: OperationDefinition[] = [
   listBrands,
@@ -36,4 +37,5 @@ export const operations: OperationDefinition[] = [
   createSnapshotTemplate,
   listSnapshotTemplates,
   createLaunchFromSnapshot,
+  ...webhookOperations,
 ];

@@ -1,17 +1,17 @@
-// Scheduled job: deletes idempotency records older than 24 hours. Safe to run on every instance.
+// Recurring job: deletes idempotency records older than 24 hours, in batches.
 
-import type { Knex } from 'knex';
+import type { JobContext } from './kind.js';
 import { purgeExpiredIdempotencyKeys } from '../pipeline/idempotency.js';
 
-export const name = 'purge-idempotency';
+export const kind = 'purge-idempotency';
 export const schedule = '*/10 * * * *';
 
-/** Deletes expired records in batches; returns how many were removed. */
-export async function handler(knex: Knex, now: number): Promise<number> {
+export async function run(ctx: JobContext): Promise<void> {
   let total = 0;
   for (;;) {
-    const n = await purgeExpiredIdempotencyKeys(knex, now);
+    const n = await purgeExpiredIdempotencyKeys(ctx.knex, ctx.now());
     total += n;
-    if (n === 0) return total;
+    if (n === 0) break;
   }
+  if (total) ctx.log.debug({ job: kind, removed: total }, 'purged expired idempotency records');
 }

@@ -17,6 +17,9 @@ import { serviceErrorOf } from '../platforms/registry.js';
 import { PlatformError } from '../platforms/port.js';
 import type { MetricsCache } from '../platforms/metrics-cache.js';
 import type { Directory } from '../directory.js';
+import type { EventOutbox } from '../events/outbox.js';
+import type { SecretBox } from '../auth/encryption.js';
+import type { WebhookSender } from '../webhooks/sender.js';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, renewIdempotencyLease, type Claim } from './idempotency.js';
 
 export interface InvokeMeta {
@@ -50,6 +53,9 @@ export interface PipelineDeps {
   platforms: Platforms;
   metrics: MetricsCache;
   directory: Directory;
+  events: EventOutbox;
+  secrets: SecretBox;
+  webhooks: WebhookSender;
 }
 
 function checkIdempotencyKey(op: OperationDefinition, key: string | null | undefined): string | null {
@@ -124,6 +130,18 @@ class InvocationContext implements OperationContext {
 
   get directory(): Directory {
     return this.deps.directory;
+  }
+
+  get events(): EventOutbox {
+    return this.deps.events;
+  }
+
+  get secrets(): SecretBox {
+    return this.deps.secrets;
+  }
+
+  get webhooks(): WebhookSender {
+    return this.deps.webhooks;
   }
 
   get activity(): ActivityRecorder {

@@ -11,7 +11,6 @@ import { ServiceError } from '../../src/errors.js';
 import { createLogger } from '../../src/log.js';
 import { SchemaRegistry } from '../../src/schemas/registry.js';
 import { Service } from '../../src/service.js';
-import { startJobs } from '../../src/jobs/scheduler.js';
 import { startHttpServer } from '../http-server.js';
 import { rotateSigningKey } from '../../src/oauth/keys.js';
 
@@ -93,8 +92,8 @@ async function serve(demo: boolean): Promise<void> {
     }
   }
   const running = await startHttpServer(service, config.port, config.host);
-  const stopJobs = startJobs(service.knex, log);
-  log.info({ url: running.url, baseUrl: config.baseUrl }, `listening on ${running.url}`);
+  const jobs = await service.startJobs();
+  log.info({ url: running.url, baseUrl: config.baseUrl, jobs }, `listening on ${running.url}`);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -107,7 +106,6 @@ async function serve(demo: boolean): Promise<void> {
       process.exit(1);
     }, 20_000).unref();
     await running.close();
-    await stopJobs();
     await service.close();
     log.info('stopped');
     process.exit(0);

@@ -27,6 +27,12 @@ const SERVICE_ENV = [
   'METRICS_CACHE_SECONDS',
   'META_GRAPH_URL',
   'TIKTOK_API_URL',
+  'WEBHOOKS_ENABLED',
+  'WEBHOOK_ALLOW_PRIVATE',
+  'JOBS',
+  'JOB_LEASE_MS',
+  'JOB_CONCURRENCY',
+  'TOKEN_ENCRYPTION_KEY',
 ];
 
 function childEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {

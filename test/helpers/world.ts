@@ -14,6 +14,7 @@ import { startHttpServer, type RunningServer } from '../../surfaces/http-server.
 import { createTestDatabase, type TestDatabase } from './databases.js';
 import { standardWorld } from './fixture.js';
 import { requestJson, type HttpReply, type RequestOptions } from './http.js';
+import type { HostResolver } from '../../src/webhooks/address-policy.js';
 
 export interface WorldOptions {
   dialect: Dialect;
@@ -21,6 +22,8 @@ export interface WorldOptions {
   env?: Record<string, string>;
   extraOperations?: OperationDefinition[];
   extraSchemas?: JsonSchema[];
+  /** Resolves webhook hosts instead of the system resolver. */
+  resolveHost?: HostResolver;
 }
 
 export type Reply<T = any> = HttpReply<T>;
@@ -76,7 +79,9 @@ export async function startWorld(options: WorldOptions): Promise<World> {
     log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     extraOperations: options.extraOperations,
     extraSchemas: options.extraSchemas,
+    resolveHost: options.resolveHost,
   });
   const server = await startHttpServer(service, 0, '127.0.0.1');
+  await service.startJobs();
   return new World(db, service, server, seed, config);
 }

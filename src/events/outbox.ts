@@ -1,0 +1,112 @@
+// The transactional outbox: an event row is written through the caller's transaction, with one
+// pending delivery per subscribed webhook endpoint and a wake of that endpoint's delivery job, so a
+// change is never without its event and an event of a rolled-back change never leaves.
+
+import crypto from 'node:crypto';
+import type { Knex } from 'knex';
+import type { SchemaRegistry } from '../schemas/registry.js';
+import { eventType } from './catalogue.js';
+import { wakeJob } from '../jobs/queue/wake.js';
+
+export const DELIVERY_JOB = 'deliver-webhooks';
+
+export interface NewEvent {
+  organizationId: number;
+  brandId: number | null;
+  type: string;
+  data: Record<string, unknown>;
+}
+
+export interface EmittedEvent {
+  id: number;
+  publicId: string;
+  type: string;
+  createdAt: number;
+  /** Deliveries created for it, by endpoint id. */
+  deliveries: Map<number, number>;
+}
+
+export interface EmitOptions {
+  /** Deliver to this endpoint only, whatever it subscribes to (test sends). */
+  onlyEndpointId?: number;
+  /** False: create the delivery rows but leave the sending to the caller (test sends). */
+  queue?: boolean;
+}
+
+type Db = Knex | Knex.Transaction;
+
+/** `evt_` and 22 random base64url characters: the `webhook-id` receivers dedupe on. */
+export function newEventId(): string {
+  return `evt_${crypto.randomBytes(16).toString('base64url')}`;
+}
+
+/** True when an endpoint filtered by `brandIds` (null = every brand) receives an event of `brandId`. */
+export function endpointCovers(brandIds: number[] | null, brandId: number | null): boolean {
+  return brandIds === null || (brandId !== null && brandIds.includes(brandId));
+}
+
+export class EventOutbox {
+  constructor(
+    private readonly schemas: SchemaRegistry,
+    private readonly now: () => number,
+    private readonly webhooksEnabled: boolean,
+    /** Called after the emitting transaction commits: the local worker claims at once. */
+    private readonly committed: () => void,
+  ) {}
+
+  /** Writes `event` through `db` (the caller's transaction); its data must match the catalogue schema. */
+  async emit(db: Db, event: NewEvent, options: EmitOptions = {}): Promise<EmittedEvent> {
+    const entry = eventType(event.type);
+    if (!entry) throw new Error(`event type "${event.type}" is not in the catalogue`);
+    try {
+      this.schemas.validateInput(entry.schema, event.data);
+    } catch (err) {
+      // Our own event breaking its schema is a bug here, never the caller's fault.
+      throw new Error(`event ${event.type} breaks its schema: ${JSON.stringify((err as { details?: unknown }).details ?? (err as Error).message)}`);
+    }
+    const now = this.now();
+    const publicId = newEventId();
+    const [id] = await db('events').insert({
+      public_id: publicId,
+      organization_id: event.organizationId,
+      brand_id: event.brandId,
+      type: event.type,
+      data: JSON.stringify(event.data),
+      created_at: now,
+    });
+    const emitted: EmittedEvent = { id: Number(id), publicId, type: event.type, createdAt: now, deliveries: new Map() };
+    if (!this.webhooksEnabled) return emitted;
+
+    const endpoints: Array<{ id: number; events: string; brand_ids: string | null }> = await db('webhook_endpoints')
+      .where({ organization_id: event.organizationId })
+      .modify((q) => (options.onlyEndpointId === undefined ? q.where({ enabled: true }) : q.where({ id: options.onlyEndpointId })))
+      .orderBy('id')
+      .select('id', 'events', 'brand_ids');
+    const targets = options.onlyEndpointId !== undefined
+      ? endpoints
+      : endpoints.filter((e) => (JSON.parse(e.events) as string[]).includes(event.type) && endpointCovers(e.brand_ids ? JSON.parse(e.brand_ids) : null, event.brandId));
+    const queue = options.queue !== false;
+    for (const endpoint of targets) {
+      const [deliveryId] = await db('webhook_deliveries').insert({
+        endpoint_id: endpoint.id,
+        event_id: emitted.id,
+        status: 'pending',
+        attempt_count: 0,
+        next_attempt_at: queue ? now : null,
+        created_at: now,
+        updated_at: now,
+      });
+      emitted.deliveries.set(endpoint.id, Number(deliveryId));
+      if (queue) await wakeJob(db, DELIVERY_JOB, String(endpoint.id), now);
+    }
+    if (queue && targets.length) this.afterCommit(db);
+    return emitted;
+  }
+
+  /** Wakes the local worker once `db`'s transaction has committed (at once outside a transaction). */
+  afterCommit(db: Db): void {
+    const trx = db as Knex.Transaction;
+    if (trx.isTransaction && trx.executionPromise) trx.executionPromise.then(this.committed, () => {});
+    else queueMicrotask(this.committed);
+  }
+}

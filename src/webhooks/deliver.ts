@@ -1,0 +1,130 @@
+// One delivery attempt and what follows from its outcome: the attempt logged, the delivery
+// succeeded, retried later or given up, and the endpoint disabled when the receiver is gone (410)
+// or has failed for five days. Used by the delivery job and by the synchronous test send.
+
+import type { Knex } from 'knex';
+import type { SecretBox } from '../auth/encryption.js';
+import { inTransaction } from '../db/connection.js';
+import type { SendOutcome, WebhookSender } from './sender.js';
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/** Waits before each retry: 5 s, 5 min, 30 min, 2 h, 5 h, then every 10 h. */
+export const RETRY_DELAYS_MS = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR];
+/** A delivery is retried for three days after its event, then marked failed. */
+export const RETRY_WINDOW_MS = 3 * DAY;
+/** An endpoint that has failed every attempt for five days is disabled (`failing`). */
+export const FAILING_DISABLE_MS = 5 * DAY;
+
+export function retryDelayMs(attemptsSoFar: number): number {
+  return RETRY_DELAYS_MS[Math.min(attemptsSoFar - 1, RETRY_DELAYS_MS.length - 1)];
+}
+
+export interface EndpointRow {
+  id: number;
+  organization_id: number;
+  url: string;
+  enabled: boolean | number;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: number | string | null;
+  failing_since: number | string | null;
+}
+
+export interface DueDelivery {
+  id: number;
+  attempt_count: number;
+  created_at: number;
+  event_public_id: string;
+  event_type: string;
+  event_data: string;
+  event_created_at: number;
+}
+
+export interface DeliveryDeps {
+  knex: Knex;
+  secrets: SecretBox;
+  sender: WebhookSender;
+  now: () => number;
+}
+
+export interface AttemptResult extends SendOutcome {
+  succeeded: boolean;
+  /** Set when this attempt disabled the endpoint. */
+  disabledReason: 'gone' | 'failing' | null;
+}
+
+/** The secrets that sign now: the current one, and the previous one for 24 hours after a rotation. */
+export function signingSecrets(box: SecretBox, e: EndpointRow, now: number): string[] {
+  const out = [box.open(e.secret_sealed)];
+  if (e.previous_secret_sealed && e.previous_secret_expires_at !== null && Number(e.previous_secret_expires_at) > now) out.push(box.open(e.previous_secret_sealed));
+  return out;
+}
+
+/** The Standard Webhooks body of an event: `{type, timestamp, data}`. */
+export function messageBody(d: Pick<DueDelivery, 'event_type' | 'event_data' | 'event_created_at'>): string {
+  return `{"type":${JSON.stringify(d.event_type)},"timestamp":${JSON.stringify(new Date(Number(d.event_created_at)).toISOString())},"data":${d.event_data}}`;
+}
+
+/** Pending deliveries of `endpointId` due now, oldest event first, with their events. */
+export function dueDeliveries(db: Knex, endpointId: number, now: number, limit: number): Promise<DueDelivery[]> {
+  return db('webhook_deliveries as d')
+    .join('events as e', 'e.id', 'd.event_id')
+    .where({ 'd.endpoint_id': endpointId, 'd.status': 'pending' })
+    .where('d.next_attempt_at', '<=', now)
+    .orderBy('d.id')
+    .limit(limit)
+    .select('d.id', 'd.attempt_count', 'd.created_at', 'e.public_id as event_public_id', 'e.type as event_type', 'e.data as event_data', 'e.created_at as event_created_at');
+}
+
+/**
+ * Sends `delivery` to `endpoint` once and records the outcome. With `retry` false (test sends) a
+ * failure is final at once.
+ */
+export async function attemptDelivery(deps: DeliveryDeps, endpoint: EndpointRow, delivery: DueDelivery, retry = true): Promise<AttemptResult> {
+  const started = deps.now();
+  const outcome = await deps.sender.send({
+    url: endpoint.url,
+    id: delivery.event_public_id,
+    timestampSeconds: Math.floor(started / 1000),
+    body: messageBody(delivery),
+    secrets: signingSecrets(deps.secrets, endpoint, started),
+  });
+  const status = outcome.statusCode;
+  const succeeded = status !== null && status >= 200 && status < 300;
+  const now = deps.now();
+  const attempts = Number(delivery.attempt_count) + 1;
+  const failingSince = succeeded ? null : endpoint.failing_since === null ? now : Number(endpoint.failing_since);
+  let disabledReason: AttemptResult['disabledReason'] = null;
+  if (status === 410) disabledReason = 'gone';
+  else if (failingSince !== null && now - failingSince >= FAILING_DISABLE_MS) disabledReason = 'failing';
+  const retryAt = now + retryDelayMs(attempts);
+  const giveUp = !retry || disabledReason !== null || retryAt > Number(delivery.created_at) + RETRY_WINDOW_MS;
+
+  await inTransaction(deps.knex, async (trx) => {
+    await trx('webhook_attempts').insert({
+      delivery_id: delivery.id,
+      at: started,
+      status_code: status,
+      duration_ms: outcome.durationMs,
+      error: outcome.error,
+      response_excerpt: outcome.excerpt,
+    });
+    await trx('webhook_deliveries').where({ id: delivery.id }).update({
+      status: succeeded ? 'succeeded' : giveUp ? 'failed' : 'pending',
+      attempt_count: attempts,
+      next_attempt_at: succeeded || giveUp ? null : retryAt,
+      updated_at: now,
+    });
+    const changes: Record<string, unknown> = { failing_since: failingSince };
+    if (disabledReason) Object.assign(changes, { enabled: false, disabled_reason: disabledReason, updated_at: now });
+    // Only a change is written: most attempts leave the endpoint row as it was.
+    if (disabledReason || (failingSince === null) !== (endpoint.failing_since === null)) await trx('webhook_endpoints').where({ id: endpoint.id }).update(changes);
+  });
+  endpoint.failing_since = failingSince;
+  if (disabledReason) endpoint.enabled = false;
+  return { ...outcome, succeeded, disabledReason };
+}
