@@ -3,6 +3,8 @@
 
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/principal.js';
+import type { OperationContext } from '../catalogue/define.js';
+import { inTransaction } from '../db/connection.js';
 import { ServiceError } from '../errors.js';
 
 type Db = Knex | Knex.Transaction;
@@ -89,13 +91,35 @@ export async function reserveSpend(db: Db, principal: Principal, amount: number)
   );
 }
 
-/** Runs a reservation transaction; a storage failure means the ceiling could not be checked (503). */
-export async function reserving<T>(work: () => Promise<T>): Promise<T> {
+/**
+ * Runs a reservation transaction; a storage failure means the ceiling could not be checked (503).
+ * A refusal for passing the ceiling is reported as a `spend_ceiling.exceeded` event when `report`
+ * names the call (its own transaction: the reservation's rolled back).
+ */
+export async function reserving<T>(work: () => Promise<T>, report?: { ctx: OperationContext; brandId: number; operation: string }): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (err instanceof ServiceError) throw err;
-    throw unavailable(err);
+    if (!(err instanceof ServiceError)) throw unavailable(err);
+    if (report && err.code === 'spend_ceiling_exceeded') await reportCeilingRefusal(report.ctx, report.brandId, report.operation, err);
+    throw err;
+  }
+}
+
+async function reportCeilingRefusal(ctx: OperationContext, brandId: number, operation: string, err: ServiceError): Promise<void> {
+  const d = err.details as { ceilingMinorUnits: number; committedMinorUnits: number; amountMinorUnits: number };
+  try {
+    await inTransaction(ctx.db as Knex, (trx) =>
+      ctx.events.emit(trx, {
+        organizationId: ctx.principal.organizationId,
+        brandId,
+        type: 'spend_ceiling.exceeded',
+        data: { brandId, operation, ceilingMinorUnits: d.ceilingMinorUnits, committedMinorUnits: d.committedMinorUnits, amountMinorUnits: d.amountMinorUnits, actor: ctx.principal.actorLabel.slice(0, 255) },
+      }),
+    );
+  } catch (e) {
+    // The refusal stands whether or not it could be reported.
+    ctx.log.error({ requestId: ctx.requestId, err: e }, 'could not record the spend_ceiling.exceeded event');
   }
 }
 

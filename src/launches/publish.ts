@@ -11,7 +11,7 @@ import { accountScope } from '../platforms/live-read.js';
 import type { BrandAdAccount } from '../platforms/registry.js';
 import type { ObjectLevel, ObjectRef, ObjectSpec } from '../platforms/port.js';
 import { ceilingOf, commitmentOwner, releaseSpend, reserveSpend, reserving, type CeilingView } from './ceiling.js';
-import { budgetOf, childrenOf, type LaunchRow, type NodeRow } from './store.js';
+import { budgetOf, childrenOf, countsOf, type LaunchRow, type NodeRow } from './store.js';
 import { IDEMPOTENCY_LEASE_MS } from '../pipeline/idempotency.js';
 
 const LEVELS: Array<'campaign' | 'adset' | 'ad'> = ['campaign', 'adset', 'ad'];
@@ -75,7 +75,7 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
         created_at: now,
         updated_at: now,
       });
-    }));
+    }), { ctx, brandId: launch.brandId, operation: 'launch-campaign' });
   } else {
     // Take over a crashed publish only if nobody else did since we read the launch.
     const taken = await knex('launches').where({ id: launch.id, status: 'publishing', updated_at: launch.updatedAt }).update({ updated_at: now });
@@ -162,6 +162,20 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
       for (const c of kids.get(null) ?? []) {
         await ctx.activity.record({ brandId: launch.brandId, accountId: plan.campaignAccounts.get(c.id), entityType: 'campaign', entityId: c.id, entityName: c.properties.name ?? null, action: 'campaign.published' }, trx);
       }
+      await ctx.events.emit(trx, {
+        organizationId: ctx.principal.organizationId,
+        brandId: launch.brandId,
+        type: 'launch.published',
+        data: {
+          brandId: launch.brandId,
+          launchId: String(launch.id),
+          title: launch.title,
+          accountIds: [...plan.accounts.keys()],
+          counts: countsOf(plan.nodes),
+          committedMinorUnits: plan.amount,
+          actor: ctx.principal.actorLabel.slice(0, 255),
+        },
+      });
       return ceilingOf(trx, ctx.principal);
     });
   } catch (err) {
@@ -228,10 +242,13 @@ async function undo(ctx: OperationContext, plan: PublishPlan, accountOf: (n: Nod
       await trx('spend_commitments').where({ id: r.id }).update({ state: 'released', updated_at: at });
     }
     await trx('launch_nodes').where({ launch_id: plan.launch.id }).update({ platform_id: leftovers ? trx.raw('platform_id') : null, updated_at: at });
-    await trx('launches').where({ id: plan.launch.id }).update({
-      status: 'publish_failed',
-      status_reason: `Publish failed: ${reason}${leftovers ? ` (${leftovers} platform objects could not be removed; they stay recorded on their nodes)` : ''}`.slice(0, 2000),
-      updated_at: at,
+    const statusReason = `Publish failed: ${reason}${leftovers ? ` (${leftovers} platform objects could not be removed; they stay recorded on their nodes)` : ''}`.slice(0, 2000);
+    await trx('launches').where({ id: plan.launch.id }).update({ status: 'publish_failed', status_reason: statusReason, updated_at: at });
+    await ctx.events.emit(trx, {
+      organizationId: ctx.principal.organizationId,
+      brandId: plan.launch.brandId,
+      type: 'launch.publish_failed',
+      data: { brandId: plan.launch.brandId, launchId: String(plan.launch.id), reason: statusReason, actor: ctx.principal.actorLabel.slice(0, 255) },
     });
   });
   for (const n of plan.nodes) if (!leftovers) n.platformId = null;

@@ -158,7 +158,7 @@ export const editLiveCampaign = defineOperation({
         organization_id: ctx.principal.organizationId, ...commitmentOwner(ctx.principal), launch_id: l.id, node_id: node.id,
         kind: 'budget_edit', amount_cents: input.amount, state: 'reserved', created_at: now, updated_at: now,
       });
-    }));
+    }), { ctx, brandId: l.brandId, operation: 'edit-live-campaign' });
     const budget = { period: input.budgetType, amountMinorUnits: input.amount };
     try {
       await ctx.platforms.adapterFor(account.platform).setBudget(account, { level: node.nodeType, id: node.platformId }, budget);
@@ -179,6 +179,12 @@ export const editLiveCampaign = defineOperation({
         await trx('launch_nodes').where({ id: node.id }).update({ properties: JSON.stringify(properties), updated_at: ctx.now() });
         await trx('spend_commitments').where({ id: commitmentId }).update({ state: 'committed', updated_at: ctx.now() });
         await ctx.activity.record({ brandId: l.brandId, accountId: account.accountId, entityType: node.nodeType, entityId: node.id, entityName: node.properties.name ?? null, action: 'budget.updated' }, trx);
+        await ctx.events.emit(trx, {
+          organizationId: ctx.principal.organizationId,
+          brandId: l.brandId,
+          type: 'budget.changed',
+          data: { brandId: l.brandId, launchId: String(l.id), nodeId: node.id, level: node.nodeType as 'campaign' | 'adset', platformId: node.platformId!, budget, actor: ctx.principal.actorLabel.slice(0, 255) },
+        });
         return ceilingOf(trx, ctx.principal);
       });
     } catch (err) {
