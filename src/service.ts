@@ -152,6 +152,11 @@ export class Service {
     return this.database.knex;
   }
 
+  /** Seals and opens third-party secrets at rest. */
+  get secrets(): SecretBox {
+    return this.deps.secrets;
+  }
+
   /** Resolves a bearer credential for a surface (401/403 ServiceErrors otherwise). */
   authenticate(authorization: string | undefined, surface: Surface): Promise<Principal> {
     return this.authenticator.authenticate(authorization, surface);

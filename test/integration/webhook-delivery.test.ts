@@ -1,0 +1,174 @@
+// Webhook delivery with a fixed clock, on every storage dialect: the retry schedule, giving up after
+// three days, disabling an endpoint that fails for five, order per endpoint, and a receiver that
+// verifies every message with standardwebhooks. The worker is driven with `drain()`.
+
+import { expect } from 'chai';
+import { pino } from 'pino';
+import { dialects, createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { loadConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/db/connection.js';
+import { migrateLatest } from '../../src/db/migrate.js';
+import { applyBootstrap } from '../../src/bootstrap.js';
+import { SchemaRegistry, loadSchemaFiles } from '../../src/schemas/registry.js';
+import { Service } from '../../src/service.js';
+import { standardWorld } from '../helpers/fixture.js';
+import { WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { RETRY_DELAYS_MS } from '../../src/webhooks/deliver.js';
+import { newWebhookSecret } from '../../src/webhooks/signing.js';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+for (const dialect of dialects()) {
+  describe(`webhook delivery with a fixed clock (${dialect})`, function () {
+    this.timeout(60_000);
+    let db: TestDatabase;
+    let service: Service;
+    // Near the real time: standardwebhooks refuses a webhook-timestamp more than 5 minutes off.
+    let clock = Math.floor(Date.now() / 1000) * 1000;
+    let orgId: number;
+    let shoes: number;
+    const receivers: WebhookReceiver[] = [];
+
+    before(async () => {
+      db = await createTestDatabase(dialect);
+      const setup = openDatabase(db.url);
+      await migrateLatest(setup.knex);
+      const seed = await applyBootstrap(setup.knex, new SchemaRegistry(loadSchemaFiles()), standardWorld);
+      await setup.knex.destroy();
+      orgId = seed.organizations.acme.id;
+      shoes = seed.organizations.acme.brands.shoes.id;
+      service = await Service.open({
+        config: loadConfig({ DATABASE_URL: db.url, WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'silent', SVC_STRICT_OUTPUT: 'true' }),
+        log: pino({ level: 'silent' }),
+        now: () => clock,
+      });
+    });
+    after(async () => {
+      for (const r of receivers) await r.close();
+      await service?.close();
+      await db?.drop();
+    });
+
+    /** An endpoint row made the way create-webhook-endpoint makes one, pointing at a new receiver. */
+    async function endpointFor(receiver: WebhookReceiver, events: string[] = ['tracker.push.failed']): Promise<number> {
+      receivers.push(receiver);
+      const secret = newWebhookSecret();
+      receiver.secrets = [secret];
+      const [id] = await service.knex('webhook_endpoints').insert({
+        organization_id: orgId,
+        url: receiver.url,
+        description: null,
+        events: JSON.stringify(events),
+        brand_ids: null,
+        enabled: true,
+        secret_sealed: service.secrets.seal(secret),
+        created_at: clock,
+        updated_at: clock,
+      });
+      return Number(id);
+    }
+
+    const emit = (n: number) =>
+      service.knex.transaction((trx) => service.events.emit(trx, { organizationId: orgId, brandId: shoes, type: 'tracker.push.failed', data: { brandId: shoes, error: `failure ${n}` } }));
+
+    const delivery = async (endpointId: number) => service.knex('webhook_deliveries').where({ endpoint_id: endpointId }).orderBy('id', 'desc').first();
+    const endpoint = (id: number) => service.knex('webhook_endpoints').where({ id }).first();
+
+    it('retries at 5 s, 5 min, 30 min, 2 h, 5 h, then every 10 h, and succeeds on the attempt that gets a 2xx', async () => {
+      let answers = 0;
+      const r = await new WebhookReceiver({ status: () => (++answers < 4 ? 503 : 200) }).start();
+      const id = await endpointFor(r);
+      await emit(1);
+      await service.jobs.drain();
+      let d = await delivery(id);
+      expect(d).to.deep.include({ status: 'pending', attempt_count: 1 });
+      expect(Number(d.next_attempt_at) - clock).to.equal(RETRY_DELAYS_MS[0]);
+      expect(RETRY_DELAYS_MS).to.deep.equal([5_000, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR]);
+
+      // Not due yet: nothing is sent.
+      clock += RETRY_DELAYS_MS[0] - 1;
+      await service.jobs.drain();
+      expect(r.received).to.have.length(1);
+
+      for (let attempt = 2; attempt <= 4; attempt++) {
+        clock = Number((await delivery(id)).next_attempt_at);
+        await service.jobs.drain();
+        d = await delivery(id);
+        expect(d.attempt_count, `attempt ${attempt}`).to.equal(attempt);
+        if (attempt < 4) expect(Number(d.next_attempt_at) - clock, `after attempt ${attempt}`).to.equal(RETRY_DELAYS_MS[attempt - 1]);
+      }
+      expect(d).to.deep.include({ status: 'succeeded', next_attempt_at: null });
+      expect(r.received.map((x) => x.id)).to.deep.equal(Array(4).fill(r.received[0].id));
+      expect(r.received[0].verifiedWith).to.deep.equal([0]);
+      const attempts = await service.knex('webhook_attempts').where({ delivery_id: d.id }).orderBy('id');
+      expect(attempts.map((a) => a.status_code)).to.deep.equal([503, 503, 503, 200]);
+      expect(attempts[0].response_excerpt).to.equal('status 503');
+      expect((await endpoint(id)).failing_since).to.equal(null);
+    });
+
+    it('gives a delivery up after three days of failures; disables the endpoint (failing) after five', async () => {
+      const start = clock;
+      const r = await new WebhookReceiver({ status: () => 500 }).start();
+      const id = await endpointFor(r);
+      await emit(2);
+      await service.jobs.drain();
+      const first = await delivery(id);
+      // Walk the clock through every retry of the first delivery.
+      while ((await delivery(id)).status === 'pending') {
+        clock = Number((await delivery(id)).next_attempt_at);
+        await service.jobs.drain();
+      }
+      const given = await service.knex('webhook_deliveries').where({ id: first.id }).first();
+      expect(given.status).to.equal('failed');
+      const attempts = await service.knex('webhook_attempts').where({ delivery_id: first.id }).orderBy('id');
+      expect(Number(attempts[attempts.length - 1].at) - start).to.be.at.most(3 * DAY);
+      // The first attempt, five short waits (5 s to 5 h, 7 h 35 min in all), then 10 h waits up to
+      // 67 h 35 min: 12 attempts; the next would come after the three days.
+      expect(attempts).to.have.length(12);
+      expect((await endpoint(id)).enabled).to.be.oneOf([true, 1]);
+
+      // Still failing five days after its first failure: the next failed attempt disables it.
+      clock = start + 5 * DAY;
+      await emit(3);
+      await service.jobs.drain();
+      const e = await endpoint(id);
+      expect(Boolean(e.enabled)).to.equal(false);
+      expect(e.disabled_reason).to.equal('failing');
+      // Disabled: later events wait, nothing is sent.
+      const before = r.received.length;
+      await emit(4);
+      clock += HOUR;
+      await service.jobs.drain();
+      expect(r.received.length).to.equal(before);
+    });
+
+    it('delivers the events of one endpoint in the order they happened, and lets later ones pass a failing one', async () => {
+      let n = 0;
+      // The third message fails once: it is retried while the ones after it go on.
+      const r = await new WebhookReceiver({ status: () => (++n === 3 ? 500 : 200) }).start();
+      const id = await endpointFor(r);
+      for (let i = 0; i < 8; i++) await emit(100 + i);
+      await service.jobs.drain();
+      expect(r.received.map((x) => x.body.data.error)).to.deep.equal([100, 101, 102, 103, 104, 105, 106, 107].map((i) => `failure ${i}`));
+      clock += RETRY_DELAYS_MS[0];
+      await service.jobs.drain();
+      expect(r.received.map((x) => x.body.data.error).slice(-1)).to.deep.equal(['failure 102']);
+      const statuses = await service.knex('webhook_deliveries').where({ endpoint_id: id }).pluck('status');
+      expect(new Set(statuses)).to.deep.equal(new Set(['succeeded']));
+    });
+
+    it('sends the event body {type, timestamp, data} with webhook-timestamp from the clock', async () => {
+      const r = await new WebhookReceiver().start();
+      await endpointFor(r);
+      clock = Math.floor(Date.now() / 1000) * 1000;
+      await emit(200);
+      await service.jobs.drain();
+      const got = r.received[0];
+      expect(got.verifiedWith).to.deep.equal([0]);
+      expect(got.timestamp).to.equal(String(clock / 1000));
+      expect(got.body).to.deep.equal({ type: 'tracker.push.failed', timestamp: new Date(clock).toISOString(), data: { brandId: shoes, error: 'failure 200' } });
+    });
+  });
+}
