@@ -284,6 +284,31 @@ for (const dialect of dialects()) {
       }
     });
 
+    it('JOBS=off serves the request but delivers nothing; the work waits in the database for a process that runs jobs', async () => {
+      const w = await startWorld({ dialect, env: { ...PRIVATE_OK, JOBS: 'off' } });
+      const r = await new WebhookReceiver().start();
+      try {
+        const ci = w.key('acme', 'ci');
+        const created = await w.request('POST', '/v1/webhook-endpoints', { key: ci, body: { url: r.url, events: ['webhook.test'] } });
+        const id = created.body.endpointId;
+        const sent = await w.request('POST', `/v1/webhook-endpoints/${id}/test`, { key: ci });
+        expect(sent.body.delivered).to.equal(true);
+        const again = await w.request('POST', `/v1/webhook-endpoints/${id}/deliveries/${sent.body.deliveryId}/redeliver`, { key: ci });
+        expect(again.status).to.equal(202);
+        // Longer than the one-second claim interval of a process that runs jobs.
+        await new Promise((d) => setTimeout(d, 1500));
+        expect(r.received).to.have.length(1);
+        const job = await w.service.knex('jobs').where({ kind: 'deliver-webhooks', job_key: String(id) }).first();
+        expect(job).to.deep.include({ locked_by: null });
+        expect(Number(job.run_at)).to.be.at.most(Date.now());
+        await w.service.jobs.drain();
+        expect(r.received.map((x) => x.id)).to.deep.equal([sent.body.eventId, sent.body.eventId]);
+      } finally {
+        await r.close();
+        await w.close();
+      }
+    });
+
     it('refuses a delivery whose host resolves to a private address at send time; nothing is sent', async () => {
       const asked: string[] = [];
       const w = await startWorld({
