@@ -3,6 +3,7 @@
 import type { Catalogue, OperationDefinition } from '../../src/catalogue/define.js';
 import { pathParams } from '../../src/catalogue/define.js';
 import type { JsonSchema, SchemaRegistry } from '../../src/schemas/registry.js';
+import { EVENT_TYPES } from '../../src/events/catalogue.js';
 
 const ERROR_STATUSES: Record<string, string> = {
   '400': 'validation_failed (details list each invalid field), idempotency_key_required.',
@@ -14,7 +15,7 @@ const ERROR_STATUSES: Record<string, string> = {
   '422': 'capability_unsupported, account_ambiguous, unprocessable.',
   '429': 'rate_limited: wait Retry-After seconds.',
   '500': 'internal_error: retry with backoff.',
-  '503': 'unavailable: a dependency could not answer; nothing was changed.',
+  '503': 'unavailable: a dependency could not answer; nothing was changed. webhooks_unavailable: webhooks are off in this environment.',
   '504': 'timeout: not finished within 30 seconds; may still complete. Retry with the same Idempotency-Key.',
 };
 
@@ -86,6 +87,45 @@ function operationObject(op: OperationDefinition, schemas: SchemaRegistry): Reco
   return out;
 }
 
+/** One OpenAPI `webhooks` entry per event type: the Standard Webhooks message a receiver gets. */
+function eventWebhooks(schemas: SchemaRegistry): Record<string, unknown> {
+  const header = (name: string, description: string) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } });
+  return Object.fromEntries(
+    EVENT_TYPES.map((e) => {
+      const data = schemas.bundle(e.schema);
+      return [
+        e.type,
+        {
+          post: {
+            operationId: `event-${e.type.replace(/[._]/g, '-')}`,
+            summary: String(data.title ?? e.type),
+            tags: ['webhooks'],
+            parameters: [
+              header('webhook-id', 'The event id (evt_...): the same on every retry and redelivery; dedupe on it.'),
+              header('webhook-timestamp', 'Seconds since the epoch when this attempt was signed.'),
+              header('webhook-signature', 'v1,<base64 HMAC-SHA256 of id.timestamp.body> per signing secret, space-separated (two for 24 hours after a rotation).'),
+            ],
+            requestBody: {
+              required: true,
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    additionalProperties: false,
+                    required: ['type', 'timestamp', 'data'],
+                    properties: { type: { const: e.type }, timestamp: { type: 'string', format: 'date-time' }, data },
+                  },
+                },
+              },
+            },
+            responses: { '2XX': { description: 'Delivered. Anything else, or no answer within 10 s, is retried (5 s, 5 min, 30 min, 2 h, 5 h, then every 10 h for three days); 410 disables the endpoint.' } },
+          },
+        },
+      ];
+    }),
+  );
+}
+
 /** The whole OpenAPI document; deterministic, so the committed copy can be drift-checked. */
 export function buildOpenApi(catalogue: Catalogue, schemas: SchemaRegistry): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -110,6 +150,7 @@ export function buildOpenApi(catalogue: Catalogue, schemas: SchemaRegistry): Rec
     security: [{ bearer: [] }],
     tags: [...new Set(ops.map((o) => o.tag))].map((name) => ({ name })),
     paths,
+    webhooks: eventWebhooks(schemas),
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'An organization API key (svc_sk_...) or an OAuth access token (svc_at_...).' },
