@@ -46,8 +46,8 @@ export async function up(knex: Knex): Promise<void> {
     t.boolean('enabled').notNullable().defaultTo(true);
     t.string('disabled_reason', 16).nullable();
     t.text('secret_sealed').notNullable();
-    t.text('previous_secret_sealed').nullable();
-    t.bigInteger('previous_secret_expires_at').nullable();
+    // Secrets replaced in the last 24 hours (JSON), still signing beside the current one.
+    t.text('previous_secrets').nullable();
     t.bigInteger('failing_since').nullable();
     t.bigInteger('created_at').notNullable();
     t.bigInteger('updated_at').notNullable();

@@ -7,7 +7,7 @@ import { inTransaction } from '../db/connection.js';
 import { ServiceError, notFound, validationFailed } from '../errors.js';
 import { wakeJob } from '../jobs/queue/wake.js';
 import { DELIVERY_JOB } from '../events/outbox.js';
-import { attemptDelivery } from '../webhooks/deliver.js';
+import { attemptDelivery, retiredSecrets } from '../webhooks/deliver.js';
 import { MAX_ENDPOINTS, checkEndpointFields, endpointView, loadEndpoint, requireWebhookAccess, visibleTo, type StoredEndpoint } from '../webhooks/endpoints.js';
 import { newWebhookSecret } from '../webhooks/signing.js';
 
@@ -29,7 +29,8 @@ export const createWebhookEndpoint = defineOperation({
   method: 'POST',
   path: '/webhook-endpoints',
   scope: 'write',
-  idempotency: 'optional',
+  // The answer carries the secret, which must not sit in plain text in the idempotency store.
+  idempotency: 'none',
   input: 'create-webhook-endpoint#/$defs/input',
   output: 'create-webhook-endpoint#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
@@ -37,7 +38,8 @@ export const createWebhookEndpoint = defineOperation({
   successStatus: 201,
   summary: 'Create a webhook endpoint that receives the organization\'s events, signed with Standard Webhooks.',
   description:
-    'The answer carries the signing secret (whsec_...) once; store it to verify deliveries. At most 20 endpoints per organization ' +
+    'The answer carries the signing secret (whsec_...) once; store it to verify deliveries (it is never stored in plain text, so this ' +
+    'operation takes no Idempotency-Key: after a lost answer, list the endpoints before creating again). At most 20 endpoints per organization ' +
     '(one more: 422 unprocessable). brandIds null receives every brand\'s events; a brand-limited key must name only its brands ' +
     '(else 403 brand_not_allowed). An OAuth user must be an organization owner or admin (else 403 forbidden).',
   async handler(ctx, input: Required<Omit<EndpointFields, 'description'>> & { description?: string | null }) {
@@ -320,13 +322,14 @@ export const rotateWebhookSecret = defineOperation({
   method: 'POST',
   path: '/webhook-endpoints/{endpointId}/rotate-secret',
   scope: 'write',
-  idempotency: 'optional',
+  // The answer carries the secret, which must not sit in plain text in the idempotency store.
+  idempotency: 'none',
   input: 'rotate-webhook-secret#/$defs/input',
   output: 'rotate-webhook-secret#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
   tag: 'webhooks',
   summary: 'Replace the signing secret of a webhook endpoint; the new secret is shown once.',
-  description: 'For 24 hours deliveries carry two signatures (new and old secret, space-separated in webhook-signature) so receivers can switch without losing a message.',
+  description: 'For 24 hours deliveries carry one signature per secret (new and replaced, space-separated in webhook-signature) so receivers can switch without losing a message. A retry after a lost answer rotates again; the secrets it replaced keep signing for their 24 hours.',
   async handler(ctx, input: { endpointId: number }) {
     requireWebhookAccess(ctx);
     const db = ctx.db as Knex.Transaction;
@@ -334,12 +337,10 @@ export const rotateWebhookSecret = defineOperation({
     const secret = newWebhookSecret();
     const now = ctx.now();
     const expiresAt = now + ROTATION_OVERLAP_MS;
-    await db('webhook_endpoints').where({ id: endpoint.id }).update({
-      secret_sealed: ctx.secrets.seal(secret),
-      previous_secret_sealed: endpoint.secret_sealed,
-      previous_secret_expires_at: expiresAt,
-      updated_at: now,
-    });
+    // Every secret replaced within the last day keeps signing, so a rotation retried after a lost
+    // answer never strands a receiver that still holds the first secret.
+    const retired = [...retiredSecrets(endpoint, now), { sealed: endpoint.secret_sealed, expiresAt }];
+    await db('webhook_endpoints').where({ id: endpoint.id }).update({ secret_sealed: ctx.secrets.seal(secret), previous_secrets: JSON.stringify(retired), updated_at: now });
     return { endpointId: Number(endpoint.id), secret, previousSecretExpiresAt: iso(expiresAt) };
   },
 });

@@ -29,8 +29,8 @@ export interface EndpointRow {
   url: string;
   enabled: boolean | number;
   secret_sealed: string;
-  previous_secret_sealed: string | null;
-  previous_secret_expires_at: number | string | null;
+  /** JSON list of RetiredSecret. */
+  previous_secrets: string | null;
   failing_since: number | string | null;
 }
 
@@ -57,11 +57,19 @@ export interface AttemptResult extends SendOutcome {
   disabledReason: 'gone' | 'failing' | null;
 }
 
-/** The secrets that sign now: the current one, and the previous one for 24 hours after a rotation. */
+/** Secrets replaced within the last 24 hours, still signing beside the current one. */
+export interface RetiredSecret {
+  sealed: string;
+  expiresAt: number;
+}
+
+export function retiredSecrets(e: Pick<EndpointRow, 'previous_secrets'>, now: number): RetiredSecret[] {
+  return e.previous_secrets ? (JSON.parse(e.previous_secrets) as RetiredSecret[]).filter((s) => s.expiresAt > now) : [];
+}
+
+/** The secrets that sign now: the current one, and each one replaced less than 24 hours ago. */
 export function signingSecrets(box: SecretBox, e: EndpointRow, now: number): string[] {
-  const out = [box.open(e.secret_sealed)];
-  if (e.previous_secret_sealed && e.previous_secret_expires_at !== null && Number(e.previous_secret_expires_at) > now) out.push(box.open(e.previous_secret_sealed));
-  return out;
+  return [box.open(e.secret_sealed), ...retiredSecrets(e, now).map((s) => box.open(s.sealed))];
 }
 
 /** The Standard Webhooks body of an event: `{type, timestamp, data}`. */
