@@ -2,6 +2,7 @@
 
 import type { JobKind } from './kind.js';
 import * as deliverWebhooks from './deliver-webhooks.js';
+import * as purgeEvents from './purge-events.js';
 import * as purgeIdempotency from './purge-idempotency.js';
 
-export const jobKinds: JobKind[] = [deliverWebhooks, purgeIdempotency];
+export const jobKinds: JobKind[] = [deliverWebhooks, purgeEvents, purgeIdempotency];

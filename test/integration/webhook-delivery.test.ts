@@ -159,6 +159,34 @@ for (const dialect of dialects()) {
       expect(new Set(statuses)).to.deep.equal(new Set(['succeeded']));
     });
 
+    it('keeps events and the delivery log for 30 days', async () => {
+      const r = await new WebhookReceiver({ status: () => 500 }).start();
+      const id = await endpointFor(r, ['tracker.push.disabled']);
+      const emitDisabled = () =>
+        service.knex.transaction((trx) => service.events.emit(trx, { organizationId: orgId, brandId: shoes, type: 'tracker.push.disabled', data: { brandId: shoes, reason: 'unauthorized' } }));
+      const old = await emitDisabled();
+      // An event no endpoint receives.
+      const lonely = await service.knex.transaction((trx) =>
+        service.events.emit(trx, { organizationId: orgId, brandId: shoes, type: 'launch.publish_failed', data: { brandId: shoes, launchId: '1', reason: 'x', actor: 'y' } }),
+      );
+      await service.jobs.drain();
+      const saved = clock;
+      clock += 31 * DAY;
+      const fresh = await emitDisabled();
+      const purge = async () => {
+        await service.knex('jobs').where({ kind: 'purge-events' }).update({ run_at: clock });
+        await service.jobs.drain();
+      };
+      await purge();
+      await purge();
+      expect(await service.knex('events').whereIn('id', [old.id, lonely.id]).pluck('id')).to.deep.equal([]);
+      expect(await service.knex('webhook_deliveries').where({ event_id: old.id }).first()).to.equal(undefined);
+      expect(await service.knex('events').where({ id: fresh.id }).first()).to.not.equal(undefined);
+      expect((await service.knex('webhook_deliveries').where({ event_id: fresh.id }).first()).endpoint_id).to.equal(id);
+      clock = saved;
+      await service.knex('webhook_endpoints').where({ id }).update({ enabled: false });
+    });
+
     it('sends the event body {type, timestamp, data} with webhook-timestamp from the clock', async () => {
       const r = await new WebhookReceiver().start();
       await endpointFor(r);
