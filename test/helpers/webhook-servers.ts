@@ -1,5 +1,5 @@
-// Pieces shared by the tests that run webhook deliveries in `svc-server` children: a tenant
-// bootstrapped through the binary, and an endpoint's whole delivery log read over REST.
+// Pieces shared by the tests of webhook deliveries: a tenant (bootstrapped through the binary for
+// `svc-server` children), and an endpoint's whole delivery log read over REST.
 
 import { requestJson } from './http.js';
 import { runSvcServer } from './processes.js';
@@ -11,24 +11,31 @@ export interface Tenant {
   key: string;
 }
 
-/** Runs `svc-server bootstrap -` on `databaseUrl` with one organization, one brand and one key. */
-export async function seedTenant(databaseUrl: string): Promise<Tenant> {
-  const doc = {
-    organizations: [
-      {
-        ref: 'acme',
-        name: 'Acme Hooks',
-        plan: 'agency',
-        subscriptionStatus: 'active',
-        brands: [{ ref: 'shoes', name: 'Shoes Co', adAccounts: [] }],
-        apiKeys: [{ ref: 'ops', name: 'Ops key', scopes: ['read', 'write'], surfaces: { api: true, mcp: false }, brands: null }],
-      },
-    ],
-  };
-  const run = await runSvcServer(['bootstrap', '-'], { env: { DATABASE_URL: databaseUrl }, input: JSON.stringify(doc), timeoutMs: 30_000 });
-  if (run.code !== 0) throw new Error(`bootstrap exited ${run.code}: ${run.stderr}`);
-  const acme = JSON.parse(run.stdout).organizations.acme;
+/** One organization with one brand and a read-write key (bootstrap document). */
+export const tenantDocument = {
+  organizations: [
+    {
+      ref: 'acme',
+      name: 'Acme Hooks',
+      plan: 'agency',
+      subscriptionStatus: 'active',
+      brands: [{ ref: 'shoes', name: 'Shoes Co', adAccounts: [] }],
+      apiKeys: [{ ref: 'ops', name: 'Ops key', scopes: ['read', 'write'], surfaces: { api: true, mcp: false }, brands: null }],
+    },
+  ],
+};
+
+/** The ids and key of the bootstrap result of `tenantDocument`. */
+export function tenantOf(result: { organizations: Record<string, any> }): Tenant {
+  const acme = result.organizations.acme;
   return { organizationId: acme.id, brandId: acme.brands.shoes.id, key: acme.apiKeys.ops.secret };
+}
+
+/** Runs `svc-server bootstrap -` on `databaseUrl` with `tenantDocument`. */
+export async function seedTenant(databaseUrl: string): Promise<Tenant> {
+  const run = await runSvcServer(['bootstrap', '-'], { env: { DATABASE_URL: databaseUrl }, input: JSON.stringify(tenantDocument), timeoutMs: 30_000 });
+  if (run.code !== 0) throw new Error(`bootstrap exited ${run.code}: ${run.stderr}`);
+  return tenantOf(JSON.parse(run.stdout));
 }
 
 export interface DeliveryView {
