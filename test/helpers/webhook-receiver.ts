@@ -1,6 +1,7 @@
 // A webhook receiver for tests: a real HTTP server on loopback that verifies every request with the
 // `standardwebhooks` package (with each secret it is given, so rotations can be followed), records
-// what arrived, and answers as the test says (a status per request, or held until released).
+// what arrived, and answers as the test says (a status per request, or held until released). A
+// request whose sender went away before the answer (e.g. it was killed) is dropped, not delivered.
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,8 +16,6 @@ export interface Received {
   verifiedWith: number[];
   /** False when the sender went away before the answer was written (not delivered). */
   answered: boolean;
-  /** performance.now() when the whole request had arrived. */
-  arrivedAt: number;
 }
 
 export interface ReceiverOptions {
@@ -68,7 +67,6 @@ export class WebhookReceiver {
       body: JSON.parse(raw),
       verifiedWith,
       answered: false,
-      arrivedAt: performance.now(),
     };
     let senderGone = false;
     const gone = () => {
