@@ -1,12 +1,13 @@
-// Webhook delivery: 10,000 events to 10 local receivers (10 endpoints, each filtered to its own
-// brand; events spread over the 10 brands, so each goes to exactly one receiver), delivered by the
-// real job worker of an in-process Service, on MariaDB (when it answers) and SQLite.
+// Webhook delivery throughput and latency: 10,000 events to 10 local receivers by the real job
+// worker of an in-process Service, against a bare loop of the same POSTs in the same run, on
+// MariaDB (when it answers) and SQLite. Targets: svc/bare >= 0.5; p99 commit to receipt < 1 s.
+//
+// 10 endpoints, each filtered to its own brand; events spread over the 10 brands, so each goes to
+// exactly one receiver.
 //   - max: the events are committed first, then the worker starts; deliveries/s until the last
-//     receipt, against a bare loop of the same POSTs (same bodies and headers, same receivers, one
-//     in flight per receiver) from this process in the same run. Target: svc/bare >= 0.5.
+//     receipt. The bare loop sends the same signed POSTs (same receivers, one in flight each).
 //   - paced: one event per transaction at 50% and at 25% of the measured max rate; p50/p99 from
 //     commit (the emitting transaction resolved) to receipt (the receiver's handler), one clock.
-//     Target p99 < 1 s while not saturated.
 // Producer, worker and receivers share this process and its event loop, like the bare loop's client
 // and receivers do, so both sides of the ratio get the same CPU. A stage breakdown of the max run
 // (SQL statements and time per delivery for claim, fetch and record; the sender's POST time; the
@@ -40,6 +41,8 @@ const FILL_BATCH = 100;
 /** The paced runs emit at these shares of the measured max rate, each for PACED_SEC. */
 const PACED_SHARES = [0.5, 0.25];
 const PACED_SEC = 5;
+/** A paced run whose last delivery came this long after its last commit had a growing queue. */
+const SATURATED_LAG_MS = 500;
 export const RATIO_TARGET = 0.5;
 export const P99_TARGET_MS = 1_000;
 
@@ -267,7 +270,7 @@ async function profiled<T>(work: () => Promise<T>): Promise<{ result: T; shares:
   return { result, shares };
 }
 
-type Paced = Throughput & { share: number; rate: number; events: number };
+type Paced = Throughput & { share: number; rate: number; events: number; saturated: boolean; lagMs: number };
 
 interface DialectFigures {
   bare: Throughput;
@@ -331,7 +334,9 @@ async function pacedRun(svc: BenchService, receivers: Receivers, organizationId:
   const achieved = count / ((performance.now() - start) / 1000);
   await receivers.waitFor(count, 120_000);
   const latencies = [...committedAt].map(([id, at]) => receivers.arrivals.get(id)! - at).sort((a, b) => a - b);
-  return { rps: achieved, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+  // How far the deliveries ended behind the producer: a queue that built up during the run.
+  const lagMs = Math.max(...receivers.arrivals.values()) - Math.max(...committedAt.values());
+  return { rps: achieved, p50: percentile(latencies, 50), p99: percentile(latencies, 99), saturated: lagMs > SATURATED_LAG_MS, lagMs };
 }
 
 async function onDialect(dialect: Dialect): Promise<DialectFigures> {
@@ -417,13 +422,21 @@ export const benchmark: Benchmark = {
       const ratio = f.bare.rps > 0 ? f.max.rps / f.bare.rps : 0;
       const row = (target: string, t: Throughput, r?: number): ResultRow => ({ benchmark: this.name, dialect, target, rps: t.rps, p50: t.p50, p99: t.p99, cpuUsPerRequest: t.cpuUsPerDelivery, ratio: r, failures: t.failures });
       rows.push(row('bare POST loop', f.bare), row('svc deliveries max', f.max, ratio), ...f.paced.map((p) => row(`svc paced ${p.rate}/s`, p)));
-      const unsaturated = f.paced.filter((p) => p.rps >= p.rate * 0.9);
-      const p99Met = f.paced[0].p99 < P99_TARGET_MS;
+      // The latency target holds below saturation: judged on the fastest paced run without a growing queue.
+      const judged = f.paced.find((p) => !p.saturated);
+      const p99Verdict = judged
+        ? `${judged.p99 < P99_TARGET_MS ? 'MET' : 'NOT MET'} (judged at ${judged.share * 100}%)`
+        : 'not judged (every paced run saturated the process)';
       notes.push(
         `webhooks ${db}: ${f.max.rps.toFixed(0)} deliveries/s vs bare ${f.bare.rps.toFixed(0)}/s, ratio ${ratio.toFixed(3)} (target >= ${RATIO_TARGET}): ${ratio >= RATIO_TARGET ? 'MET' : 'NOT MET'}; ` +
-          f.paced.map((p) => `paced ${p.events} events at ${p.rps.toFixed(0)}/s (${p.share * 100}%): commit to receipt p50 ${p.p50.toFixed(1)} ms, p99 ${p.p99.toFixed(1)} ms`).join('; ') +
-          ` (target p99 < ${P99_TARGET_MS} ms at ${PACED_SHARES[0] * 100}%): ${p99Met ? 'MET' : 'NOT MET'}` +
-          (unsaturated.length < f.paced.length ? '; a paced run below 90% of its rate means the producer itself could not keep up' : ''),
+          f.paced
+            .map(
+              (p) =>
+                `paced ${p.events} events at ${p.rps.toFixed(0)}/s (${p.share * 100}% asked, ${p.rate}/s): commit to receipt p50 ${p.p50.toFixed(1)} ms, p99 ${p.p99.toFixed(1)} ms` +
+                (p.saturated ? ` (saturated: the last delivery came ${p.lagMs.toFixed(0)} ms after the last commit, since producing shares the worker's thread)` : ''),
+            )
+            .join('; ') +
+          `; target p99 < ${P99_TARGET_MS} ms below saturation: ${p99Verdict}`,
         f.breakdown,
       );
       if (ratio < RATIO_TARGET) {
