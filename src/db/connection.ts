@@ -78,18 +78,27 @@ function isRetryable(err: unknown): boolean {
 }
 
 /**
- * Runs `work` in one transaction, retrying the whole transaction on deadlock (1213),
- * lock-wait timeout (1205) or a busy SQLite file.
+ * Runs `work` again when the database gave up on it for a reason that passes: deadlock (1213),
+ * lock-wait timeout (1205) or a busy SQLite file. `work` is one statement or a whole transaction,
+ * so a repeat starts from nothing: the database already rolled the failed try back.
  */
-export async function inTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>, attempts = 4): Promise<T> {
+export async function retrying<T>(work: () => Promise<T>, attempts = 4): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction(work);
+      return await work();
     } catch (err) {
       if (attempt >= attempts || !isRetryable(err)) throw err;
       await new Promise((r) => setTimeout(r, 10 * attempt + Math.random() * 20));
     }
   }
+}
+
+/**
+ * Runs `work` in one transaction, retrying the whole transaction on deadlock (1213),
+ * lock-wait timeout (1205) or a busy SQLite file.
+ */
+export function inTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>, attempts = 4): Promise<T> {
+  return retrying(() => db.transaction(work), attempts);
 }
 
 /** True when a write failed on a unique index, on either dialect. */

@@ -55,6 +55,8 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
 }
 
 export interface MigratedDatabase {
+  /** DATABASE_URL of it, so a Service (or a child process) can open it too. */
+  url: string;
   knex: import('knex').Knex;
   close(): Promise<void>;
 }
@@ -67,6 +69,7 @@ export async function migratedDatabase(dialect: Dialect): Promise<MigratedDataba
   const { knex } = openDatabase(db.url);
   await migrateLatest(knex);
   return {
+    url: db.url,
     knex,
     close: async () => {
       await knex.destroy();

@@ -1,6 +1,7 @@
 // A webhook receiver for tests: a real HTTP server on loopback that verifies every request with the
 // `standardwebhooks` package (with each secret it is given, so rotations can be followed), records
-// what arrived, and answers as the test says (a status per request, or held until released).
+// what arrived, and answers as the test says (a status per request, or held until released). A
+// request whose sender went away before the answer (e.g. it was killed) is dropped, not delivered.
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -25,7 +26,10 @@ export interface ReceiverOptions {
 }
 
 export class WebhookReceiver {
+  /** Requests answered, in the order they were answered. */
   readonly received: Received[] = [];
+  /** Requests whose sender went away before they were answered (e.g. it was killed): not delivered. */
+  readonly dropped: Received[] = [];
   secrets: string[] = [];
   private server!: http.Server;
   private held: Array<() => void> | null = null;
@@ -56,14 +60,28 @@ export class WebhookReceiver {
         // not signed with this secret
       }
     });
-    const r: Received = { id: headers['webhook-id'], timestamp: headers['webhook-timestamp'], signature: headers['webhook-signature'], body: JSON.parse(raw), verifiedWith, answered: false };
+    const r: Received = {
+      id: headers['webhook-id'],
+      timestamp: headers['webhook-timestamp'],
+      signature: headers['webhook-signature'],
+      body: JSON.parse(raw),
+      verifiedWith,
+      answered: false,
+    };
     let senderGone = false;
+    const gone = () => {
+      if (senderGone || r.answered) return;
+      senderGone = true;
+      this.dropped.push(r);
+    };
+    // A sender that dies closes its socket: the request is dropped at once, even while it is held.
     res.on('close', () => {
-      if (!res.writableFinished) senderGone = true;
+      if (!res.writableFinished) gone();
     });
     if (this.held) await new Promise<void>((resume) => this.held!.push(resume));
     if (this.options.delayMs) await new Promise((d) => setTimeout(d, this.options.delayMs));
-    if (senderGone || res.destroyed) return;
+    if (res.destroyed || req.socket.destroyed) gone();
+    if (senderGone) return;
     const status = this.options.status ? this.options.status(this.received.length, r) : 200;
     r.answered = true;
     this.received.push(r);
@@ -86,7 +104,7 @@ export class WebhookReceiver {
     this.held ??= [];
   }
 
-  /** Requests waiting unanswered right now. */
+  /** Requests waiting unanswered right now (a dropped one stays counted until `release`). */
   get waiting(): number {
     return this.held?.length ?? 0;
   }

@@ -1,6 +1,8 @@
-// Records a failed run and makes the job due again after an exponential backoff with jitter.
+// Records a failed run and makes the job due again after an exponential backoff with jitter
+// (repeated on a deadlock, like completion).
 
 import type { Knex } from 'knex';
+import { retrying } from '../../db/connection.js';
 import type { ClaimedJob } from './job.js';
 
 const BASE_MS = 5_000;
@@ -14,8 +16,10 @@ export function backoffMs(attempts: number, random: () => number = Math.random):
 
 export async function failJob(knex: Knex, job: ClaimedJob, error: string, now: number): Promise<number> {
   const runAt = now + backoffMs(job.attempts);
-  await knex('jobs')
-    .where({ id: job.id, locked_by: job.lockedBy })
-    .update({ attempts: job.attempts + 1, run_at: runAt, locked_by: null, locked_until: null, last_error: error.slice(0, 2000), updated_at: now });
+  await retrying(() =>
+    knex('jobs')
+      .where({ id: job.id, locked_by: job.lockedBy })
+      .update({ attempts: job.attempts + 1, run_at: runAt, locked_by: null, locked_until: null, last_error: error.slice(0, 2000), updated_at: now }),
+  );
   return runAt;
 }
