@@ -66,6 +66,7 @@ export async function up(knex: Knex): Promise<void> {
     t.bigInteger('updated_at').notNullable();
     t.index(['endpoint_id', 'status', 'next_attempt_at']);
     t.index(['endpoint_id', 'id']);
+    t.index(['status', 'next_attempt_at']);
   });
 
   await knex.schema.createTable('webhook_attempts', (t) => {

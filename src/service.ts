@@ -97,7 +97,7 @@ export class Service {
       );
       // The worker exists before the outbox that wakes it; it starts claiming only when asked to.
       let worker: JobWorker | null = null;
-      const events = new EventOutbox(schemas, now, config.webhooksEnabled, () => worker?.nudge());
+      const events = new EventOutbox(knex, schemas, now, config.webhooksEnabled, () => worker?.nudge());
       const webhookSender = new WebhookSender(config.webhookAllowPrivate, options.resolveHost ?? systemResolver);
       worker = new JobWorker({
         knex,

@@ -1,6 +1,8 @@
 // The transactional outbox: an event row is written through the caller's transaction, with one
-// pending delivery per subscribed webhook endpoint and a wake of that endpoint's delivery job, so a
-// change is never without its event and an event of a rolled-back change never leaves.
+// pending delivery per subscribed webhook endpoint, so a change is never without its event and an
+// event of a rolled-back change never leaves. The endpoints' delivery jobs are woken after the
+// commit (the emitting transaction holds no job row, so it never keeps claimers out); should the
+// process die in between, the sweep job wakes them within a minute.
 
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
@@ -47,6 +49,7 @@ export function endpointCovers(brandIds: number[] | null, brandId: number | null
 
 export class EventOutbox {
   constructor(
+    private readonly knex: Knex,
     private readonly schemas: SchemaRegistry,
     private readonly now: () => number,
     private readonly webhooksEnabled: boolean,
@@ -97,16 +100,25 @@ export class EventOutbox {
         updated_at: now,
       });
       emitted.deliveries.set(endpoint.id, Number(deliveryId));
-      if (queue) await wakeJob(db, DELIVERY_JOB, String(endpoint.id), now);
     }
-    if (queue && targets.length) this.afterCommit(db);
+    if (queue && targets.length) await this.afterCommit(db, targets.map((t) => t.id));
     return emitted;
   }
 
-  /** Wakes the local worker once `db`'s transaction has committed (at once outside a transaction). */
-  afterCommit(db: Db): void {
+  /**
+   * Once `db`'s transaction has committed (at once outside a transaction), makes the delivery jobs
+   * of `endpointIds` due and wakes the local worker. A failed wake is left to the sweep job.
+   */
+  async afterCommit(db: Db, endpointIds: number[] = []): Promise<void> {
+    const wake = async () => {
+      try {
+        for (const id of endpointIds) await wakeJob(this.knex, DELIVERY_JOB, String(id), this.now());
+      } finally {
+        this.committed();
+      }
+    };
     const trx = db as Knex.Transaction;
-    if (trx.isTransaction && trx.executionPromise) trx.executionPromise.then(this.committed, () => {});
-    else queueMicrotask(this.committed);
+    if (trx.isTransaction && trx.executionPromise) trx.executionPromise.then(wake, () => {}).catch(() => {});
+    else await wake().catch(() => {});
   }
 }

@@ -4,5 +4,6 @@ import type { JobKind } from './kind.js';
 import * as deliverWebhooks from './deliver-webhooks.js';
 import * as purgeEvents from './purge-events.js';
 import * as purgeIdempotency from './purge-idempotency.js';
+import * as sweepDeliveries from './sweep-deliveries.js';
 
-export const jobKinds: JobKind[] = [deliverWebhooks, purgeEvents, purgeIdempotency];
+export const jobKinds: JobKind[] = [deliverWebhooks, sweepDeliveries, purgeEvents, purgeIdempotency];

@@ -5,7 +5,6 @@ import type { Knex } from 'knex';
 import { defineOperation } from '../catalogue/define.js';
 import { inTransaction } from '../db/connection.js';
 import { ServiceError, notFound, validationFailed } from '../errors.js';
-import { wakeJob } from '../jobs/queue/wake.js';
 import { DELIVERY_JOB } from '../events/outbox.js';
 import { attemptDelivery, retiredSecrets } from '../webhooks/deliver.js';
 import { MAX_ENDPOINTS, checkEndpointFields, endpointView, loadEndpoint, requireWebhookAccess, visibleTo, type StoredEndpoint } from '../webhooks/endpoints.js';
@@ -149,10 +148,7 @@ export const updateWebhookEndpoint = defineOperation({
     if (fields.enabled === true) Object.assign(changes, { enabled: true, disabled_reason: null, failing_since: null });
     await db('webhook_endpoints').where({ id: current.id }).update(changes);
     // Turned back on: what waited while it was off goes out now.
-    if (fields.enabled === true && !current.enabled) {
-      await wakeJob(db, DELIVERY_JOB, String(current.id), now);
-      ctx.events.afterCommit(db);
-    }
+    if (fields.enabled === true && !current.enabled) await ctx.events.afterCommit(db, [Number(current.id)]);
     return endpointView(await loadEndpoint(ctx, endpointId, db));
   },
 });
@@ -310,8 +306,7 @@ export const redeliverWebhook = defineOperation({
       created_at: now,
       updated_at: now,
     });
-    await wakeJob(db, DELIVERY_JOB, String(endpoint.id), now);
-    ctx.events.afterCommit(db);
+    await ctx.events.afterCommit(db, [Number(endpoint.id)]);
     const rows = await db('webhook_deliveries as d').join('events as e', 'e.id', 'd.event_id').where('d.id', Number(id)).select(deliveryColumns);
     return (await deliveryViews(db, rows))[0];
   },

@@ -31,7 +31,7 @@ export class EventProducer {
   /** Public ids (`webhook-id`) of the committed events, in the order they were emitted. */
   readonly emitted: string[] = [];
   readonly knex: Knex;
-  private readonly outbox = new EventOutbox(new SchemaRegistry(), Date.now, true, () => {});
+  private readonly outbox: EventOutbox;
 
   constructor(
     databaseUrl: string,
@@ -40,6 +40,7 @@ export class EventProducer {
     private readonly brandIds: number[],
   ) {
     this.knex = openDatabase(databaseUrl).knex;
+    this.outbox = new EventOutbox(this.knex, new SchemaRegistry(), Date.now, true, () => {});
   }
 
   /** Emits `count` more `budget.changed` events and resolves once the last batch committed. */

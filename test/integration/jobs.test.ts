@@ -45,7 +45,7 @@ for (const dialect of dialects()) {
         log: pino({ level: 'silent' }),
         now,
         kinds,
-        services: { dialect: dialect as Dialect, events: new EventOutbox(schemas, now, false, () => {}), secrets: new SecretBox(Buffer.alloc(32, 1)), webhooks: sender },
+        services: { dialect: dialect as Dialect, events: new EventOutbox(db.knex, schemas, now, false, () => {}), secrets: new SecretBox(Buffer.alloc(32, 1)), webhooks: sender },
         leaseMs: LEASE,
         concurrency,
       });

@@ -160,6 +160,24 @@ for (const dialect of dialects()) {
       expect(new Set(statuses)).to.deep.equal(new Set(['succeeded']));
     });
 
+    it('delivers within a minute when the process died between the commit and the wake (the sweep job)', async () => {
+      const r = await new WebhookReceiver().start();
+      const id = await endpointFor(r, ['tracker.push.disabled']);
+      await service.jobs.drain();
+      // The commit happened; the wake that follows it never did.
+      await service.knex.transaction((trx) =>
+        service.events.emit(trx, { organizationId: orgId, brandId: shoes, type: 'tracker.push.disabled', data: { brandId: shoes, reason: 'refused' } }),
+      );
+      await new Promise((d) => setTimeout(d, 20));
+      await service.knex('jobs').where({ kind: 'deliver-webhooks', job_key: String(id) }).delete();
+      await service.jobs.drain();
+      expect(r.received).to.have.length(0);
+      clock += 60_000;
+      await service.jobs.drain();
+      expect(r.received.map((x) => x.body.data.reason)).to.deep.equal(['refused']);
+      await service.knex('webhook_endpoints').where({ id }).update({ enabled: false });
+    });
+
     it('keeps events and the delivery log for 30 days', async () => {
       const r = await new WebhookReceiver({ status: () => 500 }).start();
       const id = await endpointFor(r, ['tracker.push.disabled']);

@@ -35,7 +35,7 @@ describe('event catalogue', () => {
   });
 
   it('refuses an unknown type or data that breaks the type\'s schema before writing anything', async () => {
-    const outbox = new EventOutbox(schemas, Date.now, true, () => {});
+    const outbox = new EventOutbox(null as never, schemas, Date.now, true, () => {});
     const writes: string[] = [];
     const db = ((table: string) => ({ insert: async () => (writes.push(table), [1]) })) as any;
     let err = await outbox.emit(db, { organizationId: 1, brandId: 1, type: 'launch.exploded', data: {} }).catch((e) => e);

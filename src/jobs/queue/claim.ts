@@ -24,7 +24,10 @@ export async function claimJobs(knex: Knex, dialect: Dialect, o: ClaimOptions): 
     const pick = free(trx('jobs')).orderBy('run_at').limit(o.limit).select('id');
     const ids = (await (dialect === 'mysql' ? pick.forUpdate().skipLocked() : pick)).map((r: { id: number }) => Number(r.id));
     if (!ids.length) return [];
-    await free(trx('jobs').whereIn('id', ids)).update({ locked_by: o.workerId, locked_until: until, updated_at: o.now });
+    // MySQL already holds these rows from the select: updating by id alone locks nothing more.
+    // SQLite's single writer needs the condition checked again in the update.
+    const picked = trx('jobs').whereIn('id', ids);
+    await (dialect === 'mysql' ? picked : free(picked)).update({ locked_by: o.workerId, locked_until: until, updated_at: o.now });
     const rows = await trx('jobs').whereIn('id', ids).where({ locked_by: o.workerId, locked_until: until });
     return rows.map(claimedJobOf);
   });

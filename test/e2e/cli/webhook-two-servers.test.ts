@@ -60,10 +60,11 @@ if (process.env.TEST_MYSQL_URL) {
         }
       })();
       try {
-        // Paced: every emitting transaction holds its endpoints' job rows until it commits (the
-        // wake), and a claim skips locked rows, so back-to-back transactions from a producer with
-        // no worker of its own would keep the jobs from being claimed until production stops.
-        await producer.produce(EVENTS, { batch: 10, pauseMs: 5 });
+        // Back to back, from a process with no worker of its own (like JOBS=off API servers): an
+        // emitting transaction holds no job row, so the polling workers deliver while it produces.
+        await producer.produce(EVENTS, { batch: 10, pauseMs: 0 });
+        const duringProduction = receivers.reduce((n, r) => n + r.received.length, 0);
+        expect(duringProduction, 'deliveries made while the producer was still emitting').to.be.above(0);
         await Promise.all(receivers.map((r) => r.waitFor(EVENTS, 120_000)));
       } finally {
         sampling = false;
