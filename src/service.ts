@@ -99,16 +99,6 @@ export class Service {
       let worker: JobWorker | null = null;
       const events = new EventOutbox(knex, schemas, now, config.webhooksEnabled, () => worker?.nudge());
       const webhookSender = new WebhookSender(config.webhookAllowPrivate, options.resolveHost ?? systemResolver);
-      worker = new JobWorker({
-        knex,
-        config,
-        log,
-        now,
-        kinds: [...jobKinds, ...(options.extraJobKinds ?? [])],
-        services: { dialect: database.dialect, events, secrets, webhooks: webhookSender },
-        leaseMs: config.jobLeaseMs,
-        concurrency: config.jobConcurrency,
-      });
       const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;
       const limiter: RateLimiter = redis
         ? new RedisRateLimiter(
@@ -138,6 +128,25 @@ export class Service {
           ? new RedisMetricsCache(redis, `svc:${instanceId}:`, config.metricsCacheSeconds * 1000)
           : new MemoryMetricsCache(config.metricsCacheSeconds * 1000, now),
       };
+      worker = new JobWorker({
+        knex,
+        config,
+        log,
+        now,
+        kinds: [...jobKinds, ...(options.extraJobKinds ?? [])],
+        services: {
+          dialect: database.dialect,
+          events,
+          secrets,
+          webhooks: webhookSender,
+          invoke: (name, principal, input, opts) => withinBudget(invoke(deps, name, principal, input, opts), config.requestTimeoutMs, log, opts.requestId),
+          platforms: deps.platforms,
+          directory: deps.directory,
+          schemas,
+        },
+        leaseMs: config.jobLeaseMs,
+        concurrency: config.jobConcurrency,
+      });
       const signingKeys = new SigningKeys(knex);
       const oauth = { issuer: config.baseUrl, apiResource: `${config.baseUrl}/v1`, mcpResource: config.mcpUrl };
       const authenticator = new Authenticator(knex, config.keyCacheMs, now, { ...oauth, keys: signingKeys });

@@ -4,10 +4,20 @@ import type { Dialect } from '../db/connection.js';
 import type { EventOutbox } from '../events/outbox.js';
 import type { SecretBox } from '../auth/encryption.js';
 import type { WebhookSender } from '../webhooks/sender.js';
+import type { Principal } from '../auth/principal.js';
+import type { InvokeOptions, InvokeResult } from '../pipeline/invoke.js';
+import type { Platforms } from '../platforms/registry.js';
+import type { Directory } from '../directory.js';
+import type { SchemaRegistry } from '../schemas/registry.js';
 
 export interface JobServices {
   dialect: Dialect;
   events: EventOutbox;
   secrets: SecretBox;
   webhooks: WebhookSender;
+  /** The same pipeline as a direct call: a job that changes anything acts through it with a principal of its own. */
+  invoke(name: string, principal: Principal, input: Record<string, unknown>, options: InvokeOptions): Promise<InvokeResult>;
+  platforms: Platforms;
+  directory: Directory;
+  schemas: SchemaRegistry;
 }

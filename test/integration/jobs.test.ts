@@ -18,6 +18,9 @@ import { SchemaRegistry } from '../../src/schemas/registry.js';
 import { WebhookSender } from '../../src/webhooks/sender.js';
 import { systemResolver } from '../../src/webhooks/address-policy.js';
 import { backoffMs } from '../../src/jobs/queue/fail.js';
+import { Platforms } from '../../src/platforms/registry.js';
+import { liveAdapters } from '../../src/platforms/live.js';
+import { Directory } from '../../src/directory.js';
 
 const LEASE = 10_000;
 
@@ -45,7 +48,16 @@ for (const dialect of dialects()) {
         log: pino({ level: 'silent' }),
         now,
         kinds,
-        services: { dialect: dialect as Dialect, events: new EventOutbox(db.knex, schemas, now, false, () => {}), secrets: new SecretBox(Buffer.alloc(32, 1)), webhooks: sender },
+        services: {
+          dialect: dialect as Dialect,
+          events: new EventOutbox(db.knex, schemas, now, false, () => {}),
+          secrets: new SecretBox(Buffer.alloc(32, 1)),
+          webhooks: sender,
+          invoke: () => Promise.reject(new Error('the queue tests run no operation')),
+          platforms: new Platforms('sandbox', db.knex, now, liveAdapters(loadConfig({ DATABASE_URL: 'sqlite:unused' })), 0),
+          directory: new Directory(db.knex, 0, now),
+          schemas,
+        },
         leaseMs: LEASE,
         concurrency,
       });
