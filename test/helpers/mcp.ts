@@ -11,3 +11,22 @@ export async function mcpClient(baseUrl: string, key: string | null): Promise<Cl
   await client.connect(transport);
   return client;
 }
+
+export interface ToolResult {
+  isError?: boolean;
+  structuredContent?: any;
+  content: Array<{ type: string; text?: string }>;
+}
+
+/**
+ * The error of a failed tool call, as an agent reads it: `isError`, the contract's envelope as JSON
+ * in the first text block, and no structuredContent (the tool's outputSchema describes answers).
+ */
+export function toolError(result: unknown): { code: string; message: string; details: any; requestId: string } {
+  const r = result as ToolResult;
+  if (r.isError !== true) throw new Error(`expected an isError result, got ${JSON.stringify(r).slice(0, 300)}`);
+  if (r.structuredContent !== undefined) throw new Error('an error result must not carry structuredContent');
+  const text = r.content.find((c) => c.type === 'text')?.text;
+  if (!text) throw new Error('an error result must carry the envelope as text');
+  return JSON.parse(text).error;
+}
