@@ -53,7 +53,10 @@ export function createMcpEndpoint(service: Service): { tools: ToolDefinition[]; 
     const { principal, requestId } = caller;
     const op = byName.get(request.params.name);
     if (!op) return errorResult(new ServiceError('not_found', `No tool named ${request.params.name}; call tools/list to see the tools.`), requestId);
-    const { idempotencyKey, ...input } = (request.params.arguments ?? {}) as Record<string, unknown>;
+    // An operation without idempotency lists no idempotencyKey, so the argument is refused as unknown, as on REST.
+    const input = { ...request.params.arguments } as Record<string, unknown>;
+    const idempotencyKey = op.idempotency === 'none' ? undefined : input.idempotencyKey;
+    if (op.idempotency !== 'none') delete input.idempotencyKey;
     if (idempotencyKey !== undefined && typeof idempotencyKey !== 'string') {
       return errorResult(new ServiceError('validation_failed', 'idempotencyKey must be a string.', [{ field: 'idempotencyKey', code: 'invalid_type', message: 'must be string' }]), requestId);
     }

@@ -1,6 +1,8 @@
 // Connects the MCP SDK's real Client to a listening server with a bearer credential.
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 export async function mcpClient(baseUrl: string, key: string | null): Promise<Client> {
@@ -29,4 +31,20 @@ export function toolError(result: unknown): { code: string; message: string; det
   const text = r.content.find((c) => c.type === 'text')?.text;
   if (!text) throw new Error('an error result must carry the envelope as text');
   return JSON.parse(text).error;
+}
+
+const clientAjv = addFormats.default(new Ajv2020({ strict: false }));
+
+/**
+ * The check the SDK's Client makes of every tool result against the tool it listed (it throws
+ * McpError -32602 when this fails): a tool with an outputSchema must return structuredContent
+ * unless the result is an error, and any structuredContent must validate against that schema.
+ */
+export function clientAccepts(tool: { name: string; outputSchema?: object }, result: ToolResult): { ok: true } | { ok: false; reason: string } {
+  if (!tool.outputSchema) return { ok: true };
+  if (result.structuredContent === undefined) {
+    return result.isError ? { ok: true } : { ok: false, reason: `tool ${tool.name} has an output schema but returned no structured content` };
+  }
+  const validate = clientAjv.compile(tool.outputSchema);
+  return validate(result.structuredContent) ? { ok: true } : { ok: false, reason: `structured content does not match ${tool.name}'s output schema: ${clientAjv.errorsText(validate.errors)}` };
 }
