@@ -10,6 +10,7 @@ import { getNamingConvention, getOverview, listCampaigns, listLeadForms, listOpt
 import { getCreative, listCreatives, uploadCreative } from '../operations/creatives.js';
 import { webhookOperations } from '../operations/webhooks.js';
 import { copyOperations } from '../operations/copies.js';
+import { structureTemplateOperations } from '../operations/structure-templates.js';
 
 export const operations: OperationDefinition[] = [
   listBrands,
@@ -40,4 +41,5 @@ export const operations: OperationDefinition[] = [
   createLaunchFromSnapshot,
   ...webhookOperations,
   ...copyOperations,
+  ...structureTemplateOperations,
 ];

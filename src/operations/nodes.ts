@@ -9,6 +9,7 @@ import { validationContextFor } from '../launches/context.js';
 import { accountScope } from '../platforms/live-read.js';
 import { inTransaction } from '../db/connection.js';
 import { loadCopy } from '../copy/store.js';
+import { adTextsFromCopy } from '../copy/attach.js';
 import { draftNode, insertNodes } from '../launches/create.js';
 import type { Knex } from 'knex';
 
@@ -117,9 +118,7 @@ export const updateNode = defineOperation({
       if (account && account.platform !== copy.platform) {
         throw validationFailed([{ field: 'copyGenerationId', code: 'invalid_value', message: `copy ${copy.copyGenerationId} was written for ${copy.platform}; this ad publishes to ${account.platform} (${node.accountId})` }]);
       }
-      patch.headline = copy.headlines[0];
-      patch.primaryText = copy.primaryTexts[0];
-      patch.description = copy.descriptions[0];
+      Object.assign(patch, adTextsFromCopy(copy));
     }
     Object.assign(patch, input.properties ?? {});
     for (const k of attach) patch[k] = input[k];
