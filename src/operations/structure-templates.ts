@@ -135,8 +135,8 @@ export const editStructureTemplate = defineOperation({
   description:
     'A new config, audiences or accounts replace the old ones whole and are validated before saving. ' +
     `${STATUS_RULE} Setting READY while an account or audience is still missing leaves it NEEDS_ATTENTION. ${FAILURES}`,
-  async handler(ctx, input: TemplateFields & { templateId: number }) {
-    const { templateId, ...fields } = input;
+  async handler(ctx, input: TemplateFields & { brandId: number; templateId: number }) {
+    const { brandId: _brand, templateId, ...fields } = input;
     if (!Object.keys(fields).length) {
       throw validationFailed([{ field: 'name', code: 'invalid_type', message: 'send at least one of name, config, audiences, settings, scope, status or accounts' }]);
     }
