@@ -9,6 +9,8 @@ import { editLiveCampaign, launchCampaign } from '../operations/publish.js';
 import { getNamingConvention, getOverview, listCampaigns, listLeadForms, listOptions, setNamingConvention } from '../operations/ad-accounts.js';
 import { getCreative, listCreatives, uploadCreative } from '../operations/creatives.js';
 import { webhookOperations } from '../operations/webhooks.js';
+import { copyOperations } from '../operations/copies.js';
+import { structureTemplateOperations } from '../operations/structure-templates.js';
 
 export const operations: OperationDefinition[] = [
   listBrands,
@@ -38,4 +40,6 @@ export const operations: OperationDefinition[] = [
   listSnapshotTemplates,
   createLaunchFromSnapshot,
   ...webhookOperations,
+  ...copyOperations,
+  ...structureTemplateOperations,
 ];

@@ -42,6 +42,21 @@ export async function prepareToolFixture(w: World, secret: string, brandId: numb
   return { brandId, accountId, creativeId, draft, live, spareLaunchId: spare.body.id, receiverUrl };
 }
 
+/** A READY single-account template of the example launch's settings. */
+const structureTemplate = (fx: ToolFixture) => ({
+  name: 'Prospecting',
+  config: {
+    campaign: { name: '{brand} | {objective}', objective: 'OUTCOME_TRAFFIC' },
+    adSets: [{ name: '{audience}', optimizationGoal: 'LINK_CLICKS', billingEvent: 'IMPRESSIONS', targeting: { countries: ['US'], ageMin: 18, ageMax: 65 } }],
+    ads: [{ name: 'Hero', creativeId: fx.creativeId, headline: 'Spring sale', primaryText: 'Up to 40% off', linkUrl: 'https://shop.example.com/spring', callToAction: 'SHOP_NOW' }],
+  },
+  audiences: [{ kind: 'targetingSet', name: 'Broad 25-45', targeting: { ageMin: 25, ageMax: 45 } }],
+  settings: { budget: { dailyAmount: 5000 } },
+  accounts: [fx.accountId],
+  scope: 'single',
+  status: 'READY',
+});
+
 const png = () => ({ fileName: 'tool.png', contentBase64: makePng(600, 600).toString('base64') });
 
 /** One successful call per tool, in order: later steps may use what earlier ones answered. */
@@ -81,6 +96,20 @@ export const toolExamples: ToolExample[] = [
   { tool: 'list_snapshot_templates', args: (fx) => ({ brandId: fx.brandId }) },
   { tool: 'create_launch_from_snapshot', args: (fx, answers) => ({ brandId: fx.brandId, templateId: answers.get('create_snapshot_template').id, title: 'From a snapshot' }) },
   { tool: 'delete_launch', args: (fx) => ({ brandId: fx.brandId, launchId: fx.spareLaunchId }) },
+  { tool: 'get_brand_profile', args: (fx) => ({ brandId: fx.brandId }) },
+  {
+    tool: 'set_brand_profile',
+    args: (fx) => ({ brandId: fx.brandId, voice: ['bold', 'friendly'], productDescription: 'Running shoes for city runners', website: 'https://shoes.example.com', wordsToAvoid: ['cheap'] }),
+  },
+  { tool: 'generate_copy', args: (fx) => ({ brandId: fx.brandId, platform: 'meta', angle: 'spring sale', creativeIds: [fx.creativeId], idempotencyKey: key('copy') }) },
+  { tool: 'list_copies', args: (fx) => ({ brandId: fx.brandId, platform: 'meta' }) },
+  { tool: 'get_copy', args: (fx, answers) => ({ brandId: fx.brandId, copyGenerationId: answers.get('generate_copy').copyGenerationId }) },
+  { tool: 'create_structure_template', args: (fx) => ({ brandId: fx.brandId, ...structureTemplate(fx) }) },
+  { tool: 'list_structure_templates', args: (fx) => ({ brandId: fx.brandId, limit: 5 }) },
+  { tool: 'get_structure_template', args: (fx, answers) => ({ brandId: fx.brandId, templateId: String(answers.get('create_structure_template').templateId) }) },
+  { tool: 'edit_structure_template', args: (fx, answers) => ({ brandId: fx.brandId, templateId: answers.get('create_structure_template').templateId, name: 'Prospecting v2' }) },
+  { tool: 'apply_structure_template', args: (fx, answers) => ({ brandId: fx.brandId, templateId: String(answers.get('create_structure_template').templateId), idempotencyKey: key('apply') }) },
+  { tool: 'delete_structure_template', args: (fx, answers) => ({ brandId: fx.brandId, templateId: String(answers.get('create_structure_template').templateId) }) },
   { tool: 'create_webhook_endpoint', args: (fx) => ({ url: fx.receiverUrl, events: ['webhook.test', 'launch.published'], brandIds: [fx.brandId] }) },
   { tool: 'list_webhook_endpoints', args: () => ({}) },
   { tool: 'get_webhook_endpoint', args: (_fx, answers) => ({ endpointId: answers.get('create_webhook_endpoint').endpointId }) },
