@@ -15,6 +15,7 @@ import type { Directory } from '../directory.js';
 import type { EventOutbox } from '../events/outbox.js';
 import type { SecretBox } from '../auth/encryption.js';
 import type { WebhookSender } from '../webhooks/sender.js';
+import type { InvokeOptions, InvokeResult } from '../pipeline/invoke.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type IdempotencyMode = 'none' | 'optional' | 'required';
@@ -61,6 +62,8 @@ export interface OperationContext {
   secrets: SecretBox;
   /** Sends webhook messages (test sends; the delivery job uses the same sender). */
   webhooks: WebhookSender;
+  /** The whole pipeline again, for an operation that acts as a principal of its own (an automation run now). */
+  invoke(name: string, principal: Principal, input: Record<string, unknown>, options: InvokeOptions): Promise<InvokeResult>;
 }
 
 export interface OperationDefinition<I = any, O = any> {

@@ -144,6 +144,10 @@ class InvocationContext implements OperationContext {
     return this.deps.webhooks;
   }
 
+  invoke(name: string, principal: Principal, input: Record<string, unknown>, options: InvokeOptions): Promise<InvokeResult> {
+    return invoke(this.deps, name, principal, input, options);
+  }
+
   get activity(): ActivityRecorder {
     return (this.recorder ??= activityRecorder(this.db, this.principal, this.deps.now));
   }
