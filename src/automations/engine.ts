@@ -224,6 +224,15 @@ export async function evaluateAccount(deps: EngineDeps, automations: Automation[
         continue;
       }
       const direction = entry.intended === 'pause' ? 'paused' : entry.intended === 'resume' ? 'resumed' : null;
+      // Another automation going the other way on this object (in this cycle or the last day) is a loop.
+      if (direction) {
+        const other = cycle.get(o.objectId);
+        const recent = ledger.actions.some((x) => x.automationId !== a.id && x.objectId === o.objectId && x.action === opposite[direction] && x.at >= startedAt - LOOP_WINDOW_MS);
+        if ((other && other.automationId !== a.id && other.action !== direction) || recent) {
+          entry.skipReason = 'loop_detected';
+          continue;
+        }
+      }
       if (entry.intended === 'pause' && o.status === 'PAUSED') {
         entry.skipReason = 'already_paused';
         continue;
@@ -239,14 +248,6 @@ export async function evaluateAccount(deps: EngineDeps, automations: Automation[
           } else {
             entry.skipReason = byAutomation ? 'loop_detected' : 'paused_by_person';
           }
-          continue;
-        }
-      }
-      if (direction) {
-        const other = cycle.get(o.objectId);
-        const recent = ledger.actions.some((x) => x.automationId !== a.id && x.objectId === o.objectId && x.action === opposite[direction] && x.at >= startedAt - LOOP_WINDOW_MS);
-        if ((other && other.automationId !== a.id && other.action !== direction) || recent) {
-          entry.skipReason = 'loop_detected';
           continue;
         }
       }
