@@ -17,6 +17,7 @@ import { localDate, localHourStart } from '../time/zones.js';
 import { METRICS, holds, type MetricName } from './metrics.js';
 import { automationOf, automationPrincipal, type Automation } from './rule.js';
 import { resolveWindow, type RuleWindow } from './windows.js';
+import { wakeAccount } from './wake.js';
 
 export type SkipReason = 'cooldown' | 'daily_limit_reached' | 'insufficient_data' | 'already_paused' | 'shadow' | 'paused_by_person' | 'loop_detected';
 export type Intent = 'pause' | 'resume' | 'notify';
@@ -314,6 +315,8 @@ async function act(deps: EngineDeps, a: Automation, o: LiveObject, entry: RunObj
         })
         .onConflict(['automation_id', 'node_id'])
         .ignore();
+      // The account's job picks the retry up (a manual run has no job of its own to return a time to).
+      await wakeAccount(deps.knex, a.brandId, a.accountId, now);
     } else {
       await actionFailed(deps, a, o.objectId, entry.intended!, failure.message);
     }
