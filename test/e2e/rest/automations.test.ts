@@ -11,9 +11,10 @@ import { seedLiveLaunch, type SeededObject } from '../../../src/platforms/sandbo
 
 type ToolResult = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text?: string }> };
 
+// Yesterday: whole days of delivery whatever the hour the tests run at.
 const NO_RESULTS = [
-  { metric: 'spend', window: 'today', operator: 'gt', value: 100 },
-  { metric: 'results', window: 'today', operator: 'lt', value: 1 },
+  { metric: 'spend', window: 'yesterday', operator: 'gt', value: 100 },
+  { metric: 'results', window: 'yesterday', operator: 'lt', value: 1 },
 ];
 
 for (const dialect of dialects()) {
