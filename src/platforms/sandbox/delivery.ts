@@ -3,17 +3,27 @@
 // hour, so the same question always gets the same numbers. Paused hours accrue nothing. An object
 // that does not convert (the sandbox's "spends, no results" campaign) gets clicks but no results.
 
-import crypto from 'node:crypto';
 import { datesBetween, localHourStart } from '../../time/zones.js';
 import type { Budget, DateWindow, Insights } from '../port.js';
 
 const HOUR_MS = 3_600_000;
 
-/** Uniform numbers in [0, 1) derived from the seed. */
+/**
+ * Uniform numbers in [0, 1) derived from the seed: a 32-bit string hash (FNV-1a) seeding a small
+ * PRNG (mulberry32). Not cryptographic, just stable and cheap: the simulator draws one set per
+ * object and hour, millions per evaluation cycle at scale.
+ */
 function uniforms(seed: string): number[] {
-  const digest = crypto.createHash('sha256').update(seed).digest();
+  let h = 0x811c9dc5;
+  for (let i = 0; i < seed.length; i++) h = Math.imul(h ^ seed.charCodeAt(i), 0x01000193);
+  let state = h >>> 0;
   const out: number[] = [];
-  for (let i = 0; i < 6; i++) out.push(digest.readUInt32BE(i * 4) / 0x1_0000_0000);
+  for (let i = 0; i < 6; i++) {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    out.push(((t ^ (t >>> 14)) >>> 0) / 0x1_0000_0000);
+  }
   return out;
 }
 
