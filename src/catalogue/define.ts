@@ -16,6 +16,7 @@ import type { EventOutbox } from '../events/outbox.js';
 import type { SecretBox } from '../auth/encryption.js';
 import type { WebhookSender } from '../webhooks/sender.js';
 import type { ErrorCode } from '../errors.js';
+import type { InvokeOptions, InvokeResult } from '../pipeline/invoke-types.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type IdempotencyMode = 'none' | 'optional' | 'required';
@@ -62,6 +63,8 @@ export interface OperationContext {
   secrets: SecretBox;
   /** Sends webhook messages (test sends; the delivery job uses the same sender). */
   webhooks: WebhookSender;
+  /** The whole pipeline again, for an operation that acts as a principal of its own (an automation run now). */
+  invoke(name: string, principal: Principal, input: Record<string, unknown>, options: InvokeOptions): Promise<InvokeResult>;
 }
 
 export interface OperationDefinition<I = any, O = any> {

@@ -11,6 +11,7 @@ import { getCreative, listCreatives, uploadCreative } from '../operations/creati
 import { webhookOperations } from '../operations/webhooks.js';
 import { copyOperations } from '../operations/copies.js';
 import { structureTemplateOperations } from '../operations/structure-templates.js';
+import { automationOperations } from '../operations/automations.js';
 
 export const operations: OperationDefinition[] = [
   listBrands,
@@ -42,4 +43,5 @@ export const operations: OperationDefinition[] = [
   ...webhookOperations,
   ...copyOperations,
   ...structureTemplateOperations,
+  ...automationOperations,
 ];

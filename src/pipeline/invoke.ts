@@ -20,26 +20,10 @@ import type { Directory } from '../directory.js';
 import type { EventOutbox } from '../events/outbox.js';
 import type { SecretBox } from '../auth/encryption.js';
 import type { WebhookSender } from '../webhooks/sender.js';
+import type { InvokeOptions, InvokeResult } from './invoke-types.js';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, renewIdempotencyLease, type Claim } from './idempotency.js';
 
-export interface InvokeMeta {
-  /** Set as soon as the request is counted, so surfaces can send RateLimit-* headers even on errors. */
-  rateLimit?: RateLimitInfo;
-  replayed?: boolean;
-}
-
-export interface InvokeOptions {
-  requestId: string;
-  idempotencyKey?: string | null;
-  meta?: InvokeMeta;
-  log?: Logger;
-}
-
-export interface InvokeResult {
-  status: number;
-  body: unknown;
-  replayed: boolean;
-}
+export type { InvokeMeta, InvokeOptions, InvokeResult } from './invoke-types.js';
 
 export interface PipelineDeps {
   knex: Knex;
@@ -142,6 +126,10 @@ class InvocationContext implements OperationContext {
 
   get webhooks(): WebhookSender {
     return this.deps.webhooks;
+  }
+
+  invoke(name: string, principal: Principal, input: Record<string, unknown>, options: InvokeOptions): Promise<InvokeResult> {
+    return invoke(this.deps, name, principal, input, options);
   }
 
   get activity(): ActivityRecorder {
