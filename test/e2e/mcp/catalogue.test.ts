@@ -70,6 +70,22 @@ for (const dialect of dialects()) {
         expect(missing, 'add these tools to test/helpers/tool-examples.ts').to.deep.equal([]);
       });
 
+      it('describes every tool: what it does, its units and the codes it fails with', () => {
+        // Keys whose value is a schema object: property names (and a few keywords, which match nothing below).
+        const names = (schema: unknown): string[] => [...JSON.stringify(schema).matchAll(/"([A-Za-z]+)":\{/g)].map((m) => m[1]);
+        for (const tool of tools) {
+          const text = tool.description ?? '';
+          expect(text.length, tool.name).to.be.greaterThan(60);
+          expect(text, tool.name).to.match(/Fails with \(error\.code in the isError result\): [a-z_]+(, [a-z_]+)*\./);
+          const props = [...names(tool.inputSchema), ...names(tool.outputSchema)];
+          if (props.some((n) => /amount|minorunits|budget|spend|ceiling|cost/i.test(n))) expect(text, `${tool.name} handles money`).to.contain('minor units');
+          if (props.some((n) => /^(datePreset|days|window|timezone)$/.test(n))) expect(text, `${tool.name} handles days`).to.contain('time zone');
+        }
+        const money = tools.find((t) => t.name === 'edit_live_campaign')!;
+        expect(money.description).to.contain('minor units');
+        expect(tools.find((t) => t.name === 'get_overview')!.description).to.contain("ad account's time zone");
+      });
+
       it('answers each example with structuredContent that validates against the listed outputSchema', async () => {
         const shoes = w.brandId('acme', 'shoes');
         const fx = await prepareToolFixture(w, w.key('acme', 'ci'), shoes, 'act_1001', receiver.url);
