@@ -20,6 +20,7 @@ export const boardWorld = {
         // $100 ceiling: one 5000-cent publish fits, a 6000-cent one after it does not.
         { ref: 'ci', name: 'CI key', createdBy: 'olive', scopes: ['read', 'write', 'publish'], surfaces: { api: true, mcp: true }, brands: null, publishCeilingDollars: 100 },
         { ref: 'editor', name: 'Board editor', createdBy: 'olive', scopes: ['read', 'write'], surfaces: { api: true, mcp: true }, brands: null },
+        { ref: 'reader', name: 'Reader', createdBy: 'olive', scopes: ['read'], surfaces: { api: true, mcp: true }, brands: null },
         { ref: 'hatsOnly', name: 'Hats only', createdBy: 'olive', scopes: ['read', 'write', 'publish'], surfaces: { api: true, mcp: true }, brands: ['hats'], publishCeilingDollars: 100 },
       ],
     },

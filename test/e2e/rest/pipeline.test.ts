@@ -105,6 +105,13 @@ for (const dialect of dialects()) {
         expect(limited.body.error.code).to.equal('brand_not_allowed');
         const rival = await pipe('GET', '', undefined, ci, w.brandId('other', 'rival'));
         expect(rival.status).to.equal(404);
+        const reader = w.key('acme', 'reader');
+        expect((await board(reader, hats)).status).to.equal(200);
+        for (const [method, path, body] of [['POST', '/columns', { name: 'Nope' }], ['PATCH', `/columns/${mine.columnId}`, { name: 'Nope' }], ['DELETE', `/columns/${mine.columnId}`, undefined]] as const) {
+          const refused = await pipe(method, path, body, reader, hats);
+          expect(refused.status, `${method} ${path}`).to.equal(403);
+          expect(refused.body.error).to.deep.include({ code: 'insufficient_scope', details: { requiredScope: 'write' } });
+        }
         await pipe('DELETE', `/columns/${mine.columnId}`, undefined, ci, hats);
       });
     });
@@ -325,6 +332,34 @@ for (const dialect of dialects()) {
         expect(moved.body).to.deep.include({ columnId: live.columnId, launchStatus: 'draft' });
         expect(await committedCents(w, 'acme', 'ci')).to.equal(committed);
       });
+    });
+  });
+
+  describe(`a publishing card move and the rate limit (${dialect})`, function () {
+    this.timeout(60_000);
+    let w: World;
+
+    before(async () => {
+      // One request in flight at a time: the publish a move starts runs within the move's own slot.
+      w = await startWorld({ dialect, bootstrap: boardWorld, env: { RATE_LIMIT_CONCURRENCY: '1', RATE_LIMIT_PER_MINUTE: '1000' } });
+    });
+    after(async () => {
+      await w?.close();
+    });
+
+    it('counts a move that publishes as one request, and its publish is never refused for want of a second slot', async () => {
+      const ci = w.key('acme', 'ci');
+      const shoes = w.brandId('acme', 'shoes');
+      const api = brandApi(w, ci, shoes);
+      const built = await buildLaunch(api, { creativeId: await uploadCreative(w, ci, shoes) });
+      const draft = (await api('POST', '/pipeline/columns', { name: 'Draft' })).body;
+      const live = (await api('POST', '/pipeline/columns', { name: 'Live', publishes: true })).body;
+      const card = await api('POST', '/pipeline/cards', { launchId: built.launchId, columnId: draft.columnId });
+      const moved = await api('PATCH', `/pipeline/cards/${card.body.cardId}`, { columnId: live.columnId, version: 1 });
+      expect(moved.status).to.equal(200);
+      expect(moved.body.publish).to.deep.equal({ attempted: true, published: true, reason: null });
+      const remaining = (r: { headers: Headers }) => Number(r.headers.get('ratelimit-remaining'));
+      expect(remaining(card) - remaining(moved)).to.equal(1);
     });
   });
 }
