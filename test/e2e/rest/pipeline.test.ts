@@ -240,6 +240,17 @@ for (const dialect of dialects()) {
         await pipe('DELETE', `/columns/${hatsColumn.columnId}`, undefined, ci, hats);
       });
 
+      it('takes the card of a deleted draft launch off the board, and the cards below it move up', async () => {
+        const first = await newCard({ launchId: await createLaunch(api, 'Dropped'), columnId: backlog.columnId, position: 0 });
+        const second = await newCard({ launchId: await createLaunch(api, 'Kept'), columnId: backlog.columnId, position: 1 });
+        expect((await api('DELETE', `/launches/${first.launchId}`)).status).to.equal(200);
+        const cards = (await board()).body.cards.filter((c: any) => c.columnId === backlog.columnId);
+        expect(cards.map((c: any) => [c.cardId, c.position])).to.deep.equal([[second.cardId, 0]]);
+        const up = await move(second.cardId, { title: 'Still here', version: 1 });
+        expect(up.body).to.deep.include({ position: 0, version: 2 });
+        await pipe('DELETE', `/cards/${second.cardId}`);
+      });
+
       it('publishes the launch of a card moved into a publishing column by a key with publish, counting its budget once', async () => {
         const built = await buildLaunch(api, { title: 'Goes live', creativeId });
         const committed = await committedCents(w, 'acme', 'ci');
