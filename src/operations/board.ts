@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import { defineOperation, type OperationContext } from '../catalogue/define.js';
 import { inTransaction, isUniqueViolation } from '../db/connection.js';
-import { ServiceError, validationFailed } from '../errors.js';
+import { ServiceError, notFound, validationFailed } from '../errors.js';
 import { loadLaunch } from '../launches/store.js';
 import { publishOnEntry } from '../board/publish.js';
 import {
@@ -293,7 +293,7 @@ export const movePipelineCard = defineOperation({
       const to = input.columnId === undefined ? seen.columnId : idOf(input.columnId);
       const columns = await lockColumns(trx, brandId, [seen.columnId, to]);
       const locked = await trx('board_cards').where({ id: seen.id }).forUpdate().first('version', 'column_id');
-      if (!locked) throw staleCard(seen.id, seen.version + 1, input.version);
+      if (!locked) throw notFound(`Pipeline card ${seen.id} of brand ${brandId}`);
       if (Number(locked.version) !== input.version) throw staleCard(seen.id, Number(locked.version), input.version);
       const moved = to !== seen.columnId;
       const changed = await trx('board_cards')
