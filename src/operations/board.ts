@@ -35,7 +35,12 @@ const PUBLISH_NOTE =
   'error code that stopped the publish (spend_ceiling_exceeded, spend_ceiling_required, validation_failed, ...), and publishError ' +
   'carries that error (for validation_failed, one detail per launch issue). Amounts are cents.';
 
-const idOf = (v: number | string) => Number(v);
+/** An id sent as a number or as digits; a string past the id range answers 400 naming `field`. */
+function idOf(v: number | string, field: string): number {
+  const n = Number(v);
+  if (n > 2_147_483_647) throw validationFailed([{ field, code: 'too_big', message: 'must be at most 2147483647' }]);
+  return n;
+}
 
 function nameTaken(columns: ColumnRow[], name: string, except?: number): ServiceError | null {
   const clash = columns.find((c) => c.id !== except && c.name.toLowerCase() === name.toLowerCase());
@@ -116,7 +121,7 @@ export const createPipelineColumn = defineOperation({
         name: input.name,
         position: columns.length,
         publishes: input.publishes,
-        workflow_id: input.workflowId === undefined || input.workflowId === null ? null : idOf(input.workflowId),
+        workflow_id: input.workflowId === undefined || input.workflowId === null ? null : idOf(input.workflowId, 'workflowId'),
         created_at: now,
         updated_at: now,
       });
@@ -163,7 +168,7 @@ export const updatePipelineColumn = defineOperation({
     const changes: Record<string, unknown> = { updated_at: ctx.now() };
     if (fields.name !== undefined) changes.name = fields.name;
     if (fields.publishes !== undefined) changes.publishes = fields.publishes;
-    if (fields.workflowId !== undefined) changes.workflow_id = fields.workflowId === null ? null : idOf(fields.workflowId);
+    if (fields.workflowId !== undefined) changes.workflow_id = fields.workflowId === null ? null : idOf(fields.workflowId, 'workflowId');
     await trx('board_columns').where({ id: columnId }).update(changes);
     if (fields.position !== undefined) {
       const order = columns.map((c) => c.id).filter((id) => id !== columnId);
@@ -221,7 +226,7 @@ export const createPipelineCard = defineOperation({
     '1000 cards: 422 unprocessable. Send an Idempotency-Key so a retry neither adds a second card nor publishes twice.',
   async handler(ctx, input: { launchId: string | number; columnId: number | string; title?: string; position?: number }) {
     const brandId = ctx.brand!.id;
-    const columnId = idOf(input.columnId);
+    const columnId = idOf(input.columnId, 'columnId');
     const placed = await inTransaction(ctx.db as Knex, async (trx) => {
       const launch = await loadLaunch(trx, brandId, input.launchId);
       const column = (await lockColumns(trx, brandId, [columnId])).get(columnId)!;
@@ -290,7 +295,7 @@ export const movePipelineCard = defineOperation({
     const placed = await inTransaction(ctx.db as Knex, async (trx) => {
       const seen = await loadCard(trx, brandId, input.cardId);
       if (seen.version !== input.version) throw staleCard(seen.id, seen.version, input.version);
-      const to = input.columnId === undefined ? seen.columnId : idOf(input.columnId);
+      const to = input.columnId === undefined ? seen.columnId : idOf(input.columnId, 'columnId');
       const columns = await lockColumns(trx, brandId, [seen.columnId, to]);
       const locked = await trx('board_cards').where({ id: seen.id }).forUpdate().first('version', 'column_id');
       if (!locked) throw notFound(`Pipeline card ${seen.id} of brand ${brandId}`);

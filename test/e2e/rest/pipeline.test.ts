@@ -92,6 +92,9 @@ for (const dialect of dialects()) {
         const bad = await pipe('POST', '/columns', { name: '', colour: 'red', workflowId: 0 }, ci, hats);
         expect(bad.status).to.equal(400);
         expect(bad.body.error.details.map((d: any) => d.field).sort()).to.deep.equal(['colour', 'name', 'workflowId']);
+        const huge = await pipe('POST', '/columns', { name: 'Huge', workflowId: '9999999999' }, ci, hats);
+        expect(huge.status).to.equal(400);
+        expect(huge.body.error.details).to.deep.equal([{ field: 'workflowId', code: 'too_big', message: 'must be at most 2147483647' }]);
         await pipe('DELETE', `/columns/${first.columnId}`, undefined, ci, hats);
       });
 
