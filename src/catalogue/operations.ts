@@ -12,6 +12,7 @@ import { webhookOperations } from '../operations/webhooks.js';
 import { copyOperations } from '../operations/copies.js';
 import { structureTemplateOperations } from '../operations/structure-templates.js';
 import { automationOperations } from '../operations/automations.js';
+import { boardOperations } from '../operations/board.js';
 
 export const operations: OperationDefinition[] = [
   listBrands,
@@ -44,4 +45,5 @@ export const operations: OperationDefinition[] = [
   ...copyOperations,
   ...structureTemplateOperations,
   ...automationOperations,
+  ...boardOperations,
 ];

@@ -15,6 +15,11 @@ export interface InvokeOptions {
   idempotencyKey?: string | null;
   meta?: InvokeMeta;
   log?: Logger;
+  /**
+   * Set by `ctx.invoke`: a call made by an operation within a request that was already counted
+   * and holds an in-flight slot, so it is neither counted nor limited again.
+   */
+  nested?: boolean;
 }
 
 export interface InvokeResult {

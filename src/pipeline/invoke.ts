@@ -4,7 +4,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal.js';
-import type { BrandRow, Catalogue, OperationContext, OperationDefinition } from '../catalogue/define.js';
+import type { BrandRow, Catalogue, NestedInvokeOptions, OperationContext, OperationDefinition } from '../catalogue/define.js';
 import type { Config } from '../config.js';
 import { inTransaction } from '../db/connection.js';
 import { ServiceError, notFound } from '../errors.js';
@@ -128,10 +128,6 @@ class InvocationContext implements OperationContext {
     return this.deps.webhooks;
   }
 
-  invoke(name: string, principal: Principal, input: Record<string, unknown>, options: InvokeOptions): Promise<InvokeResult> {
-    return invoke(this.deps, name, principal, input, options);
-  }
-
   get activity(): ActivityRecorder {
     return (this.recorder ??= activityRecorder(this.db, this.principal, this.deps.now));
   }
@@ -142,6 +138,19 @@ class InvocationContext implements OperationContext {
 
   validate<T>(schemaId: string, data: unknown, prefix?: string): T {
     return this.deps.schemas.validateInput<T>(schemaId, data, prefix);
+  }
+
+  invoke(name: string, input: Record<string, unknown>, options: NestedInvokeOptions = {}): Promise<InvokeResult> {
+    if ((this.db as Knex.Transaction).isTransaction) {
+      // The inner operation commits on its own; inside this transaction it would wait for it (SQLite) or outlive it.
+      return Promise.reject(new Error(`${this.op.name}: ctx.invoke("${name}") needs a handler declared transactional: false, called outside its transactions`));
+    }
+    return invoke(this.deps, name, options.principal ?? this.principal, input, {
+      requestId: this.requestId,
+      idempotencyKey: options.idempotencyKey ?? null,
+      log: this.log,
+      nested: true,
+    });
   }
 }
 
@@ -161,24 +170,26 @@ export async function invoke(
   const meta = options.meta ?? {};
   const log = options.log ?? deps.log;
 
-  let slot: RateLimitSlot;
-  try {
-    const pending = deps.limiter.acquire(principal.organizationId, options.requestId);
-    slot = pending instanceof Promise ? await pending : pending;
-  } catch (err) {
-    log.error({ requestId: options.requestId, err }, 'rate limiter unavailable');
-    throw new ServiceError('unavailable', 'The rate limiter could not be reached; nothing was done. Retry shortly.');
-  }
-  meta.rateLimit = slot.info;
-  if (slot.refused) {
-    throw new ServiceError(
-      'rate_limited',
-      slot.refused.reason === 'rate'
-        ? `Too many requests for this organization (limit ${slot.info.limit} a minute). Wait ${slot.refused.retryAfter} seconds.`
-        : 'Too many requests in flight for this organization. Wait for some to finish, then retry.',
-      { reason: slot.refused.reason },
-      slot.refused.retryAfter,
-    );
+  let slot: RateLimitSlot | null = null;
+  if (!options.nested) {
+    try {
+      const pending = deps.limiter.acquire(principal.organizationId, options.requestId);
+      slot = pending instanceof Promise ? await pending : pending;
+    } catch (err) {
+      log.error({ requestId: options.requestId, err }, 'rate limiter unavailable');
+      throw new ServiceError('unavailable', 'The rate limiter could not be reached; nothing was done. Retry shortly.');
+    }
+    meta.rateLimit = slot.info;
+    if (slot.refused) {
+      throw new ServiceError(
+        'rate_limited',
+        slot.refused.reason === 'rate'
+          ? `Too many requests for this organization (limit ${slot.info.limit} a minute). Wait ${slot.refused.retryAfter} seconds.`
+          : 'Too many requests in flight for this organization. Wait for some to finish, then retry.',
+        { reason: slot.refused.reason },
+        slot.refused.retryAfter,
+      );
+    }
   }
   try {
     if (!principal.scopes.has(op.scope)) {
@@ -243,7 +254,7 @@ export async function invoke(
     }
   } finally {
     try {
-      await deps.limiter.release(slot);
+      if (slot) await deps.limiter.release(slot);
     } catch (e) {
       log.error({ requestId: options.requestId, err: e }, 'could not release rate-limit slot');
     }

@@ -54,7 +54,7 @@ for (const dialect of dialects()) {
 
       before(async () => {
         await receiver.start();
-        w = await startWorld({ dialect, env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+        w = await startWorld({ dialect, env: { WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_PER_MINUTE: '100000' } });
         client = await transport.connect(w, w.key('acme', 'ci'));
         tools = (await client.listTools()).tools;
       });
