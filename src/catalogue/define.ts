@@ -15,6 +15,7 @@ import type { Directory } from '../directory.js';
 import type { EventOutbox } from '../events/outbox.js';
 import type { SecretBox } from '../auth/encryption.js';
 import type { WebhookSender } from '../webhooks/sender.js';
+import type { Trackers } from '../trackers/registry.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type IdempotencyMode = 'none' | 'optional' | 'required';
@@ -61,6 +62,8 @@ export interface OperationContext {
   secrets: SecretBox;
   /** Sends webhook messages (test sends; the delivery job uses the same sender). */
   webhooks: WebhookSender;
+  /** Click-tracker adapters (sandbox or Keitaro, per TRACKER_MODE) and the brand's connection. */
+  trackers: Trackers;
 }
 
 export interface OperationDefinition<I = any, O = any> {

@@ -5,5 +5,6 @@ import * as deliverWebhooks from './deliver-webhooks.js';
 import * as purgeEvents from './purge-events.js';
 import * as purgeIdempotency from './purge-idempotency.js';
 import * as sweepDeliveries from './sweep-deliveries.js';
+import * as pushTrackerSpend from './push-tracker-spend.js';
 
-export const jobKinds: JobKind[] = [deliverWebhooks, sweepDeliveries, purgeEvents, purgeIdempotency];
+export const jobKinds: JobKind[] = [deliverWebhooks, sweepDeliveries, purgeEvents, purgeIdempotency, pushTrackerSpend];

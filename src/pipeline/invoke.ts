@@ -20,6 +20,7 @@ import type { Directory } from '../directory.js';
 import type { EventOutbox } from '../events/outbox.js';
 import type { SecretBox } from '../auth/encryption.js';
 import type { WebhookSender } from '../webhooks/sender.js';
+import type { Trackers } from '../trackers/registry.js';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, renewIdempotencyLease, type Claim } from './idempotency.js';
 
 export interface InvokeMeta {
@@ -56,6 +57,7 @@ export interface PipelineDeps {
   events: EventOutbox;
   secrets: SecretBox;
   webhooks: WebhookSender;
+  trackers: Trackers;
 }
 
 function checkIdempotencyKey(op: OperationDefinition, key: string | null | undefined): string | null {
@@ -142,6 +144,10 @@ class InvocationContext implements OperationContext {
 
   get webhooks(): WebhookSender {
     return this.deps.webhooks;
+  }
+
+  get trackers(): Trackers {
+    return this.deps.trackers;
   }
 
   get activity(): ActivityRecorder {
