@@ -56,7 +56,7 @@ export async function up(knex: Knex): Promise<void> {
     t.string('currency', 3).notNullable();
     t.string('timezone', 64).notNullable();
     t.bigInteger('updated_at').notNullable();
-    t.unique(['brand_id', 'tracker_campaign_id', 'start_date', 'end_date', 'sub_id_3']);
+    t.unique(['brand_id', 'tracker_campaign_id', 'start_date', 'end_date', 'sub_id_3'], { indexName: 'sandbox_tracker_costs_range_unique' });
   });
 }
 
