@@ -1,5 +1,6 @@
 // The Keitaro adapter: Admin API under {baseUrl}/admin_api/v1 with the key in the `Api-Key` header.
-// Campaign list, a clicks report grouped by campaign, sub_id_3 and ad_campaign_id, and update_costs.
+// Campaign list, a clicks report (the v9 report builder: dimensions and measures) grouped by
+// campaign, sub_id_3 and ad_campaign_id, and update_costs.
 // 401 is a rejected key, 402/403 a plan (edition) that refuses the call, 429 a throttle honoured
 // with its Retry-After (twice at most), 5xx and network failures are transient.
 
