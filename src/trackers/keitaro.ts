@@ -5,7 +5,7 @@
 // with its Retry-After (twice at most), 5xx and network failures are transient.
 
 import { TrackerError, type ClickRow, type CostUpdate, type ReportRange, type TrackerAdapter, type TrackerCampaign, type TrackerConnection } from './port.js';
-import { currencyExponent } from './port.js';
+import { minorUnits, type CostRow } from './port.js';
 
 export interface KeitaroOptions {
   timeoutMs: number;
@@ -24,17 +24,6 @@ function parseRetryAfter(value: string | null): number {
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
   const at = Date.parse(value);
   return Number.isFinite(at) ? Math.max(0, at - Date.now()) : 60_000;
-}
-
-/** Decimal money string or number to integer minor units, without floating-point drift. */
-function toMinorUnits(value: unknown, currency: string): number {
-  const text = typeof value === 'number' ? value.toFixed(currencyExponent(currency)) : String(value ?? '0');
-  const m = /^(-?)(\d*)(?:\.(\d+))?$/.exec(text.trim());
-  if (!m) return 0;
-  const exp = currencyExponent(currency);
-  const frac = (m[3] ?? '').padEnd(exp, '0').slice(0, exp);
-  const n = Number(`${m[2] || '0'}${frac}`);
-  return m[1] ? -n : n;
 }
 
 export class KeitaroTracker implements TrackerAdapter {
@@ -109,11 +98,23 @@ export class KeitaroTracker implements TrackerAdapter {
           sub3: r.sub_id_3 ? String(r.sub_id_3) : null,
           campaignIdParam: r.ad_campaign_id ? String(r.ad_campaign_id) : null,
           clicks,
-          revenueMinorUnits: toMinorUnits(r.revenue, 'USD'),
+          revenueMinorUnits: minorUnits(r.revenue, 'USD'),
         });
       }
       if (rows.length < REPORT_PAGE || offset + REPORT_PAGE >= Number(page?.total ?? 0)) return out;
     }
+  }
+
+  async costReport(conn: TrackerConnection, range: ReportRange): Promise<CostRow[]> {
+    const page = await this.call<{ rows?: Array<Record<string, unknown>> }>(conn, 'POST', '/report/build', {
+      range: { from: range.from, to: range.to, timezone: range.timezone },
+      dimensions: ['campaign_id', 'sub_id_3'],
+      measures: ['cost'],
+      filters: [],
+      limit: 10_000,
+      offset: 0,
+    });
+    return (page?.rows ?? []).map((r) => ({ trackerCampaignId: String(r.campaign_id), sub3: r.sub_id_3 ? String(r.sub_id_3) : null, cost: String(r.cost ?? '0') }));
   }
 
   async updateCosts(conn: TrackerConnection, trackerCampaignId: string, u: CostUpdate): Promise<void> {

@@ -45,6 +45,14 @@ export interface CostUpdate {
   sub3: string | null;
 }
 
+/** Cost the tracker holds for one campaign and sub_id_3 value (null: clicks without sub3) over a range. */
+export interface CostRow {
+  trackerCampaignId: string;
+  sub3: string | null;
+  /** Decimal string as the tracker reports it. */
+  cost: string;
+}
+
 export type TrackerErrorKind = 'unauthorized' | 'refused' | 'throttled' | 'transient' | 'invalid_request' | 'not_found';
 
 /** The closed set of failures a tracker adapter reports. */
@@ -63,6 +71,8 @@ export interface TrackerAdapter {
   listCampaigns(conn: TrackerConnection): Promise<TrackerCampaign[]>;
   clickReport(conn: TrackerConnection, range: ReportRange): Promise<ClickRow[]>;
   updateCosts(conn: TrackerConnection, trackerCampaignId: string, update: CostUpdate): Promise<void>;
+  /** The cost the tracker holds per campaign and sub_id_3 over the range (read back after a final push). */
+  costReport(conn: TrackerConnection, range: ReportRange): Promise<CostRow[]>;
 }
 
 /** Digits after the decimal point of a currency (ISO 4217 minor unit): USD 2, JPY 0, KWD 3. */
@@ -80,4 +90,15 @@ export function decimalCost(minorUnits: number, currency: string): string {
   const digits = String(Math.abs(Math.trunc(minorUnits))).padStart(exp + 1, '0');
   const sign = minorUnits < 0 ? '-' : '';
   return exp === 0 ? `${sign}${digits}` : `${sign}${digits.slice(0, -exp)}.${digits.slice(-exp)}`;
+}
+
+/** A decimal money string to integer minor units of the currency, without floating-point drift. */
+export function minorUnits(value: unknown, currency: string): number {
+  const exp = currencyExponent(currency);
+  const text = typeof value === 'number' ? value.toFixed(exp) : String(value ?? '0');
+  const m = /^(-?)(\d*)(?:\.(\d+))?$/.exec(text.trim());
+  if (!m) return 0;
+  const frac = (m[3] ?? '').padEnd(exp, '0').slice(0, exp);
+  const n = Number(`${m[2] || '0'}${frac}`);
+  return m[1] ? -n : n;
 }

@@ -14,7 +14,7 @@ import { PlatformError } from '../platforms/port.js';
 import type { Platforms } from '../platforms/registry.js';
 import { addDays, localDate } from '../time/zones.js';
 import { resolveMappings, type PushTarget } from './mappings.js';
-import { TrackerError, decimalCost } from './port.js';
+import { TrackerError, decimalCost, minorUnits } from './port.js';
 import type { Trackers } from './registry.js';
 
 /** When the push job runs (UTC): every hour at minute 5. */
@@ -60,6 +60,17 @@ export interface PushedCost {
   sub3Filter: string | null;
 }
 
+/** Spend drift after a final push: what the ad platform reported against what the tracker holds. */
+export interface Drift {
+  providerCampaignId: string;
+  trackerCampaignId: string;
+  date: string;
+  platformMinorUnits: number;
+  trackerMinorUnits: number;
+  /** trackerMinorUnits - platformMinorUnits: 0 when the tracker holds exactly the pushed spend. */
+  differenceMinorUnits: number;
+}
+
 export interface CycleResult {
   brandId: number;
   ranAt: string;
@@ -68,6 +79,7 @@ export interface CycleResult {
   skipped: Array<{ providerCampaignId: string; trackerCampaignId: string | null; reason: string }>;
   unmatchedCount: number;
   error: string | null;
+  drift: Drift[];
 }
 
 const iso = (ms: number | string | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
@@ -149,7 +161,7 @@ export async function runPushCycle(deps: PushDeps, brandId: number): Promise<Cyc
   const connRow = await knex('tracker_connections').where({ brand_id: brandId }).first('api_key_sealed');
   const keyAtStart = connRow?.api_key_sealed as string | undefined;
   const intervalMs = Number(setting.request_interval_seconds) * 1000;
-  const result: CycleResult = { brandId, ranAt: new Date(started).toISOString(), outcome: 'pushed', pushed: [], skipped: [], unmatchedCount: 0, error: null };
+  const result: CycleResult = { brandId, ranAt: new Date(started).toISOString(), outcome: 'pushed', pushed: [], skipped: [], unmatchedCount: 0, error: null, drift: [] };
   let requests = 0;
   /** Spaces tracker requests by requestIntervalSeconds (the first of the cycle goes at once). */
   const pace = async () => {
@@ -189,6 +201,14 @@ export async function runPushCycle(deps: PushDeps, brandId: number): Promise<Cyc
       const done = await knex('tracker_final_pushes').where({ brand_id: brandId, account_id: accountId }).first('final_date');
       if (done && done.final_date >= yesterday) continue;
       for (const t of pushable.filter((x) => x.campaign.accountId === accountId)) await push(t, yesterday, true);
+      // Spend drift: read back what the tracker now holds for yesterday and compare it with the platform's spend.
+      await pace();
+      const held = await adapter.costReport(resolved.connection, { from: yesterday, to: yesterday, timezone: account.timezone });
+      for (const p of result.pushed.filter((x) => x.final && x.date === yesterday && x.timezone === account.timezone)) {
+        const rows = held.filter((h) => h.trackerCampaignId === p.trackerCampaignId && (p.sub3Filter === null || h.sub3 === p.sub3Filter));
+        const trackerMinorUnits = rows.reduce((sum, h) => sum + minorUnits(h.cost, account.currency), 0);
+        result.drift.push({ providerCampaignId: p.providerCampaignId, trackerCampaignId: p.trackerCampaignId, date: yesterday, platformMinorUnits: p.costMinorUnits, trackerMinorUnits, differenceMinorUnits: trackerMinorUnits - p.costMinorUnits });
+      }
       // Recorded only once every campaign of the account was set: a crash before here repeats it, setting the same costs.
       await knex('tracker_final_pushes')
         .insert({ brand_id: brandId, account_id: accountId, final_date: yesterday, pushed_at: now() })

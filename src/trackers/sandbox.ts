@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { datesBetween } from '../time/zones.js';
 import { serviceCampaigns } from './campaigns.js';
-import { TrackerError, type ClickRow, type CostUpdate, type ReportRange, type TrackerAdapter, type TrackerCampaign, type TrackerConnection } from './port.js';
+import { TrackerError, type ClickRow, type CostRow, type CostUpdate, type ReportRange, type TrackerAdapter, type TrackerCampaign, type TrackerConnection } from './port.js';
 
 /** The sandbox tracker campaign id of an ad account row. */
 export const sandboxCampaignId = (adAccountRowId: number) => String(9000 + adAccountRowId);
@@ -47,6 +47,11 @@ export class SandboxTracker implements TrackerAdapter {
       });
     }
     return rows;
+  }
+
+  async costReport(conn: TrackerConnection, range: ReportRange): Promise<CostRow[]> {
+    const rows = await this.knex('sandbox_tracker_costs').where({ brand_id: conn.brandId, start_date: range.from, end_date: range.to }).select('tracker_campaign_id', 'sub_id_3', 'cost');
+    return rows.map((r) => ({ trackerCampaignId: r.tracker_campaign_id, sub3: r.sub_id_3 || null, cost: r.cost }));
   }
 
   async updateCosts(conn: TrackerConnection, trackerCampaignId: string, u: CostUpdate): Promise<void> {

@@ -71,6 +71,8 @@ export class KeitaroServer {
   readonly costs = new Map<string, StoredCost>();
   readonly requests: LoggedRequest[] = [];
   readonly faults: FakeFault[] = [];
+  /** Added to every cost the report answers (a tracker that does not hold exactly what was pushed). */
+  reportedCostOffset = 0;
   private readonly server = http.createServer((req, res) => void this.handle(req, res));
 
   constructor(apiKey = 'kt_live_key_0001', private readonly clock: () => number = Date.now) {
@@ -143,6 +145,12 @@ export class KeitaroServer {
       const from = String(body?.range?.from ?? '').slice(0, 10);
       const to = String(body?.range?.to ?? '').slice(0, 10);
       if (!from || !to || !body?.range?.timezone) return send(400, { error: 'range.from, range.to and range.timezone are required' });
+      if ((body?.measures ?? []).includes('cost')) {
+        const rows = [...this.costs.values()]
+          .filter((c) => c.startDate.slice(0, 10) === from && c.endDate.slice(0, 10) === to)
+          .map((c) => ({ campaign_id: c.campaignId, sub_id_3: c.subId3 ?? '', cost: (Number(c.cost) + this.reportedCostOffset).toFixed(c.cost.includes('.') ? c.cost.split('.')[1].length : 0) }));
+        return send(200, { rows, total: rows.length, meta: { timezone: body.range.timezone } });
+      }
       const groups = new Map<string, Record<string, unknown>>();
       for (const c of this.clicks.filter((x) => x.date >= from && x.date <= to)) {
         const key = `${c.campaign_id}|${c.sub_id_3}|${c.ad_campaign_id}`;

@@ -66,7 +66,8 @@ for (const dialect of dialects()) {
       await seedLaunch(setup.knex, org.id, tokyo, 'biz_5002', [{ id: C3, name: 'Tokyo launch' }], T0 - 3 * 24 * HOUR);
       await setup.knex.destroy();
       service = await Service.open({
-        config: loadConfig({ DATABASE_URL: db.url, TRACKER_MODE: 'live', LOG_LEVEL: 'silent', SVC_STRICT_OUTPUT: 'true' }),
+        // The injected sleep moves the clock by whole seconds: a lease long enough that a run never outlives it on this clock.
+        config: loadConfig({ DATABASE_URL: db.url, TRACKER_MODE: 'live', LOG_LEVEL: 'silent', SVC_STRICT_OUTPUT: 'true', JOB_LEASE_MS: '600000' }),
         log: pino({ level: 'silent' }),
         now: () => clock,
         sleep: async (ms) => {
@@ -203,6 +204,28 @@ for (const dialect of dialects()) {
       expect(run.outcome).to.equal('pushed');
       expect(sleeps).to.include(11_000);
       expect(run.pushed.map((p: any) => p.providerCampaignId)).to.deep.equal([C3]);
+    });
+
+    it('after a final push, reads back what the tracker holds and reports the spend drift in the run answer', async () => {
+      // 04:05 on 12 March in Tokyo: the 11th is final there and has not been pushed yet.
+      clock = Date.UTC(2026, 2, 11, 19, 5);
+      const run = await call('run-tracker-push', { brandId: tokyo });
+      expect(run.outcome).to.equal('pushed');
+      const final = run.pushed.find((p: any) => p.final);
+      expect(final).to.deep.include({ providerCampaignId: C3, date: '2026-03-11', currency: 'JPY' });
+      expect(run.drift).to.deep.equal([{ providerCampaignId: C3, trackerCampaignId: String(TOKYO_CAMPAIGN), date: '2026-03-11', platformMinorUnits: final.costMinorUnits, trackerMinorUnits: final.costMinorUnits, differenceMinorUnits: 0 }]);
+      // Later cycles of the same day push no final and report no drift.
+      clock += HOUR;
+      expect((await call('run-tracker-push', { brandId: tokyo })).drift).to.deep.equal([]);
+      // A tracker holding one yen more than was pushed shows a drift of 1.
+      await service.knex('tracker_final_pushes').where({ brand_id: tokyo }).delete();
+      tracker.reportedCostOffset = 1;
+      try {
+        const drifted = await call('run-tracker-push', { brandId: tokyo });
+        expect(drifted.drift.map((d: any) => d.differenceMinorUnits)).to.deep.equal([1]);
+      } finally {
+        tracker.reportedCostOffset = 0;
+      }
     });
 
     const disabledRows = [
