@@ -13,6 +13,7 @@ import { copyOperations } from '../operations/copies.js';
 import { structureTemplateOperations } from '../operations/structure-templates.js';
 import { automationOperations } from '../operations/automations.js';
 import { boardOperations } from '../operations/board.js';
+import { trackerOperations } from '../operations/tracker.js';
 
 export const operations: OperationDefinition[] = [
   listBrands,
@@ -46,4 +47,5 @@ export const operations: OperationDefinition[] = [
   ...structureTemplateOperations,
   ...automationOperations,
   ...boardOperations,
+  ...trackerOperations,
 ];

@@ -6,5 +6,6 @@ import * as purgeEvents from './purge-events.js';
 import * as purgeIdempotency from './purge-idempotency.js';
 import * as sweepDeliveries from './sweep-deliveries.js';
 import * as evaluateAutomations from './evaluate-automations.js';
+import * as pushTrackerSpend from './push-tracker-spend.js';
 
-export const jobKinds: JobKind[] = [deliverWebhooks, sweepDeliveries, purgeEvents, purgeIdempotency, evaluateAutomations];
+export const jobKinds: JobKind[] = [deliverWebhooks, sweepDeliveries, purgeEvents, purgeIdempotency, evaluateAutomations, pushTrackerSpend];

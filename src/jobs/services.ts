@@ -9,6 +9,7 @@ import type { InvokeOptions, InvokeResult } from '../pipeline/invoke-types.js';
 import type { Platforms } from '../platforms/registry.js';
 import type { Directory } from '../directory.js';
 import type { SchemaRegistry } from '../schemas/registry.js';
+import type { Trackers } from '../trackers/registry.js';
 
 export interface JobServices {
   dialect: Dialect;
@@ -20,4 +21,6 @@ export interface JobServices {
   platforms: Platforms;
   directory: Directory;
   schemas: SchemaRegistry;
+  /** Click-tracker adapters and the sleep that spaces tracker requests. */
+  trackers: Trackers;
 }
