@@ -130,7 +130,8 @@ export class Service {
           events,
           secrets,
           webhooks: webhookSender,
-          invoke: (name, principal, input, opts) => withinBudget(invoke(deps, name, principal, input, opts), config.requestTimeoutMs, log, opts.requestId),
+          // No request budget: nobody waits on a job, and its lease (renewed while it runs) bounds it instead.
+          invoke: (name, principal, input, opts) => invoke(deps, name, principal, input, opts),
           platforms: deps.platforms,
           directory: deps.directory,
           schemas,

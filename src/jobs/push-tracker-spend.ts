@@ -1,13 +1,14 @@
 // Job: the tracker spend push of one brand (key = brand id). Each run is one push cycle, then the
 // row waits for the next hour (PUSH_CRON, UTC); a push turned off or a tracker disconnected parks
-// it until set-tracker-push turns it on again. A cycle only sets costs, so a run repeated after a
-// crash (the lease ran out) sets the same costs again.
+// it until set-tracker-push turns it on again. A cycle is run-tracker-push through the pipeline, as
+// the push's own principal; it only sets costs, so a run repeated after a crash sets the same costs again.
 
 import type { JobContext, JobNext } from './kind.js';
 import type { ClaimedJob } from './queue/job.js';
 import type { Knex } from 'knex';
 import { nextCronTime } from './worker.js';
-import { PUSH_CRON, pushSetting, runPushCycle } from '../trackers/push.js';
+import { PUSH_CRON, pushSetting, trackerPushPrincipal, type CycleResult } from '../trackers/push.js';
+import { ServiceError } from '../errors.js';
 
 export const kind = 'tracker-push';
 
@@ -22,9 +23,22 @@ export async function schedulePush(db: Knex | Knex.Transaction, brandId: number,
 
 export async function run(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
   const brandId = Number(job.key);
-  const [setting, conn] = await Promise.all([pushSetting(ctx.knex, brandId), ctx.knex('tracker_connections').where({ brand_id: brandId }).first('brand_id')]);
-  if (!setting.enabled || !conn) return null;
-  const result = await runPushCycle({ knex: ctx.knex, trackers: ctx.trackers, platforms: ctx.platforms, secrets: ctx.secrets, events: ctx.events, now: ctx.now, log: ctx.log }, brandId);
+  const [setting, conn, brand] = await Promise.all([
+    pushSetting(ctx.knex, brandId),
+    ctx.knex('tracker_connections').where({ brand_id: brandId }).first('brand_id'),
+    ctx.knex('brands').where({ id: brandId }).first('organization_id'),
+  ]);
+  if (!setting.enabled || !conn || !brand) return null;
+  // The same operation as a person's run-tracker-push, acting as the push's own principal.
+  const principal = trackerPushPrincipal(Number(brand.organization_id), brandId);
+  let result: CycleResult;
+  try {
+    result = (await ctx.invoke('run-tracker-push', principal, { brandId }, { requestId: `job_${kind}_${brandId}_${ctx.now()}`, log: ctx.log })).body as CycleResult;
+  } catch (err) {
+    // Turned off or disconnected since the claim: park until set-tracker-push turns it on again.
+    if (err instanceof ServiceError && err.code === 'conflict') return null;
+    throw err;
+  }
   ctx.log.info({ job: kind, brandId, outcome: result.outcome, pushed: result.pushed.length, skipped: result.skipped.length }, 'tracker push cycle');
   return result.outcome === 'disabled' ? null : nextCronTime(PUSH_CRON, ctx.now());
 }

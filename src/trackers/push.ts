@@ -5,6 +5,7 @@
 // updates turns the push off (tracker.push.disabled); any other failure keeps it on, records
 // lastError and emits tracker.push.failed.
 
+import type { Principal } from '../auth/principal.js';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { SecretBox } from '../auth/encryption.js';
@@ -19,6 +20,23 @@ import type { Trackers } from './registry.js';
 
 /** When the push job runs (UTC): every hour at minute 5. */
 export const PUSH_CRON = '5 * * * *';
+
+/** The principal the hourly push acts as: `Tracker push` in activity, its own brand only. */
+export function trackerPushPrincipal(organizationId: number, brandId: number): Principal {
+  return {
+    kind: 'api_key',
+    organizationId,
+    credentialId: `tracker-push:${brandId}`,
+    apiKeyId: null,
+    grantId: null,
+    userId: 0,
+    actorLabel: 'Tracker push',
+    scopes: new Set(['read', 'write']),
+    brandIds: new Set([brandId]),
+    role: null,
+    publishCeilingCents: null,
+  };
+}
 export const DEFAULT_FINAL_LOCAL_HOUR = 3;
 export const DEFAULT_REQUEST_INTERVAL_SECONDS = 2;
 
