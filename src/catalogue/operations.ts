@@ -9,6 +9,7 @@ import { editLiveCampaign, launchCampaign } from '../operations/publish.js';
 import { getNamingConvention, getOverview, listCampaigns, listLeadForms, listOptions, setNamingConvention } from '../operations/ad-accounts.js';
 import { getCreative, listCreatives, uploadCreative } from '../operations/creatives.js';
 import { webhookOperations } from '../operations/webhooks.js';
+import { workflowOperations } from '../operations/workflows.js';
 
 export const operations: OperationDefinition[] = [
   listBrands,
@@ -38,4 +39,5 @@ export const operations: OperationDefinition[] = [
   listSnapshotTemplates,
   createLaunchFromSnapshot,
   ...webhookOperations,
+  ...workflowOperations,
 ];

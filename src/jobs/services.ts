@@ -9,6 +9,7 @@ import type { InvokeOptions, InvokeResult } from '../pipeline/invoke.js';
 import type { Platforms } from '../platforms/registry.js';
 import type { Directory } from '../directory.js';
 import type { SchemaRegistry } from '../schemas/registry.js';
+import type { Catalogue } from '../catalogue/define.js';
 
 export interface JobServices {
   dialect: Dialect;
@@ -20,4 +21,6 @@ export interface JobServices {
   platforms: Platforms;
   directory: Directory;
   schemas: SchemaRegistry;
+  /** The operations, for work that offers them as tools (workflow agent steps). */
+  catalogue?: Catalogue;
 }
