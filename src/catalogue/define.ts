@@ -15,6 +15,7 @@ import type { Directory } from '../directory.js';
 import type { EventOutbox } from '../events/outbox.js';
 import type { SecretBox } from '../auth/encryption.js';
 import type { WebhookSender } from '../webhooks/sender.js';
+import type { ErrorCode } from '../errors.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type IdempotencyMode = 'none' | 'optional' | 'required';
@@ -77,6 +78,11 @@ export interface OperationDefinition<I = any, O = any> {
   annotations: OperationAnnotations;
   summary: string;
   description?: string;
+  /**
+   * Failure codes of this operation's own rules (e.g. `conflict`), beyond those its path, scope
+   * and idempotency imply (see failures.ts); tool descriptions list them all.
+   */
+  errors?: ErrorCode[];
   /** Area used to group commands and OpenAPI tags. */
   tag: string;
   /** HTTP status of a success (default 200). */

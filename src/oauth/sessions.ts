@@ -5,6 +5,8 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { verifyPassword } from '../auth/secrets.js';
 
+/** Name of the cookie that carries a sign-in session (consent and account pages). */
+export const SESSION_COOKIE = 'svc_session';
 export const SESSION_TTL_MS = 12 * 3600_000;
 const FAILURE_WINDOW_MS = 15 * 60_000;
 const MAX_FAILURES = 5;

@@ -20,6 +20,7 @@ export const listActivity = defineOperation({
   method: 'GET',
   path: '/brands/{brandId}/activity',
   scope: 'read',
+  errors: ['account_ambiguous'],
   idempotency: 'none',
   input: 'list-activity#/$defs/input',
   output: 'list-activity#/$defs/output',

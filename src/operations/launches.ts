@@ -123,6 +123,7 @@ export const deleteLaunch = defineOperation({
   method: 'DELETE',
   path: '/brands/{brandId}/launches/{launchId}',
   scope: 'write',
+  errors: ['conflict'],
   idempotency: 'none',
   input: 'delete-launch#/$defs/input',
   output: 'delete-launch#/$defs/output',

@@ -1,6 +1,6 @@
 // The MCP surface: a stateless Streamable HTTP endpoint built on the SDK's low-level Server.
 // Each request authenticates, builds a fresh Server for its principal, and translates tool calls
-// into `invoke`; failures come back as tool results with `isError` and the REST error envelope.
+// into `invoke`; results follow one rule for every tool (results.ts).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -8,8 +8,8 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { CallToolRequestSchema, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../../src/auth/principal.js';
 import { ServiceError, envelopeOf, httpStatusOf } from '../../src/errors.js';
+import { errorResult, successResult } from './results.js';
 import type { Service } from '../../src/service.js';
-import { fromAnswerJson } from '../../src/serialized.js';
 import { toolFor, toolName, type ToolDefinition } from './tools.js';
 import { ExchangeTransport } from './exchange.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
@@ -32,22 +32,10 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(JSON.stringify(body));
 }
 
-// A tool result's text (the answer's JSON) and the JSON of the whole result, made once per answer
-// object; a single tools/call is answered with that JSON as it is.
-const toolResults = new WeakMap<object, { text: string; json: string }>();
-
-const serializedResult = (body: unknown) =>
-  fromAnswerJson(toolResults, body, (text) => ({ text, json: `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}}` }));
-
 function callResult(body: unknown, caller: Caller): CallToolResult {
-  const { text, json } = serializedResult(body);
+  const { result, json } = successResult(body);
   caller.resultJson = json;
-  return { content: [{ type: 'text', text }], structuredContent: body as Record<string, unknown> };
-}
-
-function errorResult(err: unknown, requestId: string): CallToolResult {
-  const envelope = envelopeOf(err, requestId);
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(envelope) }], structuredContent: envelope as unknown as Record<string, unknown> };
+  return result;
 }
 
 /** The MCP Server of a process: one, connected to the shared exchange; each call names its principal. */
@@ -65,7 +53,10 @@ export function createMcpEndpoint(service: Service): { tools: ToolDefinition[]; 
     const { principal, requestId } = caller;
     const op = byName.get(request.params.name);
     if (!op) return errorResult(new ServiceError('not_found', `No tool named ${request.params.name}; call tools/list to see the tools.`), requestId);
-    const { idempotencyKey, ...input } = (request.params.arguments ?? {}) as Record<string, unknown>;
+    // An operation without idempotency lists no idempotencyKey, so the argument is refused as unknown, as on REST.
+    const input = { ...request.params.arguments } as Record<string, unknown>;
+    const idempotencyKey = op.idempotency === 'none' ? undefined : input.idempotencyKey;
+    if (op.idempotency !== 'none') delete input.idempotencyKey;
     if (idempotencyKey !== undefined && typeof idempotencyKey !== 'string') {
       return errorResult(new ServiceError('validation_failed', 'idempotencyKey must be a string.', [{ field: 'idempotencyKey', code: 'invalid_type', message: 'must be string' }]), requestId);
     }

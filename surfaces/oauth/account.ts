@@ -9,14 +9,13 @@ import type Koa from 'koa';
 import { koaBody } from 'koa-body';
 import type { Service } from '../../src/service.js';
 import { ServiceError, httpStatusOf, type FieldIssue } from '../../src/errors.js';
-import { csrfMatches, membershipsOf, sessionOf, signOut, type Membership, type WebSession } from '../../src/oauth/sessions.js';
+import { SESSION_COOKIE, csrfMatches, membershipsOf, sessionOf, signOut, type Membership, type WebSession } from '../../src/oauth/sessions.js';
 import {
   createKey, getKey, listKeys, managesKeys, organizationBrands, requireKeyManager, revokeKey, updateKey,
   type KeyActor, type KeySettingsInput, type ManagedKey, type OrganizationForKeys,
 } from '../../src/account/keys.js';
 import { listApps, revokeApp, type ApprovedApp } from '../../src/account/apps.js';
 import { esc, hidden, page, signInPage } from './html.js';
-import { SESSION_COOKIE } from './routes.js';
 
 type Ctx = Koa.ParameterizedContext<{ requestId: string }>;
 type Brand = { id: number; name: string };

@@ -6,14 +6,13 @@ import type Koa from 'koa';
 import { koaBody } from 'koa-body';
 import type { Service } from '../../src/service.js';
 import { OAuthError, approve, checkAuthorizeRequest, registerClient, revoke, token, type AuthorizeRequest } from '../../src/oauth/flows.js';
-import { csrfMatches, membershipsOf, sessionOf, signIn } from '../../src/oauth/sessions.js';
+import { SESSION_COOKIE, csrfMatches, membershipsOf, sessionOf, signIn } from '../../src/oauth/sessions.js';
 import { dollarsToCents } from '../../src/bootstrap.js';
 import type { Scope } from '../../src/auth/principal.js';
 import { consentPage } from './consent.js';
 import { errorPage, signInPage } from './html.js';
 import { accountRoutes } from './account.js';
 
-export const SESSION_COOKIE = 'svc_session';
 const forms = koaBody({ urlencoded: true, json: true, multipart: false, formLimit: '64kb', jsonLimit: '64kb', patchNode: false });
 
 type Ctx = Koa.ParameterizedContext<{ requestId: string }>;

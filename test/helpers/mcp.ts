@@ -1,6 +1,8 @@
 // Connects the MCP SDK's real Client to a listening server with a bearer credential.
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 export async function mcpClient(baseUrl: string, key: string | null): Promise<Client> {
@@ -10,4 +12,39 @@ export async function mcpClient(baseUrl: string, key: string | null): Promise<Cl
   });
   await client.connect(transport);
   return client;
+}
+
+export interface ToolResult {
+  isError?: boolean;
+  structuredContent?: any;
+  content: Array<{ type: string; text?: string }>;
+}
+
+/**
+ * The error of a failed tool call, as an agent reads it: `isError`, the contract's envelope as JSON
+ * in the first text block, and no structuredContent (the tool's outputSchema describes answers).
+ */
+export function toolError(result: unknown): { code: string; message: string; details: any; requestId: string } {
+  const r = result as ToolResult;
+  if (r.isError !== true) throw new Error(`expected an isError result, got ${JSON.stringify(r).slice(0, 300)}`);
+  if (r.structuredContent !== undefined) throw new Error('an error result must not carry structuredContent');
+  const text = r.content.find((c) => c.type === 'text')?.text;
+  if (!text) throw new Error('an error result must carry the envelope as text');
+  return JSON.parse(text).error;
+}
+
+const clientAjv = addFormats.default(new Ajv2020({ strict: false }));
+
+/**
+ * The check the SDK's Client makes of every tool result against the tool it listed (it throws
+ * McpError -32602 when this fails): a tool with an outputSchema must return structuredContent
+ * unless the result is an error, and any structuredContent must validate against that schema.
+ */
+export function clientAccepts(tool: { name: string; outputSchema?: object }, result: ToolResult): { ok: true } | { ok: false; reason: string } {
+  if (!tool.outputSchema) return { ok: true };
+  if (result.structuredContent === undefined) {
+    return result.isError ? { ok: true } : { ok: false, reason: `tool ${tool.name} has an output schema but returned no structured content` };
+  }
+  const validate = clientAjv.compile(tool.outputSchema);
+  return validate(result.structuredContent) ? { ok: true } : { ok: false, reason: `structured content does not match ${tool.name}'s output schema: ${clientAjv.errorsText(validate.errors)}` };
 }

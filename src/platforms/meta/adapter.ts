@@ -11,7 +11,7 @@ import { NO_INSIGHTS, addInsights } from '../insights.js';
 import {
   LiveHttp, chunks, createExactlyOnce, currencyDigits, markedName, markerTag, splitMarkedName, unsupportedLevel,
   type CreateOutcome, type LiveHttpOptions,
-} from '../live.js';
+} from '../live-http.js';
 import { BATCH_LIMIT, GraphClient, type BatchAnswer, type BatchRequest } from './graph.js';
 import {
   ANY_EFFECTIVE, CAMPAIGN_FIELDS, CONVERSION_EVENTS, EDGES, INSIGHT_FIELDS, LISTED_EFFECTIVE,

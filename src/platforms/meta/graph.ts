@@ -2,7 +2,7 @@
 // (up to 50 requests in one HTTP round trip), each answer turned into data or a PlatformError.
 
 import { PlatformError, type AdAccount } from '../port.js';
-import type { LiveHttp } from '../live.js';
+import type { LiveHttp } from '../live-http.js';
 import { graphError } from './errors.js';
 import type { GraphParams } from './mapping.js';
 

@@ -11,7 +11,7 @@
 // Ads carry their creative inline (object_story_spec) unless platformCreativeId names one.
 
 import type { Budget, Insights, ObjectLevel, ObjectSpec, OptionItem, PlatformCampaign, PlatformStatus } from '../port.js';
-import { decimalToMinor, markedName, splitMarkedName } from '../live.js';
+import { decimalToMinor, markedName, splitMarkedName } from '../live-http.js';
 
 export type GraphParams = Record<string, unknown>;
 

@@ -12,7 +12,7 @@ import { NO_INSIGHTS } from '../insights.js';
 import {
   LiveHttp, chunks, createExactlyOnce, currencyDigits, decimalToMinor, markedName, markerTag, splitMarkedName, unsupportedLevel,
   type CreateOutcome, type LiveHttpOptions,
-} from '../live.js';
+} from '../live-http.js';
 import { TikTokClient, type TikTokParams } from './client.js';
 import { CONVERSION_EVENTS, adCreative, adgroupCreate, adgroupFields, budgetFields, campaignCreate, creativeFields, toCampaign } from './mapping.js';
 

@@ -2,7 +2,7 @@
 // header, answers `{code, message, request_id, data}` turned into data or a PlatformError.
 
 import { PlatformError, type AdAccount } from '../port.js';
-import type { LiveHttp } from '../live.js';
+import type { LiveHttp } from '../live-http.js';
 import { httpError, tiktokError } from './errors.js';
 
 export type TikTokParams = Record<string, unknown>;

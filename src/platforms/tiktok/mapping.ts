@@ -11,7 +11,7 @@
 //             imageIds (or imageId), videoId
 
 import type { Budget, ObjectSpec, OptionItem, PlatformCampaign, PlatformStatus } from '../port.js';
-import { markedName, minorToDecimal, splitMarkedName, decimalToMinor } from '../live.js';
+import { markedName, minorToDecimal, splitMarkedName, decimalToMinor } from '../live-http.js';
 import type { TikTokParams } from './client.js';
 
 /** Meta-style (platform-neutral) objectives to TikTok objective types; TikTok names pass through. */

@@ -4,6 +4,7 @@
 
 import http from 'node:http';
 import { expect } from 'chai';
+import { toolError } from '../../helpers/mcp.js';
 import { dialects } from '../../helpers/databases.js';
 import { startWorld, type World } from '../../helpers/world.js';
 
@@ -23,7 +24,7 @@ for (const dialect of dialects()) {
         body: JSON.stringify(body),
       });
       const text = await res.text();
-      return { status: res.status, contentType: res.headers.get('content-type'), body: text ? JSON.parse(text) : null };
+      return { status: res.status, contentType: res.headers.get('content-type'), requestId: res.headers.get('service-request-id'), body: text ? JSON.parse(text) : null };
     };
     const call = (id: string | number, name: string, args: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 
@@ -49,7 +50,7 @@ for (const dialect of dialects()) {
       expect(answers.body.map((a: any) => a.id)).to.deep.equal([1, 'two', 3]);
       expect(answers.body[0].result.structuredContent.accounts).to.have.length(3);
       expect(answers.body[1].result.isError).to.equal(true);
-      expect(answers.body[1].result.structuredContent.error.code).to.equal('not_found');
+      expect(toolError(answers.body[1].result).code).to.equal('not_found');
       expect(answers.body[2].result.tools.map((t: any) => t.name)).to.include('list_brands');
     });
 
@@ -58,8 +59,8 @@ for (const dialect of dialects()) {
       expect(answer.status).to.equal(200);
       expect(answer.body.id).to.equal(9);
       expect(answer.body.result.isError).to.equal(true);
-      expect(JSON.parse(answer.body.result.content[0].text)).to.deep.equal(answer.body.result.structuredContent);
-      expect(answer.body.result.structuredContent.error.code).to.equal('not_found');
+      expect(answer.body.result).to.not.have.property('structuredContent');
+      expect(toolError(answer.body.result)).to.deep.include({ code: 'not_found', requestId: answer.requestId });
     });
 
     it('answers a body streaming past 5 MB with 413 while it is still being sent', async () => {

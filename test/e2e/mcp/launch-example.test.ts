@@ -3,12 +3,12 @@
 import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { dialects } from '../../helpers/databases.js';
-import { mcpClient } from '../../helpers/mcp.js';
+import { mcpClient, toolError } from '../../helpers/mcp.js';
 import { makePng } from '../../helpers/png.js';
 import { startWorld, type World } from '../../helpers/world.js';
 import { exampleWorld } from '../../helpers/example-world.js';
 
-type Result = { isError?: boolean; structuredContent?: any };
+type Result = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text?: string }> };
 
 for (const dialect of dialects()) {
   describe(`launch example through MCP tools (${dialect})`, function () {
@@ -27,7 +27,7 @@ for (const dialect of dialects()) {
     });
     const call = async (name: string, args: Record<string, unknown>) => {
       const r = (await client.callTool({ name, arguments: { brandId, ...args } })) as Result;
-      expect(r.isError, `${name}: ${JSON.stringify(r.structuredContent)}`).to.not.equal(true);
+      expect(r.isError, `${name}: ${r.content[0]?.text}`).to.not.equal(true);
       return r.structuredContent;
     };
 
@@ -50,7 +50,7 @@ for (const dialect of dialects()) {
 
       const missingKey = (await client.callTool({ name: 'launch_campaign', arguments: { brandId, launchId: launch.id } })) as Result;
       expect(missingKey.isError).to.equal(true);
-      expect(missingKey.structuredContent.error.code).to.equal('idempotency_key_required');
+      expect(toolError(missingKey).code).to.equal('idempotency_key_required');
 
       const preview = await call('launch_campaign', { launchId: launch.id, idempotencyKey: `mcp-preview-${dialect}` });
       expect(preview).to.deep.include({ valid: true, confirmed: false, status: 'draft' });

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { dialects } from '../../helpers/databases.js';
-import { mcpClient } from '../../helpers/mcp.js';
+import { mcpClient, toolError } from '../../helpers/mcp.js';
 import { startWorld, type World } from '../../helpers/world.js';
 
 type ToolResult = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text?: string }> };
@@ -52,7 +52,7 @@ for (const dialect of dialects()) {
       expect(tools.map((t) => t.name).sort()).to.deep.equal(readOps.sort());
       const refused = (await client.callTool({ name: 'create_launch', arguments: { brandId: w.brandId('acme', 'shoes'), title: 'x' } })) as ToolResult;
       expect(refused.isError).to.equal(true);
-      expect(refused.structuredContent.error).to.deep.include({ code: 'insufficient_scope', details: { requiredScope: 'write' } });
+      expect(toolError(refused)).to.deep.include({ code: 'insufficient_scope', details: { requiredScope: 'write' } });
       await client.close();
     });
 
@@ -70,14 +70,13 @@ for (const dialect of dialects()) {
       const client = await mcpClient(w.url, w.key('acme', 'ci'));
       const result = (await client.callTool({ name: 'list_activity', arguments: { brandId: w.brandId('acme', 'shoes'), days: 500, colour: 'red' } })) as ToolResult;
       expect(result.isError).to.equal(true);
-      const envelope = result.structuredContent;
-      expect(envelope.error.code).to.equal('validation_failed');
-      expect(envelope.error.details).to.deep.include.members([
+      const error = toolError(result);
+      expect(error.code).to.equal('validation_failed');
+      expect(error.details).to.deep.include.members([
         { field: 'colour', code: 'unrecognized_key', message: 'is not recognised; remove "colour"' },
         { field: 'days', code: 'too_big', message: 'must be at most 90' },
       ]);
-      expect(envelope.error.requestId).to.be.a('string');
-      expect(JSON.parse(result.content[0].text!)).to.deep.equal(envelope);
+      expect(error.requestId).to.be.a('string');
       await client.close();
     });
 
@@ -85,17 +84,17 @@ for (const dialect of dialects()) {
       const client = await mcpClient(w.url, w.key('acme', 'ci'));
       const result = (await client.callTool({ name: 'list_brands', arguments: { limit: '2' } })) as ToolResult;
       expect(result.isError).to.equal(true);
-      expect(result.structuredContent.error.details[0]).to.deep.include({ field: 'limit', code: 'invalid_type' });
+      expect(toolError(result).details[0]).to.deep.include({ field: 'limit', code: 'invalid_type' });
       await client.close();
     });
 
     it('answers brand_not_allowed and not_found as on REST', async () => {
       const client = await mcpClient(w.url, w.key('acme', 'limited'));
       const denied = (await client.callTool({ name: 'list_activity', arguments: { brandId: w.brandId('acme', 'hats') } })) as ToolResult;
-      expect(denied.structuredContent.error).to.deep.include({ code: 'brand_not_allowed' });
-      expect(denied.structuredContent.error.details.reason).to.equal('brand_not_allowed');
+      expect(toolError(denied)).to.deep.include({ code: 'brand_not_allowed' });
+      expect(toolError(denied).details.reason).to.equal('brand_not_allowed');
       const foreign = (await client.callTool({ name: 'list_activity', arguments: { brandId: w.brandId('other', 'rival') } })) as ToolResult;
-      expect(foreign.structuredContent.error.code).to.equal('not_found');
+      expect(toolError(foreign).code).to.equal('not_found');
       await client.close();
     });
 
@@ -161,7 +160,7 @@ for (const dialect of dialects()) {
       const list = await w.request('GET', `/v1/brands/${w.brandId('acme', 'shoes')}/launches?search=agent`, { key: w.key('acme', 'ci') });
       expect(list.body.batches).to.have.length(1);
       const conflict = (await client.callTool({ name: 'create_launch', arguments: { ...args, title: 'Other' } })) as ToolResult;
-      expect(conflict.structuredContent.error.code).to.equal('idempotency_conflict');
+      expect(toolError(conflict).code).to.equal('idempotency_conflict');
       await client.close();
     });
   });

@@ -2,7 +2,7 @@
 // result, the work finishes anyway, and a retry with the same idempotencyKey gets its result.
 
 import { expect } from 'chai';
-import { mcpClient } from '../../helpers/mcp.js';
+import { mcpClient, toolError } from '../../helpers/mcp.js';
 import { testOperations, testSchemas } from '../../helpers/test-operations.js';
 import { startWorld, type World } from '../../helpers/world.js';
 
@@ -21,8 +21,8 @@ describe('MCP request timeout', function () {
     const args = { brandId: w.brandId('acme', 'shoes'), ms: 1200, idempotencyKey: 'mcp-slow-1' };
     const first = (await client.callTool({ name: 'test_sleep', arguments: args })) as Result;
     expect(first.isError).to.equal(true);
-    expect(first.structuredContent.error.code).to.equal('timeout');
-    expect(first.structuredContent.error.message).to.match(/may still complete/);
+    expect(toolError(first).code).to.equal('timeout');
+    expect(toolError(first).message).to.match(/may still complete/);
     await new Promise((r) => setTimeout(r, 1500));
     const retry = (await client.callTool({ name: 'test_sleep', arguments: { ...args } })) as Result;
     expect(retry.isError).to.not.equal(true);

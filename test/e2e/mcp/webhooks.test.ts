@@ -6,17 +6,13 @@
 import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { dialects } from '../../helpers/databases.js';
-import { mcpClient } from '../../helpers/mcp.js';
+import { mcpClient, toolError } from '../../helpers/mcp.js';
 import { startWorld, type World } from '../../helpers/world.js';
 import { startOAuthWorld, tokensFor } from '../../helpers/oauth.js';
 
-type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }> };
-
-/** The error envelope of a failed tool call, read from its text content. */
-async function toolError(client: Client, name: string, args: Record<string, unknown>): Promise<{ code: string; message: string; details: any }> {
-  const result = (await client.callTool({ name, arguments: args })) as ToolResult;
-  expect(result.isError, `${name} should fail`).to.equal(true);
-  return JSON.parse(result.content[0].text!).error;
+/** The error of a failed tool call, read as an agent does. */
+async function callError(client: Client, name: string, args: Record<string, unknown>): Promise<{ code: string; message: string; details: any }> {
+  return toolError(await client.callTool({ name, arguments: args }));
 }
 
 const endpointBody = (i: number) => ({ url: `http://127.0.0.1:9/hook-${i}`, events: ['webhook.test'] });
@@ -44,7 +40,7 @@ for (const dialect of dialects()) {
       const rest = await w.request('POST', `/v1/webhook-endpoints/${created.body.endpointId}/test`, { key: ci });
       expect(rest.status).to.equal(409);
       expect(rest.body.error.code).to.equal('conflict');
-      const tool = await toolError(mcp, 'test_webhook_endpoint', { endpointId: created.body.endpointId });
+      const tool = await callError(mcp, 'test_webhook_endpoint', { endpointId: created.body.endpointId });
       expect(tool.code).to.equal('conflict');
       expect(tool.message).to.equal(rest.body.error.message);
     });
@@ -58,7 +54,7 @@ for (const dialect of dialects()) {
       const rest = await w.request('POST', '/v1/webhook-endpoints', { key: ci, body: endpointBody(21) });
       expect(rest.status).to.equal(422);
       expect(rest.body.error).to.deep.include({ code: 'unprocessable', details: { limit: 20 } });
-      const tool = await toolError(mcp, 'create_webhook_endpoint', endpointBody(22));
+      const tool = await callError(mcp, 'create_webhook_endpoint', endpointBody(22));
       expect(tool).to.deep.include({ code: 'unprocessable', details: { limit: 20 } });
       // Deleting one makes room again, on either surface.
       const list = await w.request('GET', '/v1/webhook-endpoints?limit=1', { key: ci });
@@ -78,7 +74,7 @@ for (const dialect of dialects()) {
       expect(rest.body.error.code).to.equal('brand_not_allowed');
       const client = await mcpClient(w.url, limited);
       try {
-        const tool = await toolError(client, 'create_webhook_endpoint', body);
+        const tool = await callError(client, 'create_webhook_endpoint', body);
         expect(tool.code).to.equal('brand_not_allowed');
         expect(tool.details.reason).to.equal('brand_not_allowed');
       } finally {
@@ -97,8 +93,8 @@ for (const dialect of dialects()) {
       const mcpToken = (await tokensFor(w.url, mia, { resource: `${w.url}/mcp`, scope: 'read write' })).access_token;
       const client = await mcpClient(w.url, mcpToken);
       try {
-        expect((await toolError(client, 'list_webhook_endpoints', {})).code).to.equal('forbidden');
-        expect((await toolError(client, 'create_webhook_endpoint', endpointBody(40))).code).to.equal('forbidden');
+        expect((await callError(client, 'list_webhook_endpoints', {})).code).to.equal('forbidden');
+        expect((await callError(client, 'create_webhook_endpoint', endpointBody(40))).code).to.equal('forbidden');
       } finally {
         await client.close();
       }
@@ -118,7 +114,7 @@ for (const dialect of dialects()) {
         expect(rest.status).to.equal(503);
         expect(rest.body.error.code).to.equal('webhooks_unavailable');
         for (const [name, args] of [['create_webhook_endpoint', endpointBody(1)], ['list_webhook_endpoints', {}], ['rotate_webhook_secret', { endpointId: 1 }]] as const) {
-          expect((await toolError(client, name, args)).code, name).to.equal('webhooks_unavailable');
+          expect((await callError(client, name, args)).code, name).to.equal('webhooks_unavailable');
         }
       } finally {
         await client.close();

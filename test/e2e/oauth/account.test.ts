@@ -12,7 +12,7 @@ import { dialects } from '../../helpers/databases.js';
 import { startWorld, type World } from '../../helpers/world.js';
 import { startOAuthWorld } from '../../helpers/oauth.js';
 import { launchBrowser, screenshotPath } from '../../helpers/browser.js';
-import { SESSION_COOKIE } from '../../../surfaces/oauth/routes.js';
+import { SESSION_COOKIE } from '../../../src/oauth/sessions.js';
 
 interface Page200 {
   status: number;

@@ -16,7 +16,7 @@ import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotoc
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { dialects } from '../../helpers/databases.js';
 import { launchBrowser, screenshotPath } from '../../helpers/browser.js';
-import { mcpClient } from '../../helpers/mcp.js';
+import { mcpClient, toolError } from '../../helpers/mcp.js';
 import { rejectionOf } from '../../helpers/assert.js';
 import { standardWorld } from '../../helpers/fixture.js';
 import { exampleWorld } from '../../helpers/example-world.js';
@@ -523,7 +523,7 @@ for (const dialect of dialects()) {
         expect(brandIdsOf(listed.structuredContent)).to.deep.equal([shoes]);
         const other = (await client.callTool({ name: 'list_launches', arguments: { brandId: hats } })) as ToolResult;
         expect(other.isError).to.equal(true);
-        expect(other.structuredContent.error.code).to.equal('brand_not_allowed');
+        expect(toolError(other).code).to.equal('brand_not_allowed');
         await client.close();
       });
 

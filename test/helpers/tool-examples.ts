@@ -1,0 +1,99 @@
+// A successful call of every MCP tool, in an order that works on one fresh fixture: the
+// catalogue-wide MCP test runs them on each transport. A new operation adds its example here (or
+// the reason the sandbox cannot make it succeed); the test itself needs no change.
+
+import { makePng } from './png.js';
+import { brandApi, buildLaunch, idem, publish, uploadCreative, type BuiltLaunch } from './launch-builders.js';
+import type { World } from './world.js';
+
+export interface ToolFixture {
+  brandId: number;
+  accountId: string;
+  creativeId: number;
+  /** A draft launch with one campaign, ad set and ad. */
+  draft: BuiltLaunch;
+  /** A published launch (its campaign carries a daily budget). */
+  live: BuiltLaunch;
+  /** A draft launch the examples may delete. */
+  spareLaunchId: string;
+  /** A local receiver for webhook examples. */
+  receiverUrl: string;
+}
+
+/** What earlier steps answered, by tool name. */
+export type Answers = Map<string, any>;
+
+export interface ToolExample {
+  tool: string;
+  args(fx: ToolFixture, answers: Answers): Record<string, unknown>;
+}
+
+let seq = 0;
+const key = (tool: string) => `${tool}-${process.pid}-${Date.now()}-${seq++}`;
+
+/** Builds the objects the examples act on, through REST with `secret` (which needs read, write and publish). */
+export async function prepareToolFixture(w: World, secret: string, brandId: number, accountId: string, receiverUrl: string): Promise<ToolFixture> {
+  const api = brandApi(w, secret, brandId);
+  const creativeId = await uploadCreative(w, secret, brandId);
+  const draft = await buildLaunch(api, { title: 'Tool examples: draft', creativeId });
+  const live = await buildLaunch(api, { title: 'Tool examples: live', creativeId });
+  await publish(api, live.launchId);
+  const spare = await api('POST', '/launches', { title: 'Tool examples: spare' }, idem('spare'));
+  return { brandId, accountId, creativeId, draft, live, spareLaunchId: spare.body.id, receiverUrl };
+}
+
+const png = () => ({ fileName: 'tool.png', contentBase64: makePng(600, 600).toString('base64') });
+
+/** One successful call per tool, in order: later steps may use what earlier ones answered. */
+export const toolExamples: ToolExample[] = [
+  { tool: 'list_brands', args: () => ({ limit: 10 }) },
+  { tool: 'list_activity', args: (fx) => ({ brandId: fx.brandId, days: 7 }) },
+  { tool: 'list_campaigns', args: (fx) => ({ brandId: fx.brandId, accountId: fx.accountId, statusFilter: ['ACTIVE'] }) },
+  { tool: 'list_lead_forms', args: (fx) => ({ brandId: fx.brandId, accountId: fx.accountId, pageId: 'pg_1' }) },
+  { tool: 'list_options', args: (fx) => ({ brandId: fx.brandId, accountId: fx.accountId, optionType: 'pixels' }) },
+  { tool: 'get_overview', args: (fx) => ({ brandId: fx.brandId, accountId: fx.accountId, datePreset: 'last_7d' }) },
+  { tool: 'get_naming_convention', args: (fx) => ({ brandId: fx.brandId, accountId: fx.accountId }) },
+  { tool: 'set_naming_convention', args: (fx) => ({ brandId: fx.brandId, accountId: fx.accountId, campaign: '{{objective}} - {{name}}' }) },
+  { tool: 'upload_creative', args: (fx) => ({ brandId: fx.brandId, name: 'Tool upload', file: png() }) },
+  { tool: 'list_creatives', args: (fx) => ({ brandId: fx.brandId }) },
+  { tool: 'get_creative', args: (fx) => ({ brandId: fx.brandId, creativeId: fx.creativeId }) },
+  { tool: 'create_launch', args: (fx) => ({ brandId: fx.brandId, title: 'Made by a tool', idempotencyKey: key('create_launch') }) },
+  { tool: 'list_launches', args: (fx) => ({ brandId: fx.brandId, limit: 5 }) },
+  { tool: 'get_launch', args: (fx) => ({ brandId: fx.brandId, launchId: fx.draft.launchId }) },
+  { tool: 'update_launch', args: (fx) => ({ brandId: fx.brandId, launchId: fx.draft.launchId, description: 'Changed by a tool' }) },
+  {
+    tool: 'create_node',
+    args: (fx) => ({ brandId: fx.brandId, launchId: fx.draft.launchId, nodeType: 'ad', parentId: fx.draft.adsetId, properties: { name: 'Tool ad', headline: 'Hello' } }),
+  },
+  { tool: 'update_node', args: (fx) => ({ brandId: fx.brandId, launchId: fx.draft.launchId, nodeId: fx.draft.adIds[0], properties: { status: 'PAUSED' } }) },
+  { tool: 'get_ad_set', args: (fx) => ({ brandId: fx.brandId, launchId: fx.draft.launchId, adsetId: fx.draft.adsetId }) },
+  { tool: 'duplicate_node', args: (fx) => ({ brandId: fx.brandId, launchId: fx.draft.launchId, nodeId: fx.draft.adIds[0], nodeType: 'ad', count: 1, idempotencyKey: key('duplicate') }) },
+  {
+    tool: 'remove_nodes',
+    args: (fx, answers) => ({ brandId: fx.brandId, launchId: fx.draft.launchId, nodes: [{ nodeId: answers.get('create_node').id, nodeType: 'ad' }], idempotencyKey: key('remove') }),
+  },
+  { tool: 'launch_campaign', args: (fx) => ({ brandId: fx.brandId, launchId: fx.draft.launchId, idempotencyKey: key('preview') }) },
+  {
+    tool: 'edit_live_campaign',
+    args: (fx) => ({ brandId: fx.brandId, launchId: fx.live.launchId, nodeId: fx.live.campaignId, level: 'CAMPAIGN', budgetType: 'daily', amount: 6000, idempotencyKey: key('budget') }),
+  },
+  { tool: 'create_snapshot_template', args: (fx) => ({ brandId: fx.brandId, launchId: fx.draft.launchId, name: `Snapshot ${seq++}`, idempotencyKey: key('snapshot') }) },
+  { tool: 'list_snapshot_templates', args: (fx) => ({ brandId: fx.brandId }) },
+  { tool: 'create_launch_from_snapshot', args: (fx, answers) => ({ brandId: fx.brandId, templateId: answers.get('create_snapshot_template').id, title: 'From a snapshot' }) },
+  { tool: 'delete_launch', args: (fx) => ({ brandId: fx.brandId, launchId: fx.spareLaunchId }) },
+  { tool: 'create_webhook_endpoint', args: (fx) => ({ url: fx.receiverUrl, events: ['webhook.test', 'launch.published'], brandIds: [fx.brandId] }) },
+  { tool: 'list_webhook_endpoints', args: () => ({}) },
+  { tool: 'get_webhook_endpoint', args: (_fx, answers) => ({ endpointId: answers.get('create_webhook_endpoint').endpointId }) },
+  { tool: 'update_webhook_endpoint', args: (_fx, answers) => ({ endpointId: answers.get('create_webhook_endpoint').endpointId, description: 'Tool receiver' }) },
+  { tool: 'test_webhook_endpoint', args: (_fx, answers) => ({ endpointId: answers.get('create_webhook_endpoint').endpointId }) },
+  { tool: 'list_webhook_deliveries', args: (_fx, answers) => ({ endpointId: answers.get('create_webhook_endpoint').endpointId }) },
+  {
+    tool: 'redeliver_webhook',
+    args: (_fx, answers) => ({ endpointId: answers.get('create_webhook_endpoint').endpointId, deliveryId: answers.get('test_webhook_endpoint').deliveryId }),
+  },
+  { tool: 'rotate_webhook_secret', args: (_fx, answers) => ({ endpointId: answers.get('create_webhook_endpoint').endpointId }) },
+  { tool: 'delete_webhook_endpoint', args: (_fx, answers) => ({ endpointId: answers.get('create_webhook_endpoint').endpointId }) },
+];
+
+/** Tools the sandbox cannot make succeed, with the reason (none today). */
+export const noSandboxSuccess: Record<string, string> = {};
