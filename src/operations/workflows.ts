@@ -126,6 +126,7 @@ export const createWorkflow = defineOperation({
   input: 'create-workflow#/$defs/input',
   output: 'create-workflow#/$defs/output',
   annotations: write,
+  errors: ['forbidden'],
   tag: 'workflows',
   successStatus: 201,
   summary: 'Create a workflow (inactive): a trigger and a graph of steps such as apply template, launch, review gate and chat message.',
@@ -229,6 +230,7 @@ export const saveWorkflow = defineOperation({
   input: 'save-workflow#/$defs/input',
   output: 'save-workflow#/$defs/output',
   annotations: { ...write, idempotent: true },
+  errors: ['forbidden', 'stale_read'],
   tag: 'workflows',
   summary: 'Replace a workflow definition; send the version you read (another version: 409 stale_read, read it again).',
   description: `${DEFINITION} ${PERMISSIONS} Runs already under way keep the definition they started with. The saver becomes the credential trigger-started runs act as.`,
@@ -397,6 +399,7 @@ export const reviewWorkflowStep = defineOperation({
   input: 'review-workflow-step#/$defs/input',
   output: 'review-workflow-step#/$defs/output',
   annotations: write,
+  errors: ['forbidden', 'conflict'],
   tag: 'workflows',
   summary: 'Approve or reject a review gate of a run that waits for it; approve lets the run go on, reject ends it (canceled).',
   description:

@@ -93,7 +93,37 @@ export const toolExamples: ToolExample[] = [
   },
   { tool: 'rotate_webhook_secret', args: (_fx, answers) => ({ endpointId: answers.get('create_webhook_endpoint').endpointId }) },
   { tool: 'delete_webhook_endpoint', args: (_fx, answers) => ({ endpointId: answers.get('create_webhook_endpoint').endpointId }) },
+  {
+    tool: 'create_workflow',
+    args: (fx) => ({ brandId: fx.brandId, workflowName: 'Tool workflow', trigger: { kind: 'manual' }, nodes: [{ nodeId: 'review', kind: 'review', name: 'Review', settings: {} }], edges: [] }),
+  },
+  { tool: 'list_workflows', args: (fx) => ({ brandId: fx.brandId }) },
+  { tool: 'get_workflow', args: (fx, answers) => ({ brandId: fx.brandId, workflowId: String(answers.get('create_workflow').workflowId) }) },
+  {
+    tool: 'save_workflow',
+    args: (fx, answers) => ({
+      brandId: fx.brandId,
+      workflowId: String(answers.get('create_workflow').workflowId),
+      workflowName: 'Tool workflow, saved',
+      trigger: { kind: 'manual' },
+      nodes: [{ nodeId: 'review', kind: 'review', name: 'Review', settings: { timeoutHours: 24 } }],
+      edges: [],
+      version: 1,
+    }),
+  },
+  { tool: 'activate_workflow', args: (fx, answers) => ({ brandId: fx.brandId, workflowId: String(answers.get('create_workflow').workflowId) }) },
+  { tool: 'deactivate_workflow', args: (fx, answers) => ({ brandId: fx.brandId, workflowId: String(answers.get('create_workflow').workflowId) }) },
+  { tool: 'run_workflow', args: (fx, answers) => ({ brandId: fx.brandId, workflowId: String(answers.get('create_workflow').workflowId), idempotencyKey: key('run') }) },
+  { tool: 'list_workflow_executions', args: (fx, answers) => ({ brandId: fx.brandId, workflowId: String(answers.get('create_workflow').workflowId) }) },
+  {
+    tool: 'get_workflow_execution',
+    args: (fx, answers) => ({ brandId: fx.brandId, workflowId: String(answers.get('create_workflow').workflowId), executionId: answers.get('run_workflow').executionId }),
+  },
+  { tool: 'delete_workflow', args: (fx, answers) => ({ brandId: fx.brandId, workflowId: String(answers.get('create_workflow').workflowId) }) },
 ];
 
-/** Tools the sandbox cannot make succeed, with the reason (none today). */
-export const noSandboxSuccess: Record<string, string> = {};
+/** Tools the sandbox cannot make succeed, with the reason. */
+export const noSandboxSuccess: Record<string, string> = {
+  review_workflow_step:
+    "needs a run waiting at its gate and a reviewer other than the run's author (one credential here); test/e2e/rest/workflows.test.ts approves with a second key",
+};
