@@ -77,7 +77,9 @@ for (const dialect of dialects()) {
         for (const example of toolExamples) {
           const tool = tools.find((t) => t.name === example.tool);
           expect(tool, `${example.tool} is not listed`).to.not.equal(undefined);
-          const result = await call(client, example.tool, example.args(fx, answers));
+          const args = example.args(fx, answers);
+          expect(ajv.validate(tool!.inputSchema, args), `${example.tool} arguments refused by its inputSchema: ${ajv.errorsText()}`).to.equal(true);
+          const result = await call(client, example.tool, args);
           expect(result.isError, `${example.tool}: ${result.content[0]?.text}`).to.not.equal(true);
           const validate = ajv.compile(tool!.outputSchema!);
           expect(validate(result.structuredContent), `${example.tool}: ${JSON.stringify(validate.errors)}`).to.equal(true);
