@@ -103,7 +103,9 @@ export async function startTriggered(trx: Knex.Transaction, w: WorkflowRow, trig
   const runner = ownerOf(w);
   let refusal: ServiceError | null = null;
   try {
-    await principalOfRunner(trx, w.organization_id, runner, now);
+    const principal = await principalOfRunner(trx, w.organization_id, runner, now);
+    // The person behind a grant is the run's author: they may not review it.
+    if (principal.kind === 'user') runner.userId = principal.userId;
   } catch (err) {
     if (!(err instanceof ServiceError)) throw err;
     refusal = err;

@@ -5,6 +5,7 @@
 import { makePng } from './png.js';
 import { brandApi, buildLaunch, idem, publish, uploadCreative, type BuiltLaunch } from './launch-builders.js';
 import type { World } from './world.js';
+import { waitUntil } from './launches.js';
 
 export interface ToolFixture {
   brandId: number;
@@ -18,6 +19,8 @@ export interface ToolFixture {
   spareLaunchId: string;
   /** A local receiver for webhook examples. */
   receiverUrl: string;
+  /** A workflow run waiting at its review gate, started by another key (its author may not review it). */
+  gate: { workflowId: number; executionId: string };
 }
 
 /** What earlier steps answered, by tool name. */
@@ -39,7 +42,16 @@ export async function prepareToolFixture(w: World, secret: string, brandId: numb
   const live = await buildLaunch(api, { title: 'Tool examples: live', creativeId });
   await publish(api, live.launchId);
   const spare = await api('POST', '/launches', { title: 'Tool examples: spare' }, idem('spare'));
-  return { brandId, accountId, creativeId, draft, live, spareLaunchId: spare.body.id, receiverUrl };
+  return { brandId, accountId, creativeId, draft, live, spareLaunchId: spare.body.id, receiverUrl, gate: await waitingGate(w, api, brandId) };
+}
+
+/** A review-only workflow run by the standard world's writer key, once it waits at its gate (read with `api`). */
+async function waitingGate(w: World, api: ReturnType<typeof brandApi>, brandId: number): Promise<ToolFixture['gate']> {
+  const other = brandApi(w, w.key('acme', 'writer'), brandId);
+  const made = await other('POST', '/workflows', { workflowName: 'Tool examples: gate', trigger: { kind: 'manual' }, nodes: [{ nodeId: 'review', kind: 'review', settings: {} }] });
+  const run = await other('POST', `/workflows/${made.body.workflowId}/runs`, {});
+  await waitUntil(async () => (await api('GET', `/workflows/${made.body.workflowId}/executions/${run.body.executionId}`)).body.status === 'waiting_review', 'the example run to wait at its gate');
+  return { workflowId: made.body.workflowId, executionId: run.body.executionId };
 }
 
 const png = () => ({ fileName: 'tool.png', contentBase64: makePng(600, 600).toString('base64') });
@@ -119,11 +131,12 @@ export const toolExamples: ToolExample[] = [
     tool: 'get_workflow_execution',
     args: (fx, answers) => ({ brandId: fx.brandId, workflowId: String(answers.get('create_workflow').workflowId), executionId: answers.get('run_workflow').executionId }),
   },
+  {
+    tool: 'review_workflow_step',
+    args: (fx) => ({ brandId: fx.brandId, workflowId: String(fx.gate.workflowId), executionId: fx.gate.executionId, nodeId: 'review', decision: 'approve', comment: 'Approved by a tool' }),
+  },
   { tool: 'delete_workflow', args: (fx, answers) => ({ brandId: fx.brandId, workflowId: String(answers.get('create_workflow').workflowId) }) },
 ];
 
-/** Tools the sandbox cannot make succeed, with the reason. */
-export const noSandboxSuccess: Record<string, string> = {
-  review_workflow_step:
-    "needs a run waiting at its gate and a reviewer other than the run's author (one credential here); test/e2e/rest/workflows.test.ts approves with a second key",
-};
+/** Tools the sandbox cannot make succeed, with the reason (none today). */
+export const noSandboxSuccess: Record<string, string> = {};

@@ -60,7 +60,7 @@ function badValues(s: Schema): BadCase[] {
 }
 
 /** Stand-ins for what earlier examples answered: ids only, since every case fails validation first. */
-const fakeAnswers: Answers = new Map(toolExamples.map((e) => [e.tool, { id: 1, endpointId: 1, deliveryId: 1 }]));
+const fakeAnswers: Answers = new Map(toolExamples.map((e) => [e.tool, { id: 1, endpointId: 1, deliveryId: 1, workflowId: 1, executionId: '1' }]));
 
 function detailKeys(details: unknown): string[] {
   return Array.isArray(details) ? details.map((d: { field: string; code?: string }) => `${d.field}:${d.code}`).sort() : [];
