@@ -304,6 +304,48 @@ for (const dialect of dialects()) {
         expect(chat.received.length).to.equal(before);
         expect((await api('GET', `/launches/${launch.launchId}`)).body.status).to.equal('draft');
       });
+      it('checks the key when each step runs: a key whose brands changed since it saved is refused the step, and nothing is published', async () => {
+        const api = brandApi(w, key('ci'), shoes);
+        const launch = await buildLaunch(api, { creativeId: await uploadCreative(w, key('ci'), shoes), title: 'Brand moved' });
+        const columnId = 7101;
+        const wf = await createWorkflow(w, key('limitedPub'), shoes, { trigger: { kind: 'pipeline_stage', columnId }, nodes: [launchNode('go', '$trigger.launchId')] });
+        await w.request('POST', path(shoes, `/${wf.workflowId}/activate`), { key: key('limitedPub'), body: {} });
+        const keyId = w.seed.organizations.acme.apiKeys.limitedPub.id;
+        await w.service.knex('api_key_brands').where({ api_key_id: keyId }).update({ brand_id: hats });
+        try {
+          await emit('pipeline.card.moved', shoes, { brandId: shoes, cardId: 9, launchId: launch.launchId, fromColumnId: null, toColumnId: columnId });
+          let exec: Record<string, any> = {};
+          await waitUntil(async () => {
+            exec = (await w.request('GET', path(shoes, `/${wf.workflowId}/executions`), { key: key('ci') })).body.executions[0] ?? {};
+            return finished(exec);
+          }, 'the run to end', 15_000, 100);
+          expect(exec.status).to.equal('failed');
+          expect(nodeOf(exec, 'go').error.code).to.equal('brand_not_allowed');
+          expect((await api('GET', `/launches/${launch.launchId}`)).body.status).to.equal('draft');
+        } finally {
+          await w.service.knex('api_key_brands').where({ api_key_id: keyId }).update({ brand_id: shoes });
+        }
+      });
+
+      it("refuses the whole run when the organization's plan no longer admits the key", async () => {
+        const wf = await createWorkflow(w, key('ci'), shoes, { trigger: { kind: 'monitor', automationId: 9500 }, nodes: [chatNode('tell', chat.url)] });
+        await w.request('POST', path(shoes, `/${wf.workflowId}/activate`), { key: key('ci'), body: {} });
+        const org = w.seed.organizations.acme.id;
+        await w.service.knex('organizations').where({ id: org }).update({ subscription_status: 'past_due' });
+        try {
+          const before = chat.received.length;
+          await emit('automation.triggered', shoes, { brandId: shoes, automationId: 9500, runId: 1, objectId: 'c1', level: 'campaign', action: 'paused', mode: 'live' });
+          let exec: Record<string, any> = {};
+          await waitUntil(async () => {
+            exec = (await w.service.knex('workflow_executions').where({ workflow_id: wf.workflowId }).first()) ?? {};
+            return exec.status === 'failed';
+          }, 'the refused run', 15_000, 100);
+          expect(JSON.parse(exec.error).code).to.equal('plan_required');
+          expect(chat.received.length).to.equal(before);
+        } finally {
+          await w.service.knex('organizations').where({ id: org }).update({ subscription_status: 'active' });
+        }
+      });
     });
 
     describe('triggers', () => {
