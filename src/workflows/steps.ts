@@ -46,6 +46,15 @@ const TRANSIENT = new Set(['rate_limited', 'unavailable', 'timeout', 'internal_e
 export const stepKey = (executionId: number, nodeId: string) => `wf-${executionId}-${nodeId}`;
 
 function launchIdOf(env: StepEnv, raw: string): string {
+  // "$nodes.<nodeId>.launchId": the launch an earlier step made (an applied structure template).
+  const earlier = /^\$nodes\.([A-Za-z0-9_-]+)\.launchId$/.exec(raw);
+  if (earlier) {
+    const id = (env.results.get(earlier[1])?.result?.answer as Record<string, unknown> | undefined)?.launchId;
+    if (typeof id !== 'string' && typeof id !== 'number') {
+      throw new ServiceError('validation_failed', `This step uses "${raw}", but step ${earlier[1]} made no launch before it.`, null);
+    }
+    return String(id);
+  }
   if (raw !== '$trigger.launchId') return raw;
   const id = env.triggerData.launchId;
   if (typeof id !== 'string' && typeof id !== 'number') {
