@@ -46,6 +46,14 @@ export interface Config {
   agentMaxSteps: number;
   /** Time an agent step may take in total (AGENT_TIMEOUT_MS). */
   agentTimeoutMs: number;
+  /** Base URL of an OpenAI-compatible chat completions API for ad copy; null = the built-in template generator. */
+  copyModelUrl: string | null;
+  copyModel: string | null;
+  copyModelApiKey: string | null;
+  /** Time one copy model request may take before it is retried (COPY_MODEL_TIMEOUT_MS). */
+  copyModelTimeoutMs: number;
+  /** Retries of a copy model request that timed out or answered 429 or 5xx (COPY_MODEL_MAX_RETRIES). */
+  copyModelMaxRetries: number;
 }
 
 function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean, on = 'true', off = 'false'): boolean {
@@ -75,6 +83,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (platformMode !== 'sandbox' && platformMode !== 'live') {
     throw new Error(`PLATFORM_MODE must be "sandbox" or "live"; got "${env.PLATFORM_MODE}"`);
   }
+  const copyModelUrl = env.COPY_MODEL_URL ? env.COPY_MODEL_URL.replace(/\/+$/, '') : null;
+  if (copyModelUrl && !env.COPY_MODEL) throw new Error('COPY_MODEL must name the model to ask when COPY_MODEL_URL is set');
   return {
     port,
     host,
@@ -104,5 +114,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     agentModelApiKey: env.AGENT_MODEL_API_KEY || null,
     agentMaxSteps: intFrom(env, 'AGENT_MAX_STEPS', 8, 1),
     agentTimeoutMs: intFrom(env, 'AGENT_TIMEOUT_MS', 120_000, 1000),
+    copyModelUrl,
+    copyModel: env.COPY_MODEL || null,
+    copyModelApiKey: env.COPY_MODEL_API_KEY || null,
+    copyModelTimeoutMs: intFrom(env, 'COPY_MODEL_TIMEOUT_MS', 8_000, 100),
+    copyModelMaxRetries: intFrom(env, 'COPY_MODEL_MAX_RETRIES', 2, 0),
   };
 }

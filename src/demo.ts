@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import { applyBootstrap, type BootstrapResult } from './bootstrap.js';
 import type { SchemaRegistry } from './schemas/registry.js';
 import { randomBase62 } from './auth/secrets.js';
+import { seedLiveLaunch } from './platforms/sandbox/live-launch.js';
 
 export interface DemoSeed {
   result: BootstrapResult;
@@ -55,5 +56,19 @@ export async function seedDemoIfEmpty(knex: Knex, schemas: SchemaRegistry): Prom
     ],
   });
   const org = result.organizations.demo;
+  // A live launch on the sandbox, delivering since yesterday: one campaign converts, one spends with
+  // no results, so a monitoring rule (spend today > 100, results today < 1) fires at once.
+  await seedLiveLaunch(knex, {
+    organizationId: org.id,
+    brandId: org.brands.shoes.id,
+    accountId: 'act_1001',
+    platform: 'meta',
+    title: 'Demo live launch',
+    at: Date.now() - 24 * 60 * 60 * 1000,
+    campaigns: [
+      { name: 'Demo Prospecting', dailyBudget: 5_000, adSets: 1, adsPerAdSet: 2 },
+      { name: 'Demo Retargeting - no results', dailyBudget: 8_000, adSets: 1, adsPerAdSet: 1 },
+    ],
+  });
   return { result, apiKey: org.apiKeys.demo.secret, brandId: org.brands.shoes.id, ownerEmail: 'owner@demo.test', ownerPassword };
 }

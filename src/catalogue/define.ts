@@ -16,6 +16,7 @@ import type { EventOutbox } from '../events/outbox.js';
 import type { SecretBox } from '../auth/encryption.js';
 import type { WebhookSender } from '../webhooks/sender.js';
 import type { ErrorCode } from '../errors.js';
+import type { InvokeOptions, InvokeResult } from '../pipeline/invoke-types.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type IdempotencyMode = 'none' | 'optional' | 'required';
@@ -62,6 +63,21 @@ export interface OperationContext {
   secrets: SecretBox;
   /** Sends webhook messages (test sends; the delivery job uses the same sender). */
   webhooks: WebhookSender;
+  /**
+   * Runs another operation through the whole pipeline (scope, input validation, brand access,
+   * idempotency, its own transaction, activity, output shaping) as this caller, or as
+   * `options.principal`, within this request: not counted again against the rate limit. Only from
+   * a handler declared `transactional: false`, outside any transaction of its own (the inner
+   * operation commits on its own; on SQLite a held transaction would wait for ever).
+   */
+  invoke(name: string, input: Record<string, unknown>, options?: NestedInvokeOptions): Promise<InvokeResult>;
+}
+
+export interface NestedInvokeOptions {
+  /** Idempotency-Key of the inner call: derive it from what makes the call unique, so a retry never acts twice. */
+  idempotencyKey?: string | null;
+  /** Acts as this principal instead of the caller (e.g. a workflow run as its key). */
+  principal?: Principal;
 }
 
 export interface OperationDefinition<I = any, O = any> {

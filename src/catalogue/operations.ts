@@ -10,6 +10,10 @@ import { getNamingConvention, getOverview, listCampaigns, listLeadForms, listOpt
 import { getCreative, listCreatives, uploadCreative } from '../operations/creatives.js';
 import { webhookOperations } from '../operations/webhooks.js';
 import { workflowOperations } from '../operations/workflows.js';
+import { copyOperations } from '../operations/copies.js';
+import { structureTemplateOperations } from '../operations/structure-templates.js';
+import { automationOperations } from '../operations/automations.js';
+import { boardOperations } from '../operations/board.js';
 
 export const operations: OperationDefinition[] = [
   listBrands,
@@ -40,4 +44,8 @@ export const operations: OperationDefinition[] = [
   createLaunchFromSnapshot,
   ...webhookOperations,
   ...workflowOperations,
+  ...copyOperations,
+  ...structureTemplateOperations,
+  ...automationOperations,
+  ...boardOperations,
 ];

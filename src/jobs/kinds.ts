@@ -5,7 +5,8 @@ import * as deliverWebhooks from './deliver-webhooks.js';
 import * as purgeEvents from './purge-events.js';
 import * as purgeIdempotency from './purge-idempotency.js';
 import * as sweepDeliveries from './sweep-deliveries.js';
+import * as evaluateAutomations from './evaluate-automations.js';
 import * as runWorkflowStep from './run-workflow-step.js';
 import * as workflowTriggers from './workflow-triggers.js';
 
-export const jobKinds: JobKind[] = [deliverWebhooks, sweepDeliveries, purgeEvents, purgeIdempotency, runWorkflowStep, workflowTriggers];
+export const jobKinds: JobKind[] = [deliverWebhooks, sweepDeliveries, purgeEvents, purgeIdempotency, evaluateAutomations, runWorkflowStep, workflowTriggers];

@@ -5,7 +5,7 @@ import type { EventOutbox } from '../events/outbox.js';
 import type { SecretBox } from '../auth/encryption.js';
 import type { WebhookSender } from '../webhooks/sender.js';
 import type { Principal } from '../auth/principal.js';
-import type { InvokeOptions, InvokeResult } from '../pipeline/invoke.js';
+import type { InvokeOptions, InvokeResult } from '../pipeline/invoke-types.js';
 import type { Platforms } from '../platforms/registry.js';
 import type { Directory } from '../directory.js';
 import type { SchemaRegistry } from '../schemas/registry.js';

@@ -2,6 +2,7 @@
 // contract's field form: campaigns[<nodeId>].<path>, adSets[<nodeId>].<path>, ads[<nodeId>].<path>.
 
 import type { FieldIssue } from '../errors.js';
+import { COPY_LIMITS, hasEmoji, textLength } from '../copy/limits.js';
 import type { PlatformName } from '../platforms/port.js';
 import { RULES } from './rules.js';
 import { budgetOf, childrenOf, type NodeRow } from './store.js';
@@ -13,6 +14,8 @@ export interface ValidationContext {
   defaultAccountId: string | null;
   /** Creative ids that exist in the brand. */
   creativeIds: Set<number>;
+  /** Copy records the ads name (copyGenerationId) that exist in the brand, with the platform each was written for. */
+  copies?: Map<number, PlatformName>;
   trackerConnected: boolean;
   now: number;
 }
@@ -99,6 +102,20 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
         if (!ap.name) issue(`${aat}.name`, 'is required');
         if (ap.creativeId === undefined && ap.postId === undefined) issue(`${aat}.creativeId`, 'attach a creative (creativeId) or an existing post (postId)');
         else if (ap.creativeId !== undefined && !ctx.creativeIds.has(ap.creativeId)) issue(`${aat}.creativeId`, `creative ${ap.creativeId} does not exist in this brand`);
+        if (ap.copyGenerationId !== undefined) {
+          const copyPlatform = ctx.copies?.get(ap.copyGenerationId);
+          if (!copyPlatform) issue(`${aat}.copyGenerationId`, `copy ${ap.copyGenerationId} does not exist in this brand`);
+          else if (platform && copyPlatform !== platform) issue(`${aat}.copyGenerationId`, `copy ${ap.copyGenerationId} was written for ${copyPlatform}; this ad publishes to ${platform}`);
+        }
+        if (platform === 'tiktok') {
+          // TikTok shows one ad text (the primary text, else the headline): 1 to 100 characters, no emoji.
+          for (const key of ['primaryText', 'headline'] as const) {
+            const text = ap[key];
+            if (typeof text !== 'string') continue;
+            if (textLength(text) > COPY_LIMITS.tiktok.primaryTexts) issue(`${aat}.${key}`, `is ${textLength(text)} characters; TikTok ad text is 1 to ${COPY_LIMITS.tiktok.primaryTexts}`);
+            else if (hasEmoji(text)) issue(`${aat}.${key}`, 'contains emoji, which TikTok refuses in ad text');
+          }
+        }
         if (rules && p.objective && rules.linkObjectives.includes(p.objective) && !ap.linkUrl && ap.postId === undefined) {
           issue(`${aat}.linkUrl`, `is required for objective ${p.objective}`);
         }

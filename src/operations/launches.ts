@@ -1,35 +1,13 @@
 // Launches: draft containers of campaign → ad set → ad trees; create, list, read, update, delete,
 // and snapshot templates of their campaign-level settings.
 
-import { defineOperation, type OperationContext } from '../catalogue/define.js';
+import { defineOperation } from '../catalogue/define.js';
 import { ServiceError, notFound, validationFailed } from '../errors.js';
-import { countsByLaunch, launchSummary, launchTree, loadLaunch, loadNodes, newNodeId, type LaunchRow } from '../launches/store.js';
+import { countsByLaunch, launchSummary, launchTree, loadLaunch, loadNodes, newNodeId } from '../launches/store.js';
+import { draftNode, insertLaunch, insertNodes } from '../launches/create.js';
 
 const write = { readOnly: false, destructive: false, idempotent: false, openWorld: false };
 const read = { readOnly: true, destructive: false, idempotent: true, openWorld: false };
-
-/** The ad account a new launch takes: the brand's only one; null when it has none or several. */
-async function defaultAccount(ctx: OperationContext): Promise<string | null> {
-  const ids: string[] = await ctx.db('ad_accounts').where({ brand_id: ctx.brand!.id }).pluck('account_id');
-  return ids.length === 1 ? ids[0] : null;
-}
-
-async function insertLaunch(ctx: OperationContext, title: string, description: string | null): Promise<LaunchRow> {
-  const now = ctx.now();
-  const accountId = await defaultAccount(ctx);
-  const [id] = await ctx.db('launches').insert({
-    organization_id: ctx.principal.organizationId,
-    brand_id: ctx.brand!.id,
-    account_id: accountId,
-    title,
-    description,
-    status: 'draft',
-    created_at: now,
-    updated_at: now,
-  });
-  await ctx.activity.record({ brandId: ctx.brand!.id, accountId, entityType: 'unknown', entityId: String(id), entityName: title, action: 'launch.created' });
-  return loadLaunch(ctx.db, ctx.brand!.id, Number(id));
-}
 
 export const createLaunch = defineOperation({
   name: 'create-launch',
@@ -222,12 +200,10 @@ export const createLaunchFromSnapshot = defineOperation({
     const l = await insertLaunch(ctx, input.title ?? t.name.slice(0, 200), input.description ?? null);
     const now = ctx.now();
     // Creation time orders a tree; one millisecond apart keeps the template's order.
-    for (const [i, properties] of (JSON.parse(t.campaigns) as Array<Record<string, unknown>>).entries()) {
-      await ctx.db('launch_nodes').insert({
-        id: newNodeId(), launch_id: l.id, parent_id: null, node_type: 'campaign', account_id: (properties.accountId as string) ?? l.accountId,
-        name: (properties.name as string) ?? null, properties: JSON.stringify(properties), platform_id: null, status: 'draft', created_at: now + i, updated_at: now,
-      });
-    }
+    const campaigns = (JSON.parse(t.campaigns) as Array<Record<string, unknown>>).map((properties, i) =>
+      draftNode({ id: newNodeId(), launchId: l.id, parentId: null, nodeType: 'campaign', accountId: (properties.accountId as string) ?? l.accountId, properties }, now + i),
+    );
+    await insertNodes(ctx.db, campaigns);
     return launchTree(l, ctx.brand!.name, await loadNodes(ctx.db, l.id));
   },
 });

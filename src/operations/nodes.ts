@@ -8,6 +8,9 @@ import { validateLaunch } from '../launches/validate.js';
 import { validationContextFor } from '../launches/context.js';
 import { accountScope } from '../platforms/live-read.js';
 import { inTransaction } from '../db/connection.js';
+import { loadCopy } from '../copy/store.js';
+import { adTextsFromCopy } from '../copy/attach.js';
+import { draftNode, insertNodes } from '../launches/create.js';
 import type { Knex } from 'knex';
 
 const write = { readOnly: false, destructive: false, idempotent: false, openWorld: false };
@@ -72,10 +75,7 @@ export const createNode = defineOperation({
     }
     const now = ctx.now();
     const id = newNodeId();
-    await ctx.db('launch_nodes').insert({
-      id, launch_id: l.id, parent_id: input.parentId ?? null, node_type: input.nodeType, account_id: accountId,
-      name: properties.name ?? null, properties: JSON.stringify(properties), platform_id: null, status: 'draft', created_at: now, updated_at: now,
-    });
+    await insertNodes(ctx.db, [draftNode({ id, launchId: l.id, parentId: input.parentId ?? null, nodeType: input.nodeType, accountId, properties }, now)]);
     await ctx.db('launches').where({ id: l.id }).update({ updated_at: now });
     await ctx.activity.record({ brandId: l.brandId, accountId, entityType: input.nodeType, entityId: id, entityName: properties.name ?? null, action: `${input.nodeType}.created` });
     return nodeView(await findNode(ctx, l.id, id));
@@ -96,7 +96,7 @@ export const updateNode = defineOperation({
   // A live change calls the ad platform, which must not happen inside a database transaction.
   transactional: false,
   summary: 'Attach a creative, generated copy or existing post to an ad, or change node settings (properties, merged as a JSON merge patch).',
-  description: 'At least one of creativeId, copyGenerationId, postId or properties. On a live node only properties.status (ACTIVE or PAUSED) may change, and the change is pushed to the ad platform; live budgets change through live-budget.',
+  description: 'At least one of creativeId, copyGenerationId, postId or properties. copyGenerationId (from generate-copy) sets the ad\'s headline, primaryText and description from the copy\'s first texts unless properties names others; a copy written for the other platform answers 400 validation_failed, one of another brand 404. On a live node only properties.status (ACTIVE or PAUSED) may change, and the change is pushed to the ad platform; live budgets change through live-budget.',
   async handler(ctx, input: { launchId: string; nodeId: string; creativeId?: number; copyGenerationId?: number; postId?: string; properties?: Record<string, unknown> }) {
     const attach = (['creativeId', 'copyGenerationId', 'postId'] as const).filter((k) => input[k] !== undefined);
     if (!attach.length && input.properties === undefined) {
@@ -111,7 +111,17 @@ export const updateNode = defineOperation({
       const creative = await ctx.db('creatives').where({ id: input.creativeId, brand_id: l.brandId }).first('id');
       if (!creative) throw notFound(`Creative ${input.creativeId} of brand ${l.brandId}`);
     }
-    const patch: Record<string, any> = { ...(input.properties ?? {}) };
+    const patch: Record<string, any> = {};
+    if (input.copyGenerationId !== undefined) {
+      // The copy's first texts become the ad's, unless the request names its own in properties.
+      const copy = await loadCopy(ctx.db, l.brandId, input.copyGenerationId);
+      const account = node.accountId ? await ctx.db('ad_accounts').where({ brand_id: l.brandId, account_id: node.accountId }).first('platform') : null;
+      if (account && account.platform !== copy.platform) {
+        throw validationFailed([{ field: 'copyGenerationId', code: 'invalid_value', message: `copy ${copy.copyGenerationId} was written for ${copy.platform}; this ad publishes to ${account.platform} (${node.accountId})` }]);
+      }
+      Object.assign(patch, adTextsFromCopy(copy));
+    }
+    Object.assign(patch, input.properties ?? {});
     for (const k of attach) patch[k] = input[k];
     if (node.status === 'live') return liveStatusChange(ctx, l, node, patch);
     return inTransaction(ctx.db as Knex, async (trx) => {

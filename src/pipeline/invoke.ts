@@ -4,7 +4,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal.js';
-import type { BrandRow, Catalogue, OperationContext, OperationDefinition } from '../catalogue/define.js';
+import type { BrandRow, Catalogue, NestedInvokeOptions, OperationContext, OperationDefinition } from '../catalogue/define.js';
 import type { Config } from '../config.js';
 import { inTransaction } from '../db/connection.js';
 import { ServiceError, notFound } from '../errors.js';
@@ -20,26 +20,10 @@ import type { Directory } from '../directory.js';
 import type { EventOutbox } from '../events/outbox.js';
 import type { SecretBox } from '../auth/encryption.js';
 import type { WebhookSender } from '../webhooks/sender.js';
+import type { InvokeOptions, InvokeResult } from './invoke-types.js';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, renewIdempotencyLease, type Claim } from './idempotency.js';
 
-export interface InvokeMeta {
-  /** Set as soon as the request is counted, so surfaces can send RateLimit-* headers even on errors. */
-  rateLimit?: RateLimitInfo;
-  replayed?: boolean;
-}
-
-export interface InvokeOptions {
-  requestId: string;
-  idempotencyKey?: string | null;
-  meta?: InvokeMeta;
-  log?: Logger;
-}
-
-export interface InvokeResult {
-  status: number;
-  body: unknown;
-  replayed: boolean;
-}
+export type { InvokeMeta, InvokeOptions, InvokeResult } from './invoke-types.js';
 
 export interface PipelineDeps {
   knex: Knex;
@@ -155,6 +139,19 @@ class InvocationContext implements OperationContext {
   validate<T>(schemaId: string, data: unknown, prefix?: string): T {
     return this.deps.schemas.validateInput<T>(schemaId, data, prefix);
   }
+
+  invoke(name: string, input: Record<string, unknown>, options: NestedInvokeOptions = {}): Promise<InvokeResult> {
+    if ((this.db as Knex.Transaction).isTransaction) {
+      // The inner operation commits on its own; inside this transaction it would wait for it (SQLite) or outlive it.
+      return Promise.reject(new Error(`${this.op.name}: ctx.invoke("${name}") needs a handler declared transactional: false, called outside its transactions`));
+    }
+    return invoke(this.deps, name, options.principal ?? this.principal, input, {
+      requestId: this.requestId,
+      idempotencyKey: options.idempotencyKey ?? null,
+      log: this.log,
+      nested: true,
+    });
+  }
 }
 
 /** Answers already shaped by their output schema (kept only while a cache holds them). */
@@ -173,24 +170,26 @@ export async function invoke(
   const meta = options.meta ?? {};
   const log = options.log ?? deps.log;
 
-  let slot: RateLimitSlot;
-  try {
-    const pending = deps.limiter.acquire(principal.organizationId, options.requestId);
-    slot = pending instanceof Promise ? await pending : pending;
-  } catch (err) {
-    log.error({ requestId: options.requestId, err }, 'rate limiter unavailable');
-    throw new ServiceError('unavailable', 'The rate limiter could not be reached; nothing was done. Retry shortly.');
-  }
-  meta.rateLimit = slot.info;
-  if (slot.refused) {
-    throw new ServiceError(
-      'rate_limited',
-      slot.refused.reason === 'rate'
-        ? `Too many requests for this organization (limit ${slot.info.limit} a minute). Wait ${slot.refused.retryAfter} seconds.`
-        : 'Too many requests in flight for this organization. Wait for some to finish, then retry.',
-      { reason: slot.refused.reason },
-      slot.refused.retryAfter,
-    );
+  let slot: RateLimitSlot | null = null;
+  if (!options.nested) {
+    try {
+      const pending = deps.limiter.acquire(principal.organizationId, options.requestId);
+      slot = pending instanceof Promise ? await pending : pending;
+    } catch (err) {
+      log.error({ requestId: options.requestId, err }, 'rate limiter unavailable');
+      throw new ServiceError('unavailable', 'The rate limiter could not be reached; nothing was done. Retry shortly.');
+    }
+    meta.rateLimit = slot.info;
+    if (slot.refused) {
+      throw new ServiceError(
+        'rate_limited',
+        slot.refused.reason === 'rate'
+          ? `Too many requests for this organization (limit ${slot.info.limit} a minute). Wait ${slot.refused.retryAfter} seconds.`
+          : 'Too many requests in flight for this organization. Wait for some to finish, then retry.',
+        { reason: slot.refused.reason },
+        slot.refused.retryAfter,
+      );
+    }
   }
   try {
     if (!principal.scopes.has(op.scope)) {
@@ -255,7 +254,7 @@ export async function invoke(
     }
   } finally {
     try {
-      await deps.limiter.release(slot);
+      if (slot) await deps.limiter.release(slot);
     } catch (e) {
       log.error({ requestId: options.requestId, err: e }, 'could not release rate-limit slot');
     }

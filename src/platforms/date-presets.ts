@@ -1,5 +1,6 @@
 // The overview's date presets, resolved in the ad account's timezone. Every last_Nd preset ends
-// yesterday and leaves today out; `maximum` is the lifetime window.
+// yesterday and leaves today out; `maximum` is the lifetime window. Automations also ask for other
+// last_Nd windows (last_3d), which resolve by the same rule.
 
 import { addDays, localDate, weekday } from '../time/zones.js';
 import type { DateWindow } from './port.js';
@@ -13,7 +14,7 @@ export type DatePreset = (typeof DATE_PRESETS)[number];
  * The window of `preset` at instant `now` in `timeZone`. `lifetimeSince` is the first day of the
  * `maximum` window (the earliest launch); it defaults to today.
  */
-export function resolveDatePreset(preset: DatePreset, now: number, timeZone: string, lifetimeSince?: string): DateWindow {
+export function resolveDatePreset(preset: DatePreset | `last_${number}d`, now: number, timeZone: string, lifetimeSince?: string): DateWindow {
   const today = localDate(now, timeZone);
   const yesterday = addDays(today, -1);
   const lastN = /^last_(\d+)d$/.exec(preset);

@@ -83,6 +83,15 @@ export interface Insights {
   revenueMinorUnits: number;
 }
 
+/** The levels whose delivery can be read object by object. */
+export type InsightsLevel = 'campaign' | 'adset' | 'ad';
+
+/** Delivery of one object over a window: the totals plus reach (unique people, not additive across objects). */
+export interface ObjectInsights extends Insights {
+  objectId: string;
+  reach: number;
+}
+
 /** What to create: the platform objects of a launch, each with the service's marker for reconciliation. */
 export interface ObjectSpec {
   level: Exclude<ObjectLevel, 'creative'> | 'creative';
@@ -122,6 +131,12 @@ export interface PlatformAdapter {
   listLeadForms(account: AdAccount, pageId: string, after: string | null, limit: number): Promise<LeadFormPage>;
   listOptions(account: AdAccount, type: OptionType, query?: string): Promise<OptionItem[]>;
   insights(account: AdAccount, objectIds: string[], window: DateWindow): Promise<Insights>;
+  /**
+   * Delivery of each of `objectIds` (objects of `level`) over `window`, read in one platform request
+   * (paged when the answer is long): one entry per distinct id, in the order asked, zeros for an
+   * object that did not deliver or that the platform does not report.
+   */
+  insightsByObject(account: AdAccount, level: InsightsLevel, objectIds: string[], window: DateWindow): Promise<ObjectInsights[]>;
   /** Creates objects in order (parents before children; a spec's parentId may name an earlier result). */
   createObjects(account: AdAccount, specs: ObjectSpec[]): Promise<ObjectRef[]>;
   /** Finds objects created with `marker` (after a create whose answer was lost). */

@@ -33,6 +33,8 @@ export interface DayStats {
   clicks: number;
   results: number;
   revenueMinor: number;
+  /** People reached that day (default: impressions / 1.5). */
+  reach?: number;
 }
 
 interface Answer {
@@ -145,7 +147,7 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
     this.leadForms.set(pageId, [...(this.leadForms.get(pageId) ?? []), form]);
   }
 
-  /** Delivery of a campaign on one date of the account's calendar. */
+  /** Delivery of a campaign, ad set or ad on one date of the account's calendar. */
   seedStats(campaignId: string, date: string, stats: DayStats): void {
     const days = this.stats.get(campaignId) ?? new Map<string, DayStats>();
     days.set(date, stats);
@@ -455,17 +457,25 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
     return { status: 200, body: { success: true } };
   }
 
+  /** Insights at `level` (campaign by default; adset, ad), one row per object that delivered, filtered on `<level>.id`. */
   private insights(accountId: string, params: Record<string, unknown>): Answer {
     const range = parseJson(params.time_range) as { since?: string; until?: string } | undefined;
     if (!range?.since || !range.until) return graphError(400, 100, '(#100) Param time_range is required', { error_data: { blame_field_specs: [['time_range']] } });
+    const level = String(params.level ?? 'campaign');
+    if (!['campaign', 'adset', 'ad'].includes(level)) {
+      return graphError(400, 100, '(#100) Param level must be one of {ad, adset, campaign, account}', { error_data: { blame_field_specs: [['level']] } });
+    }
     const rules = (parseJson(params.filtering ?? '[]') as Array<{ field: string; operator: string; value: unknown }>) ?? [];
-    const idRule = rules.find((r) => r.field === 'campaign.id');
+    const foreign = rules.find((r) => r.field !== `${level}.id`);
+    if (foreign) return graphError(400, 100, `(#100) Filtering field ${foreign.field} is not supported at level ${level}`, { error_data: { blame_field_specs: [['filtering']] } });
+    const idRule = rules.find((r) => r.field === `${level}.id`);
     const wanted = idRule && Array.isArray(idRule.value) ? new Set(idRule.value.map(String)) : null;
     const digits = digitsOf(this.accounts.get(accountId)!.currency);
-    const rows = this.objectsOf(accountId, 'campaign')
+    const campaignOf = (o: MetaObject): string | undefined => (o.level === 'campaign' ? o.id : o.parentId ? campaignOf(this.objects.get(o.parentId)!) : undefined);
+    const rows = this.objectsOf(accountId, level as MetaLevel)
       .filter((c) => !wanted || wanted.has(c.id))
       .flatMap((c) => {
-        const total: DayStats = { spendMinor: 0, impressions: 0, clicks: 0, results: 0, revenueMinor: 0 };
+        const total: Required<DayStats> = { spendMinor: 0, impressions: 0, clicks: 0, results: 0, revenueMinor: 0, reach: 0 };
         let any = false;
         for (const [date, s] of this.stats.get(c.id) ?? []) {
           if (date < range.since! || date > range.until!) continue;
@@ -475,13 +485,16 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
           total.clicks += s.clicks;
           total.results += s.results;
           total.revenueMinor += s.revenueMinor;
+          total.reach += s.reach ?? Math.floor(s.impressions / 1.5);
         }
         if (!any) return [];
         // Graph reports one purchase under several action types; a reader must count it once.
         return [{
-          campaign_id: c.id,
+          campaign_id: campaignOf(c),
+          ...(level !== 'campaign' ? { [`${level}_id`]: c.id } : {}),
           spend: decimal(total.spendMinor, digits),
           impressions: String(total.impressions),
+          reach: String(total.reach),
           clicks: String(total.clicks),
           actions: [
             { action_type: 'link_click', value: String(total.clicks) },

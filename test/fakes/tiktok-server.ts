@@ -36,6 +36,8 @@ export interface TikTokDayStats {
   clicks: number;
   conversions: number;
   revenueMinor: number;
+  /** People reached that day (default: impressions / 1.5). */
+  reach?: number;
 }
 
 interface Answer {
@@ -404,21 +406,27 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault> {
     return { code: 0, data: { [field]: ids, status } };
   }
 
+  /** The integrated report at campaign, ad group or ad level: one row per object (its id the dimension), filtered to ids. */
   private report(advertiserId: string, params: Record<string, unknown>): Answer {
     if (params.report_type !== 'BASIC') return invalid('report_type: Must be one of BASIC, AUDIENCE, PLAYABLE_MATERIAL, CATALOG, BC, TT_SHOP.');
-    if (params.data_level !== 'AUCTION_CAMPAIGN') return invalid('data_level: Only AUCTION_CAMPAIGN is supported by this server.');
+    const levels: Record<string, TikTokLevel> = { AUCTION_CAMPAIGN: 'campaign', AUCTION_ADGROUP: 'adgroup', AUCTION_AD: 'ad' };
+    const level = levels[String(params.data_level)];
+    if (!level) return invalid('data_level: Must be one of AUCTION_ADVERTISER, AUCTION_CAMPAIGN, AUCTION_ADGROUP, AUCTION_AD.');
     const since = String(params.start_date ?? '');
     const until = String(params.end_date ?? '');
     if (!/^\d{4}-\d{2}-\d{2}$/.test(since) || !/^\d{4}-\d{2}-\d{2}$/.test(until)) return invalid('start_date: Must be a date YYYY-MM-DD.');
+    const dimensions = Array.isArray(params.dimensions) ? (params.dimensions as string[]) : [];
+    if (dimensions.length !== 1 || dimensions[0] !== ID_FIELD[level]) return invalid(`dimensions: Must be ["${ID_FIELD[level]}"] at data level ${String(params.data_level)}.`);
     const metrics = Array.isArray(params.metrics) ? (params.metrics as string[]) : [];
     const filters = Array.isArray(params.filtering) ? (params.filtering as Array<Record<string, unknown>>) : [];
-    const idFilter = filters.find((f) => f.field_name === 'campaign_ids');
+    const idFilter = filters.find((f) => f.field_name === `${ID_FIELD[level]}s`);
     const wanted = idFilter ? new Set((parseJson(idFilter.filter_value) as unknown[]).map(String)) : null;
+    if (wanted && wanted.size > 100) return invalid(`filtering: ${ID_FIELD[level]}s takes at most 100 ids.`);
     const digits = digitsOf(this.advertisers.get(advertiserId)!.currency);
-    const rows = this.objectsOf(advertiserId, 'campaign')
+    const rows = this.objectsOf(advertiserId, level)
       .filter((c) => !wanted || wanted.has(c.id))
       .map((c) => {
-        const t: TikTokDayStats = { spendMinor: 0, impressions: 0, clicks: 0, conversions: 0, revenueMinor: 0 };
+        const t: Required<TikTokDayStats> = { spendMinor: 0, impressions: 0, clicks: 0, conversions: 0, revenueMinor: 0, reach: 0 };
         for (const [date, s] of this.stats.get(c.id) ?? []) {
           if (date < since || date > until) continue;
           t.spendMinor += s.spendMinor;
@@ -426,6 +434,7 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault> {
           t.clicks += s.clicks;
           t.conversions += s.conversions;
           t.revenueMinor += s.revenueMinor;
+          t.reach += s.reach ?? Math.floor(s.impressions / 1.5);
         }
         const all: Record<string, string> = {
           spend: decimal(t.spendMinor, digits),
@@ -433,8 +442,9 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault> {
           clicks: String(t.clicks),
           conversion: String(t.conversions),
           total_complete_payment_rate: decimal(t.revenueMinor, digits),
+          reach: String(t.reach),
         };
-        return { dimensions: { campaign_id: c.id }, metrics: Object.fromEntries(metrics.filter((m) => m in all).map((m) => [m, all[m]])) };
+        return { dimensions: { [ID_FIELD[level]]: c.id }, metrics: Object.fromEntries(metrics.filter((m) => m in all).map((m) => [m, all[m]])) };
       });
     return this.paged(rows, params, 'list');
   }

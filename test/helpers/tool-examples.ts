@@ -54,6 +54,21 @@ async function waitingGate(w: World, api: ReturnType<typeof brandApi>, brandId: 
   return { workflowId: made.body.workflowId, executionId: run.body.executionId };
 }
 
+/** A READY single-account template of the example launch's settings. */
+const structureTemplate = (fx: ToolFixture) => ({
+  name: 'Prospecting',
+  config: {
+    campaign: { name: '{brand} | {objective}', objective: 'OUTCOME_TRAFFIC' },
+    adSets: [{ name: '{audience}', optimizationGoal: 'LINK_CLICKS', billingEvent: 'IMPRESSIONS', targeting: { countries: ['US'], ageMin: 18, ageMax: 65 } }],
+    ads: [{ name: 'Hero', creativeId: fx.creativeId, headline: 'Spring sale', primaryText: 'Up to 40% off', linkUrl: 'https://shop.example.com/spring', callToAction: 'SHOP_NOW' }],
+  },
+  audiences: [{ kind: 'targetingSet', name: 'Broad 25-45', targeting: { ageMin: 25, ageMax: 45 } }],
+  settings: { budget: { dailyAmount: 5000 } },
+  accounts: [fx.accountId],
+  scope: 'single',
+  status: 'READY',
+});
+
 const png = () => ({ fileName: 'tool.png', contentBase64: makePng(600, 600).toString('base64') });
 
 /** One successful call per tool, in order: later steps may use what earlier ones answered. */
@@ -93,6 +108,58 @@ export const toolExamples: ToolExample[] = [
   { tool: 'list_snapshot_templates', args: (fx) => ({ brandId: fx.brandId }) },
   { tool: 'create_launch_from_snapshot', args: (fx, answers) => ({ brandId: fx.brandId, templateId: answers.get('create_snapshot_template').id, title: 'From a snapshot' }) },
   { tool: 'delete_launch', args: (fx) => ({ brandId: fx.brandId, launchId: fx.spareLaunchId }) },
+  { tool: 'get_brand_profile', args: (fx) => ({ brandId: fx.brandId }) },
+  {
+    tool: 'set_brand_profile',
+    args: (fx) => ({ brandId: fx.brandId, voice: ['bold', 'friendly'], productDescription: 'Running shoes for city runners', website: 'https://shoes.example.com', wordsToAvoid: ['cheap'] }),
+  },
+  { tool: 'generate_copy', args: (fx) => ({ brandId: fx.brandId, platform: 'meta', angle: 'spring sale', creativeIds: [fx.creativeId], idempotencyKey: key('copy') }) },
+  { tool: 'list_copies', args: (fx) => ({ brandId: fx.brandId, platform: 'meta' }) },
+  { tool: 'get_copy', args: (fx, answers) => ({ brandId: fx.brandId, copyGenerationId: answers.get('generate_copy').copyGenerationId }) },
+  { tool: 'create_structure_template', args: (fx) => ({ brandId: fx.brandId, ...structureTemplate(fx) }) },
+  { tool: 'list_structure_templates', args: (fx) => ({ brandId: fx.brandId, limit: 5 }) },
+  { tool: 'get_structure_template', args: (fx, answers) => ({ brandId: fx.brandId, templateId: String(answers.get('create_structure_template').templateId) }) },
+  { tool: 'edit_structure_template', args: (fx, answers) => ({ brandId: fx.brandId, templateId: answers.get('create_structure_template').templateId, name: 'Prospecting v2' }) },
+  { tool: 'apply_structure_template', args: (fx, answers) => ({ brandId: fx.brandId, templateId: String(answers.get('create_structure_template').templateId), idempotencyKey: key('apply') }) },
+  { tool: 'delete_structure_template', args: (fx, answers) => ({ brandId: fx.brandId, templateId: String(answers.get('create_structure_template').templateId) }) },
+  {
+    tool: 'create_automation',
+    args: (fx) => ({
+      brandId: fx.brandId,
+      automationName: 'Spend without results',
+      accountId: fx.accountId,
+      level: 'campaign',
+      conditions: [
+        { metric: 'spend', window: 'yesterday', operator: 'gt', value: 100 },
+        { metric: 'results', window: 'yesterday', operator: 'lt', value: 1 },
+      ],
+      action: 'pause',
+      frequency: 'hourly',
+      mode: 'shadow',
+      idempotencyKey: key('automation'),
+    }),
+  },
+  { tool: 'list_automations', args: (fx) => ({ brandId: fx.brandId, status: 'ACTIVE' }) },
+  { tool: 'get_automation', args: (fx, answers) => ({ brandId: fx.brandId, automationId: String(answers.get('create_automation').automationId) }) },
+  { tool: 'update_automation', args: (fx, answers) => ({ brandId: fx.brandId, automationId: answers.get('create_automation').automationId, cooldownMinutes: 120 }) },
+  { tool: 'preview_automation', args: (fx, answers) => ({ brandId: fx.brandId, automationId: answers.get('create_automation').automationId }) },
+  { tool: 'run_automation', args: (fx, answers) => ({ brandId: fx.brandId, automationId: answers.get('create_automation').automationId, idempotencyKey: key('run') }) },
+  { tool: 'list_automation_runs', args: (fx, answers) => ({ brandId: fx.brandId, automationId: answers.get('create_automation').automationId }) },
+  { tool: 'set_automation_status', args: (fx, answers) => ({ brandId: fx.brandId, automationId: answers.get('create_automation').automationId, status: 'PAUSED' }) },
+  { tool: 'delete_automation', args: (fx, answers) => ({ brandId: fx.brandId, automationId: answers.get('create_automation').automationId }) },
+  { tool: 'create_pipeline_column', args: (fx) => ({ brandId: fx.brandId, name: `Review ${seq++}`, publishes: false }) },
+  { tool: 'update_pipeline_column', args: (fx, answers) => ({ brandId: fx.brandId, columnId: answers.get('create_pipeline_column').columnId, position: 0 }) },
+  {
+    tool: 'create_pipeline_card',
+    args: (fx, answers) => ({ brandId: fx.brandId, launchId: fx.draft.launchId, columnId: answers.get('create_pipeline_column').columnId, idempotencyKey: key('card') }),
+  },
+  { tool: 'get_pipeline', args: (fx) => ({ brandId: fx.brandId }) },
+  {
+    tool: 'move_pipeline_card',
+    args: (fx, answers) => ({ brandId: fx.brandId, cardId: answers.get('create_pipeline_card').cardId, title: 'Spring sale, reviewed', version: answers.get('create_pipeline_card').version }),
+  },
+  { tool: 'delete_pipeline_card', args: (fx, answers) => ({ brandId: fx.brandId, cardId: answers.get('create_pipeline_card').cardId }) },
+  { tool: 'delete_pipeline_column', args: (fx, answers) => ({ brandId: fx.brandId, columnId: answers.get('create_pipeline_column').columnId }) },
   { tool: 'create_webhook_endpoint', args: (fx) => ({ url: fx.receiverUrl, events: ['webhook.test', 'launch.published'], brandIds: [fx.brandId] }) },
   { tool: 'list_webhook_endpoints', args: () => ({}) },
   { tool: 'get_webhook_endpoint', args: (_fx, answers) => ({ endpointId: answers.get('create_webhook_endpoint').endpointId }) },
@@ -129,7 +196,7 @@ export const toolExamples: ToolExample[] = [
   { tool: 'list_workflow_executions', args: (fx, answers) => ({ brandId: fx.brandId, workflowId: String(answers.get('create_workflow').workflowId) }) },
   {
     tool: 'get_workflow_execution',
-    args: (fx, answers) => ({ brandId: fx.brandId, workflowId: String(answers.get('create_workflow').workflowId), executionId: answers.get('run_workflow').executionId }),
+    args: (fx, answers) => ({ brandId: fx.brandId, workflowId: String(answers.get('create_workflow').workflowId), executionId: String(answers.get('run_workflow').executionId) }),
   },
   {
     tool: 'review_workflow_step',

@@ -416,5 +416,48 @@ export function describePortSuite(name: string, setup: () => Promise<PortFixture
         });
       });
     });
+
+    describe('insightsByObject', () => {
+      const strip = ({ objectId: _id, reach: _reach, ...totals }: { objectId: string; reach: number } & Insights) => totals;
+
+      it('answers an empty list for no ids', async () => {
+        expect(await f.adapter.insightsByObject(f.account, 'campaign', [], { since: '2030-01-01', until: '2030-01-31' })).to.deep.equal([]);
+      });
+
+      it('answers one entry per distinct id in the order asked, each equal to that object\'s own insights, zeros where nothing delivered', async () => {
+        const refs = await f.adapter.createObjects(f.account, [
+          campaignSpec('Per object A', { status: 'ACTIVE', budget: { period: 'daily', amountMinorUnits: 5000 } }),
+          campaignSpec('Per object B', { status: 'ACTIVE', budget: { period: 'daily', amountMinorUnits: 9000 } }),
+          campaignSpec('Per object idle', { status: 'PAUSED' }),
+        ]);
+        const window = await f.deliver([refs[0].id, refs[1].id]);
+        const asked = [refs[1].id, refs[2].id, refs[0].id, refs[1].id];
+        const rows = await f.adapter.insightsByObject(f.account, 'campaign', asked, window);
+        expect(rows.map((r) => r.objectId)).to.deep.equal([refs[1].id, refs[2].id, refs[0].id]);
+        expect(strip(rows[0])).to.deep.equal(await f.adapter.insights(f.account, [refs[1].id], window));
+        expect(strip(rows[2])).to.deep.equal(await f.adapter.insights(f.account, [refs[0].id], window));
+        expect(rows[1]).to.deep.equal({ objectId: refs[2].id, spendMinorUnits: 0, impressions: 0, clicks: 0, results: 0, revenueMinorUnits: 0, reach: 0 });
+        for (const row of [rows[0], rows[2]]) {
+          expect(row.spendMinorUnits).to.be.greaterThan(0);
+          expect(row.reach).to.be.greaterThan(0);
+          expect(row.reach).to.be.at.most(row.impressions);
+          for (const value of Object.values(strip(row))) expect(Number.isInteger(value)).to.equal(true);
+        }
+      });
+
+      it('reads ad set and ad delivery by their own ids', async () => {
+        const [c] = await f.adapter.createObjects(f.account, [campaignSpec('Levels', { status: 'ACTIVE', budget: { period: 'daily', amountMinorUnits: 6000 } })]);
+        const [s] = await f.adapter.createObjects(f.account, [adsetSpec(c.id, 'Levels set', { status: 'ACTIVE' })]);
+        const [a] = await f.adapter.createObjects(f.account, [adSpec(s.id, 'Levels ad', { status: 'ACTIVE' })]);
+        const window = await f.deliver([s.id, a.id]);
+        const [adset] = await f.adapter.insightsByObject(f.account, 'adset', [s.id], window);
+        const [ad] = await f.adapter.insightsByObject(f.account, 'ad', [a.id], window);
+        expect(adset.objectId).to.equal(s.id);
+        expect(ad.objectId).to.equal(a.id);
+        expect(adset.spendMinorUnits).to.be.greaterThan(0);
+        expect(ad.spendMinorUnits).to.be.greaterThan(0);
+        expect(ad.impressions).to.be.greaterThan(0);
+      });
+    });
   });
 }

@@ -6,12 +6,29 @@ import type { Knex } from 'knex';
 import { isUniqueViolation } from '../../db/connection.js';
 import {
   PlatformError,
-  type AdAccount, type Budget, type CampaignPage, type CampaignQuery, type DateWindow, type Insights, type LeadFormPage,
-  type ObjectLevel, type ObjectRef, type ObjectSpec, type OptionItem, type OptionType, type PlatformAdapter, type PlatformCampaign,
+  type AdAccount, type Budget, type CampaignPage, type CampaignQuery, type DateWindow, type Insights, type InsightsLevel, type LeadFormPage,
+  type ObjectInsights, type ObjectLevel, type ObjectRef, type ObjectSpec, type OptionItem, type OptionType, type PlatformAdapter, type PlatformCampaign,
   type PlatformName, type PlatformStatus,
 } from '../port.js';
 import { CONVERSION_EVENTS, INTERESTS, LOCATIONS } from './catalog.js';
-import { NO_INSIGHTS, addInsights, deliver, type StatusChange } from './delivery.js';
+import { NO_INSIGHTS, addInsights, deliver, type Delivery, type StatusChange } from './delivery.js';
+import { perObject } from '../insights.js';
+
+/** A name carrying these words marks the sandbox's "spends, no results" objects (they and their children never convert). */
+export const NO_RESULTS_MARK = /no results/i;
+
+function chunks<T>(list: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
+  return out;
+}
+
+type TreeRow = { object_id: string; parent_id: string | null; name: string; budget_period: string | null; budget_cents: number | string | null };
+
+function budgetOf(row: TreeRow, share = 1): Budget | null {
+  if (row.budget_cents === null) return null;
+  return { period: row.budget_period as Budget['period'], amountMinorUnits: Math.floor(Number(row.budget_cents) / share) };
+}
 
 const ASSET_KINDS: Partial<Record<OptionType, string>> = { pixels: 'pixels', pages: 'pages', audiences: 'audiences', profileAccounts: 'profileAccounts' };
 
@@ -139,6 +156,80 @@ export class SandboxPlatform implements PlatformAdapter {
       }
     }
     return total;
+  }
+
+  private async rowsOf(account: AdAccount, level: ObjectLevel, column: 'object_id' | 'parent_id', ids: string[]): Promise<TreeRow[]> {
+    const out: TreeRow[] = [];
+    for (const part of chunks([...new Set(ids)], 500)) {
+      out.push(...(await this.objects(account, level).whereIn(column, part).select('object_id', 'parent_id', 'name', 'budget_period', 'budget_cents')));
+    }
+    return out;
+  }
+
+  /** Children per parent among every object of `level` under `parentIds` (the share each gets of a parent's budget). */
+  private async childCounts(account: AdAccount, level: ObjectLevel, parentIds: string[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (const part of chunks([...new Set(parentIds)], 500)) {
+      const rows: Array<{ parent_id: string; n: number | string }> = await this.objects(account, level).whereIn('parent_id', part).whereNot('status', 'DELETED').groupBy('parent_id').select('parent_id', this.knex.raw('count(*) as n'));
+      for (const r of rows) out.set(String(r.parent_id), Number(r.n));
+    }
+    return out;
+  }
+
+  /**
+   * Per-object delivery. A campaign with a budget delivers it; one without sums its ad sets. An ad
+   * set without a budget gets an even share of its campaign's; an ad an even share of its ad set's
+   * (or of its ad set's share). Each object is gated by its own status and its parents'.
+   */
+  async insightsByObject(account: AdAccount, level: InsightsLevel, objectIds: string[], window: DateWindow): Promise<ObjectInsights[]> {
+    const ids = [...new Set(objectIds)];
+    if (!ids.length) return [];
+    const ads = level === 'ad' ? await this.rowsOf(account, 'ad', 'object_id', ids) : [];
+    const adsets =
+      level === 'campaign' ? await this.rowsOf(account, 'adset', 'parent_id', ids)
+      : await this.rowsOf(account, 'adset', 'object_id', level === 'adset' ? ids : ads.map((a) => a.parent_id!));
+    const campaigns = await this.rowsOf(account, 'campaign', 'object_id', level === 'campaign' ? ids : adsets.map((a) => a.parent_id!));
+    const adsetsPerCampaign = level === 'campaign' ? new Map<string, number>() : await this.childCounts(account, 'adset', campaigns.map((c) => c.object_id));
+    const adsPerAdset = level === 'ad' ? await this.childCounts(account, 'ad', adsets.map((a) => a.object_id)) : new Map<string, number>();
+    const history = await this.histories([...campaigns, ...adsets, ...ads].map((r) => r.object_id));
+    const byId = new Map([...campaigns, ...adsets].map((r) => [r.object_id, r]));
+    const now = this.now();
+    const h = (id: string) => history.get(id) ?? [];
+    const converts = (...rows: Array<TreeRow | undefined>) => !rows.some((r) => r && NO_RESULTS_MARK.test(r.name));
+    /** The budget an ad set delivers on: its own, or its share of its campaign's. */
+    const adsetBudget = (a: TreeRow): Budget | null => {
+      if (a.budget_cents !== null) return budgetOf(a);
+      const c = byId.get(a.parent_id!);
+      return c ? budgetOf(c, adsetsPerCampaign.get(c.object_id) ?? 1) : null;
+    };
+    const out = new Map<string, Delivery>();
+    if (level === 'campaign') {
+      for (const c of campaigns) {
+        if (c.budget_cents !== null) {
+          out.set(c.object_id, deliver({ id: c.object_id, budget: budgetOf(c), history: h(c.object_id), converts: converts(c) }, window, account.timezone, now));
+          continue;
+        }
+        const parts = adsets.filter((a) => a.parent_id === c.object_id && a.budget_cents !== null)
+          .map((a) => deliver({ id: a.object_id, budget: budgetOf(a), history: h(a.object_id), converts: converts(c, a) }, window, account.timezone, now, [h(c.object_id)]));
+        const total = parts.reduce<Insights>((sum, d) => addInsights(sum, d), NO_INSIGHTS);
+        out.set(c.object_id, { ...total, reach: parts.reduce((sum, d) => sum + d.reach, 0) });
+      }
+    } else if (level === 'adset') {
+      for (const a of adsets) {
+        const c = byId.get(a.parent_id!);
+        out.set(a.object_id, deliver({ id: a.object_id, budget: adsetBudget(a), history: h(a.object_id), converts: converts(c, a) }, window, account.timezone, now, [h(a.parent_id!)]));
+      }
+    } else {
+      for (const ad of ads) {
+        const a = byId.get(ad.parent_id!);
+        if (!a) continue;
+        const budget = adsetBudget(a);
+        const share = budget ? { ...budget, amountMinorUnits: Math.floor(budget.amountMinorUnits / (adsPerAdset.get(a.object_id) ?? 1)) } : null;
+        const gates = [h(a.object_id), h(a.parent_id!)];
+        out.set(ad.object_id, deliver({ id: ad.object_id, budget: share, history: h(ad.object_id), converts: converts(byId.get(a.parent_id!), a, ad) }, window, account.timezone, now, gates));
+      }
+    }
+    return perObject(ids, out);
   }
 
   async createObjects(account: AdAccount, specs: ObjectSpec[]): Promise<ObjectRef[]> {

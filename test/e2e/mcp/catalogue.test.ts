@@ -54,7 +54,7 @@ for (const dialect of dialects()) {
 
       before(async () => {
         await receiver.start();
-        w = await startWorld({ dialect, env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+        w = await startWorld({ dialect, env: { WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_PER_MINUTE: '100000' } });
         client = await transport.connect(w, w.key('acme', 'ci'));
         tools = (await client.listTools()).tools;
       });
@@ -68,6 +68,22 @@ for (const dialect of dialects()) {
         const covered = new Set([...toolExamples.map((e) => e.tool), ...Object.keys(noSandboxSuccess)]);
         const missing = tools.map((t) => t.name).filter((n) => !covered.has(n));
         expect(missing, 'add these tools to test/helpers/tool-examples.ts').to.deep.equal([]);
+      });
+
+      it('describes every tool: what it does, its units and the codes it fails with', () => {
+        // Keys whose value is a schema object: property names (and a few keywords, which match nothing below).
+        const names = (schema: unknown): string[] => [...JSON.stringify(schema).matchAll(/"([A-Za-z]+)":\{/g)].map((m) => m[1]);
+        for (const tool of tools) {
+          const text = tool.description ?? '';
+          expect(text.length, tool.name).to.be.greaterThan(60);
+          expect(text, tool.name).to.match(/Fails with \(error\.code in the isError result\): [a-z_]+(, [a-z_]+)*\./);
+          const props = [...names(tool.inputSchema), ...names(tool.outputSchema)];
+          if (props.some((n) => /amount|minorunits|budget|spend|ceiling|cost/i.test(n))) expect(text, `${tool.name} handles money`).to.contain('minor units');
+          if (props.some((n) => /^(datePreset|days|window|timezone)$/.test(n))) expect(text, `${tool.name} handles days`).to.contain('time zone');
+        }
+        const money = tools.find((t) => t.name === 'edit_live_campaign')!;
+        expect(money.description).to.contain('minor units');
+        expect(tools.find((t) => t.name === 'get_overview')!.description).to.contain("ad account's time zone");
       });
 
       it('answers each example with structuredContent that validates against the listed outputSchema', async () => {

@@ -1,0 +1,421 @@
+// The automation engine: evaluates every given automation of one ad account together, reading each
+// window's delivery once per level (one platform read per account, window and level), decides per
+// object (guard, conditions, cooldown, daily limit, loops, who paused it), acts through `invoke` as
+// the automation's own principal, and records a run per automation. Preview uses the same path
+// without acting or writing.
+
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Principal } from '../auth/principal.js';
+import { inTransaction } from '../db/connection.js';
+import { ServiceError } from '../errors.js';
+import type { EventOutbox } from '../events/outbox.js';
+import type { InvokeOptions, InvokeResult } from '../pipeline/invoke.js';
+import type { ObjectInsights, InsightsLevel } from '../platforms/port.js';
+import type { Platforms } from '../platforms/registry.js';
+import { localDate, localHourStart } from '../time/zones.js';
+import { METRICS, holds, type MetricName } from './metrics.js';
+import { automationOf, automationPrincipal, type Automation } from './rule.js';
+import { resolveWindow, type RuleWindow } from './windows.js';
+import { wakeAccount } from './wake.js';
+
+export type SkipReason = 'cooldown' | 'daily_limit_reached' | 'insufficient_data' | 'already_paused' | 'shadow' | 'paused_by_person' | 'loop_detected';
+export type Intent = 'pause' | 'resume' | 'notify';
+export type Outcome = 'paused' | 'resumed' | 'notified' | 'none';
+
+/** One object of one run: what was read, whether the rule matched, and what was done or why not. */
+export interface RunObject {
+  objectId: string;
+  nodeId: string;
+  level: InsightsLevel;
+  name: string | null;
+  metrics: Partial<Record<RuleWindow, Partial<Record<MetricName, number | null>>>>;
+  conditions: boolean[];
+  matched: boolean;
+  intended: Intent | null;
+  action: Outcome;
+  skipReason: SkipReason | null;
+  error: string | null;
+}
+
+export interface EngineDeps {
+  knex: Knex;
+  platforms: Platforms;
+  events: EventOutbox;
+  now: () => number;
+  log: Logger;
+  invoke(name: string, principal: Principal, input: Record<string, unknown>, options: InvokeOptions): Promise<InvokeResult>;
+}
+
+export interface EvaluationResult {
+  runs: Array<{ automation: Automation; runId: number | null; startedAt: number; finishedAt: number; objects: RunObject[] }>;
+  /** Platform reads made (one per window and level at most). */
+  reads: number;
+}
+
+interface LiveObject {
+  nodeId: string;
+  launchId: number;
+  level: InsightsLevel;
+  objectId: string;
+  name: string | null;
+  status: 'ACTIVE' | 'PAUSED';
+  updatedAt: number;
+  createdAt: number;
+}
+
+/** Another automation acting the other way on an object within this long is a loop. */
+export const LOOP_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** Attempts of a failed pause or resume (the first included) before automation.action_failed. */
+export const MAX_ACTION_ATTEMPTS = 4;
+const RETRY_BASE_MS = 30_000;
+
+const RETRYABLE = new Set(['unavailable', 'rate_limited', 'timeout', 'internal_error']);
+
+/** Backoff of the `attempts`-th retry of an action: 30 s, 2 min, 8 min..., or the platform's own wait when longer. */
+export function actionRetryDelay(attempts: number, retryAfterSeconds: number | null): number {
+  return Math.max(RETRY_BASE_MS * 4 ** (attempts - 1), (retryAfterSeconds ?? 0) * 1000);
+}
+
+const opposite: Record<'paused' | 'resumed', 'paused' | 'resumed'> = { paused: 'resumed', resumed: 'paused' };
+
+async function liveObjects(knex: Knex, brandId: number, accountId: string, level: InsightsLevel): Promise<LiveObject[]> {
+  const rows = await knex('launch_nodes as n')
+    .join('launches as l', 'l.id', 'n.launch_id')
+    .where({ 'n.account_id': accountId, 'n.status': 'live', 'n.node_type': level, 'l.brand_id': brandId })
+    .whereNotNull('n.platform_id')
+    .select('n.id', 'n.launch_id', 'n.name', 'n.properties', 'n.platform_id', 'n.updated_at', 'n.created_at');
+  return rows.map((r) => ({
+    nodeId: r.id,
+    launchId: Number(r.launch_id),
+    level,
+    objectId: r.platform_id,
+    name: r.name ?? null,
+    status: (JSON.parse(r.properties).status ?? 'ACTIVE') === 'PAUSED' ? 'PAUSED' : 'ACTIVE',
+    updatedAt: Number(r.updated_at),
+    createdAt: Number(r.created_at),
+  }));
+}
+
+/** The objects an automation watches among the account's live objects of its level. */
+function targetsOf(a: Automation, live: LiveObject[]): LiveObject[] {
+  if (!a.objectIds) return live;
+  const wanted = new Set(a.objectIds);
+  return live.filter((o) => wanted.has(o.objectId));
+}
+
+interface Ledger {
+  /** Actions of the last LOOP_WINDOW (or longest cooldown), oldest first. */
+  actions: Array<{ automationId: number; objectId: string; action: string; at: number }>;
+  holds: Map<string, { nodeUpdatedAt: number; pausedAt: number }>;
+  /** Automations holding each node paused. */
+  holders: Map<string, Set<number>>;
+  pending: Set<string>;
+}
+
+const holdKey = (automationId: number, nodeId: string) => `${automationId}:${nodeId}`;
+
+async function loadLedger(knex: Knex, accountId: string, since: number): Promise<Ledger> {
+  const [actions, holdRows, pendingRows] = await Promise.all([
+    knex('automation_actions').where({ account_id: accountId }).where('at', '>=', since).orderBy('id').select('automation_id', 'object_id', 'action', 'at'),
+    knex('automation_holds').where({ account_id: accountId }).select('automation_id', 'node_id', 'node_updated_at', 'paused_at'),
+    knex('automation_pending_actions').where({ account_id: accountId }).select('automation_id', 'node_id'),
+  ]);
+  const holders = new Map<string, Set<number>>();
+  for (const r of holdRows) holders.set(r.node_id, (holders.get(r.node_id) ?? new Set<number>()).add(Number(r.automation_id)));
+  return {
+    holders,
+    actions: actions.map((r) => ({ automationId: Number(r.automation_id), objectId: r.object_id, action: r.action, at: Number(r.at) })),
+    holds: new Map(holdRows.map((r) => [holdKey(Number(r.automation_id), r.node_id), { nodeUpdatedAt: Number(r.node_updated_at), pausedAt: Number(r.paused_at) }])),
+    pending: new Set(pendingRows.map((r) => holdKey(Number(r.automation_id), r.node_id))),
+  };
+}
+
+/** Start of the account's local day containing `now`. */
+function dayStart(now: number, timeZone: string): number {
+  return localHourStart(localDate(now, timeZone), 0, timeZone);
+}
+
+interface Decision {
+  automation: Automation;
+  object: LiveObject;
+  entry: RunObject;
+}
+
+/**
+ * Evaluates `automations` (all of one brand and ad account). With `act` false nothing is changed or
+ * written (preview); otherwise each automation gets a run row, and in live mode its actions.
+ */
+export async function evaluateAccount(deps: EngineDeps, automations: Automation[], options: { trigger: 'schedule' | 'manual'; act: boolean }): Promise<EvaluationResult> {
+  if (!automations.length) return { runs: [], reads: 0 };
+  const { brandId, accountId } = automations[0];
+  const startedAt = deps.now();
+  const account = await deps.platforms.account(deps.knex, brandId, accountId);
+  const adapter = deps.platforms.adapterFor(account.platform);
+  const sorted = [...automations].sort((x, y) => x.id - y.id);
+
+  // The live objects of each level, and which of them each automation watches.
+  const live = new Map<InsightsLevel, LiveObject[]>();
+  for (const level of new Set(sorted.map((a) => a.level))) live.set(level, await liveObjects(deps.knex, brandId, accountId, level));
+  const targets = new Map(sorted.map((a) => [a.id, targetsOf(a, live.get(a.level)!)]));
+
+  // One read per (level, window) for the union of the objects every automation needs there.
+  const needed = new Map<string, { level: InsightsLevel; window: RuleWindow; ids: Set<string>; since: number }>();
+  for (const a of sorted) {
+    for (const c of a.conditions) {
+      const key = `${a.level}|${c.window}`;
+      const slot = needed.get(key) ?? { level: a.level, window: c.window, ids: new Set<string>(), since: Infinity };
+      for (const o of targets.get(a.id)!) {
+        slot.ids.add(o.objectId);
+        slot.since = Math.min(slot.since, o.createdAt);
+      }
+      needed.set(key, slot);
+    }
+  }
+  const delivery = new Map<string, Map<string, ObjectInsights>>();
+  let reads = 0;
+  for (const [key, slot] of needed) {
+    if (!slot.ids.size) continue;
+    const lifetimeSince = Number.isFinite(slot.since) ? localDate(slot.since, account.timezone) : undefined;
+    const window = resolveWindow(slot.window, startedAt, account.timezone, lifetimeSince);
+    const rows = await adapter.insightsByObject(account, slot.level, [...slot.ids], window);
+    reads++;
+    delivery.set(key, new Map(rows.map((r) => [r.objectId, r])));
+  }
+
+  const longestCooldown = Math.max(0, ...sorted.map((a) => a.cooldownMinutes)) * 60_000;
+  const ledger = await loadLedger(deps.knex, accountId, startedAt - Math.max(LOOP_WINDOW_MS + 2 * 3_600_000, longestCooldown));
+  const today = dayStart(startedAt, account.timezone);
+  /** Directions decided in this cycle, per object: a later automation going the other way is a loop. */
+  const cycle = new Map<string, { automationId: number; action: 'paused' | 'resumed' }>();
+
+  const decisions: Decision[] = [];
+  for (const a of sorted) {
+    let actionsToday = ledger.actions.filter((x) => x.automationId === a.id && x.at >= today).length;
+    for (const o of targets.get(a.id)!) {
+      const entry: RunObject = { objectId: o.objectId, nodeId: o.nodeId, level: o.level, name: o.name, metrics: {}, conditions: [], matched: false, intended: null, action: 'none', skipReason: null, error: null };
+      decisions.push({ automation: a, object: o, entry });
+      // Read every window the rule names; the guard must hold in each before any condition is judged.
+      let enough = true;
+      for (const c of a.conditions) {
+        const d = delivery.get(`${a.level}|${c.window}`)?.get(o.objectId);
+        const values = (entry.metrics[c.window] ??= {});
+        if (!d) continue;
+        values[c.metric] = METRICS[c.metric].read(d);
+        if ((a.guard.minImpressions !== null && d.impressions < a.guard.minImpressions) || (a.guard.minSpend !== null && d.spendMinorUnits < a.guard.minSpend)) {
+          enough = false;
+          values.impressions = d.impressions;
+          values.spend = d.spendMinorUnits;
+        }
+      }
+      if (!enough) {
+        entry.skipReason = 'insufficient_data';
+        continue;
+      }
+      entry.conditions = a.conditions.map((c) => holds(entry.metrics[c.window]?.[c.metric] ?? null, c.operator, c.value));
+      entry.matched = entry.conditions.every(Boolean);
+
+      const hold = ledger.holds.get(holdKey(a.id, o.nodeId));
+      if (entry.matched) entry.intended = a.action === 'notify' ? 'notify' : 'pause';
+      else if (a.resumeWhenClear && o.status === 'PAUSED') entry.intended = 'resume';
+      if (!entry.intended) continue;
+
+      if (ledger.pending.has(holdKey(a.id, o.nodeId))) {
+        entry.error = 'An earlier action on this object is waiting for a retry.';
+        continue;
+      }
+      const direction = entry.intended === 'pause' ? 'paused' : entry.intended === 'resume' ? 'resumed' : null;
+      // Another automation going the other way on this object (in this cycle or the last day) is a loop.
+      if (direction) {
+        const other = cycle.get(o.objectId);
+        const recent = ledger.actions.some((x) => x.automationId !== a.id && x.objectId === o.objectId && x.action === opposite[direction] && x.at >= startedAt - LOOP_WINDOW_MS);
+        if ((other && other.automationId !== a.id && other.action !== direction) || recent) {
+          entry.skipReason = 'loop_detected';
+          continue;
+        }
+      }
+      if (entry.intended === 'pause' && o.status === 'PAUSED') {
+        entry.skipReason = 'already_paused';
+        continue;
+      }
+      if (entry.intended === 'resume') {
+        // Only what this automation paused, untouched since, is ever turned back on.
+        if (!hold || hold.nodeUpdatedAt !== o.updatedAt) {
+          // Paused again since (or never by this automation): by another automation, or by a person.
+          const byAutomation = [...(ledger.holders.get(o.nodeId) ?? [])].some((id) => id !== a.id)
+            || ledger.actions.some((x) => x.automationId !== a.id && x.objectId === o.objectId && x.action === 'paused' && x.at >= (hold?.pausedAt ?? 0));
+          if (!hold && byAutomation) {
+            entry.intended = null;
+          } else {
+            entry.skipReason = byAutomation ? 'loop_detected' : 'paused_by_person';
+          }
+          continue;
+        }
+      }
+      const last = ledger.actions.filter((x) => x.automationId === a.id && x.objectId === o.objectId).pop();
+      if (last && a.cooldownMinutes > 0 && last.at > startedAt - a.cooldownMinutes * 60_000) {
+        entry.skipReason = 'cooldown';
+        continue;
+      }
+      if (actionsToday >= a.maxActionsPerDay) {
+        entry.skipReason = 'daily_limit_reached';
+        continue;
+      }
+      if (direction) cycle.set(o.objectId, { automationId: a.id, action: direction });
+      if (a.mode === 'shadow') {
+        entry.skipReason = 'shadow';
+        continue;
+      }
+      actionsToday++;
+    }
+  }
+
+  if (!options.act) {
+    const finishedAt = deps.now();
+    return { runs: sorted.map((a) => ({ automation: a, runId: null, startedAt, finishedAt, objects: decisions.filter((d) => d.automation === a).map((d) => d.entry) })), reads };
+  }
+
+  const runIds = new Map<number, number>();
+  for (const a of sorted) {
+    const [id] = await deps.knex('automation_runs').insert({ automation_id: a.id, brand_id: brandId, trigger: options.trigger, mode: a.mode, started_at: startedAt, finished_at: startedAt, objects: '[]' });
+    runIds.set(a.id, Number(id));
+  }
+  for (const d of decisions) {
+    const { entry } = d;
+    if (!entry.intended || entry.skipReason || entry.error) continue;
+    await act(deps, d.automation, d.object, entry, runIds.get(d.automation.id)!);
+  }
+  const finishedAt = deps.now();
+  const runs: EvaluationResult['runs'] = [];
+  for (const a of sorted) {
+    const objects = decisions.filter((d) => d.automation === a).map((d) => d.entry);
+    const runId = runIds.get(a.id)!;
+    await deps.knex('automation_runs').where({ id: runId }).update({ finished_at: finishedAt, objects: JSON.stringify(objects) });
+    await deps.knex('automations').where({ id: a.id }).update({ last_run_at: startedAt });
+    runs.push({ automation: a, runId, startedAt, finishedAt, objects });
+  }
+  return { runs, reads };
+}
+
+/** Pauses, resumes or notifies for one object; a failure is queued for a retry or reported. */
+async function act(deps: EngineDeps, a: Automation, o: LiveObject, entry: RunObject, runId: number): Promise<void> {
+  try {
+    await perform(deps, a, o, entry.intended!, runId);
+    entry.action = entry.intended === 'pause' ? 'paused' : entry.intended === 'resume' ? 'resumed' : 'notified';
+  } catch (err) {
+    const failure = failureOf(err);
+    entry.error = failure.message;
+    deps.log.warn({ automationId: a.id, objectId: o.objectId, err: failure.message }, 'automation action failed');
+    if (failure.retryable) {
+      const now = deps.now();
+      await deps.knex('automation_pending_actions')
+        .insert({
+          automation_id: a.id, run_id: runId, brand_id: a.brandId, account_id: a.accountId, node_id: o.nodeId, object_id: o.objectId,
+          action: entry.intended, attempts: 1, last_error: failure.message.slice(0, 2000), next_attempt_at: now + actionRetryDelay(1, failure.retryAfter), created_at: now,
+        })
+        .onConflict(['automation_id', 'node_id'])
+        .ignore();
+      // The account's job picks the retry up (a manual run has no job of its own to return a time to).
+      await wakeAccount(deps.knex, a.brandId, a.accountId, now);
+    } else {
+      await actionFailed(deps, a, o.objectId, entry.intended!, failure.message);
+    }
+  }
+}
+
+function failureOf(err: unknown): { message: string; retryable: boolean; retryAfter: number | null } {
+  if (err instanceof ServiceError) return { message: `${err.code}: ${err.message}`, retryable: RETRYABLE.has(err.code), retryAfter: err.retryAfter };
+  return { message: (err as Error)?.message ?? String(err), retryable: true, retryAfter: null };
+}
+
+async function actionFailed(deps: EngineDeps, a: Automation, objectId: string, intent: Intent, message: string): Promise<void> {
+  await inTransaction(deps.knex, (trx) =>
+    deps.events.emit(trx, {
+      organizationId: a.organizationId,
+      brandId: a.brandId,
+      type: 'automation.action_failed',
+      data: { brandId: a.brandId, automationId: a.id, automationName: a.name, accountId: a.accountId, objectId, action: intent, error: message.slice(0, 2000) },
+    }),
+  );
+}
+
+/** The action itself: the node changes through update-node as the automation; then the ledger and the event. */
+async function perform(deps: EngineDeps, a: Automation, o: LiveObject, intent: Intent, runId: number): Promise<void> {
+  if (intent !== 'notify') {
+    await deps.invoke(
+      'update-node',
+      automationPrincipal(a),
+      { brandId: a.brandId, launchId: String(o.launchId), nodeId: o.nodeId, properties: { status: intent === 'pause' ? 'PAUSED' : 'ACTIVE' } },
+      { requestId: `automation-${a.id}-run-${runId}-${o.nodeId}`, log: deps.log },
+    );
+  }
+  const now = deps.now();
+  const action = intent === 'pause' ? 'paused' : intent === 'resume' ? 'resumed' : 'notified';
+  await inTransaction(deps.knex, async (trx) => {
+    await trx('automation_actions').insert({ automation_id: a.id, run_id: runId, account_id: a.accountId, object_id: o.objectId, action, at: now });
+    if (intent === 'pause') {
+      const node = await trx('launch_nodes').where({ id: o.nodeId }).first('updated_at');
+      await trx('automation_holds').where({ automation_id: a.id, node_id: o.nodeId }).delete();
+      await trx('automation_holds').insert({ automation_id: a.id, account_id: a.accountId, node_id: o.nodeId, object_id: o.objectId, node_updated_at: Number(node?.updated_at ?? now), paused_at: now });
+    } else if (intent === 'resume') {
+      await trx('automation_holds').where({ automation_id: a.id, node_id: o.nodeId }).delete();
+    }
+    await deps.events.emit(trx, {
+      organizationId: a.organizationId,
+      brandId: a.brandId,
+      type: 'automation.triggered',
+      data: { brandId: a.brandId, automationId: a.id, automationName: a.name, accountId: a.accountId, runId, objectId: o.objectId, level: o.level, action, mode: a.mode },
+    });
+  });
+}
+
+/**
+ * Retries the account's actions whose retry is due. A success lands in its run as if it had
+ * worked the first time; the last failed attempt ends in automation.action_failed.
+ */
+export async function retryPendingActions(deps: EngineDeps, brandId: number, accountId: string): Promise<void> {
+  const due = await deps.knex('automation_pending_actions').where({ brand_id: brandId, account_id: accountId }).where('next_attempt_at', '<=', deps.now()).orderBy('id');
+  for (const p of due) {
+    const row = await deps.knex('automations').where({ id: p.automation_id }).first();
+    const node = await deps.knex('launch_nodes').where({ id: p.node_id }).first('id', 'launch_id', 'node_type', 'name', 'properties', 'platform_id', 'updated_at', 'created_at');
+    if (!row || !node || row.status !== 'ACTIVE') {
+      await deps.knex('automation_pending_actions').where({ id: p.id }).delete();
+      continue;
+    }
+    const a = automationOf(row);
+    const o: LiveObject = {
+      nodeId: node.id, launchId: Number(node.launch_id), level: node.node_type, objectId: node.platform_id, name: node.name ?? null,
+      status: JSON.parse(node.properties).status === 'PAUSED' ? 'PAUSED' : 'ACTIVE', updatedAt: Number(node.updated_at), createdAt: Number(node.created_at),
+    };
+    let outcome: Partial<RunObject>;
+    try {
+      await perform(deps, a, o, p.action, Number(p.run_id));
+      await deps.knex('automation_pending_actions').where({ id: p.id }).delete();
+      outcome = { action: p.action === 'pause' ? 'paused' : p.action === 'resume' ? 'resumed' : 'notified', error: null };
+    } catch (err) {
+      const failure = failureOf(err);
+      const attempts = Number(p.attempts) + 1;
+      if (failure.retryable && attempts < MAX_ACTION_ATTEMPTS) {
+        await deps.knex('automation_pending_actions').where({ id: p.id }).update({ attempts, last_error: failure.message.slice(0, 2000), next_attempt_at: deps.now() + actionRetryDelay(attempts, failure.retryAfter) });
+        outcome = { error: failure.message };
+      } else {
+        await deps.knex('automation_pending_actions').where({ id: p.id }).delete();
+        await actionFailed(deps, a, o.objectId, p.action, `${failure.message} (after ${attempts} attempts)`);
+        outcome = { error: `${failure.message} (gave up after ${attempts} attempts)` };
+      }
+    }
+    const run = await deps.knex('automation_runs').where({ id: p.run_id }).first('objects');
+    if (run) {
+      const objects = JSON.parse(run.objects) as RunObject[];
+      const entry = objects.find((x) => x.nodeId === p.node_id);
+      if (entry) Object.assign(entry, outcome);
+      await deps.knex('automation_runs').where({ id: p.run_id }).update({ objects: JSON.stringify(objects) });
+    }
+  }
+}
+
+/** When the account's next pending retry is due, or null. */
+export async function nextRetryAt(knex: Knex, brandId: number, accountId: string): Promise<number | null> {
+  const row = await knex('automation_pending_actions').where({ brand_id: brandId, account_id: accountId }).min({ at: 'next_attempt_at' }).first();
+  return row?.at === null || row?.at === undefined ? null : Number(row.at);
+}

@@ -1,0 +1,48 @@
+// The metrics a rule can judge, one entry each: how it is computed from an object's delivery over a
+// window, its unit, and whether it is money (then a rule's `value` is in minor units). Adding a
+// metric (e.g. a click-tracker one) is one entry here and one enum value in the rule schema.
+
+import type { ObjectInsights } from '../platforms/port.js';
+
+export interface MetricDefinition {
+  /** Unit shown to people and models. */
+  unit: 'minor_units' | 'count' | 'percent' | 'ratio';
+  description: string;
+  /** The value over one window; null when undefined (a ratio over zero), and then no condition on it holds. */
+  read(delivery: ObjectInsights): number | null;
+}
+
+const ratio = (top: number, bottom: number, scale = 1): number | null => (bottom > 0 ? Math.round(((top * scale) / bottom) * 10_000) / 10_000 : null);
+
+export const METRICS = {
+  spend: { unit: 'minor_units', description: 'amount spent, in minor units of the account currency (cents)', read: (d) => d.spendMinorUnits },
+  impressions: { unit: 'count', description: 'times the ads were shown', read: (d) => d.impressions },
+  clicks: { unit: 'count', description: 'clicks', read: (d) => d.clicks },
+  ctr: { unit: 'percent', description: 'click-through rate in percent (1.5 = 1.5 %): clicks / impressions × 100', read: (d) => ratio(d.clicks, d.impressions, 100) },
+  cpc: { unit: 'minor_units', description: 'cost per click in minor units: spend / clicks', read: (d) => ratio(d.spendMinorUnits, d.clicks) },
+  cpm: { unit: 'minor_units', description: 'cost per 1,000 impressions in minor units', read: (d) => ratio(d.spendMinorUnits, d.impressions, 1000) },
+  results: { unit: 'count', description: 'results (purchases and leads)', read: (d) => d.results },
+  costPerResult: { unit: 'minor_units', description: 'cost per result in minor units: spend / results (undefined with no results; use results for "no results")', read: (d) => ratio(d.spendMinorUnits, d.results) },
+  roas: { unit: 'ratio', description: 'return on ad spend: revenue / spend (2 = revenue twice the spend)', read: (d) => ratio(d.revenueMinorUnits, d.spendMinorUnits) },
+  frequency: { unit: 'ratio', description: 'average times each person saw the ads: impressions / reach', read: (d) => ratio(d.impressions, d.reach) },
+} satisfies Record<string, MetricDefinition>;
+
+export type MetricName = keyof typeof METRICS;
+export const METRIC_NAMES = Object.keys(METRICS) as MetricName[];
+
+export type Operator = 'gt' | 'gte' | 'lt' | 'lte';
+
+/** Whether `actual` compares to `value` as `operator` says; an undefined metric never holds. */
+export function holds(actual: number | null, operator: Operator, value: number): boolean {
+  if (actual === null) return false;
+  switch (operator) {
+    case 'gt':
+      return actual > value;
+    case 'gte':
+      return actual >= value;
+    case 'lt':
+      return actual < value;
+    case 'lte':
+      return actual <= value;
+  }
+}

@@ -1,0 +1,29 @@
+// What a call of the pipeline takes and answers: shared by the pipeline, the operation context
+// (handlers that invoke other operations) and the job services, without importing the pipeline.
+
+import type { Logger } from 'pino';
+import type { RateLimitInfo } from './rate-limit.js';
+
+export interface InvokeMeta {
+  /** Set as soon as the request is counted, so surfaces can send RateLimit-* headers even on errors. */
+  rateLimit?: RateLimitInfo;
+  replayed?: boolean;
+}
+
+export interface InvokeOptions {
+  requestId: string;
+  idempotencyKey?: string | null;
+  meta?: InvokeMeta;
+  log?: Logger;
+  /**
+   * Set by `ctx.invoke`: a call made by an operation within a request that was already counted
+   * and holds an in-flight slot, so it is neither counted nor limited again.
+   */
+  nested?: boolean;
+}
+
+export interface InvokeResult {
+  status: number;
+  body: unknown;
+  replayed: boolean;
+}

@@ -1,0 +1,192 @@
+// Structure templates: a reusable campaign tree (config), the audiences it is applied to, default
+// settings, the brand's ad accounts it targets, and a status. Stored as JSON; checked on save and
+// re-checked on read for accounts and audiences that no longer exist (NEEDS_ATTENTION).
+
+import type { Knex } from 'knex';
+import type { OperationContext } from '../catalogue/define.js';
+import { notFound, type FieldIssue } from '../errors.js';
+import { parseTemplate } from '../naming/template.js';
+
+export type TemplateStatus = 'DRAFT' | 'READY' | 'NEEDS_ATTENTION';
+export type Scope = 'single' | 'multiple';
+
+export interface TemplateConfig {
+  campaign: Record<string, any>;
+  adSets: Array<Record<string, any>>;
+  ads: Array<Record<string, any>>;
+}
+
+export interface Audience {
+  kind: 'targetingSet' | 'customAudience' | 'savedAudience';
+  name: string;
+  targeting?: Record<string, any>;
+  audienceId?: string;
+}
+
+export interface TemplateSettings {
+  budget?: { dailyAmount: number };
+  startOffsetDays?: number;
+  durationDays?: number;
+  placements?: Record<string, any>;
+}
+
+export interface StructureTemplate {
+  id: number;
+  brandId: number;
+  name: string;
+  config: TemplateConfig;
+  settings: TemplateSettings;
+  audiences: Audience[];
+  accounts: string[];
+  scope: Scope;
+  status: TemplateStatus;
+  statusReasons: FieldIssue[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+type Db = Knex | Knex.Transaction;
+
+export function toTemplate(r: Record<string, any>): StructureTemplate {
+  return {
+    id: Number(r.id),
+    brandId: Number(r.brand_id),
+    name: r.name,
+    config: JSON.parse(r.config),
+    settings: JSON.parse(r.settings),
+    audiences: JSON.parse(r.audiences),
+    accounts: JSON.parse(r.accounts),
+    scope: r.scope,
+    status: r.status,
+    statusReasons: JSON.parse(r.status_reasons),
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+  };
+}
+
+export function templateView(t: StructureTemplate) {
+  return {
+    templateId: t.id,
+    brandId: t.brandId,
+    name: t.name,
+    config: t.config,
+    settings: t.settings,
+    audiences: t.audiences,
+    accounts: t.accounts,
+    scope: t.scope,
+    status: t.status,
+    statusReasons: t.statusReasons.map((r) => ({ field: r.field, message: r.message })),
+    createdAt: new Date(t.createdAt).toISOString(),
+    updatedAt: new Date(t.updatedAt).toISOString(),
+  };
+}
+
+/** The template `id` of `brandId`, or 404 (also for a template of another brand). */
+export async function loadTemplate(db: Db, brandId: number, templateId: number | string, forUpdate = false): Promise<StructureTemplate> {
+  const id = Number(templateId);
+  if (!Number.isSafeInteger(id) || id < 1) throw notFound(`Structure template ${templateId} of brand ${brandId}`);
+  const q = db('structure_templates').where({ id, brand_id: brandId }).first();
+  if (forUpdate && (db as Knex.Transaction).isTransaction) q.forUpdate();
+  const row = await q;
+  if (!row) throw notFound(`Structure template ${id} of brand ${brandId}`);
+  return toTemplate(row);
+}
+
+export function templateRow(t: Omit<StructureTemplate, 'id' | 'brandId' | 'createdAt' | 'updatedAt'>) {
+  return {
+    name: t.name,
+    config: JSON.stringify(t.config),
+    settings: JSON.stringify(t.settings),
+    audiences: JSON.stringify(t.audiences),
+    accounts: JSON.stringify(t.accounts),
+    scope: t.scope,
+    status: t.status,
+    status_reasons: JSON.stringify(t.statusReasons),
+  };
+}
+
+/**
+ * What is wrong with a template's parts beyond their schema: names that are not valid naming
+ * templates, an accountId in the campaign (accounts come from `accounts`), creatives and copy that
+ * are not the brand's, audiences without what their kind needs, accounts that are not the brand's,
+ * and scope `single` with several accounts. Only the parts given are checked.
+ */
+export async function checkTemplate(ctx: OperationContext, parts: Partial<Pick<StructureTemplate, 'config' | 'audiences' | 'accounts' | 'scope'>>, scopeSent: boolean): Promise<FieldIssue[]> {
+  const issues: FieldIssue[] = [];
+  const brandId = ctx.brand!.id;
+  const bad = (field: string, message: string) => issues.push({ field, message, code: 'invalid_value' });
+  const nameOk = (field: string, name: unknown) => {
+    if (typeof name === 'string') for (const p of parseTemplate(name).problems) bad(field, p.message);
+  };
+  if (parts.config) {
+    const c = parts.config;
+    nameOk('config.campaign.name', c.campaign.name);
+    if (c.campaign.accountId !== undefined) bad('config.campaign.accountId', 'must be omitted: the template makes one campaign per ad account in accounts');
+    c.adSets.forEach((s, i) => nameOk(`config.adSets[${i}].name`, s.name));
+    c.ads.forEach((a, i) => nameOk(`config.ads[${i}].name`, a.name));
+    const creativeIds = [...new Set(c.ads.map((a) => a.creativeId).filter((x): x is number => typeof x === 'number'))];
+    const copyIds = [...new Set(c.ads.map((a) => a.copyGenerationId).filter((x): x is number => typeof x === 'number'))];
+    const creatives = new Set((creativeIds.length ? await ctx.db('creatives').where({ brand_id: brandId }).whereIn('id', creativeIds).pluck('id') : []).map(Number));
+    const copies = new Set((copyIds.length ? await ctx.db('copy_generations').where({ brand_id: brandId }).whereIn('id', copyIds).pluck('id') : []).map(Number));
+    c.ads.forEach((a, i) => {
+      if (typeof a.creativeId === 'number' && !creatives.has(a.creativeId)) bad(`config.ads[${i}].creativeId`, `creative ${a.creativeId} does not exist in this brand`);
+      if (typeof a.copyGenerationId === 'number' && !copies.has(a.copyGenerationId)) bad(`config.ads[${i}].copyGenerationId`, `copy ${a.copyGenerationId} does not exist in this brand`);
+    });
+  }
+  parts.audiences?.forEach((a, i) => {
+    if (a.kind === 'targetingSet') {
+      if (!a.targeting) bad(`audiences[${i}].targeting`, 'is required for a targetingSet');
+      if (a.audienceId !== undefined) bad(`audiences[${i}].audienceId`, 'must be omitted for a targetingSet (use customAudience or savedAudience)');
+    } else if (!a.audienceId) bad(`audiences[${i}].audienceId`, `is required for a ${a.kind}: the audience's id on the ad platform`);
+  });
+  if (parts.accounts) {
+    const known = new Set<string>(await ctx.db('ad_accounts').where({ brand_id: brandId }).pluck('account_id'));
+    parts.accounts.forEach((a, i) => {
+      if (!known.has(a)) bad(`accounts[${i}]`, `${a} is not an ad account of this brand`);
+    });
+    if (parts.scope === 'single' && parts.accounts.length > 1) {
+      bad(scopeSent ? 'scope' : 'accounts', `scope single allows one ad account; ${parts.accounts.length} are named (use scope multiple)`);
+    }
+  }
+  return issues;
+}
+
+/**
+ * Accounts and audiences the template names that no longer exist: accounts from the database,
+ * audience ids (customAudience, savedAudience) from each account's platform when `platform` is set.
+ * A platform that cannot be read is skipped unless `strict`, where its error propagates.
+ */
+export async function missingParts(ctx: OperationContext, t: Pick<StructureTemplate, 'accounts' | 'audiences'>, options: { platform: boolean; strict?: boolean; known?: Set<string> }): Promise<FieldIssue[]> {
+  const reasons: FieldIssue[] = [];
+  const known = options.known ?? new Set<string>(await ctx.db('ad_accounts').where({ brand_id: ctx.brand!.id }).pluck('account_id'));
+  const present: string[] = [];
+  t.accounts.forEach((a, i) => {
+    if (known.has(a)) present.push(a);
+    else reasons.push({ field: `accounts[${i}]`, message: `ad account ${a} no longer exists in this brand; remove it from accounts` });
+  });
+  const wanted = t.audiences.map((a, i) => ({ a, i })).filter(({ a }) => a.audienceId && a.kind !== 'targetingSet');
+  if (!options.platform || !wanted.length) return reasons;
+  for (const accountId of present) {
+    let ids: Set<string>;
+    try {
+      const account = await ctx.platforms.account(ctx.db, ctx.brand!.id, accountId);
+      ids = new Set((await ctx.platforms.adapterFor(account.platform).listOptions(account, 'audiences')).map((o) => o.id));
+    } catch (err) {
+      if (options.strict) throw err;
+      ctx.log.warn({ requestId: ctx.requestId, err, accountId }, 'could not read audiences to check a structure template');
+      continue;
+    }
+    for (const { a, i } of wanted) {
+      if (!ids.has(a.audienceId!)) reasons.push({ field: `audiences[${i}].audienceId`, message: `audience ${a.audienceId} ("${a.name}") no longer exists in ad account ${accountId}` });
+    }
+  }
+  return reasons;
+}
+
+/** Marks the template NEEDS_ATTENTION with `reasons` when there are any (stored); answers the template as it now is. */
+export async function flagMissing(db: Db, t: StructureTemplate, reasons: FieldIssue[], now: number): Promise<StructureTemplate> {
+  if (!reasons.length) return t;
+  if (t.status === 'NEEDS_ATTENTION' && JSON.stringify(t.statusReasons) === JSON.stringify(reasons)) return t;
+  await db('structure_templates').where({ id: t.id }).update({ status: 'NEEDS_ATTENTION', status_reasons: JSON.stringify(reasons), updated_at: now });
+  return { ...t, status: 'NEEDS_ATTENTION', statusReasons: reasons, updatedAt: now };
+}

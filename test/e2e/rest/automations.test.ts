@@ -1,0 +1,128 @@
+// Monitoring automations on both surfaces: the contract's list (summary fields, status filter,
+// pagination) and status operations on REST and MCP, a rule created in shadow mode, previewed,
+// armed and run, and a bad rule answering validation_failed naming each wrong field.
+
+import { expect } from 'chai';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { dialects } from '../../helpers/databases.js';
+import { mcpClient } from '../../helpers/mcp.js';
+import { startWorld, type World } from '../../helpers/world.js';
+import { seedLiveLaunch, type SeededObject } from '../../../src/platforms/sandbox/live-launch.js';
+
+type ToolResult = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text?: string }> };
+
+// Yesterday: whole days of delivery whatever the hour the tests run at.
+const NO_RESULTS = [
+  { metric: 'spend', window: 'yesterday', operator: 'gt', value: 100 },
+  { metric: 'results', window: 'yesterday', operator: 'lt', value: 1 },
+];
+
+for (const dialect of dialects()) {
+  describe(`automations on REST and MCP (${dialect})`, function () {
+    this.timeout(60_000);
+    let w: World;
+    let ci: string;
+    let mcp: Client;
+    let brandId: number;
+    let objects: SeededObject[];
+
+    before(async () => {
+      w = await startWorld({ dialect, env: { JOBS: 'off' } });
+      ci = w.key('acme', 'ci');
+      brandId = w.brandId('acme', 'shoes');
+      mcp = await mcpClient(w.url, ci);
+      const launch = await seedLiveLaunch(w.service.knex, {
+        organizationId: w.seed.organizations.acme.id, brandId, accountId: 'act_1001', platform: 'meta', title: 'Live', at: Date.now() - 2 * 86_400_000,
+        campaigns: [{ name: 'Retargeting - no results', dailyBudget: 20_000 }, { name: 'Prospecting', dailyBudget: 20_000 }],
+      });
+      objects = launch.objects;
+    });
+    after(async () => {
+      await mcp?.close();
+      await w?.close();
+    });
+
+    const api = (method: string, path: string, body?: unknown) => w.request(method, `/v1/brands/${brandId}${path}`, { key: ci, body });
+    const tool = async (name: string, args: Record<string, unknown>) => (await mcp.callTool({ name, arguments: { brandId, ...args } })) as ToolResult;
+
+    it('creates a rule in shadow mode, previews it, arms it and reads its runs', async () => {
+      const created = await api('POST', '/automations', { automationName: 'No results', accountId: 'act_1001', level: 'campaign', conditions: NO_RESULTS, action: 'pause', frequency: 'every_15_minutes', mode: 'shadow' });
+      expect(created.status).to.equal(201);
+      expect(created.body).to.include({ automationName: 'No results', status: 'ACTIVE', mode: 'shadow', action: 'pause', actionLevel: 'campaign', frequency: 'every_15_minutes', objectIds: null });
+      expect(created.body.automationId).to.be.a('number');
+      const id = created.body.automationId;
+      const burner = objects[0];
+      const preview = await api('POST', `/automations/${id}/preview`);
+      expect(preview.status).to.equal(200);
+      expect(preview.body.matched).to.be.at.least(1);
+      expect(preview.body.objects.find((o: any) => o.objectId === burner.objectId)).to.include({ matched: true, intended: 'pause', action: 'none', skipReason: 'shadow' });
+      const shadowRun = await api('POST', `/automations/${id}/runs`);
+      expect(shadowRun.status).to.equal(201);
+      expect(shadowRun.body.objects.find((o: any) => o.objectId === burner.objectId).skipReason).to.equal('shadow');
+      const armed = await api('PATCH', `/automations/${id}`, { mode: 'live' });
+      expect(armed.body.mode).to.equal('live');
+      const liveRun = await api('POST', `/automations/${id}/runs`);
+      expect(liveRun.body.objects.find((o: any) => o.objectId === burner.objectId)).to.include({ action: 'paused', skipReason: null });
+      const runs = await api('GET', `/automations/${id}/runs?limit=1`);
+      expect(runs.body.runs.map((r: any) => r.runId)).to.deep.equal([liveRun.body.runId]);
+      expect(runs.body.nextCursor).to.be.a('string');
+      const older = await api('GET', `/automations/${id}/runs?limit=1&cursor=${encodeURIComponent(runs.body.nextCursor)}`);
+      expect(older.body.runs.map((r: any) => r.runId)).to.deep.equal([shadowRun.body.runId]);
+      const viaMcp = await tool('list_automation_runs', { automationId: String(id) });
+      expect(viaMcp.structuredContent.runs.map((r: any) => r.runId)).to.deep.equal([liveRun.body.runId, shadowRun.body.runId]);
+    });
+
+    it('lists automations newest first with the summary fields, filtered by status, on REST and MCP', async () => {
+      const make = (name: string, status: string) => api('POST', '/automations', { automationName: name, accountId: 'act_1001', level: 'adset', conditions: NO_RESULTS, action: 'notify', frequency: 'daily', dailyHour: 6, status });
+      const paused = (await make('Paused one', 'PAUSED')).body;
+      const active = (await make('Active one', 'ACTIVE')).body;
+      const list = await api('GET', '/automations?status=PAUSED');
+      expect(list.status).to.equal(200);
+      expect(list.body.automations[0]).to.include({ automationId: paused.automationId, automationName: 'Paused one', status: 'PAUSED', action: 'notify', actionLevel: 'adset', frequency: 'daily' });
+      expect(list.body.automations.every((a: any) => a.status === 'PAUSED')).to.equal(true);
+      const all = await api('GET', '/automations');
+      expect(all.body.automations[0].automationId).to.equal(active.automationId);
+      const viaMcp = await tool('list_automations', { status: 'ACTIVE' });
+      expect(viaMcp.isError).to.not.equal(true);
+      expect(viaMcp.structuredContent.automations.map((a: any) => a.automationId)).to.include(active.automationId);
+      expect(viaMcp.structuredContent.automations.every((a: any) => a.status === 'ACTIVE')).to.equal(true);
+      for (const field of ['automationId', 'automationName', 'status', 'action', 'actionLevel', 'frequency']) expect(viaMcp.structuredContent.automations[0]).to.have.property(field);
+    });
+
+    it('arms and disarms with PATCH .../status on REST and set_automation_status on MCP', async () => {
+      const made = (await api('POST', '/automations', { automationName: 'Toggle', accountId: 'act_1001', level: 'ad', conditions: NO_RESULTS, action: 'pause' })).body;
+      const off = await api('PATCH', `/automations/${made.automationId}/status`, { status: 'PAUSED' });
+      expect(off.status).to.equal(200);
+      expect(off.body).to.include({ status: 'PAUSED', nextRunAt: null });
+      const on = await tool('set_automation_status', { automationId: String(made.automationId), status: 'ACTIVE' });
+      expect(on.structuredContent).to.include({ automationId: made.automationId, status: 'ACTIVE' });
+      expect((await api('GET', `/automations/${made.automationId}`)).body.status).to.equal('ACTIVE');
+      const bad = await api('PATCH', `/automations/${made.automationId}/status`, { status: 'OFF' });
+      expect(bad.status).to.equal(400);
+      expect(bad.body.error.details.map((d: any) => d.field)).to.deep.equal(['status']);
+      expect((await api('PATCH', '/automations/999999/status', { status: 'PAUSED' })).status).to.equal(404);
+      expect((await api('DELETE', `/automations/${made.automationId}`)).body).to.deep.equal({ automationId: made.automationId, deleted: true });
+      expect((await api('GET', `/automations/${made.automationId}`)).status).to.equal(404);
+    });
+
+    it('answers a bad rule with validation_failed naming each wrong field, on REST and MCP', async () => {
+      const body = {
+        automationName: 'Bad', accountId: 'act_1001', level: 'campaign', action: 'pause',
+        conditions: [{ metric: 'profit', window: 'today', operator: 'gt', value: 1 }, { metric: 'spend', window: 'last_2d', operator: 'gt', value: 1 }],
+      };
+      const rest = await api('POST', '/automations', body);
+      expect(rest.status).to.equal(400);
+      expect(rest.body.error.code).to.equal('validation_failed');
+      const fields = rest.body.error.details.map((d: any) => d.field);
+      expect(fields).to.include.members(['conditions[0].metric', 'conditions[1].window']);
+      const rules = await api('POST', '/automations', { ...body, conditions: NO_RESULTS, accountId: 'act_9999', frequency: 'daily', objectIds: ['123'] });
+      expect(rules.status).to.equal(400);
+      expect(rules.body.error.details.map((d: any) => d.field)).to.deep.equal(['accountId', 'dailyHour', 'objectIds[0]']);
+      const result = await tool('create_automation', { ...body, conditions: NO_RESULTS, frequency: 'hourly', dailyHour: 5, actionLevel: 'ad' });
+      expect(result.isError).to.equal(true);
+      const error = JSON.parse(result.content[0].text!).error;
+      expect(error.code).to.equal('validation_failed');
+      expect(error.details.map((d: any) => d.field)).to.deep.equal(['actionLevel', 'dailyHour']);
+    });
+  });
+}

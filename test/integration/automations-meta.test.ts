@@ -1,0 +1,182 @@
+// An automation against the fake Meta Graph API in live mode: it reads each window once per level
+// for the whole account, pauses through Graph, waits out throttling (codes 4, 17, 32, 613 with the
+// wait from X-Business-Use-Case-Usage), and a pause the platform keeps refusing is retried by the
+// job with backoff and ends in automation.action_failed.
+
+import crypto from 'node:crypto';
+import { expect } from 'chai';
+import { pino } from 'pino';
+import { dialects, createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { loadConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/db/connection.js';
+import { migrateLatest } from '../../src/db/migrate.js';
+import { applyBootstrap } from '../../src/bootstrap.js';
+import { SchemaRegistry, loadSchemaFiles } from '../../src/schemas/registry.js';
+import { Service } from '../../src/service.js';
+import { liveAdapters } from '../../src/platforms/live.js';
+import { newNodeId } from '../../src/launches/store.js';
+import type { Principal } from '../../src/auth/principal.js';
+import { standardWorld } from '../helpers/fixture.js';
+import { FakeMetaServer } from '../fakes/meta-server.js';
+
+const MINUTE = 60_000;
+/** Saturday 2030-03-09 10:00 in New York. */
+const START = Date.UTC(2030, 2, 9, 15, 0);
+const TODAY = '2030-03-09';
+
+for (const dialect of dialects()) {
+  describe(`automations against the fake Meta Graph API, live mode (${dialect})`, function () {
+    this.timeout(60_000);
+    let db: TestDatabase;
+    let service: Service;
+    let fake: FakeMetaServer;
+    let clock = START;
+    let orgId: number;
+    let brandId: number;
+    let ci: Principal;
+    let savedKey: string | undefined;
+    const sleeps: number[] = [];
+    let n = 0;
+
+    before(async () => {
+      savedKey = process.env.TOKEN_ENCRYPTION_KEY;
+      if (!savedKey) process.env.TOKEN_ENCRYPTION_KEY = crypto.randomBytes(32).toString('base64');
+      fake = await FakeMetaServer.start();
+      const token = fake.addAccount('act_1001');
+      const world = JSON.parse(JSON.stringify(standardWorld));
+      world.organizations[0].brands[0].adAccounts[0].accessToken = token;
+      db = await createTestDatabase(dialect);
+      const setup = openDatabase(db.url);
+      await migrateLatest(setup.knex);
+      const seed = await applyBootstrap(setup.knex, new SchemaRegistry(loadSchemaFiles()), world);
+      await setup.knex.destroy();
+      orgId = seed.organizations.acme.id;
+      brandId = seed.organizations.acme.brands.shoes.id;
+      const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', SVC_STRICT_OUTPUT: 'true', PLATFORM_MODE: 'live', META_GRAPH_URL: fake.url, RATE_LIMIT_PER_MINUTE: '100000' });
+      service = await Service.open({
+        config,
+        log: pino({ level: 'silent' }),
+        now: () => clock,
+        liveAdapters: liveAdapters(config, { metaGraphUrl: fake.url, sleep: async (ms) => void sleeps.push(ms), random: () => 0.5, timeoutMs: 5_000 }),
+      });
+      ci = await service.authenticate(`Bearer ${seed.organizations.acme.apiKeys.ci.secret}`, 'api');
+    });
+    after(async () => {
+      await service?.close();
+      await fake?.close();
+      await db?.drop();
+      if (savedKey === undefined) delete process.env.TOKEN_ENCRYPTION_KEY;
+    });
+
+    async function call(name: string, input: Record<string, unknown>): Promise<any> {
+      return (await service.invoke(name, ci, { brandId, ...input }, { requestId: `m-${++n}` })).body;
+    }
+
+    /** A campaign on the fake platform, launched through the service (a live node), with today's delivery. */
+    async function liveCampaign(name: string, results: number): Promise<{ objectId: string; nodeId: string }> {
+      const objectId = fake.seedCampaign('act_1001', { name, dailyBudget: 20_000 });
+      fake.seedStats(objectId, TODAY, { spendMinor: 5_000, impressions: 40_000, clicks: 400, results, revenueMinor: results * 3_000 });
+      const [launchId] = await service.knex('launches').insert({
+        organization_id: orgId, brand_id: brandId, account_id: 'act_1001', title: name, description: null, status: 'published', status_reason: null,
+        created_at: clock, updated_at: clock, published_at: clock,
+      });
+      const nodeId = newNodeId();
+      await service.knex('launch_nodes').insert({
+        id: nodeId, launch_id: Number(launchId), parent_id: null, node_type: 'campaign', account_id: 'act_1001', name,
+        properties: JSON.stringify({ name, status: 'ACTIVE' }), platform_id: objectId, status: 'live', created_at: clock, updated_at: clock,
+      });
+      return { objectId, nodeId };
+    }
+
+    const rule = (objectIds: string[], extra: Record<string, unknown> = {}) => call('create-automation', {
+      automationName: `Meta rule ${++n}`, accountId: 'act_1001', level: 'campaign', objectIds, action: 'pause', frequency: 'every_15_minutes', cooldownMinutes: 0,
+      conditions: [{ metric: 'spend', window: 'today', operator: 'gt', value: 1000 }, { metric: 'results', window: 'today', operator: 'lt', value: 1 }, { metric: 'ctr', window: 'today', operator: 'gte', value: 0.5 }],
+      ...extra,
+    });
+    const insightReads = () => fake.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/act_1001/insights')).length;
+    const disarm = (a: { automationId: number }) => call('set-automation-status', { automationId: String(a.automationId), status: 'PAUSED' });
+    const lastRun = async (a: { automationId: number }) => (await call('list-automation-runs', { automationId: String(a.automationId) })).runs[0];
+
+    it('pauses through the Graph API after one insights read for the account\'s window and level', async () => {
+      const burner = await liveCampaign('Burner', 0);
+      const winner = await liveCampaign('Winner', 12);
+      const reads = insightReads();
+      const a = await rule([burner.objectId, winner.objectId]);
+      await service.jobs.drain();
+      expect(insightReads() - reads).to.equal(1);
+      expect(fake.objects.get(burner.objectId)!.status).to.equal('PAUSED');
+      expect(fake.objects.get(winner.objectId)!.status).to.equal('ACTIVE');
+      const run = await lastRun(a);
+      const b = run.objects.find((o: any) => o.objectId === burner.objectId);
+      // $50.00 spent is 5000 minor units; 400 clicks over 40,000 impressions is a 1 % ctr.
+      expect(b.metrics.today).to.deep.equal({ spend: 5000, results: 0, ctr: 1 });
+      expect(b.action).to.equal('paused');
+      await disarm(a);
+    });
+
+    for (const code of [4, 32, 613]) {
+      it(`waits out throttling code ${code} for the time Graph gives, then reads and pauses`, async () => {
+        const burner = await liveCampaign(`Burner ${code}`, 0);
+        const a = await rule([burner.objectId], { status: 'PAUSED' });
+        sleeps.length = 0;
+        fake.throttleNext(1, { code, minutes: 0.5 });
+        const run = await call('run-automation', { automationId: String(a.automationId) });
+        expect(sleeps).to.deep.equal([30_000]);
+        expect(run.objects[0].action).to.equal('paused');
+        expect(fake.objects.get(burner.objectId)!.status).to.equal('PAUSED');
+      });
+    }
+
+    it('waits out throttling code 17 on the pause itself inside a Graph batch', async () => {
+      const burner = await liveCampaign('Burner 17', 0);
+      const a = await rule([burner.objectId], { status: 'PAUSED' });
+      sleeps.length = 0;
+      fake.throttleNextItems(1, 0.5);
+      const run = await call('run-automation', { automationId: String(a.automationId) });
+      expect(sleeps).to.deep.equal([30_000]);
+      expect(run.objects[0].action).to.equal('paused');
+      expect(fake.objects.get(burner.objectId)!.status).to.equal('PAUSED');
+    });
+
+    it('retries a pause throttled for longer than the adapter waits with backoff in the job, and records it in the run when it goes through', async () => {
+      const burner = await liveCampaign('Burner retried', 0);
+      const a = await rule([burner.objectId], { frequency: 'daily', dailyHour: 22 });
+      await service.jobs.drain();
+      fake.throttleNextItems(1, 5);
+      const run = await call('run-automation', { automationId: String(a.automationId) });
+      expect(run.objects[0]).to.include({ action: 'none' });
+      expect(run.objects[0].error).to.match(/^unavailable: .*retry after 300 seconds/);
+      expect(fake.objects.get(burner.objectId)!.status).to.equal('ACTIVE');
+      clock += 4 * MINUTE;
+      await service.jobs.drain();
+      expect(fake.objects.get(burner.objectId)!.status).to.equal('ACTIVE');
+      clock += 2 * MINUTE;
+      await service.jobs.drain();
+      expect(fake.objects.get(burner.objectId)!.status).to.equal('PAUSED');
+      const runs = (await call('list-automation-runs', { automationId: String(a.automationId) })).runs;
+      expect(runs.find((r: any) => r.runId === run.runId).objects[0]).to.include({ action: 'paused', error: null });
+      await disarm(a);
+    });
+
+    it('ends a pause the platform keeps throttling in automation.action_failed after its retries', async () => {
+      const burner = await liveCampaign('Burner refused', 0);
+      const a = await rule([burner.objectId], { frequency: 'daily', dailyHour: 23 });
+      await service.jobs.drain();
+      fake.throttleNextItems(10, 5);
+      const run = await call('run-automation', { automationId: String(a.automationId) });
+      for (let i = 0; i < 6; i++) {
+        clock += 10 * MINUTE;
+        await service.jobs.drain();
+      }
+      const failed = (await service.knex('events').where({ type: 'automation.action_failed' })).map((e) => JSON.parse(e.data)).filter((e) => e.automationId === a.automationId);
+      expect(failed).to.have.length(1);
+      expect(failed[0]).to.include({ objectId: burner.objectId, action: 'pause' });
+      expect(failed[0].error).to.match(/after 4 attempts/);
+      expect(fake.objects.get(burner.objectId)!.status).to.equal('ACTIVE');
+      const recorded = (await call('list-automation-runs', { automationId: String(a.automationId) })).runs.find((r: any) => r.runId === run.runId);
+      expect(recorded.objects[0].error).to.match(/gave up after 4 attempts/);
+      expect(await service.knex('automation_pending_actions').where({ automation_id: a.automationId })).to.have.length(0);
+      await disarm(a);
+    });
+  });
+}

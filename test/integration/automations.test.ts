@@ -1,0 +1,274 @@
+// Monitoring automations on the sandbox with a fixed clock, on every storage dialect: what a rule
+// does and every reason it skips an object, shadow mode, resumeWhenClear never resuming what a
+// person paused, cooldown and the daily limit in the account's day, loops between two automations,
+// a daily schedule across a DST change, failures ending in automation.action_failed, and two job
+// workers on one database running each due automation once.
+
+import { expect } from 'chai';
+import { pino } from 'pino';
+import { dialects, createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { loadConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/db/connection.js';
+import { migrateLatest } from '../../src/db/migrate.js';
+import { applyBootstrap } from '../../src/bootstrap.js';
+import { SchemaRegistry, loadSchemaFiles } from '../../src/schemas/registry.js';
+import { Service } from '../../src/service.js';
+import type { Principal } from '../../src/auth/principal.js';
+import { standardWorld } from '../helpers/fixture.js';
+import { seedLiveLaunch, type SeededObject } from '../../src/platforms/sandbox/live-launch.js';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+/** Saturday 2030-03-09 10:00 in New York (EST); the clocks go forward the next night. */
+const SATURDAY_10AM_EST = Date.UTC(2030, 2, 9, 15, 0);
+
+const NO_RESULTS = [
+  { metric: 'spend', window: 'today', operator: 'gt', value: 100 },
+  { metric: 'results', window: 'today', operator: 'lt', value: 1 },
+];
+const NEVER = [{ metric: 'spend', window: 'today', operator: 'gt', value: 1_000_000_000 }];
+
+for (const dialect of dialects()) {
+  describe(`monitoring automations with a fixed clock (${dialect})`, function () {
+    this.timeout(60_000);
+    let db: TestDatabase;
+    let service: Service;
+    let clock = SATURDAY_10AM_EST;
+    let orgId: number;
+    let brandId: number;
+    let ci: Principal;
+    let n = 0;
+
+    before(async () => {
+      db = await createTestDatabase(dialect);
+      const setup = openDatabase(db.url);
+      await migrateLatest(setup.knex);
+      const seed = await applyBootstrap(setup.knex, new SchemaRegistry(loadSchemaFiles()), standardWorld);
+      await setup.knex.destroy();
+      orgId = seed.organizations.acme.id;
+      brandId = seed.organizations.acme.brands.shoes.id;
+      service = await Service.open({
+        config: loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', SVC_STRICT_OUTPUT: 'true', RATE_LIMIT_PER_MINUTE: '100000' }),
+        log: pino({ level: 'silent' }),
+        now: () => clock,
+      });
+      ci = await service.authenticate(`Bearer ${seed.organizations.acme.apiKeys.ci.secret}`, 'api');
+    });
+    after(async () => {
+      await service?.close();
+      await db?.drop();
+    });
+
+    async function call(name: string, input: Record<string, unknown>): Promise<any> {
+      return (await service.invoke(name, ci, { brandId, ...input }, { requestId: `t-${++n}` })).body;
+    }
+
+    /** Campaigns live since two days before now: "Burner" spends and gets no results, "Winner" converts. */
+    async function liveCampaigns(names: string[] = ['Burner - no results', 'Winner']): Promise<SeededObject[]> {
+      const launch = await seedLiveLaunch(service.knex, {
+        organizationId: orgId, brandId, accountId: 'act_1001', platform: 'meta', title: `Launch ${++n}`, at: clock - 2 * DAY,
+        campaigns: names.map((name) => ({ name, dailyBudget: 20_000 })),
+      });
+      return launch.objects;
+    }
+
+    async function createAutomation(fields: Record<string, unknown>): Promise<any> {
+      return call('create-automation', { automationName: `Rule ${++n}`, accountId: 'act_1001', level: 'campaign', conditions: NO_RESULTS, action: 'pause', frequency: 'every_15_minutes', ...fields });
+    }
+
+    const run = (a: { automationId: number }) => call('run-automation', { automationId: String(a.automationId) });
+    const objectOf = (r: any, o: SeededObject) => r.objects.find((x: any) => x.objectId === o.objectId);
+    const platformStatus = async (o: SeededObject) => (await service.knex('sandbox_objects').where({ object_id: o.objectId }).first('status')).status;
+    const events = async (type: string) => (await service.knex('events').where({ type }).orderBy('id')).map((e) => JSON.parse(e.data));
+
+    it('pauses a campaign spending with no results through the ad platform, with activity naming the automation and an automation.triggered event', async () => {
+      const [burner, winner] = await liveCampaigns();
+      const a = await createAutomation({ objectIds: [burner.objectId, winner.objectId], automationName: 'Stop burners' });
+      const r = await run(a);
+      expect(r.trigger).to.equal('manual');
+      const b = objectOf(r, burner);
+      expect(b).to.include({ matched: true, intended: 'pause', action: 'paused', skipReason: null, error: null });
+      expect(b.conditions).to.deep.equal([true, true]);
+      expect(b.metrics.today.spend).to.be.greaterThan(100);
+      expect(b.metrics.today.results).to.equal(0);
+      expect(objectOf(r, winner)).to.include({ matched: false, action: 'none', skipReason: null });
+      expect(await platformStatus(burner)).to.equal('PAUSED');
+      expect(await platformStatus(winner)).to.equal('ACTIVE');
+      const activity = await service.knex('activity_entries').where({ entity_id: burner.nodeId, action: 'campaign.paused' });
+      expect(activity.map((x) => x.user_name)).to.deep.equal(['Automation: Stop burners']);
+      const triggered = (await events('automation.triggered')).filter((e) => e.automationId === a.automationId);
+      expect(triggered).to.have.length(1);
+      expect(triggered[0]).to.include({ objectId: burner.objectId, action: 'paused', mode: 'live', level: 'campaign', runId: r.runId });
+    });
+
+    it('in shadow mode records what it would do and acts on nothing', async () => {
+      const [burner] = await liveCampaigns(['Burner - no results']);
+      const a = await createAutomation({ objectIds: [burner.objectId], mode: 'shadow' });
+      const before = (await events('automation.triggered')).length;
+      const r = await run(a);
+      expect(r.mode).to.equal('shadow');
+      expect(objectOf(r, burner)).to.include({ matched: true, intended: 'pause', action: 'none', skipReason: 'shadow' });
+      expect(await platformStatus(burner)).to.equal('ACTIVE');
+      expect((await events('automation.triggered')).length).to.equal(before);
+      expect(await service.knex('activity_entries').where({ entity_id: burner.nodeId })).to.have.length(0);
+    });
+
+    it('skips objects below the guard with insufficient_data, without judging the conditions', async () => {
+      const [burner] = await liveCampaigns(['Burner - no results']);
+      const a = await createAutomation({ objectIds: [burner.objectId], guard: { minImpressions: 10_000_000 } });
+      const o = objectOf(await run(a), burner);
+      expect(o).to.include({ matched: false, action: 'none', skipReason: 'insufficient_data' });
+      expect(o.conditions).to.deep.equal([]);
+      expect(o.metrics.today.impressions).to.be.greaterThan(0);
+      expect(await platformStatus(burner)).to.equal('ACTIVE');
+    });
+
+    it('skips an object that is already paused with already_paused', async () => {
+      const [burner] = await liveCampaigns(['Burner - no results']);
+      const a = await createAutomation({ objectIds: [burner.objectId], cooldownMinutes: 0 });
+      expect(objectOf(await run(a), burner).action).to.equal('paused');
+      expect(objectOf(await run(a), burner)).to.include({ action: 'none', skipReason: 'already_paused' });
+    });
+
+    it('leaves an object alone for cooldownMinutes after acting on it', async () => {
+      const [burner] = await liveCampaigns(['Burner - no results']);
+      const a = await createAutomation({ objectIds: [burner.objectId], action: 'notify', cooldownMinutes: 60 });
+      expect(objectOf(await run(a), burner).action).to.equal('notified');
+      clock += 10 * MINUTE;
+      expect(objectOf(await run(a), burner)).to.include({ action: 'none', skipReason: 'cooldown' });
+      clock += 51 * MINUTE;
+      expect(objectOf(await run(a), burner).action).to.equal('notified');
+    });
+
+    it('stops at maxActionsPerDay until the next day of the account\'s time zone', async () => {
+      const objects = await liveCampaigns(['Burner A - no results', 'Burner B - no results']);
+      const a = await createAutomation({ objectIds: objects.map((o) => o.objectId), action: 'notify', cooldownMinutes: 0, maxActionsPerDay: 1 });
+      const first = await run(a);
+      expect(objects.map((o) => objectOf(first, o).action)).to.deep.equal(['notified', 'none']);
+      expect(objectOf(first, objects[1]).skipReason).to.equal('daily_limit_reached');
+      // 23:30 in New York is still the same local day (04:30 UTC the next day).
+      const saved = clock;
+      clock = Date.UTC(2030, 2, 10, 4, 30);
+      const sameDay = await run(a);
+      expect(objects.map((o) => objectOf(sameDay, o).skipReason)).to.deep.equal(['daily_limit_reached', 'daily_limit_reached']);
+      // 07:00 EDT on Sunday: a new local day, seven hours (one skipped by DST) of delivery in it.
+      clock = Date.UTC(2030, 2, 10, 11, 0);
+      const nextDay = await run(a);
+      expect(objects.map((o) => objectOf(nextDay, o).action)).to.deep.equal(['notified', 'none']);
+      clock = saved;
+    });
+
+    it('resumes with resumeWhenClear only what it paused itself, never what a person paused', async () => {
+      const [mine, theirs] = await liveCampaigns(['Burner - no results', 'Person paused']);
+      const a = await createAutomation({ objectIds: [mine.objectId], resumeWhenClear: true, cooldownMinutes: 0 });
+      expect(objectOf(await run(a), mine).action).to.equal('paused');
+      // A person pauses the other campaign; a rule watching it whose conditions do not hold must not turn it on.
+      const launchId = String((await service.knex('launch_nodes').where({ id: theirs.nodeId }).first('launch_id')).launch_id);
+      await call('update-node', { launchId, nodeId: theirs.nodeId, properties: { status: 'PAUSED' } });
+      await call('update-automation', { automationId: String(a.automationId), conditions: NEVER, objectIds: [mine.objectId, theirs.objectId] });
+      const r = await run(a);
+      expect(objectOf(r, mine)).to.include({ matched: false, intended: 'resume', action: 'resumed', skipReason: null });
+      expect(objectOf(r, theirs)).to.include({ matched: false, intended: 'resume', action: 'none', skipReason: 'paused_by_person' });
+      expect(await platformStatus(mine)).to.equal('ACTIVE');
+      expect(await platformStatus(theirs)).to.equal('PAUSED');
+      expect((await service.knex('activity_entries').where({ entity_id: mine.nodeId, action: 'campaign.activated' }))[0].user_name).to.match(/^Automation: /);
+    });
+
+    it('does not resume an object a person resumed and paused again after the automation paused it', async () => {
+      const [burner] = await liveCampaigns(['Burner - no results']);
+      const a = await createAutomation({ objectIds: [burner.objectId], resumeWhenClear: true, cooldownMinutes: 0 });
+      expect(objectOf(await run(a), burner).action).to.equal('paused');
+      const launchId = String((await service.knex('launch_nodes').where({ id: burner.nodeId }).first('launch_id')).launch_id);
+      clock += MINUTE;
+      await call('update-node', { launchId, nodeId: burner.nodeId, properties: { status: 'ACTIVE' } });
+      clock += MINUTE;
+      await call('update-node', { launchId, nodeId: burner.nodeId, properties: { status: 'PAUSED' } });
+      await call('update-automation', { automationId: String(a.automationId), conditions: NEVER });
+      expect(objectOf(await run(a), burner)).to.include({ action: 'none', skipReason: 'paused_by_person' });
+      expect(await platformStatus(burner)).to.equal('PAUSED');
+    });
+
+    it('detects two automations pausing and resuming the same object in a loop: the second one skips', async () => {
+      const [burner] = await liveCampaigns(['Burner - no results']);
+      const resumer = await createAutomation({ objectIds: [burner.objectId], resumeWhenClear: true, cooldownMinutes: 0 });
+      expect(objectOf(await run(resumer), burner).action).to.equal('paused');
+      await call('update-automation', { automationId: String(resumer.automationId), conditions: NEVER });
+      expect(objectOf(await run(resumer), burner).action).to.equal('resumed');
+      const pauser = await createAutomation({ objectIds: [burner.objectId], cooldownMinutes: 0 });
+      expect(objectOf(await run(pauser), burner)).to.include({ matched: true, intended: 'pause', action: 'none', skipReason: 'loop_detected' });
+      expect(await platformStatus(burner)).to.equal('ACTIVE');
+    });
+
+    it('detects the loop within one scheduled cycle: one automation would resume what another would pause', async () => {
+      const [burner] = await liveCampaigns(['Burner - no results']);
+      const first = await createAutomation({ objectIds: [burner.objectId], resumeWhenClear: true, cooldownMinutes: 0, status: 'PAUSED' });
+      expect(objectOf(await run(first), burner).action).to.equal('paused');
+      await call('update-automation', { automationId: String(first.automationId), conditions: NEVER });
+      const second = await createAutomation({ objectIds: [burner.objectId], cooldownMinutes: 0, action: 'pause', status: 'PAUSED' });
+      // Both armed and due together: the first resumes, the second would pause it again in the same cycle.
+      await call('set-automation-status', { automationId: String(first.automationId), status: 'ACTIVE' });
+      await call('set-automation-status', { automationId: String(second.automationId), status: 'ACTIVE' });
+      await service.jobs.drain();
+      const [r1] = (await call('list-automation-runs', { automationId: String(first.automationId) })).runs;
+      const [r2] = (await call('list-automation-runs', { automationId: String(second.automationId) })).runs;
+      expect(r1.trigger).to.equal('schedule');
+      expect(objectOf(r1, burner).action).to.equal('resumed');
+      expect(objectOf(r2, burner)).to.include({ intended: 'pause', skipReason: 'loop_detected', action: 'none' });
+      for (const a of [first, second]) await call('set-automation-status', { automationId: String(a.automationId), status: 'PAUSED' });
+    });
+
+    it('runs a daily rule at its local hour across the DST change, reading today in the account\'s time zone', async () => {
+      const saved = clock;
+      clock = SATURDAY_10AM_EST;
+      const [burner] = await liveCampaigns(['Burner - no results']);
+      const a = await createAutomation({ objectIds: [burner.objectId], frequency: 'daily', dailyHour: 9 });
+      // 09:00 on Sunday is EDT (UTC-4) after the clocks went forward at 02:00.
+      expect(a.nextRunAt).to.equal('2030-03-10T13:00:00.000Z');
+      clock = Date.UTC(2030, 2, 10, 12, 59);
+      await service.jobs.drain();
+      expect((await call('list-automation-runs', { automationId: String(a.automationId) })).runs).to.have.length(0);
+      clock = Date.UTC(2030, 2, 10, 13, 0);
+      await service.jobs.drain();
+      const runs = (await call('list-automation-runs', { automationId: String(a.automationId) })).runs;
+      expect(runs).to.have.length(1);
+      expect(runs[0].trigger).to.equal('schedule');
+      expect(runs[0].startedAt).to.equal('2030-03-10T13:00:00.000Z');
+      const o = objectOf(runs[0], burner);
+      expect(o.action).to.equal('paused');
+      // "today" is Sunday in New York: 09:00 EDT, eight hours delivered since midnight (02:00 never happened).
+      const { SandboxPlatform } = await import('../../src/platforms/sandbox/adapter.js');
+      const sandbox = new SandboxPlatform('meta', service.knex, () => clock);
+      const account = { platform: 'meta' as const, accountId: 'act_1001', timezone: 'America/New_York', currency: 'USD', accessToken: null };
+      const [sunday] = await sandbox.insightsByObject(account, 'campaign', [burner.objectId], { since: '2030-03-10', until: '2030-03-10' });
+      expect(o.metrics.today.spend).to.equal(sunday.spendMinorUnits);
+      expect(o.metrics.today.spend).to.be.greaterThan(0);
+      expect((await call('get-automation', { automationId: String(a.automationId) })).nextRunAt).to.equal('2030-03-11T13:00:00.000Z');
+      await call('set-automation-status', { automationId: String(a.automationId), status: 'PAUSED' });
+      clock = saved;
+    });
+
+    it('runs each due automation once with two job workers on one database', async () => {
+      const objects = await liveCampaigns(['Burner 1 - no results', 'Burner 2 - no results', 'Winner 3']);
+      const automations = [];
+      for (let i = 0; i < 4; i++) automations.push(await createAutomation({ objectIds: objects.map((o) => o.objectId), action: 'notify', cooldownMinutes: 0, maxActionsPerDay: 100 }));
+      const other = await Service.open({
+        config: loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', SVC_STRICT_OUTPUT: 'true', RATE_LIMIT_PER_MINUTE: '100000' }),
+        log: pino({ level: 'silent' }),
+        now: () => clock,
+      });
+      try {
+        await Promise.all([service.jobs.drain(), other.jobs.drain(), service.jobs.drain(), other.jobs.drain()]);
+      } finally {
+        await other.close();
+      }
+      for (const a of automations) {
+        const runs = (await call('list-automation-runs', { automationId: String(a.automationId) })).runs;
+        expect(runs, `automation ${a.automationId}`).to.have.length(1);
+        const notices = (await events('automation.triggered')).filter((e) => e.automationId === a.automationId);
+        expect(notices.map((e) => e.objectId).sort()).to.deep.equal([objects[0].objectId, objects[1].objectId].sort());
+      }
+      for (const a of automations) await call('set-automation-status', { automationId: String(a.automationId), status: 'PAUSED' });
+    });
+  });
+}
