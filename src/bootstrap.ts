@@ -6,7 +6,7 @@ import { inTransaction } from './db/connection.js';
 import { validationFailed, type FieldIssue } from './errors.js';
 import { hashPassword, newApiKeySecret } from './auth/secrets.js';
 import type { SchemaRegistry } from './schemas/registry.js';
-import { encryptSecret } from './auth/encryption.js';
+import { encryptSecret, loadSecretBox } from './auth/encryption.js';
 import type { Budget } from './platforms/port.js';
 
 interface BUser { ref: string; email: string; name: string; password: string; role: string; brands?: string[] | null }
@@ -173,6 +173,8 @@ export async function applyBootstrap(knex: Knex, schemas: SchemaRegistry, raw: u
   // Hash passwords before the transaction: scrypt is slow and must not hold locks.
   const hashes = new Map<BUser, string>();
   for (const org of file.organizations) for (const u of org.users ?? []) hashes.set(u, await hashPassword(u.password));
+  // Tracker keys are sealed with the deployment's box, read (or made) before the transaction.
+  const box = file.organizations.some((o) => (o.brands ?? []).some((b) => b.tracker)) ? await loadSecretBox(knex) : null;
 
   return inTransaction(knex, async (trx) => {
     const result: BootstrapResult = { organizations: {} };
@@ -200,7 +202,16 @@ export async function applyBootstrap(knex: Knex, schemas: SchemaRegistry, raw: u
           });
         }
         await loadSandbox(trx, b, now);
-        if (b.tracker) await trx('tracker_connections').insert({ brand_id: Number(brandId), base_url: b.tracker.baseUrl, api_key: b.tracker.apiKey, created_at: now });
+        if (b.tracker) {
+          await trx('tracker_connections').insert({
+            brand_id: Number(brandId),
+            base_url: b.tracker.baseUrl.replace(/\/+$/, ''),
+            api_key_sealed: box!.seal(b.tracker.apiKey),
+            api_key_last4: b.tracker.apiKey.slice(-4),
+            created_at: now,
+            updated_at: now,
+          });
+        }
       }
       const userIds = new Map<string, number>();
       for (const u of org.users ?? []) {

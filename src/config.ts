@@ -2,6 +2,8 @@
 // The variables and defaults are the ones listed in contracts/RUNNING.md and the README.
 
 export type PlatformMode = 'sandbox' | 'live';
+/** Which click tracker answers: the built-in sandbox, or the brand's own Keitaro-compatible tracker. */
+export type TrackerMode = 'sandbox' | 'live';
 
 export interface Config {
   port: number;
@@ -10,6 +12,8 @@ export interface Config {
   baseUrl: string;
   mcpUrl: string;
   platformMode: PlatformMode;
+  /** TRACKER_MODE: sandbox (built-in simulated tracker, default) or live (each brand's connected baseUrl, Keitaro Admin API). */
+  trackerMode: TrackerMode;
   redisUrl: string | null;
   rateLimitPerMinute: number;
   rateLimitConcurrency: number;
@@ -85,6 +89,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const copyModelUrl = env.COPY_MODEL_URL ? env.COPY_MODEL_URL.replace(/\/+$/, '') : null;
   if (copyModelUrl && !env.COPY_MODEL) throw new Error('COPY_MODEL must name the model to ask when COPY_MODEL_URL is set');
+  const trackerMode = (env.TRACKER_MODE || 'sandbox') as TrackerMode;
+  if (trackerMode !== 'sandbox' && trackerMode !== 'live') {
+    throw new Error(`TRACKER_MODE must be "sandbox" or "live"; got "${env.TRACKER_MODE}"`);
+  }
   return {
     port,
     host,
@@ -92,6 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     baseUrl,
     mcpUrl: (env.MCP_URL || `${baseUrl}/mcp`).replace(/\/+$/, ''),
     platformMode,
+    trackerMode,
     redisUrl: env.REDIS_URL || null,
     rateLimitPerMinute: intFrom(env, 'RATE_LIMIT_PER_MINUTE', 600, 1),
     rateLimitConcurrency: intFrom(env, 'RATE_LIMIT_CONCURRENCY', 20, 1),

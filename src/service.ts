@@ -10,7 +10,8 @@ import type { Principal, Surface } from './auth/principal.js';
 import { Catalogue, type OperationDefinition } from './catalogue/define.js';
 import { operations } from './catalogue/operations.js';
 import type { Config } from './config.js';
-import { isUniqueViolation, openDatabase, type Database } from './db/connection.js';
+import { openDatabase, type Database } from './db/connection.js';
+import { ensureSetting } from './db/settings.js';
 import { createLogger } from './log.js';
 import { CursorCodec } from './pagination/cursor.js';
 import { invoke, type InvokeOptions, type InvokeResult, type PipelineDeps } from './pipeline/invoke.js';
@@ -24,7 +25,7 @@ import { Directory } from './directory.js';
 import { SigningKeys } from './oauth/keys.js';
 import type { OAuthSettings } from './oauth/flows.js';
 import { liveAdapters } from './platforms/live.js';
-import { SecretBox } from './auth/encryption.js';
+import { loadSecretBox, type SecretBox } from './auth/encryption.js';
 import { EventOutbox } from './events/outbox.js';
 import { JobWorker } from './jobs/worker.js';
 import { jobKinds } from './jobs/kinds.js';
@@ -32,6 +33,7 @@ import type { JobKind } from './jobs/kind.js';
 import { WebhookSender } from './webhooks/sender.js';
 import { systemResolver, type HostResolver } from './webhooks/address-policy.js';
 import { receiveWorkflowHook, type HookAnswer } from './workflows/hooks.js';
+import { Trackers, realSleep } from './trackers/registry.js';
 
 export interface ServiceOptions {
   config: Config;
@@ -46,18 +48,8 @@ export interface ServiceOptions {
   resolveHost?: HostResolver;
   /** Job kinds beyond the built-in ones (tests register their own this way). */
   extraJobKinds?: JobKind[];
-}
-
-/** Reads a per-database setting, creating it once (first writer wins across processes). */
-async function ensureSetting(knex: Knex, name: string, create: () => string): Promise<string> {
-  const existing = await knex('service_settings').where({ name }).first('value');
-  if (existing) return existing.value;
-  try {
-    await knex('service_settings').insert({ name, value: create() });
-  } catch (err) {
-    if (!isUniqueViolation(err)) throw err;
-  }
-  return (await knex('service_settings').where({ name }).first('value')).value;
+  /** Waits between tracker requests (default: a real timer); tests pass one that moves their fixed clock. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export class Service {
@@ -93,9 +85,7 @@ export class Service {
       const instanceId = await ensureSetting(knex, 'instance_id', () => crypto.randomUUID());
       const cursorSecret = await ensureSetting(knex, 'cursor_secret', () => crypto.randomBytes(32).toString('hex'));
       // Third-party secrets are sealed with TOKEN_ENCRYPTION_KEY, or else a key kept in the database.
-      const secrets = new SecretBox(
-        Buffer.from(process.env.TOKEN_ENCRYPTION_KEY || (await ensureSetting(knex, 'secret_box_key', () => crypto.randomBytes(32).toString('base64'))), 'base64'),
-      );
+      const secrets = await loadSecretBox(knex);
       // The worker exists before the outbox that wakes it; it starts claiming only when asked to.
       let worker: JobWorker | null = null;
       const events = new EventOutbox(knex, schemas, now, config.webhooksEnabled, () => worker?.nudge());
@@ -125,6 +115,7 @@ export class Service {
         events,
         secrets,
         webhooks: webhookSender,
+        trackers: new Trackers(config.trackerMode, knex, now, options.sleep ?? realSleep, Math.max(1_000, Math.floor(config.requestTimeoutMs / 2))),
         metrics: redis
           ? new RedisMetricsCache(redis, `svc:${instanceId}:`, config.metricsCacheSeconds * 1000)
           : new MemoryMetricsCache(config.metricsCacheSeconds * 1000, now),
@@ -145,6 +136,7 @@ export class Service {
           directory: deps.directory,
           schemas,
           catalogue,
+          trackers: deps.trackers,
         },
         leaseMs: config.jobLeaseMs,
         concurrency: config.jobConcurrency,

@@ -2,6 +2,8 @@
 // tracker keys): AES-256-GCM with a 32-byte key, from TOKEN_ENCRYPTION_KEY (base64) when set.
 
 import crypto from 'node:crypto';
+import type { Knex } from 'knex';
+import { ensureSetting } from '../db/settings.js';
 
 /** Seals and opens secrets with one key; `v1.<iv>.<tag>.<ciphertext>`, all base64url. */
 export class SecretBox {
@@ -36,4 +38,13 @@ export function encryptSecret(plain: string): string {
 
 export function decryptSecret(sealed: string): string {
   return envBox().open(sealed);
+}
+
+/**
+ * The box that seals third-party secrets of this deployment: TOKEN_ENCRYPTION_KEY when set, else a
+ * key created once and kept in the database (so bootstrap, migrations and every process agree).
+ */
+export async function loadSecretBox(knex: Knex): Promise<SecretBox> {
+  const raw = process.env.TOKEN_ENCRYPTION_KEY || (await ensureSetting(knex, 'secret_box_key', () => crypto.randomBytes(32).toString('base64')));
+  return new SecretBox(Buffer.from(raw, 'base64'));
 }

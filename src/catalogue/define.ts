@@ -17,6 +17,7 @@ import type { SecretBox } from '../auth/encryption.js';
 import type { WebhookSender } from '../webhooks/sender.js';
 import type { ErrorCode } from '../errors.js';
 import type { InvokeOptions, InvokeResult } from '../pipeline/invoke-types.js';
+import type { Trackers } from '../trackers/registry.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type IdempotencyMode = 'none' | 'optional' | 'required';
@@ -63,6 +64,8 @@ export interface OperationContext {
   secrets: SecretBox;
   /** Sends webhook messages (test sends; the delivery job uses the same sender). */
   webhooks: WebhookSender;
+  /** Click-tracker adapters (sandbox or Keitaro, per TRACKER_MODE) and the brand's connection. */
+  trackers: Trackers;
   /**
    * Runs another operation through the whole pipeline (scope, input validation, brand access,
    * idempotency, its own transaction, activity, output shaping) as this caller, or as

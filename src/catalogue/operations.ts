@@ -14,6 +14,7 @@ import { copyOperations } from '../operations/copies.js';
 import { structureTemplateOperations } from '../operations/structure-templates.js';
 import { automationOperations } from '../operations/automations.js';
 import { boardOperations } from '../operations/board.js';
+import { trackerOperations } from '../operations/tracker.js';
 
 export const operations: OperationDefinition[] = [
   listBrands,
@@ -48,4 +49,5 @@ export const operations: OperationDefinition[] = [
   ...structureTemplateOperations,
   ...automationOperations,
   ...boardOperations,
+  ...trackerOperations,
 ];

@@ -10,6 +10,7 @@ import type { Platforms } from '../platforms/registry.js';
 import type { Directory } from '../directory.js';
 import type { SchemaRegistry } from '../schemas/registry.js';
 import type { Catalogue } from '../catalogue/define.js';
+import type { Trackers } from '../trackers/registry.js';
 
 export interface JobServices {
   dialect: Dialect;
@@ -23,4 +24,6 @@ export interface JobServices {
   schemas: SchemaRegistry;
   /** The operations, for work that offers them as tools (workflow agent steps). */
   catalogue?: Catalogue;
+  /** Click-tracker adapters and the sleep that spaces tracker requests. */
+  trackers: Trackers;
 }

@@ -27,7 +27,13 @@ export interface ValidationResult {
   campaignAccounts: Map<string, string | null>;
 }
 
-const SUB3 = /(^|&)sub3=\{\{ad\.id\}\}(&|$)/;
+/** The URL-tag macro that puts the ad platform's campaign id in sub3, per platform (contracts/paths.md). */
+export const SUB3_MACRO: Record<PlatformName, string> = { meta: 'sub3={{campaign.id}}', tiktok: 'sub3=__CAMPAIGN_ID__' };
+
+function carriesSub3(urlTags: string | undefined, platform: PlatformName | null): boolean {
+  const macros = platform ? [SUB3_MACRO[platform]] : Object.values(SUB3_MACRO);
+  return (urlTags ?? '').split('&').some((part) => macros.includes(part));
+}
 
 /** Every issue that would stop the launch from publishing, and the warnings that would not. */
 export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): ValidationResult {
@@ -119,8 +125,9 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
         if (rules && p.objective && rules.linkObjectives.includes(p.objective) && !ap.linkUrl && ap.postId === undefined) {
           issue(`${aat}.linkUrl`, `is required for objective ${p.objective}`);
         }
-        if (ctx.trackerConnected && !SUB3.test(ap.urlTags ?? '')) {
-          warnings.push({ field: `${aat}.urlTags`, message: 'add sub3={{ad.id}} so the click tracker can match spend to this ad' });
+        if (ctx.trackerConnected && !carriesSub3(ap.urlTags, platform)) {
+          const macro = platform ? SUB3_MACRO[platform] : `${SUB3_MACRO.meta} (Meta) or ${SUB3_MACRO.tiktok} (TikTok)`;
+          warnings.push({ field: `${aat}.urlTags`, message: `add ${macro} so the click tracker can match this campaign's clicks and receive its spend` });
         }
       }
     }

@@ -21,6 +21,7 @@ import type { EventOutbox } from '../events/outbox.js';
 import type { SecretBox } from '../auth/encryption.js';
 import type { WebhookSender } from '../webhooks/sender.js';
 import type { InvokeOptions, InvokeResult } from './invoke-types.js';
+import type { Trackers } from '../trackers/registry.js';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, renewIdempotencyLease, type Claim } from './idempotency.js';
 
 export type { InvokeMeta, InvokeOptions, InvokeResult } from './invoke-types.js';
@@ -40,6 +41,7 @@ export interface PipelineDeps {
   events: EventOutbox;
   secrets: SecretBox;
   webhooks: WebhookSender;
+  trackers: Trackers;
 }
 
 function checkIdempotencyKey(op: OperationDefinition, key: string | null | undefined): string | null {
@@ -126,6 +128,10 @@ class InvocationContext implements OperationContext {
 
   get webhooks(): WebhookSender {
     return this.deps.webhooks;
+  }
+
+  get trackers(): Trackers {
+    return this.deps.trackers;
   }
 
   get activity(): ActivityRecorder {

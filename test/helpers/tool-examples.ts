@@ -160,6 +160,21 @@ export const toolExamples: ToolExample[] = [
   },
   { tool: 'delete_pipeline_card', args: (fx, answers) => ({ brandId: fx.brandId, cardId: answers.get('create_pipeline_card').cardId }) },
   { tool: 'delete_pipeline_column', args: (fx, answers) => ({ brandId: fx.brandId, columnId: answers.get('create_pipeline_column').columnId }) },
+  { tool: 'get_tracker_connection', args: (fx) => ({ brandId: fx.brandId }) },
+  { tool: 'connect_tracker', args: (fx) => ({ brandId: fx.brandId, baseUrl: 'https://tracker.example.com', apiKey: 'tracker-key-0001' }) },
+  { tool: 'list_tracker_mappings', args: (fx) => ({ brandId: fx.brandId }) },
+  {
+    tool: 'update_tracker_mapping',
+    args: (fx, answers) => {
+      const list = answers.get('list_tracker_mappings');
+      const campaign = list.mappings?.[0]?.providerCampaignId ?? list.unmatched?.[0]?.providerCampaignId ?? '0';
+      return { brandId: fx.brandId, providerCampaignId: campaign, trackerCampaignId: list.trackerCampaigns?.[0]?.id ?? null };
+    },
+  },
+  { tool: 'get_tracker_push', args: (fx) => ({ brandId: fx.brandId }) },
+  { tool: 'set_tracker_push', args: (fx) => ({ brandId: fx.brandId, enabled: true }) },
+  { tool: 'run_tracker_push', args: (fx) => ({ brandId: fx.brandId, idempotencyKey: key('push') }) },
+  { tool: 'disconnect_tracker', args: (fx) => ({ brandId: fx.brandId }) },
   { tool: 'create_webhook_endpoint', args: (fx) => ({ url: fx.receiverUrl, events: ['webhook.test', 'launch.published'], brandIds: [fx.brandId] }) },
   { tool: 'list_webhook_endpoints', args: () => ({}) },
   { tool: 'get_webhook_endpoint', args: (_fx, answers) => ({ endpointId: answers.get('create_webhook_endpoint').endpointId }) },

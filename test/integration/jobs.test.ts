@@ -21,6 +21,7 @@ import { backoffMs } from '../../src/jobs/queue/fail.js';
 import { Platforms } from '../../src/platforms/registry.js';
 import { liveAdapters } from '../../src/platforms/live.js';
 import { Directory } from '../../src/directory.js';
+import { Trackers } from '../../src/trackers/registry.js';
 
 const LEASE = 10_000;
 
@@ -57,6 +58,7 @@ for (const dialect of dialects()) {
           platforms: new Platforms('sandbox', db.knex, now, liveAdapters(loadConfig({ DATABASE_URL: 'sqlite:unused' })), 0),
           directory: new Directory(db.knex, 0, now),
           schemas,
+          trackers: new Trackers('sandbox', db.knex, now),
         },
         leaseMs: LEASE,
         concurrency,

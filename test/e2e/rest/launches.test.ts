@@ -699,11 +699,11 @@ for (const dialect of dialects()) {
         });
       }
 
-      it('with the tracker connected, an ad without sub3={{ad.id}} in urlTags is a warning (200), not an error', async () => {
+      it('with the tracker connected, an ad without sub3={{campaign.id}} in urlTags is a warning (200), not an error', async () => {
         const api = apis.tracked;
         const built = await buildLaunch(api, { title: 'Tracked', creativeId: creative.tracked, ads: 3 });
         await api('PATCH', `/launches/${built.launchId}/nodes/${built.adIds[0]}`, { properties: { urlTags: 'utm_source=meta' } });
-        await api('PATCH', `/launches/${built.launchId}/nodes/${built.adIds[1]}`, { properties: { urlTags: 'utm_source=meta&sub3={{ad.id}}' } });
+        await api('PATCH', `/launches/${built.launchId}/nodes/${built.adIds[1]}`, { properties: { urlTags: 'utm_source=meta&sub3={{campaign.id}}' } });
         const reply = await preview(api, built.launchId);
         expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
         expect(reply.body.valid).to.equal(true);

@@ -1,0 +1,303 @@
+// The click-tracker integration of a brand: the connection (key sealed, shown by its last four
+// characters), the campaign mappings, the spend push setting and a push cycle on demand. Reads are
+// open to every member with access to the brand; changes need an organization owner or admin.
+
+import type { Knex } from 'knex';
+import { defineOperation, type OperationContext } from '../catalogue/define.js';
+import { ServiceError, notFound, validationFailed } from '../errors.js';
+import { schedulePush } from '../jobs/push-tracker-spend.js';
+import { serviceCampaigns } from '../trackers/campaigns.js';
+import { requireConnection, resolveMappings, type MappingDeps } from '../trackers/mappings.js';
+import { disablePush, pushSetting, pushView, runPushCycle, savePushSetting } from '../trackers/push.js';
+import { TrackerError } from '../trackers/port.js';
+
+const iso = (ms: number | string | null | undefined) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
+
+/** A person who is not an organization owner or admin may not change tracker settings (403 forbidden). */
+function requireTrackerAdmin(ctx: OperationContext): void {
+  const p = ctx.principal;
+  if (p.kind === 'user' && p.role !== 'owner' && p.role !== 'admin') {
+    throw new ServiceError('forbidden', 'Only an organization owner or admin may change the click-tracker settings of a brand.', { role: p.role });
+  }
+}
+
+const brandOf = (ctx: OperationContext) => ctx.brand!.id;
+
+function mappingDeps(ctx: OperationContext): MappingDeps {
+  return { db: ctx.db, trackers: ctx.trackers, platforms: ctx.platforms, secrets: ctx.secrets, now: ctx.now };
+}
+
+/** The tracker's failure as the contract's error: the key or plan is the caller's to fix, the rest is transient. */
+function trackerFailure(err: unknown): never {
+  if (!(err instanceof TrackerError)) throw err;
+  if (err.kind === 'unauthorized' || err.kind === 'refused' || err.kind === 'invalid_request' || err.kind === 'not_found') {
+    throw new ServiceError('unprocessable', `${err.message} Check the tracker connection (baseUrl and apiKey).`, { trackerError: err.kind, status: err.extra.status ?? null });
+  }
+  const seconds = Math.max(1, Math.ceil((err.extra.retryAfterMs ?? 5_000) / 1000));
+  throw new ServiceError('unavailable', `${err.message} Nothing was changed; retry later.`, { trackerError: err.kind, status: err.extra.status ?? null }, seconds);
+}
+
+async function connectionView(db: Knex | Knex.Transaction, brandId: number) {
+  const row = await db('tracker_connections').where({ brand_id: brandId }).first();
+  return {
+    brandId,
+    connected: Boolean(row),
+    baseUrl: row?.base_url ?? null,
+    apiKeyLast4: row?.api_key_last4 ?? null,
+    connectedAt: iso(row?.created_at),
+    updatedAt: iso(row?.updated_at ?? row?.created_at),
+  };
+}
+
+function checkBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw validationFailed([{ field: 'baseUrl', code: 'invalid_format', message: 'must be an absolute http or https URL, e.g. https://tracker.example.com' }]);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw validationFailed([{ field: 'baseUrl', code: 'invalid_format', message: 'must use http or https' }]);
+  if (url.search || url.hash || url.username || url.password) throw validationFailed([{ field: 'baseUrl', code: 'invalid_format', message: 'must carry no query, fragment or credentials' }]);
+  return url.href.replace(/\/+$/, '');
+}
+
+export const getTrackerConnection = defineOperation({
+  name: 'get-tracker-connection',
+  method: 'GET',
+  path: '/brands/{brandId}/integrations/tracker',
+  scope: 'read',
+  idempotency: 'none',
+  input: 'get-tracker-connection#/$defs/input',
+  output: 'get-tracker-connection#/$defs/output',
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  tag: 'tracker',
+  summary: "Get the brand's click-tracker connection: baseUrl and the key's last four characters (never the key).",
+  description: 'connected is false when no tracker is connected. Any member with access to the brand may read it.',
+  async handler(ctx) {
+    return connectionView(ctx.db, brandOf(ctx));
+  },
+});
+
+export const connectTracker = defineOperation({
+  name: 'connect-tracker',
+  method: 'PUT',
+  path: '/brands/{brandId}/integrations/tracker',
+  scope: 'write',
+  errors: ['forbidden', 'unprocessable', 'unavailable'],
+  // The input carries the tracker key, which must not sit in the idempotency store; a PUT is repeatable anyway.
+  idempotency: 'none',
+  input: 'connect-tracker#/$defs/input',
+  output: 'connect-tracker#/$defs/output',
+  annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
+  tag: 'tracker',
+  summary: "Connect (or reconnect) the brand's Keitaro-compatible click tracker with its baseUrl and Admin API key.",
+  description:
+    'The key is stored encrypted and never shown again, only its last four characters. Changing the key of a connected tracker turns the ' +
+    'spend push off with disabledReason key_changed (event tracker.push.disabled); turn it back on with set-tracker-push. ' +
+    'Requires an organization owner or admin when called as a person (else 403 forbidden). A baseUrl that is not an http(s) URL: 400 validation_failed.',
+  async handler(ctx, input: { brandId: number; baseUrl: string; apiKey: string }) {
+    requireTrackerAdmin(ctx);
+    const brandId = brandOf(ctx);
+    const baseUrl = checkBaseUrl(input.baseUrl);
+    const db = ctx.db as Knex.Transaction;
+    const now = ctx.now();
+    const current = await db('tracker_connections').where({ brand_id: brandId }).forUpdate().first();
+    const sealed = ctx.secrets.seal(input.apiKey);
+    if (!current) {
+      await db('tracker_connections').insert({ brand_id: brandId, base_url: baseUrl, api_key_sealed: sealed, api_key_last4: input.apiKey.slice(-4), created_at: now, updated_at: now });
+    } else {
+      const keyChanged = ctx.secrets.open(current.api_key_sealed) !== input.apiKey;
+      await db('tracker_connections').where({ brand_id: brandId }).update({ base_url: baseUrl, api_key_sealed: sealed, api_key_last4: input.apiKey.slice(-4), updated_at: now });
+      if (keyChanged) await disablePush(db, ctx.events, ctx.principal.organizationId, brandId, 'key_changed', now);
+    }
+    return connectionView(db, brandId);
+  },
+});
+
+export const disconnectTracker = defineOperation({
+  name: 'disconnect-tracker',
+  method: 'DELETE',
+  path: '/brands/{brandId}/integrations/tracker',
+  scope: 'write',
+  errors: ['forbidden'],
+  idempotency: 'none',
+  input: 'disconnect-tracker#/$defs/input',
+  output: 'disconnect-tracker#/$defs/output',
+  annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
+  tag: 'tracker',
+  summary: "Disconnect the brand's click tracker: the key is deleted and the spend push turned off.",
+  description: 'Manual mappings are kept for a later connection. Disconnecting a brand without a tracker answers connected: false. Requires an organization owner or admin when called as a person (else 403 forbidden).',
+  async handler(ctx) {
+    requireTrackerAdmin(ctx);
+    const brandId = brandOf(ctx);
+    await ctx.db('tracker_connections').where({ brand_id: brandId }).delete();
+    await ctx.db('tracker_push_settings').where({ brand_id: brandId }).update({ enabled: false, updated_at: ctx.now() });
+    return connectionView(ctx.db, brandId);
+  },
+});
+
+export const listTrackerMappings = defineOperation({
+  name: 'list-tracker-mappings',
+  method: 'GET',
+  path: '/brands/{brandId}/integrations/tracker/mappings',
+  scope: 'read',
+  errors: ['conflict', 'unavailable'],
+  idempotency: 'none',
+  input: 'list-tracker-mappings#/$defs/input',
+  output: 'list-tracker-mappings#/$defs/output',
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: true },
+  tag: 'tracker',
+  summary: "List which tracker campaign receives each service campaign's spend, the campaigns left unmatched, and the tracker campaigns to pick from.",
+  description:
+    'Automatic mappings come from the tracker clicks of the last 7 days matched on sub3 (sub_id_3 = the ad platform campaign id), falling back to ' +
+    'the click parameter tracker_campaign_id; a manual mapping wins. unmatched lists campaigns with spend and no mapping (reason ambiguous with ' +
+    'candidates ranked by clicks, no_clicks, shared_campaign_without_sub3). Reads the tracker live. No tracker connected: 409 conflict; the ' +
+    'tracker rejects the key or refuses: 422 unprocessable; the tracker fails or throttles: 503 unavailable. Any member with access to the brand may read.',
+  async handler(ctx) {
+    try {
+      return (await resolveMappings(mappingDeps(ctx), brandOf(ctx))).list;
+    } catch (err) {
+      return trackerFailure(err);
+    }
+  },
+});
+
+export const updateTrackerMapping = defineOperation({
+  name: 'update-tracker-mapping',
+  method: 'PUT',
+  path: '/brands/{brandId}/integrations/tracker/mappings/{providerCampaignId}',
+  scope: 'write',
+  errors: ['forbidden', 'conflict', 'unprocessable'],
+  idempotency: 'none',
+  input: 'update-tracker-mapping#/$defs/input',
+  output: 'update-tracker-mapping#/$defs/output',
+  annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: true },
+  tag: 'tracker',
+  // The tracker is read before and after the one-statement write: no transaction is held across those calls.
+  transactional: false,
+  summary: "Set the tracker campaign that receives a service campaign's spend (a manual mapping, which wins over the automatic one), or remove it with null; answers the full mapping list.",
+  description:
+    'providerCampaignId is the ad platform campaign id of a campaign the brand\'s launches published (else 404 not_found); trackerCampaignId must be a ' +
+    'campaign of the tracker (else 422 unprocessable). No tracker connected: 409 conflict. Requires an organization owner or admin when called as a person (else 403 forbidden).',
+  async handler(ctx, input: { brandId: number; providerCampaignId: string; trackerCampaignId: string | null }) {
+    requireTrackerAdmin(ctx);
+    const brandId = brandOf(ctx);
+    const deps = mappingDeps(ctx);
+    const conn = await requireConnection(deps, brandId);
+    const campaign = (await serviceCampaigns(ctx.db, brandId)).find((c) => c.providerCampaignId === input.providerCampaignId);
+    if (!campaign) throw notFound(`Campaign ${input.providerCampaignId} published by a launch of brand ${brandId}`);
+    const now = ctx.now();
+    try {
+      if (input.trackerCampaignId === null) {
+        await ctx.db('tracker_mappings').where({ brand_id: brandId, provider_campaign_id: input.providerCampaignId }).delete();
+      } else {
+        const trackerCampaigns = await ctx.trackers.adapterFor(conn).listCampaigns(conn);
+        if (!trackerCampaigns.some((t) => t.id === input.trackerCampaignId)) {
+          throw new ServiceError('unprocessable', `The tracker has no campaign ${input.trackerCampaignId}; pick one of trackerCampaigns from list-tracker-mappings.`, { field: 'trackerCampaignId' });
+        }
+        await ctx.db('tracker_mappings')
+          .insert({ brand_id: brandId, provider_campaign_id: input.providerCampaignId, tracker_campaign_id: input.trackerCampaignId, updated_at: now, updated_by_user_id: ctx.principal.userId })
+          .onConflict(['brand_id', 'provider_campaign_id'])
+          .merge({ tracker_campaign_id: input.trackerCampaignId, updated_at: now, updated_by_user_id: ctx.principal.userId });
+      }
+      await ctx.activity.record({ brandId, accountId: campaign.accountId, entityType: 'campaign', entityId: campaign.providerCampaignId, entityName: campaign.name, action: input.trackerCampaignId === null ? 'tracker_mapping.removed' : 'tracker_mapping.set' });
+      return (await resolveMappings(deps, brandId)).list;
+    } catch (err) {
+      return trackerFailure(err);
+    }
+  },
+});
+
+export const getTrackerPush = defineOperation({
+  name: 'get-tracker-push',
+  method: 'GET',
+  path: '/brands/{brandId}/integrations/tracker/push',
+  scope: 'read',
+  idempotency: 'none',
+  input: 'get-tracker-push#/$defs/input',
+  output: 'get-tracker-push#/$defs/output',
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  tag: 'tracker',
+  summary: 'Get the tracker spend push setting: on or off (and why the service turned it off), the last cycle, and the schedule.',
+  description: 'Any member with access to the brand may read it. schedule.cron is UTC; finalLocalHour is in each ad account\'s time zone.',
+  async handler(ctx) {
+    return pushView(ctx.db, brandOf(ctx));
+  },
+});
+
+export const setTrackerPush = defineOperation({
+  name: 'set-tracker-push',
+  method: 'PUT',
+  path: '/brands/{brandId}/integrations/tracker/push',
+  scope: 'write',
+  errors: ['forbidden', 'conflict'],
+  idempotency: 'none',
+  input: 'set-tracker-push#/$defs/input',
+  output: 'set-tracker-push#/$defs/output',
+  annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
+  tag: 'tracker',
+  summary: "Turn the tracker spend push on or off: hourly, today's spend per mapped campaign (ad account time zone and currency); once a day at finalLocalHour, yesterday's final spend.",
+  description:
+    'enabled: true clears disabledReason and schedules the next hourly cycle (run-tracker-push pushes at once). Optional finalLocalHour (0-23) and ' +
+    'requestIntervalSeconds (0-60) change the schedule. No tracker connected: 409 conflict. Requires an organization owner or admin when called as a person (else 403 forbidden).',
+  async handler(ctx, input: { brandId: number; enabled: boolean; finalLocalHour?: number; requestIntervalSeconds?: number }) {
+    requireTrackerAdmin(ctx);
+    const brandId = brandOf(ctx);
+    const db = ctx.db as Knex.Transaction;
+    const conn = await db('tracker_connections').where({ brand_id: brandId }).first('brand_id');
+    if (!conn) throw new ServiceError('conflict', `Brand ${brandId} has no click tracker connected; connect one first (PUT /brands/${brandId}/integrations/tracker with baseUrl and apiKey).`);
+    const now = ctx.now();
+    const changes: Record<string, unknown> = input.enabled ? { enabled: true, disabled_reason: null } : { enabled: false };
+    if (!input.enabled) {
+      const current = await pushSetting(db, brandId);
+      if (current.enabled) changes.disabled_reason = null;
+    }
+    if (input.finalLocalHour !== undefined) changes.final_local_hour = input.finalLocalHour;
+    if (input.requestIntervalSeconds !== undefined) changes.request_interval_seconds = input.requestIntervalSeconds;
+    await savePushSetting(db, brandId, changes, now);
+    if (input.enabled) await schedulePush(db, brandId, now);
+    return pushView(db, brandId);
+  },
+});
+
+export const runTrackerPush = defineOperation({
+  name: 'run-tracker-push',
+  method: 'POST',
+  path: '/brands/{brandId}/integrations/tracker/push/runs',
+  scope: 'write',
+  errors: ['forbidden', 'conflict', 'unavailable'],
+  idempotency: 'optional',
+  input: 'run-tracker-push#/$defs/input',
+  output: 'run-tracker-push#/$defs/output',
+  annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: true },
+  tag: 'tracker',
+  // The cycle talks to the tracker and writes its outcome itself; no transaction spans those calls.
+  transactional: false,
+  summary: 'Run one tracker spend push cycle now and answer what it pushed (cost per campaign and local date, in the account currency) and what it skipped.',
+  description:
+    'The same cycle as the hourly job: today\'s spend of every pushable mapping, and yesterday\'s final spend if finalLocalHour has passed and it was ' +
+    'not pushed yet. Costs are set, never added, so running it again is harmless. outcome failed or disabled explains itself in error and in setting. ' +
+    'No tracker connected, or the push is off: 409 conflict. Requires an organization owner or admin when called as a person (else 403 forbidden).',
+  async handler(ctx) {
+    requireTrackerAdmin(ctx);
+    const brandId = brandOf(ctx);
+    const setting = await pushSetting(ctx.db, brandId);
+    await requireConnection(mappingDeps(ctx), brandId);
+    if (!setting.enabled) {
+      throw new ServiceError('conflict', `The tracker spend push of brand ${brandId} is off${setting.disabled_reason ? ` (${setting.disabled_reason})` : ''}; turn it on with set-tracker-push first.`, { disabledReason: setting.disabled_reason ?? null });
+    }
+    const result = await runPushCycle({ knex: ctx.db as Knex, trackers: ctx.trackers, platforms: ctx.platforms, secrets: ctx.secrets, events: ctx.events, now: ctx.now, log: ctx.log }, brandId);
+    return { ...result, setting: await pushView(ctx.db, brandId) };
+  },
+});
+
+export const trackerOperations = [
+  getTrackerConnection,
+  connectTracker,
+  disconnectTracker,
+  listTrackerMappings,
+  updateTrackerMapping,
+  getTrackerPush,
+  setTrackerPush,
+  runTrackerPush,
+];

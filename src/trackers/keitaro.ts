@@ -1,0 +1,142 @@
+// The Keitaro adapter: Admin API under {baseUrl}/admin_api/v1 with the key in the `Api-Key` header.
+// Campaign list, a clicks report (the v9 report builder: dimensions and measures) grouped by
+// campaign, sub_id_3 and ad_campaign_id, and update_costs.
+// 401 is a rejected key, 402/403 a plan (edition) that refuses the call, 429 a throttle honoured
+// with its Retry-After (twice at most), 5xx and network failures are transient.
+
+import { TrackerError, type ClickRow, type CostUpdate, type ReportRange, type TrackerAdapter, type TrackerCampaign, type TrackerConnection } from './port.js';
+import { minorUnits, type CostRow } from './port.js';
+
+export interface KeitaroOptions {
+  timeoutMs: number;
+  /** Waits (the injected sleep, so tests with a fixed clock do not wait). */
+  sleep: (ms: number) => Promise<void>;
+  /** Longest Retry-After honoured before the call counts as throttled. */
+  maxRetryAfterMs?: number;
+}
+
+const THROTTLE_RETRIES = 2;
+const REPORT_PAGE = 1000;
+
+function parseRetryAfter(value: string | null): number {
+  if (!value) return 60_000;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const at = Date.parse(value);
+  return Number.isFinite(at) ? Math.max(0, at - Date.now()) : 60_000;
+}
+
+export class KeitaroTracker implements TrackerAdapter {
+  constructor(private readonly o: KeitaroOptions) {}
+
+  private async call<T>(conn: TrackerConnection, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    const url = `${conn.baseUrl.replace(/\/+$/, '')}/admin_api/v1${path}`;
+    for (let attempt = 0; ; attempt++) {
+      let res: Response;
+      try {
+        res = await fetch(url, {
+          method,
+          headers: { 'Api-Key': conn.apiKey, Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: AbortSignal.timeout(this.o.timeoutMs),
+        });
+      } catch (err) {
+        throw new TrackerError('transient', `The tracker at ${conn.baseUrl} did not answer (${(err as Error).name === 'TimeoutError' ? 'timed out' : (err as Error).message}).`);
+      }
+      const text = await res.text();
+      if (res.ok) {
+        try {
+          return (text ? JSON.parse(text) : null) as T;
+        } catch {
+          throw new TrackerError('transient', `The tracker answered ${path} with something that is not JSON.`, { status: res.status });
+        }
+      }
+      const said = describe(text);
+      if (res.status === 401) throw new TrackerError('unauthorized', `The tracker rejected the API key (401${said}).`, { status: 401 });
+      if (res.status === 402 || res.status === 403) {
+        throw new TrackerError('refused', `The tracker refused the request: its plan does not allow it (${res.status}${said}).`, { status: res.status });
+      }
+      if (res.status === 429) {
+        const wait = parseRetryAfter(res.headers.get('retry-after'));
+        if (attempt < THROTTLE_RETRIES && wait <= (this.o.maxRetryAfterMs ?? 60_000)) {
+          await this.o.sleep(wait);
+          continue;
+        }
+        throw new TrackerError('throttled', `The tracker is throttling requests (429); retry after ${Math.ceil(wait / 1000)} seconds.`, { status: 429, retryAfterMs: wait });
+      }
+      if (res.status === 404) throw new TrackerError('not_found', `The tracker has no ${path} (404${said}).`, { status: 404 });
+      if (res.status >= 500) throw new TrackerError('transient', `The tracker failed (${res.status}${said}).`, { status: res.status });
+      throw new TrackerError('invalid_request', `The tracker refused ${path} (${res.status}${said}).`, { status: res.status });
+    }
+  }
+
+  async listCampaigns(conn: TrackerConnection): Promise<TrackerCampaign[]> {
+    const rows = await this.call<Array<Record<string, unknown>>>(conn, 'GET', '/campaigns');
+    if (!Array.isArray(rows)) throw new TrackerError('transient', 'The tracker answered the campaign list with something that is not a list.');
+    return rows.map((r) => ({ id: String(r.id), title: String(r.name ?? r.alias ?? r.id), autoCostUpdate: Boolean(r.cost_auto) }));
+  }
+
+  async clickReport(conn: TrackerConnection, range: ReportRange): Promise<ClickRow[]> {
+    const out: ClickRow[] = [];
+    for (let offset = 0; ; offset += REPORT_PAGE) {
+      const page = await this.call<{ rows?: Array<Record<string, unknown>>; total?: number }>(conn, 'POST', '/report/build', {
+        range: { from: range.from, to: range.to, timezone: range.timezone },
+        dimensions: ['campaign_id', 'campaign', 'sub_id_3', 'ad_campaign_id'],
+        measures: ['clicks', 'revenue'],
+        filters: [],
+        sort: [{ name: 'clicks', order: 'DESC' }],
+        limit: REPORT_PAGE,
+        offset,
+      });
+      const rows = page?.rows ?? [];
+      for (const r of rows) {
+        const clicks = Number(r.clicks ?? 0);
+        if (!clicks) continue;
+        out.push({
+          trackerCampaignId: String(r.campaign_id),
+          trackerCampaignName: String(r.campaign ?? r.campaign_id),
+          sub3: r.sub_id_3 ? String(r.sub_id_3) : null,
+          campaignIdParam: r.ad_campaign_id ? String(r.ad_campaign_id) : null,
+          clicks,
+          revenueMinorUnits: minorUnits(r.revenue, 'USD'),
+        });
+      }
+      if (rows.length < REPORT_PAGE || offset + REPORT_PAGE >= Number(page?.total ?? 0)) return out;
+    }
+  }
+
+  async costReport(conn: TrackerConnection, range: ReportRange): Promise<CostRow[]> {
+    const page = await this.call<{ rows?: Array<Record<string, unknown>> }>(conn, 'POST', '/report/build', {
+      range: { from: range.from, to: range.to, timezone: range.timezone },
+      dimensions: ['campaign_id', 'sub_id_3'],
+      measures: ['cost'],
+      filters: [],
+      limit: 10_000,
+      offset: 0,
+    });
+    return (page?.rows ?? []).map((r) => ({ trackerCampaignId: String(r.campaign_id), sub3: r.sub_id_3 ? String(r.sub_id_3) : null, cost: String(r.cost ?? '0') }));
+  }
+
+  async updateCosts(conn: TrackerConnection, trackerCampaignId: string, u: CostUpdate): Promise<void> {
+    const answer = await this.call<{ success?: boolean }>(conn, 'POST', `/campaigns/${encodeURIComponent(trackerCampaignId)}/update_costs`, {
+      start_date: `${u.startDate} 00:00:00`,
+      end_date: `${u.endDate} 23:59:59`,
+      cost: u.cost,
+      currency: u.currency,
+      timezone: u.timezone,
+      only_campaign_uniques: 0,
+      ...(u.sub3 ? { filters: { sub_id_3: u.sub3 } } : {}),
+    });
+    if (answer && answer.success === false) throw new TrackerError('invalid_request', `The tracker did not apply the cost of campaign ${trackerCampaignId}.`);
+  }
+}
+
+function describe(text: string): string {
+  try {
+    const body = JSON.parse(text) as { error?: unknown };
+    if (body && typeof body.error === 'string') return `: ${body.error.slice(0, 200)}`;
+  } catch {
+    // not JSON: say nothing more
+  }
+  return '';
+}

@@ -1,0 +1,56 @@
+// Chooses the tracker adapter (the sandbox, or Keitaro at the brand's baseUrl, per TRACKER_MODE),
+// loads a brand's connection with its key opened, and holds the sleep that spaces tracker requests.
+
+import type { Knex } from 'knex';
+import type { SecretBox } from '../auth/encryption.js';
+import type { TrackerMode } from '../config.js';
+import { KeitaroTracker } from './keitaro.js';
+import { SandboxTracker } from './sandbox.js';
+import type { TrackerAdapter, TrackerConnection } from './port.js';
+
+export interface StoredConnection {
+  brand_id: number;
+  base_url: string;
+  api_key_sealed: string;
+  api_key_last4: string;
+  created_at: number;
+  updated_at: number | null;
+}
+
+export type Sleep = (ms: number) => Promise<void>;
+
+export const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class Trackers {
+  private readonly sandbox: SandboxTracker;
+  private readonly keitaro: KeitaroTracker;
+
+  constructor(
+    readonly mode: TrackerMode,
+    knex: Knex,
+    now: () => number,
+    /** Waits between tracker requests; tests pass one that moves their fixed clock. */
+    readonly sleep: Sleep = realSleep,
+    timeoutMs = 15_000,
+  ) {
+    this.sandbox = new SandboxTracker(knex, now);
+    this.keitaro = new KeitaroTracker({ timeoutMs, sleep });
+  }
+
+  /** The adapter that serves a connection. */
+  adapterFor(_conn: TrackerConnection): TrackerAdapter {
+    return this.mode === 'live' ? this.keitaro : this.sandbox;
+  }
+
+  /** The brand's stored connection row, or null when no tracker is connected. */
+  async stored(db: Knex | Knex.Transaction, brandId: number): Promise<StoredConnection | null> {
+    return (await db('tracker_connections').where({ brand_id: brandId }).first()) ?? null;
+  }
+
+  /** The brand's connection with its key opened, or null. */
+  async connection(db: Knex | Knex.Transaction, secrets: SecretBox, brandId: number): Promise<TrackerConnection | null> {
+    const row = await this.stored(db, brandId);
+    if (!row) return null;
+    return { brandId, baseUrl: row.base_url, apiKey: secrets.open(row.api_key_sealed) };
+  }
+}

@@ -1,0 +1,183 @@
+// A fake Keitaro tracker on loopback: the Admin API under /admin_api/v1 with the key in the Api-Key
+// header. GET /campaigns, POST /report/build (clicks and revenue grouped by campaign, sub_id_3 and
+// ad_campaign_id over a date range), POST /campaigns/{id}/update_costs (sets the cost of the range,
+// per sub_id_3 filter). Documented faults: 401 for a wrong key, 402/403 when the plan refuses, 429
+// with Retry-After, 5xx; queued per request, optionally only for paths matching a pattern.
+
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface FakeCampaign {
+  id: number;
+  name: string;
+  cost_auto?: boolean;
+}
+
+/** Clicks of one day: campaign, sub_id_3 and ad_campaign_id ('' when the click had none). */
+export interface FakeClicks {
+  date: string;
+  campaign_id: number;
+  sub_id_3: string;
+  ad_campaign_id: string;
+  clicks: number;
+  revenue: number;
+}
+
+export interface FakeFault {
+  status: number;
+  retryAfter?: string;
+  /** Only requests whose path matches take this fault (default: any). */
+  path?: RegExp;
+  /** Matching requests let through before this fault fires (default 0). */
+  after?: number;
+}
+
+export interface LoggedRequest {
+  method: string;
+  path: string;
+  apiKey: string | null;
+  body: any;
+  /** The test's clock when the request arrived. */
+  at: number;
+  status: number;
+}
+
+export interface StoredCost {
+  campaignId: number;
+  startDate: string;
+  endDate: string;
+  subId3: string | null;
+  cost: string;
+  currency: string;
+  timezone: string;
+  /** How many update_costs calls set it. */
+  sets: number;
+}
+
+const ERRORS: Record<number, string> = {
+  401: 'Unauthorized',
+  402: 'Payment Required: your edition does not include this feature',
+  403: 'Forbidden: cost updates are not available for this license',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+};
+
+export class KeitaroServer {
+  apiKey: string;
+  campaigns: FakeCampaign[] = [];
+  clicks: FakeClicks[] = [];
+  readonly costs = new Map<string, StoredCost>();
+  readonly requests: LoggedRequest[] = [];
+  readonly faults: FakeFault[] = [];
+  /** Added to every cost the report answers (a tracker that does not hold exactly what was pushed). */
+  reportedCostOffset = 0;
+  private readonly server = http.createServer((req, res) => void this.handle(req, res));
+
+  constructor(apiKey = 'kt_live_key_0001', private readonly clock: () => number = Date.now) {
+    this.apiKey = apiKey;
+  }
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return this;
+  }
+
+  /** The tracker's base URL (the Admin API is below it). */
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** update_costs calls received, in order. */
+  get costUpdates(): LoggedRequest[] {
+    return this.requests.filter((r) => r.path.endsWith('/update_costs'));
+  }
+
+  cost(campaignId: number, date: string, subId3: string | null = null): StoredCost | undefined {
+    return this.costs.get(`${campaignId}|${date} 00:00:00|${date} 23:59:59|${subId3 ?? ''}`);
+  }
+
+  private takeFault(path: string): FakeFault | null {
+    const i = this.faults.findIndex((f) => !f.path || f.path.test(path));
+    if (i < 0) return null;
+    const fault = this.faults[i];
+    if (fault.after) {
+      fault.after -= 1;
+      return null;
+    }
+    return this.faults.splice(i, 1)[0];
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const path = url.pathname.replace(/^\/admin_api\/v1/, '');
+    let body: any = null;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      body = text;
+    }
+    const log: LoggedRequest = { method: req.method ?? 'GET', path, apiKey: (req.headers['api-key'] as string | undefined) ?? null, body, at: this.clock(), status: 0 };
+    this.requests.push(log);
+    const send = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
+      log.status = status;
+      res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+      res.end(JSON.stringify(payload));
+    };
+    if (!url.pathname.startsWith('/admin_api/v1/')) return send(404, { error: 'Not found' });
+    if (log.apiKey !== this.apiKey) return send(401, { error: ERRORS[401] });
+    const fault = this.takeFault(path);
+    if (fault) return send(fault.status, { error: ERRORS[fault.status] ?? 'Error' }, fault.retryAfter ? { 'Retry-After': fault.retryAfter } : {});
+
+    if (req.method === 'GET' && path === '/campaigns') {
+      return send(200, this.campaigns.map((c) => ({ id: c.id, alias: `c${c.id}`, name: c.name, type: 'position', state: 'active', cost_type: 'CPC', cost_value: 0, cost_currency: 'USD', cost_auto: Boolean(c.cost_auto), group_id: null })));
+    }
+    if (req.method === 'POST' && path === '/report/build') {
+      const from = String(body?.range?.from ?? '').slice(0, 10);
+      const to = String(body?.range?.to ?? '').slice(0, 10);
+      if (!from || !to || !body?.range?.timezone) return send(400, { error: 'range.from, range.to and range.timezone are required' });
+      if ((body?.measures ?? []).includes('cost')) {
+        const rows = [...this.costs.values()]
+          .filter((c) => c.startDate.slice(0, 10) === from && c.endDate.slice(0, 10) === to)
+          .map((c) => ({ campaign_id: c.campaignId, sub_id_3: c.subId3 ?? '', cost: (Number(c.cost) + this.reportedCostOffset).toFixed(c.cost.includes('.') ? c.cost.split('.')[1].length : 0) }));
+        return send(200, { rows, total: rows.length, meta: { timezone: body.range.timezone } });
+      }
+      const groups = new Map<string, Record<string, unknown>>();
+      for (const c of this.clicks.filter((x) => x.date >= from && x.date <= to)) {
+        const key = `${c.campaign_id}|${c.sub_id_3}|${c.ad_campaign_id}`;
+        const g = groups.get(key) ?? { campaign_id: c.campaign_id, campaign: this.campaigns.find((x) => x.id === c.campaign_id)?.name ?? `#${c.campaign_id}`, sub_id_3: c.sub_id_3, ad_campaign_id: c.ad_campaign_id, clicks: 0, revenue: 0 };
+        g.clicks = Number(g.clicks) + c.clicks;
+        g.revenue = Number(g.revenue) + c.revenue;
+        groups.set(key, g);
+      }
+      const all = [...groups.values()].sort((a, b) => Number(b.clicks) - Number(a.clicks));
+      const offset = Number(body?.offset ?? 0);
+      const limit = Number(body?.limit ?? 100);
+      return send(200, { rows: all.slice(offset, offset + limit), total: all.length, meta: { timezone: body.range.timezone } });
+    }
+    const m = /^\/campaigns\/(\d+)\/update_costs$/.exec(path);
+    if (req.method === 'POST' && m) {
+      const campaignId = Number(m[1]);
+      if (!this.campaigns.some((c) => c.id === campaignId)) return send(404, { error: 'Campaign not found' });
+      for (const field of ['start_date', 'end_date', 'cost', 'currency', 'timezone']) {
+        if (body?.[field] === undefined || body?.[field] === '') return send(400, { error: `${field} is required` });
+      }
+      if (!/^\d+(\.\d+)?$/.test(String(body.cost))) return send(400, { error: 'cost must be a decimal number' });
+      const subId3 = body.filters?.sub_id_3 ?? null;
+      const key = `${campaignId}|${body.start_date}|${body.end_date}|${subId3 ?? ''}`;
+      const previous = this.costs.get(key);
+      this.costs.set(key, { campaignId, startDate: body.start_date, endDate: body.end_date, subId3, cost: String(body.cost), currency: body.currency, timezone: body.timezone, sets: (previous?.sets ?? 0) + 1 });
+      return send(200, { success: true });
+    }
+    return send(404, { error: 'Not found' });
+  }
+}
