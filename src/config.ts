@@ -40,6 +40,16 @@ export interface Config {
   jobLeaseMs: number;
   /** Jobs one process runs at once. */
   jobConcurrency: number;
+  /** Slack-compatible incoming webhook that workflow chat steps post to unless a step names its own (CHAT_WEBHOOK_URL). */
+  chatWebhookUrl: string | null;
+  /** OpenAI-compatible base URL of the model behind workflow agent steps (AGENT_MODEL_URL); unset: no agent steps. */
+  agentModelUrl: string | null;
+  agentModel: string;
+  agentModelApiKey: string | null;
+  /** Model turns an agent step may take (AGENT_MAX_STEPS). */
+  agentMaxSteps: number;
+  /** Time an agent step may take in total (AGENT_TIMEOUT_MS). */
+  agentTimeoutMs: number;
   /** Base URL of an OpenAI-compatible chat completions API for ad copy; null = the built-in template generator. */
   copyModelUrl: string | null;
   copyModel: string | null;
@@ -107,6 +117,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobsEnabled: flag(env, 'JOBS', true, 'on', 'off'),
     jobLeaseMs: intFrom(env, 'JOB_LEASE_MS', 30_000, 500),
     jobConcurrency: intFrom(env, 'JOB_CONCURRENCY', 20, 1),
+    chatWebhookUrl: env.CHAT_WEBHOOK_URL || null,
+    agentModelUrl: env.AGENT_MODEL_URL ? env.AGENT_MODEL_URL.replace(/\/+$/, '') : null,
+    agentModel: env.AGENT_MODEL || 'gpt-4o-mini',
+    agentModelApiKey: env.AGENT_MODEL_API_KEY || null,
+    agentMaxSteps: intFrom(env, 'AGENT_MAX_STEPS', 8, 1),
+    agentTimeoutMs: intFrom(env, 'AGENT_TIMEOUT_MS', 120_000, 1000),
     copyModelUrl,
     copyModel: env.COPY_MODEL || null,
     copyModelApiKey: env.COPY_MODEL_API_KEY || null,

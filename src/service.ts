@@ -32,6 +32,7 @@ import { jobKinds } from './jobs/kinds.js';
 import type { JobKind } from './jobs/kind.js';
 import { WebhookSender } from './webhooks/sender.js';
 import { systemResolver, type HostResolver } from './webhooks/address-policy.js';
+import { receiveWorkflowHook, type HookAnswer } from './workflows/hooks.js';
 import { Trackers, realSleep } from './trackers/registry.js';
 
 export interface ServiceOptions {
@@ -135,6 +136,7 @@ export class Service {
           platforms: deps.platforms,
           directory: deps.directory,
           schemas,
+          catalogue,
           trackers: deps.trackers,
         },
         leaseMs: config.jobLeaseMs,
@@ -167,6 +169,11 @@ export class Service {
   /** Runs an operation through the whole pipeline, within the request budget (504 `timeout` past it). */
   invoke(name: string, principal: Principal, input: Record<string, unknown>, options: InvokeOptions): Promise<InvokeResult> {
     return withinBudget(invoke(this.deps, name, principal, input, options), this.config.requestTimeoutMs, this.log, options.requestId);
+  }
+
+  /** Verifies and acts on a message to a workflow's video-review hook (ServiceErrors for refusals). */
+  receiveWorkflowHook(hookId: string, headers: Record<string, string | undefined>, body: string): Promise<HookAnswer> {
+    return receiveWorkflowHook({ knex: this.knex, secrets: this.deps.secrets, events: this.deps.events, now: this.deps.now }, hookId, headers, body);
   }
 
   /** True when the database answers. */

@@ -9,6 +9,7 @@ import { editLiveCampaign, launchCampaign } from '../operations/publish.js';
 import { getNamingConvention, getOverview, listCampaigns, listLeadForms, listOptions, setNamingConvention } from '../operations/ad-accounts.js';
 import { getCreative, listCreatives, uploadCreative } from '../operations/creatives.js';
 import { webhookOperations } from '../operations/webhooks.js';
+import { workflowOperations } from '../operations/workflows.js';
 import { copyOperations } from '../operations/copies.js';
 import { structureTemplateOperations } from '../operations/structure-templates.js';
 import { automationOperations } from '../operations/automations.js';
@@ -43,6 +44,7 @@ export const operations: OperationDefinition[] = [
   listSnapshotTemplates,
   createLaunchFromSnapshot,
   ...webhookOperations,
+  ...workflowOperations,
   ...copyOperations,
   ...structureTemplateOperations,
   ...automationOperations,

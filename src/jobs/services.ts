@@ -9,6 +9,7 @@ import type { InvokeOptions, InvokeResult } from '../pipeline/invoke-types.js';
 import type { Platforms } from '../platforms/registry.js';
 import type { Directory } from '../directory.js';
 import type { SchemaRegistry } from '../schemas/registry.js';
+import type { Catalogue } from '../catalogue/define.js';
 import type { Trackers } from '../trackers/registry.js';
 
 export interface JobServices {
@@ -21,6 +22,8 @@ export interface JobServices {
   platforms: Platforms;
   directory: Directory;
   schemas: SchemaRegistry;
+  /** The operations, for work that offers them as tools (workflow agent steps). */
+  catalogue?: Catalogue;
   /** Click-tracker adapters and the sleep that spaces tracker requests. */
   trackers: Trackers;
 }

@@ -18,6 +18,7 @@ import { fromAnswerJson } from '../../src/serialized.js';
 import { buildOpenApi } from './openapi.js';
 import { oauthRoutes } from '../oauth/routes.js';
 import { RouteGroups } from './routing.js';
+import { HOOK_BODY_LIMIT } from '../../src/workflows/hooks.js';
 
 const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
 // Room for multipart boundaries, part headers and the small text fields beside the file.
@@ -154,6 +155,18 @@ function parseUploadBody(service: Service, upload: { field: string; maxBytes: nu
   };
 }
 
+/** The body as text, or null past `limit` bytes. */
+async function readRaw(req: NodeJS.ReadableStream, limit: number): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) return null;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 function routeFor(service: Service, op: OperationDefinition): RouterMiddleware<State> {
   const inPath = pathParams(op.path);
   const takesBody = op.method !== 'GET' && op.method !== 'DELETE';
@@ -254,6 +267,16 @@ export function createRestApp(service: Service): Koa<State> {
     ctx.body = resourceMetadata(service.config.mcpUrl);
   });
   oauthRoutes(router as unknown as RouteGroups<{ requestId: string }>, service);
+  // A workflow's video-review hook: signed by the sender (Standard Webhooks), not by a credential.
+  router.post('/v1/workflow-hooks/:hookId', async (ctx) => {
+    if (Number(ctx.get('content-length') || 0) > HOOK_BODY_LIMIT) throw tooLarge();
+    const raw = await readRaw(ctx.req, HOOK_BODY_LIMIT);
+    if (raw === null) throw tooLarge();
+    const h = (name: string) => ctx.get(name) || undefined;
+    const answer = await service.receiveWorkflowHook(String(ctx.params.hookId), { 'webhook-id': h('webhook-id'), 'webhook-timestamp': h('webhook-timestamp'), 'webhook-signature': h('webhook-signature') }, raw);
+    ctx.status = answer.status;
+    ctx.body = answer.body;
+  });
   router.get('/v1/openapi.json', (ctx) => {
     ctx.body = openapi;
   });

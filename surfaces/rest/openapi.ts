@@ -126,6 +126,46 @@ function eventWebhooks(schemas: SchemaRegistry): Record<string, unknown> {
   );
 }
 
+/** The inbound endpoint of a workflow's video_review trigger: signed by the sender, not authenticated by a credential. */
+function workflowHookPath(): Record<string, unknown> {
+  const header = (name: string, description: string) => ({ name, in: 'header', required: true, description, schema: { type: 'string', maxLength: 191 } });
+  const error = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+  const answer = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['executionId', 'status', 'duplicate'],
+    properties: { executionId: { type: 'string' }, status: { type: 'string' }, duplicate: { type: 'boolean', description: 'true: this webhook-id already started a run; that run is answered.' } },
+  };
+  return {
+    post: {
+      operationId: 'receive-workflow-hook',
+      summary: 'Report a video review (for example an asset approved) to a workflow with a video_review trigger; starts a run as the workflow\'s saver.',
+      description:
+        'Send a JSON body of up to 256 KB, signed with Standard Webhooks 1.0 using the secret (whsec_...) shown once when the trigger was saved. ' +
+        'A timestamp more than 5 minutes away, or no matching v1 signature: 401 unauthenticated. An inactive workflow: 409 conflict. The body is ' +
+        'stored as the run\'s trigger payload. Each webhook-id starts one run; a redelivery answers 200 with that run.',
+      tags: ['workflows'],
+      security: [],
+      parameters: [
+        { name: 'hookId', in: 'path', required: true, schema: { type: 'string', maxLength: 64 } },
+        header('webhook-id', 'Unique message id; a redelivery keeps it.'),
+        header('webhook-timestamp', 'Seconds since the epoch when the message was signed.'),
+        header('webhook-signature', 'v1,<base64 HMAC-SHA256 of id.timestamp.body>, space-separated when several.'),
+      ],
+      requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
+      responses: {
+        '202': { description: 'A run started.', content: { 'application/json': { schema: answer } } },
+        '200': { description: 'This webhook-id already started a run.', content: { 'application/json': { schema: answer } } },
+        '400': error('The body is not JSON.'),
+        '401': error('Not signed with the workflow\'s secret, or the timestamp is too far from now.'),
+        '404': error('No such hook.'),
+        '409': error('The workflow is not active.'),
+        '413': error('Body larger than 256 KB.'),
+      },
+    },
+  };
+}
+
 /** The whole OpenAPI document; deterministic, so the committed copy can be drift-checked. */
 export function buildOpenApi(catalogue: Catalogue, schemas: SchemaRegistry): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -134,6 +174,7 @@ export function buildOpenApi(catalogue: Catalogue, schemas: SchemaRegistry): Rec
     paths[op.path] ??= {};
     paths[op.path][op.method.toLowerCase()] = operationObject(op, schemas);
   }
+  paths['/workflow-hooks/{hookId}'] = workflowHookPath();
   const intHeader = (description: string) => ({ description, schema: { type: 'integer' } });
   return {
     openapi: '3.1.0',

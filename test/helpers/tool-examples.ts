@@ -5,6 +5,7 @@
 import { makePng } from './png.js';
 import { brandApi, buildLaunch, idem, publish, uploadCreative, type BuiltLaunch } from './launch-builders.js';
 import type { World } from './world.js';
+import { waitUntil } from './launches.js';
 
 export interface ToolFixture {
   brandId: number;
@@ -18,6 +19,8 @@ export interface ToolFixture {
   spareLaunchId: string;
   /** A local receiver for webhook examples. */
   receiverUrl: string;
+  /** A workflow run waiting at its review gate, started by another key (its author may not review it). */
+  gate: { workflowId: number; executionId: string };
 }
 
 /** What earlier steps answered, by tool name. */
@@ -39,7 +42,16 @@ export async function prepareToolFixture(w: World, secret: string, brandId: numb
   const live = await buildLaunch(api, { title: 'Tool examples: live', creativeId });
   await publish(api, live.launchId);
   const spare = await api('POST', '/launches', { title: 'Tool examples: spare' }, idem('spare'));
-  return { brandId, accountId, creativeId, draft, live, spareLaunchId: spare.body.id, receiverUrl };
+  return { brandId, accountId, creativeId, draft, live, spareLaunchId: spare.body.id, receiverUrl, gate: await waitingGate(w, api, brandId) };
+}
+
+/** A review-only workflow run by the standard world's writer key, once it waits at its gate (read with `api`). */
+async function waitingGate(w: World, api: ReturnType<typeof brandApi>, brandId: number): Promise<ToolFixture['gate']> {
+  const other = brandApi(w, w.key('acme', 'writer'), brandId);
+  const made = await other('POST', '/workflows', { workflowName: 'Tool examples: gate', trigger: { kind: 'manual' }, nodes: [{ nodeId: 'review', kind: 'review', settings: {} }] });
+  const run = await other('POST', `/workflows/${made.body.workflowId}/runs`, {});
+  await waitUntil(async () => (await api('GET', `/workflows/${made.body.workflowId}/executions/${run.body.executionId}`)).body.status === 'waiting_review', 'the example run to wait at its gate');
+  return { workflowId: made.body.workflowId, executionId: run.body.executionId };
 }
 
 /** A READY single-account template of the example launch's settings. */
@@ -175,6 +187,37 @@ export const toolExamples: ToolExample[] = [
   },
   { tool: 'rotate_webhook_secret', args: (_fx, answers) => ({ endpointId: answers.get('create_webhook_endpoint').endpointId }) },
   { tool: 'delete_webhook_endpoint', args: (_fx, answers) => ({ endpointId: answers.get('create_webhook_endpoint').endpointId }) },
+  {
+    tool: 'create_workflow',
+    args: (fx) => ({ brandId: fx.brandId, workflowName: 'Tool workflow', trigger: { kind: 'manual' }, nodes: [{ nodeId: 'review', kind: 'review', name: 'Review', settings: {} }], edges: [] }),
+  },
+  { tool: 'list_workflows', args: (fx) => ({ brandId: fx.brandId }) },
+  { tool: 'get_workflow', args: (fx, answers) => ({ brandId: fx.brandId, workflowId: String(answers.get('create_workflow').workflowId) }) },
+  {
+    tool: 'save_workflow',
+    args: (fx, answers) => ({
+      brandId: fx.brandId,
+      workflowId: String(answers.get('create_workflow').workflowId),
+      workflowName: 'Tool workflow, saved',
+      trigger: { kind: 'manual' },
+      nodes: [{ nodeId: 'review', kind: 'review', name: 'Review', settings: { timeoutHours: 24 } }],
+      edges: [],
+      version: 1,
+    }),
+  },
+  { tool: 'activate_workflow', args: (fx, answers) => ({ brandId: fx.brandId, workflowId: String(answers.get('create_workflow').workflowId) }) },
+  { tool: 'deactivate_workflow', args: (fx, answers) => ({ brandId: fx.brandId, workflowId: String(answers.get('create_workflow').workflowId) }) },
+  { tool: 'run_workflow', args: (fx, answers) => ({ brandId: fx.brandId, workflowId: String(answers.get('create_workflow').workflowId), idempotencyKey: key('run') }) },
+  { tool: 'list_workflow_executions', args: (fx, answers) => ({ brandId: fx.brandId, workflowId: String(answers.get('create_workflow').workflowId) }) },
+  {
+    tool: 'get_workflow_execution',
+    args: (fx, answers) => ({ brandId: fx.brandId, workflowId: String(answers.get('create_workflow').workflowId), executionId: String(answers.get('run_workflow').executionId) }),
+  },
+  {
+    tool: 'review_workflow_step',
+    args: (fx) => ({ brandId: fx.brandId, workflowId: String(fx.gate.workflowId), executionId: fx.gate.executionId, nodeId: 'review', decision: 'approve', comment: 'Approved by a tool' }),
+  },
+  { tool: 'delete_workflow', args: (fx, answers) => ({ brandId: fx.brandId, workflowId: String(answers.get('create_workflow').workflowId) }) },
 ];
 
 /** Tools the sandbox cannot make succeed, with the reason (none today). */

@@ -32,7 +32,9 @@ describe('OpenAPI document', () => {
     const doc = JSON.parse(renderOpenApi());
     const ids: string[] = [];
     for (const item of Object.values<any>(doc.paths)) for (const op of Object.values<any>(item)) ids.push(op.operationId);
-    expect(ids.sort()).to.deep.equal(world.service.catalogue.list().map((o) => o.name).sort());
+    // Beside the catalogue: the inbound hook of video_review workflows, signed by its sender instead of authenticated.
+    expect(ids.filter((id) => id !== 'receive-workflow-hook').sort()).to.deep.equal(world.service.catalogue.list().map((o) => o.name).sort());
+    expect(doc.paths['/workflow-hooks/{hookId}'].post.operationId).to.equal('receive-workflow-hook');
     const brands = doc.paths['/brands'].get;
     expect(brands['x-scope']).to.equal('read');
     expect(Object.keys(brands.responses)).to.include.members(['200', '400', '401', '403', '404', '429', '500', '503', '504']);

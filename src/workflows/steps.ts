@@ -1,0 +1,152 @@
+// What each kind of step does when it runs. Acting steps call an operation through `invoke` as the
+// run's credential, with an Idempotency-Key derived from (execution, node), so a step resumed after
+// a crash replays its first answer instead of acting twice. Refusals become the node's error.
+
+import type { Principal } from '../auth/principal.js';
+import type { Catalogue } from '../catalogue/define.js';
+import type { Config } from '../config.js';
+import { ServiceError } from '../errors.js';
+import type { InvokeOptions, InvokeResult } from '../pipeline/invoke.js';
+import type { SchemaRegistry } from '../schemas/registry.js';
+import { systemResolver } from '../webhooks/address-policy.js';
+import { runAgent, type AgentState } from './agent.js';
+import { postChat } from './chat.js';
+import type { WorkflowNode } from './definition.js';
+
+export type StepOutcome =
+  | { status: 'succeeded'; result: Record<string, unknown> }
+  | { status: 'failed'; error: { code: string; message: string; details?: unknown }; result?: Record<string, unknown> }
+  | { status: 'waiting_review'; deadline: number | null }
+  /** Not finished, try again later (a transient failure). */
+  | { status: 'retry'; reason: string };
+
+export interface StepEnv {
+  config: Config;
+  principal: Principal;
+  invoke(name: string, principal: Principal, input: Record<string, unknown>, options: InvokeOptions): Promise<InvokeResult>;
+  catalogue?: Catalogue;
+  schemas: SchemaRegistry;
+  executionId: number;
+  brandId: number;
+  workflowName: string;
+  triggerData: Record<string, any>;
+  /** Results of the nodes that finished, by node id. */
+  results: Map<string, { status: string; result: Record<string, any> | null }>;
+  /** What this node saved before a crash (the agent's transcript), if anything. */
+  saved: Record<string, any> | null;
+  saveProgress(result: Record<string, unknown>): Promise<void>;
+  /** Failed attempts of this step so far (transient failures are retried a few times). */
+  attempts: number;
+  now: () => number;
+}
+
+const MAX_TRANSIENT_ATTEMPTS = 3;
+const TRANSIENT = new Set(['rate_limited', 'unavailable', 'timeout', 'internal_error', 'idempotency_conflict']);
+
+export const stepKey = (executionId: number, nodeId: string) => `wf-${executionId}-${nodeId}`;
+
+function launchIdOf(env: StepEnv, raw: string): string {
+  // "$nodes.<nodeId>.launchId": the launch an earlier step made (an applied structure template).
+  const earlier = /^\$nodes\.([A-Za-z0-9_-]+)\.launchId$/.exec(raw);
+  if (earlier) {
+    const id = (env.results.get(earlier[1])?.result?.answer as Record<string, unknown> | undefined)?.launchId;
+    if (typeof id !== 'string' && typeof id !== 'number') {
+      throw new ServiceError('validation_failed', `This step uses "${raw}", but step ${earlier[1]} made no launch before it.`, null);
+    }
+    return String(id);
+  }
+  if (raw !== '$trigger.launchId') return raw;
+  const id = env.triggerData.launchId;
+  if (typeof id !== 'string' && typeof id !== 'number') {
+    throw new ServiceError('validation_failed', 'This step uses "$trigger.launchId", but the run was not started with a launch (run-workflow launchId, or a pipeline card).', null);
+  }
+  return String(id);
+}
+
+async function act(env: StepEnv, node: WorkflowNode, operation: string, input: Record<string, unknown>): Promise<StepOutcome> {
+  const result = await env.invoke(operation, env.principal, input, { requestId: `wfx_${env.executionId}_${node.nodeId}`, idempotencyKey: stepKey(env.executionId, node.nodeId) });
+  return { status: 'succeeded', result: { operation, status: result.status, replayed: result.replayed, answer: result.body as Record<string, unknown> } };
+}
+
+function fill(template: string, env: StepEnv, status: string): string {
+  const values: Record<string, string> = { workflowName: env.workflowName, executionId: String(env.executionId), launchId: String(env.triggerData.launchId ?? ''), status };
+  return template.replace(/\{\{\s*(\w+)\s*\}\}/g, (m, k: string) => values[k] ?? m);
+}
+
+function valueAt(obj: unknown, path: string): unknown {
+  return path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), obj);
+}
+
+/** Runs one step; ServiceErrors of the operations it calls become a failed outcome. */
+export async function runStep(env: StepEnv, node: WorkflowNode): Promise<StepOutcome> {
+  const s = node.settings;
+  const brandId = (s.brandId as number | undefined) ?? env.brandId;
+  try {
+    switch (node.kind) {
+      case 'apply_template':
+        return await act(env, node, 'apply-structure-template', { brandId, templateId: String(s.templateId) });
+      case 'launch':
+        return await act(env, node, 'launch-campaign', { brandId, launchId: launchIdOf(env, s.launchId), confirm: true });
+      case 'pause':
+        return await act(env, node, 'update-node', { brandId, launchId: launchIdOf(env, s.launchId), nodeId: s.nodeId, properties: { status: 'PAUSED' } });
+      case 'budget':
+        return await act(env, node, 'edit-live-campaign', { brandId, launchId: launchIdOf(env, s.launchId), nodeId: s.nodeId, level: s.level ?? 'CAMPAIGN', budgetType: s.budgetType ?? 'daily', amount: s.amount });
+      case 'review':
+        return { status: 'waiting_review', deadline: typeof s.timeoutHours === 'number' ? env.now() + Math.round(s.timeoutHours * 3_600_000) : null };
+      case 'condition': {
+        const source = env.results.get(s.source);
+        const value = valueAt(source?.result ?? null, s.path);
+        return { status: 'succeeded', result: { value: value === s.equals, tested: value ?? null } };
+      }
+      case 'chat': {
+        const url = (s.webhookUrl as string | undefined) ?? env.config.chatWebhookUrl;
+        if (!url) return { status: 'failed', error: { code: 'unprocessable', message: 'No chat webhook: set the step\'s webhookUrl or CHAT_WEBHOOK_URL.' } };
+        const text = fill(s.message, env, 'running');
+        const sent = await postChat(url, text, stepKey(env.executionId, node.nodeId), env.config.webhookAllowPrivate, systemResolver);
+        if (sent.statusCode !== null && sent.statusCode >= 200 && sent.statusCode < 300) return { status: 'succeeded', result: { statusCode: sent.statusCode, text, durationMs: sent.durationMs } };
+        const transient = sent.statusCode === null || sent.statusCode >= 500 || sent.statusCode === 429;
+        if (transient && !sent.error?.startsWith('refused') && env.attempts + 1 < MAX_TRANSIENT_ATTEMPTS) return { status: 'retry', reason: sent.error ?? `chat webhook answered ${sent.statusCode}` };
+        return { status: 'failed', error: { code: 'unavailable', message: `The chat webhook did not take the message: ${sent.error ?? `HTTP ${sent.statusCode}`}.` }, result: { statusCode: sent.statusCode } };
+      }
+      case 'agent': {
+        if (!env.config.agentModelUrl || !env.catalogue) return { status: 'failed', error: { code: 'unavailable', message: 'No agent model is configured (AGENT_MODEL_URL).' } };
+        const allowed: number[] = (s.brandIds as number[] | undefined) ?? [env.brandId];
+        const own = env.principal.brandIds;
+        const brands = own === null ? allowed : allowed.filter((b) => own.has(b));
+        // The agent works only on the step's brands, within the credential's own limit.
+        const principal: Principal = { ...env.principal, brandIds: new Set(brands) };
+        try {
+          const outcome = await runAgent(
+            {
+              config: env.config,
+              catalogue: env.catalogue,
+              schemas: env.schemas,
+              principal,
+              invoke: env.invoke,
+              keyPrefix: stepKey(env.executionId, node.nodeId),
+              requestId: `wfx_${env.executionId}_${node.nodeId}`,
+              save: (state) => env.saveProgress({ agent: state }),
+            },
+            s.instruction,
+            brands,
+            (s.maxSteps as number | undefined) ?? env.config.agentMaxSteps,
+            (env.saved?.agent as AgentState | undefined) ?? null,
+          );
+          const result = { answer: outcome.answer, turns: outcome.state.turns, toolCalls: outcome.state.toolCalls, transcript: outcome.state.transcript };
+          return outcome.ok ? { status: 'succeeded', result } : { status: 'failed', error: outcome.error!, result };
+        } catch (err) {
+          if (err instanceof ServiceError) throw err;
+          if (env.attempts + 1 < MAX_TRANSIENT_ATTEMPTS) return { status: 'retry', reason: `agent model: ${(err as Error).message}` };
+          return { status: 'failed', error: { code: 'unavailable', message: `The agent model did not answer: ${(err as Error).message}`.slice(0, 1000) } };
+        }
+      }
+      default:
+        return { status: 'failed', error: { code: 'validation_failed', message: `Unknown step kind ${String(node.kind)}.` } };
+    }
+  } catch (err) {
+    if (!(err instanceof ServiceError)) throw err;
+    // The service was busy or a dependency did not answer: the same Idempotency-Key retries safely.
+    if (TRANSIENT.has(err.code) && env.attempts + 1 < MAX_TRANSIENT_ATTEMPTS) return { status: 'retry', reason: `${err.code}: ${err.message}` };
+    return { status: 'failed', error: { code: err.code, message: err.message, details: err.details ?? undefined } };
+  }
+}
