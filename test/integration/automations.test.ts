@@ -68,7 +68,8 @@ for (const dialect of dialects()) {
     async function liveCampaigns(names: string[] = ['Burner - no results', 'Winner']): Promise<SeededObject[]> {
       const launch = await seedLiveLaunch(service.knex, {
         organizationId: orgId, brandId, accountId: 'act_1001', platform: 'meta', title: `Launch ${++n}`, at: clock - 2 * DAY,
-        campaigns: names.map((name) => ({ name, dailyBudget: 20_000 })),
+        // A winner spends enough that its clicks always convert by mid-morning, whatever its random platform id.
+        campaigns: names.map((name) => ({ name, dailyBudget: name.startsWith('Winner') ? 500_000 : 20_000 })),
       });
       return launch.objects;
     }
