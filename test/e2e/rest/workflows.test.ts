@@ -12,6 +12,7 @@ import { WebhookReceiver } from '../../helpers/webhook-receiver.js';
 import { brandApi, buildLaunch, uploadCreative } from '../../helpers/launch-builders.js';
 import { waitUntil } from '../../helpers/launches.js';
 import { inTransaction } from '../../../src/db/connection.js';
+import { seedLiveLaunch } from '../../../src/platforms/sandbox/live-launch.js';
 import { chain, chatNode, createWorkflow, definition, finished, launchNode, nodeOf, reviewNode, runWorkflow, waitForExecution, workflowWorld } from '../../helpers/workflows.js';
 
 const ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', AGENT_MODEL_URL: 'http://127.0.0.1:9/v1' };
@@ -378,6 +379,37 @@ for (const dialect of dialects()) {
         await waitUntil(async () => (await w.request('GET', path(shoes, `/${wf.workflowId}`), { key: key('ci') })).body.runCount === 1, 'the monitor run', 15_000, 100);
         const exec = (await w.request('GET', path(shoes, `/${wf.workflowId}/executions`), { key: key('ci') })).body.executions[0];
         expect(exec.trigger).to.include({ kind: 'monitor', automationId: 9001 });
+      });
+
+      it('a monitor trigger starts when a real automation fires on a campaign spending with no results', async () => {
+        const [burner] = (
+          await seedLiveLaunch(w.service.knex, {
+            organizationId: w.seed.organizations.acme.id, brandId: shoes, accountId: 'act_1001', platform: 'meta', title: 'Monitored', at: Date.now() - 3 * 86_400_000,
+            campaigns: [{ name: 'Burner - no results', dailyBudget: 20_000 }],
+          })
+        ).objects;
+        const rule = await w.request('POST', `/v1/brands/${shoes}/automations`, {
+          key: key('ci'),
+          body: {
+            automationName: 'Burner watch', accountId: 'act_1001', level: 'campaign', objectIds: [burner.objectId], action: 'notify', frequency: 'daily', dailyHour: 6,
+            conditions: [{ metric: 'spend', window: 'yesterday', operator: 'gt', value: 100 }, { metric: 'results', window: 'yesterday', operator: 'lt', value: 1 }],
+          },
+        });
+        expect(rule.status, JSON.stringify(rule.body)).to.equal(201);
+        const automationId = rule.body.automationId;
+        const told = await new WebhookReceiver().start('/monitor-chat');
+        const wf = await createWorkflow(w, key('ci'), shoes, { trigger: { kind: 'monitor', automationId }, nodes: [chatNode('tell', told.url)] });
+        await w.request('POST', path(shoes, `/${wf.workflowId}/activate`), { key: key('ci'), body: {} });
+        const fired = await w.request('POST', `/v1/brands/${shoes}/automations/${automationId}/runs`, { key: key('ci'), body: {} });
+        expect(fired.status, JSON.stringify(fired.body)).to.equal(201);
+        expect(fired.body.objects.find((o: any) => o.objectId === burner.objectId)).to.include({ matched: true, action: 'notified' });
+        await waitUntil(async () => (await w.request('GET', path(shoes, `/${wf.workflowId}`), { key: key('ci') })).body.runCount === 1, 'the monitor run', 15_000, 100);
+        const exec = (await w.request('GET', path(shoes, `/${wf.workflowId}/executions`), { key: key('ci') })).body.executions[0];
+        expect(exec.trigger).to.include({ kind: 'monitor', automationId });
+        const done = await waitForExecution(w, key('ci'), shoes, wf.workflowId, exec.executionId, finished, 'the monitor run to end');
+        expect(done.status).to.equal('succeeded');
+        expect(told.received.length).to.equal(1);
+        await told.close();
       });
 
       it('a schedule starts a run when its time comes, once, and moves to the next time in its time zone', async () => {
