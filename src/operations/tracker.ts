@@ -2,6 +2,8 @@
 // characters), the campaign mappings, the spend push setting and a push cycle on demand. Reads are
 // open to every member with access to the brand; changes need an organization owner or admin.
 
+import { urlProblem } from '../webhooks/address-policy.js';
+import type { Config } from '../config.js';
 import type { Knex } from 'knex';
 import { defineOperation, type OperationContext } from '../catalogue/define.js';
 import { ServiceError, notFound, validationFailed } from '../errors.js';
@@ -49,7 +51,11 @@ async function connectionView(db: Knex | Knex.Transaction, brandId: number) {
   };
 }
 
-function checkBaseUrl(raw: string): string {
+/**
+ * A tracker the service will call: an http(s) URL without query or credentials and, for a live
+ * tracker, on a public https address, as for webhooks (WEBHOOK_ALLOW_PRIVATE=true allows private ones).
+ */
+function checkBaseUrl(raw: string, config: Config): string {
   let url: URL;
   try {
     url = new URL(raw);
@@ -58,6 +64,8 @@ function checkBaseUrl(raw: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw validationFailed([{ field: 'baseUrl', code: 'invalid_format', message: 'must use http or https' }]);
   if (url.search || url.hash || url.username || url.password) throw validationFailed([{ field: 'baseUrl', code: 'invalid_format', message: 'must carry no query, fragment or credentials' }]);
+  const problem = config.trackerMode === 'live' ? urlProblem(url.href, config.webhookAllowPrivate) : null;
+  if (problem) throw validationFailed([{ field: 'baseUrl', code: 'invalid_value', message: problem.replace('webhooks go', 'trackers are called') }]);
   return url.href.replace(/\/+$/, '');
 }
 
@@ -94,11 +102,11 @@ export const connectTracker = defineOperation({
   description:
     'The key is stored encrypted and never shown again, only its last four characters. Changing the key of a connected tracker turns the ' +
     'spend push off with disabledReason key_changed (event tracker.push.disabled); turn it back on with set-tracker-push. ' +
-    'Requires an organization owner or admin when called as a person (else 403 forbidden). A baseUrl that is not an http(s) URL: 400 validation_failed.',
+    'Requires an organization owner or admin when called as a person (else 403 forbidden). A baseUrl that is not an http(s) URL, or (live trackers) not a public https address: 400 validation_failed.',
   async handler(ctx, input: { brandId: number; baseUrl: string; apiKey: string }) {
     requireTrackerAdmin(ctx);
     const brandId = brandOf(ctx);
-    const baseUrl = checkBaseUrl(input.baseUrl);
+    const baseUrl = checkBaseUrl(input.baseUrl, ctx.config);
     const db = ctx.db as Knex.Transaction;
     const now = ctx.now();
     const current = await db('tracker_connections').where({ brand_id: brandId }).forUpdate().first();

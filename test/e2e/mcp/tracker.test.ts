@@ -38,7 +38,7 @@ for (const dialect of dialects()) {
 
     before(async () => {
       tracker = await new KeitaroServer(KEY).start();
-      w = await startOAuthWorld(dialect, mappingBootstrap(tracker.url, KEY), { TRACKER_MODE: 'live', JOBS: 'off' });
+      w = await startOAuthWorld(dialect, mappingBootstrap(tracker.url, KEY), { TRACKER_MODE: 'live', JOBS: 'off', WEBHOOK_ALLOW_PRIVATE: 'true' });
       brand = w.brandId('acme', 'mapped');
       await seedMappingCases(w.service.knex, tracker, w.seed.organizations.acme.id, brand);
       const token = async (email: string, password: string) => (await tokensFor(w.url, { email, password }, { resource: `${w.url}/mcp`, scope: 'read write' })).access_token;

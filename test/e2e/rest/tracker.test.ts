@@ -6,7 +6,7 @@
 
 import { expect } from 'chai';
 import { dialects } from '../../helpers/databases.js';
-import type { World } from '../../helpers/world.js';
+import { startWorld, type World } from '../../helpers/world.js';
 import { startOAuthWorld, tokensFor } from '../../helpers/oauth.js';
 import { KeitaroServer } from '../../fakes/keitaro-server.js';
 import { M, NAMES, mappingBootstrap, seedMappingCases } from '../../helpers/tracker-mapping-world.js';
@@ -29,7 +29,7 @@ for (const dialect of dialects()) {
 
     before(async () => {
       tracker = await new KeitaroServer(KEY).start();
-      w = await startOAuthWorld(dialect, mappingBootstrap(tracker.url, KEY), { TRACKER_MODE: 'live', JOBS: 'off' });
+      w = await startOAuthWorld(dialect, mappingBootstrap(tracker.url, KEY), { TRACKER_MODE: 'live', JOBS: 'off', WEBHOOK_ALLOW_PRIVATE: 'true' });
       ci = w.key('acme', 'ci');
       brand = w.brandId('acme', 'mapped');
       bare = w.brandId('acme', 'bare');
@@ -160,6 +160,36 @@ for (const dialect of dialects()) {
       const b = tracker.costUpdates.find((r) => r.body.filters?.sub_id_3 === M.B)!;
       expect(b.apiKey).to.equal(KEY);
       expect(b.body).to.deep.include({ currency: 'USD', timezone: 'UTC' });
+    });
+  });
+
+  describe(`click tracker addresses (${dialect})`, function () {
+    this.timeout(60_000);
+    let w: World;
+    let tracker: KeitaroServer;
+
+    before(async () => {
+      tracker = await new KeitaroServer(KEY).start();
+      w = await startWorld({ dialect, env: { TRACKER_MODE: 'live', JOBS: 'off' } });
+    });
+    after(async () => {
+      await w?.close();
+      await tracker?.close();
+    });
+
+    it('refuses a live tracker on a loopback, private or plain-http address without WEBHOOK_ALLOW_PRIVATE, before any request', async () => {
+      const path = `/v1/brands/${w.brandId('acme', 'shoes')}/integrations/tracker`;
+      for (const baseUrl of [tracker.url, 'https://10.1.2.3', 'https://localhost:8443', 'http://tracker.example.com']) {
+        const refused = await w.request('PUT', path, { key: w.key('acme', 'ci'), body: { baseUrl, apiKey: 'kt_key_0001' } });
+        expect(refused.status, baseUrl).to.equal(400);
+        expect(refused.body.error.details.map((d: any) => `${d.field}:${d.code}`), baseUrl).to.deep.equal(['baseUrl:invalid_value']);
+      }
+      expect(tracker.requests).to.deep.equal([]);
+      const still = await w.request('GET', path, { key: w.key('acme', 'ci') });
+      expect(still.body.connected).to.equal(false);
+      const accepted = await w.request('PUT', path, { key: w.key('acme', 'ci'), body: { baseUrl: 'https://tracker.example.com', apiKey: 'kt_key_0001' } });
+      expect(accepted.status, JSON.stringify(accepted.body)).to.equal(200);
+      expect(accepted.body).to.deep.include({ connected: true, baseUrl: 'https://tracker.example.com', apiKeyLast4: '0001' });
     });
   });
 }
