@@ -145,9 +145,10 @@ for (const dialect of dialects()) {
     it('stops at maxActionsPerDay until the next day of the account\'s time zone', async () => {
       const objects = await liveCampaigns(['Burner A - no results', 'Burner B - no results']);
       const a = await createAutomation({ objectIds: objects.map((o) => o.objectId), action: 'notify', cooldownMinutes: 0, maxActionsPerDay: 1 });
+      // Which of the two acts first depends on the order the platform lists them; one acts, the other waits.
+      const outcomes = (r: any) => objects.map((o) => `${objectOf(r, o).action}:${objectOf(r, o).skipReason}`).sort();
       const first = await run(a);
-      expect(objects.map((o) => objectOf(first, o).action)).to.deep.equal(['notified', 'none']);
-      expect(objectOf(first, objects[1]).skipReason).to.equal('daily_limit_reached');
+      expect(outcomes(first)).to.deep.equal(['none:daily_limit_reached', 'notified:null']);
       // 23:30 in New York is still the same local day (04:30 UTC the next day).
       const saved = clock;
       clock = Date.UTC(2030, 2, 10, 4, 30);
@@ -156,7 +157,7 @@ for (const dialect of dialects()) {
       // 07:00 EDT on Sunday: a new local day, seven hours (one skipped by DST) of delivery in it.
       clock = Date.UTC(2030, 2, 10, 11, 0);
       const nextDay = await run(a);
-      expect(objects.map((o) => objectOf(nextDay, o).action)).to.deep.equal(['notified', 'none']);
+      expect(outcomes(nextDay)).to.deep.equal(['none:daily_limit_reached', 'notified:null']);
       clock = saved;
     });
 

@@ -67,7 +67,7 @@ for (const dialect of dialects()) {
       await setup.knex.destroy();
       service = await Service.open({
         // The injected sleep moves the clock by whole seconds: a lease long enough that a run never outlives it on this clock.
-        config: loadConfig({ DATABASE_URL: db.url, TRACKER_MODE: 'live', LOG_LEVEL: 'silent', SVC_STRICT_OUTPUT: 'true', JOB_LEASE_MS: '600000' }),
+        config: loadConfig({ DATABASE_URL: db.url, TRACKER_MODE: 'live', WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'silent', SVC_STRICT_OUTPUT: 'true', JOB_LEASE_MS: '600000' }),
         log: pino({ level: 'silent' }),
         now: () => clock,
         sleep: async (ms) => {
