@@ -16,7 +16,7 @@ import type { EventOutbox } from '../events/outbox.js';
 import type { SecretBox } from '../auth/encryption.js';
 import type { WebhookSender } from '../webhooks/sender.js';
 import type { ErrorCode } from '../errors.js';
-import type { InvokeOptions, InvokeResult } from '../pipeline/invoke-types.js';
+import type { InvokeOptions, InvokeResult, ProgressUpdate } from '../pipeline/invoke-types.js';
 import type { Trackers } from '../trackers/registry.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -74,6 +74,11 @@ export interface OperationContext {
    * operation commits on its own; on SQLite a held transaction would wait for ever).
    */
   invoke(name: string, input: Record<string, unknown>, options?: NestedInvokeOptions): Promise<InvokeResult>;
+  /**
+   * Reports how far a long operation has come (publish, push, automation run, template apply).
+   * Goes to the caller's surface when it listens (InvokeOptions.onProgress); otherwise nothing.
+   */
+  progress(update: ProgressUpdate): void;
 }
 
 export interface NestedInvokeOptions {

@@ -10,8 +10,20 @@ export interface InvokeMeta {
   replayed?: boolean;
 }
 
+/** One step of a long operation's progress: `progress` grows; `total` when it is known. */
+export interface ProgressUpdate {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
 export interface InvokeOptions {
   requestId: string;
+  /**
+   * Receives the progress a long operation reports (`ctx.progress`); surfaces that can show it
+   * pass one (MCP `notifications/progress` when the call carries a progressToken).
+   */
+  onProgress?: (update: ProgressUpdate) => void;
   idempotencyKey?: string | null;
   meta?: InvokeMeta;
   log?: Logger;

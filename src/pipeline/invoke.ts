@@ -20,11 +20,11 @@ import type { Directory } from '../directory.js';
 import type { EventOutbox } from '../events/outbox.js';
 import type { SecretBox } from '../auth/encryption.js';
 import type { WebhookSender } from '../webhooks/sender.js';
-import type { InvokeOptions, InvokeResult } from './invoke-types.js';
+import type { InvokeOptions, InvokeResult, ProgressUpdate } from './invoke-types.js';
 import type { Trackers } from '../trackers/registry.js';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, renewIdempotencyLease, type Claim } from './idempotency.js';
 
-export type { InvokeMeta, InvokeOptions, InvokeResult } from './invoke-types.js';
+export type { InvokeMeta, InvokeOptions, InvokeResult, ProgressUpdate } from './invoke-types.js';
 
 export interface PipelineDeps {
   knex: Knex;
@@ -96,7 +96,17 @@ class InvocationContext implements OperationContext {
     readonly log: Logger,
     readonly brand: BrandRow | null,
     readonly idempotency: { resumed: boolean } | null,
+    private readonly onProgress: InvokeOptions['onProgress'],
   ) {}
+
+  progress(update: ProgressUpdate): void {
+    try {
+      this.onProgress?.(update);
+    } catch (err) {
+      // A listener that fails never stops the work it watches.
+      this.log.warn({ requestId: this.requestId, err }, 'progress listener failed');
+    }
+  }
 
   get now(): () => number {
     return this.deps.now;
@@ -156,6 +166,7 @@ class InvocationContext implements OperationContext {
       idempotencyKey: options.idempotencyKey ?? null,
       log: this.log,
       nested: true,
+      onProgress: this.onProgress,
     });
   }
 }
@@ -229,7 +240,7 @@ export async function invoke(
     const idempotency = claim?.kind === 'run' ? { resumed: claim.resumed } : null;
 
     const run = async (db: Knex | Knex.Transaction): Promise<InvokeResult> => {
-      const ctx = new InvocationContext(deps, op, input, principal, db, options.requestId, log, brand, idempotency);
+      const ctx = new InvocationContext(deps, op, input, principal, db, options.requestId, log, brand, idempotency, options.onProgress);
       const body = await op.handler(ctx, input);
       // An answer object served again from an in-memory cache was shaped the first time.
       const issues = shaped.has(body as object) ? [] : deps.schemas.shapeOutput(op.output, body);
