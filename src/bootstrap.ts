@@ -206,6 +206,8 @@ export async function applyBootstrap(knex: Knex, schemas: SchemaRegistry, raw: u
           await trx('tracker_connections').insert({
             brand_id: Number(brandId),
             base_url: b.tracker.baseUrl.replace(/\/+$/, ''),
+            // The operator's address: called as given, the outbound address rule does not apply.
+            base_url_origin: 'operator',
             api_key_sealed: box!.seal(b.tracker.apiKey),
             api_key_last4: b.tracker.apiKey.slice(-4),
             created_at: now,

@@ -2,8 +2,6 @@
 // The variables and defaults are the ones listed in contracts/RUNNING.md and the README.
 
 export type PlatformMode = 'sandbox' | 'live';
-/** Which click tracker answers: the built-in sandbox, or the brand's own Keitaro-compatible tracker. */
-export type TrackerMode = 'sandbox' | 'live';
 
 export interface Config {
   port: number;
@@ -12,8 +10,6 @@ export interface Config {
   baseUrl: string;
   mcpUrl: string;
   platformMode: PlatformMode;
-  /** TRACKER_MODE: sandbox (built-in simulated tracker, default) or live (each brand's connected baseUrl, Keitaro Admin API). */
-  trackerMode: TrackerMode;
   redisUrl: string | null;
   rateLimitPerMinute: number;
   rateLimitConcurrency: number;
@@ -32,7 +28,10 @@ export interface Config {
   creativesDir: string;
   /** WEBHOOKS_ENABLED=false: webhook operations answer 503 webhooks_unavailable and nothing is delivered. */
   webhooksEnabled: boolean;
-  /** WEBHOOK_ALLOW_PRIVATE=true: endpoints may point at loopback and private addresses (development, tests). */
+  /**
+   * WEBHOOK_ALLOW_PRIVATE=true: caller-given URLs (webhook endpoints, tracker baseUrl, chat step
+   * webhookUrl) may use http:// and loopback, private or unique-local addresses (development, tests).
+   */
   webhookAllowPrivate: boolean;
   /** JOBS=off: this process serves requests but runs no job. */
   jobsEnabled: boolean;
@@ -48,15 +47,15 @@ export interface Config {
   agentModelApiKey: string | null;
   /** Model turns an agent step may take (AGENT_MAX_STEPS). */
   agentMaxSteps: number;
-  /** Time an agent step may take in total (AGENT_TIMEOUT_MS). */
+  /** Time an agent step may take in all: every model request, the SDK's retries and the job's retries (AGENT_TIMEOUT_MS). */
   agentTimeoutMs: number;
   /** Base URL of an OpenAI-compatible chat completions API for ad copy; null = the built-in template generator. */
   copyModelUrl: string | null;
   copyModel: string | null;
   copyModelApiKey: string | null;
-  /** Time one copy model request may take before it is retried (COPY_MODEL_TIMEOUT_MS). */
+  /** Time one copy generation may take in all: model requests, the SDK's retries and regenerations (COPY_MODEL_TIMEOUT_MS). */
   copyModelTimeoutMs: number;
-  /** Retries of a copy model request that timed out or answered 429 or 5xx (COPY_MODEL_MAX_RETRIES). */
+  /** Retries of a copy model request that failed or answered 429 or 5xx, within COPY_MODEL_TIMEOUT_MS (COPY_MODEL_MAX_RETRIES). */
   copyModelMaxRetries: number;
 }
 
@@ -89,10 +88,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const copyModelUrl = env.COPY_MODEL_URL ? env.COPY_MODEL_URL.replace(/\/+$/, '') : null;
   if (copyModelUrl && !env.COPY_MODEL) throw new Error('COPY_MODEL must name the model to ask when COPY_MODEL_URL is set');
-  const trackerMode = (env.TRACKER_MODE || 'sandbox') as TrackerMode;
-  if (trackerMode !== 'sandbox' && trackerMode !== 'live') {
-    throw new Error(`TRACKER_MODE must be "sandbox" or "live"; got "${env.TRACKER_MODE}"`);
-  }
   return {
     port,
     host,
@@ -100,7 +95,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     baseUrl,
     mcpUrl: (env.MCP_URL || `${baseUrl}/mcp`).replace(/\/+$/, ''),
     platformMode,
-    trackerMode,
     redisUrl: env.REDIS_URL || null,
     rateLimitPerMinute: intFrom(env, 'RATE_LIMIT_PER_MINUTE', 600, 1),
     rateLimitConcurrency: intFrom(env, 'RATE_LIMIT_CONCURRENCY', 20, 1),

@@ -31,7 +31,8 @@ import { JobWorker } from './jobs/worker.js';
 import { jobKinds } from './jobs/kinds.js';
 import type { JobKind } from './jobs/kind.js';
 import { WebhookSender } from './webhooks/sender.js';
-import { systemResolver, type HostResolver } from './webhooks/address-policy.js';
+import { OutboundClient } from './outbound/client.js';
+import type { Resolver } from './outbound/resolver.js';
 import { receiveWorkflowHook, type HookAnswer } from './workflows/hooks.js';
 import { Trackers, realSleep } from './trackers/registry.js';
 
@@ -44,8 +45,8 @@ export interface ServiceOptions {
   now?: () => number;
   /** Live ad-platform adapters (PLATFORM_MODE=live); tests point them at fake servers. */
   liveAdapters?: LiveAdapterFactory;
-  /** Resolves webhook hosts (default: the system resolver); tests map names to addresses. */
-  resolveHost?: HostResolver;
+  /** Resolves the hosts of caller-given URLs (default: the system resolver); tests map names to addresses. */
+  resolveHost?: Resolver;
   /** Job kinds beyond the built-in ones (tests register their own this way). */
   extraJobKinds?: JobKind[];
   /** Waits between tracker requests (default: a real timer); tests pass one that moves their fixed clock. */
@@ -69,7 +70,8 @@ export class Service {
     readonly events: EventOutbox,
     /** Runs due jobs of this process once started (JOBS=on). */
     readonly jobs: JobWorker,
-    private readonly webhookSender: WebhookSender,
+    /** The one client that calls outside services. */
+    readonly outbound: OutboundClient,
   ) {}
 
   /** Opens storage (already migrated) and checks the catalogue; a bad catalogue entry throws here. */
@@ -89,7 +91,8 @@ export class Service {
       // The worker exists before the outbox that wakes it; it starts claiming only when asked to.
       let worker: JobWorker | null = null;
       const events = new EventOutbox(knex, schemas, now, config.webhooksEnabled, () => worker?.nudge());
-      const webhookSender = new WebhookSender(config.webhookAllowPrivate, options.resolveHost ?? systemResolver);
+      const outbound = new OutboundClient({ allowPrivate: config.webhookAllowPrivate, resolve: options.resolveHost });
+      const webhookSender = new WebhookSender(outbound);
       const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;
       const limiter: RateLimiter = redis
         ? new RedisRateLimiter(
@@ -111,11 +114,12 @@ export class Service {
         log,
         now,
         directory: new Directory(knex, config.keyCacheMs, now),
-        platforms: new Platforms(config.platformMode, knex, now, options.liveAdapters ?? liveAdapters(config), config.keyCacheMs),
+        platforms: new Platforms(config.platformMode, knex, now, options.liveAdapters ?? liveAdapters(config, outbound), config.keyCacheMs),
         events,
         secrets,
         webhooks: webhookSender,
-        trackers: new Trackers(config.trackerMode, knex, now, options.sleep ?? realSleep, Math.max(1_000, Math.floor(config.requestTimeoutMs / 2))),
+        outbound,
+        trackers: new Trackers(knex, now, outbound, options.sleep ?? realSleep, Math.max(1_000, Math.floor(config.requestTimeoutMs / 2))),
         metrics: redis
           ? new RedisMetricsCache(redis, `svc:${instanceId}:`, config.metricsCacheSeconds * 1000)
           : new MemoryMetricsCache(config.metricsCacheSeconds * 1000, now),
@@ -131,6 +135,7 @@ export class Service {
           events,
           secrets,
           webhooks: webhookSender,
+          outbound,
           // No request budget: nobody waits on a job, and its lease (renewed while it runs) bounds it instead.
           invoke: (name, principal, input, opts) => invoke(deps, name, principal, input, opts),
           platforms: deps.platforms,
@@ -145,7 +150,7 @@ export class Service {
       const signingKeys = new SigningKeys(knex);
       const oauth = { issuer: config.baseUrl, apiResource: `${config.baseUrl}/v1`, mcpResource: config.mcpUrl };
       const authenticator = new Authenticator(knex, config.keyCacheMs, now, { ...oauth, keys: signingKeys });
-      return new Service(config, database, schemas, catalogue, log, authenticator, deps, signingKeys, oauth, events, worker, webhookSender);
+      return new Service(config, database, schemas, catalogue, log, authenticator, deps, signingKeys, oauth, events, worker, outbound);
     } catch (err) {
       await knex.destroy();
       throw err;
@@ -195,7 +200,7 @@ export class Service {
 
   async close(): Promise<void> {
     await this.jobs.stop();
-    this.webhookSender.close();
+    await this.outbound.close().catch(() => {});
     await this.deps.limiter.close().catch(() => {});
     await this.knex.destroy();
   }

@@ -1,7 +1,9 @@
 // The automation engine: evaluates every given automation of one ad account together, reading each
 // window's delivery once per level (one platform read per account, window and level), decides per
 // object (guard, conditions, cooldown, daily limit, loops, who paused it), acts through `invoke` as
-// the automation's own principal, and records a run per automation. Preview uses the same path
+// the automation's own principal, and records a run per automation. A notifying automation posts one
+// notice per live run to CHAT_WEBHOOK_URL; a shadow run acts on nothing and posts nothing, but emits
+// automation.triggered (mode shadow) with the action it would have taken. Preview uses the same path
 // without acting or writing.
 
 import type { Knex } from 'knex';
@@ -18,6 +20,8 @@ import { METRICS, holds, type MetricName } from './metrics.js';
 import { automationOf, automationPrincipal, type Automation } from './rule.js';
 import { resolveWindow, type RuleWindow } from './windows.js';
 import { wakeAccount } from './wake.js';
+import { postNotice } from './notice.js';
+import type { OutboundClient } from '../outbound/client.js';
 
 export type SkipReason = 'cooldown' | 'daily_limit_reached' | 'insufficient_data' | 'already_paused' | 'shadow' | 'paused_by_person' | 'loop_detected';
 export type Intent = 'pause' | 'resume' | 'notify';
@@ -45,6 +49,9 @@ export interface EngineDeps {
   now: () => number;
   log: Logger;
   invoke(name: string, principal: Principal, input: Record<string, unknown>, options: InvokeOptions): Promise<InvokeResult>;
+  /** Notices go out through it (operator address: CHAT_WEBHOOK_URL). */
+  outbound: OutboundClient;
+  chatWebhookUrl: string | null;
 }
 
 export interface EvaluationResult {
@@ -282,6 +289,10 @@ export async function evaluateAccount(deps: EngineDeps, automations: Automation[
   }
   for (const d of decisions) {
     const { entry } = d;
+    if (entry.skipReason === 'shadow' && entry.intended) {
+      await shadowEvent(deps, d.automation, d.object, entry, runIds.get(d.automation.id)!);
+      continue;
+    }
     if (!entry.intended || entry.skipReason || entry.error) continue;
     await act(deps, d.automation, d.object, entry, runIds.get(d.automation.id)!);
   }
@@ -294,7 +305,23 @@ export async function evaluateAccount(deps: EngineDeps, automations: Automation[
     await deps.knex('automations').where({ id: a.id }).update({ last_run_at: startedAt });
     runs.push({ automation: a, runId, startedAt, finishedAt, objects });
   }
+  // Notices go out once the runs are recorded; a chat that fails changes nothing of what was done.
+  for (const r of runs) await postNotice(deps, r.automation, r.runId!, r.objects, account.currency);
   return { runs, reads };
+}
+
+const PAST: Record<Intent, 'paused' | 'resumed' | 'notified'> = { pause: 'paused', resume: 'resumed', notify: 'notified' };
+
+/** A shadow run's object: nothing is done, automation.triggered (mode shadow) says what would have been. */
+async function shadowEvent(deps: EngineDeps, a: Automation, o: LiveObject, entry: RunObject, runId: number): Promise<void> {
+  await inTransaction(deps.knex, (trx) =>
+    deps.events.emit(trx, {
+      organizationId: a.organizationId,
+      brandId: a.brandId,
+      type: 'automation.triggered',
+      data: { brandId: a.brandId, automationId: a.id, automationName: a.name, accountId: a.accountId, runId, objectId: o.objectId, level: o.level, action: PAST[entry.intended!], mode: 'shadow' },
+    }),
+  );
 }
 
 /** Pauses, resumes or notifies for one object; a failure is queued for a retry or reported. */

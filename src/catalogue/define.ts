@@ -15,9 +15,11 @@ import type { Directory } from '../directory.js';
 import type { EventOutbox } from '../events/outbox.js';
 import type { SecretBox } from '../auth/encryption.js';
 import type { WebhookSender } from '../webhooks/sender.js';
+import type { OutboundClient } from '../outbound/client.js';
 import type { ErrorCode } from '../errors.js';
 import type { InvokeOptions, InvokeResult, ProgressUpdate } from '../pipeline/invoke-types.js';
 import type { Trackers } from '../trackers/registry.js';
+import type { FollowDeclaration } from './follow.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type IdempotencyMode = 'none' | 'optional' | 'required';
@@ -64,7 +66,9 @@ export interface OperationContext {
   secrets: SecretBox;
   /** Sends webhook messages (test sends; the delivery job uses the same sender). */
   webhooks: WebhookSender;
-  /** Click-tracker adapters (sandbox or Keitaro, per TRACKER_MODE) and the brand's connection. */
+  /** The one client that calls outside services, with the outbound address rule; `urlProblem` checks a caller URL before it is saved. */
+  outbound: OutboundClient;
+  /** Click-tracker adapters (Keitaro at the brand's baseUrl, or the sandbox for `sandbox:`) and the brand's connection. */
   trackers: Trackers;
   /**
    * Runs another operation through the whole pipeline (scope, input validation, brand access,
@@ -119,6 +123,11 @@ export interface OperationDefinition<I = any, O = any> {
    * larger than `maxBytes` while it streams in.
    */
   upload?: { field: string; maxBytes: number };
+  /**
+   * The operation starts work that goes on after it answers (202 and a run): the read that answers
+   * that work as it stands, which the CLI and the MCP call handler follow to its end (follow.ts).
+   */
+  follow?: FollowDeclaration;
   handler: (ctx: OperationContext, input: I) => Promise<O>;
 }
 
@@ -135,6 +144,7 @@ export class Catalogue {
 
   constructor(private readonly schemas: SchemaRegistry, operations: OperationDefinition[]) {
     for (const op of operations) this.add(op);
+    this.checkFollows();
   }
 
   private add(op: OperationDefinition): void {
@@ -157,6 +167,20 @@ export class Catalogue {
       }
     }
     this.ops.set(op.name, op);
+  }
+
+  /** Checks every follow declaration against the operations (called once all are added). */
+  private checkFollows(): void {
+    for (const op of this.ops.values()) {
+      if (!op.follow) continue;
+      const read = this.ops.get(op.follow.operation);
+      if (!read) throw new Error(`operation "${op.name}": follows "${op.follow.operation}", which is not an operation`);
+      if (read.scope !== 'read') throw new Error(`operation "${op.name}": follows "${read.name}", which must be a read (scope read)`);
+      const props = (this.schemas.bundle(read.input).properties ?? {}) as Record<string, unknown>;
+      for (const name of [...op.follow.carry, ...Object.keys(op.follow.from)]) {
+        if (!props[name]) throw new Error(`operation "${op.name}": follow passes ${name}, which is not an input of ${read.name}`);
+      }
+    }
   }
 
   get(name: string): OperationDefinition | undefined {

@@ -1,8 +1,12 @@
 // The copy model adapter: an OpenAI-compatible chat completions API (OpenAI, Ollama, vLLM, ...)
-// through the `openai` package, asked for structured output (a JSON schema). Timeouts and retries
-// of 429, 5xx and dropped connections are the package's own (`timeout`, `maxRetries`).
+// through the `openai` package, asked for structured output (a JSON schema). The package retries
+// 429, 5xx and dropped connections (`maxRetries`); its requests go through the outbound client (the
+// model is the operator's COPY_MODEL_URL), and every one of them, retries included, ends by the
+// deadline of the copy generation (COPY_MODEL_TIMEOUT_MS).
 
 import OpenAI from 'openai';
+import type { OutboundClient } from '../outbound/client.js';
+import { DeadlineExceeded, withinDeadline } from '../outbound/deadline.js';
 import { COPY_LIMITS } from './limits.js';
 import { CopyModelError, type CopyBrief, type CopyGenerator, type CopyTexts } from './port.js';
 
@@ -10,6 +14,7 @@ export interface ModelSettings {
   baseUrl: string;
   model: string;
   apiKey: string | null;
+  /** The whole generation's time when the caller gives no deadline. */
   timeoutMs: number;
   maxRetries: number;
 }
@@ -72,15 +77,19 @@ function asTexts(content: string): CopyTexts {
 }
 
 export class OpenAICopyGenerator implements CopyGenerator {
-  private readonly client: OpenAI;
+  constructor(
+    private readonly settings: ModelSettings,
+    private readonly outbound: OutboundClient,
+  ) {}
 
-  constructor(private readonly settings: ModelSettings) {
-    this.client = new OpenAI({
-      baseURL: settings.baseUrl,
+  /** A client whose every exchange (the package's retries included) ends by `deadline`. */
+  private clientUntil(deadline: number): OpenAI {
+    return new OpenAI({
+      baseURL: this.settings.baseUrl,
       // Local servers (Ollama, vLLM) take any key; the package insists on one.
-      apiKey: settings.apiKey ?? 'not-needed',
-      timeout: settings.timeoutMs,
-      maxRetries: settings.maxRetries,
+      apiKey: this.settings.apiKey ?? 'not-needed',
+      maxRetries: this.settings.maxRetries,
+      fetch: this.outbound.fetch('operator', { timeoutMs: 0, deadline, maxResponseBytes: 4 * 1024 * 1024 }),
     });
   }
 
@@ -88,18 +97,30 @@ export class OpenAICopyGenerator implements CopyGenerator {
     return this.settings.model;
   }
 
-  async generate(brief: CopyBrief): Promise<CopyTexts> {
+  async generate(brief: CopyBrief, deadline = Date.now() + this.settings.timeoutMs): Promise<CopyTexts> {
     let completion: OpenAI.Chat.Completions.ChatCompletion;
+    const client = this.clientUntil(deadline);
     try {
-      completion = await this.client.chat.completions.create({
-        model: this.settings.model,
-        messages: [
-          { role: 'system', content: instructions(brief) },
-          { role: 'user', content: briefText(brief) },
-        ],
-        response_format: { type: 'json_schema', json_schema: { name: 'ad_copy', strict: true, schema: COPY_ANSWER_SCHEMA as unknown as Record<string, unknown> } },
-      });
+      completion = await withinDeadline(
+        deadline,
+        (signal) =>
+          client.chat.completions.create(
+            {
+              model: this.settings.model,
+              messages: [
+                { role: 'system', content: instructions(brief) },
+                { role: 'user', content: briefText(brief) },
+              ],
+              response_format: { type: 'json_schema', json_schema: { name: 'ad_copy', strict: true, schema: COPY_ANSWER_SCHEMA as unknown as Record<string, unknown> } },
+            },
+            { signal, timeout: Math.max(1, deadline - Date.now()) },
+          ),
+        'the copy model',
+      );
     } catch (err) {
+      if (err instanceof DeadlineExceeded || err instanceof OpenAI.APIUserAbortError || Date.now() >= deadline) {
+        throw new CopyModelError(`The copy model did not answer within COPY_MODEL_TIMEOUT_MS (${this.settings.timeoutMs} ms), retries included.`, false);
+      }
       throw describe(err);
     }
     const message = completion.choices?.[0]?.message;

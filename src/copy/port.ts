@@ -53,6 +53,6 @@ export class CopyModelError extends Error {
 export interface CopyGenerator {
   /** Names the generator in the stored record (`template` or the model's name). */
   readonly model: string;
-  /** Writes candidate texts; throws CopyModelError when the model fails. */
-  generate(brief: CopyBrief): Promise<CopyTexts>;
+  /** Writes candidate texts by `deadline` (epoch ms, when given); throws CopyModelError when the model fails or runs out of time. */
+  generate(brief: CopyBrief, deadline?: number): Promise<CopyTexts>;
 }

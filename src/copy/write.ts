@@ -3,6 +3,7 @@
 // text has at least one that fits. Nothing that breaks a rule is ever returned.
 
 import type { Config } from '../config.js';
+import type { OutboundClient } from '../outbound/client.js';
 import { screenTexts } from './limits.js';
 import { OpenAICopyGenerator } from './openai-generator.js';
 import { CopyModelError, type CopyBrief, type CopyGenerator, type CopyTexts } from './port.js';
@@ -25,15 +26,17 @@ export class CopyNotWritten extends Error {
   }
 }
 
-export async function writeCopy(generator: CopyGenerator, brief: CopyBrief): Promise<WrittenCopy> {
+/** Writes one copy record; every generator call (regenerations included) ends by `deadline` when one is given. */
+export async function writeCopy(generator: CopyGenerator, brief: CopyBrief, deadline?: number): Promise<WrittenCopy> {
   const kept: CopyTexts = { headlines: [], primaryTexts: [], descriptions: [] };
   let dropped = 0;
   let lastProblem = '';
   const rejected: CopyBrief['rejected'] = [];
   for (let attempt = 0; attempt < COPY_ATTEMPTS; attempt++) {
+    if (deadline !== undefined && attempt > 0 && Date.now() >= deadline) break;
     let texts: CopyTexts;
     try {
-      texts = await generator.generate({ ...brief, rejected: [...rejected] });
+      texts = await generator.generate({ ...brief, rejected: [...rejected] }, deadline);
     } catch (err) {
       if (err instanceof CopyModelError && err.retryable) {
         lastProblem = err.message;
@@ -61,12 +64,12 @@ export async function writeCopy(generator: CopyGenerator, brief: CopyBrief): Pro
 
 const generators = new WeakMap<Config, CopyGenerator>();
 
-/** The configured generator: the model at COPY_MODEL_URL, else the embedded templates (one per configuration). */
-export function copyGeneratorFor(config: Config): CopyGenerator {
+/** The configured generator: the model at COPY_MODEL_URL (called through `outbound`), else the embedded templates (one per configuration). */
+export function copyGeneratorFor(config: Config, outbound: OutboundClient): CopyGenerator {
   let g = generators.get(config);
   if (!g) {
     g = config.copyModelUrl
-      ? new OpenAICopyGenerator({ baseUrl: config.copyModelUrl, model: config.copyModel!, apiKey: config.copyModelApiKey, timeoutMs: config.copyModelTimeoutMs, maxRetries: config.copyModelMaxRetries })
+      ? new OpenAICopyGenerator({ baseUrl: config.copyModelUrl, model: config.copyModel!, apiKey: config.copyModelApiKey, timeoutMs: config.copyModelTimeoutMs, maxRetries: config.copyModelMaxRetries }, outbound)
       : new TemplateCopyGenerator();
     generators.set(config, g);
   }

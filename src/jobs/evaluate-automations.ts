@@ -13,7 +13,7 @@ import { AUTOMATION_JOB } from '../automations/wake.js';
 export const kind = AUTOMATION_JOB;
 
 export function engineDeps(ctx: JobContext): EngineDeps {
-  return { knex: ctx.knex, platforms: ctx.platforms, events: ctx.events, now: ctx.now, log: ctx.log, invoke: ctx.invoke };
+  return { knex: ctx.knex, platforms: ctx.platforms, events: ctx.events, now: ctx.now, log: ctx.log, invoke: ctx.invoke, outbound: ctx.outbound, chatWebhookUrl: ctx.config.chatWebhookUrl };
 }
 
 export async function run(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {

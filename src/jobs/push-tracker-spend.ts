@@ -1,14 +1,16 @@
-// Job: the tracker spend push of one brand (key = brand id). Each run is one push cycle, then the
-// row waits for the next hour (PUSH_CRON, UTC); a push turned off or a tracker disconnected parks
-// it until set-tracker-push turns it on again. A cycle is run-tracker-push through the pipeline, as
-// the push's own principal; it only sets costs, so a run repeated after a crash sets the same costs again.
+// Job: the tracker spend push of one brand (key = brand id), one cycle at a time. Due every hour
+// (PUSH_CRON, UTC), it starts a scheduled run; run-tracker-push makes it due at once, and then it
+// carries out the manual run that operation started. A run interrupted by a crash is carried out
+// again (costs are set, never added). A push turned off or a tracker disconnected parks the job
+// until set-tracker-push turns it on again.
 
 import type { JobContext, JobNext } from './kind.js';
 import type { ClaimedJob } from './queue/job.js';
 import type { Knex } from 'knex';
 import { nextCronTime } from './worker.js';
-import { PUSH_CRON, pushSetting, trackerPushPrincipal, type CycleResult } from '../trackers/push.js';
-import { ServiceError } from '../errors.js';
+import { wakeJob } from './queue/wake.js';
+import { PUSH_CRON, executePushRun, pushSetting } from '../trackers/push.js';
+import { finishRun, runningRun, startPushRun } from '../trackers/push-runs.js';
 
 export const kind = 'tracker-push';
 
@@ -21,6 +23,11 @@ export async function schedulePush(db: Knex | Knex.Transaction, brandId: number,
     .merge({ run_at: runAt, version: db.raw('jobs.version + 1'), updated_at: now });
 }
 
+/** Makes the brand's push job due now, to carry out a manual run (inside the caller's transaction). */
+export function pushNow(db: Knex | Knex.Transaction, brandId: number, now: number): Promise<void> {
+  return wakeJob(db, kind, String(brandId), now);
+}
+
 export async function run(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
   const brandId = Number(job.key);
   const [setting, conn, brand] = await Promise.all([
@@ -28,17 +35,18 @@ export async function run(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
     ctx.knex('tracker_connections').where({ brand_id: brandId }).first('brand_id'),
     ctx.knex('brands').where({ id: brandId }).first('organization_id'),
   ]);
-  if (!setting.enabled || !conn || !brand) return null;
-  // The same operation as a person's run-tracker-push, acting as the push's own principal.
-  const principal = trackerPushPrincipal(Number(brand.organization_id), brandId);
-  let result: CycleResult;
-  try {
-    result = (await ctx.invoke('run-tracker-push', principal, { brandId }, { requestId: `job_${kind}_${brandId}_${ctx.now()}`, log: ctx.log })).body as CycleResult;
-  } catch (err) {
-    // Turned off or disconnected since the claim: park until set-tracker-push turns it on again.
-    if (err instanceof ServiceError && err.code === 'conflict') return null;
-    throw err;
+  const pending = await runningRun(ctx.knex, brandId);
+  if (!setting.enabled || !conn || !brand) {
+    // Turned off or disconnected since the run was asked for: it ends saying so, and the job parks.
+    if (pending) await finishRun(ctx.knex, Number(pending.id), { pushed: [], skipped: [], drift: [], done: 0, total: 0 }, 'failed', 'The push was turned off or the tracker disconnected before this run could start.', ctx.now());
+    return null;
   }
-  ctx.log.info({ job: kind, brandId, outcome: result.outcome, pushed: result.pushed.length, skipped: result.skipped.length }, 'tracker push cycle');
-  return result.outcome === 'disabled' ? null : nextCronTime(PUSH_CRON, ctx.now());
+  const runRow = pending ?? (await ctx.knex('tracker_push_runs').where({ id: await startPushRun(ctx.knex, brandId, 'schedule', ctx.now()) }).first());
+  await executePushRun({ knex: ctx.knex, trackers: ctx.trackers, platforms: ctx.platforms, secrets: ctx.secrets, events: ctx.events, now: ctx.now, log: ctx.log }, runRow);
+  const done = await ctx.knex('tracker_push_runs').where({ id: runRow.id }).first('status', 'trigger', 'progress_done', 'error');
+  ctx.log.info({ job: kind, brandId, runId: Number(runRow.id), trigger: done?.trigger, status: done?.status, pushed: Number(done?.progress_done ?? 0) }, 'tracker push cycle');
+  const after = await pushSetting(ctx.knex, brandId);
+  if (!after.enabled) return null;
+  // Another manual run asked for meanwhile goes next, at once.
+  return (await runningRun(ctx.knex, brandId)) ? ctx.now() : nextCronTime(PUSH_CRON, ctx.now());
 }

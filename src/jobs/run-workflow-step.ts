@@ -123,6 +123,7 @@ export async function run(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
         },
         attempts: job.attempts,
         now: ctx.now,
+        outbound: ctx.outbound,
       },
       node,
     );

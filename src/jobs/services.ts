@@ -4,6 +4,7 @@ import type { Dialect } from '../db/connection.js';
 import type { EventOutbox } from '../events/outbox.js';
 import type { SecretBox } from '../auth/encryption.js';
 import type { WebhookSender } from '../webhooks/sender.js';
+import type { OutboundClient } from '../outbound/client.js';
 import type { Principal } from '../auth/principal.js';
 import type { InvokeOptions, InvokeResult } from '../pipeline/invoke-types.js';
 import type { Platforms } from '../platforms/registry.js';
@@ -17,6 +18,8 @@ export interface JobServices {
   events: EventOutbox;
   secrets: SecretBox;
   webhooks: WebhookSender;
+  /** The one client that calls outside services (chat notices, agent models). */
+  outbound: OutboundClient;
   /** The same pipeline as a direct call: a job that changes anything acts through it with a principal of its own. */
   invoke(name: string, principal: Principal, input: Record<string, unknown>, options: InvokeOptions): Promise<InvokeResult>;
   platforms: Platforms;

@@ -76,7 +76,16 @@ async function checkRule(ctx: OperationContext, a: Omit<Automation, 'id'>, input
 }
 
 function engineDeps(ctx: OperationContext): EngineDeps {
-  return { knex: ctx.db as Knex, platforms: ctx.platforms, events: ctx.events, now: ctx.now, log: ctx.log, invoke: (n, p, i, o) => ctx.invoke(n, i, { principal: p, idempotencyKey: o.idempotencyKey }) };
+  return {
+    knex: ctx.db as Knex,
+    platforms: ctx.platforms,
+    events: ctx.events,
+    now: ctx.now,
+    log: ctx.log,
+    invoke: (n, p, i, o) => ctx.invoke(n, i, { principal: p, idempotencyKey: o.idempotencyKey }),
+    outbound: ctx.outbound,
+    chatWebhookUrl: ctx.config.chatWebhookUrl,
+  };
 }
 
 function runView(row: { id: number | string; automation_id: number | string; started_at: number | string; finished_at: number | string; trigger: string; mode: string; objects: string | RunObject[] }) {

@@ -96,7 +96,7 @@ export const generateCopy = defineOperation({
       return { id, name: r.name, type: r.type, width: Number(r.width), height: Number(r.height), durationMs: r.duration_ms === null ? null : Number(r.duration_ms) };
     });
     const profile = await loadProfile(ctx.db, brand.id);
-    const generator = copyGeneratorFor(ctx.config);
+    const generator = copyGeneratorFor(ctx.config, ctx.outbound);
     const brief = {
       platform: input.platform,
       tone: input.tone ?? null,
@@ -112,7 +112,8 @@ export const generateCopy = defineOperation({
     };
     let written;
     try {
-      written = await writeCopy(generator, brief);
+      // COPY_MODEL_TIMEOUT_MS bounds the whole generation: every request, retry and regeneration.
+      written = await writeCopy(generator, brief, Date.now() + ctx.config.copyModelTimeoutMs);
     } catch (err) {
       if (!(err instanceof CopyNotWritten)) throw err;
       ctx.log.warn({ requestId: ctx.requestId, model: generator.model, reason: err.message }, 'copy not written');

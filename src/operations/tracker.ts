@@ -2,16 +2,16 @@
 // characters), the campaign mappings, the spend push setting and a push cycle on demand. Reads are
 // open to every member with access to the brand; changes need an organization owner or admin.
 
-import { urlProblem } from '../webhooks/address-policy.js';
-import type { Config } from '../config.js';
 import type { Knex } from 'knex';
 import { defineOperation, type OperationContext } from '../catalogue/define.js';
 import { ServiceError, notFound, validationFailed } from '../errors.js';
-import { schedulePush } from '../jobs/push-tracker-spend.js';
+import { pushNow, schedulePush } from '../jobs/push-tracker-spend.js';
 import { serviceCampaigns } from '../trackers/campaigns.js';
 import { requireConnection, resolveMappings, type MappingDeps } from '../trackers/mappings.js';
-import { disablePush, pushSetting, pushView, runPushCycle, savePushSetting } from '../trackers/push.js';
+import { disablePush, pushSetting, pushView, savePushSetting } from '../trackers/push.js';
+import { loadRun, runView, runningRun, startPushRun } from '../trackers/push-runs.js';
 import { TrackerError } from '../trackers/port.js';
+import { SANDBOX_BASE_URL } from '../trackers/registry.js';
 
 const iso = (ms: number | string | null | undefined) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
 
@@ -32,6 +32,9 @@ function mappingDeps(ctx: OperationContext): MappingDeps {
 /** The tracker's failure as the contract's error: the key or plan is the caller's to fix, the rest is transient. */
 function trackerFailure(err: unknown): never {
   if (!(err instanceof TrackerError)) throw err;
+  if (err.kind === 'address_refused') {
+    throw new ServiceError('unprocessable', `${err.message} Reconnect the tracker with a public https baseUrl.`, { trackerError: err.kind, status: null });
+  }
   if (err.kind === 'unauthorized' || err.kind === 'refused' || err.kind === 'invalid_request' || err.kind === 'not_found') {
     throw new ServiceError('unprocessable', `${err.message} Check the tracker connection (baseUrl and apiKey).`, { trackerError: err.kind, status: err.extra.status ?? null });
   }
@@ -52,20 +55,16 @@ async function connectionView(db: Knex | Knex.Transaction, brandId: number) {
 }
 
 /**
- * A tracker the service will call: an http(s) URL without query or credentials and, for a live
- * tracker, on a public https address, as for webhooks (WEBHOOK_ALLOW_PRIVATE=true allows private ones).
+ * A baseUrl from the API: the literal `sandbox:` (the simulated tracker), or an http(s) URL without
+ * query or fragment that the outbound address rule admits (a public https address unless
+ * WEBHOOK_ALLOW_PRIVATE=true), its host resolved now as well. 400 validation_failed otherwise.
  */
-function checkBaseUrl(raw: string, config: Config): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw validationFailed([{ field: 'baseUrl', code: 'invalid_format', message: 'must be an absolute http or https URL, e.g. https://tracker.example.com' }]);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw validationFailed([{ field: 'baseUrl', code: 'invalid_format', message: 'must use http or https' }]);
-  if (url.search || url.hash || url.username || url.password) throw validationFailed([{ field: 'baseUrl', code: 'invalid_format', message: 'must carry no query, fragment or credentials' }]);
-  const problem = config.trackerMode === 'live' ? urlProblem(url.href, config.webhookAllowPrivate) : null;
-  if (problem) throw validationFailed([{ field: 'baseUrl', code: 'invalid_value', message: problem.replace('webhooks go', 'trackers are called') }]);
+async function checkBaseUrl(ctx: OperationContext, raw: string): Promise<string> {
+  if (raw === SANDBOX_BASE_URL) return raw;
+  const problem = await ctx.outbound.urlProblem(raw);
+  if (problem) throw validationFailed([{ field: 'baseUrl', code: 'invalid_value', message: `${problem} (or use sandbox: for the simulated tracker)` }]);
+  const url = new URL(raw);
+  if (url.search || url.hash) throw validationFailed([{ field: 'baseUrl', code: 'invalid_format', message: 'must carry no query or fragment' }]);
   return url.href.replace(/\/+$/, '');
 }
 
@@ -102,20 +101,22 @@ export const connectTracker = defineOperation({
   description:
     'The key is stored encrypted and never shown again, only its last four characters. Changing the key of a connected tracker turns the ' +
     'spend push off with disabledReason key_changed (event tracker.push.disabled); turn it back on with set-tracker-push. ' +
-    'Requires an organization owner or admin when called as a person (else 403 forbidden). A baseUrl that is not an http(s) URL, or (live trackers) not a public https address: 400 validation_failed.',
+    'Requires an organization owner or admin when called as a person (else 403 forbidden). baseUrl is the literal sandbox: (the built-in simulated tracker) or a ' +
+    'public https URL (http and loopback or private addresses only when the service runs with WEBHOOK_ALLOW_PRIVATE=true), checked on its text and on every address its host resolves to: else 400 validation_failed. ' +
+    'The tracker is called at that baseUrl, and its addresses are checked again before every request.',
   async handler(ctx, input: { brandId: number; baseUrl: string; apiKey: string }) {
     requireTrackerAdmin(ctx);
     const brandId = brandOf(ctx);
-    const baseUrl = checkBaseUrl(input.baseUrl, ctx.config);
+    const baseUrl = await checkBaseUrl(ctx, input.baseUrl);
     const db = ctx.db as Knex.Transaction;
     const now = ctx.now();
     const current = await db('tracker_connections').where({ brand_id: brandId }).forUpdate().first();
     const sealed = ctx.secrets.seal(input.apiKey);
     if (!current) {
-      await db('tracker_connections').insert({ brand_id: brandId, base_url: baseUrl, api_key_sealed: sealed, api_key_last4: input.apiKey.slice(-4), created_at: now, updated_at: now });
+      await db('tracker_connections').insert({ brand_id: brandId, base_url: baseUrl, base_url_origin: 'caller', api_key_sealed: sealed, api_key_last4: input.apiKey.slice(-4), created_at: now, updated_at: now });
     } else {
       const keyChanged = ctx.secrets.open(current.api_key_sealed) !== input.apiKey;
-      await db('tracker_connections').where({ brand_id: brandId }).update({ base_url: baseUrl, api_key_sealed: sealed, api_key_last4: input.apiKey.slice(-4), updated_at: now });
+      await db('tracker_connections').where({ brand_id: brandId }).update({ base_url: baseUrl, base_url_origin: 'caller', api_key_sealed: sealed, api_key_last4: input.apiKey.slice(-4), updated_at: now });
       if (keyChanged) await disablePush(db, ctx.events, ctx.principal.organizationId, brandId, 'key_changed', now);
     }
     return connectionView(db, brandId);
@@ -273,19 +274,22 @@ export const runTrackerPush = defineOperation({
   method: 'POST',
   path: '/brands/{brandId}/integrations/tracker/push/runs',
   scope: 'write',
-  errors: ['forbidden', 'conflict', 'unavailable'],
+  errors: ['forbidden', 'conflict'],
   idempotency: 'optional',
   input: 'run-tracker-push#/$defs/input',
   output: 'run-tracker-push#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: true },
   tag: 'tracker',
-  // The cycle talks to the tracker and writes its outcome itself; no transaction spans those calls.
-  transactional: false,
-  summary: 'Run one tracker spend push cycle now and answer what it pushed (cost per campaign and local date, in the account currency) and what it skipped.',
+  successStatus: 202,
+  // The CLI and the MCP tool read the run again until it ends, showing its progress.
+  follow: { operation: 'get-tracker-push-run', carry: ['brandId'], from: { runId: 'runId' }, while: { field: 'status', equals: 'running' }, progress: { done: 'progress.done', total: 'progress.total' }, intervalMs: 1000 },
+  summary: 'Start one tracker spend push cycle now: answers 202 with the run (status running) at once; read it with get-tracker-push-run until it ends.',
   description:
-    'The same cycle as the hourly job: today\'s spend of every pushable mapping, and yesterday\'s final spend if finalLocalHour has passed and it was ' +
-    'not pushed yet. Costs are set, never added, so running it again is harmless. outcome failed or disabled explains itself in error and in setting. ' +
-    'No tracker connected, or the push is off: 409 conflict. Requires an organization owner or admin when called as a person (else 403 forbidden).',
+    'The same cycle as the hourly one, run in the background and paced by schedule.requestIntervalSeconds: today\'s spend of every pushable ' +
+    'mapping, and yesterday\'s final spend if finalLocalHour has passed and it was not pushed yet. Costs are set, never added, so running it again ' +
+    'is harmless. While a run of the brand is going, the answer is that run. A run that fails says why in error (a rejected key or a plan that ' +
+    'refuses cost updates also turns the push off: see get-tracker-push). No tracker connected, or the push is off: 409 conflict. ' +
+    'Requires an organization owner or admin when called as a person (else 403 forbidden).',
   async handler(ctx) {
     requireTrackerAdmin(ctx);
     const brandId = brandOf(ctx);
@@ -294,8 +298,34 @@ export const runTrackerPush = defineOperation({
     if (!setting.enabled) {
       throw new ServiceError('conflict', `The tracker spend push of brand ${brandId} is off${setting.disabled_reason ? ` (${setting.disabled_reason})` : ''}; turn it on with set-tracker-push first.`, { disabledReason: setting.disabled_reason ?? null });
     }
-    const result = await runPushCycle({ knex: ctx.db as Knex, trackers: ctx.trackers, platforms: ctx.platforms, secrets: ctx.secrets, events: ctx.events, now: ctx.now, log: ctx.log }, brandId);
-    return { ...result, setting: await pushView(ctx.db, brandId) };
+    const going = await runningRun(ctx.db, brandId);
+    if (going) return runView(going);
+    const now = ctx.now();
+    const runId = await startPushRun(ctx.db, brandId, 'manual', now);
+    // The brand's push job carries the run out, one cycle at a time.
+    await pushNow(ctx.db, brandId, now);
+    return runView((await loadRun(ctx.db, brandId, runId))!);
+  },
+});
+
+export const getTrackerPushRun = defineOperation({
+  name: 'get-tracker-push-run',
+  method: 'GET',
+  path: '/brands/{brandId}/integrations/tracker/push/runs/{runId}',
+  scope: 'read',
+  idempotency: 'none',
+  input: 'get-tracker-push-run#/$defs/input',
+  output: 'get-tracker-push-run#/$defs/output',
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  tag: 'tracker',
+  summary: 'Get a tracker push run as it stands: status (running, succeeded, failed), progress {done, total} of its cost updates, what it pushed and skipped, and why it failed.',
+  description: 'runId is the one run-tracker-push answered (or a scheduled run\'s). A run of another brand answers 404 not_found. Any member with access to the brand may read it.',
+  async handler(ctx, input: { brandId: number; runId: number | string }) {
+    const row = await loadRun(ctx.db, brandOf(ctx), Number(input.runId));
+    if (!row) throw notFound(`Tracker push run ${input.runId}`);
+    const view = runView(row);
+    ctx.progress({ progress: view.progress.done, total: view.progress.total || undefined, message: `${view.progress.done} of ${view.progress.total} cost updates (${view.status})` });
+    return view;
   },
 });
 
@@ -308,4 +338,5 @@ export const trackerOperations = [
   getTrackerPush,
   setTrackerPush,
   runTrackerPush,
+  getTrackerPushRun,
 ];

@@ -10,6 +10,7 @@ import { nextCronTime } from '../jobs/worker.js';
 import { wakeJob } from '../jobs/queue/wake.js';
 import { isKnownTimeZone } from '../time/zones.js';
 import { newWebhookSecret } from '../webhooks/signing.js';
+import { checkChatUrls } from '../workflows/chat.js';
 import { acts, checkDefinition, reachOf, type Definition, type Trigger } from '../workflows/definition.js';
 import { runnerOfPrincipal, startExecution } from '../workflows/runs.js';
 import { STEP_JOB, executionViews, loadExecution, loadWorkflow, reachable, summaryViews, workflowView, type ExecutionRow, type WorkflowRow } from '../workflows/store.js';
@@ -70,6 +71,7 @@ function checkTrigger(t: Trigger & Record<string, unknown>): void {
 async function checkSave(ctx: OperationContext, def: Definition, createdByKind: 'api_key' | 'user'): Promise<number[]> {
   checkTrigger(def.trigger as Trigger & Record<string, unknown>);
   checkDefinition(ctx, def, ctx.config);
+  await checkChatUrls(ctx.outbound, def.nodes);
   requirePublish(ctx, def, 'Saving');
   const reach = reachOf(ctx.brand!.id, def);
   const issues: FieldIssue[] = [];

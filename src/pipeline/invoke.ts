@@ -20,6 +20,7 @@ import type { Directory } from '../directory.js';
 import type { EventOutbox } from '../events/outbox.js';
 import type { SecretBox } from '../auth/encryption.js';
 import type { WebhookSender } from '../webhooks/sender.js';
+import type { OutboundClient } from '../outbound/client.js';
 import type { InvokeOptions, InvokeResult, ProgressUpdate } from './invoke-types.js';
 import type { Trackers } from '../trackers/registry.js';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, renewIdempotencyLease, type Claim } from './idempotency.js';
@@ -41,6 +42,7 @@ export interface PipelineDeps {
   events: EventOutbox;
   secrets: SecretBox;
   webhooks: WebhookSender;
+  outbound: OutboundClient;
   trackers: Trackers;
 }
 
@@ -138,6 +140,10 @@ class InvocationContext implements OperationContext {
 
   get webhooks(): WebhookSender {
     return this.deps.webhooks;
+  }
+
+  get outbound(): OutboundClient {
+    return this.deps.outbound;
   }
 
   get trackers(): Trackers {

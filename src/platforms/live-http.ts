@@ -1,12 +1,14 @@
-// What the live ad-platform adapters share: HTTP with a timeout, the retry policy (wait as told when
-// throttled, capped jittered backoff when the platform fails, never retry a refusal), creating
-// objects exactly once, exact money conversion and the service's marker in object names.
+// What the live ad-platform adapters share: HTTP through the outbound client (the platforms' URLs
+// are the operator's: META_GRAPH_URL, TIKTOK_API_URL) with a timeout per exchange and a deadline per
+// logical request, the retry policy (wait as told when throttled, capped jittered backoff when the
+// platform fails, never retry a refusal, never past the deadline), creating objects exactly once,
+// exact money conversion and the service's marker in object names.
 
+import { operatorTarget } from '../outbound/address-policy.js';
+import { OutboundError, type OutboundClient } from '../outbound/client.js';
 import { PlatformError, type ObjectLevel, type PlatformName } from './port.js';
 
 export interface LiveHttpOptions {
-  /** The fetch to use (Node's global fetch by default). */
-  fetch?: typeof globalThis.fetch;
   /** Waits between attempts; tests pass one that returns at once and records the waits. */
   sleep?: (ms: number) => Promise<void>;
   /** Uniform in [0, 1) for backoff jitter. */
@@ -22,6 +24,8 @@ export interface LiveHttpOptions {
   maxThrottleWaitMs?: number;
   /** Throttling waits per request before giving up (default 3). */
   maxThrottleWaits?: number;
+  /** Time one logical request may take, every attempt and wait included (default 90 s). */
+  callDeadlineMs?: number;
 }
 
 export interface HttpReply {
@@ -31,20 +35,15 @@ export interface HttpReply {
   body: unknown;
 }
 
-/** Attempts and waits spent on one logical request. */
+/** Attempts and waits spent on one logical request, and when it must be over. */
 export class RetryState {
   attempts = 1;
   throttleWaits = 0;
-}
-
-function causeOf(err: unknown): string {
-  const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
-  return cause?.code ?? cause?.message ?? (err as Error)?.message ?? 'unknown error';
+  constructor(readonly deadline: number) {}
 }
 
 /** One HTTP exchange at a time with a deadline, and the retry policy around it. */
 export class LiveHttp {
-  private readonly fetchImpl: typeof globalThis.fetch;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly random: () => number;
   readonly timeoutMs: number;
@@ -53,9 +52,12 @@ export class LiveHttp {
   private readonly backoffMaxMs: number;
   private readonly maxThrottleWaitMs: number;
   private readonly maxThrottleWaits: number;
+  readonly callDeadlineMs: number;
 
-  constructor(options: LiveHttpOptions = {}) {
-    this.fetchImpl = options.fetch ?? globalThis.fetch;
+  constructor(
+    private readonly outbound: OutboundClient,
+    options: LiveHttpOptions = {},
+  ) {
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.random = options.random ?? Math.random;
     this.timeoutMs = options.timeoutMs ?? 15_000;
@@ -64,20 +66,26 @@ export class LiveHttp {
     this.backoffMaxMs = options.backoffMaxMs ?? 8_000;
     this.maxThrottleWaitMs = options.maxThrottleWaitMs ?? 60_000;
     this.maxThrottleWaits = options.maxThrottleWaits ?? 3;
+    this.callDeadlineMs = options.callDeadlineMs ?? 90_000;
   }
 
-  /** Sends one request; a failed connection or a missed deadline is a `transient` PlatformError. */
+  /** A fresh retry state whose deadline is callDeadlineMs from now. */
+  newState(): RetryState {
+    return new RetryState(Date.now() + this.callDeadlineMs);
+  }
+
+  /** Sends one request; a failed connection or a missed timeout is a `transient` PlatformError. */
   async send(url: string, init: { method: string; headers?: Record<string, string>; body?: string }): Promise<HttpReply> {
-    const signal = AbortSignal.timeout(this.timeoutMs);
-    let response: Response;
+    let response: { status: number; headers: Headers; text(): string };
     let text: string;
     try {
-      response = await this.fetchImpl(url, { ...init, signal });
-      text = await response.text();
+      response = await this.outbound.request(operatorTarget(url), { ...init, timeoutMs: this.timeoutMs, maxResponseBytes: 32 * 1024 * 1024 });
+      text = response.text();
     } catch (err) {
+      if (!(err instanceof OutboundError)) throw err;
       throw new PlatformError(
         'transient',
-        signal.aborted ? `The ad platform did not answer within ${this.timeoutMs} ms.` : `The connection to the ad platform failed (${causeOf(err)}).`,
+        err.kind === 'timeout' ? `The ad platform did not answer within ${this.timeoutMs} ms.` : `The connection to the ad platform failed (${err.message}).`,
       );
     }
     let body: unknown;
@@ -92,17 +100,21 @@ export class LiveHttp {
   /** Waits before another attempt after `err`, or rethrows it when the policy says to stop. */
   async pause(err: unknown, state: RetryState): Promise<void> {
     if (!(err instanceof PlatformError)) throw err;
+    // No wait, and so no attempt, runs past the logical request's deadline.
+    const left = state.deadline - Date.now();
     if (err.kind === 'throttled') {
       const wait = err.extra.retryAfterMs ?? this.backoffMaxMs;
-      if (wait > this.maxThrottleWaitMs || state.throttleWaits >= this.maxThrottleWaits) throw err;
+      if (wait > this.maxThrottleWaitMs || wait >= left || state.throttleWaits >= this.maxThrottleWaits) throw err;
       state.throttleWaits++;
       await this.sleep(wait);
       return;
     }
     if (err.kind === 'transient' && state.attempts < this.maxAttempts) {
       const ceiling = Math.min(this.backoffMaxMs, this.backoffBaseMs * 2 ** (state.attempts - 1));
+      const wait = Math.round(ceiling / 2 + (this.random() * ceiling) / 2);
+      if (wait >= left) throw err;
       state.attempts++;
-      await this.sleep(Math.round(ceiling / 2 + (this.random() * ceiling) / 2));
+      await this.sleep(wait);
       return;
     }
     throw err;
@@ -110,7 +122,7 @@ export class LiveHttp {
 
   /** Runs an idempotent request under the retry policy. */
   async retrying<T>(op: () => Promise<T>): Promise<T> {
-    const state = new RetryState();
+    const state = this.newState();
     for (;;) {
       try {
         return await op();
@@ -140,7 +152,7 @@ export async function createExactlyOnce<T>(
   find: (items: T[]) => Promise<Map<T, string>>,
 ): Promise<Map<T, string>> {
   const ids = new Map<T, string>();
-  const state = new RetryState();
+  const state = http.newState();
   let todo = items;
   while (todo.length) {
     let failure: PlatformError | null = null;

@@ -1,13 +1,32 @@
-// The Keitaro adapter: Admin API under {baseUrl}/admin_api/v1 with the key in the `Api-Key` header.
-// Campaign list, a clicks report (the v9 report builder: dimensions and measures) grouped by
-// campaign, sub_id_3 and ad_campaign_id, and update_costs.
+// The Keitaro adapter: Admin API under {baseUrl}/admin_api/v1 with the key in the `Api-Key` header,
+// through the outbound client (a baseUrl from the API is a caller's address: checked again as it
+// connects; one from the bootstrap file is the operator's). Campaign list, a clicks report grouped by
+// campaign, sub_id_3 and ad_campaign_id, a cost report, and update_costs.
 // 401 is a rejected key, 402/403 a plan (edition) that refuses the call, 429 a throttle honoured
 // with its Retry-After (twice at most), 5xx and network failures are transient.
+//
+// Request shapes, as Keitaro documents them (what this relies on):
+// - POST /report/build takes `range` {from, to, timezone, interval}, `columns`, `metrics`,
+//   `grouping`, `filters` [{name, operator, expression}], `sort` [{name, order}], `limit`, `offset`
+//   and answers {rows, total, meta}; grouping and column names come from its "columns" list
+//   (campaign_id, campaign, sub_id_1..15, ad_campaign_id...), metrics from its "metrics" list
+//   (clicks, revenue, cost...). Sources: Keitaro's Admin API OpenAPI document (v1) as vendored in
+//   playtini/keitaro-client `original/openapi.json` (paths /report/build, /campaigns/{id}/update_costs);
+//   the clients playtini/keitaro-client `src/AdminApi/Request/ReportsRequest.php` (range, grouping,
+//   metrics, filters, sort), ysomad/keitaro `keitaro/resources/reports.py` (range, metrics, grouping,
+//   sort) and im-ikao/Keitaro.NET `Models/Requests/ReportSettings.cs` (range, limit, offset, columns,
+//   filters, sort). There are no `dimensions` or `measures` fields.
+// - POST /campaigns/{id}/update_costs takes start_date, end_date, timezone, cost (decimal string),
+//   currency (required) and optional only_campaign_uniques and `filters` {sub_id_3: ...}; it sets the
+//   cost of the range.
 
+import { OutboundError, type OutboundClient } from '../outbound/client.js';
 import { TrackerError, type ClickRow, type CostUpdate, type ReportRange, type TrackerAdapter, type TrackerCampaign, type TrackerConnection } from './port.js';
 import { minorUnits, type CostRow } from './port.js';
 
 export interface KeitaroOptions {
+  outbound: OutboundClient;
+  /** Time of one exchange. */
   timeoutMs: number;
   /** Waits (the injected sleep, so tests with a fixed clock do not wait). */
   sleep: (ms: number) => Promise<void>;
@@ -32,19 +51,23 @@ export class KeitaroTracker implements TrackerAdapter {
   private async call<T>(conn: TrackerConnection, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
     const url = `${conn.baseUrl.replace(/\/+$/, '')}/admin_api/v1${path}`;
     for (let attempt = 0; ; attempt++) {
-      let res: Response;
+      let res: { status: number; headers: Headers; text(): string };
       try {
-        res = await fetch(url, {
-          method,
-          headers: { 'Api-Key': conn.apiKey, Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-          body: body === undefined ? undefined : JSON.stringify(body),
-          signal: AbortSignal.timeout(this.o.timeoutMs),
-        });
+        res = await this.o.outbound.request(
+          { url, origin: conn.origin },
+          {
+            method,
+            timeoutMs: this.o.timeoutMs,
+            headers: { 'Api-Key': conn.apiKey, Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+            body: body === undefined ? undefined : JSON.stringify(body),
+          },
+        );
       } catch (err) {
-        throw new TrackerError('transient', `The tracker at ${conn.baseUrl} did not answer (${(err as Error).name === 'TimeoutError' ? 'timed out' : (err as Error).message}).`);
+        if (err instanceof OutboundError && err.kind === 'refused') throw new TrackerError('address_refused', `The tracker's baseUrl was refused: ${err.message}.`);
+        throw new TrackerError('transient', `The tracker at ${conn.baseUrl} did not answer (${err instanceof OutboundError && err.kind === 'timeout' ? 'timed out' : (err as Error).message}).`);
       }
-      const text = await res.text();
-      if (res.ok) {
+      const text = res.text();
+      if (res.status >= 200 && res.status < 300) {
         try {
           return (text ? JSON.parse(text) : null) as T;
         } catch {
@@ -81,8 +104,9 @@ export class KeitaroTracker implements TrackerAdapter {
     for (let offset = 0; ; offset += REPORT_PAGE) {
       const page = await this.call<{ rows?: Array<Record<string, unknown>>; total?: number }>(conn, 'POST', '/report/build', {
         range: { from: range.from, to: range.to, timezone: range.timezone },
-        dimensions: ['campaign_id', 'campaign', 'sub_id_3', 'ad_campaign_id'],
-        measures: ['clicks', 'revenue'],
+        columns: [],
+        metrics: ['clicks', 'revenue'],
+        grouping: ['campaign_id', 'campaign', 'sub_id_3', 'ad_campaign_id'],
         filters: [],
         sort: [{ name: 'clicks', order: 'DESC' }],
         limit: REPORT_PAGE,
@@ -108,8 +132,9 @@ export class KeitaroTracker implements TrackerAdapter {
   async costReport(conn: TrackerConnection, range: ReportRange): Promise<CostRow[]> {
     const page = await this.call<{ rows?: Array<Record<string, unknown>> }>(conn, 'POST', '/report/build', {
       range: { from: range.from, to: range.to, timezone: range.timezone },
-      dimensions: ['campaign_id', 'sub_id_3'],
-      measures: ['cost'],
+      columns: [],
+      metrics: ['cost'],
+      grouping: ['campaign_id', 'sub_id_3'],
       filters: [],
       limit: 10_000,
       offset: 0,
@@ -124,7 +149,6 @@ export class KeitaroTracker implements TrackerAdapter {
       cost: u.cost,
       currency: u.currency,
       timezone: u.timezone,
-      only_campaign_uniques: 0,
       ...(u.sub3 ? { filters: { sub_id_3: u.sub3 } } : {}),
     });
     if (answer && answer.success === false) throw new TrackerError('invalid_request', `The tracker did not apply the cost of campaign ${trackerCampaignId}.`);

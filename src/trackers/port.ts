@@ -1,11 +1,15 @@
-// The click-tracker port: the only way the core talks to a click tracker. Adapters: the built-in
-// sandbox (default, deterministic clicks and revenue) and Keitaro's Admin API.
+// The click-tracker port: the only way the core talks to a click tracker. Adapters: Keitaro's Admin
+// API at the brand's baseUrl, and the built-in simulator for the literal baseUrl `sandbox:`.
+
+import type { Origin } from '../outbound/address-policy.js';
 
 /** A brand's connection, key opened. */
 export interface TrackerConnection {
   brandId: number;
   baseUrl: string;
   apiKey: string;
+  /** Who gave baseUrl: the bootstrap file (operator, called as given) or the API (caller, the outbound address rule). */
+  origin: Origin;
 }
 
 export interface TrackerCampaign {
@@ -53,7 +57,8 @@ export interface CostRow {
   cost: string;
 }
 
-export type TrackerErrorKind = 'unauthorized' | 'refused' | 'throttled' | 'transient' | 'invalid_request' | 'not_found';
+/** `address_refused`: the outbound address rule refused baseUrl; nothing was sent. */
+export type TrackerErrorKind = 'unauthorized' | 'refused' | 'throttled' | 'transient' | 'invalid_request' | 'not_found' | 'address_refused';
 
 /** The closed set of failures a tracker adapter reports. */
 export class TrackerError extends Error {

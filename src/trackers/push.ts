@@ -1,11 +1,11 @@
 // The tracker spend push: one cycle places today's spend of every pushable mapped campaign in the
 // tracker (in the ad account's time zone and currency), and once a day, at finalLocalHour after
 // local midnight, yesterday's final spend. Each request sets the range's cost, so a cycle repeated
-// (or repeated after a crash) sets the same costs again. A rejected key or a plan that refuses cost
-// updates turns the push off (tracker.push.disabled); any other failure keeps it on, records
-// lastError and emits tracker.push.failed.
+// (or repeated after a crash) sets the same costs again. A cycle is a run (push-runs.ts) whose
+// progress is written as it goes. A rejected key or a plan that refuses cost updates turns the push
+// off (tracker.push.disabled); any other failure keeps it on, records lastError and emits
+// tracker.push.failed.
 
-import type { Principal } from '../auth/principal.js';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { SecretBox } from '../auth/encryption.js';
@@ -16,27 +16,12 @@ import type { Platforms } from '../platforms/registry.js';
 import { addDays, localDate } from '../time/zones.js';
 import { resolveMappings, type PushTarget } from './mappings.js';
 import { TrackerError, decimalCost, minorUnits } from './port.js';
+import { finishRun, saveRunProgress, type PushRunRow, type RunState } from './push-runs.js';
 import type { Trackers } from './registry.js';
 
 /** When the push job runs (UTC): every hour at minute 5. */
 export const PUSH_CRON = '5 * * * *';
 
-/** The principal the hourly push acts as: `Tracker push` in activity, its own brand only. */
-export function trackerPushPrincipal(organizationId: number, brandId: number): Principal {
-  return {
-    kind: 'api_key',
-    organizationId,
-    credentialId: `tracker-push:${brandId}`,
-    apiKeyId: null,
-    grantId: null,
-    userId: 0,
-    actorLabel: 'Tracker push',
-    scopes: new Set(['read', 'write']),
-    brandIds: new Set([brandId]),
-    role: null,
-    publishCeilingCents: null,
-  };
-}
 export const DEFAULT_FINAL_LOCAL_HOUR = 3;
 export const DEFAULT_REQUEST_INTERVAL_SECONDS = 2;
 
@@ -64,40 +49,6 @@ export interface PushDeps {
   events: EventOutbox;
   now: () => number;
   log: Logger;
-}
-
-export interface PushedCost {
-  providerCampaignId: string;
-  trackerCampaignId: string;
-  date: string;
-  final: boolean;
-  costMinorUnits: number;
-  cost: string;
-  currency: string;
-  timezone: string;
-  sub3Filter: string | null;
-}
-
-/** Spend drift after a final push: what the ad platform reported against what the tracker holds. */
-export interface Drift {
-  providerCampaignId: string;
-  trackerCampaignId: string;
-  date: string;
-  platformMinorUnits: number;
-  trackerMinorUnits: number;
-  /** trackerMinorUnits - platformMinorUnits: 0 when the tracker holds exactly the pushed spend. */
-  differenceMinorUnits: number;
-}
-
-export interface CycleResult {
-  brandId: number;
-  ranAt: string;
-  outcome: 'pushed' | 'failed' | 'disabled';
-  pushed: PushedCost[];
-  skipped: Array<{ providerCampaignId: string; trackerCampaignId: string | null; reason: string }>;
-  unmatchedCount: number;
-  error: string | null;
-  drift: Drift[];
 }
 
 const iso = (ms: number | string | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
@@ -171,32 +122,51 @@ async function organizationOf(knex: Knex, brandId: number): Promise<number> {
   return Number((await knex('brands').where({ id: brandId }).first('organization_id')).organization_id);
 }
 
-/** Runs one push cycle for the brand (the caller checked that the push is on and a tracker connected). */
-export async function runPushCycle(deps: PushDeps, brandId: number): Promise<CycleResult> {
+/** Runs one push cycle as run `run` (already started, status running), writing its progress as it goes. */
+export async function executePushRun(deps: PushDeps, run: PushRunRow): Promise<void> {
   const { knex, now } = deps;
-  const started = now();
+  const brandId = Number(run.brand_id);
+  const runId = Number(run.id);
   const setting = await pushSetting(knex, brandId);
   const connRow = await knex('tracker_connections').where({ brand_id: brandId }).first('api_key_sealed');
   const keyAtStart = connRow?.api_key_sealed as string | undefined;
   const intervalMs = Number(setting.request_interval_seconds) * 1000;
-  const result: CycleResult = { brandId, ranAt: new Date(started).toISOString(), outcome: 'pushed', pushed: [], skipped: [], unmatchedCount: 0, error: null, drift: [] };
+  const state: RunState = { pushed: [], skipped: [], drift: [], done: 0, total: 0 };
+  // A run repeated after a crash starts again from nothing: every cost is set again.
+  await saveRunProgress(knex, runId, state);
   let requests = 0;
   /** Spaces tracker requests by requestIntervalSeconds (the first of the cycle goes at once). */
   const pace = async () => {
     if (requests++ > 0 && intervalMs > 0) await deps.trackers.sleep(intervalMs);
   };
+  let unmatchedCount = 0;
 
   try {
     const resolved = await resolveMappings({ db: knex, trackers: deps.trackers, platforms: deps.platforms, secrets: deps.secrets, now }, brandId);
     // The campaign list and the clicks report were the cycle's first requests.
     requests = 1;
-    result.unmatchedCount = resolved.list.unmatched.length;
+    unmatchedCount = resolved.list.unmatched.length;
     const adapter = deps.trackers.adapterFor(resolved.connection);
     for (const m of resolved.list.mappings) {
-      if (!m.pushable) result.skipped.push({ providerCampaignId: m.providerCampaignId, trackerCampaignId: m.trackerCampaignId, reason: m.skipReason ?? 'not_pushable' });
+      if (!m.pushable) state.skipped.push({ providerCampaignId: m.providerCampaignId, reason: m.skipReason ?? 'not_pushable' });
     }
-    for (const u of resolved.list.unmatched) result.skipped.push({ providerCampaignId: u.providerCampaignId, trackerCampaignId: null, reason: u.reason });
+    for (const u of resolved.list.unmatched) state.skipped.push({ providerCampaignId: u.providerCampaignId, reason: u.reason });
     const pushable = resolved.targets.filter((t) => t.mapping.pushable);
+
+    // The plan first, so progress has a total: yesterday's final spend of each account whose
+    // finalLocalHour has passed and whose yesterday was not pushed yet, then today's spend.
+    const finals: Array<{ accountId: string; date: string; targets: PushTarget[] }> = [];
+    for (const accountId of [...new Set(pushable.map((t) => t.campaign.accountId))]) {
+      const account = await deps.platforms.account(knex, brandId, accountId);
+      const at = now();
+      if (localHour(at, account.timezone) < Number(setting.final_local_hour)) continue;
+      const yesterday = addDays(localDate(at, account.timezone), -1);
+      const done = await knex('tracker_final_pushes').where({ brand_id: brandId, account_id: accountId }).first('final_date');
+      if (done && done.final_date >= yesterday) continue;
+      finals.push({ accountId, date: yesterday, targets: pushable.filter((x) => x.campaign.accountId === accountId) });
+    }
+    state.total = finals.reduce((n, f) => n + f.targets.length, 0) + pushable.length;
+    await saveRunProgress(knex, runId, state);
 
     const push = async (t: PushTarget, date: string, final: boolean) => {
       const account = await deps.platforms.account(knex, brandId, t.campaign.accountId);
@@ -205,35 +175,28 @@ export async function runPushCycle(deps: PushDeps, brandId: number): Promise<Cyc
       const cost = decimalCost(spend.spendMinorUnits, account.currency);
       await pace();
       await adapter.updateCosts(resolved.connection, t.mapping.trackerCampaignId, { startDate: date, endDate: date, cost, currency: account.currency, timezone: account.timezone, sub3 });
-      result.pushed.push({ providerCampaignId: t.campaign.providerCampaignId, trackerCampaignId: t.mapping.trackerCampaignId, date, final, costMinorUnits: spend.spendMinorUnits, cost, currency: account.currency, timezone: account.timezone, sub3Filter: sub3 });
+      state.pushed.push({ providerCampaignId: t.campaign.providerCampaignId, trackerCampaignId: t.mapping.trackerCampaignId, date, final, costMinorUnits: spend.spendMinorUnits, cost, currency: account.currency, timezone: account.timezone, sub3Filter: sub3 });
+      state.done += 1;
+      await saveRunProgress(knex, runId, state);
     };
 
-    // Yesterday's final spend, once per account, at or after finalLocalHour of the new local day.
-    const accounts = [...new Set(pushable.map((t) => t.campaign.accountId))];
-    for (const accountId of accounts) {
-      const account = await deps.platforms.account(knex, brandId, accountId);
-      const at = now();
-      const today = localDate(at, account.timezone);
-      if (localHour(at, account.timezone) < Number(setting.final_local_hour)) continue;
-      const yesterday = addDays(today, -1);
-      const done = await knex('tracker_final_pushes').where({ brand_id: brandId, account_id: accountId }).first('final_date');
-      if (done && done.final_date >= yesterday) continue;
-      for (const t of pushable.filter((x) => x.campaign.accountId === accountId)) await push(t, yesterday, true);
+    for (const f of finals) {
+      const account = await deps.platforms.account(knex, brandId, f.accountId);
+      for (const t of f.targets) await push(t, f.date, true);
       // Spend drift: read back what the tracker now holds for yesterday and compare it with the platform's spend.
       await pace();
-      const held = await adapter.costReport(resolved.connection, { from: yesterday, to: yesterday, timezone: account.timezone });
-      for (const p of result.pushed.filter((x) => x.final && x.date === yesterday && x.timezone === account.timezone)) {
+      const held = await adapter.costReport(resolved.connection, { from: f.date, to: f.date, timezone: account.timezone });
+      for (const p of state.pushed.filter((x) => x.final && x.date === f.date && x.timezone === account.timezone)) {
         const rows = held.filter((h) => h.trackerCampaignId === p.trackerCampaignId && (p.sub3Filter === null || h.sub3 === p.sub3Filter));
         const trackerMinorUnits = rows.reduce((sum, h) => sum + minorUnits(h.cost, account.currency), 0);
-        result.drift.push({ providerCampaignId: p.providerCampaignId, trackerCampaignId: p.trackerCampaignId, date: yesterday, platformMinorUnits: p.costMinorUnits, trackerMinorUnits, differenceMinorUnits: trackerMinorUnits - p.costMinorUnits });
+        state.drift.push({ providerCampaignId: p.providerCampaignId, trackerCampaignId: p.trackerCampaignId, date: f.date, platformMinorUnits: p.costMinorUnits, trackerMinorUnits, differenceMinorUnits: trackerMinorUnits - p.costMinorUnits });
       }
       // Recorded only once every campaign of the account was set: a crash before here repeats it, setting the same costs.
       await knex('tracker_final_pushes')
-        .insert({ brand_id: brandId, account_id: accountId, final_date: yesterday, pushed_at: now() })
+        .insert({ brand_id: brandId, account_id: f.accountId, final_date: f.date, pushed_at: now() })
         .onConflict(['brand_id', 'account_id'])
-        .merge({ final_date: yesterday, pushed_at: now() });
+        .merge({ final_date: f.date, pushed_at: now() });
     }
-    // Today's spend so far.
     for (const t of pushable) {
       const account = await deps.platforms.account(knex, brandId, t.campaign.accountId);
       await push(t, localDate(now(), account.timezone), false);
@@ -241,32 +204,32 @@ export async function runPushCycle(deps: PushDeps, brandId: number): Promise<Cyc
   } catch (err) {
     const organizationId = await organizationOf(knex, brandId);
     if (err instanceof TrackerError && (err.kind === 'unauthorized' || err.kind === 'refused')) {
-      result.outcome = 'disabled';
-      result.error = err.message;
       await inTransaction(knex, async (trx) => {
+        await finishRun(trx, runId, state, 'failed', `${err.message} The push was turned off (${err.kind}); turn it back on with set-tracker-push.`, now());
         // A key changed while this cycle ran was disabled for that reason already; the old key's refusal says nothing of the new one.
         const current = await trx('tracker_connections').where({ brand_id: brandId }).first('api_key_sealed');
         if (current?.api_key_sealed !== keyAtStart) return;
         await trx('tracker_push_settings').where({ brand_id: brandId }).update({ last_error: err.message.slice(0, 2000), last_error_at: now() });
         await disablePush(trx, deps.events, organizationId, brandId, err.kind as DisabledReason, now());
       });
-      return result;
+      return;
     }
     if (!(err instanceof TrackerError) && !(err instanceof PlatformError)) deps.log.error({ err, brandId }, 'tracker push cycle failed unexpectedly');
     const message = err instanceof TrackerError || err instanceof PlatformError ? err.message : 'The push cycle failed unexpectedly; it is retried next hour.';
-    result.outcome = 'failed';
-    result.error = message;
     await inTransaction(knex, async (trx) => {
+      await finishRun(trx, runId, state, 'failed', message, now());
       await trx('tracker_push_settings').where({ brand_id: brandId }).update({ last_error: message.slice(0, 2000), last_error_at: now(), updated_at: now() });
       await deps.events.emit(trx, { organizationId, brandId, type: 'tracker.push.failed', data: { brandId, error: message.slice(0, 2000) } });
     });
-    return result;
+    return;
   }
-  await knex('tracker_push_settings').where({ brand_id: brandId }).update({
-    last_push_at: now(),
-    last_campaigns_pushed: result.pushed.filter((p) => !p.final).length,
-    unmatched_count: result.unmatchedCount,
-    updated_at: now(),
+  await inTransaction(knex, async (trx) => {
+    await finishRun(trx, runId, state, 'succeeded', null, now());
+    await trx('tracker_push_settings').where({ brand_id: brandId }).update({
+      last_push_at: now(),
+      last_campaigns_pushed: state.pushed.filter((p) => !p.final).length,
+      unmatched_count: unmatchedCount,
+      updated_at: now(),
+    });
   });
-  return result;
 }

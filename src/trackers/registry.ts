@@ -1,16 +1,22 @@
-// Chooses the tracker adapter (the sandbox, or Keitaro at the brand's baseUrl, per TRACKER_MODE),
-// loads a brand's connection with its key opened, and holds the sleep that spaces tracker requests.
+// Chooses the tracker adapter of a connection (Keitaro at its baseUrl; the simulator for the
+// literal baseUrl `sandbox:`), loads a brand's connection with its key opened and the origin of its
+// baseUrl, and holds the sleep that spaces tracker requests.
 
 import type { Knex } from 'knex';
 import type { SecretBox } from '../auth/encryption.js';
-import type { TrackerMode } from '../config.js';
+import type { Origin } from '../outbound/address-policy.js';
+import type { OutboundClient } from '../outbound/client.js';
 import { KeitaroTracker } from './keitaro.js';
 import { SandboxTracker } from './sandbox.js';
 import type { TrackerAdapter, TrackerConnection } from './port.js';
 
+/** The baseUrl that connects the built-in simulated tracker (not a URL: never called). */
+export const SANDBOX_BASE_URL = 'sandbox:';
+
 export interface StoredConnection {
   brand_id: number;
   base_url: string;
+  base_url_origin: Origin;
   api_key_sealed: string;
   api_key_last4: string;
   created_at: number;
@@ -26,20 +32,20 @@ export class Trackers {
   private readonly keitaro: KeitaroTracker;
 
   constructor(
-    readonly mode: TrackerMode,
     knex: Knex,
     now: () => number,
+    outbound: OutboundClient,
     /** Waits between tracker requests; tests pass one that moves their fixed clock. */
     readonly sleep: Sleep = realSleep,
     timeoutMs = 15_000,
   ) {
     this.sandbox = new SandboxTracker(knex, now);
-    this.keitaro = new KeitaroTracker({ timeoutMs, sleep });
+    this.keitaro = new KeitaroTracker({ outbound, timeoutMs, sleep });
   }
 
-  /** The adapter that serves a connection. */
-  adapterFor(_conn: TrackerConnection): TrackerAdapter {
-    return this.mode === 'live' ? this.keitaro : this.sandbox;
+  /** The adapter that serves a connection: always its own tracker, unless it is the literal `sandbox:`. */
+  adapterFor(conn: TrackerConnection): TrackerAdapter {
+    return conn.baseUrl === SANDBOX_BASE_URL ? this.sandbox : this.keitaro;
   }
 
   /** The brand's stored connection row, or null when no tracker is connected. */
@@ -51,6 +57,6 @@ export class Trackers {
   async connection(db: Knex | Knex.Transaction, secrets: SecretBox, brandId: number): Promise<TrackerConnection | null> {
     const row = await this.stored(db, brandId);
     if (!row) return null;
-    return { brandId, baseUrl: row.base_url, apiKey: secrets.open(row.api_key_sealed) };
+    return { brandId, baseUrl: row.base_url, apiKey: secrets.open(row.api_key_sealed), origin: row.base_url_origin === 'operator' ? 'operator' : 'caller' };
   }
 }

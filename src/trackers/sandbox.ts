@@ -1,4 +1,4 @@
-// The built-in sandbox tracker (TRACKER_MODE=sandbox, the default): one tracker campaign per ad
+// The built-in simulated tracker (a connection whose baseUrl is `sandbox:`): one tracker campaign per ad
 // account of the brand, whose clicks carry sub_id_3 = each live service campaign's id, with clicks
 // and revenue derived deterministically from the campaign id and the date. Costs pushed to it are
 // kept in sandbox_tracker_costs, set (never added) per campaign, range and sub_id_3 filter.

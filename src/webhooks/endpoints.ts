@@ -5,7 +5,6 @@ import type { Knex } from 'knex';
 import type { OperationContext } from '../catalogue/define.js';
 import { ServiceError, notFound, validationFailed } from '../errors.js';
 import type { EndpointRow } from './deliver.js';
-import { urlProblem } from './address-policy.js';
 
 /** Endpoints per organization; one more answers 422 unprocessable. */
 export const MAX_ENDPOINTS = 20;
@@ -88,7 +87,7 @@ export function visibleTo(ctx: OperationContext, row: StoredEndpoint): boolean {
 /** Checks a URL and brand filter about to be saved. */
 export async function checkEndpointFields(ctx: OperationContext, fields: { url?: string; brandIds?: number[] | null }): Promise<void> {
   if (fields.url !== undefined) {
-    const problem = urlProblem(fields.url, ctx.config.webhookAllowPrivate);
+    const problem = await ctx.outbound.urlProblem(fields.url);
     if (problem) throw validationFailed([{ field: 'url', code: 'invalid_value', message: problem }]);
   }
   if (fields.brandIds === undefined) return;

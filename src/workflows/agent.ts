@@ -3,6 +3,8 @@
 // bundled input schemas MCP offers). Every tool call goes through `invoke` as the run's credential,
 // narrowed to the step's brands, so scopes, brand limits, ceilings and idempotency hold. The
 // transcript is saved after each model turn, so a resumed step goes on where it stopped.
+// AGENT_TIMEOUT_MS bounds the whole step: its start is saved first, and every model request (the
+// SDK's retries and the job's retries of the step included) must end by start + AGENT_TIMEOUT_MS.
 
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
@@ -12,11 +14,15 @@ import type { Config } from '../config.js';
 import { ServiceError } from '../errors.js';
 import type { InvokeOptions, InvokeResult } from '../pipeline/invoke.js';
 import type { SchemaRegistry } from '../schemas/registry.js';
+import type { OutboundClient } from '../outbound/client.js';
+import { DeadlineExceeded, withinDeadline } from '../outbound/deadline.js';
 
 export interface AgentState {
   transcript: ChatCompletionMessageParam[];
   turns: number;
   toolCalls: number;
+  /** When the step first started (epoch ms): its deadline is this plus AGENT_TIMEOUT_MS, across job retries. */
+  startedAt?: number;
 }
 
 export interface AgentEnv {
@@ -30,6 +36,7 @@ export interface AgentEnv {
   requestId: string;
   /** Saves the transcript so far (after every turn). */
   save(state: AgentState): Promise<void>;
+  outbound: OutboundClient;
 }
 
 export interface AgentOutcome {
@@ -70,7 +77,6 @@ function system(principal: Principal, brands: number[] | null): string {
 /** Runs (or resumes) the agent until it answers without a tool call, runs out of turns, or out of time. */
 export async function runAgent(env: AgentEnv, instruction: string, brands: number[] | null, maxTurns: number, saved: AgentState | null): Promise<AgentOutcome> {
   const { config } = env;
-  const client = new OpenAI({ baseURL: config.agentModelUrl!, apiKey: config.agentModelApiKey ?? 'unused', maxRetries: 1, timeout: config.agentTimeoutMs });
   const { tools, byName } = agentTools(env.catalogue, env.schemas, env.principal);
   const state: AgentState = saved ?? {
     transcript: [
@@ -80,11 +86,30 @@ export async function runAgent(env: AgentEnv, instruction: string, brands: numbe
     turns: 0,
     toolCalls: 0,
   };
-  const deadline = Date.now() + config.agentTimeoutMs;
+  if (state.startedAt === undefined) {
+    state.startedAt = Date.now();
+    // Saved before the first request, so a retried job keeps the same deadline.
+    await env.save(state);
+  }
+  const deadline = state.startedAt + config.agentTimeoutMs;
+  // The model is the operator's (AGENT_MODEL_URL); every exchange the SDK makes ends by the deadline.
+  const client = new OpenAI({
+    baseURL: config.agentModelUrl!,
+    apiKey: config.agentModelApiKey ?? 'unused',
+    maxRetries: 1,
+    fetch: env.outbound.fetch('operator', { timeoutMs: 0, deadline, maxResponseBytes: 8 * 1024 * 1024 }),
+  });
+  const timedOut = (): AgentOutcome => ({ ok: false, state, answer: null, error: { code: 'timeout', message: `The agent did not finish within ${config.agentTimeoutMs / 1000} s (AGENT_TIMEOUT_MS), retries included.` } });
   while (state.turns < maxTurns) {
     const left = deadline - Date.now();
-    if (left <= 0) return { ok: false, state, answer: null, error: { code: 'timeout', message: `The agent did not finish within ${config.agentTimeoutMs / 1000} s.` } };
-    const completion = await client.chat.completions.create({ model: config.agentModel, messages: state.transcript, tools, tool_choice: 'auto' }, { timeout: left });
+    if (left <= 0) return timedOut();
+    let completion: OpenAI.Chat.Completions.ChatCompletion;
+    try {
+      completion = await withinDeadline(deadline, (signal) => client.chat.completions.create({ model: config.agentModel, messages: state.transcript, tools, tool_choice: 'auto' }, { timeout: left, signal }), 'the agent model');
+    } catch (err) {
+      if (err instanceof DeadlineExceeded || err instanceof OpenAI.APIUserAbortError || Date.now() >= deadline) return timedOut();
+      throw err;
+    }
     const message = completion.choices[0]?.message;
     if (!message) throw new Error('the model answered without a message');
     const calls = (message.tool_calls ?? []).filter((c) => c.type === 'function');

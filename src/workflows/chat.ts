@@ -1,61 +1,49 @@
-// Posts a workflow chat step's message to a Slack-compatible incoming webhook ({"text": ...}).
-// The address policy of webhooks applies: the host is resolved once, every address checked (private
-// ones only with WEBHOOK_ALLOW_PRIVATE=true), and the connection goes to the checked address.
+// Posts a message to a Slack-compatible incoming webhook ({"text": ...}) through the outbound client:
+// a step's own webhookUrl is a caller's address (checked at save and again when it connects);
+// CHAT_WEBHOOK_URL is the operator's and is called as given. Used by chat steps and automation notices.
 
-import http from 'node:http';
-import https from 'node:https';
-import type { LookupFunction } from 'node:net';
-import { vettedAddress, type HostResolver } from '../webhooks/address-policy.js';
+import { validationFailed, type FieldIssue } from '../errors.js';
+import type { OutboundTarget } from '../outbound/address-policy.js';
+import { OutboundError, type OutboundClient } from '../outbound/client.js';
+import type { WorkflowNode } from './definition.js';
 
 export interface ChatOutcome {
   statusCode: number | null;
   error: string | null;
   durationMs: number;
+  /** True when the address rule refused the URL: nothing was sent and a retry would not help. */
+  refused: boolean;
 }
 
 const TIMEOUT_MS = 10_000;
 
-/** Sends `text` to `url`; never throws. `dedupeKey` goes out as Idempotency-Key so a resent message can be recognised. */
-export async function postChat(url: string, text: string, dedupeKey: string, allowPrivate: boolean, resolve: HostResolver): Promise<ChatOutcome> {
+/** Sends `text` to `target`; never throws. `dedupeKey` goes out as Idempotency-Key so a resent message can be recognised. */
+export async function postChat(outbound: OutboundClient, target: OutboundTarget, text: string, dedupeKey: string): Promise<ChatOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const target = new URL(url);
-  let address: string;
   try {
-    address = await vettedAddress(target, allowPrivate, resolve);
+    const res = await outbound.request(target, {
+      method: 'POST',
+      timeoutMs: TIMEOUT_MS,
+      maxResponseBytes: 64 * 1024,
+      headers: { 'content-type': 'application/json', 'user-agent': 'svc-workflows/1.0', 'idempotency-key': dedupeKey },
+      body: JSON.stringify({ text }),
+    });
+    return { statusCode: res.status, error: null, durationMs: elapsed(), refused: false };
   } catch (err) {
-    return { statusCode: null, error: (err as Error).message.slice(0, 500), durationMs: elapsed() };
+    const refused = err instanceof OutboundError && err.kind === 'refused';
+    return { statusCode: null, error: (err as Error).message.slice(0, 500), durationMs: elapsed(), refused };
   }
-  const lookup: LookupFunction = (_host, options, callback) => {
-    const family = address.includes(':') ? 6 : 4;
-    if ((options as { all?: boolean }).all) (callback as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address, family }]);
-    else callback(null, address, family);
-  };
-  const body = JSON.stringify({ text });
-  const client = target.protocol === 'https:' ? https : http;
-  return new Promise<ChatOutcome>((done) => {
-    let settled = false;
-    const finish = (o: Omit<ChatOutcome, 'durationMs'>) => {
-      if (!settled) (settled = true), done({ ...o, durationMs: elapsed() });
-    };
-    const req = client.request(
-      target,
-      {
-        method: 'POST',
-        lookup,
-        timeout: TIMEOUT_MS,
-        headers: { 'content-type': 'application/json', 'user-agent': 'svc-workflows/1.0', 'idempotency-key': dedupeKey, 'content-length': String(Buffer.byteLength(body)) },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => finish({ statusCode: res.statusCode ?? null, error: null }));
-        res.on('error', (err) => finish({ statusCode: res.statusCode ?? null, error: err.message.slice(0, 500) }));
-      },
-    );
-    const deadline = setTimeout(() => req.destroy(new Error(`no answer within ${TIMEOUT_MS / 1000} s`)), TIMEOUT_MS);
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${TIMEOUT_MS / 1000} s`)));
-    req.on('error', (err) => finish({ statusCode: null, error: err.message.slice(0, 500) }));
-    req.on('close', () => clearTimeout(deadline));
-    req.end(body);
-  });
+}
+
+/** Refuses (400 validation_failed naming `nodes[<nodeId>].settings.webhookUrl`) a chat step whose own webhookUrl breaks the address rule. */
+export async function checkChatUrls(outbound: OutboundClient, nodes: WorkflowNode[]): Promise<void> {
+  const issues: FieldIssue[] = [];
+  for (const node of nodes) {
+    const url = node.kind === 'chat' ? (node.settings?.webhookUrl as string | undefined) : undefined;
+    if (!url) continue;
+    const problem = await outbound.urlProblem(url);
+    if (problem) issues.push({ field: `nodes[${node.nodeId}].settings.webhookUrl`, code: 'invalid_value', message: problem });
+  }
+  if (issues.length) throw validationFailed(issues);
 }

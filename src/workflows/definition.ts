@@ -4,7 +4,6 @@
 
 import type { FieldIssue } from '../errors.js';
 import { validationFailed } from '../errors.js';
-import { urlProblem } from '../webhooks/address-policy.js';
 import type { Config } from '../config.js';
 
 export const NODE_KINDS = ['apply_template', 'launch', 'pause', 'budget', 'review', 'chat', 'agent', 'condition'] as const;
@@ -60,11 +59,8 @@ function settingsIssues(v: Validator, node: WorkflowNode, config: Config): Field
     issues.push(...(((err as { details?: FieldIssue[] }).details as FieldIssue[]) ?? []));
   }
   if (node.kind === 'chat') {
-    const url = node.settings?.webhookUrl as string | undefined;
-    if (url) {
-      const problem = urlProblem(url, config.webhookAllowPrivate);
-      if (problem) issues.push({ field: nodeField(node, 'settings.webhookUrl'), code: 'invalid_value', message: problem });
-    } else if (!config.chatWebhookUrl) {
+    // A step's own webhookUrl is checked against the outbound address rule by checkChatUrls (chat.ts).
+    if (!node.settings?.webhookUrl && !config.chatWebhookUrl) {
       issues.push({ field: nodeField(node, 'settings.webhookUrl'), code: 'invalid_type', message: 'is required: no CHAT_WEBHOOK_URL is configured for this service' });
     }
   }

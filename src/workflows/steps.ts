@@ -8,7 +8,8 @@ import type { Config } from '../config.js';
 import { ServiceError } from '../errors.js';
 import type { InvokeOptions, InvokeResult } from '../pipeline/invoke.js';
 import type { SchemaRegistry } from '../schemas/registry.js';
-import { systemResolver } from '../webhooks/address-policy.js';
+import { callerTarget, operatorTarget } from '../outbound/address-policy.js';
+import type { OutboundClient } from '../outbound/client.js';
 import { runAgent, type AgentState } from './agent.js';
 import { postChat } from './chat.js';
 import type { WorkflowNode } from './definition.js';
@@ -38,6 +39,8 @@ export interface StepEnv {
   /** Failed attempts of this step so far (transient failures are retried a few times). */
   attempts: number;
   now: () => number;
+  /** The one client that calls outside services (chat posts, the agent's model). */
+  outbound: OutboundClient;
 }
 
 const MAX_TRANSIENT_ATTEMPTS = 3;
@@ -99,13 +102,14 @@ export async function runStep(env: StepEnv, node: WorkflowNode): Promise<StepOut
         return { status: 'succeeded', result: { value: value === s.equals, tested: value ?? null } };
       }
       case 'chat': {
-        const url = (s.webhookUrl as string | undefined) ?? env.config.chatWebhookUrl;
-        if (!url) return { status: 'failed', error: { code: 'unprocessable', message: 'No chat webhook: set the step\'s webhookUrl or CHAT_WEBHOOK_URL.' } };
+        // The step's own URL came from a caller (checked again as it connects); CHAT_WEBHOOK_URL from the operator.
+        const target = s.webhookUrl ? callerTarget(s.webhookUrl as string) : env.config.chatWebhookUrl ? operatorTarget(env.config.chatWebhookUrl) : null;
+        if (!target) return { status: 'failed', error: { code: 'unprocessable', message: 'No chat webhook: set the step\'s webhookUrl or CHAT_WEBHOOK_URL.' } };
         const text = fill(s.message, env, 'running');
-        const sent = await postChat(url, text, stepKey(env.executionId, node.nodeId), env.config.webhookAllowPrivate, systemResolver);
+        const sent = await postChat(env.outbound, target, text, stepKey(env.executionId, node.nodeId));
         if (sent.statusCode !== null && sent.statusCode >= 200 && sent.statusCode < 300) return { status: 'succeeded', result: { statusCode: sent.statusCode, text, durationMs: sent.durationMs } };
         const transient = sent.statusCode === null || sent.statusCode >= 500 || sent.statusCode === 429;
-        if (transient && !sent.error?.startsWith('refused') && env.attempts + 1 < MAX_TRANSIENT_ATTEMPTS) return { status: 'retry', reason: sent.error ?? `chat webhook answered ${sent.statusCode}` };
+        if (transient && !sent.refused && env.attempts + 1 < MAX_TRANSIENT_ATTEMPTS) return { status: 'retry', reason: sent.error ?? `chat webhook answered ${sent.statusCode}` };
         return { status: 'failed', error: { code: 'unavailable', message: `The chat webhook did not take the message: ${sent.error ?? `HTTP ${sent.statusCode}`}.` }, result: { statusCode: sent.statusCode } };
       }
       case 'agent': {
@@ -126,6 +130,7 @@ export async function runStep(env: StepEnv, node: WorkflowNode): Promise<StepOut
               keyPrefix: stepKey(env.executionId, node.nodeId),
               requestId: `wfx_${env.executionId}_${node.nodeId}`,
               save: (state) => env.saveProgress({ agent: state }),
+              outbound: env.outbound,
             },
             s.instruction,
             brands,

@@ -1,7 +1,9 @@
 // Sends one request to the service, retrying 429, 503 and (when repeating is safe) 504 up to three
 // attempts in all, waiting what Retry-After says, capped. The same request, headers included, is
-// sent each time, so a retried 504 carries the same Idempotency-Key.
+// sent each time, so a retried 504 carries the same Idempotency-Key. The service's address is the
+// operator's (SVC_BASE_URL or "svc login"): it goes through the outbound client, called as given.
 
+import { OutboundClient } from '../../src/outbound/client.js';
 import { CliError, EXIT } from './exit-codes.js';
 import type { OutgoingRequest } from './request.js';
 
@@ -47,13 +49,20 @@ function retryable(status: number, req: OutgoingRequest, idempotencyKey: string 
   return status === 504 && (req.method === 'GET' || idempotencyKey !== undefined);
 }
 
+let outbound: OutboundClient | null = null;
+
+/** The fetch of this process: one outbound client, no redirects followed, no time limit of its own (the service has a 30 s budget). */
+export function cliFetch(): typeof globalThis.fetch {
+  outbound ??= new OutboundClient({ allowPrivate: true });
+  return outbound.fetch('operator', { timeoutMs: 0, maxResponseBytes: 256 * 1024 * 1024 });
+}
+
 async function once(req: OutgoingRequest, headers: Record<string, string>, baseUrl: string): Promise<Reply> {
   let res: Response;
   try {
-    res = await fetch(baseUrl + req.target, { method: req.method, headers, body: req.body });
+    res = await cliFetch()(baseUrl + req.target, { method: req.method, headers, body: req.body });
   } catch (err) {
-    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    throw new CliError(EXIT.unavailable, `Cannot reach the service at ${baseUrl}: ${cause?.code ?? cause?.message ?? (err as Error).message}. Check SVC_BASE_URL or "svc login".`);
+    throw new CliError(EXIT.unavailable, `Cannot reach the service at ${baseUrl}: ${(err as Error).message}. Check SVC_BASE_URL or "svc login".`);
   }
   const text = await res.text();
   let body: unknown = text || null;

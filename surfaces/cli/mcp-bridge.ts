@@ -1,8 +1,10 @@
 // `svc mcp`: speaks MCP on standard input and output and forwards every message to a hosted
-// service's MCP endpoint with the configured API key, so desktop agent apps need one snippet.
+// service's MCP endpoint with the configured API key, so desktop agent apps need one snippet. The
+// HTTP side goes through the outbound client (the service's address is the operator's).
 
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { cliFetch } from './http.js';
 
 export interface BridgeConfig {
   /** The service's base URL; the MCP endpoint is `<baseUrl>/mcp` unless `mcpUrl` is given. */
@@ -15,7 +17,7 @@ export interface BridgeConfig {
 export async function runMcpBridge(config: BridgeConfig): Promise<void> {
   const endpoint = new URL(config.mcpUrl ?? `${config.baseUrl.replace(/\/+$/, '')}/mcp`);
   const local = new StdioServerTransport();
-  const remote = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { authorization: `Bearer ${config.apiKey}` } } });
+  const remote = new StreamableHTTPClientTransport(endpoint, { fetch: cliFetch(), requestInit: { headers: { authorization: `Bearer ${config.apiKey}` } } });
   const done = new Promise<void>((resolve) => {
     local.onclose = () => resolve();
     process.stdin.once('end', () => resolve());

@@ -11,6 +11,7 @@ import { commandHelp, mainHelp } from './help.js';
 import { MAX_ATTEMPTS, maxWaitFromEnv, send, type Reply, type SendOptions } from './http.js';
 import { LOGIN_USAGE, login } from './login.js';
 import { buildRequest } from './request.js';
+import { followToEnd } from './follow.js';
 
 const OTHER_COMMANDS: Array<[string, string]> = [
   ['login --base-url URL --api-key KEY', 'store the service address and API key (mode 600).'],
@@ -74,7 +75,7 @@ async function allPages(cmd: Command, input: Record<string, unknown>, file: Para
   }
 }
 
-async function runOperation(cmd: Command, argv: string[]): Promise<number> {
+async function runOperation(cmd: Command, argv: string[], commands: Map<string, Command>): Promise<number> {
   const args = parseCommandArgs(cmd, argv);
   if (args.help) {
     process.stdout.write(commandHelp(cmd) + '\n');
@@ -98,6 +99,7 @@ async function runOperation(cmd: Command, argv: string[]): Promise<number> {
   };
   let reply = await send(request, options);
   if (args.all && reply.status < 300) reply = await allPages(cmd, input, args.file, options, reply);
+  if (cmd.op.follow && reply.status < 300) reply = await followToEnd(cmd, commands, input, reply, options, (line) => process.stderr.write(`svc: ${line}\n`));
   if (reply.status < 300) {
     if (reply.body !== null) writeJson(process.stdout, reply.body);
     return EXIT.ok;
@@ -132,7 +134,7 @@ async function main(argv: string[]): Promise<number> {
     default: {
       const cmd = byName.get(command);
       if (!cmd) throw usageError(`Unknown command "${command}". Run "svc --help" for the list.`);
-      return runOperation(cmd, rest);
+      return runOperation(cmd, rest, byName);
     }
   }
 }

@@ -12,6 +12,7 @@ import { errorResult, successResult } from './results.js';
 import type { Service } from '../../src/service.js';
 import { toolFor, toolName, type ToolDefinition } from './tools.js';
 import { ExchangeTransport } from './exchange.js';
+import { invokeFollowing } from './follow.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 
 const UNAUTHORIZED = -32001;
@@ -61,7 +62,7 @@ export function createMcpEndpoint(service: Service): { tools: ToolDefinition[]; 
       return errorResult(new ServiceError('validation_failed', 'idempotencyKey must be a string.', [{ field: 'idempotencyKey', code: 'invalid_type', message: 'must be string' }]), requestId);
     }
     try {
-      const result = await service.invoke(op.name, principal, input, { requestId, idempotencyKey: idempotencyKey as string | undefined });
+      const result = await invokeFollowing(service, op, principal, input, { requestId, idempotencyKey: idempotencyKey as string | undefined });
       return callResult(result.body, caller);
     } catch (err) {
       if (!(err instanceof ServiceError)) service.log.error({ err, requestId }, 'unexpected error in a tool call');

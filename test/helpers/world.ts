@@ -14,7 +14,8 @@ import { startHttpServer, type RunningServer } from '../../surfaces/http-server.
 import { createTestDatabase, type TestDatabase } from './databases.js';
 import { standardWorld } from './fixture.js';
 import { requestJson, type HttpReply, type RequestOptions } from './http.js';
-import type { HostResolver } from '../../src/webhooks/address-policy.js';
+import type { Resolver } from '../../src/outbound/resolver.js';
+import { fakeResolver } from './outbound.js';
 
 export interface WorldOptions {
   dialect: Dialect;
@@ -22,8 +23,8 @@ export interface WorldOptions {
   env?: Record<string, string>;
   extraOperations?: OperationDefinition[];
   extraSchemas?: JsonSchema[];
-  /** Resolves webhook hosts instead of the system resolver. */
-  resolveHost?: HostResolver;
+  /** Resolves the hosts of caller-given URLs (default: a fake resolver that knows no name: tests never use the real DNS). */
+  resolveHost?: Resolver;
 }
 
 export type Reply<T = any> = HttpReply<T>;
@@ -79,7 +80,7 @@ export async function startWorld(options: WorldOptions): Promise<World> {
     log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     extraOperations: options.extraOperations,
     extraSchemas: options.extraSchemas,
-    resolveHost: options.resolveHost,
+    resolveHost: options.resolveHost ?? fakeResolver(),
   });
   const server = await startHttpServer(service, 0, '127.0.0.1');
   await service.startJobs();

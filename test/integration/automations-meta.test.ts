@@ -18,6 +18,7 @@ import { newNodeId } from '../../src/launches/store.js';
 import type { Principal } from '../../src/auth/principal.js';
 import { standardWorld } from '../helpers/fixture.js';
 import { FakeMetaServer } from '../fakes/meta-server.js';
+import { testOutbound } from '../helpers/outbound.js';
 
 const MINUTE = 60_000;
 /** Saturday 2030-03-09 10:00 in New York. */
@@ -57,7 +58,7 @@ for (const dialect of dialects()) {
         config,
         log: pino({ level: 'silent' }),
         now: () => clock,
-        liveAdapters: liveAdapters(config, { metaGraphUrl: fake.url, sleep: async (ms) => void sleeps.push(ms), random: () => 0.5, timeoutMs: 5_000 }),
+        liveAdapters: liveAdapters(config, testOutbound(), { metaGraphUrl: fake.url, sleep: async (ms) => void sleeps.push(ms), random: () => 0.5, timeoutMs: 5_000 }),
       });
       ci = await service.authenticate(`Bearer ${seed.organizations.acme.apiKeys.ci.secret}`, 'api');
     });

@@ -16,7 +16,7 @@ import { SecretBox } from '../../src/auth/encryption.js';
 import { EventOutbox } from '../../src/events/outbox.js';
 import { SchemaRegistry } from '../../src/schemas/registry.js';
 import { WebhookSender } from '../../src/webhooks/sender.js';
-import { systemResolver } from '../../src/webhooks/address-policy.js';
+import { testOutbound } from '../helpers/outbound.js';
 import { backoffMs } from '../../src/jobs/queue/fail.js';
 import { Platforms } from '../../src/platforms/registry.js';
 import { liveAdapters } from '../../src/platforms/live.js';
@@ -31,13 +31,14 @@ for (const dialect of dialects()) {
     let db: MigratedDatabase;
     let clock = Date.UTC(2030, 0, 1, 0, 0, 0);
     const now = () => clock;
-    const sender = new WebhookSender(false, systemResolver);
+    const outbound = testOutbound();
+    const sender = new WebhookSender(outbound);
 
     before(async () => {
       db = await migratedDatabase(dialect);
     });
     after(async () => {
-      sender.close();
+      await outbound.close();
       await db?.close();
     });
 
@@ -54,11 +55,12 @@ for (const dialect of dialects()) {
           events: new EventOutbox(db.knex, schemas, now, false, () => {}),
           secrets: new SecretBox(Buffer.alloc(32, 1)),
           webhooks: sender,
+          outbound,
           invoke: () => Promise.reject(new Error('the queue tests run no operation')),
-          platforms: new Platforms('sandbox', db.knex, now, liveAdapters(loadConfig({ DATABASE_URL: 'sqlite:unused' })), 0),
+          platforms: new Platforms('sandbox', db.knex, now, liveAdapters(loadConfig({ DATABASE_URL: 'sqlite:unused' }), outbound), 0),
           directory: new Directory(db.knex, 0, now),
           schemas,
-          trackers: new Trackers('sandbox', db.knex, now),
+          trackers: new Trackers(db.knex, now, outbound),
         },
         leaseMs: LEASE,
         concurrency,

@@ -17,6 +17,7 @@ import { rejectionOf } from '../helpers/assert.js';
 import { FakeMetaServer, type MetaAssetEdge } from '../fakes/meta-server.js';
 import { FakeTikTokServer } from '../fakes/tiktok-server.js';
 import { adSpec, adsetSpec, campaignSpec, describePortSuite, type PortFixture, type SeedAssetType } from './port-suite.js';
+import { testOutbound } from '../helpers/outbound.js';
 
 const digits = (n: number) => Array.from({ length: n }, () => crypto.randomInt(10)).join('');
 const DAY_MS = 86_400_000;
@@ -137,7 +138,7 @@ describePortSuiteOverFake('platform port on the Meta adapter', 'Meta Graph API (
   const accountId = `act_${digits(15)}`;
   const accessToken = fake.addAccount(accountId);
   return {
-    adapter: new MetaAdapter({ baseUrl: fake.url, sleep: noSleep, timeoutMs: 5_000 }),
+    adapter: new MetaAdapter(testOutbound(), { baseUrl: fake.url, sleep: noSleep, timeoutMs: 5_000 }),
     account: { platform: 'meta', accountId, timezone: 'America/New_York', currency: 'USD', accessToken },
     async seedCampaigns(campaigns) {
       return campaigns.map((c) =>
@@ -179,7 +180,7 @@ describePortSuiteOverFake('platform port on the TikTok adapter', 'TikTok Busines
   const advertiserId = `7${digits(18)}`;
   const accessToken = fake.addAdvertiser(advertiserId);
   return {
-    adapter: new TikTokAdapter({ baseUrl: fake.url, sleep: noSleep, timeoutMs: 5_000 }),
+    adapter: new TikTokAdapter(testOutbound(), { baseUrl: fake.url, sleep: noSleep, timeoutMs: 5_000 }),
     account: { platform: 'tiktok', accountId: `biz_${advertiserId}`, timezone: 'America/New_York', currency: 'USD', accessToken },
     async seedCampaigns(campaigns) {
       return campaigns.map((c) =>
@@ -220,7 +221,7 @@ describe('Meta adapter against the fake Graph API: batching and faults', functio
   let fake: FakeMetaServer;
   let sleeps: number[];
   let account: AdAccount;
-  const adapter = (options: Partial<MetaAdapterOptions> = {}) => new MetaAdapter({ baseUrl: fake.url, ...recordedWaits(sleeps), ...options });
+  const adapter = (options: Partial<MetaAdapterOptions> = {}) => new MetaAdapter(testOutbound(), { baseUrl: fake.url, ...recordedWaits(sleeps), ...options });
 
   beforeEach(async () => {
     fake = await FakeMetaServer.start();
@@ -419,7 +420,7 @@ describe('Meta adapter against the fake Graph API: batching and faults', functio
   });
 
   it('builds both live adapters from the configuration', async () => {
-    const factory = liveAdapters({ ...loadConfig({}), metaGraphUrl: fake.url }, { sleep: noSleep });
+    const factory = liveAdapters({ ...loadConfig({}), metaGraphUrl: fake.url }, testOutbound(), { sleep: noSleep });
     const meta = factory('meta');
     expect(meta.platform).to.equal('meta');
     expect(factory('meta')).to.equal(meta);
@@ -433,7 +434,7 @@ describe('TikTok adapter against the fake Business API: bulk calls and faults', 
   let sleeps: number[];
   let advertiserId: string;
   let account: AdAccount;
-  const adapter = (options: Partial<TikTokAdapterOptions> = {}) => new TikTokAdapter({ baseUrl: fake.url, ...recordedWaits(sleeps), throttleWaitMs: 2_000, ...options });
+  const adapter = (options: Partial<TikTokAdapterOptions> = {}) => new TikTokAdapter(testOutbound(), { baseUrl: fake.url, ...recordedWaits(sleeps), throttleWaitMs: 2_000, ...options });
   const withCurrency = (currency: string): AdAccount => {
     const id = `7${digits(18)}`;
     return { platform: 'tiktok', accountId: `biz_${id}`, timezone: 'UTC', currency, accessToken: fake.addAdvertiser(id, { currency }) };

@@ -12,6 +12,7 @@ import {
   LiveHttp, chunks, createExactlyOnce, currencyDigits, markedName, markerTag, splitMarkedName, unsupportedLevel,
   type CreateOutcome, type LiveHttpOptions,
 } from '../live-http.js';
+import type { OutboundClient } from '../../outbound/client.js';
 import { BATCH_LIMIT, GraphClient, type BatchAnswer, type BatchRequest } from './graph.js';
 import {
   ANY_EFFECTIVE, CAMPAIGN_FIELDS, CONVERSION_EVENTS, EDGES, INSIGHT_FIELDS, LISTED_EFFECTIVE,
@@ -52,8 +53,8 @@ export class MetaAdapter implements PlatformAdapter {
   private readonly graph: GraphClient;
   private readonly optionPageSize: number;
 
-  constructor(options: MetaAdapterOptions) {
-    this.http = new LiveHttp(options);
+  constructor(outbound: OutboundClient, options: MetaAdapterOptions) {
+    this.http = new LiveHttp(outbound, options);
     this.graph = new GraphClient(options.baseUrl.replace(/\/+$/, ''), this.http);
     this.optionPageSize = options.optionPageSize ?? 200;
   }

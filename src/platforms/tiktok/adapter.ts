@@ -13,6 +13,7 @@ import {
   LiveHttp, chunks, createExactlyOnce, currencyDigits, decimalToMinor, markedName, markerTag, splitMarkedName, unsupportedLevel,
   type CreateOutcome, type LiveHttpOptions,
 } from '../live-http.js';
+import type { OutboundClient } from '../../outbound/client.js';
 import { TikTokClient, type TikTokParams } from './client.js';
 import { CONVERSION_EVENTS, adCreative, adgroupCreate, adgroupFields, budgetFields, campaignCreate, creativeFields, toCampaign } from './mapping.js';
 
@@ -64,8 +65,8 @@ export class TikTokAdapter implements PlatformAdapter {
   private readonly http: LiveHttp;
   private readonly api: TikTokClient;
 
-  constructor(options: TikTokAdapterOptions) {
-    this.http = new LiveHttp(options);
+  constructor(outbound: OutboundClient, options: TikTokAdapterOptions) {
+    this.http = new LiveHttp(outbound, options);
     this.api = new TikTokClient(options.baseUrl.replace(/\/+$/, ''), this.http, options.throttleWaitMs ?? 5_000);
   }
 
