@@ -277,38 +277,32 @@ async function bodyBytes(body: BodyInit | ArrayBuffer | null | undefined, header
 
 /** The answer body as a web stream that errors past `cap` bytes and releases the exchange when done. */
 function cappedStream(opened: Opened, cap: number): ReadableStream<Uint8Array> {
+  const chunks = opened.body[Symbol.asyncIterator]();
   let size = 0;
-  let over = false;
-  const source = opened.body;
   return new ReadableStream<Uint8Array>({
-    start(controller) {
-      source.on('data', (chunk: Buffer) => {
-        if (over) return;
-        size += chunk.length;
+    async pull(controller) {
+      try {
+        const { value, done } = await chunks.next();
+        if (done) {
+          opened.release();
+          controller.close();
+          return;
+        }
+        size += (value as Buffer).length;
         if (size > cap) {
-          over = true;
-          source.destroy();
+          opened.body.destroy();
           opened.release();
           controller.error(new OutboundError('too_large', `the answer is larger than ${cap} bytes`));
           return;
         }
-        controller.enqueue(new Uint8Array(chunk));
-        if ((controller.desiredSize ?? 1) <= 0) source.pause();
-      });
-      source.once('end', () => {
+        controller.enqueue(new Uint8Array(value as Buffer));
+      } catch (err) {
         opened.release();
-        controller.close();
-      });
-      source.once('error', (err) => {
-        opened.release();
-        if (!over) controller.error(err);
-      });
+        controller.error(err);
+      }
     },
-    pull() {
-      source.resume();
-    },
-    cancel() {
-      source.destroy();
+    async cancel() {
+      opened.body.destroy();
       opened.release();
     },
   });

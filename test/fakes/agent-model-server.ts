@@ -26,6 +26,9 @@ export class AgentModelServer {
   /** Answers one request (the conversation so far) with the next turn. */
   script: (req: CompletionRequest, n: number) => Turn = () => ({ text: 'Nothing to do.' });
   apiKey: string | null = null;
+  /** Waits this long before answering each request (a model that stalls); the request is recorded at once. */
+  stallMs = 0;
+  private readonly stalls = new Set<NodeJS.Timeout>();
   url = '';
 
   async start(): Promise<this> {
@@ -48,6 +51,22 @@ export class AgentModelServer {
     if (this.apiKey && req.headers.authorization !== `Bearer ${this.apiKey}`) return send(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
     const body = JSON.parse(raw) as CompletionRequest;
     this.requests.push(body);
+    if (this.stallMs > 0) {
+      const t = setTimeout(() => {
+        this.stalls.delete(t);
+        if (!res.destroyed) this.answer(body, res);
+      }, this.stallMs);
+      this.stalls.add(t);
+      return;
+    }
+    this.answer(body, res);
+  }
+
+  private answer(body: CompletionRequest, res: http.ServerResponse): void {
+    const send = (status: number, payload: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(payload));
+    };
     const turn = this.script(body, this.requests.length - 1);
     const message =
       'text' in turn
@@ -75,6 +94,8 @@ export class AgentModelServer {
   }
 
   async close(): Promise<void> {
+    for (const t of this.stalls) clearTimeout(t);
+    this.server.closeAllConnections();
     await new Promise<void>((r) => this.server.close(() => r()));
   }
 }

@@ -1,8 +1,11 @@
 // A fake Keitaro tracker on loopback: the Admin API under /admin_api/v1 with the key in the Api-Key
-// header. GET /campaigns, POST /report/build (clicks and revenue grouped by campaign, sub_id_3 and
-// ad_campaign_id over a date range), POST /campaigns/{id}/update_costs (sets the cost of the range,
-// per sub_id_3 filter). Documented faults: 401 for a wrong key, 402/403 when the plan refuses, 429
-// with Retry-After, 5xx; queued per request, optionally only for paths matching a pattern.
+// header. GET /campaigns, POST /report/build (metrics over a date range, grouped by the `grouping`
+// columns), POST /campaigns/{id}/update_costs (sets the cost of the range, per sub_id_3 filter).
+// As strict as Keitaro documents its API (see src/trackers/keitaro.ts for the sources): a body field,
+// range field, metric, grouping column, filter operator or update_costs filter it does not document
+// answers 400, so a request in the wrong shape fails here as it would against a real tracker.
+// Documented faults: 401 for a wrong key, 402/403 when the plan refuses, 429 with Retry-After, 5xx;
+// queued per request, optionally only for paths matching a pattern.
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -52,6 +55,53 @@ export interface StoredCost {
   timezone: string;
   /** How many update_costs calls set it. */
   sets: number;
+}
+
+/** Body fields of POST /report/build that Keitaro documents. */
+const REPORT_FIELDS = new Set(['range', 'columns', 'metrics', 'grouping', 'filters', 'sort', 'limit', 'offset']);
+const RANGE_FIELDS = new Set(['from', 'to', 'timezone', 'interval']);
+/** Keitaro's "metrics" list (report builder). */
+const METRICS = new Set([
+  'clicks', 'campaign_unique_clicks', 'stream_unique_clicks', 'global_unique_clicks', 'uc_campaign_rate', 'uc_stream_rate', 'uc_global_rate', 'bots', 'bot_share',
+  'proxies', 'empty_referrers', 'conversions', 'leads', 'sales', 'rejected', 'rebills', 'approve', 'lp_clicks', 'lp_ctr', 'landing_clicked_period', 'cr', 'crs',
+  'crl', 'roi', 'roi_confirmed', 'epc', 'epc_confirmed', 'cps', 'cpa', 'cpc', 'ecpc', 'ecpm', 'ecpm_confirmed', 'ec', 'ec_confirmed', 'profitability', 'cost',
+  'revenue', 'profit', 'lead_revenue', 'sale_revenue', 'rejected_revenue', 'profit_confirmed',
+]);
+/** Keitaro's "columns" list: what a report may group by or show (a subset: the ids, names and click parameters). */
+const COLUMNS = new Set([
+  'click_id', 'sub_id', 'visitor_code', 'campaign_id', 'campaign_group_id', 'parent_campaign_id', 'landing_id', 'offer_id', 'ts_id', 'stream_id', 'campaign',
+  'campaign_group', 'landing', 'offer', 'ts', 'stream', 'country', 'country_code', 'source', 'keyword', 'ad_campaign_id', 'external_id', 'creative_id',
+  'datetime', 'year', 'month', 'week', 'weekday', 'day', 'hour', 'day_hour',
+  ...Array.from({ length: 15 }, (_, i) => `sub_id_${i + 1}`),
+]);
+const OPERATORS = new Set(['EQUALS', 'NOT_EQUAL', 'EQUALS_OR_GREATER_THAN', 'EQUALS_OR_LESS_THAN', 'GREATER_THAN', 'LESS_THAN', 'MATCH_REGEXP', 'NOT_MATCH_REGEXP', 'BEGINS_WITH', 'ENDS_WITH', 'CONTAINS', 'NOT_CONTAIN', 'IN_LIST', 'NOT_IN_LIST', 'BETWEEN', 'IS_SET', 'IS_NOT_SET', 'IS_TRUE', 'IS_FALSE', 'HAS_LABEL', 'NOT_HAS_LABEL']);
+/** Body fields of POST /campaigns/{id}/update_costs, and the keys its `filters` may hold. */
+const COST_FIELDS = new Set(['start_date', 'end_date', 'timezone', 'cost', 'currency', 'only_campaign_uniques', 'filters']);
+const COST_FILTERS = new Set(['keyword', 'cost', 'currency', 'external_id', 'creative_id', 'ad_campaign_id', 'source', ...Array.from({ length: 15 }, (_, i) => `sub_id_${i + 1}`)]);
+
+/** Why a report request breaks Keitaro's documented shape, or null. */
+export function reportProblem(body: any): string | null {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return 'the body must be a JSON object';
+  const unknown = Object.keys(body).find((k) => !REPORT_FIELDS.has(k));
+  if (unknown) return `unknown field "${unknown}"`;
+  if (!body.range || typeof body.range !== 'object') return 'range is required';
+  const badRange = Object.keys(body.range).find((k) => !RANGE_FIELDS.has(k));
+  if (badRange) return `unknown field "range.${badRange}"`;
+  for (const list of ['columns', 'metrics', 'grouping'] as const) {
+    if (body[list] !== undefined && (!Array.isArray(body[list]) || body[list].some((x: unknown) => typeof x !== 'string'))) return `${list} must be a list of names`;
+  }
+  const metric = (body.metrics ?? []).find((m: string) => !METRICS.has(m));
+  if (metric) return `unknown metric "${metric}"`;
+  const column = [...(body.grouping ?? []), ...(body.columns ?? [])].find((c: string) => !COLUMNS.has(c));
+  if (column) return `unknown column "${column}"`;
+  for (const f of body.filters ?? []) {
+    if (!f || typeof f !== 'object' || Object.keys(f).some((k) => !['name', 'operator', 'expression'].includes(k))) return 'a filter is {name, operator, expression}';
+    if (!OPERATORS.has(f.operator)) return `unknown operator "${f.operator}"`;
+  }
+  for (const s of body.sort ?? []) {
+    if (!s || typeof s !== 'object' || Object.keys(s).some((k) => !['name', 'order'].includes(k)) || !['ASC', 'DESC'].includes(s.order)) return 'a sort is {name, order: ASC or DESC}';
+  }
+  return null;
 }
 
 const ERRORS: Record<number, string> = {
@@ -142,32 +192,44 @@ export class KeitaroServer {
       return send(200, this.campaigns.map((c) => ({ id: c.id, alias: `c${c.id}`, name: c.name, type: 'position', state: 'active', cost_type: 'CPC', cost_value: 0, cost_currency: 'USD', cost_auto: Boolean(c.cost_auto), group_id: null })));
     }
     if (req.method === 'POST' && path === '/report/build') {
-      const from = String(body?.range?.from ?? '').slice(0, 10);
-      const to = String(body?.range?.to ?? '').slice(0, 10);
-      if (!from || !to || !body?.range?.timezone) return send(400, { error: 'range.from, range.to and range.timezone are required' });
-      if ((body?.measures ?? []).includes('cost')) {
-        const rows = [...this.costs.values()]
-          .filter((c) => c.startDate.slice(0, 10) === from && c.endDate.slice(0, 10) === to)
-          .map((c) => ({ campaign_id: c.campaignId, sub_id_3: c.subId3 ?? '', cost: (Number(c.cost) + this.reportedCostOffset).toFixed(c.cost.includes('.') ? c.cost.split('.')[1].length : 0) }));
-        return send(200, { rows, total: rows.length, meta: { timezone: body.range.timezone } });
-      }
+      const problem = reportProblem(body);
+      if (problem) return send(400, { error: `Bad request: ${problem}` });
+      const from = String(body.range.from ?? '').slice(0, 10);
+      const to = String(body.range.to ?? '').slice(0, 10);
+      if (!from || !to || !body.range.timezone) return send(400, { error: 'range.from, range.to and range.timezone are required' });
+      const grouping: string[] = body.grouping ?? [];
+      const metrics: string[] = body.metrics ?? [];
+      // Every row is one combination of the grouping columns, with each metric summed over it.
+      const source: Array<Record<string, unknown>> = metrics.includes('cost')
+        ? [...this.costs.values()]
+            .filter((c) => c.startDate.slice(0, 10) >= from && c.endDate.slice(0, 10) <= to)
+            .map((c) => ({ campaign_id: c.campaignId, campaign: this.campaigns.find((x) => x.id === c.campaignId)?.name ?? `#${c.campaignId}`, sub_id_3: c.subId3 ?? '', ad_campaign_id: '', clicks: 0, revenue: 0, cost: Number(c.cost) + this.reportedCostOffset, digits: c.cost.includes('.') ? c.cost.split('.')[1].length : 0 }))
+        : this.clicks
+            .filter((x) => x.date >= from && x.date <= to)
+            .map((c) => ({ campaign_id: c.campaign_id, campaign: this.campaigns.find((x) => x.id === c.campaign_id)?.name ?? `#${c.campaign_id}`, sub_id_3: c.sub_id_3, ad_campaign_id: c.ad_campaign_id, clicks: c.clicks, revenue: c.revenue, cost: 0, digits: 2 }));
       const groups = new Map<string, Record<string, unknown>>();
-      for (const c of this.clicks.filter((x) => x.date >= from && x.date <= to)) {
-        const key = `${c.campaign_id}|${c.sub_id_3}|${c.ad_campaign_id}`;
-        const g = groups.get(key) ?? { campaign_id: c.campaign_id, campaign: this.campaigns.find((x) => x.id === c.campaign_id)?.name ?? `#${c.campaign_id}`, sub_id_3: c.sub_id_3, ad_campaign_id: c.ad_campaign_id, clicks: 0, revenue: 0 };
-        g.clicks = Number(g.clicks) + c.clicks;
-        g.revenue = Number(g.revenue) + c.revenue;
+      for (const item of source) {
+        const key = grouping.map((g) => String(item[g] ?? '')).join('|');
+        const g = groups.get(key) ?? Object.fromEntries([...grouping.map((c) => [c, item[c] ?? '']), ...metrics.map((m) => [m, 0])]);
+        for (const m of metrics) g[m] = Number(g[m]) + Number(item[m] ?? 0);
+        if (metrics.includes('cost')) g.cost = Number(g.cost).toFixed(Number(item.digits));
         groups.set(key, g);
       }
-      const all = [...groups.values()].sort((a, b) => Number(b.clicks) - Number(a.clicks));
-      const offset = Number(body?.offset ?? 0);
-      const limit = Number(body?.limit ?? 100);
+      const sortBy = body.sort?.[0];
+      const all = [...groups.values()].sort((a, b) => (sortBy ? (Number(b[sortBy.name]) - Number(a[sortBy.name])) * (sortBy.order === 'ASC' ? -1 : 1) : 0));
+      const offset = Number(body.offset ?? 0);
+      const limit = Number(body.limit ?? 100);
       return send(200, { rows: all.slice(offset, offset + limit), total: all.length, meta: { timezone: body.range.timezone } });
     }
     const m = /^\/campaigns\/(\d+)\/update_costs$/.exec(path);
     if (req.method === 'POST' && m) {
       const campaignId = Number(m[1]);
       if (!this.campaigns.some((c) => c.id === campaignId)) return send(404, { error: 'Campaign not found' });
+      const unknown = Object.keys(body ?? {}).find((k) => !COST_FIELDS.has(k));
+      if (unknown) return send(400, { error: `Bad request: unknown field "${unknown}"` });
+      const badFilter = Object.keys(body?.filters ?? {}).find((k) => !COST_FILTERS.has(k));
+      if (badFilter) return send(400, { error: `Bad request: unknown filter "${badFilter}"` });
+      if (body.only_campaign_uniques !== undefined && typeof body.only_campaign_uniques !== 'boolean') return send(400, { error: 'only_campaign_uniques must be a boolean' });
       for (const field of ['start_date', 'end_date', 'cost', 'currency', 'timezone']) {
         if (body?.[field] === undefined || body?.[field] === '') return send(400, { error: `${field} is required` });
       }

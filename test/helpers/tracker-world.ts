@@ -75,3 +75,14 @@ export function clicksEveryDay(server: KeitaroServer, from: string, to: string, 
     for (const r of rows) server.clicks.push({ date: d, campaign_id: r.campaign_id, sub_id_3: r.sub_id_3 ?? '', ad_campaign_id: r.ad_campaign_id ?? '', clicks: r.clicks, revenue: r.clicks * 0.5 });
   }
 }
+
+/** Reads a push run over REST until it ends (the brand's push job carries it out in the background); answers the ended run. */
+export async function runToEnd(w: { request: (method: string, path: string, opts?: { key?: string }) => Promise<{ status: number; body: any }> }, key: string, brandId: number, runId: number): Promise<any> {
+  for (let i = 0; i < 400; i++) {
+    const got = await w.request('GET', `/v1/brands/${brandId}/integrations/tracker/push/runs/${runId}`, { key });
+    if (got.status !== 200) throw new Error(`get-tracker-push-run answered ${got.status}: ${JSON.stringify(got.body)}`);
+    if (got.body.status !== 'running') return got.body;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`push run ${runId} did not end within 20 s`);
+}

@@ -1,5 +1,6 @@
 // Monitoring automations on the sandbox with a fixed clock, on every storage dialect: what a rule
-// does and every reason it skips an object, shadow mode, resumeWhenClear never resuming what a
+// does and every reason it skips an object, shadow mode (the event it emits), the chat notice of
+// notify and pause_and_notify runs at CHAT_WEBHOOK_URL, resumeWhenClear never resuming what a
 // person paused, cooldown and the daily limit in the account's day, loops between two automations,
 // a daily schedule across a DST change, failures ending in automation.action_failed, and two job
 // workers on one database running each due automation once.
@@ -16,6 +17,8 @@ import { Service } from '../../src/service.js';
 import type { Principal } from '../../src/auth/principal.js';
 import { standardWorld } from '../helpers/fixture.js';
 import { seedLiveLaunch, type SeededObject } from '../../src/platforms/sandbox/live-launch.js';
+import { WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { fakeResolver } from '../helpers/outbound.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -39,8 +42,11 @@ for (const dialect of dialects()) {
     let brandId: number;
     let ci: Principal;
     let n = 0;
+    let chat: WebhookReceiver;
 
     before(async () => {
+      // CHAT_WEBHOOK_URL is the operator's: a loopback receiver is called as given.
+      chat = await new WebhookReceiver().start('/chat');
       db = await createTestDatabase(dialect);
       const setup = openDatabase(db.url);
       await migrateLatest(setup.knex);
@@ -49,13 +55,15 @@ for (const dialect of dialects()) {
       orgId = seed.organizations.acme.id;
       brandId = seed.organizations.acme.brands.shoes.id;
       service = await Service.open({
-        config: loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', SVC_STRICT_OUTPUT: 'true', RATE_LIMIT_PER_MINUTE: '100000' }),
+        config: loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', SVC_STRICT_OUTPUT: 'true', RATE_LIMIT_PER_MINUTE: '100000', CHAT_WEBHOOK_URL: chat.url }),
         log: pino({ level: 'silent' }),
+        resolveHost: fakeResolver(),
         now: () => clock,
       });
       ci = await service.authenticate(`Bearer ${seed.organizations.acme.apiKeys.ci.secret}`, 'api');
     });
     after(async () => {
+      await chat?.close();
       await service?.close();
       await db?.drop();
     });
@@ -111,8 +119,62 @@ for (const dialect of dialects()) {
       expect(r.mode).to.equal('shadow');
       expect(objectOf(r, burner)).to.include({ matched: true, intended: 'pause', action: 'none', skipReason: 'shadow' });
       expect(await platformStatus(burner)).to.equal('ACTIVE');
-      expect((await events('automation.triggered')).length).to.equal(before);
+      // The event says what a live run would have done, so integrators can watch a rule before arming it.
+      expect((await events('automation.triggered')).slice(before)).to.deep.equal([
+        { brandId, automationId: a.automationId, automationName: a.automationName, accountId: 'act_1001', runId: r.runId, objectId: burner.objectId, level: 'campaign', action: 'paused', mode: 'shadow' },
+      ]);
       expect(await service.knex('activity_entries').where({ entity_id: burner.nodeId })).to.have.length(0);
+    });
+
+    const texts = () => chat.received.map((r) => (r.body as unknown as { text: string }).text);
+
+    it('notify posts one chat message per run naming the automation, the objects and the metrics that matched, and acts on nothing', async () => {
+      const [burner, other] = await liveCampaigns(['Burner - no results', 'Burner two - no results']);
+      const a = await createAutomation({ objectIds: [burner.objectId, other.objectId], action: 'notify', automationName: 'Tell me about burners' });
+      const before = texts().length;
+      const eventsBefore = (await events('automation.triggered')).length;
+      const r = await run(a);
+      expect(objectOf(r, burner)).to.include({ matched: true, intended: 'notify', action: 'notified', skipReason: null });
+      expect(objectOf(r, other)).to.include({ matched: true, action: 'notified' });
+      expect(await platformStatus(burner)).to.equal('ACTIVE');
+      const sent = texts().slice(before);
+      expect(sent).to.have.length(1);
+      const spend = (o: SeededObject) => (objectOf(r, o).metrics.today.spend / 100).toFixed(2);
+      expect(sent[0].split('\n')).to.deep.equal([
+        `Automation "Tell me about burners" (#${a.automationId}, act_1001) matched 2 objects in run ${r.runId}:`,
+        `• campaign "${objectOf(r, burner).name}" ${burner.objectId}: spend (today) ${spend(burner)} USD > 1.00 USD, results (today) 0 < 1; notified`,
+        `• campaign "${objectOf(r, other).name}" ${other.objectId}: spend (today) ${spend(other)} USD > 1.00 USD, results (today) 0 < 1; notified`,
+      ]);
+      const triggered = (await events('automation.triggered')).slice(eventsBefore);
+      expect(triggered.map((e) => [e.objectId, e.action, e.mode])).to.have.deep.members([[burner.objectId, 'notified', 'live'], [other.objectId, 'notified', 'live']]);
+    });
+
+    it('pause_and_notify pauses and posts one message saying so; a pause-only automation posts nothing', async () => {
+      const [burner] = await liveCampaigns(['Burner - no results']);
+      const before = texts().length;
+      const both = await createAutomation({ objectIds: [burner.objectId], action: 'pause_and_notify', automationName: 'Pause and tell' });
+      const r = await run(both);
+      expect(objectOf(r, burner)).to.include({ action: 'paused' });
+      expect(await platformStatus(burner)).to.equal('PAUSED');
+      expect(texts().slice(before)).to.have.length(1);
+      expect(texts().at(-1)).to.match(new RegExp(`^Automation "Pause and tell" \\(#${both.automationId}, act_1001\\) matched 1 object in run ${r.runId}:\\n• campaign .*${burner.objectId}: spend \\(today\\) .* USD > 1\\.00 USD, results \\(today\\) 0 < 1; paused$`));
+      const [other] = await liveCampaigns(['Burner - no results']);
+      const pauseOnly = await createAutomation({ objectIds: [other.objectId], action: 'pause' });
+      expect(objectOf(await run(pauseOnly), other)).to.include({ action: 'paused' });
+      expect(texts().slice(before)).to.have.length(1);
+    });
+
+    it('a shadow notify run posts nothing to chat and emits automation.triggered with mode shadow and the action it would have taken', async () => {
+      const [burner] = await liveCampaigns(['Burner - no results']);
+      const a = await createAutomation({ objectIds: [burner.objectId], action: 'notify', mode: 'shadow' });
+      const before = texts().length;
+      const eventsBefore = (await events('automation.triggered')).length;
+      const r = await run(a);
+      expect(objectOf(r, burner)).to.include({ intended: 'notify', action: 'none', skipReason: 'shadow' });
+      expect(texts().length).to.equal(before);
+      expect((await events('automation.triggered')).slice(eventsBefore)).to.deep.equal([
+        { brandId, automationId: a.automationId, automationName: a.automationName, accountId: 'act_1001', runId: r.runId, objectId: burner.objectId, level: 'campaign', action: 'notified', mode: 'shadow' },
+      ]);
     });
 
     it('skips objects below the guard with insufficient_data, without judging the conditions', async () => {

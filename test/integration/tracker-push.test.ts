@@ -1,7 +1,9 @@
-// The tracker spend push against the fake Keitaro server with a fixed clock, on every storage
-// dialect: hourly cycles and the final push across a day boundary in two time zones (New York USD,
-// Tokyo JPY), requests spaced by requestIntervalSeconds, a cycle repeated after a crash setting the
-// same costs again, and every disabledReason with its event. The worker is driven with `drain()`.
+// The tracker spend push against the fake Keitaro server with a fixed clock and default settings (a
+// connected tracker is always called at its baseUrl), on every storage dialect: hourly cycles and
+// the final push across a day boundary in two time zones (New York USD, Tokyo JPY), requests spaced
+// by requestIntervalSeconds, manual runs answered at once and carried out by the brand's push job
+// with their progress, a cycle repeated after a crash setting the same costs again, and every
+// disabledReason with its event. The worker is driven with `drain()`.
 
 import { expect } from 'chai';
 import { pino } from 'pino';
@@ -17,6 +19,7 @@ import { SandboxPlatform } from '../../src/platforms/sandbox/adapter.js';
 import type { AdAccount } from '../../src/platforms/port.js';
 import { localDate } from '../../src/time/zones.js';
 import { KeitaroServer, type LoggedRequest } from '../fakes/keitaro-server.js';
+import { fakeResolver } from '../helpers/outbound.js';
 import { C1, C2, C3, EAST_CAMPAIGN, TOKYO_CAMPAIGN, clicksEveryDay, seedLaunch, trackerBootstrap } from '../helpers/tracker-world.js';
 
 const HOUR = 3_600_000;
@@ -46,6 +49,19 @@ for (const dialect of dialects()) {
     const spend = async (account: AdAccount, id: string, date: string) => (await new SandboxPlatform(account.platform, service.knex, () => clock).insights(account, [id], { since: date, until: date })).spendMinorUnits;
     const dollars = (cents: number) => `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
     const dateOf = (r: LoggedRequest) => String(r.body.start_date).slice(0, 10);
+    /**
+     * A manual run: answered at once (running, nothing done yet), carried out by the brand's push job
+     * on the next drain, then read as it ended. With `catchUp`, the hourly cycles due at this clock
+     * run before it, so nothing else runs beside it.
+     */
+    const manualRun = async (brandId: number, catchUp = true) => {
+      if (catchUp) await service.jobs.drain();
+      const started = await call('run-tracker-push', { brandId });
+      expect(started).to.deep.include({ brandId, status: 'running', trigger: 'manual', finishedAt: null, pushed: [], error: null });
+      expect(started.progress).to.deep.equal({ done: 0, total: 0 });
+      await service.jobs.drain();
+      return call('get-tracker-push-run', { brandId, runId: started.runId });
+    };
 
     before(async () => {
       tracker = await new KeitaroServer(KEY, () => clock).start();
@@ -67,8 +83,9 @@ for (const dialect of dialects()) {
       await setup.knex.destroy();
       service = await Service.open({
         // The injected sleep moves the clock by whole seconds: a lease long enough that a run never outlives it on this clock.
-        config: loadConfig({ DATABASE_URL: db.url, TRACKER_MODE: 'live', WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'silent', SVC_STRICT_OUTPUT: 'true', JOB_LEASE_MS: '600000' }),
+        config: loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', SVC_STRICT_OUTPUT: 'true', JOB_LEASE_MS: '600000' }),
         log: pino({ level: 'silent' }),
+        resolveHost: fakeResolver(),
         now: () => clock,
         sleep: async (ms) => {
           sleeps.push(ms);
@@ -152,13 +169,32 @@ for (const dialect of dialects()) {
       expect(setting).to.deep.include({ enabled: true, lastCampaignsPushed: 2, unmatchedCount: 0, lastError: null, lastPushAt: new Date(clock).toISOString().replace(/\.\d+Z$/, (m) => m) });
     });
 
+    it('asks for clicks in Keitaro\'s own report shape (columns, metrics, grouping, filters, range); the strict fake refuses the old dimensions/measures shape', async () => {
+      const report = tracker.requests.find((r) => r.path === '/report/build' && r.body.metrics?.includes('clicks'))!;
+      expect(report.status).to.equal(200);
+      expect(Object.keys(report.body).sort()).to.deep.equal(['columns', 'filters', 'grouping', 'limit', 'metrics', 'offset', 'range', 'sort']);
+      expect(report.body.grouping).to.include('sub_id_3');
+      expect(report.body.range).to.have.keys('from', 'to', 'timezone');
+      expect(tracker.requests.filter((r) => r.status === 400)).to.deep.equal([]);
+      const old = await fetch(`${tracker.url}/admin_api/v1/report/build`, {
+        method: 'POST',
+        headers: { 'Api-Key': KEY, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ range: { from: '2026-03-01', to: '2026-03-07', timezone: 'UTC' }, dimensions: ['campaign_id', 'sub_id_3'], measures: ['clicks'] }),
+      });
+      expect(old.status).to.equal(400);
+      expect(await old.json()).to.deep.equal({ error: 'Bad request: unknown field "dimensions"' });
+    });
+
     it('spaces cost updates by requestIntervalSeconds (the injected sleep moves the fixed clock)', async () => {
       await call('set-tracker-push', { brandId: east, enabled: true, requestIntervalSeconds: 7 });
       clock = Date.UTC(2026, 2, 11, 14, 5);
       sleeps.length = 0;
+      await service.jobs.drain();
+      sleeps.length = 0;
       const before = tracker.requests.length;
-      const run = await call('run-tracker-push', { brandId: east });
-      expect(run.outcome).to.equal('pushed');
+      const run = await manualRun(east);
+      expect(run.status).to.equal('succeeded');
+      expect(run.progress).to.deep.equal({ done: 2, total: 2 });
       const sent = tracker.requests.slice(before).filter((r) => r.path.endsWith('/update_costs'));
       expect(sent).to.have.length(2);
       const report = tracker.requests.slice(before).find((r) => r.path === '/report/build')!;
@@ -183,45 +219,52 @@ for (const dialect of dialects()) {
 
       // A cycle cut off after its first update (a 500 on the second) leaves the push on, and the next one sets both again.
       tracker.faults.push({ status: 500, path: /update_costs/, after: 1 });
-      const cut = await call('run-tracker-push', { brandId: east });
-      expect(cut.outcome).to.equal('failed');
+      const cut = await manualRun(east);
+      expect(cut.status).to.equal('failed');
+      expect(cut.error).to.match(/500/);
       expect(cut.pushed).to.have.length(1);
-      expect(cut.setting).to.deep.include({ enabled: true, disabledReason: null });
-      expect(cut.setting.lastError).to.match(/500/);
+      expect(cut.progress).to.deep.equal({ done: 1, total: 2 });
+      const afterCut = await call('get-tracker-push', { brandId: east });
+      expect(afterCut).to.deep.include({ enabled: true, disabledReason: null });
+      expect(afterCut.lastError).to.match(/500/);
       const failed = await events('tracker.push.failed', east);
       expect(failed[failed.length - 1]).to.deep.include({ brandId: east });
-      const whole = await call('run-tracker-push', { brandId: east });
-      expect(whole.outcome).to.equal('pushed');
+      const whole = await manualRun(east);
+      expect(whole.status).to.equal('succeeded');
       expect(tracker.cost(EAST_CAMPAIGN, date, C1)!.cost).to.equal(snapshot.c1);
       expect(tracker.cost(EAST_CAMPAIGN, date, C2)!.cost).to.equal(snapshot.c2);
     });
 
     it('waits out a 429 (Retry-After) and pushes', async () => {
       clock = Date.UTC(2026, 2, 11, 16, 5);
+      await service.jobs.drain();
       sleeps.length = 0;
       tracker.faults.push({ status: 429, retryAfter: '11', path: /update_costs/ });
-      const run = await call('run-tracker-push', { brandId: tokyo });
-      expect(run.outcome).to.equal('pushed');
+      const run = await manualRun(tokyo);
+      expect(run.status).to.equal('succeeded');
       expect(sleeps).to.include(11_000);
       expect(run.pushed.map((p: any) => p.providerCampaignId)).to.deep.equal([C3]);
     });
 
     it('after a final push, reads back what the tracker holds and reports the spend drift in the run answer', async () => {
       // 04:05 on 12 March in Tokyo: the 11th is final there and has not been pushed yet.
+      // 04:05 on 12 March in Tokyo: the 11th is final there and has not been pushed yet (no cycle ran since 16:05 UTC).
       clock = Date.UTC(2026, 2, 11, 19, 5);
-      const run = await call('run-tracker-push', { brandId: tokyo });
-      expect(run.outcome).to.equal('pushed');
+      const run = await manualRun(tokyo, false);
+      expect(run.status).to.equal('succeeded');
       const final = run.pushed.find((p: any) => p.final);
       expect(final).to.deep.include({ providerCampaignId: C3, date: '2026-03-11', currency: 'JPY' });
-      expect(run.drift).to.deep.equal([{ providerCampaignId: C3, trackerCampaignId: String(TOKYO_CAMPAIGN), date: '2026-03-11', platformMinorUnits: final.costMinorUnits, trackerMinorUnits: final.costMinorUnits, differenceMinorUnits: 0 }]);
+      // JPY has no minor unit: the cost sent is the yen amount.
+      const yen = Number(final.cost);
+      expect(run.drift).to.deep.equal([{ providerCampaignId: C3, trackerCampaignId: String(TOKYO_CAMPAIGN), date: '2026-03-11', platformMinorUnits: yen, trackerMinorUnits: yen, differenceMinorUnits: 0 }]);
       // Later cycles of the same day push no final and report no drift.
       clock += HOUR;
-      expect((await call('run-tracker-push', { brandId: tokyo })).drift).to.deep.equal([]);
+      expect((await manualRun(tokyo)).drift).to.deep.equal([]);
       // A tracker holding one yen more than was pushed shows a drift of 1.
       await service.knex('tracker_final_pushes').where({ brand_id: tokyo }).delete();
       tracker.reportedCostOffset = 1;
       try {
-        const drifted = await call('run-tracker-push', { brandId: tokyo });
+        const drifted = await manualRun(tokyo);
         expect(drifted.drift.map((d: any) => d.differenceMinorUnits)).to.deep.equal([1]);
       } finally {
         tracker.reportedCostOffset = 0;
@@ -237,11 +280,13 @@ for (const dialect of dialects()) {
       it(`${row.what} turns the push off with disabledReason ${row.reason} and emits tracker.push.disabled; an owner turns it back on`, async () => {
         clock += HOUR;
         const before = (await events('tracker.push.disabled', tokyo)).length;
+        await service.jobs.drain();
         row.provoke();
-        const run = await call('run-tracker-push', { brandId: tokyo });
+        const run = await manualRun(tokyo);
         row.restore();
-        expect(run.outcome).to.equal('disabled');
-        expect(run.setting).to.deep.include({ enabled: false, disabledReason: row.reason });
+        expect(run.status).to.equal('failed');
+        expect(run.error).to.match(new RegExp(`turned off \\(${row.reason}\\)`));
+        expect(await call('get-tracker-push', { brandId: tokyo })).to.deep.include({ enabled: false, disabledReason: row.reason });
         const emitted = await events('tracker.push.disabled', tokyo);
         expect(emitted.slice(before)).to.deep.equal([{ brandId: tokyo, reason: row.reason }]);
         // The job parks: nothing is pushed on the next hours.
@@ -257,10 +302,11 @@ for (const dialect of dialects()) {
 
     it('changing the key turns the push off with key_changed and emits tracker.push.disabled; the same key again changes nothing', async () => {
       const before = (await events('tracker.push.disabled', tokyo)).length;
-      const same = await call('connect-tracker', { brandId: tokyo, baseUrl: tracker.url, apiKey: KEY });
+      // Through the API the baseUrl is a caller's: a public address (the fake resolver does not know the name, so it is taken and checked at send).
+      const same = await call('connect-tracker', { brandId: tokyo, baseUrl: 'https://tracker.example.com', apiKey: KEY });
       expect(same.apiKeyLast4).to.equal('0001');
       expect((await call('get-tracker-push', { brandId: tokyo })).enabled).to.equal(true);
-      const changed = await call('connect-tracker', { brandId: tokyo, baseUrl: tracker.url, apiKey: 'kt_rotated_key_4242' });
+      const changed = await call('connect-tracker', { brandId: tokyo, baseUrl: 'https://tracker.example.com', apiKey: 'kt_rotated_key_4242' });
       expect(changed.apiKeyLast4).to.equal('4242');
       const setting = await call('get-tracker-push', { brandId: tokyo });
       expect(setting).to.deep.include({ enabled: false, disabledReason: 'key_changed' });

@@ -1,11 +1,13 @@
-// The built-in sandbox tracker (TRACKER_MODE=sandbox, the default), on every storage dialect: a
-// campaign published through the service shows up automatically mapped on sub3 to its ad account's
-// tracker campaign with deterministic clicks, and a push cycle sets its cost in the sandbox.
+// The built-in simulated tracker (baseUrl `sandbox:`), on every storage dialect: a campaign
+// published through the service shows up automatically mapped on sub3 to its ad account's tracker
+// campaign with deterministic clicks, and a push run (202 at once, carried out by the push job) sets
+// its cost in the simulator.
 
 import { expect } from 'chai';
 import { dialects } from '../helpers/databases.js';
 import { startWorld, type World } from '../helpers/world.js';
 import { brandApi, buildLaunch, idem, publish, uploadCreative } from '../helpers/launch-builders.js';
+import { runToEnd } from '../helpers/tracker-world.js';
 
 for (const dialect of dialects()) {
   describe(`sandbox click tracker (${dialect})`, function () {
@@ -15,16 +17,16 @@ for (const dialect of dialects()) {
     let shoes: number;
 
     before(async () => {
-      w = await startWorld({ dialect, env: { JOBS: 'off' } });
+      w = await startWorld({ dialect });
       ci = w.key('acme', 'ci');
       shoes = w.brandId('acme', 'shoes');
     });
     after(async () => w?.close());
 
     it('maps a published campaign on sub3 with deterministic clicks, and a push sets its cost', async () => {
-      const connect = await w.request('PUT', `/v1/brands/${shoes}/integrations/tracker`, { key: ci, body: { baseUrl: 'https://tracker.example.test/', apiKey: 'sandbox-key-abcd' } });
+      const connect = await w.request('PUT', `/v1/brands/${shoes}/integrations/tracker`, { key: ci, body: { baseUrl: 'sandbox:', apiKey: 'sandbox-key-abcd' } });
       expect(connect.status, JSON.stringify(connect.body)).to.equal(200);
-      expect(connect.body).to.deep.include({ connected: true, baseUrl: 'https://tracker.example.test', apiKeyLast4: 'abcd' });
+      expect(connect.body).to.deep.include({ connected: true, baseUrl: 'sandbox:', apiKeyLast4: 'abcd' });
       const api = brandApi(w, ci, shoes);
       const built = await buildLaunch(api, { creativeId: await uploadCreative(w, ci, shoes), ad: { urlTags: 'sub3={{campaign.id}}' } });
       const preview = await api('POST', `/launches/${built.launchId}/publish`, {}, idem('preview'));
@@ -41,10 +43,13 @@ for (const dialect of dialects()) {
       expect(again.body.trackerCampaigns).to.deep.equal([{ id: again.body.mappings[0].trackerCampaignId, title: 'Shoes US offers', autoCostUpdate: false }]);
 
       await w.request('PUT', `/v1/brands/${shoes}/integrations/tracker/push`, { key: ci, body: { enabled: true, requestIntervalSeconds: 0 } });
-      const run = await w.request('POST', `/v1/brands/${shoes}/integrations/tracker/push/runs`, { key: ci, body: {} });
-      expect(run.status, JSON.stringify(run.body)).to.equal(200);
-      expect(run.body.outcome).to.equal('pushed');
-      const today = run.body.pushed.find((p: any) => !p.final);
+      const started = await w.request('POST', `/v1/brands/${shoes}/integrations/tracker/push/runs`, { key: ci, body: {} });
+      expect(started.status, JSON.stringify(started.body)).to.equal(202);
+      expect(started.body).to.deep.include({ status: 'running', trigger: 'manual', finishedAt: null });
+      const run = await runToEnd(w, ci, shoes, started.body.runId);
+      expect(run).to.deep.include({ status: 'succeeded', error: null });
+      expect(run.progress.done).to.equal(run.progress.total);
+      const today = run.pushed.find((p: any) => !p.final);
       const stored = await w.service.knex('sandbox_tracker_costs').where({ brand_id: shoes, start_date: today.date }).first();
       expect(stored).to.deep.include({ tracker_campaign_id: today.trackerCampaignId, cost: today.cost, currency: 'USD', timezone: 'America/New_York', sub_id_3: '' });
     });

@@ -71,7 +71,7 @@ for (const dialect of dialects()) {
       expect(nodeOf(done, 'tell').status).to.equal('canceled');
     });
 
-    it('a chat step to a private address is refused unless WEBHOOK_ALLOW_PRIVATE is set: at save, and at send for CHAT_WEBHOOK_URL', async () => {
+    it('a chat step\'s own private address is refused unless WEBHOOK_ALLOW_PRIVATE is set; CHAT_WEBHOOK_URL is the operator\'s and is called as given', async () => {
       const strict = await startWorld({ dialect, bootstrap: workflowWorld, env: { JOBS: 'off', CHAT_WEBHOOK_URL: chat.url } });
       try {
         const brand = strict.brandId('acme', 'shoes');
@@ -84,9 +84,8 @@ for (const dialect of dialects()) {
         const before = chat.received.length;
         await strict.service.jobs.drain();
         const done = (await strict.request('GET', `/v1/brands/${brand}/workflows/${wf.workflowId}/executions/${exec}`, { key: ci })).body;
-        expect(done.status).to.equal('failed');
-        expect(nodeOf(done, 'tell').error.message).to.match(/refused: .*loopback or private address/);
-        expect(chat.received.length).to.equal(before);
+        expect(done.status).to.equal('succeeded');
+        expect(chat.received.length).to.equal(before + 1);
       } finally {
         await strict.close();
       }

@@ -471,6 +471,19 @@ describe('svc retries and service failures (fake servers)', function () {
     expect(run.stdout).to.equal('');
   });
 
+  it('run-tracker-push follows the run it started to its end: a progress line on stderr per change, the ended run on stdout', async () => {
+    const run = (status: string, done: number) => ({ runId: 7, brandId: 1, status, trigger: 'manual', progress: { done, total: 2 }, pushed: [], skipped: [], error: null });
+    const answers = [run('running', 0), run('running', 1), run('running', 1), run('succeeded', 2)];
+    const s = await start((n) => ({ status: n === 1 ? 202 : 200, body: answers[Math.min(n - 1, answers.length - 1)] }));
+    const done = await svc(['run-tracker-push', '--brand-id', '1'], env(s.url));
+    expect(JSON.parse(done.stdout)).to.deep.equal(run('succeeded', 2));
+    expect(s.seen.map((r) => `${r.method} ${r.url}`)).to.deep.equal([
+      'POST /v1/brands/1/integrations/tracker/push/runs',
+      ...Array(3).fill('GET /v1/brands/1/integrations/tracker/push/runs/7'),
+    ]);
+    expect(done.stderr.trim().split('\n')).to.deep.equal(['svc: run-tracker-push: 0 of 2 done (running)', 'svc: run-tracker-push: 1 of 2 done (running)', 'svc: run-tracker-push: 2 of 2 done (succeeded)']);
+  });
+
   it('exits 5 when nothing listens at SVC_BASE_URL', async () => {
     const s = await start(() => ({ status: 200 }));
     await s.close();

@@ -38,7 +38,8 @@ for (const dialect of dialects()) {
 
     before(async () => {
       tracker = await new KeitaroServer(KEY).start();
-      w = await startOAuthWorld(dialect, mappingBootstrap(tracker.url, KEY), { TRACKER_MODE: 'live', JOBS: 'off', WEBHOOK_ALLOW_PRIVATE: 'true' });
+      // Default settings, jobs running: a push run is carried out in the background.
+      w = await startOAuthWorld(dialect, mappingBootstrap(tracker.url, KEY));
       brand = w.brandId('acme', 'mapped');
       await seedMappingCases(w.service.knex, tracker, w.seed.organizations.acme.id, brand);
       const token = async (email: string, password: string) => (await tokensFor(w.url, { email, password }, { resource: `${w.url}/mcp`, scope: 'read write' })).access_token;
@@ -74,6 +75,19 @@ for (const dialect of dialects()) {
       expect((await toolResult(owner, 'set_tracker_push', { brandId: brand, enabled: true })).enabled).to.equal(true);
       const conflict = await toolError(owner, 'set_tracker_push', { brandId: w.brandId('acme', 'bare'), enabled: true });
       expect(conflict.code).to.equal('conflict');
+    });
+
+    it('run_tracker_push follows the run to its end and answers it: succeeded, with every planned cost update done', async () => {
+      expect((await toolResult(owner, 'set_tracker_push', { brandId: brand, enabled: true, requestIntervalSeconds: 0 })).enabled).to.equal(true);
+      const before = tracker.costUpdates.length;
+      const run = await toolResult(owner, 'run_tracker_push', { brandId: brand });
+      expect(run).to.deep.include({ brandId: brand, status: 'succeeded', trigger: 'manual', error: null });
+      expect(run.finishedAt).to.be.a('string');
+      expect(run.progress.done).to.equal(run.progress.total);
+      expect(run.pushed.length).to.equal(run.progress.total);
+      expect(tracker.costUpdates.length - before).to.equal(run.pushed.length);
+      const read = await toolResult(member, 'get_tracker_push_run', { brandId: brand, runId: run.runId });
+      expect(read).to.deep.equal(run);
     });
   });
 }

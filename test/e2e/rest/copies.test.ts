@@ -171,10 +171,22 @@ for (const dialect of dialects()) {
 
     const failures: Array<[string, () => void, RegExp]> = [
       ['a malformed answer (three times)', () => model.script({ kind: 'raw', body: '{"choices": [{"message": {"content": "not json"}}]}' }, { kind: 'content', content: 'still not json' }, { kind: 'content', content: { headlines: 'one' } }), /no usable answer in 3 attempts/],
-      ['a timeout', () => model.script({ kind: 'content', content: good, delayMs: 1500 }, { kind: 'content', content: good, delayMs: 1500 }), /did not answer in time/],
+      ['a timeout', () => model.script({ kind: 'content', content: good, delayMs: 1500 }, { kind: 'content', content: good, delayMs: 1500 }), /did not answer within COPY_MODEL_TIMEOUT_MS \(300 ms\), retries included/],
       ['429 after the retries', () => model.script({ kind: 'error', status: 429, retryAfterMs: 10 }, { kind: 'error', status: 429, retryAfterMs: 10 }), /rate limiting/],
       ['500 after the retries', () => model.script({ kind: 'error', status: 500, retryAfterMs: 10 }, { kind: 'error', status: 500, retryAfterMs: 10 }), /HTTP 500/],
     ];
+    it('COPY_MODEL_TIMEOUT_MS bounds the whole generation: a model that stalls gets one request, no retry or regeneration after the deadline', async () => {
+      model.reset();
+      model.script(...Array.from({ length: 6 }, () => ({ kind: 'content' as const, content: good, delayMs: 5_000 })));
+      const res = await api('POST', '/copies', { platform: 'meta' });
+      expect(res.status).to.equal(503);
+      expect(res.body.error.message).to.match(/within COPY_MODEL_TIMEOUT_MS \(300 ms\), retries included/);
+      // COPY_MODEL_MAX_RETRIES=1 and three regenerations would have made 6 requests of 300 ms each before.
+      expect(model.requests).to.have.length(1);
+      expect(model.pending).to.equal(5);
+      model.reset();
+    });
+
     for (const [what, arrange, message] of failures) {
       it(`answers 503 unavailable for ${what}, and stores nothing`, async () => {
         const before = await count();

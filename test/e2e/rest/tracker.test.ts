@@ -29,7 +29,8 @@ for (const dialect of dialects()) {
 
     before(async () => {
       tracker = await new KeitaroServer(KEY).start();
-      w = await startOAuthWorld(dialect, mappingBootstrap(tracker.url, KEY), { TRACKER_MODE: 'live', JOBS: 'off', WEBHOOK_ALLOW_PRIVATE: 'true' });
+      // Default settings: the bootstrap file's tracker is the operator's address, called as given.
+      w = await startOAuthWorld(dialect, mappingBootstrap(tracker.url, KEY), { JOBS: 'off' });
       ci = w.key('acme', 'ci');
       brand = w.brandId('acme', 'mapped');
       bare = w.brandId('acme', 'bare');
@@ -147,16 +148,31 @@ for (const dialect of dialects()) {
       const on = await w.request('PUT', `${base()}/push`, { key: tokens.olive, body: { enabled: true, requestIntervalSeconds: 0 } });
       expect(on.status).to.equal(200);
       expect(on.body).to.deep.include({ enabled: true, disabledReason: null, connected: true });
-      const run = await w.request('POST', `${base()}/push/runs`, { key: ci, body: {} });
+      const started = await w.request('POST', `${base()}/push/runs`, { key: ci, body: {} });
+      expect(started.status, JSON.stringify(started.body)).to.equal(202);
+      expect(started.body).to.deep.include({ brandId: brand, status: 'running', trigger: 'manual', finishedAt: null, pushed: [], skipped: [], error: null });
+      expect(started.body.runId).to.be.a('number');
+      // While a run goes on, asking again answers that run.
+      const again = await w.request('POST', `${base()}/push/runs`, { key: ci, body: {} });
+      expect(again.body.runId).to.equal(started.body.runId);
+      expect(tracker.costUpdates).to.have.length(0);
+      // The brand's push job carries the run out (the worker is driven by hand here).
+      await w.service.jobs.drain();
+      const run = await w.request('GET', `${base()}/push/runs/${started.body.runId}`, { key: tokens.mia });
       expect(run.status, JSON.stringify(run.body)).to.equal(200);
-      expect(run.body.outcome).to.equal('pushed');
+      expect(run.body).to.deep.include({ runId: started.body.runId, status: 'succeeded', trigger: 'manual', error: null });
+      // Every cost update planned was sent: today's and, the first time, yesterday's final spend.
+      expect(run.body.progress).to.deep.equal({ done: run.body.pushed.length, total: run.body.pushed.length });
       const today = run.body.pushed.filter((p: any) => !p.final);
       expect(today.map((p: any) => p.providerCampaignId).sort()).to.deep.equal([M.A, M.B, M.D, M.G].sort());
-      expect(today.find((p: any) => p.providerCampaignId === M.B).sub3Filter).to.equal(M.B);
-      expect(today.find((p: any) => p.providerCampaignId === M.A).sub3Filter).to.equal(null);
-      expect(run.body.skipped).to.deep.include({ providerCampaignId: M.H, trackerCampaignId: '32', reason: 'shared_campaign_without_sub3' });
-      expect(run.body.skipped).to.deep.include({ providerCampaignId: M.I, trackerCampaignId: '38', reason: 'auto_cost_update' });
-      expect(run.body.setting).to.deep.include({ lastCampaignsPushed: 4, unmatchedCount: 3 });
+      expect(Object.keys(today[0]).sort()).to.deep.equal(['cost', 'currency', 'date', 'final', 'providerCampaignId', 'timezone', 'trackerCampaignId']);
+      expect(run.body.skipped).to.deep.include({ providerCampaignId: M.H, reason: 'shared_campaign_without_sub3' });
+      expect(run.body.skipped).to.deep.include({ providerCampaignId: M.I, reason: 'auto_cost_update' });
+      const setting = await w.request('GET', `${base()}/push`, { key: ci });
+      expect(setting.body).to.deep.include({ lastCampaignsPushed: 4, unmatchedCount: 3 });
+      expect(tracker.costUpdates.find((r) => r.body.filters?.sub_id_3 === M.A)).to.equal(undefined);
+      const missing = await w.request('GET', `${base()}/push/runs/999999`, { key: ci });
+      expect(missing.status).to.equal(404);
       const b = tracker.costUpdates.find((r) => r.body.filters?.sub_id_3 === M.B)!;
       expect(b.apiKey).to.equal(KEY);
       expect(b.body).to.deep.include({ currency: 'USD', timezone: 'UTC' });
@@ -170,14 +186,14 @@ for (const dialect of dialects()) {
 
     before(async () => {
       tracker = await new KeitaroServer(KEY).start();
-      w = await startWorld({ dialect, env: { TRACKER_MODE: 'live', JOBS: 'off' } });
+      w = await startWorld({ dialect, env: { JOBS: 'off' } });
     });
     after(async () => {
       await w?.close();
       await tracker?.close();
     });
 
-    it('refuses a live tracker on a loopback, private or plain-http address without WEBHOOK_ALLOW_PRIVATE, before any request', async () => {
+    it('refuses a tracker on a loopback, private or plain-http address without WEBHOOK_ALLOW_PRIVATE, before any request; sandbox: is always taken', async () => {
       const path = `/v1/brands/${w.brandId('acme', 'shoes')}/integrations/tracker`;
       for (const baseUrl of [tracker.url, 'https://10.1.2.3', 'https://localhost:8443', 'http://tracker.example.com']) {
         const refused = await w.request('PUT', path, { key: w.key('acme', 'ci'), body: { baseUrl, apiKey: 'kt_key_0001' } });
@@ -190,6 +206,9 @@ for (const dialect of dialects()) {
       const accepted = await w.request('PUT', path, { key: w.key('acme', 'ci'), body: { baseUrl: 'https://tracker.example.com', apiKey: 'kt_key_0001' } });
       expect(accepted.status, JSON.stringify(accepted.body)).to.equal(200);
       expect(accepted.body).to.deep.include({ connected: true, baseUrl: 'https://tracker.example.com', apiKeyLast4: '0001' });
+      const simulated = await w.request('PUT', path, { key: w.key('acme', 'ci'), body: { baseUrl: 'sandbox:', apiKey: 'kt_key_0002' } });
+      expect(simulated.status, JSON.stringify(simulated.body)).to.equal(200);
+      expect(simulated.body).to.deep.include({ connected: true, baseUrl: 'sandbox:' });
     });
   });
 }

@@ -8,6 +8,7 @@ import { startWorld, type World } from '../../helpers/world.js';
 import { WebhookReceiver } from '../../helpers/webhook-receiver.js';
 import { brandApi, buildLaunch, idem, publish, uploadCreative } from '../../helpers/launch-builders.js';
 import { waitUntil } from '../../helpers/launches.js';
+import { fakeResolver } from '../../helpers/outbound.js';
 
 const PRIVATE_OK = { WEBHOOK_ALLOW_PRIVATE: 'true' };
 
@@ -161,7 +162,8 @@ for (const dialect of dialects()) {
         ['unknown event type', { events: ['launch.exploded'] }, 'events[0]', 'invalid_value'],
         ['unknown field', { colour: 'red' }, 'colour', 'unrecognized_key'],
         ['brand of another organization', { brandIds: [w.brandId('other', 'rival')] }, 'brandIds[0]', 'invalid_value'],
-        ['http on a public host', { url: 'http://example.com/hook' }, 'url', 'invalid_value'],
+        ['an ftp URL', { url: 'ftp://example.com/hook' }, 'url', 'invalid_value'],
+        ['a link-local address (never admitted)', { url: 'http://169.254.169.254/latest' }, 'url', 'invalid_value'],
       ];
       for (const [what, body, field, code] of table) {
         const res = await w.request('PATCH', `/v1/webhook-endpoints/${id}`, { key: ci, body });
@@ -266,15 +268,15 @@ for (const dialect of dialects()) {
         const ci = w.key('acme', 'ci');
         const table: Array<[string, RegExp]> = [
           ['http://example.com/hook', /must use https/],
-          ['https://127.0.0.1/hook', /loopback or private/],
-          ['https://10.1.2.3/hook', /loopback or private/],
-          ['https://192.168.0.10/hook', /loopback or private/],
-          ['https://172.20.0.1/hook', /loopback or private/],
-          ['https://169.254.169.254/latest', /loopback or private/],
-          ['https://[::1]/hook', /loopback or private/],
-          ['https://[::ffff:10.0.0.1]/hook', /loopback or private/],
-          ['https://[fd00::1]/hook', /loopback or private/],
-          ['https://localhost/hook', /loopback or private/],
+          ['https://127.0.0.1/hook', /127\.0\.0\.1 is a loopback address/],
+          ['https://10.1.2.3/hook', /is a private address/],
+          ['https://192.168.0.10/hook', /is a private address/],
+          ['https://172.20.0.1/hook', /is a private address/],
+          ['https://169.254.169.254/latest', /is a link-local address/],
+          ['https://[::1]/hook', /is a loopback address/],
+          ['https://[::ffff:10.0.0.1]/hook', /IPv4-mapped IPv6 address of 10\.0\.0\.1 \(a private address\)/],
+          ['https://[fd00::1]/hook', /is a unique-local address/],
+          ['https://localhost/hook', /is a loopback address/],
           ['https://user:pw@example.com/hook', /user name or password/],
           ['ftp://example.com/hook', /must use https/],
           ['not a url', /absolute URL/],
@@ -317,17 +319,11 @@ for (const dialect of dialects()) {
       }
     });
 
-    it('refuses a delivery whose host resolves to a private address at send time; nothing is sent', async () => {
-      const asked: string[] = [];
-      const w = await startWorld({
-        dialect,
-        env: { JOBS: 'off' },
-        // DNS says the public-looking name points into a private network.
-        resolveHost: async (host) => {
-          asked.push(host);
-          return ['10.20.30.40'];
-        },
-      });
+    it('refuses a delivery whose host resolves to a private address at send time (public when saved); nothing is sent', async () => {
+      // DNS says the name is public when the endpoint is saved, and points into a private network at send time.
+      const resolver = fakeResolver({ 'hooks.example.net': [['93.184.216.34'], ['10.20.30.40']] });
+      const asked = resolver.lookups;
+      const w = await startWorld({ dialect, env: { JOBS: 'off' }, resolveHost: resolver });
       try {
         const ci = w.key('acme', 'ci');
         const created = await w.request('POST', '/v1/webhook-endpoints', { key: ci, body: { url: 'https://hooks.example.net/in', events: ['webhook.test'] } });
@@ -336,7 +332,7 @@ for (const dialect of dialects()) {
         expect(sent.status).to.equal(200);
         expect(sent.body).to.deep.include({ delivered: false, statusCode: null });
         expect(sent.body.error).to.match(/refused: hooks\.example\.net resolves to 10\.20\.30\.40.*nothing was sent/);
-        expect(asked).to.deep.equal(['hooks.example.net']);
+        expect(asked).to.deep.equal(['hooks.example.net', 'hooks.example.net']);
         const log = await w.request('GET', `/v1/webhook-endpoints/${created.body.endpointId}/deliveries`, { key: ci });
         expect(log.body.deliveries[0]).to.deep.include({ status: 'failed' });
         expect(log.body.deliveries[0].attempts[0]).to.deep.include({ statusCode: null });

@@ -117,4 +117,34 @@ for (const dialect of dialects()) {
       }
     });
   });
+
+  describe(`workflow agent steps against a model that stalls (${dialect})`, function () {
+    this.timeout(60_000);
+    let w: World;
+    let model: AgentModelServer;
+
+    before(async () => {
+      model = await new AgentModelServer().start();
+      model.stallMs = 30_000;
+      w = await startWorld({ dialect, bootstrap: workflowWorld, env: { AGENT_MODEL_URL: model.url, AGENT_MODEL: 'fake-tools-1', AGENT_TIMEOUT_MS: '1000' } });
+    });
+    after(async () => {
+      await w?.close();
+      await model?.close();
+    });
+
+    it('AGENT_TIMEOUT_MS bounds the whole step: one request, no SDK retry and no job retry after the deadline; the step fails with timeout', async () => {
+      const shoes = w.brandId('acme', 'shoes');
+      const wf = await createWorkflow(w, w.key('acme', 'ci'), shoes, { nodes: [{ nodeId: 'agent', kind: 'agent', name: 'Agent', settings: { instruction: 'Summarise the week.' } }] });
+      const exec = await runWorkflow(w, w.key('acme', 'ci'), shoes, wf.workflowId);
+      const done = await waitForExecution(w, w.key('acme', 'ci'), shoes, wf.workflowId, exec, finished, 'the stalled agent run');
+      expect(done.status).to.equal('failed');
+      const node = nodeOf(done, 'agent');
+      expect(node.status).to.equal('failed');
+      expect(node.error).to.deep.include({ code: 'timeout' });
+      expect(node.error.message).to.match(/within 1 s \(AGENT_TIMEOUT_MS\), retries included/);
+      // Before this rule the SDK retried once per attempt and the job tried the step three times: six requests of 1 s each.
+      expect(model.requests).to.have.length(1);
+    });
+  });
 }
