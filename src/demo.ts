@@ -32,8 +32,8 @@ export async function seedDemoIfEmpty(knex: Knex, schemas: SchemaRegistry): Prom
             ref: 'shoes',
             name: 'Demo Shoes',
             adAccounts: [{ platform: 'meta', accountId: 'act_1001', name: 'Demo Shoes US', timezone: 'America/New_York', currency: 'USD', active: true }],
-            // Answered by the built-in sandbox tracker (TRACKER_MODE=sandbox, the default).
-            tracker: { apiKey: 'demo-sandbox-tracker-key', baseUrl: 'https://tracker.demo.test' },
+            // `sandbox:` connects the built-in simulated tracker.
+            tracker: { apiKey: 'demo-sandbox-tracker-key', baseUrl: 'sandbox:' },
           },
           {
             ref: 'hats',
