@@ -1,10 +1,12 @@
 // A fake OpenAI-compatible chat completions server on loopback for agent steps: answers
 // POST /v1/chat/completions from a script (each turn either asks for tool calls or answers with
 // text, and may look at the conversation so far), records every request, and checks the bearer key.
+// A body outside the documented request shape answers 400 as the real API does (openai-shape.ts).
 
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { chatCompletionProblem } from './openai-shape.js';
 
 export interface ToolCallSpec {
   name: string;
@@ -50,6 +52,8 @@ export class AgentModelServer {
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return send(404, { error: { message: 'Unknown path', type: 'invalid_request_error' } });
     if (this.apiKey && req.headers.authorization !== `Bearer ${this.apiKey}`) return send(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
     const body = JSON.parse(raw) as CompletionRequest;
+    const problem = chatCompletionProblem(body);
+    if (problem) return send(400, { error: { message: problem, type: 'invalid_request_error', param: null, code: null } });
     this.requests.push(body);
     if (this.stallMs > 0) {
       const t = setTimeout(() => {

@@ -1,7 +1,9 @@
 // A fake Graph Marketing API on loopback: ad accounts, campaigns, ad sets, ads and creatives held in
 // memory, the batch endpoint, insights, option lists and lead forms, answering with Graph's shapes
 // and error bodies. Fault switches reproduce throttling (with X-Business-Use-Case-Usage), error
-// codes, 5xx answers, slow answers and a create that is applied but whose answer is dropped.
+// codes, 5xx answers, slow answers and a create that is applied but whose answer is dropped. As
+// strict as the Marketing API's reference: a parameter the endpoint does not document answers
+// error 100 naming it.
 
 import crypto from 'node:crypto';
 import type http from 'node:http';
@@ -81,6 +83,51 @@ function graphError(status: number, code: number, message: string, extra: Record
 
 const notFound = (method: string, id: string) =>
   graphError(400, 100, `Unsupported ${method.toLowerCase()} request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`, { error_subcode: 33 });
+
+const READ = ['fields', 'limit', 'after', 'before', 'filtering', 'effective_status', 'summary', 'date_preset', 'time_range'];
+const CAMPAIGN = [
+  'adlabels', 'bid_strategy', 'budget_schedule_specs', 'buying_type', 'campaign_optimization_type', 'daily_budget', 'execution_options', 'is_skadnetwork_attribution',
+  'iterative_split_test_configs', 'lifetime_budget', 'name', 'objective', 'pacing_type', 'promoted_object', 'source_campaign_id', 'special_ad_categories',
+  'special_ad_category_country', 'spend_cap', 'start_time', 'status', 'stop_time', 'topline_id',
+];
+const ADSET = [
+  'adlabels', 'adset_schedule', 'attribution_spec', 'bid_adjustments', 'bid_amount', 'bid_constraints', 'bid_strategy', 'billing_event', 'campaign_attribution',
+  'creative_sequence', 'daily_budget', 'daily_imps', 'daily_min_spend_target', 'daily_spend_cap', 'destination_type', 'dsa_beneficiary', 'dsa_payor', 'end_time',
+  'execution_options', 'frequency_control_specs', 'is_dynamic_creative', 'lifetime_budget', 'lifetime_imps', 'lifetime_min_spend_target', 'lifetime_spend_cap',
+  'multi_optimization_goal_weight', 'name', 'optimization_goal', 'optimization_sub_event', 'pacing_type', 'promoted_object', 'rf_prediction_id', 'start_time',
+  'status', 'targeting', 'time_based_ad_rotation_id_blocks', 'time_based_ad_rotation_intervals', 'time_start', 'time_stop', 'tune_for_category',
+];
+const AD = ['adlabels', 'audience_id', 'bid_amount', 'conversion_domain', 'creative', 'display_sequence', 'engagement_audience', 'execution_options', 'include_demolink_hashes', 'name', 'priority', 'status', 'tracking_specs'];
+const CREATIVE = [
+  'actor_id', 'adlabels', 'applink_treatment', 'asset_feed_spec', 'authorization_category', 'body', 'branded_content', 'call_to_action', 'degrees_of_freedom_spec',
+  'destination_set_id', 'image_crop', 'image_hash', 'image_url', 'instagram_permalink_url', 'instagram_user_id', 'link_og_id', 'link_url', 'name', 'object_id',
+  'object_story_id', 'object_story_spec', 'object_type', 'object_url', 'platform_customizations', 'product_set_id', 'template_url', 'template_url_spec',
+  'thumbnail_url', 'title', 'url_tags', 'use_page_actor_override',
+];
+const INSIGHTS = ['fields', 'level', 'time_range', 'time_ranges', 'date_preset', 'filtering', 'limit', 'after', 'before', 'time_increment', 'breakdowns', 'action_breakdowns', 'action_attribution_windows', 'sort', 'use_account_attribution_setting'];
+/** Parameters the Marketing API reference documents for each kind of call (the access token aside). */
+const DOCUMENTED: Record<string, Set<string>> = {
+  read: new Set(READ),
+  insights: new Set(INSIGHTS),
+  search: new Set(['type', 'q', 'class', 'location_types', 'limit', 'after', 'locale', 'country_code', 'fields']),
+  ids: new Set(['ids', 'fields']),
+  'create campaign': new Set(CAMPAIGN),
+  'create adset': new Set(['campaign_id', ...ADSET]),
+  'create ad': new Set(['adset_id', ...AD]),
+  'create creative': new Set(CREATIVE),
+  'update campaign': new Set(CAMPAIGN.filter((p) => p !== 'source_campaign_id' && p !== 'topline_id')),
+  'update adset': new Set(ADSET),
+  'update ad': new Set(AD),
+  'update creative': new Set(['name', 'status', 'adlabels']),
+  delete: new Set([]),
+};
+
+/** Error 100 naming the first parameter `kind` does not document, or null. */
+function undocumented(kind: string, params: Record<string, unknown>): Answer | null {
+  const allowed = DOCUMENTED[kind];
+  const name = Object.keys(params).find((p) => !allowed.has(p));
+  return name ? graphError(400, 100, `(#100) Param ${name} is not a valid parameter of this call`, { error_data: { blame_field_specs: [[name]] } }) : null;
+}
 
 type GraphFault = { kind: 'throttle'; code: number; minutes: number } | { kind: 'error'; spec: GraphErrorSpec };
 
@@ -206,7 +253,12 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
     } else {
       const token = String(params.access_token ?? /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '');
       delete params.access_token;
-      answer = batch ? this.runBatch(batch, token) : this.route(method, path, params, token);
+      const extra = batch ? Object.keys(params).find((k) => k !== 'batch' && k !== 'include_headers') : undefined;
+      answer = extra
+        ? graphError(400, 100, `(#100) Param ${extra} is not a valid parameter of this call`, { error_data: { blame_field_specs: [[extra]] } })
+        : batch
+          ? this.runBatch(batch, token)
+          : this.route(method, path, params, token);
     }
     return answer;
   }
@@ -266,28 +318,30 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
     if (!this.tokenKnown(token)) return graphError(400, 190, 'Invalid OAuth access token - Cannot parse access token');
     if (parts.length === 0) {
       if (method !== 'GET' || typeof params.ids !== 'string') return graphError(400, 100, '(#100) Missing parameter ids');
-      return this.getMany(String(params.ids).split(','), params, token);
+      return undocumented('ids', params) ?? this.getMany(String(params.ids).split(','), params, token);
     }
-    if (parts.length === 1 && parts[0] === 'search') return this.search(params);
+    if (parts.length === 1 && parts[0] === 'search') return undocumented('search', params) ?? this.search(params);
     if (parts.length === 2 && parts[0].startsWith('act_')) {
       const [accountId, edge] = parts;
       const refused = this.accountAllows(accountId, token);
       if (refused) return refused;
-      if (edge === 'insights' && method === 'GET') return this.insights(accountId, params);
-      if ((ASSET_EDGES as readonly string[]).includes(edge) && method === 'GET') return this.listAssets(`${accountId}/${edge}`, params);
+      if (edge === 'insights' && method === 'GET') return undocumented('insights', params) ?? this.insights(accountId, params);
+      if ((ASSET_EDGES as readonly string[]).includes(edge) && method === 'GET') return undocumented('read', params) ?? this.listAssets(`${accountId}/${edge}`, params);
       const level = EDGE_LEVEL[edge];
       if (!level) return graphError(400, 2500, `Unknown path components: /${edge}`);
-      if (method === 'GET') return this.list(accountId, level, params);
-      if (method === 'POST') return this.create(accountId, level, params);
+      if (method === 'GET') return undocumented('read', params) ?? this.list(accountId, level, params);
+      if (method === 'POST') return undocumented(`create ${level}`, params) ?? this.create(accountId, level, params);
       return graphError(400, 100, `(#100) Unsupported ${method} on /${edge}`);
     }
-    if (parts.length === 2 && parts[1] === 'leadgen_forms' && method === 'GET') return this.listLeadForms(parts[0], params);
+    if (parts.length === 2 && parts[1] === 'leadgen_forms' && method === 'GET') return undocumented('read', params) ?? this.listLeadForms(parts[0], params);
     if (parts.length === 1) {
       const object = this.objects.get(parts[0]);
       if (!object || this.accounts.get(object.accountId)?.token !== token) return notFound(method, parts[0]);
-      if (method === 'GET') return { status: 200, body: this.render(object, params.fields) };
-      if (method === 'POST') return this.update(object, params);
+      if (method === 'GET') return undocumented('read', params) ?? { status: 200, body: this.render(object, params.fields) };
+      if (method === 'POST') return undocumented(`update ${object.level}`, params) ?? this.update(object, params);
       if (method === 'DELETE') {
+        const bad = undocumented('delete', params);
+        if (bad) return bad;
         object.status = 'DELETED';
         return { status: 200, body: { success: true } };
       }

@@ -2,10 +2,12 @@
 // the next requests (a queue), and every request it got is recorded with its parsed body. Answers
 // reproduce the API's shapes: a completion with content (structured output), a completion with tool
 // calls, an error status with the API's error body (429 with retry-after-ms), a malformed body, and
-// a delay longer than the client's timeout.
+// a delay longer than the client's timeout. A body outside the documented request shape answers 400
+// as the real API does (openai-shape.ts).
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { chatCompletionProblem } from './openai-shape.js';
 
 export type ScriptedAnswer =
   /** A completion whose message content is `content` (an object is sent as JSON text). */
@@ -84,6 +86,8 @@ export class FakeOpenAIServer {
     if (req.method !== 'POST' || path !== '/v1/chat/completions') {
       return this.send(res, 404, { error: { message: `no route ${req.method} ${path}`, type: 'invalid_request_error', code: null } });
     }
+    const problem = chatCompletionProblem(body);
+    if (problem) return this.send(res, 400, { error: { message: problem, type: 'invalid_request_error', param: null, code: null } });
     const answer = this.queue.shift() ?? this.fallback ?? { kind: 'error', status: 500, message: 'the fake OpenAI server has no scripted answer for this request' };
     if (answer.delayMs) {
       await new Promise<void>((resolve) => {

@@ -2,7 +2,8 @@
 // memory, the integrated report, option lists and instant forms, answering `{code, message,
 // request_id, data}` with page/page_size/page_info paging. Fault switches reproduce rate limiting
 // (code 40100, or HTTP 429 with Retry-After), error codes, 5xx answers, slow answers and a create
-// that is applied but whose answer is dropped.
+// that is applied but whose answer is dropped. As strict as the API's documentation: a parameter an
+// endpoint does not document answers 40002 "<field>: Unknown field.".
 
 import crypto from 'node:crypto';
 import type http from 'node:http';
@@ -69,6 +70,63 @@ function tiktokTime(ms: number): string {
 }
 
 const invalid = (message: string): Answer => ({ code: 40002, message });
+
+const LIST = ['advertiser_id', 'fields', 'filtering', 'page', 'page_size', 'exclude_field_types_in_response'];
+const ADGROUP_FIELDS = [
+  'placement_type', 'placements', 'promotion_type', 'location_ids', 'zipcode_ids', 'age_groups', 'gender', 'languages', 'interest_category_ids',
+  'interest_keyword_ids', 'audience_ids', 'excluded_audience_ids', 'operating_systems', 'device_price_ranges', 'network_types', 'budget_mode', 'budget',
+  'schedule_type', 'schedule_start_time', 'schedule_end_time', 'dayparting', 'optimization_goal', 'optimization_event', 'billing_event', 'bid_type',
+  'bid_price', 'conversion_bid_price', 'deep_bid_type', 'pixel_id', 'pacing', 'frequency', 'frequency_schedule', 'operation_status', 'request_id',
+  'comment_disabled', 'video_download_disabled', 'share_disabled', 'brand_safety_type', 'app_id', 'promotion_website_type',
+];
+/** Body and query parameters the TikTok Business API (v1.3) documents, per endpoint; any other answers 40002 "Unknown field.". */
+const DOCUMENTED: Record<string, Set<string>> = {
+  'GET /campaign/get/': new Set(LIST),
+  'GET /adgroup/get/': new Set(LIST),
+  'GET /ad/get/': new Set(LIST),
+  'POST /campaign/create/': new Set([
+    'advertiser_id', 'campaign_name', 'objective_type', 'operation_status', 'budget_mode', 'budget', 'budget_optimize_on', 'campaign_type', 'app_promotion_type',
+    'virtual_objective_type', 'sales_destination', 'is_search_campaign', 'is_smart_performance_campaign', 'special_industries', 'app_id', 'rta_id',
+    'rta_bid_enabled', 'bid_type', 'deep_bid_type', 'roas_bid', 'optimization_goal', 'budget_auto_adjust_strategy', 'request_id', 'po_number',
+  ]),
+  'POST /campaign/update/': new Set(['advertiser_id', 'campaign_id', 'campaign_name', 'budget_mode', 'budget', 'special_industries', 'budget_auto_adjust_strategy', 'po_number', 'request_id']),
+  'POST /adgroup/create/': new Set(['advertiser_id', 'campaign_id', 'adgroup_name', ...ADGROUP_FIELDS]),
+  'POST /adgroup/update/': new Set(['advertiser_id', 'adgroup_id', 'adgroup_name', ...ADGROUP_FIELDS]),
+  'POST /ad/create/': new Set(['advertiser_id', 'adgroup_id', 'creatives']),
+  'POST /ad/update/': new Set(['advertiser_id', 'adgroup_id', 'creatives']),
+  'POST /campaign/status/update/': new Set(['advertiser_id', 'campaign_ids', 'operation_status']),
+  'POST /adgroup/status/update/': new Set(['advertiser_id', 'adgroup_ids', 'operation_status']),
+  'POST /ad/status/update/': new Set(['advertiser_id', 'ad_ids', 'operation_status']),
+  'GET /report/integrated/get/': new Set([
+    'advertiser_id', 'advertiser_ids', 'report_type', 'data_level', 'dimensions', 'metrics', 'start_date', 'end_date', 'filtering', 'page', 'page_size',
+    'order_field', 'order_type', 'service_type', 'query_lifetime', 'query_mode', 'enable_total_metrics', 'multi_adv_report_in_utc_time',
+  ]),
+  'GET /pixel/list/': new Set(['advertiser_id', 'pixel_id', 'code', 'name', 'order_by', 'page', 'page_size']),
+  'GET /identity/get/': new Set(['advertiser_id', 'identity_type', 'identity_authorized_bc_id', 'filtering', 'page', 'page_size']),
+  'GET /dmp/custom_audience/list/': new Set(['advertiser_id', 'custom_audience_ids', 'page', 'page_size']),
+  'GET /page/get/': new Set(['advertiser_id', 'business_type', 'status', 'title', 'update_time_range', 'page', 'page_size']),
+  'GET /tool/interest_category/': new Set(['advertiser_id', 'version', 'placements', 'special_industries', 'language']),
+  'GET /tool/region/': new Set(['advertiser_id', 'placements', 'objective_type', 'level_range', 'language']),
+};
+/** Fields of one entry of `creatives` (ad/create, ad/update). */
+const CREATIVE_FIELDS = new Set([
+  'ad_id', 'ad_name', 'ad_format', 'ad_text', 'call_to_action', 'call_to_action_id', 'landing_page_url', 'display_name', 'identity_id', 'identity_type',
+  'identity_authorized_bc_id', 'image_ids', 'video_id', 'avatar_icon_web_uri', 'tracking_pixel_id', 'deeplink', 'deeplink_type', 'page_id', 'operation_status',
+  'creative_authorized', 'carousel_image_index', 'music_id', 'tiktok_item_id', 'promotional_music_disabled', 'item_duet_status', 'item_stitch_status',
+]);
+
+/** Why a request carries a field the API does not document, or null. */
+function undocumented(key: string, params: Record<string, unknown>): string | null {
+  const allowed = DOCUMENTED[key];
+  if (!allowed) return null;
+  const field = Object.keys(params).find((k) => !allowed.has(k));
+  if (field) return `${field}: Unknown field.`;
+  for (const [i, c] of (Array.isArray(params.creatives) ? (params.creatives as Array<Record<string, unknown>>) : []).entries()) {
+    const bad = Object.keys(c ?? {}).find((k) => !CREATIVE_FIELDS.has(k));
+    if (bad) return `creatives.${i}.${bad}: Unknown field.`;
+  }
+  return null;
+}
 
 type TikTokFault = { kind: 'throttle'; http429: boolean; retryAfterSeconds?: number } | { kind: 'code'; code: number; message: string };
 
@@ -212,6 +270,8 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault> {
     const advertiser = this.advertisers.get(advertiserId);
     if (!advertiser || advertiser.token !== token) return { code: 40001, message: `No permission to operate advertiser ${advertiserId}.` };
     const key = `${method} ${path}`;
+    const unknown = undocumented(key, params);
+    if (unknown) return invalid(unknown);
     switch (key) {
       case 'GET /campaign/get/': return this.list(advertiserId, 'campaign', params);
       case 'GET /adgroup/get/': return this.list(advertiserId, 'adgroup', params);
