@@ -312,23 +312,23 @@ export async function evaluateAccount(deps: EngineDeps, automations: Automation[
 
 const PAST: Record<Intent, 'paused' | 'resumed' | 'notified'> = { pause: 'paused', resume: 'resumed', notify: 'notified' };
 
-/** A shadow run's object: nothing is done, automation.triggered (mode shadow) says what would have been. */
-async function shadowEvent(deps: EngineDeps, a: Automation, o: LiveObject, entry: RunObject, runId: number): Promise<void> {
+/** Emits one event of automation `a`, in its own transaction; `data` adds to the fields every automation event names. */
+async function emitFor(deps: EngineDeps, a: Automation, type: string, data: Record<string, unknown>): Promise<void> {
   await inTransaction(deps.knex, (trx) =>
-    deps.events.emit(trx, {
-      organizationId: a.organizationId,
-      brandId: a.brandId,
-      type: 'automation.triggered',
-      data: { brandId: a.brandId, automationId: a.id, automationName: a.name, accountId: a.accountId, runId, objectId: o.objectId, level: o.level, action: PAST[entry.intended!], mode: 'shadow' },
-    }),
+    deps.events.emit(trx, { organizationId: a.organizationId, brandId: a.brandId, type, data: { brandId: a.brandId, automationId: a.id, automationName: a.name, accountId: a.accountId, ...data } }),
   );
+}
+
+/** A shadow run's object: nothing is done, automation.triggered (mode shadow) says what would have been. */
+function shadowEvent(deps: EngineDeps, a: Automation, o: LiveObject, entry: RunObject, runId: number): Promise<void> {
+  return emitFor(deps, a, 'automation.triggered', { runId, objectId: o.objectId, level: o.level, action: PAST[entry.intended!], mode: 'shadow' });
 }
 
 /** Pauses, resumes or notifies for one object; a failure is queued for a retry or reported. */
 async function act(deps: EngineDeps, a: Automation, o: LiveObject, entry: RunObject, runId: number): Promise<void> {
   try {
     await perform(deps, a, o, entry.intended!, runId);
-    entry.action = entry.intended === 'pause' ? 'paused' : entry.intended === 'resume' ? 'resumed' : 'notified';
+    entry.action = PAST[entry.intended!];
   } catch (err) {
     const failure = failureOf(err);
     entry.error = failure.message;
@@ -355,15 +355,8 @@ function failureOf(err: unknown): { message: string; retryable: boolean; retryAf
   return { message: (err as Error)?.message ?? String(err), retryable: true, retryAfter: null };
 }
 
-async function actionFailed(deps: EngineDeps, a: Automation, objectId: string, intent: Intent, message: string): Promise<void> {
-  await inTransaction(deps.knex, (trx) =>
-    deps.events.emit(trx, {
-      organizationId: a.organizationId,
-      brandId: a.brandId,
-      type: 'automation.action_failed',
-      data: { brandId: a.brandId, automationId: a.id, automationName: a.name, accountId: a.accountId, objectId, action: intent, error: message.slice(0, 2000) },
-    }),
-  );
+function actionFailed(deps: EngineDeps, a: Automation, objectId: string, intent: Intent, message: string): Promise<void> {
+  return emitFor(deps, a, 'automation.action_failed', { objectId, action: intent, error: message.slice(0, 2000) });
 }
 
 /** The action itself: the node changes through update-node as the automation; then the ledger and the event. */
@@ -377,7 +370,7 @@ async function perform(deps: EngineDeps, a: Automation, o: LiveObject, intent: I
     );
   }
   const now = deps.now();
-  const action = intent === 'pause' ? 'paused' : intent === 'resume' ? 'resumed' : 'notified';
+  const action = PAST[intent];
   await inTransaction(deps.knex, async (trx) => {
     await trx('automation_actions').insert({ automation_id: a.id, run_id: runId, account_id: a.accountId, object_id: o.objectId, action, at: now });
     if (intent === 'pause') {
@@ -418,7 +411,7 @@ export async function retryPendingActions(deps: EngineDeps, brandId: number, acc
     try {
       await perform(deps, a, o, p.action, Number(p.run_id));
       await deps.knex('automation_pending_actions').where({ id: p.id }).delete();
-      outcome = { action: p.action === 'pause' ? 'paused' : p.action === 'resume' ? 'resumed' : 'notified', error: null };
+      outcome = { action: PAST[p.action as Intent], error: null };
     } catch (err) {
       const failure = failureOf(err);
       const attempts = Number(p.attempts) + 1;

@@ -161,7 +161,7 @@ export const toolExamples: ToolExample[] = [
   { tool: 'delete_pipeline_card', args: (fx, answers) => ({ brandId: fx.brandId, cardId: answers.get('create_pipeline_card').cardId }) },
   { tool: 'delete_pipeline_column', args: (fx, answers) => ({ brandId: fx.brandId, columnId: answers.get('create_pipeline_column').columnId }) },
   { tool: 'get_tracker_connection', args: (fx) => ({ brandId: fx.brandId }) },
-  { tool: 'connect_tracker', args: (fx) => ({ brandId: fx.brandId, baseUrl: 'https://tracker.example.com', apiKey: 'tracker-key-0001' }) },
+  { tool: 'connect_tracker', args: (fx) => ({ brandId: fx.brandId, baseUrl: 'sandbox:', apiKey: 'tracker-key-0001' }) },
   { tool: 'list_tracker_mappings', args: (fx) => ({ brandId: fx.brandId }) },
   {
     tool: 'update_tracker_mapping',
@@ -174,6 +174,7 @@ export const toolExamples: ToolExample[] = [
   { tool: 'get_tracker_push', args: (fx) => ({ brandId: fx.brandId }) },
   { tool: 'set_tracker_push', args: (fx) => ({ brandId: fx.brandId, enabled: true }) },
   { tool: 'run_tracker_push', args: (fx) => ({ brandId: fx.brandId, idempotencyKey: key('push') }) },
+  { tool: 'get_tracker_push_run', args: (fx, answers) => ({ brandId: fx.brandId, runId: answers.get('run_tracker_push').runId }) },
   { tool: 'disconnect_tracker', args: (fx) => ({ brandId: fx.brandId }) },
   { tool: 'create_webhook_endpoint', args: (fx) => ({ url: fx.receiverUrl, events: ['webhook.test', 'launch.published'], brandIds: [fx.brandId] }) },
   { tool: 'list_webhook_endpoints', args: () => ({}) },

@@ -140,8 +140,10 @@ for (const dialect of dialects()) {
       const sent = texts().slice(before);
       expect(sent).to.have.length(1);
       const spend = (o: SeededObject) => (objectOf(r, o).metrics.today.spend / 100).toFixed(2);
-      expect(sent[0].split('\n')).to.deep.equal([
-        `Automation "Tell me about burners" (#${a.automationId}, act_1001) matched 2 objects in run ${r.runId}:`,
+      const [head, ...lines] = sent[0].split('\n');
+      expect(head).to.equal(`Automation "Tell me about burners" (#${a.automationId}, act_1001) matched 2 objects in run ${r.runId}:`);
+      // One line per object, in the order the run read them.
+      expect(lines).to.have.members([
         `• campaign "${objectOf(r, burner).name}" ${burner.objectId}: spend (today) ${spend(burner)} USD > 1.00 USD, results (today) 0 < 1; notified`,
         `• campaign "${objectOf(r, other).name}" ${other.objectId}: spend (today) ${spend(other)} USD > 1.00 USD, results (today) 0 < 1; notified`,
       ]);
