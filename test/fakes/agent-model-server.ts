@@ -30,6 +30,8 @@ export class AgentModelServer {
   apiKey: string | null = null;
   /** Waits this long before answering each request (a model that stalls); the request is recorded at once. */
   stallMs = 0;
+  /** Answers every request with this HTTP status and the API's error body (a model that fails), when set. */
+  failStatus: number | null = null;
   private readonly stalls = new Set<NodeJS.Timeout>();
   url = '';
 
@@ -55,6 +57,7 @@ export class AgentModelServer {
     const problem = chatCompletionProblem(body);
     if (problem) return send(400, { error: { message: problem, type: 'invalid_request_error', param: null, code: null } });
     this.requests.push(body);
+    if (this.failStatus !== null) return send(this.failStatus, { error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } });
     if (this.stallMs > 0) {
       const t = setTimeout(() => {
         this.stalls.delete(t);

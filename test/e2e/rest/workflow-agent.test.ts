@@ -118,33 +118,61 @@ for (const dialect of dialects()) {
     });
   });
 
-  describe(`workflow agent steps against a model that stalls (${dialect})`, function () {
+  describe(`workflow agent steps against a model that stalls or fails (${dialect})`, function () {
     this.timeout(60_000);
     let w: World;
     let model: AgentModelServer;
 
     before(async () => {
       model = await new AgentModelServer().start();
-      model.stallMs = 30_000;
-      w = await startWorld({ dialect, bootstrap: workflowWorld, env: { AGENT_MODEL_URL: model.url, AGENT_MODEL: 'fake-tools-1', AGENT_TIMEOUT_MS: '1000' } });
+      w = await startWorld({ dialect, bootstrap: workflowWorld, env: { AGENT_MODEL_URL: model.url, AGENT_MODEL: 'fake-tools-1', AGENT_TIMEOUT_MS: '2000', JOBS: 'off' } });
+    });
+    beforeEach(() => {
+      model.requests.length = 0;
+      model.stallMs = 0;
+      model.failStatus = null;
     });
     after(async () => {
       await w?.close();
       await model?.close();
     });
 
-    it('AGENT_TIMEOUT_MS bounds the whole step: one request, no SDK retry and no job retry after the deadline; the step fails with timeout', async () => {
+    const agentRun = async () => {
       const shoes = w.brandId('acme', 'shoes');
       const wf = await createWorkflow(w, w.key('acme', 'ci'), shoes, { nodes: [{ nodeId: 'agent', kind: 'agent', name: 'Agent', settings: { instruction: 'Summarise the week.' } }] });
       const exec = await runWorkflow(w, w.key('acme', 'ci'), shoes, wf.workflowId);
-      const done = await waitForExecution(w, w.key('acme', 'ci'), shoes, wf.workflowId, exec, finished, 'the stalled agent run');
+      return { shoes, workflowId: wf.workflowId, exec };
+    };
+
+    it('AGENT_TIMEOUT_MS bounds the whole step: one request, no SDK retry and no job retry after the deadline; the step fails with timeout', async () => {
+      model.stallMs = 30_000;
+      const { shoes, workflowId, exec } = await agentRun();
+      await w.service.jobs.drain();
+      const done = await waitForExecution(w, w.key('acme', 'ci'), shoes, workflowId, exec, finished, 'the stalled agent run');
       expect(done.status).to.equal('failed');
       const node = nodeOf(done, 'agent');
       expect(node.status).to.equal('failed');
       expect(node.error).to.deep.include({ code: 'timeout' });
-      expect(node.error.message).to.match(/within 1 s \(AGENT_TIMEOUT_MS\), retries included/);
-      // Before this rule the SDK retried once per attempt and the job tried the step three times: six requests of 1 s each.
+      expect(node.error.message).to.match(/within 2 s \(AGENT_TIMEOUT_MS\), retries included/);
+      // Before this rule the SDK retried once per attempt and the job tried the step three times: six requests of 2 s each.
       expect(model.requests).to.have.length(1);
+    });
+
+    it('the deadline counts from the step\'s first start: a job retry after it asks the model nothing and fails the step with timeout', async () => {
+      model.failStatus = 500;
+      const { shoes, workflowId, exec } = await agentRun();
+      await w.service.jobs.drain();
+      // The first attempt: the request and the SDK's one retry, both answered 500; the job retries later.
+      expect(model.requests).to.have.length(2);
+      const job = await w.service.knex('jobs').where({ kind: 'run-workflow-step', job_key: String(exec) }).first();
+      expect(Number(job.attempts)).to.equal(1);
+      // The job's backoff (5 s) outlasts AGENT_TIMEOUT_MS: make the retry due now, once the deadline has passed.
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      await w.service.knex('jobs').where({ id: job.id }).update({ run_at: Date.now() });
+      await w.service.jobs.drain();
+      const done = await waitForExecution(w, w.key('acme', 'ci'), shoes, workflowId, exec, finished, 'the failing agent run');
+      expect(nodeOf(done, 'agent').error).to.deep.include({ code: 'timeout' });
+      expect(model.requests).to.have.length(2);
     });
   });
 }
