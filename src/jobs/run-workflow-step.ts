@@ -55,7 +55,7 @@ async function finish(ctx: JobContext, exec: ExecutionRow, status: 'succeeded' |
       organizationId: Number(exec.organization_id),
       brandId: Number(exec.brand_id),
       type: 'workflow.execution.finished',
-      data: { brandId: Number(exec.brand_id), workflowId: Number(exec.workflow_id), executionId: String(exec.id), status },
+      data: { brandId: Number(exec.brand_id), workflowId: Number(exec.workflow_id), executionId: Number(exec.id), status },
     });
   });
 }
@@ -139,7 +139,7 @@ export async function run(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
             organizationId: Number(exec.organization_id),
             brandId: Number(exec.brand_id),
             type: 'workflow.review.requested',
-            data: { brandId: Number(exec.brand_id), workflowId: Number(exec.workflow_id), executionId: String(exec.id), nodeId: node.nodeId },
+            data: { brandId: Number(exec.brand_id), workflowId: Number(exec.workflow_id), executionId: Number(exec.id), nodeId: node.nodeId },
           });
         });
         continue;

@@ -91,7 +91,7 @@ export async function startExecution(trx: Knex.Transaction, s: StartInput): Prom
   await trx('workflow_node_results').insert(def.nodes.map((n) => ({ execution_id: id, node_id: n.nodeId, status: refused ? 'canceled' : 'pending' })));
   await trx('workflows').where({ id: w.id }).update({ run_count: trx.raw('run_count + 1'), last_run_at: s.now });
   if (refused) {
-    await s.events.emit(trx, { organizationId: w.organization_id, brandId: w.brand_id, type: 'workflow.execution.finished', data: { brandId: w.brand_id, workflowId: Number(w.id), executionId: String(id), status: 'failed' } });
+    await s.events.emit(trx, { organizationId: w.organization_id, brandId: w.brand_id, type: 'workflow.execution.finished', data: { brandId: w.brand_id, workflowId: Number(w.id), executionId: id, status: 'failed' } });
   } else {
     await wakeJob(trx, STEP_JOB, String(id), s.now);
   }
