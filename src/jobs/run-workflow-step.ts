@@ -108,6 +108,7 @@ export async function run(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
     const outcome = await runStep(
       {
         config: ctx.config,
+        db: ctx.knex,
         principal,
         invoke: ctx.invoke,
         catalogue: ctx.catalogue,
