@@ -13,7 +13,7 @@ import { brandApi, buildLaunch, uploadCreative } from '../../helpers/launch-buil
 import { waitUntil } from '../../helpers/launches.js';
 import { inTransaction } from '../../../src/db/connection.js';
 import { seedLiveLaunch } from '../../../src/platforms/sandbox/live-launch.js';
-import { chain, chatNode, createWorkflow, definition, finished, launchNode, nodeOf, reviewNode, runWorkflow, waitForExecution, workflowWorld } from '../../helpers/workflows.js';
+import { chain, chatNode, createWorkflow, definition, finished, launchNode, newAutomation, newColumn, nodeOf, reviewNode, runWorkflow, waitForExecution, workflowWorld } from '../../helpers/workflows.js';
 
 const ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', AGENT_MODEL_URL: 'http://127.0.0.1:9/v1' };
 
@@ -142,7 +142,7 @@ for (const dialect of dialects()) {
       });
 
       it('activating or running a workflow with an acting step needs publish', async () => {
-        const wf = await createWorkflow(w, key('ci'), shoes, { nodes: [launchNode('go', '1')] });
+        const wf = await createWorkflow(w, key('ci'), shoes, { nodes: [launchNode('go', '$trigger.launchId')] });
         for (const [verb, rest] of [['activate', '/activate'], ['run', '/runs']] as const) {
           const r = await w.request('POST', path(shoes, `/${wf.workflowId}${rest}`), { key: key('writer'), body: {} });
           expect(r.status, verb).to.equal(403);
@@ -155,7 +155,7 @@ for (const dialect of dialects()) {
 
       it("a brand-limited key reaches only its brands' workflows: another brand's or a cross-brand one answers 404", async () => {
         const own = await createWorkflow(w, key('ci'), shoes, { workflowName: 'Shoes only', nodes: [reviewNode()] });
-        const cross = await createWorkflow(w, key('ci'), shoes, { workflowName: 'Reaches hats', nodes: [launchNode('go', '1', { brandId: hats })] });
+        const cross = await createWorkflow(w, key('ci'), shoes, { workflowName: 'Reaches hats', nodes: [launchNode('go', '$trigger.launchId', { brandId: hats })] });
         const other = await createWorkflow(w, key('ci'), hats, { workflowName: 'Hats', nodes: [reviewNode()] });
         expect(cross.reachBrandIds).to.deep.equal([shoes, hats].sort((a, b) => a - b));
         const limited = key('limited');
@@ -171,13 +171,14 @@ for (const dialect of dialects()) {
         expect(listed).not.to.include(cross.workflowId);
       });
 
-      it('a brand-limited key cannot save a step reaching beyond its brands (403 brand_not_allowed)', async () => {
-        const r = await w.request('POST', path(shoes), { key: key('limitedPub'), body: definition({ nodes: [launchNode('go', '1', { brandId: hats })] }) });
-        expect(r.status).to.equal(403);
-        expect(r.body.error.code).to.equal('brand_not_allowed');
+      it('a brand-limited key cannot save a step reaching beyond its brands (400 validation_failed on the field naming the brand)', async () => {
+        const r = await w.request('POST', path(shoes), { key: key('limitedPub'), body: definition({ nodes: [launchNode('go', '$trigger.launchId', { brandId: hats })] }) });
+        expect(r.status).to.equal(400);
+        expect(r.body.error.code).to.equal('validation_failed');
+        expect(r.body.error.details.map((d: any) => d.field)).to.deep.equal(['nodes[go].settings.brandId']);
         const agent = await w.request('POST', path(shoes), { key: key('limitedPub'), body: definition({ nodes: [{ nodeId: 'ag', kind: 'agent', settings: { instruction: 'x', brandIds: [shoes, hats] } }] }) });
-        expect(agent.status).to.equal(403);
-        expect(agent.body.error.code).to.equal('brand_not_allowed');
+        expect(agent.status).to.equal(400);
+        expect(agent.body.error.details.map((d: any) => d.field)).to.deep.equal(['nodes[ag].settings.brandIds[1]']);
       });
 
       it("a brand-limited key may save an agent step only in a workflow created with an API key; a person's workflow answers 403 forbidden", async () => {
@@ -197,7 +198,7 @@ for (const dialect of dialects()) {
 
       it('OAuth tokens and unlimited keys see every workflow, cross-brand ones included', async () => {
         const cross = await createWorkflow(w, key('limitedPub'), shoes, { workflowName: 'Limited made it', nodes: [reviewNode()] });
-        const wide = await createWorkflow(w, key('ci'), shoes, { workflowName: 'Wide', nodes: [launchNode('go', '1', { brandId: hats })] });
+        const wide = await createWorkflow(w, key('ci'), shoes, { workflowName: 'Wide', nodes: [launchNode('go', '$trigger.launchId', { brandId: hats })] });
         for (const credential of [olive, key('ci'), key('writer')]) {
           const listed = (await w.request('GET', `${path(shoes)}?limit=100`, { key: credential })).body.workflows.map((x: any) => x.workflowId);
           expect(listed).to.include.members([cross.workflowId, wide.workflowId]);
@@ -234,7 +235,7 @@ for (const dialect of dialects()) {
         expect(JSON.parse(finishedEvent.data)).to.deep.equal({ brandId: shoes, workflowId: wf.workflowId, executionId: exec, status: 'succeeded' });
       });
 
-      it('a person may not review their own run (403 forbidden); a rejection ends the run canceled', async () => {
+      it('a person may not review their own run (403 forbidden, with their token or a key they created); a rejection ends the run canceled', async () => {
         const wf = await createWorkflow(w, olive, shoes, { nodes: [reviewNode('review'), chatNode('tell', chat.url)] });
         const exec = await runWorkflow(w, olive, shoes, wf.workflowId);
         await waitForExecution(w, olive, shoes, wf.workflowId, exec, (e) => e.status === 'waiting_review', 'the gate to wait');
@@ -242,7 +243,9 @@ for (const dialect of dialects()) {
         const own = await w.request('POST', reviews, { key: olive, body: { nodeId: 'review', decision: 'approve' } });
         expect(own.status).to.equal(403);
         expect(own.body.error.code).to.equal('forbidden');
-        const rejected = await w.request('POST', reviews, { key: key('ci'), body: { nodeId: 'review', decision: 'reject' } });
+        const ownKey = await w.request('POST', reviews, { key: key('ci'), body: { nodeId: 'review', decision: 'approve' } });
+        expect(ownKey.status, 'a key Olive created is Olive').to.equal(403);
+        const rejected = await w.request('POST', reviews, { key: key('ci2'), body: { nodeId: 'review', decision: 'reject' } });
         expect(rejected.status).to.equal(200);
         const done = await waitForExecution(w, olive, shoes, wf.workflowId, exec, finished, 'the run to end');
         expect(done.status).to.equal('canceled');
@@ -275,7 +278,7 @@ for (const dialect of dialects()) {
         const api = brandApi(w, key('ci'), shoes);
         const creativeId = await uploadCreative(w, key('ci'), shoes);
         const launch = await buildLaunch(api, { creativeId, title: 'Never published' });
-        const columnId = 7001;
+        const columnId = await newColumn(w, key('ci'), shoes, 'Revoked runs');
         const triggered = await createWorkflow(w, key('doomed'), shoes, { trigger: { kind: 'pipeline_stage', columnId }, nodes: [chatNode('tell', chat.url), launchNode('go', '$trigger.launchId')] });
         const gated = await createWorkflow(w, key('doomed'), shoes, { nodes: [reviewNode('review'), launchNode('go', launch.launchId)] });
         expect((await w.request('POST', path(shoes, `/${triggered.workflowId}/activate`), { key: key('doomed'), body: {} })).status).to.equal(200);
@@ -308,7 +311,7 @@ for (const dialect of dialects()) {
       it('checks the key when each step runs: a key whose brands changed since it saved is refused the step, and nothing is published', async () => {
         const api = brandApi(w, key('ci'), shoes);
         const launch = await buildLaunch(api, { creativeId: await uploadCreative(w, key('ci'), shoes), title: 'Brand moved' });
-        const columnId = 7101;
+        const columnId = await newColumn(w, key('ci'), shoes, 'Brand moved');
         const wf = await createWorkflow(w, key('limitedPub'), shoes, { trigger: { kind: 'pipeline_stage', columnId }, nodes: [launchNode('go', '$trigger.launchId')] });
         await w.request('POST', path(shoes, `/${wf.workflowId}/activate`), { key: key('limitedPub'), body: {} });
         const keyId = w.seed.organizations.acme.apiKeys.limitedPub.id;
@@ -329,13 +332,14 @@ for (const dialect of dialects()) {
       });
 
       it("refuses the whole run when the organization's plan no longer admits the key", async () => {
-        const wf = await createWorkflow(w, key('ci'), shoes, { trigger: { kind: 'monitor', automationId: 9500 }, nodes: [chatNode('tell', chat.url)] });
+        const automationId = await newAutomation(w, key('ci'), shoes, 'act_1001', 'Plan watch');
+        const wf = await createWorkflow(w, key('ci'), shoes, { trigger: { kind: 'monitor', automationId }, nodes: [chatNode('tell', chat.url)] });
         await w.request('POST', path(shoes, `/${wf.workflowId}/activate`), { key: key('ci'), body: {} });
         const org = w.seed.organizations.acme.id;
         await w.service.knex('organizations').where({ id: org }).update({ subscription_status: 'past_due' });
         try {
           const before = chat.received.length;
-          await emit('automation.triggered', shoes, { brandId: shoes, automationId: 9500, runId: 1, objectId: 'c1', level: 'campaign', action: 'paused', mode: 'live' });
+          await emit('automation.triggered', shoes, { brandId: shoes, automationId, runId: 1, objectId: 'c1', level: 'campaign', action: 'paused', mode: 'live' });
           let exec: Record<string, any> = {};
           await waitUntil(async () => {
             exec = (await w.service.knex('workflow_executions').where({ workflow_id: wf.workflowId }).first()) ?? {};
@@ -351,7 +355,7 @@ for (const dialect of dialects()) {
 
     describe('triggers', () => {
       it('a pipeline stage starts the workflows on the entered column, and the workflow the event names, once per event', async () => {
-        const columnId = 8001;
+        const columnId = await newColumn(w, key('ci'), shoes, 'Stage');
         const onColumn = await createWorkflow(w, key('ci'), shoes, { trigger: { kind: 'pipeline_stage', columnId }, nodes: [chatNode('tell', chat.url, 'Card for {{launchId}}')] });
         const linked = await createWorkflow(w, key('ci'), shoes, { nodes: [chatNode('tell', chat.url, 'Linked {{launchId}}')] });
         expect((await w.request('POST', path(shoes, `/${onColumn.workflowId}/activate`), { key: key('ci'), body: {} })).status).to.equal(200);
@@ -370,15 +374,16 @@ for (const dialect of dialects()) {
       });
 
       it('a monitor trigger starts when its automation fires', async () => {
-        const wf = await createWorkflow(w, key('ci'), shoes, { trigger: { kind: 'monitor', automationId: 9001 }, nodes: [chatNode('tell', chat.url)] });
-        await emit('automation.triggered', shoes, { brandId: shoes, automationId: 9001, runId: 1, objectId: 'c1', level: 'campaign', action: 'paused', mode: 'live' });
+        const automationId = await newAutomation(w, key('ci'), shoes, 'act_1001', 'Monitor watch');
+        const wf = await createWorkflow(w, key('ci'), shoes, { trigger: { kind: 'monitor', automationId }, nodes: [chatNode('tell', chat.url)] });
+        await emit('automation.triggered', shoes, { brandId: shoes, automationId, runId: 1, objectId: 'c1', level: 'campaign', action: 'paused', mode: 'live' });
         await new Promise((r) => setTimeout(r, 3000));
         expect((await w.request('GET', path(shoes, `/${wf.workflowId}`), { key: key('ci') })).body.runCount, 'inactive: not armed').to.equal(0);
         await w.request('POST', path(shoes, `/${wf.workflowId}/activate`), { key: key('ci'), body: {} });
-        await emit('automation.triggered', shoes, { brandId: shoes, automationId: 9001, runId: 2, objectId: 'c1', level: 'campaign', action: 'paused', mode: 'live' });
+        await emit('automation.triggered', shoes, { brandId: shoes, automationId, runId: 2, objectId: 'c1', level: 'campaign', action: 'paused', mode: 'live' });
         await waitUntil(async () => (await w.request('GET', path(shoes, `/${wf.workflowId}`), { key: key('ci') })).body.runCount === 1, 'the monitor run', 15_000, 100);
         const exec = (await w.request('GET', path(shoes, `/${wf.workflowId}/executions`), { key: key('ci') })).body.executions[0];
-        expect(exec.trigger).to.include({ kind: 'monitor', automationId: 9001 });
+        expect(exec.trigger).to.include({ kind: 'monitor', automationId });
       });
 
       it('a monitor trigger starts when a real automation fires on a campaign spending with no results', async () => {
