@@ -208,7 +208,7 @@ for (const dialect of dialects()) {
     });
 
     describe('runs', () => {
-      it('a review gate waits, is refused to the run\'s author (same key: 403 forbidden) and approved by another member', async () => {
+      it('a review gate waits, is refused to the run\'s author (its key, another key of theirs, their OAuth token: 403 forbidden) and approved by another person', async () => {
         const wf = await createWorkflow(w, key('ci'), shoes, { workflowName: 'Gate', nodes: [reviewNode('review'), chatNode('tell', chat.url, '{{workflowName}} approved')] });
         const exec = await runWorkflow(w, key('ci'), shoes, wf.workflowId);
         const waiting = await waitForExecution(w, key('ci'), shoes, wf.workflowId, exec, (e) => e.status === 'waiting_review', 'the gate to wait');
@@ -221,6 +221,15 @@ for (const dialect of dialects()) {
         const own = await w.request('POST', reviews, { key: key('ci'), body: { nodeId: 'review', decision: 'approve' } });
         expect(own.status).to.equal(403);
         expect(own.body.error.code).to.equal('forbidden');
+        // The run's person is Olive, who created the CI key: her other key and her OAuth token are Olive too.
+        const runRow = await w.service.knex('workflow_executions').where({ id: exec }).first('runner_user_id');
+        expect(Number(runRow.runner_user_id)).to.equal(w.seed.organizations.acme.users.olive.id);
+        for (const [credential, what] of [[key('small'), 'a second key Olive created'], [olive, "Olive's OAuth token"]] as const) {
+          const again = await w.request('POST', reviews, { key: credential, body: { nodeId: 'review', decision: 'approve' } });
+          expect(again.status, what).to.equal(403);
+          expect(again.body.error.code, what).to.equal('forbidden');
+        }
+        expect(nodeOf((await w.request('GET', path(shoes, `/${wf.workflowId}/executions/${exec}`), { key: key('ci') })).body, 'review').status).to.equal('waiting_review');
         const before = chat.received.length;
         const approved = await w.request('POST', reviews, { key: key('ci2'), body: { nodeId: 'review', decision: 'approve', comment: 'Looks good' } });
         expect(approved.status, JSON.stringify(approved.body)).to.equal(200);
