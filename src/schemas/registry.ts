@@ -99,6 +99,8 @@ function issueOf(e: ErrorObject): FieldIssue {
     case 'const':
       return { field: fieldOf(e.instancePath), code: 'invalid_value', message: `must be ${JSON.stringify(p.allowedValue)}` };
     case 'pattern':
+      // An id that is neither a number nor digits is of the wrong kind, not a wrong value.
+      if (p.pattern === ID_DIGITS.source) return { field: fieldOf(e.instancePath), code: 'invalid_type', message: 'must be an id: a whole number from 1, or its digits as a string' };
       return { field: fieldOf(e.instancePath), code: 'invalid_value', message: `must match ${p.pattern}` };
     case 'idDigits':
       return { field: fieldOf(e.instancePath), code: 'too_big', message: String(e.message) };

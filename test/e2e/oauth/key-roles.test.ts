@@ -10,11 +10,6 @@ import type { World } from '../../helpers/world.js';
 
 const csrfOf = (html: string) => /name="csrf_token" value="([^"]+)"/.exec(html)?.[1] ?? '';
 
-function world() {
-  const doc = structuredClone(standardWorld) as any;
-  doc.organizations[0].users.push({ ref: 'ada', email: 'ada@acme.test', name: 'Ada Admin', password: 'correct horse 3', role: 'admin' });
-  return doc;
-}
 
 for (const dialect of dialects()) {
   describe(`who creates API keys on the account surface (${dialect})`, function () {
@@ -23,7 +18,7 @@ for (const dialect of dialects()) {
     let orgId: number;
 
     before(async () => {
-      w = await startOAuthWorld(dialect, world());
+      w = await startOAuthWorld(dialect, standardWorld);
       orgId = w.seed.organizations.acme.id;
     });
     after(async () => {
