@@ -5,7 +5,6 @@
 
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/principal.js';
-import type { Directory } from '../directory.js';
 import { validationFailed, type FieldIssue } from '../errors.js';
 import { reachable } from '../workflows/store.js';
 
@@ -121,9 +120,12 @@ export async function requireReferences(db: Db, principal: Principal, refs: Refe
   if (issues.length) throw validationFailed(issues);
 }
 
-/** A brand named in a body: it must be a brand of the credential's organization within its brand limit. */
-export async function brandIssue(directory: Directory, principal: Principal, field: string, brandId: number): Promise<FieldIssue | null> {
-  const brand = await directory.brand(principal.organizationId, brandId);
-  if (brand && (principal.brandIds === null || principal.brandIds.has(brandId))) return null;
+/**
+ * A brand named in a body: it must be a brand of the credential's organization within its brand
+ * limit. Read through `db`, the caller's transaction (another connection could wait on it).
+ */
+export async function brandIssue(db: Db, principal: Principal, field: string, brandId: number): Promise<FieldIssue | null> {
+  const inLimit = principal.brandIds === null || principal.brandIds.has(brandId);
+  if (inLimit && (await db('brands').where({ id: brandId, organization_id: principal.organizationId }).first('id'))) return null;
   return { field, code: 'invalid_value', message: `names brand ${brandId}, which is not a brand of this organization that this credential may reach` };
 }

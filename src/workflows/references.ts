@@ -57,7 +57,7 @@ export async function definitionIssues(ctx: OperationContext, brandId: number, d
   for (const node of def.nodes) {
     const s = node.settings ?? {};
     if (typeof s.brandId === 'number') {
-      const bad = await brandIssue(ctx.directory, ctx.principal, field(node, 'brandId'), s.brandId);
+      const bad = await brandIssue(ctx.db, ctx.principal, field(node, 'brandId'), s.brandId);
       if (bad) {
         issues.push(bad);
         continue;
@@ -65,7 +65,7 @@ export async function definitionIssues(ctx: OperationContext, brandId: number, d
     }
     if (node.kind === 'agent' && Array.isArray(s.brandIds)) {
       for (const [i, b] of (s.brandIds as number[]).entries()) {
-        const bad = await brandIssue(ctx.directory, ctx.principal, field(node, `brandIds[${i}]`), b);
+        const bad = await brandIssue(ctx.db, ctx.principal, field(node, `brandIds[${i}]`), b);
         if (bad) issues.push(bad);
       }
     }
