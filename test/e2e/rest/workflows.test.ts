@@ -283,6 +283,37 @@ for (const dialect of dialects()) {
         expect((await api('GET', `/launches/${big.launchId}`)).body.status).not.to.equal('published');
       });
 
+      it('checks a step\'s references again when it runs, and says which one went away; nothing is done', async () => {
+        const api = brandApi(w, key('ci'), shoes);
+        const template = await api('POST', '/structure-templates', {
+          name: 'Gone soon',
+          config: {
+            campaign: { name: '{brand}', objective: 'OUTCOME_TRAFFIC' },
+            adSets: [{ name: '{audience}', optimizationGoal: 'LINK_CLICKS', billingEvent: 'IMPRESSIONS', targeting: { countries: ['US'] } }],
+            ads: [{ name: 'Hero', headline: 'Spring', primaryText: 'Sale', linkUrl: 'https://shop.example.com/', callToAction: 'SHOP_NOW' }],
+          },
+          audiences: [{ kind: 'targetingSet', name: 'Broad', targeting: { ageMin: 25, ageMax: 45 } }],
+          accounts: ['act_1001'],
+          scope: 'single',
+          status: 'READY',
+        });
+        expect(template.status, JSON.stringify(template.body)).to.equal(201);
+        const templateId = template.body.templateId;
+        const wf = await createWorkflow(w, key('ci'), shoes, { nodes: [{ nodeId: 't', kind: 'apply_template', name: 'Apply', settings: { templateId } }] });
+        expect((await api('DELETE', `/structure-templates/${templateId}`)).status).to.equal(200);
+        const launchesBefore = (await api('GET', '/launches?limit=100')).body.batches.length;
+        const exec = await runWorkflow(w, key('ci'), shoes, wf.workflowId);
+        const done = await waitForExecution(w, key('ci'), shoes, wf.workflowId, exec, finished, 'the run to end');
+        expect(done.status).to.equal('failed');
+        const error = nodeOf(done, 't').error;
+        expect(error.code).to.equal('not_found');
+        expect(error.message).to.include('nodes[t].settings.templateId');
+        expect(error.message).to.include(`structure template ${templateId}`);
+        expect(error.message).to.include('went away');
+        expect(error.details).to.deep.equal([{ field: 'nodes[t].settings.templateId', code: 'invalid_value', message: `names structure template ${templateId}, which does not exist in brand ${shoes} or is out of this credential's reach` }]);
+        expect((await api('GET', '/launches?limit=100')).body.batches.length).to.equal(launchesBefore);
+      });
+
       it('a run of a revoked key is refused whole: nothing runs (started by its trigger, or revoked between steps)', async () => {
         const api = brandApi(w, key('ci'), shoes);
         const creativeId = await uploadCreative(w, key('ci'), shoes);
@@ -393,6 +424,40 @@ for (const dialect of dialects()) {
         await waitUntil(async () => (await w.request('GET', path(shoes, `/${wf.workflowId}`), { key: key('ci') })).body.runCount === 1, 'the monitor run', 15_000, 100);
         const exec = (await w.request('GET', path(shoes, `/${wf.workflowId}/executions`), { key: key('ci') })).body.executions[0];
         expect(exec.trigger).to.include({ kind: 'monitor', automationId });
+      });
+
+      it("a monitor trigger never crosses brands: it cannot be saved on another brand's automation, and such an event starts nothing", async () => {
+        const hatsRule = await newAutomation(w, key('ci'), hats, 'act_1002', 'Hats watch');
+        // Saving: a brand-limited key and an unlimited one alike get 400 on trigger.automationId.
+        for (const credential of [key('limitedPub'), key('ci')]) {
+          const r = await w.request('POST', path(shoes), { key: credential, body: definition({ trigger: { kind: 'monitor', automationId: hatsRule }, nodes: [chatNode('tell', chat.url)] }) });
+          expect(r.status, JSON.stringify(r.body)).to.equal(400);
+          expect(r.body.error.details.map((d: any) => d.field)).to.deep.equal(['trigger.automationId']);
+        }
+        // A shoes workflow whose stored trigger names the hats automation (as one saved before this rule could be) stays still when it fires.
+        const stale = await createWorkflow(w, key('limitedPub'), shoes, { trigger: { kind: 'monitor', automationId: await newAutomation(w, key('ci'), shoes, 'act_1001', 'Shoes watch') }, nodes: [chatNode('tell', chat.url)] });
+        await w.service.knex('workflows').where({ id: stale.workflowId }).update({ trigger: JSON.stringify({ kind: 'monitor', automationId: hatsRule }), trigger_automation_id: hatsRule });
+        await w.request('POST', path(shoes, `/${stale.workflowId}/activate`), { key: key('limitedPub'), body: {} });
+        const own = await createWorkflow(w, key('ci'), hats, { trigger: { kind: 'monitor', automationId: hatsRule }, nodes: [chatNode('tell', chat.url)] });
+        await w.request('POST', path(hats, `/${own.workflowId}/activate`), { key: key('ci'), body: {} });
+        await emit('automation.triggered', hats, { brandId: hats, automationId: hatsRule, runId: 1, objectId: 'c1', level: 'campaign', action: 'notified', mode: 'live' });
+        await waitUntil(async () => (await w.request('GET', path(hats, `/${own.workflowId}`), { key: key('ci') })).body.runCount === 1, "the hats workflow's run", 15_000, 100);
+        // The trigger pass that started the hats run has read the event: the shoes workflow was passed over.
+        await new Promise((r) => setTimeout(r, 2500));
+        expect((await w.request('GET', path(shoes, `/${stale.workflowId}`), { key: key('ci') })).body.runCount).to.equal(0);
+      });
+
+      it("a brand-limited key cannot link a column to a workflow reaching another brand (400 on workflowId)", async () => {
+        const wide = await createWorkflow(w, key('ci'), shoes, { workflowName: 'Reaches hats', nodes: [launchNode('go', '$trigger.launchId', { brandId: hats })] });
+        const narrow = await createWorkflow(w, key('ci'), shoes, { workflowName: 'Shoes only', nodes: [reviewNode()] });
+        const columns = `/v1/brands/${shoes}/pipeline/columns`;
+        const refused = await w.request('POST', columns, { key: key('limitedPub'), body: { name: 'Across', workflowId: wide.workflowId } });
+        expect(refused.status, JSON.stringify(refused.body)).to.equal(400);
+        expect(refused.body.error.details.map((d: any) => d.field)).to.deep.equal(['workflowId']);
+        const allowed = await w.request('POST', columns, { key: key('limitedPub'), body: { name: 'Within', workflowId: narrow.workflowId } });
+        expect(allowed.status, JSON.stringify(allowed.body)).to.equal(201);
+        const unlimited = await w.request('POST', columns, { key: key('ci'), body: { name: 'Across, by an unlimited key', workflowId: wide.workflowId } });
+        expect(unlimited.status, JSON.stringify(unlimited.body)).to.equal(201);
       });
 
       it('a monitor trigger starts when a real automation fires on a campaign spending with no results', async () => {
