@@ -1,6 +1,8 @@
 // Reads the service's configuration from the environment, once, into one typed object.
 // The variables and defaults are the ones listed in contracts/RUNNING.md and the README.
 
+import { parseFxRates, type FxRates } from './money/fx-rates.js';
+
 export type PlatformMode = 'sandbox' | 'live';
 /** Which click tracker answers: the built-in sandbox, or the brand's own Keitaro-compatible tracker. */
 export type TrackerMode = 'sandbox' | 'live';
@@ -58,6 +60,8 @@ export interface Config {
   copyModelTimeoutMs: number;
   /** Retries of a copy model request that timed out or answered 429 or 5xx (COPY_MODEL_MAX_RETRIES). */
   copyModelMaxRetries: number;
+  /** FX_RATES: US dollars per unit of each currency other than USD, as written; what amounts count against ceilings at. */
+  fxRates: FxRates;
 }
 
 function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean, on = 'true', off = 'false'): boolean {
@@ -128,5 +132,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     copyModelApiKey: env.COPY_MODEL_API_KEY || null,
     copyModelTimeoutMs: intFrom(env, 'COPY_MODEL_TIMEOUT_MS', 8_000, 100),
     copyModelMaxRetries: intFrom(env, 'COPY_MODEL_MAX_RETRIES', 2, 0),
+    fxRates: parseFxRates(env.FX_RATES),
   };
 }

@@ -40,6 +40,12 @@ export async function seedDemoIfEmpty(knex: Knex, schemas: SchemaRegistry): Prom
             name: 'Demo Hats',
             adAccounts: [{ platform: 'tiktok', accountId: 'biz_2001', name: 'Demo Hats TikTok', timezone: 'Europe/London', currency: 'GBP', active: true }],
           },
+          {
+            // A yen account: its budgets count against the key's dollar ceiling at the FX_RATES rate (docs/launches.md).
+            ref: 'tea',
+            name: 'Demo Tea',
+            adAccounts: [{ platform: 'meta', accountId: 'act_3001', name: 'Demo Tea Japan', timezone: 'Asia/Tokyo', currency: 'JPY', active: true }],
+          },
         ],
         apiKeys: [
           {

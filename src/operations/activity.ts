@@ -72,6 +72,9 @@ export const listActivity = defineOperation({
         action: r.action,
         when: new Date(Number(r.created_at)).toISOString(),
         accountId: r.account_id ?? null,
+        // Money moved by the change: the amount in the ad account's currency, and the US cents it counted.
+        ...(r.currency ? { amountMinorUnits: Number(r.amount_minor_units), currency: r.currency as string } : {}),
+        ...(r.counted_usd_cents !== null && r.counted_usd_cents !== undefined ? { countedUsdCents: Number(r.counted_usd_cents) } : {}),
       };
     });
     return {

@@ -8,6 +8,7 @@ import { evaluateAccount, type EngineDeps, type RunObject } from '../automations
 import { automationOf, automationView, rowOf, type Automation, type Condition, type Guard } from '../automations/rule.js';
 import { firstRunAt } from '../automations/schedule.js';
 import { wakeAccount } from '../automations/wake.js';
+import { referenceIssues } from '../references/resolve.js';
 
 const write = { readOnly: false, destructive: false, idempotent: false, openWorld: false };
 const read = { readOnly: true, destructive: false, idempotent: true, openWorld: false };
@@ -61,16 +62,8 @@ async function checkRule(ctx: OperationContext, a: Omit<Automation, 'id'>, input
     }
   });
   if (a.objectIds) {
-    const live = new Set<string>(
-      await ctx.db('launch_nodes as n')
-        .join('launches as l', 'l.id', 'n.launch_id')
-        .where({ 'l.brand_id': a.brandId, 'n.account_id': a.accountId, 'n.status': 'live', 'n.node_type': a.level })
-        .whereIn('n.platform_id', a.objectIds)
-        .pluck('n.platform_id'),
-    );
-    a.objectIds.forEach((id, i) => {
-      if (!live.has(id)) issues.push({ field: `objectIds[${i}]`, code: 'invalid_value', message: `${id} is not a live ${a.level} launched by this service on ${a.accountId}` });
-    });
+    const refs = a.objectIds.map((id, i) => ({ kind: 'liveObject' as const, field: `objectIds[${i}]`, id, brandId: a.brandId, accountId: a.accountId, level: a.level }));
+    issues.push(...(await referenceIssues(ctx.db, ctx.principal, refs)));
   }
   if (issues.length) throw validationFailed(issues);
 }
@@ -111,9 +104,9 @@ export const createAutomation = defineOperation({
   async handler(ctx, input: RuleInput & { brandId: number; accountId: string; automationName: string; level: Automation['level']; conditions: Condition[]; action: Automation['action'] }) {
     const issues: FieldIssue[] = [];
     let timezone = 'UTC';
-    const account = await ctx.db('ad_accounts').where({ brand_id: ctx.brand!.id, account_id: input.accountId }).first('timezone');
-    if (!account) issues.push({ field: 'accountId', code: 'invalid_value', message: `${input.accountId} is not an ad account of brand ${ctx.brand!.id}` });
-    else timezone = account.timezone;
+    const [accountIssue] = await referenceIssues(ctx.db, ctx.principal, [{ kind: 'adAccount', field: 'accountId', id: input.accountId, brandId: ctx.brand!.id }]);
+    if (accountIssue) issues.push(accountIssue);
+    else timezone = (await ctx.platforms.account(ctx.db, ctx.brand!.id, input.accountId)).timezone;
     const now = ctx.now();
     const frequency = input.frequency ?? 'hourly';
     const dailyHour = input.dailyHour ?? null;

@@ -4,6 +4,7 @@
 import type { Knex } from 'knex';
 import { defineOperation } from '../catalogue/define.js';
 import { ServiceError, validationFailed } from '../errors.js';
+import { requireReferences } from '../references/resolve.js';
 import type { CopyCreative, CopyPlatform, Tone } from '../copy/port.js';
 import { loadProfile, saveProfile, type BrandProfile } from '../copy/profile.js';
 import { copyView, loadCopy } from '../copy/store.js';
@@ -86,11 +87,11 @@ export const generateCopy = defineOperation({
     "meet the rules (e.g. the words to avoid rule out every one); 400 validation_failed for a creative that is not the brand's.",
   async handler(ctx, input: GenerateInput) {
     const brand = ctx.brand!;
-    const creativeIds = input.creativeIds ?? [];
+    // Ids sent as digits arrive as numbers; the same creative named twice counts once.
+    const creativeIds = [...new Set(input.creativeIds ?? [])];
+    await requireReferences(ctx.db, ctx.principal, (input.creativeIds ?? []).map((id, i) => ({ kind: 'creative' as const, field: `creativeIds[${i}]`, id, brandId: brand.id })));
     const rows = creativeIds.length ? await ctx.db('creatives').where({ brand_id: brand.id }).whereIn('id', creativeIds) : [];
     const byId = new Map(rows.map((r) => [Number(r.id), r]));
-    const missing = creativeIds.flatMap((id, i) => (byId.has(id) ? [] : [{ field: `creativeIds[${i}]`, code: 'invalid_value', message: `creative ${id} does not exist in this brand` }]));
-    if (missing.length) throw validationFailed(missing);
     const creatives: CopyCreative[] = creativeIds.map((id) => {
       const r = byId.get(id)!;
       return { id, name: r.name, type: r.type, width: Number(r.width), height: Number(r.height), durationMs: r.duration_ms === null ? null : Number(r.duration_ms) };

@@ -12,6 +12,7 @@ import { loadCopy } from '../copy/store.js';
 import { adTextsFromCopy } from '../copy/attach.js';
 import { draftNode, insertNodes } from '../launches/create.js';
 import type { Knex } from 'knex';
+import { requireReferences, type Reference } from '../references/resolve.js';
 
 const write = { readOnly: false, destructive: false, idempotent: false, openWorld: false };
 const PARENT: Record<NodeType, NodeType | null> = { campaign: null, adset: 'campaign', ad: 'adset' };
@@ -26,6 +27,14 @@ async function findNode(ctx: OperationContext, launchId: number, nodeId: string)
   const row = await ctx.db('launch_nodes').where({ launch_id: launchId, id: nodeId }).first();
   if (!row) throw notFound(`Node ${nodeId} of launch ${launchId}`);
   return toNode(row);
+}
+
+/** The creative and copy an ad's settings name, as references of the brand (fields below `prefix`). */
+function adReferences(brandId: number, settings: Record<string, unknown>, prefix: string): Reference[] {
+  const refs: Reference[] = [];
+  if (typeof settings.creativeId === 'number') refs.push({ kind: 'creative', field: `${prefix}creativeId`, id: settings.creativeId, brandId });
+  if (typeof settings.copyGenerationId === 'number') refs.push({ kind: 'copy', field: `${prefix}copyGenerationId`, id: settings.copyGenerationId, brandId });
+  return refs;
 }
 
 /** RFC 7396 JSON merge patch: objects merge, null removes, anything else replaces. */
@@ -56,6 +65,7 @@ export const createNode = defineOperation({
     const l = await loadLaunch(ctx.db, ctx.brand!.id, input.launchId, true);
     editable(l);
     const properties = ctx.validate<Record<string, any>>(`node-properties#/$defs/${input.nodeType}`, input.properties ?? {}, 'properties');
+    await requireReferences(ctx.db, ctx.principal, adReferences(l.brandId, properties, 'properties.'));
     const wanted = PARENT[input.nodeType];
     let accountId: string | null = null;
     if (wanted === null) {
@@ -96,8 +106,8 @@ export const updateNode = defineOperation({
   // A live change calls the ad platform, which must not happen inside a database transaction.
   transactional: false,
   summary: 'Attach a creative, generated copy or existing post to an ad, or change node settings (properties, merged as a JSON merge patch).',
-  description: 'At least one of creativeId, copyGenerationId, postId or properties. copyGenerationId (from generate-copy) sets the ad\'s headline, primaryText and description from the copy\'s first texts unless properties names others; a copy written for the other platform answers 400 validation_failed, one of another brand 404. On a live node only properties.status (ACTIVE or PAUSED) may change, and the change is pushed to the ad platform; live budgets change through live-budget.',
-  async handler(ctx, input: { launchId: string; nodeId: string; creativeId?: number; copyGenerationId?: number; postId?: string; properties?: Record<string, unknown> }) {
+  description: 'At least one of creativeId, copyGenerationId, postId or properties. copyGenerationId (from generate-copy) sets the ad\'s headline, primaryText and description from the copy\'s first texts unless properties names others; a copy written for the other platform answers 400 validation_failed. A creativeId or copyGenerationId (attached or in properties; numbers or digits) that is not the brand\'s answers 400 validation_failed on that field, the same for a missing one as for another brand\'s. On a live node only properties.status (ACTIVE or PAUSED) may change, and the change is pushed to the ad platform; live budgets change through live-budget.',
+  async handler(ctx, input: { launchId: number; nodeId: string; creativeId?: number; copyGenerationId?: number; postId?: string; properties?: Record<string, unknown> }) {
     const attach = (['creativeId', 'copyGenerationId', 'postId'] as const).filter((k) => input[k] !== undefined);
     if (!attach.length && input.properties === undefined) {
       throw validationFailed([{ field: 'properties', code: 'invalid_type', message: 'send at least one of creativeId, copyGenerationId, postId or properties' }]);
@@ -107,10 +117,8 @@ export const updateNode = defineOperation({
     if (attach.length && node.nodeType !== 'ad') {
       throw validationFailed(attach.map((k) => ({ field: k, code: 'invalid_value', message: `can be attached to an ad only; node ${node.id} is a ${node.nodeType}` })));
     }
-    if (input.creativeId !== undefined) {
-      const creative = await ctx.db('creatives').where({ id: input.creativeId, brand_id: l.brandId }).first('id');
-      if (!creative) throw notFound(`Creative ${input.creativeId} of brand ${l.brandId}`);
-    }
+    // Every creative and copy named, attached or in properties, must be the brand's (400 on its field otherwise).
+    await requireReferences(ctx.db, ctx.principal, [...adReferences(l.brandId, input, ''), ...adReferences(l.brandId, input.properties ?? {}, 'properties.')]);
     const patch: Record<string, any> = {};
     if (input.copyGenerationId !== undefined) {
       // The copy's first texts become the ad's, unless the request names its own in properties.

@@ -15,6 +15,35 @@ export type JsonSchema = Record<string, unknown>;
 
 const AJV_COMMON = { strict: true, allErrors: true, allowUnionTypes: true } as const;
 
+/** Ids this service numbers: 1 to the largest 32-bit signed integer. */
+const ID_MAX = 2_147_483_647;
+const ID_DIGITS = /^[1-9][0-9]{0,9}$/;
+
+/**
+ * The `idDigits` keyword of the shared `id` schema (common#/$defs/id): an id sent as a string of
+ * digits becomes the number, in place, so every operation sees one type whichever form arrived.
+ * Only input validation changes data; answers are checked, never rewritten this way.
+ */
+interface IdCheck {
+  (enabled: boolean, data: string, parentSchema?: unknown, cxt?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number }): boolean;
+  errors?: Partial<ErrorObject>[];
+}
+
+function addIdKeyword(ajv: Ajv2020, normalize: boolean): void {
+  const check: IdCheck = (enabled, data, _parentSchema, cxt) => {
+    check.errors = [];
+    if (!enabled || !ID_DIGITS.test(data)) return true;
+    const n = Number(data);
+    if (n > ID_MAX) {
+      check.errors = [{ keyword: 'idDigits', message: `must be at most ${ID_MAX}`, params: { limit: ID_MAX } }];
+      return false;
+    }
+    if (normalize && cxt) cxt.parentData[cxt.parentDataProperty] = n;
+    return true;
+  };
+  ajv.addKeyword({ keyword: 'idDigits', type: 'string', schemaType: 'boolean', modifying: normalize, errors: true, validate: check });
+}
+
 /** Reads every `*.json` schema file below `schemas/`. */
 export function loadSchemaFiles(dir = projectPath('schemas')): JsonSchema[] {
   const out: JsonSchema[] = [];
@@ -70,7 +99,11 @@ function issueOf(e: ErrorObject): FieldIssue {
     case 'const':
       return { field: fieldOf(e.instancePath), code: 'invalid_value', message: `must be ${JSON.stringify(p.allowedValue)}` };
     case 'pattern':
+      // An id that is neither a number nor digits is of the wrong kind, not a wrong value.
+      if (p.pattern === ID_DIGITS.source) return { field: fieldOf(e.instancePath), code: 'invalid_type', message: 'must be an id: a whole number from 1, or its digits as a string' };
       return { field: fieldOf(e.instancePath), code: 'invalid_value', message: `must match ${p.pattern}` };
+    case 'idDigits':
+      return { field: fieldOf(e.instancePath), code: 'too_big', message: String(e.message) };
     case 'format':
       return { field: fieldOf(e.instancePath), code: 'invalid_value', message: `must be a valid ${p.format}` };
     default:
@@ -103,6 +136,8 @@ export class SchemaRegistry {
 
   constructor(schemas: JsonSchema[] = loadSchemaFiles()) {
     addFormats(this.inputAjv);
+    addIdKeyword(this.inputAjv, true);
+    addIdKeyword(this.outputAjv, false);
     // Our own answers need no strict format regexes: the fast ones catch a wrong type of value at a fraction of the cost.
     addFormats(this.outputAjv, { mode: 'fast' });
     for (const s of schemas) this.add(s);
@@ -222,7 +257,7 @@ export class SchemaRegistry {
         for (const part of (pointer ?? '').split('/').filter(Boolean)) target = (target as Record<string, unknown>)[part];
         if (target === undefined) throw new Error(`schema ${baseId}: $ref ${v} points at nothing`);
         merged = this.inline(target, targetId, [...trail, v]) as Record<string, unknown>;
-      } else if (k === '$id' || k === '$schema' || k === '$defs') {
+      } else if (k === '$id' || k === '$schema' || k === '$defs' || k === 'idDigits') {
         continue;
       } else {
         out[k] = this.inline(v, baseId, trail);

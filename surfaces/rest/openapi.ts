@@ -134,7 +134,7 @@ function workflowHookPath(): Record<string, unknown> {
     type: 'object',
     additionalProperties: false,
     required: ['executionId', 'status', 'duplicate'],
-    properties: { executionId: { type: 'string' }, status: { type: 'string' }, duplicate: { type: 'boolean', description: 'true: this webhook-id already started a run; that run is answered.' } },
+    properties: { executionId: { type: 'integer' }, status: { type: 'string' }, duplicate: { type: 'boolean', description: 'true: this webhook-id already started a run; that run is answered.' } },
   };
   return {
     post: {

@@ -134,7 +134,7 @@ for (const dialect of dialects()) {
       expect(res.body.error.code).to.equal('validation_failed');
       const fields = res.body.error.details.map((d: any) => d.field);
       expect(fields).to.have.members(['settings.budget.dailyAmount', 'config.adSets[0].optimizationGoal', 'config.adSets[0].targeting.countries', 'audiences[0].targeting.ageMin']);
-      expect(res.body.error.details.find((d: any) => d.field === 'settings.budget.dailyAmount').message).to.match(/at least 100 cents on meta \(ad accounts act_3001, act_3002\)/);
+      expect(res.body.error.details.find((d: any) => d.field === 'settings.budget.dailyAmount').message).to.match(/at least 100 \(minor units of the ad account's currency\) on meta \(ad accounts act_3001, act_3002\)/);
       expect((await api('GET', '/launches')).body.batches.length).to.equal(before);
     });
 
