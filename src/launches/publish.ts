@@ -110,6 +110,10 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
     return c.properties.objective;
   };
 
+  // Progress counts the objects created on the platform, then one step to activate and record.
+  const total = plan.nodes.filter((n) => !n.platformId).length + 1;
+  let created = 0;
+  ctx.progress({ progress: 0, total, message: `Creating ${total - 1} objects on the ad platform` });
   try {
     for (const level of LEVELS) {
       const pending = plan.nodes.filter((n) => n.nodeType === level && !n.platformId);
@@ -129,8 +133,10 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
           toCreate = [];
           for (const n of group) {
             const found = await adapter.findByMarker(account, level, n.id);
-            if (found) await recordPlatformId(knex, n, found.id, ctx.now());
-            else toCreate.push(n);
+            if (found) {
+              await recordPlatformId(knex, n, found.id, ctx.now());
+              ctx.progress({ progress: ++created, total, message: `Found ${created} of ${total - 1} objects already created` });
+            } else toCreate.push(n);
           }
         }
         for (let i = 0; i < toCreate.length; i += CHUNK) {
@@ -145,6 +151,8 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
             heartbeat = at;
           });
           inFlight = [];
+          created += chunk.length;
+          ctx.progress({ progress: created, total, message: `Created ${created} of ${total - 1} objects` });
         }
       }
     }
@@ -154,7 +162,7 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
         .map((c): ObjectRef => ({ level: 'campaign', id: c.platformId! }));
       if (toActivate.length) await ctx.platforms.adapterFor(account.platform).setStatus(account, toActivate, 'ACTIVE');
     }
-    return await inTransaction(knex, async (trx) => {
+    const ceiling = await inTransaction(knex, async (trx) => {
       const at = ctx.now();
       await trx('launches').where({ id: launch.id }).update({ status: 'published', status_reason: null, published_at: at, updated_at: at });
       await trx('launch_nodes').where({ launch_id: launch.id }).update({ status: 'live', updated_at: at });
@@ -178,6 +186,8 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
       });
       return ceilingOf(trx, ctx.principal);
     });
+    ctx.progress({ progress: total, total, message: 'Published' });
+    return ceiling;
   } catch (err) {
     clearInterval(timer);
     await undo(ctx, plan, accountOf, inFlight, err);

@@ -1,15 +1,28 @@
-// Connects the MCP SDK's real Client to a listening server with a bearer credential.
+// Connects the MCP SDK's real Client to a listening server with a bearer credential, and reads its results.
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 
-export async function mcpClient(baseUrl: string, key: string | null): Promise<Client> {
-  const client = new Client({ name: 'svc-tests', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
-    requestInit: { headers: key ? { authorization: `Bearer ${key}` } : {} },
-  });
+export interface McpClientOptions {
+  /** X-MCP-Toolsets; every tool unless a test is about the choice (null sends no header). */
+  toolsets?: string | null;
+  /** X-MCP-Readonly value, when the test sends one. */
+  readOnly?: string;
+  /** Client capabilities declared at initialize (e.g. elicitation). */
+  capabilities?: ClientCapabilities;
+}
+
+/** The SDK Client connected over Streamable HTTP with a bearer credential; it loads every tool unless told otherwise. */
+export async function mcpClient(baseUrl: string, key: string | null, options: McpClientOptions = {}): Promise<Client> {
+  const client = new Client({ name: 'svc-tests', version: '1.0.0' }, { capabilities: options.capabilities ?? {} });
+  const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
+  const toolsets = options.toolsets === undefined ? 'all' : options.toolsets;
+  if (toolsets !== null) headers['x-mcp-toolsets'] = toolsets;
+  if (options.readOnly !== undefined) headers['x-mcp-readonly'] = options.readOnly;
+  const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers } });
   await client.connect(transport);
   return client;
 }
