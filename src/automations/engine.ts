@@ -176,7 +176,8 @@ export async function evaluateAccount(deps: EngineDeps, automations: Automation[
   }
   const delivery = new Map<string, Map<string, ObjectInsights>>();
   let reads = 0;
-  // Progress: one step per platform read, one per action taken, one to record the runs.
+  // Progress: one step per platform read, one per action taken, one to record the runs (announced
+  // before it, so the last notification never arrives with the answer).
   const planned = [...needed.values()].filter((slot) => slot.ids.size).length;
   deps.progress?.({ progress: 0, total: planned + 1, message: `Reading metrics (${planned} platform reads)` });
   for (const [key, slot] of needed) {
@@ -293,6 +294,7 @@ export async function evaluateAccount(deps: EngineDeps, automations: Automation[
     await act(deps, d.automation, d.object, d.entry, runIds.get(d.automation.id)!);
     deps.progress?.({ progress: ++done, total, message: `${d.entry.error ? `Could not ${d.entry.intended}` : d.entry.action} ${d.object.name ?? d.object.objectId}` });
   }
+  deps.progress?.({ progress: total, total, message: 'Recording the run' });
   const finishedAt = deps.now();
   const runs: EvaluationResult['runs'] = [];
   for (const a of sorted) {
@@ -302,7 +304,6 @@ export async function evaluateAccount(deps: EngineDeps, automations: Automation[
     await deps.knex('automations').where({ id: a.id }).update({ last_run_at: startedAt });
     runs.push({ automation: a, runId, startedAt, finishedAt, objects });
   }
-  deps.progress?.({ progress: total, total, message: 'Run recorded' });
   return { runs, reads };
 }
 

@@ -110,7 +110,8 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
     return c.properties.objective;
   };
 
-  // Progress counts the objects created on the platform, then one step to activate and record.
+  // Progress counts the objects created on the platform, then one step to activate and record. The last
+  // notification comes before that step, not with the answer, so it is never overtaken by it.
   const total = plan.nodes.filter((n) => !n.platformId).length + 1;
   let created = 0;
   ctx.progress({ progress: 0, total, message: `Creating ${total - 1} objects on the ad platform` });
@@ -156,13 +157,14 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
         }
       }
     }
+    ctx.progress({ progress: total, total, message: 'Activating the campaigns and recording the publish' });
     for (const [accountId, account] of plan.accounts) {
       const toActivate = (kids.get(null) ?? [])
         .filter((c) => plan.campaignAccounts.get(c.id) === accountId && (c.properties.status ?? 'ACTIVE') === 'ACTIVE')
         .map((c): ObjectRef => ({ level: 'campaign', id: c.platformId! }));
       if (toActivate.length) await ctx.platforms.adapterFor(account.platform).setStatus(account, toActivate, 'ACTIVE');
     }
-    const ceiling = await inTransaction(knex, async (trx) => {
+    return await inTransaction(knex, async (trx) => {
       const at = ctx.now();
       await trx('launches').where({ id: launch.id }).update({ status: 'published', status_reason: null, published_at: at, updated_at: at });
       await trx('launch_nodes').where({ launch_id: launch.id }).update({ status: 'live', updated_at: at });
@@ -186,8 +188,6 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
       });
       return ceilingOf(trx, ctx.principal);
     });
-    ctx.progress({ progress: total, total, message: 'Published' });
-    return ceiling;
   } catch (err) {
     clearInterval(timer);
     await undo(ctx, plan, accountOf, inFlight, err);

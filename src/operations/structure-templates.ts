@@ -219,7 +219,7 @@ export const applyStructureTemplate = defineOperation({
     }
     if (!t.accounts.length) throw validationFailed([{ field: 'accounts', code: 'invalid_value', message: 'name at least one ad account of the brand to apply the template to' }]);
     // Built and checked before anything is stored: a template that does not validate creates nothing.
-    const step = (progress: number, message: string) => ctx.progress({ progress, total: 3, message });
+    const step = (progress: number, message: string) => ctx.progress({ progress, total: 2, message });
     step(0, `Building one campaign tree for each of ${t.accounts.length} ad accounts`);
     const tree = await buildTree(ctx, t);
     for (const n of tree.nodes) n.properties = ctx.validate<Record<string, any>>(`node-properties#/$defs/${n.nodeType}`, n.properties, 'config');
@@ -227,15 +227,13 @@ export const applyStructureTemplate = defineOperation({
     const issues = await templateIssues(ctx, tree);
     if (issues.length) throw validationFailed(issues, `Structure template ${t.id} does not make a valid launch: ${issues.length} issues; fix these template fields.`);
     step(2, 'Storing the draft launch');
-    const applied = await inTransaction(ctx.db as Knex, async (trx) => {
+    return inTransaction(ctx.db as Knex, async (trx) => {
       const launch = await insertLaunch(ctx, (input.title ?? t.name).slice(0, 200), `From structure template ${t.id} (${t.name})`.slice(0, 2000), trx);
       for (const n of tree.nodes) n.launchId = launch.id;
       await insertNodes(trx, tree.nodes);
       await ctx.activity.record({ brandId, accountId: null, entityType: 'unknown', entityId: String(t.id), entityName: t.name, action: 'structure_template.applied' }, trx);
       return { launchId: String(launch.id), templateId: t.id, title: launch.title, status: launch.status, ...countsOf(tree.nodes) };
     });
-    step(3, 'Draft launch created');
-    return applied;
   },
 });
 

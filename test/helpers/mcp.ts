@@ -4,6 +4,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { projectPath } from '../../src/paths.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 
 export interface McpClientOptions {
@@ -60,4 +62,14 @@ export function clientAccepts(tool: { name: string; outputSchema?: object }, res
   }
   const validate = clientAjv.compile(tool.outputSchema);
   return validate(result.structuredContent) ? { ok: true } : { ok: false, reason: `structured content does not match ${tool.name}'s output schema: ${clientAjv.errorsText(validate.errors)}` };
+}
+
+const SVC_BIN = projectPath('dist', 'surfaces', 'cli', 'svc.js');
+
+/** The SDK Client speaking stdio to `svc mcp <args>`, which forwards to the server at `baseUrl`. */
+export async function stdioMcpClient(baseUrl: string, key: string, args: string[] = [], capabilities: ClientCapabilities = {}): Promise<Client> {
+  const client = new Client({ name: 'svc-stdio-tests', version: '1.0.0' }, { capabilities });
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: '/nonexistent', SVC_BASE_URL: baseUrl, SVC_API_KEY: key };
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [SVC_BIN, 'mcp', ...args], env, stderr: 'pipe' }));
+  return client;
 }
