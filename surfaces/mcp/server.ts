@@ -31,6 +31,7 @@ import { sessionIdFor, sessionOf } from './session.js';
 import { progressListener } from './progress.js';
 import { ASK_FIRST, QUESTION_TIMEOUT_MS, type AskingCall } from './confirm.js';
 import { serverInstructions } from './instructions.js';
+import { overBudget } from './answer-budget.js';
 
 const UNAUTHORIZED = -32001;
 /** How often an open stream gets a comment line while a tool works or waits for a person, so proxies keep it open. */
@@ -118,7 +119,11 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
         if (!decision.proceed) return declinedResult(decision.body, decision.reason);
       }
       if (paged.has(op.name) && input.limit === undefined) input.limit = MCP_PAGE_SIZE;
-      return callResult(await run(op.name, input, idempotencyKey as string | undefined, onProgress), caller);
+      const result = callResult(await run(op.name, input, idempotencyKey as string | undefined, onProgress), caller);
+      const tooLarge = overBudget(op, input, Buffer.byteLength((result.content[0] as { text: string }).text));
+      if (!tooLarge) return result;
+      caller.resultJson = undefined;
+      return errorResult(tooLarge, requestId);
     } catch (err) {
       if (!(err instanceof ServiceError)) service.log.error({ err, requestId }, 'unexpected error in a tool call');
       return errorResult(err, requestId);
