@@ -73,3 +73,46 @@ export async function stdioMcpClient(baseUrl: string, key: string, args: string[
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [SVC_BIN, 'mcp', ...args], env, stderr: 'pipe' }));
   return client;
 }
+
+type ListedTool = { name: string; inputSchema: Record<string, unknown>; outputSchema?: Record<string, unknown> };
+type SchemaNode = Record<string, any>;
+
+/** "As config in create_structure_template's input.", "As the answer.", "As get_automation's answer." */
+const REFERENCE = /^As (?:(.+?) in )?(?:the |(\w+)'s )(input|answer)\.$/;
+
+/** `node` with every `$ref: "#/$defs/<name>"` replaced by that definition of `defs`. */
+function inlineDefs(node: unknown, defs: Record<string, unknown>): any {
+  if (Array.isArray(node)) return node.map((n) => inlineDefs(n, defs));
+  if (!node || typeof node !== 'object') return node;
+  const ref = (node as SchemaNode).$ref;
+  if (typeof ref === 'string' && ref.startsWith('#/$defs/')) return inlineDefs(defs[ref.slice('#/$defs/'.length)], defs);
+  return Object.fromEntries(Object.entries(node).filter(([k]) => k !== '$defs').map(([k, v]) => [k, k === 'enum' || k === 'const' ? v : inlineDefs(v, defs)]));
+}
+
+/**
+ * A tool's schema as an agent reads it with the whole list at hand: local `$defs` inlined, and each
+ * part written elsewhere in its toolset ("As config in create_structure_template's input.")
+ * replaced by that part, so it validates what the place it names validates.
+ */
+export function followedSchema(tool: ListedTool, side: 'input' | 'answer', tools: ListedTool[]): SchemaNode {
+  const own = side === 'input' ? tool.inputSchema : tool.outputSchema!;
+  const resolve = (node: unknown, from: ListedTool): any => {
+    if (Array.isArray(node)) return node.map((n) => resolve(n, from));
+    if (!node || typeof node !== 'object') return node;
+    const s = node as SchemaNode;
+    const match = typeof s.description === 'string' && !s.properties && !s.items && !s.enum ? REFERENCE.exec(s.description) : null;
+    if (match) {
+      const [, path, name, whole] = match;
+      const target = name ? tools.find((t) => t.name === name)! : from;
+      let part: any = followedSchema(target, whole as 'input' | 'answer', tools);
+      for (const segment of (path ?? '').split('.').filter(Boolean)) {
+        const [prop, ...arrays] = segment.split('[]');
+        part = part.properties[prop];
+        for (let i = 0; i < arrays.length; i++) part = part.items;
+      }
+      return part;
+    }
+    return Object.fromEntries(Object.entries(s).map(([k, v]) => [k, k === 'enum' || k === 'const' || k === 'required' ? v : k === 'properties' ? Object.fromEntries(Object.entries(v as SchemaNode).map(([p, sub]) => [p, resolve(sub, from)])) : resolve(v, from)]));
+  };
+  return resolve(inlineDefs(own, (own.$defs ?? {}) as Record<string, unknown>), tool);
+}
