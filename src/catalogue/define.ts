@@ -18,6 +18,7 @@ import type { WebhookSender } from '../webhooks/sender.js';
 import type { ErrorCode } from '../errors.js';
 import type { InvokeOptions, InvokeResult, ProgressUpdate } from '../pipeline/invoke-types.js';
 import type { Trackers } from '../trackers/registry.js';
+import { TOOLSET_NAMES, isToolset, type Toolset } from './toolsets.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type IdempotencyMode = 'none' | 'optional' | 'required';
@@ -109,6 +110,8 @@ export interface OperationDefinition<I = any, O = any> {
   errors?: ErrorCode[];
   /** Area used to group commands and OpenAPI tags. */
   tag: string;
+  /** The MCP toolset (toolsets.ts) whose tools include this operation's. */
+  toolset: Toolset;
   /** HTTP status of a success (default 200). */
   successStatus?: number;
   /** Run the handler inside one database transaction (default: true unless annotated read-only). */
@@ -142,6 +145,7 @@ export class Catalogue {
     if (!NAME.test(op.name ?? '')) throw new Error(`${where}: name must be kebab-case`);
     if (this.ops.has(op.name)) throw new Error(`${where} is defined twice`);
     if (!SCOPES.includes(op.scope)) throw new Error(`${where}: scope must be one of ${SCOPES.join(', ')}; got ${String(op.scope)}`);
+    if (!isToolset(op.toolset)) throw new Error(`${where}: toolset must be one of ${TOOLSET_NAMES.join(', ')}; got ${String(op.toolset)}`);
     if (!['none', 'optional', 'required'].includes(op.idempotency)) throw new Error(`${where}: idempotency must be none, optional or required`);
     if (!op.path?.startsWith('/')) throw new Error(`${where}: path must start with /`);
     for (const id of [op.input, op.output]) {

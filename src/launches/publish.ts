@@ -117,6 +117,11 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
     return c.properties.objective;
   };
 
+  // Progress counts the objects created on the platform, then one step to activate and record. The last
+  // notification comes before that step, not with the answer, so it is never overtaken by it.
+  const total = plan.nodes.filter((n) => !n.platformId).length + 1;
+  let created = 0;
+  ctx.progress({ progress: 0, total, message: `Creating ${total - 1} objects on the ad platform` });
   try {
     for (const level of LEVELS) {
       const pending = plan.nodes.filter((n) => n.nodeType === level && !n.platformId);
@@ -136,8 +141,10 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
           toCreate = [];
           for (const n of group) {
             const found = await adapter.findByMarker(account, level, n.id);
-            if (found) await recordPlatformId(knex, n, found.id, ctx.now());
-            else toCreate.push(n);
+            if (found) {
+              await recordPlatformId(knex, n, found.id, ctx.now());
+              ctx.progress({ progress: ++created, total, message: `Found ${created} of ${total - 1} objects already created` });
+            } else toCreate.push(n);
           }
         }
         for (let i = 0; i < toCreate.length; i += CHUNK) {
@@ -152,9 +159,12 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
             heartbeat = at;
           });
           inFlight = [];
+          created += chunk.length;
+          ctx.progress({ progress: created, total, message: `Created ${created} of ${total - 1} objects` });
         }
       }
     }
+    ctx.progress({ progress: total, total, message: 'Activating the campaigns and recording the publish' });
     for (const [accountId, account] of plan.accounts) {
       const toActivate = (kids.get(null) ?? [])
         .filter((c) => plan.campaignAccounts.get(c.id) === accountId && (c.properties.status ?? 'ACTIVE') === 'ACTIVE')

@@ -26,6 +26,7 @@ export const listActivity = defineOperation({
   output: 'list-activity#/$defs/output',
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   tag: 'activity',
+  toolset: 'monitor',
   summary: "List who changed which campaign, ad set or ad of a brand, newest first, with a summary of the page.",
   description:
     'Filters: accountId (required when the brand has several ad accounts: 422 account_ambiguous otherwise), ' +

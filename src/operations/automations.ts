@@ -69,7 +69,11 @@ async function checkRule(ctx: OperationContext, a: Omit<Automation, 'id'>, input
 }
 
 function engineDeps(ctx: OperationContext): EngineDeps {
-  return { knex: ctx.db as Knex, platforms: ctx.platforms, events: ctx.events, now: ctx.now, log: ctx.log, invoke: (n, p, i, o) => ctx.invoke(n, i, { principal: p, idempotencyKey: o.idempotencyKey }) };
+  return {
+    knex: ctx.db as Knex, platforms: ctx.platforms, events: ctx.events, now: ctx.now, log: ctx.log,
+    invoke: (n, p, i, o) => ctx.invoke(n, i, { principal: p, idempotencyKey: o.idempotencyKey }),
+    progress: (update) => ctx.progress(update),
+  };
 }
 
 function runView(row: { id: number | string; automation_id: number | string; started_at: number | string; finished_at: number | string; trigger: string; mode: string; objects: string | RunObject[] }) {
@@ -94,6 +98,7 @@ export const createAutomation = defineOperation({
   output: 'create-automation#/$defs/output',
   annotations: write,
   tag: 'automations',
+  toolset: 'automate',
   successStatus: 201,
   summary: 'Create a monitoring rule that watches live campaigns, ad sets or ads of one ad account and pauses them or notifies when all its conditions hold.',
   description:
@@ -152,6 +157,7 @@ export const listAutomations = defineOperation({
   output: 'list-automations#/$defs/output',
   annotations: read,
   tag: 'automations',
+  toolset: 'automate',
   summary: 'List the brand\'s monitoring automations, newest first, optionally only ACTIVE or PAUSED ones.',
   description: 'Each item: automationId, automationName, status, action, actionLevel, frequency, accountId, level, mode, nextRunAt, lastRunAt. Read one with get_automation for its conditions.',
   async handler(ctx, input: { brandId: number; status?: string; limit: number }) {
@@ -188,6 +194,7 @@ export const getAutomation = defineOperation({
   output: 'get-automation#/$defs/output',
   annotations: read,
   tag: 'automations',
+  toolset: 'automate',
   summary: 'Get one monitoring automation with its whole rule (conditions, guard, schedule, mode) and when it runs next.',
   async handler(ctx, input: { automationId: string | number }) {
     return automationView(await loadAutomation(ctx, input.automationId));
@@ -204,6 +211,7 @@ export const updateAutomation = defineOperation({
   output: 'update-automation#/$defs/output',
   annotations: { ...write, idempotent: true },
   tag: 'automations',
+  toolset: 'automate',
   summary: 'Change a monitoring automation: only the fields sent change (conditions and objectIds are replaced whole). Send mode live to arm a shadow rule.',
   description: `The ad account cannot change (create another automation). A changed schedule takes effect at once. ${RULE_HELP} ${FAILURES}`,
   async handler(ctx, input: RuleInput & { automationId: string | number }) {
@@ -251,6 +259,7 @@ export const setAutomationStatus = defineOperation({
   output: 'set-automation-status#/$defs/output',
   annotations: { ...write, idempotent: true },
   tag: 'automations',
+  toolset: 'automate',
   summary: 'Arm (status ACTIVE) or disarm (status PAUSED) a monitoring automation.',
   description: 'ACTIVE: it runs on its schedule, the first time at once (daily: at its hour). PAUSED: it stops running; objects it paused stay paused. 404 not_found for an unknown automation.',
   async handler(ctx, input: { automationId: string | number; status: Automation['status'] }) {
@@ -279,6 +288,7 @@ export const deleteAutomation = defineOperation({
   output: 'delete-automation#/$defs/output',
   annotations: { ...write, destructive: true, idempotent: true },
   tag: 'automations',
+  toolset: 'automate',
   summary: 'Delete a monitoring automation and its run history. Objects it paused stay paused.',
   async handler(ctx, input: { automationId: string | number }) {
     const db = ctx.db as Knex.Transaction;
@@ -299,6 +309,7 @@ export const runAutomation = defineOperation({
   output: 'run-automation#/$defs/output',
   annotations: { ...write, openWorld: true },
   tag: 'automations',
+  toolset: 'automate',
   // Reads the ad platform and acts through it: never inside one database transaction.
   transactional: false,
   successStatus: 201,
@@ -325,6 +336,7 @@ export const previewAutomation = defineOperation({
   output: 'preview-automation#/$defs/output',
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: true },
   tag: 'automations',
+  toolset: 'automate',
   summary: 'Show which watched objects match a monitoring automation now and what a run would do to each; changes nothing.',
   description:
     'Same evaluation as a run (guard, conditions, cooldown, daily limit, loops, who paused what), but nothing is paused, recorded or sent. action is what a run would ' +
@@ -350,6 +362,7 @@ export const listAutomationRuns = defineOperation({
   output: 'list-automation-runs#/$defs/output',
   annotations: read,
   tag: 'automations',
+  toolset: 'automate',
   summary: 'List the runs of a monitoring automation, newest first: every object evaluated, the metric values read, and the action taken or why it was skipped.',
   description:
     'skipReason: cooldown, daily_limit_reached, insufficient_data (below the guard), already_paused, shadow (shadow mode), paused_by_person (resumeWhenClear never resumes ' +

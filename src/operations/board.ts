@@ -70,6 +70,7 @@ export const getPipeline = defineOperation({
   output: 'get-pipeline#/$defs/output',
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   tag: TAG,
+  toolset: 'board',
   summary: "Read a brand's pipeline board: its columns in order and every card, column by column.",
   description:
     'Columns come in board order (position 0 first), each with publishes and its linked workflowId (or null). Cards come column by ' +
@@ -91,6 +92,7 @@ export const createPipelineColumn = defineOperation({
   output: 'create-pipeline-column#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
   tag: TAG,
+  toolset: 'board',
   successStatus: 201,
   summary: "Add a column to a brand's pipeline board, optionally one that publishes or one linked to a workflow.",
   description:
@@ -144,6 +146,7 @@ export const updatePipelineColumn = defineOperation({
   output: 'update-pipeline-column#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
   tag: TAG,
+  toolset: 'board',
   summary: 'Rename a pipeline column, move it to another position, turn publishing on or off, or link or unlink its workflow.',
   description:
     'Only the fields sent change. position is the new index (from 0; past the end: last); the other columns close up around it. ' +
@@ -190,6 +193,7 @@ export const deletePipelineColumn = defineOperation({
   output: 'delete-pipeline-column#/$defs/output',
   annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   tag: TAG,
+  toolset: 'board',
   summary: 'Delete an empty pipeline column; the columns after it move one place left.',
   description: 'A column that still holds cards answers 409 conflict with details.cards: move or delete them first. 404 not_found for a column of another brand.',
   async handler(ctx, input: { columnId: number }) {
@@ -218,6 +222,7 @@ export const createPipelineCard = defineOperation({
   output: 'create-pipeline-card#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
   tag: TAG,
+  toolset: 'board',
   successStatus: 201,
   // The card commits first; a publish it starts runs afterwards through launch-campaign, in transactions of its own.
   transactional: false,
@@ -288,6 +293,7 @@ export const movePipelineCard = defineOperation({
   output: 'move-pipeline-card#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
   tag: TAG,
+  toolset: 'board',
   transactional: false,
   summary: 'Move a pipeline card to another column or position (or retitle it), guarded by its version; into a column that publishes, this publishes its launch.',
   description:
@@ -339,6 +345,7 @@ export const deletePipelineCard = defineOperation({
   output: 'delete-pipeline-card#/$defs/output',
   annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   tag: TAG,
+  toolset: 'board',
   summary: 'Take a card off the pipeline board; its launch is not changed (a published launch stays live).',
   description: 'The cards below it in its column move up one place. A card of another brand: 404 not_found.',
   async handler(ctx, input: { cardId: number }) {

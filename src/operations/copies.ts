@@ -25,6 +25,7 @@ export const getBrandProfile = defineOperation({
   output: 'get-brand-profile#/$defs/output',
   annotations: read,
   tag: 'copy',
+  toolset: 'copy',
   summary: "Read the brand profile that ad copy falls back to: voice (tone words), product description, website and words to avoid.",
   description: 'A brand that never set one answers empty lists and nulls (updatedAt null).',
   handler: (ctx) => loadProfile(ctx.db, ctx.brand!.id),
@@ -40,6 +41,7 @@ export const setBrandProfile = defineOperation({
   output: 'set-brand-profile#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
   tag: 'copy',
+  toolset: 'copy',
   summary: 'Replace the brand profile (voice, productDescription, website, wordsToAvoid) and answer it; fields not sent become empty.',
   description: 'wordsToAvoid are matched case-insensitively anywhere in a text: generated copy never contains one.',
   async handler(ctx, input: Partial<Omit<BrandProfile, 'updatedAt'>>) {
@@ -73,6 +75,7 @@ export const generateCopy = defineOperation({
   output: 'generate-copy#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
   tag: 'copy',
+  toolset: 'copy',
   successStatus: 201,
   // The model may take seconds: no database transaction is held while it writes.
   transactional: false,
@@ -155,6 +158,7 @@ export const listCopies = defineOperation({
   output: 'list-copies#/$defs/output',
   annotations: read,
   tag: 'copy',
+  toolset: 'copy',
   summary: 'List the generated copy of a brand, newest first.',
   async handler(ctx, input: { limit: number; platform?: CopyPlatform }) {
     const after = ctx.page.position();
@@ -177,6 +181,7 @@ export const getCopy = defineOperation({
   output: 'get-copy#/$defs/output',
   annotations: read,
   tag: 'copy',
+  toolset: 'copy',
   summary: 'Get one generated copy record of a brand by copyGenerationId.',
   handler: (ctx, input: { copyGenerationId: number }) => loadCopy(ctx.db, ctx.brand!.id, input.copyGenerationId),
 });

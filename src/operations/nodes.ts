@@ -58,6 +58,7 @@ export const createNode = defineOperation({
   output: 'create-node#/$defs/output',
   annotations: write,
   tag: 'launches',
+  toolset: 'launch',
   successStatus: 201,
   summary: 'Add a campaign, an ad set (parentId: its campaign) or an ad (parentId: its ad set) to a draft launch.',
   description: 'properties carry the settings of the level; see the node-properties schema. Completeness is checked when the launch is published.',
@@ -103,6 +104,7 @@ export const updateNode = defineOperation({
   output: 'update-node#/$defs/output',
   annotations: { ...write, idempotent: true, openWorld: true },
   tag: 'launches',
+  toolset: 'launch',
   // A live change calls the ad platform, which must not happen inside a database transaction.
   transactional: false,
   summary: 'Attach a creative, generated copy or existing post to an ad, or change node settings (properties, merged as a JSON merge patch).',
@@ -186,6 +188,7 @@ export const getAdSet = defineOperation({
   output: 'get-ad-set#/$defs/output',
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   tag: 'launches',
+  toolset: 'launch',
   summary: 'Read an ad set: settings, targeting, budget, schedule, placements, optimization, assets, links and its ads.',
   async handler(ctx, input: { launchId: string; adsetId: string }) {
     const l = await loadLaunch(ctx.db, ctx.brand!.id, input.launchId);
@@ -227,6 +230,7 @@ export const removeNodes = defineOperation({
   output: 'remove-nodes#/$defs/output',
   annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
   tag: 'launches',
+  toolset: 'launch',
   summary: "Remove 1 to 200 nodes (with their children) from a launch's tree. Cannot be undone; anything already published keeps running on the ad platform.",
   description: 'notFound lists requested ids that are not in this launch with that nodeType; cascadedIds the children removed with them; validation checks what is left.',
   async handler(ctx, input: { launchId: string; nodes: Array<{ nodeId: string; nodeType: NodeType }> }) {
@@ -291,6 +295,7 @@ export const duplicateNode = defineOperation({
   output: 'duplicate-node#/$defs/output',
   annotations: write,
   tag: 'launches',
+  toolset: 'launch',
   summary: 'Copy an ad set or an ad 1 to 50 times, with all its settings and children, under the same parent.',
   async handler(ctx, input: { launchId: string; nodeId: string; nodeType: 'adset' | 'ad'; count: number }) {
     const l = await loadLaunch(ctx.db, ctx.brand!.id, input.launchId, true);

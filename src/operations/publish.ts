@@ -92,6 +92,7 @@ export const launchCampaign = defineOperation({
   output: 'launch-campaign#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
   tag: 'launches',
+  toolset: 'launch',
   transactional: false,
   summary: 'Validate and preview a launch, or publish it to the ad platform with confirm: true.',
   description:
@@ -155,6 +156,7 @@ export const editLiveCampaign = defineOperation({
   output: 'edit-live-campaign#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
   tag: 'launches',
+  toolset: 'launch',
   transactional: false,
   summary: 'Change the budget of a live campaign or ad set on the ad platform; the new amount counts against the key\'s ceiling (in US cents).',
   description:

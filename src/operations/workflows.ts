@@ -120,6 +120,7 @@ export const createWorkflow = defineOperation({
   annotations: write,
   errors: ['forbidden'],
   tag: 'workflows',
+  toolset: 'workflows',
   successStatus: 201,
   summary: 'Create a workflow (inactive): a trigger and a graph of steps such as apply template, launch, review gate and chat message.',
   description: `${DEFINITION} ${PERMISSIONS} Trigger-started runs act as the credential that last saved the workflow.`,
@@ -164,6 +165,7 @@ export const listWorkflows = defineOperation({
   output: 'list-workflows#/$defs/output',
   annotations: read,
   tag: 'workflows',
+  toolset: 'workflows',
   summary: "List the brand's workflows, newest first: name, type, status, run count, whether one is running, last run time.",
   description: 'A brand-limited key sees only workflows whose every reached brand is its own. lastRunAt is null before the first run.',
   async handler(ctx, input: { brandId: number; cursor?: string; limit: number }) {
@@ -206,6 +208,7 @@ export const getWorkflow = defineOperation({
   output: 'get-workflow#/$defs/output',
   annotations: read,
   tag: 'workflows',
+  toolset: 'workflows',
   summary: 'Get a workflow: its definition, version (send it back to save), status and run counters.',
   description: 'Another brand\'s workflow, or one reaching a brand outside a limited key\'s brands, answers 404.',
   async handler(ctx, input: { brandId: number; workflowId: string }) {
@@ -224,6 +227,7 @@ export const saveWorkflow = defineOperation({
   annotations: { ...write, idempotent: true },
   errors: ['forbidden', 'stale_read'],
   tag: 'workflows',
+  toolset: 'workflows',
   summary: 'Replace a workflow definition; send the version you read (another version: 409 stale_read, read it again).',
   description: `${DEFINITION} ${PERMISSIONS} Runs already under way keep the definition they started with. The saver becomes the credential trigger-started runs act as.`,
   async handler(ctx, input: DefinitionInput & { workflowId: string; version: number }) {
@@ -288,6 +292,7 @@ export const activateWorkflow = defineOperation({
   output: 'activate-workflow#/$defs/output',
   annotations: { ...write, idempotent: true },
   tag: 'workflows',
+  toolset: 'workflows',
   summary: 'Arm a workflow\'s trigger (status active): schedules fire, pipeline stages, monitors and the video-review hook start runs.',
   description: `Events from before activation start nothing. ${PERMISSIONS}`,
   async handler(ctx, input: { brandId: number; workflowId: string }) {
@@ -305,6 +310,7 @@ export const deactivateWorkflow = defineOperation({
   output: 'deactivate-workflow#/$defs/output',
   annotations: { ...write, idempotent: true },
   tag: 'workflows',
+  toolset: 'workflows',
   summary: 'Disarm a workflow\'s trigger (status inactive); runs under way go on, run-workflow still starts it by hand.',
   async handler(ctx, input: { brandId: number; workflowId: string }) {
     return setStatus(ctx, input, 'inactive');
@@ -321,6 +327,7 @@ export const runWorkflow = defineOperation({
   output: 'run-workflow#/$defs/output',
   annotations: write,
   tag: 'workflows',
+  toolset: 'workflows',
   successStatus: 202,
   summary: 'Start a run of a workflow now; answers 202 with the queued execution, whose steps then run in the background.',
   description:
@@ -352,6 +359,7 @@ export const listWorkflowExecutions = defineOperation({
   output: 'list-workflow-executions#/$defs/output',
   annotations: read,
   tag: 'workflows',
+  toolset: 'workflows',
   summary: 'List the runs of a workflow, newest first, each with its status and the result of every node.',
   async handler(ctx, input: { brandId: number; workflowId: string; limit: number }) {
     const w = await loadWorkflow(ctx.db, ctx.principal, input.brandId, id(input.workflowId));
@@ -376,6 +384,7 @@ export const getWorkflowExecution = defineOperation({
   output: 'get-workflow-execution#/$defs/output',
   annotations: read,
   tag: 'workflows',
+  toolset: 'workflows',
   summary: 'Get one run of a workflow: status (queued, running, waiting_review, succeeded, failed, canceled) and each node\'s status, result and error.',
   async handler(ctx, input: { brandId: number; workflowId: string; executionId: string }) {
     const w = await loadWorkflow(ctx.db, ctx.principal, input.brandId, id(input.workflowId));
@@ -402,6 +411,7 @@ export const reviewWorkflowStep = defineOperation({
   annotations: write,
   errors: ['forbidden', 'conflict'],
   tag: 'workflows',
+  toolset: 'workflows',
   summary: 'Approve or reject a review gate of a run that waits for it; approve lets the run go on, reject ends it (canceled).',
   description:
     'Only a person other than the run\'s author may decide. The author is the person who started the run, or the person who created the API key ' +
@@ -451,6 +461,7 @@ export const deleteWorkflow = defineOperation({
   output: 'delete-workflow#/$defs/output',
   annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   tag: 'workflows',
+  toolset: 'workflows',
   summary: 'Delete a workflow permanently, with its executions; runs under way stop before their next step.',
   async handler(ctx, input: { brandId: number; workflowId: string }) {
     const db = ctx.db as Knex.Transaction;

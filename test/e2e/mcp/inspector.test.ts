@@ -20,7 +20,7 @@ describe('MCP Inspector (CLI mode)', function () {
   after(async () => w?.close());
 
   const inspect = async (...args: string[]) => {
-    const { stdout } = await run(process.execPath, [INSPECTOR, '--cli', `${w.url}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${w.key('acme', 'ci')}`, ...args], { timeout: 45_000 });
+    const { stdout } = await run(process.execPath, [INSPECTOR, '--cli', `${w.url}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${w.key('acme', 'ci')}`, '--header', 'X-MCP-Toolsets: all', ...args], { timeout: 45_000 });
     return JSON.parse(stdout);
   };
 

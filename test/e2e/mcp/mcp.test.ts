@@ -31,17 +31,18 @@ for (const dialect of dialects()) {
         expect(tool.outputSchema?.type, tool.name).to.equal('object');
         expect(() => ajv.compile(tool.inputSchema), tool.name).to.not.throw();
         expect(() => ajv.compile(tool.outputSchema!), tool.name).to.not.throw();
-        expect(tool.annotations, tool.name).to.deep.include({
+        // All four hints, each stated explicitly.
+        expect(tool.annotations, tool.name).to.deep.equal({
           readOnlyHint: op.annotations.readOnly,
           destructiveHint: op.annotations.destructive,
           idempotentHint: op.annotations.idempotent,
           openWorldHint: op.annotations.openWorld,
         });
-        expect(tool.description, tool.name).to.contain(`Scope: ${op.scope}.`);
         if (op.idempotency === 'required') expect(tool.inputSchema.required, tool.name).to.include('idempotencyKey');
       }
       const publish = tools.find((t) => t.name === 'launch_campaign')!;
-      expect(publish.description).to.match(/Without confirm: true this only validates and previews/);
+      expect(publish.description).to.match(/^Validate and preview a launch, or publish it/);
+      expect((publish.inputSchema.properties as any).confirm.description).to.match(/only validates and previews/);
       await client.close();
     });
 
