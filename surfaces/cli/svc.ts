@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // svc: the command-line client. One command per catalogue operation; it only translates flags to an
-// HTTP request and the answer to JSON output and an exit code (contracts/RUNNING.md, README).
+// HTTP request and the answer to JSON output and an exit code (docs/operations.md).
 
 import crypto from 'node:crypto';
 import { parseCommandArgs, readData } from './args.js';
@@ -15,19 +15,25 @@ import { buildRequest } from './request.js';
 const OTHER_COMMANDS: Array<[string, string]> = [
   ['login --base-url URL --api-key KEY', 'store the service address and API key (mode 600).'],
   ['mcp', "an MCP server on standard input and output, forwarding to the service's /mcp endpoint with the API key."],
+  ['mcp --print-config [--client claude|cursor|vscode]', 'the entry that starts this installation\'s MCP bridge, for an agent app\'s configuration.'],
 ];
 
 const MCP_USAGE = `Usage: svc mcp
+       svc mcp --print-config [--client claude|cursor|vscode]
 
   Speaks MCP over standard input and output and forwards every message to <base URL>/mcp with the
   configured API key (SVC_BASE_URL, SVC_API_KEY or "svc login"), for agent apps that start tools as
-  local processes.`;
+  local processes.
+
+  --print-config prints the entry for the app's MCP configuration (default: Claude Desktop): it runs
+  this installation's svc by absolute path, with the configured base URL and key.`;
 
 async function mcp(argv: string[]): Promise<number> {
   if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h')) {
     process.stdout.write(MCP_USAGE + '\n');
     return EXIT.ok;
   }
+  if (argv[0] === '--print-config') return (await import('./mcp-config.js')).printMcpConfig(argv.slice(1));
   if (argv.length) throw usageError(`svc mcp takes no arguments.\n\n${MCP_USAGE}`);
   const config = loadClientConfig();
   const apiKey = requireApiKey(config);
