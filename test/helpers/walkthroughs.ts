@@ -263,7 +263,8 @@ export function scriptOf(blocks: Block[], rewrite: (text: string) => string = (t
     'set -euo pipefail',
     '__svc_at=0',
     'curl() { command curl --write-out "%{stderr}__svc_status__ ${__svc_at} %{http_code}\\n" "$@"; }',
-    "trap 'echo \"__svc_failed__ ${__svc_at} $?\" >&2' ERR",
+    // On the way out after a failure (set -e, an unset variable, a failed substitution), say where.
+    "trap '__svc_rc=$?; [ $__svc_rc -eq 0 ] || echo \"__svc_failed__ ${__svc_at} $__svc_rc\" >&2' EXIT",
   ];
   for (const b of blocks.filter((x) => !x.setup)) {
     for (const c of commandsOf(b)) {
@@ -283,24 +284,25 @@ export interface RunOutcome {
 /** Checks what the run reported against the commands: each curl's statuses and the first command that failed. */
 export function verdict(commands: Command[], stderr: string, exit: { code: number | null; timedOut: boolean }): string[] {
   const failures: string[] = [];
-  const statuses = new Map<number, number[]>();
+  const statuses = new Map<number, string[]>();
   let failedAt: { index: number; code: number } | null = null;
   for (const line of stderr.split('\n')) {
     const s = /^__svc_status__ (\d+) (\d{3})$/.exec(line);
-    if (s) statuses.set(Number(s[1]), [...(statuses.get(Number(s[1])) ?? []), Number(s[2])]);
+    if (s) statuses.set(Number(s[1]), [...(statuses.get(Number(s[1])) ?? []), s[2]]);
     const f = /^__svc_failed__ (\d+) (\d+)$/.exec(line);
     if (f && !failedAt) failedAt = { index: Number(f[1]), code: Number(f[2]) };
   }
   const where = (c: Command) => `${c.file}:${c.line}`;
-  const lastRun = failedAt ? (failedAt as { index: number }).index : exit.code === 0 ? commands.length - 1 : -1;
+  // Commands before this one ran to the end; the one that failed is reported on its own below.
+  const ranThrough = failedAt ? (failedAt as { index: number }).index - 1 : exit.code === 0 ? commands.length - 1 : -1;
   commands.forEach((c, i) => {
     if (!c.curls || c.expected === null) return;
     const seen = statuses.get(i) ?? [];
     if (!seen.length) {
-      if (i <= lastRun) failures.push(`${where(c)}: curl answered no HTTP status (did it reach the server?)`);
+      if (i <= ranThrough) failures.push(`${where(c)}: curl answered no HTTP status (did it reach the server?)`);
       return;
     }
-    const wrong = seen.filter((s) => s !== c.expected);
+    const wrong = seen.filter((s) => Number(s) !== c.expected);
     if (wrong.length) failures.push(`${where(c)}: expected HTTP ${c.expected}, got ${wrong.join(', ')}: ${c.text.split('\n')[0].trim()}`);
   });
   if (failedAt) {
