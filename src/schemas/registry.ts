@@ -7,6 +7,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import * as addFormatsModule from 'ajv-formats';
 import { validationFailed, type FieldIssue } from '../errors.js';
 import { projectPath } from '../paths.js';
+import { patchInputSchema } from '../merge-patch.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
 const addFormats = addFormatsModule.default as unknown as typeof addFormatsModule.default.default;
@@ -99,6 +100,7 @@ export class SchemaRegistry {
   private readonly byId = new Map<string, JsonSchema>();
   private readonly inputFns = new Map<string, ValidateFunction>();
   private readonly outputFns = new Map<string, ValidateFunction>();
+  private readonly patchFns = new Map<string, ValidateFunction>();
   private readonly bundles = new Map<string, JsonSchema>();
 
   constructor(schemas: JsonSchema[] = loadSchemaFiles()) {
@@ -170,6 +172,31 @@ export class SchemaRegistry {
       throw validationFailed(prefix ? issues.map((i) => ({ ...i, field: i.field ? `${prefix}.${i.field}` : prefix })) : issues);
     }
     return data as T;
+  }
+
+  /**
+   * Validates a PATCH body before it is merged: the input schema with each object-valued field
+   * taking a merge patch (null removes a key, nothing inside is required; merge-patch.ts). The
+   * merged result is checked against `id` itself afterwards.
+   */
+  validatePatchInput<T>(id: string, data: unknown): T {
+    const fn = this.patchFn(id);
+    if (!fn(data)) throw validationFailed(issuesOf(fn.errors));
+    return data as T;
+  }
+
+  /** Compiles the PATCH form of an input schema now, so a schema it cannot be made from fails at boot. */
+  compilePatch(id: string): void {
+    this.patchFn(id);
+  }
+
+  private patchFn(id: string): ValidateFunction {
+    let fn = this.patchFns.get(id);
+    if (!fn) {
+      fn = this.inputAjv.compile(patchInputSchema(this.bundle(id)));
+      this.patchFns.set(id, fn);
+    }
+    return fn;
   }
 
   /** Strips fields the output schema does not allow; returns the issues left, if any. */
