@@ -40,10 +40,11 @@ export async function seedDemoIfEmpty(knex: Knex, schemas: SchemaRegistry): Prom
           {
             ref: 'shoes',
             name: 'Demo Shoes',
-            // Assets the walkthroughs pick from (list-options): an audience for structure templates.
+            // Assets the walkthroughs and API examples pick from (list-options, list-lead-forms).
             sandbox: {
               audiences: [{ accountId: 'act_1001', id: 'aud_1001', name: 'Past buyers (180 days)', type: 'custom' }],
               pages: [{ accountId: 'act_1001', id: 'pg_1001', name: 'Demo Shoes' }],
+              leadForms: [{ accountId: 'act_1001', pageId: 'pg_1001', id: 'lf_1001', name: 'Spring signup' }],
               pixels: [{ accountId: 'act_1001', id: 'px_1001', name: 'Demo Shoes pixel' }],
             },
             adAccounts: [{ platform: 'meta', accountId: 'act_1001', name: 'Demo Shoes US', timezone: 'America/New_York', currency: 'USD', active: true }],

@@ -16,11 +16,12 @@ export type JsonSchema = Record<string, unknown>;
 
 const AJV_COMMON = { strict: true, allErrors: true, allowUnionTypes: true } as const;
 
-/** Reads every `*.json` schema file below `schemas/`. */
+/** Reads every `*.json` schema file below `schemas/` (not `schemas/examples/`, which holds example requests). */
 export function loadSchemaFiles(dir = projectPath('schemas')): JsonSchema[] {
   const out: JsonSchema[] = [];
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
+    if (entry.isDirectory() && full === projectPath('schemas', 'examples')) continue;
     if (entry.isDirectory()) out.push(...loadSchemaFiles(full));
     else if (entry.name.endsWith('.json')) out.push(JSON.parse(fs.readFileSync(full, 'utf8')) as JsonSchema);
   }
