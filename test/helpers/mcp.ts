@@ -4,9 +4,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
+
+// One Ajv for the tests' MCP clients and for clientAccepts, with the formats the schemas use.
+const clientAjv = addFormats.default(new Ajv2020({ strict: false }));
 
 export async function mcpClient(baseUrl: string, key: string | null): Promise<Client> {
-  const client = new Client({ name: 'svc-tests', version: '1.0.0' });
+  // The Client checks every structuredContent against the tool's outputSchema with this Ajv (formats registered).
+  const client = new Client({ name: 'svc-tests', version: '1.0.0' }, { jsonSchemaValidator: new AjvJsonSchemaValidator(clientAjv as never) });
   const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
     requestInit: { headers: key ? { authorization: `Bearer ${key}` } : {} },
   });
@@ -33,7 +38,6 @@ export function toolError(result: unknown): { code: string; message: string; det
   return JSON.parse(text).error;
 }
 
-const clientAjv = addFormats.default(new Ajv2020({ strict: false }));
 
 /**
  * The check the SDK's Client makes of every tool result against the tool it listed (it throws
