@@ -1,5 +1,5 @@
 // Reads the service's configuration from the environment, once, into one typed object.
-// The variables and defaults are the ones listed in contracts/RUNNING.md and the README.
+// The variables and defaults are the ones listed in the README configuration table.
 
 export type PlatformMode = 'sandbox' | 'live';
 /** Which click tracker answers: the built-in sandbox, or the brand's own Keitaro-compatible tracker. */
