@@ -5,29 +5,18 @@
 import { expect } from 'chai';
 import { openDatabase } from '../../../src/db/connection.js';
 import { createTestDatabase, dialects, type TestDatabase } from '../../helpers/databases.js';
+import { standardWorld } from '../../helpers/fixture.js';
 import { requestJson } from '../../helpers/http.js';
 import { runSvcServer, startSvcServer, stopAllServers, type ServerProcess } from '../../helpers/processes.js';
 
-const tenant = {
-  organizations: [
-    {
-      ref: 'acme',
-      name: 'Acme Agency',
-      plan: 'agency',
-      subscriptionStatus: 'active',
-      users: [
-        { ref: 'olive', email: 'olive@acme.test', name: 'Olive Owner', password: 'correct horse 1', role: 'owner' },
-        { ref: 'ada', email: 'ada@acme.test', name: 'Ada Admin', password: 'correct horse 2', role: 'admin' },
-        { ref: 'mia', email: 'mia@acme.test', name: 'Mia Member', password: 'correct horse 3', role: 'member' },
-      ],
-      brands: [
-        { ref: 'shoes', name: 'Shoes Co', adAccounts: [{ platform: 'meta', accountId: 'act_1001', name: 'Shoes US', timezone: 'UTC', currency: 'USD', active: true }] },
-        { ref: 'hats', name: 'Hats Co', adAccounts: [] },
-      ],
-    },
-    { ref: 'other', name: 'Other Agency', plan: 'agency', subscriptionStatus: 'active', users: [{ ref: 'oscar', email: 'oscar@other.test', name: 'Oscar', password: 'correct horse 4', role: 'owner' }] },
-  ],
-};
+/** The standard world with an admin in Acme and an owner in Other Agency. */
+function tenant() {
+  const world = structuredClone(standardWorld) as { organizations: Array<{ ref: string; users?: unknown[] }> };
+  const org = (ref: string) => world.organizations.find((o) => o.ref === ref)!;
+  org('acme').users!.push({ ref: 'ada', email: 'ada@acme.test', name: 'Ada Admin', password: 'correct horse 3', role: 'admin' });
+  org('other').users = [{ ref: 'oscar', email: 'oscar@other.test', name: 'Oscar Owner', password: 'correct horse 4', role: 'owner' }];
+  return world;
+}
 
 for (const dialect of dialects()) {
   describe(`svc-server create-key (${dialect})`, function () {
@@ -38,7 +27,7 @@ for (const dialect of dialects()) {
 
     before(async () => {
       db = await createTestDatabase(dialect);
-      const applied = await runSvcServer(['bootstrap', '-'], { env: { DATABASE_URL: db.url }, input: JSON.stringify(tenant), timeoutMs: 30_000 });
+      const applied = await runSvcServer(['bootstrap', '-'], { env: { DATABASE_URL: db.url }, input: JSON.stringify(tenant()), timeoutMs: 30_000 });
       expect(applied.code, applied.stderr).to.equal(0);
       const acme = JSON.parse(applied.stdout).organizations.acme;
       ids = { acme: acme.id, shoes: acme.brands.shoes.id, hats: acme.brands.hats.id };
@@ -69,7 +58,7 @@ for (const dialect of dialects()) {
       const key = run.stdout.trim();
       const brands = await get(key, '/v1/brands');
       expect(brands.status, JSON.stringify(brands.body)).to.equal(200);
-      expect(brands.body.accounts.map((a: { brandName: string }) => a.brandName)).to.deep.equal(['Shoes Co', 'Hats Co']);
+      expect(brands.body.accounts.map((a: { brandName: string }) => a.brandName)).to.deep.equal(['Shoes Co', 'Hats Co', 'Multi Co']);
     });
 
     it('names the organization by id too, and an admin may make a key; a brand limit and the defaults (read, MCP only) apply', async () => {
