@@ -56,30 +56,36 @@ function rewritten(value: unknown, rewrite: Record<string, string>): unknown {
   return value;
 }
 
-/** The path (with query) of an example request, its ids translated. */
-export function examplePath(op: OperationDefinition, example: OperationExample, ids: IdTranslator): string {
-  const params = example.request.path ?? {};
+/** An example request as this run sends it: ids translated, example addresses rewritten. */
+export function requestAsSent(example: OperationExample, ids: IdTranslator, rewrite: Record<string, string> = {}): OperationExample['request'] {
+  const r = example.request;
+  const out: OperationExample['request'] = {};
+  if (r.path) out.path = Object.fromEntries(Object.entries(r.path).map(([k, v]) => [k, ids.id(v)]));
+  if (r.query) out.query = ids.translate(r.query) as Record<string, unknown>;
+  if (r.headers) out.headers = r.headers;
+  if (r.body !== undefined) out.body = rewritten(ids.translate(r.body), rewrite);
+  return out;
+}
+
+/** The path (with query) of a request as sent. */
+export function examplePath(op: OperationDefinition, request: OperationExample['request']): string {
+  const params = request.path ?? {};
   const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     if (params[name] === undefined) throw new Error(`the example of ${op.name} has no path parameter ${name}`);
-    return encodeURIComponent(String(ids.id(params[name])));
+    return encodeURIComponent(String(params[name]));
   });
   const query = new URLSearchParams();
-  for (const [name, value] of Object.entries((ids.translate(example.request.query ?? {}) as Record<string, unknown>) ?? {})) {
+  for (const [name, value] of Object.entries(request.query ?? {})) {
     for (const v of Array.isArray(value) ? value : [value]) query.append(name, String(v));
   }
   const q = query.toString();
   return `/v1${path}${q ? `?${q}` : ''}`;
 }
 
-/** Sends an operation's example request and learns the ids of its answer. */
-export async function replayExample(op: OperationDefinition, example: OperationExample, options: ReplayOptions): Promise<HttpReply> {
-  const rewrite = options.rewrite ?? {};
-  const body = example.request.body === undefined ? undefined : rewritten(options.ids.translate(example.request.body), rewrite);
-  const reply = await requestJson(options.baseUrl, op.method, examplePath(op, example, options.ids), {
-    key: options.key,
-    body,
-    headers: example.request.headers ?? {},
-  });
+/** Sends an operation's example request and learns the ids of its answer; also answers the request as sent. */
+export async function replayExample(op: OperationDefinition, example: OperationExample, options: ReplayOptions): Promise<HttpReply & { sent: OperationExample['request'] }> {
+  const sent = requestAsSent(example, options.ids, options.rewrite);
+  const reply = await requestJson(options.baseUrl, op.method, examplePath(op, sent), { key: options.key, body: sent.body, headers: sent.headers ?? {} });
   if (reply.status === example.response.status) options.ids.learn(example.response.body, reply.body);
-  return reply;
+  return { ...reply, sent };
 }

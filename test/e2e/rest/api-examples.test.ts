@@ -1,6 +1,8 @@
 // The example of every operation (schemas/examples, shown in docs/openapi.json) is sent, in an
 // order that makes each valid, to a fresh demo server as `npm start` seeds it, and each answer
 // must have the example's status and match the operation's response schema in docs/openapi.json.
+// After an answer changes on purpose, UPDATE_EXAMPLES=1 on this file writes each example again
+// from what the server sent and answered (then `npm run generate`).
 
 import fs from 'node:fs';
 import http from 'node:http';
@@ -12,7 +14,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { operations } from '../../../src/catalogue/operations.js';
 import { projectPath } from '../../../src/paths.js';
-import { loadOperationExamples } from '../../../src/schemas/examples.js';
+import { EXAMPLES_DIR, loadOperationExamples } from '../../../src/schemas/examples.js';
 import { IdTranslator, replayExample } from '../../helpers/api-examples.js';
 import { waitUntil } from '../../helpers/launches.js';
 import { startSvcServer, stopAllServers, type ServerProcess } from '../../helpers/processes.js';
@@ -128,6 +130,12 @@ describe('API examples: every operation has one, in docs/openapi.json, and it wo
         const reply = await replayExample(op, example, { baseUrl: server.url, key: AS_REVIEWER.has(name) ? keys.reviewer : keys.owner, ids, rewrite: { [EXAMPLE_HOOK]: hook } });
         expect(reply.status, JSON.stringify(reply.body)).to.equal(example.response.status);
         check(name, reply.status, reply.body);
+        if (process.env.UPDATE_EXAMPLES === '1') {
+          // Written back as the docs show them: the example host, not this run's receiver.
+          const asShown = (v: unknown) => JSON.parse(JSON.stringify(v).split(hook).join(EXAMPLE_HOOK));
+          const file = path.join(EXAMPLES_DIR, `${name}.json`);
+          fs.writeFileSync(file, JSON.stringify({ request: asShown(reply.sent), response: { status: reply.status, body: asShown(reply.body) } }, null, 2) + '\n');
+        }
       });
     }
   });
