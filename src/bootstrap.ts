@@ -1,4 +1,4 @@
-// Applies a bootstrap file (contracts/bootstrap.md): organizations, people, brands, ad accounts and
+// Applies a bootstrap file (docs/bootstrap.md): organizations, people, brands, ad accounts and
 // API keys, all in one transaction. An invalid file writes nothing.
 
 import type { Knex } from 'knex';

@@ -1,5 +1,5 @@
 // Reads the service's configuration from the environment, once, into one typed object.
-// The variables and defaults are the ones listed in contracts/RUNNING.md and the README.
+// The variables and defaults are the ones listed in the README configuration table.
 
 import { parseFxRates, type FxRates } from './money/fx-rates.js';
 import { DEFAULT_TOOLSETS, parseToolsets, type Toolset } from './catalogue/toolsets.js';

@@ -55,6 +55,12 @@ export interface OperationContext {
   metrics: MetricsCache;
   /** Validates `data` against a schema; issues name fields below `prefix` (400 validation_failed). */
   validate<T>(schemaId: string, data: unknown, prefix?: string): T;
+  /**
+   * PATCH: `current` with the body's fields applied (object-valued ones merged as RFC 7396,
+   * src/merge-patch.ts), each field sent checked as merged against the operation's input schema
+   * (400 validation_failed names what the merge left invalid, e.g. a removed required key).
+   */
+  patch<T extends object>(current: T, body: Record<string, unknown>): T;
   /** Set when the call carries an Idempotency-Key; resumed when it takes over a crashed earlier attempt. */
   idempotency: { resumed: boolean } | null;
   /** The organization's brands and primary ad accounts (cached briefly). */
@@ -152,6 +158,7 @@ export class Catalogue {
       if (!this.schemas.has(id)) throw new Error(`${where}: schema "${id}" does not exist under schemas/`);
       this.schemas.compile(id);
     }
+    if (op.method === 'PATCH') this.schemas.compilePatch(op.input);
     const input = this.schemas.bundle(op.input);
     if (input.type !== 'object') throw new Error(`${where}: input schema must be an object`);
     const props = (input.properties ?? {}) as Record<string, unknown>;

@@ -27,7 +27,7 @@ export interface ValidationResult {
   campaignAccounts: Map<string, string | null>;
 }
 
-/** The URL-tag macro that puts the ad platform's campaign id in sub3, per platform (contracts/paths.md). */
+/** The URL-tag macro that puts the ad platform's campaign id in sub3, per platform (docs/tracker.md). */
 export const SUB3_MACRO: Record<PlatformName, string> = { meta: 'sub3={{campaign.id}}', tiktok: 'sub3=__CAMPAIGN_ID__' };
 
 function carriesSub3(urlTags: string | undefined, platform: PlatformName | null): boolean {

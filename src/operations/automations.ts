@@ -213,7 +213,7 @@ export const updateAutomation = defineOperation({
   tag: 'automations',
   toolset: 'automate',
   summary: 'Change a monitoring automation: only the fields sent change (conditions and objectIds are replaced whole). Send mode live to arm a shadow rule.',
-  description: `The ad account cannot change (create another automation). A changed schedule takes effect at once. ${RULE_HELP} ${FAILURES}`,
+  description: `The ad account cannot change (create another automation). guard is merged key by key as a JSON merge patch: send only the minimum to change (null: no minimum). A changed schedule takes effect at once. ${RULE_HELP} ${FAILURES}`,
   async handler(ctx, input: RuleInput & { automationId: string | number }) {
     const { automationId: _id, ...fields } = input as RuleInput & { automationId: string | number; brandId?: number };
     delete (fields as { brandId?: number }).brandId;
@@ -221,21 +221,30 @@ export const updateAutomation = defineOperation({
     const db = ctx.db as Knex.Transaction;
     const current = await loadAutomation(ctx, input.automationId, db, true);
     const now = ctx.now();
+    // The rule as the wire names it, the body applied: guard merges key by key, lists replace, objectIds null is every object.
+    const rule = ctx.patch(
+      {
+        automationName: current.name,
+        level: current.level,
+        objectIds: current.objectIds,
+        conditions: current.conditions,
+        guard: current.guard,
+        action: current.action,
+        frequency: current.frequency,
+        cooldownMinutes: current.cooldownMinutes,
+        maxActionsPerDay: current.maxActionsPerDay,
+        mode: current.mode,
+        resumeWhenClear: current.resumeWhenClear,
+        status: current.status,
+      },
+      fields as Record<string, unknown>,
+    );
+    const { automationName, ...kept } = rule;
     const next: Automation = {
       ...current,
-      name: fields.automationName ?? current.name,
-      level: fields.level ?? current.level,
-      objectIds: fields.objectIds !== undefined ? fields.objectIds : current.objectIds,
-      conditions: fields.conditions ?? current.conditions,
-      guard: { ...current.guard, ...(fields.guard ?? {}) },
-      action: fields.action ?? current.action,
-      frequency: fields.frequency ?? current.frequency,
+      ...kept,
+      name: automationName,
       dailyHour: fields.dailyHour !== undefined ? fields.dailyHour : fields.frequency && fields.frequency !== 'daily' ? null : current.dailyHour,
-      cooldownMinutes: fields.cooldownMinutes ?? current.cooldownMinutes,
-      maxActionsPerDay: fields.maxActionsPerDay ?? current.maxActionsPerDay,
-      mode: fields.mode ?? current.mode,
-      resumeWhenClear: fields.resumeWhenClear ?? current.resumeWhenClear,
-      status: fields.status ?? current.status,
       updatedAt: now,
     };
     await checkRule(ctx, next, { ...fields, level: next.level });

@@ -3,6 +3,7 @@
 
 import { defineOperation, type OperationContext } from '../catalogue/define.js';
 import { ServiceError, notFound, validationFailed } from '../errors.js';
+import { mergePatch } from '../merge-patch.js';
 import { budgetOf, childrenOf, loadLaunch, loadNodes, newNodeId, nodeView, toNode, type LaunchRow, type NodeRow, type NodeType } from '../launches/store.js';
 import { validateLaunch } from '../launches/validate.js';
 import { validationContextFor } from '../launches/context.js';
@@ -35,17 +36,6 @@ function adReferences(brandId: number, settings: Record<string, unknown>, prefix
   if (typeof settings.creativeId === 'number') refs.push({ kind: 'creative', field: `${prefix}creativeId`, id: settings.creativeId, brandId });
   if (typeof settings.copyGenerationId === 'number') refs.push({ kind: 'copy', field: `${prefix}copyGenerationId`, id: settings.copyGenerationId, brandId });
   return refs;
-}
-
-/** RFC 7396 JSON merge patch: objects merge, null removes, anything else replaces. */
-export function mergePatch(target: Record<string, any>, patch: Record<string, any>): Record<string, any> {
-  const out: Record<string, any> = { ...target };
-  for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k];
-    else if (typeof v === 'object' && !Array.isArray(v) && typeof out[k] === 'object' && out[k] !== null && !Array.isArray(out[k])) out[k] = mergePatch(out[k], v);
-    else out[k] = v;
-  }
-  return out;
 }
 
 export const createNode = defineOperation({
@@ -138,7 +128,7 @@ export const updateNode = defineOperation({
       const locked = await loadLaunch(trx, l.brandId, l.id, true);
       editable(locked);
       const current = toNode(await trx('launch_nodes').where({ id: node.id }).first());
-      const merged = ctx.validate<Record<string, any>>(`node-properties#/$defs/${node.nodeType}`, mergePatch(current.properties, patch), 'properties');
+      const merged = ctx.validate<Record<string, any>>(`node-properties#/$defs/${node.nodeType}`, mergePatch(current.properties, patch) as Record<string, unknown>, 'properties');
       if (node.nodeType === 'campaign' && merged.accountId && merged.accountId !== current.properties.accountId) {
         const known = await trx('ad_accounts').where({ brand_id: l.brandId, account_id: merged.accountId }).first('id');
         if (!known) throw validationFailed([{ field: 'properties.accountId', code: 'invalid_value', message: `${merged.accountId} is not an ad account of this brand` }]);

@@ -138,7 +138,8 @@ export const editStructureTemplate = defineOperation({
   transactional: false,
   summary: 'Change any of name, config, audiences, settings, scope, status and accounts of a structure template; only the fields sent change.',
   description:
-    'A new config, audiences or accounts replace the old ones whole and are validated before saving. ' +
+    'Only the fields sent change: settings and config are merged key by key as a JSON merge patch (RFC 7396: keys not sent stay, null removes an optional key, ' +
+    'lists such as config.adSets, audiences and accounts are replaced whole); the result is validated before saving. ' +
     `${STATUS_RULE} Setting READY while an account or audience is still missing leaves it NEEDS_ATTENTION. ${FAILURES}`,
   async handler(ctx, input: TemplateFields & { brandId: number; templateId: number | string }) {
     const { brandId: _brand, templateId, ...fields } = input;
@@ -146,9 +147,10 @@ export const editStructureTemplate = defineOperation({
       throw validationFailed([{ field: 'name', code: 'invalid_type', message: 'send at least one of name, config, audiences, settings, scope, status or accounts' }]);
     }
     const current = await loadTemplate(ctx.db, ctx.brand!.id, templateId);
-    const next: StructureTemplate = { ...current, ...fields };
+    // settings and config merge key by key (RFC 7396); lists and other fields replace.
+    const next: StructureTemplate = ctx.patch(current, fields as Record<string, unknown>);
     const sent = {
-      config: fields.config,
+      config: fields.config === undefined ? undefined : next.config,
       audiences: fields.audiences,
       // Accounts and scope are checked together whenever either changes.
       ...(fields.accounts !== undefined || fields.scope !== undefined ? { accounts: next.accounts, scope: next.scope } : {}),

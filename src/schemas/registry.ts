@@ -7,6 +7,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import * as addFormatsModule from 'ajv-formats';
 import { validationFailed, type FieldIssue } from '../errors.js';
 import { projectPath } from '../paths.js';
+import { patchInputSchema } from '../merge-patch.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
 const addFormats = addFormatsModule.default as unknown as typeof addFormatsModule.default.default;
@@ -44,11 +45,12 @@ function addIdKeyword(ajv: Ajv2020, normalize: boolean): void {
   ajv.addKeyword({ keyword: 'idDigits', type: 'string', schemaType: 'boolean', modifying: normalize, errors: true, validate: check });
 }
 
-/** Reads every `*.json` schema file below `schemas/`. */
+/** Reads every `*.json` schema file below `schemas/` (not `schemas/examples/`, which holds example requests). */
 export function loadSchemaFiles(dir = projectPath('schemas')): JsonSchema[] {
   const out: JsonSchema[] = [];
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
+    if (entry.isDirectory() && full === projectPath('schemas', 'examples')) continue;
     if (entry.isDirectory()) out.push(...loadSchemaFiles(full));
     else if (entry.name.endsWith('.json')) out.push(JSON.parse(fs.readFileSync(full, 'utf8')) as JsonSchema);
   }
@@ -132,6 +134,7 @@ export class SchemaRegistry {
   private readonly byId = new Map<string, JsonSchema>();
   private readonly inputFns = new Map<string, ValidateFunction>();
   private readonly outputFns = new Map<string, ValidateFunction>();
+  private readonly patchFns = new Map<string, ValidateFunction>();
   private readonly bundles = new Map<string, JsonSchema>();
 
   constructor(schemas: JsonSchema[] = loadSchemaFiles()) {
@@ -205,6 +208,31 @@ export class SchemaRegistry {
       throw validationFailed(prefix ? issues.map((i) => ({ ...i, field: i.field ? `${prefix}.${i.field}` : prefix })) : issues);
     }
     return data as T;
+  }
+
+  /**
+   * Validates a PATCH body before it is merged: the input schema with each object-valued field
+   * taking a merge patch (null removes a key, nothing inside is required; merge-patch.ts). The
+   * merged result is checked against `id` itself afterwards.
+   */
+  validatePatchInput<T>(id: string, data: unknown): T {
+    const fn = this.patchFn(id);
+    if (!fn(data)) throw validationFailed(issuesOf(fn.errors));
+    return data as T;
+  }
+
+  /** Compiles the PATCH form of an input schema now, so a schema it cannot be made from fails at boot. */
+  compilePatch(id: string): void {
+    this.patchFn(id);
+  }
+
+  private patchFn(id: string): ValidateFunction {
+    let fn = this.patchFns.get(id);
+    if (!fn) {
+      fn = this.inputAjv.compile(patchInputSchema(this.bundle(id)));
+      this.patchFns.set(id, fn);
+    }
+    return fn;
   }
 
   /** Strips fields the output schema does not allow; returns the issues left, if any. */

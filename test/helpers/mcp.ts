@@ -5,8 +5,14 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { projectPath } from '../../src/paths.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+
+// One Ajv for the tests' MCP clients and for clientAccepts, with the formats the schemas use.
+const clientAjv = addFormats.default(new Ajv2020({ strict: false }));
+/** The Client checks every structuredContent against the tool's outputSchema with this Ajv (formats registered). */
+const clientValidator = () => new AjvJsonSchemaValidator(clientAjv as never);
 
 export interface McpClientOptions {
   /** X-MCP-Toolsets; every tool unless a test is about the choice (null sends no header). */
@@ -19,7 +25,7 @@ export interface McpClientOptions {
 
 /** The SDK Client connected over Streamable HTTP with a bearer credential; it loads every tool unless told otherwise. */
 export async function mcpClient(baseUrl: string, key: string | null, options: McpClientOptions = {}): Promise<Client> {
-  const client = new Client({ name: 'svc-tests', version: '1.0.0' }, { capabilities: options.capabilities ?? {} });
+  const client = new Client({ name: 'svc-tests', version: '1.0.0' }, { capabilities: options.capabilities ?? {}, jsonSchemaValidator: clientValidator() });
   const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
   const toolsets = options.toolsets === undefined ? 'all' : options.toolsets;
   if (toolsets !== null) headers['x-mcp-toolsets'] = toolsets;
@@ -48,7 +54,6 @@ export function toolError(result: unknown): { code: string; message: string; det
   return JSON.parse(text).error;
 }
 
-const clientAjv = addFormats.default(new Ajv2020({ strict: false }));
 
 /**
  * The check the SDK's Client makes of every tool result against the tool it listed (it throws
@@ -68,7 +73,7 @@ const SVC_BIN = projectPath('dist', 'surfaces', 'cli', 'svc.js');
 
 /** The SDK Client speaking stdio to `svc mcp <args>`, which forwards to the server at `baseUrl`. */
 export async function stdioMcpClient(baseUrl: string, key: string, args: string[] = [], capabilities: ClientCapabilities = {}): Promise<Client> {
-  const client = new Client({ name: 'svc-stdio-tests', version: '1.0.0' }, { capabilities });
+  const client = new Client({ name: 'svc-stdio-tests', version: '1.0.0' }, { capabilities, jsonSchemaValidator: clientValidator() });
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: '/nonexistent', SVC_BASE_URL: baseUrl, SVC_API_KEY: key };
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [SVC_BIN, 'mcp', ...args], env, stderr: 'pipe' }));
   return client;

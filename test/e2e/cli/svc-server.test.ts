@@ -1,5 +1,5 @@
-// The svc-server binary as operators and outside harnesses run it (contracts/RUNNING.md and
-// contracts/bootstrap.md): migrate, bootstrap FILE|-, serve, serve --demo and usage errors.
+// The svc-server binary as operators and outside harnesses run it (docs/operations.md and
+// docs/bootstrap.md): migrate, bootstrap FILE|-, serve, serve --demo and usage errors.
 
 import fs from 'node:fs';
 import os from 'node:os';
@@ -314,12 +314,17 @@ describe('svc-server serve (sqlite)', function () {
     expect(running.running).to.equal(false);
   });
 
-  it('serve --demo prints a demo key once on an empty database; the key lists the demo brands; a second start prints none', async () => {
+  it('serve --demo prints a demo key and a reviewer key once on an empty database; the key lists the demo brands; a second start prints none', async () => {
     running = await startSvcServer(['serve', '--demo'], { env: { DATABASE_URL: db.url } });
     const secrets = [...new Set(running.stdout.match(/svc_sk_[A-Za-z0-9_-]+/g) ?? [])];
-    expect(secrets, running.stdout).to.have.length(1);
-    const [demoKey] = secrets;
+    expect(secrets, running.stdout).to.have.length(2);
+    const [demoKey, reviewerKey] = secrets;
     expect(running.stdout).to.match(new RegExp(`API key:\\s+${demoKey}`));
+    expect(running.stdout).to.match(new RegExp(`Reviewer key:\\s+${reviewerKey}`));
+    expect(running.stdout).to.include('npx svc-server create-key --org "Demo Agency" --created-by owner@demo.test');
+    // The reviewer key belongs to another member of the demo organization (its admin).
+    const reviewer = await getJson(`${running.url}/v1/brands`, reviewerKey);
+    expect(reviewer.status, JSON.stringify(reviewer.body)).to.equal(200);
 
     const brands = await getJson(`${running.url}/v1/brands`, demoKey);
     expect(brands.status, JSON.stringify(brands.body)).to.equal(200);

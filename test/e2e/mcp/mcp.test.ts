@@ -4,6 +4,7 @@
 
 import { expect } from 'chai';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { dialects } from '../../helpers/databases.js';
 import { mcpClient, toolError } from '../../helpers/mcp.js';
 import { startWorld, type World } from '../../helpers/world.js';
@@ -24,7 +25,7 @@ for (const dialect of dialects()) {
       const { tools } = await client.listTools();
       const ops = w.service.catalogue.list();
       expect(tools.map((t) => t.name).sort()).to.deep.equal(ops.map((o) => o.name.replace(/-/g, '_')).sort());
-      const ajv = new Ajv2020({ strict: false });
+      const ajv = addFormats.default(new Ajv2020({ strict: false }));
       for (const tool of tools) {
         const op = ops.find((o) => o.name.replace(/-/g, '_') === tool.name)!;
         expect(tool.inputSchema.type, tool.name).to.equal('object');
