@@ -1,4 +1,4 @@
-// Applies a bootstrap file (contracts/bootstrap.md): organizations, people, brands, ad accounts and
+// Applies a bootstrap file (docs/bootstrap.md): organizations, people, brands, ad accounts and
 // API keys, all in one transaction. An invalid file writes nothing.
 
 import type { Knex } from 'knex';
@@ -8,6 +8,7 @@ import { hashPassword, newApiKeySecret } from './auth/secrets.js';
 import type { SchemaRegistry } from './schemas/registry.js';
 import { encryptSecret, loadSecretBox } from './auth/encryption.js';
 import type { Budget } from './platforms/port.js';
+import { isCurrency } from './money/currencies.js';
 
 interface BUser { ref: string; email: string; name: string; password: string; role: string; brands?: string[] | null }
 interface BAccount { platform: 'meta' | 'tiktok'; accountId: string; name?: string | null; timezone: string; currency: string; active: boolean; accessToken?: string }
@@ -107,6 +108,7 @@ function checkSemantics(file: BootstrapFile): FieldIssue[] {
     if (orgRefs.has(org.ref)) issues.push({ field: `${at}.ref`, code: 'invalid_value', message: `ref "${org.ref}" is used twice` });
     orgRefs.add(org.ref);
     const userRefs = new Set<string>();
+    const roles = new Map((org.users ?? []).map((u) => [u.ref, u.role]));
     const brandRefs = new Set<string>();
     const emails = new Set<string>();
     for (const [j, b] of (org.brands ?? []).entries()) {
@@ -118,6 +120,7 @@ function checkSemantics(file: BootstrapFile): FieldIssue[] {
           issues.push({ field: `${at}.brands[${j}].adAccounts[${k}].accountId`, code: 'invalid_value', message: `must start with ${PREFIX[a.platform]} on platform ${a.platform}` });
         }
         if (accountIds.has(a.accountId)) issues.push({ field: `${at}.brands[${j}].adAccounts[${k}].accountId`, code: 'invalid_value', message: `account ${a.accountId} is attached twice` });
+        if (!isCurrency(a.currency)) issues.push({ field: `${at}.brands[${j}].adAccounts[${k}].currency`, code: 'invalid_value', message: `"${a.currency}" is not an ISO 4217 currency code (e.g. USD, EUR, JPY)` });
         accountIds.add(a.accountId);
       }
       if ((b.adAccounts ?? []).some((a) => a.accessToken) && !process.env.TOKEN_ENCRYPTION_KEY) {
@@ -152,6 +155,9 @@ function checkSemantics(file: BootstrapFile): FieldIssue[] {
       if (keyRefs.has(k.ref)) issues.push({ field: `${kat}.ref`, code: 'invalid_value', message: `ref "${k.ref}" is used twice` });
       keyRefs.add(k.ref);
       if (k.createdBy !== undefined && !userRefs.has(k.createdBy)) issues.push({ field: `${kat}.createdBy`, code: 'invalid_value', message: `user ref "${k.createdBy}" is not a user of this organization` });
+      else if (k.createdBy !== undefined && roles.get(k.createdBy) === 'member') {
+        issues.push({ field: `${kat}.createdBy`, code: 'invalid_value', message: `user "${k.createdBy}" is a member; only the organization's owner and admins create API keys (make them an admin, or name another creator)` });
+      }
       brandListIssues(k.brands, `${kat}.brands`);
       if (k.surfaces?.api && org.plan !== 'agency') {
         issues.push({ field: `${kat}.surfaces.api`, code: 'invalid_value', message: 'can be true only for an organization on the agency plan' });

@@ -1,5 +1,8 @@
 // Reads the service's configuration from the environment, once, into one typed object.
-// The variables and defaults are the ones listed in contracts/RUNNING.md and the README.
+// The variables and defaults are the ones listed in the README configuration table.
+
+import { parseFxRates, type FxRates } from './money/fx-rates.js';
+import { DEFAULT_TOOLSETS, parseToolsets, type Toolset } from './catalogue/toolsets.js';
 
 export type PlatformMode = 'sandbox' | 'live';
 
@@ -55,8 +58,14 @@ export interface Config {
   copyModelApiKey: string | null;
   /** Time one copy generation may take in all: model requests, the SDK's retries and regenerations (COPY_MODEL_TIMEOUT_MS). */
   copyModelTimeoutMs: number;
+  /** MCP_TOOLSETS: the toolsets the MCP server lists when a client names none (default: the toolsets marked default). */
+  mcpToolsets: Toolset[];
+  /** MCP_READ_ONLY=true: the MCP server lists and runs only read-only tools, whatever a client asks. */
+  mcpReadOnly: boolean;
   /** Retries of a copy model request that failed or answered 429 or 5xx, within COPY_MODEL_TIMEOUT_MS (COPY_MODEL_MAX_RETRIES). */
   copyModelMaxRetries: number;
+  /** FX_RATES: US dollars per unit of each currency other than USD, as written; what amounts count against ceilings at. */
+  fxRates: FxRates;
 }
 
 function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean, on = 'true', off = 'false'): boolean {
@@ -75,6 +84,14 @@ function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
     throw new Error(`${name} must be a whole number of at least ${min}; got "${raw}"`);
   }
   return value;
+}
+
+function toolsetsFrom(env: NodeJS.ProcessEnv): Toolset[] {
+  try {
+    return [...(parseToolsets(env.MCP_TOOLSETS) ?? parseToolsets(DEFAULT_TOOLSETS)!)];
+  } catch (err) {
+    throw new Error(`MCP_TOOLSETS: ${(err as Error).message}`);
+  }
 }
 
 /** Builds the configuration from environment variables, failing with a message that names the bad variable. */
@@ -122,5 +139,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     copyModelApiKey: env.COPY_MODEL_API_KEY || null,
     copyModelTimeoutMs: intFrom(env, 'COPY_MODEL_TIMEOUT_MS', 8_000, 100),
     copyModelMaxRetries: intFrom(env, 'COPY_MODEL_MAX_RETRIES', 2, 0),
+    fxRates: parseFxRates(env.FX_RATES),
+    mcpToolsets: toolsetsFrom(env),
+    mcpReadOnly: flag(env, 'MCP_READ_ONLY', false),
   };
 }

@@ -8,10 +8,15 @@ import { seedLiveLaunch } from './platforms/sandbox/live-launch.js';
 
 export interface DemoSeed {
   result: BootstrapResult;
+  /** The owner's key: read, write and publish, with a $500 publish ceiling. */
   apiKey: string;
+  /** The admin's key (read and write): another member, so it may review runs the demo key starts. */
+  reviewerKey: string;
   brandId: number;
   ownerEmail: string;
   ownerPassword: string;
+  adminEmail: string;
+  adminPassword: string;
 }
 
 /** Seeds the demo organization when the database holds no organization yet; null otherwise. */
@@ -19,6 +24,7 @@ export async function seedDemoIfEmpty(knex: Knex, schemas: SchemaRegistry): Prom
   const row = await knex('organizations').count({ n: '*' }).first();
   if (Number(row?.n ?? 0) > 0) return null;
   const ownerPassword = randomBase62(16);
+  const adminPassword = randomBase62(16);
   const result = await applyBootstrap(knex, schemas, {
     organizations: [
       {
@@ -26,11 +32,21 @@ export async function seedDemoIfEmpty(knex: Knex, schemas: SchemaRegistry): Prom
         name: 'Demo Agency',
         plan: 'agency',
         subscriptionStatus: 'active',
-        users: [{ ref: 'owner', email: 'owner@demo.test', name: 'Demo Owner', password: ownerPassword, role: 'owner' }],
+        users: [
+          { ref: 'owner', email: 'owner@demo.test', name: 'Demo Owner', password: ownerPassword, role: 'owner' },
+          { ref: 'admin', email: 'admin@demo.test', name: 'Demo Admin', password: adminPassword, role: 'admin' },
+        ],
         brands: [
           {
             ref: 'shoes',
             name: 'Demo Shoes',
+            // Assets the walkthroughs and API examples pick from (list-options, list-lead-forms).
+            sandbox: {
+              audiences: [{ accountId: 'act_1001', id: 'aud_1001', name: 'Past buyers (180 days)', type: 'custom' }],
+              pages: [{ accountId: 'act_1001', id: 'pg_1001', name: 'Demo Shoes' }],
+              leadForms: [{ accountId: 'act_1001', pageId: 'pg_1001', id: 'lf_1001', name: 'Spring signup' }],
+              pixels: [{ accountId: 'act_1001', id: 'px_1001', name: 'Demo Shoes pixel' }],
+            },
             adAccounts: [{ platform: 'meta', accountId: 'act_1001', name: 'Demo Shoes US', timezone: 'America/New_York', currency: 'USD', active: true }],
             // `sandbox:` connects the built-in simulated tracker.
             tracker: { apiKey: 'demo-sandbox-tracker-key', baseUrl: 'sandbox:' },
@@ -39,6 +55,12 @@ export async function seedDemoIfEmpty(knex: Knex, schemas: SchemaRegistry): Prom
             ref: 'hats',
             name: 'Demo Hats',
             adAccounts: [{ platform: 'tiktok', accountId: 'biz_2001', name: 'Demo Hats TikTok', timezone: 'Europe/London', currency: 'GBP', active: true }],
+          },
+          {
+            // A yen account: its budgets count against the key's dollar ceiling at the FX_RATES rate (docs/launches.md).
+            ref: 'tea',
+            name: 'Demo Tea',
+            adAccounts: [{ platform: 'meta', accountId: 'act_3001', name: 'Demo Tea Japan', timezone: 'Asia/Tokyo', currency: 'JPY', active: true }],
           },
         ],
         apiKeys: [
@@ -51,6 +73,18 @@ export async function seedDemoIfEmpty(knex: Knex, schemas: SchemaRegistry): Prom
             brands: null,
             expiresAt: null,
             publishCeilingDollars: 500,
+            revoked: false,
+          },
+          // Workflow review gates need a decision from someone other than the run's author.
+          {
+            ref: 'reviewer',
+            name: 'Reviewer key',
+            createdBy: 'admin',
+            scopes: ['read', 'write'],
+            surfaces: { api: true, mcp: true },
+            brands: null,
+            expiresAt: null,
+            publishCeilingDollars: null,
             revoked: false,
           },
         ],
@@ -72,5 +106,14 @@ export async function seedDemoIfEmpty(knex: Knex, schemas: SchemaRegistry): Prom
       { name: 'Demo Retargeting - no results', dailyBudget: 8_000, adSets: 1, adsPerAdSet: 1 },
     ],
   });
-  return { result, apiKey: org.apiKeys.demo.secret, brandId: org.brands.shoes.id, ownerEmail: 'owner@demo.test', ownerPassword };
+  return {
+    result,
+    apiKey: org.apiKeys.demo.secret,
+    reviewerKey: org.apiKeys.reviewer.secret,
+    brandId: org.brands.shoes.id,
+    ownerEmail: 'owner@demo.test',
+    ownerPassword,
+    adminEmail: 'admin@demo.test',
+    adminPassword,
+  };
 }

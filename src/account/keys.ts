@@ -88,6 +88,26 @@ export async function requireKeyManager(knex: Knex, actor: KeyActor): Promise<Or
   };
 }
 
+/**
+ * The actor an operator names on the command line (`svc-server create-key`): an organization by id
+ * or exact name and one of its people by email. Whether they may manage keys is checked when they act.
+ */
+export async function keyActorFor(knex: Knex, organization: string, email: string): Promise<KeyActor> {
+  const byId = /^[1-9][0-9]{0,9}$/.test(organization);
+  const orgs = await knex('organizations').where(byId ? { id: Number(organization) } : { name: organization }).select('id', 'name');
+  if (!orgs.length) throw notFound(`Organization ${byId ? organization : JSON.stringify(organization)}`);
+  if (orgs.length > 1) {
+    throw new ServiceError('conflict', `${orgs.length} organizations are named ${JSON.stringify(organization)}; name one by id (${orgs.map((o) => o.id).join(', ')}).`, { organizationIds: orgs.map((o) => Number(o.id)) });
+  }
+  const organizationId = Number(orgs[0].id);
+  const member = await knex('users as u')
+    .join('memberships as m', 'm.user_id', 'u.id')
+    .where({ 'u.email': email.trim().toLowerCase(), 'm.organization_id': organizationId })
+    .first('u.id');
+  if (!member) throw notFound(`A member ${email} of organization ${orgs[0].name} (${organizationId})`);
+  return { userId: Number(member.id), organizationId };
+}
+
 /** The organization's brands, for the brand-limit choices. */
 export async function organizationBrands(knex: Knex, organizationId: number): Promise<Array<{ id: number; name: string }>> {
   const rows = await knex('brands').where({ organization_id: organizationId }).orderBy('id').select('id', 'name');

@@ -12,6 +12,8 @@ export interface ActivityInput {
   entityId: string;
   entityName?: string | null;
   action: string;
+  /** A change that moves money: the amount in the ad account's currency, and what it counted against the ceiling (US cents). */
+  money?: { amountMinorUnits: number; currency: string; countedUsdCents?: number | null };
 }
 
 export interface ActivityRecorder {
@@ -34,6 +36,9 @@ export function activityRecorder(db: Knex | Knex.Transaction, principal: Princip
         entity_id: entry.entityId,
         entity_name: entry.entityName?.slice(0, 255) ?? null,
         action: entry.action,
+        amount_minor_units: entry.money?.amountMinorUnits ?? null,
+        currency: entry.money?.currency ?? null,
+        counted_usd_cents: entry.money?.countedUsdCents ?? null,
         created_at: now(),
       });
     },

@@ -12,7 +12,7 @@ import type { Principal } from '../auth/principal.js';
 import { inTransaction } from '../db/connection.js';
 import { ServiceError } from '../errors.js';
 import type { EventOutbox } from '../events/outbox.js';
-import type { InvokeOptions, InvokeResult } from '../pipeline/invoke.js';
+import type { InvokeOptions, InvokeResult, ProgressUpdate } from '../pipeline/invoke.js';
 import type { ObjectInsights, InsightsLevel } from '../platforms/port.js';
 import type { Platforms } from '../platforms/registry.js';
 import { localDate, localHourStart } from '../time/zones.js';
@@ -52,6 +52,8 @@ export interface EngineDeps {
   /** Notices go out through it (operator address: CHAT_WEBHOOK_URL). */
   outbound: OutboundClient;
   chatWebhookUrl: string | null;
+  /** Hears how far a run has come (a manual run's caller); scheduled runs have nobody listening. */
+  progress?: (update: ProgressUpdate) => void;
 }
 
 export interface EvaluationResult {
@@ -181,6 +183,10 @@ export async function evaluateAccount(deps: EngineDeps, automations: Automation[
   }
   const delivery = new Map<string, Map<string, ObjectInsights>>();
   let reads = 0;
+  // Progress: one step per platform read, one per action taken, one to record the runs (announced
+  // before it, so the last notification never arrives with the answer).
+  const planned = [...needed.values()].filter((slot) => slot.ids.size).length;
+  deps.progress?.({ progress: 0, total: planned + 1, message: `Reading metrics (${planned} platform reads)` });
   for (const [key, slot] of needed) {
     if (!slot.ids.size) continue;
     const lifetimeSince = Number.isFinite(slot.since) ? localDate(slot.since, account.timezone) : undefined;
@@ -188,6 +194,7 @@ export async function evaluateAccount(deps: EngineDeps, automations: Automation[
     const rows = await adapter.insightsByObject(account, slot.level, [...slot.ids], window);
     reads++;
     delivery.set(key, new Map(rows.map((r) => [r.objectId, r])));
+    deps.progress?.({ progress: reads, total: planned + 1, message: `Read ${slot.level} metrics over ${slot.window}` });
   }
 
   const longestCooldown = Math.max(0, ...sorted.map((a) => a.cooldownMinutes)) * 60_000;
@@ -287,15 +294,18 @@ export async function evaluateAccount(deps: EngineDeps, automations: Automation[
     const [id] = await deps.knex('automation_runs').insert({ automation_id: a.id, brand_id: brandId, trigger: options.trigger, mode: a.mode, started_at: startedAt, finished_at: startedAt, objects: '[]' });
     runIds.set(a.id, Number(id));
   }
+  // A shadow run acts on nothing: its event says what a live run would have done.
   for (const d of decisions) {
-    const { entry } = d;
-    if (entry.skipReason === 'shadow' && entry.intended) {
-      await shadowEvent(deps, d.automation, d.object, entry, runIds.get(d.automation.id)!);
-      continue;
-    }
-    if (!entry.intended || entry.skipReason || entry.error) continue;
-    await act(deps, d.automation, d.object, entry, runIds.get(d.automation.id)!);
+    if (d.entry.skipReason === 'shadow' && d.entry.intended) await shadowEvent(deps, d.automation, d.object, d.entry, runIds.get(d.automation.id)!);
   }
+  const acting = decisions.filter(({ entry }) => entry.intended && !entry.skipReason && !entry.error);
+  const total = reads + acting.length + 1;
+  let done = reads;
+  for (const d of acting) {
+    await act(deps, d.automation, d.object, d.entry, runIds.get(d.automation.id)!);
+    deps.progress?.({ progress: ++done, total, message: `${d.entry.error ? `Could not ${d.entry.intended}` : d.entry.action} ${d.object.name ?? d.object.objectId}` });
+  }
+  deps.progress?.({ progress: total, total, message: 'Recording the run' });
   const finishedAt = deps.now();
   const runs: EvaluationResult['runs'] = [];
   for (const a of sorted) {

@@ -20,6 +20,7 @@ import type { ErrorCode } from '../errors.js';
 import type { InvokeOptions, InvokeResult, ProgressUpdate } from '../pipeline/invoke-types.js';
 import type { Trackers } from '../trackers/registry.js';
 import type { FollowDeclaration } from './follow.js';
+import { TOOLSET_NAMES, isToolset, type Toolset } from './toolsets.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type IdempotencyMode = 'none' | 'optional' | 'required';
@@ -56,6 +57,12 @@ export interface OperationContext {
   metrics: MetricsCache;
   /** Validates `data` against a schema; issues name fields below `prefix` (400 validation_failed). */
   validate<T>(schemaId: string, data: unknown, prefix?: string): T;
+  /**
+   * PATCH: `current` with the body's fields applied (object-valued ones merged as RFC 7396,
+   * src/merge-patch.ts), each field sent checked as merged against the operation's input schema
+   * (400 validation_failed names what the merge left invalid, e.g. a removed required key).
+   */
+  patch<T extends object>(current: T, body: Record<string, unknown>): T;
   /** Set when the call carries an Idempotency-Key; resumed when it takes over a crashed earlier attempt. */
   idempotency: { resumed: boolean } | null;
   /** The organization's brands and primary ad accounts (cached briefly). */
@@ -113,6 +120,8 @@ export interface OperationDefinition<I = any, O = any> {
   errors?: ErrorCode[];
   /** Area used to group commands and OpenAPI tags. */
   tag: string;
+  /** The MCP toolset (toolsets.ts) whose tools include this operation's. */
+  toolset: Toolset;
   /** HTTP status of a success (default 200). */
   successStatus?: number;
   /** Run the handler inside one database transaction (default: true unless annotated read-only). */
@@ -152,12 +161,14 @@ export class Catalogue {
     if (!NAME.test(op.name ?? '')) throw new Error(`${where}: name must be kebab-case`);
     if (this.ops.has(op.name)) throw new Error(`${where} is defined twice`);
     if (!SCOPES.includes(op.scope)) throw new Error(`${where}: scope must be one of ${SCOPES.join(', ')}; got ${String(op.scope)}`);
+    if (!isToolset(op.toolset)) throw new Error(`${where}: toolset must be one of ${TOOLSET_NAMES.join(', ')}; got ${String(op.toolset)}`);
     if (!['none', 'optional', 'required'].includes(op.idempotency)) throw new Error(`${where}: idempotency must be none, optional or required`);
     if (!op.path?.startsWith('/')) throw new Error(`${where}: path must start with /`);
     for (const id of [op.input, op.output]) {
       if (!this.schemas.has(id)) throw new Error(`${where}: schema "${id}" does not exist under schemas/`);
       this.schemas.compile(id);
     }
+    if (op.method === 'PATCH') this.schemas.compilePatch(op.input);
     const input = this.schemas.bundle(op.input);
     if (input.type !== 'object') throw new Error(`${where}: input schema must be an object`);
     const props = (input.properties ?? {}) as Record<string, unknown>;

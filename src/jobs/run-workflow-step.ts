@@ -55,7 +55,7 @@ async function finish(ctx: JobContext, exec: ExecutionRow, status: 'succeeded' |
       organizationId: Number(exec.organization_id),
       brandId: Number(exec.brand_id),
       type: 'workflow.execution.finished',
-      data: { brandId: Number(exec.brand_id), workflowId: Number(exec.workflow_id), executionId: String(exec.id), status },
+      data: { brandId: Number(exec.brand_id), workflowId: Number(exec.workflow_id), executionId: Number(exec.id), status },
     });
   });
 }
@@ -108,6 +108,7 @@ export async function run(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
     const outcome = await runStep(
       {
         config: ctx.config,
+        db: ctx.knex,
         principal,
         invoke: ctx.invoke,
         catalogue: ctx.catalogue,
@@ -140,7 +141,7 @@ export async function run(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
             organizationId: Number(exec.organization_id),
             brandId: Number(exec.brand_id),
             type: 'workflow.review.requested',
-            data: { brandId: Number(exec.brand_id), workflowId: Number(exec.workflow_id), executionId: String(exec.id), nodeId: node.nodeId },
+            data: { brandId: Number(exec.brand_id), workflowId: Number(exec.workflow_id), executionId: Number(exec.id), nodeId: node.nodeId },
           });
         });
         continue;

@@ -51,7 +51,8 @@ async function fireSchedules(ctx: JobContext): Promise<void> {
 async function workflowsFor(trx: Knex.Transaction, e: EventRow, data: Record<string, any>): Promise<WorkflowRow[]> {
   const base = () => trx('workflows').where({ organization_id: e.organization_id });
   if (e.type === 'automation.triggered') {
-    return base().where({ status: 'active', trigger_kind: 'monitor', trigger_automation_id: data.automationId }).where('armed_at', '<=', e.created_at);
+    // A monitor fires on an automation of its own brand only: a run never starts across brands.
+    return base().where({ status: 'active', trigger_kind: 'monitor', trigger_automation_id: data.automationId, brand_id: e.brand_id }).where('armed_at', '<=', e.created_at);
   }
   // A card entering a column: workflows armed on that column, and the column's linked workflow.
   const byColumn: WorkflowRow[] = await base()

@@ -1,21 +1,22 @@
 // Publish ceilings: every publish and live budget edit reserves its amount against the calling
-// key's ceiling in one conditional UPDATE, so concurrent calls can never commit past it.
+// key's ceiling in one conditional UPDATE, so concurrent calls can never commit past it. Ceilings
+// and committed totals are US cents; amounts in other currencies are converted before (money/).
 
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/principal.js';
 import type { OperationContext } from '../catalogue/define.js';
 import { inTransaction } from '../db/connection.js';
 import { ServiceError } from '../errors.js';
+import { formatUsdCents, type Counted, type CountedAmount } from '../money/convert.js';
 
 type Db = Knex | Knex.Transaction;
 
+/** A credential's ceiling, in US cents (the field names predate other currencies). */
 export interface CeilingView {
   limitMinorUnits: number | null;
   committedMinorUnits: number;
   remainingMinorUnits: number | null;
 }
-
-const dollars = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 
 function unavailable(err: unknown): ServiceError {
   return new ServiceError('unavailable', 'The spend ceiling could not be checked; nothing was published. Retry shortly.', { cause: (err as Error)?.message ? 'storage' : 'unknown' });
@@ -54,11 +55,13 @@ export async function ceilingOf(db: Db, principal: Principal): Promise<CeilingVi
 }
 
 /**
- * Adds `amount` to the key's committed total if that stays within its ceiling, in one statement;
- * otherwise 403 spend_ceiling_exceeded naming the ceiling, the committed amount and this amount.
+ * Adds `counted.totalUsdCents` to the key's committed total if that stays within its ceiling, in
+ * one statement; otherwise 403 spend_ceiling_exceeded naming the ceiling, the committed amount and
+ * this amount, in US dollars.
  */
-export async function reserveSpend(db: Db, principal: Principal, amount: number): Promise<void> {
+export async function reserveSpend(db: Db, principal: Principal, counted: Counted): Promise<void> {
   requireCeiling(principal);
+  const amount = counted.totalUsdCents;
   const ledger = ledgerOf(principal)!;
   let updated: number;
   try {
@@ -86,8 +89,8 @@ export async function reserveSpend(db: Db, principal: Principal, amount: number)
   if (view.limitMinorUnits === null) requireCeiling({ ...principal, publishCeilingCents: null });
   throw new ServiceError(
     'spend_ceiling_exceeded',
-    `This call would commit ${dollars(amount)}, but the key's publish ceiling is ${dollars(view.limitMinorUnits!)} and ${dollars(view.committedMinorUnits)} is already committed. Nothing was published.`,
-    { ceilingMinorUnits: view.limitMinorUnits, committedMinorUnits: view.committedMinorUnits, amountMinorUnits: amount },
+    `This call would commit ${formatUsdCents(amount)}, but the key's publish ceiling is ${formatUsdCents(view.limitMinorUnits!)} and ${formatUsdCents(view.committedMinorUnits)} is already committed. Nothing was published.`,
+    { ceilingMinorUnits: view.limitMinorUnits, committedMinorUnits: view.committedMinorUnits, amountMinorUnits: amount, accounts: counted.accounts },
   );
 }
 
@@ -107,14 +110,22 @@ export async function reserving<T>(work: () => Promise<T>, report?: { ctx: Opera
 }
 
 async function reportCeilingRefusal(ctx: OperationContext, brandId: number, operation: string, err: ServiceError): Promise<void> {
-  const d = err.details as { ceilingMinorUnits: number; committedMinorUnits: number; amountMinorUnits: number };
+  const d = err.details as { ceilingMinorUnits: number; committedMinorUnits: number; amountMinorUnits: number; accounts: CountedAmount[] };
   try {
     await inTransaction(ctx.db as Knex, (trx) =>
       ctx.events.emit(trx, {
         organizationId: ctx.principal.organizationId,
         brandId,
         type: 'spend_ceiling.exceeded',
-        data: { brandId, operation, ceilingMinorUnits: d.ceilingMinorUnits, committedMinorUnits: d.committedMinorUnits, amountMinorUnits: d.amountMinorUnits, actor: ctx.principal.actorLabel.slice(0, 255) },
+        data: {
+          brandId,
+          operation,
+          ceilingMinorUnits: d.ceilingMinorUnits,
+          committedMinorUnits: d.committedMinorUnits,
+          amountMinorUnits: d.amountMinorUnits,
+          accounts: d.accounts,
+          actor: ctx.principal.actorLabel.slice(0, 255),
+        },
       }),
     );
   } catch (e) {
@@ -126,6 +137,11 @@ async function reportCeilingRefusal(ctx: OperationContext, brandId: number, oper
 /** The ledger columns of a spend commitment row for `principal`. */
 export function commitmentOwner(principal: Principal): { api_key_id: number | null; grant_id: number | null } {
   return { api_key_id: principal.apiKeyId, grant_id: principal.grantId };
+}
+
+/** The amount columns of a spend commitment for one ad account's part: US cents counted, and the amount in the account's currency. */
+export function commitmentAmount(part: CountedAmount): { amount_cents: number; account_id: string; currency: string; amount_minor_units: number } {
+  return { amount_cents: part.countedUsdCents, account_id: part.accountId, currency: part.currency, amount_minor_units: part.amountMinorUnits };
 }
 
 /** Gives back the amount of a reserved commitment whose publish or budget edit failed. */

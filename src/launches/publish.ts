@@ -10,7 +10,8 @@ import { ServiceError } from '../errors.js';
 import { accountScope } from '../platforms/live-read.js';
 import type { BrandAdAccount } from '../platforms/registry.js';
 import type { ObjectLevel, ObjectRef, ObjectSpec } from '../platforms/port.js';
-import { ceilingOf, commitmentOwner, releaseSpend, reserveSpend, reserving, type CeilingView } from './ceiling.js';
+import { ceilingOf, commitmentAmount, commitmentOwner, releaseSpend, reserveSpend, reserving, type CeilingView } from './ceiling.js';
+import type { Counted } from '../money/convert.js';
 import { budgetOf, childrenOf, countsOf, type LaunchRow, type NodeRow } from './store.js';
 import { IDEMPOTENCY_LEASE_MS } from '../pipeline/idempotency.js';
 
@@ -24,7 +25,10 @@ export interface PublishPlan {
   /** Ad account of each campaign node. */
   campaignAccounts: Map<string, string>;
   accounts: Map<string, BrandAdAccount>;
-  amount: number;
+  /** What the publish counts against the ceiling: per ad account, and in US cents in total. */
+  counted: Counted;
+  /** Each campaign's amount in its ad account's minor units, for the activity log. */
+  campaignAmounts: Map<string, number>;
   /** Creative rows by id, for the ads' settings. */
   creatives: Map<number, Record<string, unknown>>;
 }
@@ -63,18 +67,21 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
         .whereIn('status', ['draft', 'publish_failed'])
         .update({ status: 'publishing', status_reason: null, updated_at: now });
       if (moved !== 1) throw new ServiceError('conflict', `Launch ${launch.id} is being published or is already published.`, { status: launch.status });
-      await reserveSpend(trx, ctx.principal, plan.amount);
-      await trx('spend_commitments').insert({
-        organization_id: ctx.principal.organizationId,
-        ...commitmentOwner(ctx.principal),
-        launch_id: launch.id,
-        node_id: null,
-        kind: 'publish',
-        amount_cents: plan.amount,
-        state: 'reserved',
-        created_at: now,
-        updated_at: now,
-      });
+      await reserveSpend(trx, ctx.principal, plan.counted);
+      // One commitment per ad account: what it counted in US cents, and its amount in its own currency.
+      await trx('spend_commitments').insert(
+        plan.counted.accounts.map((part) => ({
+          organization_id: ctx.principal.organizationId,
+          ...commitmentOwner(ctx.principal),
+          launch_id: launch.id,
+          node_id: null,
+          kind: 'publish',
+          ...commitmentAmount(part),
+          state: 'reserved',
+          created_at: now,
+          updated_at: now,
+        })),
+      );
     }), { ctx, brandId: launch.brandId, operation: 'launch-campaign' });
   } else {
     // Take over a crashed publish only if nobody else did since we read the launch.
@@ -110,6 +117,11 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
     return c.properties.objective;
   };
 
+  // Progress counts the objects created on the platform, then one step to activate and record. The last
+  // notification comes before that step, not with the answer, so it is never overtaken by it.
+  const total = plan.nodes.filter((n) => !n.platformId).length + 1;
+  let created = 0;
+  ctx.progress({ progress: 0, total, message: `Creating ${total - 1} objects on the ad platform` });
   try {
     for (const level of LEVELS) {
       const pending = plan.nodes.filter((n) => n.nodeType === level && !n.platformId);
@@ -129,8 +141,10 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
           toCreate = [];
           for (const n of group) {
             const found = await adapter.findByMarker(account, level, n.id);
-            if (found) await recordPlatformId(knex, n, found.id, ctx.now());
-            else toCreate.push(n);
+            if (found) {
+              await recordPlatformId(knex, n, found.id, ctx.now());
+              ctx.progress({ progress: ++created, total, message: `Found ${created} of ${total - 1} objects already created` });
+            } else toCreate.push(n);
           }
         }
         for (let i = 0; i < toCreate.length; i += CHUNK) {
@@ -145,9 +159,12 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
             heartbeat = at;
           });
           inFlight = [];
+          created += chunk.length;
+          ctx.progress({ progress: created, total, message: `Created ${created} of ${total - 1} objects` });
         }
       }
     }
+    ctx.progress({ progress: total, total, message: 'Activating the campaigns and recording the publish' });
     for (const [accountId, account] of plan.accounts) {
       const toActivate = (kids.get(null) ?? [])
         .filter((c) => plan.campaignAccounts.get(c.id) === accountId && (c.properties.status ?? 'ACTIVE') === 'ACTIVE')
@@ -160,7 +177,16 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
       await trx('launch_nodes').where({ launch_id: launch.id }).update({ status: 'live', updated_at: at });
       await trx('spend_commitments').where({ launch_id: launch.id, state: 'reserved' }).update({ state: 'committed', updated_at: at });
       for (const c of kids.get(null) ?? []) {
-        await ctx.activity.record({ brandId: launch.brandId, accountId: plan.campaignAccounts.get(c.id), entityType: 'campaign', entityId: c.id, entityName: c.properties.name ?? null, action: 'campaign.published' }, trx);
+        const accountId = plan.campaignAccounts.get(c.id)!;
+        const money = { amountMinorUnits: plan.campaignAmounts.get(c.id) ?? 0, currency: plan.accounts.get(accountId)!.currency };
+        await ctx.activity.record({ brandId: launch.brandId, accountId, entityType: 'campaign', entityId: c.id, entityName: c.properties.name ?? null, action: 'campaign.published', money }, trx);
+      }
+      // What each ad account's part counted against the ceiling (rounded once per account, not per campaign).
+      for (const part of plan.counted.accounts) {
+        await ctx.activity.record(
+          { brandId: launch.brandId, accountId: part.accountId, entityType: 'unknown', entityId: String(launch.id), entityName: launch.title, action: 'launch.published', money: { amountMinorUnits: part.amountMinorUnits, currency: part.currency, countedUsdCents: part.countedUsdCents } },
+          trx,
+        );
       }
       await ctx.events.emit(trx, {
         organizationId: ctx.principal.organizationId,
@@ -172,7 +198,8 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
           title: launch.title,
           accountIds: [...plan.accounts.keys()],
           counts: countsOf(plan.nodes),
-          committedMinorUnits: plan.amount,
+          committedMinorUnits: plan.counted.totalUsdCents,
+          accounts: plan.counted.accounts,
           actor: ctx.principal.actorLabel.slice(0, 255),
         },
       });

@@ -27,7 +27,7 @@ export interface ValidationResult {
   campaignAccounts: Map<string, string | null>;
 }
 
-/** The URL-tag macro that puts the ad platform's campaign id in sub3, per platform (contracts/paths.md). */
+/** The URL-tag macro that puts the ad platform's campaign id in sub3, per platform (docs/tracker.md). */
 export const SUB3_MACRO: Record<PlatformName, string> = { meta: 'sub3={{campaign.id}}', tiktok: 'sub3=__CAMPAIGN_ID__' };
 
 function carriesSub3(urlTags: string | undefined, platform: PlatformName | null): boolean {
@@ -69,7 +69,7 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
     const campaignBudget = budgetOf(p);
     const budgetPath = (b: { period: string }) => (b.period === 'daily' ? 'budget.dailyAmount' : 'budget.lifetimeAmount');
     if (campaignBudget && rules && campaignBudget.amountMinorUnits < rules.minCampaignBudget) {
-      issue(`${at}.${budgetPath(campaignBudget)}`, `must be at least ${rules.minCampaignBudget} cents on ${platform}`);
+      issue(`${at}.${budgetPath(campaignBudget)}`, `must be at least ${rules.minCampaignBudget} (minor units of the ad account's currency) on ${platform}`);
     }
     const adSets = kids.get(c.id) ?? [];
     if (adSets.length === 0) issue(`${at}.adSets`, 'needs at least one ad set');
@@ -86,7 +86,7 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
       if (campaignBudget && setBudget) issue(`${sat}.budget`, 'must not be set: the campaign carries the budget (budget at exactly one level)');
       if (!campaignBudget && !setBudget) issue(`${sat}.budget.dailyAmount`, 'is required: set a budget on the campaign or on every ad set');
       if (setBudget && rules && setBudget.amountMinorUnits < rules.minAdSetBudget) {
-        issue(`${sat}.${budgetPath(setBudget)}`, `must be at least ${rules.minAdSetBudget} cents on ${platform}`);
+        issue(`${sat}.${budgetPath(setBudget)}`, `must be at least ${rules.minAdSetBudget} (minor units of the ad account's currency) on ${platform}`);
       }
       const lifetime = (setBudget ?? campaignBudget)?.period === 'lifetime';
 
@@ -135,13 +135,19 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
   return { issues, warnings, campaignAccounts };
 }
 
-/** The amount a publish counts against the ceiling: each campaign's budget, or its ad sets' budgets. */
-export function countedAmount(nodes: NodeRow[]): number {
+/**
+ * What a publish counts, campaign by campaign: the campaign's budget, or its ad sets' budgets, in
+ * the minor units of the campaign's ad account. Campaigns without a resolved account are left out.
+ */
+export function campaignAmounts(nodes: NodeRow[], campaignAccounts: Map<string, string | null>): Array<{ campaignId: string; accountId: string; amountMinorUnits: number }> {
   const kids = childrenOf(nodes);
-  let total = 0;
+  const out: Array<{ campaignId: string; accountId: string; amountMinorUnits: number }> = [];
   for (const c of kids.get(null) ?? []) {
+    const accountId = campaignAccounts.get(c.id);
+    if (!accountId) continue;
     const own = budgetOf(c.properties);
-    total += own ? own.amountMinorUnits : (kids.get(c.id) ?? []).reduce((s, a) => s + (budgetOf(a.properties)?.amountMinorUnits ?? 0), 0);
+    const amountMinorUnits = own ? own.amountMinorUnits : (kids.get(c.id) ?? []).reduce((s, a) => s + (budgetOf(a.properties)?.amountMinorUnits ?? 0), 0);
+    out.push({ campaignId: c.id, accountId, amountMinorUnits });
   }
-  return total;
+  return out;
 }

@@ -26,6 +26,7 @@ export const listActivity = defineOperation({
   output: 'list-activity#/$defs/output',
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   tag: 'activity',
+  toolset: 'monitor',
   summary: "List who changed which campaign, ad set or ad of a brand, newest first, with a summary of the page.",
   description:
     'Filters: accountId (required when the brand has several ad accounts: 422 account_ambiguous otherwise), ' +
@@ -72,6 +73,9 @@ export const listActivity = defineOperation({
         action: r.action,
         when: new Date(Number(r.created_at)).toISOString(),
         accountId: r.account_id ?? null,
+        // Money moved by the change: the amount in the ad account's currency, and the US cents it counted.
+        ...(r.currency ? { amountMinorUnits: Number(r.amount_minor_units), currency: r.currency as string } : {}),
+        ...(r.counted_usd_cents !== null && r.counted_usd_cents !== undefined ? { countedUsdCents: Number(r.counted_usd_cents) } : {}),
       };
     });
     return {

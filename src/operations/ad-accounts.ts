@@ -27,6 +27,7 @@ export const listCampaigns = defineOperation({
   output: 'list-campaigns#/$defs/output',
   annotations: readOnly,
   tag: 'ad-accounts',
+  toolset: 'accounts',
   summary: 'List every campaign in an ad account, including those not launched through the service.',
   description: 'A live read from the ad platform (asOf says when; values may come from a cache of up to a minute). Filter with repeated statusFilter and a case-insensitive nameQuery; pages follow what the platform returns at call time.',
   async handler(ctx, input: AccountInput & { statusFilter?: PlatformStatus[]; nameQuery?: string; cursor?: string; limit: number }) {
@@ -78,6 +79,7 @@ export const listLeadForms = defineOperation({
   output: 'list-lead-forms#/$defs/output',
   annotations: readOnly,
   tag: 'ad-accounts',
+  toolset: 'accounts',
   summary: 'List the lead forms of a page on the ad platform.',
   async handler(ctx, input: AccountInput & { pageId: string; cursor?: string; limit: number }) {
     const account = await ctx.platforms.account(ctx.db, ctx.brand!.id, input.accountId);
@@ -100,6 +102,7 @@ export const listOptions = defineOperation({
   output: 'list-options#/$defs/output',
   annotations: readOnly,
   tag: 'ad-accounts',
+  toolset: 'accounts',
   summary: 'List the selectable assets (pixels, pages, profile accounts, audiences) and targeting values (interests, locations, conversion events) of an ad account.',
   description: 'query searches names case-insensitively. A type the platform does not have answers 422 capability_unsupported (TikTok has no pages).',
   async handler(ctx, input: AccountInput & { optionType: OptionType; query?: string }) {
@@ -141,6 +144,7 @@ export const getOverview = defineOperation({
   output: 'get-overview#/$defs/output',
   annotations: readOnly,
   tag: 'ad-accounts',
+  toolset: 'monitor',
   summary: "Roll up spend, results and delivery of the service's launches on an ad account over a date preset.",
   description:
     'Only campaigns launched through the service count, sampling the 10 most recently published launches. Presets are resolved in the ' +
@@ -212,6 +216,7 @@ export const getNamingConvention = defineOperation({
   output: 'naming-convention#/$defs/output',
   annotations: { ...readOnly, openWorld: false },
   tag: 'ad-accounts',
+  toolset: 'accounts',
   summary: 'Show the naming templates of an ad account at campaign, ad set and ad level, each with a rendered example.',
   handler: (ctx, input: AccountInput) => namingView(ctx, input),
 });
@@ -226,6 +231,7 @@ export const setNamingConvention = defineOperation({
   output: 'naming-convention#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
   tag: 'ad-accounts',
+  toolset: 'accounts',
   summary: 'Set the naming templates of an ad account (any of campaign, adset, ad); the others keep their current value.',
   async handler(ctx, input: AccountInput & { campaign?: string; adset?: string; ad?: string }) {
     const current = await namingView(ctx, input);

@@ -8,6 +8,7 @@ import { evaluateAccount, type EngineDeps, type RunObject } from '../automations
 import { automationOf, automationView, rowOf, type Automation, type Condition, type Guard } from '../automations/rule.js';
 import { firstRunAt } from '../automations/schedule.js';
 import { wakeAccount } from '../automations/wake.js';
+import { referenceIssues } from '../references/resolve.js';
 
 const write = { readOnly: false, destructive: false, idempotent: false, openWorld: false };
 const read = { readOnly: true, destructive: false, idempotent: true, openWorld: false };
@@ -61,16 +62,8 @@ async function checkRule(ctx: OperationContext, a: Omit<Automation, 'id'>, input
     }
   });
   if (a.objectIds) {
-    const live = new Set<string>(
-      await ctx.db('launch_nodes as n')
-        .join('launches as l', 'l.id', 'n.launch_id')
-        .where({ 'l.brand_id': a.brandId, 'n.account_id': a.accountId, 'n.status': 'live', 'n.node_type': a.level })
-        .whereIn('n.platform_id', a.objectIds)
-        .pluck('n.platform_id'),
-    );
-    a.objectIds.forEach((id, i) => {
-      if (!live.has(id)) issues.push({ field: `objectIds[${i}]`, code: 'invalid_value', message: `${id} is not a live ${a.level} launched by this service on ${a.accountId}` });
-    });
+    const refs = a.objectIds.map((id, i) => ({ kind: 'liveObject' as const, field: `objectIds[${i}]`, id, brandId: a.brandId, accountId: a.accountId, level: a.level }));
+    issues.push(...(await referenceIssues(ctx.db, ctx.principal, refs)));
   }
   if (issues.length) throw validationFailed(issues);
 }
@@ -83,6 +76,7 @@ function engineDeps(ctx: OperationContext): EngineDeps {
     now: ctx.now,
     log: ctx.log,
     invoke: (n, p, i, o) => ctx.invoke(n, i, { principal: p, idempotencyKey: o.idempotencyKey }),
+    progress: (update) => ctx.progress(update),
     outbound: ctx.outbound,
     chatWebhookUrl: ctx.config.chatWebhookUrl,
   };
@@ -110,6 +104,7 @@ export const createAutomation = defineOperation({
   output: 'create-automation#/$defs/output',
   annotations: write,
   tag: 'automations',
+  toolset: 'automate',
   successStatus: 201,
   summary: 'Create a monitoring rule that watches live campaigns, ad sets or ads of one ad account and pauses them or notifies when all its conditions hold.',
   description:
@@ -120,9 +115,9 @@ export const createAutomation = defineOperation({
   async handler(ctx, input: RuleInput & { brandId: number; accountId: string; automationName: string; level: Automation['level']; conditions: Condition[]; action: Automation['action'] }) {
     const issues: FieldIssue[] = [];
     let timezone = 'UTC';
-    const account = await ctx.db('ad_accounts').where({ brand_id: ctx.brand!.id, account_id: input.accountId }).first('timezone');
-    if (!account) issues.push({ field: 'accountId', code: 'invalid_value', message: `${input.accountId} is not an ad account of brand ${ctx.brand!.id}` });
-    else timezone = account.timezone;
+    const [accountIssue] = await referenceIssues(ctx.db, ctx.principal, [{ kind: 'adAccount', field: 'accountId', id: input.accountId, brandId: ctx.brand!.id }]);
+    if (accountIssue) issues.push(accountIssue);
+    else timezone = (await ctx.platforms.account(ctx.db, ctx.brand!.id, input.accountId)).timezone;
     const now = ctx.now();
     const frequency = input.frequency ?? 'hourly';
     const dailyHour = input.dailyHour ?? null;
@@ -168,6 +163,7 @@ export const listAutomations = defineOperation({
   output: 'list-automations#/$defs/output',
   annotations: read,
   tag: 'automations',
+  toolset: 'automate',
   summary: 'List the brand\'s monitoring automations, newest first, optionally only ACTIVE or PAUSED ones.',
   description: 'Each item: automationId, automationName, status, action, actionLevel, frequency, accountId, level, mode, nextRunAt, lastRunAt. Read one with get_automation for its conditions.',
   async handler(ctx, input: { brandId: number; status?: string; limit: number }) {
@@ -204,6 +200,7 @@ export const getAutomation = defineOperation({
   output: 'get-automation#/$defs/output',
   annotations: read,
   tag: 'automations',
+  toolset: 'automate',
   summary: 'Get one monitoring automation with its whole rule (conditions, guard, schedule, mode) and when it runs next.',
   async handler(ctx, input: { automationId: string | number }) {
     return automationView(await loadAutomation(ctx, input.automationId));
@@ -220,8 +217,9 @@ export const updateAutomation = defineOperation({
   output: 'update-automation#/$defs/output',
   annotations: { ...write, idempotent: true },
   tag: 'automations',
+  toolset: 'automate',
   summary: 'Change a monitoring automation: only the fields sent change (conditions and objectIds are replaced whole). Send mode live to arm a shadow rule.',
-  description: `The ad account cannot change (create another automation). A changed schedule takes effect at once. ${RULE_HELP} ${FAILURES}`,
+  description: `The ad account cannot change (create another automation). guard is merged key by key as a JSON merge patch: send only the minimum to change (null: no minimum). A changed schedule takes effect at once. ${RULE_HELP} ${FAILURES}`,
   async handler(ctx, input: RuleInput & { automationId: string | number }) {
     const { automationId: _id, ...fields } = input as RuleInput & { automationId: string | number; brandId?: number };
     delete (fields as { brandId?: number }).brandId;
@@ -229,21 +227,30 @@ export const updateAutomation = defineOperation({
     const db = ctx.db as Knex.Transaction;
     const current = await loadAutomation(ctx, input.automationId, db, true);
     const now = ctx.now();
+    // The rule as the wire names it, the body applied: guard merges key by key, lists replace, objectIds null is every object.
+    const rule = ctx.patch(
+      {
+        automationName: current.name,
+        level: current.level,
+        objectIds: current.objectIds,
+        conditions: current.conditions,
+        guard: current.guard,
+        action: current.action,
+        frequency: current.frequency,
+        cooldownMinutes: current.cooldownMinutes,
+        maxActionsPerDay: current.maxActionsPerDay,
+        mode: current.mode,
+        resumeWhenClear: current.resumeWhenClear,
+        status: current.status,
+      },
+      fields as Record<string, unknown>,
+    );
+    const { automationName, ...kept } = rule;
     const next: Automation = {
       ...current,
-      name: fields.automationName ?? current.name,
-      level: fields.level ?? current.level,
-      objectIds: fields.objectIds !== undefined ? fields.objectIds : current.objectIds,
-      conditions: fields.conditions ?? current.conditions,
-      guard: { ...current.guard, ...(fields.guard ?? {}) },
-      action: fields.action ?? current.action,
-      frequency: fields.frequency ?? current.frequency,
+      ...kept,
+      name: automationName,
       dailyHour: fields.dailyHour !== undefined ? fields.dailyHour : fields.frequency && fields.frequency !== 'daily' ? null : current.dailyHour,
-      cooldownMinutes: fields.cooldownMinutes ?? current.cooldownMinutes,
-      maxActionsPerDay: fields.maxActionsPerDay ?? current.maxActionsPerDay,
-      mode: fields.mode ?? current.mode,
-      resumeWhenClear: fields.resumeWhenClear ?? current.resumeWhenClear,
-      status: fields.status ?? current.status,
       updatedAt: now,
     };
     await checkRule(ctx, next, { ...fields, level: next.level });
@@ -267,6 +274,7 @@ export const setAutomationStatus = defineOperation({
   output: 'set-automation-status#/$defs/output',
   annotations: { ...write, idempotent: true },
   tag: 'automations',
+  toolset: 'automate',
   summary: 'Arm (status ACTIVE) or disarm (status PAUSED) a monitoring automation.',
   description: 'ACTIVE: it runs on its schedule, the first time at once (daily: at its hour). PAUSED: it stops running; objects it paused stay paused. 404 not_found for an unknown automation.',
   async handler(ctx, input: { automationId: string | number; status: Automation['status'] }) {
@@ -295,6 +303,7 @@ export const deleteAutomation = defineOperation({
   output: 'delete-automation#/$defs/output',
   annotations: { ...write, destructive: true, idempotent: true },
   tag: 'automations',
+  toolset: 'automate',
   summary: 'Delete a monitoring automation and its run history. Objects it paused stay paused.',
   async handler(ctx, input: { automationId: string | number }) {
     const db = ctx.db as Knex.Transaction;
@@ -315,6 +324,7 @@ export const runAutomation = defineOperation({
   output: 'run-automation#/$defs/output',
   annotations: { ...write, openWorld: true },
   tag: 'automations',
+  toolset: 'automate',
   // Reads the ad platform and acts through it: never inside one database transaction.
   transactional: false,
   successStatus: 201,
@@ -341,6 +351,7 @@ export const previewAutomation = defineOperation({
   output: 'preview-automation#/$defs/output',
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: true },
   tag: 'automations',
+  toolset: 'automate',
   summary: 'Show which watched objects match a monitoring automation now and what a run would do to each; changes nothing.',
   description:
     'Same evaluation as a run (guard, conditions, cooldown, daily limit, loops, who paused what), but nothing is paused, recorded or sent. action is what a run would ' +
@@ -366,6 +377,7 @@ export const listAutomationRuns = defineOperation({
   output: 'list-automation-runs#/$defs/output',
   annotations: read,
   tag: 'automations',
+  toolset: 'automate',
   summary: 'List the runs of a monitoring automation, newest first: every object evaluated, the metric values read, and the action taken or why it was skipped.',
   description:
     'skipReason: cooldown, daily_limit_reached, insufficient_data (below the guard), already_paused, shadow (shadow mode), paused_by_person (resumeWhenClear never resumes ' +

@@ -8,6 +8,7 @@ import { inTransaction, isUniqueViolation } from '../db/connection.js';
 import { ServiceError, notFound, validationFailed } from '../errors.js';
 import { loadLaunch } from '../launches/store.js';
 import { publishOnEntry } from '../board/publish.js';
+import { requireReferences, type Reference } from '../references/resolve.js';
 import {
   MAX_CARDS,
   MAX_COLUMNS,
@@ -34,13 +35,6 @@ const PUBLISH_NOTE =
   'the publish fails: publish {attempted, published, reason} says what happened, reason being null, publish_scope_missing or the ' +
   'error code that stopped the publish (spend_ceiling_exceeded, spend_ceiling_required, validation_failed, ...), and publishError ' +
   'carries that error (for validation_failed, one detail per launch issue). Amounts are cents.';
-
-/** An id sent as a number or as digits; a string past the id range answers 400 naming `field`. */
-function idOf(v: number | string, field: string): number {
-  const n = Number(v);
-  if (n > 2_147_483_647) throw validationFailed([{ field, code: 'too_big', message: 'must be at most 2147483647' }]);
-  return n;
-}
 
 function nameTaken(columns: ColumnRow[], name: string, except?: number): ServiceError | null {
   const clash = columns.find((c) => c.id !== except && c.name.toLowerCase() === name.toLowerCase());
@@ -76,6 +70,7 @@ export const getPipeline = defineOperation({
   output: 'get-pipeline#/$defs/output',
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   tag: TAG,
+  toolset: 'board',
   summary: "Read a brand's pipeline board: its columns in order and every card, column by column.",
   description:
     'Columns come in board order (position 0 first), each with publishes and its linked workflowId (or null). Cards come column by ' +
@@ -97,15 +92,18 @@ export const createPipelineColumn = defineOperation({
   output: 'create-pipeline-column#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
   tag: TAG,
+  toolset: 'board',
   successStatus: 201,
   summary: "Add a column to a brand's pipeline board, optionally one that publishes or one linked to a workflow.",
   description:
     'position is the index to insert at (from 0; omitted or past the end: last). publishes: true makes a card entering the column ' +
-    "publish its launch (with the publish scope). workflowId links the column to a workflow: a card entering it starts that workflow's " +
+    "publish its launch (with the publish scope). workflowId links the column to a workflow of this brand that this credential may reach " +
+    "(else 400 validation_failed on workflowId, the same for a missing workflow as for another brand's): a card entering it starts that workflow's " +
     'pipeline-stage trigger. Names are unique per brand (409 conflict); at most 50 columns (422 unprocessable).',
-  async handler(ctx, input: { name: string; publishes: boolean; workflowId?: number | string | null; position?: number }) {
+  async handler(ctx, input: { name: string; publishes: boolean; workflowId?: number | null; position?: number }) {
     const brandId = ctx.brand!.id;
     const trx = ctx.db as Knex.Transaction;
+    if (input.workflowId !== undefined && input.workflowId !== null) await requireReferences(trx, ctx.principal, [{ kind: 'workflow', field: 'workflowId', id: input.workflowId, brandId }]);
     await lockBrand(trx, brandId);
     const columns = await loadColumns(trx, brandId, true);
     if (columns.length >= MAX_COLUMNS) {
@@ -122,7 +120,7 @@ export const createPipelineColumn = defineOperation({
         name: input.name,
         position: columns.length,
         publishes: input.publishes,
-        workflow_id: input.workflowId === undefined || input.workflowId === null ? null : idOf(input.workflowId, 'workflowId'),
+        workflow_id: input.workflowId ?? null,
         created_at: now,
         updated_at: now,
       });
@@ -148,12 +146,14 @@ export const updatePipelineColumn = defineOperation({
   output: 'update-pipeline-column#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
   tag: TAG,
+  toolset: 'board',
   summary: 'Rename a pipeline column, move it to another position, turn publishing on or off, or link or unlink its workflow.',
   description:
     'Only the fields sent change. position is the new index (from 0; past the end: last); the other columns close up around it. ' +
-    'workflowId null unlinks the workflow. Cards already in the column are not published or started by the change: only cards ' +
+    'workflowId null unlinks the workflow; any other must be a workflow of this brand this credential may reach (else 400 validation_failed on workflowId). ' +
+    'Cards already in the column are not published or started by the change: only cards ' +
     'entering it afterwards. A name another column has: 409 conflict. 404 not_found for a column of another brand.',
-  async handler(ctx, input: { columnId: number; name?: string; publishes?: boolean; workflowId?: number | string | null; position?: number }) {
+  async handler(ctx, input: { columnId: number; name?: string; publishes?: boolean; workflowId?: number | null; position?: number }) {
     const { columnId, ...fields } = input;
     if (!Object.keys(fields).some((k) => k !== 'brandId')) {
       throw validationFailed([{ field: 'name', code: 'invalid_type', message: 'send at least one of name, publishes, workflowId or position' }]);
@@ -163,6 +163,7 @@ export const updatePipelineColumn = defineOperation({
     await lockBrand(trx, brandId);
     const columns = await loadColumns(trx, brandId, true);
     await lockColumns(trx, brandId, [columnId]);
+    if (fields.workflowId !== undefined && fields.workflowId !== null) await requireReferences(trx, ctx.principal, [{ kind: 'workflow', field: 'workflowId', id: fields.workflowId, brandId }]);
     if (fields.name !== undefined) {
       const taken = nameTaken(columns, fields.name, columnId);
       if (taken) throw taken;
@@ -170,7 +171,7 @@ export const updatePipelineColumn = defineOperation({
     const changes: Record<string, unknown> = { updated_at: ctx.now() };
     if (fields.name !== undefined) changes.name = fields.name;
     if (fields.publishes !== undefined) changes.publishes = fields.publishes;
-    if (fields.workflowId !== undefined) changes.workflow_id = fields.workflowId === null ? null : idOf(fields.workflowId, 'workflowId');
+    if (fields.workflowId !== undefined) changes.workflow_id = fields.workflowId;
     await trx('board_columns').where({ id: columnId }).update(changes);
     if (fields.position !== undefined) {
       const order = columns.map((c) => c.id).filter((id) => id !== columnId);
@@ -192,6 +193,7 @@ export const deletePipelineColumn = defineOperation({
   output: 'delete-pipeline-column#/$defs/output',
   annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   tag: TAG,
+  toolset: 'board',
   summary: 'Delete an empty pipeline column; the columns after it move one place left.',
   description: 'A column that still holds cards answers 409 conflict with details.cards: move or delete them first. 404 not_found for a column of another brand.',
   async handler(ctx, input: { columnId: number }) {
@@ -220,18 +222,24 @@ export const createPipelineCard = defineOperation({
   output: 'create-pipeline-card#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
   tag: TAG,
+  toolset: 'board',
   successStatus: 201,
   // The card commits first; a publish it starts runs afterwards through launch-campaign, in transactions of its own.
   transactional: false,
   summary: "Put one of the brand's launches on the pipeline board, in a column; in a column that publishes, this publishes the launch.",
   description:
     `${PUBLISH_NOTE} position is the index in the column (from 0; omitted or past the end: last); title defaults to the launch's ` +
-    'title. A launch of another brand: 404 not_found; a launch already on the board: 409 conflict (details.cardId); a board with ' +
+    'title. launchId and columnId (numbers or digits) must be a launch and a column of this brand: otherwise 400 validation_failed on that field, ' +
+    'the same for a missing id as for one of another brand; a launch already on the board: 409 conflict (details.cardId); a board with ' +
     '1000 cards: 422 unprocessable. Send an Idempotency-Key so a retry neither adds a second card nor publishes twice.',
-  async handler(ctx, input: { launchId: string | number; columnId: number | string; title?: string; position?: number }) {
+  async handler(ctx, input: { launchId: number; columnId: number; title?: string; position?: number }) {
     const brandId = ctx.brand!.id;
-    const columnId = idOf(input.columnId, 'columnId');
+    const columnId = input.columnId;
     const placed = await inTransaction(ctx.db as Knex, async (trx) => {
+      await requireReferences(trx, ctx.principal, [
+        { kind: 'launch', field: 'launchId', id: input.launchId, brandId },
+        { kind: 'pipelineColumn', field: 'columnId', id: columnId, brandId },
+      ]);
       const launch = await loadLaunch(trx, brandId, input.launchId);
       const column = (await lockColumns(trx, brandId, [columnId])).get(columnId)!;
       const existing = await trx('board_cards').where({ launch_id: launch.id }).first('id', 'brand_id', 'column_id');
@@ -285,14 +293,15 @@ export const movePipelineCard = defineOperation({
   output: 'move-pipeline-card#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
   tag: TAG,
+  toolset: 'board',
   transactional: false,
   summary: 'Move a pipeline card to another column or position (or retitle it), guarded by its version; into a column that publishes, this publishes its launch.',
   description:
     `${PUBLISH_NOTE} version is the card's version as last read: another one answers 409 stale_read (details.currentVersion) and ` +
     'nothing changes, so of two moves sent on the same read only the first happens. position is the index in the destination column ' +
     '(from 0; past the end: last; omitted: last in a new column, unchanged in the same one). Only a change of column publishes or ' +
-    "starts the column's workflow. A column or card of another brand: 404 not_found.",
-  async handler(ctx, input: { cardId: number; columnId?: number | string; position?: number; title?: string; version: number }) {
+    "starts the column's workflow. A card of another brand: 404 not_found; a columnId that is not a column of this brand: 400 validation_failed on columnId.",
+  async handler(ctx, input: { cardId: number; columnId?: number; position?: number; title?: string; version: number }) {
     if (input.columnId === undefined && input.position === undefined && input.title === undefined) {
       throw validationFailed([{ field: 'columnId', code: 'invalid_type', message: 'send at least one of columnId, position or title' }]);
     }
@@ -300,7 +309,8 @@ export const movePipelineCard = defineOperation({
     const placed = await inTransaction(ctx.db as Knex, async (trx) => {
       const seen = await loadCard(trx, brandId, input.cardId);
       if (seen.version !== input.version) throw staleCard(seen.id, seen.version, input.version);
-      const to = input.columnId === undefined ? seen.columnId : idOf(input.columnId, 'columnId');
+      const to = input.columnId ?? seen.columnId;
+      if (input.columnId !== undefined) await requireReferences(trx, ctx.principal, [{ kind: 'pipelineColumn', field: 'columnId', id: input.columnId, brandId } satisfies Reference]);
       const columns = await lockColumns(trx, brandId, [seen.columnId, to]);
       const locked = await trx('board_cards').where({ id: seen.id }).forUpdate().first('version', 'column_id');
       if (!locked) throw notFound(`Pipeline card ${seen.id} of brand ${brandId}`);
@@ -335,6 +345,7 @@ export const deletePipelineCard = defineOperation({
   output: 'delete-pipeline-card#/$defs/output',
   annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   tag: TAG,
+  toolset: 'board',
   summary: 'Take a card off the pipeline board; its launch is not changed (a published launch stays live).',
   description: 'The cards below it in its column move up one place. A card of another brand: 404 not_found.',
   async handler(ctx, input: { cardId: number }) {

@@ -41,6 +41,7 @@ export const listBrands = defineOperation({
   output: 'list-brands#/$defs/output',
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   tag: 'brands',
+  toolset: 'accounts',
   summary: 'List the brands this credential can reach, one row per brand with its primary ad account.',
   description:
     'A brand-limited credential sees only its brands. accountId is the first ad account attached to the brand; ' +

@@ -4,6 +4,7 @@
 import type { Knex } from 'knex';
 import { defineOperation } from '../catalogue/define.js';
 import { ServiceError, validationFailed } from '../errors.js';
+import { requireReferences } from '../references/resolve.js';
 import type { CopyCreative, CopyPlatform, Tone } from '../copy/port.js';
 import { loadProfile, saveProfile, type BrandProfile } from '../copy/profile.js';
 import { copyView, loadCopy } from '../copy/store.js';
@@ -24,6 +25,7 @@ export const getBrandProfile = defineOperation({
   output: 'get-brand-profile#/$defs/output',
   annotations: read,
   tag: 'copy',
+  toolset: 'copy',
   summary: "Read the brand profile that ad copy falls back to: voice (tone words), product description, website and words to avoid.",
   description: 'A brand that never set one answers empty lists and nulls (updatedAt null).',
   handler: (ctx) => loadProfile(ctx.db, ctx.brand!.id),
@@ -39,6 +41,7 @@ export const setBrandProfile = defineOperation({
   output: 'set-brand-profile#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
   tag: 'copy',
+  toolset: 'copy',
   summary: 'Replace the brand profile (voice, productDescription, website, wordsToAvoid) and answer it; fields not sent become empty.',
   description: 'wordsToAvoid are matched case-insensitively anywhere in a text: generated copy never contains one.',
   async handler(ctx, input: Partial<Omit<BrandProfile, 'updatedAt'>>) {
@@ -72,6 +75,7 @@ export const generateCopy = defineOperation({
   output: 'generate-copy#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
   tag: 'copy',
+  toolset: 'copy',
   successStatus: 201,
   // The model may take seconds: no database transaction is held while it writes.
   transactional: false,
@@ -86,11 +90,11 @@ export const generateCopy = defineOperation({
     "meet the rules (e.g. the words to avoid rule out every one); 400 validation_failed for a creative that is not the brand's.",
   async handler(ctx, input: GenerateInput) {
     const brand = ctx.brand!;
-    const creativeIds = input.creativeIds ?? [];
+    // Ids sent as digits arrive as numbers; the same creative named twice counts once.
+    const creativeIds = [...new Set(input.creativeIds ?? [])];
+    await requireReferences(ctx.db, ctx.principal, (input.creativeIds ?? []).map((id, i) => ({ kind: 'creative' as const, field: `creativeIds[${i}]`, id, brandId: brand.id })));
     const rows = creativeIds.length ? await ctx.db('creatives').where({ brand_id: brand.id }).whereIn('id', creativeIds) : [];
     const byId = new Map(rows.map((r) => [Number(r.id), r]));
-    const missing = creativeIds.flatMap((id, i) => (byId.has(id) ? [] : [{ field: `creativeIds[${i}]`, code: 'invalid_value', message: `creative ${id} does not exist in this brand` }]));
-    if (missing.length) throw validationFailed(missing);
     const creatives: CopyCreative[] = creativeIds.map((id) => {
       const r = byId.get(id)!;
       return { id, name: r.name, type: r.type, width: Number(r.width), height: Number(r.height), durationMs: r.duration_ms === null ? null : Number(r.duration_ms) };
@@ -155,6 +159,7 @@ export const listCopies = defineOperation({
   output: 'list-copies#/$defs/output',
   annotations: read,
   tag: 'copy',
+  toolset: 'copy',
   summary: 'List the generated copy of a brand, newest first.',
   async handler(ctx, input: { limit: number; platform?: CopyPlatform }) {
     const after = ctx.page.position();
@@ -177,6 +182,7 @@ export const getCopy = defineOperation({
   output: 'get-copy#/$defs/output',
   annotations: read,
   tag: 'copy',
+  toolset: 'copy',
   summary: 'Get one generated copy record of a brand by copyGenerationId.',
   handler: (ctx, input: { copyGenerationId: number }) => loadCopy(ctx.db, ctx.brand!.id, input.copyGenerationId),
 });

@@ -66,6 +66,7 @@ export const uploadCreative = defineOperation({
   output: 'upload-creative#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
   tag: 'creatives',
+  toolset: 'launch',
   summary: 'Upload a creative: a PNG or JPEG image (at most 10 MB) or an MP4 video (at most 100 MB).',
   description:
     'Send multipart/form-data with the file in field `file` and an optional `name`, or JSON with ' +
@@ -122,6 +123,7 @@ export const listCreatives = defineOperation({
   output: 'list-creatives#/$defs/output',
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   tag: 'creatives',
+  toolset: 'launch',
   summary: 'List the creatives of a brand, newest first.',
   async handler(ctx, input: { brandId: number; cursor?: string; limit: number }) {
     const after = ctx.page.position();
@@ -146,6 +148,7 @@ export const getCreative = defineOperation({
   output: 'get-creative#/$defs/output',
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   tag: 'creatives',
+  toolset: 'launch',
   summary: 'Get one creative of a brand by id.',
   description: 'A creative of another brand answers 404 not_found, like a missing one.',
   async handler(ctx, input: { brandId: number; creativeId: number }) {

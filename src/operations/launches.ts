@@ -19,6 +19,7 @@ export const createLaunch = defineOperation({
   output: 'create-launch#/$defs/output',
   annotations: write,
   tag: 'launches',
+  toolset: 'launch',
   successStatus: 201,
   summary: 'Create an empty draft launch (a batch) for a brand.',
   description: 'title defaults to "Untitled Batch". The launch takes the brand\'s ad account when it has exactly one; with several, each campaign names its accountId.',
@@ -38,6 +39,7 @@ export const listLaunches = defineOperation({
   output: 'list-launches#/$defs/output',
   annotations: read,
   tag: 'launches',
+  toolset: 'launch',
   summary: 'List launches of a brand, newest first, with status and campaign, ad set and ad counts.',
   async handler(ctx, input: { status?: string; search?: string; limit: number }) {
     const after = ctx.page.position();
@@ -64,6 +66,7 @@ export const getLaunch = defineOperation({
   output: 'get-launch#/$defs/output',
   annotations: read,
   tag: 'launches',
+  toolset: 'launch',
   summary: 'Get a launch with its whole tree: campaigns, their ad sets and their ads, with platform ids once published.',
   async handler(ctx, input: { launchId: string }) {
     const l = await loadLaunch(ctx.db, ctx.brand!.id, input.launchId);
@@ -81,6 +84,7 @@ export const updateLaunch = defineOperation({
   output: 'update-launch#/$defs/output',
   annotations: { ...write, idempotent: true },
   tag: 'launches',
+  toolset: 'launch',
   summary: 'Change the title or description of a launch.',
   async handler(ctx, input: { launchId: string; title?: string; description?: string | null }) {
     if (input.title === undefined && input.description === undefined) {
@@ -107,6 +111,7 @@ export const deleteLaunch = defineOperation({
   output: 'delete-launch#/$defs/output',
   annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
   tag: 'launches',
+  toolset: 'launch',
   summary: 'Delete a draft launch and its nodes. Published launches cannot be deleted (409).',
   async handler(ctx, input: { launchId: string }) {
     const l = await loadLaunch(ctx.db, ctx.brand!.id, input.launchId, true);
@@ -142,6 +147,7 @@ export const createSnapshotTemplate = defineOperation({
   output: 'create-snapshot-template#/$defs/output',
   annotations: write,
   tag: 'templates',
+  toolset: 'templates',
   successStatus: 201,
   summary: 'Save the campaign-level settings of a launch as a snapshot template (ad sets, ads and creatives are not captured).',
   async handler(ctx, input: { launchId: string; name: string; description?: string }) {
@@ -171,6 +177,7 @@ export const listSnapshotTemplates = defineOperation({
   output: 'list-snapshot-templates#/$defs/output',
   annotations: read,
   tag: 'templates',
+  toolset: 'templates',
   summary: 'List the snapshot templates of a brand, newest first.',
   async handler(ctx, input: { limit: number }) {
     const after = ctx.page.position();
@@ -192,6 +199,7 @@ export const createLaunchFromSnapshot = defineOperation({
   output: 'create-launch-from-snapshot#/$defs/output',
   annotations: write,
   tag: 'templates',
+  toolset: 'templates',
   successStatus: 201,
   summary: 'Start a new draft launch whose campaigns carry the settings saved in a snapshot template.',
   async handler(ctx, input: { templateId: number; title?: string; description?: string }) {

@@ -3,6 +3,7 @@
 
 import { defineOperation, type OperationContext } from '../catalogue/define.js';
 import { ServiceError, notFound, validationFailed } from '../errors.js';
+import { mergePatch } from '../merge-patch.js';
 import { budgetOf, childrenOf, loadLaunch, loadNodes, newNodeId, nodeView, toNode, type LaunchRow, type NodeRow, type NodeType } from '../launches/store.js';
 import { validateLaunch } from '../launches/validate.js';
 import { validationContextFor } from '../launches/context.js';
@@ -12,6 +13,7 @@ import { loadCopy } from '../copy/store.js';
 import { adTextsFromCopy } from '../copy/attach.js';
 import { draftNode, insertNodes } from '../launches/create.js';
 import type { Knex } from 'knex';
+import { requireReferences, type Reference } from '../references/resolve.js';
 
 const write = { readOnly: false, destructive: false, idempotent: false, openWorld: false };
 const PARENT: Record<NodeType, NodeType | null> = { campaign: null, adset: 'campaign', ad: 'adset' };
@@ -28,15 +30,12 @@ async function findNode(ctx: OperationContext, launchId: number, nodeId: string)
   return toNode(row);
 }
 
-/** RFC 7396 JSON merge patch: objects merge, null removes, anything else replaces. */
-export function mergePatch(target: Record<string, any>, patch: Record<string, any>): Record<string, any> {
-  const out: Record<string, any> = { ...target };
-  for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k];
-    else if (typeof v === 'object' && !Array.isArray(v) && typeof out[k] === 'object' && out[k] !== null && !Array.isArray(out[k])) out[k] = mergePatch(out[k], v);
-    else out[k] = v;
-  }
-  return out;
+/** The creative and copy an ad's settings name, as references of the brand (fields below `prefix`). */
+function adReferences(brandId: number, settings: Record<string, unknown>, prefix: string): Reference[] {
+  const refs: Reference[] = [];
+  if (typeof settings.creativeId === 'number') refs.push({ kind: 'creative', field: `${prefix}creativeId`, id: settings.creativeId, brandId });
+  if (typeof settings.copyGenerationId === 'number') refs.push({ kind: 'copy', field: `${prefix}copyGenerationId`, id: settings.copyGenerationId, brandId });
+  return refs;
 }
 
 export const createNode = defineOperation({
@@ -49,6 +48,7 @@ export const createNode = defineOperation({
   output: 'create-node#/$defs/output',
   annotations: write,
   tag: 'launches',
+  toolset: 'launch',
   successStatus: 201,
   summary: 'Add a campaign, an ad set (parentId: its campaign) or an ad (parentId: its ad set) to a draft launch.',
   description: 'properties carry the settings of the level; see the node-properties schema. Completeness is checked when the launch is published.',
@@ -56,6 +56,7 @@ export const createNode = defineOperation({
     const l = await loadLaunch(ctx.db, ctx.brand!.id, input.launchId, true);
     editable(l);
     const properties = ctx.validate<Record<string, any>>(`node-properties#/$defs/${input.nodeType}`, input.properties ?? {}, 'properties');
+    await requireReferences(ctx.db, ctx.principal, adReferences(l.brandId, properties, 'properties.'));
     const wanted = PARENT[input.nodeType];
     let accountId: string | null = null;
     if (wanted === null) {
@@ -93,11 +94,12 @@ export const updateNode = defineOperation({
   output: 'update-node#/$defs/output',
   annotations: { ...write, idempotent: true, openWorld: true },
   tag: 'launches',
+  toolset: 'launch',
   // A live change calls the ad platform, which must not happen inside a database transaction.
   transactional: false,
   summary: 'Attach a creative, generated copy or existing post to an ad, or change node settings (properties, merged as a JSON merge patch).',
-  description: 'At least one of creativeId, copyGenerationId, postId or properties. copyGenerationId (from generate-copy) sets the ad\'s headline, primaryText and description from the copy\'s first texts unless properties names others; a copy written for the other platform answers 400 validation_failed, one of another brand 404. On a live node only properties.status (ACTIVE or PAUSED) may change, and the change is pushed to the ad platform; live budgets change through live-budget.',
-  async handler(ctx, input: { launchId: string; nodeId: string; creativeId?: number; copyGenerationId?: number; postId?: string; properties?: Record<string, unknown> }) {
+  description: 'At least one of creativeId, copyGenerationId, postId or properties. copyGenerationId (from generate-copy) sets the ad\'s headline, primaryText and description from the copy\'s first texts unless properties names others; a copy written for the other platform answers 400 validation_failed. A creativeId or copyGenerationId (attached or in properties; numbers or digits) that is not the brand\'s answers 400 validation_failed on that field, the same for a missing one as for another brand\'s. On a live node only properties.status (ACTIVE or PAUSED) may change, and the change is pushed to the ad platform; live budgets change through live-budget.',
+  async handler(ctx, input: { launchId: number; nodeId: string; creativeId?: number; copyGenerationId?: number; postId?: string; properties?: Record<string, unknown> }) {
     const attach = (['creativeId', 'copyGenerationId', 'postId'] as const).filter((k) => input[k] !== undefined);
     if (!attach.length && input.properties === undefined) {
       throw validationFailed([{ field: 'properties', code: 'invalid_type', message: 'send at least one of creativeId, copyGenerationId, postId or properties' }]);
@@ -107,10 +109,8 @@ export const updateNode = defineOperation({
     if (attach.length && node.nodeType !== 'ad') {
       throw validationFailed(attach.map((k) => ({ field: k, code: 'invalid_value', message: `can be attached to an ad only; node ${node.id} is a ${node.nodeType}` })));
     }
-    if (input.creativeId !== undefined) {
-      const creative = await ctx.db('creatives').where({ id: input.creativeId, brand_id: l.brandId }).first('id');
-      if (!creative) throw notFound(`Creative ${input.creativeId} of brand ${l.brandId}`);
-    }
+    // Every creative and copy named, attached or in properties, must be the brand's (400 on its field otherwise).
+    await requireReferences(ctx.db, ctx.principal, [...adReferences(l.brandId, input, ''), ...adReferences(l.brandId, input.properties ?? {}, 'properties.')]);
     const patch: Record<string, any> = {};
     if (input.copyGenerationId !== undefined) {
       // The copy's first texts become the ad's, unless the request names its own in properties.
@@ -128,7 +128,7 @@ export const updateNode = defineOperation({
       const locked = await loadLaunch(trx, l.brandId, l.id, true);
       editable(locked);
       const current = toNode(await trx('launch_nodes').where({ id: node.id }).first());
-      const merged = ctx.validate<Record<string, any>>(`node-properties#/$defs/${node.nodeType}`, mergePatch(current.properties, patch), 'properties');
+      const merged = ctx.validate<Record<string, any>>(`node-properties#/$defs/${node.nodeType}`, mergePatch(current.properties, patch) as Record<string, unknown>, 'properties');
       if (node.nodeType === 'campaign' && merged.accountId && merged.accountId !== current.properties.accountId) {
         const known = await trx('ad_accounts').where({ brand_id: l.brandId, account_id: merged.accountId }).first('id');
         if (!known) throw validationFailed([{ field: 'properties.accountId', code: 'invalid_value', message: `${merged.accountId} is not an ad account of this brand` }]);
@@ -178,6 +178,7 @@ export const getAdSet = defineOperation({
   output: 'get-ad-set#/$defs/output',
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   tag: 'launches',
+  toolset: 'launch',
   summary: 'Read an ad set: settings, targeting, budget, schedule, placements, optimization, assets, links and its ads.',
   async handler(ctx, input: { launchId: string; adsetId: string }) {
     const l = await loadLaunch(ctx.db, ctx.brand!.id, input.launchId);
@@ -219,6 +220,7 @@ export const removeNodes = defineOperation({
   output: 'remove-nodes#/$defs/output',
   annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
   tag: 'launches',
+  toolset: 'launch',
   summary: "Remove 1 to 200 nodes (with their children) from a launch's tree. Cannot be undone; anything already published keeps running on the ad platform.",
   description: 'notFound lists requested ids that are not in this launch with that nodeType; cascadedIds the children removed with them; validation checks what is left.',
   async handler(ctx, input: { launchId: string; nodes: Array<{ nodeId: string; nodeType: NodeType }> }) {
@@ -283,6 +285,7 @@ export const duplicateNode = defineOperation({
   output: 'duplicate-node#/$defs/output',
   annotations: write,
   tag: 'launches',
+  toolset: 'launch',
   summary: 'Copy an ad set or an ad 1 to 50 times, with all its settings and children, under the same parent.',
   async handler(ctx, input: { launchId: string; nodeId: string; nodeType: 'adset' | 'ad'; count: number }) {
     const l = await loadLaunch(ctx.db, ctx.brand!.id, input.launchId, true);

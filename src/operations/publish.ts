@@ -5,12 +5,13 @@
 import { defineOperation, type OperationContext } from '../catalogue/define.js';
 import { ServiceError, notFound, validationFailed } from '../errors.js';
 import { inTransaction } from '../db/connection.js';
-import { ceilingOf, commitmentOwner, releaseSpend, requireCeiling, reserveSpend, reserving, type CeilingView } from '../launches/ceiling.js';
+import { ceilingOf, commitmentAmount, commitmentOwner, releaseSpend, requireCeiling, reserveSpend, reserving, type CeilingView } from '../launches/ceiling.js';
 import { creativesFor, validationContextFor } from '../launches/context.js';
 import { publishLaunch } from '../launches/publish.js';
 import { RULES } from '../launches/rules.js';
 import { budgetOf, childrenOf, countsOf, loadLaunch, loadNodes, toNode, type LaunchRow, type NodeRow } from '../launches/store.js';
-import { countedAmount, validateLaunch } from '../launches/validate.js';
+import { campaignAmounts, validateLaunch } from '../launches/validate.js';
+import { countPerAccount, formatMinor, toUsdCents, type Counted } from '../money/convert.js';
 import { IDEMPOTENCY_LEASE_MS } from '../pipeline/idempotency.js';
 import { accountScope } from '../platforms/live-read.js';
 import type { BrandAdAccount } from '../platforms/registry.js';
@@ -39,7 +40,29 @@ function planOf(nodes: NodeRow[], campaignAccounts: Map<string, string | null>) 
   };
 }
 
+/**
+ * What publishing the launch counts against the ceiling: each ad account's total in its own
+ * currency, converted to US cents and rounded up once per account (503 when a rate is missing).
+ */
+async function countLaunch(ctx: OperationContext, brandId: number, nodes: NodeRow[], campaignAccounts: Map<string, string | null>): Promise<Counted> {
+  const parts = [];
+  for (const c of campaignAmounts(nodes, campaignAccounts)) {
+    const account = await ctx.platforms.account(ctx.db, brandId, c.accountId);
+    parts.push({ accountId: c.accountId, currency: account.currency, amountMinorUnits: c.amountMinorUnits });
+  }
+  return countPerAccount(parts, ctx.config.fxRates);
+}
+
+/** What a published launch counted when it was published (its commitments), or null for commitments that predate currencies. */
+async function countedAtPublish(ctx: OperationContext, launchId: number): Promise<Counted | null> {
+  const rows = await ctx.db('spend_commitments').where({ launch_id: launchId, kind: 'publish', state: 'committed' }).orderBy('id');
+  if (!rows.length || rows.some((r) => r.account_id === null)) return null;
+  const accounts = rows.map((r) => ({ accountId: r.account_id as string, currency: r.currency as string, amountMinorUnits: Number(r.amount_minor_units), countedUsdCents: Number(r.amount_cents) }));
+  return { accounts, totalUsdCents: accounts.reduce((sum, a) => sum + a.countedUsdCents, 0) };
+}
+
 async function publishView(ctx: OperationContext, l: LaunchRow, nodes: NodeRow[], campaignAccounts: Map<string, string | null>, warnings: Array<{ field: string; message: string }>, confirmed: boolean, ceiling?: CeilingView) {
+  const counted = (l.status === 'published' ? await countedAtPublish(ctx, l.id) : null) ?? (await countLaunch(ctx, l.brandId, nodes, campaignAccounts));
   return {
     launchId: String(l.id),
     confirmed,
@@ -47,7 +70,12 @@ async function publishView(ctx: OperationContext, l: LaunchRow, nodes: NodeRow[]
     status: l.status,
     counts: countsOf(nodes),
     plan: planOf(nodes, campaignAccounts),
-    budget: { countedMinorUnits: countedAmount(nodes), ceiling: ceiling ?? (await ceilingOf(ctx.db, ctx.principal)) },
+    budget: {
+      countedMinorUnits: counted.totalUsdCents,
+      countedUsdCents: counted.totalUsdCents,
+      accounts: counted.accounts,
+      ceiling: ceiling ?? (await ceilingOf(ctx.db, ctx.principal)),
+    },
     warnings: warnings.map((w) => ({ field: w.field, message: w.message })),
     publishedAt: l.publishedAt === null ? null : new Date(l.publishedAt).toISOString(),
   };
@@ -64,15 +92,19 @@ export const launchCampaign = defineOperation({
   output: 'launch-campaign#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
   tag: 'launches',
+  toolset: 'launch',
   transactional: false,
   summary: 'Validate and preview a launch, or publish it to the ad platform with confirm: true.',
   description:
     'Without confirm: true this only validates and previews (every object to be created, counts, the amount that would count against ' +
     "the key's publish ceiling); nothing changes and nothing counts. With confirm: true the amount (each campaign's budget, or its ad " +
     "sets' budgets) is reserved against the ceiling, every object is created on the ad platform and the launch becomes published. " +
+    "Budgets are in the minor units of each ad account's currency; the ceiling is in US dollars: budget.accounts shows each account's " +
+    'amount and the US cents it counts (its total at the FX_RATES rate, rounded up to the next cent), budget.countedUsdCents the sum. ' +
+    'An account currency without a rate answers 503 unavailable (preview included) and publishes nothing. ' +
     'Validation failures answer 400 "Launch validation failed: <n> issues." with one detail per issue. A failed publish removes what ' +
     'it created and releases the reservation. Retry with the same Idempotency-Key after a timeout.',
-  async handler(ctx, input: { launchId: string; confirm: boolean }) {
+  async handler(ctx, input: { launchId: number; confirm: boolean }) {
     requireCeiling(ctx.principal);
     let l = await loadLaunch(ctx.db, ctx.brand!.id, input.launchId);
     let nodes = await loadNodes(ctx.db, l.id);
@@ -90,6 +122,8 @@ export const launchCampaign = defineOperation({
 
     const accounts = new Map<string, BrandAdAccount>();
     for (const id of new Set(campaignAccounts.values())) accounts.set(id!, await ctx.platforms.account(ctx.db, l.brandId, id!));
+    // Converted before anything is reserved: a currency without a rate answers 503 and publishes nothing.
+    const counted = await countLaunch(ctx, l.brandId, nodes, campaignAccounts);
     const ceiling = await publishLaunch(
       ctx,
       {
@@ -97,7 +131,8 @@ export const launchCampaign = defineOperation({
         nodes,
         campaignAccounts: campaignAccounts as Map<string, string>,
         accounts,
-        amount: countedAmount(nodes),
+        counted,
+        campaignAmounts: new Map(campaignAmounts(nodes, campaignAccounts).map((c) => [c.campaignId, c.amountMinorUnits])),
         creatives: await creativesFor(ctx, l.brandId, nodes),
       },
       resume,
@@ -121,10 +156,14 @@ export const editLiveCampaign = defineOperation({
   output: 'edit-live-campaign#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
   tag: 'launches',
+  toolset: 'launch',
   transactional: false,
-  summary: 'Change the budget of a live campaign or ad set on the ad platform; the new amount counts against the key\'s ceiling.',
-  description: 'amount is in cents, at least 100 (and the platform minimum). A node of a launch that is still a draft answers 409 conflict: change draft budgets through the node properties.',
-  async handler(ctx, input: { launchId: string; nodeId: string; level: 'CAMPAIGN' | 'ADSET'; budgetType: 'daily' | 'lifetime'; amount: number }) {
+  summary: 'Change the budget of a live campaign or ad set on the ad platform; the new amount counts against the key\'s ceiling (in US cents).',
+  description:
+    "amount is in the minor units of the node's ad account currency (cents for USD, yen for JPY, fils for KWD), at least 100 (and the platform minimum). " +
+    'It counts against the credential\'s ceiling in US cents at the FX_RATES rate, rounded up (no rate for the currency: 503 unavailable, nothing changes). ' +
+    'A node of a launch that is still a draft answers 409 conflict: change draft budgets through the node properties.',
+  async handler(ctx, input: { launchId: number; nodeId: string; level: 'CAMPAIGN' | 'ADSET'; budgetType: 'daily' | 'lifetime'; amount: number }) {
     requireCeiling(ctx.principal);
     const l = await loadLaunch(ctx.db, ctx.brand!.id, input.launchId);
     const row = await ctx.db('launch_nodes').where({ launch_id: l.id, id: input.nodeId }).first();
@@ -148,17 +187,23 @@ export const editLiveCampaign = defineOperation({
     }
     const account = await ctx.platforms.account(ctx.db, l.brandId, node.accountId!);
     const rules = RULES[account.platform];
+    // Minimums are in the account's own minor units (100 means 100 yen on a JPY account).
     const min = node.nodeType === 'campaign' ? rules.minCampaignBudget : rules.minAdSetBudget;
-    if (input.amount < min) throw validationFailed([{ field: 'amount', code: 'too_small', message: `must be at least ${min} cents on ${account.platform}` }]);
+    if (input.amount < min) {
+      throw validationFailed([{ field: 'amount', code: 'too_small', message: `must be at least ${min} in the ad account's minor units (${formatMinor(min, account.currency)}) on ${account.platform}` }]);
+    }
+    // Converted before anything is reserved: a currency without a rate answers 503 and changes nothing.
+    const part = { accountId: account.accountId, currency: account.currency, amountMinorUnits: input.amount, countedUsdCents: toUsdCents(input.amount, account.currency, ctx.config.fxRates) };
+    const counted: Counted = { totalUsdCents: part.countedUsdCents, accounts: [part] };
 
     const knex = ctx.db as Knex;
     const now = ctx.now();
     let commitmentId = 0;
     await reserving(() => inTransaction(knex, async (trx) => {
-      await reserveSpend(trx, ctx.principal, input.amount);
+      await reserveSpend(trx, ctx.principal, counted);
       [commitmentId] = await trx('spend_commitments').insert({
         organization_id: ctx.principal.organizationId, ...commitmentOwner(ctx.principal), launch_id: l.id, node_id: node.id,
-        kind: 'budget_edit', amount_cents: input.amount, state: 'reserved', created_at: now, updated_at: now,
+        kind: 'budget_edit', ...commitmentAmount(part), state: 'reserved', created_at: now, updated_at: now,
       });
     }), { ctx, brandId: l.brandId, operation: 'edit-live-campaign' });
     const budget = { period: input.budgetType, amountMinorUnits: input.amount };
@@ -166,7 +211,7 @@ export const editLiveCampaign = defineOperation({
       await ctx.platforms.adapterFor(account.platform).setBudget(account, { level: node.nodeType, id: node.platformId }, budget);
     } catch (err) {
       await inTransaction(knex, async (trx) => {
-        await releaseSpend(trx, { ...commitmentOwner(ctx.principal), amount_cents: input.amount });
+        await releaseSpend(trx, { ...commitmentOwner(ctx.principal), amount_cents: part.countedUsdCents });
         await trx('spend_commitments').where({ id: commitmentId }).update({ state: 'released', updated_at: ctx.now() });
       });
       throw err;
@@ -180,12 +225,26 @@ export const editLiveCampaign = defineOperation({
         const properties = { ...node.properties, budget: input.budgetType === 'daily' ? { dailyAmount: input.amount } : { lifetimeAmount: input.amount } };
         await trx('launch_nodes').where({ id: node.id }).update({ properties: JSON.stringify(properties), updated_at: ctx.now() });
         await trx('spend_commitments').where({ id: commitmentId }).update({ state: 'committed', updated_at: ctx.now() });
-        await ctx.activity.record({ brandId: l.brandId, accountId: account.accountId, entityType: node.nodeType, entityId: node.id, entityName: node.properties.name ?? null, action: 'budget.updated' }, trx);
+        await ctx.activity.record(
+          { brandId: l.brandId, accountId: account.accountId, entityType: node.nodeType, entityId: node.id, entityName: node.properties.name ?? null, action: 'budget.updated', money: { amountMinorUnits: input.amount, currency: account.currency, countedUsdCents: part.countedUsdCents } },
+          trx,
+        );
         await ctx.events.emit(trx, {
           organizationId: ctx.principal.organizationId,
           brandId: l.brandId,
           type: 'budget.changed',
-          data: { brandId: l.brandId, launchId: String(l.id), nodeId: node.id, level: node.nodeType as 'campaign' | 'adset', platformId: node.platformId!, budget, actor: ctx.principal.actorLabel.slice(0, 255) },
+          data: {
+            brandId: l.brandId,
+            launchId: String(l.id),
+            nodeId: node.id,
+            level: node.nodeType as 'campaign' | 'adset',
+            platformId: node.platformId!,
+            budget,
+            accountId: account.accountId,
+            currency: account.currency,
+            countedUsdCents: part.countedUsdCents,
+            actor: ctx.principal.actorLabel.slice(0, 255),
+          },
         });
         return ceilingOf(trx, ctx.principal);
       });
@@ -194,10 +253,10 @@ export const editLiveCampaign = defineOperation({
       ceiling = await ceilingOf(ctx.db, ctx.principal).catch(() => ({
         // Storage is failing: the committed total is at least this call's amount.
         limitMinorUnits: ctx.principal.publishCeilingCents,
-        committedMinorUnits: input.amount,
+        committedMinorUnits: part.countedUsdCents,
         remainingMinorUnits: null,
       }));
     }
-    return { nodeId: node.id, level: input.level, platformId: node.platformId, budget, ceiling };
+    return { nodeId: node.id, level: input.level, platformId: node.platformId, budget, ...part, ceiling };
   },
 });

@@ -43,6 +43,7 @@ export const createStructureTemplate = defineOperation({
   output: 'create-structure-template#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
   tag: 'templates',
+  toolset: 'templates',
   successStatus: 201,
   // Audiences are checked on the ad platform, which must not happen inside a database transaction.
   transactional: false,
@@ -86,6 +87,7 @@ export const listStructureTemplates = defineOperation({
   output: 'list-structure-templates#/$defs/output',
   annotations: { ...read, openWorld: false },
   tag: 'templates',
+  toolset: 'templates',
   summary: 'List the structure templates of a brand, newest first.',
   description: `Each template's ad accounts are checked again (audiences are checked by get-structure-template and on apply). ${STATUS_RULE}`,
   async handler(ctx, input: { limit: number; status?: TemplateStatus }) {
@@ -112,6 +114,7 @@ export const getStructureTemplate = defineOperation({
   output: 'get-structure-template#/$defs/output',
   annotations: read,
   tag: 'templates',
+  toolset: 'templates',
   summary: 'Get a structure template: config, settings, audiences, accounts, scope and status (with statusReasons).',
   description: `Its ad accounts and audience ids are checked again on the ad platform. ${STATUS_RULE}`,
   async handler(ctx, input: { templateId: number | string }) {
@@ -131,10 +134,12 @@ export const editStructureTemplate = defineOperation({
   output: 'edit-structure-template#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: true },
   tag: 'templates',
+  toolset: 'templates',
   transactional: false,
   summary: 'Change any of name, config, audiences, settings, scope, status and accounts of a structure template; only the fields sent change.',
   description:
-    'A new config, audiences or accounts replace the old ones whole and are validated before saving. ' +
+    'Only the fields sent change: settings and config are merged key by key as a JSON merge patch (RFC 7396: keys not sent stay, null removes an optional key, ' +
+    'lists such as config.adSets, audiences and accounts are replaced whole); the result is validated before saving. ' +
     `${STATUS_RULE} Setting READY while an account or audience is still missing leaves it NEEDS_ATTENTION. ${FAILURES}`,
   async handler(ctx, input: TemplateFields & { brandId: number; templateId: number | string }) {
     const { brandId: _brand, templateId, ...fields } = input;
@@ -142,9 +147,10 @@ export const editStructureTemplate = defineOperation({
       throw validationFailed([{ field: 'name', code: 'invalid_type', message: 'send at least one of name, config, audiences, settings, scope, status or accounts' }]);
     }
     const current = await loadTemplate(ctx.db, ctx.brand!.id, templateId);
-    const next: StructureTemplate = { ...current, ...fields };
+    // settings and config merge key by key (RFC 7396); lists and other fields replace.
+    const next: StructureTemplate = ctx.patch(current, fields as Record<string, unknown>);
     const sent = {
-      config: fields.config,
+      config: fields.config === undefined ? undefined : next.config,
       audiences: fields.audiences,
       // Accounts and scope are checked together whenever either changes.
       ...(fields.accounts !== undefined || fields.scope !== undefined ? { accounts: next.accounts, scope: next.scope } : {}),
@@ -174,6 +180,7 @@ export const deleteStructureTemplate = defineOperation({
   output: 'delete-structure-template#/$defs/output',
   annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
   tag: 'templates',
+  toolset: 'templates',
   summary: 'Delete a structure template. Launches made from it stay as they are.',
   async handler(ctx, input: { templateId: number | string }) {
     const t = await loadTemplate(ctx.db, ctx.brand!.id, input.templateId, true);
@@ -194,6 +201,7 @@ export const applyStructureTemplate = defineOperation({
   output: 'apply-structure-template#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
   tag: 'templates',
+  toolset: 'templates',
   successStatus: 201,
   transactional: false,
   summary: 'Apply a READY structure template: creates one draft launch with one campaign tree per ad account in accounts, ready to publish.',
@@ -213,10 +221,14 @@ export const applyStructureTemplate = defineOperation({
     }
     if (!t.accounts.length) throw validationFailed([{ field: 'accounts', code: 'invalid_value', message: 'name at least one ad account of the brand to apply the template to' }]);
     // Built and checked before anything is stored: a template that does not validate creates nothing.
+    const step = (progress: number, message: string) => ctx.progress({ progress, total: 2, message });
+    step(0, `Building one campaign tree for each of ${t.accounts.length} ad accounts`);
     const tree = await buildTree(ctx, t);
     for (const n of tree.nodes) n.properties = ctx.validate<Record<string, any>>(`node-properties#/$defs/${n.nodeType}`, n.properties, 'config');
+    step(1, `Validating ${tree.nodes.length} nodes as a publish would`);
     const issues = await templateIssues(ctx, tree);
     if (issues.length) throw validationFailed(issues, `Structure template ${t.id} does not make a valid launch: ${issues.length} issues; fix these template fields.`);
+    step(2, 'Storing the draft launch');
     return inTransaction(ctx.db as Knex, async (trx) => {
       const launch = await insertLaunch(ctx, (input.title ?? t.name).slice(0, 200), `From structure template ${t.id} (${t.name})`.slice(0, 2000), trx);
       for (const n of tree.nodes) n.launchId = launch.id;

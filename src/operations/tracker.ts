@@ -78,6 +78,7 @@ export const getTrackerConnection = defineOperation({
   output: 'get-tracker-connection#/$defs/output',
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   tag: 'tracker',
+  toolset: 'integrate',
   summary: "Get the brand's click-tracker connection: baseUrl and the key's last four characters (never the key).",
   description: 'connected is false when no tracker is connected. Any member with access to the brand may read it.',
   async handler(ctx) {
@@ -97,6 +98,7 @@ export const connectTracker = defineOperation({
   output: 'connect-tracker#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
   tag: 'tracker',
+  toolset: 'integrate',
   summary: "Connect (or reconnect) the brand's Keitaro-compatible click tracker with its baseUrl and Admin API key.",
   description:
     'The key is stored encrypted and never shown again, only its last four characters. Changing the key of a connected tracker turns the ' +
@@ -134,6 +136,7 @@ export const disconnectTracker = defineOperation({
   output: 'disconnect-tracker#/$defs/output',
   annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   tag: 'tracker',
+  toolset: 'integrate',
   summary: "Disconnect the brand's click tracker: the key is deleted and the spend push turned off.",
   description: 'Manual mappings are kept for a later connection. Disconnecting a brand without a tracker answers connected: false. Requires an organization owner or admin when called as a person (else 403 forbidden).',
   async handler(ctx) {
@@ -156,6 +159,7 @@ export const listTrackerMappings = defineOperation({
   output: 'list-tracker-mappings#/$defs/output',
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: true },
   tag: 'tracker',
+  toolset: 'integrate',
   summary: "List which tracker campaign receives each service campaign's spend, the campaigns left unmatched, and the tracker campaigns to pick from.",
   description:
     'Automatic mappings come from the tracker clicks of the last 7 days matched on sub3 (sub_id_3 = the ad platform campaign id), falling back to ' +
@@ -182,6 +186,7 @@ export const updateTrackerMapping = defineOperation({
   output: 'update-tracker-mapping#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: true },
   tag: 'tracker',
+  toolset: 'integrate',
   // The tracker is read before and after the one-statement write: no transaction is held across those calls.
   transactional: false,
   summary: "Set the tracker campaign that receives a service campaign's spend (a manual mapping, which wins over the automatic one), or remove it with null; answers the full mapping list.",
@@ -227,6 +232,7 @@ export const getTrackerPush = defineOperation({
   output: 'get-tracker-push#/$defs/output',
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   tag: 'tracker',
+  toolset: 'integrate',
   summary: 'Get the tracker spend push setting: on or off (and why the service turned it off), the last cycle, and the schedule.',
   description: 'Any member with access to the brand may read it. schedule.cron is UTC; finalLocalHour is in each ad account\'s time zone.',
   async handler(ctx) {
@@ -245,6 +251,7 @@ export const setTrackerPush = defineOperation({
   output: 'set-tracker-push#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
   tag: 'tracker',
+  toolset: 'integrate',
   summary: "Turn the tracker spend push on or off: hourly, today's spend per mapped campaign (ad account time zone and currency); once a day at finalLocalHour, yesterday's final spend.",
   description:
     'enabled: true clears disabledReason and schedules the next hourly cycle (run-tracker-push pushes at once). Optional finalLocalHour (0-23) and ' +
@@ -280,6 +287,7 @@ export const runTrackerPush = defineOperation({
   output: 'run-tracker-push#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: true },
   tag: 'tracker',
+  toolset: 'integrate',
   successStatus: 202,
   // The CLI and the MCP tool read the run again until it ends, showing its progress.
   follow: { operation: 'get-tracker-push-run', carry: ['brandId'], from: { runId: 'runId' }, while: { field: 'status', equals: 'running' }, progress: { done: 'progress.done', total: 'progress.total' }, intervalMs: 1000 },
@@ -318,6 +326,7 @@ export const getTrackerPushRun = defineOperation({
   output: 'get-tracker-push-run#/$defs/output',
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   tag: 'tracker',
+  toolset: 'integrate',
   summary: 'Get a tracker push run as it stands: status (running, succeeded, failed), progress {done, total} of its cost updates, what it pushed and skipped, and why it failed.',
   description: 'runId is the one run-tracker-push answered (or a scheduled run\'s). A run of another brand answers 404 not_found. Any member with access to the brand may read it.',
   async handler(ctx, input: { brandId: number; runId: number | string }) {

@@ -35,6 +35,7 @@ export const createWebhookEndpoint = defineOperation({
   output: 'create-webhook-endpoint#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
   tag: 'webhooks',
+  toolset: 'integrate',
   successStatus: 201,
   summary: 'Create a webhook endpoint that receives the organization\'s events, signed with Standard Webhooks.',
   description:
@@ -83,6 +84,7 @@ export const listWebhookEndpoints = defineOperation({
   output: 'list-webhook-endpoints#/$defs/output',
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   tag: 'webhooks',
+  toolset: 'integrate',
   summary: 'List the organization\'s webhook endpoints, newest first.',
   description: 'A brand-limited key sees only endpoints filtered to its own brands.',
   async handler(ctx, input: { cursor?: string; limit: number }) {
@@ -113,6 +115,7 @@ export const getWebhookEndpoint = defineOperation({
   output: 'get-webhook-endpoint#/$defs/output',
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   tag: 'webhooks',
+  toolset: 'integrate',
   summary: 'Get one webhook endpoint (never its secret).',
   async handler(ctx, input: { endpointId: number }) {
     requireWebhookAccess(ctx);
@@ -131,6 +134,7 @@ export const updateWebhookEndpoint = defineOperation({
   output: 'update-webhook-endpoint#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
   tag: 'webhooks',
+  toolset: 'integrate',
   summary: 'Change a webhook endpoint\'s URL, description, events, brands, or turn it off and on.',
   description: 'Only the fields sent change. enabled: false disables it (disabledReason manual); enabled: true enables it again, clears the reason and resumes pending deliveries.',
   async handler(ctx, input: EndpointFields & { endpointId: number }) {
@@ -168,6 +172,7 @@ export const deleteWebhookEndpoint = defineOperation({
   output: 'delete-webhook-endpoint#/$defs/output',
   annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   tag: 'webhooks',
+  toolset: 'integrate',
   summary: 'Delete a webhook endpoint with its delivery log; pending deliveries are dropped.',
   async handler(ctx, input: { endpointId: number }) {
     requireWebhookAccess(ctx);
@@ -189,6 +194,7 @@ export const testWebhookEndpoint = defineOperation({
   output: 'test-webhook-endpoint#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
   tag: 'webhooks',
+  toolset: 'integrate',
   // The send happens outside any transaction: the event and its delivery are committed first.
   transactional: false,
   summary: 'Send a webhook.test event to the endpoint now and answer with the outcome.',
@@ -257,6 +263,7 @@ export const listWebhookDeliveries = defineOperation({
   output: 'list-webhook-deliveries#/$defs/output',
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   tag: 'webhooks',
+  toolset: 'integrate',
   summary: 'List the deliveries of a webhook endpoint, newest first, with every attempt (time, status code, duration, error, start of the answer).',
   async handler(ctx, input: { endpointId: number; status?: string; cursor?: string; limit: number }) {
     requireWebhookAccess(ctx);
@@ -291,6 +298,7 @@ export const redeliverWebhook = defineOperation({
   output: 'redeliver-webhook#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
   tag: 'webhooks',
+  toolset: 'integrate',
   successStatus: 202,
   summary: 'Send an event of the delivery log again, with the same webhook-id so receivers can dedupe.',
   description: 'Answers 202 with a new pending delivery that goes out at once through the delivery queue; list-webhook-deliveries shows its outcome. A disabled endpoint answers 409 conflict.',
@@ -332,6 +340,7 @@ export const rotateWebhookSecret = defineOperation({
   output: 'rotate-webhook-secret#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
   tag: 'webhooks',
+  toolset: 'integrate',
   summary: 'Replace the signing secret of a webhook endpoint; the new secret is shown once.',
   description: 'For 24 hours deliveries carry one signature per secret (new and replaced, space-separated in webhook-signature) so receivers can switch without losing a message. A retry after a lost answer rotates again; the secrets it replaced keep signing for their 24 hours.',
   async handler(ctx, input: { endpointId: number }) {

@@ -12,7 +12,9 @@ import { isKnownTimeZone } from '../time/zones.js';
 import { newWebhookSecret } from '../webhooks/signing.js';
 import { checkChatUrls } from '../workflows/chat.js';
 import { acts, checkDefinition, reachOf, type Definition, type Trigger } from '../workflows/definition.js';
-import { runnerOfPrincipal, startExecution } from '../workflows/runs.js';
+import { requireReferences } from '../references/resolve.js';
+import { definitionIssues } from '../workflows/references.js';
+import { personOf, runnerOfPrincipal, startExecution } from '../workflows/runs.js';
 import { STEP_JOB, executionViews, loadExecution, loadWorkflow, reachable, summaryViews, workflowView, type ExecutionRow, type WorkflowRow } from '../workflows/store.js';
 
 const write = { readOnly: false, destructive: false, idempotent: false, openWorld: false };
@@ -23,7 +25,7 @@ type DefinitionInput = Definition & { brandId: number };
 const PERMISSIONS =
   'Saving, activating or running a workflow with a launch, pause, budget or agent step needs the publish scope (else 403 insufficient_scope, ' +
   'details.requiredScope publish). A brand-limited key sees only workflows whose every brand is its own (others answer 404) and cannot save ' +
-  'a trigger or step reaching another brand (403 brand_not_allowed); it may save an agent step only in a workflow created with an API key (403 forbidden).';
+  'a trigger or step reaching another brand (400 validation_failed on that field); it may save an agent step only in a workflow created with an API key (403 forbidden).';
 
 const DEFINITION =
   'A definition is {workflowName, type, trigger, nodes[], edges[]}. trigger: {kind: manual} | {kind: schedule, cron, timezone} | ' +
@@ -31,7 +33,10 @@ const DEFINITION =
   '{kind: monitor, automationId}. Nodes {nodeId, kind, name, settings}: apply_template {templateId}, launch {launchId}, pause {launchId, nodeId}, ' +
   'budget {launchId, nodeId, amount in cents}, review {timeoutHours?}, chat {message, webhookUrl?}, agent {instruction, brandIds?}, ' +
   'condition {source, path, equals} (its outgoing edges carry when: true or false). The first node is the entry; edges {from, to} must reach every ' +
-  'node without cycles. Invalid definitions answer 400 validation_failed naming each node as nodes[<nodeId>].<setting>.';
+  'node without cycles. Every id named must exist in its brand (the trigger\'s column or automation in the workflow\'s brand, a step\'s template, ' +
+  'launch and node in the step\'s brand) and be reachable by the credential; ids may be numbers or digit strings. Invalid definitions answer ' +
+  '400 validation_failed naming each field as nodes[<nodeId>].settings.<setting> or trigger.<field>, the same for a missing id as for one of ' +
+  'another brand or organization. A run checks each step\'s references again when it runs.';
 
 function requirePublish(ctx: OperationContext, def: Pick<Definition, 'nodes'>, what: string): void {
   if (acts(def) && !ctx.principal.scopes.has('publish')) {
@@ -73,23 +78,10 @@ async function checkSave(ctx: OperationContext, def: Definition, createdByKind: 
   checkDefinition(ctx, def, ctx.config);
   await checkChatUrls(ctx.outbound, def.nodes);
   requirePublish(ctx, def, 'Saving');
+  // Every id the trigger and the steps name must exist in its brand and be within this credential's reach.
+  const issues = await definitionIssues(ctx, ctx.brand!.id, def);
+  if (issues.length) throw validationFailed(issues, `Workflow definition is invalid: ${issues.length} issues.`);
   const reach = reachOf(ctx.brand!.id, def);
-  const issues: FieldIssue[] = [];
-  for (const brandId of reach) {
-    if (brandId === ctx.brand!.id) continue;
-    if (!(await ctx.directory.brand(ctx.principal.organizationId, brandId))) {
-      const node = def.nodes.find((n) => n.settings?.brandId === brandId || (n.settings?.brandIds ?? []).includes(brandId))!;
-      issues.push({ field: `nodes[${node.nodeId}].settings.${node.kind === 'agent' ? 'brandIds' : 'brandId'}`, code: 'invalid_value', message: `brand ${brandId} is not a brand of this organization` });
-    }
-  }
-  if (issues.length) throw validationFailed(issues);
-  if (!reachable(ctx.principal, reach)) {
-    const outside = reach.filter((b) => !ctx.principal.brandIds!.has(b));
-    throw new ServiceError('brand_not_allowed', `This credential may not save a workflow reaching brand ${outside.join(', ')}; its trigger and steps must stay within its brands.`, {
-      reason: 'brand_not_allowed',
-      brandIds: outside,
-    });
-  }
   const limitedKey = ctx.principal.kind === 'api_key' && ctx.principal.brandIds !== null;
   if (limitedKey && createdByKind === 'user' && def.nodes.some((n) => n.kind === 'agent')) {
     throw new ServiceError('forbidden', 'A brand-limited API key may save an agent step only in a workflow created with an API key; this one belongs to a person.', null);
@@ -130,6 +122,7 @@ export const createWorkflow = defineOperation({
   annotations: write,
   errors: ['forbidden'],
   tag: 'workflows',
+  toolset: 'workflows',
   successStatus: 201,
   summary: 'Create a workflow (inactive): a trigger and a graph of steps such as apply template, launch, review gate and chat message.',
   description: `${DEFINITION} ${PERMISSIONS} Trigger-started runs act as the credential that last saved the workflow.`,
@@ -174,6 +167,7 @@ export const listWorkflows = defineOperation({
   output: 'list-workflows#/$defs/output',
   annotations: read,
   tag: 'workflows',
+  toolset: 'workflows',
   summary: "List the brand's workflows, newest first: name, type, status, run count, whether one is running, last run time.",
   description: 'A brand-limited key sees only workflows whose every reached brand is its own. lastRunAt is null before the first run.',
   async handler(ctx, input: { brandId: number; cursor?: string; limit: number }) {
@@ -216,6 +210,7 @@ export const getWorkflow = defineOperation({
   output: 'get-workflow#/$defs/output',
   annotations: read,
   tag: 'workflows',
+  toolset: 'workflows',
   summary: 'Get a workflow: its definition, version (send it back to save), status and run counters.',
   description: 'Another brand\'s workflow, or one reaching a brand outside a limited key\'s brands, answers 404.',
   async handler(ctx, input: { brandId: number; workflowId: string }) {
@@ -234,6 +229,7 @@ export const saveWorkflow = defineOperation({
   annotations: { ...write, idempotent: true },
   errors: ['forbidden', 'stale_read'],
   tag: 'workflows',
+  toolset: 'workflows',
   summary: 'Replace a workflow definition; send the version you read (another version: 409 stale_read, read it again).',
   description: `${DEFINITION} ${PERMISSIONS} Runs already under way keep the definition they started with. The saver becomes the credential trigger-started runs act as.`,
   async handler(ctx, input: DefinitionInput & { workflowId: string; version: number }) {
@@ -298,6 +294,7 @@ export const activateWorkflow = defineOperation({
   output: 'activate-workflow#/$defs/output',
   annotations: { ...write, idempotent: true },
   tag: 'workflows',
+  toolset: 'workflows',
   summary: 'Arm a workflow\'s trigger (status active): schedules fire, pipeline stages, monitors and the video-review hook start runs.',
   description: `Events from before activation start nothing. ${PERMISSIONS}`,
   async handler(ctx, input: { brandId: number; workflowId: string }) {
@@ -315,6 +312,7 @@ export const deactivateWorkflow = defineOperation({
   output: 'deactivate-workflow#/$defs/output',
   annotations: { ...write, idempotent: true },
   tag: 'workflows',
+  toolset: 'workflows',
   summary: 'Disarm a workflow\'s trigger (status inactive); runs under way go on, run-workflow still starts it by hand.',
   async handler(ctx, input: { brandId: number; workflowId: string }) {
     return setStatus(ctx, input, 'inactive');
@@ -331,19 +329,21 @@ export const runWorkflow = defineOperation({
   output: 'run-workflow#/$defs/output',
   annotations: write,
   tag: 'workflows',
+  toolset: 'workflows',
   successStatus: 202,
   summary: 'Start a run of a workflow now; answers 202 with the queued execution, whose steps then run in the background.',
   description:
     'The run acts as this credential: its scopes, brand limit and publish ceiling are checked when each step runs, and if the credential is revoked, ' +
     'expired or deleted meanwhile the rest of the run is refused. Follow it with get-workflow-execution. launchId names the launch of steps set to ' +
     `"$trigger.launchId". ${PERMISSIONS}`,
-  async handler(ctx, input: { brandId: number; workflowId: string; launchId?: string }) {
+  async handler(ctx, input: { brandId: number; workflowId: number; launchId?: number }) {
     const w = await loadWorkflow(ctx.db, ctx.principal, input.brandId, id(input.workflowId), true);
     requirePublish(ctx, { nodes: JSON.parse(w.nodes) }, 'Running');
+    if (input.launchId !== undefined) await requireReferences(ctx.db, ctx.principal, [{ kind: 'launch', field: 'launchId', id: input.launchId, brandId: input.brandId }]);
     const exec = await startExecution(ctx.db as Knex.Transaction, {
       workflow: w,
       runner: runnerOfPrincipal(ctx.principal),
-      trigger: { kind: 'manual', key: null, data: input.launchId ? { launchId: input.launchId } : {} },
+      trigger: { kind: 'manual', key: null, data: input.launchId !== undefined ? { launchId: String(input.launchId) } : {} },
       now: ctx.now(),
       events: ctx.events,
     });
@@ -361,6 +361,7 @@ export const listWorkflowExecutions = defineOperation({
   output: 'list-workflow-executions#/$defs/output',
   annotations: read,
   tag: 'workflows',
+  toolset: 'workflows',
   summary: 'List the runs of a workflow, newest first, each with its status and the result of every node.',
   async handler(ctx, input: { brandId: number; workflowId: string; limit: number }) {
     const w = await loadWorkflow(ctx.db, ctx.principal, input.brandId, id(input.workflowId));
@@ -385,12 +386,21 @@ export const getWorkflowExecution = defineOperation({
   output: 'get-workflow-execution#/$defs/output',
   annotations: read,
   tag: 'workflows',
+  toolset: 'workflows',
   summary: 'Get one run of a workflow: status (queued, running, waiting_review, succeeded, failed, canceled) and each node\'s status, result and error.',
   async handler(ctx, input: { brandId: number; workflowId: string; executionId: string }) {
     const w = await loadWorkflow(ctx.db, ctx.principal, input.brandId, id(input.workflowId));
     return (await executionViews(ctx.db, [await loadExecution(ctx.db, w, input.executionId)]))[0];
   },
 });
+
+/** The person who started a run: recorded at its start, or (for runs recorded before that) the creator of its key. */
+async function authorOf(db: Knex | Knex.Transaction, exec: ExecutionRow): Promise<number | null> {
+  if (exec.runner_user_id !== null && Number(exec.runner_user_id) > 0) return Number(exec.runner_user_id);
+  if (exec.runner_kind !== 'api_key' || exec.runner_api_key_id === null) return null;
+  const key = await db('api_keys').where({ id: exec.runner_api_key_id }).first('created_by_user_id');
+  return key?.created_by_user_id ? Number(key.created_by_user_id) : null;
+}
 
 export const reviewWorkflowStep = defineOperation({
   name: 'review-workflow-step',
@@ -403,9 +413,12 @@ export const reviewWorkflowStep = defineOperation({
   annotations: write,
   errors: ['forbidden', 'conflict'],
   tag: 'workflows',
+  toolset: 'workflows',
   summary: 'Approve or reject a review gate of a run that waits for it; approve lets the run go on, reject ends it (canceled).',
   description:
-    'Only a member other than the run\'s author may decide: the same API key, or the same person, answers 403 forbidden. A gate that is not ' +
+    'Only a person other than the run\'s author may decide. The author is the person who started the run, or the person who created the API key ' +
+    'that started it (recorded when the run starts); their approval answers 403 forbidden whichever credential they use (that key, another key ' +
+    'they created, their OAuth token). A gate that is not ' +
     'waiting (decided already, timed out, or not a review step) answers 409 conflict.',
   async handler(ctx, input: { brandId: number; workflowId: string; executionId: string; nodeId: string; decision: 'approve' | 'reject'; comment?: string }) {
     const db = ctx.db as Knex.Transaction;
@@ -414,10 +427,12 @@ export const reviewWorkflowStep = defineOperation({
     const node = (JSON.parse(exec.definition).nodes as Definition['nodes']).find((n) => n.nodeId === input.nodeId);
     if (!node) throw notFound(`Node ${input.nodeId} of execution ${exec.id}`);
     const p = ctx.principal;
-    const sameKey = p.kind === 'api_key' && exec.runner_kind === 'api_key' && Number(exec.runner_api_key_id) === p.apiKeyId;
-    const samePerson = p.kind === 'user' && exec.runner_kind === 'user' && Number(exec.runner_user_id) === p.userId;
+    // Separation of duties is by person: the run's author may not approve it with any credential of theirs.
+    const sameKey = p.apiKeyId !== null && exec.runner_kind === 'api_key' && Number(exec.runner_api_key_id) === p.apiKeyId;
+    const author = await authorOf(db, exec);
+    const samePerson = author !== null && personOf(p) === author;
     if (sameKey || samePerson) {
-      throw new ServiceError('forbidden', `The run's author (${exec.runner_label}) may not review its own run; ask another member.`, null);
+      throw new ServiceError('forbidden', `The run's author (${exec.runner_label}) may not review its own run, with this credential or any other of theirs; ask another member.`, null);
     }
     const now = ctx.now();
     const decided = {
@@ -448,6 +463,7 @@ export const deleteWorkflow = defineOperation({
   output: 'delete-workflow#/$defs/output',
   annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   tag: 'workflows',
+  toolset: 'workflows',
   summary: 'Delete a workflow permanently, with its executions; runs under way stop before their next step.',
   async handler(ctx, input: { brandId: number; workflowId: string }) {
     const db = ctx.db as Knex.Transaction;

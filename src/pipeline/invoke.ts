@@ -7,6 +7,7 @@ import type { Principal } from '../auth/principal.js';
 import type { BrandRow, Catalogue, NestedInvokeOptions, OperationContext, OperationDefinition } from '../catalogue/define.js';
 import type { Config } from '../config.js';
 import { inTransaction } from '../db/connection.js';
+import { applyPatch } from '../merge-patch.js';
 import { ServiceError, notFound } from '../errors.js';
 import { activityRecorder, type ActivityRecorder } from '../activity/recorder.js';
 import type { CursorCodec, PageCursor } from '../pagination/cursor.js';
@@ -162,6 +163,14 @@ class InvocationContext implements OperationContext {
     return this.deps.schemas.validateInput<T>(schemaId, data, prefix);
   }
 
+  patch<T extends object>(current: T, body: Record<string, unknown>): T {
+    const next = applyPatch(current, body, this.deps.schemas.bundle(this.op.input));
+    const merged = Object.fromEntries(Object.keys(body).map((k) => [k, (next as Record<string, unknown>)[k]]));
+    // A copy: validating fills in defaults, which must not reach what the handler saves.
+    this.deps.schemas.validateInput(this.op.input, structuredClone({ ...this.input, ...merged }));
+    return next;
+  }
+
   invoke(name: string, input: Record<string, unknown>, options: NestedInvokeOptions = {}): Promise<InvokeResult> {
     if ((this.db as Knex.Transaction).isTransaction) {
       // The inner operation commits on its own; inside this transaction it would wait for it (SQLite) or outlive it.
@@ -223,7 +232,8 @@ export async function invoke(
       );
     }
     const key = checkIdempotencyKey(op, options.idempotencyKey);
-    const input = deps.schemas.validateInput<Record<string, unknown>>(op.input, rawInput);
+    // A PATCH body is a merge patch: its object-valued fields are checked again once merged (ctx.patch).
+    const input = op.method === 'PATCH' ? deps.schemas.validatePatchInput<Record<string, unknown>>(op.input, rawInput) : deps.schemas.validateInput<Record<string, unknown>>(op.input, rawInput);
     const brand = typeof input.brandId === 'number' ? await brandFor(deps.directory, principal, input.brandId) : null;
 
     let claim: Claim | null = null;

@@ -7,6 +7,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import * as addFormatsModule from 'ajv-formats';
 import { validationFailed, type FieldIssue } from '../errors.js';
 import { projectPath } from '../paths.js';
+import { patchInputSchema } from '../merge-patch.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
 const addFormats = addFormatsModule.default as unknown as typeof addFormatsModule.default.default;
@@ -15,11 +16,41 @@ export type JsonSchema = Record<string, unknown>;
 
 const AJV_COMMON = { strict: true, allErrors: true, allowUnionTypes: true } as const;
 
-/** Reads every `*.json` schema file below `schemas/`. */
+/** Ids this service numbers: 1 to the largest 32-bit signed integer. */
+const ID_MAX = 2_147_483_647;
+const ID_DIGITS = /^[1-9][0-9]{0,9}$/;
+
+/**
+ * The `idDigits` keyword of the shared `id` schema (common#/$defs/id): an id sent as a string of
+ * digits becomes the number, in place, so every operation sees one type whichever form arrived.
+ * Only input validation changes data; answers are checked, never rewritten this way.
+ */
+interface IdCheck {
+  (enabled: boolean, data: string, parentSchema?: unknown, cxt?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number }): boolean;
+  errors?: Partial<ErrorObject>[];
+}
+
+function addIdKeyword(ajv: Ajv2020, normalize: boolean): void {
+  const check: IdCheck = (enabled, data, _parentSchema, cxt) => {
+    check.errors = [];
+    if (!enabled || !ID_DIGITS.test(data)) return true;
+    const n = Number(data);
+    if (n > ID_MAX) {
+      check.errors = [{ keyword: 'idDigits', message: `must be at most ${ID_MAX}`, params: { limit: ID_MAX } }];
+      return false;
+    }
+    if (normalize && cxt) cxt.parentData[cxt.parentDataProperty] = n;
+    return true;
+  };
+  ajv.addKeyword({ keyword: 'idDigits', type: 'string', schemaType: 'boolean', modifying: normalize, errors: true, validate: check });
+}
+
+/** Reads every `*.json` schema file below `schemas/` (not `schemas/examples/`, which holds example requests). */
 export function loadSchemaFiles(dir = projectPath('schemas')): JsonSchema[] {
   const out: JsonSchema[] = [];
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
+    if (entry.isDirectory() && full === projectPath('schemas', 'examples')) continue;
     if (entry.isDirectory()) out.push(...loadSchemaFiles(full));
     else if (entry.name.endsWith('.json')) out.push(JSON.parse(fs.readFileSync(full, 'utf8')) as JsonSchema);
   }
@@ -70,7 +101,11 @@ function issueOf(e: ErrorObject): FieldIssue {
     case 'const':
       return { field: fieldOf(e.instancePath), code: 'invalid_value', message: `must be ${JSON.stringify(p.allowedValue)}` };
     case 'pattern':
+      // An id that is neither a number nor digits is of the wrong kind, not a wrong value.
+      if (p.pattern === ID_DIGITS.source) return { field: fieldOf(e.instancePath), code: 'invalid_type', message: 'must be an id: a whole number from 1, or its digits as a string' };
       return { field: fieldOf(e.instancePath), code: 'invalid_value', message: `must match ${p.pattern}` };
+    case 'idDigits':
+      return { field: fieldOf(e.instancePath), code: 'too_big', message: String(e.message) };
     case 'format':
       return { field: fieldOf(e.instancePath), code: 'invalid_value', message: `must be a valid ${p.format}` };
     default:
@@ -99,10 +134,13 @@ export class SchemaRegistry {
   private readonly byId = new Map<string, JsonSchema>();
   private readonly inputFns = new Map<string, ValidateFunction>();
   private readonly outputFns = new Map<string, ValidateFunction>();
+  private readonly patchFns = new Map<string, ValidateFunction>();
   private readonly bundles = new Map<string, JsonSchema>();
 
   constructor(schemas: JsonSchema[] = loadSchemaFiles()) {
     addFormats(this.inputAjv);
+    addIdKeyword(this.inputAjv, true);
+    addIdKeyword(this.outputAjv, false);
     // Our own answers need no strict format regexes: the fast ones catch a wrong type of value at a fraction of the cost.
     addFormats(this.outputAjv, { mode: 'fast' });
     for (const s of schemas) this.add(s);
@@ -172,6 +210,31 @@ export class SchemaRegistry {
     return data as T;
   }
 
+  /**
+   * Validates a PATCH body before it is merged: the input schema with each object-valued field
+   * taking a merge patch (null removes a key, nothing inside is required; merge-patch.ts). The
+   * merged result is checked against `id` itself afterwards.
+   */
+  validatePatchInput<T>(id: string, data: unknown): T {
+    const fn = this.patchFn(id);
+    if (!fn(data)) throw validationFailed(issuesOf(fn.errors));
+    return data as T;
+  }
+
+  /** Compiles the PATCH form of an input schema now, so a schema it cannot be made from fails at boot. */
+  compilePatch(id: string): void {
+    this.patchFn(id);
+  }
+
+  private patchFn(id: string): ValidateFunction {
+    let fn = this.patchFns.get(id);
+    if (!fn) {
+      fn = this.inputAjv.compile(patchInputSchema(this.bundle(id)));
+      this.patchFns.set(id, fn);
+    }
+    return fn;
+  }
+
   /** Strips fields the output schema does not allow; returns the issues left, if any. */
   shapeOutput(id: string, data: unknown): FieldIssue[] {
     const fn = this.outputFn(id);
@@ -222,7 +285,7 @@ export class SchemaRegistry {
         for (const part of (pointer ?? '').split('/').filter(Boolean)) target = (target as Record<string, unknown>)[part];
         if (target === undefined) throw new Error(`schema ${baseId}: $ref ${v} points at nothing`);
         merged = this.inline(target, targetId, [...trail, v]) as Record<string, unknown>;
-      } else if (k === '$id' || k === '$schema' || k === '$defs') {
+      } else if (k === '$id' || k === '$schema' || k === '$defs' || k === 'idDigits') {
         continue;
       } else {
         out[k] = this.inline(v, baseId, trail);

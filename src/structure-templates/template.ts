@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import type { OperationContext } from '../catalogue/define.js';
 import { notFound, type FieldIssue } from '../errors.js';
 import { parseTemplate } from '../naming/template.js';
+import { referenceIssues, type Reference } from '../references/resolve.js';
 
 export type TemplateStatus = 'DRAFT' | 'READY' | 'NEEDS_ATTENTION';
 export type Scope = 'single' | 'multiple';
@@ -124,14 +125,11 @@ export async function checkTemplate(ctx: OperationContext, parts: Partial<Pick<S
     if (c.campaign.accountId !== undefined) bad('config.campaign.accountId', 'must be omitted: the template makes one campaign per ad account in accounts');
     c.adSets.forEach((s, i) => nameOk(`config.adSets[${i}].name`, s.name));
     c.ads.forEach((a, i) => nameOk(`config.ads[${i}].name`, a.name));
-    const creativeIds = [...new Set(c.ads.map((a) => a.creativeId).filter((x): x is number => typeof x === 'number'))];
-    const copyIds = [...new Set(c.ads.map((a) => a.copyGenerationId).filter((x): x is number => typeof x === 'number'))];
-    const creatives = new Set((creativeIds.length ? await ctx.db('creatives').where({ brand_id: brandId }).whereIn('id', creativeIds).pluck('id') : []).map(Number));
-    const copies = new Set((copyIds.length ? await ctx.db('copy_generations').where({ brand_id: brandId }).whereIn('id', copyIds).pluck('id') : []).map(Number));
-    c.ads.forEach((a, i) => {
-      if (typeof a.creativeId === 'number' && !creatives.has(a.creativeId)) bad(`config.ads[${i}].creativeId`, `creative ${a.creativeId} does not exist in this brand`);
-      if (typeof a.copyGenerationId === 'number' && !copies.has(a.copyGenerationId)) bad(`config.ads[${i}].copyGenerationId`, `copy ${a.copyGenerationId} does not exist in this brand`);
-    });
+    const refs: Reference[] = c.ads.flatMap((a, i) => [
+      ...(typeof a.creativeId === 'number' ? [{ kind: 'creative' as const, field: `config.ads[${i}].creativeId`, id: a.creativeId, brandId }] : []),
+      ...(typeof a.copyGenerationId === 'number' ? [{ kind: 'copy' as const, field: `config.ads[${i}].copyGenerationId`, id: a.copyGenerationId, brandId }] : []),
+    ]);
+    issues.push(...(await referenceIssues(ctx.db, ctx.principal, refs)));
   }
   parts.audiences?.forEach((a, i) => {
     if (a.kind === 'targetingSet') {
@@ -140,10 +138,7 @@ export async function checkTemplate(ctx: OperationContext, parts: Partial<Pick<S
     } else if (!a.audienceId) bad(`audiences[${i}].audienceId`, `is required for a ${a.kind}: the audience's id on the ad platform`);
   });
   if (parts.accounts) {
-    const known = new Set<string>(await ctx.db('ad_accounts').where({ brand_id: brandId }).pluck('account_id'));
-    parts.accounts.forEach((a, i) => {
-      if (!known.has(a)) bad(`accounts[${i}]`, `${a} is not an ad account of this brand`);
-    });
+    issues.push(...(await referenceIssues(ctx.db, ctx.principal, parts.accounts.map((a, i) => ({ kind: 'adAccount' as const, field: `accounts[${i}]`, id: a, brandId })))));
     if (parts.scope === 'single' && parts.accounts.length > 1) {
       bad(scopeSent ? 'scope' : 'accounts', `scope single allows one ad account; ${parts.accounts.length} are named (use scope multiple)`);
     }

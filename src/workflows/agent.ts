@@ -68,7 +68,7 @@ export function agentTools(catalogue: Catalogue, schemas: SchemaRegistry, princi
 function system(principal: Principal, brands: number[] | null): string {
   return (
     'You carry out one step of an ad-campaign workflow by calling the tools, which are the operations of the service. ' +
-    `You act as ${principal.actorLabel}. ${brands ? `Work only on brand ${brands.join(', ')}.` : ''} Money amounts are integer cents. ` +
+    `You act as ${principal.actorLabel}. ${brands ? `Work only on brand ${brands.join(', ')}.` : ''} Money amounts are integers in the minor units of each ad account's currency; the publish ceiling is in US cents. ` +
     'A tool answers {"status", "body"} on success or {"error": {code, message}} when refused; do not retry a refused call unchanged. ' +
     'When done, answer with a short summary and no tool call.'
   );

@@ -26,7 +26,7 @@ export interface HookDeps {
 
 export interface HookAnswer {
   status: number;
-  body: { executionId: string; status: string; duplicate: boolean };
+  body: { executionId: number; status: string; duplicate: boolean };
 }
 
 const unverified = (why: string) => new ServiceError('unauthenticated', `The message is not verified: ${why}. Sign it with the workflow's whsec_ secret (Standard Webhooks).`);
@@ -64,8 +64,8 @@ export async function receiveWorkflowHook(deps: HookDeps, hookId: string, header
   return inTransaction(deps.knex, async (trx) => {
     const key = `hook:${messageId}`;
     const started = await startTriggered(trx, w, { kind: 'video_review', key, data: { messageId, payload } }, deps.now(), deps.events);
-    if (started) return { status: 202, body: { executionId: String(started.id), status: started.status, duplicate: false } };
+    if (started) return { status: 202, body: { executionId: Number(started.id), status: started.status, duplicate: false } };
     const earlier = (await trx('workflow_executions').where({ workflow_id: w.id, trigger_key: key }).first()) as ExecutionRow;
-    return { status: 200, body: { executionId: String(earlier.id), status: earlier.status, duplicate: true } };
+    return { status: 200, body: { executionId: Number(earlier.id), status: earlier.status, duplicate: true } };
   });
 }

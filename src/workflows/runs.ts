@@ -14,17 +14,23 @@ import { definitionOf, STEP_JOB, type ExecutionRow, type WorkflowRow } from './s
 
 type Db = Knex | Knex.Transaction;
 
-/** Who a run acts as. */
+/** Who a run acts as, and the person behind it (who may not approve its review gates). */
 export interface Runner {
   kind: 'api_key' | 'user';
   apiKeyId: number | null;
   grantId: number | null;
+  /** The person: the signed-in user, or the user who created the key (null when unknown). */
   userId: number | null;
   label: string;
 }
 
+/** The person behind a principal: the user, or the creator of the key; null when the key has none recorded. */
+export function personOf(p: Principal): number | null {
+  return p.userId > 0 ? p.userId : null;
+}
+
 export function runnerOfPrincipal(p: Principal): Runner {
-  return { kind: p.kind, apiKeyId: p.apiKeyId, grantId: p.grantId, userId: p.kind === 'user' ? p.userId : null, label: p.actorLabel.slice(0, 255) };
+  return { kind: p.kind, apiKeyId: p.apiKeyId, grantId: p.grantId, userId: personOf(p), label: p.actorLabel.slice(0, 255) };
 }
 
 /** The runner of a trigger-started run: the credential that last saved the workflow. */
@@ -91,7 +97,7 @@ export async function startExecution(trx: Knex.Transaction, s: StartInput): Prom
   await trx('workflow_node_results').insert(def.nodes.map((n) => ({ execution_id: id, node_id: n.nodeId, status: refused ? 'canceled' : 'pending' })));
   await trx('workflows').where({ id: w.id }).update({ run_count: trx.raw('run_count + 1'), last_run_at: s.now });
   if (refused) {
-    await s.events.emit(trx, { organizationId: w.organization_id, brandId: w.brand_id, type: 'workflow.execution.finished', data: { brandId: w.brand_id, workflowId: Number(w.id), executionId: String(id), status: 'failed' } });
+    await s.events.emit(trx, { organizationId: w.organization_id, brandId: w.brand_id, type: 'workflow.execution.finished', data: { brandId: w.brand_id, workflowId: Number(w.id), executionId: id, status: 'failed' } });
   } else {
     await wakeJob(trx, STEP_JOB, String(id), s.now);
   }
@@ -104,8 +110,8 @@ export async function startTriggered(trx: Knex.Transaction, w: WorkflowRow, trig
   let refusal: ServiceError | null = null;
   try {
     const principal = await principalOfRunner(trx, w.organization_id, runner, now);
-    // The person behind a grant is the run's author: they may not review it.
-    if (principal.kind === 'user') runner.userId = principal.userId;
+    // The person behind the grant, or the creator of the key, is the run's author: they may not review it.
+    runner.userId = personOf(principal);
   } catch (err) {
     if (!(err instanceof ServiceError)) throw err;
     refusal = err;

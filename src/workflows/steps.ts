@@ -2,6 +2,7 @@
 // run's credential, with an Idempotency-Key derived from (execution, node), so a step resumed after
 // a crash replays its first answer instead of acting twice. Refusals become the node's error.
 
+import type { Knex } from 'knex';
 import type { Principal } from '../auth/principal.js';
 import type { Catalogue } from '../catalogue/define.js';
 import type { Config } from '../config.js';
@@ -13,6 +14,7 @@ import type { OutboundClient } from '../outbound/client.js';
 import { runAgent, type AgentState } from './agent.js';
 import { postChat } from './chat.js';
 import type { WorkflowNode } from './definition.js';
+import { stepIssues } from './references.js';
 
 export type StepOutcome =
   | { status: 'succeeded'; result: Record<string, unknown> }
@@ -23,6 +25,8 @@ export type StepOutcome =
 
 export interface StepEnv {
   config: Config;
+  /** Where the step's references are looked up again before it acts. */
+  db: Knex;
   principal: Principal;
   invoke(name: string, principal: Principal, input: Record<string, unknown>, options: InvokeOptions): Promise<InvokeResult>;
   catalogue?: Catalogue;
@@ -48,7 +52,8 @@ const TRANSIENT = new Set(['rate_limited', 'unavailable', 'timeout', 'internal_e
 
 export const stepKey = (executionId: number, nodeId: string) => `wf-${executionId}-${nodeId}`;
 
-function launchIdOf(env: StepEnv, raw: string): string {
+function launchIdOf(env: StepEnv, raw: string | number): string {
+  if (typeof raw === 'number') return String(raw);
   // "$nodes.<nodeId>.launchId": the launch an earlier step made (an applied structure template).
   const earlier = /^\$nodes\.([A-Za-z0-9_-]+)\.launchId$/.exec(raw);
   if (earlier) {
@@ -64,6 +69,20 @@ function launchIdOf(env: StepEnv, raw: string): string {
     throw new ServiceError('validation_failed', 'This step uses "$trigger.launchId", but the run was not started with a launch (run-workflow launchId, or a pipeline card).', null);
   }
   return String(id);
+}
+
+/**
+ * The step's references, checked again as it is about to act (they were checked when the workflow
+ * was saved, but a template, launch or node may have gone since): a failed outcome naming each one
+ * that went away, or null. A brand outside the runner's limit is left to the operation, which
+ * refuses it with brand_not_allowed.
+ */
+async function referencesGone(env: StepEnv, node: WorkflowNode, brandId: number, launchId: string | null): Promise<StepOutcome | null> {
+  if (env.principal.brandIds !== null && !env.principal.brandIds.has(brandId)) return null;
+  const issues = await stepIssues({ db: env.db, principal: env.principal }, node, brandId, launchId === null ? null : Number(launchId));
+  if (!issues.length) return null;
+  const what = issues.map((i) => `${i.field} ${i.message}`).join('; ');
+  return { status: 'failed', error: { code: 'not_found', message: `Step ${node.nodeId} did not act: a reference went away since the workflow was saved: ${what}.`, details: issues } };
 }
 
 async function act(env: StepEnv, node: WorkflowNode, operation: string, input: Record<string, unknown>): Promise<StepOutcome> {
@@ -87,13 +106,20 @@ export async function runStep(env: StepEnv, node: WorkflowNode): Promise<StepOut
   try {
     switch (node.kind) {
       case 'apply_template':
-        return await act(env, node, 'apply-structure-template', { brandId, templateId: String(s.templateId) });
-      case 'launch':
-        return await act(env, node, 'launch-campaign', { brandId, launchId: launchIdOf(env, s.launchId), confirm: true });
-      case 'pause':
-        return await act(env, node, 'update-node', { brandId, launchId: launchIdOf(env, s.launchId), nodeId: s.nodeId, properties: { status: 'PAUSED' } });
-      case 'budget':
-        return await act(env, node, 'edit-live-campaign', { brandId, launchId: launchIdOf(env, s.launchId), nodeId: s.nodeId, level: s.level ?? 'CAMPAIGN', budgetType: s.budgetType ?? 'daily', amount: s.amount });
+        return (await referencesGone(env, node, brandId, null)) ?? (await act(env, node, 'apply-structure-template', { brandId, templateId: s.templateId }));
+      case 'launch': {
+        const launchId = launchIdOf(env, s.launchId);
+        return (await referencesGone(env, node, brandId, launchId)) ?? (await act(env, node, 'launch-campaign', { brandId, launchId, confirm: true }));
+      }
+      case 'pause': {
+        const launchId = launchIdOf(env, s.launchId);
+        return (await referencesGone(env, node, brandId, launchId)) ?? (await act(env, node, 'update-node', { brandId, launchId, nodeId: s.nodeId, properties: { status: 'PAUSED' } }));
+      }
+      case 'budget': {
+        const launchId = launchIdOf(env, s.launchId);
+        const input = { brandId, launchId, nodeId: s.nodeId, level: s.level ?? 'CAMPAIGN', budgetType: s.budgetType ?? 'daily', amount: s.amount };
+        return (await referencesGone(env, node, brandId, launchId)) ?? (await act(env, node, 'edit-live-campaign', input));
+      }
       case 'review':
         return { status: 'waiting_review', deadline: typeof s.timeoutHours === 'number' ? env.now() + Math.round(s.timeoutHours * 3_600_000) : null };
       case 'condition': {

@@ -144,7 +144,7 @@ export async function executionViews(db: Db, rows: ExecutionRow[]) {
     const def = JSON.parse(r.definition) as Definition;
     const mine = new Map(results.filter((x) => Number(x.execution_id) === Number(r.id)).map((x) => [x.node_id, x]));
     return {
-      executionId: String(r.id),
+      executionId: Number(r.id),
       workflowId: Number(r.workflow_id),
       brandId: Number(r.brand_id),
       status: r.status,

@@ -11,13 +11,20 @@ export interface BridgeConfig {
   baseUrl: string;
   apiKey: string;
   mcpUrl?: string;
+  /** `--toolsets`: sent as X-MCP-Toolsets on every request, so the server lists and runs only those. */
+  toolsets?: string;
+  /** `--read-only`: sent as X-MCP-Readonly: true. */
+  readOnly?: boolean;
 }
 
 /** Pipes JSON-RPC between stdio and the remote endpoint until standard input closes. */
 export async function runMcpBridge(config: BridgeConfig): Promise<void> {
   const endpoint = new URL(config.mcpUrl ?? `${config.baseUrl.replace(/\/+$/, '')}/mcp`);
   const local = new StdioServerTransport();
-  const remote = new StreamableHTTPClientTransport(endpoint, { fetch: cliFetch(), requestInit: { headers: { authorization: `Bearer ${config.apiKey}` } } });
+  const headers: Record<string, string> = { authorization: `Bearer ${config.apiKey}` };
+  if (config.toolsets) headers['x-mcp-toolsets'] = config.toolsets;
+  if (config.readOnly) headers['x-mcp-readonly'] = 'true';
+  const remote = new StreamableHTTPClientTransport(endpoint, { fetch: cliFetch(), requestInit: { headers } });
   const done = new Promise<void>((resolve) => {
     local.onclose = () => resolve();
     process.stdin.once('end', () => resolve());
@@ -25,7 +32,9 @@ export async function runMcpBridge(config: BridgeConfig): Promise<void> {
   local.onmessage = (message) => {
     remote.send(message).catch((err: Error) => {
       const id = (message as { id?: string | number }).id;
-      if (id !== undefined) void local.send({ jsonrpc: '2.0', id, error: { code: -32603, message: `The service at ${endpoint.origin} could not be reached: ${err.message}` } });
+      // Only a request waits for an answer; a lost answer of ours is reported on stderr.
+      if (id !== undefined && 'method' in message) void local.send({ jsonrpc: '2.0', id, error: { code: -32603, message: `The service at ${endpoint.origin} could not be reached: ${err.message}` } });
+      else process.stderr.write(`svc mcp: ${err.message}\n`);
     });
   };
   remote.onmessage = (message) => void local.send(message);

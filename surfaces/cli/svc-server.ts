@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// svc-server: `serve [--demo]`, `migrate`, `bootstrap FILE|-` (contracts/RUNNING.md).
+// svc-server: `serve [--demo]`, `migrate`, `bootstrap FILE|-`, `create-key`, `rotate-signing-key`
+// (docs/operations.md).
 
 import fs from 'node:fs';
 import { loadConfig } from '../../src/config.js';
@@ -13,12 +14,15 @@ import { SchemaRegistry } from '../../src/schemas/registry.js';
 import { Service } from '../../src/service.js';
 import { startHttpServer } from '../http-server.js';
 import { rotateSigningKey } from '../../src/oauth/keys.js';
+import { CREATE_KEY_USAGE, createKeyCommand } from './create-key.js';
 
 const USAGE = `Usage:
   svc-server serve [--demo]   start REST (/v1) and MCP (/mcp); runs pending migrations first
                               --demo seeds a demo organization into an empty database (npm start)
   svc-server migrate          run pending migrations and exit
   svc-server bootstrap FILE   run migrations, apply a bootstrap JSON file (- reads stdin), print the result JSON
+  svc-server create-key --org ORG --created-by EMAIL --name NAME [--scopes ...] [--publish-ceiling-dollars N] ...
+                              print a new API key for an existing organization (see svc-server create-key --help)
   svc-server rotate-signing-key
                               add a new OAuth token-signing key; older keys keep verifying until their tokens expire
 
@@ -82,10 +86,13 @@ async function serve(demo: boolean): Promise<void> {
         [
           '',
           'Seeded a demo organization (shown once):',
-          `  API key:      ${seed.apiKey}`,
-          `  Owner login:  ${seed.ownerEmail} / ${seed.ownerPassword}`,
-          `  Try:          curl -H "Authorization: Bearer ${seed.apiKey}" ${config.baseUrl}/v1/brands`,
-          `  API reference ${config.baseUrl}/v1/openapi.json`,
+          `  API key:       ${seed.apiKey}`,
+          `  Reviewer key:  ${seed.reviewerKey}`,
+          `  Owner login:   ${seed.ownerEmail} / ${seed.ownerPassword}`,
+          `  Admin login:   ${seed.adminEmail} / ${seed.adminPassword}`,
+          `  Try:           curl -H "Authorization: Bearer ${seed.apiKey}" ${config.baseUrl}/v1/brands`,
+          `  API reference: ${config.baseUrl}/v1/openapi.json`,
+          `  Lost a key?    npx svc-server create-key --org "Demo Agency" --created-by ${seed.ownerEmail} --name "My key" --scopes read,write,publish --surfaces api,mcp --publish-ceiling-dollars 500`,
           '',
         ].join('\n') + '\n',
       );
@@ -125,6 +132,19 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'bootstrap':
       return bootstrap(loadConfig().databaseUrl, rest[0]);
+    case 'create-key': {
+      if (rest.includes('--help') || rest.includes('-h')) {
+        process.stdout.write(CREATE_KEY_USAGE + '\n');
+        return 0;
+      }
+      const db = openDatabase(loadConfig().databaseUrl);
+      try {
+        await migrateLatest(db.knex);
+        return await createKeyCommand(db.knex, rest);
+      } finally {
+        await db.knex.destroy();
+      }
+    }
     case 'rotate-signing-key': {
       const db = openDatabase(loadConfig().databaseUrl);
       try {

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // svc: the command-line client. One command per catalogue operation; it only translates flags to an
-// HTTP request and the answer to JSON output and an exit code (contracts/RUNNING.md, README).
+// HTTP request and the answer to JSON output and an exit code (docs/operations.md).
 
 import crypto from 'node:crypto';
+import { parseArgs } from 'node:util';
 import { parseCommandArgs, readData } from './args.js';
 import type { Command } from './commands.js';
 import { loadClientConfig, requireApiKey } from './config.js';
@@ -15,26 +16,41 @@ import { followToEnd } from './follow.js';
 
 const OTHER_COMMANDS: Array<[string, string]> = [
   ['login --base-url URL --api-key KEY', 'store the service address and API key (mode 600).'],
-  ['mcp', "an MCP server on standard input and output, forwarding to the service's /mcp endpoint with the API key."],
+  ['mcp [--toolsets NAMES] [--read-only]', "an MCP server on standard input and output, forwarding to the service's /mcp endpoint with the API key."],
+  ['mcp --print-config [--client claude|cursor|vscode] [--toolsets NAMES] [--read-only]', 'the entry that starts this installation\'s MCP bridge, for an agent app\'s configuration.'],
 ];
 
-const MCP_USAGE = `Usage: svc mcp
+const MCP_USAGE = `Usage: svc mcp [--toolsets NAMES] [--read-only]
+       svc mcp --print-config [--client claude|cursor|vscode] [--toolsets NAMES] [--read-only]
 
   Speaks MCP over standard input and output and forwards every message to <base URL>/mcp with the
   configured API key (SVC_BASE_URL, SVC_API_KEY or "svc login"), for agent apps that start tools as
-  local processes.`;
+  local processes.
+
+  --toolsets NAMES  the toolsets to load, comma-separated (e.g. launch,automate; all for every tool);
+                    default: the server's (MCP_TOOLSETS)
+  --read-only       only tools that change nothing
+
+  --print-config prints the entry for the app's MCP configuration (default: Claude Desktop): it runs
+  this installation's svc by absolute path, with the configured base URL and key.`;
 
 async function mcp(argv: string[]): Promise<number> {
-  if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h')) {
+  if (argv.includes('--print-config')) return (await import('./mcp-config.js')).printMcpConfig(argv.filter((a) => a !== '--print-config'));
+  let flags: { toolsets?: string; 'read-only'?: boolean; help?: boolean };
+  try {
+    flags = parseArgs({ args: argv, options: { toolsets: { type: 'string' }, 'read-only': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }).values;
+  } catch (err) {
+    throw usageError(`${(err as Error).message.split('\n')[0]}\n\n${MCP_USAGE}`);
+  }
+  if (flags.help) {
     process.stdout.write(MCP_USAGE + '\n');
     return EXIT.ok;
   }
-  if (argv.length) throw usageError(`svc mcp takes no arguments.\n\n${MCP_USAGE}`);
   const config = loadClientConfig();
   const apiKey = requireApiKey(config);
   // Loaded only here: the MCP SDK is not needed by any other command.
   const { runMcpBridge } = await import('./mcp-bridge.js');
-  await runMcpBridge({ baseUrl: config.baseUrl, apiKey });
+  await runMcpBridge({ baseUrl: config.baseUrl, apiKey, toolsets: flags.toolsets, readOnly: flags['read-only'] === true });
   return EXIT.ok;
 }
 

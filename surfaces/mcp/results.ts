@@ -21,6 +21,15 @@ export function successResult(body: unknown): { result: CallToolResult; json: st
   return { result: { content: [{ type: 'text', text }], structuredContent: body as Record<string, unknown> }, json };
 }
 
+/**
+ * The result of a call the person stopped: a normal result (nothing failed), whose structuredContent
+ * is the tool's answer as things stand, and whose text says first that nothing was done and why.
+ */
+export function declinedResult(body: Record<string, unknown>, reason: string): CallToolResult {
+  const { text } = serializedResult(body);
+  return { content: [{ type: 'text', text }, { type: 'text', text: reason }], structuredContent: body };
+}
+
 /** The result of a failed call: the envelope as text, never as structuredContent. */
 export function errorResult(err: unknown, requestId: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(envelopeOf(err, requestId)) }] };

@@ -1,27 +1,30 @@
 // MCP tool definitions generated from the operation catalogue: one tool per operation, its input
-// and output schemas bundled from the same JSON Schemas REST validates with.
+// and output schemas bundled from the same JSON Schemas REST validates with, made lean for agents
+// (lean-schema.ts): a short description, detail in the parameters, each shape written out once.
 
-import type { OperationDefinition } from '../../src/catalogue/define.js';
+import { pathParams, type OperationDefinition } from '../../src/catalogue/define.js';
+import type { Toolset } from '../../src/catalogue/toolsets.js';
 import type { JsonSchema, SchemaRegistry } from '../../src/schemas/registry.js';
 import { failureCodes } from '../../src/catalogue/failures.js';
+import { answerShape, withSharedDefs, writtenOnce, type DraftTool } from './lean-schema.js';
+
+/**
+ * The page an MCP list tool answers when the agent names no `limit`: small enough to read whole.
+ * REST keeps the contract's default of 50; this is the one place MCP differs.
+ */
+export const MCP_PAGE_SIZE = 25;
 
 export interface ToolDefinition {
   name: string;
-  title: string;
   description: string;
   inputSchema: JsonSchema & { type: 'object' };
   outputSchema: JsonSchema & { type: 'object' };
-  annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
 }
 
 /** `launch-campaign` → `launch_campaign`. */
 export function toolName(operation: string): string {
   return operation.replace(/-/g, '_');
-}
-
-function titleOf(op: OperationDefinition): string {
-  const words = op.name.split('-');
-  return words.map((w, i) => (i === 0 ? w[0].toUpperCase() + w.slice(1) : w)).join(' ');
 }
 
 /** Every property name anywhere in a bundled schema. */
@@ -39,51 +42,94 @@ function propertyNames(schema: unknown, into = new Set<string>()): Set<string> {
 const MONEY = /amount|minorunits|budget|spend|ceiling|cost|cpc|cpm/i;
 const ZONED = /^(datePreset|days|window|timezone|dailyHour|cron|finalLocalHour)$/;
 
+/** The parameters many tools share say what they are in few words; the server instructions say the rest once. */
+const SHARED_PARAMETERS: Record<string, string | null> = {
+  brandId: null,
+  cursor: 'nextCursor of the previous page.',
+  limit: 'Page size.',
+};
+
+/** A path parameter's description that only says what its name says (REST documents where it goes). */
+const PATH_ID = /^[\w ]+ id \(path parameter\)(: digits)?\.$/i;
+
+/** Codes every tool can answer; the server instructions name them once. */
+export const EVERY_TOOL_FAILS_WITH = ['validation_failed', 'insufficient_scope'];
+
+/** What the tool does, its units and the codes it fails with, in a sentence or three. */
 function describe(op: OperationDefinition, input: JsonSchema, output: JsonSchema): string {
   const parts = [op.summary];
-  if (op.description) parts.push(op.description);
   const names = [...propertyNames(input), ...propertyNames(output)];
-  if (names.some((n) => MONEY.test(n))) parts.push("Money is in integer minor units (cents) of the ad account's currency.");
-  if (names.some((n) => ZONED.test(n))) parts.push("Days and date presets are resolved in the ad account's time zone; times are ISO 8601 UTC.");
-  parts.push(`Scope: ${op.scope}.`);
-  if (op.annotations.readOnly) parts.push('Read-only: changes nothing.');
-  else if (op.annotations.destructive) parts.push('Destructive: cannot be undone.');
-  if (op.scope === 'publish') parts.push("Spends money: counts against the credential's publish ceiling.");
-  if (op.idempotency === 'required') parts.push('Requires idempotencyKey: reuse the same key to retry safely; a new key acts again.');
-  else if (op.idempotency === 'optional') parts.push('Pass idempotencyKey to make retries safe.');
-  parts.push(`Fails with (error.code in the isError result): ${failureCodes(op).join(', ')}.`);
+  if (names.some((n) => MONEY.test(n))) parts.push('Money in minor units.');
+  if (names.some((n) => ZONED.test(n))) parts.push("Days in the ad account's time zone.");
+  const own = failureCodes(op).filter((c) => !EVERY_TOOL_FAILS_WITH.includes(c));
+  if (own.length) parts.push(`Fails with: ${own.join(', ')}.`);
   return parts.join(' ');
 }
 
-/** The tool of one operation. */
-export function toolFor(op: OperationDefinition, schemas: SchemaRegistry): ToolDefinition {
+/** The input schema as the agent fills it: idempotencyKey and the MCP page size where they apply. */
+function inputOf(op: OperationDefinition, schemas: SchemaRegistry): JsonSchema & { type: 'object' } {
   const input = schemas.bundle(op.input) as JsonSchema & { type: 'object' };
+  const properties = { ...(input.properties as Record<string, JsonSchema>) };
+  for (const [name, description] of Object.entries(SHARED_PARAMETERS)) {
+    if (!properties[name]) continue;
+    const { description: _said, ...rest } = properties[name];
+    properties[name] = description === null ? rest : { ...rest, description };
+  }
+  for (const name of pathParams(op.path)) {
+    const { description, ...rest } = properties[name];
+    if (typeof description === 'string' && PATH_ID.test(description)) properties[name] = rest;
+  }
+  if (properties.limit) properties.limit = { ...properties.limit, default: MCP_PAGE_SIZE };
   if (op.idempotency !== 'none') {
-    input.properties = {
-      ...(input.properties as object),
-      idempotencyKey: {
-        type: 'string',
-        minLength: 1,
-        maxLength: 255,
-        description: 'Idempotency key: a retry with the same key within 24 hours returns the first result without acting again.',
-      },
-    };
+    properties.idempotencyKey = { type: 'string', minLength: 1, maxLength: 255, description: 'Send the same key to retry safely (24 h).' };
     if (op.idempotency === 'required') input.required = [...((input.required as string[]) ?? []), 'idempotencyKey'];
   }
-  const title = titleOf(op);
-  const output = schemas.bundle(op.output) as JsonSchema & { type: 'object' };
-  return {
+  return withoutIdCeiling({ ...input, properties }) as JsonSchema & { type: 'object' };
+}
+
+/** Integer ids are bounded by the database column (2^31 - 1): true, but of no use to an agent. */
+function withoutIdCeiling(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutIdCeiling);
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) if (!(k === 'maximum' && v === ID_CEILING)) out[k] = k === 'enum' || k === 'const' || k === 'default' ? v : withoutIdCeiling(v);
+  return out;
+}
+
+const ID_CEILING = 2147483647;
+
+/** The tools of a catalogue's operations, in its order. */
+export function toolsFor(ops: OperationDefinition[], schemas: SchemaRegistry): ToolDefinition[] {
+  const drafts: DraftTool[] = ops.map((op) => ({
     name: toolName(op.name),
-    title,
-    description: describe(op, input, output),
-    inputSchema: input,
-    outputSchema: output,
-    annotations: {
-      title,
-      readOnlyHint: op.annotations.readOnly,
-      destructiveHint: op.annotations.destructive,
-      idempotentHint: op.annotations.idempotent,
-      openWorldHint: op.annotations.openWorld,
-    },
-  };
+    readOnly: op.annotations.readOnly,
+    toolset: op.toolset,
+    input: inputOf(op, schemas),
+    output: answerShape(schemas.bundle(op.output)),
+  }));
+  return writtenOnce(drafts).map((draft, i) => {
+    const op = ops[i];
+    const bundledOutput = schemas.bundle(op.output);
+    // Every answer names the first field it always holds, so an answer of another shape (an error
+    // envelope) fails the client's check instead of passing unseen.
+    const required = bundledOutput.required as string[] | undefined;
+    const output = required?.length ? { ...draft.output, required: required.slice(0, 1) } : draft.output;
+    return {
+      name: draft.name,
+      description: describe(op, schemas.bundle(op.input), bundledOutput),
+      inputSchema: withSharedDefs(draft.input) as JsonSchema & { type: 'object' },
+      outputSchema: withSharedDefs(output) as JsonSchema & { type: 'object' },
+      annotations: {
+        readOnlyHint: op.annotations.readOnly,
+        destructiveHint: op.annotations.destructive,
+        idempotentHint: op.annotations.idempotent,
+        openWorldHint: op.annotations.openWorld,
+      },
+    };
+  });
+}
+
+/** The toolset of each tool, by tool name. */
+export function toolsetsOf(ops: OperationDefinition[]): Map<string, Toolset> {
+  return new Map(ops.map((op) => [toolName(op.name), op.toolset]));
 }

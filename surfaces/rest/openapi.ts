@@ -4,6 +4,7 @@ import type { Catalogue, OperationDefinition } from '../../src/catalogue/define.
 import { pathParams } from '../../src/catalogue/define.js';
 import type { JsonSchema, SchemaRegistry } from '../../src/schemas/registry.js';
 import { EVENT_TYPES } from '../../src/events/catalogue.js';
+import { loadOperationExamples, type OperationExample } from '../../src/schemas/examples.js';
 
 const ERROR_STATUSES: Record<string, string> = {
   '400': 'validation_failed (details list each invalid field), idempotency_key_required.',
@@ -34,7 +35,7 @@ function multipartSchema(body: JsonSchema, field: string): JsonSchema {
   return { ...body, properties: props };
 }
 
-function operationObject(op: OperationDefinition, schemas: SchemaRegistry): Record<string, unknown> {
+function operationObject(op: OperationDefinition, schemas: SchemaRegistry, example: OperationExample | undefined): Record<string, unknown> {
   const input = schemas.bundle(op.input);
   const props = (input.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((input.required as string[] | undefined) ?? []);
@@ -58,6 +59,13 @@ function operationObject(op: OperationDefinition, schemas: SchemaRegistry): Reco
       schema: { type: 'string', minLength: 1, maxLength: 255 },
     });
   }
+  // The example's values go beside the parameters and bodies they belong to.
+  const request = example?.request ?? {};
+  for (const p of parameters as Array<Record<string, unknown>>) {
+    const value = p.in === 'path' ? request.path?.[p.name as string] : p.in === 'query' ? request.query?.[p.name as string] : request.headers?.[p.name as string];
+    if (value !== undefined) p.example = value;
+  }
+  const answer = example ? { example: example.response.body } : {};
   const out: Record<string, unknown> = {
     operationId: op.name,
     summary: op.summary,
@@ -69,7 +77,7 @@ function operationObject(op: OperationDefinition, schemas: SchemaRegistry): Reco
       [String(op.successStatus ?? 200)]: {
         description: 'Success.',
         headers: headerRefs,
-        content: { 'application/json': { schema: schemas.bundle(op.output) } },
+        content: { 'application/json': { schema: schemas.bundle(op.output), ...answer } },
       },
       ...Object.fromEntries(Object.keys(ERROR_STATUSES).map((s) => [s, { $ref: `#/components/responses/E${s}` }])),
     },
@@ -81,7 +89,7 @@ function operationObject(op: OperationDefinition, schemas: SchemaRegistry): Reco
     if (bodyRequired.length) body.required = bodyRequired;
     else delete body.required;
     const content: Record<string, unknown> = op.upload ? { 'multipart/form-data': { schema: multipartSchema(body, op.upload.field) } } : {};
-    content['application/json'] = { schema: body };
+    content['application/json'] = { schema: body, ...(request.body !== undefined ? { example: request.body } : {}) };
     out.requestBody = { required: bodyRequired.length > 0, content };
   }
   return out;
@@ -134,7 +142,7 @@ function workflowHookPath(): Record<string, unknown> {
     type: 'object',
     additionalProperties: false,
     required: ['executionId', 'status', 'duplicate'],
-    properties: { executionId: { type: 'string' }, status: { type: 'string' }, duplicate: { type: 'boolean', description: 'true: this webhook-id already started a run; that run is answered.' } },
+    properties: { executionId: { type: 'integer' }, status: { type: 'string' }, duplicate: { type: 'boolean', description: 'true: this webhook-id already started a run; that run is answered.' } },
   };
   return {
     post: {
@@ -166,13 +174,16 @@ function workflowHookPath(): Record<string, unknown> {
   };
 }
 
-/** The whole OpenAPI document; deterministic, so the committed copy can be drift-checked. */
-export function buildOpenApi(catalogue: Catalogue, schemas: SchemaRegistry): Record<string, unknown> {
+/**
+ * The whole OpenAPI document, with each operation's example (schemas/examples); deterministic, so
+ * the committed copy can be drift-checked.
+ */
+export function buildOpenApi(catalogue: Catalogue, schemas: SchemaRegistry, examples = loadOperationExamples()): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   const ops = [...catalogue.list()].sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
   for (const op of ops) {
     paths[op.path] ??= {};
-    paths[op.path][op.method.toLowerCase()] = operationObject(op, schemas);
+    paths[op.path][op.method.toLowerCase()] = operationObject(op, schemas, examples.get(op.name));
   }
   paths['/workflow-hooks/{hookId}'] = workflowHookPath();
   const intHeader = (description: string) => ({ description, schema: { type: 'integer' } });

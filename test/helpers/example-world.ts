@@ -1,4 +1,4 @@
-// The world and node settings of contracts/launch-example.md, shared by the tests that replay it.
+// The world and node settings of the launch walkthrough (docs/launches.md), shared by the tests that replay it.
 
 export const exampleWorld = (ceilingDollars = 500) => ({
   organizations: [

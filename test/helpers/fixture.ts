@@ -10,6 +10,7 @@ export const standardWorld = {
       users: [
         { ref: 'olive', email: 'olive@acme.test', name: 'Olive Owner', password: 'correct horse 1', role: 'owner' },
         { ref: 'mia', email: 'mia@acme.test', name: 'Mia Member', password: 'correct horse 2', role: 'member', brands: ['shoes'] },
+        { ref: 'ada', email: 'ada@acme.test', name: 'Ada Admin', password: 'correct horse 3', role: 'admin' },
       ],
       brands: [
         {
@@ -30,7 +31,8 @@ export const standardWorld = {
       apiKeys: [
         { ref: 'ci', name: 'CI key', createdBy: 'olive', scopes: ['read', 'write', 'publish'], surfaces: { api: true, mcp: true }, brands: null, expiresAt: null, publishCeilingDollars: 500, revoked: false },
         { ref: 'reader', name: 'Reader', createdBy: 'olive', scopes: ['read'], surfaces: { api: true, mcp: true }, brands: null },
-        { ref: 'writer', name: 'Writer', createdBy: 'olive', scopes: ['write'], surfaces: { api: true, mcp: true }, brands: null },
+        // Created by another person than the other keys: runs it starts may be reviewed with them.
+        { ref: 'writer', name: 'Writer', createdBy: 'ada', scopes: ['write'], surfaces: { api: true, mcp: true }, brands: null },
         { ref: 'limited', name: 'Shoes only', createdBy: 'olive', scopes: ['read', 'write'], surfaces: { api: true, mcp: true }, brands: ['shoes'] },
         { ref: 'mcpOnly', name: 'MCP only', createdBy: 'olive', scopes: ['read'], brands: null },
         { ref: 'revoked', name: 'Old key', createdBy: 'olive', scopes: ['read'], surfaces: { api: true, mcp: true }, revoked: true },

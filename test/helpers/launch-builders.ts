@@ -1,5 +1,5 @@
 // Builders for launch tests over REST: a brand-scoped request function, creative upload, and a
-// complete campaign → ad set → ad tree built from the property sets of contracts/launch-example.md.
+// complete campaign → ad set → ad tree built from the property sets of docs/launches.md.
 
 import { adProps, adsetProps, campaignProps } from './example-world.js';
 import { makePng } from './png.js';
@@ -7,7 +7,7 @@ import type { Reply, World } from './world.js';
 
 export type Props = Record<string, unknown>;
 
-// The property sets of the launch example (contracts/launch-example.md, step 3), shared with the
+// The property sets of the launch example (docs/launches.md, step 3), shared with the
 // tests that replay it. Amounts are cents; the schedule starts in 2030.
 export { adProps, adsetProps, campaignProps } from './example-world.js';
 

@@ -1,5 +1,5 @@
 // Publishable launches over REST for the tests and benchmarks that publish at scale or across
-// processes: the world and property sets of contracts/launch-example.md (test/helpers/example-world.ts,
+// processes: the world and property sets of docs/launches.md (test/helpers/example-world.ts,
 // shared with the tests that replay it), a launch of any size built node by node, and the publish
 // call. Everything goes through the HTTP surface of a server given by its base URL, so it works the
 // same against a server in this process and a `svc-server` child process.

@@ -10,7 +10,8 @@ import type { Dialect } from '../../src/db/connection.js';
 import { startHttpServer } from '../../surfaces/http-server.js';
 import { startWorld, World } from './world.js';
 
-async function freePort(): Promise<number> {
+/** A port nothing listens on right now, on loopback. */
+export async function freePort(): Promise<number> {
   const probe = net.createServer();
   await new Promise<void>((resolve, reject) => {
     probe.once('error', reject);

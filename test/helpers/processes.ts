@@ -8,7 +8,7 @@ import { projectPath } from '../../src/paths.js';
 /** The compiled server binary (package.json `bin.svc-server`). */
 export const SERVER_BIN = projectPath('dist', 'surfaces', 'cli', 'svc-server.js');
 
-// Variables the service reads (contracts/RUNNING.md and src/config.ts): a child sees only the ones a
+// Variables the service reads (the README configuration table and src/config.ts): a child sees only the ones a
 // test passes, never whatever the shell running the tests happens to export.
 const SERVICE_ENV = [
   'PORT',

@@ -77,6 +77,7 @@ export const slowOperation = defineOperation({
   output: 'test-slow#/$defs/output',
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   tag: 'test',
+  toolset: 'launch',
   summary: 'Test only: stays in flight while the test holds it.',
   transactional: false,
   async handler(_ctx, input: { label?: string }) {

@@ -21,6 +21,8 @@ export function templatesWorld() {
       ],
     },
   });
+  // A second person with a key of their own: a run's reviewer must be someone other than its author.
+  world.organizations[0].apiKeys.push({ ref: 'reviewer', name: 'Reviewer', createdBy: 'ada', scopes: ['read', 'write'], surfaces: { api: true, mcp: true }, brands: ['shoes'] });
   return world;
 }
 

@@ -84,6 +84,7 @@ export const testEcho = defineOperation({
   output: 'test-echo#/$defs/output',
   annotations,
   tag: 'test',
+  toolset: 'launch',
   summary: 'Test: records one activity entry and echoes the text back.',
   successStatus: 201,
   async handler(ctx, input: { brandId: number; echo: string; mode?: string; count?: number; entityId?: string; accountId?: string; failAttempts?: number; token?: string }) {
@@ -116,6 +117,7 @@ export const testRequiredKey = defineOperation({
   output: 'test-required-key#/$defs/output',
   annotations,
   tag: 'test',
+  toolset: 'launch',
   summary: 'Test: like test-echo, but the Idempotency-Key is required.',
   async handler(ctx, input: { brandId: number; note?: string }) {
     await ctx.activity.record({ brandId: input.brandId, entityType: 'unknown', entityId: 'required-key', action: 'test.required' });
@@ -133,6 +135,7 @@ export const testSleep = defineOperation({
   output: 'test-sleep#/$defs/output',
   annotations,
   tag: 'test',
+  toolset: 'launch',
   summary: 'Test: sleeps `ms` milliseconds, then records one activity entry and answers.',
   // Outside a transaction, so the sleep holds no connection (SQLite has a pool of one).
   transactional: false,
@@ -153,6 +156,7 @@ export const testCrash = defineOperation({
   output: 'test-crash#/$defs/output',
   annotations,
   tag: 'test',
+  toolset: 'launch',
   summary: 'Test: throws a plain Error whose message holds a secret.',
   async handler() {
     throw new Error(`connection failed: ${CRASH_SECRET}`);

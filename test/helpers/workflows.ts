@@ -18,6 +18,7 @@ export const workflowWorld = {
       users: [
         { ref: 'olive', email: 'olive@acme.test', name: 'Olive Owner', password: 'correct horse 1', role: 'owner' },
         { ref: 'mia', email: 'mia@acme.test', name: 'Mia Member', password: 'correct horse 2', role: 'member', brands: ['shoes'] },
+        { ref: 'ada', email: 'ada@acme.test', name: 'Ada Admin', password: 'correct horse 3', role: 'admin' },
       ],
       brands: [
         { ref: 'shoes', name: 'Shoes Co', adAccounts: [{ platform: 'meta', accountId: 'act_1001', name: 'Shoes US', timezone: 'America/New_York', currency: 'USD', active: true }] },
@@ -25,8 +26,9 @@ export const workflowWorld = {
       ],
       apiKeys: [
         { ref: 'ci', name: 'CI key', createdBy: 'olive', ...full },
-        { ref: 'ci2', name: 'Reviewer key', createdBy: 'olive', ...full },
-        { ref: 'doomed', name: 'Doomed key', createdBy: 'olive', ...full },
+        // Another person's keys: approvals compare persons, so the reviewer is not the key's creator.
+        { ref: 'ci2', name: 'Reviewer key', createdBy: 'ada', ...full },
+        { ref: 'doomed', name: 'Doomed key', createdBy: 'ada', ...full },
         { ref: 'small', name: 'Small ceiling', createdBy: 'olive', ...full, publishCeilingDollars: 40 },
         { ref: 'writer', name: 'Writer', createdBy: 'olive', scopes: ['read', 'write'], surfaces: { api: true, mcp: true }, brands: null },
         { ref: 'limited', name: 'Shoes only', createdBy: 'olive', scopes: ['read', 'write'], surfaces: { api: true, mcp: true }, brands: ['shoes'] },
@@ -40,11 +42,28 @@ export type Def = { workflowName?: string; type?: string; trigger?: Record<strin
 
 export const reviewNode = (nodeId = 'review', settings: Record<string, unknown> = {}) => ({ nodeId, kind: 'review', name: 'Review', settings });
 export const chatNode = (nodeId: string, webhookUrl: string, message = 'Run {{executionId}} of {{workflowName}}') => ({ nodeId, kind: 'chat', name: 'Tell the team', settings: { message, webhookUrl } });
-export const launchNode = (nodeId: string, launchId: string, extra: Record<string, unknown> = {}) => ({ nodeId, kind: 'launch', name: 'Publish', settings: { launchId, ...extra } });
+export const launchNode = (nodeId: string, launchId: string | number, extra: Record<string, unknown> = {}) => ({ nodeId, kind: 'launch', name: 'Publish', settings: { launchId, ...extra } });
 
 /** Edges chaining the nodes in order. */
 export function chain(...ids: string[]) {
   return ids.slice(1).map((to, i) => ({ from: ids[i], to }));
+}
+
+/** Creates a pipeline column of the brand (for pipeline-stage triggers); answers its id. */
+export async function newColumn(w: World, credential: string, brandId: number, name: string): Promise<number> {
+  const r = await w.request('POST', `/v1/brands/${brandId}/pipeline/columns`, { key: credential, body: { name } });
+  expect(r.status, JSON.stringify(r.body)).to.equal(201);
+  return r.body.columnId;
+}
+
+/** Creates a paused automation on the brand's ad account (for monitor triggers); answers its id. */
+export async function newAutomation(w: World, credential: string, brandId: number, accountId: string, name = 'Watch'): Promise<number> {
+  const r = await w.request('POST', `/v1/brands/${brandId}/automations`, {
+    key: credential,
+    body: { automationName: name, accountId, level: 'campaign', action: 'notify', status: 'PAUSED', conditions: [{ metric: 'spend', window: 'today', operator: 'gt', value: 100 }] },
+  });
+  expect(r.status, JSON.stringify(r.body)).to.equal(201);
+  return r.body.automationId;
 }
 
 export function definition(d: Def) {
@@ -57,14 +76,14 @@ export async function createWorkflow(w: World, credential: string, brandId: numb
   return r.body;
 }
 
-export async function runWorkflow(w: World, credential: string, brandId: number, workflowId: number, body: Record<string, unknown> = {}): Promise<string> {
+export async function runWorkflow(w: World, credential: string, brandId: number, workflowId: number, body: Record<string, unknown> = {}): Promise<number> {
   const r = await w.request('POST', `/v1/brands/${brandId}/workflows/${workflowId}/runs`, { key: credential, body });
   expect(r.status, JSON.stringify(r.body)).to.equal(202);
   return r.body.executionId;
 }
 
 /** Polls the execution until `ready` says so; answers the last read. */
-export async function waitForExecution(w: World, credential: string, brandId: number, workflowId: number, executionId: string, ready: (e: Record<string, any>) => boolean, what: string, timeoutMs = 15_000): Promise<Record<string, any>> {
+export async function waitForExecution(w: World, credential: string, brandId: number, workflowId: number, executionId: number, ready: (e: Record<string, any>) => boolean, what: string, timeoutMs = 15_000): Promise<Record<string, any>> {
   let last: Record<string, any> = {};
   await waitUntil(
     async () => {

@@ -6,6 +6,7 @@ import type { Dialect } from '../../src/db/connection.js';
 import { openDatabase } from '../../src/db/connection.js';
 import { migrateLatest } from '../../src/db/migrate.js';
 import { applyBootstrap, type BootstrapResult } from '../../src/bootstrap.js';
+import { seedDemoIfEmpty } from '../../src/demo.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { SchemaRegistry, loadSchemaFiles, type JsonSchema } from '../../src/schemas/registry.js';
 import { Service } from '../../src/service.js';
@@ -25,6 +26,8 @@ export interface WorldOptions {
   extraSchemas?: JsonSchema[];
   /** Resolves the hosts of caller-given URLs (default: a fake resolver that knows no name: tests never use the real DNS). */
   resolveHost?: Resolver;
+  /** Seed what `npm start` seeds into an empty database (the demo organization) instead of a bootstrap document. */
+  demo?: boolean;
 }
 
 export type Reply<T = any> = HttpReply<T>;
@@ -71,7 +74,8 @@ export async function startWorld(options: WorldOptions): Promise<World> {
   let seed: BootstrapResult;
   try {
     await migrateLatest(setup.knex);
-    seed = await applyBootstrap(setup.knex, new SchemaRegistry(loadSchemaFiles()), options.bootstrap ?? standardWorld);
+    const schemas = new SchemaRegistry(loadSchemaFiles());
+    seed = options.demo ? (await seedDemoIfEmpty(setup.knex, schemas))!.result : await applyBootstrap(setup.knex, schemas, options.bootstrap ?? standardWorld);
   } finally {
     await setup.knex.destroy();
   }

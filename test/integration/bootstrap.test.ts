@@ -1,18 +1,19 @@
-// Bootstrap files: the contract's example applies twice (refs are not identities), and a person
-// listed again keeps the password they already have.
+// Bootstrap files: the example of docs/bootstrap.md applies twice (refs are not identities), and a
+// person listed again keeps the password they already have.
 
 import fs from 'node:fs';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { applyBootstrap } from '../../src/bootstrap.js';
 import { verifyPassword } from '../../src/auth/secrets.js';
+import { projectPath } from '../../src/paths.js';
 import { SchemaRegistry } from '../../src/schemas/registry.js';
 import { dialects, migratedDatabase, type MigratedDatabase } from '../helpers/databases.js';
 
-/** The example document of contracts/bootstrap.md, read from the contract itself. */
-function contractExample(): unknown {
-  const text = fs.readFileSync(new URL('../../../../shared/contracts/bootstrap.md', import.meta.url), 'utf8');
-  return JSON.parse(/```json\n(\{\n {2}"organizations"[\s\S]*?)\n```/.exec(text)![1]);
+/** The example document of docs/bootstrap.md: the here-document its walkthrough feeds to `svc-server bootstrap -`. */
+function documentedExample(): unknown {
+  const text = fs.readFileSync(projectPath('docs', 'bootstrap.md'), 'utf8');
+  return JSON.parse(/svc-server bootstrap - [^\n]*<<'EOF'\n([\s\S]*?)\nEOF\n/.exec(text)![1]);
 }
 
 for (const dialect of dialects()) {
@@ -26,9 +27,9 @@ for (const dialect of dialects()) {
     });
     after(async () => database?.close());
 
-    it('applies the contract example twice, creating new organizations, brands and keys each time', async () => {
-      const first = await applyBootstrap(knex, schemas, contractExample());
-      const second = await applyBootstrap(knex, schemas, contractExample());
+    it('applies the documented example twice, creating new organizations, brands and keys each time', async () => {
+      const first = await applyBootstrap(knex, schemas, documentedExample());
+      const second = await applyBootstrap(knex, schemas, documentedExample());
       expect(second.organizations.acme.id).to.not.equal(first.organizations.acme.id);
       expect(second.organizations.acme.brands.shoes.id).to.not.equal(first.organizations.acme.brands.shoes.id);
       expect(second.organizations.acme.apiKeys.ci.secret).to.match(/^svc_sk_/).and.not.equal(first.organizations.acme.apiKeys.ci.secret);
@@ -41,7 +42,7 @@ for (const dialect of dialects()) {
     });
 
     it('never changes the password of a person who already exists', async () => {
-      const doc = contractExample() as { organizations: Array<{ users: Array<{ password: string }> }> };
+      const doc = documentedExample() as { organizations: Array<{ users: Array<{ password: string }> }> };
       doc.organizations[0].users[0].password = 'another password 9';
       const result = await applyBootstrap(knex, schemas, doc);
       const user = await knex('users').where({ id: result.organizations.acme.users.olive.id }).first('password_hash');

@@ -40,6 +40,7 @@ const probe = (name: string, transactional: boolean) =>
     output: 'test-nested#/$defs/output',
     annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
     tag: 'test',
+    toolset: 'launch',
     transactional,
     summary: 'Test: list brands through ctx.invoke.',
     async handler(ctx, input: { asWriteOnly?: boolean }) {

@@ -16,7 +16,7 @@ for (const dialect of dialects()) {
     let chat: WebhookReceiver;
     let shoes: number;
     const key = (ref: string) => w.key('acme', ref);
-    const execution = async (workflowId: number, exec: string) => (await w.request('GET', `/v1/brands/${shoes}/workflows/${workflowId}/executions/${exec}`, { key: key('ci') })).body;
+    const execution = async (workflowId: number, exec: number) => (await w.request('GET', `/v1/brands/${shoes}/workflows/${workflowId}/executions/${exec}`, { key: key('ci') })).body;
 
     before(async () => {
       chat = await new WebhookReceiver().start('/chat');
@@ -58,11 +58,11 @@ for (const dialect of dialects()) {
       await w.service.jobs.drain();
       const row = await w.service.knex('workflow_node_results').where({ execution_id: Number(exec), node_id: 'review' }).first();
       expect(Number(row.deadline_at) - Date.now()).to.be.within(3_500_000, 3_600_000);
-      const job = await w.service.knex('jobs').where({ kind: 'run-workflow-step', job_key: exec }).first();
+      const job = await w.service.knex('jobs').where({ kind: 'run-workflow-step', job_key: String(exec) }).first();
       expect(Number(job.run_at), 'the step job is parked until the deadline').to.equal(Number(row.deadline_at));
       // An hour later: the deadline has passed when the job comes due.
       await w.service.knex('workflow_node_results').where({ id: row.id }).update({ deadline_at: Date.now() - 1 });
-      await wakeJob(w.service.knex, 'run-workflow-step', exec, Date.now());
+      await wakeJob(w.service.knex, 'run-workflow-step', String(exec), Date.now());
       await w.service.jobs.drain();
       const done = await execution(wf.workflowId, exec);
       expect(done.status).to.equal('failed');

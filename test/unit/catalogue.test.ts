@@ -15,6 +15,7 @@ const base: OperationDefinition = defineOperation({
   output: 'list-activity#/$defs/output',
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   tag: 'test',
+  toolset: 'monitor',
   summary: 'probe',
   handler: async () => ({}),
 });
@@ -27,6 +28,8 @@ describe('operation catalogue boot checks', () => {
     { name: 'an output schema id that does not exist', change: { output: 'list-activity#/$defs/nothing' }, error: /does not exist/ },
     { name: 'a path parameter missing from the input schema', change: { path: '/brands/{brandId}/x/{launchId}' }, error: /\{launchId\} must be a required property/ },
     { name: 'a name that is not kebab-case', change: { name: 'Probe_Thing' }, error: /kebab-case/ },
+    { name: 'a missing toolset', change: { toolset: undefined as never }, error: /toolset must be one of launch, accounts, .*; got undefined/ },
+    { name: 'an unknown toolset', change: { toolset: 'default' as never }, error: /toolset must be one of .*; got default/ },
     { name: 'an unknown idempotency mode', change: { idempotency: 'sometimes' as never }, error: /idempotency must be/ },
   ];
   for (const c of cases) {

@@ -7,12 +7,13 @@ import { operations } from '../../src/catalogue/operations.js';
 import { ServiceError } from '../../src/errors.js';
 import { SchemaRegistry, loadSchemaFiles } from '../../src/schemas/registry.js';
 import { errorResult, successResult } from '../../surfaces/mcp/results.js';
-import { toolFor } from '../../surfaces/mcp/tools.js';
+import { toolsFor } from '../../surfaces/mcp/tools.js';
+import { Catalogue } from '../../src/catalogue/define.js';
 import { clientAccepts } from '../helpers/mcp.js';
 
 describe('MCP tool results', () => {
   const schemas = new SchemaRegistry(loadSchemaFiles());
-  const tools = operations.map((op) => toolFor(op, schemas));
+  const tools = toolsFor(new Catalogue(schemas, operations).list(), schemas);
   const failures = [
     new ServiceError('validation_failed', 'Invalid request: limit must be at most 100.', [{ field: 'limit', code: 'too_big', message: 'must be at most 100' }]),
     new ServiceError('not_found', 'Launch 9 was not found.'),

@@ -1,5 +1,5 @@
-// The svc-server binary as operators and outside harnesses run it (contracts/RUNNING.md and
-// contracts/bootstrap.md): migrate, bootstrap FILE|-, serve, serve --demo and usage errors.
+// The svc-server binary as operators and outside harnesses run it (docs/operations.md and
+// docs/bootstrap.md): migrate, bootstrap FILE|-, serve, serve --demo and usage errors.
 
 import fs from 'node:fs';
 import os from 'node:os';
@@ -211,7 +211,7 @@ for (const dialect of dialects()) {
       expect(names).to.deep.equal(['Acme stdin', 'Solo stdin']);
     });
 
-    const invalid: Array<{ name: string; doc: () => unknown; field: string }> = [
+    const invalid: Array<{ name: string; doc: () => unknown; field: string; message?: string }> = [
       {
         name: 'an unknown field',
         doc: () => {
@@ -239,6 +239,25 @@ for (const dialect of dialects()) {
         },
         field: 'organizations[1].apiKeys[0].surfaces.api',
       },
+      {
+        name: "a key created by a member (only the organization's owner and admins create keys)",
+        doc: () => {
+          const doc = tenant('memberkey') as any;
+          doc.organizations[0].apiKeys[1].createdBy = 'mia';
+          return doc;
+        },
+        field: 'organizations[0].apiKeys[1].createdBy',
+        message: "user \"mia\" is a member; only the organization's owner and admins create API keys",
+      },
+      {
+        name: 'an ad account currency that is not ISO 4217',
+        doc: () => {
+          const doc = tenant('currency') as any;
+          doc.organizations[0].brands[0].adAccounts[0].currency = 'XYZ';
+          return doc;
+        },
+        field: 'organizations[0].brands[0].adAccounts[0].currency',
+      },
     ];
     for (const row of invalid) {
       it(`bootstrap refuses a file with ${row.name}: exit 2, the field named on stderr, nothing written`, async () => {
@@ -247,6 +266,7 @@ for (const dialect of dialects()) {
         const run = await runSvcServer(['bootstrap', file], { env: env() });
         expect(run.code, run.stderr).to.equal(2);
         expect(run.stderr).to.include(row.field);
+        if (row.message) expect(run.stderr).to.include(row.message);
         expect(run.stdout).to.equal('');
         expect(await rowCounts(db.url)).to.deep.equal(before);
       });
@@ -294,18 +314,24 @@ describe('svc-server serve (sqlite)', function () {
     expect(running.running).to.equal(false);
   });
 
-  it('serve --demo prints a demo key once on an empty database; the key lists the demo brands; a second start prints none', async () => {
+  it('serve --demo prints a demo key and a reviewer key once on an empty database; the key lists the demo brands; a second start prints none', async () => {
     running = await startSvcServer(['serve', '--demo'], { env: { DATABASE_URL: db.url } });
     const secrets = [...new Set(running.stdout.match(/svc_sk_[A-Za-z0-9_-]+/g) ?? [])];
-    expect(secrets, running.stdout).to.have.length(1);
-    const [demoKey] = secrets;
+    expect(secrets, running.stdout).to.have.length(2);
+    const [demoKey, reviewerKey] = secrets;
     expect(running.stdout).to.match(new RegExp(`API key:\\s+${demoKey}`));
+    expect(running.stdout).to.match(new RegExp(`Reviewer key:\\s+${reviewerKey}`));
+    expect(running.stdout).to.include('npx svc-server create-key --org "Demo Agency" --created-by owner@demo.test');
+    // The reviewer key belongs to another member of the demo organization (its admin).
+    const reviewer = await getJson(`${running.url}/v1/brands`, reviewerKey);
+    expect(reviewer.status, JSON.stringify(reviewer.body)).to.equal(200);
 
     const brands = await getJson(`${running.url}/v1/brands`, demoKey);
     expect(brands.status, JSON.stringify(brands.body)).to.equal(200);
     expect(brands.body.accounts.map((a: any) => [a.brandName, a.accountId, a.connected])).to.deep.equal([
       ['Demo Shoes', 'act_1001', true],
       ['Demo Hats', 'biz_2001', true],
+      ['Demo Tea', 'act_3001', true],
     ]);
     expect(brands.body.nextCursor).to.equal(null);
     expect(await running.stop()).to.equal(0);
@@ -316,7 +342,7 @@ describe('svc-server serve (sqlite)', function () {
     // The first key still works, and nothing was seeded a second time.
     const again = await getJson(`${running.url}/v1/brands`, demoKey);
     expect(again.status, JSON.stringify(again.body)).to.equal(200);
-    expect(again.body.accounts.map((a: any) => a.brandName)).to.deep.equal(['Demo Shoes', 'Demo Hats']);
+    expect(again.body.accounts.map((a: any) => a.brandName)).to.deep.equal(['Demo Shoes', 'Demo Hats', 'Demo Tea']);
     expect((await rowCounts(db.url)).organizations).to.equal(1);
     expect(await running.stop()).to.equal(0);
   });

@@ -1,4 +1,4 @@
-// contracts/launch-example.md replayed through MCP tools: an agent publishes a launch.
+// The launch of docs/launches.md replayed through MCP tools: an agent publishes a launch.
 
 import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';

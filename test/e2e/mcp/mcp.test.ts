@@ -4,6 +4,7 @@
 
 import { expect } from 'chai';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { dialects } from '../../helpers/databases.js';
 import { mcpClient, toolError } from '../../helpers/mcp.js';
 import { startWorld, type World } from '../../helpers/world.js';
@@ -24,24 +25,25 @@ for (const dialect of dialects()) {
       const { tools } = await client.listTools();
       const ops = w.service.catalogue.list();
       expect(tools.map((t) => t.name).sort()).to.deep.equal(ops.map((o) => o.name.replace(/-/g, '_')).sort());
-      const ajv = new Ajv2020({ strict: false });
+      const ajv = addFormats.default(new Ajv2020({ strict: false }));
       for (const tool of tools) {
         const op = ops.find((o) => o.name.replace(/-/g, '_') === tool.name)!;
         expect(tool.inputSchema.type, tool.name).to.equal('object');
         expect(tool.outputSchema?.type, tool.name).to.equal('object');
         expect(() => ajv.compile(tool.inputSchema), tool.name).to.not.throw();
         expect(() => ajv.compile(tool.outputSchema!), tool.name).to.not.throw();
-        expect(tool.annotations, tool.name).to.deep.include({
+        // All four hints, each stated explicitly.
+        expect(tool.annotations, tool.name).to.deep.equal({
           readOnlyHint: op.annotations.readOnly,
           destructiveHint: op.annotations.destructive,
           idempotentHint: op.annotations.idempotent,
           openWorldHint: op.annotations.openWorld,
         });
-        expect(tool.description, tool.name).to.contain(`Scope: ${op.scope}.`);
         if (op.idempotency === 'required') expect(tool.inputSchema.required, tool.name).to.include('idempotencyKey');
       }
       const publish = tools.find((t) => t.name === 'launch_campaign')!;
-      expect(publish.description).to.match(/Without confirm: true this only validates and previews/);
+      expect(publish.description).to.match(/^Validate and preview a launch, or publish it/);
+      expect((publish.inputSchema.properties as any).confirm.description).to.match(/only validates and previews/);
       await client.close();
     });
 

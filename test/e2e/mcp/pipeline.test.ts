@@ -52,14 +52,16 @@ for (const dialect of dialects()) {
     it('makes columns, reads the board in order, and deletes an empty column', async () => {
       const live = await ok(ci, 'create_pipeline_column', { name: 'Live', publishes: true });
       const draft = await ok(ci, 'create_pipeline_column', { name: 'Draft', position: 0 });
-      await ok(ci, 'create_pipeline_column', { name: 'Review', position: 1, workflowId: 3 });
+      const workflow = await ok(ci, 'create_workflow', { workflowName: 'Review', trigger: { kind: 'manual' }, nodes: [{ nodeId: 'review', kind: 'review', settings: {} }], edges: [] });
+      // An id may be sent as its digits: it is answered as a number.
+      await ok(ci, 'create_pipeline_column', { name: 'Review', position: 1, workflowId: String(workflow.workflowId) });
       const spare = await ok(ci, 'create_pipeline_column', { name: 'Spare' });
       expect(draft).to.deep.include({ name: 'Draft', position: 0, publishes: false });
       expect(await ok(ci, 'delete_pipeline_column', { columnId: spare.columnId })).to.deep.equal({ columnId: spare.columnId, deleted: true });
       const board = await ok(ci, 'get_pipeline', {});
       expect(board.columns.map((c: any) => [c.name, c.position, c.publishes, c.workflowId])).to.deep.equal([
         ['Draft', 0, false, null],
-        ['Review', 1, false, 3],
+        ['Review', 1, false, workflow.workflowId],
         ['Live', 2, true, null],
       ]);
       expect(board.columns[2].columnId).to.equal(live.columnId);

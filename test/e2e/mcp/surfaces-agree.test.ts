@@ -12,7 +12,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { pathParams } from '../../../src/catalogue/define.js';
 import { httpStatusOf, type ErrorCode } from '../../../src/errors.js';
 import { dialects } from '../../helpers/databases.js';
-import { mcpClient, toolError } from '../../helpers/mcp.js';
+import { followedSchema, mcpClient, toolError } from '../../helpers/mcp.js';
 import { startWorld, type World } from '../../helpers/world.js';
 import { prepareToolFixture, toolExamples, type Answers, type ToolFixture } from '../../helpers/tool-examples.js';
 
@@ -96,7 +96,9 @@ for (const dialect of dialects()) {
         const inPath = pathParams(op.path);
         for (const p of inPath) expect(base[p], `${op.name}: the example gives no ${p}`).to.not.equal(undefined);
         const usesQuery = op.method === 'GET' || op.method === 'DELETE';
-        const properties = (tool.inputSchema.properties ?? {}) as Record<string, Schema>;
+        // The schema as the agent reads it: parts written once elsewhere in the toolset followed to that place.
+        const inputSchema = followedSchema(tool, 'input', tools);
+        const properties = (inputSchema.properties ?? {}) as Record<string, Schema>;
         const cases: Array<{ field: string; bad: BadCase }> = [{ field: 'notAField', bad: { what: 'an unknown field', value: 'x', query: 'x' } }];
         for (const [field, schema] of Object.entries(properties)) {
           if (inPath.includes(field) || field === 'idempotencyKey') continue;
@@ -106,7 +108,7 @@ for (const dialect of dialects()) {
           if (usesQuery && bad.query === undefined) continue;
           const args: Record<string, unknown> = { ...base, [field]: bad.value };
           const label = `${op.name}: ${field} ${bad.what}`;
-          expect(ajv.validate(tool.inputSchema, args), `${label} passes the listed inputSchema`).to.equal(false);
+          expect(ajv.validate(inputSchema, args), `${label} passes the listed inputSchema`).to.equal(false);
 
           const path = '/v1' + op.path.replace(/\{(\w+)\}/g, (_m, p: string) => encodeURIComponent(String(base[p])));
           const rest: Record<string, unknown> = {};

@@ -79,7 +79,7 @@ for (const dialect of dialects()) {
     });
 
     it('a brand-limited key gets not_found for a workflow reaching another brand, and the publish rule holds', async () => {
-      const cross = await createWorkflow(w, w.key('acme', 'ci'), shoes, { nodes: [launchNode('go', '1', { brandId: hats })] });
+      const cross = await createWorkflow(w, w.key('acme', 'ci'), shoes, { nodes: [launchNode('go', '$trigger.launchId', { brandId: hats })] });
       expect((await toolError(limited, 'get_workflow', { brandId: shoes, workflowId: String(cross.workflowId) })).code).to.equal('not_found');
       expect((await toolError(limited, 'delete_workflow', { brandId: shoes, workflowId: String(cross.workflowId) })).code).to.equal('not_found');
       const listed = await tool(limited, 'list_workflows', { brandId: shoes, limit: 100 });

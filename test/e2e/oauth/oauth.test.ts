@@ -957,7 +957,12 @@ for (const dialect of dialects()) {
       const over = await client.publish(second.launchId, `oauth-over-${dialect}`);
       expectError(over, 403, 'spend_ceiling_exceeded');
       expect(over.body.error.message).to.contain('$60.00').and.contain('$50.00');
-      expect(over.body.error.details).to.deep.equal({ ceilingMinorUnits: 6000, committedMinorUnits: 5000, amountMinorUnits: 5000 });
+      expect(over.body.error.details).to.deep.equal({
+        ceilingMinorUnits: 6000,
+        committedMinorUnits: 5000,
+        amountMinorUnits: 5000,
+        accounts: [{ accountId: 'act_1001', currency: 'USD', amountMinorUnits: 5000, countedUsdCents: 5000 }],
+      });
       const launch = await client.launch(second.launchId);
       expect(launch.body.status).to.equal('draft');
       expect(launch.body.campaigns[0].node.platformId).to.equal(null);

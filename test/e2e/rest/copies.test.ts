@@ -112,12 +112,18 @@ for (const dialect of dialects()) {
       expect(wrong.body.error.details[0]).to.deep.include({ field: 'copyGenerationId' });
       expect(wrong.body.error.details[0].message).to.match(/written for tiktok; this ad publishes to meta/);
       const missing = await api('PATCH', `/launches/${built.launchId}/nodes/${built.adIds[0]}`, { copyGenerationId: 999999 });
-      expect(missing.status).to.equal(404);
-      // A copy id set through properties (not attached) is still checked when publishing.
-      await api('PATCH', `/launches/${built.launchId}/nodes/${built.adIds[0]}`, { properties: { copyGenerationId: 999999 } });
+      expect(missing.status).to.equal(400);
+      expect(missing.body.error.details.map((d: any) => d.field)).to.deep.equal(['copyGenerationId']);
+      const viaProperties = await api('PATCH', `/launches/${built.launchId}/nodes/${built.adIds[0]}`, { properties: { copyGenerationId: 999999 } });
+      expect(viaProperties.status).to.equal(400);
+      expect(viaProperties.body.error.details.map((d: any) => d.field)).to.deep.equal(['properties.copyGenerationId']);
+      // A copy that goes away after it was attached is caught when publishing.
+      const meta = (await api('POST', '/copies', { platform: 'meta' })).body;
+      expect((await api('PATCH', `/launches/${built.launchId}/nodes/${built.adIds[0]}`, { properties: { copyGenerationId: meta.copyGenerationId } })).status).to.equal(200);
+      await w.service.knex('copy_generations').where({ id: meta.copyGenerationId }).delete();
       const preview = await api('POST', `/launches/${built.launchId}/publish`, {}, idem('preview'));
       expect(preview.status).to.equal(400);
-      expect(preview.body.error.details).to.deep.include({ field: `ads[${built.adIds[0]}].copyGenerationId`, message: 'copy 999999 does not exist in this brand' });
+      expect(preview.body.error.details).to.deep.include({ field: `ads[${built.adIds[0]}].copyGenerationId`, message: `copy ${meta.copyGenerationId} does not exist in this brand` });
     });
   });
 

@@ -1,4 +1,4 @@
-// Replays contracts/launch-example.md step by step over REST, with its three failure cases;
+// Replays the launch of docs/launches.md step by step over REST, with its three failure cases;
 // the published campaign then shows in the live campaign list.
 
 import { expect } from 'chai';

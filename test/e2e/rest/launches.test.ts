@@ -413,10 +413,14 @@ for (const dialect of dialects()) {
         expect(reply.status, JSON.stringify(reply.body)).to.equal(400);
         expect(reply.body.error.code).to.equal('validation_failed');
         expect(reply.body.error.details).to.be.an('array').with.length(1);
-        for (const accepted of [{ properties: { headline: 'Spring!' } }, { postId: 'post_1' }, { creativeId: creative.shoes }, { copyGenerationId: 1 }]) {
+        for (const accepted of [{ properties: { headline: 'Spring!' } }, { postId: 'post_1' }, { creativeId: creative.shoes }]) {
           const ok = await node(tree.adIds[0], accepted);
           expect(ok.status, `${JSON.stringify(accepted)} → ${JSON.stringify(ok.body)}`).to.not.equal(400);
         }
+        // copyGenerationId alone is enough too: copy 1 does not exist, so the refusal names that field, not the empty body.
+        const copy = await node(tree.adIds[0], { copyGenerationId: 1 });
+        expect(copy.status).to.equal(400);
+        expect(copy.body.error.details.map((d: any) => d.field)).to.deep.equal(['copyGenerationId']);
       });
 
       it('an empty update-node or update-launch body is refused with a detail naming what to send, not an internal field count', async () => {
@@ -440,9 +444,14 @@ for (const dialect of dialects()) {
         expectIssue(await node(tree.adsetId, { copyGenerationId: 3 }), 'copyGenerationId', 'invalid_value');
       });
 
-      it('an unknown creative, or one of another brand, → 404 not_found; the ad keeps its creative', async () => {
-        expectError(await node(tree.adIds[0], { creativeId: 987654 }), 404, 'not_found');
-        expectError(await node(tree.adIds[0], { creativeId: creative.hats }), 404, 'not_found');
+      it('an unknown creative, or one of another brand, → the same 400 validation_failed on creativeId; the ad keeps its creative', async () => {
+        const unknown = await node(tree.adIds[0], { creativeId: 987654 });
+        const foreign = await node(tree.adIds[0], { creativeId: creative.hats });
+        expectError(unknown, 400, 'validation_failed');
+        expectError(foreign, 400, 'validation_failed');
+        const shape = (r: any) => JSON.stringify(r.body.error.details).replaceAll(new RegExp(`\\b(987654|${creative.hats})\\b`, 'g'), 'ID');
+        expect(shape(foreign)).to.equal(shape(unknown));
+        expect(foreign.body.error.details[0].field).to.equal('creativeId');
         const read = await api('GET', `/launches/${tree.launchId}/ad-sets/${tree.adsetId}`);
         expect(read.body.ads[0].properties.creativeId).to.equal(creative.shoes);
       });

@@ -445,7 +445,7 @@ for (const dialect of dialects()) {
     });
 
     describe('activity made with an API key', () => {
-      it('shows userName "API key: <key name>" and the key creator as userId', async () => {
+      it('shows userName "API key: <key name>" and the key creator as userId (Olive made the CI key, Ada the writer key)', async () => {
         const brand = await newBrand();
         for (const [ref, echo] of [['ci', 'first'], ['writer', 'second']] as const) {
           const made = await world.request('POST', `/v1/brands/${brand}/test-echo`, { key: world.key('acme', ref), body: { echo, entityId: `camp-${echo}` } });
@@ -454,7 +454,7 @@ for (const dialect of dialects()) {
         const reply = await world.request('GET', activityPath(brand), { key: ci });
         expect(reply.status).to.equal(200);
         expect(reply.body.activities.map((a: any) => ({ ...a, when: typeof a.when }))).to.deep.equal([
-          { userId: olive, userName: 'API key: Writer', entityType: 'campaign', entityId: 'camp-second', entityName: 'second', action: 'test.echo', when: 'string', accountId: null },
+          { userId: world.seed.organizations.acme.users.ada.id, userName: 'API key: Writer', entityType: 'campaign', entityId: 'camp-second', entityName: 'second', action: 'test.echo', when: 'string', accountId: null },
           { userId: olive, userName: 'API key: CI key', entityType: 'campaign', entityId: 'camp-first', entityName: 'first', action: 'test.echo', when: 'string', accountId: null },
         ]);
         for (const a of reply.body.activities) expect(Math.abs(Date.parse(a.when) - Date.now())).to.be.lessThan(60_000);

@@ -37,6 +37,12 @@ for (const dialect of dialects()) {
       return r.body;
     };
     const move = (cardId: number, body: Record<string, unknown>, key = ci) => pipe('PATCH', `/cards/${cardId}`, body, key);
+    /** A workflow of the brand for a column to link to. */
+    const newWorkflow = async (brandId: number) => {
+      const r = await w.request('POST', `/v1/brands/${brandId}/workflows`, { key: ci, body: { workflowName: 'Review', trigger: { kind: 'manual' }, nodes: [{ nodeId: 'review', kind: 'review', settings: {} }], edges: [] } });
+      expect(r.status, JSON.stringify(r.body)).to.equal(201);
+      return r.body.workflowId as number;
+    };
     const launchStatus = async (launchId: string) => (await api('GET', `/launches/${launchId}`)).body.status;
 
     before(async () => {
@@ -57,8 +63,9 @@ for (const dialect of dialects()) {
         expect(draft).to.deep.include({ brandId: hats, name: 'Draft', position: 0, publishes: false, workflowId: null });
         const live = await newColumn({ name: 'Live', publishes: true }, hats);
         expect(live).to.deep.include({ position: 1, publishes: true });
-        const review = await newColumn({ name: 'Review', position: 1, workflowId: '12' }, hats);
-        expect(review).to.deep.include({ position: 1, workflowId: 12 });
+        const workflowId = await newWorkflow(hats);
+        const review = await newColumn({ name: 'Review', position: 1, workflowId: String(workflowId) }, hats);
+        expect(review).to.deep.include({ position: 1, workflowId });
         const names = async () => (await board(ci, hats)).body.columns.map((c: any) => `${c.position}:${c.name}`);
         expect(await names()).to.deep.equal(['0:Draft', '1:Review', '2:Live']);
 
@@ -129,7 +136,7 @@ for (const dialect of dialects()) {
       before(async () => {
         backlog = await newColumn({ name: 'Backlog' });
         draft = await newColumn({ name: 'Draft' });
-        review = await newColumn({ name: 'Review', workflowId: 7 });
+        review = await newColumn({ name: 'Review', workflowId: await newWorkflow(shoes) });
         live = await newColumn({ name: 'Live', publishes: true });
         creativeId = await uploadCreative(w, ci, shoes);
       });
@@ -179,7 +186,7 @@ for (const dialect of dialects()) {
         const events = (await eventsOf(w, 'pipeline.card.moved', shoes)).slice(before);
         expect(events).to.deep.equal([
           { brandId: shoes, cardId: card.cardId, launchId, fromColumnId: null, toColumnId: draft.columnId, workflowId: null },
-          { brandId: shoes, cardId: card.cardId, launchId, fromColumnId: draft.columnId, toColumnId: review.columnId, workflowId: 7 },
+          { brandId: shoes, cardId: card.cardId, launchId, fromColumnId: draft.columnId, toColumnId: review.columnId, workflowId: review.workflowId },
         ]);
         await pipe('DELETE', `/cards/${card.cardId}`);
       });
@@ -218,20 +225,22 @@ for (const dialect of dialects()) {
         }
       });
 
-      it("answers 404 for another brand's launch, column or card, and 409 conflict for a launch already on the board", async () => {
+      it("answers 400 on the field for another brand's launch or column (as for a missing one), 404 for its card, and 409 conflict for a launch already on the board", async () => {
         const hatsLaunch = await createLaunch(brandApi(w, ci, hats), 'Hats launch');
         const foreign = await pipe('POST', '/cards', { launchId: hatsLaunch, columnId: draft.columnId });
-        expect(foreign.status).to.equal(404);
-        expect(foreign.body.error.code).to.equal('not_found');
+        expect(foreign.status).to.equal(400);
+        expect(foreign.body.error.code).to.equal('validation_failed');
+        expect(foreign.body.error.details.map((d: any) => d.field)).to.deep.equal(['launchId']);
         const hatsColumn = await newColumn({ name: 'Hats column' }, hats);
         const launchId = await createLaunch(api, 'Mine');
         const wrongColumn = await pipe('POST', '/cards', { launchId, columnId: hatsColumn.columnId });
-        expect(wrongColumn.status).to.equal(404);
+        expect(wrongColumn.status).to.equal(400);
+        expect(wrongColumn.body.error.details.map((d: any) => d.field)).to.deep.equal(['columnId']);
         const card = await newCard({ launchId, columnId: draft.columnId });
         const twice = await pipe('POST', '/cards', { launchId, columnId: review.columnId });
         expect(twice.status).to.equal(409);
         expect(twice.body.error).to.deep.include({ code: 'conflict', details: { cardId: card.cardId } });
-        expect((await move(card.cardId, { columnId: hatsColumn.columnId, version: 1 })).status).to.equal(404);
+        expect((await move(card.cardId, { columnId: hatsColumn.columnId, version: 1 })).status).to.equal(400);
         expect((await pipe('PATCH', `/cards/${card.cardId}`, { position: 0, version: 1 }, ci, hats)).status).to.equal(404);
         expect((await pipe('DELETE', `/cards/${card.cardId}`, undefined, ci, hats)).status).to.equal(404);
         // A column that holds a card is not deleted.
@@ -325,7 +334,13 @@ for (const dialect of dialects()) {
         expect(moved.body).to.deep.include({ columnId: live.columnId, version: 2, launchStatus: 'draft' });
         expect(moved.body.publish).to.deep.equal({ attempted: true, published: false, reason: 'spend_ceiling_exceeded' });
         expect(moved.body.publishError.code).to.equal('spend_ceiling_exceeded');
-        expect(moved.body.publishError.details).to.deep.equal({ ceilingMinorUnits: 10_000, committedMinorUnits: committed, amountMinorUnits: 10_000 - committed + 100 });
+        const amount = 10_000 - committed + 100;
+        expect(moved.body.publishError.details).to.deep.equal({
+          ceilingMinorUnits: 10_000,
+          committedMinorUnits: committed,
+          amountMinorUnits: amount,
+          accounts: [{ accountId: 'act_1001', currency: 'USD', amountMinorUnits: amount, countedUsdCents: amount }],
+        });
         expect(await launchStatus(built.launchId)).to.equal('draft');
         expect(await committedCents(w, 'acme', 'ci')).to.equal(committed);
         expect(await commitmentStates(w, built.launchId)).to.deep.equal([]);

@@ -65,21 +65,22 @@ for (const dialect of dialects()) {
     it('changes only the fields sent, for each field, and validates a new config before saving', async () => {
       const t = (await api('POST', '/structure-templates', templateBody(creativeId, { status: 'DRAFT' }))).body;
       const path = `/structure-templates/${t.templateId}`;
-      const changes: Array<Record<string, unknown>> = [
-        { name: 'Renamed' },
-        { config: { ...t.config, campaign: { ...t.config.campaign, objective: 'OUTCOME_SALES' } } },
-        { audiences: [{ kind: 'targetingSet', name: 'Teens', targeting: { ageMin: 18, ageMax: 19 } }] },
-        { settings: { budget: { dailyAmount: 9000 } } },
-        { accounts: ['act_3001'] },
-        { scope: 'single' },
-        { status: 'READY' },
+      // Each change, and what the field holds afterwards: settings merge key by key (RFC 7396).
+      const changes: Array<[Record<string, unknown>, Record<string, unknown>?]> = [
+        [{ name: 'Renamed' }],
+        [{ config: { ...t.config, campaign: { ...t.config.campaign, objective: 'OUTCOME_SALES' } } }],
+        [{ audiences: [{ kind: 'targetingSet', name: 'Teens', targeting: { ageMin: 18, ageMax: 19 } }] }],
+        [{ settings: { budget: { dailyAmount: 9000 } } }, { settings: { budget: { dailyAmount: 9000 }, startOffsetDays: 2 } }],
+        [{ accounts: ['act_3001'] }],
+        [{ scope: 'single' }],
+        [{ status: 'READY' }],
       ];
       let expected = t;
-      for (const change of changes) {
+      for (const [change, after = change] of changes) {
         const res = await api('PATCH', path, change);
         expect(res.status, JSON.stringify(res.body)).to.equal(200);
         const { updatedAt: _u, ...rest } = res.body;
-        const { updatedAt: _e, ...exp } = { ...expected, ...change };
+        const { updatedAt: _e, ...exp } = { ...expected, ...after };
         expect(rest, Object.keys(change)[0]).to.deep.equal(exp);
         expected = res.body;
       }
@@ -134,7 +135,7 @@ for (const dialect of dialects()) {
       expect(res.body.error.code).to.equal('validation_failed');
       const fields = res.body.error.details.map((d: any) => d.field);
       expect(fields).to.have.members(['settings.budget.dailyAmount', 'config.adSets[0].optimizationGoal', 'config.adSets[0].targeting.countries', 'audiences[0].targeting.ageMin']);
-      expect(res.body.error.details.find((d: any) => d.field === 'settings.budget.dailyAmount').message).to.match(/at least 100 cents on meta \(ad accounts act_3001, act_3002\)/);
+      expect(res.body.error.details.find((d: any) => d.field === 'settings.budget.dailyAmount').message).to.match(/at least 100 \(minor units of the ad account's currency\) on meta \(ad accounts act_3001, act_3002\)/);
       expect((await api('GET', '/launches')).body.batches.length).to.equal(before);
     });
 

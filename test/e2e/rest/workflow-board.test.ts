@@ -59,7 +59,9 @@ for (const dialect of dialects()) {
 
       const reviews = `/workflows/${wf.workflowId}/executions/${exec.executionId}/reviews`;
       expect((await api('POST', reviews, { nodeId: 'review', decision: 'approve' })).status, 'the author').to.equal(403);
-      const approved = await brandApi(w, w.key('acme', 'limited'), shoes)('POST', reviews, { nodeId: 'review', decision: 'approve' });
+      const ownKey = await brandApi(w, w.key('acme', 'limited'), shoes)('POST', reviews, { nodeId: 'review', decision: 'approve' });
+      expect(ownKey.status, "another key of the author's person").to.equal(403);
+      const approved = await brandApi(w, w.key('acme', 'reviewer'), shoes)('POST', reviews, { nodeId: 'review', decision: 'approve' });
       expect(approved.status, JSON.stringify(approved.body)).to.equal(200);
       const done = await waitForExecution(w, ci, shoes, wf.workflowId, exec.executionId, finished, 'the run to finish');
       expect(done.status).to.equal('succeeded');

@@ -13,7 +13,7 @@ import { brandApi, buildLaunch, uploadCreative } from '../../helpers/launch-buil
 import { waitUntil } from '../../helpers/launches.js';
 import { inTransaction } from '../../../src/db/connection.js';
 import { seedLiveLaunch } from '../../../src/platforms/sandbox/live-launch.js';
-import { chain, chatNode, createWorkflow, definition, finished, launchNode, nodeOf, reviewNode, runWorkflow, waitForExecution, workflowWorld } from '../../helpers/workflows.js';
+import { chain, chatNode, createWorkflow, definition, finished, launchNode, newAutomation, newColumn, nodeOf, reviewNode, runWorkflow, waitForExecution, workflowWorld } from '../../helpers/workflows.js';
 
 const ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', AGENT_MODEL_URL: 'http://127.0.0.1:9/v1' };
 
@@ -142,7 +142,7 @@ for (const dialect of dialects()) {
       });
 
       it('activating or running a workflow with an acting step needs publish', async () => {
-        const wf = await createWorkflow(w, key('ci'), shoes, { nodes: [launchNode('go', '1')] });
+        const wf = await createWorkflow(w, key('ci'), shoes, { nodes: [launchNode('go', '$trigger.launchId')] });
         for (const [verb, rest] of [['activate', '/activate'], ['run', '/runs']] as const) {
           const r = await w.request('POST', path(shoes, `/${wf.workflowId}${rest}`), { key: key('writer'), body: {} });
           expect(r.status, verb).to.equal(403);
@@ -155,7 +155,7 @@ for (const dialect of dialects()) {
 
       it("a brand-limited key reaches only its brands' workflows: another brand's or a cross-brand one answers 404", async () => {
         const own = await createWorkflow(w, key('ci'), shoes, { workflowName: 'Shoes only', nodes: [reviewNode()] });
-        const cross = await createWorkflow(w, key('ci'), shoes, { workflowName: 'Reaches hats', nodes: [launchNode('go', '1', { brandId: hats })] });
+        const cross = await createWorkflow(w, key('ci'), shoes, { workflowName: 'Reaches hats', nodes: [launchNode('go', '$trigger.launchId', { brandId: hats })] });
         const other = await createWorkflow(w, key('ci'), hats, { workflowName: 'Hats', nodes: [reviewNode()] });
         expect(cross.reachBrandIds).to.deep.equal([shoes, hats].sort((a, b) => a - b));
         const limited = key('limited');
@@ -171,13 +171,14 @@ for (const dialect of dialects()) {
         expect(listed).not.to.include(cross.workflowId);
       });
 
-      it('a brand-limited key cannot save a step reaching beyond its brands (403 brand_not_allowed)', async () => {
-        const r = await w.request('POST', path(shoes), { key: key('limitedPub'), body: definition({ nodes: [launchNode('go', '1', { brandId: hats })] }) });
-        expect(r.status).to.equal(403);
-        expect(r.body.error.code).to.equal('brand_not_allowed');
+      it('a brand-limited key cannot save a step reaching beyond its brands (400 validation_failed on the field naming the brand)', async () => {
+        const r = await w.request('POST', path(shoes), { key: key('limitedPub'), body: definition({ nodes: [launchNode('go', '$trigger.launchId', { brandId: hats })] }) });
+        expect(r.status).to.equal(400);
+        expect(r.body.error.code).to.equal('validation_failed');
+        expect(r.body.error.details.map((d: any) => d.field)).to.deep.equal(['nodes[go].settings.brandId']);
         const agent = await w.request('POST', path(shoes), { key: key('limitedPub'), body: definition({ nodes: [{ nodeId: 'ag', kind: 'agent', settings: { instruction: 'x', brandIds: [shoes, hats] } }] }) });
-        expect(agent.status).to.equal(403);
-        expect(agent.body.error.code).to.equal('brand_not_allowed');
+        expect(agent.status).to.equal(400);
+        expect(agent.body.error.details.map((d: any) => d.field)).to.deep.equal(['nodes[ag].settings.brandIds[1]']);
       });
 
       it("a brand-limited key may save an agent step only in a workflow created with an API key; a person's workflow answers 403 forbidden", async () => {
@@ -197,7 +198,7 @@ for (const dialect of dialects()) {
 
       it('OAuth tokens and unlimited keys see every workflow, cross-brand ones included', async () => {
         const cross = await createWorkflow(w, key('limitedPub'), shoes, { workflowName: 'Limited made it', nodes: [reviewNode()] });
-        const wide = await createWorkflow(w, key('ci'), shoes, { workflowName: 'Wide', nodes: [launchNode('go', '1', { brandId: hats })] });
+        const wide = await createWorkflow(w, key('ci'), shoes, { workflowName: 'Wide', nodes: [launchNode('go', '$trigger.launchId', { brandId: hats })] });
         for (const credential of [olive, key('ci'), key('writer')]) {
           const listed = (await w.request('GET', `${path(shoes)}?limit=100`, { key: credential })).body.workflows.map((x: any) => x.workflowId);
           expect(listed).to.include.members([cross.workflowId, wide.workflowId]);
@@ -207,7 +208,7 @@ for (const dialect of dialects()) {
     });
 
     describe('runs', () => {
-      it('a review gate waits, is refused to the run\'s author (same key: 403 forbidden) and approved by another member', async () => {
+      it('a review gate waits, is refused to the run\'s author (its key, another key of theirs, their OAuth token: 403 forbidden) and approved by another person', async () => {
         const wf = await createWorkflow(w, key('ci'), shoes, { workflowName: 'Gate', nodes: [reviewNode('review'), chatNode('tell', chat.url, '{{workflowName}} approved')] });
         const exec = await runWorkflow(w, key('ci'), shoes, wf.workflowId);
         const waiting = await waitForExecution(w, key('ci'), shoes, wf.workflowId, exec, (e) => e.status === 'waiting_review', 'the gate to wait');
@@ -220,6 +221,15 @@ for (const dialect of dialects()) {
         const own = await w.request('POST', reviews, { key: key('ci'), body: { nodeId: 'review', decision: 'approve' } });
         expect(own.status).to.equal(403);
         expect(own.body.error.code).to.equal('forbidden');
+        // The run's person is Olive, who created the CI key: her other key and her OAuth token are Olive too.
+        const runRow = await w.service.knex('workflow_executions').where({ id: exec }).first('runner_user_id');
+        expect(Number(runRow.runner_user_id)).to.equal(w.seed.organizations.acme.users.olive.id);
+        for (const [credential, what] of [[key('small'), 'a second key Olive created'], [olive, "Olive's OAuth token"]] as const) {
+          const again = await w.request('POST', reviews, { key: credential, body: { nodeId: 'review', decision: 'approve' } });
+          expect(again.status, what).to.equal(403);
+          expect(again.body.error.code, what).to.equal('forbidden');
+        }
+        expect(nodeOf((await w.request('GET', path(shoes, `/${wf.workflowId}/executions/${exec}`), { key: key('ci') })).body, 'review').status).to.equal('waiting_review');
         const before = chat.received.length;
         const approved = await w.request('POST', reviews, { key: key('ci2'), body: { nodeId: 'review', decision: 'approve', comment: 'Looks good' } });
         expect(approved.status, JSON.stringify(approved.body)).to.equal(200);
@@ -234,7 +244,7 @@ for (const dialect of dialects()) {
         expect(JSON.parse(finishedEvent.data)).to.deep.equal({ brandId: shoes, workflowId: wf.workflowId, executionId: exec, status: 'succeeded' });
       });
 
-      it('a person may not review their own run (403 forbidden); a rejection ends the run canceled', async () => {
+      it('a person may not review their own run (403 forbidden, with their token or a key they created); a rejection ends the run canceled', async () => {
         const wf = await createWorkflow(w, olive, shoes, { nodes: [reviewNode('review'), chatNode('tell', chat.url)] });
         const exec = await runWorkflow(w, olive, shoes, wf.workflowId);
         await waitForExecution(w, olive, shoes, wf.workflowId, exec, (e) => e.status === 'waiting_review', 'the gate to wait');
@@ -242,7 +252,9 @@ for (const dialect of dialects()) {
         const own = await w.request('POST', reviews, { key: olive, body: { nodeId: 'review', decision: 'approve' } });
         expect(own.status).to.equal(403);
         expect(own.body.error.code).to.equal('forbidden');
-        const rejected = await w.request('POST', reviews, { key: key('ci'), body: { nodeId: 'review', decision: 'reject' } });
+        const ownKey = await w.request('POST', reviews, { key: key('ci'), body: { nodeId: 'review', decision: 'approve' } });
+        expect(ownKey.status, 'a key Olive created is Olive').to.equal(403);
+        const rejected = await w.request('POST', reviews, { key: key('ci2'), body: { nodeId: 'review', decision: 'reject' } });
         expect(rejected.status).to.equal(200);
         const done = await waitForExecution(w, olive, shoes, wf.workflowId, exec, finished, 'the run to end');
         expect(done.status).to.equal('canceled');
@@ -271,11 +283,42 @@ for (const dialect of dialects()) {
         expect((await api('GET', `/launches/${big.launchId}`)).body.status).not.to.equal('published');
       });
 
+      it('checks a step\'s references again when it runs, and says which one went away; nothing is done', async () => {
+        const api = brandApi(w, key('ci'), shoes);
+        const template = await api('POST', '/structure-templates', {
+          name: 'Gone soon',
+          config: {
+            campaign: { name: '{brand}', objective: 'OUTCOME_TRAFFIC' },
+            adSets: [{ name: '{audience}', optimizationGoal: 'LINK_CLICKS', billingEvent: 'IMPRESSIONS', targeting: { countries: ['US'] } }],
+            ads: [{ name: 'Hero', headline: 'Spring', primaryText: 'Sale', linkUrl: 'https://shop.example.com/', callToAction: 'SHOP_NOW' }],
+          },
+          audiences: [{ kind: 'targetingSet', name: 'Broad', targeting: { ageMin: 25, ageMax: 45 } }],
+          accounts: ['act_1001'],
+          scope: 'single',
+          status: 'READY',
+        });
+        expect(template.status, JSON.stringify(template.body)).to.equal(201);
+        const templateId = template.body.templateId;
+        const wf = await createWorkflow(w, key('ci'), shoes, { nodes: [{ nodeId: 't', kind: 'apply_template', name: 'Apply', settings: { templateId } }] });
+        expect((await api('DELETE', `/structure-templates/${templateId}`)).status).to.equal(200);
+        const launchesBefore = (await api('GET', '/launches?limit=100')).body.batches.length;
+        const exec = await runWorkflow(w, key('ci'), shoes, wf.workflowId);
+        const done = await waitForExecution(w, key('ci'), shoes, wf.workflowId, exec, finished, 'the run to end');
+        expect(done.status).to.equal('failed');
+        const error = nodeOf(done, 't').error;
+        expect(error.code).to.equal('not_found');
+        expect(error.message).to.include('nodes[t].settings.templateId');
+        expect(error.message).to.include(`structure template ${templateId}`);
+        expect(error.message).to.include('went away');
+        expect(error.details).to.deep.equal([{ field: 'nodes[t].settings.templateId', code: 'invalid_value', message: `names structure template ${templateId}, which does not exist in brand ${shoes} or is out of this credential's reach` }]);
+        expect((await api('GET', '/launches?limit=100')).body.batches.length).to.equal(launchesBefore);
+      });
+
       it('a run of a revoked key is refused whole: nothing runs (started by its trigger, or revoked between steps)', async () => {
         const api = brandApi(w, key('ci'), shoes);
         const creativeId = await uploadCreative(w, key('ci'), shoes);
         const launch = await buildLaunch(api, { creativeId, title: 'Never published' });
-        const columnId = 7001;
+        const columnId = await newColumn(w, key('ci'), shoes, 'Revoked runs');
         const triggered = await createWorkflow(w, key('doomed'), shoes, { trigger: { kind: 'pipeline_stage', columnId }, nodes: [chatNode('tell', chat.url), launchNode('go', '$trigger.launchId')] });
         const gated = await createWorkflow(w, key('doomed'), shoes, { nodes: [reviewNode('review'), launchNode('go', launch.launchId)] });
         expect((await w.request('POST', path(shoes, `/${triggered.workflowId}/activate`), { key: key('doomed'), body: {} })).status).to.equal(200);
@@ -308,7 +351,7 @@ for (const dialect of dialects()) {
       it('checks the key when each step runs: a key whose brands changed since it saved is refused the step, and nothing is published', async () => {
         const api = brandApi(w, key('ci'), shoes);
         const launch = await buildLaunch(api, { creativeId: await uploadCreative(w, key('ci'), shoes), title: 'Brand moved' });
-        const columnId = 7101;
+        const columnId = await newColumn(w, key('ci'), shoes, 'Brand moved');
         const wf = await createWorkflow(w, key('limitedPub'), shoes, { trigger: { kind: 'pipeline_stage', columnId }, nodes: [launchNode('go', '$trigger.launchId')] });
         await w.request('POST', path(shoes, `/${wf.workflowId}/activate`), { key: key('limitedPub'), body: {} });
         const keyId = w.seed.organizations.acme.apiKeys.limitedPub.id;
@@ -329,13 +372,14 @@ for (const dialect of dialects()) {
       });
 
       it("refuses the whole run when the organization's plan no longer admits the key", async () => {
-        const wf = await createWorkflow(w, key('ci'), shoes, { trigger: { kind: 'monitor', automationId: 9500 }, nodes: [chatNode('tell', chat.url)] });
+        const automationId = await newAutomation(w, key('ci'), shoes, 'act_1001', 'Plan watch');
+        const wf = await createWorkflow(w, key('ci'), shoes, { trigger: { kind: 'monitor', automationId }, nodes: [chatNode('tell', chat.url)] });
         await w.request('POST', path(shoes, `/${wf.workflowId}/activate`), { key: key('ci'), body: {} });
         const org = w.seed.organizations.acme.id;
         await w.service.knex('organizations').where({ id: org }).update({ subscription_status: 'past_due' });
         try {
           const before = chat.received.length;
-          await emit('automation.triggered', shoes, { brandId: shoes, automationId: 9500, runId: 1, objectId: 'c1', level: 'campaign', action: 'paused', mode: 'live' });
+          await emit('automation.triggered', shoes, { brandId: shoes, automationId, runId: 1, objectId: 'c1', level: 'campaign', action: 'paused', mode: 'live' });
           let exec: Record<string, any> = {};
           await waitUntil(async () => {
             exec = (await w.service.knex('workflow_executions').where({ workflow_id: wf.workflowId }).first()) ?? {};
@@ -351,7 +395,7 @@ for (const dialect of dialects()) {
 
     describe('triggers', () => {
       it('a pipeline stage starts the workflows on the entered column, and the workflow the event names, once per event', async () => {
-        const columnId = 8001;
+        const columnId = await newColumn(w, key('ci'), shoes, 'Stage');
         const onColumn = await createWorkflow(w, key('ci'), shoes, { trigger: { kind: 'pipeline_stage', columnId }, nodes: [chatNode('tell', chat.url, 'Card for {{launchId}}')] });
         const linked = await createWorkflow(w, key('ci'), shoes, { nodes: [chatNode('tell', chat.url, 'Linked {{launchId}}')] });
         expect((await w.request('POST', path(shoes, `/${onColumn.workflowId}/activate`), { key: key('ci'), body: {} })).status).to.equal(200);
@@ -370,15 +414,50 @@ for (const dialect of dialects()) {
       });
 
       it('a monitor trigger starts when its automation fires', async () => {
-        const wf = await createWorkflow(w, key('ci'), shoes, { trigger: { kind: 'monitor', automationId: 9001 }, nodes: [chatNode('tell', chat.url)] });
-        await emit('automation.triggered', shoes, { brandId: shoes, automationId: 9001, runId: 1, objectId: 'c1', level: 'campaign', action: 'paused', mode: 'live' });
+        const automationId = await newAutomation(w, key('ci'), shoes, 'act_1001', 'Monitor watch');
+        const wf = await createWorkflow(w, key('ci'), shoes, { trigger: { kind: 'monitor', automationId }, nodes: [chatNode('tell', chat.url)] });
+        await emit('automation.triggered', shoes, { brandId: shoes, automationId, runId: 1, objectId: 'c1', level: 'campaign', action: 'paused', mode: 'live' });
         await new Promise((r) => setTimeout(r, 3000));
         expect((await w.request('GET', path(shoes, `/${wf.workflowId}`), { key: key('ci') })).body.runCount, 'inactive: not armed').to.equal(0);
         await w.request('POST', path(shoes, `/${wf.workflowId}/activate`), { key: key('ci'), body: {} });
-        await emit('automation.triggered', shoes, { brandId: shoes, automationId: 9001, runId: 2, objectId: 'c1', level: 'campaign', action: 'paused', mode: 'live' });
+        await emit('automation.triggered', shoes, { brandId: shoes, automationId, runId: 2, objectId: 'c1', level: 'campaign', action: 'paused', mode: 'live' });
         await waitUntil(async () => (await w.request('GET', path(shoes, `/${wf.workflowId}`), { key: key('ci') })).body.runCount === 1, 'the monitor run', 15_000, 100);
         const exec = (await w.request('GET', path(shoes, `/${wf.workflowId}/executions`), { key: key('ci') })).body.executions[0];
-        expect(exec.trigger).to.include({ kind: 'monitor', automationId: 9001 });
+        expect(exec.trigger).to.include({ kind: 'monitor', automationId });
+      });
+
+      it("a monitor trigger never crosses brands: it cannot be saved on another brand's automation, and such an event starts nothing", async () => {
+        const hatsRule = await newAutomation(w, key('ci'), hats, 'act_1002', 'Hats watch');
+        // Saving: a brand-limited key and an unlimited one alike get 400 on trigger.automationId.
+        for (const credential of [key('limitedPub'), key('ci')]) {
+          const r = await w.request('POST', path(shoes), { key: credential, body: definition({ trigger: { kind: 'monitor', automationId: hatsRule }, nodes: [chatNode('tell', chat.url)] }) });
+          expect(r.status, JSON.stringify(r.body)).to.equal(400);
+          expect(r.body.error.details.map((d: any) => d.field)).to.deep.equal(['trigger.automationId']);
+        }
+        // A shoes workflow whose stored trigger names the hats automation (as one saved before this rule could be) stays still when it fires.
+        const stale = await createWorkflow(w, key('limitedPub'), shoes, { trigger: { kind: 'monitor', automationId: await newAutomation(w, key('ci'), shoes, 'act_1001', 'Shoes watch') }, nodes: [chatNode('tell', chat.url)] });
+        await w.service.knex('workflows').where({ id: stale.workflowId }).update({ trigger: JSON.stringify({ kind: 'monitor', automationId: hatsRule }), trigger_automation_id: hatsRule });
+        await w.request('POST', path(shoes, `/${stale.workflowId}/activate`), { key: key('limitedPub'), body: {} });
+        const own = await createWorkflow(w, key('ci'), hats, { trigger: { kind: 'monitor', automationId: hatsRule }, nodes: [chatNode('tell', chat.url)] });
+        await w.request('POST', path(hats, `/${own.workflowId}/activate`), { key: key('ci'), body: {} });
+        await emit('automation.triggered', hats, { brandId: hats, automationId: hatsRule, runId: 1, objectId: 'c1', level: 'campaign', action: 'notified', mode: 'live' });
+        await waitUntil(async () => (await w.request('GET', path(hats, `/${own.workflowId}`), { key: key('ci') })).body.runCount === 1, "the hats workflow's run", 15_000, 100);
+        // The trigger pass that started the hats run has read the event: the shoes workflow was passed over.
+        await new Promise((r) => setTimeout(r, 2500));
+        expect((await w.request('GET', path(shoes, `/${stale.workflowId}`), { key: key('ci') })).body.runCount).to.equal(0);
+      });
+
+      it("a brand-limited key cannot link a column to a workflow reaching another brand (400 on workflowId)", async () => {
+        const wide = await createWorkflow(w, key('ci'), shoes, { workflowName: 'Reaches hats', nodes: [launchNode('go', '$trigger.launchId', { brandId: hats })] });
+        const narrow = await createWorkflow(w, key('ci'), shoes, { workflowName: 'Shoes only', nodes: [reviewNode()] });
+        const columns = `/v1/brands/${shoes}/pipeline/columns`;
+        const refused = await w.request('POST', columns, { key: key('limitedPub'), body: { name: 'Across', workflowId: wide.workflowId } });
+        expect(refused.status, JSON.stringify(refused.body)).to.equal(400);
+        expect(refused.body.error.details.map((d: any) => d.field)).to.deep.equal(['workflowId']);
+        const allowed = await w.request('POST', columns, { key: key('limitedPub'), body: { name: 'Within', workflowId: narrow.workflowId } });
+        expect(allowed.status, JSON.stringify(allowed.body)).to.equal(201);
+        const unlimited = await w.request('POST', columns, { key: key('ci'), body: { name: 'Across, by an unlimited key', workflowId: wide.workflowId } });
+        expect(unlimited.status, JSON.stringify(unlimited.body)).to.equal(201);
       });
 
       it('a monitor trigger starts when a real automation fires on a campaign spending with no results', async () => {

@@ -1,0 +1,61 @@
+// What connecting costs an agent: the size of tools/list (minified JSON of the result, output
+// schemas included) for the default toolsets, every tool, and read-only mode, in bytes and in
+// tokens estimated at 4 bytes a token, beside github-mcp-server's lists as the reference.
+// Targets: default at most 40 tools and 40 KB; all at most 120 KB.
+
+import { benchWorld, progress, startBenchService, type Benchmark, type BenchmarkOutput } from './lib.js';
+
+const KB = 1024;
+/** github-mcp-server's tools/list, measured the same way (issue 24): the reference an agent already pays. */
+const REFERENCE = [
+  { what: 'github-mcp-server, default toolsets', tools: 43, bytes: 52 * KB },
+  { what: 'github-mcp-server, all tools', tools: 87, bytes: 107 * KB },
+];
+/** This service before toolsets and lean schemas (one list of every tool), measured on 2026-11-25. */
+const BEFORE = { what: 'svc before issue 24: every tool, one list', tools: 81, bytes: 328_603 };
+const TARGETS: Record<string, { tools?: number; bytes: number }> = { default: { tools: 40, bytes: 40 * KB }, all: { bytes: 120 * KB } };
+
+const CHOICES = [
+  { what: 'default', headers: {} as Record<string, string> },
+  { what: 'default, read-only', headers: { 'x-mcp-readonly': 'true' } },
+  { what: 'all', headers: { 'x-mcp-toolsets': 'all' } },
+  { what: 'all, read-only', headers: { 'x-mcp-toolsets': 'all', 'x-mcp-readonly': 'true' } },
+];
+
+const row = (what: string, tools: number, bytes: number, verdict = '') =>
+  `${what.padEnd(44)} ${String(tools).padStart(5)} ${String(bytes).padStart(9)} ${String(Math.round(bytes / 4)).padStart(8)}${verdict ? `  ${verdict}` : ''}`;
+
+export const benchmark: Benchmark = {
+  name: 'MCP tools/list size',
+  order: 21,
+  async run(): Promise<BenchmarkOutput> {
+    progress('mcp tools/list size on sqlite');
+    // A key with every scope, so the list holds every tool a toolset has (the bench world's key only reads).
+    const world = structuredClone(benchWorld);
+    world.organizations[0].apiKeys = [{ ...world.organizations[0].apiKeys[0], scopes: ['read', 'write', 'publish'] }];
+    const svc = await startBenchService('sqlite', { bootstrap: world });
+    const lines = [`mcp tools/list size (minified JSON of the result; tokens = bytes / 4):`, `${'list'.padEnd(44)} ${'tools'.padStart(5)} ${'bytes'.padStart(9)} ${'tokens'.padStart(8)}`];
+    try {
+      for (const choice of CHOICES) {
+        const res = await fetch(`${svc.url}/mcp`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${svc.key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...choice.headers },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+        });
+        const answer = await res.json();
+        if (!answer.result) throw new Error(`tools/list answered ${res.status}: ${JSON.stringify(answer).slice(0, 300)}`);
+        const bytes = Buffer.byteLength(JSON.stringify(answer.result));
+        const tools = answer.result.tools.length as number;
+        const target = TARGETS[choice.what];
+        const verdict = target
+          ? `target ${target.tools ? `<= ${target.tools} tools, ` : ''}<= ${target.bytes / KB} KB: ${(target.tools === undefined || tools <= target.tools) && bytes <= target.bytes ? 'MET' : 'NOT MET'}`
+          : '';
+        lines.push(row(`svc ${choice.what}`, tools, bytes, verdict));
+      }
+    } finally {
+      await svc.close();
+    }
+    for (const r of [...REFERENCE, BEFORE]) lines.push(row(r.what, r.tools, r.bytes, '(reference)'));
+    return { rows: [], notes: [lines.join('\n')] };
+  },
+};

@@ -1,0 +1,131 @@
+// Ids in bodies that name another resource: one resolver per kind (ad account, creative, copy,
+// structure template, launch, launch node, live platform object, automation, pipeline column,
+// workflow), each finding the named ids among the resources of one brand that the credential may
+// reach. A missing id and one of another brand or organization get the same issue, word for word.
+
+import type { Knex } from 'knex';
+import type { Principal } from '../auth/principal.js';
+import { validationFailed, type FieldIssue } from '../errors.js';
+import { reachable } from '../workflows/store.js';
+
+type Db = Knex | Knex.Transaction;
+
+export type ReferenceKind =
+  | 'adAccount'
+  | 'creative'
+  | 'copy'
+  | 'structureTemplate'
+  | 'launch'
+  | 'launchNode'
+  | 'liveObject'
+  | 'automation'
+  | 'pipelineColumn'
+  | 'workflow';
+
+/** One id a body names, where it sits in the body, and the brand it must belong to. */
+export interface Reference {
+  kind: ReferenceKind;
+  /** The field's path in the body, e.g. `nodes[n2].settings.templateId`. */
+  field: string;
+  id: number | string;
+  brandId: number;
+  /** launchNode: the launch the node must be part of. */
+  launchId?: number;
+  /** liveObject: the ad account and level the live object must have. */
+  accountId?: string;
+  level?: string;
+}
+
+interface Resolver {
+  /** How an issue names the kind, e.g. "structure template". */
+  noun: string;
+  /** The ids among `ids` that exist in the brand (and scope) of `sample` and that `principal` may reach. */
+  find(db: Db, principal: Principal, sample: Reference, ids: Array<number | string>): Promise<Array<number | string>>;
+}
+
+const numeric = (ids: Array<number | string>) => ids.map(Number).filter((n) => Number.isSafeInteger(n) && n > 0);
+
+/** A resolver over a brand-scoped table keyed by its integer id. */
+const byId = (noun: string, table: string): Resolver => ({
+  noun,
+  find: async (db, _p, ref, ids) => (await db(table).where({ brand_id: ref.brandId }).whereIn('id', numeric(ids)).pluck('id')).map(Number),
+});
+
+const RESOLVERS: Record<ReferenceKind, Resolver> = {
+  adAccount: {
+    noun: 'ad account',
+    find: (db, _p, ref, ids) => db('ad_accounts').where({ brand_id: ref.brandId }).whereIn('account_id', ids.map(String)).pluck('account_id'),
+  },
+  creative: byId('creative', 'creatives'),
+  copy: byId('copy', 'copy_generations'),
+  structureTemplate: byId('structure template', 'structure_templates'),
+  launch: byId('launch', 'launches'),
+  automation: byId('automation', 'automations'),
+  pipelineColumn: byId('pipeline column', 'board_columns'),
+  launchNode: {
+    noun: 'node',
+    find: (db, _p, ref, ids) =>
+      db('launch_nodes as n')
+        .join('launches as l', 'l.id', 'n.launch_id')
+        .where({ 'l.brand_id': ref.brandId, 'n.launch_id': ref.launchId ?? 0 })
+        .whereIn('n.id', ids.map(String))
+        .pluck('n.id'),
+  },
+  liveObject: {
+    noun: 'live object',
+    find: (db, _p, ref, ids) =>
+      db('launch_nodes as n')
+        .join('launches as l', 'l.id', 'n.launch_id')
+        .where({ 'l.brand_id': ref.brandId, 'n.account_id': ref.accountId ?? '', 'n.status': 'live', 'n.node_type': ref.level ?? '' })
+        .whereIn('n.platform_id', ids.map(String))
+        .pluck('n.platform_id'),
+  },
+  workflow: {
+    noun: 'workflow',
+    // A workflow reaching a brand outside the credential's limit is as unknown to it as a missing one.
+    find: async (db, principal, ref, ids) => {
+      const rows = await db('workflows').where({ brand_id: ref.brandId, organization_id: principal.organizationId }).whereIn('id', numeric(ids)).select('id', 'reach_brand_ids');
+      return rows.filter((r) => reachable(principal, JSON.parse(r.reach_brand_ids))).map((r) => Number(r.id));
+    },
+  },
+};
+
+/** The issue of a reference that names nothing reachable: the same words whether it is missing or foreign. */
+export function referenceIssue(ref: Reference): FieldIssue {
+  const noun = RESOLVERS[ref.kind].noun;
+  const where = ref.kind === 'launchNode' ? `launch ${ref.launchId} of brand ${ref.brandId}` : ref.kind === 'liveObject' ? `${ref.accountId} (a live ${ref.level} launched by this service)` : `brand ${ref.brandId}`;
+  return { field: ref.field, code: 'invalid_value', message: `names ${noun} ${ref.id}, which does not exist in ${where} or is out of this credential's reach` };
+}
+
+/** Issues for every reference that names no resource of its brand reachable by `principal` (one query per kind and scope). */
+export async function referenceIssues(db: Db, principal: Principal, refs: Reference[]): Promise<FieldIssue[]> {
+  const groups = new Map<string, Reference[]>();
+  for (const r of refs) {
+    const key = [r.kind, r.brandId, r.launchId ?? '', r.accountId ?? '', r.level ?? ''].join('|');
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  const found = new Map<Reference, boolean>();
+  for (const group of groups.values()) {
+    // A brand outside the credential's limit holds nothing it may name.
+    const inReach = principal.brandIds === null || principal.brandIds.has(group[0].brandId);
+    const hits = inReach ? new Set((await RESOLVERS[group[0].kind].find(db, principal, group[0], group.map((r) => r.id))).map(String)) : new Set<string>();
+    for (const r of group) found.set(r, hits.has(String(r.id)));
+  }
+  return refs.filter((r) => !found.get(r)).map(referenceIssue);
+}
+
+/** Throws 400 validation_failed naming every reference that names nothing reachable. */
+export async function requireReferences(db: Db, principal: Principal, refs: Reference[]): Promise<void> {
+  const issues = await referenceIssues(db, principal, refs);
+  if (issues.length) throw validationFailed(issues);
+}
+
+/**
+ * A brand named in a body: it must be a brand of the credential's organization within its brand
+ * limit. Read through `db`, the caller's transaction (another connection could wait on it).
+ */
+export async function brandIssue(db: Db, principal: Principal, field: string, brandId: number): Promise<FieldIssue | null> {
+  const inLimit = principal.brandIds === null || principal.brandIds.has(brandId);
+  if (inLimit && (await db('brands').where({ id: brandId, organization_id: principal.organizationId }).first('id'))) return null;
+  return { field, code: 'invalid_value', message: `names brand ${brandId}, which is not a brand of this organization that this credential may reach` };
+}

@@ -1,0 +1,160 @@
+// A person in the loop before money moves: when the client can ask its user (elicitation),
+// launch_campaign with confirm: true and edit_live_campaign first read a preview, then ask the
+// person with the amounts per ad account and the ceiling left, and act only on an accept. Three
+// separate steps: nothing is held (no transaction, no lock, no rate-limit slot) while the person decides.
+
+import crypto from 'node:crypto';
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { ServiceError } from '../../src/errors.js';
+
+/** How long a question may wait for the person before the tool gives up and acts on nothing. */
+export const QUESTION_TIMEOUT_MS = 10 * 60_000;
+
+/** The schema of the form the person fills in: one checkbox. */
+const QUESTION_SCHEMA = {
+  type: 'object',
+  properties: { publish: { type: 'boolean', title: 'Go ahead', description: 'Tick to spend this money on the ad platform now.', default: false } },
+  required: ['publish'],
+} as const;
+
+/** What a tool that asks first can do: run an operation as the caller, and ask the person. */
+export interface AskingCall {
+  /** Runs an operation through the pipeline and answers its body (throws ServiceError as invoke does). */
+  invoke(operation: string, input: Record<string, unknown>, idempotencyKey: string | undefined): Promise<Record<string, any>>;
+  ask(message: string, requestedSchema: typeof QUESTION_SCHEMA): Promise<ElicitResult>;
+}
+
+/** Go on with the call as asked, or stop: `body` is the answer (the tool's own shape) and `reason` what the person decided. */
+export type Decision = { proceed: true } | { proceed: false; body: Record<string, unknown>; reason: string };
+
+const PROCEED: Decision = { proceed: true };
+
+/**
+ * Minor units as a person reads them, in the currency's own exponent (JPY 0, USD 2, KWD 3), from
+ * the digits alone: `15000` USD → `150.00 USD`. Without a currency, the minor units themselves.
+ */
+export function formatMoney(minorUnits: number, currency?: string | null): string {
+  if (!currency) return `${minorUnits} minor units`;
+  let exponent = 2;
+  try {
+    exponent = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  } catch {
+    return `${minorUnits} minor units of ${currency}`;
+  }
+  const digits = String(Math.abs(minorUnits)).padStart(exponent + 1, '0');
+  const whole = exponent ? `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}` : digits;
+  return `${minorUnits < 0 ? '-' : ''}${whole} ${currency}`;
+}
+
+const usd = (cents: number | null | undefined) => (cents === null || cents === undefined ? 'no limit' : formatMoney(cents, 'USD'));
+
+/** The key of the preview step: its own, derived from the call's, so a replayed preview never stands in for a publish. */
+function previewKey(key: unknown, requestId: string): string {
+  return `mcp-preview-${crypto.createHash('sha256').update(`${String(key)}\n${requestId}`).digest('base64url')}`;
+}
+
+interface AccountTotal {
+  accountId: string;
+  currency: string | null;
+  amountMinorUnits: number;
+  countedUsdCents: number | null;
+}
+
+/** The preview's amount per ad account: its own list when it has one, else summed from the plan's campaigns and ad sets. */
+function accountTotals(preview: Record<string, any>): AccountTotal[] {
+  const listed = preview.budget?.accounts;
+  if (Array.isArray(listed)) {
+    return listed.map((a: Record<string, any>) => ({ accountId: a.accountId, currency: a.currency ?? null, amountMinorUnits: a.amountMinorUnits, countedUsdCents: a.countedUsdCents ?? null }));
+  }
+  const totals = new Map<string, AccountTotal>();
+  for (const item of [...(preview.plan?.campaigns ?? []), ...(preview.plan?.adSets ?? [])]) {
+    if (!item.budget || !item.accountId) continue;
+    const t = totals.get(item.accountId) ?? { accountId: item.accountId, currency: null, amountMinorUnits: 0, countedUsdCents: null };
+    t.amountMinorUnits += item.budget.amountMinorUnits;
+    totals.set(item.accountId, t);
+  }
+  return [...totals.values()];
+}
+
+function ceilingLine(ceiling: Record<string, any> | undefined): string {
+  if (!ceiling) return '';
+  return `Publish ceiling left: ${usd(ceiling.remainingMinorUnits)} (of ${usd(ceiling.limitMinorUnits)}).`;
+}
+
+/** The question before a publish: what it creates, what it spends per account, and the ceiling left. */
+export function launchQuestion(preview: Record<string, any>, title?: string): string {
+  const counts = preview.counts ?? {};
+  const lines = [
+    `Publish launch ${preview.launchId}${title ? ` "${title}"` : ''} to the ad platform: ${counts.campaigns ?? 0} campaigns, ${counts.adSets ?? 0} ad sets, ${counts.ads ?? 0} ads?`,
+    'Budgets per ad account:',
+    ...accountTotals(preview).map((a) => `- ${a.accountId}: ${formatMoney(a.amountMinorUnits, a.currency)}${a.countedUsdCents !== null && a.currency !== 'USD' ? ` (counts as ${usd(a.countedUsdCents)})` : ''}`),
+    `Counts against the ceiling: ${usd(preview.budget?.countedUsdCents ?? preview.budget?.countedMinorUnits)}. ${ceilingLine(preview.budget?.ceiling)}`,
+  ];
+  return lines.join('\n');
+}
+
+/** Why nothing happened, in the words the result gives. */
+function reasonOf(answer: ElicitResult): string | null {
+  if (answer.action === 'accept' && answer.content?.publish === true) return null;
+  if (answer.action === 'accept') return 'the person did not tick the box to go ahead';
+  return answer.action === 'decline' ? 'the person declined' : 'the person dismissed the question';
+}
+
+/** Asks; a question that cannot be delivered or times out is a refusal, never a yes. */
+async function asked(call: AskingCall, message: string): Promise<string | null> {
+  try {
+    return reasonOf(await call.ask(message, QUESTION_SCHEMA));
+  } catch (err) {
+    return `the question got no answer (${(err as Error).message})`;
+  }
+}
+
+/** launch_campaign with confirm: true. */
+async function beforePublish(input: Record<string, unknown>, key: unknown, requestId: string, call: AskingCall): Promise<Decision> {
+  // Without a key the call is refused before anything else; nobody needs asking.
+  if (input.confirm !== true || typeof key !== 'string') return PROCEED;
+  const preview = await call.invoke('launch-campaign', { ...input, confirm: false }, previewKey(key, requestId));
+  // Published or being published: the call itself answers (a replay of its result, or the conflict).
+  if (preview.status !== 'draft' && preview.status !== 'publish_failed') return PROCEED;
+  const reason = await asked(call, launchQuestion(preview));
+  if (reason === null) return PROCEED;
+  const message = `Nothing was published: ${reason}.`;
+  return { proceed: false, reason: message, body: { ...preview, warnings: [...(preview.warnings ?? []), { field: 'confirm', message }] } };
+}
+
+/** edit_live_campaign: current and new budget of the node, and the ceiling left. */
+async function beforeBudgetEdit(input: Record<string, unknown>, key: unknown, requestId: string, call: AskingCall): Promise<Decision> {
+  if (typeof key !== 'string') return PROCEED;
+  let preview: Record<string, any>;
+  try {
+    preview = await call.invoke('launch-campaign', { brandId: input.brandId, launchId: input.launchId, confirm: false }, previewKey(key, requestId));
+  } catch (err) {
+    // A launch that does not validate was never published, so nothing of it is live: the edit itself answers why.
+    if (err instanceof ServiceError && err.code === 'validation_failed') return PROCEED;
+    throw err;
+  }
+  const node = [...(preview.plan?.campaigns ?? []), ...(preview.plan?.adSets ?? [])].find((n: Record<string, any>) => n.nodeId === input.nodeId);
+  // Not live, or without a budget of its own: the edit is refused with its own error, nothing to ask.
+  if (!node?.platformId || !node.budget) return PROCEED;
+  const currency = accountTotals(preview).find((a) => a.accountId === node.accountId)?.currency ?? null;
+  const level = input.level === 'ADSET' ? 'ad set' : 'campaign';
+  const message = [
+    `Change the ${input.budgetType} budget of ${level} ${node.name ? `"${node.name}" ` : ''}(${node.nodeId}, ad account ${node.accountId}) on the ad platform?`,
+    `Now: ${formatMoney(node.budget.amountMinorUnits, currency)} ${node.budget.period}. New: ${formatMoney(input.amount as number, currency)} ${input.budgetType}; the new amount counts against the ceiling.`,
+    ceilingLine(preview.budget?.ceiling),
+  ].join('\n');
+  const reason = await asked(call, message);
+  if (reason === null) return PROCEED;
+  const said = `Nothing was changed: ${reason}.`;
+  return {
+    proceed: false,
+    reason: said,
+    body: { nodeId: node.nodeId, level: input.level, platformId: node.platformId, budget: node.budget, ceiling: preview.budget.ceiling },
+  };
+}
+
+/** The operations that ask the person first when the client can ask, by operation name. */
+export const ASK_FIRST: Record<string, (input: Record<string, unknown>, key: unknown, requestId: string, call: AskingCall) => Promise<Decision>> = {
+  'launch-campaign': beforePublish,
+  'edit-live-campaign': beforeBudgetEdit,
+};

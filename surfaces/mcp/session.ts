@@ -1,0 +1,32 @@
+// What the MCP server remembers of a client between requests, kept in the Mcp-Session-Id it hands
+// out at initialize rather than in memory: whether the client can answer questions (elicitation).
+// Any process of the service can read it, so the endpoint stays stateless.
+
+import crypto from 'node:crypto';
+
+export interface ClientSession {
+  /** The client declared form elicitation: a tool may ask the person a question before it acts. */
+  elicitation: boolean;
+}
+
+const NONE: ClientSession = { elicitation: false };
+const ID = /^[A-Za-z0-9_-]{22}\.([a-z-]+)$/;
+
+/** True when `capabilities` (the client's, from initialize) include form elicitation. */
+function asksForms(capabilities: unknown): boolean {
+  const elicitation = (capabilities as { elicitation?: unknown } | undefined)?.elicitation;
+  if (!elicitation || typeof elicitation !== 'object') return false;
+  // An empty object is the 2025-06-18 form; later versions name `form` (and `url`) explicitly.
+  return Object.keys(elicitation).length === 0 || 'form' in elicitation;
+}
+
+/** The session id answered to an initialize with these client capabilities: random, then what it can do. */
+export function sessionIdFor(capabilities: unknown): string {
+  return `${crypto.randomBytes(16).toString('base64url')}.${asksForms(capabilities) ? 'e' : '-'}`;
+}
+
+/** What a session id says about its client; a missing or foreign id says the client can do nothing extra. */
+export function sessionOf(id: string | string[] | undefined): ClientSession {
+  const match = typeof id === 'string' ? ID.exec(id) : null;
+  return match ? { elicitation: match[1].includes('e') } : NONE;
+}

@@ -1,0 +1,73 @@
+// `svc mcp --print-config`: the entry for Claude Desktop, Cursor and VS Code names this project's
+// own node and svc.js by absolute path (never `npx svc`), and an MCP client that starts it exactly
+// as printed, from a folder outside the project, reaches the service's tools.
+
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { projectPath } from '../../../src/paths.js';
+import { startWorld, type World } from '../../helpers/world.js';
+
+const run = promisify(execFile);
+const SVC_BIN = projectPath('dist', 'surfaces', 'cli', 'svc.js');
+
+describe('svc mcp --print-config', function () {
+  this.timeout(30_000);
+  let w: World;
+  // Outside the project, as an agent app's working folder would be; HOME empty so no stored login is read.
+  const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-mcp-config-'));
+  const env = () => ({ PATH: process.env.PATH ?? '', HOME: elsewhere, SVC_BASE_URL: w.url, SVC_API_KEY: w.key('acme', 'ci') });
+
+  before(async () => {
+    w = await startWorld({ dialect: 'sqlite' });
+  });
+  after(async () => {
+    await w?.close();
+    fs.rmSync(elsewhere, { recursive: true, force: true });
+  });
+
+  const printed = async (...args: string[]) => {
+    const { stdout, stderr } = await run(process.execPath, [SVC_BIN, 'mcp', '--print-config', ...args], { cwd: elsewhere, env: env() });
+    return { config: JSON.parse(stdout), stderr };
+  };
+
+  it('prints, for each app, an entry that runs node and svc.js of this project by absolute path with the configured URL and key', async () => {
+    const expected = { command: process.execPath, args: [SVC_BIN, 'mcp'], env: { SVC_BASE_URL: w.url, SVC_API_KEY: w.key('acme', 'ci') } };
+    const claude = await printed();
+    expect(claude.config).to.deep.equal({ mcpServers: { svc: expected } });
+    expect(claude.stderr).to.include('claude_desktop_config.json');
+    expect((await printed('--client', 'cursor')).config).to.deep.equal({ mcpServers: { svc: expected } });
+    expect((await printed('--client=vscode')).config).to.deep.equal({ servers: { svc: { type: 'stdio', ...expected } } });
+    expect(path.isAbsolute(expected.command) && path.isAbsolute(expected.args[0])).to.equal(true);
+    expect(JSON.stringify(claude.config)).to.not.include('npx');
+  });
+
+  it('keeps other svc mcp flags in the printed command, and refuses an unknown app with exit code 2', async () => {
+    expect((await printed('--client', 'cursor', '--some-flag')).config.mcpServers.svc.args).to.deep.equal([SVC_BIN, 'mcp', '--some-flag']);
+    const refused = await run(process.execPath, [SVC_BIN, 'mcp', '--print-config', '--client', 'emacs'], { cwd: elsewhere, env: env() }).then(
+      () => null,
+      (err: { code: number; stderr: string }) => err,
+    );
+    expect(refused?.code).to.equal(2);
+    expect(refused?.stderr).to.include('--client must be one of claude, cursor, vscode');
+  });
+
+  it('started exactly as printed, from another folder, the bridge serves the tools of the service', async () => {
+    const entry = (await printed()).config.mcpServers.svc;
+    const client = new Client({ name: 'desktop-app', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: entry.command, args: entry.args, env: { ...entry.env, HOME: elsewhere }, cwd: elsewhere, stderr: 'pipe' }));
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).to.include.members(['list_brands', 'launch_campaign']);
+      const result = (await client.callTool({ name: 'list_brands', arguments: {} })) as { structuredContent?: { accounts: Array<{ brandName: string }> } };
+      expect(result.structuredContent?.accounts.map((a) => a.brandName)).to.deep.equal(['Shoes Co', 'Hats Co', 'Multi Co']);
+    } finally {
+      await client.close();
+    }
+  });
+});

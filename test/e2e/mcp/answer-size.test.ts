@@ -1,0 +1,180 @@
+// Lean answers: every read tool, called as an agent calls it (no limit: the MCP page of 25), answers
+// within 100 KB (about 25k tokens) on the demo data and on a brand seeded large; the text block is
+// the JSON of structuredContent; a page that would be larger is refused with the limit that fits.
+
+import { expect } from 'chai';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { MAX_ANSWER_BYTES } from '../../../surfaces/mcp/answer-budget.js';
+import { MCP_PAGE_SIZE } from '../../../surfaces/mcp/tools.js';
+import { mcpClient, toolError, type ToolResult } from '../../helpers/mcp.js';
+import { brandApi, buildLaunch, idem, publish, uploadCreative, type Api } from '../../helpers/launch-builders.js';
+import { mapLimit } from '../../helpers/launches.js';
+import { startWorld, type World } from '../../helpers/world.js';
+
+type Tool = Awaited<ReturnType<Client['listTools']>>['tools'][number];
+
+/** Ids the read tools take, found in the brand's data; a missing one is sent as "1" (the answer is then not_found). */
+type Known = Record<string, unknown>;
+
+const FIXED: Known = { optionType: 'interests', pageId: 'page_1', datePreset: 'last_7d' };
+
+function argsFor(tool: Tool, known: Known): Record<string, unknown> {
+  const args: Record<string, unknown> = {};
+  for (const name of (tool.inputSchema.required as string[] | undefined) ?? []) args[name] = known[name] ?? FIXED[name] ?? '1';
+  return args;
+}
+
+interface Measured {
+  tool: string;
+  bytes: number;
+  error: string | null;
+}
+
+/** Calls every read tool the client lists and measures each answer's text. */
+async function measureReads(client: Client, known: Known): Promise<Measured[]> {
+  const { tools } = await client.listTools();
+  const out: Measured[] = [];
+  for (const tool of tools.filter((t) => t.annotations?.readOnlyHint)) {
+    const result = (await client.callTool({ name: tool.name, arguments: argsFor(tool, known) })) as ToolResult;
+    const text = result.content[0]?.text ?? '';
+    if (!result.isError) expect(JSON.parse(text), tool.name).to.deep.equal(result.structuredContent);
+    out.push({ tool: tool.name, bytes: Buffer.byteLength(text), error: result.isError ? `${toolError(result).code}: ${toolError(result).message}` : null });
+  }
+  return out;
+}
+
+/** What an agent would find first: the ids of the brand's first items of each kind. */
+async function knownIds(client: Client, brandId: number, accountId: string, launchId?: string): Promise<Known> {
+  const call = async (name: string, args: Record<string, unknown>) => ((await client.callTool({ name, arguments: { brandId, ...args } })) as ToolResult).structuredContent ?? {};
+  const known: Known = { brandId, accountId };
+  known.launchId = launchId ?? (await call('list_launches', {})).batches?.[0]?.id;
+  if (known.launchId) {
+    const launch = await call('get_launch', { launchId: known.launchId });
+    known.adsetId = launch.campaigns?.[0]?.adSets?.[0]?.node?.id;
+  }
+  known.creativeId = (await call('list_creatives', {})).creatives?.[0]?.id;
+  known.copyGenerationId = (await call('list_copies', {})).copies?.[0]?.copyGenerationId;
+  known.templateId = (await call('list_structure_templates', {})).structureTemplates?.[0]?.templateId;
+  known.automationId = (await call('list_automations', {})).automations?.[0]?.automationId;
+  known.workflowId = (await call('list_workflows', {})).workflows?.[0]?.workflowId;
+  if (known.workflowId) known.executionId = (await call('list_workflow_executions', { workflowId: known.workflowId })).executions?.[0]?.executionId;
+  known.endpointId = (await client.callTool({ name: 'list_webhook_endpoints', arguments: {} }) as ToolResult).structuredContent?.webhookEndpoints?.[0]?.endpointId;
+  for (const [name, value] of Object.entries(known)) if (value === undefined) delete known[name];
+  return known;
+}
+
+function expectWithinBudget(measured: Measured[]): void {
+  for (const m of measured) expect(m.bytes, `${m.tool} answered ${m.bytes} bytes`).to.be.at.most(MAX_ANSWER_BYTES);
+}
+
+describe('MCP answers an agent can read', function () {
+  this.timeout(180_000);
+
+  describe('on the demo data', () => {
+    let w: World;
+    before(async () => {
+      w = await startWorld({ dialect: 'sqlite', demo: true });
+    });
+    after(async () => w?.close());
+
+    it('answers every read tool within 100 KB, with the text equal to structuredContent', async () => {
+      const client = await mcpClient(w.url, w.key('demo', 'demo'));
+      const brandId = w.brandId('demo', 'shoes');
+      const measured = await measureReads(client, await knownIds(client, brandId, 'act_1001'));
+      await client.close();
+      expect(measured.length).to.equal(w.service.catalogue.list().filter((op) => op.annotations.readOnly).length);
+      expectWithinBudget(measured);
+      // The demo's launch, creatives and campaigns are read for real, not refused.
+      const ok = new Set(measured.filter((m) => !m.error).map((m) => m.tool));
+      expect([...ok]).to.include.members(['list_brands', 'list_launches', 'get_launch', 'get_ad_set', 'list_campaigns', 'get_overview', 'list_activity']);
+    });
+  });
+
+  describe('on a brand seeded large', () => {
+    let w: World;
+    let api: Api;
+    let brandId: number;
+    let bigLaunchId: string;
+    before(async () => {
+      const world = structuredClone((await import('../../helpers/fixture.js')).standardWorld) as any;
+      world.organizations[0].apiKeys.find((k: { ref: string }) => k.ref === 'ci').publishCeilingDollars = 100_000;
+      w = await startWorld({ dialect: 'sqlite', bootstrap: world, env: { RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_CONCURRENCY: '100' } });
+      brandId = w.brandId('acme', 'shoes');
+      api = brandApi(w, w.key('acme', 'ci'), brandId);
+      const key = w.key('acme', 'ci');
+      const creatives = await mapLimit([...Array(40).keys()], 4, (i) => uploadCreative(w, key, brandId, `creative-${i}.png`));
+      // Many launches, each with a long description, and one large published tree:
+      // 3 campaigns x 8 ad sets x 4 ads.
+      await mapLimit([...Array(120).keys()], 4, (i) => api('POST', '/launches', { title: `Launch ${i} ${'x'.repeat(150)}`, description: 'd'.repeat(1500) }, idem('many')));
+      const big = await buildLaunch(api, { title: 'Big launch', creativeId: creatives[0], ads: 4 });
+      bigLaunchId = big.launchId;
+      await api('POST', `/launches/${big.launchId}/nodes/${big.adsetId}/duplicate`, { nodeType: 'adset', count: 7 }, idem('dup'));
+      for (let c = 1; c < 3; c++) {
+        const campaign = (await api('POST', `/launches/${big.launchId}/nodes`, { nodeType: 'campaign', properties: { name: `Campaign ${c}`, objective: 'OUTCOME_TRAFFIC', budget: { dailyAmount: 5000 } } })).body.id;
+        const adset = (await api('POST', `/launches/${big.launchId}/nodes`, { nodeType: 'adset', parentId: campaign, properties: { name: `Ad set ${c}`, optimizationGoal: 'LINK_CLICKS', billingEvent: 'IMPRESSIONS', targeting: { countries: ['US'], ageMin: 18, ageMax: 65 }, schedule: { startTime: '2030-01-01T00:00:00Z' } } })).body.id;
+        for (let a = 0; a < 4; a++) await api('POST', `/launches/${big.launchId}/nodes`, { nodeType: 'ad', parentId: adset, properties: { name: `Ad ${c}.${a}`, creativeId: creatives[a], headline: 'Spring sale', primaryText: 'Up to 40% off', linkUrl: 'https://shop.example.com/spring', callToAction: 'SHOP_NOW' } });
+        await api('POST', `/launches/${big.launchId}/nodes/${adset}/duplicate`, { nodeType: 'adset', count: 7 }, idem('dup'));
+      }
+      await publish(api, big.launchId);
+      // Copies, structure templates, automations (with runs over the live ads), a board, webhook endpoints.
+      await mapLimit([...Array(40).keys()], 4, (i) => api('POST', '/copies', { platform: 'meta', angle: `angle ${i}`, creativeIds: [creatives[i]] }, idem('copy')));
+      await mapLimit([...Array(30).keys()], 4, (i) =>
+        api('POST', '/structure-templates', {
+          name: `Template ${i}`,
+          config: { campaign: { name: '{brand} | {objective}', objective: 'OUTCOME_TRAFFIC' }, adSets: [{ name: '{audience}', optimizationGoal: 'LINK_CLICKS', billingEvent: 'IMPRESSIONS', targeting: { countries: ['US'] } }], ads: [{ name: 'Hero', creativeId: creatives[i], headline: 'Spring', primaryText: 'Sale', linkUrl: 'https://shop.example.com', callToAction: 'SHOP_NOW' }] },
+          audiences: [{ kind: 'targetingSet', name: 'Broad', targeting: { ageMin: 25, ageMax: 45 } }],
+          accounts: ['act_1001'],
+        }),
+      );
+      for (let i = 0; i < 12; i++) {
+        const rule = await api('POST', '/automations', { automationName: `Watch ads ${i}`, accountId: 'act_1001', level: 'ad', conditions: [{ metric: 'spend', window: 'today', operator: 'gt', value: 1_000_000 }], action: 'notify', mode: 'shadow' });
+        for (let r = 0; r < 3; r++) await api('POST', `/automations/${rule.body.automationId}/runs`, {}, idem('run'));
+      }
+      const column = await api('POST', '/pipeline/columns', { name: 'Ideas', publishes: false });
+      const launches = (await api('GET', '/launches?limit=100')).body.batches as Array<{ id: string }>;
+      await mapLimit(launches.slice(0, 80), 4, (l) => api('POST', '/pipeline/cards', { launchId: l.id, columnId: column.body.columnId }, idem('card')));
+      await mapLimit([...Array(15).keys()], 4, (i) => w.request('POST', '/v1/webhook-endpoints', { key, body: { url: `https://hooks${i}.example.com/svc`, events: ['launch.published'] } }));
+    });
+    after(async () => w?.close());
+
+    it('answers every read tool within 100 KB without refusing one for its size, the large launch included', async () => {
+      const client = await mcpClient(w.url, w.key('acme', 'ci'));
+      const known = await knownIds(client, brandId, 'act_1001', bigLaunchId);
+      const measured = await measureReads(client, known);
+      await client.close();
+      expectWithinBudget(measured);
+      const refused = measured.filter((m) => m.error?.includes('KB, more than'));
+      expect(refused, JSON.stringify(refused)).to.deep.equal([]);
+      const sizes = Object.fromEntries(measured.map((m) => [m.tool, m.bytes]));
+      if (process.env.SHOW_SIZES) process.stderr.write(`${JSON.stringify(measured, null, 1)}\n`);
+      // The big tree (123 nodes) and the default pages were really read.
+      expect(measured.find((m) => m.tool === 'get_launch')!.error).to.equal(null);
+      expect(sizes.get_launch, 'the large launch').to.be.greaterThan(20_000);
+      expect(measured.find((m) => m.tool === 'list_launches')!.error).to.equal(null);
+    });
+
+    it(`pages lists by ${MCP_PAGE_SIZE} when the agent names no limit, while REST keeps 50`, async () => {
+      const client = await mcpClient(w.url, w.key('acme', 'ci'));
+      const page = (await client.callTool({ name: 'list_launches', arguments: { brandId } })) as ToolResult;
+      await client.close();
+      expect(page.structuredContent.batches).to.have.length(MCP_PAGE_SIZE);
+      expect(page.structuredContent.nextCursor).to.be.a('string');
+      expect((await api('GET', '/launches')).body.batches).to.have.length(50);
+    });
+
+    it('refuses a page over 100 KB with the limit that fits, and that limit answers', async () => {
+      const client = await mcpClient(w.url, w.key('acme', 'ci'));
+      const tooBig = (await client.callTool({ name: 'list_launches', arguments: { brandId, limit: 100 } })) as ToolResult;
+      const error = toolError(tooBig);
+      expect(error.code).to.equal('unprocessable');
+      expect(error.details).to.include({ reason: 'answer_too_large', maxBytes: MAX_ANSWER_BYTES });
+      expect(error.details.bytes).to.be.greaterThan(MAX_ANSWER_BYTES);
+      expect(error.message).to.contain(`Ask again with limit ${error.details.limit}`);
+      const fits = (await client.callTool({ name: 'list_launches', arguments: { brandId, limit: error.details.limit } })) as ToolResult;
+      expect(fits.isError).to.not.equal(true);
+      expect(Buffer.byteLength(fits.content[0].text!)).to.be.at.most(MAX_ANSWER_BYTES);
+      expect(fits.structuredContent.batches).to.have.length(error.details.limit);
+      await client.close();
+    });
+  });
+});
