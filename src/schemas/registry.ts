@@ -229,7 +229,7 @@ export class SchemaRegistry {
   private patchFn(id: string): ValidateFunction {
     let fn = this.patchFns.get(id);
     if (!fn) {
-      fn = this.inputAjv.compile(patchInputSchema(this.bundle(id)));
+      fn = this.inputAjv.compile(patchInputSchema(this.validationBundle(id)));
       this.patchFns.set(id, fn);
     }
     return fn;
@@ -259,10 +259,15 @@ export class SchemaRegistry {
   bundle(id: string): JsonSchema {
     let b = this.bundles.get(id);
     if (!b) {
-      b = this.inline(this.get(id), id.split('#')[0], []) as JsonSchema;
+      b = this.inline(this.get(id), id.split('#')[0], [], false) as JsonSchema;
       this.bundles.set(id, b);
     }
     return structuredClone(b);
+  }
+
+  /** The bundle as this service validates with it: the `idDigits` keyword kept, so ids sent as digits still become numbers. */
+  private validationBundle(id: string): JsonSchema {
+    return this.inline(this.get(id), id.split('#')[0], [], true) as JsonSchema;
   }
 
   private bundleShared(id: string): JsonSchema {
@@ -270,8 +275,8 @@ export class SchemaRegistry {
     return this.bundles.get(id)!;
   }
 
-  private inline(node: unknown, baseId: string, trail: string[]): unknown {
-    if (Array.isArray(node)) return node.map((n) => this.inline(n, baseId, trail));
+  private inline(node: unknown, baseId: string, trail: string[], keepIdDigits: boolean): unknown {
+    if (Array.isArray(node)) return node.map((n) => this.inline(n, baseId, trail, keepIdDigits));
     if (!node || typeof node !== 'object') return node;
     const obj = node as Record<string, unknown>;
     const out: Record<string, unknown> = {};
@@ -284,11 +289,11 @@ export class SchemaRegistry {
         let target: unknown = this.get(targetId);
         for (const part of (pointer ?? '').split('/').filter(Boolean)) target = (target as Record<string, unknown>)[part];
         if (target === undefined) throw new Error(`schema ${baseId}: $ref ${v} points at nothing`);
-        merged = this.inline(target, targetId, [...trail, v]) as Record<string, unknown>;
-      } else if (k === '$id' || k === '$schema' || k === '$defs' || k === 'idDigits') {
+        merged = this.inline(target, targetId, [...trail, v], keepIdDigits) as Record<string, unknown>;
+      } else if (k === '$id' || k === '$schema' || k === '$defs' || (k === 'idDigits' && !keepIdDigits)) {
         continue;
       } else {
-        out[k] = this.inline(v, baseId, trail);
+        out[k] = this.inline(v, baseId, trail, keepIdDigits);
       }
     }
     return merged ? { ...merged, ...out } : out;

@@ -9,11 +9,11 @@ import { standardWorld } from '../../helpers/fixture.js';
 import { requestJson } from '../../helpers/http.js';
 import { runSvcServer, startSvcServer, stopAllServers, type ServerProcess } from '../../helpers/processes.js';
 
-/** The standard world with an admin in Acme and an owner in Other Agency. */
+/** The standard world (Acme has an owner, Ada the admin and Mia the member) with an owner in Other Agency. */
 function tenant() {
-  const world = structuredClone(standardWorld) as { organizations: Array<{ ref: string; users?: unknown[] }> };
+  const world = structuredClone(standardWorld) as { organizations: Array<{ ref: string; users?: Array<{ ref: string; role: string; [field: string]: unknown }> }> };
   const org = (ref: string) => world.organizations.find((o) => o.ref === ref)!;
-  org('acme').users!.push({ ref: 'ada', email: 'ada@acme.test', name: 'Ada Admin', password: 'correct horse 3', role: 'admin' });
+  expect(org('acme').users!.find((u) => u.ref === 'ada')?.role, 'the standard world has an admin, Ada').to.equal('admin');
   org('other').users = [{ ref: 'oscar', email: 'oscar@other.test', name: 'Oscar Owner', password: 'correct horse 4', role: 'owner' }];
   return world;
 }

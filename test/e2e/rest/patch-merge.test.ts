@@ -9,6 +9,7 @@ import { addNode, brandApi, createLaunch, uploadCreative, type Api } from '../..
 import { adsetProps, campaignProps } from '../../helpers/example-world.js';
 import { templateBody, templatesWorld } from '../../helpers/structure-templates.js';
 import { startWorld, type Reply, type World } from '../../helpers/world.js';
+import { reviewNode } from '../../helpers/workflows.js';
 
 const ok = (r: Reply) => {
   expect(r.status, JSON.stringify(r.body)).to.be.oneOf([200, 201]);
@@ -142,7 +143,8 @@ for (const dialect of dialects()) {
     });
 
     it('update-pipeline-column and move-pipeline-card: only the fields sent change; workflowId null unlinks; required fields refuse null', async () => {
-      const col = ok(await shoes('POST', '/pipeline/columns', { name: 'Review', workflowId: 12, publishes: false }));
+      const workflow = ok(await shoes('POST', '/workflows', { workflowName: 'Review gate', trigger: { kind: 'manual' }, nodes: [reviewNode()], edges: [] }));
+      const col = ok(await shoes('POST', '/pipeline/columns', { name: 'Review', workflowId: workflow.workflowId, publishes: false }));
       let now = ok(await shoes('PATCH', `/pipeline/columns/${col.columnId}`, { name: 'In review' }));
       expect(without(now, 'updatedAt')).to.deep.equal({ ...without(col, 'updatedAt'), name: 'In review' });
       now = ok(await shoes('PATCH', `/pipeline/columns/${col.columnId}`, { workflowId: null }));
