@@ -15,7 +15,6 @@ const BRANDS = 10;
 const ACCOUNTS_PER_BRAND = 10;
 const CAMPAIGNS = 50;
 const ADS_PER_ADSET = 8;
-const AUTOMATIONS_PER_ACCOUNT = 10;
 const CYCLE_TARGET_MS = 10_000;
 const ZONES = ['America/New_York', 'Europe/Berlin', 'UTC', 'Asia/Tokyo', 'America/Los_Angeles'];
 

@@ -28,7 +28,6 @@ export const METRICS = {
 } satisfies Record<string, MetricDefinition>;
 
 export type MetricName = keyof typeof METRICS;
-export const METRIC_NAMES = Object.keys(METRICS) as MetricName[];
 
 export type Operator = 'gt' | 'gte' | 'lt' | 'lte';
 

@@ -101,15 +101,6 @@ export async function loadColumns(db: Db, brandId: number, forUpdate = false): P
   return (await q).map((r: Record<string, any>, i: number) => ({ ...toColumn(r), position: i }));
 }
 
-/** One column of the brand; 404 when it is missing or another brand's. */
-export async function loadColumn(db: Db, brandId: number, columnId: number, forUpdate = false): Promise<ColumnRow> {
-  const q = db('board_columns').where({ id: columnId, brand_id: brandId }).first();
-  if (forUpdate) q.forUpdate();
-  const row = await q;
-  if (!row) throw notFound(`Pipeline column ${columnId} of brand ${brandId}`);
-  return toColumn(row);
-}
-
 /** Locks the columns (by id, the lock order) and answers them; 404 naming the first that is missing. */
 export async function lockColumns(trx: Knex.Transaction, brandId: number, columnIds: number[]): Promise<Map<number, ColumnRow>> {
   const ids = [...new Set(columnIds)].sort((a, b) => a - b);

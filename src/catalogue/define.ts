@@ -17,7 +17,7 @@ import type { SecretBox } from '../auth/encryption.js';
 import type { WebhookSender } from '../webhooks/sender.js';
 import type { OutboundClient } from '../outbound/client.js';
 import type { ErrorCode } from '../errors.js';
-import type { InvokeOptions, InvokeResult, ProgressUpdate } from '../pipeline/invoke-types.js';
+import type { InvokeResult, ProgressUpdate } from '../pipeline/invoke-types.js';
 import type { Trackers } from '../trackers/registry.js';
 import type { FollowDeclaration } from './follow.js';
 import { TOOLSET_NAMES, isToolset, type Toolset } from './toolsets.js';

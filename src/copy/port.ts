@@ -34,7 +34,6 @@ export interface CopyBrief {
 }
 
 export type CopyField = 'headlines' | 'primaryTexts' | 'descriptions';
-export const COPY_FIELDS: readonly CopyField[] = ['headlines', 'primaryTexts', 'descriptions'];
 
 export interface CopyTexts {
   headlines: string[];

@@ -65,7 +65,7 @@ export class EventOutbox {
       this.schemas.validateInput(entry.schema, event.data);
     } catch (err) {
       // Our own event breaking its schema is a bug here, never the caller's fault.
-      throw new Error(`event ${event.type} breaks its schema: ${JSON.stringify((err as { details?: unknown }).details ?? (err as Error).message)}`);
+      throw new Error(`event ${event.type} breaks its schema: ${JSON.stringify((err as { details?: unknown }).details ?? (err as Error).message)}`, { cause: err });
     }
     const now = this.now();
     const publicId = newEventId();

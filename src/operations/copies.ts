@@ -3,7 +3,7 @@
 
 import type { Knex } from 'knex';
 import { defineOperation } from '../catalogue/define.js';
-import { ServiceError, validationFailed } from '../errors.js';
+import { ServiceError } from '../errors.js';
 import { requireReferences } from '../references/resolve.js';
 import type { CopyCreative, CopyPlatform, Tone } from '../copy/port.js';
 import { loadProfile, saveProfile, type BrandProfile } from '../copy/profile.js';

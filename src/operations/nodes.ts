@@ -58,7 +58,7 @@ export const createNode = defineOperation({
     const properties = ctx.validate<Record<string, any>>(`node-properties#/$defs/${input.nodeType}`, input.properties ?? {}, 'properties');
     await requireReferences(ctx.db, ctx.principal, adReferences(l.brandId, properties, 'properties.'));
     const wanted = PARENT[input.nodeType];
-    let accountId: string | null = null;
+    let accountId: string | null;
     if (wanted === null) {
       if (input.parentId) throw validationFailed([{ field: 'parentId', code: 'invalid_value', message: 'must be omitted for a campaign' }]);
       if (properties.accountId) {

@@ -12,7 +12,7 @@ import { ServiceError, notFound } from '../errors.js';
 import { activityRecorder, type ActivityRecorder } from '../activity/recorder.js';
 import type { CursorCodec, PageCursor } from '../pagination/cursor.js';
 import type { SchemaRegistry } from '../schemas/registry.js';
-import type { RateLimitInfo, RateLimiter, RateLimitSlot } from './rate-limit.js';
+import type { RateLimiter, RateLimitSlot } from './rate-limit.js';
 import type { Platforms } from '../platforms/registry.js';
 import { serviceErrorOf } from '../platforms/registry.js';
 import { PlatformError } from '../platforms/port.js';

@@ -116,7 +116,13 @@ export function checkDefinition(v: Validator, def: Definition, config: Config): 
   if (def.nodes.length) {
     const seen = new Set<string>([def.nodes[0].nodeId]);
     const queue = [def.nodes[0].nodeId];
-    while (queue.length) for (const next of out.get(queue.shift()!) ?? []) if (!seen.has(next)) seen.add(next), queue.push(next);
+    while (queue.length) {
+      for (const next of out.get(queue.shift()!) ?? []) {
+        if (seen.has(next)) continue;
+        seen.add(next);
+        queue.push(next);
+      }
+    }
     for (const n of def.nodes) {
       if (!seen.has(n.nodeId)) issues.push({ field: nodeField(n, ''), code: 'invalid_value', message: `is unreachable: no path of edges leads to it from the entry node ${def.nodes[0].nodeId}` });
     }

@@ -35,7 +35,7 @@ const PROCEED: Decision = { proceed: true };
  */
 export function formatMoney(minorUnits: number, currency?: string | null): string {
   if (!currency) return `${minorUnits} minor units`;
-  let exponent = 2;
+  let exponent: number;
   try {
     exponent = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
   } catch {

@@ -3,7 +3,6 @@
 // (lean-schema.ts): a short description, detail in the parameters, each shape written out once.
 
 import { pathParams, type OperationDefinition } from '../../src/catalogue/define.js';
-import type { Toolset } from '../../src/catalogue/toolsets.js';
 import type { JsonSchema, SchemaRegistry } from '../../src/schemas/registry.js';
 import { failureCodes } from '../../src/catalogue/failures.js';
 import { answerShape, withSharedDefs, writtenOnce, type DraftTool } from './lean-schema.js';
@@ -127,9 +126,4 @@ export function toolsFor(ops: OperationDefinition[], schemas: SchemaRegistry): T
       },
     };
   });
-}
-
-/** The toolset of each tool, by tool name. */
-export function toolsetsOf(ops: OperationDefinition[]): Map<string, Toolset> {
-  return new Map(ops.map((op) => [toolName(op.name), op.toolset]));
 }

@@ -209,7 +209,7 @@ function accountPage(v: AccountView): string {
           .map((m) => `<option value="${m.organizationId}"${v.org?.organizationId === m.organizationId ? ' selected' : ''}>${esc(m.organizationName)} (${esc(m.role)})</option>`)
           .join('')}</select></div><button type="submit" class="secondary">Show</button></form>`
       : '';
-  let keysHtml = '';
+  let keysHtml: string;
   if (!v.memberships.length) {
     keysHtml = '<p>Your account is not a member of any organization.</p>';
   } else if (!v.org) {

@@ -170,7 +170,7 @@ export class KeitaroServer {
     const text = Buffer.concat(chunks).toString('utf8');
     const url = new URL(req.url ?? '/', 'http://fake');
     const path = url.pathname.replace(/^\/admin_api\/v1/, '');
-    let body: any = null;
+    let body: any;
     try {
       body = text ? JSON.parse(text) : null;
     } catch {

@@ -19,7 +19,7 @@ export function liveExampleWorld(ceilingDollars: number, accessToken: string): R
   return world;
 }
 
-export { requestJson, type HttpReply } from './http.js';
+export type { HttpReply } from './http.js';
 import { requestJson, type HttpReply } from './http.js';
 
 /** Runs `fn` over `items` with at most `limit` calls in flight; results in input order. */

@@ -8,7 +8,7 @@ const THROTTLE_CODES = new Set([40100]);
 const AUTH_CODES = new Set([40001, 40102, 40104, 40105]);
 
 function fieldOf(message: string): string | undefined {
-  return /^\s*([A-Za-z_][\w.\[\]]*)\s*:/.exec(message)?.[1] ?? /\b(?:field|param(?:eter)?)\s+['"`]?([A-Za-z_][\w.]*)/i.exec(message)?.[1];
+  return /^\s*([A-Za-z_][\w.[\]]*)\s*:/.exec(message)?.[1] ?? /\b(?:field|param(?:eter)?)\s+['"`]?([A-Za-z_][\w.]*)/i.exec(message)?.[1];
 }
 
 /** The PlatformError for an answer whose `code` is not 0. */

@@ -34,7 +34,7 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
   try {
     return (await client.callTool({ name, arguments: args })) as ToolResult;
   } catch (err) {
-    throw new Error(`the MCP client threw on ${name}(${JSON.stringify(args).slice(0, 200)}): ${(err as Error).message}`);
+    throw new Error(`the MCP client threw on ${name}(${JSON.stringify(args).slice(0, 200)}): ${(err as Error).message}`, { cause: err });
   }
 }
 

@@ -13,7 +13,7 @@ import { brandApi, buildLaunch, uploadCreative } from '../../helpers/launch-buil
 import { waitUntil } from '../../helpers/launches.js';
 import { inTransaction } from '../../../src/db/connection.js';
 import { seedLiveLaunch } from '../../../src/platforms/sandbox/live-launch.js';
-import { chain, chatNode, createWorkflow, definition, finished, launchNode, newAutomation, newColumn, nodeOf, reviewNode, runWorkflow, waitForExecution, workflowWorld } from '../../helpers/workflows.js';
+import { chatNode, createWorkflow, definition, finished, launchNode, newAutomation, newColumn, nodeOf, reviewNode, runWorkflow, waitForExecution, workflowWorld } from '../../helpers/workflows.js';
 
 const ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', AGENT_MODEL_URL: 'http://127.0.0.1:9/v1' };
 
