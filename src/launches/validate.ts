@@ -5,7 +5,8 @@ import type { FieldIssue } from '../errors.js';
 import { COPY_LIMITS, hasEmoji, textLength } from '../copy/limits.js';
 import type { PlatformName } from '../platforms/port.js';
 import { RULES } from './rules.js';
-import { budgetOf, childrenOf, type NodeRow } from './store.js';
+import type { NodeRow } from './store.js';
+import { budgetOf, childrenOf } from './tree.js';
 
 export interface ValidationContext {
   /** The brand's ad accounts and their platforms. */

@@ -5,8 +5,9 @@ import type { Knex } from 'knex';
 import { defineOperation } from '../catalogue/define.js';
 import { inTransaction } from '../db/connection.js';
 import { ServiceError, validationFailed } from '../errors.js';
-import { insertLaunch, insertNodes } from '../launches/create.js';
-import { countsOf } from '../launches/store.js';
+import { createDraftLaunch } from '../launches/create.js';
+import { insertNodes } from '../launches/store.js';
+import { countsOf } from '../launches/tree.js';
 import { buildTree, templateIssues } from '../structure-templates/apply.js';
 import {
   checkTemplate, flagMissing, loadTemplate, missingParts, templateRow, templateView, toTemplate,
@@ -230,7 +231,7 @@ export const applyStructureTemplate = defineOperation({
     if (issues.length) throw validationFailed(issues, `Structure template ${t.id} does not make a valid launch: ${issues.length} issues; fix these template fields.`);
     step(2, 'Storing the draft launch');
     return inTransaction(ctx.db as Knex, async (trx) => {
-      const launch = await insertLaunch(ctx, (input.title ?? t.name).slice(0, 200), `From structure template ${t.id} (${t.name})`.slice(0, 2000), trx);
+      const launch = await createDraftLaunch(ctx, ctx.brand!.id, (input.title ?? t.name).slice(0, 200), `From structure template ${t.id} (${t.name})`.slice(0, 2000), trx);
       for (const n of tree.nodes) n.launchId = launch.id;
       await insertNodes(trx, tree.nodes);
       await ctx.activity.record({ brandId, accountId: null, entityType: 'unknown', entityId: String(t.id), entityName: t.name, action: 'structure_template.applied' }, trx);

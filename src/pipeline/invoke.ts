@@ -17,7 +17,7 @@ import type { Platforms } from '../platforms/registry.js';
 import { serviceErrorOf } from '../platforms/registry.js';
 import { PlatformError } from '../platforms/port.js';
 import type { MetricsCache } from '../platforms/metrics-cache.js';
-import type { Directory } from '../directory.js';
+import type { Directory } from '../brands/directory.js';
 import type { EventOutbox } from '../events/outbox.js';
 import type { SecretBox } from '../auth/encryption.js';
 import type { WebhookSender } from '../webhooks/sender.js';

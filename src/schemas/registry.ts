@@ -265,8 +265,11 @@ export class SchemaRegistry {
     return structuredClone(b);
   }
 
-  /** The bundle as this service validates with it: the `idDigits` keyword kept, so ids sent as digits still become numbers. */
-  private validationBundle(id: string): JsonSchema {
+  /**
+   * The bundle as this service validates with it: the `idDigits` keyword kept, so ids sent as digits
+   * still become numbers (the generated input types read it to type those ids as numbers).
+   */
+  validationBundle(id: string): JsonSchema {
     return this.inline(this.get(id), id.split('#')[0], [], true) as JsonSchema;
   }
 

@@ -7,7 +7,7 @@ import type { OperationContext } from '../catalogue/define.js';
 import type { FieldIssue } from '../errors.js';
 import { adTextsFromCopy } from '../copy/attach.js';
 import { loadCopy, type CopyRecord } from '../copy/store.js';
-import { draftNode } from '../launches/create.js';
+import { draftNode } from '../launches/tree.js';
 import { newNodeId, type NodeRow } from '../launches/store.js';
 import { validationContextFor } from '../launches/context.js';
 import { validateLaunch } from '../launches/validate.js';

@@ -20,7 +20,7 @@ import { testOutbound } from '../helpers/outbound.js';
 import { backoffMs } from '../../src/jobs/queue/fail.js';
 import { Platforms } from '../../src/platforms/registry.js';
 import { liveAdapters } from '../../src/platforms/live.js';
-import { Directory } from '../../src/directory.js';
+import { Directory } from '../../src/brands/directory.js';
 import { Trackers } from '../../src/trackers/registry.js';
 
 const LEASE = 10_000;

@@ -38,6 +38,15 @@ describe('operation catalogue boot checks', () => {
     });
   }
 
+  it('refuses a brandId that is not an integer below /brands/{brandId} (handlers there are typed with a brand)', () => {
+    const schemas = new SchemaRegistry();
+    schemas.add({
+      $id: 'probe-text-brand',
+      $defs: { input: { type: 'object', additionalProperties: false, required: ['brandId'], properties: { brandId: { type: 'string', maxLength: 10 } } } },
+    });
+    expect(() => new Catalogue(schemas, [{ ...base, input: 'probe-text-brand#/$defs/input' }])).to.throw(/brandId must be an integer/);
+  });
+
   it('refuses two operations with the same name', () => {
     expect(() => new Catalogue(new SchemaRegistry(), [base, base])).to.throw(/defined twice/);
   });

@@ -1,21 +1,21 @@
-// launch-campaign (validate and preview, or publish with confirm: true) and edit-live-campaign
-// (change the budget of a live campaign or ad set). Both spend money: scope publish, an
-// Idempotency-Key, and the calling key's ceiling.
+// Publishing: launch-campaign (validate and preview, or publish with confirm: true) and
+// edit-live-campaign (change the budget of a live campaign or ad set). Both spend money: scope
+// publish, an Idempotency-Key, and the calling key's ceiling. The steps of a publish are publish.ts.
 
-import { defineOperation, type OperationContext } from '../catalogue/define.js';
+import { defineOperation, type OperationDefinition, type ServiceContext } from '../catalogue/define.js';
 import { ServiceError, notFound, validationFailed } from '../errors.js';
 import { inTransaction } from '../db/connection.js';
-import { ceilingOf, commitmentAmount, commitmentOwner, releaseSpend, requireCeiling, reserveSpend, reserving, type CeilingView } from '../launches/ceiling.js';
-import { creativesFor, validationContextFor } from '../launches/context.js';
-import { publishLaunch } from '../launches/publish.js';
-import { RULES } from '../launches/rules.js';
-import { budgetOf, childrenOf, countsOf, loadLaunch, loadNodes, toNode, type LaunchRow, type NodeRow } from '../launches/store.js';
-import { campaignAmounts, validateLaunch } from '../launches/validate.js';
+import { ceilingOf, commitmentAmount, commitmentOwner, releaseSpend, requireCeiling, reserveSpend, reserving, type CeilingView } from './ceiling.js';
+import { creativesFor, validationContextFor } from './context.js';
+import { publishLaunch } from './publish.js';
+import { RULES } from './rules.js';
+import { commitmentsOf, findNode, insertCommitments, loadLaunch, loadNodes, settleCommitment, updateNodeProperties, type LaunchRow, type NodeRow } from './store.js';
+import { budgetOf, childrenOf, countsOf } from './tree.js';
+import { campaignAmounts, validateLaunch } from './validate.js';
 import { countPerAccount, formatMinor, toUsdCents, type Counted } from '../money/convert.js';
 import { IDEMPOTENCY_LEASE_MS } from '../pipeline/idempotency.js';
 import { accountScope } from '../platforms/live-read.js';
 import type { BrandAdAccount } from '../platforms/registry.js';
-import type { Knex } from 'knex';
 
 function planOf(nodes: NodeRow[], campaignAccounts: Map<string, string | null>) {
   const byId = new Map(nodes.map((n) => [n.id, n]));
@@ -44,7 +44,7 @@ function planOf(nodes: NodeRow[], campaignAccounts: Map<string, string | null>) 
  * What publishing the launch counts against the ceiling: each ad account's total in its own
  * currency, converted to US cents and rounded up once per account (503 when a rate is missing).
  */
-async function countLaunch(ctx: OperationContext, brandId: number, nodes: NodeRow[], campaignAccounts: Map<string, string | null>): Promise<Counted> {
+async function countLaunch(ctx: ServiceContext<'platforms' | 'config'>, brandId: number, nodes: NodeRow[], campaignAccounts: Map<string, string | null>): Promise<Counted> {
   const parts = [];
   for (const c of campaignAmounts(nodes, campaignAccounts)) {
     const account = await ctx.platforms.account(ctx.db, brandId, c.accountId);
@@ -54,14 +54,14 @@ async function countLaunch(ctx: OperationContext, brandId: number, nodes: NodeRo
 }
 
 /** What a published launch counted when it was published (its commitments), or null for commitments that predate currencies. */
-async function countedAtPublish(ctx: OperationContext, launchId: number): Promise<Counted | null> {
-  const rows = await ctx.db('spend_commitments').where({ launch_id: launchId, kind: 'publish', state: 'committed' }).orderBy('id');
-  if (!rows.length || rows.some((r) => r.account_id === null)) return null;
-  const accounts = rows.map((r) => ({ accountId: r.account_id as string, currency: r.currency as string, amountMinorUnits: Number(r.amount_minor_units), countedUsdCents: Number(r.amount_cents) }));
+async function countedAtPublish(ctx: ServiceContext, launchId: number): Promise<Counted | null> {
+  const rows = await commitmentsOf(ctx.db, launchId, 'committed', 'publish');
+  if (!rows.length || rows.some((r) => r.accountId === null)) return null;
+  const accounts = rows.map((r) => ({ accountId: r.accountId!, currency: r.currency!, amountMinorUnits: Number(r.amountMinorUnits), countedUsdCents: r.countedUsdCents }));
   return { accounts, totalUsdCents: accounts.reduce((sum, a) => sum + a.countedUsdCents, 0) };
 }
 
-async function publishView(ctx: OperationContext, l: LaunchRow, nodes: NodeRow[], campaignAccounts: Map<string, string | null>, warnings: Array<{ field: string; message: string }>, confirmed: boolean, ceiling?: CeilingView) {
+async function publishView(ctx: ServiceContext<'platforms' | 'config'>, l: LaunchRow, nodes: NodeRow[], campaignAccounts: Map<string, string | null>, warnings: Array<{ field: string; message: string }>, confirmed: boolean, ceiling?: CeilingView) {
   const counted = (l.status === 'published' ? await countedAtPublish(ctx, l.id) : null) ?? (await countLaunch(ctx, l.brandId, nodes, campaignAccounts));
   return {
     launchId: String(l.id),
@@ -81,7 +81,7 @@ async function publishView(ctx: OperationContext, l: LaunchRow, nodes: NodeRow[]
   };
 }
 
-export const launchCampaign = defineOperation({
+const launchCampaign = defineOperation({
   name: 'launch-campaign',
   method: 'POST',
   path: '/brands/{brandId}/launches/{launchId}/publish',
@@ -104,9 +104,10 @@ export const launchCampaign = defineOperation({
     'An account currency without a rate answers 503 unavailable (preview included) and publishes nothing. ' +
     'Validation failures answer 400 "Launch validation failed: <n> issues." with one detail per issue. A failed publish removes what ' +
     'it created and releases the reservation. Retry with the same Idempotency-Key after a timeout.',
-  async handler(ctx, input: { launchId: number; confirm: boolean }) {
+  uses: ['platforms', 'metrics', 'activity', 'events', 'progress', 'config', 'idempotency', 'trackers'],
+  async handler(ctx, input) {
     requireCeiling(ctx.principal);
-    let l = await loadLaunch(ctx.db, ctx.brand!.id, input.launchId);
+    let l = await loadLaunch(ctx.db, ctx.brand.id, input.launchId);
     let nodes = await loadNodes(ctx.db, l.id);
     const stale = l.updatedAt < ctx.now() - IDEMPOTENCY_LEASE_MS;
     const resume = input.confirm && l.status === 'publishing' && (ctx.idempotency?.resumed === true || stale);
@@ -145,7 +146,7 @@ export const launchCampaign = defineOperation({
 
 const LEVEL_OF = { CAMPAIGN: 'campaign', ADSET: 'adset' } as const;
 
-export const editLiveCampaign = defineOperation({
+const editLiveCampaign = defineOperation({
   name: 'edit-live-campaign',
   method: 'POST',
   path: '/brands/{brandId}/launches/{launchId}/nodes/{nodeId}/live-budget',
@@ -163,12 +164,12 @@ export const editLiveCampaign = defineOperation({
     "amount is in the minor units of the node's ad account currency (cents for USD, yen for JPY, fils for KWD), at least 100 (and the platform minimum). " +
     'It counts against the credential\'s ceiling in US cents at the FX_RATES rate, rounded up (no rate for the currency: 503 unavailable, nothing changes). ' +
     'A node of a launch that is still a draft answers 409 conflict: change draft budgets through the node properties.',
-  async handler(ctx, input: { launchId: number; nodeId: string; level: 'CAMPAIGN' | 'ADSET'; budgetType: 'daily' | 'lifetime'; amount: number }) {
+  uses: ['platforms', 'metrics', 'activity', 'events', 'config'],
+  async handler(ctx, input) {
     requireCeiling(ctx.principal);
-    const l = await loadLaunch(ctx.db, ctx.brand!.id, input.launchId);
-    const row = await ctx.db('launch_nodes').where({ launch_id: l.id, id: input.nodeId }).first();
-    if (!row) throw notFound(`Node ${input.nodeId} of launch ${l.id}`);
-    const node = toNode(row);
+    const l = await loadLaunch(ctx.db, ctx.brand.id, input.launchId);
+    const node = await findNode(ctx.db, l.id, input.nodeId);
+    if (!node) throw notFound(`Node ${input.nodeId} of launch ${l.id}`);
     if (node.nodeType === 'ad') throw validationFailed([{ field: 'nodeId', code: 'invalid_value', message: 'budgets live on campaigns and ad sets, not on ads' }]);
     if (LEVEL_OF[input.level] !== node.nodeType) {
       throw validationFailed([{ field: 'level', code: 'invalid_value', message: `must be ${node.nodeType === 'campaign' ? 'CAMPAIGN' : 'ADSET'} for node ${node.id} (a ${node.nodeType})` }]);
@@ -196,23 +197,28 @@ export const editLiveCampaign = defineOperation({
     const part = { accountId: account.accountId, currency: account.currency, amountMinorUnits: input.amount, countedUsdCents: toUsdCents(input.amount, account.currency, ctx.config.fxRates) };
     const counted: Counted = { totalUsdCents: part.countedUsdCents, accounts: [part] };
 
-    const knex = ctx.db as Knex;
+    const knex = ctx.db;
     const now = ctx.now();
     let commitmentId = 0;
-    await reserving(() => inTransaction(knex, async (trx) => {
-      await reserveSpend(trx, ctx.principal, counted);
-      [commitmentId] = await trx('spend_commitments').insert({
-        organization_id: ctx.principal.organizationId, ...commitmentOwner(ctx.principal), launch_id: l.id, node_id: node.id,
-        kind: 'budget_edit', ...commitmentAmount(part), state: 'reserved', created_at: now, updated_at: now,
-      });
-    }), { ctx, brandId: l.brandId, operation: 'edit-live-campaign' });
+    await reserving(
+      () =>
+        inTransaction(knex, async (trx) => {
+          await reserveSpend(trx, ctx.principal, counted);
+          commitmentId = await insertCommitments(
+            trx,
+            [{ organizationId: ctx.principal.organizationId, ...commitmentOwner(ctx.principal), launchId: l.id, nodeId: node.id, kind: 'budget_edit', ...commitmentAmount(part) }],
+            now,
+          );
+        }),
+      { ctx, brandId: l.brandId, operation: 'edit-live-campaign' },
+    );
     const budget = { period: input.budgetType, amountMinorUnits: input.amount };
     try {
       await ctx.platforms.adapterFor(account.platform).setBudget(account, { level: node.nodeType, id: node.platformId }, budget);
     } catch (err) {
       await inTransaction(knex, async (trx) => {
-        await releaseSpend(trx, { ...commitmentOwner(ctx.principal), amount_cents: part.countedUsdCents });
-        await trx('spend_commitments').where({ id: commitmentId }).update({ state: 'released', updated_at: ctx.now() });
+        await releaseSpend(trx, { ...commitmentOwner(ctx.principal), countedUsdCents: part.countedUsdCents });
+        await settleCommitment(trx, commitmentId, 'released', ctx.now());
       });
       throw err;
     }
@@ -223,8 +229,8 @@ export const editLiveCampaign = defineOperation({
     try {
       ceiling = await inTransaction(knex, async (trx) => {
         const properties = { ...node.properties, budget: input.budgetType === 'daily' ? { dailyAmount: input.amount } : { lifetimeAmount: input.amount } };
-        await trx('launch_nodes').where({ id: node.id }).update({ properties: JSON.stringify(properties), updated_at: ctx.now() });
-        await trx('spend_commitments').where({ id: commitmentId }).update({ state: 'committed', updated_at: ctx.now() });
+        await updateNodeProperties(trx, node.id, properties, ctx.now());
+        await settleCommitment(trx, commitmentId, 'committed', ctx.now());
         await ctx.activity.record(
           { brandId: l.brandId, accountId: account.accountId, entityType: node.nodeType, entityId: node.id, entityName: node.properties.name ?? null, action: 'budget.updated', money: { amountMinorUnits: input.amount, currency: account.currency, countedUsdCents: part.countedUsdCents } },
           trx,
@@ -260,3 +266,6 @@ export const editLiveCampaign = defineOperation({
     return { nodeId: node.id, level: input.level, platformId: node.platformId, budget, ...part, ceiling };
   },
 });
+
+/** The publishing operations, in catalogue order. */
+export const publishOperations: OperationDefinition[] = [launchCampaign, editLiveCampaign];
