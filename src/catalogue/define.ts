@@ -1,5 +1,6 @@
-// The operation catalogue: every externally callable action is defined once, here-shaped.
-// REST routes, MCP tools, CLI commands and OpenAPI are all generated from these definitions.
+// The operation catalogue: every externally callable action is defined once (defineOperation),
+// with the context its handler is typed with; REST routes, MCP tools, CLI commands and OpenAPI are
+// all generated from these definitions, and the Catalogue checks them at boot.
 
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
