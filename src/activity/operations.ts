@@ -34,17 +34,16 @@ const listActivity = defineOperation({
     if (input.accountId === undefined && accounts.length > 1) {
       throw new ServiceError('account_ambiguous', `Brand ${brand.id} has ${accounts.length} ad accounts; pass accountId to say which one.`, { accountIds: accounts });
     }
-    const after = ctx.page.position();
     const rows = await activityEntries(db, {
       brandId: brand.id,
       since: ctx.now() - Math.round(input.days * DAY_MS),
       accountId: input.accountId,
       userId: input.userId,
       entityId: input.entityId,
-      beforeId: after ? Number(after[0]) : undefined,
+      beforeId: ctx.page.beforeId(),
       limit: input.limit + 1,
     });
-    const page = rows.slice(0, input.limit);
+    const { rows: page, nextCursor } = ctx.page.pageOf(rows, (r) => [r.id]);
 
     const perUser: Record<string, number> = {};
     const perEntity: Record<string, number> = {};
@@ -70,7 +69,7 @@ const listActivity = defineOperation({
     return {
       summary: { days: input.days, totalEvents: activities.length, groupedActions: actions.size, perUser, perEntity },
       activities,
-      nextCursor: rows.length > input.limit ? ctx.page.next([page[page.length - 1].id]) : null,
+      nextCursor,
     };
   },
 });

@@ -100,13 +100,8 @@ const listCreatives = defineOperation({
   summary: 'List the creatives of a brand, newest first.',
   uses: ['page'],
   async handler(ctx, input) {
-    const after = ctx.page.position();
-    const rows = await creativesOf(ctx.db, ctx.brand.id, input.limit + 1, after ? Number(after[0]) : undefined);
-    const page = rows.slice(0, input.limit);
-    return {
-      creatives: page.map(viewOf),
-      nextCursor: rows.length > input.limit ? ctx.page.next([page[page.length - 1].id]) : null,
-    };
+    const { rows, nextCursor } = ctx.page.pageOf(await creativesOf(ctx.db, ctx.brand.id, input.limit + 1, ctx.page.beforeId()), (c) => [c.id]);
+    return { creatives: rows.map(viewOf), nextCursor };
   },
 });
 

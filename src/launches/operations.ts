@@ -62,13 +62,12 @@ const listLaunches = defineOperation({
   summary: 'List launches of a brand, newest first, with status and campaign, ad set and ad counts.',
   uses: ['page'],
   async handler(ctx, input) {
-    const after = ctx.page.position();
-    const ids = await launchIds(ctx.db, ctx.brand.id, { status: input.status, search: input.search, beforeId: after ? Number(after[0]) : undefined, limit: input.limit + 1 });
-    const page = ids.slice(0, input.limit);
+    const ids = await launchIds(ctx.db, ctx.brand.id, { status: input.status, search: input.search, beforeId: ctx.page.beforeId(), limit: input.limit + 1 });
+    const { rows: page, nextCursor } = ctx.page.pageOf(ids, (id) => [id]);
     const counts = await countsByLaunch(ctx.db, page);
     const batches = [];
     for (const id of page) batches.push(launchSummary(await loadLaunch(ctx.db, ctx.brand.id, id), ctx.brand.name, counts.get(id)!));
-    return { batches, nextCursor: ids.length > input.limit ? ctx.page.next([page[page.length - 1]]) : null };
+    return { batches, nextCursor };
   },
 });
 
@@ -197,10 +196,8 @@ const listSnapshotTemplates = defineOperation({
   summary: 'List the snapshot templates of a brand, newest first.',
   uses: ['page'],
   async handler(ctx, input) {
-    const after = ctx.page.position();
-    const rows = await snapshotTemplatesOf(ctx.db, ctx.brand.id, input.limit + 1, after ? Number(after[0]) : undefined);
-    const page = rows.slice(0, input.limit);
-    return { templates: page.map(templateView), nextCursor: rows.length > input.limit ? ctx.page.next([page[page.length - 1].id]) : null };
+    const { rows, nextCursor } = ctx.page.pageOf(await snapshotTemplatesOf(ctx.db, ctx.brand.id, input.limit + 1, ctx.page.beforeId()), (t) => [t.id]);
+    return { templates: rows.map(templateView), nextCursor };
   },
 });
 
