@@ -35,13 +35,21 @@ export function renderToolSnapshots(): Map<string, string> {
 /** The snapshot files on disk, by name. */
 export function readToolSnapshots(): Map<string, string> {
   if (!fs.existsSync(TOOL_SNAPSHOT_DIR)) return new Map();
-  return new Map(fs.readdirSync(TOOL_SNAPSHOT_DIR).filter((f) => f.endsWith('.json')).sort().map((f) => [f, fs.readFileSync(path.join(TOOL_SNAPSHOT_DIR, f), 'utf8')]));
+  return new Map(
+    fs
+      .readdirSync(TOOL_SNAPSHOT_DIR)
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+      .map((f) => [f, fs.readFileSync(path.join(TOOL_SNAPSHOT_DIR, f), 'utf8')]),
+  );
 }
 
 /** The tool table of docs/mcp.md (between its markers). */
 export function renderToolTable(): string {
   const { catalogue: c } = catalogue();
-  const rows = c.list().map((op) => `| \`${toolName(op.name)}\` | ${op.toolset} | \`${op.method} /v1${op.path}\` | ${op.scope} | ${op.summary.replace(/\|/g, '\\|')} |`);
+  const rows = c
+    .list()
+    .map((op) => `| \`${toolName(op.name)}\` | ${op.toolset} | \`${op.method} /v1${op.path}\` | ${op.scope} | ${op.summary.replace(/\|/g, '\\|')} |`);
   return [TOOLS_MARKERS.start, '| MCP tool | toolset | REST | scope | what it does |', '|---|---|---|---|---|', ...rows, TOOLS_MARKERS.end].join('\n');
 }
 
@@ -49,7 +57,10 @@ export function renderToolTable(): string {
 export function renderToolsetList(): string {
   const { catalogue: c } = catalogue();
   const rows = TOOLSET_NAMES.map((t) => {
-    const tools = c.list().filter((op) => op.toolset === t).map((op) => `\`${toolName(op.name)}\``);
+    const tools = c
+      .list()
+      .filter((op) => op.toolset === t)
+      .map((op) => `\`${toolName(op.name)}\``);
     return `| \`${t}\`${TOOLSETS[t].default ? ' (default)' : ''} | ${TOOLSETS[t].description} | ${tools.join(', ')} |`;
   });
   return [TOOLSETS_MARKERS.start, '| toolset | what for | tools |', '|---|---|---|', ...rows, TOOLSETS_MARKERS.end].join('\n');

@@ -46,7 +46,9 @@ function asHandled(node: unknown): unknown {
     else out[key] = value;
   }
   if (isNode(out.properties)) {
-    const defaulted = Object.entries(out.properties as Node).filter(([, v]) => isNode(v) && 'default' in v).map(([k]) => k);
+    const defaulted = Object.entries(out.properties as Node)
+      .filter(([, v]) => isNode(v) && 'default' in v)
+      .map(([k]) => k);
     const required = new Set([...((out.required as string[] | undefined) ?? []), ...defaulted]);
     if (required.size) out.required = [...required];
   }
@@ -67,17 +69,26 @@ export async function renderInputTypes(): Promise<string> {
   for (const op of sorted) {
     const bundle = schemas.validationBundle(op.input);
     const input = (op.method === 'PATCH' ? patchInputSchema(bundle) : bundle) as JsonSchema;
-    const declared = await compile(asHandled({ ...input, description: `Input of ${op.name} (${op.input}).` }) as Parameters<typeof compile>[0], typeName(op.name), {
-      bannerComment: '',
-      format: false,
-      additionalProperties: true,
-      ignoreMinAndMaxItems: true,
-      unknownAny: true,
-      declareExternallyReferenced: true,
-    });
+    const declared = await compile(
+      asHandled({ ...input, description: `Input of ${op.name} (${op.input}).` }) as Parameters<typeof compile>[0],
+      typeName(op.name),
+      {
+        bannerComment: '',
+        format: false,
+        additionalProperties: true,
+        ignoreMinAndMaxItems: true,
+        unknownAny: true,
+        declareExternallyReferenced: true,
+      },
+    );
     parts.push(declared.trim());
   }
-  const map = ['/** Every operation\'s input type, by operation name. */', 'export interface Inputs {', ...sorted.map((op) => `  '${op.name}': ${typeName(op.name)};`), '}'];
+  const map = [
+    "/** Every operation's input type, by operation name. */",
+    'export interface Inputs {',
+    ...sorted.map((op) => `  '${op.name}': ${typeName(op.name)};`),
+    '}',
+  ];
   const text = [BANNER, map.join('\n'), ...parts].join('\n\n') + '\n';
   const config = await prettier.resolveConfig(INPUT_TYPES_FILE);
   return prettier.format(text, { ...config, filepath: INPUT_TYPES_FILE });

@@ -20,7 +20,7 @@ const listActivity = defineOperation({
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   tag: 'activity',
   toolset: 'monitor',
-  summary: "List who changed which campaign, ad set or ad of a brand, newest first, with a summary of the page.",
+  summary: 'List who changed which campaign, ad set or ad of a brand, newest first, with a summary of the page.',
   description:
     'Filters: accountId (required when the brand has several ad accounts: 422 account_ambiguous otherwise), ' +
     'days (1 to 90, default 7), userId, entityId. The summary counts the returned page only.',
@@ -32,7 +32,9 @@ const listActivity = defineOperation({
       throw new ServiceError('not_found', `Ad account ${input.accountId} is not attached to brand ${brand.id}.`, null);
     }
     if (input.accountId === undefined && accounts.length > 1) {
-      throw new ServiceError('account_ambiguous', `Brand ${brand.id} has ${accounts.length} ad accounts; pass accountId to say which one.`, { accountIds: accounts });
+      throw new ServiceError('account_ambiguous', `Brand ${brand.id} has ${accounts.length} ad accounts; pass accountId to say which one.`, {
+        accountIds: accounts,
+      });
     }
     const rows = await activityEntries(db, {
       brandId: brand.id,

@@ -27,7 +27,8 @@ const listCampaigns = defineOperation({
   tag: 'ad-accounts',
   toolset: 'accounts',
   summary: 'List every campaign in an ad account, including those not launched through the service.',
-  description: 'A live read from the ad platform (asOf says when; values may come from a cache of up to a minute). Filter with repeated statusFilter and a case-insensitive nameQuery; pages follow what the platform returns at call time.',
+  description:
+    'A live read from the ad platform (asOf says when; values may come from a cache of up to a minute). Filter with repeated statusFilter and a case-insensitive nameQuery; pages follow what the platform returns at call time.',
   uses: ['platforms', 'metrics', 'page'],
   async handler(ctx, input) {
     const account = await ctx.platforms.account(ctx.db, ctx.brand.id, input.accountId);
@@ -49,23 +50,23 @@ const listCampaigns = defineOperation({
 
 function campaignListAnswer(ctx: BrandContext<'page'>, page: CampaignPage, imported: Set<string>, nameQuery: string | null, asOf: string) {
   return {
-      asOf,
-      campaigns: page.campaigns.map((c) => ({
-        id: c.id,
-        name: c.name,
-        status: c.status,
-        effective_status: c.effectiveStatus,
-        objective: c.objective,
-        brandId: ctx.brand.id,
-        budget: c.budget,
-        budgetLevel: c.budgetLevel,
-        createdAt: c.createdAt,
-        imported: imported.has(c.id),
-      })),
-      totalInAccount: page.totalInAccount,
-      matched: page.matched,
-      nameQuery,
-      nextCursor: page.after ? ctx.page.next([page.after]) : null,
+    asOf,
+    campaigns: page.campaigns.map((c) => ({
+      id: c.id,
+      name: c.name,
+      status: c.status,
+      effective_status: c.effectiveStatus,
+      objective: c.objective,
+      brandId: ctx.brand.id,
+      budget: c.budget,
+      budgetLevel: c.budgetLevel,
+      createdAt: c.createdAt,
+      imported: imported.has(c.id),
+    })),
+    totalInAccount: page.totalInAccount,
+    matched: page.matched,
+    nameQuery,
+    nextCursor: page.after ? ctx.page.next([page.after]) : null,
   };
 }
 
@@ -105,7 +106,8 @@ const listOptions = defineOperation({
   annotations: readOnly,
   tag: 'ad-accounts',
   toolset: 'accounts',
-  summary: 'List the selectable assets (pixels, pages, profile accounts, audiences) and targeting values (interests, locations, conversion events) of an ad account.',
+  summary:
+    'List the selectable assets (pixels, pages, profile accounts, audiences) and targeting values (interests, locations, conversion events) of an ad account.',
   description: 'query searches names case-insensitively. A type the platform does not have answers 422 capability_unsupported (TikTok has no pages).',
   uses: ['platforms', 'metrics'],
   async handler(ctx, input) {
@@ -195,7 +197,11 @@ async function namingView(ctx: BrandContext<'platforms'>, accountId: string) {
       adset: renderTemplate(templates.adset, values, now),
       ad: renderTemplate(templates.ad, values, now),
     },
-    variables: Object.entries(NAMING_VARIABLES).map(([name, v]) => ({ name, description: v.description, example: name === 'date' ? renderTemplate('{date:YYYY-MM-DD}', {}, now) : values[name] })),
+    variables: Object.entries(NAMING_VARIABLES).map(([name, v]) => ({
+      name,
+      description: v.description,
+      example: name === 'date' ? renderTemplate('{date:YYYY-MM-DD}', {}, now) : values[name],
+    })),
     filters: [...NAMING_FILTERS],
     isDefault: !saved,
     updatedAt: saved ? new Date(saved.updatedAt).toISOString() : null,
@@ -237,9 +243,19 @@ const setNamingConvention = defineOperation({
       input[level] === undefined ? [] : parseTemplate(input[level]!).problems.map((p) => ({ field: level, code: 'invalid_value', message: p.message })),
     );
     if (issues.length) throw validationFailed(issues);
-    const templates = { ...current.templates, ...Object.fromEntries((['campaign', 'adset', 'ad'] as const).filter((l) => input[l] !== undefined).map((l) => [l, input[l]])) };
+    const templates = {
+      ...current.templates,
+      ...Object.fromEntries((['campaign', 'adset', 'ad'] as const).filter((l) => input[l] !== undefined).map((l) => [l, input[l]])),
+    };
     await saveNamingConvention(ctx.db, ctx.brand.id, input.accountId, templates, ctx.now());
-    await ctx.activity.record({ brandId: ctx.brand.id, accountId: input.accountId, entityType: 'unknown', entityId: input.accountId, entityName: 'naming convention', action: 'naming_convention.updated' });
+    await ctx.activity.record({
+      brandId: ctx.brand.id,
+      accountId: input.accountId,
+      entityType: 'unknown',
+      entityId: input.accountId,
+      entityName: 'naming convention',
+      action: 'naming_convention.updated',
+    });
     return namingView(ctx, input.accountId);
   },
 });

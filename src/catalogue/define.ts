@@ -139,9 +139,11 @@ export interface OwnTransactions {
  * path, the services it names, and `db: Knex` when it is `transactional: false`), the whole
  * OperationContext when it does not.
  */
-export type ContextOf<P extends string, U extends readonly ServiceName[] | undefined, T extends boolean | undefined = undefined> = U extends readonly ServiceName[]
-  ? HandlerContext<P, U[number]> & (T extends false ? OwnTransactions : unknown)
-  : OperationContext;
+export type ContextOf<
+  P extends string,
+  U extends readonly ServiceName[] | undefined,
+  T extends boolean | undefined = undefined,
+> = U extends readonly ServiceName[] ? HandlerContext<P, U[number]> & (T extends false ? OwnTransactions : unknown) : OperationContext;
 
 export interface NestedInvokeOptions {
   /** Idempotency-Key of the inner call: derive it from what makes the call unique, so a retry never acts twice. */
@@ -238,7 +240,10 @@ export function defineOperation<
 export class Catalogue {
   private readonly ops = new Map<string, OperationDefinition>();
 
-  constructor(private readonly schemas: SchemaRegistry, operations: OperationDefinition[]) {
+  constructor(
+    private readonly schemas: SchemaRegistry,
+    operations: OperationDefinition[],
+  ) {
     for (const op of operations) this.add(op);
     this.checkFollows();
   }

@@ -43,7 +43,10 @@ export interface CopyTexts {
 
 /** A failure of the copy model (it did not answer, answered an error, or answered nonsense). */
 export class CopyModelError extends Error {
-  constructor(message: string, readonly retryable: boolean) {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+  ) {
     super(message);
     this.name = 'CopyModelError';
   }

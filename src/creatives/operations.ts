@@ -79,7 +79,10 @@ const uploadCreative = defineOperation({
     };
     const id = await inTransaction(ctx.db, async (trx) => {
       const inserted = await insertCreative(trx, creative);
-      await ctx.activity.record({ brandId: creative.brandId, entityType: 'unknown', entityId: String(inserted), entityName: creative.name, action: 'creative.uploaded' }, trx);
+      await ctx.activity.record(
+        { brandId: creative.brandId, entityType: 'unknown', entityId: String(inserted), entityName: creative.name, action: 'creative.uploaded' },
+        trx,
+      );
       return inserted;
     });
     return viewOf({ ...creative, id });

@@ -15,7 +15,10 @@ export interface Ledger {
 const TABLE = { apiKey: 'api_keys', grant: 'oauth_grants' } as const;
 
 /** The ledger's ceiling (null: none set) and committed total, or undefined when the row is gone. */
-export async function readLedger(db: Db, ledger: Ledger): Promise<{ ceilingCents: number | null; committedCents: number; revokedAt: number | null } | undefined> {
+export async function readLedger(
+  db: Db,
+  ledger: Ledger,
+): Promise<{ ceilingCents: number | null; committedCents: number; revokedAt: number | null } | undefined> {
   const row = await db(TABLE[ledger.kind]).where({ id: ledger.id }).first('publish_ceiling_cents', 'committed_cents', 'revoked_at');
   if (!row) return undefined;
   return {

@@ -21,7 +21,9 @@ export interface CeilingView {
 }
 
 function unavailable(err: unknown): ServiceError {
-  return new ServiceError('unavailable', 'The spend ceiling could not be checked; nothing was published. Retry shortly.', { cause: (err as Error)?.message ? 'storage' : 'unknown' });
+  return new ServiceError('unavailable', 'The spend ceiling could not be checked; nothing was published. Retry shortly.', {
+    cause: (err as Error)?.message ? 'storage' : 'unknown',
+  });
 }
 
 /** Where a credential's ceiling and committed total live: its API key, or its OAuth grant. */
@@ -96,7 +98,10 @@ export async function reserveSpend(db: Db, principal: Principal, counted: Counte
  * A refusal for passing the ceiling is reported as a `spend_ceiling.exceeded` event when `report`
  * names the call (its own transaction: the reservation's rolled back).
  */
-export async function reserving<T>(work: () => Promise<T>, report?: { ctx: ServiceContext<'events'> & { db: Knex }; brandId: number; operation: string }): Promise<T> {
+export async function reserving<T>(
+  work: () => Promise<T>,
+  report?: { ctx: ServiceContext<'events'> & { db: Knex }; brandId: number; operation: string },
+): Promise<T> {
   try {
     return await work();
   } catch (err) {

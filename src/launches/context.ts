@@ -12,7 +12,11 @@ import type { ValidationContext } from './validate.js';
 const idsNamed = (nodes: NodeRow[], key: string) => [...new Set(nodes.map((n) => n.properties[key]).filter((id): id is number => typeof id === 'number'))];
 
 /** The brand facts validateLaunch checks a tree against. */
-export async function validationContextFor(ctx: ServiceContext<'trackers'>, launch: Pick<LaunchRow, 'brandId' | 'accountId'>, nodes: NodeRow[]): Promise<ValidationContext> {
+export async function validationContextFor(
+  ctx: ServiceContext<'trackers'>,
+  launch: Pick<LaunchRow, 'brandId' | 'accountId'>,
+  nodes: NodeRow[],
+): Promise<ValidationContext> {
   const accounts = await adAccountsOf(ctx.db, launch.brandId);
   const creatives = await creativesAmong(ctx.db, launch.brandId, idsNamed(nodes, 'creativeId'));
   const copies = await copyPlatforms(ctx.db, launch.brandId, idsNamed(nodes, 'copyGenerationId'));

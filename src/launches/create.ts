@@ -17,7 +17,16 @@ export async function createDraftLaunch(
   const now = ctx.now();
   const accounts = await adAccountsOf(db, brandId);
   const accountId = accounts.length === 1 ? accounts[0].accountId : null;
-  const id = await insertLaunch(db, { organizationId: ctx.principal.organizationId, brandId, accountId, title, description, status: 'draft', createdAt: now, updatedAt: now });
+  const id = await insertLaunch(db, {
+    organizationId: ctx.principal.organizationId,
+    brandId,
+    accountId,
+    title,
+    description,
+    status: 'draft',
+    createdAt: now,
+    updatedAt: now,
+  });
   await ctx.activity.record({ brandId, accountId, entityType: 'unknown', entityId: String(id), entityName: title, action: 'launch.created' }, db);
   return loadLaunch(db, brandId, id);
 }

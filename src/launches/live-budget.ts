@@ -21,31 +21,57 @@ export type LiveBudgetContext = ServiceContext<'platforms' | 'metrics' | 'activi
 export async function changeLiveBudget(ctx: LiveBudgetContext, l: LaunchRow, input: Inputs['edit-live-campaign']) {
   const node = await findNode(ctx.db, l.id, input.nodeId);
   if (!node) throw notFound(`Node ${input.nodeId} of launch ${l.id}`);
-  if (node.nodeType === 'ad') throw validationFailed([{ field: 'nodeId', code: 'invalid_value', message: 'budgets live on campaigns and ad sets, not on ads' }]);
+  if (node.nodeType === 'ad')
+    throw validationFailed([{ field: 'nodeId', code: 'invalid_value', message: 'budgets live on campaigns and ad sets, not on ads' }]);
   if (LEVEL_OF[input.level] !== node.nodeType) {
-    throw validationFailed([{ field: 'level', code: 'invalid_value', message: `must be ${node.nodeType === 'campaign' ? 'CAMPAIGN' : 'ADSET'} for node ${node.id} (a ${node.nodeType})` }]);
+    throw validationFailed([
+      {
+        field: 'level',
+        code: 'invalid_value',
+        message: `must be ${node.nodeType === 'campaign' ? 'CAMPAIGN' : 'ADSET'} for node ${node.id} (a ${node.nodeType})`,
+      },
+    ]);
   }
   if (node.status !== 'live' || !node.platformId) {
-    throw new ServiceError('conflict', `Node ${node.id} is still a draft; change draft budgets through the node's properties (PATCH the node).`, { status: node.status });
+    throw new ServiceError('conflict', `Node ${node.id} is still a draft; change draft budgets through the node's properties (PATCH the node).`, {
+      status: node.status,
+    });
   }
   const nodes = await loadNodes(ctx.db, l.id);
   const campaign = node.nodeType === 'campaign' ? node : nodes.find((n) => n.id === node.parentId)!;
   const campaignBudget = budgetOf(campaign.properties);
   if (node.nodeType === 'adset' && campaignBudget) {
-    throw new ServiceError('unprocessable', `The campaign of ad set ${node.id} carries the budget; edit the campaign's budget instead.`, { level: 'CAMPAIGN', nodeId: campaign.id });
+    throw new ServiceError('unprocessable', `The campaign of ad set ${node.id} carries the budget; edit the campaign's budget instead.`, {
+      level: 'CAMPAIGN',
+      nodeId: campaign.id,
+    });
   }
   if (node.nodeType === 'campaign' && !campaignBudget) {
-    throw new ServiceError('unprocessable', `Campaign ${node.id} has its budgets on its ad sets; edit an ad set's budget instead.`, { level: 'ADSET', nodeIds: (childrenOf(nodes).get(node.id) ?? []).map((n) => n.id) });
+    throw new ServiceError('unprocessable', `Campaign ${node.id} has its budgets on its ad sets; edit an ad set's budget instead.`, {
+      level: 'ADSET',
+      nodeIds: (childrenOf(nodes).get(node.id) ?? []).map((n) => n.id),
+    });
   }
   const account = await ctx.platforms.account(ctx.db, l.brandId, node.accountId!);
   const rules = RULES[account.platform];
   // Minimums are in the account's own minor units (100 means 100 yen on a JPY account).
   const min = node.nodeType === 'campaign' ? rules.minCampaignBudget : rules.minAdSetBudget;
   if (input.amount < min) {
-    throw validationFailed([{ field: 'amount', code: 'too_small', message: `must be at least ${min} in the ad account's minor units (${formatMinor(min, account.currency)}) on ${account.platform}` }]);
+    throw validationFailed([
+      {
+        field: 'amount',
+        code: 'too_small',
+        message: `must be at least ${min} in the ad account's minor units (${formatMinor(min, account.currency)}) on ${account.platform}`,
+      },
+    ]);
   }
   // Converted before anything is reserved: a currency without a rate answers 503 and changes nothing.
-  const part = { accountId: account.accountId, currency: account.currency, amountMinorUnits: input.amount, countedUsdCents: toUsdCents(input.amount, account.currency, ctx.config.fxRates) };
+  const part = {
+    accountId: account.accountId,
+    currency: account.currency,
+    amountMinorUnits: input.amount,
+    countedUsdCents: toUsdCents(input.amount, account.currency, ctx.config.fxRates),
+  };
   const counted: Counted = { totalUsdCents: part.countedUsdCents, accounts: [part] };
 
   const knex = ctx.db;
@@ -57,7 +83,16 @@ export async function changeLiveBudget(ctx: LiveBudgetContext, l: LaunchRow, inp
         await reserveSpend(trx, ctx.principal, counted);
         commitmentId = await insertCommitments(
           trx,
-          [{ organizationId: ctx.principal.organizationId, ...commitmentOwner(ctx.principal), launchId: l.id, nodeId: node.id, kind: 'budget_edit', ...commitmentAmount(part) }],
+          [
+            {
+              organizationId: ctx.principal.organizationId,
+              ...commitmentOwner(ctx.principal),
+              launchId: l.id,
+              nodeId: node.id,
+              kind: 'budget_edit',
+              ...commitmentAmount(part),
+            },
+          ],
           now,
         );
       }),
@@ -83,7 +118,15 @@ export async function changeLiveBudget(ctx: LiveBudgetContext, l: LaunchRow, inp
       await updateNodeProperties(trx, node.id, properties, ctx.now());
       await settleCommitment(trx, commitmentId, 'committed', ctx.now());
       await ctx.activity.record(
-        { brandId: l.brandId, accountId: account.accountId, entityType: node.nodeType, entityId: node.id, entityName: node.properties.name ?? null, action: 'budget.updated', money: { amountMinorUnits: input.amount, currency: account.currency, countedUsdCents: part.countedUsdCents } },
+        {
+          brandId: l.brandId,
+          accountId: account.accountId,
+          entityType: node.nodeType,
+          entityId: node.id,
+          entityName: node.properties.name ?? null,
+          action: 'budget.updated',
+          money: { amountMinorUnits: input.amount, currency: account.currency, countedUsdCents: part.countedUsdCents },
+        },
         trx,
       );
       await ctx.events.emit(trx, {

@@ -35,7 +35,9 @@ const PARENT: Record<NodeType, NodeType | null> = { campaign: null, adset: 'camp
 
 function editable(l: LaunchRow): void {
   if (l.status !== 'draft' && l.status !== 'publish_failed') {
-    throw new ServiceError('conflict', `Launch ${l.id} is ${l.status}; its tree can no longer be added to or duplicated. Start a new launch.`, { status: l.status });
+    throw new ServiceError('conflict', `Launch ${l.id} is ${l.status}; its tree can no longer be added to or duplicated. Start a new launch.`, {
+      status: l.status,
+    });
   }
 }
 
@@ -88,7 +90,8 @@ const createNode = defineOperation({
       if (properties.accountId) await requireBrandAccount(ctx.db, l.brandId, properties.accountId);
       accountId = properties.accountId ?? l.accountId;
     } else {
-      if (!input.parentId) throw validationFailed([{ field: 'parentId', code: 'invalid_type', message: `is required: the ${wanted} this ${input.nodeType} belongs to` }]);
+      if (!input.parentId)
+        throw validationFailed([{ field: 'parentId', code: 'invalid_type', message: `is required: the ${wanted} this ${input.nodeType} belongs to` }]);
       const parent = await findNode(ctx.db, l.id, input.parentId);
       if (!parent || parent.nodeType !== wanted) {
         throw validationFailed([{ field: 'parentId', code: 'invalid_value', message: `must be the id of a ${wanted} of this launch` }]);
@@ -99,7 +102,14 @@ const createNode = defineOperation({
     const id = newNodeId();
     await insertNodes(ctx.db, [draftNode({ id, launchId: l.id, parentId: input.parentId ?? null, nodeType: input.nodeType, accountId, properties }, now)]);
     await touchLaunch(ctx.db, l.id, now);
-    await ctx.activity.record({ brandId: l.brandId, accountId, entityType: input.nodeType, entityId: id, entityName: properties.name ?? null, action: `${input.nodeType}.created` });
+    await ctx.activity.record({
+      brandId: l.brandId,
+      accountId,
+      entityType: input.nodeType,
+      entityId: id,
+      entityName: properties.name ?? null,
+      action: `${input.nodeType}.created`,
+    });
     return nodeView(await nodeOf(ctx, l.id, id));
   },
 });
@@ -125,15 +135,22 @@ const updateNode = defineOperation({
   async handler(ctx, input) {
     const attach = (['creativeId', 'copyGenerationId', 'postId'] as const).filter((k) => input[k] !== undefined);
     if (!attach.length && input.properties === undefined) {
-      throw validationFailed([{ field: 'properties', code: 'invalid_type', message: 'send at least one of creativeId, copyGenerationId, postId or properties' }]);
+      throw validationFailed([
+        { field: 'properties', code: 'invalid_type', message: 'send at least one of creativeId, copyGenerationId, postId or properties' },
+      ]);
     }
     const l = await loadLaunch(ctx.db, ctx.brand.id, input.launchId);
     const node = await nodeOf(ctx, l.id, input.nodeId);
     if (attach.length && node.nodeType !== 'ad') {
-      throw validationFailed(attach.map((k) => ({ field: k, code: 'invalid_value', message: `can be attached to an ad only; node ${node.id} is a ${node.nodeType}` })));
+      throw validationFailed(
+        attach.map((k) => ({ field: k, code: 'invalid_value', message: `can be attached to an ad only; node ${node.id} is a ${node.nodeType}` })),
+      );
     }
     // Every creative and copy named, attached or in properties, must be the brand's (400 on its field otherwise).
-    await requireReferences(ctx.db, ctx.principal, [...adReferences(l.brandId, { ...input }, ''), ...adReferences(l.brandId, input.properties ?? {}, 'properties.')]);
+    await requireReferences(ctx.db, ctx.principal, [
+      ...adReferences(l.brandId, { ...input }, ''),
+      ...adReferences(l.brandId, input.properties ?? {}, 'properties.'),
+    ]);
     const patch: Record<string, any> = {};
     if (input.copyGenerationId !== undefined) {
       // The copy's first texts become the ad's, unless the request names its own in properties.
@@ -141,7 +158,11 @@ const updateNode = defineOperation({
       const account = node.accountId ? await findAdAccount(ctx.db, l.brandId, node.accountId) : undefined;
       if (account && account.platform !== copy.platform) {
         throw validationFailed([
-          { field: 'copyGenerationId', code: 'invalid_value', message: `copy ${copy.copyGenerationId} was written for ${copy.platform}; this ad publishes to ${account.platform} (${node.accountId})` },
+          {
+            field: 'copyGenerationId',
+            code: 'invalid_value',
+            message: `copy ${copy.copyGenerationId} was written for ${copy.platform}; this ad publishes to ${account.platform} (${node.accountId})`,
+          },
         ]);
       }
       Object.assign(patch, adTextsFromCopy(copy));
@@ -153,15 +174,27 @@ const updateNode = defineOperation({
       const locked = await loadLaunch(trx, l.brandId, l.id, true);
       editable(locked);
       const current = (await findNode(trx, l.id, node.id))!;
-      const merged = ctx.validate<Record<string, any>>(`node-properties#/$defs/${node.nodeType}`, mergePatch(current.properties, patch) as Record<string, unknown>, 'properties');
-      if (node.nodeType === 'campaign' && merged.accountId && merged.accountId !== current.properties.accountId) await requireBrandAccount(trx, l.brandId, merged.accountId);
+      const merged = ctx.validate<Record<string, any>>(
+        `node-properties#/$defs/${node.nodeType}`,
+        mergePatch(current.properties, patch) as Record<string, unknown>,
+        'properties',
+      );
+      if (node.nodeType === 'campaign' && merged.accountId && merged.accountId !== current.properties.accountId)
+        await requireBrandAccount(trx, l.brandId, merged.accountId);
       const now = ctx.now();
       await updateNodeProperties(trx, node.id, merged, now, merged.name ?? null);
       // Children follow their campaign's ad account.
       if (node.nodeType === 'campaign') await setCampaignAccount(trx, l.id, node.id, merged.accountId ?? locked.accountId);
       await touchLaunch(trx, l.id, now);
       await ctx.activity.record(
-        { brandId: l.brandId, accountId: node.accountId, entityType: node.nodeType, entityId: node.id, entityName: merged.name ?? null, action: `${node.nodeType}.updated` },
+        {
+          brandId: l.brandId,
+          accountId: node.accountId,
+          entityType: node.nodeType,
+          entityId: node.id,
+          entityName: merged.name ?? null,
+          action: `${node.nodeType}.updated`,
+        },
         trx,
       );
       return nodeView((await findNode(trx, l.id, node.id))!);
@@ -170,10 +203,17 @@ const updateNode = defineOperation({
 });
 
 /** A live node: only its status may change, pushed to the ad platform first, then recorded. */
-async function liveStatusChange(ctx: ServiceContext<'activity' | 'platforms' | 'metrics'> & OwnTransactions, l: LaunchRow, node: NodeRow, patch: Record<string, any>) {
+async function liveStatusChange(
+  ctx: ServiceContext<'activity' | 'platforms' | 'metrics'> & OwnTransactions,
+  l: LaunchRow,
+  node: NodeRow,
+  patch: Record<string, any>,
+) {
   const keys = Object.keys(patch);
   if (keys.length !== 1 || keys[0] !== 'status' || (patch.status !== 'ACTIVE' && patch.status !== 'PAUSED')) {
-    throw new ServiceError('conflict', `Node ${node.id} is live: only properties.status (ACTIVE or PAUSED) can change; budgets change through live-budget.`, { status: 'live' });
+    throw new ServiceError('conflict', `Node ${node.id} is live: only properties.status (ACTIVE or PAUSED) can change; budgets change through live-budget.`, {
+      status: 'live',
+    });
   }
   const account = await ctx.platforms.account(ctx.db, l.brandId, node.accountId!);
   await ctx.platforms.adapterFor(account.platform).setStatus(account, [{ level: node.nodeType, id: node.platformId! }], patch.status);
@@ -232,7 +272,10 @@ const getAdSet = defineOperation({
         creativeIds: ads.map((a) => a.properties.creativeId).filter((x) => x !== undefined),
         postIds: ads.map((a) => a.properties.postId).filter((x) => x !== undefined),
       },
-      links: { linkUrls: [...new Set(ads.map((a) => a.properties.linkUrl).filter(Boolean))], urlTags: [...new Set(ads.map((a) => a.properties.urlTags).filter(Boolean))] },
+      links: {
+        linkUrls: [...new Set(ads.map((a) => a.properties.linkUrl).filter(Boolean))],
+        urlTags: [...new Set(ads.map((a) => a.properties.urlTags).filter(Boolean))],
+      },
       ads: ads.map(nodeView),
     };
   },
@@ -251,7 +294,8 @@ const removeNodes = defineOperation({
   tag: 'launches',
   toolset: 'launch',
   summary: "Remove 1 to 200 nodes (with their children) from a launch's tree. Cannot be undone; anything already published keeps running on the ad platform.",
-  description: 'notFound lists requested ids that are not in this launch with that nodeType; cascadedIds the children removed with them; validation checks what is left.',
+  description:
+    'notFound lists requested ids that are not in this launch with that nodeType; cascadedIds the children removed with them; validation checks what is left.',
   uses: ['activity', 'platforms', 'metrics', 'trackers'],
   async handler(ctx, input) {
     const l = await loadLaunch(ctx.db, ctx.brand.id, input.launchId, true);
@@ -289,7 +333,14 @@ const removeNodes = defineOperation({
     }
     for (const id of removed) {
       const n = byId.get(id)!;
-      await ctx.activity.record({ brandId: l.brandId, accountId: n.accountId, entityType: n.nodeType, entityId: n.id, entityName: n.properties.name ?? null, action: `${n.nodeType}.removed` });
+      await ctx.activity.record({
+        brandId: l.brandId,
+        accountId: n.accountId,
+        entityType: n.nodeType,
+        entityId: n.id,
+        entityName: n.properties.name ?? null,
+        action: `${n.nodeType}.removed`,
+      });
     }
     const left = nodes.filter((n) => !gone.has(n.id));
     const { issues } = validateLaunch(left, await validationContextFor(ctx, l, left));
@@ -345,12 +396,21 @@ const duplicateNode = defineOperation({
     for (let i = 0; i < input.count; i++) {
       const id = newNodeId();
       copies.push(id);
-      rows.push(copyOf(node, id, node.parentId, node.properties.name ? `${node.properties.name} - Copy${input.count > 1 ? ` ${i + 1}` : ''}`.slice(0, 400) : null));
+      rows.push(
+        copyOf(node, id, node.parentId, node.properties.name ? `${node.properties.name} - Copy${input.count > 1 ? ` ${i + 1}` : ''}`.slice(0, 400) : null),
+      );
       for (const c of children) rows.push(copyOf(c, newNodeId(), id, c.properties.name ?? null));
     }
     await insertNodes(ctx.db, rows);
     await touchLaunch(ctx.db, l.id, now);
-    await ctx.activity.record({ brandId: l.brandId, accountId: node.accountId, entityType: node.nodeType, entityId: node.id, entityName: node.properties.name ?? null, action: `${node.nodeType}.duplicated` });
+    await ctx.activity.record({
+      brandId: l.brandId,
+      accountId: node.accountId,
+      entityType: node.nodeType,
+      entityId: node.id,
+      entityName: node.properties.name ?? null,
+      action: `${node.nodeType}.duplicated`,
+    });
     return { success: true, count: input.count, nodeType: input.nodeType, nodeIds: copies };
   },
 });

@@ -40,11 +40,21 @@ const createLaunch = defineOperation({
   toolset: 'launch',
   successStatus: 201,
   summary: 'Create an empty draft launch (a batch) for a brand.',
-  description: 'title defaults to "Untitled Batch". The launch takes the brand\'s ad account when it has exactly one; with several, each campaign names its accountId.',
+  description:
+    'title defaults to "Untitled Batch". The launch takes the brand\'s ad account when it has exactly one; with several, each campaign names its accountId.',
   uses: ['activity'],
   async handler(ctx, input) {
     const l = await createDraftLaunch(ctx, ctx.brand.id, input.title, input.description ?? null);
-    return { id: String(l.id), title: l.title, brandId: l.brandId, brandName: ctx.brand.name, accountId: l.accountId, description: l.description, status: l.status, createdAt: new Date(l.createdAt).toISOString() };
+    return {
+      id: String(l.id),
+      title: l.title,
+      brandId: l.brandId,
+      brandName: ctx.brand.name,
+      accountId: l.accountId,
+      description: l.description,
+      status: l.status,
+      createdAt: new Date(l.createdAt).toISOString(),
+    };
   },
 });
 
@@ -109,7 +119,14 @@ const updateLaunch = defineOperation({
     }
     const l = await loadLaunch(ctx.db, ctx.brand.id, input.launchId, true);
     await updateLaunchRow(ctx.db, l.id, { title: input.title, description: input.description, updatedAt: ctx.now() });
-    await ctx.activity.record({ brandId: l.brandId, accountId: l.accountId, entityType: 'unknown', entityId: String(l.id), entityName: input.title ?? l.title, action: 'launch.updated' });
+    await ctx.activity.record({
+      brandId: l.brandId,
+      accountId: l.accountId,
+      entityType: 'unknown',
+      entityId: String(l.id),
+      entityName: input.title ?? l.title,
+      action: 'launch.updated',
+    });
     return launchSummary(await loadLaunch(ctx.db, l.brandId, l.id), ctx.brand.name, (await countsByLaunch(ctx.db, [l.id])).get(l.id)!);
   },
 });
@@ -134,7 +151,14 @@ const deleteLaunch = defineOperation({
       throw new ServiceError('conflict', `Launch ${l.id} is ${l.status}; only draft launches can be deleted.`, { status: l.status });
     }
     await deleteLaunchRows(ctx.db, l.id);
-    await ctx.activity.record({ brandId: l.brandId, accountId: l.accountId, entityType: 'unknown', entityId: String(l.id), entityName: l.title, action: 'launch.deleted' });
+    await ctx.activity.record({
+      brandId: l.brandId,
+      accountId: l.accountId,
+      entityType: 'unknown',
+      entityId: String(l.id),
+      entityName: l.title,
+      action: 'launch.deleted',
+    });
     return { id: String(l.id), deleted: true as const };
   },
 });
@@ -177,7 +201,14 @@ const createSnapshotTemplate = defineOperation({
       campaigns,
       createdAt: ctx.now(),
     });
-    await ctx.activity.record({ brandId: l.brandId, accountId: l.accountId, entityType: 'unknown', entityId: String(l.id), entityName: input.name, action: 'snapshot_template.created' });
+    await ctx.activity.record({
+      brandId: l.brandId,
+      accountId: l.accountId,
+      entityType: 'unknown',
+      entityId: String(l.id),
+      entityName: input.name,
+      action: 'snapshot_template.created',
+    });
     return templateView((await findSnapshotTemplate(ctx.db, l.brandId, id))!);
   },
 });
@@ -222,7 +253,10 @@ const createLaunchFromSnapshot = defineOperation({
     const now = ctx.now();
     // Creation time orders a tree; one millisecond apart keeps the template's order.
     const campaigns = t.campaigns.map((properties, i) =>
-      draftNode({ id: newNodeId(), launchId: l.id, parentId: null, nodeType: 'campaign', accountId: (properties.accountId as string) ?? l.accountId, properties }, now + i),
+      draftNode(
+        { id: newNodeId(), launchId: l.id, parentId: null, nodeType: 'campaign', accountId: (properties.accountId as string) ?? l.accountId, properties },
+        now + i,
+      ),
     );
     await insertNodes(ctx.db, campaigns);
     return launchTree(l, ctx.brand.name, await loadNodes(ctx.db, l.id));

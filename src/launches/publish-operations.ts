@@ -91,10 +91,10 @@ const editLiveCampaign = defineOperation({
   tag: 'launches',
   toolset: 'launch',
   transactional: false,
-  summary: 'Change the budget of a live campaign or ad set on the ad platform; the new amount counts against the key\'s ceiling (in US cents).',
+  summary: "Change the budget of a live campaign or ad set on the ad platform; the new amount counts against the key's ceiling (in US cents).",
   description:
     "amount is in the minor units of the node's ad account currency (cents for USD, yen for JPY, fils for KWD), at least 100 (and the platform minimum). " +
-    'It counts against the credential\'s ceiling in US cents at the FX_RATES rate, rounded up (no rate for the currency: 503 unavailable, nothing changes). ' +
+    "It counts against the credential's ceiling in US cents at the FX_RATES rate, rounded up (no rate for the currency: 503 unavailable, nothing changes). " +
     'A node of a launch that is still a draft answers 409 conflict: change draft budgets through the node properties.',
   uses: ['platforms', 'metrics', 'activity', 'events', 'config'],
   async handler(ctx, input) {

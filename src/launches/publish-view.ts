@@ -19,7 +19,7 @@ function planOf(nodes: NodeRow[], campaignAccounts: Map<string, string | null>) 
       name: n.properties.name ?? null,
       accountId: campaignAccounts.get(c.id) ?? null,
       objective: c.properties.objective,
-      status: n.nodeType === 'adset' ? 'ACTIVE' : n.properties.status ?? 'ACTIVE',
+      status: n.nodeType === 'adset' ? 'ACTIVE' : (n.properties.status ?? 'ACTIVE'),
       budget: n.nodeType === 'ad' ? null : budgetOf(n.properties),
       platformId: n.platformId,
     };
@@ -35,7 +35,12 @@ function planOf(nodes: NodeRow[], campaignAccounts: Map<string, string | null>) 
  * What publishing the launch counts against the ceiling: each ad account's total in its own
  * currency, converted to US cents and rounded up once per account (503 when a rate is missing).
  */
-export async function countLaunch(ctx: ServiceContext<'platforms' | 'config'>, brandId: number, nodes: NodeRow[], campaignAccounts: Map<string, string | null>): Promise<Counted> {
+export async function countLaunch(
+  ctx: ServiceContext<'platforms' | 'config'>,
+  brandId: number,
+  nodes: NodeRow[],
+  campaignAccounts: Map<string, string | null>,
+): Promise<Counted> {
   const parts = [];
   for (const c of campaignAmounts(nodes, campaignAccounts)) {
     const account = await ctx.platforms.account(ctx.db, brandId, c.accountId);
@@ -48,12 +53,25 @@ export async function countLaunch(ctx: ServiceContext<'platforms' | 'config'>, b
 async function countedAtPublish(ctx: ServiceContext, launchId: number): Promise<Counted | null> {
   const rows = await commitmentsOf(ctx.db, launchId, 'committed', 'publish');
   if (!rows.length || rows.some((r) => r.accountId === null)) return null;
-  const accounts = rows.map((r) => ({ accountId: r.accountId!, currency: r.currency!, amountMinorUnits: Number(r.amountMinorUnits), countedUsdCents: r.countedUsdCents }));
+  const accounts = rows.map((r) => ({
+    accountId: r.accountId!,
+    currency: r.currency!,
+    amountMinorUnits: Number(r.amountMinorUnits),
+    countedUsdCents: r.countedUsdCents,
+  }));
   return { accounts, totalUsdCents: accounts.reduce((sum, a) => sum + a.countedUsdCents, 0) };
 }
 
 /** The answer of launch-campaign: the launch's plan, counts, what it counts against the ceiling, and its warnings. */
-export async function publishView(ctx: ServiceContext<'platforms' | 'config'>, l: LaunchRow, nodes: NodeRow[], campaignAccounts: Map<string, string | null>, warnings: Array<{ field: string; message: string }>, confirmed: boolean, ceiling?: CeilingView) {
+export async function publishView(
+  ctx: ServiceContext<'platforms' | 'config'>,
+  l: LaunchRow,
+  nodes: NodeRow[],
+  campaignAccounts: Map<string, string | null>,
+  warnings: Array<{ field: string; message: string }>,
+  confirmed: boolean,
+  ceiling?: CeilingView,
+) {
   const counted = (l.status === 'published' ? await countedAtPublish(ctx, l.id) : null) ?? (await countLaunch(ctx, l.brandId, nodes, campaignAccounts));
   return {
     launchId: String(l.id),

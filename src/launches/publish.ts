@@ -102,18 +102,22 @@ export async function publishLaunch(ctx: PublishContext, plan: PublishPlan, resu
   } else {
     // Take over a crashed publish only if nobody else did since we read the launch.
     const taken = await renewPublishing(knex, launch.id, launch.updatedAt, now);
-    if (taken !== 1) throw new ServiceError('conflict', `Launch ${launch.id} is being published by another request; wait for it to finish.`, { status: 'publishing' });
+    if (taken !== 1)
+      throw new ServiceError('conflict', `Launch ${launch.id} is being published by another request; wait for it to finish.`, { status: 'publishing' });
   }
   // While it works, the publish keeps its claim fresh so that nobody mistakes it for a crashed one.
   let heartbeat = now;
-  const timer = setInterval(() => {
-    const at = ctx.now();
-    renewPublishing(knex, launch.id, heartbeat, at)
-      .then((n) => {
-        if (n === 1) heartbeat = at;
-      })
-      .catch(() => {});
-  }, Math.max(200, Math.floor(IDEMPOTENCY_LEASE_MS / 3)));
+  const timer = setInterval(
+    () => {
+      const at = ctx.now();
+      renewPublishing(knex, launch.id, heartbeat, at)
+        .then((n) => {
+          if (n === 1) heartbeat = at;
+        })
+        .catch(() => {});
+    },
+    Math.max(200, Math.floor(IDEMPOTENCY_LEASE_MS / 3)),
+  );
   timer.unref();
   /** Nodes whose create was sent but whose ids are not known: on failure, found by marker and removed. */
   let inFlight: NodeRow[] = [];
@@ -197,12 +201,31 @@ export async function publishLaunch(ctx: PublishContext, plan: PublishPlan, resu
       for (const c of kids.get(null) ?? []) {
         const accountId = plan.campaignAccounts.get(c.id)!;
         const money = { amountMinorUnits: plan.campaignAmounts.get(c.id) ?? 0, currency: plan.accounts.get(accountId)!.currency };
-        await ctx.activity.record({ brandId: launch.brandId, accountId, entityType: 'campaign', entityId: c.id, entityName: c.properties.name ?? null, action: 'campaign.published', money }, trx);
+        await ctx.activity.record(
+          {
+            brandId: launch.brandId,
+            accountId,
+            entityType: 'campaign',
+            entityId: c.id,
+            entityName: c.properties.name ?? null,
+            action: 'campaign.published',
+            money,
+          },
+          trx,
+        );
       }
       // What each ad account's part counted against the ceiling (rounded once per account, not per campaign).
       for (const part of plan.counted.accounts) {
         await ctx.activity.record(
-          { brandId: launch.brandId, accountId: part.accountId, entityType: 'unknown', entityId: String(launch.id), entityName: launch.title, action: 'launch.published', money: { amountMinorUnits: part.amountMinorUnits, currency: part.currency, countedUsdCents: part.countedUsdCents } },
+          {
+            brandId: launch.brandId,
+            accountId: part.accountId,
+            entityType: 'unknown',
+            entityId: String(launch.id),
+            entityName: launch.title,
+            action: 'launch.published',
+            money: { amountMinorUnits: part.amountMinorUnits, currency: part.currency, countedUsdCents: part.countedUsdCents },
+          },
           trx,
         );
       }
@@ -271,7 +294,8 @@ async function undo(ctx: PublishContext, plan: PublishPlan, accountOf: (n: NodeR
       await releaseSpend(trx, c);
       await settleCommitment(trx, c.id, 'released', at);
     }
-    const statusReason = `Publish failed: ${reason}${leftovers ? ` (${leftovers} platform objects could not be removed; they stay recorded on their nodes)` : ''}`.slice(0, 2000);
+    const statusReason =
+      `Publish failed: ${reason}${leftovers ? ` (${leftovers} platform objects could not be removed; they stay recorded on their nodes)` : ''}`.slice(0, 2000);
     await markPublishFailed(trx, plan.launch.id, statusReason, leftovers > 0, at);
     await ctx.events.emit(trx, {
       organizationId: ctx.principal.organizationId,

@@ -87,7 +87,9 @@ function toNode(r: Record<string, any>): NodeRow {
 
 /** The launch `launchId` of `brandId`, or 404 (also for a launch of another brand); locked in a transaction when `forUpdate`. */
 export async function loadLaunch(db: Db, brandId: number, launchId: string | number, forUpdate = false): Promise<LaunchRow> {
-  const q = db('launches').where({ id: Number(launchId), brand_id: brandId }).first();
+  const q = db('launches')
+    .where({ id: Number(launchId), brand_id: brandId })
+    .first();
   if (forUpdate && (db as Knex.Transaction).isTransaction) q.forUpdate();
   const row = await q;
   if (!row) throw notFound(`Launch ${launchId} of brand ${brandId}`);
@@ -158,15 +160,24 @@ export async function markPublished(db: Db, id: number, at: number): Promise<voi
 
 /** A failed publish: the launch says why; its nodes forget their platform ids unless objects stayed behind (`keepPlatformIds`). */
 export async function markPublishFailed(db: Db, id: number, reason: string, keepPlatformIds: boolean, at: number): Promise<void> {
-  await db('launch_nodes').where({ launch_id: id }).update({ platform_id: keepPlatformIds ? db.raw('platform_id') : null, updated_at: at });
+  await db('launch_nodes')
+    .where({ launch_id: id })
+    .update({ platform_id: keepPlatformIds ? db.raw('platform_id') : null, updated_at: at });
   await db('launches').where({ id }).update({ status: 'publish_failed', status_reason: reason, updated_at: at });
 }
 
 /** How many of the brand's published launches have a campaign on `accountId`, and the `limit` most recently published of them. */
-export async function publishedOnAccount(db: Db, brandId: number, accountId: string, limit: number): Promise<{ total: number; sample: Array<{ id: number; publishedAt: number }> }> {
+export async function publishedOnAccount(
+  db: Db,
+  brandId: number,
+  accountId: string,
+  limit: number,
+): Promise<{ total: number; sample: Array<{ id: number; publishedAt: number }> }> {
   const published = db('launches as l')
     .where({ 'l.brand_id': brandId, 'l.status': 'published' })
-    .whereExists((q) => q.select(db.raw('1')).from('launch_nodes as n').whereRaw('n.launch_id = l.id').where({ 'n.node_type': 'campaign', 'n.account_id': accountId }));
+    .whereExists((q) =>
+      q.select(db.raw('1')).from('launch_nodes as n').whereRaw('n.launch_id = l.id').where({ 'n.node_type': 'campaign', 'n.account_id': accountId }),
+    );
   const [total, sample] = await Promise.all([
     published.clone().count({ n: '*' }).first(),
     published
@@ -185,7 +196,9 @@ export async function publishedOnAccount(db: Db, brandId: number, accountId: str
 
 /** The nodes of a launch in creation order (a tree's order: parents before children). */
 export async function loadNodes(db: Db, launchId: number): Promise<NodeRow[]> {
-  const rows = await db('launch_nodes').where({ launch_id: launchId }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  const rows = await db('launch_nodes')
+    .where({ launch_id: launchId })
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
   return rows.map(toNode);
 }
 
@@ -237,7 +250,10 @@ export async function setCampaignAccount(db: Db, launchId: number, campaignId: s
 
 /** Deletes nodes by id, 500 at a time. */
 export async function deleteNodes(db: Db, ids: string[]): Promise<void> {
-  for (let i = 0; i < ids.length; i += 500) await db('launch_nodes').whereIn('id', ids.slice(i, i + 500)).delete();
+  for (let i = 0; i < ids.length; i += 500)
+    await db('launch_nodes')
+      .whereIn('id', ids.slice(i, i + 500))
+      .delete();
 }
 
 /** Records the platform ids of a chunk of nodes in one statement (and on the node objects). */
@@ -249,7 +265,13 @@ export async function recordPlatformIds(db: Db, nodes: NodeRow[], platformIds: s
       'id',
       nodes.map((n) => n.id),
     )
-    .update({ platform_id: db.raw(`case id ${cases} end`, nodes.flatMap((n, i) => [n.id, platformIds[i]])), updated_at: at });
+    .update({
+      platform_id: db.raw(
+        `case id ${cases} end`,
+        nodes.flatMap((n, i) => [n.id, platformIds[i]]),
+      ),
+      updated_at: at,
+    });
   nodes.forEach((n, i) => (n.platformId = platformIds[i]));
 }
 
@@ -279,7 +301,12 @@ export async function launchedPlatformIds(db: Db, platformIds: string[]): Promis
 /** The platform ids of the campaigns of `launchIds` on `accountId`, sorted. */
 export async function campaignPlatformIds(db: Db, launchIds: number[], accountId: string): Promise<string[]> {
   if (!launchIds.length) return [];
-  return db('launch_nodes').whereIn('launch_id', launchIds).where({ node_type: 'campaign', account_id: accountId }).whereNotNull('platform_id').orderBy('platform_id').pluck('platform_id');
+  return db('launch_nodes')
+    .whereIn('launch_id', launchIds)
+    .where({ node_type: 'campaign', account_id: accountId })
+    .whereNotNull('platform_id')
+    .orderBy('platform_id')
+    .pluck('platform_id');
 }
 
 // ---- snapshot_templates

@@ -42,13 +42,20 @@ export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
     const obj = value as Record<string, unknown>;
-    return `{${Object.keys(obj).sort().filter((k) => obj[k] !== undefined).map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
+    return `{${Object.keys(obj)
+      .sort()
+      .filter((k) => obj[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value);
 }
 
 export class CursorCodec {
-  constructor(private readonly secret: Buffer, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly secret: Buffer,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   private sign(body: string): string {
     return crypto.createHmac('sha256', this.secret).update(body).digest('base64url').slice(0, 22);

@@ -12,7 +12,13 @@ export function accountScope(account: Pick<AdAccount, 'platform' | 'accountId'>)
  * Reads through the short metrics cache; `asOf` is when the platform was actually asked.
  * `params` is keyed by its JSON: each call site builds it with its keys in one fixed order.
  */
-export async function liveRead<T>(ctx: ServiceContext<'metrics'>, account: AdAccount, what: string, params: unknown, read: () => Promise<T>): Promise<{ value: T; asOf: string }> {
+export async function liveRead<T>(
+  ctx: ServiceContext<'metrics'>,
+  account: AdAccount,
+  what: string,
+  params: unknown,
+  read: () => Promise<T>,
+): Promise<{ value: T; asOf: string }> {
   const scope = accountScope(account);
   const key = `${what}:${JSON.stringify(params)}`;
   const hit = await ctx.metrics.get<T>(scope, key);

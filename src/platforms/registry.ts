@@ -70,12 +70,21 @@ export function serviceErrorOf(err: PlatformError): ServiceError {
   switch (err.kind) {
     case 'throttled': {
       const seconds = Math.max(1, Math.ceil((err.extra.retryAfterMs ?? 60_000) / 1000));
-      return new ServiceError('unavailable', `The ad platform is throttling this ad account; retry after ${seconds} seconds. Nothing was changed by this call.`, platformDetails, seconds);
+      return new ServiceError(
+        'unavailable',
+        `The ad platform is throttling this ad account; retry after ${seconds} seconds. Nothing was changed by this call.`,
+        platformDetails,
+        seconds,
+      );
     }
     case 'transient':
       return new ServiceError('unavailable', 'The ad platform did not answer; retry with backoff.', platformDetails, 5);
     case 'authentication':
-      return new ServiceError('unprocessable', "The ad platform rejected the ad account's access token. Reconnect the ad account, then retry.", platformDetails);
+      return new ServiceError(
+        'unprocessable',
+        "The ad platform rejected the ad account's access token. Reconnect the ad account, then retry.",
+        platformDetails,
+      );
     case 'invalid_request':
       return new ServiceError('unprocessable', `The ad platform refused the request: ${err.message}`, { ...platformDetails, field: err.extra.field ?? null });
     case 'not_found':

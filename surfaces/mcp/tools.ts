@@ -91,7 +91,8 @@ function withoutIdCeiling(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(withoutIdCeiling);
   if (!node || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(node)) if (!(k === 'maximum' && v === ID_CEILING)) out[k] = k === 'enum' || k === 'const' || k === 'default' ? v : withoutIdCeiling(v);
+  for (const [k, v] of Object.entries(node))
+    if (!(k === 'maximum' && v === ID_CEILING)) out[k] = k === 'enum' || k === 'const' || k === 'default' ? v : withoutIdCeiling(v);
   return out;
 }
 

@@ -88,7 +88,7 @@ for (const dialect of dialects()) {
       expect(await db.knex('jobs').where({ kind: 'count' }).count({ n: '*' }).first()).to.satisfy((r: any) => Number(r.n) === 0);
     });
 
-    it('lets another worker take a job over once its holder\'s lease runs out (the holder died)', async () => {
+    it("lets another worker take a job over once its holder's lease runs out (the holder died)", async () => {
       const runs: string[] = [];
       const kind: JobKind = { kind: 'orphan', run: async (ctx, job) => (runs.push(`${job.key}@${ctx.now()}`), 'done') };
       await wake('orphan', 'o1');

@@ -32,9 +32,17 @@ describe('operation catalogue boot checks', () => {
   const cases: Array<{ name: string; change: Partial<OperationDefinition>; error: RegExp }> = [
     { name: 'a missing scope', change: { scope: undefined as never }, error: /scope must be one of read, write, publish/ },
     { name: 'an unknown scope', change: { scope: 'admin' as never }, error: /scope must be one of/ },
-    { name: 'an input schema id that does not exist', change: { input: 'no-such-schema#/$defs/input' }, error: /schema "no-such-schema#\/\$defs\/input" does not exist/ },
+    {
+      name: 'an input schema id that does not exist',
+      change: { input: 'no-such-schema#/$defs/input' },
+      error: /schema "no-such-schema#\/\$defs\/input" does not exist/,
+    },
     { name: 'an output schema id that does not exist', change: { output: 'list-activity#/$defs/nothing' }, error: /does not exist/ },
-    { name: 'a path parameter missing from the input schema', change: { path: '/brands/{brandId}/x/{launchId}' }, error: /\{launchId\} must be a required property/ },
+    {
+      name: 'a path parameter missing from the input schema',
+      change: { path: '/brands/{brandId}/x/{launchId}' },
+      error: /\{launchId\} must be a required property/,
+    },
     { name: 'a name that is not kebab-case', change: { name: 'Probe_Thing' }, error: /kebab-case/ },
     { name: 'a missing toolset', change: { toolset: undefined as never }, error: /toolset must be one of launch, accounts, .*; got undefined/ },
     { name: 'an unknown toolset', change: { toolset: 'default' as never }, error: /toolset must be one of .*; got default/ },
@@ -60,7 +68,9 @@ describe('operation catalogue boot checks', () => {
   });
 
   it('has every operation of a moved area declare the services its handler uses', () => {
-    const notMoved = new Set([webhookOperations, workflowOperations, copyOperations, structureTemplateOperations, automationOperations, boardOperations, trackerOperations].flat());
+    const notMoved = new Set(
+      [webhookOperations, workflowOperations, copyOperations, structureTemplateOperations, automationOperations, boardOperations, trackerOperations].flat(),
+    );
     const undeclared = operations.filter((op) => !notMoved.has(op) && !Array.isArray(op.uses)).map((op) => op.name);
     expect(undeclared).to.deep.equal([]);
     expect(operations.find((op) => op.name === 'launch-campaign')?.uses).to.include.members(['platforms', 'events']);

@@ -105,7 +105,8 @@ function scan(file: string): { queries: Query[]; tables: Set<string> } {
   // A name typed as Knex, or set from a handle (`through = db`, `const k = ctx.db as Knex`), is a handle whatever it is called.
   const noteHandles = (node: ts.Node) => {
     if ((ts.isParameter(node) || ts.isVariableDeclaration(node) || ts.isPropertyDeclaration(node)) && ts.isIdentifier(node.name)) {
-      if ((node.type && HANDLE_TYPE.test(node.type.getText(source).trim())) || (node.initializer && isHandle(node.initializer, new Set()))) handles.add(node.name.text);
+      if ((node.type && HANDLE_TYPE.test(node.type.getText(source).trim())) || (node.initializer && isHandle(node.initializer, new Set())))
+        handles.add(node.name.text);
     }
     ts.forEachChild(node, noteHandles);
   };
@@ -115,7 +116,7 @@ function scan(file: string): { queries: Query[]; tables: Set<string> } {
   const tables = new Set<string>();
   /** The handle a call chain starts from (`ctx.db` in `ctx.db('x').where(...).first()`), or null. */
   const rootOf = (e: ts.Expression, builders: ReadonlySet<string>): ts.Expression | null => {
-    for (let at: ts.Expression = e; ; ) {
+    for (let at: ts.Expression = e; ;) {
       if (isHandle(at, builders)) return at;
       if (ts.isCallExpression(at) || ts.isPropertyAccessExpression(at)) at = at.expression;
       else return null;
@@ -126,11 +127,19 @@ function scan(file: string): { queries: Query[]; tables: Set<string> } {
     const callee = node.expression;
     const method = ts.isPropertyAccessExpression(callee) ? callee.name.text : null;
     if (isHandle(callee, builders) && !builders.has(callee.getText(source))) {
-      queries.push({ file, line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1, text: node.getText(source).split('\n')[0].slice(0, 100) });
+      queries.push({
+        file,
+        line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1,
+        text: node.getText(source).split('\n')[0].slice(0, 100),
+      });
       const table = tableOf(node.arguments[0]);
       if (table) tables.add(table);
     } else if (method && ts.isPropertyAccessExpression(callee) && QUERY_METHODS.has(method) && isHandle(callee.expression, new Set())) {
-      queries.push({ file, line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1, text: node.getText(source).split('\n')[0].slice(0, 100) });
+      queries.push({
+        file,
+        line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1,
+        text: node.getText(source).split('\n')[0].slice(0, 100),
+      });
     }
     const inQuery = rootOf(callee, builders) !== null;
     if (inQuery && method && (TABLE_METHODS.has(method) || (JOIN_METHODS.has(method) && node.arguments.length >= 2))) {
@@ -165,7 +174,7 @@ describe('store boundary', () => {
   it('has no query outside the stores, the queue, src/db/ and bootstrap, but in files of areas not moved yet', () => {
     const outside = [...queries].filter(([f, q]) => q.length && !allowed(f) && !NOT_MOVED.has(f));
     const lines = outside.flatMap(([, q]) => q.map((x) => `${x.file}:${x.line}: ${x.text}`));
-    expect(lines, 'move these queries into their area\'s store.ts and call its functions').to.deep.equal([]);
+    expect(lines, "move these queries into their area's store.ts and call its functions").to.deep.equal([]);
   });
 
   it('lists only files that still query in NOT_MOVED (remove a file once its area has moved)', () => {
