@@ -15,7 +15,6 @@ const BRANDS = 10;
 const ACCOUNTS_PER_BRAND = 10;
 const CAMPAIGNS = 50;
 const ADS_PER_ADSET = 8;
-const AUTOMATIONS_PER_ACCOUNT = 10;
 const CYCLE_TARGET_MS = 10_000;
 const ZONES = ['America/New_York', 'Europe/Berlin', 'UTC', 'Asia/Tokyo', 'America/Los_Angeles'];
 
@@ -31,7 +30,12 @@ const world = {
         ref: `b${b}`,
         name: `Brand ${b}`,
         adAccounts: Array.from({ length: ACCOUNTS_PER_BRAND }, (_, a) => ({
-          platform: 'meta', accountId: `act_${1000 + b * 100 + a}`, name: `Account ${b}.${a}`, timezone: ZONES[(b + a) % ZONES.length], currency: 'USD', active: true,
+          platform: 'meta',
+          accountId: `act_${1000 + b * 100 + a}`,
+          name: `Account ${b}.${a}`,
+          timezone: ZONES[(b + a) % ZONES.length],
+          currency: 'USD',
+          active: true,
         })),
       })),
       apiKeys: [{ ref: 'writer', name: 'Bench writer', createdBy: 'owner', scopes: ['read', 'write'], surfaces: { api: true, mcp: true }, brands: null }],
@@ -41,7 +45,15 @@ const world = {
 
 /** Ten rules per account over three levels and two windows: six reads per account at most. */
 const RULES: Array<{ level: InsightsLevel; action: string; mode: string; conditions: unknown[] }> = [
-  { level: 'campaign', action: 'pause', mode: 'live', conditions: [{ metric: 'spend', window: 'today', operator: 'gt', value: 100 }, { metric: 'results', window: 'today', operator: 'lt', value: 1 }] },
+  {
+    level: 'campaign',
+    action: 'pause',
+    mode: 'live',
+    conditions: [
+      { metric: 'spend', window: 'today', operator: 'gt', value: 100 },
+      { metric: 'results', window: 'today', operator: 'lt', value: 1 },
+    ],
+  },
   { level: 'campaign', action: 'notify', mode: 'live', conditions: [{ metric: 'roas', window: 'last_3d', operator: 'lt', value: 1 }] },
   { level: 'campaign', action: 'notify', mode: 'shadow', conditions: [{ metric: 'cpm', window: 'today', operator: 'gt', value: 1500 }] },
   { level: 'campaign', action: 'pause_and_notify', mode: 'shadow', conditions: [{ metric: 'frequency', window: 'last_3d', operator: 'gt', value: 3 }] },
@@ -49,7 +61,15 @@ const RULES: Array<{ level: InsightsLevel; action: string; mode: string; conditi
   { level: 'adset', action: 'pause', mode: 'shadow', conditions: [{ metric: 'costPerResult', window: 'last_3d', operator: 'gt', value: 5000 }] },
   { level: 'adset', action: 'notify', mode: 'shadow', conditions: [{ metric: 'cpc', window: 'today', operator: 'gt', value: 200 }] },
   { level: 'ad', action: 'notify', mode: 'shadow', conditions: [{ metric: 'ctr', window: 'today', operator: 'lt', value: 0.5 }] },
-  { level: 'ad', action: 'pause', mode: 'shadow', conditions: [{ metric: 'spend', window: 'last_3d', operator: 'gt', value: 2000 }, { metric: 'results', window: 'last_3d', operator: 'lt', value: 1 }] },
+  {
+    level: 'ad',
+    action: 'pause',
+    mode: 'shadow',
+    conditions: [
+      { metric: 'spend', window: 'last_3d', operator: 'gt', value: 2000 },
+      { metric: 'results', window: 'last_3d', operator: 'lt', value: 1 },
+    ],
+  },
   { level: 'ad', action: 'notify', mode: 'shadow', conditions: [{ metric: 'clicks', window: 'today', operator: 'lt', value: 5 }] },
 ];
 
@@ -60,7 +80,18 @@ interface Read {
   window: DateWindow;
 }
 
-async function onDialect(dialect: Dialect): Promise<{ cycleMs: number; cpuSec: number; objects: number; reads: number; accounts: number; pairs: number; baselineMs: number; baselineCpuSec: number; runs: number; actions: number }> {
+async function onDialect(dialect: Dialect): Promise<{
+  cycleMs: number;
+  cpuSec: number;
+  objects: number;
+  reads: number;
+  accounts: number;
+  pairs: number;
+  baselineMs: number;
+  baselineCpuSec: number;
+  runs: number;
+  actions: number;
+}> {
   const bench = await startBenchService(dialect, { bootstrap: world });
   try {
     const { service, seed } = bench;
@@ -73,14 +104,36 @@ async function onDialect(dialect: Dialect): Promise<{ cycleMs: number; cpuSec: n
       for (let a = 0; a < ACCOUNTS_PER_BRAND; a++) {
         const accountId = `act_${1000 + b * 100 + a}`;
         await seedLiveLaunch(service.knex, {
-          organizationId: org.id, brandId: org.brands[`b${b}`].id, accountId, platform: 'meta', title: `Launch ${accountId}`, at,
-          campaigns: Array.from({ length: CAMPAIGNS }, (_, c) => ({ name: c % 10 === 0 ? `Campaign ${c} - no results` : `Campaign ${c}`, dailyBudget: 10_000 + c * 100, adSets: 1, adsPerAdSet: ADS_PER_ADSET })),
+          organizationId: org.id,
+          brandId: org.brands[`b${b}`].id,
+          accountId,
+          platform: 'meta',
+          title: `Launch ${accountId}`,
+          at,
+          campaigns: Array.from({ length: CAMPAIGNS }, (_, c) => ({
+            name: c % 10 === 0 ? `Campaign ${c} - no results` : `Campaign ${c}`,
+            dailyBudget: 10_000 + c * 100,
+            adSets: 1,
+            adsPerAdSet: ADS_PER_ADSET,
+          })),
         });
         for (const [i, rule] of RULES.entries()) {
-          await service.invoke('create-automation', principal, {
-            brandId: org.brands[`b${b}`].id, automationName: `Rule ${i} on ${accountId}`, accountId, level: rule.level, conditions: rule.conditions,
-            action: rule.action, mode: rule.mode, frequency: 'every_15_minutes', cooldownMinutes: 60,
-          }, { requestId: `bench-${++n}` });
+          await service.invoke(
+            'create-automation',
+            principal,
+            {
+              brandId: org.brands[`b${b}`].id,
+              automationName: `Rule ${i} on ${accountId}`,
+              accountId,
+              level: rule.level,
+              conditions: rule.conditions,
+              action: rule.action,
+              mode: rule.mode,
+              frequency: 'every_15_minutes',
+              cooldownMinutes: 60,
+            },
+            { requestId: `bench-${++n}` },
+          );
         }
       }
     }
@@ -110,7 +163,18 @@ async function onDialect(dialect: Dialect): Promise<{ cycleMs: number; cpuSec: n
     for (const r of reads) await bare.insightsByObject(r.account, r.level, r.ids, r.window);
     const baselineMs = performance.now() - b0;
     const baselineCpuSec = mainThreadCpuSeconds() - bcpu0;
-    return { cycleMs, cpuSec, objects, reads: reads.length, accounts: new Set(reads.map((r) => r.account.accountId)).size, pairs, baselineMs, baselineCpuSec, runs: runs.length, actions };
+    return {
+      cycleMs,
+      cpuSec,
+      objects,
+      reads: reads.length,
+      accounts: new Set(reads.map((r) => r.account.accountId)).size,
+      pairs,
+      baselineMs,
+      baselineCpuSec,
+      runs: runs.length,
+      actions,
+    };
   } finally {
     await bench.close();
   }
@@ -127,8 +191,27 @@ export const benchmark: Benchmark = {
     const perObjectUs = (f.cpuSec * 1e6) / Math.max(1, f.objects);
     const barePerObjectUs = (f.baselineCpuSec * 1e6) / Math.max(1, f.objects);
     rows.push(
-      { benchmark: this.name, dialect, target: 'bare insights reads', rps: f.objects / (f.baselineMs / 1000), p50: f.baselineMs, p99: f.baselineMs, cpuUsPerRequest: barePerObjectUs, failures: 0 },
-      { benchmark: this.name, dialect, target: 'svc evaluation cycle', rps: f.objects / (f.cycleMs / 1000), p50: f.cycleMs, p99: f.cycleMs, cpuUsPerRequest: perObjectUs, ratio: f.baselineMs / f.cycleMs, failures: 0 },
+      {
+        benchmark: this.name,
+        dialect,
+        target: 'bare insights reads',
+        rps: f.objects / (f.baselineMs / 1000),
+        p50: f.baselineMs,
+        p99: f.baselineMs,
+        cpuUsPerRequest: barePerObjectUs,
+        failures: 0,
+      },
+      {
+        benchmark: this.name,
+        dialect,
+        target: 'svc evaluation cycle',
+        rps: f.objects / (f.cycleMs / 1000),
+        p50: f.cycleMs,
+        p99: f.cycleMs,
+        cpuUsPerRequest: perObjectUs,
+        ratio: f.baselineMs / f.cycleMs,
+        failures: 0,
+      },
     );
     notes.push(
       `automations sqlite: ${f.runs} automations over ${f.accounts} accounts, ${f.objects} object evaluations, ${f.actions} actions taken; cycle ${(f.cycleMs / 1000).toFixed(2)} s ` +

@@ -107,10 +107,16 @@ export const benchmark: Benchmark = {
       rows.push(row('bare', c.bare));
       if (c.koa) rows.push(row('koa only', c.koa, c.bare.rps > 0 ? c.koa.rps / c.bare.rps : 0));
       rows.push(row('svc', c.svc, c.ratio));
-      for (const [who, r] of [['bare', c.bare], ['koa only', c.koa], ['svc', c.svc]] as const) {
+      for (const [who, r] of [
+        ['bare', c.bare],
+        ['koa only', c.koa],
+        ['svc', c.svc],
+      ] as const) {
         if (!r) continue;
         if (failuresOf(r) > 0) {
-          notes.push(`WARNING ${dialectLabel(dialect)} ${who}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts out of ${r.total}; its figures are suspect.`);
+          notes.push(
+            `WARNING ${dialectLabel(dialect)} ${who}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts out of ${r.total}; its figures are suspect.`,
+          );
         }
       }
       if (c.koa && c.koa.rps > 0) {

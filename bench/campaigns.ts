@@ -38,7 +38,18 @@ const BRAND_REF = 'b1';
 /** Shorter than `defaultLoad` (1.5 s + 5 s): four rows per dialect. */
 export const CAMPAIGN_LOAD: LoadOptions = { connections: 10, durationSec: 3, warmupSec: 1 };
 
-const NAME_WORDS = ['Spring Sale', 'Summer Drop', 'Black Friday', 'Retargeting', 'Prospecting', 'Brand Lift', 'Lookalike 1%', 'Catalog', 'Video Views', 'Lead Gen'];
+const NAME_WORDS = [
+  'Spring Sale',
+  'Summer Drop',
+  'Black Friday',
+  'Retargeting',
+  'Prospecting',
+  'Brand Lift',
+  'Lookalike 1%',
+  'Catalog',
+  'Video Views',
+  'Lead Gen',
+];
 const REGIONS = ['US', 'CA', 'UK', 'DE', 'FR', 'ES', 'IT', 'AU'];
 const STATUSES = ['ACTIVE', 'PAUSED', 'ARCHIVED'] as const;
 const OBJECTIVES = ['OUTCOME_TRAFFIC', 'OUTCOME_SALES', 'OUTCOME_LEADS', 'OUTCOME_AWARENESS', 'OUTCOME_ENGAGEMENT'];
@@ -97,7 +108,8 @@ async function deepPageUrl(svc: BenchService): Promise<string> {
   let page = await getPage(url, svc.key);
   if (page.totalInAccount !== CAMPAIGN_COUNT) throw new Error(`totalInAccount is ${page.totalInAccount}, expected ${CAMPAIGN_COUNT}`);
   for (let n = 1; n < DEEP_PAGE; n++) {
-    if (page.campaigns.length !== PAGE_SIZE || !page.nextCursor) throw new Error(`page ${n} has ${page.campaigns.length} campaigns and nextCursor ${page.nextCursor}`);
+    if (page.campaigns.length !== PAGE_SIZE || !page.nextCursor)
+      throw new Error(`page ${n} has ${page.campaigns.length} campaigns and nextCursor ${page.nextCursor}`);
     url = `${first}&cursor=${encodeURIComponent(page.nextCursor)}`;
     page = await getPage(url, svc.key);
   }
@@ -200,7 +212,9 @@ export const benchmark: Benchmark = {
       for (const [target, r] of measured) {
         rows.push(resultRow(this.name, dialect, target, r));
         if (failuresOf(r) > 0) {
-          notes.push(`WARNING ${dialectLabel(dialect)} ${target}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts out of ${r.total}; its figures are suspect.`);
+          notes.push(
+            `WARNING ${dialectLabel(dialect)} ${target}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts out of ${r.total}; its figures are suspect.`,
+          );
         }
       }
       const db = dialectLabel(dialect);
@@ -212,7 +226,10 @@ export const benchmark: Benchmark = {
           (Number.isFinite(cpu) ? `; cpu us/req ratio ${cpu.toFixed(2)}` : '')
         );
       };
-      notes.push(verdict(`deep/first (page ${DEEP_PAGE}/page 1, uncached)`, f.deep, f.first, DEEP_RATIO_TARGET), verdict('cached page 1/GET /v1/brands', f.cached, f.brands, CACHED_RATIO_TARGET));
+      notes.push(
+        verdict(`deep/first (page ${DEEP_PAGE}/page 1, uncached)`, f.deep, f.first, DEEP_RATIO_TARGET),
+        verdict('cached page 1/GET /v1/brands', f.cached, f.brands, CACHED_RATIO_TARGET),
+      );
     }
     if (!dialects.includes('mysql')) notes.push('list-campaigns mariadb: targets not measured (MariaDB skipped)');
     return { rows, notes };

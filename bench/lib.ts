@@ -329,7 +329,11 @@ export const benchWorld = {
       plan: 'agency',
       subscriptionStatus: 'active',
       brands: [
-        { ref: 'b1', name: 'Shoes Co', adAccounts: [{ platform: 'meta', accountId: 'act_1001', name: 'Shoes US', timezone: 'America/New_York', currency: 'USD', active: true }] },
+        {
+          ref: 'b1',
+          name: 'Shoes Co',
+          adAccounts: [{ platform: 'meta', accountId: 'act_1001', name: 'Shoes US', timezone: 'America/New_York', currency: 'USD', active: true }],
+        },
         { ref: 'b2', name: 'Hats Co', adAccounts: [] },
         {
           ref: 'b3',
@@ -339,8 +343,16 @@ export const benchWorld = {
             { platform: 'tiktok', accountId: 'biz_2002', name: 'Multi TikTok', timezone: 'UTC', currency: 'USD', active: false },
           ],
         },
-        { ref: 'b4', name: 'Socks Co', adAccounts: [{ platform: 'tiktok', accountId: 'biz_3001', name: 'Socks TikTok', timezone: 'Europe/Paris', currency: 'EUR', active: true }] },
-        { ref: 'b5', name: 'Gloves Co', adAccounts: [{ platform: 'meta', accountId: 'act_4001', name: 'Gloves EU', timezone: 'Europe/Berlin', currency: 'EUR', active: true }] },
+        {
+          ref: 'b4',
+          name: 'Socks Co',
+          adAccounts: [{ platform: 'tiktok', accountId: 'biz_3001', name: 'Socks TikTok', timezone: 'Europe/Paris', currency: 'EUR', active: true }],
+        },
+        {
+          ref: 'b5',
+          name: 'Gloves Co',
+          adAccounts: [{ platform: 'meta', accountId: 'act_4001', name: 'Gloves EU', timezone: 'Europe/Berlin', currency: 'EUR', active: true }],
+        },
       ],
       apiKeys: [{ ref: 'reader', name: 'Bench reader', scopes: ['read'], surfaces: { api: true, mcp: true }, brands: null }],
     },

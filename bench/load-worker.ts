@@ -28,7 +28,15 @@ interface RawResult {
 }
 
 function run(job: Job, seconds: number): Promise<{ raw: RawResult; times: Float64Array }> {
-  const opts: autocannon.Options = { url: job.url, method: job.method ?? 'GET', body: job.body, headers: job.headers, connections: job.connections, duration: seconds, timeout: 10 };
+  const opts: autocannon.Options = {
+    url: job.url,
+    method: job.method ?? 'GET',
+    body: job.body,
+    headers: job.headers,
+    connections: job.connections,
+    duration: seconds,
+    timeout: 10,
+  };
   let times = new Float64Array(1 << 16);
   let n = 0;
   return new Promise((resolve, reject) => {

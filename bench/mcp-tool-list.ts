@@ -34,7 +34,10 @@ export const benchmark: Benchmark = {
     const world = structuredClone(benchWorld);
     world.organizations[0].apiKeys = [{ ...world.organizations[0].apiKeys[0], scopes: ['read', 'write', 'publish'] }];
     const svc = await startBenchService('sqlite', { bootstrap: world });
-    const lines = [`mcp tools/list size (minified JSON of the result; tokens = bytes / 4):`, `${'list'.padEnd(44)} ${'tools'.padStart(5)} ${'bytes'.padStart(9)} ${'tokens'.padStart(8)}`];
+    const lines = [
+      `mcp tools/list size (minified JSON of the result; tokens = bytes / 4):`,
+      `${'list'.padEnd(44)} ${'tools'.padStart(5)} ${'bytes'.padStart(9)} ${'tokens'.padStart(8)}`,
+    ];
     try {
       for (const choice of CHOICES) {
         const res = await fetch(`${svc.url}/mcp`, {

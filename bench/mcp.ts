@@ -2,7 +2,18 @@
 // Target: MCP p50 within 1.5× REST p50.
 
 import { measureBrands } from './brands.js';
-import { availableDialects, dialectLabel, loadTest, progress, resultRow, startBenchService, type Benchmark, type BenchmarkOutput, type LoadOptions, type ResultRow } from './lib.js';
+import {
+  availableDialects,
+  dialectLabel,
+  loadTest,
+  progress,
+  resultRow,
+  startBenchService,
+  type Benchmark,
+  type BenchmarkOutput,
+  type LoadOptions,
+  type ResultRow,
+} from './lib.js';
 
 export const MCP_RATIO_TARGET = 1.5;
 const LOAD: LoadOptions = { connections: 10, durationSec: 4, warmupSec: 1 };
@@ -15,7 +26,9 @@ export const benchmark: Benchmark = {
   async run(): Promise<BenchmarkOutput> {
     const { dialects } = await availableDialects();
     const rows: ResultRow[] = [];
-    const notes: string[] = [`mcp: stateless Streamable HTTP, one JSON-RPC tools/call list_brands per request; ${LOAD.connections} connections, ${LOAD.durationSec} s after ${LOAD.warmupSec} s warm-up.`];
+    const notes: string[] = [
+      `mcp: stateless Streamable HTTP, one JSON-RPC tools/call list_brands per request; ${LOAD.connections} connections, ${LOAD.durationSec} s after ${LOAD.warmupSec} s warm-up.`,
+    ];
     for (const dialect of dialects) {
       progress(`mcp vs rest on ${dialectLabel(dialect)}`);
       const svc = await startBenchService(dialect);
@@ -30,10 +43,18 @@ export const benchmark: Benchmark = {
         const rest = await measureBrands(svc.url, svc.key, LOAD);
         const mcp = await loadTest(
           `${svc.url}/mcp`,
-          { authorization: `Bearer ${svc.key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+          {
+            authorization: `Bearer ${svc.key}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2025-06-18',
+          },
           { ...LOAD, method: 'POST', body: CALL },
         );
-        for (const [target, r] of [['REST GET /v1/brands', rest], ['MCP list_brands', mcp]] as const) {
+        for (const [target, r] of [
+          ['REST GET /v1/brands', rest],
+          ['MCP list_brands', mcp],
+        ] as const) {
           rows.push(resultRow(this.name, dialect, target, r));
         }
         const ratio = mcp.p50 / rest.p50;

@@ -164,10 +164,20 @@ export const benchmark: Benchmark = {
           const p50 = median(walls);
           const slowest = Math.max(...walls);
           rows.push(
-            { benchmark: this.name, dialect, target: `publish ${mode}`, rps: 1000 / p50, p50, p99: slowest, cpuUsPerRequest: median(f.runs.map((r) => r.cpuMs)) * 1000, failures: 0 },
+            {
+              benchmark: this.name,
+              dialect,
+              target: `publish ${mode}`,
+              rps: 1000 / p50,
+              p50,
+              p99: slowest,
+              cpuUsPerRequest: median(f.runs.map((r) => r.cpuMs)) * 1000,
+              failures: 0,
+            },
             resultRow(this.name, dialect, `GET /v1/brands (${mode})`, f.brands),
           );
-          if (failuresOf(f.brands) > 0) notes.push(`WARNING ${db} GET /v1/brands (${mode}): ${failuresOf(f.brands)} failures out of ${f.brands.total}; its figures are suspect.`);
+          if (failuresOf(f.brands) > 0)
+            notes.push(`WARNING ${db} GET /v1/brands (${mode}): ${failuresOf(f.brands)} failures out of ${f.brands.total}; its figures are suspect.`);
           const each = walls.map((w) => w.toFixed(0)).join(' / ');
           const sql = f.runs.map((r) => r.sqlStatements).join(' / ');
           if (mode === 'sandbox') {

@@ -12,7 +12,10 @@ const sourceDir = path.resolve(here, '..', '..', 'bench');
 
 async function discover(): Promise<Benchmark[]> {
   const found: Benchmark[] = [];
-  const files = fs.readdirSync(sourceDir).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')).sort();
+  const files = fs
+    .readdirSync(sourceDir)
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
+    .sort();
   for (const file of files) {
     const source = fs.readFileSync(path.join(sourceDir, file), 'utf8');
     if (!/export\s+const\s+benchmark\b/.test(source)) continue;

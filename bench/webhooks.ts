@@ -249,7 +249,13 @@ async function profiled<T>(work: () => Promise<T>): Promise<{ result: T; shares:
   // A sample's stack is searched for each component in this order: the database client never
   // calls into HTTP, and HTTP callbacks (receivers, the sender's answer handling) count as HTTP.
   const tests: Array<[Component, (url: string, fn: string) => boolean]> = [
-    ['db client', (url) => /node_modules\/(knex|mysql2|tarn|sql-escaper|luxon|lodash|better-sqlite3|generate-function|lru\.min|long|iconv-lite|denque|seq-queue|named-placeholders)\//.test(url)],
+    [
+      'db client',
+      (url) =>
+        /node_modules\/(knex|mysql2|tarn|sql-escaper|luxon|lodash|better-sqlite3|generate-function|lru\.min|long|iconv-lite|denque|seq-queue|named-placeholders)\//.test(
+          url,
+        ),
+    ],
     ['http', (url) => /^node:(_http_|http$|https$|net$)/.test(url)],
     ['crypto', (url) => url.startsWith('node:internal/crypto') || url === 'node:crypto'],
     ['core', (url) => url.includes('/dist/src/')],
@@ -303,7 +309,8 @@ async function fill(svc: BenchService, organizationId: number, brandIds: number[
       for (let n = lane; n < count; n += RECEIVERS) mine.push(n);
       for (let i = 0; i < mine.length; i += FILL_BATCH) {
         await inTransaction(knex, async (trx) => {
-          for (const n of mine.slice(i, i + FILL_BATCH)) await events.emit(trx, { organizationId, brandId, type: 'budget.changed', data: producedData(brandId, n) });
+          for (const n of mine.slice(i, i + FILL_BATCH))
+            await events.emit(trx, { organizationId, brandId, type: 'budget.changed', data: producedData(brandId, n) });
         });
       }
     }),
@@ -326,7 +333,9 @@ async function pacedRun(svc: BenchService, receivers: Receivers, organizationId:
         if (wait > 0) await sleep(wait);
         const brandId = brandIds[n % RECEIVERS];
         // Retried on deadlock like an operation's transaction (a wake can lose one to a claim).
-        const e = await inTransaction(knex, (trx) => events.emit(trx, { organizationId, brandId, type: 'budget.changed', data: producedData(brandId, first + n) }));
+        const e = await inTransaction(knex, (trx) =>
+          events.emit(trx, { organizationId, brandId, type: 'budget.changed', data: producedData(brandId, first + n) }),
+        );
         committedAt.set(e.publicId, performance.now());
       }
     }),
@@ -372,8 +381,16 @@ async function onDialect(dialect: Dialect): Promise<DialectFigures> {
     const cpu = mainThreadCpuSeconds() - cpu0;
     stages.stop();
     const durations = (await svc.service.knex('webhook_attempts').pluck('duration_ms')).map(Number).sort((a, b) => a - b);
-    const failures = Number((await svc.service.knex('webhook_attempts').whereNot('status_code', 200).orWhereNull('status_code').count({ n: '*' }).first())?.n ?? 0);
-    const max: Throughput = { rps: EVENTS / seconds, p50: percentile(durations, 50), p99: percentile(durations, 99), cpuUsPerDelivery: (cpu * 1e6) / EVENTS, failures };
+    const failures = Number(
+      (await svc.service.knex('webhook_attempts').whereNot('status_code', 200).orWhereNull('status_code').count({ n: '*' }).first())?.n ?? 0,
+    );
+    const max: Throughput = {
+      rps: EVENTS / seconds,
+      p50: percentile(durations, 50),
+      p99: percentile(durations, 99),
+      cpuUsPerDelivery: (cpu * 1e6) / EVENTS,
+      failures,
+    };
     // Ten jobs run side by side: a job spends RECEIVERS * seconds / EVENTS on each of its deliveries.
     const each = (x: number) => (x / EVENTS).toFixed(2);
     const sendMs = durations.reduce((a, b) => a + b, 0);
@@ -420,7 +437,17 @@ export const benchmark: Benchmark = {
       const f = await onDialect(dialect);
       const db = dialectLabel(dialect);
       const ratio = f.bare.rps > 0 ? f.max.rps / f.bare.rps : 0;
-      const row = (target: string, t: Throughput, r?: number): ResultRow => ({ benchmark: this.name, dialect, target, rps: t.rps, p50: t.p50, p99: t.p99, cpuUsPerRequest: t.cpuUsPerDelivery, ratio: r, failures: t.failures });
+      const row = (target: string, t: Throughput, r?: number): ResultRow => ({
+        benchmark: this.name,
+        dialect,
+        target,
+        rps: t.rps,
+        p50: t.p50,
+        p99: t.p99,
+        cpuUsPerRequest: t.cpuUsPerDelivery,
+        ratio: r,
+        failures: t.failures,
+      });
       rows.push(row('bare POST loop', f.bare), row('svc deliveries max', f.max, ratio), ...f.paced.map((p) => row(`svc paced ${p.rate}/s`, p)));
       // The latency target holds below saturation: judged on the fastest paced run without a growing queue.
       const judged = f.paced.find((p) => !p.saturated);
@@ -433,7 +460,9 @@ export const benchmark: Benchmark = {
             .map(
               (p) =>
                 `paced ${p.events} events at ${p.rps.toFixed(0)}/s (${p.share * 100}% asked, ${p.rate}/s): commit to receipt p50 ${p.p50.toFixed(1)} ms, p99 ${p.p99.toFixed(1)} ms` +
-                (p.saturated ? ` (saturated: the last delivery came ${p.lagMs.toFixed(0)} ms after the last commit, since producing shares the worker's thread)` : ''),
+                (p.saturated
+                  ? ` (saturated: the last delivery came ${p.lagMs.toFixed(0)} ms after the last commit, since producing shares the worker's thread)`
+                  : ''),
             )
             .join('; ') +
           `; target p99 < ${P99_TARGET_MS} ms below saturation: ${p99Verdict}`,

@@ -1,6 +1,7 @@
 // Regenerates the committed artefacts derived from the catalogue (`npm run generate`):
 // docs/openapi.json, one MCP tool snapshot per tool under test/snapshots/tools/, the tool table of
-// docs/mcp.md and the toolset list of README.md. Tests check each one for drift.
+// docs/mcp.md, the toolset list of README.md and the handlers' input types
+// (src/catalogue/inputs.generated.ts). Tests check each one for drift.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,6 +12,7 @@ import { TOOLSETS, TOOLSET_NAMES } from '../src/catalogue/toolsets.js';
 import { projectPath } from '../src/paths.js';
 import { SchemaRegistry } from '../src/schemas/registry.js';
 import { toolName, toolsFor } from '../surfaces/mcp/tools.js';
+import { INPUT_TYPES_FILE, renderInputTypes } from './write-input-types.js';
 import { OPENAPI_FILE, renderOpenApi } from './write-openapi.js';
 
 export const TOOL_SNAPSHOT_DIR = projectPath('test', 'snapshots', 'tools');
@@ -33,13 +35,21 @@ export function renderToolSnapshots(): Map<string, string> {
 /** The snapshot files on disk, by name. */
 export function readToolSnapshots(): Map<string, string> {
   if (!fs.existsSync(TOOL_SNAPSHOT_DIR)) return new Map();
-  return new Map(fs.readdirSync(TOOL_SNAPSHOT_DIR).filter((f) => f.endsWith('.json')).sort().map((f) => [f, fs.readFileSync(path.join(TOOL_SNAPSHOT_DIR, f), 'utf8')]));
+  return new Map(
+    fs
+      .readdirSync(TOOL_SNAPSHOT_DIR)
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+      .map((f) => [f, fs.readFileSync(path.join(TOOL_SNAPSHOT_DIR, f), 'utf8')]),
+  );
 }
 
 /** The tool table of docs/mcp.md (between its markers). */
 export function renderToolTable(): string {
   const { catalogue: c } = catalogue();
-  const rows = c.list().map((op) => `| \`${toolName(op.name)}\` | ${op.toolset} | \`${op.method} /v1${op.path}\` | ${op.scope} | ${op.summary.replace(/\|/g, '\\|')} |`);
+  const rows = c
+    .list()
+    .map((op) => `| \`${toolName(op.name)}\` | ${op.toolset} | \`${op.method} /v1${op.path}\` | ${op.scope} | ${op.summary.replace(/\|/g, '\\|')} |`);
   return [TOOLS_MARKERS.start, '| MCP tool | toolset | REST | scope | what it does |', '|---|---|---|---|---|', ...rows, TOOLS_MARKERS.end].join('\n');
 }
 
@@ -47,7 +57,10 @@ export function renderToolTable(): string {
 export function renderToolsetList(): string {
   const { catalogue: c } = catalogue();
   const rows = TOOLSET_NAMES.map((t) => {
-    const tools = c.list().filter((op) => op.toolset === t).map((op) => `\`${toolName(op.name)}\``);
+    const tools = c
+      .list()
+      .filter((op) => op.toolset === t)
+      .map((op) => `\`${toolName(op.name)}\``);
     return `| \`${t}\`${TOOLSETS[t].default ? ' (default)' : ''} | ${TOOLSETS[t].description} | ${tools.join(', ')} |`;
   });
   return [TOOLSETS_MARKERS.start, '| toolset | what for | tools |', '|---|---|---|', ...rows, TOOLSETS_MARKERS.end].join('\n');
@@ -78,5 +91,8 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   for (const [file, text] of snapshots) fs.writeFileSync(path.join(TOOL_SNAPSHOT_DIR, file), text);
   fs.writeFileSync(TOOL_TABLE_FILE, withToolTable(fs.readFileSync(TOOL_TABLE_FILE, 'utf8')));
   fs.writeFileSync(README_FILE, withToolsetList(fs.readFileSync(README_FILE, 'utf8')));
-  process.stderr.write(`Wrote ${OPENAPI_FILE}, ${snapshots.size} tool snapshots in ${TOOL_SNAPSHOT_DIR}, the tool table in ${TOOL_TABLE_FILE} and the toolsets in ${README_FILE}\n`);
+  fs.writeFileSync(INPUT_TYPES_FILE, await renderInputTypes());
+  process.stderr.write(
+    `Wrote ${OPENAPI_FILE}, ${snapshots.size} tool snapshots in ${TOOL_SNAPSHOT_DIR}, the tool table in ${TOOL_TABLE_FILE}, the toolsets in ${README_FILE} and the input types in ${INPUT_TYPES_FILE}\n`,
+  );
 }

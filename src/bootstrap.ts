@@ -10,8 +10,23 @@ import { encryptSecret, loadSecretBox } from './auth/encryption.js';
 import type { Budget } from './platforms/port.js';
 import { isCurrency } from './money/currencies.js';
 
-interface BUser { ref: string; email: string; name: string; password: string; role: string; brands?: string[] | null }
-interface BAccount { platform: 'meta' | 'tiktok'; accountId: string; name?: string | null; timezone: string; currency: string; active: boolean; accessToken?: string }
+interface BUser {
+  ref: string;
+  email: string;
+  name: string;
+  password: string;
+  role: string;
+  brands?: string[] | null;
+}
+interface BAccount {
+  platform: 'meta' | 'tiktok';
+  accountId: string;
+  name?: string | null;
+  timezone: string;
+  currency: string;
+  active: boolean;
+  accessToken?: string;
+}
 interface BBrand {
   ref: string;
   name: string;
@@ -30,16 +45,29 @@ interface BKey {
   publishCeilingDollars?: number | null;
   revoked?: boolean;
 }
-interface BOrg { ref: string; name: string; plan: string; subscriptionStatus: string; users?: BUser[]; brands?: BBrand[]; apiKeys?: BKey[] }
-export interface BootstrapFile { organizations: BOrg[] }
+interface BOrg {
+  ref: string;
+  name: string;
+  plan: string;
+  subscriptionStatus: string;
+  users?: BUser[];
+  brands?: BBrand[];
+  apiKeys?: BKey[];
+}
+export interface BootstrapFile {
+  organizations: BOrg[];
+}
 
 export interface BootstrapResult {
-  organizations: Record<string, {
-    id: number;
-    users: Record<string, { id: number }>;
-    brands: Record<string, { id: number }>;
-    apiKeys: Record<string, { id: number; secret: string }>;
-  }>;
+  organizations: Record<
+    string,
+    {
+      id: number;
+      users: Record<string, { id: number }>;
+      brands: Record<string, { id: number }>;
+      apiKeys: Record<string, { id: number; secret: string }>;
+    }
+  >;
 }
 
 /** Puts what the simulated platform holds before the service touches the account into the sandbox tables. */
@@ -75,7 +103,11 @@ async function loadSandbox(trx: Knex.Transaction, brand: BBrand, now: number): P
   }
   const fresh = rows.filter((r) => !known.has(r.object_id));
   await trx.batchInsert('sandbox_objects', fresh, 500);
-  await trx.batchInsert('sandbox_status_events', rows.map((r) => ({ object_id: r.object_id, status: r.status, at: now })), 500);
+  await trx.batchInsert(
+    'sandbox_status_events',
+    rows.map((r) => ({ object_id: r.object_id, status: r.status, at: now })),
+    500,
+  );
   const assets = Object.entries(brand.sandbox ?? {})
     .filter(([kind]) => kind !== 'campaigns')
     .flatMap(([kind, items]) =>
@@ -117,30 +149,50 @@ function checkSemantics(file: BootstrapFile): FieldIssue[] {
       const accountIds = new Set<string>();
       for (const [k, a] of (b.adAccounts ?? []).entries()) {
         if (!a.accountId.startsWith(PREFIX[a.platform])) {
-          issues.push({ field: `${at}.brands[${j}].adAccounts[${k}].accountId`, code: 'invalid_value', message: `must start with ${PREFIX[a.platform]} on platform ${a.platform}` });
+          issues.push({
+            field: `${at}.brands[${j}].adAccounts[${k}].accountId`,
+            code: 'invalid_value',
+            message: `must start with ${PREFIX[a.platform]} on platform ${a.platform}`,
+          });
         }
-        if (accountIds.has(a.accountId)) issues.push({ field: `${at}.brands[${j}].adAccounts[${k}].accountId`, code: 'invalid_value', message: `account ${a.accountId} is attached twice` });
-        if (!isCurrency(a.currency)) issues.push({ field: `${at}.brands[${j}].adAccounts[${k}].currency`, code: 'invalid_value', message: `"${a.currency}" is not an ISO 4217 currency code (e.g. USD, EUR, JPY)` });
+        if (accountIds.has(a.accountId))
+          issues.push({ field: `${at}.brands[${j}].adAccounts[${k}].accountId`, code: 'invalid_value', message: `account ${a.accountId} is attached twice` });
+        if (!isCurrency(a.currency))
+          issues.push({
+            field: `${at}.brands[${j}].adAccounts[${k}].currency`,
+            code: 'invalid_value',
+            message: `"${a.currency}" is not an ISO 4217 currency code (e.g. USD, EUR, JPY)`,
+          });
         accountIds.add(a.accountId);
       }
       if ((b.adAccounts ?? []).some((a) => a.accessToken) && !process.env.TOKEN_ENCRYPTION_KEY) {
-        issues.push({ field: `${at}.brands[${j}].adAccounts`, code: 'invalid_value', message: 'accessToken needs TOKEN_ENCRYPTION_KEY in the environment (32 bytes, base64) to be stored encrypted' });
+        issues.push({
+          field: `${at}.brands[${j}].adAccounts`,
+          code: 'invalid_value',
+          message: 'accessToken needs TOKEN_ENCRYPTION_KEY in the environment (32 bytes, base64) to be stored encrypted',
+        });
       }
       const campaignIds = new Set<string>();
       for (const [k, c] of (b.sandbox?.campaigns ?? []).entries()) {
-        if (campaignIds.has(String(c.id))) issues.push({ field: `${at}.brands[${j}].sandbox.campaigns[${k}].id`, code: 'invalid_value', message: `campaign id ${c.id} is listed twice` });
+        if (campaignIds.has(String(c.id)))
+          issues.push({ field: `${at}.brands[${j}].sandbox.campaigns[${k}].id`, code: 'invalid_value', message: `campaign id ${c.id} is listed twice` });
         campaignIds.add(String(c.id));
       }
       for (const [kind, items] of Object.entries(b.sandbox ?? {})) {
         items.forEach((item, k) => {
           if (!accountIds.has(item.accountId)) {
-            issues.push({ field: `${at}.brands[${j}].sandbox.${kind}[${k}].accountId`, code: 'invalid_value', message: `names ${item.accountId}, which is not one of this brand's adAccounts` });
+            issues.push({
+              field: `${at}.brands[${j}].sandbox.${kind}[${k}].accountId`,
+              code: 'invalid_value',
+              message: `names ${item.accountId}, which is not one of this brand's adAccounts`,
+            });
           }
         });
       }
     }
     const brandListIssues = (list: string[] | null | undefined, field: string) => {
-      for (const r of list ?? []) if (!brandRefs.has(r)) issues.push({ field, code: 'invalid_value', message: `brand ref "${r}" is not a brand of this organization` });
+      for (const r of list ?? [])
+        if (!brandRefs.has(r)) issues.push({ field, code: 'invalid_value', message: `brand ref "${r}" is not a brand of this organization` });
     };
     for (const [j, u] of (org.users ?? []).entries()) {
       if (userRefs.has(u.ref)) issues.push({ field: `${at}.users[${j}].ref`, code: 'invalid_value', message: `ref "${u.ref}" is used twice` });
@@ -154,9 +206,14 @@ function checkSemantics(file: BootstrapFile): FieldIssue[] {
       const kat = `${at}.apiKeys[${j}]`;
       if (keyRefs.has(k.ref)) issues.push({ field: `${kat}.ref`, code: 'invalid_value', message: `ref "${k.ref}" is used twice` });
       keyRefs.add(k.ref);
-      if (k.createdBy !== undefined && !userRefs.has(k.createdBy)) issues.push({ field: `${kat}.createdBy`, code: 'invalid_value', message: `user ref "${k.createdBy}" is not a user of this organization` });
+      if (k.createdBy !== undefined && !userRefs.has(k.createdBy))
+        issues.push({ field: `${kat}.createdBy`, code: 'invalid_value', message: `user ref "${k.createdBy}" is not a user of this organization` });
       else if (k.createdBy !== undefined && roles.get(k.createdBy) === 'member') {
-        issues.push({ field: `${kat}.createdBy`, code: 'invalid_value', message: `user "${k.createdBy}" is a member; only the organization's owner and admins create API keys (make them an admin, or name another creator)` });
+        issues.push({
+          field: `${kat}.createdBy`,
+          code: 'invalid_value',
+          message: `user "${k.createdBy}" is a member; only the organization's owner and admins create API keys (make them an admin, or name another creator)`,
+        });
       }
       brandListIssues(k.brands, `${kat}.brands`);
       if (k.surfaces?.api && org.plan !== 'agency') {
@@ -186,7 +243,12 @@ export async function applyBootstrap(knex: Knex, schemas: SchemaRegistry, raw: u
     const result: BootstrapResult = { organizations: {} };
     for (const org of file.organizations) {
       const [orgId] = await trx('organizations').insert({ name: org.name, plan: org.plan, subscription_status: org.subscriptionStatus, created_at: now });
-      const out = { id: Number(orgId), users: {} as Record<string, { id: number }>, brands: {} as Record<string, { id: number }>, apiKeys: {} as Record<string, { id: number; secret: string }> };
+      const out = {
+        id: Number(orgId),
+        users: {} as Record<string, { id: number }>,
+        brands: {} as Record<string, { id: number }>,
+        apiKeys: {} as Record<string, { id: number; secret: string }>,
+      };
       result.organizations[org.ref] = out;
       const brandIds = new Map<string, number>();
       for (const b of org.brands ?? []) {
@@ -237,7 +299,13 @@ export async function applyBootstrap(knex: Knex, schemas: SchemaRegistry, raw: u
         userIds.set(u.ref, userId);
         out.users[u.ref] = { id: userId };
         const limited = Array.isArray(u.brands);
-        const [membershipId] = await trx('memberships').insert({ organization_id: out.id, user_id: userId, role: u.role, all_brands: !limited, created_at: now });
+        const [membershipId] = await trx('memberships').insert({
+          organization_id: out.id,
+          user_id: userId,
+          role: u.role,
+          all_brands: !limited,
+          created_at: now,
+        });
         for (const r of u.brands ?? []) await trx('membership_brands').insert({ membership_id: Number(membershipId), brand_id: brandIds.get(r) });
       }
       for (const k of org.apiKeys ?? []) {

@@ -90,7 +90,7 @@ function toolsetsFrom(env: NodeJS.ProcessEnv): Toolset[] {
   try {
     return [...(parseToolsets(env.MCP_TOOLSETS) ?? parseToolsets(DEFAULT_TOOLSETS)!)];
   } catch (err) {
-    throw new Error(`MCP_TOOLSETS: ${(err as Error).message}`);
+    throw new Error(`MCP_TOOLSETS: ${(err as Error).message}`, { cause: err });
   }
 }
 

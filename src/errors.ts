@@ -52,9 +52,11 @@ export class ServiceError extends Error {
 
 /** A 400 `validation_failed` carrying one issue per invalid field. */
 export function validationFailed(issues: FieldIssue[], message?: string): ServiceError {
-  const text = message ?? (issues.length === 1
-    ? `Invalid request: ${issues[0].field ? `${issues[0].field} ` : ''}${issues[0].message}.`
-    : `Invalid request: ${issues.length} fields are invalid; see details.`);
+  const text =
+    message ??
+    (issues.length === 1
+      ? `Invalid request: ${issues[0].field ? `${issues[0].field} ` : ''}${issues[0].message}.`
+      : `Invalid request: ${issues.length} fields are invalid; see details.`);
   return new ServiceError('validation_failed', text, issues);
 }
 
@@ -96,8 +98,9 @@ export interface ErrorEnvelope {
 
 /** The contract's error envelope for any thrown value; unexpected errors never show their message. */
 export function envelopeOf(err: unknown, requestId: string): ErrorEnvelope {
-  const known = err instanceof ServiceError
-    ? err
-    : new ServiceError('internal_error', 'Something went wrong on our side. Retry with backoff; quote the request id if it persists.');
+  const known =
+    err instanceof ServiceError
+      ? err
+      : new ServiceError('internal_error', 'Something went wrong on our side. Retry with backoff; quote the request id if it persists.');
   return { error: { code: known.code, message: known.message, details: known.details, requestId } };
 }

@@ -10,7 +10,7 @@ import type { Principal, Surface } from './auth/principal.js';
 import { Catalogue, type OperationDefinition } from './catalogue/define.js';
 import { operations } from './catalogue/operations.js';
 import type { Config } from './config.js';
-import { openDatabase, type Database } from './db/connection.js';
+import { openDatabase, pingDatabase, type Database } from './db/connection.js';
 import { ensureSetting } from './db/settings.js';
 import { createLogger } from './log.js';
 import { CursorCodec } from './pagination/cursor.js';
@@ -21,7 +21,7 @@ import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './pipelin
 import { SchemaRegistry, loadSchemaFiles, type JsonSchema } from './schemas/registry.js';
 import { Platforms, type LiveAdapterFactory } from './platforms/registry.js';
 import { MemoryMetricsCache, RedisMetricsCache } from './platforms/metrics-cache.js';
-import { Directory } from './directory.js';
+import { Directory } from './brands/directory.js';
 import { SigningKeys } from './oauth/keys.js';
 import type { OAuthSettings } from './oauth/flows.js';
 import { liveAdapters } from './platforms/live.js';
@@ -184,7 +184,7 @@ export class Service {
   /** True when the database answers. */
   async healthy(): Promise<boolean> {
     try {
-      await this.knex.raw('select 1');
+      await pingDatabase(this.knex);
       return true;
     } catch {
       return false;

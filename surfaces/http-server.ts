@@ -60,7 +60,7 @@ export function isMcpPath(url: string, mcpPath: string): boolean {
   if (!url.startsWith(mcpPath)) return false;
   let i = mcpPath.length;
   while (url.charCodeAt(i) === 47 /* "/" */) i++;
-  return i === url.length || url.charCodeAt(i) === 63 /* "?" */;
+  return i === url.length || url.charCodeAt(i) === 63; /* "?" */
 }
 
 /** Listens on `port` (0 = any free port) and `host`. */

@@ -33,8 +33,16 @@ export async function listApps(knex: Knex, userId: number): Promise<ApprovedApp[
     .whereNull('g.revoked_at')
     .orderBy('g.id', 'desc')
     .select(
-      'g.id', 'g.client_id', 'c.name as app_name', 'g.organization_id', 'o.name as org_name', 'g.scopes', 'g.resource',
-      'g.publish_ceiling_cents', 'g.committed_cents', 'g.created_at',
+      'g.id',
+      'g.client_id',
+      'c.name as app_name',
+      'g.organization_id',
+      'o.name as org_name',
+      'g.scopes',
+      'g.resource',
+      'g.publish_ceiling_cents',
+      'g.committed_cents',
+      'g.created_at',
       knex.raw('(select max(r.created_at) from oauth_refresh_tokens r where r.grant_id = g.id) as last_token_at'),
     );
   return rows.map((r) => ({

@@ -94,10 +94,16 @@ export async function requireKeyManager(knex: Knex, actor: KeyActor): Promise<Or
  */
 export async function keyActorFor(knex: Knex, organization: string, email: string): Promise<KeyActor> {
   const byId = /^[1-9][0-9]{0,9}$/.test(organization);
-  const orgs = await knex('organizations').where(byId ? { id: Number(organization) } : { name: organization }).select('id', 'name');
+  const orgs = await knex('organizations')
+    .where(byId ? { id: Number(organization) } : { name: organization })
+    .select('id', 'name');
   if (!orgs.length) throw notFound(`Organization ${byId ? organization : JSON.stringify(organization)}`);
   if (orgs.length > 1) {
-    throw new ServiceError('conflict', `${orgs.length} organizations are named ${JSON.stringify(organization)}; name one by id (${orgs.map((o) => o.id).join(', ')}).`, { organizationIds: orgs.map((o) => Number(o.id)) });
+    throw new ServiceError(
+      'conflict',
+      `${orgs.length} organizations are named ${JSON.stringify(organization)}; name one by id (${orgs.map((o) => o.id).join(', ')}).`,
+      { organizationIds: orgs.map((o) => Number(o.id)) },
+    );
   }
   const organizationId = Number(orgs[0].id);
   const member = await knex('users as u')
@@ -142,7 +148,12 @@ async function checkSettings(
   const asked = Array.isArray(input.scopes) ? input.scopes : [];
   const unknown = asked.filter((s) => !SCOPES.includes(s as Scope));
   if (!Array.isArray(input.scopes)) issues.push({ field: 'scopes', code: 'invalid_type', message: 'must be a list of scopes' });
-  else if (unknown.length) issues.push({ field: 'scopes', code: 'invalid_value', message: `has unknown scope ${unknown.map((s) => JSON.stringify(s)).join(', ')}; use read, write and publish` });
+  else if (unknown.length)
+    issues.push({
+      field: 'scopes',
+      code: 'invalid_value',
+      message: `has unknown scope ${unknown.map((s) => JSON.stringify(s)).join(', ')}; use read, write and publish`,
+    });
   else if (!asked.length) issues.push({ field: 'scopes', code: 'too_small', message: 'needs at least one of read, write and publish' });
   const scopes = SCOPES.filter((s) => asked.includes(s));
 
@@ -168,7 +179,12 @@ async function checkSettings(
       brandIds = [...new Set(input.brandIds)].sort((a, b) => a - b);
       const own = new Set((await organizationBrands(knex, org.id)).map((b) => b.id));
       const foreign = brandIds.filter((id) => !own.has(id));
-      if (foreign.length) issues.push({ field: 'brandIds', code: 'invalid_value', message: `names ${foreign.join(', ')}, which ${foreign.length === 1 ? 'is not a brand' : 'are not brands'} of this organization` });
+      if (foreign.length)
+        issues.push({
+          field: 'brandIds',
+          code: 'invalid_value',
+          message: `names ${foreign.join(', ')}, which ${foreign.length === 1 ? 'is not a brand' : 'are not brands'} of this organization`,
+        });
     }
   }
 
@@ -176,7 +192,11 @@ async function checkSettings(
   if (input.expiresAt !== null && input.expiresAt !== undefined) {
     const parsed = typeof input.expiresAt === 'string' && ISO_TIME.test(input.expiresAt) ? Date.parse(input.expiresAt) : NaN;
     if (!Number.isFinite(parsed)) {
-      issues.push({ field: 'expiresAt', code: 'invalid_value', message: 'must be an ISO 8601 time with a zone, e.g. 2027-01-31T18:00:00Z, or empty for never' });
+      issues.push({
+        field: 'expiresAt',
+        code: 'invalid_value',
+        message: 'must be an ISO 8601 time with a zone, e.g. 2027-01-31T18:00:00Z, or empty for never',
+      });
     } else {
       expiresAt = parsed;
       // An unchanged expiry may be in the past (editing an expired key's other settings).
@@ -190,9 +210,11 @@ async function checkSettings(
   const dollars = input.publishCeilingDollars;
   if (dollars !== null && dollars !== undefined) {
     const cents = typeof dollars === 'number' && Number.isFinite(dollars) ? dollarsToCents(dollars) : null;
-    if (typeof dollars !== 'number' || !Number.isFinite(dollars)) issues.push({ field: 'publishCeilingDollars', code: 'invalid_type', message: 'must be an amount in dollars' });
+    if (typeof dollars !== 'number' || !Number.isFinite(dollars))
+      issues.push({ field: 'publishCeilingDollars', code: 'invalid_type', message: 'must be an amount in dollars' });
     else if (dollars < 1) issues.push({ field: 'publishCeilingDollars', code: 'too_small', message: 'must be at least 1 dollar' });
-    else if (dollars > CEILING_MAX_DOLLARS) issues.push({ field: 'publishCeilingDollars', code: 'too_big', message: `must be at most ${CEILING_MAX_DOLLARS} dollars` });
+    else if (dollars > CEILING_MAX_DOLLARS)
+      issues.push({ field: 'publishCeilingDollars', code: 'too_big', message: `must be at most ${CEILING_MAX_DOLLARS} dollars` });
     else if (cents === null) issues.push({ field: 'publishCeilingDollars', code: 'invalid_value', message: 'must be whole cents (at most two decimals)' });
     else ceilingCents = cents;
   }
@@ -226,10 +248,28 @@ async function loadKeys(knex: Knex, organizationId: number, now: number, keyId?:
   if (keyId !== undefined) q.where('k.id', keyId);
   const rows = await q
     .orderBy('k.id', 'desc')
-    .select('k.id', 'k.name', 'k.lookup_prefix', 'k.scopes', 'k.surface_api', 'k.surface_mcp', 'k.all_brands', 'k.expires_at', 'k.publish_ceiling_cents', 'k.committed_cents', 'k.revoked_at', 'k.created_at', 'u.name as creator');
+    .select(
+      'k.id',
+      'k.name',
+      'k.lookup_prefix',
+      'k.scopes',
+      'k.surface_api',
+      'k.surface_mcp',
+      'k.all_brands',
+      'k.expires_at',
+      'k.publish_ceiling_cents',
+      'k.committed_cents',
+      'k.revoked_at',
+      'k.created_at',
+      'u.name as creator',
+    );
   const limited = rows.filter((r) => !r.all_brands).map((r) => Number(r.id));
   const brandRows = limited.length
-    ? await knex('api_key_brands as kb').join('brands as b', 'b.id', 'kb.brand_id').whereIn('kb.api_key_id', limited).orderBy('b.id').select('kb.api_key_id', 'b.id', 'b.name')
+    ? await knex('api_key_brands as kb')
+        .join('brands as b', 'b.id', 'kb.brand_id')
+        .whereIn('kb.api_key_id', limited)
+        .orderBy('b.id')
+        .select('kb.api_key_id', 'b.id', 'b.name')
     : [];
   return rows.map((r) => {
     const key: ManagedKey = {
@@ -316,10 +356,13 @@ export async function updateKey(knex: Knex, actor: KeyActor, keyId: number, inpu
   if (current.revokedAt !== null) throw new ServiceError('conflict', 'This key is revoked and can no longer be edited; create a new key instead.', { keyId });
   const s = await checkSettings(knex, org, input, now, { api: current.surfaces.api, expiresAt: current.expiresAt });
   await inTransaction(knex, async (trx) => {
-    const changed = await trx('api_keys').where({ id: keyId, organization_id: org.id }).whereNull('revoked_at').update({
-      name: s.name,
-      ...settingColumns(s),
-    });
+    const changed = await trx('api_keys')
+      .where({ id: keyId, organization_id: org.id })
+      .whereNull('revoked_at')
+      .update({
+        name: s.name,
+        ...settingColumns(s),
+      });
     if (changed !== 1) throw new ServiceError('conflict', 'This key was revoked while you edited it; nothing was changed.', { keyId });
     await writeBrands(trx, keyId, s.brandIds);
   });

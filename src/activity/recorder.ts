@@ -2,6 +2,7 @@
 
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/principal.js';
+import { insertActivityEntry } from './store.js';
 
 export type EntityType = 'campaign' | 'adset' | 'ad' | 'unknown';
 
@@ -25,21 +26,21 @@ export interface ActivityRecorder {
 export function activityRecorder(db: Knex | Knex.Transaction, principal: Principal, now: () => number): ActivityRecorder {
   return {
     async record(entry, through = db) {
-      await through('activity_entries').insert({
-        organization_id: principal.organizationId,
-        brand_id: entry.brandId,
-        account_id: entry.accountId ?? null,
-        user_id: principal.userId,
-        user_name: principal.actorLabel.slice(0, 255),
-        api_key_id: principal.apiKeyId,
-        entity_type: entry.entityType,
-        entity_id: entry.entityId,
-        entity_name: entry.entityName?.slice(0, 255) ?? null,
+      await insertActivityEntry(through, {
+        organizationId: principal.organizationId,
+        brandId: entry.brandId,
+        accountId: entry.accountId ?? null,
+        userId: principal.userId,
+        userName: principal.actorLabel.slice(0, 255),
+        apiKeyId: principal.apiKeyId,
+        entityType: entry.entityType,
+        entityId: entry.entityId,
+        entityName: entry.entityName?.slice(0, 255) ?? null,
         action: entry.action,
-        amount_minor_units: entry.money?.amountMinorUnits ?? null,
+        amountMinorUnits: entry.money?.amountMinorUnits ?? null,
         currency: entry.money?.currency ?? null,
-        counted_usd_cents: entry.money?.countedUsdCents ?? null,
-        created_at: now(),
+        countedUsdCents: entry.money?.countedUsdCents ?? null,
+        createdAt: now(),
       });
     },
   };

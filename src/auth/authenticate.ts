@@ -128,8 +128,14 @@ export class Authenticator {
     const wanted = surface === 'api' ? settings.apiResource : settings.mcpResource;
     if (claims.aud !== wanted) {
       throw surface === 'api'
-        ? new ServiceError('audience_mismatch', `This access token is for ${claims.aud}, not the REST API. Authorize with resource=${settings.apiResource} to get an API token.`, { audience: claims.aud })
-        : unauthenticated(`This access token is for ${claims.aud}, not the MCP server. Authorize with resource=${settings.mcpResource} (or none) to get an MCP token.`);
+        ? new ServiceError(
+            'audience_mismatch',
+            `This access token is for ${claims.aud}, not the REST API. Authorize with resource=${settings.apiResource} to get an API token.`,
+            { audience: claims.aud },
+          )
+        : unauthenticated(
+            `This access token is for ${claims.aud}, not the MCP server. Authorize with resource=${settings.mcpResource} (or none) to get an MCP token.`,
+          );
     }
     const cacheKey = `${claims.gid}|${claims.jti}`;
     const hit = this.grants.get(cacheKey);
@@ -172,8 +178,13 @@ export class Authenticator {
       .first('g.revoked_at', 'g.publish_ceiling_cents', 'g.user_id', 'g.organization_id', 'o.plan', 'o.subscription_status', 'u.name');
     if (!grant || Number(grant.user_id) !== Number(claims.sub) || Number(grant.organization_id) !== claims.org) return null;
     const revokedJti = await this.knex('oauth_revoked_access_tokens').where({ jti: claims.jti }).first('jti');
-    const membership = await this.knex('memberships').where({ organization_id: claims.org, user_id: Number(claims.sub) }).first('id', 'role', 'all_brands');
-    const brandIds = membership && !membership.all_brands ? (await this.knex('membership_brands').where({ membership_id: membership.id }).pluck('brand_id')).map(Number) : null;
+    const membership = await this.knex('memberships')
+      .where({ organization_id: claims.org, user_id: Number(claims.sub) })
+      .first('id', 'role', 'all_brands');
+    const brandIds =
+      membership && !membership.all_brands
+        ? (await this.knex('membership_brands').where({ membership_id: membership.id }).pluck('brand_id')).map(Number)
+        : null;
     return {
       revoked: grant.revoked_at !== null || Boolean(revokedJti),
       userName: grant.name,
@@ -211,9 +222,7 @@ export class Authenticator {
       .where('k.lookup_prefix', prefix)
       .first('k.*', 'o.plan', 'o.subscription_status');
     if (!row || !sameHash(hashSecret(secret, row.salt), row.secret_hash)) return null;
-    const brandIds = row.all_brands
-      ? null
-      : (await this.knex('api_key_brands').where('api_key_id', row.id).pluck('brand_id')).map(Number);
+    const brandIds = row.all_brands ? null : (await this.knex('api_key_brands').where('api_key_id', row.id).pluck('brand_id')).map(Number);
     return {
       id: Number(row.id),
       organizationId: Number(row.organization_id),

@@ -25,9 +25,6 @@ export interface Principal {
   publishCeilingCents: number | null;
 }
 
-export type Plan = 'free' | 'starter' | 'pro' | 'agency';
-export type SubscriptionStatus = 'active' | 'trialing' | 'past_due' | 'canceled';
-
 /** REST needs the agency plan with an active subscription; MCP any paid plan with an active one. */
 export function planAdmits(surface: Surface, plan: string, status: string): boolean {
   if (status !== 'active') return false;

@@ -21,7 +21,8 @@ export async function principalOfApiKey(knex: Knex | Knex.Transaction, organizat
     throw refused(`The API key "${row.name}" expired at ${new Date(Number(row.expires_at)).toISOString()}.`);
   }
   // A key qualifies while the plan admits one of the surfaces it is switched on for.
-  const admitted = (row.surface_api && planAdmits('api', row.plan, row.subscription_status)) || (row.surface_mcp && planAdmits('mcp', row.plan, row.subscription_status));
+  const admitted =
+    (row.surface_api && planAdmits('api', row.plan, row.subscription_status)) || (row.surface_mcp && planAdmits('mcp', row.plan, row.subscription_status));
   if (!admitted) {
     throw new ServiceError('plan_required', `The organization's plan (${row.plan}, ${row.subscription_status}) no longer admits the API key "${row.name}".`, {
       plan: row.plan,
@@ -70,7 +71,12 @@ export async function principalOfGrant(knex: Knex | Knex.Transaction, organizati
     grantId,
     userId: Number(grant.user_id),
     actorLabel: grant.name,
-    scopes: new Set(String(grant.scopes).split(' ').flatMap((s) => s.split(',')).filter(Boolean) as Scope[]),
+    scopes: new Set(
+      String(grant.scopes)
+        .split(' ')
+        .flatMap((s) => s.split(','))
+        .filter(Boolean) as Scope[],
+    ),
     brandIds: brandIds ? new Set(brandIds) : null,
     role: membership.role as Role,
     publishCeilingCents: grant.publish_ceiling_cents === null ? null : Number(grant.publish_ceiling_cents),

@@ -135,7 +135,9 @@ async function loadLedger(knex: Knex, accountId: string, since: number): Promise
   return {
     holders,
     actions: actions.map((r) => ({ automationId: Number(r.automation_id), objectId: r.object_id, action: r.action, at: Number(r.at) })),
-    holds: new Map(holdRows.map((r) => [holdKey(Number(r.automation_id), r.node_id), { nodeUpdatedAt: Number(r.node_updated_at), pausedAt: Number(r.paused_at) }])),
+    holds: new Map(
+      holdRows.map((r) => [holdKey(Number(r.automation_id), r.node_id), { nodeUpdatedAt: Number(r.node_updated_at), pausedAt: Number(r.paused_at) }]),
+    ),
     pending: new Set(pendingRows.map((r) => holdKey(Number(r.automation_id), r.node_id))),
   };
 }
@@ -155,7 +157,11 @@ interface Decision {
  * Evaluates `automations` (all of one brand and ad account). With `act` false nothing is changed or
  * written (preview); otherwise each automation gets a run row, and in live mode its actions.
  */
-export async function evaluateAccount(deps: EngineDeps, automations: Automation[], options: { trigger: 'schedule' | 'manual'; act: boolean }): Promise<EvaluationResult> {
+export async function evaluateAccount(
+  deps: EngineDeps,
+  automations: Automation[],
+  options: { trigger: 'schedule' | 'manual'; act: boolean },
+): Promise<EvaluationResult> {
   if (!automations.length) return { runs: [], reads: 0 };
   const { brandId, accountId } = automations[0];
   const startedAt = deps.now();
@@ -207,7 +213,19 @@ export async function evaluateAccount(deps: EngineDeps, automations: Automation[
   for (const a of sorted) {
     let actionsToday = ledger.actions.filter((x) => x.automationId === a.id && x.at >= today).length;
     for (const o of targets.get(a.id)!) {
-      const entry: RunObject = { objectId: o.objectId, nodeId: o.nodeId, level: o.level, name: o.name, metrics: {}, conditions: [], matched: false, intended: null, action: 'none', skipReason: null, error: null };
+      const entry: RunObject = {
+        objectId: o.objectId,
+        nodeId: o.nodeId,
+        level: o.level,
+        name: o.name,
+        metrics: {},
+        conditions: [],
+        matched: false,
+        intended: null,
+        action: 'none',
+        skipReason: null,
+        error: null,
+      };
       decisions.push({ automation: a, object: o, entry });
       // Read every window the rule names; the guard must hold in each before any condition is judged.
       let enough = true;
@@ -216,7 +234,10 @@ export async function evaluateAccount(deps: EngineDeps, automations: Automation[
         const values = (entry.metrics[c.window] ??= {});
         if (!d) continue;
         values[c.metric] = METRICS[c.metric].read(d);
-        if ((a.guard.minImpressions !== null && d.impressions < a.guard.minImpressions) || (a.guard.minSpend !== null && d.spendMinorUnits < a.guard.minSpend)) {
+        if (
+          (a.guard.minImpressions !== null && d.impressions < a.guard.minImpressions) ||
+          (a.guard.minSpend !== null && d.spendMinorUnits < a.guard.minSpend)
+        ) {
           enough = false;
           values.impressions = d.impressions;
           values.spend = d.spendMinorUnits;
@@ -242,7 +263,9 @@ export async function evaluateAccount(deps: EngineDeps, automations: Automation[
       // Another automation going the other way on this object (in this cycle or the last day) is a loop.
       if (direction) {
         const other = cycle.get(o.objectId);
-        const recent = ledger.actions.some((x) => x.automationId !== a.id && x.objectId === o.objectId && x.action === opposite[direction] && x.at >= startedAt - LOOP_WINDOW_MS);
+        const recent = ledger.actions.some(
+          (x) => x.automationId !== a.id && x.objectId === o.objectId && x.action === opposite[direction] && x.at >= startedAt - LOOP_WINDOW_MS,
+        );
         if ((other && other.automationId !== a.id && other.action !== direction) || recent) {
           entry.skipReason = 'loop_detected';
           continue;
@@ -256,8 +279,9 @@ export async function evaluateAccount(deps: EngineDeps, automations: Automation[
         // Only what this automation paused, untouched since, is ever turned back on.
         if (!hold || hold.nodeUpdatedAt !== o.updatedAt) {
           // Paused again since (or never by this automation): by another automation, or by a person.
-          const byAutomation = [...(ledger.holders.get(o.nodeId) ?? [])].some((id) => id !== a.id)
-            || ledger.actions.some((x) => x.automationId !== a.id && x.objectId === o.objectId && x.action === 'paused' && x.at >= (hold?.pausedAt ?? 0));
+          const byAutomation =
+            [...(ledger.holders.get(o.nodeId) ?? [])].some((id) => id !== a.id) ||
+            ledger.actions.some((x) => x.automationId !== a.id && x.objectId === o.objectId && x.action === 'paused' && x.at >= (hold?.pausedAt ?? 0));
           if (!hold && byAutomation) {
             entry.intended = null;
           } else {
@@ -286,12 +310,23 @@ export async function evaluateAccount(deps: EngineDeps, automations: Automation[
 
   if (!options.act) {
     const finishedAt = deps.now();
-    return { runs: sorted.map((a) => ({ automation: a, runId: null, startedAt, finishedAt, objects: decisions.filter((d) => d.automation === a).map((d) => d.entry) })), reads };
+    return {
+      runs: sorted.map((a) => ({
+        automation: a,
+        runId: null,
+        startedAt,
+        finishedAt,
+        objects: decisions.filter((d) => d.automation === a).map((d) => d.entry),
+      })),
+      reads,
+    };
   }
 
   const runIds = new Map<number, number>();
   for (const a of sorted) {
-    const [id] = await deps.knex('automation_runs').insert({ automation_id: a.id, brand_id: brandId, trigger: options.trigger, mode: a.mode, started_at: startedAt, finished_at: startedAt, objects: '[]' });
+    const [id] = await deps
+      .knex('automation_runs')
+      .insert({ automation_id: a.id, brand_id: brandId, trigger: options.trigger, mode: a.mode, started_at: startedAt, finished_at: startedAt, objects: '[]' });
     runIds.set(a.id, Number(id));
   }
   // A shadow run acts on nothing: its event says what a live run would have done.
@@ -303,7 +338,11 @@ export async function evaluateAccount(deps: EngineDeps, automations: Automation[
   let done = reads;
   for (const d of acting) {
     await act(deps, d.automation, d.object, d.entry, runIds.get(d.automation.id)!);
-    deps.progress?.({ progress: ++done, total, message: `${d.entry.error ? `Could not ${d.entry.intended}` : d.entry.action} ${d.object.name ?? d.object.objectId}` });
+    deps.progress?.({
+      progress: ++done,
+      total,
+      message: `${d.entry.error ? `Could not ${d.entry.intended}` : d.entry.action} ${d.object.name ?? d.object.objectId}`,
+    });
   }
   deps.progress?.({ progress: total, total, message: 'Recording the run' });
   const finishedAt = deps.now();
@@ -311,7 +350,10 @@ export async function evaluateAccount(deps: EngineDeps, automations: Automation[
   for (const a of sorted) {
     const objects = decisions.filter((d) => d.automation === a).map((d) => d.entry);
     const runId = runIds.get(a.id)!;
-    await deps.knex('automation_runs').where({ id: runId }).update({ finished_at: finishedAt, objects: JSON.stringify(objects) });
+    await deps
+      .knex('automation_runs')
+      .where({ id: runId })
+      .update({ finished_at: finishedAt, objects: JSON.stringify(objects) });
     await deps.knex('automations').where({ id: a.id }).update({ last_run_at: startedAt });
     runs.push({ automation: a, runId, startedAt, finishedAt, objects });
   }
@@ -325,7 +367,12 @@ const PAST: Record<Intent, 'paused' | 'resumed' | 'notified'> = { pause: 'paused
 /** Emits one event of automation `a`, in its own transaction; `data` adds to the fields every automation event names. */
 async function emitFor(deps: EngineDeps, a: Automation, type: string, data: Record<string, unknown>): Promise<void> {
   await inTransaction(deps.knex, (trx) =>
-    deps.events.emit(trx, { organizationId: a.organizationId, brandId: a.brandId, type, data: { brandId: a.brandId, automationId: a.id, automationName: a.name, accountId: a.accountId, ...data } }),
+    deps.events.emit(trx, {
+      organizationId: a.organizationId,
+      brandId: a.brandId,
+      type,
+      data: { brandId: a.brandId, automationId: a.id, automationName: a.name, accountId: a.accountId, ...data },
+    }),
   );
 }
 
@@ -345,10 +392,20 @@ async function act(deps: EngineDeps, a: Automation, o: LiveObject, entry: RunObj
     deps.log.warn({ automationId: a.id, objectId: o.objectId, err: failure.message }, 'automation action failed');
     if (failure.retryable) {
       const now = deps.now();
-      await deps.knex('automation_pending_actions')
+      await deps
+        .knex('automation_pending_actions')
         .insert({
-          automation_id: a.id, run_id: runId, brand_id: a.brandId, account_id: a.accountId, node_id: o.nodeId, object_id: o.objectId,
-          action: entry.intended, attempts: 1, last_error: failure.message.slice(0, 2000), next_attempt_at: now + actionRetryDelay(1, failure.retryAfter), created_at: now,
+          automation_id: a.id,
+          run_id: runId,
+          brand_id: a.brandId,
+          account_id: a.accountId,
+          node_id: o.nodeId,
+          object_id: o.objectId,
+          action: entry.intended,
+          attempts: 1,
+          last_error: failure.message.slice(0, 2000),
+          next_attempt_at: now + actionRetryDelay(1, failure.retryAfter),
+          created_at: now,
         })
         .onConflict(['automation_id', 'node_id'])
         .ignore();
@@ -386,7 +443,14 @@ async function perform(deps: EngineDeps, a: Automation, o: LiveObject, intent: I
     if (intent === 'pause') {
       const node = await trx('launch_nodes').where({ id: o.nodeId }).first('updated_at');
       await trx('automation_holds').where({ automation_id: a.id, node_id: o.nodeId }).delete();
-      await trx('automation_holds').insert({ automation_id: a.id, account_id: a.accountId, node_id: o.nodeId, object_id: o.objectId, node_updated_at: Number(node?.updated_at ?? now), paused_at: now });
+      await trx('automation_holds').insert({
+        automation_id: a.id,
+        account_id: a.accountId,
+        node_id: o.nodeId,
+        object_id: o.objectId,
+        node_updated_at: Number(node?.updated_at ?? now),
+        paused_at: now,
+      });
     } else if (intent === 'resume') {
       await trx('automation_holds').where({ automation_id: a.id, node_id: o.nodeId }).delete();
     }
@@ -394,7 +458,17 @@ async function perform(deps: EngineDeps, a: Automation, o: LiveObject, intent: I
       organizationId: a.organizationId,
       brandId: a.brandId,
       type: 'automation.triggered',
-      data: { brandId: a.brandId, automationId: a.id, automationName: a.name, accountId: a.accountId, runId, objectId: o.objectId, level: o.level, action, mode: a.mode },
+      data: {
+        brandId: a.brandId,
+        automationId: a.id,
+        automationName: a.name,
+        accountId: a.accountId,
+        runId,
+        objectId: o.objectId,
+        level: o.level,
+        action,
+        mode: a.mode,
+      },
     });
   });
 }
@@ -404,18 +478,31 @@ async function perform(deps: EngineDeps, a: Automation, o: LiveObject, intent: I
  * worked the first time; the last failed attempt ends in automation.action_failed.
  */
 export async function retryPendingActions(deps: EngineDeps, brandId: number, accountId: string): Promise<void> {
-  const due = await deps.knex('automation_pending_actions').where({ brand_id: brandId, account_id: accountId }).where('next_attempt_at', '<=', deps.now()).orderBy('id');
+  const due = await deps
+    .knex('automation_pending_actions')
+    .where({ brand_id: brandId, account_id: accountId })
+    .where('next_attempt_at', '<=', deps.now())
+    .orderBy('id');
   for (const p of due) {
     const row = await deps.knex('automations').where({ id: p.automation_id }).first();
-    const node = await deps.knex('launch_nodes').where({ id: p.node_id }).first('id', 'launch_id', 'node_type', 'name', 'properties', 'platform_id', 'updated_at', 'created_at');
+    const node = await deps
+      .knex('launch_nodes')
+      .where({ id: p.node_id })
+      .first('id', 'launch_id', 'node_type', 'name', 'properties', 'platform_id', 'updated_at', 'created_at');
     if (!row || !node || row.status !== 'ACTIVE') {
       await deps.knex('automation_pending_actions').where({ id: p.id }).delete();
       continue;
     }
     const a = automationOf(row);
     const o: LiveObject = {
-      nodeId: node.id, launchId: Number(node.launch_id), level: node.node_type, objectId: node.platform_id, name: node.name ?? null,
-      status: JSON.parse(node.properties).status === 'PAUSED' ? 'PAUSED' : 'ACTIVE', updatedAt: Number(node.updated_at), createdAt: Number(node.created_at),
+      nodeId: node.id,
+      launchId: Number(node.launch_id),
+      level: node.node_type,
+      objectId: node.platform_id,
+      name: node.name ?? null,
+      status: JSON.parse(node.properties).status === 'PAUSED' ? 'PAUSED' : 'ACTIVE',
+      updatedAt: Number(node.updated_at),
+      createdAt: Number(node.created_at),
     };
     let outcome: Partial<RunObject>;
     try {
@@ -426,7 +513,10 @@ export async function retryPendingActions(deps: EngineDeps, brandId: number, acc
       const failure = failureOf(err);
       const attempts = Number(p.attempts) + 1;
       if (failure.retryable && attempts < MAX_ACTION_ATTEMPTS) {
-        await deps.knex('automation_pending_actions').where({ id: p.id }).update({ attempts, last_error: failure.message.slice(0, 2000), next_attempt_at: deps.now() + actionRetryDelay(attempts, failure.retryAfter) });
+        await deps
+          .knex('automation_pending_actions')
+          .where({ id: p.id })
+          .update({ attempts, last_error: failure.message.slice(0, 2000), next_attempt_at: deps.now() + actionRetryDelay(attempts, failure.retryAfter) });
         outcome = { error: failure.message };
       } else {
         await deps.knex('automation_pending_actions').where({ id: p.id }).delete();
@@ -439,7 +529,10 @@ export async function retryPendingActions(deps: EngineDeps, brandId: number, acc
       const objects = JSON.parse(run.objects) as RunObject[];
       const entry = objects.find((x) => x.nodeId === p.node_id);
       if (entry) Object.assign(entry, outcome);
-      await deps.knex('automation_runs').where({ id: p.run_id }).update({ objects: JSON.stringify(objects) });
+      await deps
+        .knex('automation_runs')
+        .where({ id: p.run_id })
+        .update({ objects: JSON.stringify(objects) });
     }
   }
 }

@@ -18,17 +18,28 @@ export const METRICS = {
   spend: { unit: 'minor_units', description: 'amount spent, in minor units of the account currency (cents)', read: (d) => d.spendMinorUnits },
   impressions: { unit: 'count', description: 'times the ads were shown', read: (d) => d.impressions },
   clicks: { unit: 'count', description: 'clicks', read: (d) => d.clicks },
-  ctr: { unit: 'percent', description: 'click-through rate in percent (1.5 = 1.5 %): clicks / impressions × 100', read: (d) => ratio(d.clicks, d.impressions, 100) },
+  ctr: {
+    unit: 'percent',
+    description: 'click-through rate in percent (1.5 = 1.5 %): clicks / impressions × 100',
+    read: (d) => ratio(d.clicks, d.impressions, 100),
+  },
   cpc: { unit: 'minor_units', description: 'cost per click in minor units: spend / clicks', read: (d) => ratio(d.spendMinorUnits, d.clicks) },
   cpm: { unit: 'minor_units', description: 'cost per 1,000 impressions in minor units', read: (d) => ratio(d.spendMinorUnits, d.impressions, 1000) },
   results: { unit: 'count', description: 'results (purchases and leads)', read: (d) => d.results },
-  costPerResult: { unit: 'minor_units', description: 'cost per result in minor units: spend / results (undefined with no results; use results for "no results")', read: (d) => ratio(d.spendMinorUnits, d.results) },
-  roas: { unit: 'ratio', description: 'return on ad spend: revenue / spend (2 = revenue twice the spend)', read: (d) => ratio(d.revenueMinorUnits, d.spendMinorUnits) },
+  costPerResult: {
+    unit: 'minor_units',
+    description: 'cost per result in minor units: spend / results (undefined with no results; use results for "no results")',
+    read: (d) => ratio(d.spendMinorUnits, d.results),
+  },
+  roas: {
+    unit: 'ratio',
+    description: 'return on ad spend: revenue / spend (2 = revenue twice the spend)',
+    read: (d) => ratio(d.revenueMinorUnits, d.spendMinorUnits),
+  },
   frequency: { unit: 'ratio', description: 'average times each person saw the ads: impressions / reach', read: (d) => ratio(d.impressions, d.reach) },
 } satisfies Record<string, MetricDefinition>;
 
 export type MetricName = keyof typeof METRICS;
-export const METRIC_NAMES = Object.keys(METRICS) as MetricName[];
 
 export type Operator = 'gt' | 'gte' | 'lt' | 'lte';
 

@@ -34,7 +34,10 @@ export function noticeText(a: Automation, runId: number, objects: NoticeObject[]
   const lines = [`Automation "${a.name}" (#${a.id}, ${a.accountId}) matched ${objects.length} ${objects.length === 1 ? 'object' : 'objects'} in run ${runId}:`];
   for (const o of objects) {
     const metrics = a.conditions
-      .map((c, i) => `${c.metric} (${c.window}) ${shown(c.metric, o.metrics[c.window]?.[c.metric] ?? null, currency)} ${OPERATORS[c.operator]} ${shown(c.metric, c.value, currency)}${o.conditions[i] ? '' : ' (not met)'}`)
+      .map(
+        (c, i) =>
+          `${c.metric} (${c.window}) ${shown(c.metric, o.metrics[c.window]?.[c.metric] ?? null, currency)} ${OPERATORS[c.operator]} ${shown(c.metric, c.value, currency)}${o.conditions[i] ? '' : ' (not met)'}`,
+      )
       .join(', ');
     lines.push(`• ${o.level} ${o.name ? `"${o.name}" ` : ''}${o.objectId}: ${metrics}; ${o.action}`);
   }
@@ -53,5 +56,6 @@ export async function postNotice(
   const acted = objects.filter((o) => o.action === 'notified' || o.action === 'paused');
   if (!acted.length) return;
   const sent = await postChat(deps.outbound, operatorTarget(deps.chatWebhookUrl), noticeText(a, runId, acted, currency), `automation-run-${runId}`);
-  if (sent.statusCode === null || sent.statusCode >= 300) deps.log.warn({ automationId: a.id, runId, statusCode: sent.statusCode, err: sent.error }, 'automation notice not delivered');
+  if (sent.statusCode === null || sent.statusCode >= 300)
+    deps.log.warn({ automationId: a.id, runId, statusCode: sent.statusCode, err: sent.error }, 'automation notice not delivered');
 }

@@ -38,7 +38,11 @@ export async function publishOnEntry(ctx: OperationContext, card: CardRow, colum
     ctx.log.error({ requestId: ctx.requestId, err, cardId: card.id, launchId: card.launchId }, 'publishing a pipeline card failed');
     return {
       publish: { attempted: true, published: false, reason: 'internal_error' },
-      publishError: { code: 'internal_error', message: 'The publish failed on the service side; the card stays placed. Retry by moving it again.', details: null },
+      publishError: {
+        code: 'internal_error',
+        message: 'The publish failed on the service side; the card stays placed. Retry by moving it again.',
+        details: null,
+      },
     };
   }
 }

@@ -97,17 +97,10 @@ export function cardView(c: CardRow, launchStatus: string) {
 export async function loadColumns(db: Db, brandId: number, forUpdate = false): Promise<ColumnRow[]> {
   // Locked in id order, the order card operations lock columns in, so the two never wait on each other in a cycle.
   if (forUpdate) await db('board_columns').where({ brand_id: brandId }).orderBy('id').forUpdate().select('id');
-  const q = db('board_columns').where({ brand_id: brandId }).orderBy([{ column: 'position' }, { column: 'id' }]);
+  const q = db('board_columns')
+    .where({ brand_id: brandId })
+    .orderBy([{ column: 'position' }, { column: 'id' }]);
   return (await q).map((r: Record<string, any>, i: number) => ({ ...toColumn(r), position: i }));
-}
-
-/** One column of the brand; 404 when it is missing or another brand's. */
-export async function loadColumn(db: Db, brandId: number, columnId: number, forUpdate = false): Promise<ColumnRow> {
-  const q = db('board_columns').where({ id: columnId, brand_id: brandId }).first();
-  if (forUpdate) q.forUpdate();
-  const row = await q;
-  if (!row) throw notFound(`Pipeline column ${columnId} of brand ${brandId}`);
-  return toColumn(row);
 }
 
 /** Locks the columns (by id, the lock order) and answers them; 404 naming the first that is missing. */
@@ -141,7 +134,10 @@ export async function loadCard(db: Db, brandId: number, cardId: number, forUpdat
 
 /** The cards of a column in order (ids only), optionally leaving one out. */
 export async function columnOrder(db: Db, columnId: number, without?: number): Promise<number[]> {
-  const ids: unknown[] = await db('board_cards').where({ column_id: columnId }).orderBy([{ column: 'position' }, { column: 'id' }]).pluck('id');
+  const ids: unknown[] = await db('board_cards')
+    .where({ column_id: columnId })
+    .orderBy([{ column: 'position' }, { column: 'id' }])
+    .pluck('id');
   return ids.map(Number).filter((id) => id !== without);
 }
 
@@ -159,7 +155,12 @@ export async function renumber(trx: Knex.Transaction, table: 'board_columns' | '
     const cases = chunk.map(() => 'when ? then ?').join(' ');
     await trx(table)
       .whereIn('id', chunk)
-      .update({ position: trx.raw(`case id ${cases} end`, chunk.flatMap((id, i) => [id, start + i])) });
+      .update({
+        position: trx.raw(
+          `case id ${cases} end`,
+          chunk.flatMap((id, i) => [id, start + i]),
+        ),
+      });
   }
 }
 

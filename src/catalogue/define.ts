@@ -1,5 +1,6 @@
-// The operation catalogue: every externally callable action is defined once, here-shaped.
-// REST routes, MCP tools, CLI commands and OpenAPI are all generated from these definitions.
+// The operation catalogue: every externally callable action is defined once (defineOperation),
+// with the context its handler is typed with; REST routes, MCP tools, CLI commands and OpenAPI are
+// all generated from these definitions, and the Catalogue checks them at boot.
 
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -11,15 +12,16 @@ import { SCOPES } from '../auth/principal.js';
 import type { SchemaRegistry } from '../schemas/registry.js';
 import type { Platforms } from '../platforms/registry.js';
 import type { MetricsCache } from '../platforms/metrics-cache.js';
-import type { Directory } from '../directory.js';
+import type { Directory } from '../brands/directory.js';
 import type { EventOutbox } from '../events/outbox.js';
 import type { SecretBox } from '../auth/encryption.js';
 import type { WebhookSender } from '../webhooks/sender.js';
 import type { OutboundClient } from '../outbound/client.js';
 import type { ErrorCode } from '../errors.js';
-import type { InvokeOptions, InvokeResult, ProgressUpdate } from '../pipeline/invoke-types.js';
+import type { InvokeResult, ProgressUpdate } from '../pipeline/invoke-types.js';
 import type { Trackers } from '../trackers/registry.js';
 import type { FollowDeclaration } from './follow.js';
+import type { Inputs } from './inputs.generated.js';
 import { TOOLSET_NAMES, isToolset, type Toolset } from './toolsets.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -38,19 +40,25 @@ export interface BrandRow {
   name: string;
 }
 
-/** What a handler gets: who is calling, the transaction, the clock and the shared helpers. */
-export interface OperationContext {
+/**
+ * What every handler gets: who is calling, the transaction, the clock, the request id and the log.
+ * Everything else is a service the operation declares in `uses` (see Services).
+ */
+export interface BaseContext {
   principal: Principal;
+  /** The handler's transaction, or the connection for reads and `transactional: false` handlers. Pass it to store functions. */
   db: Knex | Knex.Transaction;
   now: () => number;
   requestId: string;
-  config: Config;
   log: Logger;
+}
+
+/** The services a handler may ask for by naming them in its operation's `uses`. */
+export interface Services {
+  config: Config;
   activity: ActivityRecorder;
   /** Cursor codec bound to this operation, its filters and its limit. */
   page: PageCursor;
-  /** The brand named by `brandId`, already checked against the credential; null on unscoped operations. */
-  brand: BrandRow | null;
   /** Ad-platform adapters and the brand's ad accounts. */
   platforms: Platforms;
   /** Short cache of live platform reads, per ad account. */
@@ -91,6 +99,51 @@ export interface OperationContext {
    */
   progress(update: ProgressUpdate): void;
 }
+
+export type ServiceName = keyof Services;
+
+/** A context with the base members and the services `U`: what a function called by handlers asks for. */
+export type ServiceContext<U extends ServiceName = never> = BaseContext & Pick<Services, U>;
+
+/** The same with the brand of a `/brands/{brandId}` operation, for functions that act on it. */
+export type BrandContext<U extends ServiceName = never> = ServiceContext<U> & { brand: BrandRow };
+
+/** The brand member of a handler's context: present (never null) exactly when the path starts with /brands/{brandId}. */
+export type BrandOf<P extends string> = P extends `/brands/{brandId}${string}` ? { brand: BrandRow } : unknown;
+
+/** The context of a handler of path `P` declaring `uses: U[]`. */
+export type HandlerContext<P extends string, U extends ServiceName> = ServiceContext<U> & BrandOf<P>;
+
+/**
+ * Everything the pipeline's context object holds (pipeline/invoke.ts builds one per call), and the
+ * context of an operation that declares no `uses` yet: the areas not moved to their folder.
+ */
+export interface OperationContext extends BaseContext, Services {
+  /** The brand named by `brandId`, already checked against the credential; null on unscoped operations. */
+  brand: BrandRow | null;
+}
+
+/** The input type generated for operation `N` (inputs.generated.ts); a plain record for operations it does not list (tests'). */
+export type InputOf<N extends string> = N extends keyof Inputs ? Inputs[N] : Record<string, any>;
+
+/**
+ * The `db` of a handler declared `transactional: false`: the Knex instance itself, from which it
+ * opens its own transactions (inTransaction) around the steps that need one.
+ */
+export interface OwnTransactions {
+  db: Knex;
+}
+
+/**
+ * A handler's context: narrow when the operation declares `uses` (BaseContext, the brand of its
+ * path, the services it names, and `db: Knex` when it is `transactional: false`), the whole
+ * OperationContext when it does not.
+ */
+export type ContextOf<
+  P extends string,
+  U extends readonly ServiceName[] | undefined,
+  T extends boolean | undefined = undefined,
+> = U extends readonly ServiceName[] ? HandlerContext<P, U[number]> & (T extends false ? OwnTransactions : unknown) : OperationContext;
 
 export interface NestedInvokeOptions {
   /** Idempotency-Key of the inner call: derive it from what makes the call unique, so a retry never acts twice. */
@@ -137,21 +190,60 @@ export interface OperationDefinition<I = any, O = any> {
    * that work as it stands, which the CLI and the MCP call handler follow to its end (follow.ts).
    */
   follow?: FollowDeclaration;
+  /**
+   * The services (keys of Services) the handler uses beyond the base context; its context is typed
+   * with exactly those. Every moved area declares it; an operation without it still gets the whole
+   * OperationContext (areas not moved yet).
+   */
+  uses?: readonly ServiceName[];
   handler: (ctx: OperationContext, input: I) => Promise<O>;
 }
 
+/**
+ * What `defineOperation` takes: an OperationDefinition whose handler is typed from the definition
+ * itself. `path` gives the brand (BrandOf), `uses` the services and `name` the input: with `uses`,
+ * the handler receives Inputs[name], the type generated from its input schema (an annotation, e.g.
+ * `input: Inputs['create-launch']`, must accept it). Without `uses` (areas not moved yet), the
+ * handler's own annotation types its input, as before.
+ */
+export type OperationSpec<N extends string, P extends string, U extends readonly ServiceName[] | undefined, T extends boolean | undefined, I, O> = Omit<
+  OperationDefinition<I, O>,
+  'name' | 'path' | 'uses' | 'transactional' | 'handler'
+> & {
+  name: N;
+  path: P;
+  uses?: U;
+  transactional?: T;
+  handler: (ctx: ContextOf<P, U, T>, input: U extends readonly ServiceName[] ? InputOf<N> : I) => Promise<O>;
+};
+
 const NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 
-/** Declares an operation; the catalogue checks it again at boot against the schemas. */
-export function defineOperation<I, O>(op: OperationDefinition<I, O>): OperationDefinition<I, O> {
-  return op;
+/**
+ * Declares an operation; the catalogue checks it again at boot against the schemas. The handler's
+ * context is narrowed by type only: the pipeline passes the same context object to every handler,
+ * with `brand` set whenever the path names {brandId} (the catalogue makes brandId a required
+ * integer there), so the handler stored for the pipeline takes the whole OperationContext.
+ */
+export function defineOperation<
+  const N extends string,
+  const P extends string,
+  const U extends readonly ServiceName[] | undefined = undefined,
+  const T extends boolean | undefined = undefined,
+  I = InputOf<N>,
+  O = unknown,
+>(op: OperationSpec<N, P, U, T, I, O>): OperationDefinition<I, O> {
+  return op as unknown as OperationDefinition<I, O>;
 }
 
 /** The operations of one service instance, checked at boot: a bad entry stops the server from starting. */
 export class Catalogue {
   private readonly ops = new Map<string, OperationDefinition>();
 
-  constructor(private readonly schemas: SchemaRegistry, operations: OperationDefinition[]) {
+  constructor(
+    private readonly schemas: SchemaRegistry,
+    operations: OperationDefinition[],
+  ) {
     for (const op of operations) this.add(op);
     this.checkFollows();
   }
@@ -176,6 +268,10 @@ export class Catalogue {
       if (!props[param] || !(input.required as string[] | undefined)?.includes(param)) {
         throw new Error(`${where}: path parameter {${param}} must be a required property of ${op.input}`);
       }
+    }
+    // Handlers below /brands/{brandId} are typed with a brand that is never null: the pipeline loads it for an integer brandId.
+    if (op.path.startsWith('/brands/{brandId}') && (props.brandId as { type?: unknown }).type !== 'integer') {
+      throw new Error(`${where}: brandId must be an integer (common#/$defs/brandId) below /brands/{brandId}`);
     }
     this.ops.set(op.name, op);
   }

@@ -32,7 +32,10 @@ export function isToolset(name: unknown): name is Toolset {
  * null when it names nothing. Throws on an unknown name, saying which names exist.
  */
 export function parseToolsets(choice: string | undefined | null): Set<Toolset> | null {
-  const names = (choice ?? '').split(',').map((n) => n.trim().toLowerCase()).filter(Boolean);
+  const names = (choice ?? '')
+    .split(',')
+    .map((n) => n.trim().toLowerCase())
+    .filter(Boolean);
   if (!names.length) return null;
   const out = new Set<Toolset>();
   for (const name of names) {

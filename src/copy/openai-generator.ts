@@ -55,7 +55,10 @@ function briefText(brief: CopyBrief): string {
       ? `The copy runs with these creatives: ${brief.creatives.map((c) => `${c.type} ${c.width ?? '?'}x${c.height ?? '?'}${c.durationMs ? ` ${Math.round(c.durationMs / 1000)}s` : ''} ("${c.name}")`).join('; ')}.`
       : '',
     brief.rejected.length
-      ? `Your previous answer had texts that were refused; do not repeat them:\n${brief.rejected.slice(0, 20).map((r) => `- ${r.field}: ${JSON.stringify(r.text)} ${r.reason}`).join('\n')}`
+      ? `Your previous answer had texts that were refused; do not repeat them:\n${brief.rejected
+          .slice(0, 20)
+          .map((r) => `- ${r.field}: ${JSON.stringify(r.text)} ${r.reason}`)
+          .join('\n')}`
       : '',
   ];
   return lines.filter(Boolean).join('\n');
@@ -111,7 +114,10 @@ export class OpenAICopyGenerator implements CopyGenerator {
                 { role: 'system', content: instructions(brief) },
                 { role: 'user', content: briefText(brief) },
               ],
-              response_format: { type: 'json_schema', json_schema: { name: 'ad_copy', strict: true, schema: COPY_ANSWER_SCHEMA as unknown as Record<string, unknown> } },
+              response_format: {
+                type: 'json_schema',
+                json_schema: { name: 'ad_copy', strict: true, schema: COPY_ANSWER_SCHEMA as unknown as Record<string, unknown> },
+              },
             },
             { signal, timeout: Math.max(1, deadline - Date.now()) },
           ),
@@ -135,6 +141,7 @@ function describe(err: unknown): CopyModelError {
   if (err instanceof OpenAI.APIConnectionTimeoutError) return new CopyModelError('The copy model did not answer in time, after retries.', false);
   if (err instanceof OpenAI.APIConnectionError) return new CopyModelError('The copy model could not be reached, after retries.', false);
   if (err instanceof OpenAI.RateLimitError) return new CopyModelError('The copy model is rate limiting requests (429), after retries.', false);
-  if (err instanceof OpenAI.APIError) return new CopyModelError(`The copy model answered HTTP ${err.status ?? 'error'}${(err.status ?? 0) >= 500 ? ', after retries' : ''}.`, false);
+  if (err instanceof OpenAI.APIError)
+    return new CopyModelError(`The copy model answered HTTP ${err.status ?? 'error'}${(err.status ?? 0) >= 500 ? ', after retries' : ''}.`, false);
   return new CopyModelError('The copy model failed.', false);
 }

@@ -34,7 +34,6 @@ export interface CopyBrief {
 }
 
 export type CopyField = 'headlines' | 'primaryTexts' | 'descriptions';
-export const COPY_FIELDS: readonly CopyField[] = ['headlines', 'primaryTexts', 'descriptions'];
 
 export interface CopyTexts {
   headlines: string[];
@@ -44,7 +43,10 @@ export interface CopyTexts {
 
 /** A failure of the copy model (it did not answer, answered an error, or answered nonsense). */
 export class CopyModelError extends Error {
-  constructor(message: string, readonly retryable: boolean) {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+  ) {
     super(message);
     this.name = 'CopyModelError';
   }

@@ -32,5 +32,8 @@ export async function saveProfile(db: Knex | Knex.Transaction, brandId: number, 
     words_to_avoid: JSON.stringify(p.wordsToAvoid),
     updated_at: now,
   };
-  await db('brand_profiles').insert({ brand_id: brandId, ...row }).onConflict('brand_id').merge(row);
+  await db('brand_profiles')
+    .insert({ brand_id: brandId, ...row })
+    .onConflict('brand_id')
+    .merge(row);
 }

@@ -46,3 +46,10 @@ export async function loadCopy(db: Knex | Knex.Transaction, brandId: number, id:
   if (!row) throw notFound(`Copy generation ${id} of brand ${brandId}`);
   return copyView(row);
 }
+
+/** The platform each of the brand's copy records among `ids` was written for (records of other brands are left out). */
+export async function copyPlatforms(db: Knex | Knex.Transaction, brandId: number, ids: number[]): Promise<Map<number, CopyPlatform>> {
+  if (!ids.length) return new Map();
+  const rows = await db('copy_generations').where({ brand_id: brandId }).whereIn('id', ids).select('id', 'platform');
+  return new Map(rows.map((r) => [Number(r.id), r.platform as CopyPlatform]));
+}

@@ -7,10 +7,30 @@ import type { CopyBrief, CopyGenerator, CopyTexts, Tone } from './port.js';
 
 /** Voice words that point at one of the four tones; anything else reads as friendly. */
 const VOICE_TONES: Record<string, Tone> = {
-  professional: 'professional', expert: 'professional', trusted: 'professional', premium: 'professional', authoritative: 'professional', formal: 'professional', confident: 'professional',
-  casual: 'casual', playful: 'casual', fun: 'casual', witty: 'casual', relaxed: 'casual', cheeky: 'casual', bold: 'casual',
-  urgent: 'urgent', direct: 'urgent', energetic: 'urgent', punchy: 'urgent',
-  friendly: 'friendly', warm: 'friendly', caring: 'friendly', helpful: 'friendly', kind: 'friendly', welcoming: 'friendly',
+  professional: 'professional',
+  expert: 'professional',
+  trusted: 'professional',
+  premium: 'professional',
+  authoritative: 'professional',
+  formal: 'professional',
+  confident: 'professional',
+  casual: 'casual',
+  playful: 'casual',
+  fun: 'casual',
+  witty: 'casual',
+  relaxed: 'casual',
+  cheeky: 'casual',
+  bold: 'casual',
+  urgent: 'urgent',
+  direct: 'urgent',
+  energetic: 'urgent',
+  punchy: 'urgent',
+  friendly: 'friendly',
+  warm: 'friendly',
+  caring: 'friendly',
+  helpful: 'friendly',
+  kind: 'friendly',
+  welcoming: 'friendly',
 };
 
 /** The tone the templates write in: the one asked for, else the first voice word that names one. */
@@ -35,13 +55,20 @@ export function fitText(text: string, max: number): string {
 }
 
 function stripEmoji(text: string): string {
-  return [...text].filter((c) => !hasEmoji(c)).join('').replace(/\s+/g, ' ').trim();
+  return [...text]
+    .filter((c) => !hasEmoji(c))
+    .join('')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** A short name for the product: the first clause of its description. */
 function productPhrase(description: string | null, brandName: string): string {
   if (!description) return `${brandName} favourites`;
-  const first = description.split(/(?<=[.!?])\s|[\n;]/u)[0].replace(/[.!?]+$/u, '').trim();
+  const first = description
+    .split(/(?<=[.!?])\s|[\n;]/u)[0]
+    .replace(/[.!?]+$/u, '')
+    .trim();
   return fitText(first || description, 60);
 }
 
@@ -56,7 +83,14 @@ const HEADLINES: Record<Tone, string[]> = {
   professional: ['{product} by {brand}', 'Discover {product}', '{Angle}', 'The smarter choice: {product}', '{brand}: {angle}', '{product}, done right'],
   casual: ['Meet {product}', '{Angle}', 'Your new favourite: {product}', 'Treat yourself to {product}', '{product}? Yes please', 'Say hi to {brand}'],
   urgent: ["Don't miss {product}", '{Angle}, while it lasts', 'Act now: {product}', 'Last chance for {product}', 'Get {product} today', '{brand}: {angle}'],
-  friendly: ['Made for you: {product}', '{Angle}', "You'll love {product}", 'Hello from {brand}', '{product}, from {brand} with care', 'Say hello to {product}'],
+  friendly: [
+    'Made for you: {product}',
+    '{Angle}',
+    "You'll love {product}",
+    'Hello from {brand}',
+    '{product}, from {brand} with care',
+    'Say hello to {product}',
+  ],
 };
 
 const OPENERS: Record<Tone, string[]> = {
@@ -115,8 +149,14 @@ export function templateTexts(brief: CopyBrief): CopyTexts {
     site: brief.website ? brief.website.replace(/^https?:\/\//u, '').replace(/\/+$/u, '') : '',
   };
   const video = brief.creatives.some((c) => c.type === 'video');
-  const keep = (list: Array<string | null>, max: number) =>
-    [...new Set(list.filter((t): t is string => Boolean(t)).map((t) => fitText(clean(t), max)).filter((t) => t.length > 0))];
+  const keep = (list: Array<string | null>, max: number) => [
+    ...new Set(
+      list
+        .filter((t): t is string => Boolean(t))
+        .map((t) => fitText(clean(t), max))
+        .filter((t) => t.length > 0),
+    ),
+  ];
 
   const headlines = keep([...HEADLINES[tone].map((p) => fill(p, values)), values.brand, ...FALLBACK], limits.headlines);
   const descriptions = keep([...DESCRIPTIONS[tone].map((p) => fill(p, values)), ...FALLBACK], limits.descriptions);

@@ -20,7 +20,10 @@ export interface WrittenCopy {
 
 /** Why a copy could not be written: the model failed (`model`) or no text met the rules (`rules`). */
 export class CopyNotWritten extends Error {
-  constructor(message: string, readonly reason: 'model' | 'rules') {
+  constructor(
+    message: string,
+    readonly reason: 'model' | 'rules',
+  ) {
     super(message);
     this.name = 'CopyNotWritten';
   }
@@ -57,7 +60,10 @@ export async function writeCopy(generator: CopyGenerator, brief: CopyBrief, dead
     if (generator instanceof TemplateCopyGenerator) break;
   }
   if (generator instanceof TemplateCopyGenerator) {
-    throw new CopyNotWritten(`No copy could be written within the rules: ${lastProblem}. Shorten or change the brand's words to avoid, the angle or the product description.`, 'rules');
+    throw new CopyNotWritten(
+      `No copy could be written within the rules: ${lastProblem}. Shorten or change the brand's words to avoid, the angle or the product description.`,
+      'rules',
+    );
   }
   throw new CopyNotWritten(`The copy model gave no usable answer in ${COPY_ATTEMPTS} attempts: ${lastProblem}`, 'model');
 }
@@ -69,7 +75,16 @@ export function copyGeneratorFor(config: Config, outbound: OutboundClient): Copy
   let g = generators.get(config);
   if (!g) {
     g = config.copyModelUrl
-      ? new OpenAICopyGenerator({ baseUrl: config.copyModelUrl, model: config.copyModel!, apiKey: config.copyModelApiKey, timeoutMs: config.copyModelTimeoutMs, maxRetries: config.copyModelMaxRetries }, outbound)
+      ? new OpenAICopyGenerator(
+          {
+            baseUrl: config.copyModelUrl,
+            model: config.copyModel!,
+            apiKey: config.copyModelApiKey,
+            timeoutMs: config.copyModelTimeoutMs,
+            maxRetries: config.copyModelMaxRetries,
+          },
+          outbound,
+        )
       : new TemplateCopyGenerator();
     generators.set(config, g);
   }

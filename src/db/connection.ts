@@ -106,3 +106,8 @@ export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string; errno?: number };
   return e?.code === 'ER_DUP_ENTRY' || e?.errno === 1062 || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
+
+/** Resolves when the database answers a `select 1` (the health check); rejects with its error otherwise. */
+export async function pingDatabase(knex: Knex): Promise<void> {
+  await knex.raw('select 1');
+}

@@ -1,4 +1,6 @@
-// Runs the knex migrations compiled from `migrations/`, in file-name (timestamp) order.
+// Runs the knex migrations compiled from `migrations/`, in the order of their full file names.
+// A landed migration is never edited or renamed; two that share a timestamp (20261124210000_*)
+// keep their order because the whole name decides it, byte by byte, on every machine.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,7 +18,7 @@ class CompiledMigrations implements Knex.MigrationSource<string> {
   constructor(private readonly dir: string) {}
 
   async getMigrations(): Promise<string[]> {
-    return fs.readdirSync(this.dir).filter((f) => /^\d{14}_.+\.js$/.test(f)).sort();
+    return migrationFiles(this.dir);
   }
 
   getMigrationName(file: string): string {
@@ -26,6 +28,14 @@ class CompiledMigrations implements Knex.MigrationSource<string> {
   async getMigration(file: string): Promise<MigrationModule> {
     return import(pathToFileURL(path.join(this.dir, file)).href) as Promise<MigrationModule>;
   }
+}
+
+/** The compiled migration files of `dir` in the order they run: by full file name, compared by code unit (no locale). */
+export function migrationFiles(dir: string): string[] {
+  return fs
+    .readdirSync(dir)
+    .filter((f) => /^\d{14}_.+\.js$/.test(f))
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 /** Applies pending migrations; returns the names applied. */

@@ -65,7 +65,9 @@ export class EventOutbox {
       this.schemas.validateInput(entry.schema, event.data);
     } catch (err) {
       // Our own event breaking its schema is a bug here, never the caller's fault.
-      throw new Error(`event ${event.type} breaks its schema: ${JSON.stringify((err as { details?: unknown }).details ?? (err as Error).message)}`);
+      throw new Error(`event ${event.type} breaks its schema: ${JSON.stringify((err as { details?: unknown }).details ?? (err as Error).message)}`, {
+        cause: err,
+      });
     }
     const now = this.now();
     const publicId = newEventId();
@@ -85,9 +87,12 @@ export class EventOutbox {
       .modify((q) => (options.onlyEndpointId === undefined ? q.where({ enabled: true }) : q.where({ id: options.onlyEndpointId })))
       .orderBy('id')
       .select('id', 'events', 'brand_ids');
-    const targets = options.onlyEndpointId !== undefined
-      ? endpoints
-      : endpoints.filter((e) => (JSON.parse(e.events) as string[]).includes(event.type) && endpointCovers(e.brand_ids ? JSON.parse(e.brand_ids) : null, event.brandId));
+    const targets =
+      options.onlyEndpointId !== undefined
+        ? endpoints
+        : endpoints.filter(
+            (e) => (JSON.parse(e.events) as string[]).includes(event.type) && endpointCovers(e.brand_ids ? JSON.parse(e.brand_ids) : null, event.brandId),
+          );
     const queue = options.queue !== false;
     for (const endpoint of targets) {
       const [deliveryId] = await db('webhook_deliveries').insert({
@@ -101,7 +106,11 @@ export class EventOutbox {
       });
       emitted.deliveries.set(endpoint.id, Number(deliveryId));
     }
-    if (queue && targets.length) await this.afterCommit(db, targets.map((t) => t.id));
+    if (queue && targets.length)
+      await this.afterCommit(
+        db,
+        targets.map((t) => t.id),
+      );
     return emitted;
   }
 

@@ -31,6 +31,11 @@ export async function run(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
       if (!endpoint.enabled) return null;
     }
   }
-  const next = await ctx.knex('webhook_deliveries').where({ endpoint_id: endpointId, status: 'pending' }).whereNotNull('next_attempt_at').min({ at: 'next_attempt_at' }).first();
+  const next = await ctx
+    .knex('webhook_deliveries')
+    .where({ endpoint_id: endpointId, status: 'pending' })
+    .whereNotNull('next_attempt_at')
+    .min({ at: 'next_attempt_at' })
+    .first();
   return next?.at === null || next?.at === undefined ? null : Number(next.at);
 }

@@ -13,7 +13,16 @@ import { AUTOMATION_JOB } from '../automations/wake.js';
 export const kind = AUTOMATION_JOB;
 
 export function engineDeps(ctx: JobContext): EngineDeps {
-  return { knex: ctx.knex, platforms: ctx.platforms, events: ctx.events, now: ctx.now, log: ctx.log, invoke: ctx.invoke, outbound: ctx.outbound, chatWebhookUrl: ctx.config.chatWebhookUrl };
+  return {
+    knex: ctx.knex,
+    platforms: ctx.platforms,
+    events: ctx.events,
+    now: ctx.now,
+    log: ctx.log,
+    invoke: ctx.invoke,
+    outbound: ctx.outbound,
+    chatWebhookUrl: ctx.config.chatWebhookUrl,
+  };
 }
 
 export async function run(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
@@ -31,12 +40,17 @@ export async function run(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
   await retryPendingActions(deps, brandId, accountId);
   if (!ctx.stillOwned()) return ctx.now();
   const now = ctx.now();
-  const due = (await ctx.knex('automations').where({ brand_id: brandId, account_id: accountId, status: 'ACTIVE' }).where('next_run_at', '<=', now)).map(automationOf);
+  const due = (await ctx.knex('automations').where({ brand_id: brandId, account_id: accountId, status: 'ACTIVE' }).where('next_run_at', '<=', now)).map(
+    automationOf,
+  );
   if (due.length) {
     await evaluateAccount(deps, due, { trigger: 'schedule', act: true });
     // Moved on only after the evaluation: a run that failed (a platform read refused) is retried by the job.
     for (const a of due) {
-      await ctx.knex('automations').where({ id: a.id, status: 'ACTIVE' }).update({ next_run_at: nextRunAfter(a.frequency, a.dailyHour, now, timezone) });
+      await ctx
+        .knex('automations')
+        .where({ id: a.id, status: 'ACTIVE' })
+        .update({ next_run_at: nextRunAfter(a.frequency, a.dailyHour, now, timezone) });
     }
   }
   const next = await ctx.knex('automations').where({ brand_id: brandId, account_id: accountId, status: 'ACTIVE' }).min({ at: 'next_run_at' }).first();

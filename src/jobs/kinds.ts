@@ -10,4 +10,13 @@ import * as pushTrackerSpend from './push-tracker-spend.js';
 import * as runWorkflowStep from './run-workflow-step.js';
 import * as workflowTriggers from './workflow-triggers.js';
 
-export const jobKinds: JobKind[] = [deliverWebhooks, sweepDeliveries, purgeEvents, purgeIdempotency, evaluateAutomations, pushTrackerSpend, runWorkflowStep, workflowTriggers];
+export const jobKinds: JobKind[] = [
+  deliverWebhooks,
+  sweepDeliveries,
+  purgeEvents,
+  purgeIdempotency,
+  evaluateAutomations,
+  pushTrackerSpend,
+  runWorkflowStep,
+  workflowTriggers,
+];

@@ -20,7 +20,8 @@ export async function run(ctx: JobContext): Promise<void> {
     removed += await ctx.knex('webhook_deliveries').whereIn('id', ids).delete();
   }
   for (;;) {
-    const ids = await ctx.knex('events as e')
+    const ids = await ctx
+      .knex('events as e')
       .where('e.created_at', '<', before)
       .whereNotExists((q) => q.select(ctx.knex.raw('1')).from('webhook_deliveries as d').whereRaw('d.event_id = e.id'))
       .limit(BATCH)

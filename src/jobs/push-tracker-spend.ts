@@ -38,13 +38,32 @@ export async function run(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
   const pending = await runningRun(ctx.knex, brandId);
   if (!setting.enabled || !conn || !brand) {
     // Turned off or disconnected since the run was asked for: it ends saying so, and the job parks.
-    if (pending) await finishRun(ctx.knex, Number(pending.id), { pushed: [], skipped: [], drift: [], done: 0, total: 0 }, 'failed', 'The push was turned off or the tracker disconnected before this run could start.', ctx.now());
+    if (pending)
+      await finishRun(
+        ctx.knex,
+        Number(pending.id),
+        { pushed: [], skipped: [], drift: [], done: 0, total: 0 },
+        'failed',
+        'The push was turned off or the tracker disconnected before this run could start.',
+        ctx.now(),
+      );
     return null;
   }
-  const runRow = pending ?? (await ctx.knex('tracker_push_runs').where({ id: await startPushRun(ctx.knex, brandId, 'schedule', ctx.now()) }).first());
-  await executePushRun({ knex: ctx.knex, trackers: ctx.trackers, platforms: ctx.platforms, secrets: ctx.secrets, events: ctx.events, now: ctx.now, log: ctx.log }, runRow);
+  const runRow =
+    pending ??
+    (await ctx
+      .knex('tracker_push_runs')
+      .where({ id: await startPushRun(ctx.knex, brandId, 'schedule', ctx.now()) })
+      .first());
+  await executePushRun(
+    { knex: ctx.knex, trackers: ctx.trackers, platforms: ctx.platforms, secrets: ctx.secrets, events: ctx.events, now: ctx.now, log: ctx.log },
+    runRow,
+  );
   const done = await ctx.knex('tracker_push_runs').where({ id: runRow.id }).first('status', 'trigger', 'progress_done', 'error');
-  ctx.log.info({ job: kind, brandId, runId: Number(runRow.id), trigger: done?.trigger, status: done?.status, pushed: Number(done?.progress_done ?? 0) }, 'tracker push cycle');
+  ctx.log.info(
+    { job: kind, brandId, runId: Number(runRow.id), trigger: done?.trigger, status: done?.status, pushed: Number(done?.progress_done ?? 0) },
+    'tracker push cycle',
+  );
   const after = await pushSetting(ctx.knex, brandId);
   if (!after.enabled) return null;
   // Another manual run asked for meanwhile goes next, at once.

@@ -45,12 +45,23 @@ async function nextNode(knex: Knex, def: Definition, results: Results, now: numb
   return null;
 }
 
-async function finish(ctx: JobContext, exec: ExecutionRow, status: 'succeeded' | 'failed' | 'canceled', error: { code: string; message: string } | null): Promise<void> {
+async function finish(
+  ctx: JobContext,
+  exec: ExecutionRow,
+  status: 'succeeded' | 'failed' | 'canceled',
+  error: { code: string; message: string } | null,
+): Promise<void> {
   const now = ctx.now();
   await inTransaction(ctx.knex, async (trx) => {
-    const n = await trx('workflow_executions').where({ id: exec.id }).whereNotIn('status', [...FINAL]).update({ status, error: error ? JSON.stringify(error) : null, finished_at: now, updated_at: now });
+    const n = await trx('workflow_executions')
+      .where({ id: exec.id })
+      .whereNotIn('status', [...FINAL])
+      .update({ status, error: error ? JSON.stringify(error) : null, finished_at: now, updated_at: now });
     if (n !== 1) return;
-    await trx('workflow_node_results').where({ execution_id: exec.id }).whereIn('status', ['pending', 'running', 'waiting_review']).update({ status: 'canceled', finished_at: now });
+    await trx('workflow_node_results')
+      .where({ execution_id: exec.id })
+      .whereIn('status', ['pending', 'running', 'waiting_review'])
+      .update({ status: 'canceled', finished_at: now });
     await ctx.events.emit(trx, {
       organizationId: Number(exec.organization_id),
       brandId: Number(exec.brand_id),
@@ -83,7 +94,14 @@ export async function run(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
     const now = ctx.now();
     if (r.status === 'waiting_review') {
       if (r.deadline_at !== null && Number(r.deadline_at) <= now) {
-        const n = await ctx.knex('workflow_node_results').where({ id: r.id, status: 'waiting_review' }).update({ status: 'timed_out', error: JSON.stringify({ code: 'timeout', message: 'Nobody decided before the review timed out.' }), finished_at: now });
+        const n = await ctx
+          .knex('workflow_node_results')
+          .where({ id: r.id, status: 'waiting_review' })
+          .update({
+            status: 'timed_out',
+            error: JSON.stringify({ code: 'timeout', message: 'Nobody decided before the review timed out.' }),
+            finished_at: now,
+          });
         if (n === 1) await finish(ctx, exec, 'failed', { code: 'review_timed_out', message: `Review ${node.nodeId} timed out.` });
         continue;
       }
@@ -102,9 +120,17 @@ export async function run(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
     }
     if (r.status === 'pending') {
       await ctx.knex('workflow_node_results').where({ id: r.id }).update({ status: 'running', started_at: now });
-      await ctx.knex('workflow_executions').where({ id: exec.id }).whereNotIn('status', [...FINAL]).update({ status: 'running', updated_at: now });
+      await ctx
+        .knex('workflow_executions')
+        .where({ id: exec.id })
+        .whereNotIn('status', [...FINAL])
+        .update({ status: 'running', updated_at: now });
     }
-    const finished = new Map([...results.values()].filter((x) => x.status === 'succeeded').map((x) => [x.node_id, { status: x.status, result: x.result ? JSON.parse(x.result) : null }]));
+    const finished = new Map(
+      [...results.values()]
+        .filter((x) => x.status === 'succeeded')
+        .map((x) => [x.node_id, { status: x.status, result: x.result ? JSON.parse(x.result) : null }]),
+    );
     const outcome = await runStep(
       {
         config: ctx.config,
@@ -120,7 +146,10 @@ export async function run(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
         results: finished,
         saved: r.status === 'running' && r.result ? JSON.parse(r.result) : null,
         saveProgress: async (result) => {
-          await ctx.knex('workflow_node_results').where({ id: r.id }).update({ result: JSON.stringify(result) });
+          await ctx
+            .knex('workflow_node_results')
+            .where({ id: r.id })
+            .update({ result: JSON.stringify(result) });
         },
         attempts: job.attempts,
         now: ctx.now,
@@ -146,10 +175,16 @@ export async function run(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
         });
         continue;
       case 'succeeded':
-        await ctx.knex('workflow_node_results').where({ id: r.id }).update({ status: 'succeeded', result: JSON.stringify(outcome.result), error: null, finished_at: at });
+        await ctx
+          .knex('workflow_node_results')
+          .where({ id: r.id })
+          .update({ status: 'succeeded', result: JSON.stringify(outcome.result), error: null, finished_at: at });
         continue;
       case 'failed':
-        await ctx.knex('workflow_node_results').where({ id: r.id }).update({ status: 'failed', result: outcome.result ? JSON.stringify(outcome.result) : null, error: JSON.stringify(outcome.error), finished_at: at });
+        await ctx
+          .knex('workflow_node_results')
+          .where({ id: r.id })
+          .update({ status: 'failed', result: outcome.result ? JSON.stringify(outcome.result) : null, error: JSON.stringify(outcome.error), finished_at: at });
         await finish(ctx, exec, 'failed', { code: outcome.error.code, message: `Step ${node.nodeId} failed: ${outcome.error.message}` });
         return 'done';
     }

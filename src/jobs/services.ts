@@ -8,7 +8,7 @@ import type { OutboundClient } from '../outbound/client.js';
 import type { Principal } from '../auth/principal.js';
 import type { InvokeOptions, InvokeResult } from '../pipeline/invoke-types.js';
 import type { Platforms } from '../platforms/registry.js';
-import type { Directory } from '../directory.js';
+import type { Directory } from '../brands/directory.js';
 import type { SchemaRegistry } from '../schemas/registry.js';
 import type { Catalogue } from '../catalogue/define.js';
 import type { Trackers } from '../trackers/registry.js';

@@ -15,9 +15,18 @@ export async function run(ctx: JobContext): Promise<void> {
   ).map((r: { endpoint_id: number }) => Number(r.endpoint_id));
   if (!endpointIds.length) return;
   const idle = new Set(
-    (await ctx.knex('jobs').where({ kind: DELIVERY_JOB }).whereIn('job_key', endpointIds.map(String)).where((q) => q.whereNull('run_at').orWhere('run_at', '>', now)).whereNull('locked_by').pluck('job_key')).map(Number),
+    (
+      await ctx
+        .knex('jobs')
+        .where({ kind: DELIVERY_JOB })
+        .whereIn('job_key', endpointIds.map(String))
+        .where((q) => q.whereNull('run_at').orWhere('run_at', '>', now))
+        .whereNull('locked_by')
+        .pluck('job_key')
+    ).map(Number),
   );
   const missing = new Set(endpointIds);
-  for (const key of await ctx.knex('jobs').where({ kind: DELIVERY_JOB }).whereIn('job_key', endpointIds.map(String)).pluck('job_key')) missing.delete(Number(key));
+  for (const key of await ctx.knex('jobs').where({ kind: DELIVERY_JOB }).whereIn('job_key', endpointIds.map(String)).pluck('job_key'))
+    missing.delete(Number(key));
   for (const id of endpointIds) if (idle.has(id) || missing.has(id)) await wakeJob(ctx.knex, DELIVERY_JOB, String(id), now);
 }

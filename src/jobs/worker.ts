@@ -33,7 +33,10 @@ export interface WorkerOptions {
 
 /** The next time `cron` (UTC) fires after `after`. */
 export function nextCronTime(cron: string, after: number, tz = 'UTC'): number {
-  return cronParser.parseExpression(cron, { currentDate: new Date(after), tz }).next().getTime();
+  return cronParser
+    .parseExpression(cron, { currentDate: new Date(after), tz })
+    .next()
+    .getTime();
 }
 
 export class JobWorker {
@@ -133,13 +136,16 @@ export class JobWorker {
     const kind = this.kinds.get(job.kind);
     let owned = true;
     // Renewed well before it runs out, so a slow run is never mistaken for a dead one.
-    const renewal = setInterval(() => {
-      renewLease(knex, job, now() + leaseMs)
-        .then((ok) => {
-          if (!ok) owned = false;
-        })
-        .catch((err) => log.warn({ err, job: job.kind, key: job.key }, 'could not renew a job lease'));
-    }, Math.max(100, Math.floor(leaseMs / 3)));
+    const renewal = setInterval(
+      () => {
+        renewLease(knex, job, now() + leaseMs)
+          .then((ok) => {
+            if (!ok) owned = false;
+          })
+          .catch((err) => log.warn({ err, job: job.kind, key: job.key }, 'could not renew a job lease'));
+      },
+      Math.max(100, Math.floor(leaseMs / 3)),
+    );
     renewal.unref();
     try {
       if (!kind) throw new Error(`no job kind "${job.kind}" in this build`);

@@ -39,7 +39,9 @@ async function fireSchedules(ctx: JobContext): Promise<void> {
   for (const w of due) {
     const t = JSON.parse(w.trigger) as { cron: string; timezone: string };
     await inTransaction(ctx.knex, async (trx) => {
-      const moved = await trx('workflows').where({ id: w.id, next_run_at: w.next_run_at, status: 'active' }).update({ next_run_at: nextCronTime(t.cron, now, t.timezone) });
+      const moved = await trx('workflows')
+        .where({ id: w.id, next_run_at: w.next_run_at, status: 'active' })
+        .update({ next_run_at: nextCronTime(t.cron, now, t.timezone) });
       if (moved !== 1) return;
       const at = new Date(Number(w.next_run_at)).toISOString();
       await startTriggered(trx, w, { kind: 'schedule', key: `schedule:${w.next_run_at}`, data: { scheduledFor: at } }, now, ctx.events);
@@ -52,7 +54,9 @@ async function workflowsFor(trx: Knex.Transaction, e: EventRow, data: Record<str
   const base = () => trx('workflows').where({ organization_id: e.organization_id });
   if (e.type === 'automation.triggered') {
     // A monitor fires on an automation of its own brand only: a run never starts across brands.
-    return base().where({ status: 'active', trigger_kind: 'monitor', trigger_automation_id: data.automationId, brand_id: e.brand_id }).where('armed_at', '<=', e.created_at);
+    return base()
+      .where({ status: 'active', trigger_kind: 'monitor', trigger_automation_id: data.automationId, brand_id: e.brand_id })
+      .where('armed_at', '<=', e.created_at);
   }
   // A card entering a column: workflows armed on that column, and the column's linked workflow.
   const byColumn: WorkflowRow[] = await base()
@@ -76,10 +80,17 @@ async function fireEvents(ctx: JobContext): Promise<void> {
       for (const e of events) {
         const data = JSON.parse(e.data) as Record<string, any>;
         for (const w of await workflowsFor(trx, e, data)) {
-          const triggerData = e.type === 'pipeline.card.moved'
-            ? { eventId: e.public_id, cardId: data.cardId, launchId: data.launchId, fromColumnId: data.fromColumnId, toColumnId: data.toColumnId }
-            : { eventId: e.public_id, automationId: data.automationId, objectId: data.objectId, level: data.level, action: data.action };
-          await startTriggered(trx, w, { kind: w.trigger_kind === 'monitor' ? 'monitor' : 'pipeline_stage', key: `event:${e.id}`, data: triggerData }, now, ctx.events);
+          const triggerData =
+            e.type === 'pipeline.card.moved'
+              ? { eventId: e.public_id, cardId: data.cardId, launchId: data.launchId, fromColumnId: data.fromColumnId, toColumnId: data.toColumnId }
+              : { eventId: e.public_id, automationId: data.automationId, objectId: data.objectId, level: data.level, action: data.action };
+          await startTriggered(
+            trx,
+            w,
+            { kind: w.trigger_kind === 'monitor' ? 'monitor' : 'pipeline_stage', key: `event:${e.id}`, data: triggerData },
+            now,
+            ctx.events,
+          );
         }
         if (!open && Number(e.created_at) <= now - SETTLE_MS) settled = Number(e.id);
         else open = true;

@@ -4,10 +4,12 @@
 
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/principal.js';
-import type { OperationContext } from '../catalogue/define.js';
+import type { ServiceContext } from '../catalogue/define.js';
 import { inTransaction } from '../db/connection.js';
 import { ServiceError } from '../errors.js';
+import { readLedger, releaseOnLedger, reserveOnLedger, type Ledger } from '../keys/store.js';
 import { formatUsdCents, type Counted, type CountedAmount } from '../money/convert.js';
+import type { Commitment } from './store.js';
 
 type Db = Knex | Knex.Transaction;
 
@@ -19,13 +21,15 @@ export interface CeilingView {
 }
 
 function unavailable(err: unknown): ServiceError {
-  return new ServiceError('unavailable', 'The spend ceiling could not be checked; nothing was published. Retry shortly.', { cause: (err as Error)?.message ? 'storage' : 'unknown' });
+  return new ServiceError('unavailable', 'The spend ceiling could not be checked; nothing was published. Retry shortly.', {
+    cause: (err as Error)?.message ? 'storage' : 'unknown',
+  });
 }
 
 /** Where a credential's ceiling and committed total live: its API key, or its OAuth grant. */
-function ledgerOf(principal: Principal): { table: 'api_keys' | 'oauth_grants'; id: number } | null {
-  if (principal.apiKeyId !== null) return { table: 'api_keys', id: principal.apiKeyId };
-  if (principal.grantId !== null) return { table: 'oauth_grants', id: principal.grantId };
+function ledgerOf(principal: Pick<Principal, 'apiKeyId' | 'grantId'>): Ledger | null {
+  if (principal.apiKeyId !== null) return { kind: 'apiKey', id: principal.apiKeyId };
+  if (principal.grantId !== null) return { kind: 'grant', id: principal.grantId };
   return null;
 }
 
@@ -45,9 +49,9 @@ export function requireCeiling(principal: Principal): number {
 export async function ceilingOf(db: Db, principal: Principal): Promise<CeilingView> {
   try {
     const ledger = ledgerOf(principal);
-    const row = ledger ? await db(ledger.table).where({ id: ledger.id }).first('publish_ceiling_cents', 'committed_cents') : undefined;
-    const limit = row?.publish_ceiling_cents === null || row === undefined ? null : Number(row.publish_ceiling_cents);
-    const committed = Number(row?.committed_cents ?? 0);
+    const row = ledger ? await readLedger(db, ledger) : undefined;
+    const limit = row?.ceilingCents ?? null;
+    const committed = row?.committedCents ?? 0;
     return { limitMinorUnits: limit, committedMinorUnits: committed, remainingMinorUnits: limit === null ? null : Math.max(0, limit - committed) };
   } catch (err) {
     throw unavailable(err);
@@ -66,19 +70,14 @@ export async function reserveSpend(db: Db, principal: Principal, counted: Counte
   let updated: number;
   try {
     // A key or approval revoked a moment ago may still be cached upstream: money checks the row itself.
-    updated = await db(ledger.table)
-      .where('id', ledger.id)
-      .whereNull('revoked_at')
-      .whereNotNull('publish_ceiling_cents')
-      .whereRaw('committed_cents + ? <= publish_ceiling_cents', [amount])
-      .increment('committed_cents', amount);
+    updated = await reserveOnLedger(db, ledger, amount);
   } catch (err) {
     throw unavailable(err);
   }
   if (updated === 1) return;
-  let revoked: unknown;
+  let revoked: number | null | undefined;
   try {
-    revoked = (await db(ledger.table).where('id', ledger.id).first('revoked_at'))?.revoked_at;
+    revoked = (await readLedger(db, ledger))?.revokedAt;
   } catch (err) {
     throw unavailable(err);
   }
@@ -99,7 +98,10 @@ export async function reserveSpend(db: Db, principal: Principal, counted: Counte
  * A refusal for passing the ceiling is reported as a `spend_ceiling.exceeded` event when `report`
  * names the call (its own transaction: the reservation's rolled back).
  */
-export async function reserving<T>(work: () => Promise<T>, report?: { ctx: OperationContext; brandId: number; operation: string }): Promise<T> {
+export async function reserving<T>(
+  work: () => Promise<T>,
+  report?: { ctx: ServiceContext<'events'> & { db: Knex }; brandId: number; operation: string },
+): Promise<T> {
   try {
     return await work();
   } catch (err) {
@@ -109,10 +111,10 @@ export async function reserving<T>(work: () => Promise<T>, report?: { ctx: Opera
   }
 }
 
-async function reportCeilingRefusal(ctx: OperationContext, brandId: number, operation: string, err: ServiceError): Promise<void> {
+async function reportCeilingRefusal(ctx: ServiceContext<'events'> & { db: Knex }, brandId: number, operation: string, err: ServiceError): Promise<void> {
   const d = err.details as { ceilingMinorUnits: number; committedMinorUnits: number; amountMinorUnits: number; accounts: CountedAmount[] };
   try {
-    await inTransaction(ctx.db as Knex, (trx) =>
+    await inTransaction(ctx.db, (trx) =>
       ctx.events.emit(trx, {
         organizationId: ctx.principal.organizationId,
         brandId,
@@ -134,19 +136,18 @@ async function reportCeilingRefusal(ctx: OperationContext, brandId: number, oper
   }
 }
 
-/** The ledger columns of a spend commitment row for `principal`. */
-export function commitmentOwner(principal: Principal): { api_key_id: number | null; grant_id: number | null } {
-  return { api_key_id: principal.apiKeyId, grant_id: principal.grantId };
+/** Who a commitment of `principal` is counted for: its API key or its OAuth grant. */
+export function commitmentOwner(principal: Principal): Pick<Commitment, 'apiKeyId' | 'grantId'> {
+  return { apiKeyId: principal.apiKeyId, grantId: principal.grantId };
 }
 
-/** The amount columns of a spend commitment for one ad account's part: US cents counted, and the amount in the account's currency. */
-export function commitmentAmount(part: CountedAmount): { amount_cents: number; account_id: string; currency: string; amount_minor_units: number } {
-  return { amount_cents: part.countedUsdCents, account_id: part.accountId, currency: part.currency, amount_minor_units: part.amountMinorUnits };
+/** The amount of a commitment for one ad account's part: US cents counted, and the amount in the account's currency. */
+export function commitmentAmount(part: CountedAmount): Pick<Commitment, 'countedUsdCents' | 'accountId' | 'currency' | 'amountMinorUnits'> {
+  return { countedUsdCents: part.countedUsdCents, accountId: part.accountId, currency: part.currency, amountMinorUnits: part.amountMinorUnits };
 }
 
 /** Gives back the amount of a reserved commitment whose publish or budget edit failed. */
-export async function releaseSpend(db: Db, commitment: { api_key_id: unknown; grant_id: unknown; amount_cents: unknown }): Promise<void> {
-  const table = commitment.api_key_id !== null && commitment.api_key_id !== undefined ? 'api_keys' : 'oauth_grants';
-  const id = Number(table === 'api_keys' ? commitment.api_key_id : commitment.grant_id);
-  await db(table).where('id', id).decrement('committed_cents', Number(commitment.amount_cents));
+export async function releaseSpend(db: Db, commitment: Pick<Commitment, 'apiKeyId' | 'grantId' | 'countedUsdCents'>): Promise<void> {
+  const ledger = ledgerOf(commitment);
+  if (ledger) await releaseOnLedger(db, ledger, commitment.countedUsdCents);
 }

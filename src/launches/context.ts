@@ -1,36 +1,38 @@
 // What validation and publishing need to know about a launch's brand: its ad accounts, the
 // creatives and copy its ads name, and whether the click tracker is connected.
 
-import type { OperationContext } from '../catalogue/define.js';
-import type { PlatformName } from '../platforms/port.js';
+import type { ServiceContext } from '../catalogue/define.js';
+import { adAccountsOf } from '../brands/store.js';
+import { copyPlatforms } from '../copy/store.js';
+import { creativesAmong } from '../creatives/store.js';
 import type { LaunchRow, NodeRow } from './store.js';
 import type { ValidationContext } from './validate.js';
 
-export async function validationContextFor(ctx: OperationContext, launch: Pick<LaunchRow, 'brandId' | 'accountId'>, nodes: NodeRow[]): Promise<ValidationContext> {
-  const accounts = await ctx.db('ad_accounts').where({ brand_id: launch.brandId }).orderBy('id').select('account_id', 'platform');
-  const creativeIds = [...new Set(nodes.map((n) => n.properties.creativeId).filter((id): id is number => typeof id === 'number'))];
-  const found: number[] = creativeIds.length
-    ? (await ctx.db('creatives').where({ brand_id: launch.brandId }).whereIn('id', creativeIds).pluck('id')).map(Number)
-    : [];
-  const copyIds = [...new Set(nodes.map((n) => n.properties.copyGenerationId).filter((id): id is number => typeof id === 'number'))];
-  const copies = copyIds.length
-    ? await ctx.db('copy_generations').where({ brand_id: launch.brandId }).whereIn('id', copyIds).select('id', 'platform')
-    : [];
-  const tracker = await ctx.db('tracker_connections').where({ brand_id: launch.brandId }).first('brand_id');
+/** The numeric ids the nodes' properties name under `key` (creativeId, copyGenerationId), each once. */
+const idsNamed = (nodes: NodeRow[], key: string) => [...new Set(nodes.map((n) => n.properties[key]).filter((id): id is number => typeof id === 'number'))];
+
+/** The brand facts validateLaunch checks a tree against. */
+export async function validationContextFor(
+  ctx: ServiceContext<'trackers'>,
+  launch: Pick<LaunchRow, 'brandId' | 'accountId'>,
+  nodes: NodeRow[],
+): Promise<ValidationContext> {
+  const accounts = await adAccountsOf(ctx.db, launch.brandId);
+  const creatives = await creativesAmong(ctx.db, launch.brandId, idsNamed(nodes, 'creativeId'));
+  const copies = await copyPlatforms(ctx.db, launch.brandId, idsNamed(nodes, 'copyGenerationId'));
+  const tracker = await ctx.trackers.stored(ctx.db, launch.brandId);
   return {
-    accounts: new Map(accounts.map((a) => [a.account_id as string, a.platform as PlatformName])),
-    defaultAccountId: launch.accountId ?? (accounts.length === 1 ? accounts[0].account_id : null),
-    creativeIds: new Set(found),
-    copies: new Map(copies.map((c) => [Number(c.id), c.platform as PlatformName])),
+    accounts: new Map(accounts.map((a) => [a.accountId, a.platform])),
+    defaultAccountId: launch.accountId ?? (accounts.length === 1 ? accounts[0].accountId : null),
+    creativeIds: new Set(creatives.map((c) => c.id)),
+    copies,
     trackerConnected: Boolean(tracker),
     now: ctx.now(),
   };
 }
 
 /** Creative rows by id, as ads carry them to the platform. */
-export async function creativesFor(ctx: OperationContext, brandId: number, nodes: NodeRow[]): Promise<Map<number, Record<string, unknown>>> {
-  const ids = [...new Set(nodes.map((n) => n.properties.creativeId).filter((id): id is number => typeof id === 'number'))];
-  if (!ids.length) return new Map();
-  const rows = await ctx.db('creatives').where({ brand_id: brandId }).whereIn('id', ids);
-  return new Map(rows.map((r) => [Number(r.id), { id: Number(r.id), name: r.name, type: r.type, mime: r.mime, width: r.width, height: r.height, sha256: r.sha256 }]));
+export async function creativesFor(ctx: ServiceContext, brandId: number, nodes: NodeRow[]): Promise<Map<number, Record<string, unknown>>> {
+  const rows = await creativesAmong(ctx.db, brandId, idsNamed(nodes, 'creativeId'));
+  return new Map(rows.map((c) => [c.id, { id: c.id, name: c.name, type: c.type, mime: c.mime, width: c.width, height: c.height, sha256: c.sha256 }]));
 }

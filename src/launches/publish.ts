@@ -3,8 +3,7 @@
 // launch published. Any failure undoes what exists and releases the reservation. A retry of a
 // crashed publish resumes from the recorded ids and finds unrecorded objects by their marker.
 
-import type { Knex } from 'knex';
-import type { OperationContext } from '../catalogue/define.js';
+import type { OwnTransactions, ServiceContext } from '../catalogue/define.js';
 import { inTransaction } from '../db/connection.js';
 import { ServiceError } from '../errors.js';
 import { accountScope } from '../platforms/live-read.js';
@@ -12,8 +11,25 @@ import type { BrandAdAccount } from '../platforms/registry.js';
 import type { ObjectLevel, ObjectRef, ObjectSpec } from '../platforms/port.js';
 import { ceilingOf, commitmentAmount, commitmentOwner, releaseSpend, reserveSpend, reserving, type CeilingView } from './ceiling.js';
 import type { Counted } from '../money/convert.js';
-import { budgetOf, childrenOf, countsOf, type LaunchRow, type NodeRow } from './store.js';
+import {
+  claimForPublishing,
+  commitReserved,
+  commitmentsOf,
+  insertCommitments,
+  markPublishFailed,
+  markPublished,
+  recordPlatformIds,
+  renewPublishing,
+  settleCommitment,
+  touchLaunch,
+  type LaunchRow,
+  type NodeRow,
+} from './store.js';
+import { budgetOf, childrenOf, countsOf } from './tree.js';
 import { IDEMPOTENCY_LEASE_MS } from '../pipeline/idempotency.js';
+
+/** What publishing uses of its handler's context: it runs outside a transaction and opens its own. */
+export type PublishContext = ServiceContext<'platforms' | 'metrics' | 'activity' | 'events' | 'progress'> & OwnTransactions;
 
 const LEVELS: Array<'campaign' | 'adset' | 'ad'> = ['campaign', 'adset', 'ad'];
 /** Objects created per adapter call: each chunk's ids are recorded before the next is sent. */
@@ -55,51 +71,53 @@ function specOf(node: NodeRow, parentPlatformId: string | null, plan: PublishPla
 }
 
 /** Runs the publish; on failure everything created is removed and the reservation released. Returns the ceiling after it. */
-export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, resume: boolean): Promise<CeilingView> {
-  const knex = ctx.db as Knex;
+export async function publishLaunch(ctx: PublishContext, plan: PublishPlan, resume: boolean): Promise<CeilingView> {
+  const knex = ctx.db;
   const { launch } = plan;
   const now = ctx.now();
 
   if (!resume) {
-    await reserving(() => inTransaction(knex, async (trx) => {
-      const moved = await trx('launches')
-        .where({ id: launch.id })
-        .whereIn('status', ['draft', 'publish_failed'])
-        .update({ status: 'publishing', status_reason: null, updated_at: now });
-      if (moved !== 1) throw new ServiceError('conflict', `Launch ${launch.id} is being published or is already published.`, { status: launch.status });
-      await reserveSpend(trx, ctx.principal, plan.counted);
-      // One commitment per ad account: what it counted in US cents, and its amount in its own currency.
-      await trx('spend_commitments').insert(
-        plan.counted.accounts.map((part) => ({
-          organization_id: ctx.principal.organizationId,
-          ...commitmentOwner(ctx.principal),
-          launch_id: launch.id,
-          node_id: null,
-          kind: 'publish',
-          ...commitmentAmount(part),
-          state: 'reserved',
-          created_at: now,
-          updated_at: now,
-        })),
-      );
-    }), { ctx, brandId: launch.brandId, operation: 'launch-campaign' });
+    await reserving(
+      () =>
+        inTransaction(knex, async (trx) => {
+          const moved = await claimForPublishing(trx, launch.id, now);
+          if (moved !== 1) throw new ServiceError('conflict', `Launch ${launch.id} is being published or is already published.`, { status: launch.status });
+          await reserveSpend(trx, ctx.principal, plan.counted);
+          // One commitment per ad account: what it counted in US cents, and its amount in its own currency.
+          await insertCommitments(
+            trx,
+            plan.counted.accounts.map((part) => ({
+              organizationId: ctx.principal.organizationId,
+              ...commitmentOwner(ctx.principal),
+              launchId: launch.id,
+              nodeId: null,
+              kind: 'publish' as const,
+              ...commitmentAmount(part),
+            })),
+            now,
+          );
+        }),
+      { ctx, brandId: launch.brandId, operation: 'launch-campaign' },
+    );
   } else {
     // Take over a crashed publish only if nobody else did since we read the launch.
-    const taken = await knex('launches').where({ id: launch.id, status: 'publishing', updated_at: launch.updatedAt }).update({ updated_at: now });
-    if (taken !== 1) throw new ServiceError('conflict', `Launch ${launch.id} is being published by another request; wait for it to finish.`, { status: 'publishing' });
+    const taken = await renewPublishing(knex, launch.id, launch.updatedAt, now);
+    if (taken !== 1)
+      throw new ServiceError('conflict', `Launch ${launch.id} is being published by another request; wait for it to finish.`, { status: 'publishing' });
   }
   // While it works, the publish keeps its claim fresh so that nobody mistakes it for a crashed one.
   let heartbeat = now;
-  const timer = setInterval(() => {
-    const at = ctx.now();
-    knex('launches')
-      .where({ id: launch.id, status: 'publishing', updated_at: heartbeat })
-      .update({ updated_at: at })
-      .then((n) => {
-        if (n === 1) heartbeat = at;
-      })
-      .catch(() => {});
-  }, Math.max(200, Math.floor(IDEMPOTENCY_LEASE_MS / 3)));
+  const timer = setInterval(
+    () => {
+      const at = ctx.now();
+      renewPublishing(knex, launch.id, heartbeat, at)
+        .then((n) => {
+          if (n === 1) heartbeat = at;
+        })
+        .catch(() => {});
+    },
+    Math.max(200, Math.floor(IDEMPOTENCY_LEASE_MS / 3)),
+  );
   timer.unref();
   /** Nodes whose create was sent but whose ids are not known: on failure, found by marker and removed. */
   let inFlight: NodeRow[] = [];
@@ -142,7 +160,7 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
           for (const n of group) {
             const found = await adapter.findByMarker(account, level, n.id);
             if (found) {
-              await recordPlatformId(knex, n, found.id, ctx.now());
+              await recordPlatformIds(knex, [n], [found.id], ctx.now());
               ctx.progress({ progress: ++created, total, message: `Found ${created} of ${total - 1} objects already created` });
             } else toCreate.push(n);
           }
@@ -154,8 +172,13 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
           const refs = await adapter.createObjects(account, specs);
           await inTransaction(knex, async (trx) => {
             const at = ctx.now();
-            await recordPlatformIds(trx, chunk, refs.map((r) => r.id), at);
-            await trx('launches').where({ id: launch.id }).update({ updated_at: at });
+            await recordPlatformIds(
+              trx,
+              chunk,
+              refs.map((r) => r.id),
+              at,
+            );
+            await touchLaunch(trx, launch.id, at);
             heartbeat = at;
           });
           inFlight = [];
@@ -173,18 +196,36 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
     }
     return await inTransaction(knex, async (trx) => {
       const at = ctx.now();
-      await trx('launches').where({ id: launch.id }).update({ status: 'published', status_reason: null, published_at: at, updated_at: at });
-      await trx('launch_nodes').where({ launch_id: launch.id }).update({ status: 'live', updated_at: at });
-      await trx('spend_commitments').where({ launch_id: launch.id, state: 'reserved' }).update({ state: 'committed', updated_at: at });
+      await markPublished(trx, launch.id, at);
+      await commitReserved(trx, launch.id, at);
       for (const c of kids.get(null) ?? []) {
         const accountId = plan.campaignAccounts.get(c.id)!;
         const money = { amountMinorUnits: plan.campaignAmounts.get(c.id) ?? 0, currency: plan.accounts.get(accountId)!.currency };
-        await ctx.activity.record({ brandId: launch.brandId, accountId, entityType: 'campaign', entityId: c.id, entityName: c.properties.name ?? null, action: 'campaign.published', money }, trx);
+        await ctx.activity.record(
+          {
+            brandId: launch.brandId,
+            accountId,
+            entityType: 'campaign',
+            entityId: c.id,
+            entityName: c.properties.name ?? null,
+            action: 'campaign.published',
+            money,
+          },
+          trx,
+        );
       }
       // What each ad account's part counted against the ceiling (rounded once per account, not per campaign).
       for (const part of plan.counted.accounts) {
         await ctx.activity.record(
-          { brandId: launch.brandId, accountId: part.accountId, entityType: 'unknown', entityId: String(launch.id), entityName: launch.title, action: 'launch.published', money: { amountMinorUnits: part.amountMinorUnits, currency: part.currency, countedUsdCents: part.countedUsdCents } },
+          {
+            brandId: launch.brandId,
+            accountId: part.accountId,
+            entityType: 'unknown',
+            entityId: String(launch.id),
+            entityName: launch.title,
+            action: 'launch.published',
+            money: { amountMinorUnits: part.amountMinorUnits, currency: part.currency, countedUsdCents: part.countedUsdCents },
+          },
           trx,
         );
       }
@@ -215,23 +256,9 @@ export async function publishLaunch(ctx: OperationContext, plan: PublishPlan, re
   }
 }
 
-async function recordPlatformId(db: Knex | Knex.Transaction, node: NodeRow, platformId: string, at: number): Promise<void> {
-  await recordPlatformIds(db, [node], [platformId], at);
-}
-
-/** Records the platform ids of a chunk of nodes in one statement. */
-async function recordPlatformIds(db: Knex | Knex.Transaction, nodes: NodeRow[], platformIds: string[], at: number): Promise<void> {
-  if (!nodes.length) return;
-  const cases = nodes.map(() => 'when ? then ?').join(' ');
-  await db('launch_nodes')
-    .whereIn('id', nodes.map((n) => n.id))
-    .update({ platform_id: db.raw(`case id ${cases} end`, nodes.flatMap((n, i) => [n.id, platformIds[i]])), updated_at: at });
-  nodes.forEach((n, i) => (n.platformId = platformIds[i]));
-}
-
 /** Removes every platform object of the launch (children first), releases the reservation, records why. */
-async function undo(ctx: OperationContext, plan: PublishPlan, accountOf: (n: NodeRow) => BrandAdAccount, inFlight: NodeRow[], cause: unknown): Promise<void> {
-  const knex = ctx.db as Knex;
+async function undo(ctx: PublishContext, plan: PublishPlan, accountOf: (n: NodeRow) => BrandAdAccount, inFlight: NodeRow[], cause: unknown): Promise<void> {
+  const knex = ctx.db;
   let leftovers = 0;
   // A failed call may have created part of its chunk before failing: find those by marker.
   for (const n of inFlight.filter((x) => !x.platformId)) {
@@ -263,14 +290,13 @@ async function undo(ctx: OperationContext, plan: PublishPlan, accountOf: (n: Nod
   const reason = cause instanceof ServiceError || (cause as Error)?.name === 'PlatformError' ? (cause as Error).message : 'internal error';
   await inTransaction(knex, async (trx) => {
     const at = ctx.now();
-    const reserved = await trx('spend_commitments').where({ launch_id: plan.launch.id, state: 'reserved' }).select('id', 'api_key_id', 'grant_id', 'amount_cents');
-    for (const r of reserved) {
-      await releaseSpend(trx, r);
-      await trx('spend_commitments').where({ id: r.id }).update({ state: 'released', updated_at: at });
+    for (const c of await commitmentsOf(trx, plan.launch.id, 'reserved')) {
+      await releaseSpend(trx, c);
+      await settleCommitment(trx, c.id, 'released', at);
     }
-    await trx('launch_nodes').where({ launch_id: plan.launch.id }).update({ platform_id: leftovers ? trx.raw('platform_id') : null, updated_at: at });
-    const statusReason = `Publish failed: ${reason}${leftovers ? ` (${leftovers} platform objects could not be removed; they stay recorded on their nodes)` : ''}`.slice(0, 2000);
-    await trx('launches').where({ id: plan.launch.id }).update({ status: 'publish_failed', status_reason: statusReason, updated_at: at });
+    const statusReason =
+      `Publish failed: ${reason}${leftovers ? ` (${leftovers} platform objects could not be removed; they stay recorded on their nodes)` : ''}`.slice(0, 2000);
+    await markPublishFailed(trx, plan.launch.id, statusReason, leftovers > 0, at);
     await ctx.events.emit(trx, {
       organizationId: ctx.principal.organizationId,
       brandId: plan.launch.brandId,

@@ -1,13 +1,15 @@
-// Reading and shaping launches and their node trees; every launch read is scoped to one brand.
+// The launches area's tables: `launches`, their node trees (`launch_nodes`), `snapshot_templates`
+// and the `spend_commitments` publishing and live budget edits make. The only file that queries
+// them; every launch read is scoped to one brand, and other areas call these functions.
 
 import type { Knex } from 'knex';
 import { notFound } from '../errors.js';
 import { randomBase62 } from '../auth/secrets.js';
-import type { Budget } from '../platforms/port.js';
+
+type Db = Knex | Knex.Transaction;
 
 export type NodeType = 'campaign' | 'adset' | 'ad';
 export type LaunchStatus = 'draft' | 'publishing' | 'published' | 'publish_failed';
-type Db = Knex | Knex.Transaction;
 
 export interface LaunchRow {
   id: number;
@@ -37,11 +39,17 @@ export interface NodeRow {
   updatedAt: number;
 }
 
+/** Nodes of a launch per level. */
+export interface Counts {
+  campaigns: number;
+  adSets: number;
+  ads: number;
+}
+
+/** A new node id (`nd_` and 16 base62 characters). */
 export function newNodeId(): string {
   return `nd_${randomBase62(16)}`;
 }
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 function toLaunch(r: Record<string, any>): LaunchRow {
   return {
@@ -59,7 +67,7 @@ function toLaunch(r: Record<string, any>): LaunchRow {
   };
 }
 
-export function toNode(r: Record<string, any>): NodeRow {
+function toNode(r: Record<string, any>): NodeRow {
   return {
     id: r.id,
     launchId: Number(r.launch_id),
@@ -75,95 +83,196 @@ export function toNode(r: Record<string, any>): NodeRow {
   };
 }
 
-/** The launch `launchId` of `brandId`, or 404 (also for a launch of another brand). */
+// ---- launches
+
+/** The launch `launchId` of `brandId`, or 404 (also for a launch of another brand); locked in a transaction when `forUpdate`. */
 export async function loadLaunch(db: Db, brandId: number, launchId: string | number, forUpdate = false): Promise<LaunchRow> {
-  const q = db('launches').where({ id: Number(launchId), brand_id: brandId }).first();
+  const q = db('launches')
+    .where({ id: Number(launchId), brand_id: brandId })
+    .first();
   if (forUpdate && (db as Knex.Transaction).isTransaction) q.forUpdate();
   const row = await q;
   if (!row) throw notFound(`Launch ${launchId} of brand ${brandId}`);
   return toLaunch(row);
 }
 
+/** Stores a new launch; answers its id. */
+export async function insertLaunch(db: Db, l: Omit<LaunchRow, 'id' | 'statusReason' | 'publishedAt'>): Promise<number> {
+  const [id] = await db('launches').insert({
+    organization_id: l.organizationId,
+    brand_id: l.brandId,
+    account_id: l.accountId,
+    title: l.title,
+    description: l.description,
+    status: l.status,
+    created_at: l.createdAt,
+    updated_at: l.updatedAt,
+  });
+  return Number(id);
+}
+
+/** Ids of the brand's launches, newest first: with `status`, with `search` in the title (any case), below `beforeId`, at most `limit`. */
+export async function launchIds(db: Db, brandId: number, f: { status?: string; search?: string; beforeId?: number; limit: number }): Promise<number[]> {
+  const q = db('launches').where({ brand_id: brandId }).orderBy('id', 'desc').limit(f.limit);
+  if (f.status) q.where('status', f.status);
+  if (f.search) q.whereRaw("lower(title) like ? escape '!'", [`%${f.search.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`]);
+  if (f.beforeId !== undefined) q.where('id', '<', f.beforeId);
+  return (await q.select('id')).map((r) => Number(r.id));
+}
+
+/** Changes the title and/or description of a launch. */
+export async function updateLaunch(db: Db, id: number, change: { title?: string; description?: string | null; updatedAt: number }): Promise<void> {
+  const row: Record<string, unknown> = { updated_at: change.updatedAt };
+  if (change.title !== undefined) row.title = change.title;
+  if (change.description !== undefined) row.description = change.description;
+  await db('launches').where({ id }).update(row);
+}
+
+/** Marks a launch changed at `at` (its tree changed). */
+export async function touchLaunch(db: Db, id: number, at: number): Promise<void> {
+  await db('launches').where({ id }).update({ updated_at: at });
+}
+
+/** Deletes a launch and its nodes. */
+export async function deleteLaunch(db: Db, id: number): Promise<void> {
+  await db('launch_nodes').where({ launch_id: id }).delete();
+  await db('launches').where({ id }).delete();
+}
+
+/** Moves a draft (or failed) launch to publishing in one statement; answers 1 when it moved, 0 when another request got there first. */
+export async function claimForPublishing(db: Db, id: number, at: number): Promise<number> {
+  return db('launches').where({ id }).whereIn('status', ['draft', 'publish_failed']).update({ status: 'publishing', status_reason: null, updated_at: at });
+}
+
+/**
+ * Refreshes the claim of a publish still running, or takes over a crashed one: only if the launch
+ * is publishing and unchanged since `seenUpdatedAt` (1 when it was, 0 when someone else holds it).
+ */
+export async function renewPublishing(db: Db, id: number, seenUpdatedAt: number, at: number): Promise<number> {
+  return db('launches').where({ id, status: 'publishing', updated_at: seenUpdatedAt }).update({ updated_at: at });
+}
+
+/** A published launch: it and every node live. */
+export async function markPublished(db: Db, id: number, at: number): Promise<void> {
+  await db('launches').where({ id }).update({ status: 'published', status_reason: null, published_at: at, updated_at: at });
+  await db('launch_nodes').where({ launch_id: id }).update({ status: 'live', updated_at: at });
+}
+
+/** A failed publish: the launch says why; its nodes forget their platform ids unless objects stayed behind (`keepPlatformIds`). */
+export async function markPublishFailed(db: Db, id: number, reason: string, keepPlatformIds: boolean, at: number): Promise<void> {
+  await db('launch_nodes')
+    .where({ launch_id: id })
+    .update({ platform_id: keepPlatformIds ? db.raw('platform_id') : null, updated_at: at });
+  await db('launches').where({ id }).update({ status: 'publish_failed', status_reason: reason, updated_at: at });
+}
+
+/** How many of the brand's published launches have a campaign on `accountId`, and the `limit` most recently published of them. */
+export async function publishedOnAccount(
+  db: Db,
+  brandId: number,
+  accountId: string,
+  limit: number,
+): Promise<{ total: number; sample: Array<{ id: number; publishedAt: number }> }> {
+  const published = db('launches as l')
+    .where({ 'l.brand_id': brandId, 'l.status': 'published' })
+    .whereExists((q) =>
+      q.select(db.raw('1')).from('launch_nodes as n').whereRaw('n.launch_id = l.id').where({ 'n.node_type': 'campaign', 'n.account_id': accountId }),
+    );
+  const [total, sample] = await Promise.all([
+    published.clone().count({ n: '*' }).first(),
+    published
+      .clone()
+      .orderBy([
+        { column: 'l.published_at', order: 'desc' },
+        { column: 'l.id', order: 'desc' },
+      ])
+      .limit(limit)
+      .select('l.id', 'l.published_at'),
+  ]);
+  return { total: Number(total?.n ?? 0), sample: sample.map((s) => ({ id: Number(s.id), publishedAt: Number(s.published_at) })) };
+}
+
+// ---- launch_nodes
+
+/** The nodes of a launch in creation order (a tree's order: parents before children). */
 export async function loadNodes(db: Db, launchId: number): Promise<NodeRow[]> {
-  const rows = await db('launch_nodes').where({ launch_id: launchId }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  const rows = await db('launch_nodes')
+    .where({ launch_id: launchId })
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
   return rows.map(toNode);
 }
 
-export function nodeView(n: NodeRow) {
-  return {
+/** One node of the launch, or undefined. */
+export async function findNode(db: Db, launchId: number, nodeId: string): Promise<NodeRow | undefined> {
+  const row = await db('launch_nodes').where({ launch_id: launchId, id: nodeId }).first();
+  return row ? toNode(row) : undefined;
+}
+
+/** The children of a node, in creation order. */
+export async function childNodes(db: Db, launchId: number, parentId: string): Promise<NodeRow[]> {
+  return (await db('launch_nodes').where({ launch_id: launchId, parent_id: parentId }).orderBy(['created_at', 'id'])).map(toNode);
+}
+
+/** Stores new nodes (parents before children), in batches. */
+export async function insertNodes(db: Db, nodes: NodeRow[]): Promise<void> {
+  const rows = nodes.map((n) => ({
     id: n.id,
-    nodeType: n.nodeType,
-    parentId: n.parentId,
+    launch_id: n.launchId,
+    parent_id: n.parentId,
+    node_type: n.nodeType,
+    account_id: n.accountId,
+    name: n.name,
+    properties: JSON.stringify(n.properties),
+    platform_id: n.platformId,
     status: n.status,
-    accountId: n.accountId,
-    properties: n.properties,
-    platformId: n.platformId,
-    createdAt: iso(n.createdAt)!,
-    updatedAt: iso(n.updatedAt)!,
-  };
+    created_at: n.createdAt,
+    updated_at: n.updatedAt,
+  }));
+  await db.batchInsert('launch_nodes', rows, 200);
 }
 
-export interface Counts {
-  campaigns: number;
-  adSets: number;
-  ads: number;
+/** Saves a node's settings (and its name, when given: drafts keep it beside their properties). */
+export async function updateNodeProperties(db: Db, nodeId: string, properties: Record<string, unknown>, at: number, name?: string | null): Promise<void> {
+  await db('launch_nodes')
+    .where({ id: nodeId })
+    .update({ properties: JSON.stringify(properties), ...(name !== undefined ? { name } : {}), updated_at: at });
 }
 
-export function countsOf(nodes: Pick<NodeRow, 'nodeType'>[]): Counts {
-  return {
-    campaigns: nodes.filter((n) => n.nodeType === 'campaign').length,
-    adSets: nodes.filter((n) => n.nodeType === 'adset').length,
-    ads: nodes.filter((n) => n.nodeType === 'ad').length,
-  };
-}
-
-export function launchSummary(l: LaunchRow, brandName: string | null, counts: Counts) {
-  return {
-    id: String(l.id),
-    title: l.title,
-    description: l.description,
-    brandId: l.brandId,
-    brandName,
-    accountId: l.accountId,
-    status: l.status,
-    statusReason: l.statusReason,
-    counts,
-    createdAt: iso(l.createdAt)!,
-    updatedAt: iso(l.updatedAt)!,
-    publishedAt: iso(l.publishedAt),
-  };
-}
-
-/** Children of each node id, in creation order. */
-export function childrenOf(nodes: NodeRow[]): Map<string | null, NodeRow[]> {
-  const out = new Map<string | null, NodeRow[]>();
-  for (const n of nodes) {
-    const list = out.get(n.parentId) ?? [];
-    list.push(n);
-    out.set(n.parentId, list);
+/** Moves a campaign, its ad sets and their ads to `accountId`. */
+export async function setCampaignAccount(db: Db, launchId: number, campaignId: string, accountId: string | null): Promise<void> {
+  const adSets = await db('launch_nodes').where({ launch_id: launchId, parent_id: campaignId }).pluck('id');
+  await db('launch_nodes').where({ id: campaignId }).update({ account_id: accountId });
+  if (adSets.length) {
+    await db('launch_nodes').whereIn('id', adSets).update({ account_id: accountId });
+    await db('launch_nodes').whereIn('parent_id', adSets).update({ account_id: accountId });
   }
-  return out;
 }
 
-/** The launch with its whole tree: campaigns → ad sets → ads. */
-export function launchTree(l: LaunchRow, brandName: string | null, nodes: NodeRow[]) {
-  const kids = childrenOf(nodes);
-  return {
-    ...launchSummary(l, brandName, countsOf(nodes)),
-    campaigns: (kids.get(null) ?? []).map((c) => ({
-      node: nodeView(c),
-      adSets: (kids.get(c.id) ?? []).map((s) => ({ node: nodeView(s), ads: (kids.get(s.id) ?? []).map(nodeView) })),
-    })),
-  };
+/** Deletes nodes by id, 500 at a time. */
+export async function deleteNodes(db: Db, ids: string[]): Promise<void> {
+  for (let i = 0; i < ids.length; i += 500)
+    await db('launch_nodes')
+      .whereIn('id', ids.slice(i, i + 500))
+      .delete();
 }
 
-/** A budget property `{dailyAmount}` or `{lifetimeAmount}` as the platform port's Budget. */
-export function budgetOf(props: Record<string, any>): Budget | null {
-  const b = props.budget;
-  if (!b) return null;
-  if (typeof b.dailyAmount === 'number') return { period: 'daily', amountMinorUnits: b.dailyAmount };
-  if (typeof b.lifetimeAmount === 'number') return { period: 'lifetime', amountMinorUnits: b.lifetimeAmount };
-  return null;
+/** Records the platform ids of a chunk of nodes in one statement (and on the node objects). */
+export async function recordPlatformIds(db: Db, nodes: NodeRow[], platformIds: string[], at: number): Promise<void> {
+  if (!nodes.length) return;
+  const cases = nodes.map(() => 'when ? then ?').join(' ');
+  await db('launch_nodes')
+    .whereIn(
+      'id',
+      nodes.map((n) => n.id),
+    )
+    .update({
+      platform_id: db.raw(
+        `case id ${cases} end`,
+        nodes.flatMap((n, i) => [n.id, platformIds[i]]),
+      ),
+      updated_at: at,
+    });
+  nodes.forEach((n, i) => (n.platformId = platformIds[i]));
 }
 
 /** Counts of nodes per launch, for lists. */
@@ -182,4 +291,151 @@ export async function countsByLaunch(db: Db, launchIds: number[]): Promise<Map<n
     else c.ads = n;
   }
   return out;
+}
+
+/** The platform ids among `platformIds` that belong to nodes launched by this service. */
+export async function launchedPlatformIds(db: Db, platformIds: string[]): Promise<Set<string>> {
+  return new Set<string>(platformIds.length ? await db('launch_nodes').whereIn('platform_id', platformIds).pluck('platform_id') : []);
+}
+
+/** The platform ids of the campaigns of `launchIds` on `accountId`, sorted. */
+export async function campaignPlatformIds(db: Db, launchIds: number[], accountId: string): Promise<string[]> {
+  if (!launchIds.length) return [];
+  return db('launch_nodes')
+    .whereIn('launch_id', launchIds)
+    .where({ node_type: 'campaign', account_id: accountId })
+    .whereNotNull('platform_id')
+    .orderBy('platform_id')
+    .pluck('platform_id');
+}
+
+// ---- snapshot_templates
+
+export interface SnapshotTemplateRow {
+  id: number;
+  organizationId: number;
+  brandId: number;
+  sourceLaunchId: number | null;
+  name: string;
+  description: string | null;
+  /** The campaign-level properties saved, in tree order. */
+  campaigns: Array<Record<string, unknown>>;
+  createdAt: number;
+}
+
+function toTemplate(r: Record<string, any>): SnapshotTemplateRow {
+  return {
+    id: Number(r.id),
+    organizationId: Number(r.organization_id),
+    brandId: Number(r.brand_id),
+    sourceLaunchId: r.source_launch_id === null ? null : Number(r.source_launch_id),
+    name: r.name,
+    description: r.description ?? null,
+    campaigns: JSON.parse(r.campaigns),
+    createdAt: Number(r.created_at),
+  };
+}
+
+/** Stores a snapshot template; answers its id. */
+export async function insertSnapshotTemplate(db: Db, t: Omit<SnapshotTemplateRow, 'id'>): Promise<number> {
+  const [id] = await db('snapshot_templates').insert({
+    organization_id: t.organizationId,
+    brand_id: t.brandId,
+    source_launch_id: t.sourceLaunchId,
+    name: t.name,
+    description: t.description,
+    campaigns: JSON.stringify(t.campaigns),
+    created_at: t.createdAt,
+  });
+  return Number(id);
+}
+
+/** The brand's snapshot template `id`, or undefined (also for another brand's). */
+export async function findSnapshotTemplate(db: Db, brandId: number, id: number): Promise<SnapshotTemplateRow | undefined> {
+  const row = await db('snapshot_templates').where({ id, brand_id: brandId }).first();
+  return row ? toTemplate(row) : undefined;
+}
+
+/** The brand's snapshot templates newest first, below `beforeId` when given, at most `limit`. */
+export async function snapshotTemplatesOf(db: Db, brandId: number, limit: number, beforeId?: number): Promise<SnapshotTemplateRow[]> {
+  const q = db('snapshot_templates').where({ brand_id: brandId }).orderBy('id', 'desc').limit(limit);
+  if (beforeId !== undefined) q.where('id', '<', beforeId);
+  return (await q).map(toTemplate);
+}
+
+// ---- spend_commitments
+
+/** What a publish or a live budget edit reserved, then committed or released, for one ad account. */
+export interface Commitment {
+  id: number;
+  organizationId: number;
+  /** The ledger that counted it: the API key, or the OAuth grant. */
+  apiKeyId: number | null;
+  grantId: number | null;
+  launchId: number;
+  nodeId: string | null;
+  kind: 'publish' | 'budget_edit';
+  /** Null on commitments made before amounts were kept per ad account. */
+  accountId: string | null;
+  currency: string | null;
+  amountMinorUnits: number | null;
+  /** What it counted against the ceiling, US cents. */
+  countedUsdCents: number;
+  state: 'reserved' | 'committed' | 'released';
+}
+
+function toCommitment(r: Record<string, any>): Commitment {
+  return {
+    id: Number(r.id),
+    organizationId: Number(r.organization_id),
+    apiKeyId: r.api_key_id === null ? null : Number(r.api_key_id),
+    grantId: r.grant_id === null ? null : Number(r.grant_id),
+    launchId: Number(r.launch_id),
+    nodeId: r.node_id ?? null,
+    kind: r.kind,
+    accountId: r.account_id ?? null,
+    currency: r.currency ?? null,
+    amountMinorUnits: r.amount_minor_units === null ? null : Number(r.amount_minor_units),
+    countedUsdCents: Number(r.amount_cents),
+    state: r.state,
+  };
+}
+
+/** Stores reserved commitments made at `at`; answers the id of the first (the only one for a single commitment). */
+export async function insertCommitments(db: Db, commitments: Array<Omit<Commitment, 'id' | 'state'>>, at: number): Promise<number> {
+  const [id] = await db('spend_commitments').insert(
+    commitments.map((c) => ({
+      organization_id: c.organizationId,
+      api_key_id: c.apiKeyId,
+      grant_id: c.grantId,
+      launch_id: c.launchId,
+      node_id: c.nodeId,
+      kind: c.kind,
+      amount_cents: c.countedUsdCents,
+      account_id: c.accountId,
+      currency: c.currency,
+      amount_minor_units: c.amountMinorUnits,
+      state: 'reserved',
+      created_at: at,
+      updated_at: at,
+    })),
+  );
+  return Number(id);
+}
+
+/** The launch's commitments in a state (of a kind, when given), in id order. */
+export async function commitmentsOf(db: Db, launchId: number, state: Commitment['state'], kind?: Commitment['kind']): Promise<Commitment[]> {
+  const q = db('spend_commitments').where({ launch_id: launchId, state }).orderBy('id');
+  if (kind) q.where({ kind });
+  return (await q).map(toCommitment);
+}
+
+/** Moves one commitment to a new state. */
+export async function settleCommitment(db: Db, id: number, state: 'committed' | 'released', at: number): Promise<void> {
+  await db('spend_commitments').where({ id }).update({ state, updated_at: at });
+}
+
+/** Commits every reserved commitment of the launch (its publish succeeded). */
+export async function commitReserved(db: Db, launchId: number, at: number): Promise<void> {
+  await db('spend_commitments').where({ launch_id: launchId, state: 'reserved' }).update({ state: 'committed', updated_at: at });
 }

@@ -5,7 +5,8 @@ import type { FieldIssue } from '../errors.js';
 import { COPY_LIMITS, hasEmoji, textLength } from '../copy/limits.js';
 import type { PlatformName } from '../platforms/port.js';
 import { RULES } from './rules.js';
-import { budgetOf, childrenOf, type NodeRow } from './store.js';
+import type { NodeRow } from './store.js';
+import { budgetOf, childrenOf } from './tree.js';
 
 export interface ValidationContext {
   /** The brand's ad accounts and their platforms. */
@@ -55,9 +56,12 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
       issue(`${at}.accountId`, `${p.accountId} is not an ad account of this brand`);
       accountId = null;
     } else if (!accountId) {
-      issue(`${at}.accountId`, ctx.accounts.size === 0
-        ? 'the brand has no ad account to publish to; connect one first'
-        : `is required: the brand has several ad accounts (${[...ctx.accounts.keys()].join(', ')})`);
+      issue(
+        `${at}.accountId`,
+        ctx.accounts.size === 0
+          ? 'the brand has no ad account to publish to; connect one first'
+          : `is required: the brand has several ad accounts (${[...ctx.accounts.keys()].join(', ')})`,
+      );
     }
     campaignAccounts.set(c.id, accountId);
     const platform = accountId ? ctx.accounts.get(accountId)! : null;
@@ -80,7 +84,8 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
       if (!sp.name) issue(`${sat}.name`, 'is required');
       const goals = rules && p.objective ? rules.goals[p.objective] : undefined;
       if (!sp.optimizationGoal) issue(`${sat}.optimizationGoal`, goals ? `is required; one of ${goals.join(', ')}` : 'is required');
-      else if (goals && !goals.includes(sp.optimizationGoal)) issue(`${sat}.optimizationGoal`, `does not go with objective ${p.objective}; use one of ${goals.join(', ')}`);
+      else if (goals && !goals.includes(sp.optimizationGoal))
+        issue(`${sat}.optimizationGoal`, `does not go with objective ${p.objective}; use one of ${goals.join(', ')}`);
 
       const setBudget = budgetOf(sp);
       if (campaignBudget && setBudget) issue(`${sat}.budget`, 'must not be set: the campaign carries the budget (budget at exactly one level)');
@@ -107,18 +112,21 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
         const ap = a.properties;
         if (!ap.name) issue(`${aat}.name`, 'is required');
         if (ap.creativeId === undefined && ap.postId === undefined) issue(`${aat}.creativeId`, 'attach a creative (creativeId) or an existing post (postId)');
-        else if (ap.creativeId !== undefined && !ctx.creativeIds.has(ap.creativeId)) issue(`${aat}.creativeId`, `creative ${ap.creativeId} does not exist in this brand`);
+        else if (ap.creativeId !== undefined && !ctx.creativeIds.has(ap.creativeId))
+          issue(`${aat}.creativeId`, `creative ${ap.creativeId} does not exist in this brand`);
         if (ap.copyGenerationId !== undefined) {
           const copyPlatform = ctx.copies?.get(ap.copyGenerationId);
           if (!copyPlatform) issue(`${aat}.copyGenerationId`, `copy ${ap.copyGenerationId} does not exist in this brand`);
-          else if (platform && copyPlatform !== platform) issue(`${aat}.copyGenerationId`, `copy ${ap.copyGenerationId} was written for ${copyPlatform}; this ad publishes to ${platform}`);
+          else if (platform && copyPlatform !== platform)
+            issue(`${aat}.copyGenerationId`, `copy ${ap.copyGenerationId} was written for ${copyPlatform}; this ad publishes to ${platform}`);
         }
         if (platform === 'tiktok') {
           // TikTok shows one ad text (the primary text, else the headline): 1 to 100 characters, no emoji.
           for (const key of ['primaryText', 'headline'] as const) {
             const text = ap[key];
             if (typeof text !== 'string') continue;
-            if (textLength(text) > COPY_LIMITS.tiktok.primaryTexts) issue(`${aat}.${key}`, `is ${textLength(text)} characters; TikTok ad text is 1 to ${COPY_LIMITS.tiktok.primaryTexts}`);
+            if (textLength(text) > COPY_LIMITS.tiktok.primaryTexts)
+              issue(`${aat}.${key}`, `is ${textLength(text)} characters; TikTok ad text is 1 to ${COPY_LIMITS.tiktok.primaryTexts}`);
             else if (hasEmoji(text)) issue(`${aat}.${key}`, 'contains emoji, which TikTok refuses in ad text');
           }
         }
@@ -139,7 +147,10 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
  * What a publish counts, campaign by campaign: the campaign's budget, or its ad sets' budgets, in
  * the minor units of the campaign's ad account. Campaigns without a resolved account are left out.
  */
-export function campaignAmounts(nodes: NodeRow[], campaignAccounts: Map<string, string | null>): Array<{ campaignId: string; accountId: string; amountMinorUnits: number }> {
+export function campaignAmounts(
+  nodes: NodeRow[],
+  campaignAccounts: Map<string, string | null>,
+): Array<{ campaignId: string; accountId: string; amountMinorUnits: number }> {
   const kids = childrenOf(nodes);
   const out: Array<{ campaignId: string; accountId: string; amountMinorUnits: number }> = [];
   for (const c of kids.get(null) ?? []) {

@@ -62,7 +62,12 @@ export function countPerAccount(parts: Array<{ accountId: string; currency: stri
     byAccount.set(p.accountId, entry);
   }
   // Nothing to count needs no rate: an account whose amount is zero counts zero cents.
-  const accounts = [...byAccount].map(([accountId, e]) => ({ accountId, currency: e.currency, amountMinorUnits: e.amount, countedUsdCents: e.amount === 0 ? 0 : toUsdCents(e.amount, e.currency, rates) }));
+  const accounts = [...byAccount].map(([accountId, e]) => ({
+    accountId,
+    currency: e.currency,
+    amountMinorUnits: e.amount,
+    countedUsdCents: e.amount === 0 ? 0 : toUsdCents(e.amount, e.currency, rates),
+  }));
   return { accounts, totalUsdCents: accounts.reduce((s, a) => s + a.countedUsdCents, 0) };
 }
 

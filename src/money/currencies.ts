@@ -4,9 +4,7 @@
 
 import { data } from 'currency-codes';
 
-const EXPONENTS: ReadonlyMap<string, number> = new Map(
-  data.filter((c) => Number.isInteger(c.digits) && c.digits >= 0).map((c) => [c.code, c.digits]),
-);
+const EXPONENTS: ReadonlyMap<string, number> = new Map(data.filter((c) => Number.isInteger(c.digits) && c.digits >= 0).map((c) => [c.code, c.digits]));
 
 /** The minor-unit exponent of an ISO 4217 code (2 for USD, 0 for JPY, 3 for KWD), or null for an unknown code. */
 export function exponentOf(currency: string): number | null {

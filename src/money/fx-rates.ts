@@ -23,7 +23,8 @@ export function parseFxRates(raw: string | undefined): FxRates {
   if (!text) return rates;
   const seen = new Set<string>();
   for (const pair of text.split(',')) {
-    const bad = (why: string) => new Error(`FX_RATES: "${pair.trim()}" ${why}; write CUR=rate pairs separated by commas, the rate in US dollars per unit, e.g. EUR=1.08,JPY=0.0066`);
+    const bad = (why: string) =>
+      new Error(`FX_RATES: "${pair.trim()}" ${why}; write CUR=rate pairs separated by commas, the rate in US dollars per unit, e.g. EUR=1.08,JPY=0.0066`);
     const eq = pair.indexOf('=');
     if (eq < 0) throw bad('is not CUR=rate');
     const code = pair.slice(0, eq).trim();

@@ -80,14 +80,20 @@ function formatDate(ms: number, format: string): string {
 function applyFilter(value: string, filter?: string): string {
   if (filter === 'upper') return value.toUpperCase();
   if (filter === 'lower') return value.toLowerCase();
-  if (filter === 'slug') return value.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  if (filter === 'slug')
+    return value
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '');
   return value;
 }
 
 /** Renders a valid template with `values` (missing variables render empty) at date `now`. */
 export function renderTemplate(template: string, values: Record<string, string>, now: number): string {
   return parseTemplate(template)
-    .tokens.map((t) => ('text' in t ? t.text : applyFilter(t.variable === 'date' ? formatDate(now, t.arg ?? 'YYYY-MM-DD') : values[t.variable] ?? '', t.filter)))
+    .tokens.map((t) =>
+      'text' in t ? t.text : applyFilter(t.variable === 'date' ? formatDate(now, t.arg ?? 'YYYY-MM-DD') : (values[t.variable] ?? ''), t.filter),
+    )
     .join('')
     .trim();
 }

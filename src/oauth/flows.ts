@@ -14,7 +14,12 @@ export const REFRESH_TTL_MS = 30 * 24 * 3600_000;
 
 /** An OAuth error answered in RFC 6749 form; `redirect` when it may go back to the client. */
 export class OAuthError extends Error {
-  constructor(readonly error: string, description: string, readonly status = 400, readonly redirect = false) {
+  constructor(
+    readonly error: string,
+    description: string,
+    readonly status = 400,
+    readonly redirect = false,
+  ) {
     super(description);
   }
 }
@@ -40,7 +45,8 @@ function isLoopback(u: URL): boolean {
 }
 
 function checkRedirectUri(raw: unknown): string {
-  if (typeof raw !== 'string' || raw.length > 2000) throw new OAuthError('invalid_redirect_uri', 'Each redirect URI must be a string of at most 2000 characters.');
+  if (typeof raw !== 'string' || raw.length > 2000)
+    throw new OAuthError('invalid_redirect_uri', 'Each redirect URI must be a string of at most 2000 characters.');
   let u: URL;
   try {
     u = new URL(raw);
@@ -118,10 +124,12 @@ export async function checkAuthorizeRequest(knex: Knex, settings: OAuthSettings,
   const client = await loadClient(knex, q.client_id);
   if (!client) throw new OAuthError('invalid_client', 'Unknown client_id: register the app first.');
   const redirectUri = typeof q.redirect_uri === 'string' ? q.redirect_uri : '';
-  if (!redirectUri || !redirectAllowed(client, redirectUri)) throw new OAuthError('invalid_request', 'redirect_uri is not one of the URIs registered for this app.');
+  if (!redirectUri || !redirectAllowed(client, redirectUri))
+    throw new OAuthError('invalid_request', 'redirect_uri is not one of the URIs registered for this app.');
   const fail = (error: string, message: string) => new OAuthError(error, message, 400, true);
   if (q.response_type !== 'code') throw fail('unsupported_response_type', 'response_type must be code.');
-  if (typeof q.code_challenge !== 'string' || !/^[A-Za-z0-9_-]{43,128}$/.test(q.code_challenge)) throw fail('invalid_request', 'PKCE is required: send code_challenge (S256).');
+  if (typeof q.code_challenge !== 'string' || !/^[A-Za-z0-9_-]{43,128}$/.test(q.code_challenge))
+    throw fail('invalid_request', 'PKCE is required: send code_challenge (S256).');
   if (q.code_challenge_method !== 'S256') throw fail('invalid_request', 'code_challenge_method must be S256; plain is not accepted.');
   const resource = q.resource === undefined || q.resource === '' ? null : q.resource;
   if (resource !== null && resource !== settings.apiResource && resource !== settings.mcpResource) {
@@ -162,7 +170,14 @@ export async function approve(knex: Knex, request: AuthorizeRequest, decision: D
       created_at: now,
       revoked_at: null,
     });
-    await trx('oauth_codes').insert({ code_hash: sha256(code), grant_id: grantId, redirect_uri: request.redirectUri, code_challenge: request.codeChallenge, expires_at: now + CODE_TTL_MS, used_at: null });
+    await trx('oauth_codes').insert({
+      code_hash: sha256(code),
+      grant_id: grantId,
+      redirect_uri: request.redirectUri,
+      code_challenge: request.codeChallenge,
+      expires_at: now + CODE_TTL_MS,
+      used_at: null,
+    });
   });
   return code;
 }
@@ -195,7 +210,15 @@ async function tokensFor(trx: Knex | Knex.Transaction, keys: SigningKeys, settin
     now,
   });
   const refresh = opaque('svc_rt_');
-  await trx('oauth_refresh_tokens').insert({ token_hash: sha256(refresh), grant_id: grant.id, family_id: familyId, created_at: now, expires_at: now + REFRESH_TTL_MS, used_at: null, revoked_at: null });
+  await trx('oauth_refresh_tokens').insert({
+    token_hash: sha256(refresh),
+    grant_id: grant.id,
+    family_id: familyId,
+    created_at: now,
+    expires_at: now + REFRESH_TTL_MS,
+    used_at: null,
+    revoked_at: null,
+  });
   return { access_token: access.token, token_type: 'Bearer', expires_in: access.expiresIn, refresh_token: refresh, scope: scopes.join(' ') };
 }
 
@@ -203,7 +226,10 @@ function checkResource(settings: OAuthSettings, grant: GrantRow, resource: unkno
   if (resource === undefined || resource === '') return;
   const asked = Array.isArray(resource) ? resource : [resource];
   if (asked.some((r) => r !== audienceOf(settings, grant))) {
-    throw new OAuthError('invalid_target', `This grant is bound to ${grant.resource ?? settings.mcpResource}; the token request may repeat that resource or omit it.`);
+    throw new OAuthError(
+      'invalid_target',
+      `This grant is bound to ${grant.resource ?? settings.mcpResource}; the token request may repeat that resource or omit it.`,
+    );
   }
 }
 
@@ -217,9 +243,12 @@ export async function token(knex: Knex, keys: SigningKeys, settings: OAuthSettin
   // Load the signing key before any transaction: SQLite has one connection, the transaction holds it.
   await keys.active();
   if (form.grant_type === 'authorization_code') {
-    if (typeof form.code !== 'string' || typeof form.code_verifier !== 'string') throw new OAuthError('invalid_request', 'code and code_verifier are required.');
+    if (typeof form.code !== 'string' || typeof form.code_verifier !== 'string')
+      throw new OAuthError('invalid_request', 'code and code_verifier are required.');
     return inTransaction(knex, async (trx) => {
-      const code = await trx('oauth_codes').where({ code_hash: sha256(form.code as string) }).first();
+      const code = await trx('oauth_codes')
+        .where({ code_hash: sha256(form.code as string) })
+        .first();
       if (!code) throw new OAuthError('invalid_grant', 'The authorization code is not valid.');
       const grant = (await trx('oauth_grants').where({ id: code.grant_id }).first()) as GrantRow;
       if (code.used_at !== null) {
@@ -230,7 +259,10 @@ export async function token(knex: Knex, keys: SigningKeys, settings: OAuthSettin
       if (Number(code.expires_at) <= now) throw new OAuthError('invalid_grant', 'The authorization code has expired; start the sign-in again.');
       if (form.client_id !== grant.client_id) throw new OAuthError('invalid_grant', 'The code was issued to another client.');
       if (form.redirect_uri !== code.redirect_uri) throw new OAuthError('invalid_grant', 'redirect_uri differs from the one of the authorization request.');
-      const challenge = crypto.createHash('sha256').update(form.code_verifier as string).digest('base64url');
+      const challenge = crypto
+        .createHash('sha256')
+        .update(form.code_verifier as string)
+        .digest('base64url');
       if (challenge !== code.code_challenge) throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge.');
       checkResource(settings, grant, form.resource);
       const used = await trx('oauth_codes').where({ code_hash: code.code_hash }).whereNull('used_at').update({ used_at: now });
@@ -244,7 +276,9 @@ export async function token(knex: Knex, keys: SigningKeys, settings: OAuthSettin
   if (form.grant_type === 'refresh_token') {
     if (typeof form.refresh_token !== 'string') throw new OAuthError('invalid_request', 'refresh_token is required.');
     const outcome = await inTransaction(knex, async (trx) => {
-      const row = await trx('oauth_refresh_tokens').where({ token_hash: sha256(form.refresh_token as string) }).first();
+      const row = await trx('oauth_refresh_tokens')
+        .where({ token_hash: sha256(form.refresh_token as string) })
+        .first();
       if (!row) throw new OAuthError('invalid_grant', 'The refresh token is not valid.');
       const grant = (await trx('oauth_grants').where({ id: row.grant_id }).first()) as GrantRow;
       if (row.used_at !== null) {
@@ -252,8 +286,10 @@ export async function token(knex: Knex, keys: SigningKeys, settings: OAuthSettin
         await trx('oauth_refresh_tokens').where({ family_id: row.family_id }).whereNull('revoked_at').update({ revoked_at: now });
         return { reused: true as const };
       }
-      if (row.revoked_at !== null || grant.revoked_at !== null || Number(row.expires_at) <= now) throw new OAuthError('invalid_grant', 'The refresh token is revoked or expired; sign in again.');
-      if (form.client_id !== undefined && form.client_id !== grant.client_id) throw new OAuthError('invalid_grant', 'The refresh token was issued to another client.');
+      if (row.revoked_at !== null || grant.revoked_at !== null || Number(row.expires_at) <= now)
+        throw new OAuthError('invalid_grant', 'The refresh token is revoked or expired; sign in again.');
+      if (form.client_id !== undefined && form.client_id !== grant.client_id)
+        throw new OAuthError('invalid_grant', 'The refresh token was issued to another client.');
       checkResource(settings, grant, form.resource);
       const spent = await trx('oauth_refresh_tokens').where({ token_hash: row.token_hash }).whereNull('used_at').update({ used_at: now });
       if (spent !== 1) return { reused: true as const };
@@ -272,15 +308,22 @@ export async function revoke(knex: Knex, keys: SigningKeys, settings: OAuthSetti
   if (value.startsWith(ACCESS_TOKEN_PREFIX)) {
     try {
       const claims = await verifyAccessToken(keys, value, settings.issuer, now);
-      await knex('oauth_revoked_access_tokens').insert({ jti: claims.jti, expires_at: (claims.exp ?? 0) * 1000 }).onConflict('jti').ignore();
+      await knex('oauth_revoked_access_tokens')
+        .insert({ jti: claims.jti, expires_at: (claims.exp ?? 0) * 1000 })
+        .onConflict('jti')
+        .ignore();
     } catch {
       // An invalid token needs no revoking (RFC 7009 answers 200 all the same).
     }
     return;
   }
-  const row = await knex('oauth_refresh_tokens as r').join('oauth_grants as g', 'g.id', 'r.grant_id').where('r.token_hash', sha256(value)).first('r.family_id', 'g.client_id');
+  const row = await knex('oauth_refresh_tokens as r')
+    .join('oauth_grants as g', 'g.id', 'r.grant_id')
+    .where('r.token_hash', sha256(value))
+    .first('r.family_id', 'g.client_id');
   // A client may revoke only its own tokens (RFC 7009 §2.1); others are ignored like unknown ones.
-  if (row && (form.client_id === undefined || form.client_id === row.client_id)) await knex('oauth_refresh_tokens').where({ family_id: row.family_id }).whereNull('revoked_at').update({ revoked_at: now });
+  if (row && (form.client_id === undefined || form.client_id === row.client_id))
+    await knex('oauth_refresh_tokens').where({ family_id: row.family_id }).whereNull('revoked_at').update({ revoked_at: now });
 }
 
 export { revokeGrant };

@@ -22,7 +22,15 @@ export async function rotateSigningKey(knex: Knex, now = Date.now()): Promise<st
   const pub = { ...(await exportJWK(publicKey)), kid, alg: ALG, use: 'sig' };
   await knex.transaction(async (trx) => {
     await trx('oauth_signing_keys').where({ active: true }).update({ active: false, retired_at: now });
-    await trx('oauth_signing_keys').insert({ kid, alg: ALG, private_jwk: JSON.stringify(priv), public_jwk: JSON.stringify(pub), active: true, created_at: now, retired_at: null });
+    await trx('oauth_signing_keys').insert({
+      kid,
+      alg: ALG,
+      private_jwk: JSON.stringify(priv),
+      public_jwk: JSON.stringify(pub),
+      active: true,
+      created_at: now,
+      retired_at: null,
+    });
   });
   return kid;
 }
@@ -35,7 +43,10 @@ export class SigningKeys {
   private signerLoadedAt = 0;
   private readonly verifiers = new Map<string, CryptoKey>();
 
-  constructor(private readonly knex: Knex, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly knex: Knex,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** The active key (created on first use; a rotation elsewhere is picked up within 5 minutes). */
   async active(): Promise<SigningKey> {

@@ -27,7 +27,10 @@ export type SignInResult = { ok: true; cookie: string } | { ok: false; reason: '
 /** Checks email and password; after 5 failures in 15 minutes for that email (50 for one address), refuses to try. */
 export async function signIn(knex: Knex, email: string, password: string, remoteAddress: string, now = Date.now()): Promise<SignInResult> {
   const subjects = [`email:${email.trim().toLowerCase()}`, `ip:${remoteAddress}`];
-  const recent = await knex('login_failures').whereIn('subject', subjects).where('at', '>', now - FAILURE_WINDOW_MS).select('subject');
+  const recent = await knex('login_failures')
+    .whereIn('subject', subjects)
+    .where('at', '>', now - FAILURE_WINDOW_MS)
+    .select('subject');
   const failures = (s: string) => recent.filter((r) => r.subject === s).length;
   if (failures(subjects[0]) >= MAX_FAILURES || failures(subjects[1]) >= MAX_FAILURES_PER_ADDRESS) return { ok: false, reason: 'throttled' };
   const user = await knex('users').where({ email: email.trim().toLowerCase() }).first('id', 'password_hash');
@@ -38,8 +41,16 @@ export async function signIn(knex: Knex, email: string, password: string, remote
     return { ok: false, reason: 'invalid' };
   }
   const cookie = crypto.randomBytes(32).toString('base64url');
-  await knex('web_sessions').insert({ id_hash: sha256(cookie), user_id: user.id, csrf_token: crypto.randomBytes(24).toString('base64url'), created_at: now, expires_at: now + SESSION_TTL_MS });
-  await knex('login_failures').where('at', '<', now - FAILURE_WINDOW_MS).delete();
+  await knex('web_sessions').insert({
+    id_hash: sha256(cookie),
+    user_id: user.id,
+    csrf_token: crypto.randomBytes(24).toString('base64url'),
+    created_at: now,
+    expires_at: now + SESSION_TTL_MS,
+  });
+  await knex('login_failures')
+    .where('at', '<', now - FAILURE_WINDOW_MS)
+    .delete();
   return { ok: true, cookie };
 }
 
@@ -48,13 +59,19 @@ const DUMMY_HASH = 'scrypt$16384$8$1$c2FsdHNhbHRzYWx0c2FsdA==$YWFhYWFhYWFhYWFhYW
 /** The signed-in person of a session cookie, or null. */
 export async function sessionOf(knex: Knex, cookie: string | undefined, now = Date.now()): Promise<WebSession | null> {
   if (!cookie || cookie.length > 100) return null;
-  const row = await knex('web_sessions as s').join('users as u', 'u.id', 's.user_id').where('s.id_hash', sha256(cookie)).first('s.user_id', 's.csrf_token', 's.expires_at', 'u.name', 'u.email');
+  const row = await knex('web_sessions as s')
+    .join('users as u', 'u.id', 's.user_id')
+    .where('s.id_hash', sha256(cookie))
+    .first('s.user_id', 's.csrf_token', 's.expires_at', 'u.name', 'u.email');
   if (!row || Number(row.expires_at) <= now) return null;
   return { userId: Number(row.user_id), csrf: row.csrf_token, name: row.name, email: row.email };
 }
 
 export async function signOut(knex: Knex, cookie: string | undefined): Promise<void> {
-  if (cookie) await knex('web_sessions').where({ id_hash: sha256(cookie) }).delete();
+  if (cookie)
+    await knex('web_sessions')
+      .where({ id_hash: sha256(cookie) })
+      .delete();
 }
 
 /** Constant-time comparison of a submitted CSRF token with the session's. */
@@ -74,6 +91,10 @@ export interface Membership {
 }
 
 export async function membershipsOf(knex: Knex, userId: number): Promise<Membership[]> {
-  const rows = await knex('memberships as m').join('organizations as o', 'o.id', 'm.organization_id').where('m.user_id', userId).orderBy('o.id').select('o.id', 'o.name', 'o.plan', 'o.subscription_status', 'm.role');
+  const rows = await knex('memberships as m')
+    .join('organizations as o', 'o.id', 'm.organization_id')
+    .where('m.user_id', userId)
+    .orderBy('o.id')
+    .select('o.id', 'o.name', 'o.plan', 'o.subscription_status', 'm.role');
   return rows.map((r) => ({ organizationId: Number(r.id), organizationName: r.name, plan: r.plan, subscriptionStatus: r.subscription_status, role: r.role }));
 }

@@ -59,7 +59,14 @@ export async function verifyAccessToken(keys: SigningKeys, token: string, issuer
       if (!key) throw new Error('unknown key');
       return key;
     },
-    { algorithms: [ALG], issuer, typ: 'at+jwt', requiredClaims: ['sub', 'aud', 'exp', 'iat', 'jti'], currentDate: now ? new Date(now) : undefined, clockTolerance: 5 },
+    {
+      algorithms: [ALG],
+      issuer,
+      typ: 'at+jwt',
+      requiredClaims: ['sub', 'aud', 'exp', 'iat', 'jti'],
+      currentDate: now ? new Date(now) : undefined,
+      clockTolerance: 5,
+    },
   );
   const aud = Array.isArray(payload.aud) ? (payload.aud.length === 1 ? payload.aud[0] : null) : payload.aud;
   if (typeof aud !== 'string' || typeof payload.gid !== 'number' || typeof payload.org !== 'number' || typeof payload.scope !== 'string') {

@@ -16,7 +16,7 @@ const iso = (ms: number | string) => new Date(Number(ms)).toISOString();
 
 const RULE_HELP =
   'Units: money (spend, cpc, cpm, costPerResult values; guard.minSpend) in minor units of the account currency (2000 = $20.00); ctr in percent (1.5 = 1.5 %); ' +
-  'roas and frequency as ratios. Windows (today, yesterday, last_3d, last_7d, last_14d, last_30d, lifetime) are dates in the ad account\'s time zone; ' +
+  "roas and frequency as ratios. Windows (today, yesterday, last_3d, last_7d, last_14d, last_30d, lifetime) are dates in the ad account's time zone; " +
   'every last_Nd window ends yesterday. All conditions must hold. mode shadow records what the rule would do (skipReason shadow) and changes nothing; ' +
   'mode live pauses through the ad platform and records activity as `Automation: <name>`. Example: pause campaigns that spent over $50 today with no results: ' +
   '{"automationName":"No results","accountId":"act_1001","level":"campaign","conditions":[{"metric":"spend","window":"today","operator":"gt","value":5000},' +
@@ -54,15 +54,28 @@ async function checkRule(ctx: OperationContext, a: Omit<Automation, 'id'>, input
   if (input.actionLevel !== undefined && input.actionLevel !== a.level) {
     issues.push({ field: 'actionLevel', code: 'invalid_value', message: `must equal level (${a.level}): an automation acts on the objects it evaluates` });
   }
-  if (a.frequency === 'daily' && a.dailyHour === null) issues.push({ field: 'dailyHour', code: 'invalid_type', message: 'is required (0-23, ad account time zone) with frequency daily' });
-  if (a.frequency !== 'daily' && a.dailyHour !== null) issues.push({ field: 'dailyHour', code: 'invalid_value', message: `applies to frequency daily only; send null with ${a.frequency}` });
+  if (a.frequency === 'daily' && a.dailyHour === null)
+    issues.push({ field: 'dailyHour', code: 'invalid_type', message: 'is required (0-23, ad account time zone) with frequency daily' });
+  if (a.frequency !== 'daily' && a.dailyHour !== null)
+    issues.push({ field: 'dailyHour', code: 'invalid_value', message: `applies to frequency daily only; send null with ${a.frequency}` });
   a.conditions.forEach((c, i) => {
     if (['results', 'impressions', 'clicks', 'spend'].includes(c.metric) && !Number.isInteger(c.value)) {
-      issues.push({ field: `conditions[${i}].value`, code: 'invalid_value', message: `${c.metric} is a whole number${c.metric === 'spend' ? ' of minor units' : ''}` });
+      issues.push({
+        field: `conditions[${i}].value`,
+        code: 'invalid_value',
+        message: `${c.metric} is a whole number${c.metric === 'spend' ? ' of minor units' : ''}`,
+      });
     }
   });
   if (a.objectIds) {
-    const refs = a.objectIds.map((id, i) => ({ kind: 'liveObject' as const, field: `objectIds[${i}]`, id, brandId: a.brandId, accountId: a.accountId, level: a.level }));
+    const refs = a.objectIds.map((id, i) => ({
+      kind: 'liveObject' as const,
+      field: `objectIds[${i}]`,
+      id,
+      brandId: a.brandId,
+      accountId: a.accountId,
+      level: a.level,
+    }));
     issues.push(...(await referenceIssues(ctx.db, ctx.principal, refs)));
   }
   if (issues.length) throw validationFailed(issues);
@@ -82,7 +95,15 @@ function engineDeps(ctx: OperationContext): EngineDeps {
   };
 }
 
-function runView(row: { id: number | string; automation_id: number | string; started_at: number | string; finished_at: number | string; trigger: string; mode: string; objects: string | RunObject[] }) {
+function runView(row: {
+  id: number | string;
+  automation_id: number | string;
+  started_at: number | string;
+  finished_at: number | string;
+  trigger: string;
+  mode: string;
+  objects: string | RunObject[];
+}) {
   return {
     runId: Number(row.id),
     automationId: Number(row.automation_id),
@@ -112,10 +133,22 @@ export const createAutomation = defineOperation({
     'condition windows, skips objects below the guard (insufficient_data), then acts unless skipped for cooldown, daily_limit_reached, already_paused, ' +
     'shadow, paused_by_person or loop_detected. status ACTIVE (default) arms it; the first run is at once (daily: at dailyHour). Defaults: frequency hourly, ' +
     `cooldownMinutes 60, maxActionsPerDay 20, mode live, resumeWhenClear false. ${RULE_HELP} ${FAILURES}`,
-  async handler(ctx, input: RuleInput & { brandId: number; accountId: string; automationName: string; level: Automation['level']; conditions: Condition[]; action: Automation['action'] }) {
+  async handler(
+    ctx,
+    input: RuleInput & {
+      brandId: number;
+      accountId: string;
+      automationName: string;
+      level: Automation['level'];
+      conditions: Condition[];
+      action: Automation['action'];
+    },
+  ) {
     const issues: FieldIssue[] = [];
     let timezone = 'UTC';
-    const [accountIssue] = await referenceIssues(ctx.db, ctx.principal, [{ kind: 'adAccount', field: 'accountId', id: input.accountId, brandId: ctx.brand!.id }]);
+    const [accountIssue] = await referenceIssues(ctx.db, ctx.principal, [
+      { kind: 'adAccount', field: 'accountId', id: input.accountId, brandId: ctx.brand!.id },
+    ]);
     if (accountIssue) issues.push(accountIssue);
     else timezone = (await ctx.platforms.account(ctx.db, ctx.brand!.id, input.accountId)).timezone;
     const now = ctx.now();
@@ -164,11 +197,13 @@ export const listAutomations = defineOperation({
   annotations: read,
   tag: 'automations',
   toolset: 'automate',
-  summary: 'List the brand\'s monitoring automations, newest first, optionally only ACTIVE or PAUSED ones.',
-  description: 'Each item: automationId, automationName, status, action, actionLevel, frequency, accountId, level, mode, nextRunAt, lastRunAt. Read one with get_automation for its conditions.',
+  summary: "List the brand's monitoring automations, newest first, optionally only ACTIVE or PAUSED ones.",
+  description:
+    'Each item: automationId, automationName, status, action, actionLevel, frequency, accountId, level, mode, nextRunAt, lastRunAt. Read one with get_automation for its conditions.',
   async handler(ctx, input: { brandId: number; status?: string; limit: number }) {
     const after = ctx.page.position();
-    const rows = await ctx.db('automations')
+    const rows = await ctx
+      .db('automations')
       .where({ brand_id: ctx.brand!.id })
       .modify((q) => {
         if (input.status) q.where({ status: input.status });
@@ -181,8 +216,18 @@ export const listAutomations = defineOperation({
       automations: page.map((a: Automation) => {
         const v = automationView(a);
         return {
-          automationId: a.id, automationName: a.name, status: a.status, action: a.action, actionLevel: a.level, frequency: a.frequency,
-          accountId: a.accountId, level: a.level, mode: a.mode, nextRunAt: v.nextRunAt, lastRunAt: v.lastRunAt, createdAt: v.createdAt,
+          automationId: a.id,
+          automationName: a.name,
+          status: a.status,
+          action: a.action,
+          actionLevel: a.level,
+          frequency: a.frequency,
+          accountId: a.accountId,
+          level: a.level,
+          mode: a.mode,
+          nextRunAt: v.nextRunAt,
+          lastRunAt: v.lastRunAt,
+          createdAt: v.createdAt,
         };
       }),
       nextCursor: rows.length > input.limit ? ctx.page.next([page[page.length - 1].id]) : null,
@@ -276,7 +321,8 @@ export const setAutomationStatus = defineOperation({
   tag: 'automations',
   toolset: 'automate',
   summary: 'Arm (status ACTIVE) or disarm (status PAUSED) a monitoring automation.',
-  description: 'ACTIVE: it runs on its schedule, the first time at once (daily: at its hour). PAUSED: it stops running; objects it paused stay paused. 404 not_found for an unknown automation.',
+  description:
+    'ACTIVE: it runs on its schedule, the first time at once (daily: at its hour). PAUSED: it stops running; objects it paused stay paused. 404 not_found for an unknown automation.',
   async handler(ctx, input: { automationId: string | number; status: Automation['status'] }) {
     const db = ctx.db as Knex.Transaction;
     const current = await loadAutomation(ctx, input.automationId, db, true);
@@ -308,7 +354,8 @@ export const deleteAutomation = defineOperation({
   async handler(ctx, input: { automationId: string | number }) {
     const db = ctx.db as Knex.Transaction;
     const a = await loadAutomation(ctx, input.automationId, db, true);
-    for (const table of ['automation_runs', 'automation_actions', 'automation_holds', 'automation_pending_actions']) await db(table).where({ automation_id: a.id }).delete();
+    for (const table of ['automation_runs', 'automation_actions', 'automation_holds', 'automation_pending_actions'])
+      await db(table).where({ automation_id: a.id }).delete();
     await db('automations').where({ id: a.id }).delete();
     return { automationId: a.id, deleted: true };
   },
@@ -331,13 +378,21 @@ export const runAutomation = defineOperation({
   summary: 'Evaluate a monitoring automation now, by the same engine and rules as a scheduled run, and answer the run.',
   description:
     'Mode, cooldown and the daily limit apply (a shadow rule acts on nothing); works on a PAUSED automation too. The run lists every object evaluated with its metric values ' +
-    '(money in minor units, ctr in percent), each condition\'s outcome, the action taken (paused, resumed, notified, none) or the skipReason. Failures: 404 not_found; ' +
+    "(money in minor units, ctr in percent), each condition's outcome, the action taken (paused, resumed, notified, none) or the skipReason. Failures: 404 not_found; " +
     '503 unavailable when the ad platform cannot be read (retry later).',
   async handler(ctx, input: { automationId: string | number }) {
     const a = await loadAutomation(ctx, input.automationId);
     const { runs } = await evaluateAccount(engineDeps(ctx), [a], { trigger: 'manual', act: true });
     const r = runs[0];
-    return runView({ id: r.runId!, automation_id: a.id, started_at: r.startedAt, finished_at: r.finishedAt, trigger: 'manual', mode: a.mode, objects: r.objects });
+    return runView({
+      id: r.runId!,
+      automation_id: a.id,
+      started_at: r.startedAt,
+      finished_at: r.finishedAt,
+      trigger: 'manual',
+      mode: a.mode,
+      objects: r.objects,
+    });
   },
 });
 
@@ -358,7 +413,7 @@ export const previewAutomation = defineOperation({
     'do now; in shadow mode it is none with skipReason shadow (intended still says pause, resume or notify). Failures: 404 not_found; 503 unavailable.',
   async handler(ctx, input: { automationId: string | number }) {
     const a = await loadAutomation(ctx, input.automationId);
-    const { runs, } = await evaluateAccount(engineDeps(ctx), [a], { trigger: 'manual', act: false });
+    const { runs } = await evaluateAccount(engineDeps(ctx), [a], { trigger: 'manual', act: false });
     const objects = runs[0].objects.map((o) => ({
       ...o,
       action: o.intended && !o.skipReason && !o.error ? (o.intended === 'pause' ? 'paused' : o.intended === 'resume' ? 'resumed' : 'notified') : 'none',
@@ -378,14 +433,16 @@ export const listAutomationRuns = defineOperation({
   annotations: read,
   tag: 'automations',
   toolset: 'automate',
-  summary: 'List the runs of a monitoring automation, newest first: every object evaluated, the metric values read, and the action taken or why it was skipped.',
+  summary:
+    'List the runs of a monitoring automation, newest first: every object evaluated, the metric values read, and the action taken or why it was skipped.',
   description:
     'skipReason: cooldown, daily_limit_reached, insufficient_data (below the guard), already_paused, shadow (shadow mode), paused_by_person (resumeWhenClear never resumes ' +
     'what a person paused), loop_detected (another automation acts the other way on the object), or null. A failed action carries error and is retried.',
   async handler(ctx, input: { automationId: string | number; limit: number }) {
     const a = await loadAutomation(ctx, input.automationId);
     const after = ctx.page.position();
-    const rows = await ctx.db('automation_runs')
+    const rows = await ctx
+      .db('automation_runs')
       .where({ automation_id: a.id })
       .modify((q) => (after ? q.where('id', '<', Number(after[0])) : q))
       .orderBy('id', 'desc')

@@ -38,7 +38,11 @@ const PUBLISH_NOTE =
 
 function nameTaken(columns: ColumnRow[], name: string, except?: number): ServiceError | null {
   const clash = columns.find((c) => c.id !== except && c.name.toLowerCase() === name.toLowerCase());
-  return clash ? new ServiceError('conflict', `The board already has a column named "${clash.name}" (column ${clash.id}); column names are unique per brand.`, { columnId: clash.id }) : null;
+  return clash
+    ? new ServiceError('conflict', `The board already has a column named "${clash.name}" (column ${clash.id}); column names are unique per brand.`, {
+        columnId: clash.id,
+      })
+    : null;
 }
 
 function staleCard(cardId: number, current: number, sent: number): ServiceError {
@@ -97,17 +101,20 @@ export const createPipelineColumn = defineOperation({
   summary: "Add a column to a brand's pipeline board, optionally one that publishes or one linked to a workflow.",
   description:
     'position is the index to insert at (from 0; omitted or past the end: last). publishes: true makes a card entering the column ' +
-    "publish its launch (with the publish scope). workflowId links the column to a workflow of this brand that this credential may reach " +
+    'publish its launch (with the publish scope). workflowId links the column to a workflow of this brand that this credential may reach ' +
     "(else 400 validation_failed on workflowId, the same for a missing workflow as for another brand's): a card entering it starts that workflow's " +
     'pipeline-stage trigger. Names are unique per brand (409 conflict); at most 50 columns (422 unprocessable).',
   async handler(ctx, input: { name: string; publishes: boolean; workflowId?: number | null; position?: number }) {
     const brandId = ctx.brand!.id;
     const trx = ctx.db as Knex.Transaction;
-    if (input.workflowId !== undefined && input.workflowId !== null) await requireReferences(trx, ctx.principal, [{ kind: 'workflow', field: 'workflowId', id: input.workflowId, brandId }]);
+    if (input.workflowId !== undefined && input.workflowId !== null)
+      await requireReferences(trx, ctx.principal, [{ kind: 'workflow', field: 'workflowId', id: input.workflowId, brandId }]);
     await lockBrand(trx, brandId);
     const columns = await loadColumns(trx, brandId, true);
     if (columns.length >= MAX_COLUMNS) {
-      throw new ServiceError('unprocessable', `Brand ${brandId}'s board already has ${columns.length} columns, the most it may have. Delete one first.`, { limit: MAX_COLUMNS });
+      throw new ServiceError('unprocessable', `Brand ${brandId}'s board already has ${columns.length} columns, the most it may have. Delete one first.`, {
+        limit: MAX_COLUMNS,
+      });
     }
     const taken = nameTaken(columns, input.name);
     if (taken) throw taken;
@@ -125,7 +132,8 @@ export const createPipelineColumn = defineOperation({
         updated_at: now,
       });
     } catch (err) {
-      if (isUniqueViolation(err)) throw new ServiceError('conflict', `The board already has a column named "${input.name}"; column names are unique per brand.`, null);
+      if (isUniqueViolation(err))
+        throw new ServiceError('conflict', `The board already has a column named "${input.name}"; column names are unique per brand.`, null);
       throw err;
     }
     const order = columns.map((c) => c.id);
@@ -163,7 +171,8 @@ export const updatePipelineColumn = defineOperation({
     await lockBrand(trx, brandId);
     const columns = await loadColumns(trx, brandId, true);
     await lockColumns(trx, brandId, [columnId]);
-    if (fields.workflowId !== undefined && fields.workflowId !== null) await requireReferences(trx, ctx.principal, [{ kind: 'workflow', field: 'workflowId', id: fields.workflowId, brandId }]);
+    if (fields.workflowId !== undefined && fields.workflowId !== null)
+      await requireReferences(trx, ctx.principal, [{ kind: 'workflow', field: 'workflowId', id: fields.workflowId, brandId }]);
     if (fields.name !== undefined) {
       const taken = nameTaken(columns, fields.name, columnId);
       if (taken) throw taken;
@@ -195,7 +204,8 @@ export const deletePipelineColumn = defineOperation({
   tag: TAG,
   toolset: 'board',
   summary: 'Delete an empty pipeline column; the columns after it move one place left.',
-  description: 'A column that still holds cards answers 409 conflict with details.cards: move or delete them first. 404 not_found for a column of another brand.',
+  description:
+    'A column that still holds cards answers 409 conflict with details.cards: move or delete them first. 404 not_found for a column of another brand.',
   async handler(ctx, input: { columnId: number }) {
     const brandId = ctx.brand!.id;
     const trx = ctx.db as Knex.Transaction;
@@ -203,10 +213,17 @@ export const deletePipelineColumn = defineOperation({
     await lockColumns(trx, brandId, [input.columnId]);
     const cards = Number((await trx('board_cards').where({ column_id: input.columnId }).count({ n: '*' }).first())?.n ?? 0);
     if (cards > 0) {
-      throw new ServiceError('conflict', `Pipeline column ${input.columnId} still holds ${cards} cards; move or delete them first.`, { columnId: input.columnId, cards });
+      throw new ServiceError('conflict', `Pipeline column ${input.columnId} still holds ${cards} cards; move or delete them first.`, {
+        columnId: input.columnId,
+        cards,
+      });
     }
     await trx('board_columns').where({ id: input.columnId }).delete();
-    await renumber(trx, 'board_columns', (await loadColumns(trx, brandId, true)).map((c) => c.id));
+    await renumber(
+      trx,
+      'board_columns',
+      (await loadColumns(trx, brandId, true)).map((c) => c.id),
+    );
     return { columnId: input.columnId, deleted: true as const };
   },
 });
@@ -246,11 +263,15 @@ export const createPipelineCard = defineOperation({
       if (existing) {
         // A crashed first attempt with this Idempotency-Key placed the card: carry on with it (and its publish).
         if (ctx.idempotency?.resumed && Number(existing.column_id) === columnId) return { card: await loadCard(trx, brandId, Number(existing.id)), column };
-        throw new ServiceError('conflict', `Launch ${launch.id} is already on the board as card ${existing.id}; move that card instead.`, { cardId: Number(existing.id) });
+        throw new ServiceError('conflict', `Launch ${launch.id} is already on the board as card ${existing.id}; move that card instead.`, {
+          cardId: Number(existing.id),
+        });
       }
       const count = Number((await trx('board_cards').where({ brand_id: brandId }).count({ n: '*' }).first())?.n ?? 0);
       if (count >= MAX_CARDS) {
-        throw new ServiceError('unprocessable', `Brand ${brandId}'s board already holds ${count} cards, the most it may. Delete some first.`, { limit: MAX_CARDS });
+        throw new ServiceError('unprocessable', `Brand ${brandId}'s board already holds ${count} cards, the most it may. Delete some first.`, {
+          limit: MAX_CARDS,
+        });
       }
       const now = ctx.now();
       let id: number;
@@ -295,7 +316,8 @@ export const movePipelineCard = defineOperation({
   tag: TAG,
   toolset: 'board',
   transactional: false,
-  summary: 'Move a pipeline card to another column or position (or retitle it), guarded by its version; into a column that publishes, this publishes its launch.',
+  summary:
+    'Move a pipeline card to another column or position (or retitle it), guarded by its version; into a column that publishes, this publishes its launch.',
   description:
     `${PUBLISH_NOTE} version is the card's version as last read: another one answers 409 stale_read (details.currentVersion) and ` +
     'nothing changes, so of two moves sent on the same read only the first happens. position is the index in the destination column ' +
@@ -310,7 +332,8 @@ export const movePipelineCard = defineOperation({
       const seen = await loadCard(trx, brandId, input.cardId);
       if (seen.version !== input.version) throw staleCard(seen.id, seen.version, input.version);
       const to = input.columnId ?? seen.columnId;
-      if (input.columnId !== undefined) await requireReferences(trx, ctx.principal, [{ kind: 'pipelineColumn', field: 'columnId', id: input.columnId, brandId } satisfies Reference]);
+      if (input.columnId !== undefined)
+        await requireReferences(trx, ctx.principal, [{ kind: 'pipelineColumn', field: 'columnId', id: input.columnId, brandId } satisfies Reference]);
       const columns = await lockColumns(trx, brandId, [seen.columnId, to]);
       const locked = await trx('board_cards').where({ id: seen.id }).forUpdate().first('version', 'column_id');
       if (!locked) throw notFound(`Pipeline card ${seen.id} of brand ${brandId}`);
@@ -363,4 +386,12 @@ export const deletePipelineCard = defineOperation({
   },
 });
 
-export const boardOperations = [getPipeline, createPipelineColumn, updatePipelineColumn, deletePipelineColumn, createPipelineCard, movePipelineCard, deletePipelineCard];
+export const boardOperations = [
+  getPipeline,
+  createPipelineColumn,
+  updatePipelineColumn,
+  deletePipelineColumn,
+  createPipelineCard,
+  movePipelineCard,
+  deletePipelineCard,
+];

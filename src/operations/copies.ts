@@ -3,7 +3,7 @@
 
 import type { Knex } from 'knex';
 import { defineOperation } from '../catalogue/define.js';
-import { ServiceError, validationFailed } from '../errors.js';
+import { ServiceError } from '../errors.js';
 import { requireReferences } from '../references/resolve.js';
 import type { CopyCreative, CopyPlatform, Tone } from '../copy/port.js';
 import { loadProfile, saveProfile, type BrandProfile } from '../copy/profile.js';
@@ -26,7 +26,7 @@ export const getBrandProfile = defineOperation({
   annotations: read,
   tag: 'copy',
   toolset: 'copy',
-  summary: "Read the brand profile that ad copy falls back to: voice (tone words), product description, website and words to avoid.",
+  summary: 'Read the brand profile that ad copy falls back to: voice (tone words), product description, website and words to avoid.',
   description: 'A brand that never set one answers empty lists and nulls (updatedAt null).',
   handler: (ctx) => loadProfile(ctx.db, ctx.brand!.id),
 });
@@ -45,13 +45,25 @@ export const setBrandProfile = defineOperation({
   summary: 'Replace the brand profile (voice, productDescription, website, wordsToAvoid) and answer it; fields not sent become empty.',
   description: 'wordsToAvoid are matched case-insensitively anywhere in a text: generated copy never contains one.',
   async handler(ctx, input: Partial<Omit<BrandProfile, 'updatedAt'>>) {
-    await saveProfile(ctx.db, ctx.brand!.id, {
-      voice: input.voice ?? [],
-      productDescription: input.productDescription ?? null,
-      website: input.website ?? null,
-      wordsToAvoid: input.wordsToAvoid ?? [],
-    }, ctx.now());
-    await ctx.activity.record({ brandId: ctx.brand!.id, accountId: null, entityType: 'unknown', entityId: String(ctx.brand!.id), entityName: 'brand profile', action: 'brand_profile.updated' });
+    await saveProfile(
+      ctx.db,
+      ctx.brand!.id,
+      {
+        voice: input.voice ?? [],
+        productDescription: input.productDescription ?? null,
+        website: input.website ?? null,
+        wordsToAvoid: input.wordsToAvoid ?? [],
+      },
+      ctx.now(),
+    );
+    await ctx.activity.record({
+      brandId: ctx.brand!.id,
+      accountId: null,
+      entityType: 'unknown',
+      entityId: String(ctx.brand!.id),
+      entityName: 'brand profile',
+      action: 'brand_profile.updated',
+    });
     return loadProfile(ctx.db, ctx.brand!.id);
   },
 });
@@ -79,9 +91,10 @@ export const generateCopy = defineOperation({
   successStatus: 201,
   // The model may take seconds: no database transaction is held while it writes.
   transactional: false,
-  summary: 'Generate ad copy (headlines, primary texts, descriptions) for meta or tiktok from the brand profile, a tone and an angle; stores it under a copyGenerationId.',
+  summary:
+    'Generate ad copy (headlines, primary texts, descriptions) for meta or tiktok from the brand profile, a tone and an angle; stores it under a copyGenerationId.',
   description:
-    'tone (professional, casual, urgent, friendly) defaults to the brand voice; productDescription overrides the profile\'s. creativeIds ' +
+    "tone (professional, casual, urgent, friendly) defaults to the brand voice; productDescription overrides the profile's. creativeIds " +
     'matches the copy to those creatives of the brand (their type and size are considered). Every stored text fits the platform ' +
     '(Meta: headline ≤ 255, primary text ≤ 2,200, description ≤ 255 characters; TikTok: 1 to 100 characters, no emoji) and contains none ' +
     "of the brand's wordsToAvoid (case-insensitive); texts that do not are dropped or regenerated (droppedTexts counts them). No ad changes " +
@@ -92,12 +105,23 @@ export const generateCopy = defineOperation({
     const brand = ctx.brand!;
     // Ids sent as digits arrive as numbers; the same creative named twice counts once.
     const creativeIds = [...new Set(input.creativeIds ?? [])];
-    await requireReferences(ctx.db, ctx.principal, (input.creativeIds ?? []).map((id, i) => ({ kind: 'creative' as const, field: `creativeIds[${i}]`, id, brandId: brand.id })));
+    await requireReferences(
+      ctx.db,
+      ctx.principal,
+      (input.creativeIds ?? []).map((id, i) => ({ kind: 'creative' as const, field: `creativeIds[${i}]`, id, brandId: brand.id })),
+    );
     const rows = creativeIds.length ? await ctx.db('creatives').where({ brand_id: brand.id }).whereIn('id', creativeIds) : [];
     const byId = new Map(rows.map((r) => [Number(r.id), r]));
     const creatives: CopyCreative[] = creativeIds.map((id) => {
       const r = byId.get(id)!;
-      return { id, name: r.name, type: r.type, width: Number(r.width), height: Number(r.height), durationMs: r.duration_ms === null ? null : Number(r.duration_ms) };
+      return {
+        id,
+        name: r.name,
+        type: r.type,
+        width: Number(r.width),
+        height: Number(r.height),
+        durationMs: r.duration_ms === null ? null : Number(r.duration_ms),
+      };
     });
     const profile = await loadProfile(ctx.db, brand.id);
     const generator = copyGeneratorFor(ctx.config, ctx.outbound);
@@ -122,7 +146,12 @@ export const generateCopy = defineOperation({
       if (!(err instanceof CopyNotWritten)) throw err;
       ctx.log.warn({ requestId: ctx.requestId, model: generator.model, reason: err.message }, 'copy not written');
       if (err.reason === 'rules') throw new ServiceError('unprocessable', err.message, { model: generator.model });
-      throw new ServiceError('unavailable', `${err.message} Nothing was stored; retry later, or unset COPY_MODEL_URL to use the built-in template generator.`, { model: generator.model }, 5);
+      throw new ServiceError(
+        'unavailable',
+        `${err.message} Nothing was stored; retry later, or unset COPY_MODEL_URL to use the built-in template generator.`,
+        { model: generator.model },
+        5,
+      );
     }
     const now = ctx.now();
     const id = await (ctx.db as Knex).transaction(async (trx) => {
@@ -142,7 +171,10 @@ export const generateCopy = defineOperation({
         dropped: written.dropped,
         created_at: now,
       });
-      await ctx.activity.record({ brandId: brand.id, accountId: null, entityType: 'unknown', entityId: String(newId), entityName: `${input.platform} copy`, action: 'copy.generated' }, trx);
+      await ctx.activity.record(
+        { brandId: brand.id, accountId: null, entityType: 'unknown', entityId: String(newId), entityName: `${input.platform} copy`, action: 'copy.generated' },
+        trx,
+      );
       return Number(newId);
     });
     return loadCopy(ctx.db, brand.id, id);
@@ -163,7 +195,11 @@ export const listCopies = defineOperation({
   summary: 'List the generated copy of a brand, newest first.',
   async handler(ctx, input: { limit: number; platform?: CopyPlatform }) {
     const after = ctx.page.position();
-    const q = ctx.db('copy_generations').where({ brand_id: ctx.brand!.id }).orderBy('id', 'desc').limit(input.limit + 1);
+    const q = ctx
+      .db('copy_generations')
+      .where({ brand_id: ctx.brand!.id })
+      .orderBy('id', 'desc')
+      .limit(input.limit + 1);
     if (input.platform) q.where('platform', input.platform);
     if (after) q.where('id', '<', Number(after[0]));
     const rows = await q;

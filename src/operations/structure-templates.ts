@@ -5,12 +5,24 @@ import type { Knex } from 'knex';
 import { defineOperation } from '../catalogue/define.js';
 import { inTransaction } from '../db/connection.js';
 import { ServiceError, validationFailed } from '../errors.js';
-import { insertLaunch, insertNodes } from '../launches/create.js';
-import { countsOf } from '../launches/store.js';
+import { createDraftLaunch } from '../launches/create.js';
+import { insertNodes } from '../launches/store.js';
+import { countsOf } from '../launches/tree.js';
 import { buildTree, templateIssues } from '../structure-templates/apply.js';
 import {
-  checkTemplate, flagMissing, loadTemplate, missingParts, templateRow, templateView, toTemplate,
-  type Audience, type Scope, type StructureTemplate, type TemplateConfig, type TemplateSettings, type TemplateStatus,
+  checkTemplate,
+  flagMissing,
+  loadTemplate,
+  missingParts,
+  templateRow,
+  templateView,
+  toTemplate,
+  type Audience,
+  type Scope,
+  type StructureTemplate,
+  type TemplateConfig,
+  type TemplateSettings,
+  type TemplateStatus,
 } from '../structure-templates/template.js';
 
 const read = { readOnly: true, destructive: false, idempotent: true, openWorld: true };
@@ -61,7 +73,7 @@ export const createStructureTemplate = defineOperation({
     if (issues.length) throw validationFailed(issues);
     const reasons = await missingParts(ctx, parts, { platform: true });
     const now = ctx.now();
-    const status: TemplateStatus = reasons.length ? 'NEEDS_ATTENTION' : input.status ?? 'DRAFT';
+    const status: TemplateStatus = reasons.length ? 'NEEDS_ATTENTION' : (input.status ?? 'DRAFT');
     const id = await inTransaction(ctx.db as Knex, async (trx) => {
       const [newId] = await trx('structure_templates').insert({
         organization_id: ctx.principal.organizationId,
@@ -70,7 +82,17 @@ export const createStructureTemplate = defineOperation({
         created_at: now,
         updated_at: now,
       });
-      await ctx.activity.record({ brandId: ctx.brand!.id, accountId: null, entityType: 'unknown', entityId: String(newId), entityName: input.name, action: 'structure_template.created' }, trx);
+      await ctx.activity.record(
+        {
+          brandId: ctx.brand!.id,
+          accountId: null,
+          entityType: 'unknown',
+          entityId: String(newId),
+          entityName: input.name,
+          action: 'structure_template.created',
+        },
+        trx,
+      );
       return Number(newId);
     });
     return templateView(await loadTemplate(ctx.db, ctx.brand!.id, id));
@@ -92,7 +114,11 @@ export const listStructureTemplates = defineOperation({
   description: `Each template's ad accounts are checked again (audiences are checked by get-structure-template and on apply). ${STATUS_RULE}`,
   async handler(ctx, input: { limit: number; status?: TemplateStatus }) {
     const after = ctx.page.position();
-    const q = ctx.db('structure_templates').where({ brand_id: ctx.brand!.id }).orderBy('id', 'desc').limit(input.limit + 1);
+    const q = ctx
+      .db('structure_templates')
+      .where({ brand_id: ctx.brand!.id })
+      .orderBy('id', 'desc')
+      .limit(input.limit + 1);
     if (input.status) q.where('status', input.status);
     if (after) q.where('id', '<', Number(after[0]));
     const rows = await q;
@@ -144,7 +170,9 @@ export const editStructureTemplate = defineOperation({
   async handler(ctx, input: TemplateFields & { brandId: number; templateId: number | string }) {
     const { brandId: _brand, templateId, ...fields } = input;
     if (!Object.keys(fields).length) {
-      throw validationFailed([{ field: 'name', code: 'invalid_type', message: 'send at least one of name, config, audiences, settings, scope, status or accounts' }]);
+      throw validationFailed([
+        { field: 'name', code: 'invalid_type', message: 'send at least one of name, config, audiences, settings, scope, status or accounts' },
+      ]);
     }
     const current = await loadTemplate(ctx.db, ctx.brand!.id, templateId);
     // settings and config merge key by key (RFC 7396); lists and other fields replace.
@@ -162,9 +190,22 @@ export const editStructureTemplate = defineOperation({
     if (reasons.length) next.status = 'NEEDS_ATTENTION';
     await inTransaction(ctx.db as Knex, async (trx) => {
       const locked = await loadTemplate(trx, ctx.brand!.id, templateId, true);
-      if (locked.updatedAt !== current.updatedAt) throw new ServiceError('stale_read', `Structure template ${templateId} changed while this edit was checked; read it again and retry.`);
-      await trx('structure_templates').where({ id: locked.id }).update({ ...templateRow(next), updated_at: ctx.now() });
-      await ctx.activity.record({ brandId: ctx.brand!.id, accountId: null, entityType: 'unknown', entityId: String(templateId), entityName: next.name, action: 'structure_template.updated' }, trx);
+      if (locked.updatedAt !== current.updatedAt)
+        throw new ServiceError('stale_read', `Structure template ${templateId} changed while this edit was checked; read it again and retry.`);
+      await trx('structure_templates')
+        .where({ id: locked.id })
+        .update({ ...templateRow(next), updated_at: ctx.now() });
+      await ctx.activity.record(
+        {
+          brandId: ctx.brand!.id,
+          accountId: null,
+          entityType: 'unknown',
+          entityId: String(templateId),
+          entityName: next.name,
+          action: 'structure_template.updated',
+        },
+        trx,
+      );
     });
     return templateView(await loadTemplate(ctx.db, ctx.brand!.id, templateId));
   },
@@ -185,7 +226,14 @@ export const deleteStructureTemplate = defineOperation({
   async handler(ctx, input: { templateId: number | string }) {
     const t = await loadTemplate(ctx.db, ctx.brand!.id, input.templateId, true);
     await ctx.db('structure_templates').where({ id: t.id }).delete();
-    await ctx.activity.record({ brandId: ctx.brand!.id, accountId: null, entityType: 'unknown', entityId: String(t.id), entityName: t.name, action: 'structure_template.deleted' });
+    await ctx.activity.record({
+      brandId: ctx.brand!.id,
+      accountId: null,
+      entityType: 'unknown',
+      entityId: String(t.id),
+      entityName: t.name,
+      action: 'structure_template.deleted',
+    });
     return { templateId: t.id, deleted: true as const };
   },
 });
@@ -206,7 +254,7 @@ export const applyStructureTemplate = defineOperation({
   transactional: false,
   summary: 'Apply a READY structure template: creates one draft launch with one campaign tree per ad account in accounts, ready to publish.',
   description:
-    'Each account gets a campaign; each config ad set × audience becomes an ad set (the audience\'s targeting merged over the ad set\'s; a custom or ' +
+    "Each account gets a campaign; each config ad set × audience becomes an ad set (the audience's targeting merged over the ad set's; a custom or " +
     'saved audience joins customAudiences), each holding every config ad. Names are rendered per account. The tree must pass the launch validation ' +
     'that publishing applies: otherwise 400 validation_failed naming the template fields (config.*, audiences[i].*, settings.*, accounts[i]) and ' +
     'nothing is created. Failures: 409 conflict for a DRAFT template, or one that NEEDS_ATTENTION (details.reasons); 404 not_found. ' +
@@ -215,11 +263,19 @@ export const applyStructureTemplate = defineOperation({
     const brandId = ctx.brand!.id;
     let t = await loadTemplate(ctx.db, brandId, input.templateId);
     t = await flagMissing(ctx.db, t, await missingParts(ctx, t, { platform: true, strict: true }), ctx.now());
-    if (t.status === 'DRAFT') throw new ServiceError('conflict', `Structure template ${t.id} is a DRAFT; set its status to READY (edit-structure-template) before applying it.`, { status: t.status });
+    if (t.status === 'DRAFT')
+      throw new ServiceError('conflict', `Structure template ${t.id} is a DRAFT; set its status to READY (edit-structure-template) before applying it.`, {
+        status: t.status,
+      });
     if (t.status === 'NEEDS_ATTENTION') {
-      throw new ServiceError('conflict', `Structure template ${t.id} needs attention: ${t.statusReasons.map((r) => `${r.field} ${r.message}`).join('; ') || 'fix it'}. Then set its status to READY.`, { status: t.status, reasons: t.statusReasons.map((r) => ({ field: r.field, message: r.message })) });
+      throw new ServiceError(
+        'conflict',
+        `Structure template ${t.id} needs attention: ${t.statusReasons.map((r) => `${r.field} ${r.message}`).join('; ') || 'fix it'}. Then set its status to READY.`,
+        { status: t.status, reasons: t.statusReasons.map((r) => ({ field: r.field, message: r.message })) },
+      );
     }
-    if (!t.accounts.length) throw validationFailed([{ field: 'accounts', code: 'invalid_value', message: 'name at least one ad account of the brand to apply the template to' }]);
+    if (!t.accounts.length)
+      throw validationFailed([{ field: 'accounts', code: 'invalid_value', message: 'name at least one ad account of the brand to apply the template to' }]);
     // Built and checked before anything is stored: a template that does not validate creates nothing.
     const step = (progress: number, message: string) => ctx.progress({ progress, total: 2, message });
     step(0, `Building one campaign tree for each of ${t.accounts.length} ad accounts`);
@@ -227,13 +283,23 @@ export const applyStructureTemplate = defineOperation({
     for (const n of tree.nodes) n.properties = ctx.validate<Record<string, any>>(`node-properties#/$defs/${n.nodeType}`, n.properties, 'config');
     step(1, `Validating ${tree.nodes.length} nodes as a publish would`);
     const issues = await templateIssues(ctx, tree);
-    if (issues.length) throw validationFailed(issues, `Structure template ${t.id} does not make a valid launch: ${issues.length} issues; fix these template fields.`);
+    if (issues.length)
+      throw validationFailed(issues, `Structure template ${t.id} does not make a valid launch: ${issues.length} issues; fix these template fields.`);
     step(2, 'Storing the draft launch');
     return inTransaction(ctx.db as Knex, async (trx) => {
-      const launch = await insertLaunch(ctx, (input.title ?? t.name).slice(0, 200), `From structure template ${t.id} (${t.name})`.slice(0, 2000), trx);
+      const launch = await createDraftLaunch(
+        ctx,
+        ctx.brand!.id,
+        (input.title ?? t.name).slice(0, 200),
+        `From structure template ${t.id} (${t.name})`.slice(0, 2000),
+        trx,
+      );
       for (const n of tree.nodes) n.launchId = launch.id;
       await insertNodes(trx, tree.nodes);
-      await ctx.activity.record({ brandId, accountId: null, entityType: 'unknown', entityId: String(t.id), entityName: t.name, action: 'structure_template.applied' }, trx);
+      await ctx.activity.record(
+        { brandId, accountId: null, entityType: 'unknown', entityId: String(t.id), entityName: t.name, action: 'structure_template.applied' },
+        trx,
+      );
       return { launchId: String(launch.id), templateId: t.id, title: launch.title, status: launch.status, ...countsOf(tree.nodes) };
     });
   },

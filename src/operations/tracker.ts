@@ -36,10 +36,18 @@ function trackerFailure(err: unknown): never {
     throw new ServiceError('unprocessable', `${err.message} Reconnect the tracker with a public https baseUrl.`, { trackerError: err.kind, status: null });
   }
   if (err.kind === 'unauthorized' || err.kind === 'refused' || err.kind === 'invalid_request' || err.kind === 'not_found') {
-    throw new ServiceError('unprocessable', `${err.message} Check the tracker connection (baseUrl and apiKey).`, { trackerError: err.kind, status: err.extra.status ?? null });
+    throw new ServiceError('unprocessable', `${err.message} Check the tracker connection (baseUrl and apiKey).`, {
+      trackerError: err.kind,
+      status: err.extra.status ?? null,
+    });
   }
   const seconds = Math.max(1, Math.ceil((err.extra.retryAfterMs ?? 5_000) / 1000));
-  throw new ServiceError('unavailable', `${err.message} Nothing was changed; retry later.`, { trackerError: err.kind, status: err.extra.status ?? null }, seconds);
+  throw new ServiceError(
+    'unavailable',
+    `${err.message} Nothing was changed; retry later.`,
+    { trackerError: err.kind, status: err.extra.status ?? null },
+    seconds,
+  );
 }
 
 async function connectionView(db: Knex | Knex.Transaction, brandId: number) {
@@ -115,10 +123,20 @@ export const connectTracker = defineOperation({
     const current = await db('tracker_connections').where({ brand_id: brandId }).forUpdate().first();
     const sealed = ctx.secrets.seal(input.apiKey);
     if (!current) {
-      await db('tracker_connections').insert({ brand_id: brandId, base_url: baseUrl, base_url_origin: 'caller', api_key_sealed: sealed, api_key_last4: input.apiKey.slice(-4), created_at: now, updated_at: now });
+      await db('tracker_connections').insert({
+        brand_id: brandId,
+        base_url: baseUrl,
+        base_url_origin: 'caller',
+        api_key_sealed: sealed,
+        api_key_last4: input.apiKey.slice(-4),
+        created_at: now,
+        updated_at: now,
+      });
     } else {
       const keyChanged = ctx.secrets.open(current.api_key_sealed) !== input.apiKey;
-      await db('tracker_connections').where({ brand_id: brandId }).update({ base_url: baseUrl, base_url_origin: 'caller', api_key_sealed: sealed, api_key_last4: input.apiKey.slice(-4), updated_at: now });
+      await db('tracker_connections')
+        .where({ brand_id: brandId })
+        .update({ base_url: baseUrl, base_url_origin: 'caller', api_key_sealed: sealed, api_key_last4: input.apiKey.slice(-4), updated_at: now });
       if (keyChanged) await disablePush(db, ctx.events, ctx.principal.organizationId, brandId, 'key_changed', now);
     }
     return connectionView(db, brandId);
@@ -138,7 +156,8 @@ export const disconnectTracker = defineOperation({
   tag: 'tracker',
   toolset: 'integrate',
   summary: "Disconnect the brand's click tracker: the key is deleted and the spend push turned off.",
-  description: 'Manual mappings are kept for a later connection. Disconnecting a brand without a tracker answers connected: false. Requires an organization owner or admin when called as a person (else 403 forbidden).',
+  description:
+    'Manual mappings are kept for a later connection. Disconnecting a brand without a tracker answers connected: false. Requires an organization owner or admin when called as a person (else 403 forbidden).',
   async handler(ctx) {
     requireTrackerAdmin(ctx);
     const brandId = brandOf(ctx);
@@ -189,9 +208,10 @@ export const updateTrackerMapping = defineOperation({
   toolset: 'integrate',
   // The tracker is read before and after the one-statement write: no transaction is held across those calls.
   transactional: false,
-  summary: "Set the tracker campaign that receives a service campaign's spend (a manual mapping, which wins over the automatic one), or remove it with null; answers the full mapping list.",
+  summary:
+    "Set the tracker campaign that receives a service campaign's spend (a manual mapping, which wins over the automatic one), or remove it with null; answers the full mapping list.",
   description:
-    'providerCampaignId is the ad platform campaign id of a campaign the brand\'s launches published (else 404 not_found); trackerCampaignId must be a ' +
+    "providerCampaignId is the ad platform campaign id of a campaign the brand's launches published (else 404 not_found); trackerCampaignId must be a " +
     'campaign of the tracker (else 422 unprocessable). No tracker connected: 409 conflict. Requires an organization owner or admin when called as a person (else 403 forbidden).',
   async handler(ctx, input: { brandId: number; providerCampaignId: string; trackerCampaignId: string | null }) {
     requireTrackerAdmin(ctx);
@@ -207,14 +227,32 @@ export const updateTrackerMapping = defineOperation({
       } else {
         const trackerCampaigns = await ctx.trackers.adapterFor(conn).listCampaigns(conn);
         if (!trackerCampaigns.some((t) => t.id === input.trackerCampaignId)) {
-          throw new ServiceError('unprocessable', `The tracker has no campaign ${input.trackerCampaignId}; pick one of trackerCampaigns from list-tracker-mappings.`, { field: 'trackerCampaignId' });
+          throw new ServiceError(
+            'unprocessable',
+            `The tracker has no campaign ${input.trackerCampaignId}; pick one of trackerCampaigns from list-tracker-mappings.`,
+            { field: 'trackerCampaignId' },
+          );
         }
-        await ctx.db('tracker_mappings')
-          .insert({ brand_id: brandId, provider_campaign_id: input.providerCampaignId, tracker_campaign_id: input.trackerCampaignId, updated_at: now, updated_by_user_id: ctx.principal.userId })
+        await ctx
+          .db('tracker_mappings')
+          .insert({
+            brand_id: brandId,
+            provider_campaign_id: input.providerCampaignId,
+            tracker_campaign_id: input.trackerCampaignId,
+            updated_at: now,
+            updated_by_user_id: ctx.principal.userId,
+          })
           .onConflict(['brand_id', 'provider_campaign_id'])
           .merge({ tracker_campaign_id: input.trackerCampaignId, updated_at: now, updated_by_user_id: ctx.principal.userId });
       }
-      await ctx.activity.record({ brandId, accountId: campaign.accountId, entityType: 'campaign', entityId: campaign.providerCampaignId, entityName: campaign.name, action: input.trackerCampaignId === null ? 'tracker_mapping.removed' : 'tracker_mapping.set' });
+      await ctx.activity.record({
+        brandId,
+        accountId: campaign.accountId,
+        entityType: 'campaign',
+        entityId: campaign.providerCampaignId,
+        entityName: campaign.name,
+        action: input.trackerCampaignId === null ? 'tracker_mapping.removed' : 'tracker_mapping.set',
+      });
       return (await resolveMappings(deps, brandId)).list;
     } catch (err) {
       return trackerFailure(err);
@@ -234,7 +272,7 @@ export const getTrackerPush = defineOperation({
   tag: 'tracker',
   toolset: 'integrate',
   summary: 'Get the tracker spend push setting: on or off (and why the service turned it off), the last cycle, and the schedule.',
-  description: 'Any member with access to the brand may read it. schedule.cron is UTC; finalLocalHour is in each ad account\'s time zone.',
+  description: "Any member with access to the brand may read it. schedule.cron is UTC; finalLocalHour is in each ad account's time zone.",
   async handler(ctx) {
     return pushView(ctx.db, brandOf(ctx));
   },
@@ -252,7 +290,8 @@ export const setTrackerPush = defineOperation({
   annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
   tag: 'tracker',
   toolset: 'integrate',
-  summary: "Turn the tracker spend push on or off: hourly, today's spend per mapped campaign (ad account time zone and currency); once a day at finalLocalHour, yesterday's final spend.",
+  summary:
+    "Turn the tracker spend push on or off: hourly, today's spend per mapped campaign (ad account time zone and currency); once a day at finalLocalHour, yesterday's final spend.",
   description:
     'enabled: true clears disabledReason and schedules the next hourly cycle (run-tracker-push pushes at once). Optional finalLocalHour (0-23) and ' +
     'requestIntervalSeconds (0-60) change the schedule. No tracker connected: 409 conflict. Requires an organization owner or admin when called as a person (else 403 forbidden).',
@@ -261,7 +300,11 @@ export const setTrackerPush = defineOperation({
     const brandId = brandOf(ctx);
     const db = ctx.db as Knex.Transaction;
     const conn = await db('tracker_connections').where({ brand_id: brandId }).first('brand_id');
-    if (!conn) throw new ServiceError('conflict', `Brand ${brandId} has no click tracker connected; connect one first (PUT /brands/${brandId}/integrations/tracker with baseUrl and apiKey).`);
+    if (!conn)
+      throw new ServiceError(
+        'conflict',
+        `Brand ${brandId} has no click tracker connected; connect one first (PUT /brands/${brandId}/integrations/tracker with baseUrl and apiKey).`,
+      );
     const now = ctx.now();
     const changes: Record<string, unknown> = input.enabled ? { enabled: true, disabled_reason: null } : { enabled: false };
     if (!input.enabled) {
@@ -290,11 +333,18 @@ export const runTrackerPush = defineOperation({
   toolset: 'integrate',
   successStatus: 202,
   // The CLI and the MCP tool read the run again until it ends, showing its progress.
-  follow: { operation: 'get-tracker-push-run', carry: ['brandId'], from: { runId: 'runId' }, while: { field: 'status', equals: 'running' }, progress: { done: 'progress.done', total: 'progress.total' }, intervalMs: 1000 },
+  follow: {
+    operation: 'get-tracker-push-run',
+    carry: ['brandId'],
+    from: { runId: 'runId' },
+    while: { field: 'status', equals: 'running' },
+    progress: { done: 'progress.done', total: 'progress.total' },
+    intervalMs: 1000,
+  },
   summary: 'Start one tracker spend push cycle now: answers 202 with the run (status running) at once; read it with get-tracker-push-run until it ends.',
   description:
-    'The same cycle as the hourly one, run in the background and paced by schedule.requestIntervalSeconds: today\'s spend of every pushable ' +
-    'mapping, and yesterday\'s final spend if finalLocalHour has passed and it was not pushed yet. Costs are set, never added, so running it again ' +
+    "The same cycle as the hourly one, run in the background and paced by schedule.requestIntervalSeconds: today's spend of every pushable " +
+    "mapping, and yesterday's final spend if finalLocalHour has passed and it was not pushed yet. Costs are set, never added, so running it again " +
     'is harmless. While a run of the brand is going, the answer is that run. A run that fails says why in error (a rejected key or a plan that ' +
     'refuses cost updates also turns the push off: see get-tracker-push). No tracker connected, or the push is off: 409 conflict. ' +
     'Requires an organization owner or admin when called as a person (else 403 forbidden).',
@@ -304,7 +354,11 @@ export const runTrackerPush = defineOperation({
     const setting = await pushSetting(ctx.db, brandId);
     await requireConnection(mappingDeps(ctx), brandId);
     if (!setting.enabled) {
-      throw new ServiceError('conflict', `The tracker spend push of brand ${brandId} is off${setting.disabled_reason ? ` (${setting.disabled_reason})` : ''}; turn it on with set-tracker-push first.`, { disabledReason: setting.disabled_reason ?? null });
+      throw new ServiceError(
+        'conflict',
+        `The tracker spend push of brand ${brandId} is off${setting.disabled_reason ? ` (${setting.disabled_reason})` : ''}; turn it on with set-tracker-push first.`,
+        { disabledReason: setting.disabled_reason ?? null },
+      );
     }
     const going = await runningRun(ctx.db, brandId);
     if (going) return runView(going);
@@ -327,13 +381,19 @@ export const getTrackerPushRun = defineOperation({
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   tag: 'tracker',
   toolset: 'integrate',
-  summary: 'Get a tracker push run as it stands: status (running, succeeded, failed), progress {done, total} of its cost updates, what it pushed and skipped, and why it failed.',
-  description: 'runId is the one run-tracker-push answered (or a scheduled run\'s). A run of another brand answers 404 not_found. Any member with access to the brand may read it.',
+  summary:
+    'Get a tracker push run as it stands: status (running, succeeded, failed), progress {done, total} of its cost updates, what it pushed and skipped, and why it failed.',
+  description:
+    "runId is the one run-tracker-push answered (or a scheduled run's). A run of another brand answers 404 not_found. Any member with access to the brand may read it.",
   async handler(ctx, input: { brandId: number; runId: number | string }) {
     const row = await loadRun(ctx.db, brandOf(ctx), Number(input.runId));
     if (!row) throw notFound(`Tracker push run ${input.runId}`);
     const view = runView(row);
-    ctx.progress({ progress: view.progress.done, total: view.progress.total || undefined, message: `${view.progress.done} of ${view.progress.total} cost updates (${view.status})` });
+    ctx.progress({
+      progress: view.progress.done,
+      total: view.progress.total || undefined,
+      message: `${view.progress.done} of ${view.progress.total} cost updates (${view.status})`,
+    });
     return view;
   },
 });

@@ -37,11 +37,11 @@ export const createWebhookEndpoint = defineOperation({
   tag: 'webhooks',
   toolset: 'integrate',
   successStatus: 201,
-  summary: 'Create a webhook endpoint that receives the organization\'s events, signed with Standard Webhooks.',
+  summary: "Create a webhook endpoint that receives the organization's events, signed with Standard Webhooks.",
   description:
     'The answer carries the signing secret (whsec_...) once; store it to verify deliveries (it is never stored in plain text, so this ' +
     'operation takes no Idempotency-Key: after a lost answer, list the endpoints before creating again). At most 20 endpoints per organization ' +
-    '(one more: 422 unprocessable). brandIds null receives every brand\'s events; a brand-limited key must name only its brands ' +
+    "(one more: 422 unprocessable). brandIds null receives every brand's events; a brand-limited key must name only its brands " +
     '(else 403 brand_not_allowed). An OAuth user must be an organization owner or admin (else 403 forbidden).',
   async handler(ctx, input: Required<Omit<EndpointFields, 'description'>> & { description?: string | null }) {
     requireWebhookAccess(ctx);
@@ -54,7 +54,9 @@ export const createWebhookEndpoint = defineOperation({
     await db('organizations').where({ id: orgId }).forUpdate().first('id');
     const count = Number((await db('webhook_endpoints').where({ organization_id: orgId }).count({ n: '*' }).first())?.n ?? 0);
     if (count >= MAX_ENDPOINTS) {
-      throw new ServiceError('unprocessable', `This organization already has ${count} webhook endpoints, the most it may have. Delete one first.`, { limit: MAX_ENDPOINTS });
+      throw new ServiceError('unprocessable', `This organization already has ${count} webhook endpoints, the most it may have. Delete one first.`, {
+        limit: MAX_ENDPOINTS,
+      });
     }
     const row = {
       organization_id: orgId,
@@ -85,13 +87,14 @@ export const listWebhookEndpoints = defineOperation({
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   tag: 'webhooks',
   toolset: 'integrate',
-  summary: 'List the organization\'s webhook endpoints, newest first.',
+  summary: "List the organization's webhook endpoints, newest first.",
   description: 'A brand-limited key sees only endpoints filtered to its own brands.',
   async handler(ctx, input: { cursor?: string; limit: number }) {
     requireWebhookAccess(ctx);
     const after = ctx.page.position();
     // At most 20 rows exist per organization: filter visibility here, page over what is left.
-    const rows: StoredEndpoint[] = await ctx.db('webhook_endpoints')
+    const rows: StoredEndpoint[] = await ctx
+      .db('webhook_endpoints')
       .where({ organization_id: ctx.principal.organizationId })
       .modify((q) => (after ? q.where('id', '<', Number(after[0])) : q))
       .orderBy('id', 'desc');
@@ -135,8 +138,9 @@ export const updateWebhookEndpoint = defineOperation({
   annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
   tag: 'webhooks',
   toolset: 'integrate',
-  summary: 'Change a webhook endpoint\'s URL, description, events, brands, or turn it off and on.',
-  description: 'Only the fields sent change. enabled: false disables it (disabledReason manual); enabled: true enables it again, clears the reason and resumes pending deliveries.',
+  summary: "Change a webhook endpoint's URL, description, events, brands, or turn it off and on.",
+  description:
+    'Only the fields sent change. enabled: false disables it (disabledReason manual); enabled: true enables it again, clears the reason and resumes pending deliveries.',
   async handler(ctx, input: EndpointFields & { endpointId: number }) {
     requireWebhookAccess(ctx);
     const { endpointId, ...fields } = input;
@@ -178,7 +182,11 @@ export const deleteWebhookEndpoint = defineOperation({
     requireWebhookAccess(ctx);
     const endpoint = await loadEndpoint(ctx, input.endpointId, ctx.db, true);
     await ctx.db('webhook_endpoints').where({ id: endpoint.id }).delete();
-    await ctx.db('jobs').where({ kind: DELIVERY_JOB, job_key: String(endpoint.id) }).whereNull('locked_by').delete();
+    await ctx
+      .db('jobs')
+      .where({ kind: DELIVERY_JOB, job_key: String(endpoint.id) })
+      .whereNull('locked_by')
+      .delete();
     return { endpointId: Number(endpoint.id), deleted: true as const };
   },
 });
@@ -198,18 +206,28 @@ export const testWebhookEndpoint = defineOperation({
   // The send happens outside any transaction: the event and its delivery are committed first.
   transactional: false,
   summary: 'Send a webhook.test event to the endpoint now and answer with the outcome.',
-  description: 'Signed exactly like real deliveries; recorded in the delivery log; not retried. A disabled endpoint answers 409 conflict. delivered is true for a 2xx answer.',
+  description:
+    'Signed exactly like real deliveries; recorded in the delivery log; not retried. A disabled endpoint answers 409 conflict. delivered is true for a 2xx answer.',
   async handler(ctx, input: { endpointId: number }) {
     requireWebhookAccess(ctx);
     const knex = ctx.db as Knex;
     const { endpoint, deliveryId, eventId } = await inTransaction(knex, async (trx) => {
       const row = await loadEndpoint(ctx, input.endpointId, trx, true);
       if (!row.enabled) {
-        throw new ServiceError('conflict', `Webhook endpoint ${row.id} is disabled (${row.disabled_reason}); enable it (PATCH enabled: true) before a test send.`, { disabledReason: row.disabled_reason });
+        throw new ServiceError(
+          'conflict',
+          `Webhook endpoint ${row.id} is disabled (${row.disabled_reason}); enable it (PATCH enabled: true) before a test send.`,
+          { disabledReason: row.disabled_reason },
+        );
       }
       const event = await ctx.events.emit(
         trx,
-        { organizationId: ctx.principal.organizationId, brandId: null, type: 'webhook.test', data: { endpointId: Number(row.id), message: 'This is a test send from svc.' } },
+        {
+          organizationId: ctx.principal.organizationId,
+          brandId: null,
+          type: 'webhook.test',
+          data: { endpointId: Number(row.id), message: 'This is a test send from svc.' },
+        },
         { onlyEndpointId: Number(row.id), queue: false },
       );
       return { endpoint: row, deliveryId: event.deliveries.get(Number(row.id))!, eventId: event.publicId };
@@ -217,7 +235,15 @@ export const testWebhookEndpoint = defineOperation({
     const [delivery] = await knex('webhook_deliveries as d')
       .join('events as e', 'e.id', 'd.event_id')
       .where('d.id', deliveryId)
-      .select('d.id', 'd.attempt_count', 'd.created_at', 'e.public_id as event_public_id', 'e.type as event_type', 'e.data as event_data', 'e.created_at as event_created_at');
+      .select(
+        'd.id',
+        'd.attempt_count',
+        'd.created_at',
+        'e.public_id as event_public_id',
+        'e.type as event_type',
+        'e.data as event_data',
+        'e.created_at as event_created_at',
+      );
     const result = await attemptDelivery({ knex, secrets: ctx.secrets, sender: ctx.webhooks, now: ctx.now }, endpoint, delivery, false);
     return { deliveryId, eventId, delivered: result.succeeded, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error };
   },
@@ -250,7 +276,16 @@ async function deliveryViews(db: Knex | Knex.Transaction, rows: Array<Record<str
   }));
 }
 
-const deliveryColumns = ['d.id', 'd.status', 'd.next_attempt_at', 'd.redelivery_of', 'd.created_at', 'd.event_id', 'e.public_id as event_public_id', 'e.type as event_type'];
+const deliveryColumns = [
+  'd.id',
+  'd.status',
+  'd.next_attempt_at',
+  'd.redelivery_of',
+  'd.created_at',
+  'd.event_id',
+  'e.public_id as event_public_id',
+  'e.type as event_type',
+];
 
 export const listWebhookDeliveries = defineOperation({
   name: 'list-webhook-deliveries',
@@ -269,7 +304,8 @@ export const listWebhookDeliveries = defineOperation({
     requireWebhookAccess(ctx);
     const endpoint = await loadEndpoint(ctx, input.endpointId);
     const after = ctx.page.position();
-    const rows = await ctx.db('webhook_deliveries as d')
+    const rows = await ctx
+      .db('webhook_deliveries as d')
       .join('events as e', 'e.id', 'd.event_id')
       .where('d.endpoint_id', endpoint.id)
       .modify((q) => {
@@ -301,13 +337,16 @@ export const redeliverWebhook = defineOperation({
   toolset: 'integrate',
   successStatus: 202,
   summary: 'Send an event of the delivery log again, with the same webhook-id so receivers can dedupe.',
-  description: 'Answers 202 with a new pending delivery that goes out at once through the delivery queue; list-webhook-deliveries shows its outcome. A disabled endpoint answers 409 conflict.',
+  description:
+    'Answers 202 with a new pending delivery that goes out at once through the delivery queue; list-webhook-deliveries shows its outcome. A disabled endpoint answers 409 conflict.',
   async handler(ctx, input: { endpointId: number; deliveryId: number }) {
     requireWebhookAccess(ctx);
     const db = ctx.db as Knex.Transaction;
     const endpoint = await loadEndpoint(ctx, input.endpointId, db, true);
     if (!endpoint.enabled) {
-      throw new ServiceError('conflict', `Webhook endpoint ${endpoint.id} is disabled (${endpoint.disabled_reason}); enable it (PATCH enabled: true) first.`, { disabledReason: endpoint.disabled_reason });
+      throw new ServiceError('conflict', `Webhook endpoint ${endpoint.id} is disabled (${endpoint.disabled_reason}); enable it (PATCH enabled: true) first.`, {
+        disabledReason: endpoint.disabled_reason,
+      });
     }
     const original = await db('webhook_deliveries').where({ id: input.deliveryId, endpoint_id: endpoint.id }).first('id', 'event_id');
     if (!original) throw notFound(`Delivery ${input.deliveryId} of webhook endpoint ${endpoint.id}`);
@@ -342,7 +381,8 @@ export const rotateWebhookSecret = defineOperation({
   tag: 'webhooks',
   toolset: 'integrate',
   summary: 'Replace the signing secret of a webhook endpoint; the new secret is shown once.',
-  description: 'For 24 hours deliveries carry one signature per secret (new and replaced, space-separated in webhook-signature) so receivers can switch without losing a message. A retry after a lost answer rotates again; the secrets it replaced keep signing for their 24 hours.',
+  description:
+    'For 24 hours deliveries carry one signature per secret (new and replaced, space-separated in webhook-signature) so receivers can switch without losing a message. A retry after a lost answer rotates again; the secrets it replaced keep signing for their 24 hours.',
   async handler(ctx, input: { endpointId: number }) {
     requireWebhookAccess(ctx);
     const db = ctx.db as Knex.Transaction;
@@ -353,7 +393,9 @@ export const rotateWebhookSecret = defineOperation({
     // Every secret replaced within the last day keeps signing, so a rotation retried after a lost
     // answer never strands a receiver that still holds the first secret.
     const retired = [...retiredSecrets(endpoint, now), { sealed: endpoint.secret_sealed, expiresAt }];
-    await db('webhook_endpoints').where({ id: endpoint.id }).update({ secret_sealed: ctx.secrets.seal(secret), previous_secrets: JSON.stringify(retired), updated_at: now });
+    await db('webhook_endpoints')
+      .where({ id: endpoint.id })
+      .update({ secret_sealed: ctx.secrets.seal(secret), previous_secrets: JSON.stringify(retired), updated_at: now });
     return { endpointId: Number(endpoint.id), secret, previousSecretExpiresAt: iso(expiresAt) };
   },
 });

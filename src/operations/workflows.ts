@@ -15,7 +15,17 @@ import { acts, checkDefinition, reachOf, type Definition, type Trigger } from '.
 import { requireReferences } from '../references/resolve.js';
 import { definitionIssues } from '../workflows/references.js';
 import { personOf, runnerOfPrincipal, startExecution } from '../workflows/runs.js';
-import { STEP_JOB, executionViews, loadExecution, loadWorkflow, reachable, summaryViews, workflowView, type ExecutionRow, type WorkflowRow } from '../workflows/store.js';
+import {
+  STEP_JOB,
+  executionViews,
+  loadExecution,
+  loadWorkflow,
+  reachable,
+  summaryViews,
+  workflowView,
+  type ExecutionRow,
+  type WorkflowRow,
+} from '../workflows/store.js';
 
 const write = { readOnly: false, destructive: false, idempotent: false, openWorld: false };
 const read = { readOnly: true, destructive: false, idempotent: true, openWorld: false };
@@ -33,10 +43,10 @@ const DEFINITION =
   '{kind: monitor, automationId}. Nodes {nodeId, kind, name, settings}: apply_template {templateId}, launch {launchId}, pause {launchId, nodeId}, ' +
   'budget {launchId, nodeId, amount in cents}, review {timeoutHours?}, chat {message, webhookUrl?}, agent {instruction, brandIds?}, ' +
   'condition {source, path, equals} (its outgoing edges carry when: true or false). The first node is the entry; edges {from, to} must reach every ' +
-  'node without cycles. Every id named must exist in its brand (the trigger\'s column or automation in the workflow\'s brand, a step\'s template, ' +
-  'launch and node in the step\'s brand) and be reachable by the credential; ids may be numbers or digit strings. Invalid definitions answer ' +
+  "node without cycles. Every id named must exist in its brand (the trigger's column or automation in the workflow's brand, a step's template, " +
+  "launch and node in the step's brand) and be reachable by the credential; ids may be numbers or digit strings. Invalid definitions answer " +
   '400 validation_failed naming each field as nodes[<nodeId>].settings.<setting> or trigger.<field>, the same for a missing id as for one of ' +
-  'another brand or organization. A run checks each step\'s references again when it runs.';
+  "another brand or organization. A run checks each step's references again when it runs.";
 
 function requirePublish(ctx: OperationContext, def: Pick<Definition, 'nodes'>, what: string): void {
   if (acts(def) && !ctx.principal.scopes.has('publish')) {
@@ -50,17 +60,25 @@ function requirePublish(ctx: OperationContext, def: Pick<Definition, 'nodes'>, w
 
 function checkTrigger(t: Trigger & Record<string, unknown>): void {
   const issues: FieldIssue[] = [];
-  const allowed: Record<string, string[]> = { manual: [], video_review: [], schedule: ['cron', 'timezone'], pipeline_stage: ['columnId'], monitor: ['automationId'] };
+  const allowed: Record<string, string[]> = {
+    manual: [],
+    video_review: [],
+    schedule: ['cron', 'timezone'],
+    pipeline_stage: ['columnId'],
+    monitor: ['automationId'],
+  };
   for (const f of ['cron', 'timezone', 'columnId', 'automationId']) {
     const wanted = allowed[t.kind].includes(f);
     if (wanted && t[f] === undefined) issues.push({ field: `trigger.${f}`, code: 'invalid_type', message: `is required for a ${t.kind} trigger` });
-    if (!wanted && t[f] !== undefined) issues.push({ field: `trigger.${f}`, code: 'unrecognized_key', message: `is not part of a ${t.kind} trigger; remove it` });
+    if (!wanted && t[f] !== undefined)
+      issues.push({ field: `trigger.${f}`, code: 'unrecognized_key', message: `is not part of a ${t.kind} trigger; remove it` });
   }
   if (t.kind === 'schedule' && typeof t.timezone === 'string' && !isKnownTimeZone(t.timezone)) {
     issues.push({ field: 'trigger.timezone', code: 'invalid_value', message: `"${t.timezone}" is not an IANA time zone such as Europe/Paris` });
   }
   if (t.kind === 'schedule' && typeof t.cron === 'string') {
-    if (t.cron.trim().split(/\s+/).length !== 5) issues.push({ field: 'trigger.cron', code: 'invalid_value', message: 'must have five fields: minute hour day-of-month month day-of-week' });
+    if (t.cron.trim().split(/\s+/).length !== 5)
+      issues.push({ field: 'trigger.cron', code: 'invalid_value', message: 'must have five fields: minute hour day-of-month month day-of-week' });
     else {
       try {
         nextCronTime(t.cron, Date.now(), 'UTC');
@@ -84,7 +102,11 @@ async function checkSave(ctx: OperationContext, def: Definition, createdByKind: 
   const reach = reachOf(ctx.brand!.id, def);
   const limitedKey = ctx.principal.kind === 'api_key' && ctx.principal.brandIds !== null;
   if (limitedKey && createdByKind === 'user' && def.nodes.some((n) => n.kind === 'agent')) {
-    throw new ServiceError('forbidden', 'A brand-limited API key may save an agent step only in a workflow created with an API key; this one belongs to a person.', null);
+    throw new ServiceError(
+      'forbidden',
+      'A brand-limited API key may save an agent step only in a workflow created with an API key; this one belongs to a person.',
+      null,
+    );
   }
   return reach;
 }
@@ -152,7 +174,10 @@ export const createWorkflow = defineOperation({
       updated_at: now,
     };
     const [wid] = await ctx.db('workflows').insert(row);
-    const stored = (await ctx.db('workflows').where({ id: Number(wid) }).first()) as WorkflowRow;
+    const stored = (await ctx
+      .db('workflows')
+      .where({ id: Number(wid) })
+      .first()) as WorkflowRow;
     return workflowView(ctx.db, stored, ctx.config.baseUrl, secret);
   },
 });
@@ -177,7 +202,8 @@ export const listWorkflows = defineOperation({
     let more = false;
     // Pages over what the credential may see: invisible rows are skipped, not counted.
     for (;;) {
-      const batch: WorkflowRow[] = await ctx.db('workflows')
+      const batch: WorkflowRow[] = await ctx
+        .db('workflows')
         .where({ organization_id: ctx.principal.organizationId, brand_id: input.brandId })
         .modify((q) => (before !== null ? q.where('id', '<', before) : q))
         .orderBy('id', 'desc')
@@ -212,7 +238,7 @@ export const getWorkflow = defineOperation({
   tag: 'workflows',
   toolset: 'workflows',
   summary: 'Get a workflow: its definition, version (send it back to save), status and run counters.',
-  description: 'Another brand\'s workflow, or one reaching a brand outside a limited key\'s brands, answers 404.',
+  description: "Another brand's workflow, or one reaching a brand outside a limited key's brands, answers 404.",
   async handler(ctx, input: { brandId: number; workflowId: string }) {
     return workflowView(ctx.db, await loadWorkflow(ctx.db, ctx.principal, input.brandId, id(input.workflowId)), ctx.config.baseUrl);
   },
@@ -236,9 +262,13 @@ export const saveWorkflow = defineOperation({
     const { brandId, workflowId, version, ...def } = input;
     const current = await loadWorkflow(ctx.db, ctx.principal, brandId, id(workflowId), true);
     if (Number(current.version) !== version) {
-      throw new ServiceError('stale_read', `Workflow ${current.id} changed since it was read (version ${current.version}, not ${version}). Read it again and reapply your change.`, {
-        currentVersion: Number(current.version),
-      });
+      throw new ServiceError(
+        'stale_read',
+        `Workflow ${current.id} changed since it was read (version ${current.version}, not ${version}). Read it again and reapply your change.`,
+        {
+          currentVersion: Number(current.version),
+        },
+      );
     }
     const reach = await checkSave(ctx, def, current.created_by_kind);
     const now = ctx.now();
@@ -250,7 +280,8 @@ export const saveWorkflow = defineOperation({
     } else if (def.trigger.kind !== 'video_review' && current.hook_id) {
       Object.assign(hook, { hook_id: null, hook_secret_sealed: null });
     }
-    const n = await ctx.db('workflows')
+    const n = await ctx
+      .db('workflows')
       .where({ id: current.id, version })
       .update({
         name: def.workflowName,
@@ -277,7 +308,8 @@ async function setStatus(ctx: OperationContext, input: { brandId: number; workfl
   if (status === 'active') requirePublish(ctx, def, 'Activating');
   const now = ctx.now();
   if (current.status !== status) {
-    await ctx.db('workflows')
+    await ctx
+      .db('workflows')
       .where({ id: current.id })
       .update({ status, next_run_at: triggerColumns(def, status, now).next_run_at, armed_at: status === 'active' ? now : null, updated_at: now });
   }
@@ -295,7 +327,7 @@ export const activateWorkflow = defineOperation({
   annotations: { ...write, idempotent: true },
   tag: 'workflows',
   toolset: 'workflows',
-  summary: 'Arm a workflow\'s trigger (status active): schedules fire, pipeline stages, monitors and the video-review hook start runs.',
+  summary: "Arm a workflow's trigger (status active): schedules fire, pipeline stages, monitors and the video-review hook start runs.",
   description: `Events from before activation start nothing. ${PERMISSIONS}`,
   async handler(ctx, input: { brandId: number; workflowId: string }) {
     return setStatus(ctx, input, 'active');
@@ -313,7 +345,7 @@ export const deactivateWorkflow = defineOperation({
   annotations: { ...write, idempotent: true },
   tag: 'workflows',
   toolset: 'workflows',
-  summary: 'Disarm a workflow\'s trigger (status inactive); runs under way go on, run-workflow still starts it by hand.',
+  summary: "Disarm a workflow's trigger (status inactive); runs under way go on, run-workflow still starts it by hand.",
   async handler(ctx, input: { brandId: number; workflowId: string }) {
     return setStatus(ctx, input, 'inactive');
   },
@@ -339,7 +371,8 @@ export const runWorkflow = defineOperation({
   async handler(ctx, input: { brandId: number; workflowId: number; launchId?: number }) {
     const w = await loadWorkflow(ctx.db, ctx.principal, input.brandId, id(input.workflowId), true);
     requirePublish(ctx, { nodes: JSON.parse(w.nodes) }, 'Running');
-    if (input.launchId !== undefined) await requireReferences(ctx.db, ctx.principal, [{ kind: 'launch', field: 'launchId', id: input.launchId, brandId: input.brandId }]);
+    if (input.launchId !== undefined)
+      await requireReferences(ctx.db, ctx.principal, [{ kind: 'launch', field: 'launchId', id: input.launchId, brandId: input.brandId }]);
     const exec = await startExecution(ctx.db as Knex.Transaction, {
       workflow: w,
       runner: runnerOfPrincipal(ctx.principal),
@@ -366,7 +399,8 @@ export const listWorkflowExecutions = defineOperation({
   async handler(ctx, input: { brandId: number; workflowId: string; limit: number }) {
     const w = await loadWorkflow(ctx.db, ctx.principal, input.brandId, id(input.workflowId));
     const after = ctx.page.position();
-    const rows: ExecutionRow[] = await ctx.db('workflow_executions')
+    const rows: ExecutionRow[] = await ctx
+      .db('workflow_executions')
       .where({ workflow_id: w.id })
       .modify((q) => (after ? q.where('id', '<', Number(after[0])) : q))
       .orderBy('id', 'desc')
@@ -387,7 +421,7 @@ export const getWorkflowExecution = defineOperation({
   annotations: read,
   tag: 'workflows',
   toolset: 'workflows',
-  summary: 'Get one run of a workflow: status (queued, running, waiting_review, succeeded, failed, canceled) and each node\'s status, result and error.',
+  summary: "Get one run of a workflow: status (queued, running, waiting_review, succeeded, failed, canceled) and each node's status, result and error.",
   async handler(ctx, input: { brandId: number; workflowId: string; executionId: string }) {
     const w = await loadWorkflow(ctx.db, ctx.principal, input.brandId, id(input.workflowId));
     return (await executionViews(ctx.db, [await loadExecution(ctx.db, w, input.executionId)]))[0];
@@ -416,7 +450,7 @@ export const reviewWorkflowStep = defineOperation({
   toolset: 'workflows',
   summary: 'Approve or reject a review gate of a run that waits for it; approve lets the run go on, reject ends it (canceled).',
   description:
-    'Only a person other than the run\'s author may decide. The author is the person who started the run, or the person who created the API key ' +
+    "Only a person other than the run's author may decide. The author is the person who started the run, or the person who created the API key " +
     'that started it (recorded when the run starts); their approval answers 403 forbidden whichever credential they use (that key, another key ' +
     'they created, their OAuth token). A gate that is not ' +
     'waiting (decided already, timed out, or not a review step) answers 409 conflict.',
@@ -432,7 +466,11 @@ export const reviewWorkflowStep = defineOperation({
     const author = await authorOf(db, exec);
     const samePerson = author !== null && personOf(p) === author;
     if (sameKey || samePerson) {
-      throw new ServiceError('forbidden', `The run's author (${exec.runner_label}) may not review its own run, with this credential or any other of theirs; ask another member.`, null);
+      throw new ServiceError(
+        'forbidden',
+        `The run's author (${exec.runner_label}) may not review its own run, with this credential or any other of theirs; ask another member.`,
+        null,
+      );
     }
     const now = ctx.now();
     const decided = {

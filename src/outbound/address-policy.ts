@@ -129,7 +129,10 @@ export function admitted(verdict: Verdict, rule: AddressRule): boolean {
 
 /** A host as compared: lowercased, brackets and trailing dots dropped (the URL parser already normalised IPv4 forms). */
 export function normalizeHost(hostname: string): string {
-  return hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.+$/, '');
+  return hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.+$/, '');
 }
 
 /** `localhost` and every name under `.localhost` mean this machine, whatever a resolver says. */

@@ -192,10 +192,12 @@ export class OutboundClient {
 
   private failure(err: unknown, url: URL, limit: number, timedOut: boolean): OutboundError {
     if (err instanceof OutboundError) return err;
-    const refused = err instanceof AddressRefused ? err : (err as { cause?: unknown })?.cause instanceof AddressRefused ? ((err as { cause: AddressRefused }).cause) : null;
+    const refused =
+      err instanceof AddressRefused ? err : (err as { cause?: unknown })?.cause instanceof AddressRefused ? (err as { cause: AddressRefused }).cause : null;
     if (refused) return new OutboundError('refused', refused.message);
     if (timedOut) return new OutboundError('timeout', `${url.origin} did not answer within ${Math.round(limit)} ms`);
-    if ((err as Error)?.name === 'AbortError' || (err as { code?: string })?.code === 'UND_ERR_ABORTED') return new OutboundError('timeout', 'the call was cancelled');
+    if ((err as Error)?.name === 'AbortError' || (err as { code?: string })?.code === 'UND_ERR_ABORTED')
+      return new OutboundError('timeout', 'the call was cancelled');
     return new OutboundError('network', `the connection to ${url.origin} failed (${causeOf(err)})`);
   }
 
@@ -237,14 +239,17 @@ export class OutboundClient {
         headers[name] = value;
       });
       const body = await bodyBytes(init?.body ?? (request?.body ? await request.arrayBuffer() : null), headers);
-      const opened = await this.open({ url, origin }, {
-        method: init?.method ?? request?.method ?? 'GET',
-        headers,
-        body,
-        timeoutMs: defaults.timeoutMs ?? this.timeoutMs,
-        deadline: defaults.deadline,
-        signal: init?.signal ?? request?.signal ?? undefined,
-      });
+      const opened = await this.open(
+        { url, origin },
+        {
+          method: init?.method ?? request?.method ?? 'GET',
+          headers,
+          body,
+          timeoutMs: defaults.timeoutMs ?? this.timeoutMs,
+          deadline: defaults.deadline,
+          signal: init?.signal ?? request?.signal ?? undefined,
+        },
+      );
       const cap = defaults.maxResponseBytes ?? this.maxBytes;
       const empty = [101, 204, 205, 304].includes(opened.status) || (init?.method ?? request?.method) === 'HEAD';
       if (empty) {

@@ -23,6 +23,13 @@ export interface PageCursor {
   position(): Position | null;
   /** A cursor for the page after `position`. */
   next(position: Position): string;
+  /** Where a newest-first list by id continues: below the id the cursor holds; undefined on the first page. */
+  beforeId(): number | undefined;
+  /**
+   * One page of `rows` read with the page size plus one: the first rows up to the page size, and the
+   * cursor of the next page (at `key` of the last row kept) when there was one more; null otherwise.
+   */
+  pageOf<T>(rows: T[], key: (row: T) => Position): { rows: T[]; nextCursor: string | null };
 }
 
 const invalid = () =>
@@ -35,13 +42,20 @@ export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
     const obj = value as Record<string, unknown>;
-    return `{${Object.keys(obj).sort().filter((k) => obj[k] !== undefined).map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
+    return `{${Object.keys(obj)
+      .sort()
+      .filter((k) => obj[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value);
 }
 
 export class CursorCodec {
-  constructor(private readonly secret: Buffer, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly secret: Buffer,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   private sign(body: string): string {
     return crypto.createHmac('sha256', this.secret).update(body).digest('base64url').slice(0, 22);
@@ -54,12 +68,22 @@ export class CursorCodec {
     let hash: string | null = null;
     const filterHash = () => (hash ??= crypto.createHash('sha256').update(canonicalJson(filters)).digest('base64url').slice(0, 16));
     const pageSize = typeof limit === 'number' ? limit : 0;
+    const position = () => (typeof cursor === 'string' ? this.decode(cursor, operation, filterHash(), pageSize) : null);
+    const next = (at: Position) => {
+      const payload: Payload = { v: VERSION, o: operation, f: filterHash(), l: pageSize, k: at, t: this.now() };
+      const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
+      return `${body}.${this.sign(body)}`;
+    };
     return {
-      position: () => (typeof cursor === 'string' ? this.decode(cursor, operation, filterHash(), pageSize) : null),
-      next: (position) => {
-        const payload: Payload = { v: VERSION, o: operation, f: filterHash(), l: pageSize, k: position, t: this.now() };
-        const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
-        return `${body}.${this.sign(body)}`;
+      position,
+      next,
+      beforeId: () => {
+        const at = position();
+        return at ? Number(at[0]) : undefined;
+      },
+      pageOf: (rows, key) => {
+        const page = rows.slice(0, pageSize);
+        return { rows: page, nextCursor: rows.length > pageSize ? next(key(page[page.length - 1])) : null };
       },
     };
   }

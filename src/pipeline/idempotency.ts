@@ -11,9 +11,7 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** How long a running request holds its key before another process may take the work over. */
 export const IDEMPOTENCY_LEASE_MS = Number(process.env.IDEMPOTENCY_LEASE_MS) || 120_000;
 
-export type Claim =
-  | { kind: 'run'; recordId: number; resumed: boolean; leaseExpiresAt: number }
-  | { kind: 'replay'; status: number; body: unknown };
+export type Claim = { kind: 'run'; recordId: number; resumed: boolean; leaseExpiresAt: number } | { kind: 'replay'; status: number; body: unknown };
 
 export interface ClaimRequest {
   organizationId: number;
@@ -52,11 +50,9 @@ export async function claimIdempotencyKey(db: Knex, req: ClaimRequest): Promise<
       continue;
     }
     if (row.fingerprint !== fingerprint) {
-      throw new ServiceError(
-        'idempotency_conflict',
-        'This Idempotency-Key was already used with a different request. Use a new key for a new request.',
-        { reason: 'different_request' },
-      );
+      throw new ServiceError('idempotency_conflict', 'This Idempotency-Key was already used with a different request. Use a new key for a new request.', {
+        reason: 'different_request',
+      });
     }
     if (row.state === 'done') {
       return { kind: 'replay', status: Number(row.status_code), body: JSON.parse(row.response_body) };
@@ -80,7 +76,9 @@ export async function claimIdempotencyKey(db: Knex, req: ClaimRequest): Promise<
 
 /** Stores the final response, in the operation's transaction when there is one. */
 export async function completeIdempotencyKey(db: Knex | Knex.Transaction, recordId: number, status: number, body: unknown): Promise<void> {
-  await db('idempotency_records').where({ id: recordId }).update({ state: 'done', status_code: status, response_body: JSON.stringify(body) });
+  await db('idempotency_records')
+    .where({ id: recordId })
+    .update({ state: 'done', status_code: status, response_body: JSON.stringify(body) });
 }
 
 /** Forgets a claim whose request failed, so a retry with the same key acts again (unless another took it over). */

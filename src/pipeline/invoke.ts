@@ -12,12 +12,12 @@ import { ServiceError, notFound } from '../errors.js';
 import { activityRecorder, type ActivityRecorder } from '../activity/recorder.js';
 import type { CursorCodec, PageCursor } from '../pagination/cursor.js';
 import type { SchemaRegistry } from '../schemas/registry.js';
-import type { RateLimitInfo, RateLimiter, RateLimitSlot } from './rate-limit.js';
+import type { RateLimiter, RateLimitSlot } from './rate-limit.js';
 import type { Platforms } from '../platforms/registry.js';
 import { serviceErrorOf } from '../platforms/registry.js';
 import { PlatformError } from '../platforms/port.js';
 import type { MetricsCache } from '../platforms/metrics-cache.js';
-import type { Directory } from '../directory.js';
+import type { Directory } from '../brands/directory.js';
 import type { EventOutbox } from '../events/outbox.js';
 import type { SecretBox } from '../auth/encryption.js';
 import type { WebhookSender } from '../webhooks/sender.js';
@@ -233,7 +233,10 @@ export async function invoke(
     }
     const key = checkIdempotencyKey(op, options.idempotencyKey);
     // A PATCH body is a merge patch: its object-valued fields are checked again once merged (ctx.patch).
-    const input = op.method === 'PATCH' ? deps.schemas.validatePatchInput<Record<string, unknown>>(op.input, rawInput) : deps.schemas.validateInput<Record<string, unknown>>(op.input, rawInput);
+    const input =
+      op.method === 'PATCH'
+        ? deps.schemas.validatePatchInput<Record<string, unknown>>(op.input, rawInput)
+        : deps.schemas.validateInput<Record<string, unknown>>(op.input, rawInput);
     const brand = typeof input.brandId === 'number' ? await brandFor(deps.directory, principal, input.brandId) : null;
 
     let claim: Claim | null = null;
@@ -278,7 +281,10 @@ export async function invoke(
       return result;
     } catch (err) {
       const leaseEnd = stopRenewing();
-      if (recordId !== null) await releaseIdempotencyKey(deps.knex, recordId, leaseEnd).catch((e) => log.error({ requestId: options.requestId, err: e }, 'could not release idempotency key'));
+      if (recordId !== null)
+        await releaseIdempotencyKey(deps.knex, recordId, leaseEnd).catch((e) =>
+          log.error({ requestId: options.requestId, err: e }, 'could not release idempotency key'),
+        );
       if (err instanceof PlatformError) {
         log.warn({ requestId: options.requestId, operation: op.name, platformError: err.kind, message: err.message, extra: err.extra }, 'ad platform refused');
         throw serviceErrorOf(err);

@@ -131,9 +131,11 @@ export class RedisRateLimiter extends WindowLimiter {
 
   protected async count(org: number, windowStart: number, token: string): Promise<Counts> {
     const now = this.now();
-    const [count, admitted] = (await (this.redis as unknown as {
-      svcRateAcquire(...args: Array<string | number>): Promise<[number, number]>;
-    }).svcRateAcquire(
+    const [count, admitted] = await (
+      this.redis as unknown as {
+        svcRateAcquire(...args: Array<string | number>): Promise<[number, number]>;
+      }
+    ).svcRateAcquire(
       `${this.prefix}rl:${org}:${windowStart}`,
       `${this.prefix}fl:${org}`,
       WINDOW_MS + 5_000,
@@ -142,7 +144,7 @@ export class RedisRateLimiter extends WindowLimiter {
       token,
       this.perMinute,
       this.concurrency,
-    ));
+    );
     return { count, admitted: admitted === 1 };
   }
 

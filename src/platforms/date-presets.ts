@@ -6,7 +6,17 @@ import { addDays, localDate, weekday } from '../time/zones.js';
 import type { DateWindow } from './port.js';
 
 export const DATE_PRESETS = [
-  'today', 'yesterday', 'this_week_sun_today', 'last_7d', 'last_14d', 'last_28d', 'last_30d', 'last_90d', 'this_month', 'last_month', 'maximum',
+  'today',
+  'yesterday',
+  'this_week_sun_today',
+  'last_7d',
+  'last_14d',
+  'last_28d',
+  'last_30d',
+  'last_90d',
+  'this_month',
+  'last_month',
+  'maximum',
 ] as const;
 export type DatePreset = (typeof DATE_PRESETS)[number];
 

@@ -1,6 +1,6 @@
 // Live reads from an ad platform through the metrics cache: the answer and when it was read.
 
-import type { OperationContext } from '../catalogue/define.js';
+import type { ServiceContext } from '../catalogue/define.js';
 import type { AdAccount } from './port.js';
 
 /** The account's cache scope; publishes and budget edits invalidate it. */
@@ -12,7 +12,13 @@ export function accountScope(account: Pick<AdAccount, 'platform' | 'accountId'>)
  * Reads through the short metrics cache; `asOf` is when the platform was actually asked.
  * `params` is keyed by its JSON: each call site builds it with its keys in one fixed order.
  */
-export async function liveRead<T>(ctx: OperationContext, account: AdAccount, what: string, params: unknown, read: () => Promise<T>): Promise<{ value: T; asOf: string }> {
+export async function liveRead<T>(
+  ctx: ServiceContext<'metrics'>,
+  account: AdAccount,
+  what: string,
+  params: unknown,
+  read: () => Promise<T>,
+): Promise<{ value: T; asOf: string }> {
   const scope = accountScope(account);
   const key = `${what}:${JSON.stringify(params)}`;
   const hit = await ctx.metrics.get<T>(scope, key);

@@ -21,7 +21,11 @@ export class MemoryMetricsCache implements MetricsCache {
   private readonly entries = new Map<string, { entry: Cached<unknown>; expires: number }>();
   private readonly generations = new Map<string, number>();
 
-  constructor(private readonly ttlMs: number, private readonly now: () => number = Date.now, private readonly max = 5_000) {}
+  constructor(
+    private readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
+    private readonly max = 5_000,
+  ) {}
 
   private full(scope: string, key: string): string {
     return `${scope}#${this.generations.get(scope) ?? 0}#${key}`;
@@ -50,7 +54,11 @@ export class MemoryMetricsCache implements MetricsCache {
 }
 
 export class RedisMetricsCache implements MetricsCache {
-  constructor(private readonly redis: Redis, private readonly prefix: string, private readonly ttlMs: number) {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly ttlMs: number,
+  ) {}
 
   private async full(scope: string, key: string): Promise<string> {
     const generation = (await this.redis.get(`${this.prefix}gen:${scope}`)) ?? '0';

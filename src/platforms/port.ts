@@ -61,7 +61,6 @@ export interface LeadFormPage {
 }
 
 export type OptionType = 'pixels' | 'pages' | 'profileAccounts' | 'audiences' | 'interests' | 'locations' | 'conversionEvents';
-export const OPTION_TYPES: readonly OptionType[] = ['pixels', 'pages', 'profileAccounts', 'audiences', 'interests', 'locations', 'conversionEvents'];
 
 export interface OptionItem {
   id: string;
@@ -145,11 +144,4 @@ export interface PlatformAdapter {
   setStatus(account: AdAccount, refs: ObjectRef[], status: 'ACTIVE' | 'PAUSED'): Promise<void>;
   setBudget(account: AdAccount, ref: ObjectRef, budget: Budget): Promise<void>;
   deleteObjects(account: AdAccount, refs: ObjectRef[]): Promise<void>;
-}
-
-/** Ad account ids carry their platform: act_ for Meta, biz_ for TikTok. */
-export function platformOfAccount(accountId: string): PlatformName | null {
-  if (accountId.startsWith('act_')) return 'meta';
-  if (accountId.startsWith('biz_')) return 'tiktok';
-  return null;
 }

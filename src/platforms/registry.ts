@@ -7,6 +7,7 @@ import { decryptSecret } from '../auth/encryption.js';
 import { PlatformError, type AdAccount, type PlatformAdapter, type PlatformName } from './port.js';
 import { SandboxPlatform } from './sandbox/adapter.js';
 import type { PlatformMode } from '../config.js';
+import { findAdAccount, type AdAccountRow } from '../brands/store.js';
 
 export interface BrandAdAccount extends AdAccount {
   name: string | null;
@@ -18,7 +19,7 @@ export type LiveAdapterFactory = (platform: PlatformName) => PlatformAdapter;
 export class Platforms {
   private readonly adapters = new Map<PlatformName, PlatformAdapter>();
   /** Ad-account rows by brand and id, kept for KEY_CACHE_MS like the brand directory. */
-  private readonly rows = new Map<string, { row: Record<string, any>; at: number }>();
+  private readonly rows = new Map<string, { row: AdAccountRow; at: number }>();
 
   constructor(
     private readonly mode: PlatformMode,
@@ -46,19 +47,19 @@ export class Platforms {
     const hit = this.rows.get(cacheKey);
     let row = hit && this.now() - hit.at < this.cacheMs ? hit.row : undefined;
     if (!row) {
-      row = await db('ad_accounts').where({ brand_id: brandId, account_id: accountId }).first();
+      row = await findAdAccount(db, brandId, accountId);
       if (!row) throw notFound(`Ad account ${accountId} of brand ${brandId}`);
       if (this.rows.size > 10_000) this.rows.clear();
       this.rows.set(cacheKey, { row, at: this.now() });
     }
     return {
       platform: row.platform,
-      accountId: row.account_id,
+      accountId: row.accountId,
       timezone: row.timezone,
       currency: row.currency,
-      accessToken: this.mode === 'live' && row.access_token_encrypted ? decryptSecret(row.access_token_encrypted) : null,
-      name: row.name ?? null,
-      active: Boolean(row.active),
+      accessToken: this.mode === 'live' && row.accessTokenEncrypted ? decryptSecret(row.accessTokenEncrypted) : null,
+      name: row.name,
+      active: row.active,
     };
   }
 }
@@ -69,12 +70,21 @@ export function serviceErrorOf(err: PlatformError): ServiceError {
   switch (err.kind) {
     case 'throttled': {
       const seconds = Math.max(1, Math.ceil((err.extra.retryAfterMs ?? 60_000) / 1000));
-      return new ServiceError('unavailable', `The ad platform is throttling this ad account; retry after ${seconds} seconds. Nothing was changed by this call.`, platformDetails, seconds);
+      return new ServiceError(
+        'unavailable',
+        `The ad platform is throttling this ad account; retry after ${seconds} seconds. Nothing was changed by this call.`,
+        platformDetails,
+        seconds,
+      );
     }
     case 'transient':
       return new ServiceError('unavailable', 'The ad platform did not answer; retry with backoff.', platformDetails, 5);
     case 'authentication':
-      return new ServiceError('unprocessable', "The ad platform rejected the ad account's access token. Reconnect the ad account, then retry.", platformDetails);
+      return new ServiceError(
+        'unprocessable',
+        "The ad platform rejected the ad account's access token. Reconnect the ad account, then retry.",
+        platformDetails,
+      );
     case 'invalid_request':
       return new ServiceError('unprocessable', `The ad platform refused the request: ${err.message}`, { ...platformDetails, field: err.extra.field ?? null });
     case 'not_found':

@@ -11,16 +11,7 @@ import { reachable } from '../workflows/store.js';
 type Db = Knex | Knex.Transaction;
 
 export type ReferenceKind =
-  | 'adAccount'
-  | 'creative'
-  | 'copy'
-  | 'structureTemplate'
-  | 'launch'
-  | 'launchNode'
-  | 'liveObject'
-  | 'automation'
-  | 'pipelineColumn'
-  | 'workflow';
+  'adAccount' | 'creative' | 'copy' | 'structureTemplate' | 'launch' | 'launchNode' | 'liveObject' | 'automation' | 'pipelineColumn' | 'workflow';
 
 /** One id a body names, where it sits in the body, and the brand it must belong to. */
 export interface Reference {
@@ -84,7 +75,10 @@ const RESOLVERS: Record<ReferenceKind, Resolver> = {
     noun: 'workflow',
     // A workflow reaching a brand outside the credential's limit is as unknown to it as a missing one.
     find: async (db, principal, ref, ids) => {
-      const rows = await db('workflows').where({ brand_id: ref.brandId, organization_id: principal.organizationId }).whereIn('id', numeric(ids)).select('id', 'reach_brand_ids');
+      const rows = await db('workflows')
+        .where({ brand_id: ref.brandId, organization_id: principal.organizationId })
+        .whereIn('id', numeric(ids))
+        .select('id', 'reach_brand_ids');
       return rows.filter((r) => reachable(principal, JSON.parse(r.reach_brand_ids))).map((r) => Number(r.id));
     },
   },
@@ -93,7 +87,12 @@ const RESOLVERS: Record<ReferenceKind, Resolver> = {
 /** The issue of a reference that names nothing reachable: the same words whether it is missing or foreign. */
 export function referenceIssue(ref: Reference): FieldIssue {
   const noun = RESOLVERS[ref.kind].noun;
-  const where = ref.kind === 'launchNode' ? `launch ${ref.launchId} of brand ${ref.brandId}` : ref.kind === 'liveObject' ? `${ref.accountId} (a live ${ref.level} launched by this service)` : `brand ${ref.brandId}`;
+  const where =
+    ref.kind === 'launchNode'
+      ? `launch ${ref.launchId} of brand ${ref.brandId}`
+      : ref.kind === 'liveObject'
+        ? `${ref.accountId} (a live ${ref.level} launched by this service)`
+        : `brand ${ref.brandId}`;
   return { field: ref.field, code: 'invalid_value', message: `names ${noun} ${ref.id}, which does not exist in ${where} or is out of this credential's reach` };
 }
 
@@ -108,7 +107,18 @@ export async function referenceIssues(db: Db, principal: Principal, refs: Refere
   for (const group of groups.values()) {
     // A brand outside the credential's limit holds nothing it may name.
     const inReach = principal.brandIds === null || principal.brandIds.has(group[0].brandId);
-    const hits = inReach ? new Set((await RESOLVERS[group[0].kind].find(db, principal, group[0], group.map((r) => r.id))).map(String)) : new Set<string>();
+    const hits = inReach
+      ? new Set(
+          (
+            await RESOLVERS[group[0].kind].find(
+              db,
+              principal,
+              group[0],
+              group.map((r) => r.id),
+            )
+          ).map(String),
+        )
+      : new Set<string>();
     for (const r of group) found.set(r, hits.has(String(r.id)));
   }
   return refs.filter((r) => !found.get(r)).map(referenceIssue);

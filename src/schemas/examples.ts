@@ -24,7 +24,10 @@ export const EXAMPLES_DIR = projectPath('schemas', 'examples');
 export function loadOperationExamples(dir = EXAMPLES_DIR): Map<string, OperationExample> {
   const out = new Map<string, OperationExample>();
   if (!fs.existsSync(dir)) return out;
-  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+  for (const file of fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     const example = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as OperationExample;
     if (!example.request || !example.response || typeof example.response.status !== 'number') {
       throw new Error(`${path.join(dir, file)} needs "request" and "response": {"status", "body"}`);

@@ -26,7 +26,12 @@ const ID_DIGITS = /^[1-9][0-9]{0,9}$/;
  * Only input validation changes data; answers are checked, never rewritten this way.
  */
 interface IdCheck {
-  (enabled: boolean, data: string, parentSchema?: unknown, cxt?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number }): boolean;
+  (
+    enabled: boolean,
+    data: string,
+    parentSchema?: unknown,
+    cxt?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number },
+  ): boolean;
   errors?: Partial<ErrorObject>[];
 }
 
@@ -60,7 +65,10 @@ export function loadSchemaFiles(dir = projectPath('schemas')): JsonSchema[] {
 const COMPARISON: Record<string, string> = { '<=': 'at most', '>=': 'at least', '<': 'less than', '>': 'greater than' };
 
 function fieldOf(instancePath: string, extra?: string): string {
-  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (extra !== undefined) parts.push(extra);
   let out = '';
   for (const p of parts) out += /^\d+$/.test(p) ? `[${p}]` : out ? `.${p}` : p;
@@ -71,9 +79,17 @@ function issueOf(e: ErrorObject): FieldIssue {
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
     case 'additionalProperties':
-      return { field: fieldOf(e.instancePath, String(p.additionalProperty)), code: 'unrecognized_key', message: `is not recognised; remove "${p.additionalProperty}"` };
+      return {
+        field: fieldOf(e.instancePath, String(p.additionalProperty)),
+        code: 'unrecognized_key',
+        message: `is not recognised; remove "${p.additionalProperty}"`,
+      };
     case 'unevaluatedProperties':
-      return { field: fieldOf(e.instancePath, String(p.unevaluatedProperty)), code: 'unrecognized_key', message: `is not recognised; remove "${p.unevaluatedProperty}"` };
+      return {
+        field: fieldOf(e.instancePath, String(p.unevaluatedProperty)),
+        code: 'unrecognized_key',
+        message: `is not recognised; remove "${p.unevaluatedProperty}"`,
+      };
     case 'required':
       return { field: fieldOf(e.instancePath, String(p.missingProperty)), code: 'invalid_type', message: 'is required' };
     case 'type':
@@ -81,7 +97,11 @@ function issueOf(e: ErrorObject): FieldIssue {
     case 'maxLength':
       return { field: fieldOf(e.instancePath), code: 'too_big', message: `must be at most ${p.limit} characters` };
     case 'minLength':
-      return { field: fieldOf(e.instancePath), code: 'too_small', message: Number(p.limit) === 1 ? 'must not be empty' : `must be at least ${p.limit} characters` };
+      return {
+        field: fieldOf(e.instancePath),
+        code: 'too_small',
+        message: Number(p.limit) === 1 ? 'must not be empty' : `must be at least ${p.limit} characters`,
+      };
     case 'maxItems':
       return { field: fieldOf(e.instancePath), code: 'too_big', message: `must have at most ${p.limit} entries` };
     case 'minItems':
@@ -102,7 +122,8 @@ function issueOf(e: ErrorObject): FieldIssue {
       return { field: fieldOf(e.instancePath), code: 'invalid_value', message: `must be ${JSON.stringify(p.allowedValue)}` };
     case 'pattern':
       // An id that is neither a number nor digits is of the wrong kind, not a wrong value.
-      if (p.pattern === ID_DIGITS.source) return { field: fieldOf(e.instancePath), code: 'invalid_type', message: 'must be an id: a whole number from 1, or its digits as a string' };
+      if (p.pattern === ID_DIGITS.source)
+        return { field: fieldOf(e.instancePath), code: 'invalid_type', message: 'must be an id: a whole number from 1, or its digits as a string' };
       return { field: fieldOf(e.instancePath), code: 'invalid_value', message: `must match ${p.pattern}` };
     case 'idDigits':
       return { field: fieldOf(e.instancePath), code: 'too_big', message: String(e.message) };
@@ -265,8 +286,11 @@ export class SchemaRegistry {
     return structuredClone(b);
   }
 
-  /** The bundle as this service validates with it: the `idDigits` keyword kept, so ids sent as digits still become numbers. */
-  private validationBundle(id: string): JsonSchema {
+  /**
+   * The bundle as this service validates with it: the `idDigits` keyword kept, so ids sent as digits
+   * still become numbers (the generated input types read it to type those ids as numbers).
+   */
+  validationBundle(id: string): JsonSchema {
     return this.inline(this.get(id), id.split('#')[0], [], true) as JsonSchema;
   }
 

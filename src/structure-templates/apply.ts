@@ -7,7 +7,7 @@ import type { OperationContext } from '../catalogue/define.js';
 import type { FieldIssue } from '../errors.js';
 import { adTextsFromCopy } from '../copy/attach.js';
 import { loadCopy, type CopyRecord } from '../copy/store.js';
-import { draftNode } from '../launches/create.js';
+import { draftNode } from '../launches/tree.js';
 import { newNodeId, type NodeRow } from '../launches/store.js';
 import { validationContextFor } from '../launches/context.js';
 import { validateLaunch } from '../launches/validate.js';
@@ -50,12 +50,25 @@ export async function buildTree(ctx: OperationContext, t: StructureTemplate): Pr
   const launchId = 0;
   const brandId = ctx.brand!.id;
   const now = ctx.now();
-  const accounts = new Map((await ctx.db('ad_accounts').where({ brand_id: brandId }).whereIn('account_id', t.accounts).select('account_id', 'name', 'platform')).map((r) => [r.account_id as string, r]));
-  const conventions = new Map((await ctx.db('naming_conventions').where({ brand_id: brandId }).whereIn('account_id', t.accounts)).map((r) => [r.account_id as string, { campaign: r.campaign_template, adset: r.adset_template, ad: r.ad_template }]));
+  const accounts = new Map(
+    (await ctx.db('ad_accounts').where({ brand_id: brandId }).whereIn('account_id', t.accounts).select('account_id', 'name', 'platform')).map((r) => [
+      r.account_id as string,
+      r,
+    ]),
+  );
+  const conventions = new Map(
+    (await ctx.db('naming_conventions').where({ brand_id: brandId }).whereIn('account_id', t.accounts)).map((r) => [
+      r.account_id as string,
+      { campaign: r.campaign_template, adset: r.adset_template, ad: r.ad_template },
+    ]),
+  );
   const creativeIds = [...new Set(t.config.ads.map((a) => a.creativeId).filter((x): x is number => typeof x === 'number'))];
-  const creatives = new Map((creativeIds.length ? await ctx.db('creatives').where({ brand_id: brandId }).whereIn('id', creativeIds) : []).map((r) => [Number(r.id), r]));
+  const creatives = new Map(
+    (creativeIds.length ? await ctx.db('creatives').where({ brand_id: brandId }).whereIn('id', creativeIds) : []).map((r) => [Number(r.id), r]),
+  );
   const copies = new Map<number, CopyRecord>();
-  for (const id of new Set(t.config.ads.map((a) => a.copyGenerationId).filter((x): x is number => typeof x === 'number'))) copies.set(id, await loadCopy(ctx.db, brandId, id));
+  for (const id of new Set(t.config.ads.map((a) => a.copyGenerationId).filter((x): x is number => typeof x === 'number')))
+    copies.set(id, await loadCopy(ctx.db, brandId, id));
 
   const nodes: NodeRow[] = [];
   const origins = new Map<string, Origin>();
@@ -80,7 +93,13 @@ export async function buildTree(ctx: OperationContext, t: StructureTemplate): Pr
     const budgetFromSettings = !campaign.budget && !setBudgets && Boolean(t.settings.budget);
     if (budgetFromSettings) campaign.budget = { dailyAmount: t.settings.budget!.dailyAmount };
     const objective = campaign.objective ?? '';
-    campaign.name = cut(renderTemplate(campaignName ?? naming.campaign, { ...base, objective, country: countries, audience: t.audiences.map((a) => a.name).join(' + '), index: String(accountIndex + 1) }, now));
+    campaign.name = cut(
+      renderTemplate(
+        campaignName ?? naming.campaign,
+        { ...base, objective, country: countries, audience: t.audiences.map((a) => a.name).join(' + '), index: String(accountIndex + 1) },
+        now,
+      ),
+    );
     const campaignId = add(null, 'campaign', accountId, campaign, { accountId, accountIndex, level: 'campaign', budgetFromSettings });
 
     let setIndex = 0;
@@ -98,20 +117,48 @@ export async function buildTree(ctx: OperationContext, t: StructureTemplate): Pr
           };
         }
         const tg = props.targeting;
-        props.name = cut(renderTemplate(setName ?? naming.adset, {
-          ...base, objective, audience: audience.name, country: (tg.countries ?? []).join('+'), age: `${tg.ageMin ?? 18}-${tg.ageMax ?? 65}`, index: String(++setIndex),
-        }, now));
+        props.name = cut(
+          renderTemplate(
+            setName ?? naming.adset,
+            {
+              ...base,
+              objective,
+              audience: audience.name,
+              country: (tg.countries ?? []).join('+'),
+              age: `${tg.ageMin ?? 18}-${tg.ageMax ?? 65}`,
+              index: String(++setIndex),
+            },
+            now,
+          ),
+        );
         const setId = add(campaignId, 'adset', accountId, props, {
-          accountId, accountIndex, level: 'adset', adSetIndex, audienceIndex, scheduleFromSettings, targetingKeysFromAudience: new Set(Object.keys(audience.targeting ?? {})),
+          accountId,
+          accountIndex,
+          level: 'adset',
+          adSetIndex,
+          audienceIndex,
+          scheduleFromSettings,
+          targetingKeysFromAudience: new Set(Object.keys(audience.targeting ?? {})),
         });
         t.config.ads.forEach((ad, adIndex) => {
           const { name: adName, ...adRest } = ad;
           const creative = typeof ad.creativeId === 'number' ? creatives.get(ad.creativeId) : undefined;
           const copy = typeof ad.copyGenerationId === 'number' ? copies.get(ad.copyGenerationId) : undefined;
           const adProps: Record<string, any> = { ...adRest, ...(copy ? adTextsFromCopy(copy, adRest) : {}) };
-          adProps.name = cut(renderTemplate(adName ?? naming.ad, {
-            ...base, objective, audience: audience.name, creative: creative?.name ?? '', format: creative?.type ?? '', index: String(adIndex + 1),
-          }, now));
+          adProps.name = cut(
+            renderTemplate(
+              adName ?? naming.ad,
+              {
+                ...base,
+                objective,
+                audience: audience.name,
+                creative: creative?.name ?? '',
+                format: creative?.type ?? '',
+                index: String(adIndex + 1),
+              },
+              now,
+            ),
+          );
           add(setId, 'ad', accountId, adProps, { accountId, accountIndex, level: 'ad', adIndex });
         });
       });
@@ -134,7 +181,8 @@ function templateField(issue: FieldIssue, origin: Origin | undefined): string {
   if (origin.level === 'adset') {
     const key = rest.split('.')[1];
     if (rest.startsWith('targeting.') && origin.targetingKeysFromAudience?.has(key)) return `audiences[${origin.audienceIndex}].targeting.${key}`;
-    if (rest.startsWith('schedule.') && origin.scheduleFromSettings) return rest === 'schedule.startTime' ? 'settings.startOffsetDays' : 'settings.durationDays';
+    if (rest.startsWith('schedule.') && origin.scheduleFromSettings)
+      return rest === 'schedule.startTime' ? 'settings.startOffsetDays' : 'settings.durationDays';
     if (rest === 'ads') return 'config.ads';
     return `config.adSets[${origin.adSetIndex}].${rest}`;
   }

@@ -112,7 +112,11 @@ export function templateRow(t: Omit<StructureTemplate, 'id' | 'brandId' | 'creat
  * are not the brand's, audiences without what their kind needs, accounts that are not the brand's,
  * and scope `single` with several accounts. Only the parts given are checked.
  */
-export async function checkTemplate(ctx: OperationContext, parts: Partial<Pick<StructureTemplate, 'config' | 'audiences' | 'accounts' | 'scope'>>, scopeSent: boolean): Promise<FieldIssue[]> {
+export async function checkTemplate(
+  ctx: OperationContext,
+  parts: Partial<Pick<StructureTemplate, 'config' | 'audiences' | 'accounts' | 'scope'>>,
+  scopeSent: boolean,
+): Promise<FieldIssue[]> {
   const issues: FieldIssue[] = [];
   const brandId = ctx.brand!.id;
   const bad = (field: string, message: string) => issues.push({ field, message, code: 'invalid_value' });
@@ -127,7 +131,9 @@ export async function checkTemplate(ctx: OperationContext, parts: Partial<Pick<S
     c.ads.forEach((a, i) => nameOk(`config.ads[${i}].name`, a.name));
     const refs: Reference[] = c.ads.flatMap((a, i) => [
       ...(typeof a.creativeId === 'number' ? [{ kind: 'creative' as const, field: `config.ads[${i}].creativeId`, id: a.creativeId, brandId }] : []),
-      ...(typeof a.copyGenerationId === 'number' ? [{ kind: 'copy' as const, field: `config.ads[${i}].copyGenerationId`, id: a.copyGenerationId, brandId }] : []),
+      ...(typeof a.copyGenerationId === 'number'
+        ? [{ kind: 'copy' as const, field: `config.ads[${i}].copyGenerationId`, id: a.copyGenerationId, brandId }]
+        : []),
     ]);
     issues.push(...(await referenceIssues(ctx.db, ctx.principal, refs)));
   }
@@ -138,7 +144,13 @@ export async function checkTemplate(ctx: OperationContext, parts: Partial<Pick<S
     } else if (!a.audienceId) bad(`audiences[${i}].audienceId`, `is required for a ${a.kind}: the audience's id on the ad platform`);
   });
   if (parts.accounts) {
-    issues.push(...(await referenceIssues(ctx.db, ctx.principal, parts.accounts.map((a, i) => ({ kind: 'adAccount' as const, field: `accounts[${i}]`, id: a, brandId })))));
+    issues.push(
+      ...(await referenceIssues(
+        ctx.db,
+        ctx.principal,
+        parts.accounts.map((a, i) => ({ kind: 'adAccount' as const, field: `accounts[${i}]`, id: a, brandId })),
+      )),
+    );
     if (parts.scope === 'single' && parts.accounts.length > 1) {
       bad(scopeSent ? 'scope' : 'accounts', `scope single allows one ad account; ${parts.accounts.length} are named (use scope multiple)`);
     }
@@ -151,7 +163,11 @@ export async function checkTemplate(ctx: OperationContext, parts: Partial<Pick<S
  * audience ids (customAudience, savedAudience) from each account's platform when `platform` is set.
  * A platform that cannot be read is skipped unless `strict`, where its error propagates.
  */
-export async function missingParts(ctx: OperationContext, t: Pick<StructureTemplate, 'accounts' | 'audiences'>, options: { platform: boolean; strict?: boolean; known?: Set<string> }): Promise<FieldIssue[]> {
+export async function missingParts(
+  ctx: OperationContext,
+  t: Pick<StructureTemplate, 'accounts' | 'audiences'>,
+  options: { platform: boolean; strict?: boolean; known?: Set<string> },
+): Promise<FieldIssue[]> {
   const reasons: FieldIssue[] = [];
   const known = options.known ?? new Set<string>(await ctx.db('ad_accounts').where({ brand_id: ctx.brand!.id }).pluck('account_id'));
   const present: string[] = [];
@@ -172,7 +188,8 @@ export async function missingParts(ctx: OperationContext, t: Pick<StructureTempl
       continue;
     }
     for (const { a, i } of wanted) {
-      if (!ids.has(a.audienceId!)) reasons.push({ field: `audiences[${i}].audienceId`, message: `audience ${a.audienceId} ("${a.name}") no longer exists in ad account ${accountId}` });
+      if (!ids.has(a.audienceId!))
+        reasons.push({ field: `audiences[${i}].audienceId`, message: `audience ${a.audienceId} ("${a.name}") no longer exists in ad account ${accountId}` });
     }
   }
   return reasons;
@@ -182,6 +199,8 @@ export async function missingParts(ctx: OperationContext, t: Pick<StructureTempl
 export async function flagMissing(db: Db, t: StructureTemplate, reasons: FieldIssue[], now: number): Promise<StructureTemplate> {
   if (!reasons.length) return t;
   if (t.status === 'NEEDS_ATTENTION' && JSON.stringify(t.statusReasons) === JSON.stringify(reasons)) return t;
-  await db('structure_templates').where({ id: t.id }).update({ status: 'NEEDS_ATTENTION', status_reasons: JSON.stringify(reasons), updated_at: now });
+  await db('structure_templates')
+    .where({ id: t.id })
+    .update({ status: 'NEEDS_ATTENTION', status_reasons: JSON.stringify(reasons), updated_at: now });
   return { ...t, status: 'NEEDS_ATTENTION', statusReasons: reasons, updatedAt: now };
 }

@@ -63,8 +63,12 @@ export class KeitaroTracker implements TrackerAdapter {
           },
         );
       } catch (err) {
-        if (err instanceof OutboundError && err.kind === 'refused') throw new TrackerError('address_refused', `The tracker's baseUrl was refused: ${err.message}.`);
-        throw new TrackerError('transient', `The tracker at ${conn.baseUrl} did not answer (${err instanceof OutboundError && err.kind === 'timeout' ? 'timed out' : (err as Error).message}).`);
+        if (err instanceof OutboundError && err.kind === 'refused')
+          throw new TrackerError('address_refused', `The tracker's baseUrl was refused: ${err.message}.`);
+        throw new TrackerError(
+          'transient',
+          `The tracker at ${conn.baseUrl} did not answer (${err instanceof OutboundError && err.kind === 'timeout' ? 'timed out' : (err as Error).message}).`,
+        );
       }
       const text = res.text();
       if (res.status >= 200 && res.status < 300) {
@@ -85,7 +89,10 @@ export class KeitaroTracker implements TrackerAdapter {
           await this.o.sleep(wait);
           continue;
         }
-        throw new TrackerError('throttled', `The tracker is throttling requests (429); retry after ${Math.ceil(wait / 1000)} seconds.`, { status: 429, retryAfterMs: wait });
+        throw new TrackerError('throttled', `The tracker is throttling requests (429); retry after ${Math.ceil(wait / 1000)} seconds.`, {
+          status: 429,
+          retryAfterMs: wait,
+        });
       }
       if (res.status === 404) throw new TrackerError('not_found', `The tracker has no ${path} (404${said}).`, { status: 404 });
       if (res.status >= 500) throw new TrackerError('transient', `The tracker failed (${res.status}${said}).`, { status: res.status });
@@ -139,7 +146,11 @@ export class KeitaroTracker implements TrackerAdapter {
       limit: 10_000,
       offset: 0,
     });
-    return (page?.rows ?? []).map((r) => ({ trackerCampaignId: String(r.campaign_id), sub3: r.sub_id_3 ? String(r.sub_id_3) : null, cost: String(r.cost ?? '0') }));
+    return (page?.rows ?? []).map((r) => ({
+      trackerCampaignId: String(r.campaign_id),
+      sub3: r.sub_id_3 ? String(r.sub_id_3) : null,
+      cost: String(r.cost ?? '0'),
+    }));
   }
 
   async updateCosts(conn: TrackerConnection, trackerCampaignId: string, u: CostUpdate): Promise<void> {

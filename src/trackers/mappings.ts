@@ -99,7 +99,11 @@ function tally(rows: ClickRow[], pick: (r: ClickRow) => string | null): Map<stri
 /** The brand's connection, or 409 conflict when no tracker is connected. */
 export async function requireConnection(deps: MappingDeps, brandId: number): Promise<TrackerConnection> {
   const conn = await deps.trackers.connection(deps.db, deps.secrets, brandId);
-  if (!conn) throw new ServiceError('conflict', `Brand ${brandId} has no click tracker connected; connect one first (PUT /brands/${brandId}/integrations/tracker with baseUrl and apiKey).`);
+  if (!conn)
+    throw new ServiceError(
+      'conflict',
+      `Brand ${brandId} has no click tracker connected; connect one first (PUT /brands/${brandId}/integrations/tracker with baseUrl and apiKey).`,
+    );
   return conn;
 }
 
@@ -107,7 +111,9 @@ export async function requireConnection(deps: MappingDeps, brandId: number): Pro
 async function recentSpend(deps: MappingDeps, brandId: number, c: ServiceCampaign): Promise<number> {
   const account = await deps.platforms.account(deps.db, brandId, c.accountId);
   const until = localDate(deps.now(), account.timezone);
-  const totals = await deps.platforms.adapterFor(account.platform).insights(account, [c.providerCampaignId], { since: addDays(until, 1 - MAPPING_DAYS), until });
+  const totals = await deps.platforms
+    .adapterFor(account.platform)
+    .insights(account, [c.providerCampaignId], { since: addDays(until, 1 - MAPPING_DAYS), until });
   return totals.spendMinorUnits;
 }
 
@@ -125,7 +131,10 @@ export async function resolveMappings(deps: MappingDeps, brandId: number): Promi
   ]);
   const titles = new Map(trackerCampaigns.map((t) => [t.id, t]));
   const bySub3 = tally(rows, (r) => r.sub3);
-  const byParam = tally(rows.filter((r) => !r.sub3), (r) => r.campaignIdParam);
+  const byParam = tally(
+    rows.filter((r) => !r.sub3),
+    (r) => r.campaignIdParam,
+  );
   const manual = new Map(manualRows.map((m: Record<string, any>) => [m.provider_campaign_id as string, m]));
   const ours = new Set(campaigns.map((c) => c.providerCampaignId));
 
@@ -140,14 +149,28 @@ export async function resolveMappings(deps: MappingDeps, brandId: number): Promi
   const mappings: Mapping[] = [];
   const unmatched: Unmatched[] = [];
   const targets: PushTarget[] = [];
-  const chosen: Array<{ c: ServiceCampaign; trackerCampaignId: string; matchedOn: MatchedOn; source: 'auto' | 'manual'; updatedAt: string; updatedBy: number }> = [];
+  const chosen: Array<{
+    c: ServiceCampaign;
+    trackerCampaignId: string;
+    matchedOn: MatchedOn;
+    source: 'auto' | 'manual';
+    updatedAt: string;
+    updatedBy: number;
+  }> = [];
   for (const c of campaigns) {
     const sub3 = bySub3.get(c.providerCampaignId);
     const param = byParam.get(c.providerCampaignId);
     const m = manual.get(c.providerCampaignId);
     const base = { providerCampaignId: c.providerCampaignId, svcCampaignName: c.name, provider: c.provider };
     if (m) {
-      chosen.push({ c, trackerCampaignId: m.tracker_campaign_id, matchedOn: sub3?.has(m.tracker_campaign_id) ? 'sub3' : 'tracker_campaign_id', source: 'manual', updatedAt: iso(m.updated_at), updatedBy: Number(m.updated_by_user_id) });
+      chosen.push({
+        c,
+        trackerCampaignId: m.tracker_campaign_id,
+        matchedOn: sub3?.has(m.tracker_campaign_id) ? 'sub3' : 'tracker_campaign_id',
+        source: 'manual',
+        updatedAt: iso(m.updated_at),
+        updatedBy: Number(m.updated_by_user_id),
+      });
       continue;
     }
     const onSub3 = sub3 ? rank(sub3) : [];
@@ -161,7 +184,15 @@ export async function resolveMappings(deps: MappingDeps, brandId: number): Promi
     } else if (onParam.length === 1) {
       // Without sub3 the campaign's cost can be placed only in a tracker campaign it has alone.
       if ((reach.get(onParam[0].trackerCampaignId)?.size ?? 0) > 1) unmatched.push({ ...base, reason: 'shared_campaign_without_sub3', candidates: onParam });
-      else chosen.push({ c, trackerCampaignId: onParam[0].trackerCampaignId, matchedOn: 'tracker_campaign_id', source: 'auto', updatedAt: iso(now), updatedBy: 0 });
+      else
+        chosen.push({
+          c,
+          trackerCampaignId: onParam[0].trackerCampaignId,
+          matchedOn: 'tracker_campaign_id',
+          source: 'auto',
+          updatedAt: iso(now),
+          updatedBy: 0,
+        });
     } else {
       unmatched.push({ ...base, reason: 'no_clicks', candidates: [] });
     }

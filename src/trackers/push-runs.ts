@@ -28,7 +28,6 @@ export interface Drift {
   differenceMinorUnits: number;
 }
 
-
 export type RunTrigger = 'manual' | 'schedule';
 export type RunStatus = 'running' | 'succeeded' | 'failed';
 
@@ -60,19 +59,46 @@ const iso = (ms: number | string | null) => (ms === null ? null : new Date(Numbe
 
 /** Starts a run of the brand (status running, nothing done yet); answers its id. */
 export async function startPushRun(db: Knex | Knex.Transaction, brandId: number, trigger: RunTrigger, now: number): Promise<number> {
-  const [id] = await db('tracker_push_runs').insert({ brand_id: brandId, trigger, status: 'running', started_at: now, progress_done: 0, progress_total: 0, pushed: '[]', skipped: '[]', drift: '[]' });
+  const [id] = await db('tracker_push_runs').insert({
+    brand_id: brandId,
+    trigger,
+    status: 'running',
+    started_at: now,
+    progress_done: 0,
+    progress_total: 0,
+    pushed: '[]',
+    skipped: '[]',
+    drift: '[]',
+  });
   return Number(id);
 }
 
 /** Writes what the run has done so far. */
 export async function saveRunProgress(db: Knex | Knex.Transaction, runId: number, s: RunState): Promise<void> {
-  await db('tracker_push_runs').where({ id: runId }).update({ progress_done: s.done, progress_total: s.total, pushed: JSON.stringify(s.pushed), skipped: JSON.stringify(s.skipped), drift: JSON.stringify(s.drift) });
+  await db('tracker_push_runs')
+    .where({ id: runId })
+    .update({
+      progress_done: s.done,
+      progress_total: s.total,
+      pushed: JSON.stringify(s.pushed),
+      skipped: JSON.stringify(s.skipped),
+      drift: JSON.stringify(s.drift),
+    });
 }
 
 /** Ends the run as `status`, with what it did and why it failed. */
-export async function finishRun(db: Knex | Knex.Transaction, runId: number, s: RunState, status: Exclude<RunStatus, 'running'>, error: string | null, now: number): Promise<void> {
+export async function finishRun(
+  db: Knex | Knex.Transaction,
+  runId: number,
+  s: RunState,
+  status: Exclude<RunStatus, 'running'>,
+  error: string | null,
+  now: number,
+): Promise<void> {
   await saveRunProgress(db, runId, s);
-  await db('tracker_push_runs').where({ id: runId }).update({ status, error: error?.slice(0, 2000) ?? null, finished_at: now });
+  await db('tracker_push_runs')
+    .where({ id: runId })
+    .update({ status, error: error?.slice(0, 2000) ?? null, finished_at: now });
 }
 
 /** The brand's run still going (the oldest), or null. */
@@ -96,7 +122,15 @@ export function runView(r: PushRunRow) {
     startedAt: iso(r.started_at)!,
     finishedAt: iso(r.finished_at),
     progress: { done: Number(r.progress_done), total: Number(r.progress_total) },
-    pushed: pushed.map((p) => ({ providerCampaignId: p.providerCampaignId, trackerCampaignId: p.trackerCampaignId, date: p.date, final: p.final, cost: p.cost, currency: p.currency, timezone: p.timezone })),
+    pushed: pushed.map((p) => ({
+      providerCampaignId: p.providerCampaignId,
+      trackerCampaignId: p.trackerCampaignId,
+      date: p.date,
+      final: p.final,
+      cost: p.cost,
+      currency: p.currency,
+      timezone: p.timezone,
+    })),
     skipped: JSON.parse(r.skipped) as RunState['skipped'],
     error: r.error ?? null,
     drift: JSON.parse(r.drift) as Drift[],

@@ -111,8 +111,17 @@ export async function savePushSetting(db: Knex | Knex.Transaction, brandId: numb
  * Turns the push off for `reason` (only if it is on) and emits tracker.push.disabled in the same
  * transaction. Returns false when it was already off.
  */
-export async function disablePush(trx: Knex.Transaction, events: EventOutbox, organizationId: number, brandId: number, reason: DisabledReason, now: number): Promise<boolean> {
-  const changed = await trx('tracker_push_settings').where({ brand_id: brandId, enabled: true }).update({ enabled: false, disabled_reason: reason, updated_at: now });
+export async function disablePush(
+  trx: Knex.Transaction,
+  events: EventOutbox,
+  organizationId: number,
+  brandId: number,
+  reason: DisabledReason,
+  now: number,
+): Promise<boolean> {
+  const changed = await trx('tracker_push_settings')
+    .where({ brand_id: brandId, enabled: true })
+    .update({ enabled: false, disabled_reason: reason, updated_at: now });
   if (!changed) return false;
   await events.emit(trx, { organizationId, brandId, type: 'tracker.push.disabled', data: { brandId, reason } });
   return true;
@@ -174,8 +183,25 @@ export async function executePushRun(deps: PushDeps, run: PushRunRow): Promise<v
       const sub3 = t.shared ? t.campaign.providerCampaignId : null;
       const cost = decimalCost(spend.spendMinorUnits, account.currency);
       await pace();
-      await adapter.updateCosts(resolved.connection, t.mapping.trackerCampaignId, { startDate: date, endDate: date, cost, currency: account.currency, timezone: account.timezone, sub3 });
-      state.pushed.push({ providerCampaignId: t.campaign.providerCampaignId, trackerCampaignId: t.mapping.trackerCampaignId, date, final, costMinorUnits: spend.spendMinorUnits, cost, currency: account.currency, timezone: account.timezone, sub3Filter: sub3 });
+      await adapter.updateCosts(resolved.connection, t.mapping.trackerCampaignId, {
+        startDate: date,
+        endDate: date,
+        cost,
+        currency: account.currency,
+        timezone: account.timezone,
+        sub3,
+      });
+      state.pushed.push({
+        providerCampaignId: t.campaign.providerCampaignId,
+        trackerCampaignId: t.mapping.trackerCampaignId,
+        date,
+        final,
+        costMinorUnits: spend.spendMinorUnits,
+        cost,
+        currency: account.currency,
+        timezone: account.timezone,
+        sub3Filter: sub3,
+      });
       state.done += 1;
       await saveRunProgress(knex, runId, state);
     };
@@ -189,7 +215,14 @@ export async function executePushRun(deps: PushDeps, run: PushRunRow): Promise<v
       for (const p of state.pushed.filter((x) => x.final && x.date === f.date && x.timezone === account.timezone)) {
         const rows = held.filter((h) => h.trackerCampaignId === p.trackerCampaignId && (p.sub3Filter === null || h.sub3 === p.sub3Filter));
         const trackerMinorUnits = rows.reduce((sum, h) => sum + minorUnits(h.cost, account.currency), 0);
-        state.drift.push({ providerCampaignId: p.providerCampaignId, trackerCampaignId: p.trackerCampaignId, date: f.date, platformMinorUnits: p.costMinorUnits, trackerMinorUnits, differenceMinorUnits: trackerMinorUnits - p.costMinorUnits });
+        state.drift.push({
+          providerCampaignId: p.providerCampaignId,
+          trackerCampaignId: p.trackerCampaignId,
+          date: f.date,
+          platformMinorUnits: p.costMinorUnits,
+          trackerMinorUnits,
+          differenceMinorUnits: trackerMinorUnits - p.costMinorUnits,
+        });
       }
       // Recorded only once every campaign of the account was set: a crash before here repeats it, setting the same costs.
       await knex('tracker_final_pushes')
@@ -209,7 +242,9 @@ export async function executePushRun(deps: PushDeps, run: PushRunRow): Promise<v
         // A key changed while this cycle ran was disabled for that reason already; the old key's refusal says nothing of the new one.
         const current = await trx('tracker_connections').where({ brand_id: brandId }).first('api_key_sealed');
         if (current?.api_key_sealed !== keyAtStart) return;
-        await trx('tracker_push_settings').where({ brand_id: brandId }).update({ last_error: err.message.slice(0, 2000), last_error_at: now() });
+        await trx('tracker_push_settings')
+          .where({ brand_id: brandId })
+          .update({ last_error: err.message.slice(0, 2000), last_error_at: now() });
         await disablePush(trx, deps.events, organizationId, brandId, err.kind as DisabledReason, now());
       });
       return;
@@ -218,18 +253,22 @@ export async function executePushRun(deps: PushDeps, run: PushRunRow): Promise<v
     const message = err instanceof TrackerError || err instanceof PlatformError ? err.message : 'The push cycle failed unexpectedly; it is retried next hour.';
     await inTransaction(knex, async (trx) => {
       await finishRun(trx, runId, state, 'failed', message, now());
-      await trx('tracker_push_settings').where({ brand_id: brandId }).update({ last_error: message.slice(0, 2000), last_error_at: now(), updated_at: now() });
+      await trx('tracker_push_settings')
+        .where({ brand_id: brandId })
+        .update({ last_error: message.slice(0, 2000), last_error_at: now(), updated_at: now() });
       await deps.events.emit(trx, { organizationId, brandId, type: 'tracker.push.failed', data: { brandId, error: message.slice(0, 2000) } });
     });
     return;
   }
   await inTransaction(knex, async (trx) => {
     await finishRun(trx, runId, state, 'succeeded', null, now());
-    await trx('tracker_push_settings').where({ brand_id: brandId }).update({
-      last_push_at: now(),
-      last_campaigns_pushed: state.pushed.filter((p) => !p.final).length,
-      unmatched_count: unmatchedCount,
-      updated_at: now(),
-    });
+    await trx('tracker_push_settings')
+      .where({ brand_id: brandId })
+      .update({
+        last_push_at: now(),
+        last_campaigns_pushed: state.pushed.filter((p) => !p.final).length,
+        unmatched_count: unmatchedCount,
+        updated_at: now(),
+      });
   });
 }

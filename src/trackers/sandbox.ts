@@ -7,20 +7,36 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { datesBetween } from '../time/zones.js';
 import { serviceCampaigns } from './campaigns.js';
-import { TrackerError, type ClickRow, type CostRow, type CostUpdate, type ReportRange, type TrackerAdapter, type TrackerCampaign, type TrackerConnection } from './port.js';
+import {
+  TrackerError,
+  type ClickRow,
+  type CostRow,
+  type CostUpdate,
+  type ReportRange,
+  type TrackerAdapter,
+  type TrackerCampaign,
+  type TrackerConnection,
+} from './port.js';
 
 /** The sandbox tracker campaign id of an ad account row. */
 export const sandboxCampaignId = (adAccountRowId: number) => String(9000 + adAccountRowId);
 
 export class SandboxTracker implements TrackerAdapter {
-  constructor(private readonly knex: Knex, private readonly now: () => number) {}
+  constructor(
+    private readonly knex: Knex,
+    private readonly now: () => number,
+  ) {}
 
   private async accounts(brandId: number) {
     return this.knex('ad_accounts').where({ brand_id: brandId }).orderBy('id').select('id', 'account_id', 'name');
   }
 
   async listCampaigns(conn: TrackerConnection): Promise<TrackerCampaign[]> {
-    return (await this.accounts(conn.brandId)).map((a) => ({ id: sandboxCampaignId(Number(a.id)), title: `${a.name ?? a.account_id} offers`, autoCostUpdate: false }));
+    return (await this.accounts(conn.brandId)).map((a) => ({
+      id: sandboxCampaignId(Number(a.id)),
+      title: `${a.name ?? a.account_id} offers`,
+      autoCostUpdate: false,
+    }));
   }
 
   async clickReport(conn: TrackerConnection, range: ReportRange): Promise<ClickRow[]> {
@@ -50,7 +66,9 @@ export class SandboxTracker implements TrackerAdapter {
   }
 
   async costReport(conn: TrackerConnection, range: ReportRange): Promise<CostRow[]> {
-    const rows = await this.knex('sandbox_tracker_costs').where({ brand_id: conn.brandId, start_date: range.from, end_date: range.to }).select('tracker_campaign_id', 'sub_id_3', 'cost');
+    const rows = await this.knex('sandbox_tracker_costs')
+      .where({ brand_id: conn.brandId, start_date: range.from, end_date: range.to })
+      .select('tracker_campaign_id', 'sub_id_3', 'cost');
     return rows.map((r) => ({ trackerCampaignId: r.tracker_campaign_id, sub3: r.sub_id_3 || null, cost: r.cost }));
   }
 

@@ -85,7 +85,15 @@ export function dueDeliveries(db: Knex, endpointId: number, now: number, limit: 
     .where('d.next_attempt_at', '<=', now)
     .orderBy('d.id')
     .limit(limit)
-    .select('d.id', 'd.attempt_count', 'd.created_at', 'e.public_id as event_public_id', 'e.type as event_type', 'e.data as event_data', 'e.created_at as event_created_at');
+    .select(
+      'd.id',
+      'd.attempt_count',
+      'd.created_at',
+      'e.public_id as event_public_id',
+      'e.type as event_type',
+      'e.data as event_data',
+      'e.created_at as event_created_at',
+    );
 }
 
 /**
@@ -121,16 +129,19 @@ export async function attemptDelivery(deps: DeliveryDeps, endpoint: EndpointRow,
       error: outcome.error,
       response_excerpt: outcome.excerpt,
     });
-    await trx('webhook_deliveries').where({ id: delivery.id }).update({
-      status: succeeded ? 'succeeded' : giveUp ? 'failed' : 'pending',
-      attempt_count: attempts,
-      next_attempt_at: succeeded || giveUp ? null : retryAt,
-      updated_at: now,
-    });
+    await trx('webhook_deliveries')
+      .where({ id: delivery.id })
+      .update({
+        status: succeeded ? 'succeeded' : giveUp ? 'failed' : 'pending',
+        attempt_count: attempts,
+        next_attempt_at: succeeded || giveUp ? null : retryAt,
+        updated_at: now,
+      });
     const changes: Record<string, unknown> = { failing_since: failingSince };
     if (disabledReason) Object.assign(changes, { enabled: false, disabled_reason: disabledReason, updated_at: now });
     // Only a change is written: most attempts leave the endpoint row as it was.
-    if (disabledReason || (failingSince === null) !== (endpoint.failing_since === null)) await trx('webhook_endpoints').where({ id: endpoint.id }).update(changes);
+    if (disabledReason || (failingSince === null) !== (endpoint.failing_since === null))
+      await trx('webhook_endpoints').where({ id: endpoint.id }).update(changes);
   });
   endpoint.failing_since = failingSince;
   if (disabledReason) endpoint.enabled = false;

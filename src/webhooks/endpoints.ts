@@ -70,7 +70,12 @@ function brandLimitRefusal(ctx: OperationContext, brandIds: number[] | null): Se
 }
 
 /** An endpoint of the caller's organization that the caller may reach; 404 or 403 otherwise. */
-export async function loadEndpoint(ctx: OperationContext, endpointId: number, db: Knex | Knex.Transaction = ctx.db, forUpdate = false): Promise<StoredEndpoint> {
+export async function loadEndpoint(
+  ctx: OperationContext,
+  endpointId: number,
+  db: Knex | Knex.Transaction = ctx.db,
+  forUpdate = false,
+): Promise<StoredEndpoint> {
   const q = db('webhook_endpoints').where({ id: endpointId, organization_id: ctx.principal.organizationId });
   if (forUpdate && (db as Knex.Transaction).isTransaction) q.forUpdate();
   const row: StoredEndpoint | undefined = await q.first();
@@ -98,6 +103,12 @@ export async function checkEndpointFields(ctx: OperationContext, fields: { url?:
   );
   const unknown = fields.brandIds.filter((b) => !known.has(b));
   if (unknown.length) {
-    throw validationFailed(unknown.map((b) => ({ field: `brandIds[${fields.brandIds!.indexOf(b)}]`, code: 'invalid_value', message: `brand ${b} is not a brand of this organization` })));
+    throw validationFailed(
+      unknown.map((b) => ({
+        field: `brandIds[${fields.brandIds!.indexOf(b)}]`,
+        code: 'invalid_value',
+        message: `brand ${b} is not a brand of this organization`,
+      })),
+    );
   }
 }

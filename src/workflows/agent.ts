@@ -53,14 +53,23 @@ const HIDDEN_TAGS = new Set(['workflows']);
 const toolName = (op: string) => op.replace(/-/g, '_');
 
 /** The operations offered to the agent as tools, with their bundled input schemas. */
-export function agentTools(catalogue: Catalogue, schemas: SchemaRegistry, principal: Principal): { tools: ChatCompletionTool[]; byName: Map<string, OperationDefinition> } {
+export function agentTools(
+  catalogue: Catalogue,
+  schemas: SchemaRegistry,
+  principal: Principal,
+): { tools: ChatCompletionTool[]; byName: Map<string, OperationDefinition> } {
   const byName = new Map<string, OperationDefinition>();
   const tools: ChatCompletionTool[] = [];
   for (const op of catalogue.list()) {
     if (!principal.scopes.has(op.scope) || HIDDEN_TAGS.has(op.tag) || op.upload) continue;
     byName.set(toolName(op.name), op);
-    const description = [op.summary, op.description, `Scope: ${op.scope}.`, op.scope === 'publish' ? "Spends money: counts against the publish ceiling." : ''].filter(Boolean).join(' ');
-    tools.push({ type: 'function', function: { name: toolName(op.name), description: description.slice(0, 1024), parameters: schemas.bundle(op.input) as Record<string, unknown> } });
+    const description = [op.summary, op.description, `Scope: ${op.scope}.`, op.scope === 'publish' ? 'Spends money: counts against the publish ceiling.' : '']
+      .filter(Boolean)
+      .join(' ');
+    tools.push({
+      type: 'function',
+      function: { name: toolName(op.name), description: description.slice(0, 1024), parameters: schemas.bundle(op.input) as Record<string, unknown> },
+    });
   }
   return { tools, byName };
 }
@@ -99,13 +108,23 @@ export async function runAgent(env: AgentEnv, instruction: string, brands: numbe
     maxRetries: 1,
     fetch: env.outbound.fetch('operator', { timeoutMs: 0, deadline, maxResponseBytes: 8 * 1024 * 1024 }),
   });
-  const timedOut = (): AgentOutcome => ({ ok: false, state, answer: null, error: { code: 'timeout', message: `The agent did not finish within ${config.agentTimeoutMs / 1000} s (AGENT_TIMEOUT_MS), retries included.` } });
+  const timedOut = (): AgentOutcome => ({
+    ok: false,
+    state,
+    answer: null,
+    error: { code: 'timeout', message: `The agent did not finish within ${config.agentTimeoutMs / 1000} s (AGENT_TIMEOUT_MS), retries included.` },
+  });
   while (state.turns < maxTurns) {
     const left = deadline - Date.now();
     if (left <= 0) return timedOut();
     let completion: OpenAI.Chat.Completions.ChatCompletion;
     try {
-      completion = await withinDeadline(deadline, (signal) => client.chat.completions.create({ model: config.agentModel, messages: state.transcript, tools, tool_choice: 'auto' }, { timeout: left, signal }), 'the agent model');
+      completion = await withinDeadline(
+        deadline,
+        (signal) =>
+          client.chat.completions.create({ model: config.agentModel, messages: state.transcript, tools, tool_choice: 'auto' }, { timeout: left, signal }),
+        'the agent model',
+      );
     } catch (err) {
       if (err instanceof DeadlineExceeded || err instanceof OpenAI.APIUserAbortError || Date.now() >= deadline) return timedOut();
       throw err;

@@ -61,7 +61,11 @@ function settingsIssues(v: Validator, node: WorkflowNode, config: Config): Field
   if (node.kind === 'chat') {
     // A step's own webhookUrl is checked against the outbound address rule by checkChatUrls (chat.ts).
     if (!node.settings?.webhookUrl && !config.chatWebhookUrl) {
-      issues.push({ field: nodeField(node, 'settings.webhookUrl'), code: 'invalid_type', message: 'is required: no CHAT_WEBHOOK_URL is configured for this service' });
+      issues.push({
+        field: nodeField(node, 'settings.webhookUrl'),
+        code: 'invalid_type',
+        message: 'is required: no CHAT_WEBHOOK_URL is configured for this service',
+      });
     }
   }
   if (node.kind === 'agent' && !config.agentModelUrl) {
@@ -75,7 +79,8 @@ export function checkDefinition(v: Validator, def: Definition, config: Config): 
   const issues: FieldIssue[] = [];
   const byId = new Map<string, WorkflowNode>();
   for (const node of def.nodes) {
-    if (byId.has(node.nodeId)) issues.push({ field: nodeField(node, 'nodeId'), code: 'invalid_value', message: 'is used by more than one node; node ids must be unique' });
+    if (byId.has(node.nodeId))
+      issues.push({ field: nodeField(node, 'nodeId'), code: 'invalid_value', message: 'is used by more than one node; node ids must be unique' });
     byId.set(node.nodeId, node);
     issues.push(...settingsIssues(v, node, config));
   }
@@ -110,15 +115,27 @@ export function checkDefinition(v: Validator, def: Definition, config: Config): 
     state.set(id, 'done');
   };
   for (const n of def.nodes) if (!state.has(n.nodeId)) walk(n.nodeId);
-  for (const id of cyclic) issues.push({ field: nodeField({ nodeId: id }, ''), code: 'invalid_value', message: 'is part of a cycle; a workflow is a graph without loops' });
+  for (const id of cyclic)
+    issues.push({ field: nodeField({ nodeId: id }, ''), code: 'invalid_value', message: 'is part of a cycle; a workflow is a graph without loops' });
 
   // Everything must be reachable from the entry (the first node).
   if (def.nodes.length) {
     const seen = new Set<string>([def.nodes[0].nodeId]);
     const queue = [def.nodes[0].nodeId];
-    while (queue.length) for (const next of out.get(queue.shift()!) ?? []) if (!seen.has(next)) seen.add(next), queue.push(next);
+    while (queue.length) {
+      for (const next of out.get(queue.shift()!) ?? []) {
+        if (seen.has(next)) continue;
+        seen.add(next);
+        queue.push(next);
+      }
+    }
     for (const n of def.nodes) {
-      if (!seen.has(n.nodeId)) issues.push({ field: nodeField(n, ''), code: 'invalid_value', message: `is unreachable: no path of edges leads to it from the entry node ${def.nodes[0].nodeId}` });
+      if (!seen.has(n.nodeId))
+        issues.push({
+          field: nodeField(n, ''),
+          code: 'invalid_value',
+          message: `is unreachable: no path of edges leads to it from the entry node ${def.nodes[0].nodeId}`,
+        });
     }
     if ((incoming.get(def.nodes[0].nodeId) ?? 0) > 0 && !cyclic.size) {
       issues.push({ field: nodeField(def.nodes[0], ''), code: 'invalid_value', message: 'is the entry node (the first one) and must have no incoming edge' });

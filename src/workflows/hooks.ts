@@ -29,7 +29,8 @@ export interface HookAnswer {
   body: { executionId: number; status: string; duplicate: boolean };
 }
 
-const unverified = (why: string) => new ServiceError('unauthenticated', `The message is not verified: ${why}. Sign it with the workflow's whsec_ secret (Standard Webhooks).`);
+const unverified = (why: string) =>
+  new ServiceError('unauthenticated', `The message is not verified: ${why}. Sign it with the workflow's whsec_ secret (Standard Webhooks).`);
 
 function verify(secret: string, headers: Record<string, string | undefined>, body: string, now: number): string {
   const id = headers['webhook-id'];
@@ -38,7 +39,8 @@ function verify(secret: string, headers: Record<string, string | undefined>, bod
   if (!id || !ts || !sig) throw unverified('webhook-id, webhook-timestamp and webhook-signature headers are required');
   if (id.length > 191) throw unverified('webhook-id is longer than 191 characters');
   const seconds = Number(ts);
-  if (!Number.isInteger(seconds) || Math.abs(now - seconds * 1000) > HOOK_TOLERANCE_MS) throw unverified('webhook-timestamp is missing or more than 5 minutes away from now');
+  if (!Number.isInteger(seconds) || Math.abs(now - seconds * 1000) > HOOK_TOLERANCE_MS)
+    throw unverified('webhook-timestamp is missing or more than 5 minutes away from now');
   const expected = Buffer.from(signatureHeader([secret], id, seconds, body).slice(3), 'base64');
   const ok = sig.split(' ').some((part) => {
     if (!part.startsWith('v1,')) return false;
@@ -60,7 +62,8 @@ export async function receiveWorkflowHook(deps: HookDeps, hookId: string, header
   } catch {
     throw new ServiceError('validation_failed', 'The message body is not valid JSON.', null);
   }
-  if (w.status !== 'active') throw new ServiceError('conflict', `Workflow ${w.id} is not active; activate it to take video-review messages.`, { status: w.status });
+  if (w.status !== 'active')
+    throw new ServiceError('conflict', `Workflow ${w.id} is not active; activate it to take video-review messages.`, { status: w.status });
   return inTransaction(deps.knex, async (trx) => {
     const key = `hook:${messageId}`;
     const started = await startTriggered(trx, w, { kind: 'video_review', key, data: { messageId, payload } }, deps.now(), deps.events);

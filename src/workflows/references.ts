@@ -33,7 +33,12 @@ export function stepReferences(node: WorkflowNode, brandId: number, launchId: nu
 }
 
 /** Issues of a step's references: its launch (or template) first, then the node within a launch that exists. */
-export async function stepIssues(ctx: Pick<OperationContext, 'db' | 'principal'>, node: WorkflowNode, brandId: number, launchId: number | null): Promise<FieldIssue[]> {
+export async function stepIssues(
+  ctx: Pick<OperationContext, 'db' | 'principal'>,
+  node: WorkflowNode,
+  brandId: number,
+  launchId: number | null,
+): Promise<FieldIssue[]> {
   const refs = stepReferences(node, brandId, launchId);
   const issues = await referenceIssues(ctx.db, ctx.principal, refs.launch);
   if (issues.length || !refs.inLaunch.length) return issues;
@@ -71,7 +76,11 @@ export async function definitionIssues(ctx: OperationContext, brandId: number, d
     }
     const earlier = typeof s.launchId === 'string' ? /^\$nodes\.([A-Za-z0-9_-]+)\.launchId$/.exec(s.launchId) : null;
     if (earlier && kinds.get(earlier[1]) !== 'apply_template') {
-      issues.push({ field: field(node, 'launchId'), code: 'invalid_value', message: `"${s.launchId}" must name an apply_template step of this workflow; ${earlier[1]} is ${kinds.has(earlier[1]) ? `a ${kinds.get(earlier[1])} step` : 'no step'}` });
+      issues.push({
+        field: field(node, 'launchId'),
+        code: 'invalid_value',
+        message: `"${s.launchId}" must name an apply_template step of this workflow; ${earlier[1]} is ${kinds.has(earlier[1]) ? `a ${kinds.get(earlier[1])} step` : 'no step'}`,
+      });
     }
     issues.push(...(await stepIssues(ctx, node, stepBrandOf(node, brandId), literalLaunchId(s.launchId))));
   }

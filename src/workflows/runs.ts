@@ -35,18 +35,33 @@ export function runnerOfPrincipal(p: Principal): Runner {
 
 /** The runner of a trigger-started run: the credential that last saved the workflow. */
 export function ownerOf(w: WorkflowRow): Runner {
-  return { kind: w.owner_kind, apiKeyId: w.owner_api_key_id === null ? null : Number(w.owner_api_key_id), grantId: w.owner_grant_id === null ? null : Number(w.owner_grant_id), userId: null, label: w.owner_label };
+  return {
+    kind: w.owner_kind,
+    apiKeyId: w.owner_api_key_id === null ? null : Number(w.owner_api_key_id),
+    grantId: w.owner_grant_id === null ? null : Number(w.owner_grant_id),
+    userId: null,
+    label: w.owner_label,
+  };
 }
 
 /** The runner's Principal now, or the ServiceError that refuses it (revoked, expired, deleted, plan). */
-export async function principalOfRunner(db: Db, organizationId: number, r: { kind: string; apiKeyId: number | null; grantId: number | null }, now: number): Promise<Principal> {
+export async function principalOfRunner(
+  db: Db,
+  organizationId: number,
+  r: { kind: string; apiKeyId: number | null; grantId: number | null },
+  now: number,
+): Promise<Principal> {
   if (r.kind === 'api_key' && r.apiKeyId !== null) return principalOfApiKey(db, organizationId, r.apiKeyId, now);
   if (r.kind === 'user' && r.grantId !== null) return principalOfGrant(db, organizationId, r.grantId);
   throw new ServiceError('unauthenticated', 'The run has no credential to act as.');
 }
 
 export function runnerOfExecution(e: ExecutionRow) {
-  return { kind: e.runner_kind, apiKeyId: e.runner_api_key_id === null ? null : Number(e.runner_api_key_id), grantId: e.runner_grant_id === null ? null : Number(e.runner_grant_id) };
+  return {
+    kind: e.runner_kind,
+    apiKeyId: e.runner_api_key_id === null ? null : Number(e.runner_api_key_id),
+    grantId: e.runner_grant_id === null ? null : Number(e.runner_grant_id),
+  };
 }
 
 export interface StartInput {
@@ -95,9 +110,16 @@ export async function startExecution(trx: Knex.Transaction, s: StartInput): Prom
     throw err;
   }
   await trx('workflow_node_results').insert(def.nodes.map((n) => ({ execution_id: id, node_id: n.nodeId, status: refused ? 'canceled' : 'pending' })));
-  await trx('workflows').where({ id: w.id }).update({ run_count: trx.raw('run_count + 1'), last_run_at: s.now });
+  await trx('workflows')
+    .where({ id: w.id })
+    .update({ run_count: trx.raw('run_count + 1'), last_run_at: s.now });
   if (refused) {
-    await s.events.emit(trx, { organizationId: w.organization_id, brandId: w.brand_id, type: 'workflow.execution.finished', data: { brandId: w.brand_id, workflowId: Number(w.id), executionId: id, status: 'failed' } });
+    await s.events.emit(trx, {
+      organizationId: w.organization_id,
+      brandId: w.brand_id,
+      type: 'workflow.execution.finished',
+      data: { brandId: w.brand_id, workflowId: Number(w.id), executionId: id, status: 'failed' },
+    });
   } else {
     await wakeJob(trx, STEP_JOB, String(id), s.now);
   }
@@ -105,7 +127,13 @@ export async function startExecution(trx: Knex.Transaction, s: StartInput): Prom
 }
 
 /** Starts a trigger-fired run as the workflow's owner, checking the owner first (a refusal is recorded, nothing runs). */
-export async function startTriggered(trx: Knex.Transaction, w: WorkflowRow, trigger: StartInput['trigger'], now: number, events: EventOutbox): Promise<ExecutionRow | null> {
+export async function startTriggered(
+  trx: Knex.Transaction,
+  w: WorkflowRow,
+  trigger: StartInput['trigger'],
+  now: number,
+  events: EventOutbox,
+): Promise<ExecutionRow | null> {
   const runner = ownerOf(w);
   let refusal: ServiceError | null = null;
   try {

@@ -66,7 +66,11 @@ function launchIdOf(env: StepEnv, raw: string | number): string {
   if (raw !== '$trigger.launchId') return raw;
   const id = env.triggerData.launchId;
   if (typeof id !== 'string' && typeof id !== 'number') {
-    throw new ServiceError('validation_failed', 'This step uses "$trigger.launchId", but the run was not started with a launch (run-workflow launchId, or a pipeline card).', null);
+    throw new ServiceError(
+      'validation_failed',
+      'This step uses "$trigger.launchId", but the run was not started with a launch (run-workflow launchId, or a pipeline card).',
+      null,
+    );
   }
   return String(id);
 }
@@ -82,16 +86,27 @@ async function referencesGone(env: StepEnv, node: WorkflowNode, brandId: number,
   const issues = await stepIssues({ db: env.db, principal: env.principal }, node, brandId, launchId === null ? null : Number(launchId));
   if (!issues.length) return null;
   const what = issues.map((i) => `${i.field} ${i.message}`).join('; ');
-  return { status: 'failed', error: { code: 'not_found', message: `Step ${node.nodeId} did not act: a reference went away since the workflow was saved: ${what}.`, details: issues } };
+  return {
+    status: 'failed',
+    error: { code: 'not_found', message: `Step ${node.nodeId} did not act: a reference went away since the workflow was saved: ${what}.`, details: issues },
+  };
 }
 
 async function act(env: StepEnv, node: WorkflowNode, operation: string, input: Record<string, unknown>): Promise<StepOutcome> {
-  const result = await env.invoke(operation, env.principal, input, { requestId: `wfx_${env.executionId}_${node.nodeId}`, idempotencyKey: stepKey(env.executionId, node.nodeId) });
+  const result = await env.invoke(operation, env.principal, input, {
+    requestId: `wfx_${env.executionId}_${node.nodeId}`,
+    idempotencyKey: stepKey(env.executionId, node.nodeId),
+  });
   return { status: 'succeeded', result: { operation, status: result.status, replayed: result.replayed, answer: result.body as Record<string, unknown> } };
 }
 
 function fill(template: string, env: StepEnv, status: string): string {
-  const values: Record<string, string> = { workflowName: env.workflowName, executionId: String(env.executionId), launchId: String(env.triggerData.launchId ?? ''), status };
+  const values: Record<string, string> = {
+    workflowName: env.workflowName,
+    executionId: String(env.executionId),
+    launchId: String(env.triggerData.launchId ?? ''),
+    status,
+  };
   return template.replace(/\{\{\s*(\w+)\s*\}\}/g, (m, k: string) => values[k] ?? m);
 }
 
@@ -113,7 +128,10 @@ export async function runStep(env: StepEnv, node: WorkflowNode): Promise<StepOut
       }
       case 'pause': {
         const launchId = launchIdOf(env, s.launchId);
-        return (await referencesGone(env, node, brandId, launchId)) ?? (await act(env, node, 'update-node', { brandId, launchId, nodeId: s.nodeId, properties: { status: 'PAUSED' } }));
+        return (
+          (await referencesGone(env, node, brandId, launchId)) ??
+          (await act(env, node, 'update-node', { brandId, launchId, nodeId: s.nodeId, properties: { status: 'PAUSED' } }))
+        );
       }
       case 'budget': {
         const launchId = launchIdOf(env, s.launchId);
@@ -130,16 +148,23 @@ export async function runStep(env: StepEnv, node: WorkflowNode): Promise<StepOut
       case 'chat': {
         // The step's own URL came from a caller (checked again as it connects); CHAT_WEBHOOK_URL from the operator.
         const target = s.webhookUrl ? callerTarget(s.webhookUrl as string) : env.config.chatWebhookUrl ? operatorTarget(env.config.chatWebhookUrl) : null;
-        if (!target) return { status: 'failed', error: { code: 'unprocessable', message: 'No chat webhook: set the step\'s webhookUrl or CHAT_WEBHOOK_URL.' } };
+        if (!target) return { status: 'failed', error: { code: 'unprocessable', message: "No chat webhook: set the step's webhookUrl or CHAT_WEBHOOK_URL." } };
         const text = fill(s.message, env, 'running');
         const sent = await postChat(env.outbound, target, text, stepKey(env.executionId, node.nodeId));
-        if (sent.statusCode !== null && sent.statusCode >= 200 && sent.statusCode < 300) return { status: 'succeeded', result: { statusCode: sent.statusCode, text, durationMs: sent.durationMs } };
+        if (sent.statusCode !== null && sent.statusCode >= 200 && sent.statusCode < 300)
+          return { status: 'succeeded', result: { statusCode: sent.statusCode, text, durationMs: sent.durationMs } };
         const transient = sent.statusCode === null || sent.statusCode >= 500 || sent.statusCode === 429;
-        if (transient && !sent.refused && env.attempts + 1 < MAX_TRANSIENT_ATTEMPTS) return { status: 'retry', reason: sent.error ?? `chat webhook answered ${sent.statusCode}` };
-        return { status: 'failed', error: { code: 'unavailable', message: `The chat webhook did not take the message: ${sent.error ?? `HTTP ${sent.statusCode}`}.` }, result: { statusCode: sent.statusCode } };
+        if (transient && !sent.refused && env.attempts + 1 < MAX_TRANSIENT_ATTEMPTS)
+          return { status: 'retry', reason: sent.error ?? `chat webhook answered ${sent.statusCode}` };
+        return {
+          status: 'failed',
+          error: { code: 'unavailable', message: `The chat webhook did not take the message: ${sent.error ?? `HTTP ${sent.statusCode}`}.` },
+          result: { statusCode: sent.statusCode },
+        };
       }
       case 'agent': {
-        if (!env.config.agentModelUrl || !env.catalogue) return { status: 'failed', error: { code: 'unavailable', message: 'No agent model is configured (AGENT_MODEL_URL).' } };
+        if (!env.config.agentModelUrl || !env.catalogue)
+          return { status: 'failed', error: { code: 'unavailable', message: 'No agent model is configured (AGENT_MODEL_URL).' } };
         const allowed: number[] = (s.brandIds as number[] | undefined) ?? [env.brandId];
         const own = env.principal.brandIds;
         const brands = own === null ? allowed : allowed.filter((b) => own.has(b));

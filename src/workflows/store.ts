@@ -82,7 +82,13 @@ export function reachable(principal: Principal, reach: number[]): boolean {
 }
 
 export function definitionOf(row: WorkflowRow): Definition {
-  return { workflowName: row.name, type: row.type, trigger: JSON.parse(row.trigger) as Trigger, nodes: JSON.parse(row.nodes) as WorkflowNode[], edges: JSON.parse(row.edges) as WorkflowEdge[] };
+  return {
+    workflowName: row.name,
+    type: row.type,
+    trigger: JSON.parse(row.trigger) as Trigger,
+    nodes: JSON.parse(row.nodes) as WorkflowNode[],
+    edges: JSON.parse(row.edges) as WorkflowEdge[],
+  };
 }
 
 /** The workflow `workflowId` of `brandId` as `principal` may see it; 404 otherwise. */
@@ -95,7 +101,10 @@ export async function loadWorkflow(db: Db, principal: Principal, brandId: number
 
 async function runningSet(db: Db, ids: number[]): Promise<Set<number>> {
   if (!ids.length) return new Set();
-  const rows = await db('workflow_executions').whereIn('workflow_id', ids).whereIn('status', [...LIVE_EXECUTION]).distinct('workflow_id');
+  const rows = await db('workflow_executions')
+    .whereIn('workflow_id', ids)
+    .whereIn('status', [...LIVE_EXECUTION])
+    .distinct('workflow_id');
   return new Set(rows.map((r: { workflow_id: number }) => Number(r.workflow_id)));
 }
 
@@ -117,7 +126,10 @@ function summaryOf(row: WorkflowRow, running: boolean) {
 }
 
 export async function summaryViews(db: Db, rows: WorkflowRow[]) {
-  const running = await runningSet(db, rows.map((r) => Number(r.id)));
+  const running = await runningSet(
+    db,
+    rows.map((r) => Number(r.id)),
+  );
   return rows.map((r) => summaryOf(r, running.has(Number(r.id))));
 }
 
@@ -170,7 +182,9 @@ export async function executionViews(db: Db, rows: ExecutionRow[]) {
 }
 
 export async function loadExecution(db: Db, workflow: WorkflowRow, executionId: string): Promise<ExecutionRow> {
-  const row = await db('workflow_executions').where({ id: Number(executionId), workflow_id: workflow.id }).first();
+  const row = await db('workflow_executions')
+    .where({ id: Number(executionId), workflow_id: workflow.id })
+    .first();
   if (!row) throw notFound(`Execution ${executionId} of workflow ${workflow.id}`);
   return row as ExecutionRow;
 }

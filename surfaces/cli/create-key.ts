@@ -22,7 +22,13 @@ export const CREATE_KEY_USAGE = `Usage: svc-server create-key --org ORG --create
   --expires-at TIME               ISO 8601 time with a zone (default: never)
   --publish-ceiling-dollars N     what the key's publishes may commit in total (needed to publish)`;
 
-const list = (value: string | undefined): string[] | undefined => (value === undefined ? undefined : value.split(',').map((s) => s.trim()).filter(Boolean));
+const list = (value: string | undefined): string[] | undefined =>
+  value === undefined
+    ? undefined
+    : value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
 
 // The core names the settings as the account page does; the operator typed flags.
 const FLAG_OF: Record<string, string> = {
@@ -98,13 +104,16 @@ export async function createKeyCommand(knex: Knex, argv: string[]): Promise<numb
     const ceilingText = key.publishCeilingCents === null ? 'no publish ceiling' : `publish ceiling $${(key.publishCeilingCents / 100).toFixed(2)}`;
     const where = [key.surfaces.api && 'api', key.surfaces.mcp && 'mcp'].filter(Boolean).join(', ') || 'no surface';
     const brandText = key.brands === null ? 'every brand' : `brands ${key.brands.map((b) => b.id).join(', ')}`;
-    process.stderr.write(`Created API key ${key.id} "${key.name}" (${key.scopes.join(', ')}; ${where}; ${brandText}; ${ceilingText}). The secret above is shown only now.\n`);
+    process.stderr.write(
+      `Created API key ${key.id} "${key.name}" (${key.scopes.join(', ')}; ${where}; ${brandText}; ${ceilingText}). The secret above is shown only now.\n`,
+    );
     for (const warning of key.warnings) process.stderr.write(`Warning: ${warning}\n`);
     return EXIT.ok;
   } catch (err) {
     if (!(err instanceof ServiceError)) throw err;
     process.stderr.write(`${err.message}\n`);
-    for (const d of Array.isArray(err.details) ? (err.details as Array<{ field: string; message: string }>) : []) process.stderr.write(`  ${FLAG_OF[d.field] ?? d.field}: ${d.message}\n`);
+    for (const d of Array.isArray(err.details) ? (err.details as Array<{ field: string; message: string }>) : [])
+      process.stderr.write(`  ${FLAG_OF[d.field] ?? d.field}: ${d.message}\n`);
     return exitCodeOf(err);
   }
 }

@@ -5,7 +5,10 @@ export const EXIT = { ok: 0, invalid: 2, auth: 3, notFound: 4, unavailable: 5 } 
 
 /** A failure found on the client side (bad flag, unreadable file, unreachable server). */
 export class CliError extends Error {
-  constructor(readonly exitCode: number, message: string) {
+  constructor(
+    readonly exitCode: number,
+    message: string,
+  ) {
     super(message);
     this.name = 'CliError';
   }

@@ -8,7 +8,14 @@ import { send, type Reply, type SendOptions } from './http.js';
 import { buildRequest } from './request.js';
 
 /** Reads what `first` started until it ends; answers the last reply (an error reply as soon as one comes). */
-export async function followToEnd(cmd: Command, commands: Map<string, Command>, input: Record<string, unknown>, first: Reply, options: SendOptions, say: (line: string) => void): Promise<Reply> {
+export async function followToEnd(
+  cmd: Command,
+  commands: Map<string, Command>,
+  input: Record<string, unknown>,
+  first: Reply,
+  options: SendOptions,
+  say: (line: string) => void,
+): Promise<Reply> {
   const f = cmd.op.follow;
   const read = f ? commands.get(f.operation) : undefined;
   if (!f || !read) return first;

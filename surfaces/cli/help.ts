@@ -138,7 +138,16 @@ export function mainHelp(commands: Command[], extra: Array<[string, string]>): s
     'Commands by area:',
   ];
   const widest = Math.max(...commands.map((c) => c.name.length));
-  for (const [area, list] of areas) parts.push('', `${area}:`, table(list.map((c) => [c.name, c.op.summary]), '  ', widest));
+  for (const [area, list] of areas)
+    parts.push(
+      '',
+      `${area}:`,
+      table(
+        list.map((c) => [c.name, c.op.summary]),
+        '  ',
+        widest,
+      ),
+    );
   parts.push(
     '',
     'Other commands:',
@@ -152,7 +161,7 @@ export function mainHelp(commands: Command[], extra: Array<[string, string]>): s
     'Retries: 429, 503 and 504 (504 only when repeating is safe), up to 3 attempts, honouring Retry-After',
     '(at most 30 s, or SVC_MAX_RETRY_WAIT seconds).',
     'Exit codes: 0 success, 2 invalid request, 3 authentication or permission, 4 not found or conflict,',
-    '5 service unavailable or internal error. Errors go to standard error as the service\'s error envelope.',
+    "5 service unavailable or internal error. Errors go to standard error as the service's error envelope.",
   );
   return parts.join('\n');
 }

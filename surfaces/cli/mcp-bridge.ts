@@ -33,7 +33,8 @@ export async function runMcpBridge(config: BridgeConfig): Promise<void> {
     remote.send(message).catch((err: Error) => {
       const id = (message as { id?: string | number }).id;
       // Only a request waits for an answer; a lost answer of ours is reported on stderr.
-      if (id !== undefined && 'method' in message) void local.send({ jsonrpc: '2.0', id, error: { code: -32603, message: `The service at ${endpoint.origin} could not be reached: ${err.message}` } });
+      if (id !== undefined && 'method' in message)
+        void local.send({ jsonrpc: '2.0', id, error: { code: -32603, message: `The service at ${endpoint.origin} could not be reached: ${err.message}` } });
       else process.stderr.write(`svc mcp: ${err.message}\n`);
     });
   };

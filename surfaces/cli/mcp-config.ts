@@ -54,7 +54,8 @@ export function printMcpConfig(argv: string[]): number {
       rest.push(arg);
       continue;
     }
-    if (!CLIENTS.includes(value as McpClient)) throw usageError(`--client must be one of ${CLIENTS.join(', ')}; got ${value === undefined ? 'nothing' : JSON.stringify(value)}.`);
+    if (!CLIENTS.includes(value as McpClient))
+      throw usageError(`--client must be one of ${CLIENTS.join(', ')}; got ${value === undefined ? 'nothing' : JSON.stringify(value)}.`);
     client = value as McpClient;
   }
   const entry = bridgeEntry(rest);

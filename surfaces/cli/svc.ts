@@ -17,7 +17,10 @@ import { followToEnd } from './follow.js';
 const OTHER_COMMANDS: Array<[string, string]> = [
   ['login --base-url URL --api-key KEY', 'store the service address and API key (mode 600).'],
   ['mcp [--toolsets NAMES] [--read-only]', "an MCP server on standard input and output, forwarding to the service's /mcp endpoint with the API key."],
-  ['mcp --print-config [--client claude|cursor|vscode] [--toolsets NAMES] [--read-only]', 'the entry that starts this installation\'s MCP bridge, for an agent app\'s configuration.'],
+  [
+    'mcp --print-config [--client claude|cursor|vscode] [--toolsets NAMES] [--read-only]',
+    "the entry that starts this installation's MCP bridge, for an agent app's configuration.",
+  ],
 ];
 
 const MCP_USAGE = `Usage: svc mcp [--toolsets NAMES] [--read-only]
@@ -38,7 +41,12 @@ async function mcp(argv: string[]): Promise<number> {
   if (argv.includes('--print-config')) return (await import('./mcp-config.js')).printMcpConfig(argv.filter((a) => a !== '--print-config'));
   let flags: { toolsets?: string; 'read-only'?: boolean; help?: boolean };
   try {
-    flags = parseArgs({ args: argv, options: { toolsets: { type: 'string' }, 'read-only': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }).values;
+    flags = parseArgs({
+      args: argv,
+      options: { toolsets: { type: 'string' }, 'read-only': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: false,
+    }).values;
   } catch (err) {
     throw usageError(`${(err as Error).message.split('\n')[0]}\n\n${MCP_USAGE}`);
   }
@@ -59,7 +67,15 @@ function writeJson(stream: NodeJS.WriteStream, value: unknown): void {
   stream.write(JSON.stringify(value, null, stream.isTTY ? 2 : undefined) + '\n');
 }
 
-const FALLBACK_CODE: Record<number, string> = { 401: 'unauthenticated', 403: 'forbidden', 404: 'not_found', 409: 'conflict', 429: 'rate_limited', 503: 'unavailable', 504: 'timeout' };
+const FALLBACK_CODE: Record<number, string> = {
+  401: 'unauthenticated',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  429: 'rate_limited',
+  503: 'unavailable',
+  504: 'timeout',
+};
 
 /** The service's error envelope, or one built from the status when something else answered. */
 function errorEnvelope(reply: Reply): unknown {
@@ -68,12 +84,23 @@ function errorEnvelope(reply: Reply): unknown {
   const code = FALLBACK_CODE[reply.status] ?? (reply.status >= 500 ? 'internal_error' : 'validation_failed');
   const text = typeof reply.body === 'string' ? reply.body.slice(0, 500) : reply.body;
   return {
-    error: { code, message: `The server answered HTTP ${reply.status} without an error envelope.`, details: text ? { body: text } : null, requestId: reply.headers.get('service-request-id') },
+    error: {
+      code,
+      message: `The server answered HTTP ${reply.status} without an error envelope.`,
+      details: text ? { body: text } : null,
+      requestId: reply.headers.get('service-request-id'),
+    },
   };
 }
 
 /** Follows nextCursor from `first` and returns one document whose list field holds every page's entries. */
-async function allPages(cmd: Command, input: Record<string, unknown>, file: Parameters<typeof buildRequest>[2], options: SendOptions, first: Reply): Promise<Reply> {
+async function allPages(
+  cmd: Command,
+  input: Record<string, unknown>,
+  file: Parameters<typeof buildRequest>[2],
+  options: SendOptions,
+  first: Reply,
+): Promise<Reply> {
   const field = cmd.listField!;
   const items: unknown[] = [];
   const seen = new Set<string>();

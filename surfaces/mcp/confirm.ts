@@ -35,7 +35,7 @@ const PROCEED: Decision = { proceed: true };
  */
 export function formatMoney(minorUnits: number, currency?: string | null): string {
   if (!currency) return `${minorUnits} minor units`;
-  let exponent = 2;
+  let exponent: number;
   try {
     exponent = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
   } catch {
@@ -50,7 +50,10 @@ const usd = (cents: number | null | undefined) => (cents === null || cents === u
 
 /** The key of the preview step: its own, derived from the call's, so a replayed preview never stands in for a publish. */
 function previewKey(key: unknown, requestId: string): string {
-  return `mcp-preview-${crypto.createHash('sha256').update(`${String(key)}\n${requestId}`).digest('base64url')}`;
+  return `mcp-preview-${crypto
+    .createHash('sha256')
+    .update(`${String(key)}\n${requestId}`)
+    .digest('base64url')}`;
 }
 
 interface AccountTotal {
@@ -64,7 +67,12 @@ interface AccountTotal {
 function accountTotals(preview: Record<string, any>): AccountTotal[] {
   const listed = preview.budget?.accounts;
   if (Array.isArray(listed)) {
-    return listed.map((a: Record<string, any>) => ({ accountId: a.accountId, currency: a.currency ?? null, amountMinorUnits: a.amountMinorUnits, countedUsdCents: a.countedUsdCents ?? null }));
+    return listed.map((a: Record<string, any>) => ({
+      accountId: a.accountId,
+      currency: a.currency ?? null,
+      amountMinorUnits: a.amountMinorUnits,
+      countedUsdCents: a.countedUsdCents ?? null,
+    }));
   }
   const totals = new Map<string, AccountTotal>();
   for (const item of [...(preview.plan?.campaigns ?? []), ...(preview.plan?.adSets ?? [])]) {
@@ -87,7 +95,10 @@ export function launchQuestion(preview: Record<string, any>, title?: string): st
   const lines = [
     `Publish launch ${preview.launchId}${title ? ` "${title}"` : ''} to the ad platform: ${counts.campaigns ?? 0} campaigns, ${counts.adSets ?? 0} ad sets, ${counts.ads ?? 0} ads?`,
     'Budgets per ad account:',
-    ...accountTotals(preview).map((a) => `- ${a.accountId}: ${formatMoney(a.amountMinorUnits, a.currency)}${a.countedUsdCents !== null && a.currency !== 'USD' ? ` (counts as ${usd(a.countedUsdCents)})` : ''}`),
+    ...accountTotals(preview).map(
+      (a) =>
+        `- ${a.accountId}: ${formatMoney(a.amountMinorUnits, a.currency)}${a.countedUsdCents !== null && a.currency !== 'USD' ? ` (counts as ${usd(a.countedUsdCents)})` : ''}`,
+    ),
     `Counts against the ceiling: ${usd(preview.budget?.countedUsdCents ?? preview.budget?.countedMinorUnits)}. ${ceilingLine(preview.budget?.ceiling)}`,
   ];
   return lines.join('\n');

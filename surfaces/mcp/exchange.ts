@@ -155,7 +155,9 @@ export class ExchangeTransport implements Transport {
       for (const id of [...(this.waiting.get(internal)?.questions ?? [])]) {
         const q = this.questions.get(id)!;
         this.forget(id);
-        this.onmessage?.({ jsonrpc: '2.0', id: q.serverId, error: { code: -32000, message: 'The caller went away before answering.' } } as JSONRPCMessage, { authInfo });
+        this.onmessage?.({ jsonrpc: '2.0', id: q.serverId, error: { code: -32000, message: 'The caller went away before answering.' } } as JSONRPCMessage, {
+          authInfo,
+        });
       }
     }
   }

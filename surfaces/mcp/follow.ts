@@ -12,7 +12,14 @@ import type { Service } from '../../src/service.js';
 export const MCP_FOLLOW_MS = 25_000;
 
 /** Invokes `op`, then, when it declares `follow`, follows what it started for at most MCP_FOLLOW_MS. */
-export async function invokeFollowing(service: Service, op: OperationDefinition, principal: Principal, input: Record<string, unknown>, options: InvokeOptions, limitMs = MCP_FOLLOW_MS): Promise<InvokeResult> {
+export async function invokeFollowing(
+  service: Service,
+  op: OperationDefinition,
+  principal: Principal,
+  input: Record<string, unknown>,
+  options: InvokeOptions,
+  limitMs = MCP_FOLLOW_MS,
+): Promise<InvokeResult> {
   const first = await service.invoke(op.name, principal, input, options);
   const f = op.follow;
   if (!f) return first;

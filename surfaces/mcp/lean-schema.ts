@@ -17,9 +17,25 @@ const SCHEMA_MAPS = new Set(['properties', '$defs', 'patternProperties', 'depend
  * what the fields mean is the tool's description and the guide's business, not every schema's.
  */
 const NOT_IN_ANSWERS = new Set([
-  'minLength', 'maxLength', 'minItems', 'maxItems', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum',
-  'pattern', 'format', 'uniqueItems', 'minProperties', 'maxProperties', 'additionalProperties',
-  'default', 'title', 'examples', '$comment', 'description',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'pattern',
+  'format',
+  'uniqueItems',
+  'minProperties',
+  'maxProperties',
+  'additionalProperties',
+  'default',
+  'title',
+  'examples',
+  '$comment',
+  'description',
   // The agent reads the answer itself; which fields it always holds matters only to a validator.
   'required',
 ]);
@@ -39,7 +55,10 @@ function mapSchema(node: Node, fn: (schema: JsonSchema) => JsonSchema): Node {
   return fn(out);
 }
 
-const without = (keys: Set<string>) => (s: JsonSchema): JsonSchema => Object.fromEntries(Object.entries(s).filter(([k]) => !keys.has(k)));
+const without =
+  (keys: Set<string>) =>
+  (s: JsonSchema): JsonSchema =>
+    Object.fromEntries(Object.entries(s).filter(([k]) => !keys.has(k)));
 
 /** An answer's schema as an agent reads it and the SDK client checks it: its shape. */
 export function answerShape(output: JsonSchema): JsonSchema {
@@ -92,7 +111,8 @@ function referring(schema: JsonSchema, lookup: (part: JsonSchema) => Place | nul
       if (place) return { ...(part.type === undefined ? {} : { type: part.type }), description: where(place, from) };
     }
     const out: JsonSchema = { ...part };
-    if (part.properties) out.properties = Object.fromEntries(Object.entries(part.properties as Record<string, JsonSchema>).map(([k, v]) => [k, visit(v, false)]));
+    if (part.properties)
+      out.properties = Object.fromEntries(Object.entries(part.properties as Record<string, JsonSchema>).map(([k, v]) => [k, visit(v, false)]));
     if (part.items && typeof part.items === 'object') out.items = visit(part.items as JsonSchema, false);
     return out;
   };
@@ -138,19 +158,27 @@ export function writtenOnce(tools: DraftTool[]): DraftTool[] {
     }
     const visible = (from: DraftTool, place: Place) => !from.readOnly || place.tool.readOnly;
     for (const tool of members) {
-      const input = referring(tool.input, (part) => {
-        const place = exactInputs.get(JSON.stringify(part));
-        return place && place.tool !== tool && visible(tool, place) ? place : null;
-      }, tool);
-      const output = referring(tool.output, (part) => {
-        const shape = skeleton(part);
-        const inputs = inputShapes.get(shape) ?? [];
-        const own = inputs.find((p) => p.tool === tool);
-        if (own) return own;
-        const answer = answers.get(shape);
-        if (answer && answer.tool !== tool && visible(tool, answer)) return answer;
-        return inputs.find((p) => visible(tool, p)) ?? null;
-      }, tool);
+      const input = referring(
+        tool.input,
+        (part) => {
+          const place = exactInputs.get(JSON.stringify(part));
+          return place && place.tool !== tool && visible(tool, place) ? place : null;
+        },
+        tool,
+      );
+      const output = referring(
+        tool.output,
+        (part) => {
+          const shape = skeleton(part);
+          const inputs = inputShapes.get(shape) ?? [];
+          const own = inputs.find((p) => p.tool === tool);
+          if (own) return own;
+          const answer = answers.get(shape);
+          if (answer && answer.tool !== tool && visible(tool, answer)) return answer;
+          return inputs.find((p) => visible(tool, p)) ?? null;
+        },
+        tool,
+      );
       out.set(tool, { ...tool, input, output });
     }
   }

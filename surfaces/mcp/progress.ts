@@ -7,7 +7,10 @@ import type { ProgressUpdate } from '../../src/pipeline/invoke-types.js';
 type ProgressToken = string | number;
 
 /** Sends one notification; the SDK's RequestHandlerExtra.sendNotification of the call. */
-type Notify = (notification: { method: 'notifications/progress'; params: { progressToken: ProgressToken; progress: number; total?: number; message?: string } }) => Promise<void>;
+type Notify = (notification: {
+  method: 'notifications/progress';
+  params: { progressToken: ProgressToken; progress: number; total?: number; message?: string };
+}) => Promise<void>;
 
 /**
  * The progress listener of one call, or undefined when nobody listens. Progress only grows, as the

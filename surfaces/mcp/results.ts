@@ -27,7 +27,13 @@ export function successResult(body: unknown): { result: CallToolResult; json: st
  */
 export function declinedResult(body: Record<string, unknown>, reason: string): CallToolResult {
   const { text } = serializedResult(body);
-  return { content: [{ type: 'text', text }, { type: 'text', text: reason }], structuredContent: body };
+  return {
+    content: [
+      { type: 'text', text },
+      { type: 'text', text: reason },
+    ],
+    structuredContent: body,
+  };
 }
 
 /** The result of a failed call: the envelope as text, never as structuredContent. */

@@ -97,13 +97,19 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
     const op = byName.get(request.params.name);
     const tool = op && tools.find((t) => t.name === request.params.name);
     // Outside the chosen toolsets (or read-only mode) a tool does not exist for this caller, whatever its scopes.
-    if (!op || !tool || !caller.visible(tool)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. Call tools/list to see the tools of your toolsets.`);
+    if (!op || !tool || !caller.visible(tool))
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. Call tools/list to see the tools of your toolsets.`);
     // An operation without idempotency lists no idempotencyKey, so the argument is refused as unknown, as on REST.
     const input = { ...request.params.arguments } as Record<string, unknown>;
     const idempotencyKey = op.idempotency === 'none' ? undefined : input.idempotencyKey;
     if (op.idempotency !== 'none') delete input.idempotencyKey;
     if (idempotencyKey !== undefined && typeof idempotencyKey !== 'string') {
-      return errorResult(new ServiceError('validation_failed', 'idempotencyKey must be a string.', [{ field: 'idempotencyKey', code: 'invalid_type', message: 'must be string' }]), requestId);
+      return errorResult(
+        new ServiceError('validation_failed', 'idempotencyKey must be a string.', [
+          { field: 'idempotencyKey', code: 'invalid_type', message: 'must be string' },
+        ]),
+        requestId,
+      );
     }
     const onProgress = progressListener(request.params._meta?.progressToken, caller.streams, (n) => extra.sendNotification(n));
     const run = async (name: string, args: Record<string, unknown>, key: string | undefined, progress?: (u: ProgressUpdate) => void) =>
@@ -114,13 +120,19 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
         const call: AskingCall = {
           invoke: (name, args, key) => run(name, args, key),
           ask: (message, requestedSchema) =>
-            extra.sendRequest({ method: 'elicitation/create', params: { message, requestedSchema } }, ElicitResultSchema, { timeout: QUESTION_TIMEOUT_MS, signal: extra.signal }),
+            extra.sendRequest({ method: 'elicitation/create', params: { message, requestedSchema } }, ElicitResultSchema, {
+              timeout: QUESTION_TIMEOUT_MS,
+              signal: extra.signal,
+            }),
         };
         const decision = await askFirst(input, idempotencyKey, requestId, call);
         if (!decision.proceed) return declinedResult(decision.body, decision.reason);
       }
       if (paged.has(op.name) && input.limit === undefined) input.limit = MCP_PAGE_SIZE;
-      const result = callResult((await invokeFollowing(service, op, principal, input, { requestId, idempotencyKey: idempotencyKey as string | undefined, onProgress })).body, caller);
+      const result = callResult(
+        (await invokeFollowing(service, op, principal, input, { requestId, idempotencyKey: idempotencyKey as string | undefined, onProgress })).body,
+        caller,
+      );
       const tooLarge = overBudget(op, input, Buffer.byteLength((result.content[0] as { text: string }).text));
       if (!tooLarge) return result;
       caller.resultJson = undefined;
@@ -157,11 +169,15 @@ function selectionOf(service: Service, req: IncomingMessage, toolsets: Map<strin
   try {
     chosen = parseToolsets(header(req, 'x-mcp-toolsets')) ?? new Set(service.config.mcpToolsets);
   } catch (err) {
-    throw new ServiceError('validation_failed', `X-MCP-Toolsets: ${(err as Error).message}.`, [{ field: 'X-MCP-Toolsets', code: 'invalid_value', message: (err as Error).message }]);
+    throw new ServiceError('validation_failed', `X-MCP-Toolsets: ${(err as Error).message}.`, [
+      { field: 'X-MCP-Toolsets', code: 'invalid_value', message: (err as Error).message },
+    ]);
   }
   const asked = header(req, 'x-mcp-readonly')?.trim().toLowerCase();
   if (asked !== undefined && asked !== 'true' && asked !== 'false') {
-    throw new ServiceError('validation_failed', 'X-MCP-Readonly must be true or false.', [{ field: 'X-MCP-Readonly', code: 'invalid_value', message: 'must be true or false' }]);
+    throw new ServiceError('validation_failed', 'X-MCP-Readonly must be true or false.', [
+      { field: 'X-MCP-Readonly', code: 'invalid_value', message: 'must be true or false' },
+    ]);
   }
   const readOnly = service.config.mcpReadOnly || asked === 'true';
   return (tool) => chosen.has(toolsets.get(tool.name)!) && (!readOnly || tool.annotations.readOnlyHint);
@@ -179,7 +195,14 @@ function writeEvent(res: ServerResponse, data: string): void {
 }
 
 /** Handles one HTTP request to the MCP endpoint (POST; GET and DELETE answer 405 in stateless mode). */
-export async function handleMcpRequest(service: Service, endpoint: McpEndpoint, req: IncomingMessage, res: ServerResponse, body: unknown, options: McpHandlerOptions): Promise<void> {
+export async function handleMcpRequest(
+  service: Service,
+  endpoint: McpEndpoint,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+  options: McpHandlerOptions,
+): Promise<void> {
   const { requestId } = options;
   const rpcError = (status: number, code: number, err: ServiceError, headers: Record<string, string> = {}) =>
     sendJson(res, status, { jsonrpc: '2.0', id: null, error: { code, message: err.message, data: envelopeOf(err, requestId).error } }, headers);
@@ -190,10 +213,19 @@ export async function handleMcpRequest(service: Service, endpoint: McpEndpoint, 
   }
   const version = req.headers['mcp-protocol-version'];
   if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-    return rpcError(400, -32000, new ServiceError('validation_failed', `Unsupported MCP-Protocol-Version ${version}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}.`, null));
+    return rpcError(
+      400,
+      -32000,
+      new ServiceError('validation_failed', `Unsupported MCP-Protocol-Version ${version}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}.`, null),
+    );
   }
   if (req.method !== 'POST') {
-    return sendJson(res, 405, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'This MCP server is stateless: send JSON-RPC with POST.' } }, { allow: 'POST' });
+    return sendJson(
+      res,
+      405,
+      { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'This MCP server is stateless: send JSON-RPC with POST.' } },
+      { allow: 'POST' },
+    );
   }
   let principal: Principal;
   try {
@@ -230,9 +262,18 @@ export async function handleMcpRequest(service: Service, endpoint: McpEndpoint, 
   const gone = new AbortController();
   const onClose = () => !res.writableEnded && gone.abort();
   res.once('close', onClose);
-  const authInfo: AuthInfo = { token: 'bearer', clientId: principal.credentialId, scopes: [...principal.scopes], extra: caller as unknown as Record<string, unknown> };
+  const authInfo: AuthInfo = {
+    token: 'bearer',
+    clientId: principal.credentialId,
+    scopes: [...principal.scopes],
+    extra: caller as unknown as Record<string, unknown>,
+  };
   try {
-    const { answers, unknownAnswers } = await endpoint.transport.exchange(body, { authInfo, onEarly: caller.streams ? stream : undefined, signal: gone.signal });
+    const { answers, unknownAnswers } = await endpoint.transport.exchange(body, {
+      authInfo,
+      onEarly: caller.streams ? stream : undefined,
+      signal: gone.signal,
+    });
     // One tools/call answered: its result is already serialised.
     const single = !Array.isArray(answers) && answers && 'result' in answers && caller.resultJson !== undefined;
     const json = single ? `{"result":${caller.resultJson},"jsonrpc":"2.0","id":${JSON.stringify(answers.id)}}` : JSON.stringify(answers);
@@ -243,7 +284,10 @@ export async function handleMcpRequest(service: Service, endpoint: McpEndpoint, 
       sendJson(res, 404, {
         jsonrpc: '2.0',
         id: null,
-        error: { code: -32600, message: `No question ${unknownAnswers.join(', ')} is waiting here: it was answered, timed out, or asked by another server process.` },
+        error: {
+          code: -32600,
+          message: `No question ${unknownAnswers.join(', ')} is waiting here: it was answered, timed out, or asked by another server process.`,
+        },
       });
     } else if (answers === null) {
       res.writeHead(202);

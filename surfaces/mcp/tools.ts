@@ -3,7 +3,6 @@
 // (lean-schema.ts): a short description, detail in the parameters, each shape written out once.
 
 import { pathParams, type OperationDefinition } from '../../src/catalogue/define.js';
-import type { Toolset } from '../../src/catalogue/toolsets.js';
 import type { JsonSchema, SchemaRegistry } from '../../src/schemas/registry.js';
 import { failureCodes } from '../../src/catalogue/failures.js';
 import { answerShape, withSharedDefs, writtenOnce, type DraftTool } from './lean-schema.js';
@@ -92,7 +91,8 @@ function withoutIdCeiling(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(withoutIdCeiling);
   if (!node || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(node)) if (!(k === 'maximum' && v === ID_CEILING)) out[k] = k === 'enum' || k === 'const' || k === 'default' ? v : withoutIdCeiling(v);
+  for (const [k, v] of Object.entries(node))
+    if (!(k === 'maximum' && v === ID_CEILING)) out[k] = k === 'enum' || k === 'const' || k === 'default' ? v : withoutIdCeiling(v);
   return out;
 }
 
@@ -127,9 +127,4 @@ export function toolsFor(ops: OperationDefinition[], schemas: SchemaRegistry): T
       },
     };
   });
-}
-
-/** The toolset of each tool, by tool name. */
-export function toolsetsOf(ops: OperationDefinition[]): Map<string, Toolset> {
-  return new Map(ops.map((op) => [toolName(op.name), op.toolset]));
 }

@@ -11,8 +11,18 @@ import type { Service } from '../../src/service.js';
 import { ServiceError, httpStatusOf, type FieldIssue } from '../../src/errors.js';
 import { SESSION_COOKIE, csrfMatches, membershipsOf, sessionOf, signOut, type Membership, type WebSession } from '../../src/oauth/sessions.js';
 import {
-  createKey, getKey, listKeys, managesKeys, organizationBrands, requireKeyManager, revokeKey, updateKey,
-  type KeyActor, type KeySettingsInput, type ManagedKey, type OrganizationForKeys,
+  createKey,
+  getKey,
+  listKeys,
+  managesKeys,
+  organizationBrands,
+  requireKeyManager,
+  revokeKey,
+  updateKey,
+  type KeyActor,
+  type KeySettingsInput,
+  type ManagedKey,
+  type OrganizationForKeys,
 } from '../../src/account/keys.js';
 import { listApps, revokeApp, type ApprovedApp } from '../../src/account/apps.js';
 import { esc, hidden, page, signInPage } from './html.js';
@@ -138,7 +148,9 @@ function keyForm(o: { id: string; action: string; submit: string; values: KeyFor
     '1',
     v.api,
     '<strong>API</strong>',
-    apiLocked ? `needs the agency plan with an active subscription (this organization: ${esc(o.org.plan)}, ${esc(o.org.subscriptionStatus)})` : 'the REST API (/v1) and the CLI',
+    apiLocked
+      ? `needs the agency plan with an active subscription (this organization: ${esc(o.org.plan)}, ${esc(o.org.subscriptionStatus)})`
+      : 'the REST API (/v1) and the CLI',
     apiLocked,
   )}</div></fieldset>
 <fieldset><legend>Brand limit</legend>
@@ -176,7 +188,8 @@ function appsSection(apps: ApprovedApp[], csrf: string, apiResource: string, sev
   const rows = apps
     .map((a) => {
       const target = a.resource === apiResource ? 'REST API' : 'MCP server';
-      const limit = a.publishCeilingCents === null ? '' : `<br><span class="hint">spend limit ${money(a.publishCeilingCents)}, ${money(a.committedCents)} committed</span>`;
+      const limit =
+        a.publishCeilingCents === null ? '' : `<br><span class="hint">spend limit ${money(a.publishCeilingCents)}, ${money(a.committedCents)} committed</span>`;
       return `<tr class="app" id="app-${a.grantId}" data-grant-id="${a.grantId}"><td><strong class="app-name">${esc(a.appName)}</strong><br><span class="hint">${esc(a.clientId)}</span></td>
 ${severalOrgs ? `<td>${esc(a.organizationName)}</td>` : ''}<td>${esc(a.scopes.join(', '))} on the ${target}${limit}</td>
 <td>${when(a.approvedAt)}${a.lastTokenAt !== null ? `<br><span class="hint">last token ${when(a.lastTokenAt)}</span>` : ''}</td>
@@ -206,10 +219,13 @@ function accountPage(v: AccountView): string {
   const picker =
     v.memberships.length > 1
       ? `<form method="get" action="/account" class="org-picker"><div><label for="org">Organization</label><select id="org" name="org">${v.org ? '' : '<option value="">Choose…</option>'}${v.memberships
-          .map((m) => `<option value="${m.organizationId}"${v.org?.organizationId === m.organizationId ? ' selected' : ''}>${esc(m.organizationName)} (${esc(m.role)})</option>`)
+          .map(
+            (m) =>
+              `<option value="${m.organizationId}"${v.org?.organizationId === m.organizationId ? ' selected' : ''}>${esc(m.organizationName)} (${esc(m.role)})</option>`,
+          )
           .join('')}</select></div><button type="submit" class="secondary">Show</button></form>`
       : '';
-  let keysHtml = '';
+  let keysHtml: string;
   if (!v.memberships.length) {
     keysHtml = '<p>Your account is not a member of any organization.</p>';
   } else if (!v.org) {
@@ -308,7 +324,14 @@ export function accountRoutes(router: RouteRegistrar<{ requestId: string }>, ser
       return null;
     }
     if (!csrfMatches(session, body.csrf_token)) {
-      send(ctx, 403, problemPage('forbidden', 'This form was not sent from your account page (CSRF check failed); nothing was changed. Open the account page and try again.'));
+      send(
+        ctx,
+        403,
+        problemPage(
+          'forbidden',
+          'This form was not sent from your account page (CSRF check failed); nothing was changed. Open the account page and try again.',
+        ),
+      );
       return null;
     }
     const memberships = await membershipsOf(knex, session.userId);
@@ -323,7 +346,14 @@ export function accountRoutes(router: RouteRegistrar<{ requestId: string }>, ser
   };
 
   /** Builds and sends the account page for the organization chosen (or the only one). */
-  const showAccount = async (ctx: Ctx, session: WebSession, memberships: Membership[], org: Membership | null, extra: Partial<AccountView> = {}, status = 200) => {
+  const showAccount = async (
+    ctx: Ctx,
+    session: WebSession,
+    memberships: Membership[],
+    org: Membership | null,
+    extra: Partial<AccountView> = {},
+    status = 200,
+  ) => {
     let keys: AccountView['keys'];
     if (org && managesKeys(org.role)) {
       const actor = { userId: session.userId, organizationId: org.organizationId };
@@ -334,96 +364,136 @@ export function accountRoutes(router: RouteRegistrar<{ requestId: string }>, ser
     send(ctx, status, accountPage({ session, memberships, org, keys, apps, apiResource: service.oauth.apiResource, ...extra }));
   };
 
-  router.get('/account', guarded(async (ctx) => {
-    const session = await sessionOf(knex, ctx.cookies.get(SESSION_COOKIE));
-    if (!session) return send(ctx, 200, signInPage('/oauth/login', ctx.originalUrl));
-    const memberships = await membershipsOf(knex, session.userId);
-    const asked = text(ctx.query.org);
-    // An organization the person does not belong to: say so, and show the only one (or the picker).
-    const org = resolveOrg(memberships, asked) ?? resolveOrg(memberships, '');
-    const notice = NOTICES[text(ctx.query.notice)];
-    const error = asked && !memberships.some((m) => String(m.organizationId) === asked) ? 'You are not a member of that organization; choose one of yours.' : undefined;
-    await showAccount(ctx, session, memberships, org, { notice, error });
-  }));
+  router.get(
+    '/account',
+    guarded(async (ctx) => {
+      const session = await sessionOf(knex, ctx.cookies.get(SESSION_COOKIE));
+      if (!session) return send(ctx, 200, signInPage('/oauth/login', ctx.originalUrl));
+      const memberships = await membershipsOf(knex, session.userId);
+      const asked = text(ctx.query.org);
+      // An organization the person does not belong to: say so, and show the only one (or the picker).
+      const org = resolveOrg(memberships, asked) ?? resolveOrg(memberships, '');
+      const notice = NOTICES[text(ctx.query.notice)];
+      const error =
+        asked && !memberships.some((m) => String(m.organizationId) === asked) ? 'You are not a member of that organization; choose one of yours.' : undefined;
+      await showAccount(ctx, session, memberships, org, { notice, error });
+    }),
+  );
 
-  router.get('/account/keys', guarded(async (ctx) => {
-    const session = await sessionOf(knex, ctx.cookies.get(SESSION_COOKIE));
-    if (!session) return send(ctx, 200, signInPage('/oauth/login', ctx.originalUrl));
-    const org = resolveOrg(await membershipsOf(knex, session.userId), ctx.query.org);
-    if (!org) throw new ServiceError('forbidden', 'Choose one of your organizations on the account page first.', null);
-    await requireKeyManager(knex, { userId: session.userId, organizationId: org.organizationId });
-    seeOther(ctx, `/account?org=${org.organizationId}#keys`);
-  }));
+  router.get(
+    '/account/keys',
+    guarded(async (ctx) => {
+      const session = await sessionOf(knex, ctx.cookies.get(SESSION_COOKIE));
+      if (!session) return send(ctx, 200, signInPage('/oauth/login', ctx.originalUrl));
+      const org = resolveOrg(await membershipsOf(knex, session.userId), ctx.query.org);
+      if (!org) throw new ServiceError('forbidden', 'Choose one of your organizations on the account page first.', null);
+      await requireKeyManager(knex, { userId: session.userId, organizationId: org.organizationId });
+      seeOther(ctx, `/account?org=${org.organizationId}#keys`);
+    }),
+  );
 
-  router.get('/account/keys/:id', guarded(async (ctx) => {
-    const session = await sessionOf(knex, ctx.cookies.get(SESSION_COOKIE));
-    if (!session) return send(ctx, 200, signInPage('/oauth/login', ctx.originalUrl));
-    const org = resolveOrg(await membershipsOf(knex, session.userId), ctx.query.org);
-    if (!org) throw new ServiceError('forbidden', 'Choose one of your organizations on the account page first.', null);
-    const actor = { userId: session.userId, organizationId: org.organizationId };
-    const orgInfo = await requireKeyManager(knex, actor);
-    const key = await getKey(knex, actor, idParam(ctx.params.id, 'API key'));
-    send(ctx, 200, editPage({ key, org: orgInfo, brands: await organizationBrands(knex, org.organizationId), csrf: session.csrf }));
-  }));
+  router.get(
+    '/account/keys/:id',
+    guarded(async (ctx) => {
+      const session = await sessionOf(knex, ctx.cookies.get(SESSION_COOKIE));
+      if (!session) return send(ctx, 200, signInPage('/oauth/login', ctx.originalUrl));
+      const org = resolveOrg(await membershipsOf(knex, session.userId), ctx.query.org);
+      if (!org) throw new ServiceError('forbidden', 'Choose one of your organizations on the account page first.', null);
+      const actor = { userId: session.userId, organizationId: org.organizationId };
+      const orgInfo = await requireKeyManager(knex, actor);
+      const key = await getKey(knex, actor, idParam(ctx.params.id, 'API key'));
+      send(ctx, 200, editPage({ key, org: orgInfo, brands: await organizationBrands(knex, org.organizationId), csrf: session.csrf }));
+    }),
+  );
 
-  router.post('/account/keys', forms, guarded(async (ctx) => {
-    const post = await formPost(ctx, true);
-    if (!post) return;
-    await requireKeyManager(knex, post.actor);
-    const { values, input } = readKeyForm(post.body);
-    try {
-      const created = await createKey(knex, post.actor, input);
-      service.log.info({ userId: post.actor.userId, organizationId: post.actor.organizationId, apiKeyId: created.key.id }, 'api key created on the account page');
-      await showAccount(ctx, post.session, post.memberships, post.org, { created });
-    } catch (err) {
-      if (!(err instanceof ServiceError) || err.code !== 'validation_failed') throw err;
-      await showAccount(ctx, post.session, post.memberships, post.org, { createForm: { values, issues: Array.isArray(err.details) ? err.details : [] } }, 400);
-    }
-  }));
+  router.post(
+    '/account/keys',
+    forms,
+    guarded(async (ctx) => {
+      const post = await formPost(ctx, true);
+      if (!post) return;
+      await requireKeyManager(knex, post.actor);
+      const { values, input } = readKeyForm(post.body);
+      try {
+        const created = await createKey(knex, post.actor, input);
+        service.log.info(
+          { userId: post.actor.userId, organizationId: post.actor.organizationId, apiKeyId: created.key.id },
+          'api key created on the account page',
+        );
+        await showAccount(ctx, post.session, post.memberships, post.org, { created });
+      } catch (err) {
+        if (!(err instanceof ServiceError) || err.code !== 'validation_failed') throw err;
+        await showAccount(
+          ctx,
+          post.session,
+          post.memberships,
+          post.org,
+          { createForm: { values, issues: Array.isArray(err.details) ? err.details : [] } },
+          400,
+        );
+      }
+    }),
+  );
 
-  router.post('/account/keys/:id', forms, guarded(async (ctx) => {
-    const post = await formPost(ctx, true);
-    if (!post) return;
-    const orgInfo = await requireKeyManager(knex, post.actor);
-    const keyId = idParam(ctx.params.id, 'API key');
-    const { values, input } = readKeyForm(post.body);
-    try {
-      await updateKey(knex, post.actor, keyId, input);
-    } catch (err) {
-      if (!(err instanceof ServiceError) || err.code !== 'validation_failed') throw err;
-      const key = await getKey(knex, post.actor, keyId);
-      const issues = Array.isArray(err.details) ? err.details : [];
-      return send(ctx, 400, editPage({ key, org: orgInfo, brands: await organizationBrands(knex, orgInfo.id), csrf: post.session.csrf, values, issues }));
-    }
-    service.log.info({ userId: post.actor.userId, organizationId: post.actor.organizationId, apiKeyId: keyId }, 'api key edited on the account page');
-    seeOther(ctx, `/account?org=${orgInfo.id}&notice=key_saved#key-${keyId}`);
-  }));
+  router.post(
+    '/account/keys/:id',
+    forms,
+    guarded(async (ctx) => {
+      const post = await formPost(ctx, true);
+      if (!post) return;
+      const orgInfo = await requireKeyManager(knex, post.actor);
+      const keyId = idParam(ctx.params.id, 'API key');
+      const { values, input } = readKeyForm(post.body);
+      try {
+        await updateKey(knex, post.actor, keyId, input);
+      } catch (err) {
+        if (!(err instanceof ServiceError) || err.code !== 'validation_failed') throw err;
+        const key = await getKey(knex, post.actor, keyId);
+        const issues = Array.isArray(err.details) ? err.details : [];
+        return send(ctx, 400, editPage({ key, org: orgInfo, brands: await organizationBrands(knex, orgInfo.id), csrf: post.session.csrf, values, issues }));
+      }
+      service.log.info({ userId: post.actor.userId, organizationId: post.actor.organizationId, apiKeyId: keyId }, 'api key edited on the account page');
+      seeOther(ctx, `/account?org=${orgInfo.id}&notice=key_saved#key-${keyId}`);
+    }),
+  );
 
-  router.post('/account/keys/:id/revoke', forms, guarded(async (ctx) => {
-    const post = await formPost(ctx, true);
-    if (!post) return;
-    await requireKeyManager(knex, post.actor);
-    const keyId = idParam(ctx.params.id, 'API key');
-    await revokeKey(knex, post.actor, keyId);
-    service.log.info({ userId: post.actor.userId, organizationId: post.actor.organizationId, apiKeyId: keyId }, 'api key revoked on the account page');
-    seeOther(ctx, `/account?org=${post.actor.organizationId}&notice=key_revoked#keys`);
-  }));
+  router.post(
+    '/account/keys/:id/revoke',
+    forms,
+    guarded(async (ctx) => {
+      const post = await formPost(ctx, true);
+      if (!post) return;
+      await requireKeyManager(knex, post.actor);
+      const keyId = idParam(ctx.params.id, 'API key');
+      await revokeKey(knex, post.actor, keyId);
+      service.log.info({ userId: post.actor.userId, organizationId: post.actor.organizationId, apiKeyId: keyId }, 'api key revoked on the account page');
+      seeOther(ctx, `/account?org=${post.actor.organizationId}&notice=key_revoked#keys`);
+    }),
+  );
 
-  router.post('/account/apps/:grantId/revoke', forms, guarded(async (ctx) => {
-    const post = await formPost(ctx, false);
-    if (!post) return;
-    const grantId = idParam(ctx.params.grantId, 'Approved app');
-    const app = await revokeApp(knex, post.session.userId, grantId);
-    service.log.info({ userId: post.session.userId, grantId, clientId: app.clientId }, 'app revoked on the account page');
-    const org = text(post.body.organization_id) || (post.memberships.length > 1 ? '' : String(post.memberships[0]?.organizationId ?? ''));
-    seeOther(ctx, `/account?${org ? `org=${encodeURIComponent(org)}&` : ''}notice=app_revoked#apps`);
-  }));
+  router.post(
+    '/account/apps/:grantId/revoke',
+    forms,
+    guarded(async (ctx) => {
+      const post = await formPost(ctx, false);
+      if (!post) return;
+      const grantId = idParam(ctx.params.grantId, 'Approved app');
+      const app = await revokeApp(knex, post.session.userId, grantId);
+      service.log.info({ userId: post.session.userId, grantId, clientId: app.clientId }, 'app revoked on the account page');
+      const org = text(post.body.organization_id) || (post.memberships.length > 1 ? '' : String(post.memberships[0]?.organizationId ?? ''));
+      seeOther(ctx, `/account?${org ? `org=${encodeURIComponent(org)}&` : ''}notice=app_revoked#apps`);
+    }),
+  );
 
-  router.post('/account/signout', forms, guarded(async (ctx) => {
-    const post = await formPost(ctx, false);
-    if (!post) return;
-    await signOut(knex, ctx.cookies.get(SESSION_COOKIE));
-    ctx.cookies.set(SESSION_COOKIE, null, { path: '/' });
-    seeOther(ctx, '/account');
-  }));
+  router.post(
+    '/account/signout',
+    forms,
+    guarded(async (ctx) => {
+      const post = await formPost(ctx, false);
+      if (!post) return;
+      await signOut(knex, ctx.cookies.get(SESSION_COOKIE));
+      ctx.cookies.set(SESSION_COOKIE, null, { path: '/' });
+      seeOther(ctx, '/account');
+    }),
+  );
 }

@@ -28,7 +28,10 @@ export function consentPage(v: ConsentView): string {
     orgs.length === 1
       ? `<p>Organization: <strong>${esc(orgs[0].organizationName)}</strong></p>${hidden({ organization_id: String(orgs[0].organizationId) })}`
       : `<label for="organization_id">Organization</label><select id="organization_id" name="organization_id">${orgs
-          .map((o) => `<option value="${o.organizationId}"${v.chosen?.organizationId === o.organizationId ? ' selected' : ''}>${esc(o.organizationName)} (${esc(o.plan)})</option>`)
+          .map(
+            (o) =>
+              `<option value="${o.organizationId}"${v.chosen?.organizationId === o.organizationId ? ' selected' : ''}>${esc(o.organizationName)} (${esc(o.plan)})</option>`,
+          )
           .join('')}</select>`;
   const resource = v.request.resource ?? 'the MCP server';
   return page(

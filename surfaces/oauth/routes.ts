@@ -117,7 +117,13 @@ export function oauthRoutes(router: RouteRegistrar<{ requestId: string }>, servi
       await checkAuthorizeRequest(knex, settings, query);
       await showConsent(ctx, query);
     } catch (err) {
-      if (err instanceof OAuthError && err.redirect) return redirectWith(ctx, { redirectUri: query.redirect_uri, state: query.state ?? null }, { error: err.error, error_description: err.message }, settings.issuer);
+      if (err instanceof OAuthError && err.redirect)
+        return redirectWith(
+          ctx,
+          { redirectUri: query.redirect_uri, state: query.state ?? null },
+          { error: err.error, error_description: err.message },
+          settings.issuer,
+        );
       if (err instanceof OAuthError) return htmlPage(ctx, 400, errorPage('This sign-in link is not valid', err.message));
       throw err;
     }
@@ -126,13 +132,23 @@ export function oauthRoutes(router: RouteRegistrar<{ requestId: string }>, servi
   router.post('/oauth/login', forms, async (ctx) => {
     const body = (ctx.request.body ?? {}) as Record<string, string>;
     // Only a path on this site: no scheme, no host, no backslash or control character a browser would read as one.
-    const returnTo = typeof body.return_to === 'string' && /^\/(?![/\\])/.test(body.return_to) && !/[\u0000-\u001f\\]/.test(body.return_to) ? body.return_to : '/account';
+    const returnTo =
+      typeof body.return_to === 'string' &&
+      /^\/(?![/\\])/.test(body.return_to) &&
+      !/[\u0000-\u001f\\]/.test(body.return_to) /* eslint-disable-line no-control-regex -- control characters are what it refuses */
+        ? body.return_to
+        : '/account';
     const result = await signIn(knex, String(body.email ?? ''), String(body.password ?? ''), ctx.ip);
     if (!result.ok) {
       ctx.status = result.reason === 'throttled' ? 429 : 401;
       if (result.reason === 'throttled') ctx.set('Retry-After', '900');
       ctx.type = 'html';
-      ctx.body = signInPage('/oauth/login', returnTo, result.reason === 'throttled' ? 'Too many failed attempts. Wait 15 minutes, then try again.' : 'That email and password do not match an account.', String(body.email ?? ''));
+      ctx.body = signInPage(
+        '/oauth/login',
+        returnTo,
+        result.reason === 'throttled' ? 'Too many failed attempts. Wait 15 minutes, then try again.' : 'That email and password do not match an account.',
+        String(body.email ?? ''),
+      );
       return;
     }
     ctx.cookies.set(SESSION_COOKIE, result.cookie, cookieOptions);
@@ -162,7 +178,8 @@ export function oauthRoutes(router: RouteRegistrar<{ requestId: string }>, servi
       if (err instanceof OAuthError) return htmlPage(ctx, 400, errorPage('This sign-in link is not valid', err.message));
       throw err;
     }
-    if (body.decision !== 'approve') return redirectWith(ctx, request, { error: 'access_denied', error_description: 'The person denied the request.' }, settings.issuer);
+    if (body.decision !== 'approve')
+      return redirectWith(ctx, request, { error: 'access_denied', error_description: 'The person denied the request.' }, settings.issuer);
     const memberships = await membershipsOf(knex, session.userId);
     const organizationId = Number(body.organization_id);
     const scopes = ([] as unknown[]).concat(body.scope ?? []).filter((s): s is Scope => s === 'read' || s === 'write' || s === 'publish');

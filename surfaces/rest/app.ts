@@ -40,7 +40,10 @@ const encoded = new WeakMap<object, Buffer>();
 
 /** A ServiceError whose HTTP status differs from its code's usual one (413 validation_failed). */
 class HttpStatusError extends ServiceError {
-  constructor(readonly status: number, ...args: ConstructorParameters<typeof ServiceError>) {
+  constructor(
+    readonly status: number,
+    ...args: ConstructorParameters<typeof ServiceError>
+  ) {
     super(...args);
   }
 }
@@ -230,7 +233,10 @@ export function createRestApp(service: Service): Koa<State> {
       if (ctx.status === 401) {
         const metadata = `${service.config.baseUrl}/.well-known/oauth-protected-resource/v1`;
         // RFC 6750: error="invalid_token" when a credential was sent but refused.
-        ctx.set('WWW-Authenticate', ctx.get('authorization') ? `Bearer error="invalid_token", resource_metadata="${metadata}"` : `Bearer resource_metadata="${metadata}"`);
+        ctx.set(
+          'WWW-Authenticate',
+          ctx.get('authorization') ? `Bearer error="invalid_token", resource_metadata="${metadata}"` : `Bearer resource_metadata="${metadata}"`,
+        );
       }
     } finally {
       const rl = ctx.state.meta.rateLimit;
@@ -273,7 +279,11 @@ export function createRestApp(service: Service): Koa<State> {
     const raw = await readRaw(ctx.req, HOOK_BODY_LIMIT);
     if (raw === null) throw tooLarge();
     const h = (name: string) => ctx.get(name) || undefined;
-    const answer = await service.receiveWorkflowHook(String(ctx.params.hookId), { 'webhook-id': h('webhook-id'), 'webhook-timestamp': h('webhook-timestamp'), 'webhook-signature': h('webhook-signature') }, raw);
+    const answer = await service.receiveWorkflowHook(
+      String(ctx.params.hookId),
+      { 'webhook-id': h('webhook-id'), 'webhook-timestamp': h('webhook-timestamp'), 'webhook-signature': h('webhook-signature') },
+      raw,
+    );
     ctx.status = answer.status;
     ctx.body = answer.body;
   });

@@ -62,7 +62,8 @@ function operationObject(op: OperationDefinition, schemas: SchemaRegistry, examp
   // The example's values go beside the parameters and bodies they belong to.
   const request = example?.request ?? {};
   for (const p of parameters as Array<Record<string, unknown>>) {
-    const value = p.in === 'path' ? request.path?.[p.name as string] : p.in === 'query' ? request.query?.[p.name as string] : request.headers?.[p.name as string];
+    const value =
+      p.in === 'path' ? request.path?.[p.name as string] : p.in === 'query' ? request.query?.[p.name as string] : request.headers?.[p.name as string];
     if (value !== undefined) p.example = value;
   }
   const answer = example ? { example: example.response.body } : {};
@@ -111,7 +112,10 @@ function eventWebhooks(schemas: SchemaRegistry): Record<string, unknown> {
             parameters: [
               header('webhook-id', 'The event id (evt_...): the same on every retry and redelivery; dedupe on it.'),
               header('webhook-timestamp', 'Seconds since the epoch when this attempt was signed.'),
-              header('webhook-signature', 'v1,<base64 HMAC-SHA256 of id.timestamp.body> per signing secret, space-separated (two for 24 hours after a rotation).'),
+              header(
+                'webhook-signature',
+                'v1,<base64 HMAC-SHA256 of id.timestamp.body> per signing secret, space-separated (two for 24 hours after a rotation).',
+              ),
             ],
             requestBody: {
               required: true,
@@ -126,7 +130,12 @@ function eventWebhooks(schemas: SchemaRegistry): Record<string, unknown> {
                 },
               },
             },
-            responses: { '2XX': { description: 'Delivered. Anything else, or no answer within 10 s, is retried (5 s, 5 min, 30 min, 2 h, 5 h, then every 10 h for three days); 410 disables the endpoint.' } },
+            responses: {
+              '2XX': {
+                description:
+                  'Delivered. Anything else, or no answer within 10 s, is retried (5 s, 5 min, 30 min, 2 h, 5 h, then every 10 h for three days); 410 disables the endpoint.',
+              },
+            },
           },
         },
       ];
@@ -142,16 +151,20 @@ function workflowHookPath(): Record<string, unknown> {
     type: 'object',
     additionalProperties: false,
     required: ['executionId', 'status', 'duplicate'],
-    properties: { executionId: { type: 'integer' }, status: { type: 'string' }, duplicate: { type: 'boolean', description: 'true: this webhook-id already started a run; that run is answered.' } },
+    properties: {
+      executionId: { type: 'integer' },
+      status: { type: 'string' },
+      duplicate: { type: 'boolean', description: 'true: this webhook-id already started a run; that run is answered.' },
+    },
   };
   return {
     post: {
       operationId: 'receive-workflow-hook',
-      summary: 'Report a video review (for example an asset approved) to a workflow with a video_review trigger; starts a run as the workflow\'s saver.',
+      summary: "Report a video review (for example an asset approved) to a workflow with a video_review trigger; starts a run as the workflow's saver.",
       description:
         'Send a JSON body of up to 256 KB, signed with Standard Webhooks 1.0 using the secret (whsec_...) shown once when the trigger was saved. ' +
         'A timestamp more than 5 minutes away, or no matching v1 signature: 401 unauthenticated. An inactive workflow: 409 conflict. The body is ' +
-        'stored as the run\'s trigger payload. Each webhook-id starts one run; a redelivery answers 200 with that run.',
+        "stored as the run's trigger payload. Each webhook-id starts one run; a redelivery answers 200 with that run.",
       tags: ['workflows'],
       security: [],
       parameters: [
@@ -165,7 +178,7 @@ function workflowHookPath(): Record<string, unknown> {
         '202': { description: 'A run started.', content: { 'application/json': { schema: answer } } },
         '200': { description: 'This webhook-id already started a run.', content: { 'application/json': { schema: answer } } },
         '400': error('The body is not JSON.'),
-        '401': error('Not signed with the workflow\'s secret, or the timestamp is too far from now.'),
+        '401': error("Not signed with the workflow's secret, or the timestamp is too far from now."),
         '404': error('No such hook.'),
         '409': error('The workflow is not active.'),
         '413': error('Body larger than 256 KB.'),
@@ -220,7 +233,10 @@ export function buildOpenApi(catalogue: Catalogue, schemas: SchemaRegistry, exam
           `E${status}`,
           {
             description,
-            headers: { 'Service-Request-Id': headerRefs['Service-Request-Id'], ...(status === '429' || status === '409' ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}) },
+            headers: {
+              'Service-Request-Id': headerRefs['Service-Request-Id'],
+              ...(status === '429' || status === '409' ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
+            },
             content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
           },
         ]),

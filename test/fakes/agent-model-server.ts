@@ -52,12 +52,16 @@ export class AgentModelServer {
       res.end(JSON.stringify(body));
     };
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return send(404, { error: { message: 'Unknown path', type: 'invalid_request_error' } });
-    if (this.apiKey && req.headers.authorization !== `Bearer ${this.apiKey}`) return send(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
+    if (this.apiKey && req.headers.authorization !== `Bearer ${this.apiKey}`)
+      return send(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
     const body = JSON.parse(raw) as CompletionRequest;
     const problem = chatCompletionProblem(body);
     if (problem) return send(400, { error: { message: problem, type: 'invalid_request_error', param: null, code: null } });
     this.requests.push(body);
-    if (this.failStatus !== null) return send(this.failStatus, { error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } });
+    if (this.failStatus !== null)
+      return send(this.failStatus, {
+        error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null },
+      });
     if (this.stallMs > 0) {
       const t = setTimeout(() => {
         this.stalls.delete(t);
@@ -82,7 +86,11 @@ export class AgentModelServer {
             role: 'assistant',
             content: null,
             refusal: null,
-            tool_calls: turn.toolCalls.map((c) => ({ id: `call_${crypto.randomBytes(6).toString('hex')}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } })),
+            tool_calls: turn.toolCalls.map((c) => ({
+              id: `call_${crypto.randomBytes(6).toString('hex')}`,
+              type: 'function',
+              function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+            })),
           };
     send(200, {
       id: `chatcmpl-${crypto.randomBytes(8).toString('hex')}`,

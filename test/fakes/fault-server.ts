@@ -24,7 +24,11 @@ export interface ReceivedRequest {
  * next queued fault itself) and writes it out (`write`); this class holds the request log and the
  * shared fault switches, and decides whether, and when, the answer is sent.
  */
-export abstract class FaultServer<Answer extends { created?: boolean }, Fault, Logged extends { method: string; path: string } = { method: string; path: string }> {
+export abstract class FaultServer<
+  Answer extends { created?: boolean },
+  Fault,
+  Logged extends { method: string; path: string } = { method: string; path: string },
+> {
   /** Every HTTP request, in order. */
   readonly requests: Logged[] = [];
   /** Delay added before every answer. */

@@ -62,22 +62,120 @@ const REPORT_FIELDS = new Set(['range', 'columns', 'metrics', 'grouping', 'filte
 const RANGE_FIELDS = new Set(['from', 'to', 'timezone', 'interval']);
 /** Keitaro's "metrics" list (report builder). */
 const METRICS = new Set([
-  'clicks', 'campaign_unique_clicks', 'stream_unique_clicks', 'global_unique_clicks', 'uc_campaign_rate', 'uc_stream_rate', 'uc_global_rate', 'bots', 'bot_share',
-  'proxies', 'empty_referrers', 'conversions', 'leads', 'sales', 'rejected', 'rebills', 'approve', 'lp_clicks', 'lp_ctr', 'landing_clicked_period', 'cr', 'crs',
-  'crl', 'roi', 'roi_confirmed', 'epc', 'epc_confirmed', 'cps', 'cpa', 'cpc', 'ecpc', 'ecpm', 'ecpm_confirmed', 'ec', 'ec_confirmed', 'profitability', 'cost',
-  'revenue', 'profit', 'lead_revenue', 'sale_revenue', 'rejected_revenue', 'profit_confirmed',
+  'clicks',
+  'campaign_unique_clicks',
+  'stream_unique_clicks',
+  'global_unique_clicks',
+  'uc_campaign_rate',
+  'uc_stream_rate',
+  'uc_global_rate',
+  'bots',
+  'bot_share',
+  'proxies',
+  'empty_referrers',
+  'conversions',
+  'leads',
+  'sales',
+  'rejected',
+  'rebills',
+  'approve',
+  'lp_clicks',
+  'lp_ctr',
+  'landing_clicked_period',
+  'cr',
+  'crs',
+  'crl',
+  'roi',
+  'roi_confirmed',
+  'epc',
+  'epc_confirmed',
+  'cps',
+  'cpa',
+  'cpc',
+  'ecpc',
+  'ecpm',
+  'ecpm_confirmed',
+  'ec',
+  'ec_confirmed',
+  'profitability',
+  'cost',
+  'revenue',
+  'profit',
+  'lead_revenue',
+  'sale_revenue',
+  'rejected_revenue',
+  'profit_confirmed',
 ]);
 /** Keitaro's "columns" list: what a report may group by or show (a subset: the ids, names and click parameters). */
 const COLUMNS = new Set([
-  'click_id', 'sub_id', 'visitor_code', 'campaign_id', 'campaign_group_id', 'parent_campaign_id', 'landing_id', 'offer_id', 'ts_id', 'stream_id', 'campaign',
-  'campaign_group', 'landing', 'offer', 'ts', 'stream', 'country', 'country_code', 'source', 'keyword', 'ad_campaign_id', 'external_id', 'creative_id',
-  'datetime', 'year', 'month', 'week', 'weekday', 'day', 'hour', 'day_hour',
+  'click_id',
+  'sub_id',
+  'visitor_code',
+  'campaign_id',
+  'campaign_group_id',
+  'parent_campaign_id',
+  'landing_id',
+  'offer_id',
+  'ts_id',
+  'stream_id',
+  'campaign',
+  'campaign_group',
+  'landing',
+  'offer',
+  'ts',
+  'stream',
+  'country',
+  'country_code',
+  'source',
+  'keyword',
+  'ad_campaign_id',
+  'external_id',
+  'creative_id',
+  'datetime',
+  'year',
+  'month',
+  'week',
+  'weekday',
+  'day',
+  'hour',
+  'day_hour',
   ...Array.from({ length: 15 }, (_, i) => `sub_id_${i + 1}`),
 ]);
-const OPERATORS = new Set(['EQUALS', 'NOT_EQUAL', 'EQUALS_OR_GREATER_THAN', 'EQUALS_OR_LESS_THAN', 'GREATER_THAN', 'LESS_THAN', 'MATCH_REGEXP', 'NOT_MATCH_REGEXP', 'BEGINS_WITH', 'ENDS_WITH', 'CONTAINS', 'NOT_CONTAIN', 'IN_LIST', 'NOT_IN_LIST', 'BETWEEN', 'IS_SET', 'IS_NOT_SET', 'IS_TRUE', 'IS_FALSE', 'HAS_LABEL', 'NOT_HAS_LABEL']);
+const OPERATORS = new Set([
+  'EQUALS',
+  'NOT_EQUAL',
+  'EQUALS_OR_GREATER_THAN',
+  'EQUALS_OR_LESS_THAN',
+  'GREATER_THAN',
+  'LESS_THAN',
+  'MATCH_REGEXP',
+  'NOT_MATCH_REGEXP',
+  'BEGINS_WITH',
+  'ENDS_WITH',
+  'CONTAINS',
+  'NOT_CONTAIN',
+  'IN_LIST',
+  'NOT_IN_LIST',
+  'BETWEEN',
+  'IS_SET',
+  'IS_NOT_SET',
+  'IS_TRUE',
+  'IS_FALSE',
+  'HAS_LABEL',
+  'NOT_HAS_LABEL',
+]);
 /** Body fields of POST /campaigns/{id}/update_costs, and the keys its `filters` may hold. */
 const COST_FIELDS = new Set(['start_date', 'end_date', 'timezone', 'cost', 'currency', 'only_campaign_uniques', 'filters']);
-const COST_FILTERS = new Set(['keyword', 'cost', 'currency', 'external_id', 'creative_id', 'ad_campaign_id', 'source', ...Array.from({ length: 15 }, (_, i) => `sub_id_${i + 1}`)]);
+const COST_FILTERS = new Set([
+  'keyword',
+  'cost',
+  'currency',
+  'external_id',
+  'creative_id',
+  'ad_campaign_id',
+  'source',
+  ...Array.from({ length: 15 }, (_, i) => `sub_id_${i + 1}`),
+]);
 
 /** Why a report request breaks Keitaro's documented shape, or null. */
 export function reportProblem(body: any): string | null {
@@ -88,18 +186,21 @@ export function reportProblem(body: any): string | null {
   const badRange = Object.keys(body.range).find((k) => !RANGE_FIELDS.has(k));
   if (badRange) return `unknown field "range.${badRange}"`;
   for (const list of ['columns', 'metrics', 'grouping'] as const) {
-    if (body[list] !== undefined && (!Array.isArray(body[list]) || body[list].some((x: unknown) => typeof x !== 'string'))) return `${list} must be a list of names`;
+    if (body[list] !== undefined && (!Array.isArray(body[list]) || body[list].some((x: unknown) => typeof x !== 'string')))
+      return `${list} must be a list of names`;
   }
   const metric = (body.metrics ?? []).find((m: string) => !METRICS.has(m));
   if (metric) return `unknown metric "${metric}"`;
   const column = [...(body.grouping ?? []), ...(body.columns ?? [])].find((c: string) => !COLUMNS.has(c));
   if (column) return `unknown column "${column}"`;
   for (const f of body.filters ?? []) {
-    if (!f || typeof f !== 'object' || Object.keys(f).some((k) => !['name', 'operator', 'expression'].includes(k))) return 'a filter is {name, operator, expression}';
+    if (!f || typeof f !== 'object' || Object.keys(f).some((k) => !['name', 'operator', 'expression'].includes(k)))
+      return 'a filter is {name, operator, expression}';
     if (!OPERATORS.has(f.operator)) return `unknown operator "${f.operator}"`;
   }
   for (const s of body.sort ?? []) {
-    if (!s || typeof s !== 'object' || Object.keys(s).some((k) => !['name', 'order'].includes(k)) || !['ASC', 'DESC'].includes(s.order)) return 'a sort is {name, order: ASC or DESC}';
+    if (!s || typeof s !== 'object' || Object.keys(s).some((k) => !['name', 'order'].includes(k)) || !['ASC', 'DESC'].includes(s.order))
+      return 'a sort is {name, order: ASC or DESC}';
   }
   return null;
 }
@@ -125,7 +226,10 @@ export class KeitaroServer {
   reportedCostOffset = 0;
   private readonly server = http.createServer((req, res) => void this.handle(req, res));
 
-  constructor(apiKey = 'kt_live_key_0001', private readonly clock: () => number = Date.now) {
+  constructor(
+    apiKey = 'kt_live_key_0001',
+    private readonly clock: () => number = Date.now,
+  ) {
     this.apiKey = apiKey;
   }
 
@@ -170,13 +274,20 @@ export class KeitaroServer {
     const text = Buffer.concat(chunks).toString('utf8');
     const url = new URL(req.url ?? '/', 'http://fake');
     const path = url.pathname.replace(/^\/admin_api\/v1/, '');
-    let body: any = null;
+    let body: any;
     try {
       body = text ? JSON.parse(text) : null;
     } catch {
       body = text;
     }
-    const log: LoggedRequest = { method: req.method ?? 'GET', path, apiKey: (req.headers['api-key'] as string | undefined) ?? null, body, at: this.clock(), status: 0 };
+    const log: LoggedRequest = {
+      method: req.method ?? 'GET',
+      path,
+      apiKey: (req.headers['api-key'] as string | undefined) ?? null,
+      body,
+      at: this.clock(),
+      status: 0,
+    };
     this.requests.push(log);
     const send = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
       log.status = status;
@@ -189,7 +300,21 @@ export class KeitaroServer {
     if (fault) return send(fault.status, { error: ERRORS[fault.status] ?? 'Error' }, fault.retryAfter ? { 'Retry-After': fault.retryAfter } : {});
 
     if (req.method === 'GET' && path === '/campaigns') {
-      return send(200, this.campaigns.map((c) => ({ id: c.id, alias: `c${c.id}`, name: c.name, type: 'position', state: 'active', cost_type: 'CPC', cost_value: 0, cost_currency: 'USD', cost_auto: Boolean(c.cost_auto), group_id: null })));
+      return send(
+        200,
+        this.campaigns.map((c) => ({
+          id: c.id,
+          alias: `c${c.id}`,
+          name: c.name,
+          type: 'position',
+          state: 'active',
+          cost_type: 'CPC',
+          cost_value: 0,
+          cost_currency: 'USD',
+          cost_auto: Boolean(c.cost_auto),
+          group_id: null,
+        })),
+      );
     }
     if (req.method === 'POST' && path === '/report/build') {
       const problem = reportProblem(body);
@@ -203,10 +328,28 @@ export class KeitaroServer {
       const source: Array<Record<string, unknown>> = metrics.includes('cost')
         ? [...this.costs.values()]
             .filter((c) => c.startDate.slice(0, 10) >= from && c.endDate.slice(0, 10) <= to)
-            .map((c) => ({ campaign_id: c.campaignId, campaign: this.campaigns.find((x) => x.id === c.campaignId)?.name ?? `#${c.campaignId}`, sub_id_3: c.subId3 ?? '', ad_campaign_id: '', clicks: 0, revenue: 0, cost: Number(c.cost) + this.reportedCostOffset, digits: c.cost.includes('.') ? c.cost.split('.')[1].length : 0 }))
+            .map((c) => ({
+              campaign_id: c.campaignId,
+              campaign: this.campaigns.find((x) => x.id === c.campaignId)?.name ?? `#${c.campaignId}`,
+              sub_id_3: c.subId3 ?? '',
+              ad_campaign_id: '',
+              clicks: 0,
+              revenue: 0,
+              cost: Number(c.cost) + this.reportedCostOffset,
+              digits: c.cost.includes('.') ? c.cost.split('.')[1].length : 0,
+            }))
         : this.clicks
             .filter((x) => x.date >= from && x.date <= to)
-            .map((c) => ({ campaign_id: c.campaign_id, campaign: this.campaigns.find((x) => x.id === c.campaign_id)?.name ?? `#${c.campaign_id}`, sub_id_3: c.sub_id_3, ad_campaign_id: c.ad_campaign_id, clicks: c.clicks, revenue: c.revenue, cost: 0, digits: 2 }));
+            .map((c) => ({
+              campaign_id: c.campaign_id,
+              campaign: this.campaigns.find((x) => x.id === c.campaign_id)?.name ?? `#${c.campaign_id}`,
+              sub_id_3: c.sub_id_3,
+              ad_campaign_id: c.ad_campaign_id,
+              clicks: c.clicks,
+              revenue: c.revenue,
+              cost: 0,
+              digits: 2,
+            }));
       const groups = new Map<string, Record<string, unknown>>();
       for (const item of source) {
         const key = grouping.map((g) => String(item[g] ?? '')).join('|');
@@ -229,7 +372,8 @@ export class KeitaroServer {
       if (unknown) return send(400, { error: `Bad request: unknown field "${unknown}"` });
       const badFilter = Object.keys(body?.filters ?? {}).find((k) => !COST_FILTERS.has(k));
       if (badFilter) return send(400, { error: `Bad request: unknown filter "${badFilter}"` });
-      if (body.only_campaign_uniques !== undefined && typeof body.only_campaign_uniques !== 'boolean') return send(400, { error: 'only_campaign_uniques must be a boolean' });
+      if (body.only_campaign_uniques !== undefined && typeof body.only_campaign_uniques !== 'boolean')
+        return send(400, { error: 'only_campaign_uniques must be a boolean' });
       for (const field of ['start_date', 'end_date', 'cost', 'currency', 'timezone']) {
         if (body?.[field] === undefined || body?.[field] === '') return send(400, { error: `${field} is required` });
       }
@@ -237,7 +381,16 @@ export class KeitaroServer {
       const subId3 = body.filters?.sub_id_3 ?? null;
       const key = `${campaignId}|${body.start_date}|${body.end_date}|${subId3 ?? ''}`;
       const previous = this.costs.get(key);
-      this.costs.set(key, { campaignId, startDate: body.start_date, endDate: body.end_date, subId3, cost: String(body.cost), currency: body.currency, timezone: body.timezone, sets: (previous?.sets ?? 0) + 1 });
+      this.costs.set(key, {
+        campaignId,
+        startDate: body.start_date,
+        endDate: body.end_date,
+        subId3,
+        cost: String(body.cost),
+        currency: body.currency,
+        timezone: body.timezone,
+        sets: (previous?.sets ?? 0) + 1,
+      });
       return send(200, { success: true });
     }
     return send(404, { error: 'Not found' });

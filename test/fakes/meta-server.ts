@@ -60,9 +60,21 @@ const ASSET_EDGES = ['adspixels', 'promote_pages', 'instagram_accounts', 'custom
 export type MetaAssetEdge = (typeof ASSET_EDGES)[number];
 
 const INTERESTS = [
-  ['6003107902433', 'Running'], ['6003139266461', 'Shoes'], ['6003020834693', 'Fashion'], ['6003384248805', 'Fitness and wellness'],
-  ['6003348604581', 'Hiking'], ['6003012317397', 'Sneakers'], ['6003107699532', 'Travel'], ['6003349442621', 'Yoga'],
-].map(([id, name], i) => ({ id, name, audience_size_lower_bound: 1_000_000 * (i + 1), audience_size_upper_bound: 1_200_000 * (i + 1), path: ['Interests', name] }));
+  ['6003107902433', 'Running'],
+  ['6003139266461', 'Shoes'],
+  ['6003020834693', 'Fashion'],
+  ['6003384248805', 'Fitness and wellness'],
+  ['6003348604581', 'Hiking'],
+  ['6003012317397', 'Sneakers'],
+  ['6003107699532', 'Travel'],
+  ['6003349442621', 'Yoga'],
+].map(([id, name], i) => ({
+  id,
+  name,
+  audience_size_lower_bound: 1_000_000 * (i + 1),
+  audience_size_upper_bound: 1_200_000 * (i + 1),
+  path: ['Interests', name],
+}));
 
 const LOCATIONS = [
   { key: 'US', name: 'United States', type: 'country', country_code: 'US' },
@@ -82,29 +94,145 @@ function graphError(status: number, code: number, message: string, extra: Record
 }
 
 const notFound = (method: string, id: string) =>
-  graphError(400, 100, `Unsupported ${method.toLowerCase()} request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`, { error_subcode: 33 });
+  graphError(
+    400,
+    100,
+    `Unsupported ${method.toLowerCase()} request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
+    { error_subcode: 33 },
+  );
 
 const READ = ['fields', 'limit', 'after', 'before', 'filtering', 'effective_status', 'summary', 'date_preset', 'time_range'];
 const CAMPAIGN = [
-  'adlabels', 'bid_strategy', 'budget_schedule_specs', 'buying_type', 'campaign_optimization_type', 'daily_budget', 'execution_options', 'is_skadnetwork_attribution',
-  'iterative_split_test_configs', 'lifetime_budget', 'name', 'objective', 'pacing_type', 'promoted_object', 'source_campaign_id', 'special_ad_categories',
-  'special_ad_category_country', 'spend_cap', 'start_time', 'status', 'stop_time', 'topline_id',
+  'adlabels',
+  'bid_strategy',
+  'budget_schedule_specs',
+  'buying_type',
+  'campaign_optimization_type',
+  'daily_budget',
+  'execution_options',
+  'is_skadnetwork_attribution',
+  'iterative_split_test_configs',
+  'lifetime_budget',
+  'name',
+  'objective',
+  'pacing_type',
+  'promoted_object',
+  'source_campaign_id',
+  'special_ad_categories',
+  'special_ad_category_country',
+  'spend_cap',
+  'start_time',
+  'status',
+  'stop_time',
+  'topline_id',
 ];
 const ADSET = [
-  'adlabels', 'adset_schedule', 'attribution_spec', 'bid_adjustments', 'bid_amount', 'bid_constraints', 'bid_strategy', 'billing_event', 'campaign_attribution',
-  'creative_sequence', 'daily_budget', 'daily_imps', 'daily_min_spend_target', 'daily_spend_cap', 'destination_type', 'dsa_beneficiary', 'dsa_payor', 'end_time',
-  'execution_options', 'frequency_control_specs', 'is_dynamic_creative', 'lifetime_budget', 'lifetime_imps', 'lifetime_min_spend_target', 'lifetime_spend_cap',
-  'multi_optimization_goal_weight', 'name', 'optimization_goal', 'optimization_sub_event', 'pacing_type', 'promoted_object', 'rf_prediction_id', 'start_time',
-  'status', 'targeting', 'time_based_ad_rotation_id_blocks', 'time_based_ad_rotation_intervals', 'time_start', 'time_stop', 'tune_for_category',
+  'adlabels',
+  'adset_schedule',
+  'attribution_spec',
+  'bid_adjustments',
+  'bid_amount',
+  'bid_constraints',
+  'bid_strategy',
+  'billing_event',
+  'campaign_attribution',
+  'creative_sequence',
+  'daily_budget',
+  'daily_imps',
+  'daily_min_spend_target',
+  'daily_spend_cap',
+  'destination_type',
+  'dsa_beneficiary',
+  'dsa_payor',
+  'end_time',
+  'execution_options',
+  'frequency_control_specs',
+  'is_dynamic_creative',
+  'lifetime_budget',
+  'lifetime_imps',
+  'lifetime_min_spend_target',
+  'lifetime_spend_cap',
+  'multi_optimization_goal_weight',
+  'name',
+  'optimization_goal',
+  'optimization_sub_event',
+  'pacing_type',
+  'promoted_object',
+  'rf_prediction_id',
+  'start_time',
+  'status',
+  'targeting',
+  'time_based_ad_rotation_id_blocks',
+  'time_based_ad_rotation_intervals',
+  'time_start',
+  'time_stop',
+  'tune_for_category',
 ];
-const AD = ['adlabels', 'audience_id', 'bid_amount', 'conversion_domain', 'creative', 'display_sequence', 'engagement_audience', 'execution_options', 'include_demolink_hashes', 'name', 'priority', 'status', 'tracking_specs'];
+const AD = [
+  'adlabels',
+  'audience_id',
+  'bid_amount',
+  'conversion_domain',
+  'creative',
+  'display_sequence',
+  'engagement_audience',
+  'execution_options',
+  'include_demolink_hashes',
+  'name',
+  'priority',
+  'status',
+  'tracking_specs',
+];
 const CREATIVE = [
-  'actor_id', 'adlabels', 'applink_treatment', 'asset_feed_spec', 'authorization_category', 'body', 'branded_content', 'call_to_action', 'degrees_of_freedom_spec',
-  'destination_set_id', 'image_crop', 'image_hash', 'image_url', 'instagram_permalink_url', 'instagram_user_id', 'link_og_id', 'link_url', 'name', 'object_id',
-  'object_story_id', 'object_story_spec', 'object_type', 'object_url', 'platform_customizations', 'product_set_id', 'template_url', 'template_url_spec',
-  'thumbnail_url', 'title', 'url_tags', 'use_page_actor_override',
+  'actor_id',
+  'adlabels',
+  'applink_treatment',
+  'asset_feed_spec',
+  'authorization_category',
+  'body',
+  'branded_content',
+  'call_to_action',
+  'degrees_of_freedom_spec',
+  'destination_set_id',
+  'image_crop',
+  'image_hash',
+  'image_url',
+  'instagram_permalink_url',
+  'instagram_user_id',
+  'link_og_id',
+  'link_url',
+  'name',
+  'object_id',
+  'object_story_id',
+  'object_story_spec',
+  'object_type',
+  'object_url',
+  'platform_customizations',
+  'product_set_id',
+  'template_url',
+  'template_url_spec',
+  'thumbnail_url',
+  'title',
+  'url_tags',
+  'use_page_actor_override',
 ];
-const INSIGHTS = ['fields', 'level', 'time_range', 'time_ranges', 'date_preset', 'filtering', 'limit', 'after', 'before', 'time_increment', 'breakdowns', 'action_breakdowns', 'action_attribution_windows', 'sort', 'use_account_attribution_setting'];
+const INSIGHTS = [
+  'fields',
+  'level',
+  'time_range',
+  'time_ranges',
+  'date_preset',
+  'filtering',
+  'limit',
+  'after',
+  'before',
+  'time_increment',
+  'breakdowns',
+  'action_breakdowns',
+  'action_attribution_windows',
+  'sort',
+  'use_account_attribution_setting',
+];
 /** Parameters the Marketing API reference documents for each kind of call (the access token aside). */
 const DOCUMENTED: Record<string, Set<string>> = {
   read: new Set(READ),
@@ -274,7 +402,9 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
     const answer = graphError(400, code, `(#${code}) There have been too many calls to this ad-account. Wait a bit and try again.`, { error_subcode: 2446079 });
     answer.headers = {
       'x-business-use-case-usage': JSON.stringify({
-        [account.replace(/^act_/, '')]: [{ type: 'ads_management', call_count: 100, total_cputime: 28, total_time: 31, estimated_time_to_regain_access: minutes }],
+        [account.replace(/^act_/, '')]: [
+          { type: 'ads_management', call_count: 100, total_cputime: 28, total_time: 31, estimated_time_to_regain_access: minutes },
+        ],
       }),
     };
     return answer;
@@ -293,9 +423,15 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
       const itemToken = typeof params.access_token === 'string' ? params.access_token : token;
       delete params.access_token;
       const throttledFor = this.itemThrottles.shift();
-      const answer = throttledFor === undefined ? this.route((item.method ?? 'GET').toUpperCase(), url.pathname, params, itemToken) : this.throttleAnswer(17, throttledFor, url.pathname);
+      const answer =
+        throttledFor === undefined
+          ? this.route((item.method ?? 'GET').toUpperCase(), url.pathname, params, itemToken)
+          : this.throttleAnswer(17, throttledFor, url.pathname);
       created ||= Boolean(answer.created);
-      const headers = [{ name: 'Content-Type', value: 'application/json; charset=UTF-8' }, ...Object.entries(answer.headers ?? {}).map(([name, value]) => ({ name, value }))];
+      const headers = [
+        { name: 'Content-Type', value: 'application/json; charset=UTF-8' },
+        ...Object.entries(answer.headers ?? {}).map(([name, value]) => ({ name, value })),
+      ];
       return { code: answer.status, headers, body: JSON.stringify(answer.body) };
     });
     return { status: 200, body: answers, created };
@@ -326,7 +462,8 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
       const refused = this.accountAllows(accountId, token);
       if (refused) return refused;
       if (edge === 'insights' && method === 'GET') return undocumented('insights', params) ?? this.insights(accountId, params);
-      if ((ASSET_EDGES as readonly string[]).includes(edge) && method === 'GET') return undocumented('read', params) ?? this.listAssets(`${accountId}/${edge}`, params);
+      if ((ASSET_EDGES as readonly string[]).includes(edge) && method === 'GET')
+        return undocumented('read', params) ?? this.listAssets(`${accountId}/${edge}`, params);
       const level = EDGE_LEVEL[edge];
       if (!level) return graphError(400, 2500, `Unknown path components: /${edge}`);
       if (method === 'GET') return undocumented('read', params) ?? this.list(accountId, level, params);
@@ -398,19 +535,28 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
         const needle = String(rule.value ?? '').toLowerCase();
         out = out.filter((o) => (rule.operator === 'EQUAL' ? o.name.toLowerCase() === needle : o.name.toLowerCase().includes(needle)));
       } else {
-        return graphError(400, 100, `(#100) Filtering field ${rule.field} with operation ${rule.operator} is not supported`, { error_data: { blame_field_specs: [['filtering']] } });
+        return graphError(400, 100, `(#100) Filtering field ${rule.field} with operation ${rule.operator} is not supported`, {
+          error_data: { blame_field_specs: [['filtering']] },
+        });
       }
     }
     return out.filter((o) => (statuses ? statuses.includes(this.effectiveStatus(o)) : o.status !== 'DELETED'));
   }
 
   /** A page of `rows` (ordered by `key`, descending or not) after the Graph cursor in params.after. */
-  private page<T>(rows: T[], key: (row: T) => number, params: Record<string, unknown>, path: string, descending = false): { data: T[]; paging?: unknown } | Answer {
+  private page<T>(
+    rows: T[],
+    key: (row: T) => number,
+    params: Record<string, unknown>,
+    path: string,
+    descending = false,
+  ): { data: T[]; paging?: unknown } | Answer {
     const limit = Math.min(Number(params.limit ?? 25) || 25, 5000);
     let start = 0;
     if (typeof params.after === 'string' && params.after) {
       const decoded = Buffer.from(params.after, 'base64url').toString('utf8');
-      if (!/^pos:\d+$/.test(decoded)) return graphError(400, 100, '(#100) Param after is not a valid cursor', { error_data: { blame_field_specs: [['after']] } });
+      if (!/^pos:\d+$/.test(decoded))
+        return graphError(400, 100, '(#100) Param after is not a valid cursor', { error_data: { blame_field_specs: [['after']] } });
       const position = Number(decoded.slice(4));
       start = rows.findIndex((r) => (descending ? key(r) < position : key(r) > position));
       if (start < 0) start = rows.length;
@@ -444,14 +590,18 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
     if (!name) return graphError(400, 100, '(#100) The parameter name is required', { error_data: { blame_field_specs: [['name']] } });
     for (const field of ['daily_budget', 'lifetime_budget']) {
       if (params[field] !== undefined && !/^\d+$/.test(String(params[field]))) {
-        return graphError(400, 100, `(#100) Param ${field} must be a whole number of the currency's minor units`, { error_data: { blame_field_specs: [[field]] } });
+        return graphError(400, 100, `(#100) Param ${field} must be a whole number of the currency's minor units`, {
+          error_data: { blame_field_specs: [[field]] },
+        });
       }
     }
     let parentId: string | null = null;
     if (level === 'campaign') {
       if (!params.objective) return graphError(400, 100, '(#100) The parameter objective is required', { error_data: { blame_field_specs: [['objective']] } });
       if (!Array.isArray(parseJson(params.special_ad_categories))) {
-        return graphError(400, 100, '(#100) The parameter special_ad_categories is required', { error_data: { blame_field_specs: [['special_ad_categories']] } });
+        return graphError(400, 100, '(#100) The parameter special_ad_categories is required', {
+          error_data: { blame_field_specs: [['special_ad_categories']] },
+        });
       }
     } else if (level === 'adset' || level === 'ad') {
       const field = level === 'adset' ? 'campaign_id' : 'adset_id';
@@ -490,11 +640,15 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
 
   private update(o: MetaObject, params: Record<string, unknown>): Answer {
     if (params.status !== undefined && !['ACTIVE', 'PAUSED', 'ARCHIVED', 'DELETED'].includes(String(params.status))) {
-      return graphError(400, 100, `(#100) Param status must be one of {ACTIVE, PAUSED, DELETED, ARCHIVED}`, { error_data: { blame_field_specs: [['status']] } });
+      return graphError(400, 100, `(#100) Param status must be one of {ACTIVE, PAUSED, DELETED, ARCHIVED}`, {
+        error_data: { blame_field_specs: [['status']] },
+      });
     }
     for (const field of ['daily_budget', 'lifetime_budget']) {
       if (params[field] !== undefined && !/^\d+$/.test(String(params[field]))) {
-        return graphError(400, 100, `(#100) Param ${field} must be a whole number of the currency's minor units`, { error_data: { blame_field_specs: [[field]] } });
+        return graphError(400, 100, `(#100) Param ${field} must be a whole number of the currency's minor units`, {
+          error_data: { blame_field_specs: [[field]] },
+        });
       }
     }
     if (params.name !== undefined) o.name = String(params.name);
@@ -514,18 +668,23 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
   /** Insights at `level` (campaign by default; adset, ad), one row per object that delivered, filtered on `<level>.id`. */
   private insights(accountId: string, params: Record<string, unknown>): Answer {
     const range = parseJson(params.time_range) as { since?: string; until?: string } | undefined;
-    if (!range?.since || !range.until) return graphError(400, 100, '(#100) Param time_range is required', { error_data: { blame_field_specs: [['time_range']] } });
+    if (!range?.since || !range.until)
+      return graphError(400, 100, '(#100) Param time_range is required', { error_data: { blame_field_specs: [['time_range']] } });
     const level = String(params.level ?? 'campaign');
     if (!['campaign', 'adset', 'ad'].includes(level)) {
       return graphError(400, 100, '(#100) Param level must be one of {ad, adset, campaign, account}', { error_data: { blame_field_specs: [['level']] } });
     }
     const rules = (parseJson(params.filtering ?? '[]') as Array<{ field: string; operator: string; value: unknown }>) ?? [];
     const foreign = rules.find((r) => r.field !== `${level}.id`);
-    if (foreign) return graphError(400, 100, `(#100) Filtering field ${foreign.field} is not supported at level ${level}`, { error_data: { blame_field_specs: [['filtering']] } });
+    if (foreign)
+      return graphError(400, 100, `(#100) Filtering field ${foreign.field} is not supported at level ${level}`, {
+        error_data: { blame_field_specs: [['filtering']] },
+      });
     const idRule = rules.find((r) => r.field === `${level}.id`);
     const wanted = idRule && Array.isArray(idRule.value) ? new Set(idRule.value.map(String)) : null;
     const digits = digitsOf(this.accounts.get(accountId)!.currency);
-    const campaignOf = (o: MetaObject): string | undefined => (o.level === 'campaign' ? o.id : o.parentId ? campaignOf(this.objects.get(o.parentId)!) : undefined);
+    const campaignOf = (o: MetaObject): string | undefined =>
+      o.level === 'campaign' ? o.id : o.parentId ? campaignOf(this.objects.get(o.parentId)!) : undefined;
     const rows = this.objectsOf(accountId, level as MetaLevel)
       .filter((c) => !wanted || wanted.has(c.id))
       .flatMap((c) => {
@@ -543,27 +702,34 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
         }
         if (!any) return [];
         // Graph reports one purchase under several action types; a reader must count it once.
-        return [{
-          campaign_id: campaignOf(c),
-          ...(level !== 'campaign' ? { [`${level}_id`]: c.id } : {}),
-          spend: decimal(total.spendMinor, digits),
-          impressions: String(total.impressions),
-          reach: String(total.reach),
-          clicks: String(total.clicks),
-          actions: [
-            { action_type: 'link_click', value: String(total.clicks) },
-            { action_type: 'offsite_conversion.fb_pixel_purchase', value: String(total.results) },
-            { action_type: 'omni_purchase', value: String(total.results) },
-          ],
-          action_values: [
-            { action_type: 'offsite_conversion.fb_pixel_purchase', value: decimal(total.revenueMinor, digits) },
-            { action_type: 'omni_purchase', value: decimal(total.revenueMinor, digits) },
-          ],
-          date_start: range.since,
-          date_stop: range.until,
-        }];
+        return [
+          {
+            campaign_id: campaignOf(c),
+            ...(level !== 'campaign' ? { [`${level}_id`]: c.id } : {}),
+            spend: decimal(total.spendMinor, digits),
+            impressions: String(total.impressions),
+            reach: String(total.reach),
+            clicks: String(total.clicks),
+            actions: [
+              { action_type: 'link_click', value: String(total.clicks) },
+              { action_type: 'offsite_conversion.fb_pixel_purchase', value: String(total.results) },
+              { action_type: 'omni_purchase', value: String(total.results) },
+            ],
+            action_values: [
+              { action_type: 'offsite_conversion.fb_pixel_purchase', value: decimal(total.revenueMinor, digits) },
+              { action_type: 'omni_purchase', value: decimal(total.revenueMinor, digits) },
+            ],
+            date_start: range.since,
+            date_stop: range.until,
+          },
+        ];
       });
-    const page = this.page(rows.map((r, i) => ({ r, i })), (x) => x.i, params, `/${accountId}/insights`);
+    const page = this.page(
+      rows.map((r, i) => ({ r, i })),
+      (x) => x.i,
+      params,
+      `/${accountId}/insights`,
+    );
     if (!('data' in page)) return page;
     return { status: 200, body: { data: page.data.map((x) => x.r), ...(page.paging ? { paging: page.paging } : {}) } };
   }
@@ -578,7 +744,12 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
   private listLeadForms(pageId: string, params: Record<string, unknown>): Answer {
     const forms = this.leadForms.get(pageId);
     if (!forms) return notFound('GET', pageId);
-    const page = this.page(forms.map((f, i) => ({ f, i })), (x) => x.i, params, `/${pageId}/leadgen_forms`);
+    const page = this.page(
+      forms.map((f, i) => ({ f, i })),
+      (x) => x.i,
+      params,
+      `/${pageId}/leadgen_forms`,
+    );
     if (!('data' in page)) return page;
     return { status: 200, body: { data: page.data.map((x) => x.f), ...(page.paging ? { paging: page.paging } : {}) } };
   }

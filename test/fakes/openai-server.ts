@@ -75,7 +75,7 @@ export class FakeOpenAIServer {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
-    let body: any = null;
+    let body: any;
     try {
       body = text ? JSON.parse(text) : null;
     } catch {
@@ -88,7 +88,8 @@ export class FakeOpenAIServer {
     }
     const problem = chatCompletionProblem(body);
     if (problem) return this.send(res, 400, { error: { message: problem, type: 'invalid_request_error', param: null, code: null } });
-    const answer = this.queue.shift() ?? this.fallback ?? { kind: 'error', status: 500, message: 'the fake OpenAI server has no scripted answer for this request' };
+    const answer = this.queue.shift() ??
+      this.fallback ?? { kind: 'error', status: 500, message: 'the fake OpenAI server has no scripted answer for this request' };
     if (answer.delayMs) {
       await new Promise<void>((resolve) => {
         const t = setTimeout(() => {
@@ -102,18 +103,34 @@ export class FakeOpenAIServer {
     const model = body?.model ?? 'fake-model';
     switch (answer.kind) {
       case 'content':
-        return this.send(res, 200, this.completion(model, { role: 'assistant', content: typeof answer.content === 'string' ? answer.content : JSON.stringify(answer.content), refusal: null }, answer.finishReason ?? 'stop'));
+        return this.send(
+          res,
+          200,
+          this.completion(
+            model,
+            { role: 'assistant', content: typeof answer.content === 'string' ? answer.content : JSON.stringify(answer.content), refusal: null },
+            answer.finishReason ?? 'stop',
+          ),
+        );
       case 'toolCalls':
-        return this.send(res, 200, this.completion(model, {
-          role: 'assistant',
-          content: answer.content ?? null,
-          refusal: null,
-          tool_calls: answer.calls.map((c, i) => ({
-            id: c.id ?? `call_${this.seq}_${i}`,
-            type: 'function',
-            function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) },
-          })),
-        }, 'tool_calls'));
+        return this.send(
+          res,
+          200,
+          this.completion(
+            model,
+            {
+              role: 'assistant',
+              content: answer.content ?? null,
+              refusal: null,
+              tool_calls: answer.calls.map((c, i) => ({
+                id: c.id ?? `call_${this.seq}_${i}`,
+                type: 'function',
+                function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) },
+              })),
+            },
+            'tool_calls',
+          ),
+        );
       case 'error': {
         const headers: Record<string, string> = {};
         if (answer.retryAfterMs !== undefined) headers['retry-after-ms'] = String(answer.retryAfterMs);

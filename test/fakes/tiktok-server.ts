@@ -55,7 +55,11 @@ const NAME_FIELD: Record<TikTokLevel, string> = { campaign: 'campaign_name', adg
 const ID_FIELD: Record<TikTokLevel, string> = { campaign: 'campaign_id', adgroup: 'adgroup_id', ad: 'ad_id' };
 
 const INTEREST_CATEGORIES = [
-  ['10100', 'Apparel & Accessories'], ['10101', 'Running shoes'], ['10200', 'Sports & Outdoors'], ['10300', 'Travel'], ['10400', 'Beauty & Personal Care'],
+  ['10100', 'Apparel & Accessories'],
+  ['10101', 'Running shoes'],
+  ['10200', 'Sports & Outdoors'],
+  ['10300', 'Travel'],
+  ['10400', 'Beauty & Personal Care'],
 ].map(([id, name]) => ({ interest_category_id: id, interest_category_name: name, level: id.endsWith('00') ? 1 : 2, sub_category_ids: [] }));
 
 const REGIONS = [
@@ -73,11 +77,46 @@ const invalid = (message: string): Answer => ({ code: 40002, message });
 
 const LIST = ['advertiser_id', 'fields', 'filtering', 'page', 'page_size', 'exclude_field_types_in_response'];
 const ADGROUP_FIELDS = [
-  'placement_type', 'placements', 'promotion_type', 'location_ids', 'zipcode_ids', 'age_groups', 'gender', 'languages', 'interest_category_ids',
-  'interest_keyword_ids', 'audience_ids', 'excluded_audience_ids', 'operating_systems', 'device_price_ranges', 'network_types', 'budget_mode', 'budget',
-  'schedule_type', 'schedule_start_time', 'schedule_end_time', 'dayparting', 'optimization_goal', 'optimization_event', 'billing_event', 'bid_type',
-  'bid_price', 'conversion_bid_price', 'deep_bid_type', 'pixel_id', 'pacing', 'frequency', 'frequency_schedule', 'operation_status', 'request_id',
-  'comment_disabled', 'video_download_disabled', 'share_disabled', 'brand_safety_type', 'app_id', 'promotion_website_type',
+  'placement_type',
+  'placements',
+  'promotion_type',
+  'location_ids',
+  'zipcode_ids',
+  'age_groups',
+  'gender',
+  'languages',
+  'interest_category_ids',
+  'interest_keyword_ids',
+  'audience_ids',
+  'excluded_audience_ids',
+  'operating_systems',
+  'device_price_ranges',
+  'network_types',
+  'budget_mode',
+  'budget',
+  'schedule_type',
+  'schedule_start_time',
+  'schedule_end_time',
+  'dayparting',
+  'optimization_goal',
+  'optimization_event',
+  'billing_event',
+  'bid_type',
+  'bid_price',
+  'conversion_bid_price',
+  'deep_bid_type',
+  'pixel_id',
+  'pacing',
+  'frequency',
+  'frequency_schedule',
+  'operation_status',
+  'request_id',
+  'comment_disabled',
+  'video_download_disabled',
+  'share_disabled',
+  'brand_safety_type',
+  'app_id',
+  'promotion_website_type',
 ];
 /** Body and query parameters the TikTok Business API (v1.3) documents, per endpoint; any other answers 40002 "Unknown field.". */
 const DOCUMENTED: Record<string, Set<string>> = {
@@ -85,11 +124,42 @@ const DOCUMENTED: Record<string, Set<string>> = {
   'GET /adgroup/get/': new Set(LIST),
   'GET /ad/get/': new Set(LIST),
   'POST /campaign/create/': new Set([
-    'advertiser_id', 'campaign_name', 'objective_type', 'operation_status', 'budget_mode', 'budget', 'budget_optimize_on', 'campaign_type', 'app_promotion_type',
-    'virtual_objective_type', 'sales_destination', 'is_search_campaign', 'is_smart_performance_campaign', 'special_industries', 'app_id', 'rta_id',
-    'rta_bid_enabled', 'bid_type', 'deep_bid_type', 'roas_bid', 'optimization_goal', 'budget_auto_adjust_strategy', 'request_id', 'po_number',
+    'advertiser_id',
+    'campaign_name',
+    'objective_type',
+    'operation_status',
+    'budget_mode',
+    'budget',
+    'budget_optimize_on',
+    'campaign_type',
+    'app_promotion_type',
+    'virtual_objective_type',
+    'sales_destination',
+    'is_search_campaign',
+    'is_smart_performance_campaign',
+    'special_industries',
+    'app_id',
+    'rta_id',
+    'rta_bid_enabled',
+    'bid_type',
+    'deep_bid_type',
+    'roas_bid',
+    'optimization_goal',
+    'budget_auto_adjust_strategy',
+    'request_id',
+    'po_number',
   ]),
-  'POST /campaign/update/': new Set(['advertiser_id', 'campaign_id', 'campaign_name', 'budget_mode', 'budget', 'special_industries', 'budget_auto_adjust_strategy', 'po_number', 'request_id']),
+  'POST /campaign/update/': new Set([
+    'advertiser_id',
+    'campaign_id',
+    'campaign_name',
+    'budget_mode',
+    'budget',
+    'special_industries',
+    'budget_auto_adjust_strategy',
+    'po_number',
+    'request_id',
+  ]),
   'POST /adgroup/create/': new Set(['advertiser_id', 'campaign_id', 'adgroup_name', ...ADGROUP_FIELDS]),
   'POST /adgroup/update/': new Set(['advertiser_id', 'adgroup_id', 'adgroup_name', ...ADGROUP_FIELDS]),
   'POST /ad/create/': new Set(['advertiser_id', 'adgroup_id', 'creatives']),
@@ -98,8 +168,24 @@ const DOCUMENTED: Record<string, Set<string>> = {
   'POST /adgroup/status/update/': new Set(['advertiser_id', 'adgroup_ids', 'operation_status']),
   'POST /ad/status/update/': new Set(['advertiser_id', 'ad_ids', 'operation_status']),
   'GET /report/integrated/get/': new Set([
-    'advertiser_id', 'advertiser_ids', 'report_type', 'data_level', 'dimensions', 'metrics', 'start_date', 'end_date', 'filtering', 'page', 'page_size',
-    'order_field', 'order_type', 'service_type', 'query_lifetime', 'query_mode', 'enable_total_metrics', 'multi_adv_report_in_utc_time',
+    'advertiser_id',
+    'advertiser_ids',
+    'report_type',
+    'data_level',
+    'dimensions',
+    'metrics',
+    'start_date',
+    'end_date',
+    'filtering',
+    'page',
+    'page_size',
+    'order_field',
+    'order_type',
+    'service_type',
+    'query_lifetime',
+    'query_mode',
+    'enable_total_metrics',
+    'multi_adv_report_in_utc_time',
   ]),
   'GET /pixel/list/': new Set(['advertiser_id', 'pixel_id', 'code', 'name', 'order_by', 'page', 'page_size']),
   'GET /identity/get/': new Set(['advertiser_id', 'identity_type', 'identity_authorized_bc_id', 'filtering', 'page', 'page_size']),
@@ -110,9 +196,32 @@ const DOCUMENTED: Record<string, Set<string>> = {
 };
 /** Fields of one entry of `creatives` (ad/create, ad/update). */
 const CREATIVE_FIELDS = new Set([
-  'ad_id', 'ad_name', 'ad_format', 'ad_text', 'call_to_action', 'call_to_action_id', 'landing_page_url', 'display_name', 'identity_id', 'identity_type',
-  'identity_authorized_bc_id', 'image_ids', 'video_id', 'avatar_icon_web_uri', 'tracking_pixel_id', 'deeplink', 'deeplink_type', 'page_id', 'operation_status',
-  'creative_authorized', 'carousel_image_index', 'music_id', 'tiktok_item_id', 'promotional_music_disabled', 'item_duet_status', 'item_stitch_status',
+  'ad_id',
+  'ad_name',
+  'ad_format',
+  'ad_text',
+  'call_to_action',
+  'call_to_action_id',
+  'landing_page_url',
+  'display_name',
+  'identity_id',
+  'identity_type',
+  'identity_authorized_bc_id',
+  'image_ids',
+  'video_id',
+  'avatar_icon_web_uri',
+  'tracking_pixel_id',
+  'deeplink',
+  'deeplink_type',
+  'page_id',
+  'operation_status',
+  'creative_authorized',
+  'carousel_image_index',
+  'music_id',
+  'tiktok_item_id',
+  'promotional_music_disabled',
+  'item_duet_status',
+  'item_stitch_status',
 ]);
 
 /** Why a request carries a field the API does not document, or null. */
@@ -169,7 +278,10 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault> {
   }
 
   /** A campaign the advertiser holds before the service touches it (budget in currency units). */
-  seedCampaign(advertiserId: string, c: { name: string; operationStatus?: 'ENABLE' | 'DISABLE'; objectiveType?: string; budgetMode?: string; budget?: number }): string {
+  seedCampaign(
+    advertiserId: string,
+    c: { name: string; operationStatus?: 'ENABLE' | 'DISABLE'; objectiveType?: string; budgetMode?: string; budget?: number },
+  ): string {
     return this.put({
       level: 'campaign',
       advertiserId,
@@ -229,7 +341,12 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault> {
     const fault = this.faults.shift();
     if (fault?.kind === 'throttle') {
       answer = fault.http429
-        ? { status: 429, code: 40100, message: 'Too many requests.', headers: fault.retryAfterSeconds !== undefined ? { 'retry-after': String(fault.retryAfterSeconds) } : {} }
+        ? {
+            status: 429,
+            code: 40100,
+            message: 'Too many requests.',
+            headers: fault.retryAfterSeconds !== undefined ? { 'retry-after': String(fault.retryAfterSeconds) } : {},
+          }
         : { code: 40100, message: 'Requests made too frequently. Please try again later.' };
     } else if (fault?.kind === 'code') {
       answer = { code: fault.code, message: fault.message };
@@ -273,26 +390,50 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault> {
     const unknown = undocumented(key, params);
     if (unknown) return invalid(unknown);
     switch (key) {
-      case 'GET /campaign/get/': return this.list(advertiserId, 'campaign', params);
-      case 'GET /adgroup/get/': return this.list(advertiserId, 'adgroup', params);
-      case 'GET /ad/get/': return this.list(advertiserId, 'ad', params);
-      case 'POST /campaign/create/': return this.createCampaign(advertiserId, params);
-      case 'POST /adgroup/create/': return this.createAdgroup(advertiserId, params);
-      case 'POST /ad/create/': return this.createAds(advertiserId, params);
-      case 'POST /campaign/update/': return this.update(advertiserId, 'campaign', params);
-      case 'POST /adgroup/update/': return this.update(advertiserId, 'adgroup', params);
-      case 'POST /ad/update/': return this.updateAds(advertiserId, params);
-      case 'POST /campaign/status/update/': return this.statusUpdate(advertiserId, 'campaign', params);
-      case 'POST /adgroup/status/update/': return this.statusUpdate(advertiserId, 'adgroup', params);
-      case 'POST /ad/status/update/': return this.statusUpdate(advertiserId, 'ad', params);
-      case 'GET /report/integrated/get/': return this.report(advertiserId, params);
-      case 'GET /pixel/list/': return this.paged(this.assets.get(`${advertiserId}/pixels`) ?? [], params, 'pixels');
-      case 'GET /identity/get/': return this.paged(this.assets.get(`${advertiserId}/identities`) ?? [], params, 'identity_list');
-      case 'GET /dmp/custom_audience/list/': return this.paged(this.assets.get(`${advertiserId}/audiences`) ?? [], params, 'list');
-      case 'GET /page/get/': return this.paged((this.forms.get(advertiserId) ?? []).filter((f) => !params.business_type || f.business_type === params.business_type), params, 'list');
-      case 'GET /tool/interest_category/': return { code: 0, data: { interest_categories: INTEREST_CATEGORIES } };
-      case 'GET /tool/region/': return { code: 0, data: { region_info: REGIONS } };
-      default: return { code: 40002, message: `The API ${path} does not support ${method}.` };
+      case 'GET /campaign/get/':
+        return this.list(advertiserId, 'campaign', params);
+      case 'GET /adgroup/get/':
+        return this.list(advertiserId, 'adgroup', params);
+      case 'GET /ad/get/':
+        return this.list(advertiserId, 'ad', params);
+      case 'POST /campaign/create/':
+        return this.createCampaign(advertiserId, params);
+      case 'POST /adgroup/create/':
+        return this.createAdgroup(advertiserId, params);
+      case 'POST /ad/create/':
+        return this.createAds(advertiserId, params);
+      case 'POST /campaign/update/':
+        return this.update(advertiserId, 'campaign', params);
+      case 'POST /adgroup/update/':
+        return this.update(advertiserId, 'adgroup', params);
+      case 'POST /ad/update/':
+        return this.updateAds(advertiserId, params);
+      case 'POST /campaign/status/update/':
+        return this.statusUpdate(advertiserId, 'campaign', params);
+      case 'POST /adgroup/status/update/':
+        return this.statusUpdate(advertiserId, 'adgroup', params);
+      case 'POST /ad/status/update/':
+        return this.statusUpdate(advertiserId, 'ad', params);
+      case 'GET /report/integrated/get/':
+        return this.report(advertiserId, params);
+      case 'GET /pixel/list/':
+        return this.paged(this.assets.get(`${advertiserId}/pixels`) ?? [], params, 'pixels');
+      case 'GET /identity/get/':
+        return this.paged(this.assets.get(`${advertiserId}/identities`) ?? [], params, 'identity_list');
+      case 'GET /dmp/custom_audience/list/':
+        return this.paged(this.assets.get(`${advertiserId}/audiences`) ?? [], params, 'list');
+      case 'GET /page/get/':
+        return this.paged(
+          (this.forms.get(advertiserId) ?? []).filter((f) => !params.business_type || f.business_type === params.business_type),
+          params,
+          'list',
+        );
+      case 'GET /tool/interest_category/':
+        return { code: 0, data: { interest_categories: INTEREST_CATEGORIES } };
+      case 'GET /tool/region/':
+        return { code: 0, data: { region_info: REGIONS } };
+      default:
+        return { code: 40002, message: `The API ${path} does not support ${method}.` };
     }
   }
 
@@ -353,7 +494,8 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault> {
 
   private budgetOf(params: Record<string, unknown>, advertiserId: string, required: boolean): { mode: string; budget: number } | Answer {
     const mode = String(params.budget_mode ?? (required ? '' : 'BUDGET_MODE_INFINITE'));
-    if (!['BUDGET_MODE_DAY', 'BUDGET_MODE_TOTAL', 'BUDGET_MODE_INFINITE', 'BUDGET_MODE_DYNAMIC_DAILY_BUDGET'].includes(mode)) return invalid('budget_mode: Must be one of BUDGET_MODE_DAY, BUDGET_MODE_TOTAL, BUDGET_MODE_INFINITE.');
+    if (!['BUDGET_MODE_DAY', 'BUDGET_MODE_TOTAL', 'BUDGET_MODE_INFINITE', 'BUDGET_MODE_DYNAMIC_DAILY_BUDGET'].includes(mode))
+      return invalid('budget_mode: Must be one of BUDGET_MODE_DAY, BUDGET_MODE_TOTAL, BUDGET_MODE_INFINITE.');
     if (mode === 'BUDGET_MODE_INFINITE') return { mode, budget: 0 };
     const budget = params.budget;
     if (typeof budget !== 'number' || !(budget > 0)) return invalid('budget: Must be a positive number.');
@@ -365,7 +507,8 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault> {
 
   private parent(advertiserId: string, level: TikTokLevel, id: unknown, field: string): TikTokObject | Answer {
     const o = this.objects.get(String(id ?? ''));
-    if (!o || o.advertiserId !== advertiserId || o.level !== level || o.deleted) return invalid(`${field}: ${level === 'campaign' ? 'Campaign' : 'Ad group'} ${String(id)} does not exist.`);
+    if (!o || o.advertiserId !== advertiserId || o.level !== level || o.deleted)
+      return invalid(`${field}: ${level === 'campaign' ? 'Campaign' : 'Ad group'} ${String(id)} does not exist.`);
     return o;
   }
 
@@ -383,7 +526,18 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault> {
     const status = this.status(params);
     if (typeof status !== 'string') return status;
     const { campaign_name: _n, objective_type: _o, budget_mode: _m, budget: _b, operation_status: _s, advertiser_id: _a, ...fields } = params;
-    const o = this.put({ level: 'campaign', advertiserId, name: params.campaign_name, operationStatus: status, objectiveType: params.objective_type, budgetMode: budget.mode, budget: budget.budget, parentId: null, campaignId: null, fields });
+    const o = this.put({
+      level: 'campaign',
+      advertiserId,
+      name: params.campaign_name,
+      operationStatus: status,
+      objectiveType: params.objective_type,
+      budgetMode: budget.mode,
+      budget: budget.budget,
+      parentId: null,
+      campaignId: null,
+      fields,
+    });
     return { code: 0, data: { campaign_id: o.id }, created: true };
   }
 
@@ -396,7 +550,17 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault> {
     const status = this.status(params);
     if (typeof status !== 'string') return status;
     const { adgroup_name: _n, campaign_id: _c, budget_mode: _m, budget: _b, operation_status: _s, advertiser_id: _a, ...fields } = params;
-    const o = this.put({ level: 'adgroup', advertiserId, name: params.adgroup_name, operationStatus: status, budgetMode: budget.mode, budget: budget.budget, parentId: campaign.id, campaignId: campaign.id, fields });
+    const o = this.put({
+      level: 'adgroup',
+      advertiserId,
+      name: params.adgroup_name,
+      operationStatus: status,
+      budgetMode: budget.mode,
+      budget: budget.budget,
+      parentId: campaign.id,
+      campaignId: campaign.id,
+      fields,
+    });
     return { code: 0, data: { adgroup_id: o.id }, created: true };
   }
 
@@ -407,11 +571,20 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault> {
     if (!Array.isArray(creatives) || creatives.length < 1 || creatives.length > 20) return invalid('creatives: Length must be between 1 and 20.');
     for (const [i, c] of creatives.entries()) {
       if (typeof c?.ad_name !== 'string' || !c.ad_name) return invalid(`creatives.${i}.ad_name: Missing data for required field.`);
-      if (c.operation_status !== undefined && c.operation_status !== 'ENABLE' && c.operation_status !== 'DISABLE') return invalid(`creatives.${i}.operation_status: Must be one of ENABLE, DISABLE.`);
+      if (c.operation_status !== undefined && c.operation_status !== 'ENABLE' && c.operation_status !== 'DISABLE')
+        return invalid(`creatives.${i}.operation_status: Must be one of ENABLE, DISABLE.`);
     }
     const ids = creatives.map((c: Record<string, unknown>) => {
       const { ad_name: _n, operation_status: _s, ...fields } = c;
-      return this.put({ level: 'ad', advertiserId, name: String(c.ad_name), operationStatus: (c.operation_status as 'ENABLE' | 'DISABLE') ?? 'ENABLE', parentId: adgroup.id, campaignId: adgroup.campaignId, fields }).id;
+      return this.put({
+        level: 'ad',
+        advertiserId,
+        name: String(c.ad_name),
+        operationStatus: (c.operation_status as 'ENABLE' | 'DISABLE') ?? 'ENABLE',
+        parentId: adgroup.id,
+        campaignId: adgroup.campaignId,
+        fields,
+      }).id;
     });
     return { code: 0, data: { ad_ids: ids, creatives: ids.map((ad_id: string) => ({ ad_id })) }, created: true };
   }
@@ -476,7 +649,8 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault> {
     const until = String(params.end_date ?? '');
     if (!/^\d{4}-\d{2}-\d{2}$/.test(since) || !/^\d{4}-\d{2}-\d{2}$/.test(until)) return invalid('start_date: Must be a date YYYY-MM-DD.');
     const dimensions = Array.isArray(params.dimensions) ? (params.dimensions as string[]) : [];
-    if (dimensions.length !== 1 || dimensions[0] !== ID_FIELD[level]) return invalid(`dimensions: Must be ["${ID_FIELD[level]}"] at data level ${String(params.data_level)}.`);
+    if (dimensions.length !== 1 || dimensions[0] !== ID_FIELD[level])
+      return invalid(`dimensions: Must be ["${ID_FIELD[level]}"] at data level ${String(params.data_level)}.`);
     const metrics = Array.isArray(params.metrics) ? (params.metrics as string[]) : [];
     const filters = Array.isArray(params.filtering) ? (params.filtering as Array<Record<string, unknown>>) : [];
     const idFilter = filters.find((f) => f.field_name === `${ID_FIELD[level]}s`);

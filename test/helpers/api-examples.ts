@@ -83,7 +83,11 @@ export function examplePath(op: OperationDefinition, request: OperationExample['
 }
 
 /** Sends an operation's example request and learns the ids of its answer; also answers the request as sent. */
-export async function replayExample(op: OperationDefinition, example: OperationExample, options: ReplayOptions): Promise<HttpReply & { sent: OperationExample['request'] }> {
+export async function replayExample(
+  op: OperationDefinition,
+  example: OperationExample,
+  options: ReplayOptions,
+): Promise<HttpReply & { sent: OperationExample['request'] }> {
   const sent = requestAsSent(example, options.ids, options.rewrite);
   const reply = await requestJson(options.baseUrl, op.method, examplePath(op, sent), { key: options.key, body: sent.body, headers: sent.headers ?? {} });
   if (reply.status === example.response.status) options.ids.learn(example.response.body, reply.body);

@@ -13,15 +13,39 @@ export const boardWorld = {
       subscriptionStatus: 'active',
       users: [{ ref: 'olive', email: 'olive@acme.test', name: 'Olive Owner', password: 'correct horse 1', role: 'owner' }],
       brands: [
-        { ref: 'shoes', name: 'Shoes Co', adAccounts: [{ platform: 'meta', accountId: 'act_1001', name: 'Shoes US', timezone: 'America/New_York', currency: 'USD', active: true }] },
-        { ref: 'hats', name: 'Hats Co', adAccounts: [{ platform: 'meta', accountId: 'act_1002', name: 'Hats US', timezone: 'UTC', currency: 'USD', active: true }] },
+        {
+          ref: 'shoes',
+          name: 'Shoes Co',
+          adAccounts: [{ platform: 'meta', accountId: 'act_1001', name: 'Shoes US', timezone: 'America/New_York', currency: 'USD', active: true }],
+        },
+        {
+          ref: 'hats',
+          name: 'Hats Co',
+          adAccounts: [{ platform: 'meta', accountId: 'act_1002', name: 'Hats US', timezone: 'UTC', currency: 'USD', active: true }],
+        },
       ],
       apiKeys: [
         // $100 ceiling: one 5000-cent publish fits, a 6000-cent one after it does not.
-        { ref: 'ci', name: 'CI key', createdBy: 'olive', scopes: ['read', 'write', 'publish'], surfaces: { api: true, mcp: true }, brands: null, publishCeilingDollars: 100 },
+        {
+          ref: 'ci',
+          name: 'CI key',
+          createdBy: 'olive',
+          scopes: ['read', 'write', 'publish'],
+          surfaces: { api: true, mcp: true },
+          brands: null,
+          publishCeilingDollars: 100,
+        },
         { ref: 'editor', name: 'Board editor', createdBy: 'olive', scopes: ['read', 'write'], surfaces: { api: true, mcp: true }, brands: null },
         { ref: 'reader', name: 'Reader', createdBy: 'olive', scopes: ['read'], surfaces: { api: true, mcp: true }, brands: null },
-        { ref: 'hatsOnly', name: 'Hats only', createdBy: 'olive', scopes: ['read', 'write', 'publish'], surfaces: { api: true, mcp: true }, brands: ['hats'], publishCeilingDollars: 100 },
+        {
+          ref: 'hatsOnly',
+          name: 'Hats only',
+          createdBy: 'olive',
+          scopes: ['read', 'write', 'publish'],
+          surfaces: { api: true, mcp: true },
+          brands: ['hats'],
+          publishCeilingDollars: 100,
+        },
       ],
     },
     {
@@ -49,6 +73,10 @@ export async function eventsOf(w: World, type: string, brandId: number): Promise
 
 /** The spend commitments of a launch, by state. */
 export async function commitmentStates(w: World, launchId: string): Promise<string[]> {
-  const rows = await w.service.knex('spend_commitments').where({ launch_id: Number(launchId) }).orderBy('id').select('state');
+  const rows = await w.service
+    .knex('spend_commitments')
+    .where({ launch_id: Number(launchId) })
+    .orderBy('id')
+    .select('state');
   return rows.map((r: Record<string, any>) => r.state);
 }

@@ -9,11 +9,20 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** Launches Chromium with the flags this closed-network machine needs. */
 export async function launchBrowser(): Promise<Browser> {
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM}: run "apt-get install chromium" (.ci/run does) or set CHROMIUM_PATH.`);
+  if (!fs.existsSync(CHROMIUM))
+    throw new Error(`Chromium is not installed at ${CHROMIUM}: run "apt-get install chromium" (.ci/run does) or set CHROMIUM_PATH.`);
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 

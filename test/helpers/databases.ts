@@ -32,7 +32,12 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
   const name = `svc_test_${suffix}`;
   const admin = knexFactory({
     client: 'mysql2',
-    connection: { host: server.hostname, port: Number(server.port || 3306), user: decodeURIComponent(server.username), password: decodeURIComponent(server.password) },
+    connection: {
+      host: server.hostname,
+      port: Number(server.port || 3306),
+      user: decodeURIComponent(server.username),
+      password: decodeURIComponent(server.password),
+    },
     pool: { min: 0, max: 1 },
   });
   await admin.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
@@ -45,7 +50,12 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
     drop: async () => {
       const a = knexFactory({
         client: 'mysql2',
-        connection: { host: server.hostname, port: Number(server.port || 3306), user: decodeURIComponent(server.username), password: decodeURIComponent(server.password) },
+        connection: {
+          host: server.hostname,
+          port: Number(server.port || 3306),
+          user: decodeURIComponent(server.username),
+          password: decodeURIComponent(server.password),
+        },
         pool: { min: 0, max: 1 },
       });
       await a.raw(`DROP DATABASE IF EXISTS \`${name}\``);

@@ -46,7 +46,7 @@ export class EventProducer {
   /** Emits `count` more `budget.changed` events and resolves once the last batch committed. */
   async produce(count: number, options: ProduceOptions = {}): Promise<void> {
     const batch = options.batch ?? 10;
-    for (let done = 0; done < count; ) {
+    for (let done = 0; done < count;) {
       const size = Math.min(batch, count - done);
       const first = this.emitted.length;
       const ids = await inTransaction(this.knex, async (trx) => {
@@ -54,7 +54,9 @@ export class EventProducer {
         for (let i = 0; i < size; i++) {
           const n = first + i;
           const brandId = this.brandIds[n % this.brandIds.length];
-          out.push((await this.outbox.emit(trx, { organizationId: this.organizationId, brandId, type: 'budget.changed', data: producedData(brandId, n) })).publicId);
+          out.push(
+            (await this.outbox.emit(trx, { organizationId: this.organizationId, brandId, type: 'budget.changed', data: producedData(brandId, n) })).publicId,
+          );
         }
         return out;
       });

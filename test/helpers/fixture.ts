@@ -29,7 +29,17 @@ export const standardWorld = {
         },
       ],
       apiKeys: [
-        { ref: 'ci', name: 'CI key', createdBy: 'olive', scopes: ['read', 'write', 'publish'], surfaces: { api: true, mcp: true }, brands: null, expiresAt: null, publishCeilingDollars: 500, revoked: false },
+        {
+          ref: 'ci',
+          name: 'CI key',
+          createdBy: 'olive',
+          scopes: ['read', 'write', 'publish'],
+          surfaces: { api: true, mcp: true },
+          brands: null,
+          expiresAt: null,
+          publishCeilingDollars: 500,
+          revoked: false,
+        },
         { ref: 'reader', name: 'Reader', createdBy: 'olive', scopes: ['read'], surfaces: { api: true, mcp: true }, brands: null },
         // Created by another person than the other keys: runs it starts may be reviewed with them.
         { ref: 'writer', name: 'Writer', createdBy: 'ada', scopes: ['write'], surfaces: { api: true, mcp: true }, brands: null },

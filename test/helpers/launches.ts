@@ -19,7 +19,7 @@ export function liveExampleWorld(ceilingDollars: number, accessToken: string): R
   return world;
 }
 
-export { requestJson, type HttpReply } from './http.js';
+export type { HttpReply } from './http.js';
 import { requestJson, type HttpReply } from './http.js';
 
 /** Runs `fn` over `items` with at most `limit` calls in flight; results in input order. */
@@ -57,7 +57,11 @@ export class BrandClient {
   async uploadCreative(name = 'hero.png'): Promise<number> {
     const form = new FormData();
     form.append('file', new Blob([new Uint8Array(makePng(1080, 1080))], { type: 'image/png' }), name);
-    const res = await fetch(`${this.baseUrl}/v1/brands/${this.brandId}/creatives`, { method: 'POST', headers: { authorization: `Bearer ${this.key}` }, body: form });
+    const res = await fetch(`${this.baseUrl}/v1/brands/${this.brandId}/creatives`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${this.key}` },
+      body: form,
+    });
     const text = await res.text();
     if (res.status !== 201) throw new Error(`uploading a creative answered ${res.status}: ${text.slice(0, 500)}`);
     return (JSON.parse(text) as { id: number }).id;
@@ -117,8 +121,10 @@ export async function buildLaunch(client: BrandClient, shape: LaunchShape): Prom
   const node = (nodeType: string, parentId: string | null, properties: Record<string, unknown>) =>
     client.api('POST', `/launches/${launchId}/nodes`, { nodeType, ...(parentId ? { parentId } : {}), properties });
   const campaignId = await created(await node('campaign', null, { ...campaignProps, budget: { dailyAmount: budget } }), 'the campaign');
-  const adsetIds = await mapLimit(Array.from({ length: adSets }, (_, i) => i), concurrency, async (i) =>
-    created(await node('adset', campaignId, { ...adsetProps, name: `${adsetProps.name} #${i + 1}` }), `ad set ${i + 1}`),
+  const adsetIds = await mapLimit(
+    Array.from({ length: adSets }, (_, i) => i),
+    concurrency,
+    async (i) => created(await node('adset', campaignId, { ...adsetProps, name: `${adsetProps.name} #${i + 1}` }), `ad set ${i + 1}`),
   );
   const pairs = adsetIds.flatMap((s, i) => Array.from({ length: adsPerSet }, (_, j) => ({ s, i, j })));
   const flatAds = await mapLimit(pairs, concurrency, async ({ s, i, j }) =>

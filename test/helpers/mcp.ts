@@ -54,7 +54,6 @@ export function toolError(result: unknown): { code: string; message: string; det
   return JSON.parse(text).error;
 }
 
-
 /**
  * The check the SDK's Client makes of every tool result against the tool it listed (it throws
  * McpError -32602 when this fails): a tool with an outputSchema must return structuredContent
@@ -66,7 +65,9 @@ export function clientAccepts(tool: { name: string; outputSchema?: object }, res
     return result.isError ? { ok: true } : { ok: false, reason: `tool ${tool.name} has an output schema but returned no structured content` };
   }
   const validate = clientAjv.compile(tool.outputSchema);
-  return validate(result.structuredContent) ? { ok: true } : { ok: false, reason: `structured content does not match ${tool.name}'s output schema: ${clientAjv.errorsText(validate.errors)}` };
+  return validate(result.structuredContent)
+    ? { ok: true }
+    : { ok: false, reason: `structured content does not match ${tool.name}'s output schema: ${clientAjv.errorsText(validate.errors)}` };
 }
 
 const SVC_BIN = projectPath('dist', 'surfaces', 'cli', 'svc.js');
@@ -91,7 +92,11 @@ function inlineDefs(node: unknown, defs: Record<string, unknown>): any {
   if (!node || typeof node !== 'object') return node;
   const ref = (node as SchemaNode).$ref;
   if (typeof ref === 'string' && ref.startsWith('#/$defs/')) return inlineDefs(defs[ref.slice('#/$defs/'.length)], defs);
-  return Object.fromEntries(Object.entries(node).filter(([k]) => k !== '$defs').map(([k, v]) => [k, k === 'enum' || k === 'const' ? v : inlineDefs(v, defs)]));
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([k]) => k !== '$defs')
+      .map(([k, v]) => [k, k === 'enum' || k === 'const' ? v : inlineDefs(v, defs)]),
+  );
 }
 
 /**
@@ -117,7 +122,16 @@ export function followedSchema(tool: ListedTool, side: 'input' | 'answer', tools
       }
       return part;
     }
-    return Object.fromEntries(Object.entries(s).map(([k, v]) => [k, k === 'enum' || k === 'const' || k === 'required' ? v : k === 'properties' ? Object.fromEntries(Object.entries(v as SchemaNode).map(([p, sub]) => [p, resolve(sub, from)])) : resolve(v, from)]));
+    return Object.fromEntries(
+      Object.entries(s).map(([k, v]) => [
+        k,
+        k === 'enum' || k === 'const' || k === 'required'
+          ? v
+          : k === 'properties'
+            ? Object.fromEntries(Object.entries(v as SchemaNode).map(([p, sub]) => [p, resolve(sub, from)]))
+            : resolve(v, from),
+      ]),
+    );
   };
   return resolve(inlineDefs(own, (own.$defs ?? {}) as Record<string, unknown>), tool);
 }

@@ -112,7 +112,12 @@ export async function postForm(url: string, fields: Record<string, string | stri
     if (v === undefined) continue;
     for (const one of Array.isArray(v) ? v : [v]) form.append(k, one);
   }
-  const res = await fetch(url, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: form });
+  const res = await fetch(url, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: form,
+  });
   return reply(res);
 }
 
@@ -122,17 +127,33 @@ export async function get(url: string, headers: Record<string, string> = {}): Pr
 
 /** Dynamic client registration (RFC 7591) of a public client. */
 export async function registerClient(base: string, redirectUris: string[], name = 'Test app'): Promise<string> {
-  const res = await fetch(`${base}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: name, redirect_uris: redirectUris }) });
+  const res = await fetch(`${base}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: name, redirect_uris: redirectUris }),
+  });
   const body = (await res.json()) as { client_id: string };
   if (res.status !== 201) throw new Error(`registration answered ${res.status}: ${JSON.stringify(body)}`);
   return body.client_id;
 }
 
 /** Signs in with email and password; the session cookie (`name=value`) when it worked. */
-export async function signIn(base: string, email: string, password: string, returnTo = '/account'): Promise<{ status: number; cookie: string | null; setCookie: string | null; location: string | null; text: string; headers: Headers }> {
+export async function signIn(
+  base: string,
+  email: string,
+  password: string,
+  returnTo = '/account',
+): Promise<{ status: number; cookie: string | null; setCookie: string | null; location: string | null; text: string; headers: Headers }> {
   const r = await postForm(`${base}/oauth/login`, { email, password, return_to: returnTo });
   const setCookie = r.headers.get('set-cookie');
-  return { status: r.status, cookie: setCookie ? setCookie.split(';')[0] : null, setCookie, location: r.headers.get('location'), text: r.text, headers: r.headers };
+  return {
+    status: r.status,
+    cookie: setCookie ? setCookie.split(';')[0] : null,
+    setCookie,
+    location: r.headers.get('location'),
+    text: r.text,
+    headers: r.headers,
+  };
 }
 
 const unescapeHtml = (s: string) => s.replace(/&(amp|lt|gt|quot|#39);/g, (_, e) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e as string]!);
@@ -252,11 +273,26 @@ export async function authorizationCode(base: string, person: Person, opts: Flow
   if (!outcome.location || !outcome.location.searchParams.get('code')) {
     throw new Error(`the decision answered ${outcome.decision.status} ${outcome.location ?? ''}: ${outcome.decision.text.slice(0, 600)}`);
   }
-  return { clientId, redirectUri, pkce: p, state, code: outcome.location.searchParams.get('code')!, callback: outcome.location, consentHtml: outcome.consentHtml };
+  return {
+    clientId,
+    redirectUri,
+    pkce: p,
+    state,
+    code: outcome.location.searchParams.get('code')!,
+    callback: outcome.location,
+    consentHtml: outcome.consentHtml,
+  };
 }
 
 export function exchangeCode(base: string, flow: CodeFlow, extra: Record<string, string | undefined> = {}): Promise<Reply> {
-  return postForm(`${base}/oauth/token`, { grant_type: 'authorization_code', code: flow.code, redirect_uri: flow.redirectUri, client_id: flow.clientId, code_verifier: flow.pkce.verifier, ...extra });
+  return postForm(`${base}/oauth/token`, {
+    grant_type: 'authorization_code',
+    code: flow.code,
+    redirect_uri: flow.redirectUri,
+    client_id: flow.clientId,
+    code_verifier: flow.pkce.verifier,
+    ...extra,
+  });
 }
 
 export function refresh(base: string, refreshToken: string, clientId: string, extra: Record<string, string | undefined> = {}): Promise<Reply> {

@@ -191,7 +191,10 @@ export async function startSvcServer(args: string[] = ['serve'], options: StartO
   const describe = () => `stdout:\n${output.stdout}\nstderr:\n${output.stderr}`;
   try {
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`svc-server ${args.join(' ')} printed no listening line within ${timeoutMs} ms\n${describe()}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`svc-server ${args.join(' ')} printed no listening line within ${timeoutMs} ms\n${describe()}`)),
+        timeoutMs,
+      );
       const check = () => {
         const match = LISTENING.exec(output.stdout);
         if (match) {

@@ -22,7 +22,14 @@ export function templatesWorld() {
     },
   });
   // A second person with a key of their own: a run's reviewer must be someone other than its author.
-  world.organizations[0].apiKeys.push({ ref: 'reviewer', name: 'Reviewer', createdBy: 'ada', scopes: ['read', 'write'], surfaces: { api: true, mcp: true }, brands: ['shoes'] });
+  world.organizations[0].apiKeys.push({
+    ref: 'reviewer',
+    name: 'Reviewer',
+    createdBy: 'ada',
+    scopes: ['read', 'write'],
+    surfaces: { api: true, mcp: true },
+    brands: ['shoes'],
+  });
   return world;
 }
 
@@ -31,9 +38,23 @@ export function templateBody(creativeId: number, over: Record<string, unknown> =
     name: 'Prospecting',
     config: {
       campaign: { name: '{brand} | {account} | {objective}', objective: 'OUTCOME_TRAFFIC' },
-      adSets: [{ name: '{audience} | {country} | {age}', optimizationGoal: 'LINK_CLICKS', billingEvent: 'IMPRESSIONS', targeting: { countries: ['US'], ageMin: 18, ageMax: 65 } }],
+      adSets: [
+        {
+          name: '{audience} | {country} | {age}',
+          optimizationGoal: 'LINK_CLICKS',
+          billingEvent: 'IMPRESSIONS',
+          targeting: { countries: ['US'], ageMin: 18, ageMax: 65 },
+        },
+      ],
       ads: [
-        { name: '{creative} v{index}', creativeId, headline: 'Spring sale', primaryText: 'Up to 40% off', linkUrl: 'https://shop.example.com/spring', callToAction: 'SHOP_NOW' },
+        {
+          name: '{creative} v{index}',
+          creativeId,
+          headline: 'Spring sale',
+          primaryText: 'Up to 40% off',
+          linkUrl: 'https://shop.example.com/spring',
+          callToAction: 'SHOP_NOW',
+        },
         { creativeId, headline: 'New season', primaryText: 'Fresh styles', linkUrl: 'https://shop.example.com/new', callToAction: 'LEARN_MORE' },
       ],
     },

@@ -20,7 +20,12 @@ const requestId = { type: 'string', maxLength: 64 };
 const closedObject = (required: string[], properties: JsonSchema): JsonSchema => ({ type: 'object', additionalProperties: false, required, properties });
 
 /** The schema document `id` of a test operation: its input at `id#/$defs/input`, its output at `id#/$defs/output`. */
-const operationSchema = (id: string, title: string, input: JsonSchema, output: JsonSchema): JsonSchema => ({ $schema: S, $id: id, title, $defs: { input, output } });
+const operationSchema = (id: string, title: string, input: JsonSchema, output: JsonSchema): JsonSchema => ({
+  $schema: S,
+  $id: id,
+  title,
+  $defs: { input, output },
+});
 
 const echoSchema = operationSchema(
   'test-echo',
@@ -87,7 +92,10 @@ export const testEcho = defineOperation({
   toolset: 'launch',
   summary: 'Test: records one activity entry and echoes the text back.',
   successStatus: 201,
-  async handler(ctx, input: { brandId: number; echo: string; mode?: string; count?: number; entityId?: string; accountId?: string; failAttempts?: number; token?: string }) {
+  async handler(
+    ctx,
+    input: { brandId: number; echo: string; mode?: string; count?: number; entityId?: string; accountId?: string; failAttempts?: number; token?: string },
+  ) {
     await ctx.activity.record({
       brandId: input.brandId,
       accountId: input.accountId ?? null,

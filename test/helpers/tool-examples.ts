@@ -48,9 +48,16 @@ export async function prepareToolFixture(w: World, secret: string, brandId: numb
 /** A review-only workflow run by the standard world's writer key, once it waits at its gate (read with `api`). */
 async function waitingGate(w: World, api: ReturnType<typeof brandApi>, brandId: number): Promise<ToolFixture['gate']> {
   const other = brandApi(w, w.key('acme', 'writer'), brandId);
-  const made = await other('POST', '/workflows', { workflowName: 'Tool examples: gate', trigger: { kind: 'manual' }, nodes: [{ nodeId: 'review', kind: 'review', settings: {} }] });
+  const made = await other('POST', '/workflows', {
+    workflowName: 'Tool examples: gate',
+    trigger: { kind: 'manual' },
+    nodes: [{ nodeId: 'review', kind: 'review', settings: {} }],
+  });
   const run = await other('POST', `/workflows/${made.body.workflowId}/runs`, {});
-  await waitUntil(async () => (await api('GET', `/workflows/${made.body.workflowId}/executions/${run.body.executionId}`)).body.status === 'waiting_review', 'the example run to wait at its gate');
+  await waitUntil(
+    async () => (await api('GET', `/workflows/${made.body.workflowId}/executions/${run.body.executionId}`)).body.status === 'waiting_review',
+    'the example run to wait at its gate',
+  );
   return { workflowId: made.body.workflowId, executionId: run.body.executionId };
 }
 
@@ -60,7 +67,16 @@ const structureTemplate = (fx: ToolFixture) => ({
   config: {
     campaign: { name: '{brand} | {objective}', objective: 'OUTCOME_TRAFFIC' },
     adSets: [{ name: '{audience}', optimizationGoal: 'LINK_CLICKS', billingEvent: 'IMPRESSIONS', targeting: { countries: ['US'], ageMin: 18, ageMax: 65 } }],
-    ads: [{ name: 'Hero', creativeId: fx.creativeId, headline: 'Spring sale', primaryText: 'Up to 40% off', linkUrl: 'https://shop.example.com/spring', callToAction: 'SHOP_NOW' }],
+    ads: [
+      {
+        name: 'Hero',
+        creativeId: fx.creativeId,
+        headline: 'Spring sale',
+        primaryText: 'Up to 40% off',
+        linkUrl: 'https://shop.example.com/spring',
+        callToAction: 'SHOP_NOW',
+      },
+    ],
   },
   audiences: [{ kind: 'targetingSet', name: 'Broad 25-45', targeting: { ageMin: 25, ageMax: 45 } }],
   settings: { budget: { dailyAmount: 5000 } },
@@ -90,38 +106,84 @@ export const toolExamples: ToolExample[] = [
   { tool: 'update_launch', args: (fx) => ({ brandId: fx.brandId, launchId: fx.draft.launchId, description: 'Changed by a tool' }) },
   {
     tool: 'create_node',
-    args: (fx) => ({ brandId: fx.brandId, launchId: fx.draft.launchId, nodeType: 'ad', parentId: fx.draft.adsetId, properties: { name: 'Tool ad', headline: 'Hello' } }),
+    args: (fx) => ({
+      brandId: fx.brandId,
+      launchId: fx.draft.launchId,
+      nodeType: 'ad',
+      parentId: fx.draft.adsetId,
+      properties: { name: 'Tool ad', headline: 'Hello' },
+    }),
   },
   { tool: 'update_node', args: (fx) => ({ brandId: fx.brandId, launchId: fx.draft.launchId, nodeId: fx.draft.adIds[0], properties: { status: 'PAUSED' } }) },
   { tool: 'get_ad_set', args: (fx) => ({ brandId: fx.brandId, launchId: fx.draft.launchId, adsetId: fx.draft.adsetId }) },
-  { tool: 'duplicate_node', args: (fx) => ({ brandId: fx.brandId, launchId: fx.draft.launchId, nodeId: fx.draft.adIds[0], nodeType: 'ad', count: 1, idempotencyKey: key('duplicate') }) },
+  {
+    tool: 'duplicate_node',
+    args: (fx) => ({ brandId: fx.brandId, launchId: fx.draft.launchId, nodeId: fx.draft.adIds[0], nodeType: 'ad', count: 1, idempotencyKey: key('duplicate') }),
+  },
   {
     tool: 'remove_nodes',
-    args: (fx, answers) => ({ brandId: fx.brandId, launchId: fx.draft.launchId, nodes: [{ nodeId: answers.get('create_node').id, nodeType: 'ad' }], idempotencyKey: key('remove') }),
+    args: (fx, answers) => ({
+      brandId: fx.brandId,
+      launchId: fx.draft.launchId,
+      nodes: [{ nodeId: answers.get('create_node').id, nodeType: 'ad' }],
+      idempotencyKey: key('remove'),
+    }),
   },
   { tool: 'launch_campaign', args: (fx) => ({ brandId: fx.brandId, launchId: fx.draft.launchId, idempotencyKey: key('preview') }) },
   {
     tool: 'edit_live_campaign',
-    args: (fx) => ({ brandId: fx.brandId, launchId: fx.live.launchId, nodeId: fx.live.campaignId, level: 'CAMPAIGN', budgetType: 'daily', amount: 6000, idempotencyKey: key('budget') }),
+    args: (fx) => ({
+      brandId: fx.brandId,
+      launchId: fx.live.launchId,
+      nodeId: fx.live.campaignId,
+      level: 'CAMPAIGN',
+      budgetType: 'daily',
+      amount: 6000,
+      idempotencyKey: key('budget'),
+    }),
   },
-  { tool: 'create_snapshot_template', args: (fx) => ({ brandId: fx.brandId, launchId: fx.draft.launchId, name: `Snapshot ${seq++}`, idempotencyKey: key('snapshot') }) },
+  {
+    tool: 'create_snapshot_template',
+    args: (fx) => ({ brandId: fx.brandId, launchId: fx.draft.launchId, name: `Snapshot ${seq++}`, idempotencyKey: key('snapshot') }),
+  },
   { tool: 'list_snapshot_templates', args: (fx) => ({ brandId: fx.brandId }) },
-  { tool: 'create_launch_from_snapshot', args: (fx, answers) => ({ brandId: fx.brandId, templateId: answers.get('create_snapshot_template').id, title: 'From a snapshot' }) },
+  {
+    tool: 'create_launch_from_snapshot',
+    args: (fx, answers) => ({ brandId: fx.brandId, templateId: answers.get('create_snapshot_template').id, title: 'From a snapshot' }),
+  },
   { tool: 'delete_launch', args: (fx) => ({ brandId: fx.brandId, launchId: fx.spareLaunchId }) },
   { tool: 'get_brand_profile', args: (fx) => ({ brandId: fx.brandId }) },
   {
     tool: 'set_brand_profile',
-    args: (fx) => ({ brandId: fx.brandId, voice: ['bold', 'friendly'], productDescription: 'Running shoes for city runners', website: 'https://shoes.example.com', wordsToAvoid: ['cheap'] }),
+    args: (fx) => ({
+      brandId: fx.brandId,
+      voice: ['bold', 'friendly'],
+      productDescription: 'Running shoes for city runners',
+      website: 'https://shoes.example.com',
+      wordsToAvoid: ['cheap'],
+    }),
   },
-  { tool: 'generate_copy', args: (fx) => ({ brandId: fx.brandId, platform: 'meta', angle: 'spring sale', creativeIds: [fx.creativeId], idempotencyKey: key('copy') }) },
+  {
+    tool: 'generate_copy',
+    args: (fx) => ({ brandId: fx.brandId, platform: 'meta', angle: 'spring sale', creativeIds: [fx.creativeId], idempotencyKey: key('copy') }),
+  },
   { tool: 'list_copies', args: (fx) => ({ brandId: fx.brandId, platform: 'meta' }) },
   { tool: 'get_copy', args: (fx, answers) => ({ brandId: fx.brandId, copyGenerationId: answers.get('generate_copy').copyGenerationId }) },
   { tool: 'create_structure_template', args: (fx) => ({ brandId: fx.brandId, ...structureTemplate(fx) }) },
   { tool: 'list_structure_templates', args: (fx) => ({ brandId: fx.brandId, limit: 5 }) },
   { tool: 'get_structure_template', args: (fx, answers) => ({ brandId: fx.brandId, templateId: String(answers.get('create_structure_template').templateId) }) },
-  { tool: 'edit_structure_template', args: (fx, answers) => ({ brandId: fx.brandId, templateId: answers.get('create_structure_template').templateId, name: 'Prospecting v2' }) },
-  { tool: 'apply_structure_template', args: (fx, answers) => ({ brandId: fx.brandId, templateId: String(answers.get('create_structure_template').templateId), idempotencyKey: key('apply') }) },
-  { tool: 'delete_structure_template', args: (fx, answers) => ({ brandId: fx.brandId, templateId: String(answers.get('create_structure_template').templateId) }) },
+  {
+    tool: 'edit_structure_template',
+    args: (fx, answers) => ({ brandId: fx.brandId, templateId: answers.get('create_structure_template').templateId, name: 'Prospecting v2' }),
+  },
+  {
+    tool: 'apply_structure_template',
+    args: (fx, answers) => ({ brandId: fx.brandId, templateId: String(answers.get('create_structure_template').templateId), idempotencyKey: key('apply') }),
+  },
+  {
+    tool: 'delete_structure_template',
+    args: (fx, answers) => ({ brandId: fx.brandId, templateId: String(answers.get('create_structure_template').templateId) }),
+  },
   {
     tool: 'create_automation',
     args: (fx) => ({
@@ -141,22 +203,41 @@ export const toolExamples: ToolExample[] = [
   },
   { tool: 'list_automations', args: (fx) => ({ brandId: fx.brandId, status: 'ACTIVE' }) },
   { tool: 'get_automation', args: (fx, answers) => ({ brandId: fx.brandId, automationId: String(answers.get('create_automation').automationId) }) },
-  { tool: 'update_automation', args: (fx, answers) => ({ brandId: fx.brandId, automationId: answers.get('create_automation').automationId, cooldownMinutes: 120 }) },
+  {
+    tool: 'update_automation',
+    args: (fx, answers) => ({ brandId: fx.brandId, automationId: answers.get('create_automation').automationId, cooldownMinutes: 120 }),
+  },
   { tool: 'preview_automation', args: (fx, answers) => ({ brandId: fx.brandId, automationId: answers.get('create_automation').automationId }) },
-  { tool: 'run_automation', args: (fx, answers) => ({ brandId: fx.brandId, automationId: answers.get('create_automation').automationId, idempotencyKey: key('run') }) },
+  {
+    tool: 'run_automation',
+    args: (fx, answers) => ({ brandId: fx.brandId, automationId: answers.get('create_automation').automationId, idempotencyKey: key('run') }),
+  },
   { tool: 'list_automation_runs', args: (fx, answers) => ({ brandId: fx.brandId, automationId: answers.get('create_automation').automationId }) },
-  { tool: 'set_automation_status', args: (fx, answers) => ({ brandId: fx.brandId, automationId: answers.get('create_automation').automationId, status: 'PAUSED' }) },
+  {
+    tool: 'set_automation_status',
+    args: (fx, answers) => ({ brandId: fx.brandId, automationId: answers.get('create_automation').automationId, status: 'PAUSED' }),
+  },
   { tool: 'delete_automation', args: (fx, answers) => ({ brandId: fx.brandId, automationId: answers.get('create_automation').automationId }) },
   { tool: 'create_pipeline_column', args: (fx) => ({ brandId: fx.brandId, name: `Review ${seq++}`, publishes: false }) },
   { tool: 'update_pipeline_column', args: (fx, answers) => ({ brandId: fx.brandId, columnId: answers.get('create_pipeline_column').columnId, position: 0 }) },
   {
     tool: 'create_pipeline_card',
-    args: (fx, answers) => ({ brandId: fx.brandId, launchId: fx.draft.launchId, columnId: answers.get('create_pipeline_column').columnId, idempotencyKey: key('card') }),
+    args: (fx, answers) => ({
+      brandId: fx.brandId,
+      launchId: fx.draft.launchId,
+      columnId: answers.get('create_pipeline_column').columnId,
+      idempotencyKey: key('card'),
+    }),
   },
   { tool: 'get_pipeline', args: (fx) => ({ brandId: fx.brandId }) },
   {
     tool: 'move_pipeline_card',
-    args: (fx, answers) => ({ brandId: fx.brandId, cardId: answers.get('create_pipeline_card').cardId, title: 'Spring sale, reviewed', version: answers.get('create_pipeline_card').version }),
+    args: (fx, answers) => ({
+      brandId: fx.brandId,
+      cardId: answers.get('create_pipeline_card').cardId,
+      title: 'Spring sale, reviewed',
+      version: answers.get('create_pipeline_card').version,
+    }),
   },
   { tool: 'delete_pipeline_card', args: (fx, answers) => ({ brandId: fx.brandId, cardId: answers.get('create_pipeline_card').cardId }) },
   { tool: 'delete_pipeline_column', args: (fx, answers) => ({ brandId: fx.brandId, columnId: answers.get('create_pipeline_column').columnId }) },
@@ -179,7 +260,10 @@ export const toolExamples: ToolExample[] = [
   { tool: 'create_webhook_endpoint', args: (fx) => ({ url: fx.receiverUrl, events: ['webhook.test', 'launch.published'], brandIds: [fx.brandId] }) },
   { tool: 'list_webhook_endpoints', args: () => ({}) },
   { tool: 'get_webhook_endpoint', args: (_fx, answers) => ({ endpointId: answers.get('create_webhook_endpoint').endpointId }) },
-  { tool: 'update_webhook_endpoint', args: (_fx, answers) => ({ endpointId: answers.get('create_webhook_endpoint').endpointId, description: 'Tool receiver' }) },
+  {
+    tool: 'update_webhook_endpoint',
+    args: (_fx, answers) => ({ endpointId: answers.get('create_webhook_endpoint').endpointId, description: 'Tool receiver' }),
+  },
   { tool: 'test_webhook_endpoint', args: (_fx, answers) => ({ endpointId: answers.get('create_webhook_endpoint').endpointId }) },
   { tool: 'list_webhook_deliveries', args: (_fx, answers) => ({ endpointId: answers.get('create_webhook_endpoint').endpointId }) },
   {
@@ -190,7 +274,13 @@ export const toolExamples: ToolExample[] = [
   { tool: 'delete_webhook_endpoint', args: (_fx, answers) => ({ endpointId: answers.get('create_webhook_endpoint').endpointId }) },
   {
     tool: 'create_workflow',
-    args: (fx) => ({ brandId: fx.brandId, workflowName: 'Tool workflow', trigger: { kind: 'manual' }, nodes: [{ nodeId: 'review', kind: 'review', name: 'Review', settings: {} }], edges: [] }),
+    args: (fx) => ({
+      brandId: fx.brandId,
+      workflowName: 'Tool workflow',
+      trigger: { kind: 'manual' },
+      nodes: [{ nodeId: 'review', kind: 'review', name: 'Review', settings: {} }],
+      edges: [],
+    }),
   },
   { tool: 'list_workflows', args: (fx) => ({ brandId: fx.brandId }) },
   { tool: 'get_workflow', args: (fx, answers) => ({ brandId: fx.brandId, workflowId: String(answers.get('create_workflow').workflowId) }) },
@@ -208,15 +298,29 @@ export const toolExamples: ToolExample[] = [
   },
   { tool: 'activate_workflow', args: (fx, answers) => ({ brandId: fx.brandId, workflowId: String(answers.get('create_workflow').workflowId) }) },
   { tool: 'deactivate_workflow', args: (fx, answers) => ({ brandId: fx.brandId, workflowId: String(answers.get('create_workflow').workflowId) }) },
-  { tool: 'run_workflow', args: (fx, answers) => ({ brandId: fx.brandId, workflowId: String(answers.get('create_workflow').workflowId), idempotencyKey: key('run') }) },
+  {
+    tool: 'run_workflow',
+    args: (fx, answers) => ({ brandId: fx.brandId, workflowId: String(answers.get('create_workflow').workflowId), idempotencyKey: key('run') }),
+  },
   { tool: 'list_workflow_executions', args: (fx, answers) => ({ brandId: fx.brandId, workflowId: String(answers.get('create_workflow').workflowId) }) },
   {
     tool: 'get_workflow_execution',
-    args: (fx, answers) => ({ brandId: fx.brandId, workflowId: String(answers.get('create_workflow').workflowId), executionId: String(answers.get('run_workflow').executionId) }),
+    args: (fx, answers) => ({
+      brandId: fx.brandId,
+      workflowId: String(answers.get('create_workflow').workflowId),
+      executionId: String(answers.get('run_workflow').executionId),
+    }),
   },
   {
     tool: 'review_workflow_step',
-    args: (fx) => ({ brandId: fx.brandId, workflowId: String(fx.gate.workflowId), executionId: fx.gate.executionId, nodeId: 'review', decision: 'approve', comment: 'Approved by a tool' }),
+    args: (fx) => ({
+      brandId: fx.brandId,
+      workflowId: String(fx.gate.workflowId),
+      executionId: fx.gate.executionId,
+      nodeId: 'review',
+      decision: 'approve',
+      comment: 'Approved by a tool',
+    }),
   },
   { tool: 'delete_workflow', args: (fx, answers) => ({ brandId: fx.brandId, workflowId: String(answers.get('create_workflow').workflowId) }) },
 ];

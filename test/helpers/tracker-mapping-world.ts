@@ -11,10 +11,27 @@ import { clicksEveryDay, seedLaunch } from './tracker-world.js';
 
 const id = (n: number) => `1202100000002${String(n).padStart(2, '0')}`;
 export const M = { A: id(1), B: id(2), C: id(3), D: id(4), E: id(5), F: id(6), G: id(7), H: id(8), I: id(9) };
-export const NAMES: Record<keyof typeof M, string> = { A: 'Alpha', B: 'Bravo', C: 'Charlie', D: 'Delta', E: 'Echo', F: 'Foxtrot', G: 'Golf', H: 'Hotel', I: 'India' };
+export const NAMES: Record<keyof typeof M, string> = {
+  A: 'Alpha',
+  B: 'Bravo',
+  C: 'Charlie',
+  D: 'Delta',
+  E: 'Echo',
+  F: 'Foxtrot',
+  G: 'Golf',
+  H: 'Hotel',
+  I: 'India',
+};
 
 export function mappingBootstrap(trackerUrl: string, apiKey: string) {
-  const campaigns = Object.entries(M).map(([k, v]) => ({ accountId: 'act_6001', id: v, name: NAMES[k as keyof typeof M], status: 'ACTIVE', objective: 'OUTCOME_SALES', budget: { period: 'daily', amountMinorUnits: 20_000 } }));
+  const campaigns = Object.entries(M).map(([k, v]) => ({
+    accountId: 'act_6001',
+    id: v,
+    name: NAMES[k as keyof typeof M],
+    status: 'ACTIVE',
+    objective: 'OUTCOME_SALES',
+    budget: { period: 'daily', amountMinorUnits: 20_000 },
+  }));
   return {
     organizations: [
       {
@@ -28,8 +45,18 @@ export function mappingBootstrap(trackerUrl: string, apiKey: string) {
           { ref: 'mia', email: 'mia@acme.test', name: 'Mia Member', password: 'correct horse 2', role: 'member', brands: null },
         ],
         brands: [
-          { ref: 'mapped', name: 'Mapped Co', adAccounts: [{ platform: 'meta', accountId: 'act_6001', name: 'Mapped', timezone: 'UTC', currency: 'USD', active: true }], sandbox: { campaigns }, tracker: { apiKey, baseUrl: trackerUrl } },
-          { ref: 'bare', name: 'Bare Co', adAccounts: [{ platform: 'meta', accountId: 'act_6002', name: 'Bare', timezone: 'UTC', currency: 'USD', active: true }] },
+          {
+            ref: 'mapped',
+            name: 'Mapped Co',
+            adAccounts: [{ platform: 'meta', accountId: 'act_6001', name: 'Mapped', timezone: 'UTC', currency: 'USD', active: true }],
+            sandbox: { campaigns },
+            tracker: { apiKey, baseUrl: trackerUrl },
+          },
+          {
+            ref: 'bare',
+            name: 'Bare Co',
+            adAccounts: [{ platform: 'meta', accountId: 'act_6002', name: 'Bare', timezone: 'UTC', currency: 'USD', active: true }],
+          },
         ],
         apiKeys: [{ ref: 'ci', name: 'CI key', createdBy: 'olive', scopes: ['read', 'write', 'publish'], surfaces: { api: true, mcp: true }, brands: null }],
       },
@@ -64,6 +91,13 @@ export async function seedMappingCases(knex: Knex, tracker: KeitaroServer, organ
     { campaign_id: 31, sub_id_3: '999999999999999', clicks: 5 },
   ]);
   const past = Date.now() - 3 * 86_400_000;
-  await seedLaunch(knex, organizationId, brandId, 'act_6001', Object.entries(M).map(([k, v]) => ({ id: v, name: NAMES[k as keyof typeof M] })), past);
+  await seedLaunch(
+    knex,
+    organizationId,
+    brandId,
+    'act_6001',
+    Object.entries(M).map(([k, v]) => ({ id: v, name: NAMES[k as keyof typeof M] })),
+    past,
+  );
   await knex('sandbox_status_events').whereIn('object_id', Object.values(M)).update({ at: past });
 }

@@ -13,7 +13,14 @@ export const EAST_CAMPAIGN = 11;
 export const TOKYO_CAMPAIGN = 21;
 
 export function trackerBootstrap(trackerUrl: string, apiKey: string) {
-  const campaign = (accountId: string, id: string, name: string, amount: number) => ({ accountId, id, name, status: 'ACTIVE', objective: 'OUTCOME_SALES', budget: { period: 'daily', amountMinorUnits: amount } });
+  const campaign = (accountId: string, id: string, name: string, amount: number) => ({
+    accountId,
+    id,
+    name,
+    status: 'ACTIVE',
+    objective: 'OUTCOME_SALES',
+    budget: { period: 'daily', amountMinorUnits: amount },
+  });
   return {
     organizations: [
       {
@@ -41,7 +48,11 @@ export function trackerBootstrap(trackerUrl: string, apiKey: string) {
             sandbox: { campaigns: [campaign('biz_5002', C3, 'Tokyo launch', 800_000)] },
             tracker: { apiKey, baseUrl: trackerUrl },
           },
-          { ref: 'bare', name: 'Bare Co', adAccounts: [{ platform: 'meta', accountId: 'act_5003', name: 'Bare', timezone: 'UTC', currency: 'USD', active: true }] },
+          {
+            ref: 'bare',
+            name: 'Bare Co',
+            adAccounts: [{ platform: 'meta', accountId: 'act_5003', name: 'Bare', timezone: 'UTC', currency: 'USD', active: true }],
+          },
         ],
         apiKeys: [{ ref: 'ci', name: 'CI key', createdBy: 'olive', scopes: ['read', 'write', 'publish'], surfaces: { api: true, mcp: true }, brands: null }],
       },
@@ -50,8 +61,24 @@ export function trackerBootstrap(trackerUrl: string, apiKey: string) {
 }
 
 /** Records live campaigns published by a launch of the brand (what a real publish leaves behind). */
-export async function seedLaunch(knex: Knex, organizationId: number, brandId: number, accountId: string, campaigns: Array<{ id: string; name: string }>, at: number): Promise<void> {
-  const [launchId] = await knex('launches').insert({ organization_id: organizationId, brand_id: brandId, account_id: accountId, title: `Launch of ${accountId}`, status: 'published', created_at: at, updated_at: at, published_at: at });
+export async function seedLaunch(
+  knex: Knex,
+  organizationId: number,
+  brandId: number,
+  accountId: string,
+  campaigns: Array<{ id: string; name: string }>,
+  at: number,
+): Promise<void> {
+  const [launchId] = await knex('launches').insert({
+    organization_id: organizationId,
+    brand_id: brandId,
+    account_id: accountId,
+    title: `Launch of ${accountId}`,
+    status: 'published',
+    created_at: at,
+    updated_at: at,
+    published_at: at,
+  });
   for (const [i, c] of campaigns.entries()) {
     await knex('launch_nodes').insert({
       id: `n${launchId}c${i}`,
@@ -70,14 +97,32 @@ export async function seedLaunch(knex: Knex, organizationId: number, brandId: nu
 }
 
 /** Clicks of the fake tracker for every day from `from` to `to`. */
-export function clicksEveryDay(server: KeitaroServer, from: string, to: string, rows: Array<{ campaign_id: number; sub_id_3?: string; ad_campaign_id?: string; clicks: number }>): void {
+export function clicksEveryDay(
+  server: KeitaroServer,
+  from: string,
+  to: string,
+  rows: Array<{ campaign_id: number; sub_id_3?: string; ad_campaign_id?: string; clicks: number }>,
+): void {
   for (let d = from; d <= to; d = new Date(Date.parse(`${d}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10)) {
-    for (const r of rows) server.clicks.push({ date: d, campaign_id: r.campaign_id, sub_id_3: r.sub_id_3 ?? '', ad_campaign_id: r.ad_campaign_id ?? '', clicks: r.clicks, revenue: r.clicks * 0.5 });
+    for (const r of rows)
+      server.clicks.push({
+        date: d,
+        campaign_id: r.campaign_id,
+        sub_id_3: r.sub_id_3 ?? '',
+        ad_campaign_id: r.ad_campaign_id ?? '',
+        clicks: r.clicks,
+        revenue: r.clicks * 0.5,
+      });
   }
 }
 
 /** Reads a push run over REST until it ends (the brand's push job carries it out in the background); answers the ended run. */
-export async function runToEnd(w: { request: (method: string, path: string, opts?: { key?: string }) => Promise<{ status: number; body: any }> }, key: string, brandId: number, runId: number): Promise<any> {
+export async function runToEnd(
+  w: { request: (method: string, path: string, opts?: { key?: string }) => Promise<{ status: number; body: any }> },
+  key: string,
+  brandId: number,
+  runId: number,
+): Promise<any> {
   for (let i = 0; i < 400; i++) {
     const got = await w.request('GET', `/v1/brands/${brandId}/integrations/tracker/push/runs/${runId}`, { key });
     if (got.status !== 200) throw new Error(`get-tracker-push-run answered ${got.status}: ${JSON.stringify(got.body)}`);

@@ -207,7 +207,10 @@ export function problemsOf(blocks: Block[]): string[] {
   for (const b of blocks) {
     if (b.setup) {
       b.lines.forEach((l, i) => {
-        if (!SETUP_LINE.test(l)) problems.push(`${b.file}:${b.line + i}: a setup block may only install or start the service or set a variable; run this in a plain sh block: ${l.trim()}`);
+        if (!SETUP_LINE.test(l))
+          problems.push(
+            `${b.file}:${b.line + i}: a setup block may only install or start the service or set a variable; run this in a plain sh block: ${l.trim()}`,
+          );
       });
       continue;
     }
@@ -219,7 +222,8 @@ export function problemsOf(blocks: Block[]): string[] {
     for (const c of commandsOf(b)) {
       if (c.curls > 1) problems.push(`${c.file}:${c.line}: one curl per command, so its status comment is unambiguous`);
       else if (c.curls && c.expected === null) problems.push(`${c.file}:${c.line}: state the HTTP status this curl answers in a comment such as "# → 200"`);
-      if (c.curls && /(^|\s)(-w|--write-out)\b/.test(shellWords(c.text).words)) problems.push(`${c.file}:${c.line}: the run reads statuses through --write-out; do not use it in a walkthrough`);
+      if (c.curls && /(^|\s)(-w|--write-out)\b/.test(shellWords(c.text).words))
+        problems.push(`${c.file}:${c.line}: the run reads statuses through --write-out; do not use it in a walkthrough`);
     }
   }
   return problems;
@@ -264,7 +268,7 @@ export function scriptOf(blocks: Block[], rewrite: (text: string) => string = (t
     '__svc_at=0',
     'curl() { command curl --write-out "%{stderr}__svc_status__ ${__svc_at} %{http_code}\\n" "$@"; }',
     // On the way out after a failure (set -e, an unset variable, a failed substitution), say where.
-    "trap '__svc_rc=$?; [ $__svc_rc -eq 0 ] || echo \"__svc_failed__ ${__svc_at} $__svc_rc\" >&2' EXIT",
+    'trap \'__svc_rc=$?; [ $__svc_rc -eq 0 ] || echo "__svc_failed__ ${__svc_at} $__svc_rc" >&2\' EXIT',
   ];
   for (const b of blocks.filter((x) => !x.setup)) {
     for (const c of commandsOf(b)) {

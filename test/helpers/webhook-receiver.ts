@@ -50,7 +50,11 @@ export class WebhookReceiver {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse, raw: string): Promise<void> {
-    const headers = { 'webhook-id': String(req.headers['webhook-id']), 'webhook-timestamp': String(req.headers['webhook-timestamp']), 'webhook-signature': String(req.headers['webhook-signature']) };
+    const headers = {
+      'webhook-id': String(req.headers['webhook-id']),
+      'webhook-timestamp': String(req.headers['webhook-timestamp']),
+      'webhook-signature': String(req.headers['webhook-signature']),
+    };
     const verifiedWith: number[] = [];
     this.secrets.forEach((secret, i) => {
       try {

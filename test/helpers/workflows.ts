@@ -21,8 +21,16 @@ export const workflowWorld = {
         { ref: 'ada', email: 'ada@acme.test', name: 'Ada Admin', password: 'correct horse 3', role: 'admin' },
       ],
       brands: [
-        { ref: 'shoes', name: 'Shoes Co', adAccounts: [{ platform: 'meta', accountId: 'act_1001', name: 'Shoes US', timezone: 'America/New_York', currency: 'USD', active: true }] },
-        { ref: 'hats', name: 'Hats Co', adAccounts: [{ platform: 'meta', accountId: 'act_1002', name: 'Hats US', timezone: 'UTC', currency: 'USD', active: true }] },
+        {
+          ref: 'shoes',
+          name: 'Shoes Co',
+          adAccounts: [{ platform: 'meta', accountId: 'act_1001', name: 'Shoes US', timezone: 'America/New_York', currency: 'USD', active: true }],
+        },
+        {
+          ref: 'hats',
+          name: 'Hats Co',
+          adAccounts: [{ platform: 'meta', accountId: 'act_1002', name: 'Hats US', timezone: 'UTC', currency: 'USD', active: true }],
+        },
       ],
       apiKeys: [
         { ref: 'ci', name: 'CI key', createdBy: 'olive', ...full },
@@ -32,17 +40,41 @@ export const workflowWorld = {
         { ref: 'small', name: 'Small ceiling', createdBy: 'olive', ...full, publishCeilingDollars: 40 },
         { ref: 'writer', name: 'Writer', createdBy: 'olive', scopes: ['read', 'write'], surfaces: { api: true, mcp: true }, brands: null },
         { ref: 'limited', name: 'Shoes only', createdBy: 'olive', scopes: ['read', 'write'], surfaces: { api: true, mcp: true }, brands: ['shoes'] },
-        { ref: 'limitedPub', name: 'Shoes publisher', createdBy: 'olive', scopes: ['read', 'write', 'publish'], surfaces: { api: true, mcp: true }, brands: ['shoes'], publishCeilingDollars: 500 },
+        {
+          ref: 'limitedPub',
+          name: 'Shoes publisher',
+          createdBy: 'olive',
+          scopes: ['read', 'write', 'publish'],
+          surfaces: { api: true, mcp: true },
+          brands: ['shoes'],
+          publishCeilingDollars: 500,
+        },
       ],
     },
   ],
 };
 
-export type Def = { workflowName?: string; type?: string; trigger?: Record<string, unknown>; nodes: Array<Record<string, unknown>>; edges?: Array<Record<string, unknown>> };
+export type Def = {
+  workflowName?: string;
+  type?: string;
+  trigger?: Record<string, unknown>;
+  nodes: Array<Record<string, unknown>>;
+  edges?: Array<Record<string, unknown>>;
+};
 
 export const reviewNode = (nodeId = 'review', settings: Record<string, unknown> = {}) => ({ nodeId, kind: 'review', name: 'Review', settings });
-export const chatNode = (nodeId: string, webhookUrl: string, message = 'Run {{executionId}} of {{workflowName}}') => ({ nodeId, kind: 'chat', name: 'Tell the team', settings: { message, webhookUrl } });
-export const launchNode = (nodeId: string, launchId: string | number, extra: Record<string, unknown> = {}) => ({ nodeId, kind: 'launch', name: 'Publish', settings: { launchId, ...extra } });
+export const chatNode = (nodeId: string, webhookUrl: string, message = 'Run {{executionId}} of {{workflowName}}') => ({
+  nodeId,
+  kind: 'chat',
+  name: 'Tell the team',
+  settings: { message, webhookUrl },
+});
+export const launchNode = (nodeId: string, launchId: string | number, extra: Record<string, unknown> = {}) => ({
+  nodeId,
+  kind: 'launch',
+  name: 'Publish',
+  settings: { launchId, ...extra },
+});
 
 /** Edges chaining the nodes in order. */
 export function chain(...ids: string[]) {
@@ -60,14 +92,27 @@ export async function newColumn(w: World, credential: string, brandId: number, n
 export async function newAutomation(w: World, credential: string, brandId: number, accountId: string, name = 'Watch'): Promise<number> {
   const r = await w.request('POST', `/v1/brands/${brandId}/automations`, {
     key: credential,
-    body: { automationName: name, accountId, level: 'campaign', action: 'notify', status: 'PAUSED', conditions: [{ metric: 'spend', window: 'today', operator: 'gt', value: 100 }] },
+    body: {
+      automationName: name,
+      accountId,
+      level: 'campaign',
+      action: 'notify',
+      status: 'PAUSED',
+      conditions: [{ metric: 'spend', window: 'today', operator: 'gt', value: 100 }],
+    },
   });
   expect(r.status, JSON.stringify(r.body)).to.equal(201);
   return r.body.automationId;
 }
 
 export function definition(d: Def) {
-  return { workflowName: d.workflowName ?? 'Test workflow', type: d.type ?? 'custom', trigger: d.trigger ?? { kind: 'manual' }, nodes: d.nodes, edges: d.edges ?? chain(...d.nodes.map((n) => n.nodeId as string)) };
+  return {
+    workflowName: d.workflowName ?? 'Test workflow',
+    type: d.type ?? 'custom',
+    trigger: d.trigger ?? { kind: 'manual' },
+    nodes: d.nodes,
+    edges: d.edges ?? chain(...d.nodes.map((n) => n.nodeId as string)),
+  };
 }
 
 export async function createWorkflow(w: World, credential: string, brandId: number, d: Def): Promise<Record<string, any>> {
@@ -83,7 +128,16 @@ export async function runWorkflow(w: World, credential: string, brandId: number,
 }
 
 /** Polls the execution until `ready` says so; answers the last read. */
-export async function waitForExecution(w: World, credential: string, brandId: number, workflowId: number, executionId: number, ready: (e: Record<string, any>) => boolean, what: string, timeoutMs = 15_000): Promise<Record<string, any>> {
+export async function waitForExecution(
+  w: World,
+  credential: string,
+  brandId: number,
+  workflowId: number,
+  executionId: number,
+  ready: (e: Record<string, any>) => boolean,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<Record<string, any>> {
   let last: Record<string, any> = {};
   await waitUntil(
     async () => {

@@ -53,12 +53,24 @@ for (const dialect of dialects()) {
       await setup.knex.destroy();
       orgId = seed.organizations.acme.id;
       brandId = seed.organizations.acme.brands.shoes.id;
-      const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', SVC_STRICT_OUTPUT: 'true', PLATFORM_MODE: 'live', META_GRAPH_URL: fake.url, RATE_LIMIT_PER_MINUTE: '100000' });
+      const config = loadConfig({
+        DATABASE_URL: db.url,
+        LOG_LEVEL: 'silent',
+        SVC_STRICT_OUTPUT: 'true',
+        PLATFORM_MODE: 'live',
+        META_GRAPH_URL: fake.url,
+        RATE_LIMIT_PER_MINUTE: '100000',
+      });
       service = await Service.open({
         config,
         log: pino({ level: 'silent' }),
         now: () => clock,
-        liveAdapters: liveAdapters(config, testOutbound(), { metaGraphUrl: fake.url, sleep: async (ms) => void sleeps.push(ms), random: () => 0.5, timeoutMs: 5_000 }),
+        liveAdapters: liveAdapters(config, testOutbound(), {
+          metaGraphUrl: fake.url,
+          sleep: async (ms) => void sleeps.push(ms),
+          random: () => 0.5,
+          timeoutMs: 5_000,
+        }),
       });
       ci = await service.authenticate(`Bearer ${seed.organizations.acme.apiKeys.ci.secret}`, 'api');
     });
@@ -78,27 +90,55 @@ for (const dialect of dialects()) {
       const objectId = fake.seedCampaign('act_1001', { name, dailyBudget: 20_000 });
       fake.seedStats(objectId, TODAY, { spendMinor: 5_000, impressions: 40_000, clicks: 400, results, revenueMinor: results * 3_000 });
       const [launchId] = await service.knex('launches').insert({
-        organization_id: orgId, brand_id: brandId, account_id: 'act_1001', title: name, description: null, status: 'published', status_reason: null,
-        created_at: clock, updated_at: clock, published_at: clock,
+        organization_id: orgId,
+        brand_id: brandId,
+        account_id: 'act_1001',
+        title: name,
+        description: null,
+        status: 'published',
+        status_reason: null,
+        created_at: clock,
+        updated_at: clock,
+        published_at: clock,
       });
       const nodeId = newNodeId();
       await service.knex('launch_nodes').insert({
-        id: nodeId, launch_id: Number(launchId), parent_id: null, node_type: 'campaign', account_id: 'act_1001', name,
-        properties: JSON.stringify({ name, status: 'ACTIVE' }), platform_id: objectId, status: 'live', created_at: clock, updated_at: clock,
+        id: nodeId,
+        launch_id: Number(launchId),
+        parent_id: null,
+        node_type: 'campaign',
+        account_id: 'act_1001',
+        name,
+        properties: JSON.stringify({ name, status: 'ACTIVE' }),
+        platform_id: objectId,
+        status: 'live',
+        created_at: clock,
+        updated_at: clock,
       });
       return { objectId, nodeId };
     }
 
-    const rule = (objectIds: string[], extra: Record<string, unknown> = {}) => call('create-automation', {
-      automationName: `Meta rule ${++n}`, accountId: 'act_1001', level: 'campaign', objectIds, action: 'pause', frequency: 'every_15_minutes', cooldownMinutes: 0,
-      conditions: [{ metric: 'spend', window: 'today', operator: 'gt', value: 1000 }, { metric: 'results', window: 'today', operator: 'lt', value: 1 }, { metric: 'ctr', window: 'today', operator: 'gte', value: 0.5 }],
-      ...extra,
-    });
+    const rule = (objectIds: string[], extra: Record<string, unknown> = {}) =>
+      call('create-automation', {
+        automationName: `Meta rule ${++n}`,
+        accountId: 'act_1001',
+        level: 'campaign',
+        objectIds,
+        action: 'pause',
+        frequency: 'every_15_minutes',
+        cooldownMinutes: 0,
+        conditions: [
+          { metric: 'spend', window: 'today', operator: 'gt', value: 1000 },
+          { metric: 'results', window: 'today', operator: 'lt', value: 1 },
+          { metric: 'ctr', window: 'today', operator: 'gte', value: 0.5 },
+        ],
+        ...extra,
+      });
     const insightReads = () => fake.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/act_1001/insights')).length;
     const disarm = (a: { automationId: number }) => call('set-automation-status', { automationId: String(a.automationId), status: 'PAUSED' });
     const lastRun = async (a: { automationId: number }) => (await call('list-automation-runs', { automationId: String(a.automationId) })).runs[0];
 
-    it('pauses through the Graph API after one insights read for the account\'s window and level', async () => {
+    it("pauses through the Graph API after one insights read for the account's window and level", async () => {
       const burner = await liveCampaign('Burner', 0);
       const winner = await liveCampaign('Winner', 12);
       const reads = insightReads();
@@ -169,7 +209,9 @@ for (const dialect of dialects()) {
         clock += 10 * MINUTE;
         await service.jobs.drain();
       }
-      const failed = (await service.knex('events').where({ type: 'automation.action_failed' })).map((e) => JSON.parse(e.data)).filter((e) => e.automationId === a.automationId);
+      const failed = (await service.knex('events').where({ type: 'automation.action_failed' }))
+        .map((e) => JSON.parse(e.data))
+        .filter((e) => e.automationId === a.automationId);
       expect(failed).to.have.length(1);
       expect(failed[0]).to.include({ objectId: burner.objectId, action: 'pause' });
       expect(failed[0].error).to.match(/after 4 attempts/);

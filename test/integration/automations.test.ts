@@ -55,7 +55,13 @@ for (const dialect of dialects()) {
       orgId = seed.organizations.acme.id;
       brandId = seed.organizations.acme.brands.shoes.id;
       service = await Service.open({
-        config: loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', SVC_STRICT_OUTPUT: 'true', RATE_LIMIT_PER_MINUTE: '100000', CHAT_WEBHOOK_URL: chat.url }),
+        config: loadConfig({
+          DATABASE_URL: db.url,
+          LOG_LEVEL: 'silent',
+          SVC_STRICT_OUTPUT: 'true',
+          RATE_LIMIT_PER_MINUTE: '100000',
+          CHAT_WEBHOOK_URL: chat.url,
+        }),
         log: pino({ level: 'silent' }),
         resolveHost: fakeResolver(),
         now: () => clock,
@@ -75,7 +81,12 @@ for (const dialect of dialects()) {
     /** Campaigns live since two days before now: "Burner" spends and gets no results, "Winner" converts. */
     async function liveCampaigns(names: string[] = ['Burner - no results', 'Winner']): Promise<SeededObject[]> {
       const launch = await seedLiveLaunch(service.knex, {
-        organizationId: orgId, brandId, accountId: 'act_1001', platform: 'meta', title: `Launch ${++n}`, at: clock - 2 * DAY,
+        organizationId: orgId,
+        brandId,
+        accountId: 'act_1001',
+        platform: 'meta',
+        title: `Launch ${++n}`,
+        at: clock - 2 * DAY,
         // A winner spends enough that its clicks always convert by mid-morning, whatever its random platform id.
         campaigns: names.map((name) => ({ name, dailyBudget: name.startsWith('Winner') ? 500_000 : 20_000 })),
       });
@@ -83,7 +94,15 @@ for (const dialect of dialects()) {
     }
 
     async function createAutomation(fields: Record<string, unknown>): Promise<any> {
-      return call('create-automation', { automationName: `Rule ${++n}`, accountId: 'act_1001', level: 'campaign', conditions: NO_RESULTS, action: 'pause', frequency: 'every_15_minutes', ...fields });
+      return call('create-automation', {
+        automationName: `Rule ${++n}`,
+        accountId: 'act_1001',
+        level: 'campaign',
+        conditions: NO_RESULTS,
+        action: 'pause',
+        frequency: 'every_15_minutes',
+        ...fields,
+      });
     }
 
     const run = (a: { automationId: number }) => call('run-automation', { automationId: String(a.automationId) });
@@ -121,7 +140,17 @@ for (const dialect of dialects()) {
       expect(await platformStatus(burner)).to.equal('ACTIVE');
       // The event says what a live run would have done, so integrators can watch a rule before arming it.
       expect((await events('automation.triggered')).slice(before)).to.deep.equal([
-        { brandId, automationId: a.automationId, automationName: a.automationName, accountId: 'act_1001', runId: r.runId, objectId: burner.objectId, level: 'campaign', action: 'paused', mode: 'shadow' },
+        {
+          brandId,
+          automationId: a.automationId,
+          automationName: a.automationName,
+          accountId: 'act_1001',
+          runId: r.runId,
+          objectId: burner.objectId,
+          level: 'campaign',
+          action: 'paused',
+          mode: 'shadow',
+        },
       ]);
       expect(await service.knex('activity_entries').where({ entity_id: burner.nodeId })).to.have.length(0);
     });
@@ -148,7 +177,10 @@ for (const dialect of dialects()) {
         `• campaign "${objectOf(r, other).name}" ${other.objectId}: spend (today) ${spend(other)} USD > 1.00 USD, results (today) 0 < 1; notified`,
       ]);
       const triggered = (await events('automation.triggered')).slice(eventsBefore);
-      expect(triggered.map((e) => [e.objectId, e.action, e.mode])).to.have.deep.members([[burner.objectId, 'notified', 'live'], [other.objectId, 'notified', 'live']]);
+      expect(triggered.map((e) => [e.objectId, e.action, e.mode])).to.have.deep.members([
+        [burner.objectId, 'notified', 'live'],
+        [other.objectId, 'notified', 'live'],
+      ]);
     });
 
     it('pause_and_notify pauses and posts one message saying so; a pause-only automation posts nothing', async () => {
@@ -159,7 +191,11 @@ for (const dialect of dialects()) {
       expect(objectOf(r, burner)).to.include({ action: 'paused' });
       expect(await platformStatus(burner)).to.equal('PAUSED');
       expect(texts().slice(before)).to.have.length(1);
-      expect(texts().at(-1)).to.match(new RegExp(`^Automation "Pause and tell" \\(#${both.automationId}, act_1001\\) matched 1 object in run ${r.runId}:\\n• campaign .*${burner.objectId}: spend \\(today\\) .* USD > 1\\.00 USD, results \\(today\\) 0 < 1; paused$`));
+      expect(texts().at(-1)).to.match(
+        new RegExp(
+          `^Automation "Pause and tell" \\(#${both.automationId}, act_1001\\) matched 1 object in run ${r.runId}:\\n• campaign .*${burner.objectId}: spend \\(today\\) .* USD > 1\\.00 USD, results \\(today\\) 0 < 1; paused$`,
+        ),
+      );
       const [other] = await liveCampaigns(['Burner - no results']);
       const pauseOnly = await createAutomation({ objectIds: [other.objectId], action: 'pause' });
       expect(objectOf(await run(pauseOnly), other)).to.include({ action: 'paused' });
@@ -175,7 +211,17 @@ for (const dialect of dialects()) {
       expect(objectOf(r, burner)).to.include({ intended: 'notify', action: 'none', skipReason: 'shadow' });
       expect(texts().length).to.equal(before);
       expect((await events('automation.triggered')).slice(eventsBefore)).to.deep.equal([
-        { brandId, automationId: a.automationId, automationName: a.automationName, accountId: 'act_1001', runId: r.runId, objectId: burner.objectId, level: 'campaign', action: 'notified', mode: 'shadow' },
+        {
+          brandId,
+          automationId: a.automationId,
+          automationName: a.automationName,
+          accountId: 'act_1001',
+          runId: r.runId,
+          objectId: burner.objectId,
+          level: 'campaign',
+          action: 'notified',
+          mode: 'shadow',
+        },
       ]);
     });
 
@@ -206,7 +252,7 @@ for (const dialect of dialects()) {
       expect(objectOf(await run(a), burner).action).to.equal('notified');
     });
 
-    it('stops at maxActionsPerDay until the next day of the account\'s time zone', async () => {
+    it("stops at maxActionsPerDay until the next day of the account's time zone", async () => {
       const objects = await liveCampaigns(['Burner A - no results', 'Burner B - no results']);
       const a = await createAutomation({ objectIds: objects.map((o) => o.objectId), action: 'notify', cooldownMinutes: 0, maxActionsPerDay: 1 });
       // Which of the two acts first depends on the order the platform lists them; one acts, the other waits.
@@ -284,7 +330,7 @@ for (const dialect of dialects()) {
       for (const a of [first, second]) await call('set-automation-status', { automationId: String(a.automationId), status: 'PAUSED' });
     });
 
-    it('runs a daily rule at its local hour across the DST change, reading today in the account\'s time zone', async () => {
+    it("runs a daily rule at its local hour across the DST change, reading today in the account's time zone", async () => {
       const saved = clock;
       clock = SATURDAY_10AM_EST;
       const [burner] = await liveCampaigns(['Burner - no results']);
@@ -317,7 +363,8 @@ for (const dialect of dialects()) {
     it('runs each due automation once with two job workers on one database', async () => {
       const objects = await liveCampaigns(['Burner 1 - no results', 'Burner 2 - no results', 'Winner 3']);
       const automations = [];
-      for (let i = 0; i < 4; i++) automations.push(await createAutomation({ objectIds: objects.map((o) => o.objectId), action: 'notify', cooldownMinutes: 0, maxActionsPerDay: 100 }));
+      for (let i = 0; i < 4; i++)
+        automations.push(await createAutomation({ objectIds: objects.map((o) => o.objectId), action: 'notify', cooldownMinutes: 0, maxActionsPerDay: 100 }));
       const other = await Service.open({
         config: loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', SVC_STRICT_OUTPUT: 'true', RATE_LIMIT_PER_MINUTE: '100000' }),
         log: pino({ level: 'silent' }),

@@ -32,7 +32,9 @@ for (const dialect of dialects()) {
       const second = await applyBootstrap(knex, schemas, documentedExample());
       expect(second.organizations.acme.id).to.not.equal(first.organizations.acme.id);
       expect(second.organizations.acme.brands.shoes.id).to.not.equal(first.organizations.acme.brands.shoes.id);
-      expect(second.organizations.acme.apiKeys.ci.secret).to.match(/^svc_sk_/).and.not.equal(first.organizations.acme.apiKeys.ci.secret);
+      expect(second.organizations.acme.apiKeys.ci.secret)
+        .to.match(/^svc_sk_/)
+        .and.not.equal(first.organizations.acme.apiKeys.ci.secret);
       // The same person (email) is one user with a membership in each organization.
       expect(second.organizations.acme.users.olive.id).to.equal(first.organizations.acme.users.olive.id);
       expect(await knex('memberships').where({ user_id: first.organizations.acme.users.olive.id }).count({ n: '*' }).first()).to.deep.include({ n: 2 });

@@ -14,7 +14,11 @@ import { waitUntil } from '../helpers/launches.js';
 
 const cases: Array<{ name: string; finish: (knex: Knex, job: ClaimedJob, now: number) => Promise<unknown>; after: Record<string, unknown> }> = [
   { name: 'completeJob', finish: (knex, job, now) => completeJob(knex, job, null, now), after: { locked_by: null, run_at: null, attempts: 0 } },
-  { name: 'failJob', finish: (knex, job, now) => failJob(knex, job, 'the run failed', now), after: { locked_by: null, attempts: 1, last_error: 'the run failed' } },
+  {
+    name: 'failJob',
+    finish: (knex, job, now) => failJob(knex, job, 'the run failed', now),
+    after: { locked_by: null, attempts: 1, last_error: 'the run failed' },
+  },
 ];
 
 if (process.env.TEST_MYSQL_URL) {

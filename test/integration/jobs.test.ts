@@ -20,7 +20,7 @@ import { testOutbound } from '../helpers/outbound.js';
 import { backoffMs } from '../../src/jobs/queue/fail.js';
 import { Platforms } from '../../src/platforms/registry.js';
 import { liveAdapters } from '../../src/platforms/live.js';
-import { Directory } from '../../src/directory.js';
+import { Directory } from '../../src/brands/directory.js';
 import { Trackers } from '../../src/trackers/registry.js';
 
 const LEASE = 10_000;
@@ -88,7 +88,7 @@ for (const dialect of dialects()) {
       expect(await db.knex('jobs').where({ kind: 'count' }).count({ n: '*' }).first()).to.satisfy((r: any) => Number(r.n) === 0);
     });
 
-    it('lets another worker take a job over once its holder\'s lease runs out (the holder died)', async () => {
+    it("lets another worker take a job over once its holder's lease runs out (the holder died)", async () => {
       const runs: string[] = [];
       const kind: JobKind = { kind: 'orphan', run: async (ctx, job) => (runs.push(`${job.key}@${ctx.now()}`), 'done') };
       await wake('orphan', 'o1');

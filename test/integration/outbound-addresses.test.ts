@@ -52,16 +52,27 @@ for (const dialect of dialects()) {
 
       before(async () => {
         wire = await tripwire();
-        w = await startWorld({ dialect, bootstrap: workflowWorld, env: { JOBS: 'off', ...(mode === 'dev' ? { WEBHOOK_ALLOW_PRIVATE: 'true' } : {}) }, resolveHost: fakeResolver(NAMES) });
+        w = await startWorld({
+          dialect,
+          bootstrap: workflowWorld,
+          env: { JOBS: 'off', ...(mode === 'dev' ? { WEBHOOK_ALLOW_PRIVATE: 'true' } : {}) },
+          resolveHost: fakeResolver(NAMES),
+        });
         ci = w.key('acme', 'ci');
         brand = w.brandId('acme', 'shoes');
         // What the send checks start from: an endpoint, a tracker connection and a chat step saved with a public URL.
         const endpoint = await w.request('POST', '/v1/webhook-endpoints', { key: ci, body: { url: 'https://public.example/hooks', events: ['webhook.test'] } });
         expect(endpoint.status).to.equal(201);
         endpointId = endpoint.body.endpointId;
-        const tracker = await w.request('PUT', `/v1/brands/${brand}/integrations/tracker`, { key: ci, body: { baseUrl: 'https://public.example', apiKey: 'kt_table_key_0001' } });
+        const tracker = await w.request('PUT', `/v1/brands/${brand}/integrations/tracker`, {
+          key: ci,
+          body: { baseUrl: 'https://public.example', apiKey: 'kt_table_key_0001' },
+        });
         expect(tracker.status).to.equal(200);
-        const wf = await w.request('POST', `/v1/brands/${brand}/workflows`, { key: ci, body: { workflowName: 'Tell', trigger: { kind: 'manual' }, nodes: [chatNode('tell', 'https://public.example/chat')], edges: [] } });
+        const wf = await w.request('POST', `/v1/brands/${brand}/workflows`, {
+          key: ci,
+          body: { workflowName: 'Tell', trigger: { kind: 'manual' }, nodes: [chatNode('tell', 'https://public.example/chat')], edges: [] },
+        });
         expect(wf.status, JSON.stringify(wf.body)).to.equal(201);
         workflowId = wf.body.workflowId;
       });
@@ -71,13 +82,28 @@ for (const dialect of dialects()) {
       });
 
       const saveCases = [
-        { kind: 'a webhook endpoint url', field: 'url', ok: 201, save: (url: string) => w.request('POST', '/v1/webhook-endpoints', { key: ci, body: { url, events: ['webhook.test'] } }) },
-        { kind: 'a tracker baseUrl', field: 'baseUrl', ok: 200, save: (url: string) => w.request('PUT', `/v1/brands/${w.brandId('acme', 'hats')}/integrations/tracker`, { key: ci, body: { baseUrl: url, apiKey: 'kt_table_key_0002' } }) },
+        {
+          kind: 'a webhook endpoint url',
+          field: 'url',
+          ok: 201,
+          save: (url: string) => w.request('POST', '/v1/webhook-endpoints', { key: ci, body: { url, events: ['webhook.test'] } }),
+        },
+        {
+          kind: 'a tracker baseUrl',
+          field: 'baseUrl',
+          ok: 200,
+          save: (url: string) =>
+            w.request('PUT', `/v1/brands/${w.brandId('acme', 'hats')}/integrations/tracker`, { key: ci, body: { baseUrl: url, apiKey: 'kt_table_key_0002' } }),
+        },
         {
           kind: 'a chat step webhookUrl',
           field: 'nodes[tell].settings.webhookUrl',
           ok: 201,
-          save: (url: string) => w.request('POST', `/v1/brands/${brand}/workflows`, { key: ci, body: { workflowName: 'Tell', trigger: { kind: 'manual' }, nodes: [chatNode('tell', url)], edges: [] } }),
+          save: (url: string) =>
+            w.request('POST', `/v1/brands/${brand}/workflows`, {
+              key: ci,
+              body: { workflowName: 'Tell', trigger: { kind: 'manual' }, nodes: [chatNode('tell', url)], edges: [] },
+            }),
         },
       ];
 
@@ -110,7 +136,10 @@ for (const dialect of dialects()) {
             const row = await w.service.knex('workflows').where({ id: workflowId }).first('nodes');
             const nodes = JSON.parse(row.nodes);
             nodes[0].settings.webhookUrl = url;
-            await w.service.knex('workflows').where({ id: workflowId }).update({ nodes: JSON.stringify(nodes) });
+            await w.service
+              .knex('workflows')
+              .where({ id: workflowId })
+              .update({ nodes: JSON.stringify(nodes) });
             const run = await w.request('POST', `/v1/brands/${brand}/workflows/${workflowId}/runs`, { key: ci, body: {} });
             expect(run.status).to.equal(202);
             await w.service.jobs.drain();
@@ -136,7 +165,10 @@ for (const dialect of dialects()) {
             } else {
               expect(res.status, `${c.kind} at save`).to.equal(400);
               expect(res.body.error.code).to.equal('validation_failed');
-              expect(res.body.error.details.map((d: { field: string }) => d.field), `${c.kind} at save`).to.include(c.field);
+              expect(
+                res.body.error.details.map((d: { field: string }) => d.field),
+                `${c.kind} at save`,
+              ).to.include(c.field);
             }
           }
           if (atSend === 'refused') {
@@ -178,9 +210,15 @@ for (const dialect of dialects()) {
         const url = `https://rebind.example:${wire.port}/in`;
         const endpoint = await w.request('POST', '/v1/webhook-endpoints', { key: ci, body: { url, events: ['webhook.test'] } });
         expect(endpoint.status).to.equal(201);
-        const tracker = await w.request('PUT', `/v1/brands/${brand}/integrations/tracker`, { key: ci, body: { baseUrl: `https://rebind.example:${wire.port}`, apiKey: 'kt_rebind_key_0001' } });
+        const tracker = await w.request('PUT', `/v1/brands/${brand}/integrations/tracker`, {
+          key: ci,
+          body: { baseUrl: `https://rebind.example:${wire.port}`, apiKey: 'kt_rebind_key_0001' },
+        });
         expect(tracker.status).to.equal(200);
-        const wf = await w.request('POST', `/v1/brands/${brand}/workflows`, { key: ci, body: { workflowName: 'Tell', trigger: { kind: 'manual' }, nodes: [chatNode('tell', url)], edges: [] } });
+        const wf = await w.request('POST', `/v1/brands/${brand}/workflows`, {
+          key: ci,
+          body: { workflowName: 'Tell', trigger: { kind: 'manual' }, nodes: [chatNode('tell', url)], edges: [] },
+        });
         expect(wf.status).to.equal(201);
         expect(resolver.lookups).to.deep.equal(['rebind.example', 'rebind.example', 'rebind.example']);
 

@@ -37,7 +37,12 @@ for (const dialect of dialects()) {
       });
       receiver = await new WebhookReceiver().start();
       const principal = await service.authenticate(`Bearer ${tenant.key}`, 'api');
-      const created = await service.invoke('create-webhook-endpoint', principal, { url: receiver.url, events: ['budget.changed'], brandIds: null, enabled: true }, { requestId: 'req_outbox_test' });
+      const created = await service.invoke(
+        'create-webhook-endpoint',
+        principal,
+        { url: receiver.url, events: ['budget.changed'], brandIds: null, enabled: true },
+        { requestId: 'req_outbox_test' },
+      );
       expect(created.status, JSON.stringify(created.body)).to.equal(201);
       const body = created.body as { endpointId: number; secret: string };
       endpointId = body.endpointId;
@@ -69,7 +74,12 @@ for (const dialect of dialects()) {
     }
 
     it('never delivers an event whose transaction rolled back, though the worker claimed while it was open; the next committed event is delivered', async () => {
-      const event = (n: number) => ({ organizationId: tenant.organizationId, brandId: tenant.brandId, type: 'budget.changed', data: producedData(tenant.brandId, n) });
+      const event = (n: number) => ({
+        organizationId: tenant.organizationId,
+        brandId: tenant.brandId,
+        type: 'budget.changed',
+        data: producedData(tenant.brandId, n),
+      });
       // A separate connection from the service's, as another request's transaction would be.
       let rolledBack: EmittedEvent | undefined;
       const failure = await rejectionOf(
@@ -96,7 +106,9 @@ for (const dialect of dialects()) {
       expect(amounts).to.deep.equal([COMMITTED]);
       await waitUntil(async () => (await count('webhook_deliveries', { status: 'succeeded' })) === 1, 'the delivery to be recorded');
       const rows = await db.knex('webhook_deliveries as d').join('events as e', 'e.id', 'd.event_id').select('e.public_id', 'd.endpoint_id', 'd.status');
-      expect(rows.map((r) => ({ ...r, endpoint_id: Number(r.endpoint_id) }))).to.deep.equal([{ public_id: committed.publicId, endpoint_id: endpointId, status: 'succeeded' }]);
+      expect(rows.map((r) => ({ ...r, endpoint_id: Number(r.endpoint_id) }))).to.deep.equal([
+        { public_id: committed.publicId, endpoint_id: endpointId, status: 'succeeded' },
+      ]);
       expect(await count('events')).to.equal(1);
     });
   });

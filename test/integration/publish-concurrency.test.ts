@@ -196,7 +196,11 @@ async function startFaultProxy(target: string): Promise<FaultProxy> {
       if (proxy.failing?.(call)) {
         proxy.refused++;
         res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: '(#2) Service temporarily unavailable', type: 'OAuthException', code: 2, is_transient: true, fbtrace_id: 'proxy' } }));
+        res.end(
+          JSON.stringify({
+            error: { message: '(#2) Service temporarily unavailable', type: 'OAuthException', code: 2, is_transient: true, fbtrace_id: 'proxy' },
+          }),
+        );
         return;
       }
       const answer = await fetch(`${upstream.origin}${req.url}`, {
@@ -226,7 +230,7 @@ for (const dialect of dialects()) {
   describe(`publishing under concurrency and failure (${dialect})`, function () {
     this.timeout(120_000);
 
-    describe('50 launches racing for one key\'s ceiling', () => {
+    describe("50 launches racing for one key's ceiling", () => {
       const LAUNCHES = 50;
       const CEILING_DOLLARS = 1000; // 100000 cents: exactly 20 launches of 5000 cents fit
       const FITS = 20;
@@ -245,7 +249,11 @@ for (const dialect of dialects()) {
         client = new BrandClient(w.url, w.key('acme', 'ci'), w.brandId('acme', 'shoes'));
         apiKeyId = w.seed.organizations.acme.apiKeys.ci.id;
         const creativeId = await client.uploadCreative();
-        launches = await mapLimit(Array.from({ length: LAUNCHES }, (_, i) => i), 10, (i) => buildLaunch(client, { title: `Race ${i + 1}`, creativeId }));
+        launches = await mapLimit(
+          Array.from({ length: LAUNCHES }, (_, i) => i),
+          10,
+          (i) => buildLaunch(client, { title: `Race ${i + 1}`, creativeId }),
+        );
         // Every launch its own Idempotency-Key, all in flight at once.
         replies = await Promise.all(launches.map((l) => client.publish(l.launchId, newKey('race'))));
       });
@@ -263,14 +271,21 @@ for (const dialect of dialects()) {
         }
       });
 
-      it('commits no more than the ceiling: api_keys.committed_cents is the sum of the successful publishes\' counted amounts', async () => {
+      it("commits no more than the ceiling: api_keys.committed_cents is the sum of the successful publishes' counted amounts", async () => {
         const counted = replies.filter((r) => r.status === 200).reduce((sum, r) => sum + Number(r.body.budget.countedMinorUnits), 0);
         const committed = await committedCents(w.service.knex, apiKeyId);
         expect(committed).to.equal(counted);
         expect(committed).to.be.at.most(CEILING_DOLLARS * 100);
         const ledger = await w.service.knex('spend_commitments').where({ api_key_id: apiKeyId }).select('launch_id', 'state', 'amount_cents');
-        expect(ledger.filter((c) => c.state !== 'committed'), 'reservations left open').to.deep.equal([]);
-        expect(ledger.map((c) => String(c.launch_id)).sort()).to.deep.equal(won().map((l) => l.launchId).sort());
+        expect(
+          ledger.filter((c) => c.state !== 'committed'),
+          'reservations left open',
+        ).to.deep.equal([]);
+        expect(ledger.map((c) => String(c.launch_id)).sort()).to.deep.equal(
+          won()
+            .map((l) => l.launchId)
+            .sort(),
+        );
         expect(ledger.reduce((sum, c) => sum + Number(c.amount_cents), 0)).to.equal(committed);
       });
 
@@ -292,7 +307,9 @@ for (const dialect of dialects()) {
 
       it('holds in the sandbox exactly the objects of the successful launches', async () => {
         const rows = await w.service.knex('sandbox_objects').where({ account_id: ACCOUNT }).select('object_id', 'marker', 'level', 'status');
-        const expected = won().flatMap((l) => l.nodeIds).sort();
+        const expected = won()
+          .flatMap((l) => l.nodeIds)
+          .sort();
         expect(rows.length).to.equal(FITS * 3);
         expect(rows.map((r) => r.marker).sort()).to.deep.equal(expected);
         expect(rows.filter((r) => r.status === 'DELETED')).to.deep.equal([]);
@@ -332,7 +349,14 @@ for (const dialect of dialects()) {
         const rows = await w.service.knex('sandbox_objects').whereIn('marker', launch.nodeIds).select('marker');
         expect(rows.length).to.equal(launch.objectCount);
         expect(new Set(rows.map((r) => r.marker)).size).to.equal(launch.objectCount);
-        expect(await w.service.knex('sandbox_objects').where({ account_id: ACCOUNT }).count({ n: '*' }).first().then((r) => Number(r!.n))).to.equal(launch.objectCount);
+        expect(
+          await w.service
+            .knex('sandbox_objects')
+            .where({ account_id: ACCOUNT })
+            .count({ n: '*' })
+            .first()
+            .then((r) => Number(r!.n)),
+        ).to.equal(launch.objectCount);
         expect((await client.launch(launch.launchId)).body.status).to.equal('published');
         expect(await committedCents(w.service.knex, apiKeyId)).to.equal(launch.countedCents);
       });
@@ -358,7 +382,14 @@ for (const dialect of dialects()) {
         expect(again.status, describeReply(again)).to.equal(200);
         expect(again.headers.get('idempotent-replayed')).to.equal('true');
         expect(again.body).to.deep.equal(original.body);
-        expect(await w.service.knex('sandbox_objects').whereIn('marker', launch.nodeIds).count({ n: '*' }).first().then((r) => Number(r!.n))).to.equal(launch.objectCount);
+        expect(
+          await w.service
+            .knex('sandbox_objects')
+            .whereIn('marker', launch.nodeIds)
+            .count({ n: '*' })
+            .first()
+            .then((r) => Number(r!.n)),
+        ).to.equal(launch.objectCount);
       });
     });
 
@@ -444,20 +475,28 @@ for (const dialect of dialects()) {
             if (c.level === 'ad') expect(createdDuringFailure.filter((o) => o.level === 'ad').length, 'ads of the first batch').to.equal(50);
             const live = createdDuringFailure.filter((o) => o.status !== 'DELETED');
             const levels = ['campaign', 'adset', 'ad'].map((l) => `${live.filter((o) => o.level === l).length} ${l}s`).join(', ');
-            const sample = live.slice(0, 3).map((o) => `${o.level} ${o.id} "${o.name}" ${o.status}`).join('; ');
+            const sample = live
+              .slice(0, 3)
+              .map((o) => `${o.level} ${o.id} "${o.name}" ${o.status}`)
+              .join('; ');
             expect(live.length, `objects the failed publish left live on the platform (${levels}), e.g. ${sample}`).to.equal(0);
           });
 
-          it('gives the reservation back: the key\'s committed total is what it was', async () => {
+          it("gives the reservation back: the key's committed total is what it was", async () => {
             expect(await committedCents(w.service.knex, apiKeyId)).to.equal(committedBefore);
-            const ledger = await w.service.knex('spend_commitments').where({ launch_id: Number(launch.launchId) }).select('state');
+            const ledger = await w.service
+              .knex('spend_commitments')
+              .where({ launch_id: Number(launch.launchId) })
+              .select('state');
             expect(ledger.map((r) => r.state)).to.deep.equal(['released']);
           });
 
           it('marks the launch publish_failed with a statusReason and no platform ids on its nodes', async () => {
             const tree = (await client.launch(launch.launchId)).body;
             expect(tree.status).to.equal('publish_failed');
-            expect(tree.statusReason).to.be.a('string').and.match(/^Publish failed: /);
+            expect(tree.statusReason)
+              .to.be.a('string')
+              .and.match(/^Publish failed: /);
             for (const n of nodesOf(tree)) expect(n, `node ${n.id}`).to.include({ status: 'draft', platformId: null });
           });
 
@@ -478,7 +517,7 @@ for (const dialect of dialects()) {
             }
             const mine = new Set(launch.nodeIds);
             const liveOfLaunch = fake.objectsOf(ACCOUNT).filter((o) => o.status !== 'DELETED' && mine.has(markerOf(o.name) ?? ''));
-            expect(liveOfLaunch.length, 'live platform objects carrying this launch\'s markers').to.equal(launch.objectCount);
+            expect(liveOfLaunch.length, "live platform objects carrying this launch's markers").to.equal(launch.objectCount);
             expect(await committedCents(w.service.knex, apiKeyId)).to.equal(committedBefore + launch.countedCents);
           });
         });
@@ -581,7 +620,11 @@ for (const dialect of dialects()) {
       it(`leaves on the platform exactly one campaign, ${AD_SETS} ad sets and ${AD_SETS * ADS_PER_SET} ads, none created twice`, () => {
         const all = fake.objectsOf(ACCOUNT);
         const count = (level: string) => all.filter((o) => o.level === level).length;
-        expect({ campaigns: count('campaign'), adSets: count('adset'), ads: count('ad') }).to.deep.equal({ campaigns: 1, adSets: AD_SETS, ads: AD_SETS * ADS_PER_SET });
+        expect({ campaigns: count('campaign'), adSets: count('adset'), ads: count('ad') }).to.deep.equal({
+          campaigns: 1,
+          adSets: AD_SETS,
+          ads: AD_SETS * ADS_PER_SET,
+        });
         expect(all.map((o) => markerOf(o.name)).sort()).to.deep.equal([...launch.nodeIds].sort());
         expect(all.filter((o) => o.status === 'DELETED')).to.deep.equal([]);
         expect(all.find((o) => o.level === 'campaign')!.status).to.equal('ACTIVE');
@@ -589,7 +632,9 @@ for (const dialect of dialects()) {
 
       it('counts the launch once against the ceiling', async () => {
         expect(await committedCents(reader, apiKeyId)).to.equal(launch.countedCents);
-        const ledger = await reader('spend_commitments').where({ launch_id: Number(launch.launchId) }).select('state', 'amount_cents');
+        const ledger = await reader('spend_commitments')
+          .where({ launch_id: Number(launch.launchId) })
+          .select('state', 'amount_cents');
         expect(ledger.map((r) => [r.state, Number(r.amount_cents)])).to.deep.equal([['committed', launch.countedCents]]);
       });
     });

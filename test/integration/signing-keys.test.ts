@@ -18,7 +18,15 @@ for (const dialect of dialects()) {
     });
     after(async () => database?.close());
     const issue = (keys: SigningKeys) =>
-      issueAccessToken(keys, { issuer: 'https://svc.test', audience: 'https://svc.test/v1', userId: 1, scopes: ['read'], clientId: 'cli_x', grantId: 1, organizationId: 1 });
+      issueAccessToken(keys, {
+        issuer: 'https://svc.test',
+        audience: 'https://svc.test/v1',
+        userId: 1,
+        scopes: ['read'],
+        clientId: 'cli_x',
+        grantId: 1,
+        organizationId: 1,
+      });
     const kidOf = (token: string) => JSON.parse(Buffer.from(token.slice('svc_at_'.length).split('.')[0], 'base64url').toString()).kid;
 
     it('creates a key on first use, then signs with the rotated one while the old one keeps verifying', async () => {
@@ -36,7 +44,10 @@ for (const dialect of dialects()) {
       expect((await verifyAccessToken(verifier, after.token, 'https://svc.test')).aud).to.equal('https://svc.test/v1');
       const jwks = await verifier.jwks();
       expect(jwks.keys.map((k) => k.kid)).to.include.members([oldKid, newKid]);
-      expect(jwks.keys.every((k) => k.d === undefined), 'no private parts in the JWKS').to.equal(true);
+      expect(
+        jwks.keys.every((k) => k.d === undefined),
+        'no private parts in the JWKS',
+      ).to.equal(true);
       expect((await knex('oauth_signing_keys').where({ active: true })).map((r) => r.kid)).to.deep.equal([newKid]);
     });
 

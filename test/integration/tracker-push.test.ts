@@ -42,11 +42,13 @@ for (const dialect of dialects()) {
     let east: number;
     let tokyo: number;
 
-    const call = async (name: string, input: Record<string, unknown>) => (await service.invoke(name, principal, input, { requestId: `t-${name}-${clock}` })).body as any;
+    const call = async (name: string, input: Record<string, unknown>) =>
+      (await service.invoke(name, principal, input, { requestId: `t-${name}-${clock}` })).body as any;
     const events = async (type: string, brandId: number) =>
       (await service.knex('events').where({ type, brand_id: brandId }).orderBy('id')).map((e) => JSON.parse(e.data));
     /** Spend of a campaign on a local date as the ad platform reports it now (minor units). */
-    const spend = async (account: AdAccount, id: string, date: string) => (await new SandboxPlatform(account.platform, service.knex, () => clock).insights(account, [id], { since: date, until: date })).spendMinorUnits;
+    const spend = async (account: AdAccount, id: string, date: string) =>
+      (await new SandboxPlatform(account.platform, service.knex, () => clock).insights(account, [id], { since: date, until: date })).spendMinorUnits;
     const dollars = (cents: number) => `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
     const dateOf = (r: LoggedRequest) => String(r.body.start_date).slice(0, 10);
     /**
@@ -65,7 +67,10 @@ for (const dialect of dialects()) {
 
     before(async () => {
       tracker = await new KeitaroServer(KEY, () => clock).start();
-      tracker.campaigns = [{ id: EAST_CAMPAIGN, name: 'East offers' }, { id: TOKYO_CAMPAIGN, name: 'Tokyo offers' }];
+      tracker.campaigns = [
+        { id: EAST_CAMPAIGN, name: 'East offers' },
+        { id: TOKYO_CAMPAIGN, name: 'Tokyo offers' },
+      ];
       clicksEveryDay(tracker, '2026-03-01', '2026-03-20', [
         { campaign_id: EAST_CAMPAIGN, sub_id_3: C1, clicks: 120 },
         { campaign_id: EAST_CAMPAIGN, sub_id_3: C2, clicks: 60 },
@@ -78,7 +83,17 @@ for (const dialect of dialects()) {
       const org = seed.organizations.acme;
       east = org.brands.east.id;
       tokyo = org.brands.tokyo.id;
-      await seedLaunch(setup.knex, org.id, east, 'act_5001', [{ id: C1, name: 'Prospecting' }, { id: C2, name: 'Retargeting' }], T0 - 3 * 24 * HOUR);
+      await seedLaunch(
+        setup.knex,
+        org.id,
+        east,
+        'act_5001',
+        [
+          { id: C1, name: 'Prospecting' },
+          { id: C2, name: 'Retargeting' },
+        ],
+        T0 - 3 * 24 * HOUR,
+      );
       await seedLaunch(setup.knex, org.id, tokyo, 'biz_5002', [{ id: C3, name: 'Tokyo launch' }], T0 - 3 * 24 * HOUR);
       await setup.knex.destroy();
       service = await Service.open({
@@ -110,9 +125,14 @@ for (const dialect of dialects()) {
       expect(JSON.stringify(view)).to.not.contain(KEY);
     });
 
-    it('pushes today\'s spend every hour and yesterday\'s final spend once at finalLocalHour, across midnight in New York and Tokyo', async () => {
+    it("pushes today's spend every hour and yesterday's final spend once at finalLocalHour, across midnight in New York and Tokyo", async () => {
       const on = await call('set-tracker-push', { brandId: east, enabled: true, finalLocalHour: 3, requestIntervalSeconds: 5 });
-      expect(on).to.deep.include({ connected: true, enabled: true, disabledReason: null, schedule: { cron: '5 * * * *', finalLocalHour: 3, requestIntervalSeconds: 5 } });
+      expect(on).to.deep.include({
+        connected: true,
+        enabled: true,
+        disabledReason: null,
+        schedule: { cron: '5 * * * *', finalLocalHour: 3, requestIntervalSeconds: 5 },
+      });
       await call('set-tracker-push', { brandId: tokyo, enabled: true, finalLocalHour: 3, requestIntervalSeconds: 5 });
       // Not due before the next hour: nothing is pushed.
       await service.jobs.drain();
@@ -135,7 +155,12 @@ for (const dialect of dialects()) {
           const account = isEast ? EAST : TOKYO;
           const id = isEast ? r.body.filters.sub_id_3 : C3;
           const cents = await spend(account, id, dateOf(r));
-          expect(r.body).to.deep.include({ start_date: `${dateOf(r)} 00:00:00`, end_date: `${dateOf(r)} 23:59:59`, currency: account.currency, timezone: account.timezone });
+          expect(r.body).to.deep.include({
+            start_date: `${dateOf(r)} 00:00:00`,
+            end_date: `${dateOf(r)} 23:59:59`,
+            currency: account.currency,
+            timezone: account.timezone,
+          });
           expect(r.body.cost, `cycle ${cycle} ${id}`).to.equal(isEast ? dollars(cents) : String(cents));
           // The east tracker campaign receives clicks of two service campaigns: each push filters on sub_id_3.
           if (isEast) expect([C1, C2]).to.include(r.body.filters.sub_id_3);
@@ -166,10 +191,16 @@ for (const dialect of dialects()) {
       // A full day's cost (every hour over) was what the final push set.
       expect(tracker.cost(TOKYO_CAMPAIGN, '2026-03-10')!.cost).to.equal(String(await spend(TOKYO, C3, '2026-03-10')));
       const setting = await call('get-tracker-push', { brandId: east });
-      expect(setting).to.deep.include({ enabled: true, lastCampaignsPushed: 2, unmatchedCount: 0, lastError: null, lastPushAt: new Date(clock).toISOString().replace(/\.\d+Z$/, (m) => m) });
+      expect(setting).to.deep.include({
+        enabled: true,
+        lastCampaignsPushed: 2,
+        unmatchedCount: 0,
+        lastError: null,
+        lastPushAt: new Date(clock).toISOString().replace(/\.\d+Z$/, (m) => m),
+      });
     });
 
-    it('asks for clicks in Keitaro\'s own report shape (columns, metrics, grouping, filters, range); the strict fake refuses the old dimensions/measures shape', async () => {
+    it("asks for clicks in Keitaro's own report shape (columns, metrics, grouping, filters, range); the strict fake refuses the old dimensions/measures shape", async () => {
       const report = tracker.requests.find((r) => r.path === '/report/build' && r.body.metrics?.includes('clicks'))!;
       expect(report.status).to.equal(200);
       expect(Object.keys(report.body).sort()).to.deep.equal(['columns', 'filters', 'grouping', 'limit', 'metrics', 'offset', 'range', 'sort']);
@@ -179,7 +210,11 @@ for (const dialect of dialects()) {
       const old = await fetch(`${tracker.url}/admin_api/v1/report/build`, {
         method: 'POST',
         headers: { 'Api-Key': KEY, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ range: { from: '2026-03-01', to: '2026-03-07', timezone: 'UTC' }, dimensions: ['campaign_id', 'sub_id_3'], measures: ['clicks'] }),
+        body: JSON.stringify({
+          range: { from: '2026-03-01', to: '2026-03-07', timezone: 'UTC' },
+          dimensions: ['campaign_id', 'sub_id_3'],
+          measures: ['clicks'],
+        }),
       });
       expect(old.status).to.equal(400);
       expect(await old.json()).to.deep.equal({ error: 'Bad request: unknown field "dimensions"' });
@@ -211,7 +246,10 @@ for (const dialect of dialects()) {
       const sets = first.c1.sets;
       const snapshot = { c1: first.c1.cost, c2: first.c2.cost };
       // The process died after pushing, before recording the run: the lease runs out and another worker runs it again.
-      await service.knex('jobs').where({ kind: 'tracker-push', job_key: String(east) }).update({ run_at: clock, locked_by: null });
+      await service
+        .knex('jobs')
+        .where({ kind: 'tracker-push', job_key: String(east) })
+        .update({ run_at: clock, locked_by: null });
       await service.jobs.drain();
       const again = { c1: tracker.cost(EAST_CAMPAIGN, date, C1)!, c2: tracker.cost(EAST_CAMPAIGN, date, C2)! };
       expect(again.c1.sets).to.equal(sets + 1);
@@ -256,7 +294,16 @@ for (const dialect of dialects()) {
       expect(final).to.deep.include({ providerCampaignId: C3, date: '2026-03-11', currency: 'JPY' });
       // JPY has no minor unit: the cost sent is the yen amount.
       const yen = Number(final.cost);
-      expect(run.drift).to.deep.equal([{ providerCampaignId: C3, trackerCampaignId: String(TOKYO_CAMPAIGN), date: '2026-03-11', platformMinorUnits: yen, trackerMinorUnits: yen, differenceMinorUnits: 0 }]);
+      expect(run.drift).to.deep.equal([
+        {
+          providerCampaignId: C3,
+          trackerCampaignId: String(TOKYO_CAMPAIGN),
+          date: '2026-03-11',
+          platformMinorUnits: yen,
+          trackerMinorUnits: yen,
+          differenceMinorUnits: 0,
+        },
+      ]);
       // Later cycles of the same day push no final and report no drift.
       clock += HOUR;
       expect((await manualRun(tokyo)).drift).to.deep.equal([]);
@@ -272,9 +319,32 @@ for (const dialect of dialects()) {
     });
 
     const disabledRows = [
-      { what: 'a 401 (the tracker rejects the key)', reason: 'unauthorized', provoke: () => { tracker.apiKey = 'kt_other_key_9999'; }, restore: () => { tracker.apiKey = KEY; } },
-      { what: 'a 402 (the plan refuses cost updates)', reason: 'refused', provoke: () => { tracker.faults.push({ status: 402, path: /update_costs/ }); }, restore: () => {} },
-      { what: 'a 403 (the plan refuses cost updates)', reason: 'refused', provoke: () => { tracker.faults.push({ status: 403, path: /update_costs/ }); }, restore: () => {} },
+      {
+        what: 'a 401 (the tracker rejects the key)',
+        reason: 'unauthorized',
+        provoke: () => {
+          tracker.apiKey = 'kt_other_key_9999';
+        },
+        restore: () => {
+          tracker.apiKey = KEY;
+        },
+      },
+      {
+        what: 'a 402 (the plan refuses cost updates)',
+        reason: 'refused',
+        provoke: () => {
+          tracker.faults.push({ status: 402, path: /update_costs/ });
+        },
+        restore: () => {},
+      },
+      {
+        what: 'a 403 (the plan refuses cost updates)',
+        reason: 'refused',
+        provoke: () => {
+          tracker.faults.push({ status: 403, path: /update_costs/ });
+        },
+        restore: () => {},
+      },
     ];
     for (const row of disabledRows) {
       it(`${row.what} turns the push off with disabledReason ${row.reason} and emits tracker.push.disabled; an owner turns it back on`, async () => {

@@ -24,7 +24,10 @@ for (const dialect of dialects()) {
     after(async () => w?.close());
 
     it('maps a published campaign on sub3 with deterministic clicks, and a push sets its cost', async () => {
-      const connect = await w.request('PUT', `/v1/brands/${shoes}/integrations/tracker`, { key: ci, body: { baseUrl: 'sandbox:', apiKey: 'sandbox-key-abcd' } });
+      const connect = await w.request('PUT', `/v1/brands/${shoes}/integrations/tracker`, {
+        key: ci,
+        body: { baseUrl: 'sandbox:', apiKey: 'sandbox-key-abcd' },
+      });
       expect(connect.status, JSON.stringify(connect.body)).to.equal(200);
       expect(connect.body).to.deep.include({ connected: true, baseUrl: 'sandbox:', apiKeyLast4: 'abcd' });
       const api = brandApi(w, ci, shoes);
@@ -33,13 +36,24 @@ for (const dialect of dialects()) {
       expect(preview.body.warnings).to.deep.equal([]);
       const published = await publish(api, built.launchId);
       expect(published.status, JSON.stringify(published.body)).to.equal(200);
-      const platformId = (await w.service.knex('launch_nodes').where({ launch_id: Number(built.launchId), node_type: 'campaign' }).first()).platform_id;
+      const platformId = (
+        await w.service
+          .knex('launch_nodes')
+          .where({ launch_id: Number(built.launchId), node_type: 'campaign' })
+          .first()
+      ).platform_id;
 
       const first = await w.request('GET', `/v1/brands/${shoes}/integrations/tracker/mappings`, { key: ci });
       expect(first.status, JSON.stringify(first.body)).to.equal(200);
       const again = await w.request('GET', `/v1/brands/${shoes}/integrations/tracker/mappings`, { key: ci });
       expect(again.body.mappings).to.have.length(1);
-      expect(again.body.mappings[0]).to.deep.include({ providerCampaignId: platformId, trackerCampaignName: 'Shoes US offers', source: 'auto', matchedOn: 'sub3', pushable: true });
+      expect(again.body.mappings[0]).to.deep.include({
+        providerCampaignId: platformId,
+        trackerCampaignName: 'Shoes US offers',
+        source: 'auto',
+        matchedOn: 'sub3',
+        pushable: true,
+      });
       expect(again.body.trackerCampaigns).to.deep.equal([{ id: again.body.mappings[0].trackerCampaignId, title: 'Shoes US offers', autoCostUpdate: false }]);
 
       await w.request('PUT', `/v1/brands/${shoes}/integrations/tracker/push`, { key: ci, body: { enabled: true, requestIntervalSeconds: 0 } });
@@ -51,10 +65,16 @@ for (const dialect of dialects()) {
       expect(run.progress.done).to.equal(run.progress.total);
       const today = run.pushed.find((p: any) => !p.final);
       const stored = await w.service.knex('sandbox_tracker_costs').where({ brand_id: shoes, start_date: today.date }).first();
-      expect(stored).to.deep.include({ tracker_campaign_id: today.trackerCampaignId, cost: today.cost, currency: 'USD', timezone: 'America/New_York', sub_id_3: '' });
+      expect(stored).to.deep.include({
+        tracker_campaign_id: today.trackerCampaignId,
+        cost: today.cost,
+        currency: 'USD',
+        timezone: 'America/New_York',
+        sub_id_3: '',
+      });
     });
 
-    it('with a tracker connected, the publish preview warns about ads without the platform\'s sub3 campaign macro', async () => {
+    it("with a tracker connected, the publish preview warns about ads without the platform's sub3 campaign macro", async () => {
       const api = brandApi(w, ci, shoes);
       const built = await buildLaunch(api, { creativeId: await uploadCreative(w, ci, shoes), ad: { urlTags: 'utm_source=meta&sub3={{ad.id}}' } });
       const preview = await api('POST', `/launches/${built.launchId}/publish`, {}, idem('preview2'));

@@ -60,9 +60,13 @@ for (const dialect of dialects()) {
         const crossing = (first: string, second: string) =>
           inTransaction(knex, async (trx) => {
             attempts += 1;
-            await trx('service_settings').where({ name: first }).update({ value: knex.raw('value + 1') });
+            await trx('service_settings')
+              .where({ name: first })
+              .update({ value: knex.raw('value + 1') });
             if (gate.count < 2) await meet();
-            await trx('service_settings').where({ name: second }).update({ value: knex.raw('value + 1') });
+            await trx('service_settings')
+              .where({ name: second })
+              .update({ value: knex.raw('value + 1') });
           });
         await Promise.all([crossing('lock-a', 'lock-b'), crossing('lock-b', 'lock-a')]);
         expect(attempts).to.be.greaterThan(2);

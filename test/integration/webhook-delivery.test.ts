@@ -72,7 +72,9 @@ for (const dialect of dialects()) {
     }
 
     const emit = (n: number) =>
-      service.knex.transaction((trx) => service.events.emit(trx, { organizationId: orgId, brandId: shoes, type: 'tracker.push.failed', data: { brandId: shoes, error: `failure ${n}` } }));
+      service.knex.transaction((trx) =>
+        service.events.emit(trx, { organizationId: orgId, brandId: shoes, type: 'tracker.push.failed', data: { brandId: shoes, error: `failure ${n}` } }),
+      );
 
     const delivery = async (endpointId: number) => service.knex('webhook_deliveries').where({ endpoint_id: endpointId }).orderBy('id', 'desc').first();
     const endpoint = (id: number) => service.knex('webhook_endpoints').where({ id }).first();
@@ -169,7 +171,10 @@ for (const dialect of dialects()) {
         service.events.emit(trx, { organizationId: orgId, brandId: shoes, type: 'tracker.push.disabled', data: { brandId: shoes, reason: 'refused' } }),
       );
       await new Promise((d) => setTimeout(d, 20));
-      await service.knex('jobs').where({ kind: 'deliver-webhooks', job_key: String(id) }).delete();
+      await service
+        .knex('jobs')
+        .where({ kind: 'deliver-webhooks', job_key: String(id) })
+        .delete();
       await service.jobs.drain();
       expect(r.received).to.have.length(0);
       clock += 60_000;
@@ -182,11 +187,18 @@ for (const dialect of dialects()) {
       const r = await new WebhookReceiver({ status: () => 500 }).start();
       const id = await endpointFor(r, ['tracker.push.disabled']);
       const emitDisabled = () =>
-        service.knex.transaction((trx) => service.events.emit(trx, { organizationId: orgId, brandId: shoes, type: 'tracker.push.disabled', data: { brandId: shoes, reason: 'unauthorized' } }));
+        service.knex.transaction((trx) =>
+          service.events.emit(trx, { organizationId: orgId, brandId: shoes, type: 'tracker.push.disabled', data: { brandId: shoes, reason: 'unauthorized' } }),
+        );
       const old = await emitDisabled();
       // An event no endpoint receives.
       const lonely = await service.knex.transaction((trx) =>
-        service.events.emit(trx, { organizationId: orgId, brandId: shoes, type: 'launch.publish_failed', data: { brandId: shoes, launchId: '1', reason: 'x', actor: 'y' } }),
+        service.events.emit(trx, {
+          organizationId: orgId,
+          brandId: shoes,
+          type: 'launch.publish_failed',
+          data: { brandId: shoes, launchId: '1', reason: 'x', actor: 'y' },
+        }),
       );
       await service.jobs.drain();
       const saved = clock;

@@ -34,10 +34,19 @@ for (const dialect of dialects()) {
       // What the step did before the process died: the publish, under the step's own key.
       const knex = w.service.knex;
       const principal = await principalOfApiKey(knex, w.seed.organizations.acme.id, w.seed.organizations.acme.apiKeys.ci.id, Date.now());
-      const acted = await w.service.invoke('launch-campaign', principal, { brandId: shoes, launchId: launch.launchId, confirm: true }, { requestId: 'before-crash', idempotencyKey: stepKey(Number(exec), 'go') });
+      const acted = await w.service.invoke(
+        'launch-campaign',
+        principal,
+        { brandId: shoes, launchId: launch.launchId, confirm: true },
+        { requestId: 'before-crash', idempotencyKey: stepKey(Number(exec), 'go') },
+      );
       expect(acted.status).to.equal(200);
-      await knex('workflow_node_results').where({ execution_id: Number(exec), node_id: 'go' }).update({ status: 'running', started_at: Date.now() });
-      await knex('workflow_executions').where({ id: Number(exec) }).update({ status: 'running' });
+      await knex('workflow_node_results')
+        .where({ execution_id: Number(exec), node_id: 'go' })
+        .update({ status: 'running', started_at: Date.now() });
+      await knex('workflow_executions')
+        .where({ id: Number(exec) })
+        .update({ status: 'running' });
 
       await w.service.jobs.drain();
       const done = (await w.request('GET', `/v1/brands/${shoes}/workflows/${wf.workflowId}/executions/${exec}`, { key: ci })).body;

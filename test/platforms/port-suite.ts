@@ -6,8 +6,16 @@ import crypto from 'node:crypto';
 import { expect } from 'chai';
 import {
   PlatformError,
-  type AdAccount, type Budget, type CampaignPage, type CampaignQuery, type DateWindow, type Insights, type ObjectSpec, type OptionType,
-  type PlatformAdapter, type PlatformCampaign,
+  type AdAccount,
+  type Budget,
+  type CampaignPage,
+  type CampaignQuery,
+  type DateWindow,
+  type Insights,
+  type ObjectSpec,
+  type OptionType,
+  type PlatformAdapter,
+  type PlatformCampaign,
 } from '../../src/platforms/port.js';
 import { rejectionOf } from '../helpers/assert.js';
 import { addInsights } from '../../src/platforms/insights.js';
@@ -108,7 +116,6 @@ async function everyPage(adapter: PlatformAdapter, account: AdAccount, query: Om
   return pages;
 }
 
-
 async function platformErrorOf(promise: Promise<unknown>): Promise<PlatformError> {
   const err = await rejectionOf(promise);
   expect(err, String(err)).to.be.instanceOf(PlatformError);
@@ -129,7 +136,9 @@ export function describePortSuite(name: string, setup: () => Promise<PortFixture
 
     describe('listCampaigns', () => {
       it('lists every campaign once across pages, following the platform position to the end', async () => {
-        const ids = await f.seedCampaigns(Array.from({ length: 7 }, (_, i) => ({ name: `Campaign ${i}`, status: 'ACTIVE' as const, objective: 'OUTCOME_TRAFFIC', budget: null })));
+        const ids = await f.seedCampaigns(
+          Array.from({ length: 7 }, (_, i) => ({ name: `Campaign ${i}`, status: 'ACTIVE' as const, objective: 'OUTCOME_TRAFFIC', budget: null })),
+        );
         const pages = await everyPage(f.adapter, f.account, { limit: 3 });
         expect(pages.map((p) => p.campaigns.length)).to.deep.equal([3, 3, 1]);
         expect(pages[pages.length - 1].after).to.equal(null);
@@ -357,7 +366,10 @@ export function describePortSuite(name: string, setup: () => Promise<PortFixture
           const all = await f.adapter.listOptions(f.account, type);
           expect(all.map((x) => [x.id, x.name]).sort(), type).to.deep.equal(items.map((x) => [x.id, x.name]).sort());
           const narrowed = await f.adapter.listOptions(f.account, type, 'SPRING');
-          expect(narrowed.map((x) => x.id), type).to.deep.equal([items[0].id]);
+          expect(
+            narrowed.map((x) => x.id),
+            type,
+          ).to.deep.equal([items[0].id]);
         }
       });
 
@@ -378,7 +390,10 @@ export function describePortSuite(name: string, setup: () => Promise<PortFixture
           for (const item of all) expect([typeof item.id, typeof item.name], type).to.deep.equal(['string', 'string']);
           const query = all[0].name.slice(0, 3).toUpperCase();
           const narrowed = await f.adapter.listOptions(f.account, type, query);
-          expect(narrowed.map((x) => x.id), type).to.include(all[0].id);
+          expect(
+            narrowed.map((x) => x.id),
+            type,
+          ).to.include(all[0].id);
           for (const item of narrowed) expect(item.name.toLowerCase(), type).to.include(query.toLowerCase());
         }
       });
@@ -387,7 +402,11 @@ export function describePortSuite(name: string, setup: () => Promise<PortFixture
     describe('insights', () => {
       it('answers zeros for no campaigns', async () => {
         expect(await f.adapter.insights(f.account, [], { since: '2030-01-01', until: '2030-01-31' })).to.deep.equal({
-          spendMinorUnits: 0, impressions: 0, clicks: 0, results: 0, revenueMinorUnits: 0,
+          spendMinorUnits: 0,
+          impressions: 0,
+          clicks: 0,
+          results: 0,
+          revenueMinorUnits: 0,
         });
       });
 
@@ -400,7 +419,11 @@ export function describePortSuite(name: string, setup: () => Promise<PortFixture
         const [a, b, both] = [
           await f.adapter.insights(f.account, [refs[0].id], window),
           await f.adapter.insights(f.account, [refs[1].id], window),
-          await f.adapter.insights(f.account, refs.map((r) => r.id), window),
+          await f.adapter.insights(
+            f.account,
+            refs.map((r) => r.id),
+            window,
+          ),
         ];
         expect(a.spendMinorUnits).to.be.greaterThan(0);
         expect(b.spendMinorUnits).to.be.greaterThan(0);
@@ -412,7 +435,11 @@ export function describePortSuite(name: string, setup: () => Promise<PortFixture
         const refs = await f.adapter.createObjects(f.account, [campaignSpec('Delivers', { status: 'ACTIVE' })]);
         await f.deliver(refs.map((r) => r.id));
         expect(await f.adapter.insights(f.account, [refs[0].id], { since: '2001-01-01', until: '2001-01-02' })).to.deep.equal({
-          spendMinorUnits: 0, impressions: 0, clicks: 0, results: 0, revenueMinorUnits: 0,
+          spendMinorUnits: 0,
+          impressions: 0,
+          clicks: 0,
+          results: 0,
+          revenueMinorUnits: 0,
         });
       });
     });
@@ -424,7 +451,7 @@ export function describePortSuite(name: string, setup: () => Promise<PortFixture
         expect(await f.adapter.insightsByObject(f.account, 'campaign', [], { since: '2030-01-01', until: '2030-01-31' })).to.deep.equal([]);
       });
 
-      it('answers one entry per distinct id in the order asked, each equal to that object\'s own insights, zeros where nothing delivered', async () => {
+      it("answers one entry per distinct id in the order asked, each equal to that object's own insights, zeros where nothing delivered", async () => {
         const refs = await f.adapter.createObjects(f.account, [
           campaignSpec('Per object A', { status: 'ACTIVE', budget: { period: 'daily', amountMinorUnits: 5000 } }),
           campaignSpec('Per object B', { status: 'ACTIVE', budget: { period: 'daily', amountMinorUnits: 9000 } }),
@@ -446,7 +473,9 @@ export function describePortSuite(name: string, setup: () => Promise<PortFixture
       });
 
       it('reads ad set and ad delivery by their own ids', async () => {
-        const [c] = await f.adapter.createObjects(f.account, [campaignSpec('Levels', { status: 'ACTIVE', budget: { period: 'daily', amountMinorUnits: 6000 } })]);
+        const [c] = await f.adapter.createObjects(f.account, [
+          campaignSpec('Levels', { status: 'ACTIVE', budget: { period: 'daily', amountMinorUnits: 6000 } }),
+        ]);
         const [s] = await f.adapter.createObjects(f.account, [adsetSpec(c.id, 'Levels set', { status: 'ACTIVE' })]);
         const [a] = await f.adapter.createObjects(f.account, [adSpec(s.id, 'Levels ad', { status: 'ACTIVE' })]);
         const window = await f.deliver([s.id, a.id]);

@@ -36,7 +36,12 @@ async function platformErrorOf(promise: Promise<unknown>): Promise<PlatformError
  * The port suite against a live adapter over a fake platform server, started once for the block
  * `title` and closed after it; `setup` makes each test's fixture on it.
  */
-function describePortSuiteOverFake<F extends { close(): Promise<void> }>(title: string, name: string, start: () => Promise<F>, setup: (fake: F) => Promise<PortFixture>): void {
+function describePortSuiteOverFake<F extends { close(): Promise<void> }>(
+  title: string,
+  name: string,
+  start: () => Promise<F>,
+  setup: (fake: F) => Promise<PortFixture>,
+): void {
   describe(title, function () {
     let fake: F;
     before(async () => {
@@ -132,90 +137,106 @@ describe('platform port on the sandbox', function () {
   }
 });
 
-const META_EDGES: Record<SeedAssetType, MetaAssetEdge> = { pixels: 'adspixels', pages: 'promote_pages', profileAccounts: 'instagram_accounts', audiences: 'customaudiences' };
+const META_EDGES: Record<SeedAssetType, MetaAssetEdge> = {
+  pixels: 'adspixels',
+  pages: 'promote_pages',
+  profileAccounts: 'instagram_accounts',
+  audiences: 'customaudiences',
+};
 
-describePortSuiteOverFake('platform port on the Meta adapter', 'Meta Graph API (fake server)', () => FakeMetaServer.start(), async (fake) => {
-  const accountId = `act_${digits(15)}`;
-  const accessToken = fake.addAccount(accountId);
-  return {
-    adapter: new MetaAdapter(testOutbound(), { baseUrl: fake.url, sleep: noSleep, timeoutMs: 5_000 }),
-    account: { platform: 'meta', accountId, timezone: 'America/New_York', currency: 'USD', accessToken },
-    async seedCampaigns(campaigns) {
-      return campaigns.map((c) =>
-        fake.seedCampaign(accountId, {
-          name: c.name,
-          status: c.status,
-          objective: c.objective,
-          ...(c.budget?.period === 'daily' ? { dailyBudget: c.budget.amountMinorUnits } : {}),
-          ...(c.budget?.period === 'lifetime' ? { lifetimeBudget: c.budget.amountMinorUnits } : {}),
-        }),
-      );
-    },
-    async seedAssets(type, items) {
-      for (const item of items) {
-        if (type === 'profileAccounts') fake.seedAsset(accountId, META_EDGES[type], { id: item.id, username: item.name });
-        else if (type === 'audiences') fake.seedAsset(accountId, META_EDGES[type], { id: item.id, name: item.name, subtype: 'CUSTOM' });
-        else fake.seedAsset(accountId, META_EDGES[type], { id: item.id, name: item.name });
-      }
-    },
-    async seedLeadForms(pageId, forms) {
-      for (const form of forms) fake.seedLeadForm(pageId, form);
-    },
-    async deliver(ids) {
-      ids.forEach((id, i) => {
-        fake.seedStats(id, DELIVERY_WINDOW.since, { spendMinor: 1234 + i, impressions: 5000, clicks: 61, results: 3, revenueMinor: 8999 });
-        fake.seedStats(id, DELIVERY_WINDOW.until, { spendMinor: 4321, impressions: 4000 + i, clicks: 40, results: 1, revenueMinor: 2999 });
-      });
-      return DELIVERY_WINDOW;
-    },
-    objectiveOf: (objective) => objective,
-    capabilities: { pages: true, leadFormsPerPage: true },
-    close: async () => {},
-  } satisfies PortFixture;
-});
+describePortSuiteOverFake(
+  'platform port on the Meta adapter',
+  'Meta Graph API (fake server)',
+  () => FakeMetaServer.start(),
+  async (fake) => {
+    const accountId = `act_${digits(15)}`;
+    const accessToken = fake.addAccount(accountId);
+    return {
+      adapter: new MetaAdapter(testOutbound(), { baseUrl: fake.url, sleep: noSleep, timeoutMs: 5_000 }),
+      account: { platform: 'meta', accountId, timezone: 'America/New_York', currency: 'USD', accessToken },
+      async seedCampaigns(campaigns) {
+        return campaigns.map((c) =>
+          fake.seedCampaign(accountId, {
+            name: c.name,
+            status: c.status,
+            objective: c.objective,
+            ...(c.budget?.period === 'daily' ? { dailyBudget: c.budget.amountMinorUnits } : {}),
+            ...(c.budget?.period === 'lifetime' ? { lifetimeBudget: c.budget.amountMinorUnits } : {}),
+          }),
+        );
+      },
+      async seedAssets(type, items) {
+        for (const item of items) {
+          if (type === 'profileAccounts') fake.seedAsset(accountId, META_EDGES[type], { id: item.id, username: item.name });
+          else if (type === 'audiences') fake.seedAsset(accountId, META_EDGES[type], { id: item.id, name: item.name, subtype: 'CUSTOM' });
+          else fake.seedAsset(accountId, META_EDGES[type], { id: item.id, name: item.name });
+        }
+      },
+      async seedLeadForms(pageId, forms) {
+        for (const form of forms) fake.seedLeadForm(pageId, form);
+      },
+      async deliver(ids) {
+        ids.forEach((id, i) => {
+          fake.seedStats(id, DELIVERY_WINDOW.since, { spendMinor: 1234 + i, impressions: 5000, clicks: 61, results: 3, revenueMinor: 8999 });
+          fake.seedStats(id, DELIVERY_WINDOW.until, { spendMinor: 4321, impressions: 4000 + i, clicks: 40, results: 1, revenueMinor: 2999 });
+        });
+        return DELIVERY_WINDOW;
+      },
+      objectiveOf: (objective) => objective,
+      capabilities: { pages: true, leadFormsPerPage: true },
+      close: async () => {},
+    } satisfies PortFixture;
+  },
+);
 
 const TIKTOK_OBJECTIVES: Record<string, string> = { OUTCOME_TRAFFIC: 'TRAFFIC', OUTCOME_SALES: 'WEB_CONVERSIONS' };
 
-describePortSuiteOverFake('platform port on the TikTok adapter', 'TikTok Business API (fake server)', () => FakeTikTokServer.start(), async (fake) => {
-  const advertiserId = `7${digits(18)}`;
-  const accessToken = fake.addAdvertiser(advertiserId);
-  return {
-    adapter: new TikTokAdapter(testOutbound(), { baseUrl: fake.url, sleep: noSleep, timeoutMs: 5_000 }),
-    account: { platform: 'tiktok', accountId: `biz_${advertiserId}`, timezone: 'America/New_York', currency: 'USD', accessToken },
-    async seedCampaigns(campaigns) {
-      return campaigns.map((c) =>
-        fake.seedCampaign(advertiserId, {
-          name: c.name,
-          operationStatus: c.status === 'ACTIVE' ? 'ENABLE' : 'DISABLE',
-          objectiveType: TIKTOK_OBJECTIVES[c.objective] ?? c.objective,
-          budgetMode: c.budget ? (c.budget.period === 'daily' ? 'BUDGET_MODE_DAY' : 'BUDGET_MODE_TOTAL') : 'BUDGET_MODE_INFINITE',
-          budget: c.budget ? c.budget.amountMinorUnits / 100 : 0,
-        }),
-      );
-    },
-    async seedAssets(type, items) {
-      for (const item of items) {
-        if (type === 'pixels') fake.seedAsset(advertiserId, 'pixels', { pixel_id: item.id, pixel_name: item.name });
-        else if (type === 'profileAccounts') fake.seedAsset(advertiserId, 'identities', { identity_id: item.id, identity_type: 'CUSTOMIZED_USER', display_name: item.name });
-        else if (type === 'audiences') fake.seedAsset(advertiserId, 'audiences', { audience_id: item.id, name: item.name, audience_type: 'CUSTOMER_FILE' });
-        else throw new Error('TikTok ad accounts have no pages');
-      }
-    },
-    async seedLeadForms(_pageId, forms) {
-      for (const form of forms) fake.seedLeadForm(advertiserId, { page_id: form.id, title: form.name });
-    },
-    async deliver(ids) {
-      ids.forEach((id, i) => {
-        fake.seedStats(id, DELIVERY_WINDOW.since, { spendMinor: 2210 + i, impressions: 7000, clicks: 90, conversions: 4, revenueMinor: 15000 });
-        fake.seedStats(id, DELIVERY_WINDOW.until, { spendMinor: 10, impressions: 100 + i, clicks: 1, conversions: 0, revenueMinor: 0 });
-      });
-      return DELIVERY_WINDOW;
-    },
-    objectiveOf: (objective) => TIKTOK_OBJECTIVES[objective] ?? objective,
-    capabilities: { pages: false, leadFormsPerPage: false },
-    close: async () => {},
-  } satisfies PortFixture;
-});
+describePortSuiteOverFake(
+  'platform port on the TikTok adapter',
+  'TikTok Business API (fake server)',
+  () => FakeTikTokServer.start(),
+  async (fake) => {
+    const advertiserId = `7${digits(18)}`;
+    const accessToken = fake.addAdvertiser(advertiserId);
+    return {
+      adapter: new TikTokAdapter(testOutbound(), { baseUrl: fake.url, sleep: noSleep, timeoutMs: 5_000 }),
+      account: { platform: 'tiktok', accountId: `biz_${advertiserId}`, timezone: 'America/New_York', currency: 'USD', accessToken },
+      async seedCampaigns(campaigns) {
+        return campaigns.map((c) =>
+          fake.seedCampaign(advertiserId, {
+            name: c.name,
+            operationStatus: c.status === 'ACTIVE' ? 'ENABLE' : 'DISABLE',
+            objectiveType: TIKTOK_OBJECTIVES[c.objective] ?? c.objective,
+            budgetMode: c.budget ? (c.budget.period === 'daily' ? 'BUDGET_MODE_DAY' : 'BUDGET_MODE_TOTAL') : 'BUDGET_MODE_INFINITE',
+            budget: c.budget ? c.budget.amountMinorUnits / 100 : 0,
+          }),
+        );
+      },
+      async seedAssets(type, items) {
+        for (const item of items) {
+          if (type === 'pixels') fake.seedAsset(advertiserId, 'pixels', { pixel_id: item.id, pixel_name: item.name });
+          else if (type === 'profileAccounts')
+            fake.seedAsset(advertiserId, 'identities', { identity_id: item.id, identity_type: 'CUSTOMIZED_USER', display_name: item.name });
+          else if (type === 'audiences') fake.seedAsset(advertiserId, 'audiences', { audience_id: item.id, name: item.name, audience_type: 'CUSTOMER_FILE' });
+          else throw new Error('TikTok ad accounts have no pages');
+        }
+      },
+      async seedLeadForms(_pageId, forms) {
+        for (const form of forms) fake.seedLeadForm(advertiserId, { page_id: form.id, title: form.name });
+      },
+      async deliver(ids) {
+        ids.forEach((id, i) => {
+          fake.seedStats(id, DELIVERY_WINDOW.since, { spendMinor: 2210 + i, impressions: 7000, clicks: 90, conversions: 4, revenueMinor: 15000 });
+          fake.seedStats(id, DELIVERY_WINDOW.until, { spendMinor: 10, impressions: 100 + i, clicks: 1, conversions: 0, revenueMinor: 0 });
+        });
+        return DELIVERY_WINDOW;
+      },
+      objectiveOf: (objective) => TIKTOK_OBJECTIVES[objective] ?? objective,
+      capabilities: { pages: false, leadFormsPerPage: false },
+      close: async () => {},
+    } satisfies PortFixture;
+  },
+);
 
 describe('Meta adapter against the fake Graph API: batching and faults', function () {
   let fake: FakeMetaServer;
@@ -399,7 +420,13 @@ describe('Meta adapter against the fake Graph API: batching and faults', functio
 
   it('reads amounts of a zero-decimal currency as whole minor units', async () => {
     const accountId = `act_${digits(15)}`;
-    const yen: AdAccount = { platform: 'meta', accountId, timezone: 'Asia/Tokyo', currency: 'JPY', accessToken: fake.addAccount(accountId, { currency: 'JPY' }) };
+    const yen: AdAccount = {
+      platform: 'meta',
+      accountId,
+      timezone: 'Asia/Tokyo',
+      currency: 'JPY',
+      accessToken: fake.addAccount(accountId, { currency: 'JPY' }),
+    };
     const id = fake.seedCampaign(accountId, { name: 'Yen', dailyBudget: 5000 });
     fake.seedStats(id, '2030-02-01', { spendMinor: 1234, impressions: 1, clicks: 0, results: 0, revenueMinor: 0 });
     expect((await adapter().insights(yen, [id], { since: '2030-02-01', until: '2030-02-01' })).spendMinorUnits).to.equal(1234);
@@ -434,7 +461,8 @@ describe('TikTok adapter against the fake Business API: bulk calls and faults', 
   let sleeps: number[];
   let advertiserId: string;
   let account: AdAccount;
-  const adapter = (options: Partial<TikTokAdapterOptions> = {}) => new TikTokAdapter(testOutbound(), { baseUrl: fake.url, ...recordedWaits(sleeps), throttleWaitMs: 2_000, ...options });
+  const adapter = (options: Partial<TikTokAdapterOptions> = {}) =>
+    new TikTokAdapter(testOutbound(), { baseUrl: fake.url, ...recordedWaits(sleeps), throttleWaitMs: 2_000, ...options });
   const withCurrency = (currency: string): AdAccount => {
     const id = `7${digits(18)}`;
     return { platform: 'tiktok', accountId: `biz_${id}`, timezone: 'UTC', currency, accessToken: fake.addAdvertiser(id, { currency }) };
@@ -444,18 +472,37 @@ describe('TikTok adapter against the fake Business API: bulk calls and faults', 
     fake = await FakeTikTokServer.start();
     sleeps = [];
     advertiserId = `7${digits(18)}`;
-    account = { platform: 'tiktok', accountId: `biz_${advertiserId}`, timezone: 'America/New_York', currency: 'USD', accessToken: fake.addAdvertiser(advertiserId) };
+    account = {
+      platform: 'tiktok',
+      accountId: `biz_${advertiserId}`,
+      timezone: 'America/New_York',
+      currency: 'USD',
+      accessToken: fake.addAdvertiser(advertiserId),
+    };
     fake.seedCampaign(advertiserId, { name: 'Existing' });
   });
   afterEach(async () => fake?.close());
 
   it('creates the ads of one ad group in bulk, up to 20 per /ad/create/ call', async () => {
     const campaign = campaignSpec('Bulk');
-    const sets = [adsetSpec(campaign.marker, 'A', { budget: { period: 'daily', amountMinorUnits: 2000 } }), adsetSpec(campaign.marker, 'B', { budget: { period: 'daily', amountMinorUnits: 2000 } })];
-    const ads = [...Array.from({ length: 25 }, (_, i) => adSpec(sets[0].marker, `A${i}`)), ...Array.from({ length: 3 }, (_, i) => adSpec(sets[1].marker, `B${i}`))];
+    const sets = [
+      adsetSpec(campaign.marker, 'A', { budget: { period: 'daily', amountMinorUnits: 2000 } }),
+      adsetSpec(campaign.marker, 'B', { budget: { period: 'daily', amountMinorUnits: 2000 } }),
+    ];
+    const ads = [
+      ...Array.from({ length: 25 }, (_, i) => adSpec(sets[0].marker, `A${i}`)),
+      ...Array.from({ length: 3 }, (_, i) => adSpec(sets[1].marker, `B${i}`)),
+    ];
     const refs = await adapter().createObjects(account, [{ ...campaign, budget: null }, ...sets, ...ads]);
     expect(refs).to.have.length(31);
-    expect(fake.requests.map((r) => r.path.replace(/^.*v1\.3/, ''))).to.deep.equal(['/campaign/create/', '/adgroup/create/', '/adgroup/create/', '/ad/create/', '/ad/create/', '/ad/create/']);
+    expect(fake.requests.map((r) => r.path.replace(/^.*v1\.3/, ''))).to.deep.equal([
+      '/campaign/create/',
+      '/adgroup/create/',
+      '/adgroup/create/',
+      '/ad/create/',
+      '/ad/create/',
+      '/ad/create/',
+    ]);
     const stored = fake.objectsOf(advertiserId, 'ad');
     expect(stored.filter((o) => o.parentId === refs[1].id)).to.have.length(25);
     expect(stored.filter((o) => o.parentId === refs[2].id)).to.have.length(3);

@@ -13,15 +13,28 @@ const LONG = 'Handmade leather running shoes with recycled soles, stitched in Po
 
 function brief(over: Partial<CopyBrief>): CopyBrief {
   return {
-    platform: 'meta', tone: null, voice: [], angle: null, brandName: 'Shoes Co', productDescription: 'Leather running shoes',
-    website: 'https://shoes.example.com', wordsToAvoid: [], creatives: [], count: 5, rejected: [], ...over,
+    platform: 'meta',
+    tone: null,
+    voice: [],
+    angle: null,
+    brandName: 'Shoes Co',
+    productDescription: 'Leather running shoes',
+    website: 'https://shoes.example.com',
+    wordsToAvoid: [],
+    creatives: [],
+    count: 5,
+    rejected: [],
+    ...over,
   };
 }
 
 const variants: Array<[string, Partial<CopyBrief>]> = [
   ['plain', {}],
   ['with an angle', { angle: 'spring sale: 20% off everything this week' }],
-  ['a very long product description and angle', { productDescription: LONG, angle: LONG.slice(0, 480), brandName: 'The Extraordinarily Long Named Shoe Company of Portugal and Friends' }],
+  [
+    'a very long product description and angle',
+    { productDescription: LONG, angle: LONG.slice(0, 480), brandName: 'The Extraordinarily Long Named Shoe Company of Portugal and Friends' },
+  ],
   ['emoji in the inputs', { productDescription: 'Shoes 👟 that fly 🚀', angle: 'summer 🌞 deals 🇵🇹' }],
   ['no profile at all', { productDescription: null, website: null }],
   ['a video creative', { creatives: [{ id: 1, name: 'clip', type: 'video', width: 1080, height: 1920, durationMs: 15000 }] }],
@@ -69,7 +82,7 @@ describe('copy template generator', () => {
   });
 
   it('never returns a text with a word to avoid, matched case-insensitively', async () => {
-    const written = await writeCopy(new TemplateCopyGenerator(), brief({ tone: 'urgent', wordsToAvoid: ['DON\'T', 'now'] }));
+    const written = await writeCopy(new TemplateCopyGenerator(), brief({ tone: 'urgent', wordsToAvoid: ["DON'T", 'now'] }));
     for (const t of [...written.texts.headlines, ...written.texts.primaryTexts, ...written.texts.descriptions]) {
       expect(t.toLowerCase()).to.not.contain("don't");
       expect(t.toLowerCase()).to.not.contain('now');

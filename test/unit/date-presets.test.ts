@@ -55,7 +55,9 @@ describe('sandbox delivery', () => {
 
   it('spends something but never more than the daily budget a day', () => {
     const week = deliver(object, window, 'UTC', NOW);
-    expect(week.spendMinorUnits).to.be.greaterThan(0).and.at.most(7 * 5000);
+    expect(week.spendMinorUnits)
+      .to.be.greaterThan(0)
+      .and.at.most(7 * 5000);
     for (const day of ['2026-11-10', '2026-11-11', '2026-11-12']) {
       expect(deliver(object, { since: day, until: day }, 'UTC', NOW).spendMinorUnits).to.be.at.most(5000);
     }

@@ -16,7 +16,10 @@ describe('event catalogue', () => {
   const schemas = new SchemaRegistry();
 
   it('has one schema file per event type, and the event-type enum lists exactly the catalogue', () => {
-    const files = fs.readdirSync(projectPath('schemas', 'events')).map((f) => f.replace(/\.json$/, '')).sort();
+    const files = fs
+      .readdirSync(projectPath('schemas', 'events'))
+      .map((f) => f.replace(/\.json$/, ''))
+      .sort();
     const types = EVENT_TYPES.map((e) => e.type).sort();
     expect(files).to.deep.equal(types);
     expect((schemas.get('event-type').enum as string[]).slice().sort()).to.deep.equal(types);
@@ -28,12 +31,22 @@ describe('event catalogue', () => {
 
   it('includes every event type the monitoring half relies on', () => {
     expect(EVENT_TYPES.map((e) => e.type)).to.include.members([
-      'launch.published', 'launch.publish_failed', 'budget.changed', 'spend_ceiling.exceeded', 'automation.triggered', 'automation.action_failed',
-      'workflow.execution.finished', 'workflow.review.requested', 'pipeline.card.moved', 'tracker.push.failed', 'tracker.push.disabled', 'webhook.test',
+      'launch.published',
+      'launch.publish_failed',
+      'budget.changed',
+      'spend_ceiling.exceeded',
+      'automation.triggered',
+      'automation.action_failed',
+      'workflow.execution.finished',
+      'workflow.review.requested',
+      'pipeline.card.moved',
+      'tracker.push.failed',
+      'tracker.push.disabled',
+      'webhook.test',
     ]);
   });
 
-  it('refuses an unknown type or data that breaks the type\'s schema before writing anything', async () => {
+  it("refuses an unknown type or data that breaks the type's schema before writing anything", async () => {
     const outbox = new EventOutbox(null as never, schemas, Date.now, true, () => {});
     const writes: string[] = [];
     const db = ((table: string) => ({ insert: async () => (writes.push(table), [1]) })) as any;
@@ -46,7 +59,7 @@ describe('event catalogue', () => {
 });
 
 describe('webhook signatures', () => {
-  it('equal the standardwebhooks library\'s, and verify with each secret during a rotation', () => {
+  it("equal the standardwebhooks library's, and verify with each secret during a rotation", () => {
     const [a, b] = [newWebhookSecret(), newWebhookSecret()];
     const id = 'evt_abc';
     const at = new Date(Math.floor(Date.now() / 1000) * 1000);

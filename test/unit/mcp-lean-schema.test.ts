@@ -44,15 +44,27 @@ describe('the lean MCP tool list', () => {
   });
 
   it('keeps every bundled input constraint when the schema is followed back (create_structure_template and its edit)', () => {
-    const edit = followedSchema(tools.find((t) => t.name === 'edit_structure_template')!, 'input', tools);
+    const edit = followedSchema(
+      tools.find((t) => t.name === 'edit_structure_template')!,
+      'input',
+      tools,
+    );
     const bundled = schemas.bundle(ops.find((op) => op.name === 'edit-structure-template')!.input) as any;
     expect(edit.properties.config.properties.adSets.maxItems).to.equal(bundled.properties.config.properties.adSets.maxItems);
     expect(edit.properties.config.properties.ads.items.properties.headline).to.deep.include({ maxLength: 255 });
   });
 
   it('writes a part repeated in one schema once under $defs, validating the same data', () => {
-    const money = { type: 'object', additionalProperties: false, required: ['period', 'amountMinorUnits'], properties: { period: { enum: ['daily', 'lifetime'] }, amountMinorUnits: { type: 'integer', minimum: 1 } } };
-    const schema = { type: 'object', properties: { campaign: { type: 'object', properties: { budget: money } }, adSet: { type: 'object', properties: { budget: money } }, extra: money } };
+    const money = {
+      type: 'object',
+      additionalProperties: false,
+      required: ['period', 'amountMinorUnits'],
+      properties: { period: { enum: ['daily', 'lifetime'] }, amountMinorUnits: { type: 'integer', minimum: 1 } },
+    };
+    const schema = {
+      type: 'object',
+      properties: { campaign: { type: 'object', properties: { budget: money } }, adSet: { type: 'object', properties: { budget: money } }, extra: money },
+    };
     const shared = withSharedDefs(schema) as any;
     expect(shared.$defs.budget).to.deep.equal(money);
     expect(shared.properties.extra).to.deep.equal({ $ref: '#/$defs/budget' });

@@ -38,7 +38,11 @@ describe('MCP tool results', () => {
   it('would break every tool if an error carried the envelope as structuredContent (the check can fail)', () => {
     for (const tool of tools) {
       const result = errorResult(failures[1], 'req-2');
-      const oldShape = { ...result, content: result.content as Array<{ type: string; text?: string }>, structuredContent: JSON.parse((result.content[0] as { text: string }).text) };
+      const oldShape = {
+        ...result,
+        content: result.content as Array<{ type: string; text?: string }>,
+        structuredContent: JSON.parse((result.content[0] as { text: string }).text),
+      };
       const verdict = clientAccepts(tool, oldShape);
       expect(verdict.ok, tool.name).to.equal(false);
     }
@@ -50,6 +54,11 @@ describe('MCP tool results', () => {
     expect(result.structuredContent).to.equal(answer);
     expect(JSON.parse((result.content[0] as { text: string }).text)).to.deep.equal(answer);
     expect(JSON.parse(json)).to.deep.equal(result);
-    expect(clientAccepts(tools.find((t) => t.name === 'list_brands')!, { ...result, content: result.content as Array<{ type: string; text?: string }> })).to.deep.equal({ ok: true });
+    expect(
+      clientAccepts(
+        tools.find((t) => t.name === 'list_brands')!,
+        { ...result, content: result.content as Array<{ type: string; text?: string }> },
+      ),
+    ).to.deep.equal({ ok: true });
   });
 });

@@ -16,7 +16,11 @@ describe('merge patch (RFC 7396)', () => {
     [{ a: 'c' }, { a: ['b'] }, { a: ['b'] }],
     [{ a: { b: 'c' } }, { a: { b: 'd', c: null } }, { a: { b: 'd' } }],
     [{ a: [{ b: 'c' }] }, { a: [1] }, { a: [1] }],
-    [['a', 'b'], ['c', 'd'], ['c', 'd']],
+    [
+      ['a', 'b'],
+      ['c', 'd'],
+      ['c', 'd'],
+    ],
     [{ a: 'b' }, ['c'], ['c']],
     [{ a: 'foo' }, null, null],
     [{ a: 'foo' }, 'bar', 'bar'],
@@ -65,7 +69,13 @@ describe('the schema of a merge patch', () => {
     additionalProperties: false,
     required: ['budget'],
     properties: {
-      budget: { type: 'object', additionalProperties: false, required: ['dailyAmount'], minProperties: 1, properties: { dailyAmount: { type: 'integer', minimum: 100 } } },
+      budget: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['dailyAmount'],
+        minProperties: 1,
+        properties: { dailyAmount: { type: 'integer', minimum: 100 } },
+      },
       startOffsetDays: { type: 'integer', minimum: 0, default: 0 },
       mode: { enum: ['a', 'b'] },
     },

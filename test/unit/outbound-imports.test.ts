@@ -54,23 +54,38 @@ const RULES: Rule[] = [
   { what: 'imports undici', finds: (t) => /from\s+'undici'|import\(\s*'undici'\s*\)|require\(\s*'undici'\s*\)/.test(t) },
   {
     what: 'imports a request function of node:http(s)',
-    finds: (t) => /import\s*\{[^}]*\b(request|get|Agent)\b[^}]*\}\s*from\s*'(node:)?https?'/.test(t) || /\bhttps?\.(request|get)\(|new\s+https?\.Agent\(/.test(t),
+    finds: (t) =>
+      /import\s*\{[^}]*\b(request|get|Agent)\b[^}]*\}\s*from\s*'(node:)?https?'/.test(t) || /\bhttps?\.(request|get)\(|new\s+https?\.Agent\(/.test(t),
   },
-  { what: 'imports node:http(s) as a value other than to serve', finds: (t) => /import\s+\*\s+as\s+\w+\s+from\s+'(node:)?https'/.test(t) || /import\s+\w+\s+from\s+'(node:)?https'/.test(t) },
+  {
+    what: 'imports node:http(s) as a value other than to serve',
+    finds: (t) => /import\s+\*\s+as\s+\w+\s+from\s+'(node:)?https'/.test(t) || /import\s+\w+\s+from\s+'(node:)?https'/.test(t),
+  },
   {
     what: 'calls the global fetch',
     // A method of the same name (`private async fetch(...)`, `this.fetch(...)`) is not the global one.
-    finds: (t) => /(?<!\.\s*)(?<![\w$])fetch\s*\(/.test(t.replace(/\b(private|public|protected|static|async)\s+(async\s+)?fetch\s*\(/g, '')) || /globalThis\.fetch\s*\(/.test(t),
+    finds: (t) =>
+      /(?<!\.\s*)(?<![\w$])fetch\s*\(/.test(t.replace(/\b(private|public|protected|static|async)\s+(async\s+)?fetch\s*\(/g, '')) ||
+      /globalThis\.fetch\s*\(/.test(t),
   },
   { what: 'builds an OpenAI client without the outbound fetch', finds: (t) => constructions(t, 'OpenAI').some((c) => !/\bfetch\s*:/.test(c)) },
-  { what: 'builds an MCP HTTP client transport without the outbound fetch', finds: (t) => constructions(t, 'StreamableHTTPClientTransport').some((c) => !/\bfetch\s*:/.test(c)) },
+  {
+    what: 'builds an MCP HTTP client transport without the outbound fetch',
+    finds: (t) => constructions(t, 'StreamableHTTPClientTransport').some((c) => !/\bfetch\s*:/.test(c)),
+  },
 ];
 
 describe('one way out: only src/outbound/ opens connections to outside services', () => {
   const files = SCANNED.flatMap((d) => sources(path.join(root, d))).filter((f) => !f.includes(`${path.sep}src${path.sep}outbound${path.sep}`));
 
   it('scans the product sources', () => {
-    expect(files.map((f) => path.relative(root, f))).to.include.members(['src/webhooks/sender.ts', 'src/trackers/keitaro.ts', 'surfaces/cli/http.ts', 'surfaces/cli/mcp-bridge.ts', 'src/workflows/agent.ts']);
+    expect(files.map((f) => path.relative(root, f))).to.include.members([
+      'src/webhooks/sender.ts',
+      'src/trackers/keitaro.ts',
+      'surfaces/cli/http.ts',
+      'surfaces/cli/mcp-bridge.ts',
+      'src/workflows/agent.ts',
+    ]);
   });
 
   for (const rule of RULES) {
@@ -89,14 +104,18 @@ describe('one way out: only src/outbound/ opens connections to outside services'
     { text: "import type { IncomingMessage } from 'node:http';", rule: 'imports a request function of node:http(s)', caught: false },
     { text: "import https from 'node:https';", rule: 'imports node:http(s) as a value other than to serve', caught: true },
     { text: "const res = await fetch('https://x.example');", rule: 'calls the global fetch', caught: true },
-    { text: "const res = await globalThis.fetch(url);", rule: 'calls the global fetch', caught: true },
+    { text: 'const res = await globalThis.fetch(url);', rule: 'calls the global fetch', caught: true },
     { text: 'const res = await this.fetch(secret);', rule: 'calls the global fetch', caught: false },
     { text: '  private async fetch(secret: string) {', rule: 'calls the global fetch', caught: false },
     { text: 'return fetch(url, init);', rule: 'calls the global fetch', caught: true },
     { text: '// we never fetch( anything here', rule: 'calls the global fetch', caught: false },
-    { text: "new OpenAI({ baseURL: u, apiKey: k })", rule: 'builds an OpenAI client without the outbound fetch', caught: true },
+    { text: 'new OpenAI({ baseURL: u, apiKey: k })', rule: 'builds an OpenAI client without the outbound fetch', caught: true },
     { text: "new OpenAI({ baseURL: u, fetch: outbound.fetch('operator') })", rule: 'builds an OpenAI client without the outbound fetch', caught: false },
-    { text: 'new StreamableHTTPClientTransport(endpoint, { requestInit: {} })', rule: 'builds an MCP HTTP client transport without the outbound fetch', caught: true },
+    {
+      text: 'new StreamableHTTPClientTransport(endpoint, { requestInit: {} })',
+      rule: 'builds an MCP HTTP client transport without the outbound fetch',
+      caught: true,
+    },
   ];
   for (const row of rows) {
     it(`the rule "${row.rule}" ${row.caught ? 'catches' : 'lets pass'}: ${row.text.split('\n').pop()}`, () => {

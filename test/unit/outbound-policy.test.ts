@@ -81,9 +81,13 @@ describe('outbound address rule: the pieces', () => {
   });
 
   it('checks every address a name has: one private address among public ones refuses it', () => {
-    expect(addressesProblem('mixed.example', ['93.184.216.34', '10.0.0.7'], { allowPrivate: false })).to.match(/mixed\.example resolves to 10\.0\.0\.7, which is a private address/);
+    expect(addressesProblem('mixed.example', ['93.184.216.34', '10.0.0.7'], { allowPrivate: false })).to.match(
+      /mixed\.example resolves to 10\.0\.0\.7, which is a private address/,
+    );
     expect(addressesProblem('mixed.example', ['93.184.216.34', '10.0.0.7'], { allowPrivate: true })).to.equal(null);
-    expect(addressesProblem('meta.example', ['169.254.169.254'], { allowPrivate: true })).to.match(/link-local address; only public, loopback and private addresses may be called/);
+    expect(addressesProblem('meta.example', ['169.254.169.254'], { allowPrivate: true })).to.match(
+      /link-local address; only public, loopback and private addresses may be called/,
+    );
   });
 
   it('a name that answers public, then private: accepted at save, refused at the send, before any connection', async () => {
@@ -93,7 +97,9 @@ describe('outbound address rule: the pieces', () => {
       expect(await callerUrlProblem('https://rebind.example/hook', { allowPrivate: false }, resolve)).to.equal(null);
       const err = await client.request(callerTarget('https://rebind.example/hook'), { method: 'POST', body: '{}' }).catch((e: unknown) => e);
       expect(err).to.be.instanceOf(OutboundError);
-      expect((err as OutboundError).message).to.equal('refused: rebind.example resolves to 127.0.0.1, which is a loopback address; only public addresses may be called (WEBHOOK_ALLOW_PRIVATE=true allows loopback and private addresses in development); nothing was sent');
+      expect((err as OutboundError).message).to.equal(
+        'refused: rebind.example resolves to 127.0.0.1, which is a loopback address; only public addresses may be called (WEBHOOK_ALLOW_PRIVATE=true allows loopback and private addresses in development); nothing was sent',
+      );
       expect(resolve.lookups).to.deep.equal(['rebind.example', 'rebind.example']);
     } finally {
       await client.close();

@@ -49,21 +49,53 @@ describe('strict fakes: each refuses what its real API does not document', funct
   const chat = { model: 'm', messages: [{ role: 'user', content: 'hi' }] };
 
   const rows: Row[] = [
-    { fake: 'Keitaro', mistake: 'report with dimensions/measures', call: () => keitaroReport({ range, dimensions: ['campaign_id'], measures: ['clicks'] }), refused: (a) => expect(a).to.deep.equal({ status: 400, body: { error: 'Bad request: unknown field "dimensions"' } }) },
-    { fake: 'Keitaro', mistake: 'a metric it does not have', call: () => keitaroReport({ range, metrics: ['clicks', 'spend'], grouping: ['campaign_id'] }), refused: (a) => expect(a.body.error).to.equal('Bad request: unknown metric "spend"') },
-    { fake: 'Keitaro', mistake: 'grouping by a column it does not have', call: () => keitaroReport({ range, metrics: ['clicks'], grouping: ['subid3'] }), refused: (a) => expect(a.body.error).to.equal('Bad request: unknown column "subid3"') },
-    { fake: 'Keitaro', mistake: 'a range field it does not document', call: () => keitaroReport({ range: { ...range, tz: 'UTC' }, metrics: ['clicks'] }), refused: (a) => expect(a.body.error).to.equal('Bad request: unknown field "range.tz"') },
+    {
+      fake: 'Keitaro',
+      mistake: 'report with dimensions/measures',
+      call: () => keitaroReport({ range, dimensions: ['campaign_id'], measures: ['clicks'] }),
+      refused: (a) => expect(a).to.deep.equal({ status: 400, body: { error: 'Bad request: unknown field "dimensions"' } }),
+    },
+    {
+      fake: 'Keitaro',
+      mistake: 'a metric it does not have',
+      call: () => keitaroReport({ range, metrics: ['clicks', 'spend'], grouping: ['campaign_id'] }),
+      refused: (a) => expect(a.body.error).to.equal('Bad request: unknown metric "spend"'),
+    },
+    {
+      fake: 'Keitaro',
+      mistake: 'grouping by a column it does not have',
+      call: () => keitaroReport({ range, metrics: ['clicks'], grouping: ['subid3'] }),
+      refused: (a) => expect(a.body.error).to.equal('Bad request: unknown column "subid3"'),
+    },
+    {
+      fake: 'Keitaro',
+      mistake: 'a range field it does not document',
+      call: () => keitaroReport({ range: { ...range, tz: 'UTC' }, metrics: ['clicks'] }),
+      refused: (a) => expect(a.body.error).to.equal('Bad request: unknown field "range.tz"'),
+    },
     {
       fake: 'Keitaro',
       mistake: 'update_costs with an undocumented field',
-      call: () => post(`${keitaro.url}/admin_api/v1/campaigns/5/update_costs`, { start_date: '2026-03-01 00:00:00', end_date: '2026-03-01 23:59:59', cost: '1.00', currency: 'USD', timezone: 'UTC', mode: 'add' }, { 'Api-Key': 'kt_key_0001' }),
+      call: () =>
+        post(
+          `${keitaro.url}/admin_api/v1/campaigns/5/update_costs`,
+          { start_date: '2026-03-01 00:00:00', end_date: '2026-03-01 23:59:59', cost: '1.00', currency: 'USD', timezone: 'UTC', mode: 'add' },
+          { 'Api-Key': 'kt_key_0001' },
+        ),
       refused: (a) => expect(a).to.deep.equal({ status: 400, body: { error: 'Bad request: unknown field "mode"' } }),
     },
     {
       fake: 'Meta Graph API',
       mistake: 'a campaign create with an undocumented parameter',
       call: async () => {
-        const form = new URLSearchParams({ name: 'X', objective: 'OUTCOME_SALES', special_ad_categories: '[]', status: 'PAUSED', budget_daily: '500', access_token: metaToken });
+        const form = new URLSearchParams({
+          name: 'X',
+          objective: 'OUTCOME_SALES',
+          special_ad_categories: '[]',
+          status: 'PAUSED',
+          budget_daily: '500',
+          access_token: metaToken,
+        });
         const res = await fetch(`${meta.url}/act_100200300/campaigns`, { method: 'POST', body: form });
         return { status: res.status, body: await res.json() };
       },
@@ -75,20 +107,34 @@ describe('strict fakes: each refuses what its real API does not document', funct
     {
       fake: 'TikTok Business API',
       mistake: 'a campaign create with an undocumented field',
-      call: () => post(`${tiktok.url}/campaign/create/`, { advertiser_id: '7000000000000000001', campaign_name: 'X', objective_type: 'TRAFFIC', budget_mode: 'BUDGET_MODE_INFINITE', daily_budget: 5 }, { 'Access-Token': tiktokToken }),
+      call: () =>
+        post(
+          `${tiktok.url}/campaign/create/`,
+          { advertiser_id: '7000000000000000001', campaign_name: 'X', objective_type: 'TRAFFIC', budget_mode: 'BUDGET_MODE_INFINITE', daily_budget: 5 },
+          { 'Access-Token': tiktokToken },
+        ),
       refused: (a) => expect(a.body).to.deep.include({ code: 40002, message: 'daily_budget: Unknown field.' }),
     },
     {
       fake: 'TikTok Business API',
       mistake: 'an ad creative with an undocumented field',
-      call: () => post(`${tiktok.url}/ad/create/`, { advertiser_id: '7000000000000000001', adgroup_id: '1', creatives: [{ ad_name: 'X', headline: 'Y' }] }, { 'Access-Token': tiktokToken }),
+      call: () =>
+        post(
+          `${tiktok.url}/ad/create/`,
+          { advertiser_id: '7000000000000000001', adgroup_id: '1', creatives: [{ ad_name: 'X', headline: 'Y' }] },
+          { 'Access-Token': tiktokToken },
+        ),
       refused: (a) => expect(a.body).to.deep.include({ code: 40002, message: 'creatives.0.headline: Unknown field.' }),
     },
     {
       fake: 'OpenAI-compatible copy model',
       mistake: 'a body field the API does not document',
       call: () => post(`${openai.url}/chat/completions`, { ...chat, timeout: 8 }),
-      refused: (a) => expect(a).to.deep.equal({ status: 400, body: { error: { message: 'Unrecognized request argument supplied: timeout', type: 'invalid_request_error', param: null, code: null } } }),
+      refused: (a) =>
+        expect(a).to.deep.equal({
+          status: 400,
+          body: { error: { message: 'Unrecognized request argument supplied: timeout', type: 'invalid_request_error', param: null, code: null } },
+        }),
     },
     {
       fake: 'OpenAI-compatible agent model',
@@ -103,9 +149,37 @@ describe('strict fakes: each refuses what its real API does not document', funct
   }
 
   it('and takes the documented shapes', async () => {
-    expect((await keitaroReport({ range, columns: [], metrics: ['clicks', 'revenue'], grouping: ['campaign_id', 'sub_id_3'], filters: [], sort: [{ name: 'clicks', order: 'DESC' }], limit: 10, offset: 0 })).status).to.equal(200);
+    expect(
+      (
+        await keitaroReport({
+          range,
+          columns: [],
+          metrics: ['clicks', 'revenue'],
+          grouping: ['campaign_id', 'sub_id_3'],
+          filters: [],
+          sort: [{ name: 'clicks', order: 'DESC' }],
+          limit: 10,
+          offset: 0,
+        })
+      ).status,
+    ).to.equal(200);
     openai.script({ kind: 'content', content: 'ok' });
-    expect((await post(`${openai.url}/chat/completions`, { ...chat, response_format: { type: 'json_schema', json_schema: { name: 'x', strict: true, schema: {} } } })).status).to.equal(200);
-    expect((await post(`${agent.url}/chat/completions`, { ...chat, tools: [{ type: 'function', function: { name: 'f', description: 'd', parameters: {} } }], tool_choice: 'auto' })).status).to.equal(200);
+    expect(
+      (
+        await post(`${openai.url}/chat/completions`, {
+          ...chat,
+          response_format: { type: 'json_schema', json_schema: { name: 'x', strict: true, schema: {} } },
+        })
+      ).status,
+    ).to.equal(200);
+    expect(
+      (
+        await post(`${agent.url}/chat/completions`, {
+          ...chat,
+          tools: [{ type: 'function', function: { name: 'f', description: 'd', parameters: {} } }],
+          tool_choice: 'auto',
+        })
+      ).status,
+    ).to.equal(200);
   });
 });

@@ -41,14 +41,14 @@ describe('walkthrough extractor', () => {
       [
         `${fence}sh`,
         'B=http://x; H="a # not a comment"', // 2
-        "A=$(curl -s -X POST $B -d '{\"name\":", // 3
+        'A=$(curl -s -X POST $B -d \'{"name":', // 3
         '  "two lines"}\' | jq -r .id)   # → 201', // 4
         'curl -s $B/$A \\', // 5
         '  -H "$H"', // 6
         '# → 200 {"id": ...}', // 7
         '#    → {"more": "output"}', // 8
         'until curl -s $B | jq -e .ok > /dev/null; do sleep 1; done   # → 200', // 9
-        'jq . <<\'EOF\'', // 10
+        "jq . <<'EOF'", // 10
         '{"curl": "not a command # → 500"}', // 11
         'EOF', // 12
         'echo "$(date)" done', // 13
@@ -162,7 +162,11 @@ describe('walkthrough runner', function () {
   });
 
   it('fails when the curl cannot reach the server', async () => {
-    const outcome = await runWalkthrough(walkthrough(['curl -s http://127.0.0.1:9/things   # → 200']), { env: process.env, cwd: projectPath(), timeoutMs: 15_000 });
+    const outcome = await runWalkthrough(walkthrough(['curl -s http://127.0.0.1:9/things   # → 200']), {
+      env: process.env,
+      cwd: projectPath(),
+      timeoutMs: 15_000,
+    });
     expect(outcome.failures).to.deep.equal([
       'guide.md:2: expected HTTP 200, got 000: curl -s http://127.0.0.1:9/things   # → 200',
       'guide.md:2: exited with 7: curl -s http://127.0.0.1:9/things   # → 200',

@@ -19,7 +19,10 @@ export async function claimJobs(knex: Knex, dialect: Dialect, o: ClaimOptions): 
   if (o.limit <= 0) return [];
   const until = o.now + o.leaseMs;
   const free = (q: Knex.QueryBuilder) =>
-    q.whereNotNull('run_at').where('run_at', '<=', o.now).where((w) => w.whereNull('locked_until').orWhere('locked_until', '<', o.now));
+    q
+      .whereNotNull('run_at')
+      .where('run_at', '<=', o.now)
+      .where((w) => w.whereNull('locked_until').orWhere('locked_until', '<', o.now));
   return inTransaction(knex, async (trx) => {
     const pick = free(trx('jobs')).orderBy('run_at').limit(o.limit).select('id');
     const ids = (await (dialect === 'mysql' ? pick.forUpdate().skipLocked() : pick)).map((r: { id: number }) => Number(r.id));

@@ -6,7 +6,16 @@ import type { Knex } from 'knex';
 /** Upserts (kind, key) with run_at = `now` and version + 1. */
 export async function wakeJob(db: Knex | Knex.Transaction, kind: string, key: string, now: number, payload: unknown = null): Promise<void> {
   await db('jobs')
-    .insert({ kind, job_key: key, payload: payload === null ? null : JSON.stringify(payload), run_at: now, attempts: 0, version: 1, created_at: now, updated_at: now })
+    .insert({
+      kind,
+      job_key: key,
+      payload: payload === null ? null : JSON.stringify(payload),
+      run_at: now,
+      attempts: 0,
+      version: 1,
+      created_at: now,
+      updated_at: now,
+    })
     .onConflict(['kind', 'job_key'])
     .merge({ run_at: now, version: db.raw('jobs.version + 1'), updated_at: now });
 }

@@ -4,19 +4,51 @@
 
 import {
   PlatformError,
-  type AdAccount, type Budget, type CampaignPage, type CampaignQuery, type DateWindow, type Insights, type InsightsLevel, type LeadFormPage,
-  type ObjectInsights, type ObjectLevel, type ObjectRef, type ObjectSpec, type OptionItem, type OptionType, type PlatformAdapter,
+  type AdAccount,
+  type Budget,
+  type CampaignPage,
+  type CampaignQuery,
+  type DateWindow,
+  type Insights,
+  type InsightsLevel,
+  type LeadFormPage,
+  type ObjectInsights,
+  type ObjectLevel,
+  type ObjectRef,
+  type ObjectSpec,
+  type OptionItem,
+  type OptionType,
+  type PlatformAdapter,
 } from '../port.js';
 import { NO_INSIGHTS, addInsights, perObject } from '../insights.js';
 import {
-  LiveHttp, chunks, createExactlyOnce, currencyDigits, markedName, markerTag, splitMarkedName, unsupportedLevel,
-  type CreateOutcome, type LiveHttpOptions,
+  LiveHttp,
+  chunks,
+  createExactlyOnce,
+  currencyDigits,
+  markedName,
+  markerTag,
+  splitMarkedName,
+  unsupportedLevel,
+  type CreateOutcome,
+  type LiveHttpOptions,
 } from '../live-http.js';
 import type { OutboundClient } from '../../outbound/client.js';
 import { BATCH_LIMIT, GraphClient, type BatchAnswer, type BatchRequest } from './graph.js';
 import {
-  ANY_EFFECTIVE, CAMPAIGN_FIELDS, CONVERSION_EVENTS, EDGES, INSIGHT_FIELDS, LISTED_EFFECTIVE,
-  budgetChange, createParams, effectiveStatusesFor, rowInsights, toCampaign, updateParams, type GraphParams,
+  ANY_EFFECTIVE,
+  CAMPAIGN_FIELDS,
+  CONVERSION_EVENTS,
+  EDGES,
+  INSIGHT_FIELDS,
+  LISTED_EFFECTIVE,
+  budgetChange,
+  createParams,
+  effectiveStatusesFor,
+  rowInsights,
+  toCampaign,
+  updateParams,
+  type GraphParams,
 } from './mapping.js';
 
 export interface MetaAdapterOptions extends LiveHttpOptions {
@@ -102,7 +134,10 @@ export class MetaAdapter implements PlatformAdapter {
   private async ensureOwned(account: AdAccount, refs: ObjectRef[]): Promise<void> {
     const ids = [...new Set(refs.map((r) => r.id))];
     const accountNumber = account.accountId.replace(/^act_/, '');
-    const bodies = await this.readMany(account, chunks(ids, BATCH_LIMIT).map((part) => ({ path: '', params: { ids: part.join(','), fields: 'id,account_id' } })));
+    const bodies = await this.readMany(
+      account,
+      chunks(ids, BATCH_LIMIT).map((part) => ({ path: '', params: { ids: part.join(','), fields: 'id,account_id' } })),
+    );
     const found = Object.assign({}, ...bodies) as Record<string, { account_id?: string }>;
     const missing = ids.find((id) => !found[id] || (found[id].account_id !== undefined && String(found[id].account_id) !== accountNumber));
     if (missing) throw new PlatformError('not_found', `No object ${missing} in ad account ${account.accountId}.`);
@@ -120,8 +155,22 @@ export class MetaAdapter implements PlatformAdapter {
     }
     const filtering: Array<Record<string, unknown>> = [{ field: 'effective_status', operator: 'IN', value: wanted ?? LISTED_EFFECTIVE }];
     if (query.nameQuery) filtering.push({ field: 'name', operator: 'CONTAIN', value: query.nameQuery });
-    const pageParams: GraphParams = { fields: CAMPAIGN_FIELDS, limit: query.limit, summary: 'total_count', filtering, ...(query.after ? { after: query.after } : {}) };
-    const [page, all] = await this.readMany(account, filtered ? [{ path, params: pageParams }, { path, params: everything }] : [{ path, params: pageParams }]);
+    const pageParams: GraphParams = {
+      fields: CAMPAIGN_FIELDS,
+      limit: query.limit,
+      summary: 'total_count',
+      filtering,
+      ...(query.after ? { after: query.after } : {}),
+    };
+    const [page, all] = await this.readMany(
+      account,
+      filtered
+        ? [
+            { path, params: pageParams },
+            { path, params: everything },
+          ]
+        : [{ path, params: pageParams }],
+    );
     const matched = Number(page?.summary?.total_count ?? 0);
     return {
       campaigns: (Array.isArray(page?.data) ? page.data : []).map(toCampaign),
@@ -150,7 +199,10 @@ export class MetaAdapter implements PlatformAdapter {
         items = (await this.collect(account, `${act}/promote_pages`, { fields: 'id,name' })).map((p) => ({ id: String(p.id), name: String(p.name ?? '') }));
         break;
       case 'profileAccounts':
-        items = (await this.collect(account, `${act}/instagram_accounts`, { fields: 'id,username' })).map((p) => ({ id: String(p.id), name: String(p.username ?? '') }));
+        items = (await this.collect(account, `${act}/instagram_accounts`, { fields: 'id,username' })).map((p) => ({
+          id: String(p.id),
+          name: String(p.username ?? ''),
+        }));
         break;
       case 'audiences':
         items = (await this.collect(account, `${act}/customaudiences`, { fields: 'id,name,subtype,approximate_count_upper_bound' })).map((a) => ({
@@ -197,7 +249,10 @@ export class MetaAdapter implements PlatformAdapter {
     const path = `${account.accountId}/insights`;
     const firstPages = await this.readMany(
       account,
-      chunks([...new Set(objectIds)], BATCH_LIMIT).map((ids) => ({ path, params: { ...base, filtering: [{ field: 'campaign.id', operator: 'IN', value: ids }] } })),
+      chunks([...new Set(objectIds)], BATCH_LIMIT).map((ids) => ({
+        path,
+        params: { ...base, filtering: [{ field: 'campaign.id', operator: 'IN', value: ids }] },
+      })),
     );
     const rows: any[] = [];
     for (const [i, first] of firstPages.entries()) {
@@ -248,7 +303,10 @@ export class MetaAdapter implements PlatformAdapter {
 
   /** Looks specs up by marker, one read each, batched. */
   private async findSpecs<T extends { spec: ObjectSpec }>(account: AdAccount, items: T[]): Promise<Map<T, string>> {
-    const bodies = await this.readMany(account, items.map(({ spec }) => ({ path: `${account.accountId}/${EDGES[spec.level]}`, params: this.markerQuery(spec.level, spec.marker) })));
+    const bodies = await this.readMany(
+      account,
+      items.map(({ spec }) => ({ path: `${account.accountId}/${EDGES[spec.level]}`, params: this.markerQuery(spec.level, spec.marker) })),
+    );
     const found = new Map<T, string>();
     items.forEach((item, i) => {
       const hit = (Array.isArray(bodies[i]?.data) ? bodies[i].data : []).find((o: any) => splitMarkedName(String(o.name ?? '')).marker === item.spec.marker);
@@ -276,7 +334,11 @@ export class MetaAdapter implements PlatformAdapter {
           this.http,
           items,
           async (todo) => {
-            const requests: BatchRequest[] = todo.map(({ spec }) => ({ method: 'POST', relativeUrl: `${account.accountId}/${EDGES[spec.level]}`, params: createParams(spec) }));
+            const requests: BatchRequest[] = todo.map(({ spec }) => ({
+              method: 'POST',
+              relativeUrl: `${account.accountId}/${EDGES[spec.level]}`,
+              params: createParams(spec),
+            }));
             return (await this.graph.batch(account, requests)).map((a): CreateOutcome => {
               if (!a.ok) return { error: a.error };
               // An answer without an id leaves the create's fate unknown: reconcile it by marker.
@@ -314,7 +376,10 @@ export class MetaAdapter implements PlatformAdapter {
   async setStatus(account: AdAccount, refs: ObjectRef[], status: 'ACTIVE' | 'PAUSED'): Promise<void> {
     if (!refs.length) return;
     await this.ensureOwned(account, refs);
-    await this.writeMany(account, refs.map((r) => ({ method: 'POST', relativeUrl: r.id, params: { status } })));
+    await this.writeMany(
+      account,
+      refs.map((r) => ({ method: 'POST', relativeUrl: r.id, params: { status } })),
+    );
   }
 
   async setBudget(account: AdAccount, ref: ObjectRef, budget: Budget): Promise<void> {
@@ -326,6 +391,9 @@ export class MetaAdapter implements PlatformAdapter {
   async deleteObjects(account: AdAccount, refs: ObjectRef[]): Promise<void> {
     if (!refs.length) return;
     await this.ensureOwned(account, refs);
-    await this.writeMany(account, refs.map((r) => ({ method: 'DELETE', relativeUrl: r.id })));
+    await this.writeMany(
+      account,
+      refs.map((r) => ({ method: 'DELETE', relativeUrl: r.id })),
+    );
   }
 }

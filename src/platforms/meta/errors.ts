@@ -58,7 +58,7 @@ function blamedField(error: GraphErrorBody): string | undefined {
     if (first) return first;
   }
   const text = error.message ?? '';
-  return /\bParam (\w[\w.\[\]]*)/.exec(text)?.[1] ?? /\bparameter (\w[\w.\[\]]*)/i.exec(text)?.[1];
+  return /\bParam (\w[\w.[\]]*)/.exec(text)?.[1] ?? /\bparameter (\w[\w.[\]]*)/i.exec(text)?.[1];
 }
 
 /** The PlatformError for a failed Graph answer (HTTP status, parsed body, response headers). */

@@ -24,7 +24,16 @@ export const CAMPAIGN_FIELDS = 'id,name,status,effective_status,objective,daily_
 export const LISTED_EFFECTIVE = ['ACTIVE', 'PAUSED', 'ARCHIVED', 'IN_PROCESS', 'WITH_ISSUES'];
 
 /** Every effective status, so a lookup by marker also sees deleted and parent-paused objects. */
-export const ANY_EFFECTIVE = [...LISTED_EFFECTIVE, 'DELETED', 'CAMPAIGN_PAUSED', 'ADSET_PAUSED', 'DISAPPROVED', 'PENDING_REVIEW', 'PREAPPROVED', 'PENDING_BILLING_INFO'];
+export const ANY_EFFECTIVE = [
+  ...LISTED_EFFECTIVE,
+  'DELETED',
+  'CAMPAIGN_PAUSED',
+  'ADSET_PAUSED',
+  'DISAPPROVED',
+  'PENDING_REVIEW',
+  'PREAPPROVED',
+  'PENDING_BILLING_INFO',
+];
 
 const EFFECTIVE_OF: Record<PlatformStatus, string[]> = {
   ACTIVE: ['ACTIVE', 'IN_PROCESS', 'WITH_ISSUES'],
@@ -131,8 +140,28 @@ function adsetParams(s: Record<string, unknown>): GraphParams {
 function creativeSpec(name: string, s: Record<string, unknown>): GraphParams {
   const cta = s.callToAction ? { type: s.callToAction, ...(s.linkUrl ? { value: { link: s.linkUrl } } : {}) } : undefined;
   const story = s.videoId
-    ? { video_data: definedEntries({ video_id: s.videoId, message: s.primaryText, title: s.headline, link_description: s.description, image_url: s.imageUrl, image_hash: s.imageHash, call_to_action: cta }) }
-    : { link_data: definedEntries({ link: s.linkUrl, message: s.primaryText, name: s.headline, description: s.description, image_hash: s.imageHash, picture: s.imageUrl, call_to_action: cta }) };
+    ? {
+        video_data: definedEntries({
+          video_id: s.videoId,
+          message: s.primaryText,
+          title: s.headline,
+          link_description: s.description,
+          image_url: s.imageUrl,
+          image_hash: s.imageHash,
+          call_to_action: cta,
+        }),
+      }
+    : {
+        link_data: definedEntries({
+          link: s.linkUrl,
+          message: s.primaryText,
+          name: s.headline,
+          description: s.description,
+          image_hash: s.imageHash,
+          picture: s.imageUrl,
+          call_to_action: cta,
+        }),
+      };
   return definedEntries({
     name,
     url_tags: s.urlTags,
@@ -230,5 +259,15 @@ export function rowInsights(row: Record<string, unknown>, digits: number): Insig
 
 /** Meta's standard conversion events (promoted_object.custom_event_type). */
 export const CONVERSION_EVENTS: OptionItem[] = [
-  'PURCHASE', 'ADD_TO_CART', 'INITIATED_CHECKOUT', 'ADD_PAYMENT_INFO', 'LEAD', 'COMPLETE_REGISTRATION', 'CONTENT_VIEW', 'SEARCH', 'SUBSCRIBE', 'START_TRIAL', 'CONTACT',
+  'PURCHASE',
+  'ADD_TO_CART',
+  'INITIATED_CHECKOUT',
+  'ADD_PAYMENT_INFO',
+  'LEAD',
+  'COMPLETE_REGISTRATION',
+  'CONTENT_VIEW',
+  'SEARCH',
+  'SUBSCRIBE',
+  'START_TRIAL',
+  'CONTACT',
 ].map((id) => ({ id, name: id.toLowerCase().replace(/_/g, ' ') }));

@@ -6,9 +6,24 @@ import type { Knex } from 'knex';
 import { isUniqueViolation } from '../../db/connection.js';
 import {
   PlatformError,
-  type AdAccount, type Budget, type CampaignPage, type CampaignQuery, type DateWindow, type Insights, type InsightsLevel, type LeadFormPage,
-  type ObjectInsights, type ObjectLevel, type ObjectRef, type ObjectSpec, type OptionItem, type OptionType, type PlatformAdapter, type PlatformCampaign,
-  type PlatformName, type PlatformStatus,
+  type AdAccount,
+  type Budget,
+  type CampaignPage,
+  type CampaignQuery,
+  type DateWindow,
+  type Insights,
+  type InsightsLevel,
+  type LeadFormPage,
+  type ObjectInsights,
+  type ObjectLevel,
+  type ObjectRef,
+  type ObjectSpec,
+  type OptionItem,
+  type OptionType,
+  type PlatformAdapter,
+  type PlatformCampaign,
+  type PlatformName,
+  type PlatformStatus,
 } from '../port.js';
 import { CONVERSION_EVENTS, INTERESTS, LOCATIONS } from './catalog.js';
 import { NO_INSIGHTS, addInsights, deliver, type Delivery, type StatusChange } from './delivery.js';
@@ -62,7 +77,11 @@ function toCampaign(row: Record<string, any>): PlatformCampaign {
 }
 
 export class SandboxPlatform implements PlatformAdapter {
-  constructor(readonly platform: PlatformName, private readonly knex: Knex, private readonly now: () => number = Date.now) {}
+  constructor(
+    readonly platform: PlatformName,
+    private readonly knex: Knex,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   private objects(account: AdAccount, level: ObjectLevel) {
     return this.knex('sandbox_objects').where({ account_id: account.accountId, level });
@@ -73,8 +92,15 @@ export class SandboxPlatform implements PlatformAdapter {
     if (query.statuses?.length) filters.push([`status in (${query.statuses.map(() => '?').join(', ')})`, query.statuses]);
     if (query.nameQuery) filters.push(["name_lower like ? escape '!'", [likePattern(query.nameQuery)]]);
     // MariaDB otherwise scans backwards from the newest row to reach a deep keyset position.
-    const table = this.knex.client.config.client === 'mysql2' ? this.knex.raw('?? force index (??)', ['sandbox_objects', 'sandbox_objects_account_id_level_id_index']) : 'sandbox_objects';
-    const page = this.knex(table as string).where({ account_id: account.accountId, level: 'campaign' }).whereNot('status', 'DELETED').orderBy('id', 'desc').limit(query.limit + 1);
+    const table =
+      this.knex.client.config.client === 'mysql2'
+        ? this.knex.raw('?? force index (??)', ['sandbox_objects', 'sandbox_objects_account_id_level_id_index'])
+        : 'sandbox_objects';
+    const page = this.knex(table as string)
+      .where({ account_id: account.accountId, level: 'campaign' })
+      .whereNot('status', 'DELETED')
+      .orderBy('id', 'desc')
+      .limit(query.limit + 1);
     for (const [sql, bindings] of filters) page.whereRaw(sql, bindings as never[]);
     if (query.after) {
       if (!/^\d+$/.test(query.after)) throw new PlatformError('invalid_request', 'The paging position is not valid.', { field: 'after' });
@@ -83,7 +109,9 @@ export class SandboxPlatform implements PlatformAdapter {
     // Both totals in one pass: every campaign, and those matching the filters.
     const matchedSql = filters.length ? `sum(case when ${filters.map(([sql]) => sql).join(' and ')} then 1 else 0 end)` : 'count(*)';
     const [totals, rows] = await Promise.all([
-      this.objects(account, 'campaign').whereNot('status', 'DELETED').first(this.knex.raw(`count(*) as total, ${matchedSql} as matched`, filters.flatMap(([, b]) => b) as never[])),
+      this.objects(account, 'campaign')
+        .whereNot('status', 'DELETED')
+        .first(this.knex.raw(`count(*) as total, ${matchedSql} as matched`, filters.flatMap(([, b]) => b) as never[])),
       page.select('id', 'object_id', 'name', 'status', 'objective', 'budget_period', 'budget_cents', 'created_at'),
     ]);
     const items = rows.slice(0, query.limit);
@@ -96,7 +124,10 @@ export class SandboxPlatform implements PlatformAdapter {
   }
 
   async listLeadForms(account: AdAccount, pageId: string, after: string | null, limit: number): Promise<LeadFormPage> {
-    const q = this.knex('sandbox_assets').where({ account_id: account.accountId, kind: 'leadForms', page_id: pageId }).orderBy('id').limit(limit + 1);
+    const q = this.knex('sandbox_assets')
+      .where({ account_id: account.accountId, kind: 'leadForms', page_id: pageId })
+      .orderBy('id')
+      .limit(limit + 1);
     if (after) q.where('id', '>', Number(after));
     const rows = await q.select('id', 'asset_id', 'name');
     const items = rows.slice(0, limit);
@@ -115,10 +146,12 @@ export class SandboxPlatform implements PlatformAdapter {
     const kind = ASSET_KINDS[type];
     if (kind) {
       const rows = await this.knex('sandbox_assets').where({ account_id: account.accountId, kind }).orderBy('id').select('payload');
-      return rows.map((r) => {
-        const { accountId: _omit, ...item } = JSON.parse(r.payload) as OptionItem & { accountId: string };
-        return item as OptionItem;
-      }).filter(matches);
+      return rows
+        .map((r) => {
+          const { accountId: _omit, ...item } = JSON.parse(r.payload) as OptionItem & { accountId: string };
+          return item as OptionItem;
+        })
+        .filter(matches);
     }
     const builtIn = type === 'interests' ? INTERESTS : type === 'locations' ? LOCATIONS : CONVERSION_EVENTS;
     return builtIn.filter(matches);
@@ -139,7 +172,12 @@ export class SandboxPlatform implements PlatformAdapter {
   async insights(account: AdAccount, objectIds: string[], window: DateWindow): Promise<Insights> {
     if (!objectIds.length) return NO_INSIGHTS;
     const campaigns = await this.objects(account, 'campaign').whereIn('object_id', objectIds).select('object_id', 'budget_period', 'budget_cents');
-    const adsets = await this.objects(account, 'adset').whereIn('parent_id', campaigns.map((c) => c.object_id)).select('object_id', 'parent_id', 'budget_period', 'budget_cents');
+    const adsets = await this.objects(account, 'adset')
+      .whereIn(
+        'parent_id',
+        campaigns.map((c) => c.object_id),
+      )
+      .select('object_id', 'parent_id', 'budget_period', 'budget_cents');
     const history = await this.histories([...campaigns.map((c) => c.object_id), ...adsets.map((a) => a.object_id)]);
     const now = this.now();
     let total = NO_INSIGHTS;
@@ -152,7 +190,10 @@ export class SandboxPlatform implements PlatformAdapter {
       }
       for (const a of adsets.filter((s) => s.parent_id === c.object_id && s.budget_cents !== null)) {
         const budget = { period: a.budget_period, amountMinorUnits: Number(a.budget_cents) };
-        total = addInsights(total, deliver({ id: a.object_id, budget, history: history.get(a.object_id) ?? [] }, window, account.timezone, now, [campaignHistory]));
+        total = addInsights(
+          total,
+          deliver({ id: a.object_id, budget, history: history.get(a.object_id) ?? [] }, window, account.timezone, now, [campaignHistory]),
+        );
       }
     }
     return total;
@@ -170,7 +211,11 @@ export class SandboxPlatform implements PlatformAdapter {
   private async childCounts(account: AdAccount, level: ObjectLevel, parentIds: string[]): Promise<Map<string, number>> {
     const out = new Map<string, number>();
     for (const part of chunks([...new Set(parentIds)], 500)) {
-      const rows: Array<{ parent_id: string; n: number | string }> = await this.objects(account, level).whereIn('parent_id', part).whereNot('status', 'DELETED').groupBy('parent_id').select('parent_id', this.knex.raw('count(*) as n'));
+      const rows: Array<{ parent_id: string; n: number | string }> = await this.objects(account, level)
+        .whereIn('parent_id', part)
+        .whereNot('status', 'DELETED')
+        .groupBy('parent_id')
+        .select('parent_id', this.knex.raw('count(*) as n'));
       for (const r of rows) out.set(String(r.parent_id), Number(r.n));
     }
     return out;
@@ -186,11 +231,26 @@ export class SandboxPlatform implements PlatformAdapter {
     if (!ids.length) return [];
     const ads = level === 'ad' ? await this.rowsOf(account, 'ad', 'object_id', ids) : [];
     const adsets =
-      level === 'campaign' ? await this.rowsOf(account, 'adset', 'parent_id', ids)
-      : await this.rowsOf(account, 'adset', 'object_id', level === 'adset' ? ids : ads.map((a) => a.parent_id!));
+      level === 'campaign'
+        ? await this.rowsOf(account, 'adset', 'parent_id', ids)
+        : await this.rowsOf(account, 'adset', 'object_id', level === 'adset' ? ids : ads.map((a) => a.parent_id!));
     const campaigns = await this.rowsOf(account, 'campaign', 'object_id', level === 'campaign' ? ids : adsets.map((a) => a.parent_id!));
-    const adsetsPerCampaign = level === 'campaign' ? new Map<string, number>() : await this.childCounts(account, 'adset', campaigns.map((c) => c.object_id));
-    const adsPerAdset = level === 'ad' ? await this.childCounts(account, 'ad', adsets.map((a) => a.object_id)) : new Map<string, number>();
+    const adsetsPerCampaign =
+      level === 'campaign'
+        ? new Map<string, number>()
+        : await this.childCounts(
+            account,
+            'adset',
+            campaigns.map((c) => c.object_id),
+          );
+    const adsPerAdset =
+      level === 'ad'
+        ? await this.childCounts(
+            account,
+            'ad',
+            adsets.map((a) => a.object_id),
+          )
+        : new Map<string, number>();
     const history = await this.histories([...campaigns, ...adsets, ...ads].map((r) => r.object_id));
     const byId = new Map([...campaigns, ...adsets].map((r) => [r.object_id, r]));
     const now = this.now();
@@ -206,18 +266,31 @@ export class SandboxPlatform implements PlatformAdapter {
     if (level === 'campaign') {
       for (const c of campaigns) {
         if (c.budget_cents !== null) {
-          out.set(c.object_id, deliver({ id: c.object_id, budget: budgetOf(c), history: h(c.object_id), converts: converts(c) }, window, account.timezone, now));
+          out.set(
+            c.object_id,
+            deliver({ id: c.object_id, budget: budgetOf(c), history: h(c.object_id), converts: converts(c) }, window, account.timezone, now),
+          );
           continue;
         }
-        const parts = adsets.filter((a) => a.parent_id === c.object_id && a.budget_cents !== null)
-          .map((a) => deliver({ id: a.object_id, budget: budgetOf(a), history: h(a.object_id), converts: converts(c, a) }, window, account.timezone, now, [h(c.object_id)]));
+        const parts = adsets
+          .filter((a) => a.parent_id === c.object_id && a.budget_cents !== null)
+          .map((a) =>
+            deliver({ id: a.object_id, budget: budgetOf(a), history: h(a.object_id), converts: converts(c, a) }, window, account.timezone, now, [
+              h(c.object_id),
+            ]),
+          );
         const total = parts.reduce<Insights>((sum, d) => addInsights(sum, d), NO_INSIGHTS);
         out.set(c.object_id, { ...total, reach: parts.reduce((sum, d) => sum + d.reach, 0) });
       }
     } else if (level === 'adset') {
       for (const a of adsets) {
         const c = byId.get(a.parent_id!);
-        out.set(a.object_id, deliver({ id: a.object_id, budget: adsetBudget(a), history: h(a.object_id), converts: converts(c, a) }, window, account.timezone, now, [h(a.parent_id!)]));
+        out.set(
+          a.object_id,
+          deliver({ id: a.object_id, budget: adsetBudget(a), history: h(a.object_id), converts: converts(c, a) }, window, account.timezone, now, [
+            h(a.parent_id!),
+          ]),
+        );
       }
     } else {
       for (const ad of ads) {
@@ -226,7 +299,16 @@ export class SandboxPlatform implements PlatformAdapter {
         const budget = adsetBudget(a);
         const share = budget ? { ...budget, amountMinorUnits: Math.floor(budget.amountMinorUnits / (adsPerAdset.get(a.object_id) ?? 1)) } : null;
         const gates = [h(a.object_id), h(a.parent_id!)];
-        out.set(ad.object_id, deliver({ id: ad.object_id, budget: share, history: h(ad.object_id), converts: converts(byId.get(a.parent_id!), a, ad) }, window, account.timezone, now, gates));
+        out.set(
+          ad.object_id,
+          deliver(
+            { id: ad.object_id, budget: share, history: h(ad.object_id), converts: converts(byId.get(a.parent_id!), a, ad) },
+            window,
+            account.timezone,
+            now,
+            gates,
+          ),
+        );
       }
     }
     return perObject(ids, out);
@@ -256,7 +338,11 @@ export class SandboxPlatform implements PlatformAdapter {
       try {
         await this.knex.transaction(async (trx) => {
           await trx.batchInsert('sandbox_objects', rows, 200);
-          await trx.batchInsert('sandbox_status_events', refs.map((r, i) => ({ object_id: r.id, status: specs[i].status, at: now })), 200);
+          await trx.batchInsert(
+            'sandbox_status_events',
+            refs.map((r, i) => ({ object_id: r.id, status: specs[i].status, at: now })),
+            200,
+          );
         });
         return refs;
       } catch (err) {
@@ -293,7 +379,11 @@ export class SandboxPlatform implements PlatformAdapter {
     const ids = refs.map((r) => r.id);
     await this.knex.transaction(async (trx) => {
       await trx('sandbox_objects').whereIn('object_id', ids).update({ status, updated_at: now });
-      await trx.batchInsert('sandbox_status_events', ids.map((id) => ({ object_id: id, status, at: now })), 200);
+      await trx.batchInsert(
+        'sandbox_status_events',
+        ids.map((id) => ({ object_id: id, status, at: now })),
+        200,
+      );
     });
   }
 
@@ -306,7 +396,9 @@ export class SandboxPlatform implements PlatformAdapter {
       throw new PlatformError('capability_unsupported', `A budget can be set on a campaign or an ad set, not on a ${ref.level}.`);
     }
     await this.existing(account, [ref]);
-    await this.knex('sandbox_objects').where({ object_id: ref.id }).update({ budget_period: budget.period, budget_cents: budget.amountMinorUnits, updated_at: this.now() });
+    await this.knex('sandbox_objects')
+      .where({ object_id: ref.id })
+      .update({ budget_period: budget.period, budget_cents: budget.amountMinorUnits, updated_at: this.now() });
   }
 
   deleteObjects(account: AdAccount, refs: ObjectRef[]): Promise<void> {

@@ -36,23 +36,59 @@ export async function seedLiveLaunch(
 ): Promise<SeededLaunch> {
   return knex.transaction(async (trx) => {
     const [launchId] = await trx('launches').insert({
-      organization_id: o.organizationId, brand_id: o.brandId, account_id: o.accountId, title: o.title, description: null,
-      status: 'published', status_reason: null, created_at: o.at, updated_at: o.at, published_at: o.at,
+      organization_id: o.organizationId,
+      brand_id: o.brandId,
+      account_id: o.accountId,
+      title: o.title,
+      description: null,
+      status: 'published',
+      status_reason: null,
+      created_at: o.at,
+      updated_at: o.at,
+      published_at: o.at,
     });
     const nodes: Record<string, unknown>[] = [];
     const objects: Record<string, unknown>[] = [];
     const seeded: SeededObject[] = [];
-    const add = (level: SeededObject['level'], name: string, parent: { nodeId: string; objectId: string } | null, status: string, budget: number | null, properties: Record<string, unknown>) => {
+    const add = (
+      level: SeededObject['level'],
+      name: string,
+      parent: { nodeId: string; objectId: string } | null,
+      status: string,
+      budget: number | null,
+      properties: Record<string, unknown>,
+    ) => {
       const nodeId = newNodeId();
       const objectId = newPlatformId(o.platform);
       nodes.push({
-        id: nodeId, launch_id: Number(launchId), parent_id: parent?.nodeId ?? null, node_type: level, account_id: o.accountId, name,
-        properties: JSON.stringify({ name, ...properties }), platform_id: objectId, status: 'live', created_at: o.at, updated_at: o.at,
+        id: nodeId,
+        launch_id: Number(launchId),
+        parent_id: parent?.nodeId ?? null,
+        node_type: level,
+        account_id: o.accountId,
+        name,
+        properties: JSON.stringify({ name, ...properties }),
+        platform_id: objectId,
+        status: 'live',
+        created_at: o.at,
+        updated_at: o.at,
       });
       objects.push({
-        platform: o.platform, account_id: o.accountId, level, object_id: objectId, parent_id: parent?.objectId ?? null, name, name_lower: name.toLowerCase(),
-        marker: null, status, objective: level === 'campaign' ? 'OUTCOME_SALES' : null, budget_period: budget === null ? null : 'daily', budget_cents: budget,
-        settings: '{}', created_at: o.at, updated_at: o.at,
+        platform: o.platform,
+        account_id: o.accountId,
+        level,
+        object_id: objectId,
+        parent_id: parent?.objectId ?? null,
+        name,
+        name_lower: name.toLowerCase(),
+        marker: null,
+        status,
+        objective: level === 'campaign' ? 'OUTCOME_SALES' : null,
+        budget_period: budget === null ? null : 'daily',
+        budget_cents: budget,
+        settings: '{}',
+        created_at: o.at,
+        updated_at: o.at,
       });
       seeded.push({ nodeId, objectId, level, name });
       return { nodeId, objectId };
@@ -67,7 +103,11 @@ export async function seedLiveLaunch(
     }
     await trx.batchInsert('launch_nodes', nodes, 200);
     await trx.batchInsert('sandbox_objects', objects, 200);
-    await trx.batchInsert('sandbox_status_events', objects.map((x) => ({ object_id: x.object_id, status: x.status, at: o.at })), 200);
+    await trx.batchInsert(
+      'sandbox_status_events',
+      objects.map((x) => ({ object_id: x.object_id, status: x.status, at: o.at })),
+      200,
+    );
     return { launchId: Number(launchId), objects: seeded };
   });
 }

@@ -5,13 +5,35 @@
 
 import {
   PlatformError,
-  type AdAccount, type Budget, type CampaignPage, type CampaignQuery, type DateWindow, type Insights, type InsightsLevel, type LeadFormPage,
-  type ObjectInsights, type ObjectLevel, type ObjectRef, type ObjectSpec, type OptionItem, type OptionType, type PlatformAdapter,
+  type AdAccount,
+  type Budget,
+  type CampaignPage,
+  type CampaignQuery,
+  type DateWindow,
+  type Insights,
+  type InsightsLevel,
+  type LeadFormPage,
+  type ObjectInsights,
+  type ObjectLevel,
+  type ObjectRef,
+  type ObjectSpec,
+  type OptionItem,
+  type OptionType,
+  type PlatformAdapter,
 } from '../port.js';
 import { NO_INSIGHTS, perObject } from '../insights.js';
 import {
-  LiveHttp, chunks, createExactlyOnce, currencyDigits, decimalToMinor, markedName, markerTag, splitMarkedName, unsupportedLevel,
-  type CreateOutcome, type LiveHttpOptions,
+  LiveHttp,
+  chunks,
+  createExactlyOnce,
+  currencyDigits,
+  decimalToMinor,
+  markedName,
+  markerTag,
+  splitMarkedName,
+  unsupportedLevel,
+  type CreateOutcome,
+  type LiveHttpOptions,
 } from '../live-http.js';
 import type { OutboundClient } from '../../outbound/client.js';
 import { TikTokClient, type TikTokParams } from './client.js';
@@ -150,7 +172,11 @@ export class TikTokAdapter implements PlatformAdapter {
         break;
       case 'interests': {
         const data = await this.read(account, 'tool/interest_category/', {});
-        items = listOf(data, 'interest_categories').map((i) => ({ id: String(i.interest_category_id), name: String(i.interest_category_name ?? ''), level: Number(i.level ?? 1) }));
+        items = listOf(data, 'interest_categories').map((i) => ({
+          id: String(i.interest_category_id),
+          name: String(i.interest_category_name ?? ''),
+          level: Number(i.level ?? 1),
+        }));
         break;
       }
       case 'locations': {
@@ -193,7 +219,8 @@ export class TikTokAdapter implements PlatformAdapter {
           impressions: total.impressions + Math.round(Number(m.impressions ?? 0) || 0),
           clicks: total.clicks + Math.round(Number(m.clicks ?? 0) || 0),
           results: total.results + Math.round(Number(m.conversion ?? 0) || 0),
-          revenueMinorUnits: total.revenueMinorUnits + (m.total_complete_payment_rate === undefined ? 0 : decimalToMinor(String(m.total_complete_payment_rate), digits)),
+          revenueMinorUnits:
+            total.revenueMinorUnits + (m.total_complete_payment_rate === undefined ? 0 : decimalToMinor(String(m.total_complete_payment_rate), digits)),
         };
       }
     }
@@ -257,7 +284,12 @@ export class TikTokAdapter implements PlatformAdapter {
     const digits = currencyDigits(account.currency);
     const items = specs.map((spec) => ({ spec }));
     const find = async (todo: typeof items) => {
-      const byMarker = await this.findMarked(account, level, todo.map((t) => t.spec.marker), todo[0].spec.parentId ? [todo[0].spec.parentId] : []);
+      const byMarker = await this.findMarked(
+        account,
+        level,
+        todo.map((t) => t.spec.marker),
+        todo[0].spec.parentId ? [todo[0].spec.parentId] : [],
+      );
       return new Map(todo.flatMap((t) => (byMarker.has(t.spec.marker) ? [[t, byMarker.get(t.spec.marker)!] as const] : [])));
     };
     const send = async (todo: typeof items): Promise<CreateOutcome[]> => {
@@ -315,7 +347,11 @@ export class TikTokAdapter implements PlatformAdapter {
 
   /** The object behind `ref` in this advertiser, or not_found. */
   private async current(account: AdAccount, level: Level, id: string): Promise<any> {
-    const data = await this.read(account, `${PATH[level]}/get/`, { filtering: { [`${ID_FIELD[level]}s`]: [id], primary_status: 'STATUS_ALL' }, page: 1, page_size: 1 });
+    const data = await this.read(account, `${PATH[level]}/get/`, {
+      filtering: { [`${ID_FIELD[level]}s`]: [id], primary_status: 'STATUS_ALL' },
+      page: 1,
+      page_size: 1,
+    });
     const row = listOf(data)[0];
     if (!row) throw new PlatformError('not_found', `No ${level} ${id} in ad account ${account.accountId}.`);
     return row;
@@ -331,7 +367,10 @@ export class TikTokAdapter implements PlatformAdapter {
     if (level === 'ad') {
       const creative = { ...creativeFields(settings), ...raw };
       if (name === undefined && !Object.keys(creative).length) return;
-      await this.write(account, 'ad/update/', { adgroup_id: current.adgroup_id, creatives: [{ ad_id: ref.id, ad_name: name ?? current.ad_name, ...creative }] });
+      await this.write(account, 'ad/update/', {
+        adgroup_id: current.adgroup_id,
+        creatives: [{ ad_id: ref.id, ad_name: name ?? current.ad_name, ...creative }],
+      });
       return;
     }
     const fields = level === 'adset' ? { ...adgroupFields(settings, currencyDigits(account.currency)), ...raw } : raw;

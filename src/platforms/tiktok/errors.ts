@@ -8,7 +8,7 @@ const THROTTLE_CODES = new Set([40100]);
 const AUTH_CODES = new Set([40001, 40102, 40104, 40105]);
 
 function fieldOf(message: string): string | undefined {
-  return /^\s*([A-Za-z_][\w.\[\]]*)\s*:/.exec(message)?.[1] ?? /\b(?:field|param(?:eter)?)\s+['"`]?([A-Za-z_][\w.]*)/i.exec(message)?.[1];
+  return /^\s*([A-Za-z_][\w.[\]]*)\s*:/.exec(message)?.[1] ?? /\b(?:field|param(?:eter)?)\s+['"`]?([A-Za-z_][\w.]*)/i.exec(message)?.[1];
 }
 
 /** The PlatformError for an answer whose `code` is not 0. */
@@ -27,7 +27,9 @@ export function tiktokError(code: number, message: string, throttleWaitMs: numbe
 export function httpError(status: number, retryAfter: string | null, throttleWaitMs: number): PlatformError {
   if (status === 429) {
     const seconds = Number(retryAfter);
-    return new PlatformError('throttled', 'The ad platform is rate limiting this app.', { retryAfterMs: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : throttleWaitMs });
+    return new PlatformError('throttled', 'The ad platform is rate limiting this app.', {
+      retryAfterMs: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : throttleWaitMs,
+    });
   }
   if (status === 401 || status === 403) return new PlatformError('authentication', `The ad platform refused the access token (HTTP ${status}).`);
   if (status >= 500 || status < 400) return new PlatformError('transient', `The ad platform answered HTTP ${status}.`);

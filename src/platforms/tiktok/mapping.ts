@@ -43,7 +43,12 @@ const OPTIMIZATION_GOALS: Record<string, string> = {
 const BILLING_EVENTS: Record<string, string> = { IMPRESSIONS: 'CPM', LINK_CLICKS: 'CPC', CLICKS: 'CPC', THRUPLAY: 'CPV' };
 
 const AGE_GROUPS: Array<[string, number, number]> = [
-  ['AGE_13_17', 13, 17], ['AGE_18_24', 18, 24], ['AGE_25_34', 25, 34], ['AGE_35_44', 35, 44], ['AGE_45_54', 45, 54], ['AGE_55_100', 55, 100],
+  ['AGE_13_17', 13, 17],
+  ['AGE_18_24', 18, 24],
+  ['AGE_25_34', 25, 34],
+  ['AGE_35_44', 35, 44],
+  ['AGE_45_54', 45, 54],
+  ['AGE_55_100', 55, 100],
 ];
 
 /** TikTok's objective type for a spec objective. */
@@ -102,8 +107,8 @@ export function adgroupFields(s: Record<string, unknown>, digits: number): TikTo
   const t = s.targeting === undefined ? undefined : asRecord(s.targeting);
   const schedule = s.schedule === undefined ? undefined : asRecord(s.schedule);
   const promoted = asRecord(s.promotedObject);
-  const goal = typeof s.optimizationGoal === 'string' ? OPTIMIZATION_GOALS[s.optimizationGoal] ?? s.optimizationGoal : undefined;
-  const billing = typeof s.billingEvent === 'string' ? BILLING_EVENTS[s.billingEvent] ?? s.billingEvent : undefined;
+  const goal = typeof s.optimizationGoal === 'string' ? (OPTIMIZATION_GOALS[s.optimizationGoal] ?? s.optimizationGoal) : undefined;
+  const billing = typeof s.billingEvent === 'string' ? (BILLING_EVENTS[s.billingEvent] ?? s.billingEvent) : undefined;
   return defined({
     placement_type: s.placementType ?? (s.placements ? 'PLACEMENT_TYPE_NORMAL' : undefined),
     placements: s.placements,
@@ -196,5 +201,14 @@ export function toCampaign(raw: Record<string, unknown>, digits: number): Platfo
 
 /** TikTok pixel events usable as optimization events. */
 export const CONVERSION_EVENTS: OptionItem[] = [
-  'COMPLETE_PAYMENT', 'ADD_TO_CART', 'INITIATE_ORDER', 'ADD_PAYMENT_INFO', 'FORM', 'COMPLETE_REGISTRATION', 'VIEW_CONTENT', 'SEARCH', 'SUBSCRIBE', 'CONTACT',
+  'COMPLETE_PAYMENT',
+  'ADD_TO_CART',
+  'INITIATE_ORDER',
+  'ADD_PAYMENT_INFO',
+  'FORM',
+  'COMPLETE_REGISTRATION',
+  'VIEW_CONTENT',
+  'SEARCH',
+  'SUBSCRIBE',
+  'CONTACT',
 ].map((id) => ({ id, name: id.toLowerCase().replace(/_/g, ' ') }));

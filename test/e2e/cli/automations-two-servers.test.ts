@@ -18,7 +18,9 @@ const world = {
       name: 'Acme Rules',
       plan: 'agency',
       subscriptionStatus: 'active',
-      brands: [{ ref: 'shoes', name: 'Shoes Co', adAccounts: ACCOUNTS.map((accountId) => ({ platform: 'meta', accountId, timezone: 'UTC', currency: 'USD' })) }],
+      brands: [
+        { ref: 'shoes', name: 'Shoes Co', adAccounts: ACCOUNTS.map((accountId) => ({ platform: 'meta', accountId, timezone: 'UTC', currency: 'USD' })) },
+      ],
       apiKeys: [{ ref: 'ops', name: 'Ops key', scopes: ['read', 'write'], surfaces: { api: true, mcp: false }, brands: null }],
     },
   ],
@@ -78,7 +80,10 @@ if (process.env.TEST_MYSQL_URL) {
       await new Promise((r) => setTimeout(r, 3_000));
       for (const id of ids) {
         const runs = await runsOf(id);
-        expect(runs.map((r) => r.trigger), `automation ${id}`).to.deep.equal(['schedule']);
+        expect(
+          runs.map((r) => r.trigger),
+          `automation ${id}`,
+        ).to.deep.equal(['schedule']);
       }
     });
   });

@@ -11,7 +11,9 @@ import { runSvcServer, startSvcServer, stopAllServers, type ServerProcess } from
 
 /** The standard world (Acme has an owner, Ada the admin and Mia the member) with an owner in Other Agency. */
 function tenant() {
-  const world = structuredClone(standardWorld) as { organizations: Array<{ ref: string; users?: Array<{ ref: string; role: string; [field: string]: unknown }> }> };
+  const world = structuredClone(standardWorld) as {
+    organizations: Array<{ ref: string; users?: Array<{ ref: string; role: string; [field: string]: unknown }> }>;
+  };
   const org = (ref: string) => world.organizations.find((o) => o.ref === ref)!;
   expect(org('acme').users!.find((u) => u.ref === 'ada')?.role, 'the standard world has an admin, Ada').to.equal('admin');
   org('other').users = [{ ref: 'oscar', email: 'oscar@other.test', name: 'Oscar Owner', password: 'correct horse 4', role: 'owner' }];
@@ -51,7 +53,20 @@ for (const dialect of dialects()) {
     };
 
     it('prints only the secret on stdout; the key works at once with the scopes, surfaces and ceiling it was given', async () => {
-      const run = await createKey('--org', 'Acme Agency', '--created-by', 'olive@acme.test', '--name', 'Lost demo key', '--scopes', 'read,write,publish', '--surfaces', 'api,mcp', '--publish-ceiling-dollars', '500');
+      const run = await createKey(
+        '--org',
+        'Acme Agency',
+        '--created-by',
+        'olive@acme.test',
+        '--name',
+        'Lost demo key',
+        '--scopes',
+        'read,write,publish',
+        '--surfaces',
+        'api,mcp',
+        '--publish-ceiling-dollars',
+        '500',
+      );
       expect(run.code, run.stderr).to.equal(0);
       expect(run.stdout).to.match(/^svc_sk_[A-Za-z0-9_-]+\n$/);
       expect(run.stderr).to.include('"Lost demo key" (read, write, publish; api, mcp; every brand; publish ceiling $500.00)');
@@ -62,7 +77,18 @@ for (const dialect of dialects()) {
     });
 
     it('names the organization by id too, and an admin may make a key; a brand limit and the defaults (read, MCP only) apply', async () => {
-      const run = await createKey('--org', String(ids.acme), '--created-by', 'ada@acme.test', '--name', 'Shoes reader', '--brands', String(ids.shoes), '--surfaces', 'api');
+      const run = await createKey(
+        '--org',
+        String(ids.acme),
+        '--created-by',
+        'ada@acme.test',
+        '--name',
+        'Shoes reader',
+        '--brands',
+        String(ids.shoes),
+        '--surfaces',
+        'api',
+      );
       expect(run.code, run.stderr).to.equal(0);
       const key = run.stdout.trim();
       expect((await get(key, `/v1/brands/${ids.shoes}/launches`)).status).to.equal(200);
@@ -86,7 +112,20 @@ for (const dialect of dialects()) {
       expect(stranger.stderr).to.include('oscar@other.test');
       const nowhere = await createKey('--org', 'No Such Agency', '--created-by', 'olive@acme.test', '--name', 'Nope');
       expect(nowhere.code).to.equal(4);
-      const bad = await createKey('--org', 'Acme Agency', '--created-by', 'olive@acme.test', '--name', 'Nope', '--scopes', 'read,admin', '--publish-ceiling-dollars', '0.5', '--brands', '99999');
+      const bad = await createKey(
+        '--org',
+        'Acme Agency',
+        '--created-by',
+        'olive@acme.test',
+        '--name',
+        'Nope',
+        '--scopes',
+        'read,admin',
+        '--publish-ceiling-dollars',
+        '0.5',
+        '--brands',
+        '99999',
+      );
       expect(bad.code).to.equal(2);
       expect(bad.stderr).to.include('--scopes: has unknown scope "admin"');
       expect(bad.stderr).to.include('--publish-ceiling-dollars: must be at least 1 dollar');

@@ -60,7 +60,9 @@ describe('svc mcp --print-config', function () {
   it('started exactly as printed, from another folder, the bridge serves the tools of the service', async () => {
     const entry = (await printed()).config.mcpServers.svc;
     const client = new Client({ name: 'desktop-app', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: entry.command, args: entry.args, env: { ...entry.env, HOME: elsewhere }, cwd: elsewhere, stderr: 'pipe' }));
+    await client.connect(
+      new StdioClientTransport({ command: entry.command, args: entry.args, env: { ...entry.env, HOME: elsewhere }, cwd: elsewhere, stderr: 'pipe' }),
+    );
     try {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).to.include.members(['list_brands', 'launch_campaign']);

@@ -15,7 +15,11 @@ const CORE_TABLES = ['service_settings', 'organizations', 'users', 'memberships'
 
 /** The migrations shipped in the project, by the names knex records for them. */
 function shippedMigrations(): string[] {
-  return fs.readdirSync(projectPath('dist', 'migrations')).filter((f) => /^\d{14}_.+\.js$/.test(f)).map((f) => f.replace(/\.js$/, '.ts')).sort();
+  return fs
+    .readdirSync(projectPath('dist', 'migrations'))
+    .filter((f) => /^\d{14}_.+\.js$/.test(f))
+    .map((f) => f.replace(/\.js$/, '.ts'))
+    .sort();
 }
 
 async function withKnex<T>(url: string, work: (knex: ReturnType<typeof openDatabase>['knex']) => Promise<T>): Promise<T> {
@@ -72,7 +76,17 @@ function tenant(tag: string) {
           { ref: 'hats', name: 'Hats Co', adAccounts: [] },
         ],
         apiKeys: [
-          { ref: 'ci', name: 'CI key', createdBy: 'olive', scopes: ['read', 'write', 'publish'], surfaces: { api: true, mcp: true }, brands: null, expiresAt: null, publishCeilingDollars: 500, revoked: false },
+          {
+            ref: 'ci',
+            name: 'CI key',
+            createdBy: 'olive',
+            scopes: ['read', 'write', 'publish'],
+            surfaces: { api: true, mcp: true },
+            brands: null,
+            expiresAt: null,
+            publishCeilingDollars: 500,
+            revoked: false,
+          },
           { ref: 'shoesOnly', name: 'Shoes only', createdBy: 'olive', scopes: ['read'], surfaces: { api: true, mcp: true }, brands: ['shoes'] },
         ],
       },
@@ -225,7 +239,9 @@ for (const dialect of dialects()) {
         name: 'a user naming a brand ref of another organization, after a valid organization',
         doc: () => {
           const doc = tenant('userref') as any;
-          doc.organizations[1].users = [{ ref: 'sam', email: 'sam.userref@solo.test', name: 'Sam', password: 'correct horse 3', role: 'member', brands: ['shoes'] }];
+          doc.organizations[1].users = [
+            { ref: 'sam', email: 'sam.userref@solo.test', name: 'Sam', password: 'correct horse 3', role: 'member', brands: ['shoes'] },
+          ];
           return doc;
         },
         field: 'organizations[1].users[0].brands',
@@ -247,7 +263,7 @@ for (const dialect of dialects()) {
           return doc;
         },
         field: 'organizations[0].apiKeys[1].createdBy',
-        message: "user \"mia\" is a member; only the organization's owner and admins create API keys",
+        message: 'user "mia" is a member; only the organization\'s owner and admins create API keys',
       },
       {
         name: 'an ad account currency that is not ISO 4217',

@@ -64,7 +64,12 @@ function json(run: Run): any {
 
 /** The error envelope svc printed on standard error. */
 function envelope(run: Run): { code: string; message: string; details: any; requestId: string | null } {
-  const parsed = JSON.parse(run.stderr.split('\n').filter((l) => l.startsWith('{')).join('\n'));
+  const parsed = JSON.parse(
+    run.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .join('\n'),
+  );
   expect(parsed).to.have.property('error');
   return parsed.error;
 }
@@ -81,8 +86,21 @@ after(async () => {
 });
 
 const campaignProps = { name: 'Spring - US', objective: 'OUTCOME_TRAFFIC', budget: { dailyAmount: 5000 } };
-const adsetProps = { name: 'US 18-65', optimizationGoal: 'LINK_CLICKS', billingEvent: 'IMPRESSIONS', targeting: { countries: ['US'], ageMin: 18, ageMax: 65 }, schedule: { startTime: '2030-01-01T00:00:00Z' } };
-const adProps = { name: 'Hero 1', status: 'ACTIVE', headline: 'Spring sale', primaryText: 'Up to 40% off', linkUrl: 'https://shop.example.com/spring', callToAction: 'SHOP_NOW' };
+const adsetProps = {
+  name: 'US 18-65',
+  optimizationGoal: 'LINK_CLICKS',
+  billingEvent: 'IMPRESSIONS',
+  targeting: { countries: ['US'], ageMin: 18, ageMax: 65 },
+  schedule: { startTime: '2030-01-01T00:00:00Z' },
+};
+const adProps = {
+  name: 'Hero 1',
+  status: 'ACTIVE',
+  headline: 'Spring sale',
+  primaryText: 'Up to 40% off',
+  linkUrl: 'https://shop.example.com/spring',
+  callToAction: 'SHOP_NOW',
+};
 
 for (const dialect of dialects()) {
   describe(`svc against a listening server (${dialect})`, function () {
@@ -167,13 +185,17 @@ for (const dialect of dialects()) {
       });
 
       it('adds nodes with object properties through --data (file and inline), a flag naming the parent', async () => {
-        campaignId = json(await svc(['create-node', ...inLaunch(), '--node-type', 'campaign', '--data', JSON.stringify({ properties: campaignProps })], env)).id;
+        campaignId = json(
+          await svc(['create-node', ...inLaunch(), '--node-type', 'campaign', '--data', JSON.stringify({ properties: campaignProps })], env),
+        ).id;
         const adsetFile = writeFile(`adset-${dialect}.json`, JSON.stringify({ nodeType: 'adset', properties: adsetProps }));
         const adset = json(await svc(['create-node', ...inLaunch(), '--parent-id', campaignId, '--data', `@${adsetFile}`], env));
         expect(adset).to.deep.include({ nodeType: 'adset', parentId: campaignId });
         expect(adset.properties).to.deep.equal(adsetProps);
         adsetId = adset.id;
-        adId = json(await svc(['create-node', ...inLaunch(), '--node-type', 'ad', '--parent-id', adsetId, '--data', JSON.stringify({ properties: adProps })], env)).id;
+        adId = json(
+          await svc(['create-node', ...inLaunch(), '--node-type', 'ad', '--parent-id', adsetId, '--data', JSON.stringify({ properties: adProps })], env),
+        ).id;
       });
 
       it('sends integer flags as JSON numbers: update-node --creative-id, duplicate-node --count', async () => {
@@ -190,7 +212,11 @@ for (const dialect of dialects()) {
         const match = /^Idempotency-Key: (\S+)$/m.exec(run.stderr);
         expect(match, run.stderr).to.not.equal(null);
         // The same key and body over REST replays the stored answer: svc really sent that key.
-        const replay = await w.request('POST', `/v1/brands/${shoes}/launches/${launchId}/publish`, { key: env.SVC_API_KEY, body: {}, headers: { 'Idempotency-Key': match![1] } });
+        const replay = await w.request('POST', `/v1/brands/${shoes}/launches/${launchId}/publish`, {
+          key: env.SVC_API_KEY,
+          body: {},
+          headers: { 'Idempotency-Key': match![1] },
+        });
         expect(replay.status).to.equal(200);
         expect(replay.headers.get('idempotent-replayed')).to.equal('true');
         expect(replay.body).to.deep.equal(preview);
@@ -206,9 +232,14 @@ for (const dialect of dialects()) {
       });
 
       it('repeated flags make an array: list-campaigns --status-filter ACTIVE --status-filter PAUSED', async () => {
-        const body = json(await svc(['list-campaigns', '--brand-id', String(shoes), '--account-id', 'act_1001', '--status-filter', 'ACTIVE', '--status-filter', 'PAUSED'], env));
+        const body = json(
+          await svc(['list-campaigns', '--brand-id', String(shoes), '--account-id', 'act_1001', '--status-filter', 'ACTIVE', '--status-filter', 'PAUSED'], env),
+        );
         expect(body.campaigns.map((c: any) => c.name)).to.include('Spring - US');
-        const bad = await svc(['list-campaigns', '--brand-id', String(shoes), '--account-id', 'act_1001', '--status-filter', 'ACTIVE', '--status-filter', 'DELETED'], env);
+        const bad = await svc(
+          ['list-campaigns', '--brand-id', String(shoes), '--account-id', 'act_1001', '--status-filter', 'ACTIVE', '--status-filter', 'DELETED'],
+          env,
+        );
         expect(bad.code).to.equal(2);
         expect(envelope(bad).details.map((d: any) => d.field)).to.deep.equal(['statusFilter[1]']);
       });
@@ -226,15 +257,42 @@ for (const dialect of dialects()) {
       const rows: Row[] = [
         { name: 'a value the service refuses (--limit 0)', args: () => ['list-brands', '--limit', '0'], code: 2, error: 'validation_failed' },
         { name: 'a flag the service refuses by type (--limit abc)', args: () => ['list-brands', '--limit', 'abc'], code: 2, error: 'validation_failed' },
-        { name: 'an unknown flag, named in the message', args: () => ['list-brands', '--colour', 'red'], code: 2, stderr: /Unknown flag --colour for "svc list-brands"/ },
-        { name: 'an object property given as a flag', args: () => ['create-node', '--brand-id', '1', '--launch-id', '1', '--properties', 'x'], code: 2, stderr: /--properties takes JSON: give "properties" in --data/ },
+        {
+          name: 'an unknown flag, named in the message',
+          args: () => ['list-brands', '--colour', 'red'],
+          code: 2,
+          stderr: /Unknown flag --colour for "svc list-brands"/,
+        },
+        {
+          name: 'an object property given as a flag',
+          args: () => ['create-node', '--brand-id', '1', '--launch-id', '1', '--properties', 'x'],
+          code: 2,
+          stderr: /--properties takes JSON: give "properties" in --data/,
+        },
         { name: 'a missing path parameter', args: () => ['create-launch', '--title', 'x'], code: 2, stderr: /--brand-id is required/ },
         { name: 'a non-repeatable flag given twice', args: () => ['list-brands', '--limit', '1', '--limit', '2'], code: 2, stderr: /--limit is given twice/ },
-        { name: '--data that is not a JSON object', args: () => ['create-launch', '--brand-id', '1', '--data', '[1]'], code: 2, stderr: /must hold one JSON object/ },
+        {
+          name: '--data that is not a JSON object',
+          args: () => ['create-launch', '--brand-id', '1', '--data', '[1]'],
+          code: 2,
+          stderr: /must hold one JSON object/,
+        },
         { name: 'an unknown command', args: () => ['launch-rocket'], code: 2, stderr: /Unknown command "launch-rocket"/ },
         { name: 'a revoked key', args: () => ['list-brands'], key: () => w.key('acme', 'revoked'), code: 3, error: 'unauthenticated' },
-        { name: 'a key without the write scope', args: () => ['create-launch', '--brand-id', String(shoes)], key: () => w.key('acme', 'reader'), code: 3, error: 'insufficient_scope' },
-        { name: 'a brand outside the key brand limit', args: () => ['list-launches', '--brand-id', String(w.brandId('acme', 'hats'))], key: () => w.key('acme', 'limited'), code: 3, error: 'brand_not_allowed' },
+        {
+          name: 'a key without the write scope',
+          args: () => ['create-launch', '--brand-id', String(shoes)],
+          key: () => w.key('acme', 'reader'),
+          code: 3,
+          error: 'insufficient_scope',
+        },
+        {
+          name: 'a brand outside the key brand limit',
+          args: () => ['list-launches', '--brand-id', String(w.brandId('acme', 'hats'))],
+          key: () => w.key('acme', 'limited'),
+          code: 3,
+          error: 'brand_not_allowed',
+        },
         { name: 'no API key at all', args: () => ['list-brands'], key: () => null, code: 3, stderr: /No API key: set SVC_API_KEY or run "svc login/ },
         { name: 'svc mcp without an API key', args: () => ['mcp'], key: () => null, code: 3, stderr: /No API key/ },
         { name: 'an unknown brand', args: () => ['list-launches', '--brand-id', '999999'], code: 4, error: 'not_found' },
@@ -446,7 +504,11 @@ describe('svc retries and service failures (fake servers)', function () {
   });
 
   it('waits what Retry-After says on 429, then prints the answer that follows', async () => {
-    const s = await start((n) => (n === 1 ? { status: 429, headers: { 'retry-after': '1' }, body: failure('rate_limited', 'Slow down.') } : { status: 200, body: { accounts: [], nextCursor: null } }));
+    const s = await start((n) =>
+      n === 1
+        ? { status: 429, headers: { 'retry-after': '1' }, body: failure('rate_limited', 'Slow down.') }
+        : { status: 200, body: { accounts: [], nextCursor: null } },
+    );
     const run = await svc(['list-brands'], env(s.url));
     expect(json(run)).to.deep.equal({ accounts: [], nextCursor: null });
     expect(s.seen).to.have.length(2);
@@ -464,7 +526,9 @@ describe('svc retries and service failures (fake servers)', function () {
   });
 
   it('--all stops at the first failing page and exits with its code', async () => {
-    const s = await start((n) => (n === 1 ? { status: 200, body: { accounts: [{ brandId: 1 }], nextCursor: 'c2' } } : { status: 404, body: failure('not_found', 'Gone.') }));
+    const s = await start((n) =>
+      n === 1 ? { status: 200, body: { accounts: [{ brandId: 1 }], nextCursor: 'c2' } } : { status: 404, body: failure('not_found', 'Gone.') },
+    );
     const run = await svc(['list-brands', '--all'], env(s.url));
     expect(run.code).to.equal(4);
     expect(s.seen.map((r) => r.url)).to.deep.equal(['/v1/brands', '/v1/brands?cursor=c2']);
@@ -472,7 +536,16 @@ describe('svc retries and service failures (fake servers)', function () {
   });
 
   it('run-tracker-push follows the run it started to its end: a progress line on stderr per change, the ended run on stdout', async () => {
-    const run = (status: string, done: number) => ({ runId: 7, brandId: 1, status, trigger: 'manual', progress: { done, total: 2 }, pushed: [], skipped: [], error: null });
+    const run = (status: string, done: number) => ({
+      runId: 7,
+      brandId: 1,
+      status,
+      trigger: 'manual',
+      progress: { done, total: 2 },
+      pushed: [],
+      skipped: [],
+      error: null,
+    });
     const answers = [run('running', 0), run('running', 1), run('running', 1), run('succeeded', 2)];
     const s = await start((n) => ({ status: n === 1 ? 202 : 200, body: answers[Math.min(n - 1, answers.length - 1)] }));
     const done = await svc(['run-tracker-push', '--brand-id', '1'], env(s.url));
@@ -481,7 +554,11 @@ describe('svc retries and service failures (fake servers)', function () {
       'POST /v1/brands/1/integrations/tracker/push/runs',
       ...Array(3).fill('GET /v1/brands/1/integrations/tracker/push/runs/7'),
     ]);
-    expect(done.stderr.trim().split('\n')).to.deep.equal(['svc: run-tracker-push: 0 of 2 done (running)', 'svc: run-tracker-push: 1 of 2 done (running)', 'svc: run-tracker-push: 2 of 2 done (succeeded)']);
+    expect(done.stderr.trim().split('\n')).to.deep.equal([
+      'svc: run-tracker-push: 0 of 2 done (running)',
+      'svc: run-tracker-push: 1 of 2 done (running)',
+      'svc: run-tracker-push: 2 of 2 done (succeeded)',
+    ]);
   });
 
   it('exits 5 when nothing listens at SVC_BASE_URL', async () => {

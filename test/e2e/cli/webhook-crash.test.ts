@@ -44,7 +44,10 @@ for (const dialect of dialects()) {
       for (let i = 0; i < 3; i++) {
         const r = await new WebhookReceiver().start(`/hooks/${i}`);
         receivers.push(r);
-        const created = await requestJson(first.url, 'POST', '/v1/webhook-endpoints', { key: tenant.key, body: { url: r.url, events: ['budget.changed'], brandIds: null } });
+        const created = await requestJson(first.url, 'POST', '/v1/webhook-endpoints', {
+          key: tenant.key,
+          body: { url: r.url, events: ['budget.changed'], brandIds: null },
+        });
         expect(created.status, JSON.stringify(created.body)).to.equal(201);
         r.secrets = [created.body.secret];
         endpoints.push(created.body.endpointId);
@@ -70,7 +73,8 @@ for (const dialect of dialects()) {
       await waitUntil(() => receivers.every((r) => r.dropped.length === 1), 'the held requests to be dropped', 10_000);
       const heldIds = receivers.map((r) => r.dropped[0].id);
       for (const [i, endpointId] of endpoints.entries()) {
-        const held = await producer.knex('webhook_deliveries as d')
+        const held = await producer
+          .knex('webhook_deliveries as d')
           .join('events as e', 'e.id', 'd.event_id')
           .where({ 'd.endpoint_id': endpointId, 'e.public_id': heldIds[i] })
           .first('d.status', 'd.attempt_count');
@@ -98,11 +102,23 @@ for (const dialect of dialects()) {
       for (const [i, r] of receivers.entries()) {
         const what = `endpoint ${endpoints[i]}`;
         expect(r.duplicates(), what).to.deep.equal([]);
-        expect(r.received.map((x) => x.id), what).to.deep.equal(producer.emitted);
-        expect(r.received.filter((x) => x.verifiedWith.join() !== '0').map((x) => x.id), `${what}: unverified signatures`).to.deep.equal([]);
-        expect(r.received.map((x) => x.body.data.budget.amountMinorUnits), what).to.deep.equal(producer.emitted.map((_, n) => n));
+        expect(
+          r.received.map((x) => x.id),
+          what,
+        ).to.deep.equal(producer.emitted);
+        expect(
+          r.received.filter((x) => x.verifiedWith.join() !== '0').map((x) => x.id),
+          `${what}: unverified signatures`,
+        ).to.deep.equal([]);
+        expect(
+          r.received.map((x) => x.body.data.budget.amountMinorUnits),
+          what,
+        ).to.deep.equal(producer.emitted.map((_, n) => n));
         // The request held at the kill went out again from the new process, once.
-        expect(r.dropped.map((x) => x.id), what).to.deep.equal([heldIds[i]]);
+        expect(
+          r.dropped.map((x) => x.id),
+          what,
+        ).to.deep.equal([heldIds[i]]);
         expect(r.dropped[0].body.data.budget.amountMinorUnits, what).to.be.at.least(BEFORE_KILL);
 
         const log = await allDeliveries(second.url, tenant.key, endpoints[i]);

@@ -41,7 +41,10 @@ if (process.env.TEST_MYSQL_URL) {
       for (let i = 0; i < ENDPOINTS; i++) {
         const r = await new WebhookReceiver().start(`/hooks/${i}`);
         receivers.push(r);
-        const created = await requestJson(servers[i % 2].url, 'POST', '/v1/webhook-endpoints', { key: tenant.key, body: { url: r.url, events: ['budget.changed'], brandIds: null } });
+        const created = await requestJson(servers[i % 2].url, 'POST', '/v1/webhook-endpoints', {
+          key: tenant.key,
+          body: { url: r.url, events: ['budget.changed'], brandIds: null },
+        });
         expect(created.status, JSON.stringify(created.body)).to.equal(201);
         r.secrets = [created.body.secret];
       }
@@ -74,16 +77,28 @@ if (process.env.TEST_MYSQL_URL) {
       for (const [i, r] of receivers.entries()) {
         const what = `endpoint ${i}`;
         expect(r.duplicates(), what).to.deep.equal([]);
-        expect(r.received.map((x) => x.id), what).to.deep.equal(producer.emitted);
-        expect(r.received.filter((x) => x.verifiedWith.join() !== '0').map((x) => x.id), `${what}: unverified signatures`).to.deep.equal([]);
+        expect(
+          r.received.map((x) => x.id),
+          what,
+        ).to.deep.equal(producer.emitted);
+        expect(
+          r.received.filter((x) => x.verifiedWith.join() !== '0').map((x) => x.id),
+          `${what}: unverified signatures`,
+        ).to.deep.equal([]);
         expect(r.dropped, what).to.deep.equal([]);
       }
       expect([...holders], 'worker ids seen holding delivery jobs').to.have.length(2);
 
       // Every delivery succeeded at its one and only attempt (the last records may trail the answers).
       const tally = async () => ({
-        deliveries: (await knex('webhook_deliveries').select('status').count({ n: '*' }).groupBy('status')).map((r: any) => ({ status: r.status, n: Number(r.n) })),
-        attempts: (await knex('webhook_attempts').select('status_code').count({ n: '*' }).groupBy('status_code')).map((r: any) => ({ status_code: r.status_code, n: Number(r.n) })),
+        deliveries: (await knex('webhook_deliveries').select('status').count({ n: '*' }).groupBy('status')).map((r: any) => ({
+          status: r.status,
+          n: Number(r.n),
+        })),
+        attempts: (await knex('webhook_attempts').select('status_code').count({ n: '*' }).groupBy('status_code')).map((r: any) => ({
+          status_code: r.status_code,
+          n: Number(r.n),
+        })),
       });
       const expected = { deliveries: [{ status: 'succeeded', n: EVENTS * ENDPOINTS }], attempts: [{ status_code: 200, n: EVENTS * ENDPOINTS }] };
       let seen = await tally();

@@ -41,7 +41,11 @@ for (const dialect of dialects()) {
       const first = await startSvcServer(['serve'], { env: env() });
       const api: Api = (method, path, body, headers = {}) => requestJson(first.url, method, `/v1/brands/${shoes}${path}`, { key, body, headers });
       const launch = await buildLaunch(api, { creativeId: await uploadCreative({ url: first.url } as World, key, shoes), title: 'Crash launch' });
-      const created = await api('POST', '/workflows', definition({ workflowName: 'Crash', nodes: [launchNode('go', launch.launchId), chatNode('tell', chat.url, 'Live: {{launchId}}')] }));
+      const created = await api(
+        'POST',
+        '/workflows',
+        definition({ workflowName: 'Crash', nodes: [launchNode('go', launch.launchId), chatNode('tell', chat.url, 'Live: {{launchId}}')] }),
+      );
       expect(created.status, JSON.stringify(created.body)).to.equal(201);
       const workflowId = created.body.workflowId;
 
@@ -51,7 +55,10 @@ for (const dialect of dialects()) {
       const exec = started.body.executionId as string;
       await waitUntil(() => chat.waiting === 1, 'the chat message to be held', 20_000, 10);
       const mid = (await api('GET', `/workflows/${workflowId}/executions/${exec}`)).body;
-      expect(mid.nodes.map((n: any) => [n.nodeId, n.status])).to.deep.equal([['go', 'succeeded'], ['tell', 'running']]);
+      expect(mid.nodes.map((n: any) => [n.nodeId, n.status])).to.deep.equal([
+        ['go', 'succeeded'],
+        ['tell', 'running'],
+      ]);
 
       expect(await first.stop('SIGKILL')).to.equal(null);
       await waitUntil(() => chat.dropped.length === 1, 'the held message to be dropped', 10_000);
@@ -60,10 +67,15 @@ for (const dialect of dialects()) {
       const second = await startSvcServer(['serve'], { env: env() });
       const api2: Api = (method, path, body, headers = {}) => requestJson(second.url, method, `/v1/brands/${shoes}${path}`, { key, body, headers });
       let done: Record<string, any> = {};
-      await waitUntil(async () => {
-        done = (await api2('GET', `/workflows/${workflowId}/executions/${exec}`)).body;
-        return ['succeeded', 'failed', 'canceled'].includes(done.status);
-      }, 'the resumed run to finish', 30_000, 100);
+      await waitUntil(
+        async () => {
+          done = (await api2('GET', `/workflows/${workflowId}/executions/${exec}`)).body;
+          return ['succeeded', 'failed', 'canceled'].includes(done.status);
+        },
+        'the resumed run to finish',
+        30_000,
+        100,
+      );
       expect(done.status, JSON.stringify(done)).to.equal('succeeded');
       expect(done.nodes[0].result).to.include({ operation: 'launch-campaign', replayed: false });
       expect(chat.received.map((r) => r.body)).to.deep.equal([{ text: `Live: ${launch.launchId}` }]);

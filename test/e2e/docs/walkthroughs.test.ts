@@ -13,14 +13,22 @@ import { freePort } from '../../helpers/oauth.js';
 import { startSvcServer, stopAllServers, type ServerProcess } from '../../helpers/processes.js';
 import { problemsOf, readerVariablesOf, runWalkthrough, serverEnvOf, shellBlocks, type Block } from '../../helpers/walkthroughs.js';
 
-const DOCUMENTS = ['README.md', ...fs.readdirSync(projectPath('docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+const DOCUMENTS = [
+  'README.md',
+  ...fs
+    .readdirSync(projectPath('docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+];
 
 // The ports the docs name: the server's, the chat receiver's and the webhook receiver's. The run
 // uses free ones instead, so it never meets a server a person (or another test run) started.
 const DOC_PORTS = { server: 8080, chat: 8090, webhooks: 8099 };
 
 // Variables the service reads: a walkthrough sees only what the docs tell the reader to set.
-const SCRUBBED = /^(PORT|HOST|DATABASE_URL|BASE_URL|MCP_URL|PLATFORM_MODE|TRACKER_MODE|REDIS_URL|CHAT_WEBHOOK_URL|WEBHOOK_ALLOW_PRIVATE|CREATIVES_DIR|SVC_.*|COPY_MODEL.*|AGENT_MODEL.*|TOKEN_ENCRYPTION_KEY|K|R)$/;
+const SCRUBBED =
+  /^(PORT|HOST|DATABASE_URL|BASE_URL|MCP_URL|PLATFORM_MODE|TRACKER_MODE|REDIS_URL|CHAT_WEBHOOK_URL|WEBHOOK_ALLOW_PRIVATE|CREATIVES_DIR|SVC_.*|COPY_MODEL.*|AGENT_MODEL.*|TOKEN_ENCRYPTION_KEY|K|R)$/;
 
 /** The secret printed after `label:` in the demo's first output. */
 function printed(server: ServerProcess, label: string): string {
@@ -36,7 +44,9 @@ describe('documentation walkthroughs (README.md and docs/*.md, run as written)',
   for (const document of DOCUMENTS) {
     const blocks: Block[] = shellBlocks(fs.readFileSync(projectPath(document), 'utf8'), document);
     const runs = blocks.some((b) => !b.setup);
-    const title = runs ? 'every shell block runs on a fresh demo server and answers the statuses it states' : 'its shell blocks, if any, keep the convention (nothing to run)';
+    const title = runs
+      ? 'every shell block runs on a fresh demo server and answers the statuses it states'
+      : 'its shell blocks, if any, keep the convention (nothing to run)';
     it(`${document}: ${title}`, async () => {
       expect(problemsOf(blocks), 'the blocks break the convention').to.deep.equal([]);
       const unknown = readerVariablesOf(blocks).filter((v) => v !== 'K' && v !== 'R');
@@ -60,7 +70,10 @@ describe('documentation walkthroughs (README.md and docs/*.md, run as written)',
         Object.assign(env, data, { K: printed(server, 'API key'), R: printed(server, 'Reviewer key'), XDG_CONFIG_HOME: path.join(dir, 'config') });
         const outcome = await runWalkthrough(blocks, { env, cwd: projectPath(), timeoutMs: 240_000, rewrite });
         const tail = (s: string) => s.split('\n').slice(-40).join('\n');
-        expect(outcome.failures, `\n--- output\n${tail(outcome.stdout)}\n--- errors\n${tail(outcome.stderr)}\n--- server\n${tail(server.stderr + server.stdout)}`).to.deep.equal([]);
+        expect(
+          outcome.failures,
+          `\n--- output\n${tail(outcome.stdout)}\n--- errors\n${tail(outcome.stderr)}\n--- server\n${tail(server.stderr + server.stdout)}`,
+        ).to.deep.equal([]);
       } finally {
         await server.stop();
         fs.rmSync(dir, { recursive: true, force: true });

@@ -45,7 +45,8 @@ async function measureReads(client: Client, known: Known): Promise<Measured[]> {
 
 /** What an agent would find first: the ids of the brand's first items of each kind. */
 async function knownIds(client: Client, brandId: number, accountId: string, launchId?: string): Promise<Known> {
-  const call = async (name: string, args: Record<string, unknown>) => ((await client.callTool({ name, arguments: { brandId, ...args } })) as ToolResult).structuredContent ?? {};
+  const call = async (name: string, args: Record<string, unknown>) =>
+    ((await client.callTool({ name, arguments: { brandId, ...args } })) as ToolResult).structuredContent ?? {};
   const known: Known = { brandId, accountId };
   known.launchId = launchId ?? (await call('list_launches', {})).batches?.[0]?.id;
   if (known.launchId) {
@@ -58,7 +59,8 @@ async function knownIds(client: Client, brandId: number, accountId: string, laun
   known.automationId = (await call('list_automations', {})).automations?.[0]?.automationId;
   known.workflowId = (await call('list_workflows', {})).workflows?.[0]?.workflowId;
   if (known.workflowId) known.executionId = (await call('list_workflow_executions', { workflowId: known.workflowId })).executions?.[0]?.executionId;
-  known.endpointId = (await client.callTool({ name: 'list_webhook_endpoints', arguments: {} }) as ToolResult).structuredContent?.webhookEndpoints?.[0]?.endpointId;
+  known.endpointId = ((await client.callTool({ name: 'list_webhook_endpoints', arguments: {} })) as ToolResult).structuredContent?.webhookEndpoints?.[0]
+    ?.endpointId;
   for (const [name, value] of Object.entries(known)) if (value === undefined) delete known[name];
   return known;
 }
@@ -105,35 +107,90 @@ describe('MCP answers an agent can read', function () {
       const creatives = await mapLimit([...Array(40).keys()], 4, (i) => uploadCreative(w, key, brandId, `creative-${i}.png`));
       // Many launches, each with a long description, and one large published tree:
       // 3 campaigns x 8 ad sets x 4 ads.
-      await mapLimit([...Array(120).keys()], 4, (i) => api('POST', '/launches', { title: `Launch ${i} ${'x'.repeat(150)}`, description: 'd'.repeat(1500) }, idem('many')));
+      await mapLimit([...Array(120).keys()], 4, (i) =>
+        api('POST', '/launches', { title: `Launch ${i} ${'x'.repeat(150)}`, description: 'd'.repeat(1500) }, idem('many')),
+      );
       const big = await buildLaunch(api, { title: 'Big launch', creativeId: creatives[0], ads: 4 });
       bigLaunchId = big.launchId;
       await api('POST', `/launches/${big.launchId}/nodes/${big.adsetId}/duplicate`, { nodeType: 'adset', count: 7 }, idem('dup'));
       for (let c = 1; c < 3; c++) {
-        const campaign = (await api('POST', `/launches/${big.launchId}/nodes`, { nodeType: 'campaign', properties: { name: `Campaign ${c}`, objective: 'OUTCOME_TRAFFIC', budget: { dailyAmount: 5000 } } })).body.id;
-        const adset = (await api('POST', `/launches/${big.launchId}/nodes`, { nodeType: 'adset', parentId: campaign, properties: { name: `Ad set ${c}`, optimizationGoal: 'LINK_CLICKS', billingEvent: 'IMPRESSIONS', targeting: { countries: ['US'], ageMin: 18, ageMax: 65 }, schedule: { startTime: '2030-01-01T00:00:00Z' } } })).body.id;
-        for (let a = 0; a < 4; a++) await api('POST', `/launches/${big.launchId}/nodes`, { nodeType: 'ad', parentId: adset, properties: { name: `Ad ${c}.${a}`, creativeId: creatives[a], headline: 'Spring sale', primaryText: 'Up to 40% off', linkUrl: 'https://shop.example.com/spring', callToAction: 'SHOP_NOW' } });
+        const campaign = (
+          await api('POST', `/launches/${big.launchId}/nodes`, {
+            nodeType: 'campaign',
+            properties: { name: `Campaign ${c}`, objective: 'OUTCOME_TRAFFIC', budget: { dailyAmount: 5000 } },
+          })
+        ).body.id;
+        const adset = (
+          await api('POST', `/launches/${big.launchId}/nodes`, {
+            nodeType: 'adset',
+            parentId: campaign,
+            properties: {
+              name: `Ad set ${c}`,
+              optimizationGoal: 'LINK_CLICKS',
+              billingEvent: 'IMPRESSIONS',
+              targeting: { countries: ['US'], ageMin: 18, ageMax: 65 },
+              schedule: { startTime: '2030-01-01T00:00:00Z' },
+            },
+          })
+        ).body.id;
+        for (let a = 0; a < 4; a++)
+          await api('POST', `/launches/${big.launchId}/nodes`, {
+            nodeType: 'ad',
+            parentId: adset,
+            properties: {
+              name: `Ad ${c}.${a}`,
+              creativeId: creatives[a],
+              headline: 'Spring sale',
+              primaryText: 'Up to 40% off',
+              linkUrl: 'https://shop.example.com/spring',
+              callToAction: 'SHOP_NOW',
+            },
+          });
         await api('POST', `/launches/${big.launchId}/nodes/${adset}/duplicate`, { nodeType: 'adset', count: 7 }, idem('dup'));
       }
       await publish(api, big.launchId);
       // Copies, structure templates, automations (with runs over the live ads), a board, webhook endpoints.
-      await mapLimit([...Array(40).keys()], 4, (i) => api('POST', '/copies', { platform: 'meta', angle: `angle ${i}`, creativeIds: [creatives[i]] }, idem('copy')));
+      await mapLimit([...Array(40).keys()], 4, (i) =>
+        api('POST', '/copies', { platform: 'meta', angle: `angle ${i}`, creativeIds: [creatives[i]] }, idem('copy')),
+      );
       await mapLimit([...Array(30).keys()], 4, (i) =>
         api('POST', '/structure-templates', {
           name: `Template ${i}`,
-          config: { campaign: { name: '{brand} | {objective}', objective: 'OUTCOME_TRAFFIC' }, adSets: [{ name: '{audience}', optimizationGoal: 'LINK_CLICKS', billingEvent: 'IMPRESSIONS', targeting: { countries: ['US'] } }], ads: [{ name: 'Hero', creativeId: creatives[i], headline: 'Spring', primaryText: 'Sale', linkUrl: 'https://shop.example.com', callToAction: 'SHOP_NOW' }] },
+          config: {
+            campaign: { name: '{brand} | {objective}', objective: 'OUTCOME_TRAFFIC' },
+            adSets: [{ name: '{audience}', optimizationGoal: 'LINK_CLICKS', billingEvent: 'IMPRESSIONS', targeting: { countries: ['US'] } }],
+            ads: [
+              {
+                name: 'Hero',
+                creativeId: creatives[i],
+                headline: 'Spring',
+                primaryText: 'Sale',
+                linkUrl: 'https://shop.example.com',
+                callToAction: 'SHOP_NOW',
+              },
+            ],
+          },
           audiences: [{ kind: 'targetingSet', name: 'Broad', targeting: { ageMin: 25, ageMax: 45 } }],
           accounts: ['act_1001'],
         }),
       );
       for (let i = 0; i < 12; i++) {
-        const rule = await api('POST', '/automations', { automationName: `Watch ads ${i}`, accountId: 'act_1001', level: 'ad', conditions: [{ metric: 'spend', window: 'today', operator: 'gt', value: 1_000_000 }], action: 'notify', mode: 'shadow' });
+        const rule = await api('POST', '/automations', {
+          automationName: `Watch ads ${i}`,
+          accountId: 'act_1001',
+          level: 'ad',
+          conditions: [{ metric: 'spend', window: 'today', operator: 'gt', value: 1_000_000 }],
+          action: 'notify',
+          mode: 'shadow',
+        });
         for (let r = 0; r < 3; r++) await api('POST', `/automations/${rule.body.automationId}/runs`, {}, idem('run'));
       }
       const column = await api('POST', '/pipeline/columns', { name: 'Ideas', publishes: false });
       const launches = (await api('GET', '/launches?limit=100')).body.batches as Array<{ id: string }>;
       await mapLimit(launches.slice(0, 80), 4, (l) => api('POST', '/pipeline/cards', { launchId: l.id, columnId: column.body.columnId }, idem('card')));
-      await mapLimit([...Array(15).keys()], 4, (i) => w.request('POST', '/v1/webhook-endpoints', { key, body: { url: `https://hooks${i}.example.com/svc`, events: ['launch.published'] } }));
+      await mapLimit([...Array(15).keys()], 4, (i) =>
+        w.request('POST', '/v1/webhook-endpoints', { key, body: { url: `https://hooks${i}.example.com/svc`, events: ['launch.published'] } }),
+      );
     });
     after(async () => w?.close());
 

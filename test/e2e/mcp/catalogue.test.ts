@@ -34,7 +34,7 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
   try {
     return (await client.callTool({ name, arguments: args })) as ToolResult;
   } catch (err) {
-    throw new Error(`the MCP client threw on ${name}(${JSON.stringify(args).slice(0, 200)}): ${(err as Error).message}`);
+    throw new Error(`the MCP client threw on ${name}(${JSON.stringify(args).slice(0, 200)}): ${(err as Error).message}`, { cause: err });
   }
 }
 
@@ -78,7 +78,9 @@ for (const dialect of dialects()) {
           const text = tool.description ?? '';
           expect(text.length, tool.name).to.be.greaterThan(40);
           // Codes every tool shares are named once, in the server instructions; each description names the rest.
-          const own = failureCodes(w.service.catalogue.get(tool.name.replace(/_/g, '-'))!).filter((c) => !['validation_failed', 'insufficient_scope'].includes(c));
+          const own = failureCodes(w.service.catalogue.get(tool.name.replace(/_/g, '-'))!).filter(
+            (c) => !['validation_failed', 'insufficient_scope'].includes(c),
+          );
           if (own.length) expect(text, tool.name).to.contain(`Fails with: ${own.join(', ')}.`);
           const props = [...names(tool.inputSchema), ...names(tool.outputSchema)];
           if (props.some((n) => /amount|minorunits|budget|spend|ceiling|cost/i.test(n))) expect(text, `${tool.name} handles money`).to.contain('minor units');
@@ -117,7 +119,6 @@ for (const dialect of dialects()) {
           expect(error.code, tool.name).to.equal('validation_failed');
           expect(error.details, tool.name).to.deep.include({ field: 'notAField', code: 'unrecognized_key', message: 'is not recognised; remove "notAField"' });
           expect(error.requestId, tool.name).to.be.a('string').and.not.equal('');
-
         }
       });
 

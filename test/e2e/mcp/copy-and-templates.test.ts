@@ -36,7 +36,11 @@ for (const dialect of dialects()) {
 
     before(async () => {
       model = await new FakeOpenAIServer().start();
-      w = await startWorld({ dialect, bootstrap: templatesWorld(), env: { COPY_MODEL_URL: model.url, COPY_MODEL: 'fake-copy-1', COPY_MODEL_MAX_RETRIES: '0' } });
+      w = await startWorld({
+        dialect,
+        bootstrap: templatesWorld(),
+        env: { COPY_MODEL_URL: model.url, COPY_MODEL: 'fake-copy-1', COPY_MODEL_MAX_RETRIES: '0' },
+      });
       mcp = await mcpClient(w.url, w.key('acme', 'ci'));
       brandId = w.brandId('acme', 'agency');
       creativeId = await uploadCreative(w, w.key('acme', 'ci'), brandId);
@@ -50,17 +54,30 @@ for (const dialect of dialects()) {
     it('sets the brand profile and generates copy from a model, then attaches it to an ad', async () => {
       const profile = await call(mcp, 'set_brand_profile', { brandId, voice: ['warm'], wordsToAvoid: ['cheap'] });
       expect(profile).to.deep.include({ voice: ['warm'], wordsToAvoid: ['cheap'] });
-      model.script({ kind: 'content', content: { headlines: ['Cheap thrills', 'Run lighter'], primaryTexts: ['Made in Porto.'], descriptions: ['Free returns'] } });
+      model.script({
+        kind: 'content',
+        content: { headlines: ['Cheap thrills', 'Run lighter'], primaryTexts: ['Made in Porto.'], descriptions: ['Free returns'] },
+      });
       const copy = await call(mcp, 'generate_copy', { brandId, platform: 'meta', angle: 'new season' });
       expect(copy).to.deep.include({ headlines: ['Run lighter'], model: 'fake-copy-1', droppedTexts: 1 });
       expect(await call(mcp, 'get_copy', { brandId, copyGenerationId: copy.copyGenerationId })).to.deep.equal(copy);
 
       const launch = await call(mcp, 'create_launch', { brandId, title: 'Copy test' });
-      const campaign = await call(mcp, 'create_node', { brandId, launchId: launch.id, nodeType: 'campaign', properties: { name: 'C', objective: 'OUTCOME_TRAFFIC', accountId: 'act_3001' } });
+      const campaign = await call(mcp, 'create_node', {
+        brandId,
+        launchId: launch.id,
+        nodeType: 'campaign',
+        properties: { name: 'C', objective: 'OUTCOME_TRAFFIC', accountId: 'act_3001' },
+      });
       const adSet = await call(mcp, 'create_node', { brandId, launchId: launch.id, nodeType: 'adset', parentId: campaign.id, properties: { name: 'S' } });
       const ad = await call(mcp, 'create_node', { brandId, launchId: launch.id, nodeType: 'ad', parentId: adSet.id, properties: { name: 'A' } });
       const attached = await call(mcp, 'update_node', { brandId, launchId: launch.id, nodeId: ad.id, copyGenerationId: copy.copyGenerationId });
-      expect(attached.properties).to.deep.include({ headline: 'Run lighter', primaryText: 'Made in Porto.', description: 'Free returns', copyGenerationId: copy.copyGenerationId });
+      expect(attached.properties).to.deep.include({
+        headline: 'Run lighter',
+        primaryText: 'Made in Porto.',
+        description: 'Free returns',
+        copyGenerationId: copy.copyGenerationId,
+      });
     });
 
     it('answers 503 unavailable when the model fails, the same envelope as REST', async () => {

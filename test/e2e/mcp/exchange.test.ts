@@ -20,13 +20,28 @@ for (const dialect of dialects()) {
     const post = async (body: unknown, key = w.key('acme', 'ci')) => {
       const res = await fetch(`${w.url}/mcp`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}`, 'mcp-protocol-version': '2025-06-18' },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${key}`,
+          'mcp-protocol-version': '2025-06-18',
+        },
         body: JSON.stringify(body),
       });
       const text = await res.text();
-      return { status: res.status, contentType: res.headers.get('content-type'), requestId: res.headers.get('service-request-id'), body: text ? JSON.parse(text) : null };
+      return {
+        status: res.status,
+        contentType: res.headers.get('content-type'),
+        requestId: res.headers.get('service-request-id'),
+        body: text ? JSON.parse(text) : null,
+      };
     };
-    const call = (id: string | number, name: string, args: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+    const call = (id: string | number, name: string, args: Record<string, unknown> = {}) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name, arguments: args },
+    });
 
     it('answers a tools/call with the caller id and a text that is the JSON of structuredContent, the same on every call', async () => {
       const rest = await w.request('GET', '/v1/brands', { key: w.key('acme', 'ci') });
@@ -44,7 +59,11 @@ for (const dialect of dialects()) {
     });
 
     it('answers a batch in order, each with its own id, mixing tool results, a tool error and tools/list', async () => {
-      const answers = await post([call(1, 'list_brands'), call('two', 'list_activity', { brandId: w.brandId('other', 'rival') }), { jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} }]);
+      const answers = await post([
+        call(1, 'list_brands'),
+        call('two', 'list_activity', { brandId: w.brandId('other', 'rival') }),
+        { jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} },
+      ]);
       expect(answers.status).to.equal(200);
       expect(answers.body).to.be.an('array').with.length(3);
       expect(answers.body.map((a: any) => a.id)).to.deep.equal([1, 'two', 3]);
@@ -70,7 +89,13 @@ for (const dialect of dialects()) {
       const outcome = await new Promise<{ status: number; body: any; writtenAtAnswer: number }>((resolve, reject) => {
         let written = 0;
         let answered = false;
-        const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${w.key('acme', 'ci')}` } });
+        const req = http.request({
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${w.key('acme', 'ci')}` },
+        });
         req.on('response', (res) => {
           answered = true;
           const writtenAtAnswer = written;
@@ -106,7 +131,13 @@ for (const dialect of dialects()) {
           let status = 0;
           let answeredAt = 0;
           let timer: NodeJS.Timeout | undefined;
-          const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${w.key('acme', 'ci')}` } });
+          const req = http.request({
+            host: url.hostname,
+            port: url.port,
+            path: url.pathname,
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${w.key('acme', 'ci')}` },
+          });
           req.on('response', (res) => {
             status = res.statusCode!;
             answeredAt = Date.now();

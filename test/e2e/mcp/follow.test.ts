@@ -33,14 +33,25 @@ for (const dialect of dialects()) {
         at: Date.now() - 2 * 24 * 3_600_000,
         campaigns: ['One', 'Two', 'Three', 'Four'].map((name) => ({ name, dailyBudget: 10_000 })),
       });
-      expect((await w.request('PUT', `/v1/brands/${shoes}/integrations/tracker`, { key: ci, body: { baseUrl: 'sandbox:', apiKey: 'sandbox-key-0001' } })).status).to.equal(200);
+      expect(
+        (await w.request('PUT', `/v1/brands/${shoes}/integrations/tracker`, { key: ci, body: { baseUrl: 'sandbox:', apiKey: 'sandbox-key-0001' } })).status,
+      ).to.equal(200);
       // Two seconds between cost updates: the run outlives the short limit below.
-      expect((await w.request('PUT', `/v1/brands/${shoes}/integrations/tracker/push`, { key: ci, body: { enabled: true, requestIntervalSeconds: 2 } })).status).to.equal(200);
+      expect(
+        (await w.request('PUT', `/v1/brands/${shoes}/integrations/tracker/push`, { key: ci, body: { enabled: true, requestIntervalSeconds: 2 } })).status,
+      ).to.equal(200);
 
       const principal = await w.service.authenticate(`Bearer ${ci}`, 'mcp');
       const op = w.service.catalogue.get('run-tracker-push')!;
       const updates: ProgressUpdate[] = [];
-      const answered = await invokeFollowing(w.service, op, principal, { brandId: shoes }, { requestId: 'req_follow_test', onProgress: (u) => updates.push(u) }, 5_000);
+      const answered = await invokeFollowing(
+        w.service,
+        op,
+        principal,
+        { brandId: shoes },
+        { requestId: 'req_follow_test', onProgress: (u) => updates.push(u) },
+        5_000,
+      );
       const run = answered.body as { runId: number; status: string; progress: { done: number; total: number } };
       expect(answered.status).to.equal(202);
       expect(run.status).to.equal('running');

@@ -36,14 +36,35 @@ for (const dialect of dialects()) {
       expect(launch).to.deep.include({ title: 'Spring sale', brandName: 'Shoes Co', accountId: 'act_1001' });
       const creative = await call('upload_creative', { file: { fileName: 'hero.png', contentBase64: makePng(1080, 1080).toString('base64') } });
       expect(creative).to.deep.include({ type: 'image', width: 1080, height: 1080 });
-      const campaign = await call('create_node', { launchId: launch.id, nodeType: 'campaign', properties: { name: 'Spring - US', objective: 'OUTCOME_TRAFFIC', budget: { dailyAmount: 5000 } } });
+      const campaign = await call('create_node', {
+        launchId: launch.id,
+        nodeType: 'campaign',
+        properties: { name: 'Spring - US', objective: 'OUTCOME_TRAFFIC', budget: { dailyAmount: 5000 } },
+      });
       const adset = await call('create_node', {
-        launchId: launch.id, nodeType: 'adset', parentId: campaign.id,
-        properties: { name: 'US 18-65', optimizationGoal: 'LINK_CLICKS', billingEvent: 'IMPRESSIONS', targeting: { countries: ['US'], ageMin: 18, ageMax: 65 }, schedule: { startTime: '2030-01-01T00:00:00Z' } },
+        launchId: launch.id,
+        nodeType: 'adset',
+        parentId: campaign.id,
+        properties: {
+          name: 'US 18-65',
+          optimizationGoal: 'LINK_CLICKS',
+          billingEvent: 'IMPRESSIONS',
+          targeting: { countries: ['US'], ageMin: 18, ageMax: 65 },
+          schedule: { startTime: '2030-01-01T00:00:00Z' },
+        },
       });
       const ad = await call('create_node', {
-        launchId: launch.id, nodeType: 'ad', parentId: adset.id,
-        properties: { name: 'Hero 1', status: 'ACTIVE', headline: 'Spring sale', primaryText: 'Up to 40% off', linkUrl: 'https://shop.example.com/spring', callToAction: 'SHOP_NOW' },
+        launchId: launch.id,
+        nodeType: 'ad',
+        parentId: adset.id,
+        properties: {
+          name: 'Hero 1',
+          status: 'ACTIVE',
+          headline: 'Spring sale',
+          primaryText: 'Up to 40% off',
+          linkUrl: 'https://shop.example.com/spring',
+          callToAction: 'SHOP_NOW',
+        },
       });
       const attached = await call('update_node', { launchId: launch.id, nodeId: ad.id, creativeId: creative.id });
       expect(attached.properties.creativeId).to.equal(creative.id);
@@ -60,7 +81,14 @@ for (const dialect of dialects()) {
       expect(published).to.deep.include({ confirmed: true, status: 'published' });
       expect(published.budget.ceiling.committedMinorUnits).to.equal(5000);
 
-      const edited = await call('edit_live_campaign', { launchId: launch.id, nodeId: campaign.id, level: 'CAMPAIGN', budgetType: 'daily', amount: 7000, idempotencyKey: `mcp-budget-${dialect}` });
+      const edited = await call('edit_live_campaign', {
+        launchId: launch.id,
+        nodeId: campaign.id,
+        level: 'CAMPAIGN',
+        budgetType: 'daily',
+        amount: 7000,
+        idempotencyKey: `mcp-budget-${dialect}`,
+      });
       expect(edited.ceiling.committedMinorUnits).to.equal(12000);
 
       const list = await call('list_campaigns', { accountId: 'act_1001' });

@@ -50,7 +50,10 @@ for (const dialect of dialects()) {
     it('shows only the tools the key scopes allow', async () => {
       const client = await mcpClient(w.url, w.key('acme', 'reader'));
       const { tools } = await client.listTools();
-      const readOps = w.service.catalogue.list().filter((o) => o.scope === 'read').map((o) => o.name.replace(/-/g, '_'));
+      const readOps = w.service.catalogue
+        .list()
+        .filter((o) => o.scope === 'read')
+        .map((o) => o.name.replace(/-/g, '_'));
       expect(tools.map((t) => t.name).sort()).to.deep.equal(readOps.sort());
       const refused = (await client.callTool({ name: 'create_launch', arguments: { brandId: w.brandId('acme', 'shoes'), title: 'x' } })) as ToolResult;
       expect(refused.isError).to.equal(true);
@@ -70,7 +73,10 @@ for (const dialect of dialects()) {
 
     it('returns invalid arguments as an isError result carrying the envelope', async () => {
       const client = await mcpClient(w.url, w.key('acme', 'ci'));
-      const result = (await client.callTool({ name: 'list_activity', arguments: { brandId: w.brandId('acme', 'shoes'), days: 500, colour: 'red' } })) as ToolResult;
+      const result = (await client.callTool({
+        name: 'list_activity',
+        arguments: { brandId: w.brandId('acme', 'shoes'), days: 500, colour: 'red' },
+      })) as ToolResult;
       expect(result.isError).to.equal(true);
       const error = toolError(result);
       expect(error.code).to.equal('validation_failed');
@@ -103,7 +109,12 @@ for (const dialect of dialects()) {
     const raw = (key: string | null, headers: Record<string, string> = {}) =>
       fetch(`${w.url}/mcp`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(key ? { authorization: `Bearer ${key}` } : {}),
+          ...headers,
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
       });
 

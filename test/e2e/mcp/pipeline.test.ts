@@ -52,7 +52,12 @@ for (const dialect of dialects()) {
     it('makes columns, reads the board in order, and deletes an empty column', async () => {
       const live = await ok(ci, 'create_pipeline_column', { name: 'Live', publishes: true });
       const draft = await ok(ci, 'create_pipeline_column', { name: 'Draft', position: 0 });
-      const workflow = await ok(ci, 'create_workflow', { workflowName: 'Review', trigger: { kind: 'manual' }, nodes: [{ nodeId: 'review', kind: 'review', settings: {} }], edges: [] });
+      const workflow = await ok(ci, 'create_workflow', {
+        workflowName: 'Review',
+        trigger: { kind: 'manual' },
+        nodes: [{ nodeId: 'review', kind: 'review', settings: {} }],
+        edges: [],
+      });
       // An id may be sent as its digits: it is answered as a number.
       await ok(ci, 'create_pipeline_column', { name: 'Review', position: 1, workflowId: String(workflow.workflowId) });
       const spare = await ok(ci, 'create_pipeline_column', { name: 'Spare' });

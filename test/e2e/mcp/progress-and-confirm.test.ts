@@ -21,7 +21,10 @@ interface Transport {
 
 const transports: Transport[] = [
   { name: 'Streamable HTTP', connect: (w, apiKey, elicitation) => mcpClient(w.url, apiKey, { capabilities: elicitation ? { elicitation: {} } : {} }) },
-  { name: 'stdio bridge (svc mcp)', connect: (w, apiKey, elicitation) => stdioMcpClient(w.url, apiKey, ['--toolsets', 'all'], elicitation ? { elicitation: {} } : {}) },
+  {
+    name: 'stdio bridge (svc mcp)',
+    connect: (w, apiKey, elicitation) => stdioMcpClient(w.url, apiKey, ['--toolsets', 'all'], elicitation ? { elicitation: {} } : {}),
+  },
 ];
 
 /** Progress must only grow, end at its total, and say what it did. */
@@ -91,7 +94,10 @@ describe('MCP progress and human confirmation', function () {
           return { action: 'accept', content: { publish: true } };
         });
         try {
-          const result = (await client.callTool({ name: 'launch_campaign', arguments: { brandId: shoes, launchId: built.launchId, confirm: true, idempotencyKey: key('accept') } })) as ToolResult;
+          const result = (await client.callTool({
+            name: 'launch_campaign',
+            arguments: { brandId: shoes, launchId: built.launchId, confirm: true, idempotencyKey: key('accept') },
+          })) as ToolResult;
           expect(result.isError, JSON.stringify(result)).to.not.equal(true);
           expect(result.structuredContent).to.include({ confirmed: true, status: 'published' });
         } finally {
@@ -108,7 +114,11 @@ describe('MCP progress and human confirmation', function () {
         expect(await committed()).to.equal(before + 5000);
       });
 
-      for (const answer of [{ action: 'decline' } as ElicitResult, { action: 'cancel' } as ElicitResult, { action: 'accept', content: { publish: false } } as ElicitResult]) {
+      for (const answer of [
+        { action: 'decline' } as ElicitResult,
+        { action: 'cancel' } as ElicitResult,
+        { action: 'accept', content: { publish: false } } as ElicitResult,
+      ]) {
         it(`publishes nothing when the person answers ${JSON.stringify(answer)}, and says so in a normal result`, async () => {
           const built = await buildLaunch(api(), { creativeId });
           const before = await committed();
@@ -116,14 +126,19 @@ describe('MCP progress and human confirmation', function () {
           client.setRequestHandler(ElicitRequestSchema, async () => answer);
           let result: ToolResult;
           try {
-            result = (await client.callTool({ name: 'launch_campaign', arguments: { brandId: shoes, launchId: built.launchId, confirm: true, idempotencyKey: key('decline') } })) as ToolResult;
+            result = (await client.callTool({
+              name: 'launch_campaign',
+              arguments: { brandId: shoes, launchId: built.launchId, confirm: true, idempotencyKey: key('decline') },
+            })) as ToolResult;
           } finally {
             await client.close();
           }
           expect(result.isError).to.not.equal(true);
           expect(result.structuredContent).to.include({ confirmed: false, status: 'draft' });
           expect(result.structuredContent.warnings.at(-1)).to.deep.include({ field: 'confirm' });
-          expect(result.structuredContent.warnings.at(-1).message).to.match(/^Nothing was published: the person (declined|dismissed the question|did not tick the box to go ahead)\.$/);
+          expect(result.structuredContent.warnings.at(-1).message).to.match(
+            /^Nothing was published: the person (declined|dismissed the question|did not tick the box to go ahead)\.$/,
+          );
           expect(JSON.parse(result.content[0].text!)).to.deep.equal(result.structuredContent);
           expect(result.content[1].text).to.match(/^Nothing was published/);
           expect(await launchStatus(built.launchId)).to.equal('draft');
@@ -143,11 +158,26 @@ describe('MCP progress and human confirmation', function () {
           return answer;
         });
         const edit = (amount: number) =>
-          client.callTool({ name: 'edit_live_campaign', arguments: { brandId: shoes, launchId: built.launchId, nodeId: built.campaignId, level: 'CAMPAIGN', budgetType: 'daily', amount, idempotencyKey: key('edit') } }) as Promise<ToolResult>;
+          client.callTool({
+            name: 'edit_live_campaign',
+            arguments: {
+              brandId: shoes,
+              launchId: built.launchId,
+              nodeId: built.campaignId,
+              level: 'CAMPAIGN',
+              budgetType: 'daily',
+              amount,
+              idempotencyKey: key('edit'),
+            },
+          }) as Promise<ToolResult>;
         try {
           const declined = await edit(7000);
           expect(declined.isError).to.not.equal(true);
-          expect(declined.structuredContent).to.deep.include({ nodeId: built.campaignId, level: 'CAMPAIGN', budget: { period: 'daily', amountMinorUnits: 5000 } });
+          expect(declined.structuredContent).to.deep.include({
+            nodeId: built.campaignId,
+            level: 'CAMPAIGN',
+            budget: { period: 'daily', amountMinorUnits: 5000 },
+          });
           expect(declined.content[1].text).to.equal('Nothing was changed: the person declined.');
           expect(await committed()).to.equal(before);
           answer = { action: 'accept', content: { publish: true } };
@@ -168,9 +198,15 @@ describe('MCP progress and human confirmation', function () {
   it('publishes without asking for a client that cannot be asked (preview, then confirm, as before)', async () => {
     const built = await buildLaunch(api(), { creativeId });
     const client = await mcpClient(w.url, w.key('acme', 'ci'));
-    const preview = (await client.callTool({ name: 'launch_campaign', arguments: { brandId: shoes, launchId: built.launchId, idempotencyKey: key('pv') } })) as ToolResult;
+    const preview = (await client.callTool({
+      name: 'launch_campaign',
+      arguments: { brandId: shoes, launchId: built.launchId, idempotencyKey: key('pv') },
+    })) as ToolResult;
     expect(preview.structuredContent).to.include({ confirmed: false, status: 'draft' });
-    const done = (await client.callTool({ name: 'launch_campaign', arguments: { brandId: shoes, launchId: built.launchId, confirm: true, idempotencyKey: key('go') } })) as ToolResult;
+    const done = (await client.callTool({
+      name: 'launch_campaign',
+      arguments: { brandId: shoes, launchId: built.launchId, confirm: true, idempotencyKey: key('go') },
+    })) as ToolResult;
     expect(done.structuredContent).to.include({ confirmed: true, status: 'published' });
     await client.close();
   });
@@ -178,11 +214,19 @@ describe('MCP progress and human confirmation', function () {
   it('reports progress of a structure template apply and of an automation run', async () => {
     const agency = w.brandId('acme', 'agency');
     const agencyCreative = await uploadCreative(w, w.key('acme', 'ci'), agency);
-    const template = await w.request('POST', `/v1/brands/${agency}/structure-templates`, { key: w.key('acme', 'ci'), body: templateBody(agencyCreative), headers: { 'Idempotency-Key': key('tpl') } });
+    const template = await w.request('POST', `/v1/brands/${agency}/structure-templates`, {
+      key: w.key('acme', 'ci'),
+      body: templateBody(agencyCreative),
+      headers: { 'Idempotency-Key': key('tpl') },
+    });
     expect(template.status, JSON.stringify(template.body)).to.equal(201);
     const client = await mcpClient(w.url, w.key('acme', 'ci'));
     const applied: Progress[] = [];
-    const result = (await client.callTool({ name: 'apply_structure_template', arguments: { brandId: agency, templateId: template.body.templateId } }, undefined, { onprogress: (p) => applied.push(p) })) as ToolResult;
+    const result = (await client.callTool(
+      { name: 'apply_structure_template', arguments: { brandId: agency, templateId: template.body.templateId } },
+      undefined,
+      { onprogress: (p) => applied.push(p) },
+    )) as ToolResult;
     expect(result.isError, JSON.stringify(result)).to.not.equal(true);
     expectOrderly(applied, 'Storing the draft launch');
 
@@ -190,11 +234,20 @@ describe('MCP progress and human confirmation', function () {
     await publish(api(), built.launchId);
     const rule = await w.request('POST', `/v1/brands/${shoes}/automations`, {
       key: w.key('acme', 'ci'),
-      body: { automationName: 'Watch', accountId: 'act_1001', level: 'campaign', conditions: [{ metric: 'spend', window: 'today', operator: 'gt', value: 0 }], action: 'notify', mode: 'live' },
+      body: {
+        automationName: 'Watch',
+        accountId: 'act_1001',
+        level: 'campaign',
+        conditions: [{ metric: 'spend', window: 'today', operator: 'gt', value: 0 }],
+        action: 'notify',
+        mode: 'live',
+      },
     });
     expect(rule.status, JSON.stringify(rule.body)).to.equal(201);
     const run: Progress[] = [];
-    const ran = (await client.callTool({ name: 'run_automation', arguments: { brandId: shoes, automationId: rule.body.automationId } }, undefined, { onprogress: (p) => run.push(p) })) as ToolResult;
+    const ran = (await client.callTool({ name: 'run_automation', arguments: { brandId: shoes, automationId: rule.body.automationId } }, undefined, {
+      onprogress: (p) => run.push(p),
+    })) as ToolResult;
     expect(ran.isError, JSON.stringify(ran)).to.not.equal(true);
     expectOrderly(run, 'Recording the run');
     expect(run.map((u) => u.message)).to.include('Read campaign metrics over today');
@@ -205,15 +258,33 @@ describe('MCP progress and human confirmation', function () {
     const post = (body: unknown, headers: Record<string, string> = {}) =>
       fetch(`${w.url}/mcp`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${w.key('acme', 'ci')}`, 'x-mcp-toolsets': 'all', ...headers },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${w.key('acme', 'ci')}`,
+          'x-mcp-toolsets': 'all',
+          ...headers,
+        },
         body: JSON.stringify(body),
       });
 
     it('answers a call with a progressToken as an event stream of progress then the result, and one without as plain JSON', async () => {
       const built = await buildLaunch(api(), { creativeId });
-      const streamed = await post({ jsonrpc: '2.0', id: 'p1', method: 'tools/call', params: { name: 'launch_campaign', arguments: { brandId: shoes, launchId: built.launchId, confirm: true, idempotencyKey: key('raw') }, _meta: { progressToken: 'tok-1' } } });
+      const streamed = await post({
+        jsonrpc: '2.0',
+        id: 'p1',
+        method: 'tools/call',
+        params: {
+          name: 'launch_campaign',
+          arguments: { brandId: shoes, launchId: built.launchId, confirm: true, idempotencyKey: key('raw') },
+          _meta: { progressToken: 'tok-1' },
+        },
+      });
       expect(streamed.headers.get('content-type')).to.match(/^text\/event-stream/);
-      const events = (await streamed.text()).split('\n\n').filter((e) => e.startsWith('event: message')).map((e) => JSON.parse(e.split('\ndata: ')[1]));
+      const events = (await streamed.text())
+        .split('\n\n')
+        .filter((e) => e.startsWith('event: message'))
+        .map((e) => JSON.parse(e.split('\ndata: ')[1]));
       expect(events.slice(0, -1).every((e) => e.method === 'notifications/progress' && e.params.progressToken === 'tok-1')).to.equal(true);
       expect(events.length).to.be.at.least(3);
       expect(events.at(-1)).to.deep.include({ jsonrpc: '2.0', id: 'p1' });
@@ -225,7 +296,13 @@ describe('MCP progress and human confirmation', function () {
     });
 
     it('hands out a session id at initialize that remembers the elicitation capability, and refuses an answer to a question nobody asked', async () => {
-      const init = (capabilities: object) => post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities, clientInfo: { name: 'raw', version: '1' } } });
+      const init = (capabilities: object) =>
+        post({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities, clientInfo: { name: 'raw', version: '1' } },
+        });
       const able = await init({ elicitation: {} });
       const unable = await init({});
       expect(able.headers.get('mcp-session-id')).to.match(/^[A-Za-z0-9_-]{22}\.e$/);

@@ -42,7 +42,8 @@ function badValues(s: Schema): BadCase[] {
       break;
     case 'string':
       if (s.enum) cases.push({ what: 'outside the enum', value: 'not-a-listed-value', query: 'not-a-listed-value' });
-      else if (typeof s.maxLength === 'number' && s.maxLength <= 10_000) cases.push({ what: 'too long', value: 'x'.repeat(s.maxLength + 1), query: 'x'.repeat(s.maxLength + 1) });
+      else if (typeof s.maxLength === 'number' && s.maxLength <= 10_000)
+        cases.push({ what: 'too long', value: 'x'.repeat(s.maxLength + 1), query: 'x'.repeat(s.maxLength + 1) });
       if (![s.type].flat().some((t) => t === 'integer' || t === 'number')) cases.push({ what: 'a number for a string', value: 12, query: undefined });
       break;
     case 'boolean':
@@ -132,7 +133,10 @@ for (const dialect of dialects()) {
           expect(viaRest.body.error.code, label).to.equal(viaMcp.code);
           expect(viaMcp.code, label).to.equal('validation_failed');
           expect(detailKeys(viaRest.body.error.details), label).to.deep.equal(detailKeys(viaMcp.details));
-          expect(detailKeys(viaMcp.details).some((k) => k.startsWith(`${field}:`) || k.startsWith(`${field}[`) || k.startsWith(`${field}.`)), `${label} names ${field}`).to.equal(true);
+          expect(
+            detailKeys(viaMcp.details).some((k) => k.startsWith(`${field}:`) || k.startsWith(`${field}[`) || k.startsWith(`${field}.`)),
+            `${label} names ${field}`,
+          ).to.equal(true);
           compared++;
         }
       }

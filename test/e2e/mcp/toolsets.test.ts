@@ -14,7 +14,11 @@ const toolOf = (name: string) => name.replace(/-/g, '_');
 
 /** The tools of these toolsets, as the catalogue declares them. */
 function toolsIn(w: World, ...toolsets: string[]): string[] {
-  return w.service.catalogue.list().filter((op) => toolsets.includes(op.toolset)).map((op) => toolOf(op.name)).sort();
+  return w.service.catalogue
+    .list()
+    .filter((op) => toolsets.includes(op.toolset))
+    .map((op) => toolOf(op.name))
+    .sort();
 }
 
 const defaults = TOOLSET_NAMES.filter((t) => TOOLSETS[t].default);
@@ -47,7 +51,8 @@ const transports: Transport[] = [
   },
   {
     name: 'stdio bridge (svc mcp --toolsets, --read-only)',
-    connect: (w, key, choice) => stdioMcpClient(w.url, key, [...(choice.toolsets ? ['--toolsets', choice.toolsets] : []), ...(choice.readOnly ? ['--read-only'] : [])]),
+    connect: (w, key, choice) =>
+      stdioMcpClient(w.url, key, [...(choice.toolsets ? ['--toolsets', choice.toolsets] : []), ...(choice.readOnly ? ['--read-only'] : [])]),
   },
 ];
 
@@ -85,7 +90,10 @@ describe('MCP toolsets and read-only mode', function () {
       it('lists exactly a named toolset, and only its tools answer', async () => {
         await withClient({ toolsets: 'automate' }, async (client) => {
           expect(await listed(client)).to.deep.equal(toolsIn(w, 'automate'));
-          const ok = (await client.callTool({ name: 'list_automations', arguments: { brandId: w.brandId('acme', 'shoes') } })) as { isError?: boolean; structuredContent?: any };
+          const ok = (await client.callTool({ name: 'list_automations', arguments: { brandId: w.brandId('acme', 'shoes') } })) as {
+            isError?: boolean;
+            structuredContent?: any;
+          };
           expect(ok.isError).to.not.equal(true);
           expect(ok.structuredContent.automations).to.deep.equal([]);
           expect((await unknownTool(client, 'list_brands', {})).code).to.equal(ErrorCode.InvalidParams);
@@ -94,7 +102,12 @@ describe('MCP toolsets and read-only mode', function () {
 
       it('lists every tool with all, and several toolsets together', async () => {
         await withClient({ toolsets: 'all' }, async (client) => {
-          expect(await listed(client)).to.deep.equal(w.service.catalogue.list().map((op) => toolOf(op.name)).sort());
+          expect(await listed(client)).to.deep.equal(
+            w.service.catalogue
+              .list()
+              .map((op) => toolOf(op.name))
+              .sort(),
+          );
         });
         await withClient({ toolsets: 'board, integrate' }, async (client) => {
           expect(await listed(client)).to.deep.equal(toolsIn(w, 'board', 'integrate'));
@@ -104,7 +117,11 @@ describe('MCP toolsets and read-only mode', function () {
       it('in read-only mode lists only read-only tools; a write tool is neither listed nor callable', async () => {
         await withClient({ toolsets: 'all', readOnly: true }, async (client) => {
           const { tools } = await client.listTools();
-          const readOnly = w.service.catalogue.list().filter((op) => op.annotations.readOnly).map((op) => toolOf(op.name)).sort();
+          const readOnly = w.service.catalogue
+            .list()
+            .filter((op) => op.annotations.readOnly)
+            .map((op) => toolOf(op.name))
+            .sort();
           expect(tools.map((t) => t.name).sort()).to.deep.equal(readOnly);
           expect(tools.every((t) => t.annotations?.readOnlyHint === true)).to.equal(true);
           const err = await unknownTool(client, 'create_launch', { brandId: w.brandId('acme', 'shoes'), title: 'Nope', idempotencyKey: 'ro-1' });
@@ -119,7 +136,12 @@ describe('MCP toolsets and read-only mode', function () {
   it('answers an unknown toolset name in X-MCP-Toolsets with HTTP 400 naming the toolsets there are', async () => {
     const res = await fetch(`${w.url}/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${w.key('acme', 'ci')}`, 'x-mcp-toolsets': 'launch,rockets' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${w.key('acme', 'ci')}`,
+        'x-mcp-toolsets': 'launch,rockets',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
     });
     expect(res.status).to.equal(400);
@@ -142,11 +164,22 @@ describe('MCP toolsets and read-only mode', function () {
 
     it("lists the server's toolsets to a client that names none, and the client's over the server's when it names some", async () => {
       const plain = await mcpClient(server.url, server.key('acme', 'ci'), { toolsets: null });
-      const automateReads = (s: World) => s.service.catalogue.list().filter((op) => op.toolset === 'automate' && op.annotations.readOnly).map((op) => toolOf(op.name)).sort();
+      const automateReads = (s: World) =>
+        s.service.catalogue
+          .list()
+          .filter((op) => op.toolset === 'automate' && op.annotations.readOnly)
+          .map((op) => toolOf(op.name))
+          .sort();
       expect(await listed(plain)).to.deep.equal(automateReads(server));
       await plain.close();
       const chosen = await stdioMcpClient(server.url, server.key('acme', 'ci'), ['--toolsets', 'accounts']);
-      expect(await listed(chosen)).to.deep.equal(server.service.catalogue.list().filter((op) => op.toolset === 'accounts' && op.annotations.readOnly).map((op) => toolOf(op.name)).sort());
+      expect(await listed(chosen)).to.deep.equal(
+        server.service.catalogue
+          .list()
+          .filter((op) => op.toolset === 'accounts' && op.annotations.readOnly)
+          .map((op) => toolOf(op.name))
+          .sort(),
+      );
       await chosen.close();
     });
 
@@ -154,7 +187,9 @@ describe('MCP toolsets and read-only mode', function () {
       const client = await mcpClient(server.url, server.key('acme', 'ci'), { toolsets: 'launch', readOnly: 'false' });
       const names = await listed(client);
       expect(names).to.include('get_launch').and.not.include('create_launch');
-      expect((await unknownTool(client, 'create_launch', { brandId: server.brandId('acme', 'shoes'), idempotencyKey: 'x' })).code).to.equal(ErrorCode.InvalidParams);
+      expect((await unknownTool(client, 'create_launch', { brandId: server.brandId('acme', 'shoes'), idempotencyKey: 'x' })).code).to.equal(
+        ErrorCode.InvalidParams,
+      );
       await client.close();
     });
   });
@@ -164,12 +199,20 @@ describe('MCP toolsets and read-only mode', function () {
     for (const toolsets of ['default', 'all']) {
       const res = await fetch(`${w.url}/mcp`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${w.key('acme', 'ci')}`, 'x-mcp-toolsets': toolsets },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${w.key('acme', 'ci')}`,
+          'x-mcp-toolsets': toolsets,
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
       });
       const body = await res.json();
       sizes[toolsets] = { tools: body.result.tools.length, bytes: Buffer.byteLength(JSON.stringify(body.result)) };
-      expect(body.result.tools.every((t: { outputSchema?: unknown }) => t.outputSchema), toolsets).to.equal(true);
+      expect(
+        body.result.tools.every((t: { outputSchema?: unknown }) => t.outputSchema),
+        toolsets,
+      ).to.equal(true);
     }
     expect(sizes.default.tools).to.be.at.most(40);
     expect(sizes.default.bytes).to.be.at.most(40 * 1024);

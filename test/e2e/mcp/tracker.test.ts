@@ -42,7 +42,8 @@ for (const dialect of dialects()) {
       w = await startOAuthWorld(dialect, mappingBootstrap(tracker.url, KEY));
       brand = w.brandId('acme', 'mapped');
       await seedMappingCases(w.service.knex, tracker, w.seed.organizations.acme.id, brand);
-      const token = async (email: string, password: string) => (await tokensFor(w.url, { email, password }, { resource: `${w.url}/mcp`, scope: 'read write' })).access_token;
+      const token = async (email: string, password: string) =>
+        (await tokensFor(w.url, { email, password }, { resource: `${w.url}/mcp`, scope: 'read write' })).access_token;
       member = await mcpClient(w.url, await token('mia@acme.test', 'correct horse 2'));
       owner = await mcpClient(w.url, await token('olive@acme.test', 'correct horse 1'));
     });
@@ -61,7 +62,9 @@ for (const dialect of dialects()) {
     });
 
     it('a member may not change a mapping, the push or the connection: forbidden', async () => {
-      expect((await toolError(member, 'update_tracker_mapping', { brandId: brand, providerCampaignId: M.C, trackerCampaignId: '33' })).code).to.equal('forbidden');
+      expect((await toolError(member, 'update_tracker_mapping', { brandId: brand, providerCampaignId: M.C, trackerCampaignId: '33' })).code).to.equal(
+        'forbidden',
+      );
       expect((await toolError(member, 'set_tracker_push', { brandId: brand, enabled: true })).code).to.equal('forbidden');
       expect((await toolError(member, 'run_tracker_push', { brandId: brand })).code).to.equal('forbidden');
       expect((await toolError(member, 'connect_tracker', { brandId: brand, baseUrl: tracker.url, apiKey: 'kt_member_key_0000' })).code).to.equal('forbidden');

@@ -113,7 +113,11 @@ for (const dialect of dialects()) {
         const rest = await w.request('POST', '/v1/webhook-endpoints', { key: w.key('acme', 'ci'), body: endpointBody(1) });
         expect(rest.status).to.equal(503);
         expect(rest.body.error.code).to.equal('webhooks_unavailable');
-        for (const [name, args] of [['create_webhook_endpoint', endpointBody(1)], ['list_webhook_endpoints', {}], ['rotate_webhook_secret', { endpointId: 1 }]] as const) {
+        for (const [name, args] of [
+          ['create_webhook_endpoint', endpointBody(1)],
+          ['list_webhook_endpoints', {}],
+          ['rotate_webhook_secret', { endpointId: 1 }],
+        ] as const) {
           expect((await callError(client, name, args)).code, name).to.equal('webhooks_unavailable');
         }
       } finally {

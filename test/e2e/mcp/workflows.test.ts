@@ -58,8 +58,14 @@ for (const dialect of dialects()) {
       expect(viaTool.workflows[0]).to.include({ workflowName: 'Over MCP', status: 'inactive', runCount: 0, isRunning: false });
     });
 
-    it('get_workflow_execution reads a run with each node\'s result; create and run work as tools too', async () => {
-      const created = await tool(ci, 'create_workflow', { brandId: shoes, workflowName: 'Tool made', trigger: { kind: 'manual' }, nodes: [chatNode('tell', chat.url, 'From MCP')], edges: [] });
+    it("get_workflow_execution reads a run with each node's result; create and run work as tools too", async () => {
+      const created = await tool(ci, 'create_workflow', {
+        brandId: shoes,
+        workflowName: 'Tool made',
+        trigger: { kind: 'manual' },
+        nodes: [chatNode('tell', chat.url, 'From MCP')],
+        edges: [],
+      });
       const started = await tool(ci, 'run_workflow', { brandId: shoes, workflowId: String(created.workflowId) });
       expect(started.status).to.equal('queued');
       await waitForExecution(w, w.key('acme', 'ci'), shoes, created.workflowId, started.executionId, finished, 'the run');

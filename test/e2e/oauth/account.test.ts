@@ -195,7 +195,10 @@ for (const dialect of dialects()) {
       await ownerPage.uncheck(`#edit-key-${keyId}-scope-read`);
       await ownerPage.uncheck(`#edit-key-${keyId}-scope-write`);
       await ownerPage.uncheck(`#edit-key-${keyId}-brand-${hats}`);
-      const res = await Promise.all([ownerPage.waitForResponse((r) => r.url().endsWith(`/account/keys/${keyId}`)), ownerPage.click(`#edit-key-${keyId} button[type=submit]`)]);
+      const res = await Promise.all([
+        ownerPage.waitForResponse((r) => r.url().endsWith(`/account/keys/${keyId}`)),
+        ownerPage.click(`#edit-key-${keyId} button[type=submit]`),
+      ]);
       expect(res[0].status()).to.equal(400);
       const alert = await ownerPage.locator('.error').textContent();
       expect(alert).to.include('Scopes').and.include('at least one');
@@ -221,9 +224,21 @@ for (const dialect of dialects()) {
       const revoke = await postForm(`${world.url}/account/keys/${ciKeyId}/revoke`, cookie, { organization_id: String(orgId) });
       expect(revoke.status).to.equal(403);
       expect(revoke.text).to.include('CSRF');
-      const forged = await postForm(`${world.url}/account/keys`, cookie, { csrf_token: 'x'.repeat(32), organization_id: String(orgId), name: 'Forged', scope: 'read', surface_mcp: '1', brand_limit: 'all' });
+      const forged = await postForm(`${world.url}/account/keys`, cookie, {
+        csrf_token: 'x'.repeat(32),
+        organization_id: String(orgId),
+        name: 'Forged',
+        scope: 'read',
+        surface_mcp: '1',
+        brand_limit: 'all',
+      });
       expect(forged.status).to.equal(403);
-      const edit = await postForm(`${world.url}/account/keys/${ciKeyId}`, cookie, { organization_id: String(orgId), name: 'Hijacked', scope: 'read', brand_limit: 'all' });
+      const edit = await postForm(`${world.url}/account/keys/${ciKeyId}`, cookie, {
+        organization_id: String(orgId),
+        name: 'Hijacked',
+        scope: 'read',
+        brand_limit: 'all',
+      });
       expect(edit.status).to.equal(403);
       expect(await keyCount()).to.equal(before);
       const ci = await world.service.knex('api_keys').where({ id: ciKeyId }).first();
@@ -232,7 +247,7 @@ for (const dialect of dialects()) {
       expect((await brandsSeenBy(world, world.key('acme', 'ci'))).status).to.equal(200);
     });
 
-    it("shows nothing of an organization the person is not in, asked for by ?org", async () => {
+    it('shows nothing of an organization the person is not in, asked for by ?org', async () => {
       const cookie = await cookieOf(owner);
       const other = await fetchPage(`${world.url}/account?org=${world.seed.organizations.other.id}`, { headers: { cookie } });
       expect(other.status).to.equal(200);
@@ -249,14 +264,28 @@ for (const dialect of dialects()) {
       const base = { csrf_token: csrf, organization_id: String(orgId) };
       const before = await keyCount();
       const bad = await postForm(`${world.url}/account/keys`, cookie, {
-        ...base, name: '', scope: ['read', 'admin'], surface_mcp: '1', brand_limit: 'some', brand: String(world.brandId('other', 'rival')), expires_at: '2020-01-01T00:00', publish_ceiling: '10.005',
+        ...base,
+        name: '',
+        scope: ['read', 'admin'],
+        surface_mcp: '1',
+        brand_limit: 'some',
+        brand: String(world.brandId('other', 'rival')),
+        expires_at: '2020-01-01T00:00',
+        publish_ceiling: '10.005',
       });
       expect(bad.status).to.equal(400);
-      for (const words of ['Name', 'unknown scope', 'not a brand of this organization', 'must be in the future', 'whole cents']) expect(bad.text).to.include(words);
+      for (const words of ['Name', 'unknown scope', 'not a brand of this organization', 'must be in the future', 'whole cents'])
+        expect(bad.text).to.include(words);
       expect(bad.text).not.to.include('id="new-secret"');
       expect(await keyCount()).to.equal(before);
 
-      const ok = await postForm(`${world.url}/account/keys`, cookie, { ...base, name: 'Publisher', scope: ['read', 'publish'], surface_mcp: '1', brand_limit: 'all' });
+      const ok = await postForm(`${world.url}/account/keys`, cookie, {
+        ...base,
+        name: 'Publisher',
+        scope: ['read', 'publish'],
+        surface_mcp: '1',
+        brand_limit: 'all',
+      });
       expect(ok.status).to.equal(200);
       expect(ok.text).to.match(/id="new-secret">svc_sk_[A-Za-z0-9]{44}</);
       expect(ok.text).to.include('spend_ceiling_required');
@@ -269,8 +298,14 @@ for (const dialect of dialects()) {
       appClientId = reg.body.client_id;
       const verifier = crypto.randomBytes(32).toString('base64url');
       const query = new URLSearchParams({
-        response_type: 'code', client_id: appClientId, redirect_uri: 'http://127.0.0.1:9/callback', scope: 'read write', state: 'st4te',
-        code_challenge: crypto.createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256', resource: world.service.oauth.apiResource,
+        response_type: 'code',
+        client_id: appClientId,
+        redirect_uri: 'http://127.0.0.1:9/callback',
+        scope: 'read write',
+        state: 'st4te',
+        code_challenge: crypto.createHash('sha256').update(verifier).digest('base64url'),
+        code_challenge_method: 'S256',
+        resource: world.service.oauth.apiResource,
       });
       // The app's redirect URI: the browser's request to it is answered here, code and all.
       let callback: URL | null = null;
@@ -292,7 +327,13 @@ for (const dialect of dialects()) {
       const tokenRes = await fetch(`${world.url}/oauth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: 'http://127.0.0.1:9/callback', client_id: appClientId, code_verifier: verifier }),
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: 'http://127.0.0.1:9/callback',
+          client_id: appClientId,
+          code_verifier: verifier,
+        }),
       });
       expect(tokenRes.status).to.equal(200);
       const tokens = (await tokenRes.json()) as { access_token: string; refresh_token: string };
@@ -323,11 +364,24 @@ for (const dialect of dialects()) {
       const csrf = csrfOf((await fetchPage(`${world.url}/account`, { headers: { cookie } })).text);
       expect(csrf).not.to.equal('');
       const before = await keyCount();
-      const create = await postForm(`${world.url}/account/keys`, cookie, { csrf_token: csrf, organization_id: String(orgId), name: 'Mine', scope: 'read', surface_mcp: '1', brand_limit: 'all' });
+      const create = await postForm(`${world.url}/account/keys`, cookie, {
+        csrf_token: csrf,
+        organization_id: String(orgId),
+        name: 'Mine',
+        scope: 'read',
+        surface_mcp: '1',
+        brand_limit: 'all',
+      });
       expect(create.status).to.equal(403);
       expect(create.text).to.include('<code id="error-code">forbidden</code>');
       expect(create.text).not.to.include('svc_sk_');
-      const edit = await postForm(`${world.url}/account/keys/${ciKeyId}`, cookie, { csrf_token: csrf, organization_id: String(orgId), name: 'Mine now', scope: 'read', brand_limit: 'all' });
+      const edit = await postForm(`${world.url}/account/keys/${ciKeyId}`, cookie, {
+        csrf_token: csrf,
+        organization_id: String(orgId),
+        name: 'Mine now',
+        scope: 'read',
+        brand_limit: 'all',
+      });
       expect(edit.status).to.equal(403);
       const revoke = await postForm(`${world.url}/account/keys/${ciKeyId}/revoke`, cookie, { csrf_token: csrf, organization_id: String(orgId) });
       expect(revoke.status).to.equal(403);
@@ -399,18 +453,27 @@ for (const dialect of dialects()) {
         bootstrap: {
           organizations: [
             {
-              ref: 'agency', name: 'Big Agency', plan: 'agency', subscriptionStatus: 'active',
+              ref: 'agency',
+              name: 'Big Agency',
+              plan: 'agency',
+              subscriptionStatus: 'active',
               users: [{ ref: 'pat', email: 'pat@multi.test', name: 'Pat Many', password: 'pat password 1', role: 'owner' }],
               brands: [{ ref: 'a1', name: 'Agency Brand' }],
               apiKeys: [{ ref: 'agencyKey', name: 'Agency key', scopes: ['read'], surfaces: { api: true, mcp: true } }],
             },
             {
-              ref: 'pro', name: 'Pro Studio', plan: 'pro', subscriptionStatus: 'active',
+              ref: 'pro',
+              name: 'Pro Studio',
+              plan: 'pro',
+              subscriptionStatus: 'active',
               users: [{ ref: 'pat', email: 'pat@multi.test', name: 'Pat Many', password: 'pat password 1', role: 'admin' }],
               brands: [{ ref: 'p1', name: 'Studio Brand' }],
             },
             {
-              ref: 'client', name: 'Client Co', plan: 'agency', subscriptionStatus: 'active',
+              ref: 'client',
+              name: 'Client Co',
+              plan: 'agency',
+              subscriptionStatus: 'active',
               users: [{ ref: 'pat', email: 'pat@multi.test', name: 'Pat Many', password: 'pat password 1', role: 'member' }],
               brands: [{ ref: 'c1', name: 'Client Brand' }],
             },
@@ -422,7 +485,11 @@ for (const dialect of dialects()) {
     });
     after(async () => world?.close());
 
-    const keysOf = async (ref: string) => world.service.knex('api_keys').where({ organization_id: org(ref) }).select('id', 'name', 'surface_api', 'revoked_at');
+    const keysOf = async (ref: string) =>
+      world.service
+        .knex('api_keys')
+        .where({ organization_id: org(ref) })
+        .select('id', 'name', 'surface_api', 'revoked_at');
 
     it('offers an organization picker and shows keys only once one is chosen', async () => {
       const page = await fetchPage(`${world.url}/account`, { headers: { cookie } });
@@ -467,12 +534,25 @@ for (const dialect of dialects()) {
       expect((await keysOf('agency'))[0].revoked_at).to.equal(null);
       // A brand of another organization cannot be a brand limit.
       const foreign = await postForm(`${world.url}/account/keys`, cookie, {
-        csrf_token: csrf, organization_id: String(org('pro')), name: 'Cross', scope: 'read', surface_mcp: '1', brand_limit: 'some', brand: String(world.brandId('agency', 'a1')),
+        csrf_token: csrf,
+        organization_id: String(org('pro')),
+        name: 'Cross',
+        scope: 'read',
+        surface_mcp: '1',
+        brand_limit: 'some',
+        brand: String(world.brandId('agency', 'a1')),
       });
       expect(foreign.status).to.equal(400);
       expect(foreign.text).to.include('not a brand of this organization');
       // An organization the person does not belong to is refused outright.
-      const stranger = await postForm(`${world.url}/account/keys`, cookie, { csrf_token: csrf, organization_id: String(org('stranger')), name: 'X', scope: 'read', surface_mcp: '1', brand_limit: 'all' });
+      const stranger = await postForm(`${world.url}/account/keys`, cookie, {
+        csrf_token: csrf,
+        organization_id: String(org('stranger')),
+        name: 'X',
+        scope: 'read',
+        surface_mcp: '1',
+        brand_limit: 'all',
+      });
       expect(stranger.status).to.equal(403);
       expect(await keysOf('stranger')).to.have.length(0);
     });
@@ -482,7 +562,14 @@ for (const dialect of dialects()) {
       expect(page.text).to.include('id="keys-not-allowed"');
       expect(page.text).not.to.include('action="/account/keys');
       const csrf = csrfOf(page.text);
-      const r = await postForm(`${world.url}/account/keys`, cookie, { csrf_token: csrf, organization_id: String(org('client')), name: 'X', scope: 'read', surface_mcp: '1', brand_limit: 'all' });
+      const r = await postForm(`${world.url}/account/keys`, cookie, {
+        csrf_token: csrf,
+        organization_id: String(org('client')),
+        name: 'X',
+        scope: 'read',
+        surface_mcp: '1',
+        brand_limit: 'all',
+      });
       expect(r.status).to.equal(403);
       expect(r.text).to.include('<code id="error-code">forbidden</code>');
       const get = await fetchPage(`${world.url}/account/keys?org=${org('client')}`, { headers: { cookie } });

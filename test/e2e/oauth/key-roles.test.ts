@@ -10,7 +10,6 @@ import type { World } from '../../helpers/world.js';
 
 const csrfOf = (html: string) => /name="csrf_token" value="([^"]+)"/.exec(html)?.[1] ?? '';
 
-
 for (const dialect of dialects()) {
   describe(`who creates API keys on the account surface (${dialect})`, function () {
     this.timeout(60_000);
@@ -35,7 +34,11 @@ for (const dialect of dialects()) {
       expect(page.status).to.equal(200);
       const csrf = csrfOf(page.text);
       expect(csrf, 'the account page carries a CSRF token').not.to.equal('');
-      return postForm(`${w.url}/account/keys`, { csrf_token: csrf, organization_id: String(orgId), name, scope: 'read', surface_mcp: '1', brand_limit: 'all' }, { cookie: session.cookie! });
+      return postForm(
+        `${w.url}/account/keys`,
+        { csrf_token: csrf, organization_id: String(orgId), name, scope: 'read', surface_mcp: '1', brand_limit: 'all' },
+        { cookie: session.cookie! },
+      );
     }
 
     it('answers a member 403 forbidden and writes no key', async () => {

@@ -141,7 +141,12 @@ for (const dialect of dialects()) {
     });
 
     /** Signs in on the sign-in page, checks the consent page, optionally picks an organization, approves; the URL the browser lands on. */
-    async function signInAndApprove(page: Page, authorizationUrl: string, person: Person, opts: { organizationId?: number; onConsent?: (page: Page) => Promise<void> } = {}): Promise<URL> {
+    async function signInAndApprove(
+      page: Page,
+      authorizationUrl: string,
+      person: Person,
+      opts: { organizationId?: number; onConsent?: (page: Page) => Promise<void> } = {},
+    ): Promise<URL> {
       await page.goto(authorizationUrl);
       await page.waitForSelector('#password');
       expect(await page.title()).to.equal('Sign in');
@@ -203,7 +208,13 @@ for (const dialect of dialects()) {
         const insecure = { execute: [oidc.allowInsecureRequests], algorithm: 'oauth2' as const };
         const registered = await oidc.dynamicClientRegistration(
           issuer,
-          { client_name: 'openid-client test app', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] },
+          {
+            client_name: 'openid-client test app',
+            redirect_uris: [redirectUri],
+            token_endpoint_auth_method: 'none',
+            grant_types: ['authorization_code', 'refresh_token'],
+            response_types: ['code'],
+          },
           oidc.None(),
           insecure,
         );
@@ -230,7 +241,10 @@ for (const dialect of dialects()) {
           const callback = await signInAndApprove(page, authorizationUrl.href, olive, {
             onConsent: async (p) => {
               expect(await p.textContent('#app-name')).to.equal('openid-client test app');
-              expect(await p.textContent('main')).to.contain('Olive Owner').and.contain(api).and.contain('Acme Agency');
+              expect(await p.textContent('main'))
+                .to.contain('Olive Owner')
+                .and.contain(api)
+                .and.contain('Acme Agency');
               // The app asked for publish, but publish is unticked until the person ticks it.
               expect(await p.isChecked('#scope-read')).to.equal(true);
               expect(await p.isChecked('#scope-write')).to.equal(true);
@@ -251,7 +265,14 @@ for (const dialect of dialects()) {
           expect(tokens.access_token).to.match(/^svc_at_/);
           expect(tokens.refresh_token).to.match(/^svc_rt_/);
           const claims = claimsOf(tokens.access_token);
-          expect(claims).to.include({ iss: w.url, aud: api, sub: String(w.seed.organizations.acme.users.olive.id), client_id: clientId, scope: 'read write', org: w.seed.organizations.acme.id });
+          expect(claims).to.include({
+            iss: w.url,
+            aud: api,
+            sub: String(w.seed.organizations.acme.users.olive.id),
+            client_id: clientId,
+            scope: 'read write',
+            org: w.seed.organizations.acme.id,
+          });
 
           const brands = await w.request('GET', '/v1/brands', { key: tokens.access_token });
           expect(brands.status, JSON.stringify(brands.body)).to.equal(200);
@@ -324,7 +345,9 @@ for (const dialect of dialects()) {
           // The MCP token on /v1: 401 audience_mismatch with the challenge of the contract.
           const onApi = await w.request('GET', '/v1/brands', { key: tokens.access_token });
           expectError(onApi, 401, 'audience_mismatch');
-          expect(onApi.headers.get('www-authenticate')).to.equal(`Bearer error="invalid_token", resource_metadata="${w.url}/.well-known/oauth-protected-resource/v1"`);
+          expect(onApi.headers.get('www-authenticate')).to.equal(
+            `Bearer error="invalid_token", resource_metadata="${w.url}/.well-known/oauth-protected-resource/v1"`,
+          );
 
           // An access token the server no longer accepts: the SDK refreshes (resource kept) and goes on.
           provider.saveTokens({ ...tokens, access_token: 'svc_at_no.longer.valid' });
@@ -368,7 +391,9 @@ for (const dialect of dialects()) {
           await client.close();
           const onApi = await w.request('GET', '/v1/brands', { key: t.access_token });
           expectError(onApi, 401, 'audience_mismatch');
-          expect(onApi.headers.get('www-authenticate')).to.equal(`Bearer error="invalid_token", resource_metadata="${w.url}/.well-known/oauth-protected-resource/v1"`);
+          expect(onApi.headers.get('www-authenticate')).to.equal(
+            `Bearer error="invalid_token", resource_metadata="${w.url}/.well-known/oauth-protected-resource/v1"`,
+          );
         });
       }
 
@@ -473,7 +498,10 @@ for (const dialect of dialects()) {
       it('publish ticked with a spend limit: the token carries publish and the grant the limit as its ceiling', async () => {
         const t = await tokensFor(w.url, olive, { resource: api, scope: 'read write publish', scopes: ['read', 'write', 'publish'], spendLimit: '250.50' });
         expect(t.scope).to.equal('read write publish');
-        const grant = await w.service.knex('oauth_grants').where({ id: claimsOf(t.access_token).gid }).first();
+        const grant = await w.service
+          .knex('oauth_grants')
+          .where({ id: claimsOf(t.access_token).gid })
+          .first();
         expect(Number(grant.publish_ceiling_cents)).to.equal(25050);
         expect(Number(grant.committed_cents)).to.equal(0);
       });
@@ -481,7 +509,10 @@ for (const dialect of dialects()) {
       it('a spend limit without publish sets no ceiling', async () => {
         const t = await tokensFor(w.url, olive, { resource: api, scopes: ['read'], spendLimit: '100' });
         expect(t.scope).to.equal('read');
-        const grant = await w.service.knex('oauth_grants').where({ id: claimsOf(t.access_token).gid }).first();
+        const grant = await w.service
+          .knex('oauth_grants')
+          .where({ id: claimsOf(t.access_token).gid })
+          .first();
         expect(grant.publish_ceiling_cents).to.equal(null);
       });
 
@@ -531,11 +562,16 @@ for (const dialect of dialects()) {
         const hats = w.brandId('acme', 'hats');
         const t = await tokensFor(w.url, nora, { resource: api });
         expectError(await w.request('GET', `/v1/brands/${hats}/launches`, { key: t.access_token }), 403, 'brand_not_allowed');
-        const membership = await w.service.knex('memberships').where({ organization_id: w.seed.organizations.acme.id, user_id: w.seed.organizations.acme.users.nora.id }).first('id');
+        const membership = await w.service
+          .knex('memberships')
+          .where({ organization_id: w.seed.organizations.acme.id, user_id: w.seed.organizations.acme.users.nora.id })
+          .first('id');
         await w.service.knex('membership_brands').insert({ membership_id: membership.id, brand_id: hats });
         await sleep(w.config.keyCacheMs + 150);
         expect((await w.request('GET', `/v1/brands/${hats}/launches`, { key: t.access_token })).status).to.equal(200);
-        expect(brandIdsOf((await w.request('GET', '/v1/brands', { key: t.access_token })).body)).to.deep.equal([w.brandId('acme', 'shoes'), hats].sort((a, b) => a - b));
+        expect(brandIdsOf((await w.request('GET', '/v1/brands', { key: t.access_token })).body)).to.deep.equal(
+          [w.brandId('acme', 'shoes'), hats].sort((a, b) => a - b),
+        );
       });
 
       it('a person who left the organization: their token answers 401 unauthenticated', async () => {
@@ -560,14 +596,24 @@ for (const dialect of dialects()) {
             const callback = await signInAndApprove(await context.newPage(), `${w.url}/oauth/authorize?${q}`, dana, {
               organizationId,
               onConsent: async (page) => {
-                const options = await page.$$eval('#organization_id option', (os) => os.map((o) => ({ value: (o as HTMLOptionElement).value, text: o.textContent })));
+                const options = await page.$$eval('#organization_id option', (os) =>
+                  os.map((o) => ({ value: (o as HTMLOptionElement).value, text: o.textContent })),
+                );
                 expect(options).to.deep.equal([
                   { value: String(acmeId), text: 'Acme Agency (agency)' },
                   { value: String(proId), text: 'Pro Shop (pro)' },
                 ]);
               },
             });
-            const r = await exchangeCode(w.url, { clientId, redirectUri, pkce: p, state: '', code: callback.searchParams.get('code')!, callback, consentHtml: '' });
+            const r = await exchangeCode(w.url, {
+              clientId,
+              redirectUri,
+              pkce: p,
+              state: '',
+              code: callback.searchParams.get('code')!,
+              callback,
+              consentHtml: '',
+            });
             expect(r.status, r.text).to.equal(200);
             expect(claimsOf(r.body.access_token).org).to.equal(organizationId);
             return r.body.access_token as string;
@@ -627,12 +673,22 @@ for (const dialect of dialects()) {
         mcpToken = await tokensFor(w.url, olive, { resource: mcp });
         // The service's own signing key, read from its database: claim checks must hold even for a correctly signed token.
         const row = await w.service.knex('oauth_signing_keys').where({ active: true }).first();
-        real = { kid: row.kid, key: (await importJWK(JSON.parse(row.private_jwk), 'ES256')) as CryptoKey, publicJwk: JSON.parse(row.public_jwk), privateJwk: JSON.parse(row.private_jwk) };
+        real = {
+          kid: row.kid,
+          key: (await importJWK(JSON.parse(row.private_jwk), 'ES256')) as CryptoKey,
+          publicJwk: JSON.parse(row.public_jwk),
+          privateJwk: JSON.parse(row.private_jwk),
+        };
         fresh = (await generateKeyPair('ES256')).privateKey;
       });
 
       /** Valid claims for `surface`, fresh jti, signed with `key` under `header`. */
-      async function forge(surface: 'api' | 'mcp', change: (claims: Record<string, any>) => void = () => {}, header: Record<string, unknown> = {}, key: CryptoKey | Uint8Array = real.key): Promise<string> {
+      async function forge(
+        surface: 'api' | 'mcp',
+        change: (claims: Record<string, any>) => void = () => {},
+        header: Record<string, unknown> = {},
+        key: CryptoKey | Uint8Array = real.key,
+      ): Promise<string> {
         const base = claimsOf((surface === 'api' ? apiToken : mcpToken).access_token);
         const claims: Record<string, any> = { ...base, jti: crypto.randomUUID(), iat: now(), nbf: now(), exp: now() + 600 };
         change(claims);
@@ -658,7 +714,10 @@ for (const dialect of dialects()) {
               return forge(surface, undefined, { alg: 'HS256' }, new TextEncoder().encode(pem));
             },
           },
-          { name: 'HS256 signed with the public JWK', token: async () => forge(surface, undefined, { alg: 'HS256' }, new TextEncoder().encode(JSON.stringify(real.publicJwk))) },
+          {
+            name: 'HS256 signed with the public JWK',
+            token: async () => forge(surface, undefined, { alg: 'HS256' }, new TextEncoder().encode(JSON.stringify(real.publicJwk))),
+          },
           { name: 'wrong typ (JWT)', token: () => forge(surface, undefined, { typ: 'JWT' }) },
           { name: 'no typ', token: () => forge(surface, undefined, { typ: undefined }) },
           { name: 'wrong iss', token: () => forge(surface, (c) => (c.iss = 'https://evil.example')) },
@@ -668,10 +727,20 @@ for (const dialect of dialects()) {
           { name: 'the real kid, signed by a fresh key', token: () => forge(surface, undefined, {}, fresh) },
           { name: 'no kid', token: () => forge(surface, undefined, { kid: undefined }) },
           { name: 'no jti', token: () => forge(surface, (c) => (c.jti = undefined)) },
-          { name: 'someone else as subject of this grant', token: () => forge(surface, (c) => (c.sub = String(w.seed.organizations.acme.users.mia.id))), grantCheck: true },
+          {
+            name: 'someone else as subject of this grant',
+            token: () => forge(surface, (c) => (c.sub = String(w.seed.organizations.acme.users.mia.id))),
+            grantCheck: true,
+          },
           { name: 'a grant of another organization', token: () => forge(surface, (c) => (c.org = w.seed.organizations.other.id)), grantCheck: true },
-          { name: 'tampered payload (publish added, signature kept)', token: async () => `svc_at_${parts()[0]}.${b64({ ...claimsOf(genuine()), scope: 'read write publish' })}.${parts()[2]}` },
-          { name: 'tampered signature', token: async () => `svc_at_${parts()[0]}.${parts()[1]}.${parts()[2].slice(0, -4)}${parts()[2].endsWith('AAAA') ? 'BBBB' : 'AAAA'}` },
+          {
+            name: 'tampered payload (publish added, signature kept)',
+            token: async () => `svc_at_${parts()[0]}.${b64({ ...claimsOf(genuine()), scope: 'read write publish' })}.${parts()[2]}`,
+          },
+          {
+            name: 'tampered signature',
+            token: async () => `svc_at_${parts()[0]}.${parts()[1]}.${parts()[2].slice(0, -4)}${parts()[2].endsWith('AAAA') ? 'BBBB' : 'AAAA'}`,
+          },
           { name: 'signature stripped', token: async () => `svc_at_${parts()[0]}.${parts()[1]}.` },
           { name: 'not a JWT at all', token: async () => 'svc_at_garbage' },
           {
@@ -679,7 +748,11 @@ for (const dialect of dialects()) {
             token: async () => (surface === 'api' ? mcpToken : apiToken).access_token,
             apiCode: 'audience_mismatch',
           },
-          { name: 'other audience (correctly signed, aud the other resource)', token: () => forge(surface, (c) => (c.aud = surface === 'api' ? mcp : api)), apiCode: 'audience_mismatch' },
+          {
+            name: 'other audience (correctly signed, aud the other resource)',
+            token: () => forge(surface, (c) => (c.aud = surface === 'api' ? mcp : api)),
+            apiCode: 'audience_mismatch',
+          },
         ];
       }
 
@@ -695,9 +768,20 @@ for (const dialect of dialects()) {
           const r = await w.request('GET', '/v1/brands', { key: token });
           expect(r.status, `${f.name}: ${JSON.stringify(r.body)}`).to.equal(401);
           expect(r.body.error.code, f.name).to.equal(f.apiCode ?? 'unauthenticated');
-          expect(r.headers.get('www-authenticate'), f.name).to.match(new RegExp(`^Bearer .*resource_metadata="${w.url}/.well-known/oauth-protected-resource/v1"`));
+          expect(r.headers.get('www-authenticate'), f.name).to.match(
+            new RegExp(`^Bearer .*resource_metadata="${w.url}/.well-known/oauth-protected-resource/v1"`),
+          );
           const claims = readableClaims(token);
-          expectNothingLeaked(JSON.stringify(r.body), [token.slice(7), ...token.slice(7).split('.'), claims.jti, claims.client_id, real.kid, real.publicJwk.x!, real.publicJwk.y!, real.privateJwk.d!]);
+          expectNothingLeaked(JSON.stringify(r.body), [
+            token.slice(7),
+            ...token.slice(7).split('.'),
+            claims.jti,
+            claims.client_id,
+            real.kid,
+            real.publicJwk.x!,
+            real.publicJwk.y!,
+            real.privateJwk.d!,
+          ]);
           if (!f.apiCode && !f.grantCheck) messages.add(r.body.error.message);
         }
         expect([...messages], 'every forged token gets the same message').to.have.length(1);
@@ -710,7 +794,16 @@ for (const dialect of dialects()) {
           const r = await mcpPost(w.url, token);
           expectMcpUnauthorized(r, w.url);
           const claims = readableClaims(token);
-          expectNothingLeaked(JSON.stringify(r.body), [token.slice(7), ...token.slice(7).split('.'), claims.jti, claims.client_id, real.kid, real.publicJwk.x!, real.publicJwk.y!, real.privateJwk.d!]);
+          expectNothingLeaked(JSON.stringify(r.body), [
+            token.slice(7),
+            ...token.slice(7).split('.'),
+            claims.jti,
+            claims.client_id,
+            real.kid,
+            real.publicJwk.x!,
+            real.publicJwk.y!,
+            real.privateJwk.d!,
+          ]);
           if (!f.apiCode && !f.grantCheck) messages.add(r.body.error.message);
         }
         expect([...messages]).to.have.length(1);
@@ -748,9 +841,18 @@ for (const dialect of dialects()) {
         const p = pkce();
         for (const [label, q] of [
           ['no code_challenge', authorizeQuery({ clientId, redirectUri, resource: api, state: 'pk1' })],
-          ['code_challenge without method', authorizeQuery({ clientId, redirectUri, resource: api, state: 'pk1', extra: { code_challenge: p.challenge, code_challenge_method: '' } })],
-          ['plain', authorizeQuery({ clientId, redirectUri, resource: api, state: 'pk1', extra: { code_challenge: p.challenge, code_challenge_method: 'plain' } })],
-          ['a challenge too short to be S256', authorizeQuery({ clientId, redirectUri, resource: api, state: 'pk1', extra: { code_challenge: 'abc', code_challenge_method: 'S256' } })],
+          [
+            'code_challenge without method',
+            authorizeQuery({ clientId, redirectUri, resource: api, state: 'pk1', extra: { code_challenge: p.challenge, code_challenge_method: '' } }),
+          ],
+          [
+            'plain',
+            authorizeQuery({ clientId, redirectUri, resource: api, state: 'pk1', extra: { code_challenge: p.challenge, code_challenge_method: 'plain' } }),
+          ],
+          [
+            'a challenge too short to be S256',
+            authorizeQuery({ clientId, redirectUri, resource: api, state: 'pk1', extra: { code_challenge: 'abc', code_challenge_method: 'S256' } }),
+          ],
         ] as const) {
           const r = await get(`${w.url}/oauth/authorize?${q}`, { cookie: session.cookie! });
           expect(r.status, label).to.equal(302);
@@ -766,7 +868,9 @@ for (const dialect of dialects()) {
       it('an unknown scope redirects back with error=invalid_scope', async () => {
         const redirectUri = 'http://127.0.0.1:9/cb';
         const clientId = await registerClient(w.url, [redirectUri]);
-        const r = await get(`${w.url}/oauth/authorize?${authorizeQuery({ clientId, redirectUri, challenge: pkce().challenge, resource: api, scope: 'read admin', state: 'sc' })}`);
+        const r = await get(
+          `${w.url}/oauth/authorize?${authorizeQuery({ clientId, redirectUri, challenge: pkce().challenge, resource: api, scope: 'read admin', state: 'sc' })}`,
+        );
         expect(r.status).to.equal(302);
         const loc = new URL(r.headers.get('location')!);
         expect(loc.searchParams.get('error')).to.equal('invalid_scope');
@@ -805,7 +909,13 @@ for (const dialect of dialects()) {
         // The decision endpoint checks it again.
         const forged = await postForm(
           `${w.url}/oauth/authorize/decision`,
-          { ...Object.fromEntries(authorizeQuery({ clientId, redirectUri: 'https://attacker.example/cb', challenge: p.challenge, resource: api })), csrf_token: await csrfOf(session.cookie!), organization_id: String(w.seed.organizations.acme.id), scope: 'read', decision: 'approve' },
+          {
+            ...Object.fromEntries(authorizeQuery({ clientId, redirectUri: 'https://attacker.example/cb', challenge: p.challenge, resource: api })),
+            csrf_token: await csrfOf(session.cookie!),
+            organization_id: String(w.seed.organizations.acme.id),
+            scope: 'read',
+            decision: 'approve',
+          },
           { cookie: session.cookie! },
         );
         expect(forged.status).to.equal(400);
@@ -814,12 +924,18 @@ for (const dialect of dialects()) {
 
       it('an expired code and an expired refresh token: 400 invalid_grant', async () => {
         const flow = await authorizationCode(w.url, olive, { resource: api });
-        await w.service.knex('oauth_codes').where({ code_hash: crypto.createHash('sha256').update(flow.code).digest('hex') }).update({ expires_at: Date.now() - 1 });
+        await w.service
+          .knex('oauth_codes')
+          .where({ code_hash: crypto.createHash('sha256').update(flow.code).digest('hex') })
+          .update({ expires_at: Date.now() - 1 });
         const late = await exchangeCode(w.url, flow);
         expectOAuthError(late, 400, 'invalid_grant');
         expect(late.body).to.not.have.property('access_token');
         const t = await tokensFor(w.url, olive, { resource: api });
-        await w.service.knex('oauth_refresh_tokens').where({ token_hash: crypto.createHash('sha256').update(t.refresh_token).digest('hex') }).update({ expires_at: Date.now() - 1 });
+        await w.service
+          .knex('oauth_refresh_tokens')
+          .where({ token_hash: crypto.createHash('sha256').update(t.refresh_token).digest('hex') })
+          .update({ expires_at: Date.now() - 1 });
         expectOAuthError(await refresh(w.url, t.refresh_token, t.flow.clientId), 400, 'invalid_grant');
       });
 
@@ -833,7 +949,11 @@ for (const dialect of dialects()) {
 
       it('registration refuses redirect URIs that are not https, loopback or a private-use scheme', async () => {
         for (const uri of ['http://attacker.example/cb', 'https://ok.example/cb#frag', 'javascript:alert(1)', 'not a url']) {
-          const r = await fetch(`${w.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [uri] }) });
+          const r = await fetch(`${w.url}/oauth/register`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ redirect_uris: [uri] }),
+          });
           const body = (await r.json()) as any;
           expect(r.status, uri).to.equal(400);
           expect(body.error, uri).to.equal('invalid_redirect_uri');
@@ -854,7 +974,9 @@ for (const dialect of dialects()) {
         expect(s.status).to.equal(302);
         expect(s.location).to.equal('/oauth/authorize?x=1');
         expect(s.setCookie).to.match(/^svc_session=/);
-        expect(s.setCookie).to.match(/httponly/i).and.match(/samesite=lax/i);
+        expect(s.setCookie)
+          .to.match(/httponly/i)
+          .and.match(/samesite=lax/i);
       });
 
       it('signing in never sends the browser off the site, whatever return_to a form posts (Chromium)', async () => {
@@ -863,10 +985,18 @@ for (const dialect of dialects()) {
         const context = await browser.newContext();
         const offSite: string[] = [];
         try {
-          for (const returnTo of [`//${attacker}/stolen`, `/\\${attacker}/stolen`, `/\t/${attacker}/stolen`, `http://${attacker}/stolen`, '/oauth/authorize?ok=1']) {
+          for (const returnTo of [
+            `//${attacker}/stolen`,
+            `/\\${attacker}/stolen`,
+            `/\t/${attacker}/stolen`,
+            `http://${attacker}/stolen`,
+            '/oauth/authorize?ok=1',
+          ]) {
             const page = await context.newPage();
             await page.goto(`${catcher.url}/attacker-page`);
-            await page.setContent(`<form method="post" action="${w.url}/oauth/login"><input name="email"><input name="password"><input name="return_to"></form>`);
+            await page.setContent(
+              `<form method="post" action="${w.url}/oauth/login"><input name="email"><input name="password"><input name="return_to"></form>`,
+            );
             await page.fill('input[name=email]', olive.email);
             await page.fill('input[name=password]', olive.password);
             await page.$eval('input[name=return_to]', (el, v) => ((el as HTMLInputElement).value = v), returnTo);
@@ -914,7 +1044,13 @@ for (const dialect of dialects()) {
         const redirectUri = 'http://127.0.0.1:9/cb';
         const clientId = await registerClient(w.url, [redirectUri]);
         const q = authorizeQuery({ clientId, redirectUri, challenge: pkce().challenge, resource: api });
-        const r = await postForm(`${w.url}/oauth/authorize/decision`, { ...Object.fromEntries(q), csrf_token: 'x', organization_id: String(w.seed.organizations.acme.id), scope: 'read', decision: 'approve' });
+        const r = await postForm(`${w.url}/oauth/authorize/decision`, {
+          ...Object.fromEntries(q),
+          csrf_token: 'x',
+          organization_id: String(w.seed.organizations.acme.id),
+          scope: 'read',
+          decision: 'approve',
+        });
         expect(r.status).to.equal(401);
         expect(r.headers.get('location')).to.equal(null);
         expect(r.text).to.contain('<h1>Sign in</h1>');
@@ -1026,7 +1162,13 @@ class TestProvider implements OAuthClientProvider {
   }
 
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'MCP SDK test client', redirect_uris: [this.redirect], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: 'MCP SDK test client',
+      redirect_uris: [this.redirect],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
 
   state(): string {

@@ -32,9 +32,15 @@ const world = (campaigns: unknown[]) => ({
               { accountId: 'act_1001', pageId: 'pg_1', id: 'lf_3', name: null },
               { accountId: 'act_1001', pageId: 'pg_2', id: 'lf_9', name: 'Other page form' },
             ],
-            pages: [{ accountId: 'act_1001', id: 'pg_1', name: 'Shoes Co Page' }, { accountId: 'act_1001', id: 'pg_2', name: 'Shoes Outlet' }],
+            pages: [
+              { accountId: 'act_1001', id: 'pg_1', name: 'Shoes Co Page' },
+              { accountId: 'act_1001', id: 'pg_2', name: 'Shoes Outlet' },
+            ],
             pixels: [{ accountId: 'act_1001', id: 'px_1', name: 'Shoes pixel' }],
-            audiences: [{ accountId: 'act_1001', id: 'aud_1', name: 'Buyers 180d', type: 'custom' }, { accountId: 'act_1001', id: 'aud_2', name: 'Lookalike 1%', type: 'lookalike' }],
+            audiences: [
+              { accountId: 'act_1001', id: 'aud_1', name: 'Buyers 180d', type: 'custom' },
+              { accountId: 'act_1001', id: 'aud_2', name: 'Lookalike 1%', type: 'lookalike' },
+            ],
           },
         },
         { ref: 'tok', name: 'Tok Co', adAccounts: [{ platform: 'tiktok', accountId: 'biz_3001', timezone: 'UTC', currency: 'USD' }] },
@@ -49,9 +55,23 @@ const world = (campaigns: unknown[]) => ({
 });
 
 const seeded = [
-  { accountId: 'act_1001', id: '120210000000001', name: 'Prospecting - US', status: 'ACTIVE', objective: 'OUTCOME_SALES', budget: { period: 'daily', amountMinorUnits: 5000 } },
+  {
+    accountId: 'act_1001',
+    id: '120210000000001',
+    name: 'Prospecting - US',
+    status: 'ACTIVE',
+    objective: 'OUTCOME_SALES',
+    budget: { period: 'daily', amountMinorUnits: 5000 },
+  },
   { accountId: 'act_1001', id: '120210000000002', name: 'Retargeting - US', status: 'PAUSED', objective: 'OUTCOME_SALES', budget: null },
-  { accountId: 'act_1001', id: '120210000000003', name: 'Brand awareness', status: 'ARCHIVED', objective: 'OUTCOME_AWARENESS', budget: { period: 'lifetime', amountMinorUnits: 100000 } },
+  {
+    accountId: 'act_1001',
+    id: '120210000000003',
+    name: 'Brand awareness',
+    status: 'ARCHIVED',
+    objective: 'OUTCOME_AWARENESS',
+    budget: { period: 'lifetime', amountMinorUnits: 100000 },
+  },
   { accountId: 'act_1001', id: '120210000000004', name: 'PROSPECTING - CA', status: 'ACTIVE', objective: 'OUTCOME_TRAFFIC' },
   { accountId: 'act_1001', id: '120210000000005', name: 'Lead gen 100%_off', status: 'PAUSED', objective: 'OUTCOME_LEADS' },
   { accountId: 'act_1002', id: '120210000000009', name: 'EU launch', status: 'ACTIVE', objective: 'OUTCOME_SALES' },
@@ -80,7 +100,13 @@ for (const dialect of dialects()) {
         expect(reply.body.matched).to.equal(5);
         expect(reply.body.nameQuery).to.equal(null);
         expect(reply.body.nextCursor).to.equal(null);
-        expect(reply.body.campaigns.map((c: any) => c.id)).to.deep.equal(['120210000000005', '120210000000004', '120210000000003', '120210000000002', '120210000000001']);
+        expect(reply.body.campaigns.map((c: any) => c.id)).to.deep.equal([
+          '120210000000005',
+          '120210000000004',
+          '120210000000003',
+          '120210000000002',
+          '120210000000001',
+        ]);
         const first = reply.body.campaigns.find((c: any) => c.id === '120210000000001');
         expect(first).to.deep.include({
           name: 'Prospecting - US',
@@ -167,9 +193,21 @@ for (const dialect of dialects()) {
       it('serves a repeated read from the metrics cache with its original asOf', async () => {
         const first = await get(`${base}/act_1002/campaigns`);
         await w.service.knex('sandbox_objects').insert({
-          platform: 'meta', account_id: 'act_1002', level: 'campaign', object_id: '120210000000077', parent_id: null, name: 'Made outside',
-          name_lower: 'made outside', marker: null, status: 'ACTIVE', objective: 'OUTCOME_SALES', budget_period: null, budget_cents: null,
-          settings: '{}', created_at: Date.now(), updated_at: Date.now(),
+          platform: 'meta',
+          account_id: 'act_1002',
+          level: 'campaign',
+          object_id: '120210000000077',
+          parent_id: null,
+          name: 'Made outside',
+          name_lower: 'made outside',
+          marker: null,
+          status: 'ACTIVE',
+          objective: 'OUTCOME_SALES',
+          budget_period: null,
+          budget_cents: null,
+          settings: '{}',
+          created_at: Date.now(),
+          updated_at: Date.now(),
         });
         const second = await get(`${base}/act_1002/campaigns`);
         expect(second.body).to.deep.equal(first.body);
@@ -182,7 +220,11 @@ for (const dialect of dialects()) {
         const reply = await get(`${base}/act_1001/lead-forms?pageId=pg_1`);
         expect(reply.status).to.equal(200);
         expect(reply.body).to.deep.equal({
-          leadForms: [{ id: 'lf_1', name: 'Spring signup' }, { id: 'lf_2', name: 'Summer signup' }, { id: 'lf_3', name: null }],
+          leadForms: [
+            { id: 'lf_1', name: 'Spring signup' },
+            { id: 'lf_2', name: 'Summer signup' },
+            { id: 'lf_3', name: null },
+          ],
           nextCursor: null,
         });
       });
@@ -247,15 +289,39 @@ for (const dialect of dialects()) {
         const org = w.seed.organizations.acme.id;
         for (let i = 1; i <= 12; i++) {
           const [ref] = await platform.createObjects(account, [
-            { level: 'campaign', marker: `m${i}`, name: `Launch ${i}`, parentId: null, status: 'ACTIVE', objective: 'OUTCOME_SALES', budget: { period: 'daily', amountMinorUnits: 1000 * i }, settings: {} },
+            {
+              level: 'campaign',
+              marker: `m${i}`,
+              name: `Launch ${i}`,
+              parentId: null,
+              status: 'ACTIVE',
+              objective: 'OUTCOME_SALES',
+              budget: { period: 'daily', amountMinorUnits: 1000 * i },
+              settings: {},
+            },
           ]);
           const [launchId] = await w.service.knex('launches').insert({
-            organization_id: org, brand_id: w.brandId('acme', 'shoes'), account_id: 'act_1001', title: `Launch ${i}`, status: 'published',
-            created_at: past, updated_at: past, published_at: past + i * 1000,
+            organization_id: org,
+            brand_id: w.brandId('acme', 'shoes'),
+            account_id: 'act_1001',
+            title: `Launch ${i}`,
+            status: 'published',
+            created_at: past,
+            updated_at: past,
+            published_at: past + i * 1000,
           });
           await w.service.knex('launch_nodes').insert({
-            id: `nd_ov_${i}`, launch_id: launchId, parent_id: null, node_type: 'campaign', account_id: 'act_1001', name: `Launch ${i}`,
-            properties: '{}', platform_id: ref.id, status: 'live', created_at: past, updated_at: past,
+            id: `nd_ov_${i}`,
+            launch_id: launchId,
+            parent_id: null,
+            node_type: 'campaign',
+            account_id: 'act_1001',
+            name: `Launch ${i}`,
+            properties: '{}',
+            platform_id: ref.id,
+            status: 'live',
+            created_at: past,
+            updated_at: past,
           });
         }
       });
@@ -286,7 +352,19 @@ for (const dialect of dialects()) {
         const today = await get(`${base}/act_1001/overview`);
         expect(today.body.datePreset).to.equal('today');
         expect(today.body.window.since).to.equal(today.body.window.until);
-        for (const preset of ['today', 'yesterday', 'this_week_sun_today', 'last_7d', 'last_14d', 'last_28d', 'last_30d', 'last_90d', 'this_month', 'last_month', 'maximum']) {
+        for (const preset of [
+          'today',
+          'yesterday',
+          'this_week_sun_today',
+          'last_7d',
+          'last_14d',
+          'last_28d',
+          'last_30d',
+          'last_90d',
+          'this_month',
+          'last_month',
+          'maximum',
+        ]) {
           const reply = await get(`${base}/act_1001/overview?datePreset=${preset}`);
           expect(reply.status, preset).to.equal(200);
           expect(reply.body.datePreset).to.equal(preset);

@@ -22,18 +22,88 @@ import { startSvcServer, stopAllServers, type ServerProcess } from '../../helper
 // Creations before the reads, changes and deletions that use what they made. An operation whose
 // example is not listed here runs after these, in name order.
 const ORDER = [
-  'list-brands', 'get-brand-profile', 'set-brand-profile', 'upload-creative', 'list-creatives', 'get-creative', 'generate-copy', 'list-copies',
-  'get-copy', 'get-naming-convention', 'set-naming-convention', 'list-campaigns', 'list-lead-forms', 'list-options', 'get-overview', 'list-activity',
-  'create-launch', 'list-launches', 'update-launch', 'create-node', 'update-node', 'create-snapshot-template', 'list-snapshot-templates',
-  'create-launch-from-snapshot', 'remove-nodes', 'delete-launch', 'create-structure-template', 'list-structure-templates', 'get-structure-template',
-  'edit-structure-template', 'apply-structure-template', 'get-launch', 'get-ad-set', 'duplicate-node', 'launch-campaign', 'edit-live-campaign',
-  'delete-structure-template', 'create-automation', 'list-automations', 'get-automation', 'update-automation', 'preview-automation', 'run-automation',
-  'list-automation-runs', 'set-automation-status', 'delete-automation', 'create-workflow', 'list-workflows', 'get-workflow', 'save-workflow',
-  'activate-workflow', 'deactivate-workflow', 'run-workflow', 'list-workflow-executions', 'get-workflow-execution', 'review-workflow-step',
-  'create-pipeline-column', 'update-pipeline-column', 'create-pipeline-card', 'get-pipeline', 'move-pipeline-card', 'delete-pipeline-card',
-  'delete-pipeline-column', 'delete-workflow', 'create-webhook-endpoint', 'list-webhook-endpoints', 'get-webhook-endpoint', 'update-webhook-endpoint',
-  'test-webhook-endpoint', 'list-webhook-deliveries', 'redeliver-webhook', 'rotate-webhook-secret', 'delete-webhook-endpoint', 'get-tracker-connection',
-  'list-tracker-mappings', 'update-tracker-mapping', 'get-tracker-push', 'set-tracker-push', 'run-tracker-push', 'get-tracker-push-run', 'connect-tracker', 'disconnect-tracker',
+  'list-brands',
+  'get-brand-profile',
+  'set-brand-profile',
+  'upload-creative',
+  'list-creatives',
+  'get-creative',
+  'generate-copy',
+  'list-copies',
+  'get-copy',
+  'get-naming-convention',
+  'set-naming-convention',
+  'list-campaigns',
+  'list-lead-forms',
+  'list-options',
+  'get-overview',
+  'list-activity',
+  'create-launch',
+  'list-launches',
+  'update-launch',
+  'create-node',
+  'update-node',
+  'create-snapshot-template',
+  'list-snapshot-templates',
+  'create-launch-from-snapshot',
+  'remove-nodes',
+  'delete-launch',
+  'create-structure-template',
+  'list-structure-templates',
+  'get-structure-template',
+  'edit-structure-template',
+  'apply-structure-template',
+  'get-launch',
+  'get-ad-set',
+  'duplicate-node',
+  'launch-campaign',
+  'edit-live-campaign',
+  'delete-structure-template',
+  'create-automation',
+  'list-automations',
+  'get-automation',
+  'update-automation',
+  'preview-automation',
+  'run-automation',
+  'list-automation-runs',
+  'set-automation-status',
+  'delete-automation',
+  'create-workflow',
+  'list-workflows',
+  'get-workflow',
+  'save-workflow',
+  'activate-workflow',
+  'deactivate-workflow',
+  'run-workflow',
+  'list-workflow-executions',
+  'get-workflow-execution',
+  'review-workflow-step',
+  'create-pipeline-column',
+  'update-pipeline-column',
+  'create-pipeline-card',
+  'get-pipeline',
+  'move-pipeline-card',
+  'delete-pipeline-card',
+  'delete-pipeline-column',
+  'delete-workflow',
+  'create-webhook-endpoint',
+  'list-webhook-endpoints',
+  'get-webhook-endpoint',
+  'update-webhook-endpoint',
+  'test-webhook-endpoint',
+  'list-webhook-deliveries',
+  'redeliver-webhook',
+  'rotate-webhook-secret',
+  'delete-webhook-endpoint',
+  'get-tracker-connection',
+  'list-tracker-mappings',
+  'update-tracker-mapping',
+  'get-tracker-push',
+  'set-tracker-push',
+  'run-tracker-push',
+  'get-tracker-push-run',
+  'connect-tracker',
+  'disconnect-tracker',
 ];
 
 // A review is decided by someone other than the run's author: the demo's second key.
@@ -65,8 +135,14 @@ describe('API examples: every operation has one, in docs/openapi.json, and it wo
   this.timeout(60_000);
 
   it('every operation of the catalogue has an example, and every example names an operation', () => {
-    expect(operations.map((op) => op.name).filter((n) => !examples.has(n)), 'operations without schemas/examples/<name>.json').to.deep.equal([]);
-    expect([...examples.keys()].filter((n) => !byName.has(n)), 'examples of no operation').to.deep.equal([]);
+    expect(
+      operations.map((op) => op.name).filter((n) => !examples.has(n)),
+      'operations without schemas/examples/<name>.json',
+    ).to.deep.equal([]);
+    expect(
+      [...examples.keys()].filter((n) => !byName.has(n)),
+      'examples of no operation',
+    ).to.deep.equal([]);
   });
 
   it("every example answer has the operation's success status and matches its response schema", () => {
@@ -125,16 +201,29 @@ describe('API examples: every operation has one, in docs/openapi.json, and it wo
           // The run reaches its review gate in the background.
           const { workflowId, executionId, brandId } = example.request.path!;
           const url = `${server.url}/v1/brands/${brandId}/workflows/${ids.id(workflowId)}/executions/${ids.id(executionId)}`;
-          await waitUntil(async () => (await (await fetch(url, { headers: { authorization: `Bearer ${keys.owner}` } })).json()).status === 'waiting_review', 'the run to wait at its review gate', 20_000, 100);
+          await waitUntil(
+            async () => (await (await fetch(url, { headers: { authorization: `Bearer ${keys.owner}` } })).json()).status === 'waiting_review',
+            'the run to wait at its review gate',
+            20_000,
+            100,
+          );
         }
-        const reply = await replayExample(op, example, { baseUrl: server.url, key: AS_REVIEWER.has(name) ? keys.reviewer : keys.owner, ids, rewrite: { [EXAMPLE_HOOK]: hook } });
+        const reply = await replayExample(op, example, {
+          baseUrl: server.url,
+          key: AS_REVIEWER.has(name) ? keys.reviewer : keys.owner,
+          ids,
+          rewrite: { [EXAMPLE_HOOK]: hook },
+        });
         expect(reply.status, JSON.stringify(reply.body)).to.equal(example.response.status);
         check(name, reply.status, reply.body);
         if (process.env.UPDATE_EXAMPLES === '1') {
           // Written back as the docs show them: the example host, not this run's receiver.
           const asShown = (v: unknown) => JSON.parse(JSON.stringify(v).split(hook).join(EXAMPLE_HOOK));
           const file = path.join(EXAMPLES_DIR, `${name}.json`);
-          fs.writeFileSync(file, JSON.stringify({ request: asShown(reply.sent), response: { status: reply.status, body: asShown(reply.body) } }, null, 2) + '\n');
+          fs.writeFileSync(
+            file,
+            JSON.stringify({ request: asShown(reply.sent), response: { status: reply.status, body: asShown(reply.body) } }, null, 2) + '\n',
+          );
         }
       });
     }

@@ -75,9 +75,25 @@ for (const dialect of dialects()) {
       const org = world.seed.organizations.acme;
       expect(reply.body).to.deep.equal({
         accounts: [
-          { brandId: org.brands.shoes.id, brandName: 'Shoes Co', accountId: 'act_1001', accountName: 'Shoes US', connected: true, active: true, organizationId: org.id },
+          {
+            brandId: org.brands.shoes.id,
+            brandName: 'Shoes Co',
+            accountId: 'act_1001',
+            accountName: 'Shoes US',
+            connected: true,
+            active: true,
+            organizationId: org.id,
+          },
           { brandId: org.brands.hats.id, brandName: 'Hats Co', accountId: null, accountName: null, connected: false, active: false, organizationId: org.id },
-          { brandId: org.brands.multi.id, brandName: 'Multi Co', accountId: 'act_2001', accountName: 'Multi Meta', connected: true, active: true, organizationId: org.id },
+          {
+            brandId: org.brands.multi.id,
+            brandName: 'Multi Co',
+            accountId: 'act_2001',
+            accountName: 'Multi Meta',
+            connected: true,
+            active: true,
+            organizationId: org.id,
+          },
         ],
         nextCursor: null,
       });

@@ -32,8 +32,16 @@ for (const dialect of dialects()) {
       brandId = w.brandId('acme', 'shoes');
       mcp = await mcpClient(w.url, ci);
       const launch = await seedLiveLaunch(w.service.knex, {
-        organizationId: w.seed.organizations.acme.id, brandId, accountId: 'act_1001', platform: 'meta', title: 'Live', at: Date.now() - 2 * 86_400_000,
-        campaigns: [{ name: 'Retargeting - no results', dailyBudget: 20_000 }, { name: 'Prospecting', dailyBudget: 20_000 }],
+        organizationId: w.seed.organizations.acme.id,
+        brandId,
+        accountId: 'act_1001',
+        platform: 'meta',
+        title: 'Live',
+        at: Date.now() - 2 * 86_400_000,
+        campaigns: [
+          { name: 'Retargeting - no results', dailyBudget: 20_000 },
+          { name: 'Prospecting', dailyBudget: 20_000 },
+        ],
       });
       objects = launch.objects;
     });
@@ -46,16 +54,37 @@ for (const dialect of dialects()) {
     const tool = async (name: string, args: Record<string, unknown>) => (await mcp.callTool({ name, arguments: { brandId, ...args } })) as ToolResult;
 
     it('creates a rule in shadow mode, previews it, arms it and reads its runs', async () => {
-      const created = await api('POST', '/automations', { automationName: 'No results', accountId: 'act_1001', level: 'campaign', conditions: NO_RESULTS, action: 'pause', frequency: 'every_15_minutes', mode: 'shadow' });
+      const created = await api('POST', '/automations', {
+        automationName: 'No results',
+        accountId: 'act_1001',
+        level: 'campaign',
+        conditions: NO_RESULTS,
+        action: 'pause',
+        frequency: 'every_15_minutes',
+        mode: 'shadow',
+      });
       expect(created.status).to.equal(201);
-      expect(created.body).to.include({ automationName: 'No results', status: 'ACTIVE', mode: 'shadow', action: 'pause', actionLevel: 'campaign', frequency: 'every_15_minutes', objectIds: null });
+      expect(created.body).to.include({
+        automationName: 'No results',
+        status: 'ACTIVE',
+        mode: 'shadow',
+        action: 'pause',
+        actionLevel: 'campaign',
+        frequency: 'every_15_minutes',
+        objectIds: null,
+      });
       expect(created.body.automationId).to.be.a('number');
       const id = created.body.automationId;
       const burner = objects[0];
       const preview = await api('POST', `/automations/${id}/preview`);
       expect(preview.status).to.equal(200);
       expect(preview.body.matched).to.be.at.least(1);
-      expect(preview.body.objects.find((o: any) => o.objectId === burner.objectId)).to.include({ matched: true, intended: 'pause', action: 'none', skipReason: 'shadow' });
+      expect(preview.body.objects.find((o: any) => o.objectId === burner.objectId)).to.include({
+        matched: true,
+        intended: 'pause',
+        action: 'none',
+        skipReason: 'shadow',
+      });
       const shadowRun = await api('POST', `/automations/${id}/runs`);
       expect(shadowRun.status).to.equal(201);
       expect(shadowRun.body.objects.find((o: any) => o.objectId === burner.objectId).skipReason).to.equal('shadow');
@@ -73,12 +102,29 @@ for (const dialect of dialects()) {
     });
 
     it('lists automations newest first with the summary fields, filtered by status, on REST and MCP', async () => {
-      const make = (name: string, status: string) => api('POST', '/automations', { automationName: name, accountId: 'act_1001', level: 'adset', conditions: NO_RESULTS, action: 'notify', frequency: 'daily', dailyHour: 6, status });
+      const make = (name: string, status: string) =>
+        api('POST', '/automations', {
+          automationName: name,
+          accountId: 'act_1001',
+          level: 'adset',
+          conditions: NO_RESULTS,
+          action: 'notify',
+          frequency: 'daily',
+          dailyHour: 6,
+          status,
+        });
       const paused = (await make('Paused one', 'PAUSED')).body;
       const active = (await make('Active one', 'ACTIVE')).body;
       const list = await api('GET', '/automations?status=PAUSED');
       expect(list.status).to.equal(200);
-      expect(list.body.automations[0]).to.include({ automationId: paused.automationId, automationName: 'Paused one', status: 'PAUSED', action: 'notify', actionLevel: 'adset', frequency: 'daily' });
+      expect(list.body.automations[0]).to.include({
+        automationId: paused.automationId,
+        automationName: 'Paused one',
+        status: 'PAUSED',
+        action: 'notify',
+        actionLevel: 'adset',
+        frequency: 'daily',
+      });
       expect(list.body.automations.every((a: any) => a.status === 'PAUSED')).to.equal(true);
       const all = await api('GET', '/automations');
       expect(all.body.automations[0].automationId).to.equal(active.automationId);
@@ -86,11 +132,14 @@ for (const dialect of dialects()) {
       expect(viaMcp.isError).to.not.equal(true);
       expect(viaMcp.structuredContent.automations.map((a: any) => a.automationId)).to.include(active.automationId);
       expect(viaMcp.structuredContent.automations.every((a: any) => a.status === 'ACTIVE')).to.equal(true);
-      for (const field of ['automationId', 'automationName', 'status', 'action', 'actionLevel', 'frequency']) expect(viaMcp.structuredContent.automations[0]).to.have.property(field);
+      for (const field of ['automationId', 'automationName', 'status', 'action', 'actionLevel', 'frequency'])
+        expect(viaMcp.structuredContent.automations[0]).to.have.property(field);
     });
 
     it('arms and disarms with PATCH .../status on REST and set_automation_status on MCP', async () => {
-      const made = (await api('POST', '/automations', { automationName: 'Toggle', accountId: 'act_1001', level: 'ad', conditions: NO_RESULTS, action: 'pause' })).body;
+      const made = (
+        await api('POST', '/automations', { automationName: 'Toggle', accountId: 'act_1001', level: 'ad', conditions: NO_RESULTS, action: 'pause' })
+      ).body;
       const off = await api('PATCH', `/automations/${made.automationId}/status`, { status: 'PAUSED' });
       expect(off.status).to.equal(200);
       expect(off.body).to.include({ status: 'PAUSED', nextRunAt: null });
@@ -107,8 +156,14 @@ for (const dialect of dialects()) {
 
     it('answers a bad rule with validation_failed naming each wrong field, on REST and MCP', async () => {
       const body = {
-        automationName: 'Bad', accountId: 'act_1001', level: 'campaign', action: 'pause',
-        conditions: [{ metric: 'profit', window: 'today', operator: 'gt', value: 1 }, { metric: 'spend', window: 'last_2d', operator: 'gt', value: 1 }],
+        automationName: 'Bad',
+        accountId: 'act_1001',
+        level: 'campaign',
+        action: 'pause',
+        conditions: [
+          { metric: 'profit', window: 'today', operator: 'gt', value: 1 },
+          { metric: 'spend', window: 'last_2d', operator: 'gt', value: 1 },
+        ],
       };
       const rest = await api('POST', '/automations', body);
       expect(rest.status).to.equal(400);

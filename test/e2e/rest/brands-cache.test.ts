@@ -51,12 +51,22 @@ for (const dialect of dialects()) {
     it('shows a brand added directly in the database once the cached view expires', async () => {
       const key = world.key('acme', 'ci');
       const before = (await ids(key)).ids;
-      const [added] = await world.service.knex('brands').insert({ organization_id: world.seed.organizations.acme.id, name: 'Late Co', active: true, created_at: Date.now() });
+      const [added] = await world.service
+        .knex('brands')
+        .insert({ organization_id: world.seed.organizations.acme.id, name: 'Late Co', active: true, created_at: Date.now() });
       await new Promise((resolve) => setTimeout(resolve, CACHE_MS + 100));
       const after = (await ids(key)).ids;
       expect(after).to.deep.equal([...before, Number(added)]);
       const row = (await world.request('GET', '/v1/brands', { key })).body.accounts.at(-1);
-      expect(row).to.deep.equal({ brandId: Number(added), brandName: 'Late Co', accountId: null, accountName: null, connected: false, active: false, organizationId: world.seed.organizations.acme.id });
+      expect(row).to.deep.equal({
+        brandId: Number(added),
+        brandName: 'Late Co',
+        accountId: null,
+        accountName: null,
+        connected: false,
+        active: false,
+        organizationId: world.seed.organizations.acme.id,
+      });
     });
   });
 }

@@ -8,10 +8,16 @@ import { startWorld, type World } from '../../helpers/world.js';
 import { FakeOpenAIServer } from '../../fakes/openai-server.js';
 import { brandApi, buildLaunch, idem, publish, uploadCreative, type Api } from '../../helpers/launch-builders.js';
 
-const PROFILE = { voice: ['warm'], productDescription: 'Leather running shoes made in Porto', website: 'https://shoes.example.com', wordsToAvoid: ['cheap', 'Guaranteed'] };
+const PROFILE = {
+  voice: ['warm'],
+  productDescription: 'Leather running shoes made in Porto',
+  website: 'https://shoes.example.com',
+  wordsToAvoid: ['cheap', 'Guaranteed'],
+};
 
 function expectWithinRules(copy: any, avoid: string[]) {
-  const limits = copy.platform === 'meta' ? { headlines: 255, primaryTexts: 2200, descriptions: 255 } : { headlines: 100, primaryTexts: 100, descriptions: 100 };
+  const limits =
+    copy.platform === 'meta' ? { headlines: 255, primaryTexts: 2200, descriptions: 255 } : { headlines: 100, primaryTexts: 100, descriptions: 100 };
   for (const field of ['headlines', 'primaryTexts', 'descriptions'] as const) {
     expect(copy[field].length, field).to.be.at.least(1);
     for (const t of copy[field] as string[]) {
@@ -52,7 +58,14 @@ for (const dialect of dialects()) {
       for (const platform of ['meta', 'tiktok']) {
         const res = await api('POST', '/copies', { platform, tone: 'urgent', angle: 'spring sale: 20% off', creativeIds: [creativeId] });
         expect(res.status, JSON.stringify(res.body)).to.equal(201);
-        expect(res.body).to.deep.include({ platform, tone: 'urgent', angle: 'spring sale: 20% off', model: 'template', creativeIds: [creativeId], brandId: shoes });
+        expect(res.body).to.deep.include({
+          platform,
+          tone: 'urgent',
+          angle: 'spring sale: 20% off',
+          model: 'template',
+          creativeIds: [creativeId],
+          brandId: shoes,
+        });
         expect(res.body.copyGenerationId).to.be.a('number');
         expectWithinRules(res.body, PROFILE.wordsToAvoid);
         expect(res.body.headlines.join(' ')).to.contain('Leather running shoes');
@@ -83,7 +96,10 @@ for (const dialect of dialects()) {
       for (const [body, field, code] of table) {
         const res = await api('POST', '/copies', body);
         expect(res.status, field).to.equal(400);
-        expect(res.body.error.details.map((d: any) => [d.field, d.code]), field).to.deep.include([field, code]);
+        expect(
+          res.body.error.details.map((d: any) => [d.field, d.code]),
+          field,
+        ).to.deep.include([field, code]);
       }
     });
 
@@ -94,14 +110,26 @@ for (const dialect of dialects()) {
       const adId = built.adIds[0];
       const attached = await api('PATCH', `/launches/${built.launchId}/nodes/${adId}`, { copyGenerationId: copy.copyGenerationId });
       expect(attached.status, JSON.stringify(attached.body)).to.equal(200);
-      expect(attached.body.properties).to.deep.include({ copyGenerationId: copy.copyGenerationId, headline: copy.headlines[0], primaryText: copy.primaryTexts[0], description: copy.descriptions[0] });
-      const own = await api('PATCH', `/launches/${built.launchId}/nodes/${adId}`, { copyGenerationId: copy.copyGenerationId, properties: { headline: 'My own headline' } });
+      expect(attached.body.properties).to.deep.include({
+        copyGenerationId: copy.copyGenerationId,
+        headline: copy.headlines[0],
+        primaryText: copy.primaryTexts[0],
+        description: copy.descriptions[0],
+      });
+      const own = await api('PATCH', `/launches/${built.launchId}/nodes/${adId}`, {
+        copyGenerationId: copy.copyGenerationId,
+        properties: { headline: 'My own headline' },
+      });
       expect(own.body.properties).to.deep.include({ headline: 'My own headline', primaryText: copy.primaryTexts[0] });
       await publish(api, built.launchId);
       const launch = await api('GET', `/launches/${built.launchId}`);
       const ad = launch.body.campaigns[0].adSets[0].ads[0];
       const sandbox = await w.service.knex('sandbox_objects').where({ object_id: ad.platformId }).first();
-      expect(JSON.parse(sandbox.settings)).to.deep.include({ headline: 'My own headline', primaryText: copy.primaryTexts[0], description: copy.descriptions[0] });
+      expect(JSON.parse(sandbox.settings)).to.deep.include({
+        headline: 'My own headline',
+        primaryText: copy.primaryTexts[0],
+        description: copy.descriptions[0],
+      });
     });
 
     it('refuses a TikTok copy on a Meta ad at attach time, and validation names a copy that no longer exists', async () => {
@@ -119,11 +147,16 @@ for (const dialect of dialects()) {
       expect(viaProperties.body.error.details.map((d: any) => d.field)).to.deep.equal(['properties.copyGenerationId']);
       // A copy that goes away after it was attached is caught when publishing.
       const meta = (await api('POST', '/copies', { platform: 'meta' })).body;
-      expect((await api('PATCH', `/launches/${built.launchId}/nodes/${built.adIds[0]}`, { properties: { copyGenerationId: meta.copyGenerationId } })).status).to.equal(200);
+      expect(
+        (await api('PATCH', `/launches/${built.launchId}/nodes/${built.adIds[0]}`, { properties: { copyGenerationId: meta.copyGenerationId } })).status,
+      ).to.equal(200);
       await w.service.knex('copy_generations').where({ id: meta.copyGenerationId }).delete();
       const preview = await api('POST', `/launches/${built.launchId}/publish`, {}, idem('preview'));
       expect(preview.status).to.equal(400);
-      expect(preview.body.error.details).to.deep.include({ field: `ads[${built.adIds[0]}].copyGenerationId`, message: `copy ${meta.copyGenerationId} does not exist in this brand` });
+      expect(preview.body.error.details).to.deep.include({
+        field: `ads[${built.adIds[0]}].copyGenerationId`,
+        message: `copy ${meta.copyGenerationId} does not exist in this brand`,
+      });
     });
   });
 
@@ -137,7 +170,10 @@ for (const dialect of dialects()) {
 
     before(async () => {
       model = await new FakeOpenAIServer().start();
-      w = await startWorld({ dialect, env: { COPY_MODEL_URL: model.url, COPY_MODEL: 'fake-copy-1', COPY_MODEL_API_KEY: 'sk-test', COPY_MODEL_TIMEOUT_MS: '300', COPY_MODEL_MAX_RETRIES: '1' } });
+      w = await startWorld({
+        dialect,
+        env: { COPY_MODEL_URL: model.url, COPY_MODEL: 'fake-copy-1', COPY_MODEL_API_KEY: 'sk-test', COPY_MODEL_TIMEOUT_MS: '300', COPY_MODEL_MAX_RETRIES: '1' },
+      });
       api = brandApi(w, w.key('acme', 'ci'), w.brandId('acme', 'shoes'));
       await api('PUT', '/profile', PROFILE);
     });
@@ -147,7 +183,7 @@ for (const dialect of dialects()) {
       await model?.close();
     });
 
-    it('stores a good answer, naming the model, after asking for structured output with the creatives\' type and size', async () => {
+    it("stores a good answer, naming the model, after asking for structured output with the creatives' type and size", async () => {
       const creativeId = await uploadCreative(w, w.key('acme', 'ci'), w.brandId('acme', 'shoes'));
       model.script({ kind: 'content', content: good });
       const res = await api('POST', '/copies', { platform: 'meta', tone: 'professional', angle: 'new season', creativeIds: [creativeId] });
@@ -176,10 +212,31 @@ for (const dialect of dialects()) {
     });
 
     const failures: Array<[string, () => void, RegExp]> = [
-      ['a malformed answer (three times)', () => model.script({ kind: 'raw', body: '{"choices": [{"message": {"content": "not json"}}]}' }, { kind: 'content', content: 'still not json' }, { kind: 'content', content: { headlines: 'one' } }), /no usable answer in 3 attempts/],
-      ['a timeout', () => model.script({ kind: 'content', content: good, delayMs: 1500 }, { kind: 'content', content: good, delayMs: 1500 }), /did not answer within COPY_MODEL_TIMEOUT_MS \(300 ms\), retries included/],
-      ['429 after the retries', () => model.script({ kind: 'error', status: 429, retryAfterMs: 10 }, { kind: 'error', status: 429, retryAfterMs: 10 }), /rate limiting/],
-      ['500 after the retries', () => model.script({ kind: 'error', status: 500, retryAfterMs: 10 }, { kind: 'error', status: 500, retryAfterMs: 10 }), /HTTP 500/],
+      [
+        'a malformed answer (three times)',
+        () =>
+          model.script(
+            { kind: 'raw', body: '{"choices": [{"message": {"content": "not json"}}]}' },
+            { kind: 'content', content: 'still not json' },
+            { kind: 'content', content: { headlines: 'one' } },
+          ),
+        /no usable answer in 3 attempts/,
+      ],
+      [
+        'a timeout',
+        () => model.script({ kind: 'content', content: good, delayMs: 1500 }, { kind: 'content', content: good, delayMs: 1500 }),
+        /did not answer within COPY_MODEL_TIMEOUT_MS \(300 ms\), retries included/,
+      ],
+      [
+        '429 after the retries',
+        () => model.script({ kind: 'error', status: 429, retryAfterMs: 10 }, { kind: 'error', status: 429, retryAfterMs: 10 }),
+        /rate limiting/,
+      ],
+      [
+        '500 after the retries',
+        () => model.script({ kind: 'error', status: 500, retryAfterMs: 10 }, { kind: 'error', status: 500, retryAfterMs: 10 }),
+        /HTTP 500/,
+      ],
     ];
     it('COPY_MODEL_TIMEOUT_MS bounds the whole generation: a model that stalls gets one request, no retry or regeneration after the deadline', async () => {
       model.reset();
@@ -206,7 +263,7 @@ for (const dialect of dialects()) {
       });
     }
 
-    it('retries a 429 once (the package\'s own retry) and stores the answer that follows', async () => {
+    it("retries a 429 once (the package's own retry) and stores the answer that follows", async () => {
       model.script({ kind: 'error', status: 429, retryAfterMs: 10 }, { kind: 'content', content: good });
       const res = await api('POST', '/copies', { platform: 'meta' });
       expect(res.status).to.equal(201);

@@ -103,7 +103,13 @@ function trak(kind: 'vide' | 'soun', trackId: number, size: { tkhd: [number, num
   const hdlr = box('hdlr', Buffer.alloc(4), Buffer.alloc(4), Buffer.from(kind, 'latin1'), Buffer.alloc(12), Buffer.from('handler\0', 'latin1'));
   const mdhd = box('mdhd', Buffer.alloc(4), u32(0, 0, 1000, 0), Buffer.from([0x55, 0xc4, 0, 0]));
   const [ew, eh] = size.entry ?? size.tkhd;
-  const entryBody = Buffer.concat([Buffer.alloc(6), Buffer.from([0, 1]), Buffer.alloc(16), Buffer.from([ew >> 8, ew & 0xff, eh >> 8, eh & 0xff]), Buffer.alloc(50)]);
+  const entryBody = Buffer.concat([
+    Buffer.alloc(6),
+    Buffer.from([0, 1]),
+    Buffer.alloc(16),
+    Buffer.from([ew >> 8, ew & 0xff, eh >> 8, eh & 0xff]),
+    Buffer.alloc(50),
+  ]);
   const sampleEntry = box(kind === 'vide' ? 'avc1' : 'mp4a', entryBody);
   const stbl = box('stbl', box('stsd', Buffer.alloc(4), u32(1), sampleEntry));
   return box('trak', tkhd(version, trackId, ...size.tkhd), box('mdia', mdhd, hdlr, box('minf', stbl)));
@@ -186,7 +192,14 @@ for (const dialect of dialects()) {
       expect(reply.body).to.have.all.keys('id', 'name', 'type', 'mime', 'width', 'height', 'durationMs', 'sizeBytes', 'sha256', 'createdAt');
       expect(reply.body.id).to.be.a('number');
       expect(reply.body).to.deep.include({
-        name: 'hero.png', type: 'image', mime: 'image/png', width: 1080, height: 1080, durationMs: null, sizeBytes: file.length, sha256: sha256(file),
+        name: 'hero.png',
+        type: 'image',
+        mime: 'image/png',
+        width: 1080,
+        height: 1080,
+        durationMs: null,
+        sizeBytes: file.length,
+        sha256: sha256(file),
       });
       expect(Date.parse(reply.body.createdAt)).to.be.closeTo(Date.now(), 60_000);
 
@@ -203,7 +216,11 @@ for (const dialect of dialects()) {
       const activity = await w.request('GET', `/v1/brands/${shoes}/activity`, { key });
       expect(activity.status).to.equal(200);
       expect(activity.body.activities[0]).to.deep.include({
-        entityType: 'unknown', entityId: String(reply.body.id), entityName: 'logo.png', action: 'creative.uploaded', userName: 'API key: CI key',
+        entityType: 'unknown',
+        entityId: String(reply.body.id),
+        entityName: 'logo.png',
+        action: 'creative.uploaded',
+        userName: 'API key: CI key',
       });
     });
 
@@ -211,14 +228,30 @@ for (const dialect of dialects()) {
       const file = jpeg(1200, 628);
       const reply = await upload(file, 'banner.jpg', { name: 'Spring banner' });
       expect(reply.status, JSON.stringify(reply.body)).to.equal(201);
-      expect(reply.body).to.deep.include({ name: 'Spring banner', type: 'image', mime: 'image/jpeg', width: 1200, height: 628, durationMs: null, sizeBytes: file.length });
+      expect(reply.body).to.deep.include({
+        name: 'Spring banner',
+        type: 'image',
+        mime: 'image/jpeg',
+        width: 1200,
+        height: 628,
+        durationMs: null,
+        sizeBytes: file.length,
+      });
     });
 
     it('uploads an MP4: video, frame size of the video track, duration from the movie header', async () => {
       const file = mp4();
       const reply = await upload(file, 'spring.mp4');
       expect(reply.status, JSON.stringify(reply.body)).to.equal(201);
-      expect(reply.body).to.deep.include({ name: 'spring.mp4', type: 'video', mime: 'video/mp4', width: 1080, height: 1920, durationMs: 15_000, sizeBytes: file.length });
+      expect(reply.body).to.deep.include({
+        name: 'spring.mp4',
+        type: 'video',
+        mime: 'video/mp4',
+        width: 1080,
+        height: 1920,
+        durationMs: 15_000,
+        sizeBytes: file.length,
+      });
       const row = await w.service.knex('creatives').where({ id: reply.body.id }).first();
       expect(fs.existsSync(path.join(creativesDir, row.storage_key))).to.equal(true);
       expect(row.storage_key.endsWith('.mp4')).to.equal(true);
@@ -253,11 +286,35 @@ for (const dialect of dialects()) {
       ['text named .png', Buffer.from('plain text pretending'), 'hero.png', 'invalid_value', accepted],
       ['a GIF', Buffer.concat([Buffer.from('GIF89a', 'latin1'), Buffer.from([1, 0, 1, 0, 0, 0, 0, 0x3b])]), 'anim.gif', 'invalid_value', accepted],
       ['a HEIC image (ISO container, image brand)', ftyp('heic', ['mif1', 'heic']), 'photo.heic', 'invalid_value', accepted],
-      ['a PNG signature without a header chunk', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]), 'broken.png', 'invalid_value', /readable PNG/],
-      ['a JPEG with no frame header', Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x04, 0x00, 0x00, 0xff, 0xd9]), 'broken.jpg', 'invalid_value', /readable JPEG/],
+      [
+        'a PNG signature without a header chunk',
+        Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]),
+        'broken.png',
+        'invalid_value',
+        /readable PNG/,
+      ],
+      [
+        'a JPEG with no frame header',
+        Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x04, 0x00, 0x00, 0xff, 0xd9]),
+        'broken.jpg',
+        'invalid_value',
+        /readable JPEG/,
+      ],
       ['an MP4 without a moov box', Buffer.concat([ftyp(), box('mdat', Buffer.alloc(32))]), 'nomoov.mp4', 'invalid_value', /no movie header/],
-      ['an MP4 with only an audio track', Buffer.concat([ftyp(), box('moov', mvhd(0, 1000, 1000), trak('soun', 1, { tkhd: [0, 0] }))]), 'audio.mp4', 'invalid_value', /no video track/],
-      ['an MP4 cut short inside moov', Buffer.concat([ftyp(), box('moov', mvhd(0, 1000, 1000), trak('vide', 1, { tkhd: [10, 10] }))]).subarray(0, 120), 'cut.mp4', 'invalid_value', /cut short/],
+      [
+        'an MP4 with only an audio track',
+        Buffer.concat([ftyp(), box('moov', mvhd(0, 1000, 1000), trak('soun', 1, { tkhd: [0, 0] }))]),
+        'audio.mp4',
+        'invalid_value',
+        /no video track/,
+      ],
+      [
+        'an MP4 cut short inside moov',
+        Buffer.concat([ftyp(), box('moov', mvhd(0, 1000, 1000), trak('vide', 1, { tkhd: [10, 10] }))]).subarray(0, 120),
+        'cut.mp4',
+        'invalid_value',
+        /cut short/,
+      ],
       ['an empty file', Buffer.alloc(0), 'empty.png', 'too_small', 'must not be empty'],
     ];
     for (const [label, bytes, fileName, code, message] of bad) {
@@ -278,7 +335,9 @@ for (const dialect of dialects()) {
     it('refuses bad JSON input with the field named', async () => {
       const notBase64 = await w.request('POST', `/v1/brands/${shoes}/creatives`, { key, body: { file: { fileName: 'a.png', contentBase64: 'not base64!' } } });
       expect(notBase64.status).to.equal(400);
-      expect(notBase64.body.error.details).to.deep.equal([{ field: 'file.contentBase64', code: 'invalid_value', message: notBase64.body.error.details[0].message }]);
+      expect(notBase64.body.error.details).to.deep.equal([
+        { field: 'file.contentBase64', code: 'invalid_value', message: notBase64.body.error.details[0].message },
+      ]);
       const text = await uploadJson(Buffer.from('just words'), 'words.png');
       expect(text.body.error.details[0]).to.deep.include({ field: 'file', code: 'invalid_value' });
       const extra = await w.request('POST', `/v1/brands/${shoes}/creatives`, { key, body: { file: { fileName: 'a.png', contentBase64: 'AAAA', url: 'x' } } });
@@ -343,7 +402,11 @@ for (const dialect of dialects()) {
       expect(res.status).to.equal(400);
       expect(two.error.details).to.deep.equal([{ field: 'file', code: 'invalid_value', message: 'must be one file; send a single part named "file"' }]);
       for (const contentType of ['multipart/form-data; boundary=xyz', 'multipart/form-data']) {
-        const garbage = await w.request('POST', `/v1/brands/${shoes}/creatives`, { key, rawBody: 'this is not a multipart body', headers: { 'content-type': contentType } });
+        const garbage = await w.request('POST', `/v1/brands/${shoes}/creatives`, {
+          key,
+          rawBody: 'this is not a multipart body',
+          headers: { 'content-type': contentType },
+        });
         expect(garbage.status, contentType).to.equal(400);
         expect(garbage.body.error).to.deep.include({ code: 'validation_failed', details: null });
         expect(garbage.body.error.message).to.contain('not valid multipart/form-data');
@@ -359,7 +422,7 @@ for (const dialect of dialects()) {
       expect(uploadDirs()).to.equal(before);
     });
 
-    it('lists a brand\'s creatives newest first, one page at a time with limit=1', async () => {
+    it("lists a brand's creatives newest first, one page at a time with limit=1", async () => {
       const ids: number[] = [];
       for (const [i, file] of [png(10, 10, [1, 1, 1]), jpeg(20, 20), mp4()].entries()) {
         const reply = await upload(file, `c${i}`, { brandId: hats });
@@ -382,7 +445,7 @@ for (const dialect of dialects()) {
       expect(all.body).to.deep.equal({ creatives: seen, nextCursor: null });
     });
 
-    it('gets one creative by id; another brand\'s creative answers 404', async () => {
+    it("gets one creative by id; another brand's creative answers 404", async () => {
       const created = await upload(png(33, 44, [5, 6, 7]), 'get-me.png');
       const got = await w.request('GET', `/v1/brands/${shoes}/creatives/${created.body.id}`, { key: w.key('acme', 'reader') });
       expect(got.status).to.equal(200);
@@ -405,7 +468,10 @@ for (const dialect of dialects()) {
       expect(reader.status).to.equal(403);
       expect(reader.body.error.code).to.equal('insufficient_scope');
       expect(reader.body.error.details).to.deep.equal({ requiredScope: 'write' });
-      const readerJson = await w.request('POST', `/v1/brands/${shoes}/creatives`, { key: w.key('acme', 'reader'), body: { file: { fileName: 'r.png', contentBase64: png(3, 3).toString('base64') } } });
+      const readerJson = await w.request('POST', `/v1/brands/${shoes}/creatives`, {
+        key: w.key('acme', 'reader'),
+        body: { file: { fileName: 'r.png', contentBase64: png(3, 3).toString('base64') } },
+      });
       expect(readerJson.status).to.equal(403);
       const stranger = await upload(png(10, 10), 'r.png', { key: null });
       expect(stranger.status).to.equal(401);
@@ -422,7 +488,11 @@ for (const dialect of dialects()) {
       expect(second.status).to.equal(201);
       expect(second.body).to.deep.equal(first.body);
       expect(second.headers.get('idempotent-replayed')).to.equal('true');
-      const rows = await w.service.knex('creatives').where({ sha256: sha256(file) }).count({ n: '*' }).first();
+      const rows = await w.service
+        .knex('creatives')
+        .where({ sha256: sha256(file) })
+        .count({ n: '*' })
+        .first();
       expect(Number(rows?.n)).to.equal(1);
     });
   });

@@ -55,7 +55,13 @@ function streamChunked(url: string, path: string, key: string, total: number): P
     let sent = 0;
     let answered = false;
     const req = http.request(
-      { method: 'POST', hostname: target.hostname, port: target.port, path: target.pathname, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' } },
+      {
+        method: 'POST',
+        hostname: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      },
       (res) => {
         answered = true;
         const sentWhenAnswered = sent;
@@ -121,13 +127,48 @@ for (const dialect of dialects()) {
     describe('Service-Request-Id', () => {
       const cases: Array<{ name: string; status: number; send: (w: World) => Promise<Reply> }> = [
         { name: 'a success', status: 200, send: (w) => w.request('GET', '/v1/brands', { key: w.key('acme', 'ci') }) },
-        { name: 'a created answer', status: 201, send: (w) => w.request('POST', `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`, { key: w.key('acme', 'ci'), body: { echo: 'hi' } }) },
+        {
+          name: 'a created answer',
+          status: 201,
+          send: (w) => w.request('POST', `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`, { key: w.key('acme', 'ci'), body: { echo: 'hi' } }),
+        },
         { name: 'an unknown path', status: 404, send: (w) => w.request('GET', '/v1/no-such-thing', { key: w.key('acme', 'ci') }) },
         { name: 'a missing credential', status: 401, send: (w) => w.request('GET', '/v1/brands') },
-        { name: 'a body refused before the route handler runs (invalid JSON)', status: 400, send: (w) => w.request('POST', `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`, { key: w.key('acme', 'ci'), rawBody: '{oops', headers: { 'content-type': 'application/json' } }) },
-        { name: 'a body refused for its Content-Type', status: 400, send: (w) => w.request('POST', `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`, { key: w.key('acme', 'ci'), rawBody: 'echo=hi', headers: { 'content-type': 'application/x-www-form-urlencoded' } }) },
-        { name: 'a body refused for its declared size', status: 413, send: (w) => w.request('POST', `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`, { key: w.key('acme', 'ci'), rawBody: Buffer.alloc(MB5 + 1, ' '), headers: { 'content-type': 'application/json' } }) },
-        { name: 'an internal error', status: 500, send: (w) => w.request('POST', `/v1/brands/${w.brandId('acme', 'shoes')}/test-crash`, { key: w.key('acme', 'ci'), body: {} }) },
+        {
+          name: 'a body refused before the route handler runs (invalid JSON)',
+          status: 400,
+          send: (w) =>
+            w.request('POST', `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`, {
+              key: w.key('acme', 'ci'),
+              rawBody: '{oops',
+              headers: { 'content-type': 'application/json' },
+            }),
+        },
+        {
+          name: 'a body refused for its Content-Type',
+          status: 400,
+          send: (w) =>
+            w.request('POST', `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`, {
+              key: w.key('acme', 'ci'),
+              rawBody: 'echo=hi',
+              headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            }),
+        },
+        {
+          name: 'a body refused for its declared size',
+          status: 413,
+          send: (w) =>
+            w.request('POST', `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`, {
+              key: w.key('acme', 'ci'),
+              rawBody: Buffer.alloc(MB5 + 1, ' '),
+              headers: { 'content-type': 'application/json' },
+            }),
+        },
+        {
+          name: 'an internal error',
+          status: 500,
+          send: (w) => w.request('POST', `/v1/brands/${w.brandId('acme', 'shoes')}/test-crash`, { key: w.key('acme', 'ci'), body: {} }),
+        },
       ];
       for (const c of cases) {
         it(`is on ${c.name} (${c.status}), and equals error.requestId on errors`, async () => {
@@ -168,7 +209,11 @@ for (const dialect of dialects()) {
       const invalidJson = ['{oops', '{"echo": "hi"', '{"echo": "hi",}', "{'echo': 'hi'}", '{"echo": "hi"} trailing'];
       for (const raw of invalidJson) {
         it(`answers 400 validation_failed, details null, for the invalid JSON ${JSON.stringify(raw)}`, async () => {
-          const err = expectEnvelope(await world.request('POST', echoPath(), { key: ci, rawBody: raw, headers: { 'content-type': 'application/json' } }), 400, 'validation_failed');
+          const err = expectEnvelope(
+            await world.request('POST', echoPath(), { key: ci, rawBody: raw, headers: { 'content-type': 'application/json' } }),
+            400,
+            'validation_failed',
+          );
           expect(err.details).to.equal(null);
           expect(err.message).to.match(/not valid JSON/);
         });
@@ -177,7 +222,11 @@ for (const dialect of dialects()) {
       const notObjects = ['[{"echo":"hi"}]', '[]', '"hi"', '42', 'null', 'true'];
       for (const raw of notObjects) {
         it(`answers 400 validation_failed, details null, for the JSON body ${raw}, which is not an object`, async () => {
-          const err = expectEnvelope(await world.request('POST', echoPath(), { key: ci, rawBody: raw, headers: { 'content-type': 'application/json' } }), 400, 'validation_failed');
+          const err = expectEnvelope(
+            await world.request('POST', echoPath(), { key: ci, rawBody: raw, headers: { 'content-type': 'application/json' } }),
+            400,
+            'validation_failed',
+          );
           expect(err.details).to.equal(null);
           expect(err.message).to.match(/JSON/);
         });
@@ -186,19 +235,31 @@ for (const dialect of dialects()) {
       const contentTypes = ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml'];
       for (const type of contentTypes) {
         it(`answers 400 validation_failed naming Content-Type for a JSON body sent as ${type}`, async () => {
-          const err = expectEnvelope(await world.request('POST', echoPath(), { key: ci, rawBody: '{"echo":"hi"}', headers: { 'content-type': type } }), 400, 'validation_failed');
+          const err = expectEnvelope(
+            await world.request('POST', echoPath(), { key: ci, rawBody: '{"echo":"hi"}', headers: { 'content-type': type } }),
+            400,
+            'validation_failed',
+          );
           expect(expectDetails(err.details).map((d) => d.field)).to.deep.equal(['Content-Type']);
         });
       }
 
       it('accepts application/json with a charset', async () => {
-        const reply = await world.request('POST', echoPath(), { key: ci, rawBody: '{"echo":"hi"}', headers: { 'content-type': 'application/json; charset=utf-8' } });
+        const reply = await world.request('POST', echoPath(), {
+          key: ci,
+          rawBody: '{"echo":"hi"}',
+          headers: { 'content-type': 'application/json; charset=utf-8' },
+        });
         expect(reply.status, JSON.stringify(reply.body)).to.equal(201);
         expect(reply.body.echo).to.equal('hi');
       });
 
       it('answers 413 validation_failed for a declared Content-Length over 5 MB, before authenticating', async () => {
-        const reply = await world.request('POST', echoPath(), { key: ci, rawBody: Buffer.alloc(MB5 + 1, ' '), headers: { 'content-type': 'application/json' } });
+        const reply = await world.request('POST', echoPath(), {
+          key: ci,
+          rawBody: Buffer.alloc(MB5 + 1, ' '),
+          headers: { 'content-type': 'application/json' },
+        });
         const err = expectEnvelope(reply, 413, 'validation_failed');
         expect(expectDetails(err.details)).to.deep.equal([{ field: 'body', code: 'too_big', message: 'must be at most 5 MB' }]);
       });
@@ -207,7 +268,11 @@ for (const dialect of dialects()) {
         const head = '{"echo":"hi","pad":"';
         const raw = head + 'x'.repeat(MB5 - head.length - 2) + '"}';
         expect(Buffer.byteLength(raw)).to.equal(MB5);
-        const err = expectEnvelope(await world.request('POST', echoPath(), { key: ci, rawBody: raw, headers: { 'content-type': 'application/json' } }), 400, 'validation_failed');
+        const err = expectEnvelope(
+          await world.request('POST', echoPath(), { key: ci, rawBody: raw, headers: { 'content-type': 'application/json' } }),
+          400,
+          'validation_failed',
+        );
         expect(expectDetails(err.details).map((d) => [d.field, d.code])).to.deep.equal([['pad', 'unrecognized_key']]);
       });
 
@@ -226,7 +291,13 @@ for (const dialect of dialects()) {
         const reply = await new Promise<{ status: number; body: any }>((resolve, reject) => {
           const target = new URL(echoPath(), world.url);
           const req = http.request(
-            { method: 'POST', hostname: target.hostname, port: target.port, path: target.pathname, headers: { authorization: `Bearer ${ci}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' } },
+            {
+              method: 'POST',
+              hostname: target.hostname,
+              port: target.port,
+              path: target.pathname,
+              headers: { authorization: `Bearer ${ci}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+            },
             (res) => {
               let text = '';
               res.on('data', (c) => (text += c));
@@ -246,11 +317,39 @@ for (const dialect of dialects()) {
     describe('unknown fields', () => {
       const cases: Array<{ name: string; method: string; path: (w: World) => string; body?: unknown; field: string }> = [
         { name: 'an unknown query field on GET /v1/brands', method: 'GET', path: () => '/v1/brands?colour=red', field: 'colour' },
-        { name: 'an unknown query field on the activity list', method: 'GET', path: (w) => `/v1/brands/${w.brandId('acme', 'shoes')}/activity?since=2024-01-01`, field: 'since' },
-        { name: 'a path parameter repeated in the query', method: 'GET', path: (w) => `/v1/brands/${w.brandId('acme', 'shoes')}/activity?brandId=2`, field: 'brandId' },
-        { name: 'a query field on a POST', method: 'POST', path: (w) => `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo?dryRun=true`, body: { echo: 'hi' }, field: 'dryRun' },
-        { name: 'an unknown body field', method: 'POST', path: (w) => `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`, body: { echo: 'hi', colour: 'red' }, field: 'colour' },
-        { name: 'a path parameter repeated in the body', method: 'POST', path: (w) => `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`, body: { echo: 'hi', brandId: 2 }, field: 'brandId' },
+        {
+          name: 'an unknown query field on the activity list',
+          method: 'GET',
+          path: (w) => `/v1/brands/${w.brandId('acme', 'shoes')}/activity?since=2024-01-01`,
+          field: 'since',
+        },
+        {
+          name: 'a path parameter repeated in the query',
+          method: 'GET',
+          path: (w) => `/v1/brands/${w.brandId('acme', 'shoes')}/activity?brandId=2`,
+          field: 'brandId',
+        },
+        {
+          name: 'a query field on a POST',
+          method: 'POST',
+          path: (w) => `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo?dryRun=true`,
+          body: { echo: 'hi' },
+          field: 'dryRun',
+        },
+        {
+          name: 'an unknown body field',
+          method: 'POST',
+          path: (w) => `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`,
+          body: { echo: 'hi', colour: 'red' },
+          field: 'colour',
+        },
+        {
+          name: 'a path parameter repeated in the body',
+          method: 'POST',
+          path: (w) => `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`,
+          body: { echo: 'hi', brandId: 2 },
+          field: 'brandId',
+        },
       ];
       for (const c of cases) {
         it(`answers 400 with an unrecognized_key detail for ${c.name}`, async () => {
@@ -286,15 +385,78 @@ for (const dialect of dialects()) {
         { name: 'entityId empty', method: 'GET', path: (w) => activity(w, 'entityId='), field: 'entityId', code: 'too_small' },
         { name: 'entityId over 64 characters', method: 'GET', path: (w) => activity(w, `entityId=${'e'.repeat(65)}`), field: 'entityId', code: 'too_big' },
         { name: 'brandId not an integer', method: 'GET', path: () => '/v1/brands/shoes/activity', field: 'brandId', code: 'invalid_type' },
-        { name: 'a body string sent as a number', method: 'POST', path: (w) => `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`, body: { echo: 123 }, field: 'echo', code: 'invalid_type' },
-        { name: 'a required body field missing', method: 'POST', path: (w) => `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`, body: {}, field: 'echo', code: 'invalid_type' },
-        { name: 'a body string empty', method: 'POST', path: (w) => `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`, body: { echo: '' }, field: 'echo', code: 'too_small' },
-        { name: 'a body string too long', method: 'POST', path: (w) => `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`, body: { echo: 'x'.repeat(201) }, field: 'echo', code: 'too_big' },
-        { name: 'a body enum value not allowed', method: 'POST', path: (w) => `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`, body: { echo: 'hi', mode: 'shout' }, field: 'mode', code: 'invalid_value' },
-        { name: 'a body number above its maximum', method: 'POST', path: (w) => `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`, body: { echo: 'hi', count: 11 }, field: 'count', code: 'too_big' },
-        { name: 'a body number sent as a string (bodies are never coerced)', method: 'POST', path: (w) => `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`, body: { echo: 'hi', count: '2' }, field: 'count', code: 'invalid_type' },
-        { name: 'a body array too long', method: 'POST', path: (w) => `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`, body: { echo: 'hi', tags: ['a', 'b', 'c', 'd'] }, field: 'tags', code: 'too_big' },
-        { name: 'a body array item of the wrong type', method: 'POST', path: (w) => `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`, body: { echo: 'hi', tags: ['a', 7] }, field: 'tags[1]', code: 'invalid_type' },
+        {
+          name: 'a body string sent as a number',
+          method: 'POST',
+          path: (w) => `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`,
+          body: { echo: 123 },
+          field: 'echo',
+          code: 'invalid_type',
+        },
+        {
+          name: 'a required body field missing',
+          method: 'POST',
+          path: (w) => `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`,
+          body: {},
+          field: 'echo',
+          code: 'invalid_type',
+        },
+        {
+          name: 'a body string empty',
+          method: 'POST',
+          path: (w) => `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`,
+          body: { echo: '' },
+          field: 'echo',
+          code: 'too_small',
+        },
+        {
+          name: 'a body string too long',
+          method: 'POST',
+          path: (w) => `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`,
+          body: { echo: 'x'.repeat(201) },
+          field: 'echo',
+          code: 'too_big',
+        },
+        {
+          name: 'a body enum value not allowed',
+          method: 'POST',
+          path: (w) => `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`,
+          body: { echo: 'hi', mode: 'shout' },
+          field: 'mode',
+          code: 'invalid_value',
+        },
+        {
+          name: 'a body number above its maximum',
+          method: 'POST',
+          path: (w) => `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`,
+          body: { echo: 'hi', count: 11 },
+          field: 'count',
+          code: 'too_big',
+        },
+        {
+          name: 'a body number sent as a string (bodies are never coerced)',
+          method: 'POST',
+          path: (w) => `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`,
+          body: { echo: 'hi', count: '2' },
+          field: 'count',
+          code: 'invalid_type',
+        },
+        {
+          name: 'a body array too long',
+          method: 'POST',
+          path: (w) => `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`,
+          body: { echo: 'hi', tags: ['a', 'b', 'c', 'd'] },
+          field: 'tags',
+          code: 'too_big',
+        },
+        {
+          name: 'a body array item of the wrong type',
+          method: 'POST',
+          path: (w) => `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`,
+          body: { echo: 'hi', tags: ['a', 7] },
+          field: 'tags[1]',
+          code: 'invalid_type',
+        },
       ];
       for (const c of cases) {
         it(`gives ${c.code} on ${c.field} for ${c.name}`, async () => {
@@ -305,8 +467,14 @@ for (const dialect of dialects()) {
       }
 
       it('lists one detail per invalid field', async () => {
-        const err = expectEnvelope(await world.request('GET', `/v1/brands/${shoes}/activity?days=91&limit=0&userId=x&junk=1`, { key: ci }), 400, 'validation_failed');
-        const got = expectDetails(err.details).map((d) => `${d.field}:${d.code}`).sort();
+        const err = expectEnvelope(
+          await world.request('GET', `/v1/brands/${shoes}/activity?days=91&limit=0&userId=x&junk=1`, { key: ci }),
+          400,
+          'validation_failed',
+        );
+        const got = expectDetails(err.details)
+          .map((d) => `${d.field}:${d.code}`)
+          .sort();
         expect(got).to.deep.equal(['days:too_big', 'junk:unrecognized_key', 'limit:too_small', 'userId:invalid_type']);
       });
     });

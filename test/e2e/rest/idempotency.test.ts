@@ -124,7 +124,11 @@ for (const dialect of dialects()) {
       const sleep = () => world.request('POST', `/v1/brands/${brand}/test-sleep`, { key: ci, body: { ms: 1500 }, headers: { 'idempotency-key': key } });
       const running = sleep();
       // Wait until the first request holds the key.
-      for (let i = 0; i < 100 && (await world.service.knex('idempotency_records').where({ organization_id: acme, state: 'running' }).count({ n: '*' }))[0].n == 0; i++) {
+      for (
+        let i = 0;
+        i < 100 && (await world.service.knex('idempotency_records').where({ organization_id: acme, state: 'running' }).count({ n: '*' }))[0].n == 0;
+        i++
+      ) {
         await new Promise((r) => setTimeout(r, 20));
       }
       const second = await sleep();
@@ -202,20 +206,44 @@ for (const dialect of dialects()) {
     });
 
     describe('requests refused before the handler are not stored; once fixed, the same key acts', () => {
-      const refusals: Array<{ name: string; status: number; code: string; refuse: (w: World, brand: number, key: string) => Promise<Reply>; fix?: (w: World) => Promise<void>; undo?: (w: World) => Promise<void>; retry: (w: World, brand: number, key: string) => Promise<Reply> }> = [
+      const refusals: Array<{
+        name: string;
+        status: number;
+        code: string;
+        refuse: (w: World, brand: number, key: string) => Promise<Reply>;
+        fix?: (w: World) => Promise<void>;
+        undo?: (w: World) => Promise<void>;
+        retry: (w: World, brand: number, key: string) => Promise<Reply>;
+      }> = [
         {
           name: 'an invalid body (400)',
           status: 400,
           code: 'validation_failed',
-          refuse: (w, brand, key) => w.request('POST', `/v1/brands/${brand}/test-echo`, { key: w.key('acme', 'ci'), body: { echo: 'fixed', mode: 'shout' }, headers: { 'idempotency-key': key } }),
-          retry: (w, brand, key) => w.request('POST', `/v1/brands/${brand}/test-echo`, { key: w.key('acme', 'ci'), body: { echo: 'fixed', mode: 'loud' }, headers: { 'idempotency-key': key } }),
+          refuse: (w, brand, key) =>
+            w.request('POST', `/v1/brands/${brand}/test-echo`, {
+              key: w.key('acme', 'ci'),
+              body: { echo: 'fixed', mode: 'shout' },
+              headers: { 'idempotency-key': key },
+            }),
+          retry: (w, brand, key) =>
+            w.request('POST', `/v1/brands/${brand}/test-echo`, {
+              key: w.key('acme', 'ci'),
+              body: { echo: 'fixed', mode: 'loud' },
+              headers: { 'idempotency-key': key },
+            }),
         },
         {
           name: 'an unknown body field (400)',
           status: 400,
           code: 'validation_failed',
-          refuse: (w, brand, key) => w.request('POST', `/v1/brands/${brand}/test-echo`, { key: w.key('acme', 'ci'), body: { echo: 'fixed', extra: 1 }, headers: { 'idempotency-key': key } }),
-          retry: (w, brand, key) => w.request('POST', `/v1/brands/${brand}/test-echo`, { key: w.key('acme', 'ci'), body: { echo: 'fixed' }, headers: { 'idempotency-key': key } }),
+          refuse: (w, brand, key) =>
+            w.request('POST', `/v1/brands/${brand}/test-echo`, {
+              key: w.key('acme', 'ci'),
+              body: { echo: 'fixed', extra: 1 },
+              headers: { 'idempotency-key': key },
+            }),
+          retry: (w, brand, key) =>
+            w.request('POST', `/v1/brands/${brand}/test-echo`, { key: w.key('acme', 'ci'), body: { echo: 'fixed' }, headers: { 'idempotency-key': key } }),
         },
         {
           name: 'a revoked key (401), then restored',
@@ -223,40 +251,59 @@ for (const dialect of dialects()) {
           code: 'unauthenticated',
           refuse: async (w, brand, key) => {
             await w.service.knex('api_keys').where({ id: w.seed.organizations.acme.apiKeys.writer.id }).update({ revoked_at: Date.now() });
-            return w.request('POST', `/v1/brands/${brand}/test-echo`, { key: w.key('acme', 'writer'), body: { echo: 'fixed' }, headers: { 'idempotency-key': key } });
+            return w.request('POST', `/v1/brands/${brand}/test-echo`, {
+              key: w.key('acme', 'writer'),
+              body: { echo: 'fixed' },
+              headers: { 'idempotency-key': key },
+            });
           },
           fix: async (w) => {
             await w.service.knex('api_keys').where({ id: w.seed.organizations.acme.apiKeys.writer.id }).update({ revoked_at: null });
           },
-          retry: (w, brand, key) => w.request('POST', `/v1/brands/${brand}/test-echo`, { key: w.key('acme', 'writer'), body: { echo: 'fixed' }, headers: { 'idempotency-key': key } }),
+          retry: (w, brand, key) =>
+            w.request('POST', `/v1/brands/${brand}/test-echo`, { key: w.key('acme', 'writer'), body: { echo: 'fixed' }, headers: { 'idempotency-key': key } }),
         },
         {
           name: 'a missing credential (401)',
           status: 401,
           code: 'unauthenticated',
-          refuse: (w, brand, key) => w.request('POST', `/v1/brands/${brand}/test-echo`, { key: null, body: { echo: 'fixed' }, headers: { 'idempotency-key': key } }),
-          retry: (w, brand, key) => w.request('POST', `/v1/brands/${brand}/test-echo`, { key: w.key('acme', 'ci'), body: { echo: 'fixed' }, headers: { 'idempotency-key': key } }),
+          refuse: (w, brand, key) =>
+            w.request('POST', `/v1/brands/${brand}/test-echo`, { key: null, body: { echo: 'fixed' }, headers: { 'idempotency-key': key } }),
+          retry: (w, brand, key) =>
+            w.request('POST', `/v1/brands/${brand}/test-echo`, { key: w.key('acme', 'ci'), body: { echo: 'fixed' }, headers: { 'idempotency-key': key } }),
         },
         {
           name: 'a key without the write scope (403), then given it',
           status: 403,
           code: 'insufficient_scope',
-          refuse: (w, brand, key) => w.request('POST', `/v1/brands/${brand}/test-echo`, { key: w.key('acme', 'reader'), body: { echo: 'fixed' }, headers: { 'idempotency-key': key } }),
+          refuse: (w, brand, key) =>
+            w.request('POST', `/v1/brands/${brand}/test-echo`, { key: w.key('acme', 'reader'), body: { echo: 'fixed' }, headers: { 'idempotency-key': key } }),
           fix: async (w) => {
             await w.service.knex('api_keys').where({ id: w.seed.organizations.acme.apiKeys.reader.id }).update({ scopes: 'read,write' });
           },
           undo: async (w) => {
             await w.service.knex('api_keys').where({ id: w.seed.organizations.acme.apiKeys.reader.id }).update({ scopes: 'read' });
           },
-          retry: (w, brand, key) => w.request('POST', `/v1/brands/${brand}/test-echo`, { key: w.key('acme', 'reader'), body: { echo: 'fixed' }, headers: { 'idempotency-key': key } }),
+          retry: (w, brand, key) =>
+            w.request('POST', `/v1/brands/${brand}/test-echo`, { key: w.key('acme', 'reader'), body: { echo: 'fixed' }, headers: { 'idempotency-key': key } }),
         },
         {
           name: 'a brand outside the key limit (403)',
           status: 403,
           code: 'brand_not_allowed',
-          refuse: (w, _brand, key) => w.request('POST', `/v1/brands/${w.brandId('acme', 'hats')}/test-echo`, { key: w.key('acme', 'limited'), body: { echo: 'fixed' }, headers: { 'idempotency-key': key } }),
+          refuse: (w, _brand, key) =>
+            w.request('POST', `/v1/brands/${w.brandId('acme', 'hats')}/test-echo`, {
+              key: w.key('acme', 'limited'),
+              body: { echo: 'fixed' },
+              headers: { 'idempotency-key': key },
+            }),
           // The same key on the allowed brand: a stored refusal would answer 409 (different request).
-          retry: (w, _brand, key) => w.request('POST', `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`, { key: w.key('acme', 'limited'), body: { echo: 'fixed' }, headers: { 'idempotency-key': key } }),
+          retry: (w, _brand, key) =>
+            w.request('POST', `/v1/brands/${w.brandId('acme', 'shoes')}/test-echo`, {
+              key: w.key('acme', 'limited'),
+              body: { echo: 'fixed' },
+              headers: { 'idempotency-key': key },
+            }),
         },
       ];
       for (const row of refusals) {
@@ -349,7 +396,12 @@ for (const dialect of dialects()) {
       const key = newKey();
       const first = await echo(brand, { echo: 'old' }, key);
       expectActed(first);
-      const rowsNow = () => world.service.knex('idempotency_records').where('organization_id', acme).where('created_at', '>=', Date.now() - HOUR).count({ n: '*' });
+      const rowsNow = () =>
+        world.service
+          .knex('idempotency_records')
+          .where('organization_id', acme)
+          .where('created_at', '>=', Date.now() - HOUR)
+          .count({ n: '*' });
       const kept = Number((await rowsNow())[0].n);
       expect(kept).to.be.greaterThan(0);
 
@@ -372,7 +424,11 @@ for (const dialect of dialects()) {
       const key = newKey();
       const first = await echo(brand, { echo: 'stale' }, key);
       expectActed(first);
-      await world.service.knex('idempotency_records').where('organization_id', acme).where('state', 'done').update({ expires_at: Date.now() - 1 });
+      await world.service
+        .knex('idempotency_records')
+        .where('organization_id', acme)
+        .where('state', 'done')
+        .update({ expires_at: Date.now() - 1 });
       const again = await echo(brand, { echo: 'stale' }, key);
       expectActed(again);
       expect(again.body.executions).to.equal(2);

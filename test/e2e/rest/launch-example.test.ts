@@ -71,7 +71,12 @@ for (const dialect of dialects()) {
     });
 
     it('7 (before publishing). a live budget edit on a draft node answers 409 conflict', async () => {
-      const reply = await api('POST', `/launches/${launchId}/nodes/${campaignId}/live-budget`, { level: 'CAMPAIGN', budgetType: 'daily', amount: 7000 }, idem());
+      const reply = await api(
+        'POST',
+        `/launches/${launchId}/nodes/${campaignId}/live-budget`,
+        { level: 'CAMPAIGN', budgetType: 'daily', amount: 7000 },
+        idem(),
+      );
       expect(reply.status, JSON.stringify(reply.body)).to.equal(409);
       expect(reply.body.error.code).to.equal('conflict');
     });
@@ -127,11 +132,22 @@ for (const dialect of dialects()) {
       }
       const list = await api('GET', '/ad-accounts/act_1001/campaigns');
       expect(list.body.campaigns).to.have.length(1);
-      expect(list.body.campaigns[0]).to.deep.include({ id: c.node.platformId, name: 'Spring - US', status: 'ACTIVE', budget: { period: 'daily', amountMinorUnits: 5000 }, imported: true });
+      expect(list.body.campaigns[0]).to.deep.include({
+        id: c.node.platformId,
+        name: 'Spring - US',
+        status: 'ACTIVE',
+        budget: { period: 'daily', amountMinorUnits: 5000 },
+        imported: true,
+      });
     });
 
     it('7. edits the live budget: 7000 more counted, the list shows the new budget', async () => {
-      const reply = await api('POST', `/launches/${launchId}/nodes/${campaignId}/live-budget`, { level: 'CAMPAIGN', budgetType: 'daily', amount: 7000 }, idem());
+      const reply = await api(
+        'POST',
+        `/launches/${launchId}/nodes/${campaignId}/live-budget`,
+        { level: 'CAMPAIGN', budgetType: 'daily', amount: 7000 },
+        idem(),
+      );
       expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
       expect(reply.body.budget).to.deep.equal({ period: 'daily', amountMinorUnits: 7000 });
       expect(reply.body.ceiling).to.deep.equal({ limitMinorUnits: 50000, committedMinorUnits: 12000, remainingMinorUnits: 38000 });

@@ -7,8 +7,19 @@ import { expect } from 'chai';
 import { dialects } from '../../helpers/databases.js';
 import { startWorld, type Reply, type World } from '../../helpers/world.js';
 import {
-  adProps, adsetProps, addNode, brandApi, buildLaunch, campaignProps, createLaunch, idem, publish, uploadCreative,
-  type Api, type BuiltLaunch, type Props,
+  adProps,
+  adsetProps,
+  addNode,
+  brandApi,
+  buildLaunch,
+  campaignProps,
+  createLaunch,
+  idem,
+  publish,
+  uploadCreative,
+  type Api,
+  type BuiltLaunch,
+  type Props,
 } from '../../helpers/launch-builders.js';
 import { exampleWorld } from '../../helpers/example-world.js';
 
@@ -27,7 +38,12 @@ function launchesWorld() {
           { ref: 'hats', name: 'Hats Co', adAccounts: [account('meta', 'act_1002', 'Hats US')] },
           { ref: 'multi', name: 'Multi Co', adAccounts: [account('meta', 'act_2001', 'Multi Meta'), account('tiktok', 'biz_2002', 'Multi TikTok')] },
           { ref: 'tok', name: 'Tok Co', adAccounts: [account('tiktok', 'biz_3001', 'Tok US')] },
-          { ref: 'tracked', name: 'Tracked Co', adAccounts: [account('meta', 'act_4001', 'Tracked US')], tracker: { apiKey: 'trk_test_key', baseUrl: 'http://127.0.0.1:9' } },
+          {
+            ref: 'tracked',
+            name: 'Tracked Co',
+            adAccounts: [account('meta', 'act_4001', 'Tracked US')],
+            tracker: { apiKey: 'trk_test_key', baseUrl: 'http://127.0.0.1:9' },
+          },
           { ref: 'journal', name: 'Journal Co', adAccounts: [account('meta', 'act_5001', 'Journal US')] },
           { ref: 'stamps', name: 'Stamps Co', adAccounts: [account('meta', 'act_6001', 'Stamps US')] },
         ],
@@ -40,7 +56,10 @@ function launchesWorld() {
 function expectIssue(reply: Reply, field: string, code: string): void {
   expect(reply.status, JSON.stringify(reply.body)).to.equal(400);
   expect(reply.body.error.code).to.equal('validation_failed');
-  expect(reply.body.error.details.map((d: any) => [d.field, d.code]), JSON.stringify(reply.body)).to.deep.equal([[field, code]]);
+  expect(
+    reply.body.error.details.map((d: any) => [d.field, d.code]),
+    JSON.stringify(reply.body),
+  ).to.deep.equal([[field, code]]);
   expect(reply.body.error.details[0].message).to.be.a('string').and.not.empty;
 }
 
@@ -101,39 +120,144 @@ for (const dialect of dialects()) {
       const api = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => apis.shoes(method, path, body, headers);
       const nodes = (n: number) => Array.from({ length: n }, (_, i) => ({ nodeId: `nd_missing_${i}`, nodeType: 'ad' }));
       const liveBudget = (amount: number, extra: Props = {}) =>
-        api('POST', `/launches/${fx.launchId}/nodes/${fx.built.campaignId}/live-budget`, { level: 'CAMPAIGN', budgetType: 'daily', amount, ...extra }, idem('limit'));
+        api(
+          'POST',
+          `/launches/${fx.launchId}/nodes/${fx.built.campaignId}/live-budget`,
+          { level: 'CAMPAIGN', budgetType: 'daily', amount, ...extra },
+          idem('limit'),
+        );
 
-      interface Rejected { what: string; call: () => Promise<Reply>; field: string; code: string }
-      interface Accepted { what: string; call: () => Promise<Reply>; status: number; check: (r: Reply) => void }
+      interface Rejected {
+        what: string;
+        call: () => Promise<Reply>;
+        field: string;
+        code: string;
+      }
+      interface Accepted {
+        what: string;
+        call: () => Promise<Reply>;
+        status: number;
+        check: (r: Reply) => void;
+      }
 
       const rejected: Rejected[] = [
         { what: 'launch title "" (min 1)', call: () => api('POST', '/launches', { title: '' }), field: 'title', code: 'too_small' },
         { what: 'launch title of 201 characters (max 200)', call: () => api('POST', '/launches', { title: 't'.repeat(201) }), field: 'title', code: 'too_big' },
-        { what: 'launch description of 2001 characters (max 2000)', call: () => api('POST', '/launches', { description: 'd'.repeat(2001) }), field: 'description', code: 'too_big' },
-        { what: 'update-launch title of 201 characters', call: () => api('PATCH', `/launches/${fx.launchId}`, { title: 't'.repeat(201) }), field: 'title', code: 'too_big' },
-        { what: 'update-launch description of 2001 characters', call: () => api('PATCH', `/launches/${fx.launchId}`, { description: 'd'.repeat(2001) }), field: 'description', code: 'too_big' },
-        { what: 'nodes per removal: 0 (min 1)', call: () => api('POST', `/launches/${fx.launchId}/nodes/remove`, { nodes: [] }), field: 'nodes', code: 'too_small' },
-        { what: 'nodes per removal: 201 (max 200)', call: () => api('POST', `/launches/${fx.launchId}/nodes/remove`, { nodes: nodes(201) }), field: 'nodes', code: 'too_big' },
-        { what: 'duplicate count 0 (min 1)', call: () => api('POST', `/launches/${fx.launchId}/nodes/${fx.built.adIds[0]}/duplicate`, { nodeType: 'ad', count: 0 }), field: 'count', code: 'too_small' },
-        { what: 'duplicate count 51 (max 50)', call: () => api('POST', `/launches/${fx.launchId}/nodes/${fx.built.adIds[0]}/duplicate`, { nodeType: 'ad', count: 51 }), field: 'count', code: 'too_big' },
+        {
+          what: 'launch description of 2001 characters (max 2000)',
+          call: () => api('POST', '/launches', { description: 'd'.repeat(2001) }),
+          field: 'description',
+          code: 'too_big',
+        },
+        {
+          what: 'update-launch title of 201 characters',
+          call: () => api('PATCH', `/launches/${fx.launchId}`, { title: 't'.repeat(201) }),
+          field: 'title',
+          code: 'too_big',
+        },
+        {
+          what: 'update-launch description of 2001 characters',
+          call: () => api('PATCH', `/launches/${fx.launchId}`, { description: 'd'.repeat(2001) }),
+          field: 'description',
+          code: 'too_big',
+        },
+        {
+          what: 'nodes per removal: 0 (min 1)',
+          call: () => api('POST', `/launches/${fx.launchId}/nodes/remove`, { nodes: [] }),
+          field: 'nodes',
+          code: 'too_small',
+        },
+        {
+          what: 'nodes per removal: 201 (max 200)',
+          call: () => api('POST', `/launches/${fx.launchId}/nodes/remove`, { nodes: nodes(201) }),
+          field: 'nodes',
+          code: 'too_big',
+        },
+        {
+          what: 'duplicate count 0 (min 1)',
+          call: () => api('POST', `/launches/${fx.launchId}/nodes/${fx.built.adIds[0]}/duplicate`, { nodeType: 'ad', count: 0 }),
+          field: 'count',
+          code: 'too_small',
+        },
+        {
+          what: 'duplicate count 51 (max 50)',
+          call: () => api('POST', `/launches/${fx.launchId}/nodes/${fx.built.adIds[0]}/duplicate`, { nodeType: 'ad', count: 51 }),
+          field: 'count',
+          code: 'too_big',
+        },
         { what: 'live budget amount 99 (min 100)', call: () => liveBudget(99), field: 'amount', code: 'too_small' },
-        { what: 'snapshot template name "" (min 1)', call: () => api('POST', `/launches/${fx.launchId}/snapshot-templates`, { name: '' }), field: 'name', code: 'too_small' },
-        { what: 'snapshot template name of 192 characters (max 191)', call: () => api('POST', `/launches/${fx.launchId}/snapshot-templates`, { name: 'n'.repeat(192) }), field: 'name', code: 'too_big' },
-        { what: 'snapshot template description of 192 characters (max 191)', call: () => api('POST', `/launches/${fx.launchId}/snapshot-templates`, { name: 'ok', description: 'd'.repeat(192) }), field: 'description', code: 'too_big' },
-        { what: 'unknown field on create-launch', call: () => api('POST', '/launches', { title: 'x', colour: 'red' }), field: 'colour', code: 'unrecognized_key' },
-        { what: 'unknown field on update-launch', call: () => api('PATCH', `/launches/${fx.launchId}`, { title: 'x', colour: 'red' }), field: 'colour', code: 'unrecognized_key' },
-        { what: 'unknown field on create-node', call: () => api('POST', `/launches/${fx.launchId}/nodes`, { nodeType: 'campaign', colour: 'red' }), field: 'colour', code: 'unrecognized_key' },
-        { what: 'unknown field on update-node', call: () => api('PATCH', `/launches/${fx.launchId}/nodes/${fx.built.adIds[0]}`, { properties: { name: 'x' }, colour: 'red' }), field: 'colour', code: 'unrecognized_key' },
+        {
+          what: 'snapshot template name "" (min 1)',
+          call: () => api('POST', `/launches/${fx.launchId}/snapshot-templates`, { name: '' }),
+          field: 'name',
+          code: 'too_small',
+        },
+        {
+          what: 'snapshot template name of 192 characters (max 191)',
+          call: () => api('POST', `/launches/${fx.launchId}/snapshot-templates`, { name: 'n'.repeat(192) }),
+          field: 'name',
+          code: 'too_big',
+        },
+        {
+          what: 'snapshot template description of 192 characters (max 191)',
+          call: () => api('POST', `/launches/${fx.launchId}/snapshot-templates`, { name: 'ok', description: 'd'.repeat(192) }),
+          field: 'description',
+          code: 'too_big',
+        },
+        {
+          what: 'unknown field on create-launch',
+          call: () => api('POST', '/launches', { title: 'x', colour: 'red' }),
+          field: 'colour',
+          code: 'unrecognized_key',
+        },
+        {
+          what: 'unknown field on update-launch',
+          call: () => api('PATCH', `/launches/${fx.launchId}`, { title: 'x', colour: 'red' }),
+          field: 'colour',
+          code: 'unrecognized_key',
+        },
+        {
+          what: 'unknown field on create-node',
+          call: () => api('POST', `/launches/${fx.launchId}/nodes`, { nodeType: 'campaign', colour: 'red' }),
+          field: 'colour',
+          code: 'unrecognized_key',
+        },
+        {
+          what: 'unknown field on update-node',
+          call: () => api('PATCH', `/launches/${fx.launchId}/nodes/${fx.built.adIds[0]}`, { properties: { name: 'x' }, colour: 'red' }),
+          field: 'colour',
+          code: 'unrecognized_key',
+        },
         {
           what: 'unknown field inside a removal entry',
           call: () => api('POST', `/launches/${fx.launchId}/nodes/remove`, { nodes: [{ nodeId: 'nd_x', nodeType: 'ad', colour: 'red' }] }),
           field: 'nodes[0].colour',
           code: 'unrecognized_key',
         },
-        { what: 'unknown field on duplicate-node', call: () => api('POST', `/launches/${fx.launchId}/nodes/${fx.built.adIds[0]}/duplicate`, { nodeType: 'ad', colour: 'red' }), field: 'colour', code: 'unrecognized_key' },
-        { what: 'unknown field on create-snapshot-template', call: () => api('POST', `/launches/${fx.launchId}/snapshot-templates`, { name: 'x', colour: 'red' }), field: 'colour', code: 'unrecognized_key' },
-        { what: 'unknown field on create-launch-from-snapshot', call: () => api('POST', '/snapshot-templates/1/launches', { colour: 'red' }), field: 'colour', code: 'unrecognized_key' },
-        { what: 'unknown field on launch-campaign', call: () => api('POST', `/launches/${fx.launchId}/publish`, { confirm: false, colour: 'red' }, idem('limit')), field: 'colour', code: 'unrecognized_key' },
+        {
+          what: 'unknown field on duplicate-node',
+          call: () => api('POST', `/launches/${fx.launchId}/nodes/${fx.built.adIds[0]}/duplicate`, { nodeType: 'ad', colour: 'red' }),
+          field: 'colour',
+          code: 'unrecognized_key',
+        },
+        {
+          what: 'unknown field on create-snapshot-template',
+          call: () => api('POST', `/launches/${fx.launchId}/snapshot-templates`, { name: 'x', colour: 'red' }),
+          field: 'colour',
+          code: 'unrecognized_key',
+        },
+        {
+          what: 'unknown field on create-launch-from-snapshot',
+          call: () => api('POST', '/snapshot-templates/1/launches', { colour: 'red' }),
+          field: 'colour',
+          code: 'unrecognized_key',
+        },
+        {
+          what: 'unknown field on launch-campaign',
+          call: () => api('POST', `/launches/${fx.launchId}/publish`, { confirm: false, colour: 'red' }, idem('limit')),
+          field: 'colour',
+          code: 'unrecognized_key',
+        },
         { what: 'unknown field on edit-live-campaign', call: () => liveBudget(100, { colour: 'red' }), field: 'colour', code: 'unrecognized_key' },
         { what: 'unknown query field on list-launches', call: () => api('GET', '/launches?colour=red'), field: 'colour', code: 'unrecognized_key' },
       ];
@@ -277,7 +401,14 @@ for (const dialect of dialects()) {
         const a = ids.alpha;
         const reply = await api('GET', `/launches/${a.launchId}`);
         expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
-        expect(reply.body).to.deep.include({ id: a.launchId, title: 'Alpha Summer', status: 'draft', brandId: brand.hats, accountId: 'act_1002', counts: { campaigns: 1, adSets: 1, ads: 2 } });
+        expect(reply.body).to.deep.include({
+          id: a.launchId,
+          title: 'Alpha Summer',
+          status: 'draft',
+          brandId: brand.hats,
+          accountId: 'act_1002',
+          counts: { campaigns: 1, adSets: 1, ads: 2 },
+        });
         expect(reply.body.campaigns).to.have.length(1);
         const c = reply.body.campaigns[0];
         expect(c.node).to.deep.include({ id: a.campaignId, nodeType: 'campaign', parentId: null, status: 'draft', platformId: null, accountId: 'act_1002' });
@@ -336,7 +467,7 @@ for (const dialect of dialects()) {
         expect(own.body.title).to.equal('Alpha Summer 2');
       });
 
-      it('a brand with several ad accounts: accountId null on the launch; publishing needs each campaign\'s properties.accountId', async () => {
+      it("a brand with several ad accounts: accountId null on the launch; publishing needs each campaign's properties.accountId", async () => {
         const m = apis.multi;
         const created = await m('POST', '/launches', { title: 'Two accounts' });
         expect(created.status, JSON.stringify(created.body)).to.equal(201);
@@ -347,7 +478,11 @@ for (const dialect of dialects()) {
         await addNode(m, launchId, 'ad', { ...adProps, creativeId: creative.multi }, adsetId);
         expectLaunchIssues(await preview(m, launchId), [`campaigns[${campaignId}].accountId`]);
 
-        expectIssue(await m('PATCH', `/launches/${launchId}/nodes/${campaignId}`, { properties: { accountId: 'act_9999' } }), 'properties.accountId', 'invalid_value');
+        expectIssue(
+          await m('PATCH', `/launches/${launchId}/nodes/${campaignId}`, { properties: { accountId: 'act_9999' } }),
+          'properties.accountId',
+          'invalid_value',
+        );
         const set = await m('PATCH', `/launches/${launchId}/nodes/${campaignId}`, { properties: { accountId: 'act_2001' } });
         expect(set.status, JSON.stringify(set.body)).to.equal(200);
         expect(set.body).to.deep.include({ accountId: 'act_2001' });
@@ -371,12 +506,24 @@ for (const dialect of dialects()) {
 
       const parentRows: Array<{ what: string; body: () => Props; code: string }> = [
         { what: 'an ad set without parentId', body: () => ({ nodeType: 'adset', properties: { name: 'Orphan' } }), code: 'invalid_type' },
-        { what: 'an ad set under an ad set', body: () => ({ nodeType: 'adset', parentId: tree.adsetId, properties: { name: 'Nested' } }), code: 'invalid_value' },
+        {
+          what: 'an ad set under an ad set',
+          body: () => ({ nodeType: 'adset', parentId: tree.adsetId, properties: { name: 'Nested' } }),
+          code: 'invalid_value',
+        },
         { what: 'an ad set under an ad', body: () => ({ nodeType: 'adset', parentId: tree.adIds[0], properties: { name: 'Nested' } }), code: 'invalid_value' },
         { what: 'an ad without parentId', body: () => ({ nodeType: 'ad', properties: { name: 'Orphan' } }), code: 'invalid_type' },
         { what: 'an ad under a campaign', body: () => ({ nodeType: 'ad', parentId: tree.campaignId, properties: { name: 'Skip' } }), code: 'invalid_value' },
-        { what: 'an ad under an unknown node', body: () => ({ nodeType: 'ad', parentId: 'nd_does_not_exist', properties: { name: 'Lost' } }), code: 'invalid_value' },
-        { what: 'a campaign with a parent', body: () => ({ nodeType: 'campaign', parentId: tree.campaignId, properties: { name: 'Child campaign' } }), code: 'invalid_value' },
+        {
+          what: 'an ad under an unknown node',
+          body: () => ({ nodeType: 'ad', parentId: 'nd_does_not_exist', properties: { name: 'Lost' } }),
+          code: 'invalid_value',
+        },
+        {
+          what: 'a campaign with a parent',
+          body: () => ({ nodeType: 'campaign', parentId: tree.campaignId, properties: { name: 'Child campaign' } }),
+          code: 'invalid_value',
+        },
       ];
       for (const row of parentRows) {
         it(`parent rules: ${row.what} → 400 ${row.code} on parentId`, async () => {
@@ -396,11 +543,31 @@ for (const dialect of dialects()) {
       });
 
       const typedRows: Array<{ what: string; call: () => Promise<Reply>; field: string }> = [
-        { what: 'an ad-only field (headline) on a new campaign', call: () => create({ nodeType: 'campaign', properties: { name: 'C', headline: 'Ad text' } }), field: 'properties.headline' },
-        { what: 'an ad-only field (callToAction) on a new ad set', call: () => create({ nodeType: 'adset', parentId: tree.campaignId, properties: { callToAction: 'SHOP_NOW' } }), field: 'properties.callToAction' },
-        { what: 'an ad set field (optimizationGoal) on a new ad', call: () => create({ nodeType: 'ad', parentId: tree.adsetId, properties: { optimizationGoal: 'LINK_CLICKS' } }), field: 'properties.optimizationGoal' },
-        { what: 'an ad-only field (linkUrl) patched onto a campaign', call: () => node(tree.campaignId, { properties: { linkUrl: 'https://x.example.com' } }), field: 'properties.linkUrl' },
-        { what: 'a campaign field (objective) patched onto an ad', call: () => node(tree.adIds[0], { properties: { objective: 'OUTCOME_SALES' } }), field: 'properties.objective' },
+        {
+          what: 'an ad-only field (headline) on a new campaign',
+          call: () => create({ nodeType: 'campaign', properties: { name: 'C', headline: 'Ad text' } }),
+          field: 'properties.headline',
+        },
+        {
+          what: 'an ad-only field (callToAction) on a new ad set',
+          call: () => create({ nodeType: 'adset', parentId: tree.campaignId, properties: { callToAction: 'SHOP_NOW' } }),
+          field: 'properties.callToAction',
+        },
+        {
+          what: 'an ad set field (optimizationGoal) on a new ad',
+          call: () => create({ nodeType: 'ad', parentId: tree.adsetId, properties: { optimizationGoal: 'LINK_CLICKS' } }),
+          field: 'properties.optimizationGoal',
+        },
+        {
+          what: 'an ad-only field (linkUrl) patched onto a campaign',
+          call: () => node(tree.campaignId, { properties: { linkUrl: 'https://x.example.com' } }),
+          field: 'properties.linkUrl',
+        },
+        {
+          what: 'a campaign field (objective) patched onto an ad',
+          call: () => node(tree.adIds[0], { properties: { objective: 'OUTCOME_SALES' } }),
+          field: 'properties.objective',
+        },
       ];
       for (const row of typedRows) {
         it(`typed properties: ${row.what} → 400 unrecognized_key on ${row.field}`, async () => {
@@ -460,7 +627,9 @@ for (const dialect of dialects()) {
         const first = await node(tree.adsetId, { properties: { bidAmount: 150, placements: { automatic: false, positions: ['feed'] } } });
         expect(first.status, JSON.stringify(first.body)).to.equal(200);
         expect(first.body.properties).to.deep.equal({ ...adsetProps, bidAmount: 150, placements: { automatic: false, positions: ['feed'] } });
-        const second = await node(tree.adsetId, { properties: { name: 'US women', targeting: { ageMin: null, genders: ['female'] }, bidAmount: null, placements: { positions: ['story'] } } });
+        const second = await node(tree.adsetId, {
+          properties: { name: 'US women', targeting: { ageMin: null, genders: ['female'] }, bidAmount: null, placements: { positions: ['story'] } },
+        });
         expect(second.status, JSON.stringify(second.body)).to.equal(200);
         expect(second.body.properties).to.deep.equal({
           ...adsetProps,
@@ -508,7 +677,13 @@ for (const dialect of dialects()) {
           promotedObject: { pixelId: 'px_1', customEventType: 'PURCHASE' },
         };
         const adsetId = await addNode(apis.shoes, launchId, 'adset', setProps, campaignId);
-        const ad1 = await addNode(apis.shoes, launchId, 'ad', { name: 'Image ad', creativeId: creative.shoes, linkUrl: 'https://shop.example.com/a', urlTags: 'utm_source=meta' }, adsetId);
+        const ad1 = await addNode(
+          apis.shoes,
+          launchId,
+          'ad',
+          { name: 'Image ad', creativeId: creative.shoes, linkUrl: 'https://shop.example.com/a', urlTags: 'utm_source=meta' },
+          adsetId,
+        );
         const ad2 = await addNode(apis.shoes, launchId, 'ad', { name: 'Post ad', postId: 'post_42', linkUrl: 'https://shop.example.com/a' }, adsetId);
 
         const reply = await api('GET', `/launches/${launchId}/ad-sets/${adsetId}`);
@@ -520,16 +695,23 @@ for (const dialect of dialects()) {
         expect(b.budget).to.deep.equal({ period: 'lifetime', amountMinorUnits: 90000 });
         expect(b.schedule).to.deep.equal(setProps.schedule);
         expect(b.placements).to.deep.equal(setProps.placements);
-        expect(b.optimization).to.deep.include({ optimizationGoal: 'OFFSITE_CONVERSIONS', billingEvent: 'IMPRESSIONS', promotedObject: setProps.promotedObject });
+        expect(b.optimization).to.deep.include({
+          optimizationGoal: 'OFFSITE_CONVERSIONS',
+          billingEvent: 'IMPRESSIONS',
+          promotedObject: setProps.promotedObject,
+        });
         expect(b.assets).to.deep.include({ creativeIds: [creative.shoes], postIds: ['post_42'] });
         expect(b.links).to.deep.include({ linkUrls: ['https://shop.example.com/a'], urlTags: ['utm_source=meta'] });
-        expect(b.ads.map((a: any) => [a.id, a.nodeType, a.properties.name])).to.deep.equal([[ad1, 'ad', 'Image ad'], [ad2, 'ad', 'Post ad']]);
+        expect(b.ads.map((a: any) => [a.id, a.nodeType, a.properties.name])).to.deep.equal([
+          [ad1, 'ad', 'Image ad'],
+          [ad2, 'ad', 'Post ad'],
+        ]);
 
         expectError(await api('GET', `/launches/${launchId}/ad-sets/${campaignId}`), 404, 'not_found');
         expectError(await api('GET', `/launches/${launchId}/ad-sets/nd_unknown`), 404, 'not_found');
       });
 
-      it('remove-nodes answers the contract\'s node removal result', async () => {
+      it("remove-nodes answers the contract's node removal result", async () => {
         const launchId = await createLaunch(apis.shoes, 'Removal');
         const c = await addNode(apis.shoes, launchId, 'campaign', campaignProps);
         const s1 = await addNode(apis.shoes, launchId, 'adset', adsetProps, c);
@@ -538,9 +720,18 @@ for (const dialect of dialects()) {
         const s2 = await addNode(apis.shoes, launchId, 'adset', adsetProps, c);
         const a3 = await addNode(apis.shoes, launchId, 'ad', { ...adProps, creativeId: creative.shoes }, s2);
 
-        const reply = await api('POST', `/launches/${launchId}/nodes/remove`, {
-          nodes: [{ nodeId: s1, nodeType: 'adset' }, { nodeId: a3, nodeType: 'ad' }, { nodeId: 'nd_never_existed', nodeType: 'ad' }],
-        }, idem('remove'));
+        const reply = await api(
+          'POST',
+          `/launches/${launchId}/nodes/remove`,
+          {
+            nodes: [
+              { nodeId: s1, nodeType: 'adset' },
+              { nodeId: a3, nodeType: 'ad' },
+              { nodeId: 'nd_never_existed', nodeType: 'ad' },
+            ],
+          },
+          idem('remove'),
+        );
         expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
         const r = reply.body;
         expect(r.removedIds).to.deep.equal([s1, a3]);
@@ -548,11 +739,15 @@ for (const dialect of dialects()) {
         expect(r.notFound).to.deep.equal(['nd_never_existed']);
         expect(r.count).to.equal(2);
         expect([...r.cascadedIds].sort()).to.deep.equal([a1, a2].sort());
-        expect(r.totalRemoved).to.equal(r.count + r.cascadedIds.length).and.equal(4);
+        expect(r.totalRemoved)
+          .to.equal(r.count + r.cascadedIds.length)
+          .and.equal(4);
         expect(r.validation).to.be.an('object');
         expect(r.validation.valid).to.equal(false);
         expect(r.validation.issueCount).to.equal(r.validation.issues.length).and.equal(1);
-        expect(r.validation.issues[0]).to.be.a('string').and.match(new RegExp(`^adSets\\[${s2}\\]\\.ads`));
+        expect(r.validation.issues[0])
+          .to.be.a('string')
+          .and.match(new RegExp(`^adSets\\[${s2}\\]\\.ads`));
 
         const left = await api('GET', `/launches/${launchId}`);
         expect(left.body.counts).to.deep.equal({ campaigns: 1, adSets: 1, ads: 0 });
@@ -567,7 +762,12 @@ for (const dialect of dialects()) {
         expect(one.body.validation).to.deep.include({ valid: true, issueCount: 0, issues: [] });
 
         // A parent and its child both named: the child is removed, not cascaded.
-        const both = await api('POST', `/launches/${launchId}/nodes/remove`, { nodes: [{ nodeId: c, nodeType: 'campaign' }, { nodeId: s2, nodeType: 'adset' }] });
+        const both = await api('POST', `/launches/${launchId}/nodes/remove`, {
+          nodes: [
+            { nodeId: c, nodeType: 'campaign' },
+            { nodeId: s2, nodeType: 'adset' },
+          ],
+        });
         expect(both.status, JSON.stringify(both.body)).to.equal(200);
         expect(both.body).to.deep.include({ removedIds: [c, s2], deleted: [c, s2], notFound: [], count: 2, cascadedIds: [a4], totalRemoved: 3 });
         expect(both.body.validation.valid).to.equal(false);
@@ -603,7 +803,13 @@ for (const dialect of dialects()) {
           }
         }
         expect(allIds.size).to.equal(12);
-        if (reply.body.nodeIds) expect([...reply.body.nodeIds].sort()).to.deep.equal(sets.slice(1).map((s) => s.node.id).sort());
+        if (reply.body.nodeIds)
+          expect([...reply.body.nodeIds].sort()).to.deep.equal(
+            sets
+              .slice(1)
+              .map((s) => s.node.id)
+              .sort(),
+          );
       });
 
       it('duplicate with a nodeType that does not match the node → 400 on nodeType', async () => {
@@ -628,7 +834,12 @@ for (const dialect of dialects()) {
 
     // ------------------------------------------------------------------------------------------
     describe('validation on publish (preview without confirm)', () => {
-      interface Row { what: string; brand?: string; tree: (creativeId: number) => Parameters<typeof buildLaunch>[1]; fields: (b: BuiltLaunch) => string[] }
+      interface Row {
+        what: string;
+        brand?: string;
+        tree: (creativeId: number) => Parameters<typeof buildLaunch>[1];
+        fields: (b: BuiltLaunch) => string[];
+      }
       const rows: Row[] = [
         {
           what: 'a budget on both the campaign and the ad set',
@@ -692,11 +903,28 @@ for (const dialect of dialects()) {
 
       const validRows: Array<{ what: string; brand?: string; tree: (creativeId: number) => Parameters<typeof buildLaunch>[1] }> = [
         { what: 'the launch example itself', tree: (cr) => ({ creativeId: cr }) },
-        { what: 'a lifetime budget with an endTime after startTime', tree: (cr) => ({ creativeId: cr, campaign: { budget: { lifetimeAmount: 50000 } }, adset: { schedule: { startTime: '2030-01-01T00:00:00Z', endTime: '2030-02-01T00:00:00Z' } } }) },
+        {
+          what: 'a lifetime budget with an endTime after startTime',
+          tree: (cr) => ({
+            creativeId: cr,
+            campaign: { budget: { lifetimeAmount: 50000 } },
+            adset: { schedule: { startTime: '2030-01-01T00:00:00Z', endTime: '2030-02-01T00:00:00Z' } },
+          }),
+        },
         { what: 'an ad with an existing post instead of a creative', tree: () => ({ ad: { postId: 'post_1' } }) },
-        { what: 'an ad without link for OUTCOME_AWARENESS', tree: (cr) => ({ creativeId: cr, campaign: { objective: 'OUTCOME_AWARENESS' }, adset: { optimizationGoal: 'REACH' }, ad: { linkUrl: undefined } }) },
-        { what: 'a Meta campaign budget of 4999 cents (above Meta\'s minimum)', tree: (cr) => ({ creativeId: cr, campaign: { budget: { dailyAmount: 4999 } } }) },
-        { what: 'a TikTok campaign budget of exactly 5000 cents', brand: 'tok', tree: (cr) => ({ creativeId: cr, campaign: { objective: 'TRAFFIC', budget: { dailyAmount: 5000 } }, adset: { optimizationGoal: 'CLICK' } }) },
+        {
+          what: 'an ad without link for OUTCOME_AWARENESS',
+          tree: (cr) => ({ creativeId: cr, campaign: { objective: 'OUTCOME_AWARENESS' }, adset: { optimizationGoal: 'REACH' }, ad: { linkUrl: undefined } }),
+        },
+        {
+          what: "a Meta campaign budget of 4999 cents (above Meta's minimum)",
+          tree: (cr) => ({ creativeId: cr, campaign: { budget: { dailyAmount: 4999 } } }),
+        },
+        {
+          what: 'a TikTok campaign budget of exactly 5000 cents',
+          brand: 'tok',
+          tree: (cr) => ({ creativeId: cr, campaign: { objective: 'TRAFFIC', budget: { dailyAmount: 5000 } }, adset: { optimizationGoal: 'CLICK' } }),
+        },
       ];
       for (const row of validRows) {
         it(`${row.what} → 200 valid, no warnings`, async () => {
@@ -776,7 +1004,12 @@ for (const dialect of dialects()) {
 
       it('edit-live-campaign with level ADSET on a campaign node → 400 on level', async () => {
         expectIssue(
-          await api('POST', `/launches/${live.launchId}/nodes/${live.campaignId}/live-budget`, { level: 'ADSET', budgetType: 'daily', amount: 6000 }, idem('live')),
+          await api(
+            'POST',
+            `/launches/${live.launchId}/nodes/${live.campaignId}/live-budget`,
+            { level: 'ADSET', budgetType: 'daily', amount: 6000 },
+            idem('live'),
+          ),
           'level',
           'invalid_value',
         );
@@ -784,7 +1017,16 @@ for (const dialect of dialects()) {
 
       it('edit-live-campaign on an ad set whose campaign carries the budget → 422 unprocessable; nothing counted', async () => {
         const before = await committed();
-        expectError(await api('POST', `/launches/${live.launchId}/nodes/${live.adsetId}/live-budget`, { level: 'ADSET', budgetType: 'daily', amount: 6000 }, idem('live')), 422, 'unprocessable');
+        expectError(
+          await api(
+            'POST',
+            `/launches/${live.launchId}/nodes/${live.adsetId}/live-budget`,
+            { level: 'ADSET', budgetType: 'daily', amount: 6000 },
+            idem('live'),
+          ),
+          422,
+          'unprocessable',
+        );
         expect(await committed()).to.equal(before);
         expect((await sandbox(platform.adset)).budget_cents).to.equal(null);
       });
@@ -838,7 +1080,8 @@ for (const dialect of dialects()) {
         expect(reply.body).to.deep.include({ name: 'Spring base', description: 'Two campaigns', brandId: brand.stamps, sourceLaunchId: launchId });
         expect(reply.body.campaigns).to.deep.equal([saved.c1, saved.c2]);
         const text = JSON.stringify(reply.body);
-        for (const absent of [adsetProps.name as string, adProps.name as string, 'optimizationGoal', 'targeting', 'post_7', 'headline']) expect(text).to.not.contain(absent);
+        for (const absent of [adsetProps.name as string, adProps.name as string, 'optimizationGoal', 'targeting', 'post_7', 'headline'])
+          expect(text).to.not.contain(absent);
         saved.first = reply.body;
       });
 
@@ -850,7 +1093,10 @@ for (const dialect of dialects()) {
         saved.second = second.body;
         const list = await api('GET', '/snapshot-templates');
         expect(list.status, JSON.stringify(list.body)).to.equal(200);
-        expect(list.body.templates.map((t: any) => [t.id, t.name])).to.deep.equal([[saved.second.id, 'Spring base v2'], [saved.first.id, 'Spring base']]);
+        expect(list.body.templates.map((t: any) => [t.id, t.name])).to.deep.equal([
+          [saved.second.id, 'Spring base v2'],
+          [saved.first.id, 'Spring base'],
+        ]);
         expect(list.body.nextCursor).to.equal(null);
         const page = await api('GET', '/snapshot-templates?limit=1');
         expect(page.body.templates.map((t: any) => t.id)).to.deep.equal([saved.second.id]);
@@ -863,7 +1109,13 @@ for (const dialect of dialects()) {
       it('starts a new launch from a template: its campaigns carry the saved settings, no ad sets', async () => {
         const reply = await api('POST', `/snapshot-templates/${saved.first.id}/launches`, { title: 'From snapshot' });
         expect(reply.status, JSON.stringify(reply.body)).to.equal(201);
-        expect(reply.body).to.deep.include({ title: 'From snapshot', status: 'draft', brandId: brand.stamps, accountId: 'act_6001', counts: { campaigns: 2, adSets: 0, ads: 0 } });
+        expect(reply.body).to.deep.include({
+          title: 'From snapshot',
+          status: 'draft',
+          brandId: brand.stamps,
+          accountId: 'act_6001',
+          counts: { campaigns: 2, adSets: 0, ads: 0 },
+        });
         // Both campaigns are created in one go; the contract promises no order among them.
         const byName = (a: any, b: any) => String(a.name).localeCompare(String(b.name));
         const wanted = [saved.c1, saved.c2].sort(byName);

@@ -25,7 +25,11 @@ const moneyWorld = {
         { ref: 'jp', name: 'Tea Japan', adAccounts: [{ platform: 'meta', accountId: 'act_5001', name: 'Tea JP', timezone: 'Asia/Tokyo', currency: 'JPY' }] },
         { ref: 'eu', name: 'Tea Europe', adAccounts: [{ platform: 'meta', accountId: 'act_5002', name: 'Tea EU', timezone: 'Europe/Paris', currency: 'EUR' }] },
         { ref: 'kw', name: 'Tea Kuwait', adAccounts: [{ platform: 'meta', accountId: 'act_5003', name: 'Tea KW', timezone: 'Asia/Kuwait', currency: 'KWD' }] },
-        { ref: 'gb', name: 'Tea Britain', adAccounts: [{ platform: 'meta', accountId: 'act_5004', name: 'Tea GB', timezone: 'Europe/London', currency: 'GBP' }] },
+        {
+          ref: 'gb',
+          name: 'Tea Britain',
+          adAccounts: [{ platform: 'meta', accountId: 'act_5004', name: 'Tea GB', timezone: 'Europe/London', currency: 'GBP' }],
+        },
       ],
       apiKeys: [
         { ref: 'ci', name: 'CI key', createdBy: 'olive', ...publishing, publishCeilingDollars: 500 },
@@ -43,7 +47,15 @@ for (const dialect of dialects()) {
     const brand = (ref: string) => w.brandId('acme', ref);
     const key = (ref: string) => w.key('acme', ref);
     const keyId = (ref: string) => w.seed.organizations.acme.apiKeys[ref].id;
-    const committed = async (ref: string) => Number((await w.service.knex('api_keys').where({ id: keyId(ref) }).first('committed_cents')).committed_cents);
+    const committed = async (ref: string) =>
+      Number(
+        (
+          await w.service
+            .knex('api_keys')
+            .where({ id: keyId(ref) })
+            .first('committed_cents')
+        ).committed_cents,
+      );
     const creatives = new Map<string, number>();
 
     /** A launch on brand `ref` whose campaign's daily budget is `amount` in the account's minor units. */
@@ -51,7 +63,8 @@ for (const dialect of dialects()) {
       if (!creatives.has(ref)) creatives.set(ref, await uploadCreative(w, key('ci'), brand(ref)));
       return buildLaunch(api, { title: `${ref} ${amount}`, campaign: { budget: { dailyAmount: amount } }, creativeId: creatives.get(ref) });
     }
-    const publish = (api: Api, launchId: string, confirm = true) => api('POST', `/launches/${launchId}/publish`, confirm ? { confirm: true } : {}, idem('money'));
+    const publish = (api: Api, launchId: string, confirm = true) =>
+      api('POST', `/launches/${launchId}/publish`, confirm ? { confirm: true } : {}, idem('money'));
 
     before(async () => {
       w = await startWorld({ dialect, bootstrap: moneyWorld, env: { FX_RATES: RATES, RATE_LIMIT_CONCURRENCY: '100' } });
@@ -89,18 +102,37 @@ for (const dialect of dialects()) {
         const published = await publish(api, launch.launchId);
         expect(published.status, JSON.stringify(published.body)).to.equal(200);
         total += cents;
-        expect(published.body.budget.accounts).to.deep.equal([{ accountId: `act_500${['jp', 'eu', 'kw'].indexOf(ref) + 1}`, currency, amountMinorUnits: amount, countedUsdCents: cents }]);
+        expect(published.body.budget.accounts).to.deep.equal([
+          { accountId: `act_500${['jp', 'eu', 'kw'].indexOf(ref) + 1}`, currency, amountMinorUnits: amount, countedUsdCents: cents },
+        ]);
         expect(published.body.budget.ceiling).to.deep.equal({ limitMinorUnits: 50_000, committedMinorUnits: total, remainingMinorUnits: 50_000 - total });
         expect(await committed('ci')).to.equal(total);
 
         const activity = await api('GET', `/activity?entityId=${launch.launchId}`);
-        expect(activity.body.activities.find((a: any) => a.action === 'launch.published')).to.include({ accountId: published.body.budget.accounts[0].accountId, currency, amountMinorUnits: amount, countedUsdCents: cents });
+        expect(activity.body.activities.find((a: any) => a.action === 'launch.published')).to.include({
+          accountId: published.body.budget.accounts[0].accountId,
+          currency,
+          amountMinorUnits: amount,
+          countedUsdCents: cents,
+        });
         const campaign = await api('GET', `/activity?entityId=${launch.campaignId}`);
         expect(campaign.body.activities.find((a: any) => a.action === 'campaign.published')).to.include({ currency, amountMinorUnits: amount });
-        const event = await w.service.knex('events').where({ type: 'launch.published', brand_id: brand(ref) }).orderBy('id', 'desc').first();
-        expect(JSON.parse(event.data)).to.deep.include({ committedMinorUnits: cents, accounts: [{ accountId: published.body.budget.accounts[0].accountId, currency, amountMinorUnits: amount, countedUsdCents: cents }] });
-        const rows = await w.service.knex('spend_commitments').where({ launch_id: Number(launch.launchId) }).select('amount_cents', 'currency', 'amount_minor_units', 'state');
-        expect(rows.map((r) => [Number(r.amount_cents), r.currency, Number(r.amount_minor_units), r.state])).to.deep.equal([[cents, currency, amount, 'committed']]);
+        const event = await w.service
+          .knex('events')
+          .where({ type: 'launch.published', brand_id: brand(ref) })
+          .orderBy('id', 'desc')
+          .first();
+        expect(JSON.parse(event.data)).to.deep.include({
+          committedMinorUnits: cents,
+          accounts: [{ accountId: published.body.budget.accounts[0].accountId, currency, amountMinorUnits: amount, countedUsdCents: cents }],
+        });
+        const rows = await w.service
+          .knex('spend_commitments')
+          .where({ launch_id: Number(launch.launchId) })
+          .select('amount_cents', 'currency', 'amount_minor_units', 'state');
+        expect(rows.map((r) => [Number(r.amount_cents), r.currency, Number(r.amount_minor_units), r.state])).to.deep.equal([
+          [cents, currency, amount, 'committed'],
+        ]);
       }
       expect(total).to.equal(15_132);
     });
@@ -110,7 +142,13 @@ for (const dialect of dialects()) {
       const launch = await launchOf('jp', 10_000);
       expect((await publish(api, launch.launchId)).status).to.equal(200);
       const before = await committed('ci');
-      const edit = (amount: number) => api('POST', `/launches/${launch.launchId}/nodes/${launch.campaignId}/live-budget`, { level: 'CAMPAIGN', budgetType: 'daily', amount }, idem('money-edit'));
+      const edit = (amount: number) =>
+        api(
+          'POST',
+          `/launches/${launch.launchId}/nodes/${launch.campaignId}/live-budget`,
+          { level: 'CAMPAIGN', budgetType: 'daily', amount },
+          idem('money-edit'),
+        );
       const low = await edit(99);
       expect(low.status).to.equal(400);
       expect(low.body.error.details[0]).to.include({ field: 'amount', code: 'too_small' });
@@ -121,13 +159,32 @@ for (const dialect of dialects()) {
       const edited = await edit(20_001);
       expect(edited.status, JSON.stringify(edited.body)).to.equal(200);
       // 20,001 yen = $132.0066: 13,201 cents.
-      expect(edited.body).to.deep.include({ accountId: 'act_5001', currency: 'JPY', amountMinorUnits: 20_001, countedUsdCents: 13_201, budget: { period: 'daily', amountMinorUnits: 20_001 } });
-      expect(edited.body.ceiling).to.deep.equal({ limitMinorUnits: 50_000, committedMinorUnits: before + 66 + 13_201, remainingMinorUnits: 50_000 - before - 66 - 13_201 });
+      expect(edited.body).to.deep.include({
+        accountId: 'act_5001',
+        currency: 'JPY',
+        amountMinorUnits: 20_001,
+        countedUsdCents: 13_201,
+        budget: { period: 'daily', amountMinorUnits: 20_001 },
+      });
+      expect(edited.body.ceiling).to.deep.equal({
+        limitMinorUnits: 50_000,
+        committedMinorUnits: before + 66 + 13_201,
+        remainingMinorUnits: 50_000 - before - 66 - 13_201,
+      });
       expect(await committed('ci')).to.equal(before + 66 + 13_201);
       const event = await w.service.knex('events').where({ type: 'budget.changed' }).orderBy('id', 'desc').first();
-      expect(JSON.parse(event.data)).to.deep.include({ budget: { period: 'daily', amountMinorUnits: 20_001 }, accountId: 'act_5001', currency: 'JPY', countedUsdCents: 13_201 });
+      expect(JSON.parse(event.data)).to.deep.include({
+        budget: { period: 'daily', amountMinorUnits: 20_001 },
+        accountId: 'act_5001',
+        currency: 'JPY',
+        countedUsdCents: 13_201,
+      });
       const activity = await api('GET', `/activity?entityId=${launch.campaignId}`);
-      expect(activity.body.activities.find((a: any) => a.action === 'budget.updated')).to.include({ currency: 'JPY', amountMinorUnits: 20_001, countedUsdCents: 13_201 });
+      expect(activity.body.activities.find((a: any) => a.action === 'budget.updated')).to.include({
+        currency: 'JPY',
+        amountMinorUnits: 20_001,
+        countedUsdCents: 13_201,
+      });
     });
 
     it('refuses a publish past the ceiling with the amounts in US dollars; nothing is published or counted', async () => {
@@ -137,7 +194,9 @@ for (const dialect of dialects()) {
       const refused = await publish(api, launch.launchId);
       expect(refused.status).to.equal(403);
       expect(refused.body.error.code).to.equal('spend_ceiling_exceeded');
-      expect(refused.body.error.message).to.equal("This call would commit $100.32, but the key's publish ceiling is $100.00 and $0.00 is already committed. Nothing was published.");
+      expect(refused.body.error.message).to.equal(
+        "This call would commit $100.32, but the key's publish ceiling is $100.00 and $0.00 is already committed. Nothing was published.",
+      );
       expect(refused.body.error.details).to.deep.equal({
         ceilingMinorUnits: 10_000,
         committedMinorUnits: 0,
@@ -162,14 +221,29 @@ for (const dialect of dialects()) {
         expect(refused.body.error.details).to.deep.equal({ reason: 'no_exchange_rate', currency: 'GBP' });
       }
       expect((await api('GET', `/launches/${launch.launchId}`)).body.status).to.equal('draft');
-      expect(await w.service.knex('spend_commitments').where({ launch_id: Number(launch.launchId) }).first()).to.equal(undefined);
+      expect(
+        await w.service
+          .knex('spend_commitments')
+          .where({ launch_id: Number(launch.launchId) })
+          .first(),
+      ).to.equal(undefined);
 
       const seeded = await seedLiveLaunch(w.service.knex, {
-        organizationId: w.seed.organizations.acme.id, brandId: brand('gb'), accountId: 'act_5004', platform: 'meta', title: 'Live in pounds', at: Date.now() - 86_400_000,
+        organizationId: w.seed.organizations.acme.id,
+        brandId: brand('gb'),
+        accountId: 'act_5004',
+        platform: 'meta',
+        title: 'Live in pounds',
+        at: Date.now() - 86_400_000,
         campaigns: [{ name: 'Pounds', dailyBudget: 4_000 }],
       });
       const campaign = seeded.objects.find((o) => o.level === 'campaign')!;
-      const edit = await api('POST', `/launches/${seeded.launchId}/nodes/${campaign.nodeId}/live-budget`, { level: 'CAMPAIGN', budgetType: 'daily', amount: 6_000 }, idem('money-gbp'));
+      const edit = await api(
+        'POST',
+        `/launches/${seeded.launchId}/nodes/${campaign.nodeId}/live-budget`,
+        { level: 'CAMPAIGN', budgetType: 'daily', amount: 6_000 },
+        idem('money-gbp'),
+      );
       expect(edit.status, JSON.stringify(edit.body)).to.equal(503);
       expect(edit.body.error.message).to.match(/no exchange rate for GBP/);
       const platform = await w.service.knex('sandbox_objects').where({ object_id: campaign.objectId }).first('budget_cents');
@@ -197,7 +271,10 @@ for (const dialect of dialects()) {
       // Committed totals only grew: every refusal still would not fit, so none was refused wrongly.
       for (const x of lost) expect(total + x.cents).to.be.above(30_000);
       for (const x of lost) expect((await x.api('GET', `/launches/${x.launch.launchId}`)).body.status).not.to.equal('published');
-      const rows = await w.service.knex('spend_commitments').where({ api_key_id: keyId('race'), state: 'committed' }).select('amount_cents');
+      const rows = await w.service
+        .knex('spend_commitments')
+        .where({ api_key_id: keyId('race'), state: 'committed' })
+        .select('amount_cents');
       expect(rows.reduce((s, r) => s + Number(r.amount_cents), 0)).to.equal(total);
     });
   });

@@ -33,7 +33,12 @@ describe('OpenAPI document', () => {
     const ids: string[] = [];
     for (const item of Object.values<any>(doc.paths)) for (const op of Object.values<any>(item)) ids.push(op.operationId);
     // Beside the catalogue: the inbound hook of video_review workflows, signed by its sender instead of authenticated.
-    expect(ids.filter((id) => id !== 'receive-workflow-hook').sort()).to.deep.equal(world.service.catalogue.list().map((o) => o.name).sort());
+    expect(ids.filter((id) => id !== 'receive-workflow-hook').sort()).to.deep.equal(
+      world.service.catalogue
+        .list()
+        .map((o) => o.name)
+        .sort(),
+    );
     expect(doc.paths['/workflow-hooks/{hookId}'].post.operationId).to.equal('receive-workflow-hook');
     const brands = doc.paths['/brands'].get;
     expect(brands['x-scope']).to.equal('read');

@@ -217,7 +217,11 @@ for (const dialect of dialects()) {
         expect(min.body.activities).to.have.length(1);
       });
 
-      for (const [bad, code] of [['0', 'too_small'], ['101', 'too_big'], ['abc', 'invalid_type']] as const) {
+      for (const [bad, code] of [
+        ['0', 'too_small'],
+        ['101', 'too_big'],
+        ['abc', 'invalid_type'],
+      ] as const) {
         it(`refuses limit=${bad} with 400 validation_failed (${code})`, async () => {
           expectValidation(await world.request('GET', `${activityPath(world.brandId('acme', 'shoes'))}?limit=${bad}`, { key: ci }), 'limit', code);
         });
@@ -235,8 +239,14 @@ for (const dialect of dialects()) {
       before(async () => {
         brand = await newBrand();
         otherBrand = await newBrand();
-        await addActivity(brand, Array.from({ length: 6 }, (_, i) => ({ entityId: i % 2 ? 'odd' : 'even' })));
-        await addActivity(otherBrand, Array.from({ length: 6 }, (_, i) => ({ entityId: `o${i}` })));
+        await addActivity(
+          brand,
+          Array.from({ length: 6 }, (_, i) => ({ entityId: i % 2 ? 'odd' : 'even' })),
+        );
+        await addActivity(
+          otherBrand,
+          Array.from({ length: 6 }, (_, i) => ({ entityId: `o${i}` })),
+        );
         const a = await world.request('GET', `${activityPath(brand)}?limit=2&days=30`, { key: ci });
         activityCursor = a.body.nextCursor;
         const b = await world.request('GET', '/v1/brands?limit=1', { key: ci });
@@ -255,7 +265,8 @@ for (const dialect of dialects()) {
         const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
         return `${body}.${sign(body)}`;
       };
-      const activity = (query: string, cursor: string) => world.request('GET', `${activityPath(brand)}?${query}&cursor=${encodeURIComponent(cursor)}`, { key: ci });
+      const activity = (query: string, cursor: string) =>
+        world.request('GET', `${activityPath(brand)}?${query}&cursor=${encodeURIComponent(cursor)}`, { key: ci });
 
       it('continues with the same filters and limit, given in any order', async () => {
         const reply = await activity('days=30&limit=2', activityCursor);
@@ -286,7 +297,9 @@ for (const dialect of dialects()) {
       });
 
       it("refuses one brand's activity cursor on another brand", async () => {
-        expectCursorRefused(await world.request('GET', `${activityPath(otherBrand)}?limit=2&days=30&cursor=${encodeURIComponent(activityCursor)}`, { key: ci }));
+        expectCursorRefused(
+          await world.request('GET', `${activityPath(otherBrand)}?limit=2&days=30&cursor=${encodeURIComponent(activityCursor)}`, { key: ci }),
+        );
       });
 
       for (const query of ['limit=3&days=30', 'limit=1&days=30', 'days=30']) {
@@ -308,16 +321,29 @@ for (const dialect of dialects()) {
       it('accepts a cursor re-signed unchanged (the forging below is faithful)', async () => {
         const same = reforge(activityCursor, () => {});
         expect(same).to.equal(activityCursor);
-        const reply = await activity('limit=2&days=30', reforge(activityCursor, (p) => (p.t = Date.now())));
+        const reply = await activity(
+          'limit=2&days=30',
+          reforge(activityCursor, (p) => (p.t = Date.now())),
+        );
         expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
       });
 
       it('refuses a correctly signed cursor older than 24 hours', async () => {
-        expectCursorRefused(await activity('limit=2&days=30', reforge(activityCursor, (p) => (p.t = Date.now() - 25 * 3_600_000))));
+        expectCursorRefused(
+          await activity(
+            'limit=2&days=30',
+            reforge(activityCursor, (p) => (p.t = Date.now() - 25 * 3_600_000)),
+          ),
+        );
       });
 
       it('refuses a correctly signed cursor of an older format', async () => {
-        expectCursorRefused(await activity('limit=2&days=30', reforge(activityCursor, (p) => (p.v = 0))));
+        expectCursorRefused(
+          await activity(
+            'limit=2&days=30',
+            reforge(activityCursor, (p) => (p.v = 0)),
+          ),
+        );
       });
     });
 
@@ -361,7 +387,10 @@ for (const dialect of dialects()) {
 
       it('keeps only entries of entityId, and pages within the filter', async () => {
         const brand = await newBrand();
-        await addActivity(brand, Array.from({ length: 7 }, (_, i) => ({ entityId: i % 3 === 0 ? 'camp-1' : 'camp-2', action: `step.${i}` })));
+        await addActivity(
+          brand,
+          Array.from({ length: 7 }, (_, i) => ({ entityId: i % 3 === 0 ? 'camp-1' : 'camp-2', action: `step.${i}` })),
+        );
         const pages = await walk(activityPath(brand), 'entityId=camp-1&limit=1', 'activities');
         expect(pages.flatMap((p) => p.items.map((a: any) => [a.entityId, a.action]))).to.deep.equal([
           ['camp-1', 'step.6'],
@@ -447,15 +476,36 @@ for (const dialect of dialects()) {
     describe('activity made with an API key', () => {
       it('shows userName "API key: <key name>" and the key creator as userId (Olive made the CI key, Ada the writer key)', async () => {
         const brand = await newBrand();
-        for (const [ref, echo] of [['ci', 'first'], ['writer', 'second']] as const) {
+        for (const [ref, echo] of [
+          ['ci', 'first'],
+          ['writer', 'second'],
+        ] as const) {
           const made = await world.request('POST', `/v1/brands/${brand}/test-echo`, { key: world.key('acme', ref), body: { echo, entityId: `camp-${echo}` } });
           expect(made.status, JSON.stringify(made.body)).to.equal(201);
         }
         const reply = await world.request('GET', activityPath(brand), { key: ci });
         expect(reply.status).to.equal(200);
         expect(reply.body.activities.map((a: any) => ({ ...a, when: typeof a.when }))).to.deep.equal([
-          { userId: world.seed.organizations.acme.users.ada.id, userName: 'API key: Writer', entityType: 'campaign', entityId: 'camp-second', entityName: 'second', action: 'test.echo', when: 'string', accountId: null },
-          { userId: olive, userName: 'API key: CI key', entityType: 'campaign', entityId: 'camp-first', entityName: 'first', action: 'test.echo', when: 'string', accountId: null },
+          {
+            userId: world.seed.organizations.acme.users.ada.id,
+            userName: 'API key: Writer',
+            entityType: 'campaign',
+            entityId: 'camp-second',
+            entityName: 'second',
+            action: 'test.echo',
+            when: 'string',
+            accountId: null,
+          },
+          {
+            userId: olive,
+            userName: 'API key: CI key',
+            entityType: 'campaign',
+            entityId: 'camp-first',
+            entityName: 'first',
+            action: 'test.echo',
+            when: 'string',
+            accountId: null,
+          },
         ]);
         for (const a of reply.body.activities) expect(Math.abs(Date.parse(a.when) - Date.now())).to.be.lessThan(60_000);
         expect(reply.body.summary.perUser).to.deep.equal({ 'API key: Writer': 1, 'API key: CI key': 1 });

@@ -75,7 +75,12 @@ for (const dialect of dialects()) {
     it('update-automation: guard merges (a null minimum stays null), objectIds null is every object, lists replace', async () => {
       const a = ok(
         await shoes('POST', '/automations', {
-          automationName: 'Guarded', accountId: 'act_1001', level: 'campaign', action: 'notify', frequency: 'hourly', mode: 'shadow',
+          automationName: 'Guarded',
+          accountId: 'act_1001',
+          level: 'campaign',
+          action: 'notify',
+          frequency: 'hourly',
+          mode: 'shadow',
           conditions: [{ metric: 'spend', window: 'today', operator: 'gt', value: 100 }],
           guard: { minImpressions: 500, minSpend: 1000 },
         }),
@@ -100,7 +105,11 @@ for (const dialect of dialects()) {
     it('set-automation-status: status is required, so null is refused', async () => {
       const a = ok(
         await shoes('POST', '/automations', {
-          automationName: 'Status', accountId: 'act_1001', level: 'campaign', action: 'notify', frequency: 'hourly',
+          automationName: 'Status',
+          accountId: 'act_1001',
+          level: 'campaign',
+          action: 'notify',
+          frequency: 'hourly',
           conditions: [{ metric: 'spend', window: 'today', operator: 'gt', value: 100 }],
         }),
       );
@@ -132,7 +141,10 @@ for (const dialect of dialects()) {
     });
 
     it('update-webhook-endpoint: only the fields sent change; brandIds null is every brand; url null is refused', async () => {
-      const create = await w.request('POST', '/v1/webhook-endpoints', { key: ci, body: { url: 'http://127.0.0.1:9/hook', events: ['launch.published'], description: 'ops', brandIds: [w.brandId('acme', 'shoes')] } });
+      const create = await w.request('POST', '/v1/webhook-endpoints', {
+        key: ci,
+        body: { url: 'http://127.0.0.1:9/hook', events: ['launch.published'], description: 'ops', brandIds: [w.brandId('acme', 'shoes')] },
+      });
       const e = ok(create);
       const path = `/v1/webhook-endpoints/${e.endpointId}`;
       let now = ok(await w.request('PATCH', path, { key: ci, body: { description: 'on call' } }));

@@ -39,7 +39,10 @@ for (const dialect of dialects()) {
     const move = (cardId: number, body: Record<string, unknown>, key = ci) => pipe('PATCH', `/cards/${cardId}`, body, key);
     /** A workflow of the brand for a column to link to. */
     const newWorkflow = async (brandId: number) => {
-      const r = await w.request('POST', `/v1/brands/${brandId}/workflows`, { key: ci, body: { workflowName: 'Review', trigger: { kind: 'manual' }, nodes: [{ nodeId: 'review', kind: 'review', settings: {} }], edges: [] } });
+      const r = await w.request('POST', `/v1/brands/${brandId}/workflows`, {
+        key: ci,
+        body: { workflowName: 'Review', trigger: { kind: 'manual' }, nodes: [{ nodeId: 'review', kind: 'review', settings: {} }], edges: [] },
+      });
       expect(r.status, JSON.stringify(r.body)).to.equal(201);
       return r.body.workflowId as number;
     };
@@ -117,7 +120,11 @@ for (const dialect of dialects()) {
         expect(rival.status).to.equal(404);
         const reader = w.key('acme', 'reader');
         expect((await board(reader, hats)).status).to.equal(200);
-        for (const [method, path, body] of [['POST', '/columns', { name: 'Nope' }], ['PATCH', `/columns/${mine.columnId}`, { name: 'Nope' }], ['DELETE', `/columns/${mine.columnId}`, undefined]] as const) {
+        for (const [method, path, body] of [
+          ['POST', '/columns', { name: 'Nope' }],
+          ['PATCH', `/columns/${mine.columnId}`, { name: 'Nope' }],
+          ['DELETE', `/columns/${mine.columnId}`, undefined],
+        ] as const) {
           const refused = await pipe(method, path, body, reader, hats);
           expect(refused.status, `${method} ${path}`).to.equal(403);
           expect(refused.body.error).to.deep.include({ code: 'insufficient_scope', details: { requiredScope: 'write' } });
@@ -145,10 +152,22 @@ for (const dialect of dialects()) {
         const l1 = await createLaunch(api, 'Spring sale');
         const l2 = await createLaunch(api, 'Summer sale');
         const a = await newCard({ launchId: l1, columnId: draft.columnId });
-        expect(a).to.deep.include({ columnId: draft.columnId, launchId: l1, launchStatus: 'draft', title: 'Spring sale', position: 0, version: 1, publish: NOTHING, publishError: null });
+        expect(a).to.deep.include({
+          columnId: draft.columnId,
+          launchId: l1,
+          launchStatus: 'draft',
+          title: 'Spring sale',
+          position: 0,
+          version: 1,
+          publish: NOTHING,
+          publishError: null,
+        });
         const b = await newCard({ launchId: Number(l2), columnId: String(draft.columnId), title: 'Summer', position: 0 });
         expect(b).to.deep.include({ title: 'Summer', position: 0, version: 1 });
-        const order = async () => (await board()).body.cards.filter((c: any) => [a.cardId, b.cardId].includes(c.cardId)).map((c: any) => `${c.columnId === draft.columnId ? 'draft' : 'review'}:${c.position}:${c.title}`);
+        const order = async () =>
+          (await board()).body.cards
+            .filter((c: any) => [a.cardId, b.cardId].includes(c.cardId))
+            .map((c: any) => `${c.columnId === draft.columnId ? 'draft' : 'review'}:${c.position}:${c.title}`);
         expect(await order()).to.deep.equal(['draft:0:Summer', 'draft:1:Spring sale']);
 
         const up = await move(a.cardId, { position: 0, version: 1 });

@@ -33,7 +33,9 @@ const referencesWorld = {
       name: 'Other Agency',
       plan: 'agency',
       subscriptionStatus: 'active',
-      brands: [{ ref: 'rival', name: 'Rival Co', adAccounts: [{ platform: 'meta', accountId: 'act_9001', name: 'Rival US', timezone: 'UTC', currency: 'USD' }] }],
+      brands: [
+        { ref: 'rival', name: 'Rival Co', adAccounts: [{ platform: 'meta', accountId: 'act_9001', name: 'Rival US', timezone: 'UTC', currency: 'USD' }] },
+      ],
       apiKeys: [{ ref: 'otherKey', name: 'Other key', ...full, brands: null }],
     },
   ],
@@ -94,16 +96,40 @@ for (const dialect of dialects()) {
       const copyId = must(await b('POST', '/copies', { platform: 'meta' }), 201, 'copy').body.copyGenerationId;
       const launch = await buildLaunch(b, { creativeId });
       const templateId = must(await b('POST', '/structure-templates', templateBody(accountId, { creativeId })), 201, 'template').body.templateId;
-      const automation = { automationName: 'Watch', accountId, level: 'campaign', action: 'notify', status: 'PAUSED', conditions: [{ metric: 'spend', window: 'today', operator: 'gt', value: 100 }] };
+      const automation = {
+        automationName: 'Watch',
+        accountId,
+        level: 'campaign',
+        action: 'notify',
+        status: 'PAUSED',
+        conditions: [{ metric: 'spend', window: 'today', operator: 'gt', value: 100 }],
+      };
       const automationId = must(await b('POST', '/automations', automation), 201, 'automation').body.automationId;
       const columnId = must(await b('POST', '/pipeline/columns', { name: `Column ${brandRef}` }), 201, 'column').body.columnId;
       const workflowId = must(await b('POST', '/workflows', workflowBody({ kind: 'manual' }, [review])), 201, 'workflow').body.workflowId;
       const live = await seedLiveLaunch(w.service.knex, {
-        organizationId: w.seed.organizations[org].id, brandId, accountId, platform: 'meta', title: 'Live', at: Date.now() - 86_400_000, campaigns: [{ name: 'Live', dailyBudget: 5000 }],
+        organizationId: w.seed.organizations[org].id,
+        brandId,
+        accountId,
+        platform: 'meta',
+        title: 'Live',
+        at: Date.now() - 86_400_000,
+        campaigns: [{ name: 'Live', dailyBudget: 5000 }],
       });
       return {
-        brandId, accountId, creativeId, copyId, templateId, launchId: Number(launch.launchId), campaignNodeId: launch.campaignId, adsetNodeId: launch.adsetId, adNodeId: launch.adIds[0],
-        automationId, columnId, workflowId, liveObjectId: live.objects.find((o) => o.level === 'campaign')!.objectId,
+        brandId,
+        accountId,
+        creativeId,
+        copyId,
+        templateId,
+        launchId: Number(launch.launchId),
+        campaignNodeId: launch.campaignId,
+        adsetNodeId: launch.adsetId,
+        adNodeId: launch.adIds[0],
+        automationId,
+        columnId,
+        workflowId,
+        liveObjectId: live.objects.find((o) => o.level === 'campaign')!.objectId,
       };
     }
 
@@ -133,71 +159,233 @@ for (const dialect of dialects()) {
     }
 
     const rows: Row[] = [
-      { name: 'create-workflow', field: 'trigger.columnId', pick: (r) => r.columnId, send: (id) => api('POST', '/workflows', workflowBody({ kind: 'pipeline_stage', columnId: id }, [review])), ok: 201 },
-      { name: 'create-workflow', field: 'trigger.automationId', pick: (r) => r.automationId, send: (id) => api('POST', '/workflows', workflowBody({ kind: 'monitor', automationId: id }, [review])), ok: 201 },
       {
-        name: 'create-workflow', field: 'nodes[t].settings.templateId', pick: (r) => r.templateId, ok: 201,
+        name: 'create-workflow',
+        field: 'trigger.columnId',
+        pick: (r) => r.columnId,
+        send: (id) => api('POST', '/workflows', workflowBody({ kind: 'pipeline_stage', columnId: id }, [review])),
+        ok: 201,
+      },
+      {
+        name: 'create-workflow',
+        field: 'trigger.automationId',
+        pick: (r) => r.automationId,
+        send: (id) => api('POST', '/workflows', workflowBody({ kind: 'monitor', automationId: id }, [review])),
+        ok: 201,
+      },
+      {
+        name: 'create-workflow',
+        field: 'nodes[t].settings.templateId',
+        pick: (r) => r.templateId,
+        ok: 201,
         send: (id) => api('POST', '/workflows', workflowBody({ kind: 'manual' }, [{ nodeId: 't', kind: 'apply_template', settings: { templateId: id } }])),
       },
       {
-        name: 'create-workflow', field: 'nodes[go].settings.launchId', pick: (r) => r.launchId, ok: 201,
+        name: 'create-workflow',
+        field: 'nodes[go].settings.launchId',
+        pick: (r) => r.launchId,
+        ok: 201,
         send: (id) => api('POST', '/workflows', workflowBody({ kind: 'manual' }, [{ nodeId: 'go', kind: 'launch', settings: { launchId: id } }])),
       },
       {
-        name: 'create-workflow', field: 'nodes[p].settings.nodeId', pick: (r) => r.campaignNodeId, ok: 201, digits: false,
-        send: (id) => api('POST', '/workflows', workflowBody({ kind: 'manual' }, [{ nodeId: 'p', kind: 'pause', settings: { launchId: own.launchId, nodeId: id } }])),
+        name: 'create-workflow',
+        field: 'nodes[p].settings.nodeId',
+        pick: (r) => r.campaignNodeId,
+        ok: 201,
+        digits: false,
+        send: (id) =>
+          api('POST', '/workflows', workflowBody({ kind: 'manual' }, [{ nodeId: 'p', kind: 'pause', settings: { launchId: own.launchId, nodeId: id } }])),
       },
       {
-        name: 'save-workflow', field: 'nodes[go].settings.launchId', pick: (r) => r.launchId, ok: 200,
+        name: 'save-workflow',
+        field: 'nodes[go].settings.launchId',
+        pick: (r) => r.launchId,
+        ok: 200,
         send: async (id) => {
           const made = must(await api('POST', '/workflows', workflowBody({ kind: 'manual' }, [review])), 201, 'workflow');
-          return api('PUT', `/workflows/${made.body.workflowId}`, { ...workflowBody({ kind: 'manual' }, [{ nodeId: 'go', kind: 'launch', settings: { launchId: id } }]), version: 1 });
+          return api('PUT', `/workflows/${made.body.workflowId}`, {
+            ...workflowBody({ kind: 'manual' }, [{ nodeId: 'go', kind: 'launch', settings: { launchId: id } }]),
+            version: 1,
+          });
         },
       },
-      { name: 'run-workflow', field: 'launchId', pick: (r) => r.launchId, ok: 202, send: (id) => api('POST', `/workflows/${own.workflowId}/runs`, { launchId: id }) },
-      { name: 'create-pipeline-column', field: 'workflowId', pick: (r) => r.workflowId, ok: 201, send: (id) => api('POST', '/pipeline/columns', { name: `Linked ${Math.random()}`, workflowId: id }) },
-      { name: 'update-pipeline-column', field: 'workflowId', pick: (r) => r.workflowId, ok: 200, send: (id) => api('PATCH', `/pipeline/columns/${own.columnId}`, { workflowId: id }) },
       {
-        name: 'create-pipeline-card', field: 'launchId', pick: (r) => r.launchId, ok: 201,
-        // The brand's own launch can sit on the board once: the success case uses a fresh one.
-        send: async (id) => api('POST', '/pipeline/cards', { launchId: id === String(own.launchId) ? await createLaunch(api, 'Card') : id, columnId: own.columnId }),
+        name: 'run-workflow',
+        field: 'launchId',
+        pick: (r) => r.launchId,
+        ok: 202,
+        send: (id) => api('POST', `/workflows/${own.workflowId}/runs`, { launchId: id }),
       },
-      { name: 'create-pipeline-card', field: 'columnId', pick: (r) => r.columnId, ok: 201, send: async (id) => api('POST', '/pipeline/cards', { launchId: await createLaunch(api, 'Card'), columnId: id }) },
       {
-        name: 'move-pipeline-card', field: 'columnId', pick: (r) => r.columnId, ok: 200,
+        name: 'create-pipeline-column',
+        field: 'workflowId',
+        pick: (r) => r.workflowId,
+        ok: 201,
+        send: (id) => api('POST', '/pipeline/columns', { name: `Linked ${Math.random()}`, workflowId: id }),
+      },
+      {
+        name: 'update-pipeline-column',
+        field: 'workflowId',
+        pick: (r) => r.workflowId,
+        ok: 200,
+        send: (id) => api('PATCH', `/pipeline/columns/${own.columnId}`, { workflowId: id }),
+      },
+      {
+        name: 'create-pipeline-card',
+        field: 'launchId',
+        pick: (r) => r.launchId,
+        ok: 201,
+        // The brand's own launch can sit on the board once: the success case uses a fresh one.
+        send: async (id) =>
+          api('POST', '/pipeline/cards', { launchId: id === String(own.launchId) ? await createLaunch(api, 'Card') : id, columnId: own.columnId }),
+      },
+      {
+        name: 'create-pipeline-card',
+        field: 'columnId',
+        pick: (r) => r.columnId,
+        ok: 201,
+        send: async (id) => api('POST', '/pipeline/cards', { launchId: await createLaunch(api, 'Card'), columnId: id }),
+      },
+      {
+        name: 'move-pipeline-card',
+        field: 'columnId',
+        pick: (r) => r.columnId,
+        ok: 200,
         send: async (id) => {
           const card = must(await api('POST', '/pipeline/cards', { launchId: await createLaunch(api, 'Moving'), columnId: own.columnId }), 201, 'card');
           return api('PATCH', `/pipeline/cards/${card.body.cardId}`, { columnId: id, version: card.body.version });
         },
       },
-      { name: 'create-structure-template', field: 'accounts[0]', pick: (r) => r.accountId, ok: 201, digits: false, send: (id) => api('POST', '/structure-templates', templateBody(String(id), {})) },
-      { name: 'create-structure-template', field: 'config.ads[0].creativeId', pick: (r) => r.creativeId, ok: 201, send: (id) => api('POST', '/structure-templates', templateBody(own.accountId, { creativeId: id })) },
-      { name: 'create-structure-template', field: 'config.ads[0].copyGenerationId', pick: (r) => r.copyId, ok: 201, send: (id) => api('POST', '/structure-templates', templateBody(own.accountId, { copyGenerationId: id })) },
-      { name: 'edit-structure-template', field: 'accounts[0]', pick: (r) => r.accountId, ok: 200, digits: false, send: (id) => api('PATCH', `/structure-templates/${own.templateId}`, { accounts: [id] }) },
       {
-        name: 'create-node', field: 'properties.creativeId', pick: (r) => r.creativeId, ok: 201,
-        send: (id) => api('POST', `/launches/${own.launchId}/nodes`, { nodeType: 'ad', parentId: own.adsetNodeId, properties: { name: 'Another ad', creativeId: id } }),
-      },
-      { name: 'update-node', field: 'creativeId', pick: (r) => r.creativeId, ok: 200, send: (id) => api('PATCH', `/launches/${own.launchId}/nodes/${own.adNodeId}`, { creativeId: id }) },
-      { name: 'update-node', field: 'copyGenerationId', pick: (r) => r.copyId, ok: 200, send: (id) => api('PATCH', `/launches/${own.launchId}/nodes/${own.adNodeId}`, { copyGenerationId: id }) },
-      { name: 'update-node', field: 'properties.copyGenerationId', pick: (r) => r.copyId, ok: 200, send: (id) => api('PATCH', `/launches/${own.launchId}/nodes/${own.adNodeId}`, { properties: { copyGenerationId: id } }) },
-      {
-        name: 'create-automation', field: 'accountId', pick: (r) => r.accountId, ok: 201, digits: false,
-        send: (id) => api('POST', '/automations', { automationName: 'A', accountId: id, level: 'campaign', action: 'notify', status: 'PAUSED', conditions: [{ metric: 'spend', window: 'today', operator: 'gt', value: 1 }] }),
+        name: 'create-structure-template',
+        field: 'accounts[0]',
+        pick: (r) => r.accountId,
+        ok: 201,
+        digits: false,
+        send: (id) => api('POST', '/structure-templates', templateBody(String(id), {})),
       },
       {
-        name: 'create-automation', field: 'objectIds[0]', pick: (r) => r.liveObjectId, ok: 201, digits: false,
-        send: (id) => api('POST', '/automations', { automationName: 'B', accountId: own.accountId, level: 'campaign', objectIds: [id], action: 'notify', status: 'PAUSED', conditions: [{ metric: 'spend', window: 'today', operator: 'gt', value: 1 }] }),
-      },
-      { name: 'update-automation', field: 'objectIds[0]', pick: (r) => r.liveObjectId, ok: 200, digits: false, send: (id) => api('PATCH', `/automations/${own.automationId}`, { objectIds: [id] }) },
-      { name: 'generate-copy', field: 'creativeIds[0]', pick: (r) => r.creativeId, ok: 201, send: (id) => api('POST', '/copies', { platform: 'meta', creativeIds: [id] }) },
-      {
-        name: 'create-workflow (brand-limited key)', field: 'nodes[go].settings.brandId', pick: (r) => r.brandId, ok: 201,
-        send: (id) => brandApi(w, w.key('acme', 'shoesOnly'), own.brandId)('POST', '/workflows', workflowBody({ kind: 'manual' }, [{ nodeId: 'go', kind: 'launch', settings: { launchId: '$trigger.launchId', brandId: id } }])),
+        name: 'create-structure-template',
+        field: 'config.ads[0].creativeId',
+        pick: (r) => r.creativeId,
+        ok: 201,
+        send: (id) => api('POST', '/structure-templates', templateBody(own.accountId, { creativeId: id })),
       },
       {
-        name: 'create-workflow (brand-limited key)', field: 'nodes[ag].settings.brandIds[0]', pick: (r) => r.brandId, ok: 201,
-        send: (id) => brandApi(w, w.key('acme', 'shoesOnly'), own.brandId)('POST', '/workflows', workflowBody({ kind: 'manual' }, [{ nodeId: 'ag', kind: 'agent', settings: { instruction: 'Pause the losers', brandIds: [id] } }])),
+        name: 'create-structure-template',
+        field: 'config.ads[0].copyGenerationId',
+        pick: (r) => r.copyId,
+        ok: 201,
+        send: (id) => api('POST', '/structure-templates', templateBody(own.accountId, { copyGenerationId: id })),
+      },
+      {
+        name: 'edit-structure-template',
+        field: 'accounts[0]',
+        pick: (r) => r.accountId,
+        ok: 200,
+        digits: false,
+        send: (id) => api('PATCH', `/structure-templates/${own.templateId}`, { accounts: [id] }),
+      },
+      {
+        name: 'create-node',
+        field: 'properties.creativeId',
+        pick: (r) => r.creativeId,
+        ok: 201,
+        send: (id) =>
+          api('POST', `/launches/${own.launchId}/nodes`, { nodeType: 'ad', parentId: own.adsetNodeId, properties: { name: 'Another ad', creativeId: id } }),
+      },
+      {
+        name: 'update-node',
+        field: 'creativeId',
+        pick: (r) => r.creativeId,
+        ok: 200,
+        send: (id) => api('PATCH', `/launches/${own.launchId}/nodes/${own.adNodeId}`, { creativeId: id }),
+      },
+      {
+        name: 'update-node',
+        field: 'copyGenerationId',
+        pick: (r) => r.copyId,
+        ok: 200,
+        send: (id) => api('PATCH', `/launches/${own.launchId}/nodes/${own.adNodeId}`, { copyGenerationId: id }),
+      },
+      {
+        name: 'update-node',
+        field: 'properties.copyGenerationId',
+        pick: (r) => r.copyId,
+        ok: 200,
+        send: (id) => api('PATCH', `/launches/${own.launchId}/nodes/${own.adNodeId}`, { properties: { copyGenerationId: id } }),
+      },
+      {
+        name: 'create-automation',
+        field: 'accountId',
+        pick: (r) => r.accountId,
+        ok: 201,
+        digits: false,
+        send: (id) =>
+          api('POST', '/automations', {
+            automationName: 'A',
+            accountId: id,
+            level: 'campaign',
+            action: 'notify',
+            status: 'PAUSED',
+            conditions: [{ metric: 'spend', window: 'today', operator: 'gt', value: 1 }],
+          }),
+      },
+      {
+        name: 'create-automation',
+        field: 'objectIds[0]',
+        pick: (r) => r.liveObjectId,
+        ok: 201,
+        digits: false,
+        send: (id) =>
+          api('POST', '/automations', {
+            automationName: 'B',
+            accountId: own.accountId,
+            level: 'campaign',
+            objectIds: [id],
+            action: 'notify',
+            status: 'PAUSED',
+            conditions: [{ metric: 'spend', window: 'today', operator: 'gt', value: 1 }],
+          }),
+      },
+      {
+        name: 'update-automation',
+        field: 'objectIds[0]',
+        pick: (r) => r.liveObjectId,
+        ok: 200,
+        digits: false,
+        send: (id) => api('PATCH', `/automations/${own.automationId}`, { objectIds: [id] }),
+      },
+      {
+        name: 'generate-copy',
+        field: 'creativeIds[0]',
+        pick: (r) => r.creativeId,
+        ok: 201,
+        send: (id) => api('POST', '/copies', { platform: 'meta', creativeIds: [id] }),
+      },
+      {
+        name: 'create-workflow (brand-limited key)',
+        field: 'nodes[go].settings.brandId',
+        pick: (r) => r.brandId,
+        ok: 201,
+        send: (id) =>
+          brandApi(w, w.key('acme', 'shoesOnly'), own.brandId)(
+            'POST',
+            '/workflows',
+            workflowBody({ kind: 'manual' }, [{ nodeId: 'go', kind: 'launch', settings: { launchId: '$trigger.launchId', brandId: id } }]),
+          ),
+      },
+      {
+        name: 'create-workflow (brand-limited key)',
+        field: 'nodes[ag].settings.brandIds[0]',
+        pick: (r) => r.brandId,
+        ok: 201,
+        send: (id) =>
+          brandApi(w, w.key('acme', 'shoesOnly'), own.brandId)(
+            'POST',
+            '/workflows',
+            workflowBody({ kind: 'manual' }, [{ nodeId: 'ag', kind: 'agent', settings: { instruction: 'Pause the losers', brandIds: [id] } }]),
+          ),
       },
     ];
 
@@ -213,7 +401,10 @@ for (const dialect of dialects()) {
         expect(refused.body.error.details).to.have.length(1);
         expect(refused.body.error.details[0]).to.include({ field: row.field, code: 'invalid_value' });
         expect(refused.body.error.details[0].message).to.include(String(missing));
-        for (const [other, what] of [[hats, "another brand's"], [rival, "another organization's"]] as const) {
+        for (const [other, what] of [
+          [hats, "another brand's"],
+          [rival, "another organization's"],
+        ] as const) {
           const id = row.pick(other);
           const foreign = await row.send(id);
           expect(foreign.status, `${what}: ${JSON.stringify(foreign.body)}`).to.equal(400);
@@ -228,7 +419,17 @@ for (const dialect of dialects()) {
     it('answers a saved id sent as digits as the number', async () => {
       const column = must(await api('POST', '/pipeline/columns', { name: 'Digits', workflowId: String(own.workflowId) }), 201, 'column');
       expect(column.body.workflowId).to.equal(own.workflowId);
-      const wf = must(await api('POST', '/workflows', workflowBody({ kind: 'monitor', automationId: String(own.automationId) }, [{ nodeId: 'go', kind: 'launch', settings: { launchId: String(own.launchId) } }])), 201, 'workflow');
+      const wf = must(
+        await api(
+          'POST',
+          '/workflows',
+          workflowBody({ kind: 'monitor', automationId: String(own.automationId) }, [
+            { nodeId: 'go', kind: 'launch', settings: { launchId: String(own.launchId) } },
+          ]),
+        ),
+        201,
+        'workflow',
+      );
       expect(wf.body.trigger).to.deep.equal({ kind: 'monitor', automationId: own.automationId });
       expect(wf.body.nodes[0].settings).to.deep.equal({ launchId: own.launchId });
       const node = must(await api('PATCH', `/launches/${own.launchId}/nodes/${own.adNodeId}`, { creativeId: String(own.creativeId) }), 200, 'node');

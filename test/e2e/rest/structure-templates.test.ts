@@ -50,15 +50,26 @@ for (const dialect of dialects()) {
         [{ audiences: [{ kind: 'targetingSet', name: 'Nothing' }] }, 'audiences[0].targeting', 'invalid_value'],
         [{ accounts: ['act_9001'] }, 'accounts[0]', 'invalid_value'],
         [{ scope: 'single' }, 'scope', 'invalid_value'],
-        [{ config: { ...templateBody(creativeId).config, campaign: { name: '{nope}', objective: 'OUTCOME_TRAFFIC', accountId: 'act_3001' } } }, 'config.campaign.name', 'invalid_value'],
-        [{ config: { ...templateBody(creativeId).config, campaign: { objective: 'OUTCOME_TRAFFIC', accountId: 'act_3001' } } }, 'config.campaign.accountId', 'invalid_value'],
+        [
+          { config: { ...templateBody(creativeId).config, campaign: { name: '{nope}', objective: 'OUTCOME_TRAFFIC', accountId: 'act_3001' } } },
+          'config.campaign.name',
+          'invalid_value',
+        ],
+        [
+          { config: { ...templateBody(creativeId).config, campaign: { objective: 'OUTCOME_TRAFFIC', accountId: 'act_3001' } } },
+          'config.campaign.accountId',
+          'invalid_value',
+        ],
         [{ config: { ...templateBody(creativeId).config, ads: [{ creativeId: 999999 }] } }, 'config.ads[0].creativeId', 'invalid_value'],
         [{ colour: 'red' }, 'colour', 'unrecognized_key'],
       ];
       for (const [over, field, code] of table) {
         const res = await api('POST', '/structure-templates', templateBody(creativeId, over));
         expect(res.status, field).to.equal(400);
-        expect(res.body.error.details.map((d: any) => [d.field, d.code]), field).to.deep.include([field, code]);
+        expect(
+          res.body.error.details.map((d: any) => [d.field, d.code]),
+          field,
+        ).to.deep.include([field, code]);
       }
     });
 
@@ -103,7 +114,10 @@ for (const dialect of dialects()) {
       // 2 accounts × (1 campaign, 1 ad set × 2 audiences, 2 ads each).
       expect(applied.body).to.deep.include({ templateId: t.templateId, status: 'draft', campaigns: 2, adSets: 4, ads: 8, title: 'Prospecting' });
       const launch = (await api('GET', `/launches/${applied.body.launchId}`)).body;
-      expect(launch.campaigns.map((c: any) => c.node.properties.name)).to.deep.equal(['Agency Brand | Agency US | OUTCOME_TRAFFIC', 'Agency Brand | Agency EU | OUTCOME_TRAFFIC']);
+      expect(launch.campaigns.map((c: any) => c.node.properties.name)).to.deep.equal([
+        'Agency Brand | Agency US | OUTCOME_TRAFFIC',
+        'Agency Brand | Agency EU | OUTCOME_TRAFFIC',
+      ]);
       expect(launch.campaigns.map((c: any) => c.node.accountId)).to.deep.equal(['act_3001', 'act_3002']);
       const [broad, lookalike] = launch.campaigns[0].adSets;
       expect(broad.node.properties.name).to.equal('Broad 25-45 | US | 25-45');
@@ -125,17 +139,30 @@ for (const dialect of dialects()) {
       expect(refused.status).to.equal(409);
       expect(refused.body.error.code).to.equal('conflict');
       const before = (await api('GET', '/launches')).body.batches.length;
-      const bad = (await api('POST', '/structure-templates', templateBody(creativeId, {
-        settings: { budget: { dailyAmount: 50 } },
-        config: { ...templateBody(creativeId).config, adSets: [{ optimizationGoal: 'APP_INSTALLS', targeting: {} }] },
-        audiences: [{ kind: 'targetingSet', name: 'Broad', targeting: { ageMin: 30, ageMax: 20 } }],
-      }))).body;
+      const bad = (
+        await api(
+          'POST',
+          '/structure-templates',
+          templateBody(creativeId, {
+            settings: { budget: { dailyAmount: 50 } },
+            config: { ...templateBody(creativeId).config, adSets: [{ optimizationGoal: 'APP_INSTALLS', targeting: {} }] },
+            audiences: [{ kind: 'targetingSet', name: 'Broad', targeting: { ageMin: 30, ageMax: 20 } }],
+          }),
+        )
+      ).body;
       const res = await api('POST', `/structure-templates/${bad.templateId}/launches`, {});
       expect(res.status).to.equal(400);
       expect(res.body.error.code).to.equal('validation_failed');
       const fields = res.body.error.details.map((d: any) => d.field);
-      expect(fields).to.have.members(['settings.budget.dailyAmount', 'config.adSets[0].optimizationGoal', 'config.adSets[0].targeting.countries', 'audiences[0].targeting.ageMin']);
-      expect(res.body.error.details.find((d: any) => d.field === 'settings.budget.dailyAmount').message).to.match(/at least 100 \(minor units of the ad account's currency\) on meta \(ad accounts act_3001, act_3002\)/);
+      expect(fields).to.have.members([
+        'settings.budget.dailyAmount',
+        'config.adSets[0].optimizationGoal',
+        'config.adSets[0].targeting.countries',
+        'audiences[0].targeting.ageMin',
+      ]);
+      expect(res.body.error.details.find((d: any) => d.field === 'settings.budget.dailyAmount').message).to.match(
+        /at least 100 \(minor units of the ad account's currency\) on meta \(ad accounts act_3001, act_3002\)/,
+      );
       expect((await api('GET', '/launches')).body.batches.length).to.equal(before);
     });
 
@@ -146,7 +173,9 @@ for (const dialect of dialects()) {
       await w.service.knex('ad_accounts').where({ brand_id: brandId, account_id: 'act_3003' }).delete();
       const got = await api('GET', `/structure-templates/${t.templateId}`);
       expect(got.body.status).to.equal('NEEDS_ATTENTION');
-      expect(got.body.statusReasons).to.deep.equal([{ field: 'accounts[1]', message: 'ad account act_3003 no longer exists in this brand; remove it from accounts' }]);
+      expect(got.body.statusReasons).to.deep.equal([
+        { field: 'accounts[1]', message: 'ad account act_3003 no longer exists in this brand; remove it from accounts' },
+      ]);
       const listed = (await api('GET', '/structure-templates?status=NEEDS_ATTENTION')).body.structureTemplates;
       expect(listed.map((x: any) => x.templateId)).to.include(t.templateId);
       const apply = await api('POST', `/structure-templates/${t.templateId}/launches`, {});
@@ -165,7 +194,9 @@ for (const dialect of dialects()) {
       await w.service.knex('sandbox_assets').where({ account_id: 'act_3002', kind: 'audiences' }).delete();
       const got = await api('GET', `/structure-templates/${t.templateId}`);
       expect(got.body.status).to.equal('NEEDS_ATTENTION');
-      expect(got.body.statusReasons).to.deep.equal([{ field: 'audiences[1].audienceId', message: 'audience aud_lookalike ("Lookalike") no longer exists in ad account act_3002' }]);
+      expect(got.body.statusReasons).to.deep.equal([
+        { field: 'audiences[1].audienceId', message: 'audience aud_lookalike ("Lookalike") no longer exists in ad account act_3002' },
+      ]);
     });
   });
 }

@@ -44,7 +44,7 @@ for (const dialect of dialects()) {
       await tracker?.close();
     });
 
-    it('GET the connection: baseUrl and the key\'s last four characters, never the key', async () => {
+    it("GET the connection: baseUrl and the key's last four characters, never the key", async () => {
       const got = await w.request('GET', base(), { key: tokens.mia });
       expect(got.status).to.equal(200);
       expect(got.body).to.deep.include({ brandId: brand, connected: true, baseUrl: tracker.url, apiKeyLast4: '7781' });
@@ -61,20 +61,74 @@ for (const dialect of dialects()) {
       expect(body.trackerCampaigns).to.deep.include({ id: '38', title: 'Auto-cost offer', autoCostUpdate: true });
       expect(body.trackerCampaigns).to.deep.include({ id: '31', title: 'Alpha offer', autoCostUpdate: false });
       const byId = new Map<string, any>(body.mappings.map((m: any) => [m.providerCampaignId, m]));
-      const pick = (m: any) => ({ trackerCampaignId: m.trackerCampaignId, trackerCampaignName: m.trackerCampaignName, source: m.source, matchedOn: m.matchedOn, pushable: m.pushable, skipReason: m.skipReason });
-      expect(pick(byId.get(M.A))).to.deep.equal({ trackerCampaignId: '31', trackerCampaignName: 'Alpha offer', source: 'auto', matchedOn: 'sub3', pushable: true, skipReason: null });
-      expect(pick(byId.get(M.B))).to.deep.equal({ trackerCampaignId: '32', trackerCampaignName: 'Shared offer', source: 'auto', matchedOn: 'sub3', pushable: true, skipReason: null });
-      expect(pick(byId.get(M.D))).to.deep.equal({ trackerCampaignId: '35', trackerCampaignName: 'Delta offer', source: 'auto', matchedOn: 'tracker_campaign_id', pushable: true, skipReason: null });
-      expect(pick(byId.get(M.G))).to.deep.equal({ trackerCampaignId: '36', trackerCampaignName: 'Golf clicks', source: 'auto', matchedOn: 'sub3', pushable: true, skipReason: null });
-      expect(pick(byId.get(M.I))).to.deep.equal({ trackerCampaignId: '38', trackerCampaignName: 'Auto-cost offer', source: 'auto', matchedOn: 'sub3', pushable: false, skipReason: 'auto_cost_update' });
+      const pick = (m: any) => ({
+        trackerCampaignId: m.trackerCampaignId,
+        trackerCampaignName: m.trackerCampaignName,
+        source: m.source,
+        matchedOn: m.matchedOn,
+        pushable: m.pushable,
+        skipReason: m.skipReason,
+      });
+      expect(pick(byId.get(M.A))).to.deep.equal({
+        trackerCampaignId: '31',
+        trackerCampaignName: 'Alpha offer',
+        source: 'auto',
+        matchedOn: 'sub3',
+        pushable: true,
+        skipReason: null,
+      });
+      expect(pick(byId.get(M.B))).to.deep.equal({
+        trackerCampaignId: '32',
+        trackerCampaignName: 'Shared offer',
+        source: 'auto',
+        matchedOn: 'sub3',
+        pushable: true,
+        skipReason: null,
+      });
+      expect(pick(byId.get(M.D))).to.deep.equal({
+        trackerCampaignId: '35',
+        trackerCampaignName: 'Delta offer',
+        source: 'auto',
+        matchedOn: 'tracker_campaign_id',
+        pushable: true,
+        skipReason: null,
+      });
+      expect(pick(byId.get(M.G))).to.deep.equal({
+        trackerCampaignId: '36',
+        trackerCampaignName: 'Golf clicks',
+        source: 'auto',
+        matchedOn: 'sub3',
+        pushable: true,
+        skipReason: null,
+      });
+      expect(pick(byId.get(M.I))).to.deep.equal({
+        trackerCampaignId: '38',
+        trackerCampaignName: 'Auto-cost offer',
+        source: 'auto',
+        matchedOn: 'sub3',
+        pushable: false,
+        skipReason: 'auto_cost_update',
+      });
       expect(byId.get(M.A)).to.deep.include({ svcCampaignName: NAMES.A, provider: 'meta', updatedByUserId: 0 });
       expect(byId.get(M.A).updatedAt).to.be.a('string');
       const unmatched = new Map<string, any>(body.unmatched.map((u: any) => [u.providerCampaignId, u]));
       expect(unmatched.get(M.C)).to.deep.equal({
-        providerCampaignId: M.C, svcCampaignName: NAMES.C, provider: 'meta', reason: 'ambiguous',
-        candidates: [{ trackerCampaignId: '33', trackerCampaignName: 'Charlie one', clicks: 420 }, { trackerCampaignId: '34', trackerCampaignName: 'Charlie two', clicks: 120 }],
+        providerCampaignId: M.C,
+        svcCampaignName: NAMES.C,
+        provider: 'meta',
+        reason: 'ambiguous',
+        candidates: [
+          { trackerCampaignId: '33', trackerCampaignName: 'Charlie one', clicks: 420 },
+          { trackerCampaignId: '34', trackerCampaignName: 'Charlie two', clicks: 120 },
+        ],
       });
-      expect(unmatched.get(M.E)).to.deep.equal({ providerCampaignId: M.E, svcCampaignName: NAMES.E, provider: 'meta', reason: 'shared_campaign_without_sub3', candidates: [{ trackerCampaignId: '32', trackerCampaignName: 'Shared offer', clicks: 180 }] });
+      expect(unmatched.get(M.E)).to.deep.equal({
+        providerCampaignId: M.E,
+        svcCampaignName: NAMES.E,
+        provider: 'meta',
+        reason: 'shared_campaign_without_sub3',
+        candidates: [{ trackerCampaignId: '32', trackerCampaignName: 'Shared offer', clicks: 180 }],
+      });
       expect(unmatched.get(M.F)).to.deep.equal({ providerCampaignId: M.F, svcCampaignName: NAMES.F, provider: 'meta', reason: 'no_clicks', candidates: [] });
       // H has no clicks at all: unmatched until a manual mapping.
       expect(unmatched.get(M.H)).to.deep.include({ reason: 'no_clicks' });
@@ -89,13 +143,25 @@ for (const dialect of dialects()) {
       const manual = await w.request('PUT', `${base()}/mappings/${M.G}`, { key: tokens.olive, body: { trackerCampaignId: '37' } });
       expect(manual.status, JSON.stringify(manual.body)).to.equal(200);
       const g = manual.body.mappings.find((m: any) => m.providerCampaignId === M.G);
-      expect(g).to.deep.include({ trackerCampaignId: '37', trackerCampaignName: 'Manual pick', source: 'manual', matchedOn: 'tracker_campaign_id', pushable: true, skipReason: null });
+      expect(g).to.deep.include({
+        trackerCampaignId: '37',
+        trackerCampaignName: 'Manual pick',
+        source: 'manual',
+        matchedOn: 'tracker_campaign_id',
+        pushable: true,
+        skipReason: null,
+      });
       expect(g.updatedByUserId).to.equal(w.seed.organizations.acme.users.olive.id);
       expect(manual.body.unmatched.map((u: any) => u.providerCampaignId)).to.include(M.C);
 
       const shared = await w.request('PUT', `${base()}/mappings/${M.H}`, { key: ci, body: { trackerCampaignId: '32' } });
       expect(shared.status).to.equal(200);
-      expect(shared.body.mappings.find((m: any) => m.providerCampaignId === M.H)).to.deep.include({ trackerCampaignId: '32', source: 'manual', pushable: false, skipReason: 'shared_campaign_without_sub3' });
+      expect(shared.body.mappings.find((m: any) => m.providerCampaignId === M.H)).to.deep.include({
+        trackerCampaignId: '32',
+        source: 'manual',
+        pushable: false,
+        skipReason: 'shared_campaign_without_sub3',
+      });
       expect(shared.body.unmatched.map((u: any) => u.providerCampaignId)).to.not.include(M.H);
 
       const removed = await w.request('PUT', `${base()}/mappings/${M.G}`, { key: tokens.adam, body: { trackerCampaignId: null } });
@@ -198,7 +264,10 @@ for (const dialect of dialects()) {
       for (const baseUrl of [tracker.url, 'https://10.1.2.3', 'https://localhost:8443', 'http://tracker.example.com']) {
         const refused = await w.request('PUT', path, { key: w.key('acme', 'ci'), body: { baseUrl, apiKey: 'kt_key_0001' } });
         expect(refused.status, baseUrl).to.equal(400);
-        expect(refused.body.error.details.map((d: any) => `${d.field}:${d.code}`), baseUrl).to.deep.equal(['baseUrl:invalid_value']);
+        expect(
+          refused.body.error.details.map((d: any) => `${d.field}:${d.code}`),
+          baseUrl,
+        ).to.deep.equal(['baseUrl:invalid_value']);
       }
       expect(tracker.requests).to.deep.equal([]);
       const still = await w.request('GET', path, { key: w.key('acme', 'ci') });

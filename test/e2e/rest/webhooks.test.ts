@@ -39,7 +39,14 @@ for (const dialect of dialects()) {
       const created = await create({ url: r.url, events: ['launch.published'], description: 'ops' });
       expect(created.status).to.equal(201);
       expect(created.body.secret).to.match(/^whsec_[A-Za-z0-9+/]{43}=$/);
-      expect(created.body).to.deep.include({ url: r.url, description: 'ops', events: ['launch.published'], brandIds: null, enabled: true, disabledReason: null });
+      expect(created.body).to.deep.include({
+        url: r.url,
+        description: 'ops',
+        events: ['launch.published'],
+        brandIds: null,
+        enabled: true,
+        disabledReason: null,
+      });
       const got = await w.request('GET', `/v1/webhook-endpoints/${created.body.endpointId}`, { key: ci });
       expect(got.status).to.equal(200);
       expect(got.body).to.not.have.property('secret');
@@ -70,7 +77,12 @@ for (const dialect of dialects()) {
       expect(Math.abs(Number(got.timestamp) * 1000 - Date.now())).to.be.below(60_000);
 
       // The live budget edit reports budget.changed to the same endpoint, after launch.published.
-      const edit = await api('POST', `/launches/${built.launchId}/nodes/${built.campaignId}/live-budget`, { level: 'CAMPAIGN', budgetType: 'daily', amount: 7000 }, idem('edit'));
+      const edit = await api(
+        'POST',
+        `/launches/${built.launchId}/nodes/${built.campaignId}/live-budget`,
+        { level: 'CAMPAIGN', budgetType: 'daily', amount: 7000 },
+        idem('edit'),
+      );
       expect(edit.status).to.equal(200);
       await mine.waitFor(2);
       expect(mine.received[1].body).to.deep.include({ type: 'budget.changed' });
@@ -93,7 +105,9 @@ for (const dialect of dialects()) {
       const id = created.body.endpointId;
       const rotated = await w.request('POST', `/v1/webhook-endpoints/${id}/rotate-secret`, { key: ci });
       expect(rotated.status).to.equal(200);
-      expect(rotated.body.secret).to.match(/^whsec_/).and.not.equal(created.body.secret);
+      expect(rotated.body.secret)
+        .to.match(/^whsec_/)
+        .and.not.equal(created.body.secret);
       expect(Date.parse(rotated.body.previousSecretExpiresAt) - Date.now()).to.be.within(23.9 * 3600_000, 24 * 3600_000);
       r.secrets = [created.body.secret, rotated.body.secret];
       const sent = await w.request('POST', `/v1/webhook-endpoints/${id}/test`, { key: ci });
@@ -125,7 +139,10 @@ for (const dialect of dialects()) {
       await r.waitFor(2);
       expect(r.received.map((x) => x.id)).to.deep.equal([sent.body.eventId, sent.body.eventId]);
       expect(r.received[1].verifiedWith).to.deep.equal([0]);
-      await waitUntil(async () => (await w.request('GET', `/v1/webhook-endpoints/${id}/deliveries?status=succeeded`, { key: ci })).body.deliveries.length === 2, 'the redelivery logged as succeeded');
+      await waitUntil(
+        async () => (await w.request('GET', `/v1/webhook-endpoints/${id}/deliveries?status=succeeded`, { key: ci })).body.deliveries.length === 2,
+        'the redelivery logged as succeeded',
+      );
       const missing = await w.request('POST', `/v1/webhook-endpoints/${id}/deliveries/999999/redeliver`, { key: ci });
       expect(missing.status).to.equal(404);
       expect(missing.body.error.code).to.equal('not_found');
@@ -169,7 +186,10 @@ for (const dialect of dialects()) {
         const res = await w.request('PATCH', `/v1/webhook-endpoints/${id}`, { key: ci, body });
         expect(res.status, what).to.equal(400);
         expect(res.body.error.code, what).to.equal('validation_failed');
-        expect(res.body.error.details.map((d: any) => [d.field, d.code]), what).to.deep.include([field, code]);
+        expect(
+          res.body.error.details.map((d: any) => [d.field, d.code]),
+          what,
+        ).to.deep.include([field, code]);
       }
       const after = await w.request('GET', `/v1/webhook-endpoints/${id}`, { key: ci });
       expect(after.body.events).to.deep.equal(['launch.published', 'launch.publish_failed']);
@@ -217,7 +237,9 @@ for (const dialect of dialects()) {
       try {
         const ci = w.key('acme', 'ci');
         const replies = await Promise.all(
-          Array.from({ length: 24 }, (_, i) => w.request('POST', '/v1/webhook-endpoints', { key: ci, body: { url: `http://127.0.0.1:9/hook${i}`, events: ['webhook.test'] } })),
+          Array.from({ length: 24 }, (_, i) =>
+            w.request('POST', '/v1/webhook-endpoints', { key: ci, body: { url: `http://127.0.0.1:9/hook${i}`, events: ['webhook.test'] } }),
+          ),
         );
         const statuses = replies.map((r) => r.status);
         expect(statuses.filter((s) => s === 201)).to.have.length(20);
@@ -228,7 +250,10 @@ for (const dialect of dialects()) {
         const count = await w.service.knex('webhook_endpoints').count({ n: '*' }).first();
         expect(Number(count!.n)).to.equal(20);
         // Another organization has its own 20.
-        const other = await w.request('POST', '/v1/webhook-endpoints', { key: w.key('other', 'otherKey'), body: { url: 'http://127.0.0.1:9/x', events: ['webhook.test'] } });
+        const other = await w.request('POST', '/v1/webhook-endpoints', {
+          key: w.key('other', 'otherKey'),
+          body: { url: 'http://127.0.0.1:9/x', events: ['webhook.test'] },
+        });
         expect(other.status).to.equal(403); // a read-only key: insufficient_scope, not the limit
         expect(other.body.error.code).to.equal('insufficient_scope');
       } finally {
@@ -308,7 +333,10 @@ for (const dialect of dialects()) {
         // Longer than the one-second claim interval of a process that runs jobs.
         await new Promise((d) => setTimeout(d, 1500));
         expect(r.received).to.have.length(1);
-        const job = await w.service.knex('jobs').where({ kind: 'deliver-webhooks', job_key: String(id) }).first();
+        const job = await w.service
+          .knex('jobs')
+          .where({ kind: 'deliver-webhooks', job_key: String(id) })
+          .first();
         expect(job).to.deep.include({ locked_by: null });
         expect(Number(job.run_at)).to.be.at.most(Date.now());
         await w.service.jobs.drain();

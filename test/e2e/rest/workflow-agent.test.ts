@@ -22,7 +22,11 @@ for (const dialect of dialects()) {
     before(async () => {
       model = await new AgentModelServer().start();
       model.apiKey = 'sk-test-model';
-      w = await startWorld({ dialect, bootstrap: workflowWorld, env: { AGENT_MODEL_URL: model.url, AGENT_MODEL: 'fake-tools-1', AGENT_MODEL_API_KEY: 'sk-test-model' } });
+      w = await startWorld({
+        dialect,
+        bootstrap: workflowWorld,
+        env: { AGENT_MODEL_URL: model.url, AGENT_MODEL: 'fake-tools-1', AGENT_MODEL_API_KEY: 'sk-test-model' },
+      });
       shoes = w.brandId('acme', 'shoes');
       hats = w.brandId('acme', 'hats');
     });
@@ -43,7 +47,7 @@ for (const dialect of dialects()) {
 
     const agentStep = { nodeId: 'agent', kind: 'agent', name: 'Agent', settings: { instruction: 'Publish the spring launch.' } };
 
-    it('publishes through launch_campaign within the key\'s ceiling, with the transcript in the node result', async () => {
+    it("publishes through launch_campaign within the key's ceiling, with the transcript in the node result", async () => {
       const api = brandApi(w, key('ci'), shoes);
       const launch = await buildLaunch(api, { creativeId: await uploadCreative(w, key('ci'), shoes), title: 'Agent launch' });
       publishScript(shoes, launch.launchId);
@@ -67,7 +71,7 @@ for (const dialect of dialects()) {
       expect(first.tools!.find((t) => t.function.name === 'launch_campaign')!.function.parameters).to.include({ type: 'object' });
     });
 
-    it('is refused past the key\'s ceiling: spend_ceiling_exceeded in the transcript and nothing published', async () => {
+    it("is refused past the key's ceiling: spend_ceiling_exceeded in the transcript and nothing published", async () => {
       const api = brandApi(w, key('ci'), shoes);
       const launch = await buildLaunch(api, { creativeId: await uploadCreative(w, key('ci'), shoes), title: 'Too big' });
       publishScript(shoes, launch.launchId);
@@ -83,7 +87,7 @@ for (const dialect of dialects()) {
       expect(Number(committed.committed_cents)).to.equal(0);
     });
 
-    it('works only on the step\'s brands: a call on another brand is refused with brand_not_allowed', async () => {
+    it("works only on the step's brands: a call on another brand is refused with brand_not_allowed", async () => {
       const api = brandApi(w, key('ci'), hats);
       const launch = await api('POST', '/launches', { title: 'Hats launch' });
       publishScript(hats, launch.body.id);
@@ -111,7 +115,11 @@ for (const dialect of dialects()) {
           body: { workflowName: 'Agent', trigger: { kind: 'manual' }, nodes: [agentStep], edges: [] },
         });
         expect(r.status).to.equal(400);
-        expect(r.body.error.details).to.deep.include({ field: 'nodes[agent].kind', code: 'invalid_value', message: 'agent steps need a model: this service has no AGENT_MODEL_URL configured' });
+        expect(r.body.error.details).to.deep.include({
+          field: 'nodes[agent].kind',
+          code: 'invalid_value',
+          message: 'agent steps need a model: this service has no AGENT_MODEL_URL configured',
+        });
       } finally {
         await bare.close();
       }
@@ -125,7 +133,11 @@ for (const dialect of dialects()) {
 
     before(async () => {
       model = await new AgentModelServer().start();
-      w = await startWorld({ dialect, bootstrap: workflowWorld, env: { AGENT_MODEL_URL: model.url, AGENT_MODEL: 'fake-tools-1', AGENT_TIMEOUT_MS: '2000', JOBS: 'off' } });
+      w = await startWorld({
+        dialect,
+        bootstrap: workflowWorld,
+        env: { AGENT_MODEL_URL: model.url, AGENT_MODEL: 'fake-tools-1', AGENT_TIMEOUT_MS: '2000', JOBS: 'off' },
+      });
     });
     beforeEach(() => {
       model.requests.length = 0;
@@ -139,7 +151,9 @@ for (const dialect of dialects()) {
 
     const agentRun = async () => {
       const shoes = w.brandId('acme', 'shoes');
-      const wf = await createWorkflow(w, w.key('acme', 'ci'), shoes, { nodes: [{ nodeId: 'agent', kind: 'agent', name: 'Agent', settings: { instruction: 'Summarise the week.' } }] });
+      const wf = await createWorkflow(w, w.key('acme', 'ci'), shoes, {
+        nodes: [{ nodeId: 'agent', kind: 'agent', name: 'Agent', settings: { instruction: 'Summarise the week.' } }],
+      });
       const exec = await runWorkflow(w, w.key('acme', 'ci'), shoes, wf.workflowId);
       return { shoes, workflowId: wf.workflowId, exec };
     };
@@ -158,13 +172,16 @@ for (const dialect of dialects()) {
       expect(model.requests).to.have.length(1);
     });
 
-    it('the deadline counts from the step\'s first start: a job retry after it asks the model nothing and fails the step with timeout', async () => {
+    it("the deadline counts from the step's first start: a job retry after it asks the model nothing and fails the step with timeout", async () => {
       model.failStatus = 500;
       const { shoes, workflowId, exec } = await agentRun();
       await w.service.jobs.drain();
       // The first attempt: the request and the SDK's one retry, both answered 500; the job retries later.
       expect(model.requests).to.have.length(2);
-      const job = await w.service.knex('jobs').where({ kind: 'run-workflow-step', job_key: String(exec) }).first();
+      const job = await w.service
+        .knex('jobs')
+        .where({ kind: 'run-workflow-step', job_key: String(exec) })
+        .first();
       expect(Number(job.attempts)).to.equal(1);
       // The job's backoff (5 s) outlasts AGENT_TIMEOUT_MS: make the retry due now, once the deadline has passed.
       await new Promise((resolve) => setTimeout(resolve, 2_100));

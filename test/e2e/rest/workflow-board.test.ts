@@ -50,10 +50,15 @@ for (const dialect of dialects()) {
       expect(moved.status, JSON.stringify(moved.body)).to.equal(200);
 
       let exec: Record<string, any> = {};
-      await waitUntil(async () => {
-        exec = (await api('GET', `/workflows/${wf.workflowId}/executions`)).body.executions[0] ?? {};
-        return exec.status === 'waiting_review';
-      }, 'the card to start the workflow', 15_000, 100);
+      await waitUntil(
+        async () => {
+          exec = (await api('GET', `/workflows/${wf.workflowId}/executions`)).body.executions[0] ?? {};
+          return exec.status === 'waiting_review';
+        },
+        'the card to start the workflow',
+        15_000,
+        100,
+      );
       expect(exec.trigger).to.include({ kind: 'pipeline_stage', launchId: launch.launchId, toColumnId: review });
       expect(exec.runsAs).to.equal('API key: CI key');
 
@@ -65,10 +70,12 @@ for (const dialect of dialects()) {
       expect(approved.status, JSON.stringify(approved.body)).to.equal(200);
       const done = await waitForExecution(w, ci, shoes, wf.workflowId, exec.executionId, finished, 'the run to finish');
       expect(done.status).to.equal('succeeded');
-      expect(chat.received.map((r) => (r.body as unknown as { text: string }).text)).to.deep.equal([`Review before going live: launch ${launch.launchId} approved`]);
+      expect(chat.received.map((r) => (r.body as unknown as { text: string }).text)).to.deep.equal([
+        `Review before going live: launch ${launch.launchId} approved`,
+      ]);
     });
 
-    it('an apply_template step makes a draft launch from a structure template and the next step publishes it as the run\'s key', async () => {
+    it("an apply_template step makes a draft launch from a structure template and the next step publishes it as the run's key", async () => {
       const agency = w.brandId('acme', 'agency');
       const ci = w.key('acme', 'ci');
       const api = brandApi(w, ci, agency);

@@ -13,7 +13,20 @@ import { brandApi, buildLaunch, uploadCreative } from '../../helpers/launch-buil
 import { waitUntil } from '../../helpers/launches.js';
 import { inTransaction } from '../../../src/db/connection.js';
 import { seedLiveLaunch } from '../../../src/platforms/sandbox/live-launch.js';
-import { chain, chatNode, createWorkflow, definition, finished, launchNode, newAutomation, newColumn, nodeOf, reviewNode, runWorkflow, waitForExecution, workflowWorld } from '../../helpers/workflows.js';
+import {
+  chatNode,
+  createWorkflow,
+  definition,
+  finished,
+  launchNode,
+  newAutomation,
+  newColumn,
+  nodeOf,
+  reviewNode,
+  runWorkflow,
+  waitForExecution,
+  workflowWorld,
+} from '../../helpers/workflows.js';
 
 const ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', AGENT_MODEL_URL: 'http://127.0.0.1:9/v1' };
 
@@ -33,7 +46,13 @@ for (const dialect of dialects()) {
       shoes = w.brandId('acme', 'shoes');
       hats = w.brandId('acme', 'hats');
       key = (ref) => w.key('acme', ref);
-      olive = (await tokensFor(w.url, { email: 'olive@acme.test', password: 'correct horse 1' }, { resource: `${w.url}/v1`, scope: 'read write publish', scopes: ['read', 'write', 'publish'], spendLimit: '500' })).access_token;
+      olive = (
+        await tokensFor(
+          w.url,
+          { email: 'olive@acme.test', password: 'correct horse 1' },
+          { resource: `${w.url}/v1`, scope: 'read write publish', scopes: ['read', 'write', 'publish'], spendLimit: '500' },
+        )
+      ).access_token;
       chat = await new WebhookReceiver().start('/chat');
     });
     after(async () => {
@@ -49,10 +68,26 @@ for (const dialect of dialects()) {
         const a = await createWorkflow(w, key('ci'), shoes, { workflowName: 'First', nodes: [reviewNode()] });
         const b = await createWorkflow(w, key('ci'), shoes, { workflowName: 'Second', type: 'launch_review', nodes: [reviewNode()] });
         expect(a.workflowId).to.be.a('number');
-        expect(a).to.include({ status: 'inactive', version: 1, runCount: 0, isRunning: false, lastRunAt: null, type: 'custom', runsAs: 'API key: CI key', hook: null });
+        expect(a).to.include({
+          status: 'inactive',
+          version: 1,
+          runCount: 0,
+          isRunning: false,
+          lastRunAt: null,
+          type: 'custom',
+          runsAs: 'API key: CI key',
+          hook: null,
+        });
         const list = await w.request('GET', `${path(shoes)}?limit=1`, { key: key('ci') });
         expect(list.status).to.equal(200);
-        expect(list.body.workflows[0]).to.include({ workflowId: b.workflowId, workflowName: 'Second', type: 'launch_review', status: 'inactive', runCount: 0, isRunning: false });
+        expect(list.body.workflows[0]).to.include({
+          workflowId: b.workflowId,
+          workflowName: 'Second',
+          type: 'launch_review',
+          status: 'inactive',
+          runCount: 0,
+          isRunning: false,
+        });
         expect(Object.keys(list.body.workflows[0])).to.include.members(['workflowId', 'workflowName', 'type', 'status', 'runCount', 'isRunning', 'lastRunAt']);
         const next = await w.request('GET', `${path(shoes)}?limit=1&cursor=${encodeURIComponent(list.body.nextCursor)}`, { key: key('ci') });
         expect(next.body.workflows[0].workflowId).to.equal(a.workflowId);
@@ -69,7 +104,15 @@ for (const dialect of dialects()) {
         expect(gone.body).to.deep.equal({ workflowId: String(wf.workflowId), deleted: true, executionsDeleted: 1 });
         expect((await w.request('GET', path(shoes, `/${wf.workflowId}`), { key: key('ci') })).status).to.equal(404);
         expect((await w.request('GET', path(shoes, `/${wf.workflowId}/executions/${exec}`), { key: key('ci') })).status).to.equal(404);
-        expect(Number((await w.service.knex('workflow_node_results').where({ execution_id: Number(exec) }).count({ n: '*' }).first())!.n)).to.equal(0);
+        expect(
+          Number(
+            (await w.service
+              .knex('workflow_node_results')
+              .where({ execution_id: Number(exec) })
+              .count({ n: '*' })
+              .first())!.n,
+          ),
+        ).to.equal(0);
       });
 
       it('reads an execution with its status and every node result, and lists executions newest first', async () => {
@@ -95,10 +138,25 @@ for (const dialect of dialects()) {
       const cases: Array<[string, Record<string, unknown>, string[]]> = [
         ['an unknown kind', { nodes: [{ nodeId: 'a', kind: 'teleport', settings: {} }] }, ['nodes[a].kind']],
         ['a missing setting', { nodes: [{ nodeId: 'go', kind: 'launch', settings: {} }] }, ['nodes[go].settings.launchId']],
-        ['a cycle', { nodes: [reviewNode('a'), reviewNode('b'), reviewNode('c')], edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'c' }, { from: 'c', to: 'b' }] }, ['nodes[b]']],
+        [
+          'a cycle',
+          {
+            nodes: [reviewNode('a'), reviewNode('b'), reviewNode('c')],
+            edges: [
+              { from: 'a', to: 'b' },
+              { from: 'b', to: 'c' },
+              { from: 'c', to: 'b' },
+            ],
+          },
+          ['nodes[b]'],
+        ],
         ['an unreachable node', { nodes: [reviewNode('a'), reviewNode('b'), reviewNode('lost')], edges: [{ from: 'a', to: 'b' }] }, ['nodes[lost]']],
         ['an edge to a missing node', { nodes: [reviewNode('a')], edges: [{ from: 'a', to: 'nowhere' }] }, ['edges[0].to']],
-        ['a chat webhook that is not a URL', { nodes: [{ nodeId: 'c', kind: 'chat', settings: { message: 'hi', webhookUrl: 'not a url' } }] }, ['nodes[c].settings.webhookUrl']],
+        [
+          'a chat webhook that is not a URL',
+          { nodes: [{ nodeId: 'c', kind: 'chat', settings: { message: 'hi', webhookUrl: 'not a url' } }] },
+          ['nodes[c].settings.webhookUrl'],
+        ],
         ['a schedule without a time zone', { trigger: { kind: 'schedule', cron: '0 9 * * 1' }, nodes: [reviewNode()] }, ['trigger.timezone']],
         ['a bad cron', { trigger: { kind: 'schedule', cron: '99 * * * *', timezone: 'Europe/Paris' }, nodes: [reviewNode()] }, ['trigger.cron']],
       ];
@@ -143,19 +201,28 @@ for (const dialect of dialects()) {
 
       it('activating or running a workflow with an acting step needs publish', async () => {
         const wf = await createWorkflow(w, key('ci'), shoes, { nodes: [launchNode('go', '$trigger.launchId')] });
-        for (const [verb, rest] of [['activate', '/activate'], ['run', '/runs']] as const) {
+        for (const [verb, rest] of [
+          ['activate', '/activate'],
+          ['run', '/runs'],
+        ] as const) {
           const r = await w.request('POST', path(shoes, `/${wf.workflowId}${rest}`), { key: key('writer'), body: {} });
           expect(r.status, verb).to.equal(403);
           expect(r.body.error).to.deep.include({ code: 'insufficient_scope', details: { requiredScope: 'publish' } });
         }
-        const saved = await w.request('PUT', path(shoes, `/${wf.workflowId}`), { key: key('writer'), body: { ...definition({ nodes: [launchNode('go', '2')] }), version: 1 } });
+        const saved = await w.request('PUT', path(shoes, `/${wf.workflowId}`), {
+          key: key('writer'),
+          body: { ...definition({ nodes: [launchNode('go', '2')] }), version: 1 },
+        });
         expect(saved.status).to.equal(403);
         expect((await w.request('POST', path(shoes, `/${wf.workflowId}/activate`), { key: key('ci'), body: {} })).body.status).to.equal('active');
       });
 
       it("a brand-limited key reaches only its brands' workflows: another brand's or a cross-brand one answers 404", async () => {
         const own = await createWorkflow(w, key('ci'), shoes, { workflowName: 'Shoes only', nodes: [reviewNode()] });
-        const cross = await createWorkflow(w, key('ci'), shoes, { workflowName: 'Reaches hats', nodes: [launchNode('go', '$trigger.launchId', { brandId: hats })] });
+        const cross = await createWorkflow(w, key('ci'), shoes, {
+          workflowName: 'Reaches hats',
+          nodes: [launchNode('go', '$trigger.launchId', { brandId: hats })],
+        });
         const other = await createWorkflow(w, key('ci'), hats, { workflowName: 'Hats', nodes: [reviewNode()] });
         expect(cross.reachBrandIds).to.deep.equal([shoes, hats].sort((a, b) => a - b));
         const limited = key('limited');
@@ -172,11 +239,17 @@ for (const dialect of dialects()) {
       });
 
       it('a brand-limited key cannot save a step reaching beyond its brands (400 validation_failed on the field naming the brand)', async () => {
-        const r = await w.request('POST', path(shoes), { key: key('limitedPub'), body: definition({ nodes: [launchNode('go', '$trigger.launchId', { brandId: hats })] }) });
+        const r = await w.request('POST', path(shoes), {
+          key: key('limitedPub'),
+          body: definition({ nodes: [launchNode('go', '$trigger.launchId', { brandId: hats })] }),
+        });
         expect(r.status).to.equal(400);
         expect(r.body.error.code).to.equal('validation_failed');
         expect(r.body.error.details.map((d: any) => d.field)).to.deep.equal(['nodes[go].settings.brandId']);
-        const agent = await w.request('POST', path(shoes), { key: key('limitedPub'), body: definition({ nodes: [{ nodeId: 'ag', kind: 'agent', settings: { instruction: 'x', brandIds: [shoes, hats] } }] }) });
+        const agent = await w.request('POST', path(shoes), {
+          key: key('limitedPub'),
+          body: definition({ nodes: [{ nodeId: 'ag', kind: 'agent', settings: { instruction: 'x', brandIds: [shoes, hats] } }] }),
+        });
         expect(agent.status).to.equal(400);
         expect(agent.body.error.details.map((d: any) => d.field)).to.deep.equal(['nodes[ag].settings.brandIds[1]']);
       });
@@ -185,11 +258,17 @@ for (const dialect of dialects()) {
         const agent = { nodeId: 'ag', kind: 'agent', name: 'Agent', settings: { instruction: 'Publish the launch' } };
         const persons = await createWorkflow(w, olive, shoes, { nodes: [reviewNode()] });
         expect(persons.runsAs).to.equal('Olive Owner');
-        const refused = await w.request('PUT', path(shoes, `/${persons.workflowId}`), { key: key('limitedPub'), body: { ...definition({ nodes: [reviewNode(), agent] }), version: 1 } });
+        const refused = await w.request('PUT', path(shoes, `/${persons.workflowId}`), {
+          key: key('limitedPub'),
+          body: { ...definition({ nodes: [reviewNode(), agent] }), version: 1 },
+        });
         expect(refused.status, JSON.stringify(refused.body)).to.equal(403);
         expect(refused.body.error.code).to.equal('forbidden');
         const keys = await createWorkflow(w, key('ci'), shoes, { nodes: [reviewNode()] });
-        const allowed = await w.request('PUT', path(shoes, `/${keys.workflowId}`), { key: key('limitedPub'), body: { ...definition({ nodes: [reviewNode(), agent] }), version: 1 } });
+        const allowed = await w.request('PUT', path(shoes, `/${keys.workflowId}`), {
+          key: key('limitedPub'),
+          body: { ...definition({ nodes: [reviewNode(), agent] }), version: 1 },
+        });
         expect(allowed.status, JSON.stringify(allowed.body)).to.equal(200);
         expect(allowed.body.runsAs).to.equal('API key: Shoes publisher');
         const created = await w.request('POST', path(shoes), { key: key('limitedPub'), body: definition({ nodes: [agent] }) });
@@ -208,8 +287,11 @@ for (const dialect of dialects()) {
     });
 
     describe('runs', () => {
-      it('a review gate waits, is refused to the run\'s author (its key, another key of theirs, their OAuth token: 403 forbidden) and approved by another person', async () => {
-        const wf = await createWorkflow(w, key('ci'), shoes, { workflowName: 'Gate', nodes: [reviewNode('review'), chatNode('tell', chat.url, '{{workflowName}} approved')] });
+      it("a review gate waits, is refused to the run's author (its key, another key of theirs, their OAuth token: 403 forbidden) and approved by another person", async () => {
+        const wf = await createWorkflow(w, key('ci'), shoes, {
+          workflowName: 'Gate',
+          nodes: [reviewNode('review'), chatNode('tell', chat.url, '{{workflowName}} approved')],
+        });
         const exec = await runWorkflow(w, key('ci'), shoes, wf.workflowId);
         const waiting = await waitForExecution(w, key('ci'), shoes, wf.workflowId, exec, (e) => e.status === 'waiting_review', 'the gate to wait');
         expect(nodeOf(waiting, 'review').status).to.equal('waiting_review');
@@ -224,12 +306,17 @@ for (const dialect of dialects()) {
         // The run's person is Olive, who created the CI key: her other key and her OAuth token are Olive too.
         const runRow = await w.service.knex('workflow_executions').where({ id: exec }).first('runner_user_id');
         expect(Number(runRow.runner_user_id)).to.equal(w.seed.organizations.acme.users.olive.id);
-        for (const [credential, what] of [[key('small'), 'a second key Olive created'], [olive, "Olive's OAuth token"]] as const) {
+        for (const [credential, what] of [
+          [key('small'), 'a second key Olive created'],
+          [olive, "Olive's OAuth token"],
+        ] as const) {
           const again = await w.request('POST', reviews, { key: credential, body: { nodeId: 'review', decision: 'approve' } });
           expect(again.status, what).to.equal(403);
           expect(again.body.error.code, what).to.equal('forbidden');
         }
-        expect(nodeOf((await w.request('GET', path(shoes, `/${wf.workflowId}/executions/${exec}`), { key: key('ci') })).body, 'review').status).to.equal('waiting_review');
+        expect(nodeOf((await w.request('GET', path(shoes, `/${wf.workflowId}/executions/${exec}`), { key: key('ci') })).body, 'review').status).to.equal(
+          'waiting_review',
+        );
         const before = chat.received.length;
         const approved = await w.request('POST', reviews, { key: key('ci2'), body: { nodeId: 'review', decision: 'approve', comment: 'Looks good' } });
         expect(approved.status, JSON.stringify(approved.body)).to.equal(200);
@@ -262,7 +349,7 @@ for (const dialect of dialects()) {
         expect(nodeOf(done, 'tell').status).to.equal('canceled');
       });
 
-      it('a launch step publishes as the run\'s key (activity shows API key: <name>) and a step past its ceiling is refused with nothing published', async () => {
+      it("a launch step publishes as the run's key (activity shows API key: <name>) and a step past its ceiling is refused with nothing published", async () => {
         const api = brandApi(w, key('ci'), shoes);
         const creativeId = await uploadCreative(w, key('ci'), shoes);
         const ok = await buildLaunch(api, { creativeId, title: 'Workflow launch' });
@@ -283,7 +370,7 @@ for (const dialect of dialects()) {
         expect((await api('GET', `/launches/${big.launchId}`)).body.status).not.to.equal('published');
       });
 
-      it('checks a step\'s references again when it runs, and says which one went away; nothing is done', async () => {
+      it("checks a step's references again when it runs, and says which one went away; nothing is done", async () => {
         const api = brandApi(w, key('ci'), shoes);
         const template = await api('POST', '/structure-templates', {
           name: 'Gone soon',
@@ -310,7 +397,13 @@ for (const dialect of dialects()) {
         expect(error.message).to.include('nodes[t].settings.templateId');
         expect(error.message).to.include(`structure template ${templateId}`);
         expect(error.message).to.include('went away');
-        expect(error.details).to.deep.equal([{ field: 'nodes[t].settings.templateId', code: 'invalid_value', message: `names structure template ${templateId}, which does not exist in brand ${shoes} or is out of this credential's reach` }]);
+        expect(error.details).to.deep.equal([
+          {
+            field: 'nodes[t].settings.templateId',
+            code: 'invalid_value',
+            message: `names structure template ${templateId}, which does not exist in brand ${shoes} or is out of this credential's reach`,
+          },
+        ]);
         expect((await api('GET', '/launches?limit=100')).body.batches.length).to.equal(launchesBefore);
       });
 
@@ -319,7 +412,10 @@ for (const dialect of dialects()) {
         const creativeId = await uploadCreative(w, key('ci'), shoes);
         const launch = await buildLaunch(api, { creativeId, title: 'Never published' });
         const columnId = await newColumn(w, key('ci'), shoes, 'Revoked runs');
-        const triggered = await createWorkflow(w, key('doomed'), shoes, { trigger: { kind: 'pipeline_stage', columnId }, nodes: [chatNode('tell', chat.url), launchNode('go', '$trigger.launchId')] });
+        const triggered = await createWorkflow(w, key('doomed'), shoes, {
+          trigger: { kind: 'pipeline_stage', columnId },
+          nodes: [chatNode('tell', chat.url), launchNode('go', '$trigger.launchId')],
+        });
         const gated = await createWorkflow(w, key('doomed'), shoes, { nodes: [reviewNode('review'), launchNode('go', launch.launchId)] });
         expect((await w.request('POST', path(shoes, `/${triggered.workflowId}/activate`), { key: key('doomed'), body: {} })).status).to.equal(200);
         const exec = await runWorkflow(w, key('doomed'), shoes, gated.workflowId);
@@ -329,17 +425,25 @@ for (const dialect of dialects()) {
         const before = chat.received.length;
         await emit('pipeline.card.moved', shoes, { brandId: shoes, cardId: 1, launchId: launch.launchId, fromColumnId: null, toColumnId: columnId });
         let refused: Record<string, any> = {};
-        await waitUntil(async () => {
-          const list = await w.request('GET', path(shoes, `/${triggered.workflowId}/executions`), { key: key('ci') });
-          refused = list.body.executions[0] ?? {};
-          return finished(refused);
-        }, 'the triggered run to be refused', 15_000, 100);
+        await waitUntil(
+          async () => {
+            const list = await w.request('GET', path(shoes, `/${triggered.workflowId}/executions`), { key: key('ci') });
+            refused = list.body.executions[0] ?? {};
+            return finished(refused);
+          },
+          'the triggered run to be refused',
+          15_000,
+          100,
+        );
         expect(refused.status).to.equal('failed');
         expect(refused.error.code).to.equal('unauthenticated');
         expect(refused.runsAs).to.equal('API key: Doomed key');
         expect(refused.nodes.map((n: any) => n.status)).to.deep.equal(['canceled', 'canceled']);
 
-        const approved = await w.request('POST', path(shoes, `/${gated.workflowId}/executions/${exec}/reviews`), { key: key('ci'), body: { nodeId: 'review', decision: 'approve' } });
+        const approved = await w.request('POST', path(shoes, `/${gated.workflowId}/executions/${exec}/reviews`), {
+          key: key('ci'),
+          body: { nodeId: 'review', decision: 'approve' },
+        });
         expect(approved.status).to.equal(200);
         const done = await waitForExecution(w, key('ci'), shoes, gated.workflowId, exec, finished, 'the gated run to end');
         expect(done.status).to.equal('failed');
@@ -352,17 +456,25 @@ for (const dialect of dialects()) {
         const api = brandApi(w, key('ci'), shoes);
         const launch = await buildLaunch(api, { creativeId: await uploadCreative(w, key('ci'), shoes), title: 'Brand moved' });
         const columnId = await newColumn(w, key('ci'), shoes, 'Brand moved');
-        const wf = await createWorkflow(w, key('limitedPub'), shoes, { trigger: { kind: 'pipeline_stage', columnId }, nodes: [launchNode('go', '$trigger.launchId')] });
+        const wf = await createWorkflow(w, key('limitedPub'), shoes, {
+          trigger: { kind: 'pipeline_stage', columnId },
+          nodes: [launchNode('go', '$trigger.launchId')],
+        });
         await w.request('POST', path(shoes, `/${wf.workflowId}/activate`), { key: key('limitedPub'), body: {} });
         const keyId = w.seed.organizations.acme.apiKeys.limitedPub.id;
         await w.service.knex('api_key_brands').where({ api_key_id: keyId }).update({ brand_id: hats });
         try {
           await emit('pipeline.card.moved', shoes, { brandId: shoes, cardId: 9, launchId: launch.launchId, fromColumnId: null, toColumnId: columnId });
           let exec: Record<string, any> = {};
-          await waitUntil(async () => {
-            exec = (await w.request('GET', path(shoes, `/${wf.workflowId}/executions`), { key: key('ci') })).body.executions[0] ?? {};
-            return finished(exec);
-          }, 'the run to end', 15_000, 100);
+          await waitUntil(
+            async () => {
+              exec = (await w.request('GET', path(shoes, `/${wf.workflowId}/executions`), { key: key('ci') })).body.executions[0] ?? {};
+              return finished(exec);
+            },
+            'the run to end',
+            15_000,
+            100,
+          );
           expect(exec.status).to.equal('failed');
           expect(nodeOf(exec, 'go').error.code).to.equal('brand_not_allowed');
           expect((await api('GET', `/launches/${launch.launchId}`)).body.status).to.equal('draft');
@@ -379,12 +491,25 @@ for (const dialect of dialects()) {
         await w.service.knex('organizations').where({ id: org }).update({ subscription_status: 'past_due' });
         try {
           const before = chat.received.length;
-          await emit('automation.triggered', shoes, { brandId: shoes, automationId, runId: 1, objectId: 'c1', level: 'campaign', action: 'paused', mode: 'live' });
+          await emit('automation.triggered', shoes, {
+            brandId: shoes,
+            automationId,
+            runId: 1,
+            objectId: 'c1',
+            level: 'campaign',
+            action: 'paused',
+            mode: 'live',
+          });
           let exec: Record<string, any> = {};
-          await waitUntil(async () => {
-            exec = (await w.service.knex('workflow_executions').where({ workflow_id: wf.workflowId }).first()) ?? {};
-            return exec.status === 'failed';
-          }, 'the refused run', 15_000, 100);
+          await waitUntil(
+            async () => {
+              exec = (await w.service.knex('workflow_executions').where({ workflow_id: wf.workflowId }).first()) ?? {};
+              return exec.status === 'failed';
+            },
+            'the refused run',
+            15_000,
+            100,
+          );
           expect(JSON.parse(exec.error).code).to.equal('plan_required');
           expect(chat.received.length).to.equal(before);
         } finally {
@@ -396,13 +521,28 @@ for (const dialect of dialects()) {
     describe('triggers', () => {
       it('a pipeline stage starts the workflows on the entered column, and the workflow the event names, once per event', async () => {
         const columnId = await newColumn(w, key('ci'), shoes, 'Stage');
-        const onColumn = await createWorkflow(w, key('ci'), shoes, { trigger: { kind: 'pipeline_stage', columnId }, nodes: [chatNode('tell', chat.url, 'Card for {{launchId}}')] });
+        const onColumn = await createWorkflow(w, key('ci'), shoes, {
+          trigger: { kind: 'pipeline_stage', columnId },
+          nodes: [chatNode('tell', chat.url, 'Card for {{launchId}}')],
+        });
         const linked = await createWorkflow(w, key('ci'), shoes, { nodes: [chatNode('tell', chat.url, 'Linked {{launchId}}')] });
         expect((await w.request('POST', path(shoes, `/${onColumn.workflowId}/activate`), { key: key('ci'), body: {} })).status).to.equal(200);
-        await emit('pipeline.card.moved', shoes, { brandId: shoes, cardId: 5, launchId: '42', fromColumnId: null, toColumnId: columnId, workflowId: linked.workflowId });
+        await emit('pipeline.card.moved', shoes, {
+          brandId: shoes,
+          cardId: 5,
+          launchId: '42',
+          fromColumnId: null,
+          toColumnId: columnId,
+          workflowId: linked.workflowId,
+        });
         await emit('pipeline.card.moved', shoes, { brandId: shoes, cardId: 6, launchId: '43', fromColumnId: null, toColumnId: columnId + 1 });
         for (const wf of [onColumn, linked]) {
-          await waitUntil(async () => (await w.request('GET', path(shoes, `/${wf.workflowId}`), { key: key('ci') })).body.runCount === 1, `a run of ${wf.workflowName}`, 15_000, 100);
+          await waitUntil(
+            async () => (await w.request('GET', path(shoes, `/${wf.workflowId}`), { key: key('ci') })).body.runCount === 1,
+            `a run of ${wf.workflowName}`,
+            15_000,
+            100,
+          );
         }
         const exec = (await w.request('GET', path(shoes, `/${onColumn.workflowId}/executions`), { key: key('ci') })).body.executions[0];
         const done = await waitForExecution(w, key('ci'), shoes, onColumn.workflowId, exec.executionId, finished, 'the card run');
@@ -416,12 +556,33 @@ for (const dialect of dialects()) {
       it('a monitor trigger starts when its automation fires', async () => {
         const automationId = await newAutomation(w, key('ci'), shoes, 'act_1001', 'Monitor watch');
         const wf = await createWorkflow(w, key('ci'), shoes, { trigger: { kind: 'monitor', automationId }, nodes: [chatNode('tell', chat.url)] });
-        await emit('automation.triggered', shoes, { brandId: shoes, automationId, runId: 1, objectId: 'c1', level: 'campaign', action: 'paused', mode: 'live' });
+        await emit('automation.triggered', shoes, {
+          brandId: shoes,
+          automationId,
+          runId: 1,
+          objectId: 'c1',
+          level: 'campaign',
+          action: 'paused',
+          mode: 'live',
+        });
         await new Promise((r) => setTimeout(r, 3000));
         expect((await w.request('GET', path(shoes, `/${wf.workflowId}`), { key: key('ci') })).body.runCount, 'inactive: not armed').to.equal(0);
         await w.request('POST', path(shoes, `/${wf.workflowId}/activate`), { key: key('ci'), body: {} });
-        await emit('automation.triggered', shoes, { brandId: shoes, automationId, runId: 2, objectId: 'c1', level: 'campaign', action: 'paused', mode: 'live' });
-        await waitUntil(async () => (await w.request('GET', path(shoes, `/${wf.workflowId}`), { key: key('ci') })).body.runCount === 1, 'the monitor run', 15_000, 100);
+        await emit('automation.triggered', shoes, {
+          brandId: shoes,
+          automationId,
+          runId: 2,
+          objectId: 'c1',
+          level: 'campaign',
+          action: 'paused',
+          mode: 'live',
+        });
+        await waitUntil(
+          async () => (await w.request('GET', path(shoes, `/${wf.workflowId}`), { key: key('ci') })).body.runCount === 1,
+          'the monitor run',
+          15_000,
+          100,
+        );
         const exec = (await w.request('GET', path(shoes, `/${wf.workflowId}/executions`), { key: key('ci') })).body.executions[0];
         expect(exec.trigger).to.include({ kind: 'monitor', automationId });
       });
@@ -430,25 +591,50 @@ for (const dialect of dialects()) {
         const hatsRule = await newAutomation(w, key('ci'), hats, 'act_1002', 'Hats watch');
         // Saving: a brand-limited key and an unlimited one alike get 400 on trigger.automationId.
         for (const credential of [key('limitedPub'), key('ci')]) {
-          const r = await w.request('POST', path(shoes), { key: credential, body: definition({ trigger: { kind: 'monitor', automationId: hatsRule }, nodes: [chatNode('tell', chat.url)] }) });
+          const r = await w.request('POST', path(shoes), {
+            key: credential,
+            body: definition({ trigger: { kind: 'monitor', automationId: hatsRule }, nodes: [chatNode('tell', chat.url)] }),
+          });
           expect(r.status, JSON.stringify(r.body)).to.equal(400);
           expect(r.body.error.details.map((d: any) => d.field)).to.deep.equal(['trigger.automationId']);
         }
         // A shoes workflow whose stored trigger names the hats automation (as one saved before this rule could be) stays still when it fires.
-        const stale = await createWorkflow(w, key('limitedPub'), shoes, { trigger: { kind: 'monitor', automationId: await newAutomation(w, key('ci'), shoes, 'act_1001', 'Shoes watch') }, nodes: [chatNode('tell', chat.url)] });
-        await w.service.knex('workflows').where({ id: stale.workflowId }).update({ trigger: JSON.stringify({ kind: 'monitor', automationId: hatsRule }), trigger_automation_id: hatsRule });
+        const stale = await createWorkflow(w, key('limitedPub'), shoes, {
+          trigger: { kind: 'monitor', automationId: await newAutomation(w, key('ci'), shoes, 'act_1001', 'Shoes watch') },
+          nodes: [chatNode('tell', chat.url)],
+        });
+        await w.service
+          .knex('workflows')
+          .where({ id: stale.workflowId })
+          .update({ trigger: JSON.stringify({ kind: 'monitor', automationId: hatsRule }), trigger_automation_id: hatsRule });
         await w.request('POST', path(shoes, `/${stale.workflowId}/activate`), { key: key('limitedPub'), body: {} });
         const own = await createWorkflow(w, key('ci'), hats, { trigger: { kind: 'monitor', automationId: hatsRule }, nodes: [chatNode('tell', chat.url)] });
         await w.request('POST', path(hats, `/${own.workflowId}/activate`), { key: key('ci'), body: {} });
-        await emit('automation.triggered', hats, { brandId: hats, automationId: hatsRule, runId: 1, objectId: 'c1', level: 'campaign', action: 'notified', mode: 'live' });
-        await waitUntil(async () => (await w.request('GET', path(hats, `/${own.workflowId}`), { key: key('ci') })).body.runCount === 1, "the hats workflow's run", 15_000, 100);
+        await emit('automation.triggered', hats, {
+          brandId: hats,
+          automationId: hatsRule,
+          runId: 1,
+          objectId: 'c1',
+          level: 'campaign',
+          action: 'notified',
+          mode: 'live',
+        });
+        await waitUntil(
+          async () => (await w.request('GET', path(hats, `/${own.workflowId}`), { key: key('ci') })).body.runCount === 1,
+          "the hats workflow's run",
+          15_000,
+          100,
+        );
         // The trigger pass that started the hats run has read the event: the shoes workflow was passed over.
         await new Promise((r) => setTimeout(r, 2500));
         expect((await w.request('GET', path(shoes, `/${stale.workflowId}`), { key: key('ci') })).body.runCount).to.equal(0);
       });
 
-      it("a brand-limited key cannot link a column to a workflow reaching another brand (400 on workflowId)", async () => {
-        const wide = await createWorkflow(w, key('ci'), shoes, { workflowName: 'Reaches hats', nodes: [launchNode('go', '$trigger.launchId', { brandId: hats })] });
+      it('a brand-limited key cannot link a column to a workflow reaching another brand (400 on workflowId)', async () => {
+        const wide = await createWorkflow(w, key('ci'), shoes, {
+          workflowName: 'Reaches hats',
+          nodes: [launchNode('go', '$trigger.launchId', { brandId: hats })],
+        });
         const narrow = await createWorkflow(w, key('ci'), shoes, { workflowName: 'Shoes only', nodes: [reviewNode()] });
         const columns = `/v1/brands/${shoes}/pipeline/columns`;
         const refused = await w.request('POST', columns, { key: key('limitedPub'), body: { name: 'Across', workflowId: wide.workflowId } });
@@ -463,15 +649,29 @@ for (const dialect of dialects()) {
       it('a monitor trigger starts when a real automation fires on a campaign spending with no results', async () => {
         const [burner] = (
           await seedLiveLaunch(w.service.knex, {
-            organizationId: w.seed.organizations.acme.id, brandId: shoes, accountId: 'act_1001', platform: 'meta', title: 'Monitored', at: Date.now() - 3 * 86_400_000,
+            organizationId: w.seed.organizations.acme.id,
+            brandId: shoes,
+            accountId: 'act_1001',
+            platform: 'meta',
+            title: 'Monitored',
+            at: Date.now() - 3 * 86_400_000,
             campaigns: [{ name: 'Burner - no results', dailyBudget: 20_000 }],
           })
         ).objects;
         const rule = await w.request('POST', `/v1/brands/${shoes}/automations`, {
           key: key('ci'),
           body: {
-            automationName: 'Burner watch', accountId: 'act_1001', level: 'campaign', objectIds: [burner.objectId], action: 'notify', frequency: 'daily', dailyHour: 6,
-            conditions: [{ metric: 'spend', window: 'yesterday', operator: 'gt', value: 100 }, { metric: 'results', window: 'yesterday', operator: 'lt', value: 1 }],
+            automationName: 'Burner watch',
+            accountId: 'act_1001',
+            level: 'campaign',
+            objectIds: [burner.objectId],
+            action: 'notify',
+            frequency: 'daily',
+            dailyHour: 6,
+            conditions: [
+              { metric: 'spend', window: 'yesterday', operator: 'gt', value: 100 },
+              { metric: 'results', window: 'yesterday', operator: 'lt', value: 1 },
+            ],
           },
         });
         expect(rule.status, JSON.stringify(rule.body)).to.equal(201);
@@ -482,7 +682,12 @@ for (const dialect of dialects()) {
         const fired = await w.request('POST', `/v1/brands/${shoes}/automations/${automationId}/runs`, { key: key('ci'), body: {} });
         expect(fired.status, JSON.stringify(fired.body)).to.equal(201);
         expect(fired.body.objects.find((o: any) => o.objectId === burner.objectId)).to.include({ matched: true, action: 'notified' });
-        await waitUntil(async () => (await w.request('GET', path(shoes, `/${wf.workflowId}`), { key: key('ci') })).body.runCount === 1, 'the monitor run', 15_000, 100);
+        await waitUntil(
+          async () => (await w.request('GET', path(shoes, `/${wf.workflowId}`), { key: key('ci') })).body.runCount === 1,
+          'the monitor run',
+          15_000,
+          100,
+        );
         const exec = (await w.request('GET', path(shoes, `/${wf.workflowId}/executions`), { key: key('ci') })).body.executions[0];
         expect(exec.trigger).to.include({ kind: 'monitor', automationId });
         const done = await waitForExecution(w, key('ci'), shoes, wf.workflowId, exec.executionId, finished, 'the monitor run to end');
@@ -492,13 +697,26 @@ for (const dialect of dialects()) {
       });
 
       it('a schedule starts a run when its time comes, once, and moves to the next time in its time zone', async () => {
-        const wf = await createWorkflow(w, key('ci'), shoes, { trigger: { kind: 'schedule', cron: '0 9 * * *', timezone: 'Europe/Paris' }, nodes: [chatNode('tell', chat.url)] });
+        const wf = await createWorkflow(w, key('ci'), shoes, {
+          trigger: { kind: 'schedule', cron: '0 9 * * *', timezone: 'Europe/Paris' },
+          nodes: [chatNode('tell', chat.url)],
+        });
         await w.request('POST', path(shoes, `/${wf.workflowId}/activate`), { key: key('ci'), body: {} });
         const row = await w.service.knex('workflows').where({ id: wf.workflowId }).first();
-        const local = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Paris', hour: '2-digit', minute: '2-digit', hour12: false }).format(new Date(Number(row.next_run_at)));
+        const local = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Paris', hour: '2-digit', minute: '2-digit', hour12: false }).format(
+          new Date(Number(row.next_run_at)),
+        );
         expect(local).to.equal('09:00');
-        await w.service.knex('workflows').where({ id: wf.workflowId }).update({ next_run_at: Date.now() - 1000 });
-        await waitUntil(async () => (await w.request('GET', path(shoes, `/${wf.workflowId}`), { key: key('ci') })).body.runCount === 1, 'the scheduled run', 15_000, 100);
+        await w.service
+          .knex('workflows')
+          .where({ id: wf.workflowId })
+          .update({ next_run_at: Date.now() - 1000 });
+        await waitUntil(
+          async () => (await w.request('GET', path(shoes, `/${wf.workflowId}`), { key: key('ci') })).body.runCount === 1,
+          'the scheduled run',
+          15_000,
+          100,
+        );
         const after = await w.service.knex('workflows').where({ id: wf.workflowId }).first();
         expect(Number(after.next_run_at)).to.be.greaterThan(Date.now());
         const exec = (await w.request('GET', path(shoes, `/${wf.workflowId}/executions`), { key: key('ci') })).body.executions[0];
@@ -509,12 +727,24 @@ for (const dialect of dialects()) {
         const wf = await createWorkflow(w, key('ci'), shoes, { trigger: { kind: 'video_review' }, nodes: [chatNode('tell', chat.url)] });
         expect(wf.hook.secret).to.match(/^whsec_/);
         expect(wf.hook.url).to.equal(`${w.url}/v1/workflow-hooks/${wf.hook.hookId}`);
-        expect((await w.request('GET', path(shoes, `/${wf.workflowId}`), { key: key('ci') })).body.hook).to.deep.equal({ hookId: wf.hook.hookId, url: wf.hook.url });
+        expect((await w.request('GET', path(shoes, `/${wf.workflowId}`), { key: key('ci') })).body.hook).to.deep.equal({
+          hookId: wf.hook.hookId,
+          url: wf.hook.url,
+        });
         const send = async (secret: string, id: string, payload: unknown) => {
           const body = JSON.stringify(payload);
           const at = new Date();
           const signature = new Webhook(secret).sign(id, at, body);
-          const res = await fetch(wf.hook.url, { method: 'POST', headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signature }, body });
+          const res = await fetch(wf.hook.url, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              'webhook-id': id,
+              'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+              'webhook-signature': signature,
+            },
+            body,
+          });
           return { status: res.status, body: await res.json() };
         };
         const inactive = await send(wf.hook.secret, 'msg_1', { type: 'asset.approved' });
@@ -534,4 +764,3 @@ for (const dialect of dialects()) {
     });
   });
 }
-

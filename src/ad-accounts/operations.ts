@@ -1,22 +1,20 @@
-// Live reads of an ad account (campaigns, lead forms, options, overview) and its naming convention.
+// The ad-accounts area's operations: live reads of an ad account on its platform (campaigns, lead
+// forms, options, overview) and the account's naming convention.
 
-import { defineOperation, type OperationContext } from '../catalogue/define.js';
+import { defineOperation, type BrandContext, type OperationDefinition } from '../catalogue/define.js';
 import { validationFailed } from '../errors.js';
-import type { CampaignPage, Insights, OptionItem, OptionType, PlatformStatus } from '../platforms/port.js';
+import type { CampaignPage, Insights, OptionItem } from '../platforms/port.js';
 import { liveRead } from '../platforms/live-read.js';
-import { resolveDatePreset, type DatePreset } from '../platforms/date-presets.js';
+import { resolveDatePreset } from '../platforms/date-presets.js';
 import { localDate } from '../time/zones.js';
 import { DEFAULT_TEMPLATES, NAMING_FILTERS, NAMING_VARIABLES, parseTemplate, renderTemplate } from '../naming/template.js';
+import { campaignPlatformIds, launchedPlatformIds, publishedOnAccount } from '../launches/store.js';
+import { findNamingConvention, saveNamingConvention } from './store.js';
 
 const readOnly = { readOnly: true, destructive: false, idempotent: true, openWorld: true };
 const OVERVIEW_SAMPLE = 10;
 
-interface AccountInput {
-  brandId: number;
-  accountId: string;
-}
-
-export const listCampaigns = defineOperation({
+const listCampaigns = defineOperation({
   name: 'list-campaigns',
   method: 'GET',
   path: '/brands/{brandId}/ad-accounts/{accountId}/campaigns',
@@ -29,46 +27,50 @@ export const listCampaigns = defineOperation({
   tag: 'ad-accounts',
   toolset: 'accounts',
   summary: 'List every campaign in an ad account, including those not launched through the service.',
-  description: 'A live read from the ad platform (asOf says when; values may come from a cache of up to a minute). Filter with repeated statusFilter and a case-insensitive nameQuery; pages follow what the platform returns at call time.',
-  async handler(ctx, input: AccountInput & { statusFilter?: PlatformStatus[]; nameQuery?: string; cursor?: string; limit: number }) {
-    const account = await ctx.platforms.account(ctx.db, ctx.brand!.id, input.accountId);
+  description:
+    'A live read from the ad platform (asOf says when; values may come from a cache of up to a minute). Filter with repeated statusFilter and a case-insensitive nameQuery; pages follow what the platform returns at call time.',
+  uses: ['platforms', 'metrics', 'page'],
+  async handler(ctx, input) {
+    const account = await ctx.platforms.account(ctx.db, ctx.brand.id, input.accountId);
     const after = (ctx.page.position()?.[0] as string | undefined) ?? null;
     const query = { statuses: input.statusFilter, nameQuery: input.nameQuery, after, limit: input.limit };
     // The whole answer is cached (for this brand: an account may serve several), with which campaigns
     // came from the service's launches; publishing invalidates it. A hit answers the stored object.
-    const { value } = await liveRead(ctx, account, 'campaigns', { ...query, brandId: ctx.brand!.id, nameQuery: input.nameQuery ?? null }, async () => {
+    const { value } = await liveRead(ctx, account, 'campaigns', { ...query, brandId: ctx.brand.id, nameQuery: input.nameQuery ?? null }, async () => {
       const page = await ctx.platforms.adapterFor(account.platform).listCampaigns(account, query);
-      const ids = page.campaigns.map((c) => c.id);
-      const imported = new Set<string>(ids.length ? await ctx.db('launch_nodes').whereIn('platform_id', ids).pluck('platform_id') : []);
+      const imported = await launchedPlatformIds(
+        ctx.db,
+        page.campaigns.map((c) => c.id),
+      );
       return campaignListAnswer(ctx, page, imported, input.nameQuery ?? null, new Date(ctx.now()).toISOString());
     });
     return value;
   },
 });
 
-function campaignListAnswer(ctx: OperationContext, page: CampaignPage, imported: Set<string>, nameQuery: string | null, asOf: string) {
+function campaignListAnswer(ctx: BrandContext<'page'>, page: CampaignPage, imported: Set<string>, nameQuery: string | null, asOf: string) {
   return {
-      asOf,
-      campaigns: page.campaigns.map((c) => ({
-        id: c.id,
-        name: c.name,
-        status: c.status,
-        effective_status: c.effectiveStatus,
-        objective: c.objective,
-        brandId: ctx.brand!.id,
-        budget: c.budget,
-        budgetLevel: c.budgetLevel,
-        createdAt: c.createdAt,
-        imported: imported.has(c.id),
-      })),
-      totalInAccount: page.totalInAccount,
-      matched: page.matched,
-      nameQuery,
-      nextCursor: page.after ? ctx.page.next([page.after]) : null,
+    asOf,
+    campaigns: page.campaigns.map((c) => ({
+      id: c.id,
+      name: c.name,
+      status: c.status,
+      effective_status: c.effectiveStatus,
+      objective: c.objective,
+      brandId: ctx.brand.id,
+      budget: c.budget,
+      budgetLevel: c.budgetLevel,
+      createdAt: c.createdAt,
+      imported: imported.has(c.id),
+    })),
+    totalInAccount: page.totalInAccount,
+    matched: page.matched,
+    nameQuery,
+    nextCursor: page.after ? ctx.page.next([page.after]) : null,
   };
 }
 
-export const listLeadForms = defineOperation({
+const listLeadForms = defineOperation({
   name: 'list-lead-forms',
   method: 'GET',
   path: '/brands/{brandId}/ad-accounts/{accountId}/lead-forms',
@@ -81,8 +83,9 @@ export const listLeadForms = defineOperation({
   tag: 'ad-accounts',
   toolset: 'accounts',
   summary: 'List the lead forms of a page on the ad platform.',
-  async handler(ctx, input: AccountInput & { pageId: string; cursor?: string; limit: number }) {
-    const account = await ctx.platforms.account(ctx.db, ctx.brand!.id, input.accountId);
+  uses: ['platforms', 'metrics', 'page'],
+  async handler(ctx, input) {
+    const account = await ctx.platforms.account(ctx.db, ctx.brand.id, input.accountId);
     const after = (ctx.page.position()?.[0] as string | undefined) ?? null;
     const { value } = await liveRead(ctx, account, 'lead-forms', { pageId: input.pageId, after, limit: input.limit }, () =>
       ctx.platforms.adapterFor(account.platform).listLeadForms(account, input.pageId, after, input.limit),
@@ -91,7 +94,7 @@ export const listLeadForms = defineOperation({
   },
 });
 
-export const listOptions = defineOperation({
+const listOptions = defineOperation({
   name: 'list-options',
   method: 'GET',
   path: '/brands/{brandId}/ad-accounts/{accountId}/options',
@@ -103,10 +106,12 @@ export const listOptions = defineOperation({
   annotations: readOnly,
   tag: 'ad-accounts',
   toolset: 'accounts',
-  summary: 'List the selectable assets (pixels, pages, profile accounts, audiences) and targeting values (interests, locations, conversion events) of an ad account.',
+  summary:
+    'List the selectable assets (pixels, pages, profile accounts, audiences) and targeting values (interests, locations, conversion events) of an ad account.',
   description: 'query searches names case-insensitively. A type the platform does not have answers 422 capability_unsupported (TikTok has no pages).',
-  async handler(ctx, input: AccountInput & { optionType: OptionType; query?: string }) {
-    const account = await ctx.platforms.account(ctx.db, ctx.brand!.id, input.accountId);
+  uses: ['platforms', 'metrics'],
+  async handler(ctx, input) {
+    const account = await ctx.platforms.account(ctx.db, ctx.brand.id, input.accountId);
     const { value, asOf } = await liveRead<OptionItem[]>(ctx, account, 'options', { type: input.optionType, query: input.query ?? null }, () =>
       ctx.platforms.adapterFor(account.platform).listOptions(account, input.optionType, input.query),
     );
@@ -133,7 +138,7 @@ function totalsOf(i: Insights) {
   };
 }
 
-export const getOverview = defineOperation({
+const getOverview = defineOperation({
   name: 'get-overview',
   method: 'GET',
   path: '/brands/{brandId}/ad-accounts/{accountId}/overview',
@@ -149,24 +154,16 @@ export const getOverview = defineOperation({
   description:
     'Only campaigns launched through the service count, sampling the 10 most recently published launches. Presets are resolved in the ' +
     'account timezone; last_Nd ends yesterday; maximum is the lifetime window.',
-  async handler(ctx, input: AccountInput & { datePreset: DatePreset }) {
-    const account = await ctx.platforms.account(ctx.db, ctx.brand!.id, input.accountId);
-    const published = ctx.db('launches as l')
-      .where({ 'l.brand_id': ctx.brand!.id, 'l.status': 'published' })
-      .whereExists((q) => q.select(ctx.db.raw('1')).from('launch_nodes as n').whereRaw('n.launch_id = l.id').where({ 'n.node_type': 'campaign', 'n.account_id': account.accountId }));
-    const [total, sample] = await Promise.all([
-      published.clone().count({ n: '*' }).first(),
-      published.clone().orderBy([{ column: 'l.published_at', order: 'desc' }, { column: 'l.id', order: 'desc' }]).limit(OVERVIEW_SAMPLE).select('l.id', 'l.published_at'),
-    ]);
-    const campaignIds: string[] = sample.length
-      ? await ctx.db('launch_nodes')
-          .whereIn('launch_id', sample.map((s) => s.id))
-          .where({ node_type: 'campaign', account_id: account.accountId })
-          .whereNotNull('platform_id')
-          .orderBy('platform_id')
-          .pluck('platform_id')
-      : [];
-    const earliest = sample.reduce<number | null>((min, s) => (min === null || Number(s.published_at) < min ? Number(s.published_at) : min), null);
+  uses: ['platforms', 'metrics'],
+  async handler(ctx, input) {
+    const account = await ctx.platforms.account(ctx.db, ctx.brand.id, input.accountId);
+    const { total, sample } = await publishedOnAccount(ctx.db, ctx.brand.id, account.accountId, OVERVIEW_SAMPLE);
+    const campaignIds = await campaignPlatformIds(
+      ctx.db,
+      sample.map((s) => s.id),
+      account.accountId,
+    );
+    const earliest = sample.reduce<number | null>((min, s) => (min === null || s.publishedAt < min ? s.publishedAt : min), null);
     const window = resolveDatePreset(input.datePreset, ctx.now(), account.timezone, earliest === null ? undefined : localDate(earliest, account.timezone));
     const { value, asOf } = await liveRead<Insights>(ctx, account, 'insights', { campaignIds, window }, () =>
       ctx.platforms.adapterFor(account.platform).insights(account, campaignIds, window),
@@ -179,17 +176,18 @@ export const getOverview = defineOperation({
       window,
       asOf,
       totals: totalsOf(value),
-      launches: { sampled: sample.length, total: Number(total?.n ?? 0), sampleLimit: OVERVIEW_SAMPLE, campaigns: campaignIds.length },
+      launches: { sampled: sample.length, total, sampleLimit: OVERVIEW_SAMPLE, campaigns: campaignIds.length },
     };
   },
 });
 
-async function namingView(ctx: OperationContext, input: AccountInput) {
-  const account = await ctx.platforms.account(ctx.db, ctx.brand!.id, input.accountId);
-  const row = await ctx.db('naming_conventions').where({ brand_id: ctx.brand!.id, account_id: account.accountId }).first();
-  const templates = row ? { campaign: row.campaign_template, adset: row.adset_template, ad: row.ad_template } : { ...DEFAULT_TEMPLATES };
+/** The account's naming convention as answered: its templates (or the defaults), each with an example, and what they may use. */
+async function namingView(ctx: BrandContext<'platforms'>, accountId: string) {
+  const account = await ctx.platforms.account(ctx.db, ctx.brand.id, accountId);
+  const saved = await findNamingConvention(ctx.db, ctx.brand.id, account.accountId);
+  const templates = saved ? saved.templates : { ...DEFAULT_TEMPLATES };
   const values = Object.fromEntries(Object.entries(NAMING_VARIABLES).map(([k, v]) => [k, v.example]));
-  Object.assign(values, { brand: ctx.brand!.name, account: account.name ?? account.accountId, platform: account.platform });
+  Object.assign(values, { brand: ctx.brand.name, account: account.name ?? account.accountId, platform: account.platform });
   const now = ctx.now();
   return {
     accountId: account.accountId,
@@ -199,14 +197,18 @@ async function namingView(ctx: OperationContext, input: AccountInput) {
       adset: renderTemplate(templates.adset, values, now),
       ad: renderTemplate(templates.ad, values, now),
     },
-    variables: Object.entries(NAMING_VARIABLES).map(([name, v]) => ({ name, description: v.description, example: name === 'date' ? renderTemplate('{date:YYYY-MM-DD}', {}, now) : values[name] })),
+    variables: Object.entries(NAMING_VARIABLES).map(([name, v]) => ({
+      name,
+      description: v.description,
+      example: name === 'date' ? renderTemplate('{date:YYYY-MM-DD}', {}, now) : values[name],
+    })),
     filters: [...NAMING_FILTERS],
-    isDefault: !row,
-    updatedAt: row ? new Date(Number(row.updated_at)).toISOString() : null,
+    isDefault: !saved,
+    updatedAt: saved ? new Date(saved.updatedAt).toISOString() : null,
   };
 }
 
-export const getNamingConvention = defineOperation({
+const getNamingConvention = defineOperation({
   name: 'get-naming-convention',
   method: 'GET',
   path: '/brands/{brandId}/ad-accounts/{accountId}/naming-convention',
@@ -218,10 +220,11 @@ export const getNamingConvention = defineOperation({
   tag: 'ad-accounts',
   toolset: 'accounts',
   summary: 'Show the naming templates of an ad account at campaign, ad set and ad level, each with a rendered example.',
-  handler: (ctx, input: AccountInput) => namingView(ctx, input),
+  uses: ['platforms'],
+  handler: (ctx, input) => namingView(ctx, input.accountId),
 });
 
-export const setNamingConvention = defineOperation({
+const setNamingConvention = defineOperation({
   name: 'set-naming-convention',
   method: 'PUT',
   path: '/brands/{brandId}/ad-accounts/{accountId}/naming-convention',
@@ -233,17 +236,29 @@ export const setNamingConvention = defineOperation({
   tag: 'ad-accounts',
   toolset: 'accounts',
   summary: 'Set the naming templates of an ad account (any of campaign, adset, ad); the others keep their current value.',
-  async handler(ctx, input: AccountInput & { campaign?: string; adset?: string; ad?: string }) {
-    const current = await namingView(ctx, input);
+  uses: ['platforms', 'activity'],
+  async handler(ctx, input) {
+    const current = await namingView(ctx, input.accountId);
     const issues = (['campaign', 'adset', 'ad'] as const).flatMap((level) =>
       input[level] === undefined ? [] : parseTemplate(input[level]!).problems.map((p) => ({ field: level, code: 'invalid_value', message: p.message })),
     );
     if (issues.length) throw validationFailed(issues);
-    const templates = { ...current.templates, ...Object.fromEntries((['campaign', 'adset', 'ad'] as const).filter((l) => input[l] !== undefined).map((l) => [l, input[l]])) };
-    const row = { campaign_template: templates.campaign, adset_template: templates.adset, ad_template: templates.ad, updated_at: ctx.now() };
-    const updated = await ctx.db('naming_conventions').where({ brand_id: ctx.brand!.id, account_id: input.accountId }).update(row);
-    if (!updated) await ctx.db('naming_conventions').insert({ brand_id: ctx.brand!.id, account_id: input.accountId, ...row });
-    await ctx.activity.record({ brandId: ctx.brand!.id, accountId: input.accountId, entityType: 'unknown', entityId: input.accountId, entityName: 'naming convention', action: 'naming_convention.updated' });
-    return namingView(ctx, input);
+    const templates = {
+      ...current.templates,
+      ...Object.fromEntries((['campaign', 'adset', 'ad'] as const).filter((l) => input[l] !== undefined).map((l) => [l, input[l]])),
+    };
+    await saveNamingConvention(ctx.db, ctx.brand.id, input.accountId, templates, ctx.now());
+    await ctx.activity.record({
+      brandId: ctx.brand.id,
+      accountId: input.accountId,
+      entityType: 'unknown',
+      entityId: input.accountId,
+      entityName: 'naming convention',
+      action: 'naming_convention.updated',
+    });
+    return namingView(ctx, input.accountId);
   },
 });
+
+/** The ad-accounts area's operations, in catalogue order. */
+export const operations: OperationDefinition[] = [listCampaigns, listLeadForms, listOptions, getOverview, getNamingConvention, setNamingConvention];

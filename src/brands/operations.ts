@@ -1,14 +1,10 @@
-// GET /v1/brands: one row per brand the caller can reach, with its primary ad account.
+// The brands area's operations: GET /v1/brands, one row per brand the caller can reach, with its
+// primary ad account (served from the brand directory, directory.ts).
 
-import { defineOperation } from '../catalogue/define.js';
-import type { DirectoryBrand } from '../directory.js';
+import { defineOperation, type OperationDefinition } from '../catalogue/define.js';
+import type { DirectoryBrand } from './directory.js';
 
-interface ListBrandsInput {
-  cursor?: string;
-  limit: number;
-}
-
-interface BrandRow {
+interface BrandAccountRow {
   brandId: number;
   brandName: string | null;
   accountId: string | null;
@@ -19,7 +15,7 @@ interface BrandRow {
 }
 
 interface ListBrandsOutput {
-  accounts: BrandRow[];
+  accounts: BrandAccountRow[];
   nextCursor: string | null;
 }
 
@@ -31,7 +27,7 @@ interface ListBrandsOutput {
 const pages = new WeakMap<readonly DirectoryBrand[], Map<string, ListBrandsOutput>>();
 const MAX_PAGES_PER_SNAPSHOT = 1_000;
 
-export const listBrands = defineOperation({
+const listBrands = defineOperation({
   name: 'list-brands',
   method: 'GET',
   path: '/brands',
@@ -46,7 +42,8 @@ export const listBrands = defineOperation({
   description:
     'A brand-limited credential sees only its brands. accountId is the first ad account attached to the brand; ' +
     'connected is false (and active false) when the brand has no ad account. Ordered by brandId.',
-  async handler(ctx, input: ListBrandsInput) {
+  uses: ['page', 'directory'],
+  async handler(ctx, input) {
     const { principal } = ctx;
     const after = ctx.page.position();
     const afterId = after ? Number(after[0]) : 0;
@@ -74,3 +71,6 @@ export const listBrands = defineOperation({
     return answer;
   },
 });
+
+/** The brands area's operations, in catalogue order. */
+export const operations: OperationDefinition[] = [listBrands];

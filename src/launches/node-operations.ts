@@ -1,33 +1,51 @@
 // Nodes of a launch: campaigns, ad sets and ads. Add, update, read an ad set, remove (cascading)
 // and duplicate. Drafts change freely; a live node changes only its status (pushed to the platform).
 
-import { defineOperation, type OperationContext } from '../catalogue/define.js';
+import { defineOperation, type OperationDefinition, type OwnTransactions, type ServiceContext } from '../catalogue/define.js';
 import { ServiceError, notFound, validationFailed } from '../errors.js';
 import { mergePatch } from '../merge-patch.js';
-import { budgetOf, childrenOf, loadLaunch, loadNodes, newNodeId, nodeView, toNode, type LaunchRow, type NodeRow, type NodeType } from '../launches/store.js';
-import { validateLaunch } from '../launches/validate.js';
-import { validationContextFor } from '../launches/context.js';
+import { findAdAccount } from '../brands/store.js';
 import { accountScope } from '../platforms/live-read.js';
 import { inTransaction } from '../db/connection.js';
 import { loadCopy } from '../copy/store.js';
 import { adTextsFromCopy } from '../copy/attach.js';
-import { draftNode, insertNodes } from '../launches/create.js';
-import type { Knex } from 'knex';
 import { requireReferences, type Reference } from '../references/resolve.js';
+import { validationContextFor } from './context.js';
+import {
+  childNodes,
+  deleteNodes,
+  findNode,
+  insertNodes,
+  loadLaunch,
+  loadNodes,
+  newNodeId,
+  setCampaignAccount,
+  touchLaunch,
+  updateNodeProperties,
+  type LaunchRow,
+  type NodeRow,
+  type NodeType,
+} from './store.js';
+import { budgetOf, childrenOf, draftNode } from './tree.js';
+import { validateLaunch } from './validate.js';
+import { nodeView } from './views.js';
 
 const write = { readOnly: false, destructive: false, idempotent: false, openWorld: false };
 const PARENT: Record<NodeType, NodeType | null> = { campaign: null, adset: 'campaign', ad: 'adset' };
 
 function editable(l: LaunchRow): void {
   if (l.status !== 'draft' && l.status !== 'publish_failed') {
-    throw new ServiceError('conflict', `Launch ${l.id} is ${l.status}; its tree can no longer be added to or duplicated. Start a new launch.`, { status: l.status });
+    throw new ServiceError('conflict', `Launch ${l.id} is ${l.status}; its tree can no longer be added to or duplicated. Start a new launch.`, {
+      status: l.status,
+    });
   }
 }
 
-async function findNode(ctx: OperationContext, launchId: number, nodeId: string): Promise<NodeRow> {
-  const row = await ctx.db('launch_nodes').where({ launch_id: launchId, id: nodeId }).first();
-  if (!row) throw notFound(`Node ${nodeId} of launch ${launchId}`);
-  return toNode(row);
+/** The node of the launch, or 404. */
+async function nodeOf(ctx: ServiceContext, launchId: number, nodeId: string): Promise<NodeRow> {
+  const node = await findNode(ctx.db, launchId, nodeId);
+  if (!node) throw notFound(`Node ${nodeId} of launch ${launchId}`);
+  return node;
 }
 
 /** The creative and copy an ad's settings name, as references of the brand (fields below `prefix`). */
@@ -38,7 +56,14 @@ function adReferences(brandId: number, settings: Record<string, unknown>, prefix
   return refs;
 }
 
-export const createNode = defineOperation({
+/** 400 on properties.accountId unless it is an ad account of the brand. */
+async function requireBrandAccount(db: ServiceContext['db'], brandId: number, accountId: string): Promise<void> {
+  if (!(await findAdAccount(db, brandId, accountId))) {
+    throw validationFailed([{ field: 'properties.accountId', code: 'invalid_value', message: `${accountId} is not an ad account of this brand` }]);
+  }
+}
+
+const createNode = defineOperation({
   name: 'create-node',
   method: 'POST',
   path: '/brands/{brandId}/launches/{launchId}/nodes',
@@ -52,38 +77,44 @@ export const createNode = defineOperation({
   successStatus: 201,
   summary: 'Add a campaign, an ad set (parentId: its campaign) or an ad (parentId: its ad set) to a draft launch.',
   description: 'properties carry the settings of the level; see the node-properties schema. Completeness is checked when the launch is published.',
-  async handler(ctx, input: { launchId: string; nodeType: NodeType; parentId?: string | null; properties?: Record<string, unknown> }) {
-    const l = await loadLaunch(ctx.db, ctx.brand!.id, input.launchId, true);
+  uses: ['validate', 'activity'],
+  async handler(ctx, input) {
+    const l = await loadLaunch(ctx.db, ctx.brand.id, input.launchId, true);
     editable(l);
     const properties = ctx.validate<Record<string, any>>(`node-properties#/$defs/${input.nodeType}`, input.properties ?? {}, 'properties');
     await requireReferences(ctx.db, ctx.principal, adReferences(l.brandId, properties, 'properties.'));
     const wanted = PARENT[input.nodeType];
-    let accountId: string | null = null;
+    let accountId: string | null;
     if (wanted === null) {
       if (input.parentId) throw validationFailed([{ field: 'parentId', code: 'invalid_value', message: 'must be omitted for a campaign' }]);
-      if (properties.accountId) {
-        const known = await ctx.db('ad_accounts').where({ brand_id: l.brandId, account_id: properties.accountId }).first('id');
-        if (!known) throw validationFailed([{ field: 'properties.accountId', code: 'invalid_value', message: `${properties.accountId} is not an ad account of this brand` }]);
-      }
+      if (properties.accountId) await requireBrandAccount(ctx.db, l.brandId, properties.accountId);
       accountId = properties.accountId ?? l.accountId;
     } else {
-      if (!input.parentId) throw validationFailed([{ field: 'parentId', code: 'invalid_type', message: `is required: the ${wanted} this ${input.nodeType} belongs to` }]);
-      const parent = await ctx.db('launch_nodes').where({ launch_id: l.id, id: input.parentId }).first();
-      if (!parent || parent.node_type !== wanted) {
+      if (!input.parentId)
+        throw validationFailed([{ field: 'parentId', code: 'invalid_type', message: `is required: the ${wanted} this ${input.nodeType} belongs to` }]);
+      const parent = await findNode(ctx.db, l.id, input.parentId);
+      if (!parent || parent.nodeType !== wanted) {
         throw validationFailed([{ field: 'parentId', code: 'invalid_value', message: `must be the id of a ${wanted} of this launch` }]);
       }
-      accountId = parent.account_id ?? null;
+      accountId = parent.accountId;
     }
     const now = ctx.now();
     const id = newNodeId();
     await insertNodes(ctx.db, [draftNode({ id, launchId: l.id, parentId: input.parentId ?? null, nodeType: input.nodeType, accountId, properties }, now)]);
-    await ctx.db('launches').where({ id: l.id }).update({ updated_at: now });
-    await ctx.activity.record({ brandId: l.brandId, accountId, entityType: input.nodeType, entityId: id, entityName: properties.name ?? null, action: `${input.nodeType}.created` });
-    return nodeView(await findNode(ctx, l.id, id));
+    await touchLaunch(ctx.db, l.id, now);
+    await ctx.activity.record({
+      brandId: l.brandId,
+      accountId,
+      entityType: input.nodeType,
+      entityId: id,
+      entityName: properties.name ?? null,
+      action: `${input.nodeType}.created`,
+    });
+    return nodeView(await nodeOf(ctx, l.id, id));
   },
 });
 
-export const updateNode = defineOperation({
+const updateNode = defineOperation({
   name: 'update-node',
   method: 'PATCH',
   path: '/brands/{brandId}/launches/{launchId}/nodes/{nodeId}',
@@ -98,77 +129,114 @@ export const updateNode = defineOperation({
   // A live change calls the ad platform, which must not happen inside a database transaction.
   transactional: false,
   summary: 'Attach a creative, generated copy or existing post to an ad, or change node settings (properties, merged as a JSON merge patch).',
-  description: 'At least one of creativeId, copyGenerationId, postId or properties. copyGenerationId (from generate-copy) sets the ad\'s headline, primaryText and description from the copy\'s first texts unless properties names others; a copy written for the other platform answers 400 validation_failed. A creativeId or copyGenerationId (attached or in properties; numbers or digits) that is not the brand\'s answers 400 validation_failed on that field, the same for a missing one as for another brand\'s. On a live node only properties.status (ACTIVE or PAUSED) may change, and the change is pushed to the ad platform; live budgets change through live-budget.',
-  async handler(ctx, input: { launchId: number; nodeId: string; creativeId?: number; copyGenerationId?: number; postId?: string; properties?: Record<string, unknown> }) {
+  description:
+    "At least one of creativeId, copyGenerationId, postId or properties. copyGenerationId (from generate-copy) sets the ad's headline, primaryText and description from the copy's first texts unless properties names others; a copy written for the other platform answers 400 validation_failed. A creativeId or copyGenerationId (attached or in properties; numbers or digits) that is not the brand's answers 400 validation_failed on that field, the same for a missing one as for another brand's. On a live node only properties.status (ACTIVE or PAUSED) may change, and the change is pushed to the ad platform; live budgets change through live-budget.",
+  uses: ['validate', 'activity', 'platforms', 'metrics'],
+  async handler(ctx, input) {
     const attach = (['creativeId', 'copyGenerationId', 'postId'] as const).filter((k) => input[k] !== undefined);
     if (!attach.length && input.properties === undefined) {
-      throw validationFailed([{ field: 'properties', code: 'invalid_type', message: 'send at least one of creativeId, copyGenerationId, postId or properties' }]);
+      throw validationFailed([
+        { field: 'properties', code: 'invalid_type', message: 'send at least one of creativeId, copyGenerationId, postId or properties' },
+      ]);
     }
-    const l = await loadLaunch(ctx.db, ctx.brand!.id, input.launchId);
-    const node = await findNode(ctx, l.id, input.nodeId);
+    const l = await loadLaunch(ctx.db, ctx.brand.id, input.launchId);
+    const node = await nodeOf(ctx, l.id, input.nodeId);
     if (attach.length && node.nodeType !== 'ad') {
-      throw validationFailed(attach.map((k) => ({ field: k, code: 'invalid_value', message: `can be attached to an ad only; node ${node.id} is a ${node.nodeType}` })));
+      throw validationFailed(
+        attach.map((k) => ({ field: k, code: 'invalid_value', message: `can be attached to an ad only; node ${node.id} is a ${node.nodeType}` })),
+      );
     }
     // Every creative and copy named, attached or in properties, must be the brand's (400 on its field otherwise).
-    await requireReferences(ctx.db, ctx.principal, [...adReferences(l.brandId, input, ''), ...adReferences(l.brandId, input.properties ?? {}, 'properties.')]);
+    await requireReferences(ctx.db, ctx.principal, [
+      ...adReferences(l.brandId, { ...input }, ''),
+      ...adReferences(l.brandId, input.properties ?? {}, 'properties.'),
+    ]);
     const patch: Record<string, any> = {};
     if (input.copyGenerationId !== undefined) {
       // The copy's first texts become the ad's, unless the request names its own in properties.
       const copy = await loadCopy(ctx.db, l.brandId, input.copyGenerationId);
-      const account = node.accountId ? await ctx.db('ad_accounts').where({ brand_id: l.brandId, account_id: node.accountId }).first('platform') : null;
+      const account = node.accountId ? await findAdAccount(ctx.db, l.brandId, node.accountId) : undefined;
       if (account && account.platform !== copy.platform) {
-        throw validationFailed([{ field: 'copyGenerationId', code: 'invalid_value', message: `copy ${copy.copyGenerationId} was written for ${copy.platform}; this ad publishes to ${account.platform} (${node.accountId})` }]);
+        throw validationFailed([
+          {
+            field: 'copyGenerationId',
+            code: 'invalid_value',
+            message: `copy ${copy.copyGenerationId} was written for ${copy.platform}; this ad publishes to ${account.platform} (${node.accountId})`,
+          },
+        ]);
       }
       Object.assign(patch, adTextsFromCopy(copy));
     }
     Object.assign(patch, input.properties ?? {});
     for (const k of attach) patch[k] = input[k];
     if (node.status === 'live') return liveStatusChange(ctx, l, node, patch);
-    return inTransaction(ctx.db as Knex, async (trx) => {
+    return inTransaction(ctx.db, async (trx) => {
       const locked = await loadLaunch(trx, l.brandId, l.id, true);
       editable(locked);
-      const current = toNode(await trx('launch_nodes').where({ id: node.id }).first());
-      const merged = ctx.validate<Record<string, any>>(`node-properties#/$defs/${node.nodeType}`, mergePatch(current.properties, patch) as Record<string, unknown>, 'properties');
-      if (node.nodeType === 'campaign' && merged.accountId && merged.accountId !== current.properties.accountId) {
-        const known = await trx('ad_accounts').where({ brand_id: l.brandId, account_id: merged.accountId }).first('id');
-        if (!known) throw validationFailed([{ field: 'properties.accountId', code: 'invalid_value', message: `${merged.accountId} is not an ad account of this brand` }]);
-      }
+      const current = (await findNode(trx, l.id, node.id))!;
+      const merged = ctx.validate<Record<string, any>>(
+        `node-properties#/$defs/${node.nodeType}`,
+        mergePatch(current.properties, patch) as Record<string, unknown>,
+        'properties',
+      );
+      if (node.nodeType === 'campaign' && merged.accountId && merged.accountId !== current.properties.accountId)
+        await requireBrandAccount(trx, l.brandId, merged.accountId);
       const now = ctx.now();
-      await trx('launch_nodes').where({ id: node.id }).update({ properties: JSON.stringify(merged), name: merged.name ?? null, updated_at: now });
-      if (node.nodeType === 'campaign') {
-        // Children follow their campaign's ad account.
-        const accountId = merged.accountId ?? locked.accountId;
-        const adSets = await trx('launch_nodes').where({ launch_id: l.id, parent_id: node.id }).pluck('id');
-        await trx('launch_nodes').where({ id: node.id }).update({ account_id: accountId });
-        if (adSets.length) {
-          await trx('launch_nodes').whereIn('id', adSets).update({ account_id: accountId });
-          await trx('launch_nodes').whereIn('parent_id', adSets).update({ account_id: accountId });
-        }
-      }
-      await trx('launches').where({ id: l.id }).update({ updated_at: now });
-      await ctx.activity.record({ brandId: l.brandId, accountId: node.accountId, entityType: node.nodeType, entityId: node.id, entityName: merged.name ?? null, action: `${node.nodeType}.updated` }, trx);
-      return nodeView(toNode(await trx('launch_nodes').where({ id: node.id }).first()));
+      await updateNodeProperties(trx, node.id, merged, now, merged.name ?? null);
+      // Children follow their campaign's ad account.
+      if (node.nodeType === 'campaign') await setCampaignAccount(trx, l.id, node.id, merged.accountId ?? locked.accountId);
+      await touchLaunch(trx, l.id, now);
+      await ctx.activity.record(
+        {
+          brandId: l.brandId,
+          accountId: node.accountId,
+          entityType: node.nodeType,
+          entityId: node.id,
+          entityName: merged.name ?? null,
+          action: `${node.nodeType}.updated`,
+        },
+        trx,
+      );
+      return nodeView((await findNode(trx, l.id, node.id))!);
     });
   },
 });
 
-async function liveStatusChange(ctx: OperationContext, l: LaunchRow, node: NodeRow, patch: Record<string, any>) {
+/** A live node: only its status may change, pushed to the ad platform first, then recorded. */
+async function liveStatusChange(
+  ctx: ServiceContext<'activity' | 'platforms' | 'metrics'> & OwnTransactions,
+  l: LaunchRow,
+  node: NodeRow,
+  patch: Record<string, any>,
+) {
   const keys = Object.keys(patch);
   if (keys.length !== 1 || keys[0] !== 'status' || (patch.status !== 'ACTIVE' && patch.status !== 'PAUSED')) {
-    throw new ServiceError('conflict', `Node ${node.id} is live: only properties.status (ACTIVE or PAUSED) can change; budgets change through live-budget.`, { status: 'live' });
+    throw new ServiceError('conflict', `Node ${node.id} is live: only properties.status (ACTIVE or PAUSED) can change; budgets change through live-budget.`, {
+      status: 'live',
+    });
   }
   const account = await ctx.platforms.account(ctx.db, l.brandId, node.accountId!);
   await ctx.platforms.adapterFor(account.platform).setStatus(account, [{ level: node.nodeType, id: node.platformId! }], patch.status);
   const merged: Record<string, any> = { ...node.properties, status: patch.status };
   await ctx.metrics.invalidate(accountScope(account));
-  await inTransaction(ctx.db as Knex, async (trx) => {
-    await trx('launch_nodes').where({ id: node.id }).update({ properties: JSON.stringify(merged), updated_at: ctx.now() });
-    await ctx.activity.record({ brandId: l.brandId, accountId: account.accountId, entityType: node.nodeType, entityId: node.id, entityName: merged.name ?? null, action: patch.status === 'ACTIVE' ? `${node.nodeType}.activated` : `${node.nodeType}.paused` }, trx);
+  await inTransaction(ctx.db, async (trx) => {
+    await updateNodeProperties(trx, node.id, merged, ctx.now());
+    await ctx.activity.record(
+      {
+        brandId: l.brandId,
+        accountId: account.accountId,
+        entityType: node.nodeType,
+        entityId: node.id,
+        entityName: merged.name ?? null,
+        action: patch.status === 'ACTIVE' ? `${node.nodeType}.activated` : `${node.nodeType}.paused`,
+      },
+      trx,
+    );
   });
-  return nodeView(await findNode(ctx, l.id, node.id));
+  return nodeView(await nodeOf(ctx, l.id, node.id));
 }
 
-export const getAdSet = defineOperation({
+const getAdSet = defineOperation({
   name: 'get-ad-set',
   method: 'GET',
   path: '/brands/{brandId}/launches/{launchId}/ad-sets/{adsetId}',
@@ -180,11 +248,12 @@ export const getAdSet = defineOperation({
   tag: 'launches',
   toolset: 'launch',
   summary: 'Read an ad set: settings, targeting, budget, schedule, placements, optimization, assets, links and its ads.',
-  async handler(ctx, input: { launchId: string; adsetId: string }) {
-    const l = await loadLaunch(ctx.db, ctx.brand!.id, input.launchId);
-    const node = await findNode(ctx, l.id, input.adsetId);
+  uses: [],
+  async handler(ctx, input) {
+    const l = await loadLaunch(ctx.db, ctx.brand.id, input.launchId);
+    const node = await nodeOf(ctx, l.id, input.adsetId);
     if (node.nodeType !== 'adset') throw notFound(`Ad set ${input.adsetId} of launch ${l.id}`);
-    const ads = (await ctx.db('launch_nodes').where({ launch_id: l.id, parent_id: node.id }).orderBy(['created_at', 'id'])).map(toNode);
+    const ads = await childNodes(ctx.db, l.id, node.id);
     const p = node.properties;
     return {
       id: node.id,
@@ -203,13 +272,16 @@ export const getAdSet = defineOperation({
         creativeIds: ads.map((a) => a.properties.creativeId).filter((x) => x !== undefined),
         postIds: ads.map((a) => a.properties.postId).filter((x) => x !== undefined),
       },
-      links: { linkUrls: [...new Set(ads.map((a) => a.properties.linkUrl).filter(Boolean))], urlTags: [...new Set(ads.map((a) => a.properties.urlTags).filter(Boolean))] },
+      links: {
+        linkUrls: [...new Set(ads.map((a) => a.properties.linkUrl).filter(Boolean))],
+        urlTags: [...new Set(ads.map((a) => a.properties.urlTags).filter(Boolean))],
+      },
       ads: ads.map(nodeView),
     };
   },
 });
 
-export const removeNodes = defineOperation({
+const removeNodes = defineOperation({
   name: 'remove-nodes',
   method: 'POST',
   path: '/brands/{brandId}/launches/{launchId}/nodes/remove',
@@ -222,9 +294,11 @@ export const removeNodes = defineOperation({
   tag: 'launches',
   toolset: 'launch',
   summary: "Remove 1 to 200 nodes (with their children) from a launch's tree. Cannot be undone; anything already published keeps running on the ad platform.",
-  description: 'notFound lists requested ids that are not in this launch with that nodeType; cascadedIds the children removed with them; validation checks what is left.',
-  async handler(ctx, input: { launchId: string; nodes: Array<{ nodeId: string; nodeType: NodeType }> }) {
-    const l = await loadLaunch(ctx.db, ctx.brand!.id, input.launchId, true);
+  description:
+    'notFound lists requested ids that are not in this launch with that nodeType; cascadedIds the children removed with them; validation checks what is left.',
+  uses: ['activity', 'platforms', 'metrics', 'trackers'],
+  async handler(ctx, input) {
+    const l = await loadLaunch(ctx.db, ctx.brand.id, input.launchId, true);
     if (l.status === 'publishing') {
       throw new ServiceError('conflict', `Launch ${l.id} is being published; remove nodes once it is published or has failed.`, { status: l.status });
     }
@@ -249,8 +323,8 @@ export const removeNodes = defineOperation({
     removed.forEach(walk);
     const gone = new Set([...removed, ...cascaded]);
     if (gone.size) {
-      for (let i = 0; i < gone.size; i += 500) await ctx.db('launch_nodes').whereIn('id', [...gone].slice(i, i + 500)).delete();
-      await ctx.db('launches').where({ id: l.id }).update({ updated_at: ctx.now() });
+      await deleteNodes(ctx.db, [...gone]);
+      await touchLaunch(ctx.db, l.id, ctx.now());
     }
     // A removed live node is no longer "imported" in the live campaign list.
     for (const accountId of new Set(nodes.filter((n) => gone.has(n.id) && n.platformId && n.accountId).map((n) => n.accountId!))) {
@@ -259,7 +333,14 @@ export const removeNodes = defineOperation({
     }
     for (const id of removed) {
       const n = byId.get(id)!;
-      await ctx.activity.record({ brandId: l.brandId, accountId: n.accountId, entityType: n.nodeType, entityId: n.id, entityName: n.properties.name ?? null, action: `${n.nodeType}.removed` });
+      await ctx.activity.record({
+        brandId: l.brandId,
+        accountId: n.accountId,
+        entityType: n.nodeType,
+        entityId: n.id,
+        entityName: n.properties.name ?? null,
+        action: `${n.nodeType}.removed`,
+      });
     }
     const left = nodes.filter((n) => !gone.has(n.id));
     const { issues } = validateLaunch(left, await validationContextFor(ctx, l, left));
@@ -275,7 +356,7 @@ export const removeNodes = defineOperation({
   },
 });
 
-export const duplicateNode = defineOperation({
+const duplicateNode = defineOperation({
   name: 'duplicate-node',
   method: 'POST',
   path: '/brands/{brandId}/launches/{launchId}/nodes/{nodeId}/duplicate',
@@ -287,32 +368,52 @@ export const duplicateNode = defineOperation({
   tag: 'launches',
   toolset: 'launch',
   summary: 'Copy an ad set or an ad 1 to 50 times, with all its settings and children, under the same parent.',
-  async handler(ctx, input: { launchId: string; nodeId: string; nodeType: 'adset' | 'ad'; count: number }) {
-    const l = await loadLaunch(ctx.db, ctx.brand!.id, input.launchId, true);
+  uses: ['activity'],
+  async handler(ctx, input) {
+    const l = await loadLaunch(ctx.db, ctx.brand.id, input.launchId, true);
     editable(l);
-    const node = await findNode(ctx, l.id, input.nodeId);
+    const node = await nodeOf(ctx, l.id, input.nodeId);
     if (node.nodeType !== input.nodeType) {
       throw validationFailed([{ field: 'nodeType', code: 'invalid_value', message: `node ${node.id} is a ${node.nodeType}, not an ${input.nodeType}` }]);
     }
-    const children = input.nodeType === 'adset' ? (await ctx.db('launch_nodes').where({ launch_id: l.id, parent_id: node.id }).orderBy(['created_at', 'id'])).map(toNode) : [];
+    const children = input.nodeType === 'adset' ? await childNodes(ctx.db, l.id, node.id) : [];
     const now = ctx.now();
     // Creation time orders a tree; one millisecond apart keeps the copies in order.
     let order = 0;
-    const row = (n: NodeRow, id: string, parentId: string | null, name: string | null) => ({
-      id, launch_id: l.id, parent_id: parentId, node_type: n.nodeType, account_id: n.accountId, name,
-      properties: JSON.stringify(name === null ? n.properties : { ...n.properties, name }), platform_id: null, status: 'draft', created_at: now + order++, updated_at: now,
+    const copyOf = (n: NodeRow, id: string, parentId: string | null, name: string | null): NodeRow => ({
+      ...n,
+      id,
+      parentId,
+      name,
+      properties: name === null ? n.properties : { ...n.properties, name },
+      platformId: null,
+      status: 'draft',
+      createdAt: now + order++,
+      updatedAt: now,
     });
     const copies: string[] = [];
-    const rows = [];
+    const rows: NodeRow[] = [];
     for (let i = 0; i < input.count; i++) {
       const id = newNodeId();
       copies.push(id);
-      rows.push(row(node, id, node.parentId, node.properties.name ? `${node.properties.name} - Copy${input.count > 1 ? ` ${i + 1}` : ''}`.slice(0, 400) : null));
-      for (const c of children) rows.push(row(c, newNodeId(), id, c.properties.name ?? null));
+      rows.push(
+        copyOf(node, id, node.parentId, node.properties.name ? `${node.properties.name} - Copy${input.count > 1 ? ` ${i + 1}` : ''}`.slice(0, 400) : null),
+      );
+      for (const c of children) rows.push(copyOf(c, newNodeId(), id, c.properties.name ?? null));
     }
-    await ctx.db.batchInsert('launch_nodes', rows, 200);
-    await ctx.db('launches').where({ id: l.id }).update({ updated_at: now });
-    await ctx.activity.record({ brandId: l.brandId, accountId: node.accountId, entityType: node.nodeType, entityId: node.id, entityName: node.properties.name ?? null, action: `${node.nodeType}.duplicated` });
+    await insertNodes(ctx.db, rows);
+    await touchLaunch(ctx.db, l.id, now);
+    await ctx.activity.record({
+      brandId: l.brandId,
+      accountId: node.accountId,
+      entityType: node.nodeType,
+      entityId: node.id,
+      entityName: node.properties.name ?? null,
+      action: `${node.nodeType}.duplicated`,
+    });
     return { success: true, count: input.count, nodeType: input.nodeType, nodeIds: copies };
   },
 });
+
+/** The node operations, in catalogue order. */
+export const nodeOperations: OperationDefinition[] = [createNode, updateNode, getAdSet, removeNodes, duplicateNode];

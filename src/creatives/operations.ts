@@ -1,45 +1,30 @@
-// Creatives of a brand: upload an image or video, list them newest first, get one by id.
+// The creatives area's operations: upload an image or video to a brand, list them newest first,
+// get one by id.
 
-import type { Knex } from 'knex';
-import { defineOperation } from '../catalogue/define.js';
+import { defineOperation, type OperationDefinition } from '../catalogue/define.js';
 import { inTransaction } from '../db/connection.js';
-import { activityRecorder } from '../activity/recorder.js';
 import { notFound, validationFailed } from '../errors.js';
-import { VIDEO_MAX_BYTES, inspectMedia } from '../creatives/media.js';
-import { storeCreativeFile } from '../creatives/storage.js';
+import { VIDEO_MAX_BYTES, inspectMedia } from './media.js';
+import { storeCreativeFile } from './storage.js';
+import { creativesOf, findCreative, insertCreative, type CreativeRow } from './store.js';
 
-interface CreativeRow {
-  id: number | string;
-  name: string;
-  type: string;
-  mime: string;
-  width: number | string;
-  height: number | string;
-  duration_ms: number | string | null;
-  size_bytes: number | string;
-  sha256: string;
-  created_at: number | string;
+function viewOf(c: CreativeRow) {
+  return {
+    id: c.id,
+    name: c.name,
+    type: c.type,
+    mime: c.mime,
+    width: c.width,
+    height: c.height,
+    durationMs: c.durationMs,
+    sizeBytes: c.sizeBytes,
+    sha256: c.sha256,
+    createdAt: new Date(c.createdAt).toISOString(),
+  };
 }
-
-const COLUMNS = ['id', 'name', 'type', 'mime', 'width', 'height', 'duration_ms', 'size_bytes', 'sha256', 'created_at'];
 
 // Standard alphabet with padding; Buffer.from would silently skip anything else.
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-
-function viewOf(r: CreativeRow) {
-  return {
-    id: Number(r.id),
-    name: r.name,
-    type: r.type,
-    mime: r.mime,
-    width: Number(r.width),
-    height: Number(r.height),
-    durationMs: r.duration_ms === null ? null : Number(r.duration_ms),
-    sizeBytes: Number(r.size_bytes),
-    sha256: r.sha256,
-    createdAt: new Date(Number(r.created_at)).toISOString(),
-  };
-}
 
 function decodeBase64(text: string): Buffer {
   if (text.length % 4 !== 0 || !BASE64.test(text)) {
@@ -50,13 +35,7 @@ function decodeBase64(text: string): Buffer {
   return Buffer.from(text, 'base64');
 }
 
-interface UploadInput {
-  brandId: number;
-  name?: string;
-  file: { fileName: string; contentBase64: string };
-}
-
-export const uploadCreative = defineOperation({
+const uploadCreative = defineOperation({
   name: 'upload-creative',
   method: 'POST',
   path: '/brands/{brandId}/creatives',
@@ -78,42 +57,39 @@ export const uploadCreative = defineOperation({
   upload: { field: 'file', maxBytes: VIDEO_MAX_BYTES },
   // Decoding, hashing and writing a large file happen before any row is written, outside a transaction.
   transactional: false,
-  async handler(ctx, input: UploadInput) {
+  uses: ['config', 'activity'],
+  async handler(ctx, input) {
     const bytes = decodeBase64(input.file.contentBase64);
     const media = inspectMedia(bytes, 'file');
     // A file left behind by a failed insert is harmless: it is named by its content and reused.
     const stored = await storeCreativeFile(ctx.config.creativesDir, bytes, media.extension);
-    const brand = ctx.brand!;
-    const row = {
-      organization_id: brand.organizationId,
-      brand_id: brand.id,
+    const creative: Omit<CreativeRow, 'id'> = {
+      organizationId: ctx.brand.organizationId,
+      brandId: ctx.brand.id,
       name: input.name ?? input.file.fileName,
       type: media.type,
       mime: media.mime,
       width: media.width,
       height: media.height,
-      duration_ms: media.durationMs,
-      size_bytes: bytes.length,
+      durationMs: media.durationMs,
+      sizeBytes: bytes.length,
       sha256: stored.sha256,
-      storage_key: stored.storageKey,
-      created_at: ctx.now(),
+      storageKey: stored.storageKey,
+      createdAt: ctx.now(),
     };
-    const id = await inTransaction(ctx.db as Knex, async (trx) => {
-      const [inserted] = await trx('creatives').insert(row);
-      await activityRecorder(trx, ctx.principal, ctx.now).record({
-        brandId: brand.id,
-        entityType: 'unknown',
-        entityId: String(inserted),
-        entityName: row.name,
-        action: 'creative.uploaded',
-      });
-      return Number(inserted);
+    const id = await inTransaction(ctx.db, async (trx) => {
+      const inserted = await insertCreative(trx, creative);
+      await ctx.activity.record(
+        { brandId: creative.brandId, entityType: 'unknown', entityId: String(inserted), entityName: creative.name, action: 'creative.uploaded' },
+        trx,
+      );
+      return inserted;
     });
-    return viewOf({ ...row, id });
+    return viewOf({ ...creative, id });
   },
 });
 
-export const listCreatives = defineOperation({
+const listCreatives = defineOperation({
   name: 'list-creatives',
   method: 'GET',
   path: '/brands/{brandId}/creatives',
@@ -125,20 +101,14 @@ export const listCreatives = defineOperation({
   tag: 'creatives',
   toolset: 'launch',
   summary: 'List the creatives of a brand, newest first.',
-  async handler(ctx, input: { brandId: number; cursor?: string; limit: number }) {
-    const after = ctx.page.position();
-    const query = ctx.db('creatives').where('brand_id', ctx.brand!.id).orderBy('id', 'desc').limit(input.limit + 1).select(COLUMNS);
-    if (after) query.where('id', '<', Number(after[0]));
-    const rows: CreativeRow[] = await query;
-    const page = rows.slice(0, input.limit);
-    return {
-      creatives: page.map(viewOf),
-      nextCursor: rows.length > input.limit ? ctx.page.next([Number(page[page.length - 1].id)]) : null,
-    };
+  uses: ['page'],
+  async handler(ctx, input) {
+    const { rows, nextCursor } = ctx.page.pageOf(await creativesOf(ctx.db, ctx.brand.id, input.limit + 1, ctx.page.beforeId()), (c) => [c.id]);
+    return { creatives: rows.map(viewOf), nextCursor };
   },
 });
 
-export const getCreative = defineOperation({
+const getCreative = defineOperation({
   name: 'get-creative',
   method: 'GET',
   path: '/brands/{brandId}/creatives/{creativeId}',
@@ -151,9 +121,13 @@ export const getCreative = defineOperation({
   toolset: 'launch',
   summary: 'Get one creative of a brand by id.',
   description: 'A creative of another brand answers 404 not_found, like a missing one.',
-  async handler(ctx, input: { brandId: number; creativeId: number }) {
-    const row: CreativeRow | undefined = await ctx.db('creatives').where({ id: input.creativeId, brand_id: ctx.brand!.id }).first(COLUMNS);
-    if (!row) throw notFound(`Creative ${input.creativeId}`);
-    return viewOf(row);
+  uses: [],
+  async handler(ctx, input) {
+    const creative = await findCreative(ctx.db, ctx.brand.id, input.creativeId);
+    if (!creative) throw notFound(`Creative ${input.creativeId}`);
+    return viewOf(creative);
   },
 });
+
+/** The creatives area's operations, in catalogue order. */
+export const operations: OperationDefinition[] = [uploadCreative, listCreatives, getCreative];

@@ -3,14 +3,9 @@
 // same staleness bound as verified keys); a brand not found is looked up again before a 404.
 
 import type { Knex } from 'knex';
+import { brandsWithFirstAccount, type BrandWithAccount } from './store.js';
 
-export interface DirectoryBrand {
-  id: number;
-  organizationId: number;
-  name: string;
-  /** The first ad account attached to the brand, if any. */
-  account: { accountId: string; name: string | null; active: boolean } | null;
-}
+export type DirectoryBrand = BrandWithAccount;
 
 interface Entry {
   brands: DirectoryBrand[];
@@ -18,25 +13,18 @@ interface Entry {
   loadedAt: number;
 }
 
+/** The per-process directory of each organization's brands (see the file's head). */
 export class Directory {
   private readonly orgs = new Map<number, Entry>();
 
-  constructor(private readonly knex: Knex, private readonly ttlMs: number, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly knex: Knex,
+    private readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   private async load(organizationId: number): Promise<Entry> {
-    const rows = await this.knex('brands as b')
-      .leftJoin('ad_accounts as a', (j) => {
-        j.on('a.brand_id', '=', 'b.id').andOn('a.id', '=', this.knex.raw('(select min(a2.id) from ad_accounts a2 where a2.brand_id = b.id)'));
-      })
-      .where('b.organization_id', organizationId)
-      .orderBy('b.id')
-      .select('b.id', 'b.name', 'a.account_id', 'a.name as account_name', 'a.active');
-    const brands = rows.map((r) => ({
-      id: Number(r.id),
-      organizationId,
-      name: r.name,
-      account: r.account_id ? { accountId: r.account_id, name: r.account_name ?? null, active: Boolean(r.active) } : null,
-    }));
+    const brands = await brandsWithFirstAccount(this.knex, organizationId);
     const entry = { brands, byId: new Map(brands.map((b) => [b.id, b])), loadedAt: this.now() };
     if (this.orgs.size > 10_000) this.orgs.clear();
     this.orgs.set(organizationId, entry);

@@ -1,0 +1,65 @@
+// The brands area's tables: `brands` and the ad accounts attached to them (`ad_accounts`). The only
+// file that queries them; other areas call these functions.
+
+import type { Knex } from 'knex';
+import type { PlatformName } from '../platforms/port.js';
+
+type Db = Knex | Knex.Transaction;
+
+/** A brand with the first ad account attached to it, as the directory serves it. */
+export interface BrandWithAccount {
+  id: number;
+  organizationId: number;
+  name: string;
+  account: { accountId: string; name: string | null; active: boolean } | null;
+}
+
+/** An ad account row of a brand. */
+export interface AdAccountRow {
+  platform: PlatformName;
+  accountId: string;
+  timezone: string;
+  currency: string;
+  /** The sealed access token used in live mode, if one is stored. */
+  accessTokenEncrypted: string | null;
+  name: string | null;
+  active: boolean;
+}
+
+/** The organization's brands in id order, each with its first ad account (lowest id), in one query. */
+export async function brandsWithFirstAccount(knex: Knex, organizationId: number): Promise<BrandWithAccount[]> {
+  const rows = await knex('brands as b')
+    .leftJoin('ad_accounts as a', (j) => {
+      j.on('a.brand_id', '=', 'b.id').andOn('a.id', '=', knex.raw('(select min(a2.id) from ad_accounts a2 where a2.brand_id = b.id)'));
+    })
+    .where('b.organization_id', organizationId)
+    .orderBy('b.id')
+    .select('b.id', 'b.name', 'a.account_id', 'a.name as account_name', 'a.active');
+  return rows.map((r) => ({
+    id: Number(r.id),
+    organizationId,
+    name: r.name,
+    account: r.account_id ? { accountId: r.account_id, name: r.account_name ?? null, active: Boolean(r.active) } : null,
+  }));
+}
+
+/** The brand's ad account `accountId`, or undefined when the brand has none with that id. */
+export async function findAdAccount(db: Db, brandId: number, accountId: string): Promise<AdAccountRow | undefined> {
+  const r = await db('ad_accounts').where({ brand_id: brandId, account_id: accountId }).first();
+  if (!r) return undefined;
+  return {
+    platform: r.platform,
+    accountId: r.account_id,
+    timezone: r.timezone,
+    currency: r.currency,
+    accessTokenEncrypted: r.access_token_encrypted ?? null,
+    name: r.name ?? null,
+    active: Boolean(r.active),
+  };
+}
+
+/** The brand's ad accounts in the order they were attached (id order), with their platforms. */
+export async function adAccountsOf(db: Db, brandId: number): Promise<Array<{ accountId: string; platform: PlatformName }>> {
+  const rows = await db('ad_accounts').where({ brand_id: brandId }).orderBy('id').select('account_id', 'platform');
+  return rows.map((r) => ({ accountId: r.account_id as string, platform: r.platform }));
+}

@@ -1,0 +1,161 @@
+// A live budget change (edit-live-campaign) as steps, each with its undo: check the node and the
+// amount, reserve the amount against the ceiling, set the budget on the ad platform (undo: release
+// the reservation), then record it (node, commitment, activity, event) without failing the call.
+
+import type { OwnTransactions, ServiceContext } from '../catalogue/define.js';
+import { inTransaction } from '../db/connection.js';
+import { ServiceError, notFound, validationFailed } from '../errors.js';
+import type { Inputs } from '../catalogue/inputs.generated.js';
+import { formatMinor, toUsdCents, type Counted } from '../money/convert.js';
+import { accountScope } from '../platforms/live-read.js';
+import { ceilingOf, commitmentAmount, commitmentOwner, releaseSpend, reserveSpend, reserving, type CeilingView } from './ceiling.js';
+import { RULES } from './rules.js';
+import { findNode, insertCommitments, loadNodes, settleCommitment, updateNodeProperties, type LaunchRow } from './store.js';
+import { budgetOf, childrenOf } from './tree.js';
+
+const LEVEL_OF = { CAMPAIGN: 'campaign', ADSET: 'adset' } as const;
+
+export type LiveBudgetContext = ServiceContext<'platforms' | 'metrics' | 'activity' | 'events' | 'config'> & OwnTransactions;
+
+/** Sets the budget of a live campaign or ad set of launch `l` on its ad platform, counted against the caller's ceiling; answers edit-live-campaign. */
+export async function changeLiveBudget(ctx: LiveBudgetContext, l: LaunchRow, input: Inputs['edit-live-campaign']) {
+  const node = await findNode(ctx.db, l.id, input.nodeId);
+  if (!node) throw notFound(`Node ${input.nodeId} of launch ${l.id}`);
+  if (node.nodeType === 'ad')
+    throw validationFailed([{ field: 'nodeId', code: 'invalid_value', message: 'budgets live on campaigns and ad sets, not on ads' }]);
+  if (LEVEL_OF[input.level] !== node.nodeType) {
+    throw validationFailed([
+      {
+        field: 'level',
+        code: 'invalid_value',
+        message: `must be ${node.nodeType === 'campaign' ? 'CAMPAIGN' : 'ADSET'} for node ${node.id} (a ${node.nodeType})`,
+      },
+    ]);
+  }
+  if (node.status !== 'live' || !node.platformId) {
+    throw new ServiceError('conflict', `Node ${node.id} is still a draft; change draft budgets through the node's properties (PATCH the node).`, {
+      status: node.status,
+    });
+  }
+  const nodes = await loadNodes(ctx.db, l.id);
+  const campaign = node.nodeType === 'campaign' ? node : nodes.find((n) => n.id === node.parentId)!;
+  const campaignBudget = budgetOf(campaign.properties);
+  if (node.nodeType === 'adset' && campaignBudget) {
+    throw new ServiceError('unprocessable', `The campaign of ad set ${node.id} carries the budget; edit the campaign's budget instead.`, {
+      level: 'CAMPAIGN',
+      nodeId: campaign.id,
+    });
+  }
+  if (node.nodeType === 'campaign' && !campaignBudget) {
+    throw new ServiceError('unprocessable', `Campaign ${node.id} has its budgets on its ad sets; edit an ad set's budget instead.`, {
+      level: 'ADSET',
+      nodeIds: (childrenOf(nodes).get(node.id) ?? []).map((n) => n.id),
+    });
+  }
+  const account = await ctx.platforms.account(ctx.db, l.brandId, node.accountId!);
+  const rules = RULES[account.platform];
+  // Minimums are in the account's own minor units (100 means 100 yen on a JPY account).
+  const min = node.nodeType === 'campaign' ? rules.minCampaignBudget : rules.minAdSetBudget;
+  if (input.amount < min) {
+    throw validationFailed([
+      {
+        field: 'amount',
+        code: 'too_small',
+        message: `must be at least ${min} in the ad account's minor units (${formatMinor(min, account.currency)}) on ${account.platform}`,
+      },
+    ]);
+  }
+  // Converted before anything is reserved: a currency without a rate answers 503 and changes nothing.
+  const part = {
+    accountId: account.accountId,
+    currency: account.currency,
+    amountMinorUnits: input.amount,
+    countedUsdCents: toUsdCents(input.amount, account.currency, ctx.config.fxRates),
+  };
+  const counted: Counted = { totalUsdCents: part.countedUsdCents, accounts: [part] };
+
+  const knex = ctx.db;
+  const now = ctx.now();
+  let commitmentId = 0;
+  await reserving(
+    () =>
+      inTransaction(knex, async (trx) => {
+        await reserveSpend(trx, ctx.principal, counted);
+        commitmentId = await insertCommitments(
+          trx,
+          [
+            {
+              organizationId: ctx.principal.organizationId,
+              ...commitmentOwner(ctx.principal),
+              launchId: l.id,
+              nodeId: node.id,
+              kind: 'budget_edit',
+              ...commitmentAmount(part),
+            },
+          ],
+          now,
+        );
+      }),
+    { ctx, brandId: l.brandId, operation: 'edit-live-campaign' },
+  );
+  const budget = { period: input.budgetType, amountMinorUnits: input.amount };
+  try {
+    await ctx.platforms.adapterFor(account.platform).setBudget(account, { level: node.nodeType, id: node.platformId }, budget);
+  } catch (err) {
+    await inTransaction(knex, async (trx) => {
+      await releaseSpend(trx, { ...commitmentOwner(ctx.principal), countedUsdCents: part.countedUsdCents });
+      await settleCommitment(trx, commitmentId, 'released', ctx.now());
+    });
+    throw err;
+  }
+  await ctx.metrics.invalidate(accountScope(account));
+  // The budget is live and its amount counted: from here on, bookkeeping failures must not fail the call
+  // (a retry would act and count again). The reservation then simply stays recorded as reserved.
+  let ceiling: CeilingView;
+  try {
+    ceiling = await inTransaction(knex, async (trx) => {
+      const properties = { ...node.properties, budget: input.budgetType === 'daily' ? { dailyAmount: input.amount } : { lifetimeAmount: input.amount } };
+      await updateNodeProperties(trx, node.id, properties, ctx.now());
+      await settleCommitment(trx, commitmentId, 'committed', ctx.now());
+      await ctx.activity.record(
+        {
+          brandId: l.brandId,
+          accountId: account.accountId,
+          entityType: node.nodeType,
+          entityId: node.id,
+          entityName: node.properties.name ?? null,
+          action: 'budget.updated',
+          money: { amountMinorUnits: input.amount, currency: account.currency, countedUsdCents: part.countedUsdCents },
+        },
+        trx,
+      );
+      await ctx.events.emit(trx, {
+        organizationId: ctx.principal.organizationId,
+        brandId: l.brandId,
+        type: 'budget.changed',
+        data: {
+          brandId: l.brandId,
+          launchId: String(l.id),
+          nodeId: node.id,
+          level: node.nodeType as 'campaign' | 'adset',
+          platformId: node.platformId!,
+          budget,
+          accountId: account.accountId,
+          currency: account.currency,
+          countedUsdCents: part.countedUsdCents,
+          actor: ctx.principal.actorLabel.slice(0, 255),
+        },
+      });
+      return ceilingOf(trx, ctx.principal);
+    });
+  } catch (err) {
+    ctx.log.error({ requestId: ctx.requestId, err, nodeId: node.id }, 'live budget changed on the platform but its bookkeeping failed');
+    ceiling = await ceilingOf(ctx.db, ctx.principal).catch(() => ({
+      // Storage is failing: the committed total is at least this call's amount.
+      limitMinorUnits: ctx.principal.publishCeilingCents,
+      committedMinorUnits: part.countedUsdCents,
+      remainingMinorUnits: null,
+    }));
+  }
+  return { nodeId: node.id, level: input.level, platformId: node.platformId, budget, ...part, ceiling };
+}

@@ -1,0 +1,107 @@
+// Publishing: launch-campaign (validate and preview, or publish with confirm: true) and
+// edit-live-campaign (change the budget of a live campaign or ad set). Both spend money: scope
+// publish, an Idempotency-Key, and the calling key's ceiling. Their steps are publish.ts and
+// live-budget.ts; the answer of a publish is publish-view.ts.
+
+import { defineOperation, type OperationDefinition } from '../catalogue/define.js';
+import { ServiceError, validationFailed } from '../errors.js';
+import type { BrandAdAccount } from '../platforms/registry.js';
+import { IDEMPOTENCY_LEASE_MS } from '../pipeline/idempotency.js';
+import { requireCeiling } from './ceiling.js';
+import { creativesFor, validationContextFor } from './context.js';
+import { changeLiveBudget } from './live-budget.js';
+import { publishLaunch } from './publish.js';
+import { countLaunch, publishView } from './publish-view.js';
+import { loadLaunch, loadNodes } from './store.js';
+import { campaignAmounts, validateLaunch } from './validate.js';
+
+const launchCampaign = defineOperation({
+  name: 'launch-campaign',
+  method: 'POST',
+  path: '/brands/{brandId}/launches/{launchId}/publish',
+  scope: 'publish',
+  errors: ['conflict', 'capability_unsupported'],
+  idempotency: 'required',
+  input: 'launch-campaign#/$defs/input',
+  output: 'launch-campaign#/$defs/output',
+  annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
+  tag: 'launches',
+  toolset: 'launch',
+  transactional: false,
+  summary: 'Validate and preview a launch, or publish it to the ad platform with confirm: true.',
+  description:
+    'Without confirm: true this only validates and previews (every object to be created, counts, the amount that would count against ' +
+    "the key's publish ceiling); nothing changes and nothing counts. With confirm: true the amount (each campaign's budget, or its ad " +
+    "sets' budgets) is reserved against the ceiling, every object is created on the ad platform and the launch becomes published. " +
+    "Budgets are in the minor units of each ad account's currency; the ceiling is in US dollars: budget.accounts shows each account's " +
+    'amount and the US cents it counts (its total at the FX_RATES rate, rounded up to the next cent), budget.countedUsdCents the sum. ' +
+    'An account currency without a rate answers 503 unavailable (preview included) and publishes nothing. ' +
+    'Validation failures answer 400 "Launch validation failed: <n> issues." with one detail per issue. A failed publish removes what ' +
+    'it created and releases the reservation. Retry with the same Idempotency-Key after a timeout.',
+  uses: ['platforms', 'metrics', 'activity', 'events', 'progress', 'config', 'idempotency', 'trackers'],
+  async handler(ctx, input) {
+    requireCeiling(ctx.principal);
+    let l = await loadLaunch(ctx.db, ctx.brand.id, input.launchId);
+    let nodes = await loadNodes(ctx.db, l.id);
+    const stale = l.updatedAt < ctx.now() - IDEMPOTENCY_LEASE_MS;
+    const resume = input.confirm && l.status === 'publishing' && (ctx.idempotency?.resumed === true || stale);
+    if (input.confirm && l.status === 'published') {
+      if (!ctx.idempotency?.resumed) throw new ServiceError('conflict', `Launch ${l.id} is already published.`, { status: l.status });
+    } else if (input.confirm && l.status === 'publishing' && !resume) {
+      throw new ServiceError('conflict', `Launch ${l.id} is being published by another request; wait for it to finish.`, { status: l.status });
+    }
+    const vctx = await validationContextFor(ctx, l, nodes);
+    const { issues, warnings, campaignAccounts } = validateLaunch(nodes, vctx);
+    if (issues.length && l.status !== 'published') throw validationFailed(issues, `Launch validation failed: ${issues.length} issues.`);
+    if (!input.confirm || l.status === 'published') return publishView(ctx, l, nodes, campaignAccounts, warnings, input.confirm === true);
+
+    const accounts = new Map<string, BrandAdAccount>();
+    for (const id of new Set(campaignAccounts.values())) accounts.set(id!, await ctx.platforms.account(ctx.db, l.brandId, id!));
+    // Converted before anything is reserved: a currency without a rate answers 503 and publishes nothing.
+    const counted = await countLaunch(ctx, l.brandId, nodes, campaignAccounts);
+    const ceiling = await publishLaunch(
+      ctx,
+      {
+        launch: l,
+        nodes,
+        campaignAccounts: campaignAccounts as Map<string, string>,
+        accounts,
+        counted,
+        campaignAmounts: new Map(campaignAmounts(nodes, campaignAccounts).map((c) => [c.campaignId, c.amountMinorUnits])),
+        creatives: await creativesFor(ctx, l.brandId, nodes),
+      },
+      resume,
+    );
+    l = await loadLaunch(ctx.db, l.brandId, l.id);
+    nodes = await loadNodes(ctx.db, l.id);
+    return publishView(ctx, l, nodes, campaignAccounts, warnings, true, ceiling);
+  },
+});
+
+const editLiveCampaign = defineOperation({
+  name: 'edit-live-campaign',
+  method: 'POST',
+  path: '/brands/{brandId}/launches/{launchId}/nodes/{nodeId}/live-budget',
+  scope: 'publish',
+  errors: ['conflict', 'unprocessable', 'capability_unsupported'],
+  idempotency: 'required',
+  input: 'edit-live-campaign#/$defs/input',
+  output: 'edit-live-campaign#/$defs/output',
+  annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
+  tag: 'launches',
+  toolset: 'launch',
+  transactional: false,
+  summary: "Change the budget of a live campaign or ad set on the ad platform; the new amount counts against the key's ceiling (in US cents).",
+  description:
+    "amount is in the minor units of the node's ad account currency (cents for USD, yen for JPY, fils for KWD), at least 100 (and the platform minimum). " +
+    "It counts against the credential's ceiling in US cents at the FX_RATES rate, rounded up (no rate for the currency: 503 unavailable, nothing changes). " +
+    'A node of a launch that is still a draft answers 409 conflict: change draft budgets through the node properties.',
+  uses: ['platforms', 'metrics', 'activity', 'events', 'config'],
+  async handler(ctx, input) {
+    requireCeiling(ctx.principal);
+    return changeLiveBudget(ctx, await loadLaunch(ctx.db, ctx.brand.id, input.launchId), input);
+  },
+});
+
+/** The publishing operations, in catalogue order. */
+export const publishOperations: OperationDefinition[] = [launchCampaign, editLiveCampaign];

@@ -1,0 +1,92 @@
+// What launch-campaign answers, preview or published: the plan of objects per level, the counts,
+// and what the launch counts against the ceiling (per ad account, in US cents).
+
+import type { ServiceContext } from '../catalogue/define.js';
+import { countPerAccount, type Counted } from '../money/convert.js';
+import { ceilingOf, type CeilingView } from './ceiling.js';
+import { commitmentsOf, type LaunchRow, type NodeRow } from './store.js';
+import { budgetOf, countsOf } from './tree.js';
+import { campaignAmounts } from './validate.js';
+
+function planOf(nodes: NodeRow[], campaignAccounts: Map<string, string | null>) {
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const campaignOf = (n: NodeRow): NodeRow => (n.parentId ? campaignOf(byId.get(n.parentId)!) : n);
+  const item = (n: NodeRow) => {
+    const c = campaignOf(n);
+    return {
+      nodeId: n.id,
+      parentId: n.parentId,
+      name: n.properties.name ?? null,
+      accountId: campaignAccounts.get(c.id) ?? null,
+      objective: c.properties.objective,
+      status: n.nodeType === 'adset' ? 'ACTIVE' : (n.properties.status ?? 'ACTIVE'),
+      budget: n.nodeType === 'ad' ? null : budgetOf(n.properties),
+      platformId: n.platformId,
+    };
+  };
+  return {
+    campaigns: nodes.filter((n) => n.nodeType === 'campaign').map(item),
+    adSets: nodes.filter((n) => n.nodeType === 'adset').map(item),
+    ads: nodes.filter((n) => n.nodeType === 'ad').map(item),
+  };
+}
+
+/**
+ * What publishing the launch counts against the ceiling: each ad account's total in its own
+ * currency, converted to US cents and rounded up once per account (503 when a rate is missing).
+ */
+export async function countLaunch(
+  ctx: ServiceContext<'platforms' | 'config'>,
+  brandId: number,
+  nodes: NodeRow[],
+  campaignAccounts: Map<string, string | null>,
+): Promise<Counted> {
+  const parts = [];
+  for (const c of campaignAmounts(nodes, campaignAccounts)) {
+    const account = await ctx.platforms.account(ctx.db, brandId, c.accountId);
+    parts.push({ accountId: c.accountId, currency: account.currency, amountMinorUnits: c.amountMinorUnits });
+  }
+  return countPerAccount(parts, ctx.config.fxRates);
+}
+
+/** What a published launch counted when it was published (its commitments), or null for commitments that predate currencies. */
+async function countedAtPublish(ctx: ServiceContext, launchId: number): Promise<Counted | null> {
+  const rows = await commitmentsOf(ctx.db, launchId, 'committed', 'publish');
+  if (!rows.length || rows.some((r) => r.accountId === null)) return null;
+  const accounts = rows.map((r) => ({
+    accountId: r.accountId!,
+    currency: r.currency!,
+    amountMinorUnits: Number(r.amountMinorUnits),
+    countedUsdCents: r.countedUsdCents,
+  }));
+  return { accounts, totalUsdCents: accounts.reduce((sum, a) => sum + a.countedUsdCents, 0) };
+}
+
+/** The answer of launch-campaign: the launch's plan, counts, what it counts against the ceiling, and its warnings. */
+export async function publishView(
+  ctx: ServiceContext<'platforms' | 'config'>,
+  l: LaunchRow,
+  nodes: NodeRow[],
+  campaignAccounts: Map<string, string | null>,
+  warnings: Array<{ field: string; message: string }>,
+  confirmed: boolean,
+  ceiling?: CeilingView,
+) {
+  const counted = (l.status === 'published' ? await countedAtPublish(ctx, l.id) : null) ?? (await countLaunch(ctx, l.brandId, nodes, campaignAccounts));
+  return {
+    launchId: String(l.id),
+    confirmed,
+    valid: true,
+    status: l.status,
+    counts: countsOf(nodes),
+    plan: planOf(nodes, campaignAccounts),
+    budget: {
+      countedMinorUnits: counted.totalUsdCents,
+      countedUsdCents: counted.totalUsdCents,
+      accounts: counted.accounts,
+      ceiling: ceiling ?? (await ceilingOf(ctx.db, ctx.principal)),
+    },
+    warnings: warnings.map((w) => ({ field: w.field, message: w.message })),
+    publishedAt: l.publishedAt === null ? null : new Date(l.publishedAt).toISOString(),
+  };
+}
