@@ -10,7 +10,7 @@ import { operations as launches } from '../launches/operations.js';
 import { webhookOperations } from '../operations/webhooks.js';
 import { workflowOperations } from '../operations/workflows.js';
 import { operations as copy } from '../copy/operations.js';
-import { structureTemplateOperations } from '../operations/structure-templates.js';
+import { operations as structureTemplates } from '../structure-templates/operations.js';
 import { automationOperations } from '../operations/automations.js';
 import { boardOperations } from '../operations/board.js';
 import { trackerOperations } from '../operations/tracker.js';
@@ -25,7 +25,7 @@ export const operations: OperationDefinition[] = [
   ...webhookOperations,
   ...workflowOperations,
   ...copy,
-  ...structureTemplateOperations,
+  ...structureTemplates,
   ...automationOperations,
   ...boardOperations,
   ...trackerOperations,
