@@ -13,7 +13,7 @@ import { operations as copy } from '../copy/operations.js';
 import { operations as structureTemplates } from '../structure-templates/operations.js';
 import { automationOperations } from '../operations/automations.js';
 import { boardOperations } from '../operations/board.js';
-import { trackerOperations } from '../operations/tracker.js';
+import { operations as tracker } from '../trackers/operations.js';
 
 export const operations: OperationDefinition[] = [
   ...brands,
@@ -28,5 +28,5 @@ export const operations: OperationDefinition[] = [
   ...structureTemplates,
   ...automationOperations,
   ...boardOperations,
-  ...trackerOperations,
+  ...tracker,
 ];

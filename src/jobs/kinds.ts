@@ -6,7 +6,7 @@ import * as purgeEvents from './purge-events.js';
 import * as purgeIdempotency from './purge-idempotency.js';
 import * as sweepDeliveries from './sweep-deliveries.js';
 import * as evaluateAutomations from './evaluate-automations.js';
-import * as pushTrackerSpend from './push-tracker-spend.js';
+import * as pushTrackerSpend from '../trackers/jobs.js';
 import * as runWorkflowStep from './run-workflow-step.js';
 import * as workflowTriggers from './workflow-triggers.js';
 

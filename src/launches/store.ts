@@ -208,6 +208,20 @@ export async function findNode(db: Db, launchId: number, nodeId: string): Promis
   return row ? toNode(row) : undefined;
 }
 
+/**
+ * The live campaigns the brand's launches put on an ad platform (with a platform id), oldest launch
+ * first, each with its ad account (the node's, else its launch's).
+ */
+export async function liveCampaignsOf(db: Db, brandId: number): Promise<Array<{ node: NodeRow; accountId: string | null }>> {
+  const rows = await db('launch_nodes as n')
+    .join('launches as l', 'l.id', 'n.launch_id')
+    .where({ 'l.brand_id': brandId, 'n.node_type': 'campaign', 'n.status': 'live' })
+    .whereNotNull('n.platform_id')
+    .orderBy(['l.id', 'n.created_at', 'n.id'])
+    .select('n.*', db.raw('coalesce(n.account_id, l.account_id) as campaign_account_id'));
+  return rows.map((r) => ({ node: toNode(r), accountId: r.campaign_account_id ?? null }));
+}
+
 /** The children of a node, in creation order. */
 export async function childNodes(db: Db, launchId: number, parentId: string): Promise<NodeRow[]> {
   return (await db('launch_nodes').where({ launch_id: launchId, parent_id: parentId }).orderBy(['created_at', 'id'])).map(toNode);
