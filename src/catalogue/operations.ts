@@ -7,11 +7,11 @@ import { operations as activity } from '../activity/operations.js';
 import { operations as adAccounts } from '../ad-accounts/operations.js';
 import { operations as creatives } from '../creatives/operations.js';
 import { operations as launches } from '../launches/operations.js';
+import { operations as automations } from '../automations/operations.js';
 import { webhookOperations } from '../operations/webhooks.js';
 import { workflowOperations } from '../operations/workflows.js';
 import { copyOperations } from '../operations/copies.js';
 import { structureTemplateOperations } from '../operations/structure-templates.js';
-import { automationOperations } from '../operations/automations.js';
 import { boardOperations } from '../operations/board.js';
 import { trackerOperations } from '../operations/tracker.js';
 
@@ -21,12 +21,12 @@ export const operations: OperationDefinition[] = [
   ...adAccounts,
   ...creatives,
   ...launches,
-  // Areas not moved to src/<area>/ yet (issue 25, phase 2): each becomes `...<area>` from its operations.ts.
+  // Areas not moved to src/<area>/ yet (issue 25, phase 2) become `...<area>` from their operations.ts, in place (the order is published).
   ...webhookOperations,
   ...workflowOperations,
   ...copyOperations,
   ...structureTemplateOperations,
-  ...automationOperations,
+  ...automations,
   ...boardOperations,
   ...trackerOperations,
 ];
