@@ -7,11 +7,11 @@ import { operations as activity } from '../activity/operations.js';
 import { operations as adAccounts } from '../ad-accounts/operations.js';
 import { operations as creatives } from '../creatives/operations.js';
 import { operations as launches } from '../launches/operations.js';
+import { operations as automations } from '../automations/operations.js';
 import { webhookOperations } from '../operations/webhooks.js';
 import { workflowOperations } from '../operations/workflows.js';
 import { operations as copy } from '../copy/operations.js';
 import { structureTemplateOperations } from '../operations/structure-templates.js';
-import { automationOperations } from '../operations/automations.js';
 import { boardOperations } from '../operations/board.js';
 import { trackerOperations } from '../operations/tracker.js';
 
@@ -26,7 +26,7 @@ export const operations: OperationDefinition[] = [
   ...workflowOperations,
   ...copy,
   ...structureTemplateOperations,
-  ...automationOperations,
+  ...automations,
   ...boardOperations,
   ...trackerOperations,
 ];
