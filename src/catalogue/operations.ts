@@ -7,8 +7,8 @@ import { operations as activity } from '../activity/operations.js';
 import { operations as adAccounts } from '../ad-accounts/operations.js';
 import { operations as creatives } from '../creatives/operations.js';
 import { operations as launches } from '../launches/operations.js';
+import { operations as workflows } from '../workflows/operations.js';
 import { webhookOperations } from '../operations/webhooks.js';
-import { workflowOperations } from '../operations/workflows.js';
 import { copyOperations } from '../operations/copies.js';
 import { structureTemplateOperations } from '../operations/structure-templates.js';
 import { automationOperations } from '../operations/automations.js';
@@ -23,7 +23,7 @@ export const operations: OperationDefinition[] = [
   ...launches,
   // Areas not moved to src/<area>/ yet (issue 25, phase 2): each becomes `...<area>` from its operations.ts.
   ...webhookOperations,
-  ...workflowOperations,
+  ...workflows,
   ...copyOperations,
   ...structureTemplateOperations,
   ...automationOperations,
