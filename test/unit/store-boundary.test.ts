@@ -26,7 +26,6 @@ const NOT_MOVED = new Set([
   'src/jobs/deliver-webhooks.ts',
   'src/jobs/purge-events.ts',
   'src/jobs/push-tracker-spend.ts',
-  'src/jobs/run-workflow-step.ts',
   'src/jobs/sweep-deliveries.ts',
   'src/jobs/workflow-triggers.ts',
   'src/oauth/flows.ts',
@@ -36,7 +35,6 @@ const NOT_MOVED = new Set([
   'src/operations/structure-templates.ts',
   'src/operations/tracker.ts',
   'src/operations/webhooks.ts',
-  'src/operations/workflows.ts',
   'src/pipeline/idempotency.ts',
   'src/platforms/sandbox/adapter.ts',
   'src/platforms/sandbox/live-launch.ts',
@@ -51,9 +49,6 @@ const NOT_MOVED = new Set([
   'src/trackers/sandbox.ts',
   'src/webhooks/deliver.ts',
   'src/webhooks/endpoints.ts',
-  'src/workflows/hooks.ts',
-  'src/workflows/runs.ts',
-  'src/workflows/store.ts',
 ]);
 
 /** Names that hold a Knex instance or transaction by convention (`ctx.db`, `deps.knex`, `this.knex`, `trx`). */
