@@ -1,4 +1,5 @@
-// Boot checks of the operation catalogue: a bad entry stops the service from starting.
+// Boot checks of the operation catalogue: a bad entry stops the service from starting; and every
+// schema it names compiles (the service compiles them on first use).
 
 import { expect } from 'chai';
 import { Catalogue, defineOperation, type OperationDefinition } from '../../src/catalogue/define.js';
@@ -74,5 +75,27 @@ describe('operation catalogue boot checks', () => {
     const catalogue = new Catalogue(new SchemaRegistry(), [...operations, base]);
     expect(catalogue.get('probe-thing')).to.equal(base);
     expect(catalogue.list().every((op) => ['read', 'write', 'publish'].includes(op.scope))).to.equal(true);
+  });
+
+  it('compiles every schema of the shipped catalogue (input, output and the PATCH forms), which the service compiles on first use', () => {
+    const schemas = new SchemaRegistry();
+    const failures: string[] = [];
+    for (const op of new Catalogue(schemas, operations).list()) {
+      for (const id of [op.input, op.output]) {
+        try {
+          schemas.compile(id);
+        } catch (err) {
+          failures.push(`${op.name} ${id}: ${(err as Error).message}`);
+        }
+      }
+      if (op.method === 'PATCH') {
+        try {
+          schemas.preparePatch(op.input, { compile: true });
+        } catch (err) {
+          failures.push(`${op.name} PATCH form: ${(err as Error).message}`);
+        }
+      }
+    }
+    expect(failures).to.deep.equal([]);
   });
 });
