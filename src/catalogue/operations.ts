@@ -8,10 +8,10 @@ import { operations as adAccounts } from '../ad-accounts/operations.js';
 import { operations as creatives } from '../creatives/operations.js';
 import { operations as launches } from '../launches/operations.js';
 import { webhookOperations } from '../operations/webhooks.js';
-import { workflowOperations } from '../operations/workflows.js';
+import { operations as workflows } from '../workflows/operations.js';
 import { operations as copy } from '../copy/operations.js';
 import { operations as structureTemplates } from '../structure-templates/operations.js';
-import { automationOperations } from '../operations/automations.js';
+import { operations as automations } from '../automations/operations.js';
 import { boardOperations } from '../operations/board.js';
 import { operations as tracker } from '../trackers/operations.js';
 
@@ -21,12 +21,11 @@ export const operations: OperationDefinition[] = [
   ...adAccounts,
   ...creatives,
   ...launches,
-  // In the order the catalogue had before issue 25; areas not moved to src/<area>/ yet (phase 2) still export a named list.
   ...webhookOperations,
-  ...workflowOperations,
+  ...workflows,
   ...copy,
   ...structureTemplates,
-  ...automationOperations,
+  ...automations,
   ...boardOperations,
   ...tracker,
 ];
