@@ -32,7 +32,6 @@ const NOT_MOVED = new Set([
   'src/oauth/sessions.ts',
   'src/operations/board.ts',
   'src/operations/webhooks.ts',
-  'src/pipeline/idempotency.ts',
   'src/platforms/sandbox/adapter.ts',
   'src/platforms/sandbox/live-launch.ts',
   'src/references/resolve.ts',
