@@ -34,7 +34,6 @@ const NOT_MOVED = new Set([
   'src/operations/webhooks.ts',
   'src/platforms/sandbox/adapter.ts',
   'src/platforms/sandbox/live-launch.ts',
-  'src/references/resolve.ts',
   'src/webhooks/deliver.ts',
   'src/webhooks/endpoints.ts',
 ]);
