@@ -21,7 +21,6 @@ const NOT_MOVED = new Set([
   'src/auth/authenticate.ts',
   'src/auth/stored-principal.ts',
   'src/board/store.ts',
-  'src/demo.ts',
   'src/events/outbox.ts',
   'src/jobs/deliver-webhooks.ts',
   'src/jobs/purge-events.ts',
