@@ -7,7 +7,7 @@ import * as purgeIdempotency from './purge-idempotency.js';
 import * as sweepDeliveries from './sweep-deliveries.js';
 import * as evaluateAutomations from '../automations/jobs.js';
 import * as pushTrackerSpend from './push-tracker-spend.js';
-import * as runWorkflowStep from './run-workflow-step.js';
+import * as runWorkflowStep from '../workflows/jobs.js';
 import * as workflowTriggers from './workflow-triggers.js';
 
 export const jobKinds: JobKind[] = [
