@@ -58,8 +58,8 @@ export async function findAdAccount(db: Db, brandId: number, accountId: string):
   };
 }
 
-/** The brand's ad accounts in the order they were attached (id order), with their platforms. */
-export async function adAccountsOf(db: Db, brandId: number): Promise<Array<{ accountId: string; platform: PlatformName }>> {
-  const rows = await db('ad_accounts').where({ brand_id: brandId }).orderBy('id').select('account_id', 'platform');
-  return rows.map((r) => ({ accountId: r.account_id as string, platform: r.platform }));
+/** The brand's ad accounts in the order they were attached (id order), with their platforms and names. */
+export async function adAccountsOf(db: Db, brandId: number): Promise<Array<{ accountId: string; platform: PlatformName; name: string | null }>> {
+  const rows = await db('ad_accounts').where({ brand_id: brandId }).orderBy('id').select('account_id', 'platform', 'name');
+  return rows.map((r) => ({ accountId: r.account_id as string, platform: r.platform, name: r.name ?? null }));
 }

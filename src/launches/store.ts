@@ -208,6 +208,22 @@ export async function findNode(db: Db, launchId: number, nodeId: string): Promis
   return row ? toNode(row) : undefined;
 }
 
+/** A node by its id alone (an automation's pending action names it), or undefined. */
+export async function nodeById(db: Db, nodeId: string): Promise<NodeRow | undefined> {
+  const row = await db('launch_nodes').where({ id: nodeId }).first();
+  return row ? toNode(row) : undefined;
+}
+
+/** The brand's live nodes of one level on an ad account that have a platform object (what automations watch). */
+export async function liveNodesOn(db: Db, brandId: number, accountId: string, nodeType: NodeType): Promise<NodeRow[]> {
+  const rows = await db('launch_nodes as n')
+    .join('launches as l', 'l.id', 'n.launch_id')
+    .where({ 'n.account_id': accountId, 'n.status': 'live', 'n.node_type': nodeType, 'l.brand_id': brandId })
+    .whereNotNull('n.platform_id')
+    .select('n.*');
+  return rows.map(toNode);
+}
+
 /** The children of a node, in creation order. */
 export async function childNodes(db: Db, launchId: number, parentId: string): Promise<NodeRow[]> {
   return (await db('launch_nodes').where({ launch_id: launchId, parent_id: parentId }).orderBy(['created_at', 'id'])).map(toNode);
