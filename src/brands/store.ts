@@ -63,3 +63,8 @@ export async function adAccountsOf(db: Db, brandId: number): Promise<Array<{ acc
   const rows = await db('ad_accounts').where({ brand_id: brandId }).orderBy('id').select('account_id', 'platform');
   return rows.map((r) => ({ accountId: r.account_id as string, platform: r.platform }));
 }
+
+/** Locks the brand's row for the rest of the transaction (changes of a brand-wide layout take it first). */
+export async function lockBrand(db: Db, brandId: number): Promise<void> {
+  await db('brands').where({ id: brandId }).forUpdate().first('id');
+}

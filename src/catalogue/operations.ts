@@ -8,11 +8,11 @@ import { operations as adAccounts } from '../ad-accounts/operations.js';
 import { operations as creatives } from '../creatives/operations.js';
 import { operations as launches } from '../launches/operations.js';
 import { operations as workflows } from '../workflows/operations.js';
+import { operations as board } from '../board/operations.js';
 import { webhookOperations } from '../operations/webhooks.js';
 import { operations as copy } from '../copy/operations.js';
 import { structureTemplateOperations } from '../operations/structure-templates.js';
 import { automationOperations } from '../operations/automations.js';
-import { boardOperations } from '../operations/board.js';
 import { trackerOperations } from '../operations/tracker.js';
 
 export const operations: OperationDefinition[] = [
@@ -27,6 +27,6 @@ export const operations: OperationDefinition[] = [
   ...copy,
   ...structureTemplateOperations,
   ...automationOperations,
-  ...boardOperations,
+  ...board,
   ...trackerOperations,
 ];

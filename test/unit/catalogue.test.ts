@@ -8,7 +8,6 @@ import { SchemaRegistry } from '../../src/schemas/registry.js';
 import { webhookOperations } from '../../src/operations/webhooks.js';
 import { structureTemplateOperations } from '../../src/operations/structure-templates.js';
 import { automationOperations } from '../../src/operations/automations.js';
-import { boardOperations } from '../../src/operations/board.js';
 import { trackerOperations } from '../../src/operations/tracker.js';
 
 const base: OperationDefinition = defineOperation({
@@ -66,7 +65,7 @@ describe('operation catalogue boot checks', () => {
   });
 
   it('has every operation of a moved area declare the services its handler uses', () => {
-    const notMoved = new Set([webhookOperations, structureTemplateOperations, automationOperations, boardOperations, trackerOperations].flat());
+    const notMoved = new Set([webhookOperations, structureTemplateOperations, automationOperations, trackerOperations].flat());
     const undeclared = operations.filter((op) => !notMoved.has(op) && !Array.isArray(op.uses)).map((op) => op.name);
     expect(undeclared).to.deep.equal([]);
     expect(operations.find((op) => op.name === 'launch-campaign')?.uses).to.include.members(['platforms', 'events']);
