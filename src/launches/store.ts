@@ -96,6 +96,15 @@ export async function loadLaunch(db: Db, brandId: number, launchId: string | num
   return toLaunch(row);
 }
 
+/** The status of each launch of `launchIds` that exists, by id. */
+export async function launchStatuses(db: Db, launchIds: number[]): Promise<Map<number, LaunchStatus>> {
+  if (!launchIds.length) return new Map();
+  const rows = await db('launches')
+    .whereIn('id', [...new Set(launchIds)])
+    .select('id', 'status');
+  return new Map(rows.map((r: { id: number; status: LaunchStatus }) => [Number(r.id), r.status]));
+}
+
 /** Stores a new launch; answers its id. */
 export async function insertLaunch(db: Db, l: Omit<LaunchRow, 'id' | 'statusReason' | 'publishedAt'>): Promise<number> {
   const [id] = await db('launches').insert({
