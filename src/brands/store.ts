@@ -80,3 +80,8 @@ export async function organizationOfBrand(db: Db, id: number): Promise<number | 
   const row = await db('brands').where({ id }).first('organization_id');
   return row ? Number(row.organization_id) : undefined;
 }
+
+/** Locks the brand's row for the rest of the transaction (changes of a brand-wide layout take it first). */
+export async function lockBrand(db: Db, brandId: number): Promise<void> {
+  await db('brands').where({ id: brandId }).forUpdate().first('id');
+}

@@ -102,6 +102,15 @@ export async function launchesAmong(db: Db, brandId: number, ids: number[]): Pro
   return (await db('launches').where({ brand_id: brandId }).whereIn('id', ids).pluck('id')).map(Number);
 }
 
+/** The status of each launch of `launchIds` that exists, by id. */
+export async function launchStatuses(db: Db, launchIds: number[]): Promise<Map<number, LaunchStatus>> {
+  if (!launchIds.length) return new Map();
+  const rows = await db('launches')
+    .whereIn('id', [...new Set(launchIds)])
+    .select('id', 'status');
+  return new Map(rows.map((r: { id: number; status: LaunchStatus }) => [Number(r.id), r.status]));
+}
+
 /** Stores a new launch; answers its id. */
 export async function insertLaunch(db: Db, l: Omit<LaunchRow, 'id' | 'statusReason' | 'publishedAt'>): Promise<number> {
   const [id] = await db('launches').insert({
