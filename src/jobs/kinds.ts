@@ -9,6 +9,8 @@ import * as evaluateAutomations from './evaluate-automations.js';
 import * as pushTrackerSpend from './push-tracker-spend.js';
 import * as runWorkflowStep from './run-workflow-step.js';
 import * as workflowTriggers from './workflow-triggers.js';
+import { subscriberJobKind } from '../events/subscribers.js';
+import { eventSubscribers } from '../events/subscribers-list.js';
 
 export const jobKinds: JobKind[] = [
   deliverWebhooks,
@@ -19,4 +21,5 @@ export const jobKinds: JobKind[] = [
   pushTrackerSpend,
   runWorkflowStep,
   workflowTriggers,
+  subscriberJobKind(eventSubscribers),
 ];
