@@ -256,11 +256,11 @@ export class Catalogue {
     if (!isToolset(op.toolset)) throw new Error(`${where}: toolset must be one of ${TOOLSET_NAMES.join(', ')}; got ${String(op.toolset)}`);
     if (!['none', 'optional', 'required'].includes(op.idempotency)) throw new Error(`${where}: idempotency must be none, optional or required`);
     if (!op.path?.startsWith('/')) throw new Error(`${where}: path must start with /`);
+    // Schemas compile on first use (src/schemas/registry.ts); test/unit/catalogue.test.ts compiles every one.
     for (const id of [op.input, op.output]) {
       if (!this.schemas.has(id)) throw new Error(`${where}: schema "${id}" does not exist under schemas/`);
-      this.schemas.compile(id);
     }
-    if (op.method === 'PATCH') this.schemas.compilePatch(op.input);
+    if (op.method === 'PATCH') this.schemas.preparePatch(op.input);
     const input = this.schemas.bundle(op.input);
     if (input.type !== 'object') throw new Error(`${where}: input schema must be an object`);
     const props = (input.properties ?? {}) as Record<string, unknown>;

@@ -7,13 +7,13 @@ import { operations as activity } from '../activity/operations.js';
 import { operations as adAccounts } from '../ad-accounts/operations.js';
 import { operations as creatives } from '../creatives/operations.js';
 import { operations as launches } from '../launches/operations.js';
+import { webhookOperations } from '../operations/webhooks.js';
 import { operations as workflows } from '../workflows/operations.js';
 import { operations as board } from '../board/operations.js';
-import { webhookOperations } from '../operations/webhooks.js';
 import { operations as copy } from '../copy/operations.js';
-import { structureTemplateOperations } from '../operations/structure-templates.js';
-import { automationOperations } from '../operations/automations.js';
-import { trackerOperations } from '../operations/tracker.js';
+import { operations as structureTemplates } from '../structure-templates/operations.js';
+import { operations as automations } from '../automations/operations.js';
+import { operations as tracker } from '../trackers/operations.js';
 
 export const operations: OperationDefinition[] = [
   ...brands,
@@ -21,12 +21,11 @@ export const operations: OperationDefinition[] = [
   ...adAccounts,
   ...creatives,
   ...launches,
-  // In the order the catalogue had before issue 25; areas not moved to src/<area>/ yet (phase 2) still export a named list.
   ...webhookOperations,
   ...workflows,
   ...copy,
-  ...structureTemplateOperations,
-  ...automationOperations,
+  ...structureTemplates,
+  ...automations,
   ...board,
-  ...trackerOperations,
+  ...tracker,
 ];

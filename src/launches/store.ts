@@ -217,6 +217,36 @@ export async function findNode(db: Db, launchId: number, nodeId: string): Promis
   return row ? toNode(row) : undefined;
 }
 
+/**
+ * The live campaigns the brand's launches put on an ad platform (with a platform id), oldest launch
+ * first, each with its ad account (the node's, else its launch's).
+ */
+export async function liveCampaignsOf(db: Db, brandId: number): Promise<Array<{ node: NodeRow; accountId: string | null }>> {
+  const rows = await db('launch_nodes as n')
+    .join('launches as l', 'l.id', 'n.launch_id')
+    .where({ 'l.brand_id': brandId, 'n.node_type': 'campaign', 'n.status': 'live' })
+    .whereNotNull('n.platform_id')
+    .orderBy(['l.id', 'n.created_at', 'n.id'])
+    .select('n.*', db.raw('coalesce(n.account_id, l.account_id) as campaign_account_id'));
+  return rows.map((r) => ({ node: toNode(r), accountId: r.campaign_account_id ?? null }));
+}
+
+/** A node by its id alone (an automation's pending action names it), or undefined. */
+export async function nodeById(db: Db, nodeId: string): Promise<NodeRow | undefined> {
+  const row = await db('launch_nodes').where({ id: nodeId }).first();
+  return row ? toNode(row) : undefined;
+}
+
+/** The brand's live nodes of one level on an ad account that have a platform object (what automations watch). */
+export async function liveNodesOn(db: Db, brandId: number, accountId: string, nodeType: NodeType): Promise<NodeRow[]> {
+  const rows = await db('launch_nodes as n')
+    .join('launches as l', 'l.id', 'n.launch_id')
+    .where({ 'n.account_id': accountId, 'n.status': 'live', 'n.node_type': nodeType, 'l.brand_id': brandId })
+    .whereNotNull('n.platform_id')
+    .select('n.*');
+  return rows.map(toNode);
+}
+
 /** The children of a node, in creation order. */
 export async function childNodes(db: Db, launchId: number, parentId: string): Promise<NodeRow[]> {
   return (await db('launch_nodes').where({ launch_id: launchId, parent_id: parentId }).orderBy(['created_at', 'id'])).map(toNode);
