@@ -5,7 +5,7 @@ import * as deliverWebhooks from './deliver-webhooks.js';
 import * as purgeEvents from './purge-events.js';
 import * as purgeIdempotency from './purge-idempotency.js';
 import * as sweepDeliveries from './sweep-deliveries.js';
-import * as evaluateAutomations from '../automations/jobs.js';
+import { evaluateAutomations, retryAutomationAction } from '../automations/jobs.js';
 import * as pushTrackerSpend from '../trackers/jobs.js';
 import * as runWorkflowStep from '../workflows/jobs.js';
 import * as workflowTriggers from './workflow-triggers.js';
@@ -18,6 +18,7 @@ export const jobKinds: JobKind[] = [
   purgeEvents,
   purgeIdempotency,
   evaluateAutomations,
+  retryAutomationAction,
   pushTrackerSpend,
   runWorkflowStep,
   workflowTriggers,
