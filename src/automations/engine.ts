@@ -15,8 +15,8 @@ import type { EventOutbox } from '../events/outbox.js';
 import type { InvokeOptions, InvokeResult, ProgressUpdate } from '../pipeline/invoke.js';
 import type { ObjectInsights, InsightsLevel } from '../platforms/port.js';
 import type { Platforms } from '../platforms/registry.js';
-import { localDate, localHourStart } from '../time/zones.js';
-import { METRICS, holds } from './metrics.js';
+import { localDate } from '../time/zones.js';
+import { decide, ledgerFrom, localDayStart, ledgerSince, targetsOf, type Ledger, type LiveObject } from './decide.js';
 import { automationPrincipal, type Automation, type Intent, type RunObject } from './rule.js';
 import {
   automationById,
@@ -58,19 +58,6 @@ export interface EvaluationResult {
   reads: number;
 }
 
-interface LiveObject {
-  nodeId: string;
-  launchId: number;
-  level: InsightsLevel;
-  objectId: string;
-  name: string | null;
-  status: 'ACTIVE' | 'PAUSED';
-  updatedAt: number;
-  createdAt: number;
-}
-
-/** Another automation acting the other way on an object within this long is a loop. */
-export const LOOP_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** Attempts of a failed pause or resume (the first included) before automation.action_failed. */
 export const MAX_ACTION_ATTEMPTS = 4;
 const RETRY_BASE_MS = 30_000;
@@ -81,8 +68,6 @@ const RETRYABLE = new Set(['unavailable', 'rate_limited', 'timeout', 'internal_e
 export function actionRetryDelay(attempts: number, retryAfterSeconds: number | null): number {
   return Math.max(RETRY_BASE_MS * 4 ** (attempts - 1), (retryAfterSeconds ?? 0) * 1000);
 }
-
-const opposite: Record<'paused' | 'resumed', 'paused' | 'resumed'> = { paused: 'resumed', resumed: 'paused' };
 
 function liveObjectOf(n: NodeRow): LiveObject {
   return {
@@ -101,45 +86,8 @@ async function liveObjects(knex: Knex, brandId: number, accountId: string, level
   return (await liveNodesOn(knex, brandId, accountId, level)).map(liveObjectOf);
 }
 
-/** The objects an automation watches among the account's live objects of its level. */
-function targetsOf(a: Automation, live: LiveObject[]): LiveObject[] {
-  if (!a.objectIds) return live;
-  const wanted = new Set(a.objectIds);
-  return live.filter((o) => wanted.has(o.objectId));
-}
-
-interface Ledger {
-  /** Actions of the last LOOP_WINDOW (or longest cooldown), oldest first. */
-  actions: Array<{ automationId: number; objectId: string; action: string; at: number }>;
-  holds: Map<string, { nodeUpdatedAt: number; pausedAt: number }>;
-  /** Automations holding each node paused. */
-  holders: Map<string, Set<number>>;
-  pending: Set<string>;
-}
-
-const holdKey = (automationId: number, nodeId: string) => `${automationId}:${nodeId}`;
-
 async function loadLedger(knex: Knex, accountId: string, since: number): Promise<Ledger> {
-  const { actions, holds, pending } = await ledgerOf(knex, accountId, since);
-  const holders = new Map<string, Set<number>>();
-  for (const h of holds) holders.set(h.nodeId, (holders.get(h.nodeId) ?? new Set<number>()).add(h.automationId));
-  return {
-    holders,
-    actions,
-    holds: new Map(holds.map((h) => [holdKey(h.automationId, h.nodeId), { nodeUpdatedAt: h.nodeUpdatedAt, pausedAt: h.pausedAt }])),
-    pending: new Set(pending.map((p) => holdKey(p.automationId, p.nodeId))),
-  };
-}
-
-/** Start of the account's local day containing `now`. */
-function dayStart(now: number, timeZone: string): number {
-  return localHourStart(localDate(now, timeZone), 0, timeZone);
-}
-
-interface Decision {
-  automation: Automation;
-  object: LiveObject;
-  entry: RunObject;
+  return ledgerFrom(await ledgerOf(knex, accountId, since));
 }
 
 /**
@@ -192,110 +140,9 @@ export async function evaluateAccount(
     deps.progress?.({ progress: reads, total: planned + 1, message: `Read ${slot.level} metrics over ${slot.window}` });
   }
 
-  const longestCooldown = Math.max(0, ...sorted.map((a) => a.cooldownMinutes)) * 60_000;
-  const ledger = await loadLedger(deps.knex, accountId, startedAt - Math.max(LOOP_WINDOW_MS + 2 * 3_600_000, longestCooldown));
-  const today = dayStart(startedAt, account.timezone);
-  /** Directions decided in this cycle, per object: a later automation going the other way is a loop. */
-  const cycle = new Map<string, { automationId: number; action: 'paused' | 'resumed' }>();
-
-  const decisions: Decision[] = [];
-  for (const a of sorted) {
-    let actionsToday = ledger.actions.filter((x) => x.automationId === a.id && x.at >= today).length;
-    for (const o of targets.get(a.id)!) {
-      const entry: RunObject = {
-        objectId: o.objectId,
-        nodeId: o.nodeId,
-        level: o.level,
-        name: o.name,
-        metrics: {},
-        conditions: [],
-        matched: false,
-        intended: null,
-        action: 'none',
-        skipReason: null,
-        error: null,
-      };
-      decisions.push({ automation: a, object: o, entry });
-      // Read every window the rule names; the guard must hold in each before any condition is judged.
-      let enough = true;
-      for (const c of a.conditions) {
-        const d = delivery.get(`${a.level}|${c.window}`)?.get(o.objectId);
-        const values = (entry.metrics[c.window] ??= {});
-        if (!d) continue;
-        values[c.metric] = METRICS[c.metric].read(d);
-        if (
-          (a.guard.minImpressions !== null && d.impressions < a.guard.minImpressions) ||
-          (a.guard.minSpend !== null && d.spendMinorUnits < a.guard.minSpend)
-        ) {
-          enough = false;
-          values.impressions = d.impressions;
-          values.spend = d.spendMinorUnits;
-        }
-      }
-      if (!enough) {
-        entry.skipReason = 'insufficient_data';
-        continue;
-      }
-      entry.conditions = a.conditions.map((c) => holds(entry.metrics[c.window]?.[c.metric] ?? null, c.operator, c.value));
-      entry.matched = entry.conditions.every(Boolean);
-
-      const hold = ledger.holds.get(holdKey(a.id, o.nodeId));
-      if (entry.matched) entry.intended = a.action === 'notify' ? 'notify' : 'pause';
-      else if (a.resumeWhenClear && o.status === 'PAUSED') entry.intended = 'resume';
-      if (!entry.intended) continue;
-
-      if (ledger.pending.has(holdKey(a.id, o.nodeId))) {
-        entry.error = 'An earlier action on this object is waiting for a retry.';
-        continue;
-      }
-      const direction = entry.intended === 'pause' ? 'paused' : entry.intended === 'resume' ? 'resumed' : null;
-      // Another automation going the other way on this object (in this cycle or the last day) is a loop.
-      if (direction) {
-        const other = cycle.get(o.objectId);
-        const recent = ledger.actions.some(
-          (x) => x.automationId !== a.id && x.objectId === o.objectId && x.action === opposite[direction] && x.at >= startedAt - LOOP_WINDOW_MS,
-        );
-        if ((other && other.automationId !== a.id && other.action !== direction) || recent) {
-          entry.skipReason = 'loop_detected';
-          continue;
-        }
-      }
-      if (entry.intended === 'pause' && o.status === 'PAUSED') {
-        entry.skipReason = 'already_paused';
-        continue;
-      }
-      if (entry.intended === 'resume') {
-        // Only what this automation paused, untouched since, is ever turned back on.
-        if (!hold || hold.nodeUpdatedAt !== o.updatedAt) {
-          // Paused again since (or never by this automation): by another automation, or by a person.
-          const byAutomation =
-            [...(ledger.holders.get(o.nodeId) ?? [])].some((id) => id !== a.id) ||
-            ledger.actions.some((x) => x.automationId !== a.id && x.objectId === o.objectId && x.action === 'paused' && x.at >= (hold?.pausedAt ?? 0));
-          if (!hold && byAutomation) {
-            entry.intended = null;
-          } else {
-            entry.skipReason = byAutomation ? 'loop_detected' : 'paused_by_person';
-          }
-          continue;
-        }
-      }
-      const last = ledger.actions.filter((x) => x.automationId === a.id && x.objectId === o.objectId).pop();
-      if (last && a.cooldownMinutes > 0 && last.at > startedAt - a.cooldownMinutes * 60_000) {
-        entry.skipReason = 'cooldown';
-        continue;
-      }
-      if (actionsToday >= a.maxActionsPerDay) {
-        entry.skipReason = 'daily_limit_reached';
-        continue;
-      }
-      if (direction) cycle.set(o.objectId, { automationId: a.id, action: direction });
-      if (a.mode === 'shadow') {
-        entry.skipReason = 'shadow';
-        continue;
-      }
-      actionsToday++;
-    }
-  }
+  const ledger = await loadLedger(deps.knex, accountId, ledgerSince(sorted, startedAt));
+  const today = localDayStart(startedAt, account.timezone);
+  const decisions = decide({ automations: sorted, targets, delivery, ledger, now: startedAt, dayStart: today });
 
   if (!options.act) {
     const finishedAt = deps.now();
