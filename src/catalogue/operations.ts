@@ -13,7 +13,7 @@ import { operations as board } from '../board/operations.js';
 import { operations as copy } from '../copy/operations.js';
 import { operations as structureTemplates } from '../structure-templates/operations.js';
 import { operations as automations } from '../automations/operations.js';
-import { operations as tracker } from '../trackers/operations.js';
+import { operations as trackers } from '../trackers/operations.js';
 
 export const operations: OperationDefinition[] = [
   ...brands,
@@ -27,5 +27,5 @@ export const operations: OperationDefinition[] = [
   ...structureTemplates,
   ...automations,
   ...board,
-  ...tracker,
+  ...trackers,
 ];

@@ -20,7 +20,6 @@ const NOT_MOVED = new Set([
   'src/account/keys.ts',
   'src/auth/authenticate.ts',
   'src/auth/stored-principal.ts',
-  'src/demo.ts',
   'src/events/outbox.ts',
   'src/jobs/deliver-webhooks.ts',
   'src/jobs/purge-events.ts',
@@ -30,10 +29,8 @@ const NOT_MOVED = new Set([
   'src/oauth/keys.ts',
   'src/oauth/sessions.ts',
   'src/operations/webhooks.ts',
-  'src/pipeline/idempotency.ts',
   'src/platforms/sandbox/adapter.ts',
   'src/platforms/sandbox/live-launch.ts',
-  'src/references/resolve.ts',
   'src/webhooks/deliver.ts',
   'src/webhooks/endpoints.ts',
 ]);
