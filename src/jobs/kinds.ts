@@ -7,7 +7,7 @@ import * as purgeIdempotency from './purge-idempotency.js';
 import * as sweepDeliveries from './sweep-deliveries.js';
 import * as evaluateAutomations from '../automations/jobs.js';
 import * as pushTrackerSpend from '../trackers/jobs.js';
-import * as runWorkflowStep from '../workflows/jobs.js';
+import { scheduleTriggerJob, stepJob } from '../workflows/jobs.js';
 import * as workflowTriggers from './workflow-triggers.js';
 
 export const jobKinds: JobKind[] = [
@@ -17,6 +17,7 @@ export const jobKinds: JobKind[] = [
   purgeIdempotency,
   evaluateAutomations,
   pushTrackerSpend,
-  runWorkflowStep,
+  stepJob,
+  scheduleTriggerJob,
   workflowTriggers,
 ];
