@@ -9,10 +9,10 @@ import { operations as creatives } from '../creatives/operations.js';
 import { operations as launches } from '../launches/operations.js';
 import { webhookOperations } from '../operations/webhooks.js';
 import { operations as workflows } from '../workflows/operations.js';
-import { operations as board } from '../board/operations.js';
 import { operations as copy } from '../copy/operations.js';
 import { operations as structureTemplates } from '../structure-templates/operations.js';
 import { operations as automations } from '../automations/operations.js';
+import { operations as board } from '../board/operations.js';
 import { operations as trackers } from '../trackers/operations.js';
 
 export const operations: OperationDefinition[] = [

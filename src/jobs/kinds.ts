@@ -5,10 +5,12 @@ import * as deliverWebhooks from './deliver-webhooks.js';
 import * as purgeEvents from './purge-events.js';
 import * as purgeIdempotency from './purge-idempotency.js';
 import * as sweepDeliveries from './sweep-deliveries.js';
-import * as evaluateAutomations from '../automations/jobs.js';
+import { evaluateAutomations, retryAutomationAction } from '../automations/jobs.js';
 import * as pushTrackerSpend from '../trackers/jobs.js';
 import { scheduleTriggerJob, stepJob } from '../workflows/jobs.js';
 import * as workflowTriggers from './workflow-triggers.js';
+import { subscriberJobKind } from '../events/subscribers.js';
+import { eventSubscribers } from '../events/subscribers-list.js';
 
 export const jobKinds: JobKind[] = [
   deliverWebhooks,
@@ -16,8 +18,10 @@ export const jobKinds: JobKind[] = [
   purgeEvents,
   purgeIdempotency,
   evaluateAutomations,
+  retryAutomationAction,
   pushTrackerSpend,
   stepJob,
   scheduleTriggerJob,
   workflowTriggers,
+  subscriberJobKind(eventSubscribers),
 ];
