@@ -7,7 +7,7 @@ import * as purgeIdempotency from './purge-idempotency.js';
 import * as sweepDeliveries from './sweep-deliveries.js';
 import { evaluateAutomations, retryAutomationAction } from '../automations/jobs.js';
 import * as pushTrackerSpend from '../trackers/jobs.js';
-import * as runWorkflowStep from '../workflows/jobs.js';
+import { scheduleTriggerJob, stepJob } from '../workflows/jobs.js';
 import * as workflowTriggers from './workflow-triggers.js';
 import { subscriberJobKind } from '../events/subscribers.js';
 import { eventSubscribers } from '../events/subscribers-list.js';
@@ -20,7 +20,8 @@ export const jobKinds: JobKind[] = [
   evaluateAutomations,
   retryAutomationAction,
   pushTrackerSpend,
-  runWorkflowStep,
+  stepJob,
+  scheduleTriggerJob,
   workflowTriggers,
   subscriberJobKind(eventSubscribers),
 ];
