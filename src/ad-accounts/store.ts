@@ -19,6 +19,13 @@ export async function findNamingConvention(db: Db, brandId: number, accountId: s
   return { templates: { campaign: row.campaign_template, adset: row.adset_template, ad: row.ad_template }, updatedAt: Number(row.updated_at) };
 }
 
+/** The saved templates of those of the brand's accounts among `accountIds` that have any. */
+export async function namingConventionsAmong(db: Db, brandId: number, accountIds: string[]): Promise<Map<string, NamingTemplates>> {
+  if (!accountIds.length) return new Map();
+  const rows = await db('naming_conventions').where({ brand_id: brandId }).whereIn('account_id', accountIds);
+  return new Map(rows.map((r) => [r.account_id as string, { campaign: r.campaign_template, adset: r.adset_template, ad: r.ad_template }]));
+}
+
 /** Saves the account's templates (the row is made on first save). */
 export async function saveNamingConvention(db: Db, brandId: number, accountId: string, templates: NamingTemplates, at: number): Promise<void> {
   const row = { campaign_template: templates.campaign, adset_template: templates.adset, ad_template: templates.ad, updated_at: at };

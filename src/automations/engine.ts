@@ -15,32 +15,16 @@ import type { EventOutbox } from '../events/outbox.js';
 import type { InvokeOptions, InvokeResult, ProgressUpdate } from '../pipeline/invoke.js';
 import type { ObjectInsights, InsightsLevel } from '../platforms/port.js';
 import type { Platforms } from '../platforms/registry.js';
-import { localDate, localHourStart } from '../time/zones.js';
-import { METRICS, holds, type MetricName } from './metrics.js';
-import { automationOf, automationPrincipal, type Automation } from './rule.js';
+import { localDate } from '../time/zones.js';
+import { decide, holdKey, ledgerFrom, localDayStart, ledgerSince, targetsOf, type LiveObject } from './decide.js';
+import { automationPrincipal, type Automation, type Intent, type RunObject } from './rule.js';
+import { automationsByIds, finishRun, insertRun, ledgerOf, recordAction, runObjects, setLastRunAt, setRunObjects } from './store.js';
+import { pendingActions, scheduleActionRetry, type ActionPayload } from './queue.js';
+import type { ClaimedJob } from '../jobs/queue/job.js';
+import { liveNodesOn, nodeById, type NodeRow } from '../launches/store.js';
 import { resolveWindow, type RuleWindow } from './windows.js';
-import { wakeAccount } from './wake.js';
 import { postNotice } from './notice.js';
 import type { OutboundClient } from '../outbound/client.js';
-
-export type SkipReason = 'cooldown' | 'daily_limit_reached' | 'insufficient_data' | 'already_paused' | 'shadow' | 'paused_by_person' | 'loop_detected';
-export type Intent = 'pause' | 'resume' | 'notify';
-export type Outcome = 'paused' | 'resumed' | 'notified' | 'none';
-
-/** One object of one run: what was read, whether the rule matched, and what was done or why not. */
-export interface RunObject {
-  objectId: string;
-  nodeId: string;
-  level: InsightsLevel;
-  name: string | null;
-  metrics: Partial<Record<RuleWindow, Partial<Record<MetricName, number | null>>>>;
-  conditions: boolean[];
-  matched: boolean;
-  intended: Intent | null;
-  action: Outcome;
-  skipReason: SkipReason | null;
-  error: string | null;
-}
 
 export interface EngineDeps {
   knex: Knex;
@@ -62,19 +46,6 @@ export interface EvaluationResult {
   reads: number;
 }
 
-interface LiveObject {
-  nodeId: string;
-  launchId: number;
-  level: InsightsLevel;
-  objectId: string;
-  name: string | null;
-  status: 'ACTIVE' | 'PAUSED';
-  updatedAt: number;
-  createdAt: number;
-}
-
-/** Another automation acting the other way on an object within this long is a loop. */
-export const LOOP_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** Attempts of a failed pause or resume (the first included) before automation.action_failed. */
 export const MAX_ACTION_ATTEMPTS = 4;
 const RETRY_BASE_MS = 30_000;
@@ -86,71 +57,21 @@ export function actionRetryDelay(attempts: number, retryAfterSeconds: number | n
   return Math.max(RETRY_BASE_MS * 4 ** (attempts - 1), (retryAfterSeconds ?? 0) * 1000);
 }
 
-const opposite: Record<'paused' | 'resumed', 'paused' | 'resumed'> = { paused: 'resumed', resumed: 'paused' };
-
-async function liveObjects(knex: Knex, brandId: number, accountId: string, level: InsightsLevel): Promise<LiveObject[]> {
-  const rows = await knex('launch_nodes as n')
-    .join('launches as l', 'l.id', 'n.launch_id')
-    .where({ 'n.account_id': accountId, 'n.status': 'live', 'n.node_type': level, 'l.brand_id': brandId })
-    .whereNotNull('n.platform_id')
-    .select('n.id', 'n.launch_id', 'n.name', 'n.properties', 'n.platform_id', 'n.updated_at', 'n.created_at');
-  return rows.map((r) => ({
-    nodeId: r.id,
-    launchId: Number(r.launch_id),
-    level,
-    objectId: r.platform_id,
-    name: r.name ?? null,
-    status: (JSON.parse(r.properties).status ?? 'ACTIVE') === 'PAUSED' ? 'PAUSED' : 'ACTIVE',
-    updatedAt: Number(r.updated_at),
-    createdAt: Number(r.created_at),
-  }));
-}
-
-/** The objects an automation watches among the account's live objects of its level. */
-function targetsOf(a: Automation, live: LiveObject[]): LiveObject[] {
-  if (!a.objectIds) return live;
-  const wanted = new Set(a.objectIds);
-  return live.filter((o) => wanted.has(o.objectId));
-}
-
-interface Ledger {
-  /** Actions of the last LOOP_WINDOW (or longest cooldown), oldest first. */
-  actions: Array<{ automationId: number; objectId: string; action: string; at: number }>;
-  holds: Map<string, { nodeUpdatedAt: number; pausedAt: number }>;
-  /** Automations holding each node paused. */
-  holders: Map<string, Set<number>>;
-  pending: Set<string>;
-}
-
-const holdKey = (automationId: number, nodeId: string) => `${automationId}:${nodeId}`;
-
-async function loadLedger(knex: Knex, accountId: string, since: number): Promise<Ledger> {
-  const [actions, holdRows, pendingRows] = await Promise.all([
-    knex('automation_actions').where({ account_id: accountId }).where('at', '>=', since).orderBy('id').select('automation_id', 'object_id', 'action', 'at'),
-    knex('automation_holds').where({ account_id: accountId }).select('automation_id', 'node_id', 'node_updated_at', 'paused_at'),
-    knex('automation_pending_actions').where({ account_id: accountId }).select('automation_id', 'node_id'),
-  ]);
-  const holders = new Map<string, Set<number>>();
-  for (const r of holdRows) holders.set(r.node_id, (holders.get(r.node_id) ?? new Set<number>()).add(Number(r.automation_id)));
+function liveObjectOf(n: NodeRow): LiveObject {
   return {
-    holders,
-    actions: actions.map((r) => ({ automationId: Number(r.automation_id), objectId: r.object_id, action: r.action, at: Number(r.at) })),
-    holds: new Map(
-      holdRows.map((r) => [holdKey(Number(r.automation_id), r.node_id), { nodeUpdatedAt: Number(r.node_updated_at), pausedAt: Number(r.paused_at) }]),
-    ),
-    pending: new Set(pendingRows.map((r) => holdKey(Number(r.automation_id), r.node_id))),
+    nodeId: n.id,
+    launchId: n.launchId,
+    level: n.nodeType,
+    objectId: n.platformId!,
+    name: n.name,
+    status: (n.properties.status ?? 'ACTIVE') === 'PAUSED' ? 'PAUSED' : 'ACTIVE',
+    updatedAt: n.updatedAt,
+    createdAt: n.createdAt,
   };
 }
 
-/** Start of the account's local day containing `now`. */
-function dayStart(now: number, timeZone: string): number {
-  return localHourStart(localDate(now, timeZone), 0, timeZone);
-}
-
-interface Decision {
-  automation: Automation;
-  object: LiveObject;
-  entry: RunObject;
+async function liveObjects(knex: Knex, brandId: number, accountId: string, level: InsightsLevel): Promise<LiveObject[]> {
+  return (await liveNodesOn(knex, brandId, accountId, level)).map(liveObjectOf);
 }
 
 /**
@@ -203,110 +124,16 @@ export async function evaluateAccount(
     deps.progress?.({ progress: reads, total: planned + 1, message: `Read ${slot.level} metrics over ${slot.window}` });
   }
 
-  const longestCooldown = Math.max(0, ...sorted.map((a) => a.cooldownMinutes)) * 60_000;
-  const ledger = await loadLedger(deps.knex, accountId, startedAt - Math.max(LOOP_WINDOW_MS + 2 * 3_600_000, longestCooldown));
-  const today = dayStart(startedAt, account.timezone);
-  /** Directions decided in this cycle, per object: a later automation going the other way is a loop. */
-  const cycle = new Map<string, { automationId: number; action: 'paused' | 'resumed' }>();
-
-  const decisions: Decision[] = [];
-  for (const a of sorted) {
-    let actionsToday = ledger.actions.filter((x) => x.automationId === a.id && x.at >= today).length;
-    for (const o of targets.get(a.id)!) {
-      const entry: RunObject = {
-        objectId: o.objectId,
-        nodeId: o.nodeId,
-        level: o.level,
-        name: o.name,
-        metrics: {},
-        conditions: [],
-        matched: false,
-        intended: null,
-        action: 'none',
-        skipReason: null,
-        error: null,
-      };
-      decisions.push({ automation: a, object: o, entry });
-      // Read every window the rule names; the guard must hold in each before any condition is judged.
-      let enough = true;
-      for (const c of a.conditions) {
-        const d = delivery.get(`${a.level}|${c.window}`)?.get(o.objectId);
-        const values = (entry.metrics[c.window] ??= {});
-        if (!d) continue;
-        values[c.metric] = METRICS[c.metric].read(d);
-        if (
-          (a.guard.minImpressions !== null && d.impressions < a.guard.minImpressions) ||
-          (a.guard.minSpend !== null && d.spendMinorUnits < a.guard.minSpend)
-        ) {
-          enough = false;
-          values.impressions = d.impressions;
-          values.spend = d.spendMinorUnits;
-        }
-      }
-      if (!enough) {
-        entry.skipReason = 'insufficient_data';
-        continue;
-      }
-      entry.conditions = a.conditions.map((c) => holds(entry.metrics[c.window]?.[c.metric] ?? null, c.operator, c.value));
-      entry.matched = entry.conditions.every(Boolean);
-
-      const hold = ledger.holds.get(holdKey(a.id, o.nodeId));
-      if (entry.matched) entry.intended = a.action === 'notify' ? 'notify' : 'pause';
-      else if (a.resumeWhenClear && o.status === 'PAUSED') entry.intended = 'resume';
-      if (!entry.intended) continue;
-
-      if (ledger.pending.has(holdKey(a.id, o.nodeId))) {
-        entry.error = 'An earlier action on this object is waiting for a retry.';
-        continue;
-      }
-      const direction = entry.intended === 'pause' ? 'paused' : entry.intended === 'resume' ? 'resumed' : null;
-      // Another automation going the other way on this object (in this cycle or the last day) is a loop.
-      if (direction) {
-        const other = cycle.get(o.objectId);
-        const recent = ledger.actions.some(
-          (x) => x.automationId !== a.id && x.objectId === o.objectId && x.action === opposite[direction] && x.at >= startedAt - LOOP_WINDOW_MS,
-        );
-        if ((other && other.automationId !== a.id && other.action !== direction) || recent) {
-          entry.skipReason = 'loop_detected';
-          continue;
-        }
-      }
-      if (entry.intended === 'pause' && o.status === 'PAUSED') {
-        entry.skipReason = 'already_paused';
-        continue;
-      }
-      if (entry.intended === 'resume') {
-        // Only what this automation paused, untouched since, is ever turned back on.
-        if (!hold || hold.nodeUpdatedAt !== o.updatedAt) {
-          // Paused again since (or never by this automation): by another automation, or by a person.
-          const byAutomation =
-            [...(ledger.holders.get(o.nodeId) ?? [])].some((id) => id !== a.id) ||
-            ledger.actions.some((x) => x.automationId !== a.id && x.objectId === o.objectId && x.action === 'paused' && x.at >= (hold?.pausedAt ?? 0));
-          if (!hold && byAutomation) {
-            entry.intended = null;
-          } else {
-            entry.skipReason = byAutomation ? 'loop_detected' : 'paused_by_person';
-          }
-          continue;
-        }
-      }
-      const last = ledger.actions.filter((x) => x.automationId === a.id && x.objectId === o.objectId).pop();
-      if (last && a.cooldownMinutes > 0 && last.at > startedAt - a.cooldownMinutes * 60_000) {
-        entry.skipReason = 'cooldown';
-        continue;
-      }
-      if (actionsToday >= a.maxActionsPerDay) {
-        entry.skipReason = 'daily_limit_reached';
-        continue;
-      }
-      if (direction) cycle.set(o.objectId, { automationId: a.id, action: direction });
-      if (a.mode === 'shadow') {
-        entry.skipReason = 'shadow';
-        continue;
-      }
-      actionsToday++;
-    }
-  }
+  const stored = await ledgerOf(deps.knex, accountId, ledgerSince(sorted, startedAt));
+  const today = localDayStart(startedAt, account.timezone);
+  const cycle = { automations: sorted, targets, delivery, now: startedAt, dayStart: today };
+  let decisions = decide({ ...cycle, ledger: ledgerFrom(stored) });
+  // An earlier action of the automation on the object waiting for a retry holds this one back: looked
+  // up for the pairs that want to act (few), then decided again with them when there are any.
+  const pending = await pendingActions(deps.knex, [
+    ...new Set(decisions.filter((d) => d.entry.intended).map((d) => holdKey(d.automation.id, d.object.nodeId))),
+  ]);
+  if (pending.size) decisions = decide({ ...cycle, ledger: ledgerFrom(stored, pending) });
 
   if (!options.act) {
     const finishedAt = deps.now();
@@ -324,10 +151,7 @@ export async function evaluateAccount(
 
   const runIds = new Map<number, number>();
   for (const a of sorted) {
-    const [id] = await deps
-      .knex('automation_runs')
-      .insert({ automation_id: a.id, brand_id: brandId, trigger: options.trigger, mode: a.mode, started_at: startedAt, finished_at: startedAt, objects: '[]' });
-    runIds.set(a.id, Number(id));
+    runIds.set(a.id, await insertRun(deps.knex, { automationId: a.id, brandId, trigger: options.trigger, mode: a.mode, startedAt }));
   }
   // A shadow run acts on nothing: its event says what a live run would have done.
   for (const d of decisions) {
@@ -350,11 +174,8 @@ export async function evaluateAccount(
   for (const a of sorted) {
     const objects = decisions.filter((d) => d.automation === a).map((d) => d.entry);
     const runId = runIds.get(a.id)!;
-    await deps
-      .knex('automation_runs')
-      .where({ id: runId })
-      .update({ finished_at: finishedAt, objects: JSON.stringify(objects) });
-    await deps.knex('automations').where({ id: a.id }).update({ last_run_at: startedAt });
+    await finishRun(deps.knex, runId, finishedAt, objects);
+    await setLastRunAt(deps.knex, a.id, startedAt);
     runs.push({ automation: a, runId, startedAt, finishedAt, objects });
   }
   // Notices go out once the runs are recorded; a chat that fails changes nothing of what was done.
@@ -392,25 +213,13 @@ async function act(deps: EngineDeps, a: Automation, o: LiveObject, entry: RunObj
     deps.log.warn({ automationId: a.id, objectId: o.objectId, err: failure.message }, 'automation action failed');
     if (failure.retryable) {
       const now = deps.now();
-      await deps
-        .knex('automation_pending_actions')
-        .insert({
-          automation_id: a.id,
-          run_id: runId,
-          brand_id: a.brandId,
-          account_id: a.accountId,
-          node_id: o.nodeId,
-          object_id: o.objectId,
-          action: entry.intended,
-          attempts: 1,
-          last_error: failure.message.slice(0, 2000),
-          next_attempt_at: now + actionRetryDelay(1, failure.retryAfter),
-          created_at: now,
-        })
-        .onConflict(['automation_id', 'node_id'])
-        .ignore();
-      // The account's job picks the retry up (a manual run has no job of its own to return a time to).
-      await wakeAccount(deps.knex, a.brandId, a.accountId, now);
+      // Its job, in the account's lane, tries again (actionRetry times the later attempts).
+      await scheduleActionRetry(
+        deps.knex,
+        { automationId: a.id, nodeId: o.nodeId, brandId: a.brandId, accountId: a.accountId, runId, action: entry.intended! },
+        now + actionRetryDelay(1, failure.retryAfter),
+        now,
+      );
     } else {
       await actionFailed(deps, a, o.objectId, entry.intended!, failure.message);
     }
@@ -439,21 +248,8 @@ async function perform(deps: EngineDeps, a: Automation, o: LiveObject, intent: I
   const now = deps.now();
   const action = PAST[intent];
   await inTransaction(deps.knex, async (trx) => {
-    await trx('automation_actions').insert({ automation_id: a.id, run_id: runId, account_id: a.accountId, object_id: o.objectId, action, at: now });
-    if (intent === 'pause') {
-      const node = await trx('launch_nodes').where({ id: o.nodeId }).first('updated_at');
-      await trx('automation_holds').where({ automation_id: a.id, node_id: o.nodeId }).delete();
-      await trx('automation_holds').insert({
-        automation_id: a.id,
-        account_id: a.accountId,
-        node_id: o.nodeId,
-        object_id: o.objectId,
-        node_updated_at: Number(node?.updated_at ?? now),
-        paused_at: now,
-      });
-    } else if (intent === 'resume') {
-      await trx('automation_holds').where({ automation_id: a.id, node_id: o.nodeId }).delete();
-    }
+    const nodeUpdatedAt = intent === 'pause' ? ((await nodeById(trx, o.nodeId))?.updatedAt ?? now) : now;
+    await recordAction(trx, { automationId: a.id, runId, accountId: a.accountId, nodeId: o.nodeId, objectId: o.objectId, action, at: now }, nodeUpdatedAt);
     await deps.events.emit(trx, {
       organizationId: a.organizationId,
       brandId: a.brandId,
@@ -473,72 +269,61 @@ async function perform(deps: EngineDeps, a: Automation, o: LiveObject, intent: I
   });
 }
 
-/**
- * Retries the account's actions whose retry is due. A success lands in its run as if it had
- * worked the first time; the last failed attempt ends in automation.action_failed.
- */
-export async function retryPendingActions(deps: EngineDeps, brandId: number, accountId: string): Promise<void> {
-  const due = await deps
-    .knex('automation_pending_actions')
-    .where({ brand_id: brandId, account_id: accountId })
-    .where('next_attempt_at', '<=', deps.now())
-    .orderBy('id');
-  for (const p of due) {
-    const row = await deps.knex('automations').where({ id: p.automation_id }).first();
-    const node = await deps
-      .knex('launch_nodes')
-      .where({ id: p.node_id })
-      .first('id', 'launch_id', 'node_type', 'name', 'properties', 'platform_id', 'updated_at', 'created_at');
-    if (!row || !node || row.status !== 'ACTIVE') {
-      await deps.knex('automation_pending_actions').where({ id: p.id }).delete();
-      continue;
-    }
-    const a = automationOf(row);
-    const o: LiveObject = {
-      nodeId: node.id,
-      launchId: Number(node.launch_id),
-      level: node.node_type,
-      objectId: node.platform_id,
-      name: node.name ?? null,
-      status: JSON.parse(node.properties).status === 'PAUSED' ? 'PAUSED' : 'ACTIVE',
-      updatedAt: Number(node.updated_at),
-      createdAt: Number(node.created_at),
-    };
-    let outcome: Partial<RunObject>;
-    try {
-      await perform(deps, a, o, p.action, Number(p.run_id));
-      await deps.knex('automation_pending_actions').where({ id: p.id }).delete();
-      outcome = { action: PAST[p.action as Intent], error: null };
-    } catch (err) {
-      const failure = failureOf(err);
-      const attempts = Number(p.attempts) + 1;
-      if (failure.retryable && attempts < MAX_ACTION_ATTEMPTS) {
-        await deps
-          .knex('automation_pending_actions')
-          .where({ id: p.id })
-          .update({ attempts, last_error: failure.message.slice(0, 2000), next_attempt_at: deps.now() + actionRetryDelay(attempts, failure.retryAfter) });
-        outcome = { error: failure.message };
-      } else {
-        await deps.knex('automation_pending_actions').where({ id: p.id }).delete();
-        await actionFailed(deps, a, o.objectId, p.action, `${failure.message} (after ${attempts} attempts)`);
-        outcome = { error: `${failure.message} (gave up after ${attempts} attempts)` };
-      }
-    }
-    const run = await deps.knex('automation_runs').where({ id: p.run_id }).first('objects');
-    if (run) {
-      const objects = JSON.parse(run.objects) as RunObject[];
-      const entry = objects.find((x) => x.nodeId === p.node_id);
-      if (entry) Object.assign(entry, outcome);
-      await deps
-        .knex('automation_runs')
-        .where({ id: p.run_id })
-        .update({ objects: JSON.stringify(objects) });
-    }
-  }
+/** The wait before the next try after failure number `attempts` of an action's job (the first try was in the run): null gives up. */
+export function actionRetry(attempts: number): number | null {
+  return attempts + 1 < MAX_ACTION_ATTEMPTS ? actionRetryDelay(attempts + 1, null) : null;
 }
 
-/** When the account's next pending retry is due, or null. */
-export async function nextRetryAt(knex: Knex, brandId: number, accountId: string): Promise<number | null> {
-  const row = await knex('automation_pending_actions').where({ brand_id: brandId, account_id: accountId }).min({ at: 'next_attempt_at' }).first();
-  return row?.at === null || row?.at === undefined ? null : Number(row.at);
+/** Lands an outcome of a retried action in the run it failed in, as if it had gone that way the first time. */
+async function landInRun(deps: EngineDeps, runId: number, nodeId: string, outcome: Partial<RunObject>): Promise<void> {
+  const objects = await runObjects(deps.knex, runId);
+  if (!objects) return;
+  const entry = objects.find((x) => x.nodeId === nodeId);
+  if (entry) Object.assign(entry, outcome);
+  await setRunObjects(deps.knex, runId, objects);
+}
+
+/** The automation, the object and the payload of an action job; null when the automation is gone or disarmed, or the object gone. */
+async function actionOf(deps: EngineDeps, job: ClaimedJob): Promise<{ a: Automation; o: LiveObject; p: ActionPayload } | null> {
+  const split = job.key.indexOf(':');
+  const [a] = await automationsByIds(deps.knex, [Number(job.key.slice(0, split))]);
+  const node = await nodeById(deps.knex, job.key.slice(split + 1));
+  if (!a || !node || a.status !== 'ACTIVE') return null;
+  return { a, o: liveObjectOf(node), p: job.payload as ActionPayload };
+}
+
+/**
+ * Tries a failed action again (the action job's run). A success lands in its run as if it had
+ * worked the first time; a failure worth retrying throws (the job's retry policy, actionRetry, says
+ * when again or gives up); one that is not ends in automation.action_failed at once.
+ */
+export async function retryAction(deps: EngineDeps, job: ClaimedJob): Promise<'done'> {
+  const found = await actionOf(deps, job);
+  if (!found) return 'done';
+  const { a, o, p } = found;
+  try {
+    await perform(deps, a, o, p.action, p.runId);
+  } catch (err) {
+    const failure = failureOf(err);
+    if (failure.retryable) {
+      // The job's retry policy says when again, or gives up (giveUpAction).
+      await landInRun(deps, p.runId, o.nodeId, { error: failure.message });
+      throw new Error(failure.message, { cause: err });
+    }
+    await giveUp(deps, a, o, p, failure.message, job.attempts + 2);
+    return 'done';
+  }
+  await landInRun(deps, p.runId, o.nodeId, { action: PAST[p.action], error: null });
+  return 'done';
+}
+
+/** An action job given up after its last retry: automation.action_failed, and the run says so. */
+export async function giveUpAction(deps: EngineDeps, job: ClaimedJob, error: string): Promise<void> {
+  const found = await actionOf(deps, job);
+  if (found) await giveUp(deps, found.a, found.o, found.p, error, job.attempts + 2);
+}
+
+async function giveUp(deps: EngineDeps, a: Automation, o: LiveObject, p: ActionPayload, message: string, attempts: number): Promise<void> {
+  await actionFailed(deps, a, o.objectId, p.action, `${message} (after ${attempts} attempts)`);
+  await landInRun(deps, p.runId, o.nodeId, { error: `${message} (gave up after ${attempts} attempts)` });
 }

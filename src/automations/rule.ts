@@ -1,5 +1,5 @@
-// An automation as stored and as answered: the rule's fields, its row, its public view and the
-// principal it acts as (its own: `Automation: <name>` in activity, write scope, its brand only).
+// An automation as the engine and the answers see it: the rule's fields, a run's objects, its public
+// view and the principal it acts as (its own: `Automation: <name>` in activity, write scope, its brand only).
 
 import type { Principal } from '../auth/principal.js';
 import type { InsightsLevel } from '../platforms/port.js';
@@ -10,6 +10,25 @@ export type AutomationAction = 'pause' | 'notify' | 'pause_and_notify';
 export type Frequency = 'every_15_minutes' | 'hourly' | 'daily';
 export type Mode = 'live' | 'shadow';
 export type AutomationStatus = 'ACTIVE' | 'PAUSED';
+
+export type SkipReason = 'cooldown' | 'daily_limit_reached' | 'insufficient_data' | 'already_paused' | 'shadow' | 'paused_by_person' | 'loop_detected';
+export type Intent = 'pause' | 'resume' | 'notify';
+export type Outcome = 'paused' | 'resumed' | 'notified' | 'none';
+
+/** One object of one run: what was read, whether the rule matched, and what was done or why not. */
+export interface RunObject {
+  objectId: string;
+  nodeId: string;
+  level: InsightsLevel;
+  name: string | null;
+  metrics: Partial<Record<RuleWindow, Partial<Record<MetricName, number | null>>>>;
+  conditions: boolean[];
+  matched: boolean;
+  intended: Intent | null;
+  action: Outcome;
+  skipReason: SkipReason | null;
+  error: string | null;
+}
 
 export interface Condition {
   metric: MetricName;
@@ -42,70 +61,15 @@ export interface Automation {
   mode: Mode;
   resumeWhenClear: boolean;
   createdByUserId: number;
-  nextRunAt: number | null;
   lastRunAt: number | null;
   createdAt: number;
   updatedAt: number;
 }
 
-/** The stored JSON part of a rule. */
-export type StoredRule = Pick<Automation, 'objectIds' | 'conditions' | 'guard' | 'dailyHour' | 'cooldownMinutes' | 'maxActionsPerDay' | 'resumeWhenClear'>;
-
-export function automationOf(row: Record<string, any>): Automation {
-  const rule = JSON.parse(row.rule) as StoredRule;
-  return {
-    id: Number(row.id),
-    organizationId: Number(row.organization_id),
-    brandId: Number(row.brand_id),
-    accountId: row.account_id,
-    name: row.name,
-    status: row.status,
-    level: row.level,
-    action: row.action,
-    frequency: row.frequency,
-    mode: row.mode,
-    ...rule,
-    createdByUserId: Number(row.created_by_user_id),
-    nextRunAt: row.next_run_at === null ? null : Number(row.next_run_at),
-    lastRunAt: row.last_run_at === null ? null : Number(row.last_run_at),
-    createdAt: Number(row.created_at),
-    updatedAt: Number(row.updated_at),
-  };
-}
-
-export function rowOf(a: Omit<Automation, 'id'>): Record<string, unknown> {
-  const rule: StoredRule = {
-    objectIds: a.objectIds,
-    conditions: a.conditions,
-    guard: a.guard,
-    dailyHour: a.dailyHour,
-    cooldownMinutes: a.cooldownMinutes,
-    maxActionsPerDay: a.maxActionsPerDay,
-    resumeWhenClear: a.resumeWhenClear,
-  };
-  return {
-    organization_id: a.organizationId,
-    brand_id: a.brandId,
-    account_id: a.accountId,
-    name: a.name,
-    status: a.status,
-    level: a.level,
-    action: a.action,
-    frequency: a.frequency,
-    mode: a.mode,
-    rule: JSON.stringify(rule),
-    created_by_user_id: a.createdByUserId,
-    next_run_at: a.nextRunAt,
-    last_run_at: a.lastRunAt,
-    created_at: a.createdAt,
-    updated_at: a.updatedAt,
-  };
-}
-
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-/** The automation as answered (resource `automation`). */
-export function automationView(a: Automation): Record<string, unknown> {
+/** The automation as answered (resource `automation`), with when its job runs it next. */
+export function automationView(a: Automation, nextRunAt: number | null): Record<string, unknown> {
   return {
     automationId: a.id,
     automationName: a.name,
@@ -123,7 +87,7 @@ export function automationView(a: Automation): Record<string, unknown> {
     mode: a.mode,
     resumeWhenClear: a.resumeWhenClear,
     status: a.status,
-    nextRunAt: a.status === 'ACTIVE' ? iso(a.nextRunAt) : null,
+    nextRunAt: a.status === 'ACTIVE' ? iso(nextRunAt) : null,
     lastRunAt: iso(a.lastRunAt),
     createdAt: iso(a.createdAt),
     updatedAt: iso(a.updatedAt),

@@ -8,12 +8,12 @@ import { operations as adAccounts } from '../ad-accounts/operations.js';
 import { operations as creatives } from '../creatives/operations.js';
 import { operations as launches } from '../launches/operations.js';
 import { webhookOperations } from '../operations/webhooks.js';
-import { workflowOperations } from '../operations/workflows.js';
-import { copyOperations } from '../operations/copies.js';
-import { structureTemplateOperations } from '../operations/structure-templates.js';
-import { automationOperations } from '../operations/automations.js';
-import { boardOperations } from '../operations/board.js';
-import { trackerOperations } from '../operations/tracker.js';
+import { operations as workflows } from '../workflows/operations.js';
+import { operations as copy } from '../copy/operations.js';
+import { operations as structureTemplates } from '../structure-templates/operations.js';
+import { operations as automations } from '../automations/operations.js';
+import { operations as board } from '../board/operations.js';
+import { operations as trackers } from '../trackers/operations.js';
 
 export const operations: OperationDefinition[] = [
   ...brands,
@@ -21,12 +21,11 @@ export const operations: OperationDefinition[] = [
   ...adAccounts,
   ...creatives,
   ...launches,
-  // Areas not moved to src/<area>/ yet (issue 25, phase 2): each becomes `...<area>` from its operations.ts.
   ...webhookOperations,
-  ...workflowOperations,
-  ...copyOperations,
-  ...structureTemplateOperations,
-  ...automationOperations,
-  ...boardOperations,
-  ...trackerOperations,
+  ...workflows,
+  ...copy,
+  ...structureTemplates,
+  ...automations,
+  ...board,
+  ...trackers,
 ];

@@ -5,10 +5,12 @@ import * as deliverWebhooks from './deliver-webhooks.js';
 import * as purgeEvents from './purge-events.js';
 import * as purgeIdempotency from './purge-idempotency.js';
 import * as sweepDeliveries from './sweep-deliveries.js';
-import * as evaluateAutomations from './evaluate-automations.js';
-import * as pushTrackerSpend from './push-tracker-spend.js';
-import * as runWorkflowStep from './run-workflow-step.js';
+import { evaluateAutomations, retryAutomationAction } from '../automations/jobs.js';
+import * as pushTrackerSpend from '../trackers/jobs.js';
+import { scheduleTriggerJob, stepJob } from '../workflows/jobs.js';
 import * as workflowTriggers from './workflow-triggers.js';
+import { subscriberJobKind } from '../events/subscribers.js';
+import { eventSubscribers } from '../events/subscribers-list.js';
 
 export const jobKinds: JobKind[] = [
   deliverWebhooks,
@@ -16,7 +18,10 @@ export const jobKinds: JobKind[] = [
   purgeEvents,
   purgeIdempotency,
   evaluateAutomations,
+  retryAutomationAction,
   pushTrackerSpend,
-  runWorkflowStep,
+  stepJob,
+  scheduleTriggerJob,
   workflowTriggers,
+  subscriberJobKind(eventSubscribers),
 ];

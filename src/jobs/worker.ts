@@ -9,14 +9,14 @@ import cronParser from 'cron-parser';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { JobContext, JobKind } from './kind.js';
+import type { JobContext, JobKind, JobNext } from './kind.js';
 import type { JobServices } from './services.js';
 import type { ClaimedJob } from './queue/job.js';
-import { claimJobs } from './queue/claim.js';
-import { completeJob, finishJob } from './queue/complete.js';
-import { failJob } from './queue/fail.js';
+import { claimJobs, releaseLane } from './queue/claim.js';
+import { completeJobs, dropJobs, finishJobs } from './queue/complete.js';
+import { backoffMs, failJobs, type Failure } from './queue/fail.js';
 import { renewLease } from './queue/renew.js';
-import { ensureJob } from './queue/wake.js';
+import { ensureJob, wakeJob } from './queue/wake.js';
 
 export interface WorkerOptions {
   knex: Knex;
@@ -42,21 +42,25 @@ export function nextCronTime(cron: string, after: number, tz = 'UTC'): number {
 export class JobWorker {
   readonly id = `w-${crypto.randomBytes(6).toString('hex')}`;
   private readonly kinds: Map<string, JobKind>;
+  private readonly maxBatch: number;
   private readonly active = new Set<Promise<void>>();
   private claims = 0;
   private ticking: Promise<void> | null = null;
   private again = false;
   private stopped = true;
   private timer: schedule.Job | null = null;
+  private drained = false;
 
   constructor(private readonly o: WorkerOptions) {
     this.kinds = new Map(o.kinds.map((k) => [k.kind, k]));
+    this.maxBatch = Math.max(1, ...o.kinds.map((k) => (k.runBatch ? (k.batch ?? 1) : 1)));
   }
 
   /** Starts claiming: every second, and whenever `nudge` is called. */
   async start(): Promise<void> {
     this.stopped = false;
     await this.ensureRecurring();
+    await this.wakeStartKeys();
     this.timer = schedule.scheduleJob(`${this.id}-claim`, '* * * * * *', () => this.nudge());
     this.nudge();
   }
@@ -94,6 +98,8 @@ export class JobWorker {
    */
   async drain(): Promise<void> {
     await this.ensureRecurring();
+    if (!this.drained) await this.wakeStartKeys();
+    this.drained = true;
     for (;;) {
       const started = await this.claimAndStart();
       if (!started && this.active.size === 0) return;
@@ -106,6 +112,11 @@ export class JobWorker {
     for (const k of this.kinds.values()) {
       if (k.schedule) await ensureJob(this.o.knex, k.kind, 'schedule', nextCronTime(k.schedule, now), now);
     }
+  }
+
+  private async wakeStartKeys(): Promise<void> {
+    const now = this.o.now();
+    for (const k of this.kinds.values()) for (const key of k.startKeys ?? []) await wakeJob(this.o.knex, k.kind, key, now);
   }
 
   private async tick(): Promise<void> {
@@ -123,42 +134,101 @@ export class JobWorker {
       now: this.o.now(),
       leaseMs: this.o.leaseMs,
       limit: room,
+      batchOf: (kind) => {
+        const k = this.kinds.get(kind);
+        return k?.runBatch ? (k.batch ?? 1) : 1;
+      },
+      maxBatch: this.maxBatch,
     });
+    // The jobs of one lane come out next to each other: one run each group.
+    const runs: ClaimedJob[][] = [];
     for (const job of jobs) {
-      const run = this.run(job).finally(() => this.active.delete(run));
+      const last = runs.at(-1);
+      if (last && job.lane !== null && last[0].lane === job.lane) last.push(job);
+      else runs.push([job]);
+    }
+    for (const group of runs) {
+      const run = this.run(group).finally(() => this.active.delete(run));
       this.active.add(run);
     }
-    return jobs.length;
+    return runs.length;
   }
 
-  private async run(job: ClaimedJob): Promise<void> {
+  private async run(jobs: ClaimedJob[]): Promise<void> {
     const { knex, log, now, leaseMs } = this.o;
-    const kind = this.kinds.get(job.kind);
+    const first = jobs[0];
+    const kind = this.kinds.get(first.kind);
     let owned = true;
     // Renewed well before it runs out, so a slow run is never mistaken for a dead one.
     const renewal = setInterval(
       () => {
-        renewLease(knex, job, now() + leaseMs)
+        renewLease(knex, jobs, now() + leaseMs)
           .then((ok) => {
             if (!ok) owned = false;
           })
-          .catch((err) => log.warn({ err, job: job.kind, key: job.key }, 'could not renew a job lease'));
+          .catch((err) => log.warn({ err, job: first.kind, key: first.key }, 'could not renew a job lease'));
       },
       Math.max(100, Math.floor(leaseMs / 3)),
     );
     renewal.unref();
+    const ctx: JobContext = { ...this.o.services, knex, config: this.o.config, log, now, stillOwned: () => owned };
+    let outcomes: Map<number, JobNext | Error>;
     try {
-      if (!kind) throw new Error(`no job kind "${job.kind}" in this build`);
-      const ctx: JobContext = { ...this.o.services, knex, config: this.o.config, log, now, stillOwned: () => owned };
-      const next = await kind.run(ctx, job);
-      clearInterval(renewal);
-      if (kind.schedule) await completeJob(knex, job, nextCronTime(kind.schedule, now()), now());
-      else if (next === 'done') await finishJob(knex, job, now());
-      else await completeJob(knex, job, next ?? null, now());
+      if (!kind) throw new Error(`no job kind "${first.kind}" in this build`);
+      if (kind.runBatch) outcomes = await kind.runBatch(ctx, jobs);
+      else outcomes = new Map([[first.id, (await kind.run(ctx, first)) ?? null]]);
     } catch (err) {
-      clearInterval(renewal);
-      log.error({ err, job: job.kind, key: job.key, attempts: job.attempts + 1 }, 'job run failed; retrying with backoff');
-      await failJob(knex, job, (err as Error)?.message ?? String(err), now()).catch((e) => log.error({ err: e }, 'could not record a failed job run'));
+      outcomes = new Map(jobs.map((j) => [j.id, err instanceof Error ? err : new Error(String(err))]));
     }
+    clearInterval(renewal);
+    try {
+      await this.record(ctx, kind, jobs, outcomes);
+    } catch (err) {
+      log.error({ err, job: first.kind, key: first.key }, 'could not record a job run');
+    }
+    if (first.lane !== null)
+      await releaseLane(knex, first.lane, first.lockedBy).catch((err) => log.error({ err, lane: first.lane }, 'could not release a job lane'));
   }
+
+  /** Records the outcomes of one run, one statement per kind of outcome. */
+  private async record(ctx: JobContext, kind: JobKind | undefined, jobs: ClaimedJob[], outcomes: Map<number, JobNext | Error>): Promise<void> {
+    const { knex, log, now } = this.o;
+    const done: ClaimedJob[] = [];
+    const due = new Map<number | null, ClaimedJob[]>();
+    const failures: Failure[] = [];
+    const givenUp: Array<{ job: ClaimedJob; error: string }> = [];
+    for (const job of jobs) {
+      const outcome = outcomes.has(job.id) ? outcomes.get(job.id)! : new Error('the run answered nothing for this job');
+      if (outcome instanceof Error) {
+        const attempts = job.attempts + 1;
+        const delay = kind?.retry ? kind.retry(attempts) : backoffMs(job.attempts);
+        log.error({ err: outcome, job: job.kind, key: job.key, attempts }, delay === null ? 'job run failed; giving up' : 'job run failed; retrying later');
+        if (delay === null) givenUp.push({ job, error: outcome.message });
+        else failures.push({ job, error: outcome.message, runAt: now() + delay });
+      } else if (kind?.schedule) push(due, nextCronTime(kind.schedule, now()), job);
+      else if (outcome === 'done') done.push(job);
+      else push(due, outcome, job);
+    }
+    const dropped: ClaimedJob[] = [];
+    for (const g of givenUp) {
+      try {
+        await kind?.onGiveUp?.(ctx, g.job, g.error);
+        dropped.push(g.job);
+      } catch (err) {
+        // Not given up yet: tried again after the default backoff, and given up then.
+        log.error({ err, job: g.job.kind, key: g.job.key }, 'could not give a job up');
+        failures.push({ job: g.job, error: g.error, runAt: now() + backoffMs(g.job.attempts) });
+      }
+    }
+    await finishJobs(knex, done, now());
+    for (const [at, group] of due) await completeJobs(knex, group, at, now());
+    await failJobs(knex, failures, now());
+    await dropJobs(knex, dropped);
+  }
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
 }

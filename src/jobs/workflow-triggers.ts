@@ -1,15 +1,14 @@
-// Recurring job: fires the armed triggers of workflows. Schedules whose time has come start a run
-// and move to their next time in one conditional update; `automation.triggered` and
-// `pipeline.card.moved` events after the stored read position start the workflows they name. Each
-// start is unique per (workflow, trigger), so an event or a schedule time starts its run once
-// across processes; the position advances in the same transaction as the starts of its events.
+// Recurring job: fires the event-driven triggers of workflows (schedules are jobs of their own,
+// src/workflows/schedule.ts). `automation.triggered` and `pipeline.card.moved` events after the
+// stored read position start the workflows they name. Each start is unique per (workflow, event),
+// so an event starts its run once across processes; the position advances in the same transaction
+// as the starts of its events.
 
 import type { Knex } from 'knex';
 import type { JobContext } from './kind.js';
 import { inTransaction } from '../db/connection.js';
-import { nextCronTime } from './worker.js';
 import { startTriggered } from '../workflows/runs.js';
-import type { WorkflowRow } from '../workflows/store.js';
+import { advanceTriggerPosition, columnWorkflows, monitorWorkflows, triggerPosition, workflowOfBrand, type Workflow } from '../workflows/store.js';
 
 export const kind = 'workflow-triggers';
 export const schedule = '*/2 * * * * *';
@@ -33,45 +32,23 @@ interface EventRow {
   created_at: number;
 }
 
-async function fireSchedules(ctx: JobContext): Promise<void> {
-  const now = ctx.now();
-  const due: WorkflowRow[] = await ctx.knex('workflows').where({ status: 'active', trigger_kind: 'schedule' }).where('next_run_at', '<=', now).limit(100);
-  for (const w of due) {
-    const t = JSON.parse(w.trigger) as { cron: string; timezone: string };
-    await inTransaction(ctx.knex, async (trx) => {
-      const moved = await trx('workflows')
-        .where({ id: w.id, next_run_at: w.next_run_at, status: 'active' })
-        .update({ next_run_at: nextCronTime(t.cron, now, t.timezone) });
-      if (moved !== 1) return;
-      const at = new Date(Number(w.next_run_at)).toISOString();
-      await startTriggered(trx, w, { kind: 'schedule', key: `schedule:${w.next_run_at}`, data: { scheduledFor: at } }, now, ctx.events);
-    });
-  }
-}
-
 /** The workflows an event starts. */
-async function workflowsFor(trx: Knex.Transaction, e: EventRow, data: Record<string, any>): Promise<WorkflowRow[]> {
-  const base = () => trx('workflows').where({ organization_id: e.organization_id });
-  if (e.type === 'automation.triggered') {
-    // A monitor fires on an automation of its own brand only: a run never starts across brands.
-    return base()
-      .where({ status: 'active', trigger_kind: 'monitor', trigger_automation_id: data.automationId, brand_id: e.brand_id })
-      .where('armed_at', '<=', e.created_at);
-  }
+async function workflowsFor(trx: Knex.Transaction, e: EventRow, data: Record<string, any>): Promise<Workflow[]> {
+  const org = Number(e.organization_id);
+  const brand = e.brand_id === null ? null : Number(e.brand_id);
+  // A monitor fires on an automation of its own brand only: a run never starts across brands.
+  if (e.type === 'automation.triggered') return monitorWorkflows(trx, org, brand, data.automationId, Number(e.created_at));
   // A card entering a column: workflows armed on that column, and the column's linked workflow.
-  const byColumn: WorkflowRow[] = await base()
-    .where({ status: 'active', trigger_kind: 'pipeline_stage', trigger_column_id: data.toColumnId, brand_id: e.brand_id })
-    .where('armed_at', '<=', e.created_at);
-  const linked: WorkflowRow[] = typeof data.workflowId === 'number' ? await base().where({ id: data.workflowId, brand_id: e.brand_id }) : [];
-  const seen = new Set(byColumn.map((w) => Number(w.id)));
-  return [...byColumn, ...linked.filter((w) => !seen.has(Number(w.id)))];
+  const byColumn = await columnWorkflows(trx, org, brand, data.toColumnId, Number(e.created_at));
+  const linked = typeof data.workflowId === 'number' ? await workflowOfBrand(trx, org, brand, data.workflowId) : undefined;
+  return linked && !byColumn.some((w) => w.id === linked.id) ? [...byColumn, linked] : byColumn;
 }
 
 async function fireEvents(ctx: JobContext): Promise<void> {
   for (;;) {
     if (!ctx.stillOwned()) return;
     const now = ctx.now();
-    const position = Number((await ctx.knex('workflow_trigger_positions').where({ name: POSITION }).first('position'))?.position ?? 0);
+    const position = await triggerPosition(ctx.knex, POSITION);
     const events: EventRow[] = await ctx.knex('events').where('id', '>', position).whereIn('type', EVENT_TYPES).orderBy('id').limit(BATCH);
     if (!events.length) return;
     await inTransaction(ctx.knex, async (trx) => {
@@ -87,7 +64,7 @@ async function fireEvents(ctx: JobContext): Promise<void> {
           await startTriggered(
             trx,
             w,
-            { kind: w.trigger_kind === 'monitor' ? 'monitor' : 'pipeline_stage', key: `event:${e.id}`, data: triggerData },
+            { kind: w.triggerKind === 'monitor' ? 'monitor' : 'pipeline_stage', key: `event:${e.id}`, data: triggerData },
             now,
             ctx.events,
           );
@@ -95,10 +72,7 @@ async function fireEvents(ctx: JobContext): Promise<void> {
         if (!open && Number(e.created_at) <= now - SETTLE_MS) settled = Number(e.id);
         else open = true;
       }
-      if (settled > position) {
-        const n = await trx('workflow_trigger_positions').where({ name: POSITION, position }).update({ position: settled });
-        if (n === 0 && position === 0) await trx('workflow_trigger_positions').insert({ name: POSITION, position: settled });
-      }
+      if (settled > position) await advanceTriggerPosition(trx, POSITION, position, settled);
       if (open) return;
     });
     if (events.length < BATCH || events.some((e) => Number(e.created_at) > now - SETTLE_MS)) return;
@@ -106,6 +80,5 @@ async function fireEvents(ctx: JobContext): Promise<void> {
 }
 
 export async function run(ctx: JobContext): Promise<void> {
-  await fireSchedules(ctx);
   await fireEvents(ctx);
 }

@@ -45,3 +45,9 @@ export async function reserveOnLedger(db: Db, ledger: Ledger, cents: number): Pr
 export async function releaseOnLedger(db: Db, ledger: Ledger, cents: number): Promise<void> {
   await db(TABLE[ledger.kind]).where('id', ledger.id).decrement('committed_cents', cents);
 }
+
+/** The user who created API key `id` (null: none recorded, or the key is gone). */
+export async function apiKeyCreator(db: Db, id: number): Promise<number | null> {
+  const row = await db('api_keys').where({ id }).first('created_by_user_id');
+  return row?.created_by_user_id ? Number(row.created_by_user_id) : null;
+}

@@ -3,16 +3,19 @@
 // Names are rendered with the naming-convention renderer. The tree is checked by the launch
 // validation before anything is stored, and each issue is named by the template field behind it.
 
-import type { OperationContext } from '../catalogue/define.js';
+import type { BrandContext } from '../catalogue/define.js';
 import type { FieldIssue } from '../errors.js';
+import { namingConventionsAmong } from '../ad-accounts/store.js';
+import { adAccountsOf } from '../brands/store.js';
 import { adTextsFromCopy } from '../copy/attach.js';
 import { loadCopy, type CopyRecord } from '../copy/store.js';
+import { creativesAmong } from '../creatives/store.js';
 import { draftNode } from '../launches/tree.js';
 import { newNodeId, type NodeRow } from '../launches/store.js';
 import { validationContextFor } from '../launches/context.js';
 import { validateLaunch } from '../launches/validate.js';
 import { DEFAULT_TEMPLATES, renderTemplate } from '../naming/template.js';
-import type { Audience, StructureTemplate } from './template.js';
+import type { Audience, StructureTemplate } from './store.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -46,26 +49,15 @@ export function mergeTargeting(base: Record<string, any> | undefined, audience: 
 const cut = (s: string) => s.slice(0, 400);
 
 /** Builds the launch's nodes in memory (nothing stored; `launchId` is set when the launch exists). */
-export async function buildTree(ctx: OperationContext, t: StructureTemplate): Promise<BuiltTree> {
+export async function buildTree(ctx: BrandContext, t: StructureTemplate): Promise<BuiltTree> {
   const launchId = 0;
-  const brandId = ctx.brand!.id;
+  const brandId = ctx.brand.id;
   const now = ctx.now();
-  const accounts = new Map(
-    (await ctx.db('ad_accounts').where({ brand_id: brandId }).whereIn('account_id', t.accounts).select('account_id', 'name', 'platform')).map((r) => [
-      r.account_id as string,
-      r,
-    ]),
-  );
-  const conventions = new Map(
-    (await ctx.db('naming_conventions').where({ brand_id: brandId }).whereIn('account_id', t.accounts)).map((r) => [
-      r.account_id as string,
-      { campaign: r.campaign_template, adset: r.adset_template, ad: r.ad_template },
-    ]),
-  );
+  const named = new Set(t.accounts);
+  const accounts = new Map((await adAccountsOf(ctx.db, brandId)).filter((a) => named.has(a.accountId)).map((a) => [a.accountId, a]));
+  const conventions = await namingConventionsAmong(ctx.db, brandId, t.accounts);
   const creativeIds = [...new Set(t.config.ads.map((a) => a.creativeId).filter((x): x is number => typeof x === 'number'))];
-  const creatives = new Map(
-    (creativeIds.length ? await ctx.db('creatives').where({ brand_id: brandId }).whereIn('id', creativeIds) : []).map((r) => [Number(r.id), r]),
-  );
+  const creatives = new Map((await creativesAmong(ctx.db, brandId, creativeIds)).map((c) => [c.id, c]));
   const copies = new Map<number, CopyRecord>();
   for (const id of new Set(t.config.ads.map((a) => a.copyGenerationId).filter((x): x is number => typeof x === 'number')))
     copies.set(id, await loadCopy(ctx.db, brandId, id));
@@ -87,7 +79,7 @@ export async function buildTree(ctx: OperationContext, t: StructureTemplate): Pr
   t.accounts.forEach((accountId, accountIndex) => {
     const account = accounts.get(accountId);
     const naming = conventions.get(accountId) ?? DEFAULT_TEMPLATES;
-    const base = { brand: ctx.brand!.name, account: account?.name ?? accountId, platform: account?.platform ?? '', name: t.name };
+    const base = { brand: ctx.brand.name, account: account?.name ?? accountId, platform: account?.platform ?? '', name: t.name };
     const { name: campaignName, ...campaignRest } = t.config.campaign;
     const campaign: Record<string, any> = { ...campaignRest, accountId };
     const budgetFromSettings = !campaign.budget && !setBudgets && Boolean(t.settings.budget);
@@ -190,8 +182,8 @@ function templateField(issue: FieldIssue, origin: Origin | undefined): string {
 }
 
 /** Launch validation of the built tree, each issue named by its template field (once, with the accounts it hits). */
-export async function templateIssues(ctx: OperationContext, tree: BuiltTree): Promise<FieldIssue[]> {
-  const vctx = await validationContextFor(ctx, { brandId: ctx.brand!.id, accountId: null }, tree.nodes);
+export async function templateIssues(ctx: BrandContext<'trackers'>, tree: BuiltTree): Promise<FieldIssue[]> {
+  const vctx = await validationContextFor(ctx, { brandId: ctx.brand.id, accountId: null }, tree.nodes);
   const { issues } = validateLaunch(tree.nodes, vctx);
   const merged = new Map<string, { field: string; message: string; accounts: Set<string> }>();
   for (const issue of issues) {

@@ -1,69 +1,16 @@
 // Structure templates: a reusable campaign tree (config), the audiences it is applied to, default
-// settings, the brand's ad accounts it targets, and a status. Stored as JSON; checked on save and
+// settings, the brand's ad accounts it targets, and a status (store.ts). Checked on save and
 // re-checked on read for accounts and audiences that no longer exist (NEEDS_ATTENTION).
 
 import type { Knex } from 'knex';
-import type { OperationContext } from '../catalogue/define.js';
-import { notFound, type FieldIssue } from '../errors.js';
+import type { BrandContext } from '../catalogue/define.js';
+import type { FieldIssue } from '../errors.js';
+import { adAccountsOf } from '../brands/store.js';
 import { parseTemplate } from '../naming/template.js';
 import { referenceIssues, type Reference } from '../references/resolve.js';
-
-export type TemplateStatus = 'DRAFT' | 'READY' | 'NEEDS_ATTENTION';
-export type Scope = 'single' | 'multiple';
-
-export interface TemplateConfig {
-  campaign: Record<string, any>;
-  adSets: Array<Record<string, any>>;
-  ads: Array<Record<string, any>>;
-}
-
-export interface Audience {
-  kind: 'targetingSet' | 'customAudience' | 'savedAudience';
-  name: string;
-  targeting?: Record<string, any>;
-  audienceId?: string;
-}
-
-export interface TemplateSettings {
-  budget?: { dailyAmount: number };
-  startOffsetDays?: number;
-  durationDays?: number;
-  placements?: Record<string, any>;
-}
-
-export interface StructureTemplate {
-  id: number;
-  brandId: number;
-  name: string;
-  config: TemplateConfig;
-  settings: TemplateSettings;
-  audiences: Audience[];
-  accounts: string[];
-  scope: Scope;
-  status: TemplateStatus;
-  statusReasons: FieldIssue[];
-  createdAt: number;
-  updatedAt: number;
-}
+import { markNeedsAttention, type StructureTemplate } from './store.js';
 
 type Db = Knex | Knex.Transaction;
-
-export function toTemplate(r: Record<string, any>): StructureTemplate {
-  return {
-    id: Number(r.id),
-    brandId: Number(r.brand_id),
-    name: r.name,
-    config: JSON.parse(r.config),
-    settings: JSON.parse(r.settings),
-    audiences: JSON.parse(r.audiences),
-    accounts: JSON.parse(r.accounts),
-    scope: r.scope,
-    status: r.status,
-    statusReasons: JSON.parse(r.status_reasons),
-    createdAt: Number(r.created_at),
-    updatedAt: Number(r.updated_at),
-  };
-}
 
 export function templateView(t: StructureTemplate) {
   return {
@@ -82,30 +29,6 @@ export function templateView(t: StructureTemplate) {
   };
 }
 
-/** The template `id` of `brandId`, or 404 (also for a template of another brand). */
-export async function loadTemplate(db: Db, brandId: number, templateId: number | string, forUpdate = false): Promise<StructureTemplate> {
-  const id = Number(templateId);
-  if (!Number.isSafeInteger(id) || id < 1) throw notFound(`Structure template ${templateId} of brand ${brandId}`);
-  const q = db('structure_templates').where({ id, brand_id: brandId }).first();
-  if (forUpdate && (db as Knex.Transaction).isTransaction) q.forUpdate();
-  const row = await q;
-  if (!row) throw notFound(`Structure template ${id} of brand ${brandId}`);
-  return toTemplate(row);
-}
-
-export function templateRow(t: Omit<StructureTemplate, 'id' | 'brandId' | 'createdAt' | 'updatedAt'>) {
-  return {
-    name: t.name,
-    config: JSON.stringify(t.config),
-    settings: JSON.stringify(t.settings),
-    audiences: JSON.stringify(t.audiences),
-    accounts: JSON.stringify(t.accounts),
-    scope: t.scope,
-    status: t.status,
-    status_reasons: JSON.stringify(t.statusReasons),
-  };
-}
-
 /**
  * What is wrong with a template's parts beyond their schema: names that are not valid naming
  * templates, an accountId in the campaign (accounts come from `accounts`), creatives and copy that
@@ -113,12 +36,12 @@ export function templateRow(t: Omit<StructureTemplate, 'id' | 'brandId' | 'creat
  * and scope `single` with several accounts. Only the parts given are checked.
  */
 export async function checkTemplate(
-  ctx: OperationContext,
+  ctx: BrandContext,
   parts: Partial<Pick<StructureTemplate, 'config' | 'audiences' | 'accounts' | 'scope'>>,
   scopeSent: boolean,
 ): Promise<FieldIssue[]> {
   const issues: FieldIssue[] = [];
-  const brandId = ctx.brand!.id;
+  const brandId = ctx.brand.id;
   const bad = (field: string, message: string) => issues.push({ field, message, code: 'invalid_value' });
   const nameOk = (field: string, name: unknown) => {
     if (typeof name === 'string') for (const p of parseTemplate(name).problems) bad(field, p.message);
@@ -158,18 +81,23 @@ export async function checkTemplate(
   return issues;
 }
 
+/** The ids of the brand's ad accounts. */
+export async function accountIdsOf(db: Db, brandId: number): Promise<Set<string>> {
+  return new Set((await adAccountsOf(db, brandId)).map((a) => a.accountId));
+}
+
 /**
  * Accounts and audiences the template names that no longer exist: accounts from the database,
  * audience ids (customAudience, savedAudience) from each account's platform when `platform` is set.
  * A platform that cannot be read is skipped unless `strict`, where its error propagates.
  */
 export async function missingParts(
-  ctx: OperationContext,
+  ctx: BrandContext<'platforms'>,
   t: Pick<StructureTemplate, 'accounts' | 'audiences'>,
   options: { platform: boolean; strict?: boolean; known?: Set<string> },
 ): Promise<FieldIssue[]> {
   const reasons: FieldIssue[] = [];
-  const known = options.known ?? new Set<string>(await ctx.db('ad_accounts').where({ brand_id: ctx.brand!.id }).pluck('account_id'));
+  const known = options.known ?? (await accountIdsOf(ctx.db, ctx.brand.id));
   const present: string[] = [];
   t.accounts.forEach((a, i) => {
     if (known.has(a)) present.push(a);
@@ -180,7 +108,7 @@ export async function missingParts(
   for (const accountId of present) {
     let ids: Set<string>;
     try {
-      const account = await ctx.platforms.account(ctx.db, ctx.brand!.id, accountId);
+      const account = await ctx.platforms.account(ctx.db, ctx.brand.id, accountId);
       ids = new Set((await ctx.platforms.adapterFor(account.platform).listOptions(account, 'audiences')).map((o) => o.id));
     } catch (err) {
       if (options.strict) throw err;
@@ -199,8 +127,6 @@ export async function missingParts(
 export async function flagMissing(db: Db, t: StructureTemplate, reasons: FieldIssue[], now: number): Promise<StructureTemplate> {
   if (!reasons.length) return t;
   if (t.status === 'NEEDS_ATTENTION' && JSON.stringify(t.statusReasons) === JSON.stringify(reasons)) return t;
-  await db('structure_templates')
-    .where({ id: t.id })
-    .update({ status: 'NEEDS_ATTENTION', status_reasons: JSON.stringify(reasons), updated_at: now });
+  await markNeedsAttention(db, t.id, reasons, now);
   return { ...t, status: 'NEEDS_ATTENTION', statusReasons: reasons, updatedAt: now };
 }

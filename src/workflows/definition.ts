@@ -2,8 +2,7 @@
 // each step's settings, unknown kinds, edges naming missing nodes, cycles, nodes the entry cannot
 // reach), every issue naming its node as `nodes[<nodeId>].<setting>`.
 
-import type { FieldIssue } from '../errors.js';
-import { validationFailed } from '../errors.js';
+import { ServiceError, validationFailed, type FieldIssue } from '../errors.js';
 import type { Config } from '../config.js';
 
 export const NODE_KINDS = ['apply_template', 'launch', 'pause', 'budget', 'review', 'chat', 'agent', 'condition'] as const;
@@ -41,22 +40,39 @@ export interface Definition {
   edges: WorkflowEdge[];
 }
 
+/** A definition as a caller sends it (create-workflow, save-workflow): kinds and trigger fields not checked yet. */
+export interface DefinitionDraft {
+  workflowName: string;
+  type: string;
+  trigger: { kind: Trigger['kind']; cron?: string; timezone?: string; columnId?: number; automationId?: number };
+  nodes: Array<{ nodeId: string; kind: string; name?: string; settings: Record<string, unknown> }>;
+  edges: WorkflowEdge[];
+}
+
 export interface Validator {
   validate<T>(schemaId: string, data: unknown, prefix?: string): T;
 }
 
+export const isNodeKind = (kind: string): kind is NodeKind => (NODE_KINDS as readonly string[]).includes(kind);
+
 const nodeField = (n: { nodeId: string }, rest: string) => `nodes[${n.nodeId}]${rest ? `.${rest}` : ''}`;
 
-/** Issues of one node's settings against its kind's schema (collected, not thrown). */
-function settingsIssues(v: Validator, node: WorkflowNode, config: Config): FieldIssue[] {
-  if (!(NODE_KINDS as readonly string[]).includes(node.kind)) {
-    return [{ field: nodeField(node, 'kind'), code: 'invalid_value', message: `"${node.kind}" is not a step kind; use one of ${NODE_KINDS.join(', ')}` }];
+/** The node with its settings checked against its kind's schema (defaults filled in), or the issues (collected, not thrown). */
+function checkedNode(v: Validator, draft: DefinitionDraft['nodes'][number], config: Config): { node: WorkflowNode | null; issues: FieldIssue[] } {
+  const kind = draft.kind;
+  if (!isNodeKind(kind)) {
+    return {
+      node: null,
+      issues: [{ field: nodeField(draft, 'kind'), code: 'invalid_value', message: `"${kind}" is not a step kind; use one of ${NODE_KINDS.join(', ')}` }],
+    };
   }
+  const node: WorkflowNode = { nodeId: draft.nodeId, kind, name: draft.name ?? draft.nodeId, settings: draft.settings ?? {} };
   const issues: FieldIssue[] = [];
   try {
-    node.settings = v.validate<Record<string, any>>(`workflow-node-settings#/$defs/${node.kind}`, node.settings ?? {}, nodeField(node, 'settings'));
+    node.settings = v.validate<Record<string, any>>(`workflow-node-settings#/$defs/${kind}`, node.settings, nodeField(node, 'settings'));
   } catch (err) {
-    issues.push(...(((err as { details?: FieldIssue[] }).details as FieldIssue[]) ?? []));
+    if (!(err instanceof ServiceError)) throw err;
+    issues.push(...((err.details as FieldIssue[] | null) ?? []));
   }
   if (node.kind === 'chat') {
     // A step's own webhookUrl is checked against the outbound address rule by checkChatUrls (chat.ts).
@@ -71,18 +87,25 @@ function settingsIssues(v: Validator, node: WorkflowNode, config: Config): Field
   if (node.kind === 'agent' && !config.agentModelUrl) {
     issues.push({ field: nodeField(node, 'kind'), code: 'invalid_value', message: 'agent steps need a model: this service has no AGENT_MODEL_URL configured' });
   }
-  return issues;
+  return { node, issues };
 }
 
-/** Checks the definition as a whole; throws 400 validation_failed listing every issue. */
-export function checkDefinition(v: Validator, def: Definition, config: Config): void {
+/**
+ * Checks the steps and edges of a definition as a whole (the trigger: checkTrigger) and answers the
+ * steps as stored (settings with their defaults, name defaulting to the node id); throws 400
+ * validation_failed listing every issue.
+ */
+export function checkDefinition(v: Validator, def: Pick<DefinitionDraft, 'nodes' | 'edges'>, config: Config): WorkflowNode[] {
   const issues: FieldIssue[] = [];
-  const byId = new Map<string, WorkflowNode>();
-  for (const node of def.nodes) {
-    if (byId.has(node.nodeId))
-      issues.push({ field: nodeField(node, 'nodeId'), code: 'invalid_value', message: 'is used by more than one node; node ids must be unique' });
-    byId.set(node.nodeId, node);
-    issues.push(...settingsIssues(v, node, config));
+  const byId = new Map<string, { nodeId: string; kind: string }>();
+  const nodes: WorkflowNode[] = [];
+  for (const draft of def.nodes) {
+    if (byId.has(draft.nodeId))
+      issues.push({ field: nodeField(draft, 'nodeId'), code: 'invalid_value', message: 'is used by more than one node; node ids must be unique' });
+    byId.set(draft.nodeId, draft);
+    const checked = checkedNode(v, draft, config);
+    issues.push(...checked.issues);
+    if (checked.node) nodes.push(checked.node);
   }
   const out = new Map<string, string[]>();
   const incoming = new Map<string, number>();
@@ -142,6 +165,7 @@ export function checkDefinition(v: Validator, def: Definition, config: Config): 
     }
   }
   if (issues.length) throw validationFailed(issues, `Workflow definition is invalid: ${issues.length} issues.`);
+  return nodes;
 }
 
 /** Every brand the definition reaches: the workflow's own, and any step's `brandId` or agent `brandIds`. */
@@ -155,7 +179,7 @@ export function reachOf(brandId: number, def: Pick<Definition, 'nodes'>): number
 }
 
 /** True when a step spends or acts on live campaigns. */
-export function acts(def: Pick<Definition, 'nodes'>): boolean {
+export function acts(def: { nodes: Array<Pick<WorkflowNode, 'kind'>> }): boolean {
   return def.nodes.some((n) => ACTING_KINDS.has(n.kind));
 }
 

@@ -2,6 +2,12 @@
 // approved by POSTing to /v1/workflow-hooks/{hookId}, signed with Standard Webhooks 1.0 using the
 // workflow's secret (shown once). The signature and timestamp are checked here; a message id
 // starts at most one run (a redelivery answers with the run it started).
+//
+// Not a catalogue operation: a sender proves itself with a signature over the exact bytes it sent,
+// not with a credential (catalogue routes authenticate first, then parse JSON); its body limit is
+// 256 KB, not 5 MB; it answers 202 for a new run and 200 for a redelivery (an operation has one
+// success status); and an operation would appear as an MCP tool, a CLI command and in OpenAPI. So
+// surfaces/rest/app.ts serves it and calls receiveWorkflowHook.
 
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
@@ -11,7 +17,7 @@ import { ServiceError, notFound } from '../errors.js';
 import type { EventOutbox } from '../events/outbox.js';
 import { signatureHeader } from '../webhooks/signing.js';
 import { startTriggered } from './runs.js';
-import type { ExecutionRow, WorkflowRow } from './store.js';
+import { executionOfTrigger, workflowOfHook } from './store.js';
 
 /** How far a message's timestamp may be from now (Standard Webhooks' usual tolerance). */
 export const HOOK_TOLERANCE_MS = 5 * 60 * 1000;
@@ -53,9 +59,9 @@ function verify(secret: string, headers: Record<string, string | undefined>, bod
 
 /** Verifies and acts on one hook message; throws ServiceErrors (404 unknown hook, 401 bad signature, 409 inactive, 400 bad body). */
 export async function receiveWorkflowHook(deps: HookDeps, hookId: string, headers: Record<string, string | undefined>, body: string): Promise<HookAnswer> {
-  const w = (await deps.knex('workflows').where({ hook_id: hookId }).first()) as WorkflowRow | undefined;
-  if (!w || !w.hook_secret_sealed) throw notFound(`Workflow hook ${hookId}`);
-  const messageId = verify(deps.secrets.open(w.hook_secret_sealed), headers, body, deps.now());
+  const w = await workflowOfHook(deps.knex, hookId);
+  if (!w?.hookSecretSealed) throw notFound(`Workflow hook ${hookId}`);
+  const messageId = verify(deps.secrets.open(w.hookSecretSealed), headers, body, deps.now());
   let payload: unknown;
   try {
     payload = JSON.parse(body);
@@ -67,8 +73,9 @@ export async function receiveWorkflowHook(deps: HookDeps, hookId: string, header
   return inTransaction(deps.knex, async (trx) => {
     const key = `hook:${messageId}`;
     const started = await startTriggered(trx, w, { kind: 'video_review', key, data: { messageId, payload } }, deps.now(), deps.events);
-    if (started) return { status: 202, body: { executionId: Number(started.id), status: started.status, duplicate: false } };
-    const earlier = (await trx('workflow_executions').where({ workflow_id: w.id, trigger_key: key }).first()) as ExecutionRow;
-    return { status: 200, body: { executionId: Number(earlier.id), status: earlier.status, duplicate: true } };
+    if (started) return { status: 202, body: { executionId: started.id, status: started.status, duplicate: false } };
+    const earlier = await executionOfTrigger(trx, w.id, key);
+    if (!earlier) throw new Error(`workflow ${w.id}: the run of ${key} is neither new nor stored`);
+    return { status: 200, body: { executionId: earlier.id, status: earlier.status, duplicate: true } };
   });
 }

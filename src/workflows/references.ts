@@ -2,10 +2,10 @@
 // brand), and each step's brand, template, launch and node. Checked when a workflow is saved, and
 // again for each step when it runs, since things change in between.
 
-import type { OperationContext } from '../catalogue/define.js';
+import type { BaseContext } from '../catalogue/define.js';
 import type { FieldIssue } from '../errors.js';
 import { brandIssue, referenceIssues, type Reference } from '../references/resolve.js';
-import type { Definition, Trigger, WorkflowNode } from './definition.js';
+import type { Definition, WorkflowNode } from './definition.js';
 
 const field = (node: WorkflowNode, setting: string) => `nodes[${node.nodeId}].settings.${setting}`;
 
@@ -34,7 +34,7 @@ export function stepReferences(node: WorkflowNode, brandId: number, launchId: nu
 
 /** Issues of a step's references: its launch (or template) first, then the node within a launch that exists. */
 export async function stepIssues(
-  ctx: Pick<OperationContext, 'db' | 'principal'>,
+  ctx: Pick<BaseContext, 'db' | 'principal'>,
   node: WorkflowNode,
   brandId: number,
   launchId: number | null,
@@ -49,13 +49,13 @@ export async function stepIssues(
  * Every reference of a definition saved on `brandId` that names nothing this credential may reach:
  * brands outside the organization or the credential's limit, and resources missing or foreign.
  */
-export async function definitionIssues(ctx: OperationContext, brandId: number, def: Definition): Promise<FieldIssue[]> {
+export async function definitionIssues(ctx: Pick<BaseContext, 'db' | 'principal'>, brandId: number, def: Definition): Promise<FieldIssue[]> {
   const issues: FieldIssue[] = [];
-  const t = def.trigger as Trigger & Record<string, unknown>;
+  const t = def.trigger;
   const triggerRefs: Reference[] = [];
   // A trigger fires on its own brand's column or automation only: a run never starts across brands.
-  if (t.kind === 'pipeline_stage') triggerRefs.push({ kind: 'pipelineColumn', field: 'trigger.columnId', id: t.columnId as number, brandId });
-  if (t.kind === 'monitor') triggerRefs.push({ kind: 'automation', field: 'trigger.automationId', id: t.automationId as number, brandId });
+  if (t.kind === 'pipeline_stage') triggerRefs.push({ kind: 'pipelineColumn', field: 'trigger.columnId', id: t.columnId, brandId });
+  if (t.kind === 'monitor') triggerRefs.push({ kind: 'automation', field: 'trigger.automationId', id: t.automationId, brandId });
   issues.push(...(await referenceIssues(ctx.db, ctx.principal, triggerRefs)));
 
   const kinds = new Map(def.nodes.map((n) => [n.nodeId, n.kind]));

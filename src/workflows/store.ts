@@ -1,190 +1,527 @@
-// Workflow rows and their views: loading a workflow the caller may see (a brand-limited key sees
-// only workflows whose every reached brand is its own; any other answers 404), executions with
-// their node results, and the shapes the operations answer with.
+// The workflows area's tables: `workflows` (definitions and their triggers; a schedule's next time
+// is its job, schedule.ts), `workflow_executions`
+// (runs, each with the definition it started with), `workflow_node_results` (one row per node of a
+// run) and `workflow_trigger_positions` (where the event-reading trigger stopped). The only file
+// that queries them; it answers camelCase rows with the JSON columns parsed, and hides the columns.
 
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/principal.js';
+import { isUniqueViolation } from '../db/connection.js';
 import { notFound } from '../errors.js';
-import type { Definition, Trigger, WorkflowEdge, WorkflowNode } from './definition.js';
+import type { Trigger, WorkflowEdge, WorkflowNode } from './definition.js';
 
 type Db = Knex | Knex.Transaction;
 
+/** Execution statuses of a run that has not ended. */
 export const LIVE_EXECUTION = ['queued', 'running', 'waiting_review'] as const;
-export const STEP_JOB = 'run-workflow-step';
+/** Execution statuses of a run that ended. */
+export const FINAL_EXECUTION = ['succeeded', 'failed', 'canceled'] as const;
 
-export interface WorkflowRow {
+export type ExecutionStatus = (typeof LIVE_EXECUTION)[number] | (typeof FINAL_EXECUTION)[number];
+export type CredentialKind = 'api_key' | 'user';
+
+export interface Workflow {
   id: number;
-  organization_id: number;
-  brand_id: number;
+  organizationId: number;
+  brandId: number;
   name: string;
   type: string;
   status: 'inactive' | 'active';
-  trigger_kind: string;
-  trigger: string;
-  nodes: string;
-  edges: string;
-  reach_brand_ids: string;
-  acts: number | boolean;
-  created_by_kind: 'api_key' | 'user';
-  owner_kind: 'api_key' | 'user';
-  owner_api_key_id: number | null;
-  owner_grant_id: number | null;
-  owner_label: string;
+  triggerKind: Trigger['kind'];
+  trigger: Trigger;
+  nodes: WorkflowNode[];
+  edges: WorkflowEdge[];
+  /** Every brand the trigger and steps reach: a brand-limited key sees the workflow only when it covers them all. */
+  reachBrandIds: number[];
+  acts: boolean;
+  createdByKind: CredentialKind;
+  /** The credential trigger-started runs act as: the last saver's key or OAuth grant. */
+  ownerKind: CredentialKind;
+  ownerApiKeyId: number | null;
+  ownerGrantId: number | null;
+  ownerLabel: string;
   version: number;
-  hook_id: string | null;
-  hook_secret_sealed: string | null;
-  next_run_at: number | null;
-  armed_at: number | null;
-  run_count: number;
-  last_run_at: number | null;
-  created_at: number;
-  updated_at: number;
+  hookId: string | null;
+  hookSecretSealed: string | null;
+  /** When the trigger was last armed: events from before it start nothing. */
+  armedAt: number | null;
+  runCount: number;
+  lastRunAt: number | null;
+  createdAt: number;
+  updatedAt: number;
 }
 
-export interface ExecutionRow {
+/** The definition a run keeps: later saves of its workflow do not change it. */
+export interface RunDefinition {
+  workflowName: string;
+  nodes: WorkflowNode[];
+  edges: WorkflowEdge[];
+}
+
+export interface StepError {
+  code: string;
+  message: string;
+  details?: unknown;
+}
+
+export interface Execution {
   id: number;
-  organization_id: number;
-  brand_id: number;
-  workflow_id: number;
-  status: string;
-  trigger_kind: string;
-  trigger_key: string | null;
-  trigger_data: string | null;
-  runner_kind: 'api_key' | 'user';
-  runner_api_key_id: number | null;
-  runner_grant_id: number | null;
-  runner_user_id: number | null;
-  runner_label: string;
-  definition: string;
-  error: string | null;
-  started_at: number;
-  finished_at: number | null;
+  organizationId: number;
+  brandId: number;
+  workflowId: number;
+  status: ExecutionStatus;
+  triggerKind: string;
+  /** What started it (an event, a schedule time, a hook message), unique per workflow; null for manual runs. */
+  triggerKey: string | null;
+  triggerData: Record<string, unknown>;
+  runnerKind: CredentialKind;
+  runnerApiKeyId: number | null;
+  runnerGrantId: number | null;
+  /** The person who started it (or created its key); 0 or null when unknown. */
+  runnerUserId: number | null;
+  runnerLabel: string;
+  definition: RunDefinition;
+  error: StepError | null;
+  startedAt: number;
+  finishedAt: number | null;
 }
 
-export interface NodeResultRow {
+export type NodeStatus = 'pending' | 'running' | 'waiting_review' | 'succeeded' | 'failed' | 'skipped' | 'canceled' | 'rejected' | 'timed_out';
+
+export interface NodeResult {
   id: number;
-  execution_id: number;
-  node_id: string;
-  status: string;
-  result: string | null;
-  error: string | null;
-  started_at: number | null;
-  finished_at: number | null;
-  deadline_at: number | null;
+  executionId: number;
+  nodeId: string;
+  status: NodeStatus;
+  result: Record<string, any> | null;
+  error: StepError | null;
+  startedAt: number | null;
+  finishedAt: number | null;
+  /** When a waiting review gate times out (null: never). */
+  deadlineAt: number | null;
 }
 
-const iso = (ms: number | string | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
-const json = <T>(s: string | null): T | null => (s === null ? null : (JSON.parse(s) as T));
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const parsed = <T>(s: string | null | undefined): T | null => (s === null || s === undefined ? null : (JSON.parse(s) as T));
 
-/** True when the credential's brand limit covers every brand the workflow reaches. */
-export function reachable(principal: Principal, reach: number[]): boolean {
-  return principal.brandIds === null || reach.every((b) => principal.brandIds!.has(b));
-}
-
-export function definitionOf(row: WorkflowRow): Definition {
+function toWorkflow(r: Record<string, any>): Workflow {
   return {
-    workflowName: row.name,
-    type: row.type,
-    trigger: JSON.parse(row.trigger) as Trigger,
-    nodes: JSON.parse(row.nodes) as WorkflowNode[],
-    edges: JSON.parse(row.edges) as WorkflowEdge[],
+    id: Number(r.id),
+    organizationId: Number(r.organization_id),
+    brandId: Number(r.brand_id),
+    name: r.name,
+    type: r.type,
+    status: r.status,
+    triggerKind: r.trigger_kind,
+    trigger: JSON.parse(r.trigger) as Trigger,
+    nodes: JSON.parse(r.nodes) as WorkflowNode[],
+    edges: JSON.parse(r.edges) as WorkflowEdge[],
+    reachBrandIds: JSON.parse(r.reach_brand_ids) as number[],
+    acts: Boolean(r.acts),
+    createdByKind: r.created_by_kind,
+    ownerKind: r.owner_kind,
+    ownerApiKeyId: num(r.owner_api_key_id),
+    ownerGrantId: num(r.owner_grant_id),
+    ownerLabel: r.owner_label,
+    version: Number(r.version),
+    hookId: r.hook_id ?? null,
+    hookSecretSealed: r.hook_secret_sealed ?? null,
+    armedAt: num(r.armed_at),
+    runCount: Number(r.run_count),
+    lastRunAt: num(r.last_run_at),
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
   };
 }
 
-/** The workflow `workflowId` of `brandId` as `principal` may see it; 404 otherwise. */
-export async function loadWorkflow(db: Db, principal: Principal, brandId: number, workflowId: number, lock = false): Promise<WorkflowRow> {
-  const q = db('workflows').where({ id: workflowId, organization_id: principal.organizationId, brand_id: brandId }).first();
-  const row = (await (lock ? q.forUpdate() : q)) as WorkflowRow | undefined;
-  if (!row || !reachable(principal, JSON.parse(row.reach_brand_ids))) throw notFound(`Workflow ${workflowId} of brand ${brandId}`);
-  return row;
+function toExecution(r: Record<string, any>): Execution {
+  return {
+    id: Number(r.id),
+    organizationId: Number(r.organization_id),
+    brandId: Number(r.brand_id),
+    workflowId: Number(r.workflow_id),
+    status: r.status,
+    triggerKind: r.trigger_kind,
+    triggerKey: r.trigger_key ?? null,
+    triggerData: parsed<Record<string, unknown>>(r.trigger_data) ?? {},
+    runnerKind: r.runner_kind,
+    runnerApiKeyId: num(r.runner_api_key_id),
+    runnerGrantId: num(r.runner_grant_id),
+    runnerUserId: num(r.runner_user_id),
+    runnerLabel: r.runner_label,
+    definition: JSON.parse(r.definition) as RunDefinition,
+    error: parsed<StepError>(r.error),
+    startedAt: Number(r.started_at),
+    finishedAt: num(r.finished_at),
+  };
 }
 
-async function runningSet(db: Db, ids: number[]): Promise<Set<number>> {
-  if (!ids.length) return new Set();
+function toNodeResult(r: Record<string, any>): NodeResult {
+  return {
+    id: Number(r.id),
+    executionId: Number(r.execution_id),
+    nodeId: r.node_id,
+    status: r.status,
+    result: parsed<Record<string, any>>(r.result),
+    error: parsed<StepError>(r.error),
+    startedAt: num(r.started_at),
+    finishedAt: num(r.finished_at),
+    deadlineAt: num(r.deadline_at),
+  };
+}
+
+const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+
+/** True when the credential's brand limit covers every brand the workflow reaches. */
+export function reachable(principal: Pick<Principal, 'brandIds'>, reach: number[]): boolean {
+  const limit = principal.brandIds;
+  return limit === null || reach.every((b) => limit.has(b));
+}
+
+// ---- workflows
+
+/** What a save writes: the definition, who runs it, and the hook (undefined: leave it as it is). */
+export interface DefinitionFields {
+  trigger: Trigger;
+  name: string;
+  type: string;
+  nodes: WorkflowNode[];
+  edges: WorkflowEdge[];
+  reachBrandIds: number[];
+  acts: boolean;
+  owner: { kind: CredentialKind; apiKeyId: number | null; grantId: number | null; label: string };
+  hook?: { id: string; secretSealed: string } | null;
+}
+
+function definitionColumns(d: DefinitionFields) {
+  const t = d.trigger;
+  return {
+    name: d.name,
+    type: d.type,
+    trigger_kind: t.kind,
+    trigger: JSON.stringify(t),
+    trigger_column_id: t.kind === 'pipeline_stage' ? t.columnId : null,
+    trigger_automation_id: t.kind === 'monitor' ? t.automationId : null,
+    nodes: JSON.stringify(d.nodes),
+    edges: JSON.stringify(d.edges),
+    reach_brand_ids: JSON.stringify(d.reachBrandIds),
+    acts: d.acts,
+    owner_kind: d.owner.kind,
+    owner_api_key_id: d.owner.apiKeyId,
+    owner_grant_id: d.owner.grantId,
+    owner_label: d.owner.label,
+    ...(d.hook === undefined ? {} : { hook_id: d.hook?.id ?? null, hook_secret_sealed: d.hook?.secretSealed ?? null }),
+  };
+}
+
+/** Stores a new inactive workflow (version 1, no runs); answers its id. */
+export async function insertWorkflow(
+  db: Db,
+  w: DefinitionFields & { organizationId: number; brandId: number; createdByKind: CredentialKind; status: 'inactive'; now: number },
+): Promise<number> {
+  const [id] = await db('workflows').insert({
+    organization_id: w.organizationId,
+    brand_id: w.brandId,
+    status: w.status,
+    ...definitionColumns(w),
+    created_by_kind: w.createdByKind,
+    version: 1,
+    run_count: 0,
+    created_at: w.now,
+    updated_at: w.now,
+  });
+  return Number(id);
+}
+
+/** The workflow `id`, whoever may see it; undefined when it is gone. */
+export async function findWorkflow(db: Db, id: number): Promise<Workflow | undefined> {
+  const row = await db('workflows').where({ id }).first();
+  return row ? toWorkflow(row) : undefined;
+}
+
+/** The workflow `id` locked for the rest of the transaction (whoever may see it); undefined when it is gone. */
+export async function lockWorkflow(db: Db, id: number): Promise<Workflow | undefined> {
+  const row = await db('workflows').where({ id }).forUpdate().first();
+  return row ? toWorkflow(row) : undefined;
+}
+
+/** The workflow `workflowId` of `brandId` as `principal` may see it (locked in a transaction when `lock`); 404 otherwise. */
+export async function loadWorkflow(db: Db, principal: Principal, brandId: number, workflowId: number, lock = false): Promise<Workflow> {
+  const q = db('workflows').where({ id: workflowId, organization_id: principal.organizationId, brand_id: brandId }).first();
+  const row = await (lock ? q.forUpdate() : q);
+  const w = row ? toWorkflow(row) : undefined;
+  if (!w || !reachable(principal, w.reachBrandIds)) throw notFound(`Workflow ${workflowId} of brand ${brandId}`);
+  return w;
+}
+
+/** A brand's workflows, newest first, below `beforeId` (all of them, whoever may see them). */
+export async function workflowsOfBrand(db: Db, organizationId: number, brandId: number, beforeId: number | null, limit: number): Promise<Workflow[]> {
+  const rows = await db('workflows')
+    .where({ organization_id: organizationId, brand_id: brandId })
+    .modify((q) => (beforeId !== null ? q.where('id', '<', beforeId) : q))
+    .orderBy('id', 'desc')
+    .limit(limit);
+  return rows.map(toWorkflow);
+}
+
+/** The workflow of a video-review hook id, or undefined. */
+export async function workflowOfHook(db: Db, hookId: string): Promise<Workflow | undefined> {
+  const row = await db('workflows').where({ hook_id: hookId }).first();
+  return row ? toWorkflow(row) : undefined;
+}
+
+/**
+ * Saves a definition over version `version` (which becomes version + 1), in one conditional
+ * statement: 1 when it did, 0 when another save came first.
+ */
+export async function saveDefinition(db: Db, id: number, version: number, d: DefinitionFields & { armedAt: number | null; now: number }): Promise<number> {
+  return db('workflows')
+    .where({ id, version })
+    .update({ ...definitionColumns(d), armed_at: d.armedAt, version: version + 1, updated_at: d.now });
+}
+
+/** Arms or disarms the trigger: status, and when it was armed. */
+export async function setWorkflowStatus(db: Db, id: number, change: { status: Workflow['status']; armedAt: number | null; now: number }): Promise<void> {
+  await db('workflows').where({ id }).update({ status: change.status, armed_at: change.armedAt, updated_at: change.now });
+}
+
+/** Counts a run started at `at`. */
+async function countRun(db: Db, workflowId: number, at: number): Promise<void> {
+  await db('workflows')
+    .where({ id: workflowId })
+    .update({ run_count: db.raw('run_count + 1'), last_run_at: at });
+}
+
+/** Deletes a workflow with its executions and their node results; answers the ids of the executions deleted. */
+export async function deleteWorkflowRows(db: Db, id: number): Promise<number[]> {
+  const execIds = (await db('workflow_executions').where({ workflow_id: id }).pluck('id')).map(Number);
+  if (execIds.length) {
+    await db('workflow_node_results').whereIn('execution_id', execIds).delete();
+    await db('workflow_executions').whereIn('id', execIds).delete();
+  }
+  await db('workflows').where({ id }).delete();
+  return execIds;
+}
+
+// ---- triggers
+
+/** Active monitor workflows of a brand watching `automationId`, armed at or before `at`. */
+export async function monitorWorkflows(db: Db, organizationId: number, brandId: number | null, automationId: number, at: number): Promise<Workflow[]> {
+  const rows = await db('workflows')
+    .where({ organization_id: organizationId, status: 'active', trigger_kind: 'monitor', trigger_automation_id: automationId, brand_id: brandId })
+    .where('armed_at', '<=', at);
+  return rows.map(toWorkflow);
+}
+
+/** Active pipeline-stage workflows of a brand armed on `columnId` at or before `at`. */
+export async function columnWorkflows(db: Db, organizationId: number, brandId: number | null, columnId: number, at: number): Promise<Workflow[]> {
+  const rows = await db('workflows')
+    .where({ organization_id: organizationId, status: 'active', trigger_kind: 'pipeline_stage', trigger_column_id: columnId, brand_id: brandId })
+    .where('armed_at', '<=', at);
+  return rows.map(toWorkflow);
+}
+
+/** The workflow `id` of the brand (whatever its status), or undefined. */
+export async function workflowOfBrand(db: Db, organizationId: number, brandId: number | null, id: number): Promise<Workflow | undefined> {
+  const row = await db('workflows').where({ organization_id: organizationId, id, brand_id: brandId }).first();
+  return row ? toWorkflow(row) : undefined;
+}
+
+/** Where the event reader `name` stopped (0 before it read anything). */
+export async function triggerPosition(db: Db, name: string): Promise<number> {
+  return Number((await db('workflow_trigger_positions').where({ name }).first('position'))?.position ?? 0);
+}
+
+/** Moves the reader `name` from `from` to `to` (creating its row on its first move). */
+export async function advanceTriggerPosition(db: Db, name: string, from: number, to: number): Promise<void> {
+  const n = await db('workflow_trigger_positions').where({ name, position: from }).update({ position: to });
+  if (n === 0 && from === 0) await db('workflow_trigger_positions').insert({ name, position: to });
+}
+
+// ---- executions
+
+/** The ids among `workflowIds` with a run under way. */
+export async function runningWorkflows(db: Db, workflowIds: number[]): Promise<Set<number>> {
+  if (!workflowIds.length) return new Set();
   const rows = await db('workflow_executions')
-    .whereIn('workflow_id', ids)
+    .whereIn('workflow_id', workflowIds)
     .whereIn('status', [...LIVE_EXECUTION])
     .distinct('workflow_id');
   return new Set(rows.map((r: { workflow_id: number }) => Number(r.workflow_id)));
 }
 
-function summaryOf(row: WorkflowRow, running: boolean) {
-  return {
-    workflowId: Number(row.id),
-    workflowName: row.name,
-    type: row.type,
-    status: row.status,
-    runCount: Number(row.run_count),
-    isRunning: running,
-    lastRunAt: iso(row.last_run_at),
-    brandId: Number(row.brand_id),
-    triggerKind: row.trigger_kind,
-    version: Number(row.version),
-    createdAt: iso(row.created_at)!,
-    updatedAt: iso(row.updated_at)!,
+export interface NewExecution {
+  workflow: Pick<Workflow, 'id' | 'organizationId' | 'brandId'>;
+  status: 'queued' | 'failed';
+  trigger: { kind: string; key: string | null; data: Record<string, unknown> };
+  runner: { kind: CredentialKind; apiKeyId: number | null; grantId: number | null; userId: number | null; label: string };
+  definition: RunDefinition;
+  error: StepError | null;
+  now: number;
+}
+
+/**
+ * Records a run of a workflow with one result row per node (`nodeStatus`) and counts it on the
+ * workflow, in the caller's transaction `trx`; answers null when its trigger key already started a
+ * run of the workflow (inserted under a savepoint, so the caller's transaction stays usable).
+ */
+export async function insertExecution(trx: Db, e: NewExecution, nodeStatus: 'pending' | 'canceled'): Promise<Execution | null> {
+  const row = {
+    organization_id: e.workflow.organizationId,
+    brand_id: e.workflow.brandId,
+    workflow_id: e.workflow.id,
+    status: e.status,
+    trigger_kind: e.trigger.kind,
+    trigger_key: e.trigger.key,
+    trigger_data: JSON.stringify(e.trigger.data),
+    runner_kind: e.runner.kind,
+    runner_api_key_id: e.runner.apiKeyId,
+    runner_grant_id: e.runner.grantId,
+    runner_user_id: e.runner.userId,
+    runner_label: e.runner.label,
+    definition: JSON.stringify(e.definition),
+    error: json(e.error),
+    started_at: e.now,
+    finished_at: e.status === 'failed' ? e.now : null,
+    updated_at: e.now,
   };
+  let id: number;
+  try {
+    id = await trx.transaction(async (sp) => Number((await sp('workflow_executions').insert(row))[0]));
+  } catch (err) {
+    if (e.trigger.key !== null && isUniqueViolation(err)) return null;
+    throw err;
+  }
+  await trx('workflow_node_results').insert(e.definition.nodes.map((n) => ({ execution_id: id, node_id: n.nodeId, status: nodeStatus })));
+  await countRun(trx, e.workflow.id, e.now);
+  const stored = await findExecution(trx, id);
+  if (!stored) throw new Error(`execution ${id} vanished in its own transaction`);
+  return stored;
 }
 
-export async function summaryViews(db: Db, rows: WorkflowRow[]) {
-  const running = await runningSet(
-    db,
-    rows.map((r) => Number(r.id)),
-  );
-  return rows.map((r) => summaryOf(r, running.has(Number(r.id))));
+/** The execution `id`, or undefined when it is gone. */
+export async function findExecution(db: Db, id: number): Promise<Execution | undefined> {
+  const row = await db('workflow_executions').where({ id }).first();
+  return row ? toExecution(row) : undefined;
 }
 
-/** The whole workflow; `secret` only in the answer that made the hook. */
-export async function workflowView(db: Db, row: WorkflowRow, baseUrl: string, secret?: string) {
-  const running = await runningSet(db, [Number(row.id)]);
-  const def = definitionOf(row);
-  return {
-    ...summaryOf(row, running.has(Number(row.id))),
-    trigger: def.trigger,
-    nodes: def.nodes.map((n) => ({ nodeId: n.nodeId, kind: n.kind, name: n.name ?? n.nodeId, settings: n.settings })),
-    edges: def.edges,
-    reachBrandIds: JSON.parse(row.reach_brand_ids) as number[],
-    runsAs: row.owner_label,
-    hook: row.hook_id ? { hookId: row.hook_id, url: `${baseUrl}/v1/workflow-hooks/${row.hook_id}`, ...(secret ? { secret } : {}) } : null,
-  };
+/** The execution `executionId` of the workflow; 404 otherwise. */
+export async function loadExecution(db: Db, workflowId: number, executionId: number): Promise<Execution> {
+  const row = await db('workflow_executions').where({ id: executionId, workflow_id: workflowId }).first();
+  if (!row) throw notFound(`Execution ${executionId} of workflow ${workflowId}`);
+  return toExecution(row);
 }
 
-/** Executions with their node results, in the order of the run's definition. */
-export async function executionViews(db: Db, rows: ExecutionRow[]) {
-  const ids = rows.map((r) => Number(r.id));
-  const results: NodeResultRow[] = ids.length ? await db('workflow_node_results').whereIn('execution_id', ids).orderBy('id') : [];
-  return rows.map((r) => {
-    const def = JSON.parse(r.definition) as Definition;
-    const mine = new Map(results.filter((x) => Number(x.execution_id) === Number(r.id)).map((x) => [x.node_id, x]));
-    return {
-      executionId: Number(r.id),
-      workflowId: Number(r.workflow_id),
-      brandId: Number(r.brand_id),
-      status: r.status,
-      trigger: { kind: r.trigger_kind, ...(json<Record<string, unknown>>(r.trigger_data) ?? {}) },
-      runsAs: r.runner_label,
-      startedAt: iso(r.started_at)!,
-      finishedAt: iso(r.finished_at),
-      error: json(r.error),
-      nodes: def.nodes.map((n) => {
-        const x = mine.get(n.nodeId);
-        return {
-          nodeId: n.nodeId,
-          kind: n.kind,
-          status: x?.status ?? 'pending',
-          result: json<Record<string, unknown>>(x?.result ?? null),
-          error: json(x?.error ?? null),
-          startedAt: iso(x?.started_at ?? null),
-          finishedAt: iso(x?.finished_at ?? null),
-        };
-      }),
-    };
-  });
+/** The run of the workflow its trigger key started, or undefined. */
+export async function executionOfTrigger(db: Db, workflowId: number, triggerKey: string): Promise<Execution | undefined> {
+  const row = await db('workflow_executions').where({ workflow_id: workflowId, trigger_key: triggerKey }).first();
+  return row ? toExecution(row) : undefined;
 }
 
-export async function loadExecution(db: Db, workflow: WorkflowRow, executionId: string): Promise<ExecutionRow> {
-  const row = await db('workflow_executions')
-    .where({ id: Number(executionId), workflow_id: workflow.id })
-    .first();
-  if (!row) throw notFound(`Execution ${executionId} of workflow ${workflow.id}`);
-  return row as ExecutionRow;
+/** A workflow's runs, newest first, below `beforeId`. */
+export async function executionsOf(db: Db, workflowId: number, beforeId: number | undefined, limit: number): Promise<Execution[]> {
+  const rows = await db('workflow_executions')
+    .where({ workflow_id: workflowId })
+    .modify((q) => (beforeId !== undefined ? q.where('id', '<', beforeId) : q))
+    .orderBy('id', 'desc')
+    .limit(limit);
+  return rows.map(toExecution);
+}
+
+/** Sets a run that has not ended to `status` (running, waiting_review). */
+export async function setExecutionStatus(db: Db, id: number, status: 'running' | 'waiting_review', at: number): Promise<void> {
+  await db('workflow_executions')
+    .where({ id })
+    .whereNotIn('status', [...FINAL_EXECUTION])
+    .update({ status, updated_at: at });
+}
+
+/**
+ * Ends a run that has not ended, in one conditional statement, and cancels its nodes still
+ * pending, running or waiting: true when this call ended it.
+ */
+export async function endExecution(db: Db, id: number, status: (typeof FINAL_EXECUTION)[number], error: StepError | null, at: number): Promise<boolean> {
+  const n = await db('workflow_executions')
+    .where({ id })
+    .whereNotIn('status', [...FINAL_EXECUTION])
+    .update({ status, error: json(error), finished_at: at, updated_at: at });
+  if (n !== 1) return false;
+  await db('workflow_node_results')
+    .where({ execution_id: id })
+    .whereIn('status', ['pending', 'running', 'waiting_review'])
+    .update({ status: 'canceled', finished_at: at });
+  return true;
+}
+
+// ---- node results
+
+/** The node results of the executions, in insertion order. */
+export async function nodeResultsOf(db: Db, executionIds: number[]): Promise<NodeResult[]> {
+  if (!executionIds.length) return [];
+  const rows = await db('workflow_node_results').whereIn('execution_id', executionIds).orderBy('id');
+  return rows.map(toNodeResult);
+}
+
+/** Marks a pending node skipped (no followed edge leads to it). */
+export async function skipNode(db: Db, resultId: number, at: number): Promise<void> {
+  await db('workflow_node_results').where({ id: resultId }).update({ status: 'skipped', finished_at: at });
+}
+
+/** Marks a node running. */
+export async function startNode(db: Db, resultId: number, at: number): Promise<void> {
+  await db('workflow_node_results').where({ id: resultId }).update({ status: 'running', started_at: at });
+}
+
+/** Saves what a running node did so far (the agent's transcript), for a resumed run. */
+export async function saveNodeProgress(db: Db, resultId: number, result: Record<string, unknown>): Promise<void> {
+  await db('workflow_node_results')
+    .where({ id: resultId })
+    .update({ result: JSON.stringify(result) });
+}
+
+/** Ends a node: succeeded (its result) or failed (its error, and what it did before failing). */
+export async function endNode(
+  db: Db,
+  resultId: number,
+  outcome: { status: 'succeeded'; result: Record<string, unknown> } | { status: 'failed'; result: Record<string, unknown> | null; error: StepError },
+  at: number,
+): Promise<void> {
+  await db('workflow_node_results')
+    .where({ id: resultId })
+    .update({
+      status: outcome.status,
+      result: json(outcome.result),
+      error: outcome.status === 'failed' ? JSON.stringify(outcome.error) : null,
+      finished_at: at,
+    });
+}
+
+/** Parks a node at its review gate until a decision or `deadline` (null: none). */
+export async function awaitReview(db: Db, resultId: number, deadline: number | null): Promise<void> {
+  await db('workflow_node_results').where({ id: resultId }).update({ status: 'waiting_review', deadline_at: deadline });
+}
+
+/**
+ * Records the decision on a review gate that waits for one, in one conditional statement:
+ * approved (succeeded) or rejected, with who decided. 1 when the gate was waiting, 0 otherwise.
+ */
+export async function decideReview(
+  db: Db,
+  executionId: number,
+  nodeId: string,
+  approved: boolean,
+  decision: Record<string, unknown>,
+  at: number,
+): Promise<number> {
+  return db('workflow_node_results')
+    .where({ execution_id: executionId, node_id: nodeId, status: 'waiting_review' })
+    .update({ status: approved ? 'succeeded' : 'rejected', result: JSON.stringify(decision), finished_at: at, deadline_at: null });
+}
+
+/** Times out a review gate still waiting, in one conditional statement: true when this call did. */
+export async function timeOutReview(db: Db, resultId: number, error: StepError, at: number): Promise<boolean> {
+  const n = await db('workflow_node_results')
+    .where({ id: resultId, status: 'waiting_review' })
+    .update({ status: 'timed_out', error: JSON.stringify(error), finished_at: at });
+  return n === 1;
 }

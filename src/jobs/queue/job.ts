@@ -4,6 +4,8 @@ export interface ClaimedJob {
   id: number;
   kind: string;
   key: string;
+  /** The lane the job belongs to (claimed together with the lane's other due jobs, in order), or null. */
+  lane: string | null;
   payload: unknown;
   /** Failed runs since the last success. */
   attempts: number;
@@ -18,6 +20,7 @@ export function claimedJobOf(row: Record<string, any>): ClaimedJob {
     id: Number(row.id),
     kind: row.kind,
     key: row.job_key,
+    lane: row.lane ?? null,
     payload: row.payload ? JSON.parse(row.payload) : null,
     attempts: Number(row.attempts),
     version: Number(row.version),

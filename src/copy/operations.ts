@@ -1,21 +1,22 @@
-// Ad copy: the brand profile it falls back to, generating copy (template generator or the model at
-// COPY_MODEL_URL), and reading stored copy. Copy changes no ad until update-node attaches it.
+// The copy area's operations: the brand profile ad copy falls back to, generating copy (template
+// generator or the model at COPY_MODEL_URL), and reading stored copy. Copy changes no ad until
+// update-node attaches it.
 
-import type { Knex } from 'knex';
-import { defineOperation } from '../catalogue/define.js';
+import { defineOperation, type OperationDefinition } from '../catalogue/define.js';
+import { creativesAmong } from '../creatives/store.js';
+import { inTransaction } from '../db/connection.js';
 import { ServiceError } from '../errors.js';
 import { requireReferences } from '../references/resolve.js';
-import type { CopyCreative, CopyPlatform, Tone } from '../copy/port.js';
-import { loadProfile, saveProfile, type BrandProfile } from '../copy/profile.js';
-import { copyView, loadCopy } from '../copy/store.js';
-import { CopyNotWritten, copyGeneratorFor, writeCopy } from '../copy/write.js';
+import type { CopyCreative } from './port.js';
+import { copiesOf, insertCopy, loadCopy, loadProfile, saveProfile } from './store.js';
+import { CopyNotWritten, copyGeneratorFor, writeCopy } from './write.js';
 
 const read = { readOnly: true, destructive: false, idempotent: true, openWorld: false };
 
 /** Texts of each kind a generation aims for. */
 const TEXTS_PER_KIND = 5;
 
-export const getBrandProfile = defineOperation({
+const getBrandProfile = defineOperation({
   name: 'get-brand-profile',
   method: 'GET',
   path: '/brands/{brandId}/profile',
@@ -28,10 +29,11 @@ export const getBrandProfile = defineOperation({
   toolset: 'copy',
   summary: 'Read the brand profile that ad copy falls back to: voice (tone words), product description, website and words to avoid.',
   description: 'A brand that never set one answers empty lists and nulls (updatedAt null).',
-  handler: (ctx) => loadProfile(ctx.db, ctx.brand!.id),
+  uses: [],
+  handler: (ctx) => loadProfile(ctx.db, ctx.brand.id),
 });
 
-export const setBrandProfile = defineOperation({
+const setBrandProfile = defineOperation({
   name: 'set-brand-profile',
   method: 'PUT',
   path: '/brands/{brandId}/profile',
@@ -44,10 +46,11 @@ export const setBrandProfile = defineOperation({
   toolset: 'copy',
   summary: 'Replace the brand profile (voice, productDescription, website, wordsToAvoid) and answer it; fields not sent become empty.',
   description: 'wordsToAvoid are matched case-insensitively anywhere in a text: generated copy never contains one.',
-  async handler(ctx, input: Partial<Omit<BrandProfile, 'updatedAt'>>) {
+  uses: ['activity'],
+  async handler(ctx, input) {
     await saveProfile(
       ctx.db,
-      ctx.brand!.id,
+      ctx.brand.id,
       {
         voice: input.voice ?? [],
         productDescription: input.productDescription ?? null,
@@ -57,26 +60,18 @@ export const setBrandProfile = defineOperation({
       ctx.now(),
     );
     await ctx.activity.record({
-      brandId: ctx.brand!.id,
+      brandId: ctx.brand.id,
       accountId: null,
       entityType: 'unknown',
-      entityId: String(ctx.brand!.id),
+      entityId: String(ctx.brand.id),
       entityName: 'brand profile',
       action: 'brand_profile.updated',
     });
-    return loadProfile(ctx.db, ctx.brand!.id);
+    return loadProfile(ctx.db, ctx.brand.id);
   },
 });
 
-interface GenerateInput {
-  platform: CopyPlatform;
-  tone?: Tone;
-  angle?: string;
-  productDescription?: string;
-  creativeIds?: number[];
-}
-
-export const generateCopy = defineOperation({
+const generateCopy = defineOperation({
   name: 'generate-copy',
   method: 'POST',
   path: '/brands/{brandId}/copies',
@@ -101,8 +96,9 @@ export const generateCopy = defineOperation({
     'until update-node attaches the copy. With COPY_MODEL_URL set a model writes it (model names it), else the built-in template generator ' +
     '(model "template"). Failures: 503 unavailable when the model fails or times out (nothing stored); 422 unprocessable when no text can ' +
     "meet the rules (e.g. the words to avoid rule out every one); 400 validation_failed for a creative that is not the brand's.",
-  async handler(ctx, input: GenerateInput) {
-    const brand = ctx.brand!;
+  uses: ['config', 'outbound', 'activity'],
+  async handler(ctx, input) {
+    const brand = ctx.brand;
     // Ids sent as digits arrive as numbers; the same creative named twice counts once.
     const creativeIds = [...new Set(input.creativeIds ?? [])];
     await requireReferences(
@@ -110,18 +106,10 @@ export const generateCopy = defineOperation({
       ctx.principal,
       (input.creativeIds ?? []).map((id, i) => ({ kind: 'creative' as const, field: `creativeIds[${i}]`, id, brandId: brand.id })),
     );
-    const rows = creativeIds.length ? await ctx.db('creatives').where({ brand_id: brand.id }).whereIn('id', creativeIds) : [];
-    const byId = new Map(rows.map((r) => [Number(r.id), r]));
+    const byId = new Map((await creativesAmong(ctx.db, brand.id, creativeIds)).map((c) => [c.id, c]));
     const creatives: CopyCreative[] = creativeIds.map((id) => {
-      const r = byId.get(id)!;
-      return {
-        id,
-        name: r.name,
-        type: r.type,
-        width: Number(r.width),
-        height: Number(r.height),
-        durationMs: r.duration_ms === null ? null : Number(r.duration_ms),
-      };
+      const c = byId.get(id)!;
+      return { id, name: c.name, type: c.type, width: c.width, height: c.height, durationMs: c.durationMs };
     });
     const profile = await loadProfile(ctx.db, brand.id);
     const generator = copyGeneratorFor(ctx.config, ctx.outbound);
@@ -154,34 +142,34 @@ export const generateCopy = defineOperation({
       );
     }
     const now = ctx.now();
-    const id = await (ctx.db as Knex).transaction(async (trx) => {
-      const [newId] = await trx('copy_generations').insert({
-        organization_id: ctx.principal.organizationId,
-        brand_id: brand.id,
+    const id = await inTransaction(ctx.db, async (trx) => {
+      const newId = await insertCopy(trx, {
+        organizationId: ctx.principal.organizationId,
+        brandId: brand.id,
         platform: input.platform,
         tone: input.tone ?? null,
-        voice: JSON.stringify(input.tone ? [] : profile.voice),
+        voice: input.tone ? [] : profile.voice,
         angle: input.angle ?? null,
-        product_description: input.productDescription ?? null,
-        creative_ids: JSON.stringify(creativeIds),
-        headlines: JSON.stringify(written.texts.headlines),
-        primary_texts: JSON.stringify(written.texts.primaryTexts),
-        descriptions: JSON.stringify(written.texts.descriptions),
+        productDescription: input.productDescription ?? null,
+        creativeIds,
+        headlines: written.texts.headlines,
+        primaryTexts: written.texts.primaryTexts,
+        descriptions: written.texts.descriptions,
         model: generator.model.slice(0, 200),
         dropped: written.dropped,
-        created_at: now,
+        createdAt: now,
       });
       await ctx.activity.record(
         { brandId: brand.id, accountId: null, entityType: 'unknown', entityId: String(newId), entityName: `${input.platform} copy`, action: 'copy.generated' },
         trx,
       );
-      return Number(newId);
+      return newId;
     });
     return loadCopy(ctx.db, brand.id, id);
   },
 });
 
-export const listCopies = defineOperation({
+const listCopies = defineOperation({
   name: 'list-copies',
   method: 'GET',
   path: '/brands/{brandId}/copies',
@@ -193,22 +181,15 @@ export const listCopies = defineOperation({
   tag: 'copy',
   toolset: 'copy',
   summary: 'List the generated copy of a brand, newest first.',
-  async handler(ctx, input: { limit: number; platform?: CopyPlatform }) {
-    const after = ctx.page.position();
-    const q = ctx
-      .db('copy_generations')
-      .where({ brand_id: ctx.brand!.id })
-      .orderBy('id', 'desc')
-      .limit(input.limit + 1);
-    if (input.platform) q.where('platform', input.platform);
-    if (after) q.where('id', '<', Number(after[0]));
-    const rows = await q;
-    const page = rows.slice(0, input.limit);
-    return { copies: page.map(copyView), nextCursor: rows.length > input.limit ? ctx.page.next([Number(page[page.length - 1].id)]) : null };
+  uses: ['page'],
+  async handler(ctx, input) {
+    const rows = await copiesOf(ctx.db, ctx.brand.id, input.limit + 1, { platform: input.platform, beforeId: ctx.page.beforeId() });
+    const { rows: copies, nextCursor } = ctx.page.pageOf(rows, (c) => [c.copyGenerationId]);
+    return { copies, nextCursor };
   },
 });
 
-export const getCopy = defineOperation({
+const getCopy = defineOperation({
   name: 'get-copy',
   method: 'GET',
   path: '/brands/{brandId}/copies/{copyGenerationId}',
@@ -220,7 +201,9 @@ export const getCopy = defineOperation({
   tag: 'copy',
   toolset: 'copy',
   summary: 'Get one generated copy record of a brand by copyGenerationId.',
-  handler: (ctx, input: { copyGenerationId: number }) => loadCopy(ctx.db, ctx.brand!.id, input.copyGenerationId),
+  uses: [],
+  handler: (ctx, input) => loadCopy(ctx.db, ctx.brand.id, input.copyGenerationId),
 });
 
-export const copyOperations = [getBrandProfile, setBrandProfile, generateCopy, listCopies, getCopy];
+/** The copy area's operations, in catalogue order. */
+export const operations: OperationDefinition[] = [getBrandProfile, setBrandProfile, generateCopy, listCopies, getCopy];

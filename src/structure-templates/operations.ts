@@ -1,41 +1,18 @@
-// Structure templates: reusable launch structures of a brand (create, list, read, edit, delete)
-// and applying one, which creates an ordinary draft launch with one campaign tree per ad account.
+// The structure-templates area's operations: reusable launch structures of a brand (create, list,
+// read, edit, delete) and applying one, which creates an ordinary draft launch with one campaign
+// tree per ad account.
 
-import type { Knex } from 'knex';
-import { defineOperation } from '../catalogue/define.js';
+import { defineOperation, type OperationDefinition } from '../catalogue/define.js';
 import { inTransaction } from '../db/connection.js';
 import { ServiceError, validationFailed } from '../errors.js';
 import { createDraftLaunch } from '../launches/create.js';
 import { insertNodes } from '../launches/store.js';
 import { countsOf } from '../launches/tree.js';
-import { buildTree, templateIssues } from '../structure-templates/apply.js';
-import {
-  checkTemplate,
-  flagMissing,
-  loadTemplate,
-  missingParts,
-  templateRow,
-  templateView,
-  toTemplate,
-  type Audience,
-  type Scope,
-  type StructureTemplate,
-  type TemplateConfig,
-  type TemplateSettings,
-  type TemplateStatus,
-} from '../structure-templates/template.js';
+import { buildTree, templateIssues } from './apply.js';
+import { deleteTemplate, insertTemplate, loadTemplate, templatesOf, updateTemplate, type StructureTemplate, type TemplateStatus } from './store.js';
+import { accountIdsOf, checkTemplate, flagMissing, missingParts, templateView } from './template.js';
 
 const read = { readOnly: true, destructive: false, idempotent: true, openWorld: true };
-
-interface TemplateFields {
-  name?: string;
-  config?: TemplateConfig;
-  settings?: TemplateSettings;
-  audiences?: Audience[];
-  accounts?: string[];
-  scope?: Scope;
-  status?: TemplateStatus;
-}
 
 const FAILURES =
   'Failures: 400 validation_failed naming each field (a name that is not a valid naming template, config.campaign.accountId, a creative, copy or ' +
@@ -45,7 +22,7 @@ const STATUS_RULE =
   'status DRAFT, READY or NEEDS_ATTENTION is set directly; the service sets NEEDS_ATTENTION itself, with statusReasons naming each field, ' +
   'when an ad account or audience the template names no longer exists.';
 
-export const createStructureTemplate = defineOperation({
+const createStructureTemplate = defineOperation({
   name: 'create-structure-template',
   method: 'POST',
   path: '/brands/{brandId}/structure-templates',
@@ -66,7 +43,8 @@ export const createStructureTemplate = defineOperation({
     'audienceId) each get one ad set per config ad set. settings: budget {dailyAmount, minor units} used when neither the campaign nor an ad set has one, ' +
     'startOffsetDays, durationDays, placements. accounts are ad account ids of the brand; scope (single allows one) defaults to multiple when several are named. ' +
     `${STATUS_RULE} Default status DRAFT. ${FAILURES}`,
-  async handler(ctx, input: Required<Pick<TemplateFields, 'name' | 'config' | 'audiences'>> & TemplateFields) {
+  uses: ['platforms', 'activity'],
+  async handler(ctx, input) {
     const accounts = input.accounts ?? [];
     const parts = { config: input.config, audiences: input.audiences, accounts, scope: input.scope ?? (accounts.length > 1 ? 'multiple' : 'single') } as const;
     const issues = await checkTemplate(ctx, parts, input.scope !== undefined);
@@ -74,17 +52,17 @@ export const createStructureTemplate = defineOperation({
     const reasons = await missingParts(ctx, parts, { platform: true });
     const now = ctx.now();
     const status: TemplateStatus = reasons.length ? 'NEEDS_ATTENTION' : (input.status ?? 'DRAFT');
-    const id = await inTransaction(ctx.db as Knex, async (trx) => {
-      const [newId] = await trx('structure_templates').insert({
-        organization_id: ctx.principal.organizationId,
-        brand_id: ctx.brand!.id,
-        ...templateRow({ ...parts, name: input.name, settings: input.settings ?? {}, status, statusReasons: reasons }),
-        created_at: now,
-        updated_at: now,
-      });
+    const id = await inTransaction(ctx.db, async (trx) => {
+      const newId = await insertTemplate(
+        trx,
+        ctx.principal.organizationId,
+        ctx.brand.id,
+        { ...parts, name: input.name, settings: input.settings ?? {}, status, statusReasons: reasons },
+        now,
+      );
       await ctx.activity.record(
         {
-          brandId: ctx.brand!.id,
+          brandId: ctx.brand.id,
           accountId: null,
           entityType: 'unknown',
           entityId: String(newId),
@@ -93,13 +71,13 @@ export const createStructureTemplate = defineOperation({
         },
         trx,
       );
-      return Number(newId);
+      return newId;
     });
-    return templateView(await loadTemplate(ctx.db, ctx.brand!.id, id));
+    return templateView(await loadTemplate(ctx.db, ctx.brand.id, id));
   },
 });
 
-export const listStructureTemplates = defineOperation({
+const listStructureTemplates = defineOperation({
   name: 'list-structure-templates',
   method: 'GET',
   path: '/brands/{brandId}/structure-templates',
@@ -112,25 +90,18 @@ export const listStructureTemplates = defineOperation({
   toolset: 'templates',
   summary: 'List the structure templates of a brand, newest first.',
   description: `Each template's ad accounts are checked again (audiences are checked by get-structure-template and on apply). ${STATUS_RULE}`,
-  async handler(ctx, input: { limit: number; status?: TemplateStatus }) {
-    const after = ctx.page.position();
-    const q = ctx
-      .db('structure_templates')
-      .where({ brand_id: ctx.brand!.id })
-      .orderBy('id', 'desc')
-      .limit(input.limit + 1);
-    if (input.status) q.where('status', input.status);
-    if (after) q.where('id', '<', Number(after[0]));
-    const rows = await q;
-    const page = rows.slice(0, input.limit).map(toTemplate);
-    const known = new Set<string>(await ctx.db('ad_accounts').where({ brand_id: ctx.brand!.id }).pluck('account_id'));
+  uses: ['page', 'platforms'],
+  async handler(ctx, input) {
+    const rows = await templatesOf(ctx.db, ctx.brand.id, input.limit + 1, { status: input.status, beforeId: ctx.page.beforeId() });
+    const { rows: page, nextCursor } = ctx.page.pageOf(rows, (t) => [t.id]);
+    const known = await accountIdsOf(ctx.db, ctx.brand.id);
     const templates = [];
     for (const t of page) templates.push(templateView(await flagMissing(ctx.db, t, await missingParts(ctx, t, { platform: false, known }), ctx.now())));
-    return { structureTemplates: templates, nextCursor: rows.length > input.limit ? ctx.page.next([page[page.length - 1].id]) : null };
+    return { structureTemplates: templates, nextCursor };
   },
 });
 
-export const getStructureTemplate = defineOperation({
+const getStructureTemplate = defineOperation({
   name: 'get-structure-template',
   method: 'GET',
   path: '/brands/{brandId}/structure-templates/{templateId}',
@@ -143,13 +114,14 @@ export const getStructureTemplate = defineOperation({
   toolset: 'templates',
   summary: 'Get a structure template: config, settings, audiences, accounts, scope and status (with statusReasons).',
   description: `Its ad accounts and audience ids are checked again on the ad platform. ${STATUS_RULE}`,
-  async handler(ctx, input: { templateId: number | string }) {
-    const t = await loadTemplate(ctx.db, ctx.brand!.id, input.templateId);
+  uses: ['platforms'],
+  async handler(ctx, input) {
+    const t = await loadTemplate(ctx.db, ctx.brand.id, input.templateId);
     return templateView(await flagMissing(ctx.db, t, await missingParts(ctx, t, { platform: true }), ctx.now()));
   },
 });
 
-export const editStructureTemplate = defineOperation({
+const editStructureTemplate = defineOperation({
   name: 'edit-structure-template',
   method: 'PATCH',
   path: '/brands/{brandId}/structure-templates/{templateId}',
@@ -167,16 +139,17 @@ export const editStructureTemplate = defineOperation({
     'Only the fields sent change: settings and config are merged key by key as a JSON merge patch (RFC 7396: keys not sent stay, null removes an optional key, ' +
     'lists such as config.adSets, audiences and accounts are replaced whole); the result is validated before saving. ' +
     `${STATUS_RULE} Setting READY while an account or audience is still missing leaves it NEEDS_ATTENTION. ${FAILURES}`,
-  async handler(ctx, input: TemplateFields & { brandId: number; templateId: number | string }) {
+  uses: ['patch', 'platforms', 'activity'],
+  async handler(ctx, input) {
     const { brandId: _brand, templateId, ...fields } = input;
     if (!Object.keys(fields).length) {
       throw validationFailed([
         { field: 'name', code: 'invalid_type', message: 'send at least one of name, config, audiences, settings, scope, status or accounts' },
       ]);
     }
-    const current = await loadTemplate(ctx.db, ctx.brand!.id, templateId);
+    const current = await loadTemplate(ctx.db, ctx.brand.id, templateId);
     // settings and config merge key by key (RFC 7396); lists and other fields replace.
-    const next: StructureTemplate = ctx.patch(current, fields as Record<string, unknown>);
+    const next: StructureTemplate = ctx.patch(current, fields);
     const sent = {
       config: fields.config === undefined ? undefined : next.config,
       audiences: fields.audiences,
@@ -188,16 +161,14 @@ export const editStructureTemplate = defineOperation({
     const reasons = await missingParts(ctx, next, { platform: true });
     next.statusReasons = reasons;
     if (reasons.length) next.status = 'NEEDS_ATTENTION';
-    await inTransaction(ctx.db as Knex, async (trx) => {
-      const locked = await loadTemplate(trx, ctx.brand!.id, templateId, true);
+    await inTransaction(ctx.db, async (trx) => {
+      const locked = await loadTemplate(trx, ctx.brand.id, templateId, true);
       if (locked.updatedAt !== current.updatedAt)
         throw new ServiceError('stale_read', `Structure template ${templateId} changed while this edit was checked; read it again and retry.`);
-      await trx('structure_templates')
-        .where({ id: locked.id })
-        .update({ ...templateRow(next), updated_at: ctx.now() });
+      await updateTemplate(trx, locked.id, next, ctx.now());
       await ctx.activity.record(
         {
-          brandId: ctx.brand!.id,
+          brandId: ctx.brand.id,
           accountId: null,
           entityType: 'unknown',
           entityId: String(templateId),
@@ -207,11 +178,11 @@ export const editStructureTemplate = defineOperation({
         trx,
       );
     });
-    return templateView(await loadTemplate(ctx.db, ctx.brand!.id, templateId));
+    return templateView(await loadTemplate(ctx.db, ctx.brand.id, templateId));
   },
 });
 
-export const deleteStructureTemplate = defineOperation({
+const deleteStructureTemplate = defineOperation({
   name: 'delete-structure-template',
   method: 'DELETE',
   path: '/brands/{brandId}/structure-templates/{templateId}',
@@ -223,11 +194,12 @@ export const deleteStructureTemplate = defineOperation({
   tag: 'templates',
   toolset: 'templates',
   summary: 'Delete a structure template. Launches made from it stay as they are.',
-  async handler(ctx, input: { templateId: number | string }) {
-    const t = await loadTemplate(ctx.db, ctx.brand!.id, input.templateId, true);
-    await ctx.db('structure_templates').where({ id: t.id }).delete();
+  uses: ['activity'],
+  async handler(ctx, input) {
+    const t = await loadTemplate(ctx.db, ctx.brand.id, input.templateId, true);
+    await deleteTemplate(ctx.db, t.id);
     await ctx.activity.record({
-      brandId: ctx.brand!.id,
+      brandId: ctx.brand.id,
       accountId: null,
       entityType: 'unknown',
       entityId: String(t.id),
@@ -238,7 +210,7 @@ export const deleteStructureTemplate = defineOperation({
   },
 });
 
-export const applyStructureTemplate = defineOperation({
+const applyStructureTemplate = defineOperation({
   name: 'apply-structure-template',
   method: 'POST',
   path: '/brands/{brandId}/structure-templates/{templateId}/launches',
@@ -259,8 +231,9 @@ export const applyStructureTemplate = defineOperation({
     'that publishing applies: otherwise 400 validation_failed naming the template fields (config.*, audiences[i].*, settings.*, accounts[i]) and ' +
     'nothing is created. Failures: 409 conflict for a DRAFT template, or one that NEEDS_ATTENTION (details.reasons); 404 not_found. ' +
     'Answers {launchId, campaigns, adSets, ads}; publish the launch with launch-campaign.',
-  async handler(ctx, input: { templateId: number | string; title?: string }) {
-    const brandId = ctx.brand!.id;
+  uses: ['platforms', 'trackers', 'validate', 'progress', 'activity'],
+  async handler(ctx, input) {
+    const brandId = ctx.brand.id;
     let t = await loadTemplate(ctx.db, brandId, input.templateId);
     t = await flagMissing(ctx.db, t, await missingParts(ctx, t, { platform: true, strict: true }), ctx.now());
     if (t.status === 'DRAFT')
@@ -286,10 +259,10 @@ export const applyStructureTemplate = defineOperation({
     if (issues.length)
       throw validationFailed(issues, `Structure template ${t.id} does not make a valid launch: ${issues.length} issues; fix these template fields.`);
     step(2, 'Storing the draft launch');
-    return inTransaction(ctx.db as Knex, async (trx) => {
+    return inTransaction(ctx.db, async (trx) => {
       const launch = await createDraftLaunch(
         ctx,
-        ctx.brand!.id,
+        ctx.brand.id,
         (input.title ?? t.name).slice(0, 200),
         `From structure template ${t.id} (${t.name})`.slice(0, 2000),
         trx,
@@ -305,7 +278,8 @@ export const applyStructureTemplate = defineOperation({
   },
 });
 
-export const structureTemplateOperations = [
+/** The structure-templates area's operations, in catalogue order. */
+export const operations: OperationDefinition[] = [
   createStructureTemplate,
   listStructureTemplates,
   getStructureTemplate,

@@ -1,13 +1,16 @@
-// Monitoring automations: create, list, read, change, delete, arm or disarm, run now, preview, and
-// the run history. Scheduled runs are the evaluate-automations job; both use src/automations/engine.
+// The automations area's operations: create, list, read, change, delete, arm or disarm, run now,
+// preview, and the run history. Scheduled runs are the evaluate-automations job (jobs.ts); both use
+// the engine (engine.ts).
 
 import type { Knex } from 'knex';
-import { defineOperation, type OperationContext } from '../catalogue/define.js';
+import type { Principal } from '../auth/principal.js';
+import { defineOperation, type OperationDefinition, type ServiceContext } from '../catalogue/define.js';
 import { notFound, validationFailed, type FieldIssue } from '../errors.js';
-import { evaluateAccount, type EngineDeps, type RunObject } from '../automations/engine.js';
-import { automationOf, automationView, rowOf, type Automation, type Condition, type Guard } from '../automations/rule.js';
-import { firstRunAt } from '../automations/schedule.js';
-import { wakeAccount } from '../automations/wake.js';
+import { evaluateAccount, type EngineDeps } from './engine.js';
+import { automationView, type Automation } from './rule.js';
+import { firstRunAt } from './schedule.js';
+import { automationsOf, findAutomation, insertAutomation, removeAutomation, runsOf, saveAutomation, setStatus, type RunRow } from './store.js';
+import { nextRunsOf, scheduleAutomation, unscheduleAutomation } from './queue.js';
 import { referenceIssues } from '../references/resolve.js';
 
 const write = { readOnly: false, destructive: false, idempotent: false, openWorld: false };
@@ -25,32 +28,23 @@ const FAILURES =
   'Failures: 400 validation_failed naming each wrong field (e.g. conditions[0].metric, dailyHour, objectIds[2], accountId); 404 not_found for an unknown automation; ' +
   '403 insufficient_scope / brand_not_allowed.';
 
-type RuleInput = Partial<{
-  automationName: string;
-  level: Automation['level'];
-  actionLevel: Automation['level'];
-  objectIds: string[] | null;
-  conditions: Condition[];
-  guard: Partial<Guard>;
-  action: Automation['action'];
-  frequency: Automation['frequency'];
-  dailyHour: number | null;
-  cooldownMinutes: number;
-  maxActionsPerDay: number;
-  mode: Automation['mode'];
-  resumeWhenClear: boolean;
-  status: Automation['status'];
-}>;
+type Db = Knex | Knex.Transaction;
 
-async function loadAutomation(ctx: OperationContext, automationId: string | number, db: Knex | Knex.Transaction = ctx.db, lock = false): Promise<Automation> {
-  const q = db('automations').where({ id: Number(automationId), brand_id: ctx.brand!.id });
-  const row = await (lock ? q.forUpdate() : q).first();
-  if (!row) throw notFound(`Automation ${automationId} of brand ${ctx.brand!.id}`);
-  return automationOf(row);
+/** The automation `automationId` of `brandId` (locked in a transaction when `lock`), or 404. */
+async function loadAutomation(db: Db, brandId: number, automationId: number, lock = false): Promise<Automation> {
+  const a = await findAutomation(db, brandId, automationId, lock);
+  if (!a) throw notFound(`Automation ${automationId} of brand ${brandId}`);
+  return a;
 }
 
 /** The rule checks a schema cannot make; every wrong field is named at once. */
-async function checkRule(ctx: OperationContext, a: Omit<Automation, 'id'>, input: RuleInput, issues: FieldIssue[] = []): Promise<void> {
+async function checkRule(
+  db: Db,
+  principal: Principal,
+  a: Omit<Automation, 'id'>,
+  input: { actionLevel?: Automation['level'] },
+  issues: FieldIssue[] = [],
+): Promise<void> {
   if (input.actionLevel !== undefined && input.actionLevel !== a.level) {
     issues.push({ field: 'actionLevel', code: 'invalid_value', message: `must equal level (${a.level}): an automation acts on the objects it evaluates` });
   }
@@ -76,14 +70,17 @@ async function checkRule(ctx: OperationContext, a: Omit<Automation, 'id'>, input
       accountId: a.accountId,
       level: a.level,
     }));
-    issues.push(...(await referenceIssues(ctx.db, ctx.principal, refs)));
+    issues.push(...(await referenceIssues(db, principal, refs)));
   }
   if (issues.length) throw validationFailed(issues);
 }
 
-function engineDeps(ctx: OperationContext): EngineDeps {
+/** What a run or a preview of the engine needs of a handler's context. */
+const ENGINE_SERVICES = ['platforms', 'events', 'invoke', 'progress', 'outbound', 'config'] as const;
+
+function engineDeps(ctx: ServiceContext<(typeof ENGINE_SERVICES)[number]> & { db: Knex }): EngineDeps {
   return {
-    knex: ctx.db as Knex,
+    knex: ctx.db,
     platforms: ctx.platforms,
     events: ctx.events,
     now: ctx.now,
@@ -95,27 +92,24 @@ function engineDeps(ctx: OperationContext): EngineDeps {
   };
 }
 
-function runView(row: {
-  id: number | string;
-  automation_id: number | string;
-  started_at: number | string;
-  finished_at: number | string;
-  trigger: string;
-  mode: string;
-  objects: string | RunObject[];
-}) {
+/** When the automation's job runs it next, or null. */
+async function nextRunOf(db: Db, automationId: number): Promise<number | null> {
+  return (await nextRunsOf(db, [automationId])).get(automationId) ?? null;
+}
+
+function runView(r: RunRow) {
   return {
-    runId: Number(row.id),
-    automationId: Number(row.automation_id),
-    startedAt: iso(row.started_at),
-    finishedAt: iso(row.finished_at),
-    trigger: row.trigger,
-    mode: row.mode,
-    objects: typeof row.objects === 'string' ? JSON.parse(row.objects) : row.objects,
+    runId: r.id,
+    automationId: r.automationId,
+    startedAt: iso(r.startedAt),
+    finishedAt: iso(r.finishedAt),
+    trigger: r.trigger,
+    mode: r.mode,
+    objects: r.objects,
   };
 }
 
-export const createAutomation = defineOperation({
+const createAutomation = defineOperation({
   name: 'create-automation',
   method: 'POST',
   path: '/brands/{brandId}/automations',
@@ -133,31 +127,22 @@ export const createAutomation = defineOperation({
     'condition windows, skips objects below the guard (insufficient_data), then acts unless skipped for cooldown, daily_limit_reached, already_paused, ' +
     'shadow, paused_by_person or loop_detected. status ACTIVE (default) arms it; the first run is at once (daily: at dailyHour). Defaults: frequency hourly, ' +
     `cooldownMinutes 60, maxActionsPerDay 20, mode live, resumeWhenClear false. ${RULE_HELP} ${FAILURES}`,
-  async handler(
-    ctx,
-    input: RuleInput & {
-      brandId: number;
-      accountId: string;
-      automationName: string;
-      level: Automation['level'];
-      conditions: Condition[];
-      action: Automation['action'];
-    },
-  ) {
+  uses: ['platforms'],
+  async handler(ctx, input) {
     const issues: FieldIssue[] = [];
     let timezone = 'UTC';
     const [accountIssue] = await referenceIssues(ctx.db, ctx.principal, [
-      { kind: 'adAccount', field: 'accountId', id: input.accountId, brandId: ctx.brand!.id },
+      { kind: 'adAccount', field: 'accountId', id: input.accountId, brandId: ctx.brand.id },
     ]);
     if (accountIssue) issues.push(accountIssue);
-    else timezone = (await ctx.platforms.account(ctx.db, ctx.brand!.id, input.accountId)).timezone;
+    else timezone = (await ctx.platforms.account(ctx.db, ctx.brand.id, input.accountId)).timezone;
     const now = ctx.now();
     const frequency = input.frequency ?? 'hourly';
     const dailyHour = input.dailyHour ?? null;
     const status = input.status ?? 'ACTIVE';
     const a: Omit<Automation, 'id'> = {
       organizationId: ctx.principal.organizationId,
-      brandId: ctx.brand!.id,
+      brandId: ctx.brand.id,
       accountId: input.accountId,
       name: input.automationName,
       status,
@@ -173,20 +158,19 @@ export const createAutomation = defineOperation({
       mode: input.mode ?? 'live',
       resumeWhenClear: input.resumeWhenClear ?? false,
       createdByUserId: ctx.principal.userId,
-      nextRunAt: null,
       lastRunAt: null,
       createdAt: now,
       updatedAt: now,
     };
-    await checkRule(ctx, a, input, issues);
-    a.nextRunAt = firstRunAt(frequency, dailyHour, now, timezone);
-    const [id] = await ctx.db('automations').insert(rowOf(a));
-    if (status === 'ACTIVE') await wakeAccount(ctx.db, a.brandId, a.accountId, now);
-    return automationView({ ...a, id: Number(id) });
+    await checkRule(ctx.db, ctx.principal, a, input, issues);
+    const runAt = firstRunAt(frequency, dailyHour, now, timezone);
+    const id = await insertAutomation(ctx.db, a);
+    if (status === 'ACTIVE') await scheduleAutomation(ctx.db, { ...a, id }, runAt, now);
+    return automationView({ ...a, id }, runAt);
   },
 });
 
-export const listAutomations = defineOperation({
+const listAutomations = defineOperation({
   name: 'list-automations',
   method: 'GET',
   path: '/brands/{brandId}/automations',
@@ -200,21 +184,18 @@ export const listAutomations = defineOperation({
   summary: "List the brand's monitoring automations, newest first, optionally only ACTIVE or PAUSED ones.",
   description:
     'Each item: automationId, automationName, status, action, actionLevel, frequency, accountId, level, mode, nextRunAt, lastRunAt. Read one with get_automation for its conditions.',
-  async handler(ctx, input: { brandId: number; status?: string; limit: number }) {
+  uses: ['page'],
+  async handler(ctx, input) {
     const after = ctx.page.position();
-    const rows = await ctx
-      .db('automations')
-      .where({ brand_id: ctx.brand!.id })
-      .modify((q) => {
-        if (input.status) q.where({ status: input.status });
-        if (after) q.where('id', '<', Number(after[0]));
-      })
-      .orderBy('id', 'desc')
-      .limit(input.limit + 1);
-    const page = rows.slice(0, input.limit).map(automationOf);
+    const rows = await automationsOf(ctx.db, ctx.brand.id, { status: input.status, beforeId: after ? Number(after[0]) : undefined, limit: input.limit + 1 });
+    const page = rows.slice(0, input.limit);
+    const nextRuns = await nextRunsOf(
+      ctx.db,
+      page.map((a) => a.id),
+    );
     return {
-      automations: page.map((a: Automation) => {
-        const v = automationView(a);
+      automations: page.map((a) => {
+        const v = automationView(a, nextRuns.get(a.id) ?? null);
         return {
           automationId: a.id,
           automationName: a.name,
@@ -235,7 +216,7 @@ export const listAutomations = defineOperation({
   },
 });
 
-export const getAutomation = defineOperation({
+const getAutomation = defineOperation({
   name: 'get-automation',
   method: 'GET',
   path: '/brands/{brandId}/automations/{automationId}',
@@ -247,12 +228,14 @@ export const getAutomation = defineOperation({
   tag: 'automations',
   toolset: 'automate',
   summary: 'Get one monitoring automation with its whole rule (conditions, guard, schedule, mode) and when it runs next.',
-  async handler(ctx, input: { automationId: string | number }) {
-    return automationView(await loadAutomation(ctx, input.automationId));
+  uses: [],
+  async handler(ctx, input) {
+    const a = await loadAutomation(ctx.db, ctx.brand.id, input.automationId);
+    return automationView(a, await nextRunOf(ctx.db, a.id));
   },
 });
 
-export const updateAutomation = defineOperation({
+const updateAutomation = defineOperation({
   name: 'update-automation',
   method: 'PATCH',
   path: '/brands/{brandId}/automations/{automationId}',
@@ -265,12 +248,12 @@ export const updateAutomation = defineOperation({
   toolset: 'automate',
   summary: 'Change a monitoring automation: only the fields sent change (conditions and objectIds are replaced whole). Send mode live to arm a shadow rule.',
   description: `The ad account cannot change (create another automation). guard is merged key by key as a JSON merge patch: send only the minimum to change (null: no minimum). A changed schedule takes effect at once. ${RULE_HELP} ${FAILURES}`,
-  async handler(ctx, input: RuleInput & { automationId: string | number }) {
-    const { automationId: _id, ...fields } = input as RuleInput & { automationId: string | number; brandId?: number };
-    delete (fields as { brandId?: number }).brandId;
+  uses: ['platforms', 'patch'],
+  async handler(ctx, input) {
+    const { automationId, brandId: _brandId, ...fields } = input;
     if (!Object.keys(fields).length) throw validationFailed([{ field: 'automationName', code: 'invalid_type', message: 'send at least one field to change' }]);
-    const db = ctx.db as Knex.Transaction;
-    const current = await loadAutomation(ctx, input.automationId, db, true);
+    const db = ctx.db;
+    const current = await loadAutomation(db, ctx.brand.id, automationId, true);
     const now = ctx.now();
     // The rule as the wire names it, the body applied: guard merges key by key, lists replace, objectIds null is every object.
     const rule = ctx.patch(
@@ -288,7 +271,7 @@ export const updateAutomation = defineOperation({
         resumeWhenClear: current.resumeWhenClear,
         status: current.status,
       },
-      fields as Record<string, unknown>,
+      fields,
     );
     const { automationName, ...kept } = rule;
     const next: Automation = {
@@ -298,18 +281,21 @@ export const updateAutomation = defineOperation({
       dailyHour: fields.dailyHour !== undefined ? fields.dailyHour : fields.frequency && fields.frequency !== 'daily' ? null : current.dailyHour,
       updatedAt: now,
     };
-    await checkRule(ctx, next, { ...fields, level: next.level });
-    if (fields.frequency !== undefined || fields.dailyHour !== undefined || (fields.status === 'ACTIVE' && current.status !== 'ACTIVE')) {
+    await checkRule(db, ctx.principal, next, fields);
+    await saveAutomation(db, next);
+    // The schedule moves with a changed frequency or hour, or when armed; a disarmed one has none.
+    let runAt: number | null = null;
+    if (next.status !== 'ACTIVE') await unscheduleAutomation(db, next.id);
+    else if (fields.frequency !== undefined || fields.dailyHour !== undefined || current.status !== 'ACTIVE') {
       const account = await ctx.platforms.account(db, next.brandId, next.accountId);
-      next.nextRunAt = firstRunAt(next.frequency, next.dailyHour, now, account.timezone);
-    }
-    await db('automations').where({ id: current.id }).update(rowOf(next));
-    await wakeAccount(db, next.brandId, next.accountId, now);
-    return automationView(next);
+      runAt = firstRunAt(next.frequency, next.dailyHour, now, account.timezone);
+      await scheduleAutomation(db, next, runAt, now);
+    } else runAt = await nextRunOf(db, next.id);
+    return automationView(next, runAt);
   },
 });
 
-export const setAutomationStatus = defineOperation({
+const setAutomationStatus = defineOperation({
   name: 'set-automation-status',
   method: 'PATCH',
   path: '/brands/{brandId}/automations/{automationId}/status',
@@ -323,23 +309,25 @@ export const setAutomationStatus = defineOperation({
   summary: 'Arm (status ACTIVE) or disarm (status PAUSED) a monitoring automation.',
   description:
     'ACTIVE: it runs on its schedule, the first time at once (daily: at its hour). PAUSED: it stops running; objects it paused stay paused. 404 not_found for an unknown automation.',
-  async handler(ctx, input: { automationId: string | number; status: Automation['status'] }) {
-    const db = ctx.db as Knex.Transaction;
-    const current = await loadAutomation(ctx, input.automationId, db, true);
-    if (current.status === input.status) return automationView(current);
+  uses: ['platforms'],
+  async handler(ctx, input) {
+    const db = ctx.db;
+    const current = await loadAutomation(db, ctx.brand.id, input.automationId, true);
+    if (current.status === input.status) return automationView(current, await nextRunOf(db, current.id));
     const now = ctx.now();
     const next: Automation = { ...current, status: input.status, updatedAt: now };
+    let runAt: number | null = null;
     if (input.status === 'ACTIVE') {
       const account = await ctx.platforms.account(db, next.brandId, next.accountId);
-      next.nextRunAt = firstRunAt(next.frequency, next.dailyHour, now, account.timezone);
-    }
-    await db('automations').where({ id: current.id }).update({ status: next.status, next_run_at: next.nextRunAt, updated_at: now });
-    await wakeAccount(db, next.brandId, next.accountId, now);
-    return automationView(next);
+      runAt = firstRunAt(next.frequency, next.dailyHour, now, account.timezone);
+      await scheduleAutomation(db, next, runAt, now);
+    } else await unscheduleAutomation(db, next.id);
+    await setStatus(db, current.id, next);
+    return automationView(next, runAt);
   },
 });
 
-export const deleteAutomation = defineOperation({
+const deleteAutomation = defineOperation({
   name: 'delete-automation',
   method: 'DELETE',
   path: '/brands/{brandId}/automations/{automationId}',
@@ -351,17 +339,17 @@ export const deleteAutomation = defineOperation({
   tag: 'automations',
   toolset: 'automate',
   summary: 'Delete a monitoring automation and its run history. Objects it paused stay paused.',
-  async handler(ctx, input: { automationId: string | number }) {
-    const db = ctx.db as Knex.Transaction;
-    const a = await loadAutomation(ctx, input.automationId, db, true);
-    for (const table of ['automation_runs', 'automation_actions', 'automation_holds', 'automation_pending_actions'])
-      await db(table).where({ automation_id: a.id }).delete();
-    await db('automations').where({ id: a.id }).delete();
+  uses: [],
+  async handler(ctx, input) {
+    const a = await loadAutomation(ctx.db, ctx.brand.id, input.automationId, true);
+    await removeAutomation(ctx.db, a.id);
+    // Its schedule goes with it; an action of it waiting for a retry finds it gone and ends.
+    await unscheduleAutomation(ctx.db, a.id);
     return { automationId: a.id, deleted: true };
   },
 });
 
-export const runAutomation = defineOperation({
+const runAutomation = defineOperation({
   name: 'run-automation',
   method: 'POST',
   path: '/brands/{brandId}/automations/{automationId}/runs',
@@ -380,15 +368,17 @@ export const runAutomation = defineOperation({
     'Mode, cooldown and the daily limit apply (a shadow rule acts on nothing); works on a PAUSED automation too. The run lists every object evaluated with its metric values ' +
     "(money in minor units, ctr in percent), each condition's outcome, the action taken (paused, resumed, notified, none) or the skipReason. Failures: 404 not_found; " +
     '503 unavailable when the ad platform cannot be read (retry later).',
-  async handler(ctx, input: { automationId: string | number }) {
-    const a = await loadAutomation(ctx, input.automationId);
+  uses: ENGINE_SERVICES,
+  async handler(ctx, input) {
+    const a = await loadAutomation(ctx.db, ctx.brand.id, input.automationId);
     const { runs } = await evaluateAccount(engineDeps(ctx), [a], { trigger: 'manual', act: true });
     const r = runs[0];
     return runView({
       id: r.runId!,
-      automation_id: a.id,
-      started_at: r.startedAt,
-      finished_at: r.finishedAt,
+      automationId: a.id,
+      brandId: a.brandId,
+      startedAt: r.startedAt,
+      finishedAt: r.finishedAt,
       trigger: 'manual',
       mode: a.mode,
       objects: r.objects,
@@ -396,7 +386,7 @@ export const runAutomation = defineOperation({
   },
 });
 
-export const previewAutomation = defineOperation({
+const previewAutomation = defineOperation({
   name: 'preview-automation',
   method: 'POST',
   path: '/brands/{brandId}/automations/{automationId}/preview',
@@ -411,8 +401,11 @@ export const previewAutomation = defineOperation({
   description:
     'Same evaluation as a run (guard, conditions, cooldown, daily limit, loops, who paused what), but nothing is paused, recorded or sent. action is what a run would ' +
     'do now; in shadow mode it is none with skipReason shadow (intended still says pause, resume or notify). Failures: 404 not_found; 503 unavailable.',
-  async handler(ctx, input: { automationId: string | number }) {
-    const a = await loadAutomation(ctx, input.automationId);
+  // Reads the ad platform, writes nothing: no transaction.
+  transactional: false,
+  uses: ENGINE_SERVICES,
+  async handler(ctx, input) {
+    const a = await loadAutomation(ctx.db, ctx.brand.id, input.automationId);
     const { runs } = await evaluateAccount(engineDeps(ctx), [a], { trigger: 'manual', act: false });
     const objects = runs[0].objects.map((o) => ({
       ...o,
@@ -422,7 +415,7 @@ export const previewAutomation = defineOperation({
   },
 });
 
-export const listAutomationRuns = defineOperation({
+const listAutomationRuns = defineOperation({
   name: 'list-automation-runs',
   method: 'GET',
   path: '/brands/{brandId}/automations/{automationId}/runs',
@@ -438,21 +431,17 @@ export const listAutomationRuns = defineOperation({
   description:
     'skipReason: cooldown, daily_limit_reached, insufficient_data (below the guard), already_paused, shadow (shadow mode), paused_by_person (resumeWhenClear never resumes ' +
     'what a person paused), loop_detected (another automation acts the other way on the object), or null. A failed action carries error and is retried.',
-  async handler(ctx, input: { automationId: string | number; limit: number }) {
-    const a = await loadAutomation(ctx, input.automationId);
+  uses: ['page'],
+  async handler(ctx, input) {
+    const a = await loadAutomation(ctx.db, ctx.brand.id, input.automationId);
     const after = ctx.page.position();
-    const rows = await ctx
-      .db('automation_runs')
-      .where({ automation_id: a.id })
-      .modify((q) => (after ? q.where('id', '<', Number(after[0])) : q))
-      .orderBy('id', 'desc')
-      .limit(input.limit + 1);
+    const rows = await runsOf(ctx.db, a.id, { beforeId: after ? Number(after[0]) : undefined, limit: input.limit + 1 });
     const page = rows.slice(0, input.limit);
-    return { runs: page.map(runView), nextCursor: rows.length > input.limit ? ctx.page.next([Number(page[page.length - 1].id)]) : null };
+    return { runs: page.map(runView), nextCursor: rows.length > input.limit ? ctx.page.next([page[page.length - 1].id]) : null };
   },
 });
 
-export const automationOperations = [
+export const operations: OperationDefinition[] = [
   createAutomation,
   listAutomations,
   getAutomation,

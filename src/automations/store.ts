@@ -1,0 +1,252 @@
+// The automations area's tables: the rules (`automations`), their runs (`automation_runs`, every
+// object evaluated as JSON), the ledger of actions taken (`automation_actions`: cooldown, daily
+// limit, loops) and the objects each automation holds paused (`automation_holds`). The only file
+// that queries them; it answers camelCase rows and hides the column names. When an automation runs
+// next and which actions wait for a retry are jobs (queue.ts), not rows here.
+
+import type { Knex } from 'knex';
+import type { Automation, RunObject } from './rule.js';
+
+type Db = Knex | Knex.Transaction;
+
+/** The stored JSON part of a rule. */
+type StoredRule = Pick<Automation, 'objectIds' | 'conditions' | 'guard' | 'dailyHour' | 'cooldownMinutes' | 'maxActionsPerDay' | 'resumeWhenClear'>;
+
+function toAutomation(row: Record<string, any>): Automation {
+  const rule = JSON.parse(row.rule) as StoredRule;
+  return {
+    id: Number(row.id),
+    organizationId: Number(row.organization_id),
+    brandId: Number(row.brand_id),
+    accountId: row.account_id,
+    name: row.name,
+    status: row.status,
+    level: row.level,
+    action: row.action,
+    frequency: row.frequency,
+    mode: row.mode,
+    ...rule,
+    createdByUserId: Number(row.created_by_user_id),
+    lastRunAt: row.last_run_at === null ? null : Number(row.last_run_at),
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  };
+}
+
+function rowOf(a: Omit<Automation, 'id'>): Record<string, unknown> {
+  const rule: StoredRule = {
+    objectIds: a.objectIds,
+    conditions: a.conditions,
+    guard: a.guard,
+    dailyHour: a.dailyHour,
+    cooldownMinutes: a.cooldownMinutes,
+    maxActionsPerDay: a.maxActionsPerDay,
+    resumeWhenClear: a.resumeWhenClear,
+  };
+  return {
+    organization_id: a.organizationId,
+    brand_id: a.brandId,
+    account_id: a.accountId,
+    name: a.name,
+    status: a.status,
+    level: a.level,
+    action: a.action,
+    frequency: a.frequency,
+    mode: a.mode,
+    rule: JSON.stringify(rule),
+    created_by_user_id: a.createdByUserId,
+    last_run_at: a.lastRunAt,
+    created_at: a.createdAt,
+    updated_at: a.updatedAt,
+  };
+}
+
+// ---- automations
+
+/** Stores a new automation; answers its id. */
+export async function insertAutomation(db: Db, a: Omit<Automation, 'id'>): Promise<number> {
+  const [id] = await db('automations').insert(rowOf(a));
+  return Number(id);
+}
+
+/** The automation `id` of `brandId`, or undefined; locked in a transaction when `forUpdate`. */
+export async function findAutomation(db: Db, brandId: number, id: number, forUpdate = false): Promise<Automation | undefined> {
+  const q = db('automations').where({ id, brand_id: brandId });
+  const row = await (forUpdate ? q.forUpdate() : q).first();
+  return row ? toAutomation(row) : undefined;
+}
+
+/** The automations of `ids` whatever their brand (a job's), in id order. */
+export async function automationsByIds(db: Db, ids: number[]): Promise<Automation[]> {
+  if (!ids.length) return [];
+  return (await db('automations').whereIn('id', ids).orderBy('id')).map(toAutomation);
+}
+
+/** The brand's automations, newest first, below `beforeId`, at most `limit`. */
+export async function automationsOf(db: Db, brandId: number, f: { status?: string; beforeId?: number; limit: number }): Promise<Automation[]> {
+  const rows = await db('automations')
+    .where({ brand_id: brandId })
+    .modify((q) => {
+      if (f.status) q.where({ status: f.status });
+      if (f.beforeId !== undefined) q.where('id', '<', f.beforeId);
+    })
+    .orderBy('id', 'desc')
+    .limit(f.limit);
+  return rows.map(toAutomation);
+}
+
+/** Writes every field of `a` (its id and account stay). */
+export async function saveAutomation(db: Db, a: Automation): Promise<void> {
+  await db('automations').where({ id: a.id }).update(rowOf(a));
+}
+
+/** Arms or disarms. */
+export async function setStatus(db: Db, id: number, change: Pick<Automation, 'status' | 'updatedAt'>): Promise<void> {
+  await db('automations').where({ id }).update({ status: change.status, updated_at: change.updatedAt });
+}
+
+/** Deletes the automation with its runs, ledger and holds. */
+export async function removeAutomation(db: Db, id: number): Promise<void> {
+  for (const table of ['automation_runs', 'automation_actions', 'automation_holds']) await db(table).where({ automation_id: id }).delete();
+  await db('automations').where({ id }).delete();
+}
+
+/** Records when the automation last ran. */
+export async function setLastRunAt(db: Db, id: number, at: number): Promise<void> {
+  await db('automations').where({ id }).update({ last_run_at: at });
+}
+
+// ---- automation_runs
+
+export interface RunRow {
+  id: number;
+  automationId: number;
+  brandId: number;
+  trigger: 'schedule' | 'manual';
+  mode: Automation['mode'];
+  startedAt: number;
+  finishedAt: number;
+  objects: RunObject[];
+}
+
+function toRun(r: Record<string, any>): RunRow {
+  return {
+    id: Number(r.id),
+    automationId: Number(r.automation_id),
+    brandId: Number(r.brand_id),
+    trigger: r.trigger,
+    mode: r.mode,
+    startedAt: Number(r.started_at),
+    finishedAt: Number(r.finished_at),
+    objects: typeof r.objects === 'string' ? JSON.parse(r.objects) : r.objects,
+  };
+}
+
+/** Opens a run (no objects yet, finished when started); answers its id. */
+export async function insertRun(db: Db, r: Omit<RunRow, 'id' | 'finishedAt' | 'objects'>): Promise<number> {
+  const [id] = await db('automation_runs').insert({
+    automation_id: r.automationId,
+    brand_id: r.brandId,
+    trigger: r.trigger,
+    mode: r.mode,
+    started_at: r.startedAt,
+    finished_at: r.startedAt,
+    objects: '[]',
+  });
+  return Number(id);
+}
+
+/** Closes a run with its objects. */
+export async function finishRun(db: Db, id: number, finishedAt: number, objects: RunObject[]): Promise<void> {
+  await db('automation_runs')
+    .where({ id })
+    .update({ finished_at: finishedAt, objects: JSON.stringify(objects) });
+}
+
+/** The objects of a run, or undefined when it is gone. */
+export async function runObjects(db: Db, id: number): Promise<RunObject[] | undefined> {
+  const row = await db('automation_runs').where({ id }).first('objects');
+  return row ? JSON.parse(row.objects) : undefined;
+}
+
+/** Replaces the objects of a run (a retried action landing in it). */
+export async function setRunObjects(db: Db, id: number, objects: RunObject[]): Promise<void> {
+  await db('automation_runs')
+    .where({ id })
+    .update({ objects: JSON.stringify(objects) });
+}
+
+/** The automation's runs, newest first, below `beforeId`, at most `limit`. */
+export async function runsOf(db: Db, automationId: number, f: { beforeId?: number; limit: number }): Promise<RunRow[]> {
+  const rows = await db('automation_runs')
+    .where({ automation_id: automationId })
+    .modify((q) => (f.beforeId !== undefined ? q.where('id', '<', f.beforeId) : q))
+    .orderBy('id', 'desc')
+    .limit(f.limit);
+  return rows.map(toRun);
+}
+
+// ---- the ledger: automation_actions, automation_holds
+
+export interface LedgerAction {
+  automationId: number;
+  objectId: string;
+  action: string;
+  at: number;
+}
+
+export interface HoldRow {
+  automationId: number;
+  nodeId: string;
+  nodeUpdatedAt: number;
+  pausedAt: number;
+}
+
+/** What the engine judges an account's objects against: actions since `since` (oldest first) and holds. */
+export async function ledgerOf(db: Db, accountId: string, since: number): Promise<{ actions: LedgerAction[]; holds: HoldRow[] }> {
+  const [actions, holds] = await Promise.all([
+    db('automation_actions').where({ account_id: accountId }).where('at', '>=', since).orderBy('id').select('automation_id', 'object_id', 'action', 'at'),
+    db('automation_holds').where({ account_id: accountId }).select('automation_id', 'node_id', 'node_updated_at', 'paused_at'),
+  ]);
+  return {
+    actions: actions.map((r) => ({ automationId: Number(r.automation_id), objectId: r.object_id, action: r.action, at: Number(r.at) })),
+    holds: holds.map((r) => ({
+      automationId: Number(r.automation_id),
+      nodeId: r.node_id,
+      nodeUpdatedAt: Number(r.node_updated_at),
+      pausedAt: Number(r.paused_at),
+    })),
+  };
+}
+
+/**
+ * Records an action taken: the ledger row, and for a pause the hold (the node's updated_at right
+ * after, so any later change is someone else's); a resume releases the hold.
+ */
+export async function recordAction(
+  db: Db,
+  r: { automationId: number; runId: number; accountId: string; nodeId: string; objectId: string; action: 'paused' | 'resumed' | 'notified'; at: number },
+  nodeUpdatedAt: number,
+): Promise<void> {
+  await db('automation_actions').insert({
+    automation_id: r.automationId,
+    run_id: r.runId,
+    account_id: r.accountId,
+    object_id: r.objectId,
+    action: r.action,
+    at: r.at,
+  });
+  if (r.action === 'paused') {
+    await db('automation_holds').where({ automation_id: r.automationId, node_id: r.nodeId }).delete();
+    await db('automation_holds').insert({
+      automation_id: r.automationId,
+      account_id: r.accountId,
+      node_id: r.nodeId,
+      object_id: r.objectId,
+      node_updated_at: nodeUpdatedAt,
+      paused_at: r.at,
+    });
+  } else if (r.action === 'resumed') {
+    await db('automation_holds').where({ automation_id: r.automationId, node_id: r.nodeId }).delete();
+  }
+}

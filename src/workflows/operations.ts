@@ -1,0 +1,469 @@
+// The workflows area's operations, read top to bottom: create, list, read, save (version-guarded),
+// activate and deactivate the trigger, run, list and read executions, approve or reject a review
+// gate, delete. The steps themselves run in the `run-workflow-step` job (jobs.ts), as the run's
+// credential, through the same pipeline as a direct call. The video-review hook is not an operation
+// (hooks.ts says why).
+
+import crypto from 'node:crypto';
+import type { Principal } from '../auth/principal.js';
+import { defineOperation, type BrandContext, type OperationDefinition } from '../catalogue/define.js';
+import { ServiceError, notFound, validationFailed } from '../errors.js';
+import { cancelJob, wakeJob } from '../jobs/queue/schedule.js';
+import { apiKeyCreator } from '../keys/store.js';
+import { requireReferences } from '../references/resolve.js';
+import { newWebhookSecret } from '../webhooks/signing.js';
+import { checkChatUrls } from './chat.js';
+import { acts, checkDefinition, reachOf, type DefinitionDraft, type WorkflowNode } from './definition.js';
+import { STEP_JOB } from './kinds.js';
+import { definitionIssues } from './references.js';
+import { personOf, runnerOfPrincipal, startExecution } from './runs.js';
+import {
+  decideReview,
+  deleteWorkflowRows,
+  executionsOf,
+  findWorkflow,
+  insertWorkflow,
+  loadExecution,
+  loadWorkflow,
+  reachable,
+  saveDefinition,
+  setExecutionStatus,
+  setWorkflowStatus,
+  workflowsOfBrand,
+  type CredentialKind,
+  type DefinitionFields,
+  type Execution,
+  type Workflow,
+} from './store.js';
+import { armSchedule, disarmSchedule } from './schedule.js';
+import { checkTrigger } from './trigger.js';
+import { executionViews, summaryViews, workflowView } from './views.js';
+
+const write = { readOnly: false, destructive: false, idempotent: false, openWorld: false };
+const read = { readOnly: true, destructive: false, idempotent: true, openWorld: false };
+
+const PERMISSIONS =
+  'Saving, activating or running a workflow with a launch, pause, budget or agent step needs the publish scope (else 403 insufficient_scope, ' +
+  'details.requiredScope publish). A brand-limited key sees only workflows whose every brand is its own (others answer 404) and cannot save ' +
+  'a trigger or step reaching another brand (400 validation_failed on that field); it may save an agent step only in a workflow created with an API key (403 forbidden).';
+
+const DEFINITION =
+  'A definition is {workflowName, type, trigger, nodes[], edges[]}. trigger: {kind: manual} | {kind: schedule, cron, timezone} | ' +
+  '{kind: pipeline_stage, columnId} | {kind: video_review} (an inbound endpoint; its Standard Webhooks secret is shown once) | ' +
+  '{kind: monitor, automationId}. Nodes {nodeId, kind, name, settings}: apply_template {templateId}, launch {launchId}, pause {launchId, nodeId}, ' +
+  'budget {launchId, nodeId, amount in cents}, review {timeoutHours?}, chat {message, webhookUrl?}, agent {instruction, brandIds?}, ' +
+  'condition {source, path, equals} (its outgoing edges carry when: true or false). The first node is the entry; edges {from, to} must reach every ' +
+  "node without cycles. Every id named must exist in its brand (the trigger's column or automation in the workflow's brand, a step's template, " +
+  "launch and node in the step's brand) and be reachable by the credential; ids may be numbers or digit strings. Invalid definitions answer " +
+  '400 validation_failed naming each field as nodes[<nodeId>].settings.<setting> or trigger.<field>, the same for a missing id as for one of ' +
+  "another brand or organization. A run checks each step's references again when it runs.";
+
+function requirePublish(principal: Principal, nodes: Array<Pick<WorkflowNode, 'kind'>>, what: string): void {
+  if (acts({ nodes }) && !principal.scopes.has('publish')) {
+    throw new ServiceError(
+      'insufficient_scope',
+      `${what} a workflow with a launch, pause, budget or agent step needs the "publish" scope; this credential has ${[...principal.scopes].join(', ') || 'none'}.`,
+      { requiredScope: 'publish' },
+    );
+  }
+}
+
+type SaveContext = BrandContext<'config' | 'validate' | 'outbound'>;
+
+/** Every check of a definition about to be stored (shape, trigger, scope, brands, the agent rule), and what a save writes of it. */
+async function checkSave(ctx: SaveContext, draft: DefinitionDraft, createdByKind: CredentialKind): Promise<DefinitionFields> {
+  const now = ctx.now();
+  const trigger = checkTrigger(draft.trigger, now);
+  const nodes = checkDefinition(ctx, draft, ctx.config);
+  const def = { workflowName: draft.workflowName, type: draft.type, trigger, nodes, edges: draft.edges };
+  await checkChatUrls(ctx.outbound, nodes);
+  requirePublish(ctx.principal, nodes, 'Saving');
+  // Every id the trigger and the steps name must exist in its brand and be within this credential's reach.
+  const issues = await definitionIssues(ctx, ctx.brand.id, def);
+  if (issues.length) throw validationFailed(issues, `Workflow definition is invalid: ${issues.length} issues.`);
+  const p = ctx.principal;
+  const limitedKey = p.kind === 'api_key' && p.brandIds !== null;
+  if (limitedKey && createdByKind === 'user' && nodes.some((n) => n.kind === 'agent')) {
+    throw new ServiceError(
+      'forbidden',
+      'A brand-limited API key may save an agent step only in a workflow created with an API key; this one belongs to a person.',
+      null,
+    );
+  }
+  return {
+    name: def.workflowName,
+    type: def.type,
+    trigger,
+    nodes,
+    edges: def.edges,
+    reachBrandIds: reachOf(ctx.brand.id, def),
+    acts: acts(def),
+    owner: { kind: p.kind, apiKeyId: p.apiKeyId, grantId: p.grantId, label: p.actorLabel.slice(0, 255) },
+  };
+}
+
+const newHookId = () => `wfh_${crypto.randomBytes(12).toString('base64url')}`;
+
+/** The workflow `id`, read again in the transaction that just wrote it. */
+async function reread(ctx: BrandContext, id: number): Promise<Workflow> {
+  const w = await findWorkflow(ctx.db, id);
+  if (!w) throw notFound(`Workflow ${id} of brand ${ctx.brand.id}`);
+  return w;
+}
+
+const createWorkflow = defineOperation({
+  name: 'create-workflow',
+  method: 'POST',
+  path: '/brands/{brandId}/workflows',
+  scope: 'write',
+  // A video_review answer carries the hook secret, which must not sit in plain text in the idempotency store.
+  idempotency: 'none',
+  input: 'create-workflow#/$defs/input',
+  output: 'create-workflow#/$defs/output',
+  annotations: write,
+  errors: ['forbidden'],
+  tag: 'workflows',
+  toolset: 'workflows',
+  successStatus: 201,
+  summary: 'Create a workflow (inactive): a trigger and a graph of steps such as apply template, launch, review gate and chat message.',
+  description: `${DEFINITION} ${PERMISSIONS} Trigger-started runs act as the credential that last saved the workflow.`,
+  uses: ['config', 'validate', 'outbound', 'secrets'],
+  async handler(ctx, input) {
+    const { brandId, ...draft } = input;
+    const fields = await checkSave(ctx, draft, ctx.principal.kind);
+    const secret = draft.trigger.kind === 'video_review' ? newWebhookSecret() : undefined;
+    const id = await insertWorkflow(ctx.db, {
+      ...fields,
+      organizationId: ctx.principal.organizationId,
+      brandId,
+      status: 'inactive',
+      createdByKind: ctx.principal.kind,
+      hook: secret ? { id: newHookId(), secretSealed: ctx.secrets.seal(secret) } : null,
+      now: ctx.now(),
+    });
+    return workflowView(ctx.db, await reread(ctx, id), ctx.config.baseUrl, secret);
+  },
+});
+
+const listWorkflows = defineOperation({
+  name: 'list-workflows',
+  method: 'GET',
+  path: '/brands/{brandId}/workflows',
+  scope: 'read',
+  idempotency: 'none',
+  input: 'list-workflows#/$defs/input',
+  output: 'list-workflows#/$defs/output',
+  annotations: read,
+  tag: 'workflows',
+  toolset: 'workflows',
+  summary: "List the brand's workflows, newest first: name, type, status, run count, whether one is running, last run time.",
+  description: 'A brand-limited key sees only workflows whose every reached brand is its own. lastRunAt is null before the first run.',
+  uses: ['page'],
+  async handler(ctx, input) {
+    const rows: Workflow[] = [];
+    let before = ctx.page.beforeId() ?? null;
+    let more = false;
+    // Pages over what the credential may see: invisible rows are skipped, not counted.
+    for (;;) {
+      const batch = await workflowsOfBrand(ctx.db, ctx.principal.organizationId, ctx.brand.id, before, input.limit + 1);
+      for (const w of batch) {
+        if (!reachable(ctx.principal, w.reachBrandIds)) continue;
+        if (rows.length === input.limit) {
+          more = true;
+          break;
+        }
+        rows.push(w);
+      }
+      const last = batch.at(-1);
+      if (more || batch.length <= input.limit || !last) break;
+      before = last.id;
+    }
+    const lastKept = rows.at(-1);
+    return {
+      workflows: await summaryViews(ctx.db, rows),
+      nextCursor: more && lastKept ? ctx.page.next([lastKept.id]) : null,
+    };
+  },
+});
+
+const getWorkflow = defineOperation({
+  name: 'get-workflow',
+  method: 'GET',
+  path: '/brands/{brandId}/workflows/{workflowId}',
+  scope: 'read',
+  idempotency: 'none',
+  input: 'get-workflow#/$defs/input',
+  output: 'get-workflow#/$defs/output',
+  annotations: read,
+  tag: 'workflows',
+  toolset: 'workflows',
+  summary: 'Get a workflow: its definition, version (send it back to save), status and run counters.',
+  description: "Another brand's workflow, or one reaching a brand outside a limited key's brands, answers 404.",
+  uses: ['config'],
+  async handler(ctx, input) {
+    return workflowView(ctx.db, await loadWorkflow(ctx.db, ctx.principal, ctx.brand.id, input.workflowId), ctx.config.baseUrl);
+  },
+});
+
+const saveWorkflow = defineOperation({
+  name: 'save-workflow',
+  method: 'PUT',
+  path: '/brands/{brandId}/workflows/{workflowId}',
+  scope: 'write',
+  idempotency: 'none',
+  input: 'save-workflow#/$defs/input',
+  output: 'save-workflow#/$defs/output',
+  annotations: { ...write, idempotent: true },
+  errors: ['forbidden', 'stale_read'],
+  tag: 'workflows',
+  toolset: 'workflows',
+  summary: 'Replace a workflow definition; send the version you read (another version: 409 stale_read, read it again).',
+  description: `${DEFINITION} ${PERMISSIONS} Runs already under way keep the definition they started with. The saver becomes the credential trigger-started runs act as.`,
+  uses: ['config', 'validate', 'outbound', 'secrets'],
+  async handler(ctx, input) {
+    const { brandId, workflowId, version, ...draft } = input;
+    const current = await loadWorkflow(ctx.db, ctx.principal, brandId, workflowId, true);
+    if (current.version !== version) {
+      throw new ServiceError(
+        'stale_read',
+        `Workflow ${current.id} changed since it was read (version ${current.version}, not ${version}). Read it again and reapply your change.`,
+        {
+          currentVersion: current.version,
+        },
+      );
+    }
+    const fields = await checkSave(ctx, draft, current.createdByKind);
+    const now = ctx.now();
+    let secret: string | undefined;
+    if (draft.trigger.kind === 'video_review' && !current.hookId) {
+      secret = newWebhookSecret();
+      fields.hook = { id: newHookId(), secretSealed: ctx.secrets.seal(secret) };
+    } else if (draft.trigger.kind !== 'video_review' && current.hookId) {
+      fields.hook = null;
+    }
+    const n = await saveDefinition(ctx.db, current.id, version, { ...fields, armedAt: current.status === 'active' ? now : null, now });
+    if (n !== 1) throw new ServiceError('stale_read', `Workflow ${current.id} changed while it was being saved. Read it again.`, null);
+    // An edited schedule moves to its new next time (another trigger: no schedule job).
+    await armSchedule(ctx.db, { id: current.id, status: current.status, trigger: fields.trigger }, now);
+    return workflowView(ctx.db, await reread(ctx, current.id), ctx.config.baseUrl, secret);
+  },
+});
+
+async function setStatus(ctx: BrandContext<'config'>, workflowId: number, status: Workflow['status']) {
+  const current = await loadWorkflow(ctx.db, ctx.principal, ctx.brand.id, workflowId, true);
+  if (status === 'active') requirePublish(ctx.principal, current.nodes, 'Activating');
+  const now = ctx.now();
+  if (current.status !== status) {
+    await setWorkflowStatus(ctx.db, current.id, { status, armedAt: status === 'active' ? now : null, now });
+    await armSchedule(ctx.db, { id: current.id, status, trigger: current.trigger }, now);
+  }
+  return workflowView(ctx.db, await reread(ctx, current.id), ctx.config.baseUrl);
+}
+
+const activateWorkflow = defineOperation({
+  name: 'activate-workflow',
+  method: 'POST',
+  path: '/brands/{brandId}/workflows/{workflowId}/activate',
+  scope: 'write',
+  idempotency: 'none',
+  input: 'activate-workflow#/$defs/input',
+  output: 'activate-workflow#/$defs/output',
+  annotations: { ...write, idempotent: true },
+  tag: 'workflows',
+  toolset: 'workflows',
+  summary: "Arm a workflow's trigger (status active): schedules fire, pipeline stages, monitors and the video-review hook start runs.",
+  description: `Events from before activation start nothing. ${PERMISSIONS}`,
+  uses: ['config'],
+  async handler(ctx, input) {
+    return setStatus(ctx, input.workflowId, 'active');
+  },
+});
+
+const deactivateWorkflow = defineOperation({
+  name: 'deactivate-workflow',
+  method: 'POST',
+  path: '/brands/{brandId}/workflows/{workflowId}/deactivate',
+  scope: 'write',
+  idempotency: 'none',
+  input: 'deactivate-workflow#/$defs/input',
+  output: 'deactivate-workflow#/$defs/output',
+  annotations: { ...write, idempotent: true },
+  tag: 'workflows',
+  toolset: 'workflows',
+  summary: "Disarm a workflow's trigger (status inactive); runs under way go on, run-workflow still starts it by hand.",
+  uses: ['config'],
+  async handler(ctx, input) {
+    return setStatus(ctx, input.workflowId, 'inactive');
+  },
+});
+
+const runWorkflow = defineOperation({
+  name: 'run-workflow',
+  method: 'POST',
+  path: '/brands/{brandId}/workflows/{workflowId}/runs',
+  scope: 'write',
+  idempotency: 'optional',
+  input: 'run-workflow#/$defs/input',
+  output: 'run-workflow#/$defs/output',
+  annotations: write,
+  tag: 'workflows',
+  toolset: 'workflows',
+  successStatus: 202,
+  summary: 'Start a run of a workflow now; answers 202 with the queued execution, whose steps then run in the background.',
+  description:
+    'The run acts as this credential: its scopes, brand limit and publish ceiling are checked when each step runs, and if the credential is revoked, ' +
+    'expired or deleted meanwhile the rest of the run is refused. Follow it with get-workflow-execution. launchId names the launch of steps set to ' +
+    `"$trigger.launchId". ${PERMISSIONS}`,
+  uses: ['events'],
+  async handler(ctx, input) {
+    const w = await loadWorkflow(ctx.db, ctx.principal, ctx.brand.id, input.workflowId, true);
+    requirePublish(ctx.principal, w.nodes, 'Running');
+    if (input.launchId !== undefined)
+      await requireReferences(ctx.db, ctx.principal, [{ kind: 'launch', field: 'launchId', id: input.launchId, brandId: ctx.brand.id }]);
+    const exec = await startExecution(ctx.db, {
+      workflow: w,
+      runner: runnerOfPrincipal(ctx.principal),
+      trigger: { kind: 'manual', key: null, data: input.launchId !== undefined ? { launchId: String(input.launchId) } : {} },
+      now: ctx.now(),
+      events: ctx.events,
+    });
+    // A manual run has no trigger key, so it is never a duplicate.
+    if (!exec) throw new Error(`workflow ${w.id}: a manual run was taken for a duplicate`);
+    return (await executionViews(ctx.db, [exec]))[0];
+  },
+});
+
+const listWorkflowExecutions = defineOperation({
+  name: 'list-workflow-executions',
+  method: 'GET',
+  path: '/brands/{brandId}/workflows/{workflowId}/executions',
+  scope: 'read',
+  idempotency: 'none',
+  input: 'list-workflow-executions#/$defs/input',
+  output: 'list-workflow-executions#/$defs/output',
+  annotations: read,
+  tag: 'workflows',
+  toolset: 'workflows',
+  summary: 'List the runs of a workflow, newest first, each with its status and the result of every node.',
+  uses: ['page'],
+  async handler(ctx, input) {
+    const w = await loadWorkflow(ctx.db, ctx.principal, ctx.brand.id, input.workflowId);
+    const { rows, nextCursor } = ctx.page.pageOf(await executionsOf(ctx.db, w.id, ctx.page.beforeId(), input.limit + 1), (e) => [e.id]);
+    return { executions: await executionViews(ctx.db, rows), nextCursor };
+  },
+});
+
+const getWorkflowExecution = defineOperation({
+  name: 'get-workflow-execution',
+  method: 'GET',
+  path: '/brands/{brandId}/workflows/{workflowId}/executions/{executionId}',
+  scope: 'read',
+  idempotency: 'none',
+  input: 'get-workflow-execution#/$defs/input',
+  output: 'get-workflow-execution#/$defs/output',
+  annotations: read,
+  tag: 'workflows',
+  toolset: 'workflows',
+  summary: "Get one run of a workflow: status (queued, running, waiting_review, succeeded, failed, canceled) and each node's status, result and error.",
+  uses: [],
+  async handler(ctx, input) {
+    const w = await loadWorkflow(ctx.db, ctx.principal, ctx.brand.id, input.workflowId);
+    return (await executionViews(ctx.db, [await loadExecution(ctx.db, w.id, input.executionId)]))[0];
+  },
+});
+
+/** The person who started a run: recorded at its start, or (for runs recorded before that) the creator of its key. */
+async function authorOf(ctx: BrandContext, exec: Execution): Promise<number | null> {
+  if (exec.runnerUserId !== null && exec.runnerUserId > 0) return exec.runnerUserId;
+  if (exec.runnerKind !== 'api_key' || exec.runnerApiKeyId === null) return null;
+  return apiKeyCreator(ctx.db, exec.runnerApiKeyId);
+}
+
+const reviewWorkflowStep = defineOperation({
+  name: 'review-workflow-step',
+  method: 'POST',
+  path: '/brands/{brandId}/workflows/{workflowId}/executions/{executionId}/reviews',
+  scope: 'write',
+  idempotency: 'none',
+  input: 'review-workflow-step#/$defs/input',
+  output: 'review-workflow-step#/$defs/output',
+  annotations: write,
+  errors: ['forbidden', 'conflict'],
+  tag: 'workflows',
+  toolset: 'workflows',
+  summary: 'Approve or reject a review gate of a run that waits for it; approve lets the run go on, reject ends it (canceled).',
+  description:
+    "Only a person other than the run's author may decide. The author is the person who started the run, or the person who created the API key " +
+    'that started it (recorded when the run starts); their approval answers 403 forbidden whichever credential they use (that key, another key ' +
+    'they created, their OAuth token). A gate that is not ' +
+    'waiting (decided already, timed out, or not a review step) answers 409 conflict.',
+  uses: [],
+  async handler(ctx, input) {
+    const w = await loadWorkflow(ctx.db, ctx.principal, ctx.brand.id, input.workflowId);
+    const exec = await loadExecution(ctx.db, w.id, input.executionId);
+    const node = exec.definition.nodes.find((n) => n.nodeId === input.nodeId);
+    if (!node) throw notFound(`Node ${input.nodeId} of execution ${exec.id}`);
+    const p = ctx.principal;
+    // Separation of duties is by person: the run's author may not approve it with any credential of theirs.
+    const sameKey = p.apiKeyId !== null && exec.runnerKind === 'api_key' && exec.runnerApiKeyId === p.apiKeyId;
+    const author = await authorOf(ctx, exec);
+    const samePerson = author !== null && personOf(p) === author;
+    if (sameKey || samePerson) {
+      throw new ServiceError(
+        'forbidden',
+        `The run's author (${exec.runnerLabel}) may not review its own run, with this credential or any other of theirs; ask another member.`,
+        null,
+      );
+    }
+    const now = ctx.now();
+    const decided = {
+      decision: input.decision,
+      reviewer: p.actorLabel.slice(0, 255),
+      comment: input.comment ?? null,
+      decidedAt: new Date(now).toISOString(),
+    };
+    const n = await decideReview(ctx.db, exec.id, node.nodeId, input.decision === 'approve', decided, now);
+    if (n !== 1 || node.kind !== 'review') {
+      throw new ServiceError('conflict', `Node ${node.nodeId} of execution ${exec.id} is not a review gate waiting for a decision.`, { status: exec.status });
+    }
+    await setExecutionStatus(ctx.db, exec.id, 'running', now);
+    await wakeJob(ctx.db, STEP_JOB, String(exec.id), now);
+    return (await executionViews(ctx.db, [await loadExecution(ctx.db, w.id, exec.id)]))[0];
+  },
+});
+
+const deleteWorkflow = defineOperation({
+  name: 'delete-workflow',
+  method: 'DELETE',
+  path: '/brands/{brandId}/workflows/{workflowId}',
+  scope: 'write',
+  idempotency: 'none',
+  input: 'delete-workflow#/$defs/input',
+  output: 'delete-workflow#/$defs/output',
+  annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
+  tag: 'workflows',
+  toolset: 'workflows',
+  summary: 'Delete a workflow permanently, with its executions; runs under way stop before their next step.',
+  uses: [],
+  async handler(ctx, input) {
+    const w = await loadWorkflow(ctx.db, ctx.principal, ctx.brand.id, input.workflowId, true);
+    const execIds = await deleteWorkflowRows(ctx.db, w.id);
+    for (const id of execIds) await cancelJob(ctx.db, STEP_JOB, String(id));
+    await disarmSchedule(ctx.db, w.id);
+    return { workflowId: String(w.id), deleted: true as const, executionsDeleted: execIds.length };
+  },
+});
+
+export const operations: OperationDefinition[] = [
+  createWorkflow,
+  listWorkflows,
+  getWorkflow,
+  saveWorkflow,
+  activateWorkflow,
+  deactivateWorkflow,
+  runWorkflow,
+  listWorkflowExecutions,
+  getWorkflowExecution,
+  reviewWorkflowStep,
+  deleteWorkflow,
+];
