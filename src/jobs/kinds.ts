@@ -1,10 +1,9 @@
 // Every kind of job, read top to bottom (one file each).
 
 import type { JobKind } from './kind.js';
-import * as deliverWebhooks from './deliver-webhooks.js';
+import * as deliverWebhook from '../webhooks/jobs.js';
 import * as purgeEvents from './purge-events.js';
 import * as purgeIdempotency from './purge-idempotency.js';
-import * as sweepDeliveries from './sweep-deliveries.js';
 import * as evaluateAutomations from '../automations/jobs.js';
 import * as pushTrackerSpend from '../trackers/jobs.js';
 import * as runWorkflowStep from '../workflows/jobs.js';
@@ -13,8 +12,7 @@ import { subscriberJobKind } from '../events/subscribers.js';
 import { eventSubscribers } from '../events/subscribers-list.js';
 
 export const jobKinds: JobKind[] = [
-  deliverWebhooks,
-  sweepDeliveries,
+  deliverWebhook,
   purgeEvents,
   purgeIdempotency,
   evaluateAutomations,
