@@ -43,15 +43,15 @@ const opposite: Record<'paused' | 'resumed', 'paused' | 'resumed'> = { paused: '
 
 export const holdKey = (automationId: number, nodeId: string) => `${automationId}:${nodeId}`;
 
-/** The ledger of the stored rows. */
-export function ledgerFrom(rows: { actions: LedgerAction[]; holds: HoldRow[]; pending: Array<{ automationId: number; nodeId: string }> }): Ledger {
+/** The ledger of the stored rows, and the `<automationId>:<nodeId>` pairs with an action waiting for a retry. */
+export function ledgerFrom(rows: { actions: LedgerAction[]; holds: HoldRow[] }, pending: Set<string> = new Set()): Ledger {
   const holders = new Map<string, Set<number>>();
   for (const h of rows.holds) holders.set(h.nodeId, (holders.get(h.nodeId) ?? new Set<number>()).add(h.automationId));
   return {
     holders,
     actions: rows.actions,
     holds: new Map(rows.holds.map((h) => [holdKey(h.automationId, h.nodeId), { nodeUpdatedAt: h.nodeUpdatedAt, pausedAt: h.pausedAt }])),
-    pending: new Set(rows.pending.map((p) => holdKey(p.automationId, p.nodeId))),
+    pending,
   };
 }
 

@@ -16,25 +16,13 @@ import type { InvokeOptions, InvokeResult, ProgressUpdate } from '../pipeline/in
 import type { ObjectInsights, InsightsLevel } from '../platforms/port.js';
 import type { Platforms } from '../platforms/registry.js';
 import { localDate } from '../time/zones.js';
-import { decide, ledgerFrom, localDayStart, ledgerSince, targetsOf, type Ledger, type LiveObject } from './decide.js';
+import { decide, holdKey, ledgerFrom, localDayStart, ledgerSince, targetsOf, type LiveObject } from './decide.js';
 import { automationPrincipal, type Automation, type Intent, type RunObject } from './rule.js';
-import {
-  automationById,
-  deferPendingAction,
-  deletePendingAction,
-  duePendingActions,
-  finishRun,
-  insertPendingAction,
-  insertRun,
-  ledgerOf,
-  recordAction,
-  runObjects,
-  setLastRunAt,
-  setRunObjects,
-} from './store.js';
+import { automationsByIds, finishRun, insertRun, ledgerOf, recordAction, runObjects, setLastRunAt, setRunObjects } from './store.js';
+import { pendingActions, scheduleActionRetry, type ActionPayload } from './queue.js';
+import type { ClaimedJob } from '../jobs/queue/job.js';
 import { liveNodesOn, nodeById, type NodeRow } from '../launches/store.js';
 import { resolveWindow, type RuleWindow } from './windows.js';
-import { wakeAccount } from './wake.js';
 import { postNotice } from './notice.js';
 import type { OutboundClient } from '../outbound/client.js';
 
@@ -84,10 +72,6 @@ function liveObjectOf(n: NodeRow): LiveObject {
 
 async function liveObjects(knex: Knex, brandId: number, accountId: string, level: InsightsLevel): Promise<LiveObject[]> {
   return (await liveNodesOn(knex, brandId, accountId, level)).map(liveObjectOf);
-}
-
-async function loadLedger(knex: Knex, accountId: string, since: number): Promise<Ledger> {
-  return ledgerFrom(await ledgerOf(knex, accountId, since));
 }
 
 /**
@@ -140,9 +124,16 @@ export async function evaluateAccount(
     deps.progress?.({ progress: reads, total: planned + 1, message: `Read ${slot.level} metrics over ${slot.window}` });
   }
 
-  const ledger = await loadLedger(deps.knex, accountId, ledgerSince(sorted, startedAt));
+  const stored = await ledgerOf(deps.knex, accountId, ledgerSince(sorted, startedAt));
   const today = localDayStart(startedAt, account.timezone);
-  const decisions = decide({ automations: sorted, targets, delivery, ledger, now: startedAt, dayStart: today });
+  const cycle = { automations: sorted, targets, delivery, now: startedAt, dayStart: today };
+  let decisions = decide({ ...cycle, ledger: ledgerFrom(stored) });
+  // An earlier action of the automation on the object waiting for a retry holds this one back: looked
+  // up for the pairs that want to act (few), then decided again with them when there are any.
+  const pending = await pendingActions(deps.knex, [
+    ...new Set(decisions.filter((d) => d.entry.intended).map((d) => holdKey(d.automation.id, d.object.nodeId))),
+  ]);
+  if (pending.size) decisions = decide({ ...cycle, ledger: ledgerFrom(stored, pending) });
 
   if (!options.act) {
     const finishedAt = deps.now();
@@ -222,24 +213,13 @@ async function act(deps: EngineDeps, a: Automation, o: LiveObject, entry: RunObj
     deps.log.warn({ automationId: a.id, objectId: o.objectId, err: failure.message }, 'automation action failed');
     if (failure.retryable) {
       const now = deps.now();
-      await insertPendingAction(
+      // Its job, in the account's lane, tries again (actionRetry times the later attempts).
+      await scheduleActionRetry(
         deps.knex,
-        {
-          automationId: a.id,
-          runId,
-          brandId: a.brandId,
-          accountId: a.accountId,
-          nodeId: o.nodeId,
-          objectId: o.objectId,
-          action: entry.intended!,
-          attempts: 1,
-          lastError: failure.message.slice(0, 2000),
-          nextAttemptAt: now + actionRetryDelay(1, failure.retryAfter),
-        },
+        { automationId: a.id, nodeId: o.nodeId, brandId: a.brandId, accountId: a.accountId, runId, action: entry.intended! },
+        now + actionRetryDelay(1, failure.retryAfter),
         now,
       );
-      // The account's job picks the retry up (a manual run has no job of its own to return a time to).
-      await wakeAccount(deps.knex, a.brandId, a.accountId, now);
     } else {
       await actionFailed(deps, a, o.objectId, entry.intended!, failure.message);
     }
@@ -289,42 +269,61 @@ async function perform(deps: EngineDeps, a: Automation, o: LiveObject, intent: I
   });
 }
 
+/** The wait before the next try after failure number `attempts` of an action's job (the first try was in the run): null gives up. */
+export function actionRetry(attempts: number): number | null {
+  return attempts + 1 < MAX_ACTION_ATTEMPTS ? actionRetryDelay(attempts + 1, null) : null;
+}
+
+/** Lands an outcome of a retried action in the run it failed in, as if it had gone that way the first time. */
+async function landInRun(deps: EngineDeps, runId: number, nodeId: string, outcome: Partial<RunObject>): Promise<void> {
+  const objects = await runObjects(deps.knex, runId);
+  if (!objects) return;
+  const entry = objects.find((x) => x.nodeId === nodeId);
+  if (entry) Object.assign(entry, outcome);
+  await setRunObjects(deps.knex, runId, objects);
+}
+
+/** The automation, the object and the payload of an action job; null when the automation is gone or disarmed, or the object gone. */
+async function actionOf(deps: EngineDeps, job: ClaimedJob): Promise<{ a: Automation; o: LiveObject; p: ActionPayload } | null> {
+  const split = job.key.indexOf(':');
+  const [a] = await automationsByIds(deps.knex, [Number(job.key.slice(0, split))]);
+  const node = await nodeById(deps.knex, job.key.slice(split + 1));
+  if (!a || !node || a.status !== 'ACTIVE') return null;
+  return { a, o: liveObjectOf(node), p: job.payload as ActionPayload };
+}
+
 /**
- * Retries the account's actions whose retry is due. A success lands in its run as if it had
- * worked the first time; the last failed attempt ends in automation.action_failed.
+ * Tries a failed action again (the action job's run). A success lands in its run as if it had
+ * worked the first time; a failure worth retrying throws (the job's retry policy, actionRetry, says
+ * when again or gives up); one that is not ends in automation.action_failed at once.
  */
-export async function retryPendingActions(deps: EngineDeps, brandId: number, accountId: string): Promise<void> {
-  const due = await duePendingActions(deps.knex, brandId, accountId, deps.now());
-  for (const p of due) {
-    const a = await automationById(deps.knex, p.automationId);
-    const node = await nodeById(deps.knex, p.nodeId);
-    if (!a || !node || a.status !== 'ACTIVE') {
-      await deletePendingAction(deps.knex, p.id);
-      continue;
+export async function retryAction(deps: EngineDeps, job: ClaimedJob): Promise<'done'> {
+  const found = await actionOf(deps, job);
+  if (!found) return 'done';
+  const { a, o, p } = found;
+  try {
+    await perform(deps, a, o, p.action, p.runId);
+  } catch (err) {
+    const failure = failureOf(err);
+    if (failure.retryable) {
+      // The job's retry policy says when again, or gives up (giveUpAction).
+      await landInRun(deps, p.runId, o.nodeId, { error: failure.message });
+      throw new Error(failure.message, { cause: err });
     }
-    const o = liveObjectOf(node);
-    let outcome: Partial<RunObject>;
-    try {
-      await perform(deps, a, o, p.action, p.runId);
-      await deletePendingAction(deps.knex, p.id);
-      outcome = { action: PAST[p.action], error: null };
-    } catch (err) {
-      const failure = failureOf(err);
-      const attempts = p.attempts + 1;
-      if (failure.retryable && attempts < MAX_ACTION_ATTEMPTS) {
-        await deferPendingAction(deps.knex, p.id, attempts, failure.message.slice(0, 2000), deps.now() + actionRetryDelay(attempts, failure.retryAfter));
-        outcome = { error: failure.message };
-      } else {
-        await deletePendingAction(deps.knex, p.id);
-        await actionFailed(deps, a, o.objectId, p.action, `${failure.message} (after ${attempts} attempts)`);
-        outcome = { error: `${failure.message} (gave up after ${attempts} attempts)` };
-      }
-    }
-    const objects = await runObjects(deps.knex, p.runId);
-    if (objects) {
-      const entry = objects.find((x) => x.nodeId === p.nodeId);
-      if (entry) Object.assign(entry, outcome);
-      await setRunObjects(deps.knex, p.runId, objects);
-    }
+    await giveUp(deps, a, o, p, failure.message, job.attempts + 2);
+    return 'done';
   }
+  await landInRun(deps, p.runId, o.nodeId, { action: PAST[p.action], error: null });
+  return 'done';
+}
+
+/** An action job given up after its last retry: automation.action_failed, and the run says so. */
+export async function giveUpAction(deps: EngineDeps, job: ClaimedJob, error: string): Promise<void> {
+  const found = await actionOf(deps, job);
+  if (found) await giveUp(deps, found.a, found.o, found.p, error, job.attempts + 2);
+}
+
+async function giveUp(deps: EngineDeps, a: Automation, o: LiveObject, p: ActionPayload, message: string, attempts: number): Promise<void> {
+  await actionFailed(deps, a, o.objectId, p.action, `${message} (after ${attempts} attempts)`);
+  await landInRun(deps, p.runId, o.nodeId, { error: `${message} (gave up after ${attempts} attempts)` });
 }

@@ -1,16 +1,24 @@
-// Job: evaluate the due automations of one ad account together (key `<brandId>:<accountId>`), so
-// each window is read once per level for all of them, after retrying any of the account's failed
-// actions whose retry is due. Due again at the account's next automation run or action retry.
+// The automations area's job kinds, thin adapters over the engine. Both run in the ad account's
+// lane (queue.ts), so one worker at a time acts on an account.
+//
+// evaluate-automations: one job per ACTIVE automation (key: its id) due at its next run. The due
+// jobs of one account are claimed together and evaluated together, so each window is read once per
+// level for all of them; each is then due at its own next run.
+//
+// retry-automation-action: one job per failed action (key `<automationId>:<nodeId>`), tried again
+// with the action's backoff (30 s, 2 min, 8 min), given up after the fourth attempt in
+// automation.action_failed.
 
-import type { JobContext, JobNext } from '../jobs/kind.js';
+import type { JobContext, JobKind, JobNext } from '../jobs/kind.js';
 import type { ClaimedJob } from '../jobs/queue/job.js';
 import { ServiceError } from '../errors.js';
-import { evaluateAccount, retryPendingActions, type EngineDeps } from './engine.js';
+import { actionRetry, evaluateAccount, giveUpAction, retryAction, type EngineDeps } from './engine.js';
 import { nextRunAfter } from './schedule.js';
-import { dueAutomations, nextRetryOnAccount, nextRunOnAccount, setNextRunAt } from './store.js';
-import { AUTOMATION_JOB } from './wake.js';
+import { automationsByIds } from './store.js';
+import { ACTION_JOB, AUTOMATION_JOB, laneOf } from './queue.js';
 
-export const kind = AUTOMATION_JOB;
+/** Due automations of one account evaluated together, at most. */
+const BATCH = 1000;
 
 function engineDeps(ctx: JobContext): EngineDeps {
   return {
@@ -25,28 +33,47 @@ function engineDeps(ctx: JobContext): EngineDeps {
   };
 }
 
-export async function run(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
-  const split = job.key.indexOf(':');
-  const brandId = Number(job.key.slice(0, split));
-  const accountId = job.key.slice(split + 1);
-  const deps = engineDeps(ctx);
+/** Evaluates the claimed due automations of one account; each job is due again at its automation's next run. */
+async function evaluateBatch(ctx: JobContext, jobs: ClaimedJob[]): Promise<Map<number, JobNext | Error>> {
+  const outcomes = new Map<number, JobNext | Error>(jobs.map((j) => [j.id, 'done']));
+  const found = await automationsByIds(
+    ctx.knex,
+    jobs.map((j) => Number(j.key)),
+  );
+  // Only the ACTIVE automations of the lane's account run (a job whose automation went away ends).
+  const lane = jobs[0].lane;
+  const due = found.filter((a) => a.status === 'ACTIVE' && laneOf(a.brandId, a.accountId) === lane);
+  if (!due.length) return outcomes;
+  const { brandId, accountId } = due[0];
   let timezone: string;
   try {
     timezone = (await ctx.platforms.account(ctx.knex, brandId, accountId)).timezone;
   } catch (err) {
-    if (err instanceof ServiceError && err.code === 'not_found') return 'done';
+    if (err instanceof ServiceError && err.code === 'not_found') return outcomes;
     throw err;
   }
-  await retryPendingActions(deps, brandId, accountId);
-  if (!ctx.stillOwned()) return ctx.now();
   const now = ctx.now();
-  const due = await dueAutomations(ctx.knex, brandId, accountId, now);
-  if (due.length) {
-    await evaluateAccount(deps, due, { trigger: 'schedule', act: true });
-    // Moved on only after the evaluation: a run that failed (a platform read refused) is retried by the job.
-    for (const a of due) await setNextRunAt(ctx.knex, a.id, nextRunAfter(a.frequency, a.dailyHour, now, timezone));
-  }
-  const times = [await nextRunOnAccount(ctx.knex, brandId, accountId), await nextRetryOnAccount(ctx.knex, brandId, accountId)].filter((t) => t !== null);
-  if (!times.length) return 'done';
-  return Math.min(...times);
+  // A run that fails (a platform read refused) throws: every job of the batch is retried by the queue.
+  await evaluateAccount(engineDeps(ctx), due, { trigger: 'schedule', act: true });
+  const jobOf = new Map(jobs.map((j) => [Number(j.key), j]));
+  for (const a of due) outcomes.set(jobOf.get(a.id)!.id, nextRunAfter(a.frequency, a.dailyHour, now, timezone));
+  return outcomes;
 }
+
+export const evaluateAutomations: JobKind = {
+  kind: AUTOMATION_JOB,
+  batch: BATCH,
+  runBatch: evaluateBatch,
+  async run(ctx, job) {
+    const outcome = (await evaluateBatch(ctx, [job])).get(job.id) ?? 'done';
+    if (outcome instanceof Error) throw outcome;
+    return outcome;
+  },
+};
+
+export const retryAutomationAction: JobKind = {
+  kind: ACTION_JOB,
+  run: (ctx, job) => retryAction(engineDeps(ctx), job),
+  retry: actionRetry,
+  onGiveUp: (ctx, job, error) => giveUpAction(engineDeps(ctx), job, error),
+};

@@ -10,7 +10,7 @@ import { evaluateAccount, type EngineDeps } from './engine.js';
 import { automationView, type Automation } from './rule.js';
 import { firstRunAt } from './schedule.js';
 import { automationsOf, findAutomation, insertAutomation, removeAutomation, runsOf, saveAutomation, setStatus, type RunRow } from './store.js';
-import { wakeAccount } from './wake.js';
+import { nextRunsOf, scheduleAutomation, unscheduleAutomation } from './queue.js';
 import { referenceIssues } from '../references/resolve.js';
 
 const write = { readOnly: false, destructive: false, idempotent: false, openWorld: false };
@@ -92,6 +92,11 @@ function engineDeps(ctx: ServiceContext<(typeof ENGINE_SERVICES)[number]> & { db
   };
 }
 
+/** When the automation's job runs it next, or null. */
+async function nextRunOf(db: Db, automationId: number): Promise<number | null> {
+  return (await nextRunsOf(db, [automationId])).get(automationId) ?? null;
+}
+
 function runView(r: RunRow) {
   return {
     runId: r.id,
@@ -153,16 +158,15 @@ const createAutomation = defineOperation({
       mode: input.mode ?? 'live',
       resumeWhenClear: input.resumeWhenClear ?? false,
       createdByUserId: ctx.principal.userId,
-      nextRunAt: null,
       lastRunAt: null,
       createdAt: now,
       updatedAt: now,
     };
     await checkRule(ctx.db, ctx.principal, a, input, issues);
-    a.nextRunAt = firstRunAt(frequency, dailyHour, now, timezone);
+    const runAt = firstRunAt(frequency, dailyHour, now, timezone);
     const id = await insertAutomation(ctx.db, a);
-    if (status === 'ACTIVE') await wakeAccount(ctx.db, a.brandId, a.accountId, now);
-    return automationView({ ...a, id });
+    if (status === 'ACTIVE') await scheduleAutomation(ctx.db, { ...a, id }, runAt, now);
+    return automationView({ ...a, id }, runAt);
   },
 });
 
@@ -185,9 +189,13 @@ const listAutomations = defineOperation({
     const after = ctx.page.position();
     const rows = await automationsOf(ctx.db, ctx.brand.id, { status: input.status, beforeId: after ? Number(after[0]) : undefined, limit: input.limit + 1 });
     const page = rows.slice(0, input.limit);
+    const nextRuns = await nextRunsOf(
+      ctx.db,
+      page.map((a) => a.id),
+    );
     return {
       automations: page.map((a) => {
-        const v = automationView(a);
+        const v = automationView(a, nextRuns.get(a.id) ?? null);
         return {
           automationId: a.id,
           automationName: a.name,
@@ -222,7 +230,8 @@ const getAutomation = defineOperation({
   summary: 'Get one monitoring automation with its whole rule (conditions, guard, schedule, mode) and when it runs next.',
   uses: [],
   async handler(ctx, input) {
-    return automationView(await loadAutomation(ctx.db, ctx.brand.id, input.automationId));
+    const a = await loadAutomation(ctx.db, ctx.brand.id, input.automationId);
+    return automationView(a, await nextRunOf(ctx.db, a.id));
   },
 });
 
@@ -273,13 +282,16 @@ const updateAutomation = defineOperation({
       updatedAt: now,
     };
     await checkRule(db, ctx.principal, next, fields);
-    if (fields.frequency !== undefined || fields.dailyHour !== undefined || (fields.status === 'ACTIVE' && current.status !== 'ACTIVE')) {
-      const account = await ctx.platforms.account(db, next.brandId, next.accountId);
-      next.nextRunAt = firstRunAt(next.frequency, next.dailyHour, now, account.timezone);
-    }
     await saveAutomation(db, next);
-    await wakeAccount(db, next.brandId, next.accountId, now);
-    return automationView(next);
+    // The schedule moves with a changed frequency or hour, or when armed; a disarmed one has none.
+    let runAt: number | null = null;
+    if (next.status !== 'ACTIVE') await unscheduleAutomation(db, next.id);
+    else if (fields.frequency !== undefined || fields.dailyHour !== undefined || current.status !== 'ACTIVE') {
+      const account = await ctx.platforms.account(db, next.brandId, next.accountId);
+      runAt = firstRunAt(next.frequency, next.dailyHour, now, account.timezone);
+      await scheduleAutomation(db, next, runAt, now);
+    } else runAt = await nextRunOf(db, next.id);
+    return automationView(next, runAt);
   },
 });
 
@@ -301,16 +313,17 @@ const setAutomationStatus = defineOperation({
   async handler(ctx, input) {
     const db = ctx.db;
     const current = await loadAutomation(db, ctx.brand.id, input.automationId, true);
-    if (current.status === input.status) return automationView(current);
+    if (current.status === input.status) return automationView(current, await nextRunOf(db, current.id));
     const now = ctx.now();
     const next: Automation = { ...current, status: input.status, updatedAt: now };
+    let runAt: number | null = null;
     if (input.status === 'ACTIVE') {
       const account = await ctx.platforms.account(db, next.brandId, next.accountId);
-      next.nextRunAt = firstRunAt(next.frequency, next.dailyHour, now, account.timezone);
-    }
+      runAt = firstRunAt(next.frequency, next.dailyHour, now, account.timezone);
+      await scheduleAutomation(db, next, runAt, now);
+    } else await unscheduleAutomation(db, next.id);
     await setStatus(db, current.id, next);
-    await wakeAccount(db, next.brandId, next.accountId, now);
-    return automationView(next);
+    return automationView(next, runAt);
   },
 });
 
@@ -330,6 +343,8 @@ const deleteAutomation = defineOperation({
   async handler(ctx, input) {
     const a = await loadAutomation(ctx.db, ctx.brand.id, input.automationId, true);
     await removeAutomation(ctx.db, a.id);
+    // Its schedule goes with it; an action of it waiting for a retry finds it gone and ends.
+    await unscheduleAutomation(ctx.db, a.id);
     return { automationId: a.id, deleted: true };
   },
 });

@@ -61,7 +61,6 @@ export interface Automation {
   mode: Mode;
   resumeWhenClear: boolean;
   createdByUserId: number;
-  nextRunAt: number | null;
   lastRunAt: number | null;
   createdAt: number;
   updatedAt: number;
@@ -69,8 +68,8 @@ export interface Automation {
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-/** The automation as answered (resource `automation`). */
-export function automationView(a: Automation): Record<string, unknown> {
+/** The automation as answered (resource `automation`), with when its job runs it next. */
+export function automationView(a: Automation, nextRunAt: number | null): Record<string, unknown> {
   return {
     automationId: a.id,
     automationName: a.name,
@@ -88,7 +87,7 @@ export function automationView(a: Automation): Record<string, unknown> {
     mode: a.mode,
     resumeWhenClear: a.resumeWhenClear,
     status: a.status,
-    nextRunAt: a.status === 'ACTIVE' ? iso(a.nextRunAt) : null,
+    nextRunAt: a.status === 'ACTIVE' ? iso(nextRunAt) : null,
     lastRunAt: iso(a.lastRunAt),
     createdAt: iso(a.createdAt),
     updatedAt: iso(a.updatedAt),

@@ -1,11 +1,11 @@
 // The automations area's tables: the rules (`automations`), their runs (`automation_runs`, every
 // object evaluated as JSON), the ledger of actions taken (`automation_actions`: cooldown, daily
-// limit, loops), the objects each automation holds paused (`automation_holds`) and the actions
-// waiting for a retry (`automation_pending_actions`). The only file that queries them; it answers
-// camelCase rows and hides the column names.
+// limit, loops) and the objects each automation holds paused (`automation_holds`). The only file
+// that queries them; it answers camelCase rows and hides the column names. When an automation runs
+// next and which actions wait for a retry are jobs (queue.ts), not rows here.
 
 import type { Knex } from 'knex';
-import type { Automation, Intent, RunObject } from './rule.js';
+import type { Automation, RunObject } from './rule.js';
 
 type Db = Knex | Knex.Transaction;
 
@@ -27,7 +27,6 @@ function toAutomation(row: Record<string, any>): Automation {
     mode: row.mode,
     ...rule,
     createdByUserId: Number(row.created_by_user_id),
-    nextRunAt: row.next_run_at === null ? null : Number(row.next_run_at),
     lastRunAt: row.last_run_at === null ? null : Number(row.last_run_at),
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
@@ -56,7 +55,6 @@ function rowOf(a: Omit<Automation, 'id'>): Record<string, unknown> {
     mode: a.mode,
     rule: JSON.stringify(rule),
     created_by_user_id: a.createdByUserId,
-    next_run_at: a.nextRunAt,
     last_run_at: a.lastRunAt,
     created_at: a.createdAt,
     updated_at: a.updatedAt,
@@ -78,10 +76,10 @@ export async function findAutomation(db: Db, brandId: number, id: number, forUpd
   return row ? toAutomation(row) : undefined;
 }
 
-/** The automation `id` whatever its brand (a pending action's), or undefined. */
-export async function automationById(db: Db, id: number): Promise<Automation | undefined> {
-  const row = await db('automations').where({ id }).first();
-  return row ? toAutomation(row) : undefined;
+/** The automations of `ids` whatever their brand (a job's), in id order. */
+export async function automationsByIds(db: Db, ids: number[]): Promise<Automation[]> {
+  if (!ids.length) return [];
+  return (await db('automations').whereIn('id', ids).orderBy('id')).map(toAutomation);
 }
 
 /** The brand's automations, newest first, below `beforeId`, at most `limit`. */
@@ -102,33 +100,15 @@ export async function saveAutomation(db: Db, a: Automation): Promise<void> {
   await db('automations').where({ id: a.id }).update(rowOf(a));
 }
 
-/** Arms or disarms: the status, the next run and the change time. */
-export async function setStatus(db: Db, id: number, change: Pick<Automation, 'status' | 'nextRunAt' | 'updatedAt'>): Promise<void> {
-  await db('automations').where({ id }).update({ status: change.status, next_run_at: change.nextRunAt, updated_at: change.updatedAt });
+/** Arms or disarms. */
+export async function setStatus(db: Db, id: number, change: Pick<Automation, 'status' | 'updatedAt'>): Promise<void> {
+  await db('automations').where({ id }).update({ status: change.status, updated_at: change.updatedAt });
 }
 
-/** Deletes the automation with its runs, ledger, holds and pending actions. */
+/** Deletes the automation with its runs, ledger and holds. */
 export async function removeAutomation(db: Db, id: number): Promise<void> {
-  for (const table of ['automation_runs', 'automation_actions', 'automation_holds', 'automation_pending_actions'])
-    await db(table).where({ automation_id: id }).delete();
+  for (const table of ['automation_runs', 'automation_actions', 'automation_holds']) await db(table).where({ automation_id: id }).delete();
   await db('automations').where({ id }).delete();
-}
-
-/** The account's ACTIVE automations due at `now`. */
-export async function dueAutomations(db: Db, brandId: number, accountId: string, now: number): Promise<Automation[]> {
-  const rows = await db('automations').where({ brand_id: brandId, account_id: accountId, status: 'ACTIVE' }).where('next_run_at', '<=', now);
-  return rows.map(toAutomation);
-}
-
-/** Moves an automation still ACTIVE on to its next run. */
-export async function setNextRunAt(db: Db, id: number, at: number): Promise<void> {
-  await db('automations').where({ id, status: 'ACTIVE' }).update({ next_run_at: at });
-}
-
-/** When the account's next ACTIVE automation is due, or null. */
-export async function nextRunOnAccount(db: Db, brandId: number, accountId: string): Promise<number | null> {
-  const row = await db('automations').where({ brand_id: brandId, account_id: accountId, status: 'ACTIVE' }).min({ at: 'next_run_at' }).first();
-  return row?.at === null || row?.at === undefined ? null : Number(row.at);
 }
 
 /** Records when the automation last ran. */
@@ -206,7 +186,7 @@ export async function runsOf(db: Db, automationId: number, f: { beforeId?: numbe
   return rows.map(toRun);
 }
 
-// ---- the ledger: automation_actions, automation_holds, automation_pending_actions
+// ---- the ledger: automation_actions, automation_holds
 
 export interface LedgerAction {
   automationId: number;
@@ -222,16 +202,11 @@ export interface HoldRow {
   pausedAt: number;
 }
 
-/** What the engine judges an account's objects against: actions since `since` (oldest first), holds, and pending (automation, node) pairs. */
-export async function ledgerOf(
-  db: Db,
-  accountId: string,
-  since: number,
-): Promise<{ actions: LedgerAction[]; holds: HoldRow[]; pending: Array<{ automationId: number; nodeId: string }> }> {
-  const [actions, holds, pending] = await Promise.all([
+/** What the engine judges an account's objects against: actions since `since` (oldest first) and holds. */
+export async function ledgerOf(db: Db, accountId: string, since: number): Promise<{ actions: LedgerAction[]; holds: HoldRow[] }> {
+  const [actions, holds] = await Promise.all([
     db('automation_actions').where({ account_id: accountId }).where('at', '>=', since).orderBy('id').select('automation_id', 'object_id', 'action', 'at'),
     db('automation_holds').where({ account_id: accountId }).select('automation_id', 'node_id', 'node_updated_at', 'paused_at'),
-    db('automation_pending_actions').where({ account_id: accountId }).select('automation_id', 'node_id'),
   ]);
   return {
     actions: actions.map((r) => ({ automationId: Number(r.automation_id), objectId: r.object_id, action: r.action, at: Number(r.at) })),
@@ -241,7 +216,6 @@ export async function ledgerOf(
       nodeUpdatedAt: Number(r.node_updated_at),
       pausedAt: Number(r.paused_at),
     })),
-    pending: pending.map((r) => ({ automationId: Number(r.automation_id), nodeId: r.node_id })),
   };
 }
 
@@ -275,71 +249,4 @@ export async function recordAction(
   } else if (r.action === 'resumed') {
     await db('automation_holds').where({ automation_id: r.automationId, node_id: r.nodeId }).delete();
   }
-}
-
-export interface PendingAction {
-  id: number;
-  automationId: number;
-  runId: number;
-  brandId: number;
-  accountId: string;
-  nodeId: string;
-  objectId: string;
-  action: Intent;
-  attempts: number;
-  lastError: string | null;
-  nextAttemptAt: number;
-}
-
-/** Queues a failed action for a retry, unless one of the automation on the node waits already. */
-export async function insertPendingAction(db: Db, p: Omit<PendingAction, 'id'>, now: number): Promise<void> {
-  await db('automation_pending_actions')
-    .insert({
-      automation_id: p.automationId,
-      run_id: p.runId,
-      brand_id: p.brandId,
-      account_id: p.accountId,
-      node_id: p.nodeId,
-      object_id: p.objectId,
-      action: p.action,
-      attempts: p.attempts,
-      last_error: p.lastError,
-      next_attempt_at: p.nextAttemptAt,
-      created_at: now,
-    })
-    .onConflict(['automation_id', 'node_id'])
-    .ignore();
-}
-
-/** The account's pending actions due at `now`, oldest first. */
-export async function duePendingActions(db: Db, brandId: number, accountId: string, now: number): Promise<PendingAction[]> {
-  const rows = await db('automation_pending_actions').where({ brand_id: brandId, account_id: accountId }).where('next_attempt_at', '<=', now).orderBy('id');
-  return rows.map((r) => ({
-    id: Number(r.id),
-    automationId: Number(r.automation_id),
-    runId: Number(r.run_id),
-    brandId: Number(r.brand_id),
-    accountId: r.account_id,
-    nodeId: r.node_id,
-    objectId: r.object_id,
-    action: r.action,
-    attempts: Number(r.attempts),
-    lastError: r.last_error ?? null,
-    nextAttemptAt: Number(r.next_attempt_at),
-  }));
-}
-
-/** Counts a failed retry and sets when to try again. */
-export async function deferPendingAction(db: Db, id: number, attempts: number, lastError: string, nextAttemptAt: number): Promise<void> {
-  await db('automation_pending_actions').where({ id }).update({ attempts, last_error: lastError, next_attempt_at: nextAttemptAt });
-}
-
-export async function deletePendingAction(db: Db, id: number): Promise<void> {
-  await db('automation_pending_actions').where({ id }).delete();
-}
-
-/** When the account's next pending retry is due, or null. */
-export async function nextRetryOnAccount(db: Db, brandId: number, accountId: string): Promise<number | null> {
-  const row = await db('automation_pending_actions').where({ brand_id: brandId, account_id: accountId }).min({ at: 'next_attempt_at' }).first();
-  return row?.at === null || row?.at === undefined ? null : Number(row.at);
 }

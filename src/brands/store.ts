@@ -70,6 +70,11 @@ export async function adAccountRowsOf(db: Db, brandId: number): Promise<Array<{ 
   return rows.map((r) => ({ rowId: Number(r.id), accountId: r.account_id as string, name: r.name ?? null }));
 }
 
+/** True when brand `id` is a brand of the organization. */
+export async function isBrandOf(db: Db, organizationId: number, id: number): Promise<boolean> {
+  return Boolean(await db('brands').where({ id, organization_id: organizationId }).first('id'));
+}
+
 /** The organization of brand `id`, or undefined when there is no such brand. */
 export async function organizationOfBrand(db: Db, id: number): Promise<number | undefined> {
   const row = await db('brands').where({ id }).first('organization_id');

@@ -74,7 +74,8 @@ const RETRYABLE_MYSQL = new Set([1213, 1205]);
 
 function isRetryable(err: unknown): boolean {
   const e = err as { errno?: number; code?: string };
-  return (e?.errno !== undefined && RETRYABLE_MYSQL.has(e.errno)) || e?.code === 'SQLITE_BUSY';
+  // SQLITE_BUSY_SNAPSHOT: a transaction that read before another process wrote cannot write (busy_timeout does not wait for it); a repeat reads afresh.
+  return (e?.errno !== undefined && RETRYABLE_MYSQL.has(e.errno)) || e?.code === 'SQLITE_BUSY' || e?.code === 'SQLITE_BUSY_SNAPSHOT';
 }
 
 /**

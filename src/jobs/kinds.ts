@@ -4,9 +4,9 @@ import type { JobKind } from './kind.js';
 import * as deliverWebhook from '../webhooks/jobs.js';
 import * as purgeEvents from './purge-events.js';
 import * as purgeIdempotency from './purge-idempotency.js';
-import * as evaluateAutomations from '../automations/jobs.js';
+import { evaluateAutomations, retryAutomationAction } from '../automations/jobs.js';
 import * as pushTrackerSpend from '../trackers/jobs.js';
-import * as runWorkflowStep from '../workflows/jobs.js';
+import { scheduleTriggerJob, stepJob } from '../workflows/jobs.js';
 import * as workflowTriggers from './workflow-triggers.js';
 import { subscriberJobKind } from '../events/subscribers.js';
 import { eventSubscribers } from '../events/subscribers-list.js';
@@ -16,8 +16,10 @@ export const jobKinds: JobKind[] = [
   purgeEvents,
   purgeIdempotency,
   evaluateAutomations,
+  retryAutomationAction,
   pushTrackerSpend,
-  runWorkflowStep,
+  stepJob,
+  scheduleTriggerJob,
   workflowTriggers,
   subscriberJobKind(eventSubscribers),
 ];

@@ -1,24 +1,14 @@
-// Recurring job: fires the armed triggers of workflows. Schedules whose time has come start a run
-// and move to their next time in one conditional update; `automation.triggered` and
-// `pipeline.card.moved` events after the stored read position start the workflows they name. Each
-// start is unique per (workflow, trigger), so an event or a schedule time starts its run once
-// across processes; the position advances in the same transaction as the starts of its events.
+// Recurring job: fires the event-driven triggers of workflows (schedules are jobs of their own,
+// src/workflows/schedule.ts). `automation.triggered` and `pipeline.card.moved` events after the
+// stored read position start the workflows they name. Each start is unique per (workflow, event),
+// so an event starts its run once across processes; the position advances in the same transaction
+// as the starts of its events.
 
 import type { Knex } from 'knex';
 import type { JobContext } from './kind.js';
 import { inTransaction } from '../db/connection.js';
-import { nextCronTime } from './worker.js';
 import { startTriggered } from '../workflows/runs.js';
-import {
-  advanceTriggerPosition,
-  columnWorkflows,
-  dueScheduledWorkflows,
-  monitorWorkflows,
-  moveSchedule,
-  triggerPosition,
-  workflowOfBrand,
-  type Workflow,
-} from '../workflows/store.js';
+import { advanceTriggerPosition, columnWorkflows, monitorWorkflows, triggerPosition, workflowOfBrand, type Workflow } from '../workflows/store.js';
 
 export const kind = 'workflow-triggers';
 export const schedule = '*/2 * * * * *';
@@ -40,20 +30,6 @@ interface EventRow {
   type: string;
   data: string;
   created_at: number;
-}
-
-async function fireSchedules(ctx: JobContext): Promise<void> {
-  const now = ctx.now();
-  for (const w of await dueScheduledWorkflows(ctx.knex, now, 100)) {
-    const t = w.trigger;
-    const due = w.nextRunAt;
-    if (t.kind !== 'schedule' || due === null) continue;
-    await inTransaction(ctx.knex, async (trx) => {
-      if ((await moveSchedule(trx, w.id, due, nextCronTime(t.cron, now, t.timezone))) !== 1) return;
-      const at = new Date(due).toISOString();
-      await startTriggered(trx, w, { kind: 'schedule', key: `schedule:${due}`, data: { scheduledFor: at } }, now, ctx.events);
-    });
-  }
 }
 
 /** The workflows an event starts. */
@@ -104,6 +80,5 @@ async function fireEvents(ctx: JobContext): Promise<void> {
 }
 
 export async function run(ctx: JobContext): Promise<void> {
-  await fireSchedules(ctx);
   await fireEvents(ctx);
 }

@@ -96,6 +96,12 @@ export async function loadLaunch(db: Db, brandId: number, launchId: string | num
   return toLaunch(row);
 }
 
+/** The ids among `ids` of the brand's launches. */
+export async function launchesAmong(db: Db, brandId: number, ids: number[]): Promise<number[]> {
+  if (!ids.length) return [];
+  return (await db('launches').where({ brand_id: brandId }).whereIn('id', ids).pluck('id')).map(Number);
+}
+
 /** The status of each launch of `launchIds` that exists, by id. */
 export async function launchStatuses(db: Db, launchIds: number[]): Promise<Map<number, LaunchStatus>> {
   if (!launchIds.length) return new Map();
@@ -245,6 +251,24 @@ export async function liveNodesOn(db: Db, brandId: number, accountId: string, no
     .whereNotNull('n.platform_id')
     .select('n.*');
   return rows.map(toNode);
+}
+
+/** The ids among `nodeIds` of nodes of launch `launchId` of the brand. */
+export async function nodesAmong(db: Db, brandId: number, launchId: number, nodeIds: string[]): Promise<string[]> {
+  return db('launch_nodes as n')
+    .join('launches as l', 'l.id', 'n.launch_id')
+    .where({ 'l.brand_id': brandId, 'n.launch_id': launchId })
+    .whereIn('n.id', nodeIds)
+    .pluck('n.id');
+}
+
+/** The platform ids among `platformIds` of the brand's live nodes of one level on an ad account. */
+export async function liveObjectsAmong(db: Db, brandId: number, accountId: string, nodeType: string, platformIds: string[]): Promise<string[]> {
+  return db('launch_nodes as n')
+    .join('launches as l', 'l.id', 'n.launch_id')
+    .where({ 'l.brand_id': brandId, 'n.account_id': accountId, 'n.status': 'live', 'n.node_type': nodeType })
+    .whereIn('n.platform_id', platformIds)
+    .pluck('n.platform_id');
 }
 
 /** The children of a node, in creation order. */

@@ -1,24 +1,32 @@
-// The workflows area's job kind `run-workflow-step`: runs the steps of one execution (key = the
-// execution id), one node at a time, each recorded before and after it acts. A crash resumes at the
-// node that was running (its operation is called again with the same Idempotency-Key, so it is
-// replayed, not repeated). The run's credential is checked again before every step: if it no
-// longer qualifies, the rest is refused. A review gate parks the job until a decision wakes it, or
-// until its timeout. What to do next is decided by engine.ts; this file carries it out.
+// The workflows area's job kinds, thin adapters over its domain files.
+//
+// `run-workflow-step` runs the steps of one execution (key = the execution id), one node at a time,
+// each recorded before and after it acts. A crash resumes at the node that was running (its
+// operation is called again with the same Idempotency-Key, so it is replayed, not repeated). The
+// run's credential is checked again before every step: if it no longer qualifies, the rest is
+// refused. A review gate parks the job until a decision wakes it, or until its timeout. What to do
+// next is decided by engine.ts; this file carries it out.
+//
+// `workflow-schedule` starts the run of a schedule trigger's time (key = the workflow id, due at
+// that time; schedule.ts) and schedules the next time, in one transaction.
 
-import type { JobContext, JobNext } from '../jobs/kind.js';
+import type { JobContext, JobKind, JobNext } from '../jobs/kind.js';
 import type { ClaimedJob } from '../jobs/queue/job.js';
 import { inTransaction } from '../db/connection.js';
 import { ServiceError } from '../errors.js';
 import { nextStep, succeededResults } from './engine.js';
-import { STEP_JOB } from './kinds.js';
-import { principalOfRunner, runnerOfExecution } from './runs.js';
+import { SCHEDULE_JOB, STEP_JOB } from './kinds.js';
+import { principalOfRunner, runnerOfExecution, startTriggered } from './runs.js';
+import { nextScheduledRun, scheduleRunAt, scheduledTimeOf } from './schedule.js';
 import { runStep } from './steps.js';
+import { nextRunOf } from './trigger.js';
 import {
   FINAL_EXECUTION,
   awaitReview,
   endExecution,
   endNode,
   findExecution,
+  lockWorkflow,
   nodeResultsOf,
   saveNodeProgress,
   setExecutionStatus,
@@ -28,8 +36,6 @@ import {
   type Execution,
   type StepError,
 } from './store.js';
-
-export const kind = STEP_JOB;
 
 const FINAL: ReadonlySet<string> = new Set(FINAL_EXECUTION);
 
@@ -47,7 +53,7 @@ async function finish(ctx: JobContext, exec: Execution, status: (typeof FINAL_EX
   });
 }
 
-export async function run(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
+async function runSteps(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
   const id = Number(job.key);
   for (;;) {
     if (!ctx.stillOwned()) return ctx.now();
@@ -134,3 +140,28 @@ export async function run(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
     }
   }
 }
+
+export const stepJob: JobKind = { kind: STEP_JOB, run: runSteps };
+
+/**
+ * Starts the run of the scheduled time the job is for, once (the start is unique per workflow and
+ * time), and makes the job due at the next time. The workflow row is locked first, so a save,
+ * deactivation or deletion either comes before (and the job sees it) or waits for this to commit.
+ */
+async function startScheduledRun(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
+  return inTransaction(ctx.knex, async (trx) => {
+    const w = await lockWorkflow(trx, Number(job.key));
+    if (!w || w.status !== 'active' || w.trigger.kind !== 'schedule') return 'done';
+    // Saved or re-armed since this job was claimed: the time that change gave stands (none: canceled).
+    const due = await nextScheduledRun(trx, w.id);
+    const at = scheduledTimeOf(job) ?? due;
+    if (due === null || at !== due) return due ?? 'done';
+    const now = ctx.now();
+    const next = nextRunOf(w.trigger, w.status, now);
+    if (next !== null) await scheduleRunAt(trx, w.id, next, now);
+    await startTriggered(trx, w, { kind: 'schedule', key: `schedule:${at}`, data: { scheduledFor: new Date(at).toISOString() } }, now, ctx.events);
+    return next ?? 'done';
+  });
+}
+
+export const scheduleTriggerJob: JobKind = { kind: SCHEDULE_JOB, run: startScheduledRun };

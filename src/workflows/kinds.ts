@@ -2,3 +2,6 @@
 
 /** Runs the steps of one execution (key: the execution id). */
 export const STEP_JOB = 'run-workflow-step';
+
+/** Starts the next run of an active schedule-triggered workflow when its time comes (key: the workflow id). */
+export const SCHEDULE_JOB = 'workflow-schedule';

@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
 import { defineOperation, type BrandContext, type OperationDefinition } from '../catalogue/define.js';
 import { ServiceError, notFound, validationFailed } from '../errors.js';
-import { wakeJob } from '../jobs/queue/wake.js';
+import { cancelJob, wakeJob } from '../jobs/queue/schedule.js';
 import { apiKeyCreator } from '../keys/store.js';
 import { requireReferences } from '../references/resolve.js';
 import { newWebhookSecret } from '../webhooks/signing.js';
@@ -20,7 +20,6 @@ import { personOf, runnerOfPrincipal, startExecution } from './runs.js';
 import {
   decideReview,
   deleteWorkflowRows,
-  dropStepJobs,
   executionsOf,
   findWorkflow,
   insertWorkflow,
@@ -36,7 +35,8 @@ import {
   type Execution,
   type Workflow,
 } from './store.js';
-import { checkTrigger, nextRunOf } from './trigger.js';
+import { armSchedule, disarmSchedule } from './schedule.js';
+import { checkTrigger } from './trigger.js';
 import { executionViews, summaryViews, workflowView } from './views.js';
 
 const write = { readOnly: false, destructive: false, idempotent: false, openWorld: false };
@@ -70,11 +70,8 @@ function requirePublish(principal: Principal, nodes: Array<Pick<WorkflowNode, 'k
 
 type SaveContext = BrandContext<'config' | 'validate' | 'outbound'>;
 
-/**
- * Every check of a definition about to be stored (shape, trigger, scope, brands, the agent rule)
- * and what a save writes of it, with `status` the workflow's status after the save.
- */
-async function checkSave(ctx: SaveContext, draft: DefinitionDraft, createdByKind: CredentialKind, status: Workflow['status']): Promise<DefinitionFields> {
+/** Every check of a definition about to be stored (shape, trigger, scope, brands, the agent rule), and what a save writes of it. */
+async function checkSave(ctx: SaveContext, draft: DefinitionDraft, createdByKind: CredentialKind): Promise<DefinitionFields> {
   const now = ctx.now();
   const trigger = checkTrigger(draft.trigger, now);
   const nodes = checkDefinition(ctx, draft, ctx.config);
@@ -97,7 +94,6 @@ async function checkSave(ctx: SaveContext, draft: DefinitionDraft, createdByKind
     name: def.workflowName,
     type: def.type,
     trigger,
-    nextRunAt: nextRunOf(trigger, status, now),
     nodes,
     edges: def.edges,
     reachBrandIds: reachOf(ctx.brand.id, def),
@@ -134,7 +130,7 @@ const createWorkflow = defineOperation({
   uses: ['config', 'validate', 'outbound', 'secrets'],
   async handler(ctx, input) {
     const { brandId, ...draft } = input;
-    const fields = await checkSave(ctx, draft, ctx.principal.kind, 'inactive');
+    const fields = await checkSave(ctx, draft, ctx.principal.kind);
     const secret = draft.trigger.kind === 'video_review' ? newWebhookSecret() : undefined;
     const id = await insertWorkflow(ctx.db, {
       ...fields,
@@ -236,7 +232,7 @@ const saveWorkflow = defineOperation({
         },
       );
     }
-    const fields = await checkSave(ctx, draft, current.createdByKind, current.status);
+    const fields = await checkSave(ctx, draft, current.createdByKind);
     const now = ctx.now();
     let secret: string | undefined;
     if (draft.trigger.kind === 'video_review' && !current.hookId) {
@@ -247,6 +243,8 @@ const saveWorkflow = defineOperation({
     }
     const n = await saveDefinition(ctx.db, current.id, version, { ...fields, armedAt: current.status === 'active' ? now : null, now });
     if (n !== 1) throw new ServiceError('stale_read', `Workflow ${current.id} changed while it was being saved. Read it again.`, null);
+    // An edited schedule moves to its new next time (another trigger: no schedule job).
+    await armSchedule(ctx.db, { id: current.id, status: current.status, trigger: fields.trigger }, now);
     return workflowView(ctx.db, await reread(ctx, current.id), ctx.config.baseUrl, secret);
   },
 });
@@ -256,7 +254,8 @@ async function setStatus(ctx: BrandContext<'config'>, workflowId: number, status
   if (status === 'active') requirePublish(ctx.principal, current.nodes, 'Activating');
   const now = ctx.now();
   if (current.status !== status) {
-    await setWorkflowStatus(ctx.db, current.id, { status, nextRunAt: nextRunOf(current.trigger, status, now), armedAt: status === 'active' ? now : null, now });
+    await setWorkflowStatus(ctx.db, current.id, { status, armedAt: status === 'active' ? now : null, now });
+    await armSchedule(ctx.db, { id: current.id, status, trigger: current.trigger }, now);
   }
   return workflowView(ctx.db, await reread(ctx, current.id), ctx.config.baseUrl);
 }
@@ -449,7 +448,8 @@ const deleteWorkflow = defineOperation({
   async handler(ctx, input) {
     const w = await loadWorkflow(ctx.db, ctx.principal, ctx.brand.id, input.workflowId, true);
     const execIds = await deleteWorkflowRows(ctx.db, w.id);
-    await dropStepJobs(ctx.db, STEP_JOB, execIds);
+    for (const id of execIds) await cancelJob(ctx.db, STEP_JOB, String(id));
+    await disarmSchedule(ctx.db, w.id);
     return { workflowId: String(w.id), deleted: true as const, executionsDeleted: execIds.length };
   },
 });

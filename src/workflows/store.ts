@@ -1,4 +1,5 @@
-// The workflows area's tables: `workflows` (definitions and their triggers), `workflow_executions`
+// The workflows area's tables: `workflows` (definitions and their triggers; a schedule's next time
+// is its job, schedule.ts), `workflow_executions`
 // (runs, each with the definition it started with), `workflow_node_results` (one row per node of a
 // run) and `workflow_trigger_positions` (where the event-reading trigger stopped). The only file
 // that queries them; it answers camelCase rows with the JSON columns parsed, and hides the columns.
@@ -42,7 +43,6 @@ export interface Workflow {
   version: number;
   hookId: string | null;
   hookSecretSealed: string | null;
-  nextRunAt: number | null;
   /** When the trigger was last armed: events from before it start nothing. */
   armedAt: number | null;
   runCount: number;
@@ -126,7 +126,6 @@ function toWorkflow(r: Record<string, any>): Workflow {
     version: Number(r.version),
     hookId: r.hook_id ?? null,
     hookSecretSealed: r.hook_secret_sealed ?? null,
-    nextRunAt: num(r.next_run_at),
     armedAt: num(r.armed_at),
     runCount: Number(r.run_count),
     lastRunAt: num(r.last_run_at),
@@ -181,14 +180,9 @@ export function reachable(principal: Pick<Principal, 'brandIds'>, reach: number[
 
 // ---- workflows
 
-/** The trigger columns of a definition: what the trigger readers look workflows up by. */
-export interface TriggerFields {
-  trigger: Trigger;
-  nextRunAt: number | null;
-}
-
 /** What a save writes: the definition, who runs it, and the hook (undefined: leave it as it is). */
-export interface DefinitionFields extends TriggerFields {
+export interface DefinitionFields {
+  trigger: Trigger;
   name: string;
   type: string;
   nodes: WorkflowNode[];
@@ -208,7 +202,6 @@ function definitionColumns(d: DefinitionFields) {
     trigger: JSON.stringify(t),
     trigger_column_id: t.kind === 'pipeline_stage' ? t.columnId : null,
     trigger_automation_id: t.kind === 'monitor' ? t.automationId : null,
-    next_run_at: d.nextRunAt,
     nodes: JSON.stringify(d.nodes),
     edges: JSON.stringify(d.edges),
     reach_brand_ids: JSON.stringify(d.reachBrandIds),
@@ -243,6 +236,12 @@ export async function insertWorkflow(
 /** The workflow `id`, whoever may see it; undefined when it is gone. */
 export async function findWorkflow(db: Db, id: number): Promise<Workflow | undefined> {
   const row = await db('workflows').where({ id }).first();
+  return row ? toWorkflow(row) : undefined;
+}
+
+/** The workflow `id` locked for the rest of the transaction (whoever may see it); undefined when it is gone. */
+export async function lockWorkflow(db: Db, id: number): Promise<Workflow | undefined> {
+  const row = await db('workflows').where({ id }).forUpdate().first();
   return row ? toWorkflow(row) : undefined;
 }
 
@@ -281,13 +280,9 @@ export async function saveDefinition(db: Db, id: number, version: number, d: Def
     .update({ ...definitionColumns(d), armed_at: d.armedAt, version: version + 1, updated_at: d.now });
 }
 
-/** Arms or disarms the trigger: status, the next schedule time, and when it was armed. */
-export async function setWorkflowStatus(
-  db: Db,
-  id: number,
-  change: { status: Workflow['status']; nextRunAt: number | null; armedAt: number | null; now: number },
-): Promise<void> {
-  await db('workflows').where({ id }).update({ status: change.status, next_run_at: change.nextRunAt, armed_at: change.armedAt, updated_at: change.now });
+/** Arms or disarms the trigger: status, and when it was armed. */
+export async function setWorkflowStatus(db: Db, id: number, change: { status: Workflow['status']; armedAt: number | null; now: number }): Promise<void> {
+  await db('workflows').where({ id }).update({ status: change.status, armed_at: change.armedAt, updated_at: change.now });
 }
 
 /** Counts a run started at `at`. */
@@ -309,17 +304,6 @@ export async function deleteWorkflowRows(db: Db, id: number): Promise<number[]> 
 }
 
 // ---- triggers
-
-/** Active schedule-triggered workflows whose next time has come (at most `limit`). */
-export async function dueScheduledWorkflows(db: Db, now: number, limit: number): Promise<Workflow[]> {
-  const rows = await db('workflows').where({ status: 'active', trigger_kind: 'schedule' }).where('next_run_at', '<=', now).limit(limit);
-  return rows.map(toWorkflow);
-}
-
-/** Moves an active workflow's schedule from `from` to `to` in one conditional statement: 1 when this caller moved it. */
-export async function moveSchedule(db: Db, id: number, from: number, to: number): Promise<number> {
-  return db('workflows').where({ id, next_run_at: from, status: 'active' }).update({ next_run_at: to });
-}
 
 /** Active monitor workflows of a brand watching `automationId`, armed at or before `at`. */
 export async function monitorWorkflows(db: Db, organizationId: number, brandId: number | null, automationId: number, at: number): Promise<Workflow[]> {
@@ -540,12 +524,4 @@ export async function timeOutReview(db: Db, resultId: number, error: StepError, 
     .where({ id: resultId, status: 'waiting_review' })
     .update({ status: 'timed_out', error: JSON.stringify(error), finished_at: at });
   return n === 1;
-}
-
-// ---- the step jobs of deleted runs (until the queue offers cancelJob)
-
-/** Deletes the step jobs of `executionIds` that no worker holds (a held one finds its run gone and ends). */
-export async function dropStepJobs(db: Db, kind: string, executionIds: number[]): Promise<void> {
-  if (!executionIds.length) return;
-  await db('jobs').where({ kind }).whereIn('job_key', executionIds.map(String)).whereNull('locked_by').delete();
 }

@@ -360,6 +360,33 @@ for (const dialect of dialects()) {
       clock = saved;
     });
 
+    it("keeps each armed automation's schedule as its job in the account's lane: disarming cancels it, arming and a new frequency move it, deleting drops it", async () => {
+      const [burner] = await liveCampaigns(['Burner - scheduled']);
+      const a = await createAutomation({ objectIds: [burner.objectId], frequency: 'hourly', status: 'PAUSED' });
+      const job = () =>
+        service
+          .knex('jobs')
+          .where({ kind: 'evaluate-automations', job_key: String(a.automationId) })
+          .first();
+      expect(await job()).to.equal(undefined);
+      expect(a.nextRunAt).to.equal(null);
+      const armed = await call('set-automation-status', { automationId: a.automationId, status: 'ACTIVE' });
+      expect(armed.nextRunAt).to.equal(new Date(clock).toISOString());
+      expect(await job()).to.include({ lane: `automations:${brandId}:act_1001` });
+      expect(Number((await job()).run_at)).to.equal(clock);
+      const daily = await call('update-automation', { automationId: a.automationId, frequency: 'daily', dailyHour: 23 });
+      expect(Number((await job()).run_at)).to.equal(Date.parse(daily.nextRunAt));
+      expect((await call('get-automation', { automationId: a.automationId })).nextRunAt).to.equal(daily.nextRunAt);
+      const listed = (await call('list-automations', {})).automations.find((x: any) => x.automationId === a.automationId);
+      expect(listed.nextRunAt).to.equal(daily.nextRunAt);
+      await call('set-automation-status', { automationId: a.automationId, status: 'PAUSED' });
+      expect(await job()).to.equal(undefined);
+      await call('set-automation-status', { automationId: a.automationId, status: 'ACTIVE' });
+      expect(await job()).to.not.equal(undefined);
+      await call('delete-automation', { automationId: a.automationId });
+      expect(await job()).to.equal(undefined);
+    });
+
     it('runs each due automation once with two job workers on one database', async () => {
       const objects = await liveCampaigns(['Burner 1 - no results', 'Burner 2 - no results', 'Winner 3']);
       const automations = [];

@@ -5,7 +5,7 @@
 // of a failed action.
 
 import { expect } from 'chai';
-import { LOOP_WINDOW_MS, decide, ledgerFrom, ledgerSince, localDayStart, targetsOf, type LiveObject } from '../../src/automations/decide.js';
+import { LOOP_WINDOW_MS, decide, holdKey, ledgerFrom, ledgerSince, localDayStart, targetsOf, type LiveObject } from '../../src/automations/decide.js';
 import { MAX_ACTION_ATTEMPTS, actionRetryDelay } from '../../src/automations/engine.js';
 import type { Automation, Condition } from '../../src/automations/rule.js';
 import type { HoldRow, LedgerAction } from '../../src/automations/store.js';
@@ -43,7 +43,6 @@ function automation(id: number, fields: Partial<Automation> = {}): Automation {
     mode: 'live',
     resumeWhenClear: false,
     createdByUserId: 1,
-    nextRunAt: null,
     lastRunAt: null,
     createdAt: NOW - 10 * HOUR,
     updatedAt: NOW - 10 * HOUR,
@@ -95,7 +94,7 @@ function decideWorld(w: World) {
     automations: w.automations,
     targets: new Map(w.automations.map((a) => [a.id, targetsOf(a, w.objects)])),
     delivery,
-    ledger: ledgerFrom({ actions: w.actions ?? [], holds: w.holds ?? [], pending: w.pending ?? [] }),
+    ledger: ledgerFrom({ actions: w.actions ?? [], holds: w.holds ?? [] }, new Set((w.pending ?? []).map((p) => holdKey(p.automationId, p.nodeId)))),
     now: w.now ?? NOW,
     dayStart: DAY_START,
   });

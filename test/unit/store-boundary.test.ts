@@ -20,15 +20,12 @@ const NOT_MOVED = new Set([
   'src/account/keys.ts',
   'src/auth/authenticate.ts',
   'src/auth/stored-principal.ts',
-  'src/demo.ts',
   'src/jobs/workflow-triggers.ts',
   'src/oauth/flows.ts',
   'src/oauth/keys.ts',
   'src/oauth/sessions.ts',
-  'src/pipeline/idempotency.ts',
   'src/platforms/sandbox/adapter.ts',
   'src/platforms/sandbox/live-launch.ts',
-  'src/references/resolve.ts',
 ]);
 
 /** Names that hold a Knex instance or transaction by convention (`ctx.db`, `deps.knex`, `this.knex`, `trx`). */

@@ -13,6 +13,7 @@ import { brandApi, buildLaunch, uploadCreative } from '../../helpers/launch-buil
 import { waitUntil } from '../../helpers/launches.js';
 import { inTransaction } from '../../../src/db/connection.js';
 import { seedLiveLaunch } from '../../../src/platforms/sandbox/live-launch.js';
+import { nextScheduledRun, scheduleRunAt } from '../../../src/workflows/schedule.js';
 import {
   chatNode,
   createWorkflow,
@@ -702,25 +703,33 @@ for (const dialect of dialects()) {
           nodes: [chatNode('tell', chat.url)],
         });
         await w.request('POST', path(shoes, `/${wf.workflowId}/activate`), { key: key('ci'), body: {} });
-        const row = await w.service.knex('workflows').where({ id: wf.workflowId }).first();
+        const next = await nextScheduledRun(w.service.knex, wf.workflowId);
         const local = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Paris', hour: '2-digit', minute: '2-digit', hour12: false }).format(
-          new Date(Number(row.next_run_at)),
+          new Date(Number(next)),
         );
         expect(local).to.equal('09:00');
-        await w.service
-          .knex('workflows')
-          .where({ id: wf.workflowId })
-          .update({ next_run_at: Date.now() - 1000 });
+        // The time comes: the schedule's job is due a second ago, for the run of that time.
+        const due = Date.now() - 1000;
+        await scheduleRunAt(w.service.knex, wf.workflowId, due, Date.now());
         await waitUntil(
           async () => (await w.request('GET', path(shoes, `/${wf.workflowId}`), { key: key('ci') })).body.runCount === 1,
           'the scheduled run',
           15_000,
           100,
         );
-        const after = await w.service.knex('workflows').where({ id: wf.workflowId }).first();
-        expect(Number(after.next_run_at)).to.be.greaterThan(Date.now());
+        await waitUntil(async () => Number(await nextScheduledRun(w.service.knex, wf.workflowId)) > Date.now(), 'the next scheduled time', 15_000, 100);
         const exec = (await w.request('GET', path(shoes, `/${wf.workflowId}/executions`), { key: key('ci') })).body.executions[0];
-        expect(exec.trigger.kind).to.equal('schedule');
+        expect(exec.trigger).to.deep.equal({ kind: 'schedule', scheduledFor: new Date(due).toISOString() });
+        // Deactivated, it has no next time; activated again, the next 09:00 in Paris.
+        await w.request('POST', path(shoes, `/${wf.workflowId}/deactivate`), { key: key('ci'), body: {} });
+        expect(await nextScheduledRun(w.service.knex, wf.workflowId)).to.equal(null);
+        await w.request('POST', path(shoes, `/${wf.workflowId}/activate`), { key: key('ci'), body: {} });
+        const rearmed = Number(await nextScheduledRun(w.service.knex, wf.workflowId));
+        expect(rearmed).to.be.greaterThan(Date.now());
+        expect(
+          new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Paris', hour: '2-digit', minute: '2-digit', hour12: false }).format(new Date(rearmed)),
+        ).to.equal('09:00');
+        expect((await w.request('GET', path(shoes, `/${wf.workflowId}`), { key: key('ci') })).body.runCount).to.equal(1);
       });
 
       it('a video-review hook shows its secret once, takes messages signed with it (once per webhook-id) and refuses others', async () => {
