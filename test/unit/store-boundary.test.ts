@@ -24,7 +24,6 @@ const NOT_MOVED = new Set([
   'src/jobs/deliver-webhooks.ts',
   'src/jobs/purge-events.ts',
   'src/jobs/sweep-deliveries.ts',
-  'src/jobs/workflow-triggers.ts',
   'src/oauth/flows.ts',
   'src/oauth/keys.ts',
   'src/oauth/sessions.ts',
