@@ -2,5 +2,6 @@
 
 import type { EventSubscriber } from './subscribers.js';
 import { webhooksSubscriber } from '../webhooks/subscriber.js';
+import { workflowSubscriber } from '../workflows/subscriber.js';
 
-export const eventSubscribers: EventSubscriber[] = [webhooksSubscriber];
+export const eventSubscribers: EventSubscriber[] = [webhooksSubscriber, workflowSubscriber];

@@ -7,7 +7,6 @@ import * as purgeIdempotency from './purge-idempotency.js';
 import { evaluateAutomations, retryAutomationAction } from '../automations/jobs.js';
 import * as pushTrackerSpend from '../trackers/jobs.js';
 import { scheduleTriggerJob, stepJob } from '../workflows/jobs.js';
-import * as workflowTriggers from './workflow-triggers.js';
 import { subscriberJobKind } from '../events/subscribers.js';
 import { eventSubscribers } from '../events/subscribers-list.js';
 
@@ -20,6 +19,5 @@ export const jobKinds: JobKind[] = [
   pushTrackerSpend,
   stepJob,
   scheduleTriggerJob,
-  workflowTriggers,
   subscriberJobKind(eventSubscribers),
 ];

@@ -20,7 +20,6 @@ const NOT_MOVED = new Set([
   'src/account/keys.ts',
   'src/auth/authenticate.ts',
   'src/auth/stored-principal.ts',
-  'src/jobs/workflow-triggers.ts',
   'src/oauth/flows.ts',
   'src/oauth/keys.ts',
   'src/oauth/sessions.ts',
