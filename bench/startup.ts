@@ -8,6 +8,9 @@
 //
 // Medians of BENCH_STARTUP_RUNS runs (default 7), the two sides interleaved so that load from other
 // processes falls on both. Targets: start-up at most 10x bare, `svc list-brands` at most 3x `node -e 0`.
+// Beside the wall time, the CPU time the child used (Linux): a server's at its first 200 from
+// /proc/<pid>/stat, a command's from process.cpuUsage() at its exit (a preload writes it to fd 3).
+// On a machine shared with other work the CPU figures move much less than the wall times.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -23,6 +26,23 @@ const POLL_MS = 5;
 const GIVE_UP_MS = 60_000;
 const TARGET_STARTUP = 10;
 const TARGET_CLI = 3;
+
+/** Preloaded into one-shot commands: their CPU time (user + system, microseconds) written to fd 3 at exit. */
+const CPU_AT_EXIT = `data:text/javascript,import { writeSync } from 'node:fs'; process.on('exit', () => { const u = process.cpuUsage(); try { writeSync(3, String(u.user + u.system)); } catch {} });`;
+
+/** Linux reports process CPU times in USER_HZ ticks, 100 a second. */
+const CLOCK_TICKS = 100;
+
+/** CPU milliseconds (user + system, every thread) a running process used so far; NaN without /proc. */
+function processCpuMs(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS) * 1000;
+  } catch {
+    return NaN;
+  }
+}
 
 const SERVER_BIN = projectPath('dist', 'surfaces', 'cli', 'svc-server.js');
 const SVC_BIN = projectPath('dist', 'surfaces', 'cli', 'svc.js');
@@ -75,6 +95,8 @@ interface Started {
   child: ChildProcess;
   /** Milliseconds from spawn to the first 200 of /healthz. */
   elapsedMs: number;
+  /** CPU milliseconds the process had used by then. */
+  cpuMs: number;
   stdout: () => string;
   stop(): Promise<void>;
 }
@@ -95,26 +117,39 @@ async function startUntilHealthy(args: string[], port: number, env: Record<strin
     await exited;
   };
   for (;;) {
-    if ((await statusOf(`http://127.0.0.1:${port}/healthz`)) === 200) break;
+    if ((await statusOf(`http://127.0.0.1:${port}/healthz`)) === 200) {
+      const cpuMs = processCpuMs(child.pid!);
+      return { child, elapsedMs: ms(process.hrtime.bigint() - t0), cpuMs, stdout: () => stdout, stop };
+    }
     if (dead || ms(process.hrtime.bigint() - t0) > GIVE_UP_MS) {
       await stop();
       throw new Error(`${args.join(' ')} never answered /healthz: ${stderr.slice(-800)}`);
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
-  return { child, elapsedMs: ms(process.hrtime.bigint() - t0), stdout: () => stdout, stop };
 }
 
-/** Runs `node args` to its end; answers the wall time in milliseconds (a non-zero exit throws). */
-async function timeRun(args: string[], env: Record<string, string>): Promise<number> {
+interface Timed {
+  wallMs: number;
+  cpuMs: number;
+}
+
+/** Runs `node args` to its end; answers its wall and CPU time in milliseconds (a non-zero exit throws). */
+async function timeRun(args: string[], env: Record<string, string>): Promise<Timed> {
   const t0 = process.hrtime.bigint();
-  const child = spawn(process.execPath, args, { cwd: os.tmpdir(), env: childEnv(env), stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', CPU_AT_EXIT, ...args], {
+    cwd: os.tmpdir(),
+    env: childEnv(env),
+    stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
+  let cpu = '';
   child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  (child.stdio[3] as NodeJS.ReadableStream).setEncoding('utf8').on('data', (c: string) => (cpu += c));
   const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
-  const elapsed = ms(process.hrtime.bigint() - t0);
+  const wallMs = ms(process.hrtime.bigint() - t0);
   if (code !== 0) throw new Error(`node ${args.join(' ')} exited ${code}: ${stderr.slice(-800)}`);
-  return elapsed;
+  return { wallMs, cpuMs: cpu ? Number(cpu) / 1000 : NaN };
 }
 
 function tempDir(): string {
@@ -132,18 +167,18 @@ function serverEnv(dir: string, port: number): Record<string, string> {
 }
 
 /** One server start-up on the database in `dir` (created on first use), timed to the first 200 of /healthz. */
-async function timeServe(extraArgs: string[], dir: string): Promise<number> {
+async function timeServe(extraArgs: string[], dir: string): Promise<Timed> {
   const port = await freePort();
   const started = await startUntilHealthy([SERVER_BIN, 'serve', ...extraArgs], port, serverEnv(dir, port));
   await started.stop();
-  return started.elapsedMs;
+  return { wallMs: started.elapsedMs, cpuMs: started.cpuMs };
 }
 
-async function timeBare(): Promise<number> {
+async function timeBare(): Promise<Timed> {
   const port = await freePort();
   const started = await startUntilHealthy(['-e', BARE_SERVER], port, {});
   await started.stop();
-  return started.elapsedMs;
+  return { wallMs: started.elapsedMs, cpuMs: started.cpuMs };
 }
 
 const verdict = (ratio: number, target: number) => `target <= ${target}x: ${ratio <= target ? 'MET' : 'NOT MET'}`;
@@ -157,10 +192,10 @@ export const benchmark: Benchmark = {
       .loadavg()
       .map((l) => l.toFixed(1))
       .join(' ')}`;
-    const bare: number[] = [];
-    const fresh: number[] = [];
-    const demo: number[] = [];
-    const restart: number[] = [];
+    const bare: Timed[] = [];
+    const fresh: Timed[] = [];
+    const demo: Timed[] = [];
+    const restart: Timed[] = [];
     const dirs: string[] = [];
     try {
       for (let i = 0; i < RUNS; i++) {
@@ -181,9 +216,9 @@ export const benchmark: Benchmark = {
       dirs.push(dir);
       const port = await freePort();
       const server = await startUntilHealthy([SERVER_BIN, 'serve', '--demo'], port, serverEnv(dir, port));
-      const nodeOnly: number[] = [];
-      const cli: number[] = [];
-      const help: number[] = [];
+      const nodeOnly: Timed[] = [];
+      const cli: Timed[] = [];
+      const help: Timed[] = [];
       try {
         const key = /API key:\s+(\S+)/.exec(server.stdout())?.[1];
         if (!key) throw new Error(`serve --demo printed no API key: ${server.stdout().slice(0, 500)}`);
@@ -198,23 +233,32 @@ export const benchmark: Benchmark = {
         await server.stop();
       }
 
-      const b = median(bare);
-      const n = median(nodeOnly);
-      const rows: Array<[string, number, number, string]> = [
-        ['bare node:http server to 200', b, 1, '(baseline)'],
-        ['svc-server serve, fresh SQLite', median(fresh), median(fresh) / b, verdict(median(fresh) / b, TARGET_STARTUP)],
-        ['svc-server serve --demo, fresh SQLite', median(demo), median(demo) / b, ''],
-        ['svc-server serve, migrated SQLite', median(restart), median(restart) / b, ''],
-        ['node -e 0', n, 1, '(baseline)'],
-        ['svc list-brands (one GET)', median(cli), median(cli) / n, verdict(median(cli) / n, TARGET_CLI)],
-        ['svc list-brands --help (no request)', median(help), median(help) / n, ''],
-      ];
+      const wall = (t: Timed[]) => median(t.map((x) => x.wallMs));
+      const cpu = (t: Timed[]) => median(t.map((x) => x.cpuMs));
+      const row = (what: string, t: Timed[], base: Timed[], target?: number): string => {
+        const r = wall(t) / wall(base);
+        const c = cpu(t) / cpu(base);
+        const cells = [
+          what.padEnd(40),
+          fmt(wall(t)).padStart(9),
+          `${r.toFixed(1)}x`.padStart(7),
+          fmt(cpu(t)).padStart(9),
+          Number.isFinite(c) ? `${c.toFixed(1)}x`.padStart(7) : '-'.padStart(7),
+        ];
+        return cells.join(' ') + (t === base ? '  (baseline)' : target ? `  ${verdict(r, target)}` : '');
+      };
       const lines = [
         `start-up and svc (median of ${RUNS}; ${host}):`,
-        `${'what'.padEnd(40)} ${'median'.padStart(9)} ${'ratio'.padStart(7)}`,
-        ...rows.map(([what, t, r, v]) => `${what.padEnd(40)} ${fmt(t).padStart(9)} ${`${r.toFixed(1)}x`.padStart(7)}${v ? `  ${v}` : ''}`),
-        `startup sqlite: serve ${fmt(median(fresh))} bare ${fmt(b)} ratio ${(median(fresh) / b).toFixed(1)} (${verdict(median(fresh) / b, TARGET_STARTUP)})`,
-        `svc list-brands: ${fmt(median(cli))} node -e 0 ${fmt(n)} ratio ${(median(cli) / n).toFixed(1)} (${verdict(median(cli) / n, TARGET_CLI)})`,
+        `${'what'.padEnd(40)} ${'wall'.padStart(9)} ${'ratio'.padStart(7)} ${'cpu'.padStart(9)} ${'ratio'.padStart(7)}`,
+        row('bare node:http server to 200', bare, bare),
+        row('svc-server serve, fresh SQLite', fresh, bare, TARGET_STARTUP),
+        row('svc-server serve --demo, fresh SQLite', demo, bare),
+        row('svc-server serve, migrated SQLite', restart, bare),
+        row('node -e 0', nodeOnly, nodeOnly),
+        row('svc list-brands (one GET)', cli, nodeOnly, TARGET_CLI),
+        row('svc list-brands --help (no request)', help, nodeOnly),
+        `startup sqlite: serve ${fmt(wall(fresh))} bare ${fmt(wall(bare))} ratio ${(wall(fresh) / wall(bare)).toFixed(1)} (${verdict(wall(fresh) / wall(bare), TARGET_STARTUP)}); cpu ${fmt(cpu(fresh))} bare ${fmt(cpu(bare))} ratio ${(cpu(fresh) / cpu(bare)).toFixed(1)}`,
+        `svc list-brands: ${fmt(wall(cli))} node -e 0 ${fmt(wall(nodeOnly))} ratio ${(wall(cli) / wall(nodeOnly)).toFixed(1)} (${verdict(wall(cli) / wall(nodeOnly), TARGET_CLI)}); cpu ${fmt(cpu(cli))} node -e 0 ${fmt(cpu(nodeOnly))} ratio ${(cpu(cli) / cpu(nodeOnly)).toFixed(1)}`,
       ];
       return { rows: [], notes: [lines.join('\n')] };
     } finally {

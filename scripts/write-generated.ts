@@ -1,7 +1,8 @@
 // Regenerates the committed artefacts derived from the catalogue (`npm run generate`):
 // docs/openapi.json, one MCP tool snapshot per tool under test/snapshots/tools/, the tool table of
-// docs/mcp.md, the toolset list of README.md and the handlers' input types
-// (src/catalogue/inputs.generated.ts). Tests check each one for drift.
+// docs/mcp.md, the toolset list of README.md, the handlers' input types
+// (src/catalogue/inputs.generated.ts) and the commands of `svc` (surfaces/cli/commands.generated.json).
+// Tests check each one for drift.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,6 +14,7 @@ import { projectPath } from '../src/paths.js';
 import { SchemaRegistry } from '../src/schemas/registry.js';
 import { toolName, toolsFor } from '../surfaces/mcp/tools.js';
 import { INPUT_TYPES_FILE, renderInputTypes } from './write-input-types.js';
+import { COMMANDS_FILE, renderCliCommands } from './write-cli-commands.js';
 import { OPENAPI_FILE, renderOpenApi } from './write-openapi.js';
 
 export const TOOL_SNAPSHOT_DIR = projectPath('test', 'snapshots', 'tools');
@@ -92,7 +94,8 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   fs.writeFileSync(TOOL_TABLE_FILE, withToolTable(fs.readFileSync(TOOL_TABLE_FILE, 'utf8')));
   fs.writeFileSync(README_FILE, withToolsetList(fs.readFileSync(README_FILE, 'utf8')));
   fs.writeFileSync(INPUT_TYPES_FILE, await renderInputTypes());
+  fs.writeFileSync(COMMANDS_FILE, renderCliCommands());
   process.stderr.write(
-    `Wrote ${OPENAPI_FILE}, ${snapshots.size} tool snapshots in ${TOOL_SNAPSHOT_DIR}, the tool table in ${TOOL_TABLE_FILE}, the toolsets in ${README_FILE} and the input types in ${INPUT_TYPES_FILE}\n`,
+    `Wrote ${OPENAPI_FILE}, ${snapshots.size} tool snapshots in ${TOOL_SNAPSHOT_DIR}, the tool table in ${TOOL_TABLE_FILE}, the toolsets in ${README_FILE}, the input types in ${INPUT_TYPES_FILE} and the svc commands in ${COMMANDS_FILE}\n`,
   );
 }

@@ -2,7 +2,6 @@
 // Surfaces hold one Service and call only `authenticate`, `invoke` and `catalogue`.
 
 import crypto from 'node:crypto';
-import { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { Authenticator } from './auth/authenticate.js';
@@ -94,7 +93,8 @@ export class Service {
       const events = new EventOutbox(knex, schemas, now, config.webhooksEnabled, () => worker?.nudge(), eventSubscribers);
       const outbound = new OutboundClient({ allowPrivate: config.webhookAllowPrivate, resolve: options.resolveHost });
       const webhookSender = new WebhookSender(outbound);
-      const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;
+      // ioredis is loaded only when REDIS_URL is set.
+      const redis = config.redisUrl ? new (await import('ioredis')).Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;
       const limiter: RateLimiter = redis
         ? new RedisRateLimiter(
             redis,

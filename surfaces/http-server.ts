@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Service } from '../src/service.js';
 import { createRestApp } from './rest/app.js';
-import { createMcpEndpoint, handleMcpRequest } from './mcp/server.js';
+import type { McpEndpoint } from './mcp/server.js';
 
 const MCP_BODY_LIMIT = 5 * 1024 * 1024;
 /** How long the rest of a body over the limit is read and dropped before the connection is closed. */
@@ -66,7 +66,13 @@ export function isMcpPath(url: string, mcpPath: string): boolean {
 /** Listens on `port` (0 = any free port) and `host`. */
 export async function startHttpServer(service: Service, port: number, host: string): Promise<RunningServer> {
   const rest = createRestApp(service).callback();
-  const mcp = createMcpEndpoint(service);
+  // The MCP surface (the SDK and the tool list) is loaded and built on the first MCP request, not at start-up.
+  let mcp: Promise<{ endpoint: McpEndpoint; handle: typeof import('./mcp/server.js').handleMcpRequest }> | undefined;
+  const mcpEndpoint = () =>
+    (mcp ??= import('./mcp/server.js').then((m) => ({ endpoint: m.createMcpEndpoint(service), handle: m.handleMcpRequest }))).catch((err: unknown) => {
+      mcp = undefined;
+      throw err;
+    });
   const mcpPath = new URL(service.config.mcpUrl).pathname.replace(/\/+$/, '') || '/mcp';
   const allowedOrigins = [...new Set([new URL(service.config.baseUrl).origin, new URL(service.config.mcpUrl).origin])];
   const server = http.createServer((req, res) => {
@@ -83,7 +89,8 @@ export async function startHttpServer(service: Service, port: number, host: stri
         res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: (err as Error).message } }));
         return;
       }
-      await handleMcpRequest(service, mcp, req, res, body, { allowedOrigins, requestId });
+      const { endpoint, handle } = await mcpEndpoint();
+      await handle(service, endpoint, req, res, body, { allowedOrigins, requestId });
     })().catch((err) => {
       service.log.error({ err }, 'MCP request failed');
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });

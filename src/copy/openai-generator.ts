@@ -4,7 +4,10 @@
 // model is the operator's COPY_MODEL_URL), and every one of them, retries included, ends by the
 // deadline of the copy generation (COPY_MODEL_TIMEOUT_MS).
 
-import OpenAI from 'openai';
+import type OpenAIPackage from 'openai';
+
+/** The `openai` package, loaded on the first request to the model (not at start-up). */
+const loadOpenAI = async (): Promise<typeof OpenAIPackage> => (await import('openai')).default;
 import type { OutboundClient } from '../outbound/client.js';
 import { DeadlineExceeded, withinDeadline } from '../outbound/deadline.js';
 import { COPY_LIMITS } from './limits.js';
@@ -86,7 +89,7 @@ export class OpenAICopyGenerator implements CopyGenerator {
   ) {}
 
   /** A client whose every exchange (the package's retries included) ends by `deadline`. */
-  private clientUntil(deadline: number): OpenAI {
+  private clientUntil(OpenAI: typeof OpenAIPackage, deadline: number): OpenAIPackage {
     return new OpenAI({
       baseURL: this.settings.baseUrl,
       // Local servers (Ollama, vLLM) take any key; the package insists on one.
@@ -101,8 +104,9 @@ export class OpenAICopyGenerator implements CopyGenerator {
   }
 
   async generate(brief: CopyBrief, deadline = Date.now() + this.settings.timeoutMs): Promise<CopyTexts> {
-    let completion: OpenAI.Chat.Completions.ChatCompletion;
-    const client = this.clientUntil(deadline);
+    let completion: OpenAIPackage.Chat.Completions.ChatCompletion;
+    const OpenAI = await loadOpenAI();
+    const client = this.clientUntil(OpenAI, deadline);
     try {
       completion = await withinDeadline(
         deadline,
@@ -127,7 +131,7 @@ export class OpenAICopyGenerator implements CopyGenerator {
       if (err instanceof DeadlineExceeded || err instanceof OpenAI.APIUserAbortError || Date.now() >= deadline) {
         throw new CopyModelError(`The copy model did not answer within COPY_MODEL_TIMEOUT_MS (${this.settings.timeoutMs} ms), retries included.`, false);
       }
-      throw describe(err);
+      throw describe(err, OpenAI);
     }
     const message = completion.choices?.[0]?.message;
     if (message?.refusal) throw new CopyModelError(`The copy model refused: ${String(message.refusal).slice(0, 200)}`, false);
@@ -137,7 +141,7 @@ export class OpenAICopyGenerator implements CopyGenerator {
 }
 
 /** A model failure in words a caller can act on (never the key or the raw answer). */
-function describe(err: unknown): CopyModelError {
+function describe(err: unknown, OpenAI: typeof OpenAIPackage): CopyModelError {
   if (err instanceof OpenAI.APIConnectionTimeoutError) return new CopyModelError('The copy model did not answer in time, after retries.', false);
   if (err instanceof OpenAI.APIConnectionError) return new CopyModelError('The copy model could not be reached, after retries.', false);
   if (err instanceof OpenAI.RateLimitError) return new CopyModelError('The copy model is rate limiting requests (429), after retries.', false);

@@ -6,7 +6,7 @@
 // refuses to follow redirects (a 3xx is answered as it is) and caps the size of an answer.
 
 import { Readable } from 'node:stream';
-import { Agent, buildConnector, request as undiciRequest, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher, buildConnector } from 'undici';
 import { isIpLiteral, normalizeHost, parseCallerUrl, type AddressRule, type Origin, type OutboundTarget } from './address-policy.js';
 import { AddressRefused, callerUrlProblem, checkedAddress, systemResolver, type Resolver } from './resolver.js';
 
@@ -95,8 +95,9 @@ function causeOf(err: unknown): string {
 
 export class OutboundClient {
   private readonly resolve: Resolver;
-  private readonly operatorAgent: Agent;
-  private readonly callerAgent: Agent;
+  private readonly connectTimeoutMs: number;
+  /** undici and the two agents, loaded on the first send (not at start-up). */
+  private undici?: Promise<{ request: typeof import('undici').request; operator: Agent; caller: Agent }>;
   readonly rule: AddressRule;
   private readonly timeoutMs: number;
   private readonly maxBytes: number;
@@ -106,19 +107,24 @@ export class OutboundClient {
     this.resolve = options.resolve ?? systemResolver;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_BYTES;
-    const timeout = options.connectTimeoutMs ?? 10_000;
-    const base = buildConnector({ timeout });
-    // Caller hosts: resolved once per new connection, every address checked, the socket sent to the checked one.
-    const checked: buildConnector.connector = (opts, callback) => {
-      const host = normalizeHost(opts.hostname);
-      checkedAddress(host, this.rule, this.resolve).then(
-        (address) => base({ ...opts, hostname: address, servername: opts.servername ?? (isIpLiteral(host) ? undefined : host) }, callback),
-        (err: Error) => callback(err, null),
-      );
-    };
-    const common = { keepAliveTimeout: 4_000, connections: 32, headersTimeout: 0, bodyTimeout: 0 };
-    this.operatorAgent = new Agent({ ...common, connect: { timeout } });
-    this.callerAgent = new Agent({ ...common, connect: checked });
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+  }
+
+  private agents(): Promise<{ request: typeof import('undici').request; operator: Agent; caller: Agent }> {
+    return (this.undici ??= import('undici').then(({ Agent, buildConnector, request }) => {
+      const timeout = this.connectTimeoutMs;
+      const base = buildConnector({ timeout });
+      // Caller hosts: resolved once per new connection, every address checked, the socket sent to the checked one.
+      const checked: buildConnector.connector = (opts, callback) => {
+        const host = normalizeHost(opts.hostname);
+        checkedAddress(host, this.rule, this.resolve).then(
+          (address) => base({ ...opts, hostname: address, servername: opts.servername ?? (isIpLiteral(host) ? undefined : host) }, callback),
+          (err: Error) => callback(err, null),
+        );
+      };
+      const common = { keepAliveTimeout: 4_000, connections: 32, headersTimeout: 0, bodyTimeout: 0 };
+      return { request, operator: new Agent({ ...common, connect: { timeout } }), caller: new Agent({ ...common, connect: checked }) };
+    }));
   }
 
   /** Why a caller-given URL may not be saved (400 validation_failed naming the field), or null. */
@@ -176,8 +182,9 @@ export class OutboundClient {
     let res: Dispatcher.ResponseData;
     try {
       if (req.signal?.aborted) throw new OutboundError('timeout', 'the call was cancelled before it was sent');
-      res = await undiciRequest(url, {
-        dispatcher: target.origin === 'caller' ? this.callerAgent : this.operatorAgent,
+      const undici = await this.agents();
+      res = await undici.request(url, {
+        dispatcher: target.origin === 'caller' ? undici.caller : undici.operator,
         method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
         headers: req.headers,
         body: req.body,
@@ -263,7 +270,9 @@ export class OutboundClient {
 
   /** Closes every pooled connection. */
   async close(): Promise<void> {
-    await Promise.all([this.operatorAgent.close(), this.callerAgent.close()]);
+    if (!this.undici) return;
+    const { operator, caller } = await this.undici;
+    await Promise.all([operator.close(), caller.close()]);
   }
 }
 

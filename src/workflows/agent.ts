@@ -6,7 +6,7 @@
 // AGENT_TIMEOUT_MS bounds the whole step: its start is saved first, and every model request (the
 // SDK's retries and the job's retries of the step included) must end by start + AGENT_TIMEOUT_MS.
 
-import OpenAI from 'openai';
+import type OpenAIPackage from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { Principal } from '../auth/principal.js';
 import type { Catalogue, OperationDefinition } from '../catalogue/define.js';
@@ -102,6 +102,8 @@ export async function runAgent(env: AgentEnv, instruction: string, brands: numbe
   }
   const deadline = state.startedAt + config.agentTimeoutMs;
   // The model is the operator's (AGENT_MODEL_URL); every exchange the SDK makes ends by the deadline.
+  // The package is loaded here, on the first agent step, not at start-up.
+  const { default: OpenAI } = await import('openai');
   const client = new OpenAI({
     baseURL: config.agentModelUrl!,
     apiKey: config.agentModelApiKey ?? 'unused',
@@ -117,7 +119,7 @@ export async function runAgent(env: AgentEnv, instruction: string, brands: numbe
   while (state.turns < maxTurns) {
     const left = deadline - Date.now();
     if (left <= 0) return timedOut();
-    let completion: OpenAI.Chat.Completions.ChatCompletion;
+    let completion: OpenAIPackage.Chat.Completions.ChatCompletion;
     try {
       completion = await withinDeadline(
         deadline,

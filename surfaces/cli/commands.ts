@@ -1,9 +1,21 @@
 // The `svc` commands, read off the operation catalogue: one command per operation, one flag per
 // input property (camelCase property → kebab-case flag), typed by the bundled input schema.
+// `npm run generate` writes them to surfaces/cli/commands.generated.json (scripts/write-cli-commands.ts,
+// with a drift test), so that `svc` reads one file and loads no server code: no handlers, no Ajv.
 
-import { operations } from '../../src/catalogue/operations.js';
-import { pathParams, type OperationDefinition } from '../../src/catalogue/define.js';
-import { SchemaRegistry, type JsonSchema } from '../../src/schemas/registry.js';
+import fs from 'node:fs';
+import type { OperationDefinition } from '../../src/catalogue/define.js';
+import type { JsonSchema, SchemaRegistry } from '../../src/schemas/registry.js';
+import { projectPath } from '../../src/paths.js';
+
+/** The generated command list (npm run generate). */
+export const COMMANDS_FILE = projectPath('surfaces', 'cli', 'commands.generated.json');
+
+/** What `svc` needs of an operation: its catalogue entry without the handler and the schema ids. */
+export type CommandOperation = Pick<
+  OperationDefinition,
+  'name' | 'method' | 'path' | 'scope' | 'idempotency' | 'tag' | 'summary' | 'description' | 'upload' | 'follow'
+>;
 
 /**
  * How a property is given on the command line: `value` (one flag, coerced by `types`), `boolean`
@@ -28,7 +40,7 @@ export interface Param {
 
 export interface Command {
   name: string;
-  op: OperationDefinition;
+  op: CommandOperation;
   params: Param[];
   /** Path parameter names, in path order. */
   pathParams: string[];
@@ -55,7 +67,7 @@ export function typesOf(schema: JsonSchema | undefined): string[] {
 
 const SCALARS = ['string', 'integer', 'number', 'boolean'];
 
-function paramOf(op: OperationDefinition, name: string, schema: JsonSchema, required: boolean, inPath: boolean): Param {
+function paramOf(op: CommandOperation, name: string, schema: JsonSchema, required: boolean, inPath: boolean): Param {
   const types = typesOf(schema);
   const t = schema.type;
   const nullable = (Array.isArray(t) && t.includes('null')) || (Array.isArray(schema.enum) && schema.enum.includes(null));
@@ -76,17 +88,29 @@ function listFieldOf(output: JsonSchema): string | null {
   return Object.keys(props).find((k) => k !== 'nextCursor' && typesOf(props[k]).includes('array')) ?? null;
 }
 
-function commandOf(schemas: SchemaRegistry, op: OperationDefinition): Command {
-  const input = schemas.bundle(op.input);
-  const props = (input.properties ?? {}) as Record<string, JsonSchema>;
-  const required = new Set((input.required as string[] | undefined) ?? []);
-  const inPath = pathParams(op.path);
-  const params = Object.entries(props).map(([name, schema]) => paramOf(op, name, schema, required.has(name), inPath.includes(name)));
-  const listField = 'cursor' in props ? listFieldOf(schemas.bundle(op.output)) : null;
-  return { name: op.name, op, params, pathParams: inPath, listField };
+/** The `{param}` names of a path template, in order (as the catalogue reads them). */
+function pathParamsOf(path: string): string[] {
+  return [...path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((m) => m[1]);
 }
 
-/** Every command, in catalogue order. */
-export function loadCommands(ops: OperationDefinition[] = operations, schemas: SchemaRegistry = new SchemaRegistry()): Command[] {
+function commandOf(schemas: SchemaRegistry, definition: OperationDefinition): Command {
+  const { name, method, path, scope, idempotency, tag, summary, description, upload, follow } = definition;
+  const op: CommandOperation = { name, method, path, scope, idempotency, tag, summary, description, upload, follow };
+  const input = schemas.bundle(definition.input);
+  const props = (input.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((input.required as string[] | undefined) ?? []);
+  const inPath = pathParamsOf(op.path);
+  const params = Object.entries(props).map(([prop, schema]) => paramOf(op, prop, schema, required.has(prop), inPath.includes(prop)));
+  const listField = 'cursor' in props ? listFieldOf(schemas.bundle(definition.output)) : null;
+  return { name, op, params, pathParams: inPath, listField };
+}
+
+/** Every command of `ops`, in catalogue order (the generator's side: it reads the schemas). */
+export function buildCommands(ops: OperationDefinition[], schemas: SchemaRegistry): Command[] {
   return ops.map((op) => commandOf(schemas, op));
+}
+
+/** Every command, in catalogue order, from the generated file. */
+export function loadCommands(file = COMMANDS_FILE): Command[] {
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as Command[];
 }

@@ -1,18 +1,22 @@
 // Sends one request to the service, retrying 429, 503 and (when repeating is safe) 504 up to three
 // attempts in all, waiting what Retry-After says, capped. The same request, headers included, is
 // sent each time, so a retried 504 carries the same Idempotency-Key. The service's address is the
-// operator's (SVC_BASE_URL or "svc login"): it goes through the outbound client, called as given.
+// operator's (SVC_BASE_URL or "svc login"), called as given through src/outbound/one-shot.ts: one
+// plain request per attempt, so a command loads no HTTP client library (bench/startup.ts).
 
-import { OutboundClient } from '../../src/outbound/client.js';
+import { oneShotRequest, type OneShotAnswer } from '../../src/outbound/one-shot.js';
 import { CliError, EXIT } from './exit-codes.js';
 import type { OutgoingRequest } from './request.js';
 
 export const MAX_ATTEMPTS = 3;
 const WAIT_CAP_SECONDS = 30;
+/** The largest answer read (a whole list with --all is one answer per page). */
+const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
 
 export interface Reply {
   status: number;
-  headers: Headers;
+  /** The answer's headers by name (any case). */
+  headers: { get(name: string): string | null };
   /** Parsed JSON, or null for an empty body; the text when it is not JSON. */
   body: unknown;
 }
@@ -49,35 +53,40 @@ function retryable(status: number, req: OutgoingRequest, idempotencyKey: string 
   return status === 504 && (req.method === 'GET' || idempotencyKey !== undefined);
 }
 
-let outbound: OutboundClient | null = null;
-
-/** The fetch of this process: one outbound client, no redirects followed, no time limit of its own (the service has a 30 s budget). */
-export function cliFetch(): typeof globalThis.fetch {
-  outbound ??= new OutboundClient({ allowPrivate: true });
-  return outbound.fetch('operator', { timeoutMs: 0, maxResponseBytes: 256 * 1024 * 1024 });
+/** The bytes and content type of a request body; a form (an upload) is encoded as multipart/form-data. */
+async function encoded(req: OutgoingRequest): Promise<{ body?: string | Buffer; contentType?: string }> {
+  // Checked without touching FormData, whose first use loads node's fetch implementation.
+  if (req.body === undefined || typeof req.body === 'string') return { body: req.body, contentType: req.contentType };
+  const multipart = new Response(req.body);
+  return { body: Buffer.from(await multipart.arrayBuffer()), contentType: multipart.headers.get('content-type') ?? undefined };
 }
 
 async function once(req: OutgoingRequest, headers: Record<string, string>, baseUrl: string): Promise<Reply> {
-  let res: Response;
+  const { body: payload, contentType } = await encoded(req);
+  let res: OneShotAnswer;
   try {
-    res = await cliFetch()(baseUrl + req.target, { method: req.method, headers, body: req.body });
+    // No time limit of its own: the service answers within its 30 s budget.
+    res = await oneShotRequest(
+      baseUrl + req.target,
+      { method: req.method, headers: contentType ? { ...headers, 'content-type': contentType } : headers, body: payload },
+      MAX_ANSWER_BYTES,
+    );
   } catch (err) {
     throw new CliError(EXIT.unavailable, `Cannot reach the service at ${baseUrl}: ${(err as Error).message}. Check SVC_BASE_URL or "svc login".`);
   }
-  const text = await res.text();
+  const { text } = res;
   let body: unknown = text || null;
   try {
     body = text ? JSON.parse(text) : null;
   } catch {
     // not JSON: the caller shows the text
   }
-  return { status: res.status, headers: res.headers, body };
+  return { status: res.status, headers: { get: res.header }, body };
 }
 
 /** Sends `req`, retrying as the header comment says; resolves with the last answer. */
 export async function send(req: OutgoingRequest, options: SendOptions): Promise<Reply> {
   const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${options.apiKey}`, 'user-agent': 'svc-cli' };
-  if (req.contentType) headers['content-type'] = req.contentType;
   if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
   const cap = options.maxWaitSeconds ?? WAIT_CAP_SECONDS;
   for (let attempt = 1; ; attempt++) {

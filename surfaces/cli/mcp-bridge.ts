@@ -4,7 +4,7 @@
 
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { cliFetch } from './http.js';
+import { OutboundClient } from '../../src/outbound/client.js';
 
 export interface BridgeConfig {
   /** The service's base URL; the MCP endpoint is `<baseUrl>/mcp` unless `mcpUrl` is given. */
@@ -17,6 +17,11 @@ export interface BridgeConfig {
   readOnly?: boolean;
 }
 
+/** The bridge's fetch: one outbound client, no redirects followed, no time limit of its own (the service has a 30 s budget). */
+function bridgeFetch(): typeof globalThis.fetch {
+  return new OutboundClient({ allowPrivate: true }).fetch('operator', { timeoutMs: 0, maxResponseBytes: 256 * 1024 * 1024 });
+}
+
 /** Pipes JSON-RPC between stdio and the remote endpoint until standard input closes. */
 export async function runMcpBridge(config: BridgeConfig): Promise<void> {
   const endpoint = new URL(config.mcpUrl ?? `${config.baseUrl.replace(/\/+$/, '')}/mcp`);
@@ -24,7 +29,7 @@ export async function runMcpBridge(config: BridgeConfig): Promise<void> {
   const headers: Record<string, string> = { authorization: `Bearer ${config.apiKey}` };
   if (config.toolsets) headers['x-mcp-toolsets'] = config.toolsets;
   if (config.readOnly) headers['x-mcp-readonly'] = 'true';
-  const remote = new StreamableHTTPClientTransport(endpoint, { fetch: cliFetch(), requestInit: { headers } });
+  const remote = new StreamableHTTPClientTransport(endpoint, { fetch: bridgeFetch(), requestInit: { headers } });
   const done = new Promise<void>((resolve) => {
     local.onclose = () => resolve();
     process.stdin.once('end', () => resolve());

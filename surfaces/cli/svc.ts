@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { parseCommandArgs, readData } from './args.js';
-import type { Command } from './commands.js';
+import { loadCommands, type Command } from './commands.js';
 import { loadClientConfig, requireApiKey } from './config.js';
 import { CliError, EXIT, exitCodeOf, usageError } from './exit-codes.js';
 import { commandHelp, mainHelp } from './help.js';
@@ -155,8 +155,7 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === 'login') return login(rest);
   if (command === 'mcp') return mcp(rest);
-  // Loaded after login and mcp, which do not need the catalogue.
-  const { loadCommands } = await import('./commands.js');
+  // The generated command list (no server code), read after login and mcp, which do not need it.
   const commands = loadCommands();
   const byName = new Map(commands.map((c) => [c.name, c]));
   switch (command) {

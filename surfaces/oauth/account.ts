@@ -6,7 +6,7 @@
 
 import type { RouteRegistrar } from '../rest/routing.js';
 import type Koa from 'koa';
-import { koaBody } from 'koa-body';
+import { lazyKoaBody } from '../lazy-body.js';
 import type { Service } from '../../src/service.js';
 import { ServiceError, httpStatusOf, type FieldIssue } from '../../src/errors.js';
 import { SESSION_COOKIE, csrfMatches, membershipsOf, sessionOf, signOut, type Membership, type WebSession } from '../../src/oauth/sessions.js';
@@ -30,7 +30,7 @@ import { esc, hidden, page, signInPage } from './html.js';
 type Ctx = Koa.ParameterizedContext<{ requestId: string }>;
 type Brand = { id: number; name: string };
 
-const forms = koaBody({ urlencoded: true, json: false, multipart: false, formLimit: '64kb', patchNode: false });
+const forms = lazyKoaBody({ urlencoded: true, json: false, multipart: false, formLimit: '64kb', patchNode: false });
 
 const EXTRA_STYLE = `<style>
 main{max-width:1120px}.top{display:flex;justify-content:space-between;align-items:flex-start;gap:16px}

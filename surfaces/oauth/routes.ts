@@ -3,7 +3,7 @@
 
 import type { RouteRegistrar } from '../rest/routing.js';
 import type Koa from 'koa';
-import { koaBody } from 'koa-body';
+import { lazyKoaBody } from '../lazy-body.js';
 import type { Service } from '../../src/service.js';
 import { OAuthError, approve, checkAuthorizeRequest, registerClient, revoke, token, type AuthorizeRequest } from '../../src/oauth/flows.js';
 import { SESSION_COOKIE, csrfMatches, membershipsOf, sessionOf, signIn } from '../../src/oauth/sessions.js';
@@ -13,7 +13,7 @@ import { consentPage } from './consent.js';
 import { errorPage, signInPage } from './html.js';
 import { accountRoutes } from './account.js';
 
-const forms = koaBody({ urlencoded: true, json: true, multipart: false, formLimit: '64kb', jsonLimit: '64kb', patchNode: false });
+const forms = lazyKoaBody({ urlencoded: true, json: true, multipart: false, formLimit: '64kb', jsonLimit: '64kb', patchNode: false });
 
 type Ctx = Koa.ParameterizedContext<{ requestId: string }>;
 

@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import Koa from 'koa';
 import type { RouterMiddleware } from '@koa/router';
-import { HttpMethodEnum, koaBody } from 'koa-body';
+import type { HttpMethodEnum } from 'koa-body';
+import { loadKoaBody } from '../lazy-body.js';
 import type { Service } from '../../src/service.js';
 import type { Principal } from '../../src/auth/principal.js';
 import type { OperationDefinition } from '../../src/catalogue/define.js';
@@ -71,11 +72,12 @@ async function parseJsonBody(ctx: Ctx, next: Koa.Next): Promise<void> {
     ]);
   }
   if (declared > BODY_LIMIT_BYTES) throw tooLarge();
+  const koaBody = await loadKoaBody();
   await koaBody({
     jsonLimit: BODY_LIMIT_BYTES,
     jsonStrict: true,
     // DELETE may carry a body too; it is parsed so that unknown fields are named, not misreported.
-    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
+    parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] as HttpMethodEnum[],
     patchNode: false,
     onError(err: Error & { status?: number; type?: string }) {
       // raw-body stops reading as soon as a streamed body passes the limit.
@@ -128,6 +130,7 @@ function parseUploadBody(service: Service, upload: { field: string; maxBytes: nu
     if (Number(ctx.get('content-length') || 0) > maxBytes + MULTIPART_OVERHEAD_BYTES) throw fileTooBig(field, maxBytes);
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-upload-'));
     try {
+      const koaBody = await loadKoaBody();
       await koaBody({
         multipart: true,
         json: false,
@@ -210,7 +213,8 @@ export function createRestApp(service: Service): Koa<State> {
   const app = new Koa<State>();
   app.proxy = false;
   app.silent = true;
-  const openapi = buildOpenApi(service.catalogue, service.schemas);
+  // Built on its first request (test/e2e/rest/openapi.test.ts checks it), not at start-up.
+  let openapi: ReturnType<typeof buildOpenApi> | undefined;
 
   app.use(async (ctx, next) => {
     const logged = service.log.isLevelEnabled('info');
@@ -288,7 +292,7 @@ export function createRestApp(service: Service): Koa<State> {
     ctx.body = answer.body;
   });
   router.get('/v1/openapi.json', (ctx) => {
-    ctx.body = openapi;
+    ctx.body = openapi ??= buildOpenApi(service.catalogue, service.schemas);
   });
   // A caller without a valid credential gets 401 before any body is read.
   const authenticateFirst: RouterMiddleware<State> = async (ctx, next) => {
