@@ -227,6 +227,12 @@ function checkSemantics(file: BootstrapFile): FieldIssue[] {
   return issues;
 }
 
+/** True when the database holds no organization yet (nothing was ever bootstrapped). */
+export async function hasNoOrganization(knex: Knex): Promise<boolean> {
+  const row = await knex('organizations').count({ n: '*' }).first();
+  return Number(row?.n ?? 0) === 0;
+}
+
 /** Validates and applies a bootstrap document; throws `validation_failed` (nothing written) when invalid. */
 export async function applyBootstrap(knex: Knex, schemas: SchemaRegistry, raw: unknown, now = Date.now()): Promise<BootstrapResult> {
   const file = schemas.validateInput<BootstrapFile>('bootstrap', raw);

@@ -1,7 +1,7 @@
 // The demo organization `npm start` seeds into an empty database, so a first request works at once.
 
 import type { Knex } from 'knex';
-import { applyBootstrap, type BootstrapResult } from './bootstrap.js';
+import { applyBootstrap, hasNoOrganization, type BootstrapResult } from './bootstrap.js';
 import type { SchemaRegistry } from './schemas/registry.js';
 import { randomBase62 } from './auth/secrets.js';
 import { seedLiveLaunch } from './platforms/sandbox/live-launch.js';
@@ -21,8 +21,7 @@ export interface DemoSeed {
 
 /** Seeds the demo organization when the database holds no organization yet; null otherwise. */
 export async function seedDemoIfEmpty(knex: Knex, schemas: SchemaRegistry): Promise<DemoSeed | null> {
-  const row = await knex('organizations').count({ n: '*' }).first();
-  if (Number(row?.n ?? 0) > 0) return null;
+  if (!(await hasNoOrganization(knex))) return null;
   const ownerPassword = randomBase62(16);
   const adminPassword = randomBase62(16);
   const result = await applyBootstrap(knex, schemas, {

@@ -29,6 +29,7 @@ import { loadSecretBox, type SecretBox } from './auth/encryption.js';
 import { EventOutbox } from './events/outbox.js';
 import { JobWorker } from './jobs/worker.js';
 import { jobKinds } from './jobs/kinds.js';
+import { eventSubscribers } from './events/subscribers-list.js';
 import type { JobKind } from './jobs/kind.js';
 import { WebhookSender } from './webhooks/sender.js';
 import { OutboundClient } from './outbound/client.js';
@@ -90,7 +91,7 @@ export class Service {
       const secrets = await loadSecretBox(knex);
       // The worker exists before the outbox that wakes it; it starts claiming only when asked to.
       let worker: JobWorker | null = null;
-      const events = new EventOutbox(knex, schemas, now, config.webhooksEnabled, () => worker?.nudge());
+      const events = new EventOutbox(knex, schemas, now, config.webhooksEnabled, () => worker?.nudge(), eventSubscribers);
       const outbound = new OutboundClient({ allowPrivate: config.webhookAllowPrivate, resolve: options.resolveHost });
       const webhookSender = new WebhookSender(outbound);
       const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;

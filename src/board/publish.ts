@@ -3,9 +3,10 @@
 // publish fails), idempotency and activity hold exactly as for a direct call. Runs after the
 // card's own transaction committed: a failed publish leaves the card placed and says why.
 
-import type { OperationContext } from '../catalogue/define.js';
+import type { ServiceContext } from '../catalogue/define.js';
 import { ServiceError } from '../errors.js';
-import { launchStatusOf, type CardRow, type ColumnRow } from './store.js';
+import type { CardRow, ColumnRow } from './store.js';
+import { launchStatusOf } from './views.js';
 
 export interface PublishOutcome {
   publish: { attempted: boolean; published: boolean; reason: string | null };
@@ -23,7 +24,7 @@ export function publishKeyOf(card: Pick<CardRow, 'id' | 'version'>): string {
 }
 
 /** Publishes the card's launch when it just entered `column` and that column publishes. */
-export async function publishOnEntry(ctx: OperationContext, card: CardRow, column: ColumnRow, entered: boolean): Promise<PublishOutcome> {
+export async function publishOnEntry(ctx: ServiceContext<'invoke'>, card: CardRow, column: ColumnRow, entered: boolean): Promise<PublishOutcome> {
   if (!entered || !column.publishes) return nothing();
   // A credential without publish places the card and publishes nothing, ceiling untouched.
   if (!ctx.principal.scopes.has('publish')) return nothing('publish_scope_missing');

@@ -1,7 +1,8 @@
-// Storage of the pipeline board (`board` in code; the API says "pipeline"): columns and cards of
-// one brand, their views, and the ordering rules. Positions are indexes from 0 in the brand's
-// column order or in a column; every change renumbers what it displaced under the locks below.
-// Lock order, always: the brand row (column layout changes), then columns by id, then cards.
+// The board area's tables (`board` in code; the API says "pipeline"): `board_columns` and
+// `board_cards`, the columns and cards of one brand, and the ordering rules. The only file that
+// queries them. Positions are indexes from 0 in the brand's column order or in a column; every
+// change renumbers what it displaced under the locks below. Lock order, always: the brand row
+// (column layout changes, brands/store.ts lockBrand), then columns by id, then cards.
 
 import type { Knex } from 'knex';
 import { notFound } from '../errors.js';
@@ -36,8 +37,6 @@ export interface CardRow {
   updatedAt: number;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
 function toColumn(r: Record<string, any>): ColumnRow {
   return {
     id: Number(r.id),
@@ -65,34 +64,6 @@ function toCard(r: Record<string, any>): CardRow {
   };
 }
 
-export function columnView(c: ColumnRow) {
-  return {
-    columnId: c.id,
-    brandId: c.brandId,
-    name: c.name,
-    position: c.position,
-    publishes: c.publishes,
-    workflowId: c.workflowId,
-    createdAt: iso(c.createdAt),
-    updatedAt: iso(c.updatedAt),
-  };
-}
-
-export function cardView(c: CardRow, launchStatus: string) {
-  return {
-    cardId: c.id,
-    brandId: c.brandId,
-    columnId: c.columnId,
-    launchId: String(c.launchId),
-    launchStatus,
-    title: c.title,
-    position: c.position,
-    version: c.version,
-    createdAt: iso(c.createdAt),
-    updatedAt: iso(c.updatedAt),
-  };
-}
-
 /** The brand's columns in board order, each with its index as `position`. */
 export async function loadColumns(db: Db, brandId: number, forUpdate = false): Promise<ColumnRow[]> {
   // Locked in id order, the order card operations lock columns in, so the two never wait on each other in a cycle.
@@ -104,7 +75,7 @@ export async function loadColumns(db: Db, brandId: number, forUpdate = false): P
 }
 
 /** Locks the columns (by id, the lock order) and answers them; 404 naming the first that is missing. */
-export async function lockColumns(trx: Knex.Transaction, brandId: number, columnIds: number[]): Promise<Map<number, ColumnRow>> {
+export async function lockColumns(trx: Db, brandId: number, columnIds: number[]): Promise<Map<number, ColumnRow>> {
   const ids = [...new Set(columnIds)].sort((a, b) => a - b);
   const rows = await trx('board_columns').whereIn('id', ids).where({ brand_id: brandId }).orderBy('id').forUpdate();
   const found = new Map(rows.map((r: Record<string, any>) => [Number(r.id), toColumn(r)]));
@@ -112,9 +83,18 @@ export async function lockColumns(trx: Knex.Transaction, brandId: number, column
   return found;
 }
 
-/** Locks the brand's row: column layout changes (create, reorder, delete) take it first. */
-export async function lockBrand(trx: Knex.Transaction, brandId: number): Promise<void> {
-  await trx('brands').where({ id: brandId }).forUpdate().first('id');
+/** The column `id` of a map lockColumns answered (it throws for a missing one, so this never does but for a column not asked for). */
+export function columnIn(columns: Map<number, ColumnRow>, id: number): ColumnRow {
+  const c = columns.get(id);
+  if (!c) throw notFound(`Pipeline column ${id}`);
+  return c;
+}
+
+/** The column `id` of the brand with its index as `position`; 404 when missing or another brand's. */
+export async function loadColumn(db: Db, brandId: number, id: number): Promise<ColumnRow> {
+  const c = (await loadColumns(db, brandId)).find((x) => x.id === id);
+  if (!c) throw notFound(`Pipeline column ${id} of brand ${brandId}`);
+  return c;
 }
 
 /** One card of the brand with its index in its column as `position`; 404 when missing or another brand's. */
@@ -149,7 +129,7 @@ export function insertAt(order: number[], id: number, position: number | undefin
 }
 
 /** Stores each row's index in `order` as its position, in one statement per 500 rows. */
-export async function renumber(trx: Knex.Transaction, table: 'board_columns' | 'board_cards', order: number[]): Promise<void> {
+export async function renumber(trx: Db, table: 'board_columns' | 'board_cards', order: number[]): Promise<void> {
   for (let start = 0; start < order.length; start += 500) {
     const chunk = order.slice(start, start + 500);
     const cases = chunk.map(() => 'when ? then ?').join(' ');
@@ -164,28 +144,101 @@ export async function renumber(trx: Knex.Transaction, table: 'board_columns' | '
   }
 }
 
-/** The brand's board: columns in order, then every card in column order and position. */
-export async function loadBoard(db: Db, brandId: number) {
-  const columns = await loadColumns(db, brandId);
-  const rows = await db('board_cards as c')
-    .join('launches as l', 'l.id', 'c.launch_id')
-    .where('c.brand_id', brandId)
-    .select('c.*', 'l.status as launch_status')
-    .orderBy([{ column: 'c.position' }, { column: 'c.id' }]);
-  const byColumn = new Map<number, Array<ReturnType<typeof cardView>>>();
-  for (const r of rows) {
-    const list = byColumn.get(Number(r.column_id)) ?? [];
-    list.push(cardView({ ...toCard(r), position: list.length }, r.launch_status));
-    byColumn.set(Number(r.column_id), list);
-  }
-  return {
-    columns: columns.map(columnView),
-    cards: columns.flatMap((c) => byColumn.get(c.id) ?? []),
-  };
+/** Every card of the brand, in position order (then id): callers group them by column. */
+export async function cardsOfBrand(db: Db, brandId: number): Promise<CardRow[]> {
+  const rows = await db('board_cards')
+    .where({ brand_id: brandId })
+    .orderBy([{ column: 'position' }, { column: 'id' }]);
+  return rows.map(toCard);
 }
 
-/** The card's launch status now, for its view. */
-export async function launchStatusOf(db: Db, launchId: number): Promise<string> {
-  const row = await db('launches').where({ id: launchId }).first('status');
-  return row?.status ?? 'draft';
+/** Cards in a column, or on a brand's whole board. */
+export async function countCards(db: Db, where: { columnId: number } | { brandId: number }): Promise<number> {
+  const q = db('board_cards');
+  if ('columnId' in where) q.where({ column_id: where.columnId });
+  else q.where({ brand_id: where.brandId });
+  return Number((await q.count({ n: '*' }).first())?.n ?? 0);
+}
+
+// ---- columns
+
+/** Stores a new column (a name another column of the brand has: a unique violation); answers its id. */
+export async function insertColumn(
+  db: Db,
+  c: { organizationId: number; brandId: number; name: string; position: number; publishes: boolean; workflowId: number | null; now: number },
+): Promise<number> {
+  const [id] = await db('board_columns').insert({
+    organization_id: c.organizationId,
+    brand_id: c.brandId,
+    name: c.name,
+    position: c.position,
+    publishes: c.publishes,
+    workflow_id: c.workflowId,
+    created_at: c.now,
+    updated_at: c.now,
+  });
+  return Number(id);
+}
+
+/** Changes the fields of a column that are given. */
+export async function updateColumn(db: Db, id: number, change: { name?: string; publishes?: boolean; workflowId?: number | null; now: number }): Promise<void> {
+  await db('board_columns')
+    .where({ id })
+    .update({
+      updated_at: change.now,
+      ...(change.name !== undefined ? { name: change.name } : {}),
+      ...(change.publishes !== undefined ? { publishes: change.publishes } : {}),
+      ...(change.workflowId !== undefined ? { workflow_id: change.workflowId } : {}),
+    });
+}
+
+export async function deleteColumn(db: Db, id: number): Promise<void> {
+  await db('board_columns').where({ id }).delete();
+}
+
+// ---- cards
+
+/** The card holding `launchId` (a launch sits on the board once), or undefined. */
+export async function cardOfLaunch(db: Db, launchId: number): Promise<{ id: number; brandId: number; columnId: number } | undefined> {
+  const row = await db('board_cards').where({ launch_id: launchId }).first('id', 'brand_id', 'column_id');
+  return row ? { id: Number(row.id), brandId: Number(row.brand_id), columnId: Number(row.column_id) } : undefined;
+}
+
+/** Stores a new card at the end of its column (a launch already on the board: a unique violation); answers its id. */
+export async function insertCard(
+  db: Db,
+  c: { organizationId: number; brandId: number; columnId: number; launchId: number; title: string; now: number },
+): Promise<number> {
+  const [id] = await db('board_cards').insert({
+    organization_id: c.organizationId,
+    brand_id: c.brandId,
+    column_id: c.columnId,
+    launch_id: c.launchId,
+    title: c.title,
+    position: 1_000_000,
+    version: 1,
+    created_at: c.now,
+    updated_at: c.now,
+  });
+  return Number(id);
+}
+
+/** Locks a card and answers its version and column, or undefined when it is gone. */
+export async function lockCard(trx: Db, id: number): Promise<{ version: number; columnId: number } | undefined> {
+  const row = await trx('board_cards').where({ id }).forUpdate().first('version', 'column_id');
+  return row ? { version: Number(row.version), columnId: Number(row.column_id) } : undefined;
+}
+
+/**
+ * Moves a card at `version` to `columnId` (and retitles it), version + 1, in one conditional
+ * statement: 1 when it did, 0 when the card changed meanwhile.
+ */
+export async function moveCard(db: Db, id: number, version: number, change: { columnId: number; title?: string; now: number }): Promise<number> {
+  return db('board_cards')
+    .where({ id, version })
+    .update({ column_id: change.columnId, ...(change.title !== undefined ? { title: change.title } : {}), version: version + 1, updated_at: change.now });
+}
+
+export async function deleteCard(db: Db, id: number): Promise<void> {
+  await db('board_cards').where({ id }).delete();
 }

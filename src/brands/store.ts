@@ -63,3 +63,25 @@ export async function adAccountsOf(db: Db, brandId: number): Promise<Array<{ acc
   const rows = await db('ad_accounts').where({ brand_id: brandId }).orderBy('id').select('account_id', 'platform', 'name');
   return rows.map((r) => ({ accountId: r.account_id as string, platform: r.platform, name: r.name ?? null }));
 }
+
+/** The brand's ad accounts in id order with their row ids (the simulators derive ids from them). */
+export async function adAccountRowsOf(db: Db, brandId: number): Promise<Array<{ rowId: number; accountId: string; name: string | null }>> {
+  const rows = await db('ad_accounts').where({ brand_id: brandId }).orderBy('id').select('id', 'account_id', 'name');
+  return rows.map((r) => ({ rowId: Number(r.id), accountId: r.account_id as string, name: r.name ?? null }));
+}
+
+/** True when brand `id` is a brand of the organization. */
+export async function isBrandOf(db: Db, organizationId: number, id: number): Promise<boolean> {
+  return Boolean(await db('brands').where({ id, organization_id: organizationId }).first('id'));
+}
+
+/** The organization of brand `id`, or undefined when there is no such brand. */
+export async function organizationOfBrand(db: Db, id: number): Promise<number | undefined> {
+  const row = await db('brands').where({ id }).first('organization_id');
+  return row ? Number(row.organization_id) : undefined;
+}
+
+/** Locks the brand's row for the rest of the transaction (changes of a brand-wide layout take it first). */
+export async function lockBrand(db: Db, brandId: number): Promise<void> {
+  await db('brands').where({ id: brandId }).forUpdate().first('id');
+}

@@ -12,8 +12,8 @@ import { operations as workflows } from '../workflows/operations.js';
 import { operations as copy } from '../copy/operations.js';
 import { operations as structureTemplates } from '../structure-templates/operations.js';
 import { operations as automations } from '../automations/operations.js';
-import { boardOperations } from '../operations/board.js';
-import { trackerOperations } from '../operations/tracker.js';
+import { operations as board } from '../board/operations.js';
+import { operations as trackers } from '../trackers/operations.js';
 
 export const operations: OperationDefinition[] = [
   ...brands,
@@ -26,6 +26,6 @@ export const operations: OperationDefinition[] = [
   ...copy,
   ...structureTemplates,
   ...automations,
-  ...boardOperations,
-  ...trackerOperations,
+  ...board,
+  ...trackers,
 ];

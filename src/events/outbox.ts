@@ -1,14 +1,20 @@
 // The transactional outbox: an event row is written through the caller's transaction, with one
 // pending delivery per subscribed webhook endpoint, so a change is never without its event and an
-// event of a rolled-back change never leaves. The endpoints' delivery jobs are woken after the
-// commit (the emitting transaction holds no job row, so it never keeps claimers out); should the
-// process die in between, the sweep job wakes them within a minute.
+// event of a rolled-back change never leaves. The endpoints' delivery jobs and the jobs of the
+// outbox subscribers of its type are woken after the commit (the emitting transaction holds no job
+// row, so it never keeps claimers out, and wakes of many emits at once are folded into one); should
+// the process die in between, the sweep job wakes the deliveries within a minute and the next
+// worker start wakes the subscribers.
 
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { SchemaRegistry } from '../schemas/registry.js';
 import { eventType } from './catalogue.js';
 import { wakeJob } from '../jobs/queue/wake.js';
+import { insertEvent } from './store.js';
+
+/** The kind of the outbox subscribers' jobs (key = the subscriber's name), which an emit wakes. */
+export const SUBSCRIBER_JOB = 'event-subscriber';
 
 export const DELIVERY_JOB = 'deliver-webhooks';
 
@@ -55,7 +61,13 @@ export class EventOutbox {
     private readonly webhooksEnabled: boolean,
     /** Called after the emitting transaction commits: the local worker claims at once. */
     private readonly committed: () => void,
+    /** The outbox subscribers (name and types): those of an event's type are woken after its commit. */
+    private readonly subscribers: ReadonlyArray<{ name: string; types: readonly string[] }> = [],
   ) {}
+
+  /** Subscribers waiting for a wake, and the wake in flight. */
+  private readonly toWake = new Set<string>();
+  private waking: Promise<void> | null = null;
 
   /** Writes `event` through `db` (the caller's transaction); its data must match the catalogue schema. */
   async emit(db: Db, event: NewEvent, options: EmitOptions = {}): Promise<EmittedEvent> {
@@ -71,15 +83,17 @@ export class EventOutbox {
     }
     const now = this.now();
     const publicId = newEventId();
-    const [id] = await db('events').insert({
-      public_id: publicId,
-      organization_id: event.organizationId,
-      brand_id: event.brandId,
+    const id = await insertEvent(db, {
+      publicId,
+      organizationId: event.organizationId,
+      brandId: event.brandId,
       type: event.type,
       data: JSON.stringify(event.data),
-      created_at: now,
+      createdAt: now,
     });
-    const emitted: EmittedEvent = { id: Number(id), publicId, type: event.type, createdAt: now, deliveries: new Map() };
+    const subscribers = this.subscribers.filter((sub) => sub.types.includes(event.type)).map((sub) => sub.name);
+    if (subscribers.length) this.afterCommitDo(db, () => this.wakeSubscribers(subscribers));
+    const emitted: EmittedEvent = { id, publicId, type: event.type, createdAt: now, deliveries: new Map() };
     if (!this.webhooksEnabled) return emitted;
 
     const endpoints: Array<{ id: number; events: string; brand_ids: string | null }> = await db('webhook_endpoints')
@@ -126,8 +140,38 @@ export class EventOutbox {
         this.committed();
       }
     };
+    await this.afterCommitDo(db, wake);
+  }
+
+  private afterCommitDo(db: Db, work: () => Promise<void>): Promise<void> {
     const trx = db as Knex.Transaction;
-    if (trx.isTransaction && trx.executionPromise) trx.executionPromise.then(wake, () => {}).catch(() => {});
-    else await wake().catch(() => {});
+    if (trx.isTransaction && trx.executionPromise) {
+      trx.executionPromise.then(work, () => {}).catch(() => {});
+      return Promise.resolve();
+    }
+    return work().catch(() => {});
+  }
+
+  /**
+   * Makes the jobs of `names` due, folding the wakes of emits that commit meanwhile into the next
+   * statement: each wake runs after the commits it covers. A failed wake is left to the next
+   * worker start.
+   */
+  private wakeSubscribers(names: string[]): Promise<void> {
+    for (const n of names) this.toWake.add(n);
+    if (!this.waking)
+      this.waking = (async () => {
+        try {
+          while (this.toWake.size) {
+            const batch = [...this.toWake];
+            this.toWake.clear();
+            for (const name of batch) await wakeJob(this.knex, SUBSCRIBER_JOB, name, this.now());
+            this.committed();
+          }
+        } finally {
+          this.waking = null;
+        }
+      })();
+    return this.waking;
   }
 }

@@ -27,6 +27,8 @@ export interface JobKind {
   kind: string;
   /** Cron expression (UTC) for recurring kinds; the worker keeps one row per kind, key `schedule`. */
   schedule?: string;
+  /** Keys of this kind made due whenever a worker starts (work an emit's wake may have missed). */
+  startKeys?: string[];
   run(ctx: JobContext, job: ClaimedJob): Promise<JobNext | void>;
   /**
    * Milliseconds to wait before the next try after failure number `attempts` (1-based); null gives

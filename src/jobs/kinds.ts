@@ -6,9 +6,11 @@ import * as purgeEvents from './purge-events.js';
 import * as purgeIdempotency from './purge-idempotency.js';
 import * as sweepDeliveries from './sweep-deliveries.js';
 import { evaluateAutomations, retryAutomationAction } from '../automations/jobs.js';
-import * as pushTrackerSpend from './push-tracker-spend.js';
+import * as pushTrackerSpend from '../trackers/jobs.js';
 import * as runWorkflowStep from '../workflows/jobs.js';
 import * as workflowTriggers from './workflow-triggers.js';
+import { subscriberJobKind } from '../events/subscribers.js';
+import { eventSubscribers } from '../events/subscribers-list.js';
 
 export const jobKinds: JobKind[] = [
   deliverWebhooks,
@@ -20,4 +22,5 @@ export const jobKinds: JobKind[] = [
   pushTrackerSpend,
   runWorkflowStep,
   workflowTriggers,
+  subscriberJobKind(eventSubscribers),
 ];

@@ -2,6 +2,7 @@
 // their attempts) older than that go first, then events no delivery refers to any more.
 
 import type { JobContext } from './kind.js';
+import { deleteEvents, eventIdsBefore } from '../events/store.js';
 
 export const kind = 'purge-events';
 export const schedule = '17 3 * * *';
@@ -19,15 +20,15 @@ export async function run(ctx: JobContext): Promise<void> {
     await ctx.knex('webhook_attempts').whereIn('delivery_id', ids).delete();
     removed += await ctx.knex('webhook_deliveries').whereIn('id', ids).delete();
   }
-  for (;;) {
-    const ids = await ctx
-      .knex('events as e')
-      .where('e.created_at', '<', before)
-      .whereNotExists((q) => q.select(ctx.knex.raw('1')).from('webhook_deliveries as d').whereRaw('d.event_id = e.id'))
-      .limit(BATCH)
-      .pluck('e.id');
+  for (let after = 0; ;) {
+    const ids = await eventIdsBefore(ctx.knex, before, after, BATCH);
     if (!ids.length) break;
-    removed += await ctx.knex('events').whereIn('id', ids).delete();
+    after = ids[ids.length - 1];
+    const kept = new Set((await ctx.knex('webhook_deliveries').whereIn('event_id', ids).distinct('event_id').pluck('event_id')).map(Number));
+    removed += await deleteEvents(
+      ctx.knex,
+      ids.filter((id) => !kept.has(id)),
+    );
   }
   if (removed) ctx.log.info({ job: kind, removed }, 'purged old events and delivery log entries');
 }

@@ -16,7 +16,7 @@ import { claimJobs, releaseLane } from './queue/claim.js';
 import { completeJobs, dropJobs, finishJobs } from './queue/complete.js';
 import { backoffMs, failJobs, type Failure } from './queue/fail.js';
 import { renewLease } from './queue/renew.js';
-import { ensureJob } from './queue/wake.js';
+import { ensureJob, wakeJob } from './queue/wake.js';
 
 export interface WorkerOptions {
   knex: Knex;
@@ -49,6 +49,7 @@ export class JobWorker {
   private again = false;
   private stopped = true;
   private timer: schedule.Job | null = null;
+  private drained = false;
 
   constructor(private readonly o: WorkerOptions) {
     this.kinds = new Map(o.kinds.map((k) => [k.kind, k]));
@@ -59,6 +60,7 @@ export class JobWorker {
   async start(): Promise<void> {
     this.stopped = false;
     await this.ensureRecurring();
+    await this.wakeStartKeys();
     this.timer = schedule.scheduleJob(`${this.id}-claim`, '* * * * * *', () => this.nudge());
     this.nudge();
   }
@@ -96,6 +98,8 @@ export class JobWorker {
    */
   async drain(): Promise<void> {
     await this.ensureRecurring();
+    if (!this.drained) await this.wakeStartKeys();
+    this.drained = true;
     for (;;) {
       const started = await this.claimAndStart();
       if (!started && this.active.size === 0) return;
@@ -108,6 +112,11 @@ export class JobWorker {
     for (const k of this.kinds.values()) {
       if (k.schedule) await ensureJob(this.o.knex, k.kind, 'schedule', nextCronTime(k.schedule, now), now);
     }
+  }
+
+  private async wakeStartKeys(): Promise<void> {
+    const now = this.o.now();
+    for (const k of this.kinds.values()) for (const key of k.startKeys ?? []) await wakeJob(this.o.knex, k.kind, key, now);
   }
 
   private async tick(): Promise<void> {

@@ -96,6 +96,21 @@ export async function loadLaunch(db: Db, brandId: number, launchId: string | num
   return toLaunch(row);
 }
 
+/** The ids among `ids` of the brand's launches. */
+export async function launchesAmong(db: Db, brandId: number, ids: number[]): Promise<number[]> {
+  if (!ids.length) return [];
+  return (await db('launches').where({ brand_id: brandId }).whereIn('id', ids).pluck('id')).map(Number);
+}
+
+/** The status of each launch of `launchIds` that exists, by id. */
+export async function launchStatuses(db: Db, launchIds: number[]): Promise<Map<number, LaunchStatus>> {
+  if (!launchIds.length) return new Map();
+  const rows = await db('launches')
+    .whereIn('id', [...new Set(launchIds)])
+    .select('id', 'status');
+  return new Map(rows.map((r: { id: number; status: LaunchStatus }) => [Number(r.id), r.status]));
+}
+
 /** Stores a new launch; answers its id. */
 export async function insertLaunch(db: Db, l: Omit<LaunchRow, 'id' | 'statusReason' | 'publishedAt'>): Promise<number> {
   const [id] = await db('launches').insert({
@@ -208,6 +223,20 @@ export async function findNode(db: Db, launchId: number, nodeId: string): Promis
   return row ? toNode(row) : undefined;
 }
 
+/**
+ * The live campaigns the brand's launches put on an ad platform (with a platform id), oldest launch
+ * first, each with its ad account (the node's, else its launch's).
+ */
+export async function liveCampaignsOf(db: Db, brandId: number): Promise<Array<{ node: NodeRow; accountId: string | null }>> {
+  const rows = await db('launch_nodes as n')
+    .join('launches as l', 'l.id', 'n.launch_id')
+    .where({ 'l.brand_id': brandId, 'n.node_type': 'campaign', 'n.status': 'live' })
+    .whereNotNull('n.platform_id')
+    .orderBy(['l.id', 'n.created_at', 'n.id'])
+    .select('n.*', db.raw('coalesce(n.account_id, l.account_id) as campaign_account_id'));
+  return rows.map((r) => ({ node: toNode(r), accountId: r.campaign_account_id ?? null }));
+}
+
 /** A node by its id alone (an automation's pending action names it), or undefined. */
 export async function nodeById(db: Db, nodeId: string): Promise<NodeRow | undefined> {
   const row = await db('launch_nodes').where({ id: nodeId }).first();
@@ -222,6 +251,24 @@ export async function liveNodesOn(db: Db, brandId: number, accountId: string, no
     .whereNotNull('n.platform_id')
     .select('n.*');
   return rows.map(toNode);
+}
+
+/** The ids among `nodeIds` of nodes of launch `launchId` of the brand. */
+export async function nodesAmong(db: Db, brandId: number, launchId: number, nodeIds: string[]): Promise<string[]> {
+  return db('launch_nodes as n')
+    .join('launches as l', 'l.id', 'n.launch_id')
+    .where({ 'l.brand_id': brandId, 'n.launch_id': launchId })
+    .whereIn('n.id', nodeIds)
+    .pluck('n.id');
+}
+
+/** The platform ids among `platformIds` of the brand's live nodes of one level on an ad account. */
+export async function liveObjectsAmong(db: Db, brandId: number, accountId: string, nodeType: string, platformIds: string[]): Promise<string[]> {
+  return db('launch_nodes as n')
+    .join('launches as l', 'l.id', 'n.launch_id')
+    .where({ 'l.brand_id': brandId, 'n.account_id': accountId, 'n.status': 'live', 'n.node_type': nodeType })
+    .whereIn('n.platform_id', platformIds)
+    .pluck('n.platform_id');
 }
 
 /** The children of a node, in creation order. */

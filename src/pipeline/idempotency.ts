@@ -1,11 +1,12 @@
-// Idempotency records: the first request with a key runs; a retry within 24 hours gets the
-// stored response and acts again never. Safe across processes through a unique index.
+// Idempotency records (store.ts): the first request with a key runs; a retry within 24 hours gets
+// the stored response and acts again never. Safe across processes through a unique index.
 
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { ServiceError } from '../errors.js';
 import { isUniqueViolation } from '../db/connection.js';
 import { canonicalJson } from '../pagination/cursor.js';
+import { completeRecord, deleteExpiredRecord, deleteExpiredRecords, deleteRunningRecord, findRecord, insertRecord, moveLease } from './store.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** How long a running request holds its key before another process may take the work over. */
@@ -30,23 +31,22 @@ export async function claimIdempotencyKey(db: Knex, req: ClaimRequest): Promise<
   const fingerprint = sha256(canonicalJson(req.input));
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      const [id] = await db('idempotency_records').insert({
-        organization_id: req.organizationId,
-        scope_hash: scopeHash,
+      const id = await insertRecord(db, {
+        organizationId: req.organizationId,
+        scopeHash,
         fingerprint,
-        state: 'running',
-        lease_expires_at: req.now + IDEMPOTENCY_LEASE_MS,
-        created_at: req.now,
-        expires_at: req.now + IDEMPOTENCY_TTL_MS,
+        leaseExpiresAt: req.now + IDEMPOTENCY_LEASE_MS,
+        createdAt: req.now,
+        expiresAt: req.now + IDEMPOTENCY_TTL_MS,
       });
-      return { kind: 'run', recordId: Number(id), resumed: false, leaseExpiresAt: req.now + IDEMPOTENCY_LEASE_MS };
+      return { kind: 'run', recordId: id, resumed: false, leaseExpiresAt: req.now + IDEMPOTENCY_LEASE_MS };
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
     }
-    const row = await db('idempotency_records').where({ organization_id: req.organizationId, scope_hash: scopeHash }).first();
+    const row = await findRecord(db, req.organizationId, scopeHash);
     if (!row) continue;
-    if (Number(row.expires_at) <= req.now) {
-      await db('idempotency_records').where({ id: row.id, expires_at: row.expires_at }).delete();
+    if (row.expiresAt <= req.now) {
+      await deleteExpiredRecord(db, row.id, row.expiresAt);
       continue;
     }
     if (row.fingerprint !== fingerprint) {
@@ -55,14 +55,12 @@ export async function claimIdempotencyKey(db: Knex, req: ClaimRequest): Promise<
       });
     }
     if (row.state === 'done') {
-      return { kind: 'replay', status: Number(row.status_code), body: JSON.parse(row.response_body) };
+      return { kind: 'replay', status: Number(row.statusCode), body: JSON.parse(row.responseBody ?? 'null') };
     }
     // Still running: another process owns it unless its lease ran out (it crashed); then take it over.
-    if (Number(row.lease_expires_at) <= req.now) {
-      const taken = await db('idempotency_records')
-        .where({ id: row.id, state: 'running', lease_expires_at: row.lease_expires_at })
-        .update({ lease_expires_at: req.now + IDEMPOTENCY_LEASE_MS });
-      if (taken === 1) return { kind: 'run', recordId: Number(row.id), resumed: true, leaseExpiresAt: req.now + IDEMPOTENCY_LEASE_MS };
+    if (row.leaseExpiresAt <= req.now) {
+      const taken = await moveLease(db, row.id, row.leaseExpiresAt, req.now + IDEMPOTENCY_LEASE_MS);
+      if (taken === 1) return { kind: 'run', recordId: row.id, resumed: true, leaseExpiresAt: req.now + IDEMPOTENCY_LEASE_MS };
     }
     throw new ServiceError(
       'idempotency_conflict',
@@ -76,14 +74,12 @@ export async function claimIdempotencyKey(db: Knex, req: ClaimRequest): Promise<
 
 /** Stores the final response, in the operation's transaction when there is one. */
 export async function completeIdempotencyKey(db: Knex | Knex.Transaction, recordId: number, status: number, body: unknown): Promise<void> {
-  await db('idempotency_records')
-    .where({ id: recordId })
-    .update({ state: 'done', status_code: status, response_body: JSON.stringify(body) });
+  await completeRecord(db, recordId, status, JSON.stringify(body));
 }
 
 /** Forgets a claim whose request failed, so a retry with the same key acts again (unless another took it over). */
 export async function releaseIdempotencyKey(db: Knex, recordId: number, leaseExpiresAt: number): Promise<void> {
-  await db('idempotency_records').where({ id: recordId, state: 'running', lease_expires_at: leaseExpiresAt }).delete();
+  await deleteRunningRecord(db, recordId, leaseExpiresAt);
 }
 
 /**
@@ -94,9 +90,7 @@ export function renewIdempotencyLease(db: Knex, recordId: number, leaseExpiresAt
   let current = leaseExpiresAt;
   const timer = setInterval(() => {
     const next = now() + IDEMPOTENCY_LEASE_MS;
-    db('idempotency_records')
-      .where({ id: recordId, state: 'running', lease_expires_at: current })
-      .update({ lease_expires_at: next })
+    moveLease(db, recordId, current, next)
       .then((n) => {
         if (n === 1) current = next;
       })
@@ -111,7 +105,5 @@ export function renewIdempotencyLease(db: Knex, recordId: number, leaseExpiresAt
 
 /** Deletes records older than 24 hours; returns how many went. */
 export async function purgeExpiredIdempotencyKeys(db: Knex, now: number, batch = 1000): Promise<number> {
-  const ids = await db('idempotency_records').where('expires_at', '<=', now).limit(batch).pluck('id');
-  if (ids.length === 0) return 0;
-  return db('idempotency_records').whereIn('id', ids).delete();
+  return deleteExpiredRecords(db, now, batch);
 }

@@ -5,8 +5,15 @@
 
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/principal.js';
+import { findAutomation } from '../automations/store.js';
+import { loadColumns } from '../board/store.js';
+import { adAccountsOf, isBrandOf } from '../brands/store.js';
+import { copyPlatforms } from '../copy/store.js';
+import { creativesAmong } from '../creatives/store.js';
 import { validationFailed, type FieldIssue } from '../errors.js';
-import { reachable } from '../workflows/store.js';
+import { launchesAmong, liveObjectsAmong, nodesAmong } from '../launches/store.js';
+import { templateIdsAmong } from '../structure-templates/store.js';
+import { findWorkflow, reachable } from '../workflows/store.js';
 
 type Db = Knex | Knex.Transaction;
 
@@ -36,51 +43,52 @@ interface Resolver {
 
 const numeric = (ids: Array<number | string>) => ids.map(Number).filter((n) => Number.isSafeInteger(n) && n > 0);
 
-/** A resolver over a brand-scoped table keyed by its integer id. */
-const byId = (noun: string, table: string): Resolver => ({
+/** A resolver over a brand's resources keyed by integer ids, given the function that finds those among `ids`. */
+const byId = (noun: string, among: (db: Db, brandId: number, ids: number[]) => Promise<number[]>): Resolver => ({
   noun,
-  find: async (db, _p, ref, ids) => (await db(table).where({ brand_id: ref.brandId }).whereIn('id', numeric(ids)).pluck('id')).map(Number),
+  find: (db, _p, ref, ids) => among(db, ref.brandId, [...new Set(numeric(ids))]),
 });
+
+/** Those of `ids` for which `exists` answers true, asked one at a time (kinds a body names a few of). */
+async function each(ids: number[], exists: (id: number) => Promise<boolean>): Promise<number[]> {
+  const out: number[] = [];
+  for (const id of ids) if (await exists(id)) out.push(id);
+  return out;
+}
 
 const RESOLVERS: Record<ReferenceKind, Resolver> = {
   adAccount: {
     noun: 'ad account',
-    find: (db, _p, ref, ids) => db('ad_accounts').where({ brand_id: ref.brandId }).whereIn('account_id', ids.map(String)).pluck('account_id'),
+    find: async (db, _p, ref, ids) => {
+      const named = new Set(ids.map(String));
+      return (await adAccountsOf(db, ref.brandId)).map((a) => a.accountId).filter((id) => named.has(id));
+    },
   },
-  creative: byId('creative', 'creatives'),
-  copy: byId('copy', 'copy_generations'),
-  structureTemplate: byId('structure template', 'structure_templates'),
-  launch: byId('launch', 'launches'),
-  automation: byId('automation', 'automations'),
-  pipelineColumn: byId('pipeline column', 'board_columns'),
+  creative: byId('creative', async (db, brandId, ids) => (await creativesAmong(db, brandId, ids)).map((c) => c.id)),
+  copy: byId('copy', async (db, brandId, ids) => [...(await copyPlatforms(db, brandId, ids)).keys()]),
+  structureTemplate: byId('structure template', templateIdsAmong),
+  launch: byId('launch', launchesAmong),
+  automation: byId('automation', (db, brandId, ids) => each(ids, async (id) => Boolean(await findAutomation(db, brandId, id)))),
+  pipelineColumn: byId('pipeline column', async (db, brandId, ids) => {
+    const named = new Set(ids);
+    return (await loadColumns(db, brandId)).map((c) => c.id).filter((id) => named.has(id));
+  }),
   launchNode: {
     noun: 'node',
-    find: (db, _p, ref, ids) =>
-      db('launch_nodes as n')
-        .join('launches as l', 'l.id', 'n.launch_id')
-        .where({ 'l.brand_id': ref.brandId, 'n.launch_id': ref.launchId ?? 0 })
-        .whereIn('n.id', ids.map(String))
-        .pluck('n.id'),
+    find: (db, _p, ref, ids) => nodesAmong(db, ref.brandId, ref.launchId ?? 0, ids.map(String)),
   },
   liveObject: {
     noun: 'live object',
-    find: (db, _p, ref, ids) =>
-      db('launch_nodes as n')
-        .join('launches as l', 'l.id', 'n.launch_id')
-        .where({ 'l.brand_id': ref.brandId, 'n.account_id': ref.accountId ?? '', 'n.status': 'live', 'n.node_type': ref.level ?? '' })
-        .whereIn('n.platform_id', ids.map(String))
-        .pluck('n.platform_id'),
+    find: (db, _p, ref, ids) => liveObjectsAmong(db, ref.brandId, ref.accountId ?? '', ref.level ?? '', ids.map(String)),
   },
   workflow: {
     noun: 'workflow',
     // A workflow reaching a brand outside the credential's limit is as unknown to it as a missing one.
-    find: async (db, principal, ref, ids) => {
-      const rows = await db('workflows')
-        .where({ brand_id: ref.brandId, organization_id: principal.organizationId })
-        .whereIn('id', numeric(ids))
-        .select('id', 'reach_brand_ids');
-      return rows.filter((r) => reachable(principal, JSON.parse(r.reach_brand_ids))).map((r) => Number(r.id));
-    },
+    find: (db, principal, ref, ids) =>
+      each([...new Set(numeric(ids))], async (id) => {
+        const w = await findWorkflow(db, id);
+        return Boolean(w && w.brandId === ref.brandId && w.organizationId === principal.organizationId && reachable(principal, w.reachBrandIds));
+      }),
   },
 };
 
@@ -136,6 +144,6 @@ export async function requireReferences(db: Db, principal: Principal, refs: Refe
  */
 export async function brandIssue(db: Db, principal: Principal, field: string, brandId: number): Promise<FieldIssue | null> {
   const inLimit = principal.brandIds === null || principal.brandIds.has(brandId);
-  if (inLimit && (await db('brands').where({ id: brandId, organization_id: principal.organizationId }).first('id'))) return null;
+  if (inLimit && (await isBrandOf(db, principal.organizationId, brandId))) return null;
   return { field, code: 'invalid_value', message: `names brand ${brandId}, which is not a brand of this organization that this credential may reach` };
 }

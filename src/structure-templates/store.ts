@@ -94,6 +94,12 @@ export async function loadTemplate(db: Db, brandId: number, templateId: number |
   return toTemplate(row);
 }
 
+/** The ids among `ids` of the brand's templates. */
+export async function templateIdsAmong(db: Db, brandId: number, ids: number[]): Promise<number[]> {
+  if (!ids.length) return [];
+  return (await db('structure_templates').where({ brand_id: brandId }).whereIn('id', ids).pluck('id')).map(Number);
+}
+
 /** The brand's templates newest first (only those of `status` when given), below `beforeId` when given, at most `limit`. */
 export async function templatesOf(
   db: Db,

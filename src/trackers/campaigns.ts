@@ -1,6 +1,8 @@
 // The service campaigns of a brand: campaigns its launches published (live, with an ad platform id).
 
 import type { Knex } from 'knex';
+import { adAccountsOf } from '../brands/store.js';
+import { liveCampaignsOf } from '../launches/store.js';
 import type { PlatformName } from '../platforms/port.js';
 
 export interface ServiceCampaign {
@@ -10,31 +12,18 @@ export interface ServiceCampaign {
   provider: PlatformName;
 }
 
-/** Every live campaign the brand's launches put on an ad platform, oldest first. */
+/** Every live campaign the brand's launches put on one of its ad accounts, oldest first. */
 export async function serviceCampaigns(db: Knex | Knex.Transaction, brandId: number): Promise<ServiceCampaign[]> {
-  const rows = await db('launch_nodes as n')
-    .join('launches as l', 'l.id', 'n.launch_id')
-    .join('ad_accounts as a', function () {
-      this.on('a.brand_id', '=', 'l.brand_id').andOn('a.account_id', '=', db.raw('coalesce(n.account_id, l.account_id)'));
-    })
-    .where({ 'l.brand_id': brandId, 'n.node_type': 'campaign', 'n.status': 'live' })
-    .whereNotNull('n.platform_id')
-    .orderBy(['l.id', 'n.created_at', 'n.id'])
-    .select('n.platform_id', 'n.name', 'n.properties', 'a.account_id', 'a.platform');
+  const [live, accounts] = await Promise.all([liveCampaignsOf(db, brandId), adAccountsOf(db, brandId)]);
+  const platformOf = new Map(accounts.map((a) => [a.accountId, a.platform]));
   const seen = new Set<string>();
   const out: ServiceCampaign[] = [];
-  for (const r of rows) {
-    if (seen.has(r.platform_id)) continue;
-    seen.add(r.platform_id);
-    let name = r.name as string | null;
-    if (!name) {
-      try {
-        name = (JSON.parse(r.properties) as { name?: string }).name ?? null;
-      } catch {
-        name = null;
-      }
-    }
-    out.push({ providerCampaignId: r.platform_id, name: name ?? r.platform_id, accountId: r.account_id, provider: r.platform });
+  for (const { node, accountId } of live) {
+    const provider = accountId === null ? undefined : platformOf.get(accountId);
+    if (!provider || !accountId || !node.platformId || seen.has(node.platformId)) continue;
+    seen.add(node.platformId);
+    const name: string | null = node.name || (node.properties.name ?? null);
+    out.push({ providerCampaignId: node.platformId, name: name ?? node.platformId, accountId, provider });
   }
   return out;
 }

@@ -12,6 +12,7 @@ import { addDays, localDate } from '../time/zones.js';
 import { serviceCampaigns, type ServiceCampaign } from './campaigns.js';
 import type { ClickRow, TrackerCampaign, TrackerConnection } from './port.js';
 import type { Trackers } from './registry.js';
+import { manualMappingsOf } from './store.js';
 
 /** Days of clicks automatic mappings are derived from (today included). */
 export const MAPPING_DAYS = 7;
@@ -127,7 +128,7 @@ export async function resolveMappings(deps: MappingDeps, brandId: number): Promi
     adapter.listCampaigns(connection),
     adapter.clickReport(connection, { from: addDays(today, 1 - MAPPING_DAYS), to: today, timezone: 'UTC' }),
     serviceCampaigns(deps.db, brandId),
-    deps.db('tracker_mappings').where({ brand_id: brandId }).select(),
+    manualMappingsOf(deps.db, brandId),
   ]);
   const titles = new Map(trackerCampaigns.map((t) => [t.id, t]));
   const bySub3 = tally(rows, (r) => r.sub3);
@@ -135,7 +136,7 @@ export async function resolveMappings(deps: MappingDeps, brandId: number): Promi
     rows.filter((r) => !r.sub3),
     (r) => r.campaignIdParam,
   );
-  const manual = new Map(manualRows.map((m: Record<string, any>) => [m.provider_campaign_id as string, m]));
+  const manual = new Map(manualRows.map((m) => [m.providerCampaignId, m]));
   const ours = new Set(campaigns.map((c) => c.providerCampaignId));
 
   // Service campaigns whose clicks reach each tracker campaign (on sub3 or on the fallback parameter).
@@ -165,11 +166,11 @@ export async function resolveMappings(deps: MappingDeps, brandId: number): Promi
     if (m) {
       chosen.push({
         c,
-        trackerCampaignId: m.tracker_campaign_id,
-        matchedOn: sub3?.has(m.tracker_campaign_id) ? 'sub3' : 'tracker_campaign_id',
+        trackerCampaignId: m.trackerCampaignId,
+        matchedOn: sub3?.has(m.trackerCampaignId) ? 'sub3' : 'tracker_campaign_id',
         source: 'manual',
-        updatedAt: iso(m.updated_at),
-        updatedBy: Number(m.updated_by_user_id),
+        updatedAt: iso(m.updatedAt),
+        updatedBy: m.updatedByUserId,
       });
       continue;
     }

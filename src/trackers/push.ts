@@ -2,44 +2,50 @@
 // tracker (in the ad account's time zone and currency), and once a day, at finalLocalHour after
 // local midnight, yesterday's final spend. Each request sets the range's cost, so a cycle repeated
 // (or repeated after a crash) sets the same costs again. A cycle is a run (push-runs.ts) whose
-// progress is written as it goes. A rejected key or a plan that refuses cost updates turns the push
+// progress is written as it goes; the brand's `tracker-push` job (jobs.ts) carries the cycles out. A rejected key or a plan that refuses cost updates turns the push
 // off (tracker.push.disabled); any other failure keeps it on, records lastError and emits
 // tracker.push.failed.
 
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { SecretBox } from '../auth/encryption.js';
+import { organizationOfBrand } from '../brands/store.js';
 import { inTransaction } from '../db/connection.js';
 import type { EventOutbox } from '../events/outbox.js';
+import { wakeJob } from '../jobs/queue/wake.js';
+import { nextCronTime } from '../jobs/worker.js';
 import { PlatformError } from '../platforms/port.js';
 import type { Platforms } from '../platforms/registry.js';
 import { addDays, localDate } from '../time/zones.js';
 import { resolveMappings, type PushTarget } from './mappings.js';
 import { TrackerError, decimalCost, minorUnits } from './port.js';
-import { finishRun, saveRunProgress, type PushRunRow, type RunState } from './push-runs.js';
 import type { Trackers } from './registry.js';
+import {
+  findConnection,
+  findPushSetting,
+  findRun,
+  finishRun,
+  lastFinalDate,
+  recordFinalPush,
+  runningRun,
+  saveRunProgress,
+  startPushRun,
+  switchPushOff,
+  updatePushSetting,
+  upsertPushSetting,
+  type DisabledReason,
+  type PushSetting,
+  type RunState,
+} from './store.js';
 
 /** When the push job runs (UTC): every hour at minute 5. */
 export const PUSH_CRON = '5 * * * *';
 
+/** The kind of the brand's push job (key: the brand id). */
+export const PUSH_JOB_KIND = 'tracker-push';
+
 export const DEFAULT_FINAL_LOCAL_HOUR = 3;
 export const DEFAULT_REQUEST_INTERVAL_SECONDS = 2;
-
-export type DisabledReason = 'unauthorized' | 'refused' | 'key_changed';
-
-export interface PushSettingRow {
-  brand_id: number;
-  enabled: boolean | number;
-  disabled_reason: DisabledReason | null;
-  final_local_hour: number;
-  request_interval_seconds: number;
-  last_push_at: number | null;
-  last_campaigns_pushed: number;
-  last_error: string | null;
-  last_error_at: number | null;
-  unmatched_count: number;
-  updated_at: number;
-}
 
 export interface PushDeps {
   knex: Knex;
@@ -61,50 +67,53 @@ export function localHour(ms: number, timeZone: string): number {
   return Number(f.format(new Date(ms))) % 24;
 }
 
-/** The brand's push setting row, or the defaults of a brand that never set one. */
-export async function pushSetting(db: Knex | Knex.Transaction, brandId: number): Promise<PushSettingRow> {
-  const row = await db('tracker_push_settings').where({ brand_id: brandId }).first();
+/** The brand's push setting, or the defaults of a brand that never set one. */
+export async function pushSetting(db: Knex | Knex.Transaction, brandId: number): Promise<PushSetting> {
   return (
-    row ?? {
-      brand_id: brandId,
+    (await findPushSetting(db, brandId)) ?? {
       enabled: false,
-      disabled_reason: null,
-      final_local_hour: DEFAULT_FINAL_LOCAL_HOUR,
-      request_interval_seconds: DEFAULT_REQUEST_INTERVAL_SECONDS,
-      last_push_at: null,
-      last_campaigns_pushed: 0,
-      last_error: null,
-      last_error_at: null,
-      unmatched_count: 0,
-      updated_at: 0,
+      disabledReason: null,
+      finalLocalHour: DEFAULT_FINAL_LOCAL_HOUR,
+      requestIntervalSeconds: DEFAULT_REQUEST_INTERVAL_SECONDS,
+      lastPushAt: null,
+      lastCampaignsPushed: 0,
+      lastError: null,
+      lastErrorAt: null,
+      unmatchedCount: 0,
     }
   );
 }
 
 /** The contract's tracker spend push setting. */
 export async function pushView(db: Knex | Knex.Transaction, brandId: number) {
-  const [row, conn] = await Promise.all([pushSetting(db, brandId), db('tracker_connections').where({ brand_id: brandId }).first('brand_id')]);
+  const [row, conn] = await Promise.all([pushSetting(db, brandId), findConnection(db, brandId)]);
   return {
     brandId,
     connected: Boolean(conn),
-    enabled: Boolean(row.enabled),
-    disabledReason: row.disabled_reason ?? null,
-    lastPushAt: iso(row.last_push_at),
-    lastCampaignsPushed: Number(row.last_campaigns_pushed),
-    lastError: row.last_error ?? null,
-    lastErrorAt: iso(row.last_error_at),
-    unmatchedCount: Number(row.unmatched_count),
-    schedule: { cron: PUSH_CRON, finalLocalHour: Number(row.final_local_hour), requestIntervalSeconds: Number(row.request_interval_seconds) },
+    enabled: row.enabled,
+    disabledReason: row.disabledReason,
+    lastPushAt: iso(row.lastPushAt),
+    lastCampaignsPushed: row.lastCampaignsPushed,
+    lastError: row.lastError,
+    lastErrorAt: iso(row.lastErrorAt),
+    unmatchedCount: row.unmatchedCount,
+    schedule: { cron: PUSH_CRON, finalLocalHour: row.finalLocalHour, requestIntervalSeconds: row.requestIntervalSeconds },
   };
 }
 
-/** Upserts the brand's setting row with `changes` (creating it with the defaults first). */
-export async function savePushSetting(db: Knex | Knex.Transaction, brandId: number, changes: Partial<PushSettingRow>, now: number): Promise<void> {
-  const current = await pushSetting(db, brandId);
-  await db('tracker_push_settings')
-    .insert({ ...current, ...changes, brand_id: brandId, updated_at: now })
-    .onConflict('brand_id')
-    .merge({ ...changes, updated_at: now });
+/** Writes `changes` to the brand's setting (creating it with the defaults first). */
+export async function savePushSetting(db: Knex | Knex.Transaction, brandId: number, changes: Partial<PushSetting>, now: number): Promise<void> {
+  await upsertPushSetting(db, brandId, await pushSetting(db, brandId), changes, now);
+}
+
+/** Makes the brand's push job due at the next push hour (creating its row), inside the caller's transaction. */
+export async function schedulePush(db: Knex | Knex.Transaction, brandId: number, now: number): Promise<void> {
+  await wakeJob(db, PUSH_JOB_KIND, String(brandId), nextCronTime(PUSH_CRON, now));
+}
+
+/** Makes the brand's push job due now, to carry out a manual run (inside the caller's transaction). */
+export function pushNow(db: Knex | Knex.Transaction, brandId: number, now: number): Promise<void> {
+  return wakeJob(db, PUSH_JOB_KIND, String(brandId), now);
 }
 
 /**
@@ -112,34 +121,62 @@ export async function savePushSetting(db: Knex | Knex.Transaction, brandId: numb
  * transaction. Returns false when it was already off.
  */
 export async function disablePush(
-  trx: Knex.Transaction,
+  trx: Knex | Knex.Transaction,
   events: EventOutbox,
   organizationId: number,
   brandId: number,
   reason: DisabledReason,
   now: number,
 ): Promise<boolean> {
-  const changed = await trx('tracker_push_settings')
-    .where({ brand_id: brandId, enabled: true })
-    .update({ enabled: false, disabled_reason: reason, updated_at: now });
-  if (!changed) return false;
+  if (!(await switchPushOff(trx, brandId, reason, now))) return false;
   await events.emit(trx, { organizationId, brandId, type: 'tracker.push.disabled', data: { brandId, reason } });
   return true;
 }
 
 async function organizationOf(knex: Knex, brandId: number): Promise<number> {
-  return Number((await knex('brands').where({ id: brandId }).first('organization_id')).organization_id);
+  const organizationId = await organizationOfBrand(knex, brandId);
+  if (organizationId === undefined) throw new Error(`Brand ${brandId} no longer exists.`);
+  return organizationId;
 }
 
-/** Runs one push cycle as run `run` (already started, status running), writing its progress as it goes. */
-export async function executePushRun(deps: PushDeps, run: PushRunRow): Promise<void> {
+/**
+ * One turn of the brand's push job: carries out the manual run waiting (or starts a scheduled one)
+ * unless the push is off or the tracker disconnected, which ends a waiting run saying so. Answers
+ * when the job is due next: null parks it until set-tracker-push turns the push on again.
+ */
+export async function pushTurn(deps: PushDeps, brandId: number): Promise<number | null> {
   const { knex, now } = deps;
-  const brandId = Number(run.brand_id);
-  const runId = Number(run.id);
+  const [setting, conn, organizationId] = await Promise.all([pushSetting(knex, brandId), findConnection(knex, brandId), organizationOfBrand(knex, brandId)]);
+  const pending = await runningRun(knex, brandId);
+  if (!setting.enabled || !conn || organizationId === undefined) {
+    // Turned off or disconnected since the run was asked for: it ends saying so, and the job parks.
+    if (pending)
+      await finishRun(
+        knex,
+        pending.id,
+        { pushed: [], skipped: [], drift: [], done: 0, total: 0 },
+        'failed',
+        'The push was turned off or the tracker disconnected before this run could start.',
+        now(),
+      );
+    return null;
+  }
+  const runId = pending?.id ?? (await startPushRun(knex, brandId, 'schedule', now()));
+  await executePushRun(deps, brandId, runId);
+  const done = await findRun(knex, brandId, runId);
+  deps.log.info({ job: PUSH_JOB_KIND, brandId, runId, trigger: done?.trigger, status: done?.status, pushed: done?.done ?? 0 }, 'tracker push cycle');
+  const after = await pushSetting(knex, brandId);
+  if (!after.enabled) return null;
+  // Another manual run asked for meanwhile goes next, at once.
+  return (await runningRun(knex, brandId)) ? now() : nextCronTime(PUSH_CRON, now());
+}
+
+/** Runs one push cycle of the brand as run `runId` (already started, status running), writing its progress as it goes. */
+export async function executePushRun(deps: PushDeps, brandId: number, runId: number): Promise<void> {
+  const { knex, now } = deps;
   const setting = await pushSetting(knex, brandId);
-  const connRow = await knex('tracker_connections').where({ brand_id: brandId }).first('api_key_sealed');
-  const keyAtStart = connRow?.api_key_sealed as string | undefined;
-  const intervalMs = Number(setting.request_interval_seconds) * 1000;
+  const keyAtStart = (await findConnection(knex, brandId))?.apiKeySealed;
+  const intervalMs = setting.requestIntervalSeconds * 1000;
   const state: RunState = { pushed: [], skipped: [], drift: [], done: 0, total: 0 };
   // A run repeated after a crash starts again from nothing: every cost is set again.
   await saveRunProgress(knex, runId, state);
@@ -168,10 +205,10 @@ export async function executePushRun(deps: PushDeps, run: PushRunRow): Promise<v
     for (const accountId of [...new Set(pushable.map((t) => t.campaign.accountId))]) {
       const account = await deps.platforms.account(knex, brandId, accountId);
       const at = now();
-      if (localHour(at, account.timezone) < Number(setting.final_local_hour)) continue;
+      if (localHour(at, account.timezone) < setting.finalLocalHour) continue;
       const yesterday = addDays(localDate(at, account.timezone), -1);
-      const done = await knex('tracker_final_pushes').where({ brand_id: brandId, account_id: accountId }).first('final_date');
-      if (done && done.final_date >= yesterday) continue;
+      const done = await lastFinalDate(knex, brandId, accountId);
+      if (done !== undefined && done >= yesterday) continue;
       finals.push({ accountId, date: yesterday, targets: pushable.filter((x) => x.campaign.accountId === accountId) });
     }
     state.total = finals.reduce((n, f) => n + f.targets.length, 0) + pushable.length;
@@ -225,10 +262,7 @@ export async function executePushRun(deps: PushDeps, run: PushRunRow): Promise<v
         });
       }
       // Recorded only once every campaign of the account was set: a crash before here repeats it, setting the same costs.
-      await knex('tracker_final_pushes')
-        .insert({ brand_id: brandId, account_id: f.accountId, final_date: f.date, pushed_at: now() })
-        .onConflict(['brand_id', 'account_id'])
-        .merge({ final_date: f.date, pushed_at: now() });
+      await recordFinalPush(knex, brandId, f.accountId, f.date, now());
     }
     for (const t of pushable) {
       const account = await deps.platforms.account(knex, brandId, t.campaign.accountId);
@@ -236,16 +270,15 @@ export async function executePushRun(deps: PushDeps, run: PushRunRow): Promise<v
     }
   } catch (err) {
     const organizationId = await organizationOf(knex, brandId);
-    if (err instanceof TrackerError && (err.kind === 'unauthorized' || err.kind === 'refused')) {
+    const reason: DisabledReason | null = err instanceof TrackerError && (err.kind === 'unauthorized' || err.kind === 'refused') ? err.kind : null;
+    if (err instanceof TrackerError && reason) {
       await inTransaction(knex, async (trx) => {
         await finishRun(trx, runId, state, 'failed', `${err.message} The push was turned off (${err.kind}); turn it back on with set-tracker-push.`, now());
         // A key changed while this cycle ran was disabled for that reason already; the old key's refusal says nothing of the new one.
-        const current = await trx('tracker_connections').where({ brand_id: brandId }).first('api_key_sealed');
-        if (current?.api_key_sealed !== keyAtStart) return;
-        await trx('tracker_push_settings')
-          .where({ brand_id: brandId })
-          .update({ last_error: err.message.slice(0, 2000), last_error_at: now() });
-        await disablePush(trx, deps.events, organizationId, brandId, err.kind as DisabledReason, now());
+        const current = await findConnection(trx, brandId);
+        if (current?.apiKeySealed !== keyAtStart) return;
+        await updatePushSetting(trx, brandId, { lastError: err.message.slice(0, 2000), lastErrorAt: now() });
+        await disablePush(trx, deps.events, organizationId, brandId, reason, now());
       });
       return;
     }
@@ -253,22 +286,13 @@ export async function executePushRun(deps: PushDeps, run: PushRunRow): Promise<v
     const message = err instanceof TrackerError || err instanceof PlatformError ? err.message : 'The push cycle failed unexpectedly; it is retried next hour.';
     await inTransaction(knex, async (trx) => {
       await finishRun(trx, runId, state, 'failed', message, now());
-      await trx('tracker_push_settings')
-        .where({ brand_id: brandId })
-        .update({ last_error: message.slice(0, 2000), last_error_at: now(), updated_at: now() });
+      await updatePushSetting(trx, brandId, { lastError: message.slice(0, 2000), lastErrorAt: now() }, now());
       await deps.events.emit(trx, { organizationId, brandId, type: 'tracker.push.failed', data: { brandId, error: message.slice(0, 2000) } });
     });
     return;
   }
   await inTransaction(knex, async (trx) => {
     await finishRun(trx, runId, state, 'succeeded', null, now());
-    await trx('tracker_push_settings')
-      .where({ brand_id: brandId })
-      .update({
-        last_push_at: now(),
-        last_campaigns_pushed: state.pushed.filter((p) => !p.final).length,
-        unmatched_count: unmatchedCount,
-        updated_at: now(),
-      });
+    await updatePushSetting(trx, brandId, { lastPushAt: now(), lastCampaignsPushed: state.pushed.filter((p) => !p.final).length, unmatchedCount }, now());
   });
 }

@@ -4,24 +4,14 @@
 
 import type { Knex } from 'knex';
 import type { SecretBox } from '../auth/encryption.js';
-import type { Origin } from '../outbound/address-policy.js';
 import type { OutboundClient } from '../outbound/client.js';
 import { KeitaroTracker } from './keitaro.js';
 import { SandboxTracker } from './sandbox.js';
 import type { TrackerAdapter, TrackerConnection } from './port.js';
+import { findConnection, type StoredConnection } from './store.js';
 
 /** The baseUrl that connects the built-in simulated tracker (not a URL: never called). */
 export const SANDBOX_BASE_URL = 'sandbox:';
-
-export interface StoredConnection {
-  brand_id: number;
-  base_url: string;
-  base_url_origin: Origin;
-  api_key_sealed: string;
-  api_key_last4: string;
-  created_at: number;
-  updated_at: number | null;
-}
 
 export type Sleep = (ms: number) => Promise<void>;
 
@@ -48,15 +38,15 @@ export class Trackers {
     return conn.baseUrl === SANDBOX_BASE_URL ? this.sandbox : this.keitaro;
   }
 
-  /** The brand's stored connection row, or null when no tracker is connected. */
+  /** The brand's stored connection, or null when no tracker is connected. */
   async stored(db: Knex | Knex.Transaction, brandId: number): Promise<StoredConnection | null> {
-    return (await db('tracker_connections').where({ brand_id: brandId }).first()) ?? null;
+    return (await findConnection(db, brandId)) ?? null;
   }
 
   /** The brand's connection with its key opened, or null. */
   async connection(db: Knex | Knex.Transaction, secrets: SecretBox, brandId: number): Promise<TrackerConnection | null> {
     const row = await this.stored(db, brandId);
     if (!row) return null;
-    return { brandId, baseUrl: row.base_url, apiKey: secrets.open(row.api_key_sealed), origin: row.base_url_origin === 'operator' ? 'operator' : 'caller' };
+    return { brandId, baseUrl: row.baseUrl, apiKey: secrets.open(row.apiKeySealed), origin: row.baseUrlOrigin };
   }
 }

@@ -12,7 +12,7 @@ import type { SchemaRegistry } from '../schemas/registry.js';
 import { callerTarget, operatorTarget } from '../outbound/address-policy.js';
 import type { OutboundClient } from '../outbound/client.js';
 import { runAgent, type AgentState } from './agent.js';
-import { postChat } from './chat.js';
+import { postChat, type ChatOutcome } from './chat.js';
 import type { WorkflowNode } from './definition.js';
 import { stepIssues } from './references.js';
 
@@ -51,6 +51,32 @@ const MAX_TRANSIENT_ATTEMPTS = 3;
 const TRANSIENT = new Set(['rate_limited', 'unavailable', 'timeout', 'internal_error', 'idempotency_conflict']);
 
 export const stepKey = (executionId: number, nodeId: string) => `wf-${executionId}-${nodeId}`;
+
+/** True when a step that failed `attempts` times before this one may be tried again after a transient failure. */
+export const retriesLeft = (attempts: number) => attempts + 1 < MAX_TRANSIENT_ATTEMPTS;
+
+/**
+ * What a refusal of the operation a step called means for the step: tried again (same
+ * Idempotency-Key, so safely) while the service was busy or a dependency did not answer and tries
+ * are left, the node's error otherwise.
+ */
+export function refusalOutcome(err: ServiceError, attempts: number): StepOutcome {
+  if (TRANSIENT.has(err.code) && retriesLeft(attempts)) return { status: 'retry', reason: `${err.code}: ${err.message}` };
+  return { status: 'failed', error: { code: err.code, message: err.message, details: err.details ?? undefined } };
+}
+
+/** What a chat webhook's answer means for the step: a 2xx succeeds; no answer, 5xx or 429 is tried again while tries are left; the rest fails. */
+export function chatOutcome(sent: ChatOutcome, text: string, attempts: number): StepOutcome {
+  if (sent.statusCode !== null && sent.statusCode >= 200 && sent.statusCode < 300)
+    return { status: 'succeeded', result: { statusCode: sent.statusCode, text, durationMs: sent.durationMs } };
+  const transient = sent.statusCode === null || sent.statusCode >= 500 || sent.statusCode === 429;
+  if (transient && !sent.refused && retriesLeft(attempts)) return { status: 'retry', reason: sent.error ?? `chat webhook answered ${sent.statusCode}` };
+  return {
+    status: 'failed',
+    error: { code: 'unavailable', message: `The chat webhook did not take the message: ${sent.error ?? `HTTP ${sent.statusCode}`}.` },
+    result: { statusCode: sent.statusCode },
+  };
+}
 
 function launchIdOf(env: StepEnv, raw: string | number): string {
   if (typeof raw === 'number') return String(raw);
@@ -114,6 +140,17 @@ function valueAt(obj: unknown, path: string): unknown {
   return path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), obj);
 }
 
+/** A review gate starting at `now`: it waits for a decision until `timeoutHours` from now (none: for ever). */
+export function reviewOutcome(settings: Record<string, any>, now: number): StepOutcome {
+  return { status: 'waiting_review', deadline: typeof settings.timeoutHours === 'number' ? now + Math.round(settings.timeoutHours * 3_600_000) : null };
+}
+
+/** A condition: whether the value at `path` of step `source`'s result equals `equals` (the edge with that `when` is followed). */
+export function conditionOutcome(settings: Record<string, any>, results: StepEnv['results']): StepOutcome {
+  const value = valueAt(results.get(settings.source)?.result ?? null, settings.path);
+  return { status: 'succeeded', result: { value: value === settings.equals, tested: value ?? null } };
+}
+
 /** Runs one step; ServiceErrors of the operations it calls become a failed outcome. */
 export async function runStep(env: StepEnv, node: WorkflowNode): Promise<StepOutcome> {
   const s = node.settings;
@@ -139,28 +176,15 @@ export async function runStep(env: StepEnv, node: WorkflowNode): Promise<StepOut
         return (await referencesGone(env, node, brandId, launchId)) ?? (await act(env, node, 'edit-live-campaign', input));
       }
       case 'review':
-        return { status: 'waiting_review', deadline: typeof s.timeoutHours === 'number' ? env.now() + Math.round(s.timeoutHours * 3_600_000) : null };
-      case 'condition': {
-        const source = env.results.get(s.source);
-        const value = valueAt(source?.result ?? null, s.path);
-        return { status: 'succeeded', result: { value: value === s.equals, tested: value ?? null } };
-      }
+        return reviewOutcome(s, env.now());
+      case 'condition':
+        return conditionOutcome(s, env.results);
       case 'chat': {
         // The step's own URL came from a caller (checked again as it connects); CHAT_WEBHOOK_URL from the operator.
         const target = s.webhookUrl ? callerTarget(s.webhookUrl as string) : env.config.chatWebhookUrl ? operatorTarget(env.config.chatWebhookUrl) : null;
         if (!target) return { status: 'failed', error: { code: 'unprocessable', message: "No chat webhook: set the step's webhookUrl or CHAT_WEBHOOK_URL." } };
         const text = fill(s.message, env, 'running');
-        const sent = await postChat(env.outbound, target, text, stepKey(env.executionId, node.nodeId));
-        if (sent.statusCode !== null && sent.statusCode >= 200 && sent.statusCode < 300)
-          return { status: 'succeeded', result: { statusCode: sent.statusCode, text, durationMs: sent.durationMs } };
-        const transient = sent.statusCode === null || sent.statusCode >= 500 || sent.statusCode === 429;
-        if (transient && !sent.refused && env.attempts + 1 < MAX_TRANSIENT_ATTEMPTS)
-          return { status: 'retry', reason: sent.error ?? `chat webhook answered ${sent.statusCode}` };
-        return {
-          status: 'failed',
-          error: { code: 'unavailable', message: `The chat webhook did not take the message: ${sent.error ?? `HTTP ${sent.statusCode}`}.` },
-          result: { statusCode: sent.statusCode },
-        };
+        return chatOutcome(await postChat(env.outbound, target, text, stepKey(env.executionId, node.nodeId)), text, env.attempts);
       }
       case 'agent': {
         if (!env.config.agentModelUrl || !env.catalogue)
@@ -192,7 +216,7 @@ export async function runStep(env: StepEnv, node: WorkflowNode): Promise<StepOut
           return outcome.ok ? { status: 'succeeded', result } : { status: 'failed', error: outcome.error!, result };
         } catch (err) {
           if (err instanceof ServiceError) throw err;
-          if (env.attempts + 1 < MAX_TRANSIENT_ATTEMPTS) return { status: 'retry', reason: `agent model: ${(err as Error).message}` };
+          if (retriesLeft(env.attempts)) return { status: 'retry', reason: `agent model: ${(err as Error).message}` };
           return { status: 'failed', error: { code: 'unavailable', message: `The agent model did not answer: ${(err as Error).message}`.slice(0, 1000) } };
         }
       }
@@ -201,8 +225,6 @@ export async function runStep(env: StepEnv, node: WorkflowNode): Promise<StepOut
     }
   } catch (err) {
     if (!(err instanceof ServiceError)) throw err;
-    // The service was busy or a dependency did not answer: the same Idempotency-Key retries safely.
-    if (TRANSIENT.has(err.code) && env.attempts + 1 < MAX_TRANSIENT_ATTEMPTS) return { status: 'retry', reason: `${err.code}: ${err.message}` };
-    return { status: 'failed', error: { code: err.code, message: err.message, details: err.details ?? undefined } };
+    return refusalOutcome(err, env.attempts);
   }
 }

@@ -59,7 +59,11 @@ export async function claimJobs(knex: Knex, dialect: Dialect, o: ClaimOptions): 
       lanes.map((l) => l.lane),
     );
 
-  return inTransaction(knex, async (trx) => {
+  // READ COMMITTED on MySQL: a claim's scan keeps no lock on the rows it passed over (under
+  // REPEATABLE READ it would, and another claimer waiting on a lane's next job would meet it).
+  const claim = (work: (trx: Knex.Transaction) => Promise<ClaimedJob[]>) =>
+    mysql ? retrying(() => knex.transaction(work, { isolationLevel: 'read committed' })) : inTransaction(knex, work);
+  return claim(async (trx) => {
     const pick = free(trx('jobs')).whereNull('lane').orderBy('run_at').limit(o.limit).select('id', 'run_at');
     const single: Array<{ id: number; due: number }> = (await (mysql ? pick.forUpdate().skipLocked() : pick)).map((r: { id: number; run_at: number }) => ({
       id: Number(r.id),
@@ -85,25 +89,17 @@ export async function claimJobs(knex: Knex, dialect: Dialect, o: ClaimOptions): 
       .sort((a, b) => a.due - b.due || a.id - b.id)
       .slice(0, o.limit);
     const ids = runs.filter((r) => r.lane === null).map((r) => r.id);
-    let chosenLanes = runs.filter((r) => r.lane !== null).map((r) => r.lane as string);
-
-    if (chosenLanes.length) {
-      await freeLane(trx('job_lanes').whereIn('lane', chosenLanes)).update({ locked_by: o.workerId, locked_until: until });
-      if (!mysql) {
-        const held = new Set(await trx('job_lanes').whereIn('lane', chosenLanes).where({ locked_by: o.workerId, locked_until: until }).pluck('lane'));
-        chosenLanes = chosenLanes.filter((l) => held.has(l));
-      }
-    }
+    const chosenLanes = runs.filter((r) => r.lane !== null).map((r) => r.lane as string);
     const laneJobs = new Map<string, number[]>();
     for (const lane of chosenLanes) {
-      // A row another transaction is rewriting at this moment (rescheduling it) is skipped like an
-      // uncommitted one.
+      // Locked in order, waiting for a row another transaction holds for a moment rather than
+      // skipping it: a lane's jobs run in order.
       const q = free(trx('jobs'))
         .where({ lane })
         .orderBy([{ column: 'run_at' }, { column: 'id' }])
         .limit(Math.max(1, o.maxBatch ?? 1))
         .select('id', 'kind');
-      const rows: Array<{ id: number; kind: string }> = await (mysql ? q.forUpdate().skipLocked() : q);
+      const rows: Array<{ id: number; kind: string }> = await (mysql ? q.forUpdate() : q);
       if (!rows.length) continue;
       const size = Math.max(1, o.batchOf?.(rows[0].kind) ?? 1);
       const taken: number[] = [];
@@ -112,6 +108,14 @@ export async function claimJobs(knex: Knex, dialect: Dialect, o: ClaimOptions): 
         taken.push(Number(r.id));
       }
       laneJobs.set(lane, taken);
+    }
+    if (laneJobs.size) {
+      const leased = [...laneJobs.keys()];
+      await freeLane(trx('job_lanes').whereIn('lane', leased)).update({ locked_by: o.workerId, locked_until: until });
+      if (!mysql) {
+        const held = new Set(await trx('job_lanes').whereIn('lane', leased).where({ locked_by: o.workerId, locked_until: until }).pluck('lane'));
+        for (const lane of leased) if (!held.has(lane)) laneJobs.delete(lane);
+      }
     }
 
     const all = [...ids, ...[...laneJobs.values()].flat()];

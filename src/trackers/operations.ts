@@ -3,29 +3,39 @@
 // open to every member with access to the brand; changes need an organization owner or admin.
 
 import type { Knex } from 'knex';
-import { defineOperation, type OperationContext } from '../catalogue/define.js';
+import { defineOperation, type BrandContext, type OperationDefinition, type ServiceContext } from '../catalogue/define.js';
 import { ServiceError, notFound, validationFailed } from '../errors.js';
-import { pushNow, schedulePush } from '../jobs/push-tracker-spend.js';
-import { serviceCampaigns } from '../trackers/campaigns.js';
-import { requireConnection, resolveMappings, type MappingDeps } from '../trackers/mappings.js';
-import { disablePush, pushSetting, pushView, savePushSetting } from '../trackers/push.js';
-import { loadRun, runView, runningRun, startPushRun } from '../trackers/push-runs.js';
-import { TrackerError } from '../trackers/port.js';
-import { SANDBOX_BASE_URL } from '../trackers/registry.js';
+import { serviceCampaigns } from './campaigns.js';
+import { requireConnection, resolveMappings, type MappingDeps } from './mappings.js';
+import { disablePush, pushNow, pushSetting, pushView, savePushSetting, schedulePush } from './push.js';
+import { runView } from './push-runs.js';
+import { TrackerError } from './port.js';
+import { SANDBOX_BASE_URL } from './registry.js';
+import {
+  deleteConnection,
+  deleteMapping,
+  findConnection,
+  findRun,
+  insertConnection,
+  runningRun,
+  saveMapping,
+  startPushRun,
+  updateConnection,
+  updatePushSetting,
+  type PushSetting,
+} from './store.js';
 
-const iso = (ms: number | string | null | undefined) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
+const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 
 /** A person who is not an organization owner or admin may not change tracker settings (403 forbidden). */
-function requireTrackerAdmin(ctx: OperationContext): void {
+function requireTrackerAdmin(ctx: ServiceContext): void {
   const p = ctx.principal;
   if (p.kind === 'user' && p.role !== 'owner' && p.role !== 'admin') {
     throw new ServiceError('forbidden', 'Only an organization owner or admin may change the click-tracker settings of a brand.', { role: p.role });
   }
 }
 
-const brandOf = (ctx: OperationContext) => ctx.brand!.id;
-
-function mappingDeps(ctx: OperationContext): MappingDeps {
+function mappingDeps(ctx: ServiceContext<'trackers' | 'platforms' | 'secrets'>): MappingDeps {
   return { db: ctx.db, trackers: ctx.trackers, platforms: ctx.platforms, secrets: ctx.secrets, now: ctx.now };
 }
 
@@ -51,14 +61,14 @@ function trackerFailure(err: unknown): never {
 }
 
 async function connectionView(db: Knex | Knex.Transaction, brandId: number) {
-  const row = await db('tracker_connections').where({ brand_id: brandId }).first();
+  const row = await findConnection(db, brandId);
   return {
     brandId,
     connected: Boolean(row),
-    baseUrl: row?.base_url ?? null,
-    apiKeyLast4: row?.api_key_last4 ?? null,
-    connectedAt: iso(row?.created_at),
-    updatedAt: iso(row?.updated_at ?? row?.created_at),
+    baseUrl: row?.baseUrl ?? null,
+    apiKeyLast4: row?.apiKeyLast4 ?? null,
+    connectedAt: iso(row?.createdAt),
+    updatedAt: iso(row?.updatedAt ?? row?.createdAt),
   };
 }
 
@@ -67,7 +77,7 @@ async function connectionView(db: Knex | Knex.Transaction, brandId: number) {
  * query or fragment that the outbound address rule admits (a public https address unless
  * WEBHOOK_ALLOW_PRIVATE=true), its host resolved now as well. 400 validation_failed otherwise.
  */
-async function checkBaseUrl(ctx: OperationContext, raw: string): Promise<string> {
+async function checkBaseUrl(ctx: BrandContext<'outbound'>, raw: string): Promise<string> {
   if (raw === SANDBOX_BASE_URL) return raw;
   const problem = await ctx.outbound.urlProblem(raw);
   if (problem) throw validationFailed([{ field: 'baseUrl', code: 'invalid_value', message: `${problem} (or use sandbox: for the simulated tracker)` }]);
@@ -76,7 +86,7 @@ async function checkBaseUrl(ctx: OperationContext, raw: string): Promise<string>
   return url.href.replace(/\/+$/, '');
 }
 
-export const getTrackerConnection = defineOperation({
+const getTrackerConnection = defineOperation({
   name: 'get-tracker-connection',
   method: 'GET',
   path: '/brands/{brandId}/integrations/tracker',
@@ -89,12 +99,13 @@ export const getTrackerConnection = defineOperation({
   toolset: 'integrate',
   summary: "Get the brand's click-tracker connection: baseUrl and the key's last four characters (never the key).",
   description: 'connected is false when no tracker is connected. Any member with access to the brand may read it.',
+  uses: [],
   async handler(ctx) {
-    return connectionView(ctx.db, brandOf(ctx));
+    return connectionView(ctx.db, ctx.brand.id);
   },
 });
 
-export const connectTracker = defineOperation({
+const connectTracker = defineOperation({
   name: 'connect-tracker',
   method: 'PUT',
   path: '/brands/{brandId}/integrations/tracker',
@@ -114,36 +125,27 @@ export const connectTracker = defineOperation({
     'Requires an organization owner or admin when called as a person (else 403 forbidden). baseUrl is the literal sandbox: (the built-in simulated tracker) or a ' +
     'public https URL (http and loopback or private addresses only when the service runs with WEBHOOK_ALLOW_PRIVATE=true), checked on its text and on every address its host resolves to: else 400 validation_failed. ' +
     'The tracker is called at that baseUrl, and its addresses are checked again before every request.',
-  async handler(ctx, input: { brandId: number; baseUrl: string; apiKey: string }) {
+  uses: ['outbound', 'secrets', 'events'],
+  async handler(ctx, input) {
     requireTrackerAdmin(ctx);
-    const brandId = brandOf(ctx);
+    const brandId = ctx.brand.id;
     const baseUrl = await checkBaseUrl(ctx, input.baseUrl);
-    const db = ctx.db as Knex.Transaction;
+    const db = ctx.db;
     const now = ctx.now();
-    const current = await db('tracker_connections').where({ brand_id: brandId }).forUpdate().first();
-    const sealed = ctx.secrets.seal(input.apiKey);
+    const current = await findConnection(db, brandId, true);
+    const connection = { baseUrl, apiKeySealed: ctx.secrets.seal(input.apiKey), apiKeyLast4: input.apiKey.slice(-4) };
     if (!current) {
-      await db('tracker_connections').insert({
-        brand_id: brandId,
-        base_url: baseUrl,
-        base_url_origin: 'caller',
-        api_key_sealed: sealed,
-        api_key_last4: input.apiKey.slice(-4),
-        created_at: now,
-        updated_at: now,
-      });
+      await insertConnection(db, brandId, connection, now);
     } else {
-      const keyChanged = ctx.secrets.open(current.api_key_sealed) !== input.apiKey;
-      await db('tracker_connections')
-        .where({ brand_id: brandId })
-        .update({ base_url: baseUrl, base_url_origin: 'caller', api_key_sealed: sealed, api_key_last4: input.apiKey.slice(-4), updated_at: now });
+      const keyChanged = ctx.secrets.open(current.apiKeySealed) !== input.apiKey;
+      await updateConnection(db, brandId, connection, now);
       if (keyChanged) await disablePush(db, ctx.events, ctx.principal.organizationId, brandId, 'key_changed', now);
     }
     return connectionView(db, brandId);
   },
 });
 
-export const disconnectTracker = defineOperation({
+const disconnectTracker = defineOperation({
   name: 'disconnect-tracker',
   method: 'DELETE',
   path: '/brands/{brandId}/integrations/tracker',
@@ -158,16 +160,17 @@ export const disconnectTracker = defineOperation({
   summary: "Disconnect the brand's click tracker: the key is deleted and the spend push turned off.",
   description:
     'Manual mappings are kept for a later connection. Disconnecting a brand without a tracker answers connected: false. Requires an organization owner or admin when called as a person (else 403 forbidden).',
+  uses: [],
   async handler(ctx) {
     requireTrackerAdmin(ctx);
-    const brandId = brandOf(ctx);
-    await ctx.db('tracker_connections').where({ brand_id: brandId }).delete();
-    await ctx.db('tracker_push_settings').where({ brand_id: brandId }).update({ enabled: false, updated_at: ctx.now() });
+    const brandId = ctx.brand.id;
+    await deleteConnection(ctx.db, brandId);
+    await updatePushSetting(ctx.db, brandId, { enabled: false }, ctx.now());
     return connectionView(ctx.db, brandId);
   },
 });
 
-export const listTrackerMappings = defineOperation({
+const listTrackerMappings = defineOperation({
   name: 'list-tracker-mappings',
   method: 'GET',
   path: '/brands/{brandId}/integrations/tracker/mappings',
@@ -185,16 +188,17 @@ export const listTrackerMappings = defineOperation({
     'the click parameter tracker_campaign_id; a manual mapping wins. unmatched lists campaigns with spend and no mapping (reason ambiguous with ' +
     'candidates ranked by clicks, no_clicks, shared_campaign_without_sub3). Reads the tracker live. No tracker connected: 409 conflict; the ' +
     'tracker rejects the key or refuses: 422 unprocessable; the tracker fails or throttles: 503 unavailable. Any member with access to the brand may read.',
+  uses: ['trackers', 'platforms', 'secrets'],
   async handler(ctx) {
     try {
-      return (await resolveMappings(mappingDeps(ctx), brandOf(ctx))).list;
+      return (await resolveMappings(mappingDeps(ctx), ctx.brand.id)).list;
     } catch (err) {
       return trackerFailure(err);
     }
   },
 });
 
-export const updateTrackerMapping = defineOperation({
+const updateTrackerMapping = defineOperation({
   name: 'update-tracker-mapping',
   method: 'PUT',
   path: '/brands/{brandId}/integrations/tracker/mappings/{providerCampaignId}',
@@ -213,9 +217,10 @@ export const updateTrackerMapping = defineOperation({
   description:
     "providerCampaignId is the ad platform campaign id of a campaign the brand's launches published (else 404 not_found); trackerCampaignId must be a " +
     'campaign of the tracker (else 422 unprocessable). No tracker connected: 409 conflict. Requires an organization owner or admin when called as a person (else 403 forbidden).',
-  async handler(ctx, input: { brandId: number; providerCampaignId: string; trackerCampaignId: string | null }) {
+  uses: ['trackers', 'platforms', 'secrets', 'activity'],
+  async handler(ctx, input) {
     requireTrackerAdmin(ctx);
-    const brandId = brandOf(ctx);
+    const brandId = ctx.brand.id;
     const deps = mappingDeps(ctx);
     const conn = await requireConnection(deps, brandId);
     const campaign = (await serviceCampaigns(ctx.db, brandId)).find((c) => c.providerCampaignId === input.providerCampaignId);
@@ -223,7 +228,7 @@ export const updateTrackerMapping = defineOperation({
     const now = ctx.now();
     try {
       if (input.trackerCampaignId === null) {
-        await ctx.db('tracker_mappings').where({ brand_id: brandId, provider_campaign_id: input.providerCampaignId }).delete();
+        await deleteMapping(ctx.db, brandId, input.providerCampaignId);
       } else {
         const trackerCampaigns = await ctx.trackers.adapterFor(conn).listCampaigns(conn);
         if (!trackerCampaigns.some((t) => t.id === input.trackerCampaignId)) {
@@ -233,17 +238,12 @@ export const updateTrackerMapping = defineOperation({
             { field: 'trackerCampaignId' },
           );
         }
-        await ctx
-          .db('tracker_mappings')
-          .insert({
-            brand_id: brandId,
-            provider_campaign_id: input.providerCampaignId,
-            tracker_campaign_id: input.trackerCampaignId,
-            updated_at: now,
-            updated_by_user_id: ctx.principal.userId,
-          })
-          .onConflict(['brand_id', 'provider_campaign_id'])
-          .merge({ tracker_campaign_id: input.trackerCampaignId, updated_at: now, updated_by_user_id: ctx.principal.userId });
+        await saveMapping(ctx.db, brandId, {
+          providerCampaignId: input.providerCampaignId,
+          trackerCampaignId: input.trackerCampaignId,
+          updatedAt: now,
+          updatedByUserId: ctx.principal.userId,
+        });
       }
       await ctx.activity.record({
         brandId,
@@ -260,7 +260,7 @@ export const updateTrackerMapping = defineOperation({
   },
 });
 
-export const getTrackerPush = defineOperation({
+const getTrackerPush = defineOperation({
   name: 'get-tracker-push',
   method: 'GET',
   path: '/brands/{brandId}/integrations/tracker/push',
@@ -273,12 +273,13 @@ export const getTrackerPush = defineOperation({
   toolset: 'integrate',
   summary: 'Get the tracker spend push setting: on or off (and why the service turned it off), the last cycle, and the schedule.',
   description: "Any member with access to the brand may read it. schedule.cron is UTC; finalLocalHour is in each ad account's time zone.",
+  uses: [],
   async handler(ctx) {
-    return pushView(ctx.db, brandOf(ctx));
+    return pushView(ctx.db, ctx.brand.id);
   },
 });
 
-export const setTrackerPush = defineOperation({
+const setTrackerPush = defineOperation({
   name: 'set-tracker-push',
   method: 'PUT',
   path: '/brands/{brandId}/integrations/tracker/push',
@@ -295,31 +296,32 @@ export const setTrackerPush = defineOperation({
   description:
     'enabled: true clears disabledReason and schedules the next hourly cycle (run-tracker-push pushes at once). Optional finalLocalHour (0-23) and ' +
     'requestIntervalSeconds (0-60) change the schedule. No tracker connected: 409 conflict. Requires an organization owner or admin when called as a person (else 403 forbidden).',
-  async handler(ctx, input: { brandId: number; enabled: boolean; finalLocalHour?: number; requestIntervalSeconds?: number }) {
+  uses: [],
+  async handler(ctx, input) {
     requireTrackerAdmin(ctx);
-    const brandId = brandOf(ctx);
-    const db = ctx.db as Knex.Transaction;
-    const conn = await db('tracker_connections').where({ brand_id: brandId }).first('brand_id');
+    const brandId = ctx.brand.id;
+    const db = ctx.db;
+    const conn = await findConnection(db, brandId);
     if (!conn)
       throw new ServiceError(
         'conflict',
         `Brand ${brandId} has no click tracker connected; connect one first (PUT /brands/${brandId}/integrations/tracker with baseUrl and apiKey).`,
       );
     const now = ctx.now();
-    const changes: Record<string, unknown> = input.enabled ? { enabled: true, disabled_reason: null } : { enabled: false };
+    const changes: Partial<PushSetting> = input.enabled ? { enabled: true, disabledReason: null } : { enabled: false };
     if (!input.enabled) {
       const current = await pushSetting(db, brandId);
-      if (current.enabled) changes.disabled_reason = null;
+      if (current.enabled) changes.disabledReason = null;
     }
-    if (input.finalLocalHour !== undefined) changes.final_local_hour = input.finalLocalHour;
-    if (input.requestIntervalSeconds !== undefined) changes.request_interval_seconds = input.requestIntervalSeconds;
+    if (input.finalLocalHour !== undefined) changes.finalLocalHour = input.finalLocalHour;
+    if (input.requestIntervalSeconds !== undefined) changes.requestIntervalSeconds = input.requestIntervalSeconds;
     await savePushSetting(db, brandId, changes, now);
     if (input.enabled) await schedulePush(db, brandId, now);
     return pushView(db, brandId);
   },
 });
 
-export const runTrackerPush = defineOperation({
+const runTrackerPush = defineOperation({
   name: 'run-tracker-push',
   method: 'POST',
   path: '/brands/{brandId}/integrations/tracker/push/runs',
@@ -348,16 +350,17 @@ export const runTrackerPush = defineOperation({
     'is harmless. While a run of the brand is going, the answer is that run. A run that fails says why in error (a rejected key or a plan that ' +
     'refuses cost updates also turns the push off: see get-tracker-push). No tracker connected, or the push is off: 409 conflict. ' +
     'Requires an organization owner or admin when called as a person (else 403 forbidden).',
+  uses: ['trackers', 'platforms', 'secrets'],
   async handler(ctx) {
     requireTrackerAdmin(ctx);
-    const brandId = brandOf(ctx);
+    const brandId = ctx.brand.id;
     const setting = await pushSetting(ctx.db, brandId);
     await requireConnection(mappingDeps(ctx), brandId);
     if (!setting.enabled) {
       throw new ServiceError(
         'conflict',
-        `The tracker spend push of brand ${brandId} is off${setting.disabled_reason ? ` (${setting.disabled_reason})` : ''}; turn it on with set-tracker-push first.`,
-        { disabledReason: setting.disabled_reason ?? null },
+        `The tracker spend push of brand ${brandId} is off${setting.disabledReason ? ` (${setting.disabledReason})` : ''}; turn it on with set-tracker-push first.`,
+        { disabledReason: setting.disabledReason },
       );
     }
     const going = await runningRun(ctx.db, brandId);
@@ -366,11 +369,13 @@ export const runTrackerPush = defineOperation({
     const runId = await startPushRun(ctx.db, brandId, 'manual', now);
     // The brand's push job carries the run out, one cycle at a time.
     await pushNow(ctx.db, brandId, now);
-    return runView((await loadRun(ctx.db, brandId, runId))!);
+    const started = await findRun(ctx.db, brandId, runId);
+    if (!started) throw notFound(`Tracker push run ${runId}`);
+    return runView(started);
   },
 });
 
-export const getTrackerPushRun = defineOperation({
+const getTrackerPushRun = defineOperation({
   name: 'get-tracker-push-run',
   method: 'GET',
   path: '/brands/{brandId}/integrations/tracker/push/runs/{runId}',
@@ -385,8 +390,9 @@ export const getTrackerPushRun = defineOperation({
     'Get a tracker push run as it stands: status (running, succeeded, failed), progress {done, total} of its cost updates, what it pushed and skipped, and why it failed.',
   description:
     "runId is the one run-tracker-push answered (or a scheduled run's). A run of another brand answers 404 not_found. Any member with access to the brand may read it.",
-  async handler(ctx, input: { brandId: number; runId: number | string }) {
-    const row = await loadRun(ctx.db, brandOf(ctx), Number(input.runId));
+  uses: ['progress'],
+  async handler(ctx, input) {
+    const row = await findRun(ctx.db, ctx.brand.id, input.runId);
     if (!row) throw notFound(`Tracker push run ${input.runId}`);
     const view = runView(row);
     ctx.progress({
@@ -398,7 +404,8 @@ export const getTrackerPushRun = defineOperation({
   },
 });
 
-export const trackerOperations = [
+/** The tracker area's operations, in catalogue order. */
+export const operations: OperationDefinition[] = [
   getTrackerConnection,
   connectTracker,
   disconnectTracker,

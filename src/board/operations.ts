@@ -1,31 +1,40 @@
-// The pipeline board (`board` in code, "pipeline" on the wire): a brand's ordered columns and the
-// cards on them, each holding a launch. A card created in or moved into a column that publishes
-// publishes its launch through launch-campaign, after the card's own transaction committed.
+// The board area's operations (`board` in code, "pipeline" on the wire), read top to bottom: a
+// brand's ordered columns and the cards on them, each holding a launch. A card created in or moved
+// into a column that publishes publishes its launch through launch-campaign, after the card's own
+// transaction committed (publish.ts).
 
 import type { Knex } from 'knex';
-import { defineOperation, type OperationContext } from '../catalogue/define.js';
+import { lockBrand } from '../brands/store.js';
+import { defineOperation, type BrandContext, type OperationDefinition } from '../catalogue/define.js';
 import { inTransaction, isUniqueViolation } from '../db/connection.js';
 import { ServiceError, notFound, validationFailed } from '../errors.js';
 import { loadLaunch } from '../launches/store.js';
-import { publishOnEntry } from '../board/publish.js';
-import { requireReferences, type Reference } from '../references/resolve.js';
+import { requireReferences } from '../references/resolve.js';
+import { publishOnEntry } from './publish.js';
 import {
   MAX_CARDS,
   MAX_COLUMNS,
-  cardView,
+  cardOfLaunch,
+  columnIn,
   columnOrder,
-  columnView,
+  countCards,
+  deleteCard,
+  deleteColumn,
   insertAt,
-  launchStatusOf,
-  loadBoard,
+  insertCard,
+  insertColumn,
   loadCard,
+  loadColumn,
   loadColumns,
-  lockBrand,
+  lockCard,
   lockColumns,
+  moveCard,
   renumber,
+  updateColumn,
   type CardRow,
   type ColumnRow,
-} from '../board/store.js';
+} from './store.js';
+import { boardView, cardView, columnView, launchStatusOf } from './views.js';
 
 const TAG = 'pipeline';
 const PUBLISH_NOTE =
@@ -54,7 +63,14 @@ function staleCard(cardId: number, current: number, sent: number): ServiceError 
 }
 
 /** Records a card entering a column: the event (with the column's workflow) and the activity entry, in the placing's transaction. */
-async function recordEntry(ctx: OperationContext, trx: Knex.Transaction, card: CardRow, from: number | null, to: ColumnRow, action: string): Promise<void> {
+async function recordEntry(
+  ctx: BrandContext<'events' | 'activity'>,
+  trx: Knex.Transaction,
+  card: CardRow,
+  from: number | null,
+  to: ColumnRow,
+  action: string,
+): Promise<void> {
   await ctx.events.emit(trx, {
     organizationId: ctx.principal.organizationId,
     brandId: card.brandId,
@@ -64,7 +80,7 @@ async function recordEntry(ctx: OperationContext, trx: Knex.Transaction, card: C
   await ctx.activity.record({ brandId: card.brandId, entityType: 'unknown', entityId: String(card.launchId), entityName: card.title, action }, trx);
 }
 
-export const getPipeline = defineOperation({
+const getPipeline = defineOperation({
   name: 'get-pipeline',
   method: 'GET',
   path: '/brands/{brandId}/pipeline',
@@ -80,12 +96,13 @@ export const getPipeline = defineOperation({
     'Columns come in board order (position 0 first), each with publishes and its linked workflowId (or null). Cards come column by ' +
     "column in that order, each column's cards by position, each with its launch's status and its version (send it to " +
     'move-pipeline-card). A board holds at most 50 columns and 1000 cards, all answered at once.',
+  uses: [],
   async handler(ctx) {
-    return loadBoard(ctx.db, ctx.brand!.id);
+    return boardView(ctx.db, ctx.brand.id);
   },
 });
 
-export const createPipelineColumn = defineOperation({
+const createPipelineColumn = defineOperation({
   name: 'create-pipeline-column',
   method: 'POST',
   path: '/brands/{brandId}/pipeline/columns',
@@ -104,9 +121,10 @@ export const createPipelineColumn = defineOperation({
     'publish its launch (with the publish scope). workflowId links the column to a workflow of this brand that this credential may reach ' +
     "(else 400 validation_failed on workflowId, the same for a missing workflow as for another brand's): a card entering it starts that workflow's " +
     'pipeline-stage trigger. Names are unique per brand (409 conflict); at most 50 columns (422 unprocessable).',
-  async handler(ctx, input: { name: string; publishes: boolean; workflowId?: number | null; position?: number }) {
-    const brandId = ctx.brand!.id;
-    const trx = ctx.db as Knex.Transaction;
+  uses: [],
+  async handler(ctx, input) {
+    const brandId = ctx.brand.id;
+    const trx = ctx.db;
     if (input.workflowId !== undefined && input.workflowId !== null)
       await requireReferences(trx, ctx.principal, [{ kind: 'workflow', field: 'workflowId', id: input.workflowId, brandId }]);
     await lockBrand(trx, brandId);
@@ -121,15 +139,14 @@ export const createPipelineColumn = defineOperation({
     const now = ctx.now();
     let id: number;
     try {
-      [id] = await trx('board_columns').insert({
-        organization_id: ctx.principal.organizationId,
-        brand_id: brandId,
+      id = await insertColumn(trx, {
+        organizationId: ctx.principal.organizationId,
+        brandId,
         name: input.name,
         position: columns.length,
         publishes: input.publishes,
-        workflow_id: input.workflowId ?? null,
-        created_at: now,
-        updated_at: now,
+        workflowId: input.workflowId ?? null,
+        now,
       });
     } catch (err) {
       if (isUniqueViolation(err))
@@ -137,13 +154,13 @@ export const createPipelineColumn = defineOperation({
       throw err;
     }
     const order = columns.map((c) => c.id);
-    insertAt(order, Number(id), input.position);
+    insertAt(order, id, input.position);
     await renumber(trx, 'board_columns', order);
-    return columnView((await loadColumns(trx, brandId)).find((c) => c.id === Number(id))!);
+    return columnView(await loadColumn(trx, brandId, id));
   },
 });
 
-export const updatePipelineColumn = defineOperation({
+const updatePipelineColumn = defineOperation({
   name: 'update-pipeline-column',
   method: 'PATCH',
   path: '/brands/{brandId}/pipeline/columns/{columnId}',
@@ -161,13 +178,14 @@ export const updatePipelineColumn = defineOperation({
     'workflowId null unlinks the workflow; any other must be a workflow of this brand this credential may reach (else 400 validation_failed on workflowId). ' +
     'Cards already in the column are not published or started by the change: only cards ' +
     'entering it afterwards. A name another column has: 409 conflict. 404 not_found for a column of another brand.',
-  async handler(ctx, input: { columnId: number; name?: string; publishes?: boolean; workflowId?: number | null; position?: number }) {
+  uses: [],
+  async handler(ctx, input) {
     const { columnId, ...fields } = input;
     if (!Object.keys(fields).some((k) => k !== 'brandId')) {
       throw validationFailed([{ field: 'name', code: 'invalid_type', message: 'send at least one of name, publishes, workflowId or position' }]);
     }
-    const brandId = ctx.brand!.id;
-    const trx = ctx.db as Knex.Transaction;
+    const brandId = ctx.brand.id;
+    const trx = ctx.db;
     await lockBrand(trx, brandId);
     const columns = await loadColumns(trx, brandId, true);
     await lockColumns(trx, brandId, [columnId]);
@@ -177,21 +195,17 @@ export const updatePipelineColumn = defineOperation({
       const taken = nameTaken(columns, fields.name, columnId);
       if (taken) throw taken;
     }
-    const changes: Record<string, unknown> = { updated_at: ctx.now() };
-    if (fields.name !== undefined) changes.name = fields.name;
-    if (fields.publishes !== undefined) changes.publishes = fields.publishes;
-    if (fields.workflowId !== undefined) changes.workflow_id = fields.workflowId;
-    await trx('board_columns').where({ id: columnId }).update(changes);
+    await updateColumn(trx, columnId, { name: fields.name, publishes: fields.publishes, workflowId: fields.workflowId, now: ctx.now() });
     if (fields.position !== undefined) {
       const order = columns.map((c) => c.id).filter((id) => id !== columnId);
       insertAt(order, columnId, fields.position);
       await renumber(trx, 'board_columns', order);
     }
-    return columnView((await loadColumns(trx, brandId)).find((c) => c.id === columnId)!);
+    return columnView(await loadColumn(trx, brandId, columnId));
   },
 });
 
-export const deletePipelineColumn = defineOperation({
+const deletePipelineColumn = defineOperation({
   name: 'delete-pipeline-column',
   method: 'DELETE',
   path: '/brands/{brandId}/pipeline/columns/{columnId}',
@@ -206,19 +220,20 @@ export const deletePipelineColumn = defineOperation({
   summary: 'Delete an empty pipeline column; the columns after it move one place left.',
   description:
     'A column that still holds cards answers 409 conflict with details.cards: move or delete them first. 404 not_found for a column of another brand.',
-  async handler(ctx, input: { columnId: number }) {
-    const brandId = ctx.brand!.id;
-    const trx = ctx.db as Knex.Transaction;
+  uses: [],
+  async handler(ctx, input) {
+    const brandId = ctx.brand.id;
+    const trx = ctx.db;
     await lockBrand(trx, brandId);
     await lockColumns(trx, brandId, [input.columnId]);
-    const cards = Number((await trx('board_cards').where({ column_id: input.columnId }).count({ n: '*' }).first())?.n ?? 0);
+    const cards = await countCards(trx, { columnId: input.columnId });
     if (cards > 0) {
       throw new ServiceError('conflict', `Pipeline column ${input.columnId} still holds ${cards} cards; move or delete them first.`, {
         columnId: input.columnId,
         cards,
       });
     }
-    await trx('board_columns').where({ id: input.columnId }).delete();
+    await deleteColumn(trx, input.columnId);
     await renumber(
       trx,
       'board_columns',
@@ -228,7 +243,7 @@ export const deletePipelineColumn = defineOperation({
   },
 });
 
-export const createPipelineCard = defineOperation({
+const createPipelineCard = defineOperation({
   name: 'create-pipeline-card',
   method: 'POST',
   path: '/brands/{brandId}/pipeline/cards',
@@ -249,25 +264,26 @@ export const createPipelineCard = defineOperation({
     'title. launchId and columnId (numbers or digits) must be a launch and a column of this brand: otherwise 400 validation_failed on that field, ' +
     'the same for a missing id as for one of another brand; a launch already on the board: 409 conflict (details.cardId); a board with ' +
     '1000 cards: 422 unprocessable. Send an Idempotency-Key so a retry neither adds a second card nor publishes twice.',
-  async handler(ctx, input: { launchId: number; columnId: number; title?: string; position?: number }) {
-    const brandId = ctx.brand!.id;
+  uses: ['events', 'activity', 'invoke', 'idempotency'],
+  async handler(ctx, input) {
+    const brandId = ctx.brand.id;
     const columnId = input.columnId;
-    const placed = await inTransaction(ctx.db as Knex, async (trx) => {
+    const placed = await inTransaction(ctx.db, async (trx) => {
       await requireReferences(trx, ctx.principal, [
         { kind: 'launch', field: 'launchId', id: input.launchId, brandId },
         { kind: 'pipelineColumn', field: 'columnId', id: columnId, brandId },
       ]);
       const launch = await loadLaunch(trx, brandId, input.launchId);
-      const column = (await lockColumns(trx, brandId, [columnId])).get(columnId)!;
-      const existing = await trx('board_cards').where({ launch_id: launch.id }).first('id', 'brand_id', 'column_id');
+      const column = columnIn(await lockColumns(trx, brandId, [columnId]), columnId);
+      const existing = await cardOfLaunch(trx, launch.id);
       if (existing) {
         // A crashed first attempt with this Idempotency-Key placed the card: carry on with it (and its publish).
-        if (ctx.idempotency?.resumed && Number(existing.column_id) === columnId) return { card: await loadCard(trx, brandId, Number(existing.id)), column };
+        if (ctx.idempotency?.resumed && existing.columnId === columnId) return { card: await loadCard(trx, brandId, existing.id), column };
         throw new ServiceError('conflict', `Launch ${launch.id} is already on the board as card ${existing.id}; move that card instead.`, {
-          cardId: Number(existing.id),
+          cardId: existing.id,
         });
       }
-      const count = Number((await trx('board_cards').where({ brand_id: brandId }).count({ n: '*' }).first())?.n ?? 0);
+      const count = await countCards(trx, { brandId });
       if (count >= MAX_CARDS) {
         throw new ServiceError('unprocessable', `Brand ${brandId}'s board already holds ${count} cards, the most it may. Delete some first.`, {
           limit: MAX_CARDS,
@@ -276,25 +292,22 @@ export const createPipelineCard = defineOperation({
       const now = ctx.now();
       let id: number;
       try {
-        [id] = await trx('board_cards').insert({
-          organization_id: ctx.principal.organizationId,
-          brand_id: brandId,
-          column_id: columnId,
-          launch_id: launch.id,
+        id = await insertCard(trx, {
+          organizationId: ctx.principal.organizationId,
+          brandId,
+          columnId,
+          launchId: launch.id,
           title: input.title ?? launch.title,
-          position: 1_000_000,
-          version: 1,
-          created_at: now,
-          updated_at: now,
+          now,
         });
       } catch (err) {
         if (isUniqueViolation(err)) throw new ServiceError('conflict', `Launch ${launch.id} is already on the board; move its card instead.`, null);
         throw err;
       }
-      const order = await columnOrder(trx, columnId, Number(id));
-      insertAt(order, Number(id), input.position);
+      const order = await columnOrder(trx, columnId, id);
+      insertAt(order, id, input.position);
       await renumber(trx, 'board_cards', order);
-      const card = await loadCard(trx, brandId, Number(id));
+      const card = await loadCard(trx, brandId, id);
       await recordEntry(ctx, trx, card, null, column, 'pipeline.card.created');
       return { card, column };
     });
@@ -303,7 +316,7 @@ export const createPipelineCard = defineOperation({
   },
 });
 
-export const movePipelineCard = defineOperation({
+const movePipelineCard = defineOperation({
   name: 'move-pipeline-card',
   method: 'PATCH',
   path: '/brands/{brandId}/pipeline/cards/{cardId}',
@@ -323,25 +336,24 @@ export const movePipelineCard = defineOperation({
     'nothing changes, so of two moves sent on the same read only the first happens. position is the index in the destination column ' +
     '(from 0; past the end: last; omitted: last in a new column, unchanged in the same one). Only a change of column publishes or ' +
     "starts the column's workflow. A card of another brand: 404 not_found; a columnId that is not a column of this brand: 400 validation_failed on columnId.",
-  async handler(ctx, input: { cardId: number; columnId?: number; position?: number; title?: string; version: number }) {
+  uses: ['events', 'activity', 'invoke'],
+  async handler(ctx, input) {
     if (input.columnId === undefined && input.position === undefined && input.title === undefined) {
       throw validationFailed([{ field: 'columnId', code: 'invalid_type', message: 'send at least one of columnId, position or title' }]);
     }
-    const brandId = ctx.brand!.id;
-    const placed = await inTransaction(ctx.db as Knex, async (trx) => {
+    const brandId = ctx.brand.id;
+    const placed = await inTransaction(ctx.db, async (trx) => {
       const seen = await loadCard(trx, brandId, input.cardId);
       if (seen.version !== input.version) throw staleCard(seen.id, seen.version, input.version);
       const to = input.columnId ?? seen.columnId;
       if (input.columnId !== undefined)
-        await requireReferences(trx, ctx.principal, [{ kind: 'pipelineColumn', field: 'columnId', id: input.columnId, brandId } satisfies Reference]);
+        await requireReferences(trx, ctx.principal, [{ kind: 'pipelineColumn', field: 'columnId', id: input.columnId, brandId }]);
       const columns = await lockColumns(trx, brandId, [seen.columnId, to]);
-      const locked = await trx('board_cards').where({ id: seen.id }).forUpdate().first('version', 'column_id');
+      const locked = await lockCard(trx, seen.id);
       if (!locked) throw notFound(`Pipeline card ${seen.id} of brand ${brandId}`);
-      if (Number(locked.version) !== input.version) throw staleCard(seen.id, Number(locked.version), input.version);
+      if (locked.version !== input.version) throw staleCard(seen.id, locked.version, input.version);
       const moved = to !== seen.columnId;
-      const changed = await trx('board_cards')
-        .where({ id: seen.id, version: input.version })
-        .update({ column_id: to, ...(input.title !== undefined ? { title: input.title } : {}), version: input.version + 1, updated_at: ctx.now() });
+      const changed = await moveCard(trx, seen.id, input.version, { columnId: to, title: input.title, now: ctx.now() });
       if (changed !== 1) throw staleCard(seen.id, input.version + 1, input.version);
       // Where the card stands now that its column is locked (a neighbour may have moved since the first read).
       const standing = moved ? -1 : (await columnOrder(trx, to)).indexOf(seen.id);
@@ -350,15 +362,16 @@ export const movePipelineCard = defineOperation({
       await renumber(trx, 'board_cards', order);
       if (moved) await renumber(trx, 'board_cards', await columnOrder(trx, seen.columnId));
       const card = await loadCard(trx, brandId, seen.id);
-      if (moved) await recordEntry(ctx, trx, card, seen.columnId, columns.get(to)!, 'pipeline.card.moved');
-      return { card, column: columns.get(to)!, moved };
+      const column = columnIn(columns, to);
+      if (moved) await recordEntry(ctx, trx, card, seen.columnId, column, 'pipeline.card.moved');
+      return { card, column, moved };
     });
     const outcome = await publishOnEntry(ctx, placed.card, placed.column, placed.moved);
     return { ...cardView(placed.card, await launchStatusOf(ctx.db, placed.card.launchId)), ...outcome };
   },
 });
 
-export const deletePipelineCard = defineOperation({
+const deletePipelineCard = defineOperation({
   name: 'delete-pipeline-card',
   method: 'DELETE',
   path: '/brands/{brandId}/pipeline/cards/{cardId}',
@@ -371,22 +384,23 @@ export const deletePipelineCard = defineOperation({
   toolset: 'board',
   summary: 'Take a card off the pipeline board; its launch is not changed (a published launch stays live).',
   description: 'The cards below it in its column move up one place. A card of another brand: 404 not_found.',
-  async handler(ctx, input: { cardId: number }) {
-    const brandId = ctx.brand!.id;
-    const trx = ctx.db as Knex.Transaction;
+  uses: ['activity'],
+  async handler(ctx, input) {
+    const brandId = ctx.brand.id;
+    const trx = ctx.db;
     const seen = await loadCard(trx, brandId, input.cardId);
     await lockColumns(trx, brandId, [seen.columnId]);
     // A move committed between the read and the lock took the card elsewhere: its column is locked now.
     const card = await loadCard(trx, brandId, input.cardId, true);
     if (card.columnId !== seen.columnId) await lockColumns(trx, brandId, [card.columnId]);
-    await trx('board_cards').where({ id: card.id }).delete();
+    await deleteCard(trx, card.id);
     await renumber(trx, 'board_cards', await columnOrder(trx, card.columnId));
     await ctx.activity.record({ brandId, entityType: 'unknown', entityId: String(card.launchId), entityName: card.title, action: 'pipeline.card.deleted' });
     return { cardId: card.id, deleted: true as const };
   },
 });
 
-export const boardOperations = [
+export const operations: OperationDefinition[] = [
   getPipeline,
   createPipelineColumn,
   updatePipelineColumn,

@@ -1,0 +1,142 @@
+// The events area's storage: the outbox table (`events`) and each subscriber's read position
+// (`event_positions`). Every query of these tables is here.
+
+import type { Knex } from 'knex';
+
+type Db = Knex | Knex.Transaction;
+
+export interface NewEventRow {
+  publicId: string;
+  organizationId: number;
+  brandId: number | null;
+  type: string;
+  /** The event's data, already JSON. */
+  data: string;
+  createdAt: number;
+}
+
+/** An event as subscribers and readers see it. */
+export interface StoredEvent {
+  id: number;
+  publicId: string;
+  organizationId: number;
+  brandId: number | null;
+  type: string;
+  data: Record<string, unknown>;
+  createdAt: number;
+}
+
+/** What a subscriber reads first: enough to find gaps and pick its types. */
+export interface EventHead {
+  id: number;
+  type: string;
+}
+
+/** An id range [from, to] not seen yet, first noticed at `since`. */
+export type Gap = [from: number, to: number, since: number];
+
+export interface Position {
+  name: string;
+  position: number;
+  gaps: Gap[];
+  turn: number;
+}
+
+/** Writes one event; answers its id. */
+export async function insertEvent(db: Db, e: NewEventRow): Promise<number> {
+  const [id] = await db('events').insert({
+    public_id: e.publicId,
+    organization_id: e.organizationId,
+    brand_id: e.brandId,
+    type: e.type,
+    data: e.data,
+    created_at: e.createdAt,
+  });
+  return Number(id);
+}
+
+/** The committed events after `after`, by id, at most `limit`. */
+export async function eventHeadsAfter(db: Db, after: number, limit: number): Promise<EventHead[]> {
+  const rows: Array<{ id: number; type: string }> = await db('events').where('id', '>', after).orderBy('id').limit(limit).select('id', 'type');
+  return rows.map((r) => ({ id: Number(r.id), type: r.type }));
+}
+
+/** The committed events whose ids fall in one of `ranges`, by id. */
+export async function eventHeadsIn(db: Db, ranges: Array<[number, number]>): Promise<EventHead[]> {
+  if (!ranges.length) return [];
+  const rows: Array<{ id: number; type: string }> = await db('events')
+    .where((q) => {
+      for (const [from, to] of ranges) q.orWhereBetween('id', [from, to]);
+    })
+    .orderBy('id')
+    .select('id', 'type');
+  return rows.map((r) => ({ id: Number(r.id), type: r.type }));
+}
+
+function storedEventOf(r: Record<string, any>): StoredEvent {
+  return {
+    id: Number(r.id),
+    publicId: r.public_id,
+    organizationId: Number(r.organization_id),
+    brandId: r.brand_id === null ? null : Number(r.brand_id),
+    type: r.type,
+    data: JSON.parse(r.data),
+    createdAt: Number(r.created_at),
+  };
+}
+
+/** The events of `ids`, by id. */
+export async function storedEvents(db: Db, ids: number[]): Promise<StoredEvent[]> {
+  if (!ids.length) return [];
+  const rows = await db('events').whereIn('id', ids).orderBy('id');
+  return rows.map(storedEventOf);
+}
+
+/** The highest event id written so far (0 when there is none). */
+export async function lastEventId(db: Db): Promise<number> {
+  const row = await db('events').max({ id: 'id' }).first();
+  return Number(row?.id ?? 0);
+}
+
+/** Ids of events created before `before`, after id `after`, by id, at most `limit`. */
+export async function eventIdsBefore(db: Db, before: number, after: number, limit: number): Promise<number[]> {
+  return (await db('events').where('created_at', '<', before).where('id', '>', after).orderBy('id').limit(limit).pluck('id')).map(Number);
+}
+
+export async function deleteEvents(db: Db, ids: number[]): Promise<number> {
+  if (!ids.length) return 0;
+  return db('events').whereIn('id', ids).delete();
+}
+
+/**
+ * The read position of subscriber `name` in `trx`, locked until it commits on MySQL (SQLite has one
+ * writer; `savePosition` checks the turn instead). A subscriber without one starts after the last
+ * event written so far.
+ */
+export async function lockPosition(trx: Knex.Transaction, name: string, lock: boolean, now: number): Promise<Position> {
+  const read = async () => {
+    const q = trx('event_positions').where({ name });
+    return (lock ? q.forUpdate() : q).first();
+  };
+  let row = await read();
+  if (!row) {
+    const position = await lastEventId(trx);
+    await trx('event_positions').insert({ name, position, gaps: '[]', turn: 0, updated_at: now }).onConflict('name').ignore();
+    row = await read();
+  }
+  return { name, position: Number(row.position), gaps: JSON.parse(row.gaps) as Gap[], turn: Number(row.turn) };
+}
+
+/** Stores the new position; throws when another consumer advanced it since `lockPosition` (the transaction then rolls back). */
+export async function savePosition(trx: Knex.Transaction, p: Position, now: number): Promise<void> {
+  const n = await trx('event_positions')
+    .where({ name: p.name, turn: p.turn })
+    .update({ position: p.position, gaps: JSON.stringify(p.gaps), turn: p.turn + 1, updated_at: now });
+  if (n !== 1) throw new Error(`event subscriber "${p.name}" was advanced by another consumer meanwhile`);
+}
+
+/** Where each subscriber stands (tests and the health of the outbox). */
+export async function positions(db: Db): Promise<Position[]> {
+  const rows = await db('event_positions').orderBy('name');
+  return rows.map((r: Record<string, any>) => ({ name: r.name, position: Number(r.position), gaps: JSON.parse(r.gaps) as Gap[], turn: Number(r.turn) }));
+}

@@ -1,0 +1,103 @@
+// Outbox subscribers: the one way events reach their consumers. Each subscriber is consumed by one
+// job (kind `event-subscriber`, key = its name) that reads the events after its stored position,
+// hands those of its types to `handle` in one transaction and advances the position in that same
+// transaction, so each event is handled exactly once, by whichever process holds the job.
+//
+// Nothing polls. An emit wakes the subscribers of its type once its transaction has committed, and
+// every worker start wakes them all, so a process that died between a commit and its wake loses
+// nothing. An event with a smaller id may commit after larger ones (MySQL hands ids out at insert
+// time): the ids skipped over are kept as gaps and looked up again on each later run, until the
+// event shows up or the gap is older than SETTLE_MS (an id burned by a rolled-back transaction).
+
+import type { Knex } from 'knex';
+import { inTransaction } from '../db/connection.js';
+import type { JobContext, JobKind } from '../jobs/kind.js';
+import type { ClaimedJob } from '../jobs/queue/job.js';
+import { SUBSCRIBER_JOB } from './outbox.js';
+import { eventHeadsAfter, eventHeadsIn, lockPosition, savePosition, storedEvents, type EventHead, type Gap, type StoredEvent } from './store.js';
+
+export type { StoredEvent } from './store.js';
+
+export interface EventSubscriber {
+  /** Unique; the key of its job and of its position. */
+  name: string;
+  /** The event types it handles; others pass by. */
+  types: string[];
+  /** Handles `events` (by id) in `trx`, which also advances the position: throw to have them handed over again. */
+  handle(ctx: JobContext, trx: Knex.Transaction, events: StoredEvent[]): Promise<void>;
+}
+
+/** Events read per transaction. */
+const BATCH = 500;
+/** How long an id skipped over is looked for before it counts as never committed. */
+export const SETTLE_MS = 60_000;
+/** Gaps kept at most (the oldest are given up first). */
+const MAX_GAPS = 200;
+
+/**
+ * The next position: past every event read, with the ids skipped over in `fresh` added as gaps,
+ * the ids `found` in the gaps taken out of them, and gaps older than the settle time dropped.
+ */
+export function advance(position: number, gaps: Gap[], fresh: EventHead[], found: EventHead[], now: number): { position: number; gaps: Gap[] } {
+  const seen = found.map((e) => e.id).sort((a, b) => a - b);
+  let next: Gap[] = [];
+  for (const [from, to, since] of gaps) {
+    let start = from;
+    for (const id of seen) {
+      if (id < start || id > to) continue;
+      if (id > start) next.push([start, id - 1, since]);
+      start = id + 1;
+    }
+    if (start <= to) next.push([start, to, since]);
+  }
+  let expected = position + 1;
+  for (const e of fresh) {
+    if (e.id > expected) next.push([expected, e.id - 1, now]);
+    expected = e.id + 1;
+  }
+  next = next.filter(([, , since]) => now - since < SETTLE_MS).slice(-MAX_GAPS);
+  return { position: fresh.length ? fresh[fresh.length - 1].id : position, gaps: next };
+}
+
+/**
+ * Reads one batch for `subscriber` and handles it, in one transaction with the position's advance.
+ * Answers true when more events may be waiting.
+ */
+export async function consumeBatch(ctx: JobContext, subscriber: EventSubscriber): Promise<boolean> {
+  return inTransaction(ctx.knex, async (trx) => {
+    const now = ctx.now();
+    const p = await lockPosition(trx, subscriber.name, ctx.dialect === 'mysql', now);
+    const found = await eventHeadsIn(
+      trx,
+      p.gaps.map(([from, to]) => [from, to]),
+    );
+    const fresh = await eventHeadsAfter(trx, p.position, BATCH);
+    const next = advance(p.position, p.gaps, fresh, found, now);
+    if (next.position === p.position && JSON.stringify(next.gaps) === JSON.stringify(p.gaps)) return false;
+    const types = new Set(subscriber.types);
+    const wanted = [...found, ...fresh].filter((e) => types.has(e.type)).map((e) => e.id);
+    if (wanted.length) await subscriber.handle(ctx, trx, await storedEvents(trx, wanted));
+    await savePosition(trx, { ...p, ...next }, now);
+    return fresh.length === BATCH;
+  });
+}
+
+/** The job kind that consumes `subscribers`, one job each. */
+export function subscriberJobKind(subscribers: EventSubscriber[]): JobKind {
+  const byName = new Map(subscribers.map((s) => [s.name, s]));
+  if (byName.size !== subscribers.length) throw new Error('two event subscribers share a name');
+  return {
+    kind: SUBSCRIBER_JOB,
+    startKeys: subscribers.map((s) => s.name),
+    async run(ctx: JobContext, job: ClaimedJob) {
+      const subscriber = byName.get(job.key);
+      // A subscriber this build no longer has: its job goes (a build that has it wakes it again).
+      if (!subscriber) return 'done';
+      for (;;) {
+        // Another worker took the job over (this one was too slow to renew): it reads on.
+        if (!ctx.stillOwned()) return ctx.now();
+        if (!(await consumeBatch(ctx, subscriber))) return null;
+      }
+    },
+  };
+}
