@@ -2,7 +2,9 @@
 // Server per process answers every caller; each request authenticates, picks the tools it sees
 // (toolsets, read-only) and translates tool calls into `invoke`; results follow one rule for every
 // tool (results.ts). A POST is answered with JSON, or with a stream when the server has something
-// to send before the answer (progress, a question for the person).
+// to send before the answer (progress, a question for the person). A POST of one plain tools/call
+// that can have nothing to send first (no progress token, no question to ask) runs the same tool
+// handler beside the Server, without its per-message schema parses and bookkeeping (`direct`).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -16,6 +18,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type CallToolResult,
   type JSONRPCMessage,
+  type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Principal } from '../../src/auth/principal.js';
@@ -59,6 +62,17 @@ export interface McpEndpoint {
   server: Server;
   /** Each tool's toolset, by tool name. */
   toolsets: Map<string, Toolset>;
+  /**
+   * The result JSON of a body that is one plain tools/call this caller can be answered without the
+   * SDK's Server (nothing to stream, nobody to ask; see directCall), or undefined: the SDK answers it.
+   */
+  direct(body: unknown, caller: Caller): Promise<string | undefined>;
+}
+
+/** What a tool call can send before its answer: the SDK request handler's extra, when it runs through the Server. */
+interface CallChannel {
+  sendNotification?: (notification: ServerNotification) => Promise<void>;
+  ask?: AskingCall['ask'];
 }
 
 function resourceMetadataUrl(service: Service): string {
@@ -66,8 +80,13 @@ function resourceMetadataUrl(service: Service): string {
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
+  sendJsonText(res, JSON.stringify(body), status, headers);
+}
+
+/** A JSON answer with its length (writeHead without one would send it chunked). */
+function sendJsonText(res: ServerResponse, json: string, status = 200, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json), ...headers });
+  res.end(json);
 }
 
 function callResult(body: unknown, caller: Caller): CallToolResult {
@@ -76,31 +95,55 @@ function callResult(body: unknown, caller: Caller): CallToolResult {
   return result;
 }
 
+const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The id, name and arguments of a body that is one tools/call the SDK would take as it is
+ * (JSON-RPC 2.0 request, name a string, arguments an object or absent) and that carries nothing
+ * but them: no `_meta` (no progress token), no task. Anything else goes through the SDK's Server.
+ */
+function plainToolCall(body: unknown): { id: string | number; name: string; args: Record<string, unknown> | undefined } | undefined {
+  if (!isPlainObject(body) || body.jsonrpc !== '2.0' || body.method !== 'tools/call') return undefined;
+  const { id, params } = body;
+  if (!(typeof id === 'string' || Number.isInteger(id)) || !isPlainObject(params)) return undefined;
+  for (const key in body) if (!REQUEST_KEYS.has(key)) return undefined;
+  for (const key in params) if (key !== 'name' && key !== 'arguments') return undefined;
+  const { name, arguments: args } = params;
+  if (typeof name !== 'string' || (args !== undefined && !isPlainObject(args))) return undefined;
+  return { id: id as string | number, name, args };
+}
+
+/** The SDK's serialisation of a tool result its Server checked (CallToolResultSchema): content, structuredContent, isError. */
+function resultJsonOf(result: CallToolResult): string {
+  const { content, structuredContent, isError } = result;
+  return JSON.stringify({ content, structuredContent, isError });
+}
+
 /** The MCP Server of a process: one, connected to the shared exchange; each call names its caller. */
 export function createMcpEndpoint(service: Service): McpEndpoint {
   const ops = service.catalogue.list();
   const tools = toolsFor(ops, service.schemas);
   const byName = new Map<string, OperationDefinition>(ops.map((op) => [toolName(op.name), op]));
+  const toolByName = new Map(tools.map((t) => [t.name, t]));
   const paged = new Set(ops.filter((op) => 'limit' in ((service.schemas.bundle(op.input).properties ?? {}) as object)).map((op) => op.name));
   const server = new Server(
     { name: 'svc', version: '1.0.0' },
     { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: sharedValidator, instructions: serverInstructions() },
   );
   const callerOf = (extra: { authInfo?: AuthInfo }) => extra.authInfo!.extra as unknown as Caller;
-  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
-    const { principal, visible } = callerOf(extra);
-    return { tools: tools.filter((t) => visible(t) && principal.scopes.has(byName.get(t.name)!.scope)) };
-  });
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const caller = callerOf(extra);
+  /** The tool of this name as this caller sees it: outside its toolsets (or read-only mode) a tool does not exist for it, whatever its scopes. */
+  const visibleTool = (caller: Caller, name: string) => {
+    const op = byName.get(name);
+    const tool = op && toolByName.get(name);
+    return op && tool && caller.visible(tool) ? op : undefined;
+  };
+
+  /** One tools/call of a visible tool, as the caller; every outcome is a result (failures are isError results). */
+  async function callTool(caller: Caller, op: OperationDefinition, args: Record<string, unknown> | undefined, progressToken: unknown, channel: CallChannel) {
     const { principal, requestId } = caller;
-    const op = byName.get(request.params.name);
-    const tool = op && tools.find((t) => t.name === request.params.name);
-    // Outside the chosen toolsets (or read-only mode) a tool does not exist for this caller, whatever its scopes.
-    if (!op || !tool || !caller.visible(tool))
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. Call tools/list to see the tools of your toolsets.`);
     // An operation without idempotency lists no idempotencyKey, so the argument is refused as unknown, as on REST.
-    const input = { ...request.params.arguments } as Record<string, unknown>;
+    const input = { ...args } as Record<string, unknown>;
     const idempotencyKey = op.idempotency === 'none' ? undefined : input.idempotencyKey;
     if (op.idempotency !== 'none') delete input.idempotencyKey;
     if (idempotencyKey !== undefined && typeof idempotencyKey !== 'string') {
@@ -111,20 +154,14 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
         requestId,
       );
     }
-    const onProgress = progressListener(request.params._meta?.progressToken, caller.streams, (n) => extra.sendNotification(n));
-    const run = async (name: string, args: Record<string, unknown>, key: string | undefined, progress?: (u: ProgressUpdate) => void) =>
-      (await service.invoke(name, principal, args, { requestId, idempotencyKey: key, onProgress: progress })).body as Record<string, any>;
+    const notify = channel.sendNotification;
+    const onProgress = notify && progressListener(progressToken, caller.streams, (n) => notify(n));
+    const run = async (name: string, a: Record<string, unknown>, key: string | undefined, progress?: (u: ProgressUpdate) => void) =>
+      (await service.invoke(name, principal, a, { requestId, idempotencyKey: key, onProgress: progress })).body as Record<string, any>;
     try {
       const askFirst = ASK_FIRST[op.name];
-      if (askFirst && caller.canAsk && caller.streams) {
-        const call: AskingCall = {
-          invoke: (name, args, key) => run(name, args, key),
-          ask: (message, requestedSchema) =>
-            extra.sendRequest({ method: 'elicitation/create', params: { message, requestedSchema } }, ElicitResultSchema, {
-              timeout: QUESTION_TIMEOUT_MS,
-              signal: extra.signal,
-            }),
-        };
+      if (askFirst && channel.ask && caller.canAsk && caller.streams) {
+        const call: AskingCall = { invoke: (name, a, key) => run(name, a, key), ask: channel.ask };
         const decision = await askFirst(input, idempotencyKey, requestId, call);
         if (!decision.proceed) return declinedResult(decision.body, decision.reason);
       }
@@ -141,10 +178,45 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
       if (!(err instanceof ServiceError)) service.log.error({ err, requestId }, 'unexpected error in a tool call');
       return errorResult(err, requestId);
     }
+  }
+
+  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+    const { principal, visible } = callerOf(extra);
+    return { tools: tools.filter((t) => visible(t) && principal.scopes.has(byName.get(t.name)!.scope)) };
+  });
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const caller = callerOf(extra);
+    const op = visibleTool(caller, request.params.name);
+    if (!op) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. Call tools/list to see the tools of your toolsets.`);
+    return callTool(caller, op, request.params.arguments, request.params._meta?.progressToken, {
+      sendNotification: (n) => extra.sendNotification(n),
+      ask: (message, requestedSchema) =>
+        extra.sendRequest({ method: 'elicitation/create', params: { message, requestedSchema } }, ElicitResultSchema, {
+          timeout: QUESTION_TIMEOUT_MS,
+          signal: extra.signal,
+        }),
+    });
   });
   const transport = new ExchangeTransport();
   void server.connect(transport);
-  return { tools, transport, server, toolsets: new Map(ops.map((op) => [toolName(op.name), op.toolset])) };
+
+  /**
+   * A plain tools/call of a visible tool that cannot ask the person first runs here, outside the
+   * SDK's Server: the same callTool, without the Server's three schema parses of the request (the
+   * exchange's, the handler's, tools/call's own) and its parse of a result built by results.ts,
+   * nor the request bookkeeping kept for what it could send before answering. Its JSON is what the
+   * Server would have answered.
+   */
+  async function direct(body: unknown, caller: Caller): Promise<string | undefined> {
+    const call = plainToolCall(body);
+    const op = call && visibleTool(caller, call.name);
+    if (!call || !op || (ASK_FIRST[op.name] && caller.canAsk && caller.streams)) return undefined;
+    caller.resultJson = undefined;
+    const result = await callTool(caller, op, call.args, undefined, {});
+    return `{"result":${caller.resultJson ?? resultJsonOf(result)},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`;
+  }
+
+  return { tools, transport, server, toolsets: new Map(ops.map((op) => [toolName(op.name), op.toolset])), direct };
 }
 
 export interface McpHandlerOptions {
@@ -251,6 +323,12 @@ export async function handleMcpRequest(
     streams: /\btext\/event-stream\b/.test(header(req, 'accept') ?? ''),
     canAsk: sessionOf(req.headers['mcp-session-id']).elicitation,
   };
+  // One plain tools/call is answered without the SDK's Server when nothing may be sent before its answer.
+  const direct = await endpoint.direct(body, caller);
+  if (direct !== undefined) {
+    sendJsonText(res, direct);
+    return;
+  }
   let keepalive: NodeJS.Timeout | undefined;
   const stream = (message: JSONRPCMessage) => {
     if (!res.headersSent) {
@@ -293,8 +371,7 @@ export async function handleMcpRequest(
       res.writeHead(202);
       res.end();
     } else {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(json);
+      sendJsonText(res, json);
     }
   } catch {
     if (res.headersSent) res.end();

@@ -163,6 +163,46 @@ for (const dialect of dialects()) {
       expect((await raw(w.key('acme', 'ci'), { origin: 'https://evil.example' })).status).to.equal(403);
     });
 
+    // A single tools/call with nothing to stream is answered beside the SDK's Server; with a _meta,
+    // in a batch, or naming a tool the caller cannot see, it goes through the Server. The answers agree.
+    it('answers a plain tools/call as the SDK Server answers the same call with _meta or in a batch', async () => {
+      const post = async (body: unknown) => {
+        const res = await fetch(`${w.url}/mcp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${w.key('acme', 'ci')}` },
+          body: JSON.stringify(body),
+        });
+        expect(res.status).to.equal(200);
+        expect(res.headers.get('content-type')).to.equal('application/json');
+        return res.json();
+      };
+      const call = (id: number | string, args: Record<string, unknown>) => ({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'list_brands', arguments: args },
+      });
+      const withMeta = (m: ReturnType<typeof call>) => ({ ...m, params: { ...m.params, _meta: {} } });
+      const withoutRequestId = (answer: any) => {
+        const text = JSON.parse(answer.result.content[0].text);
+        return {
+          ...answer,
+          result: { ...answer.result, content: [{ ...answer.result.content[0], text: { ...text, error: { ...text.error, requestId: 'x' } } }] },
+        };
+      };
+      const plain = await post(call('a', {}));
+      expect(plain).to.deep.equal(await post(withMeta(call('a', {}))));
+      expect([plain]).to.deep.equal(await post([call('a', {})]));
+      expect(Object.keys(plain.result)).to.deep.equal(['content', 'structuredContent']);
+      const refused = await post(call(7, { limit: '2' }));
+      expect(refused.result.isError).to.equal(true);
+      expect(Object.keys(refused.result)).to.deep.equal(['content', 'isError']);
+      expect(withoutRequestId(refused)).to.deep.equal(withoutRequestId(await post(withMeta(call(7, { limit: '2' })))));
+      const unknown = await post({ ...call(8, {}), params: { name: 'no_such_tool', arguments: {} } });
+      expect(unknown).to.deep.include({ jsonrpc: '2.0', id: 8 });
+      expect(unknown.error.code).to.equal(-32602);
+    });
+
     it('counts MCP calls in the same rate-limit budget and honours idempotency keys', async () => {
       const client = await mcpClient(w.url, w.key('acme', 'ci'));
       const args = { brandId: w.brandId('acme', 'shoes'), title: 'From an agent', idempotencyKey: `mcp-${dialect}-1` };
