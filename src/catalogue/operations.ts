@@ -7,7 +7,7 @@ import { operations as activity } from '../activity/operations.js';
 import { operations as adAccounts } from '../ad-accounts/operations.js';
 import { operations as creatives } from '../creatives/operations.js';
 import { operations as launches } from '../launches/operations.js';
-import { webhookOperations } from '../operations/webhooks.js';
+import { operations as webhooks } from '../webhooks/operations.js';
 import { operations as workflows } from '../workflows/operations.js';
 import { operations as copy } from '../copy/operations.js';
 import { operations as structureTemplates } from '../structure-templates/operations.js';
@@ -21,7 +21,7 @@ export const operations: OperationDefinition[] = [
   ...adAccounts,
   ...creatives,
   ...launches,
-  ...webhookOperations,
+  ...webhooks,
   ...workflows,
   ...copy,
   ...structureTemplates,

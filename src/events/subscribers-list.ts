@@ -1,5 +1,7 @@
 // Every outbox subscriber, one import per area (each consumed by its own `event-subscriber` job).
 
 import type { EventSubscriber } from './subscribers.js';
+import { webhooksSubscriber } from '../webhooks/subscriber.js';
+import { workflowSubscriber } from '../workflows/subscriber.js';
 
-export const eventSubscribers: EventSubscriber[] = [];
+export const eventSubscribers: EventSubscriber[] = [webhooksSubscriber, workflowSubscriber];

@@ -3,6 +3,7 @@
 
 import type { JobContext } from './kind.js';
 import { deleteEvents, eventIdsBefore } from '../events/store.js';
+import { deleteDeliveries, eventIdsWithDeliveries, finishedDeliveriesBefore } from '../webhooks/store.js';
 
 export const kind = 'purge-events';
 export const schedule = '17 3 * * *';
@@ -15,16 +16,15 @@ export async function run(ctx: JobContext): Promise<void> {
   const before = ctx.now() - RETENTION_MS;
   let removed = 0;
   for (;;) {
-    const ids = await ctx.knex('webhook_deliveries').whereIn('status', ['succeeded', 'failed']).where('created_at', '<', before).limit(BATCH).pluck('id');
+    const ids = await finishedDeliveriesBefore(ctx.knex, before, BATCH);
     if (!ids.length) break;
-    await ctx.knex('webhook_attempts').whereIn('delivery_id', ids).delete();
-    removed += await ctx.knex('webhook_deliveries').whereIn('id', ids).delete();
+    removed += await deleteDeliveries(ctx.knex, ids);
   }
   for (let after = 0; ;) {
     const ids = await eventIdsBefore(ctx.knex, before, after, BATCH);
     if (!ids.length) break;
     after = ids[ids.length - 1];
-    const kept = new Set((await ctx.knex('webhook_deliveries').whereIn('event_id', ids).distinct('event_id').pluck('event_id')).map(Number));
+    const kept = await eventIdsWithDeliveries(ctx.knex, ids);
     removed += await deleteEvents(
       ctx.knex,
       ids.filter((id) => !kept.has(id)),

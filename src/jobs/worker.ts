@@ -148,7 +148,11 @@ export class JobWorker {
       else runs.push([job]);
     }
     for (const group of runs) {
-      const run = this.run(group).finally(() => this.active.delete(run));
+      // A finished run may have made more work due (a subscriber's deliveries): claim again at once.
+      const run = this.run(group).finally(() => {
+        this.active.delete(run);
+        this.nudge();
+      });
       this.active.add(run);
     }
     return runs.length;

@@ -1,11 +1,15 @@
 // One delivery attempt and what follows from its outcome: the attempt logged, the delivery
-// succeeded, retried later or given up, and the endpoint disabled when the receiver is gone (410)
-// or has failed for five days. Used by the delivery job and by the synchronous test send.
+// succeeded, left pending for its retry or given up, and the endpoint disabled when the receiver is
+// gone (410) or has failed for five days. Used by the delivery job and by the synchronous test send.
 
 import type { Knex } from 'knex';
 import type { SecretBox } from '../auth/encryption.js';
 import { inTransaction } from '../db/connection.js';
+import type { StoredEvent } from '../events/store.js';
 import type { SendOutcome, WebhookSender } from './sender.js';
+import { recordAttempt, updateEndpoint, type DeliveryRow, type EndpointRow } from './store.js';
+
+export type { EndpointRow } from './store.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -23,17 +27,18 @@ export function retryDelayMs(attemptsSoFar: number): number {
   return RETRY_DELAYS_MS[Math.min(attemptsSoFar - 1, RETRY_DELAYS_MS.length - 1)];
 }
 
-export interface EndpointRow {
-  id: number;
-  organization_id: number;
-  url: string;
-  enabled: boolean | number;
-  secret_sealed: string;
-  /** JSON list of RetiredSecret. */
-  previous_secrets: string | null;
-  failing_since: number | string | null;
+/**
+ * The delivery job's retry policy: the wait after failed attempt number `attempts`, or null once
+ * the next attempt would come more than the retry window after the first (the schedule's own
+ * times: 12 attempts in all).
+ */
+export function deliveryRetry(attempts: number): number | null {
+  let at = 0;
+  for (let n = 1; n <= attempts; n++) at += retryDelayMs(n);
+  return at > RETRY_WINDOW_MS ? null : retryDelayMs(attempts);
 }
 
+/** A delivery about to be attempted, with its event. */
 export interface DueDelivery {
   id: number;
   attempt_count: number;
@@ -42,6 +47,18 @@ export interface DueDelivery {
   event_type: string;
   event_data: string;
   event_created_at: number;
+}
+
+export function dueDelivery(d: DeliveryRow, e: StoredEvent): DueDelivery {
+  return {
+    id: d.id,
+    attempt_count: d.attemptCount,
+    created_at: d.createdAt,
+    event_public_id: e.publicId,
+    event_type: e.type,
+    event_data: JSON.stringify(e.data),
+    event_created_at: e.createdAt,
+  };
 }
 
 export interface DeliveryDeps {
@@ -53,6 +70,8 @@ export interface DeliveryDeps {
 
 export interface AttemptResult extends SendOutcome {
   succeeded: boolean;
+  /** False when the delivery stays pending for a retry. */
+  final: boolean;
   /** Set when this attempt disabled the endpoint. */
   disabledReason: 'gone' | 'failing' | null;
 }
@@ -77,25 +96,6 @@ export function messageBody(d: Pick<DueDelivery, 'event_type' | 'event_data' | '
   return `{"type":${JSON.stringify(d.event_type)},"timestamp":${JSON.stringify(new Date(Number(d.event_created_at)).toISOString())},"data":${d.event_data}}`;
 }
 
-/** Pending deliveries of `endpointId` due now, oldest event first, with their events. */
-export function dueDeliveries(db: Knex, endpointId: number, now: number, limit: number): Promise<DueDelivery[]> {
-  return db('webhook_deliveries as d')
-    .join('events as e', 'e.id', 'd.event_id')
-    .where({ 'd.endpoint_id': endpointId, 'd.status': 'pending' })
-    .where('d.next_attempt_at', '<=', now)
-    .orderBy('d.id')
-    .limit(limit)
-    .select(
-      'd.id',
-      'd.attempt_count',
-      'd.created_at',
-      'e.public_id as event_public_id',
-      'e.type as event_type',
-      'e.data as event_data',
-      'e.created_at as event_created_at',
-    );
-}
-
 /**
  * Sends `delivery` to `endpoint` once and records the outcome. With `retry` false (test sends) a
  * failure is final at once.
@@ -117,33 +117,21 @@ export async function attemptDelivery(deps: DeliveryDeps, endpoint: EndpointRow,
   let disabledReason: AttemptResult['disabledReason'] = null;
   if (status === 410) disabledReason = 'gone';
   else if (failingSince !== null && now - failingSince >= FAILING_DISABLE_MS) disabledReason = 'failing';
-  const retryAt = now + retryDelayMs(attempts);
-  const giveUp = !retry || disabledReason !== null || retryAt > Number(delivery.created_at) + RETRY_WINDOW_MS;
+  const giveUp = !retry || disabledReason !== null || now + retryDelayMs(attempts) > Number(delivery.created_at) + RETRY_WINDOW_MS;
 
   await inTransaction(deps.knex, async (trx) => {
-    await trx('webhook_attempts').insert({
-      delivery_id: delivery.id,
-      at: started,
-      status_code: status,
-      duration_ms: outcome.durationMs,
-      error: outcome.error,
-      response_excerpt: outcome.excerpt,
-    });
-    await trx('webhook_deliveries')
-      .where({ id: delivery.id })
-      .update({
-        status: succeeded ? 'succeeded' : giveUp ? 'failed' : 'pending',
-        attempt_count: attempts,
-        next_attempt_at: succeeded || giveUp ? null : retryAt,
-        updated_at: now,
-      });
-    const changes: Record<string, unknown> = { failing_since: failingSince };
-    if (disabledReason) Object.assign(changes, { enabled: false, disabled_reason: disabledReason, updated_at: now });
+    await recordAttempt(
+      trx,
+      { deliveryId: delivery.id, at: started, statusCode: status, durationMs: outcome.durationMs, error: outcome.error, responseExcerpt: outcome.excerpt },
+      succeeded ? 'succeeded' : giveUp ? 'failed' : 'pending',
+      attempts,
+      now,
+    );
     // Only a change is written: most attempts leave the endpoint row as it was.
-    if (disabledReason || (failingSince === null) !== (endpoint.failing_since === null))
-      await trx('webhook_endpoints').where({ id: endpoint.id }).update(changes);
+    if (disabledReason) await updateEndpoint(trx, endpoint.id, { failingSince, enabled: false, disabledReason, updatedAt: now });
+    else if ((failingSince === null) !== (endpoint.failing_since === null)) await updateEndpoint(trx, endpoint.id, { failingSince });
   });
   endpoint.failing_since = failingSince;
   if (disabledReason) endpoint.enabled = false;
-  return { ...outcome, succeeded, disabledReason };
+  return { ...outcome, succeeded, final: succeeded || giveUp, disabledReason };
 }

@@ -2,23 +2,22 @@
 // saved endpoint must satisfy (URL policy, brands of the organization, the 20-endpoint limit).
 
 import type { Knex } from 'knex';
-import type { OperationContext } from '../catalogue/define.js';
+import type { ServiceContext } from '../catalogue/define.js';
 import { ServiceError, notFound, validationFailed } from '../errors.js';
-import type { EndpointRow } from './deliver.js';
+import { organizationOfBrand } from '../brands/store.js';
+import { findEndpoint, type StoredEndpoint } from './store.js';
+
+export type { StoredEndpoint } from './store.js';
 
 /** Endpoints per organization; one more answers 422 unprocessable. */
 export const MAX_ENDPOINTS = 20;
 
-export interface StoredEndpoint extends EndpointRow {
-  description: string | null;
-  events: string;
-  brand_ids: string | null;
-  disabled_reason: string | null;
-  created_at: number;
-  updated_at: number;
-}
-
 const iso = (ms: number | string) => new Date(Number(ms)).toISOString();
+
+/** True when an endpoint filtered by `brandIds` (null = every brand) receives an event of `brandId`. */
+export function endpointCovers(brandIds: number[] | null, brandId: number | null): boolean {
+  return brandIds === null || (brandId !== null && brandIds.includes(brandId));
+}
 
 export function brandIdsOf(row: Pick<StoredEndpoint, 'brand_ids'>): number[] | null {
   return row.brand_ids ? (JSON.parse(row.brand_ids) as number[]) : null;
@@ -42,7 +41,7 @@ export function endpointView(row: StoredEndpoint) {
  * Refuses callers who may not touch webhooks at all: webhooks off in this environment (503), or
  * a person who is not an organization owner or admin (403 forbidden).
  */
-export function requireWebhookAccess(ctx: OperationContext): void {
+export function requireWebhookAccess(ctx: ServiceContext<'config'>): void {
   if (!ctx.config.webhooksEnabled) {
     throw new ServiceError('webhooks_unavailable', 'Webhooks are not available in this environment (WEBHOOKS_ENABLED=false). Nothing was changed.');
   }
@@ -53,12 +52,12 @@ export function requireWebhookAccess(ctx: OperationContext): void {
 }
 
 /** True when a brand-limited credential reaches every brand the endpoint is filtered to. */
-function withinBrandLimit(ctx: OperationContext, brandIds: number[] | null): boolean {
+function withinBrandLimit(ctx: ServiceContext, brandIds: number[] | null): boolean {
   const limit = ctx.principal.brandIds;
   return limit === null || (brandIds !== null && brandIds.every((b) => limit.has(b)));
 }
 
-function brandLimitRefusal(ctx: OperationContext, brandIds: number[] | null): ServiceError {
+function brandLimitRefusal(ctx: ServiceContext, brandIds: number[] | null): ServiceError {
   const allowed = [...(ctx.principal.brandIds ?? [])];
   return new ServiceError(
     'brand_not_allowed',
@@ -70,27 +69,20 @@ function brandLimitRefusal(ctx: OperationContext, brandIds: number[] | null): Se
 }
 
 /** An endpoint of the caller's organization that the caller may reach; 404 or 403 otherwise. */
-export async function loadEndpoint(
-  ctx: OperationContext,
-  endpointId: number,
-  db: Knex | Knex.Transaction = ctx.db,
-  forUpdate = false,
-): Promise<StoredEndpoint> {
-  const q = db('webhook_endpoints').where({ id: endpointId, organization_id: ctx.principal.organizationId });
-  if (forUpdate && (db as Knex.Transaction).isTransaction) q.forUpdate();
-  const row: StoredEndpoint | undefined = await q.first();
+export async function loadEndpoint(ctx: ServiceContext, endpointId: number, db: Knex | Knex.Transaction = ctx.db, forUpdate = false): Promise<StoredEndpoint> {
+  const row = await findEndpoint(db, endpointId, ctx.principal.organizationId, forUpdate);
   if (!row) throw notFound(`Webhook endpoint ${endpointId}`);
   if (!withinBrandLimit(ctx, brandIdsOf(row))) throw brandLimitRefusal(ctx, brandIdsOf(row));
   return row;
 }
 
 /** Only endpoints the caller may reach are listed. */
-export function visibleTo(ctx: OperationContext, row: StoredEndpoint): boolean {
+export function visibleTo(ctx: ServiceContext, row: StoredEndpoint): boolean {
   return withinBrandLimit(ctx, brandIdsOf(row));
 }
 
 /** Checks a URL and brand filter about to be saved. */
-export async function checkEndpointFields(ctx: OperationContext, fields: { url?: string; brandIds?: number[] | null }): Promise<void> {
+export async function checkEndpointFields(ctx: ServiceContext<'outbound'>, fields: { url?: string; brandIds?: number[] | null }): Promise<void> {
   if (fields.url !== undefined) {
     const problem = await ctx.outbound.urlProblem(fields.url);
     if (problem) throw validationFailed([{ field: 'url', code: 'invalid_value', message: problem }]);
@@ -98,10 +90,8 @@ export async function checkEndpointFields(ctx: OperationContext, fields: { url?:
   if (fields.brandIds === undefined) return;
   if (!withinBrandLimit(ctx, fields.brandIds)) throw brandLimitRefusal(ctx, fields.brandIds);
   if (fields.brandIds === null) return;
-  const known = new Set(
-    (await ctx.db('brands').where({ organization_id: ctx.principal.organizationId }).whereIn('id', fields.brandIds).pluck('id')).map(Number),
-  );
-  const unknown = fields.brandIds.filter((b) => !known.has(b));
+  const unknown: number[] = [];
+  for (const b of fields.brandIds) if ((await organizationOfBrand(ctx.db, b)) !== ctx.principal.organizationId) unknown.push(b);
   if (unknown.length) {
     throw validationFailed(
       unknown.map((b) => ({

@@ -1,8 +1,7 @@
 // The workflows area's tables: `workflows` (definitions and their triggers; a schedule's next time
-// is its job, schedule.ts), `workflow_executions`
-// (runs, each with the definition it started with), `workflow_node_results` (one row per node of a
-// run) and `workflow_trigger_positions` (where the event-reading trigger stopped). The only file
-// that queries them; it answers camelCase rows with the JSON columns parsed, and hides the columns.
+// is its job, schedule.ts), `workflow_executions` (runs, each with the definition it started with)
+// and `workflow_node_results` (one row per node of a run). The only file that queries them; it
+// answers camelCase rows with the JSON columns parsed, and hides the columns.
 
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/principal.js';
@@ -325,17 +324,6 @@ export async function columnWorkflows(db: Db, organizationId: number, brandId: n
 export async function workflowOfBrand(db: Db, organizationId: number, brandId: number | null, id: number): Promise<Workflow | undefined> {
   const row = await db('workflows').where({ organization_id: organizationId, id, brand_id: brandId }).first();
   return row ? toWorkflow(row) : undefined;
-}
-
-/** Where the event reader `name` stopped (0 before it read anything). */
-export async function triggerPosition(db: Db, name: string): Promise<number> {
-  return Number((await db('workflow_trigger_positions').where({ name }).first('position'))?.position ?? 0);
-}
-
-/** Moves the reader `name` from `from` to `to` (creating its row on its first move). */
-export async function advanceTriggerPosition(db: Db, name: string, from: number, to: number): Promise<void> {
-  const n = await db('workflow_trigger_positions').where({ name, position: from }).update({ position: to });
-  if (n === 0 && from === 0) await db('workflow_trigger_positions').insert({ name, position: to });
 }
 
 // ---- executions

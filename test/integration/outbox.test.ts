@@ -85,7 +85,6 @@ for (const dialect of dialects()) {
       const failure = await rejectionOf(
         db.knex.transaction(async (trx) => {
           rolledBack = await service.events.emit(trx, event(ROLLED_BACK));
-          expect(rolledBack.deliveries.get(endpointId)).to.be.a('number');
           await claimFinished();
           throw new Error('the handler failed after emitting');
         }),
@@ -94,7 +93,7 @@ for (const dialect of dialects()) {
       // Nothing of it is left: no event, no delivery, and not even the wake of the job.
       expect(await count('events', { public_id: rolledBack!.publicId })).to.equal(0);
       expect(await count('webhook_deliveries')).to.equal(0);
-      expect(await db.knex('jobs').where({ kind: 'deliver-webhooks' }).select('job_key')).to.deep.equal([]);
+      expect(await db.knex('jobs').where({ kind: 'deliver-webhook' }).select('job_key')).to.deep.equal([]);
 
       const committed = await db.knex.transaction((trx) => service.events.emit(trx, event(COMMITTED)));
       await receiver.waitFor(1);

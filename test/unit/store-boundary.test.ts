@@ -20,19 +20,11 @@ const NOT_MOVED = new Set([
   'src/account/keys.ts',
   'src/auth/authenticate.ts',
   'src/auth/stored-principal.ts',
-  'src/events/outbox.ts',
-  'src/jobs/deliver-webhooks.ts',
-  'src/jobs/purge-events.ts',
-  'src/jobs/sweep-deliveries.ts',
-  'src/jobs/workflow-triggers.ts',
   'src/oauth/flows.ts',
   'src/oauth/keys.ts',
   'src/oauth/sessions.ts',
-  'src/operations/webhooks.ts',
   'src/platforms/sandbox/adapter.ts',
   'src/platforms/sandbox/live-launch.ts',
-  'src/webhooks/deliver.ts',
-  'src/webhooks/endpoints.ts',
 ]);
 
 /** Names that hold a Knex instance or transaction by convention (`ctx.db`, `deps.knex`, `this.knex`, `trx`). */

@@ -65,3 +65,16 @@ export async function jobsDueAt(db: Knex | Knex.Transaction, kind: string, keys:
   for (const r of rows) out.set(r.job_key, Number(r.run_at));
   return out;
 }
+
+/** Makes the parked jobs of `lane` due now (e.g. an endpoint turned back on). */
+export async function wakeLane(db: Knex | Knex.Transaction, lane: string, now: number): Promise<void> {
+  await db('jobs')
+    .where({ lane })
+    .whereNull('run_at')
+    .update({ run_at: now, version: db.raw('version + 1'), updated_at: now });
+}
+
+/** Deletes the jobs of `lane` nobody is running (one running finds its work gone). */
+export async function cancelLane(db: Knex | Knex.Transaction, lane: string): Promise<void> {
+  await db('jobs').where({ lane }).whereNull('locked_by').delete();
+}

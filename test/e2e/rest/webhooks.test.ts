@@ -335,7 +335,7 @@ for (const dialect of dialects()) {
         expect(r.received).to.have.length(1);
         const job = await w.service
           .knex('jobs')
-          .where({ kind: 'deliver-webhooks', job_key: String(id) })
+          .where({ kind: 'deliver-webhook', job_key: String(again.body.deliveryId) })
           .first();
         expect(job).to.deep.include({ locked_by: null });
         expect(Number(job.run_at)).to.be.at.most(Date.now());

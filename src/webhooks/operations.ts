@@ -1,14 +1,30 @@
 // Webhook endpoints (organization-level): create, list, read, change, delete, test send, the
-// delivery log, redelivery and secret rotation. Deliveries themselves run as jobs.
+// delivery log, redelivery and secret rotation. Deliveries themselves run as jobs (src/webhooks/jobs.ts),
+// created by the webhooks outbox subscriber (src/webhooks/subscriber.ts).
 
 import type { Knex } from 'knex';
-import { defineOperation } from '../catalogue/define.js';
+import { defineOperation, type OperationDefinition } from '../catalogue/define.js';
 import { inTransaction } from '../db/connection.js';
 import { ServiceError, notFound, validationFailed } from '../errors.js';
-import { DELIVERY_JOB } from '../events/outbox.js';
-import { attemptDelivery, retiredSecrets } from '../webhooks/deliver.js';
-import { MAX_ENDPOINTS, checkEndpointFields, endpointView, loadEndpoint, requireWebhookAccess, visibleTo, type StoredEndpoint } from '../webhooks/endpoints.js';
-import { newWebhookSecret } from '../webhooks/signing.js';
+import { storedEvents } from '../events/store.js';
+import { cancelLane, jobsDueAt, scheduleJob, wakeLane } from '../jobs/queue/schedule.js';
+import { attemptDelivery, dueDelivery, retiredSecrets } from './deliver.js';
+import { MAX_ENDPOINTS, checkEndpointFields, endpointView, loadEndpoint, requireWebhookAccess, visibleTo } from './endpoints.js';
+import { DELIVERY_JOB, endpointLane } from './lanes.js';
+import { newWebhookSecret } from './signing.js';
+import {
+  attemptsOf,
+  countEndpoints,
+  deleteEndpoint,
+  deliveriesOf,
+  endpointsOf,
+  findDelivery,
+  insertDeliveries,
+  insertEndpoint,
+  lockOrganization,
+  updateEndpoint,
+  type DeliveryRow,
+} from './store.js';
 
 /** How long the secret before a rotation keeps signing beside the new one. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -43,6 +59,7 @@ export const createWebhookEndpoint = defineOperation({
     'operation takes no Idempotency-Key: after a lost answer, list the endpoints before creating again). At most 20 endpoints per organization ' +
     "(one more: 422 unprocessable). brandIds null receives every brand's events; a brand-limited key must name only its brands " +
     '(else 403 brand_not_allowed). An OAuth user must be an organization owner or admin (else 403 forbidden).',
+  uses: ['config', 'outbound', 'secrets'],
   async handler(ctx, input: Required<Omit<EndpointFields, 'description'>> & { description?: string | null }) {
     requireWebhookAccess(ctx);
     await checkEndpointFields(ctx, input);
@@ -51,27 +68,24 @@ export const createWebhookEndpoint = defineOperation({
     const orgId = ctx.principal.organizationId;
     const db = ctx.db as Knex.Transaction;
     // The organization row is the lock that makes "at most 20" hold under concurrent creates.
-    await db('organizations').where({ id: orgId }).forUpdate().first('id');
-    const count = Number((await db('webhook_endpoints').where({ organization_id: orgId }).count({ n: '*' }).first())?.n ?? 0);
+    await lockOrganization(db, orgId);
+    const count = await countEndpoints(db, orgId);
     if (count >= MAX_ENDPOINTS) {
       throw new ServiceError('unprocessable', `This organization already has ${count} webhook endpoints, the most it may have. Delete one first.`, {
         limit: MAX_ENDPOINTS,
       });
     }
-    const row = {
-      organization_id: orgId,
+    const row = await insertEndpoint(db, {
+      organizationId: orgId,
       url: input.url,
       description: input.description ?? null,
-      events: JSON.stringify(input.events),
-      brand_ids: input.brandIds === null ? null : JSON.stringify(input.brandIds),
+      events: input.events,
+      brandIds: input.brandIds,
       enabled: input.enabled,
-      disabled_reason: input.enabled ? null : 'manual',
-      secret_sealed: ctx.secrets.seal(secret),
-      created_at: now,
-      updated_at: now,
-    };
-    const [id] = await db('webhook_endpoints').insert(row);
-    return { ...endpointView({ ...row, id: Number(id) } as unknown as StoredEndpoint), secret };
+      secretSealed: ctx.secrets.seal(secret),
+      now,
+    });
+    return { ...endpointView(row), secret };
   },
 });
 
@@ -89,15 +103,12 @@ export const listWebhookEndpoints = defineOperation({
   toolset: 'integrate',
   summary: "List the organization's webhook endpoints, newest first.",
   description: 'A brand-limited key sees only endpoints filtered to its own brands.',
+  uses: ['config', 'page'],
   async handler(ctx, input: { cursor?: string; limit: number }) {
     requireWebhookAccess(ctx);
     const after = ctx.page.position();
     // At most 20 rows exist per organization: filter visibility here, page over what is left.
-    const rows: StoredEndpoint[] = await ctx
-      .db('webhook_endpoints')
-      .where({ organization_id: ctx.principal.organizationId })
-      .modify((q) => (after ? q.where('id', '<', Number(after[0])) : q))
-      .orderBy('id', 'desc');
+    const rows = await endpointsOf(ctx.db, ctx.principal.organizationId, after ? Number(after[0]) : undefined);
     const visible = rows.filter((r) => visibleTo(ctx, r));
     const page = visible.slice(0, input.limit);
     return {
@@ -120,6 +131,7 @@ export const getWebhookEndpoint = defineOperation({
   tag: 'webhooks',
   toolset: 'integrate',
   summary: 'Get one webhook endpoint (never its secret).',
+  uses: ['config'],
   async handler(ctx, input: { endpointId: number }) {
     requireWebhookAccess(ctx);
     return endpointView(await loadEndpoint(ctx, input.endpointId));
@@ -141,6 +153,7 @@ export const updateWebhookEndpoint = defineOperation({
   summary: "Change a webhook endpoint's URL, description, events, brands, or turn it off and on.",
   description:
     'Only the fields sent change. enabled: false disables it (disabledReason manual); enabled: true enables it again, clears the reason and resumes pending deliveries.',
+  uses: ['config', 'outbound', 'events'],
   async handler(ctx, input: EndpointFields & { endpointId: number }) {
     requireWebhookAccess(ctx);
     const { endpointId, ...fields } = input;
@@ -151,16 +164,20 @@ export const updateWebhookEndpoint = defineOperation({
     const current = await loadEndpoint(ctx, endpointId, db, true);
     await checkEndpointFields(ctx, fields);
     const now = ctx.now();
-    const changes: Record<string, unknown> = { updated_at: now };
-    if (fields.url !== undefined) changes.url = fields.url;
-    if (fields.description !== undefined) changes.description = fields.description;
-    if (fields.events !== undefined) changes.events = JSON.stringify(fields.events);
-    if (fields.brandIds !== undefined) changes.brand_ids = fields.brandIds === null ? null : JSON.stringify(fields.brandIds);
-    if (fields.enabled === false) Object.assign(changes, { enabled: false, disabled_reason: 'manual' });
-    if (fields.enabled === true) Object.assign(changes, { enabled: true, disabled_reason: null, failing_since: null });
-    await db('webhook_endpoints').where({ id: current.id }).update(changes);
+    await updateEndpoint(db, current.id, {
+      url: fields.url,
+      description: fields.description,
+      events: fields.events,
+      brandIds: fields.brandIds,
+      ...(fields.enabled === false ? { enabled: false, disabledReason: 'manual' } : {}),
+      ...(fields.enabled === true ? { enabled: true, disabledReason: null, failingSince: null } : {}),
+      updatedAt: now,
+    });
     // Turned back on: what waited while it was off goes out now.
-    if (fields.enabled === true && !current.enabled) await ctx.events.afterCommit(db, [Number(current.id)]);
+    if (fields.enabled === true && !current.enabled) {
+      await wakeLane(db, endpointLane(Number(current.id)), now);
+      await ctx.events.afterCommit(db);
+    }
     return endpointView(await loadEndpoint(ctx, endpointId, db));
   },
 });
@@ -178,15 +195,12 @@ export const deleteWebhookEndpoint = defineOperation({
   tag: 'webhooks',
   toolset: 'integrate',
   summary: 'Delete a webhook endpoint with its delivery log; pending deliveries are dropped.',
+  uses: ['config'],
   async handler(ctx, input: { endpointId: number }) {
     requireWebhookAccess(ctx);
     const endpoint = await loadEndpoint(ctx, input.endpointId, ctx.db, true);
-    await ctx.db('webhook_endpoints').where({ id: endpoint.id }).delete();
-    await ctx
-      .db('jobs')
-      .where({ kind: DELIVERY_JOB, job_key: String(endpoint.id) })
-      .whereNull('locked_by')
-      .delete();
+    await deleteEndpoint(ctx.db, endpoint.id);
+    await cancelLane(ctx.db, endpointLane(Number(endpoint.id)));
     return { endpointId: Number(endpoint.id), deleted: true as const };
   },
 });
@@ -208,6 +222,7 @@ export const testWebhookEndpoint = defineOperation({
   summary: 'Send a webhook.test event to the endpoint now and answer with the outcome.',
   description:
     'Signed exactly like real deliveries; recorded in the delivery log; not retried. A disabled endpoint answers 409 conflict. delivered is true for a 2xx answer.',
+  uses: ['config', 'events', 'secrets', 'webhooks'],
   async handler(ctx, input: { endpointId: number }) {
     requireWebhookAccess(ctx);
     const knex = ctx.db as Knex;
@@ -220,72 +235,51 @@ export const testWebhookEndpoint = defineOperation({
           { disabledReason: row.disabled_reason },
         );
       }
-      const event = await ctx.events.emit(
-        trx,
-        {
-          organizationId: ctx.principal.organizationId,
-          brandId: null,
-          type: 'webhook.test',
-          data: { endpointId: Number(row.id), message: 'This is a test send from svc.' },
-        },
-        { onlyEndpointId: Number(row.id), queue: false },
-      );
-      return { endpoint: row, deliveryId: event.deliveries.get(Number(row.id))!, eventId: event.publicId };
+      // Only this endpoint receives it, whatever the others subscribe to (the webhooks subscriber
+      // passes webhook.test by): its delivery is written here and sent below, never queued.
+      const event = await ctx.events.emit(trx, {
+        organizationId: ctx.principal.organizationId,
+        brandId: null,
+        type: 'webhook.test',
+        data: { endpointId: Number(row.id), message: 'This is a test send from svc.' },
+      });
+      const [id] = await insertDeliveries(trx, [{ endpointId: Number(row.id), eventId: event.id }], ctx.now());
+      return { endpoint: row, deliveryId: id, eventId: event.publicId };
     });
-    const [delivery] = await knex('webhook_deliveries as d')
-      .join('events as e', 'e.id', 'd.event_id')
-      .where('d.id', deliveryId)
-      .select(
-        'd.id',
-        'd.attempt_count',
-        'd.created_at',
-        'e.public_id as event_public_id',
-        'e.type as event_type',
-        'e.data as event_data',
-        'e.created_at as event_created_at',
-      );
+    const [stored] = await storedEvents(knex, [(await findDelivery(knex, deliveryId))!.eventId]);
+    const delivery = dueDelivery((await findDelivery(knex, deliveryId))!, stored);
     const result = await attemptDelivery({ knex, secrets: ctx.secrets, sender: ctx.webhooks, now: ctx.now }, endpoint, delivery, false);
     return { deliveryId, eventId, delivered: result.succeeded, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error };
   },
 });
 
-async function deliveryViews(db: Knex | Knex.Transaction, rows: Array<Record<string, any>>) {
-  const ids = rows.map((r) => Number(r.id));
-  const attempts: Array<Record<string, any>> = ids.length ? await db('webhook_attempts').whereIn('delivery_id', ids).orderBy('id') : [];
-  const byDelivery = new Map<number, Array<Record<string, any>>>();
-  for (const a of attempts) {
-    const list = byDelivery.get(Number(a.delivery_id)) ?? [];
-    list.push(a);
-    byDelivery.set(Number(a.delivery_id), list);
-  }
+async function deliveryViews(db: Knex | Knex.Transaction, rows: DeliveryRow[]) {
+  const ids = rows.map((r) => r.id);
+  const byDelivery = new Map<number, Awaited<ReturnType<typeof attemptsOf>>>();
+  for (const a of await attemptsOf(db, ids)) byDelivery.set(a.deliveryId, [...(byDelivery.get(a.deliveryId) ?? []), a]);
+  const events = new Map((await storedEvents(db, [...new Set(rows.map((r) => r.eventId))])).map((e) => [e.id, e]));
+  const due = await jobsDueAt(
+    db,
+    DELIVERY_JOB,
+    rows.filter((r) => r.status === 'pending').map((r) => String(r.id)),
+  );
   return rows.map((r) => ({
-    deliveryId: Number(r.id),
-    eventId: r.event_public_id as string,
-    eventType: r.event_type as string,
-    status: r.status as 'pending' | 'succeeded' | 'failed',
-    attempts: (byDelivery.get(Number(r.id)) ?? []).map((a) => ({
+    deliveryId: r.id,
+    eventId: events.get(r.eventId)!.publicId,
+    eventType: events.get(r.eventId)!.type,
+    status: r.status,
+    attempts: (byDelivery.get(r.id) ?? []).map((a) => ({
       at: iso(a.at),
-      statusCode: a.status_code === null ? null : Number(a.status_code),
-      durationMs: Number(a.duration_ms),
+      statusCode: a.statusCode,
+      durationMs: a.durationMs,
       error: a.error,
-      responseExcerpt: a.response_excerpt,
+      responseExcerpt: a.responseExcerpt,
     })),
-    nextAttemptAt: r.next_attempt_at === null ? null : iso(r.next_attempt_at),
-    redeliveryOf: r.redelivery_of === null ? null : Number(r.redelivery_of),
-    createdAt: iso(r.created_at),
+    nextAttemptAt: due.has(String(r.id)) ? iso(due.get(String(r.id))!) : null,
+    redeliveryOf: r.redeliveryOf,
+    createdAt: iso(r.createdAt),
   }));
 }
-
-const deliveryColumns = [
-  'd.id',
-  'd.status',
-  'd.next_attempt_at',
-  'd.redelivery_of',
-  'd.created_at',
-  'd.event_id',
-  'e.public_id as event_public_id',
-  'e.type as event_type',
-];
 
 export const listWebhookDeliveries = defineOperation({
   name: 'list-webhook-deliveries',
@@ -300,25 +294,16 @@ export const listWebhookDeliveries = defineOperation({
   tag: 'webhooks',
   toolset: 'integrate',
   summary: 'List the deliveries of a webhook endpoint, newest first, with every attempt (time, status code, duration, error, start of the answer).',
+  uses: ['config', 'page'],
   async handler(ctx, input: { endpointId: number; status?: string; cursor?: string; limit: number }) {
     requireWebhookAccess(ctx);
     const endpoint = await loadEndpoint(ctx, input.endpointId);
     const after = ctx.page.position();
-    const rows = await ctx
-      .db('webhook_deliveries as d')
-      .join('events as e', 'e.id', 'd.event_id')
-      .where('d.endpoint_id', endpoint.id)
-      .modify((q) => {
-        if (input.status) q.where('d.status', input.status);
-        if (after) q.where('d.id', '<', Number(after[0]));
-      })
-      .orderBy('d.id', 'desc')
-      .limit(input.limit + 1)
-      .select(deliveryColumns);
+    const rows = await deliveriesOf(ctx.db, endpoint.id, { status: input.status, beforeId: after ? Number(after[0]) : undefined, limit: input.limit + 1 });
     const page = rows.slice(0, input.limit);
     return {
       deliveries: await deliveryViews(ctx.db, page),
-      nextCursor: rows.length > input.limit ? ctx.page.next([Number(page[page.length - 1].id)]) : null,
+      nextCursor: rows.length > input.limit ? ctx.page.next([page[page.length - 1].id]) : null,
     };
   },
 });
@@ -339,6 +324,7 @@ export const redeliverWebhook = defineOperation({
   summary: 'Send an event of the delivery log again, with the same webhook-id so receivers can dedupe.',
   description:
     'Answers 202 with a new pending delivery that goes out at once through the delivery queue; list-webhook-deliveries shows its outcome. A disabled endpoint answers 409 conflict.',
+  uses: ['config', 'events'],
   async handler(ctx, input: { endpointId: number; deliveryId: number }) {
     requireWebhookAccess(ctx);
     const db = ctx.db as Knex.Transaction;
@@ -348,22 +334,13 @@ export const redeliverWebhook = defineOperation({
         disabledReason: endpoint.disabled_reason,
       });
     }
-    const original = await db('webhook_deliveries').where({ id: input.deliveryId, endpoint_id: endpoint.id }).first('id', 'event_id');
+    const original = await findDelivery(db, input.deliveryId, endpoint.id);
     if (!original) throw notFound(`Delivery ${input.deliveryId} of webhook endpoint ${endpoint.id}`);
     const now = ctx.now();
-    const [id] = await db('webhook_deliveries').insert({
-      endpoint_id: endpoint.id,
-      event_id: original.event_id,
-      status: 'pending',
-      attempt_count: 0,
-      next_attempt_at: now,
-      redelivery_of: original.id,
-      created_at: now,
-      updated_at: now,
-    });
-    await ctx.events.afterCommit(db, [Number(endpoint.id)]);
-    const rows = await db('webhook_deliveries as d').join('events as e', 'e.id', 'd.event_id').where('d.id', Number(id)).select(deliveryColumns);
-    return (await deliveryViews(db, rows))[0];
+    const [id] = await insertDeliveries(db, [{ endpointId: endpoint.id, eventId: original.eventId, redeliveryOf: original.id }], now);
+    await scheduleJob(db, { kind: DELIVERY_JOB, key: String(id), lane: endpointLane(endpoint.id), runAt: now, now });
+    await ctx.events.afterCommit(db);
+    return (await deliveryViews(db, [(await findDelivery(db, id))!]))[0];
   },
 });
 
@@ -383,6 +360,7 @@ export const rotateWebhookSecret = defineOperation({
   summary: 'Replace the signing secret of a webhook endpoint; the new secret is shown once.',
   description:
     'For 24 hours deliveries carry one signature per secret (new and replaced, space-separated in webhook-signature) so receivers can switch without losing a message. A retry after a lost answer rotates again; the secrets it replaced keep signing for their 24 hours.',
+  uses: ['config', 'secrets'],
   async handler(ctx, input: { endpointId: number }) {
     requireWebhookAccess(ctx);
     const db = ctx.db as Knex.Transaction;
@@ -393,14 +371,12 @@ export const rotateWebhookSecret = defineOperation({
     // Every secret replaced within the last day keeps signing, so a rotation retried after a lost
     // answer never strands a receiver that still holds the first secret.
     const retired = [...retiredSecrets(endpoint, now), { sealed: endpoint.secret_sealed, expiresAt }];
-    await db('webhook_endpoints')
-      .where({ id: endpoint.id })
-      .update({ secret_sealed: ctx.secrets.seal(secret), previous_secrets: JSON.stringify(retired), updated_at: now });
+    await updateEndpoint(db, endpoint.id, { secretSealed: ctx.secrets.seal(secret), previousSecrets: JSON.stringify(retired), updatedAt: now });
     return { endpointId: Number(endpoint.id), secret, previousSecretExpiresAt: iso(expiresAt) };
   },
 });
 
-export const webhookOperations = [
+export const operations: OperationDefinition[] = [
   createWebhookEndpoint,
   listWebhookEndpoints,
   getWebhookEndpoint,
