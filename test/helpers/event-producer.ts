@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 import { inTransaction, openDatabase } from '../../src/db/connection.js';
 import { EventOutbox } from '../../src/events/outbox.js';
+import { eventSubscribers } from '../../src/events/subscribers-list.js';
 import { SchemaRegistry } from '../../src/schemas/registry.js';
 
 export interface ProduceOptions {
@@ -40,7 +41,7 @@ export class EventProducer {
     private readonly brandIds: number[],
   ) {
     this.knex = openDatabase(databaseUrl).knex;
-    this.outbox = new EventOutbox(this.knex, new SchemaRegistry(), Date.now, true, () => {});
+    this.outbox = new EventOutbox(this.knex, new SchemaRegistry(), Date.now, true, () => {}, eventSubscribers);
   }
 
   /** Emits `count` more `budget.changed` events and resolves once the last batch committed. */
