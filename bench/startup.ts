@@ -4,6 +4,9 @@
 // - `svc-server serve` on a fresh SQLite file (migrations included, as the first `npm start` does)
 //   until GET /healthz answers 200, against a bare node:http server spawned and polled the same way;
 //   also `serve --demo` (npm start itself) and `serve` on a database already migrated (a restart);
+// - `svc-server serve` on MariaDB (when it answers): a database already migrated (a restart, the
+//   target row: a server starts many times on one database) and a fresh one, whose wall time is mostly
+//   MariaDB's own DDL (InnoDB creates each table with its files; the server's CPU stays that of a restart);
 // - `svc list-brands` against a running server until it exits, against `node -e 0`.
 //
 // Medians of BENCH_STARTUP_RUNS runs (default 7), the two sides interleaved so that load from other
@@ -19,7 +22,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { projectPath } from '../src/paths.js';
-import { progress, type Benchmark, type BenchmarkOutput } from './lib.js';
+import { availableDialects, createBenchDatabase, progress, type Benchmark, type BenchmarkOutput } from './lib.js';
 
 const RUNS = Math.max(1, Number(process.env.BENCH_STARTUP_RUNS) || 7);
 const POLL_MS = 5;
@@ -156,10 +159,10 @@ function tempDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-startup-'));
 }
 
-function serverEnv(dir: string, port: number): Record<string, string> {
+function serverEnv(dir: string, port: number, databaseUrl?: string): Record<string, string> {
   return {
     HOST: '127.0.0.1',
-    DATABASE_URL: `sqlite:${path.join(dir, 'svc.sqlite')}`,
+    DATABASE_URL: databaseUrl ?? `sqlite:${path.join(dir, 'svc.sqlite')}`,
     BASE_URL: `http://localhost:${port}`,
     CREATIVES_DIR: path.join(dir, 'creatives'),
     LOG_LEVEL: 'warn',
@@ -167,9 +170,9 @@ function serverEnv(dir: string, port: number): Record<string, string> {
 }
 
 /** One server start-up on the database in `dir` (created on first use), timed to the first 200 of /healthz. */
-async function timeServe(extraArgs: string[], dir: string): Promise<Timed> {
+async function timeServe(extraArgs: string[], dir: string, databaseUrl?: string): Promise<Timed> {
   const port = await freePort();
-  const started = await startUntilHealthy([SERVER_BIN, 'serve', ...extraArgs], port, serverEnv(dir, port));
+  const started = await startUntilHealthy([SERVER_BIN, 'serve', ...extraArgs], port, serverEnv(dir, port, databaseUrl));
   await started.stop();
   return { wallMs: started.elapsedMs, cpuMs: started.cpuMs };
 }
@@ -196,7 +199,10 @@ export const benchmark: Benchmark = {
     const fresh: Timed[] = [];
     const demo: Timed[] = [];
     const restart: Timed[] = [];
+    const mariadbFresh: Timed[] = [];
+    const mariadbRestart: Timed[] = [];
     const dirs: string[] = [];
+    const { dialects, notes: skipped } = await availableDialects();
     try {
       for (let i = 0; i < RUNS; i++) {
         progress(`start-up run ${i + 1} of ${RUNS}`);
@@ -209,6 +215,16 @@ export const benchmark: Benchmark = {
         const demoDir = tempDir();
         dirs.push(demoDir);
         demo.push(await timeServe(['--demo'], demoDir));
+        if (dialects.includes('mysql')) {
+          // A fresh MariaDB database: the server creates its tables at start, as on SQLite.
+          const db = await createBenchDatabase('mysql');
+          try {
+            mariadbFresh.push(await timeServe([], dir, db.url));
+            mariadbRestart.push(await timeServe([], dir, db.url));
+          } finally {
+            await db.drop();
+          }
+        }
       }
 
       // The client: one GET through `svc list-brands` against a running demo server.
@@ -254,10 +270,19 @@ export const benchmark: Benchmark = {
         row('svc-server serve, fresh SQLite', fresh, bare, TARGET_STARTUP),
         row('svc-server serve --demo, fresh SQLite', demo, bare),
         row('svc-server serve, migrated SQLite', restart, bare),
+        ...(mariadbFresh.length
+          ? [row('svc-server serve, fresh MariaDB (DDL)', mariadbFresh, bare), row('svc-server serve, migrated MariaDB', mariadbRestart, bare, TARGET_STARTUP)]
+          : []),
         row('node -e 0', nodeOnly, nodeOnly),
         row('svc list-brands (one GET)', cli, nodeOnly, TARGET_CLI),
         row('svc list-brands --help (no request)', help, nodeOnly),
         `startup sqlite: serve ${fmt(wall(fresh))} bare ${fmt(wall(bare))} ratio ${(wall(fresh) / wall(bare)).toFixed(1)} (${verdict(wall(fresh) / wall(bare), TARGET_STARTUP)}); cpu ${fmt(cpu(fresh))} bare ${fmt(cpu(bare))} ratio ${(cpu(fresh) / cpu(bare)).toFixed(1)}`,
+        ...(mariadbFresh.length
+          ? [
+              `startup mariadb: serve ${fmt(wall(mariadbRestart))} bare ${fmt(wall(bare))} ratio ${(wall(mariadbRestart) / wall(bare)).toFixed(1)} (${verdict(wall(mariadbRestart) / wall(bare), TARGET_STARTUP)}); cpu ${fmt(cpu(mariadbRestart))} bare ${fmt(cpu(bare))} ratio ${(cpu(mariadbRestart) / cpu(bare)).toFixed(1)}; ` +
+                `a fresh database ${fmt(wall(mariadbFresh))} (cpu ${fmt(cpu(mariadbFresh))}): the wait is MariaDB creating the tables, once per database`,
+            ]
+          : skipped),
         `svc list-brands: ${fmt(wall(cli))} node -e 0 ${fmt(wall(nodeOnly))} ratio ${(wall(cli) / wall(nodeOnly)).toFixed(1)} (${verdict(wall(cli) / wall(nodeOnly), TARGET_CLI)}); cpu ${fmt(cpu(cli))} node -e 0 ${fmt(cpu(nodeOnly))} ratio ${(cpu(cli) / cpu(nodeOnly)).toFixed(1)}`,
       ];
       return { rows: [], notes: [lines.join('\n')] };
