@@ -5,10 +5,10 @@
 
 import { EVENT_TYPES } from '../events/catalogue.js';
 import type { EventSubscriber } from '../events/subscribers.js';
-import { scheduleJob } from '../jobs/queue/schedule.js';
+import { insertJobs } from '../jobs/queue/schedule.js';
 import { endpointCovers } from './endpoints.js';
 import { DELIVERY_JOB, endpointLane } from './lanes.js';
-import { enabledEndpointsOf, insertDeliveries } from './store.js';
+import { enabledEndpointsOf, insertFanOut } from './store.js';
 
 export const webhooksSubscriber: EventSubscriber = {
   name: 'webhooks',
@@ -16,6 +16,7 @@ export const webhooksSubscriber: EventSubscriber = {
   async handle(ctx, trx, events) {
     if (!ctx.config.webhooksEnabled) return;
     const now = ctx.now();
+    const fanOut: Array<{ endpointId: number; eventId: number }> = [];
     const endpointsByOrg = new Map<number, Awaited<ReturnType<typeof enabledEndpointsOf>>>();
     for (const event of events) {
       let endpoints = endpointsByOrg.get(event.organizationId);
@@ -23,15 +24,15 @@ export const webhooksSubscriber: EventSubscriber = {
       const targets = endpoints.filter(
         (e) => (JSON.parse(e.events) as string[]).includes(event.type) && endpointCovers(e.brand_ids ? JSON.parse(e.brand_ids) : null, event.brandId),
       );
-      if (!targets.length) continue;
-      const ids = await insertDeliveries(
-        trx,
-        targets.map((t) => ({ endpointId: Number(t.id), eventId: event.id })),
-        now,
-      );
-      for (const [i, t] of targets.entries()) {
-        await scheduleJob(trx, { kind: DELIVERY_JOB, key: String(ids[i]), lane: endpointLane(Number(t.id)), runAt: now, now });
-      }
+      for (const t of targets) fanOut.push({ endpointId: Number(t.id), eventId: event.id });
     }
+    // One statement for the deliveries, one for their jobs, whatever the batch of events.
+    const ids = await insertFanOut(trx, fanOut, now);
+    await insertJobs(
+      trx,
+      fanOut.map((f, i) => ({ kind: DELIVERY_JOB, key: String(ids[i]), lane: endpointLane(f.endpointId) })),
+      now,
+      now,
+    );
   },
 };
