@@ -95,6 +95,7 @@ export async function insertEndpoint(db: Db, e: NewEndpoint): Promise<StoredEndp
     updated_at: e.now,
   };
   const [id] = await db('webhook_endpoints').insert(row);
+  await bumpEndpointVersion(db, e.organizationId);
   return { ...row, id: Number(id), previous_secrets: null, failing_since: null };
 }
 
@@ -131,12 +132,40 @@ export async function updateEndpoint(db: Db, id: number, c: EndpointChanges): Pr
   if (c.secretSealed !== undefined) row.secret_sealed = c.secretSealed;
   if (c.previousSecrets !== undefined) row.previous_secrets = c.previousSecrets;
   if (c.updatedAt !== undefined) row.updated_at = c.updatedAt;
-  if (Object.keys(row).length) await db('webhook_endpoints').where({ id }).update(row);
+  if (!Object.keys(row).length) return;
+  await db('webhook_endpoints').where({ id }).update(row);
+  // Whom events go to changed: the subscribers' cached endpoint lists are read again.
+  if (c.events !== undefined || c.brandIds !== undefined || c.enabled !== undefined) await bumpEndpointVersionOf(db, id);
 }
 
 /** Deletes an endpoint; its deliveries and attempts go with it. */
 export async function deleteEndpoint(db: Db, id: number): Promise<void> {
+  await bumpEndpointVersionOf(db, id);
   await db('webhook_endpoints').where({ id }).delete();
+}
+
+/** Moves the organization's endpoint version on; call in the transaction of the change. */
+export async function bumpEndpointVersion(db: Db, organizationId: number): Promise<void> {
+  await db('webhook_endpoint_versions')
+    .insert({ organization_id: organizationId, version: 1 })
+    .onConflict('organization_id')
+    .merge({ version: db.raw('webhook_endpoint_versions.version + 1') });
+}
+
+async function bumpEndpointVersionOf(db: Db, endpointId: number): Promise<void> {
+  const row = await db('webhook_endpoints').where({ id: endpointId }).first('organization_id');
+  if (row) await bumpEndpointVersion(db, Number(row.organization_id));
+}
+
+/** The endpoint versions of `organizationIds` (0 for one whose endpoints never changed). */
+export async function endpointVersions(db: Db, organizationIds: number[]): Promise<Map<number, number>> {
+  const out = new Map<number, number>(organizationIds.map((o) => [o, 0]));
+  if (!organizationIds.length) return out;
+  const rows: Array<{ organization_id: number; version: number | string }> = await db('webhook_endpoint_versions')
+    .whereIn('organization_id', organizationIds)
+    .select('organization_id', 'version');
+  for (const r of rows) out.set(Number(r.organization_id), Number(r.version));
+  return out;
 }
 
 /** Writes pending deliveries; answers their ids in the order given. */
@@ -314,7 +343,15 @@ export async function setDeliveryOutcomes(
  * out once): the new rows are read back by id from the one the insert reported.
  */
 export async function insertFanOut(db: Db, rows: Array<{ endpointId: number; eventId: number }>, now: number): Promise<number[]> {
-  if (!rows.length) return [];
+  const ids: number[] = [];
+  // SQLite writes a multi-row insert as one compound SELECT, at most 500 terms.
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) ids.push(...(await insertFanOutChunk(db, rows.slice(i, i + INSERT_CHUNK), now)));
+  return ids;
+}
+
+const INSERT_CHUNK = 400;
+
+async function insertFanOutChunk(db: Db, rows: Array<{ endpointId: number; eventId: number }>, now: number): Promise<number[]> {
   const [reported] = await db('webhook_deliveries').insert(
     rows.map((r) => ({
       endpoint_id: r.endpointId,

@@ -93,9 +93,13 @@ export async function insertJobs(
   if (!jobs.length) return;
   const lanes = [...new Set(jobs.map((j) => j.lane).filter((l): l is string => l !== null))];
   if (lanes.length) await ensureLanes(db, lanes);
-  await db('jobs').insert(
-    jobs.map((j) => ({ kind: j.kind, job_key: j.key, lane: j.lane, payload: null, run_at: runAt, attempts: 0, version: 1, created_at: now, updated_at: now })),
-  );
+  // SQLite writes a multi-row insert as one compound SELECT, at most 500 terms.
+  for (let i = 0; i < jobs.length; i += 400)
+    await db('jobs').insert(
+      jobs
+        .slice(i, i + 400)
+        .map((j) => ({ kind: j.kind, job_key: j.key, lane: j.lane, payload: null, run_at: runAt, attempts: 0, version: 1, created_at: now, updated_at: now })),
+    );
 }
 
 /**
