@@ -7,7 +7,7 @@ import type { SecretBox } from '../auth/encryption.js';
 import { inTransaction } from '../db/connection.js';
 import type { StoredEvent } from '../events/store.js';
 import type { SendOutcome, WebhookSender } from './sender.js';
-import { insertAttempt, recordAttempt, setDeliveryOutcomes, updateEndpoint, type BatchDelivery, type DeliveryRow, type EndpointRow } from './store.js';
+import { insertAttempts, recordAttempt, setDeliveryOutcomes, updateEndpoint, type BatchDelivery, type DeliveryRow, type EndpointRow } from './store.js';
 
 export type { EndpointRow } from './store.js';
 
@@ -192,7 +192,7 @@ export async function deliverBatch(
     const now = deps.now();
     const attempts = delivery.recordedAttempts + 1;
     const j = judge(endpoint, outcome, attempts, delivery.createdAt, now, true);
-    await insertAttempt(deps.knex, {
+    await attemptLog(deps.knex).write({
       deliveryId: delivery.id,
       at: started,
       statusCode: outcome.statusCode,
@@ -212,4 +212,56 @@ export async function deliverBatch(
   }
   await setDeliveryOutcomes(deps.knex, statuses, deps.now());
   return out;
+}
+
+/**
+ * Writes the attempts of every lane of this process that got an answer at about the same moment in
+ * one multi-row insert (a group commit): each lane waits for the statement holding its attempt
+ * before it sends its next message, as it would for a statement of its own.
+ */
+class AttemptLog {
+  private queued: Array<{ row: AttemptRow; done: (err?: unknown) => void }> = [];
+  private flushing = false;
+
+  constructor(private readonly knex: Knex) {}
+
+  write(row: AttemptRow): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queued.push({ row, done: (err) => (err ? reject(err) : resolve()) });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.queued.length) {
+        // Lanes whose answers arrive in this turn of the event loop join the statement.
+        await new Promise((r) => setImmediate(r));
+        const batch = this.queued;
+        this.queued = [];
+        try {
+          await insertAttempts(
+            this.knex,
+            batch.map((b) => b.row),
+          );
+          for (const b of batch) b.done();
+        } catch (err) {
+          for (const b of batch) b.done(err);
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+}
+
+type AttemptRow = Parameters<typeof insertAttempts>[1][number];
+
+const attemptLogs = new WeakMap<Knex, AttemptLog>();
+
+function attemptLog(knex: Knex): AttemptLog {
+  let log = attemptLogs.get(knex);
+  if (!log) attemptLogs.set(knex, (log = new AttemptLog(knex)));
+  return log;
 }

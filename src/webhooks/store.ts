@@ -6,6 +6,9 @@ import type { Knex } from 'knex';
 
 type Db = Knex | Knex.Transaction;
 
+/** Rows per multi-row insert: SQLite writes one as a compound SELECT of at most 500 terms. */
+const INSERT_CHUNK = 400;
+
 /** An endpoint row as the domain files read it. */
 export interface EndpointRow {
   id: number;
@@ -305,16 +308,19 @@ export async function batchDeliveries(db: Db, ids: number[]): Promise<{ deliveri
   return { deliveries, endpoint };
 }
 
-/** Logs one attempt on its own (committed before the next message is sent, so an answered message is never sent twice). */
-export async function insertAttempt(db: Db, a: AttemptRow): Promise<void> {
-  await db('webhook_attempts').insert({
-    delivery_id: a.deliveryId,
-    at: a.at,
-    status_code: a.statusCode,
-    duration_ms: a.durationMs,
-    error: a.error,
-    response_excerpt: a.responseExcerpt,
-  });
+/** Logs attempts in one statement (committed before the next message of their endpoints is sent, so an answered message is never sent twice). */
+export async function insertAttempts(db: Db, attempts: AttemptRow[]): Promise<void> {
+  for (let i = 0; i < attempts.length; i += INSERT_CHUNK)
+    await db('webhook_attempts').insert(
+      attempts.slice(i, i + INSERT_CHUNK).map((a) => ({
+        delivery_id: a.deliveryId,
+        at: a.at,
+        status_code: a.statusCode,
+        duration_ms: a.durationMs,
+        error: a.error,
+        response_excerpt: a.responseExcerpt,
+      })),
+    );
 }
 
 /** Sets the status and attempt count of a batch of deliveries in one statement. */
@@ -344,12 +350,9 @@ export async function setDeliveryOutcomes(
  */
 export async function insertFanOut(db: Db, rows: Array<{ endpointId: number; eventId: number }>, now: number): Promise<number[]> {
   const ids: number[] = [];
-  // SQLite writes a multi-row insert as one compound SELECT, at most 500 terms.
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) ids.push(...(await insertFanOutChunk(db, rows.slice(i, i + INSERT_CHUNK), now)));
   return ids;
 }
-
-const INSERT_CHUNK = 400;
 
 async function insertFanOutChunk(db: Db, rows: Array<{ endpointId: number; eventId: number }>, now: number): Promise<number[]> {
   const [reported] = await db('webhook_deliveries').insert(
