@@ -7,7 +7,7 @@ import type { SecretBox } from '../auth/encryption.js';
 import { inTransaction } from '../db/connection.js';
 import type { StoredEvent } from '../events/store.js';
 import type { SendOutcome, WebhookSender } from './sender.js';
-import { recordAttempt, updateEndpoint, type DeliveryRow, type EndpointRow } from './store.js';
+import { insertAttempts, recordAttempt, setDeliveryOutcomes, updateEndpoint, type BatchDelivery, type DeliveryRow, type EndpointRow } from './store.js';
 
 export type { EndpointRow } from './store.js';
 
@@ -102,22 +102,11 @@ export function messageBody(d: Pick<DueDelivery, 'event_type' | 'event_data' | '
  */
 export async function attemptDelivery(deps: DeliveryDeps, endpoint: EndpointRow, delivery: DueDelivery, retry = true): Promise<AttemptResult> {
   const started = deps.now();
-  const outcome = await deps.sender.send({
-    url: endpoint.url,
-    id: delivery.event_public_id,
-    timestampSeconds: Math.floor(started / 1000),
-    body: messageBody(delivery),
-    secrets: signingSecrets(deps.secrets, endpoint, started),
-  });
-  const status = outcome.statusCode;
-  const succeeded = status !== null && status >= 200 && status < 300;
+  const outcome = await send(deps, endpoint, delivery, started);
   const now = deps.now();
   const attempts = Number(delivery.attempt_count) + 1;
-  const failingSince = succeeded ? null : endpoint.failing_since === null ? now : Number(endpoint.failing_since);
-  let disabledReason: AttemptResult['disabledReason'] = null;
-  if (status === 410) disabledReason = 'gone';
-  else if (failingSince !== null && now - failingSince >= FAILING_DISABLE_MS) disabledReason = 'failing';
-  const giveUp = !retry || disabledReason !== null || now + retryDelayMs(attempts) > Number(delivery.created_at) + RETRY_WINDOW_MS;
+  const { succeeded, failingSince, disabledReason, giveUp } = judge(endpoint, outcome, attempts, Number(delivery.created_at), now, retry);
+  const status = outcome.statusCode;
 
   await inTransaction(deps.knex, async (trx) => {
     await recordAttempt(
@@ -134,4 +123,145 @@ export async function attemptDelivery(deps: DeliveryDeps, endpoint: EndpointRow,
   endpoint.failing_since = failingSince;
   if (disabledReason) endpoint.enabled = false;
   return { ...outcome, succeeded, final: succeeded || giveUp, disabledReason };
+}
+
+function send(deps: DeliveryDeps, endpoint: EndpointRow, delivery: DueDelivery, started: number): Promise<SendOutcome> {
+  return deps.sender.send({
+    url: endpoint.url,
+    id: delivery.event_public_id,
+    timestampSeconds: Math.floor(started / 1000),
+    body: messageBody(delivery),
+    secrets: signingSecrets(deps.secrets, endpoint, started),
+  });
+}
+
+/** What one answer means: success, the endpoint's failing-since time, whether it disables the endpoint, whether the delivery is given up. */
+function judge(endpoint: EndpointRow, outcome: SendOutcome, attempts: number, createdAt: number, now: number, retry: boolean) {
+  const status = outcome.statusCode;
+  const succeeded = status !== null && status >= 200 && status < 300;
+  const failingSince = succeeded ? null : endpoint.failing_since === null ? now : Number(endpoint.failing_since);
+  let disabledReason: AttemptResult['disabledReason'] = null;
+  if (status === 410) disabledReason = 'gone';
+  else if (failingSince !== null && now - failingSince >= FAILING_DISABLE_MS) disabledReason = 'failing';
+  const giveUp = !retry || disabledReason !== null || now + retryDelayMs(attempts) > createdAt + RETRY_WINDOW_MS;
+  return { succeeded, failingSince, disabledReason, giveUp };
+}
+
+/** How one delivery of a batch ended: done, parked until its endpoint is on again, or failed for a retry. */
+export type BatchOutcome = 'done' | 'parked' | { retry: string };
+
+/**
+ * Sends the due deliveries of one endpoint in order, each message after the previous one's attempt
+ * is logged (the log is written before the next send, so a crash never sends an answered message
+ * again: a delivery whose log holds a 2xx is marked succeeded without a send). Statuses are
+ * written once for the batch. Stops sending when `stillOwned` turns false (what is left is
+ * answered as a retry, which the queue ignores for a lease it lost).
+ */
+export async function deliverBatch(
+  deps: DeliveryDeps & { enabled: boolean; stillOwned: () => boolean },
+  endpoint: EndpointRow | undefined,
+  batch: Array<{ delivery: BatchDelivery | undefined; event: StoredEvent | undefined }>,
+): Promise<BatchOutcome[]> {
+  const out: BatchOutcome[] = [];
+  const statuses: Array<{ id: number; status: DeliveryRow['status']; attemptCount: number }> = [];
+  for (const { delivery, event } of batch) {
+    if (!delivery || delivery.status !== 'pending' || !endpoint) {
+      out.push('done');
+      continue;
+    }
+    if (delivery.answered) {
+      statuses.push({ id: delivery.id, status: 'succeeded', attemptCount: delivery.recordedAttempts });
+      out.push('done');
+      continue;
+    }
+    if (!endpoint.enabled || !deps.enabled) {
+      out.push('parked');
+      continue;
+    }
+    if (deps.now() > delivery.createdAt + RETRY_WINDOW_MS || !event) {
+      statuses.push({ id: delivery.id, status: 'failed', attemptCount: delivery.recordedAttempts });
+      out.push('done');
+      continue;
+    }
+    if (!deps.stillOwned()) {
+      out.push({ retry: 'the lease of the lane was lost' });
+      continue;
+    }
+    const started = deps.now();
+    const outcome = await send(deps, endpoint, dueDelivery(delivery, event), started);
+    const now = deps.now();
+    const attempts = delivery.recordedAttempts + 1;
+    const j = judge(endpoint, outcome, attempts, delivery.createdAt, now, true);
+    await attemptLog(deps.knex).write({
+      deliveryId: delivery.id,
+      at: started,
+      statusCode: outcome.statusCode,
+      durationMs: outcome.durationMs,
+      error: outcome.error,
+      responseExcerpt: outcome.excerpt,
+    });
+    // Only a change is written: most attempts leave the endpoint row as it was.
+    if (j.disabledReason)
+      await updateEndpoint(deps.knex, endpoint.id, { failingSince: j.failingSince, enabled: false, disabledReason: j.disabledReason, updatedAt: now });
+    else if ((j.failingSince === null) !== (endpoint.failing_since === null)) await updateEndpoint(deps.knex, endpoint.id, { failingSince: j.failingSince });
+    endpoint.failing_since = j.failingSince;
+    if (j.disabledReason) endpoint.enabled = false;
+    const final = j.succeeded || j.giveUp;
+    statuses.push({ id: delivery.id, status: j.succeeded ? 'succeeded' : final ? 'failed' : 'pending', attemptCount: attempts });
+    out.push(final ? 'done' : { retry: outcome.statusCode === null ? `not delivered: ${outcome.error}` : `the receiver answered ${outcome.statusCode}` });
+  }
+  await setDeliveryOutcomes(deps.knex, statuses, deps.now());
+  return out;
+}
+
+/**
+ * Writes the attempts of every lane of this process that got an answer at about the same moment in
+ * one multi-row insert (a group commit): each lane waits for the statement holding its attempt
+ * before it sends its next message, as it would for a statement of its own.
+ */
+class AttemptLog {
+  private queued: Array<{ row: AttemptRow; done: (err?: unknown) => void }> = [];
+  private flushing = false;
+
+  constructor(private readonly knex: Knex) {}
+
+  write(row: AttemptRow): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queued.push({ row, done: (err) => (err ? reject(err) : resolve()) });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.queued.length) {
+        // Lanes whose answers arrive in this turn of the event loop join the statement.
+        await new Promise((r) => setImmediate(r));
+        const batch = this.queued;
+        this.queued = [];
+        try {
+          await insertAttempts(
+            this.knex,
+            batch.map((b) => b.row),
+          );
+          for (const b of batch) b.done();
+        } catch (err) {
+          for (const b of batch) b.done(err);
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+}
+
+type AttemptRow = Parameters<typeof insertAttempts>[1][number];
+
+const attemptLogs = new WeakMap<Knex, AttemptLog>();
+
+function attemptLog(knex: Knex): AttemptLog {
+  let log = attemptLogs.get(knex);
+  if (!log) attemptLogs.set(knex, (log = new AttemptLog(knex)));
+  return log;
 }

@@ -1,16 +1,22 @@
-// Job kind: send one webhook delivery (key = delivery id) in its endpoint's lane. A failed attempt
-// is retried on the webhook schedule (5 s, 5 min, 30 min, 2 h, 5 h, then every 10 h) for three days
-// after the event, then given up (the delivery is marked failed). A disabled endpoint's deliveries
-// are parked until it is turned back on.
+// Job kind: send webhook deliveries (key = delivery id) in their endpoint's lane, a batch at a
+// time: the lane's due deliveries are claimed together, read with their events and endpoint in two
+// statements, sent in order over the outbound client's kept-alive connections, and their outcomes
+// recorded once for the batch (the attempts log is written after each answer, before the next send).
+// A failed attempt is retried on the webhook schedule (5 s, 5 min, 30 min, 2 h, 5 h, then every
+// 10 h) for three days after the event, then given up (the delivery is marked failed). A disabled
+// endpoint's deliveries are parked until it is turned back on.
 
 import type { JobContext, JobNext } from '../jobs/kind.js';
 import type { ClaimedJob } from '../jobs/queue/job.js';
 import { storedEvents } from '../events/store.js';
-import { RETRY_WINDOW_MS, attemptDelivery, deliveryRetry, dueDelivery } from './deliver.js';
+import { deliverBatch, deliveryRetry } from './deliver.js';
 import { DELIVERY_JOB } from './lanes.js';
-import { failDelivery, findDelivery, findEndpoint } from './store.js';
+import { batchDeliveries, failDelivery } from './store.js';
 
 export const kind = DELIVERY_JOB;
+
+/** Deliveries of one endpoint claimed and sent per run. */
+export const batch = 100;
 
 export const retry = deliveryRetry;
 
@@ -18,19 +24,31 @@ export async function onGiveUp(ctx: JobContext, job: ClaimedJob): Promise<void> 
   await failDelivery(ctx.knex, Number(job.key), ctx.now());
 }
 
+export async function runBatch(ctx: JobContext, jobs: ClaimedJob[]): Promise<Map<number, JobNext | Error>> {
+  const { deliveries, endpoint } = await batchDeliveries(
+    ctx.knex,
+    jobs.map((j) => Number(j.key)),
+  );
+  const eventIds = [...new Set([...deliveries.values()].filter((d) => d.status === 'pending' && !d.answered).map((d) => d.eventId))];
+  const events = new Map((await storedEvents(ctx.knex, eventIds)).map((e) => [e.id, e]));
+  const outcomes = await deliverBatch(
+    { knex: ctx.knex, secrets: ctx.secrets, sender: ctx.webhooks, now: ctx.now, enabled: ctx.config.webhooksEnabled, stillOwned: ctx.stillOwned },
+    endpoint,
+    jobs.map((j) => {
+      const delivery = deliveries.get(Number(j.key));
+      return { delivery, event: delivery ? events.get(delivery.eventId) : undefined };
+    }),
+  );
+  return new Map(
+    jobs.map((j, i) => {
+      const o = outcomes[i];
+      return [j.id, o === 'done' ? 'done' : o === 'parked' ? null : new Error(o.retry)];
+    }),
+  );
+}
+
 export async function run(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
-  const delivery = await findDelivery(ctx.knex, Number(job.key));
-  if (!delivery || delivery.status !== 'pending') return 'done';
-  const endpoint = await findEndpoint(ctx.knex, delivery.endpointId, null);
-  if (!endpoint) return 'done';
-  if (!endpoint.enabled || !ctx.config.webhooksEnabled) return null;
-  if (ctx.now() > delivery.createdAt + RETRY_WINDOW_MS) {
-    await failDelivery(ctx.knex, delivery.id, ctx.now());
-    return 'done';
-  }
-  const [event] = await storedEvents(ctx.knex, [delivery.eventId]);
-  if (!event) return 'done';
-  const result = await attemptDelivery({ knex: ctx.knex, secrets: ctx.secrets, sender: ctx.webhooks, now: ctx.now }, endpoint, dueDelivery(delivery, event));
-  if (result.final) return 'done';
-  throw new Error(result.statusCode === null ? `not delivered: ${result.error}` : `the receiver answered ${result.statusCode}`);
+  const outcome = (await runBatch(ctx, [job])).get(job.id)!;
+  if (outcome instanceof Error) throw outcome;
+  return outcome;
 }

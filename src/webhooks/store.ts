@@ -6,6 +6,9 @@ import type { Knex } from 'knex';
 
 type Db = Knex | Knex.Transaction;
 
+/** Rows per multi-row insert: SQLite writes one as a compound SELECT of at most 500 terms. */
+const INSERT_CHUNK = 400;
+
 /** An endpoint row as the domain files read it. */
 export interface EndpointRow {
   id: number;
@@ -95,6 +98,7 @@ export async function insertEndpoint(db: Db, e: NewEndpoint): Promise<StoredEndp
     updated_at: e.now,
   };
   const [id] = await db('webhook_endpoints').insert(row);
+  await bumpEndpointVersion(db, e.organizationId);
   return { ...row, id: Number(id), previous_secrets: null, failing_since: null };
 }
 
@@ -131,12 +135,40 @@ export async function updateEndpoint(db: Db, id: number, c: EndpointChanges): Pr
   if (c.secretSealed !== undefined) row.secret_sealed = c.secretSealed;
   if (c.previousSecrets !== undefined) row.previous_secrets = c.previousSecrets;
   if (c.updatedAt !== undefined) row.updated_at = c.updatedAt;
-  if (Object.keys(row).length) await db('webhook_endpoints').where({ id }).update(row);
+  if (!Object.keys(row).length) return;
+  await db('webhook_endpoints').where({ id }).update(row);
+  // Whom events go to changed: the subscribers' cached endpoint lists are read again.
+  if (c.events !== undefined || c.brandIds !== undefined || c.enabled !== undefined) await bumpEndpointVersionOf(db, id);
 }
 
 /** Deletes an endpoint; its deliveries and attempts go with it. */
 export async function deleteEndpoint(db: Db, id: number): Promise<void> {
+  await bumpEndpointVersionOf(db, id);
   await db('webhook_endpoints').where({ id }).delete();
+}
+
+/** Moves the organization's endpoint version on; call in the transaction of the change. */
+export async function bumpEndpointVersion(db: Db, organizationId: number): Promise<void> {
+  await db('webhook_endpoint_versions')
+    .insert({ organization_id: organizationId, version: 1 })
+    .onConflict('organization_id')
+    .merge({ version: db.raw('webhook_endpoint_versions.version + 1') });
+}
+
+async function bumpEndpointVersionOf(db: Db, endpointId: number): Promise<void> {
+  const row = await db('webhook_endpoints').where({ id: endpointId }).first('organization_id');
+  if (row) await bumpEndpointVersion(db, Number(row.organization_id));
+}
+
+/** The endpoint versions of `organizationIds` (0 for one whose endpoints never changed). */
+export async function endpointVersions(db: Db, organizationIds: number[]): Promise<Map<number, number>> {
+  const out = new Map<number, number>(organizationIds.map((o) => [o, 0]));
+  if (!organizationIds.length) return out;
+  const rows: Array<{ organization_id: number; version: number | string }> = await db('webhook_endpoint_versions')
+    .whereIn('organization_id', organizationIds)
+    .select('organization_id', 'version');
+  for (const r of rows) out.set(Number(r.organization_id), Number(r.version));
+  return out;
 }
 
 /** Writes pending deliveries; answers their ids in the order given. */
@@ -220,6 +252,133 @@ export async function recordAttempt(db: Db, a: AttemptRow, status: DeliveryRow['
     response_excerpt: a.responseExcerpt,
   });
   await db('webhook_deliveries').where({ id: a.deliveryId }).update({ status, attempt_count: attemptCount, updated_at: now });
+}
+
+/** A delivery of a batch about to be sent, with what the attempts log already says about it. */
+export interface BatchDelivery extends DeliveryRow {
+  /** Attempts recorded so far (the log is the truth: a crash may have come before the status was written). */
+  recordedAttempts: number;
+  /** True when an attempt already got a 2xx answer (sent before a crash, not sent again). */
+  answered: boolean;
+}
+
+/**
+ * The deliveries `ids` (of one endpoint) with their recorded attempts and that endpoint, in one
+ * statement; deliveries that no longer exist are absent.
+ */
+export async function batchDeliveries(db: Db, ids: number[]): Promise<{ deliveries: Map<number, BatchDelivery>; endpoint: EndpointRow | undefined }> {
+  const deliveries = new Map<number, BatchDelivery>();
+  if (!ids.length) return { deliveries, endpoint: undefined };
+  const attempts = (ok: boolean) => {
+    const q = db('webhook_attempts as a').whereRaw('a.delivery_id = d.id');
+    return ok ? q.where('a.status_code', '>=', 200).where('a.status_code', '<', 300).select(db.raw('1')).limit(1) : q.count({ n: '*' });
+  };
+  const rows: Array<Record<string, any>> = await db('webhook_deliveries as d')
+    .leftJoin('webhook_endpoints as ep', 'ep.id', 'd.endpoint_id')
+    .whereIn('d.id', ids)
+    .select(
+      'd.*',
+      attempts(false).as('recorded_attempts'),
+      attempts(true).as('answered'),
+      'ep.organization_id as ep_organization_id',
+      'ep.url as ep_url',
+      'ep.enabled as ep_enabled',
+      'ep.secret_sealed as ep_secret_sealed',
+      'ep.previous_secrets as ep_previous_secrets',
+      'ep.failing_since as ep_failing_since',
+    );
+  let endpoint: EndpointRow | undefined;
+  for (const r of rows) {
+    deliveries.set(Number(r.id), {
+      ...deliveryOf(r),
+      recordedAttempts: Number(r.recorded_attempts),
+      answered: r.answered !== null && r.answered !== undefined,
+    });
+    if (!endpoint && r.ep_url !== null)
+      endpoint = {
+        id: Number(r.endpoint_id),
+        organization_id: Number(r.ep_organization_id),
+        url: r.ep_url,
+        enabled: r.ep_enabled,
+        secret_sealed: r.ep_secret_sealed,
+        previous_secrets: r.ep_previous_secrets,
+        failing_since: r.ep_failing_since,
+      };
+  }
+  return { deliveries, endpoint };
+}
+
+/** Logs attempts in one statement (committed before the next message of their endpoints is sent, so an answered message is never sent twice). */
+export async function insertAttempts(db: Db, attempts: AttemptRow[]): Promise<void> {
+  for (let i = 0; i < attempts.length; i += INSERT_CHUNK)
+    await db('webhook_attempts').insert(
+      attempts.slice(i, i + INSERT_CHUNK).map((a) => ({
+        delivery_id: a.deliveryId,
+        at: a.at,
+        status_code: a.statusCode,
+        duration_ms: a.durationMs,
+        error: a.error,
+        response_excerpt: a.responseExcerpt,
+      })),
+    );
+}
+
+/** Sets the status and attempt count of a batch of deliveries in one statement. */
+export async function setDeliveryOutcomes(
+  db: Db,
+  outcomes: Array<{ id: number; status: DeliveryRow['status']; attemptCount: number }>,
+  now: number,
+): Promise<void> {
+  if (!outcomes.length) return;
+  const byId = (pick: (o: (typeof outcomes)[number]) => string | number) =>
+    db.raw(
+      `case id ${outcomes.map(() => 'when ? then ?').join(' ')} end`,
+      outcomes.flatMap((o) => [o.id, pick(o)]),
+    );
+  await db('webhook_deliveries')
+    .whereIn(
+      'id',
+      outcomes.map((o) => o.id),
+    )
+    .update({ status: byId((o) => o.status), attempt_count: byId((o) => o.attemptCount), updated_at: now });
+}
+
+/**
+ * Writes the pending deliveries of a fan-out in one statement; answers their ids in the order
+ * given. Each (endpoint, event) pair appears once and has no other first delivery (an event fans
+ * out once): the new rows are read back by id from the one the insert reported.
+ */
+export async function insertFanOut(db: Db, rows: Array<{ endpointId: number; eventId: number }>, now: number): Promise<number[]> {
+  const ids: number[] = [];
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) ids.push(...(await insertFanOutChunk(db, rows.slice(i, i + INSERT_CHUNK), now)));
+  return ids;
+}
+
+async function insertFanOutChunk(db: Db, rows: Array<{ endpointId: number; eventId: number }>, now: number): Promise<number[]> {
+  const [reported] = await db('webhook_deliveries').insert(
+    rows.map((r) => ({
+      endpoint_id: r.endpointId,
+      event_id: r.eventId,
+      status: 'pending',
+      attempt_count: 0,
+      redelivery_of: null,
+      created_at: now,
+      updated_at: now,
+    })),
+  );
+  // MySQL reports the first new id, SQLite the last: every new row's id is at least this.
+  const from = Number(reported) - rows.length + 1;
+  const found: Array<{ id: number; endpoint_id: number; event_id: number }> = await db('webhook_deliveries')
+    .where('id', '>=', from)
+    .whereIn('event_id', [...new Set(rows.map((r) => r.eventId))])
+    .whereNull('redelivery_of')
+    .select('id', 'endpoint_id', 'event_id');
+  const idOf = new Map(found.map((f) => [`${f.endpoint_id}:${f.event_id}`, Number(f.id)]));
+  return rows.map((r) => {
+    const id = idOf.get(`${r.endpointId}:${r.eventId}`);
+    if (id === undefined) throw new Error(`the delivery of event ${r.eventId} to endpoint ${r.endpointId} was not found after its insert`);
+    return id;
+  });
 }
 
 /** Marks a still pending delivery failed (given up). */

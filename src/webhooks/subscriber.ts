@@ -5,10 +5,26 @@
 
 import { EVENT_TYPES } from '../events/catalogue.js';
 import type { EventSubscriber } from '../events/subscribers.js';
-import { scheduleJob } from '../jobs/queue/schedule.js';
+import { insertJobs } from '../jobs/queue/schedule.js';
 import { endpointCovers } from './endpoints.js';
 import { DELIVERY_JOB, endpointLane } from './lanes.js';
-import { enabledEndpointsOf, insertDeliveries } from './store.js';
+import type { Knex } from 'knex';
+import { enabledEndpointsOf, endpointVersions, insertFanOut } from './store.js';
+
+interface CachedEndpoints {
+  /** The organization's endpoint version the list was read at. */
+  version: number;
+  endpoints: Array<{ id: number; events: Set<string>; brandIds: number[] | null }>;
+}
+
+/** The enabled endpoints of each organization, per database handle (one per process and database). */
+const caches = new WeakMap<Knex, Map<number, CachedEndpoints>>();
+
+function cacheOf(knex: Knex): Map<number, CachedEndpoints> {
+  let cache = caches.get(knex);
+  if (!cache) caches.set(knex, (cache = new Map()));
+  return cache;
+}
 
 export const webhooksSubscriber: EventSubscriber = {
   name: 'webhooks',
@@ -16,22 +32,30 @@ export const webhooksSubscriber: EventSubscriber = {
   async handle(ctx, trx, events) {
     if (!ctx.config.webhooksEnabled) return;
     const now = ctx.now();
-    const endpointsByOrg = new Map<number, Awaited<ReturnType<typeof enabledEndpointsOf>>>();
-    for (const event of events) {
-      let endpoints = endpointsByOrg.get(event.organizationId);
-      if (!endpoints) endpointsByOrg.set(event.organizationId, (endpoints = await enabledEndpointsOf(trx, event.organizationId)));
-      const targets = endpoints.filter(
-        (e) => (JSON.parse(e.events) as string[]).includes(event.type) && endpointCovers(e.brand_ids ? JSON.parse(e.brand_ids) : null, event.brandId),
-      );
-      if (!targets.length) continue;
-      const ids = await insertDeliveries(
-        trx,
-        targets.map((t) => ({ endpointId: Number(t.id), eventId: event.id })),
-        now,
-      );
-      for (const [i, t] of targets.entries()) {
-        await scheduleJob(trx, { kind: DELIVERY_JOB, key: String(ids[i]), lane: endpointLane(Number(t.id)), runAt: now, now });
-      }
+    const fanOut: Array<{ endpointId: number; eventId: number }> = [];
+    const cache = cacheOf(ctx.knex);
+    const orgs = [...new Set(events.map((e) => e.organizationId))];
+    // One cheap read per batch; an organization's endpoints are read again only when their version moved.
+    for (const [org, version] of await endpointVersions(trx, orgs)) {
+      if (cache.get(org)?.version === version) continue;
+      const endpoints = (await enabledEndpointsOf(trx, org)).map((e) => ({
+        id: Number(e.id),
+        events: new Set(JSON.parse(e.events) as string[]),
+        brandIds: e.brand_ids ? (JSON.parse(e.brand_ids) as number[]) : null,
+      }));
+      cache.set(org, { version, endpoints });
     }
+    for (const event of events) {
+      const targets = cache.get(event.organizationId)!.endpoints.filter((e) => e.events.has(event.type) && endpointCovers(e.brandIds, event.brandId));
+      for (const t of targets) fanOut.push({ endpointId: t.id, eventId: event.id });
+    }
+    // One statement for the deliveries, one for their jobs, whatever the batch of events.
+    const ids = await insertFanOut(trx, fanOut, now);
+    await insertJobs(
+      trx,
+      fanOut.map((f, i) => ({ kind: DELIVERY_JOB, key: String(ids[i]), lane: endpointLane(f.endpointId) })),
+      now,
+      now,
+    );
   },
 };

@@ -16,6 +16,7 @@ import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { RETRY_DELAYS_MS } from '../../src/webhooks/deliver.js';
 import { newWebhookSecret } from '../../src/webhooks/signing.js';
 import { EventOutbox } from '../../src/events/outbox.js';
+import { insertEndpoint, updateEndpoint } from '../../src/webhooks/store.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -58,16 +59,16 @@ for (const dialect of dialects()) {
       receivers.push(receiver);
       const secret = newWebhookSecret();
       receiver.secrets = [secret];
-      const [id] = await service.knex('webhook_endpoints').insert({
-        organization_id: orgId,
+      // Through the store, as the operation does: the insert moves the organization's endpoint version on.
+      const { id } = await insertEndpoint(service.knex, {
+        organizationId: orgId,
         url: receiver.url,
         description: null,
-        events: JSON.stringify(events),
-        brand_ids: null,
+        events,
+        brandIds: null,
         enabled: true,
-        secret_sealed: service.secrets.seal(secret),
-        created_at: clock,
-        updated_at: clock,
+        secretSealed: service.secrets.seal(secret),
+        now: clock,
       });
       return Number(id);
     }
@@ -202,7 +203,7 @@ for (const dialect of dialects()) {
         await restarted.close();
       }
       expect(r.received.map((x) => x.body.data.reason)).to.deep.equal(['refused']);
-      await service.knex('webhook_endpoints').where({ id }).update({ enabled: false });
+      await updateEndpoint(service.knex, id, { enabled: false });
     });
 
     it('keeps events and the delivery log for 30 days', async () => {
@@ -237,7 +238,7 @@ for (const dialect of dialects()) {
       expect(await service.knex('events').where({ id: fresh.id }).first()).to.not.equal(undefined);
       expect((await service.knex('webhook_deliveries').where({ event_id: fresh.id }).first()).endpoint_id).to.equal(id);
       clock = saved;
-      await service.knex('webhook_endpoints').where({ id }).update({ enabled: false });
+      await updateEndpoint(service.knex, id, { enabled: false });
     });
 
     it('sends the event body {type, timestamp, data} with webhook-timestamp from the clock', async () => {

@@ -42,22 +42,19 @@ export async function claimJobs(knex: Knex, dialect: Dialect, o: ClaimOptions): 
       .where((w) => w.whereNull('locked_until').orWhere('locked_until', '<', o.now));
   const freeLane = (q: Knex.QueryBuilder) => q.where((w) => w.whereNull('locked_until').orWhere('locked_until', '<', o.now));
 
-  // Lanes with a due job that nobody holds, oldest due first (a plain read: the lane rows decide).
+  // Lanes nobody holds whose earliest scheduled job is due, oldest due first: a plain read of the
+  // lane rows, the first row of each lane in the jobs (lane, run_at) index, never a scan of every due job
+  // (a queue of thousands of due deliveries made each claim scan them all). Every lane has its
+  // row: scheduleJob creates it with the lane's first job.
+  const earliest = knex('jobs').whereRaw('jobs.lane = l.lane').whereNotNull('jobs.run_at').orderBy('jobs.run_at').limit(1).select('jobs.run_at');
   const lanes: Array<{ lane: string; due: number }> = (
-    await free(knex('jobs'))
-      .whereNotNull('lane')
-      .whereNotExists((q) => q.select(knex.raw('1')).from('job_lanes').whereRaw('job_lanes.lane = jobs.lane').where('job_lanes.locked_until', '>=', o.now))
-      .groupBy('lane')
-      .select('lane')
-      .min({ due: 'run_at' })
+    await knex
+      .select('lane', 'due')
+      .from(freeLane(knex('job_lanes as l')).select('l.lane', earliest.as('due')).as('d'))
+      .where('due', '<=', o.now)
       .orderBy('due')
       .limit(o.limit * LANE_CANDIDATES)
   ).map((r: { lane: string; due: number | string }) => ({ lane: r.lane, due: Number(r.due) }));
-  if (lanes.length)
-    await ensureLanes(
-      knex,
-      lanes.map((l) => l.lane),
-    );
 
   // READ COMMITTED on MySQL: a claim's scan keeps no lock on the rows it passed over (under
   // REPEATABLE READ it would, and another claimer waiting on a lane's next job would meet it).
@@ -111,8 +108,10 @@ export async function claimJobs(knex: Knex, dialect: Dialect, o: ClaimOptions): 
     }
     if (laneJobs.size) {
       const leased = [...laneJobs.keys()];
-      await freeLane(trx('job_lanes').whereIn('lane', leased)).update({ locked_by: o.workerId, locked_until: until });
-      if (!mysql) {
+      // MySQL holds the lane rows from the select above; on SQLite the condition decides. Either
+      // way a lane not leased here is dropped (looked up only when fewer rows changed than asked).
+      const n = await freeLane(trx('job_lanes').whereIn('lane', leased)).update({ locked_by: o.workerId, locked_until: until });
+      if (n < leased.length) {
         const held = new Set(await trx('job_lanes').whereIn('lane', leased).where({ locked_by: o.workerId, locked_until: until }).pluck('lane'));
         for (const lane of leased) if (!held.has(lane)) laneJobs.delete(lane);
       }
@@ -137,19 +136,6 @@ export async function claimJobs(knex: Knex, dialect: Dialect, o: ClaimOptions): 
     }
     return out;
   });
-}
-
-/** Creates the lease rows of lanes that have none yet (outside the claim, so no claim waits on it). */
-async function ensureLanes(knex: Knex, lanes: string[]): Promise<void> {
-  const known = new Set(await knex('job_lanes').whereIn('lane', lanes).pluck('lane'));
-  const missing = lanes.filter((l) => !known.has(l));
-  if (!missing.length) return;
-  await retrying(() =>
-    knex('job_lanes')
-      .insert(missing.map((lane) => ({ lane, locked_by: null, locked_until: null })))
-      .onConflict('lane')
-      .ignore(),
-  );
 }
 
 /** Gives a lane back once its run is recorded, unless the lease was lost to another claimer. */

@@ -23,6 +23,7 @@ export interface ScheduleJob {
  * leaves the new time in place when it finishes instead of writing its own.
  */
 export async function scheduleJob(db: Knex | Knex.Transaction, s: ScheduleJob): Promise<void> {
+  if (s.lane) await ensureLanes(db, [s.lane]);
   const payload = s.payload === undefined ? undefined : s.payload === null ? null : JSON.stringify(s.payload);
   const merge: Record<string, unknown> = { run_at: s.runAt, version: db.raw('jobs.version + 1'), updated_at: s.now };
   if (s.lane !== undefined) merge.lane = s.lane;
@@ -77,4 +78,41 @@ export async function wakeLane(db: Knex | Knex.Transaction, lane: string, now: n
 /** Deletes the jobs of `lane` nobody is running (one running finds its work gone). */
 export async function cancelLane(db: Knex | Knex.Transaction, lane: string): Promise<void> {
   await db('jobs').where({ lane }).whereNull('locked_by').delete();
+}
+
+/**
+ * Writes new one-off jobs due at `runAt` in one statement (their (kind, key) must not exist yet),
+ * creating the lane rows they need: how a fan-out schedules many jobs at once.
+ */
+export async function insertJobs(
+  db: Knex | Knex.Transaction,
+  jobs: Array<{ kind: string; key: string; lane: string | null }>,
+  runAt: number,
+  now: number,
+): Promise<void> {
+  if (!jobs.length) return;
+  const lanes = [...new Set(jobs.map((j) => j.lane).filter((l): l is string => l !== null))];
+  if (lanes.length) await ensureLanes(db, lanes);
+  // SQLite writes a multi-row insert as one compound SELECT, at most 500 terms.
+  for (let i = 0; i < jobs.length; i += 400)
+    await db('jobs').insert(
+      jobs
+        .slice(i, i + 400)
+        .map((j) => ({ kind: j.kind, job_key: j.key, lane: j.lane, payload: null, run_at: runAt, attempts: 0, version: 1, created_at: now, updated_at: now })),
+    );
+}
+
+/**
+ * Creates the lease rows of `lanes` that have none yet: claimers find due lanes through these
+ * rows, so a lane's row is written with (before) its first job. A plain read first: an existing
+ * row is never locked by a writer (a claim may hold it for a moment).
+ */
+export async function ensureLanes(db: Knex | Knex.Transaction, lanes: string[]): Promise<void> {
+  const known = new Set(await db('job_lanes').whereIn('lane', lanes).pluck('lane'));
+  const missing = lanes.filter((l) => !known.has(l)).sort();
+  if (!missing.length) return;
+  await db('job_lanes')
+    .insert(missing.map((lane) => ({ lane, locked_by: null, locked_until: null })))
+    .onConflict('lane')
+    .ignore();
 }
