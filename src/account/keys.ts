@@ -243,7 +243,10 @@ async function loadKeys(knex: Knex, organizationId: number, now: number, keyId?:
   const [brandIds, brandNames, creators] = await Promise.all([
     apiKeyBrandIds(knex, limited),
     limited.length ? organizationBrands(knex, organizationId) : [],
-    usersByIds(knex, rows.map((r) => r.createdByUserId).filter((id): id is number => id !== null)),
+    usersByIds(
+      knex,
+      rows.map((r) => r.createdByUserId).filter((id): id is number => id !== null),
+    ),
   ]);
   const nameOf = new Map(brandNames.map((b) => [b.id, b.name]));
   return rows.map((r) => {

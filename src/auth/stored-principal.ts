@@ -22,7 +22,8 @@ export async function principalOfApiKey(knex: Knex | Knex.Transaction, organizat
   const org = await findOrganization(knex, organizationId);
   if (!org) throw refused(`API key ${keyId} no longer exists.`);
   // A key qualifies while the plan admits one of the surfaces it is switched on for.
-  const admitted = (row.surfaceApi && planAdmits('api', org.plan, org.subscriptionStatus)) || (row.surfaceMcp && planAdmits('mcp', org.plan, org.subscriptionStatus));
+  const admitted =
+    (row.surfaceApi && planAdmits('api', org.plan, org.subscriptionStatus)) || (row.surfaceMcp && planAdmits('mcp', org.plan, org.subscriptionStatus));
   if (!admitted) {
     throw new ServiceError('plan_required', `The organization's plan (${org.plan}, ${org.subscriptionStatus}) no longer admits the API key "${row.name}".`, {
       plan: org.plan,

@@ -171,7 +171,13 @@ async function writeKeyBrands(trx: Knex.Transaction, keyId: number, brandIds: nu
 }
 
 /** Replaces the settings and brand limit of a key that is not revoked; answers false (nothing changed) when it is revoked or gone. */
-export async function updateApiKey(trx: Knex.Transaction, organizationId: number, keyId: number, s: ApiKeySettings, brandIds: number[] | null): Promise<boolean> {
+export async function updateApiKey(
+  trx: Knex.Transaction,
+  organizationId: number,
+  keyId: number,
+  s: ApiKeySettings,
+  brandIds: number[] | null,
+): Promise<boolean> {
   const changed = await trx('api_keys').where({ id: keyId, organization_id: organizationId }).whereNull('revoked_at').update(settingColumns(s));
   if (changed !== 1) return false;
   await writeKeyBrands(trx, keyId, brandIds);
@@ -204,7 +210,9 @@ function toGrant(r: Record<string, any>): GrantRow {
     organizationId: Number(r.organization_id),
     userId: Number(r.user_id),
     clientId: r.client_id,
-    scopes: String(r.scopes).split(/[\s,]+/).filter(Boolean) as Scope[],
+    scopes: String(r.scopes)
+      .split(/[\s,]+/)
+      .filter(Boolean) as Scope[],
     resource: r.resource ?? null,
     publishCeilingCents: msOrNull(r.publish_ceiling_cents),
     committedCents: Number(r.committed_cents ?? 0),
@@ -216,7 +224,15 @@ function toGrant(r: Record<string, any>): GrantRow {
 /** Stores a new grant; answers its id. */
 export async function insertGrant(
   db: Db,
-  g: { organizationId: number; userId: number; clientId: string; scopes: Scope[]; resource: string | null; publishCeilingCents: number | null; createdAt: number },
+  g: {
+    organizationId: number;
+    userId: number;
+    clientId: string;
+    scopes: Scope[];
+    resource: string | null;
+    publishCeilingCents: number | null;
+    createdAt: number;
+  },
 ): Promise<number> {
   const [id] = await db('oauth_grants').insert({
     organization_id: g.organizationId,

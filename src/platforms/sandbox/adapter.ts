@@ -241,18 +241,13 @@ export class SandboxPlatform implements PlatformAdapter {
     if (level === 'campaign') {
       for (const c of campaigns) {
         if (c.budgetCents !== null) {
-          out.set(
-            c.objectId,
-            deliver({ id: c.objectId, budget: budgetOf(c), history: h(c.objectId), converts: converts(c) }, window, account.timezone, now),
-          );
+          out.set(c.objectId, deliver({ id: c.objectId, budget: budgetOf(c), history: h(c.objectId), converts: converts(c) }, window, account.timezone, now));
           continue;
         }
         const parts = adsets
           .filter((a) => a.parentId === c.objectId && a.budgetCents !== null)
           .map((a) =>
-            deliver({ id: a.objectId, budget: budgetOf(a), history: h(a.objectId), converts: converts(c, a) }, window, account.timezone, now, [
-              h(c.objectId),
-            ]),
+            deliver({ id: a.objectId, budget: budgetOf(a), history: h(a.objectId), converts: converts(c, a) }, window, account.timezone, now, [h(c.objectId)]),
           );
         const total = parts.reduce<Insights>((sum, d) => addInsights(sum, d), NO_INSIGHTS);
         out.set(c.objectId, { ...total, reach: parts.reduce((sum, d) => sum + d.reach, 0) });

@@ -68,7 +68,8 @@ export async function campaignPage(
   limit: number,
 ): Promise<{ rows: CampaignRow[]; total: number; matched: number }> {
   // MariaDB otherwise scans backwards from the newest row to reach a deep keyset position.
-  const table = db.client.config.client === 'mysql2' ? db.raw('?? force index (??)', ['sandbox_objects', 'sandbox_objects_account_id_level_id_index']) : 'sandbox_objects';
+  const table =
+    db.client.config.client === 'mysql2' ? db.raw('?? force index (??)', ['sandbox_objects', 'sandbox_objects_account_id_level_id_index']) : 'sandbox_objects';
   const page = db(table as string)
     .where({ account_id: accountId, level: 'campaign' })
     .whereNot('status', 'DELETED')
