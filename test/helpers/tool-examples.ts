@@ -359,7 +359,7 @@ function findKey(value: unknown, key: string): unknown {
  * none did); the example webhook address is the fixture's receiver, and a request that sends an
  * Idempotency-Key gets a fresh `idempotencyKey`.
  */
-function derivedExample(tool: string, example: OperationExample): ToolExample {
+export function derivedExample(tool: string, example: OperationExample): ToolExample {
   return {
     tool,
     args(fx, answers) {
