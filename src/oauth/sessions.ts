@@ -35,14 +35,14 @@ export async function signIn(knex: Knex, email: string, password: string, remote
   const user = await userByEmail(knex, email);
   // Unknown emails pay the same scrypt cost as wrong passwords, so timing tells nothing.
   const ok = user ? await verifyPassword(password, user.passwordHash) : (await verifyPassword(password, DUMMY_HASH), false);
-  if (!ok) {
+  if (!ok || !user) {
     await recordLoginFailures(knex, subjects, now);
     return { ok: false, reason: 'invalid' };
   }
   const cookie = crypto.randomBytes(32).toString('base64url');
   await insertSession(knex, {
     idHash: sha256(cookie),
-    userId: user!.id,
+    userId: user.id,
     csrfToken: crypto.randomBytes(24).toString('base64url'),
     createdAt: now,
     expiresAt: now + SESSION_TTL_MS,
