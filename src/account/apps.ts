@@ -7,6 +7,9 @@ import { inTransaction } from '../db/connection.js';
 import { notFound } from '../errors.js';
 import { revokeGrant } from '../oauth/flows.js';
 import type { Scope } from '../auth/principal.js';
+import { activeGrantsOfUser } from '../keys/store.js';
+import { clientNames, lastTokenTimes } from '../oauth/store.js';
+import { organizationNames } from './store.js';
 
 export interface ApprovedApp {
   grantId: number;
@@ -26,37 +29,33 @@ export interface ApprovedApp {
 
 /** The person's approvals that are not revoked, newest first. */
 export async function listApps(knex: Knex, userId: number): Promise<ApprovedApp[]> {
-  const rows = await knex('oauth_grants as g')
-    .join('oauth_clients as c', 'c.id', 'g.client_id')
-    .join('organizations as o', 'o.id', 'g.organization_id')
-    .where('g.user_id', userId)
-    .whereNull('g.revoked_at')
-    .orderBy('g.id', 'desc')
-    .select(
-      'g.id',
-      'g.client_id',
-      'c.name as app_name',
-      'g.organization_id',
-      'o.name as org_name',
-      'g.scopes',
-      'g.resource',
-      'g.publish_ceiling_cents',
-      'g.committed_cents',
-      'g.created_at',
-      knex.raw('(select max(r.created_at) from oauth_refresh_tokens r where r.grant_id = g.id) as last_token_at'),
-    );
-  return rows.map((r) => ({
-    grantId: Number(r.id),
-    clientId: r.client_id,
-    appName: r.app_name,
-    organizationId: Number(r.organization_id),
-    organizationName: r.org_name,
-    scopes: String(r.scopes).split(',').filter(Boolean) as Scope[],
-    resource: r.resource ?? null,
-    publishCeilingCents: r.publish_ceiling_cents === null ? null : Number(r.publish_ceiling_cents),
-    committedCents: Number(r.committed_cents ?? 0),
-    approvedAt: Number(r.created_at),
-    lastTokenAt: r.last_token_at === null || r.last_token_at === undefined ? null : Number(r.last_token_at),
+  const grants = await activeGrantsOfUser(knex, userId);
+  const [apps, organizations, lastTokens] = await Promise.all([
+    clientNames(
+      knex,
+      grants.map((g) => g.clientId),
+    ),
+    organizationNames(
+      knex,
+      grants.map((g) => g.organizationId),
+    ),
+    lastTokenTimes(
+      knex,
+      grants.map((g) => g.id),
+    ),
+  ]);
+  return grants.map((g) => ({
+    grantId: g.id,
+    clientId: g.clientId,
+    appName: apps.get(g.clientId) ?? g.clientId,
+    organizationId: g.organizationId,
+    organizationName: organizations.get(g.organizationId) ?? '',
+    scopes: g.scopes,
+    resource: g.resource,
+    publishCeilingCents: g.publishCeilingCents,
+    committedCents: g.committedCents,
+    approvedAt: g.createdAt,
+    lastTokenAt: lastTokens.get(g.id) ?? null,
   }));
 }
 

@@ -9,6 +9,9 @@ import { ServiceError, notFound, validationFailed, type FieldIssue } from '../er
 import { newApiKeySecret } from '../auth/secrets.js';
 import { SCOPES, planAdmits, type Role, type Scope } from '../auth/principal.js';
 import { dollarsToCents } from '../bootstrap.js';
+import { brandsWithFirstAccount } from '../brands/store.js';
+import { apiKeyBrandIds, apiKeysOf, insertApiKey, revokeApiKey, updateApiKey, type ApiKeyRow, type ApiKeySettings } from '../keys/store.js';
+import { memberIdByEmail, membershipIn, organizationsMatching, usersByIds } from './store.js';
 
 /** Who is acting: a signed-in person, in one of their organizations. */
 export interface KeyActor {
@@ -70,21 +73,18 @@ export function managesKeys(role: string | null | undefined): boolean {
 
 /** The actor's organization when they are its owner or an admin; `forbidden` otherwise. */
 export async function requireKeyManager(knex: Knex, actor: KeyActor): Promise<OrganizationForKeys> {
-  const row = await knex('memberships as m')
-    .join('organizations as o', 'o.id', 'm.organization_id')
-    .where({ 'm.user_id': actor.userId, 'm.organization_id': actor.organizationId })
-    .first('o.id', 'o.name', 'o.plan', 'o.subscription_status', 'm.role');
+  const row = await membershipIn(knex, actor.organizationId, actor.userId);
   if (!row) throw new ServiceError('forbidden', 'You are not a member of this organization.', null);
   if (!managesKeys(row.role)) {
     throw new ServiceError('forbidden', 'Only the organization owner and admins create, edit and revoke API keys.', { role: row.role });
   }
   return {
-    id: Number(row.id),
-    name: row.name,
+    id: row.organizationId,
+    name: row.organizationName,
     plan: row.plan,
-    subscriptionStatus: row.subscription_status,
+    subscriptionStatus: row.subscriptionStatus,
     role: row.role,
-    apiAllowed: planAdmits('api', row.plan, row.subscription_status),
+    apiAllowed: planAdmits('api', row.plan, row.subscriptionStatus),
   };
 }
 
@@ -94,30 +94,24 @@ export async function requireKeyManager(knex: Knex, actor: KeyActor): Promise<Or
  */
 export async function keyActorFor(knex: Knex, organization: string, email: string): Promise<KeyActor> {
   const byId = /^[1-9][0-9]{0,9}$/.test(organization);
-  const orgs = await knex('organizations')
-    .where(byId ? { id: Number(organization) } : { name: organization })
-    .select('id', 'name');
+  const orgs = await organizationsMatching(knex, byId ? { id: Number(organization) } : { name: organization });
   if (!orgs.length) throw notFound(`Organization ${byId ? organization : JSON.stringify(organization)}`);
   if (orgs.length > 1) {
     throw new ServiceError(
       'conflict',
       `${orgs.length} organizations are named ${JSON.stringify(organization)}; name one by id (${orgs.map((o) => o.id).join(', ')}).`,
-      { organizationIds: orgs.map((o) => Number(o.id)) },
+      { organizationIds: orgs.map((o) => o.id) },
     );
   }
-  const organizationId = Number(orgs[0].id);
-  const member = await knex('users as u')
-    .join('memberships as m', 'm.user_id', 'u.id')
-    .where({ 'u.email': email.trim().toLowerCase(), 'm.organization_id': organizationId })
-    .first('u.id');
-  if (!member) throw notFound(`A member ${email} of organization ${orgs[0].name} (${organizationId})`);
-  return { userId: Number(member.id), organizationId };
+  const organizationId = orgs[0].id;
+  const member = await memberIdByEmail(knex, organizationId, email);
+  if (member === undefined) throw notFound(`A member ${email} of organization ${orgs[0].name} (${organizationId})`);
+  return { userId: member, organizationId };
 }
 
 /** The organization's brands, for the brand-limit choices. */
 export async function organizationBrands(knex: Knex, organizationId: number): Promise<Array<{ id: number; name: string }>> {
-  const rows = await knex('brands').where({ organization_id: organizationId }).orderBy('id').select('id', 'name');
-  return rows.map((r) => ({ id: Number(r.id), name: r.name }));
+  return (await brandsWithFirstAccount(knex, organizationId)).map((b) => ({ id: b.id, name: b.name }));
 }
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
@@ -237,54 +231,38 @@ export function keyWarnings(k: Pick<ManagedKey, 'scopes' | 'surfaces' | 'publish
   return out;
 }
 
-function statusOf(row: { revoked_at: unknown; expires_at: unknown }, now: number): KeyStatus {
-  if (row.revoked_at !== null) return 'revoked';
-  if (row.expires_at !== null && Number(row.expires_at) <= now) return 'expired';
+function statusOf(row: ApiKeyRow, now: number): KeyStatus {
+  if (row.revokedAt !== null) return 'revoked';
+  if (row.expiresAt !== null && row.expiresAt <= now) return 'expired';
   return 'active';
 }
 
 async function loadKeys(knex: Knex, organizationId: number, now: number, keyId?: number): Promise<ManagedKey[]> {
-  const q = knex('api_keys as k').leftJoin('users as u', 'u.id', 'k.created_by_user_id').where('k.organization_id', organizationId);
-  if (keyId !== undefined) q.where('k.id', keyId);
-  const rows = await q
-    .orderBy('k.id', 'desc')
-    .select(
-      'k.id',
-      'k.name',
-      'k.lookup_prefix',
-      'k.scopes',
-      'k.surface_api',
-      'k.surface_mcp',
-      'k.all_brands',
-      'k.expires_at',
-      'k.publish_ceiling_cents',
-      'k.committed_cents',
-      'k.revoked_at',
-      'k.created_at',
-      'u.name as creator',
-    );
-  const limited = rows.filter((r) => !r.all_brands).map((r) => Number(r.id));
-  const brandRows = limited.length
-    ? await knex('api_key_brands as kb')
-        .join('brands as b', 'b.id', 'kb.brand_id')
-        .whereIn('kb.api_key_id', limited)
-        .orderBy('b.id')
-        .select('kb.api_key_id', 'b.id', 'b.name')
-    : [];
+  const rows = await apiKeysOf(knex, organizationId, keyId);
+  const limited = rows.filter((r) => !r.allBrands).map((r) => r.id);
+  const [brandIds, brandNames, creators] = await Promise.all([
+    apiKeyBrandIds(knex, limited),
+    limited.length ? organizationBrands(knex, organizationId) : [],
+    usersByIds(
+      knex,
+      rows.map((r) => r.createdByUserId).filter((id): id is number => id !== null),
+    ),
+  ]);
+  const nameOf = new Map(brandNames.map((b) => [b.id, b.name]));
   return rows.map((r) => {
     const key: ManagedKey = {
-      id: Number(r.id),
+      id: r.id,
       name: r.name,
-      prefix: r.lookup_prefix,
-      scopes: String(r.scopes).split(',').filter(Boolean) as Scope[],
-      surfaces: { api: Boolean(r.surface_api), mcp: Boolean(r.surface_mcp) },
-      brands: r.all_brands ? null : brandRows.filter((b) => Number(b.api_key_id) === Number(r.id)).map((b) => ({ id: Number(b.id), name: b.name })),
-      expiresAt: r.expires_at === null ? null : Number(r.expires_at),
-      publishCeilingCents: r.publish_ceiling_cents === null ? null : Number(r.publish_ceiling_cents),
-      committedCents: Number(r.committed_cents ?? 0),
-      revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
-      createdAt: Number(r.created_at),
-      createdBy: r.creator ?? null,
+      prefix: r.lookupPrefix,
+      scopes: r.scopes,
+      surfaces: { api: r.surfaceApi, mcp: r.surfaceMcp },
+      brands: r.allBrands ? null : (brandIds.get(r.id) ?? []).filter((id) => nameOf.has(id)).map((id) => ({ id, name: nameOf.get(id)! })),
+      expiresAt: r.expiresAt,
+      publishCeilingCents: r.publishCeilingCents,
+      committedCents: r.committedCents,
+      revokedAt: r.revokedAt,
+      createdAt: r.createdAt,
+      createdBy: r.createdByUserId === null ? null : (creators.get(r.createdByUserId)?.name ?? null),
       status: statusOf(r, now),
       warnings: [],
     };
@@ -307,21 +285,17 @@ export async function getKey(knex: Knex, actor: KeyActor, keyId: number, now = D
   return key;
 }
 
-/** The api_keys columns that hold a key's settings (scopes, surfaces, brand limit flag, expiry, ceiling). */
-function settingColumns(s: CheckedSettings) {
+/** The stored form of a key's checked settings. */
+function stored(s: CheckedSettings): ApiKeySettings {
   return {
-    scopes: s.scopes.join(','),
-    surface_api: s.api,
-    surface_mcp: s.mcp,
-    all_brands: s.brandIds === null,
-    expires_at: s.expiresAt,
-    publish_ceiling_cents: s.ceilingCents,
+    name: s.name,
+    scopes: s.scopes,
+    surfaceApi: s.api,
+    surfaceMcp: s.mcp,
+    allBrands: s.brandIds === null,
+    expiresAt: s.expiresAt,
+    publishCeilingCents: s.ceilingCents,
   };
-}
-
-async function writeBrands(trx: Knex.Transaction, keyId: number, brandIds: number[] | null): Promise<void> {
-  await trx('api_key_brands').where({ api_key_id: keyId }).delete();
-  if (brandIds?.length) await trx('api_key_brands').insert(brandIds.map((brand_id) => ({ api_key_id: keyId, brand_id })));
 }
 
 /** Creates a key; the secret is returned here once and only its prefix, salt and hash are kept. */
@@ -329,22 +303,21 @@ export async function createKey(knex: Knex, actor: KeyActor, input: KeySettingsI
   const org = await requireKeyManager(knex, actor);
   const s = await checkSettings(knex, org, input, now, null);
   const secret = newApiKeySecret();
-  const keyId = await inTransaction(knex, async (trx) => {
-    const [id] = await trx('api_keys').insert({
-      organization_id: org.id,
-      name: s.name,
-      lookup_prefix: secret.lookupPrefix,
-      salt: secret.salt,
-      secret_hash: secret.hash,
-      ...settingColumns(s),
-      committed_cents: 0,
-      revoked_at: null,
-      created_by_user_id: actor.userId,
-      created_at: now,
-    });
-    await writeBrands(trx, Number(id), s.brandIds);
-    return Number(id);
-  });
+  const keyId = await inTransaction(knex, (trx) =>
+    insertApiKey(
+      trx,
+      {
+        organizationId: org.id,
+        lookupPrefix: secret.lookupPrefix,
+        salt: secret.salt,
+        secretHash: secret.hash,
+        ...stored(s),
+        createdByUserId: actor.userId,
+        createdAt: now,
+      },
+      s.brandIds,
+    ),
+  );
   const [key] = await loadKeys(knex, org.id, now, keyId);
   return { key, secret: secret.secret };
 }
@@ -355,17 +328,8 @@ export async function updateKey(knex: Knex, actor: KeyActor, keyId: number, inpu
   const current = await getKey(knex, actor, keyId, now);
   if (current.revokedAt !== null) throw new ServiceError('conflict', 'This key is revoked and can no longer be edited; create a new key instead.', { keyId });
   const s = await checkSettings(knex, org, input, now, { api: current.surfaces.api, expiresAt: current.expiresAt });
-  await inTransaction(knex, async (trx) => {
-    const changed = await trx('api_keys')
-      .where({ id: keyId, organization_id: org.id })
-      .whereNull('revoked_at')
-      .update({
-        name: s.name,
-        ...settingColumns(s),
-      });
-    if (changed !== 1) throw new ServiceError('conflict', 'This key was revoked while you edited it; nothing was changed.', { keyId });
-    await writeBrands(trx, keyId, s.brandIds);
-  });
+  const changed = await inTransaction(knex, (trx) => updateApiKey(trx, org.id, keyId, stored(s), s.brandIds));
+  if (!changed) throw new ServiceError('conflict', 'This key was revoked while you edited it; nothing was changed.', { keyId });
   return getKey(knex, actor, keyId, now);
 }
 
@@ -373,6 +337,6 @@ export async function updateKey(knex: Knex, actor: KeyActor, keyId: number, inpu
 export async function revokeKey(knex: Knex, actor: KeyActor, keyId: number, now = Date.now()): Promise<ManagedKey> {
   const org = await requireKeyManager(knex, actor);
   await getKey(knex, actor, keyId, now);
-  await knex('api_keys').where({ id: keyId, organization_id: org.id }).whereNull('revoked_at').update({ revoked_at: now });
+  await revokeApiKey(knex, org.id, keyId, now);
   return getKey(knex, actor, keyId, now);
 }

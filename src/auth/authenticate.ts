@@ -8,6 +8,9 @@ import { hashSecret, lookupPrefixOf, sameHash, API_KEY_PREFIX } from './secrets.
 import { planAdmits, type Principal, type Role, type Scope, type Surface } from './principal.js';
 import type { SigningKeys } from '../oauth/keys.js';
 import { ACCESS_TOKEN_PREFIX, verifyAccessToken, type AccessClaims } from '../oauth/tokens.js';
+import { isAccessTokenRevoked } from '../oauth/store.js';
+import { findOrganization, memberAccess, usersByIds } from '../account/store.js';
+import { apiKeyBrandIds, apiKeyByPrefix, findGrant } from '../keys/store.js';
 
 export interface TokenSettings {
   issuer: string;
@@ -171,28 +174,24 @@ export class Authenticator {
   }
 
   private async fetchGrant(claims: AccessClaims): Promise<GrantRecord | null> {
-    const grant = await this.knex('oauth_grants as g')
-      .join('organizations as o', 'o.id', 'g.organization_id')
-      .join('users as u', 'u.id', 'g.user_id')
-      .where('g.id', claims.gid)
-      .first('g.revoked_at', 'g.publish_ceiling_cents', 'g.user_id', 'g.organization_id', 'o.plan', 'o.subscription_status', 'u.name');
-    if (!grant || Number(grant.user_id) !== Number(claims.sub) || Number(grant.organization_id) !== claims.org) return null;
-    const revokedJti = await this.knex('oauth_revoked_access_tokens').where({ jti: claims.jti }).first('jti');
-    const membership = await this.knex('memberships')
-      .where({ organization_id: claims.org, user_id: Number(claims.sub) })
-      .first('id', 'role', 'all_brands');
-    const brandIds =
-      membership && !membership.all_brands
-        ? (await this.knex('membership_brands').where({ membership_id: membership.id }).pluck('brand_id')).map(Number)
-        : null;
+    const grant = await findGrant(this.knex, claims.gid);
+    if (!grant || grant.userId !== Number(claims.sub) || grant.organizationId !== claims.org) return null;
+    const [organization, users, revokedJti, membership] = await Promise.all([
+      findOrganization(this.knex, grant.organizationId),
+      usersByIds(this.knex, [grant.userId]),
+      isAccessTokenRevoked(this.knex, claims.jti),
+      memberAccess(this.knex, claims.org, grant.userId),
+    ]);
+    const user = users.get(grant.userId);
+    if (!organization || !user) return null;
     return {
-      revoked: grant.revoked_at !== null || Boolean(revokedJti),
-      userName: grant.name,
+      revoked: grant.revokedAt !== null || revokedJti,
+      userName: user.name,
       role: membership ? membership.role : null,
-      brandIds,
-      publishCeilingCents: grant.publish_ceiling_cents === null ? null : Number(grant.publish_ceiling_cents),
-      plan: grant.plan,
-      subscriptionStatus: grant.subscription_status,
+      brandIds: membership ? membership.brandIds : null,
+      publishCeilingCents: grant.publishCeilingCents,
+      plan: organization.plan,
+      subscriptionStatus: organization.subscriptionStatus,
     };
   }
 
@@ -217,26 +216,25 @@ export class Authenticator {
   private async fetch(secret: string): Promise<KeyRecord | null> {
     const prefix = lookupPrefixOf(secret);
     if (!prefix) return null;
-    const row = await this.knex('api_keys as k')
-      .join('organizations as o', 'o.id', 'k.organization_id')
-      .where('k.lookup_prefix', prefix)
-      .first('k.*', 'o.plan', 'o.subscription_status');
-    if (!row || !sameHash(hashSecret(secret, row.salt), row.secret_hash)) return null;
-    const brandIds = row.all_brands ? null : (await this.knex('api_key_brands').where('api_key_id', row.id).pluck('brand_id')).map(Number);
+    const row = await apiKeyByPrefix(this.knex, prefix);
+    if (!row || !sameHash(hashSecret(secret, row.salt), row.secretHash)) return null;
+    const organization = await findOrganization(this.knex, row.organizationId);
+    if (!organization) return null;
+    const brandIds = row.allBrands ? null : ((await apiKeyBrandIds(this.knex, [row.id])).get(row.id) ?? []);
     return {
-      id: Number(row.id),
-      organizationId: Number(row.organization_id),
+      id: row.id,
+      organizationId: row.organizationId,
       name: row.name,
-      scopes: String(row.scopes).split(',').filter(Boolean) as Scope[],
-      surfaceApi: Boolean(row.surface_api),
-      surfaceMcp: Boolean(row.surface_mcp),
+      scopes: row.scopes,
+      surfaceApi: row.surfaceApi,
+      surfaceMcp: row.surfaceMcp,
       brandIds,
-      expiresAt: row.expires_at === null ? null : Number(row.expires_at),
-      revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
-      publishCeilingCents: row.publish_ceiling_cents === null ? null : Number(row.publish_ceiling_cents),
-      createdByUserId: row.created_by_user_id === null ? null : Number(row.created_by_user_id),
-      plan: row.plan,
-      subscriptionStatus: row.subscription_status,
+      expiresAt: row.expiresAt,
+      revokedAt: row.revokedAt,
+      publishCeilingCents: row.publishCeilingCents,
+      createdByUserId: row.createdByUserId,
+      plan: organization.plan,
+      subscriptionStatus: organization.subscriptionStatus,
     };
   }
 }

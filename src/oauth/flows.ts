@@ -8,6 +8,20 @@ import { inTransaction } from '../db/connection.js';
 import { SCOPES, type Scope } from '../auth/principal.js';
 import type { SigningKeys } from './keys.js';
 import { ACCESS_TOKEN_PREFIX, issueAccessToken, verifyAccessToken } from './tokens.js';
+import { findGrant, insertGrant, revokeGrantRow, type GrantRow } from '../keys/store.js';
+import {
+  findClient,
+  findCode,
+  findRefreshToken,
+  insertClient,
+  insertCode,
+  insertRefreshToken,
+  revokeAccessToken,
+  revokeRefreshFamily,
+  revokeRefreshTokensOfGrant,
+  spendCode,
+  spendRefreshToken,
+} from './store.js';
 
 export const CODE_TTL_MS = 60_000;
 export const REFRESH_TTL_MS = 30 * 24 * 3600_000;
@@ -73,7 +87,7 @@ export async function registerClient(knex: Knex, body: Record<string, unknown>, 
   }
   const name = typeof body.client_name === 'string' && body.client_name.trim() ? body.client_name.trim().slice(0, 200) : 'Unnamed app';
   const id = `cli_${crypto.randomBytes(12).toString('base64url')}`;
-  await knex('oauth_clients').insert({ id, name, redirect_uris: JSON.stringify(redirectUris), created_at: now });
+  await insertClient(knex, { id, name, redirectUris, createdAt: now });
   return {
     client_id: id,
     client_id_issued_at: Math.floor(now / 1000),
@@ -87,8 +101,7 @@ export async function registerClient(knex: Knex, body: Record<string, unknown>, 
 
 export async function loadClient(knex: Knex, clientId: unknown): Promise<Client | null> {
   if (typeof clientId !== 'string' || clientId.length > 64) return null;
-  const row = await knex('oauth_clients').where({ id: clientId }).first();
-  return row ? { id: row.id, name: row.name, redirectUris: JSON.parse(row.redirect_uris) } : null;
+  return (await findClient(knex, clientId)) ?? null;
 }
 
 /** Registered redirect URIs match exactly; a loopback one matches on any port (RFC 8252). */
@@ -159,37 +172,24 @@ export interface Decision {
 export async function approve(knex: Knex, request: AuthorizeRequest, decision: Decision, now = Date.now()): Promise<string> {
   const code = opaque('svc_ac_');
   await inTransaction(knex, async (trx) => {
-    const [grantId] = await trx('oauth_grants').insert({
-      organization_id: decision.organizationId,
-      user_id: decision.userId,
-      client_id: request.client.id,
-      scopes: decision.scopes.join(','),
+    const grantId = await insertGrant(trx, {
+      organizationId: decision.organizationId,
+      userId: decision.userId,
+      clientId: request.client.id,
+      scopes: decision.scopes,
       resource: request.resource,
-      publish_ceiling_cents: decision.scopes.includes('publish') ? decision.ceilingCents : null,
-      committed_cents: 0,
-      created_at: now,
-      revoked_at: null,
+      publishCeilingCents: decision.scopes.includes('publish') ? decision.ceilingCents : null,
+      createdAt: now,
     });
-    await trx('oauth_codes').insert({
-      code_hash: sha256(code),
-      grant_id: grantId,
-      redirect_uri: request.redirectUri,
-      code_challenge: request.codeChallenge,
-      expires_at: now + CODE_TTL_MS,
-      used_at: null,
+    await insertCode(trx, {
+      codeHash: sha256(code),
+      grantId,
+      redirectUri: request.redirectUri,
+      codeChallenge: request.codeChallenge,
+      expiresAt: now + CODE_TTL_MS,
     });
   });
   return code;
-}
-
-interface GrantRow {
-  id: number;
-  organization_id: number;
-  user_id: number;
-  client_id: string;
-  scopes: string;
-  resource: string | null;
-  revoked_at: number | null;
 }
 
 function audienceOf(settings: OAuthSettings, grant: GrantRow): string {
@@ -198,27 +198,19 @@ function audienceOf(settings: OAuthSettings, grant: GrantRow): string {
 }
 
 async function tokensFor(trx: Knex | Knex.Transaction, keys: SigningKeys, settings: OAuthSettings, grant: GrantRow, familyId: string, now: number) {
-  const scopes = grant.scopes.split(',').filter(Boolean);
+  const scopes = grant.scopes;
   const access = await issueAccessToken(keys, {
     issuer: settings.issuer,
     audience: audienceOf(settings, grant),
-    userId: Number(grant.user_id),
+    userId: grant.userId,
     scopes,
-    clientId: grant.client_id,
-    grantId: Number(grant.id),
-    organizationId: Number(grant.organization_id),
+    clientId: grant.clientId,
+    grantId: grant.id,
+    organizationId: grant.organizationId,
     now,
   });
   const refresh = opaque('svc_rt_');
-  await trx('oauth_refresh_tokens').insert({
-    token_hash: sha256(refresh),
-    grant_id: grant.id,
-    family_id: familyId,
-    created_at: now,
-    expires_at: now + REFRESH_TTL_MS,
-    used_at: null,
-    revoked_at: null,
-  });
+  await insertRefreshToken(trx, { tokenHash: sha256(refresh), grantId: grant.id, familyId, createdAt: now, expiresAt: now + REFRESH_TTL_MS });
   return { access_token: access.token, token_type: 'Bearer', expires_in: access.expiresIn, refresh_token: refresh, scope: scopes.join(' ') };
 }
 
@@ -234,8 +226,8 @@ function checkResource(settings: OAuthSettings, grant: GrantRow, resource: unkno
 }
 
 async function revokeGrant(trx: Knex | Knex.Transaction, grantId: number, now: number): Promise<void> {
-  await trx('oauth_grants').where({ id: grantId }).whereNull('revoked_at').update({ revoked_at: now });
-  await trx('oauth_refresh_tokens').where({ grant_id: grantId }).whereNull('revoked_at').update({ revoked_at: now });
+  await revokeGrantRow(trx, grantId, now);
+  await revokeRefreshTokensOfGrant(trx, grantId, now);
 }
 
 /** The token endpoint: authorization_code and refresh_token grants. */
@@ -246,26 +238,25 @@ export async function token(knex: Knex, keys: SigningKeys, settings: OAuthSettin
     if (typeof form.code !== 'string' || typeof form.code_verifier !== 'string')
       throw new OAuthError('invalid_request', 'code and code_verifier are required.');
     return inTransaction(knex, async (trx) => {
-      const code = await trx('oauth_codes')
-        .where({ code_hash: sha256(form.code as string) })
-        .first();
+      const code = await findCode(trx, sha256(form.code as string));
       if (!code) throw new OAuthError('invalid_grant', 'The authorization code is not valid.');
-      const grant = (await trx('oauth_grants').where({ id: code.grant_id }).first()) as GrantRow;
-      if (code.used_at !== null) {
+      const grant = await findGrant(trx, code.grantId);
+      if (!grant) throw new OAuthError('invalid_grant', 'The authorization code is not valid.');
+      if (code.usedAt !== null) {
         // A code used twice was stolen or replayed: everything issued from it is revoked.
-        await revokeGrant(trx, Number(grant.id), now);
+        await revokeGrant(trx, grant.id, now);
         return { reused: true as const };
       }
-      if (Number(code.expires_at) <= now) throw new OAuthError('invalid_grant', 'The authorization code has expired; start the sign-in again.');
-      if (form.client_id !== grant.client_id) throw new OAuthError('invalid_grant', 'The code was issued to another client.');
-      if (form.redirect_uri !== code.redirect_uri) throw new OAuthError('invalid_grant', 'redirect_uri differs from the one of the authorization request.');
+      if (code.expiresAt <= now) throw new OAuthError('invalid_grant', 'The authorization code has expired; start the sign-in again.');
+      if (form.client_id !== grant.clientId) throw new OAuthError('invalid_grant', 'The code was issued to another client.');
+      if (form.redirect_uri !== code.redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri differs from the one of the authorization request.');
       const challenge = crypto
         .createHash('sha256')
         .update(form.code_verifier as string)
         .digest('base64url');
-      if (challenge !== code.code_challenge) throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge.');
+      if (challenge !== code.codeChallenge) throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge.');
       checkResource(settings, grant, form.resource);
-      const used = await trx('oauth_codes').where({ code_hash: code.code_hash }).whereNull('used_at').update({ used_at: now });
+      const used = await spendCode(trx, code.codeHash, now);
       if (used !== 1) throw new OAuthError('invalid_grant', 'The authorization code is not valid.');
       return tokensFor(trx, keys, settings, grant, crypto.randomUUID(), now);
     }).then((r) => {
@@ -276,24 +267,23 @@ export async function token(knex: Knex, keys: SigningKeys, settings: OAuthSettin
   if (form.grant_type === 'refresh_token') {
     if (typeof form.refresh_token !== 'string') throw new OAuthError('invalid_request', 'refresh_token is required.');
     const outcome = await inTransaction(knex, async (trx) => {
-      const row = await trx('oauth_refresh_tokens')
-        .where({ token_hash: sha256(form.refresh_token as string) })
-        .first();
+      const row = await findRefreshToken(trx, sha256(form.refresh_token as string));
       if (!row) throw new OAuthError('invalid_grant', 'The refresh token is not valid.');
-      const grant = (await trx('oauth_grants').where({ id: row.grant_id }).first()) as GrantRow;
-      if (row.used_at !== null) {
+      const grant = await findGrant(trx, row.grantId);
+      if (!grant) throw new OAuthError('invalid_grant', 'The refresh token is not valid.');
+      if (row.usedAt !== null) {
         // Reuse of a spent refresh token: the whole family is revoked.
-        await trx('oauth_refresh_tokens').where({ family_id: row.family_id }).whereNull('revoked_at').update({ revoked_at: now });
+        await revokeRefreshFamily(trx, row.familyId, now);
         return { reused: true as const };
       }
-      if (row.revoked_at !== null || grant.revoked_at !== null || Number(row.expires_at) <= now)
+      if (row.revokedAt !== null || grant.revokedAt !== null || row.expiresAt <= now)
         throw new OAuthError('invalid_grant', 'The refresh token is revoked or expired; sign in again.');
-      if (form.client_id !== undefined && form.client_id !== grant.client_id)
+      if (form.client_id !== undefined && form.client_id !== grant.clientId)
         throw new OAuthError('invalid_grant', 'The refresh token was issued to another client.');
       checkResource(settings, grant, form.resource);
-      const spent = await trx('oauth_refresh_tokens').where({ token_hash: row.token_hash }).whereNull('used_at').update({ used_at: now });
+      const spent = await spendRefreshToken(trx, row.tokenHash, now);
       if (spent !== 1) return { reused: true as const };
-      return tokensFor(trx, keys, settings, grant, row.family_id, now);
+      return tokensFor(trx, keys, settings, grant, row.familyId, now);
     });
     if ('reused' in outcome) throw new OAuthError('invalid_grant', 'This refresh token was already used; every token of its family is revoked. Sign in again.');
     return outcome;
@@ -308,22 +298,16 @@ export async function revoke(knex: Knex, keys: SigningKeys, settings: OAuthSetti
   if (value.startsWith(ACCESS_TOKEN_PREFIX)) {
     try {
       const claims = await verifyAccessToken(keys, value, settings.issuer, now);
-      await knex('oauth_revoked_access_tokens')
-        .insert({ jti: claims.jti, expires_at: (claims.exp ?? 0) * 1000 })
-        .onConflict('jti')
-        .ignore();
+      await revokeAccessToken(knex, claims.jti, (claims.exp ?? 0) * 1000);
     } catch {
       // An invalid token needs no revoking (RFC 7009 answers 200 all the same).
     }
     return;
   }
-  const row = await knex('oauth_refresh_tokens as r')
-    .join('oauth_grants as g', 'g.id', 'r.grant_id')
-    .where('r.token_hash', sha256(value))
-    .first('r.family_id', 'g.client_id');
+  const row = await findRefreshToken(knex, sha256(value));
+  const grant = row ? await findGrant(knex, row.grantId) : undefined;
   // A client may revoke only its own tokens (RFC 7009 §2.1); others are ignored like unknown ones.
-  if (row && (form.client_id === undefined || form.client_id === row.client_id))
-    await knex('oauth_refresh_tokens').where({ family_id: row.family_id }).whereNull('revoked_at').update({ revoked_at: now });
+  if (row && grant && (form.client_id === undefined || form.client_id === grant.clientId)) await revokeRefreshFamily(knex, row.familyId, now);
 }
 
 export { revokeGrant };

@@ -6,6 +6,7 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
 import { isUniqueViolation } from '../db/connection.js';
+import { activeSigningKey, replaceActiveSigningKey, signingPublicJwk, signingPublicJwks } from './store.js';
 
 export const ALG = 'ES256';
 
@@ -20,18 +21,7 @@ export async function rotateSigningKey(knex: Knex, now = Date.now()): Promise<st
   const kid = `k_${crypto.randomBytes(8).toString('hex')}`;
   const priv = { ...(await exportJWK(privateKey)), kid, alg: ALG };
   const pub = { ...(await exportJWK(publicKey)), kid, alg: ALG, use: 'sig' };
-  await knex.transaction(async (trx) => {
-    await trx('oauth_signing_keys').where({ active: true }).update({ active: false, retired_at: now });
-    await trx('oauth_signing_keys').insert({
-      kid,
-      alg: ALG,
-      private_jwk: JSON.stringify(priv),
-      public_jwk: JSON.stringify(pub),
-      active: true,
-      created_at: now,
-      retired_at: null,
-    });
-  });
+  await knex.transaction((trx) => replaceActiveSigningKey(trx, { kid, alg: ALG, privateJwk: JSON.stringify(priv), publicJwk: JSON.stringify(pub) }, now));
   return kid;
 }
 
@@ -51,16 +41,17 @@ export class SigningKeys {
   /** The active key (created on first use; a rotation elsewhere is picked up within 5 minutes). */
   async active(): Promise<SigningKey> {
     if (this.signer && this.now() - this.signerLoadedAt < SIGNER_TTL_MS) return this.signer;
-    let row = await this.knex('oauth_signing_keys').where({ active: true }).orderBy('created_at', 'desc').first();
+    let row = await activeSigningKey(this.knex);
     if (!row) {
       try {
         await rotateSigningKey(this.knex);
       } catch (err) {
         if (!isUniqueViolation(err)) throw err;
       }
-      row = await this.knex('oauth_signing_keys').where({ active: true }).orderBy('created_at', 'desc').first();
+      row = await activeSigningKey(this.knex);
+      if (!row) throw new Error('No active signing key after creating one.');
     }
-    this.signer = { kid: row.kid, privateKey: (await importJWK(JSON.parse(row.private_jwk) as JWK, ALG)) as CryptoKey };
+    this.signer = { kid: row.kid, privateKey: (await importJWK(JSON.parse(row.privateJwk) as JWK, ALG)) as CryptoKey };
     this.signerLoadedAt = this.now();
     return this.signer;
   }
@@ -69,9 +60,9 @@ export class SigningKeys {
   async publicKey(kid: string): Promise<CryptoKey | null> {
     const hit = this.verifiers.get(kid);
     if (hit) return hit;
-    const row = await this.knex('oauth_signing_keys').where({ kid }).first('public_jwk');
-    if (!row) return null;
-    const key = (await importJWK(JSON.parse(row.public_jwk) as JWK, ALG)) as CryptoKey;
+    const jwk = await signingPublicJwk(this.knex, kid);
+    if (!jwk) return null;
+    const key = (await importJWK(JSON.parse(jwk) as JWK, ALG)) as CryptoKey;
     this.verifiers.set(kid, key);
     return key;
   }
@@ -79,8 +70,7 @@ export class SigningKeys {
   /** The JSON Web Key Set of every key, active or retired. */
   async jwks(): Promise<{ keys: JWK[] }> {
     await this.active();
-    const rows = await this.knex('oauth_signing_keys').orderBy('created_at', 'desc').select('public_jwk');
-    return { keys: rows.map((r) => JSON.parse(r.public_jwk) as JWK) };
+    return { keys: (await signingPublicJwks(this.knex)).map((jwk) => JSON.parse(jwk) as JWK) };
   }
 
   /** Forgets the cached signer, e.g. after a rotation by another process. */

@@ -4,6 +4,8 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { verifyPassword } from '../auth/secrets.js';
+import { membershipsOfUser, userByEmail, usersByIds, type Membership } from '../account/store.js';
+import { deleteSession, findSession, insertSession, loginFailuresSince, purgeLoginFailures, recordLoginFailures } from './store.js';
 
 /** Name of the cookie that carries a sign-in session (consent and account pages). */
 export const SESSION_COOKIE = 'svc_session';
@@ -27,30 +29,25 @@ export type SignInResult = { ok: true; cookie: string } | { ok: false; reason: '
 /** Checks email and password; after 5 failures in 15 minutes for that email (50 for one address), refuses to try. */
 export async function signIn(knex: Knex, email: string, password: string, remoteAddress: string, now = Date.now()): Promise<SignInResult> {
   const subjects = [`email:${email.trim().toLowerCase()}`, `ip:${remoteAddress}`];
-  const recent = await knex('login_failures')
-    .whereIn('subject', subjects)
-    .where('at', '>', now - FAILURE_WINDOW_MS)
-    .select('subject');
-  const failures = (s: string) => recent.filter((r) => r.subject === s).length;
+  const recent = await loginFailuresSince(knex, subjects, now - FAILURE_WINDOW_MS);
+  const failures = (subject: string) => recent.filter((r) => r === subject).length;
   if (failures(subjects[0]) >= MAX_FAILURES || failures(subjects[1]) >= MAX_FAILURES_PER_ADDRESS) return { ok: false, reason: 'throttled' };
-  const user = await knex('users').where({ email: email.trim().toLowerCase() }).first('id', 'password_hash');
+  const user = await userByEmail(knex, email);
   // Unknown emails pay the same scrypt cost as wrong passwords, so timing tells nothing.
-  const ok = user ? await verifyPassword(password, user.password_hash) : (await verifyPassword(password, DUMMY_HASH), false);
-  if (!ok) {
-    await knex('login_failures').insert(subjects.map((subject) => ({ subject, at: now })));
+  const ok = user ? await verifyPassword(password, user.passwordHash) : (await verifyPassword(password, DUMMY_HASH), false);
+  if (!ok || !user) {
+    await recordLoginFailures(knex, subjects, now);
     return { ok: false, reason: 'invalid' };
   }
   const cookie = crypto.randomBytes(32).toString('base64url');
-  await knex('web_sessions').insert({
-    id_hash: sha256(cookie),
-    user_id: user.id,
-    csrf_token: crypto.randomBytes(24).toString('base64url'),
-    created_at: now,
-    expires_at: now + SESSION_TTL_MS,
+  await insertSession(knex, {
+    idHash: sha256(cookie),
+    userId: user.id,
+    csrfToken: crypto.randomBytes(24).toString('base64url'),
+    createdAt: now,
+    expiresAt: now + SESSION_TTL_MS,
   });
-  await knex('login_failures')
-    .where('at', '<', now - FAILURE_WINDOW_MS)
-    .delete();
+  await purgeLoginFailures(knex, now - FAILURE_WINDOW_MS);
   return { ok: true, cookie };
 }
 
@@ -59,19 +56,15 @@ const DUMMY_HASH = 'scrypt$16384$8$1$c2FsdHNhbHRzYWx0c2FsdA==$YWFhYWFhYWFhYWFhYW
 /** The signed-in person of a session cookie, or null. */
 export async function sessionOf(knex: Knex, cookie: string | undefined, now = Date.now()): Promise<WebSession | null> {
   if (!cookie || cookie.length > 100) return null;
-  const row = await knex('web_sessions as s')
-    .join('users as u', 'u.id', 's.user_id')
-    .where('s.id_hash', sha256(cookie))
-    .first('s.user_id', 's.csrf_token', 's.expires_at', 'u.name', 'u.email');
-  if (!row || Number(row.expires_at) <= now) return null;
-  return { userId: Number(row.user_id), csrf: row.csrf_token, name: row.name, email: row.email };
+  const session = await findSession(knex, sha256(cookie));
+  if (!session || session.expiresAt <= now) return null;
+  const user = (await usersByIds(knex, [session.userId])).get(session.userId);
+  if (!user) return null;
+  return { userId: session.userId, csrf: session.csrfToken, name: user.name, email: user.email };
 }
 
 export async function signOut(knex: Knex, cookie: string | undefined): Promise<void> {
-  if (cookie)
-    await knex('web_sessions')
-      .where({ id_hash: sha256(cookie) })
-      .delete();
+  if (cookie) await deleteSession(knex, sha256(cookie));
 }
 
 /** Constant-time comparison of a submitted CSRF token with the session's. */
@@ -82,19 +75,9 @@ export function csrfMatches(session: WebSession, submitted: unknown): boolean {
   return a.length === b.length && crypto.timingSafeEqual(a, b);
 }
 
-export interface Membership {
-  organizationId: number;
-  organizationName: string;
-  plan: string;
-  subscriptionStatus: string;
-  role: 'owner' | 'admin' | 'member';
-}
+export type { Membership };
 
+/** The person's memberships, in organization id order. */
 export async function membershipsOf(knex: Knex, userId: number): Promise<Membership[]> {
-  const rows = await knex('memberships as m')
-    .join('organizations as o', 'o.id', 'm.organization_id')
-    .where('m.user_id', userId)
-    .orderBy('o.id')
-    .select('o.id', 'o.name', 'o.plan', 'o.subscription_status', 'm.role');
-  return rows.map((r) => ({ organizationId: Number(r.id), organizationName: r.name, plan: r.plan, subscriptionStatus: r.subscription_status, role: r.role }));
+  return membershipsOfUser(knex, userId);
 }

@@ -6,6 +6,11 @@ import path from 'node:path';
 import { projectPath } from '../paths.js';
 
 export interface OperationExample {
+  /**
+   * The operation whose example must run just before this one when the examples are replayed in
+   * order (it makes what this one reads); without it the example runs after the listed ones.
+   */
+  after?: string;
   request: {
     /** Path parameters by name. */
     path?: Record<string, string | number>;

@@ -3,6 +3,7 @@
 // created by the webhooks outbox subscriber (src/webhooks/subscriber.ts).
 
 import type { Knex } from 'knex';
+import { lockOrganization } from '../account/store.js';
 import { defineOperation, type OperationDefinition } from '../catalogue/define.js';
 import { inTransaction } from '../db/connection.js';
 import { ServiceError, notFound, validationFailed } from '../errors.js';
@@ -21,7 +22,6 @@ import {
   findDelivery,
   insertDeliveries,
   insertEndpoint,
-  lockOrganization,
   updateEndpoint,
   type DeliveryRow,
 } from './store.js';

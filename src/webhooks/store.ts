@@ -74,11 +74,6 @@ export interface AttemptRow {
   responseExcerpt: string | null;
 }
 
-/** Takes the organization's row lock: endpoint creation counts under it. */
-export async function lockOrganization(trx: Knex.Transaction, organizationId: number): Promise<void> {
-  await trx('organizations').where({ id: organizationId }).forUpdate().first('id');
-}
-
 export async function countEndpoints(db: Db, organizationId: number): Promise<number> {
   return Number((await db('webhook_endpoints').where({ organization_id: organizationId }).count({ n: '*' }).first())?.n ?? 0);
 }

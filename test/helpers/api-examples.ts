@@ -93,3 +93,29 @@ export async function replayExample(
   if (reply.status === example.response.status) options.ids.learn(example.response.body, reply.body);
   return { ...reply, sent };
 }
+
+/**
+ * The order the examples replay in: `listed` first (those that have an example), each other example
+ * right after the operation its `after` names (or after the listed ones when that is not in the
+ * order), the rest last; the unlisted ones in name order.
+ */
+export function replayOrder(listed: readonly string[], examples: ReadonlyMap<string, OperationExample>): string[] {
+  const order = listed.filter((n) => examples.has(n));
+  const rest = [...examples.keys()].filter((n) => !listed.includes(n)).sort();
+  const placed = new Set<string>();
+  // Placed in rounds, so an example may follow one that is placed by its own `after`.
+  for (let progress = true; progress;) {
+    progress = false;
+    for (const name of rest.filter((n) => !placed.has(n) && examples.get(n)!.after)) {
+      const at = order.lastIndexOf(examples.get(name)!.after!);
+      if (at < 0) continue;
+      // After the named one and any placed after it earlier (they keep name order).
+      let end = at + 1;
+      while (end < order.length && placed.has(order[end]) && examples.get(order[end])!.after === examples.get(name)!.after) end++;
+      order.splice(end, 0, name);
+      placed.add(name);
+      progress = true;
+    }
+  }
+  return [...order, ...rest.filter((n) => !placed.has(n))];
+}

@@ -1,11 +1,14 @@
 // A successful call of every MCP tool, in an order that works on one fresh fixture: the
-// catalogue-wide MCP test runs them on each transport. A new operation adds its example here (or
-// the reason the sandbox cannot make it succeed); the test itself needs no change.
+// catalogue-wide MCP test runs them on each transport. A tool without an example written here gets
+// one made from its operation's REST example (schemas/examples/<operation>.json, see
+// `derivedExamples`), so a new operation needs no change here unless that one cannot succeed on the
+// fixture; then it adds its example here (or the reason the sandbox cannot make it succeed).
 
 import { makePng } from './png.js';
 import { brandApi, buildLaunch, idem, publish, uploadCreative, type BuiltLaunch } from './launch-builders.js';
 import type { World } from './world.js';
 import { waitUntil } from './launches.js';
+import { loadOperationExamples, type OperationExample } from '../../src/schemas/examples.js';
 
 export interface ToolFixture {
   brandId: number;
@@ -88,7 +91,7 @@ const structureTemplate = (fx: ToolFixture) => ({
 const png = () => ({ fileName: 'tool.png', contentBase64: makePng(600, 600).toString('base64') });
 
 /** One successful call per tool, in order: later steps may use what earlier ones answered. */
-export const toolExamples: ToolExample[] = [
+const writtenExamples: ToolExample[] = [
   { tool: 'list_brands', args: () => ({ limit: 10 }) },
   { tool: 'list_activity', args: (fx) => ({ brandId: fx.brandId, days: 7 }) },
   { tool: 'list_campaigns', args: (fx) => ({ brandId: fx.brandId, accountId: fx.accountId, statusFilter: ['ACTIVE'] }) },
@@ -327,3 +330,76 @@ export const toolExamples: ToolExample[] = [
 
 /** Tools the sandbox cannot make succeed, with the reason (none today). */
 export const noSandboxSuccess: Record<string, string> = {};
+
+const ID_KEY = /^(id|.*Id)$/;
+/** The address the REST examples send webhooks to; the tool examples use the fixture's receiver. */
+const EXAMPLE_HOOK = 'https://hooks.example.com/svc';
+
+/** The first value of `key` in `value`, depth first (a list's first item first), or undefined. */
+function findKey(value: unknown, key: string): unknown {
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const found = findKey(item, key);
+      if (found !== undefined) return found;
+    }
+  } else if (value && typeof value === 'object') {
+    if (key in value) return (value as Record<string, unknown>)[key];
+    for (const v of Object.values(value)) {
+      const found = findKey(v, key);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A tool example made from its operation's REST example: the request's path, query and body as the
+ * arguments; each id (`id`, `...Id`) at the top is the fixture's (`brandId`, `accountId`,
+ * `creativeId`) or the latest an earlier answer gave under that name (the example's own value when
+ * none did); the example webhook address is the fixture's receiver, and a request that sends an
+ * Idempotency-Key gets a fresh `idempotencyKey`.
+ */
+export function derivedExample(tool: string, example: OperationExample): ToolExample {
+  return {
+    tool,
+    args(fx, answers) {
+      const r = example.request;
+      const args: Record<string, unknown> = { ...r.path, ...r.query, ...(r.body && typeof r.body === 'object' ? (r.body as object) : {}) };
+      const fixture: Record<string, unknown> = { brandId: fx.brandId, accountId: fx.accountId, creativeId: fx.creativeId };
+      const latest = [...answers.values()].reverse();
+      for (const [name, value] of Object.entries(args)) {
+        if (typeof value === 'string' && value === EXAMPLE_HOOK) args[name] = fx.receiverUrl;
+        if (!ID_KEY.test(name)) continue;
+        const found = name in fixture ? fixture[name] : latest.map((a) => findKey(a, name)).find((v) => v !== undefined);
+        if (found !== undefined) args[name] = found;
+      }
+      const headers = Object.keys(r.headers ?? {}).map((h) => h.toLowerCase());
+      if (headers.includes('idempotency-key')) args.idempotencyKey = key(tool);
+      return args;
+    },
+  };
+}
+
+/**
+ * The written examples, and one made from the REST example of every other operation: placed right
+ * after the tool of the operation its example names in `after`, or else at the end in name order.
+ */
+function withDerived(written: ToolExample[]): ToolExample[] {
+  const out = [...written];
+  const covered = new Set([...written.map((e) => e.tool), ...Object.keys(noSandboxSuccess)]);
+  const toolOf = (operation: string) => operation.replace(/-/g, '_');
+  const missing = [...loadOperationExamples()].filter(([name]) => !covered.has(toolOf(name))).sort(([a], [b]) => a.localeCompare(b));
+  const derived = new Set<ToolExample>();
+  for (const [name, example] of missing) {
+    let at = example.after ? out.findIndex((e) => e.tool === toolOf(example.after!)) + 1 : 0;
+    if (at === 0) at = out.length;
+    // After the named tool and the examples made earlier that follow it (they keep name order).
+    while (at < out.length && derived.has(out[at])) at++;
+    const made = derivedExample(toolOf(name), example);
+    derived.add(made);
+    out.splice(at, 0, made);
+  }
+  return out;
+}
+
+export const toolExamples: ToolExample[] = withDerived(writtenExamples);

@@ -6,7 +6,6 @@ import { Catalogue, defineOperation, type OperationDefinition } from '../../src/
 import { operations } from '../../src/catalogue/operations.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { SchemaRegistry, loadSchemaFiles } from '../../src/schemas/registry.js';
-// The operations of areas not moved to src/<area>/ yet: their handlers still take the whole context.
 
 const base: OperationDefinition = defineOperation({
   name: 'probe-thing',
@@ -62,7 +61,7 @@ describe('operation catalogue boot checks', () => {
     expect(() => new Catalogue(new SchemaRegistry(), [base, base])).to.throw(/defined twice/);
   });
 
-  it('has every operation of a moved area declare the services its handler uses', () => {
+  it('has every operation declare the services its handler uses', () => {
     const undeclared = operations.filter((op) => !Array.isArray(op.uses)).map((op) => op.name);
     expect(undeclared).to.deep.equal([]);
     expect(operations.find((op) => op.name === 'launch-campaign')?.uses).to.include.members(['platforms', 'events']);

@@ -1,31 +1,15 @@
 // The store boundary: only an area's store.ts queries the database (plus the job queue, src/db/ and
 // bootstrap seeding), and each table is queried by one store only; other code calls store functions.
-// Files of areas not moved to that shape yet are listed in NOT_MOVED; the list only shrinks.
 
 import fs from 'node:fs';
 import ts from 'typescript';
 import { expect } from 'chai';
 import { projectPath } from '../../src/paths.js';
 
+/** An area's store (src/<area>/store.ts), or the store of a part of one (src/platforms/sandbox/store.ts). */
+const STORE = /^src\/[a-z-]+(\/[a-z-]+)?\/store\.ts$/;
 /** Files that may query besides the stores: the queue's statements, the connection and migrations runner, seeding. */
-const ALLOWED = [/^src\/[a-z-]+\/store\.ts$/, /^src\/jobs\/queue\/[a-z-]+\.ts$/, /^src\/db\/[a-z-]+\.ts$/, /^src\/bootstrap\.ts$/];
-
-/**
- * Files that still query tables themselves because their area has not moved to src/<area>/ with a
- * store.ts (issue 25, phase 2). Moving an area removes its files here; the test fails on a listed
- * file that no longer queries, so the list never keeps a stale entry.
- */
-const NOT_MOVED = new Set([
-  'src/account/apps.ts',
-  'src/account/keys.ts',
-  'src/auth/authenticate.ts',
-  'src/auth/stored-principal.ts',
-  'src/oauth/flows.ts',
-  'src/oauth/keys.ts',
-  'src/oauth/sessions.ts',
-  'src/platforms/sandbox/adapter.ts',
-  'src/platforms/sandbox/live-launch.ts',
-]);
+const ALLOWED = [STORE, /^src\/jobs\/queue\/[a-z-]+\.ts$/, /^src\/db\/[a-z-]+\.ts$/, /^src\/bootstrap\.ts$/];
 
 /** Names that hold a Knex instance or transaction by convention (`ctx.db`, `deps.knex`, `this.knex`, `trx`). */
 const HANDLE_NAMES = ['knex', 'db', 'trx'];
@@ -136,21 +120,16 @@ describe('store boundary', () => {
     expect(queries.get('src/launches/store.ts')?.length).to.be.greaterThan(5);
   });
 
-  it('has no query outside the stores, the queue, src/db/ and bootstrap, but in files of areas not moved yet', () => {
-    const outside = [...queries].filter(([f, q]) => q.length && !allowed(f) && !NOT_MOVED.has(f));
+  it('has no query outside the stores, the queue, src/db/ and bootstrap', () => {
+    const outside = [...queries].filter(([f, q]) => q.length && !allowed(f));
     const lines = outside.flatMap(([, q]) => q.map((x) => `${x.file}:${x.line}: ${x.text}`));
     expect(lines, "move these queries into their area's store.ts and call its functions").to.deep.equal([]);
-  });
-
-  it('lists only files that still query in NOT_MOVED (remove a file once its area has moved)', () => {
-    const stale = [...NOT_MOVED].filter((f) => !queries.get(f)?.length);
-    expect(stale).to.deep.equal([]);
   });
 
   it('has each table queried by one store only (other areas call that store)', () => {
     const owners = new Map<string, Set<string>>();
     for (const [file, { tables }] of scans) {
-      if (!/^src\/[a-z-]+\/store\.ts$/.test(file) || NOT_MOVED.has(file)) continue;
+      if (!STORE.test(file)) continue;
       for (const table of tables) owners.set(table, (owners.get(table) ?? new Set()).add(file));
     }
     const shared = [...owners].filter(([, by]) => by.size > 1).map(([table, by]) => `${table}: ${[...by].join(', ')}`);

@@ -28,6 +28,23 @@ import {
 import { CONVERSION_EVENTS, INTERESTS, LOCATIONS } from './catalog.js';
 import { NO_INSIGHTS, addInsights, deliver, type Delivery, type StatusChange } from './delivery.js';
 import { perObject } from '../insights.js';
+import {
+  assetPayloads,
+  campaignPage,
+  childCounts,
+  existingObjectIds,
+  insertObjects,
+  leadForms,
+  objectIdByMarker,
+  objectSettings,
+  objectsWhere,
+  setObjectBudget,
+  setObjectStatus,
+  statusHistories,
+  updateObjectFields,
+  type CampaignRow,
+  type TreeRow,
+} from './store.js';
 
 /** A name carrying these words marks the sandbox's "spends, no results" objects (they and their children never convert). */
 export const NO_RESULTS_MARK = /no results/i;
@@ -38,11 +55,9 @@ function chunks<T>(list: T[], size: number): T[][] {
   return out;
 }
 
-type TreeRow = { object_id: string; parent_id: string | null; name: string; budget_period: string | null; budget_cents: number | string | null };
-
 function budgetOf(row: TreeRow, share = 1): Budget | null {
-  if (row.budget_cents === null) return null;
-  return { period: row.budget_period as Budget['period'], amountMinorUnits: Math.floor(Number(row.budget_cents) / share) };
+  if (row.budgetCents === null) return null;
+  return { period: row.budgetPeriod!, amountMinorUnits: Math.floor(row.budgetCents / share) };
 }
 
 const ASSET_KINDS: Partial<Record<OptionType, string>> = { pixels: 'pixels', pages: 'pages', audiences: 'audiences', profileAccounts: 'profileAccounts' };
@@ -62,17 +77,17 @@ function likePattern(text: string): string {
   return `%${text.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
 }
 
-function toCampaign(row: Record<string, any>): PlatformCampaign {
-  const budget: Budget | null = row.budget_cents === null ? null : { period: row.budget_period, amountMinorUnits: Number(row.budget_cents) };
+function toCampaign(row: CampaignRow): PlatformCampaign {
+  const budget: Budget | null = row.budgetCents === null ? null : { period: row.budgetPeriod!, amountMinorUnits: row.budgetCents };
   return {
-    id: row.object_id,
+    id: row.objectId,
     name: row.name,
     status: row.status,
     effectiveStatus: row.status,
     objective: row.objective ?? 'OUTCOME_TRAFFIC',
     budget,
     budgetLevel: budget ? 'campaign' : 'adset',
-    createdAt: new Date(Number(row.created_at)).toISOString(),
+    createdAt: new Date(row.createdAt).toISOString(),
   };
 }
 
@@ -83,57 +98,27 @@ export class SandboxPlatform implements PlatformAdapter {
     private readonly now: () => number = Date.now,
   ) {}
 
-  private objects(account: AdAccount, level: ObjectLevel) {
-    return this.knex('sandbox_objects').where({ account_id: account.accountId, level });
-  }
-
   async listCampaigns(account: AdAccount, query: CampaignQuery): Promise<CampaignPage> {
     const filters: Array<[string, unknown[]]> = [];
     if (query.statuses?.length) filters.push([`status in (${query.statuses.map(() => '?').join(', ')})`, query.statuses]);
     if (query.nameQuery) filters.push(["name_lower like ? escape '!'", [likePattern(query.nameQuery)]]);
-    // MariaDB otherwise scans backwards from the newest row to reach a deep keyset position.
-    const table =
-      this.knex.client.config.client === 'mysql2'
-        ? this.knex.raw('?? force index (??)', ['sandbox_objects', 'sandbox_objects_account_id_level_id_index'])
-        : 'sandbox_objects';
-    const page = this.knex(table as string)
-      .where({ account_id: account.accountId, level: 'campaign' })
-      .whereNot('status', 'DELETED')
-      .orderBy('id', 'desc')
-      .limit(query.limit + 1);
-    for (const [sql, bindings] of filters) page.whereRaw(sql, bindings as never[]);
-    if (query.after) {
-      if (!/^\d+$/.test(query.after)) throw new PlatformError('invalid_request', 'The paging position is not valid.', { field: 'after' });
-      page.where('id', '<', Number(query.after));
-    }
-    // Both totals in one pass: every campaign, and those matching the filters.
-    const matchedSql = filters.length ? `sum(case when ${filters.map(([sql]) => sql).join(' and ')} then 1 else 0 end)` : 'count(*)';
-    const [totals, rows] = await Promise.all([
-      this.objects(account, 'campaign')
-        .whereNot('status', 'DELETED')
-        .first(this.knex.raw(`count(*) as total, ${matchedSql} as matched`, filters.flatMap(([, b]) => b) as never[])),
-      page.select('id', 'object_id', 'name', 'status', 'objective', 'budget_period', 'budget_cents', 'created_at'),
-    ]);
+    if (query.after && !/^\d+$/.test(query.after)) throw new PlatformError('invalid_request', 'The paging position is not valid.', { field: 'after' });
+    const { rows, total, matched } = await campaignPage(this.knex, account.accountId, filters, query.after ? Number(query.after) : null, query.limit + 1);
     const items = rows.slice(0, query.limit);
     return {
       campaigns: items.map(toCampaign),
-      totalInAccount: Number(totals?.total ?? 0),
-      matched: Number(totals?.matched ?? 0),
-      after: rows.length > query.limit ? String(items[items.length - 1].id) : null,
+      totalInAccount: total,
+      matched,
+      after: rows.length > query.limit ? String(items[items.length - 1].rowId) : null,
     };
   }
 
   async listLeadForms(account: AdAccount, pageId: string, after: string | null, limit: number): Promise<LeadFormPage> {
-    const q = this.knex('sandbox_assets')
-      .where({ account_id: account.accountId, kind: 'leadForms', page_id: pageId })
-      .orderBy('id')
-      .limit(limit + 1);
-    if (after) q.where('id', '>', Number(after));
-    const rows = await q.select('id', 'asset_id', 'name');
+    const rows = await leadForms(this.knex, account.accountId, pageId, after ? Number(after) : null, limit + 1);
     const items = rows.slice(0, limit);
     return {
-      leadForms: items.map((r) => ({ id: r.asset_id, name: r.name ?? null })),
-      after: rows.length > limit ? String(items[items.length - 1].id) : null,
+      leadForms: items.map((r) => ({ id: r.assetId, name: r.name })),
+      after: rows.length > limit ? String(items[items.length - 1].rowId) : null,
     };
   }
 
@@ -145,10 +130,10 @@ export class SandboxPlatform implements PlatformAdapter {
     const matches = (item: OptionItem) => !needle || item.name.toLowerCase().includes(needle) || item.id.toLowerCase() === needle;
     const kind = ASSET_KINDS[type];
     if (kind) {
-      const rows = await this.knex('sandbox_assets').where({ account_id: account.accountId, kind }).orderBy('id').select('payload');
-      return rows
-        .map((r) => {
-          const { accountId: _omit, ...item } = JSON.parse(r.payload) as OptionItem & { accountId: string };
+      const payloads = await assetPayloads(this.knex, account.accountId, kind);
+      return payloads
+        .map((payload) => {
+          const { accountId: _omit, ...item } = JSON.parse(payload) as OptionItem & { accountId: string };
           return item as OptionItem;
         })
         .filter(matches);
@@ -159,51 +144,46 @@ export class SandboxPlatform implements PlatformAdapter {
 
   private async histories(ids: string[]): Promise<Map<string, StatusChange[]>> {
     const out = new Map<string, StatusChange[]>();
-    if (!ids.length) return out;
-    const rows = await this.knex('sandbox_status_events').whereIn('object_id', ids).orderBy(['object_id', 'at', 'id']).select('object_id', 'status', 'at');
-    for (const r of rows) {
-      const list = out.get(r.object_id) ?? [];
-      list.push({ status: r.status, at: Number(r.at) });
-      out.set(r.object_id, list);
+    for (const r of await statusHistories(this.knex, ids)) {
+      const list = out.get(r.objectId) ?? [];
+      list.push({ status: r.status as StatusChange['status'], at: r.at });
+      out.set(r.objectId, list);
     }
     return out;
   }
 
   async insights(account: AdAccount, objectIds: string[], window: DateWindow): Promise<Insights> {
     if (!objectIds.length) return NO_INSIGHTS;
-    const campaigns = await this.objects(account, 'campaign').whereIn('object_id', objectIds).select('object_id', 'budget_period', 'budget_cents');
-    const adsets = await this.objects(account, 'adset')
-      .whereIn(
-        'parent_id',
-        campaigns.map((c) => c.object_id),
-      )
-      .select('object_id', 'parent_id', 'budget_period', 'budget_cents');
-    const history = await this.histories([...campaigns.map((c) => c.object_id), ...adsets.map((a) => a.object_id)]);
+    const campaigns = await objectsWhere(this.knex, account.accountId, 'campaign', 'objectId', objectIds);
+    const adsets = await objectsWhere(
+      this.knex,
+      account.accountId,
+      'adset',
+      'parentId',
+      campaigns.map((c) => c.objectId),
+    );
+    const history = await this.histories([...campaigns.map((c) => c.objectId), ...adsets.map((a) => a.objectId)]);
     const now = this.now();
     let total = NO_INSIGHTS;
     for (const c of campaigns) {
-      const campaignHistory = history.get(c.object_id) ?? [];
-      if (c.budget_cents !== null) {
-        const budget = { period: c.budget_period, amountMinorUnits: Number(c.budget_cents) };
-        total = addInsights(total, deliver({ id: c.object_id, budget, history: campaignHistory }, window, account.timezone, now));
+      const campaignHistory = history.get(c.objectId) ?? [];
+      if (c.budgetCents !== null) {
+        total = addInsights(total, deliver({ id: c.objectId, budget: budgetOf(c), history: campaignHistory }, window, account.timezone, now));
         continue;
       }
-      for (const a of adsets.filter((s) => s.parent_id === c.object_id && s.budget_cents !== null)) {
-        const budget = { period: a.budget_period, amountMinorUnits: Number(a.budget_cents) };
+      for (const a of adsets.filter((s) => s.parentId === c.objectId && s.budgetCents !== null)) {
         total = addInsights(
           total,
-          deliver({ id: a.object_id, budget, history: history.get(a.object_id) ?? [] }, window, account.timezone, now, [campaignHistory]),
+          deliver({ id: a.objectId, budget: budgetOf(a), history: history.get(a.objectId) ?? [] }, window, account.timezone, now, [campaignHistory]),
         );
       }
     }
     return total;
   }
 
-  private async rowsOf(account: AdAccount, level: ObjectLevel, column: 'object_id' | 'parent_id', ids: string[]): Promise<TreeRow[]> {
+  private async rowsOf(account: AdAccount, level: ObjectLevel, column: 'objectId' | 'parentId', ids: string[]): Promise<TreeRow[]> {
     const out: TreeRow[] = [];
-    for (const part of chunks([...new Set(ids)], 500)) {
-      out.push(...(await this.objects(account, level).whereIn(column, part).select('object_id', 'parent_id', 'name', 'budget_period', 'budget_cents')));
-    }
+    for (const part of chunks([...new Set(ids)], 500)) out.push(...(await objectsWhere(this.knex, account.accountId, level, column, part)));
     return out;
   }
 
@@ -211,12 +191,7 @@ export class SandboxPlatform implements PlatformAdapter {
   private async childCounts(account: AdAccount, level: ObjectLevel, parentIds: string[]): Promise<Map<string, number>> {
     const out = new Map<string, number>();
     for (const part of chunks([...new Set(parentIds)], 500)) {
-      const rows: Array<{ parent_id: string; n: number | string }> = await this.objects(account, level)
-        .whereIn('parent_id', part)
-        .whereNot('status', 'DELETED')
-        .groupBy('parent_id')
-        .select('parent_id', this.knex.raw('count(*) as n'));
-      for (const r of rows) out.set(String(r.parent_id), Number(r.n));
+      for (const [parent, n] of await childCounts(this.knex, account.accountId, level, part)) out.set(parent, n);
     }
     return out;
   }
@@ -229,80 +204,75 @@ export class SandboxPlatform implements PlatformAdapter {
   async insightsByObject(account: AdAccount, level: InsightsLevel, objectIds: string[], window: DateWindow): Promise<ObjectInsights[]> {
     const ids = [...new Set(objectIds)];
     if (!ids.length) return [];
-    const ads = level === 'ad' ? await this.rowsOf(account, 'ad', 'object_id', ids) : [];
+    const ads = level === 'ad' ? await this.rowsOf(account, 'ad', 'objectId', ids) : [];
     const adsets =
       level === 'campaign'
-        ? await this.rowsOf(account, 'adset', 'parent_id', ids)
-        : await this.rowsOf(account, 'adset', 'object_id', level === 'adset' ? ids : ads.map((a) => a.parent_id!));
-    const campaigns = await this.rowsOf(account, 'campaign', 'object_id', level === 'campaign' ? ids : adsets.map((a) => a.parent_id!));
+        ? await this.rowsOf(account, 'adset', 'parentId', ids)
+        : await this.rowsOf(account, 'adset', 'objectId', level === 'adset' ? ids : ads.map((a) => a.parentId!));
+    const campaigns = await this.rowsOf(account, 'campaign', 'objectId', level === 'campaign' ? ids : adsets.map((a) => a.parentId!));
     const adsetsPerCampaign =
       level === 'campaign'
         ? new Map<string, number>()
         : await this.childCounts(
             account,
             'adset',
-            campaigns.map((c) => c.object_id),
+            campaigns.map((c) => c.objectId),
           );
     const adsPerAdset =
       level === 'ad'
         ? await this.childCounts(
             account,
             'ad',
-            adsets.map((a) => a.object_id),
+            adsets.map((a) => a.objectId),
           )
         : new Map<string, number>();
-    const history = await this.histories([...campaigns, ...adsets, ...ads].map((r) => r.object_id));
-    const byId = new Map([...campaigns, ...adsets].map((r) => [r.object_id, r]));
+    const history = await this.histories([...campaigns, ...adsets, ...ads].map((r) => r.objectId));
+    const byId = new Map([...campaigns, ...adsets].map((r) => [r.objectId, r]));
     const now = this.now();
     const h = (id: string) => history.get(id) ?? [];
     const converts = (...rows: Array<TreeRow | undefined>) => !rows.some((r) => r && NO_RESULTS_MARK.test(r.name));
     /** The budget an ad set delivers on: its own, or its share of its campaign's. */
     const adsetBudget = (a: TreeRow): Budget | null => {
-      if (a.budget_cents !== null) return budgetOf(a);
-      const c = byId.get(a.parent_id!);
-      return c ? budgetOf(c, adsetsPerCampaign.get(c.object_id) ?? 1) : null;
+      if (a.budgetCents !== null) return budgetOf(a);
+      const c = byId.get(a.parentId!);
+      return c ? budgetOf(c, adsetsPerCampaign.get(c.objectId) ?? 1) : null;
     };
     const out = new Map<string, Delivery>();
     if (level === 'campaign') {
       for (const c of campaigns) {
-        if (c.budget_cents !== null) {
-          out.set(
-            c.object_id,
-            deliver({ id: c.object_id, budget: budgetOf(c), history: h(c.object_id), converts: converts(c) }, window, account.timezone, now),
-          );
+        if (c.budgetCents !== null) {
+          out.set(c.objectId, deliver({ id: c.objectId, budget: budgetOf(c), history: h(c.objectId), converts: converts(c) }, window, account.timezone, now));
           continue;
         }
         const parts = adsets
-          .filter((a) => a.parent_id === c.object_id && a.budget_cents !== null)
+          .filter((a) => a.parentId === c.objectId && a.budgetCents !== null)
           .map((a) =>
-            deliver({ id: a.object_id, budget: budgetOf(a), history: h(a.object_id), converts: converts(c, a) }, window, account.timezone, now, [
-              h(c.object_id),
-            ]),
+            deliver({ id: a.objectId, budget: budgetOf(a), history: h(a.objectId), converts: converts(c, a) }, window, account.timezone, now, [h(c.objectId)]),
           );
         const total = parts.reduce<Insights>((sum, d) => addInsights(sum, d), NO_INSIGHTS);
-        out.set(c.object_id, { ...total, reach: parts.reduce((sum, d) => sum + d.reach, 0) });
+        out.set(c.objectId, { ...total, reach: parts.reduce((sum, d) => sum + d.reach, 0) });
       }
     } else if (level === 'adset') {
       for (const a of adsets) {
-        const c = byId.get(a.parent_id!);
+        const c = byId.get(a.parentId!);
         out.set(
-          a.object_id,
-          deliver({ id: a.object_id, budget: adsetBudget(a), history: h(a.object_id), converts: converts(c, a) }, window, account.timezone, now, [
-            h(a.parent_id!),
+          a.objectId,
+          deliver({ id: a.objectId, budget: adsetBudget(a), history: h(a.objectId), converts: converts(c, a) }, window, account.timezone, now, [
+            h(a.parentId!),
           ]),
         );
       }
     } else {
       for (const ad of ads) {
-        const a = byId.get(ad.parent_id!);
+        const a = byId.get(ad.parentId!);
         if (!a) continue;
         const budget = adsetBudget(a);
-        const share = budget ? { ...budget, amountMinorUnits: Math.floor(budget.amountMinorUnits / (adsPerAdset.get(a.object_id) ?? 1)) } : null;
-        const gates = [h(a.object_id), h(a.parent_id!)];
+        const share = budget ? { ...budget, amountMinorUnits: Math.floor(budget.amountMinorUnits / (adsPerAdset.get(a.objectId) ?? 1)) } : null;
+        const gates = [h(a.objectId), h(a.parentId!)];
         out.set(
-          ad.object_id,
+          ad.objectId,
           deliver(
-            { id: ad.object_id, budget: share, history: h(ad.object_id), converts: converts(byId.get(a.parent_id!), a, ad) },
+            { id: ad.objectId, budget: share, history: h(ad.objectId), converts: converts(byId.get(a.parentId!), a, ad) },
             window,
             account.timezone,
             now,
@@ -318,32 +288,26 @@ export class SandboxPlatform implements PlatformAdapter {
     const now = this.now();
     for (;;) {
       const refs = specs.map((s) => ({ level: s.level, id: newPlatformId(this.platform) }));
-      const rows = specs.map((s, i) => ({
-        platform: this.platform,
-        account_id: account.accountId,
-        level: s.level,
-        object_id: refs[i].id,
-        parent_id: s.parentId,
-        name: s.name,
-        name_lower: s.name.toLowerCase(),
-        marker: s.marker,
-        status: s.status,
-        objective: s.objective ?? null,
-        budget_period: s.budget?.period ?? null,
-        budget_cents: s.budget?.amountMinorUnits ?? null,
-        settings: JSON.stringify(s.settings ?? {}),
-        created_at: now,
-        updated_at: now,
-      }));
       try {
-        await this.knex.transaction(async (trx) => {
-          await trx.batchInsert('sandbox_objects', rows, 200);
-          await trx.batchInsert(
-            'sandbox_status_events',
-            refs.map((r, i) => ({ object_id: r.id, status: specs[i].status, at: now })),
-            200,
-          );
-        });
+        await this.knex.transaction((trx) =>
+          insertObjects(
+            trx,
+            specs.map((s, i) => ({
+              platform: this.platform,
+              accountId: account.accountId,
+              level: s.level,
+              objectId: refs[i].id,
+              parentId: s.parentId,
+              name: s.name,
+              marker: s.marker,
+              status: s.status,
+              objective: s.objective ?? null,
+              budget: s.budget ?? null,
+              settings: s.settings ?? {},
+              at: now,
+            })),
+          ),
+        );
         return refs;
       } catch (err) {
         if (!isUniqueViolation(err)) throw err;
@@ -352,39 +316,32 @@ export class SandboxPlatform implements PlatformAdapter {
   }
 
   async findByMarker(account: AdAccount, level: ObjectLevel, marker: string): Promise<ObjectRef | null> {
-    const row = await this.objects(account, level).where({ marker }).first('object_id');
-    return row ? { level, id: row.object_id } : null;
+    const id = await objectIdByMarker(this.knex, account.accountId, level, marker);
+    return id ? { level, id } : null;
   }
 
   private async existing(account: AdAccount, refs: ObjectRef[]): Promise<void> {
     const ids = refs.map((r) => r.id);
-    const found = await this.knex('sandbox_objects').where('account_id', account.accountId).whereIn('object_id', ids).pluck('object_id');
+    const found = await existingObjectIds(this.knex, account.accountId, ids);
     const missing = ids.filter((id) => !found.includes(id));
     if (missing.length) throw new PlatformError('not_found', `No object ${missing[0]} in ad account ${account.accountId}.`);
   }
 
   async updateObject(account: AdAccount, ref: ObjectRef, changes: { name?: string; settings?: Record<string, unknown> }): Promise<void> {
     await this.existing(account, [ref]);
-    const row = await this.knex('sandbox_objects').where({ object_id: ref.id }).first('settings');
-    const update: Record<string, unknown> = { updated_at: this.now() };
-    if (changes.name !== undefined) Object.assign(update, { name: changes.name, name_lower: changes.name.toLowerCase() });
-    if (changes.settings) update.settings = JSON.stringify({ ...JSON.parse(row.settings), ...changes.settings });
-    await this.knex('sandbox_objects').where({ object_id: ref.id }).update(update);
+    const settings = changes.settings ? { ...(await objectSettings(this.knex, ref.id)), ...changes.settings } : undefined;
+    await updateObjectFields(this.knex, ref.id, { name: changes.name, settings }, this.now());
   }
 
   private async changeStatus(account: AdAccount, refs: ObjectRef[], status: PlatformStatus): Promise<void> {
     if (!refs.length) return;
     await this.existing(account, refs);
-    const now = this.now();
-    const ids = refs.map((r) => r.id);
-    await this.knex.transaction(async (trx) => {
-      await trx('sandbox_objects').whereIn('object_id', ids).update({ status, updated_at: now });
-      await trx.batchInsert(
-        'sandbox_status_events',
-        ids.map((id) => ({ object_id: id, status, at: now })),
-        200,
-      );
-    });
+    await setObjectStatus(
+      this.knex,
+      refs.map((r) => r.id),
+      status,
+      this.now(),
+    );
   }
 
   setStatus(account: AdAccount, refs: ObjectRef[], status: 'ACTIVE' | 'PAUSED'): Promise<void> {
@@ -396,9 +353,7 @@ export class SandboxPlatform implements PlatformAdapter {
       throw new PlatformError('capability_unsupported', `A budget can be set on a campaign or an ad set, not on a ${ref.level}.`);
     }
     await this.existing(account, [ref]);
-    await this.knex('sandbox_objects')
-      .where({ object_id: ref.id })
-      .update({ budget_period: budget.period, budget_cents: budget.amountMinorUnits, updated_at: this.now() });
+    await setObjectBudget(this.knex, ref.id, budget, this.now());
   }
 
   deleteObjects(account: AdAccount, refs: ObjectRef[]): Promise<void> {

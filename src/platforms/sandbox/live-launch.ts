@@ -4,9 +4,10 @@
 // automation benchmark seed many.
 
 import type { Knex } from 'knex';
-import { newNodeId } from '../../launches/store.js';
+import { insertLaunch, insertNodes, markPublished, newNodeId, type NodeRow } from '../../launches/store.js';
 import type { PlatformName } from '../port.js';
 import { newPlatformId } from './adapter.js';
+import { insertObjects, type NewObject } from './store.js';
 
 export interface LiveCampaignSeed {
   name: string;
@@ -35,20 +36,18 @@ export async function seedLiveLaunch(
   o: { organizationId: number; brandId: number; accountId: string; platform: PlatformName; title: string; at: number; campaigns: LiveCampaignSeed[] },
 ): Promise<SeededLaunch> {
   return knex.transaction(async (trx) => {
-    const [launchId] = await trx('launches').insert({
-      organization_id: o.organizationId,
-      brand_id: o.brandId,
-      account_id: o.accountId,
+    const launchId = await insertLaunch(trx, {
+      organizationId: o.organizationId,
+      brandId: o.brandId,
+      accountId: o.accountId,
       title: o.title,
       description: null,
       status: 'published',
-      status_reason: null,
-      created_at: o.at,
-      updated_at: o.at,
-      published_at: o.at,
+      createdAt: o.at,
+      updatedAt: o.at,
     });
-    const nodes: Record<string, unknown>[] = [];
-    const objects: Record<string, unknown>[] = [];
+    const nodes: NodeRow[] = [];
+    const objects: NewObject[] = [];
     const seeded: SeededObject[] = [];
     const add = (
       level: SeededObject['level'],
@@ -62,33 +61,30 @@ export async function seedLiveLaunch(
       const objectId = newPlatformId(o.platform);
       nodes.push({
         id: nodeId,
-        launch_id: Number(launchId),
-        parent_id: parent?.nodeId ?? null,
-        node_type: level,
-        account_id: o.accountId,
+        launchId,
+        parentId: parent?.nodeId ?? null,
+        nodeType: level,
+        accountId: o.accountId,
         name,
-        properties: JSON.stringify({ name, ...properties }),
-        platform_id: objectId,
+        properties: { name, ...properties },
+        platformId: objectId,
         status: 'live',
-        created_at: o.at,
-        updated_at: o.at,
+        createdAt: o.at,
+        updatedAt: o.at,
       });
       objects.push({
         platform: o.platform,
-        account_id: o.accountId,
+        accountId: o.accountId,
         level,
-        object_id: objectId,
-        parent_id: parent?.objectId ?? null,
+        objectId,
+        parentId: parent?.objectId ?? null,
         name,
-        name_lower: name.toLowerCase(),
         marker: null,
         status,
         objective: level === 'campaign' ? 'OUTCOME_SALES' : null,
-        budget_period: budget === null ? null : 'daily',
-        budget_cents: budget,
-        settings: '{}',
-        created_at: o.at,
-        updated_at: o.at,
+        budget: budget === null ? null : { period: 'daily', amountMinorUnits: budget },
+        settings: {},
+        at: o.at,
       });
       seeded.push({ nodeId, objectId, level, name });
       return { nodeId, objectId };
@@ -101,13 +97,9 @@ export async function seedLiveLaunch(
         for (let a = 0; a < (c.adsPerAdSet ?? 0); a++) add('ad', `${c.name} - set ${s + 1} - ad ${a + 1}`, adset, 'ACTIVE', null, { status: 'ACTIVE' });
       }
     }
-    await trx.batchInsert('launch_nodes', nodes, 200);
-    await trx.batchInsert('sandbox_objects', objects, 200);
-    await trx.batchInsert(
-      'sandbox_status_events',
-      objects.map((x) => ({ object_id: x.object_id, status: x.status, at: o.at })),
-      200,
-    );
-    return { launchId: Number(launchId), objects: seeded };
+    await insertNodes(trx, nodes);
+    await markPublished(trx, launchId, o.at);
+    await insertObjects(trx, objects);
+    return { launchId, objects: seeded };
   });
 }

@@ -15,12 +15,13 @@ import addFormats from 'ajv-formats';
 import { operations } from '../../../src/catalogue/operations.js';
 import { projectPath } from '../../../src/paths.js';
 import { EXAMPLES_DIR, loadOperationExamples } from '../../../src/schemas/examples.js';
-import { IdTranslator, replayExample } from '../../helpers/api-examples.js';
+import { IdTranslator, replayExample, replayOrder } from '../../helpers/api-examples.js';
 import { waitUntil } from '../../helpers/launches.js';
 import { startSvcServer, stopAllServers, type ServerProcess } from '../../helpers/processes.js';
 
 // Creations before the reads, changes and deletions that use what they made. An operation whose
-// example is not listed here runs after these, in name order.
+// example is not listed here runs right after the operation its example names in `after`, or else
+// after these, in name order: a new operation places itself from its example file.
 const ORDER = [
   'list-brands',
   'get-brand-profile',
@@ -114,7 +115,7 @@ const EXAMPLE_HOOK = 'https://hooks.example.com/svc';
 
 const examples = loadOperationExamples();
 const byName = new Map(operations.map((op) => [op.name, op]));
-const sequence = [...ORDER.filter((n) => examples.has(n)), ...[...examples.keys()].filter((n) => !ORDER.includes(n)).sort()];
+const sequence = replayOrder(ORDER, examples);
 const openapi = JSON.parse(fs.readFileSync(projectPath('docs', 'openapi.json'), 'utf8'));
 const ajv = addFormats.default(new Ajv2020({ strict: false, allErrors: true }));
 
@@ -222,7 +223,8 @@ describe('API examples: every operation has one, in docs/openapi.json, and it wo
           const file = path.join(EXAMPLES_DIR, `${name}.json`);
           fs.writeFileSync(
             file,
-            JSON.stringify({ request: asShown(reply.sent), response: { status: reply.status, body: asShown(reply.body) } }, null, 2) + '\n',
+            JSON.stringify({ after: example.after, request: asShown(reply.sent), response: { status: reply.status, body: asShown(reply.body) } }, null, 2) +
+              '\n',
           );
         }
       });

@@ -1,0 +1,113 @@
+// The account area's tables: `organizations` (name, plan, subscription), `users`, `memberships`
+// (a person's role in an organization) and `membership_brands` (the brands a limited member
+// reaches). The only file that queries them besides bootstrap seeding; sign-in, authentication,
+// the account page and other areas call these functions.
+
+import type { Knex } from 'knex';
+import type { Role } from '../auth/principal.js';
+
+type Db = Knex | Knex.Transaction;
+
+export interface Organization {
+  id: number;
+  name: string;
+  plan: string;
+  subscriptionStatus: string;
+}
+
+/** A person's membership of an organization, with the organization. */
+export interface Membership {
+  organizationId: number;
+  organizationName: string;
+  plan: string;
+  subscriptionStatus: string;
+  role: Role;
+}
+
+function toOrganization(r: Record<string, any>): Organization {
+  return { id: Number(r.id), name: r.name, plan: r.plan, subscriptionStatus: r.subscription_status };
+}
+
+/** Organization `id`, or undefined. */
+export async function findOrganization(db: Db, id: number): Promise<Organization | undefined> {
+  const row = await db('organizations').where({ id }).first('id', 'name', 'plan', 'subscription_status');
+  return row ? toOrganization(row) : undefined;
+}
+
+/** The organizations with id `id`, or named exactly `name` (names need not be unique). */
+export async function organizationsMatching(db: Db, by: { id: number } | { name: string }): Promise<Array<{ id: number; name: string }>> {
+  const rows = await db('organizations').where(by).orderBy('id').select('id', 'name');
+  return rows.map((r: Record<string, any>) => ({ id: Number(r.id), name: r.name }));
+}
+
+/** The names of the organizations `ids`, by id. */
+export async function organizationNames(db: Db, ids: number[]): Promise<Map<number, string>> {
+  if (!ids.length) return new Map();
+  const rows = await db('organizations')
+    .whereIn('id', [...new Set(ids)])
+    .select('id', 'name');
+  return new Map(rows.map((r: Record<string, any>) => [Number(r.id), r.name as string]));
+}
+
+/** Takes the organization's row lock until the transaction ends (work counted per organization runs under it). */
+export async function lockOrganization(trx: Knex.Transaction, organizationId: number): Promise<void> {
+  await trx('organizations').where({ id: organizationId }).forUpdate().first('id');
+}
+
+/** The person's memberships, in organization id order. */
+export async function membershipsOfUser(db: Db, userId: number): Promise<Membership[]> {
+  const rows = await db('memberships as m')
+    .join('organizations as o', 'o.id', 'm.organization_id')
+    .where('m.user_id', userId)
+    .orderBy('o.id')
+    .select('o.id', 'o.name', 'o.plan', 'o.subscription_status', 'm.role');
+  return rows.map((r: Record<string, any>) => ({
+    organizationId: Number(r.id),
+    organizationName: r.name,
+    plan: r.plan,
+    subscriptionStatus: r.subscription_status,
+    role: r.role,
+  }));
+}
+
+/** The person's membership of organization `organizationId`, or undefined when they are not a member. */
+export async function membershipIn(db: Db, organizationId: number, userId: number): Promise<Membership | undefined> {
+  const row = await db('memberships as m')
+    .join('organizations as o', 'o.id', 'm.organization_id')
+    .where({ 'm.user_id': userId, 'm.organization_id': organizationId })
+    .first('o.id', 'o.name', 'o.plan', 'o.subscription_status', 'm.role');
+  if (!row) return undefined;
+  return { organizationId: Number(row.id), organizationName: row.name, plan: row.plan, subscriptionStatus: row.subscription_status, role: row.role };
+}
+
+/** The person's role in the organization and the brands they reach (null: every brand), or undefined when not a member. */
+export async function memberAccess(db: Db, organizationId: number, userId: number): Promise<{ role: Role; brandIds: number[] | null } | undefined> {
+  const membership = await db('memberships').where({ organization_id: organizationId, user_id: userId }).first('id', 'role', 'all_brands');
+  if (!membership) return undefined;
+  const brandIds = membership.all_brands ? null : (await db('membership_brands').where({ membership_id: membership.id }).pluck('brand_id')).map(Number);
+  return { role: membership.role, brandIds };
+}
+
+/** The id of the member of `organizationId` with `email` (compared in lower case), or undefined. */
+export async function memberIdByEmail(db: Db, organizationId: number, email: string): Promise<number | undefined> {
+  const row = await db('users as u')
+    .join('memberships as m', 'm.user_id', 'u.id')
+    .where({ 'u.email': email.trim().toLowerCase(), 'm.organization_id': organizationId })
+    .first('u.id');
+  return row ? Number(row.id) : undefined;
+}
+
+/** The person with `email` (compared in lower case) and their password hash, or undefined. */
+export async function userByEmail(db: Db, email: string): Promise<{ id: number; passwordHash: string } | undefined> {
+  const row = await db('users').where({ email: email.trim().toLowerCase() }).first('id', 'password_hash');
+  return row ? { id: Number(row.id), passwordHash: row.password_hash } : undefined;
+}
+
+/** Name and email of the people `ids`, by id. */
+export async function usersByIds(db: Db, ids: number[]): Promise<Map<number, { name: string; email: string }>> {
+  if (!ids.length) return new Map();
+  const rows = await db('users')
+    .whereIn('id', [...new Set(ids)])
+    .select('id', 'name', 'email');
+  return new Map(rows.map((r: Record<string, any>) => [Number(r.id), { name: r.name as string, email: r.email as string }]));
+}
