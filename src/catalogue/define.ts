@@ -115,8 +115,8 @@ export type BrandOf<P extends string> = P extends `/brands/{brandId}${string}` ?
 export type HandlerContext<P extends string, U extends ServiceName> = ServiceContext<U> & BrandOf<P>;
 
 /**
- * Everything the pipeline's context object holds (pipeline/invoke.ts builds one per call), and the
- * context of an operation that declares no `uses` yet: the areas not moved to their folder.
+ * Everything the pipeline's context object holds (pipeline/invoke.ts builds one per call). No handler
+ * sees all of it: each gets the narrow view its operation's `uses` and path declare (ContextOf).
  */
 export interface OperationContext extends BaseContext, Services {
   /** The brand named by `brandId`, already checked against the credential; null on unscoped operations. */
@@ -135,15 +135,11 @@ export interface OwnTransactions {
 }
 
 /**
- * A handler's context: narrow when the operation declares `uses` (BaseContext, the brand of its
- * path, the services it names, and `db: Knex` when it is `transactional: false`), the whole
- * OperationContext when it does not.
+ * A handler's context: BaseContext, the brand of its path, the services its `uses` names, and
+ * `db: Knex` when it is `transactional: false`.
  */
-export type ContextOf<
-  P extends string,
-  U extends readonly ServiceName[] | undefined,
-  T extends boolean | undefined = undefined,
-> = U extends readonly ServiceName[] ? HandlerContext<P, U[number]> & (T extends false ? OwnTransactions : unknown) : OperationContext;
+export type ContextOf<P extends string, U extends readonly ServiceName[], T extends boolean | undefined = undefined> = HandlerContext<P, U[number]> &
+  (T extends false ? OwnTransactions : unknown);
 
 export interface NestedInvokeOptions {
   /** Idempotency-Key of the inner call: derive it from what makes the call unique, so a retry never acts twice. */
@@ -191,30 +187,29 @@ export interface OperationDefinition<I = any, O = any> {
    */
   follow?: FollowDeclaration;
   /**
-   * The services (keys of Services) the handler uses beyond the base context; its context is typed
-   * with exactly those. Every moved area declares it; an operation without it still gets the whole
-   * OperationContext (areas not moved yet).
+   * The services (keys of Services) the handler uses beyond the base context (`[]` for none); its
+   * context is typed with exactly those.
    */
-  uses?: readonly ServiceName[];
+  uses: readonly ServiceName[];
   handler: (ctx: OperationContext, input: I) => Promise<O>;
 }
 
 /**
  * What `defineOperation` takes: an OperationDefinition whose handler is typed from the definition
- * itself. `path` gives the brand (BrandOf), `uses` the services and `name` the input: with `uses`,
- * the handler receives Inputs[name], the type generated from its input schema (an annotation, e.g.
- * `input: Inputs['create-launch']`, must accept it). Without `uses` (areas not moved yet), the
- * handler's own annotation types its input, as before.
+ * itself. `path` gives the brand (BrandOf), `uses` the services and `name` the input: the handler
+ * receives Inputs[name], the type generated from its input schema (an annotation, e.g.
+ * `input: Inputs['create-launch']`, must accept it); an operation the generated types do not list
+ * (a test's) types its input by its own annotation.
  */
-export type OperationSpec<N extends string, P extends string, U extends readonly ServiceName[] | undefined, T extends boolean | undefined, I, O> = Omit<
+export type OperationSpec<N extends string, P extends string, U extends readonly ServiceName[], T extends boolean | undefined, I, O> = Omit<
   OperationDefinition<I, O>,
   'name' | 'path' | 'uses' | 'transactional' | 'handler'
 > & {
   name: N;
   path: P;
-  uses?: U;
+  uses: U;
   transactional?: T;
-  handler: (ctx: ContextOf<P, U, T>, input: U extends readonly ServiceName[] ? InputOf<N> : I) => Promise<O>;
+  handler: (ctx: ContextOf<P, U, T>, input: N extends keyof Inputs ? Inputs[N] : I) => Promise<O>;
 };
 
 const NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
@@ -228,7 +223,7 @@ const NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 export function defineOperation<
   const N extends string,
   const P extends string,
-  const U extends readonly ServiceName[] | undefined = undefined,
+  const U extends readonly ServiceName[],
   const T extends boolean | undefined = undefined,
   I = InputOf<N>,
   O = unknown,

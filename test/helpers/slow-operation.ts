@@ -69,6 +69,7 @@ export const slowGate = new SlowGate();
 
 export const slowOperation = defineOperation({
   name: 'test-slow',
+  uses: [],
   method: 'GET',
   path: '/test/slow',
   scope: 'read',

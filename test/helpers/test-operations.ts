@@ -81,6 +81,7 @@ const attempts = new Map<string, number>();
 
 export const testEcho = defineOperation({
   name: 'test-echo',
+  uses: ['activity'],
   method: 'POST',
   path: '/brands/{brandId}/test-echo',
   scope: 'write',
@@ -117,6 +118,7 @@ export const testEcho = defineOperation({
 
 export const testRequiredKey = defineOperation({
   name: 'test-required-key',
+  uses: ['activity'],
   method: 'POST',
   path: '/brands/{brandId}/test-required-key',
   scope: 'write',
@@ -135,6 +137,7 @@ export const testRequiredKey = defineOperation({
 
 export const testSleep = defineOperation({
   name: 'test-sleep',
+  uses: ['activity'],
   method: 'POST',
   path: '/brands/{brandId}/test-sleep',
   scope: 'write',
@@ -156,6 +159,7 @@ export const testSleep = defineOperation({
 
 export const testCrash = defineOperation({
   name: 'test-crash',
+  uses: [],
   method: 'POST',
   path: '/brands/{brandId}/test-crash',
   scope: 'write',

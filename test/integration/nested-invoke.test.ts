@@ -33,6 +33,7 @@ const probe = (name: string, transactional: boolean) =>
   defineOperation({
     name,
     method: 'POST',
+    uses: ['invoke'],
     path: `/brands/{brandId}/${name}`,
     scope: 'write',
     idempotency: 'none',

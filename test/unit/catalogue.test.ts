@@ -9,6 +9,7 @@ import { SchemaRegistry, loadSchemaFiles } from '../../src/schemas/registry.js';
 
 const base: OperationDefinition = defineOperation({
   name: 'probe-thing',
+  uses: [],
   method: 'GET',
   path: '/brands/{brandId}/probe',
   scope: 'read',
