@@ -372,9 +372,9 @@ export class SandboxPlatform implements PlatformAdapter {
     await this.knex('sandbox_objects').where({ object_id: ref.id }).update(update);
   }
 
-  private async changeStatus(account: AdAccount, refs: ObjectRef[], status: PlatformStatus): Promise<void> {
+  private async changeStatus(account: AdAccount, refs: ObjectRef[], status: PlatformStatus, check = true): Promise<void> {
     if (!refs.length) return;
-    await this.existing(account, refs);
+    if (check) await this.existing(account, refs);
     const now = this.now();
     const ids = refs.map((r) => r.id);
     await this.knex.transaction(async (trx) => {
@@ -389,6 +389,17 @@ export class SandboxPlatform implements PlatformAdapter {
 
   setStatus(account: AdAccount, refs: ObjectRef[], status: 'ACTIVE' | 'PAUSED'): Promise<void> {
     return this.changeStatus(account, refs, status);
+  }
+
+  async setStatusEach(account: AdAccount, refs: ObjectRef[], status: 'ACTIVE' | 'PAUSED'): Promise<Array<PlatformError | null>> {
+    if (!refs.length) return [];
+    const found = new Set<string>();
+    for (const part of chunks([...new Set(refs.map((r) => r.id))], 500)) {
+      for (const id of await this.knex('sandbox_objects').where('account_id', account.accountId).whereIn('object_id', part).pluck('object_id')) found.add(id);
+    }
+    const known = refs.filter((r) => found.has(r.id));
+    if (known.length) await this.changeStatus(account, known, status, false);
+    return refs.map((r) => (found.has(r.id) ? null : new PlatformError('not_found', `No object ${r.id} in ad account ${account.accountId}.`)));
   }
 
   async setBudget(account: AdAccount, ref: ObjectRef, budget: Budget): Promise<void> {
