@@ -7,9 +7,9 @@
 // outlives the query it was set for.
 
 /** Statements kept per connection (the most recently used). */
-const DEFAULT_SIZE = 512;
+export const DEFAULT_STATEMENT_CACHE_SIZE = 512;
 
-let size = DEFAULT_SIZE;
+let size = DEFAULT_STATEMENT_CACHE_SIZE;
 
 /** How many statements a new SQLite connection keeps prepared; 0 turns reuse off (measurements compare both). */
 export function setStatementCacheSize(n: number): void {
