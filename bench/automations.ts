@@ -8,8 +8,12 @@
 // same run: the bare cost of the same insights reads made straight on the sandbox adapter. Target:
 // the cycle at most 2x the bare reads. BENCH_AUTOMATIONS_SCALES (e.g. "1") picks scales (1 = 1k, 2 =
 // 2k); BENCH_AUTOMATIONS_STATEMENT_CACHE=compare adds a SQLite 1k cycle without prepared-statement
-// reuse (src/db/statement-cache.ts); BENCH_AUTOMATIONS_SQL=1 prints the cycle's busiest statements.
+// reuse (src/db/statement-cache.ts); BENCH_AUTOMATIONS_SQL=1 prints the cycle's busiest statements;
+// BENCH_AUTOMATIONS_DIALECTS (sqlite, mariadb) picks dialects; BENCH_AUTOMATIONS_PROFILE=<path prefix>
+// writes a CPU profile of each cycle.
 
+import fs from 'node:fs';
+import inspector from 'node:inspector';
 import type { Dialect } from '../src/db/connection.js';
 import { SandboxPlatform } from '../src/platforms/sandbox/adapter.js';
 import { seedLiveLaunch } from '../src/platforms/sandbox/live-launch.js';
@@ -114,6 +118,21 @@ interface Figures {
   baselineStatements: number;
 }
 
+/** Starts the V8 CPU profiler; the answer stops it and writes the profile to a file. */
+async function startProfile(): Promise<(file: string) => Promise<void>> {
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<any>((resolve, reject) => session.post(method, params, (err, result) => (err ? reject(err) : resolve(result))));
+  await post('Profiler.enable');
+  await post('Profiler.start');
+  return async (file) => {
+    const { profile } = await post('Profiler.stop');
+    fs.writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+  };
+}
+
 /** Statement text with its literals folded, for the busiest-statements list. */
 const shapeOf = (sql: string) =>
   sql
@@ -187,11 +206,13 @@ async function onDialect(dialect: Dialect, brands: number): Promise<Figures> {
     };
     service.knex.on('query', count);
     progress(`automations ${dialectLabel(dialect)}: one evaluation cycle`);
+    const profile = process.env.BENCH_AUTOMATIONS_PROFILE ? await startProfile() : null;
     const cpu0 = mainThreadCpuSeconds();
     const t0 = performance.now();
     await service.jobs.drain();
     const cycleMs = performance.now() - t0;
     const cpuSec = mainThreadCpuSeconds() - cpu0;
+    if (profile) await profile(`${process.env.BENCH_AUTOMATIONS_PROFILE}-${dialect}-${brands * ACCOUNTS_PER_BRAND}.cpuprofile`);
     service.knex.off('query', count);
     adapter.insightsByObject = original;
     if (listSql) for (const [shape, n] of [...shapes].sort((a, b) => b[1] - a[1]).slice(0, 40)) progress(`  ${String(n).padStart(6)}  ${shape}`);
@@ -282,7 +303,10 @@ export const benchmark: Benchmark = {
   order: 40,
   async run(): Promise<BenchmarkOutput> {
     const rows: ResultRow[] = [];
-    const { dialects, notes } = await availableDialects();
+    const available = await availableDialects();
+    const notes = available.notes;
+    const only = process.env.BENCH_AUTOMATIONS_DIALECTS?.split(',').map((d) => d.trim());
+    const dialects = available.dialects.filter((d) => !only || only.includes(d) || only.includes(dialectLabel(d)));
     const scales = (process.env.BENCH_AUTOMATIONS_SCALES ?? '1,2')
       .split(',')
       .map((x) => Number(x.trim()))

@@ -1,10 +1,14 @@
 // The automation engine: evaluates every given automation of one ad account together, reading each
 // window's delivery once per level (one platform read per account, window and level), decides per
-// object (guard, conditions, cooldown, daily limit, loops, who paused it), acts through `invoke` as
-// the automation's own principal, and records a run per automation. A notifying automation posts one
-// notice per live run to CHAT_WEBHOOK_URL; a shadow run acts on nothing and posts nothing, but emits
-// automation.triggered (mode shadow) with the action it would have taken. Preview uses the same path
-// without acting or writing.
+// object (guard, conditions, cooldown, daily limit, loops, who paused it: decide.ts), then writes
+// in a few multi-row statements: the runs (one per automation, every object evaluated) with the
+// shadow events in one transaction, the cycle's actions as one batch operation through `invoke`
+// (apply-automation-actions, actions.ts: one platform request per batch the platform allows, one
+// transaction for nodes, activity, ledger and one automation.triggered per object), and the runs'
+// outcomes. A failed action is retried by its own job (queue.ts) through the same operation. A
+// notifying automation posts one notice per live run to CHAT_WEBHOOK_URL; a shadow run acts on
+// nothing and posts nothing, but emits automation.triggered (mode shadow) with the action it would
+// have taken. Preview uses the same path without acting or writing.
 
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -154,37 +158,37 @@ export async function evaluateAccount(
   const objectsOf = new Map<number, RunObject[]>(sorted.map((a) => [a.id, []]));
   for (const d of decisions) objectsOf.get(d.automation.id)!.push(d.entry);
   const decidedAt = deps.now();
-  const ids = await insertRuns(
-    deps.knex,
-    sorted.map((a) => ({
-      automationId: a.id,
-      brandId,
-      trigger: options.trigger,
-      mode: a.mode,
-      startedAt,
-      finishedAt: decidedAt,
-      objects: objectsOf.get(a.id)!,
-    })),
-  );
-  const runIds = new Map(sorted.map((a, i) => [a.id, ids[i]]));
-  // A shadow run acts on nothing: its event says what a live run would have done (one per object, written together).
+  // A shadow run acts on nothing: its event says what a live run would have done (one per object),
+  // written with the runs in one transaction.
   const shadows = decisions.filter((d) => d.entry.skipReason === 'shadow' && d.entry.intended);
-  if (shadows.length) {
-    await inTransaction(deps.knex, (trx) =>
-      deps.events.emitMany(
-        trx,
-        shadows.map((d) =>
-          eventOf(d.automation, 'automation.triggered', {
-            runId: runIds.get(d.automation.id)!,
-            objectId: d.object.objectId,
-            level: d.object.level,
-            action: PAST[d.entry.intended!],
-            mode: 'shadow',
-          }),
-        ),
+  const runIds = await inTransaction(deps.knex, async (trx) => {
+    const ids = await insertRuns(
+      trx,
+      sorted.map((a) => ({
+        automationId: a.id,
+        brandId,
+        trigger: options.trigger,
+        mode: a.mode,
+        startedAt,
+        finishedAt: decidedAt,
+        objects: objectsOf.get(a.id)!,
+      })),
+    );
+    const byAutomation = new Map(sorted.map((a, i) => [a.id, ids[i]]));
+    await deps.events.emitMany(
+      trx,
+      shadows.map((d) =>
+        eventOf(d.automation, 'automation.triggered', {
+          runId: byAutomation.get(d.automation.id)!,
+          objectId: d.object.objectId,
+          level: d.object.level,
+          action: PAST[d.entry.intended!],
+          mode: 'shadow',
+        }),
       ),
     );
-  }
+    return byAutomation;
+  });
   const acting = decisions.filter(({ entry }) => entry.intended && !entry.skipReason && !entry.error);
   const total = reads + acting.length + 1;
   if (acting.length) {
@@ -207,15 +211,17 @@ export async function evaluateAccount(
   deps.progress?.({ progress: total, total, message: 'Recording the run' });
   const finishedAt = acting.length ? deps.now() : decidedAt;
   const touched = new Set(acting.map((d) => d.automation.id));
-  await finishRuns(
-    deps.knex,
-    sorted.filter((a) => touched.has(a.id)).map((a) => ({ id: runIds.get(a.id)!, finishedAt, objects: objectsOf.get(a.id)! })),
-  );
-  await setLastRunAt(
-    deps.knex,
-    sorted.map((a) => a.id),
-    startedAt,
-  );
+  await inTransaction(deps.knex, async (trx) => {
+    await finishRuns(
+      trx,
+      sorted.filter((a) => touched.has(a.id)).map((a) => ({ id: runIds.get(a.id)!, finishedAt, objects: objectsOf.get(a.id)! })),
+    );
+    await setLastRunAt(
+      trx,
+      sorted.map((a) => a.id),
+      startedAt,
+    );
+  });
   const runs: EvaluationResult['runs'] = sorted.map((a) => ({
     automation: a,
     runId: runIds.get(a.id)!,

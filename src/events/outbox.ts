@@ -80,11 +80,13 @@ export class EventOutbox {
     if (!events.length) return;
     const now = this.now();
     const types = new Set<string>();
-    const rows = events.map((event) => {
+    // One draw of randomness for every id of the batch.
+    const random = crypto.randomBytes(16 * events.length);
+    const rows = events.map((event, i) => {
       this.check(event);
       types.add(event.type);
       return {
-        publicId: newEventId(),
+        publicId: `evt_${random.subarray(16 * i, 16 * i + 16).toString('base64url')}`,
         organizationId: event.organizationId,
         brandId: event.brandId,
         type: event.type,
