@@ -151,19 +151,16 @@ function toRun(r: Record<string, any>): RunRow {
  */
 export async function insertRuns(db: Db, runs: Array<Omit<RunRow, 'id'>>): Promise<number[]> {
   if (!runs.length) return [];
-  for (let i = 0; i < runs.length; i += 200) {
-    await db('automation_runs').insert(
-      runs.slice(i, i + 200).map((r) => ({
-        automation_id: r.automationId,
-        brand_id: r.brandId,
-        trigger: r.trigger,
-        mode: r.mode,
-        started_at: r.startedAt,
-        finished_at: r.finishedAt,
-        objects: JSON.stringify(r.objects),
-      })),
-    );
-  }
+  const rows = runs.map((r) => ({
+    automation_id: r.automationId,
+    brand_id: r.brandId,
+    trigger: r.trigger,
+    mode: r.mode,
+    started_at: r.startedAt,
+    finished_at: r.finishedAt,
+    objects: JSON.stringify(r.objects),
+  }));
+  for (const part of byteBounded(rows, (r) => r.objects.length)) await db('automation_runs').insert(part);
   // The newest run of each automation started then is this cycle's (one cycle per automation at a time: its lane).
   const ids = new Map<number, number>();
   for (let i = 0; i < runs.length; i += 500) {
@@ -184,8 +181,8 @@ export async function insertRuns(db: Db, runs: Array<Omit<RunRow, 'id'>>): Promi
 
 /** Closes runs with their objects (a few statements for many runs). */
 export async function finishRuns(db: Db, runs: Array<{ id: number; finishedAt: number; objects: RunObject[] }>): Promise<void> {
-  for (let i = 0; i < runs.length; i += 100) {
-    const part = runs.slice(i, i + 100);
+  const rows = runs.map((r) => ({ id: r.id, finishedAt: r.finishedAt, objects: JSON.stringify(r.objects) }));
+  for (const part of byteBounded(rows, (r) => r.objects.length)) {
     const cases = part.map(() => 'when ? then ?').join(' ');
     await db('automation_runs')
       .whereIn(
@@ -199,10 +196,32 @@ export async function finishRuns(db: Db, runs: Array<{ id: number; finishedAt: n
         ),
         objects: db.raw(
           `case id ${cases} end`,
-          part.flatMap((r) => [r.id, JSON.stringify(r.objects)]),
+          part.flatMap((r) => [r.id, r.objects]),
         ),
       });
   }
+}
+
+/** Rows of one multi-row statement of runs, at most, and the JSON it may carry (well below MySQL's max_allowed_packet). */
+const RUNS_PER_STATEMENT = 200;
+const JSON_PER_STATEMENT = 4_000_000;
+
+/** `rows` in runs of at most RUNS_PER_STATEMENT holding at most JSON_PER_STATEMENT characters of `size` (one row alone may hold more). */
+function byteBounded<T>(rows: T[], size: (row: T) => number): T[][] {
+  const out: T[][] = [];
+  let part: T[] = [];
+  let chars = 0;
+  for (const row of rows) {
+    if (part.length && (part.length >= RUNS_PER_STATEMENT || chars + size(row) > JSON_PER_STATEMENT)) {
+      out.push(part);
+      part = [];
+      chars = 0;
+    }
+    part.push(row);
+    chars += size(row);
+  }
+  if (part.length) out.push(part);
+  return out;
 }
 
 /** The objects of a run, or undefined when it is gone. */
