@@ -1,24 +1,45 @@
 // Monitoring automations at scale: 1,000 automations over 100 ad accounts holding 50,000 live
 // objects in the sandbox (per account 50 campaigns, 50 ad sets, 400 ads; one campaign in ten spends
-// with no results). One full evaluation cycle by the real job worker of an in-process Service:
-// wall time, platform reads per cycle (target: at most one per account, window and level) and CPU
-// per evaluated object, beside a baseline measured in the same run: the bare cost of the same
-// insights reads made straight on the sandbox adapter. Target: the cycle under 10 s.
+// with no results), and twice that (2,000 over 200 accounts, 100,000 objects), on SQLite and on
+// MariaDB when it answers. One full evaluation cycle by the real job worker of an in-process
+// Service: wall time, platform reads per cycle (target: at most one per account, window and level),
+// SQL statements per action taken (target: at most 4; every statement the cycle sends counts, the
+// sandbox platform's own included) and CPU per evaluated object, beside a baseline measured in the
+// same run: the bare cost of the same insights reads made straight on the sandbox adapter. Target:
+// the cycle at most 2x the bare reads. BENCH_AUTOMATIONS_SCALES (e.g. "1") picks scales (1 = 1k, 2 =
+// 2k); BENCH_AUTOMATIONS_STATEMENT_CACHE=compare adds a SQLite 1k cycle without prepared-statement
+// reuse (src/db/statement-cache.ts); BENCH_AUTOMATIONS_SQL=1 prints the cycle's busiest statements;
+// BENCH_AUTOMATIONS_DIALECTS (sqlite, mariadb) picks dialects; BENCH_AUTOMATIONS_PROFILE=<path prefix>
+// writes a CPU profile of each cycle.
 
+import fs from 'node:fs';
+import inspector from 'node:inspector';
 import type { Dialect } from '../src/db/connection.js';
 import { SandboxPlatform } from '../src/platforms/sandbox/adapter.js';
 import { seedLiveLaunch } from '../src/platforms/sandbox/live-launch.js';
 import type { AdAccount, DateWindow, InsightsLevel, PlatformAdapter } from '../src/platforms/port.js';
-import { mainThreadCpuSeconds, progress, startBenchService, type Benchmark, type BenchmarkOutput, type ResultRow } from './lib.js';
+import { DEFAULT_STATEMENT_CACHE_SIZE, setStatementCacheSize } from '../src/db/statement-cache.js';
+import {
+  availableDialects,
+  dialectLabel,
+  mainThreadCpuSeconds,
+  progress,
+  startBenchService,
+  type Benchmark,
+  type BenchmarkOutput,
+  type ResultRow,
+} from './lib.js';
 
-const BRANDS = 10;
 const ACCOUNTS_PER_BRAND = 10;
 const CAMPAIGNS = 50;
 const ADS_PER_ADSET = 8;
-const CYCLE_TARGET_MS = 10_000;
+/** The cycle at most this many times the bare reads. */
+const RATIO_TARGET = 2;
+/** SQL statements per action taken, at most. */
+const STATEMENTS_TARGET = 4;
 const ZONES = ['America/New_York', 'Europe/Berlin', 'UTC', 'Asia/Tokyo', 'America/Los_Angeles'];
 
-const world = {
+const worldOf = (brands: number) => ({
   organizations: [
     {
       ref: 'bench',
@@ -26,7 +47,7 @@ const world = {
       plan: 'agency',
       subscriptionStatus: 'active',
       users: [{ ref: 'owner', email: 'owner@bench.test', name: 'Bench Owner', password: 'correct horse 1', role: 'owner' }],
-      brands: Array.from({ length: BRANDS }, (_, b) => ({
+      brands: Array.from({ length: brands }, (_, b) => ({
         ref: `b${b}`,
         name: `Brand ${b}`,
         adAccounts: Array.from({ length: ACCOUNTS_PER_BRAND }, (_, a) => ({
@@ -41,7 +62,7 @@ const world = {
       apiKeys: [{ ref: 'writer', name: 'Bench writer', createdBy: 'owner', scopes: ['read', 'write'], surfaces: { api: true, mcp: true }, brands: null }],
     },
   ],
-};
+});
 
 /** Ten rules per account over three levels and two windows: six reads per account at most. */
 const RULES: Array<{ level: InsightsLevel; action: string; mode: string; conditions: unknown[] }> = [
@@ -80,7 +101,7 @@ interface Read {
   window: DateWindow;
 }
 
-async function onDialect(dialect: Dialect): Promise<{
+interface Figures {
   cycleMs: number;
   cpuSec: number;
   objects: number;
@@ -91,16 +112,44 @@ async function onDialect(dialect: Dialect): Promise<{
   baselineCpuSec: number;
   runs: number;
   actions: number;
-}> {
-  const bench = await startBenchService(dialect, { bootstrap: world });
+  statements: number;
+  /** Of `statements`, those the sandbox platform's reads and writes sent. */
+  platformStatements: number;
+  baselineStatements: number;
+}
+
+/** Starts the V8 CPU profiler; the answer stops it and writes the profile to a file. */
+async function startProfile(): Promise<(file: string) => Promise<void>> {
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<any>((resolve, reject) => session.post(method, params, (err, result) => (err ? reject(err) : resolve(result))));
+  await post('Profiler.enable');
+  await post('Profiler.start');
+  return async (file) => {
+    const { profile } = await post('Profiler.stop');
+    fs.writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+  };
+}
+
+/** Statement text with its literals folded, for the busiest-statements list. */
+const shapeOf = (sql: string) =>
+  sql
+    .replace(/\(\?(, ?\?)*\)/g, '(?...)')
+    .replace(/\b\d+\b/g, 'N')
+    .slice(0, 160);
+
+async function onDialect(dialect: Dialect, brands: number): Promise<Figures> {
+  const bench = await startBenchService(dialect, { bootstrap: worldOf(brands) });
   try {
     const { service, seed } = bench;
     const org = seed.organizations.bench;
     const principal = await service.authenticate(`Bearer ${org.apiKeys.writer.secret}`, 'api');
     const at = Date.now() - 2 * 86_400_000;
-    progress(`automations ${dialect}: seeding ${BRANDS * ACCOUNTS_PER_BRAND} accounts x ${CAMPAIGNS * (2 + ADS_PER_ADSET)} live objects`);
+    progress(`automations ${dialectLabel(dialect)}: seeding ${brands * ACCOUNTS_PER_BRAND} accounts x ${CAMPAIGNS * (2 + ADS_PER_ADSET)} live objects`);
     let n = 0;
-    for (let b = 0; b < BRANDS; b++) {
+    for (let b = 0; b < brands; b++) {
       for (let a = 0; a < ACCOUNTS_PER_BRAND; a++) {
         const accountId = `act_${1000 + b * 100 + a}`;
         await seedLiveLaunch(service.knex, {
@@ -145,24 +194,43 @@ async function onDialect(dialect: Dialect): Promise<{
       reads.push({ account, level, ids: [...ids], window });
       return original(account, level, ids, window);
     };
-    progress(`automations ${dialect}: one evaluation cycle`);
+    // Count every statement the cycle sends, and those of the sandbox platform's tables.
+    let statements = 0;
+    let platformStatements = 0;
+    const shapes = new Map<string, number>();
+    const listSql = process.env.BENCH_AUTOMATIONS_SQL === '1';
+    const count = (q: { sql: string }) => {
+      statements++;
+      if (/sandbox_/.test(q.sql)) platformStatements++;
+      if (listSql) shapes.set(shapeOf(q.sql), (shapes.get(shapeOf(q.sql)) ?? 0) + 1);
+    };
+    service.knex.on('query', count);
+    progress(`automations ${dialectLabel(dialect)}: one evaluation cycle`);
+    const profile = process.env.BENCH_AUTOMATIONS_PROFILE ? await startProfile() : null;
     const cpu0 = mainThreadCpuSeconds();
     const t0 = performance.now();
     await service.jobs.drain();
     const cycleMs = performance.now() - t0;
     const cpuSec = mainThreadCpuSeconds() - cpu0;
+    if (profile) await profile(`${process.env.BENCH_AUTOMATIONS_PROFILE}-${dialect}-${brands * ACCOUNTS_PER_BRAND}.cpuprofile`);
+    service.knex.off('query', count);
     adapter.insightsByObject = original;
+    if (listSql) for (const [shape, n] of [...shapes].sort((a, b) => b[1] - a[1]).slice(0, 40)) progress(`  ${String(n).padStart(6)}  ${shape}`);
     const runs = await service.knex('automation_runs').select('objects');
     const objects = runs.reduce((sum, r) => sum + (JSON.parse(r.objects) as unknown[]).length, 0);
     const actions = Number((await service.knex('automation_actions').count({ n: '*' }).first())?.n ?? 0);
     const pairs = new Set(reads.map((r) => `${r.account.accountId}|${r.level}|${r.window.since}|${r.window.until}`)).size;
     // Baseline: the same reads, made straight on a sandbox adapter, nothing else.
     const bare = new SandboxPlatform('meta', service.knex);
+    let baselineStatements = 0;
+    const countBare = () => void baselineStatements++;
+    service.knex.on('query', countBare);
     const bcpu0 = mainThreadCpuSeconds();
     const b0 = performance.now();
     for (const r of reads) await bare.insightsByObject(r.account, r.level, r.ids, r.window);
     const baselineMs = performance.now() - b0;
     const baselineCpuSec = mainThreadCpuSeconds() - bcpu0;
+    service.knex.off('query', countBare);
     return {
       cycleMs,
       cpuSec,
@@ -174,54 +242,94 @@ async function onDialect(dialect: Dialect): Promise<{
       baselineCpuSec,
       runs: runs.length,
       actions,
+      statements,
+      platformStatements,
+      baselineStatements,
     };
   } finally {
     await bench.close();
   }
 }
 
+function rowsOf(name: string, dialect: Dialect, f: Figures): ResultRow[] {
+  const perObjectUs = (f.cpuSec * 1e6) / Math.max(1, f.objects);
+  const barePerObjectUs = (f.baselineCpuSec * 1e6) / Math.max(1, f.objects);
+  return [
+    {
+      benchmark: name,
+      dialect,
+      target: 'bare insights reads',
+      rps: f.objects / (f.baselineMs / 1000),
+      p50: f.baselineMs,
+      p99: f.baselineMs,
+      cpuUsPerRequest: barePerObjectUs,
+      failures: 0,
+    },
+    {
+      benchmark: name,
+      dialect,
+      target: 'svc evaluation cycle',
+      rps: f.objects / (f.cycleMs / 1000),
+      p50: f.cycleMs,
+      p99: f.cycleMs,
+      cpuUsPerRequest: perObjectUs,
+      ratio: f.baselineMs / f.cycleMs,
+      failures: 0,
+    },
+  ];
+}
+
+function noteOf(dialect: Dialect, f: Figures, label = ''): string {
+  const perObjectUs = (f.cpuSec * 1e6) / Math.max(1, f.objects);
+  const barePerObjectUs = (f.baselineCpuSec * 1e6) / Math.max(1, f.objects);
+  const ratio = f.cycleMs / f.baselineMs;
+  const perAction = f.statements / Math.max(1, f.actions);
+  return (
+    `automations ${dialectLabel(dialect)}${label}: ${f.runs} automations over ${f.accounts} accounts, ${f.objects} object evaluations, ${f.actions} actions taken; ` +
+    `cycle ${(f.cycleMs / 1000).toFixed(2)} s = ${ratio.toFixed(2)}x the bare reads (target <= ${RATIO_TARGET}x: ${ratio <= RATIO_TARGET ? 'MET' : 'NOT MET'}); ` +
+    `platform reads ${f.reads} for ${f.pairs} distinct (account, level, window) ` +
+    `(${(f.reads / f.accounts).toFixed(1)} per account; target <= 1 per account, window and level: ${f.reads <= f.pairs ? 'MET' : 'NOT MET'}); ` +
+    `SQL statements ${f.statements} (${f.platformStatements} of them the sandbox platform's; the bare reads alone ${f.baselineStatements}) = ` +
+    `${perAction.toFixed(2)} per action (target <= ${STATEMENTS_TARGET}: ${perAction <= STATEMENTS_TARGET ? 'MET' : 'NOT MET'}); ` +
+    `CPU ${perObjectUs.toFixed(0)} us per evaluated object vs ${barePerObjectUs.toFixed(0)} us for the bare reads; bare reads ${(f.baselineMs / 1000).toFixed(2)} s. ` +
+    `Stages (main-thread CPU): ${f.cpuSec.toFixed(2)} s in all for a ${(f.cycleMs / 1000).toFixed(2)} s cycle; the same reads alone ${f.baselineCpuSec.toFixed(2)} s; ` +
+    `the other ${(f.cpuSec - f.baselineCpuSec).toFixed(2)} s are evaluation, run records and the ${f.actions} actions, one batch operation per account. ` +
+    `(rows: req/s = object evaluations per second, p50/p99 = the cycle's wall ms, cpu us/req = CPU per evaluated object.)`
+  );
+}
+
 export const benchmark: Benchmark = {
-  name: 'automations 1k',
+  name: 'automations',
   order: 40,
   async run(): Promise<BenchmarkOutput> {
     const rows: ResultRow[] = [];
-    const notes: string[] = [];
-    const dialect: Dialect = 'sqlite';
-    const f = await onDialect(dialect);
-    const perObjectUs = (f.cpuSec * 1e6) / Math.max(1, f.objects);
-    const barePerObjectUs = (f.baselineCpuSec * 1e6) / Math.max(1, f.objects);
-    rows.push(
-      {
-        benchmark: this.name,
-        dialect,
-        target: 'bare insights reads',
-        rps: f.objects / (f.baselineMs / 1000),
-        p50: f.baselineMs,
-        p99: f.baselineMs,
-        cpuUsPerRequest: barePerObjectUs,
-        failures: 0,
-      },
-      {
-        benchmark: this.name,
-        dialect,
-        target: 'svc evaluation cycle',
-        rps: f.objects / (f.cycleMs / 1000),
-        p50: f.cycleMs,
-        p99: f.cycleMs,
-        cpuUsPerRequest: perObjectUs,
-        ratio: f.baselineMs / f.cycleMs,
-        failures: 0,
-      },
-    );
-    notes.push(
-      `automations sqlite: ${f.runs} automations over ${f.accounts} accounts, ${f.objects} object evaluations, ${f.actions} actions taken; cycle ${(f.cycleMs / 1000).toFixed(2)} s ` +
-        `(target < ${CYCLE_TARGET_MS / 1000} s: ${f.cycleMs < CYCLE_TARGET_MS ? 'MET' : 'NOT MET'}); platform reads ${f.reads} for ${f.pairs} distinct (account, level, window) ` +
-        `(${(f.reads / f.accounts).toFixed(1)} per account; target <= 1 per account, window and level: ${f.reads <= f.pairs ? 'MET' : 'NOT MET'}); ` +
-        `CPU ${perObjectUs.toFixed(0)} us per evaluated object vs ${barePerObjectUs.toFixed(0)} us for the bare reads; bare reads ${(f.baselineMs / 1000).toFixed(2)} s. ` +
-        `Stages (main-thread CPU): ${f.cpuSec.toFixed(2)} s in all for a ${(f.cycleMs / 1000).toFixed(2)} s cycle; the same reads alone ${f.baselineCpuSec.toFixed(2)} s; ` +
-        `the other ${(f.cpuSec - f.baselineCpuSec).toFixed(2)} s are evaluation, run records and the ${f.actions} actions, each its own update-node call with its own transactions, ledger row and event. ` +
-        `(rows: req/s = object evaluations per second, p50/p99 = the cycle's wall ms, cpu us/req = CPU per evaluated object.)`,
-    );
+    const available = await availableDialects();
+    const notes = available.notes;
+    const only = process.env.BENCH_AUTOMATIONS_DIALECTS?.split(',').map((d) => d.trim());
+    const dialects = available.dialects.filter((d) => !only || only.includes(d) || only.includes(dialectLabel(d)));
+    const scales = (process.env.BENCH_AUTOMATIONS_SCALES ?? '1,2')
+      .split(',')
+      .map((x) => Number(x.trim()))
+      .filter((x) => x === 1 || x === 2);
+    for (const scale of scales) {
+      const name = `automations ${scale}k`;
+      for (const dialect of dialects) {
+        const f = await onDialect(dialect, 10 * scale);
+        rows.push(...rowsOf(name, dialect, f));
+        notes.push(noteOf(dialect, f));
+      }
+    }
+    if (process.env.BENCH_AUTOMATIONS_STATEMENT_CACHE === 'compare') {
+      // The same 1k cycle on SQLite with every statement prepared afresh (Knex's own behaviour).
+      setStatementCacheSize(0);
+      try {
+        const f = await onDialect('sqlite', 10);
+        rows.push(...rowsOf('automations 1k, no stmt reuse', 'sqlite', f));
+        notes.push(noteOf('sqlite', f, ' without prepared-statement reuse'));
+      } finally {
+        setStatementCacheSize(DEFAULT_STATEMENT_CACHE_SIZE);
+      }
+    }
     return { rows, notes };
   },
 };

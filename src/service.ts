@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { Authenticator } from './auth/authenticate.js';
 import type { Principal, Surface } from './auth/principal.js';
 import { Catalogue, type OperationDefinition } from './catalogue/define.js';
-import { operations } from './catalogue/operations.js';
+import { internalOperations, operations } from './catalogue/operations.js';
 import type { Config } from './config.js';
 import { openDatabase, pingDatabase, type Database } from './db/connection.js';
 import { ensureSetting } from './db/settings.js';
@@ -80,7 +80,7 @@ export class Service {
     const log = options.log ?? createLogger(config.logLevel);
     const now = options.now ?? Date.now;
     const schemas = new SchemaRegistry([...loadSchemaFiles(), ...(options.extraSchemas ?? [])]);
-    const catalogue = new Catalogue(schemas, [...operations, ...(options.extraOperations ?? [])]);
+    const catalogue = new Catalogue(schemas, [...operations, ...internalOperations, ...(options.extraOperations ?? [])]);
     const database = openDatabase(config.databaseUrl);
     const { knex } = database;
     try {

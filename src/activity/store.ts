@@ -30,7 +30,16 @@ export interface StoredActivityEntry extends ActivityEntryRow {
 
 /** Writes one entry through `db` (the caller's transaction when it has one). */
 export async function insertActivityEntry(db: Db, e: ActivityEntryRow): Promise<void> {
-  await db('activity_entries').insert({
+  await db('activity_entries').insert(rowOf(e));
+}
+
+/** Writes many entries, in order, a few hundred per statement. */
+export async function insertActivityEntries(db: Db, entries: ActivityEntryRow[]): Promise<void> {
+  for (let i = 0; i < entries.length; i += 500) await db('activity_entries').insert(entries.slice(i, i + 500).map(rowOf));
+}
+
+function rowOf(e: ActivityEntryRow): Record<string, unknown> {
+  return {
     organization_id: e.organizationId,
     brand_id: e.brandId,
     account_id: e.accountId,
@@ -45,7 +54,7 @@ export async function insertActivityEntry(db: Db, e: ActivityEntryRow): Promise<
     currency: e.currency,
     counted_usd_cents: e.countedUsdCents,
     created_at: e.createdAt,
-  });
+  };
 }
 
 export interface ActivityFilter {

@@ -1,24 +1,29 @@
 // The automation engine: evaluates every given automation of one ad account together, reading each
 // window's delivery once per level (one platform read per account, window and level), decides per
-// object (guard, conditions, cooldown, daily limit, loops, who paused it), acts through `invoke` as
-// the automation's own principal, and records a run per automation. A notifying automation posts one
-// notice per live run to CHAT_WEBHOOK_URL; a shadow run acts on nothing and posts nothing, but emits
-// automation.triggered (mode shadow) with the action it would have taken. Preview uses the same path
-// without acting or writing.
+// object (guard, conditions, cooldown, daily limit, loops, who paused it: decide.ts), then writes
+// in a few multi-row statements: the runs (one per automation, every object evaluated) with the
+// shadow events in one transaction, the cycle's actions as one batch operation through `invoke`
+// (apply-automation-actions, actions.ts: one platform request per batch the platform allows, one
+// transaction for nodes, activity, ledger and one automation.triggered per object), and the runs'
+// outcomes. A failed action is retried by its own job (queue.ts) through the same operation. A
+// notifying automation posts one notice per live run to CHAT_WEBHOOK_URL; a shadow run acts on
+// nothing and posts nothing, but emits automation.triggered (mode shadow) with the action it would
+// have taken. Preview uses the same path without acting or writing.
 
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal.js';
 import { inTransaction } from '../db/connection.js';
-import { ServiceError } from '../errors.js';
-import type { EventOutbox } from '../events/outbox.js';
+import { ServiceError, type ErrorCode } from '../errors.js';
+import type { EventOutbox, NewEvent } from '../events/outbox.js';
 import type { InvokeOptions, InvokeResult, ProgressUpdate } from '../pipeline/invoke.js';
 import type { ObjectInsights, InsightsLevel } from '../platforms/port.js';
 import type { Platforms } from '../platforms/registry.js';
 import { localDate } from '../time/zones.js';
 import { decide, holdKey, ledgerFrom, localDayStart, ledgerSince, targetsOf, type LiveObject } from './decide.js';
-import { automationPrincipal, type Automation, type Intent, type RunObject } from './rule.js';
-import { automationsByIds, finishRun, insertRun, ledgerOf, recordAction, runObjects, setLastRunAt, setRunObjects } from './store.js';
+import type { Automation, Intent, Outcome, RunObject } from './rule.js';
+import { automationsByIds, finishRuns, insertRuns, ledgerOf, runObjects, setLastRunAt, setRunObjects } from './store.js';
+import { APPLY_ACTIONS, PAST, accountAutomationsPrincipal, type ActionOutcome, type ActionRequest } from './actions.js';
 import { pendingActions, scheduleActionRetry, type ActionPayload } from './queue.js';
 import type { ClaimedJob } from '../jobs/queue/job.js';
 import { liveNodesOn, nodeById, type NodeRow } from '../launches/store.js';
@@ -149,84 +154,170 @@ export async function evaluateAccount(
     };
   }
 
-  const runIds = new Map<number, number>();
-  for (const a of sorted) {
-    runIds.set(a.id, await insertRun(deps.knex, { automationId: a.id, brandId, trigger: options.trigger, mode: a.mode, startedAt }));
-  }
-  // A shadow run acts on nothing: its event says what a live run would have done.
-  for (const d of decisions) {
-    if (d.entry.skipReason === 'shadow' && d.entry.intended) await shadowEvent(deps, d.automation, d.object, d.entry, runIds.get(d.automation.id)!);
-  }
+  // The runs, opened together with their objects as decided; the acting ones are closed again once acted.
+  const objectsOf = new Map<number, RunObject[]>(sorted.map((a) => [a.id, []]));
+  for (const d of decisions) objectsOf.get(d.automation.id)!.push(d.entry);
+  const decidedAt = deps.now();
+  // A shadow run acts on nothing: its event says what a live run would have done (one per object),
+  // written with the runs in one transaction.
+  const shadows = decisions.filter((d) => d.entry.skipReason === 'shadow' && d.entry.intended);
+  const runIds = await inTransaction(deps.knex, async (trx) => {
+    const ids = await insertRuns(
+      trx,
+      sorted.map((a) => ({
+        automationId: a.id,
+        brandId,
+        trigger: options.trigger,
+        mode: a.mode,
+        startedAt,
+        finishedAt: decidedAt,
+        objects: objectsOf.get(a.id)!,
+      })),
+    );
+    const byAutomation = new Map(sorted.map((a, i) => [a.id, ids[i]]));
+    await deps.events.emitMany(
+      trx,
+      shadows.map((d) =>
+        eventOf(d.automation, 'automation.triggered', {
+          runId: byAutomation.get(d.automation.id)!,
+          objectId: d.object.objectId,
+          level: d.object.level,
+          action: PAST[d.entry.intended!],
+          mode: 'shadow',
+        }),
+      ),
+    );
+    return byAutomation;
+  });
   const acting = decisions.filter(({ entry }) => entry.intended && !entry.skipReason && !entry.error);
   const total = reads + acting.length + 1;
-  let done = reads;
-  for (const d of acting) {
-    await act(deps, d.automation, d.object, d.entry, runIds.get(d.automation.id)!);
-    deps.progress?.({
-      progress: ++done,
-      total,
-      message: `${d.entry.error ? `Could not ${d.entry.intended}` : d.entry.action} ${d.object.name ?? d.object.objectId}`,
-    });
+  if (acting.length) {
+    // One batch operation for the account's actions of this cycle.
+    const outcomes = await applyActions(
+      deps,
+      sorted[0],
+      acting.map((d) => ({ automationId: d.automation.id, runId: runIds.get(d.automation.id)!, nodeId: d.object.nodeId, intent: d.entry.intended! })),
+    );
+    let done = reads;
+    for (const [k, d] of acting.entries()) {
+      await settle(deps, d.automation, d.object, d.entry, runIds.get(d.automation.id)!, outcomes[k]);
+      deps.progress?.({
+        progress: ++done,
+        total,
+        message: `${d.entry.error ? `Could not ${d.entry.intended}` : d.entry.action} ${d.object.name ?? d.object.objectId}`,
+      });
+    }
   }
   deps.progress?.({ progress: total, total, message: 'Recording the run' });
-  const finishedAt = deps.now();
-  const runs: EvaluationResult['runs'] = [];
-  for (const a of sorted) {
-    const objects = decisions.filter((d) => d.automation === a).map((d) => d.entry);
-    const runId = runIds.get(a.id)!;
-    await finishRun(deps.knex, runId, finishedAt, objects);
-    await setLastRunAt(deps.knex, a.id, startedAt);
-    runs.push({ automation: a, runId, startedAt, finishedAt, objects });
-  }
+  const finishedAt = acting.length ? deps.now() : decidedAt;
+  const touched = new Set(acting.map((d) => d.automation.id));
+  await inTransaction(deps.knex, async (trx) => {
+    await finishRuns(
+      trx,
+      sorted.filter((a) => touched.has(a.id)).map((a) => ({ id: runIds.get(a.id)!, finishedAt, objects: objectsOf.get(a.id)! })),
+    );
+    await setLastRunAt(
+      trx,
+      sorted.map((a) => a.id),
+      startedAt,
+    );
+  });
+  const runs: EvaluationResult['runs'] = sorted.map((a) => ({
+    automation: a,
+    runId: runIds.get(a.id)!,
+    startedAt,
+    finishedAt: touched.has(a.id) ? finishedAt : decidedAt,
+    objects: objectsOf.get(a.id)!,
+  }));
   // Notices go out once the runs are recorded; a chat that fails changes nothing of what was done.
   for (const r of runs) await postNotice(deps, r.automation, r.runId!, r.objects, account.currency);
   return { runs, reads };
 }
 
-const PAST: Record<Intent, 'paused' | 'resumed' | 'notified'> = { pause: 'paused', resume: 'resumed', notify: 'notified' };
+/** An event of automation `a`; `data` adds to the fields every automation event names. */
+function eventOf(a: Automation, type: string, data: Record<string, unknown>): NewEvent {
+  return {
+    organizationId: a.organizationId,
+    brandId: a.brandId,
+    type,
+    data: { brandId: a.brandId, automationId: a.id, automationName: a.name, accountId: a.accountId, ...data },
+  };
+}
 
-/** Emits one event of automation `a`, in its own transaction; `data` adds to the fields every automation event names. */
+/** Emits one event of automation `a`, in its own transaction. */
 async function emitFor(deps: EngineDeps, a: Automation, type: string, data: Record<string, unknown>): Promise<void> {
-  await inTransaction(deps.knex, (trx) =>
-    deps.events.emit(trx, {
-      organizationId: a.organizationId,
-      brandId: a.brandId,
-      type,
-      data: { brandId: a.brandId, automationId: a.id, automationName: a.name, accountId: a.accountId, ...data },
-    }),
-  );
+  await inTransaction(deps.knex, (trx) => deps.events.emit(trx, eventOf(a, type, data)));
 }
 
-/** A shadow run's object: nothing is done, automation.triggered (mode shadow) says what would have been. */
-function shadowEvent(deps: EngineDeps, a: Automation, o: LiveObject, entry: RunObject, runId: number): Promise<void> {
-  return emitFor(deps, a, 'automation.triggered', { runId, objectId: o.objectId, level: o.level, action: PAST[entry.intended!], mode: 'shadow' });
+interface Failure {
+  message: string;
+  retryable: boolean;
+  retryAfter: number | null;
 }
 
-/** Pauses, resumes or notifies for one object; a failure is queued for a retry or reported. */
-async function act(deps: EngineDeps, a: Automation, o: LiveObject, entry: RunObject, runId: number): Promise<void> {
-  try {
-    await perform(deps, a, o, entry.intended!, runId);
-    entry.action = PAST[entry.intended!];
-  } catch (err) {
-    const failure = failureOf(err);
-    entry.error = failure.message;
-    deps.log.warn({ automationId: a.id, objectId: o.objectId, err: failure.message }, 'automation action failed');
-    if (failure.retryable) {
-      const now = deps.now();
-      // Its job, in the account's lane, tries again (actionRetry times the later attempts).
-      await scheduleActionRetry(
-        deps.knex,
-        { automationId: a.id, nodeId: o.nodeId, brandId: a.brandId, accountId: a.accountId, runId, action: entry.intended! },
-        now + actionRetryDelay(1, failure.retryAfter),
-        now,
+/** Actions of one account per batch operation, at most. */
+const ACTIONS_PER_CALL = 5_000;
+
+/**
+ * Applies `actions` (all of the account of `a`) through the batch operation, as the account's
+ * automations: each one's outcome, in order (a call that fails as a whole fails each of its actions).
+ */
+async function applyActions(deps: EngineDeps, a: Automation, actions: ActionRequest[]): Promise<Array<{ action: Outcome; failure: Failure | null }>> {
+  const out: Array<{ action: Outcome; failure: Failure | null }> = [];
+  for (let i = 0; i < actions.length; i += ACTIONS_PER_CALL) {
+    const part = actions.slice(i, i + ACTIONS_PER_CALL);
+    try {
+      const answer = await deps.invoke(
+        APPLY_ACTIONS,
+        accountAutomationsPrincipal(a),
+        { brandId: a.brandId, accountId: a.accountId, actions: part },
+        { requestId: `automations-${a.brandId}-${a.accountId}-run-${part[0].runId}-${i}`, log: deps.log },
       );
-    } else {
-      await actionFailed(deps, a, o.objectId, entry.intended!, failure.message);
+      for (const o of (answer.body as { outcomes: ActionOutcome[] }).outcomes) {
+        out.push({
+          action: o.action,
+          failure: o.error ? failureOf(new ServiceError(o.error.code as ErrorCode, o.error.message, null, o.error.retryAfter)) : null,
+        });
+      }
+    } catch (err) {
+      const failure = failureOf(err);
+      for (let k = 0; k < part.length; k++) out.push({ action: 'none', failure });
     }
+  }
+  return out;
+}
+
+/** Lands one action's outcome in its run entry; a failure is queued for a retry or reported. */
+async function settle(
+  deps: EngineDeps,
+  a: Automation,
+  o: LiveObject,
+  entry: RunObject,
+  runId: number,
+  outcome: { action: Outcome; failure: Failure | null },
+): Promise<void> {
+  const { failure } = outcome;
+  if (!failure) {
+    entry.action = outcome.action;
+    return;
+  }
+  entry.error = failure.message;
+  deps.log.warn({ automationId: a.id, objectId: o.objectId, err: failure.message }, 'automation action failed');
+  if (failure.retryable) {
+    const now = deps.now();
+    // Its job, in the account's lane, tries again (actionRetry times the later attempts).
+    await scheduleActionRetry(
+      deps.knex,
+      { automationId: a.id, nodeId: o.nodeId, brandId: a.brandId, accountId: a.accountId, runId, action: entry.intended! },
+      now + actionRetryDelay(1, failure.retryAfter),
+      now,
+    );
+  } else {
+    await actionFailed(deps, a, o.objectId, entry.intended!, failure.message);
   }
 }
 
-function failureOf(err: unknown): { message: string; retryable: boolean; retryAfter: number | null } {
+function failureOf(err: unknown): Failure {
   if (err instanceof ServiceError) return { message: `${err.code}: ${err.message}`, retryable: RETRYABLE.has(err.code), retryAfter: err.retryAfter };
   return { message: (err as Error)?.message ?? String(err), retryable: true, retryAfter: null };
 }
@@ -235,38 +326,10 @@ function actionFailed(deps: EngineDeps, a: Automation, objectId: string, intent:
   return emitFor(deps, a, 'automation.action_failed', { objectId, action: intent, error: message.slice(0, 2000) });
 }
 
-/** The action itself: the node changes through update-node as the automation; then the ledger and the event. */
+/** One action through the batch operation (a retry); its failure is thrown. */
 async function perform(deps: EngineDeps, a: Automation, o: LiveObject, intent: Intent, runId: number): Promise<void> {
-  if (intent !== 'notify') {
-    await deps.invoke(
-      'update-node',
-      automationPrincipal(a),
-      { brandId: a.brandId, launchId: String(o.launchId), nodeId: o.nodeId, properties: { status: intent === 'pause' ? 'PAUSED' : 'ACTIVE' } },
-      { requestId: `automation-${a.id}-run-${runId}-${o.nodeId}`, log: deps.log },
-    );
-  }
-  const now = deps.now();
-  const action = PAST[intent];
-  await inTransaction(deps.knex, async (trx) => {
-    const nodeUpdatedAt = intent === 'pause' ? ((await nodeById(trx, o.nodeId))?.updatedAt ?? now) : now;
-    await recordAction(trx, { automationId: a.id, runId, accountId: a.accountId, nodeId: o.nodeId, objectId: o.objectId, action, at: now }, nodeUpdatedAt);
-    await deps.events.emit(trx, {
-      organizationId: a.organizationId,
-      brandId: a.brandId,
-      type: 'automation.triggered',
-      data: {
-        brandId: a.brandId,
-        automationId: a.id,
-        automationName: a.name,
-        accountId: a.accountId,
-        runId,
-        objectId: o.objectId,
-        level: o.level,
-        action,
-        mode: a.mode,
-      },
-    });
-  });
+  const [outcome] = await applyActions(deps, a, [{ automationId: a.id, runId, nodeId: o.nodeId, intent }]);
+  if (outcome.failure) throw Object.assign(new Error(outcome.failure.message), { failure: outcome.failure });
 }
 
 /** The wait before the next try after failure number `attempts` of an action's job (the first try was in the run): null gives up. */
@@ -304,7 +367,7 @@ export async function retryAction(deps: EngineDeps, job: ClaimedJob): Promise<'d
   try {
     await perform(deps, a, o, p.action, p.runId);
   } catch (err) {
-    const failure = failureOf(err);
+    const failure = (err as { failure?: Failure }).failure ?? failureOf(err);
     if (failure.retryable) {
       // The job's retry policy says when again, or gives up (giveUpAction).
       await landInRun(deps, p.runId, o.nodeId, { error: failure.message });

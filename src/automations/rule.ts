@@ -1,7 +1,7 @@
-// An automation as the engine and the answers see it: the rule's fields, a run's objects, its public
-// view and the principal it acts as (its own: `Automation: <name>` in activity, write scope, its brand only).
+// An automation as the engine and the answers see it: the rule's fields, a run's objects and its
+// public view. It acts through the account's batch operation (actions.ts), which records each change
+// in activity as `Automation: <name>`.
 
-import type { Principal } from '../auth/principal.js';
 import type { InsightsLevel } from '../platforms/port.js';
 import type { MetricName, Operator } from './metrics.js';
 import type { RuleWindow } from './windows.js';
@@ -91,22 +91,5 @@ export function automationView(a: Automation, nextRunAt: number | null): Record<
     lastRunAt: iso(a.lastRunAt),
     createdAt: iso(a.createdAt),
     updatedAt: iso(a.updatedAt),
-  };
-}
-
-/** The principal an automation acts as: its own name in activity, write scope, its own brand only. */
-export function automationPrincipal(a: Pick<Automation, 'id' | 'organizationId' | 'brandId' | 'name' | 'createdByUserId'>): Principal {
-  return {
-    kind: 'api_key',
-    organizationId: a.organizationId,
-    credentialId: `automation:${a.id}`,
-    apiKeyId: null,
-    grantId: null,
-    userId: a.createdByUserId,
-    actorLabel: `Automation: ${a.name}`,
-    scopes: new Set(['read', 'write']),
-    brandIds: new Set([a.brandId]),
-    role: null,
-    publishCeilingCents: null,
   };
 }

@@ -111,9 +111,12 @@ export async function removeAutomation(db: Db, id: number): Promise<void> {
   await db('automations').where({ id }).delete();
 }
 
-/** Records when the automation last ran. */
-export async function setLastRunAt(db: Db, id: number, at: number): Promise<void> {
-  await db('automations').where({ id }).update({ last_run_at: at });
+/** Records when the automations last ran. */
+export async function setLastRunAt(db: Db, ids: number[], at: number): Promise<void> {
+  for (let i = 0; i < ids.length; i += 500)
+    await db('automations')
+      .whereIn('id', ids.slice(i, i + 500))
+      .update({ last_run_at: at });
 }
 
 // ---- automation_runs
@@ -142,25 +145,83 @@ function toRun(r: Record<string, any>): RunRow {
   };
 }
 
-/** Opens a run (no objects yet, finished when started); answers its id. */
-export async function insertRun(db: Db, r: Omit<RunRow, 'id' | 'finishedAt' | 'objects'>): Promise<number> {
-  const [id] = await db('automation_runs').insert({
+/**
+ * Opens runs of one cycle together (each with its objects as decided);
+ * answers their ids in order. Two statements: the insert, and the read of the ids it gave.
+ */
+export async function insertRuns(db: Db, runs: Array<Omit<RunRow, 'id'>>): Promise<number[]> {
+  if (!runs.length) return [];
+  const rows = runs.map((r) => ({
     automation_id: r.automationId,
     brand_id: r.brandId,
     trigger: r.trigger,
     mode: r.mode,
     started_at: r.startedAt,
-    finished_at: r.startedAt,
-    objects: '[]',
-  });
-  return Number(id);
+    finished_at: r.finishedAt,
+    objects: JSON.stringify(r.objects),
+  }));
+  for (const part of byteBounded(rows, (r) => r.objects.length)) await db('automation_runs').insert(part);
+  // The newest run of each automation started then is this cycle's (one cycle per automation at a time: its lane).
+  const ids = new Map<number, number>();
+  for (let i = 0; i < runs.length; i += 500) {
+    const part = runs.slice(i, i + 500);
+    const rows: Array<{ automation_id: number; id: number }> = await db('automation_runs')
+      .whereIn(
+        'automation_id',
+        part.map((r) => r.automationId),
+      )
+      .where({ started_at: part[0].startedAt })
+      .groupBy('automation_id')
+      .select('automation_id')
+      .max({ id: 'id' });
+    for (const r of rows) ids.set(Number(r.automation_id), Number(r.id));
+  }
+  return runs.map((r) => ids.get(r.automationId)!);
 }
 
-/** Closes a run with its objects. */
-export async function finishRun(db: Db, id: number, finishedAt: number, objects: RunObject[]): Promise<void> {
-  await db('automation_runs')
-    .where({ id })
-    .update({ finished_at: finishedAt, objects: JSON.stringify(objects) });
+/** Closes runs with their objects (a few statements for many runs). */
+export async function finishRuns(db: Db, runs: Array<{ id: number; finishedAt: number; objects: RunObject[] }>): Promise<void> {
+  const rows = runs.map((r) => ({ id: r.id, finishedAt: r.finishedAt, objects: JSON.stringify(r.objects) }));
+  for (const part of byteBounded(rows, (r) => r.objects.length)) {
+    const cases = part.map(() => 'when ? then ?').join(' ');
+    await db('automation_runs')
+      .whereIn(
+        'id',
+        part.map((r) => r.id),
+      )
+      .update({
+        finished_at: db.raw(
+          `case id ${cases} end`,
+          part.flatMap((r) => [r.id, r.finishedAt]),
+        ),
+        objects: db.raw(
+          `case id ${cases} end`,
+          part.flatMap((r) => [r.id, r.objects]),
+        ),
+      });
+  }
+}
+
+/** Rows of one multi-row statement of runs, at most, and the JSON it may carry (well below MySQL's max_allowed_packet). */
+const RUNS_PER_STATEMENT = 200;
+const JSON_PER_STATEMENT = 4_000_000;
+
+/** `rows` in runs of at most RUNS_PER_STATEMENT holding at most JSON_PER_STATEMENT characters of `size` (one row alone may hold more). */
+function byteBounded<T>(rows: T[], size: (row: T) => number): T[][] {
+  const out: T[][] = [];
+  let part: T[] = [];
+  let chars = 0;
+  for (const row of rows) {
+    if (part.length && (part.length >= RUNS_PER_STATEMENT || chars + size(row) > JSON_PER_STATEMENT)) {
+      out.push(part);
+      part = [];
+      chars = 0;
+    }
+    part.push(row);
+    chars += size(row);
+  }
+  if (part.length) out.push(part);
+  return out;
 }
 
 /** The objects of a run, or undefined when it is gone. */
@@ -219,34 +280,49 @@ export async function ledgerOf(db: Db, accountId: string, since: number): Promis
   };
 }
 
+/** An action taken, as the ledger records it. */
+export interface TakenAction {
+  automationId: number;
+  runId: number;
+  accountId: string;
+  nodeId: string;
+  objectId: string;
+  action: 'paused' | 'resumed' | 'notified';
+  at: number;
+  /** For a pause: the node's updated_at right after it (any later change is someone else's). */
+  nodeUpdatedAt: number;
+}
+
 /**
- * Records an action taken: the ledger row, and for a pause the hold (the node's updated_at right
- * after, so any later change is someone else's); a resume releases the hold.
+ * Records many actions taken at once: the ledger rows, the holds of the pauses (replacing any
+ * earlier hold of the same automation on the node) and the release of the resumed ones' holds.
  */
-export async function recordAction(
-  db: Db,
-  r: { automationId: number; runId: number; accountId: string; nodeId: string; objectId: string; action: 'paused' | 'resumed' | 'notified'; at: number },
-  nodeUpdatedAt: number,
-): Promise<void> {
-  await db('automation_actions').insert({
-    automation_id: r.automationId,
-    run_id: r.runId,
-    account_id: r.accountId,
-    object_id: r.objectId,
-    action: r.action,
-    at: r.at,
-  });
-  if (r.action === 'paused') {
-    await db('automation_holds').where({ automation_id: r.automationId, node_id: r.nodeId }).delete();
-    await db('automation_holds').insert({
-      automation_id: r.automationId,
-      account_id: r.accountId,
-      node_id: r.nodeId,
-      object_id: r.objectId,
-      node_updated_at: nodeUpdatedAt,
-      paused_at: r.at,
-    });
-  } else if (r.action === 'resumed') {
-    await db('automation_holds').where({ automation_id: r.automationId, node_id: r.nodeId }).delete();
+export async function recordActions(db: Db, actions: TakenAction[]): Promise<void> {
+  for (let i = 0; i < actions.length; i += 500) {
+    const part = actions.slice(i, i + 500);
+    await db('automation_actions').insert(
+      part.map((r) => ({ automation_id: r.automationId, run_id: r.runId, account_id: r.accountId, object_id: r.objectId, action: r.action, at: r.at })),
+    );
+    const moved = part.filter((r) => r.action !== 'notified');
+    if (moved.length) {
+      await db('automation_holds')
+        .where((q) => {
+          for (const r of moved) q.orWhere({ automation_id: r.automationId, node_id: r.nodeId });
+        })
+        .delete();
+    }
+    const paused = part.filter((r) => r.action === 'paused');
+    if (paused.length) {
+      await db('automation_holds').insert(
+        paused.map((r) => ({
+          automation_id: r.automationId,
+          account_id: r.accountId,
+          node_id: r.nodeId,
+          object_id: r.objectId,
+          node_updated_at: r.nodeUpdatedAt,
+          paused_at: r.at,
+        })),
+      );
+    }
   }
 }

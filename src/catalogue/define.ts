@@ -173,6 +173,11 @@ export interface OperationDefinition<I = any, O = any> {
   toolset: Toolset;
   /** HTTP status of a success (default 200). */
   successStatus?: number;
+  /**
+   * Offered on no surface (no REST route, MCP tool, CLI command or OpenAPI entry): the service
+   * invokes it itself, through the same pipeline, as a principal of its own (a job's, an engine's).
+   */
+  internal?: boolean;
   /** Run the handler inside one database transaction (default: true unless annotated read-only). */
   transactional?: boolean;
   /**
@@ -289,8 +294,9 @@ export class Catalogue {
     return this.ops.get(name);
   }
 
+  /** The operations the surfaces offer (internal ones left out). */
   list(): OperationDefinition[] {
-    return [...this.ops.values()];
+    return [...this.ops.values()].filter((op) => !op.internal);
   }
 }
 

@@ -12,8 +12,12 @@ import { operations as workflows } from '../workflows/operations.js';
 import { operations as copy } from '../copy/operations.js';
 import { operations as structureTemplates } from '../structure-templates/operations.js';
 import { operations as automations } from '../automations/operations.js';
+import { internalOperations as automationInternals } from '../automations/actions.js';
 import { operations as board } from '../board/operations.js';
 import { operations as trackers } from '../trackers/operations.js';
+
+/** Operations the service invokes itself, offered on no surface (catalogue.get finds them, catalogue.list leaves them out). */
+export const internalOperations: OperationDefinition[] = [...automationInternals];
 
 export const operations: OperationDefinition[] = [
   ...brands,

@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
+import { reusePreparedStatements } from './statement-cache.js';
 
 export type Dialect = 'sqlite' | 'mysql';
 
@@ -25,11 +26,12 @@ export function knexConfigFor(url: string): { config: Knex.Config; dialect: Dial
         pool: {
           min: 1,
           max: 1,
-          afterCreate(conn: { pragma(s: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+          afterCreate(conn: { pragma(s: string): unknown; prepare(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
             // WAL lets several processes read while one writes; busy_timeout waits instead of failing.
             conn.pragma('journal_mode = WAL');
             conn.pragma('busy_timeout = 5000');
             conn.pragma('foreign_keys = ON');
+            reusePreparedStatements(conn);
             done(null, conn);
           },
         },

@@ -55,6 +55,25 @@ export async function insertEvent(db: Db, e: NewEventRow): Promise<number> {
   return Number(id);
 }
 
+/** Rows of one multi-row insert of events, at most. */
+const EVENTS_PER_INSERT = 500;
+
+/** Writes many events, in order, a few hundred per statement. */
+export async function insertEvents(db: Db, events: NewEventRow[]): Promise<void> {
+  for (let i = 0; i < events.length; i += EVENTS_PER_INSERT) {
+    await db('events').insert(
+      events.slice(i, i + EVENTS_PER_INSERT).map((e) => ({
+        public_id: e.publicId,
+        organization_id: e.organizationId,
+        brand_id: e.brandId,
+        type: e.type,
+        data: e.data,
+        created_at: e.createdAt,
+      })),
+    );
+  }
+}
+
 /** The committed events after `after`, by id, at most `limit`. */
 export async function eventHeadsAfter(db: Db, after: number, limit: number): Promise<EventHead[]> {
   const rows: Array<{ id: number; type: string }> = await db('events').where('id', '>', after).orderBy('id').limit(limit).select('id', 'type');

@@ -301,6 +301,41 @@ export async function updateNodeProperties(db: Db, nodeId: string, properties: R
     .update({ properties: JSON.stringify(properties), ...(name !== undefined ? { name } : {}), updated_at: at });
 }
 
+/** The live nodes among `nodeIds` on `accountId` of the brand (absent: not found, not live or another account's). */
+export async function liveNodesAmong(db: Db, brandId: number, accountId: string, nodeIds: string[]): Promise<NodeRow[]> {
+  const out: NodeRow[] = [];
+  for (let i = 0; i < nodeIds.length; i += 500) {
+    const rows = await db('launch_nodes as n')
+      .join('launches as l', 'l.id', 'n.launch_id')
+      .where({ 'n.account_id': accountId, 'n.status': 'live', 'l.brand_id': brandId })
+      .whereNotNull('n.platform_id')
+      .whereIn('n.id', nodeIds.slice(i, i + 500))
+      .select('n.*');
+    out.push(...rows.map(toNode));
+  }
+  return out;
+}
+
+/** Writes the properties of many nodes at once (a few statements), all updated at `at`. */
+export async function setNodesProperties(db: Db, changes: Array<{ id: string; properties: Record<string, unknown> }>, at: number): Promise<void> {
+  for (let i = 0; i < changes.length; i += 200) {
+    const part = changes.slice(i, i + 200);
+    const cases = part.map(() => 'when ? then ?').join(' ');
+    await db('launch_nodes')
+      .whereIn(
+        'id',
+        part.map((c) => c.id),
+      )
+      .update({
+        properties: db.raw(
+          `case id ${cases} end`,
+          part.flatMap((c) => [c.id, JSON.stringify(c.properties)]),
+        ),
+        updated_at: at,
+      });
+  }
+}
+
 /** Moves a campaign, its ad sets and their ads to `accountId`. */
 export async function setCampaignAccount(db: Db, launchId: number, campaignId: string, accountId: string | null): Promise<void> {
   const adSets = await db('launch_nodes').where({ launch_id: launchId, parent_id: campaignId }).pluck('id');

@@ -142,6 +142,13 @@ export interface PlatformAdapter {
   findByMarker(account: AdAccount, level: ObjectLevel, marker: string): Promise<ObjectRef | null>;
   updateObject(account: AdAccount, ref: ObjectRef, changes: { name?: string; settings?: Record<string, unknown> }): Promise<void>;
   setStatus(account: AdAccount, refs: ObjectRef[], status: 'ACTIVE' | 'PAUSED'): Promise<void>;
+  /**
+   * Sets the status of each of `refs` on its own, in as few platform requests as the platform
+   * allows (Graph batch, TikTok's bulk status update): one outcome per ref, in order, null when it
+   * changed, else why not (an unknown object, a refusal, a throttle that outlasted the waits). Unlike
+   * setStatus, one object failing leaves the others changed.
+   */
+  setStatusEach(account: AdAccount, refs: ObjectRef[], status: 'ACTIVE' | 'PAUSED'): Promise<Array<PlatformError | null>>;
   setBudget(account: AdAccount, ref: ObjectRef, budget: Budget): Promise<void>;
   deleteObjects(account: AdAccount, refs: ObjectRef[]): Promise<void>;
 }

@@ -304,12 +304,18 @@ export async function deleteWorkflowRows(db: Db, id: number): Promise<number[]> 
 
 // ---- triggers
 
-/** Active monitor workflows of a brand watching `automationId`, armed at or before `at`. */
-export async function monitorWorkflows(db: Db, organizationId: number, brandId: number | null, automationId: number, at: number): Promise<Workflow[]> {
+/**
+ * Active monitor workflows watching any of `automationIds`, armed at or before `at` (one read for a
+ * batch of events; each event then keeps those of its organization, brand and time), by id.
+ */
+export async function monitorWorkflowsOf(db: Db, automationIds: number[], at: number): Promise<Array<{ automationId: number; workflow: Workflow }>> {
+  if (!automationIds.length) return [];
   const rows = await db('workflows')
-    .where({ organization_id: organizationId, status: 'active', trigger_kind: 'monitor', trigger_automation_id: automationId, brand_id: brandId })
-    .where('armed_at', '<=', at);
-  return rows.map(toWorkflow);
+    .where({ status: 'active', trigger_kind: 'monitor' })
+    .whereIn('trigger_automation_id', automationIds)
+    .where('armed_at', '<=', at)
+    .orderBy('id');
+  return rows.map((r) => ({ automationId: Number(r.trigger_automation_id), workflow: toWorkflow(r) }));
 }
 
 /** Active pipeline-stage workflows of a brand armed on `columnId` at or before `at`. */

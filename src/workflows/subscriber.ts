@@ -8,15 +8,30 @@ import type { Knex } from 'knex';
 import type { EventSubscriber, StoredEvent } from '../events/subscribers.js';
 import type { JobContext } from '../jobs/kind.js';
 import { startTriggered } from './runs.js';
-import { columnWorkflows, monitorWorkflows, workflowOfBrand, type Workflow } from './store.js';
+import { columnWorkflows, monitorWorkflowsOf, workflowOfBrand, type Workflow } from './store.js';
 
 const num = (v: unknown): number | null => (typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : null);
 
-/** The workflows an event starts. */
-async function workflowsFor(trx: Knex.Transaction, e: StoredEvent): Promise<Workflow[]> {
+/** The monitor workflows that may start from the batch's automation.triggered events, by automation (one read). */
+async function monitorsOf(trx: Knex.Transaction, events: StoredEvent[]): Promise<Map<number, Workflow[]>> {
+  const triggered = events.filter((e) => e.type === 'automation.triggered');
+  const ids = [...new Set(triggered.map((e) => num(e.data.automationId)).filter((id): id is number => id !== null))];
+  const out = new Map<number, Workflow[]>();
+  if (!ids.length) return out;
+  const latest = Math.max(...triggered.map((e) => e.createdAt));
+  for (const { automationId, workflow } of await monitorWorkflowsOf(trx, ids, latest)) out.set(automationId, [...(out.get(automationId) ?? []), workflow]);
+  return out;
+}
+
+/** The workflows an event starts (`monitors`: the batch's monitor workflows by automation). */
+async function workflowsFor(trx: Knex.Transaction, e: StoredEvent, monitors: Map<number, Workflow[]>): Promise<Workflow[]> {
   if (e.type === 'automation.triggered') {
     const automationId = num(e.data.automationId);
-    return automationId === null ? [] : monitorWorkflows(trx, e.organizationId, e.brandId, automationId, e.createdAt);
+    if (automationId === null) return [];
+    // Of the event's organization and brand, armed by the time it happened.
+    return (monitors.get(automationId) ?? []).filter(
+      (w) => w.organizationId === e.organizationId && w.brandId === e.brandId && w.armedAt !== null && w.armedAt <= e.createdAt,
+    );
   }
   const columnId = num(e.data.toColumnId);
   const byColumn = columnId === null ? [] : await columnWorkflows(trx, e.organizationId, e.brandId, columnId, e.createdAt);
@@ -38,8 +53,9 @@ export const workflowSubscriber: EventSubscriber = {
   types: ['automation.triggered', 'pipeline.card.moved'],
   async handle(ctx: JobContext, trx: Knex.Transaction, events: StoredEvent[]): Promise<void> {
     const now = ctx.now();
+    const monitors = await monitorsOf(trx, events);
     for (const e of events) {
-      for (const w of await workflowsFor(trx, e)) {
+      for (const w of await workflowsFor(trx, e, monitors)) {
         const kind = w.triggerKind === 'monitor' ? 'monitor' : 'pipeline_stage';
         await startTriggered(trx, w, { kind, key: `event:${e.id}`, data: triggerDataOf(e) }, now, ctx.events);
       }

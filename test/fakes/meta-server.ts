@@ -267,6 +267,8 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
   private readonly leadForms = new Map<string, Array<{ id: string; name: string }>>();
   private readonly stats = new Map<string, Map<string, DayStats>>();
   private readonly itemThrottles: number[] = [];
+  /** Object id → writes to it inside batches throttled (code 17) for `minutes`, `times` more times (Infinity: always). */
+  private readonly writeThrottles = new Map<string, { minutes: number; times: number }>();
   private seq = 0;
 
   private constructor() {
@@ -351,6 +353,11 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
     for (let i = 0; i < n; i++) this.itemThrottles.push(minutes);
   }
 
+  /** Writes (POST) to object `id` inside batches are throttled on their own (code 17) for `minutes`, `times` times. */
+  throttleWritesTo(id: string, minutes: number, times = Infinity): void {
+    this.writeThrottles.set(id, { minutes, times });
+  }
+
   // (serverErrorNext, slowNext and dropNextCreate: see FaultServer.)
 
   // ---- HTTP ----------------------------------------------------------------------------------
@@ -422,11 +429,14 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
       if (item.body) Object.assign(params, Object.fromEntries(new URLSearchParams(item.body)));
       const itemToken = typeof params.access_token === 'string' ? params.access_token : token;
       delete params.access_token;
-      const throttledFor = this.itemThrottles.shift();
-      const answer =
-        throttledFor === undefined
-          ? this.route((item.method ?? 'GET').toUpperCase(), url.pathname, params, itemToken)
-          : this.throttleAnswer(17, throttledFor, url.pathname);
+      const method = (item.method ?? 'GET').toUpperCase();
+      const target = this.writeThrottles.get(url.pathname.replace(/^\/+/, ''));
+      let throttledFor = this.itemThrottles.shift();
+      if (throttledFor === undefined && method === 'POST' && target && target.times > 0) {
+        target.times--;
+        throttledFor = target.minutes;
+      }
+      const answer = throttledFor === undefined ? this.route(method, url.pathname, params, itemToken) : this.throttleAnswer(17, throttledFor, url.pathname);
       created ||= Boolean(answer.created);
       const headers = [
         { name: 'Content-Type', value: 'application/json; charset=UTF-8' },

@@ -245,6 +245,8 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault> {
   private readonly assets = new Map<string, Array<Record<string, unknown>>>();
   private readonly forms = new Map<string, Array<Record<string, unknown>>>();
   private readonly stats = new Map<string, Map<string, TikTokDayStats>>();
+  /** Object id → the message a status update answers for it in `failures` (the object left unchanged). */
+  private readonly statusRefusals = new Map<string, string>();
   private seq = 0;
 
   private constructor() {
@@ -321,6 +323,12 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault> {
   // ---- fault switches ------------------------------------------------------------------------
 
   /** The next `n` requests are rate limited: code 40100, or HTTP 429 with Retry-After when asked. */
+  /** Status updates leave object `id` unchanged and list it in the answer's `failures` with `message` (until `clear`). */
+  refuseStatusOf(id: string, message = 'The ad group cannot be enabled in its current state.', clear = false): void {
+    if (clear) this.statusRefusals.delete(id);
+    else this.statusRefusals.set(id, message);
+  }
+
   throttleNext(n: number, options: { http429?: boolean; retryAfterSeconds?: number } = {}): void {
     this.queueFaults(n, { kind: 'throttle', http429: options.http429 ?? false, retryAfterSeconds: options.retryAfterSeconds });
   }
@@ -632,11 +640,20 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault> {
     const objects = ids.map((id) => this.objects.get(String(id)));
     const missing = ids.filter((_id, i) => !objects[i] || objects[i]!.advertiserId !== advertiserId || objects[i]!.level !== level);
     if (missing.length) return invalid(`${field}: ${missing.join(', ')} do not exist.`);
+    // Objects the platform refuses on their own are left as they are and listed in `failures`; the others change.
+    const failures: Array<Record<string, string>> = [];
+    const changed: string[] = [];
     for (const o of objects) {
+      const refusal = this.statusRefusals.get(o!.id);
+      if (refusal !== undefined) {
+        failures.push({ [ID_FIELD[level]]: o!.id, message: refusal });
+        continue;
+      }
+      changed.push(o!.id);
       if (status === 'DELETE') o!.deleted = true;
       else if (!o!.deleted) o!.operationStatus = status;
     }
-    return { code: 0, data: { [field]: ids, status } };
+    return { code: 0, data: { [field]: changed, status, ...(failures.length ? { failures } : {}) } };
   }
 
   /** The integrated report at campaign, ad group or ad level: one row per object (its id the dimension), filtered to ids. */

@@ -199,6 +199,44 @@ for (const dialect of dialects()) {
       await disarm(a);
     });
 
+    it("pauses an account's objects in one Graph batch; one the platform keeps refusing is retried alone and ends in automation.action_failed", async () => {
+      const kept = await liveCampaign('Burner kept', 0);
+      const refused = await liveCampaign('Burner refused alone', 0);
+      const a = await rule([kept.objectId, refused.objectId], { frequency: 'daily', dailyHour: 21 });
+      await service.jobs.drain();
+      fake.throttleWritesTo(refused.objectId, 5);
+      const before = fake.requests.length;
+      const run = await call('run-automation', { automationId: String(a.automationId) });
+      // One batch checks both objects, one batch writes both statuses.
+      expect(
+        fake.requests
+          .slice(before)
+          .filter((r) => r.batch !== undefined)
+          .map((r) => r.batch),
+      ).to.deep.equal([2, 2]);
+      const byObject = new Map(run.objects.map((o: any) => [o.objectId, o]));
+      expect(byObject.get(kept.objectId)).to.include({ action: 'paused', error: null });
+      expect(byObject.get(refused.objectId)).to.include({ action: 'none' });
+      expect((byObject.get(refused.objectId) as any).error).to.match(/^unavailable: /);
+      expect(fake.objects.get(kept.objectId)!.status).to.equal('PAUSED');
+      const triggered = (await service.knex('events').where({ type: 'automation.triggered' }))
+        .map((e) => JSON.parse(e.data))
+        .filter((e) => e.automationId === a.automationId);
+      expect(triggered.map((e) => e.objectId)).to.deep.equal([kept.objectId]);
+      for (let i = 0; i < 6; i++) {
+        clock += 10 * MINUTE;
+        await service.jobs.drain();
+      }
+      const failed = (await service.knex('events').where({ type: 'automation.action_failed' }))
+        .map((e) => JSON.parse(e.data))
+        .filter((e) => e.automationId === a.automationId);
+      expect(failed.map((e) => e.objectId)).to.deep.equal([refused.objectId]);
+      expect(failed[0].error).to.match(/after 4 attempts/);
+      expect(fake.objects.get(refused.objectId)!.status).to.equal('ACTIVE');
+      fake.throttleWritesTo(refused.objectId, 0, 0);
+      await disarm(a);
+    });
+
     it('ends a pause the platform keeps throttling in automation.action_failed after its retries', async () => {
       const burner = await liveCampaign('Burner refused', 0);
       const a = await rule([burner.objectId], { frequency: 'daily', dailyHour: 23 });

@@ -295,6 +295,25 @@ export function describePortSuite(name: string, setup: () => Promise<PortFixture
       });
     });
 
+    describe('setStatusEach', () => {
+      it('changes each object on its own: an unknown one fails alone and the others change', async () => {
+        const [a, b] = await f.adapter.createObjects(f.account, [campaignSpec('Each A'), campaignSpec('Each B')]);
+        const outcomes = await f.adapter.setStatusEach(f.account, [a, { level: 'campaign', id: UNKNOWN_ID }, b], 'ACTIVE');
+        expect(outcomes[0]).to.equal(null);
+        expect(outcomes[1]).to.be.instanceOf(PlatformError);
+        expect(outcomes[1]!.kind).to.equal('not_found');
+        expect(outcomes[2]).to.equal(null);
+        const byId = new Map((await campaigns()).map((c) => [c.id, c.status]));
+        expect([byId.get(a.id), byId.get(b.id)]).to.deep.equal(['ACTIVE', 'ACTIVE']);
+        expect(await f.adapter.setStatusEach(f.account, [b], 'PAUSED')).to.deep.equal([null]);
+        expect((await campaigns()).find((x) => x.id === b.id)?.status).to.equal('PAUSED');
+      });
+
+      it('accepts an empty list', async () => {
+        expect(await f.adapter.setStatusEach(f.account, [], 'ACTIVE')).to.deep.equal([]);
+      });
+    });
+
     describe('setBudget', () => {
       it('changes a campaign budget, daily or lifetime, in minor units', async () => {
         const [c] = await f.adapter.createObjects(f.account, [campaignSpec('Budgeted')]);

@@ -446,6 +446,36 @@ describe('Meta adapter against the fake Graph API: batching and faults', functio
     expect(fake.objects.get(ref.id)!.status).to.equal('PAUSED');
   });
 
+  it('sets statuses object by object in Graph batches: a write throttled past the waits fails alone and the others change', async () => {
+    const refs = await adapter().createObjects(
+      account,
+      Array.from({ length: 3 }, (_, i) => campaignSpec(`Each ${i}`)),
+    );
+    fake.requests.length = 0;
+    fake.throttleWritesTo(refs[1].id, 5);
+    const outcomes = await adapter().setStatusEach(account, refs, 'ACTIVE');
+    expect(outcomes[0]).to.equal(null);
+    expect(outcomes[1]?.kind).to.equal('throttled');
+    expect(outcomes[2]).to.equal(null);
+    // One batch of ownership reads, one of writes; a five-minute wait is longer than the adapter serves in place.
+    expect(fake.requests.map((r) => r.batch)).to.deep.equal([3, 3]);
+    expect(refs.map((r) => fake.objects.get(r.id)!.status)).to.deep.equal(['ACTIVE', 'PAUSED', 'ACTIVE']);
+  });
+
+  it('sends again only the status write throttled on its own, after the wait Graph gives', async () => {
+    const refs = await adapter().createObjects(
+      account,
+      Array.from({ length: 3 }, (_, i) => campaignSpec(`Again ${i}`)),
+    );
+    fake.requests.length = 0;
+    sleeps.length = 0;
+    fake.throttleWritesTo(refs[2].id, 0.5, 1);
+    expect(await adapter().setStatusEach(account, refs, 'ACTIVE')).to.deep.equal([null, null, null]);
+    expect(sleeps).to.deep.equal([30_000]);
+    expect(fake.requests.map((r) => r.batch)).to.deep.equal([3, 3, 1]);
+    expect(refs.map((r) => fake.objects.get(r.id)!.status)).to.deep.equal(['ACTIVE', 'ACTIVE', 'ACTIVE']);
+  });
+
   it('builds both live adapters from the configuration', async () => {
     const factory = liveAdapters({ ...loadConfig({}), metaGraphUrl: fake.url }, testOutbound(), { sleep: noSleep });
     const meta = factory('meta');
@@ -562,6 +592,21 @@ describe('TikTok adapter against the fake Business API: bulk calls and faults', 
       expect(fake.roundTrips).to.equal(1);
     });
   }
+
+  it('sets statuses in bulk, 20 ids per call; ids the answer lists in failures stay as they were and the others change', async () => {
+    const campaigns = Array.from({ length: 22 }, (_, i) => fake.seedCampaign(advertiserId, { name: `Bulk ${i}`, operationStatus: 'ENABLE' }));
+    fake.refuseStatusOf(campaigns[3], 'The campaign is in review and cannot be disabled.');
+    fake.requests.length = 0;
+    const outcomes = await adapter().setStatusEach(
+      account,
+      campaigns.map((id) => ({ level: 'campaign', id })),
+      'PAUSED',
+    );
+    expect(fake.requests.map((r) => r.path.replace(/^.*v1\.3/, ''))).to.deep.equal(['/campaign/status/update/', '/campaign/status/update/']);
+    expect(outcomes.filter((o) => o !== null)).to.have.length(1);
+    expect(outcomes[3]).to.include({ kind: 'invalid_request', message: 'The campaign is in review and cannot be disabled.' });
+    expect(campaigns.map((id) => fake.objects.get(id)!.operationStatus)).to.deep.equal(campaigns.map((_id, i) => (i === 3 ? 'ENABLE' : 'DISABLE')));
+  });
 
   it('never retries a refused parameter (40002) and names the field', async () => {
     const err = await platformErrorOf(adapter().createObjects(account, [campaignSpec('x'.repeat(600))]));

@@ -3,7 +3,7 @@
 
 import { expect } from 'chai';
 import { Catalogue, defineOperation, type OperationDefinition } from '../../src/catalogue/define.js';
-import { operations } from '../../src/catalogue/operations.js';
+import { internalOperations, operations } from '../../src/catalogue/operations.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { SchemaRegistry, loadSchemaFiles } from '../../src/schemas/registry.js';
 
@@ -72,6 +72,20 @@ describe('operation catalogue boot checks', () => {
     const catalogue = new Catalogue(new SchemaRegistry(), [...operations, base]);
     expect(catalogue.get('probe-thing')).to.equal(base);
     expect(catalogue.list().every((op) => ['read', 'write', 'publish'].includes(op.scope))).to.equal(true);
+  });
+
+  it('keeps internal operations off every surface: get finds them, list (what REST, MCP, the CLI and OpenAPI offer) leaves them out', () => {
+    const schemas = new SchemaRegistry(loadSchemaFiles());
+    const catalogue = new Catalogue(schemas, [...operations, ...internalOperations]);
+    expect(internalOperations.map((op) => op.name)).to.include('apply-automation-actions');
+    for (const op of internalOperations) {
+      expect(op.internal).to.equal(true);
+      expect(catalogue.get(op.name)).to.equal(op);
+      expect(catalogue.list().map((o) => o.name)).to.not.include(op.name);
+    }
+    expect(catalogue.list()).to.have.length(operations.length);
+    // Their schemas compile like any other operation's.
+    for (const op of internalOperations) for (const id of [op.input, op.output]) schemas.compile(id);
   });
 
   it('has every schema file valid against the JSON Schema 2020-12 meta-schema (the service does not check this at start-up)', () => {

@@ -117,6 +117,51 @@ export class MetaAdapter implements PlatformAdapter {
     }
   }
 
+  /**
+   * Sends `requests` in batches of 50, each request on its own: an answer per request, in order.
+   * Requests throttled or failed transiently are sent again after the wait the policy allows (per
+   * batch); what still fails, or is refused, is that request's answer.
+   */
+  private async eachInBatches(account: AdAccount, requests: BatchRequest[]): Promise<BatchAnswer[]> {
+    const out: BatchAnswer[] = new Array(requests.length);
+    const indexes = requests.map((_r, i) => i);
+    for (const part of chunks(indexes, BATCH_LIMIT)) {
+      const state = this.http.newState();
+      let pending = part;
+      while (pending.length) {
+        let failure: PlatformError | null = null;
+        let again: number[] = [];
+        try {
+          const answers = await this.graph.batch(
+            account,
+            pending.map((i) => requests[i]),
+          );
+          for (const [k, a] of answers.entries()) {
+            const i = pending[k];
+            out[i] = a;
+            if (a.ok || (a.error.kind !== 'throttled' && a.error.kind !== 'transient')) continue;
+            again.push(i);
+            if (!failure || a.error.kind === 'throttled') failure = a.error;
+          }
+        } catch (err) {
+          if (!(err instanceof PlatformError)) throw err;
+          failure = err;
+          again = pending;
+          for (const i of pending) out[i] = { ok: false, error: err };
+        }
+        if (!failure) break;
+        try {
+          await this.http.pause(failure, state);
+        } catch {
+          // Out of waits: each request keeps the failure it got.
+          break;
+        }
+        pending = again;
+      }
+    }
+    return out;
+  }
+
   /** Collects every page of a list edge (assets, lead forms). */
   private async collect(account: AdAccount, path: string, params: GraphParams): Promise<any[]> {
     const rows: any[] = [];
@@ -380,6 +425,30 @@ export class MetaAdapter implements PlatformAdapter {
       account,
       refs.map((r) => ({ method: 'POST', relativeUrl: r.id, params: { status } })),
     );
+  }
+
+  async setStatusEach(account: AdAccount, refs: ObjectRef[], status: 'ACTIVE' | 'PAUSED'): Promise<Array<PlatformError | null>> {
+    const out: Array<PlatformError | null> = refs.map(() => null);
+    const accountNumber = account.accountId.replace(/^act_/, '');
+    // Each object checked on its own (an unknown one fails alone), then each changed on its own.
+    const checks = await this.eachInBatches(
+      account,
+      refs.map((r) => ({ method: 'GET', relativeUrl: r.id, params: { fields: 'id,account_id' } })),
+    );
+    const owned: number[] = [];
+    for (const [i, a] of checks.entries()) {
+      if (!a.ok)
+        out[i] = a.error.kind === 'not_found' ? new PlatformError('not_found', `No object ${refs[i].id} in ad account ${account.accountId}.`) : a.error;
+      else if (a.body?.account_id !== undefined && String(a.body.account_id) !== accountNumber)
+        out[i] = new PlatformError('not_found', `No object ${refs[i].id} in ad account ${account.accountId}.`);
+      else owned.push(i);
+    }
+    const writes = await this.eachInBatches(
+      account,
+      owned.map((i) => ({ method: 'POST', relativeUrl: refs[i].id, params: { status } })),
+    );
+    for (const [k, a] of writes.entries()) if (!a.ok) out[owned[k]] = a.error;
+    return out;
   }
 
   async setBudget(account: AdAccount, ref: ObjectRef, budget: Budget): Promise<void> {

@@ -333,9 +333,9 @@ export class SandboxPlatform implements PlatformAdapter {
     await updateObjectFields(this.knex, ref.id, { name: changes.name, settings }, this.now());
   }
 
-  private async changeStatus(account: AdAccount, refs: ObjectRef[], status: PlatformStatus): Promise<void> {
+  private async changeStatus(account: AdAccount, refs: ObjectRef[], status: PlatformStatus, check = true): Promise<void> {
     if (!refs.length) return;
-    await this.existing(account, refs);
+    if (check) await this.existing(account, refs);
     await setObjectStatus(
       this.knex,
       refs.map((r) => r.id),
@@ -346,6 +346,17 @@ export class SandboxPlatform implements PlatformAdapter {
 
   setStatus(account: AdAccount, refs: ObjectRef[], status: 'ACTIVE' | 'PAUSED'): Promise<void> {
     return this.changeStatus(account, refs, status);
+  }
+
+  async setStatusEach(account: AdAccount, refs: ObjectRef[], status: 'ACTIVE' | 'PAUSED'): Promise<Array<PlatformError | null>> {
+    if (!refs.length) return [];
+    const found = new Set<string>();
+    for (const part of chunks([...new Set(refs.map((r) => r.id))], 500)) {
+      for (const id of await existingObjectIds(this.knex, account.accountId, part)) found.add(id);
+    }
+    const known = refs.filter((r) => found.has(r.id));
+    if (known.length) await this.changeStatus(account, known, status, false);
+    return refs.map((r) => (found.has(r.id) ? null : new PlatformError('not_found', `No object ${r.id} in ad account ${account.accountId}.`)));
   }
 
   async setBudget(account: AdAccount, ref: ObjectRef, budget: Budget): Promise<void> {

@@ -7,6 +7,9 @@ import { httpError, tiktokError } from './errors.js';
 
 export type TikTokParams = Record<string, unknown>;
 
+/** The return code of an answer some of whose items failed (listed in its data). */
+const PARTIAL_SUCCESS = 20001;
+
 /** The TikTok advertiser id of a service ad account (biz_<advertiser_id>). */
 export function advertiserIdOf(account: AdAccount): string {
   return account.accountId.replace(/^biz_/, '');
@@ -43,6 +46,8 @@ export class TikTokClient {
     if (reply.status !== 200 || !answer || typeof answer.code !== 'number') {
       throw httpError(reply.status === 200 ? 502 : reply.status, reply.headers.get('retry-after'), this.throttleWaitMs);
     }
+    // 20001, partial success: the data says which items failed (a bulk status update's `failures`).
+    if (answer.code === PARTIAL_SUCCESS && answer.data && typeof answer.data === 'object') return answer.data;
     if (answer.code !== 0) throw tiktokError(answer.code, String(answer.message ?? ''), this.throttleWaitMs);
     return answer.data ?? {};
   }
