@@ -42,16 +42,18 @@ export interface Position {
   turn: number;
 }
 
+const eventRow = (e: NewEventRow) => ({
+  public_id: e.publicId,
+  organization_id: e.organizationId,
+  brand_id: e.brandId,
+  type: e.type,
+  data: e.data,
+  created_at: e.createdAt,
+});
+
 /** Writes one event; answers its id. */
 export async function insertEvent(db: Db, e: NewEventRow): Promise<number> {
-  const [id] = await db('events').insert({
-    public_id: e.publicId,
-    organization_id: e.organizationId,
-    brand_id: e.brandId,
-    type: e.type,
-    data: e.data,
-    created_at: e.createdAt,
-  });
+  const [id] = await db('events').insert(eventRow(e));
   return Number(id);
 }
 
@@ -61,16 +63,7 @@ const EVENTS_PER_INSERT = 500;
 /** Writes many events, in order, a few hundred per statement. */
 export async function insertEvents(db: Db, events: NewEventRow[]): Promise<void> {
   for (let i = 0; i < events.length; i += EVENTS_PER_INSERT) {
-    await db('events').insert(
-      events.slice(i, i + EVENTS_PER_INSERT).map((e) => ({
-        public_id: e.publicId,
-        organization_id: e.organizationId,
-        brand_id: e.brandId,
-        type: e.type,
-        data: e.data,
-        created_at: e.createdAt,
-      })),
-    );
+    await db('events').insert(events.slice(i, i + EVENTS_PER_INSERT).map(eventRow));
   }
 }
 
