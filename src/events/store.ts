@@ -26,10 +26,11 @@ export interface StoredEvent {
   createdAt: number;
 }
 
-/** What a subscriber reads first: enough to find gaps and pick its types. */
+/** What a subscriber reads first: enough to find gaps, pick its types and skip what it cannot use. */
 export interface EventHead {
   id: number;
   type: string;
+  organizationId: number;
 }
 
 /** An id range [from, to] not seen yet, first noticed at `since`. */
@@ -67,22 +68,32 @@ export async function insertEvents(db: Db, events: NewEventRow[]): Promise<void>
   }
 }
 
+const headOf = (r: { id: number; type: string; organization_id: number }): EventHead => ({
+  id: Number(r.id),
+  type: r.type,
+  organizationId: Number(r.organization_id),
+});
+
 /** The committed events after `after`, by id, at most `limit`. */
 export async function eventHeadsAfter(db: Db, after: number, limit: number): Promise<EventHead[]> {
-  const rows: Array<{ id: number; type: string }> = await db('events').where('id', '>', after).orderBy('id').limit(limit).select('id', 'type');
-  return rows.map((r) => ({ id: Number(r.id), type: r.type }));
+  const rows: Array<{ id: number; type: string; organization_id: number }> = await db('events')
+    .where('id', '>', after)
+    .orderBy('id')
+    .limit(limit)
+    .select('id', 'type', 'organization_id');
+  return rows.map(headOf);
 }
 
 /** The committed events whose ids fall in one of `ranges`, by id. */
 export async function eventHeadsIn(db: Db, ranges: Array<[number, number]>): Promise<EventHead[]> {
   if (!ranges.length) return [];
-  const rows: Array<{ id: number; type: string }> = await db('events')
+  const rows: Array<{ id: number; type: string; organization_id: number }> = await db('events')
     .where((q) => {
       for (const [from, to] of ranges) q.orWhereBetween('id', [from, to]);
     })
     .orderBy('id')
-    .select('id', 'type');
-  return rows.map((r) => ({ id: Number(r.id), type: r.type }));
+    .select('id', 'type', 'organization_id');
+  return rows.map(headOf);
 }
 
 function storedEventOf(r: Record<string, any>): StoredEvent {

@@ -16,7 +16,7 @@ import type { ClaimedJob } from '../jobs/queue/job.js';
 import { SUBSCRIBER_JOB } from './outbox.js';
 import { eventHeadsAfter, eventHeadsIn, lockPosition, savePosition, storedEvents, type EventHead, type Gap, type StoredEvent } from './store.js';
 
-export type { StoredEvent } from './store.js';
+export type { EventHead, StoredEvent } from './store.js';
 
 export interface EventSubscriber {
   /** Unique; the key of its job and of its position. */
@@ -25,10 +25,17 @@ export interface EventSubscriber {
   types: string[];
   /** Handles `events` (by id) in `trx`, which also advances the position: throw to have them handed over again. */
   handle(ctx: JobContext, trx: Knex.Transaction, events: StoredEvent[]): Promise<void>;
+  /**
+   * Optional: of `heads` (of its types, by id), those it may act on, in order; the others pass by
+   * without their rows being read (e.g. no endpoint or workflow of their organization can take them).
+   */
+  wants?(ctx: JobContext, trx: Knex.Transaction, heads: EventHead[]): Promise<EventHead[]>;
 }
 
-/** Events read per transaction. */
+/** Events handed over per transaction, at most. */
 const BATCH = 500;
+/** Event heads read per transaction: those a subscriber does not want cost no more than their head. */
+const HEADS = 5000;
 /** How long an id skipped over is looked for before it counts as never committed. */
 export const SETTLE_MS = 60_000;
 /** Gaps kept at most (the oldest are given up first). */
@@ -67,18 +74,33 @@ export async function consumeBatch(ctx: JobContext, subscriber: EventSubscriber)
   return inTransaction(ctx.knex, async (trx) => {
     const now = ctx.now();
     const p = await lockPosition(trx, subscriber.name, ctx.dialect === 'mysql', now);
-    const found = await eventHeadsIn(
+    let found = await eventHeadsIn(
       trx,
       p.gaps.map(([from, to]) => [from, to]),
     );
-    const fresh = await eventHeadsAfter(trx, p.position, BATCH);
+    let fresh = await eventHeadsAfter(trx, p.position, HEADS);
+    let more = fresh.length === HEADS;
+    const types = new Set(subscriber.types);
+    let wanted = [...found, ...fresh].filter((e) => types.has(e.type));
+    if (wanted.length && subscriber.wants) wanted = await subscriber.wants(ctx, trx, wanted);
+    if (wanted.length > BATCH) {
+      // The heads after the BATCH-th wanted one wait for the next transaction (gaps stay gaps).
+      const last = wanted[BATCH - 1].id;
+      [found, fresh, wanted, more] = [found.filter((e) => e.id <= last), fresh.filter((e) => e.id <= last), wanted.slice(0, BATCH), true];
+    }
     const next = advance(p.position, p.gaps, fresh, found, now);
     if (next.position === p.position && JSON.stringify(next.gaps) === JSON.stringify(p.gaps)) return false;
-    const types = new Set(subscriber.types);
-    const wanted = [...found, ...fresh].filter((e) => types.has(e.type)).map((e) => e.id);
-    if (wanted.length) await subscriber.handle(ctx, trx, await storedEvents(trx, wanted));
+    if (wanted.length)
+      await subscriber.handle(
+        ctx,
+        trx,
+        await storedEvents(
+          trx,
+          wanted.map((e) => e.id),
+        ),
+      );
     await savePosition(trx, { ...p, ...next }, now);
-    return fresh.length === BATCH;
+    return more;
   });
 }
 

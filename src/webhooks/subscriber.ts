@@ -26,25 +26,35 @@ function cacheOf(knex: Knex): Map<number, CachedEndpoints> {
   return cache;
 }
 
+/** The cache brought up to date for `orgs`: one cheap read; endpoints are read again only when their version moved. */
+async function refreshed(knex: Knex, trx: Knex.Transaction, orgs: number[]): Promise<Map<number, CachedEndpoints>> {
+  const cache = cacheOf(knex);
+  for (const [org, version] of await endpointVersions(trx, orgs)) {
+    if (cache.get(org)?.version === version) continue;
+    const endpoints = (await enabledEndpointsOf(trx, org)).map((e) => ({
+      id: Number(e.id),
+      events: new Set(JSON.parse(e.events) as string[]),
+      brandIds: e.brand_ids ? (JSON.parse(e.brand_ids) as number[]) : null,
+    }));
+    cache.set(org, { version, endpoints });
+  }
+  return cache;
+}
+
 export const webhooksSubscriber: EventSubscriber = {
   name: 'webhooks',
   types: EVENT_TYPES.map((t) => t.type).filter((t) => t !== 'webhook.test'),
+  // Only events some enabled endpoint of their organization subscribes to are read in full.
+  async wants(ctx, trx, heads) {
+    if (!ctx.config.webhooksEnabled) return [];
+    const cache = await refreshed(ctx.knex, trx, [...new Set(heads.map((e) => e.organizationId))]);
+    return heads.filter((e) => cache.get(e.organizationId)!.endpoints.some((t) => t.events.has(e.type)));
+  },
   async handle(ctx, trx, events) {
     if (!ctx.config.webhooksEnabled) return;
     const now = ctx.now();
     const fanOut: Array<{ endpointId: number; eventId: number }> = [];
-    const cache = cacheOf(ctx.knex);
-    const orgs = [...new Set(events.map((e) => e.organizationId))];
-    // One cheap read per batch; an organization's endpoints are read again only when their version moved.
-    for (const [org, version] of await endpointVersions(trx, orgs)) {
-      if (cache.get(org)?.version === version) continue;
-      const endpoints = (await enabledEndpointsOf(trx, org)).map((e) => ({
-        id: Number(e.id),
-        events: new Set(JSON.parse(e.events) as string[]),
-        brandIds: e.brand_ids ? (JSON.parse(e.brand_ids) as number[]) : null,
-      }));
-      cache.set(org, { version, endpoints });
-    }
+    const cache = await refreshed(ctx.knex, trx, [...new Set(events.map((e) => e.organizationId))]);
     for (const event of events) {
       const targets = cache.get(event.organizationId)!.endpoints.filter((e) => e.events.has(event.type) && endpointCovers(e.brandIds, event.brandId));
       for (const t of targets) fanOut.push({ endpointId: t.id, eventId: event.id });

@@ -318,6 +318,16 @@ export async function monitorWorkflowsOf(db: Db, automationIds: number[], at: nu
   return rows.map((r) => ({ automationId: Number(r.trigger_automation_id), workflow: toWorkflow(r) }));
 }
 
+/** Of `organizationIds`, those with an active monitor workflow (one read). */
+export async function organizationsWithMonitors(db: Db, organizationIds: number[]): Promise<Set<number>> {
+  if (!organizationIds.length) return new Set();
+  const rows: Array<{ organization_id: number }> = await db('workflows')
+    .where({ status: 'active', trigger_kind: 'monitor' })
+    .whereIn('organization_id', organizationIds)
+    .distinct('organization_id');
+  return new Set(rows.map((r) => Number(r.organization_id)));
+}
+
 /** Active pipeline-stage workflows of a brand armed on `columnId` at or before `at`. */
 export async function columnWorkflows(db: Db, organizationId: number, brandId: number | null, columnId: number, at: number): Promise<Workflow[]> {
   const rows = await db('workflows')

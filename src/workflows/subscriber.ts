@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import type { EventSubscriber, StoredEvent } from '../events/subscribers.js';
 import type { JobContext } from '../jobs/kind.js';
 import { startTriggered } from './runs.js';
-import { columnWorkflows, monitorWorkflowsOf, workflowOfBrand, type Workflow } from './store.js';
+import { columnWorkflows, monitorWorkflowsOf, organizationsWithMonitors, workflowOfBrand, type Workflow } from './store.js';
 
 const num = (v: unknown): number | null => (typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : null);
 
@@ -51,6 +51,13 @@ function triggerDataOf(e: StoredEvent): Record<string, unknown> {
 export const workflowSubscriber: EventSubscriber = {
   name: 'workflows',
   types: ['automation.triggered', 'pipeline.card.moved'],
+  // automation.triggered is read in full only in organizations with an active monitor workflow.
+  async wants(_ctx, trx, heads) {
+    const triggered = heads.filter((e) => e.type === 'automation.triggered');
+    if (!triggered.length) return heads;
+    const watched = await organizationsWithMonitors(trx, [...new Set(triggered.map((e) => e.organizationId))]);
+    return heads.filter((e) => e.type !== 'automation.triggered' || watched.has(e.organizationId));
+  },
   async handle(ctx: JobContext, trx: Knex.Transaction, events: StoredEvent[]): Promise<void> {
     const now = ctx.now();
     const monitors = await monitorsOf(trx, events);

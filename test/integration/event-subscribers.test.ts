@@ -129,6 +129,47 @@ for (const dialect of dialects()) {
       expect(position.gaps).to.deep.equal([]);
     });
 
+    it('hands over only the events it wants, read in full, at most 500 per transaction and in order', async () => {
+      const handed: number[][] = [];
+      const asked = new Set<number>();
+      const sub: EventSubscriber = {
+        ...recorder('choosy'),
+        // Wants every third event of its types; the heads come with their organization.
+        async wants(_ctx, _trx, heads) {
+          for (const h of heads) expect([h.type, h.organizationId]).to.deep.equal(['budget.changed', tenant.organizationId]);
+          for (const h of heads) asked.add(h.id);
+          return heads.filter((h) => h.id % 3 === 0);
+        },
+        async handle(_ctx, trx, events) {
+          handed.push(events.map((e) => e.id));
+          await trx('test_seen').insert(events.map((e) => ({ subscriber: 'choosy', event_id: e.id })));
+        },
+      };
+      const ctx = context(db.knex);
+      await consumeBatch(ctx, sub);
+      asked.clear();
+      const before = Number((await db.knex('events').max({ id: 'id' }).first())?.id ?? 0);
+      const outbox = new EventOutbox(db.knex, schemas, now, false, () => {});
+      const emitted = (count: number, type: string) =>
+        Array.from({ length: count }, () => ({
+          organizationId: tenant.organizationId,
+          brandId: tenant.brandId,
+          type,
+          data: type === 'budget.changed' ? producedData(tenant.brandId, ++n) : { brandId: tenant.brandId, error: 'x' },
+        }));
+      await db.knex.transaction((trx) => outbox.emitMany(trx, [...emitted(1800, 'budget.changed'), ...emitted(200, 'tracker.push.failed')]));
+      const ofType = (await db.knex('events').where('id', '>', before).where({ type: 'budget.changed' }).orderBy('id').pluck('id')).map(Number);
+      const wanted = ofType.filter((id) => id % 3 === 0);
+      expect(await consumeBatch(ctx, sub)).to.equal(true);
+      while (await consumeBatch(ctx, sub));
+      // Every head of its types was offered; only the wanted ones were handed over, at most 500 at a time.
+      expect([...asked].sort((x, y) => x - y)).to.deep.equal(ofType);
+      expect(handed.map((batch) => batch.length)).to.deep.equal([500, wanted.length - 500]);
+      expect(handed.flat()).to.deep.equal(wanted);
+      expect(await seen('choosy')).to.deep.equal(wanted);
+      expect((await positions(db.knex)).find((p) => p.name === 'choosy')!.position).to.equal(Math.max(...ofType, before + 2000));
+    });
+
     it('advances a position once when two consumers race on it (a lost lease), handing each event over once', async () => {
       const sub = recorder('raced');
       const ctxA = context(connection());
