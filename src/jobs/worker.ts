@@ -40,6 +40,9 @@ export function nextCronTime(cron: string, after: number, tz = 'UTC'): number {
     .getTime();
 }
 
+/** Claims start at most this often (nudges in between are folded into the next one). */
+const CLAIM_GAP_MS = 5;
+
 export class JobWorker {
   readonly id = `w-${crypto.randomBytes(6).toString('hex')}`;
   private readonly kinds: Map<string, JobKind>;
@@ -48,6 +51,9 @@ export class JobWorker {
   private claims = 0;
   private ticking: Promise<void> | null = null;
   private again = false;
+  /** The claim waiting for CLAIM_GAP_MS to pass since the last one. */
+  private delayed: NodeJS.Timeout | null = null;
+  private lastClaim = -Infinity;
   private stopped = true;
   private timer: schedule.Job | null = null;
   private drained = false;
@@ -66,13 +72,26 @@ export class JobWorker {
     this.nudge();
   }
 
-  /** Claims now (coalesced): called after a commit that made work due. */
+  /**
+   * Claims soon (coalesced): called after a commit that made work due and after each run. Claims
+   * start at most every CLAIM_GAP_MS: the emits and finished runs of those milliseconds share one
+   * claim (one claim per emit was most of the database work of a steady trickle of events).
+   */
   nudge(): void {
     if (this.stopped) return;
-    if (this.ticking) {
-      this.again = true;
+    if (this.ticking || this.delayed) {
+      this.again ||= this.ticking !== null;
       return;
     }
+    const wait = this.lastClaim + CLAIM_GAP_MS - performance.now();
+    if (wait > 0) {
+      this.delayed = setTimeout(() => {
+        this.delayed = null;
+        this.nudge();
+      }, wait);
+      return;
+    }
+    this.lastClaim = performance.now();
     this.ticking = this.tick()
       .catch((err) => this.o.log.error({ err }, 'job claimer failed'))
       .finally(() => {
@@ -87,6 +106,8 @@ export class JobWorker {
   /** Stops claiming and waits for the runs in progress to finish. */
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.delayed) clearTimeout(this.delayed);
+    this.delayed = null;
     this.timer?.cancel();
     this.timer = null;
     await this.ticking;
