@@ -60,7 +60,7 @@ export class EventOutbox {
     /** The outbox subscribers (name and types): those of an event's type are woken after its commit. */
     private readonly subscribers: ReadonlyArray<{ name: string; types: readonly string[] }> = [],
   ) {
-    this.wakeInTransaction = String((knex.client as { config?: { client?: unknown } }).config?.client ?? '').includes('sqlite');
+    this.wakeInTransaction = String((knex as { client?: { config?: { client?: unknown } } } | null)?.client?.config?.client ?? '').includes('sqlite');
   }
 
   /** Writes `event` through `db` (the caller's transaction); its data must match the catalogue schema. */
