@@ -258,66 +258,47 @@ interface CarriedStatuses {
  */
 class AttemptLog {
   private queued: Array<{ row: AttemptRow; statuses: CarriedStatuses | null; done: (err?: unknown) => void }> = [];
-  private scheduled = false;
-  private inFlight = 0;
-  /**
-   * Group commits in flight at once. MySQL: a few, on connections of their own, so a lane answered
-   * while one commits starts its own at once (the server folds the log syncs of commits that meet)
-   * instead of waiting for it to end first. SQLite: one (its one connection runs them in turn).
-   */
-  private readonly maxInFlight: number;
+  private flushing = false;
 
-  constructor(private readonly knex: Knex) {
-    this.maxInFlight = String((knex.client as { config?: { client?: unknown } }).config?.client ?? '').includes('sqlite') ? 1 : MYSQL_COMMITS_IN_FLIGHT;
-  }
+  constructor(private readonly knex: Knex) {}
 
   /** Logs `row`; `statuses` (a batch ending with this attempt) are written in the same transaction. */
   write(row: AttemptRow, statuses: CarriedStatuses | null = null): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.queued.push({ row, statuses, done: (err) => (err ? reject(err) : resolve()) });
-      this.schedule();
+      if (!this.flushing) void this.flush();
     });
   }
 
-  private schedule(): void {
-    if (this.scheduled || !this.queued.length || this.inFlight >= this.maxInFlight) return;
-    this.scheduled = true;
-    // Lanes whose answers arrive in this turn of the event loop join the statement.
-    setImmediate(() => {
-      this.scheduled = false;
-      const batch = this.queued;
-      this.queued = [];
-      if (!batch.length) return;
-      this.inFlight++;
-      void this.commit(batch).finally(() => {
-        this.inFlight--;
-        this.schedule();
-      });
-      this.schedule();
-    });
-  }
-
-  private async commit(batch: AttemptLog['queued']): Promise<void> {
-    const rows = batch.map((b) => b.row);
-    const statuses = batch.flatMap((b) => (b.statuses ? [b.statuses] : []));
+  private async flush(): Promise<void> {
+    this.flushing = true;
     try {
-      // Lanes ending their batch write their statuses in the same commit: on SQLite each
-      // commit is a sync of the log file, which stops the event loop.
-      if (statuses.length)
-        await inTransaction(this.knex, async (trx) => {
-          await insertAttempts(trx, rows);
-          for (const s of statuses) await setDeliveryOutcomes(trx, s.outcomes, s.now);
-        });
-      else await insertAttempts(this.knex, rows);
-      for (const b of batch) b.done();
-    } catch (err) {
-      for (const b of batch) b.done(err);
+      while (this.queued.length) {
+        // Lanes whose answers arrive in this turn of the event loop join the statement.
+        await new Promise((r) => setImmediate(r));
+        const batch = this.queued;
+        this.queued = [];
+        const rows = batch.map((b) => b.row);
+        const statuses = batch.flatMap((b) => (b.statuses ? [b.statuses] : []));
+        try {
+          // Lanes ending their batch write their statuses in the same commit: on SQLite each
+          // commit is a sync of the log file, which stops the event loop.
+          if (statuses.length)
+            await inTransaction(this.knex, async (trx) => {
+              await insertAttempts(trx, rows);
+              for (const s of statuses) await setDeliveryOutcomes(trx, s.outcomes, s.now);
+            });
+          else await insertAttempts(this.knex, rows);
+          for (const b of batch) b.done();
+        } catch (err) {
+          for (const b of batch) b.done(err);
+        }
+      }
+    } finally {
+      this.flushing = false;
     }
   }
 }
-
-/** Attempt-log commits in flight at once on MySQL. */
-const MYSQL_COMMITS_IN_FLIGHT = 3;
 
 type AttemptRow = Parameters<typeof insertAttempts>[1][number];
 
