@@ -470,8 +470,10 @@ export const benchmark: Benchmark = {
       );
       if (ratio < RATIO_TARGET) {
         notes.push(
-          `webhooks ${db}: the worker is CPU-bound on one event loop; most of a delivery's CPU is the database client running the record ` +
-            `(its own transaction, committed before the next send to that endpoint, which is what keeps a crash from sending anything twice), then the sender's HTTP; the bare loop pays only the HTTP.`,
+          `webhooks ${db}: the worker is CPU-bound on one event loop; most of a delivery's CPU is the database client writing its attempt ` +
+            `(one multi-row insert for the attempts of every lane answered in the same turn, a group commit that carries a finishing batch's statuses, ` +
+            `committed before the next send to that endpoint, which is what keeps a crash from sending anything twice), then the sender's HTTP; the bare loop pays only the HTTP.` +
+            (dialect === 'sqlite' ? ` Each SQLite commit also syncs the log file (synchronous=FULL), which stops the event loop for the sync.` : ''),
         );
       }
       if (f.max.failures) notes.push(`WARNING webhooks ${db}: ${f.max.failures} attempts did not answer 200; the figures are suspect.`);

@@ -1,9 +1,9 @@
 // The transactional outbox: an event row is written through the caller's transaction, so a change
 // is never without its event and an event of a rolled-back change never leaves. Its consumers are
-// the outbox subscribers (src/events/subscribers.ts): the jobs of those of its type are woken after
-// the commit (the emitting transaction holds no job row, so it never keeps claimers out, and the
-// wakes of many emits at once are folded into one); should the process die in between, the next
-// worker start wakes them.
+// the outbox subscribers (src/events/subscribers.ts): on MySQL the jobs of those of its type are
+// woken after the commit (the emitting transaction holds no job row, so it never keeps claimers out,
+// and the wakes of many emits at once are folded into one; should the process die in between, the
+// next worker start wakes them); on SQLite, one writer, the emitting transaction wakes them itself.
 
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
@@ -40,6 +40,14 @@ export class EventOutbox {
   /** Subscribers waiting for a wake, and the wake in flight. */
   private readonly toWake = new Set<string>();
   private waking: Promise<void> | null = null;
+  /**
+   * SQLite has one writer, so a wake inside the emitting transaction keeps no claimer out, and it
+   * saves a commit per emit: each SQLite commit syncs the log file, which stops the event loop.
+   * MySQL wakes after the commit (a job row held by the emitting transaction would keep claimers waiting).
+   */
+  private readonly wakeInTransaction: boolean;
+  /** The subscribers each open transaction has woken already. */
+  private readonly wokenIn = new WeakMap<Knex.Transaction, Set<string>>();
 
   constructor(
     private readonly knex: Knex,
@@ -51,7 +59,9 @@ export class EventOutbox {
     private readonly committed: () => void,
     /** The outbox subscribers (name and types): those of an event's type are woken after its commit. */
     private readonly subscribers: ReadonlyArray<{ name: string; types: readonly string[] }> = [],
-  ) {}
+  ) {
+    this.wakeInTransaction = String((knex as { client?: { config?: { client?: unknown } } } | null)?.client?.config?.client ?? '').includes('sqlite');
+  }
 
   /** Writes `event` through `db` (the caller's transaction); its data must match the catalogue schema. */
   async emit(db: Db, event: NewEvent): Promise<EmittedEvent> {
@@ -67,7 +77,21 @@ export class EventOutbox {
       createdAt: now,
     });
     const subscribers = this.subscribers.filter((sub) => sub.types.includes(event.type)).map((sub) => sub.name);
-    if (subscribers.length) void this.afterCommitDo(db, () => this.wakeSubscribers(subscribers));
+    const trx = db as Knex.Transaction;
+    if (subscribers.length && this.wakeInTransaction && trx.isTransaction) {
+      // SQLite: the emitting transaction wakes the jobs itself, once per subscriber, and the local
+      // worker is told after its commit.
+      let woken = this.wokenIn.get(trx);
+      if (!woken) {
+        this.wokenIn.set(trx, (woken = new Set()));
+        void this.afterCommitDo(db, async () => this.committed());
+      }
+      for (const name of subscribers) {
+        if (woken.has(name)) continue;
+        woken.add(name);
+        await wakeJob(trx, SUBSCRIBER_JOB, name, now);
+      }
+    } else if (subscribers.length) void this.afterCommitDo(db, () => this.wakeSubscribers(subscribers));
     return { id, publicId, type: event.type, createdAt: now };
   }
 

@@ -3,7 +3,8 @@
 // hands those of its types to `handle` in one transaction and advances the position in that same
 // transaction, so each event is handled exactly once, by whichever process holds the job.
 //
-// Nothing polls. An emit wakes the subscribers of its type once its transaction has committed, and
+// Nothing polls. An emit wakes the subscribers of its type once its transaction has committed (on
+// SQLite within that transaction), and
 // every worker start wakes them all, so a process that died between a commit and its wake loses
 // nothing. An event with a smaller id may commit after larger ones (MySQL hands ids out at insert
 // time): the ids skipped over are kept as gaps and looked up again on each later run, until the

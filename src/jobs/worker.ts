@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import schedule from 'node-schedule';
 import cronParser from 'cron-parser';
 import type { Knex } from 'knex';
+import { inTransaction } from '../db/connection.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { JobContext, JobKind, JobNext } from './kind.js';
@@ -39,6 +40,9 @@ export function nextCronTime(cron: string, after: number, tz = 'UTC'): number {
     .getTime();
 }
 
+/** Claims start at most this often (nudges in between are folded into the next one). */
+const CLAIM_GAP_MS = 5;
+
 export class JobWorker {
   readonly id = `w-${crypto.randomBytes(6).toString('hex')}`;
   private readonly kinds: Map<string, JobKind>;
@@ -47,6 +51,9 @@ export class JobWorker {
   private claims = 0;
   private ticking: Promise<void> | null = null;
   private again = false;
+  /** The claim waiting for CLAIM_GAP_MS to pass since the last one. */
+  private delayed: NodeJS.Timeout | null = null;
+  private lastClaim = -Infinity;
   private stopped = true;
   private timer: schedule.Job | null = null;
   private drained = false;
@@ -65,13 +72,26 @@ export class JobWorker {
     this.nudge();
   }
 
-  /** Claims now (coalesced): called after a commit that made work due. */
+  /**
+   * Claims soon (coalesced): called after a commit that made work due and after each run. Claims
+   * start at most every CLAIM_GAP_MS: the emits and finished runs of those milliseconds share one
+   * claim (one claim per emit was most of the database work of a steady trickle of events).
+   */
   nudge(): void {
     if (this.stopped) return;
-    if (this.ticking) {
-      this.again = true;
+    if (this.ticking || this.delayed) {
+      this.again ||= this.ticking !== null;
       return;
     }
+    const wait = this.lastClaim + CLAIM_GAP_MS - performance.now();
+    if (wait > 0) {
+      this.delayed = setTimeout(() => {
+        this.delayed = null;
+        this.nudge();
+      }, wait);
+      return;
+    }
+    this.lastClaim = performance.now();
     this.ticking = this.tick()
       .catch((err) => this.o.log.error({ err }, 'job claimer failed'))
       .finally(() => {
@@ -86,6 +106,8 @@ export class JobWorker {
   /** Stops claiming and waits for the runs in progress to finish. */
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.delayed) clearTimeout(this.delayed);
+    this.delayed = null;
     this.timer?.cancel();
     this.timer = null;
     await this.ticking;
@@ -185,18 +207,43 @@ export class JobWorker {
       outcomes = new Map(jobs.map((j) => [j.id, err instanceof Error ? err : new Error(String(err))]));
     }
     clearInterval(renewal);
+    let write: (db: Knex) => Promise<void> = async () => {};
     try {
-      await this.record(ctx, kind, jobs, outcomes);
+      write = await this.record(ctx, kind, jobs, outcomes);
     } catch (err) {
       log.error({ err, job: first.kind, key: first.key }, 'could not record a job run');
     }
-    if (first.lane !== null)
-      await releaseLane(knex, first.lane, first.lockedBy).catch((err) => log.error({ err, lane: first.lane }, 'could not release a job lane'));
+    const release = async (db: Knex) => {
+      if (first.lane !== null)
+        await releaseLane(db, first.lane, first.lockedBy).catch((err) => log.error({ err, lane: first.lane }, 'could not release a job lane'));
+    };
+    const recordAndRelease = async (db: Knex) => {
+      try {
+        await write(db);
+      } catch (err) {
+        log.error({ err, job: first.kind, key: first.key }, 'could not record a job run');
+      }
+      await release(db);
+    };
+    // SQLite syncs its log file at each commit, stopping the event loop: the outcomes and the
+    // lane's release are one commit there. MySQL takes them as statements of their own (a
+    // transaction holding the jobs rows while it waits for the lane row would meet a claim, which
+    // locks them the other way round).
+    if (this.o.services.dialect === 'sqlite') await inTransaction(knex, (trx) => recordAndRelease(trx)).catch(async () => recordAndRelease(knex));
+    else await recordAndRelease(knex);
   }
 
-  /** Records the outcomes of one run, one statement per kind of outcome. */
-  private async record(ctx: JobContext, kind: JobKind | undefined, jobs: ClaimedJob[], outcomes: Map<number, JobNext | Error>): Promise<void> {
-    const { knex, log, now } = this.o;
+  /**
+   * Settles the outcomes of one run (a kind giving a job up is told at once) and answers the
+   * writes that record them, one statement per kind of outcome.
+   */
+  private async record(
+    ctx: JobContext,
+    kind: JobKind | undefined,
+    jobs: ClaimedJob[],
+    outcomes: Map<number, JobNext | Error>,
+  ): Promise<(db: Knex) => Promise<void>> {
+    const { log, now } = this.o;
     const done: ClaimedJob[] = [];
     const due = new Map<number | null, ClaimedJob[]>();
     const failures: Failure[] = [];
@@ -224,10 +271,12 @@ export class JobWorker {
         failures.push({ job: g.job, error: g.error, runAt: now() + backoffMs(g.job.attempts) });
       }
     }
-    await finishJobs(knex, done, now());
-    for (const [at, group] of due) await completeJobs(knex, group, at, now());
-    await failJobs(knex, failures, now());
-    await dropJobs(knex, dropped);
+    return async (db) => {
+      await finishJobs(db, done, now());
+      for (const [at, group] of due) await completeJobs(db, group, at, now());
+      await failJobs(db, failures, now());
+      await dropJobs(db, dropped);
+    };
   }
 }
 

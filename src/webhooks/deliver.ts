@@ -125,14 +125,30 @@ export async function attemptDelivery(deps: DeliveryDeps, endpoint: EndpointRow,
   return { ...outcome, succeeded, final: succeeded || giveUp, disabledReason };
 }
 
-function send(deps: DeliveryDeps, endpoint: EndpointRow, delivery: DueDelivery, started: number): Promise<SendOutcome> {
+function send(deps: DeliveryDeps, endpoint: EndpointRow, delivery: DueDelivery, started: number, secrets?: string[]): Promise<SendOutcome> {
   return deps.sender.send({
     url: endpoint.url,
     id: delivery.event_public_id,
     timestampSeconds: Math.floor(started / 1000),
     body: messageBody(delivery),
-    secrets: signingSecrets(deps.secrets, endpoint, started),
+    secrets: secrets ?? signingSecrets(deps.secrets, endpoint, started),
   });
+}
+
+/**
+ * The endpoint's signing secrets for a batch, opened once: opened again only when a retired
+ * secret's 24 hours run out during the batch.
+ */
+function batchSecrets(box: SecretBox, endpoint: EndpointRow): (now: number) => string[] {
+  let secrets: string[] = [];
+  let validUntil = -Infinity;
+  return (now) => {
+    if (now >= validUntil) {
+      secrets = signingSecrets(box, endpoint, now);
+      validUntil = Math.min(Infinity, ...retiredSecrets(endpoint, now).map((s) => s.expiresAt));
+    }
+    return secrets;
+  };
 }
 
 /** What one answer means: success, the endpoint's failing-since time, whether it disables the endpoint, whether the delivery is given up. */
@@ -163,8 +179,14 @@ export async function deliverBatch(
   batch: Array<{ delivery: BatchDelivery | undefined; event: StoredEvent | undefined }>,
 ): Promise<BatchOutcome[]> {
   const out: BatchOutcome[] = [];
-  const statuses: Array<{ id: number; status: DeliveryRow['status']; attemptCount: number }> = [];
-  for (const { delivery, event } of batch) {
+  const statuses: DeliveryOutcome[] = [];
+  const secretsAt = endpoint ? batchSecrets(deps.secrets, endpoint) : () => [];
+  // The index of the batch's last delivery that may be sent: its attempt carries the batch's statuses.
+  let lastSendable = -1;
+  for (const [i, { delivery }] of batch.entries()) if (delivery?.status === 'pending' && !delivery.answered) lastSendable = i;
+  // How many of `statuses` went with an attempt; the rest are written after the loop.
+  let written = 0;
+  for (const [i, { delivery, event }] of batch.entries()) {
     if (!delivery || delivery.status !== 'pending' || !endpoint) {
       out.push('done');
       continue;
@@ -188,30 +210,45 @@ export async function deliverBatch(
       continue;
     }
     const started = deps.now();
-    const outcome = await send(deps, endpoint, dueDelivery(delivery, event), started);
+    const outcome = await send(deps, endpoint, dueDelivery(delivery, event), started, secretsAt(started));
     const now = deps.now();
     const attempts = delivery.recordedAttempts + 1;
     const j = judge(endpoint, outcome, attempts, delivery.createdAt, now, true);
-    await attemptLog(deps.knex).write({
-      deliveryId: delivery.id,
-      at: started,
-      statusCode: outcome.statusCode,
-      durationMs: outcome.durationMs,
-      error: outcome.error,
-      responseExcerpt: outcome.excerpt,
-    });
+    const final = j.succeeded || j.giveUp;
+    statuses.push({ id: delivery.id, status: j.succeeded ? 'succeeded' : final ? 'failed' : 'pending', attemptCount: attempts });
+    // The endpoint row changes rarely: then its update and the statuses go in statements of their own.
+    const endpointChanges = j.disabledReason || (j.failingSince === null) !== (endpoint.failing_since === null);
+    const carryStatuses = i === lastSendable && !endpointChanges;
+    await attemptLog(deps.knex).write(
+      {
+        deliveryId: delivery.id,
+        at: started,
+        statusCode: outcome.statusCode,
+        durationMs: outcome.durationMs,
+        error: outcome.error,
+        responseExcerpt: outcome.excerpt,
+      },
+      carryStatuses ? { outcomes: [...statuses], now } : null,
+    );
+    if (carryStatuses) written = statuses.length;
     // Only a change is written: most attempts leave the endpoint row as it was.
     if (j.disabledReason)
       await updateEndpoint(deps.knex, endpoint.id, { failingSince: j.failingSince, enabled: false, disabledReason: j.disabledReason, updatedAt: now });
-    else if ((j.failingSince === null) !== (endpoint.failing_since === null)) await updateEndpoint(deps.knex, endpoint.id, { failingSince: j.failingSince });
+    else if (endpointChanges) await updateEndpoint(deps.knex, endpoint.id, { failingSince: j.failingSince });
     endpoint.failing_since = j.failingSince;
     if (j.disabledReason) endpoint.enabled = false;
-    const final = j.succeeded || j.giveUp;
-    statuses.push({ id: delivery.id, status: j.succeeded ? 'succeeded' : final ? 'failed' : 'pending', attemptCount: attempts });
     out.push(final ? 'done' : { retry: outcome.statusCode === null ? `not delivered: ${outcome.error}` : `the receiver answered ${outcome.statusCode}` });
   }
-  await setDeliveryOutcomes(deps.knex, statuses, deps.now());
+  await setDeliveryOutcomes(deps.knex, statuses.slice(written), deps.now());
   return out;
+}
+
+type DeliveryOutcome = { id: number; status: DeliveryRow['status']; attemptCount: number };
+
+/** Statuses of a batch written with its last attempt (in that statement's transaction). */
+interface CarriedStatuses {
+  outcomes: DeliveryOutcome[];
+  now: number;
 }
 
 /**
@@ -220,14 +257,15 @@ export async function deliverBatch(
  * before it sends its next message, as it would for a statement of its own.
  */
 class AttemptLog {
-  private queued: Array<{ row: AttemptRow; done: (err?: unknown) => void }> = [];
+  private queued: Array<{ row: AttemptRow; statuses: CarriedStatuses | null; done: (err?: unknown) => void }> = [];
   private flushing = false;
 
   constructor(private readonly knex: Knex) {}
 
-  write(row: AttemptRow): Promise<void> {
+  /** Logs `row`; `statuses` (a batch ending with this attempt) are written in the same transaction. */
+  write(row: AttemptRow, statuses: CarriedStatuses | null = null): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.queued.push({ row, done: (err) => (err ? reject(err) : resolve()) });
+      this.queued.push({ row, statuses, done: (err) => (err ? reject(err) : resolve()) });
       if (!this.flushing) void this.flush();
     });
   }
@@ -240,11 +278,17 @@ class AttemptLog {
         await new Promise((r) => setImmediate(r));
         const batch = this.queued;
         this.queued = [];
+        const rows = batch.map((b) => b.row);
+        const statuses = batch.flatMap((b) => (b.statuses ? [b.statuses] : []));
         try {
-          await insertAttempts(
-            this.knex,
-            batch.map((b) => b.row),
-          );
+          // Lanes ending their batch write their statuses in the same commit: on SQLite each
+          // commit is a sync of the log file, which stops the event loop.
+          if (statuses.length)
+            await inTransaction(this.knex, async (trx) => {
+              await insertAttempts(trx, rows);
+              for (const s of statuses) await setDeliveryOutcomes(trx, s.outcomes, s.now);
+            });
+          else await insertAttempts(this.knex, rows);
           for (const b of batch) b.done();
         } catch (err) {
           for (const b of batch) b.done(err);

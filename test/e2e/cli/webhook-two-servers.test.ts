@@ -64,10 +64,12 @@ if (process.env.TEST_MYSQL_URL) {
         }
       })();
       try {
-        // Back to back, from a process with no worker of its own (like JOBS=off API servers): its
-        // emits wake the outbox subscribers' job rows after each commit, and the two servers' workers
-        // fan the events out and deliver them in batches while it is still producing.
-        await producer.produce(EVENTS, { batch: 10, pauseMs: 0 });
+        // From a process with no worker of its own (like JOBS=off API servers): its emits wake the
+        // outbox subscribers' job rows after each commit, which the servers' workers find on their
+        // 1 s poll (nothing crosses processes sooner), then fan the events out and deliver them in
+        // batches. 200 batches of 10 with a 20 ms pause after each make production last over 4 s, several
+        // polls, so deliveries must arrive while it goes on unless emitting holds something back.
+        await producer.produce(EVENTS, { batch: 10, pauseMs: 20 });
         const duringProduction = receivers.reduce((n, r) => n + r.received.length, 0);
         expect(duringProduction, 'deliveries made while the producer was still emitting').to.be.above(0);
         await Promise.all(receivers.map((r) => r.waitFor(EVENTS, 120_000)));
