@@ -449,11 +449,12 @@ export const benchmark: Benchmark = {
         failures: t.failures,
       });
       rows.push(row('bare POST loop', f.bare), row('svc deliveries max', f.max, ratio), ...f.paced.map((p) => row(`svc paced ${p.rate}/s`, p)));
-      // The latency target holds below saturation: judged on the fastest paced run without a growing queue.
-      const judged = f.paced.find((p) => !p.saturated);
-      const p99Verdict = judged
-        ? `${judged.p99 < P99_TARGET_MS ? 'MET' : 'NOT MET'} (judged at ${judged.share * 100}%)`
-        : 'not judged (every paced run saturated the process)';
+      // The latency target is judged at half the maximum rate, the issue's point: a run there that
+      // saturated the process (its queue grew) misses it, whatever its p99 says.
+      const judged = f.paced.find((p) => p.share === 0.5) ?? f.paced[0];
+      const p99Verdict = judged.saturated
+        ? `NOT MET (saturated at ${judged.share * 100}%)`
+        : `${judged.p99 < P99_TARGET_MS ? 'MET' : 'NOT MET'} (judged at ${judged.share * 100}%)`;
       notes.push(
         `webhooks ${db}: ${f.max.rps.toFixed(0)} deliveries/s vs bare ${f.bare.rps.toFixed(0)}/s, ratio ${ratio.toFixed(3)} (target >= ${RATIO_TARGET}): ${ratio >= RATIO_TARGET ? 'MET' : 'NOT MET'}; ` +
           f.paced
@@ -465,7 +466,7 @@ export const benchmark: Benchmark = {
                   : ''),
             )
             .join('; ') +
-          `; target p99 < ${P99_TARGET_MS} ms below saturation: ${p99Verdict}`,
+          `; target p99 < ${P99_TARGET_MS} ms at half the max rate, not saturated: ${p99Verdict}`,
         f.breakdown,
       );
       if (ratio < RATIO_TARGET) {
