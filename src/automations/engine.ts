@@ -2,10 +2,10 @@
 // window's delivery once per level (one platform read per account, window and level), decides per
 // object (guard, conditions, cooldown, daily limit, loops, who paused it: decide.ts), then writes
 // in a few multi-row statements: the runs (one per automation, every object evaluated) with the
-// shadow events in one transaction, the cycle's actions as one batch operation through `invoke`
+// shadow events and the automations' last run time in one transaction, the cycle's actions as one batch operation through `invoke`
 // (apply-automation-actions, actions.ts: one platform request per batch the platform allows, one
-// transaction for nodes, activity, ledger and one automation.triggered per object), and the runs'
-// outcomes. A failed action is retried by its own job (queue.ts) through the same operation. A
+// transaction for nodes, activity, ledger and one automation.triggered per object), and, when any
+// acted, the acting runs' outcomes. A failed action is retried by its own job (queue.ts) through the same operation. A
 // notifying automation posts one notice per live run to CHAT_WEBHOOK_URL; a shadow run acts on
 // nothing and posts nothing, but emits automation.triggered (mode shadow) with the action it would
 // have taken. Preview uses the same path without acting or writing.
@@ -154,7 +154,8 @@ export async function evaluateAccount(
     };
   }
 
-  // The runs, opened together with their objects as decided; the acting ones are closed again once acted.
+  // The runs, opened together with their objects as decided and the automations' last run time (one
+  // transaction with the shadow events); the acting ones are closed again once acted.
   const objectsOf = new Map<number, RunObject[]>(sorted.map((a) => [a.id, []]));
   for (const d of decisions) objectsOf.get(d.automation.id)!.push(d.entry);
   const decidedAt = deps.now();
@@ -175,6 +176,11 @@ export async function evaluateAccount(
       })),
     );
     const byAutomation = new Map(sorted.map((a, i) => [a.id, ids[i]]));
+    await setLastRunAt(
+      trx,
+      sorted.map((a) => a.id),
+      startedAt,
+    );
     await deps.events.emitMany(
       trx,
       shadows.map((d) =>
@@ -211,17 +217,14 @@ export async function evaluateAccount(
   deps.progress?.({ progress: total, total, message: 'Recording the run' });
   const finishedAt = acting.length ? deps.now() : decidedAt;
   const touched = new Set(acting.map((d) => d.automation.id));
-  await inTransaction(deps.knex, async (trx) => {
-    await finishRuns(
-      trx,
-      sorted.filter((a) => touched.has(a.id)).map((a) => ({ id: runIds.get(a.id)!, finishedAt, objects: objectsOf.get(a.id)! })),
+  // Only the acting runs change once acted (their objects' outcomes); the others were final when opened.
+  if (touched.size)
+    await inTransaction(deps.knex, (trx) =>
+      finishRuns(
+        trx,
+        sorted.filter((a) => touched.has(a.id)).map((a) => ({ id: runIds.get(a.id)!, finishedAt, objects: objectsOf.get(a.id)! })),
+      ),
     );
-    await setLastRunAt(
-      trx,
-      sorted.map((a) => a.id),
-      startedAt,
-    );
-  });
   const runs: EvaluationResult['runs'] = sorted.map((a) => ({
     automation: a,
     runId: runIds.get(a.id)!,
