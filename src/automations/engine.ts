@@ -2,13 +2,15 @@
 // window's delivery once per level (one platform read per account, window and level), decides per
 // object (guard, conditions, cooldown, daily limit, loops, who paused it: decide.ts), then writes
 // in a few multi-row statements: the runs (one per automation, every object evaluated) with the
-// shadow events in one transaction, the cycle's actions as one batch operation through `invoke`
-// (apply-automation-actions, actions.ts: one platform request per batch the platform allows, one
-// transaction for nodes, activity, ledger and one automation.triggered per object), and the runs'
-// outcomes. A failed action is retried by its own job (queue.ts) through the same operation. A
-// notifying automation posts one notice per live run to CHAT_WEBHOOK_URL; a shadow run acts on
-// nothing and posts nothing, but emits automation.triggered (mode shadow) with the action it would
-// have taken. Preview uses the same path without acting or writing.
+// shadow events and the automations' last run time in one transaction, the cycle's actions as one
+// batch operation through `invoke` (apply-automation-actions, actions.ts: one platform request per
+// batch the platform allows, one transaction for nodes, activity, ledger and one
+// automation.triggered per object), and, when any acted, the acting runs' outcomes with the failed
+// actions' retry jobs and automation.action_failed events (one transaction, so a run's error and
+// its retry land together). A failed action is retried by its own job (queue.ts) through the same
+// operation. A notifying automation posts one notice per live run to CHAT_WEBHOOK_URL; a shadow run
+// acts on nothing and posts nothing, but emits automation.triggered (mode shadow) with the action it
+// would have taken. Preview uses the same path without acting or writing.
 
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -154,7 +156,8 @@ export async function evaluateAccount(
     };
   }
 
-  // The runs, opened together with their objects as decided; the acting ones are closed again once acted.
+  // The runs, opened together with their objects as decided and the automations' last run time (one
+  // transaction with the shadow events); the acting ones are closed again once acted.
   const objectsOf = new Map<number, RunObject[]>(sorted.map((a) => [a.id, []]));
   for (const d of decisions) objectsOf.get(d.automation.id)!.push(d.entry);
   const decidedAt = deps.now();
@@ -175,6 +178,11 @@ export async function evaluateAccount(
       })),
     );
     const byAutomation = new Map(sorted.map((a, i) => [a.id, ids[i]]));
+    await setLastRunAt(
+      trx,
+      sorted.map((a) => a.id),
+      startedAt,
+    );
     await deps.events.emitMany(
       trx,
       shadows.map((d) =>
@@ -191,6 +199,7 @@ export async function evaluateAccount(
   });
   const acting = decisions.filter(({ entry }) => entry.intended && !entry.skipReason && !entry.error);
   const total = reads + acting.length + 1;
+  const followUps: FollowUps = { retries: [], failed: [] };
   if (acting.length) {
     // One batch operation for the account's actions of this cycle.
     const outcomes = await applyActions(
@@ -200,7 +209,7 @@ export async function evaluateAccount(
     );
     let done = reads;
     for (const [k, d] of acting.entries()) {
-      await settle(deps, d.automation, d.object, d.entry, runIds.get(d.automation.id)!, outcomes[k]);
+      settle(deps, d.automation, d.object, d.entry, runIds.get(d.automation.id)!, outcomes[k], followUps);
       deps.progress?.({
         progress: ++done,
         total,
@@ -211,17 +220,17 @@ export async function evaluateAccount(
   deps.progress?.({ progress: total, total, message: 'Recording the run' });
   const finishedAt = acting.length ? deps.now() : decidedAt;
   const touched = new Set(acting.map((d) => d.automation.id));
-  await inTransaction(deps.knex, async (trx) => {
-    await finishRuns(
-      trx,
-      sorted.filter((a) => touched.has(a.id)).map((a) => ({ id: runIds.get(a.id)!, finishedAt, objects: objectsOf.get(a.id)! })),
-    );
-    await setLastRunAt(
-      trx,
-      sorted.map((a) => a.id),
-      startedAt,
-    );
-  });
+  // Only the acting runs change once acted (their objects' outcomes); the others were final when opened.
+  // The failed actions' retry jobs and automation.action_failed events go in with the outcomes they follow from.
+  if (touched.size)
+    await inTransaction(deps.knex, async (trx) => {
+      await finishRuns(
+        trx,
+        sorted.filter((a) => touched.has(a.id)).map((a) => ({ id: runIds.get(a.id)!, finishedAt, objects: objectsOf.get(a.id)! })),
+      );
+      for (const r of followUps.retries) await scheduleActionRetry(trx, r.action, r.runAt, r.now);
+      await deps.events.emitMany(trx, followUps.failed);
+    });
   const runs: EvaluationResult['runs'] = sorted.map((a) => ({
     automation: a,
     runId: runIds.get(a.id)!,
@@ -242,11 +251,6 @@ function eventOf(a: Automation, type: string, data: Record<string, unknown>): Ne
     type,
     data: { brandId: a.brandId, automationId: a.id, automationName: a.name, accountId: a.accountId, ...data },
   };
-}
-
-/** Emits one event of automation `a`, in its own transaction. */
-async function emitFor(deps: EngineDeps, a: Automation, type: string, data: Record<string, unknown>): Promise<void> {
-  await inTransaction(deps.knex, (trx) => deps.events.emit(trx, eventOf(a, type, data)));
 }
 
 interface Failure {
@@ -287,15 +291,22 @@ async function applyActions(deps: EngineDeps, a: Automation, actions: ActionRequ
   return out;
 }
 
-/** Lands one action's outcome in its run entry; a failure is queued for a retry or reported. */
-async function settle(
+/** What failed actions leave to do, written with the runs' outcomes: retry jobs, and automation.action_failed for the others. */
+interface FollowUps {
+  retries: Array<{ action: Parameters<typeof scheduleActionRetry>[1]; runAt: number; now: number }>;
+  failed: NewEvent[];
+}
+
+/** Lands one action's outcome in its run entry; a failure is queued for a retry or reported (in `followUps`). */
+function settle(
   deps: EngineDeps,
   a: Automation,
   o: LiveObject,
   entry: RunObject,
   runId: number,
   outcome: { action: Outcome; failure: Failure | null },
-): Promise<void> {
+  followUps: FollowUps,
+): void {
   const { failure } = outcome;
   if (!failure) {
     entry.action = outcome.action;
@@ -306,14 +317,13 @@ async function settle(
   if (failure.retryable) {
     const now = deps.now();
     // Its job, in the account's lane, tries again (actionRetry times the later attempts).
-    await scheduleActionRetry(
-      deps.knex,
-      { automationId: a.id, nodeId: o.nodeId, brandId: a.brandId, accountId: a.accountId, runId, action: entry.intended! },
-      now + actionRetryDelay(1, failure.retryAfter),
+    followUps.retries.push({
+      action: { automationId: a.id, nodeId: o.nodeId, brandId: a.brandId, accountId: a.accountId, runId, action: entry.intended! },
+      runAt: now + actionRetryDelay(1, failure.retryAfter),
       now,
-    );
+    });
   } else {
-    await actionFailed(deps, a, o.objectId, entry.intended!, failure.message);
+    followUps.failed.push(actionFailedEvent(a, o.objectId, entry.intended!, failure.message));
   }
 }
 
@@ -322,8 +332,14 @@ function failureOf(err: unknown): Failure {
   return { message: (err as Error)?.message ?? String(err), retryable: true, retryAfter: null };
 }
 
+function actionFailedEvent(a: Automation, objectId: string, intent: Intent, message: string): NewEvent {
+  return eventOf(a, 'automation.action_failed', { objectId, action: intent, error: message.slice(0, 2000) });
+}
+
 function actionFailed(deps: EngineDeps, a: Automation, objectId: string, intent: Intent, message: string): Promise<void> {
-  return emitFor(deps, a, 'automation.action_failed', { objectId, action: intent, error: message.slice(0, 2000) });
+  return inTransaction(deps.knex, async (trx) => {
+    await deps.events.emit(trx, actionFailedEvent(a, objectId, intent, message));
+  });
 }
 
 /** One action through the batch operation (a retry); its failure is thrown. */

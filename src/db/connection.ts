@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
+import { SqliteClient } from './sqlite-client.js';
 import { reusePreparedStatements } from './statement-cache.js';
 
 export type Dialect = 'sqlite' | 'mysql';
@@ -20,7 +21,8 @@ export function knexConfigFor(url: string): { config: Knex.Config; dialect: Dial
     return {
       dialect: 'sqlite',
       config: {
-        client: 'better-sqlite3',
+        // Knex's better-sqlite3 client, multi-row inserts compiled as one VALUES list (src/db/sqlite-client.ts).
+        client: SqliteClient as unknown as typeof Knex.Client,
         connection: { filename: file },
         useNullAsDefault: true,
         pool: {

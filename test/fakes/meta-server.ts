@@ -269,6 +269,8 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
   private readonly itemThrottles: number[] = [];
   /** Object id → writes to it inside batches throttled (code 17) for `minutes`, `times` more times (Infinity: always). */
   private readonly writeThrottles = new Map<string, { minutes: number; times: number }>();
+  /** Object id → writes (POST) to it inside batches answer this Graph error (code, message). */
+  private readonly writeRefusals = new Map<string, { code: number; message: string }>();
   private seq = 0;
 
   private constructor() {
@@ -358,6 +360,12 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
     this.writeThrottles.set(id, { minutes, times });
   }
 
+  /** Writes (POST) to object `id` inside batches answer Graph error `code` (HTTP 400) until `refuseWritesTo(id, null)`. */
+  refuseWritesTo(id: string, refusal: { code: number; message: string } | null): void {
+    if (refusal) this.writeRefusals.set(id, refusal);
+    else this.writeRefusals.delete(id);
+  }
+
   // (serverErrorNext, slowNext and dropNextCreate: see FaultServer.)
 
   // ---- HTTP ----------------------------------------------------------------------------------
@@ -436,7 +444,13 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
         target.times--;
         throttledFor = target.minutes;
       }
-      const answer = throttledFor === undefined ? this.route(method, url.pathname, params, itemToken) : this.throttleAnswer(17, throttledFor, url.pathname);
+      const refusal = method === 'POST' ? this.writeRefusals.get(url.pathname.replace(/^\/+/, '')) : undefined;
+      const answer =
+        throttledFor !== undefined
+          ? this.throttleAnswer(17, throttledFor, url.pathname)
+          : refusal
+            ? graphError(400, refusal.code, refusal.message)
+            : this.route(method, url.pathname, params, itemToken);
       created ||= Boolean(answer.created);
       const headers = [
         { name: 'Content-Type', value: 'application/json; charset=UTF-8' },

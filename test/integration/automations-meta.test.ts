@@ -237,6 +237,34 @@ for (const dialect of dialects()) {
       await disarm(a);
     });
 
+    it('a pause the platform refuses for good ends in automation.action_failed at once, with the run saying so and no retry waiting', async () => {
+      const kept = await liveCampaign('Burner paused beside', 0);
+      const refused = await liveCampaign('Burner under review', 0);
+      const a = await rule([kept.objectId, refused.objectId], { frequency: 'daily', dailyHour: 22 });
+      await service.jobs.drain();
+      fake.refuseWritesTo(refused.objectId, { code: 100, message: '(#100) The campaign cannot be paused while it is under review' });
+      const run = await call('run-automation', { automationId: String(a.automationId) });
+      const byObject = new Map(run.objects.map((o: any) => [o.objectId, o]));
+      expect(byObject.get(kept.objectId)).to.include({ action: 'paused', error: null });
+      expect((byObject.get(refused.objectId) as any).error)
+        .to.be.a('string')
+        .and.match(/under review/);
+      const failed = (await service.knex('events').where({ type: 'automation.action_failed' }))
+        .map((e) => JSON.parse(e.data))
+        .filter((e) => e.automationId === a.automationId);
+      expect(failed).to.have.length(1);
+      expect(failed[0]).to.include({ objectId: refused.objectId, action: 'pause' });
+      expect(failed[0].error)
+        .to.match(/under review/)
+        .and.not.match(/attempts/);
+      const recorded = (await call('list-automation-runs', { automationId: String(a.automationId) })).runs.find((r: any) => r.runId === run.runId);
+      expect(recorded.objects.find((o: any) => o.objectId === refused.objectId).error).to.match(/under review/);
+      expect(await service.knex('jobs').where({ kind: 'retry-automation-action' }).where('job_key', 'like', `${a.automationId}:%`)).to.have.length(0);
+      expect(fake.objects.get(refused.objectId)!.status).to.equal('ACTIVE');
+      fake.refuseWritesTo(refused.objectId, null);
+      await disarm(a);
+    });
+
     it('ends a pause the platform keeps throttling in automation.action_failed after its retries', async () => {
       const burner = await liveCampaign('Burner refused', 0);
       const a = await rule([burner.objectId], { frequency: 'daily', dailyHour: 23 });

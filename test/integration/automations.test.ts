@@ -128,6 +128,7 @@ for (const dialect of dialects()) {
       const triggered = (await events('automation.triggered')).filter((e) => e.automationId === a.automationId);
       expect(triggered).to.have.length(1);
       expect(triggered[0]).to.include({ objectId: burner.objectId, action: 'paused', mode: 'live', level: 'campaign', runId: r.runId });
+      expect((await call('get-automation', { automationId: String(a.automationId) })).lastRunAt).to.equal(r.startedAt);
     });
 
     it('in shadow mode records what it would do and acts on nothing', async () => {
@@ -228,8 +229,13 @@ for (const dialect of dialects()) {
     it('skips objects below the guard with insufficient_data, without judging the conditions', async () => {
       const [burner] = await liveCampaigns(['Burner - no results']);
       const a = await createAutomation({ objectIds: [burner.objectId], guard: { minImpressions: 10_000_000 } });
-      const o = objectOf(await run(a), burner);
+      expect((await call('get-automation', { automationId: String(a.automationId) })).lastRunAt).to.equal(null);
+      const r = await run(a);
+      const o = objectOf(r, burner);
       expect(o).to.include({ matched: false, action: 'none', skipReason: 'insufficient_data' });
+      // A run that acts on nothing is final when opened, with the automation's last run time.
+      expect((await call('get-automation', { automationId: String(a.automationId) })).lastRunAt).to.equal(r.startedAt);
+      expect(r.finishedAt).to.be.a('string');
       expect(o.conditions).to.deep.equal([]);
       expect(o.metrics.today.impressions).to.be.greaterThan(0);
       expect(await platformStatus(burner)).to.equal('ACTIVE');
