@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 
 type Db = Knex | Knex.Transaction;
 
-/** Rows per multi-row insert: SQLite writes one as a compound SELECT of at most 500 terms. */
+/** Rows per multi-row insert: a few hundred keep a statement's bound values far below SQLite's limit (32,766) and MySQL's packet size. */
 const INSERT_CHUNK = 400;
 
 /** An endpoint row as the domain files read it. */

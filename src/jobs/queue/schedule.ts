@@ -93,7 +93,7 @@ export async function insertJobs(
   if (!jobs.length) return;
   const lanes = [...new Set(jobs.map((j) => j.lane).filter((l): l is string => l !== null))];
   if (lanes.length) await ensureLanes(db, lanes);
-  // SQLite writes a multi-row insert as one compound SELECT, at most 500 terms.
+  // A few hundred rows per statement: its bound values stay far below SQLite's limit (32,766).
   for (let i = 0; i < jobs.length; i += 400)
     await db('jobs').insert(
       jobs
