@@ -162,19 +162,33 @@ export async function evaluateAccount(
   // opens with only the entries about to act (as decided: intended, action none) and gets its whole
   // list once, when closed after acting. A run left open (a crash between the two) so still reads as
   // what it was about to do.
-  const objectsOf = new Map<number, RunObject[]>(sorted.map((a) => [a.id, []]));
-  for (const d of decisions) objectsOf.get(d.automation.id)!.push(d.entry);
-  const acting = decisions.filter(({ entry }) => entry.intended && !entry.skipReason && !entry.error);
+  // One pass over the decisions: each run's objects, the acting ones, and the shadow ones (a shadow
+  // run acts on nothing: its event says what a live run would have done, one per object, written
+  // with the runs in one transaction).
+  const objectsOf = new Map<number, RunObject[]>();
   const actingOf = new Map<number, RunObject[]>();
-  for (const d of acting) {
-    const list = actingOf.get(d.automation.id);
-    if (list) list.push(d.entry);
-    else actingOf.set(d.automation.id, [d.entry]);
+  const acting: typeof decisions = [];
+  const shadows: typeof decisions = [];
+  let objects: RunObject[] = [];
+  for (const a of sorted) objectsOf.set(a.id, []);
+  let current: Automation | null = null;
+  for (const d of decisions) {
+    if (d.automation !== current) {
+      current = d.automation;
+      objects = objectsOf.get(current.id)!;
+    }
+    const { entry } = d;
+    objects.push(entry);
+    if (!entry.intended) continue;
+    if (entry.skipReason === 'shadow') shadows.push(d);
+    else if (!entry.skipReason && !entry.error) {
+      acting.push(d);
+      const list = actingOf.get(current.id);
+      if (list) list.push(entry);
+      else actingOf.set(current.id, [entry]);
+    }
   }
   const decidedAt = deps.now();
-  // A shadow run acts on nothing: its event says what a live run would have done (one per object),
-  // written with the runs in one transaction.
-  const shadows = decisions.filter((d) => d.entry.skipReason === 'shadow' && d.entry.intended);
   const runIds = await inTransaction(deps.knex, async (trx) => {
     const ids = await insertRuns(
       trx,
