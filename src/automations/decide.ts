@@ -93,11 +93,15 @@ export interface DecideInput {
   dayStart: number;
 }
 
-/** Reads an object's metrics over every condition window into `entry`; false when the guard fails in any of them. */
-function readMetrics(a: Automation, o: LiveObject, delivery: DecideInput['delivery'], entry: RunObject): boolean {
+/**
+ * Reads an object's metrics over every condition window into `entry` (`windows[i]`: the delivery
+ * over the window of condition i); false when the guard fails in any of them.
+ */
+function readMetrics(a: Automation, o: LiveObject, windows: Array<Map<string, ObjectInsights> | undefined>, entry: RunObject): boolean {
   let enough = true;
-  for (const c of a.conditions) {
-    const d = delivery.get(`${a.level}|${c.window}`)?.get(o.objectId);
+  for (let i = 0; i < a.conditions.length; i++) {
+    const c = a.conditions[i];
+    const d = windows[i]?.get(o.objectId);
     const values = (entry.metrics[c.window] ??= {});
     if (!d) continue;
     values[c.metric] = METRICS[c.metric].read(d);
@@ -137,6 +141,8 @@ export function decide(input: DecideInput): Decision[] {
   const decisions: Decision[] = [];
   for (const a of input.automations) {
     let actionsToday = ledger.actions.filter((x) => x.automationId === a.id && x.at >= input.dayStart).length;
+    // The delivery over each condition's window, looked up once per automation.
+    const windows = a.conditions.map((c) => input.delivery.get(`${a.level}|${c.window}`));
     for (const o of input.targets.get(a.id) ?? []) {
       const entry: RunObject = {
         objectId: o.objectId,
@@ -153,7 +159,7 @@ export function decide(input: DecideInput): Decision[] {
       };
       decisions.push({ automation: a, object: o, entry });
       // Read every window the rule names; the guard must hold in each before any condition is judged.
-      if (!readMetrics(a, o, input.delivery, entry)) {
+      if (!readMetrics(a, o, windows, entry)) {
         entry.skipReason = 'insufficient_data';
         continue;
       }

@@ -1,13 +1,14 @@
 // The automation engine: evaluates every given automation of one ad account together, reading each
 // window's delivery once per level (one platform read per account, window and level), decides per
 // object (guard, conditions, cooldown, daily limit, loops, who paused it: decide.ts), then writes
-// in a few multi-row statements: the runs (one per automation, every object evaluated) with the
-// shadow events and the automations' last run time in one transaction, the cycle's actions as one
+// in a few multi-row statements: the runs (one per automation; every object evaluated, or for an
+// acting run only the entries about to act until it closes) with the shadow events and the
+// automations' last run time in one transaction, the cycle's actions as one
 // batch operation through `invoke` (apply-automation-actions, actions.ts: one platform request per
 // batch the platform allows, one transaction for nodes, activity, ledger and one
 // automation.triggered per object), and, when any acted, the acting runs' outcomes with the failed
 // actions' retry jobs and automation.action_failed events (one transaction, so a run's error and
-// its retry land together). A failed action is retried by its own job (queue.ts) through the same
+// its retry land together; each acting run's whole object list is written there, once). A failed action is retried by its own job (queue.ts) through the same
 // operation. A notifying automation posts one notice per live run to CHAT_WEBHOOK_URL; a shadow run
 // acts on nothing and posts nothing, but emits automation.triggered (mode shadow) with the action it
 // would have taken. Preview uses the same path without acting or writing.
@@ -156,14 +157,38 @@ export async function evaluateAccount(
     };
   }
 
-  // The runs, opened together with their objects as decided and the automations' last run time (one
-  // transaction with the shadow events); the acting ones are closed again once acted.
-  const objectsOf = new Map<number, RunObject[]>(sorted.map((a) => [a.id, []]));
-  for (const d of decisions) objectsOf.get(d.automation.id)!.push(d.entry);
+  // The runs, opened together with the automations' last run time (one transaction with the shadow
+  // events). A run that acts on nothing is final then, with every object it evaluated; an acting one
+  // opens with only the entries about to act (as decided: intended, action none) and gets its whole
+  // list once, when closed after acting. A run left open (a crash between the two) so still reads as
+  // what it was about to do.
+  // One pass over the decisions: each run's objects, the acting ones, and the shadow ones (a shadow
+  // run acts on nothing: its event says what a live run would have done, one per object, written
+  // with the runs in one transaction).
+  const objectsOf = new Map<number, RunObject[]>();
+  const actingOf = new Map<number, RunObject[]>();
+  const acting: typeof decisions = [];
+  const shadows: typeof decisions = [];
+  let objects: RunObject[] = [];
+  for (const a of sorted) objectsOf.set(a.id, []);
+  let current: Automation | null = null;
+  for (const d of decisions) {
+    if (d.automation !== current) {
+      current = d.automation;
+      objects = objectsOf.get(current.id)!;
+    }
+    const { entry } = d;
+    objects.push(entry);
+    if (!entry.intended) continue;
+    if (entry.skipReason === 'shadow') shadows.push(d);
+    else if (!entry.skipReason && !entry.error) {
+      acting.push(d);
+      const list = actingOf.get(current.id);
+      if (list) list.push(entry);
+      else actingOf.set(current.id, [entry]);
+    }
+  }
   const decidedAt = deps.now();
-  // A shadow run acts on nothing: its event says what a live run would have done (one per object),
-  // written with the runs in one transaction.
-  const shadows = decisions.filter((d) => d.entry.skipReason === 'shadow' && d.entry.intended);
   const runIds = await inTransaction(deps.knex, async (trx) => {
     const ids = await insertRuns(
       trx,
@@ -174,7 +199,7 @@ export async function evaluateAccount(
         mode: a.mode,
         startedAt,
         finishedAt: decidedAt,
-        objects: objectsOf.get(a.id)!,
+        objects: actingOf.get(a.id) ?? objectsOf.get(a.id)!,
       })),
     );
     const byAutomation = new Map(sorted.map((a, i) => [a.id, ids[i]]));
@@ -197,7 +222,6 @@ export async function evaluateAccount(
     );
     return byAutomation;
   });
-  const acting = decisions.filter(({ entry }) => entry.intended && !entry.skipReason && !entry.error);
   const total = reads + acting.length + 1;
   const followUps: FollowUps = { retries: [], failed: [] };
   if (acting.length) {
@@ -219,14 +243,13 @@ export async function evaluateAccount(
   }
   deps.progress?.({ progress: total, total, message: 'Recording the run' });
   const finishedAt = acting.length ? deps.now() : decidedAt;
-  const touched = new Set(acting.map((d) => d.automation.id));
-  // Only the acting runs change once acted (their objects' outcomes); the others were final when opened.
+  // Only the acting runs are written again, now with all their objects; the others were final when opened.
   // The failed actions' retry jobs and automation.action_failed events go in with the outcomes they follow from.
-  if (touched.size)
+  if (actingOf.size)
     await inTransaction(deps.knex, async (trx) => {
       await finishRuns(
         trx,
-        sorted.filter((a) => touched.has(a.id)).map((a) => ({ id: runIds.get(a.id)!, finishedAt, objects: objectsOf.get(a.id)! })),
+        sorted.filter((a) => actingOf.has(a.id)).map((a) => ({ id: runIds.get(a.id)!, finishedAt, objects: objectsOf.get(a.id)! })),
       );
       for (const r of followUps.retries) await scheduleActionRetry(trx, r.action, r.runAt, r.now);
       await deps.events.emitMany(trx, followUps.failed);
@@ -235,7 +258,7 @@ export async function evaluateAccount(
     automation: a,
     runId: runIds.get(a.id)!,
     startedAt,
-    finishedAt: touched.has(a.id) ? finishedAt : decidedAt,
+    finishedAt: actingOf.has(a.id) ? finishedAt : decidedAt,
     objects: objectsOf.get(a.id)!,
   }));
   // Notices go out once the runs are recorded; a chat that fails changes nothing of what was done.

@@ -146,7 +146,7 @@ function toRun(r: Record<string, any>): RunRow {
 }
 
 /**
- * Opens runs of one cycle together (each with its objects as decided);
+ * Opens runs of one cycle together (each with the objects the engine gives: all of them, or an acting run's entries about to act);
  * answers their ids in order. Two statements: the insert, and the read of the ids it gave.
  */
 export async function insertRuns(db: Db, runs: Array<Omit<RunRow, 'id'>>): Promise<number[]> {

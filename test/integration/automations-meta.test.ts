@@ -1,7 +1,8 @@
 // An automation against the fake Meta Graph API in live mode: it reads each window once per level
 // for the whole account, pauses through Graph, waits out throttling (codes 4, 17, 32, 613 with the
 // wait from X-Business-Use-Case-Usage), and a pause the platform keeps refusing is retried by the
-// job with backoff and ends in automation.action_failed.
+// job with backoff and ends in automation.action_failed; a run still open while it acts reads with
+// the objects it is about to act on.
 
 import crypto from 'node:crypto';
 import { expect } from 'chai';
@@ -37,6 +38,8 @@ for (const dialect of dialects()) {
     let ci: Principal;
     let savedKey: string | undefined;
     const sleeps: number[] = [];
+    /** Called inside the adapter's wait (the run is then open: decided, not yet acted). */
+    let whileWaiting: (() => Promise<void>) | null = null;
     let n = 0;
 
     before(async () => {
@@ -67,7 +70,10 @@ for (const dialect of dialects()) {
         now: () => clock,
         liveAdapters: liveAdapters(config, testOutbound(), {
           metaGraphUrl: fake.url,
-          sleep: async (ms) => void sleeps.push(ms),
+          sleep: async (ms) => {
+            sleeps.push(ms);
+            await whileWaiting?.();
+          },
           random: () => 0.5,
           timeoutMs: 5_000,
         }),
@@ -177,6 +183,29 @@ for (const dialect of dialects()) {
       expect(sleeps).to.deep.equal([30_000]);
       expect(run.objects[0].action).to.equal('paused');
       expect(fake.objects.get(burner.objectId)!.status).to.equal('PAUSED');
+    });
+
+    it('an open run (acting, not yet closed) reads with the objects it is about to act on; closed, with every object evaluated', async () => {
+      const burner = await liveCampaign('Burner open', 0);
+      const winner = await liveCampaign('Winner open', 12);
+      const a = await rule([burner.objectId, winner.objectId], { status: 'PAUSED' });
+      let open: any = null;
+      whileWaiting = async () => {
+        open = await lastRun(a);
+      };
+      fake.throttleNextItems(1, 0.5);
+      try {
+        await call('run-automation', { automationId: String(a.automationId) });
+      } finally {
+        whileWaiting = null;
+      }
+      expect(open.objects.map((o: any) => o.objectId)).to.deep.equal([burner.objectId]);
+      expect(open.objects[0]).to.include({ intended: 'pause', action: 'none', skipReason: null, error: null, matched: true });
+      const closed = await lastRun(a);
+      expect(closed.runId).to.equal(open.runId);
+      expect(closed.objects.map((o: any) => o.objectId).sort()).to.deep.equal([burner.objectId, winner.objectId].sort());
+      expect(closed.objects.find((o: any) => o.objectId === burner.objectId)).to.include({ action: 'paused', error: null });
+      expect(closed.objects.find((o: any) => o.objectId === winner.objectId)).to.include({ intended: null, matched: false });
     });
 
     it('retries a pause throttled for longer than the adapter waits with backoff in the job, and records it in the run when it goes through', async () => {
