@@ -55,14 +55,9 @@ export async function apiKeyCreator(db: Db, id: number): Promise<number | null> 
   return row?.created_by_user_id ? Number(row.created_by_user_id) : null;
 }
 
-/** An API key as stored: the secret only as its lookup prefix, salt and hash. */
-export interface ApiKeyRow {
-  id: number;
-  organizationId: number;
+/** The settings of a key that create and edit write. */
+export interface ApiKeySettings {
   name: string;
-  lookupPrefix: string;
-  salt: string;
-  secretHash: string;
   scopes: Scope[];
   surfaceApi: boolean;
   surfaceMcp: boolean;
@@ -70,21 +65,19 @@ export interface ApiKeyRow {
   allBrands: boolean;
   expiresAt: number | null;
   publishCeilingCents: number | null;
+}
+
+/** An API key as stored: its settings, and the secret only as its lookup prefix, salt and hash. */
+export interface ApiKeyRow extends ApiKeySettings {
+  id: number;
+  organizationId: number;
+  lookupPrefix: string;
+  salt: string;
+  secretHash: string;
   committedCents: number;
   revokedAt: number | null;
   createdAt: number;
   createdByUserId: number | null;
-}
-
-/** The settings of a key that create and edit write. */
-export interface ApiKeySettings {
-  name: string;
-  scopes: Scope[];
-  surfaceApi: boolean;
-  surfaceMcp: boolean;
-  allBrands: boolean;
-  expiresAt: number | null;
-  publishCeilingCents: number | null;
 }
 
 const msOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));

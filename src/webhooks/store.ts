@@ -236,16 +236,18 @@ export async function attemptsOf(db: Db, deliveryIds: number[]): Promise<Attempt
   }));
 }
 
+const attemptRow = (a: AttemptRow) => ({
+  delivery_id: a.deliveryId,
+  at: a.at,
+  status_code: a.statusCode,
+  duration_ms: a.durationMs,
+  error: a.error,
+  response_excerpt: a.responseExcerpt,
+});
+
 /** Logs one attempt and sets the delivery's status and attempt count. */
 export async function recordAttempt(db: Db, a: AttemptRow, status: DeliveryRow['status'], attemptCount: number, now: number): Promise<void> {
-  await db('webhook_attempts').insert({
-    delivery_id: a.deliveryId,
-    at: a.at,
-    status_code: a.statusCode,
-    duration_ms: a.durationMs,
-    error: a.error,
-    response_excerpt: a.responseExcerpt,
-  });
+  await db('webhook_attempts').insert(attemptRow(a));
   await db('webhook_deliveries').where({ id: a.deliveryId }).update({ status, attempt_count: attemptCount, updated_at: now });
 }
 
@@ -305,17 +307,7 @@ export async function batchDeliveries(db: Db, ids: number[]): Promise<{ deliveri
 
 /** Logs attempts in one statement (committed before the next message of their endpoints is sent, so an answered message is never sent twice). */
 export async function insertAttempts(db: Db, attempts: AttemptRow[]): Promise<void> {
-  for (let i = 0; i < attempts.length; i += INSERT_CHUNK)
-    await db('webhook_attempts').insert(
-      attempts.slice(i, i + INSERT_CHUNK).map((a) => ({
-        delivery_id: a.deliveryId,
-        at: a.at,
-        status_code: a.statusCode,
-        duration_ms: a.durationMs,
-        error: a.error,
-        response_excerpt: a.responseExcerpt,
-      })),
-    );
+  for (let i = 0; i < attempts.length; i += INSERT_CHUNK) await db('webhook_attempts').insert(attempts.slice(i, i + INSERT_CHUNK).map(attemptRow));
 }
 
 /** Sets the status and attempt count of a batch of deliveries in one statement. */
