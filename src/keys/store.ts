@@ -80,7 +80,7 @@ export interface ApiKeyRow extends ApiKeySettings {
   createdByUserId: number | null;
 }
 
-const msOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const numberOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
 function toApiKey(r: Record<string, any>): ApiKeyRow {
   return {
@@ -94,10 +94,10 @@ function toApiKey(r: Record<string, any>): ApiKeyRow {
     surfaceApi: Boolean(r.surface_api),
     surfaceMcp: Boolean(r.surface_mcp),
     allBrands: Boolean(r.all_brands),
-    expiresAt: msOrNull(r.expires_at),
-    publishCeilingCents: msOrNull(r.publish_ceiling_cents),
+    expiresAt: numberOrNull(r.expires_at),
+    publishCeilingCents: numberOrNull(r.publish_ceiling_cents),
     committedCents: Number(r.committed_cents ?? 0),
-    revokedAt: msOrNull(r.revoked_at),
+    revokedAt: numberOrNull(r.revoked_at),
     createdAt: Number(r.created_at),
     createdByUserId: r.created_by_user_id ? Number(r.created_by_user_id) : null,
   };
@@ -207,26 +207,15 @@ function toGrant(r: Record<string, any>): GrantRow {
       .split(/[\s,]+/)
       .filter(Boolean) as Scope[],
     resource: r.resource ?? null,
-    publishCeilingCents: msOrNull(r.publish_ceiling_cents),
+    publishCeilingCents: numberOrNull(r.publish_ceiling_cents),
     committedCents: Number(r.committed_cents ?? 0),
     createdAt: Number(r.created_at),
-    revokedAt: msOrNull(r.revoked_at),
+    revokedAt: numberOrNull(r.revoked_at),
   };
 }
 
 /** Stores a new grant; answers its id. */
-export async function insertGrant(
-  db: Db,
-  g: {
-    organizationId: number;
-    userId: number;
-    clientId: string;
-    scopes: Scope[];
-    resource: string | null;
-    publishCeilingCents: number | null;
-    createdAt: number;
-  },
-): Promise<number> {
+export async function insertGrant(db: Db, g: Omit<GrantRow, 'id' | 'committedCents' | 'revokedAt'>): Promise<number> {
   const [id] = await db('oauth_grants').insert({
     organization_id: g.organizationId,
     user_id: g.userId,
