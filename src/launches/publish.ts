@@ -156,14 +156,23 @@ export async function publishLaunch(ctx: PublishContext, plan: PublishPlan, resu
         let toCreate = group;
         if (resume) {
           // A crashed attempt may have created objects it never recorded: find them by marker.
-          toCreate = [];
-          for (const n of group) {
-            const found = await adapter.findByMarker(account, level, n.id);
-            if (found) {
-              await recordPlatformIds(knex, [n], [found.id], ctx.now());
-              ctx.progress({ progress: ++created, total, message: `Found ${created} of ${total - 1} objects already created` });
-            } else toCreate.push(n);
+          const found = await adapter.findCreated(
+            account,
+            level,
+            group.map((n) => n.id),
+          );
+          const known = group.filter((n) => found.has(n.id));
+          if (known.length) {
+            await recordPlatformIds(
+              knex,
+              known,
+              known.map((n) => found.get(n.id)!.id),
+              ctx.now(),
+            );
+            created += known.length;
+            ctx.progress({ progress: created, total, message: `Found ${created} of ${total - 1} objects already created` });
           }
+          toCreate = group.filter((n) => !found.has(n.id));
         }
         for (let i = 0; i < toCreate.length; i += CHUNK) {
           const chunk = toCreate.slice(i, i + CHUNK);
@@ -261,13 +270,19 @@ async function undo(ctx: PublishContext, plan: PublishPlan, accountOf: (n: NodeR
   const knex = ctx.db;
   let leftovers = 0;
   // A failed call may have created part of its chunk before failing: find those by marker.
-  for (const n of inFlight.filter((x) => !x.platformId)) {
-    const account = accountOf(n);
+  const unknown = inFlight.filter((x) => !x.platformId);
+  if (unknown.length) {
+    // A chunk is one level of one ad account.
+    const account = accountOf(unknown[0]);
     try {
-      const found = await ctx.platforms.adapterFor(account.platform).findByMarker(account, n.nodeType, n.id);
-      if (found) n.platformId = found.id;
+      const found = await ctx.platforms.adapterFor(account.platform).findCreated(
+        account,
+        unknown[0].nodeType,
+        unknown.map((n) => n.id),
+      );
+      for (const n of unknown) n.platformId = found.get(n.id)?.id ?? null;
     } catch (err) {
-      ctx.log.error({ requestId: ctx.requestId, err, nodeId: n.id }, 'could not look for a partly created object after a failed publish');
+      ctx.log.error({ requestId: ctx.requestId, err, nodeIds: unknown.map((n) => n.id) }, 'could not look for partly created objects after a failed publish');
     }
   }
   for (const level of [...LEVELS].reverse() as ObjectLevel[]) {

@@ -13,7 +13,39 @@ export interface AdAccount {
   currency: string;
   /** Access token for live mode (decrypted); null in sandbox mode. */
   accessToken: string | null;
+  /** Meta: the Facebook Page the account's ads run as, and its Instagram account (live-platforms.md "Who the ads speak as"). */
+  pageId?: string | null;
+  instagramUserId?: string | null;
+  /** TikTok: the identity the account's ads run as. */
+  identityId?: string | null;
+  identityType?: IdentityType | null;
 }
+
+/** TikTok identity types an ad may speak as. */
+export type IdentityType = 'CUSTOMIZED_USER' | 'TT_USER' | 'BC_AUTH_TT' | 'AUTH_CODE';
+
+/** A creative file to put on an ad account, once: the answer is kept per creative and account. */
+export interface CreativeFile {
+  creativeId: number;
+  type: 'image' | 'video';
+  name: string;
+  mime: string;
+  bytes: Buffer;
+  width: number;
+  height: number;
+  /** Hex MD5 of the bytes (TikTok's image_signature / video_signature). */
+  md5: string;
+}
+
+/** The platform's reference to an uploaded creative: Meta image hash or video id, TikTok image_id or video_id. */
+export interface UploadedCreative {
+  ref: string;
+  /** A video's cover or thumbnail as the platform takes it in an ad (Meta image hash or URL, TikTok image_id); null for images. */
+  thumbnailRef: string | null;
+}
+
+/** Progress of a long adapter step (a video the platform is still processing). */
+export type AdapterProgress = (message: string) => void;
 
 export interface Budget {
   period: BudgetPeriod;
@@ -94,15 +126,25 @@ export interface ObjectInsights extends Insights {
 /** What to create: the platform objects of a launch, each with the service's marker for reconciliation. */
 export interface ObjectSpec {
   level: Exclude<ObjectLevel, 'creative'> | 'creative';
-  /** Marker the service puts in the name (or tags) so a create whose answer was lost can be found. */
+  /**
+   * The service's own key for the object (its node id). It never goes into a name a person reads: the
+   * adapter carries it where the platform keeps such things (Meta `adlabels`, TikTok `request_id`) so
+   * that a create whose answer was lost can be found again (`findCreated`).
+   */
   marker: string;
   name: string;
   parentId: string | null;
   status: 'ACTIVE' | 'PAUSED';
   objective?: string;
   budget?: Budget | null;
-  /** Everything else the level needs (targeting, schedule, creative, link...), platform-neutral. */
+  /**
+   * Everything else the level needs (targeting, schedule, link...), platform-neutral. An ad's settings
+   * carry who it speaks as, already resolved from the ad's override or its account: `pageId`,
+   * `instagramUserId` (Meta), `identityId`, `identityType` (TikTok).
+   */
   settings: Record<string, unknown>;
+  /** An ad's creative, already uploaded to this ad account (`uploadCreative`); null or absent: no creative. */
+  creative?: { type: 'image' | 'video'; ref: string; thumbnailRef: string | null } | null;
 }
 
 export interface ObjectRef {
@@ -138,8 +180,17 @@ export interface PlatformAdapter {
   insightsByObject(account: AdAccount, level: InsightsLevel, objectIds: string[], window: DateWindow): Promise<ObjectInsights[]>;
   /** Creates objects in order (parents before children; a spec's parentId may name an earlier result). */
   createObjects(account: AdAccount, specs: ObjectSpec[]): Promise<ObjectRef[]>;
-  /** Finds objects created with `marker` (after a create whose answer was lost). */
-  findByMarker(account: AdAccount, level: ObjectLevel, marker: string): Promise<ObjectRef | null>;
+  /**
+   * The objects of `level` this service created with any of `markers` (ObjectSpec.marker), found again
+   * with a few list calls per level, never one call per marker. Objects deleted on the platform are left
+   * out: what a rollback deleted is never taken up again.
+   */
+  findCreated(account: AdAccount, level: Exclude<ObjectLevel, 'creative'>, markers: string[]): Promise<Map<string, ObjectRef>>;
+  /**
+   * Puts a creative file on the ad account (Meta adimages / advideos, TikTok file upload) and answers
+   * the platform's reference; a video is answered once the platform says it is ready to use.
+   */
+  uploadCreative(account: AdAccount, file: CreativeFile, progress?: AdapterProgress): Promise<UploadedCreative>;
   updateObject(account: AdAccount, ref: ObjectRef, changes: { name?: string; settings?: Record<string, unknown> }): Promise<void>;
   setStatus(account: AdAccount, refs: ObjectRef[], status: 'ACTIVE' | 'PAUSED'): Promise<void>;
   /**

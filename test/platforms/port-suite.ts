@@ -16,6 +16,7 @@ import {
   type OptionType,
   type PlatformAdapter,
   type PlatformCampaign,
+  type ObjectRef,
 } from '../../src/platforms/port.js';
 import { rejectionOf } from '../helpers/assert.js';
 import { addInsights } from '../../src/platforms/insights.js';
@@ -133,6 +134,8 @@ export function describePortSuite(name: string, setup: () => Promise<PortFixture
 
     const campaigns = async (query: Omit<CampaignQuery, 'after'> = { limit: 100 }): Promise<PlatformCampaign[]> =>
       (await everyPage(f.adapter, f.account, query)).flatMap((p) => p.campaigns);
+    const findOne = async (level: 'campaign' | 'adset' | 'ad', marker: string): Promise<ObjectRef | null> =>
+      (await f.adapter.findCreated(f.account, level, [marker])).get(marker) ?? null;
 
     describe('listCampaigns', () => {
       it('lists every campaign once across pages, following the platform position to the end', async () => {
@@ -213,7 +216,7 @@ export function describePortSuite(name: string, setup: () => Promise<PortFixture
       });
     });
 
-    describe('createObjects and findByMarker', () => {
+    describe('createObjects and findCreated', () => {
       it('creates a campaign, its ad set and its ad, parents first, and finds each by its marker', async () => {
         const campaign = campaignSpec('Spring - US');
         const [c] = await f.adapter.createObjects(f.account, [campaign]);
@@ -223,9 +226,9 @@ export function describePortSuite(name: string, setup: () => Promise<PortFixture
         const [a] = await f.adapter.createObjects(f.account, [ad]);
         expect([c.level, s.level, a.level]).to.deep.equal(['campaign', 'adset', 'ad']);
         expect(new Set([c.id, s.id, a.id]).size).to.equal(3);
-        expect(await f.adapter.findByMarker(f.account, 'campaign', campaign.marker)).to.deep.equal(c);
-        expect(await f.adapter.findByMarker(f.account, 'adset', adset.marker)).to.deep.equal(s);
-        expect(await f.adapter.findByMarker(f.account, 'ad', ad.marker)).to.deep.equal(a);
+        expect(await findOne('campaign', campaign.marker)).to.deep.equal(c);
+        expect(await findOne('adset', adset.marker)).to.deep.equal(s);
+        expect(await findOne('ad', ad.marker)).to.deep.equal(a);
       });
 
       it('returns refs in the order of the specs when creating several objects of one level', async () => {
@@ -235,7 +238,7 @@ export function describePortSuite(name: string, setup: () => Promise<PortFixture
         const refs = await f.adapter.createObjects(f.account, specs);
         expect(refs.map((r) => r.level)).to.deep.equal(['ad', 'ad', 'ad']);
         expect(new Set(refs.map((r) => r.id)).size).to.equal(3);
-        for (const [i, spec] of specs.entries()) expect(await f.adapter.findByMarker(f.account, 'ad', spec.marker)).to.deep.equal(refs[i]);
+        for (const [i, spec] of specs.entries()) expect(await findOne('ad', spec.marker)).to.deep.equal(refs[i]);
       });
 
       it('shows a created campaign in the list with its own name, status, objective and budget', async () => {
@@ -252,7 +255,7 @@ export function describePortSuite(name: string, setup: () => Promise<PortFixture
 
       it('finds nothing for a marker it never saw', async () => {
         await f.adapter.createObjects(f.account, [campaignSpec('Unrelated')]);
-        expect(await f.adapter.findByMarker(f.account, 'campaign', newMarker())).to.equal(null);
+        expect(await findOne('campaign', newMarker())).to.equal(null);
       });
     });
 
@@ -262,7 +265,7 @@ export function describePortSuite(name: string, setup: () => Promise<PortFixture
         const [c] = await f.adapter.createObjects(f.account, [spec]);
         await f.adapter.updateObject(f.account, c, { name: 'New name' });
         expect((await campaigns()).find((x) => x.id === c.id)?.name).to.equal('New name');
-        expect(await f.adapter.findByMarker(f.account, 'campaign', spec.marker)).to.deep.equal(c);
+        expect(await findOne('campaign', spec.marker)).to.deep.equal(c);
       });
 
       it('answers not_found for an object the account does not have', async () => {
@@ -345,7 +348,7 @@ export function describePortSuite(name: string, setup: () => Promise<PortFixture
         const page = await f.adapter.listCampaigns(f.account, { limit: 10 });
         expect(page.campaigns.map((c) => c.id)).to.deep.equal([stays.id]);
         expect([page.totalInAccount, page.matched]).to.deep.equal([1, 1]);
-        expect(await f.adapter.findByMarker(f.account, 'campaign', specs[1].marker)).to.deep.equal(goes);
+        expect(await findOne('campaign', specs[1].marker)).to.deep.equal(goes);
       });
 
       it('answers not_found for an object the account does not have', async () => {

@@ -19,6 +19,7 @@ import {
   type OptionItem,
   type OptionType,
   type PlatformAdapter,
+  type UploadedCreative,
 } from '../port.js';
 import { NO_INSIGHTS, addInsights, perObject } from '../insights.js';
 import {
@@ -399,10 +400,19 @@ export class MetaAdapter implements PlatformAdapter {
     return specs.map((s, i) => ({ level: s.level, id: ids[i]! }));
   }
 
-  async findByMarker(account: AdAccount, level: ObjectLevel, marker: string): Promise<ObjectRef | null> {
-    const body = await this.http.retrying(() => this.graph.get(account, `${account.accountId}/${EDGES[level]}`, this.markerQuery(level, marker)));
-    const hit = (Array.isArray(body?.data) ? body.data : []).find((o: any) => splitMarkedName(String(o.name ?? '')).marker === marker);
-    return hit ? { level, id: String(hit.id) } : null;
+  // Interim (issue 32 replaces it with an adlabels lookup): one name search per marker.
+  async findCreated(account: AdAccount, level: Exclude<ObjectLevel, 'creative'>, markers: string[]): Promise<Map<string, ObjectRef>> {
+    const found = new Map<string, ObjectRef>();
+    for (const marker of markers) {
+      const body = await this.http.retrying(() => this.graph.get(account, `${account.accountId}/${EDGES[level]}`, this.markerQuery(level, marker)));
+      const hit = (Array.isArray(body?.data) ? body.data : []).find((o: any) => splitMarkedName(String(o.name ?? '')).marker === marker);
+      if (hit) found.set(marker, { level, id: String(hit.id) });
+    }
+    return found;
+  }
+
+  async uploadCreative(): Promise<UploadedCreative> {
+    throw new PlatformError('capability_unsupported', 'Uploading creatives to Meta is not built yet.');
   }
 
   async updateObject(account: AdAccount, ref: ObjectRef, changes: { name?: string; settings?: Record<string, unknown> }): Promise<void> {

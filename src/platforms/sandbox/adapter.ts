@@ -24,6 +24,8 @@ import {
   type PlatformCampaign,
   type PlatformName,
   type PlatformStatus,
+  type CreativeFile,
+  type UploadedCreative,
 } from '../port.js';
 import { CONVERSION_EVENTS, INTERESTS, LOCATIONS } from './catalog.js';
 import { NO_INSIGHTS, addInsights, deliver, type Delivery, type StatusChange } from './delivery.js';
@@ -315,9 +317,18 @@ export class SandboxPlatform implements PlatformAdapter {
     }
   }
 
-  async findByMarker(account: AdAccount, level: ObjectLevel, marker: string): Promise<ObjectRef | null> {
-    const id = await objectIdByMarker(this.knex, account.accountId, level, marker);
-    return id ? { level, id } : null;
+  async findCreated(account: AdAccount, level: Exclude<ObjectLevel, 'creative'>, markers: string[]): Promise<Map<string, ObjectRef>> {
+    const found = new Map<string, ObjectRef>();
+    for (const marker of markers) {
+      const id = await objectIdByMarker(this.knex, account.accountId, level, marker);
+      if (id) found.set(marker, { level, id });
+    }
+    return found;
+  }
+
+  async uploadCreative(_account: AdAccount, file: CreativeFile): Promise<UploadedCreative> {
+    // Interim: the sandbox keeps no files; its reference names the creative's bytes.
+    return { ref: `sbx_${file.type}_${file.md5}`, thumbnailRef: file.type === 'video' ? `sbx_cover_${file.md5}` : null };
   }
 
   private async existing(account: AdAccount, refs: ObjectRef[]): Promise<void> {

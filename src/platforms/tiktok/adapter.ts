@@ -20,6 +20,7 @@ import {
   type OptionItem,
   type OptionType,
   type PlatformAdapter,
+  type UploadedCreative,
 } from '../port.js';
 import { NO_INSIGHTS, perObject } from '../insights.js';
 import {
@@ -339,10 +340,13 @@ export class TikTokAdapter implements PlatformAdapter {
     return specs.map((s, i) => ({ level: s.level, id: ids[i]! }));
   }
 
-  async findByMarker(account: AdAccount, level: ObjectLevel, marker: string): Promise<ObjectRef | null> {
-    if (level === 'creative') return null;
-    const id = (await this.findMarked(account, level, [marker])).get(marker);
-    return id ? { level, id } : null;
+  async findCreated(account: AdAccount, level: Exclude<ObjectLevel, 'creative'>, markers: string[]): Promise<Map<string, ObjectRef>> {
+    const ids = await this.findMarked(account, level, markers);
+    return new Map([...ids].map(([marker, id]) => [marker, { level, id }]));
+  }
+
+  async uploadCreative(): Promise<UploadedCreative> {
+    throw new PlatformError('capability_unsupported', 'Uploading creatives to TikTok is not built yet.');
   }
 
   /** The object behind `ref` in this advertiser, or not_found. */
