@@ -191,6 +191,11 @@ export interface PlatformAdapter {
    * the platform's reference; a video is answered once the platform says it is ready to use.
    */
   uploadCreative(account: AdAccount, file: CreativeFile, progress?: AdapterProgress): Promise<UploadedCreative>;
+  /**
+   * The ones of `countries` (ISO 3166-1 alpha-2) that the platform cannot target for this account
+   * (TikTok: not listed by its region tool, looked up once per advertiser and kept); empty when all can.
+   */
+  unknownCountries(account: AdAccount, countries: string[]): Promise<string[]>;
   updateObject(account: AdAccount, ref: ObjectRef, changes: { name?: string; settings?: Record<string, unknown> }): Promise<void>;
   setStatus(account: AdAccount, refs: ObjectRef[], status: 'ACTIVE' | 'PAUSED'): Promise<void>;
   /**

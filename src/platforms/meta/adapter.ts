@@ -411,6 +411,11 @@ export class MetaAdapter implements PlatformAdapter {
     return found;
   }
 
+  // Interim until issue 32's adapters: every country is taken.
+  async unknownCountries(): Promise<string[]> {
+    return [];
+  }
+
   async uploadCreative(): Promise<UploadedCreative> {
     throw new PlatformError('capability_unsupported', 'Uploading creatives to Meta is not built yet.');
   }

@@ -326,6 +326,11 @@ export class SandboxPlatform implements PlatformAdapter {
     return found;
   }
 
+  // Interim until issue 32's adapters: every country is taken.
+  async unknownCountries(): Promise<string[]> {
+    return [];
+  }
+
   async uploadCreative(_account: AdAccount, file: CreativeFile): Promise<UploadedCreative> {
     // Interim: the sandbox keeps no files; its reference names the creative's bytes.
     return { ref: `sbx_${file.type}_${file.md5}`, thumbnailRef: file.type === 'video' ? `sbx_cover_${file.md5}` : null };

@@ -345,6 +345,11 @@ export class TikTokAdapter implements PlatformAdapter {
     return new Map([...ids].map(([marker, id]) => [marker, { level, id }]));
   }
 
+  // Interim until issue 32's adapters: every country is taken.
+  async unknownCountries(): Promise<string[]> {
+    return [];
+  }
+
   async uploadCreative(): Promise<UploadedCreative> {
     throw new PlatformError('capability_unsupported', 'Uploading creatives to TikTok is not built yet.');
   }
