@@ -36,6 +36,11 @@ export interface Config {
    * webhookUrl) may use http:// and loopback, private or unique-local addresses (development, tests).
    */
   webhookAllowPrivate: boolean;
+  /**
+   * WEBHOOK_WINDOW: deliveries of one endpoint sent but not yet recorded; a crash may send those
+   * again (same webhook-id), so 1 means an answered message is never sent twice.
+   */
+  webhookWindow: number;
   /** JOBS=off: this process serves requests but runs no job. */
   jobsEnabled: boolean;
   /** How long a claimed job is held before another process may take it over (renewed while it runs). */
@@ -125,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     creativesDir: env.CREATIVES_DIR || './data/creatives',
     webhooksEnabled: flag(env, 'WEBHOOKS_ENABLED', true),
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    webhookWindow: intFrom(env, 'WEBHOOK_WINDOW', 8, 1),
     jobsEnabled: flag(env, 'JOBS', true, 'on', 'off'),
     jobLeaseMs: intFrom(env, 'JOB_LEASE_MS', 30_000, 500),
     jobConcurrency: intFrom(env, 'JOB_CONCURRENCY', 20, 1),
