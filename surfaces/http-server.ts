@@ -5,7 +5,9 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Service } from '../src/service.js';
+import { ServiceError } from '../src/errors.js';
 import { answerClientError, arrivalOptions } from './http-arrival.js';
+import { requestJsonText } from './json-body.js';
 import { createRestApp } from './rest/app.js';
 import type { McpEndpoint } from './mcp/server.js';
 
@@ -48,9 +50,9 @@ function readJson(req: http.IncomingMessage): Promise<unknown> {
       if (size > MCP_BODY_LIMIT) return;
       if (!size) return resolve(undefined);
       try {
-        resolve(JSON.parse((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8')));
-      } catch {
-        reject(Object.assign(new Error('body is not valid JSON'), { status: 400 }));
+        resolve(JSON.parse(requestJsonText(req.headers['content-type'], chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))));
+      } catch (err) {
+        reject(Object.assign(new Error(err instanceof ServiceError ? err.message : 'body is not valid JSON'), { status: 400 }));
       }
     });
   });

@@ -266,7 +266,8 @@ const createPipelineCard = defineOperation({
   idempotency: 'optional',
   input: 'create-pipeline-card#/$defs/input',
   output: 'create-pipeline-card#/$defs/output',
-  annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
+  // Can start a publish (a publishing column, or a workflow that moves money).
+  annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: true },
   tag: TAG,
   toolset: 'board',
   successStatus: 201,
@@ -339,7 +340,8 @@ const movePipelineCard = defineOperation({
   idempotency: 'none',
   input: 'move-pipeline-card#/$defs/input',
   output: 'move-pipeline-card#/$defs/output',
-  annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
+  // Can start a publish (a publishing column, or a workflow that moves money).
+  annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: true },
   tag: TAG,
   toolset: 'board',
   transactional: false,

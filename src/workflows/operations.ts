@@ -295,7 +295,8 @@ const runWorkflow = defineOperation({
   idempotency: 'optional',
   input: 'run-workflow#/$defs/input',
   output: 'run-workflow#/$defs/output',
-  annotations: write,
+  // Can start a publish (a launch, budget or agent step).
+  annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: true },
   tag: 'workflows',
   toolset: 'workflows',
   successStatus: 202,
