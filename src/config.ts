@@ -67,6 +67,8 @@ export interface Config {
   mcpToolsets: Toolset[];
   /** MCP_READ_ONLY=true: the MCP server lists and runs only read-only tools, whatever a client asks. */
   mcpReadOnly: boolean;
+  /** MCP_CONFIRM_TIMEOUT_S: how long an MCP confirmation question waits for the person (under the SDK clients' 60 s request timeout). */
+  mcpConfirmTimeoutS: number;
   /** Retries of a copy model request that failed or answered 429 or 5xx, within COPY_MODEL_TIMEOUT_MS (COPY_MODEL_MAX_RETRIES). */
   copyModelMaxRetries: number;
   /** FX_RATES: US dollars per unit of each currency other than USD, as written; what amounts count against ceilings at. */
@@ -148,5 +150,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fxRates: parseFxRates(env.FX_RATES),
     mcpToolsets: toolsetsFrom(env),
     mcpReadOnly: flag(env, 'MCP_READ_ONLY', false),
+    mcpConfirmTimeoutS: intFrom(env, 'MCP_CONFIRM_TIMEOUT_S', 50, 1),
   };
 }

@@ -16,6 +16,7 @@ import type * as addFormatsModule from 'ajv-formats';
 import { validationFailed, type FieldIssue } from '../errors.js';
 import { projectPath } from '../paths.js';
 import { patchInputSchema } from '../merge-patch.js';
+import { textIssues } from './text.js';
 
 // Ajv is loaded, and given every schema, on the first validation, not at start-up (the first
 // /healthz needs neither). Both packages are CommonJS.
@@ -257,9 +258,11 @@ export class SchemaRegistry {
     return fn;
   }
 
-  /** Validates input in place (defaults filled in); throws 400 `validation_failed` with details. */
+  /** Validates input in place (defaults filled in); throws 400 `validation_failed` with details. Every string must be text (text.ts). */
   validateInput<T>(id: string, data: unknown, prefix?: string): T {
     const fn = this.inputFn(id);
+    const notText = textIssues(data, prefix);
+    if (notText.length) throw validationFailed(notText);
     if (!fn(data)) {
       const issues = issuesOf(fn.errors);
       throw validationFailed(prefix ? issues.map((i) => ({ ...i, field: i.field ? `${prefix}.${i.field}` : prefix })) : issues);
@@ -274,6 +277,8 @@ export class SchemaRegistry {
    */
   validatePatchInput<T>(id: string, data: unknown): T {
     const fn = this.patchFn(id);
+    const notText = textIssues(data);
+    if (notText.length) throw validationFailed(notText);
     if (!fn(data)) throw validationFailed(issuesOf(fn.errors));
     return data as T;
   }
