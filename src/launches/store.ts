@@ -229,19 +229,6 @@ export async function markRollbackStarted(db: Db, id: number, at: number): Promi
 
 export type PublishAction = 'create' | 'activate' | 'delete';
 
-export interface PublishStep {
-  id: number;
-  attempt: number;
-  action: PublishAction;
-  level: string | null;
-  accountId: string | null;
-  nodeIds: string[];
-  platformIds: string[] | null;
-  state: 'intent' | 'done' | 'failed';
-  detail: string | null;
-  createdAt: number;
-}
-
 /** Records a platform step before it is sent (state `intent`); answers its id. */
 export async function recordStepIntent(
   db: Db,
@@ -269,23 +256,6 @@ export async function finishStep(db: Db, id: number, state: 'done' | 'failed', p
   const change: Record<string, unknown> = { state, detail: detail?.slice(0, 2000) ?? null, updated_at: at };
   if (platformIds) change.platform_ids = JSON.stringify(platformIds);
   await db('publish_steps').where({ id }).update(change);
-}
-
-/** The steps of a launch's publishes, oldest first. */
-export async function stepsOf(db: Db, launchId: number): Promise<PublishStep[]> {
-  const rows = await db('publish_steps').where({ launch_id: launchId }).orderBy('id');
-  return rows.map((r) => ({
-    id: Number(r.id),
-    attempt: Number(r.attempt),
-    action: r.action,
-    level: r.level ?? null,
-    accountId: r.account_id ?? null,
-    nodeIds: JSON.parse(r.node_ids),
-    platformIds: r.platform_ids ? JSON.parse(r.platform_ids) : null,
-    state: r.state,
-    detail: r.detail ?? null,
-    createdAt: Number(r.created_at),
-  }));
 }
 
 /** Nodes whose platform objects were deleted: they forget those ids, so nothing deleted is used again. */
