@@ -65,7 +65,7 @@ export async function claimIdempotencyKey(db: Knex, req: ClaimRequest): Promise<
     throw new ServiceError(
       'idempotency_conflict',
       'The first request with this Idempotency-Key is still running. Retry with the same key after Retry-After seconds (when its lease ends) to get its response.',
-      { reason: 'in_progress', leaseExpiresAt: new Date(row.leaseExpiresAt).toISOString() },
+      { reason: 'in_progress' },
       // When the running attempt's lease ends: it answers by then, or another request may take it over.
       Math.max(1, Math.ceil((row.leaseExpiresAt - req.now) / 1000)),
     );

@@ -147,7 +147,7 @@ for (const dialect of dialects()) {
       );
       expect(refused?.code).to.equal('idempotency_conflict');
       expect(refused?.retryAfter).to.equal(Math.ceil((IDEMPOTENCY_LEASE_MS - elapsed) / 1000));
-      expect(refused?.details).to.deep.include({ reason: 'in_progress', leaseExpiresAt: new Date(started + IDEMPOTENCY_LEASE_MS).toISOString() });
+      expect(refused?.details).to.deep.equal({ reason: 'in_progress' });
     });
   });
 }
