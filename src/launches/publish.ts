@@ -311,12 +311,14 @@ async function forward(ctx: PublishContext, plan: PublishPlan, claim: Claim, att
   for (const level of LEVELS) {
     for (const { account, nodes } of byAccount(plan, level, accountOf)) {
       const adapter = ctx.platforms.adapterFor(account.platform);
-      if (resume) await adoptExisting(ctx, plan, adapter, account, level, nodes, () => claim.check());
+      if (resume) await adoptExisting(ctx, plan, adapter, account, level, nodes, () => claim.renew(knex));
       const toCreate = nodes.filter((n) => !n.platformId);
       for (let i = 0; i < toCreate.length; i += CHUNK) {
         const chunk = toCreate.slice(i, i + CHUNK);
         const specs = chunk.map((n) => specOf(n, n.parentId ? byId.get(n.parentId)!.platformId : null, plan, objectiveOf(n)));
-        claim.check();
+        // Renewed (not just checked) before each platform call: the claim cannot run out while a call is in flight
+        // unless that one call outlasts the whole lease, so a runner taking over never overlaps with this one.
+        await claim.renew(knex);
         await step(
           ctx,
           plan,
@@ -340,7 +342,7 @@ async function forward(ctx: PublishContext, plan: PublishPlan, claim: Claim, att
     const campaigns = (kids.get(null) ?? []).filter((c) => plan.campaignAccounts.get(c.id) === accountId && (c.properties.status ?? 'ACTIVE') === 'ACTIVE');
     if (!campaigns.length) continue;
     const refs = campaigns.map((c): ObjectRef => ({ level: 'campaign', id: c.platformId! }));
-    claim.check();
+    await claim.renew(knex);
     await step(
       ctx,
       plan,
@@ -418,7 +420,7 @@ async function adoptExisting(
   account: BrandAdAccount,
   level: Level,
   nodes: NodeRow[],
-  check: () => void,
+  renew: () => Promise<void>,
 ): Promise<void> {
   const found = await adapter.findCreated(
     account,
@@ -429,7 +431,7 @@ async function adoptExisting(
   if (gone.length) throw new RecordedObjectsGone(gone.map((n) => n.id));
   const known = nodes.filter((n) => !n.platformId && found.has(n.id));
   if (!known.length) return;
-  check();
+  await renew();
   await inTransaction(ctx.db, (trx) =>
     recordPlatformIds(
       trx,
