@@ -111,7 +111,11 @@ function main(): void {
       repository: REPOSITORY,
       commit,
       committed: git('log', '-1', '--format=%cI', commit).trim(),
-      paths: ['api_specs/specs/version.txt', 'api_specs/specs/enum_types.json', ...new Set([...ENDPOINTS.map((e) => e.node), ...Object.keys(types)].map((n) => `api_specs/specs/${n}.json`))],
+      paths: [
+        'api_specs/specs/version.txt',
+        'api_specs/specs/enum_types.json',
+        ...new Set([...ENDPOINTS.map((e) => e.node), ...Object.keys(types)].map((n) => `api_specs/specs/${n}.json`)),
+      ],
       generator: 'scripts/meta-spec.ts',
     },
     graphVersion,
