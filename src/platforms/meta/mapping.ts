@@ -24,18 +24,6 @@ export const CAMPAIGN_FIELDS = 'id,name,status,effective_status,objective,daily_
 /** Effective statuses of campaigns that are listed (everything but deleted). */
 export const LISTED_EFFECTIVE = ['ACTIVE', 'PAUSED', 'ARCHIVED', 'IN_PROCESS', 'WITH_ISSUES'];
 
-/** Every effective status, so a lookup by marker also sees deleted and parent-paused objects. */
-export const ANY_EFFECTIVE = [
-  ...LISTED_EFFECTIVE,
-  'DELETED',
-  'CAMPAIGN_PAUSED',
-  'ADSET_PAUSED',
-  'DISAPPROVED',
-  'PENDING_REVIEW',
-  'PREAPPROVED',
-  'PENDING_BILLING_INFO',
-];
-
 const EFFECTIVE_OF: Record<PlatformStatus, string[]> = {
   ACTIVE: ['ACTIVE', 'IN_PROCESS', 'WITH_ISSUES'],
   PAUSED: ['PAUSED'],
