@@ -228,6 +228,25 @@ describe('Meta adapter: the reference launch against the strict fake Graph API',
     expect(creative.object_story_spec.link_data).to.not.have.property('image_hash');
   });
 
+  it("speaks as the account's page when the ad names none, in a create and in a creative edit", async () => {
+    const specs = referenceLaunch('campaign', null);
+    const { pageId: _page, instagramUserId: _ig, ...settings } = specs[2].settings;
+    specs[2].settings = settings;
+    const meta = adapter();
+    const refs = await meta.createObjects({ ...account, pageId: '999888777' }, specs);
+    expect(json(posts('/act_1001/ads')[0].params.creative).object_story_spec.page_id).to.equal('999888777');
+    await meta.updateObject({ ...account, pageId: '999888777' }, refs[2], {
+      settings: { headline: 'Summer sale', linkUrl: 'https://shop.example.com/summer' },
+    });
+    const edit = posts(`/${refs[2].id}`)[0];
+    expect(json(edit.params.creative).object_story_spec).to.deep.equal({
+      page_id: '999888777',
+      link_data: { link: 'https://shop.example.com/summer', name: 'Summer sale' },
+    });
+    await meta.updateObject(account, refs[2], { name: 'Hero 1b' });
+    expect(posts(`/${refs[2].id}`)[1].params).to.deep.equal({ name: 'Hero 1b' });
+  });
+
   it('finds many created objects again with a handful of list calls, leaving deleted ones out', async () => {
     const meta = adapter();
     const [campaign] = await meta.createObjects(account, [referenceLaunch('campaign', null)[0]]);

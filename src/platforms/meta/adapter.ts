@@ -35,6 +35,7 @@ import {
   INSIGHT_FIELDS,
   LISTED_EFFECTIVE,
   budgetChange,
+  hasCreativeSettings,
   markerOfLabel,
   createParams,
   effectiveStatusesFor,
@@ -56,6 +57,8 @@ export interface MetaAdapterOptions extends LiveHttpOptions {
 
 /** The account edges listing objects by ad label (api_specs AdAccount `campaignsbylabels`, `adsetsbylabels`, `adsbylabels`). */
 const BY_LABELS: Record<Exclude<ObjectLevel, 'creative'>, string> = { campaign: 'campaignsbylabels', adset: 'adsetsbylabels', ad: 'adsbylabels' };
+/** Labels read per page of the account's label list. */
+const LABEL_PAGE_SIZE = 2_000;
 /** Label ids in one by-labels read, so its URL stays short. */
 const LABELS_PER_READ = 50;
 
@@ -78,6 +81,18 @@ function bodiesOf(answers: BatchAnswer[]): any[] {
   const failed = answers.filter((a): a is { ok: false; error: PlatformError } => !a.ok);
   if (failed.length) throw failed.find((f) => f.error.kind === 'throttled')?.error ?? failed[0].error;
   return answers.map((a) => (a as { ok: true; body: any }).body);
+}
+
+/** An ad's settings with the account's page (and Instagram account) where the ad names none: every creative speaks as a page. */
+function speakingAs(account: AdAccount, settings: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...settings };
+  if ((out.pageId === undefined || out.pageId === null) && account.pageId) out.pageId = account.pageId;
+  if ((out.instagramUserId === undefined || out.instagramUserId === null) && account.instagramUserId) out.instagramUserId = account.instagramUserId;
+  return out;
+}
+
+function withPage(account: AdAccount, spec: ObjectSpec): ObjectSpec {
+  return spec.level === 'ad' || spec.level === 'creative' ? { ...spec, settings: speakingAs(account, spec.settings ?? {}) } : spec;
 }
 
 export class MetaAdapter implements PlatformAdapter {
@@ -170,11 +185,11 @@ export class MetaAdapter implements PlatformAdapter {
   }
 
   /** Collects every page of a list edge (assets, lead forms). */
-  private async collect(account: AdAccount, path: string, params: GraphParams): Promise<any[]> {
+  private async collect(account: AdAccount, path: string, params: GraphParams, limit = this.optionPageSize): Promise<any[]> {
     const rows: any[] = [];
     let after: string | null = null;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const body = await this.http.retrying(() => this.graph.get(account, path, { ...params, limit: this.optionPageSize, ...(after ? { after } : {}) }));
+      const body = await this.http.retrying(() => this.graph.get(account, path, { ...params, limit, ...(after ? { after } : {}) }));
       rows.push(...(Array.isArray(body?.data) ? body.data : []));
       after = nextAfter(body);
       if (!after) break;
@@ -369,7 +384,7 @@ export class MetaAdapter implements PlatformAdapter {
             const requests: BatchRequest[] = todo.map(({ spec }) => ({
               method: 'POST',
               relativeUrl: `${account.accountId}/${EDGES[spec.level]}`,
-              params: createParams(spec),
+              params: createParams(withPage(account, spec)),
             }));
             return (await this.graph.batch(account, requests)).map((a): CreateOutcome => {
               if (!a.ok) return { error: a.error };
@@ -413,7 +428,8 @@ export class MetaAdapter implements PlatformAdapter {
     const known = this.labels.get(account.accountId) ?? new Map<string, string>();
     this.labels.set(account.accountId, known);
     if (markers.some((m) => !known.has(m))) {
-      for (const label of await this.collect(account, `${account.accountId}/adlabels`, { fields: 'id,name' })) {
+      // Labels pile up with every publish: long pages keep this to a call or two.
+      for (const label of await this.collect(account, `${account.accountId}/adlabels`, { fields: 'id,name' }, LABEL_PAGE_SIZE)) {
         const marker = markerOfLabel(label?.name);
         if (marker) known.set(marker, String(label.id));
       }
@@ -508,7 +524,9 @@ export class MetaAdapter implements PlatformAdapter {
     if (current?.account_id !== undefined && String(current.account_id) !== accountNumber) {
       throw new PlatformError('not_found', `No object ${ref.id} in ad account ${account.accountId}.`);
     }
-    const params = updateParams(ref.level, changes.settings ?? {});
+    const settings = changes.settings ?? {};
+    // A changed creative is sent whole, and a creative always speaks as a page.
+    const params = updateParams(ref.level, ref.level === 'ad' && hasCreativeSettings(settings) ? speakingAs(account, settings) : settings);
     if (changes.name !== undefined) params.name = changes.name;
     if (!Object.keys(params).length) return;
     await this.http.retrying(() => this.graph.post(account, ref.id, params));

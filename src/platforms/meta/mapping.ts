@@ -186,7 +186,8 @@ function creativeSpec(name: string, s: Record<string, unknown>, creative: Creati
   });
 }
 
-function hasCreativeSettings(s: Record<string, unknown>): boolean {
+/** Whether settings change an ad's creative (its copy, link, page, post or tags). */
+export function hasCreativeSettings(s: Record<string, unknown>): boolean {
   return ['pageId', 'postId', 'headline', 'primaryText', 'description', 'linkUrl', 'callToAction', 'urlTags'].some((k) => s[k] !== undefined);
 }
 
