@@ -75,7 +75,7 @@ export class LiveHttp {
   }
 
   /** Sends one request; a failed connection or a missed timeout is a `transient` PlatformError. */
-  async send(url: string, init: { method: string; headers?: Record<string, string>; body?: string }): Promise<HttpReply> {
+  async send(url: string, init: { method: string; headers?: Record<string, string>; body?: string | Uint8Array }): Promise<HttpReply> {
     let response: { status: number; headers: Headers; text(): string };
     let text: string;
     try {
