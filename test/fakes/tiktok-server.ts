@@ -713,7 +713,7 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
       .filter((o) => (primary === 'STATUS_ALL' ? true : primary === 'STATUS_DELETE' ? o.deleted : !o.deleted))
       .filter((o) => !own || own.has(o.id))
       .filter((o) => !campaigns || campaigns.has(level === 'campaign' ? o.id : String(o.campaignId ?? o.parentId)))
-      .filter((o) => !adgroups || (level === 'ad' && adgroups.has(String(o.parentId))))
+      .filter((o) => !adgroups || level === 'adgroup' || (level === 'ad' && adgroups.has(String(o.parentId))))
       .filter((o) => !name || o.name.toLowerCase().includes(name))
       .filter((o) => !secondary || this.secondaryStatus(o) === secondary);
     return this.paged(rows, params, 'list', (o) => this.render(o));
