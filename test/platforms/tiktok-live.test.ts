@@ -287,6 +287,17 @@ describe('TikTok adapter against the strict fake: the reference launch and what 
     expect(await live.findCreated(account, 'adset', ['nd_unknown'])).to.deep.equal(new Map());
   });
 
+  it('publishes a rolled-back campaign again as a new one: the request_id TikTok answered with the deleted campaign is not sent again', async () => {
+    const live = adapter();
+    const [campaign] = referenceLaunch(true, null);
+    const [first] = await live.createObjects(account, [campaign]);
+    await live.deleteObjects(account, [first]);
+    const [second] = await live.createObjects(account, [campaign]);
+    expect(second.id).to.not.equal(first.id);
+    expect(fake.requestsTo('/campaign/create/').map((r) => r.params.request_id)).to.deep.equal(['nd_campaign00000001', 'nd_campaign00000001.1']);
+    expect(await live.findCreated(account, 'campaign', [campaign.marker])).to.deep.equal(new Map([[campaign.marker, second]]));
+  });
+
   it('edits live budgets with budget alone (no budget_mode), and refuses a change of period without a write', async () => {
     const live = adapter();
     const [c] = await live.createObjects(account, referenceLaunch(true, null).slice(0, 1));

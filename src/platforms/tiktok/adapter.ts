@@ -106,6 +106,8 @@ export class TikTokAdapter implements PlatformAdapter {
   private readonly regions = new Map<string, Promise<Map<string, string>>>();
   /** `<advertiser>/<level>/<marker>` → the id a create answered: what findCreated finds (TikTok cannot search by request_id). */
   private readonly created = new Map<string, string>();
+  /** `<advertiser>/<level>/<marker>` → how many times the object made with that node id was deleted by this adapter. */
+  private readonly generations = new Map<string, number>();
 
   constructor(outbound: OutboundClient, options: TikTokAdapterOptions) {
     this.http = new LiveHttp(outbound, options);
@@ -301,6 +303,16 @@ export class TikTokAdapter implements PlatformAdapter {
     if (this.created.size > RECORDED_CREATES) this.created.delete(this.created.keys().next().value!);
   }
 
+  /**
+   * The create's request_id: the node id, or after this adapter deleted the object made with it (a
+   * rolled-back publish published again) the node id and a generation, since TikTok would answer the
+   * same request_id with the deleted object.
+   */
+  private requestId(account: AdAccount, level: Level, marker: string): string {
+    const generation = this.generations.get(this.key(account, level, marker)) ?? 0;
+    return generation ? `${marker}.${generation}` : marker;
+  }
+
   /** Of `ids` (objects of `level`), the ones the advertiser still has, not deleted: one list call per 100 ids. */
   private async alive(account: AdAccount, level: Level, ids: string[]): Promise<Set<string>> {
     const found = new Set<string>();
@@ -350,7 +362,13 @@ export class TikTokAdapter implements PlatformAdapter {
             await Promise.all(
               items.map(
                 async (t) =>
-                  [t, level === 'campaign' ? campaignCreate(t.spec, digits) : adgroupCreate(t.spec, digits, await this.locationIds(account, t.spec))] as const,
+                  [
+                    t,
+                    {
+                      ...(level === 'campaign' ? campaignCreate(t.spec, digits) : adgroupCreate(t.spec, digits, await this.locationIds(account, t.spec))),
+                      request_id: this.requestId(account, level, t.spec.marker),
+                    },
+                  ] as const,
               ),
             ),
           );
@@ -633,7 +651,13 @@ export class TikTokAdapter implements PlatformAdapter {
     });
   }
 
-  deleteObjects(account: AdAccount, refs: ObjectRef[]): Promise<void> {
-    return this.changeStatus(account, refs, 'DELETE', 'delete objects');
+  async deleteObjects(account: AdAccount, refs: ObjectRef[]): Promise<void> {
+    await this.changeStatus(account, refs, 'DELETE', 'delete objects');
+    const deleted = new Set(refs.map((r) => `${r.level}/${r.id}`));
+    const prefix = `${advertiserIdOf(account)}/`;
+    for (const [key, id] of this.created) {
+      const level = key.slice(prefix.length).split('/')[0];
+      if (key.startsWith(prefix) && deleted.has(`${level}/${id}`)) this.generations.set(key, (this.generations.get(key) ?? 0) + 1);
+    }
   }
 }
