@@ -59,6 +59,7 @@ const PAGES = {
   pageGet: 'Business API portal, Instant Page: /page/get/ (not in the SDK at this commit)',
 };
 
+// The enums below are TikTok's, as PAGES.enumeration lists them.
 const OPERATION = ['ENABLE', 'DISABLE'];
 const STATUS_OPERATION = ['ENABLE', 'DISABLE', 'DELETE'];
 const BUDGET_MODES = ['BUDGET_MODE_INFINITE', 'BUDGET_MODE_DAY', 'BUDGET_MODE_TOTAL', 'BUDGET_MODE_DYNAMIC_DAILY_BUDGET'];
@@ -89,6 +90,14 @@ const CALL_TO_ACTION = [
   'JOIN_THIS_HASHTAG',
   'SHOOT_WITH_THIS_EFFECT',
   'VIEW_VIDEO_WITH_THIS_EFFECT',
+  'CALL_NOW',
+  'EXPERIENCE_NOW',
+  'GET_SHOWTIMES',
+  'LISTEN_NOW',
+  'PREORDER_NOW',
+  'SEND_MESSAGE',
+  'VIEW_PROFILE',
+  'WATCH_LIVE',
 ];
 const ADGROUP_ENUMS: Record<string, Partial<SpecParam>> = {
   budget_mode: { enum: BUDGET_MODES },

@@ -221,6 +221,20 @@ describe('TikTok adapter against the strict fake: the reference launch and what 
     expect(fake.requests.length).to.equal(before);
   });
 
+  it("sends the service's calls to action as TikTok names them, and none for NO_BUTTON", async () => {
+    const live = adapter();
+    const image = await live.uploadCreative(account, png());
+    const [campaign, adset, ad] = referenceLaunch(true, { type: 'image', ref: image.ref, thumbnailRef: null });
+    const [, s] = await live.createObjects(account, [campaign, adset]);
+    const ctas = ['DOWNLOAD', 'WATCH_MORE', 'GET_OFFER', 'NO_BUTTON', 'SIGN_UP'];
+    await live.createObjects(
+      account,
+      ctas.map((callToAction, i) => ({ ...ad, marker: `nd_cta${i}`, parentId: s.id, settings: { ...ad.settings, callToAction } })),
+    );
+    const sent = fake.requestsTo('/ad/create/')[0].params.creatives as Array<Record<string, unknown>>;
+    expect(sent.map((c) => c.call_to_action)).to.deep.equal(['DOWNLOAD_NOW', 'WATCH_NOW', 'LEARN_MORE', undefined, 'SIGN_UP']);
+  });
+
   it('looks the region ids up once per advertiser and keeps them: a second ad group and unknownCountries ask TikTok nothing more', async () => {
     const live = adapter();
     const [campaign, adset] = referenceLaunch(true, null);

@@ -215,6 +215,22 @@ function identityOf(s: Record<string, unknown>, account: AdAccount | null): { id
   return { identityId: id === null ? null : String(id), identityType: type === null ? null : String(type) };
 }
 
+/**
+ * The service's calls to action as TikTok names them (Appendix: Enumeration, call_to_action): TikTok has
+ * no "get offer" and no button-less ad, so GET_OFFER becomes LEARN_MORE (TikTok's default) and NO_BUTTON
+ * sends none.
+ */
+const CALLS_TO_ACTION: Record<string, string | undefined> = {
+  DOWNLOAD: 'DOWNLOAD_NOW',
+  WATCH_MORE: 'WATCH_NOW',
+  GET_OFFER: 'LEARN_MORE',
+  NO_BUTTON: undefined,
+};
+
+function callToAction(value: unknown): unknown {
+  return typeof value === 'string' && value in CALLS_TO_ACTION ? CALLS_TO_ACTION[value] : value;
+}
+
 /** Creative fields of an ad from settings (only what the settings name). */
 export function creativeFields(s: Record<string, unknown>): TikTokParams {
   return defined({
@@ -222,7 +238,7 @@ export function creativeFields(s: Record<string, unknown>): TikTokParams {
     identity_type: s.identityType,
     display_name: s.displayName,
     ad_text: s.primaryText ?? s.headline,
-    call_to_action: s.callToAction,
+    call_to_action: callToAction(s.callToAction),
     landing_page_url: typeof s.linkUrl === 'string' ? landingUrl(s.linkUrl, s.urlTags) : undefined,
   });
 }
