@@ -115,11 +115,6 @@ export function enableMetrics(): Promise<void> {
   }));
 }
 
-/** True once the instruments exist (METRICS_TOKEN set). */
-export function metricsEnabled(): boolean {
-  return on !== null;
-}
-
 /** Tells the scrape how to read the queue gauges (one cheap query) and which job kinds exist. */
 export function observeQueue(read: (now: number) => Promise<QueueReading[]>, kinds: string[]): () => void {
   const mine = { read, kinds };

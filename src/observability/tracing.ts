@@ -14,15 +14,16 @@ let tracing: Tracing | null = null;
 /** Starts exporting spans to `endpoint` (the collector's base URL; spans go to `/v1/traces`). */
 export async function startTracing(endpoint: string, serviceName = 'svc'): Promise<void> {
   if (tracing) return;
-  const [api, node, exporter, resources] = await Promise.all([
+  const [api, node, base, exporter, resources] = await Promise.all([
     import('@opentelemetry/api'),
     import('@opentelemetry/sdk-trace-node'),
+    import('@opentelemetry/sdk-trace-base'),
     import('@opentelemetry/exporter-trace-otlp-http'),
     import('@opentelemetry/resources'),
   ]);
   const provider = new node.NodeTracerProvider({
     resource: resources.resourceFromAttributes({ 'service.name': serviceName }),
-    spanProcessors: [new node.BatchSpanProcessor(new exporter.OTLPTraceExporter({ url: `${endpoint.replace(/\/+$/, '')}/v1/traces` }))],
+    spanProcessors: [new base.BatchSpanProcessor(new exporter.OTLPTraceExporter({ url: `${endpoint.replace(/\/+$/, '')}/v1/traces` }))],
   });
   // Registers the async-hooks context manager, so a span started inside another's work is its child.
   provider.register();
