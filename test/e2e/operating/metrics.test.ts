@@ -12,7 +12,7 @@ import { expect } from 'chai';
 import { dialects } from '../../helpers/databases.js';
 import { startWorld, type World } from '../../helpers/world.js';
 import { FakeMetaServer } from '../../fakes/meta-server.js';
-import { BrandClient, buildLaunch, exampleWorld, liveExampleWorld } from '../../helpers/launches.js';
+import { BrandClient, buildLaunch, exampleWorld, liveExampleWorld, waitUntil } from '../../helpers/launches.js';
 import { mcpClient } from '../../helpers/mcp.js';
 import { fakeResolver } from '../../helpers/outbound.js';
 import { parseExposition, type Exposition } from '../../helpers/prometheus.js';
@@ -145,6 +145,10 @@ for (const dialect of dialects()) {
       expect(grew({ platform: 'meta', outcome: 'error' }), calls.join()).to.equal(0);
       const publishes = { surface: 'api', operation: 'launch-campaign', status: '200' };
       expect(after.value('svc_requests_total', publishes) - before.value('svc_requests_total', publishes)).to.equal(1);
+
+      // The publish's events reach their subscribers through jobs this process runs: counted by kind and outcome.
+      const ranOk = (m: Exposition) => m.value('svc_job_runs_total', { kind: 'event-subscriber', outcome: 'ok' });
+      await waitUntil(async () => ranOk(await metrics()) > ranOk(before), 'an event-subscriber job run to be counted', 15_000, 50);
 
       // The Graph API throttles the next request for longer than the adapter waits: the call fails as throttled.
       fake.throttleNext(5, { minutes: 30 });
