@@ -1,5 +1,5 @@
 // Makes the tools' bundled JSON Schemas cheap to load without losing what an agent needs. An
-// answer's schema keeps its shape (fields, types, enums, nullability), not the value bounds that
+// answer's schema keeps its shape (fields, types, nullability), not the value bounds that
 // only guard our own answers. Within a toolset each shape is written out once, where a tool takes
 // it as input or a read tool answers it; other tools of the toolset name that place instead. Parts
 // repeated within one schema are written once under `$defs` (JSON Schema 2020-12, resolved in place).
@@ -38,6 +38,9 @@ const NOT_IN_ANSWERS = new Set([
   'description',
   // The agent reads the answer itself; which fields it always holds matters only to a validator.
   'required',
+  // Which values a field takes is the input's business (where the agent writes them); an answer only
+  // needs its type for a client's check, and the whole list must fit the budget with inputs written out.
+  'enum',
 ]);
 
 type Node = unknown;
