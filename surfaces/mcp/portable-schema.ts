@@ -66,12 +66,12 @@ export function describedByName(name: string): string {
 
 /**
  * Bounds a model never comes near or that the type and description already say (a non-empty string,
- * an id from 1, a text longer than a headline, a pattern the description already words, an amount of a hundred billion): left to the
+ * an id from 1, a text longer than a short label, a pattern the description already words, an amount of a hundred billion): left to the
  * core's validation, which answers a message naming the field if one is ever crossed.
  */
 function noiseBound(key: string, value: unknown): boolean {
   if (key === 'minLength' || key === 'minimum' || key === 'minItems') return value === 1 || value === 0;
-  if (key === 'maxLength') return (value as number) > 255;
+  if (key === 'maxLength') return (value as number) > 100;
   // A pattern restates what the description says in words (act_... or biz_...); the core's message names the field.
   if (key === 'pattern') return true;
   if (key === 'maximum') return (value as number) >= 1_000_000_000;
@@ -115,7 +115,8 @@ function mergeVariants(variants: JsonSchema[], combinator: string): JsonSchema {
   }
   const enums = real.flatMap((v) => (Array.isArray(v.enum) ? v.enum : v.const !== undefined ? [v.const] : []));
   if (enums.length && real.every((v) => Array.isArray(v.enum) || v.const !== undefined)) return { enum: [...new Set(enums)] };
-  return real[0];
+  // An id or a reference to one ("$trigger.launchId"): the string form carries both.
+  return real.find((v) => v.type === 'string') ?? real[0];
 }
 
 /** One schema node in the portable subset, its children done first. */
@@ -125,7 +126,8 @@ function portableNode(node: JsonSchema): JsonSchema {
     if (Array.isArray(s[combinator])) {
       const { [combinator]: variants, ...rest } = s;
       const merged = mergeVariants((variants as JsonSchema[]).map(portableNode), combinator);
-      s = { ...merged, ...rest, description: joined(rest.description, merged.description) };
+      // The field's own words win over those of the shared parts it was built from.
+      s = { ...merged, ...rest, description: rest.description ?? merged.description };
     }
   }
   if (s.const !== undefined) s = { ...s, enum: [s.const] };

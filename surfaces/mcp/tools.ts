@@ -110,33 +110,40 @@ function inputOf(op: OperationDefinition, schemas: SchemaRegistry): JsonSchema &
  * Fields the REST schema leaves an open object because the core checks them per kind (a node's
  * settings per level, against node-properties): the tool shows every property of every kind.
  */
-const NODE_SETTINGS = [
+const NODE_LEVELS = [
   { label: 'Campaign', schema: 'node-properties#/$defs/campaign' },
   { label: 'Ad set', schema: 'node-properties#/$defs/adset' },
   { label: 'Ad', schema: 'node-properties#/$defs/ad' },
 ];
-const SETTINGS_PER_KIND: Record<string, { field: string; description: string; kinds: Array<{ label: string; schema: string }> }> = {
-  'create-node': {
-    field: 'properties',
-    description: 'Settings of the level (nodeType); a setting names the levels that take it. Completeness is checked at publish.',
-    kinds: NODE_SETTINGS,
-  },
-  'update-node': {
-    field: 'properties',
-    description: 'Settings to change, merged as a JSON merge patch; a setting names the levels that take it.',
-    kinds: NODE_SETTINGS,
-  },
+const NODE_SETTINGS = 'Settings of the level (nodeType); a setting names the levels that take it. Completeness is checked at publish.';
+const STEP_SETTINGS = 'Settings of the step kind; a setting names the kinds that take it.';
+/** Each step kind's settings: workflow-node-settings#/$defs/<kind>, labelled by the kind. */
+const stepKinds = (schemas: SchemaRegistry) =>
+  Object.keys(schemas.get('workflow-node-settings').$defs as object).map((kind) => ({ label: kind, schema: `workflow-node-settings#/$defs/${kind}` }));
+
+/** Where an operation's input holds such a field (`nodes[].settings`), what to say of it, and its kinds. */
+const SETTINGS_PER_KIND: Record<string, { path: string[]; description: string; kinds: (s: SchemaRegistry) => Array<{ label: string; schema: string }> }> = {
+  'create-node': { path: ['properties'], description: NODE_SETTINGS, kinds: () => NODE_LEVELS },
+  'update-node': { path: ['properties'], description: `${NODE_SETTINGS} Merged as a JSON merge patch.`, kinds: () => NODE_LEVELS },
+  'create-workflow': { path: ['nodes', '[]', 'settings'], description: STEP_SETTINGS, kinds: stepKinds },
+  'save-workflow': { path: ['nodes', '[]', 'settings'], description: STEP_SETTINGS, kinds: stepKinds },
 };
+
+/** `schema` with the part at `path` (property names, `[]` for an array's items) replaced by `part`. */
+function replacedAt(schema: JsonSchema, path: string[], part: JsonSchema): JsonSchema {
+  if (!path.length) return part;
+  const [step, ...rest] = path;
+  if (step === '[]') return { ...schema, items: replacedAt(schema.items as JsonSchema, rest, part) };
+  const properties = schema.properties as Record<string, JsonSchema>;
+  return { ...schema, properties: { ...properties, [step]: replacedAt(properties[step], rest, part) } };
+}
 
 /** The input as the model reads it: portable, every field described here, open per-kind settings shown whole. */
 function portableInputOf(op: OperationDefinition, input: JsonSchema, schemas: SchemaRegistry): JsonSchema & { type: 'object' } {
   const perKind = SETTINGS_PER_KIND[op.name];
   if (!perKind) return portableInput(input);
-  const united = unitedVariants(
-    perKind.description,
-    perKind.kinds.map((k) => ({ label: k.label, schema: schemas.bundle(k.schema) })),
-  );
-  return portableInput({ ...input, properties: { ...(input.properties as object), [perKind.field]: united } });
+  const kinds = perKind.kinds(schemas).map((k) => ({ label: k.label, schema: schemas.bundle(k.schema) }));
+  return portableInput(replacedAt(input, perKind.path, unitedVariants(perKind.description, kinds)));
 }
 
 /** A person's name for the tool: its schema's title, else its summary. */
