@@ -180,11 +180,12 @@ export function toolsFor(ops: OperationDefinition[], schemas: SchemaRegistry): T
     // envelope) fails the client's check instead of passing unseen.
     const required = bundledOutput.required as string[] | undefined;
     const output = required?.length ? { ...draft.output, required: required.slice(0, 1) } : draft.output;
+    const inputSchema = portableInputOf(op, drafts[i].input, schemas);
     return {
       name: draft.name,
       title: titleOf(op, schemas),
-      description: describe(op, schemas.bundle(op.input), bundledOutput),
-      inputSchema: portableInputOf(op, drafts[i].input, schemas),
+      description: describe(op, inputSchema, bundledOutput),
+      inputSchema,
       outputSchema: withSharedDefs(output) as JsonSchema & { type: 'object' },
       annotations: {
         readOnlyHint: op.annotations.readOnly,
