@@ -1,5 +1,5 @@
 // What connecting costs an agent: the size of tools/list (minified JSON of the result, output
-// schemas included) for the default toolsets, every tool, and read-only mode, in bytes and in
+// schemas included) for the default toolsets, dynamic mode, every tool, and read-only mode, in bytes and in
 // tokens estimated at 4 bytes a token, beside github-mcp-server's lists as the reference.
 // Targets: default at most 40 tools and 40 KB; all at most 120 KB.
 
@@ -18,6 +18,7 @@ const TARGETS: Record<string, { tools?: number; bytes: number }> = { default: { 
 const CHOICES = [
   { what: 'default', headers: {} as Record<string, string> },
   { what: 'default, read-only', headers: { 'x-mcp-readonly': 'true' } },
+  { what: 'dynamic', headers: { 'x-mcp-toolsets': 'dynamic' } },
   { what: 'all', headers: { 'x-mcp-toolsets': 'all' } },
   { what: 'all, read-only', headers: { 'x-mcp-toolsets': 'all', 'x-mcp-readonly': 'true' } },
 ];

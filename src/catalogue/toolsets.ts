@@ -18,9 +18,25 @@ export type Toolset = keyof typeof TOOLSETS;
 
 export const TOOLSET_NAMES = Object.keys(TOOLSETS) as Toolset[];
 
-/** The two names that are not toolsets of their own: the toolsets marked default, and every toolset. */
+/** The names that are not toolsets of their own: the toolsets marked default, every toolset, and the in-band choice. */
 export const DEFAULT_TOOLSETS = 'default';
 export const ALL_TOOLSETS = 'all';
+/** Toolsets found and loaded in-band: the list holds list_toolsets and enable_toolset beside the default toolsets. */
+export const DYNAMIC_TOOLSETS = 'dynamic';
+
+/** A client's choice: the toolsets it names (null: none named) and whether it loads more in-band. */
+export interface ToolsetChoice {
+  toolsets: Set<Toolset> | null;
+  dynamic: boolean;
+}
+
+/** `parseToolsets` of a choice that may also name `dynamic` (which alone means the default toolsets, loaded further in-band). */
+export function parseChoice(choice: string | undefined | null): ToolsetChoice {
+  const names = (choice ?? '').split(',').map((n) => n.trim().toLowerCase());
+  const dynamic = names.includes(DYNAMIC_TOOLSETS);
+  const rest = names.filter((n) => n && n !== DYNAMIC_TOOLSETS);
+  return { toolsets: parseToolsets(dynamic && !rest.length ? DEFAULT_TOOLSETS : rest.join(',')), dynamic };
+}
 
 /** True when `name` is a toolset an operation may declare. */
 export function isToolset(name: unknown): name is Toolset {
@@ -42,7 +58,7 @@ export function parseToolsets(choice: string | undefined | null): Set<Toolset> |
     if (name === ALL_TOOLSETS) TOOLSET_NAMES.forEach((t) => out.add(t));
     else if (name === DEFAULT_TOOLSETS) TOOLSET_NAMES.filter((t) => TOOLSETS[t].default).forEach((t) => out.add(t));
     else if (isToolset(name)) out.add(name);
-    else throw new Error(`unknown toolset "${name}"; choose from ${[DEFAULT_TOOLSETS, ALL_TOOLSETS, ...TOOLSET_NAMES].join(', ')}`);
+    else throw new Error(`unknown toolset "${name}"; choose from ${[DEFAULT_TOOLSETS, ALL_TOOLSETS, DYNAMIC_TOOLSETS, ...TOOLSET_NAMES].join(', ')}`);
   }
   return out;
 }

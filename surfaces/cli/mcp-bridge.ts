@@ -3,7 +3,7 @@
 // HTTP side goes through the outbound client (the service's address is the operator's).
 
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { OutboundClient } from '../../src/outbound/client.js';
 
 export interface BridgeConfig {
@@ -22,6 +22,30 @@ function bridgeFetch(): typeof globalThis.fetch {
   return new OutboundClient({ allowPrivate: true }).fetch('operator', { timeoutMs: 0, maxResponseBytes: 256 * 1024 * 1024 });
 }
 
+/**
+ * What to tell the app when a request could not be forwarded: the service refused the key, refused
+ * the toolset choice, answered another HTTP error, or could not be reached at all. The JSON-RPC code
+ * is the service's when it sent one.
+ */
+export function bridgeFailure(err: Error, origin: string): { code: number; message: string } {
+  if (!(err instanceof StreamableHTTPError) || err.code === undefined)
+    return { code: -32603, message: `The service at ${origin} could not be reached: ${err.message}` };
+  const body = err.message.replace(/^Streamable HTTP error: Error POSTing to endpoint: /, '');
+  let sent: { code?: number; message?: string } | undefined;
+  try {
+    sent = (JSON.parse(body) as { error?: { code?: number; message?: string } }).error;
+  } catch {
+    sent = undefined;
+  }
+  const said = sent?.message ?? body;
+  const code = typeof sent?.code === 'number' ? sent.code : -32603;
+  if (err.code === 401) return { code, message: `The service at ${origin} refused the API key (HTTP 401): ${said} Check SVC_API_KEY, or run svc login.` };
+  if (err.code === 403) return { code, message: `The service at ${origin} refused this key for MCP (HTTP 403): ${said}` };
+  if (err.code === 400 && /X-MCP-Toolsets/.test(said))
+    return { code, message: `The service at ${origin} refused --toolsets: ${said.replace(/^X-MCP-Toolsets: /, '')}` };
+  return { code, message: `The service at ${origin} answered HTTP ${err.code}: ${said}` };
+}
+
 /** Pipes JSON-RPC between stdio and the remote endpoint until standard input closes. */
 export async function runMcpBridge(config: BridgeConfig): Promise<void> {
   const endpoint = new URL(config.mcpUrl ?? `${config.baseUrl.replace(/\/+$/, '')}/mcp`);
@@ -38,9 +62,9 @@ export async function runMcpBridge(config: BridgeConfig): Promise<void> {
     remote.send(message).catch((err: Error) => {
       const id = (message as { id?: string | number }).id;
       // Only a request waits for an answer; a lost answer of ours is reported on stderr.
-      if (id !== undefined && 'method' in message)
-        void local.send({ jsonrpc: '2.0', id, error: { code: -32603, message: `The service at ${endpoint.origin} could not be reached: ${err.message}` } });
-      else process.stderr.write(`svc mcp: ${err.message}\n`);
+      const failure = bridgeFailure(err, endpoint.origin);
+      if (id !== undefined && 'method' in message) void local.send({ jsonrpc: '2.0', id, error: failure });
+      else process.stderr.write(`svc mcp: ${failure.message}\n`);
     });
   };
   remote.onmessage = (message) => void local.send(message);

@@ -3,7 +3,7 @@
 
 import { TOOLSETS, TOOLSET_NAMES } from '../../src/catalogue/toolsets.js';
 import { MCP_PAGE_SIZE, EVERY_TOOL_FAILS_WITH } from './tools.js';
-import { MAX_ANSWER_BYTES } from './answer-budget.js';
+import { MAX_ANSWER_CHARS } from './answer-budget.js';
 
 /** The instructions text, naming the toolsets from the catalogue's table. */
 export function serverInstructions(): string {
@@ -19,9 +19,11 @@ export function serverInstructions(): string {
       "A key's publish ceiling is in US dollars, answered in US cents. Days and date presets are in the ad account's time zone; times are ISO 8601 UTC.",
     `Lists answer ${MCP_PAGE_SIZE} items unless you pass limit (1 to 100); pass nextCursor back as cursor with the same filters and limit.`,
     'Tools that act take idempotencyKey: send the same key when you retry, so nothing happens twice.',
-    `A failed call is an isError result whose text is {"error": {code, message, details, requestId}}; any tool can fail with ${EVERY_TOOL_FAILS_WITH.join(' or ')} (details name each field to fix), and each tool's description names its other codes. ` +
-      `A read answer over ${MAX_ANSWER_BYTES / 1000} KB (about 25k tokens) is refused with unprocessable (details.reason answer_too_large) saying how to ask for less.`,
+    `A failed call is an isError result whose text is {"error": {code, message, details, requestId}}; any tool can fail with ${EVERY_TOOL_FAILS_WITH.join(' or ')} (details name each field to fix); ` +
+      'a tool that takes an id with not_found, brandId with brand_not_allowed, idempotencyKey with idempotency_conflict (idempotency_key_required when it is required), ' +
+      "one that publishes with spend_ceiling_required, spend_ceiling_exceeded or unavailable; each tool's description names its other codes. " +
+      `An answer over ${MAX_ANSWER_CHARS.toLocaleString('en-US')} characters comes as a summary naming what was left out plus a resource_link: read the whole with resources/read.`,
     `Tools come in toolsets. Loaded unless you choose: ${defaults.join(', ')}. Others: ${others.map((t) => `${t} (${TOOLSETS[t].description.replace(/\.$/, '').toLowerCase()})`).join('; ')}. ` +
-      'Choose with the X-MCP-Toolsets header (comma-separated, or all) or svc mcp --toolsets; X-MCP-Readonly: true (svc mcp --read-only) keeps only tools that change nothing.',
+      'Choose with the X-MCP-Toolsets header (comma-separated, or all) or svc mcp --toolsets; with dynamic, list_toolsets and enable_toolset load more in this session. X-MCP-Readonly: true (svc mcp --read-only) keeps only tools that change nothing.',
   ].join('\n');
 }

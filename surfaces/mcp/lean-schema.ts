@@ -1,8 +1,8 @@
-// Makes the tools' bundled JSON Schemas cheap to load without losing what an agent needs. An
-// answer's schema keeps its shape (fields, types, enums, nullability), not the value bounds that
-// only guard our own answers. Within a toolset each shape is written out once, where a tool takes
-// it as input or a read tool answers it; other tools of the toolset name that place instead. Parts
-// repeated within one schema are written once under `$defs` (JSON Schema 2020-12, resolved in place).
+// Makes the tools' answer schemas cheap to load: clients check answers against them, models read
+// the answers themselves. An answer's schema keeps its own fields and their types (nullability
+// included), not what nested parts hold nor the value bounds that only guard our own answers; a
+// part another tool of the toolset already answers or takes is reduced to its type. Parts repeated
+// within one schema are written once under `$defs` (JSON Schema 2020-12, resolved in place).
 
 import type { JsonSchema } from '../../src/schemas/registry.js';
 
@@ -38,6 +38,9 @@ const NOT_IN_ANSWERS = new Set([
   'description',
   // The agent reads the answer itself; which fields it always holds matters only to a validator.
   'required',
+  // Which values a field takes is the input's business (where the agent writes them); an answer only
+  // needs its type for a client's check, and the whole list must fit the budget with inputs written out.
+  'enum',
 ]);
 
 type Node = unknown;
@@ -60,9 +63,30 @@ const without =
   (s: JsonSchema): JsonSchema =>
     Object.fromEntries(Object.entries(s).filter(([k]) => !keys.has(k)));
 
-/** An answer's schema as an agent reads it and the SDK client checks it: its shape. */
+/** An answer's schema as the SDK client checks it: its fields and their types. */
 export function answerShape(output: JsonSchema): JsonSchema {
-  return mapSchema(output, without(NOT_IN_ANSWERS)) as JsonSchema;
+  return topLevel(mapSchema(output, without(NOT_IN_ANSWERS)) as JsonSchema);
+}
+
+/** The type of a field, whatever form its schema takes (a union gives the types of its variants); none when they cannot be told. */
+function typeOf(field: JsonSchema): JsonSchema {
+  if (field.type !== undefined) return { type: field.type };
+  const variants = (field.anyOf ?? field.oneOf) as JsonSchema[] | undefined;
+  if (!variants?.every((v) => v.type !== undefined)) return {};
+  const types = [...new Set(variants.flatMap((v) => (Array.isArray(v.type) ? (v.type as string[]) : [v.type as string])))];
+  return { type: types.length === 1 ? types[0] : types };
+}
+
+/**
+ * The answer's own fields with their types, not what they hold: models read the answer, not its
+ * schema (MCP 2025-06-18, Tools: Output Schema: it is for clients' validation), and the nested
+ * shapes would cost a quarter of `all`'s list now that every input is written out in full.
+ * A union at the top stays as it is.
+ */
+function topLevel(schema: JsonSchema): JsonSchema {
+  if (!schema.properties) return schema;
+  const properties = Object.fromEntries(Object.entries(schema.properties as Record<string, JsonSchema>).map(([name, field]) => [name, typeOf(field)]));
+  return { ...schema, properties };
 }
 
 /** Two parts with the same skeleton carry the same data, whatever their bounds and words. */
@@ -96,19 +120,12 @@ function partsOf(schema: JsonSchema, visit: (part: JsonSchema, path: string) => 
   if (schema.items && typeof schema.items === 'object') partsOf(schema.items as JsonSchema, visit, `${path}[]`);
 }
 
-function where(place: Place, from: DraftTool): string {
-  const whole = place.side === 'input' ? 'input' : 'answer';
-  if (place.tool === from) return place.path ? `As ${place.path} in the ${whole}.` : `As the ${whole}.`;
-  const owner = `${place.tool.name}'s ${whole}`;
-  return place.path ? `As ${place.path} in ${owner}.` : `As ${owner}.`;
-}
-
 /** `schema` with each part found in `lookup` replaced by its type and where it is written out. */
 function referring(schema: JsonSchema, lookup: (part: JsonSchema) => Place | null, from: DraftTool): JsonSchema {
   const visit = (part: JsonSchema, top: boolean): JsonSchema => {
     if (!top && JSON.stringify(part).length >= MIN_SHARED_BYTES) {
       const place = lookup(part);
-      if (place) return { ...(part.type === undefined ? {} : { type: part.type }), description: where(place, from) };
+      if (place) return part.type === undefined ? {} : { type: part.type };
     }
     const out: JsonSchema = { ...part };
     if (part.properties)
@@ -119,7 +136,7 @@ function referring(schema: JsonSchema, lookup: (part: JsonSchema) => Place | nul
   // A whole answer may be another tool's answer (a status change answers the resource).
   if (JSON.stringify(schema).length >= MIN_SHARED_BYTES) {
     const place = lookup(schema);
-    if (place && place.tool !== from) return { type: schema.type, description: where(place, from) };
+    if (place && place.tool !== from) return { type: schema.type };
   }
   return visit(schema, true);
 }

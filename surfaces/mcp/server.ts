@@ -13,8 +13,9 @@ import {
   CallToolRequestSchema,
   ElicitResultSchema,
   ErrorCode,
+  ListResourcesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
+  ReadResourceRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
   type CallToolResult,
   type JSONRPCMessage,
@@ -23,7 +24,7 @@ import {
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Principal } from '../../src/auth/principal.js';
 import { ServiceError, envelopeOf, httpStatusOf } from '../../src/errors.js';
-import { parseToolsets, type Toolset } from '../../src/catalogue/toolsets.js';
+import { TOOLSETS, TOOLSET_NAMES, isToolset, parseChoice, type Toolset } from '../../src/catalogue/toolsets.js';
 import type { OperationDefinition } from '../../src/catalogue/define.js';
 import type { ProgressUpdate } from '../../src/pipeline/invoke-types.js';
 import type { Service } from '../../src/service.js';
@@ -31,11 +32,13 @@ import { declinedResult, errorResult, successResult } from './results.js';
 import { MCP_PAGE_SIZE, toolName, toolsFor, type ToolDefinition } from './tools.js';
 import { ExchangeTransport } from './exchange.js';
 import { invokeFollowing } from './follow.js';
-import { sessionIdFor, sessionOf } from './session.js';
+import { enableToolset, enabledToolsets, sessionIdFor, sessionOf } from './session.js';
 import { progressListener } from './progress.js';
 import { ASK_FIRST, waitForPerson, type AskingCall } from './confirm.js';
 import { serverInstructions } from './instructions.js';
 import { overBudget } from './answer-budget.js';
+import { KeptAnswers, parseUri, readUri } from './resources.js';
+import { DYNAMIC_TOOLS, ENABLE_TOOLSET, LIST_TOOLSETS } from './dynamic.js';
 
 const UNAUTHORIZED = -32001;
 /** How often an open stream gets a comment line while a tool works or waits for a person, so proxies keep it open. */
@@ -48,6 +51,10 @@ interface Caller {
   requestId: string;
   /** The tools this request sees: its toolsets, and only read-only tools in read-only mode. */
   visible: (tool: ToolDefinition) => boolean;
+  /** The client chose `dynamic`: it lists list_toolsets and enable_toolset, and sees the toolsets its session enabled. */
+  dynamic: boolean;
+  /** The Mcp-Session-Id the request carries, by which toolsets enabled in-band are remembered. */
+  sessionId?: string;
   /** The caller takes an event stream: progress and questions can reach it. */
   streams: boolean;
   /** The client said at initialize that it can ask its user (form elicitation). */
@@ -91,6 +98,17 @@ function sendJsonText(res: ServerResponse, json: string, status = 200, headers: 
   res.end(json);
 }
 
+/**
+ * An error answered to a JSON-RPC request, its message as written: the SDK's McpError would prefix
+ * "MCP error <code>:", which the client's McpError prefixes again.
+ */
+function rpcFailure(code: number, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+/** MCP's code for a resource that does not exist (2025-06-18, Resources: Error Handling). */
+const RESOURCE_NOT_FOUND = -32002;
+
 function callResult(body: unknown, caller: Caller): CallToolResult {
   const { result, json } = successResult(body);
   caller.resultJson = json;
@@ -128,11 +146,13 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
   const tools = toolsFor(ops, service.schemas);
   const byName = new Map<string, OperationDefinition>(ops.map((op) => [toolName(op.name), op]));
   const toolByName = new Map(tools.map((t) => [t.name, t]));
+  const toolsetOf = new Map<string, Toolset>(ops.map((op) => [toolName(op.name), op.toolset]));
   const paged = new Set(ops.filter((op) => 'limit' in ((service.schemas.bundle(op.input).properties ?? {}) as object)).map((op) => op.name));
   const server = new Server(
     { name: 'svc', version: '1.0.0' },
-    { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: sharedValidator, instructions: serverInstructions() },
+    { capabilities: { tools: { listChanged: true }, resources: {} }, jsonSchemaValidator: sharedValidator, instructions: serverInstructions() },
   );
+  const kept = new KeptAnswers();
   const callerOf = (extra: { authInfo?: AuthInfo }) => extra.authInfo!.extra as unknown as Caller;
   /** The tool of this name as this caller sees it: outside its toolsets (or read-only mode) a tool does not exist for it, whatever its scopes. */
   const visibleTool = (caller: Caller, name: string) => {
@@ -185,15 +205,19 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
         if (channel.signal?.aborted) return declinedResult({}, 'Nothing was done: the call was cancelled.');
       }
       if (paged.has(op.name) && input.limit === undefined) input.limit = MCP_PAGE_SIZE;
-      const result = callResult(
-        (await invokeFollowing(service, op, principal, input, { requestId, idempotencyKey: idempotencyKey as string | undefined, onProgress, surface: 'mcp' }))
-          .body,
-        caller,
-      );
-      const tooLarge = overBudget(op, input, Buffer.byteLength((result.content[0] as { text: string }).text));
-      if (!tooLarge) return result;
+      const body = (
+        await invokeFollowing(service, op, principal, input, { requestId, idempotencyKey: idempotencyKey as string | undefined, onProgress, surface: 'mcp' })
+      ).body;
+      const result = callResult(body, caller);
+      const text = (result.content[0] as { text: string }).text;
+      const brandId = typeof input.brandId === 'number' ? input.brandId : null;
+      const cutResult = overBudget(body, text, () => ({
+        uri: op.annotations.readOnly ? readUri(toolName(op.name), input) : kept.keep(principal, brandId, op.scope, text),
+        name: `${toolName(op.name)} answer`,
+      }));
+      if (!cutResult) return result;
       caller.resultJson = undefined;
-      return errorResult(tooLarge, requestId);
+      return cutResult;
     } catch (err) {
       if (!(err instanceof ServiceError)) service.log.error({ err, requestId }, 'unexpected error in a tool call');
       return errorResult(err, requestId);
@@ -201,13 +225,17 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
   }
 
   server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
-    const { principal, visible } = callerOf(extra);
-    return { tools: tools.filter((t) => visible(t) && principal.scopes.has(byName.get(t.name)!.scope)) };
+    const { principal, visible, dynamic } = callerOf(extra);
+    const listed = tools.filter((t) => visible(t) && principal.scopes.has(byName.get(t.name)!.scope));
+    return { tools: dynamic ? [...DYNAMIC_TOOLS, ...listed] : listed };
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const caller = callerOf(extra);
-    const op = visibleTool(caller, request.params.name);
-    if (!op) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. Call tools/list to see the tools of your toolsets.`);
+    const { name } = request.params;
+    if (caller.dynamic && name === LIST_TOOLSETS) return listToolsets(caller);
+    if (caller.dynamic && name === ENABLE_TOOLSET) return enableToolsetCall(caller, request.params.arguments, (n) => extra.sendNotification(n));
+    const op = visibleTool(caller, name);
+    if (!op) throw rpcFailure(ErrorCode.InvalidParams, unknownTool(name, caller));
     return callTool(caller, op, request.params.arguments, request.params._meta?.progressToken, {
       sendNotification: (n) => extra.sendNotification(n),
       ask: (message, requestedSchema) =>
@@ -218,6 +246,76 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
       signal: extra.signal,
     });
   });
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [] }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+    const { principal, requestId } = callerOf(extra);
+    const { uri } = request.params;
+    const named = parseUri(uri);
+    const missing = (why: string) => rpcFailure(RESOURCE_NOT_FOUND, `Resource ${uri} not found: ${why}`);
+    if (!named) throw missing('not an address this server gives (it links whole answers as svc://brands/{brandId}/...).');
+    if (named.kind === 'answer') {
+      const text = kept.read(principal, named);
+      if (text === null) throw missing('it expired (answers of tools that act are kept an hour) or this credential may not read it.');
+      return { contents: [{ uri, mimeType: 'application/json', text }] };
+    }
+    const op = byName.get(named.tool);
+    if (!op || !op.annotations.readOnly) throw missing(`${named.tool} is not a read tool.`);
+    try {
+      const { body } = await service.invoke(op.name, principal, named.args, { requestId });
+      return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(body) }] };
+    } catch (err) {
+      if (!(err instanceof ServiceError)) throw err;
+      throw missing(`${err.code}: ${err.message}`);
+    }
+  });
+
+  /** The unknown-tool message: which toolset holds the tool, when one does, and how to load it. */
+  function unknownTool(name: string, caller: Caller): string {
+    const toolset = byName.has(name) ? byName.get(name)!.toolset : undefined;
+    if (!toolset) return `Unknown tool ${name}: no toolset has it. Call tools/list to see the tools you can call.`;
+    const tool = toolByName.get(name)!;
+    if (!tool.annotations.readOnlyHint && caller.visible({ ...tool, annotations: { ...tool.annotations, readOnlyHint: true } }))
+      return `${name} changes things, and this connection is read-only (X-MCP-Readonly or MCP_READ_ONLY).`;
+    const how = caller.dynamic ? `call enable_toolset with toolset "${toolset}"` : `connect with X-MCP-Toolsets: ${toolset} (svc mcp --toolsets ${toolset})`;
+    return `${name} is in toolset "${toolset}"; ${how}.`;
+  }
+
+  function listToolsets(caller: Caller): CallToolResult {
+    const toolsets = TOOLSET_NAMES.map((t) => ({
+      name: t,
+      description: TOOLSETS[t].description,
+      enabled: tools.some((tool) => toolsetOf.get(tool.name) === t && caller.visible(tool)),
+      tools: tools.filter((tool) => toolsetOf.get(tool.name) === t).map((tool) => tool.name),
+    }));
+    const body = { toolsets };
+    return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+  }
+
+  async function enableToolsetCall(
+    caller: Caller,
+    args: Record<string, unknown> | undefined,
+    notify: (n: ServerNotification) => Promise<void>,
+  ): Promise<CallToolResult> {
+    const toolset = args?.toolset;
+    if (!isToolset(toolset)) {
+      return errorResult(
+        new ServiceError('validation_failed', `toolset must be one of ${TOOLSET_NAMES.join(', ')}.`, [
+          { field: 'toolset', code: 'invalid_value', message: `must be one of ${TOOLSET_NAMES.join(', ')}` },
+        ]),
+        caller.requestId,
+      );
+    }
+    if (!enableToolset(caller.sessionId, toolset)) {
+      return errorResult(
+        new ServiceError('validation_failed', 'enable_toolset needs a session: initialize first and send its Mcp-Session-Id with every request.'),
+        caller.requestId,
+      );
+    }
+    await notify({ method: 'notifications/tools/list_changed' });
+    const body = { toolset, tools: tools.filter((tool) => toolsetOf.get(tool.name) === toolset).map((tool) => tool.name) };
+    return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+  }
+
   const transport = new ExchangeTransport();
   void server.connect(transport);
 
@@ -237,7 +335,7 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
     return `{"result":${caller.resultJson ?? resultJsonOf(result)},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`;
   }
 
-  return { tools, transport, server, toolsets: new Map(ops.map((op) => [toolName(op.name), op.toolset])), direct };
+  return { tools, transport, server, toolsets: toolsetOf, direct };
 }
 
 export interface McpHandlerOptions {
@@ -257,10 +355,13 @@ const header = (req: IncomingMessage, name: string): string | undefined => {
  * The tools a request sees: the toolsets of X-MCP-Toolsets, else the server's (MCP_TOOLSETS);
  * read-only when X-MCP-Readonly: true or the server is read-only (a client can only narrow).
  */
-function selectionOf(service: Service, req: IncomingMessage, toolsets: Map<string, Toolset>): (tool: ToolDefinition) => boolean {
+function selectionOf(service: Service, req: IncomingMessage, toolsets: Map<string, Toolset>): Pick<Caller, 'visible' | 'dynamic'> {
   let chosen: Set<Toolset>;
+  let dynamic: boolean;
   try {
-    chosen = parseToolsets(header(req, 'x-mcp-toolsets')) ?? new Set(service.config.mcpToolsets);
+    const choice = parseChoice(header(req, 'x-mcp-toolsets'));
+    chosen = choice.toolsets ?? new Set(service.config.mcpToolsets);
+    dynamic = choice.dynamic;
   } catch (err) {
     throw new ServiceError('validation_failed', `X-MCP-Toolsets: ${(err as Error).message}.`, [
       { field: 'X-MCP-Toolsets', code: 'invalid_value', message: (err as Error).message },
@@ -273,7 +374,11 @@ function selectionOf(service: Service, req: IncomingMessage, toolsets: Map<strin
     ]);
   }
   const readOnly = service.config.mcpReadOnly || asked === 'true';
-  return (tool) => chosen.has(toolsets.get(tool.name)!) && (!readOnly || tool.annotations.readOnlyHint);
+  const enabled = dynamic ? enabledToolsets(req.headers['mcp-session-id']) : new Set<string>();
+  return {
+    visible: (tool) => (chosen.has(toolsets.get(tool.name)!) || enabled.has(toolsets.get(tool.name)!)) && (!readOnly || tool.annotations.readOnlyHint),
+    dynamic,
+  };
 }
 
 /** The initialize request of a body, if it holds one: its answer carries the session id. */
@@ -329,18 +434,20 @@ export async function handleMcpRequest(
     const challenge = `Bearer resource_metadata="${resourceMetadataUrl(service)}"${status === 401 && req.headers.authorization ? ', error="invalid_token"' : ''}`;
     return rpcError(status, status === 401 ? UNAUTHORIZED : -32003, e, { 'www-authenticate': challenge });
   }
-  let visible: Caller['visible'];
+  let selection: Pick<Caller, 'visible' | 'dynamic'>;
   try {
-    visible = selectionOf(service, req, endpoint.toolsets);
+    selection = selectionOf(service, req, endpoint.toolsets);
   } catch (err) {
     return rpcError(400, ErrorCode.InvalidRequest, err as ServiceError);
   }
   const initialize = initializeOf(body);
   if (initialize) res.setHeader('mcp-session-id', sessionIdFor(initialize.params?.capabilities));
+  const session = req.headers['mcp-session-id'];
   const caller: Caller = {
     principal,
     requestId,
-    visible,
+    ...selection,
+    sessionId: typeof session === 'string' ? session : undefined,
     streams: /\btext\/event-stream\b/.test(header(req, 'accept') ?? ''),
     canAsk: sessionOf(req.headers['mcp-session-id']).elicitation,
   };

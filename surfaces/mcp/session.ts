@@ -1,6 +1,6 @@
 // What the MCP server remembers of a client between requests, kept in the Mcp-Session-Id it hands
 // out at initialize rather than in memory: whether the client can answer questions (elicitation).
-// Any process of the service can read it, so the endpoint stays stateless.
+// Any process of the service can read it; only toolsets enabled in-band are remembered in memory.
 
 import crypto from 'node:crypto';
 
@@ -29,4 +29,26 @@ export function sessionIdFor(capabilities: unknown): string {
 export function sessionOf(id: string | string[] | undefined): ClientSession {
   const match = typeof id === 'string' ? ID.exec(id) : null;
   return match ? { elicitation: match[1].includes('e') } : NONE;
+}
+
+/** Sessions whose toolsets this process remembers at most (the least recently changed are forgotten first). */
+const MAX_DYNAMIC_SESSIONS = 10_000;
+// Toolsets a session enabled in-band (enable_toolset). Unlike what the id carries, this lives in the
+// process that answered: behind a load balancer, route a session's requests to one process (docs/mcp.md).
+const enabled = new Map<string, Set<string>>();
+
+/** The toolsets session `id` enabled in-band, none for a missing or unknown id. */
+export function enabledToolsets(id: string | string[] | undefined): ReadonlySet<string> {
+  return (typeof id === 'string' && enabled.get(id)) || new Set();
+}
+
+/** Remembers that session `id` enabled `toolset`; false when there is no session id to remember it by. */
+export function enableToolset(id: string | string[] | undefined, toolset: string): boolean {
+  if (typeof id !== 'string' || !ID.test(id)) return false;
+  const set = enabled.get(id) ?? new Set<string>();
+  enabled.delete(id);
+  set.add(toolset);
+  enabled.set(id, set);
+  if (enabled.size > MAX_DYNAMIC_SESSIONS) enabled.delete(enabled.keys().next().value!);
+  return true;
 }

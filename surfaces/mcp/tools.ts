@@ -1,11 +1,13 @@
 // MCP tool definitions generated from the operation catalogue: one tool per operation, its input
 // and output schemas bundled from the same JSON Schemas REST validates with, made lean for agents
-// (lean-schema.ts): a short description, detail in the parameters, each shape written out once.
+// for agents: inputs in the portable subset every client's model reads, each field described in the
+// tool itself (portable-schema.ts); answers lean, each shape written out once (lean-schema.ts).
 
 import { pathParams, type OperationDefinition } from '../../src/catalogue/define.js';
 import type { JsonSchema, SchemaRegistry } from '../../src/schemas/registry.js';
 import { failureCodes } from '../../src/catalogue/failures.js';
 import { answerShape, withSharedDefs, writtenOnce, type DraftTool } from './lean-schema.js';
+import { portableInput, unitedVariants } from './portable-schema.js';
 
 /**
  * The page an MCP list tool answers when the agent names no `limit`: small enough to read whole.
@@ -15,6 +17,7 @@ export const MCP_PAGE_SIZE = 25;
 
 export interface ToolDefinition {
   name: string;
+  title: string;
   description: string;
   inputSchema: JsonSchema & { type: 'object' };
   outputSchema: JsonSchema & { type: 'object' };
@@ -54,13 +57,30 @@ const PATH_ID = /^[\w ]+ id \(path parameter\)(: digits)?\.$/i;
 /** Codes every tool can answer; the server instructions name them once. */
 export const EVERY_TOOL_FAILS_WITH = ['validation_failed', 'insufficient_scope'];
 
+/**
+ * Codes that follow from what a tool takes (an id: not_found; brandId: brand_not_allowed; an
+ * idempotencyKey: idempotency_conflict and, when required, idempotency_key_required; publishing:
+ * the ceiling codes): the server instructions state the rule once, so a description names only
+ * the codes of the tool's own rules and the list fits its budget with every input written out.
+ */
+export const CODES_BY_RULE = [
+  'not_found',
+  'brand_not_allowed',
+  'idempotency_conflict',
+  'idempotency_key_required',
+  'spend_ceiling_required',
+  'spend_ceiling_exceeded',
+  'unavailable',
+];
+
 /** What the tool does, its units and the codes it fails with, in a sentence or three. */
 function describe(op: OperationDefinition, input: JsonSchema, output: JsonSchema): string {
   const parts = [op.summary];
   const names = [...propertyNames(input), ...propertyNames(output)];
   if (names.some((n) => MONEY.test(n))) parts.push('Money in minor units.');
   if (names.some((n) => ZONED.test(n))) parts.push("Days in the ad account's time zone.");
-  const own = failureCodes(op).filter((c) => !EVERY_TOOL_FAILS_WITH.includes(c));
+  const byRule = (c: string) => CODES_BY_RULE.includes(c) && (c !== 'unavailable' || op.scope === 'publish');
+  const own = failureCodes(op).filter((c) => !EVERY_TOOL_FAILS_WITH.includes(c) && !byRule(c));
   if (own.length) parts.push(`Fails with: ${own.join(', ')}.`);
   return parts.join(' ');
 }
@@ -84,6 +104,52 @@ function inputOf(op: OperationDefinition, schemas: SchemaRegistry): JsonSchema &
     if (op.idempotency === 'required') input.required = [...((input.required as string[]) ?? []), 'idempotencyKey'];
   }
   return withoutIdCeiling({ ...input, properties }) as JsonSchema & { type: 'object' };
+}
+
+/**
+ * Fields the REST schema leaves an open object because the core checks them per kind (a node's
+ * settings per level, against node-properties): the tool shows every property of every kind.
+ */
+const NODE_LEVELS = [
+  { label: 'Campaign', schema: 'node-properties#/$defs/campaign' },
+  { label: 'Ad set', schema: 'node-properties#/$defs/adset' },
+  { label: 'Ad', schema: 'node-properties#/$defs/ad' },
+];
+const NODE_SETTINGS = 'Settings of the level (nodeType); a setting names the levels that take it. Completeness is checked at publish.';
+const STEP_SETTINGS = 'Settings of the step kind; a setting names the kinds that take it.';
+/** Each step kind's settings: workflow-node-settings#/$defs/<kind>, labelled by the kind. */
+const stepKinds = (schemas: SchemaRegistry) =>
+  Object.keys(schemas.get('workflow-node-settings').$defs as object).map((kind) => ({ label: kind, schema: `workflow-node-settings#/$defs/${kind}` }));
+
+/** Where an operation's input holds such a field (`nodes[].settings`), what to say of it, and its kinds. */
+const SETTINGS_PER_KIND: Record<string, { path: string[]; description: string; kinds: (s: SchemaRegistry) => Array<{ label: string; schema: string }> }> = {
+  'create-node': { path: ['properties'], description: NODE_SETTINGS, kinds: () => NODE_LEVELS },
+  'update-node': { path: ['properties'], description: `${NODE_SETTINGS} Merged as a JSON merge patch.`, kinds: () => NODE_LEVELS },
+  'create-workflow': { path: ['nodes', '[]', 'settings'], description: STEP_SETTINGS, kinds: stepKinds },
+  'save-workflow': { path: ['nodes', '[]', 'settings'], description: STEP_SETTINGS, kinds: stepKinds },
+};
+
+/** `schema` with the part at `path` (property names, `[]` for an array's items) replaced by `part`. */
+function replacedAt(schema: JsonSchema, path: string[], part: JsonSchema): JsonSchema {
+  if (!path.length) return part;
+  const [step, ...rest] = path;
+  if (step === '[]') return { ...schema, items: replacedAt(schema.items as JsonSchema, rest, part) };
+  const properties = schema.properties as Record<string, JsonSchema>;
+  return { ...schema, properties: { ...properties, [step]: replacedAt(properties[step], rest, part) } };
+}
+
+/** The input as the model reads it: portable, every field described here, open per-kind settings shown whole. */
+function portableInputOf(op: OperationDefinition, input: JsonSchema, schemas: SchemaRegistry): JsonSchema & { type: 'object' } {
+  const perKind = SETTINGS_PER_KIND[op.name];
+  if (!perKind) return portableInput(input);
+  const kinds = perKind.kinds(schemas).map((k) => ({ label: k.label, schema: schemas.bundle(k.schema) }));
+  return portableInput(replacedAt(input, perKind.path, unitedVariants(perKind.description, kinds)));
+}
+
+/** A person's name for the tool: its schema's title, else its summary. */
+function titleOf(op: OperationDefinition, schemas: SchemaRegistry): string {
+  const title = schemas.has(op.input.split('#')[0]) ? schemas.get(op.input.split('#')[0]).title : undefined;
+  return typeof title === 'string' && title ? title : op.summary.replace(/\.$/, '');
 }
 
 /** Integer ids are bounded by the database column (2^31 - 1): true, but of no use to an agent. */
@@ -114,10 +180,12 @@ export function toolsFor(ops: OperationDefinition[], schemas: SchemaRegistry): T
     // envelope) fails the client's check instead of passing unseen.
     const required = bundledOutput.required as string[] | undefined;
     const output = required?.length ? { ...draft.output, required: required.slice(0, 1) } : draft.output;
+    const inputSchema = portableInputOf(op, drafts[i].input, schemas);
     return {
       name: draft.name,
-      description: describe(op, schemas.bundle(op.input), bundledOutput),
-      inputSchema: withSharedDefs(draft.input) as JsonSchema & { type: 'object' },
+      title: titleOf(op, schemas),
+      description: describe(op, inputSchema, bundledOutput),
+      inputSchema,
       outputSchema: withSharedDefs(output) as JsonSchema & { type: 'object' },
       annotations: {
         readOnlyHint: op.annotations.readOnly,

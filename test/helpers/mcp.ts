@@ -35,6 +35,14 @@ export async function mcpClient(baseUrl: string, key: string | null, options: Mc
   return client;
 }
 
+/** `value` with every id sent as digits (REST takes both) given as the integer a portable input schema asks for, as a model following it sends it. */
+export function asIntegers(value: unknown, schema: Record<string, any> | undefined): any {
+  if (typeof value === 'string' && schema?.type === 'integer' && /^[1-9][0-9]*$/.test(value)) return Number(value);
+  if (Array.isArray(value)) return value.map((v) => asIntegers(v, schema?.items));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, asIntegers(v, schema?.properties?.[k])]));
+  return value;
+}
+
 export interface ToolResult {
   isError?: boolean;
   structuredContent?: any;

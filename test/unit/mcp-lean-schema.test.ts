@@ -1,6 +1,7 @@
-// The lean tool list loses nothing an agent can reach: every "As ... in ..." names a place that
-// exists in the same toolset (a read tool only read tools, so read-only mode hides none), and a
-// schema written with $defs accepts and refuses exactly what the schema it came from does.
+// The tool list an agent loads: each input schema is the REST input schema in the portable subset,
+// taking every example request the REST schema takes (a model that follows it is not refused for
+// its form); each answer schema is lean (own fields, their types) and takes each example answer;
+// a schema written with $defs accepts and refuses exactly what the schema it came from does.
 
 import { expect } from 'chai';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -11,51 +12,75 @@ const clientAjv = () => addFormats.default(new Ajv2020({ strict: false }));
 import { Catalogue } from '../../src/catalogue/define.js';
 import { operations } from '../../src/catalogue/operations.js';
 import { SchemaRegistry } from '../../src/schemas/registry.js';
+import { loadOperationExamples } from '../../src/schemas/examples.js';
+import { pathParams } from '../../src/catalogue/define.js';
 import { toolName, toolsFor } from '../../surfaces/mcp/tools.js';
 import { withSharedDefs } from '../../surfaces/mcp/lean-schema.js';
-import { followedSchema } from '../helpers/mcp.js';
+import { portableInput } from '../../surfaces/mcp/portable-schema.js';
+import { asIntegers } from '../helpers/mcp.js';
 
 describe('the lean MCP tool list', () => {
   const schemas = new SchemaRegistry();
   const ops = new Catalogue(schemas, operations).list();
   const tools = toolsFor(ops, schemas);
-  const opOf = new Map(ops.map((op) => [toolName(op.name), op]));
+  const toolOf = new Map(tools.map((t) => [t.name, t]));
+  const examples = loadOperationExamples();
 
-  it('names only places of the same toolset, and from a read tool only read tools', () => {
-    let references = 0;
-    for (const tool of tools) {
-      const text = JSON.stringify([tool.inputSchema, tool.outputSchema]);
-      for (const [, target] of text.matchAll(/"As (?:[^"]+? in )?(\w+)'s (?:input|answer)\."/g)) {
-        references++;
-        const from = opOf.get(tool.name)!;
-        const to = opOf.get(target);
-        expect(to, `${tool.name} names ${target}`).to.not.equal(undefined);
-        expect(to!.toolset, `${tool.name} → ${target}`).to.equal(from.toolset);
-        if (from.annotations.readOnly) expect(to!.annotations.readOnly, `${tool.name} → ${target}`).to.equal(true);
-      }
+  it('takes, in every portable input schema, each example request as a model would send it (ids as integers)', () => {
+    const ajv = clientAjv();
+    let checked = 0;
+    for (const op of ops) {
+      const example = examples.get(op.name);
+      if (!example) continue;
+      const request = example.request as { path?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown; headers?: Record<string, string> };
+      const args: Record<string, unknown> = { ...(request.query ?? {}), ...((request.body as object) ?? {}) };
+      for (const name of pathParams(op.path)) args[name] = request.path?.[name];
+      const key = request.headers?.['Idempotency-Key'];
+      if (key) args.idempotencyKey = key;
+      const input = toolOf.get(toolName(op.name))!.inputSchema;
+      const validate = ajv.compile(input);
+      expect(validate(asIntegers(args, input)), `${op.name}: ${ajv.errorsText(validate.errors)}`).to.equal(true);
+      checked++;
     }
-    expect(references).to.be.greaterThan(10);
+    expect(checked).to.be.greaterThan(40);
   });
 
-  it('resolves every place it names to a schema', () => {
-    for (const tool of tools) {
-      for (const side of ['input', 'answer'] as const) {
-        const followed = followedSchema(tool, side, tools);
-        expect(JSON.stringify(followed), `${tool.name} ${side}`).to.not.match(/"\$ref"|"As [^"]*(input|answer)\."/);
-        expect(() => clientAjv().compile(followed), `${tool.name} ${side}`).to.not.throw();
-      }
+  it('answers, in every lean answer schema, each example answer', () => {
+    const ajv = clientAjv();
+    for (const op of ops) {
+      const example = examples.get(op.name);
+      const body = (example?.response as { body?: unknown } | undefined)?.body;
+      if (!body || typeof body !== 'object') continue;
+      const validate = ajv.compile(toolOf.get(toolName(op.name))!.outputSchema);
+      expect(validate(body), `${op.name}: ${ajv.errorsText(validate.errors)}`).to.equal(true);
     }
   });
 
-  it('keeps every bundled input constraint when the schema is followed back (create_structure_template and its edit)', () => {
-    const edit = followedSchema(
-      tools.find((t) => t.name === 'edit_structure_template')!,
-      'input',
-      tools,
-    );
-    const bundled = schemas.bundle(ops.find((op) => op.name === 'edit-structure-template')!.input) as any;
-    expect(edit.properties.config.properties.adSets.maxItems).to.equal(bundled.properties.config.properties.adSets.maxItems);
-    expect(edit.properties.config.properties.ads.items.properties.headline).to.deep.include({ maxLength: 255 });
+  it('rewrites what the portable subset lacks: type arrays, references, combinators, const; fills a missing type and description', () => {
+    const portable = portableInput({
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        launchId: { type: ['integer', 'string'], pattern: '^[1-9][0-9]*$', description: 'Launch id.' },
+        note: { type: ['string', 'null'], maxLength: 40 },
+        budget: {
+          anyOf: [{ type: 'object', properties: { dailyAmount: { type: 'integer', minimum: 1 } }, additionalProperties: false }, { type: 'null' }],
+          description: 'Budget.',
+        },
+        mode: { enum: ['live', 'shadow'] },
+        kind: { const: 'manual' },
+      },
+    });
+    expect(portable).to.deep.equal({
+      type: 'object',
+      properties: {
+        launchId: { type: 'integer', description: 'Launch id.' },
+        note: { type: 'string', maxLength: 40, description: 'Note.' },
+        budget: { type: 'object', properties: { dailyAmount: { type: 'integer', description: 'Daily amount.' } }, description: 'Budget.' },
+        mode: { type: 'string', enum: ['live', 'shadow'], description: 'Mode.' },
+        kind: { type: 'string', enum: ['manual'], description: 'Kind.' },
+      },
+    });
   });
 
   it('writes a part repeated in one schema once under $defs, validating the same data', () => {

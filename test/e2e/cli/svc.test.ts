@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -336,6 +336,43 @@ for (const dialect of dialects()) {
         } finally {
           await client.close();
         }
+      });
+
+      /** The error the app gets when the bridge cannot forward initialize: the SDK client's connect fails with it. */
+      const connectError = async (args: string[], extraEnv: Record<string, string>): Promise<string> => {
+        const client = new Client({ name: 'svc-cli-tests', version: '1.0.0' });
+        const transport = new StdioClientTransport({
+          command: process.execPath,
+          args: [SVC_BIN, ...args],
+          env: { ...env, HOME: emptyHome, ...extraEnv },
+          stderr: 'pipe',
+        });
+        try {
+          await client.connect(transport);
+        } catch (err) {
+          return (err as Error).message;
+        } finally {
+          await client.close();
+        }
+        throw new Error('connected');
+      };
+
+      it('tells a refused key and an unknown toolset apart from a service it cannot reach', async () => {
+        const refused = await connectError(['mcp'], { SVC_API_KEY: w.key('acme', 'revoked') });
+        expect(refused).to.match(/refused the API key \(HTTP 401\): .+ Check SVC_API_KEY, or run svc login\./);
+        expect(refused).to.not.contain('could not be reached');
+        const toolset = await connectError(['mcp', '--toolsets', 'rockets'], {});
+        expect(toolset).to.match(/refused --toolsets: unknown toolset "rockets"; choose from default, all, dynamic/);
+        expect(toolset).to.not.contain('could not be reached');
+        // A port nobody listens on (this server's, after a listener on it closed).
+        const closed = await new Promise<number>((resolve) => {
+          const probe = net.createServer().listen(0, '127.0.0.1', () => {
+            const { port } = probe.address() as AddressInfo;
+            probe.close(() => resolve(port));
+          });
+        });
+        const unreachable = await connectError(['mcp'], { SVC_BASE_URL: `http://127.0.0.1:${closed}` });
+        expect(unreachable).to.contain(`The service at http://127.0.0.1:${closed} could not be reached`);
       });
     });
 

@@ -1,10 +1,12 @@
 // Lean answers: every read tool, called as an agent calls it (no limit: the MCP page of 25), answers
-// within 100 KB (about 25k tokens) on the demo data and on a brand seeded large; the text block is
-// the JSON of structuredContent; a page that would be larger is refused with the limit that fits.
+// at most 25,000 characters of text on the demo data and on a brand seeded large. A larger answer
+// (a large launch, its publish preview, a page of 100) is cut with a note and a resource_link whose
+// resources/read returns the whole, and which another organization's key cannot read.
 
 import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { MAX_ANSWER_BYTES } from '../../../surfaces/mcp/answer-budget.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_ANSWER_CHARS } from '../../../surfaces/mcp/answer-budget.js';
 import { MCP_PAGE_SIZE } from '../../../surfaces/mcp/tools.js';
 import { mcpClient, toolError, type ToolResult } from '../../helpers/mcp.js';
 import { brandApi, buildLaunch, idem, publish, uploadCreative, type Api } from '../../helpers/launch-builders.js';
@@ -38,7 +40,7 @@ async function measureReads(client: Client, known: Known): Promise<Measured[]> {
     const result = (await client.callTool({ name: tool.name, arguments: argsFor(tool, known) })) as ToolResult;
     const text = result.content[0]?.text ?? '';
     if (!result.isError) expect(JSON.parse(text), tool.name).to.deep.equal(result.structuredContent);
-    out.push({ tool: tool.name, bytes: Buffer.byteLength(text), error: result.isError ? `${toolError(result).code}: ${toolError(result).message}` : null });
+    out.push({ tool: tool.name, bytes: textOf(result).length, error: result.isError ? `${toolError(result).code}: ${toolError(result).message}` : null });
   }
   return out;
 }
@@ -65,8 +67,44 @@ async function knownIds(client: Client, brandId: number, accountId: string, laun
   return known;
 }
 
+/** All the text an answer carries (its text blocks), which the budget counts. */
+function textOf(result: ToolResult): string {
+  return result.content.map((c) => (c.type === 'text' ? (c.text ?? '') : '')).join('');
+}
+
 function expectWithinBudget(measured: Measured[]): void {
-  for (const m of measured) expect(m.bytes, `${m.tool} answered ${m.bytes} bytes`).to.be.at.most(MAX_ANSWER_BYTES);
+  for (const m of measured) expect(m.bytes, `${m.tool} answered ${m.bytes} characters`).to.be.at.most(MAX_ANSWER_CHARS);
+}
+
+/** The link of a cut answer, after checking the answer is cut: within budget, a note naming what was left out, structuredContent the cut JSON. */
+function cutLink(result: { isError?: boolean; structuredContent?: unknown; content: Array<{ type: string; text?: string; uri?: string }> }): string {
+  expect(result.isError).to.not.equal(true);
+  expect(textOf(result).length).to.be.at.most(MAX_ANSWER_CHARS);
+  expect(JSON.parse(result.content[0].text!)).to.deep.equal(result.structuredContent);
+  expect(result.content[1].text).to.match(/more than the 25,000 one answer carries, so it is cut\. Left out: .+ of \d+ items/);
+  const link = result.content.find((c) => c.type === 'resource_link');
+  expect(link?.uri).to.match(/^svc:\/\/brands\/\d+\//);
+  expect(result.content[1].text).to.contain(link!.uri!);
+  return link!.uri!;
+}
+
+/** The whole answer behind a link, as resources/read returns it. */
+async function readWhole(client: Client, uri: string): Promise<unknown> {
+  const { contents } = await client.readResource({ uri });
+  expect(contents).to.have.length(1);
+  expect(contents[0].mimeType).to.equal('application/json');
+  return JSON.parse((contents[0] as { text: string }).text);
+}
+
+/** The error code resources/read answers, or null when it answered. */
+async function readRefusal(client: Client, uri: string): Promise<{ code: number; message: string } | null> {
+  try {
+    await client.readResource({ uri });
+    return null;
+  } catch (err) {
+    if (!(err instanceof McpError)) throw err;
+    return { code: err.code, message: err.message };
+  }
 }
 
 describe('MCP answers an agent can read', function () {
@@ -79,7 +117,7 @@ describe('MCP answers an agent can read', function () {
     });
     after(async () => w?.close());
 
-    it('answers every read tool within 100 KB, with the text equal to structuredContent', async () => {
+    it('answers every read tool within 25,000 characters, with the text equal to structuredContent', async () => {
       const client = await mcpClient(w.url, w.key('demo', 'demo'));
       const brandId = w.brandId('demo', 'shoes');
       const measured = await measureReads(client, await knownIds(client, brandId, 'act_1001'));
@@ -97,6 +135,7 @@ describe('MCP answers an agent can read', function () {
     let api: Api;
     let brandId: number;
     let bigLaunchId: string;
+    let draftLaunchId: string;
     before(async () => {
       const world = structuredClone((await import('../../helpers/fixture.js')).standardWorld) as any;
       world.organizations[0].apiKeys.find((k: { ref: string }) => k.ref === 'ci').publishCeilingDollars = 100_000;
@@ -108,47 +147,52 @@ describe('MCP answers an agent can read', function () {
       // Many launches, each with a long description, and one large published tree:
       // 3 campaigns x 8 ad sets x 4 ads.
       await mapLimit([...Array(120).keys()], 4, (i) =>
-        api('POST', '/launches', { title: `Launch ${i} ${'x'.repeat(150)}`, description: 'd'.repeat(1500) }, idem('many')),
+        api('POST', '/launches', { title: `Launch ${i} ${'x'.repeat(150)}`, description: 'd'.repeat(500) }, idem('many')),
       );
-      const big = await buildLaunch(api, { title: 'Big launch', creativeId: creatives[0], ads: 4 });
-      bigLaunchId = big.launchId;
-      await api('POST', `/launches/${big.launchId}/nodes/${big.adsetId}/duplicate`, { nodeType: 'adset', count: 7 }, idem('dup'));
-      for (let c = 1; c < 3; c++) {
-        const campaign = (
-          await api('POST', `/launches/${big.launchId}/nodes`, {
-            nodeType: 'campaign',
-            properties: { name: `Campaign ${c}`, objective: 'OUTCOME_TRAFFIC', budget: { dailyAmount: 5000 } },
-          })
-        ).body.id;
-        const adset = (
-          await api('POST', `/launches/${big.launchId}/nodes`, {
-            nodeType: 'adset',
-            parentId: campaign,
-            properties: {
-              name: `Ad set ${c}`,
-              optimizationGoal: 'LINK_CLICKS',
-              billingEvent: 'IMPRESSIONS',
-              targeting: { countries: ['US'], ageMin: 18, ageMax: 65 },
-              schedule: { startTime: '2030-01-01T00:00:00Z' },
-            },
-          })
-        ).body.id;
-        for (let a = 0; a < 4; a++)
-          await api('POST', `/launches/${big.launchId}/nodes`, {
-            nodeType: 'ad',
-            parentId: adset,
-            properties: {
-              name: `Ad ${c}.${a}`,
-              creativeId: creatives[a],
-              headline: 'Spring sale',
-              primaryText: 'Up to 40% off',
-              linkUrl: 'https://shop.example.com/spring',
-              callToAction: 'SHOP_NOW',
-            },
-          });
-        await api('POST', `/launches/${big.launchId}/nodes/${adset}/duplicate`, { nodeType: 'adset', count: 7 }, idem('dup'));
-      }
-      await publish(api, big.launchId);
+      // 3 campaigns x 8 ad sets x 4 ads, published; 3 x 13 x 4 left a draft for the publish preview.
+      const buildBig = async (title: string, copies: number) => {
+        const big = await buildLaunch(api, { title, creativeId: creatives[0], ads: 4 });
+        await api('POST', `/launches/${big.launchId}/nodes/${big.adsetId}/duplicate`, { nodeType: 'adset', count: copies }, idem('dup'));
+        for (let c = 1; c < 3; c++) {
+          const campaign = (
+            await api('POST', `/launches/${big.launchId}/nodes`, {
+              nodeType: 'campaign',
+              properties: { name: `Campaign ${c}`, objective: 'OUTCOME_TRAFFIC', budget: { dailyAmount: 5000 } },
+            })
+          ).body.id;
+          const adset = (
+            await api('POST', `/launches/${big.launchId}/nodes`, {
+              nodeType: 'adset',
+              parentId: campaign,
+              properties: {
+                name: `Ad set ${c}`,
+                optimizationGoal: 'LINK_CLICKS',
+                billingEvent: 'IMPRESSIONS',
+                targeting: { countries: ['US'], ageMin: 18, ageMax: 65 },
+                schedule: { startTime: '2030-01-01T00:00:00Z' },
+              },
+            })
+          ).body.id;
+          for (let a = 0; a < 4; a++)
+            await api('POST', `/launches/${big.launchId}/nodes`, {
+              nodeType: 'ad',
+              parentId: adset,
+              properties: {
+                name: `Ad ${c}.${a}`,
+                creativeId: creatives[a],
+                headline: 'Spring sale',
+                primaryText: 'Up to 40% off',
+                linkUrl: 'https://shop.example.com/spring',
+                callToAction: 'SHOP_NOW',
+              },
+            });
+          await api('POST', `/launches/${big.launchId}/nodes/${adset}/duplicate`, { nodeType: 'adset', count: copies }, idem('dup'));
+        }
+        return big.launchId;
+      };
+      bigLaunchId = await buildBig('Big launch', 7);
+      draftLaunchId = await buildBig('Big draft', 12);
+      await publish(api, bigLaunchId);
       // Copies, structure templates, automations (with runs over the live ads), a board, webhook endpoints.
       await mapLimit([...Array(40).keys()], 4, (i) =>
         api('POST', '/copies', { platform: 'meta', angle: `angle ${i}`, creativeIds: [creatives[i]] }, idem('copy')),
@@ -194,20 +238,61 @@ describe('MCP answers an agent can read', function () {
     });
     after(async () => w?.close());
 
-    it('answers every read tool within 100 KB without refusing one for its size, the large launch included', async () => {
+    it('answers every read tool within 25,000 characters, never refusing one for its size', async () => {
       const client = await mcpClient(w.url, w.key('acme', 'ci'));
       const known = await knownIds(client, brandId, 'act_1001', bigLaunchId);
       const measured = await measureReads(client, known);
       await client.close();
       expectWithinBudget(measured);
-      const refused = measured.filter((m) => m.error?.includes('KB, more than'));
+      const refused = measured.filter((m) => m.error?.includes('answer_too_large'));
       expect(refused, JSON.stringify(refused)).to.deep.equal([]);
-      const sizes = Object.fromEntries(measured.map((m) => [m.tool, m.bytes]));
       if (process.env.SHOW_SIZES) process.stderr.write(`${JSON.stringify(measured, null, 1)}\n`);
-      // The big tree (123 nodes) and the default pages were really read.
       expect(measured.find((m) => m.tool === 'get_launch')!.error).to.equal(null);
-      expect(sizes.get_launch, 'the large launch').to.be.greaterThan(20_000);
       expect(measured.find((m) => m.tool === 'list_launches')!.error).to.equal(null);
+    });
+
+    it('cuts a large get_launch to a summary with a resource_link whose resources/read returns the whole', async () => {
+      const client = await mcpClient(w.url, w.key('acme', 'ci'));
+      const result = (await client.callTool({ name: 'get_launch', arguments: { brandId, launchId: bigLaunchId } })) as any;
+      const uri = cutLink(result);
+      const whole = (await api('GET', `/launches/${bigLaunchId}`)).body;
+      expect(JSON.stringify(whole).length).to.be.greaterThan(MAX_ANSWER_CHARS);
+      expect(await readWhole(client, uri)).to.deep.equal(whole);
+      // The cut keeps the launch itself and its first campaigns; only the ends of lists are gone.
+      expect(result.structuredContent.id).to.equal(whole.id);
+      expect(result.structuredContent.campaigns.length).to.be.at.least(1);
+      await client.close();
+      // Another organization's key reaches nothing behind the link.
+      const other = await mcpClient(w.url, w.key('other', 'otherKey'));
+      const refusal = await readRefusal(other, uri);
+      await other.close();
+      expect(refusal?.code).to.equal(-32002);
+      expect(refusal?.message).to.match(/not found: (not_found|brand_not_allowed)/);
+      expect(refusal?.message).to.not.match(/MCP error -32002.*MCP error -32002/);
+    });
+
+    it('cuts a large publish preview the same way, the whole kept for its caller and refused to another organization', async () => {
+      const client = await mcpClient(w.url, w.key('acme', 'ci'));
+      const result = (await client.callTool({
+        name: 'launch_campaign',
+        arguments: { brandId, launchId: draftLaunchId, idempotencyKey: 'preview-big' },
+      })) as any;
+      const uri = cutLink(result);
+      expect(uri).to.match(new RegExp(`^svc://brands/${brandId}/answers/`));
+      const whole = (await readWhole(client, uri)) as any;
+      expect(JSON.stringify(whole).length).to.be.greaterThan(MAX_ANSWER_CHARS);
+      // The preview is what REST previews, and its cut keeps the counts, the money and the problems whole.
+      const rest = (await api('POST', `/launches/${draftLaunchId}/publish`, {}, idem('preview'))).body;
+      expect(Object.keys(whole)).to.deep.equal(Object.keys(rest));
+      const small = Object.entries(whole).filter(([, value]) => JSON.stringify(value).length < 2_000);
+      expect(small.map(([key]) => key)).to.include.members(['counts', 'valid']);
+      for (const [key, value] of small) expect(result.structuredContent[key], key).to.deep.equal(value);
+      expect(result.structuredContent.counts).to.deep.equal({ campaigns: 3, adSets: 39, ads: 156 });
+      await client.close();
+      const other = await mcpClient(w.url, w.key('other', 'otherKey'));
+      const refusal = await readRefusal(other, uri);
+      await other.close();
+      expect(refusal?.code).to.equal(-32002);
     });
 
     it(`pages lists by ${MCP_PAGE_SIZE} when the agent names no limit, while REST keeps 50`, async () => {
@@ -219,18 +304,15 @@ describe('MCP answers an agent can read', function () {
       expect((await api('GET', '/launches')).body.batches).to.have.length(50);
     });
 
-    it('refuses a page over 100 KB with the limit that fits, and that limit answers', async () => {
+    it('cuts a page of 100 to what fits, naming how many items it kept, and links the whole page', async () => {
       const client = await mcpClient(w.url, w.key('acme', 'ci'));
-      const tooBig = (await client.callTool({ name: 'list_launches', arguments: { brandId, limit: 100 } })) as ToolResult;
-      const error = toolError(tooBig);
-      expect(error.code).to.equal('unprocessable');
-      expect(error.details).to.include({ reason: 'answer_too_large', maxBytes: MAX_ANSWER_BYTES });
-      expect(error.details.bytes).to.be.greaterThan(MAX_ANSWER_BYTES);
-      expect(error.message).to.contain(`Ask again with limit ${error.details.limit}`);
-      const fits = (await client.callTool({ name: 'list_launches', arguments: { brandId, limit: error.details.limit } })) as ToolResult;
-      expect(fits.isError).to.not.equal(true);
-      expect(Buffer.byteLength(fits.content[0].text!)).to.be.at.most(MAX_ANSWER_BYTES);
-      expect(fits.structuredContent.batches).to.have.length(error.details.limit);
+      const result = (await client.callTool({ name: 'list_launches', arguments: { brandId, limit: 100 } })) as any;
+      const uri = cutLink(result);
+      expect(result.content[1].text).to.match(/batches: \d+ of 100 items/);
+      expect(result.structuredContent.batches.length).to.be.below(100);
+      const whole = (await readWhole(client, uri)) as any;
+      expect(whole.batches).to.have.length(100);
+      expect(whole.batches.slice(0, result.structuredContent.batches.length)).to.deep.equal(result.structuredContent.batches);
       await client.close();
     });
   });

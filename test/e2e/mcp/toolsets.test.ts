@@ -4,7 +4,7 @@
 
 import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { TOOLSETS, TOOLSET_NAMES } from '../../../src/catalogue/toolsets.js';
 import { loadConfig } from '../../../src/config.js';
 import { mcpClient, stdioMcpClient } from '../../helpers/mcp.js';
@@ -83,7 +83,10 @@ describe('MCP toolsets and read-only mode', function () {
           expect(names).to.include.members(['list_brands', 'create_launch', 'launch_campaign', 'get_overview']);
           const err = await unknownTool(client, 'create_automation', { brandId: w.brandId('acme', 'shoes') });
           expect(err.code).to.equal(ErrorCode.InvalidParams);
-          expect(err.message).to.match(/Unknown tool: create_automation/);
+          // The message names the toolset that holds the tool and how to load it, and says the JSON-RPC code once.
+          expect(err.message).to.equal(
+            'MCP error -32602: create_automation is in toolset "automate"; connect with X-MCP-Toolsets: automate (svc mcp --toolsets automate).',
+          );
         });
       });
 
@@ -126,6 +129,7 @@ describe('MCP toolsets and read-only mode', function () {
           expect(tools.every((t) => t.annotations?.readOnlyHint === true)).to.equal(true);
           const err = await unknownTool(client, 'create_launch', { brandId: w.brandId('acme', 'shoes'), title: 'Nope', idempotencyKey: 'ro-1' });
           expect(err.code).to.equal(ErrorCode.InvalidParams);
+          expect(err.message).to.equal('MCP error -32602: create_launch changes things, and this connection is read-only (X-MCP-Readonly or MCP_READ_ONLY).');
         });
         const launches = await w.request('GET', `/v1/brands/${w.brandId('acme', 'shoes')}/launches?search=Nope`, { key: w.key('acme', 'ci') });
         expect(launches.body.batches).to.deep.equal([]);
@@ -146,8 +150,53 @@ describe('MCP toolsets and read-only mode', function () {
     });
     expect(res.status).to.equal(400);
     const body = await res.json();
-    expect(body.error.message).to.match(/unknown toolset "rockets"; choose from default, all, launch, accounts/);
+    expect(body.error.message).to.match(/unknown toolset "rockets"; choose from default, all, dynamic, launch, accounts/);
     expect(body.error.data.code).to.equal('validation_failed');
+  });
+
+  describe('dynamic toolsets (X-MCP-Toolsets: dynamic, svc mcp --toolsets dynamic)', () => {
+    for (const transport of transports) {
+      it(`over ${transport.name}: lists list_toolsets and enable_toolset beside the default toolsets; enabling integrate sends list_changed and create_webhook_endpoint then answers`, async () => {
+        const client = await transport.connect(w, w.key('acme', 'ci'), { toolsets: 'dynamic' });
+        try {
+          let changed = 0;
+          client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+            changed++;
+          });
+          expect(await listed(client)).to.deep.equal([...toolsIn(w, ...defaults), 'enable_toolset', 'list_toolsets'].sort());
+          const before = await unknownTool(client, 'create_webhook_endpoint', {});
+          expect(before.message).to.equal('MCP error -32602: create_webhook_endpoint is in toolset "integrate"; call enable_toolset with toolset "integrate".');
+          const sets = (await client.callTool({ name: 'list_toolsets', arguments: {} })) as { structuredContent?: any };
+          const integrate = sets.structuredContent.toolsets.find((t: { name: string }) => t.name === 'integrate');
+          expect(integrate).to.deep.include({ enabled: false, description: TOOLSETS.integrate.description });
+          expect(integrate.tools).to.include('create_webhook_endpoint');
+          expect(sets.structuredContent.toolsets.find((t: { name: string }) => t.name === 'launch').enabled).to.equal(true);
+
+          const enabled = (await client.callTool({ name: 'enable_toolset', arguments: { toolset: 'integrate' } })) as { structuredContent?: any };
+          expect(enabled.structuredContent).to.deep.equal({
+            toolset: 'integrate',
+            tools: toolsIn(w, 'integrate').sort((a, b) => integrate.tools.indexOf(a) - integrate.tools.indexOf(b)),
+          });
+          expect(changed, 'notifications/tools/list_changed received').to.equal(1);
+          expect(await listed(client)).to.deep.equal([...toolsIn(w, ...defaults, 'integrate'), 'enable_toolset', 'list_toolsets'].sort());
+          const created = (await client.callTool({
+            name: 'create_webhook_endpoint',
+            arguments: { url: 'https://hooks.example.com/svc', events: ['launch.published'] },
+          })) as { isError?: boolean; structuredContent?: any };
+          expect(created.isError, JSON.stringify(created)).to.not.equal(true);
+          expect(created.structuredContent.url).to.equal('https://hooks.example.com/svc');
+          const bad = (await client.callTool({ name: 'enable_toolset', arguments: { toolset: 'rockets' } })) as { isError?: boolean; content: any[] };
+          expect(bad.isError).to.equal(true);
+          expect(JSON.parse(bad.content[0].text).error.message).to.match(/toolset must be one of launch, accounts/);
+        } finally {
+          await client.close();
+        }
+        // Another session of the same key starts again from the default toolsets.
+        const fresh = await transport.connect(w, w.key('acme', 'ci'), { toolsets: 'dynamic' });
+        expect(await listed(fresh)).to.not.include('create_webhook_endpoint');
+        await fresh.close();
+      });
+    }
   });
 
   it('stops the server at start on an unknown toolset in MCP_TOOLSETS', () => {
