@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Catalogue } from '../src/catalogue/define.js';
-import { operations } from '../src/catalogue/operations.js';
+import { operations } from '../src/wiring/operations.js';
 import { TOOLSETS, TOOLSET_NAMES } from '../src/catalogue/toolsets.js';
 import { projectPath } from '../src/paths.js';
 import { SchemaRegistry } from '../src/schemas/registry.js';

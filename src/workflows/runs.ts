@@ -5,7 +5,7 @@
 
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/principal.js';
-import { principalOfApiKey, principalOfGrant } from '../auth/stored-principal.js';
+import { principalOfApiKey, principalOfGrant } from '../access/stored-principal.js';
 import { ServiceError } from '../errors.js';
 import type { EventOutbox } from '../events/outbox.js';
 import { wakeJob } from '../jobs/queue/wake.js';
