@@ -9,7 +9,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Catalogue } from '../src/catalogue/define.js';
 import { operations } from '../src/wiring/operations.js';
-import { TOOLSETS, TOOLSET_NAMES } from '../src/catalogue/toolsets.js';
+import { TOOLSETS, TOOLSET_NAMES } from '../src/toolsets.js';
 import { projectPath } from '../src/paths.js';
 import { SchemaRegistry } from '../src/schemas/registry.js';
 import { toolName, toolsFor } from '../surfaces/mcp/tools.js';

@@ -18,11 +18,11 @@ import type { SecretBox } from '../auth/encryption.js';
 import type { WebhookSender } from '../webhooks/sender.js';
 import type { OutboundClient } from '../outbound/client.js';
 import type { ErrorCode } from '../errors.js';
-import type { InvokeResult, ProgressUpdate } from '../pipeline/invoke-types.js';
+import type { InvokeResult, ProgressUpdate } from './invoke-types.js';
 import type { Trackers } from '../trackers/registry.js';
 import type { FollowDeclaration } from './follow.js';
 import type { Inputs } from './inputs.generated.js';
-import { TOOLSET_NAMES, isToolset, type Toolset } from './toolsets.js';
+import { TOOLSET_NAMES, isToolset, type Toolset } from '../toolsets.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type IdempotencyMode = 'none' | 'optional' | 'required';

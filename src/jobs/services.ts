@@ -6,7 +6,7 @@ import type { SecretBox } from '../auth/encryption.js';
 import type { WebhookSender } from '../webhooks/sender.js';
 import type { OutboundClient } from '../outbound/client.js';
 import type { Principal } from '../auth/principal.js';
-import type { InvokeOptions, InvokeResult } from '../pipeline/invoke-types.js';
+import type { InvokeOptions, InvokeResult } from '../catalogue/invoke-types.js';
 import type { Platforms } from '../platforms/registry.js';
 import type { Directory } from '../brands/directory.js';
 import type { SchemaRegistry } from '../schemas/registry.js';

@@ -22,11 +22,11 @@ import type { EventOutbox } from '../events/outbox.js';
 import type { SecretBox } from '../auth/encryption.js';
 import type { WebhookSender } from '../webhooks/sender.js';
 import type { OutboundClient } from '../outbound/client.js';
-import type { InvokeOptions, InvokeResult, ProgressUpdate } from './invoke-types.js';
+import type { InvokeOptions, InvokeResult, ProgressUpdate } from '../catalogue/invoke-types.js';
 import type { Trackers } from '../trackers/registry.js';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, renewIdempotencyLease, type Claim } from './idempotency.js';
 
-export type { InvokeMeta, InvokeOptions, InvokeResult, ProgressUpdate } from './invoke-types.js';
+export type { InvokeMeta, InvokeOptions, InvokeResult, ProgressUpdate } from '../catalogue/invoke-types.js';
 
 export interface PipelineDeps {
   knex: Knex;
