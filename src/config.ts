@@ -36,6 +36,11 @@ export interface Config {
    * webhookUrl) may use http:// and loopback, private or unique-local addresses (development, tests).
    */
   webhookAllowPrivate: boolean;
+  /**
+   * WEBHOOK_WINDOW: deliveries of one endpoint sent but not yet recorded; a crash may send those
+   * again (same webhook-id), so 1 means an answered message is never sent twice.
+   */
+  webhookWindow: number;
   /** JOBS=off: this process serves requests but runs no job. */
   jobsEnabled: boolean;
   /** How long a claimed job is held before another process may take it over (renewed while it runs). */
@@ -62,10 +67,18 @@ export interface Config {
   mcpToolsets: Toolset[];
   /** MCP_READ_ONLY=true: the MCP server lists and runs only read-only tools, whatever a client asks. */
   mcpReadOnly: boolean;
+  /** MCP_CONFIRM_TIMEOUT_S: how long an MCP confirmation question waits for the person (under the SDK clients' 60 s request timeout). */
+  mcpConfirmTimeoutS: number;
   /** Retries of a copy model request that failed or answered 429 or 5xx, within COPY_MODEL_TIMEOUT_MS (COPY_MODEL_MAX_RETRIES). */
   copyModelMaxRetries: number;
   /** FX_RATES: US dollars per unit of each currency other than USD, as written; what amounts count against ceilings at. */
   fxRates: FxRates;
+  /** METRICS_TOKEN: the bearer token GET /metrics asks for; null = no metrics endpoint (and prom-client is not loaded). */
+  metricsToken: string | null;
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: the OTLP/HTTP collector traces go to; null = no tracing code is loaded. */
+  otelEndpoint: string | null;
+  /** SHUTDOWN_GRACE_MS: how long a stopping process lets running jobs finish before releasing them. */
+  shutdownGraceMs: number;
 }
 
 function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean, on = 'true', off = 'false'): boolean {
@@ -120,11 +133,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyCacheMs: intFrom(env, 'KEY_CACHE_MS', 2_000, 0),
     strictOutput: env.SVC_STRICT_OUTPUT === 'true',
     metricsCacheSeconds: intFrom(env, 'METRICS_CACHE_SECONDS', 60, 0),
-    metaGraphUrl: (env.META_GRAPH_URL || 'https://graph.facebook.com/v21.0').replace(/\/+$/, ''),
+    metaGraphUrl: (env.META_GRAPH_URL || 'https://graph.facebook.com/v25.0').replace(/\/+$/, ''),
     tiktokApiUrl: (env.TIKTOK_API_URL || 'https://business-api.tiktok.com/open_api/v1.3').replace(/\/+$/, ''),
     creativesDir: env.CREATIVES_DIR || './data/creatives',
     webhooksEnabled: flag(env, 'WEBHOOKS_ENABLED', true),
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    webhookWindow: intFrom(env, 'WEBHOOK_WINDOW', 8, 1),
     jobsEnabled: flag(env, 'JOBS', true, 'on', 'off'),
     jobLeaseMs: intFrom(env, 'JOB_LEASE_MS', 30_000, 500),
     jobConcurrency: intFrom(env, 'JOB_CONCURRENCY', 20, 1),
@@ -142,5 +156,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fxRates: parseFxRates(env.FX_RATES),
     mcpToolsets: toolsetsFrom(env),
     mcpReadOnly: flag(env, 'MCP_READ_ONLY', false),
+    mcpConfirmTimeoutS: intFrom(env, 'MCP_CONFIRM_TIMEOUT_S', 50, 1),
+    metricsToken: env.METRICS_TOKEN || null,
+    otelEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT ? env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '') : null,
+    shutdownGraceMs: intFrom(env, 'SHUTDOWN_GRACE_MS', 10_000, 0),
   };
 }

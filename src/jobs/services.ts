@@ -6,6 +6,7 @@ import type { OutboundClient } from '../outbound/client.js';
 import type { Principal } from '../auth/principal.js';
 import type { InvokeOptions, InvokeResult } from '../catalogue/invoke-types.js';
 import type { Platforms } from '../platforms/registry.js';
+import type { MetricsCache } from '../platforms/metrics-cache.js';
 import type { SchemaRegistry } from '../schemas/registry.js';
 import type { Catalogue } from '../catalogue/define.js';
 import type { BrandDirectory, Outbox, WebhookSending } from '../catalogue/services.js';
@@ -21,6 +22,8 @@ export interface JobServices {
   /** The same pipeline as a direct call: a job that changes anything acts through it with a principal of its own. */
   invoke(name: string, principal: Principal, input: Record<string, unknown>, options: InvokeOptions): Promise<InvokeResult>;
   platforms: Platforms;
+  /** The short cache of live platform reads, which a job changing platform objects invalidates. */
+  metrics?: MetricsCache;
   directory: BrandDirectory;
   schemas: SchemaRegistry;
   /** The operations, for work that offers them as tools (workflow agent steps). */

@@ -1,11 +1,10 @@
-// Runs due jobs of one process. The database is the truth: node-schedule only wakes the claimer
-// every second, a local emit wakes it at once, and every run holds a lease it keeps renewing, so
-// any number of processes run each job once and a dead process's jobs are taken over when its
-// lease runs out.
+// Runs due jobs of one process. The database is the truth: a one-second timer only wakes the
+// claimer, a local emit wakes it at once, and every run holds a lease it keeps renewing, so any
+// number of processes run each job once and a dead process's jobs are taken over when its lease
+// runs out.
 
 import crypto from 'node:crypto';
-import schedule from 'node-schedule';
-import cronParser from 'cron-parser';
+import { createRequire } from 'node:module';
 import type { Knex } from 'knex';
 import { inTransaction } from '../db/connection.js';
 import type { Logger } from 'pino';
@@ -17,7 +16,11 @@ import { claimJobs, releaseLane } from './queue/claim.js';
 import { completeJobs, dropJobs, finishJobs } from './queue/complete.js';
 import { backoffMs, failJobs, type Failure } from './queue/fail.js';
 import { renewLease } from './queue/renew.js';
-import { ensureJob, wakeJob } from './queue/wake.js';
+import { ensureJob, missingJobs, wakeJob } from './queue/wake.js';
+import { DEPENDENCY_RETRY_AFTER_S, failedDependency } from '../pipeline/faults.js';
+import { releaseJobs } from './queue/release.js';
+import { countJobRun } from '../observability/metrics.js';
+import { inSpan } from '../observability/tracing.js';
 
 export interface WorkerOptions {
   knex: Knex;
@@ -32,8 +35,14 @@ export interface WorkerOptions {
   concurrency: number;
 }
 
+// cron-parser (with luxon and its time zone data) is loaded on the first cron computed, not at
+// start-up: a restarted server finds its recurring jobs already scheduled.
+const require = createRequire(import.meta.url);
+let cronParser: typeof import('cron-parser') | null = null;
+
 /** The next time `cron` (UTC) fires after `after`. */
 export function nextCronTime(cron: string, after: number, tz = 'UTC'): number {
+  cronParser ??= require('cron-parser') as typeof import('cron-parser');
   return cronParser
     .parseExpression(cron, { currentDate: new Date(after), tz })
     .next()
@@ -47,7 +56,11 @@ export class JobWorker {
   readonly id = `w-${crypto.randomBytes(6).toString('hex')}`;
   private readonly kinds: Map<string, JobKind>;
   private readonly maxBatch: number;
-  private readonly active = new Set<Promise<void>>();
+  /** Runs in progress, with the jobs each holds. */
+  private readonly active = new Map<Promise<void>, ClaimedJob[]>();
+  /** True while the last claim failed (the database did not answer): the worker is not claiming. */
+  private claimFailing = false;
+  private stopping: Promise<void> | null = null;
   private claims = 0;
   private ticking: Promise<void> | null = null;
   private again = false;
@@ -55,7 +68,7 @@ export class JobWorker {
   private delayed: NodeJS.Timeout | null = null;
   private lastClaim = -Infinity;
   private stopped = true;
-  private timer: schedule.Job | null = null;
+  private timer: NodeJS.Timeout | null = null;
   private drained = false;
 
   constructor(private readonly o: WorkerOptions) {
@@ -66,9 +79,10 @@ export class JobWorker {
   /** Starts claiming: every second, and whenever `nudge` is called. */
   async start(): Promise<void> {
     this.stopped = false;
+    this.stopping = null;
     await this.ensureRecurring();
     await this.wakeStartKeys();
-    this.timer = schedule.scheduleJob(`${this.id}-claim`, '* * * * * *', () => this.nudge());
+    this.timer = setInterval(() => this.nudge(), 1000);
     this.nudge();
   }
 
@@ -93,7 +107,13 @@ export class JobWorker {
     }
     this.lastClaim = performance.now();
     this.ticking = this.tick()
-      .catch((err) => this.o.log.error({ err }, 'job claimer failed'))
+      .then(() => {
+        this.claimFailing = false;
+      })
+      .catch((err) => {
+        this.claimFailing = true;
+        this.o.log.error({ err }, 'job claimer failed');
+      })
       .finally(() => {
         this.ticking = null;
         if (this.again) {
@@ -103,15 +123,37 @@ export class JobWorker {
       });
   }
 
-  /** Stops claiming and waits for the runs in progress to finish. */
-  async stop(): Promise<void> {
+  /** True when started, not stopping, and the last claim reached the database (readiness). */
+  claiming(): boolean {
+    return !this.stopped && this.timer !== null && !this.claimFailing;
+  }
+
+  /**
+   * Stops claiming and waits for the runs in progress: to their end, or for `graceMs` at most,
+   * after which the leases of the runs still going end, so other processes take them at once.
+   */
+  stop(graceMs = Infinity): Promise<void> {
+    // A second call (the server stopping, then the service closing) waits for the first.
+    return (this.stopping ??= this.stopNow(graceMs));
+  }
+
+  private async stopNow(graceMs: number): Promise<void> {
     this.stopped = true;
     if (this.delayed) clearTimeout(this.delayed);
     this.delayed = null;
-    this.timer?.cancel();
+    if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.ticking;
-    await Promise.all([...this.active]);
+    const running = Promise.all([...this.active.keys()]);
+    if (!Number.isFinite(graceMs)) return void (await running);
+    let timer: NodeJS.Timeout | undefined;
+    const over = new Promise<'over'>((resolve) => (timer = setTimeout(() => resolve('over'), graceMs)));
+    const outcome = await Promise.race([running, over]);
+    clearTimeout(timer);
+    if (outcome !== 'over' || !this.active.size) return;
+    const left = [...this.active.values()];
+    for (const jobs of left) await releaseJobs(this.o.knex, jobs).catch((err) => this.o.log.error({ err, job: jobs[0].kind }, 'could not release a job'));
+    this.o.log.warn({ jobs: left.map((jobs) => jobs[0].kind), graceMs }, 'shutdown grace over: running jobs released to other processes');
   }
 
   /**
@@ -125,14 +167,20 @@ export class JobWorker {
     for (;;) {
       const started = await this.claimAndStart();
       if (!started && this.active.size === 0) return;
-      await Promise.race([...this.active]);
+      await Promise.race([...this.active.keys()]);
     }
   }
 
   private async ensureRecurring(): Promise<void> {
     const now = this.o.now();
-    for (const k of this.kinds.values()) {
-      if (k.schedule) await ensureJob(this.o.knex, k.kind, 'schedule', nextCronTime(k.schedule, now), now);
+    const recurring = [...this.kinds.values()].filter((k) => k.schedule);
+    const missing = await missingJobs(
+      this.o.knex,
+      recurring.map((k) => k.kind),
+      'schedule',
+    );
+    for (const k of recurring) {
+      if (missing.has(k.kind)) await ensureJob(this.o.knex, k.kind, 'schedule', nextCronTime(k.schedule!, now), now);
     }
   }
 
@@ -144,7 +192,7 @@ export class JobWorker {
   private async tick(): Promise<void> {
     while (!this.stopped && (await this.claimAndStart()) > 0) {
       // Claim again while there is room: a busy queue drains without waiting for the next second.
-      if (this.active.size >= this.o.concurrency) await Promise.race([...this.active]);
+      if (this.active.size >= this.o.concurrency) await Promise.race([...this.active.keys()]);
     }
   }
 
@@ -175,7 +223,7 @@ export class JobWorker {
         this.active.delete(run);
         this.nudge();
       });
-      this.active.add(run);
+      this.active.set(run, group);
     }
     return runs.length;
   }
@@ -201,8 +249,9 @@ export class JobWorker {
     let outcomes: Map<number, JobNext | Error>;
     try {
       if (!kind) throw new Error(`no job kind "${first.kind}" in this build`);
-      if (kind.runBatch) outcomes = await kind.runBatch(ctx, jobs);
-      else outcomes = new Map([[first.id, (await kind.run(ctx, first)) ?? null]]);
+      outcomes = await inSpan<Map<number, JobNext | Error>>(`job ${first.kind}`, { 'svc.job.kind': first.kind, 'svc.job.count': jobs.length }, async () =>
+        kind.runBatch ? kind.runBatch(ctx, jobs) : new Map([[first.id, (await kind.run(ctx, first)) ?? null]]),
+      );
     } catch (err) {
       outcomes = new Map(jobs.map((j) => [j.id, err instanceof Error ? err : new Error(String(err))]));
     }
@@ -250,10 +299,16 @@ export class JobWorker {
     const givenUp: Array<{ job: ClaimedJob; error: string }> = [];
     for (const job of jobs) {
       const outcome = outcomes.has(job.id) ? outcomes.get(job.id)! : new Error('the run answered nothing for this job');
+      if (!(outcome instanceof Error)) countJobRun(job.kind, 'ok');
       if (outcome instanceof Error) {
         const attempts = job.attempts + 1;
-        const delay = kind?.retry ? kind.retry(attempts) : backoffMs(job.attempts);
-        log.error({ err: outcome, job: job.kind, key: job.key, attempts }, delay === null ? 'job run failed; giving up' : 'job run failed; retrying later');
+        const dependency = failedDependency(outcome);
+        // A dependency down (database, storage, Redis) is no bug of the job: tried again soon, never given up for it.
+        const delay = dependency ? DEPENDENCY_RETRY_AFTER_S * 1000 : kind?.retry ? kind.retry(attempts) : backoffMs(job.attempts);
+        if (dependency) log.warn({ err: outcome, job: job.kind, key: job.key, attempts, dependency }, 'job run met a dependency failure; retrying soon');
+        else
+          log.error({ err: outcome, job: job.kind, key: job.key, attempts }, delay === null ? 'job run failed; giving up' : 'job run failed; retrying later');
+        countJobRun(job.kind, delay === null ? 'given_up' : 'failed');
         if (delay === null) givenUp.push({ job, error: outcome.message });
         else failures.push({ job, error: outcome.message, runAt: now() + delay });
       } else if (kind?.schedule) push(due, nextCronTime(kind.schedule, now()), job);

@@ -18,10 +18,12 @@ import type { RateLimiter, RateLimitSlot } from './rate-limit.js';
 import type { Platforms } from '../platforms/registry.js';
 import { serviceErrorOf } from '../platforms/registry.js';
 import { PlatformError } from '../platforms/port.js';
+import { classifyFault } from './faults.js';
 import type { MetricsCache } from '../platforms/metrics-cache.js';
 import type { SecretBox } from '../auth/encryption.js';
 import type { OutboundClient } from '../outbound/client.js';
 import type { InvokeOptions, InvokeResult, ProgressUpdate } from '../catalogue/invoke-types.js';
+import { observeRequest } from '../observability/requests.js';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, renewIdempotencyLease, type Claim } from './idempotency.js';
 
 export type { InvokeMeta, InvokeOptions, InvokeResult, ProgressUpdate } from '../catalogue/invoke-types.js';
@@ -188,7 +190,20 @@ class InvocationContext implements OperationContext {
 const shaped = new WeakSet<object>();
 
 /** Runs one catalogue operation for `principal`; throws ServiceError for every refusal. */
-export async function invoke(
+export function invoke(
+  deps: PipelineDeps,
+  name: string,
+  principal: Principal,
+  rawInput: Record<string, unknown>,
+  options: InvokeOptions,
+): Promise<InvokeResult> {
+  if (options.nested) return invokeOnce(deps, name, principal, rawInput, options);
+  // An unknown name is caller text: it never becomes a label.
+  const label = deps.catalogue.get(name) ? name : 'unknown';
+  return observeRequest(options.surface ?? 'job', label, options.requestId, () => invokeOnce(deps, name, principal, rawInput, options));
+}
+
+async function invokeOnce(
   deps: PipelineDeps,
   name: string,
   principal: Principal,
@@ -289,6 +304,11 @@ export async function invoke(
       }
       throw err;
     }
+  } catch (err) {
+    // The one place a dependency failure becomes 503 unavailable (with Retry-After) for every surface and job.
+    const classified = classifyFault(err);
+    if (classified !== err) log.warn({ requestId: options.requestId, operation: name, err }, 'a dependency failed; answered 503 unavailable');
+    throw classified;
   } finally {
     try {
       if (slot) await deps.limiter.release(slot);

@@ -6,8 +6,10 @@ import { ServiceError, notFound } from '../errors.js';
 import { decryptSecret } from '../auth/encryption.js';
 import { PlatformError, type AdAccount, type PlatformAdapter, type PlatformName } from './port.js';
 import { SandboxPlatform } from './sandbox/adapter.js';
+import { DEPRECATED_VERSION_CODE } from './meta/errors.js';
 import type { PlatformMode } from '../config.js';
 import { findAdAccount, type AdAccountRow } from '../brands/store.js';
+import { metered } from './metered.js';
 
 export interface BrandAdAccount extends AdAccount {
   name: string | null;
@@ -29,8 +31,8 @@ export class Platforms {
     private readonly cacheMs = 0,
   ) {
     for (const platform of ['meta', 'tiktok'] as const) {
-      if (mode === 'sandbox') this.adapters.set(platform, new SandboxPlatform(platform, knex, now));
-      else if (live) this.adapters.set(platform, live(platform));
+      if (mode === 'sandbox') this.adapters.set(platform, metered(new SandboxPlatform(platform, knex, now)));
+      else if (live) this.adapters.set(platform, metered(live(platform)));
     }
   }
 
@@ -67,6 +69,14 @@ export class Platforms {
 /** The contract's error for a platform failure. */
 export function serviceErrorOf(err: PlatformError): ServiceError {
   const platformDetails = { platformError: err.kind, ...(err.extra.platformCode !== undefined ? { platformCode: err.extra.platformCode } : {}) };
+  if (err.extra.platformCode === DEPRECATED_VERSION_CODE) {
+    // Graph refuses a version past its end: the operator moves META_GRAPH_URL to a current version.
+    return new ServiceError(
+      'unavailable',
+      `Meta no longer serves the Graph API version this service calls; set META_GRAPH_URL to a current version (${err.message})`,
+      platformDetails,
+    );
+  }
   switch (err.kind) {
     case 'throttled': {
       const seconds = Math.max(1, Math.ceil((err.extra.retryAfterMs ?? 60_000) / 1000));

@@ -2,6 +2,7 @@
 // svc-server: `serve [--demo]`, `migrate`, `bootstrap FILE|-`, `create-key`, `rotate-signing-key`
 // (docs/operations.md).
 
+import { checkCreativesDir } from '../../src/creatives/storage.js';
 import fs from 'node:fs';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/connection.js';
@@ -71,6 +72,8 @@ async function bootstrap(url: string, file: string | undefined): Promise<number>
 async function serve(demo: boolean): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
+  // A creatives folder that cannot be written stops the start with a message naming CREATIVES_DIR, not the first upload.
+  await checkCreativesDir(config.creativesDir);
   const db = openDatabase(config.databaseUrl);
   try {
     const applied = await migrateLatest(db.knex);
@@ -106,14 +109,16 @@ async function serve(demo: boolean): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'shutting down: finishing in-flight requests');
-    // A request stuck on a dependency must not keep the process alive for ever.
+    const grace = config.shutdownGraceMs;
+    log.info({ signal, graceMs: grace }, 'shutting down: no more claims, finishing running jobs and in-flight requests');
+    // A request or pool stuck on a dependency must not keep the process alive for ever.
     setTimeout(() => {
-      log.error('shutdown did not finish within 20 s; exiting anyway');
+      log.error(`shutdown did not finish within ${grace + 10_000} ms; exiting anyway`);
       process.exit(1);
-    }, 20_000).unref();
-    await running.close();
-    await service.close();
+    }, grace + 10_000).unref();
+    // Jobs stop being claimed at once; what still runs after the grace is released to other processes.
+    await Promise.all([running.close(grace), service.jobs.stop(grace)]);
+    await service.close(grace);
     log.info('stopped');
     process.exit(0);
   };

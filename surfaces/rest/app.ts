@@ -7,18 +7,20 @@ import os from 'node:os';
 import path from 'node:path';
 import Koa from 'koa';
 import type { RouterMiddleware } from '@koa/router';
-import type { HttpMethodEnum } from 'koa-body';
 import { loadKoaBody } from '../lazy-body.js';
+import { charsetProblem, jsonTextOf, readBodyBytes } from '../json-body.js';
 import type { Service } from '../../src/service.js';
 import type { Principal } from '../../src/auth/principal.js';
 import type { OperationDefinition } from '../../src/catalogue/define.js';
 import { pathParams } from '../../src/catalogue/define.js';
+import { classifyFault } from '../../src/pipeline/faults.js';
 import { ServiceError, envelopeOf, httpStatusOf, validationFailed, type FieldIssue } from '../../src/errors.js';
 import type { InvokeMeta } from '../../src/pipeline/invoke.js';
 import { fromAnswerJson } from '../../src/serialized.js';
 import { buildOpenApi } from './openapi.js';
 import { oauthRoutes } from '../oauth/routes.js';
 import { RouteGroups } from './routing.js';
+import { operatingRoutes } from './operating.js';
 import { HOOK_BODY_LIMIT } from '../../src/workflows/hooks.js';
 
 const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
@@ -71,21 +73,21 @@ async function parseJsonBody(ctx: Ctx, next: Koa.Next): Promise<void> {
       { field: 'Content-Type', code: 'invalid_value', message: 'must be application/json' },
     ]);
   }
+  const wrongCharset = charsetProblem(ctx.get('content-type'));
+  if (wrongCharset) throw wrongCharset;
   if (declared > BODY_LIMIT_BYTES) throw tooLarge();
-  const koaBody = await loadKoaBody();
-  await koaBody({
-    jsonLimit: BODY_LIMIT_BYTES,
-    jsonStrict: true,
-    // DELETE may carry a body too; it is parsed so that unknown fields are named, not misreported.
-    parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] as HttpMethodEnum[],
-    patchNode: false,
-    onError(err: Error & { status?: number; type?: string }) {
-      // raw-body stops reading as soon as a streamed body passes the limit.
-      if (err.status === 413 || err.type === 'entity.too.large') throw tooLarge();
+  // Every method's body is parsed (DELETE's too), so unknown fields are named, not misreported; the
+  // bytes are checked as UTF-8 before they become text (json-body.ts).
+  const text = jsonTextOf(await readBodyBytes(ctx.req, BODY_LIMIT_BYTES, tooLarge));
+  let body: unknown = {};
+  if (text.trim()) {
+    try {
+      body = JSON.parse(text);
+    } catch {
       throw new ServiceError('validation_failed', 'The request body is not valid JSON. Send a JSON object.', null);
-    },
-  })(ctx, async () => {});
-  const body = ctx.request.body as unknown;
+    }
+  }
+  ctx.request.body = body as Koa.Request['body'];
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new ServiceError('validation_failed', 'The request body must be a JSON object.', null);
   }
@@ -196,6 +198,7 @@ function routeFor(service: Service, op: OperationDefinition): RouterMiddleware<S
     }
     const idempotencyKey = ctx.headers['idempotency-key'];
     const result = await service.invoke(op.name, principal, input, {
+      surface: 'api',
       requestId: ctx.state.requestId,
       idempotencyKey: Array.isArray(idempotencyKey) ? idempotencyKey[0] : idempotencyKey,
       meta: ctx.state.meta,
@@ -227,7 +230,9 @@ export function createRestApp(service: Service): Koa<State> {
       if (ctx.status === 404 && ctx.body === undefined) {
         throw new ServiceError('not_found', `No endpoint ${ctx.method} ${ctx.path}. The endpoints are listed in /v1/openapi.json.`, null);
       }
-    } catch (err) {
+    } catch (thrown) {
+      // Routes outside the pipeline (OAuth, health) meet the database too: a dependency down is 503 there as well.
+      const err = classifyFault(thrown);
       const known = err instanceof ServiceError;
       if (!known) service.log.error({ err, requestId: ctx.state.requestId }, 'unexpected error');
       const envelope = envelopeOf(err, ctx.state.requestId);
@@ -262,6 +267,7 @@ export function createRestApp(service: Service): Koa<State> {
     ctx.status = ok ? 200 : 503;
     ctx.body = ok ? { status: 'ok' } : envelopeOf(new ServiceError('unavailable', 'The database does not answer.'), ctx.state.requestId);
   });
+  operatingRoutes(router as unknown as RouteGroups<{ requestId: string }>, service);
   // RFC 9728 protected-resource metadata for the two resources: the REST API and the MCP server.
   const resourceMetadata = (resource: string) => ({
     resource,
