@@ -1,9 +1,6 @@
-// Ids in bodies that name another resource: one resolver per kind (ad account, creative, copy,
-// structure template, launch, launch node, live platform object, automation, pipeline column,
-// workflow), each finding the named ids among the resources of one brand that the credential may
-// reach. A missing id and one of another brand or organization get the same issue, word for word.
-// The resolvers read the areas' stores, so they sit above the areas (src/wiring/references.ts)
-// and are installed here when the service starts.
+// Ids in bodies that name another resource: the ids of one kind that a credential may reach among
+// one brand's resources, with the same issue, word for word, for a missing id and a foreign one.
+// The resolver of each kind reads its area's store, so src/wiring/references.ts installs them.
 
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/principal.js';
