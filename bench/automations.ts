@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import inspector from 'node:inspector';
 import type { Dialect } from '../src/db/connection.js';
 import { SandboxPlatform } from '../src/platforms/sandbox/adapter.js';
-import { seedLiveLaunch } from '../src/platforms/sandbox/live-launch.js';
+import { seedLiveLaunch } from '../src/launches/live-launch.js';
 import type { AdAccount, DateWindow, InsightsLevel, PlatformAdapter } from '../src/platforms/port.js';
 import { DEFAULT_STATEMENT_CACHE_SIZE, setStatementCacheSize } from '../src/db/statement-cache.js';
 import {

@@ -3,7 +3,7 @@
 // file instead of loading the server's catalogue; test/unit/cli-commands.test.ts checks it for drift.
 
 import { Catalogue } from '../src/catalogue/define.js';
-import { operations } from '../src/catalogue/operations.js';
+import { operations } from '../src/wiring/operations.js';
 import { SchemaRegistry } from '../src/schemas/registry.js';
 import { buildCommands } from '../surfaces/cli/commands.js';
 

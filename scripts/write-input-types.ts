@@ -5,7 +5,7 @@
 import { compile } from 'json-schema-to-typescript';
 import prettier from 'prettier';
 import { Catalogue } from '../src/catalogue/define.js';
-import { operations } from '../src/catalogue/operations.js';
+import { operations } from '../src/wiring/operations.js';
 import { patchInputSchema } from '../src/merge-patch.js';
 import { projectPath } from '../src/paths.js';
 import { SchemaRegistry, type JsonSchema } from '../src/schemas/registry.js';

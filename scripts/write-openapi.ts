@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { SchemaRegistry } from '../src/schemas/registry.js';
 import { Catalogue } from '../src/catalogue/define.js';
-import { operations } from '../src/catalogue/operations.js';
+import { operations } from '../src/wiring/operations.js';
 import { projectPath } from '../src/paths.js';
 import { buildOpenApi } from '../surfaces/rest/openapi.js';
 

@@ -2,7 +2,7 @@
 // The variables and defaults are the ones listed in the README configuration table.
 
 import { parseFxRates, type FxRates } from './money/fx-rates.js';
-import { DEFAULT_TOOLSETS, parseToolsets, type Toolset } from './catalogue/toolsets.js';
+import { DEFAULT_TOOLSETS, parseToolsets, type Toolset } from './toolsets.js';
 
 export type PlatformMode = 'sandbox' | 'live';
 

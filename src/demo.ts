@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import { applyBootstrap, hasNoOrganization, type BootstrapResult } from './bootstrap.js';
 import type { SchemaRegistry } from './schemas/registry.js';
 import { randomBase62 } from './auth/secrets.js';
-import { seedLiveLaunch } from './platforms/sandbox/live-launch.js';
+import { seedLiveLaunch } from './launches/live-launch.js';
 
 export interface DemoSeed {
   result: BootstrapResult;

@@ -4,10 +4,10 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { Authenticator } from './auth/authenticate.js';
+import { Authenticator } from './access/authenticate.js';
 import type { Principal, Surface } from './auth/principal.js';
 import { Catalogue, type OperationDefinition } from './catalogue/define.js';
-import { internalOperations, operations } from './catalogue/operations.js';
+import { internalOperations, operations } from './wiring/operations.js';
 import type { Config } from './config.js';
 import { openDatabase, pingDatabase, type Database } from './db/connection.js';
 import { ensureSetting } from './db/settings.js';
@@ -28,8 +28,10 @@ import { liveAdapters } from './platforms/live.js';
 import { loadSecretBox, type SecretBox } from './auth/encryption.js';
 import { EventOutbox } from './events/outbox.js';
 import { JobWorker } from './jobs/worker.js';
-import { jobKinds } from './jobs/kinds.js';
-import { eventSubscribers } from './events/subscribers-list.js';
+import { jobKinds } from './wiring/job-kinds.js';
+// Installs the reference resolvers, which read the areas' stores.
+import './wiring/references.js';
+import { eventSubscribers } from './wiring/subscribers.js';
 import type { JobKind } from './jobs/kind.js';
 import { WebhookSender } from './webhooks/sender.js';
 import { OutboundClient } from './outbound/client.js';

@@ -19,7 +19,7 @@ import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal.js';
 import { inTransaction } from '../db/connection.js';
 import { ServiceError, type ErrorCode } from '../errors.js';
-import type { EventOutbox, NewEvent } from '../events/outbox.js';
+import type { NewEvent, Outbox } from '../catalogue/services.js';
 import type { InvokeOptions, InvokeResult, ProgressUpdate } from '../pipeline/invoke.js';
 import type { ObjectInsights, InsightsLevel } from '../platforms/port.js';
 import type { Platforms } from '../platforms/registry.js';
@@ -38,7 +38,7 @@ import type { OutboundClient } from '../outbound/client.js';
 export interface EngineDeps {
   knex: Knex;
   platforms: Platforms;
-  events: EventOutbox;
+  events: Outbox;
   now: () => number;
   log: Logger;
   invoke(name: string, principal: Principal, input: Record<string, unknown>, options: InvokeOptions): Promise<InvokeResult>;

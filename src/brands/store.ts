@@ -2,7 +2,7 @@
 // file that queries them; other areas call these functions.
 
 import type { Knex } from 'knex';
-import type { PlatformName } from '../platforms/port.js';
+import type { PlatformName } from './platform-name.js';
 
 type Db = Knex | Knex.Transaction;
 

@@ -5,24 +5,21 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Principal, Scope } from '../auth/principal.js';
-import type { ActivityRecorder } from '../activity/recorder.js';
 import type { PageCursor } from '../pagination/cursor.js';
 import type { Config } from '../config.js';
 import { SCOPES } from '../auth/principal.js';
 import type { SchemaRegistry } from '../schemas/registry.js';
 import type { Platforms } from '../platforms/registry.js';
 import type { MetricsCache } from '../platforms/metrics-cache.js';
-import type { Directory } from '../brands/directory.js';
-import type { EventOutbox } from '../events/outbox.js';
 import type { SecretBox } from '../auth/encryption.js';
-import type { WebhookSender } from '../webhooks/sender.js';
 import type { OutboundClient } from '../outbound/client.js';
 import type { ErrorCode } from '../errors.js';
-import type { InvokeResult, ProgressUpdate } from '../pipeline/invoke-types.js';
-import type { Trackers } from '../trackers/registry.js';
+import type { InvokeResult, ProgressUpdate } from './invoke-types.js';
 import type { FollowDeclaration } from './follow.js';
+import type { ActivityRecorder, BrandDirectory, Outbox, WebhookSending } from './services.js';
+import type { TrackerService } from './tracker-port.js';
 import type { Inputs } from './inputs.generated.js';
-import { TOOLSET_NAMES, isToolset, type Toolset } from './toolsets.js';
+import { TOOLSET_NAMES, isToolset, type Toolset } from '../toolsets.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type IdempotencyMode = 'none' | 'optional' | 'required';
@@ -74,17 +71,17 @@ export interface Services {
   /** Set when the call carries an Idempotency-Key; resumed when it takes over a crashed earlier attempt. */
   idempotency: { resumed: boolean } | null;
   /** The organization's brands and primary ad accounts (cached briefly). */
-  directory: Directory;
+  directory: BrandDirectory;
   /** The event outbox: `events.emit(trx, ...)` writes an event in the caller's transaction. */
-  events: EventOutbox;
+  events: Outbox;
   /** Seals and opens third-party secrets (webhook signing secrets, tracker keys). */
   secrets: SecretBox;
   /** Sends webhook messages (test sends; the delivery job uses the same sender). */
-  webhooks: WebhookSender;
+  webhooks: WebhookSending;
   /** The one client that calls outside services, with the outbound address rule; `urlProblem` checks a caller URL before it is saved. */
   outbound: OutboundClient;
   /** Click-tracker adapters (Keitaro at the brand's baseUrl, or the sandbox for `sandbox:`) and the brand's connection. */
-  trackers: Trackers;
+  trackers: TrackerService;
   /**
    * Runs another operation through the whole pipeline (scope, input validation, brand access,
    * idempotency, its own transaction, activity, output shaping) as this caller, or as

@@ -2,7 +2,7 @@
 // declare the read that answers that work as it stands. Surfaces that wait for the end (the CLI,
 // the MCP call handler) read it again until it is over, reporting its progress on the way.
 
-import type { ProgressUpdate } from '../pipeline/invoke-types.js';
+import type { ProgressUpdate } from './invoke-types.js';
 
 /** Declared on an operation: how to read what it started, and when that is over. */
 export interface FollowDeclaration {

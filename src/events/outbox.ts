@@ -11,23 +11,12 @@ import type { SchemaRegistry } from '../schemas/registry.js';
 import { eventType } from './catalogue.js';
 import { wakeJob } from '../jobs/queue/wake.js';
 import { insertEvent, insertEvents } from './store.js';
+import type { EmittedEvent, NewEvent } from '../catalogue/services.js';
+
+export type { EmittedEvent, NewEvent };
 
 /** The kind of the outbox subscribers' jobs (key = the subscriber's name), which an emit wakes. */
 export const SUBSCRIBER_JOB = 'event-subscriber';
-
-export interface NewEvent {
-  organizationId: number;
-  brandId: number | null;
-  type: string;
-  data: Record<string, unknown>;
-}
-
-export interface EmittedEvent {
-  id: number;
-  publicId: string;
-  type: string;
-  createdAt: number;
-}
 
 type Db = Knex | Knex.Transaction;
 

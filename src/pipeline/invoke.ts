@@ -10,6 +10,8 @@ import { inTransaction } from '../db/connection.js';
 import { applyPatch } from '../merge-patch.js';
 import { ServiceError, notFound } from '../errors.js';
 import { activityRecorder, type ActivityRecorder } from '../activity/recorder.js';
+import type { BrandDirectory, Outbox, WebhookSending } from '../catalogue/services.js';
+import type { TrackerService } from '../catalogue/tracker-port.js';
 import type { CursorCodec, PageCursor } from '../pagination/cursor.js';
 import type { SchemaRegistry } from '../schemas/registry.js';
 import type { RateLimiter, RateLimitSlot } from './rate-limit.js';
@@ -18,17 +20,13 @@ import { serviceErrorOf } from '../platforms/registry.js';
 import { PlatformError } from '../platforms/port.js';
 import { classifyFault } from './faults.js';
 import type { MetricsCache } from '../platforms/metrics-cache.js';
-import type { Directory } from '../brands/directory.js';
-import type { EventOutbox } from '../events/outbox.js';
 import type { SecretBox } from '../auth/encryption.js';
-import type { WebhookSender } from '../webhooks/sender.js';
 import type { OutboundClient } from '../outbound/client.js';
-import type { InvokeOptions, InvokeResult, ProgressUpdate } from './invoke-types.js';
-import type { Trackers } from '../trackers/registry.js';
+import type { InvokeOptions, InvokeResult, ProgressUpdate } from '../catalogue/invoke-types.js';
 import { observeRequest } from '../observability/requests.js';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, renewIdempotencyLease, type Claim } from './idempotency.js';
 
-export type { InvokeMeta, InvokeOptions, InvokeResult, ProgressUpdate } from './invoke-types.js';
+export type { InvokeMeta, InvokeOptions, InvokeResult, ProgressUpdate } from '../catalogue/invoke-types.js';
 
 export interface PipelineDeps {
   knex: Knex;
@@ -41,12 +39,12 @@ export interface PipelineDeps {
   now: () => number;
   platforms: Platforms;
   metrics: MetricsCache;
-  directory: Directory;
-  events: EventOutbox;
+  directory: BrandDirectory;
+  events: Outbox;
   secrets: SecretBox;
-  webhooks: WebhookSender;
+  webhooks: WebhookSending;
   outbound: OutboundClient;
-  trackers: Trackers;
+  trackers: TrackerService;
 }
 
 function checkIdempotencyKey(op: OperationDefinition, key: string | null | undefined): string | null {
@@ -68,7 +66,7 @@ function checkIdempotencyKey(op: OperationDefinition, key: string | null | undef
   return key;
 }
 
-async function brandFor(directory: Directory, principal: Principal, brandId: number): Promise<BrandRow> {
+async function brandFor(directory: BrandDirectory, principal: Principal, brandId: number): Promise<BrandRow> {
   // Only the caller's organization is searched: a brand of another one answers exactly like a missing one.
   const row = await directory.brand(principal.organizationId, brandId);
   if (!row) throw notFound(`Brand ${brandId}`);
@@ -129,11 +127,11 @@ class InvocationContext implements OperationContext {
     return this.deps.metrics;
   }
 
-  get directory(): Directory {
+  get directory(): BrandDirectory {
     return this.deps.directory;
   }
 
-  get events(): EventOutbox {
+  get events(): Outbox {
     return this.deps.events;
   }
 
@@ -141,7 +139,7 @@ class InvocationContext implements OperationContext {
     return this.deps.secrets;
   }
 
-  get webhooks(): WebhookSender {
+  get webhooks(): WebhookSending {
     return this.deps.webhooks;
   }
 
@@ -149,7 +147,7 @@ class InvocationContext implements OperationContext {
     return this.deps.outbound;
   }
 
-  get trackers(): Trackers {
+  get trackers(): TrackerService {
     return this.deps.trackers;
   }
 

@@ -2,13 +2,7 @@
 // In memory for one process; in Redis (REDIS_URL) so several processes share one budget.
 
 import type { Redis } from 'ioredis';
-
-export interface RateLimitInfo {
-  limit: number;
-  remaining: number;
-  /** Seconds until the current window resets. */
-  resetSeconds: number;
-}
+import type { RateLimitInfo } from '../catalogue/invoke-types.js';
 
 export interface RateLimitOutcome {
   info: RateLimitInfo;

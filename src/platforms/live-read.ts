@@ -1,6 +1,6 @@
 // Live reads from an ad platform through the metrics cache: the answer and when it was read.
 
-import type { ServiceContext } from '../catalogue/define.js';
+import type { MetricsCache } from './metrics-cache.js';
 import type { AdAccount } from './port.js';
 
 /** The account's cache scope; publishes and budget edits invalidate it. */
@@ -13,7 +13,7 @@ export function accountScope(account: Pick<AdAccount, 'platform' | 'accountId'>)
  * `params` is keyed by its JSON: each call site builds it with its keys in one fixed order.
  */
 export async function liveRead<T>(
-  ctx: ServiceContext<'metrics'>,
+  ctx: { metrics: MetricsCache; now: () => number },
   account: AdAccount,
   what: string,
   params: unknown,

@@ -1,7 +1,10 @@
 // The ad-platform port: the only way the core talks to an ad platform. Adapters: the sandbox
 // simulator (default), Meta's Graph Marketing API and TikTok's Business API.
 
-export type PlatformName = 'meta' | 'tiktok';
+import type { PlatformName } from '../brands/platform-name.js';
+
+export type { PlatformName };
+
 export type ObjectLevel = 'campaign' | 'adset' | 'ad' | 'creative';
 export type PlatformStatus = 'ACTIVE' | 'PAUSED' | 'ARCHIVED' | 'DELETED';
 export type BudgetPeriod = 'daily' | 'lifetime';

@@ -9,7 +9,7 @@ import { SandboxPlatform } from './sandbox/adapter.js';
 import { DEPRECATED_VERSION_CODE } from './meta/errors.js';
 import type { PlatformMode } from '../config.js';
 import { findAdAccount, type AdAccountRow } from '../brands/store.js';
-import { metered } from '../observability/platform-calls.js';
+import { metered } from './metered.js';
 
 export interface BrandAdAccount extends AdAccount {
   name: string | null;

@@ -1,21 +1,13 @@
-// Ids in bodies that name another resource: one resolver per kind (ad account, creative, copy,
-// structure template, launch, launch node, live platform object, automation, pipeline column,
-// workflow), each finding the named ids among the resources of one brand that the credential may
-// reach. A missing id and one of another brand or organization get the same issue, word for word.
+// Ids in bodies that name another resource: the ids of one kind that a credential may reach among
+// one brand's resources, with the same issue, word for word, for a missing id and a foreign one.
+// The resolver of each kind reads its area's store, so src/wiring/references.ts installs them.
 
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/principal.js';
-import { findAutomation } from '../automations/store.js';
-import { loadColumns } from '../board/store.js';
-import { adAccountsOf, isBrandOf } from '../brands/store.js';
-import { copyPlatforms } from '../copy/store.js';
-import { creativesAmong } from '../creatives/store.js';
+import { isBrandOf } from '../brands/store.js';
 import { validationFailed, type FieldIssue } from '../errors.js';
-import { launchesAmong, liveObjectsAmong, nodesAmong } from '../launches/store.js';
-import { templateIdsAmong } from '../structure-templates/store.js';
-import { findWorkflow, reachable } from '../workflows/store.js';
 
-type Db = Knex | Knex.Transaction;
+export type Db = Knex | Knex.Transaction;
 
 export type ReferenceKind =
   'adAccount' | 'creative' | 'copy' | 'structureTemplate' | 'launch' | 'launchNode' | 'liveObject' | 'automation' | 'pipelineColumn' | 'workflow';
@@ -34,67 +26,29 @@ export interface Reference {
   level?: string;
 }
 
-interface Resolver {
+/** Finds the ids of one kind of resource. */
+export interface Resolver {
   /** How an issue names the kind, e.g. "structure template". */
   noun: string;
   /** The ids among `ids` that exist in the brand (and scope) of `sample` and that `principal` may reach. */
   find(db: Db, principal: Principal, sample: Reference, ids: Array<number | string>): Promise<Array<number | string>>;
 }
 
-const numeric = (ids: Array<number | string>) => ids.map(Number).filter((n) => Number.isSafeInteger(n) && n > 0);
+let resolvers: Record<ReferenceKind, Resolver> | null = null;
 
-/** A resolver over a brand's resources keyed by integer ids, given the function that finds those among `ids`. */
-const byId = (noun: string, among: (db: Db, brandId: number, ids: number[]) => Promise<number[]>): Resolver => ({
-  noun,
-  find: (db, _p, ref, ids) => among(db, ref.brandId, [...new Set(numeric(ids))]),
-});
-
-/** Those of `ids` for which `exists` answers true, asked one at a time (kinds a body names a few of). */
-async function each(ids: number[], exists: (id: number) => Promise<boolean>): Promise<number[]> {
-  const out: number[] = [];
-  for (const id of ids) if (await exists(id)) out.push(id);
-  return out;
+/** Installs the resolver of every kind (src/wiring/references.ts does, when src/service.ts loads it). */
+export function installResolvers(all: Record<ReferenceKind, Resolver>): void {
+  resolvers = all;
 }
 
-const RESOLVERS: Record<ReferenceKind, Resolver> = {
-  adAccount: {
-    noun: 'ad account',
-    find: async (db, _p, ref, ids) => {
-      const named = new Set(ids.map(String));
-      return (await adAccountsOf(db, ref.brandId)).map((a) => a.accountId).filter((id) => named.has(id));
-    },
-  },
-  creative: byId('creative', async (db, brandId, ids) => (await creativesAmong(db, brandId, ids)).map((c) => c.id)),
-  copy: byId('copy', async (db, brandId, ids) => [...(await copyPlatforms(db, brandId, ids)).keys()]),
-  structureTemplate: byId('structure template', templateIdsAmong),
-  launch: byId('launch', launchesAmong),
-  automation: byId('automation', (db, brandId, ids) => each(ids, async (id) => Boolean(await findAutomation(db, brandId, id)))),
-  pipelineColumn: byId('pipeline column', async (db, brandId, ids) => {
-    const named = new Set(ids);
-    return (await loadColumns(db, brandId)).map((c) => c.id).filter((id) => named.has(id));
-  }),
-  launchNode: {
-    noun: 'node',
-    find: (db, _p, ref, ids) => nodesAmong(db, ref.brandId, ref.launchId ?? 0, ids.map(String)),
-  },
-  liveObject: {
-    noun: 'live object',
-    find: (db, _p, ref, ids) => liveObjectsAmong(db, ref.brandId, ref.accountId ?? '', ref.level ?? '', ids.map(String)),
-  },
-  workflow: {
-    noun: 'workflow',
-    // A workflow reaching a brand outside the credential's limit is as unknown to it as a missing one.
-    find: (db, principal, ref, ids) =>
-      each([...new Set(numeric(ids))], async (id) => {
-        const w = await findWorkflow(db, id);
-        return Boolean(w && w.brandId === ref.brandId && w.organizationId === principal.organizationId && reachable(principal, w.reachBrandIds));
-      }),
-  },
-};
+function resolverOf(kind: ReferenceKind): Resolver {
+  if (!resolvers) throw new Error('No reference resolvers are installed: import src/wiring/references.ts (src/service.ts does).');
+  return resolvers[kind];
+}
 
 /** The issue of a reference that names nothing reachable: the same words whether it is missing or foreign. */
 export function referenceIssue(ref: Reference): FieldIssue {
-  const noun = RESOLVERS[ref.kind].noun;
+  const noun = resolverOf(ref.kind).noun;
   const where =
     ref.kind === 'launchNode'
       ? `launch ${ref.launchId} of brand ${ref.brandId}`
@@ -118,7 +72,7 @@ export async function referenceIssues(db: Db, principal: Principal, refs: Refere
     const hits = inReach
       ? new Set(
           (
-            await RESOLVERS[group[0].kind].find(
+            await resolverOf(group[0].kind).find(
               db,
               principal,
               group[0],

@@ -11,7 +11,7 @@ import type { Platforms } from '../platforms/registry.js';
 import { addDays, localDate } from '../time/zones.js';
 import { serviceCampaigns, type ServiceCampaign } from './campaigns.js';
 import type { ClickRow, TrackerCampaign, TrackerConnection } from './port.js';
-import type { Trackers } from './registry.js';
+import type { TrackerService } from '../catalogue/tracker-port.js';
 import { manualMappingsOf } from './store.js';
 
 /** Days of clicks automatic mappings are derived from (today included). */
@@ -65,7 +65,7 @@ export interface PushTarget {
 
 export interface MappingDeps {
   db: Knex | Knex.Transaction;
-  trackers: Trackers;
+  trackers: TrackerService;
   platforms: Platforms;
   secrets: SecretBox;
   now: () => number;

@@ -1,61 +1,9 @@
 // The click-tracker port: the only way the core talks to a click tracker. Adapters: Keitaro's Admin
 // API at the brand's baseUrl, and the built-in simulator for the literal baseUrl `sandbox:`.
 
-import type { Origin } from '../outbound/address-policy.js';
+import type { ClickRow, CostRow, CostUpdate, ReportRange, TrackerAdapter, TrackerCampaign, TrackerConnection } from '../catalogue/tracker-port.js';
 
-/** A brand's connection, key opened. */
-export interface TrackerConnection {
-  brandId: number;
-  baseUrl: string;
-  apiKey: string;
-  /** Who gave baseUrl: the bootstrap file (operator, called as given) or the API (caller, the outbound address rule). */
-  origin: Origin;
-}
-
-export interface TrackerCampaign {
-  id: string;
-  title: string;
-  /** The tracker campaign computes its own cost (Keitaro `cost_auto`): a pushed cost would be overwritten. */
-  autoCostUpdate: boolean;
-}
-
-/** Local dates (YYYY-MM-DD), both ends inclusive, in `timezone`. */
-export interface ReportRange {
-  from: string;
-  to: string;
-  timezone: string;
-}
-
-/** Clicks of one tracker campaign, for one value of sub3 and of the campaign-id click parameter. */
-export interface ClickRow {
-  trackerCampaignId: string;
-  trackerCampaignName: string;
-  /** `sub_id_3`: the ad platform campaign id the ad's URL tags carried; null when absent. */
-  sub3: string | null;
-  /** The fallback click parameter `tracker_campaign_id` (Keitaro's `ad_campaign_id`); null when absent. */
-  campaignIdParam: string | null;
-  clicks: number;
-  revenueMinorUnits: number;
-}
-
-/** One `update_costs` call: sets (never adds) the cost of the range, optionally only for clicks with that sub3. */
-export interface CostUpdate {
-  startDate: string;
-  endDate: string;
-  /** Decimal string in `currency`, converted exactly from minor units. */
-  cost: string;
-  currency: string;
-  timezone: string;
-  sub3: string | null;
-}
-
-/** Cost the tracker holds for one campaign and sub_id_3 value (null: clicks without sub3) over a range. */
-export interface CostRow {
-  trackerCampaignId: string;
-  sub3: string | null;
-  /** Decimal string as the tracker reports it. */
-  cost: string;
-}
+export type { ClickRow, CostRow, CostUpdate, ReportRange, TrackerAdapter, TrackerCampaign, TrackerConnection };
 
 /** `address_refused`: the outbound address rule refused baseUrl; nothing was sent. */
 export type TrackerErrorKind = 'unauthorized' | 'refused' | 'throttled' | 'transient' | 'invalid_request' | 'not_found' | 'address_refused';
@@ -70,14 +18,6 @@ export class TrackerError extends Error {
     super(message);
     this.name = 'TrackerError';
   }
-}
-
-export interface TrackerAdapter {
-  listCampaigns(conn: TrackerConnection): Promise<TrackerCampaign[]>;
-  clickReport(conn: TrackerConnection, range: ReportRange): Promise<ClickRow[]>;
-  updateCosts(conn: TrackerConnection, trackerCampaignId: string, update: CostUpdate): Promise<void>;
-  /** The cost the tracker holds per campaign and sub_id_3 over the range (read back after a final push). */
-  costReport(conn: TrackerConnection, range: ReportRange): Promise<CostRow[]>;
 }
 
 /** Digits after the decimal point of a currency (ISO 4217 minor unit): USD 2, JPY 0, KWD 3. */

@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import type { SecretBox } from '../auth/encryption.js';
 import { organizationOfBrand } from '../brands/store.js';
 import { inTransaction } from '../db/connection.js';
-import type { EventOutbox } from '../events/outbox.js';
+import type { Outbox } from '../catalogue/services.js';
 import { wakeJob } from '../jobs/queue/wake.js';
 import { nextCronTime } from '../jobs/worker.js';
 import { PlatformError } from '../platforms/port.js';
@@ -19,7 +19,7 @@ import type { Platforms } from '../platforms/registry.js';
 import { addDays, localDate } from '../time/zones.js';
 import { resolveMappings, type PushTarget } from './mappings.js';
 import { TrackerError, decimalCost, minorUnits } from './port.js';
-import type { Trackers } from './registry.js';
+import type { TrackerService } from '../catalogue/tracker-port.js';
 import {
   findConnection,
   findPushSetting,
@@ -49,10 +49,10 @@ export const DEFAULT_REQUEST_INTERVAL_SECONDS = 2;
 
 export interface PushDeps {
   knex: Knex;
-  trackers: Trackers;
+  trackers: TrackerService;
   platforms: Platforms;
   secrets: SecretBox;
-  events: EventOutbox;
+  events: Outbox;
   now: () => number;
   log: Logger;
 }
@@ -122,7 +122,7 @@ export function pushNow(db: Knex | Knex.Transaction, brandId: number, now: numbe
  */
 export async function disablePush(
   trx: Knex | Knex.Transaction,
-  events: EventOutbox,
+  events: Outbox,
   organizationId: number,
   brandId: number,
   reason: DisabledReason,

@@ -7,13 +7,13 @@ import type { SecretBox } from '../auth/encryption.js';
 import type { OutboundClient } from '../outbound/client.js';
 import { KeitaroTracker } from './keitaro.js';
 import { SandboxTracker } from './sandbox.js';
-import type { TrackerAdapter, TrackerConnection } from './port.js';
+import type { Sleep, TrackerAdapter, TrackerConnection } from '../catalogue/tracker-port.js';
 import { findConnection, type StoredConnection } from './store.js';
 
 /** The baseUrl that connects the built-in simulated tracker (not a URL: never called). */
 export const SANDBOX_BASE_URL = 'sandbox:';
 
-export type Sleep = (ms: number) => Promise<void>;
+export type { Sleep };
 
 export const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -3,21 +3,13 @@
 // simulated tracker's `sandbox_tracker_costs`. The only file that queries them.
 
 import type { Knex } from 'knex';
-import type { Origin } from '../outbound/address-policy.js';
+import type { StoredConnection } from '../catalogue/tracker-port.js';
+
+export type { StoredConnection };
 
 type Db = Knex | Knex.Transaction;
 
 // ---- tracker_connections
-
-export interface StoredConnection {
-  brandId: number;
-  baseUrl: string;
-  baseUrlOrigin: Origin;
-  apiKeySealed: string;
-  apiKeyLast4: string;
-  createdAt: number;
-  updatedAt: number | null;
-}
 
 /** The brand's connection (locked when `forUpdate` inside a transaction), or undefined when no tracker is connected. */
 export async function findConnection(db: Db, brandId: number, forUpdate = false): Promise<StoredConnection | undefined> {

@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import type { SecretBox } from '../auth/encryption.js';
 import { inTransaction } from '../db/connection.js';
 import type { StoredEvent } from '../events/store.js';
-import type { SendOutcome, WebhookSender } from './sender.js';
+import type { SendOutcome, WebhookSending } from '../catalogue/services.js';
 import { insertAttempts, recordAttempt, setDeliveryOutcomes, updateEndpoint, type BatchDelivery, type DeliveryRow, type EndpointRow } from './store.js';
 
 export type { EndpointRow } from './store.js';
@@ -64,7 +64,7 @@ export function dueDelivery(d: DeliveryRow, e: StoredEvent): DueDelivery {
 export interface DeliveryDeps {
   knex: Knex;
   secrets: SecretBox;
-  sender: WebhookSender;
+  sender: WebhookSending;
   now: () => number;
 }
 

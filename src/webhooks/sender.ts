@@ -5,25 +5,10 @@
 import { callerTarget } from '../outbound/address-policy.js';
 import { OutboundError, type OutboundClient } from '../outbound/client.js';
 import { signatureHeader } from './signing.js';
+import type { SendOutcome, WebhookMessage } from '../catalogue/services.js';
 import { countWebhookDelivery } from '../observability/metrics.js';
 
-export interface WebhookMessage {
-  url: string;
-  /** The event id, sent as `webhook-id`. */
-  id: string;
-  timestampSeconds: number;
-  body: string;
-  secrets: string[];
-}
-
-export interface SendOutcome {
-  statusCode: number | null;
-  durationMs: number;
-  /** Why it did not succeed (network error, timeout, refusal); null on any HTTP answer. */
-  error: string | null;
-  /** The start of the receiver's answer, for the delivery log. */
-  excerpt: string | null;
-}
+export type { SendOutcome, WebhookMessage };
 
 const TIMEOUT_MS = 10_000;
 const EXCERPT_BYTES = 1024;

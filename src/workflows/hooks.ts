@@ -14,7 +14,7 @@ import type { Knex } from 'knex';
 import type { SecretBox } from '../auth/encryption.js';
 import { inTransaction } from '../db/connection.js';
 import { ServiceError, notFound } from '../errors.js';
-import type { EventOutbox } from '../events/outbox.js';
+import type { Outbox } from '../catalogue/services.js';
 import { signatureHeader } from '../webhooks/signing.js';
 import { startTriggered } from './runs.js';
 import { executionOfTrigger, workflowOfHook } from './store.js';
@@ -26,7 +26,7 @@ export const HOOK_BODY_LIMIT = 256 * 1024;
 export interface HookDeps {
   knex: Knex;
   secrets: SecretBox;
-  events: EventOutbox;
+  events: Outbox;
   now: () => number;
 }
 

@@ -5,9 +5,9 @@
 
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/principal.js';
-import { principalOfApiKey, principalOfGrant } from '../auth/stored-principal.js';
+import { principalOfApiKey, principalOfGrant } from '../access/stored-principal.js';
 import { ServiceError } from '../errors.js';
-import type { EventOutbox } from '../events/outbox.js';
+import type { Outbox } from '../catalogue/services.js';
 import { wakeJob } from '../jobs/queue/wake.js';
 import { STEP_JOB } from './kinds.js';
 import { insertExecution, type CredentialKind, type Execution, type Workflow } from './store.js';
@@ -59,7 +59,7 @@ export interface StartInput {
   runner: Runner;
   trigger: { kind: string; key: string | null; data: Record<string, unknown> };
   now: number;
-  events: EventOutbox;
+  events: Outbox;
   /** Set when the runner no longer qualifies: the execution is recorded as failed and nothing runs. */
   refusal?: ServiceError | null;
 }
@@ -100,7 +100,7 @@ export async function startExecution(trx: Db, s: StartInput): Promise<Execution 
 }
 
 /** Starts a trigger-fired run as the workflow's owner, checking the owner first (a refusal is recorded, nothing runs). */
-export async function startTriggered(trx: Db, w: Workflow, trigger: StartInput['trigger'], now: number, events: EventOutbox): Promise<Execution | null> {
+export async function startTriggered(trx: Db, w: Workflow, trigger: StartInput['trigger'], now: number, events: Outbox): Promise<Execution | null> {
   const runner = ownerOf(w);
   let refusal: ServiceError | null = null;
   try {

@@ -2,7 +2,7 @@
 // toolsets and loads one in-band instead of reconnecting. Not operations of the catalogue (they act
 // on the MCP session, not on the service), so they are written here in the tools' own shape.
 
-import { TOOLSET_NAMES } from '../../src/catalogue/toolsets.js';
+import { TOOLSET_NAMES } from '../../src/toolsets.js';
 import type { ToolDefinition } from './tools.js';
 
 export const LIST_TOOLSETS = 'list_toolsets';

@@ -5,7 +5,7 @@
 import type { Principal } from '../../src/auth/principal.js';
 import { followInput, progressOf, stillRunning } from '../../src/catalogue/follow.js';
 import type { OperationDefinition } from '../../src/catalogue/define.js';
-import type { InvokeOptions, InvokeResult } from '../../src/pipeline/invoke-types.js';
+import type { InvokeOptions, InvokeResult } from '../../src/catalogue/invoke-types.js';
 import type { Service } from '../../src/service.js';
 
 /** How long a tool call follows a run before answering it as it stands. */

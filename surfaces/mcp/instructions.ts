@@ -1,7 +1,7 @@
 // The server `instructions` an agent gets at initialize: where to start, the three-step launch,
 // the money units and how to load more tools. Said once here so that no tool repeats it.
 
-import { TOOLSETS, TOOLSET_NAMES } from '../../src/catalogue/toolsets.js';
+import { TOOLSETS, TOOLSET_NAMES } from '../../src/toolsets.js';
 import { MCP_PAGE_SIZE, EVERY_TOOL_FAILS_WITH } from './tools.js';
 import { MAX_ANSWER_CHARS } from './answer-budget.js';
 

@@ -2,7 +2,7 @@
 // and its caller takes a stream, every `ctx.progress` of the operation (and of what it follows)
 // becomes a `notifications/progress` on that call's stream. Anything else gets no listener at all.
 
-import type { ProgressUpdate } from '../../src/pipeline/invoke-types.js';
+import type { ProgressUpdate } from '../../src/catalogue/invoke-types.js';
 
 type ProgressToken = string | number;
 

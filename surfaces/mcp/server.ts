@@ -24,9 +24,9 @@ import {
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Principal } from '../../src/auth/principal.js';
 import { ServiceError, envelopeOf, httpStatusOf } from '../../src/errors.js';
-import { TOOLSETS, TOOLSET_NAMES, isToolset, parseChoice, type Toolset } from '../../src/catalogue/toolsets.js';
+import { TOOLSETS, TOOLSET_NAMES, isToolset, parseChoice, type Toolset } from '../../src/toolsets.js';
 import type { OperationDefinition } from '../../src/catalogue/define.js';
-import type { ProgressUpdate } from '../../src/pipeline/invoke-types.js';
+import type { ProgressUpdate } from '../../src/catalogue/invoke-types.js';
 import type { Service } from '../../src/service.js';
 import { declinedResult, errorResult, successResult } from './results.js';
 import { MCP_PAGE_SIZE, toolName, toolsFor, type ToolDefinition } from './tools.js';

@@ -24,7 +24,7 @@ import {
   type ManagedKey,
   type OrganizationForKeys,
 } from '../../src/account/keys.js';
-import { listApps, revokeApp, type ApprovedApp } from '../../src/account/apps.js';
+import { listApps, revokeApp, type ApprovedApp } from '../../src/oauth/apps.js';
 import { esc, hidden, page, signInPage } from './html.js';
 
 type Ctx = Koa.ParameterizedContext<{ requestId: string }>;

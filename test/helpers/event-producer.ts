@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import { inTransaction, openDatabase } from '../../src/db/connection.js';
 import { EventOutbox } from '../../src/events/outbox.js';
-import { eventSubscribers } from '../../src/events/subscribers-list.js';
+import { eventSubscribers } from '../../src/wiring/subscribers.js';
 import { SchemaRegistry } from '../../src/schemas/registry.js';
 
 export interface ProduceOptions {

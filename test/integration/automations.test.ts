@@ -16,7 +16,7 @@ import { SchemaRegistry, loadSchemaFiles } from '../../src/schemas/registry.js';
 import { Service } from '../../src/service.js';
 import type { Principal } from '../../src/auth/principal.js';
 import { standardWorld } from '../helpers/fixture.js';
-import { seedLiveLaunch, type SeededObject } from '../../src/platforms/sandbox/live-launch.js';
+import { seedLiveLaunch, type SeededObject } from '../../src/launches/live-launch.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { fakeResolver } from '../helpers/outbound.js';
 

@@ -8,7 +8,7 @@ import { dialects } from '../helpers/databases.js';
 import { startWorld, type World } from '../helpers/world.js';
 import { brandApi, buildLaunch, uploadCreative } from '../helpers/launch-builders.js';
 import { createWorkflow, launchNode, runWorkflow, workflowWorld } from '../helpers/workflows.js';
-import { principalOfApiKey } from '../../src/auth/stored-principal.js';
+import { principalOfApiKey } from '../../src/access/stored-principal.js';
 import { stepKey } from '../../src/workflows/steps.js';
 
 for (const dialect of dialects()) {

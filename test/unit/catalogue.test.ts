@@ -3,7 +3,7 @@
 
 import { expect } from 'chai';
 import { Catalogue, defineOperation, type OperationDefinition } from '../../src/catalogue/define.js';
-import { internalOperations, operations } from '../../src/catalogue/operations.js';
+import { internalOperations, operations } from '../../src/wiring/operations.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { SchemaRegistry, loadSchemaFiles } from '../../src/schemas/registry.js';
 

@@ -10,7 +10,7 @@ import addFormats from 'ajv-formats';
 /** An Ajv as the SDK client builds one, with the formats the schemas use. */
 const clientAjv = () => addFormats.default(new Ajv2020({ strict: false }));
 import { Catalogue } from '../../src/catalogue/define.js';
-import { operations } from '../../src/catalogue/operations.js';
+import { operations } from '../../src/wiring/operations.js';
 import { SchemaRegistry } from '../../src/schemas/registry.js';
 import { loadOperationExamples } from '../../src/schemas/examples.js';
 import { pathParams } from '../../src/catalogue/define.js';

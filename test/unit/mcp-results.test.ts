@@ -3,7 +3,7 @@
 // while an error that carried its envelope as structuredContent (the old shape) is refused.
 
 import { expect } from 'chai';
-import { operations } from '../../src/catalogue/operations.js';
+import { operations } from '../../src/wiring/operations.js';
 import { ServiceError } from '../../src/errors.js';
 import { SchemaRegistry, loadSchemaFiles } from '../../src/schemas/registry.js';
 import { errorResult, successResult } from '../../surfaces/mcp/results.js';

@@ -1,7 +1,7 @@
 // The sandbox platforms' tables: `sandbox_objects` (campaigns, ad sets and ads of both simulated
 // platforms), `sandbox_status_events` (each object's status history) and `sandbox_assets` (pages,
 // pixels, audiences, lead forms...). The only file that queries them besides bootstrap seeding;
-// the adapter (adapter.ts) and the live-launch seeder (live-launch.ts) call these functions.
+// the adapter (adapter.ts) and the live-launch seeder (src/launches/live-launch.ts) call these functions.
 
 import type { Knex } from 'knex';
 import type { Budget, ObjectLevel, PlatformName, PlatformStatus } from '../port.js';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { operations } from '../../../src/catalogue/operations.js';
+import { operations } from '../../../src/wiring/operations.js';
 import { projectPath } from '../../../src/paths.js';
 import { dialects } from '../../helpers/databases.js';
 import { makePng } from '../../helpers/png.js';

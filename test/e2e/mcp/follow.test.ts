@@ -7,8 +7,8 @@ import { dialects } from '../../helpers/databases.js';
 import { startWorld, type World } from '../../helpers/world.js';
 import { runToEnd } from '../../helpers/tracker-world.js';
 import { invokeFollowing, MCP_FOLLOW_MS } from '../../../surfaces/mcp/follow.js';
-import { seedLiveLaunch } from '../../../src/platforms/sandbox/live-launch.js';
-import type { ProgressUpdate } from '../../../src/pipeline/invoke-types.js';
+import { seedLiveLaunch } from '../../../src/launches/live-launch.js';
+import type { ProgressUpdate } from '../../../src/catalogue/invoke-types.js';
 
 for (const dialect of dialects()) {
   describe(`MCP follows a long run for a limited time (${dialect})`, function () {

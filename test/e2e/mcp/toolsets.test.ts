@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { TOOLSETS, TOOLSET_NAMES } from '../../../src/catalogue/toolsets.js';
+import { TOOLSETS, TOOLSET_NAMES } from '../../../src/toolsets.js';
 import { loadConfig } from '../../../src/config.js';
 import { mcpClient, stdioMcpClient } from '../../helpers/mcp.js';
 import { startWorld, type World } from '../../helpers/world.js';

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { operations } from '../../../src/catalogue/operations.js';
+import { operations } from '../../../src/wiring/operations.js';
 import { projectPath } from '../../../src/paths.js';
 import { EXAMPLES_DIR, loadOperationExamples } from '../../../src/schemas/examples.js';
 import { IdTranslator, replayExample, replayOrder } from '../../helpers/api-examples.js';

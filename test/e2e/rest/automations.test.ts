@@ -7,7 +7,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { dialects } from '../../helpers/databases.js';
 import { mcpClient } from '../../helpers/mcp.js';
 import { startWorld, type World } from '../../helpers/world.js';
-import { seedLiveLaunch, type SeededObject } from '../../../src/platforms/sandbox/live-launch.js';
+import { seedLiveLaunch, type SeededObject } from '../../../src/launches/live-launch.js';
 
 type ToolResult = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text?: string }> };
 

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { dialects } from '../../helpers/databases.js';
 import { startWorld, type World } from '../../helpers/world.js';
 import { brandApi, buildLaunch, idem, uploadCreative, type Api } from '../../helpers/launch-builders.js';
-import { seedLiveLaunch } from '../../../src/platforms/sandbox/live-launch.js';
+import { seedLiveLaunch } from '../../../src/launches/live-launch.js';
 
 const RATES = 'EUR=1.08,JPY=0.0066,KWD=3.2567';
 const publishing = { scopes: ['read', 'write', 'publish'], surfaces: { api: true, mcp: true }, brands: null };

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { dialects } from '../../helpers/databases.js';
 import { startWorld, type World, type Reply } from '../../helpers/world.js';
 import { brandApi, buildLaunch, createLaunch, uploadCreative, type Api } from '../../helpers/launch-builders.js';
-import { seedLiveLaunch } from '../../../src/platforms/sandbox/live-launch.js';
+import { seedLiveLaunch } from '../../../src/launches/live-launch.js';
 
 const full = { scopes: ['read', 'write', 'publish'], surfaces: { api: true, mcp: true }, publishCeilingDollars: 500 };
 

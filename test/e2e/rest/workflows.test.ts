@@ -12,7 +12,7 @@ import { WebhookReceiver } from '../../helpers/webhook-receiver.js';
 import { brandApi, buildLaunch, uploadCreative } from '../../helpers/launch-builders.js';
 import { waitUntil } from '../../helpers/launches.js';
 import { inTransaction } from '../../../src/db/connection.js';
-import { seedLiveLaunch } from '../../../src/platforms/sandbox/live-launch.js';
+import { seedLiveLaunch } from '../../../src/launches/live-launch.js';
 import { nextScheduledRun, scheduleRunAt } from '../../../src/workflows/schedule.js';
 import {
   chatNode,

@@ -5,7 +5,7 @@
 
 import type { Knex } from 'knex';
 import { ServiceError } from '../errors.js';
-import { planAdmits, type Principal } from './principal.js';
+import { planAdmits, type Principal } from '../auth/principal.js';
 import { findOrganization, memberAccess, usersByIds } from '../account/store.js';
 import { apiKeyBrandIds, apiKeysOf, findGrant } from '../keys/store.js';
 

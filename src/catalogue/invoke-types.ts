@@ -2,7 +2,14 @@
 // (handlers that invoke other operations) and the job services, without importing the pipeline.
 
 import type { Logger } from 'pino';
-import type { RateLimitInfo } from './rate-limit.js';
+
+/** The caller's rate limit window, as the RateLimit-* headers report it (pipeline/rate-limit.ts counts it). */
+export interface RateLimitInfo {
+  limit: number;
+  remaining: number;
+  /** Seconds until the current window resets. */
+  resetSeconds: number;
+}
 
 export interface InvokeMeta {
   /** Set as soon as the request is counted, so surfaces can send RateLimit-* headers even on errors. */

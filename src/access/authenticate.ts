@@ -4,8 +4,8 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { ServiceError } from '../errors.js';
-import { hashSecret, lookupPrefixOf, sameHash, API_KEY_PREFIX } from './secrets.js';
-import { planAdmits, type Principal, type Role, type Scope, type Surface } from './principal.js';
+import { hashSecret, lookupPrefixOf, sameHash, API_KEY_PREFIX } from '../auth/secrets.js';
+import { planAdmits, type Principal, type Role, type Scope, type Surface } from '../auth/principal.js';
 import type { SigningKeys } from '../oauth/keys.js';
 import { ACCESS_TOKEN_PREFIX, verifyAccessToken, type AccessClaims } from '../oauth/tokens.js';
 import { isAccessTokenRevoked } from '../oauth/store.js';

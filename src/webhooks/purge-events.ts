@@ -1,9 +1,9 @@
 // Recurring job: keeps the event outbox and the delivery log to 30 days. Finished deliveries (and
 // their attempts) older than that go first, then events no delivery refers to any more.
 
-import type { JobContext } from './kind.js';
+import type { JobContext } from '../jobs/kind.js';
 import { deleteEvents, eventIdsBefore } from '../events/store.js';
-import { deleteDeliveries, eventIdsWithDeliveries, finishedDeliveriesBefore } from '../webhooks/store.js';
+import { deleteDeliveries, eventIdsWithDeliveries, finishedDeliveriesBefore } from './store.js';
 
 export const kind = 'purge-events';
 export const schedule = '17 3 * * *';

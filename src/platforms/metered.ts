@@ -1,9 +1,9 @@
 // The ad-platform port, metered: every adapter call counted by platform, call and outcome (ok,
 // throttled, error), timed, and traced as a child span of the request or job that made it.
 
-import { PlatformError, type PlatformAdapter } from '../platforms/port.js';
-import { countPlatformCall } from './metrics.js';
-import { inSpan } from './tracing.js';
+import { PlatformError, type PlatformAdapter } from './port.js';
+import { countPlatformCall } from '../observability/metrics.js';
+import { inSpan } from '../observability/tracing.js';
 
 type Call = Exclude<keyof PlatformAdapter, 'platform'>;
 

@@ -5,11 +5,11 @@
 import type { Knex } from 'knex';
 import { inTransaction } from '../db/connection.js';
 import { notFound } from '../errors.js';
-import { revokeGrant } from '../oauth/flows.js';
+import { revokeGrant } from './flows.js';
 import type { Scope } from '../auth/principal.js';
 import { activeGrantsOfUser } from '../keys/store.js';
-import { clientNames, lastTokenTimes } from '../oauth/store.js';
-import { organizationNames } from './store.js';
+import { clientNames, lastTokenTimes } from './store.js';
+import { organizationNames } from '../account/store.js';
 
 export interface ApprovedApp {
   grantId: number;

@@ -4,10 +4,10 @@
 // automation benchmark seed many.
 
 import type { Knex } from 'knex';
-import { insertLaunch, insertNodes, markPublished, newNodeId, type NodeRow } from '../../launches/store.js';
-import type { PlatformName } from '../port.js';
-import { newPlatformId } from './adapter.js';
-import { insertObjects, type NewObject } from './store.js';
+import { insertLaunch, insertNodes, markPublished, newNodeId, type NodeRow } from './store.js';
+import type { PlatformName } from '../platforms/port.js';
+import { newPlatformId } from '../platforms/sandbox/adapter.js';
+import { insertObjects, type NewObject } from '../platforms/sandbox/store.js';
 
 export interface LiveCampaignSeed {
   name: string;

@@ -1,7 +1,7 @@
 // Every operation of the service, read top to bottom: one list per area, each area's in the order
 // its own operations.ts gives. Adding one to an area's list publishes it on every surface.
 
-import type { OperationDefinition } from './define.js';
+import type { OperationDefinition } from '../catalogue/define.js';
 import { operations as brands } from '../brands/operations.js';
 import { operations as activity } from '../activity/operations.js';
 import { operations as adAccounts } from '../ad-accounts/operations.js';

@@ -1,0 +1,92 @@
+// Imports point down: no two folders of src/ import each other (a root file of src/, like config.ts,
+// counts as a folder of its own). docs/architecture.md shows the layers this keeps.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+import { expect } from 'chai';
+import { projectPath } from '../../src/paths.js';
+
+/** One import of a src/ file by another, as paths relative to src/. */
+interface Edge {
+  from: string;
+  to: string;
+}
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of fs.readdirSync(projectPath(dir), { withFileTypes: true })) {
+    const rel = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) out.push(...sourceFiles(rel));
+    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) out.push(rel);
+  }
+  return out;
+}
+
+/**
+ * Every relative import of every src/ file, read by the TypeScript scanner: `import`, `import type`,
+ * `export ... from`, bare `import './x.js'` and dynamic `import()`.
+ */
+function srcImports(): Edge[] {
+  const edges: Edge[] = [];
+  for (const file of sourceFiles('src')) {
+    const info = ts.preProcessFile(fs.readFileSync(projectPath(file), 'utf8'), true, true);
+    for (const ref of info.importedFiles) {
+      if (!ref.fileName.startsWith('.')) continue;
+      const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), ref.fileName.replace(/\.js$/, '.ts')));
+      if (target.startsWith('src/')) edges.push({ from: file.slice('src/'.length), to: target.slice('src/'.length) });
+    }
+  }
+  return edges;
+}
+
+/** The folder a src/ path belongs to: its first directory, or the file itself at the root. */
+const folderOf = (rel: string): string => rel.split('/')[0];
+
+/** Each pair of folders that import each other, with the imports of both directions. */
+export function mutualPairs(edges: Edge[]): string[] {
+  const byDirection = new Map<string, string[]>();
+  for (const e of edges) {
+    const [a, b] = [folderOf(e.from), folderOf(e.to)];
+    if (a === b) continue;
+    const key = `${a} -> ${b}`;
+    byDirection.set(key, [...(byDirection.get(key) ?? []), `${e.from} -> ${e.to}`]);
+  }
+  const pairs: string[] = [];
+  for (const [key, files] of byDirection) {
+    const [a, b] = key.split(' -> ');
+    const back = byDirection.get(`${b} -> ${a}`);
+    if (a < b && back) pairs.push(`${a} and ${b} import each other:\n    ${[...files, ...back].join('\n    ')}`);
+  }
+  return pairs.sort();
+}
+
+describe('import layers', () => {
+  it('names a pair of folders that import each other, with the files of both directions', () => {
+    const pairs = mutualPairs([
+      { from: 'catalogue/define.ts', to: 'webhooks/sender.ts' },
+      { from: 'webhooks/operations.ts', to: 'catalogue/define.ts' },
+      { from: 'webhooks/jobs.ts', to: 'jobs/kind.ts' },
+      { from: 'catalogue/define.ts', to: 'catalogue/services.ts' },
+    ]);
+    expect(pairs).to.deep.equal([
+      'catalogue and webhooks import each other:\n    catalogue/define.ts -> webhooks/sender.ts\n    webhooks/operations.ts -> catalogue/define.ts',
+    ]);
+  });
+
+  it('reads the imports of src/ by every form an import takes', () => {
+    const edges = srcImports();
+    const has = (from: string, to: string) => edges.some((e) => e.from === from && e.to === to);
+    expect(has('service.ts', 'wiring/references.ts'), 'a bare import for its effect').to.equal(true);
+    expect(has('platforms/port.ts', 'brands/platform-name.ts'), 'import type').to.equal(true);
+    expect(has('catalogue/define.ts', 'catalogue/services.ts'), 'within a folder').to.equal(true);
+  });
+
+  it('has no two folders of src/ that import each other', () => {
+    const pairs = mutualPairs(srcImports());
+    expect(
+      pairs,
+      `Folders of src/ that import each other (move the shared type down, or the list that gathers areas up; docs/architecture.md):\n${pairs.join('\n')}`,
+    ).to.deep.equal([]);
+  });
+});
