@@ -5,7 +5,7 @@
 import type { ServiceContext } from '../catalogue/define.js';
 import { adAccountsOf } from '../brands/store.js';
 import { copyPlatforms } from '../copy/store.js';
-import { creativesAmong } from '../creatives/store.js';
+import { creativesAmong, type CreativeRow } from '../creatives/store.js';
 import type { LaunchRow, NodeRow } from './store.js';
 import type { ValidationContext } from './validate.js';
 
@@ -69,8 +69,8 @@ export async function validationContextFor(
   };
 }
 
-/** Creative rows by id, as ads carry them to the platform. */
-export async function creativesFor(ctx: ServiceContext, brandId: number, nodes: NodeRow[]): Promise<Map<number, Record<string, unknown>>> {
+/** The creative rows the ads name, by id: what the publish uploads to each ad account. */
+export async function creativesFor(ctx: ServiceContext, brandId: number, nodes: NodeRow[]): Promise<Map<number, CreativeRow>> {
   const rows = await creativesAmong(ctx.db, brandId, idsNamed(nodes, 'creativeId'));
-  return new Map(rows.map((c) => [c.id, { id: c.id, name: c.name, type: c.type, mime: c.mime, width: c.width, height: c.height, sha256: c.sha256 }]));
+  return new Map(rows.map((c) => [c.id, c]));
 }
