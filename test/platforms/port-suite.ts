@@ -527,5 +527,41 @@ export function describePortSuite(name: string, setup: () => Promise<PortFixture
         expect(ad.impressions).to.be.greaterThan(0);
       });
     });
+
+    // What both platforms refuse at create, and so the sandbox too (docs/platforms.md).
+    describe('refusals the platforms make at create', () => {
+      it('refuses an ad that names no page (Meta) or no identity (TikTok) with invalid_request; nothing is created', async () => {
+        const [c] = await f.adapter.createObjects(f.account, [campaignSpec('Speakerless')]);
+        const [s] = await f.adapter.createObjects(f.account, [adsetSpec(c.id, 'Set')]);
+        const ad = await adWithImage(s.id, 'Nobody', {});
+        const { pageId: _p, identityId: _i, identityType: _t, ...settings } = ad.settings;
+        const err = await platformErrorOf(f.adapter.createObjects(f.account, [{ ...ad, settings }]));
+        expect(err.kind).to.equal('invalid_request');
+        expect(await findOne('ad', ad.marker)).to.equal(null);
+      });
+
+      it('refuses an ad set budget under a campaign that has one (budget at one level) with invalid_request', async () => {
+        const [c] = await f.adapter.createObjects(f.account, [campaignSpec('Budgeted')]);
+        const adset = adsetSpec(c.id, 'Also budgeted', { budget: { period: 'daily', amountMinorUnits: 2000 } });
+        const err = await platformErrorOf(f.adapter.createObjects(f.account, [adset]));
+        expect(err.kind).to.equal('invalid_request');
+        expect(await findOne('adset', adset.marker)).to.equal(null);
+      });
+
+      it('answers the codes that are no country as unknown, and none of the real ones asked', async () => {
+        expect(await f.adapter.unknownCountries(f.account, ['US', 'XX', 'GB'])).to.deep.equal(['XX']);
+      });
+
+      it('finds many markers again in one call, each with its own object', async () => {
+        const specs = Array.from({ length: 12 }, (_, i) => campaignSpec(`Many ${i}`));
+        const refs = await f.adapter.createObjects(f.account, specs);
+        const found = await f.adapter.findCreated(
+          f.account,
+          'campaign',
+          specs.map((x) => x.marker),
+        );
+        expect(specs.map((x) => found.get(x.marker))).to.deep.equal(refs);
+      });
+    });
   });
 }
