@@ -27,7 +27,7 @@ import { availableDialects, createBenchDatabase, progress, type Benchmark, type 
 const RUNS = Math.max(1, Number(process.env.BENCH_STARTUP_RUNS) || 7);
 const POLL_MS = 5;
 const GIVE_UP_MS = 60_000;
-const TARGET_STARTUP = 10;
+const TARGET_STARTUP = 5;
 const TARGET_CLI = 3;
 
 /** Preloaded into one-shot commands: their CPU time (user + system, microseconds) written to fd 3 at exit. */

@@ -36,6 +36,11 @@ export interface Config {
    * webhookUrl) may use http:// and loopback, private or unique-local addresses (development, tests).
    */
   webhookAllowPrivate: boolean;
+  /**
+   * WEBHOOK_WINDOW: deliveries of one endpoint sent but not yet recorded; a crash may send those
+   * again (same webhook-id), so 1 means an answered message is never sent twice.
+   */
+  webhookWindow: number;
   /** JOBS=off: this process serves requests but runs no job. */
   jobsEnabled: boolean;
   /** How long a claimed job is held before another process may take it over (renewed while it runs). */
@@ -62,6 +67,8 @@ export interface Config {
   mcpToolsets: Toolset[];
   /** MCP_READ_ONLY=true: the MCP server lists and runs only read-only tools, whatever a client asks. */
   mcpReadOnly: boolean;
+  /** MCP_CONFIRM_TIMEOUT_S: how long an MCP confirmation question waits for the person (under the SDK clients' 60 s request timeout). */
+  mcpConfirmTimeoutS: number;
   /** Retries of a copy model request that failed or answered 429 or 5xx, within COPY_MODEL_TIMEOUT_MS (COPY_MODEL_MAX_RETRIES). */
   copyModelMaxRetries: number;
   /** FX_RATES: US dollars per unit of each currency other than USD, as written; what amounts count against ceilings at. */
@@ -125,6 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     creativesDir: env.CREATIVES_DIR || './data/creatives',
     webhooksEnabled: flag(env, 'WEBHOOKS_ENABLED', true),
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    webhookWindow: intFrom(env, 'WEBHOOK_WINDOW', 8, 1),
     jobsEnabled: flag(env, 'JOBS', true, 'on', 'off'),
     jobLeaseMs: intFrom(env, 'JOB_LEASE_MS', 30_000, 500),
     jobConcurrency: intFrom(env, 'JOB_CONCURRENCY', 20, 1),
@@ -142,5 +150,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fxRates: parseFxRates(env.FX_RATES),
     mcpToolsets: toolsetsFrom(env),
     mcpReadOnly: flag(env, 'MCP_READ_ONLY', false),
+    mcpConfirmTimeoutS: intFrom(env, 'MCP_CONFIRM_TIMEOUT_S', 50, 1),
   };
 }

@@ -25,6 +25,7 @@ export type ErrorCode =
   | 'internal_error'
   | 'unavailable'
   | 'webhooks_unavailable'
+  | 'request_timeout'
   | 'timeout';
 
 export interface FieldIssue {
@@ -89,6 +90,7 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   internal_error: 500,
   unavailable: 503,
   webhooks_unavailable: 503,
+  request_timeout: 408,
   timeout: 504,
 };
 

@@ -5,6 +5,9 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Service } from '../src/service.js';
+import { ServiceError } from '../src/errors.js';
+import { answerClientError, arrivalOptions } from './http-arrival.js';
+import { requestJsonText } from './json-body.js';
 import { createRestApp } from './rest/app.js';
 import type { McpEndpoint } from './mcp/server.js';
 
@@ -47,9 +50,9 @@ function readJson(req: http.IncomingMessage): Promise<unknown> {
       if (size > MCP_BODY_LIMIT) return;
       if (!size) return resolve(undefined);
       try {
-        resolve(JSON.parse((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8')));
-      } catch {
-        reject(Object.assign(new Error('body is not valid JSON'), { status: 400 }));
+        resolve(JSON.parse(requestJsonText(req.headers['content-type'], chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))));
+      } catch (err) {
+        reject(Object.assign(new Error(err instanceof ServiceError ? err.message : 'body is not valid JSON'), { status: 400 }));
       }
     });
   });
@@ -75,7 +78,7 @@ export async function startHttpServer(service: Service, port: number, host: stri
     });
   const mcpPath = new URL(service.config.mcpUrl).pathname.replace(/\/+$/, '') || '/mcp';
   const allowedOrigins = [...new Set([new URL(service.config.baseUrl).origin, new URL(service.config.mcpUrl).origin])];
-  const server = http.createServer((req, res) => {
+  const server = http.createServer(arrivalOptions(service.config.requestTimeoutMs), (req, res) => {
     if (!isMcpPath(req.url ?? '/', mcpPath)) return void rest(req, res);
     const requestId = `req_${crypto.randomUUID().replace(/-/g, '')}`;
     res.setHeader('Service-Request-Id', requestId);
@@ -97,6 +100,7 @@ export async function startHttpServer(service: Service, port: number, host: stri
       res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error; retry with backoff.' } }));
     });
   });
+  server.on('clientError', answerClientError(service.config.requestTimeoutMs));
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

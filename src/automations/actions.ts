@@ -6,7 +6,9 @@
 // the nodes' statuses, activity (each change attributed to its automation, `Automation: <name>`),
 // the ledger and holds, and one automation.triggered per object. Notices have nothing to change on
 // the platform and are recorded the same way. The answer gives each action's outcome: done, or the
-// error it failed with (the engine retries what is worth retrying).
+// error it failed with (the engine retries what is worth retrying). When every action succeeds,
+// the runs named in `closeRuns` are closed in that same transaction (one commit fewer per acting
+// account); otherwise the engine closes them with the failures' retries.
 
 import type { Principal } from '../auth/principal.js';
 import { defineOperation, type OperationDefinition } from '../catalogue/define.js';
@@ -16,8 +18,8 @@ import { liveNodesAmong, setNodesProperties, type NodeRow } from '../launches/st
 import { accountScope } from '../platforms/live-read.js';
 import { PlatformError } from '../platforms/port.js';
 import { serviceErrorOf } from '../platforms/registry.js';
-import type { Automation, Intent } from './rule.js';
-import { automationsByIds, recordActions, type TakenAction } from './store.js';
+import type { Automation, Intent, RunObject } from './rule.js';
+import { automationsByIds, finishRuns, recordActions, type TakenAction } from './store.js';
 
 export const APPLY_ACTIONS = 'apply-automation-actions';
 
@@ -26,6 +28,12 @@ export interface ActionRequest {
   runId: number;
   nodeId: string;
   intent: Intent;
+}
+
+/** A run to close with its actions: its whole object list as decided, outcomes not yet in. */
+export interface ClosingRun {
+  runId: number;
+  objects: RunObject[];
 }
 
 export interface ActionError {
@@ -132,8 +140,9 @@ const applyAutomationActions = defineOperation({
 
     // Every success recorded at once.
     const done = [...actions.keys()].filter((i) => !outcomes[i].error);
-    if (!done.length) return { outcomes };
+    if (!done.length) return { outcomes, runsClosed: false };
     const now = ctx.now();
+    const closing = done.length === actions.length ? ((input.closeRuns ?? []) as ClosingRun[]) : [];
     await inTransaction(ctx.db, async (trx) => {
       const moved = done.filter((i) => actions[i].intent !== 'notify');
       // The last action on a node in this batch gives its status (two automations never move one object two ways in a cycle).
@@ -198,9 +207,23 @@ const applyAutomationActions = defineOperation({
           };
         }),
       );
+      if (closing.length) {
+        const actedAs = new Map(actions.map((x) => [`${x.runId}:${x.nodeId}`, PAST[x.intent]]));
+        await finishRuns(
+          trx,
+          closing.map((r) => ({
+            id: r.runId,
+            finishedAt: now,
+            objects: r.objects.map((e) => {
+              const action = actedAs.get(`${r.runId}:${e.nodeId}`);
+              return action && e.intended && !e.skipReason && !e.error ? { ...e, action } : e;
+            }),
+          })),
+        );
+      }
     });
     for (const i of done) outcomes[i].action = PAST[actions[i].intent];
-    return { outcomes };
+    return { outcomes, runsClosed: closing.length > 0 };
   },
 });
 

@@ -28,6 +28,8 @@ export interface LiveObject {
 export interface Ledger {
   /** Actions since ledgerSince(), oldest first. */
   actions: LedgerAction[];
+  /** The same actions by object id, oldest first (the decisions look at one object's at a time). */
+  byObject: Map<string, LedgerAction[]>;
   /** `<automationId>:<nodeId>` → the hold of a node an automation paused. */
   holds: Map<string, { nodeUpdatedAt: number; pausedAt: number }>;
   /** Automations holding each node paused. */
@@ -41,15 +43,24 @@ export const LOOP_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 const opposite: Record<'paused' | 'resumed', 'paused' | 'resumed'> = { paused: 'resumed', resumed: 'paused' };
 
+const NONE: LedgerAction[] = [];
+
 export const holdKey = (automationId: number, nodeId: string) => `${automationId}:${nodeId}`;
 
 /** The ledger of the stored rows, and the `<automationId>:<nodeId>` pairs with an action waiting for a retry. */
 export function ledgerFrom(rows: { actions: LedgerAction[]; holds: HoldRow[] }, pending: Set<string> = new Set()): Ledger {
   const holders = new Map<string, Set<number>>();
   for (const h of rows.holds) holders.set(h.nodeId, (holders.get(h.nodeId) ?? new Set<number>()).add(h.automationId));
+  const byObject = new Map<string, LedgerAction[]>();
+  for (const x of rows.actions) {
+    const list = byObject.get(x.objectId);
+    if (list) list.push(x);
+    else byObject.set(x.objectId, [x]);
+  }
   return {
     holders,
     actions: rows.actions,
+    byObject,
     holds: new Map(rows.holds.map((h) => [holdKey(h.automationId, h.nodeId), { nodeUpdatedAt: h.nodeUpdatedAt, pausedAt: h.pausedAt }])),
     pending,
   };
@@ -122,9 +133,10 @@ function readMetrics(a: Automation, o: LiveObject, windows: Array<Map<string, Ob
 function resumeVerdict(a: Automation, o: LiveObject, ledger: Ledger): 'go' | 'nothing' | 'loop_detected' | 'paused_by_person' {
   const hold = ledger.holds.get(holdKey(a.id, o.nodeId));
   if (hold && hold.nodeUpdatedAt === o.updatedAt) return 'go';
+  const holders = ledger.holders.get(o.nodeId);
   const byAutomation =
-    [...(ledger.holders.get(o.nodeId) ?? [])].some((id) => id !== a.id) ||
-    ledger.actions.some((x) => x.automationId !== a.id && x.objectId === o.objectId && x.action === 'paused' && x.at >= (hold?.pausedAt ?? 0));
+    (holders !== undefined && (holders.size > 1 || !holders.has(a.id))) ||
+    (ledger.byObject.get(o.objectId) ?? NONE).some((x) => x.automationId !== a.id && x.action === 'paused' && x.at >= (hold?.pausedAt ?? 0));
   if (!hold && byAutomation) return 'nothing';
   return byAutomation ? 'loop_detected' : 'paused_by_person';
 }
@@ -139,8 +151,10 @@ export function decide(input: DecideInput): Decision[] {
   /** Directions decided in this cycle, per object: a later automation going the other way is a loop. */
   const cycle = new Map<string, { automationId: number; action: 'paused' | 'resumed' }>();
   const decisions: Decision[] = [];
+  const today = new Map<number, number>();
+  for (const x of ledger.actions) if (x.at >= input.dayStart) today.set(x.automationId, (today.get(x.automationId) ?? 0) + 1);
   for (const a of input.automations) {
-    let actionsToday = ledger.actions.filter((x) => x.automationId === a.id && x.at >= input.dayStart).length;
+    let actionsToday = today.get(a.id) ?? 0;
     // The delivery over each condition's window, looked up once per automation.
     const windows = a.conditions.map((c) => input.delivery.get(`${a.level}|${c.window}`));
     for (const o of input.targets.get(a.id) ?? []) {
@@ -176,11 +190,10 @@ export function decide(input: DecideInput): Decision[] {
       }
       const direction = entry.intended === 'pause' ? 'paused' : entry.intended === 'resume' ? 'resumed' : null;
       // Another automation going the other way on this object (in this cycle or the last day) is a loop.
+      const past = ledger.byObject.get(o.objectId) ?? NONE;
       if (direction) {
         const other = cycle.get(o.objectId);
-        const recent = ledger.actions.some(
-          (x) => x.automationId !== a.id && x.objectId === o.objectId && x.action === opposite[direction] && x.at >= now - LOOP_WINDOW_MS,
-        );
+        const recent = past.some((x) => x.automationId !== a.id && x.action === opposite[direction] && x.at >= now - LOOP_WINDOW_MS);
         if ((other && other.automationId !== a.id && other.action !== direction) || recent) {
           entry.skipReason = 'loop_detected';
           continue;
@@ -202,7 +215,8 @@ export function decide(input: DecideInput): Decision[] {
           continue;
         }
       }
-      const last = ledger.actions.filter((x) => x.automationId === a.id && x.objectId === o.objectId).pop();
+      let last: LedgerAction | undefined;
+      for (let i = past.length - 1; i >= 0 && !last; i--) if (past[i].automationId === a.id) last = past[i];
       if (last && a.cooldownMinutes > 0 && last.at > now - a.cooldownMinutes * 60_000) {
         entry.skipReason = 'cooldown';
         continue;

@@ -6,9 +6,10 @@
 // automations' last run time in one transaction, the cycle's actions as one
 // batch operation through `invoke` (apply-automation-actions, actions.ts: one platform request per
 // batch the platform allows, one transaction for nodes, activity, ledger and one
-// automation.triggered per object), and, when any acted, the acting runs' outcomes with the failed
+// automation.triggered per object; when every action succeeds the acting runs close there too,
+// each with its whole object list, once), and otherwise the acting runs' outcomes with the failed
 // actions' retry jobs and automation.action_failed events (one transaction, so a run's error and
-// its retry land together; each acting run's whole object list is written there, once). A failed action is retried by its own job (queue.ts) through the same
+// its retry land together). A failed action is retried by its own job (queue.ts) through the same
 // operation. A notifying automation posts one notice per live run to CHAT_WEBHOOK_URL; a shadow run
 // acts on nothing and posts nothing, but emits automation.triggered (mode shadow) with the action it
 // would have taken. Preview uses the same path without acting or writing.
@@ -26,7 +27,7 @@ import { localDate } from '../time/zones.js';
 import { decide, holdKey, ledgerFrom, localDayStart, ledgerSince, targetsOf, type LiveObject } from './decide.js';
 import type { Automation, Intent, Outcome, RunObject } from './rule.js';
 import { automationsByIds, finishRuns, insertRuns, ledgerOf, runObjects, setLastRunAt, setRunObjects } from './store.js';
-import { APPLY_ACTIONS, PAST, accountAutomationsPrincipal, type ActionOutcome, type ActionRequest } from './actions.js';
+import { APPLY_ACTIONS, PAST, accountAutomationsPrincipal, type ActionOutcome, type ActionRequest, type ClosingRun } from './actions.js';
 import { pendingActions, scheduleActionRetry, type ActionPayload } from './queue.js';
 import type { ClaimedJob } from '../jobs/queue/job.js';
 import { liveNodesOn, nodeById, type NodeRow } from '../launches/store.js';
@@ -224,13 +225,19 @@ export async function evaluateAccount(
   });
   const total = reads + acting.length + 1;
   const followUps: FollowUps = { retries: [], failed: [] };
+  let closed = false;
   if (acting.length) {
-    // One batch operation for the account's actions of this cycle.
-    const outcomes = await applyActions(
+    // One batch operation for the account's actions of this cycle; when they all succeed it closes
+    // the acting runs in the transaction that records them.
+    const closing = sorted.filter((a) => actingOf.has(a.id)).map((a) => ({ runId: runIds.get(a.id)!, objects: objectsOf.get(a.id)! }));
+    const applied = await applyActions(
       deps,
       sorted[0],
       acting.map((d) => ({ automationId: d.automation.id, runId: runIds.get(d.automation.id)!, nodeId: d.object.nodeId, intent: d.entry.intended! })),
+      closing,
     );
+    const outcomes = applied.outcomes;
+    closed = applied.runsClosed;
     let done = reads;
     for (const [k, d] of acting.entries()) {
       settle(deps, d.automation, d.object, d.entry, runIds.get(d.automation.id)!, outcomes[k], followUps);
@@ -243,9 +250,10 @@ export async function evaluateAccount(
   }
   deps.progress?.({ progress: total, total, message: 'Recording the run' });
   const finishedAt = acting.length ? deps.now() : decidedAt;
-  // Only the acting runs are written again, now with all their objects; the others were final when opened.
-  // The failed actions' retry jobs and automation.action_failed events go in with the outcomes they follow from.
-  if (actingOf.size)
+  // Only the acting runs are written again, now with all their objects, unless the actions' own
+  // transaction closed them; the others were final when opened. The failed actions' retry jobs and
+  // automation.action_failed events go in with the outcomes they follow from.
+  if (actingOf.size && !closed)
     await inTransaction(deps.knex, async (trx) => {
       await finishRuns(
         trx,
@@ -287,20 +295,30 @@ const ACTIONS_PER_CALL = 5_000;
 
 /**
  * Applies `actions` (all of the account of `a`) through the batch operation, as the account's
- * automations: each one's outcome, in order (a call that fails as a whole fails each of its actions).
+ * automations: each one's outcome, in order (a call that fails as a whole fails each of its actions),
+ * and whether the runs of `closeRuns` were closed with them (only when one call holds every action).
  */
-async function applyActions(deps: EngineDeps, a: Automation, actions: ActionRequest[]): Promise<Array<{ action: Outcome; failure: Failure | null }>> {
+async function applyActions(
+  deps: EngineDeps,
+  a: Automation,
+  actions: ActionRequest[],
+  closeRuns: ClosingRun[] = [],
+): Promise<{ outcomes: Array<{ action: Outcome; failure: Failure | null }>; runsClosed: boolean }> {
   const out: Array<{ action: Outcome; failure: Failure | null }> = [];
+  let runsClosed = false;
   for (let i = 0; i < actions.length; i += ACTIONS_PER_CALL) {
     const part = actions.slice(i, i + ACTIONS_PER_CALL);
+    const closing = actions.length <= ACTIONS_PER_CALL && closeRuns.length ? { closeRuns } : {};
     try {
       const answer = await deps.invoke(
         APPLY_ACTIONS,
         accountAutomationsPrincipal(a),
-        { brandId: a.brandId, accountId: a.accountId, actions: part },
+        { brandId: a.brandId, accountId: a.accountId, actions: part, ...closing },
         { requestId: `automations-${a.brandId}-${a.accountId}-run-${part[0].runId}-${i}`, log: deps.log },
       );
-      for (const o of (answer.body as { outcomes: ActionOutcome[] }).outcomes) {
+      const body = answer.body as { outcomes: ActionOutcome[]; runsClosed: boolean };
+      runsClosed = body.runsClosed;
+      for (const o of body.outcomes) {
         out.push({
           action: o.action,
           failure: o.error ? failureOf(new ServiceError(o.error.code as ErrorCode, o.error.message, null, o.error.retryAfter)) : null,
@@ -311,7 +329,7 @@ async function applyActions(deps: EngineDeps, a: Automation, actions: ActionRequ
       for (let k = 0; k < part.length; k++) out.push({ action: 'none', failure });
     }
   }
-  return out;
+  return { outcomes: out, runsClosed };
 }
 
 /** What failed actions leave to do, written with the runs' outcomes: retry jobs, and automation.action_failed for the others. */
@@ -367,7 +385,7 @@ function actionFailed(deps: EngineDeps, a: Automation, objectId: string, intent:
 
 /** One action through the batch operation (a retry); its failure is thrown. */
 async function perform(deps: EngineDeps, a: Automation, o: LiveObject, intent: Intent, runId: number): Promise<void> {
-  const [outcome] = await applyActions(deps, a, [{ automationId: a.id, runId, nodeId: o.nodeId, intent }]);
+  const [outcome] = (await applyActions(deps, a, [{ automationId: a.id, runId, nodeId: o.nodeId, intent }])).outcomes;
   if (outcome.failure) throw Object.assign(new Error(outcome.failure.message), { failure: outcome.failure });
 }
 

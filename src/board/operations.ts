@@ -10,6 +10,7 @@ import { inTransaction, isUniqueViolation } from '../db/connection.js';
 import { ServiceError, notFound, validationFailed } from '../errors.js';
 import { loadLaunch } from '../launches/store.js';
 import { requireReferences } from '../references/resolve.js';
+import { canPublish } from '../workflows/publish-rule.js';
 import { publishOnEntry } from './publish.js';
 import {
   MAX_CARDS,
@@ -62,7 +63,11 @@ function staleCard(cardId: number, current: number, sent: number): ServiceError 
   );
 }
 
-/** Records a card entering a column: the event (with the column's workflow) and the activity entry, in the placing's transaction. */
+/**
+ * Records a card entering a column: the event (with the column's workflow, who placed the card and
+ * whether they could publish, which decides the workflows it may start) and the activity entry, in
+ * the placing's transaction.
+ */
 async function recordEntry(
   ctx: BrandContext<'events' | 'activity'>,
   trx: Knex.Transaction,
@@ -75,7 +80,16 @@ async function recordEntry(
     organizationId: ctx.principal.organizationId,
     brandId: card.brandId,
     type: 'pipeline.card.moved',
-    data: { brandId: card.brandId, cardId: card.id, launchId: String(card.launchId), fromColumnId: from, toColumnId: to.id, workflowId: to.workflowId },
+    data: {
+      brandId: card.brandId,
+      cardId: card.id,
+      launchId: String(card.launchId),
+      fromColumnId: from,
+      toColumnId: to.id,
+      workflowId: to.workflowId,
+      movedBy: ctx.principal.actorLabel.slice(0, 255),
+      canPublish: canPublish(ctx.principal),
+    },
   });
   await ctx.activity.record({ brandId: card.brandId, entityType: 'unknown', entityId: String(card.launchId), entityName: card.title, action }, trx);
 }
@@ -252,7 +266,8 @@ const createPipelineCard = defineOperation({
   idempotency: 'optional',
   input: 'create-pipeline-card#/$defs/input',
   output: 'create-pipeline-card#/$defs/output',
-  annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
+  // Can start a publish (a publishing column, or a workflow that moves money).
+  annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: true },
   tag: TAG,
   toolset: 'board',
   successStatus: 201,
@@ -325,7 +340,8 @@ const movePipelineCard = defineOperation({
   idempotency: 'none',
   input: 'move-pipeline-card#/$defs/input',
   output: 'move-pipeline-card#/$defs/output',
-  annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
+  // Can start a publish (a publishing column, or a workflow that moves money).
+  annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: true },
   tag: TAG,
   toolset: 'board',
   transactional: false,

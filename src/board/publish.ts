@@ -1,10 +1,12 @@
 // A card entering a column that publishes: its launch is published through launch-campaign
 // (confirm: true) as the caller, so scope, brand limit, ceiling reservation (released when the
 // publish fails), idempotency and activity hold exactly as for a direct call. Runs after the
-// card's own transaction committed: a failed publish leaves the card placed and says why.
+// card's own transaction committed: a failed publish leaves the card placed and says why. A column
+// whose workflow moves money counts as publishing for a caller without `publish` (publish-rule.ts).
 
 import type { ServiceContext } from '../catalogue/define.js';
 import { ServiceError } from '../errors.js';
+import { canPublish, placementMovesMoney } from '../workflows/publish-rule.js';
 import type { CardRow, ColumnRow } from './store.js';
 import { launchStatusOf } from './views.js';
 
@@ -23,11 +25,18 @@ export function publishKeyOf(card: Pick<CardRow, 'id' | 'version'>): string {
   return `pipeline-card-${card.id}-v${card.version}`;
 }
 
-/** Publishes the card's launch when it just entered `column` and that column publishes. */
+/**
+ * Publishes the card's launch when it just entered `column` and that column publishes. A caller
+ * without `publish` places the card and publishes nothing, ceiling untouched, in a publishing column
+ * and in one whose workflow would move money (that workflow does not start for it: subscriber.ts).
+ */
 export async function publishOnEntry(ctx: ServiceContext<'invoke'>, card: CardRow, column: ColumnRow, entered: boolean): Promise<PublishOutcome> {
-  if (!entered || !column.publishes) return nothing();
-  // A credential without publish places the card and publishes nothing, ceiling untouched.
-  if (!ctx.principal.scopes.has('publish')) return nothing('publish_scope_missing');
+  if (!entered) return nothing();
+  if (!canPublish(ctx.principal)) {
+    const moves = column.publishes || (await placementMovesMoney(ctx.db, ctx.principal.organizationId, card.brandId, column));
+    return nothing(moves ? 'publish_scope_missing' : null);
+  }
+  if (!column.publishes) return nothing();
   if ((await launchStatusOf(ctx.db, card.launchId)) === 'published') return nothing();
   try {
     await ctx.invoke('launch-campaign', { brandId: card.brandId, launchId: String(card.launchId), confirm: true }, { idempotencyKey: publishKeyOf(card) });

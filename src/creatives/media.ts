@@ -1,8 +1,11 @@
 // Recognises an uploaded creative from its bytes (never its name): PNG, JPEG or MP4, with the
 // size limits of each kind, the pixel size, and for a video the duration.
 
-import { imageSize } from 'image-size';
+import { createRequire } from 'node:module';
 import { validationFailed } from '../errors.js';
+
+// image-size is loaded on the first image inspected, not at start-up.
+const require = createRequire(import.meta.url);
 
 export type CreativeType = 'image' | 'video';
 
@@ -95,7 +98,7 @@ export function inspectMedia(bytes: Buffer, field = 'file'): MediaInfo {
   const name = format === 'png' ? 'PNG' : 'JPEG';
   let size: { width?: number; height?: number; type?: string };
   try {
-    size = imageSize(bytes);
+    size = (require('image-size') as typeof import('image-size')).imageSize(bytes);
   } catch {
     throw invalid(field, `is not a readable ${name} image: its dimensions could not be found`);
   }

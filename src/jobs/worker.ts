@@ -1,11 +1,10 @@
-// Runs due jobs of one process. The database is the truth: node-schedule only wakes the claimer
-// every second, a local emit wakes it at once, and every run holds a lease it keeps renewing, so
-// any number of processes run each job once and a dead process's jobs are taken over when its
-// lease runs out.
+// Runs due jobs of one process. The database is the truth: a one-second timer only wakes the
+// claimer, a local emit wakes it at once, and every run holds a lease it keeps renewing, so any
+// number of processes run each job once and a dead process's jobs are taken over when its lease
+// runs out.
 
 import crypto from 'node:crypto';
-import schedule from 'node-schedule';
-import cronParser from 'cron-parser';
+import { createRequire } from 'node:module';
 import type { Knex } from 'knex';
 import { inTransaction } from '../db/connection.js';
 import type { Logger } from 'pino';
@@ -17,7 +16,7 @@ import { claimJobs, releaseLane } from './queue/claim.js';
 import { completeJobs, dropJobs, finishJobs } from './queue/complete.js';
 import { backoffMs, failJobs, type Failure } from './queue/fail.js';
 import { renewLease } from './queue/renew.js';
-import { ensureJob, wakeJob } from './queue/wake.js';
+import { ensureJob, missingJobs, wakeJob } from './queue/wake.js';
 
 export interface WorkerOptions {
   knex: Knex;
@@ -32,8 +31,14 @@ export interface WorkerOptions {
   concurrency: number;
 }
 
+// cron-parser (with luxon and its time zone data) is loaded on the first cron computed, not at
+// start-up: a restarted server finds its recurring jobs already scheduled.
+const require = createRequire(import.meta.url);
+let cronParser: typeof import('cron-parser') | null = null;
+
 /** The next time `cron` (UTC) fires after `after`. */
 export function nextCronTime(cron: string, after: number, tz = 'UTC'): number {
+  cronParser ??= require('cron-parser') as typeof import('cron-parser');
   return cronParser
     .parseExpression(cron, { currentDate: new Date(after), tz })
     .next()
@@ -55,7 +60,7 @@ export class JobWorker {
   private delayed: NodeJS.Timeout | null = null;
   private lastClaim = -Infinity;
   private stopped = true;
-  private timer: schedule.Job | null = null;
+  private timer: NodeJS.Timeout | null = null;
   private drained = false;
 
   constructor(private readonly o: WorkerOptions) {
@@ -68,7 +73,7 @@ export class JobWorker {
     this.stopped = false;
     await this.ensureRecurring();
     await this.wakeStartKeys();
-    this.timer = schedule.scheduleJob(`${this.id}-claim`, '* * * * * *', () => this.nudge());
+    this.timer = setInterval(() => this.nudge(), 1000);
     this.nudge();
   }
 
@@ -108,7 +113,7 @@ export class JobWorker {
     this.stopped = true;
     if (this.delayed) clearTimeout(this.delayed);
     this.delayed = null;
-    this.timer?.cancel();
+    if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.ticking;
     await Promise.all([...this.active]);
@@ -131,8 +136,14 @@ export class JobWorker {
 
   private async ensureRecurring(): Promise<void> {
     const now = this.o.now();
-    for (const k of this.kinds.values()) {
-      if (k.schedule) await ensureJob(this.o.knex, k.kind, 'schedule', nextCronTime(k.schedule, now), now);
+    const recurring = [...this.kinds.values()].filter((k) => k.schedule);
+    const missing = await missingJobs(
+      this.o.knex,
+      recurring.map((k) => k.kind),
+      'schedule',
+    );
+    for (const k of recurring) {
+      if (missing.has(k.kind)) await ensureJob(this.o.knex, k.kind, 'schedule', nextCronTime(k.schedule!, now), now);
     }
   }
 

@@ -24,7 +24,8 @@ const launchCampaign = defineOperation({
   idempotency: 'required',
   input: 'launch-campaign#/$defs/input',
   output: 'launch-campaign#/$defs/output',
-  annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
+  // Moves money on an ad platform: clients that gate destructive tools ask before calling it.
+  annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: true },
   tag: 'launches',
   toolset: 'launch',
   transactional: false,
@@ -88,7 +89,8 @@ const editLiveCampaign = defineOperation({
   idempotency: 'required',
   input: 'edit-live-campaign#/$defs/input',
   output: 'edit-live-campaign#/$defs/output',
-  annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
+  // Moves money on an ad platform: clients that gate destructive tools ask before calling it.
+  annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: true },
   tag: 'launches',
   toolset: 'launch',
   transactional: false,

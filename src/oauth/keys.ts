@@ -4,7 +4,7 @@
 
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import { exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
+import type { JWK, CryptoKey } from 'jose';
 import { isUniqueViolation } from '../db/connection.js';
 import { activeSigningKey, replaceActiveSigningKey, signingPublicJwk, signingPublicJwks } from './store.js';
 
@@ -17,6 +17,8 @@ export interface SigningKey {
 
 /** Creates a new active key; earlier keys stay in the JWKS (for verification) but stop signing. */
 export async function rotateSigningKey(knex: Knex, now = Date.now()): Promise<string> {
+  // jose is loaded on first use, not at start-up.
+  const { exportJWK, generateKeyPair } = await import('jose');
   const { privateKey, publicKey } = await generateKeyPair(ALG, { extractable: true });
   const kid = `k_${crypto.randomBytes(8).toString('hex')}`;
   const priv = { ...(await exportJWK(privateKey)), kid, alg: ALG };
@@ -51,6 +53,7 @@ export class SigningKeys {
       row = await activeSigningKey(this.knex);
       if (!row) throw new Error('No active signing key after creating one.');
     }
+    const { importJWK } = await import('jose');
     this.signer = { kid: row.kid, privateKey: (await importJWK(JSON.parse(row.privateJwk) as JWK, ALG)) as CryptoKey };
     this.signerLoadedAt = this.now();
     return this.signer;
@@ -62,6 +65,7 @@ export class SigningKeys {
     if (hit) return hit;
     const jwk = await signingPublicJwk(this.knex, kid);
     if (!jwk) return null;
+    const { importJWK } = await import('jose');
     const key = (await importJWK(JSON.parse(jwk) as JWK, ALG)) as CryptoKey;
     this.verifiers.set(kid, key);
     return key;

@@ -3,7 +3,7 @@
 // the caller so that a token for the other resource gets its own answer.
 
 import crypto from 'node:crypto';
-import { SignJWT, jwtVerify, type JWTPayload } from 'jose';
+import type { JWTPayload } from 'jose';
 import { ALG, type SigningKeys } from './keys.js';
 
 export const ACCESS_TOKEN_PREFIX = 'svc_at_';
@@ -36,6 +36,8 @@ export async function issueAccessToken(keys: SigningKeys, input: IssueInput): Pr
   const { kid, privateKey } = await keys.active();
   const iat = Math.floor((input.now ?? Date.now()) / 1000);
   const jti = crypto.randomUUID();
+  // jose is loaded on the first token, not at start-up.
+  const { SignJWT } = await import('jose');
   const jwt = await new SignJWT({ scope: input.scopes.join(' '), client_id: input.clientId, gid: input.grantId, org: input.organizationId })
     .setProtectedHeader({ alg: ALG, typ: 'at+jwt', kid })
     .setIssuer(input.issuer)
@@ -52,6 +54,7 @@ export async function issueAccessToken(keys: SigningKeys, input: IssueInput): Pr
 /** The claims of a genuine, unexpired token of this issuer; throws otherwise (never says why to callers). */
 export async function verifyAccessToken(keys: SigningKeys, token: string, issuer: string, now?: number): Promise<AccessClaims> {
   if (!token.startsWith(ACCESS_TOKEN_PREFIX)) throw new Error('not an access token');
+  const { jwtVerify } = await import('jose');
   const { payload } = await jwtVerify(
     token.slice(ACCESS_TOKEN_PREFIX.length),
     async (header) => {

@@ -163,9 +163,20 @@ export function addressesProblem(host: string, addresses: string[], rule: Addres
 export type ParsedTarget = { ok: true; url: URL; host: string } | { ok: false; problem: string };
 
 /**
+ * True when a caller URL may name this port (the URL parser's text: empty for the scheme's default):
+ * 443, 80, or 1024-65535, whatever the scheme and mode, so delivery logs cannot probe a host's
+ * other well-known services (SSH, SMTP, databases on their usual ports).
+ */
+export function portAdmitted(port: string): boolean {
+  if (port === '') return true;
+  const n = Number(port);
+  return n === 443 || n === 80 || (n >= 1024 && n <= 65535);
+}
+
+/**
  * Checks the text of a caller-given URL: an absolute http(s) URL (https only without allowPrivate),
- * no user name or password, and a host that is not, on its face, an address the rule refuses
- * (IPv4 literals in every form the URL parser accepts are normalised by it first).
+ * no user name or password, a port the rule admits, and a host that is not, on its face, an address
+ * the rule refuses (IPv4 literals in every form the URL parser accepts are normalised by it first).
  */
 export function parseCallerUrl(raw: string, rule: AddressRule): ParsedTarget {
   let url: URL;
@@ -180,6 +191,7 @@ export function parseCallerUrl(raw: string, rule: AddressRule): ParsedTarget {
   const literal = isIpLiteral(host) ? addressesProblem(host, [host], rule) : isLocalhostName(host) ? addressesProblem(host, LOOPBACK_ADDRESSES, rule) : null;
   if (literal) return { ok: false, problem: `points at a disallowed address: ${literal}` };
   if (url.protocol === 'http:' && !rule.allowPrivate) return { ok: false, problem: `must use https (${ALLOW_PRIVATE_HINT})` };
+  if (!portAdmitted(url.port)) return { ok: false, problem: `must use port 443, 80 or one from 1024 to 65535, not ${url.port}` };
   // Checked after the host, so "https://good.example@127.0.0.1/" is refused for what it points at.
   if (url.username || url.password) return { ok: false, problem: 'must not carry a user name or password' };
   return { ok: true, url, host };

@@ -9,15 +9,27 @@
 // strips what the schema does not allow (removeAdditional), options Ajv takes per instance.
 
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import * as addFormatsModule from 'ajv-formats';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import type * as addFormatsModule from 'ajv-formats';
 import { validationFailed, type FieldIssue } from '../errors.js';
 import { projectPath } from '../paths.js';
 import { patchInputSchema } from '../merge-patch.js';
+import { textIssues } from './text.js';
 
-// ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
-const addFormats = addFormatsModule.default as unknown as typeof addFormatsModule.default.default;
+// Ajv is loaded, and given every schema, on the first validation, not at start-up (the first
+// /healthz needs neither). Both packages are CommonJS.
+const require = createRequire(import.meta.url);
+
+function newAjv(options: ConstructorParameters<typeof Ajv2020>[0]): Ajv2020 {
+  const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+  return new Ajv(options);
+}
+
+function addFormats(...args: Parameters<typeof addFormatsModule.default.default>): void {
+  (require('ajv-formats') as typeof addFormatsModule.default.default)(...args);
+}
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -159,8 +171,7 @@ export function issuesOf(errors: ErrorObject[] | null | undefined): FieldIssue[]
 }
 
 export class SchemaRegistry {
-  private readonly inputAjv = new Ajv2020({ ...AJV_COMMON, useDefaults: true, coerceTypes: false });
-  private readonly outputAjv = new Ajv2020({ ...AJV_COMMON, removeAdditional: true });
+  private ajvs: { input: Ajv2020; output: Ajv2020 } | null = null;
   private readonly byId = new Map<string, JsonSchema>();
   private readonly inputFns = new Map<string, ValidateFunction>();
   private readonly outputFns = new Map<string, ValidateFunction>();
@@ -169,12 +180,26 @@ export class SchemaRegistry {
   private readonly bundles = new Map<string, JsonSchema>();
 
   constructor(schemas: JsonSchema[] = loadSchemaFiles()) {
-    addFormats(this.inputAjv);
-    addIdKeyword(this.inputAjv, true);
-    addIdKeyword(this.outputAjv, false);
-    // Our own answers need no strict format regexes: the fast ones catch a wrong type of value at a fraction of the cost.
-    addFormats(this.outputAjv, { mode: 'fast' });
     for (const s of schemas) this.add(s);
+  }
+
+  /** The two Ajv instances, made with every schema registered so far on first use. */
+  private get ajv(): { input: Ajv2020; output: Ajv2020 } {
+    if (!this.ajvs) {
+      const input = newAjv({ ...AJV_COMMON, useDefaults: true, coerceTypes: false });
+      const output = newAjv({ ...AJV_COMMON, removeAdditional: true });
+      addFormats(input);
+      addIdKeyword(input, true);
+      addIdKeyword(output, false);
+      // Our own answers need no strict format regexes: the fast ones catch a wrong type of value at a fraction of the cost.
+      addFormats(output, { mode: 'fast' });
+      for (const s of this.byId.values()) {
+        input.addSchema(s);
+        output.addSchema(s);
+      }
+      this.ajvs = { input, output };
+    }
+    return this.ajvs;
   }
 
   /** Registers a schema (tests register their own operations' schemas this way). */
@@ -183,8 +208,10 @@ export class SchemaRegistry {
     if (typeof id !== 'string') throw new Error('every schema needs a string $id');
     if (this.byId.has(id)) throw new Error(`schema $id "${id}" is defined twice`);
     this.byId.set(id, schema);
-    this.inputAjv.addSchema(schema);
-    this.outputAjv.addSchema(schema);
+    if (this.ajvs) {
+      this.ajvs.input.addSchema(schema);
+      this.ajvs.output.addSchema(schema);
+    }
   }
 
   /** True when `id` (a schema $id, optionally with a `#/json/pointer`) names a schema. */
@@ -215,7 +242,7 @@ export class SchemaRegistry {
     let fn = this.inputFns.get(id);
     if (!fn) {
       this.get(id);
-      fn = this.inputAjv.getSchema(id)!;
+      fn = this.ajv.input.getSchema(id)!;
       this.inputFns.set(id, fn);
     }
     return fn;
@@ -225,15 +252,17 @@ export class SchemaRegistry {
     let fn = this.outputFns.get(id);
     if (!fn) {
       this.get(id);
-      fn = this.outputAjv.getSchema(id)!;
+      fn = this.ajv.output.getSchema(id)!;
       this.outputFns.set(id, fn);
     }
     return fn;
   }
 
-  /** Validates input in place (defaults filled in); throws 400 `validation_failed` with details. */
+  /** Validates input in place (defaults filled in); throws 400 `validation_failed` with details. Every string must be text (text.ts). */
   validateInput<T>(id: string, data: unknown, prefix?: string): T {
     const fn = this.inputFn(id);
+    const notText = textIssues(data, prefix);
+    if (notText.length) throw validationFailed(notText);
     if (!fn(data)) {
       const issues = issuesOf(fn.errors);
       throw validationFailed(prefix ? issues.map((i) => ({ ...i, field: i.field ? `${prefix}.${i.field}` : prefix })) : issues);
@@ -248,6 +277,8 @@ export class SchemaRegistry {
    */
   validatePatchInput<T>(id: string, data: unknown): T {
     const fn = this.patchFn(id);
+    const notText = textIssues(data);
+    if (notText.length) throw validationFailed(notText);
     if (!fn(data)) throw validationFailed(issuesOf(fn.errors));
     return data as T;
   }
@@ -265,7 +296,7 @@ export class SchemaRegistry {
     let fn = this.patchFns.get(id);
     if (!fn) {
       this.preparePatch(id);
-      fn = this.inputAjv.compile(this.patchSchemas.get(id)!);
+      fn = this.ajv.input.compile(this.patchSchemas.get(id)!);
       this.patchFns.set(id, fn);
     }
     return fn;

@@ -167,14 +167,15 @@ function judge(endpoint: EndpointRow, outcome: SendOutcome, attempts: number, cr
 export type BatchOutcome = 'done' | 'parked' | { retry: string };
 
 /**
- * Sends the due deliveries of one endpoint in order, each message after the previous one's attempt
- * is logged (the log is written before the next send, so a crash never sends an answered message
- * again: a delivery whose log holds a 2xx is marked succeeded without a send). Statuses are
- * written once for the batch. Stops sending when `stillOwned` turns false (what is left is
- * answered as a retry, which the queue ignores for a lease it lost).
+ * Sends the due deliveries of one endpoint in order, one request at a time; each answer's attempt is
+ * logged while the next requests go out, with at most `window` messages sent and not yet logged (a
+ * crash sends those again, with the same webhook-id; a delivery whose log holds a 2xx is marked
+ * succeeded without a send). Statuses are written once for the batch. Stops sending when
+ * `stillOwned` turns false (what is left is answered as a retry, which the queue ignores for a
+ * lease it lost).
  */
 export async function deliverBatch(
-  deps: DeliveryDeps & { enabled: boolean; stillOwned: () => boolean },
+  deps: DeliveryDeps & { enabled: boolean; stillOwned: () => boolean; window: number },
   endpoint: EndpointRow | undefined,
   batch: Array<{ delivery: BatchDelivery | undefined; event: StoredEvent | undefined }>,
 ): Promise<BatchOutcome[]> {
@@ -186,6 +187,7 @@ export async function deliverBatch(
   for (const [i, { delivery }] of batch.entries()) if (delivery?.status === 'pending' && !delivery.answered) lastSendable = i;
   // How many of `statuses` went with an attempt; the rest are written after the loop.
   let written = 0;
+  const records = new RecordWindow(deps.window);
   for (const [i, { delivery, event }] of batch.entries()) {
     if (!delivery || delivery.status !== 'pending' || !endpoint) {
       out.push('done');
@@ -209,6 +211,7 @@ export async function deliverBatch(
       out.push({ retry: 'the lease of the lane was lost' });
       continue;
     }
+    await records.room();
     const started = deps.now();
     const outcome = await send(deps, endpoint, dueDelivery(delivery, event), started, secretsAt(started));
     const now = deps.now();
@@ -219,19 +222,22 @@ export async function deliverBatch(
     // The endpoint row changes rarely: then its update and the statuses go in statements of their own.
     const endpointChanges = j.disabledReason || (j.failingSince === null) !== (endpoint.failing_since === null);
     const carryStatuses = i === lastSendable && !endpointChanges;
-    await attemptLog(deps.knex).write(
-      {
-        deliveryId: delivery.id,
-        at: started,
-        statusCode: outcome.statusCode,
-        durationMs: outcome.durationMs,
-        error: outcome.error,
-        responseExcerpt: outcome.excerpt,
-      },
-      carryStatuses ? { outcomes: [...statuses], now } : null,
+    records.add(
+      attemptLog(deps.knex).write(
+        {
+          deliveryId: delivery.id,
+          at: started,
+          statusCode: outcome.statusCode,
+          durationMs: outcome.durationMs,
+          error: outcome.error,
+          responseExcerpt: outcome.excerpt,
+        },
+        carryStatuses ? { outcomes: [...statuses], now } : null,
+      ),
     );
     if (carryStatuses) written = statuses.length;
-    // Only a change is written: most attempts leave the endpoint row as it was.
+    // Only a change is written, after the attempts before it: most attempts leave the endpoint row as it was.
+    if (endpointChanges) await records.drain();
     if (j.disabledReason)
       await updateEndpoint(deps.knex, endpoint.id, { failingSince: j.failingSince, enabled: false, disabledReason: j.disabledReason, updatedAt: now });
     else if (endpointChanges) await updateEndpoint(deps.knex, endpoint.id, { failingSince: j.failingSince });
@@ -239,8 +245,37 @@ export async function deliverBatch(
     if (j.disabledReason) endpoint.enabled = false;
     out.push(final ? 'done' : { retry: outcome.statusCode === null ? `not delivered: ${outcome.error}` : `the receiver answered ${outcome.statusCode}` });
   }
+  await records.drain();
   await setDeliveryOutcomes(deps.knex, statuses.slice(written), deps.now());
   return out;
+}
+
+/** The attempt logs of one lane still being written: at most `size` at once; the first failure is thrown by the next wait. */
+class RecordWindow {
+  private writing: Array<Promise<void>> = [];
+  private failure: { err: unknown } | null = null;
+
+  constructor(private readonly size: number) {}
+
+  add(write: Promise<void>): void {
+    this.writing.push(
+      write.catch((err: unknown) => {
+        this.failure ??= { err };
+      }),
+    );
+  }
+
+  /** Waits until one more message may be sent: fewer than `size` logs still being written. */
+  async room(): Promise<void> {
+    while (this.writing.length >= this.size) await this.writing.shift();
+    if (this.failure) throw this.failure.err;
+  }
+
+  /** Waits for every log being written. */
+  async drain(): Promise<void> {
+    await Promise.all(this.writing.splice(0));
+    if (this.failure) throw this.failure.err;
+  }
 }
 
 type DeliveryOutcome = { id: number; status: DeliveryRow['status']; attemptCount: number };
@@ -253,8 +288,8 @@ interface CarriedStatuses {
 
 /**
  * Writes the attempts of every lane of this process that got an answer at about the same moment in
- * one multi-row insert (a group commit): each lane waits for the statement holding its attempt
- * before it sends its next message, as it would for a statement of its own.
+ * one multi-row insert (a group commit), in the order they were written; a lane goes on sending
+ * while its attempts wait here, within its window.
  */
 class AttemptLog {
   private queued: Array<{ row: AttemptRow; statuses: CarriedStatuses | null; done: (err?: unknown) => void }> = [];

@@ -1,7 +1,8 @@
 // Job kind: send webhook deliveries (key = delivery id) in their endpoint's lane, a batch at a
 // time: the lane's due deliveries are claimed together, read with their events and endpoint in two
 // statements, sent in order over the outbound client's kept-alive connections, and their outcomes
-// recorded once for the batch (the attempts log is written after each answer, before the next send).
+// recorded once for the batch (each answer's attempt is logged while the next requests go out, at
+// most WEBHOOK_WINDOW of them unlogged; a crash sends those again with the same webhook-id).
 // A failed attempt is retried on the webhook schedule (5 s, 5 min, 30 min, 2 h, 5 h, then every
 // 10 h) for three days after the event, then given up (the delivery is marked failed). A disabled
 // endpoint's deliveries are parked until it is turned back on.
@@ -32,7 +33,15 @@ export async function runBatch(ctx: JobContext, jobs: ClaimedJob[]): Promise<Map
   const eventIds = [...new Set([...deliveries.values()].filter((d) => d.status === 'pending' && !d.answered).map((d) => d.eventId))];
   const events = new Map((await storedEvents(ctx.knex, eventIds)).map((e) => [e.id, e]));
   const outcomes = await deliverBatch(
-    { knex: ctx.knex, secrets: ctx.secrets, sender: ctx.webhooks, now: ctx.now, enabled: ctx.config.webhooksEnabled, stillOwned: ctx.stillOwned },
+    {
+      knex: ctx.knex,
+      secrets: ctx.secrets,
+      sender: ctx.webhooks,
+      now: ctx.now,
+      enabled: ctx.config.webhooksEnabled,
+      stillOwned: ctx.stillOwned,
+      window: ctx.config.webhookWindow,
+    },
     endpoint,
     jobs.map((j) => {
       const delivery = deliveries.get(Number(j.key));

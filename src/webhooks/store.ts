@@ -305,7 +305,7 @@ export async function batchDeliveries(db: Db, ids: number[]): Promise<{ deliveri
   return { deliveries, endpoint };
 }
 
-/** Logs attempts in one statement (committed before the next message of their endpoints is sent, so an answered message is never sent twice). */
+/** Logs attempts in one statement (an attempt not yet logged at a crash is sent again, so the window of unlogged ones bounds the resends). */
 export async function insertAttempts(db: Db, attempts: AttemptRow[]): Promise<void> {
   for (let i = 0; i < attempts.length; i += INSERT_CHUNK) await db('webhook_attempts').insert(attempts.slice(i, i + INSERT_CHUNK).map(attemptRow));
 }

@@ -5,7 +5,6 @@
 // (hooks.ts says why).
 
 import crypto from 'node:crypto';
-import type { Principal } from '../auth/principal.js';
 import { defineOperation, type BrandContext, type OperationDefinition } from '../catalogue/define.js';
 import { ServiceError, notFound, validationFailed } from '../errors.js';
 import { cancelJob, wakeJob } from '../jobs/queue/schedule.js';
@@ -13,8 +12,9 @@ import { apiKeyCreator } from '../keys/store.js';
 import { requireReferences } from '../references/resolve.js';
 import { newWebhookSecret } from '../webhooks/signing.js';
 import { checkChatUrls } from './chat.js';
-import { acts, checkDefinition, reachOf, type DefinitionDraft, type WorkflowNode } from './definition.js';
+import { acts, checkDefinition, reachOf, type DefinitionDraft } from './definition.js';
 import { STEP_JOB } from './kinds.js';
+import { requirePublish } from './publish-rule.js';
 import { definitionIssues } from './references.js';
 import { personOf, runnerOfPrincipal, startExecution } from './runs.js';
 import {
@@ -57,16 +57,6 @@ const DEFINITION =
   "launch and node in the step's brand) and be reachable by the credential; ids may be numbers or digit strings. Invalid definitions answer " +
   '400 validation_failed naming each field as nodes[<nodeId>].settings.<setting> or trigger.<field>, the same for a missing id as for one of ' +
   "another brand or organization. A run checks each step's references again when it runs.";
-
-function requirePublish(principal: Principal, nodes: Array<Pick<WorkflowNode, 'kind'>>, what: string): void {
-  if (acts({ nodes }) && !principal.scopes.has('publish')) {
-    throw new ServiceError(
-      'insufficient_scope',
-      `${what} a workflow with a launch, pause, budget or agent step needs the "publish" scope; this credential has ${[...principal.scopes].join(', ') || 'none'}.`,
-      { requiredScope: 'publish' },
-    );
-  }
-}
 
 type SaveContext = BrandContext<'config' | 'validate' | 'outbound'>;
 
@@ -305,7 +295,8 @@ const runWorkflow = defineOperation({
   idempotency: 'optional',
   input: 'run-workflow#/$defs/input',
   output: 'run-workflow#/$defs/output',
-  annotations: write,
+  // Can start a publish (a launch, budget or agent step).
+  annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: true },
   tag: 'workflows',
   toolset: 'workflows',
   successStatus: 202,

@@ -336,6 +336,20 @@ export async function columnWorkflows(db: Db, organizationId: number, brandId: n
   return rows.map(toWorkflow);
 }
 
+/**
+ * Every workflow a card entering `columnId` can start, whatever its status: the column's linked
+ * workflow `linkedId` and those whose pipeline-stage trigger names the column (one read).
+ */
+export async function workflowsOfColumn(db: Db, organizationId: number, brandId: number, columnId: number, linkedId: number | null): Promise<Workflow[]> {
+  const rows = await db('workflows')
+    .where({ organization_id: organizationId, brand_id: brandId })
+    .andWhere((q) => {
+      q.where({ trigger_kind: 'pipeline_stage', trigger_column_id: columnId });
+      if (linkedId !== null) q.orWhere({ id: linkedId });
+    });
+  return rows.map(toWorkflow);
+}
+
 /** The workflow `id` of the brand (whatever its status), or undefined. */
 export async function workflowOfBrand(db: Db, organizationId: number, brandId: number | null, id: number): Promise<Workflow | undefined> {
   const row = await db('workflows').where({ organization_id: organizationId, id, brand_id: brandId }).first();

@@ -1,12 +1,14 @@
 // The workflows area's outbox subscriber: `automation.triggered` starts the active monitor
 // workflows watching that automation, `pipeline.card.moved` the active pipeline-stage workflows
 // armed on the column the card entered and the column's linked workflow. Events from before a
-// trigger was armed start nothing; a run never starts across brands. Each start is unique per
+// trigger was armed start nothing; a run never starts across brands; a card placed by a caller
+// without `publish` starts no workflow that moves money (publish-rule.ts). Each start is unique per
 // (workflow, event), in the transaction that advances the subscriber's position.
 
 import type { Knex } from 'knex';
 import type { EventSubscriber, StoredEvent } from '../events/subscribers.js';
 import type { JobContext } from '../jobs/kind.js';
+import { mayStart } from './publish-rule.js';
 import { startTriggered } from './runs.js';
 import { columnWorkflows, monitorWorkflowsOf, organizationsWithMonitors, workflowOfBrand, type Workflow } from './store.js';
 
@@ -37,7 +39,9 @@ async function workflowsFor(trx: Knex.Transaction, e: StoredEvent, monitors: Map
   const byColumn = columnId === null ? [] : await columnWorkflows(trx, e.organizationId, e.brandId, columnId, e.createdAt);
   const linkedId = typeof e.data.workflowId === 'number' ? e.data.workflowId : null;
   const linked = linkedId === null ? undefined : await workflowOfBrand(trx, e.organizationId, e.brandId, linkedId);
-  return linked && !byColumn.some((w) => w.id === linked.id) ? [...byColumn, linked] : byColumn;
+  const all = linked && !byColumn.some((w) => w.id === linked.id) ? [...byColumn, linked] : byColumn;
+  // An event from before the mover's scope was recorded says nothing of it: such a mover is taken as one without publish.
+  return all.filter((w) => mayStart(w, e.data.canPublish === true));
 }
 
 /** What a run started by `e` records as its trigger. */

@@ -2,13 +2,37 @@
 // launch_campaign with confirm: true and edit_live_campaign first read a preview, then ask the
 // person with the amounts per ad account and the ceiling left, and act only on an accept. Three
 // separate steps: nothing is held (no transaction, no lock, no rate-limit slot) while the person decides.
+// The question waits at most MCP_CONFIRM_TIMEOUT_S, and a call cancelled meanwhile acts on nothing.
 
 import crypto from 'node:crypto';
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { ServiceError } from '../../src/errors.js';
 
-/** How long a question may wait for the person before the tool gives up and acts on nothing. */
-export const QUESTION_TIMEOUT_MS = 10 * 60_000;
+/** How often a call waiting for the person reports progress: clients that reset their timeout on progress keep the call alive. */
+export function waitTickMs(timeoutMs: number): number {
+  return Math.max(100, Math.min(10_000, Math.floor(timeoutMs / 5)));
+}
+
+/**
+ * The person's answer through `asking` (which itself gives up after the confirmation timeout),
+ * never one that arrives after the call was cancelled (`signal`); `onWait` hears the number of
+ * waits so far at once and then every waitTickMs while the question is open.
+ */
+export async function waitForPerson<T>(asking: () => Promise<T>, o: { timeoutMs: number; signal?: AbortSignal; onWait?: (waits: number) => void }): Promise<T> {
+  const cancelled = () => new Error('the call was cancelled');
+  if (o.signal?.aborted) throw cancelled();
+  let waits = 0;
+  const tick = o.onWait && (() => o.onWait!(++waits));
+  tick?.();
+  const timer = tick && setInterval(tick, waitTickMs(o.timeoutMs));
+  try {
+    const answer = await asking();
+    if (o.signal?.aborted) throw cancelled();
+    return answer;
+  } finally {
+    clearInterval(timer);
+  }
+}
 
 /** The schema of the form the person fills in: one checkbox. */
 const QUESTION_SCHEMA = {

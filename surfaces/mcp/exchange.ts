@@ -5,6 +5,8 @@
 // (progress, a question for the person) goes to that POST's stream when the caller takes one; the
 // answer to a question arrives in a later POST of the same credential and is routed back here, so
 // the process that asked must be the one that receives it (see docs/mcp.md on load balancers).
+// A request the caller cancels (notifications/cancelled by its id, or its stream closed) is
+// cancelled in the Server by the id it was given here, and its POST ends without an answer.
 
 import crypto from 'node:crypto';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -30,7 +32,7 @@ export interface ExchangeOptions {
 }
 
 export interface ExchangeResult {
-  /** The answers to the body's requests, in order; null when it held none (HTTP 202). */
+  /** The answers to the body's requests, in order (a cancelled one has none); null when there are none. */
   answers: JSONRPCMessage | JSONRPCMessage[] | null;
   /** Ids of answers to questions nobody here is waiting for (answered, timed out, or asked by another process). */
   unknownAnswers: Id[];
@@ -38,7 +40,8 @@ export interface ExchangeResult {
 
 interface Waiting {
   originalId: Id;
-  resolve: (message: JSONRPCMessage) => void;
+  /** The answer, or null when the caller cancelled the request (nothing is answered). */
+  resolve: (message: JSONRPCMessage | null) => void;
   onEarly?: (message: JSONRPCMessage) => void;
   clientId: string;
   /** Questions asked within this request, by the id the client sees. */
@@ -118,7 +121,7 @@ export class ExchangeTransport implements Transport {
     const { authInfo, onEarly } = options;
     const batch = Array.isArray(body);
     const messages = (batch ? body : [body]).map((m) => JSONRPCMessageSchema.parse(m));
-    const answers: Array<Promise<JSONRPCMessage>> = [];
+    const answers: Array<Promise<JSONRPCMessage | null>> = [];
     const unknownAnswers: Id[] = [];
     const mine: number[] = [];
     options.signal?.addEventListener('abort', () => this.abandon(mine, authInfo), { once: true });
@@ -140,25 +143,51 @@ export class ExchangeTransport implements Transport {
         }
         this.forget(id as string);
         this.onmessage?.({ ...message, id: q.serverId } as JSONRPCMessage, { authInfo });
+      } else if ((message as JSONRPCNotification).method === 'notifications/cancelled') {
+        this.cancel(message as JSONRPCNotification, authInfo);
       } else {
         this.onmessage?.(message, { authInfo });
       }
     }
     if (!answers.length) return { answers: null, unknownAnswers };
-    const out = await Promise.all(answers);
+    const out = (await Promise.all(answers)).filter((a): a is JSONRPCMessage => a !== null);
+    if (!out.length) return { answers: null, unknownAnswers };
     return { answers: batch ? out : out[0], unknownAnswers };
   }
 
-  /** The caller of these requests went away: each question they asked is answered with an error, so no tool waits for a person nobody can reach. */
-  private abandon(requests: number[], authInfo: AuthInfo): void {
-    for (const internal of requests) {
-      for (const id of [...(this.waiting.get(internal)?.questions ?? [])]) {
-        const q = this.questions.get(id)!;
-        this.forget(id);
-        this.onmessage?.({ jsonrpc: '2.0', id: q.serverId, error: { code: -32000, message: 'The caller went away before answering.' } } as JSONRPCMessage, {
-          authInfo,
-        });
-      }
+  /**
+   * The caller cancels one of its own requests, named by the id it sent: the Server is told by the id
+   * it knows (so the tool's signal aborts, and nothing it asked can act afterwards) and the request's
+   * POST ends unanswered. A cancel naming no request of this credential is dropped.
+   */
+  private cancel(note: JSONRPCNotification, authInfo: AuthInfo): void {
+    const requestId = (note.params as { requestId?: Id } | undefined)?.requestId;
+    for (const [internal, entry] of this.waiting) {
+      if (entry.originalId !== requestId || entry.clientId !== authInfo.clientId) continue;
+      this.end(internal, note.params?.reason, authInfo);
+      return;
     }
+  }
+
+  /** Cancels request `internal` in the Server and ends its wait with no answer; its open questions are forgotten. */
+  private end(internal: number, reason: unknown, authInfo: AuthInfo): void {
+    const entry = this.waiting.get(internal);
+    if (!entry) return;
+    this.waiting.delete(internal);
+    this.onmessage?.(
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: internal, reason: String(reason ?? 'cancelled by the client') } },
+      { authInfo },
+    );
+    for (const q of entry.questions) this.questions.delete(q);
+    entry.resolve(null);
+  }
+
+  /**
+   * The caller of these requests went away: each is cancelled as if it had sent notifications/cancelled
+   * (a call that closed its stream is dead; an answer to what it asked is ignored), so no tool waits
+   * for a person nobody can reach.
+   */
+  private abandon(requests: number[], authInfo: AuthInfo): void {
+    for (const internal of requests) this.end(internal, 'the caller closed its stream', authInfo);
   }
 }

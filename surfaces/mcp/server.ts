@@ -33,7 +33,7 @@ import { ExchangeTransport } from './exchange.js';
 import { invokeFollowing } from './follow.js';
 import { sessionIdFor, sessionOf } from './session.js';
 import { progressListener } from './progress.js';
-import { ASK_FIRST, QUESTION_TIMEOUT_MS, type AskingCall } from './confirm.js';
+import { ASK_FIRST, waitForPerson, type AskingCall } from './confirm.js';
 import { serverInstructions } from './instructions.js';
 import { overBudget } from './answer-budget.js';
 
@@ -73,6 +73,8 @@ export interface McpEndpoint {
 interface CallChannel {
   sendNotification?: (notification: ServerNotification) => Promise<void>;
   ask?: AskingCall['ask'];
+  /** Aborted when the caller cancels the call (notifications/cancelled, or its stream closed). */
+  signal?: AbortSignal;
 }
 
 function resourceMetadataUrl(service: Service): string {
@@ -155,15 +157,32 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
       );
     }
     const notify = channel.sendNotification;
-    const onProgress = notify && progressListener(progressToken, caller.streams, (n) => notify(n));
+    const listener = notify && progressListener(progressToken, caller.streams, (n) => notify(n));
+    // Progress sent while the person was asked comes first; the operation's own counts follow it.
+    let waits = 0;
+    const onProgress =
+      listener && ((u: ProgressUpdate) => listener({ ...u, progress: u.progress + waits, ...(u.total !== undefined ? { total: u.total + waits } : {}) }));
+    const confirmMs = service.config.mcpConfirmTimeoutS * 1000;
+    const onWait =
+      listener &&
+      ((n: number) => {
+        waits = n;
+        listener({ progress: n, message: `Waiting for the person to confirm (at most ${service.config.mcpConfirmTimeoutS} s)` });
+      });
     const run = async (name: string, a: Record<string, unknown>, key: string | undefined, progress?: (u: ProgressUpdate) => void) =>
       (await service.invoke(name, principal, a, { requestId, idempotencyKey: key, onProgress: progress })).body as Record<string, any>;
     try {
       const askFirst = ASK_FIRST[op.name];
       if (askFirst && channel.ask && caller.canAsk && caller.streams) {
-        const call: AskingCall = { invoke: (name, a, key) => run(name, a, key), ask: channel.ask };
+        const ask = channel.ask;
+        const call: AskingCall = {
+          invoke: (name, a, key) => run(name, a, key),
+          ask: (message, schema) => waitForPerson(() => ask(message, schema), { timeoutMs: confirmMs, signal: channel.signal, onWait }),
+        };
         const decision = await askFirst(input, idempotencyKey, requestId, call);
         if (!decision.proceed) return declinedResult(decision.body, decision.reason);
+        // A call cancelled while it asked is dead, whatever the answer said.
+        if (channel.signal?.aborted) return declinedResult({}, 'Nothing was done: the call was cancelled.');
       }
       if (paged.has(op.name) && input.limit === undefined) input.limit = MCP_PAGE_SIZE;
       const result = callResult(
@@ -192,9 +211,10 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
       sendNotification: (n) => extra.sendNotification(n),
       ask: (message, requestedSchema) =>
         extra.sendRequest({ method: 'elicitation/create', params: { message, requestedSchema } }, ElicitResultSchema, {
-          timeout: QUESTION_TIMEOUT_MS,
+          timeout: service.config.mcpConfirmTimeoutS * 1000,
           signal: extra.signal,
         }),
+      signal: extra.signal,
     });
   });
   const transport = new ExchangeTransport();
@@ -356,7 +376,8 @@ export async function handleMcpRequest(
     const single = !Array.isArray(answers) && answers && 'result' in answers && caller.resultJson !== undefined;
     const json = single ? `{"result":${caller.resultJson},"jsonrpc":"2.0","id":${JSON.stringify(answers.id)}}` : JSON.stringify(answers);
     if (res.headersSent) {
-      for (const answer of Array.isArray(answers) ? answers : [answers]) writeEvent(res, single ? json : JSON.stringify(answer));
+      // A cancelled call has no answer: its stream just ends.
+      for (const answer of answers === null ? [] : Array.isArray(answers) ? answers : [answers]) writeEvent(res, single ? json : JSON.stringify(answer));
       res.end();
     } else if (answers === null && unknownAnswers.length) {
       sendJson(res, 404, {

@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import Koa from 'koa';
 import type { RouterMiddleware } from '@koa/router';
-import type { HttpMethodEnum } from 'koa-body';
 import { loadKoaBody } from '../lazy-body.js';
+import { charsetProblem, jsonTextOf, readBodyBytes } from '../json-body.js';
 import type { Service } from '../../src/service.js';
 import type { Principal } from '../../src/auth/principal.js';
 import type { OperationDefinition } from '../../src/catalogue/define.js';
@@ -71,21 +71,21 @@ async function parseJsonBody(ctx: Ctx, next: Koa.Next): Promise<void> {
       { field: 'Content-Type', code: 'invalid_value', message: 'must be application/json' },
     ]);
   }
+  const wrongCharset = charsetProblem(ctx.get('content-type'));
+  if (wrongCharset) throw wrongCharset;
   if (declared > BODY_LIMIT_BYTES) throw tooLarge();
-  const koaBody = await loadKoaBody();
-  await koaBody({
-    jsonLimit: BODY_LIMIT_BYTES,
-    jsonStrict: true,
-    // DELETE may carry a body too; it is parsed so that unknown fields are named, not misreported.
-    parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] as HttpMethodEnum[],
-    patchNode: false,
-    onError(err: Error & { status?: number; type?: string }) {
-      // raw-body stops reading as soon as a streamed body passes the limit.
-      if (err.status === 413 || err.type === 'entity.too.large') throw tooLarge();
+  // Every method's body is parsed (DELETE's too), so unknown fields are named, not misreported; the
+  // bytes are checked as UTF-8 before they become text (json-body.ts).
+  const text = jsonTextOf(await readBodyBytes(ctx.req, BODY_LIMIT_BYTES, tooLarge));
+  let body: unknown = {};
+  if (text.trim()) {
+    try {
+      body = JSON.parse(text);
+    } catch {
       throw new ServiceError('validation_failed', 'The request body is not valid JSON. Send a JSON object.', null);
-    },
-  })(ctx, async () => {});
-  const body = ctx.request.body as unknown;
+    }
+  }
+  ctx.request.body = body as Koa.Request['body'];
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new ServiceError('validation_failed', 'The request body must be a JSON object.', null);
   }

@@ -129,6 +129,13 @@ for (const dialect of dialects()) {
       expect(triggered).to.have.length(1);
       expect(triggered[0]).to.include({ objectId: burner.objectId, action: 'paused', mode: 'live', level: 'campaign', runId: r.runId });
       expect((await call('get-automation', { automationId: String(a.automationId) })).lastRunAt).to.equal(r.startedAt);
+      // Every action succeeded, so the run was closed by the actions' own transaction: stored with its outcome and whole list.
+      const stored = await service.knex('automation_runs').where({ id: r.runId }).first();
+      expect(new Date(Number(stored.finished_at)).toISOString()).to.equal(r.finishedAt);
+      const storedObjects = JSON.parse(stored.objects);
+      expect(storedObjects.map((x: any) => x.objectId).sort()).to.deep.equal([burner.objectId, winner.objectId].sort());
+      expect(objectOf({ objects: storedObjects }, burner)).to.include({ intended: 'pause', action: 'paused', error: null });
+      expect(objectOf({ objects: storedObjects }, winner)).to.include({ action: 'none' });
     });
 
     it('in shadow mode records what it would do and acts on nothing', async () => {

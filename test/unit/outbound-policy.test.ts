@@ -5,7 +5,7 @@
 // answers public then private, and the refusals that name their reason.
 
 import { expect } from 'chai';
-import { addressesProblem, classifyAddress, normalizeHost, parseCallerUrl, callerTarget } from '../../src/outbound/address-policy.js';
+import { addressesProblem, classifyAddress, normalizeHost, parseCallerUrl, callerTarget, portAdmitted } from '../../src/outbound/address-policy.js';
 import { OutboundClient, OutboundError } from '../../src/outbound/client.js';
 import { callerUrlProblem } from '../../src/outbound/resolver.js';
 import { ADDRESS_TABLE, NAMES, urlOf } from '../helpers/address-table.js';
@@ -112,5 +112,41 @@ describe('outbound address rule: the pieces', () => {
     expect((strict as { problem: string }).problem).to.match(/127\.0\.0\.1 is a loopback address/);
     const dev = parseCallerUrl('https://good.example@127.0.0.1/', { allowPrivate: true });
     expect((dev as { problem: string }).problem).to.equal('must not carry a user name or password');
+  });
+});
+
+describe('outbound address rule: ports', () => {
+  const refused = [22, 25, 0, 1, 873, 1023];
+  const admitted = [443, 80, 1024, 8080, 65535];
+  for (const allowPrivate of [false, true]) {
+    const client = new OutboundClient({ allowPrivate, resolve: fakeResolver(NAMES) });
+    after(() => client.close());
+    const schemes = allowPrivate ? ['https', 'http'] : ['https'];
+    for (const scheme of schemes) {
+      it(`${allowPrivate ? 'with' : 'without'} WEBHOOK_ALLOW_PRIVATE, ${scheme}: ports ${refused.join(', ')} refused at save and at send; ${admitted.join(', ')} taken`, async () => {
+        for (const port of refused) {
+          const url = `${scheme}://8.8.8.8:${port}/hook`;
+          const parsed = parseCallerUrl(url, { allowPrivate });
+          expect(parsed, url).to.deep.equal({ ok: false, problem: `must use port 443, 80 or one from 1024 to 65535, not ${port}` });
+          expect(await callerUrlProblem(url, { allowPrivate }, fakeResolver(NAMES)), url).to.match(/must use port 443, 80 or one from 1024 to 65535/);
+          const atSend = await client.vet(callerTarget(url)).then(
+            () => null,
+            (err: unknown) => err,
+          );
+          expect(atSend, url).to.be.instanceOf(OutboundError);
+          expect((atSend as OutboundError).message).to.contain(`not ${port}; nothing was sent`);
+        }
+        for (const port of admitted) {
+          const url = `${scheme}://8.8.8.8:${port}/hook`;
+          expect(parseCallerUrl(url, { allowPrivate }), url).to.deep.include({ ok: true });
+          expect(await client.vet(callerTarget(url)), url).to.equal('8.8.8.8');
+        }
+      });
+    }
+  }
+
+  it("reads the URL parser's port text: empty (the scheme's default) is admitted", () => {
+    expect(['', '80', '443', '1024', '65535'].map(portAdmitted)).to.deep.equal([true, true, true, true, true]);
+    expect(['0', '22', '79', '81', '442', '1023'].map(portAdmitted)).to.deep.equal([false, false, false, false, false, false]);
   });
 });

@@ -20,6 +20,13 @@ export async function wakeJob(db: Knex | Knex.Transaction, kind: string, key: st
     .merge({ run_at: now, version: db.raw('jobs.version + 1'), updated_at: now });
 }
 
+/** Which of `kinds` have no row with `key` (recurring jobs not scheduled yet). */
+export async function missingJobs(db: Knex | Knex.Transaction, kinds: string[], key: string): Promise<Set<string>> {
+  if (!kinds.length) return new Set();
+  const found = new Set<string>(await db('jobs').whereIn('kind', kinds).where({ job_key: key }).pluck('kind'));
+  return new Set(kinds.filter((k) => !found.has(k)));
+}
+
 /** Creates a (kind, key) row due at `runAt` unless it exists (recurring jobs keep one row each). */
 export async function ensureJob(db: Knex | Knex.Transaction, kind: string, key: string, runAt: number, now: number): Promise<void> {
   await db('jobs')

@@ -143,7 +143,7 @@ for (const dialect of dialects()) {
     it('update-webhook-endpoint: only the fields sent change; brandIds null is every brand; url null is refused', async () => {
       const create = await w.request('POST', '/v1/webhook-endpoints', {
         key: ci,
-        body: { url: 'http://127.0.0.1:9/hook', events: ['launch.published'], description: 'ops', brandIds: [w.brandId('acme', 'shoes')] },
+        body: { url: 'http://127.0.0.1:9999/hook', events: ['launch.published'], description: 'ops', brandIds: [w.brandId('acme', 'shoes')] },
       });
       const e = ok(create);
       const path = `/v1/webhook-endpoints/${e.endpointId}`;

@@ -204,8 +204,26 @@ for (const dialect of dialects()) {
         await move(card.cardId, { title: 'Renamed', version: 3 });
         const events = (await eventsOf(w, 'pipeline.card.moved', shoes)).slice(before);
         expect(events).to.deep.equal([
-          { brandId: shoes, cardId: card.cardId, launchId, fromColumnId: null, toColumnId: draft.columnId, workflowId: null },
-          { brandId: shoes, cardId: card.cardId, launchId, fromColumnId: draft.columnId, toColumnId: review.columnId, workflowId: review.workflowId },
+          {
+            brandId: shoes,
+            cardId: card.cardId,
+            launchId,
+            fromColumnId: null,
+            toColumnId: draft.columnId,
+            workflowId: null,
+            movedBy: 'API key: CI key',
+            canPublish: true,
+          },
+          {
+            brandId: shoes,
+            cardId: card.cardId,
+            launchId,
+            fromColumnId: draft.columnId,
+            toColumnId: review.columnId,
+            workflowId: review.workflowId,
+            movedBy: 'API key: CI key',
+            canPublish: true,
+          },
         ]);
         await pipe('DELETE', `/cards/${card.cardId}`);
       });

@@ -424,7 +424,15 @@ for (const dialect of dialects()) {
 
         await w.service.knex('api_keys').where({ id: w.seed.organizations.acme.apiKeys.doomed.id }).update({ revoked_at: Date.now() });
         const before = chat.received.length;
-        await emit('pipeline.card.moved', shoes, { brandId: shoes, cardId: 1, launchId: launch.launchId, fromColumnId: null, toColumnId: columnId });
+        await emit('pipeline.card.moved', shoes, {
+          brandId: shoes,
+          cardId: 1,
+          launchId: launch.launchId,
+          fromColumnId: null,
+          toColumnId: columnId,
+          movedBy: 'API key: CI key',
+          canPublish: true,
+        });
         let refused: Record<string, any> = {};
         await waitUntil(
           async () => {
@@ -465,7 +473,15 @@ for (const dialect of dialects()) {
         const keyId = w.seed.organizations.acme.apiKeys.limitedPub.id;
         await w.service.knex('api_key_brands').where({ api_key_id: keyId }).update({ brand_id: hats });
         try {
-          await emit('pipeline.card.moved', shoes, { brandId: shoes, cardId: 9, launchId: launch.launchId, fromColumnId: null, toColumnId: columnId });
+          await emit('pipeline.card.moved', shoes, {
+            brandId: shoes,
+            cardId: 9,
+            launchId: launch.launchId,
+            fromColumnId: null,
+            toColumnId: columnId,
+            movedBy: 'API key: CI key',
+            canPublish: true,
+          });
           let exec: Record<string, any> = {};
           await waitUntil(
             async () => {
