@@ -127,7 +127,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyCacheMs: intFrom(env, 'KEY_CACHE_MS', 2_000, 0),
     strictOutput: env.SVC_STRICT_OUTPUT === 'true',
     metricsCacheSeconds: intFrom(env, 'METRICS_CACHE_SECONDS', 60, 0),
-    metaGraphUrl: (env.META_GRAPH_URL || 'https://graph.facebook.com/v21.0').replace(/\/+$/, ''),
+    metaGraphUrl: (env.META_GRAPH_URL || 'https://graph.facebook.com/v25.0').replace(/\/+$/, ''),
     tiktokApiUrl: (env.TIKTOK_API_URL || 'https://business-api.tiktok.com/open_api/v1.3').replace(/\/+$/, ''),
     creativesDir: env.CREATIVES_DIR || './data/creatives',
     webhooksEnabled: flag(env, 'WEBHOOKS_ENABLED', true),

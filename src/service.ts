@@ -16,6 +16,7 @@ import { CursorCodec } from './pagination/cursor.js';
 import { invoke, type InvokeOptions, type InvokeResult, type PipelineDeps } from './pipeline/invoke.js';
 import { IDEMPOTENCY_LEASE_MS } from './pipeline/idempotency.js';
 import { withinBudget } from './pipeline/budget.js';
+import { classifyFault } from './pipeline/faults.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './pipeline/rate-limit.js';
 import { SchemaRegistry, loadSchemaFiles, type JsonSchema } from './schemas/registry.js';
 import { Platforms, type LiveAdapterFactory } from './platforms/registry.js';
@@ -140,6 +141,7 @@ export class Service {
           // No request budget: nobody waits on a job, and its lease (renewed while it runs) bounds it instead.
           invoke: (name, principal, input, opts) => invoke(deps, name, principal, input, opts),
           platforms: deps.platforms,
+          metrics: deps.metrics,
           directory: deps.directory,
           schemas,
           catalogue,
@@ -169,12 +171,15 @@ export class Service {
 
   /** Resolves a bearer credential for a surface (401/403 ServiceErrors otherwise). */
   authenticate(authorization: string | undefined, surface: Surface): Promise<Principal> {
-    return this.authenticator.authenticate(authorization, surface);
+    return this.authenticator.authenticate(authorization, surface).catch((err) => {
+      throw classifyFault(err);
+    });
   }
 
   /** Runs an operation through the whole pipeline, within the request budget (504 `timeout` past it). */
   invoke(name: string, principal: Principal, input: Record<string, unknown>, options: InvokeOptions): Promise<InvokeResult> {
-    return withinBudget(invoke(this.deps, name, principal, input, options), this.config.requestTimeoutMs, this.log, options.requestId);
+    const goesOn = this.catalogue.get(name)?.onTimeout?.(input);
+    return withinBudget(invoke(this.deps, name, principal, input, options), this.config.requestTimeoutMs, this.log, options.requestId, goesOn);
   }
 
   /** Verifies and acts on a message to a workflow's video-review hook (ServiceErrors for refusals). */

@@ -181,6 +181,11 @@ export interface OperationDefinition<I = any, O = any> {
   /** Run the handler inside one database transaction (default: true unless annotated read-only). */
   transactional?: boolean;
   /**
+   * What a 504 `timeout` tells the caller when the request budget runs out while the work goes on
+   * (a publish): the message's last sentence and the details (e.g. `launchId`, `status`).
+   */
+  onTimeout?(input: Record<string, unknown>): { message: string; details: Record<string, unknown> };
+  /**
    * Accept a file upload: surfaces that speak multipart (REST `multipart/form-data`) turn the file
    * part named `field` into `{fileName, contentBase64}` of that input property, refusing a file
    * larger than `maxBytes` while it streams in.

@@ -4,6 +4,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { storageFault } from '../pipeline/faults.js';
 
 export interface StoredFile {
   sha256: string;
@@ -27,14 +28,33 @@ export async function storeCreativeFile(dir: string, bytes: Buffer, extension: s
   const target = creativePath(dir, storageKey);
   const existing = await fs.stat(target).catch(() => null);
   if (existing?.size === bytes.length) return { sha256, storageKey };
-  await fs.mkdir(path.dirname(target), { recursive: true });
   const temp = `${target}.${crypto.randomBytes(6).toString('hex')}.tmp`;
   try {
+    await fs.mkdir(path.dirname(target), { recursive: true });
     await fs.writeFile(temp, bytes);
     await fs.rename(temp, target);
   } catch (err) {
-    await fs.rm(temp, { force: true });
-    throw err;
+    await fs.rm(temp, { force: true }).catch(() => {});
+    // A folder that cannot be written is the operator's storage failing, not a bug: 503 unavailable.
+    throw storageFault('store a creative file', err);
   }
   return { sha256, storageKey };
+}
+
+/**
+ * Checks at start-up that the creatives folder exists (created if missing) and takes a file;
+ * throws an error naming CREATIVES_DIR and the folder otherwise.
+ */
+export async function checkCreativesDir(dir: string): Promise<void> {
+  const probe = path.join(dir, `.write-check-${crypto.randomBytes(6).toString('hex')}`);
+  try {
+    await fs.mkdir(dir, { recursive: true });
+    await fs.writeFile(probe, '');
+    await fs.rm(probe, { force: true });
+  } catch (err) {
+    throw new Error(
+      `CREATIVES_DIR ${path.resolve(dir)} cannot be written (${(err as Error).message}); point CREATIVES_DIR at a folder this process can write, or fix its permissions.`,
+      { cause: err },
+    );
+  }
 }

@@ -4,6 +4,7 @@ import type { JobKind } from './kind.js';
 import * as deliverWebhook from '../webhooks/jobs.js';
 import * as purgeEvents from './purge-events.js';
 import * as purgeIdempotency from './purge-idempotency.js';
+import * as finishPublish from '../launches/publish-recovery.js';
 import { evaluateAutomations, retryAutomationAction } from '../automations/jobs.js';
 import * as pushTrackerSpend from '../trackers/jobs.js';
 import { scheduleTriggerJob, stepJob } from '../workflows/jobs.js';
@@ -14,6 +15,7 @@ export const jobKinds: JobKind[] = [
   deliverWebhook,
   purgeEvents,
   purgeIdempotency,
+  finishPublish,
   evaluateAutomations,
   retryAutomationAction,
   pushTrackerSpend,

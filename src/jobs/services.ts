@@ -8,6 +8,7 @@ import type { OutboundClient } from '../outbound/client.js';
 import type { Principal } from '../auth/principal.js';
 import type { InvokeOptions, InvokeResult } from '../pipeline/invoke-types.js';
 import type { Platforms } from '../platforms/registry.js';
+import type { MetricsCache } from '../platforms/metrics-cache.js';
 import type { Directory } from '../brands/directory.js';
 import type { SchemaRegistry } from '../schemas/registry.js';
 import type { Catalogue } from '../catalogue/define.js';
@@ -23,6 +24,8 @@ export interface JobServices {
   /** The same pipeline as a direct call: a job that changes anything acts through it with a principal of its own. */
   invoke(name: string, principal: Principal, input: Record<string, unknown>, options: InvokeOptions): Promise<InvokeResult>;
   platforms: Platforms;
+  /** The short cache of live platform reads, which a job changing platform objects invalidates. */
+  metrics?: MetricsCache;
   directory: Directory;
   schemas: SchemaRegistry;
   /** The operations, for work that offers them as tools (workflow agent steps). */

@@ -17,6 +17,7 @@ import { completeJobs, dropJobs, finishJobs } from './queue/complete.js';
 import { backoffMs, failJobs, type Failure } from './queue/fail.js';
 import { renewLease } from './queue/renew.js';
 import { ensureJob, missingJobs, wakeJob } from './queue/wake.js';
+import { DEPENDENCY_RETRY_AFTER_S, failedDependency } from '../pipeline/faults.js';
 
 export interface WorkerOptions {
   knex: Knex;
@@ -263,8 +264,12 @@ export class JobWorker {
       const outcome = outcomes.has(job.id) ? outcomes.get(job.id)! : new Error('the run answered nothing for this job');
       if (outcome instanceof Error) {
         const attempts = job.attempts + 1;
-        const delay = kind?.retry ? kind.retry(attempts) : backoffMs(job.attempts);
-        log.error({ err: outcome, job: job.kind, key: job.key, attempts }, delay === null ? 'job run failed; giving up' : 'job run failed; retrying later');
+        const dependency = failedDependency(outcome);
+        // A dependency down (database, storage, Redis) is no bug of the job: tried again soon, never given up for it.
+        const delay = dependency ? DEPENDENCY_RETRY_AFTER_S * 1000 : kind?.retry ? kind.retry(attempts) : backoffMs(job.attempts);
+        if (dependency) log.warn({ err: outcome, job: job.kind, key: job.key, attempts, dependency }, 'job run met a dependency failure; retrying soon');
+        else
+          log.error({ err: outcome, job: job.kind, key: job.key, attempts }, delay === null ? 'job run failed; giving up' : 'job run failed; retrying later');
         if (delay === null) givenUp.push({ job, error: outcome.message });
         else failures.push({ job, error: outcome.message, runAt: now() + delay });
       } else if (kind?.schedule) push(due, nextCronTime(kind.schedule, now()), job);

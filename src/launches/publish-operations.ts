@@ -38,8 +38,21 @@ const launchCampaign = defineOperation({
     'amount and the US cents it counts (its total at the FX_RATES rate, rounded up to the next cent), budget.countedUsdCents the sum. ' +
     'An account currency without a rate answers 503 unavailable (preview included) and publishes nothing. ' +
     'Validation failures answer 400 "Launch validation failed: <n> issues." with one detail per issue. A failed publish removes what ' +
-    'it created and releases the reservation. Retry with the same Idempotency-Key after a timeout.',
+    'it created and releases the reservation. A publish interrupted by anything (a timeout, a crash, an outage) ends in published or ' +
+    'publish_failed by itself within the idempotency lease plus a minute; a 504 says so and names the launch in details.launchId.',
   uses: ['platforms', 'metrics', 'activity', 'events', 'progress', 'config', 'idempotency', 'trackers'],
+  onTimeout: (input) =>
+    input.confirm === true
+      ? {
+          message:
+            `The publish of launch ${String(input.launchId)} goes on and ends in published or publish_failed by itself; ` +
+            `follow it with GET /v1/brands/${String(input.brandId)}/launches/${String(input.launchId)}, or retry with the same Idempotency-Key for its answer.`,
+          details: { launchId: String(input.launchId), status: 'publishing' },
+        }
+      : {
+          message: 'Nothing was published; retry with the same Idempotency-Key.',
+          details: { launchId: String(input.launchId), status: 'unchanged' },
+        },
   async handler(ctx, input) {
     requireCeiling(ctx.principal);
     let l = await loadLaunch(ctx.db, ctx.brand.id, input.launchId);

@@ -154,22 +154,42 @@ export async function deleteLaunch(db: Db, id: number): Promise<void> {
   await db('launches').where({ id }).delete();
 }
 
-/** Moves a draft (or failed) launch to publishing in one statement; answers 1 when it moved, 0 when another request got there first. */
-export async function claimForPublishing(db: Db, id: number, at: number): Promise<number> {
-  return db('launches').where({ id }).whereIn('status', ['draft', 'publish_failed']).update({ status: 'publishing', status_reason: null, updated_at: at });
+/**
+ * Moves a draft (or failed) launch to publishing in one statement, starting a new publish attempt
+ * that carries `plan` (what another process needs to carry it on); answers 1 when it moved, 0 when
+ * another request got there first.
+ */
+export async function claimForPublishing(db: Db, id: number, at: number, plan: unknown, owner: string): Promise<number> {
+  return db('launches')
+    .where({ id })
+    .whereIn('status', ['draft', 'publish_failed'])
+    .update({
+      status: 'publishing',
+      status_reason: null,
+      updated_at: at,
+      publish_attempt: db.raw('publish_attempt + 1'),
+      publish_plan: JSON.stringify(plan),
+      rollback_started_at: null,
+      publish_owner: owner,
+    });
+}
+
+/** Keeps `owner`'s claim on a publishing launch fresh; answers 0 once another runner took it over. */
+export async function renewPublishing(db: Db, id: number, owner: string, at: number): Promise<number> {
+  return db('launches').where({ id, status: 'publishing', publish_owner: owner }).update({ updated_at: at });
 }
 
 /**
- * Refreshes the claim of a publish still running, or takes over a crashed one: only if the launch
- * is publishing and unchanged since `seenUpdatedAt` (1 when it was, 0 when someone else holds it).
+ * Takes over a publish whose runner stopped (a crash, an outage): only if the launch is still
+ * publishing and unchanged since `seenUpdatedAt` (1 when taken, 0 when someone else holds it).
  */
-export async function renewPublishing(db: Db, id: number, seenUpdatedAt: number, at: number): Promise<number> {
-  return db('launches').where({ id, status: 'publishing', updated_at: seenUpdatedAt }).update({ updated_at: at });
+export async function takeOverPublishing(db: Db, id: number, seenUpdatedAt: number, owner: string, at: number): Promise<number> {
+  return db('launches').where({ id, status: 'publishing', updated_at: seenUpdatedAt }).update({ updated_at: at, publish_owner: owner });
 }
 
 /** A published launch: it and every node live. */
 export async function markPublished(db: Db, id: number, at: number): Promise<void> {
-  await db('launches').where({ id }).update({ status: 'published', status_reason: null, published_at: at, updated_at: at });
+  await db('launches').where({ id }).update({ status: 'published', status_reason: null, published_at: at, updated_at: at, rollback_started_at: null });
   await db('launch_nodes').where({ launch_id: id }).update({ status: 'live', updated_at: at });
 }
 
@@ -178,7 +198,70 @@ export async function markPublishFailed(db: Db, id: number, reason: string, keep
   await db('launch_nodes')
     .where({ launch_id: id })
     .update({ platform_id: keepPlatformIds ? db.raw('platform_id') : null, updated_at: at });
-  await db('launches').where({ id }).update({ status: 'publish_failed', status_reason: reason, updated_at: at });
+  await db('launches').where({ id }).update({ status: 'publish_failed', status_reason: reason, updated_at: at, rollback_started_at: null });
+}
+
+/** Where a launch's publish stands: its attempt, the plan it was started with, and whether it is rolling back. */
+export interface PublishRecord {
+  attempt: number;
+  plan: unknown;
+  rollbackStartedAt: number | null;
+}
+
+/** The publish record of launch `id` (any brand: the recovery job knows the launch only by id), or undefined. */
+export async function publishRecordOf(db: Db, id: number): Promise<(PublishRecord & { launch: LaunchRow }) | undefined> {
+  const row = await db('launches').where({ id }).first();
+  if (!row) return undefined;
+  return {
+    launch: toLaunch(row),
+    attempt: Number(row.publish_attempt),
+    plan: row.publish_plan ? JSON.parse(row.publish_plan) : null,
+    rollbackStartedAt: row.rollback_started_at === null ? null : Number(row.rollback_started_at),
+  };
+}
+
+/** Records that the publishing launch goes backward from now on (only removing what exists); answers 1 when it was publishing. */
+export async function markRollbackStarted(db: Db, id: number, at: number): Promise<number> {
+  return db('launches')
+    .where({ id, status: 'publishing' })
+    .update({ rollback_started_at: db.raw('coalesce(rollback_started_at, ?)', [at]), updated_at: at });
+}
+
+export type PublishAction = 'create' | 'activate' | 'delete';
+
+/** Records a platform step before it is sent (state `intent`); answers its id. */
+export async function recordStepIntent(
+  db: Db,
+  launchId: number,
+  step: { attempt: number; action: PublishAction; level: string | null; accountId: string | null; nodeIds: string[]; platformIds?: string[] | null },
+  at: number,
+): Promise<number> {
+  const [id] = await db('publish_steps').insert({
+    launch_id: launchId,
+    attempt: step.attempt,
+    action: step.action,
+    level: step.level,
+    account_id: step.accountId,
+    node_ids: JSON.stringify(step.nodeIds),
+    platform_ids: step.platformIds ? JSON.stringify(step.platformIds) : null,
+    state: 'intent',
+    created_at: at,
+    updated_at: at,
+  });
+  return Number(id);
+}
+
+/** Records how a step ended: `done` with the platform ids it made or removed, or `failed` with why. */
+export async function finishStep(db: Db, id: number, state: 'done' | 'failed', platformIds: string[] | null, detail: string | null, at: number): Promise<void> {
+  const change: Record<string, unknown> = { state, detail: detail?.slice(0, 2000) ?? null, updated_at: at };
+  if (platformIds) change.platform_ids = JSON.stringify(platformIds);
+  await db('publish_steps').where({ id }).update(change);
+}
+
+/** Nodes whose platform objects were deleted: they forget those ids, so nothing deleted is used again. */
+export async function forgetPlatformIds(db: Db, launchId: number, nodeIds: string[], at: number): Promise<void> {
+  if (!nodeIds.length) return;
+  await db('launch_nodes').where({ launch_id: launchId }).whereIn('id', nodeIds).update({ platform_id: null, updated_at: at });
 }
 
 /** How many of the brand's published launches have a campaign on `accountId`, and the `limit` most recently published of them. */

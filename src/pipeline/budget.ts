@@ -5,16 +5,25 @@ import type { Logger } from 'pino';
 import { ServiceError } from '../errors.js';
 
 /** Resolves like `running`, or rejects with `timeout` after `ms`; a late failure is logged, never unhandled. */
-export function withinBudget<T>(running: Promise<T>, ms: number, log: Logger, requestId: string): Promise<T> {
+export function withinBudget<T>(
+  running: Promise<T>,
+  ms: number,
+  log: Logger,
+  requestId: string,
+  goesOn?: { message: string; details: Record<string, unknown> },
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
+      const seconds = Math.round(ms / 1000);
       reject(
-        new ServiceError(
-          'timeout',
-          `The request did not finish within ${Math.round(ms / 1000)} seconds; it may still complete. Retry with the same idempotency key to get its result.`,
-        ),
+        goesOn
+          ? new ServiceError('timeout', `The request did not finish within ${seconds} seconds. ${goesOn.message}`, goesOn.details)
+          : new ServiceError(
+              'timeout',
+              `The request did not finish within ${seconds} seconds; it may still complete. Retry with the same idempotency key to get its result.`,
+            ),
       );
     }, ms);
     running.then(

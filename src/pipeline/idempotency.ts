@@ -64,9 +64,10 @@ export async function claimIdempotencyKey(db: Knex, req: ClaimRequest): Promise<
     }
     throw new ServiceError(
       'idempotency_conflict',
-      'The first request with this Idempotency-Key is still running. Retry with the same key after Retry-After seconds to get its response.',
+      'The first request with this Idempotency-Key is still running. Retry with the same key after Retry-After seconds (when its lease ends) to get its response.',
       { reason: 'in_progress' },
-      1,
+      // When the running attempt's lease ends: it answers by then, or another request may take it over.
+      Math.max(1, Math.ceil((row.leaseExpiresAt - req.now) / 1000)),
     );
   }
   throw new ServiceError('unavailable', 'Could not record the Idempotency-Key; nothing was done. Retry shortly.');

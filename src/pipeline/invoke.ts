@@ -16,6 +16,7 @@ import type { RateLimiter, RateLimitSlot } from './rate-limit.js';
 import type { Platforms } from '../platforms/registry.js';
 import { serviceErrorOf } from '../platforms/registry.js';
 import { PlatformError } from '../platforms/port.js';
+import { classifyFault } from './faults.js';
 import type { MetricsCache } from '../platforms/metrics-cache.js';
 import type { Directory } from '../brands/directory.js';
 import type { EventOutbox } from '../events/outbox.js';
@@ -291,6 +292,11 @@ export async function invoke(
       }
       throw err;
     }
+  } catch (err) {
+    // The one place a dependency failure becomes 503 unavailable (with Retry-After) for every surface and job.
+    const classified = classifyFault(err);
+    if (classified !== err) log.warn({ requestId: options.requestId, operation: name, err }, 'a dependency failed; answered 503 unavailable');
+    throw classified;
   } finally {
     try {
       if (slot) await deps.limiter.release(slot);

@@ -1,8 +1,9 @@
 // What the live ad-platform adapters share: HTTP through the outbound client (the platforms' URLs
 // are the operator's: META_GRAPH_URL, TIKTOK_API_URL) with a timeout per exchange and a deadline per
-// logical request, the retry policy (wait as told when throttled, capped jittered backoff when the
-// platform fails, never retry a refusal, never past the deadline), creating objects exactly once,
-// exact money conversion and the service's marker in object names.
+// logical request, the retry policy (a throttle wait the request has time for is waited and the call
+// retried once, a longer one answered at once as `throttled` with retryAfterMs; capped jittered
+// backoff when the platform fails; never retry a refusal, never past the deadline), creating objects
+// exactly once and exact money conversion.
 
 import { operatorTarget } from '../outbound/address-policy.js';
 import { OutboundError, type OutboundClient } from '../outbound/client.js';
@@ -22,9 +23,9 @@ export interface LiveHttpOptions {
   backoffMaxMs?: number;
   /** Longest throttling wait served in place; a longer one is reported as `throttled` (default 60 s). */
   maxThrottleWaitMs?: number;
-  /** Throttling waits per request before giving up (default 3). */
+  /** Throttling waits per request before giving up (default 1: a short wait is waited and the call retried once). */
   maxThrottleWaits?: number;
-  /** Time one logical request may take, every attempt and wait included (default 90 s). */
+  /** Time one logical request may take, every attempt and wait included (default 25 s, inside the service's 30 s request budget). */
   callDeadlineMs?: number;
 }
 
@@ -65,8 +66,8 @@ export class LiveHttp {
     this.backoffBaseMs = options.backoffBaseMs ?? 500;
     this.backoffMaxMs = options.backoffMaxMs ?? 8_000;
     this.maxThrottleWaitMs = options.maxThrottleWaitMs ?? 60_000;
-    this.maxThrottleWaits = options.maxThrottleWaits ?? 3;
-    this.callDeadlineMs = options.callDeadlineMs ?? 90_000;
+    this.maxThrottleWaits = options.maxThrottleWaits ?? 1;
+    this.callDeadlineMs = options.callDeadlineMs ?? 25_000;
   }
 
   /** A fresh retry state whose deadline is callDeadlineMs from now. */
@@ -74,8 +75,13 @@ export class LiveHttp {
     return new RetryState(Date.now() + this.callDeadlineMs);
   }
 
+  /** Waits `ms` (the injected sleep, so tests do not wait), e.g. between polls of a video being processed. */
+  wait(ms: number): Promise<void> {
+    return this.sleep(ms);
+  }
+
   /** Sends one request; a failed connection or a missed timeout is a `transient` PlatformError. */
-  async send(url: string, init: { method: string; headers?: Record<string, string>; body?: string }): Promise<HttpReply> {
+  async send(url: string, init: { method: string; headers?: Record<string, string>; body?: string | Uint8Array }): Promise<HttpReply> {
     let response: { status: number; headers: Headers; text(): string };
     let text: string;
     try {
@@ -104,7 +110,10 @@ export class LiveHttp {
     const left = state.deadline - Date.now();
     if (err.kind === 'throttled') {
       const wait = err.extra.retryAfterMs ?? this.backoffMaxMs;
-      if (wait > this.maxThrottleWaitMs || wait >= left || state.throttleWaits >= this.maxThrottleWaits) throw err;
+      // A wait the request has no time for is answered at once: the caller says "retry after" then.
+      if (wait > this.maxThrottleWaitMs || wait >= left || state.throttleWaits >= this.maxThrottleWaits) {
+        throw err.extra.retryAfterMs === undefined ? new PlatformError('throttled', err.message, { ...err.extra, retryAfterMs: wait }) : err;
+      }
       state.throttleWaits++;
       await this.sleep(wait);
       return;

@@ -17,7 +17,12 @@ export interface LiveAdaptersOptions extends LiveHttpOptions {
 /** The live adapters of PLATFORM_MODE=live: Meta's Graph Marketing API and TikTok's Business API, calling out through `outbound`. */
 export function liveAdapters(config: Config, outbound: OutboundClient, options: LiveAdaptersOptions = {}): LiveAdapterFactory {
   const { metaGraphUrl, tiktokApiUrl, ...httpOptions } = options;
-  const http: LiveHttpOptions = { timeoutMs: Math.max(1_000, Math.floor(config.requestTimeoutMs / 2)), ...httpOptions };
+  // A platform call must end inside the service's own request budget, leaving time to answer.
+  const http: LiveHttpOptions = {
+    timeoutMs: Math.max(1_000, Math.floor(config.requestTimeoutMs / 2)),
+    callDeadlineMs: Math.max(1_000, config.requestTimeoutMs - 5_000),
+    ...httpOptions,
+  };
   let meta: MetaAdapter | null = null;
   let tiktok: TikTokAdapter | null = null;
   return (platform) => {

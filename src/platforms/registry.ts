@@ -6,6 +6,7 @@ import { ServiceError, notFound } from '../errors.js';
 import { decryptSecret } from '../auth/encryption.js';
 import { PlatformError, type AdAccount, type PlatformAdapter, type PlatformName } from './port.js';
 import { SandboxPlatform } from './sandbox/adapter.js';
+import { DEPRECATED_VERSION_CODE } from './meta/errors.js';
 import type { PlatformMode } from '../config.js';
 import { findAdAccount, type AdAccountRow } from '../brands/store.js';
 
@@ -76,6 +77,14 @@ export class Platforms {
 /** The contract's error for a platform failure. */
 export function serviceErrorOf(err: PlatformError): ServiceError {
   const platformDetails = { platformError: err.kind, ...(err.extra.platformCode !== undefined ? { platformCode: err.extra.platformCode } : {}) };
+  if (err.extra.platformCode === DEPRECATED_VERSION_CODE) {
+    // Graph refuses a version past its end: the operator moves META_GRAPH_URL to a current version.
+    return new ServiceError(
+      'unavailable',
+      `Meta no longer serves the Graph API version this service calls; set META_GRAPH_URL to a current version (${err.message})`,
+      platformDetails,
+    );
+  }
   switch (err.kind) {
     case 'throttled': {
       const seconds = Math.max(1, Math.ceil((err.extra.retryAfterMs ?? 60_000) / 1000));

@@ -2,6 +2,7 @@
 // svc-server: `serve [--demo]`, `migrate`, `bootstrap FILE|-`, `create-key`, `rotate-signing-key`
 // (docs/operations.md).
 
+import { checkCreativesDir } from '../../src/creatives/storage.js';
 import fs from 'node:fs';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/connection.js';
@@ -71,6 +72,8 @@ async function bootstrap(url: string, file: string | undefined): Promise<number>
 async function serve(demo: boolean): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
+  // A creatives folder that cannot be written stops the start with a message naming CREATIVES_DIR, not the first upload.
+  await checkCreativesDir(config.creativesDir);
   const db = openDatabase(config.databaseUrl);
   try {
     const applied = await migrateLatest(db.knex);

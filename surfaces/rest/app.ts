@@ -13,6 +13,7 @@ import type { Service } from '../../src/service.js';
 import type { Principal } from '../../src/auth/principal.js';
 import type { OperationDefinition } from '../../src/catalogue/define.js';
 import { pathParams } from '../../src/catalogue/define.js';
+import { classifyFault } from '../../src/pipeline/faults.js';
 import { ServiceError, envelopeOf, httpStatusOf, validationFailed, type FieldIssue } from '../../src/errors.js';
 import type { InvokeMeta } from '../../src/pipeline/invoke.js';
 import { fromAnswerJson } from '../../src/serialized.js';
@@ -227,7 +228,9 @@ export function createRestApp(service: Service): Koa<State> {
       if (ctx.status === 404 && ctx.body === undefined) {
         throw new ServiceError('not_found', `No endpoint ${ctx.method} ${ctx.path}. The endpoints are listed in /v1/openapi.json.`, null);
       }
-    } catch (err) {
+    } catch (thrown) {
+      // Routes outside the pipeline (OAuth, health) meet the database too: a dependency down is 503 there as well.
+      const err = classifyFault(thrown);
       const known = err instanceof ServiceError;
       if (!known) service.log.error({ err, requestId: ctx.state.requestId }, 'unexpected error');
       const envelope = envelopeOf(err, ctx.state.requestId);

@@ -37,6 +37,7 @@ export abstract class FaultServer<
   protected readonly faults: Array<Fault | ServerFault> = [];
   private readonly slow: number[] = [];
   private dropCreates = 0;
+  private downUntil = 0;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly server = http.createServer((req, res) => void this.handle(req, res));
 
@@ -78,6 +79,11 @@ export abstract class FaultServer<
     for (let i = 0; i < n; i++) this.slow.push(ms);
   }
 
+  /** Every request for the next `ms` answers a bare 503 without the API's body (an outage), whatever it asks. */
+  outageFor(ms: number): void {
+    this.downUntil = Date.now() + ms;
+  }
+
   /** The next request that creates objects is applied, then its connection is closed without an answer. */
   dropNextCreate(): void {
     this.dropCreates++;
@@ -96,6 +102,11 @@ export abstract class FaultServer<
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const url = new URL(req.url ?? '/', 'http://fake');
     const method = (req.method ?? 'GET').toUpperCase();
+    if (Date.now() < this.downUntil) {
+      res.writeHead(503, { 'content-type': 'text/plain' });
+      res.end('Service Unavailable');
+      return;
+    }
     const answer = this.respond({ req, url, method, body: Buffer.concat(chunks) });
 
     if (answer.created && this.dropCreates > 0) {

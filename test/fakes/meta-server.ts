@@ -1,15 +1,18 @@
-// A fake Graph Marketing API on loopback: ad accounts, campaigns, ad sets, ads and creatives held in
-// memory, the batch endpoint, insights, option lists and lead forms, answering with Graph's shapes
-// and error bodies. Fault switches reproduce throttling (with X-Business-Use-Case-Usage), error
-// codes, 5xx answers, slow answers and a create that is applied but whose answer is dropped. As
-// strict as the Marketing API's reference: a parameter the endpoint does not document answers
-// error 100 naming it.
+// A fake Graph Marketing API on loopback, as strict as Meta's published specification: every request
+// is checked against test/fakes/meta-spec/graph-spec.json (generated from facebook-business-sdk-codegen
+// api_specs: parameter names, types, required ones, enums) and against the rules the reference pages
+// give (cited beside each) before anything is answered, in Graph's error format. It holds ad accounts,
+// campaigns, ad sets, ads, creatives, ad labels, images and videos in memory, serves the batch
+// endpoint, insights, option lists and lead forms, and has fault switches for throttling (with the
+// usage headers), error codes, 5xx answers, slow answers and a create whose answer is dropped.
 
 import crypto from 'node:crypto';
 import type http from 'node:http';
 import { FaultServer, decimal, digitsOf, parseJson, type ReceivedRequest } from './fault-server.js';
+import { GRAPH_SPEC, checkParams, checkValue, fromForm, type Refusal } from './meta-spec/validate.js';
 
-export const GRAPH_VERSION = 'v21.0';
+/** The Graph version the vendored specification describes (api_specs/specs/version.txt). */
+export const GRAPH_VERSION = GRAPH_SPEC.graphVersion;
 
 export type MetaLevel = 'campaign' | 'adset' | 'ad' | 'creative';
 
@@ -27,6 +30,8 @@ export interface MetaObject {
   seq: number;
   /** Every other parameter as sent (JSON values parsed). */
   params: Record<string, unknown>;
+  /** Ids of the ad labels the object carries. */
+  labels: string[];
 }
 
 export interface DayStats {
@@ -56,6 +61,7 @@ interface GraphErrorSpec {
 }
 
 const EDGE_LEVEL: Record<string, MetaLevel> = { campaigns: 'campaign', adsets: 'adset', ads: 'ad', adcreatives: 'creative' };
+const BY_LABELS_LEVEL: Record<string, MetaLevel> = { campaignsbylabels: 'campaign', adsetsbylabels: 'adset', adsbylabels: 'ad' };
 const ASSET_EDGES = ['adspixels', 'promote_pages', 'instagram_accounts', 'customaudiences'] as const;
 export type MetaAssetEdge = (typeof ASSET_EDGES)[number];
 
@@ -101,163 +107,128 @@ const notFound = (method: string, id: string) =>
     { error_subcode: 33 },
   );
 
-const READ = ['fields', 'limit', 'after', 'before', 'filtering', 'effective_status', 'summary', 'date_preset', 'time_range'];
-const CAMPAIGN = [
-  'adlabels',
-  'bid_strategy',
-  'budget_schedule_specs',
-  'buying_type',
-  'campaign_optimization_type',
-  'daily_budget',
-  'execution_options',
-  'is_skadnetwork_attribution',
-  'iterative_split_test_configs',
-  'lifetime_budget',
-  'name',
-  'objective',
-  'pacing_type',
-  'promoted_object',
-  'source_campaign_id',
-  'special_ad_categories',
-  'special_ad_category_country',
-  'spend_cap',
-  'start_time',
-  'status',
-  'stop_time',
-  'topline_id',
-];
-const ADSET = [
-  'adlabels',
-  'adset_schedule',
-  'attribution_spec',
-  'bid_adjustments',
-  'bid_amount',
-  'bid_constraints',
-  'bid_strategy',
-  'billing_event',
-  'campaign_attribution',
-  'creative_sequence',
-  'daily_budget',
-  'daily_imps',
-  'daily_min_spend_target',
-  'daily_spend_cap',
-  'destination_type',
-  'dsa_beneficiary',
-  'dsa_payor',
-  'end_time',
-  'execution_options',
-  'frequency_control_specs',
-  'is_dynamic_creative',
-  'lifetime_budget',
-  'lifetime_imps',
-  'lifetime_min_spend_target',
-  'lifetime_spend_cap',
-  'multi_optimization_goal_weight',
-  'name',
-  'optimization_goal',
-  'optimization_sub_event',
-  'pacing_type',
-  'promoted_object',
-  'rf_prediction_id',
-  'start_time',
-  'status',
-  'targeting',
-  'time_based_ad_rotation_id_blocks',
-  'time_based_ad_rotation_intervals',
-  'time_start',
-  'time_stop',
-  'tune_for_category',
-];
-const AD = [
-  'adlabels',
-  'audience_id',
-  'bid_amount',
-  'conversion_domain',
-  'creative',
-  'display_sequence',
-  'engagement_audience',
-  'execution_options',
-  'include_demolink_hashes',
-  'name',
-  'priority',
-  'status',
-  'tracking_specs',
-];
-const CREATIVE = [
-  'actor_id',
-  'adlabels',
-  'applink_treatment',
-  'asset_feed_spec',
-  'authorization_category',
-  'body',
-  'branded_content',
-  'call_to_action',
-  'degrees_of_freedom_spec',
-  'destination_set_id',
-  'image_crop',
-  'image_hash',
-  'image_url',
-  'instagram_permalink_url',
-  'instagram_user_id',
-  'link_og_id',
-  'link_url',
-  'name',
-  'object_id',
-  'object_story_id',
-  'object_story_spec',
-  'object_type',
-  'object_url',
-  'platform_customizations',
-  'product_set_id',
-  'template_url',
-  'template_url_spec',
-  'thumbnail_url',
-  'title',
-  'url_tags',
-  'use_page_actor_override',
-];
-const INSIGHTS = [
-  'fields',
-  'level',
-  'time_range',
-  'time_ranges',
-  'date_preset',
-  'filtering',
-  'limit',
-  'after',
-  'before',
-  'time_increment',
-  'breakdowns',
-  'action_breakdowns',
-  'action_attribution_windows',
-  'sort',
-  'use_account_attribution_setting',
-];
-/** Parameters the Marketing API reference documents for each kind of call (the access token aside). */
-const DOCUMENTED: Record<string, Set<string>> = {
-  read: new Set(READ),
-  insights: new Set(INSIGHTS),
-  search: new Set(['type', 'q', 'class', 'location_types', 'limit', 'after', 'locale', 'country_code', 'fields']),
-  ids: new Set(['ids', 'fields']),
-  'create campaign': new Set(CAMPAIGN),
-  'create adset': new Set(['campaign_id', ...ADSET]),
-  'create ad': new Set(['adset_id', ...AD]),
-  'create creative': new Set(CREATIVE),
-  'update campaign': new Set(CAMPAIGN.filter((p) => p !== 'source_campaign_id' && p !== 'topline_id')),
-  'update adset': new Set(ADSET),
-  'update ad': new Set(AD),
-  'update creative': new Set(['name', 'status', 'adlabels']),
-  delete: new Set([]),
+// ---- rules --------------------------------------------------------------------------------
+// Parameter names, types, required ones and enums come from graph-spec.json (validate.ts). What
+// follows is written by hand from the Marketing API reference pages, each rule with its page.
+
+/**
+ * Parameters every read takes besides the edge's own: field selection, cursor paging and filtering.
+ * Source: Graph API "Using the Graph API" / "Paginated Results" (https://developers.facebook.com/docs/graph-api/results)
+ * and the `filtering` and `summary` parameters of the ad account edges
+ * (https://developers.facebook.com/docs/marketing-api/reference/ad-account/campaigns/).
+ */
+const READ_COMMON: Record<string, string> = {
+  fields: 'list<string>',
+  limit: 'unsigned int',
+  after: 'string',
+  before: 'string',
+  filtering: 'list<Object>',
+  summary: 'list<string>',
+  effective_status: 'list<string>',
 };
 
-/** Error 100 naming the first parameter `kind` does not document, or null. */
-function undocumented(kind: string, params: Record<string, unknown>): Answer | null {
-  const allowed = DOCUMENTED[kind];
-  const name = Object.keys(params).find((p) => !allowed.has(p));
-  return name ? graphError(400, 100, `(#100) Param ${name} is not a valid parameter of this call`, { error_data: { blame_field_specs: [[name]] } }) : null;
+/**
+ * Largest page a list call may ask for. Assumption, not a published number: Graph's paging page
+ * (https://developers.facebook.com/docs/graph-api/results) gives no ceiling; the fake refuses pages
+ * above 5000 rows, the largest the Marketing API's insights examples use, so an adapter that pages
+ * without bound fails here.
+ */
+export const MAX_PAGE_SIZE = 5000;
+
+/**
+ * Optimization goals each outcome objective takes. Source: Campaign reference, "Outcome-Driven Ads
+ * Experiences" objective/optimization-goal table
+ * (https://developers.facebook.com/docs/marketing-api/reference/ad-campaign-group/#odax).
+ */
+const GOALS_OF_OBJECTIVE: Record<string, string[]> = {
+  OUTCOME_AWARENESS: ['AD_RECALL_LIFT', 'REACH', 'IMPRESSIONS', 'THRUPLAY'],
+  OUTCOME_TRAFFIC: ['LINK_CLICKS', 'LANDING_PAGE_VIEWS', 'REACH', 'IMPRESSIONS', 'CONVERSATIONS', 'QUALITY_CALL', 'VISIT_INSTAGRAM_PROFILE', 'PROFILE_VISIT'],
+  OUTCOME_ENGAGEMENT: [
+    'POST_ENGAGEMENT',
+    'THRUPLAY',
+    'PAGE_LIKES',
+    'EVENT_RESPONSES',
+    'CONVERSATIONS',
+    'LINK_CLICKS',
+    'LANDING_PAGE_VIEWS',
+    'IMPRESSIONS',
+    'REACH',
+    'OFFSITE_CONVERSIONS',
+    'QUALITY_CALL',
+    'REMINDERS_SET',
+  ],
+  OUTCOME_LEADS: [
+    'LEAD_GENERATION',
+    'QUALITY_LEAD',
+    'OFFSITE_CONVERSIONS',
+    'CONVERSATIONS',
+    'QUALITY_CALL',
+    'LINK_CLICKS',
+    'LANDING_PAGE_VIEWS',
+    'IMPRESSIONS',
+    'REACH',
+  ],
+  OUTCOME_SALES: ['OFFSITE_CONVERSIONS', 'VALUE', 'LINK_CLICKS', 'LANDING_PAGE_VIEWS', 'CONVERSATIONS', 'QUALITY_CALL', 'IMPRESSIONS', 'REACH'],
+  OUTCOME_APP_PROMOTION: ['APP_INSTALLS', 'APP_INSTALLS_AND_OFFSITE_CONVERSIONS', 'OFFSITE_CONVERSIONS', 'VALUE', 'LINK_CLICKS', 'IMPRESSIONS'],
+};
+
+/**
+ * Billing events other than IMPRESSIONS (which every goal takes) and the one goal each goes with.
+ * Source: "Optimization Goal and Billing Events"
+ * (https://developers.facebook.com/docs/marketing-api/bidding/overview/billing-events).
+ */
+const GOAL_OF_BILLING_EVENT: Record<string, string> = {
+  LINK_CLICKS: 'LINK_CLICKS',
+  THRUPLAY: 'THRUPLAY',
+  POST_ENGAGEMENT: 'POST_ENGAGEMENT',
+  PAGE_LIKES: 'PAGE_LIKES',
+  APP_INSTALLS: 'APP_INSTALLS',
+};
+
+/** Graph's refusal of a parameter (code 100), naming it in error_data.blame_field_specs. */
+function refusal(r: Refusal): Answer {
+  return graphError(400, 100, r.message, { error_data: { blame_field_specs: [r.field.split('.')] } });
 }
 
-type GraphFault = { kind: 'throttle'; code: number; minutes: number } | { kind: 'error'; spec: GraphErrorSpec };
+/** The spec check of one endpoint as an Answer (null when the request fits). */
+function specCheck(endpoint: string, params: Record<string, unknown>, common: Record<string, string> = {}): Answer | null {
+  const checked = checkParams(endpoint, params, common);
+  if ('refusal' in checked) return refusal(checked.refusal);
+  const limit = params.limit === undefined ? null : Number(params.limit);
+  if (limit !== null && limit > MAX_PAGE_SIZE) return refusal({ field: 'limit', message: `(#100) Param limit must be at most ${MAX_PAGE_SIZE}` });
+  return null;
+}
+
+/** The first parameter not among `allowed`, as a refusal. */
+function unknownParam(params: Record<string, unknown>, allowed: string[]): Refusal | null {
+  const name = Object.keys(params).find((p) => !allowed.includes(p));
+  return name ? { field: name, message: `(#100) Param ${name} is not a valid parameter of this call` } : null;
+}
+
+/** A multipart/form-data body as its fields (text) and files (bytes). */
+function multipart(contentType: string, body: Buffer): { fields: Record<string, string>; files: Record<string, Buffer> } | null {
+  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/.exec(contentType);
+  if (!boundary) return null;
+  const marker = Buffer.from(`--${boundary[1] ?? boundary[2]}`);
+  const fields: Record<string, string> = {};
+  const files: Record<string, Buffer> = {};
+  let at = body.indexOf(marker);
+  while (at >= 0) {
+    const next = body.indexOf(marker, at + marker.length);
+    if (next < 0) break;
+    const part = body.subarray(at + marker.length + 2, next - 2);
+    const split = part.indexOf('\r\n\r\n');
+    const head = part.subarray(0, split).toString('utf8');
+    const content = part.subarray(split + 4);
+    const name = /name="([^"]+)"/.exec(head)?.[1];
+    if (name && /filename="/.test(head)) files[name] = content;
+    else if (name) fields[name] = content.toString('utf8');
+    at = next;
+  }
+  return { fields, files };
+}
+
+type GraphFault = { kind: 'throttle'; code: number; minutes: number; seconds?: number } | { kind: 'error'; spec: GraphErrorSpec };
 
 /** The fake Graph API; `requests` holds every HTTP request, in order (a batch counts once, with its size). */
 export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: string; path: string; batch?: number }> {
@@ -271,6 +242,14 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
   private readonly writeThrottles = new Map<string, { minutes: number; times: number }>();
   /** Object id → writes (POST) to it inside batches answer this Graph error (code, message). */
   private readonly writeRefusals = new Map<string, { code: number; message: string }>();
+  /** Account → its ad labels by id. */
+  private readonly labels = new Map<string, Map<string, { id: string; name: string }>>();
+  /** Account → its image library by hash. */
+  readonly images = new Map<string, Map<string, { hash: string; url: string }>>();
+  /** Videos by id, with the polls of their status left until ready. */
+  readonly videos = new Map<string, { id: string; accountId: string; name: string; bytes: number; pollsLeft: number; polls: number }>();
+  /** Status polls a new video answers `processing` before `ready`. */
+  videoPollsUntilReady = 2;
   private seq = 0;
 
   private constructor() {
@@ -313,6 +292,7 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
       createdTime: graphTime(Date.now()),
       seq: ++this.seq,
       params: {},
+      labels: [],
     });
     return id;
   }
@@ -333,6 +313,19 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
     this.stats.set(campaignId, days);
   }
 
+  /** Every Graph call routed (batch items one by one), its parameters as sent: what tests assert field by field. */
+  readonly calls: Array<{ method: string; path: string; params: Record<string, unknown> }> = [];
+
+  /** Labels of an account (id and name). */
+  labelsOf(accountId: string): Array<{ id: string; name: string }> {
+    return [...(this.labels.get(accountId)?.values() ?? [])];
+  }
+
+  /** The names of the ad labels an object carries. */
+  labelNamesOf(o: MetaObject): string[] {
+    return o.labels.map((id) => this.labels.get(o.accountId)?.get(id)?.name ?? '').filter(Boolean);
+  }
+
   /** Objects of an account (optionally one level), oldest first. */
   objectsOf(accountId: string, level?: MetaLevel): MetaObject[] {
     return [...this.objects.values()].filter((o) => o.accountId === accountId && (!level || o.level === level)).sort((a, b) => a.seq - b.seq);
@@ -340,9 +333,14 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
 
   // ---- fault switches ------------------------------------------------------------------------
 
-  /** The next `n` requests are throttled (HTTP 400, `code`, estimated_time_to_regain_access `minutes`). */
-  throttleNext(n: number, options: { code?: number; minutes?: number } = {}): void {
-    this.queueFaults(n, { kind: 'throttle', code: options.code ?? 80004, minutes: options.minutes ?? 1 });
+  /**
+   * The next `n` requests are throttled (HTTP 400, `code`): for `minutes` (X-Business-Use-Case-Usage
+   * estimated_time_to_regain_access), or for `seconds` (X-Ad-Account-Usage reset_time_duration, the
+   * business use case then saying 0 minutes).
+   */
+  throttleNext(n: number, options: { code?: number; minutes?: number; seconds?: number } = {}): void {
+    const minutes = options.seconds !== undefined ? 0 : (options.minutes ?? 1);
+    this.queueFaults(n, { kind: 'throttle', code: options.code ?? 80004, minutes, seconds: options.seconds });
   }
 
   /** The next `n` requests answer a Graph error body (code 1, 2, 100, 190...). */
@@ -372,16 +370,24 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
 
   protected override respond({ req, url, method, body }: ReceivedRequest): Answer {
     const params: Record<string, unknown> = Object.fromEntries(url.searchParams);
-    if (method === 'POST') Object.assign(params, Object.fromEntries(new URLSearchParams(body.toString('utf8'))));
+    const contentType = String(req.headers['content-type'] ?? '');
+    const form = method === 'POST' && contentType.startsWith('multipart/form-data') ? multipart(contentType, body) : null;
+    if (form) {
+      Object.assign(params, form.fields);
+      for (const [name, bytes] of Object.entries(form.files)) params[name] = bytes;
+    } else if (method === 'POST') {
+      Object.assign(params, Object.fromEntries(new URLSearchParams(body.toString('utf8'))));
+    }
     const prefix = `/${GRAPH_VERSION}`;
-    const path = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) || '/' : null;
+    const path = url.pathname === prefix || url.pathname.startsWith(`${prefix}/`) ? url.pathname.slice(prefix.length) || '/' : null;
     const batch = path === '/' && method === 'POST' && typeof params.batch === 'string' ? (parseJson(params.batch) as unknown[]) : null;
     this.requests.push({ method, path: url.pathname, ...(Array.isArray(batch) ? { batch: batch.length } : {}) });
 
     let answer: Answer;
     const fault = this.faults.shift();
+    const version = /^\/v(\d+)\.(\d+)(?:\/|$)/.exec(url.pathname);
     if (fault?.kind === 'throttle') {
-      answer = this.throttleAnswer(fault.code, fault.minutes, url.pathname);
+      answer = this.throttleAnswer(fault.code, fault.minutes, url.pathname, fault.seconds);
     } else if (fault?.kind === 'error') {
       const s = fault.spec;
       answer = graphError(s.status ?? (s.code === 1 || s.code === 2 ? 500 : 400), s.code ?? 1, s.message ?? `(#${s.code ?? 1}) An unknown error occurred`, {
@@ -391,6 +397,11 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
       });
     } else if (fault?.kind === 'server') {
       answer = { status: fault.status, body: '<html><body>Service Unavailable</body></html>' };
+    } else if (path === null && version && Number(version[1]) < Number(GRAPH_VERSION.slice(1).split('.')[0])) {
+      // A version past its 90 days: "Once a version is unavailable, any calls made to that version number
+      // will fail" (https://developers.facebook.com/docs/marketing-api/versions); code 2635 is Graph's
+      // "deprecated version" error (https://developers.facebook.com/docs/marketing-api/error-reference).
+      answer = graphError(400, 2635, `(#2635) You are calling a deprecated version of the Ads API. Please update to the latest version: ${GRAPH_VERSION}.`);
     } else if (path === null) {
       answer = graphError(400, 2500, 'Unknown path components');
     } else {
@@ -398,7 +409,7 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
       delete params.access_token;
       const extra = batch ? Object.keys(params).find((k) => k !== 'batch' && k !== 'include_headers') : undefined;
       answer = extra
-        ? graphError(400, 100, `(#100) Param ${extra} is not a valid parameter of this call`, { error_data: { blame_field_specs: [[extra]] } })
+        ? refusal({ field: extra, message: `(#100) Param ${extra} is not a valid parameter of this call` })
         : batch
           ? this.runBatch(batch, token)
           : this.route(method, path, params, token);
@@ -412,7 +423,13 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
     res.end(text);
   }
 
-  private throttleAnswer(code: number, minutes: number, path: string): Answer {
+  /**
+   * A throttled answer. Source: "Rate Limiting" (https://developers.facebook.com/docs/graph-api/overview/rate-limiting
+   * and https://developers.facebook.com/docs/marketing-api/overview/rate-limiting): codes 4, 17, 32, 613 and
+   * 80000-80014 come with X-Business-Use-Case-Usage, whose entries carry estimated_time_to_regain_access
+   * (minutes); the ad account's own header X-Ad-Account-Usage carries reset_time_duration (seconds).
+   */
+  private throttleAnswer(code: number, minutes: number, path: string, seconds?: number): Answer {
     const account = /\/(act_\d+)/.exec(path)?.[1] ?? [...this.accounts.keys()][0] ?? 'act_0';
     const answer = graphError(400, code, `(#${code}) There have been too many calls to this ad-account. Wait a bit and try again.`, { error_subcode: 2446079 });
     answer.headers = {
@@ -421,13 +438,24 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
           { type: 'ads_management', call_count: 100, total_cputime: 28, total_time: 31, estimated_time_to_regain_access: minutes },
         ],
       }),
+      ...(code === 17 || seconds !== undefined
+        ? {
+            'x-ad-account-usage': JSON.stringify({
+              acc_id_util_pct: 100,
+              reset_time_duration: seconds ?? minutes * 60,
+              ads_api_access_tier: 'standard_access',
+            }),
+          }
+        : {}),
     };
     return answer;
   }
 
   private runBatch(items: unknown[], token: string): Answer {
     if (!Array.isArray(items)) return graphError(400, 100, '(#100) Param batch must be a JSON array');
+    // "The batch API ... limit of 50 requests per batch" (https://developers.facebook.com/docs/graph-api/batch-requests).
     if (items.length > 50) return graphError(400, 100, '(#100) Too many requests in batch message. Maximum batch size is 50');
+    if (!token) return graphError(400, 104, 'An access token is required to request this resource.');
     if (!this.tokenKnown(token)) return graphError(400, 190, 'Invalid OAuth access token - Cannot parse access token');
     let created = false;
     const answers = items.map((raw) => {
@@ -475,39 +503,81 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
 
   private route(method: string, path: string, params: Record<string, unknown>, token: string): Answer {
     const parts = path.split('/').filter(Boolean);
+    this.calls.push({ method, path: `/${parts.join('/')}`, params: { ...params } });
+    // "An access token is required to request this resource" (code 104), a wrong one 190:
+    // https://developers.facebook.com/docs/graph-api/guides/error-handling
+    if (!token) return graphError(400, 104, 'An access token is required to request this resource.');
     if (!this.tokenKnown(token)) return graphError(400, 190, 'Invalid OAuth access token - Cannot parse access token');
     if (parts.length === 0) {
-      if (method !== 'GET' || typeof params.ids !== 'string') return graphError(400, 100, '(#100) Missing parameter ids');
-      return undocumented('ids', params) ?? this.getMany(String(params.ids).split(','), params, token);
+      // Multiple-id reads (https://developers.facebook.com/docs/graph-api/reference/multiple-ids): ids and fields.
+      if (method !== 'GET' || typeof params.ids !== 'string') return refusal({ field: 'ids', message: '(#100) The parameter ids is required' });
+      const bad = checkValue('list<string>', fromForm('list<string>', params.ids), 'ids') ?? unknownParam(params, ['ids', 'fields']);
+      return bad ? refusal(bad) : this.getMany(String(params.ids).split(','), params, token);
     }
-    if (parts.length === 1 && parts[0] === 'search') return undocumented('search', params) ?? this.search(params);
+    if (parts.length === 1 && parts[0] === 'search') {
+      // Targeting search (https://developers.facebook.com/docs/marketing-api/audiences/reference/targeting-search): not in api_specs.
+      const bad = unknownParam(params, ['type', 'q', 'class', 'location_types', 'limit', 'after', 'locale', 'country_code', 'fields']);
+      return bad ? refusal(bad) : this.search(params);
+    }
     if (parts.length === 2 && parts[0].startsWith('act_')) {
       const [accountId, edge] = parts;
       const refused = this.accountAllows(accountId, token);
       if (refused) return refused;
-      if (edge === 'insights' && method === 'GET') return undocumented('insights', params) ?? this.insights(accountId, params);
-      if ((ASSET_EDGES as readonly string[]).includes(edge) && method === 'GET')
-        return undocumented('read', params) ?? this.listAssets(`${accountId}/${edge}`, params);
-      const level = EDGE_LEVEL[edge];
-      if (!level) return graphError(400, 2500, `Unknown path components: /${edge}`);
-      if (method === 'GET') return undocumented('read', params) ?? this.list(accountId, level, params);
-      if (method === 'POST') return undocumented(`create ${level}`, params) ?? this.create(accountId, level, params);
-      return graphError(400, 100, `(#100) Unsupported ${method} on /${edge}`);
+      return this.accountEdge(method, accountId, edge, params);
     }
-    if (parts.length === 2 && parts[1] === 'leadgen_forms' && method === 'GET') return undocumented('read', params) ?? this.listLeadForms(parts[0], params);
+    if (parts.length === 2 && parts[1] === 'leadgen_forms' && method === 'GET') {
+      return specCheck('GET page/leadgen_forms', params, READ_COMMON) ?? this.listLeadForms(parts[0], params);
+    }
     if (parts.length === 1) {
+      const video = this.videos.get(parts[0]);
+      if (video && method === 'GET' && this.accounts.get(video.accountId)?.token === token)
+        return specCheck('GET video', params, READ_COMMON) ?? this.videoStatus(video, params);
       const object = this.objects.get(parts[0]);
       if (!object || this.accounts.get(object.accountId)?.token !== token) return notFound(method, parts[0]);
-      if (method === 'GET') return undocumented('read', params) ?? { status: 200, body: this.render(object, params.fields) };
-      if (method === 'POST') return undocumented(`update ${object.level}`, params) ?? this.update(object, params);
+      if (method === 'GET') return specCheck(`GET ${object.level}`, params, READ_COMMON) ?? { status: 200, body: this.render(object, params.fields) };
+      if (method === 'POST') return specCheck(`POST ${object.level}`, params) ?? this.update(object, params);
       if (method === 'DELETE') {
-        const bad = undocumented('delete', params);
+        const bad = specCheck(`DELETE ${object.level}`, params);
         if (bad) return bad;
         object.status = 'DELETED';
         return { status: 200, body: { success: true } };
       }
     }
     return graphError(400, 2500, 'Unknown path components');
+  }
+
+  private accountEdge(method: string, accountId: string, edge: string, params: Record<string, unknown>): Answer {
+    if (method === 'GET' && edge === 'insights') return specCheck('GET act/insights', params, READ_COMMON) ?? this.insights(accountId, params);
+    if (method === 'GET' && (ASSET_EDGES as readonly string[]).includes(edge)) {
+      return specCheck(`GET act/${edge}`, params, READ_COMMON) ?? this.listAssets(`${accountId}/${edge}`, params);
+    }
+    if (method === 'GET' && BY_LABELS_LEVEL[edge])
+      return specCheck(`GET act/${edge}`, params, READ_COMMON) ?? this.listByLabels(accountId, BY_LABELS_LEVEL[edge], params);
+    if (edge === 'adlabels') {
+      if (method === 'GET') return specCheck('GET act/adlabels', params, READ_COMMON) ?? this.listLabels(accountId, params);
+      if (method === 'POST') return specCheck('POST act/adlabels', params) ?? this.createLabel(accountId, String(params.name));
+    }
+    if (edge === 'adimages') {
+      if (method === 'GET') return specCheck('GET act/adimages', params, READ_COMMON) ?? this.listImages(accountId, params);
+      if (method === 'POST') return specCheck('POST act/adimages', params) ?? this.uploadImage(accountId, params);
+    }
+    if (edge === 'advideos' && method === 'POST') {
+      // The file arrives as the multipart part `source` (https://developers.facebook.com/docs/marketing-api/reference/ad-account/advideos/).
+      const file = params.source;
+      const text = Object.fromEntries(Object.entries(params).filter(([k]) => k !== 'source'));
+      return specCheck('POST act/advideos', { ...text, ...(file !== undefined ? { source: 'file' } : {}) }) ?? this.uploadVideo(accountId, params);
+    }
+    const level = EDGE_LEVEL[edge];
+    if (!level) return graphError(400, 2500, `Unknown path components: /${edge}`);
+    if (method === 'GET') return specCheck(`GET act/${edge}`, params, READ_COMMON) ?? this.list(accountId, level, params);
+    if (method === 'POST') {
+      // An ad's creative may name an existing creative by creative_id instead of a creative spec
+      // (https://developers.facebook.com/docs/marketing-api/reference/adgroup/#Creating).
+      const creative = level === 'ad' ? parseJson(params.creative) : undefined;
+      const byId = creative && typeof creative === 'object' && 'creative_id' in (creative as object);
+      return specCheck(`POST act/${edge}`, byId ? { ...params, creative: '{}' } : params) ?? this.create(accountId, level, params);
+    }
+    return graphError(400, 100, `(#100) Unsupported ${method} on /${edge}`);
   }
 
   private effectiveStatus(o: MetaObject): string {
@@ -532,8 +602,9 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
       account_id: o.accountId.replace(/^act_/, ''),
       campaign_id: o.level === 'adset' ? o.parentId : undefined,
       adset_id: o.level === 'ad' ? o.parentId : undefined,
+      adlabels: o.level === 'creative' ? undefined : o.labels.map((id) => this.labels.get(o.accountId)?.get(id)).filter(Boolean),
     };
-    const fields = typeof fieldsParam === 'string' && fieldsParam ? fieldsParam.split(',') : ['id', 'name'];
+    const fields = fieldsParam === undefined || fieldsParam === '' ? ['id', 'name'] : (fromForm('list<string>', fieldsParam) as unknown[]).map(String);
     return Object.fromEntries(['id', ...fields].filter((f) => all[f] !== undefined).map((f) => [f, all[f]]));
   }
 
@@ -609,74 +680,302 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
     return { status: 200, body };
   }
 
-  private create(accountId: string, level: MetaLevel, params: Record<string, unknown>): Answer {
-    const name = typeof params.name === 'string' ? params.name : '';
-    if (!name) return graphError(400, 100, '(#100) The parameter name is required', { error_data: { blame_field_specs: [['name']] } });
-    for (const field of ['daily_budget', 'lifetime_budget']) {
-      if (params[field] !== undefined && !/^\d+$/.test(String(params[field]))) {
-        return graphError(400, 100, `(#100) Param ${field} must be a whole number of the currency's minor units`, {
-          error_data: { blame_field_specs: [[field]] },
+  /**
+   * The label ids of an `adlabels` list, creating labels named for the first time. Each entry names a
+   * label by `id` or by `name` (https://developers.facebook.com/docs/marketing-api/reference/ad-label/).
+   */
+  private labelIds(accountId: string, value: unknown): string[] | Answer {
+    if (value === undefined) return [];
+    const entries = parseJson(value) as Array<Record<string, unknown>>;
+    const labels = this.labels.get(accountId) ?? new Map<string, { id: string; name: string }>();
+    this.labels.set(accountId, labels);
+    const ids: string[] = [];
+    for (const [i, entry] of entries.entries()) {
+      if (entry.id !== undefined) {
+        if (!labels.has(String(entry.id)))
+          return refusal({ field: `adlabels.${i}.id`, message: `(#100) Param adlabels[${i}][id] is not an ad label of this ad account` });
+        ids.push(String(entry.id));
+      } else if (typeof entry.name === 'string' && entry.name) {
+        const found = [...labels.values()].find((l) => l.name === entry.name);
+        ids.push(found ? found.id : (this.createLabel(accountId, entry.name).body as { id: string }).id);
+      } else {
+        return refusal({ field: `adlabels.${i}`, message: `(#100) Param adlabels[${i}] must name a label by id or name` });
+      }
+    }
+    return [...new Set(ids)];
+  }
+
+  private createLabel(accountId: string, name: string): Answer {
+    const labels = this.labels.get(accountId) ?? new Map<string, { id: string; name: string }>();
+    this.labels.set(accountId, labels);
+    const existing = [...labels.values()].find((l) => l.name === name);
+    if (existing) return { status: 200, body: { id: existing.id } };
+    const id = this.newId();
+    labels.set(id, { id, name });
+    return { status: 200, body: { id }, created: true };
+  }
+
+  private listLabels(accountId: string, params: Record<string, unknown>): Answer {
+    const rows = this.labelsOf(accountId).map((label, i) => ({ label, i }));
+    const page = this.page(rows, (x) => x.i, params, `/${accountId}/adlabels`);
+    if (!('data' in page)) return page;
+    return { status: 200, body: { data: page.data.map((x) => x.label), ...(page.paging ? { paging: page.paging } : {}) } };
+  }
+
+  /** Objects of `level` carrying any (operator ANY) or all (ALL, the default) of `ad_label_ids`, deleted ones included. */
+  private listByLabels(accountId: string, level: MetaLevel, params: Record<string, unknown>): Answer {
+    const wanted = (fromForm('list<string>', params.ad_label_ids) as unknown[]).map(String);
+    const any = params.operator === 'ANY';
+    const rows = this.objectsOf(accountId, level)
+      .filter((o) => (any ? wanted.some((id) => o.labels.includes(id)) : wanted.every((id) => o.labels.includes(id))))
+      .reverse();
+    const page = this.page(rows, (o) => o.seq, params, `/${accountId}/${level}sbylabels`, true);
+    if (!('data' in page)) return page;
+    return { status: 200, body: { data: page.data.map((o) => this.render(o, params.fields)), ...(page.paging ? { paging: page.paging } : {}) } };
+  }
+
+  /**
+   * An image upload: `bytes` is the file in base64; the answer is `images.<name>.hash`, the name being
+   * `bytes` for such an upload (https://developers.facebook.com/docs/marketing-api/reference/ad-image/).
+   */
+  private uploadImage(accountId: string, params: Record<string, unknown>): Answer {
+    const text = typeof params.bytes === 'string' ? params.bytes : '';
+    const bytes = Buffer.from(text, 'base64');
+    if (!text || !bytes.length || bytes.toString('base64').replace(/=+$/, '') !== text.replace(/=+$/, '')) {
+      return refusal({ field: 'bytes', message: '(#100) Param bytes must be the image file encoded in base64' });
+    }
+    const hash = crypto.createHash('md5').update(bytes).digest('hex');
+    const url = `https://scontent.example.invalid/${hash}.jpg`;
+    const library = this.images.get(accountId) ?? new Map<string, { hash: string; url: string }>();
+    library.set(hash, { hash, url });
+    this.images.set(accountId, library);
+    return { status: 200, body: { images: { bytes: { hash, url } } }, created: true };
+  }
+
+  private listImages(accountId: string, params: Record<string, unknown>): Answer {
+    const hashes = params.hashes === undefined ? null : (fromForm('list<string>', params.hashes) as string[]);
+    const rows = [...(this.images.get(accountId)?.values() ?? [])].filter((i) => !hashes || hashes.includes(i.hash)).map((image, i) => ({ image, i }));
+    const page = this.page(rows, (x) => x.i, params, `/${accountId}/adimages`);
+    if (!('data' in page)) return page;
+    return { status: 200, body: { data: page.data.map((x) => x.image), ...(page.paging ? { paging: page.paging } : {}) } };
+  }
+
+  /**
+   * A video upload: the file as multipart `source`, answered with the video's id; the video is then
+   * processed, its `status.video_status` going from `processing` to `ready`
+   * (https://developers.facebook.com/docs/marketing-api/reference/ad-account/advideos/,
+   * https://developers.facebook.com/docs/graph-api/reference/video/).
+   */
+  private uploadVideo(accountId: string, params: Record<string, unknown>): Answer {
+    if (!Buffer.isBuffer(params.source) || !params.source.length) {
+      return refusal({ field: 'source', message: '(#100) The video file must be sent as the multipart part source' });
+    }
+    const id = this.newId();
+    this.videos.set(id, {
+      id,
+      accountId,
+      name: String(params.name ?? params.title ?? ''),
+      bytes: params.source.length,
+      pollsLeft: this.videoPollsUntilReady,
+      polls: 0,
+    });
+    return { status: 200, body: { id }, created: true };
+  }
+
+  private videoStatus(video: { id: string; pollsLeft: number; polls: number }, params: Record<string, unknown>): Answer {
+    video.polls++;
+    const ready = video.pollsLeft <= 0;
+    if (!ready) video.pollsLeft--;
+    const all: Record<string, unknown> = {
+      id: video.id,
+      status: { video_status: ready ? 'ready' : 'processing', processing_progress: ready ? 100 : 50 },
+      picture: `https://scontent.example.invalid/v/${video.id}.jpg`,
+    };
+    const fields = (fromForm('list<string>', params.fields ?? 'id') as string[]).map(String);
+    return { status: 200, body: Object.fromEntries(['id', ...fields].filter((f) => all[f] !== undefined).map((f) => [f, all[f]])) };
+  }
+
+  /**
+   * The creative rules the reference pages give beyond the spec's types (inline on an ad, or on the
+   * adcreatives edge): an existing post by `object_story_id` (`<pageId>_<postId>`), or an
+   * `object_story_spec` whose `page_id` is required
+   * (https://developers.facebook.com/docs/marketing-api/reference/ad-creative-object-story-spec/);
+   * a link ad's `link` is required and its `image_hash` must be in the account's image library
+   * (https://developers.facebook.com/docs/marketing-api/reference/ad-creative-link-data/,
+   * https://developers.facebook.com/docs/marketing-api/reference/ad-image/); a video ad's `video_id` must
+   * be a video of the account and its thumbnail (`image_hash` or `image_url`) is required
+   * (https://developers.facebook.com/docs/marketing-api/reference/ad-creative-video-data/).
+   */
+  private creativeRules(accountId: string, creative: Record<string, unknown>, prefix: string): Answer | null {
+    if (creative.object_story_id !== undefined) {
+      return /^\d+_\d+$/.test(String(creative.object_story_id))
+        ? null
+        : refusal({ field: `${prefix}object_story_id`, message: `(#100) Param ${prefix}object_story_id must be <page id>_<post id>` });
+    }
+    const story = creative.object_story_spec as Record<string, unknown> | undefined;
+    if (!story) return refusal({ field: `${prefix}object_story_spec`, message: `(#100) The parameter ${prefix}object_story_spec is required` });
+    const at = `${prefix}object_story_spec.`;
+    if (story.page_id === undefined || story.page_id === '')
+      return refusal({ field: `${at}page_id`, message: `(#100) The parameter ${at}page_id is required` });
+    const link = story.link_data as Record<string, unknown> | undefined;
+    const video = story.video_data as Record<string, unknown> | undefined;
+    if (!link && !video) return refusal({ field: `${at}link_data`, message: `(#100) ${at}object_story_spec needs link_data or video_data` });
+    if (link) {
+      if (!link.link) return refusal({ field: `${at}link_data.link`, message: `(#100) The parameter ${at}link_data.link is required` });
+      if (link.image_hash !== undefined && !this.images.get(accountId)?.has(String(link.image_hash))) {
+        return refusal({
+          field: `${at}link_data.image_hash`,
+          message: `(#100) Image with hash ${String(link.image_hash)} is not in this ad account's image library`,
         });
       }
     }
+    if (video) {
+      const known = this.videos.get(String(video.video_id ?? ''));
+      if (!known || known.accountId !== accountId) {
+        return refusal({ field: `${at}video_data.video_id`, message: `(#100) Param ${at}video_data.video_id must be a video of this ad account` });
+      }
+      if (video.image_hash === undefined && video.image_url === undefined) {
+        return refusal({ field: `${at}video_data.image_url`, message: `(#100) A video ad needs a thumbnail: ${at}video_data.image_hash or image_url` });
+      }
+      if (video.image_hash !== undefined && !this.images.get(accountId)?.has(String(video.image_hash))) {
+        return refusal({
+          field: `${at}video_data.image_hash`,
+          message: `(#100) Image with hash ${String(video.image_hash)} is not in this ad account's image library`,
+        });
+      }
+    }
+    return null;
+  }
+
+  private budgetOf(o: Pick<MetaObject, 'dailyBudget' | 'lifetimeBudget'>): boolean {
+    return o.dailyBudget !== undefined || o.lifetimeBudget !== undefined;
+  }
+
+  private create(accountId: string, level: MetaLevel, params: Record<string, unknown>): Answer {
+    const name = typeof params.name === 'string' ? fromForm('string', params.name) : '';
+    if (!name) return refusal({ field: 'name', message: '(#100) The parameter name is required' });
+    const budgeted = params.daily_budget !== undefined || params.lifetime_budget !== undefined;
     let parentId: string | null = null;
     if (level === 'campaign') {
-      if (!params.objective) return graphError(400, 100, '(#100) The parameter objective is required', { error_data: { blame_field_specs: [['objective']] } });
-      if (!Array.isArray(parseJson(params.special_ad_categories))) {
-        return graphError(400, 100, '(#100) The parameter special_ad_categories is required', {
-          error_data: { blame_field_specs: [['special_ad_categories']] },
+      // Required on create (https://developers.facebook.com/docs/marketing-api/reference/ad-campaign-group/#Creating).
+      if (!params.objective) return refusal({ field: 'objective', message: '(#100) The parameter objective is required' });
+      // Since v24.0 a campaign without a campaign budget must say whether its ad sets share budget
+      // (https://developers.facebook.com/docs/graph-api/changelog/version24.0/, Campaign reference).
+      if (!budgeted && params.is_adset_budget_sharing_enabled === undefined) {
+        return refusal({
+          field: 'is_adset_budget_sharing_enabled',
+          message: '(#100) A campaign without a campaign budget must set is_adset_budget_sharing_enabled',
         });
+      }
+      if (budgeted && params.daily_budget !== undefined && params.lifetime_budget !== undefined) {
+        return refusal({ field: 'lifetime_budget', message: '(#100) Set daily_budget or lifetime_budget, not both' });
       }
     } else if (level === 'adset' || level === 'ad') {
       const field = level === 'adset' ? 'campaign_id' : 'adset_id';
-      parentId = String(params[field] ?? '');
+      parentId = String(fromForm('string', params[field] ?? ''));
       const parent = this.objects.get(parentId);
+      // Required on create (https://developers.facebook.com/docs/marketing-api/reference/ad-campaign/#Creating,
+      // https://developers.facebook.com/docs/marketing-api/reference/adgroup/#Creating).
       if (!parent || parent.accountId !== accountId || parent.level !== (level === 'adset' ? 'campaign' : 'adset')) {
-        return graphError(400, 100, `(#100) Param ${field} must be an id of an object of this ad account`, { error_data: { blame_field_specs: [[field]] } });
+        return refusal({ field, message: `(#100) Param ${field} must be an id of an object of this ad account` });
       }
-      if (level === 'ad') {
-        const creative = parseJson(params.creative) as Record<string, unknown> | undefined;
-        if (!creative || typeof creative !== 'object' || (!creative.creative_id && !creative.object_story_spec)) {
-          return graphError(400, 100, '(#100) The parameter creative is required', { error_data: { blame_field_specs: [['creative']] } });
+      if (level === 'adset') {
+        const bad = this.adsetRules(parent, params, budgeted);
+        if (bad) return bad;
+      } else {
+        const creative = parseJson(params.creative) as Record<string, unknown>;
+        if (creative.creative_id !== undefined) {
+          const known = this.objects.get(String(creative.creative_id));
+          if (Object.keys(creative).length !== 1 || !known || known.level !== 'creative' || known.accountId !== accountId) {
+            return refusal({ field: 'creative.creative_id', message: '(#100) Param creative[creative_id] must be a creative of this ad account' });
+          }
+        } else {
+          const bad = this.creativeRules(accountId, creative, 'creative.');
+          if (bad) return bad;
         }
       }
-    } else if (!parseJson(params.object_story_spec)) {
-      return graphError(400, 100, '(#100) The parameter object_story_spec is required', { error_data: { blame_field_specs: [['object_story_spec']] } });
+    } else {
+      const bad = this.creativeRules(accountId, Object.fromEntries(Object.entries(params).map(([k, v]) => [k, parseJson(v)])), '');
+      if (bad) return bad;
     }
+    const labels = this.labelIds(accountId, params.adlabels);
+    if (!Array.isArray(labels)) return labels;
     const id = this.newId();
     const rest = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, parseJson(v)]));
     this.objects.set(id, {
       id,
       level,
       accountId,
-      name,
-      status: String(params.status ?? 'PAUSED'),
-      objective: level === 'campaign' ? String(params.objective) : undefined,
+      name: String(name),
+      status: String(fromForm('string', params.status ?? 'PAUSED')),
+      objective: level === 'campaign' ? String(fromForm('string', params.objective)) : undefined,
       dailyBudget: params.daily_budget !== undefined ? String(params.daily_budget) : undefined,
       lifetimeBudget: params.lifetime_budget !== undefined ? String(params.lifetime_budget) : undefined,
       parentId,
       createdTime: graphTime(Date.now()),
       seq: ++this.seq,
       params: rest,
+      labels,
     });
     return { status: 200, body: { id }, created: true };
   }
 
-  private update(o: MetaObject, params: Record<string, unknown>): Answer {
-    if (params.status !== undefined && !['ACTIVE', 'PAUSED', 'ARCHIVED', 'DELETED'].includes(String(params.status))) {
-      return graphError(400, 100, `(#100) Param status must be one of {ACTIVE, PAUSED, DELETED, ARCHIVED}`, {
-        error_data: { blame_field_specs: [['status']] },
+  /**
+   * An ad set's own rules: budget at one level only, on the campaign or on every ad set
+   * (https://developers.facebook.com/docs/marketing-api/bidding/guides/campaign-budget-optimization/);
+   * targeting with geo_locations is required
+   * (https://developers.facebook.com/docs/marketing-api/audiences/reference/basic-targeting/#location);
+   * billing_event is required and, with optimization_goal, valid for the campaign's objective
+   * (https://developers.facebook.com/docs/marketing-api/reference/ad-campaign/#Creating; GOALS_OF_OBJECTIVE, GOAL_OF_BILLING_EVENT).
+   */
+  private adsetRules(campaign: MetaObject, params: Record<string, unknown>, budgeted: boolean): Answer | null {
+    if (this.budgetOf(campaign) && budgeted) {
+      return refusal({
+        field: params.daily_budget !== undefined ? 'daily_budget' : 'lifetime_budget',
+        message: '(#100) The campaign has a campaign budget: its ad sets cannot have one',
       });
     }
-    for (const field of ['daily_budget', 'lifetime_budget']) {
-      if (params[field] !== undefined && !/^\d+$/.test(String(params[field]))) {
-        return graphError(400, 100, `(#100) Param ${field} must be a whole number of the currency's minor units`, {
-          error_data: { blame_field_specs: [[field]] },
+    if (!this.budgetOf(campaign) && !budgeted) {
+      return refusal({ field: 'daily_budget', message: '(#100) The campaign has no campaign budget: the ad set needs daily_budget or lifetime_budget' });
+    }
+    const targeting = parseJson(params.targeting) as Record<string, unknown> | undefined;
+    if (!targeting) return refusal({ field: 'targeting', message: '(#100) The parameter targeting is required' });
+    const geo = targeting.geo_locations as Record<string, unknown> | undefined;
+    if (!geo || !Object.values(geo).some((v) => Array.isArray(v) && v.length)) {
+      return refusal({ field: 'targeting.geo_locations', message: '(#100) targeting.geo_locations is required: name at least one country, region or city' });
+    }
+    const billing = params.billing_event === undefined ? undefined : String(fromForm('string', params.billing_event));
+    if (!billing) return refusal({ field: 'billing_event', message: '(#100) The parameter billing_event is required' });
+    const goal = params.optimization_goal === undefined ? undefined : String(fromForm('string', params.optimization_goal));
+    const goals = GOALS_OF_OBJECTIVE[campaign.objective ?? ''];
+    if (goal && goals && !goals.includes(goal)) {
+      return refusal({
+        field: 'optimization_goal',
+        message: `(#100) optimization_goal ${goal} is not valid for objective ${campaign.objective}; use one of {${goals.join(', ')}}`,
+      });
+    }
+    if (billing !== 'IMPRESSIONS' && GOAL_OF_BILLING_EVENT[billing] !== goal) {
+      return refusal({ field: 'billing_event', message: `(#100) billing_event ${billing} is not valid with optimization_goal ${goal ?? '(none)'}` });
+    }
+    return null;
+  }
+
+  private update(o: MetaObject, params: Record<string, unknown>): Answer {
+    if (o.level === 'adset' && (params.daily_budget !== undefined || params.lifetime_budget !== undefined)) {
+      const campaign = o.parentId ? this.objects.get(o.parentId) : undefined;
+      // Budget at one level (https://developers.facebook.com/docs/marketing-api/bidding/guides/campaign-budget-optimization/).
+      if (campaign && this.budgetOf(campaign)) {
+        return refusal({
+          field: params.daily_budget !== undefined ? 'daily_budget' : 'lifetime_budget',
+          message: '(#100) The campaign has a campaign budget: its ad sets cannot have one',
         });
       }
     }
-    if (params.name !== undefined) o.name = String(params.name);
-    if (params.status !== undefined) o.status = String(params.status);
+    const labels = this.labelIds(o.accountId, params.adlabels);
+    if (!Array.isArray(labels)) return labels;
+    if (params.adlabels !== undefined) o.labels = labels;
+    if (params.name !== undefined) o.name = String(fromForm('string', params.name));
+    if (params.status !== undefined) o.status = String(fromForm('string', params.status));
     if (params.daily_budget !== undefined) {
       o.dailyBudget = String(params.daily_budget);
       o.lifetimeBudget = undefined;
@@ -685,7 +984,7 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
       o.lifetimeBudget = String(params.lifetime_budget);
       o.dailyBudget = undefined;
     }
-    for (const [k, v] of Object.entries(params)) if (!['name', 'status', 'daily_budget', 'lifetime_budget'].includes(k)) o.params[k] = parseJson(v);
+    for (const [k, v] of Object.entries(params)) if (!['name', 'status', 'daily_budget', 'lifetime_budget', 'adlabels'].includes(k)) o.params[k] = parseJson(v);
     return { status: 200, body: { success: true } };
   }
 

@@ -166,9 +166,10 @@ for (const dialect of dialects()) {
         const burner = await liveCampaign(`Burner ${code}`, 0);
         const a = await rule([burner.objectId], { status: 'PAUSED' });
         sleeps.length = 0;
-        fake.throttleNext(1, { code, minutes: 0.5 });
+        // A short wait (X-Ad-Account-Usage reset_time_duration) is waited in place; a longer one reschedules the job.
+        fake.throttleNext(1, { code, seconds: 10 });
         const run = await call('run-automation', { automationId: String(a.automationId) });
-        expect(sleeps).to.deep.equal([30_000]);
+        expect(sleeps).to.deep.equal([10_000]);
         expect(run.objects[0].action).to.equal('paused');
         expect(fake.objects.get(burner.objectId)!.status).to.equal('PAUSED');
       });
@@ -178,9 +179,9 @@ for (const dialect of dialects()) {
       const burner = await liveCampaign('Burner 17', 0);
       const a = await rule([burner.objectId], { status: 'PAUSED' });
       sleeps.length = 0;
-      fake.throttleNextItems(1, 0.5);
+      fake.throttleNextItems(1, 0.2);
       const run = await call('run-automation', { automationId: String(a.automationId) });
-      expect(sleeps).to.deep.equal([30_000]);
+      expect(sleeps).to.deep.equal([12_000]);
       expect(run.objects[0].action).to.equal('paused');
       expect(fake.objects.get(burner.objectId)!.status).to.equal('PAUSED');
     });
@@ -193,7 +194,7 @@ for (const dialect of dialects()) {
       whileWaiting = async () => {
         open = await lastRun(a);
       };
-      fake.throttleNextItems(1, 0.5);
+      fake.throttleNextItems(1, 0.2);
       try {
         await call('run-automation', { automationId: String(a.automationId) });
       } finally {

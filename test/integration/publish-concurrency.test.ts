@@ -130,7 +130,12 @@ async function startLiveBackend(dialect: Dialect, leaseMs: number): Promise<Live
   }
 }
 
-const markerOf = (name: string): string | null => /\[svc:([^\]]+)\]$/.exec(name)?.[1] ?? null;
+/** The node id a Meta object carries: the service's ad label (`svc:<nodeId>`); names stay as the person gave them. */
+const markerOf = (fake: FakeMetaServer, o: MetaObject): string | null =>
+  fake
+    .labelNamesOf(o)
+    .find((l) => l.startsWith('svc:'))
+    ?.slice(4) ?? null;
 
 function describeReply(r: HttpReply): string {
   return `${r.status} ${JSON.stringify(r.body).slice(0, 400)}`;
@@ -520,11 +525,11 @@ for (const dialect of dialects()) {
               const o = byId.get(n.platformId ?? '');
               expect(o, `platform object of node ${n.id}`).to.not.equal(undefined);
               expect(o!.level).to.equal(n.nodeType);
-              expect(markerOf(o!.name)).to.equal(n.id);
+              expect(markerOf(fake, o!)).to.equal(n.id);
               expect(o!.status).to.not.equal('DELETED');
             }
             const mine = new Set(launch.nodeIds);
-            const liveOfLaunch = fake.objectsOf(ACCOUNT).filter((o) => o.status !== 'DELETED' && mine.has(markerOf(o.name) ?? ''));
+            const liveOfLaunch = fake.objectsOf(ACCOUNT).filter((o) => o.status !== 'DELETED' && mine.has(markerOf(fake, o) ?? ''));
             expect(liveOfLaunch.length, "live platform objects carrying this launch's markers").to.equal(launch.objectCount);
             expect(await committedCents(w.service.knex, apiKeyId)).to.equal(committedBefore + launch.countedCents);
           });
@@ -621,7 +626,7 @@ for (const dialect of dialects()) {
           expect(n.status, `node ${n.id}`).to.equal('live');
           const o = byId.get(n.platformId ?? '');
           expect(o, `platform object of node ${n.id}`).to.not.equal(undefined);
-          expect(markerOf(o!.name)).to.equal(n.id);
+          expect(markerOf(fake, o!)).to.equal(n.id);
         }
       });
 
@@ -633,7 +638,7 @@ for (const dialect of dialects()) {
           adSets: AD_SETS,
           ads: AD_SETS * ADS_PER_SET,
         });
-        expect(all.map((o) => markerOf(o.name)).sort()).to.deep.equal([...launch.nodeIds].sort());
+        expect(all.map((o) => markerOf(fake, o)).sort()).to.deep.equal([...launch.nodeIds].sort());
         expect(all.filter((o) => o.status === 'DELETED')).to.deep.equal([]);
         expect(all.find((o) => o.level === 'campaign')!.status).to.equal('ACTIVE');
       });

@@ -6,7 +6,15 @@ import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { openDatabase, type Database } from '../../src/db/connection.js';
 import { migrateLatest } from '../../src/db/migrate.js';
-import { PlatformError, type AdAccount, type ObjectSpec, type PlatformName } from '../../src/platforms/port.js';
+import {
+  PlatformError,
+  type AdAccount,
+  type CreativeFile,
+  type ObjectSpec,
+  type PlatformAdapter,
+  type PlatformName,
+  type UploadedCreative,
+} from '../../src/platforms/port.js';
 import { SandboxPlatform, newPlatformId } from '../../src/platforms/sandbox/adapter.js';
 import { MetaAdapter, type MetaAdapterOptions } from '../../src/platforms/meta/adapter.js';
 import { TikTokAdapter, type TikTokAdapterOptions } from '../../src/platforms/tiktok/adapter.js';
@@ -18,6 +26,7 @@ import { FakeMetaServer, type MetaAssetEdge } from '../fakes/meta-server.js';
 import { FakeTikTokServer } from '../fakes/tiktok-server.js';
 import { adSpec, adsetSpec, campaignSpec, describePortSuite, type PortFixture, type SeedAssetType } from './port-suite.js';
 import { testOutbound } from '../helpers/outbound.js';
+import { makePng } from '../helpers/png.js';
 
 const digits = (n: number) => Array.from({ length: n }, () => crypto.randomInt(10)).join('');
 const DAY_MS = 86_400_000;
@@ -191,6 +200,30 @@ describePortSuiteOverFake(
 
 const TIKTOK_OBJECTIVES: Record<string, string> = { OUTCOME_TRAFFIC: 'TRAFFIC', OUTCOME_SALES: 'WEB_CONVERSIONS' };
 
+/** A real PNG as the publish hands it to uploadCreative. */
+function pngCreative(name = 'hero.png'): CreativeFile {
+  const bytes = makePng(1080, 1080);
+  return { creativeId: 7, type: 'image', name, mime: 'image/png', bytes, width: 1080, height: 1080, md5: crypto.createHash('md5').update(bytes).digest('hex') };
+}
+
+/**
+ * The port suite's ad specs carry no creative (a Meta link ad needs none); a TikTok ad needs one, so,
+ * as the publish does before an account's ads, the fixture uploads an image once through the adapter
+ * and gives it to the suite's ads that have none.
+ */
+function withUploadedImage(adapter: TikTokAdapter): PlatformAdapter {
+  let image: Promise<UploadedCreative> | null = null;
+  const wrapped: PlatformAdapter = Object.create(adapter);
+  wrapped.createObjects = async (account, specs) => {
+    if (specs.some((s) => s.level === 'ad' && !s.creative)) {
+      const uploaded = await (image ??= adapter.uploadCreative(account, pngCreative()));
+      specs = specs.map((s) => (s.level === 'ad' && !s.creative ? { ...s, creative: { type: 'image', ref: uploaded.ref, thumbnailRef: null } } : s));
+    }
+    return adapter.createObjects(account, specs);
+  };
+  return wrapped;
+}
+
 describePortSuiteOverFake(
   'platform port on the TikTok adapter',
   'TikTok Business API (fake server)',
@@ -199,8 +232,16 @@ describePortSuiteOverFake(
     const advertiserId = `7${digits(18)}`;
     const accessToken = fake.addAdvertiser(advertiserId);
     return {
-      adapter: new TikTokAdapter(testOutbound(), { baseUrl: fake.url, sleep: noSleep, timeoutMs: 5_000 }),
-      account: { platform: 'tiktok', accountId: `biz_${advertiserId}`, timezone: 'America/New_York', currency: 'USD', accessToken },
+      adapter: withUploadedImage(new TikTokAdapter(testOutbound(), { baseUrl: fake.url, sleep: noSleep, timeoutMs: 5_000 })),
+      account: {
+        platform: 'tiktok',
+        accountId: `biz_${advertiserId}`,
+        timezone: 'America/New_York',
+        currency: 'USD',
+        accessToken,
+        identityId: '7000000000000000001',
+        identityType: 'CUSTOMIZED_USER',
+      },
       async seedCampaigns(campaigns) {
         return campaigns.map((c) =>
           fake.seedCampaign(advertiserId, {
@@ -273,12 +314,21 @@ describe('Meta adapter against the fake Graph API: batching and faults', functio
   });
 
   for (const code of [4, 17, 32, 613, 80000, 80004]) {
-    it(`waits as X-Business-Use-Case-Usage tells after throttling code ${code}, then succeeds`, async () => {
-      fake.throttleNext(1, { code, minutes: 1 });
+    it(`waits a short throttle of code ${code} as X-Ad-Account-Usage tells, then retries once and succeeds`, async () => {
+      fake.throttleNext(1, { code, seconds: 10 });
       const page = await adapter().listCampaigns(account, { limit: 10 });
       expect(page.campaigns.map((c) => c.name)).to.deep.equal(['Existing']);
-      expect(sleeps).to.deep.equal([60_000]);
+      expect(sleeps).to.deep.equal([10_000]);
       expect(fake.roundTrips).to.equal(2);
+    });
+
+    it(`answers a throttle of code ${code} longer than the call has left at once, with retryAfterMs`, async () => {
+      fake.throttleNext(1, { code, minutes: 1 });
+      const err = await platformErrorOf(adapter().listCampaigns(account, { limit: 10 }));
+      expect(err.kind).to.equal('throttled');
+      expect(err.extra).to.include({ retryAfterMs: 60_000, platformCode: code });
+      expect(sleeps).to.deep.equal([]);
+      expect(fake.roundTrips).to.equal(1);
     });
   }
 
@@ -374,9 +424,10 @@ describe('Meta adapter against the fake Graph API: batching and faults', functio
     fake.dropNextCreate();
     const spec = campaignSpec('Dropped');
     const [ref] = await adapter().createObjects(account, [spec]);
-    const created = fake.objectsOf(account.accountId, 'campaign').filter((o) => o.name.includes(spec.marker));
+    const created = fake.objectsOf(account.accountId, 'campaign').filter((o) => fake.labelNamesOf(o).includes(`svc:${spec.marker}`));
     expect(created.map((o) => o.id)).to.deep.equal([ref.id]);
-    expect(fake.roundTrips).to.equal(2);
+    // The create whose answer was lost, then the lookup: the account's labels and the campaigns carrying the marker's label.
+    expect(fake.roundTrips).to.equal(3);
   });
 
   it('reconciles a dropped batch of many creates without creating any of them twice', async () => {
@@ -386,17 +437,18 @@ describe('Meta adapter against the fake Graph API: batching and faults', functio
     const refs = await adapter().createObjects(account, specs);
     const sets = fake.objectsOf(account.accountId, 'adset');
     expect(sets).to.have.length(20);
-    specs.forEach((spec, i) => expect(sets.find((o) => o.name.includes(spec.marker))?.id).to.equal(refs[i].id));
+    specs.forEach((spec, i) => expect(sets.find((o) => fake.labelNamesOf(o).includes(`svc:${spec.marker}`))?.id).to.equal(refs[i].id));
   });
 
   it('sends again only the requests of a batch that were throttled on their own, after the wait', async () => {
     const specs = [campaignSpec('One'), campaignSpec('Two'), campaignSpec('Three')];
-    fake.throttleNextItems(1);
+    fake.throttleNextItems(1, 0.2);
     const refs = await adapter().createObjects(account, specs);
     const created = fake.objectsOf(account.accountId, 'campaign').slice(1);
     expect(created).to.have.length(3);
-    specs.forEach((spec, i) => expect(created.find((o) => o.name.includes(spec.marker))?.id).to.equal(refs[i].id));
-    expect(sleeps).to.deep.equal([60_000]);
+    specs.forEach((spec, i) => expect(created.find((o) => fake.labelNamesOf(o).includes(`svc:${spec.marker}`))?.id).to.equal(refs[i].id));
+    expect(sleeps).to.deep.equal([12_000]);
+    // The create batch, the retried item.
     expect(fake.requests.map((r) => r.batch)).to.deep.equal([3, 1]);
   });
 
@@ -404,7 +456,7 @@ describe('Meta adapter against the fake Graph API: batching and faults', functio
     fake.slowNext(1, 800);
     const spec = campaignSpec('Slow create');
     const [ref] = await adapter({ timeoutMs: 200 }).createObjects(account, [spec]);
-    const created = fake.objectsOf(account.accountId, 'campaign').filter((o) => o.name.includes(spec.marker));
+    const created = fake.objectsOf(account.accountId, 'campaign').filter((o) => fake.labelNamesOf(o).includes(`svc:${spec.marker}`));
     expect(created.map((o) => o.id)).to.deep.equal([ref.id]);
     expect(sleeps).to.deep.equal([75]);
   });
@@ -433,11 +485,13 @@ describe('Meta adapter against the fake Graph API: batching and faults', functio
     expect((await adapter().listCampaigns(yen, { limit: 10 })).campaigns[0].budget).to.deep.equal({ period: 'daily', amountMinorUnits: 5000 });
   });
 
-  it('keeps a renamed object its marker and answers not_found for an object of another account', async () => {
+  it('renames an object to exactly the name given, keeping its marker label, and answers not_found for an object of another account', async () => {
     const spec = campaignSpec('Before');
     const [ref] = await adapter().createObjects(account, [spec]);
     await adapter().updateObject(account, ref, { name: 'After' });
-    expect(fake.objects.get(ref.id)!.name).to.equal(`After [svc:${spec.marker}]`);
+    expect(fake.objects.get(ref.id)!.name).to.equal('After');
+    expect(fake.labelNamesOf(fake.objects.get(ref.id)!)).to.deep.equal([`svc:${spec.marker}`]);
+    expect((await adapter().findCreated(account, 'campaign', [spec.marker])).get(spec.marker)).to.deep.equal(ref);
     const otherId = `act_${digits(15)}`;
     const other: AdAccount = { ...account, accountId: otherId };
     fake.addAccount(otherId, { token: account.accessToken! });
@@ -469,9 +523,9 @@ describe('Meta adapter against the fake Graph API: batching and faults', functio
     );
     fake.requests.length = 0;
     sleeps.length = 0;
-    fake.throttleWritesTo(refs[2].id, 0.5, 1);
+    fake.throttleWritesTo(refs[2].id, 0.2, 1);
     expect(await adapter().setStatusEach(account, refs, 'ACTIVE')).to.deep.equal([null, null, null]);
-    expect(sleeps).to.deep.equal([30_000]);
+    expect(sleeps).to.deep.equal([12_000]);
     expect(fake.requests.map((r) => r.batch)).to.deep.equal([3, 3, 1]);
     expect(refs.map((r) => fake.objects.get(r.id)!.status)).to.deep.equal(['ACTIVE', 'ACTIVE', 'ACTIVE']);
   });
@@ -495,7 +549,15 @@ describe('TikTok adapter against the fake Business API: bulk calls and faults', 
     new TikTokAdapter(testOutbound(), { baseUrl: fake.url, ...recordedWaits(sleeps), throttleWaitMs: 2_000, ...options });
   const withCurrency = (currency: string): AdAccount => {
     const id = `7${digits(18)}`;
-    return { platform: 'tiktok', accountId: `biz_${id}`, timezone: 'UTC', currency, accessToken: fake.addAdvertiser(id, { currency }) };
+    return {
+      platform: 'tiktok',
+      accountId: `biz_${id}`,
+      timezone: 'UTC',
+      currency,
+      accessToken: fake.addAdvertiser(id, { currency }),
+      identityId: '7000000000000000001',
+      identityType: 'CUSTOMIZED_USER',
+    };
   };
 
   beforeEach(async () => {
@@ -508,25 +570,31 @@ describe('TikTok adapter against the fake Business API: bulk calls and faults', 
       timezone: 'America/New_York',
       currency: 'USD',
       accessToken: fake.addAdvertiser(advertiserId),
+      identityId: '7000000000000000001',
+      identityType: 'CUSTOMIZED_USER',
     };
     fake.seedCampaign(advertiserId, { name: 'Existing' });
   });
   afterEach(async () => fake?.close());
 
   it('creates the ads of one ad group in bulk, up to 20 per /ad/create/ call', async () => {
+    const image = await adapter().uploadCreative(account, pngCreative());
+    const creative = { type: 'image' as const, ref: image.ref, thumbnailRef: null };
+    fake.requests.length = 0;
     const campaign = campaignSpec('Bulk');
     const sets = [
       adsetSpec(campaign.marker, 'A', { budget: { period: 'daily', amountMinorUnits: 2000 } }),
       adsetSpec(campaign.marker, 'B', { budget: { period: 'daily', amountMinorUnits: 2000 } }),
     ];
     const ads = [
-      ...Array.from({ length: 25 }, (_, i) => adSpec(sets[0].marker, `A${i}`)),
-      ...Array.from({ length: 3 }, (_, i) => adSpec(sets[1].marker, `B${i}`)),
+      ...Array.from({ length: 25 }, (_, i) => adSpec(sets[0].marker, `A${i}`, { creative })),
+      ...Array.from({ length: 3 }, (_, i) => adSpec(sets[1].marker, `B${i}`, { creative })),
     ];
     const refs = await adapter().createObjects(account, [{ ...campaign, budget: null }, ...sets, ...ads]);
     expect(refs).to.have.length(31);
     expect(fake.requests.map((r) => r.path.replace(/^.*v1\.3/, ''))).to.deep.equal([
       '/campaign/create/',
+      '/tool/region/',
       '/adgroup/create/',
       '/adgroup/create/',
       '/ad/create/',
@@ -541,8 +609,8 @@ describe('TikTok adapter against the fake Business API: bulk calls and faults', 
   it('converts budgets exactly between minor units and currency units, per currency', async () => {
     const [usd] = await adapter().createObjects(account, [campaignSpec('USD', { budget: { period: 'daily', amountMinorUnits: 5010 } })]);
     expect(fake.objects.get(usd.id)!.budget).to.equal(50.1);
-    await adapter().setBudget(account, usd, { period: 'lifetime', amountMinorUnits: 1999 });
-    expect([fake.objects.get(usd.id)!.budget, fake.objects.get(usd.id)!.budgetMode]).to.deep.equal([19.99, 'BUDGET_MODE_TOTAL']);
+    await adapter().setBudget(account, usd, { period: 'daily', amountMinorUnits: 1999 });
+    expect([fake.objects.get(usd.id)!.budget, fake.objects.get(usd.id)!.budgetMode]).to.deep.equal([19.99, 'BUDGET_MODE_DAY']);
     const jpy = withCurrency('JPY');
     const [yen] = await adapter().createObjects(jpy, [campaignSpec('JPY', { budget: { period: 'daily', amountMinorUnits: 5000 } })]);
     expect(fake.objects.get(yen.id)!.budget).to.equal(5000);
@@ -580,7 +648,8 @@ describe('TikTok adapter against the fake Business API: bulk calls and faults', 
     const err = await platformErrorOf(adapter().listCampaigns(account, { limit: 10 }));
     expect(err.kind).to.equal('throttled');
     expect(err.extra).to.include({ retryAfterMs: 2_000, platformCode: 40100 });
-    expect(fake.roundTrips).to.equal(4);
+    // A throttle is waited once and the call retried once (live-http.ts), then reported.
+    expect(fake.roundTrips).to.equal(2);
   });
 
   for (const code of [40001, 40104, 40105]) {
@@ -647,24 +716,27 @@ describe('TikTok adapter against the fake Business API: bulk calls and faults', 
     expect(fake.roundTrips).to.equal(2);
   });
 
-  it('reconciles a campaign create whose answer was dropped: exactly one campaign', async () => {
+  it('reconciles a campaign create whose answer was dropped: sent again with the same request_id, exactly one campaign', async () => {
     fake.dropNextCreate();
     const spec = campaignSpec('Dropped');
     const [ref] = await adapter().createObjects(account, [spec]);
-    const created = fake.objectsOf(advertiserId, 'campaign').filter((o) => o.name.includes(spec.marker));
+    const created = fake.objectsOf(advertiserId, 'campaign').filter((o) => o.name === 'Dropped');
     expect(created.map((o) => o.id)).to.deep.equal([ref.id]);
+    expect(fake.requestsTo('/campaign/create/').map((r) => r.params.request_id)).to.deep.equal([spec.marker, spec.marker]);
     expect(fake.roundTrips).to.equal(2);
   });
 
-  it('reconciles a bulk ad create whose answer was dropped: each ad exactly once', async () => {
+  it('reconciles a bulk ad create whose answer was dropped: each ad exactly once, found in its ad group', async () => {
+    const image = await adapter().uploadCreative(account, pngCreative());
+    const creative = { type: 'image' as const, ref: image.ref, thumbnailRef: null };
     const [c] = await adapter().createObjects(account, [campaignSpec('Parent', { budget: null })]);
     const [s] = await adapter().createObjects(account, [adsetSpec(c.id, 'Set', { budget: { period: 'daily', amountMinorUnits: 2000 } })]);
     fake.dropNextCreate();
-    const specs = Array.from({ length: 5 }, (_, i) => adSpec(s.id, `Ad ${i}`));
+    const specs = Array.from({ length: 5 }, (_, i) => adSpec(s.id, `Ad ${i}`, { creative }));
     const refs = await adapter().createObjects(account, specs);
     const ads = fake.objectsOf(advertiserId, 'ad');
     expect(ads).to.have.length(5);
-    specs.forEach((spec, i) => expect(ads.find((o) => o.name.includes(spec.marker))?.id).to.equal(refs[i].id));
+    specs.forEach((spec, i) => expect(ads.find((o) => o.name === spec.name)?.id).to.equal(refs[i].id));
   });
 
   it('answers capability_unsupported for creative objects, which TikTok ads carry themselves', async () => {

@@ -1,6 +1,7 @@
 // The Meta adapter: the platform port over the Graph Marketing API (ad accounts act_…), with a
-// per-account access token. Many objects travel in Graph batches of 50 per round trip; creates are
-// tagged with the service's marker in the name and reconciled by it when an answer is lost.
+// per-account access token. Many objects travel in Graph batches of 50 per round trip; creates carry
+// the service's marker as an ad label (names stay as given) and are found again by it when an answer
+// is lost. Creatives are uploaded to the account's image library and videos.
 
 import {
   PlatformError,
@@ -20,30 +21,22 @@ import {
   type OptionType,
   type PlatformAdapter,
   type UploadedCreative,
+  type AdapterProgress,
+  type CreativeFile,
 } from '../port.js';
 import { NO_INSIGHTS, addInsights, perObject } from '../insights.js';
-import {
-  LiveHttp,
-  chunks,
-  createExactlyOnce,
-  currencyDigits,
-  markedName,
-  markerTag,
-  splitMarkedName,
-  unsupportedLevel,
-  type CreateOutcome,
-  type LiveHttpOptions,
-} from '../live-http.js';
+import { LiveHttp, chunks, createExactlyOnce, currencyDigits, unsupportedLevel, type CreateOutcome, type LiveHttpOptions } from '../live-http.js';
 import type { OutboundClient } from '../../outbound/client.js';
 import { BATCH_LIMIT, GraphClient, type BatchAnswer, type BatchRequest } from './graph.js';
 import {
-  ANY_EFFECTIVE,
   CAMPAIGN_FIELDS,
   CONVERSION_EVENTS,
   EDGES,
   INSIGHT_FIELDS,
   LISTED_EFFECTIVE,
   budgetChange,
+  hasCreativeSettings,
+  markerOfLabel,
   createParams,
   effectiveStatusesFor,
   rowInsights,
@@ -53,11 +46,21 @@ import {
 } from './mapping.js';
 
 export interface MetaAdapterOptions extends LiveHttpOptions {
-  /** Versioned Graph base URL, e.g. https://graph.facebook.com/v21.0. */
+  /** Versioned Graph base URL, e.g. https://graph.facebook.com/v25.0. */
   baseUrl: string;
   /** Page size when collecting option lists (default 200). */
   optionPageSize?: number;
+  /** Status checks of an uploaded video before giving up, and the wait between them (defaults 30 and 2 s). */
+  videoPolls?: number;
+  videoPollMs?: number;
 }
+
+/** The account edges listing objects by ad label (api_specs AdAccount `campaignsbylabels`, `adsetsbylabels`, `adsbylabels`). */
+const BY_LABELS: Record<Exclude<ObjectLevel, 'creative'>, string> = { campaign: 'campaignsbylabels', adset: 'adsetsbylabels', ad: 'adsbylabels' };
+/** Labels read per page of the account's label list. */
+const LABEL_PAGE_SIZE = 2_000;
+/** Label ids in one by-labels read, so its URL stays short. */
+const LABELS_PER_READ = 50;
 
 /** Pages followed when collecting a list (assets, insights rows), so a runaway cursor ends. */
 const MAX_PAGES = 50;
@@ -80,16 +83,34 @@ function bodiesOf(answers: BatchAnswer[]): any[] {
   return answers.map((a) => (a as { ok: true; body: any }).body);
 }
 
+/** An ad's settings with the account's page (and Instagram account) where the ad names none: every creative speaks as a page. */
+function speakingAs(account: AdAccount, settings: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...settings };
+  if ((out.pageId === undefined || out.pageId === null) && account.pageId) out.pageId = account.pageId;
+  if ((out.instagramUserId === undefined || out.instagramUserId === null) && account.instagramUserId) out.instagramUserId = account.instagramUserId;
+  return out;
+}
+
+function withPage(account: AdAccount, spec: ObjectSpec): ObjectSpec {
+  return spec.level === 'ad' || spec.level === 'creative' ? { ...spec, settings: speakingAs(account, spec.settings ?? {}) } : spec;
+}
+
 export class MetaAdapter implements PlatformAdapter {
   readonly platform = 'meta' as const;
   private readonly http: LiveHttp;
   private readonly graph: GraphClient;
   private readonly optionPageSize: number;
+  private readonly videoPolls: number;
+  private readonly videoPollMs: number;
+  /** Ad account → marker → the id of the ad label carrying it. */
+  private readonly labels = new Map<string, Map<string, string>>();
 
   constructor(outbound: OutboundClient, options: MetaAdapterOptions) {
     this.http = new LiveHttp(outbound, options);
     this.graph = new GraphClient(options.baseUrl.replace(/\/+$/, ''), this.http);
     this.optionPageSize = options.optionPageSize ?? 200;
+    this.videoPolls = Math.max(1, options.videoPolls ?? 30);
+    this.videoPollMs = options.videoPollMs ?? 2_000;
   }
 
   /** Several reads in as few round trips as possible (one GET, or batches of 50), retried as a whole. */
@@ -164,11 +185,11 @@ export class MetaAdapter implements PlatformAdapter {
   }
 
   /** Collects every page of a list edge (assets, lead forms). */
-  private async collect(account: AdAccount, path: string, params: GraphParams): Promise<any[]> {
+  private async collect(account: AdAccount, path: string, params: GraphParams, limit = this.optionPageSize): Promise<any[]> {
     const rows: any[] = [];
     let after: string | null = null;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const body = await this.http.retrying(() => this.graph.get(account, path, { ...params, limit: this.optionPageSize, ...(after ? { after } : {}) }));
+      const body = await this.http.retrying(() => this.graph.get(account, path, { ...params, limit, ...(after ? { after } : {}) }));
       rows.push(...(Array.isArray(body?.data) ? body.data : []));
       after = nextAfter(body);
       if (!after) break;
@@ -347,26 +368,6 @@ export class MetaAdapter implements PlatformAdapter {
     return perObject(ids, rows);
   }
 
-  /** Looks specs up by marker, one read each, batched. */
-  private async findSpecs<T extends { spec: ObjectSpec }>(account: AdAccount, items: T[]): Promise<Map<T, string>> {
-    const bodies = await this.readMany(
-      account,
-      items.map(({ spec }) => ({ path: `${account.accountId}/${EDGES[spec.level]}`, params: this.markerQuery(spec.level, spec.marker) })),
-    );
-    const found = new Map<T, string>();
-    items.forEach((item, i) => {
-      const hit = (Array.isArray(bodies[i]?.data) ? bodies[i].data : []).find((o: any) => splitMarkedName(String(o.name ?? '')).marker === item.spec.marker);
-      if (hit) found.set(item, String(hit.id));
-    });
-    return found;
-  }
-
-  private markerQuery(level: ObjectLevel, marker: string): GraphParams {
-    const filtering: Array<Record<string, unknown>> = [{ field: 'name', operator: 'CONTAIN', value: markerTag(marker) }];
-    if (level !== 'creative') filtering.push({ field: 'effective_status', operator: 'IN', value: ANY_EFFECTIVE });
-    return { fields: 'id,name', filtering, limit: 25 };
-  }
-
   async createObjects(account: AdAccount, specs: ObjectSpec[]): Promise<ObjectRef[]> {
     const ids: Array<string | undefined> = new Array(specs.length);
     // A parentId naming the marker of an earlier spec waits for that spec's id.
@@ -383,7 +384,7 @@ export class MetaAdapter implements PlatformAdapter {
             const requests: BatchRequest[] = todo.map(({ spec }) => ({
               method: 'POST',
               relativeUrl: `${account.accountId}/${EDGES[spec.level]}`,
-              params: createParams(spec),
+              params: createParams(withPage(account, spec)),
             }));
             return (await this.graph.batch(account, requests)).map((a): CreateOutcome => {
               if (!a.ok) return { error: a.error };
@@ -400,24 +401,121 @@ export class MetaAdapter implements PlatformAdapter {
     return specs.map((s, i) => ({ level: s.level, id: ids[i]! }));
   }
 
-  // Interim (issue 32 replaces it with an adlabels lookup): one name search per marker.
-  async findCreated(account: AdAccount, level: Exclude<ObjectLevel, 'creative'>, markers: string[]): Promise<Map<string, ObjectRef>> {
-    const found = new Map<string, ObjectRef>();
-    for (const marker of markers) {
-      const body = await this.http.retrying(() => this.graph.get(account, `${account.accountId}/${EDGES[level]}`, this.markerQuery(level, marker)));
-      const hit = (Array.isArray(body?.data) ? body.data : []).find((o: any) => splitMarkedName(String(o.name ?? '')).marker === marker);
-      if (hit) found.set(marker, { level, id: String(hit.id) });
+  /** Looks specs up by their markers (findCreated per level), for a create whose answer was lost. */
+  private async findSpecs<T extends { spec: ObjectSpec }>(account: AdAccount, items: T[]): Promise<Map<T, string>> {
+    const found = new Map<T, string>();
+    const levels = [...new Set(items.map((i) => i.spec.level))];
+    for (const level of levels) {
+      if (level === 'creative') continue;
+      const refs = await this.findCreated(
+        account,
+        level,
+        items.filter((i) => i.spec.level === level).map((i) => i.spec.marker),
+      );
+      for (const item of items) {
+        const ref = item.spec.level === level ? refs.get(item.spec.marker) : undefined;
+        if (ref) found.set(item, ref.id);
+      }
     }
     return found;
   }
 
-  // Interim until issue 32's adapters: every country is taken.
-  async unknownCountries(): Promise<string[]> {
-    return [];
+  /**
+   * The ids of the ad labels carrying `markers`, from one paged list of the account's labels; a
+   * label's id never changes, so what was found once is kept.
+   */
+  private async labelIds(account: AdAccount, markers: string[]): Promise<Map<string, string>> {
+    const known = this.labels.get(account.accountId) ?? new Map<string, string>();
+    this.labels.set(account.accountId, known);
+    if (markers.some((m) => !known.has(m))) {
+      // Labels pile up with every publish: long pages keep this to a call or two.
+      for (const label of await this.collect(account, `${account.accountId}/adlabels`, { fields: 'id,name' }, LABEL_PAGE_SIZE)) {
+        const marker = markerOfLabel(label?.name);
+        if (marker) known.set(marker, String(label.id));
+      }
+    }
+    return new Map(markers.filter((m) => known.has(m)).map((m) => [m, known.get(m)!]));
   }
 
-  async uploadCreative(): Promise<UploadedCreative> {
-    throw new PlatformError('capability_unsupported', 'Uploading creatives to Meta is not built yet.');
+  /**
+   * One list of the account's labels, then the `<level>sbylabels` edge for up to 50 labels a read
+   * (the reads batched): a handful of calls for any number of markers. Deleted objects are left out.
+   */
+  async findCreated(account: AdAccount, level: Exclude<ObjectLevel, 'creative'>, markers: string[]): Promise<Map<string, ObjectRef>> {
+    const found = new Map<string, ObjectRef>();
+    const labels = await this.labelIds(account, [...new Set(markers)]);
+    if (!labels.size) return found;
+    const path = `${account.accountId}/${BY_LABELS[level]}`;
+    const params = (ids: string[]): GraphParams => ({ ad_label_ids: ids, operator: 'ANY', fields: 'id,status,effective_status,adlabels', limit: 500 });
+    const slices = chunks([...labels.values()], LABELS_PER_READ);
+    const firstPages = await this.readMany(
+      account,
+      slices.map((ids) => ({ path, params: params(ids) })),
+    );
+    const wanted = new Set(labels.keys());
+    const take = (body: any) => {
+      for (const o of Array.isArray(body?.data) ? body.data : []) {
+        if (o?.status === 'DELETED' || o?.effective_status === 'DELETED') continue;
+        for (const label of Array.isArray(o?.adlabels) ? o.adlabels : []) {
+          const marker = markerOfLabel(label?.name);
+          if (marker && wanted.has(marker) && !found.has(marker)) found.set(marker, { level, id: String(o.id) });
+        }
+      }
+    };
+    for (const [i, first] of firstPages.entries()) {
+      take(first);
+      let after = nextAfter(first);
+      for (let page = 1; after && page < MAX_PAGES; page++) {
+        const body = await this.http.retrying(() => this.graph.get(account, path, { ...params(slices[i]), after }));
+        take(body);
+        after = nextAfter(body);
+      }
+    }
+    return found;
+  }
+
+  /** Countries Meta cannot target: codes that are not ISO 3166-1 alpha-2 (Meta takes every assigned country code). */
+  async unknownCountries(_account: AdAccount, countries: string[]): Promise<string[]> {
+    const names = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'code' });
+    return countries.filter((c) => {
+      if (!/^[A-Z]{2}$/.test(c)) return true;
+      const name = names.of(c);
+      return !name || name === c || name === 'Unknown Region';
+    });
+  }
+
+  /**
+   * An image goes to the account's image library (`adimages`, the bytes in base64) and is referenced by
+   * its hash; a video goes to `advideos` (multipart `source`) and is answered once Graph says it is
+   * ready, polled at most `videoPolls` times, with the URL of its picture as the ad's thumbnail.
+   */
+  async uploadCreative(account: AdAccount, file: CreativeFile, progress?: AdapterProgress): Promise<UploadedCreative> {
+    if (file.type === 'image') {
+      // The same bytes always give the same hash, so a retried upload is harmless.
+      const body = await this.http.retrying(() => this.graph.post(account, `${account.accountId}/adimages`, { bytes: file.bytes.toString('base64') }));
+      const image = Object.values((body?.images ?? {}) as Record<string, { hash?: string }>)[0];
+      if (!image?.hash) throw new PlatformError('transient', 'Meta answered an image upload without a hash.');
+      return { ref: String(image.hash), thumbnailRef: null };
+    }
+    const created = await this.http.retrying(() =>
+      this.graph.upload(
+        account,
+        `${account.accountId}/advideos`,
+        { name: file.name },
+        { field: 'source', name: file.name, mime: file.mime, bytes: file.bytes },
+      ),
+    );
+    if (!created?.id) throw new PlatformError('transient', 'Meta answered a video upload without an id.');
+    const id = String(created.id);
+    for (let poll = 1; poll <= this.videoPolls; poll++) {
+      const video = await this.http.retrying(() => this.graph.get(account, id, { fields: 'id,status,picture' }));
+      const status = String(video?.status?.video_status ?? '');
+      if (status === 'ready') return { ref: id, thumbnailRef: video?.picture ? String(video.picture) : null };
+      if (status === 'error') throw new PlatformError('invalid_request', `Meta could not process video ${file.name}.`, { field: 'creative' });
+      progress?.(`Meta is processing video ${file.name} (${Number(video?.status?.processing_progress ?? 0)}%, check ${poll} of ${this.videoPolls}).`);
+      await this.http.wait(this.videoPollMs);
+    }
+    throw new PlatformError('transient', `Meta is still processing video ${file.name}; publish again shortly.`, { retryAfterMs: this.videoPollMs * 5 });
   }
 
   async updateObject(account: AdAccount, ref: ObjectRef, changes: { name?: string; settings?: Record<string, unknown> }): Promise<void> {
@@ -426,9 +524,10 @@ export class MetaAdapter implements PlatformAdapter {
     if (current?.account_id !== undefined && String(current.account_id) !== accountNumber) {
       throw new PlatformError('not_found', `No object ${ref.id} in ad account ${account.accountId}.`);
     }
-    const params = updateParams(ref.level, changes.settings ?? {});
-    // The marker stays in the name so the object can still be found by it.
-    if (changes.name !== undefined) params.name = markedName(changes.name, splitMarkedName(String(current?.name ?? '')).marker);
+    const settings = changes.settings ?? {};
+    // A changed creative is sent whole, and a creative always speaks as a page.
+    const params = updateParams(ref.level, ref.level === 'ad' && hasCreativeSettings(settings) ? speakingAs(account, settings) : settings);
+    if (changes.name !== undefined) params.name = changes.name;
     if (!Object.keys(params).length) return;
     await this.http.retrying(() => this.graph.post(account, ref.id, params));
   }

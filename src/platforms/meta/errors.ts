@@ -1,12 +1,15 @@
 // Graph API failures as the port's closed set of PlatformError kinds. Throttling (codes 4, 17, 32,
-// 613, 80000-80014) carries the wait from X-Business-Use-Case-Usage; 1 and 2 are transient; 190
-// and permission codes are authentication; 100 names the refused parameter when it can.
+// 613, 80000-80014) carries the wait from X-Business-Use-Case-Usage or X-Ad-Account-Usage; 1 and 2
+// are transient; 104, 190 and permission codes are authentication; 2635 (a Graph version past its
+// end) is a refusal the registry reports as the operator's to fix; 100 names the refused parameter.
 
 import { PlatformError } from '../port.js';
 
-const THROTTLE_CODES = new Set([4, 17, 32, 613, 80000, 80001, 80002, 80003, 80004, 80005, 80006, 80008, 80009, 80014]);
+const THROTTLE_CODES = new Set([4, 17, 32, 613, ...Array.from({ length: 15 }, (_v, i) => 80000 + i)]);
 const TRANSIENT_CODES = new Set([1, 2]);
-const AUTH_CODES = new Set([102, 190, 10]);
+const AUTH_CODES = new Set([102, 104, 190, 10]);
+/** "You are calling a deprecated version of the Ads API" (https://developers.facebook.com/docs/marketing-api/error-reference). */
+export const DEPRECATED_VERSION_CODE = 2635;
 /** "Object with ID does not exist" (100 with subcode 33) and "some of the aliases do not exist" (803). */
 const NOT_FOUND_SUBCODE = 33;
 const NOT_FOUND_CODES = new Set([803]);
@@ -43,6 +46,17 @@ export function regainAccessMs(header: string | null | undefined): number | unde
   return minutes > 0 ? minutes * 60_000 : undefined;
 }
 
+/** X-Ad-Account-Usage's reset_time_duration (seconds) in ms, when the ad account is over its limit. */
+export function resetDurationMs(header: string | null | undefined): number | undefined {
+  if (!header) return undefined;
+  try {
+    const seconds = Number((JSON.parse(header) as { reset_time_duration?: unknown })?.reset_time_duration);
+    return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function blamedField(error: GraphErrorBody): string | undefined {
   let data = error.error_data;
   if (typeof data === 'string') {
@@ -68,9 +82,14 @@ export function graphError(status: number, body: unknown, header: (name: string)
   const message = error.error_user_msg || error.message || `The ad platform answered HTTP ${status}.`;
   const extra = { ...(code !== undefined ? { platformCode: code } : {}) };
   if (code !== undefined && THROTTLE_CODES.has(code)) {
-    const retryAfterMs = regainAccessMs(header('x-business-use-case-usage')) ?? regainAccessMs(header('x-ad-account-usage')) ?? DEFAULT_THROTTLE_WAIT_MS;
+    const retryAfterMs =
+      regainAccessMs(header('x-business-use-case-usage')) ??
+      regainAccessMs(header('x-ad-account-usage')) ??
+      resetDurationMs(header('x-ad-account-usage')) ??
+      DEFAULT_THROTTLE_WAIT_MS;
     return new PlatformError('throttled', message, { ...extra, retryAfterMs });
   }
+  if (code === DEPRECATED_VERSION_CODE) return new PlatformError('invalid_request', message, extra);
   if (code !== undefined && AUTH_CODES.has(code)) return new PlatformError('authentication', message, extra);
   if (code !== undefined && code >= 200 && code <= 299) return new PlatformError('authentication', message, extra);
   if ((code !== undefined && TRANSIENT_CODES.has(code)) || error.is_transient === true) return new PlatformError('transient', message, extra);

@@ -1,6 +1,7 @@
 // A Graph API client over one versioned base URL: single GET/POST calls and the batch endpoint
 // (up to 50 requests in one HTTP round trip), each answer turned into data or a PlatformError.
 
+import crypto from 'node:crypto';
 import { PlatformError, type AdAccount } from '../port.js';
 import type { LiveHttp } from '../live-http.js';
 import { graphError } from './errors.js';
@@ -66,6 +67,35 @@ export class GraphClient {
   /** One POST (single attempt). */
   post(account: AdAccount, path: string, params: GraphParams = {}): Promise<any> {
     return this.exchange('POST', path, params, account);
+  }
+
+  /**
+   * One multipart/form-data POST (single attempt): text `fields` and one file part, as Graph takes a
+   * video's `source` (https://developers.facebook.com/docs/marketing-api/reference/ad-account/advideos/).
+   */
+  async upload(
+    account: AdAccount,
+    path: string,
+    fields: Record<string, string>,
+    file: { field: string; name: string; mime: string; bytes: Buffer },
+  ): Promise<any> {
+    const boundary = `----svc${crypto.randomBytes(12).toString('hex')}`;
+    const parts: Buffer[] = [];
+    for (const [name, value] of Object.entries({ ...fields, access_token: tokenOf(account) })) {
+      parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
+    }
+    const filename = file.name.replace(/["\r\n]/g, '_');
+    parts.push(
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.field}"; filename="${filename}"\r\nContent-Type: ${file.mime}\r\n\r\n`),
+    );
+    parts.push(file.bytes, Buffer.from(`\r\n--${boundary}--\r\n`));
+    const reply = await this.http.send(`${this.baseUrl}/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body: Buffer.concat(parts),
+    });
+    if (reply.status >= 200 && reply.status < 300 && reply.body !== undefined && !(reply.body as { error?: unknown })?.error) return reply.body;
+    throw graphError(reply.status === 200 ? 500 : reply.status, reply.body, (name) => reply.headers.get(name));
   }
 
   /**

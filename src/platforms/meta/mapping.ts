@@ -2,16 +2,17 @@
 // parameters, Graph campaigns to PlatformCampaign, insights rows to minor-unit totals.
 //
 // Settings understood (camelCase, all optional; `platformFields` is merged raw into the request):
-//   campaign: specialAdCategories, bidStrategy, buyingType
+//   campaign: specialAdCategories, bidStrategy, buyingType, adSetBudgetSharing (with no campaign budget)
 //   adset:    optimizationGoal, billingEvent, bidStrategy, bidAmount (minor units), destinationType,
 //             targeting {countries, regions, cities, ageMin, ageMax, genders, interests},
 //             schedule {startTime, endTime}, promotedObject {pixelId, customEventType, pageId}
-//   ad, creative: pageId, instagramActorId, headline, primaryText, description, linkUrl,
-//             callToAction, imageHash, imageUrl, videoId, platformCreativeId (ads only), urlTags
-// Ads carry their creative inline (object_story_spec) unless platformCreativeId names one.
+//   ad, creative: pageId, instagramUserId, postId, headline, primaryText, description, linkUrl,
+//             callToAction, platformCreativeId (ads only), urlTags; the uploaded creative is ObjectSpec.creative
+// Ads carry their creative inline (object_story_spec, or object_story_id for an existing post) unless
+// platformCreativeId names one. Names are sent as given; the service's marker travels as an ad label.
 
 import type { Budget, Insights, ObjectLevel, ObjectSpec, OptionItem, PlatformCampaign, PlatformStatus } from '../port.js';
-import { decimalToMinor, markedName, splitMarkedName } from '../live-http.js';
+import { decimalToMinor, splitMarkedName } from '../live-http.js';
 
 export type GraphParams = Record<string, unknown>;
 
@@ -22,18 +23,6 @@ export const CAMPAIGN_FIELDS = 'id,name,status,effective_status,objective,daily_
 
 /** Effective statuses of campaigns that are listed (everything but deleted). */
 export const LISTED_EFFECTIVE = ['ACTIVE', 'PAUSED', 'ARCHIVED', 'IN_PROCESS', 'WITH_ISSUES'];
-
-/** Every effective status, so a lookup by marker also sees deleted and parent-paused objects. */
-export const ANY_EFFECTIVE = [
-  ...LISTED_EFFECTIVE,
-  'DELETED',
-  'CAMPAIGN_PAUSED',
-  'ADSET_PAUSED',
-  'DISAPPROVED',
-  'PENDING_REVIEW',
-  'PREAPPROVED',
-  'PENDING_BILLING_INFO',
-];
 
 const EFFECTIVE_OF: Record<PlatformStatus, string[]> = {
   ACTIVE: ['ACTIVE', 'IN_PROCESS', 'WITH_ISSUES'],
@@ -136,19 +125,48 @@ function adsetParams(s: Record<string, unknown>): GraphParams {
   });
 }
 
-/** The inline creative spec (object_story_spec) of an ad or creative. */
-function creativeSpec(name: string, s: Record<string, unknown>): GraphParams {
+/** The ad label carrying the service's marker (Ad Labels: https://developers.facebook.com/docs/marketing-api/reference/ad-label/). */
+export function markerLabel(marker: string): string {
+  return `svc:${marker}`;
+}
+
+/** The marker an ad label carries, or null for a label the service did not set. */
+export function markerOfLabel(name: unknown): string | null {
+  return typeof name === 'string' && name.startsWith('svc:') ? name.slice(4) : null;
+}
+
+/** The tag that reports the campaign id to the tracker, added to the ad's own url_tags. */
+export const SUB3_TAG = 'sub3={{campaign.id}}';
+
+/** The ad's url_tags with sub3 added, unless the ad already sets sub3 itself. */
+export function urlTagsOf(own: unknown): string {
+  const tags = typeof own === 'string' ? own.replace(/^[?&]+/, '').trim() : '';
+  if (/(^|&)sub3=/.test(tags)) return tags;
+  return tags ? `${tags}&${SUB3_TAG}` : SUB3_TAG;
+}
+
+type Creative = ObjectSpec['creative'];
+
+/** The inline creative spec of an ad or creative: an existing post, or an object_story_spec with its media. */
+function creativeSpec(name: string, s: Record<string, unknown>, creative: Creative): GraphParams {
+  const tags = urlTagsOf(s.urlTags);
+  if (s.postId !== undefined && s.postId !== null && s.postId !== '') {
+    const post = String(s.postId);
+    return { name, url_tags: tags, object_story_id: post.includes('_') ? post : `${String(s.pageId)}_${post}` };
+  }
   const cta = s.callToAction ? { type: s.callToAction, ...(s.linkUrl ? { value: { link: s.linkUrl } } : {}) } : undefined;
-  const story = s.videoId
+  const video = creative?.type === 'video' ? creative : null;
+  const thumbnail = video?.thumbnailRef ?? null;
+  const story = video
     ? {
         video_data: definedEntries({
-          video_id: s.videoId,
+          video_id: video.ref,
           message: s.primaryText,
           title: s.headline,
           link_description: s.description,
-          image_url: s.imageUrl,
-          image_hash: s.imageHash,
-          call_to_action: cta,
+          // A thumbnail is an image hash (uploaded) or the URL Graph gave for the video's picture.
+          ...(thumbnail && /^https?:/.test(thumbnail) ? { image_url: thumbnail } : { image_hash: thumbnail ?? undefined }),
+          call_to_action: cta ?? (s.linkUrl ? { type: 'LEARN_MORE', value: { link: s.linkUrl } } : undefined),
         }),
       }
     : {
@@ -157,26 +175,27 @@ function creativeSpec(name: string, s: Record<string, unknown>): GraphParams {
           message: s.primaryText,
           name: s.headline,
           description: s.description,
-          image_hash: s.imageHash,
-          picture: s.imageUrl,
+          image_hash: creative?.type === 'image' ? creative.ref : undefined,
           call_to_action: cta,
         }),
       };
   return definedEntries({
     name,
-    url_tags: s.urlTags,
-    object_story_spec: definedEntries({ page_id: s.pageId, instagram_actor_id: s.instagramActorId, ...story }),
+    url_tags: tags,
+    object_story_spec: definedEntries({ page_id: s.pageId, instagram_user_id: s.instagramUserId ?? s.instagramActorId, ...story }),
   });
 }
 
-function hasCreativeSettings(s: Record<string, unknown>): boolean {
-  return ['pageId', 'headline', 'primaryText', 'description', 'linkUrl', 'callToAction', 'imageHash', 'imageUrl', 'videoId'].some((k) => s[k] !== undefined);
+/** Whether settings change an ad's creative (its copy, link, page, post or tags). */
+export function hasCreativeSettings(s: Record<string, unknown>): boolean {
+  return ['pageId', 'postId', 'headline', 'primaryText', 'description', 'linkUrl', 'callToAction', 'urlTags'].some((k) => s[k] !== undefined);
 }
 
 /** Parameters of a create on the account edge of `spec.level` (parentId already resolved). */
 export function createParams(spec: ObjectSpec): GraphParams {
   const s = spec.settings ?? {};
-  const name = markedName(spec.name, spec.marker);
+  const name = spec.name;
+  const adlabels = [{ name: markerLabel(spec.marker) }];
   const raw = asRecord(s.platformFields);
   switch (spec.level) {
     case 'campaign':
@@ -185,22 +204,25 @@ export function createParams(spec: ObjectSpec): GraphParams {
         objective: spec.objective ?? 'OUTCOME_TRAFFIC',
         status: spec.status,
         special_ad_categories: Array.isArray(s.specialAdCategories) ? s.specialAdCategories : [],
+        adlabels,
         ...definedEntries({ bid_strategy: s.bidStrategy, buying_type: s.buyingType }),
-        ...budgetParams(spec.budget),
+        // Without a campaign budget, v24+ wants to hear whether the ad sets share theirs.
+        ...(spec.budget ? budgetParams(spec.budget) : { is_adset_budget_sharing_enabled: s.adSetBudgetSharing === true }),
         ...raw,
       };
     case 'adset':
-      return { name, campaign_id: spec.parentId, status: spec.status, ...adsetParams(s), ...budgetParams(spec.budget), ...raw };
+      return { name, campaign_id: spec.parentId, status: spec.status, adlabels, ...adsetParams(s), ...budgetParams(spec.budget), ...raw };
     case 'ad':
       return {
         name,
         adset_id: spec.parentId,
         status: spec.status,
-        creative: s.platformCreativeId ? { creative_id: String(s.platformCreativeId) } : creativeSpec(`${spec.name} creative`, s),
+        adlabels,
+        creative: s.platformCreativeId ? { creative_id: String(s.platformCreativeId) } : creativeSpec(`${spec.name} creative`, s, spec.creative ?? null),
         ...raw,
       };
     case 'creative':
-      return { ...creativeSpec(name, s), ...raw };
+      return { ...creativeSpec(name, s, spec.creative ?? null), adlabels, ...raw };
   }
 }
 
@@ -213,7 +235,7 @@ export function updateParams(level: ObjectLevel, settings: Record<string, unknow
     const creative = settings.platformCreativeId
       ? { creative_id: String(settings.platformCreativeId) }
       : hasCreativeSettings(settings)
-        ? creativeSpec('creative', settings)
+        ? creativeSpec('creative', settings, null)
         : undefined;
     return { ...definedEntries({ creative }), ...raw };
   }

@@ -1,7 +1,8 @@
 // The TikTok adapter: the platform port over the TikTok Business API (ad accounts biz_<advertiser
 // id>), with the account's Access-Token. Bulk endpoints keep round trips low (several ads of one ad
-// group per /ad/create/, up to 20 ids per status update); creates carry the service's marker in the
-// name and are reconciled by it when an answer is lost.
+// group per /ad/create/, up to 20 ids per status update); names go as given, campaign and ad group
+// creates carry the node id as TikTok's idempotency key `request_id`, creatives are uploaded to the
+// advertiser's library, and countries become the ids of TikTok's region tool.
 
 import {
   PlatformError,
@@ -16,6 +17,8 @@ import {
   type ObjectInsights,
   type ObjectLevel,
   type ObjectRef,
+  type CreativeFile,
+  type AdapterProgress,
   type ObjectSpec,
   type OptionItem,
   type OptionType,
@@ -29,22 +32,23 @@ import {
   createExactlyOnce,
   currencyDigits,
   decimalToMinor,
-  markedName,
-  markerTag,
-  splitMarkedName,
+  minorToDecimal,
   unsupportedLevel,
   type CreateOutcome,
   type LiveHttpOptions,
 } from '../live-http.js';
 import type { OutboundClient } from '../../outbound/client.js';
-import { TikTokClient, type TikTokParams } from './client.js';
-import { CONVERSION_EVENTS, adCreative, adgroupCreate, adgroupFields, budgetFields, campaignCreate, creativeFields, toCampaign } from './mapping.js';
+import { TikTokClient, advertiserIdOf, type TikTokParams } from './client.js';
+import { CONVERSION_EVENTS, adCreative, adgroupCreate, adgroupFields, budgetMode, campaignCreate, creativeFields, toCampaign } from './mapping.js';
 
 export interface TikTokAdapterOptions extends LiveHttpOptions {
   /** Versioned API base URL, e.g. https://business-api.tiktok.com/open_api/v1.3. */
   baseUrl: string;
   /** Wait after a rate-limit answer that does not say how long (code 40100; default 5 s). */
   throttleWaitMs?: number;
+  /** Polls of a video's info while TikTok has not given its cover yet, and the wait between them (defaults 10 and 2 s). */
+  videoPolls?: number;
+  videoPollMs?: number;
 }
 
 type Level = Exclude<ObjectLevel, 'creative'>;
@@ -53,8 +57,16 @@ const ID_FIELD: Record<Level, string> = { campaign: 'campaign_id', adset: 'adgro
 const NAME_FIELD: Record<Level, string> = { campaign: 'campaign_name', adset: 'adgroup_name', ad: 'ad_name' };
 /** Ids per status update and ads per /ad/create/ call. */
 const BULK_LIMIT = 20;
+/** Page size of campaign/get, adgroup/get, ad/get and the report (their cap, 1000); pixel/list is capped at 20. */
 const LIST_PAGE_SIZE = 1000;
+const PIXEL_PAGE_SIZE = 20;
 const MAX_PAGES = 50;
+/** Ids per `*_ids` filter of a list call. */
+const FILTER_IDS = 100;
+/** Create answers kept for findCreated, per process (the oldest dropped past this). */
+const RECORDED_CREATES = 100_000;
+/** What /tool/region/ is asked for: the placement and objective the service's ad groups use. */
+const REGION_QUERY = { placements: ['PLACEMENT_TIKTOK'], objective_type: 'TRAFFIC' };
 const REPORT_LEVEL: Record<Level, string> = { campaign: 'AUCTION_CAMPAIGN', adset: 'AUCTION_ADGROUP', ad: 'AUCTION_AD' };
 const REPORT_METRICS = ['spend', 'impressions', 'clicks', 'conversion', 'total_complete_payment_rate'];
 
@@ -87,10 +99,22 @@ export class TikTokAdapter implements PlatformAdapter {
   readonly platform = 'tiktok' as const;
   private readonly http: LiveHttp;
   private readonly api: TikTokClient;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly videoPolls: number;
+  private readonly videoPollMs: number;
+  /** Per advertiser, ISO country code → TikTok location id, as /tool/region/ lists them (looked up once). */
+  private readonly regions = new Map<string, Promise<Map<string, string>>>();
+  /** `<advertiser>/<level>/<marker>` → the id a create answered: what findCreated finds (TikTok cannot search by request_id). */
+  private readonly created = new Map<string, string>();
+  /** `<advertiser>/<level>/<marker>` → how many times the object made with that node id was deleted by this adapter. */
+  private readonly generations = new Map<string, number>();
 
   constructor(outbound: OutboundClient, options: TikTokAdapterOptions) {
     this.http = new LiveHttp(outbound, options);
     this.api = new TikTokClient(options.baseUrl.replace(/\/+$/, ''), this.http, options.throttleWaitMs ?? 5_000);
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.videoPolls = options.videoPolls ?? 10;
+    this.videoPollMs = options.videoPollMs ?? 2_000;
   }
 
   private read(account: AdAccount, path: string, params: TikTokParams): Promise<any> {
@@ -155,7 +179,10 @@ export class TikTokAdapter implements PlatformAdapter {
       case 'pages':
         throw new PlatformError('capability_unsupported', 'TikTok ad accounts have no pages; use profileAccounts (TikTok identities).');
       case 'pixels':
-        items = (await this.collect(account, 'pixel/list/', {}, 'pixels')).map((p) => ({ id: String(p.pixel_id), name: String(p.pixel_name ?? '') }));
+        items = (await this.collect(account, 'pixel/list/', {}, 'pixels', PIXEL_PAGE_SIZE)).map((p) => ({
+          id: String(p.pixel_id),
+          name: String(p.pixel_name ?? ''),
+        }));
         break;
       case 'profileAccounts':
         items = (await this.collect(account, 'identity/get/', {}, 'identity_list')).map((i) => ({
@@ -181,7 +208,7 @@ export class TikTokAdapter implements PlatformAdapter {
         break;
       }
       case 'locations': {
-        const data = await this.read(account, 'tool/region/', { placements: ['PLACEMENT_TIKTOK'], objective_type: 'TRAFFIC' });
+        const data = await this.read(account, 'tool/region/', REGION_QUERY);
         items = listOf(data, 'region_info').map((r) => ({
           id: String(r.location_id),
           name: String(r.name ?? ''),
@@ -264,49 +291,111 @@ export class TikTokAdapter implements PlatformAdapter {
     return perObject(ids, rows);
   }
 
-  /** Objects of `level` whose name carries one of `markers`, optionally within parents. */
-  private async findMarked(account: AdAccount, level: Level, markers: string[], parentIds: string[] = []): Promise<Map<string, string>> {
-    const filtering: Record<string, unknown> = { primary_status: 'STATUS_ALL' };
-    if (level === 'campaign' && markers.length === 1) filtering.campaign_name = markerTag(markers[0]);
-    if (level === 'adset' && markers.length === 1) filtering.adgroup_name = markerTag(markers[0]);
-    if (level === 'adset' && parentIds.length) filtering.campaign_ids = parentIds;
-    if (level === 'ad' && parentIds.length) filtering.adgroup_ids = parentIds;
-    const wanted = new Set(markers);
-    const found = new Map<string, string>();
-    for (const row of await this.collect(account, `${PATH[level]}/get/`, { filtering }, 'list', LIST_PAGE_SIZE)) {
-      const marker = splitMarkedName(String(row?.[NAME_FIELD[level]] ?? '')).marker;
-      if (marker && wanted.has(marker) && !found.has(marker)) found.set(marker, String(row[ID_FIELD[level]]));
+  private key(account: AdAccount, level: Level, marker: string): string {
+    return `${advertiserIdOf(account)}/${level}/${marker}`;
+  }
+
+  /** Keeps what a create answered, so findCreated can find it (bounded: the oldest answers go first). */
+  private record(account: AdAccount, level: Level, marker: string, id: string): void {
+    const key = this.key(account, level, marker);
+    this.created.delete(key);
+    this.created.set(key, id);
+    if (this.created.size > RECORDED_CREATES) this.created.delete(this.created.keys().next().value!);
+  }
+
+  /**
+   * The create's request_id: the node id, or after this adapter deleted the object made with it (a
+   * rolled-back publish published again) the node id and a generation, since TikTok would answer the
+   * same request_id with the deleted object.
+   */
+  private requestId(account: AdAccount, level: Level, marker: string): string {
+    const generation = this.generations.get(this.key(account, level, marker)) ?? 0;
+    return generation ? `${marker}.${generation}` : marker;
+  }
+
+  /** Of `ids` (objects of `level`), the ones the advertiser still has, not deleted: one list call per 100 ids. */
+  private async alive(account: AdAccount, level: Level, ids: string[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    for (const part of chunks([...new Set(ids)], FILTER_IDS)) {
+      const rows = await this.collect(account, `${PATH[level]}/get/`, { filtering: { [`${ID_FIELD[level]}s`]: part } }, 'list', LIST_PAGE_SIZE);
+      for (const row of rows) found.add(String(row?.[ID_FIELD[level]]));
     }
     return found;
   }
 
-  /** One create call: a campaign, an ad group, or several ads of one ad group. */
+  /**
+   * The ads of an ad group that a lost /ad/create/ answer left unknown: ad/create takes no request_id
+   * (AdCreateBody), so the ad group's ads are listed (one call) and matched to the specs by name and
+   * creative, in order, leaving out the ads whose ids are already known.
+   */
+  private async findAds(account: AdAccount, adgroupId: string, specs: ObjectSpec[]): Promise<Map<ObjectSpec, string>> {
+    const known = new Set(this.created.values());
+    const rows = (await this.collect(account, 'ad/get/', { filtering: { adgroup_ids: [adgroupId] } }, 'list', LIST_PAGE_SIZE))
+      .filter((row) => !known.has(String(row?.ad_id)))
+      .reverse();
+    const found = new Map<ObjectSpec, string>();
+    for (const spec of specs) {
+      const media = spec.creative?.ref;
+      const at = rows.findIndex(
+        (row) => row.ad_name === spec.name && (!media || row.video_id === media || (Array.isArray(row.image_ids) && row.image_ids.includes(media))),
+      );
+      if (at < 0) continue;
+      found.set(spec, String(rows[at].ad_id));
+      rows.splice(at, 1);
+    }
+    return found;
+  }
+
+  /**
+   * One create call: a campaign, an ad group, or several ads of one ad group. A campaign or ad group
+   * whose answer is lost is sent again with the same request_id, which TikTok answers with the object
+   * it already made (its idempotency key); ads are found again in their ad group.
+   */
   private async createGroup(account: AdAccount, level: Level, specs: ObjectSpec[]): Promise<string[]> {
     const digits = currencyDigits(account.currency);
     const items = specs.map((spec) => ({ spec }));
+    // Built before anything is sent: a spec TikTok cannot take is refused without a request.
+    const bodies =
+      level === 'ad'
+        ? null
+        : new Map(
+            await Promise.all(
+              items.map(
+                async (t) =>
+                  [
+                    t,
+                    {
+                      ...(level === 'campaign' ? campaignCreate(t.spec, digits) : adgroupCreate(t.spec, digits, await this.locationIds(account, t.spec))),
+                      request_id: this.requestId(account, level, t.spec.marker),
+                    },
+                  ] as const,
+              ),
+            ),
+          );
+    const creatives = level === 'ad' ? new Map(items.map((t) => [t, adCreative(t.spec, account)] as const)) : null;
     const find = async (todo: typeof items) => {
-      const byMarker = await this.findMarked(
+      if (level !== 'ad') return new Map<(typeof items)[number], string>();
+      const byAd = await this.findAds(
         account,
-        level,
-        todo.map((t) => t.spec.marker),
-        todo[0].spec.parentId ? [todo[0].spec.parentId] : [],
+        String(todo[0].spec.parentId),
+        todo.map((t) => t.spec),
       );
-      return new Map(todo.flatMap((t) => (byMarker.has(t.spec.marker) ? [[t, byMarker.get(t.spec.marker)!] as const] : [])));
+      return new Map(todo.flatMap((t) => (byAd.has(t.spec) ? [[t, byAd.get(t.spec)!] as const] : [])));
     };
     const send = async (todo: typeof items): Promise<CreateOutcome[]> => {
       if (level === 'ad') {
-        const data = await this.api.call(account, 'POST', 'ad/create/', { adgroup_id: todo[0].spec.parentId, creatives: todo.map((t) => adCreative(t.spec)) });
+        const data = await this.api.call(account, 'POST', 'ad/create/', { adgroup_id: todo[0].spec.parentId, creatives: todo.map((t) => creatives!.get(t)) });
         const ids = Array.isArray(data?.ad_ids) ? data.ad_ids : [];
         if (ids.length !== todo.length) throw new PlatformError('transient', 'The ad platform did not return an id for every ad created.');
         return ids.map((id: unknown) => ({ id: String(id) }));
       }
-      const body = level === 'campaign' ? campaignCreate(todo[0].spec, digits) : adgroupCreate(todo[0].spec, digits);
-      const data = await this.api.call(account, 'POST', `${PATH[level]}/create/`, body);
+      const data = await this.api.call(account, 'POST', `${PATH[level]}/create/`, bodies!.get(todo[0])!);
       const id = data?.[ID_FIELD[level]];
       if (!id) throw new PlatformError('transient', 'The ad platform answered a create without an id.');
       return [{ id: String(id) }];
     };
     const created = await createExactlyOnce(this.http, items, send, find);
+    for (const item of items) this.record(account, level, item.spec.marker, created.get(item)!);
     return items.map((item) => created.get(item)!);
   }
 
@@ -340,18 +429,101 @@ export class TikTokAdapter implements PlatformAdapter {
     return specs.map((s, i) => ({ level: s.level, id: ids[i]! }));
   }
 
+  /**
+   * TikTok offers no search by request_id (the get endpoints filter by ids, names, parents and
+   * statuses), so the objects found are the ones whose create answers this adapter recorded, confirmed
+   * by one list call per 100 ids, which leaves out what was deleted. A campaign or ad group create
+   * sent again after a restart carries the same request_id and is answered with the object already made.
+   */
   async findCreated(account: AdAccount, level: Exclude<ObjectLevel, 'creative'>, markers: string[]): Promise<Map<string, ObjectRef>> {
-    const ids = await this.findMarked(account, level, markers);
-    return new Map([...ids].map(([marker, id]) => [marker, { level, id }]));
+    const recorded = [...new Set(markers)].flatMap((marker) => {
+      const id = this.created.get(this.key(account, level, marker));
+      return id ? [[marker, id] as const] : [];
+    });
+    if (!recorded.length) return new Map();
+    const alive = await this.alive(
+      account,
+      level,
+      recorded.map(([, id]) => id),
+    );
+    return new Map(recorded.filter(([, id]) => alive.has(id)).map(([marker, id]) => [marker, { level, id }]));
   }
 
-  // Interim until issue 32's adapters: every country is taken.
-  async unknownCountries(): Promise<string[]> {
-    return [];
+  /** ISO country code → location id for the advertiser, from /tool/region/, asked once and kept (a failed lookup is asked again next time). */
+  private regionIds(account: AdAccount): Promise<Map<string, string>> {
+    const advertiser = advertiserIdOf(account);
+    let lookup = this.regions.get(advertiser);
+    if (!lookup) {
+      lookup = this.read(account, 'tool/region/', REGION_QUERY).then((data) => {
+        const byCode = new Map<string, string>();
+        for (const r of listOf(data, 'region_info')) {
+          if (String(r?.level ?? '').toUpperCase() === 'COUNTRY' && r.region_code) byCode.set(String(r.region_code).toUpperCase(), String(r.location_id));
+        }
+        return byCode;
+      });
+      lookup.catch(() => this.regions.delete(advertiser));
+      this.regions.set(advertiser, lookup);
+    }
+    return lookup;
   }
 
-  async uploadCreative(): Promise<UploadedCreative> {
-    throw new PlatformError('capability_unsupported', 'Uploading creatives to TikTok is not built yet.');
+  async unknownCountries(account: AdAccount, countries: string[]): Promise<string[]> {
+    if (!countries.length) return [];
+    const ids = await this.regionIds(account);
+    return [...new Set(countries)].filter((c) => !ids.has(c.toUpperCase()));
+  }
+
+  /** The location ids of an ad set's targeting countries (undefined when it names none). */
+  private async locationIds(account: AdAccount, spec: ObjectSpec): Promise<string[] | undefined> {
+    const targeting = spec.settings?.targeting as { countries?: unknown } | undefined;
+    if (!targeting || !Array.isArray(targeting.countries)) return undefined;
+    const countries = targeting.countries.map(String);
+    const unknown = await this.unknownCountries(account, countries);
+    if (unknown.length)
+      throw new PlatformError('invalid_request', `TikTok cannot target ${unknown.join(', ')} for ad account ${account.accountId}.`, {
+        field: 'targeting.countries',
+      });
+    const ids = await this.regionIds(account);
+    return countries.map((c) => ids.get(c.toUpperCase())!);
+  }
+
+  /**
+   * An image goes to /file/image/ad/upload/ with its MD5 as image_signature; a video to
+   * /file/video/ad/upload/ with video_signature, then its cover (the URL /file/video/ad/info/ gives)
+   * is uploaded as an image by URL: an ad takes a video with its cover's image_id.
+   */
+  async uploadCreative(account: AdAccount, file: CreativeFile, progress?: AdapterProgress): Promise<UploadedCreative> {
+    const part = { name: file.name, mime: file.mime, bytes: file.bytes };
+    if (file.type === 'image') {
+      progress?.(`Uploading image ${file.name} to TikTok`);
+      const data = await this.http.retrying(() =>
+        this.api.upload(account, 'file/image/ad/upload/', { upload_type: 'UPLOAD_BY_FILE', image_signature: file.md5 }, { field: 'image_file', ...part }),
+      );
+      if (!data?.image_id) throw new PlatformError('transient', 'TikTok answered an image upload without an image_id.');
+      return { ref: String(data.image_id), thumbnailRef: null };
+    }
+    progress?.(`Uploading video ${file.name} to TikTok`);
+    const uploaded = await this.http.retrying(() =>
+      this.api.upload(account, 'file/video/ad/upload/', { upload_type: 'UPLOAD_BY_FILE', video_signature: file.md5 }, { field: 'video_file', ...part }),
+    );
+    const video = Array.isArray(uploaded) ? uploaded[0] : uploaded;
+    if (!video?.video_id) throw new PlatformError('transient', 'TikTok answered a video upload without a video_id.');
+    const videoId = String(video.video_id);
+    let cover: string | null = null;
+    for (let poll = 0; poll < this.videoPolls && !cover; poll++) {
+      if (poll > 0) {
+        progress?.(`Waiting for TikTok to process video ${file.name}`);
+        await this.sleep(this.videoPollMs);
+      }
+      const info = await this.read(account, 'file/video/ad/info/', { video_ids: [videoId] });
+      const row = listOf(info).find((v) => String(v?.video_id) === videoId);
+      cover = typeof row?.video_cover_url === 'string' && row.video_cover_url ? row.video_cover_url : null;
+    }
+    if (!cover) throw new PlatformError('transient', `TikTok has not given a cover for video ${videoId} yet; try again shortly.`);
+    progress?.(`Uploading the cover of video ${file.name} to TikTok`);
+    const image = await this.http.retrying(() => this.api.upload(account, 'file/image/ad/upload/', { upload_type: 'UPLOAD_BY_URL', image_url: cover }, null));
+    if (!image?.image_id) throw new PlatformError('transient', 'TikTok answered a cover upload without an image_id.');
+    return { ref: videoId, thumbnailRef: String(image.image_id) };
   }
 
   /** The object behind `ref` in this advertiser, or not_found. */
@@ -371,8 +543,7 @@ export class TikTokAdapter implements PlatformAdapter {
     const current = await this.current(account, level, ref.id);
     const settings = changes.settings ?? {};
     const raw = (settings.platformFields && typeof settings.platformFields === 'object' ? settings.platformFields : {}) as TikTokParams;
-    // The marker stays in the name so the object can still be found by it.
-    const name = changes.name === undefined ? undefined : markedName(changes.name, splitMarkedName(String(current[NAME_FIELD[level]] ?? '')).marker);
+    const name = changes.name;
     if (level === 'ad') {
       const creative = { ...creativeFields(settings), ...raw };
       if (name === undefined && !Object.keys(creative).length) return;
@@ -382,7 +553,10 @@ export class TikTokAdapter implements PlatformAdapter {
       });
       return;
     }
-    const fields = level === 'adset' ? { ...adgroupFields(settings, currencyDigits(account.currency)), ...raw } : raw;
+    const fields =
+      level === 'adset'
+        ? { ...adgroupFields(settings, currencyDigits(account.currency), await this.locationIds(account, { settings } as ObjectSpec)), ...raw }
+        : raw;
     if (name === undefined && !Object.keys(fields).length) return;
     await this.write(account, `${PATH[level]}/update/`, { [ID_FIELD[level]]: ref.id, ...(name !== undefined ? { [NAME_FIELD[level]]: name } : {}), ...fields });
   }
@@ -452,12 +626,38 @@ export class TikTokAdapter implements PlatformAdapter {
     return out;
   }
 
+  /**
+   * campaign/update/ and adgroup/update/ take `budget` and no `budget_mode` (CampaignUpdateBody,
+   * AdgroupUpdateBody): the amount changes, the period stays as created, so a change of period, or a
+   * budget on an object that holds none, is refused here without a write.
+   */
   async setBudget(account: AdAccount, ref: ObjectRef, budget: Budget): Promise<void> {
     if (ref.level !== 'campaign' && ref.level !== 'adset') throw unsupportedLevel('tiktok', ref.level, 'hold a budget');
-    await this.write(account, `${PATH[ref.level]}/update/`, { [ID_FIELD[ref.level]]: ref.id, ...budgetFields(budget, currencyDigits(account.currency)) });
+    const current = await this.current(account, ref.level, ref.id);
+    const mode = String(current.budget_mode ?? 'BUDGET_MODE_INFINITE');
+    if (mode !== 'BUDGET_MODE_DAY' && mode !== 'BUDGET_MODE_TOTAL')
+      throw new PlatformError('invalid_request', `This TikTok ${ref.level === 'campaign' ? 'campaign' : 'ad group'} holds no budget of its own to change.`, {
+        field: 'budget',
+      });
+    if (mode !== budgetMode(budget))
+      throw new PlatformError(
+        'invalid_request',
+        `TikTok keeps a budget ${mode === 'BUDGET_MODE_DAY' ? 'daily' : 'lifetime'} as it was created; only its amount can change.`,
+        { field: 'budgetType' },
+      );
+    await this.write(account, `${PATH[ref.level]}/update/`, {
+      [ID_FIELD[ref.level]]: ref.id,
+      budget: minorToDecimal(budget.amountMinorUnits, currencyDigits(account.currency)),
+    });
   }
 
-  deleteObjects(account: AdAccount, refs: ObjectRef[]): Promise<void> {
-    return this.changeStatus(account, refs, 'DELETE', 'delete objects');
+  async deleteObjects(account: AdAccount, refs: ObjectRef[]): Promise<void> {
+    await this.changeStatus(account, refs, 'DELETE', 'delete objects');
+    const deleted = new Set(refs.map((r) => `${r.level}/${r.id}`));
+    const prefix = `${advertiserIdOf(account)}/`;
+    for (const [key, id] of this.created) {
+      const level = key.slice(prefix.length).split('/')[0];
+      if (key.startsWith(prefix) && deleted.has(`${level}/${id}`)) this.generations.set(key, (this.generations.get(key) ?? 0) + 1);
+    }
   }
 }

@@ -1,17 +1,19 @@
 // Between the port's platform-neutral shapes and TikTok's Business API: specs to create bodies,
 // TikTok campaigns to PlatformCampaign. Budgets travel in currency units on TikTok and are
 // converted to and from minor units by decimal digits, never by floating-point multiplication.
+// Names go as the launch gives them; the node id travels as the create's `request_id`.
 //
 // Settings understood (camelCase, all optional; `platformFields` is merged raw into the body):
-//   campaign: budgetOptimizeOn
 //   adset:    optimizationGoal, billingEvent, bidAmount (minor units), placementType, placements,
-//             targeting {locationIds (or countries), ageMin, ageMax, genders, interests, languages},
-//             schedule {startTime, endTime}, promotedObject {pixelId, customEventType}
-//   ad:       identityId, identityType, displayName, headline, primaryText, linkUrl, callToAction,
-//             imageIds (or imageId), videoId
+//             targeting {locationIds (or countries, resolved to region ids by the adapter), ageMin,
+//             ageMax, genders, interests, languages}, schedule {startTime, endTime},
+//             promotedObject {pixelId, customEventType}
+//   ad:       identityId, identityType (else the account's), displayName, headline, primaryText,
+//             linkUrl, urlTags, callToAction; the creative is ObjectSpec.creative
 
-import type { Budget, ObjectSpec, OptionItem, PlatformCampaign, PlatformStatus } from '../port.js';
-import { markedName, minorToDecimal, splitMarkedName, decimalToMinor } from '../live-http.js';
+import type { AdAccount, Budget, ObjectSpec, OptionItem, PlatformCampaign, PlatformStatus } from '../port.js';
+import { PlatformError } from '../port.js';
+import { minorToDecimal, decimalToMinor } from '../live-http.js';
 import type { TikTokParams } from './client.js';
 
 /** Meta-style (platform-neutral) objectives to TikTok objective types; TikTok names pass through. */
@@ -42,6 +44,18 @@ const OPTIMIZATION_GOALS: Record<string, string> = {
 
 const BILLING_EVENTS: Record<string, string> = { IMPRESSIONS: 'CPM', LINK_CLICKS: 'CPC', CLICKS: 'CPC', THRUPLAY: 'CPV' };
 
+/** The billing event TikTok bills each optimization goal by (Adgroup Create: billing_event follows optimization_goal). */
+const BILLING_FOR_GOAL: Record<string, string> = {
+  CLICK: 'CPC',
+  REACH: 'CPM',
+  SHOW: 'CPM',
+  CONVERT: 'OCPM',
+  VALUE: 'OCPM',
+  LEAD_GENERATION: 'OCPM',
+  VIDEO_VIEW: 'CPV',
+  ENGAGED_VIEW: 'CPV',
+};
+
 const AGE_GROUPS: Array<[string, number, number]> = [
   ['AGE_13_17', 13, 17],
   ['AGE_18_24', 18, 24],
@@ -61,10 +75,15 @@ export function operationStatus(status: 'ACTIVE' | 'PAUSED'): 'ENABLE' | 'DISABL
   return status === 'ACTIVE' ? 'ENABLE' : 'DISABLE';
 }
 
-/** Budget fields of a create or update body. */
+/** Budget fields of a create body: a budget is daily or lifetime; none is BUDGET_MODE_INFINITE. */
 export function budgetFields(budget: Budget | null | undefined, digits: number): TikTokParams {
   if (!budget) return { budget_mode: 'BUDGET_MODE_INFINITE' };
-  return { budget_mode: budget.period === 'daily' ? 'BUDGET_MODE_DAY' : 'BUDGET_MODE_TOTAL', budget: minorToDecimal(budget.amountMinorUnits, digits) };
+  return { budget_mode: budgetMode(budget), budget: minorToDecimal(budget.amountMinorUnits, digits) };
+}
+
+/** TikTok's budget mode of a budget. */
+export function budgetMode(budget: Budget): 'BUDGET_MODE_DAY' | 'BUDGET_MODE_TOTAL' {
+  return budget.period === 'daily' ? 'BUDGET_MODE_DAY' : 'BUDGET_MODE_TOTAL';
 }
 
 function asRecord(value: unknown): Record<string, unknown> {
@@ -102,17 +121,25 @@ function genderOf(genders: unknown): string | undefined {
   return g === 'male' || g === '1' ? 'GENDER_MALE' : g === 'female' || g === '2' ? 'GENDER_FEMALE' : 'GENDER_UNLIMITED';
 }
 
-/** Ad group fields from platform-neutral settings (only what the settings name). */
-export function adgroupFields(s: Record<string, unknown>, digits: number): TikTokParams {
+/**
+ * Ad group fields from platform-neutral settings (only what the settings name). `locationIds`: the
+ * region tool's ids for the targeting's countries, resolved by the adapter.
+ */
+export function adgroupFields(s: Record<string, unknown>, digits: number, locationIds?: string[]): TikTokParams {
   const t = s.targeting === undefined ? undefined : asRecord(s.targeting);
   const schedule = s.schedule === undefined ? undefined : asRecord(s.schedule);
   const promoted = asRecord(s.promotedObject);
   const goal = typeof s.optimizationGoal === 'string' ? (OPTIMIZATION_GOALS[s.optimizationGoal] ?? s.optimizationGoal) : undefined;
-  const billing = typeof s.billingEvent === 'string' ? (BILLING_EVENTS[s.billingEvent] ?? s.billingEvent) : undefined;
+  const billing =
+    goal && BILLING_FOR_GOAL[goal]
+      ? BILLING_FOR_GOAL[goal]
+      : typeof s.billingEvent === 'string'
+        ? (BILLING_EVENTS[s.billingEvent] ?? s.billingEvent)
+        : undefined;
   return defined({
     placement_type: s.placementType ?? (s.placements ? 'PLACEMENT_TYPE_NORMAL' : undefined),
     placements: s.placements,
-    location_ids: t ? (t.locationIds ?? t.countries) : undefined,
+    location_ids: t ? (Array.isArray(t.locationIds) ? t.locationIds.map(String) : locationIds) : undefined,
     age_groups: t ? ageGroups(t.ageMin, t.ageMax) : undefined,
     gender: t ? genderOf(t.genders) : undefined,
     interest_category_ids: t?.interests,
@@ -129,57 +156,120 @@ export function adgroupFields(s: Record<string, unknown>, digits: number): TikTo
   });
 }
 
-/** The body of /campaign/create/. */
+/**
+ * The body of /campaign/create/. A campaign budget is campaign budget optimization (the campaign holds
+ * the budget and its ad groups none); without one the ad groups hold theirs (BUDGET_MODE_INFINITE).
+ */
 export function campaignCreate(spec: ObjectSpec, digits: number): TikTokParams {
   const s = spec.settings ?? {};
   return {
-    campaign_name: markedName(spec.name, spec.marker),
+    campaign_name: spec.name,
     objective_type: objectiveType(spec.objective),
     operation_status: operationStatus(spec.status),
+    ...(spec.budget ? { budget_optimize_on: true } : {}),
     ...budgetFields(spec.budget, digits),
-    ...defined({ budget_optimize_on: s.budgetOptimizeOn }),
+    request_id: spec.marker,
     ...asRecord(s.platformFields),
   };
 }
 
-/** The body of /adgroup/create/ (parentId resolved). */
-export function adgroupCreate(spec: ObjectSpec, digits: number): TikTokParams {
+/** The body of /adgroup/create/ (parentId resolved, countries resolved to `locationIds`). */
+export function adgroupCreate(spec: ObjectSpec, digits: number, locationIds?: string[], now = Date.now()): TikTokParams {
   const s = spec.settings ?? {};
+  const fields = adgroupFields(s, digits, locationIds);
   return {
     campaign_id: spec.parentId,
-    adgroup_name: markedName(spec.name, spec.marker),
+    adgroup_name: spec.name,
     operation_status: operationStatus(spec.status),
     placement_type: 'PLACEMENT_TYPE_AUTOMATIC',
+    pacing: 'PACING_MODE_SMOOTH',
+    optimization_goal: 'CLICK',
+    billing_event: 'CPC',
+    schedule_type: 'SCHEDULE_FROM_NOW',
+    schedule_start_time: tiktokTime(new Date(now).toISOString()),
     ...(spec.budget ? budgetFields(spec.budget, digits) : {}),
-    ...adgroupFields(s, digits),
+    ...fields,
+    request_id: spec.marker,
     ...asRecord(s.platformFields),
   };
+}
+
+/** The landing URL with the ad's URL tags carried in and `sub3=__CAMPAIGN_ID__` (TikTok's campaign id macro); its other parameters kept. */
+export function landingUrl(link: string, urlTags?: unknown): string {
+  const hashAt = link.indexOf('#');
+  const hash = hashAt >= 0 ? link.slice(hashAt) : '';
+  const base = hashAt >= 0 ? link.slice(0, hashAt) : link;
+  const queryAt = base.indexOf('?');
+  const path = queryAt >= 0 ? base.slice(0, queryAt) : base;
+  const pairs = [
+    ...(queryAt >= 0 ? base.slice(queryAt + 1).split('&') : []),
+    ...(typeof urlTags === 'string' ? urlTags.replace(/^[?&]+/, '').split('&') : []),
+  ].filter((p) => p && !/^sub3(=|$)/.test(p));
+  return `${path}?${[...pairs, 'sub3=__CAMPAIGN_ID__'].join('&')}${hash}`;
+}
+
+/** Who an ad speaks as: what its settings say (the publish resolves them), else its account's. */
+function identityOf(s: Record<string, unknown>, account: AdAccount | null): { identityId: string | null; identityType: string | null } {
+  const id = s.identityId ?? account?.identityId ?? null;
+  const type = s.identityType ?? account?.identityType ?? null;
+  return { identityId: id === null ? null : String(id), identityType: type === null ? null : String(type) };
+}
+
+/**
+ * The service's calls to action as TikTok names them (Appendix: Enumeration, call_to_action): TikTok has
+ * no "get offer" and no button-less ad, so GET_OFFER becomes LEARN_MORE (TikTok's default) and NO_BUTTON
+ * sends none.
+ */
+const CALLS_TO_ACTION: Record<string, string | undefined> = {
+  DOWNLOAD: 'DOWNLOAD_NOW',
+  WATCH_MORE: 'WATCH_NOW',
+  GET_OFFER: 'LEARN_MORE',
+  NO_BUTTON: undefined,
+};
+
+function callToAction(value: unknown): unknown {
+  return typeof value === 'string' && value in CALLS_TO_ACTION ? CALLS_TO_ACTION[value] : value;
 }
 
 /** Creative fields of an ad from settings (only what the settings name). */
 export function creativeFields(s: Record<string, unknown>): TikTokParams {
-  const imageIds = Array.isArray(s.imageIds) ? s.imageIds : s.imageId !== undefined ? [s.imageId] : undefined;
-  const hasCreative = imageIds || s.videoId !== undefined;
   return defined({
     identity_id: s.identityId,
-    identity_type: s.identityType ?? (s.identityId !== undefined ? 'CUSTOMIZED_USER' : undefined),
+    identity_type: s.identityType,
     display_name: s.displayName,
-    ad_format: hasCreative ? (s.videoId !== undefined ? 'SINGLE_VIDEO' : 'SINGLE_IMAGE') : undefined,
     ad_text: s.primaryText ?? s.headline,
-    call_to_action: s.callToAction,
-    landing_page_url: s.linkUrl,
-    image_ids: imageIds,
-    video_id: s.videoId,
+    call_to_action: callToAction(s.callToAction),
+    landing_page_url: typeof s.linkUrl === 'string' ? landingUrl(s.linkUrl, s.urlTags) : undefined,
   });
 }
 
-/** One entry of the `creatives` array of /ad/create/. */
-export function adCreative(spec: ObjectSpec): TikTokParams {
+/** One entry of the `creatives` array of /ad/create/: its format from the uploaded creative, its identity, its landing URL with sub3. */
+export function adCreative(spec: ObjectSpec, account: AdAccount | null = null): TikTokParams {
   const s = spec.settings ?? {};
-  return { ad_name: markedName(spec.name, spec.marker), operation_status: operationStatus(spec.status), ...creativeFields(s), ...asRecord(s.platformFields) };
+  const creative = spec.creative;
+  if (!creative)
+    throw new PlatformError('invalid_request', `TikTok ad "${spec.name}" needs an image or a video: TikTok has no ad without one.`, { field: 'creativeId' });
+  if (creative.type === 'video' && !creative.thumbnailRef)
+    throw new PlatformError('invalid_request', `TikTok video ad "${spec.name}" needs the video's cover image.`, { field: 'creativeId' });
+  const { identityId, identityType } = identityOf(s, account);
+  if (!identityId || !identityType)
+    throw new PlatformError('invalid_request', `TikTok ad "${spec.name}" needs an identity (identityId and identityType) to speak as.`, {
+      field: 'identityId',
+    });
+  return {
+    ad_name: spec.name,
+    operation_status: operationStatus(spec.status),
+    ...creativeFields(s),
+    identity_id: identityId,
+    identity_type: identityType,
+    ...(creative.type === 'image'
+      ? { ad_format: 'SINGLE_IMAGE', image_ids: [creative.ref] }
+      : { ad_format: 'SINGLE_VIDEO', video_id: creative.ref, image_ids: [creative.thumbnailRef] }),
+    ...asRecord(s.platformFields),
+  };
 }
 
-/** A TikTok campaign as the port's campaign, marker tag removed from the name. */
+/** A TikTok campaign as the port's campaign. */
 export function toCampaign(raw: Record<string, unknown>, digits: number): PlatformCampaign {
   const mode = String(raw.budget_mode ?? 'BUDGET_MODE_INFINITE');
   const amount = raw.budget === undefined || raw.budget === null ? 0 : decimalToMinor(raw.budget as string | number, digits);
@@ -189,7 +279,7 @@ export function toCampaign(raw: Record<string, unknown>, digits: number): Platfo
   const status: PlatformStatus = secondary?.endsWith('_DELETE') ? 'DELETED' : raw.operation_status === 'ENABLE' ? 'ACTIVE' : 'PAUSED';
   return {
     id: String(raw.campaign_id),
-    name: splitMarkedName(String(raw.campaign_name ?? '')).name,
+    name: String(raw.campaign_name ?? ''),
     status,
     effectiveStatus: secondary ?? String(raw.operation_status ?? status),
     objective: String(raw.objective_type ?? ''),

@@ -1,0 +1,251 @@
+// The resume of an interrupted publish (publish.ts carryOn, as the finish-publish job runs it), on
+// every dialect, against an in-memory ad platform that counts the adapter calls made of it:
+//   - it asks what already exists with one findCreated per level and ad account (all of the level's
+//     markers at once), never one lookup per node, and creates only what is missing, each once;
+//   - a recorded object the platform no longer holds (deleted by an earlier rollback) is never
+//     used again: the publish rolls back instead, leaving nothing live and the launch publish_failed.
+
+import { expect } from 'chai';
+import type { Knex } from 'knex';
+import type { Principal } from '../../src/auth/principal.js';
+import { activityRecorder } from '../../src/activity/recorder.js';
+import { applyBootstrap } from '../../src/bootstrap.js';
+import { carryOn, type PublishContext, type PublishPlan } from '../../src/launches/publish.js';
+import { claimForPublishing, insertLaunch, insertNodes, loadNodes, publishRecordOf, recordPlatformIds, type NodeRow } from '../../src/launches/store.js';
+import type { ObjectLevel, ObjectRef, ObjectSpec, PlatformAdapter } from '../../src/platforms/port.js';
+import type { BrandAdAccount } from '../../src/platforms/registry.js';
+import { loadSchemaFiles, SchemaRegistry } from '../../src/schemas/registry.js';
+import { dialects, migratedDatabase, type MigratedDatabase } from '../helpers/databases.js';
+import { exampleWorld } from '../helpers/launches.js';
+import pino from 'pino';
+
+const AD_SETS = 10;
+const ADS_PER_SET = 3;
+const ACCOUNT: BrandAdAccount = { platform: 'meta', accountId: 'act_1001', timezone: 'UTC', currency: 'USD', accessToken: null, name: null, active: true };
+
+/** An ad platform in memory: objects by id with their marker and status, and a log of the calls made of it. */
+class CountingPlatform {
+  readonly objects = new Map<string, { level: string; marker: string; status: string }>();
+  readonly calls: Array<{ call: string; level: string; count: number }> = [];
+  private next = 1;
+
+  put(level: string, marker: string): string {
+    const id = `p${this.next++}`;
+    this.objects.set(id, { level, marker, status: 'PAUSED' });
+    return id;
+  }
+
+  live(): string[] {
+    return [...this.objects].filter(([, o]) => o.status !== 'DELETED').map(([id]) => id);
+  }
+
+  adapter(): PlatformAdapter {
+    const objects = this.objects;
+    const calls = this.calls;
+    const put = (level: string, marker: string) => this.put(level, marker);
+    const partial = {
+      async createObjects(_account: BrandAdAccount, specs: ObjectSpec[]): Promise<ObjectRef[]> {
+        calls.push({ call: 'createObjects', level: specs[0].level, count: specs.length });
+        return specs.map((s) => ({ level: s.level, id: put(s.level, s.marker) }));
+      },
+      async findCreated(_account: BrandAdAccount, level: ObjectLevel, markers: string[]): Promise<Map<string, ObjectRef>> {
+        calls.push({ call: 'findCreated', level, count: markers.length });
+        const wanted = new Set(markers);
+        const found = new Map<string, ObjectRef>();
+        for (const [id, o] of objects) if (o.level === level && o.status !== 'DELETED' && wanted.has(o.marker)) found.set(o.marker, { level, id });
+        return found;
+      },
+      async setStatus(_account: BrandAdAccount, refs: ObjectRef[], status: string): Promise<void> {
+        calls.push({ call: 'setStatus', level: refs[0].level, count: refs.length });
+        for (const r of refs) objects.get(r.id)!.status = status;
+      },
+      async deleteObjects(_account: BrandAdAccount, refs: ObjectRef[]): Promise<void> {
+        calls.push({ call: 'deleteObjects', level: refs[0]?.level ?? '', count: refs.length });
+        for (const r of refs) objects.get(r.id)!.status = 'DELETED';
+      },
+    };
+    return partial as unknown as PlatformAdapter;
+  }
+}
+
+interface Interrupted {
+  plan: PublishPlan;
+  ctx: PublishContext;
+  platform: CountingPlatform;
+  owner: string;
+  attempt: number;
+}
+
+/**
+ * A launch of 1 campaign, AD_SETS ad sets and ADS_PER_SET ads each, left by an interrupted publish:
+ * the campaign and the first six ad sets exist on the platform, only the campaign and the first
+ * three ad sets were recorded (the answer of the second chunk was lost with the process).
+ */
+async function interruptedPublish(db: MigratedDatabase): Promise<Interrupted> {
+  const knex: Knex = db.knex;
+  const seed = await applyBootstrap(knex, new SchemaRegistry(loadSchemaFiles()), exampleWorld(500));
+  const org = seed.organizations.acme;
+  const brandId = org.brands.shoes.id;
+  const now = Date.now();
+  const launchId = await insertLaunch(knex, {
+    organizationId: org.id,
+    brandId,
+    accountId: ACCOUNT.accountId,
+    title: 'Resume',
+    description: null,
+    status: 'draft',
+    createdAt: now,
+    updatedAt: now,
+  });
+  const node = (id: string, nodeType: NodeRow['nodeType'], parentId: string | null, properties: Record<string, unknown>): NodeRow => ({
+    id,
+    launchId,
+    parentId,
+    nodeType,
+    accountId: nodeType === 'campaign' ? ACCOUNT.accountId : null,
+    name: String(properties.name),
+    properties,
+    platformId: null,
+    status: 'draft',
+    createdAt: now,
+    updatedAt: now,
+  });
+  const nodes: NodeRow[] = [node('nd_campaign', 'campaign', null, { name: 'Spring', objective: 'OUTCOME_TRAFFIC', budget: { dailyAmount: 5000 } })];
+  for (let s = 0; s < AD_SETS; s++) {
+    nodes.push(node(`nd_set${s}`, 'adset', 'nd_campaign', { name: `Set ${s}` }));
+    for (let a = 0; a < ADS_PER_SET; a++) nodes.push(node(`nd_ad${s}_${a}`, 'ad', `nd_set${s}`, { name: `Ad ${s}.${a}` }));
+  }
+  await insertNodes(knex, nodes);
+  const principal: Principal = {
+    kind: 'api_key',
+    organizationId: org.id,
+    credentialId: `key:${org.apiKeys.ci.id}`,
+    apiKeyId: org.apiKeys.ci.id,
+    grantId: null,
+    userId: 0,
+    actorLabel: 'API key: ci',
+    scopes: new Set(['publish']),
+    brandIds: null,
+    role: null,
+    publishCeilingCents: 50_000,
+  };
+  const owner = 'job_test';
+  await claimForPublishing(knex, launchId, now, { note: 'test' }, owner);
+  const platform = new CountingPlatform();
+  const adapter = platform.adapter();
+  const campaignId = platform.put('campaign', 'nd_campaign');
+  const setIds = Array.from({ length: 6 }, (_, s) => platform.put('adset', `nd_set${s}`));
+  const stored = await loadNodes(knex, launchId);
+  const byId = new Map(stored.map((n) => [n.id, n]));
+  await recordPlatformIds(knex, [byId.get('nd_campaign')!, ...[0, 1, 2].map((s) => byId.get(`nd_set${s}`)!)], [campaignId, ...setIds.slice(0, 3)], now);
+  const ctx: PublishContext = {
+    principal,
+    db: knex,
+    now: Date.now,
+    requestId: 'test',
+    log: pino({ level: 'silent' }),
+    platforms: { adapterFor: () => adapter } as unknown as PublishContext['platforms'],
+    metrics: { get: async () => null, set: async () => {}, invalidate: async () => {} },
+    activity: activityRecorder(knex, principal, Date.now),
+    events: { emit: async () => {} } as unknown as PublishContext['events'],
+    progress: () => {},
+  };
+  const plan: PublishPlan = {
+    launch: (await publishRecordOf(knex, launchId))!.launch,
+    nodes: await loadNodes(knex, launchId),
+    campaignAccounts: new Map([['nd_campaign', ACCOUNT.accountId]]),
+    accounts: new Map([[ACCOUNT.accountId, ACCOUNT]]),
+    counted: { totalUsdCents: 5000, accounts: [] },
+    campaignAmounts: new Map([['nd_campaign', 5000]]),
+    creatives: new Map(),
+    // The ads name no creative: nothing is read from the creatives folder.
+    creativesDir: '/nonexistent',
+  };
+  return { plan, ctx, platform, owner, attempt: (await publishRecordOf(knex, launchId))!.attempt };
+}
+
+for (const dialect of dialects()) {
+  describe(`resuming an interrupted publish (${dialect})`, function () {
+    this.timeout(60_000);
+
+    describe('with every recorded object still on the platform', () => {
+      let db: MigratedDatabase;
+      let r: Interrupted;
+
+      before(async () => {
+        db = await migratedDatabase(dialect);
+        r = await interruptedPublish(db);
+        await carryOn(r.ctx, r.plan, r.owner, r.attempt, true);
+      });
+      after(async () => db?.close());
+
+      it('asks the platform what exists with one findCreated per level (all its markers at once), not one call per node', () => {
+        const finds = r.platform.calls.filter((c) => c.call === 'findCreated');
+        expect(finds).to.deep.equal([
+          { call: 'findCreated', level: 'campaign', count: 1 },
+          { call: 'findCreated', level: 'adset', count: AD_SETS },
+          { call: 'findCreated', level: 'ad', count: AD_SETS * ADS_PER_SET },
+        ]);
+      });
+
+      it('creates only what was missing (4 ad sets, then every ad), each object once', () => {
+        const creates = r.platform.calls.filter((c) => c.call === 'createObjects');
+        expect(creates).to.deep.equal([
+          { call: 'createObjects', level: 'adset', count: AD_SETS - 6 },
+          { call: 'createObjects', level: 'ad', count: AD_SETS * ADS_PER_SET },
+        ]);
+        const markers = [...r.platform.objects.values()].map((o) => o.marker);
+        expect(new Set(markers).size).to.equal(markers.length);
+        expect(markers.length).to.equal(1 + AD_SETS + AD_SETS * ADS_PER_SET);
+      });
+
+      it('ends published with every node live on the object the platform holds for it', async () => {
+        const record = await publishRecordOf(db.knex, r.plan.launch.id);
+        expect(record!.launch.status).to.equal('published');
+        for (const n of await loadNodes(db.knex, r.plan.launch.id)) {
+          expect(n.status, n.id).to.equal('live');
+          expect(r.platform.objects.get(n.platformId!)?.marker, n.id).to.equal(n.id);
+        }
+      });
+    });
+
+    describe('with a recorded ad set deleted on the platform (an earlier rollback the database never heard of)', () => {
+      let db: MigratedDatabase;
+      let r: Interrupted;
+      let deletedId: string;
+      let thrown: unknown;
+
+      before(async () => {
+        db = await migratedDatabase(dialect);
+        r = await interruptedPublish(db);
+        deletedId = r.plan.nodes.find((n) => n.id === 'nd_set1')!.platformId!;
+        r.platform.objects.get(deletedId)!.status = 'DELETED';
+        thrown = await carryOn(r.ctx, r.plan, r.owner, r.attempt, true).then(
+          () => null,
+          (err: unknown) => err,
+        );
+      });
+      after(async () => db?.close());
+
+      it('does not go on: no ad is created under any ad set, nothing set ACTIVE', () => {
+        expect(thrown).to.be.instanceOf(Error);
+        expect(r.platform.calls.filter((c) => c.call === 'createObjects' || c.call === 'setStatus')).to.deep.equal([]);
+      });
+
+      it('rolls back: nothing of the launch stays live on the platform, and the launch is publish_failed', async () => {
+        expect(r.platform.live()).to.deep.equal([]);
+        const record = await publishRecordOf(db.knex, r.plan.launch.id);
+        expect(record!.launch.status).to.equal('publish_failed');
+        expect(record!.launch.statusReason).to.match(/no longer on the ad platform/);
+      });
+
+      it('records no deleted object on any node, and each deletion as a step', async () => {
+        for (const n of await loadNodes(db.knex, r.plan.launch.id)) expect(n.platformId, n.id).to.equal(null);
+        const steps = await db.knex('publish_steps').where({ launch_id: r.plan.launch.id, action: 'delete', state: 'done' });
+        const deleted = steps.flatMap((s) => JSON.parse(s.platform_ids));
+        expect(deleted).to.not.include(deletedId);
+        expect(deleted.length).to.equal(1 + 6 - 1);
+      });
+    });
+  });
+}

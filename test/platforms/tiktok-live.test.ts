@@ -1,0 +1,573 @@
+// The TikTok adapter against the strict fake TikTok Business API: the reference launch (campaign, ad
+// group, ad with an uploaded image; once with a video) with campaign budget optimization and with an
+// ad-group budget, every recorded request asserted field by field; region ids kept per advertiser,
+// findCreated in a few calls, live budget edits and bulk pauses, pixel pages of 20, throttles, and the
+// fake refusing bad requests with 40002 naming the field.
+
+import crypto from 'node:crypto';
+import { expect } from 'chai';
+import { PlatformError, type AdAccount, type CreativeFile, type ObjectSpec } from '../../src/platforms/port.js';
+import { TikTokAdapter, type TikTokAdapterOptions } from '../../src/platforms/tiktok/adapter.js';
+import { FakeTikTokServer, REGIONS, TIKTOK_SPEC } from '../fakes/tiktok-server.js';
+import { rejectionOf } from '../helpers/assert.js';
+import { testOutbound } from '../helpers/outbound.js';
+import { makePng } from '../helpers/png.js';
+
+const md5 = (bytes: Buffer) => crypto.createHash('md5').update(bytes).digest('hex');
+
+function png(): CreativeFile {
+  const bytes = makePng(1080, 1080);
+  return { creativeId: 7, type: 'image', name: 'hero.png', mime: 'image/png', bytes, width: 1080, height: 1080, md5: md5(bytes) };
+}
+
+/** The first bytes of an MP4 (an ftyp box) and some payload: what the fake takes as a video. */
+function mp4(): CreativeFile {
+  const bytes = Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypisom', 'latin1'), Buffer.alloc(12), crypto.randomBytes(2048)]);
+  return { creativeId: 8, type: 'video', name: 'spot.mp4', mime: 'video/mp4', bytes, width: 720, height: 1280, md5: md5(bytes) };
+}
+
+async function platformErrorOf(promise: Promise<unknown>): Promise<PlatformError> {
+  const err = await rejectionOf(promise);
+  expect(err, String(err)).to.be.instanceOf(PlatformError);
+  return err as unknown as PlatformError;
+}
+
+const IDENTITY = { identityId: '7100000000000000042', identityType: 'CUSTOMIZED_USER' as const };
+
+/** The reference launch of launch-example.md as the publish hands it to the adapter. */
+function referenceLaunch(campaignBudget: boolean, creative: ObjectSpec['creative']): ObjectSpec[] {
+  const budget = { period: 'daily' as const, amountMinorUnits: 5000 };
+  return [
+    {
+      level: 'campaign',
+      marker: 'nd_campaign00000001',
+      name: 'Spring - US',
+      parentId: null,
+      status: 'PAUSED',
+      objective: 'OUTCOME_TRAFFIC',
+      budget: campaignBudget ? budget : null,
+      settings: {},
+    },
+    {
+      level: 'adset',
+      marker: 'nd_adset0000000001',
+      name: 'US 18-65',
+      parentId: 'nd_campaign00000001',
+      status: 'ACTIVE',
+      budget: campaignBudget ? null : budget,
+      settings: {
+        optimizationGoal: 'LINK_CLICKS',
+        billingEvent: 'IMPRESSIONS',
+        targeting: { countries: ['US'], ageMin: 18, ageMax: 65 },
+        schedule: { startTime: '2030-01-01T00:00:00Z' },
+      },
+    },
+    {
+      level: 'ad',
+      marker: 'nd_ad0000000000001',
+      name: 'Hero 1',
+      parentId: 'nd_adset0000000001',
+      status: 'ACTIVE',
+      settings: {
+        headline: 'Spring sale',
+        primaryText: 'Up to 40% off',
+        linkUrl: 'https://shop.example.com/spring?ref=tt#offer',
+        urlTags: 'utm_source=tiktok&utm_medium=paid',
+        callToAction: 'SHOP_NOW',
+        ...IDENTITY,
+      },
+      creative,
+    },
+  ];
+}
+
+describe('TikTok adapter against the strict fake: the reference launch and what TikTok takes', function () {
+  let fake: FakeTikTokServer;
+  let sleeps: number[];
+  let advertiserId: string;
+  let account: AdAccount;
+  const adapter = (options: Partial<TikTokAdapterOptions> = {}) =>
+    new TikTokAdapter(testOutbound(), { baseUrl: fake.url, sleep: async (ms) => void sleeps.push(ms), random: () => 0.5, timeoutMs: 2_000, ...options });
+  const paths = () => fake.requests.map((r) => r.path.replace(`/open_api/v1.3`, ''));
+
+  beforeEach(async () => {
+    fake = await FakeTikTokServer.start();
+    sleeps = [];
+    advertiserId = `7${crypto.randomInt(10 ** 9, 10 ** 10)}${crypto.randomInt(10 ** 8, 10 ** 9)}`;
+    account = { platform: 'tiktok', accountId: `biz_${advertiserId}`, timezone: 'UTC', currency: 'USD', accessToken: fake.addAdvertiser(advertiserId) };
+  });
+  afterEach(async () => fake?.close());
+
+  it('generates the fake from the SDK at a recorded commit, with the endpoints the adapter calls', () => {
+    expect(TIKTOK_SPEC.repository).to.equal('https://github.com/tiktok/tiktok-business-api-sdk');
+    expect(TIKTOK_SPEC.commit).to.match(/^[0-9a-f]{40}$/);
+    expect(TIKTOK_SPEC.endpoints['POST /campaign/update/'].params).to.not.have.property('budget_mode');
+    expect(TIKTOK_SPEC.endpoints['GET /pixel/list/'].params.page_size.maximum).to.equal(20);
+    expect(TIKTOK_SPEC.endpoints['POST /campaign/create/'].params.request_id).to.deep.equal({ type: 'string', required: false });
+  });
+
+  for (const campaignBudget of [true, false]) {
+    it(`publishes the reference launch with an uploaded image and ${campaignBudget ? 'campaign budget optimization' : 'an ad-group budget'}, every request as TikTok takes it`, async () => {
+      const live = adapter();
+      const file = png();
+      const image = await live.uploadCreative(account, file);
+      const refs = await live.createObjects(account, referenceLaunch(campaignBudget, { type: 'image', ref: image.ref, thumbnailRef: null }));
+      expect(paths()).to.deep.equal(['/file/image/ad/upload/', '/campaign/create/', '/tool/region/', '/adgroup/create/', '/ad/create/']);
+      const [upload, campaign, region, adgroup, ad] = fake.requests.map((r) => r.params);
+      expect(upload).to.deep.equal({
+        advertiser_id: advertiserId,
+        upload_type: 'UPLOAD_BY_FILE',
+        image_signature: file.md5,
+        image_file: { filename: 'hero.png', mime: 'image/png', size: file.bytes.length, md5: file.md5 },
+      });
+      expect(image.thumbnailRef).to.equal(null);
+      expect(fake.library.get(image.ref)).to.include({ kind: 'image', advertiserId, signature: file.md5 });
+      expect(campaign).to.deep.equal({
+        advertiser_id: advertiserId,
+        campaign_name: 'Spring - US',
+        objective_type: 'TRAFFIC',
+        operation_status: 'DISABLE',
+        ...(campaignBudget ? { budget_optimize_on: true, budget_mode: 'BUDGET_MODE_DAY', budget: 50 } : { budget_mode: 'BUDGET_MODE_INFINITE' }),
+        request_id: 'nd_campaign00000001',
+      });
+      expect(region).to.deep.equal({ advertiser_id: advertiserId, placements: ['PLACEMENT_TIKTOK'], objective_type: 'TRAFFIC' });
+      expect(adgroup).to.deep.equal({
+        advertiser_id: advertiserId,
+        campaign_id: refs[0].id,
+        adgroup_name: 'US 18-65',
+        operation_status: 'ENABLE',
+        placement_type: 'PLACEMENT_TYPE_AUTOMATIC',
+        pacing: 'PACING_MODE_SMOOTH',
+        optimization_goal: 'CLICK',
+        billing_event: 'CPC',
+        schedule_type: 'SCHEDULE_FROM_NOW',
+        schedule_start_time: '2030-01-01 00:00:00',
+        ...(campaignBudget ? {} : { budget_mode: 'BUDGET_MODE_DAY', budget: 50 }),
+        location_ids: ['6252001'],
+        age_groups: ['AGE_18_24', 'AGE_25_34', 'AGE_35_44', 'AGE_45_54', 'AGE_55_100'],
+        request_id: 'nd_adset0000000001',
+      });
+      expect(ad).to.deep.equal({
+        advertiser_id: advertiserId,
+        adgroup_id: refs[1].id,
+        creatives: [
+          {
+            ad_name: 'Hero 1',
+            operation_status: 'ENABLE',
+            ad_text: 'Up to 40% off',
+            call_to_action: 'SHOP_NOW',
+            landing_page_url: 'https://shop.example.com/spring?ref=tt&utm_source=tiktok&utm_medium=paid&sub3=__CAMPAIGN_ID__#offer',
+            identity_id: IDENTITY.identityId,
+            identity_type: 'CUSTOMIZED_USER',
+            ad_format: 'SINGLE_IMAGE',
+            image_ids: [image.ref],
+          },
+        ],
+      });
+      // Names are the launch's own: nothing of the service's bookkeeping in them.
+      expect(fake.objectsOf(advertiserId).map((o) => o.name)).to.deep.equal(['Spring - US', 'US 18-65', 'Hero 1']);
+      expect(fake.objects.get(refs[0].id)).to.include({
+        budgetOptimizeOn: campaignBudget,
+        budgetMode: campaignBudget ? 'BUDGET_MODE_DAY' : 'BUDGET_MODE_INFINITE',
+      });
+    });
+  }
+
+  it('uploads a video with its MD5, then its cover by the URL the video info gives, and publishes a SINGLE_VIDEO ad with both', async () => {
+    const live = adapter({ videoPollMs: 500 });
+    const file = mp4();
+    const progress: string[] = [];
+    const video = await live.uploadCreative(account, file, (m) => progress.push(m));
+    expect(paths()).to.deep.equal(['/file/video/ad/upload/', '/file/video/ad/info/', '/file/image/ad/upload/']);
+    const [upload, info, cover] = fake.requests.map((r) => r.params);
+    expect(upload).to.deep.equal({
+      advertiser_id: advertiserId,
+      upload_type: 'UPLOAD_BY_FILE',
+      video_signature: file.md5,
+      video_file: { filename: 'spot.mp4', mime: 'video/mp4', size: file.bytes.length, md5: file.md5 },
+    });
+    expect(info).to.deep.equal({ advertiser_id: advertiserId, video_ids: [video.ref] });
+    expect(cover).to.deep.equal({ advertiser_id: advertiserId, upload_type: 'UPLOAD_BY_URL', image_url: fake.library.get(video.ref)!.coverUrl });
+    expect(fake.library.get(video.ref)).to.include({ kind: 'video', signature: file.md5 });
+    expect(fake.library.get(video.thumbnailRef!)).to.include({ kind: 'image', uploadType: 'UPLOAD_BY_URL', advertiserId });
+    expect(progress).to.deep.equal(['Uploading video spot.mp4 to TikTok', 'Uploading the cover of video spot.mp4 to TikTok']);
+
+    fake.requests.length = 0;
+    await live.createObjects(account, referenceLaunch(false, { type: 'video', ref: video.ref, thumbnailRef: video.thumbnailRef }));
+    const [creative] = fake.requestsTo('/ad/create/')[0].params.creatives as Array<Record<string, unknown>>;
+    expect(creative).to.include({ ad_format: 'SINGLE_VIDEO', video_id: video.ref, identity_id: IDENTITY.identityId });
+    expect(creative.image_ids).to.deep.equal([video.thumbnailRef]);
+  });
+
+  it('takes the identity of the account when the ad names none, and refuses an ad without creative or identity before sending it', async () => {
+    const live = adapter();
+    const image = await live.uploadCreative(account, png());
+    const [, , ad] = referenceLaunch(true, { type: 'image', ref: image.ref, thumbnailRef: null });
+    const { identityId: _i, identityType: _t, ...settings } = ad.settings;
+    const withAccount: AdAccount = { ...account, identityId: '7100000000000000077', identityType: 'TT_USER' };
+    const [c, s] = await live.createObjects(withAccount, referenceLaunch(true, null).slice(0, 2));
+    await live.createObjects(withAccount, [{ ...ad, parentId: s.id, settings }]);
+    expect((fake.requestsTo('/ad/create/')[0].params.creatives as Array<Record<string, unknown>>)[0]).to.include({
+      identity_id: '7100000000000000077',
+      identity_type: 'TT_USER',
+    });
+    expect(c.level).to.equal('campaign');
+    const before = fake.requests.length;
+    const noCreative = await platformErrorOf(live.createObjects(account, [{ ...ad, parentId: s.id, creative: null }]));
+    expect(noCreative).to.include({ kind: 'invalid_request' });
+    expect(noCreative.extra.field).to.equal('creativeId');
+    const noIdentity = await platformErrorOf(live.createObjects(account, [{ ...ad, parentId: s.id, settings }]));
+    expect(noIdentity.extra.field).to.equal('identityId');
+    expect(fake.requests.length).to.equal(before);
+  });
+
+  it("sends the service's calls to action as TikTok names them, and none for NO_BUTTON", async () => {
+    const live = adapter();
+    const image = await live.uploadCreative(account, png());
+    const [campaign, adset, ad] = referenceLaunch(true, { type: 'image', ref: image.ref, thumbnailRef: null });
+    const [, s] = await live.createObjects(account, [campaign, adset]);
+    const ctas = ['DOWNLOAD', 'WATCH_MORE', 'GET_OFFER', 'NO_BUTTON', 'SIGN_UP'];
+    await live.createObjects(
+      account,
+      ctas.map((callToAction, i) => ({ ...ad, marker: `nd_cta${i}`, parentId: s.id, settings: { ...ad.settings, callToAction } })),
+    );
+    const sent = fake.requestsTo('/ad/create/')[0].params.creatives as Array<Record<string, unknown>>;
+    expect(sent.map((c) => c.call_to_action)).to.deep.equal(['DOWNLOAD_NOW', 'WATCH_NOW', 'LEARN_MORE', undefined, 'SIGN_UP']);
+  });
+
+  it('looks the region ids up once per advertiser and keeps them: a second ad group and unknownCountries ask TikTok nothing more', async () => {
+    const live = adapter();
+    const [campaign, adset] = referenceLaunch(true, null);
+    const [c] = await live.createObjects(account, [campaign]);
+    await live.createObjects(account, [{ ...adset, parentId: c.id }]);
+    await live.createObjects(account, [
+      { ...adset, marker: 'nd_adset0000000002', parentId: c.id, settings: { ...adset.settings, targeting: { countries: ['GB', 'de'] } } },
+    ]);
+    expect(await live.unknownCountries(account, ['US', 'ZZ', 'JP', 'XK'])).to.deep.equal(['ZZ', 'XK']);
+    expect(fake.requestsTo('/tool/region/')).to.have.length(1);
+    expect(fake.requestsTo('/adgroup/create/')[1].params.location_ids).to.deep.equal(['2635167', '2921044']);
+    expect(REGIONS.find((r) => r.location_id === '2921044')?.region_code).to.equal('DE');
+
+    const before = fake.requests.length;
+    const err = await platformErrorOf(
+      live.createObjects(account, [
+        { ...adset, marker: 'nd_adset0000000003', parentId: c.id, settings: { ...adset.settings, targeting: { countries: ['US', 'ZZ'] } } },
+      ]),
+    );
+    expect(err).to.include({ kind: 'invalid_request' });
+    expect(err.extra.field).to.equal('targeting.countries');
+    expect(err.message).to.include('ZZ');
+    expect(fake.requests.length).to.equal(before);
+
+    // Another advertiser has its own lookup.
+    const otherId = `7${crypto.randomInt(10 ** 9, 10 ** 10)}${crypto.randomInt(10 ** 8, 10 ** 9)}`;
+    const other: AdAccount = { ...account, accountId: `biz_${otherId}`, accessToken: fake.addAdvertiser(otherId) };
+    expect(await live.unknownCountries(other, ['US'])).to.deep.equal([]);
+    expect(fake.requestsTo('/tool/region/')).to.have.length(2);
+  });
+
+  it('finds created objects again with one list call per level and 100 ids, leaving out what was deleted', async () => {
+    const live = adapter();
+    const image = await live.uploadCreative(account, png());
+    const campaigns = Array.from({ length: 120 }, (_, i): ObjectSpec => ({
+      ...referenceLaunch(false, null)[0],
+      marker: `nd_c${String(i).padStart(15, '0')}`,
+      name: `C ${i}`,
+    }));
+    const campaignRefs = await live.createObjects(account, campaigns);
+    const [, adset, ad] = referenceLaunch(false, { type: 'image', ref: image.ref, thumbnailRef: null });
+    const [s] = await live.createObjects(account, [{ ...adset, parentId: campaignRefs[0].id }]);
+    const ads = Array.from({ length: 3 }, (_, i): ObjectSpec => ({ ...ad, marker: `nd_a${i}`, name: `Ad ${i}`, parentId: s.id }));
+    const adRefs = await live.createObjects(account, ads);
+    await live.deleteObjects(account, [campaignRefs[5], adRefs[1]]);
+
+    fake.requests.length = 0;
+    const found = await live.findCreated(account, 'campaign', [...campaigns.map((c) => c.marker), 'nd_never_created']);
+    expect(paths()).to.deep.equal(['/campaign/get/', '/campaign/get/']);
+    expect(found.size).to.equal(119);
+    expect(found.has(campaigns[5].marker)).to.equal(false);
+    expect(found.get(campaigns[7].marker)).to.deep.equal(campaignRefs[7]);
+
+    fake.requests.length = 0;
+    const foundAds = await live.findCreated(account, 'ad', ['nd_a0', 'nd_a1', 'nd_a2']);
+    expect(paths()).to.deep.equal(['/ad/get/']);
+    expect([...foundAds.keys()]).to.deep.equal(['nd_a0', 'nd_a2']);
+    expect(fake.requestsTo('/ad/get/')[0].params).to.deep.equal({
+      advertiser_id: advertiserId,
+      filtering: { ad_ids: [adRefs[0].id, adRefs[1].id, adRefs[2].id] },
+      page: '1',
+      page_size: '1000',
+    });
+    expect(await live.findCreated(account, 'adset', ['nd_unknown'])).to.deep.equal(new Map());
+  });
+
+  it('publishes a rolled-back campaign again as a new one: the request_id TikTok answered with the deleted campaign is not sent again', async () => {
+    const live = adapter();
+    const [campaign] = referenceLaunch(true, null);
+    const [first] = await live.createObjects(account, [campaign]);
+    await live.deleteObjects(account, [first]);
+    const [second] = await live.createObjects(account, [campaign]);
+    expect(second.id).to.not.equal(first.id);
+    expect(fake.requestsTo('/campaign/create/').map((r) => r.params.request_id)).to.deep.equal(['nd_campaign00000001', 'nd_campaign00000001.1']);
+    expect(await live.findCreated(account, 'campaign', [campaign.marker])).to.deep.equal(new Map([[campaign.marker, second]]));
+  });
+
+  it('edits live budgets with budget alone (no budget_mode), and refuses a change of period without a write', async () => {
+    const live = adapter();
+    const [c] = await live.createObjects(account, referenceLaunch(true, null).slice(0, 1));
+    const [plain] = await live.createObjects(account, [{ ...referenceLaunch(false, null)[0], marker: 'nd_plain' }]);
+    const [s] = await live.createObjects(account, [{ ...referenceLaunch(false, null)[1], parentId: plain.id }]);
+    fake.requests.length = 0;
+    await live.setBudget(account, c, { period: 'daily', amountMinorUnits: 7000 });
+    await live.setBudget(account, s, { period: 'daily', amountMinorUnits: 12345 });
+    expect(fake.requestsTo('/campaign/update/').map((r) => r.params)).to.deep.equal([{ advertiser_id: advertiserId, campaign_id: c.id, budget: 70 }]);
+    expect(fake.requestsTo('/adgroup/update/').map((r) => r.params)).to.deep.equal([{ advertiser_id: advertiserId, adgroup_id: s.id, budget: 123.45 }]);
+    expect([fake.objects.get(c.id)!.budget, fake.objects.get(s.id)!.budget]).to.deep.equal([70, 123.45]);
+
+    const writes = fake.requestsTo('/campaign/update/').length;
+    const period = await platformErrorOf(live.setBudget(account, c, { period: 'lifetime', amountMinorUnits: 9000 }));
+    expect(period).to.include({ kind: 'invalid_request' });
+    expect(period.extra.field).to.equal('budgetType');
+    const none = await platformErrorOf(live.setBudget(account, plain, { period: 'daily', amountMinorUnits: 9000 }));
+    expect(none.extra.field).to.equal('budget');
+    expect(fake.requestsTo('/campaign/update/')).to.have.length(writes);
+  });
+
+  it('pauses a campaign, an ad group and an ad in bulk, one status update per level', async () => {
+    const live = adapter();
+    const image = await live.uploadCreative(account, png());
+    const refs = await live.createObjects(account, referenceLaunch(true, { type: 'image', ref: image.ref, thumbnailRef: null }));
+    await live.setStatus(account, [refs[0]], 'ACTIVE');
+    fake.requests.length = 0;
+    expect(await live.setStatusEach(account, refs, 'PAUSED')).to.deep.equal([null, null, null]);
+    expect(fake.requests.map((r) => [r.path.replace('/open_api/v1.3', ''), r.params])).to.deep.equal([
+      ['/campaign/status/update/', { advertiser_id: advertiserId, campaign_ids: [refs[0].id], operation_status: 'DISABLE' }],
+      ['/adgroup/status/update/', { advertiser_id: advertiserId, adgroup_ids: [refs[1].id], operation_status: 'DISABLE' }],
+      ['/ad/status/update/', { advertiser_id: advertiserId, ad_ids: [refs[2].id], operation_status: 'DISABLE' }],
+    ]);
+    expect(refs.map((r) => fake.objects.get(r.id)!.operationStatus)).to.deep.equal(['DISABLE', 'DISABLE', 'DISABLE']);
+  });
+
+  it('reads the pixel options 20 a page, the cap of pixel/list', async () => {
+    for (let i = 0; i < 45; i++) fake.seedAsset(advertiserId, 'pixels', { pixel_id: `9${String(i).padStart(9, '0')}`, pixel_name: `Pixel ${i}` });
+    const pixels = await adapter().listOptions(account, 'pixels');
+    expect(pixels).to.have.length(45);
+    expect(fake.requestsTo('/pixel/list/').map((r) => [r.params.page, r.params.page_size])).to.deep.equal([
+      ['1', '20'],
+      ['2', '20'],
+      ['3', '20'],
+    ]);
+  });
+
+  it('answers throttled at once, with the wait, when TikTok asks for longer than the request has left', async () => {
+    fake.throttleNext(1, { http429: true, retryAfterSeconds: 120 });
+    const err = await platformErrorOf(adapter({ callDeadlineMs: 30_000 }).listCampaigns(account, { limit: 10 }));
+    expect(err).to.include({ kind: 'throttled' });
+    expect(err.extra.retryAfterMs).to.equal(120_000);
+    fake.throttleNext(1);
+    const coded = await platformErrorOf(adapter({ callDeadlineMs: 30_000, throttleWaitMs: 45_000 }).listCampaigns(account, { limit: 10 }));
+    expect(coded.extra).to.include({ retryAfterMs: 45_000, platformCode: 40100 });
+    expect(sleeps).to.deep.equal([]);
+    expect(fake.roundTrips).to.equal(2);
+  });
+
+  it('waits a short throttle (40100) and sends the request again', async () => {
+    fake.seedCampaign(advertiserId, { name: 'Existing' });
+    fake.throttleNext(1);
+    const page = await adapter({ callDeadlineMs: 30_000, throttleWaitMs: 2_000 }).listCampaigns(account, { limit: 10 });
+    expect(page.campaigns.map((c) => c.name)).to.deep.equal(['Existing']);
+    expect(sleeps).to.deep.equal([2_000]);
+    expect(fake.roundTrips).to.equal(2);
+  });
+});
+
+describe('the strict fake TikTok Business API refuses what TikTok refuses, naming the field', function () {
+  let fake: FakeTikTokServer;
+  let token: string;
+  const advertiserId = '7000000000000000009';
+  let cbo: string;
+  let plain: string;
+  let adgroupId: string;
+  let imageId: string;
+
+  const call = async (method: 'GET' | 'POST', path: string, params: Record<string, unknown>, headers: Record<string, string> = { 'Access-Token': token }) => {
+    const withAdvertiser = { advertiser_id: advertiserId, ...params };
+    if (method === 'GET') {
+      const query = new URLSearchParams(Object.entries(withAdvertiser).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+      const res = await fetch(`${fake.url}${path}?${query}`, { headers });
+      return { status: res.status, body: await res.json() };
+    }
+    const res = await fetch(`${fake.url}${path}`, {
+      method,
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(withAdvertiser),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+  const upload = async (fields: Record<string, string>, file: Buffer) => {
+    const form = new FormData();
+    form.append('advertiser_id', advertiserId);
+    for (const [k, v] of Object.entries(fields)) form.append(k, v);
+    form.append('image_file', new Blob([new Uint8Array(file)], { type: 'image/png' }), 'hero.png');
+    const res = await fetch(`${fake.url}/file/image/ad/upload/`, { method: 'POST', headers: { 'Access-Token': token }, body: form });
+    return { status: res.status, body: await res.json() };
+  };
+
+  before(async () => {
+    fake = await FakeTikTokServer.start();
+    token = fake.addAdvertiser(advertiserId);
+    cbo = fake.seedCampaign(advertiserId, { name: 'CBO', budgetMode: 'BUDGET_MODE_DAY', budget: 50, budgetOptimizeOn: true });
+    plain = fake.seedCampaign(advertiserId, { name: 'Plain' });
+    const bytes = makePng(600, 600);
+    imageId = (await upload({ upload_type: 'UPLOAD_BY_FILE', image_signature: md5(bytes) }, bytes)).body.data.image_id;
+    const created = await call('POST', '/adgroup/create/', { ...adgroup(plain), budget_mode: 'BUDGET_MODE_DAY', budget: 20 });
+    adgroupId = created.body.data.adgroup_id;
+  });
+  after(async () => fake?.close());
+
+  function adgroup(campaignId: string): Record<string, unknown> {
+    return {
+      campaign_id: campaignId,
+      adgroup_name: 'Set',
+      placement_type: 'PLACEMENT_TYPE_AUTOMATIC',
+      pacing: 'PACING_MODE_SMOOTH',
+      optimization_goal: 'CLICK',
+      billing_event: 'CPC',
+      schedule_type: 'SCHEDULE_FROM_NOW',
+      schedule_start_time: '2030-01-01 00:00:00',
+      location_ids: ['6252001'],
+    };
+  }
+  const creative = (extra: Record<string, unknown> = {}) => ({
+    ad_name: 'Ad',
+    ad_format: 'SINGLE_IMAGE',
+    ad_text: 'Up to 40% off',
+    identity_id: '7100000000000000042',
+    identity_type: 'CUSTOMIZED_USER',
+    image_ids: [imageId],
+    ...extra,
+  });
+  const campaign = { campaign_name: 'X', objective_type: 'TRAFFIC', budget_mode: 'BUDGET_MODE_INFINITE' };
+
+  const rows: Array<{ mistake: string; call: () => Promise<{ status: number; body: any }>; code?: number; message: RegExp }> = [
+    {
+      mistake: 'an unknown field',
+      call: () => call('POST', '/campaign/create/', { ...campaign, daily_budget: 5 }),
+      message: /^daily_budget: Unknown field\.$/,
+    },
+    {
+      mistake: 'a mistyped field (a string budget)',
+      call: () => call('POST', '/campaign/create/', { ...campaign, budget_mode: 'BUDGET_MODE_DAY', budget: '50' }),
+      message: /^budget: Not a number\.$/,
+    },
+    {
+      mistake: 'a missing required field',
+      call: () => call('POST', '/campaign/create/', { campaign_name: 'X' }),
+      message: /^objective_type: Missing data for required field\.$/,
+    },
+    {
+      mistake: 'a value outside its enum',
+      call: () => call('POST', '/campaign/create/', { ...campaign, budget_mode: 'BUDGET_MODE_WEEK' }),
+      message: /^budget_mode: Must be one of /,
+    },
+    {
+      mistake: 'budget_mode on campaign/update',
+      call: () => call('POST', '/campaign/update/', { campaign_id: cbo, budget_mode: 'BUDGET_MODE_DAY', budget: 60 }),
+      message: /^budget_mode: Unknown field\.$/,
+    },
+    {
+      mistake: 'budget_mode on adgroup/update',
+      call: () => call('POST', '/adgroup/update/', { adgroup_id: adgroupId, budget_mode: 'BUDGET_MODE_DAY' }),
+      message: /^budget_mode: Unknown field\.$/,
+    },
+    {
+      mistake: 'pixel/list over its page size of 20',
+      call: () => call('GET', '/pixel/list/', { page: 1, page_size: 100 }),
+      message: /^page_size: Must be between 1 and 20\.$/,
+    },
+    {
+      mistake: 'campaign/get over its page size of 1000',
+      call: () => call('GET', '/campaign/get/', { page: 1, page_size: 1001 }),
+      message: /^page_size: Must be between 1 and 1000\.$/,
+    },
+    {
+      mistake: 'ISO codes as location_ids',
+      call: () => call('POST', '/adgroup/create/', { ...adgroup(cbo), location_ids: ['US'] }),
+      message: /^location_ids: Location ID US is invalid/,
+    },
+    {
+      mistake: 'an age group TikTok does not have',
+      call: () => call('POST', '/adgroup/create/', { ...adgroup(cbo), age_groups: ['AGE_18_65'] }),
+      message: /^age_groups\.0: Must be one of /,
+    },
+    {
+      mistake: 'an ad group without budget under a campaign without budget optimization',
+      call: () => call('POST', '/adgroup/create/', adgroup(plain)),
+      message: /^budget_mode: Missing data for required field\.$/,
+    },
+    {
+      mistake: 'an ad group budget under a campaign with budget optimization',
+      call: () => call('POST', '/adgroup/create/', { ...adgroup(cbo), budget_mode: 'BUDGET_MODE_DAY', budget: 20 }),
+      message: /^budget: Campaign \d+ has budget optimization on/,
+    },
+    {
+      mistake: 'a campaign with budget optimization and no budget',
+      call: () => call('POST', '/campaign/create/', { ...campaign, budget_optimize_on: true }),
+      message: /^budget_mode: A campaign with budget optimization/,
+    },
+    {
+      mistake: 'an ad without ad_format',
+      call: () => call('POST', '/ad/create/', { adgroup_id: adgroupId, creatives: [creative({ ad_format: undefined })] }),
+      message: /^creatives\.0\.ad_format: Missing data/,
+    },
+    {
+      mistake: 'an ad without identity',
+      call: () => call('POST', '/ad/create/', { adgroup_id: adgroupId, creatives: [creative({ identity_id: undefined })] }),
+      message: /^creatives\.0\.identity_id: Missing data/,
+    },
+    {
+      mistake: 'an image never uploaded to the advertiser',
+      call: () => call('POST', '/ad/create/', { adgroup_id: adgroupId, creatives: [creative({ image_ids: ['ad-site-i18n-sg/nope'] })] }),
+      message: /^creatives\.0\.image_ids: Image ad-site-i18n-sg\/nope does not exist/,
+    },
+    {
+      mistake: 'a video ad without its video',
+      call: () => call('POST', '/ad/create/', { adgroup_id: adgroupId, creatives: [creative({ ad_format: 'SINGLE_VIDEO' })] }),
+      message: /^creatives\.0\.video_id: Missing data/,
+    },
+    {
+      mistake: 'an identity type TikTok does not have',
+      call: () => call('POST', '/ad/create/', { adgroup_id: adgroupId, creatives: [creative({ identity_type: 'PAGE' })] }),
+      message: /^creatives\.0\.identity_type: Must be one of /,
+    },
+    {
+      mistake: 'an image whose signature is not its MD5',
+      call: () => upload({ upload_type: 'UPLOAD_BY_FILE', image_signature: md5(Buffer.from('other')) }, makePng(10, 10)),
+      message: /^image_signature: The signature is not the MD5 of image_file\.$/,
+    },
+    {
+      mistake: 'more than 20 ids in one status update',
+      call: () => call('POST', '/campaign/status/update/', { campaign_ids: Array.from({ length: 21 }, (_, i) => String(i)), operation_status: 'DISABLE' }),
+      message: /^campaign_ids: At most 20 items/,
+    },
+    { mistake: 'no access token', call: () => call('GET', '/campaign/get/', {}, {}), code: 40104, message: /^Access token is null/ },
+    {
+      mistake: 'a revoked access token',
+      call: () => call('GET', '/campaign/get/', {}, { 'Access-Token': 'revoked' }),
+      code: 40105,
+      message: /^Access token is incorrect or has been revoked/,
+    },
+  ];
+
+  for (const row of rows) {
+    it(`refuses ${row.mistake} with ${row.code ?? 40002}`, async () => {
+      const before = fake.objects.size;
+      const answer = await row.call();
+      expect(answer.status).to.equal(200);
+      expect(answer.body).to.include({ code: row.code ?? 40002 });
+      expect(answer.body.message).to.match(row.message);
+      expect(answer.body.request_id).to.be.a('string').and.not.empty;
+      expect(fake.objects.size).to.equal(before);
+    });
+  }
+});
