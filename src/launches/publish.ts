@@ -136,7 +136,8 @@ function settingsOf(node: NodeRow, account: BrandAdAccount): Record<string, unkn
     account.platform === 'meta'
       ? { pageId: rest.pageId ?? account.pageId ?? null, instagramUserId: (own ? rest.instagramUserId : account.instagramUserId) ?? null }
       : { identityId: rest.identityId ?? account.identityId ?? null, identityType: (own ? rest.identityType : account.identityType) ?? null };
-  return { ...rest, ...speaker };
+  // Unset ones are left out, not sent as null.
+  return { ...rest, ...Object.fromEntries(Object.entries(speaker).filter(([, v]) => v !== null && v !== undefined)) };
 }
 
 function specOf(
