@@ -55,7 +55,7 @@ const BARE_SERVER = `require('node:http').createServer((q, s) => { s.writeHead(2
 
 // Variables the service reads (src/config.ts) that the shell running the bench may export: the child sees only ours.
 const SERVICE_ENV =
-  /^(PORT|HOST|DATABASE_URL|BASE_URL|MCP_URL|REDIS_URL|LOG_LEVEL|JOBS|CREATIVES_DIR|SVC_.*|XDG_CONFIG_HOME|PLATFORM_MODE|TOKEN_ENCRYPTION_KEY)$/;
+  /^(PORT|HOST|DATABASE_URL|BASE_URL|MCP_URL|REDIS_URL|LOG_LEVEL|JOBS|CREATIVES_DIR|SVC_.*|XDG_CONFIG_HOME|PLATFORM_MODE|TOKEN_ENCRYPTION_KEY|METRICS_TOKEN|OTEL_.*|SHUTDOWN_GRACE_MS)$/;
 
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -170,9 +170,9 @@ function serverEnv(dir: string, port: number, databaseUrl?: string): Record<stri
 }
 
 /** One server start-up on the database in `dir` (created on first use), timed to the first 200 of /healthz. */
-async function timeServe(extraArgs: string[], dir: string, databaseUrl?: string): Promise<Timed> {
+async function timeServe(extraArgs: string[], dir: string, databaseUrl?: string, extraEnv: Record<string, string> = {}): Promise<Timed> {
   const port = await freePort();
-  const started = await startUntilHealthy([SERVER_BIN, 'serve', ...extraArgs], port, serverEnv(dir, port, databaseUrl));
+  const started = await startUntilHealthy([SERVER_BIN, 'serve', ...extraArgs], port, { ...serverEnv(dir, port, databaseUrl), ...extraEnv });
   await started.stop();
   return { wallMs: started.elapsedMs, cpuMs: started.cpuMs };
 }
@@ -199,6 +199,7 @@ export const benchmark: Benchmark = {
     const fresh: Timed[] = [];
     const demo: Timed[] = [];
     const restart: Timed[] = [];
+    const metricsOn: Timed[] = [];
     const mariadbFresh: Timed[] = [];
     const mariadbRestart: Timed[] = [];
     const dirs: string[] = [];
@@ -212,6 +213,8 @@ export const benchmark: Benchmark = {
         fresh.push(await timeServe([], dir));
         // The same database again: migrations already applied (a restart).
         restart.push(await timeServe([], dir));
+        // The same restart with /metrics on (prom-client loaded, the instruments built) and tracing off.
+        metricsOn.push(await timeServe([], dir, undefined, { METRICS_TOKEN: 'bench-metrics-token' }));
         const demoDir = tempDir();
         dirs.push(demoDir);
         demo.push(await timeServe(['--demo'], demoDir));
@@ -270,6 +273,7 @@ export const benchmark: Benchmark = {
         row('svc-server serve, fresh SQLite', fresh, bare, TARGET_STARTUP),
         row('svc-server serve --demo, fresh SQLite', demo, bare),
         row('svc-server serve, migrated SQLite', restart, bare),
+        row('  the same, METRICS_TOKEN set', metricsOn, bare),
         ...(mariadbFresh.length
           ? [row('svc-server serve, fresh MariaDB (DDL)', mariadbFresh, bare), row('svc-server serve, migrated MariaDB', mariadbRestart, bare, TARGET_STARTUP)]
           : []),
@@ -283,6 +287,7 @@ export const benchmark: Benchmark = {
                 `a fresh database ${fmt(wall(mariadbFresh))} (cpu ${fmt(cpu(mariadbFresh))}): the wait is MariaDB creating the tables, once per database`,
             ]
           : skipped),
+        `metrics on (METRICS_TOKEN set, tracing off), migrated SQLite: serve ${fmt(wall(metricsOn))} vs ${fmt(wall(restart))} off (${(((wall(metricsOn) - wall(restart)) / wall(restart)) * 100).toFixed(0)}%); cpu ${fmt(cpu(metricsOn))} vs ${fmt(cpu(restart))} (${(((cpu(metricsOn) - cpu(restart)) / cpu(restart)) * 100).toFixed(0)}%)`,
         `svc list-brands: ${fmt(wall(cli))} node -e 0 ${fmt(wall(nodeOnly))} ratio ${(wall(cli) / wall(nodeOnly)).toFixed(1)} (${verdict(wall(cli) / wall(nodeOnly), TARGET_CLI)}); cpu ${fmt(cpu(cli))} node -e 0 ${fmt(cpu(nodeOnly))} ratio ${(cpu(cli) / cpu(nodeOnly)).toFixed(1)}`,
       ];
       return { rows: [], notes: [lines.join('\n')] };

@@ -73,6 +73,12 @@ export interface Config {
   copyModelMaxRetries: number;
   /** FX_RATES: US dollars per unit of each currency other than USD, as written; what amounts count against ceilings at. */
   fxRates: FxRates;
+  /** METRICS_TOKEN: the bearer token GET /metrics asks for; null = no metrics endpoint (and prom-client is not loaded). */
+  metricsToken: string | null;
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: the OTLP/HTTP collector traces go to; null = no tracing code is loaded. */
+  otelEndpoint: string | null;
+  /** SHUTDOWN_GRACE_MS: how long a stopping process lets running jobs finish before releasing them. */
+  shutdownGraceMs: number;
 }
 
 function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean, on = 'true', off = 'false'): boolean {
@@ -151,5 +157,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mcpToolsets: toolsetsFrom(env),
     mcpReadOnly: flag(env, 'MCP_READ_ONLY', false),
     mcpConfirmTimeoutS: intFrom(env, 'MCP_CONFIRM_TIMEOUT_S', 50, 1),
+    metricsToken: env.METRICS_TOKEN || null,
+    otelEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT ? env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '') : null,
+    shutdownGraceMs: intFrom(env, 'SHUTDOWN_GRACE_MS', 10_000, 0),
   };
 }

@@ -36,6 +36,16 @@ import { OutboundClient } from './outbound/client.js';
 import type { Resolver } from './outbound/resolver.js';
 import { receiveWorkflowHook, type HookAnswer } from './workflows/hooks.js';
 import { Trackers, realSleep } from './trackers/registry.js';
+import { pendingMigrations } from './db/migrate.js';
+import { readyJobsByKind } from './jobs/queue/stats.js';
+import { enableMetrics, exposition, observeQueue } from './observability/metrics.js';
+import { startTracing, stopTracing } from './observability/tracing.js';
+
+/** One thing that keeps a process from taking traffic (GET /readyz). */
+export interface NotReady {
+  component: 'database' | 'migrations' | 'worker';
+  message: string;
+}
 
 export interface ServiceOptions {
   config: Config;
@@ -55,6 +65,9 @@ export interface ServiceOptions {
 }
 
 export class Service {
+  /** Stops the metrics scrape reading the queue through this service's database. */
+  private unobserveQueue: () => void = () => {};
+
   private constructor(
     readonly config: Config,
     readonly database: Database,
@@ -82,6 +95,9 @@ export class Service {
     const now = options.now ?? Date.now;
     const schemas = new SchemaRegistry([...loadSchemaFiles(), ...(options.extraSchemas ?? [])]);
     const catalogue = new Catalogue(schemas, [...operations, ...internalOperations, ...(options.extraOperations ?? [])]);
+    // prom-client and the OpenTelemetry SDK are loaded only when their variables are set.
+    if (config.metricsToken) await enableMetrics();
+    if (config.otelEndpoint) await startTracing(config.otelEndpoint);
     const database = openDatabase(config.databaseUrl);
     const { knex } = database;
     try {
@@ -126,12 +142,13 @@ export class Service {
           ? new RedisMetricsCache(redis, `svc:${instanceId}:`, config.metricsCacheSeconds * 1000)
           : new MemoryMetricsCache(config.metricsCacheSeconds * 1000, now),
       };
+      const kinds = [...jobKinds, ...(options.extraJobKinds ?? [])];
       worker = new JobWorker({
         knex,
         config,
         log,
         now,
-        kinds: [...jobKinds, ...(options.extraJobKinds ?? [])],
+        kinds,
         services: {
           dialect: database.dialect,
           events,
@@ -153,7 +170,12 @@ export class Service {
       const signingKeys = new SigningKeys(knex);
       const oauth = { issuer: config.baseUrl, apiResource: `${config.baseUrl}/v1`, mcpResource: config.mcpUrl };
       const authenticator = new Authenticator(knex, config.keyCacheMs, now, { ...oauth, keys: signingKeys });
-      return new Service(config, database, schemas, catalogue, log, authenticator, deps, signingKeys, oauth, events, worker, outbound);
+      const service = new Service(config, database, schemas, catalogue, log, authenticator, deps, signingKeys, oauth, events, worker, outbound);
+      service.unobserveQueue = observeQueue(
+        (at) => readyJobsByKind(knex, at),
+        kinds.map((k) => k.kind),
+      );
+      return service;
     } catch (err) {
       await knex.destroy();
       throw err;
@@ -197,6 +219,29 @@ export class Service {
     }
   }
 
+  /**
+   * What keeps this process from taking traffic: a database that does not answer, migrations not
+   * run, or (JOBS=on) a worker that is not claiming. Empty when ready.
+   */
+  async notReady(): Promise<NotReady[]> {
+    try {
+      await pingDatabase(this.knex);
+    } catch {
+      return [{ component: 'database', message: 'The database does not answer.' }];
+    }
+    const out: NotReady[] = [];
+    const pending = await pendingMigrations(this.knex);
+    if (pending.length) out.push({ component: 'migrations', message: `${pending.length} migration(s) have not run: run svc-server migrate.` });
+    if (this.config.jobsEnabled && !this.jobs.claiming())
+      out.push({ component: 'worker', message: 'JOBS=on but the job worker is not claiming (not started, stopping, or its last claim failed).' });
+    return out;
+  }
+
+  /** The Prometheus exposition of this process (the queue gauges read now); null when METRICS_TOKEN is unset. */
+  metrics(): Promise<{ contentType: string; body: string } | null> {
+    return exposition(this.deps.now(), (err) => this.log.warn({ err }, 'could not read the job queue for metrics'));
+  }
+
   /** Starts this process's job worker unless JOBS=off; `close` stops it. */
   async startJobs(): Promise<boolean> {
     if (!this.config.jobsEnabled) return false;
@@ -204,8 +249,14 @@ export class Service {
     return true;
   }
 
-  async close(): Promise<void> {
-    await this.jobs.stop();
+  /**
+   * Stops the worker (running jobs get `graceMs`, default SHUTDOWN_GRACE_MS, then are released to
+   * other processes), flushes traces and closes the pools.
+   */
+  async close(graceMs = this.config.shutdownGraceMs): Promise<void> {
+    this.unobserveQueue();
+    await this.jobs.stop(graceMs);
+    if (this.config.otelEndpoint) await stopTracing().catch((err) => this.log.warn({ err }, 'could not flush traces'));
     await this.outbound.close().catch(() => {});
     await this.deps.limiter.close().catch(() => {});
     await this.knex.destroy();

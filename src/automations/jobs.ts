@@ -12,6 +12,7 @@
 import type { JobContext, JobKind, JobNext } from '../jobs/kind.js';
 import type { ClaimedJob } from '../jobs/queue/job.js';
 import { ServiceError } from '../errors.js';
+import { timeAutomationCycle } from '../observability/metrics.js';
 import { actionRetry, evaluateAccount, giveUpAction, retryAction, type EngineDeps } from './engine.js';
 import { nextRunAfter } from './schedule.js';
 import { automationsByIds } from './store.js';
@@ -54,7 +55,7 @@ async function evaluateBatch(ctx: JobContext, jobs: ClaimedJob[]): Promise<Map<n
   }
   const now = ctx.now();
   // A run that fails (a platform read refused) throws: every job of the batch is retried by the queue.
-  await evaluateAccount(engineDeps(ctx), due, { trigger: 'schedule', act: true });
+  await timeAutomationCycle('schedule', () => evaluateAccount(engineDeps(ctx), due, { trigger: 'schedule', act: true }));
   const jobOf = new Map(jobs.map((j) => [Number(j.key), j]));
   for (const a of due) outcomes.set(jobOf.get(a.id)!.id, nextRunAfter(a.frequency, a.dailyHour, now, timezone));
   return outcomes;

@@ -5,6 +5,7 @@ import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { SqliteClient } from './sqlite-client.js';
 import { reusePreparedStatements } from './statement-cache.js';
+import { inSpan } from '../observability/tracing.js';
 
 export type Dialect = 'sqlite' | 'mysql';
 
@@ -103,7 +104,7 @@ export async function retrying<T>(work: () => Promise<T>, attempts = 4): Promise
  * lock-wait timeout (1205) or a busy SQLite file.
  */
 export function inTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>, attempts = 4): Promise<T> {
-  return retrying(() => db.transaction(work), attempts);
+  return inSpan('db transaction', {}, () => retrying(() => db.transaction(work), attempts));
 }
 
 /** True when a write failed on a unique index, on either dialect. */

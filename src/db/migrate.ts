@@ -45,3 +45,11 @@ export async function migrateLatest(knex: Knex): Promise<string[]> {
   });
   return applied as string[];
 }
+
+/** The names of the migrations this build has that the database has not run yet (readiness). */
+export async function pendingMigrations(knex: Knex): Promise<string[]> {
+  const [, pending] = (await knex.migrate.list({
+    migrationSource: new CompiledMigrations(projectPath('dist', 'migrations')),
+  })) as [unknown[], Array<string | { file: string }>];
+  return pending.map((p) => (typeof p === 'string' ? p : p.file));
+}

@@ -18,6 +18,9 @@ import { backoffMs, failJobs, type Failure } from './queue/fail.js';
 import { renewLease } from './queue/renew.js';
 import { ensureJob, missingJobs, wakeJob } from './queue/wake.js';
 import { DEPENDENCY_RETRY_AFTER_S, failedDependency } from '../pipeline/faults.js';
+import { releaseJobs } from './queue/release.js';
+import { countJobRun } from '../observability/metrics.js';
+import { inSpan } from '../observability/tracing.js';
 
 export interface WorkerOptions {
   knex: Knex;
@@ -53,7 +56,11 @@ export class JobWorker {
   readonly id = `w-${crypto.randomBytes(6).toString('hex')}`;
   private readonly kinds: Map<string, JobKind>;
   private readonly maxBatch: number;
-  private readonly active = new Set<Promise<void>>();
+  /** Runs in progress, with the jobs each holds. */
+  private readonly active = new Map<Promise<void>, ClaimedJob[]>();
+  /** True while the last claim failed (the database did not answer): the worker is not claiming. */
+  private claimFailing = false;
+  private stopping: Promise<void> | null = null;
   private claims = 0;
   private ticking: Promise<void> | null = null;
   private again = false;
@@ -72,6 +79,7 @@ export class JobWorker {
   /** Starts claiming: every second, and whenever `nudge` is called. */
   async start(): Promise<void> {
     this.stopped = false;
+    this.stopping = null;
     await this.ensureRecurring();
     await this.wakeStartKeys();
     this.timer = setInterval(() => this.nudge(), 1000);
@@ -99,7 +107,13 @@ export class JobWorker {
     }
     this.lastClaim = performance.now();
     this.ticking = this.tick()
-      .catch((err) => this.o.log.error({ err }, 'job claimer failed'))
+      .then(() => {
+        this.claimFailing = false;
+      })
+      .catch((err) => {
+        this.claimFailing = true;
+        this.o.log.error({ err }, 'job claimer failed');
+      })
       .finally(() => {
         this.ticking = null;
         if (this.again) {
@@ -109,15 +123,37 @@ export class JobWorker {
       });
   }
 
-  /** Stops claiming and waits for the runs in progress to finish. */
-  async stop(): Promise<void> {
+  /** True when started, not stopping, and the last claim reached the database (readiness). */
+  claiming(): boolean {
+    return !this.stopped && this.timer !== null && !this.claimFailing;
+  }
+
+  /**
+   * Stops claiming and waits for the runs in progress: to their end, or for `graceMs` at most,
+   * after which the leases of the runs still going end, so other processes take them at once.
+   */
+  stop(graceMs = Infinity): Promise<void> {
+    // A second call (the server stopping, then the service closing) waits for the first.
+    return (this.stopping ??= this.stopNow(graceMs));
+  }
+
+  private async stopNow(graceMs: number): Promise<void> {
     this.stopped = true;
     if (this.delayed) clearTimeout(this.delayed);
     this.delayed = null;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.ticking;
-    await Promise.all([...this.active]);
+    const running = Promise.all([...this.active.keys()]);
+    if (!Number.isFinite(graceMs)) return void (await running);
+    let timer: NodeJS.Timeout | undefined;
+    const over = new Promise<'over'>((resolve) => (timer = setTimeout(() => resolve('over'), graceMs)));
+    const outcome = await Promise.race([running, over]);
+    clearTimeout(timer);
+    if (outcome !== 'over' || !this.active.size) return;
+    const left = [...this.active.values()];
+    for (const jobs of left) await releaseJobs(this.o.knex, jobs).catch((err) => this.o.log.error({ err, job: jobs[0].kind }, 'could not release a job'));
+    this.o.log.warn({ jobs: left.map((jobs) => jobs[0].kind), graceMs }, 'shutdown grace over: running jobs released to other processes');
   }
 
   /**
@@ -131,7 +167,7 @@ export class JobWorker {
     for (;;) {
       const started = await this.claimAndStart();
       if (!started && this.active.size === 0) return;
-      await Promise.race([...this.active]);
+      await Promise.race([...this.active.keys()]);
     }
   }
 
@@ -156,7 +192,7 @@ export class JobWorker {
   private async tick(): Promise<void> {
     while (!this.stopped && (await this.claimAndStart()) > 0) {
       // Claim again while there is room: a busy queue drains without waiting for the next second.
-      if (this.active.size >= this.o.concurrency) await Promise.race([...this.active]);
+      if (this.active.size >= this.o.concurrency) await Promise.race([...this.active.keys()]);
     }
   }
 
@@ -187,7 +223,7 @@ export class JobWorker {
         this.active.delete(run);
         this.nudge();
       });
-      this.active.add(run);
+      this.active.set(run, group);
     }
     return runs.length;
   }
@@ -213,8 +249,9 @@ export class JobWorker {
     let outcomes: Map<number, JobNext | Error>;
     try {
       if (!kind) throw new Error(`no job kind "${first.kind}" in this build`);
-      if (kind.runBatch) outcomes = await kind.runBatch(ctx, jobs);
-      else outcomes = new Map([[first.id, (await kind.run(ctx, first)) ?? null]]);
+      outcomes = await inSpan<Map<number, JobNext | Error>>(`job ${first.kind}`, { 'svc.job.kind': first.kind, 'svc.job.count': jobs.length }, async () =>
+        kind.runBatch ? kind.runBatch(ctx, jobs) : new Map([[first.id, (await kind.run(ctx, first)) ?? null]]),
+      );
     } catch (err) {
       outcomes = new Map(jobs.map((j) => [j.id, err instanceof Error ? err : new Error(String(err))]));
     }
@@ -262,6 +299,7 @@ export class JobWorker {
     const givenUp: Array<{ job: ClaimedJob; error: string }> = [];
     for (const job of jobs) {
       const outcome = outcomes.has(job.id) ? outcomes.get(job.id)! : new Error('the run answered nothing for this job');
+      if (!(outcome instanceof Error)) countJobRun(job.kind, 'ok');
       if (outcome instanceof Error) {
         const attempts = job.attempts + 1;
         const dependency = failedDependency(outcome);
@@ -270,6 +308,7 @@ export class JobWorker {
         if (dependency) log.warn({ err: outcome, job: job.kind, key: job.key, attempts, dependency }, 'job run met a dependency failure; retrying soon');
         else
           log.error({ err: outcome, job: job.kind, key: job.key, attempts }, delay === null ? 'job run failed; giving up' : 'job run failed; retrying later');
+        countJobRun(job.kind, delay === null ? 'given_up' : 'failed');
         if (delay === null) givenUp.push({ job, error: outcome.message });
         else failures.push({ job, error: outcome.message, runAt: now() + delay });
       } else if (kind?.schedule) push(due, nextCronTime(kind.schedule, now()), job);

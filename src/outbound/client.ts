@@ -9,6 +9,8 @@ import { Readable } from 'node:stream';
 import type { Agent, Dispatcher, buildConnector } from 'undici';
 import { isIpLiteral, normalizeHost, parseCallerUrl, type AddressRule, type Origin, type OutboundTarget } from './address-policy.js';
 import { AddressRefused, callerUrlProblem, checkedAddress, systemResolver, type Resolver } from './resolver.js';
+import { countOutboundRefused, type RefusalReason } from '../observability/metrics.js';
+import { inSpan } from '../observability/tracing.js';
 
 export type OutboundFailure = 'refused' | 'timeout' | 'network' | 'too_large';
 
@@ -17,6 +19,8 @@ export class OutboundError extends Error {
   constructor(
     readonly kind: OutboundFailure,
     message: string,
+    /** Why a `refused` call was refused: the URL's text, an address the rule refuses, or a host that did not resolve. */
+    readonly reason: RefusalReason | null = null,
   ) {
     super(message);
     this.name = kind === 'timeout' ? 'TimeoutError' : 'OutboundError';
@@ -138,14 +142,14 @@ export class OutboundClient {
     try {
       return await checkedAddress(normalizeHost(url.hostname), this.rule, this.resolve);
     } catch (err) {
-      throw new OutboundError('refused', (err as Error).message);
+      throw new OutboundError('refused', (err as Error).message, err instanceof AddressRefused ? err.reason : 'address');
     }
   }
 
   private urlOf(target: OutboundTarget): URL {
     if (target.origin === 'caller') {
       const parsed = parseCallerUrl(target.url, this.rule);
-      if (!parsed.ok) throw new OutboundError('refused', `refused: ${target.url} ${parsed.problem}; nothing was sent`);
+      if (!parsed.ok) throw new OutboundError('refused', `refused: ${target.url} ${parsed.problem}; nothing was sent`, 'url');
       return parsed.url;
     }
     let url: URL;
@@ -158,7 +162,17 @@ export class OutboundClient {
     return url;
   }
 
+  /** Opens an exchange; a refusal (nothing sent) is counted by its reason. */
   private async open(target: OutboundTarget, req: OutboundRequest): Promise<Opened> {
+    try {
+      return await this.openChecked(target, req);
+    } catch (err) {
+      if (err instanceof OutboundError && err.kind === 'refused') countOutboundRefused(err.reason ?? 'address');
+      throw err;
+    }
+  }
+
+  private async openChecked(target: OutboundTarget, req: OutboundRequest): Promise<Opened> {
     const url = this.urlOf(target);
     const started = Date.now();
     const own = req.timeoutMs ?? this.timeoutMs;
@@ -201,7 +215,7 @@ export class OutboundClient {
     if (err instanceof OutboundError) return err;
     const refused =
       err instanceof AddressRefused ? err : (err as { cause?: unknown })?.cause instanceof AddressRefused ? (err as { cause: AddressRefused }).cause : null;
-    if (refused) return new OutboundError('refused', refused.message);
+    if (refused) return new OutboundError('refused', refused.message, refused.reason);
     if (timedOut) return new OutboundError('timeout', `${url.origin} did not answer within ${Math.round(limit)} ms`);
     if ((err as Error)?.name === 'AbortError' || (err as { code?: string })?.code === 'UND_ERR_ABORTED')
       return new OutboundError('timeout', 'the call was cancelled');
@@ -209,7 +223,11 @@ export class OutboundClient {
   }
 
   /** One exchange, its answer read whole (up to the size cap). Throws OutboundError when there is no HTTP answer. */
-  async request(target: OutboundTarget, req: OutboundRequest = {}): Promise<OutboundResponse> {
+  request(target: OutboundTarget, req: OutboundRequest = {}): Promise<OutboundResponse> {
+    return inSpan(...spanOf(target.url, req.method), () => this.exchange(target, req));
+  }
+
+  private async exchange(target: OutboundTarget, req: OutboundRequest): Promise<OutboundResponse> {
     const opened = await this.open(target, req);
     const cap = req.maxResponseBytes ?? this.maxBytes;
     const chunks: Buffer[] = [];
@@ -246,16 +264,20 @@ export class OutboundClient {
         headers[name] = value;
       });
       const body = await bodyBytes(init?.body ?? (request?.body ? await request.arrayBuffer() : null), headers);
-      const opened = await this.open(
-        { url, origin },
-        {
-          method: init?.method ?? request?.method ?? 'GET',
-          headers,
-          body,
-          timeoutMs: defaults.timeoutMs ?? this.timeoutMs,
-          deadline: defaults.deadline,
-          signal: init?.signal ?? request?.signal ?? undefined,
-        },
+      const method = init?.method ?? request?.method ?? 'GET';
+      // The span covers the exchange up to the answer's headers; the SDK reads the body as it streams.
+      const opened = await inSpan(...spanOf(url, method), () =>
+        this.open(
+          { url, origin },
+          {
+            method,
+            headers,
+            body,
+            timeoutMs: defaults.timeoutMs ?? this.timeoutMs,
+            deadline: defaults.deadline,
+            signal: init?.signal ?? request?.signal ?? undefined,
+          },
+        ),
       );
       const cap = defaults.maxResponseBytes ?? this.maxBytes;
       const empty = [101, 204, 205, 304].includes(opened.status) || (init?.method ?? request?.method) === 'HEAD';
@@ -274,6 +296,17 @@ export class OutboundClient {
     const { operator, caller } = await this.undici;
     await Promise.all([operator.close(), caller.close()]);
   }
+}
+
+/** The name and attributes of an outbound call's span: its method and host (never its path or query). */
+function spanOf(url: string, method = 'GET'): [string, { 'http.request.method': string; 'server.address': string }] {
+  let host = '';
+  try {
+    host = new URL(url).host;
+  } catch {
+    // Not a URL: the call fails as such; the span says so by its empty host.
+  }
+  return [`outbound ${method}`, { 'http.request.method': method, 'server.address': host }];
 }
 
 /** A request body as bytes; form data, blobs and search params set their own content type. */

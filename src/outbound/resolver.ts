@@ -12,7 +12,11 @@ export const systemResolver: Resolver = async (host) => (await dns.lookup(host, 
 
 /** Why an outbound call was refused before any connection (the reason is recorded where the send is). */
 export class AddressRefused extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** `unresolved`: the host did not resolve; `address`: it resolved to an address the rule refuses. */
+    readonly reason: 'address' | 'unresolved' = 'address',
+  ) {
     super(message);
     this.name = 'AddressRefused';
   }
@@ -44,7 +48,10 @@ export async function checkedAddress(host: string, rule: AddressRule, resolve: R
   try {
     addresses = await addressesOf(host, resolve);
   } catch (err) {
-    throw new AddressRefused(`refused: ${host} could not be resolved (${(err as { code?: string }).code ?? (err as Error).message}); nothing was sent`);
+    throw new AddressRefused(
+      `refused: ${host} could not be resolved (${(err as { code?: string }).code ?? (err as Error).message}); nothing was sent`,
+      'unresolved',
+    );
   }
   const problem = addressesProblem(host, addresses, rule);
   if (problem) throw new AddressRefused(`refused: ${problem}; nothing was sent`);

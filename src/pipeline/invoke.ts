@@ -25,6 +25,7 @@ import type { WebhookSender } from '../webhooks/sender.js';
 import type { OutboundClient } from '../outbound/client.js';
 import type { InvokeOptions, InvokeResult, ProgressUpdate } from './invoke-types.js';
 import type { Trackers } from '../trackers/registry.js';
+import { observeRequest } from '../observability/requests.js';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, renewIdempotencyLease, type Claim } from './idempotency.js';
 
 export type { InvokeMeta, InvokeOptions, InvokeResult, ProgressUpdate } from './invoke-types.js';
@@ -191,7 +192,20 @@ class InvocationContext implements OperationContext {
 const shaped = new WeakSet<object>();
 
 /** Runs one catalogue operation for `principal`; throws ServiceError for every refusal. */
-export async function invoke(
+export function invoke(
+  deps: PipelineDeps,
+  name: string,
+  principal: Principal,
+  rawInput: Record<string, unknown>,
+  options: InvokeOptions,
+): Promise<InvokeResult> {
+  if (options.nested) return invokeOnce(deps, name, principal, rawInput, options);
+  // An unknown name is caller text: it never becomes a label.
+  const label = deps.catalogue.get(name) ? name : 'unknown';
+  return observeRequest(options.surface ?? 'job', label, options.requestId, () => invokeOnce(deps, name, principal, rawInput, options));
+}
+
+async function invokeOnce(
   deps: PipelineDeps,
   name: string,
   principal: Principal,

@@ -9,6 +9,7 @@ import { SandboxPlatform } from './sandbox/adapter.js';
 import { DEPRECATED_VERSION_CODE } from './meta/errors.js';
 import type { PlatformMode } from '../config.js';
 import { findAdAccount, type AdAccountRow } from '../brands/store.js';
+import { metered } from '../observability/platform-calls.js';
 
 export interface BrandAdAccount extends AdAccount {
   name: string | null;
@@ -30,8 +31,8 @@ export class Platforms {
     private readonly cacheMs = 0,
   ) {
     for (const platform of ['meta', 'tiktok'] as const) {
-      if (mode === 'sandbox') this.adapters.set(platform, new SandboxPlatform(platform, knex, now));
-      else if (live) this.adapters.set(platform, live(platform));
+      if (mode === 'sandbox') this.adapters.set(platform, metered(new SandboxPlatform(platform, knex, now)));
+      else if (live) this.adapters.set(platform, metered(live(platform)));
     }
   }
 

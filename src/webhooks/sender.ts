@@ -5,6 +5,7 @@
 import { callerTarget } from '../outbound/address-policy.js';
 import { OutboundError, type OutboundClient } from '../outbound/client.js';
 import { signatureHeader } from './signing.js';
+import { countWebhookDelivery } from '../observability/metrics.js';
 
 export interface WebhookMessage {
   url: string;
@@ -52,9 +53,11 @@ export class WebhookSender {
         },
         body: m.body,
       });
+      countWebhookDelivery(res.status >= 200 && res.status < 300 ? 'delivered' : 'rejected');
       return { statusCode: res.status, durationMs: elapsed(), error: null, excerpt: res.body.subarray(0, EXCERPT_BYTES).toString('utf8') || null };
     } catch (err) {
       const message = err instanceof OutboundError ? err.message : (err as Error).message;
+      countWebhookDelivery(err instanceof OutboundError && err.kind === 'refused' ? 'refused' : 'failed');
       return { statusCode: null, durationMs: elapsed(), error: message.slice(0, 500), excerpt: null };
     }
   }

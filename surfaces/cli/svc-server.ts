@@ -109,14 +109,16 @@ async function serve(demo: boolean): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'shutting down: finishing in-flight requests');
-    // A request stuck on a dependency must not keep the process alive for ever.
+    const grace = config.shutdownGraceMs;
+    log.info({ signal, graceMs: grace }, 'shutting down: no more claims, finishing running jobs and in-flight requests');
+    // A request or pool stuck on a dependency must not keep the process alive for ever.
     setTimeout(() => {
-      log.error('shutdown did not finish within 20 s; exiting anyway');
+      log.error(`shutdown did not finish within ${grace + 10_000} ms; exiting anyway`);
       process.exit(1);
-    }, 20_000).unref();
-    await running.close();
-    await service.close();
+    }, grace + 10_000).unref();
+    // Jobs stop being claimed at once; what still runs after the grace is released to other processes.
+    await Promise.all([running.close(grace), service.jobs.stop(grace)]);
+    await service.close(grace);
     log.info('stopped');
     process.exit(0);
   };

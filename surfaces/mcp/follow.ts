@@ -37,7 +37,9 @@ export async function invokeFollowing(
   while (stillRunning(f, body) && Date.now() + f.intervalMs < until) {
     await new Promise((resolve) => setTimeout(resolve, f.intervalMs));
     // The read reports the run's progress itself (ctx.progress), through the same hook.
-    body = (await service.invoke(f.operation, principal, followInput(f, input, first.body), { requestId: options.requestId, onProgress })).body;
+    body = (
+      await service.invoke(f.operation, principal, followInput(f, input, first.body), { requestId: options.requestId, onProgress, surface: options.surface })
+    ).body;
   }
   return { ...first, body };
 }

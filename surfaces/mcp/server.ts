@@ -170,7 +170,7 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
         listener({ progress: n, message: `Waiting for the person to confirm (at most ${service.config.mcpConfirmTimeoutS} s)` });
       });
     const run = async (name: string, a: Record<string, unknown>, key: string | undefined, progress?: (u: ProgressUpdate) => void) =>
-      (await service.invoke(name, principal, a, { requestId, idempotencyKey: key, onProgress: progress })).body as Record<string, any>;
+      (await service.invoke(name, principal, a, { requestId, idempotencyKey: key, onProgress: progress, surface: 'mcp' })).body as Record<string, any>;
     try {
       const askFirst = ASK_FIRST[op.name];
       if (askFirst && channel.ask && caller.canAsk && caller.streams) {
@@ -186,7 +186,8 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
       }
       if (paged.has(op.name) && input.limit === undefined) input.limit = MCP_PAGE_SIZE;
       const result = callResult(
-        (await invokeFollowing(service, op, principal, input, { requestId, idempotencyKey: idempotencyKey as string | undefined, onProgress })).body,
+        (await invokeFollowing(service, op, principal, input, { requestId, idempotencyKey: idempotencyKey as string | undefined, onProgress, surface: 'mcp' }))
+          .body,
         caller,
       );
       const tooLarge = overBudget(op, input, Buffer.byteLength((result.content[0] as { text: string }).text));

@@ -20,6 +20,7 @@ import { fromAnswerJson } from '../../src/serialized.js';
 import { buildOpenApi } from './openapi.js';
 import { oauthRoutes } from '../oauth/routes.js';
 import { RouteGroups } from './routing.js';
+import { operatingRoutes } from './operating.js';
 import { HOOK_BODY_LIMIT } from '../../src/workflows/hooks.js';
 
 const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
@@ -197,6 +198,7 @@ function routeFor(service: Service, op: OperationDefinition): RouterMiddleware<S
     }
     const idempotencyKey = ctx.headers['idempotency-key'];
     const result = await service.invoke(op.name, principal, input, {
+      surface: 'api',
       requestId: ctx.state.requestId,
       idempotencyKey: Array.isArray(idempotencyKey) ? idempotencyKey[0] : idempotencyKey,
       meta: ctx.state.meta,
@@ -265,6 +267,7 @@ export function createRestApp(service: Service): Koa<State> {
     ctx.status = ok ? 200 : 503;
     ctx.body = ok ? { status: 'ok' } : envelopeOf(new ServiceError('unavailable', 'The database does not answer.'), ctx.state.requestId);
   });
+  operatingRoutes(router as unknown as RouteGroups<{ requestId: string }>, service);
   // RFC 9728 protected-resource metadata for the two resources: the REST API and the MCP server.
   const resourceMetadata = (resource: string) => ({
     resource,

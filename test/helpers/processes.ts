@@ -33,6 +33,9 @@ const SERVICE_ENV = [
   'JOB_LEASE_MS',
   'JOB_CONCURRENCY',
   'TOKEN_ENCRYPTION_KEY',
+  'METRICS_TOKEN',
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'SHUTDOWN_GRACE_MS',
 ];
 
 function childEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { projectPath } from '../../../src/paths.js';
 import { freePort } from '../../helpers/oauth.js';
+import { createTestDatabase } from '../../helpers/databases.js';
 import { startSvcServer, stopAllServers, type ServerProcess } from '../../helpers/processes.js';
 import { problemsOf, readerVariablesOf, runWalkthrough, serverEnvOf, shellBlocks, type Block } from '../../helpers/walkthroughs.js';
 import { FakeMetaServer } from '../../fakes/meta-server.js';
@@ -62,7 +63,7 @@ const DOC_PORTS = { server: 8080, chat: 8090, webhooks: 8099 };
 
 // Variables the service reads: a walkthrough sees only what the docs tell the reader to set.
 const SCRUBBED =
-  /^(PORT|HOST|DATABASE_URL|BASE_URL|MCP_URL|PLATFORM_MODE|TRACKER_MODE|REDIS_URL|CHAT_WEBHOOK_URL|WEBHOOK_ALLOW_PRIVATE|CREATIVES_DIR|SVC_.*|COPY_MODEL.*|AGENT_MODEL.*|TOKEN_ENCRYPTION_KEY|K|R)$/;
+  /^(PORT|HOST|DATABASE_URL|BASE_URL|MCP_URL|PLATFORM_MODE|TRACKER_MODE|REDIS_URL|CHAT_WEBHOOK_URL|WEBHOOK_ALLOW_PRIVATE|CREATIVES_DIR|SVC_.*|COPY_MODEL.*|AGENT_MODEL.*|TOKEN_ENCRYPTION_KEY|JOBS|METRICS_TOKEN|OTEL_.*|SHUTDOWN_GRACE_MS|K|R)$/;
 
 /** The secret printed after `label:` in the demo's first output. */
 function printed(server: ServerProcess, label: string): string {
@@ -84,7 +85,9 @@ describe('documentation walkthroughs (README.md and docs/*.md, run as written)',
     it(`${document}: ${title}`, async () => {
       expect(problemsOf(blocks), 'the blocks break the convention').to.deep.equal([]);
       const live = LIVE[document];
-      const unknown = readerVariablesOf(blocks).filter((v) => v !== 'K' && v !== 'R' && !(live && v === 'TOKEN_ENCRYPTION_KEY'));
+      // K and R come from the demo's output; DATABASE_URL (docs/deploy.md) from a database of the page's own;
+      // TOKEN_ENCRYPTION_KEY (docs/platforms.md) from the live backend.
+      const unknown = readerVariablesOf(blocks).filter((v) => v !== 'K' && v !== 'R' && v !== 'DATABASE_URL' && !(live && v === 'TOKEN_ENCRYPTION_KEY'));
       expect(unknown, 'variables the docs ask the reader to set that the demo does not print').to.deep.equal([]);
       if (!runs) return;
 
@@ -99,11 +102,14 @@ describe('documentation walkthroughs (README.md and docs/*.md, run as written)',
       const documented = Object.fromEntries(Object.entries(serverEnvOf(blocks)).map(([k, v]) => [k, rewrite(v)]));
       // After npm start a reader's project folder holds data/ (the default database lives there).
       fs.mkdirSync(projectPath('data'), { recursive: true });
+      // A page that names the shared database gets a fresh one: MySQL/MariaDB when TEST_MYSQL_URL is set (CI), else SQLite.
+      const own = readerVariablesOf(blocks).includes('DATABASE_URL') ? await createTestDatabase(process.env.TEST_MYSQL_URL ? 'mysql' : 'sqlite') : null;
       const backend = live ? await liveBackend(live) : null;
       const server = await startSvcServer(['serve', '--demo'], {
         env: { ...documented, ...backend?.serverEnv, ...data, PORT: String(ports.server), HOST: '127.0.0.1' },
       }).catch(async (err) => {
         await backend?.close();
+        await own?.drop();
         throw err;
       });
       try {
@@ -113,6 +119,7 @@ describe('documentation walkthroughs (README.md and docs/*.md, run as written)',
           R: printed(server, 'Reviewer key'),
           XDG_CONFIG_HOME: path.join(dir, 'config'),
         });
+        if (own) env.DATABASE_URL = own.url;
         const outcome = await runWalkthrough(blocks, { env, cwd: projectPath(), timeoutMs: 240_000, rewrite });
         const tail = (s: string) => s.split('\n').slice(-40).join('\n');
         expect(
@@ -122,6 +129,7 @@ describe('documentation walkthroughs (README.md and docs/*.md, run as written)',
       } finally {
         await server.stop();
         await backend?.close();
+        await own?.drop();
         fs.rmSync(dir, { recursive: true, force: true });
       }
     });
