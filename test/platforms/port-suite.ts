@@ -334,12 +334,14 @@ export function describePortSuite(name: string, setup: () => Promise<PortFixture
     });
 
     describe('setBudget', () => {
+      // The amount changes; the period stays as created (TikTok's campaign/update takes no budget_mode).
       it('changes a campaign budget, daily or lifetime, in minor units', async () => {
         const [c] = await f.adapter.createObjects(f.account, [campaignSpec('Budgeted')]);
         await f.adapter.setBudget(f.account, c, { period: 'daily', amountMinorUnits: 7099 });
         expect((await campaigns()).find((x) => x.id === c.id)?.budget).to.deep.equal({ period: 'daily', amountMinorUnits: 7099 });
-        await f.adapter.setBudget(f.account, c, { period: 'lifetime', amountMinorUnits: 1000001 });
-        expect((await campaigns()).find((x) => x.id === c.id)?.budget).to.deep.equal({ period: 'lifetime', amountMinorUnits: 1000001 });
+        const [l] = await f.adapter.createObjects(f.account, [campaignSpec('Lifetime', { budget: { period: 'lifetime', amountMinorUnits: 500000 } })]);
+        await f.adapter.setBudget(f.account, l, { period: 'lifetime', amountMinorUnits: 1000001 });
+        expect((await campaigns()).find((x) => x.id === l.id)?.budget).to.deep.equal({ period: 'lifetime', amountMinorUnits: 1000001 });
       });
 
       it('refuses a budget on an ad with capability_unsupported', async () => {
@@ -535,7 +537,9 @@ export function describePortSuite(name: string, setup: () => Promise<PortFixture
         const [s] = await f.adapter.createObjects(f.account, [adsetSpec(c.id, 'Set')]);
         const ad = await adWithImage(s.id, 'Nobody', {});
         const { pageId: _p, identityId: _i, identityType: _t, ...settings } = ad.settings;
-        const err = await platformErrorOf(f.adapter.createObjects(f.account, [{ ...ad, settings }]));
+        // Neither on the ad nor on its account (adapters fall back to the account's).
+        const account = { ...f.account, pageId: null, instagramUserId: null, identityId: null, identityType: null };
+        const err = await platformErrorOf(f.adapter.createObjects(account, [{ ...ad, settings }]));
         expect(err.kind).to.equal('invalid_request');
         expect(await findOne('ad', ad.marker)).to.equal(null);
       });
