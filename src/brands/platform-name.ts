@@ -1,4 +1,8 @@
-// The ad platforms an ad account can be on: a brand's ad accounts name one, src/platforms/ serves each.
+// The ad platforms an ad account can be on, and the identities a TikTok account speaks as: a brand's ad
+// accounts name them, src/platforms/ serves each.
 
 /** An ad platform the service launches on. */
 export type PlatformName = 'meta' | 'tiktok';
+
+/** TikTok identity types an ad may speak as (an ad account's `identityType`). */
+export type IdentityType = 'CUSTOMIZED_USER' | 'TT_USER' | 'BC_AUTH_TT' | 'AUTH_CODE';

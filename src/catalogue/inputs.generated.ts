@@ -31,6 +31,7 @@ export interface Inputs {
   'edit-live-campaign': EditLiveCampaignInput;
   'edit-structure-template': EditStructureTemplateInput;
   'generate-copy': GenerateCopyInput;
+  'get-ad-account': GetAdAccountInput;
   'get-ad-set': GetAdSetInput;
   'get-automation': GetAutomationInput;
   'get-brand-profile': GetBrandProfileInput;
@@ -80,6 +81,7 @@ export interface Inputs {
   'set-naming-convention': SetNamingConventionInput;
   'set-tracker-push': SetTrackerPushInput;
   'test-webhook-endpoint': TestWebhookEndpointInput;
+  'update-ad-account': UpdateAdAccountInput;
   'update-automation': UpdateAutomationInput;
   'update-launch': UpdateLaunchInput;
   'update-node': UpdateNodeInput;
@@ -407,6 +409,10 @@ export interface CreateStructureTemplateInput {
       accountId?: string;
       bidStrategy?: 'LOWEST_COST_WITHOUT_CAP' | 'LOWEST_COST_WITH_BID_CAP' | 'COST_CAP';
       /**
+       * Without a campaign budget (each ad set has its own): lets Meta share up to 20% of an ad set's budget with the campaign's other ad sets (is_adset_budget_sharing_enabled; default false). TikTok ignores it.
+       */
+      adSetBudgetSharing?: boolean;
+      /**
        * @maxItems 4
        */
       specialAdCategories?: ('CREDIT' | 'EMPLOYMENT' | 'HOUSING' | 'ISSUES_ELECTIONS_POLITICS')[];
@@ -520,7 +526,26 @@ export interface CreateStructureTemplateInput {
        * Generated copy of the brand the ad uses.
        */
       copyGenerationId?: number;
+      /**
+       * Meta: an existing post of the ad's page to run as the ad (object_story_id <pageId>_<postId>) instead of a new link ad.
+       */
       postId?: string;
+      /**
+       * Meta: the Facebook Page this ad runs as, instead of its ad account's pageId.
+       */
+      pageId?: string;
+      /**
+       * Meta: the Instagram account this ad runs as, instead of its ad account's instagramUserId.
+       */
+      instagramUserId?: string;
+      /**
+       * TikTok: the identity this ad runs as, instead of its ad account's identityId (with identityType).
+       */
+      identityId?: string;
+      /**
+       * TikTok: the kind of identityId.
+       */
+      identityType?: 'CUSTOMIZED_USER' | 'TT_USER' | 'BC_AUTH_TT' | 'AUTH_CODE';
     }[];
   };
   /**
@@ -950,6 +975,10 @@ export interface EditStructureTemplateInput {
       accountId?: string | null;
       bidStrategy?: 'LOWEST_COST_WITHOUT_CAP' | 'LOWEST_COST_WITH_BID_CAP' | 'COST_CAP' | null;
       /**
+       * Without a campaign budget (each ad set has its own): lets Meta share up to 20% of an ad set's budget with the campaign's other ad sets (is_adset_budget_sharing_enabled; default false). TikTok ignores it.
+       */
+      adSetBudgetSharing?: boolean | null;
+      /**
        * @maxItems 4
        */
       specialAdCategories?: ('CREDIT' | 'EMPLOYMENT' | 'HOUSING' | 'ISSUES_ELECTIONS_POLITICS')[] | null;
@@ -1066,7 +1095,26 @@ export interface EditStructureTemplateInput {
            * Generated copy of the brand the ad uses.
            */
           copyGenerationId?: number;
+          /**
+           * Meta: an existing post of the ad's page to run as the ad (object_story_id <pageId>_<postId>) instead of a new link ad.
+           */
           postId?: string;
+          /**
+           * Meta: the Facebook Page this ad runs as, instead of its ad account's pageId.
+           */
+          pageId?: string;
+          /**
+           * Meta: the Instagram account this ad runs as, instead of its ad account's instagramUserId.
+           */
+          instagramUserId?: string;
+          /**
+           * TikTok: the identity this ad runs as, instead of its ad account's identityId (with identityType).
+           */
+          identityId?: string;
+          /**
+           * TikTok: the kind of identityId.
+           */
+          identityType?: 'CUSTOMIZED_USER' | 'TT_USER' | 'BC_AUTH_TT' | 'AUTH_CODE';
         }[]
       | null;
   };
@@ -1203,6 +1251,20 @@ export interface GenerateCopyInput {
    * Items: Id of a resource this service numbers: the integer the service answered, or its digits as a string (as in a path). Both forms are accepted and treated alike.
    */
   creativeIds?: number[];
+}
+
+/**
+ * Input of get-ad-account (ad-account#/$defs/getInput).
+ */
+export interface GetAdAccountInput {
+  /**
+   * Brand id (path parameter).
+   */
+  brandId: number;
+  /**
+   * Ad account id: act_... (Meta-style) or biz_... (TikTok-style).
+   */
+  accountId: string;
 }
 
 /**
@@ -2135,6 +2197,36 @@ export interface TestWebhookEndpointInput {
    * Webhook endpoint id (path parameter).
    */
   endpointId: number;
+}
+
+/**
+ * Input of update-ad-account (ad-account#/$defs/updateInput).
+ */
+export interface UpdateAdAccountInput {
+  /**
+   * Brand id (path parameter).
+   */
+  brandId: number;
+  /**
+   * Ad account id: act_... (Meta-style) or biz_... (TikTok-style).
+   */
+  accountId: string;
+  /**
+   * Meta: the Facebook Page the account's ads run as (an ad's properties.pageId overrides it); null when unset.
+   */
+  pageId?: string | null;
+  /**
+   * Meta: the Instagram account the ads also run as; null when unset.
+   */
+  instagramUserId?: string | null;
+  /**
+   * TikTok: the identity the account's ads run as (an ad's properties.identityId overrides it); null when unset.
+   */
+  identityId?: string | null;
+  /**
+   * TikTok: the kind of identityId; null when unset.
+   */
+  identityType?: 'CUSTOMIZED_USER' | 'TT_USER' | 'BC_AUTH_TT' | 'AUTH_CODE' | null;
 }
 
 /**

@@ -74,6 +74,7 @@ export async function run(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
     counted: stored.counted,
     campaignAmounts: new Map(Object.entries(stored.campaignAmounts)),
     creatives: await creativesFor(pctx, launch.brandId, nodes),
+    creativesDir: ctx.config.creativesDir,
   };
   const rollingBack = record.rollbackStartedAt !== null;
   await recordLaunchActivity(pctx, launch, rollingBack ? 'launch.publish_interrupted.rolling_back' : 'launch.publish_interrupted.resuming');

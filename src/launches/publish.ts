@@ -39,6 +39,8 @@ import {
   type PublishAction,
 } from './store.js';
 import { budgetOf, childrenOf, countsOf } from './tree.js';
+import { creativesOnAccount, type AdCreative } from './creative-uploads.js';
+import type { CreativeRow } from '../creatives/store.js';
 import { IDEMPOTENCY_LEASE_MS } from '../pipeline/idempotency.js';
 
 /** What publishing uses of its handler's context: it runs outside a transaction and opens its own. */
@@ -64,8 +66,10 @@ export interface PublishPlan {
   counted: Counted;
   /** Each campaign's amount in its ad account's minor units, for the activity log. */
   campaignAmounts: Map<string, number>;
-  /** Creative rows by id, for the ads' settings. */
-  creatives: Map<number, Record<string, unknown>>;
+  /** Creative rows by id, for the uploads of the ads' creatives. */
+  creatives: Map<number, CreativeRow>;
+  /** Where the creatives' files are (CREATIVES_DIR). */
+  creativesDir: string;
 }
 
 /** Who asked for the publish, as the recovery job needs it to carry the publish on in their name. */
@@ -120,13 +124,29 @@ class RecordedObjectsGone extends Error {
 
 const newOwner = () => `pub_${crypto.randomBytes(9).toString('hex')}`;
 
-function settingsOf(node: NodeRow, creatives: PublishPlan['creatives']): Record<string, unknown> {
+/**
+ * The node's properties as the adapter's settings. An ad speaks as its own page or identity, else its
+ * account's (a Meta identity never goes to TikTok, nor the reverse).
+ */
+function settingsOf(node: NodeRow, account: BrandAdAccount): Record<string, unknown> {
   const { name: _n, budget: _b, objective: _o, status: _s, accountId: _a, ...rest } = node.properties;
-  if (node.nodeType === 'ad' && typeof rest.creativeId === 'number') return { ...rest, creative: creatives.get(rest.creativeId) ?? null };
-  return rest;
+  if (node.nodeType !== 'ad') return rest;
+  const own = rest.pageId !== undefined || rest.identityId !== undefined;
+  const speaker =
+    account.platform === 'meta'
+      ? { pageId: rest.pageId ?? account.pageId ?? null, instagramUserId: (own ? rest.instagramUserId : account.instagramUserId) ?? null }
+      : { identityId: rest.identityId ?? account.identityId ?? null, identityType: (own ? rest.identityType : account.identityType) ?? null };
+  // Unset ones are left out, not sent as null.
+  return { ...rest, ...Object.fromEntries(Object.entries(speaker).filter(([, v]) => v !== null && v !== undefined)) };
 }
 
-function specOf(node: NodeRow, parentPlatformId: string | null, plan: PublishPlan, objective: string | undefined): ObjectSpec {
+function specOf(
+  node: NodeRow,
+  parentPlatformId: string | null,
+  account: BrandAdAccount,
+  objective: string | undefined,
+  creatives: Map<number, AdCreative> | null,
+): ObjectSpec {
   const p = node.properties;
   const status = node.nodeType === 'campaign' ? 'PAUSED' : node.nodeType === 'ad' ? (p.status ?? 'ACTIVE') : 'ACTIVE';
   return {
@@ -137,7 +157,8 @@ function specOf(node: NodeRow, parentPlatformId: string | null, plan: PublishPla
     status,
     objective,
     budget: node.nodeType === 'ad' ? null : budgetOf(p),
-    settings: settingsOf(node, plan.creatives),
+    settings: settingsOf(node, account),
+    ...(node.nodeType === 'ad' ? { creative: typeof p.creativeId === 'number' ? (creatives?.get(p.creativeId) ?? null) : null } : {}),
   };
 }
 
@@ -313,9 +334,11 @@ async function forward(ctx: PublishContext, plan: PublishPlan, claim: Claim, att
       const adapter = ctx.platforms.adapterFor(account.platform);
       if (resume) await adoptExisting(ctx, plan, adapter, account, level, nodes, () => claim.renew(knex));
       const toCreate = nodes.filter((n) => !n.platformId);
+      // The ads' creatives go to the account first, once per creative and account.
+      const creatives = level === 'ad' && toCreate.length ? await creativesOnAccount(ctx, account, toCreate, plan.creatives, plan.creativesDir) : null;
       for (let i = 0; i < toCreate.length; i += CHUNK) {
         const chunk = toCreate.slice(i, i + CHUNK);
-        const specs = chunk.map((n) => specOf(n, n.parentId ? byId.get(n.parentId)!.platformId : null, plan, objectiveOf(n)));
+        const specs = chunk.map((n) => specOf(n, n.parentId ? byId.get(n.parentId)!.platformId : null, account, objectiveOf(n), creatives));
         // Renewed (not just checked) before each platform call: the claim cannot run out while a call is in flight
         // unless that one call outlasts the whole lease, so a runner taking over never overlaps with this one.
         await claim.renew(knex);

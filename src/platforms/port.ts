@@ -1,9 +1,9 @@
 // The ad-platform port: the only way the core talks to an ad platform. Adapters: the sandbox
 // simulator (default), Meta's Graph Marketing API and TikTok's Business API.
 
-import type { PlatformName } from '../brands/platform-name.js';
+import type { IdentityType, PlatformName } from '../brands/platform-name.js';
 
-export type { PlatformName };
+export type { IdentityType, PlatformName };
 
 export type ObjectLevel = 'campaign' | 'adset' | 'ad' | 'creative';
 export type PlatformStatus = 'ACTIVE' | 'PAUSED' | 'ARCHIVED' | 'DELETED';
@@ -24,8 +24,6 @@ export interface AdAccount {
   identityType?: IdentityType | null;
 }
 
-/** TikTok identity types an ad may speak as. */
-export type IdentityType = 'CUSTOMIZED_USER' | 'TT_USER' | 'BC_AUTH_TT' | 'AUTH_CODE';
 
 /** A creative file to put on an ad account, once: the answer is kept per creative and account. */
 export interface CreativeFile {

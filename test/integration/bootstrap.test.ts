@@ -1,5 +1,6 @@
-// Bootstrap files: the example of docs/bootstrap.md applies twice (refs are not identities), and a
-// person listed again keeps the password they already have.
+// Bootstrap files: the example of docs/bootstrap.md applies twice (refs are not identities), a
+// person listed again keeps the password they already have, and ad accounts name who their ads
+// speak as (a page on Meta, an identity on TikTok), each platform refusing the other's fields.
 
 import fs from 'node:fs';
 import { expect } from 'chai';
@@ -9,6 +10,12 @@ import { verifyPassword } from '../../src/auth/secrets.js';
 import { projectPath } from '../../src/paths.js';
 import { SchemaRegistry } from '../../src/schemas/registry.js';
 import { dialects, migratedDatabase, type MigratedDatabase } from '../helpers/databases.js';
+import { rejectionOf } from '../helpers/assert.js';
+
+/** A one-brand tenant whose brand has `accounts`. */
+const tenant = (accounts: unknown[]) => ({
+  organizations: [{ ref: 'speak', name: 'Speak Co', plan: 'agency', subscriptionStatus: 'active', brands: [{ ref: 'b', name: 'B', adAccounts: accounts }] }],
+});
 
 /** The example document of docs/bootstrap.md: the here-document its walkthrough feeds to `svc-server bootstrap -`. */
 function documentedExample(): unknown {
@@ -42,6 +49,75 @@ for (const dialect of dialects()) {
       expect((await knex('sandbox_objects').where({ object_id: '120210000000001' })).length).to.equal(1);
       expect((await knex('sandbox_assets').where({ kind: 'leadForms', asset_id: 'lf_1' })).length).to.equal(1);
     });
+
+    it('stores a Meta account page and Instagram account and a TikTok identity; unset ones stay null', async () => {
+      const result = await applyBootstrap(
+        knex,
+        schemas,
+        tenant([
+          { platform: 'meta', accountId: 'act_88001', pageId: '100200300400', instagramUserId: '17841400000000001' },
+          { platform: 'tiktok', accountId: 'biz_88002', identityId: '7000000000000000001', identityType: 'TT_USER' },
+          { platform: 'meta', accountId: 'act_88003' },
+        ]),
+      );
+      const rows = await knex('ad_accounts')
+        .where({ brand_id: result.organizations.speak.brands.b.id })
+        .orderBy('id')
+        .select('account_id', 'page_id', 'instagram_user_id', 'identity_id', 'identity_type');
+      expect(rows.map((r) => ({ ...r }))).to.deep.equal([
+        { account_id: 'act_88001', page_id: '100200300400', instagram_user_id: '17841400000000001', identity_id: null, identity_type: null },
+        { account_id: 'biz_88002', page_id: null, instagram_user_id: null, identity_id: '7000000000000000001', identity_type: 'TT_USER' },
+        { account_id: 'act_88003', page_id: null, instagram_user_id: null, identity_id: null, identity_type: null },
+      ]);
+    });
+
+    const refused = [
+      {
+        what: 'an identity on a Meta account',
+        account: { platform: 'meta', accountId: 'act_88101', identityId: '1', identityType: 'TT_USER' },
+        fields: ['identityId', 'identityType'],
+        says: /TikTok field.*Facebook Page/,
+      },
+      {
+        what: 'a page on a TikTok account',
+        account: { platform: 'tiktok', accountId: 'biz_88102', pageId: '1' },
+        fields: ['pageId'],
+        says: /Meta field.*identity/,
+      },
+      {
+        what: 'an identityId without identityType',
+        account: { platform: 'tiktok', accountId: 'biz_88103', identityId: '1' },
+        fields: ['identityType'],
+        says: /both or neither/,
+      },
+      {
+        what: 'an identityType outside the four',
+        account: { platform: 'tiktok', accountId: 'biz_88104', identityId: '1', identityType: 'PAGE' },
+        fields: ['identityType'],
+        says: /./,
+      },
+      {
+        what: 'an unknown field beside them',
+        account: { platform: 'meta', accountId: 'act_88105', pageId: '1', pageName: 'x' },
+        fields: ['pageName'],
+        says: /./,
+      },
+    ];
+    for (const c of refused) {
+      it(`refuses ${c.what}, naming the field; nothing is written`, async () => {
+        const before = await knex('ad_accounts').count({ n: '*' }).first();
+        const err = (await rejectionOf(applyBootstrap(knex, schemas, tenant([c.account])))) as unknown as {
+          code: string;
+          details: Array<{ field: string; message: string }>;
+        };
+        expect(err.code).to.equal('validation_failed');
+        const fields = err.details.map((d) => d.field.split('.').pop());
+        expect(fields.sort(), JSON.stringify(err.details)).to.deep.equal([...c.fields].sort());
+        for (const d of err.details) expect(d.field).to.match(/adAccounts\[0\]/);
+        expect(err.details.map((d) => d.message).join(' ')).to.match(c.says);
+        expect(await knex('ad_accounts').count({ n: '*' }).first()).to.deep.equal(before);
+      });
+    }
 
     it('never changes the password of a person who already exists', async () => {
       const doc = documentedExample() as { organizations: Array<{ users: Array<{ password: string }> }> };

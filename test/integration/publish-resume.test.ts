@@ -158,6 +158,8 @@ async function interruptedPublish(db: MigratedDatabase): Promise<Interrupted> {
     counted: { totalUsdCents: 5000, accounts: [] },
     campaignAmounts: new Map([['nd_campaign', 5000]]),
     creatives: new Map(),
+    // The ads name no creative: nothing is read from the creatives folder.
+    creativesDir: '/nonexistent',
   };
   return { plan, ctx, platform, owner, attempt: (await publishRecordOf(knex, launchId))!.attempt };
 }

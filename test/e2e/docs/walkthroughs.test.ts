@@ -2,8 +2,11 @@
 // server (its own SQLite file, data folder and port), one bash session per document, with the
 // keys the demo prints in K and R as the README tells readers to set them. Each curl must answer
 // the status its `# → NNN` comment states and every other command must succeed
-// (test/helpers/walkthroughs.ts has the convention).
+// (test/helpers/walkthroughs.ts has the convention). docs/platforms.md, the way to live mode, runs
+// against a server in PLATFORM_MODE=live pointed at the fake Meta and TikTok servers, which know the
+// page's ad accounts by the tokens it puts in its bootstrap file.
 
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +16,37 @@ import { freePort } from '../../helpers/oauth.js';
 import { createTestDatabase } from '../../helpers/databases.js';
 import { startSvcServer, stopAllServers, type ServerProcess } from '../../helpers/processes.js';
 import { problemsOf, readerVariablesOf, runWalkthrough, serverEnvOf, shellBlocks, type Block } from '../../helpers/walkthroughs.js';
+import { FakeMetaServer } from '../../fakes/meta-server.js';
+import { FakeTikTokServer } from '../../fakes/tiktok-server.js';
+
+/** The documents run in live mode, with the accounts (and the tokens) their bootstrap files name. */
+const LIVE: Record<string, { meta: Array<[string, string]>; tiktok: Array<[string, string]> }> = {
+  'docs/platforms.md': { meta: [['act_4242', 'meta-system-user-token']], tiktok: [['7000000000000004242', 'tiktok-advertiser-token']] },
+};
+
+interface LiveBackend {
+  /** For the server: live mode against the fakes, and the key tokens are sealed with. */
+  serverEnv: Record<string, string>;
+  /** For the reader's session: what the page tells the reader to set. */
+  readerEnv: Record<string, string>;
+  close(): Promise<void>;
+}
+
+async function liveBackend(accounts: (typeof LIVE)[string]): Promise<LiveBackend> {
+  const meta = await FakeMetaServer.start();
+  const tiktok = await FakeTikTokServer.start();
+  for (const [accountId, token] of accounts.meta) meta.addAccount(accountId, { token });
+  for (const [advertiserId, token] of accounts.tiktok) tiktok.addAdvertiser(advertiserId, { token });
+  const key = crypto.randomBytes(32).toString('base64');
+  return {
+    serverEnv: { PLATFORM_MODE: 'live', META_GRAPH_URL: meta.url, TIKTOK_API_URL: tiktok.url, TOKEN_ENCRYPTION_KEY: key },
+    readerEnv: { TOKEN_ENCRYPTION_KEY: key },
+    close: async () => {
+      await meta.close();
+      await tiktok.close();
+    },
+  };
+}
 
 const DOCUMENTS = [
   'README.md',
@@ -50,8 +84,10 @@ describe('documentation walkthroughs (README.md and docs/*.md, run as written)',
       : 'its shell blocks, if any, keep the convention (nothing to run)';
     it(`${document}: ${title}`, async () => {
       expect(problemsOf(blocks), 'the blocks break the convention').to.deep.equal([]);
-      // K and R come from the demo's output; DATABASE_URL (docs/deploy.md) from a database of the page's own.
-      const unknown = readerVariablesOf(blocks).filter((v) => v !== 'K' && v !== 'R' && v !== 'DATABASE_URL');
+      const live = LIVE[document];
+      // K and R come from the demo's output; DATABASE_URL (docs/deploy.md) from a database of the page's own;
+      // TOKEN_ENCRYPTION_KEY (docs/platforms.md) from the live backend.
+      const unknown = readerVariablesOf(blocks).filter((v) => v !== 'K' && v !== 'R' && v !== 'DATABASE_URL' && !(live && v === 'TOKEN_ENCRYPTION_KEY'));
       expect(unknown, 'variables the docs ask the reader to set that the demo does not print').to.deep.equal([]);
       if (!runs) return;
 
@@ -68,10 +104,21 @@ describe('documentation walkthroughs (README.md and docs/*.md, run as written)',
       fs.mkdirSync(projectPath('data'), { recursive: true });
       // A page that names the shared database gets a fresh one: MySQL/MariaDB when TEST_MYSQL_URL is set (CI), else SQLite.
       const own = readerVariablesOf(blocks).includes('DATABASE_URL') ? await createTestDatabase(process.env.TEST_MYSQL_URL ? 'mysql' : 'sqlite') : null;
-      const server = await startSvcServer(['serve', '--demo'], { env: { ...documented, ...data, PORT: String(ports.server), HOST: '127.0.0.1' } });
+      const backend = live ? await liveBackend(live) : null;
+      const server = await startSvcServer(['serve', '--demo'], {
+        env: { ...documented, ...backend?.serverEnv, ...data, PORT: String(ports.server), HOST: '127.0.0.1' },
+      }).catch(async (err) => {
+        await backend?.close();
+        await own?.drop();
+        throw err;
+      });
       try {
         const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !SCRUBBED.test(k)));
-        Object.assign(env, data, { K: printed(server, 'API key'), R: printed(server, 'Reviewer key'), XDG_CONFIG_HOME: path.join(dir, 'config') });
+        Object.assign(env, data, backend?.readerEnv, {
+          K: printed(server, 'API key'),
+          R: printed(server, 'Reviewer key'),
+          XDG_CONFIG_HOME: path.join(dir, 'config'),
+        });
         if (own) env.DATABASE_URL = own.url;
         const outcome = await runWalkthrough(blocks, { env, cwd: projectPath(), timeoutMs: 240_000, rewrite });
         const tail = (s: string) => s.split('\n').slice(-40).join('\n');
@@ -81,6 +128,7 @@ describe('documentation walkthroughs (README.md and docs/*.md, run as written)',
         ).to.deep.equal([]);
       } finally {
         await server.stop();
+        await backend?.close();
         await own?.drop();
         fs.rmSync(dir, { recursive: true, force: true });
       }

@@ -1,0 +1,296 @@
+// The reference launch (docs/launches.md: campaign, ad set, ad with an uploaded creative) published
+// over REST in PLATFORM_MODE=live to the fake Meta and TikTok servers, with a campaign budget and
+// with ad-set budgets, with an image and with a video. A recording proxy in front of each fake keeps
+// every request the service sent, asserted field by field: the upload before the ad, the uploaded
+// reference in the ad, page or identity, budgets in each platform's unit, region ids, sub3. A second
+// launch with the same creative uploads nothing.
+
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { dialects } from '../../helpers/databases.js';
+import { startWorld, type World } from '../../helpers/world.js';
+import { brandApi, buildLaunch, idem, type Api } from '../../helpers/launch-builders.js';
+import { makePng } from '../../helpers/png.js';
+import { makeMp4 } from '../../helpers/mp4.js';
+import { RecordingProxy, type Recorded } from '../../helpers/recording-proxy.js';
+import { FakeMetaServer } from '../../fakes/meta-server.js';
+import { FakeTikTokServer } from '../../fakes/tiktok-server.js';
+
+const META_ACCOUNT = 'act_1001';
+const PAGE = '100200300400';
+const ADVERTISER = '7000000000000000001';
+const TIKTOK_ACCOUNT = `biz_${ADVERTISER}`;
+const IDENTITY = '7000000000000009999';
+
+const world = (metaToken: string, tiktokToken: string) => ({
+  organizations: [
+    {
+      ref: 'acme',
+      name: 'Acme Live',
+      plan: 'agency',
+      subscriptionStatus: 'active',
+      users: [{ ref: 'olive', email: 'olive@live.test', name: 'Olive Owner', password: 'correct horse 1', role: 'owner' }],
+      brands: [
+        {
+          ref: 'shoes',
+          name: 'Shoes Co',
+          adAccounts: [
+            {
+              platform: 'meta',
+              accountId: META_ACCOUNT,
+              name: 'Shoes US',
+              timezone: 'America/New_York',
+              currency: 'USD',
+              accessToken: metaToken,
+              pageId: PAGE,
+            },
+          ],
+        },
+        {
+          ref: 'tok',
+          name: 'Tok Co',
+          adAccounts: [
+            {
+              platform: 'tiktok',
+              accountId: TIKTOK_ACCOUNT,
+              name: 'Tok US',
+              timezone: 'UTC',
+              currency: 'USD',
+              accessToken: tiktokToken,
+              identityId: IDENTITY,
+              identityType: 'CUSTOMIZED_USER',
+            },
+          ],
+        },
+      ],
+      apiKeys: [
+        {
+          ref: 'ci',
+          name: 'CI key',
+          createdBy: 'olive',
+          scopes: ['read', 'write', 'publish'],
+          surfaces: { api: true, mcp: true },
+          publishCeilingDollars: 5000,
+        },
+      ],
+    },
+  ],
+});
+
+const md5 = (bytes: Buffer) => crypto.createHash('md5').update(bytes).digest('hex');
+
+async function upload(w: World, key: string, brandId: number, bytes: Buffer, name: string, type: string): Promise<number> {
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(bytes)], { type }), name);
+  const res = await fetch(`${w.url}/v1/brands/${brandId}/creatives`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+  const body = await res.json();
+  expect(res.status, JSON.stringify(body)).to.equal(201);
+  return body.id as number;
+}
+
+async function publish(api: Api, launchId: string): Promise<void> {
+  const reply = await api('POST', `/launches/${launchId}/publish`, { confirm: true }, idem('live'));
+  expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
+  expect(reply.body.status).to.equal('published');
+}
+
+/** Every string anywhere in a value, for the fields whose place in a request the platform leaves open. */
+function stringsIn(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(stringsIn);
+  if (value && typeof value === 'object') return Object.values(value).flatMap(stringsIn);
+  return [];
+}
+
+const firstIndex = (log: Recorded[], test: (r: Recorded) => boolean) => log.findIndex(test);
+
+for (const dialect of dialects()) {
+  describe(`live publish to the fake Meta and TikTok servers over REST (${dialect})`, function () {
+    this.timeout(120_000);
+    let w: World;
+    let meta: FakeMetaServer;
+    let tiktok: FakeTikTokServer;
+    let metaProxy: RecordingProxy;
+    let tiktokProxy: RecordingProxy;
+    let creativesDir: string;
+    let key: string;
+    let shoes: Api;
+    let tok: Api;
+    const png = makePng(1080, 1080);
+    const mp4 = makeMp4(1080, 1920, 15_000);
+    const ids: Record<string, number> = {};
+    let savedKey: string | undefined;
+
+    before(async () => {
+      // Bootstrap seals the tokens in this process, the server reads them: one key for both.
+      savedKey = process.env.TOKEN_ENCRYPTION_KEY;
+      if (!savedKey) process.env.TOKEN_ENCRYPTION_KEY = crypto.randomBytes(32).toString('base64');
+      meta = await FakeMetaServer.start();
+      tiktok = await FakeTikTokServer.start();
+      const metaToken = meta.addAccount(META_ACCOUNT);
+      const tiktokToken = tiktok.addAdvertiser(ADVERTISER);
+      metaProxy = await RecordingProxy.start(meta.url, /^\/v\d+\.\d+/);
+      tiktokProxy = await RecordingProxy.start(tiktok.url, /^\/open_api\/v\d+\.\d+/);
+      creativesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-live-creatives-'));
+      w = await startWorld({
+        dialect,
+        bootstrap: world(metaToken, tiktokToken),
+        env: {
+          PLATFORM_MODE: 'live',
+          META_GRAPH_URL: metaProxy.url,
+          TIKTOK_API_URL: tiktokProxy.url,
+          TOKEN_ENCRYPTION_KEY: process.env.TOKEN_ENCRYPTION_KEY!,
+          CREATIVES_DIR: creativesDir,
+        },
+      });
+      key = w.key('acme', 'ci');
+      shoes = brandApi(w, key, w.brandId('acme', 'shoes'));
+      tok = brandApi(w, key, w.brandId('acme', 'tok'));
+      ids.shoesImage = await upload(w, key, w.brandId('acme', 'shoes'), png, 'hero.png', 'image/png');
+      ids.shoesVideo = await upload(w, key, w.brandId('acme', 'shoes'), mp4, 'hero.mp4', 'video/mp4');
+      ids.tokImage = await upload(w, key, w.brandId('acme', 'tok'), png, 'hero.png', 'image/png');
+      ids.tokVideo = await upload(w, key, w.brandId('acme', 'tok'), mp4, 'hero.mp4', 'video/mp4');
+    });
+    after(async () => {
+      await w?.close();
+      await metaProxy?.close();
+      await tiktokProxy?.close();
+      await meta?.close();
+      await tiktok?.close();
+      if (creativesDir) fs.rmSync(creativesDir, { recursive: true, force: true });
+      if (savedKey === undefined) delete process.env.TOKEN_ENCRYPTION_KEY;
+    });
+    beforeEach(() => {
+      metaProxy.clear();
+      tiktokProxy.clear();
+    });
+
+    /** The object story specs the Meta ads were created with (an adcreatives create, or the ad's inline creative). */
+    const storySpecs = (log: Recorded[]) =>
+      log
+        .filter((r) => r.method === 'POST' && /\/(adcreatives|ads)$/.test(r.path))
+        .map((r) => (r.params.object_story_spec ?? (r.params.creative as Record<string, unknown> | undefined)?.object_story_spec) as Record<string, any>)
+        .filter(Boolean);
+
+    describe('Meta', () => {
+      it('campaign budget, image: adimages before the ad, image_hash and page_id in the story, daily_budget in cents on the campaign only, countries, sub3', async () => {
+        const built = await buildLaunch(shoes, { title: 'Meta campaign budget', creativeId: ids.shoesImage });
+        await publish(shoes, built.launchId);
+        const log = metaProxy.recorded;
+        const uploads = log.filter((r) => r.method === 'POST' && r.path === `/${META_ACCOUNT}/adimages`);
+        expect(uploads, 'one image upload').to.have.length(1);
+        const hash = stringsIn(uploads[0].answer).find((s) => s === md5(png)) ?? (Object.values((uploads[0].answer as any).images)[0] as any).hash;
+        const firstAd = firstIndex(log, (r) => r.method === 'POST' && /\/(adcreatives|ads)$/.test(r.path));
+        expect(firstIndex(log, (r) => r.path === `/${META_ACCOUNT}/adimages`)).to.be.lessThan(firstAd);
+        const [story] = storySpecs(log);
+        expect(story.page_id).to.equal(PAGE);
+        expect(story.link_data).to.deep.include({ image_hash: hash, link: 'https://shop.example.com/spring' });
+        const [campaign] = log.filter((r) => r.method === 'POST' && r.path === `/${META_ACCOUNT}/campaigns`);
+        expect(String(campaign.params.daily_budget)).to.equal('5000');
+        expect(campaign.params.name).to.equal('Spring - US');
+        const [adset] = log.filter((r) => r.method === 'POST' && r.path === `/${META_ACCOUNT}/adsets`);
+        expect(adset.params).to.not.have.property('daily_budget');
+        expect((adset.params.targeting as any).geo_locations.countries).to.deep.equal(['US']);
+        expect(stringsIn(log.filter((r) => /\/(adcreatives|ads)$/.test(r.path)).map((r) => r.params)).join(' ')).to.contain('sub3={{campaign.id}}');
+      });
+
+      it('ad-set budget, video: advideos before the ad, video_id in video_data, no campaign budget and is_adset_budget_sharing_enabled false, the ad set daily_budget in cents', async () => {
+        const built = await buildLaunch(shoes, {
+          title: 'Meta ad set budget',
+          creativeId: ids.shoesVideo,
+          campaign: { budget: undefined },
+          adset: { budget: { dailyAmount: 2000 } },
+        });
+        await publish(shoes, built.launchId);
+        const log = metaProxy.recorded;
+        const uploads = log.filter((r) => r.method === 'POST' && r.path === `/${META_ACCOUNT}/advideos`);
+        expect(uploads, 'one video upload').to.have.length(1);
+        const videoId = String((uploads[0].answer as { id: string }).id);
+        expect(firstIndex(log, (r) => r.path === `/${META_ACCOUNT}/advideos`)).to.be.lessThan(
+          firstIndex(log, (r) => r.method === 'POST' && /\/(adcreatives|ads)$/.test(r.path)),
+        );
+        const [story] = storySpecs(log);
+        expect(story.page_id).to.equal(PAGE);
+        expect(String(story.video_data.video_id)).to.equal(videoId);
+        expect(story.video_data.image_hash ?? story.video_data.image_url, 'the video thumbnail').to.be.a('string');
+        const [campaign] = log.filter((r) => r.method === 'POST' && r.path === `/${META_ACCOUNT}/campaigns`);
+        expect(campaign.params).to.not.have.property('daily_budget');
+        expect(String(campaign.params.is_adset_budget_sharing_enabled)).to.equal('false');
+        const [adset] = log.filter((r) => r.method === 'POST' && r.path === `/${META_ACCOUNT}/adsets`);
+        expect(String(adset.params.daily_budget)).to.equal('2000');
+      });
+
+      it('a second launch with the same image uploads nothing and uses the kept hash', async () => {
+        const built = await buildLaunch(shoes, { title: 'Meta again', creativeId: ids.shoesImage });
+        await publish(shoes, built.launchId);
+        expect(metaProxy.to(/\/(adimages|advideos)$/)).to.deep.equal([]);
+        const [story] = storySpecs(metaProxy.recorded);
+        expect(story.link_data.image_hash).to.be.a('string').and.not.empty;
+      });
+    });
+
+    describe('TikTok', () => {
+      const tokTree = (creativeId: number, budget: 'campaign' | 'adset') => ({
+        creativeId,
+        campaign: { objective: 'TRAFFIC', budget: budget === 'campaign' ? { dailyAmount: 5000 } : undefined },
+        adset: { optimizationGoal: 'CLICK', billingEvent: 'CPC', ...(budget === 'adset' ? { budget: { dailyAmount: 2000 } } : {}) },
+      });
+
+      it('campaign budget, image: the upload (UPLOAD_BY_FILE, MD5 signature) before ad/create, image_ids, identity, campaign budget optimization in dollars, region ids, sub3', async () => {
+        const built = await buildLaunch(tok, { title: 'TikTok campaign budget', ...tokTree(ids.tokImage, 'campaign') });
+        await publish(tok, built.launchId);
+        const log = tiktokProxy.recorded;
+        const uploads = log.filter((r) => r.path === '/file/image/ad/upload/');
+        expect(uploads, 'one image upload').to.have.length(1);
+        expect(uploads[0].params).to.deep.include({ advertiser_id: ADVERTISER, upload_type: 'UPLOAD_BY_FILE', image_signature: md5(png) });
+        const imageId = (uploads[0].answer as { data: { image_id: string } }).data.image_id;
+        expect(firstIndex(log, (r) => r.path === '/file/image/ad/upload/')).to.be.lessThan(firstIndex(log, (r) => r.path === '/ad/create/'));
+        const [ad] = log.filter((r) => r.path === '/ad/create/');
+        const creative = (ad.params.creatives as Array<Record<string, any>>)[0];
+        expect(creative).to.deep.include({ ad_format: 'SINGLE_IMAGE', identity_id: IDENTITY, identity_type: 'CUSTOMIZED_USER' });
+        expect(creative.image_ids).to.deep.equal([imageId]);
+        expect(new URL(creative.landing_page_url).searchParams.get('sub3')).to.equal('__CAMPAIGN_ID__');
+        const [campaign] = log.filter((r) => r.path === '/campaign/create/');
+        expect(campaign.params).to.deep.include({ budget_optimize_on: true, budget_mode: 'BUDGET_MODE_DAY', budget: 50 });
+        const [adgroup] = log.filter((r) => r.path === '/adgroup/create/');
+        const locations = adgroup.params.location_ids as string[];
+        expect(locations).to.be.an('array').with.length(1);
+        expect(locations).to.not.include('US');
+        const regions = tiktokProxy.to(/^\/tool\/region\/$/);
+        for (const r of regions) expect(JSON.stringify(r.answer)).to.contain(locations[0]);
+      });
+
+      it('ad-set budget, video: the video upload before ad/create, SINGLE_VIDEO with video_id and a cover image, BUDGET_MODE_INFINITE campaign, the ad group budget in dollars', async () => {
+        const built = await buildLaunch(tok, { title: 'TikTok ad group budget', ...tokTree(ids.tokVideo, 'adset') });
+        await publish(tok, built.launchId);
+        const log = tiktokProxy.recorded;
+        const uploads = log.filter((r) => r.path === '/file/video/ad/upload/');
+        expect(uploads, 'one video upload').to.have.length(1);
+        expect(uploads[0].params).to.deep.include({ advertiser_id: ADVERTISER, video_signature: md5(mp4) });
+        expect(firstIndex(log, (r) => r.path === '/file/video/ad/upload/')).to.be.lessThan(firstIndex(log, (r) => r.path === '/ad/create/'));
+        const [ad] = log.filter((r) => r.path === '/ad/create/');
+        const creative = (ad.params.creatives as Array<Record<string, any>>)[0];
+        expect(creative).to.deep.include({ ad_format: 'SINGLE_VIDEO', identity_id: IDENTITY });
+        expect(JSON.stringify(uploads[0].answer)).to.contain(creative.video_id);
+        expect(creative.image_ids, 'the cover image').to.be.an('array').with.length(1);
+        const [campaign] = log.filter((r) => r.path === '/campaign/create/');
+        expect(campaign.params.budget_mode).to.equal('BUDGET_MODE_INFINITE');
+        expect(campaign.params).to.not.have.property('budget');
+        const [adgroup] = log.filter((r) => r.path === '/adgroup/create/');
+        expect(adgroup.params).to.deep.include({ budget_mode: 'BUDGET_MODE_DAY', budget: 20 });
+      });
+
+      it('a second launch with the same image uploads nothing and uses the kept image_id', async () => {
+        const first = await w.service.knex('creative_uploads').where({ creative_id: ids.tokImage, account_id: TIKTOK_ACCOUNT }).first('ref');
+        const built = await buildLaunch(tok, { title: 'TikTok again', ...tokTree(ids.tokImage, 'campaign') });
+        await publish(tok, built.launchId);
+        expect(tiktokProxy.to(/^\/file\//)).to.deep.equal([]);
+        const [ad] = tiktokProxy.to(/^\/ad\/create\/$/);
+        expect((ad.params.creatives as Array<Record<string, any>>)[0].image_ids).to.deep.equal([first.ref]);
+      });
+    });
+  });
+}
