@@ -6,6 +6,9 @@ import type { SchemaRegistry } from './schemas/registry.js';
 import { randomBase62 } from './auth/secrets.js';
 import { seedLiveLaunch } from './platforms/sandbox/live-launch.js';
 
+/** The demo organization's owner, who creates the demo's keys (and any new one, `svc-server create-key`). */
+export const DEMO_OWNER_EMAIL = 'owner@demo.test';
+
 export interface DemoSeed {
   result: BootstrapResult;
   /** The owner's key: read, write and publish, with a $500 publish ceiling. */
@@ -32,7 +35,7 @@ export async function seedDemoIfEmpty(knex: Knex, schemas: SchemaRegistry): Prom
         plan: 'agency',
         subscriptionStatus: 'active',
         users: [
-          { ref: 'owner', email: 'owner@demo.test', name: 'Demo Owner', password: ownerPassword, role: 'owner' },
+          { ref: 'owner', email: DEMO_OWNER_EMAIL, name: 'Demo Owner', password: ownerPassword, role: 'owner' },
           { ref: 'admin', email: 'admin@demo.test', name: 'Demo Admin', password: adminPassword, role: 'admin' },
         ],
         brands: [
@@ -110,7 +113,7 @@ export async function seedDemoIfEmpty(knex: Knex, schemas: SchemaRegistry): Prom
     apiKey: org.apiKeys.demo.secret,
     reviewerKey: org.apiKeys.reviewer.secret,
     brandId: org.brands.shoes.id,
-    ownerEmail: 'owner@demo.test',
+    ownerEmail: DEMO_OWNER_EMAIL,
     ownerPassword,
     adminEmail: 'admin@demo.test',
     adminPassword,
