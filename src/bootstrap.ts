@@ -7,7 +7,7 @@ import { validationFailed, type FieldIssue } from './errors.js';
 import { hashPassword, newApiKeySecret } from './auth/secrets.js';
 import type { SchemaRegistry } from './schemas/registry.js';
 import { encryptSecret, loadSecretBox } from './auth/encryption.js';
-import type { Budget } from './platforms/port.js';
+import type { Budget, IdentityType } from './platforms/port.js';
 import { isCurrency } from './money/currencies.js';
 
 interface BUser {
@@ -26,6 +26,10 @@ interface BAccount {
   currency: string;
   active: boolean;
   accessToken?: string;
+  pageId?: string;
+  instagramUserId?: string;
+  identityId?: string;
+  identityType?: IdentityType;
 }
 interface BBrand {
   ref: string;
@@ -164,6 +168,22 @@ function checkSemantics(file: BootstrapFile): FieldIssue[] {
             message: `"${a.currency}" is not an ISO 4217 currency code (e.g. USD, EUR, JPY)`,
           });
         accountIds.add(a.accountId);
+        // Who the ads speak as belongs to one platform: a Page on Meta, an identity on TikTok.
+        const foreign = a.platform === 'meta' ? (['identityId', 'identityType'] as const) : (['pageId', 'instagramUserId'] as const);
+        for (const key of foreign) {
+          if (a[key] !== undefined)
+            issues.push({
+              field: `${at}.brands[${j}].adAccounts[${k}].${key}`,
+              code: 'invalid_value',
+              message: `is a ${a.platform === 'meta' ? 'TikTok' : 'Meta'} field; a ${a.platform} account names its ${a.platform === 'meta' ? 'Facebook Page with pageId (and instagramUserId)' : 'identity with identityId and identityType'}`,
+            });
+        }
+        if (a.platform === 'tiktok' && (a.identityId === undefined) !== (a.identityType === undefined))
+          issues.push({
+            field: `${at}.brands[${j}].adAccounts[${k}].${a.identityId === undefined ? 'identityId' : 'identityType'}`,
+            code: 'invalid_value',
+            message: 'identityId and identityType go together: set both or neither',
+          });
       }
       if ((b.adAccounts ?? []).some((a) => a.accessToken) && !process.env.TOKEN_ENCRYPTION_KEY) {
         issues.push({
@@ -272,6 +292,10 @@ export async function applyBootstrap(knex: Knex, schemas: SchemaRegistry, raw: u
             currency: a.currency,
             active: a.active,
             access_token_encrypted: a.accessToken ? encryptSecret(a.accessToken) : null,
+            page_id: a.pageId ?? null,
+            instagram_user_id: a.instagramUserId ?? null,
+            identity_id: a.identityId ?? null,
+            identity_type: a.identityType ?? null,
             created_at: now,
           });
         }

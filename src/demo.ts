@@ -49,20 +49,53 @@ export async function seedDemoIfEmpty(knex: Knex, schemas: SchemaRegistry): Prom
               leadForms: [{ accountId: 'act_1001', pageId: 'pg_1001', id: 'lf_1001', name: 'Spring signup' }],
               pixels: [{ accountId: 'act_1001', id: 'px_1001', name: 'Demo Shoes pixel' }],
             },
-            adAccounts: [{ platform: 'meta', accountId: 'act_1001', name: 'Demo Shoes US', timezone: 'America/New_York', currency: 'USD', active: true }],
+            adAccounts: [
+              {
+                platform: 'meta',
+                accountId: 'act_1001',
+                name: 'Demo Shoes US',
+                timezone: 'America/New_York',
+                currency: 'USD',
+                active: true,
+                pageId: 'pg_1001',
+              },
+            ],
             // `sandbox:` connects the built-in simulated tracker.
             tracker: { apiKey: 'demo-sandbox-tracker-key', baseUrl: 'sandbox:' },
           },
           {
             ref: 'hats',
             name: 'Demo Hats',
-            adAccounts: [{ platform: 'tiktok', accountId: 'biz_2001', name: 'Demo Hats TikTok', timezone: 'Europe/London', currency: 'GBP', active: true }],
+            sandbox: { profileAccounts: [{ accountId: 'biz_2001', id: 'idt_2001', name: 'Demo Hats' }] },
+            adAccounts: [
+              {
+                platform: 'tiktok',
+                accountId: 'biz_2001',
+                name: 'Demo Hats TikTok',
+                timezone: 'Europe/London',
+                currency: 'GBP',
+                active: true,
+                identityId: 'idt_2001',
+                identityType: 'CUSTOMIZED_USER',
+              },
+            ],
           },
           {
             // A yen account: its budgets count against the key's dollar ceiling at the FX_RATES rate (docs/launches.md).
             ref: 'tea',
             name: 'Demo Tea',
-            adAccounts: [{ platform: 'meta', accountId: 'act_3001', name: 'Demo Tea Japan', timezone: 'Asia/Tokyo', currency: 'JPY', active: true }],
+            sandbox: { pages: [{ accountId: 'act_3001', id: 'pg_3001', name: 'Demo Tea' }] },
+            adAccounts: [
+              {
+                platform: 'meta',
+                accountId: 'act_3001',
+                name: 'Demo Tea Japan',
+                timezone: 'Asia/Tokyo',
+                currency: 'JPY',
+                active: true,
+                pageId: 'pg_3001',
+              },
+            ],
           },
         ],
         apiKeys: [

@@ -1,8 +1,9 @@
-// The ad-accounts area's operations: live reads of an ad account on its platform (campaigns, lead
-// forms, options, overview) and the account's naming convention.
+// The ad-accounts area's operations: the account itself and who its ads speak as (page, identity),
+// live reads of it on its platform (campaigns, lead forms, options, overview) and its naming convention.
 
 import { defineOperation, type BrandContext, type OperationDefinition } from '../catalogue/define.js';
-import { validationFailed } from '../errors.js';
+import { ServiceError, notFound, validationFailed, type FieldIssue } from '../errors.js';
+import { findAdAccount, updateAdAccountIdentity, type AdAccountIdentity, type AdAccountRow } from '../brands/store.js';
 import type { CampaignPage, Insights, OptionItem } from '../platforms/port.js';
 import { liveRead } from '../platforms/live-read.js';
 import { resolveDatePreset } from '../platforms/date-presets.js';
@@ -13,6 +14,118 @@ import { findNamingConvention, saveNamingConvention } from './store.js';
 
 const readOnly = { readOnly: true, destructive: false, idempotent: true, openWorld: true };
 const OVERVIEW_SAMPLE = 10;
+
+/** The account as get-ad-account and update-ad-account answer it. */
+function adAccountView(brandId: number, row: AdAccountRow) {
+  return {
+    brandId,
+    accountId: row.accountId,
+    platform: row.platform,
+    name: row.name,
+    currency: row.currency,
+    timezone: row.timezone,
+    active: row.active,
+    pageId: row.pageId,
+    instagramUserId: row.instagramUserId,
+    identityId: row.identityId,
+    identityType: row.identityType,
+  };
+}
+
+const META_FIELDS = ['pageId', 'instagramUserId'] as const;
+const TIKTOK_FIELDS = ['identityId', 'identityType'] as const;
+
+const getAdAccount = defineOperation({
+  name: 'get-ad-account',
+  method: 'GET',
+  path: '/brands/{brandId}/ad-accounts/{accountId}',
+  scope: 'read',
+  idempotency: 'none',
+  input: 'ad-account#/$defs/getInput',
+  output: 'ad-account#/$defs/output',
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  tag: 'ad-accounts',
+  toolset: 'accounts',
+  summary: 'Get an ad account of a brand: platform, name, currency, time zone, and who its ads speak as (Meta page, TikTok identity).',
+  description:
+    'pageId and instagramUserId (Meta) and identityId and identityType (TikTok) are null until set; an ad with no page (Meta) or ' +
+    'no identity (TikTok), neither on the ad nor on its account, fails launch validation.',
+  uses: [],
+  async handler(ctx, input) {
+    const row = await findAdAccount(ctx.db, ctx.brand.id, input.accountId);
+    if (!row) throw notFound(`Ad account ${input.accountId} of brand ${ctx.brand.id}`);
+    return adAccountView(ctx.brand.id, row);
+  },
+});
+
+const updateAdAccount = defineOperation({
+  name: 'update-ad-account',
+  method: 'PATCH',
+  path: '/brands/{brandId}/ad-accounts/{accountId}',
+  scope: 'write',
+  errors: ['forbidden'],
+  idempotency: 'none',
+  input: 'ad-account#/$defs/updateInput',
+  output: 'ad-account#/$defs/output',
+  annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
+  tag: 'ad-accounts',
+  toolset: 'accounts',
+  summary: "Set who an ad account's ads speak as: the Meta page (and Instagram account) or the TikTok identity.",
+  description:
+    'A JSON merge patch: fields sent replace the stored ones, null clears one, fields not sent stay. pageId and instagramUserId ' +
+    'apply to Meta accounts, identityId and identityType (CUSTOMIZED_USER, TT_USER, BC_AUTH_TT, AUTH_CODE) to TikTok accounts, and ' +
+    'a TikTok identity needs both. Requires an organization owner or admin when called as a person (else 403 forbidden). ' +
+    'Launches already published keep what they were published with.',
+  uses: ['platforms', 'activity'],
+  async handler(ctx, input) {
+    const p = ctx.principal;
+    if (p.kind === 'user' && p.role !== 'owner' && p.role !== 'admin') {
+      throw new ServiceError('forbidden', "Only an organization owner or admin may change who an ad account's ads speak as.", { role: p.role });
+    }
+    const row = await findAdAccount(ctx.db, ctx.brand.id, input.accountId);
+    if (!row) throw notFound(`Ad account ${input.accountId} of brand ${ctx.brand.id}`);
+    const changes: Partial<AdAccountIdentity> = {};
+    const issues: FieldIssue[] = [];
+    const own = row.platform === 'meta' ? META_FIELDS : TIKTOK_FIELDS;
+    const foreign = row.platform === 'meta' ? TIKTOK_FIELDS : META_FIELDS;
+    for (const key of foreign) {
+      if (input[key] !== undefined)
+        issues.push({
+          field: key,
+          code: 'invalid_value',
+          message:
+            row.platform === 'meta'
+              ? `is a TikTok field; ${row.accountId} is a Meta account: set pageId (and instagramUserId)`
+              : `is a Meta field; ${row.accountId} is a TikTok account: set identityId and identityType`,
+        });
+    }
+    for (const key of own) if (input[key] !== undefined) Object.assign(changes, { [key]: input[key] });
+    if (row.platform === 'tiktok') {
+      const identityId = changes.identityId !== undefined ? changes.identityId : row.identityId;
+      const identityType = changes.identityType !== undefined ? changes.identityType : row.identityType;
+      if ((identityId === null) !== (identityType === null))
+        issues.push({
+          field: identityId === null ? 'identityId' : 'identityType',
+          code: 'invalid_value',
+          message: 'identityId and identityType go together: set both, or clear both with null',
+        });
+    }
+    if (issues.length) throw validationFailed(issues);
+    if (Object.keys(changes).length) {
+      await updateAdAccountIdentity(ctx.db, ctx.brand.id, row.accountId, changes);
+      ctx.platforms.forget(ctx.brand.id, row.accountId);
+      await ctx.activity.record({
+        brandId: ctx.brand.id,
+        accountId: row.accountId,
+        entityType: 'unknown',
+        entityId: row.accountId,
+        entityName: row.name ?? row.accountId,
+        action: 'ad_account.updated',
+      });
+    }
+    return adAccountView(ctx.brand.id, { ...row, ...changes });
+  },
+});
 
 const listCampaigns = defineOperation({
   name: 'list-campaigns',
@@ -261,4 +374,4 @@ const setNamingConvention = defineOperation({
 });
 
 /** The ad-accounts area's operations, in catalogue order. */
-export const operations: OperationDefinition[] = [listCampaigns, listLeadForms, listOptions, getOverview, getNamingConvention, setNamingConvention];
+export const operations: OperationDefinition[] = [getAdAccount, updateAdAccount, listCampaigns, listLeadForms, listOptions, getOverview, getNamingConvention, setNamingConvention];

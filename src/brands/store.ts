@@ -2,7 +2,7 @@
 // file that queries them; other areas call these functions.
 
 import type { Knex } from 'knex';
-import type { PlatformName } from '../platforms/port.js';
+import type { IdentityType, PlatformName } from '../platforms/port.js';
 
 type Db = Knex | Knex.Transaction;
 
@@ -24,6 +24,18 @@ export interface AdAccountRow {
   accessTokenEncrypted: string | null;
   name: string | null;
   active: boolean;
+  pageId: string | null;
+  instagramUserId: string | null;
+  identityId: string | null;
+  identityType: IdentityType | null;
+}
+
+/** Who an ad account's ads speak as (live-platforms.md): any of these may be changed, null clears it. */
+export interface AdAccountIdentity {
+  pageId: string | null;
+  instagramUserId: string | null;
+  identityId: string | null;
+  identityType: IdentityType | null;
 }
 
 /** The organization's brands in id order, each with its first ad account (lowest id), in one query. */
@@ -55,13 +67,40 @@ export async function findAdAccount(db: Db, brandId: number, accountId: string):
     accessTokenEncrypted: r.access_token_encrypted ?? null,
     name: r.name ?? null,
     active: Boolean(r.active),
+    pageId: r.page_id ?? null,
+    instagramUserId: r.instagram_user_id ?? null,
+    identityId: r.identity_id ?? null,
+    identityType: r.identity_type ?? null,
   };
 }
 
-/** The brand's ad accounts in the order they were attached (id order), with their platforms and names. */
-export async function adAccountsOf(db: Db, brandId: number): Promise<Array<{ accountId: string; platform: PlatformName; name: string | null }>> {
-  const rows = await db('ad_accounts').where({ brand_id: brandId }).orderBy('id').select('account_id', 'platform', 'name');
-  return rows.map((r) => ({ accountId: r.account_id as string, platform: r.platform, name: r.name ?? null }));
+/** Sets the given identity fields of the brand's ad account `accountId`; answers whether the account exists. */
+export async function updateAdAccountIdentity(db: Db, brandId: number, accountId: string, changes: Partial<AdAccountIdentity>): Promise<boolean> {
+  const columns: Record<string, string | null> = {};
+  if (changes.pageId !== undefined) columns.page_id = changes.pageId;
+  if (changes.instagramUserId !== undefined) columns.instagram_user_id = changes.instagramUserId;
+  if (changes.identityId !== undefined) columns.identity_id = changes.identityId;
+  if (changes.identityType !== undefined) columns.identity_type = changes.identityType;
+  const query = db('ad_accounts').where({ brand_id: brandId, account_id: accountId });
+  if (!Object.keys(columns).length) return Boolean(await query.first('id'));
+  return (await query.update(columns)) > 0;
+}
+
+/** The brand's ad accounts in the order they were attached (id order), with their platforms, names and who their ads speak as. */
+export async function adAccountsOf(db: Db, brandId: number): Promise<Array<{ accountId: string; platform: PlatformName; name: string | null } & AdAccountIdentity>> {
+  const rows = await db('ad_accounts')
+    .where({ brand_id: brandId })
+    .orderBy('id')
+    .select('account_id', 'platform', 'name', 'page_id', 'instagram_user_id', 'identity_id', 'identity_type');
+  return rows.map((r) => ({
+    accountId: r.account_id as string,
+    platform: r.platform,
+    name: r.name ?? null,
+    pageId: r.page_id ?? null,
+    instagramUserId: r.instagram_user_id ?? null,
+    identityId: r.identity_id ?? null,
+    identityType: r.identity_type ?? null,
+  }));
 }
 
 /** The brand's ad accounts in id order with their row ids (the simulators derive ids from them). */

@@ -1,7 +1,10 @@
-// The creatives area's table, `creatives`: one row per uploaded file of a brand (the bytes live in
-// the creatives folder, storage.ts). The only file that queries it.
+// The creatives area's tables: `creatives`, one row per uploaded file of a brand (the bytes live in
+// the creatives folder, storage.ts), and `creative_uploads`, the ad platform's reference to a
+// creative once it is on an ad account. The only file that queries them.
 
 import type { Knex } from 'knex';
+import { isUniqueViolation } from '../db/connection.js';
+import type { PlatformName } from '../platforms/port.js';
 
 type Db = Knex | Knex.Transaction;
 
@@ -76,4 +79,54 @@ export async function findCreative(db: Db, brandId: number, id: number): Promise
 export async function creativesAmong(db: Db, brandId: number, ids: number[]): Promise<CreativeRow[]> {
   if (!ids.length) return [];
   return (await db('creatives').where({ brand_id: brandId }).whereIn('id', ids)).map(toCreative);
+}
+
+/** A creative as uploaded to one ad account: the platform's reference to it. */
+export interface CreativeUploadRow {
+  creativeId: number;
+  accountId: string;
+  platform: PlatformName;
+  ref: string;
+  thumbnailRef: string | null;
+  createdAt: number;
+}
+
+/** The references the ad account `accountId` holds for any of `creativeIds`, by creative id. */
+export async function uploadsOn(db: Db, accountId: string, creativeIds: number[]): Promise<Map<number, CreativeUploadRow>> {
+  if (!creativeIds.length) return new Map();
+  const rows = await db('creative_uploads').where({ account_id: accountId }).whereIn('creative_id', creativeIds);
+  return new Map(
+    rows.map((r) => [
+      Number(r.creative_id),
+      {
+        creativeId: Number(r.creative_id),
+        accountId: r.account_id,
+        platform: r.platform,
+        ref: r.ref,
+        thumbnailRef: r.thumbnail_ref ?? null,
+        createdAt: Number(r.created_at),
+      },
+    ]),
+  );
+}
+
+/**
+ * Keeps the platform's reference to a creative on an ad account. When another publish kept one first
+ * (two publishes uploading at once), the row already there wins and is answered.
+ */
+export async function keepUpload(db: Db, upload: CreativeUploadRow): Promise<CreativeUploadRow> {
+  try {
+    await db('creative_uploads').insert({
+      creative_id: upload.creativeId,
+      account_id: upload.accountId,
+      platform: upload.platform,
+      ref: upload.ref,
+      thumbnail_ref: upload.thumbnailRef,
+      created_at: upload.createdAt,
+    });
+    return upload;
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+    return (await uploadsOn(db, upload.accountId, [upload.creativeId])).get(upload.creativeId)!;
+  }
 }

@@ -69,6 +69,7 @@ const launchCampaign = defineOperation({
         counted,
         campaignAmounts: new Map(campaignAmounts(nodes, campaignAccounts).map((c) => [c.campaignId, c.amountMinorUnits])),
         creatives: await creativesFor(ctx, l.brandId, nodes),
+        creativesDir: ctx.config.creativesDir,
       },
       resume,
     );

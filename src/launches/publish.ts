@@ -26,6 +26,8 @@ import {
   type NodeRow,
 } from './store.js';
 import { budgetOf, childrenOf, countsOf } from './tree.js';
+import { creativesOnAccount, type AdCreative } from './creative-uploads.js';
+import type { CreativeRow } from '../creatives/store.js';
 import { IDEMPOTENCY_LEASE_MS } from '../pipeline/idempotency.js';
 
 /** What publishing uses of its handler's context: it runs outside a transaction and opens its own. */
@@ -45,17 +47,34 @@ export interface PublishPlan {
   counted: Counted;
   /** Each campaign's amount in its ad account's minor units, for the activity log. */
   campaignAmounts: Map<string, number>;
-  /** Creative rows by id, for the ads' settings. */
-  creatives: Map<number, Record<string, unknown>>;
+  /** Creative rows by id, for the uploads of the ads' creatives. */
+  creatives: Map<number, CreativeRow>;
+  /** Where the creatives' files are (CREATIVES_DIR). */
+  creativesDir: string;
 }
 
-function settingsOf(node: NodeRow, creatives: PublishPlan['creatives']): Record<string, unknown> {
+/**
+ * The node's properties as the adapter's settings. An ad speaks as its own page or identity, else its
+ * account's (a Meta identity never goes to TikTok, nor the reverse).
+ */
+function settingsOf(node: NodeRow, account: BrandAdAccount): Record<string, unknown> {
   const { name: _n, budget: _b, objective: _o, status: _s, accountId: _a, ...rest } = node.properties;
-  if (node.nodeType === 'ad' && typeof rest.creativeId === 'number') return { ...rest, creative: creatives.get(rest.creativeId) ?? null };
-  return rest;
+  if (node.nodeType !== 'ad') return rest;
+  const own = rest.pageId !== undefined || rest.identityId !== undefined;
+  const speaker =
+    account.platform === 'meta'
+      ? { pageId: rest.pageId ?? account.pageId ?? null, instagramUserId: (own ? rest.instagramUserId : account.instagramUserId) ?? null }
+      : { identityId: rest.identityId ?? account.identityId ?? null, identityType: (own ? rest.identityType : account.identityType) ?? null };
+  return { ...rest, ...speaker };
 }
 
-function specOf(node: NodeRow, parentPlatformId: string | null, plan: PublishPlan, objective: string | undefined): ObjectSpec {
+function specOf(
+  node: NodeRow,
+  parentPlatformId: string | null,
+  account: BrandAdAccount,
+  objective: string | undefined,
+  creatives: Map<number, AdCreative> | null,
+): ObjectSpec {
   const p = node.properties;
   const status = node.nodeType === 'campaign' ? 'PAUSED' : node.nodeType === 'ad' ? (p.status ?? 'ACTIVE') : 'ACTIVE';
   return {
@@ -66,7 +85,8 @@ function specOf(node: NodeRow, parentPlatformId: string | null, plan: PublishPla
     status,
     objective,
     budget: node.nodeType === 'ad' ? null : budgetOf(p),
-    settings: settingsOf(node, plan.creatives),
+    settings: settingsOf(node, account),
+    ...(node.nodeType === 'ad' ? { creative: typeof p.creativeId === 'number' ? (creatives?.get(p.creativeId) ?? null) : null } : {}),
   };
 }
 
@@ -174,9 +194,11 @@ export async function publishLaunch(ctx: PublishContext, plan: PublishPlan, resu
           }
           toCreate = group.filter((n) => !found.has(n.id));
         }
+        // The ads' creatives go to the account first, once per creative and account.
+        const creatives = level === 'ad' && toCreate.length ? await creativesOnAccount(ctx, account, toCreate, plan.creatives, plan.creativesDir) : null;
         for (let i = 0; i < toCreate.length; i += CHUNK) {
           const chunk = toCreate.slice(i, i + CHUNK);
-          const specs = chunk.map((n) => specOf(n, n.parentId ? byId.get(n.parentId)!.platformId : null, plan, objectiveOf(n)));
+          const specs = chunk.map((n) => specOf(n, n.parentId ? byId.get(n.parentId)!.platformId : null, account, objectiveOf(n), creatives));
           inFlight = chunk;
           const refs = await adapter.createObjects(account, specs);
           await inTransaction(knex, async (trx) => {

@@ -1,16 +1,29 @@
-// Launch validation before publishing: what each level needs on its ad platform. Issues use the
-// contract's field form: campaigns[<nodeId>].<path>, adSets[<nodeId>].<path>, ads[<nodeId>].<path>.
+// Launch validation before publishing, the same at preview and publish and in both modes: what each
+// level needs on its ad platform (docs/platforms.md). Issues use the contract's field form:
+// campaigns[<nodeId>].<path>, adSets[<nodeId>].<path>, ads[<nodeId>].<path>.
 
 import type { FieldIssue } from '../errors.js';
 import { COPY_LIMITS, hasEmoji, textLength } from '../copy/limits.js';
-import type { PlatformName } from '../platforms/port.js';
+import type { IdentityType, PlatformName } from '../platforms/port.js';
 import { RULES } from './rules.js';
 import type { NodeRow } from './store.js';
 import { budgetOf, childrenOf } from './tree.js';
 
+/** Who an ad account's ads speak as, as stored on the account (null when unset). */
+export interface AccountSpeaker {
+  pageId: string | null;
+  instagramUserId: string | null;
+  identityId: string | null;
+  identityType: IdentityType | null;
+}
+
 export interface ValidationContext {
   /** The brand's ad accounts and their platforms. */
   accounts: Map<string, PlatformName>;
+  /** The page or identity each of the brand's ad accounts speaks as. */
+  speakers: Map<string, AccountSpeaker>;
+  /** Per ad account the launch publishes to, the targeted countries its platform cannot target. */
+  unknownCountries: Map<string, Set<string>>;
   /** The launch's default account (the brand's only one), if any. */
   defaultAccountId: string | null;
   /** Creative ids that exist in the brand. */
@@ -97,6 +110,12 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
 
       const t = sp.targeting ?? {};
       if (!(t.countries?.length || t.cities?.length)) issue(`${sat}.targeting.countries`, 'is required: target at least one country (or city)');
+      const untargetable = (t.countries ?? []).filter((code: string) => accountId && ctx.unknownCountries.get(accountId)?.has(code));
+      if (untargetable.length)
+        issue(
+          `${sat}.targeting.countries`,
+          `${untargetable.join(', ')} cannot be targeted on ${platform} (not a country its targeting lists); use ISO 3166-1 alpha-2 codes the platform serves`,
+        );
       if (typeof t.ageMin === 'number' && typeof t.ageMax === 'number' && t.ageMin > t.ageMax) issue(`${sat}.targeting.ageMin`, 'must not be above ageMax');
 
       const start = sp.schedule?.startTime ? Date.parse(sp.schedule.startTime) : null;
@@ -111,9 +130,24 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
         const aat = `ads[${a.id}]`;
         const ap = a.properties;
         if (!ap.name) issue(`${aat}.name`, 'is required');
-        if (ap.creativeId === undefined && ap.postId === undefined) issue(`${aat}.creativeId`, 'attach a creative (creativeId) or an existing post (postId)');
-        else if (ap.creativeId !== undefined && !ctx.creativeIds.has(ap.creativeId))
-          issue(`${aat}.creativeId`, `creative ${ap.creativeId} does not exist in this brand`);
+        if (ap.creativeId !== undefined && !ctx.creativeIds.has(ap.creativeId)) issue(`${aat}.creativeId`, `creative ${ap.creativeId} does not exist in this brand`);
+        else if (ap.creativeId === undefined) {
+          // TikTok's single-image and single-video ads need their file; a Meta link ad shows the link's own preview.
+          if (platform === 'tiktok') issue(`${aat}.creativeId`, 'is required on TikTok: attach an image or video creative (creativeId)');
+          else if (ap.postId === undefined && !ap.linkUrl)
+            issue(`${aat}.creativeId`, 'attach a creative (creativeId), an existing post (postId), or a link (linkUrl) for a link ad');
+        }
+        if (platform) speakerIssues(platform, accountId ? ctx.speakers.get(accountId) : undefined, accountId, ap, aat, issue);
+        if (platform === 'meta') {
+          for (const [key, limit] of [
+            ['headline', COPY_LIMITS.meta.headlines],
+            ['primaryText', COPY_LIMITS.meta.primaryTexts],
+            ['description', COPY_LIMITS.meta.descriptions],
+          ] as const) {
+            const text = ap[key];
+            if (typeof text === 'string' && textLength(text) > limit) issue(`${aat}.${key}`, `is ${textLength(text)} characters; Meta allows at most ${limit}`);
+          }
+        }
         if (ap.copyGenerationId !== undefined) {
           const copyPlatform = ctx.copies?.get(ap.copyGenerationId);
           if (!copyPlatform) issue(`${aat}.copyGenerationId`, `copy ${ap.copyGenerationId} does not exist in this brand`);
@@ -125,10 +159,13 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
           for (const key of ['primaryText', 'headline'] as const) {
             const text = ap[key];
             if (typeof text !== 'string') continue;
-            if (textLength(text) > COPY_LIMITS.tiktok.primaryTexts)
+            if (!text.trim()) issue(`${aat}.${key}`, 'is blank; TikTok ad text is 1 to 100 characters');
+            else if (textLength(text) > COPY_LIMITS.tiktok.primaryTexts)
               issue(`${aat}.${key}`, `is ${textLength(text)} characters; TikTok ad text is 1 to ${COPY_LIMITS.tiktok.primaryTexts}`);
             else if (hasEmoji(text)) issue(`${aat}.${key}`, 'contains emoji, which TikTok refuses in ad text');
           }
+          if (typeof ap.primaryText !== 'string' && typeof ap.headline !== 'string')
+            issue(`${aat}.primaryText`, 'is required on TikTok: the ad text (1 to 100 characters)');
         }
         if (rules && p.objective && rules.linkObjectives.includes(p.objective) && !ap.linkUrl && ap.postId === undefined) {
           issue(`${aat}.linkUrl`, `is required for objective ${p.objective}`);
@@ -141,6 +178,36 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
     }
   }
   return { issues, warnings, campaignAccounts };
+}
+
+/**
+ * Who an ad speaks as: a Meta ad needs a Facebook Page, a TikTok ad an identity, each from the ad's
+ * own properties or else its ad account; the other platform's fields are refused.
+ */
+function speakerIssues(
+  platform: PlatformName,
+  account: AccountSpeaker | undefined,
+  accountId: string | null,
+  ap: Record<string, any>,
+  at: string,
+  issue: (field: string, message: string) => void,
+): void {
+  const where = accountId ? `ad account ${accountId}` : 'its ad account';
+  if (platform === 'meta') {
+    for (const key of ['identityId', 'identityType'] as const)
+      if (ap[key] !== undefined) issue(`${at}.${key}`, 'is a TikTok field; a Meta ad runs as a Facebook Page (pageId)');
+    if (!(ap.pageId ?? account?.pageId))
+      issue(`${at}.pageId`, `is required: a Meta ad runs as a Facebook Page; set pageId on the ad or on ${where} (update-ad-account)`);
+    return;
+  }
+  for (const key of ['pageId', 'instagramUserId', 'postId'] as const)
+    if (ap[key] !== undefined) issue(`${at}.${key}`, 'is a Meta field; a TikTok ad runs as an identity (identityId and identityType)');
+  const identityId = ap.identityId ?? account?.identityId;
+  if (!identityId) {
+    issue(`${at}.identityId`, `is required: a TikTok ad runs as an identity; set identityId and identityType on the ad or on ${where} (update-ad-account)`);
+  } else if (!(ap.identityType ?? (ap.identityId === undefined ? account?.identityType : null))) {
+    issue(`${at}.identityType`, 'is required with identityId: CUSTOMIZED_USER, TT_USER, BC_AUTH_TT or AUTH_CODE');
+  }
 }
 
 /**

@@ -41,6 +41,11 @@ export class Platforms {
     return adapter;
   }
 
+  /** Forgets the cached row of the brand's ad account `accountId` (after it changed). */
+  forget(brandId: number, accountId: string): void {
+    this.rows.delete(`${brandId}:${accountId}`);
+  }
+
   /** The brand's ad account `accountId`; 404 when it is not one of the brand's accounts. */
   async account(db: Knex | Knex.Transaction, brandId: number, accountId: string): Promise<BrandAdAccount> {
     const cacheKey = `${brandId}:${accountId}`;
@@ -60,6 +65,10 @@ export class Platforms {
       accessToken: this.mode === 'live' && row.accessTokenEncrypted ? decryptSecret(row.accessTokenEncrypted) : null,
       name: row.name,
       active: row.active,
+      pageId: row.pageId,
+      instagramUserId: row.instagramUserId,
+      identityId: row.identityId,
+      identityType: row.identityType,
     };
   }
 }

@@ -182,7 +182,7 @@ function templateField(issue: FieldIssue, origin: Origin | undefined): string {
 }
 
 /** Launch validation of the built tree, each issue named by its template field (once, with the accounts it hits). */
-export async function templateIssues(ctx: BrandContext<'trackers'>, tree: BuiltTree): Promise<FieldIssue[]> {
+export async function templateIssues(ctx: BrandContext<'trackers' | 'platforms'>, tree: BuiltTree): Promise<FieldIssue[]> {
   const vctx = await validationContextFor(ctx, { brandId: ctx.brand.id, accountId: null }, tree.nodes);
   const { issues } = validateLaunch(tree.nodes, vctx);
   const merged = new Map<string, { field: string; message: string; accounts: Set<string> }>();

@@ -16,12 +16,14 @@ export const boardWorld = {
         {
           ref: 'shoes',
           name: 'Shoes Co',
-          adAccounts: [{ platform: 'meta', accountId: 'act_1001', name: 'Shoes US', timezone: 'America/New_York', currency: 'USD', active: true }],
+          adAccounts: [
+            { platform: 'meta', accountId: 'act_1001', pageId: 'pg_1001', name: 'Shoes US', timezone: 'America/New_York', currency: 'USD', active: true },
+          ],
         },
         {
           ref: 'hats',
           name: 'Hats Co',
-          adAccounts: [{ platform: 'meta', accountId: 'act_1002', name: 'Hats US', timezone: 'UTC', currency: 'USD', active: true }],
+          adAccounts: [{ platform: 'meta', accountId: 'act_1002', pageId: 'pg_1002', name: 'Hats US', timezone: 'UTC', currency: 'USD', active: true }],
         },
       ],
       apiKeys: [

@@ -12,7 +12,7 @@ export const exampleWorld = (ceilingDollars = 500) => ({
         {
           ref: 'shoes',
           name: 'Shoes Co',
-          adAccounts: [{ platform: 'meta', accountId: 'act_1001', name: 'Shoes US', timezone: 'America/New_York', currency: 'USD' }],
+          adAccounts: [{ platform: 'meta', accountId: 'act_1001', pageId: 'pg_1001', name: 'Shoes US', timezone: 'America/New_York', currency: 'USD' }],
         },
       ],
       apiKeys: [

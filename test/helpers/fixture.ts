@@ -16,15 +16,26 @@ export const standardWorld = {
         {
           ref: 'shoes',
           name: 'Shoes Co',
-          adAccounts: [{ platform: 'meta', accountId: 'act_1001', name: 'Shoes US', timezone: 'America/New_York', currency: 'USD', active: true }],
+          adAccounts: [
+            { platform: 'meta', accountId: 'act_1001', pageId: 'pg_1001', name: 'Shoes US', timezone: 'America/New_York', currency: 'USD', active: true },
+          ],
         },
         { ref: 'hats', name: 'Hats Co', adAccounts: [] },
         {
           ref: 'multi',
           name: 'Multi Co',
           adAccounts: [
-            { platform: 'meta', accountId: 'act_2001', name: 'Multi Meta', timezone: 'UTC', currency: 'USD', active: true },
-            { platform: 'tiktok', accountId: 'biz_2002', name: 'Multi TikTok', timezone: 'UTC', currency: 'USD', active: false },
+            { platform: 'meta', accountId: 'act_2001', pageId: 'pg_2001', name: 'Multi Meta', timezone: 'UTC', currency: 'USD', active: true },
+            {
+              platform: 'tiktok',
+              accountId: 'biz_2002',
+              identityId: 'idt_2002',
+              identityType: 'CUSTOMIZED_USER',
+              name: 'Multi TikTok',
+              timezone: 'UTC',
+              currency: 'USD',
+              active: false,
+            },
           ],
         },
       ],
@@ -54,7 +65,9 @@ export const standardWorld = {
       name: 'Other Agency',
       plan: 'agency',
       subscriptionStatus: 'active',
-      brands: [{ ref: 'rival', name: 'Rival Co', adAccounts: [{ platform: 'meta', accountId: 'act_9001', timezone: 'UTC', currency: 'USD' }] }],
+      brands: [
+        { ref: 'rival', name: 'Rival Co', adAccounts: [{ platform: 'meta', accountId: 'act_9001', pageId: 'pg_9001', timezone: 'UTC', currency: 'USD' }] },
+      ],
       apiKeys: [{ ref: 'otherKey', name: 'Other key', scopes: ['read'], surfaces: { api: true, mcp: true } }],
     },
     {

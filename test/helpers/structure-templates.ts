@@ -9,9 +9,9 @@ export function templatesWorld() {
     ref: 'agency',
     name: 'Agency Brand',
     adAccounts: [
-      { platform: 'meta', accountId: 'act_3001', name: 'Agency US', timezone: 'UTC', currency: 'USD' },
-      { platform: 'meta', accountId: 'act_3002', name: 'Agency EU', timezone: 'UTC', currency: 'USD' },
-      { platform: 'meta', accountId: 'act_3003', name: 'Agency Spare', timezone: 'UTC', currency: 'USD' },
+      { platform: 'meta', accountId: 'act_3001', pageId: 'pg_3001', name: 'Agency US', timezone: 'UTC', currency: 'USD' },
+      { platform: 'meta', accountId: 'act_3002', pageId: 'pg_3002', name: 'Agency EU', timezone: 'UTC', currency: 'USD' },
+      { platform: 'meta', accountId: 'act_3003', pageId: 'pg_3003', name: 'Agency Spare', timezone: 'UTC', currency: 'USD' },
     ],
     sandbox: {
       audiences: [

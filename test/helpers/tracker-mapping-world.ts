@@ -48,14 +48,14 @@ export function mappingBootstrap(trackerUrl: string, apiKey: string) {
           {
             ref: 'mapped',
             name: 'Mapped Co',
-            adAccounts: [{ platform: 'meta', accountId: 'act_6001', name: 'Mapped', timezone: 'UTC', currency: 'USD', active: true }],
+            adAccounts: [{ platform: 'meta', accountId: 'act_6001', pageId: 'pg_6001', name: 'Mapped', timezone: 'UTC', currency: 'USD', active: true }],
             sandbox: { campaigns },
             tracker: { apiKey, baseUrl: trackerUrl },
           },
           {
             ref: 'bare',
             name: 'Bare Co',
-            adAccounts: [{ platform: 'meta', accountId: 'act_6002', name: 'Bare', timezone: 'UTC', currency: 'USD', active: true }],
+            adAccounts: [{ platform: 'meta', accountId: 'act_6002', pageId: 'pg_6002', name: 'Bare', timezone: 'UTC', currency: 'USD', active: true }],
           },
         ],
         apiKeys: [{ ref: 'ci', name: 'CI key', createdBy: 'olive', scopes: ['read', 'write', 'publish'], surfaces: { api: true, mcp: true }, brands: null }],

@@ -37,21 +37,34 @@ export function trackerBootstrap(trackerUrl: string, apiKey: string) {
           {
             ref: 'east',
             name: 'East Co',
-            adAccounts: [{ platform: 'meta', accountId: 'act_5001', name: 'East US', timezone: 'America/New_York', currency: 'USD', active: true }],
+            adAccounts: [
+              { platform: 'meta', accountId: 'act_5001', pageId: 'pg_5001', name: 'East US', timezone: 'America/New_York', currency: 'USD', active: true },
+            ],
             sandbox: { campaigns: [campaign('act_5001', C1, 'Prospecting', 50_000), campaign('act_5001', C2, 'Retargeting', 30_000)] },
             tracker: { apiKey, baseUrl: trackerUrl },
           },
           {
             ref: 'tokyo',
             name: 'Tokyo KK',
-            adAccounts: [{ platform: 'tiktok', accountId: 'biz_5002', name: 'Tokyo JP', timezone: 'Asia/Tokyo', currency: 'JPY', active: true }],
+            adAccounts: [
+              {
+                platform: 'tiktok',
+                accountId: 'biz_5002',
+                identityId: 'idt_5002',
+                identityType: 'CUSTOMIZED_USER',
+                name: 'Tokyo JP',
+                timezone: 'Asia/Tokyo',
+                currency: 'JPY',
+                active: true,
+              },
+            ],
             sandbox: { campaigns: [campaign('biz_5002', C3, 'Tokyo launch', 800_000)] },
             tracker: { apiKey, baseUrl: trackerUrl },
           },
           {
             ref: 'bare',
             name: 'Bare Co',
-            adAccounts: [{ platform: 'meta', accountId: 'act_5003', name: 'Bare', timezone: 'UTC', currency: 'USD', active: true }],
+            adAccounts: [{ platform: 'meta', accountId: 'act_5003', pageId: 'pg_5003', name: 'Bare', timezone: 'UTC', currency: 'USD', active: true }],
           },
         ],
         apiKeys: [{ ref: 'ci', name: 'CI key', createdBy: 'olive', scopes: ['read', 'write', 'publish'], surfaces: { api: true, mcp: true }, brands: null }],

@@ -20,6 +20,7 @@ import {
 } from '../../src/platforms/port.js';
 import { rejectionOf } from '../helpers/assert.js';
 import { addInsights } from '../../src/platforms/insights.js';
+import { makePng } from '../helpers/png.js';
 
 export interface SeedCampaign {
   name: string;
@@ -101,6 +102,7 @@ export function adSpec(parentId: string, name: string, overrides: Partial<Object
       callToAction: 'SHOP_NOW',
       pageId: '100200300400',
       identityId: '7000000000000000001',
+      identityType: 'CUSTOMIZED_USER',
     },
     ...overrides,
   };
@@ -134,6 +136,20 @@ export function describePortSuite(name: string, setup: () => Promise<PortFixture
 
     const campaigns = async (query: Omit<CampaignQuery, 'after'> = { limit: 100 }): Promise<PlatformCampaign[]> =>
       (await everyPage(f.adapter, f.account, query)).flatMap((p) => p.campaigns);
+    /** An image put on the account once per test, for the ads (a TikTok ad needs its file). */
+    let image: ObjectSpec['creative'] = null;
+    beforeEach(() => {
+      image = null;
+    });
+    const adWithImage = async (parentId: string, name: string, overrides: Partial<ObjectSpec> = {}): Promise<ObjectSpec> => {
+      if (!image) {
+        const bytes = makePng(600, 600);
+        const md5 = crypto.createHash('md5').update(bytes).digest('hex');
+        const file = { creativeId: 1, type: 'image' as const, name: 'hero.png', mime: 'image/png', bytes, width: 600, height: 600, md5 };
+        image = { type: 'image', ...(await f.adapter.uploadCreative(f.account, file)) };
+      }
+      return adSpec(parentId, name, { creative: image, ...overrides });
+    };
     const findOne = async (level: 'campaign' | 'adset' | 'ad', marker: string): Promise<ObjectRef | null> =>
       (await f.adapter.findCreated(f.account, level, [marker])).get(marker) ?? null;
 
@@ -220,9 +236,9 @@ export function describePortSuite(name: string, setup: () => Promise<PortFixture
       it('creates a campaign, its ad set and its ad, parents first, and finds each by its marker', async () => {
         const campaign = campaignSpec('Spring - US');
         const [c] = await f.adapter.createObjects(f.account, [campaign]);
-        const adset = adsetSpec(c.id, 'US 18-65', { budget: { period: 'daily', amountMinorUnits: 2000 } });
+        const adset = adsetSpec(c.id, 'US 18-65');
         const [s] = await f.adapter.createObjects(f.account, [adset]);
-        const ad = adSpec(s.id, 'Hero 1');
+        const ad = await adWithImage(s.id, 'Hero 1');
         const [a] = await f.adapter.createObjects(f.account, [ad]);
         expect([c.level, s.level, a.level]).to.deep.equal(['campaign', 'adset', 'ad']);
         expect(new Set([c.id, s.id, a.id]).size).to.equal(3);
@@ -234,7 +250,7 @@ export function describePortSuite(name: string, setup: () => Promise<PortFixture
       it('returns refs in the order of the specs when creating several objects of one level', async () => {
         const [c] = await f.adapter.createObjects(f.account, [campaignSpec('Parent')]);
         const [s] = await f.adapter.createObjects(f.account, [adsetSpec(c.id, 'Set')]);
-        const specs = [adSpec(s.id, 'First'), adSpec(s.id, 'Second'), adSpec(s.id, 'Third')];
+        const specs = [await adWithImage(s.id, 'First'), await adWithImage(s.id, 'Second'), await adWithImage(s.id, 'Third')];
         const refs = await f.adapter.createObjects(f.account, specs);
         expect(refs.map((r) => r.level)).to.deep.equal(['ad', 'ad', 'ad']);
         expect(new Set(refs.map((r) => r.id)).size).to.equal(3);
@@ -329,7 +345,7 @@ export function describePortSuite(name: string, setup: () => Promise<PortFixture
       it('refuses a budget on an ad with capability_unsupported', async () => {
         const [c] = await f.adapter.createObjects(f.account, [campaignSpec('Parent')]);
         const [s] = await f.adapter.createObjects(f.account, [adsetSpec(c.id, 'Set')]);
-        const [a] = await f.adapter.createObjects(f.account, [adSpec(s.id, 'Ad')]);
+        const [a] = await f.adapter.createObjects(f.account, [await adWithImage(s.id, 'Ad')]);
         const err = await platformErrorOf(f.adapter.setBudget(f.account, a, { period: 'daily', amountMinorUnits: 1000 }));
         expect(err.kind).to.equal('capability_unsupported');
       });
@@ -500,7 +516,7 @@ export function describePortSuite(name: string, setup: () => Promise<PortFixture
           campaignSpec('Levels', { status: 'ACTIVE', budget: { period: 'daily', amountMinorUnits: 6000 } }),
         ]);
         const [s] = await f.adapter.createObjects(f.account, [adsetSpec(c.id, 'Levels set', { status: 'ACTIVE' })]);
-        const [a] = await f.adapter.createObjects(f.account, [adSpec(s.id, 'Levels ad', { status: 'ACTIVE' })]);
+        const [a] = await f.adapter.createObjects(f.account, [await adWithImage(s.id, 'Levels ad', { status: 'ACTIVE' })]);
         const window = await f.deliver([s.id, a.id]);
         const [adset] = await f.adapter.insightsByObject(f.account, 'adset', [s.id], window);
         const [ad] = await f.adapter.insightsByObject(f.account, 'ad', [a.id], window);

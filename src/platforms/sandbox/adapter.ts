@@ -30,6 +30,7 @@ import {
 import { CONVERSION_EVENTS, INTERESTS, LOCATIONS } from './catalog.js';
 import { NO_INSIGHTS, addInsights, deliver, type Delivery, type StatusChange } from './delivery.js';
 import { perObject } from '../insights.js';
+import { nonCountries, refusalOf } from './refusals.js';
 import {
   assetPayloads,
   campaignPage,
@@ -37,7 +38,8 @@ import {
   existingObjectIds,
   insertObjects,
   leadForms,
-  objectIdByMarker,
+  creativeObjectIds,
+  objectIdsByMarkers,
   objectSettings,
   objectsWhere,
   setObjectBudget,
@@ -286,7 +288,22 @@ export class SandboxPlatform implements PlatformAdapter {
     return perObject(ids, out);
   }
 
+  /** Refuses the whole call, creating nothing, when the platform would refuse one of `specs`. */
+  private async refuseInvalid(account: AdAccount, specs: ObjectSpec[]): Promise<void> {
+    const parents = specs.filter((s) => s.level === 'adset' && s.parentId).map((s) => s.parentId!);
+    const campaigns = parents.length ? await this.rowsOf(account, 'campaign', 'objectId', parents) : [];
+    const refs = specs.filter((s) => s.creative).map((s) => s.creative!.ref);
+    const creatives = new Set<string>();
+    for (const part of chunks([...new Set(refs)], 500)) for (const id of await creativeObjectIds(this.knex, account.accountId, part)) creatives.add(id);
+    const facts = { campaignBudgets: new Map(campaigns.map((c) => [c.objectId, budgetOf(c)])), creatives };
+    for (const spec of specs) {
+      const refusal = refusalOf(this.platform, spec, facts);
+      if (refusal) throw refusal;
+    }
+  }
+
   async createObjects(account: AdAccount, specs: ObjectSpec[]): Promise<ObjectRef[]> {
+    await this.refuseInvalid(account, specs);
     const now = this.now();
     for (;;) {
       const refs = specs.map((s) => ({ level: s.level, id: newPlatformId(this.platform) }));
@@ -319,21 +336,46 @@ export class SandboxPlatform implements PlatformAdapter {
 
   async findCreated(account: AdAccount, level: Exclude<ObjectLevel, 'creative'>, markers: string[]): Promise<Map<string, ObjectRef>> {
     const found = new Map<string, ObjectRef>();
-    for (const marker of markers) {
-      const id = await objectIdByMarker(this.knex, account.accountId, level, marker);
-      if (id) found.set(marker, { level, id });
+    for (const part of chunks([...new Set(markers)], 500)) {
+      for (const [marker, id] of await objectIdsByMarkers(this.knex, account.accountId, level, part)) found.set(marker, { level, id });
     }
     return found;
   }
 
-  // Interim until issue 32's adapters: every country is taken.
-  async unknownCountries(): Promise<string[]> {
-    return [];
+  /** The sandbox targets every ISO 3166-1 alpha-2 country, and nothing else. */
+  async unknownCountries(_account: AdAccount, countries: string[]): Promise<string[]> {
+    return nonCountries(countries);
   }
 
-  async uploadCreative(_account: AdAccount, file: CreativeFile): Promise<UploadedCreative> {
-    // Interim: the sandbox keeps no files; its reference names the creative's bytes.
-    return { ref: `sbx_${file.type}_${file.md5}`, thumbnailRef: file.type === 'video' ? `sbx_cover_${file.md5}` : null };
+  /** Keeps the upload as a creative object of the account (a video with its cover): ads must name one it holds. */
+  async uploadCreative(account: AdAccount, file: CreativeFile): Promise<UploadedCreative> {
+    const now = this.now();
+    for (;;) {
+      const ref = newPlatformId(this.platform);
+      const cover = file.type === 'video' ? newPlatformId(this.platform) : null;
+      const object = (objectId: string, type: 'image' | 'video', extra: Record<string, unknown> = {}) => ({
+        platform: this.platform,
+        accountId: account.accountId,
+        level: 'creative' as const,
+        objectId,
+        parentId: null,
+        name: file.name.slice(0, 400),
+        marker: null,
+        status: 'ACTIVE',
+        objective: null,
+        budget: null,
+        settings: { type, mime: file.mime, width: file.width, height: file.height, md5: file.md5, bytes: file.bytes.length, ...extra },
+        at: now,
+      });
+      try {
+        await this.knex.transaction((trx) =>
+          insertObjects(trx, [object(ref, file.type), ...(cover ? [object(cover, 'image', { coverOf: ref, mime: 'image/jpeg' })] : [])]),
+        );
+        return { ref, thumbnailRef: cover };
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+      }
+    }
   }
 
   private async existing(account: AdAccount, refs: ObjectRef[]): Promise<void> {

@@ -173,10 +173,17 @@ export async function insertObjects(trx: Knex.Transaction, list: NewObject[]): P
   );
 }
 
-/** The id of the account's object of `level` created with `marker`, or null. */
-export async function objectIdByMarker(db: Db, accountId: string, level: ObjectLevel, marker: string): Promise<string | null> {
-  const row = await objects(db, accountId, level).where({ marker }).first('object_id');
-  return row ? row.object_id : null;
+/** The ids of the account's objects of `level` created with any of `markers` and not deleted, by marker. */
+export async function objectIdsByMarkers(db: Db, accountId: string, level: ObjectLevel, markers: string[]): Promise<Map<string, string>> {
+  if (!markers.length) return new Map();
+  const rows = await objects(db, accountId, level).whereIn('marker', markers).whereNot('status', 'DELETED').orderBy('id').select('marker', 'object_id');
+  return new Map(rows.map((r) => [r.marker as string, r.object_id as string]));
+}
+
+/** Which of `ids` are creatives (uploaded files) of the account. */
+export async function creativeObjectIds(db: Db, accountId: string, ids: string[]): Promise<string[]> {
+  if (!ids.length) return [];
+  return objects(db, accountId, 'creative').whereIn('object_id', ids).pluck('object_id');
 }
 
 /** Which of `ids` are objects of the account. */

@@ -72,7 +72,9 @@ function tenant(tag: string) {
           {
             ref: 'shoes',
             name: 'Shoes Co',
-            adAccounts: [{ platform: 'meta', accountId: 'act_1001', name: 'Shoes US', timezone: 'America/New_York', currency: 'USD', active: true }],
+            adAccounts: [
+              { platform: 'meta', accountId: 'act_1001', pageId: 'pg_1001', name: 'Shoes US', timezone: 'America/New_York', currency: 'USD', active: true },
+            ],
           },
           { ref: 'hats', name: 'Hats Co', adAccounts: [] },
         ],

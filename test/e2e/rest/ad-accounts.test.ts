@@ -21,8 +21,8 @@ const world = (campaigns: unknown[]) => ({
           ref: 'shoes',
           name: 'Shoes Co',
           adAccounts: [
-            { platform: 'meta', accountId: 'act_1001', name: 'Shoes US', timezone: 'America/New_York', currency: 'USD' },
-            { platform: 'meta', accountId: 'act_1002', name: 'Shoes EU', timezone: 'Europe/Berlin', currency: 'EUR' },
+            { platform: 'meta', accountId: 'act_1001', pageId: 'pg_1001', name: 'Shoes US', timezone: 'America/New_York', currency: 'USD' },
+            { platform: 'meta', accountId: 'act_1002', pageId: 'pg_1002', name: 'Shoes EU', timezone: 'Europe/Berlin', currency: 'EUR' },
           ],
           sandbox: {
             campaigns,
@@ -43,8 +43,14 @@ const world = (campaigns: unknown[]) => ({
             ],
           },
         },
-        { ref: 'tok', name: 'Tok Co', adAccounts: [{ platform: 'tiktok', accountId: 'biz_3001', timezone: 'UTC', currency: 'USD' }] },
-        { ref: 'hats', name: 'Hats Co', adAccounts: [{ platform: 'meta', accountId: 'act_7007', timezone: 'UTC', currency: 'USD' }] },
+        {
+          ref: 'tok',
+          name: 'Tok Co',
+          adAccounts: [
+            { platform: 'tiktok', accountId: 'biz_3001', identityId: 'idt_3001', identityType: 'CUSTOMIZED_USER', timezone: 'UTC', currency: 'USD' },
+          ],
+        },
+        { ref: 'hats', name: 'Hats Co', adAccounts: [{ platform: 'meta', accountId: 'act_7007', pageId: 'pg_7007', timezone: 'UTC', currency: 'USD' }] },
       ],
       apiKeys: [
         { ref: 'ci', name: 'CI key', createdBy: 'olive', scopes: ['read', 'write'], surfaces: { api: true, mcp: true } },

@@ -23,7 +23,15 @@ import {
 } from '../../helpers/launch-builders.js';
 import { exampleWorld } from '../../helpers/example-world.js';
 
-const account = (platform: 'meta' | 'tiktok', accountId: string, name: string) => ({ platform, accountId, name, timezone: 'UTC', currency: 'USD' });
+const account = (platform: 'meta' | 'tiktok', accountId: string, name: string) => ({
+  platform,
+  accountId,
+  name,
+  timezone: 'UTC',
+  currency: 'USD',
+  // Who the ads speak as: a Facebook Page on Meta, an identity on TikTok.
+  ...(platform === 'meta' ? { pageId: `pg_${accountId.slice(4)}` } : { identityId: `idt_${accountId.slice(4)}`, identityType: 'CUSTOMIZED_USER' }),
+});
 
 /** The launch example's world (ceiling $1000) with more brands: one per concern, so lists stay exact. */
 function launchesWorld() {
@@ -867,9 +875,36 @@ for (const dialect of dialects()) {
           fields: (b) => [`adSets[${b.adsetId}].schedule.endTime`],
         },
         {
-          what: 'an ad without creative or post',
-          tree: () => ({}),
+          what: 'a TikTok ad without creative (its single-image and single-video ads need one)',
+          brand: 'tok',
+          tree: () => ({ campaign: { objective: 'TRAFFIC', budget: { dailyAmount: 5000 } }, adset: { optimizationGoal: 'CLICK' } }),
           fields: (b) => [`ads[${b.adIds[0]}].creativeId`],
+        },
+        {
+          what: 'a Meta ad without creative, post or link',
+          tree: () => ({ campaign: { objective: 'OUTCOME_AWARENESS' }, adset: { optimizationGoal: 'REACH' }, ad: { linkUrl: undefined } }),
+          fields: (b) => [`ads[${b.adIds[0]}].creativeId`],
+        },
+        {
+          what: 'a country no platform can target (XX is not an ISO 3166-1 country)',
+          tree: (cr) => ({ creativeId: cr, adset: { targeting: { countries: ['US', 'XX'], ageMin: 18, ageMax: 65 } } }),
+          fields: (b) => [`adSets[${b.adsetId}].targeting.countries`],
+        },
+        {
+          what: 'a Meta ad naming a TikTok identity',
+          tree: (cr) => ({ creativeId: cr, ad: { identityId: 'idt_9', identityType: 'TT_USER' } }),
+          fields: (b) => [`ads[${b.adIds[0]}].identityId`, `ads[${b.adIds[0]}].identityType`],
+        },
+        {
+          what: 'a TikTok ad with its own identityId but no identityType',
+          brand: 'tok',
+          tree: (cr) => ({
+            creativeId: cr,
+            campaign: { objective: 'TRAFFIC', budget: { dailyAmount: 5000 } },
+            adset: { optimizationGoal: 'CLICK' },
+            ad: { identityId: 'idt_own' },
+          }),
+          fields: (b) => [`ads[${b.adIds[0]}].identityType`],
         },
         {
           what: 'an ad without link for OUTCOME_TRAFFIC',
@@ -912,6 +947,8 @@ for (const dialect of dialects()) {
           }),
         },
         { what: 'an ad with an existing post instead of a creative', tree: () => ({ ad: { postId: 'post_1' } }) },
+        { what: 'a Meta link ad without creative (Meta shows the link preview)', tree: () => ({}) },
+        { what: 'a Meta ad with its own page instead of its account page', tree: (cr) => ({ creativeId: cr, ad: { pageId: '100200300400' } }) },
         {
           what: 'an ad without link for OUTCOME_AWARENESS',
           tree: (cr) => ({ creativeId: cr, campaign: { objective: 'OUTCOME_AWARENESS' }, adset: { optimizationGoal: 'REACH' }, ad: { linkUrl: undefined } }),

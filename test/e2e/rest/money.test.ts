@@ -22,13 +22,25 @@ const moneyWorld = {
       subscriptionStatus: 'active',
       users: [{ ref: 'olive', email: 'olive@acme.test', name: 'Olive Owner', password: 'correct horse 1', role: 'owner' }],
       brands: [
-        { ref: 'jp', name: 'Tea Japan', adAccounts: [{ platform: 'meta', accountId: 'act_5001', name: 'Tea JP', timezone: 'Asia/Tokyo', currency: 'JPY' }] },
-        { ref: 'eu', name: 'Tea Europe', adAccounts: [{ platform: 'meta', accountId: 'act_5002', name: 'Tea EU', timezone: 'Europe/Paris', currency: 'EUR' }] },
-        { ref: 'kw', name: 'Tea Kuwait', adAccounts: [{ platform: 'meta', accountId: 'act_5003', name: 'Tea KW', timezone: 'Asia/Kuwait', currency: 'KWD' }] },
+        {
+          ref: 'jp',
+          name: 'Tea Japan',
+          adAccounts: [{ platform: 'meta', accountId: 'act_5001', pageId: 'pg_5001', name: 'Tea JP', timezone: 'Asia/Tokyo', currency: 'JPY' }],
+        },
+        {
+          ref: 'eu',
+          name: 'Tea Europe',
+          adAccounts: [{ platform: 'meta', accountId: 'act_5002', pageId: 'pg_5002', name: 'Tea EU', timezone: 'Europe/Paris', currency: 'EUR' }],
+        },
+        {
+          ref: 'kw',
+          name: 'Tea Kuwait',
+          adAccounts: [{ platform: 'meta', accountId: 'act_5003', pageId: 'pg_5003', name: 'Tea KW', timezone: 'Asia/Kuwait', currency: 'KWD' }],
+        },
         {
           ref: 'gb',
           name: 'Tea Britain',
-          adAccounts: [{ platform: 'meta', accountId: 'act_5004', name: 'Tea GB', timezone: 'Europe/London', currency: 'GBP' }],
+          adAccounts: [{ platform: 'meta', accountId: 'act_5004', pageId: 'pg_5004', name: 'Tea GB', timezone: 'Europe/London', currency: 'GBP' }],
         },
       ],
       apiKeys: [

@@ -20,8 +20,16 @@ const referencesWorld = {
       subscriptionStatus: 'active',
       users: [{ ref: 'olive', email: 'olive@acme.test', name: 'Olive Owner', password: 'correct horse 1', role: 'owner' }],
       brands: [
-        { ref: 'shoes', name: 'Shoes Co', adAccounts: [{ platform: 'meta', accountId: 'act_1001', name: 'Shoes US', timezone: 'UTC', currency: 'USD' }] },
-        { ref: 'hats', name: 'Hats Co', adAccounts: [{ platform: 'meta', accountId: 'act_1002', name: 'Hats US', timezone: 'UTC', currency: 'USD' }] },
+        {
+          ref: 'shoes',
+          name: 'Shoes Co',
+          adAccounts: [{ platform: 'meta', accountId: 'act_1001', pageId: 'pg_1001', name: 'Shoes US', timezone: 'UTC', currency: 'USD' }],
+        },
+        {
+          ref: 'hats',
+          name: 'Hats Co',
+          adAccounts: [{ platform: 'meta', accountId: 'act_1002', pageId: 'pg_1002', name: 'Hats US', timezone: 'UTC', currency: 'USD' }],
+        },
       ],
       apiKeys: [
         { ref: 'ci', name: 'CI key', createdBy: 'olive', ...full, brands: null },
@@ -34,7 +42,11 @@ const referencesWorld = {
       plan: 'agency',
       subscriptionStatus: 'active',
       brands: [
-        { ref: 'rival', name: 'Rival Co', adAccounts: [{ platform: 'meta', accountId: 'act_9001', name: 'Rival US', timezone: 'UTC', currency: 'USD' }] },
+        {
+          ref: 'rival',
+          name: 'Rival Co',
+          adAccounts: [{ platform: 'meta', accountId: 'act_9001', pageId: 'pg_9001', name: 'Rival US', timezone: 'UTC', currency: 'USD' }],
+        },
       ],
       apiKeys: [{ ref: 'otherKey', name: 'Other key', ...full, brands: null }],
     },
