@@ -1,7 +1,8 @@
 // The demo organization `npm start` seeds into an empty database, so a first request works at once.
 
 import type { Knex } from 'knex';
-import { applyBootstrap, hasNoOrganization, type BootstrapResult } from './bootstrap.js';
+import { applyBootstrap, type BootstrapResult } from './bootstrap.js';
+import { hasNoOrganization } from './account/store.js';
 import type { SchemaRegistry } from './schemas/registry.js';
 import { randomBase62 } from './auth/secrets.js';
 import { seedLiveLaunch } from './platforms/sandbox/live-launch.js';

@@ -75,6 +75,7 @@ async function bootstrap(url: string, file: string | undefined): Promise<number>
   try {
     await migrateLatest(db.knex);
     const result = await applyBootstrap(db.knex, new SchemaRegistry(), raw);
+    for (const w of result.warnings ?? []) process.stderr.write(`warning: ${w.field}: ${w.message}\n`);
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
     return 0;
   } catch (err) {
