@@ -9,13 +9,19 @@ import type { SchemaRegistry } from './schemas/registry.js';
 import { encryptSecret, loadSecretBox } from './auth/encryption.js';
 import type { Budget, IdentityType } from './platforms/port.js';
 import { isCurrency } from './money/currencies.js';
+import type { Role, Scope } from './auth/principal.js';
+import { insertMembership, insertOrganization, organizationNames, userIdForEmail } from './account/store.js';
+import { insertAdAccount, insertBrand, organizationsWithAdAccounts } from './brands/store.js';
+import { insertApiKey } from './keys/store.js';
+import { insertConnection } from './trackers/store.js';
+import { seedObjects, type SeedAsset, type SeedCampaign } from './platforms/sandbox/store.js';
 
 interface BUser {
   ref: string;
   email: string;
   name: string;
   password: string;
-  role: string;
+  role: Role;
   brands?: string[] | null;
 }
 interface BAccount {
@@ -42,7 +48,7 @@ interface BKey {
   ref: string;
   name: string;
   createdBy?: string;
-  scopes: string[];
+  scopes: Scope[];
   surfaces?: { api?: boolean; mcp?: boolean };
   brands?: string[] | null;
   expiresAt?: string | null;
@@ -62,7 +68,15 @@ export interface BootstrapFile {
   organizations: BOrg[];
 }
 
+/** Something the file did that works but is probably not what was meant: printed on standard error too. */
+export interface BootstrapWarning {
+  field: string;
+  message: string;
+}
+
 export interface BootstrapResult {
+  /** Present when there is something to warn about (an ad account id another organization already has). */
+  warnings?: BootstrapWarning[];
   organizations: Record<
     string,
     {
@@ -77,55 +91,28 @@ export interface BootstrapResult {
 /** Puts what the simulated platform holds before the service touches the account into the sandbox tables. */
 async function loadSandbox(trx: Knex.Transaction, brand: BBrand, now: number): Promise<void> {
   const platformOf = new Map((brand.adAccounts ?? []).map((a) => [a.accountId, a.platform]));
-  const campaigns = brand.sandbox?.campaigns ?? [];
-  const rows = campaigns.map((c) => ({
+  const campaigns: SeedCampaign[] = (brand.sandbox?.campaigns ?? []).map((c) => ({
     platform: platformOf.get(c.accountId),
-    account_id: c.accountId,
-    level: 'campaign',
-    object_id: String(c.id),
-    parent_id: null,
+    accountId: c.accountId,
+    objectId: String(c.id),
     name: String(c.name),
-    name_lower: String(c.name).toLowerCase(),
-    marker: null,
-    status: c.status,
-    objective: c.objective,
-    budget_period: (c.budget as Budget | null | undefined)?.period ?? null,
-    budget_cents: (c.budget as Budget | null | undefined)?.amountMinorUnits ?? null,
-    settings: '{}',
-    created_at: now,
-    updated_at: now,
+    status: String(c.status),
+    objective: String(c.objective),
+    budget: (c.budget as Budget | null | undefined) ?? null,
   }));
-  // The simulated platform holds one object per id: a file applied again describes the same objects.
-  const known = new Set<string>();
-  for (let i = 0; i < rows.length; i += 500) {
-    const ids = rows.slice(i, i + 500).map((r) => r.object_id);
-    for (const id of await trx('sandbox_objects').whereIn('object_id', ids).pluck('object_id')) known.add(id);
-  }
-  for (const r of rows.filter((x) => known.has(x.object_id))) {
-    const { object_id: objectId, created_at: _created, ...rest } = r;
-    await trx('sandbox_objects').where({ object_id: objectId }).update(rest);
-  }
-  const fresh = rows.filter((r) => !known.has(r.object_id));
-  await trx.batchInsert('sandbox_objects', fresh, 500);
-  await trx.batchInsert(
-    'sandbox_status_events',
-    rows.map((r) => ({ object_id: r.object_id, status: r.status, at: now })),
-    500,
-  );
-  const assets = Object.entries(brand.sandbox ?? {})
+  const assets: SeedAsset[] = Object.entries(brand.sandbox ?? {})
     .filter(([kind]) => kind !== 'campaigns')
     .flatMap(([kind, items]) =>
       items.map((item) => ({
-        account_id: item.accountId,
+        accountId: item.accountId,
         kind,
-        asset_id: String(item.id),
-        page_id: (item.pageId as string | undefined) ?? null,
+        assetId: String(item.id),
+        pageId: (item.pageId as string | undefined) ?? null,
         name: (item.name as string | null | undefined) ?? null,
         payload: JSON.stringify(item),
       })),
     );
-  for (const a of assets) await trx('sandbox_assets').where({ account_id: a.account_id, kind: a.kind, asset_id: a.asset_id }).delete();
-  await trx.batchInsert('sandbox_assets', assets, 500);
+  await seedObjects(trx, campaigns, assets, now);
 }
 
 const PREFIX: Record<BAccount['platform'], string> = { meta: 'act_', tiktok: 'biz_' };
@@ -247,10 +234,39 @@ function checkSemantics(file: BootstrapFile): FieldIssue[] {
   return issues;
 }
 
-/** True when the database holds no organization yet (nothing was ever bootstrapped). */
-export async function hasNoOrganization(knex: Knex): Promise<boolean> {
-  const row = await knex('organizations').count({ n: '*' }).first();
-  return Number(row?.n ?? 0) === 0;
+/**
+ * Ad account ids the file attaches that another organization already has, or that two organizations of
+ * the file both name: each organization would then see and change the other's campaigns on the ad
+ * platform, so the file is applied with a warning per account rather than silently.
+ */
+async function sharedAdAccounts(trx: Knex.Transaction, file: BootstrapFile): Promise<BootstrapWarning[]> {
+  const places: Array<{ field: string; accountId: string; org: number }> = [];
+  file.organizations.forEach((org, i) =>
+    (org.brands ?? []).forEach((b, j) =>
+      (b.adAccounts ?? []).forEach((a, k) =>
+        places.push({ field: `organizations[${i}].brands[${j}].adAccounts[${k}].accountId`, accountId: a.accountId, org: i }),
+      ),
+    ),
+  );
+  const existing = await organizationsWithAdAccounts(trx, [...new Set(places.map((p) => p.accountId))]);
+  const names = await organizationNames(
+    trx,
+    existing.map((e) => e.organizationId),
+  );
+  const warnings: BootstrapWarning[] = [];
+  for (const p of places) {
+    const others = existing
+      .filter((e) => e.accountId === p.accountId)
+      .map((e) => `organization ${e.organizationId} (${names.get(e.organizationId) ?? 'unnamed'})`);
+    const inFile = places.filter((q) => q.accountId === p.accountId && q.org !== p.org).map((q) => `"${file.organizations[q.org].ref}" of this file`);
+    const holders = [...others, ...inFile];
+    if (!holders.length) continue;
+    warnings.push({
+      field: p.field,
+      message: `Ad account ${p.accountId} is already attached to ${holders.join(' and ')}: both organizations' keys will list and change the same campaigns. Use the organization's own ad account unless that is meant.`,
+    });
+  }
+  return warnings;
 }
 
 /** Validates and applies a bootstrap document; throws `validation_failed` (nothing written) when invalid. */
@@ -267,10 +283,11 @@ export async function applyBootstrap(knex: Knex, schemas: SchemaRegistry, raw: u
 
   return inTransaction(knex, async (trx) => {
     const result: BootstrapResult = { organizations: {} };
+    const warnings = await sharedAdAccounts(trx, file);
+    if (warnings.length) result.warnings = warnings;
     for (const org of file.organizations) {
-      const [orgId] = await trx('organizations').insert({ name: org.name, plan: org.plan, subscription_status: org.subscriptionStatus, created_at: now });
       const out = {
-        id: Number(orgId),
+        id: await insertOrganization(trx, { name: org.name, plan: org.plan, subscriptionStatus: org.subscriptionStatus }, now),
         users: {} as Record<string, { id: number }>,
         brands: {} as Record<string, { id: number }>,
         apiKeys: {} as Record<string, { id: number; secret: string }>,
@@ -278,88 +295,74 @@ export async function applyBootstrap(knex: Knex, schemas: SchemaRegistry, raw: u
       result.organizations[org.ref] = out;
       const brandIds = new Map<string, number>();
       for (const b of org.brands ?? []) {
-        const [brandId] = await trx('brands').insert({ organization_id: out.id, name: b.name, active: true, created_at: now });
-        brandIds.set(b.ref, Number(brandId));
-        out.brands[b.ref] = { id: Number(brandId) };
+        const brandId = await insertBrand(trx, out.id, b.name, now);
+        brandIds.set(b.ref, brandId);
+        out.brands[b.ref] = { id: brandId };
         for (const a of b.adAccounts ?? []) {
-          await trx('ad_accounts').insert({
-            organization_id: out.id,
-            brand_id: Number(brandId),
-            platform: a.platform,
-            account_id: a.accountId,
-            name: a.name ?? null,
-            timezone: a.timezone,
-            currency: a.currency,
-            active: a.active,
-            access_token_encrypted: a.accessToken ? encryptSecret(a.accessToken) : null,
-            page_id: a.pageId ?? null,
-            instagram_user_id: a.instagramUserId ?? null,
-            identity_id: a.identityId ?? null,
-            identity_type: a.identityType ?? null,
-            created_at: now,
-          });
+          await insertAdAccount(
+            trx,
+            {
+              organizationId: out.id,
+              brandId,
+              platform: a.platform,
+              accountId: a.accountId,
+              name: a.name ?? null,
+              timezone: a.timezone,
+              currency: a.currency,
+              active: a.active,
+              accessTokenEncrypted: a.accessToken ? encryptSecret(a.accessToken) : null,
+              pageId: a.pageId ?? null,
+              instagramUserId: a.instagramUserId ?? null,
+              identityId: a.identityId ?? null,
+              identityType: a.identityType ?? null,
+            },
+            now,
+          );
         }
         await loadSandbox(trx, b, now);
         if (b.tracker) {
-          await trx('tracker_connections').insert({
-            brand_id: Number(brandId),
-            base_url: b.tracker.baseUrl.replace(/\/+$/, ''),
-            // The operator's address: called as given, the outbound address rule does not apply.
-            base_url_origin: 'operator',
-            api_key_sealed: box!.seal(b.tracker.apiKey),
-            api_key_last4: b.tracker.apiKey.slice(-4),
-            created_at: now,
-            updated_at: now,
-          });
+          // The operator's address: called as given, the outbound address rule does not apply.
+          const tracker = {
+            baseUrl: b.tracker.baseUrl.replace(/\/+$/, ''),
+            apiKeySealed: box!.seal(b.tracker.apiKey),
+            apiKeyLast4: b.tracker.apiKey.slice(-4),
+          };
+          await insertConnection(trx, brandId, tracker, now, 'operator');
         }
       }
       const userIds = new Map<string, number>();
       for (const u of org.users ?? []) {
-        // One person, one user row: the same email in several organizations shares it.
-        const email = u.email.toLowerCase();
-        const existing = await trx('users').where({ email }).first('id');
-        let userId: number;
-        if (existing) {
-          // The person already exists (perhaps in another organization): only the membership is new.
-          userId = Number(existing.id);
-        } else {
-          [userId] = await trx('users').insert({ email, name: u.name, password_hash: hashes.get(u), created_at: now });
-          userId = Number(userId);
-        }
+        // One person, one user row: the same email in several organizations shares it (their password stays as it was).
+        const userId = await userIdForEmail(trx, u.email.toLowerCase(), { name: u.name, passwordHash: hashes.get(u)! }, now);
         userIds.set(u.ref, userId);
         out.users[u.ref] = { id: userId };
-        const limited = Array.isArray(u.brands);
-        const [membershipId] = await trx('memberships').insert({
-          organization_id: out.id,
-          user_id: userId,
-          role: u.role,
-          all_brands: !limited,
-          created_at: now,
-        });
-        for (const r of u.brands ?? []) await trx('membership_brands').insert({ membership_id: Number(membershipId), brand_id: brandIds.get(r) });
+        const brands = Array.isArray(u.brands) ? u.brands.map((r) => brandIds.get(r)!) : null;
+        await insertMembership(trx, { organizationId: out.id, userId, role: u.role, brandIds: brands }, now);
       }
       for (const k of org.apiKeys ?? []) {
         const secret = newApiKeySecret();
-        const limited = Array.isArray(k.brands);
-        const [keyId] = await trx('api_keys').insert({
-          organization_id: out.id,
-          name: k.name,
-          lookup_prefix: secret.lookupPrefix,
-          salt: secret.salt,
-          secret_hash: secret.hash,
-          scopes: k.scopes.join(','),
-          surface_api: k.surfaces?.api ?? false,
-          surface_mcp: k.surfaces?.mcp ?? true,
-          all_brands: !limited,
-          expires_at: k.expiresAt ? Date.parse(k.expiresAt) : null,
-          publish_ceiling_cents: typeof k.publishCeilingDollars === 'number' ? dollarsToCents(k.publishCeilingDollars) : null,
-          committed_cents: 0,
-          revoked_at: k.revoked ? now : null,
-          created_by_user_id: k.createdBy ? userIds.get(k.createdBy) : null,
-          created_at: now,
-        });
-        for (const r of k.brands ?? []) await trx('api_key_brands').insert({ api_key_id: Number(keyId), brand_id: brandIds.get(r) });
-        out.apiKeys[k.ref] = { id: Number(keyId), secret: secret.secret };
+        const brands = Array.isArray(k.brands) ? k.brands.map((r) => brandIds.get(r)!) : null;
+        const keyId = await insertApiKey(
+          trx,
+          {
+            organizationId: out.id,
+            name: k.name,
+            lookupPrefix: secret.lookupPrefix,
+            salt: secret.salt,
+            secretHash: secret.hash,
+            scopes: k.scopes,
+            surfaceApi: k.surfaces?.api ?? false,
+            surfaceMcp: k.surfaces?.mcp ?? true,
+            allBrands: brands === null,
+            expiresAt: k.expiresAt ? Date.parse(k.expiresAt) : null,
+            publishCeilingCents: typeof k.publishCeilingDollars === 'number' ? dollarsToCents(k.publishCeilingDollars) : null,
+            revokedAt: k.revoked ? now : null,
+            createdByUserId: k.createdBy ? userIds.get(k.createdBy)! : null,
+            createdAt: now,
+          },
+          brands,
+        );
+        out.apiKeys[k.ref] = { id: keyId, secret: secret.secret };
       }
     }
     return result;

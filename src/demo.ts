@@ -1,10 +1,14 @@
 // The demo organization `npm start` seeds into an empty database, so a first request works at once.
 
 import type { Knex } from 'knex';
-import { applyBootstrap, hasNoOrganization, type BootstrapResult } from './bootstrap.js';
+import { applyBootstrap, type BootstrapResult } from './bootstrap.js';
+import { hasNoOrganization } from './account/store.js';
 import type { SchemaRegistry } from './schemas/registry.js';
 import { randomBase62 } from './auth/secrets.js';
 import { seedLiveLaunch } from './launches/live-launch.js';
+
+/** The demo organization's owner, who creates the demo's keys (and any new one, `svc-server create-key`). */
+export const DEMO_OWNER_EMAIL = 'owner@demo.test';
 
 export interface DemoSeed {
   result: BootstrapResult;
@@ -32,7 +36,7 @@ export async function seedDemoIfEmpty(knex: Knex, schemas: SchemaRegistry): Prom
         plan: 'agency',
         subscriptionStatus: 'active',
         users: [
-          { ref: 'owner', email: 'owner@demo.test', name: 'Demo Owner', password: ownerPassword, role: 'owner' },
+          { ref: 'owner', email: DEMO_OWNER_EMAIL, name: 'Demo Owner', password: ownerPassword, role: 'owner' },
           { ref: 'admin', email: 'admin@demo.test', name: 'Demo Admin', password: adminPassword, role: 'admin' },
         ],
         brands: [
@@ -143,7 +147,7 @@ export async function seedDemoIfEmpty(knex: Knex, schemas: SchemaRegistry): Prom
     apiKey: org.apiKeys.demo.secret,
     reviewerKey: org.apiKeys.reviewer.secret,
     brandId: org.brands.shoes.id,
-    ownerEmail: 'owner@demo.test',
+    ownerEmail: DEMO_OWNER_EMAIL,
     ownerPassword,
     adminEmail: 'admin@demo.test',
     adminPassword,

@@ -1,7 +1,7 @@
 // The account area's tables: `organizations` (name, plan, subscription), `users`, `memberships`
 // (a person's role in an organization) and `membership_brands` (the brands a limited member
-// reaches). The only file that queries them besides bootstrap seeding; sign-in, authentication,
-// the account page and other areas call these functions.
+// reaches). The only file that queries them; sign-in, authentication, the account page, bootstrap
+// and other areas call these functions.
 
 import type { Knex } from 'knex';
 import type { Role } from '../auth/principal.js';
@@ -110,4 +110,40 @@ export async function usersByIds(db: Db, ids: number[]): Promise<Map<number, { n
     .whereIn('id', [...new Set(ids)])
     .select('id', 'name', 'email');
   return new Map(rows.map((r: Record<string, any>) => [Number(r.id), { name: r.name as string, email: r.email as string }]));
+}
+
+/** True when the database holds no organization yet (nothing was ever bootstrapped or seeded). */
+export async function hasNoOrganization(db: Db): Promise<boolean> {
+  const row = await db('organizations').count({ n: '*' }).first();
+  return Number(row?.n ?? 0) === 0;
+}
+
+/** Stores a new organization; answers its id. */
+export async function insertOrganization(db: Db, o: Omit<Organization, 'id'>, now: number): Promise<number> {
+  const [id] = await db('organizations').insert({ name: o.name, plan: o.plan, subscription_status: o.subscriptionStatus, created_at: now });
+  return Number(id);
+}
+
+/** The user with `email` (stored lower case), made with `name` and `passwordHash` when there is none yet; answers its id. */
+export async function userIdForEmail(db: Db, email: string, fresh: { name: string; passwordHash: string }, now: number): Promise<number> {
+  const existing = await db('users').where({ email }).first('id');
+  if (existing) return Number(existing.id);
+  const [id] = await db('users').insert({ email, name: fresh.name, password_hash: fresh.passwordHash, created_at: now });
+  return Number(id);
+}
+
+/** Makes `userId` a member of the organization with `role`, reaching `brandIds` (null: every brand). */
+export async function insertMembership(
+  db: Db,
+  m: { organizationId: number; userId: number; role: Role; brandIds: number[] | null },
+  now: number,
+): Promise<void> {
+  const [membershipId] = await db('memberships').insert({
+    organization_id: m.organizationId,
+    user_id: m.userId,
+    role: m.role,
+    all_brands: m.brandIds === null,
+    created_at: now,
+  });
+  if (m.brandIds?.length) await db('membership_brands').insert(m.brandIds.map((brand_id) => ({ membership_id: Number(membershipId), brand_id })));
 }

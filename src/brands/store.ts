@@ -87,7 +87,10 @@ export async function updateAdAccountIdentity(db: Db, brandId: number, accountId
 }
 
 /** The brand's ad accounts in the order they were attached (id order), with their platforms, names and who their ads speak as. */
-export async function adAccountsOf(db: Db, brandId: number): Promise<Array<{ accountId: string; platform: PlatformName; name: string | null } & AdAccountIdentity>> {
+export async function adAccountsOf(
+  db: Db,
+  brandId: number,
+): Promise<Array<{ accountId: string; platform: PlatformName; name: string | null } & AdAccountIdentity>> {
   const rows = await db('ad_accounts')
     .where({ brand_id: brandId })
     .orderBy('id')
@@ -123,4 +126,37 @@ export async function organizationOfBrand(db: Db, id: number): Promise<number | 
 /** Locks the brand's row for the rest of the transaction (changes of a brand-wide layout take it first). */
 export async function lockBrand(db: Db, brandId: number): Promise<void> {
   await db('brands').where({ id: brandId }).forUpdate().first('id');
+}
+
+/** Stores a new brand of the organization; answers its id. */
+export async function insertBrand(db: Db, organizationId: number, name: string, now: number): Promise<number> {
+  const [id] = await db('brands').insert({ organization_id: organizationId, name, active: true, created_at: now });
+  return Number(id);
+}
+
+/** Attaches an ad account to a brand (the token already sealed). */
+export async function insertAdAccount(db: Db, a: AdAccountRow & { organizationId: number; brandId: number }, now: number): Promise<void> {
+  await db('ad_accounts').insert({
+    organization_id: a.organizationId,
+    brand_id: a.brandId,
+    platform: a.platform,
+    account_id: a.accountId,
+    name: a.name,
+    timezone: a.timezone,
+    currency: a.currency,
+    active: a.active,
+    access_token_encrypted: a.accessTokenEncrypted,
+    page_id: a.pageId,
+    instagram_user_id: a.instagramUserId,
+    identity_id: a.identityId,
+    identity_type: a.identityType,
+    created_at: now,
+  });
+}
+
+/** The organizations that already have each of `accountIds` attached to one of their brands. */
+export async function organizationsWithAdAccounts(db: Db, accountIds: string[]): Promise<Array<{ accountId: string; organizationId: number }>> {
+  if (!accountIds.length) return [];
+  const rows = await db('ad_accounts').whereIn('account_id', accountIds).distinct('account_id', 'organization_id').orderBy('organization_id');
+  return rows.map((r) => ({ accountId: String(r.account_id), organizationId: Number(r.organization_id) }));
 }

@@ -140,7 +140,16 @@ export async function apiKeyBrandIds(db: Db, keyIds: number[]): Promise<Map<numb
 /** Stores a new key with its brand limit; answers its id. */
 export async function insertApiKey(
   trx: Knex.Transaction,
-  k: ApiKeySettings & { organizationId: number; lookupPrefix: string; salt: string; secretHash: string; createdByUserId: number; createdAt: number },
+  k: ApiKeySettings & {
+    organizationId: number;
+    lookupPrefix: string;
+    salt: string;
+    secretHash: string;
+    createdByUserId: number | null;
+    createdAt: number;
+    /** Set only by a bootstrap file that describes a revoked key. */
+    revokedAt?: number | null;
+  },
   brandIds: number[] | null,
 ): Promise<number> {
   const [id] = await trx('api_keys').insert({
@@ -150,7 +159,7 @@ export async function insertApiKey(
     secret_hash: k.secretHash,
     ...settingColumns(k),
     committed_cents: 0,
-    revoked_at: null,
+    revoked_at: k.revokedAt ?? null,
     created_by_user_id: k.createdByUserId,
     created_at: k.createdAt,
   });

@@ -28,12 +28,21 @@ export async function findConnection(db: Db, brandId: number, forUpdate = false)
   };
 }
 
-/** Stores the brand's first connection, given through the API. */
-export async function insertConnection(db: Db, brandId: number, c: { baseUrl: string; apiKeySealed: string; apiKeyLast4: string }, at: number): Promise<void> {
+/**
+ * Stores the brand's first connection: given through the API (`caller`, the outbound address rule
+ * applies) or by the operator's bootstrap file (`operator`, called as given).
+ */
+export async function insertConnection(
+  db: Db,
+  brandId: number,
+  c: { baseUrl: string; apiKeySealed: string; apiKeyLast4: string },
+  at: number,
+  origin: 'caller' | 'operator' = 'caller',
+): Promise<void> {
   await db('tracker_connections').insert({
     brand_id: brandId,
     base_url: c.baseUrl,
-    base_url_origin: 'caller',
+    base_url_origin: origin,
     api_key_sealed: c.apiKeySealed,
     api_key_last4: c.apiKeyLast4,
     created_at: at,

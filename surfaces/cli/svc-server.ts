@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/connection.js';
 import { migrateLatest } from '../../src/db/migrate.js';
 import { applyBootstrap } from '../../src/bootstrap.js';
-import { seedDemoIfEmpty } from '../../src/demo.js';
+import { DEMO_OWNER_EMAIL, seedDemoIfEmpty } from '../../src/demo.js';
 import { ServiceError } from '../../src/errors.js';
 import { createLogger } from '../../src/log.js';
 import { SchemaRegistry } from '../../src/schemas/registry.js';
@@ -16,6 +16,7 @@ import { Service } from '../../src/service.js';
 import { startHttpServer } from '../http-server.js';
 import { rotateSigningKey } from '../../src/oauth/keys.js';
 import { CREATE_KEY_USAGE, createKeyCommand } from './create-key.js';
+import { didYouMean } from './suggest.js';
 
 const USAGE = `Usage:
   svc-server serve [--demo]   start REST (/v1) and MCP (/mcp); runs pending migrations first
@@ -28,6 +29,26 @@ const USAGE = `Usage:
                               add a new OAuth token-signing key; older keys keep verifying until their tokens expire
 
 Configuration comes from the environment (PORT, HOST, DATABASE_URL, BASE_URL, ...): see README.md.`;
+
+const SERVER_COMMANDS = ['serve', 'migrate', 'bootstrap', 'create-key', 'rotate-signing-key', 'help'];
+
+/** A start-up failure the person can fix from its message alone: printed as one line, without a stack. */
+class StartupError extends Error {}
+
+/** Opens the listening socket, turning a port someone else holds into a message that says what to do. */
+async function listen(service: Service, port: number, host: string): Promise<Awaited<ReturnType<typeof startHttpServer>>> {
+  try {
+    return await startHttpServer(service, port, host);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EADDRINUSE' && code !== 'EACCES') throw err;
+    await service.close();
+    const why = code === 'EADDRINUSE' ? 'is already in use (is another svc-server running?)' : 'may not be opened by this user';
+    throw new StartupError(
+      `Port ${port} on ${host} ${why}: stop what holds it, or start on another port with PORT, for example PORT=${port === 8080 ? 8081 : 8080} npm start.`,
+    );
+  }
+}
 
 async function migrate(url: string): Promise<void> {
   const db = openDatabase(url);
@@ -55,6 +76,7 @@ async function bootstrap(url: string, file: string | undefined): Promise<number>
   try {
     await migrateLatest(db.knex);
     const result = await applyBootstrap(db.knex, new SchemaRegistry(), raw);
+    for (const w of result.warnings ?? []) process.stderr.write(`warning: ${w.field}: ${w.message}\n`);
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
     return 0;
   } catch (err) {
@@ -84,7 +106,17 @@ async function serve(demo: boolean): Promise<void> {
   const service = await Service.open({ config, log });
   if (demo) {
     const seed = await seedDemoIfEmpty(service.knex, service.schemas);
-    if (seed) {
+    if (!seed) {
+      // A restart: the demo's keys were shown once, at first start, and cannot be shown again.
+      process.stdout.write(
+        [
+          '',
+          'The demo organization was seeded at first start; its keys were shown then and are not shown again.',
+          `  New key:  npx svc-server create-key --org "Demo Agency" --created-by ${DEMO_OWNER_EMAIL} --name "My key" --scopes read,write,publish --surfaces api,mcp --publish-ceiling-dollars 500`,
+          '',
+        ].join('\n') + '\n',
+      );
+    } else {
       process.stdout.write(
         [
           '',
@@ -101,7 +133,7 @@ async function serve(demo: boolean): Promise<void> {
       );
     }
   }
-  const running = await startHttpServer(service, config.port, config.host);
+  const running = await listen(service, config.port, config.host);
   const jobs = await service.startJobs();
   log.info({ url: running.url, baseUrl: config.baseUrl, jobs }, `listening on ${running.url}`);
 
@@ -169,7 +201,7 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(USAGE + '\n');
       return command === undefined ? 2 : 0;
     default:
-      process.stderr.write(`Unknown command "${command}".\n\n${USAGE}\n`);
+      process.stderr.write(`Unknown command "${command}".${didYouMean(command, SERVER_COMMANDS)}\n\n${USAGE}\n`);
       return 2;
   }
 }
@@ -179,7 +211,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (err) => {
-    process.stderr.write(`svc-server: ${(err as Error).stack ?? err}\n`);
+    process.stderr.write(`svc-server: ${err instanceof StartupError ? err.message : ((err as Error).stack ?? err)}\n`);
     process.exit(1);
   },
 );

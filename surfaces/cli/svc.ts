@@ -13,6 +13,7 @@ import { MAX_ATTEMPTS, maxWaitFromEnv, send, type Reply, type SendOptions } from
 import { LOGIN_USAGE, login } from './login.js';
 import { buildRequest } from './request.js';
 import { followToEnd } from './follow.js';
+import { didYouMean } from './suggest.js';
 
 const OTHER_COMMANDS: Array<[string, string]> = [
   ['login --base-url URL --api-key KEY', 'store the service address and API key (mode 600).'],
@@ -169,13 +170,13 @@ async function main(argv: string[]): Promise<number> {
       if (topic === 'login') process.stdout.write(LOGIN_USAGE + '\n');
       else if (topic === 'mcp') process.stdout.write(MCP_USAGE + '\n');
       else if (topic && byName.has(topic)) process.stdout.write(commandHelp(byName.get(topic)!) + '\n');
-      else if (topic) throw usageError(`Unknown command "${topic}". Run "svc --help" for the list.`);
+      else if (topic) throw usageError(`Unknown command "${topic}".${didYouMean(topic, [...byName.keys(), 'login', 'mcp'])} Run "svc --help" for the list.`);
       else process.stdout.write(mainHelp(commands, OTHER_COMMANDS) + '\n');
       return EXIT.ok;
     }
     default: {
       const cmd = byName.get(command);
-      if (!cmd) throw usageError(`Unknown command "${command}". Run "svc --help" for the list.`);
+      if (!cmd) throw usageError(`Unknown command "${command}".${didYouMean(command, [...byName.keys(), 'login', 'mcp'])} Run "svc --help" for the list.`);
       return runOperation(cmd, rest, byName);
     }
   }

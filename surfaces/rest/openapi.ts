@@ -175,9 +175,15 @@ function workflowHookPath(): Record<string, unknown> {
         header('webhook-timestamp', 'Seconds since the epoch when the message was signed.'),
         header('webhook-signature', 'v1,<base64 HMAC-SHA256 of id.timestamp.body>, space-separated when several.'),
       ],
-      requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: { type: 'object' }, example: { assetId: 'vid_2841', status: 'approved', reviewer: 'maria@agency.example' } } },
+      },
       responses: {
-        '202': { description: 'A run started.', content: { 'application/json': { schema: answer } } },
+        '202': {
+          description: 'A run started.',
+          content: { 'application/json': { schema: answer, example: { executionId: 12, status: 'running', duplicate: false } } },
+        },
         '200': { description: 'This webhook-id already started a run.', content: { 'application/json': { schema: answer } } },
         '400': error('The body is not JSON.'),
         '401': error("Not signed with the workflow's secret, or the timestamp is too far from now."),

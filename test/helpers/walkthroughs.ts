@@ -371,3 +371,33 @@ function killGroup(pid: number | undefined): void {
     // The group is gone already.
   }
 }
+
+/** A fenced ```json output PATH``` block: the document's sample of what its commands wrote to PATH. */
+export interface OutputSample {
+  file: string;
+  line: number;
+  path: string;
+  text: string;
+}
+
+/** Every output sample of a Markdown document (blocks whose info string is `json output PATH`). */
+export function outputSamples(markdown: string, file: string): OutputSample[] {
+  const out: OutputSample[] = [];
+  const lines = markdown.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```json output (\S+)\s*$/.exec(lines[i]);
+    if (!open) continue;
+    const end = lines.indexOf('```', i + 1);
+    out.push({ file, line: i + 2, path: open[1], text: lines.slice(i + 1, end).join('\n') });
+    i = end;
+  }
+  return out;
+}
+
+/** A JSON value with every API key secret shown the way the docs show them (`svc_sk_...`). */
+export function maskSecrets(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(/svc_sk_[A-Za-z0-9_-]+/g, 'svc_sk_...');
+  if (Array.isArray(value)) return value.map(maskSecrets);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskSecrets(v)]));
+  return value;
+}

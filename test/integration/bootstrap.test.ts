@@ -46,8 +46,37 @@ for (const dialect of dialects()) {
       expect(second.organizations.acme.users.olive.id).to.equal(first.organizations.acme.users.olive.id);
       expect(await knex('memberships').where({ user_id: first.organizations.acme.users.olive.id }).count({ n: '*' }).first()).to.deep.include({ n: 2 });
       // The simulated platform still holds one campaign of that id, as a real platform would.
-      expect((await knex('sandbox_objects').where({ object_id: '120210000000001' })).length).to.equal(1);
-      expect((await knex('sandbox_assets').where({ kind: 'leadForms', asset_id: 'lf_1' })).length).to.equal(1);
+      expect((await knex('sandbox_objects').where({ object_id: '120210000005001' })).length).to.equal(1);
+      expect((await knex('sandbox_assets').where({ kind: 'leadForms', asset_id: 'lf_5001' })).length).to.equal(1);
+    });
+
+    it('warns, in its result, when an ad account id is already attached to another organization or named by two of the file', async () => {
+      const doc = documentedExample() as any;
+      doc.organizations[0].name = 'Acme Agency (warnings)';
+      const accountId = 'act_5999';
+      doc.organizations[0].brands[0].adAccounts[0].accountId = accountId;
+      doc.organizations[0].brands[0].sandbox.campaigns[0].accountId = accountId;
+      doc.organizations[0].brands[0].sandbox.leadForms[0].accountId = accountId;
+      const first = await applyBootstrap(knex, schemas, doc);
+      expect(first.warnings, 'a fresh account id warns of nothing').to.equal(undefined);
+
+      const again = await applyBootstrap(knex, schemas, doc);
+      expect(again.warnings).to.deep.equal([
+        {
+          field: 'organizations[0].brands[0].adAccounts[0].accountId',
+          message: `Ad account ${accountId} is already attached to organization ${first.organizations.acme.id} (Acme Agency (warnings)): both organizations' keys will list and change the same campaigns. Use the organization's own ad account unless that is meant.`,
+        },
+      ]);
+
+      const twice = { organizations: [structuredClone(doc.organizations[0]), { ...structuredClone(doc.organizations[0]), ref: 'beta', name: 'Beta' }] };
+      twice.organizations[0].brands[0].adAccounts[0].accountId = 'act_5998';
+      twice.organizations[1].brands[0].adAccounts[0].accountId = 'act_5998';
+      for (const o of twice.organizations) o.brands[0].sandbox = undefined;
+      const both = await applyBootstrap(knex, schemas, twice);
+      expect(both.warnings?.map((w) => [w.field, w.message.split(':')[0]])).to.deep.equal([
+        ['organizations[0].brands[0].adAccounts[0].accountId', 'Ad account act_5998 is already attached to "beta" of this file'],
+        ['organizations[1].brands[0].adAccounts[0].accountId', 'Ad account act_5998 is already attached to "acme" of this file'],
+      ]);
     });
 
     it('stores a Meta account page and Instagram account and a TikTok identity; unset ones stay null', async () => {

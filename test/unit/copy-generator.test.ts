@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { COPY_LIMITS, hasEmoji, screenTexts, textLength, textProblem } from '../../src/copy/limits.js';
 import { TONES, type CopyBrief, type CopyPlatform } from '../../src/copy/port.js';
-import { fitText, templateTexts, toneOf } from '../../src/copy/template-generator.js';
+import { fitText, productWords, templateTexts, toneOf } from '../../src/copy/template-generator.js';
 import { writeCopy } from '../../src/copy/write.js';
 import { TemplateCopyGenerator } from '../../src/copy/template-generator.js';
 
@@ -67,6 +67,51 @@ describe('copy template generator', () => {
     expect(templateTexts(brief({ tone: 'urgent', angle: 'spring sale' }))).to.deep.equal(a);
     expect(templateTexts(brief({ tone: 'friendly', angle: 'spring sale' })).headlines).to.not.deep.equal(a.headlines);
     expect(templateTexts(brief({ tone: 'urgent', angle: 'summer drop' })).primaryTexts).to.not.deep.equal(a.primaryTexts);
+  });
+
+  it('names the product once per text, in lower case inside a sentence, and says the rest of the description in its own sentences', () => {
+    const description = 'Leather running shoes made in Porto. Free returns for 60 days.';
+    for (const platform of ['meta', 'tiktok'] as CopyPlatform[]) {
+      for (const tone of TONES) {
+        const texts = templateTexts(brief({ platform, tone, productDescription: description, angle: 'spring sale' }));
+        for (const field of ['headlines', 'primaryTexts', 'descriptions'] as const) {
+          for (const t of texts[field]) {
+            expect(t.match(/leather running shoes/giu)?.length ?? 0, `${platform} ${tone} ${field}: ${t}`).to.be.at.most(1);
+            expect(t, 'the whole description is never pasted into a text').to.not.include('Leather running shoes made in Porto');
+            expect(t, 'mid-sentence the name is lower case').to.not.match(/\S\s+Leather running shoes/u);
+            expect(t).to.not.match(/\bour our\b|\.\./u);
+            expect(textLength(t)).to.be.within(1, COPY_LIMITS[platform][field]);
+          }
+        }
+        if (platform === 'meta')
+          expect(
+            texts.primaryTexts.some((t) => t.includes('Made in Porto. Free returns for 60 days.')),
+            tone,
+          ).to.equal(true);
+      }
+    }
+  });
+
+  it('splits a description into the product name and its details', () => {
+    expect(productWords('Leather running shoes made in Porto. Free returns.', 'Shoes Co')).to.deep.equal({
+      name: 'leather running shoes',
+      Name: 'Leather running shoes',
+      details: 'Made in Porto. Free returns.',
+    });
+    expect(productWords('NASA-grade thermal jackets, tested at -40°C', 'Coats')).to.deep.equal({
+      name: 'NASA-grade thermal jackets',
+      Name: 'NASA-grade thermal jackets',
+      details: 'Tested at -40°C.',
+    });
+    expect(productWords(null, 'Shoes Co')).to.deep.equal({ name: 'Shoes Co favourites', Name: 'Shoes Co favourites', details: '' });
+  });
+
+  it('puts a voice word that describes the product in front of its name', () => {
+    const texts = templateTexts(brief({ tone: 'professional', voice: ['warm', 'Premium'], productDescription: 'Leather running shoes' }));
+    expect(texts.headlines).to.include('Premium leather running shoes from Shoes Co');
+    const plain = templateTexts(brief({ tone: 'professional', voice: ['warm'], productDescription: 'Leather running shoes' }));
+    expect(plain.headlines.join(' ')).to.not.match(/premium/iu);
+    expect(plain.headlines).to.include('Leather running shoes from Shoes Co');
   });
 
   it('reads the tone from the brand voice when none is asked for', () => {

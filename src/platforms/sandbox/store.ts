@@ -221,3 +221,70 @@ export async function setObjectStatus(db: Knex, ids: string[], status: string, a
 export async function setObjectBudget(db: Db, objectId: string, budget: Budget, at: number): Promise<void> {
   await db('sandbox_objects').where({ object_id: objectId }).update({ budget_period: budget.period, budget_cents: budget.amountMinorUnits, updated_at: at });
 }
+
+/** A campaign the simulated platform holds before the service touches the account (a bootstrap file's `sandbox`). */
+export interface SeedCampaign {
+  platform: string | undefined;
+  accountId: string;
+  objectId: string;
+  name: string;
+  status: string;
+  objective: string;
+  budget: Budget | null;
+}
+
+/** An asset (page, pixel, audience, lead form...) the simulated platform holds, as the file gave it. */
+export interface SeedAsset {
+  accountId: string;
+  kind: string;
+  assetId: string;
+  pageId: string | null;
+  name: string | null;
+  payload: string;
+}
+
+/** Puts seeded campaigns and assets in place: one object per id, so a file applied again describes the same objects. */
+export async function seedObjects(trx: Knex.Transaction, campaigns: SeedCampaign[], assets: SeedAsset[], now: number): Promise<void> {
+  const rows = campaigns.map((c) => ({
+    platform: c.platform,
+    account_id: c.accountId,
+    level: 'campaign',
+    object_id: c.objectId,
+    parent_id: null,
+    name: c.name,
+    name_lower: c.name.toLowerCase(),
+    marker: null,
+    status: c.status,
+    objective: c.objective,
+    budget_period: c.budget?.period ?? null,
+    budget_cents: c.budget?.amountMinorUnits ?? null,
+    settings: '{}',
+    created_at: now,
+    updated_at: now,
+  }));
+  const known = new Set<string>();
+  for (let i = 0; i < rows.length; i += 500) {
+    const ids = rows.slice(i, i + 500).map((r) => r.object_id);
+    for (const id of await trx('sandbox_objects').whereIn('object_id', ids).pluck('object_id')) known.add(id);
+  }
+  for (const r of rows.filter((x) => known.has(x.object_id))) {
+    const { object_id: objectId, created_at: _created, ...rest } = r;
+    await trx('sandbox_objects').where({ object_id: objectId }).update(rest);
+  }
+  await trx.batchInsert(
+    'sandbox_objects',
+    rows.filter((r) => !known.has(r.object_id)),
+    500,
+  );
+  await trx.batchInsert(
+    'sandbox_status_events',
+    rows.map((r) => ({ object_id: r.object_id, status: r.status, at: now })),
+    500,
+  );
+  for (const a of assets) await trx('sandbox_assets').where({ account_id: a.accountId, kind: a.kind, asset_id: a.assetId }).delete();
+  await trx.batchInsert(
+    'sandbox_assets',
+    assets.map((a) => ({ account_id: a.accountId, kind: a.kind, asset_id: a.assetId, page_id: a.pageId, name: a.name, payload: a.payload })),
+    500,
+  );
+}

@@ -1,6 +1,7 @@
 // The svc-server binary as operators and outside harnesses run it (docs/operations.md and
 // docs/bootstrap.md): migrate, bootstrap FILE|-, serve, serve --demo and usage errors.
 
+import net from 'node:net';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -356,7 +357,9 @@ describe('svc-server serve (sqlite)', function () {
 
     running = await startSvcServer(['serve', '--demo'], { env: { DATABASE_URL: db.url } });
     expect(running.stdout).to.not.include('svc_sk_');
-    expect(running.stdout).to.not.match(/demo organization/i);
+    // The restart says the keys are not shown again, and the one command that makes a new one.
+    expect(running.stdout).to.include('its keys were shown then and are not shown again');
+    expect(running.stdout).to.include('New key:  npx svc-server create-key --org "Demo Agency" --created-by owner@demo.test');
     // The first key still works, and nothing was seeded a second time.
     const again = await getJson(`${running.url}/v1/brands`, demoKey);
     expect(again.status, JSON.stringify(again.body)).to.equal(200);
@@ -372,5 +375,31 @@ describe('svc-server serve (sqlite)', function () {
     expect(run.stderr).to.include('Usage:');
     for (const command of ['serve', 'migrate', 'bootstrap FILE']) expect(run.stderr).to.include(`svc-server ${command}`);
     expect(run.stdout).to.equal('');
+  });
+
+  it('an unknown command near a known one names it', async () => {
+    const run = await runSvcServer(['migrat'], { env: { DATABASE_URL: db.url } });
+    expect(run.code).to.equal(2);
+    expect(run.stderr).to.include('Unknown command "migrat". Did you mean "migrate"?');
+  });
+
+  it('a busy port is one line that names PORT, without a stack', async () => {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as net.AddressInfo).port;
+    try {
+      const run = await runSvcServer(['serve'], { env: { DATABASE_URL: db.url, PORT: String(port) } });
+      expect(run.code).to.equal(1);
+      const lines = run.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => !l.startsWith('{'));
+      expect(lines).to.deep.equal([
+        `svc-server: Port ${port} on 127.0.0.1 is already in use (is another svc-server running?): stop what holds it, or start on another port with PORT, for example PORT=8080 npm start.`,
+      ]);
+      expect(run.stderr).to.not.include('setupListenHandle');
+    } finally {
+      holder.close();
+    }
   });
 });

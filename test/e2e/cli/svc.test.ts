@@ -277,7 +277,8 @@ for (const dialect of dialects()) {
           code: 2,
           stderr: /must hold one JSON object/,
         },
-        { name: 'an unknown command', args: () => ['launch-rocket'], code: 2, stderr: /Unknown command "launch-rocket"/ },
+        { name: 'an unknown command', args: () => ['launch-rocket'], code: 2, stderr: /Unknown command "launch-rocket"\. Run "svc --help"/ },
+        { name: 'a command one letter off', args: () => ['list-brand'], code: 2, stderr: /Unknown command "list-brand"\. Did you mean "list-brands"\?/ },
         { name: 'a revoked key', args: () => ['list-brands'], key: () => w.key('acme', 'revoked'), code: 3, error: 'unauthenticated' },
         {
           name: 'a key without the write scope',

@@ -15,7 +15,7 @@ import { projectPath } from '../../../src/paths.js';
 import { freePort } from '../../helpers/oauth.js';
 import { createTestDatabase } from '../../helpers/databases.js';
 import { startSvcServer, stopAllServers, type ServerProcess } from '../../helpers/processes.js';
-import { problemsOf, readerVariablesOf, runWalkthrough, serverEnvOf, shellBlocks, type Block } from '../../helpers/walkthroughs.js';
+import { maskSecrets, outputSamples, problemsOf, readerVariablesOf, runWalkthrough, serverEnvOf, shellBlocks, type Block } from '../../helpers/walkthroughs.js';
 import { FakeMetaServer } from '../../fakes/meta-server.js';
 import { FakeTikTokServer } from '../../fakes/tiktok-server.js';
 
@@ -126,6 +126,11 @@ describe('documentation walkthroughs (README.md and docs/*.md, run as written)',
           outcome.failures,
           `\n--- output\n${tail(outcome.stdout)}\n--- errors\n${tail(outcome.stderr)}\n--- server\n${tail(server.stderr + server.stdout)}`,
         ).to.deep.equal([]);
+        // Sample outputs (```json output PATH```) are what the run wrote, not typed by hand.
+        for (const sample of outputSamples(fs.readFileSync(projectPath(document), 'utf8'), document)) {
+          const written = maskSecrets(JSON.parse(fs.readFileSync(projectPath(sample.path), 'utf8')));
+          expect(written, `${document}:${sample.line}: the sample output of ${sample.path}`).to.deep.equal(JSON.parse(sample.text));
+        }
       } finally {
         await server.stop();
         await backend?.close();

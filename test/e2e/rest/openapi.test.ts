@@ -45,4 +45,19 @@ describe('OpenAPI document', () => {
     expect(Object.keys(brands.responses)).to.include.members(['200', '400', '401', '403', '404', '429', '500', '503', '504']);
     expect(brands.parameters.map((p: any) => p.name)).to.deep.equal(['cursor', 'limit']);
   });
+
+  it('shows a request example on every operation that takes a body and an answer example on every operation', () => {
+    const doc = JSON.parse(renderOpenApi());
+    const missingRequest: string[] = [];
+    const missingAnswer: string[] = [];
+    for (const item of Object.values<any>(doc.paths)) {
+      for (const op of Object.values<any>(item)) {
+        if (op.requestBody && op.requestBody.content['application/json']?.example === undefined) missingRequest.push(op.operationId);
+        const success = Object.entries<any>(op.responses).filter(([status]) => /^2\d\d$/.test(status) && status !== '204');
+        if (!success.length || !success.some(([, r]) => r.content?.['application/json']?.example !== undefined)) missingAnswer.push(op.operationId);
+      }
+    }
+    expect(missingRequest, 'operations with a body but no request example (schemas/examples/<operation>.json request.body)').to.deep.equal([]);
+    expect(missingAnswer, 'operations with no answer example').to.deep.equal([]);
+  });
 });
