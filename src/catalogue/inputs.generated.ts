@@ -377,7 +377,7 @@ export interface CreateStructureTemplateInput {
    */
   name: string;
   /**
-   * The tree: node properties as in a launch (see node-properties). A name may use naming-template tokens ({brand}, {account}, {platform}, {objective}, {country}, {audience}, {age}, {creative}, {format}, {name} = the template's name, {index}, {date:YYYY-MM-DD}); without one the ad account's naming convention names the node. Amounts are minor units.
+   * The tree, with the properties of launch nodes. A name may use the tokens {brand}, {account}, {platform}, {objective}, {country}, {audience}, {age}, {creative}, {format}, {name} (the template's), {index}, {date:YYYY-MM-DD}; without one the account's naming convention names the node. Amounts in minor units.
    */
   config: {
     /**
@@ -636,7 +636,7 @@ export interface CreateStructureTemplateInput {
    *
    * @maxItems 50
    *
-   * Items: Ad account id: act_... (Meta-style) or biz_... (TikTok-style).
+   * Items: Ad account id: act_... or biz_....
    */
   accounts?: string[];
   /**
@@ -943,7 +943,7 @@ export interface EditStructureTemplateInput {
    */
   name?: string;
   /**
-   * The tree: node properties as in a launch (see node-properties). A name may use naming-template tokens ({brand}, {account}, {platform}, {objective}, {country}, {audience}, {age}, {creative}, {format}, {name} = the template's name, {index}, {date:YYYY-MM-DD}); without one the ad account's naming convention names the node. Amounts are minor units.
+   * The tree, with the properties of launch nodes. A name may use the tokens {brand}, {account}, {platform}, {objective}, {country}, {audience}, {age}, {creative}, {format}, {name} (the template's), {index}, {date:YYYY-MM-DD}; without one the account's naming convention names the node. Amounts in minor units.
    */
   config?: {
     /**
@@ -1206,7 +1206,7 @@ export interface EditStructureTemplateInput {
    *
    * @maxItems 50
    *
-   * Items: Ad account id: act_... (Meta-style) or biz_... (TikTok-style).
+   * Items: Ad account id: act_... or biz_....
    */
   accounts?: string[];
   /**
@@ -1262,7 +1262,7 @@ export interface GetAdAccountInput {
    */
   brandId: number;
   /**
-   * Ad account id: act_... (Meta-style) or biz_... (TikTok-style).
+   * Ad account id: act_... or biz_....
    */
   accountId: string;
 }
@@ -1357,7 +1357,7 @@ export interface GetNamingConventionInput {
    */
   brandId: number;
   /**
-   * Ad account id: act_... (Meta-style) or biz_... (TikTok-style).
+   * Ad account id: act_... or biz_....
    */
   accountId: string;
 }
@@ -1371,7 +1371,7 @@ export interface GetOverviewInput {
    */
   brandId: number;
   /**
-   * Ad account id: act_... (Meta-style) or biz_... (TikTok-style).
+   * Ad account id: act_... or biz_....
    */
   accountId: string;
   /**
@@ -1600,7 +1600,7 @@ export interface ListCampaignsInput {
    */
   brandId: number;
   /**
-   * Ad account id: act_... (Meta-style) or biz_... (TikTok-style).
+   * Ad account id: act_... or biz_....
    */
   accountId: string;
   /**
@@ -1699,7 +1699,7 @@ export interface ListLeadFormsInput {
    */
   brandId: number;
   /**
-   * Ad account id: act_... (Meta-style) or biz_... (TikTok-style).
+   * Ad account id: act_... or biz_....
    */
   accountId: string;
   /**
@@ -1725,7 +1725,7 @@ export interface ListOptionsInput {
    */
   brandId: number;
   /**
-   * Ad account id: act_... (Meta-style) or biz_... (TikTok-style).
+   * Ad account id: act_... or biz_....
    */
   accountId: string;
   /**
@@ -2150,7 +2150,7 @@ export interface SetNamingConventionInput {
    */
   brandId: number;
   /**
-   * Ad account id: act_... (Meta-style) or biz_... (TikTok-style).
+   * Ad account id: act_... or biz_....
    */
   accountId: string;
   /**
@@ -2208,7 +2208,7 @@ export interface UpdateAdAccountInput {
    */
   brandId: number;
   /**
-   * Ad account id: act_... (Meta-style) or biz_... (TikTok-style).
+   * Ad account id: act_... or biz_....
    */
   accountId: string;
   /**

@@ -85,7 +85,12 @@ function typeOf(field: JsonSchema): JsonSchema {
  */
 function topLevel(schema: JsonSchema): JsonSchema {
   if (!schema.properties) return schema;
-  const properties = Object.fromEntries(Object.entries(schema.properties as Record<string, JsonSchema>).map(([name, field]) => [name, typeOf(field)]));
+  // A field whose type cannot be told says nothing a client could check: it is left out (the object stays open).
+  const properties = Object.fromEntries(
+    Object.entries(schema.properties as Record<string, JsonSchema>)
+      .map(([name, field]) => [name, typeOf(field)] as const)
+      .filter(([, shape]) => shape.type !== undefined),
+  );
   return { ...schema, properties };
 }
 

@@ -65,17 +65,18 @@ export function describedByName(name: string): string {
 }
 
 /**
- * Bounds a model never comes near or that the type and description already say (a non-empty string,
- * an id from 1, a text longer than a short label, a pattern the description already words, an amount of a hundred billion): left to the
- * core's validation, which answers a message naming the field if one is ever crossed.
+ * Bounds a model rarely comes near or that the type and description already say (a non-empty string,
+ * an id from 1, any text length, a pattern the description already words, a list of twenty or more, an
+ * amount of ten thousand or more): left to the core's validation, which answers a message naming the
+ * field and its limit if one is ever crossed. They cost the `all` list several kilobytes otherwise.
  */
 function noiseBound(key: string, value: unknown): boolean {
   if (key === 'minLength' || key === 'minimum' || key === 'minItems') return value === 1 || value === 0;
-  if (key === 'maxLength') return (value as number) > 100;
+  if (key === 'maxLength') return true;
   // A pattern restates what the description says in words (act_... or biz_...); the core's message names the field.
   if (key === 'pattern') return true;
-  if (key === 'maximum') return (value as number) >= 1_000_000_000;
-  if (key === 'maxItems') return (value as number) >= 100;
+  if (key === 'maximum') return (value as number) >= 10_000;
+  if (key === 'maxItems') return (value as number) >= 20;
   return key === 'minProperties' || key === 'maxProperties';
 }
 

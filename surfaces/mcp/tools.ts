@@ -42,7 +42,6 @@ function propertyNames(schema: unknown, into = new Set<string>()): Set<string> {
 }
 
 const MONEY = /amount|minorunits|budget|spend|ceiling|cost|cpc|cpm/i;
-const ZONED = /^(datePreset|days|window|timezone|dailyHour|cron|finalLocalHour)$/;
 
 /** The parameters many tools share say what they are in few words; the server instructions say the rest once. */
 const SHARED_PARAMETERS: Record<string, string | null> = {
@@ -73,12 +72,11 @@ export const CODES_BY_RULE = [
   'unavailable',
 ];
 
-/** What the tool does, its units and the codes it fails with, in a sentence or three. */
+/** What the tool does, its money unit and the codes it fails with, in a sentence or three (days and time zones: the server instructions). */
 function describe(op: OperationDefinition, input: JsonSchema, output: JsonSchema): string {
   const parts = [op.summary];
   const names = [...propertyNames(input), ...propertyNames(output)];
   if (names.some((n) => MONEY.test(n))) parts.push('Money in minor units.');
-  if (names.some((n) => ZONED.test(n))) parts.push("Days in the ad account's time zone.");
   const byRule = (c: string) => CODES_BY_RULE.includes(c) && (c !== 'unavailable' || op.scope === 'publish');
   const own = failureCodes(op).filter((c) => !EVERY_TOOL_FAILS_WITH.includes(c) && !byRule(c));
   if (own.length) parts.push(`Fails with: ${own.join(', ')}.`);
@@ -100,7 +98,7 @@ function inputOf(op: OperationDefinition, schemas: SchemaRegistry): JsonSchema &
   }
   if (properties.limit) properties.limit = { ...properties.limit, default: MCP_PAGE_SIZE };
   if (op.idempotency !== 'none') {
-    properties.idempotencyKey = { type: 'string', minLength: 1, maxLength: 255, description: 'Send the same key to retry safely (24 h).' };
+    properties.idempotencyKey = { type: 'string', minLength: 1, maxLength: 255, description: 'Same key = safe retry (24 h).' };
     if (op.idempotency === 'required') input.required = [...((input.required as string[]) ?? []), 'idempotencyKey'];
   }
   return withoutIdCeiling({ ...input, properties }) as JsonSchema & { type: 'object' };

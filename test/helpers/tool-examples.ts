@@ -371,7 +371,8 @@ export function derivedExample(tool: string, example: OperationExample): ToolExa
         if (typeof value === 'string' && value === EXAMPLE_HOOK) args[name] = fx.receiverUrl;
         if (!ID_KEY.test(name)) continue;
         const found = name in fixture ? fixture[name] : latest.map((a) => findKey(a, name)).find((v) => v !== undefined);
-        if (found !== undefined) args[name] = found;
+        // An id the earlier answers hold as null (an unset instagramUserId) is no id to send.
+        if (found !== undefined && found !== null) args[name] = found;
       }
       const headers = Object.keys(r.headers ?? {}).map((h) => h.toLowerCase());
       if (headers.includes('idempotency-key')) args.idempotencyKey = key(tool);

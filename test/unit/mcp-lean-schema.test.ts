@@ -75,7 +75,7 @@ describe('the lean MCP tool list', () => {
       type: 'object',
       properties: {
         launchId: { type: 'integer', description: 'Launch id.' },
-        note: { type: 'string', maxLength: 40, description: 'Note.' },
+        note: { type: 'string', description: 'Note.' },
         budget: { type: 'object', properties: { dailyAmount: { type: 'integer', description: 'Daily amount.' } }, description: 'Budget.' },
         mode: { type: 'string', enum: ['live', 'shadow'], description: 'Mode.' },
         kind: { type: 'string', enum: ['manual'], description: 'Kind.' },
