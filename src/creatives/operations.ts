@@ -47,7 +47,7 @@ const uploadCreative = defineOperation({
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
   tag: 'creatives',
   toolset: 'launch',
-  summary: 'Upload a creative: a PNG or JPEG image (at most 10 MB) or an MP4 video (at most 100 MB).',
+  summary: 'Upload a creative (its bytes, or a URL to fetch): a PNG or JPEG image (at most 10 MB) or an MP4 video (at most 100 MB).',
   description:
     'Send multipart/form-data with the file in field `file` and an optional `name`, or JSON with ' +
     '`file: {fileName, contentBase64}` (JSON bodies are limited to 5 MB, so larger files go as multipart). ' +
