@@ -11,8 +11,6 @@ const MB = 1024 * 1024;
 export const URL_IMAGE_MAX_BYTES = 8 * MB;
 /** Largest video fetched by URL: reading stops past it, whatever the type. */
 export const URL_VIDEO_MAX_BYTES = 30 * MB;
-// A 30 MB file over a slow link needs more than the client's default 10 s.
-const FETCH_TIMEOUT_MS = 30_000;
 
 const megabytes = (n: number) => `${n / MB} MB (${n} bytes)`;
 
@@ -36,14 +34,15 @@ function nameOf(url: string): string {
 /**
  * Fetches the creative at `url` (a caller-given URL: the address rule applies before any connection
  * and on the resolved address; no redirects), refusing a body past the caps, a non-2xx answer and any
- * bytes that are not an accepted format (read from the bytes, never the Content-Type).
+ * bytes that are not an accepted format (read from the bytes, never the Content-Type). `timeoutMs`
+ * bounds the whole exchange, body included.
  */
-export async function fetchCreative(outbound: OutboundClient, url: string): Promise<{ bytes: Buffer; media: MediaInfo; fileName: string }> {
+export async function fetchCreative(outbound: OutboundClient, url: string, timeoutMs: number): Promise<{ bytes: Buffer; media: MediaInfo; fileName: string }> {
   let answer;
   try {
     answer = await outbound.request(callerTarget(url), {
       headers: { accept: 'image/png, image/jpeg, video/mp4' },
-      timeoutMs: FETCH_TIMEOUT_MS,
+      timeoutMs,
       maxResponseBytes: URL_VIDEO_MAX_BYTES,
     });
   } catch (err) {

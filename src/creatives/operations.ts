@@ -36,6 +36,9 @@ function decodeBase64(text: string): Buffer {
   return Buffer.from(text, 'base64');
 }
 
+// The fetch ends well inside the request's own budget, so a slow host answers 400 naming url, not 504.
+const fetchTimeoutMs = (requestTimeoutMs: number) => Math.max(1_000, requestTimeoutMs - 5_000);
+
 const uploadCreative = defineOperation({
   name: 'upload-creative',
   method: 'POST',
@@ -70,7 +73,7 @@ const uploadCreative = defineOperation({
           : [{ field: 'file', code: 'invalid_type', message: 'is required: send file (the bytes) or url (where to fetch them)' }],
       );
     }
-    const source = input.url !== undefined ? await fetchCreative(ctx.outbound, input.url) : null;
+    const source = input.url !== undefined ? await fetchCreative(ctx.outbound, input.url, fetchTimeoutMs(ctx.config.requestTimeoutMs)) : null;
     const bytes = source ? source.bytes : decodeBase64(input.file!.contentBase64);
     const media = source ? source.media : inspectMedia(bytes, 'file');
     // A file left behind by a failed insert is harmless: it is named by its content and reused.

@@ -13,8 +13,8 @@ export interface FileServer {
   close(): Promise<void>;
 }
 
-/** Serves `files` (path to status, content type and body) on 127.0.0.1; any other path answers 404. */
-export async function startFileServer(files: Record<string, { status?: number; type?: string; body: Buffer | string }>): Promise<FileServer> {
+/** Serves `files` (path to status, content type and body, or no answer with `hang`) on 127.0.0.1; any other path answers 404. */
+export async function startFileServer(files: Record<string, { status?: number; type?: string; body: Buffer | string; hang?: boolean }>): Promise<FileServer> {
   const seen: string[] = [];
   const server = http.createServer((req, res) => {
     seen.push(req.url ?? '');
@@ -24,6 +24,8 @@ export async function startFileServer(files: Record<string, { status?: number; t
       return;
     }
     res.on('error', () => {});
+    // A host that accepts the request and never answers: closed with the server.
+    if (file.hang) return;
     res.writeHead(file.status ?? 200, { 'content-type': file.type ?? 'application/octet-stream' }).end(file.body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -43,6 +43,7 @@ for (const dialect of dialects()) {
         '/big.png': { type: 'image/png', body: paddedPng(8 * MB + 1) },
         '/huge.mp4': { type: 'video/mp4', body: paddedMp4(30 * MB + 1) },
         '/moved.png': { status: 302, type: 'text/plain', body: 'see /img/hero%20shot.png' },
+        '/slow.png': { body: '', hang: true },
       });
       creativesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-creatives-'));
       open = await startWorld({ dialect, env: { CREATIVES_DIR: creativesDir, WEBHOOK_ALLOW_PRIVATE: 'true' } });
@@ -107,6 +108,19 @@ for (const dialect of dialects()) {
       expect(down.status).to.equal(400);
       expect(down.body.error.details[0]).to.deep.include({ field: 'url', code: 'invalid_value' });
       expect(down.body.error.details[0].message).to.contain('could not be reached');
+    });
+
+    it('answers a host that never answers with 400 naming url, inside the request budget (not 504)', async () => {
+      // REQUEST_TIMEOUT_MS=6000 leaves the fetch 1 s.
+      const quick = await startWorld({ dialect, env: { WEBHOOK_ALLOW_PRIVATE: 'true', REQUEST_TIMEOUT_MS: '6000' } });
+      try {
+        const reply = await send(quick, { url: `${files.origin}/slow.png` });
+        expect(reply.status, JSON.stringify(reply.body)).to.equal(400);
+        expect(reply.body.error.details[0]).to.deep.include({ field: 'url', code: 'invalid_value' });
+        expect(reply.body.error.details[0].message).to.contain('did not answer in time');
+      } finally {
+        await quick.close();
+      }
     });
 
     it('refuses exactly-one violations: both file and url, or neither', async () => {
