@@ -2488,13 +2488,13 @@ export interface UploadCreativeInput {
    */
   brandId: number;
   /**
-   * Display name; defaults to the file name.
+   * Display name; defaults to the file name (or the URL's last path segment).
    */
   name?: string;
   /**
    * The file: a PNG or JPEG image (at most 10 MB) or an MP4 video (at most 100 MB). Its type is read from the bytes, not the name.
    */
-  file: {
+  file?: {
     /**
      * The file's name, e.g. hero.png.
      */
@@ -2504,4 +2504,8 @@ export interface UploadCreativeInput {
      */
     contentBase64: string;
   };
+  /**
+   * Fetch the file from this public https URL instead (at most 8 MB for an image, 30 MB for a video; no redirects). Send exactly one of file and url.
+   */
+  url?: string;
 }

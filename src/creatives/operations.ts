@@ -4,6 +4,7 @@
 import { defineOperation, type OperationDefinition } from '../catalogue/define.js';
 import { inTransaction } from '../db/connection.js';
 import { notFound, validationFailed } from '../errors.js';
+import { fetchCreative } from './fetch.js';
 import { VIDEO_MAX_BYTES, inspectMedia } from './media.js';
 import { storeCreativeFile } from './storage.js';
 import { creativesOf, findCreative, insertCreative, type CreativeRow } from './store.js';
@@ -35,6 +36,9 @@ function decodeBase64(text: string): Buffer {
   return Buffer.from(text, 'base64');
 }
 
+// The fetch ends well inside the request's own budget, so a slow host answers 400 naming url, not 504.
+const fetchTimeoutMs = (requestTimeoutMs: number) => Math.max(1_000, requestTimeoutMs - 5_000);
+
 const uploadCreative = defineOperation({
   name: 'upload-creative',
   method: 'POST',
@@ -46,27 +50,38 @@ const uploadCreative = defineOperation({
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
   tag: 'creatives',
   toolset: 'launch',
-  summary: 'Upload a creative: a PNG or JPEG image (at most 10 MB) or an MP4 video (at most 100 MB).',
+  summary: 'Upload a creative (its bytes, or a URL to fetch): a PNG or JPEG image (at most 10 MB) or an MP4 video (at most 100 MB).',
   description:
     'Send multipart/form-data with the file in field `file` and an optional `name`, or JSON with ' +
     '`file: {fileName, contentBase64}` (JSON bodies are limited to 5 MB, so larger files go as multipart). ' +
     'The type is read from the bytes, not the file name; width and height (and durationMs for a video) are read from the file. ' +
     'Other formats answer 400 validation_failed (code invalid_value on `file`); a file over its limit answers 400 (code too_big). ' +
-    'The name defaults to the file name.',
+    'Or send JSON `{url, name?}`: the file is fetched from that URL (https and a public address; no redirects; ' +
+    'at most 8 MB for an image and 30 MB for a video), its type read from the bytes, not the Content-Type. ' +
+    'A URL that is refused, unreachable, slow or answers other than 2xx answers 400 validation_failed naming `url` with what went wrong. ' +
+    "Send exactly one of `file` and `url`. The name defaults to the file name, or the URL's last path segment.",
   successStatus: 201,
   upload: { field: 'file', maxBytes: VIDEO_MAX_BYTES },
   // Decoding, hashing and writing a large file happen before any row is written, outside a transaction.
   transactional: false,
-  uses: ['config', 'activity'],
+  uses: ['config', 'activity', 'outbound'],
   async handler(ctx, input) {
-    const bytes = decodeBase64(input.file.contentBase64);
-    const media = inspectMedia(bytes, 'file');
+    if ((input.file === undefined) === (input.url === undefined)) {
+      throw validationFailed(
+        input.file
+          ? [{ field: 'url', code: 'invalid_value', message: 'must not be sent with file; send exactly one of file and url' }]
+          : [{ field: 'file', code: 'invalid_type', message: 'is required: send file (the bytes) or url (where to fetch them)' }],
+      );
+    }
+    const source = input.url !== undefined ? await fetchCreative(ctx.outbound, input.url, fetchTimeoutMs(ctx.config.requestTimeoutMs)) : null;
+    const bytes = source ? source.bytes : decodeBase64(input.file!.contentBase64);
+    const media = source ? source.media : inspectMedia(bytes, 'file');
     // A file left behind by a failed insert is harmless: it is named by its content and reused.
     const stored = await storeCreativeFile(ctx.config.creativesDir, bytes, media.extension);
     const creative: Omit<CreativeRow, 'id'> = {
       organizationId: ctx.brand.organizationId,
       brandId: ctx.brand.id,
-      name: input.name ?? input.file.fileName,
+      name: input.name ?? source?.fileName ?? input.file!.fileName,
       type: media.type,
       mime: media.mime,
       width: media.width,

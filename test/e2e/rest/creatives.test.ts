@@ -343,7 +343,9 @@ for (const dialect of dialects()) {
       const extra = await w.request('POST', `/v1/brands/${shoes}/creatives`, { key, body: { file: { fileName: 'a.png', contentBase64: 'AAAA', url: 'x' } } });
       expect(extra.body.error.details).to.deep.include({ field: 'file.url', code: 'unrecognized_key', message: 'is not recognised; remove "url"' });
       const missing = await w.request('POST', `/v1/brands/${shoes}/creatives`, { key, body: { name: 'x' } });
-      expect(missing.body.error.details).to.deep.equal([{ field: 'file', code: 'invalid_type', message: 'is required' }]);
+      expect(missing.body.error.details).to.deep.equal([
+        { field: 'file', code: 'invalid_type', message: 'is required: send file (the bytes) or url (where to fetch them)' },
+      ]);
     });
 
     it('refuses an image over 10 MB with 400 too_big naming the limit', async () => {
@@ -388,7 +390,9 @@ for (const dialect of dialects()) {
       const pathParam = await upload(png(10, 10), 'a.png', { fields: { brandId: String(hats) } });
       expect(pathParam.body.error.details[0]).to.deep.include({ field: 'brandId', code: 'unrecognized_key' });
       const noFile = await upload(null, '', { name: 'only a name' });
-      expect(noFile.body.error.details).to.deep.equal([{ field: 'file', code: 'invalid_type', message: 'is required' }]);
+      expect(noFile.body.error.details).to.deep.equal([
+        { field: 'file', code: 'invalid_type', message: 'is required: send file (the bytes) or url (where to fetch them)' },
+      ]);
       const textFile = await upload(null, '', { fields: { file: 'aGVsbG8=' } });
       expect(textFile.body.error.details[0]).to.deep.include({ field: 'file', code: 'invalid_type' });
     });

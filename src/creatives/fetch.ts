@@ -1,0 +1,64 @@
+// Fetches a creative a caller names by URL, through the outbound client under the caller-URL address
+// rule, with the by-URL size caps; every failure is a 400 validation_failed naming `url`.
+
+import { validationFailed } from '../errors.js';
+import { callerTarget } from '../outbound/address-policy.js';
+import { OutboundError, type OutboundClient } from '../outbound/client.js';
+import { detectFormat, inspectMedia, type MediaInfo } from './media.js';
+
+const MB = 1024 * 1024;
+/** Largest image fetched by URL. */
+export const URL_IMAGE_MAX_BYTES = 8 * MB;
+/** Largest video fetched by URL: reading stops past it, whatever the type. */
+export const URL_VIDEO_MAX_BYTES = 30 * MB;
+
+const megabytes = (n: number) => `${n / MB} MB (${n} bytes)`;
+
+function urlFailed(code: string, message: string) {
+  return validationFailed([{ field: 'url', code, message }]);
+}
+
+/** The file's name from the URL's last path segment, or its host when the path names none. */
+function nameOf(url: string): string {
+  const parsed = new URL(url);
+  const last = parsed.pathname.split('/').filter(Boolean).pop() ?? '';
+  let name = last;
+  try {
+    name = decodeURIComponent(last);
+  } catch {
+    // A malformed escape: the segment as written is still a usable name.
+  }
+  return (name.trim() || parsed.hostname).slice(0, 255);
+}
+
+/**
+ * Fetches the creative at `url` (a caller-given URL: the address rule applies before any connection
+ * and on the resolved address; no redirects), refusing a body past the caps, a non-2xx answer and any
+ * bytes that are not an accepted format (read from the bytes, never the Content-Type). `timeoutMs`
+ * bounds the whole exchange, body included.
+ */
+export async function fetchCreative(outbound: OutboundClient, url: string, timeoutMs: number): Promise<{ bytes: Buffer; media: MediaInfo; fileName: string }> {
+  let answer;
+  try {
+    answer = await outbound.request(callerTarget(url), {
+      headers: { accept: 'image/png, image/jpeg, video/mp4' },
+      timeoutMs,
+      maxResponseBytes: URL_VIDEO_MAX_BYTES,
+    });
+  } catch (err) {
+    if (!(err instanceof OutboundError)) throw err;
+    if (err.kind === 'too_large') throw urlFailed('too_big', `must name a file of at most ${megabytes(URL_VIDEO_MAX_BYTES)}; reading stopped past that`);
+    const what = err.kind === 'refused' ? 'could not be fetched' : err.kind === 'timeout' ? 'did not answer in time' : 'could not be reached';
+    throw urlFailed('invalid_value', `${what}: ${err.message}`);
+  }
+  if (answer.status < 200 || answer.status > 299) {
+    const moved = answer.status >= 300 && answer.status < 400 ? ' (redirects are not followed; send the final URL)' : '';
+    throw urlFailed('invalid_value', `answered HTTP ${answer.status}${moved}; it must answer 2xx with the file`);
+  }
+  const bytes = answer.body;
+  const format = detectFormat(bytes);
+  if (format && format !== 'mp4' && bytes.length > URL_IMAGE_MAX_BYTES) {
+    throw urlFailed('too_big', `must name an image of at most ${megabytes(URL_IMAGE_MAX_BYTES)}; this one has ${bytes.length} bytes`);
+  }
+  return { bytes, media: inspectMedia(bytes, 'url'), fileName: nameOf(url) };
+}
