@@ -5,13 +5,9 @@ import type { Principal } from '../auth/principal.js';
 import type { ActivityActor, ActivityInput, ActivityRecorder } from '../catalogue/services.js';
 import { insertActivityEntries, insertActivityEntry, type ActivityEntryRow } from './store.js';
 
-/** A recorder writing through `db` (the operation's transaction) as `principal`. */ export type {
-  ActivityActor,
-  ActivityInput,
-  ActivityRecorder,
-  EntityType,
-} from '../catalogue/services.js';
+export type { ActivityRecorder } from '../catalogue/services.js';
 
+/** A recorder writing through `db` (the operation's transaction) as `principal`. */
 export function activityRecorder(db: Knex | Knex.Transaction, principal: Principal, now: () => number): ActivityRecorder {
   const rowOf = (entry: ActivityInput, actor: ActivityActor | undefined, at: number): ActivityEntryRow => ({
     organizationId: principal.organizationId,

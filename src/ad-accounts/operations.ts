@@ -374,4 +374,13 @@ const setNamingConvention = defineOperation({
 });
 
 /** The ad-accounts area's operations, in catalogue order. */
-export const operations: OperationDefinition[] = [getAdAccount, updateAdAccount, listCampaigns, listLeadForms, listOptions, getOverview, getNamingConvention, setNamingConvention];
+export const operations: OperationDefinition[] = [
+  getAdAccount,
+  updateAdAccount,
+  listCampaigns,
+  listLeadForms,
+  listOptions,
+  getOverview,
+  getNamingConvention,
+  setNamingConvention,
+];

@@ -130,7 +130,8 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
         const aat = `ads[${a.id}]`;
         const ap = a.properties;
         if (!ap.name) issue(`${aat}.name`, 'is required');
-        if (ap.creativeId !== undefined && !ctx.creativeIds.has(ap.creativeId)) issue(`${aat}.creativeId`, `creative ${ap.creativeId} does not exist in this brand`);
+        if (ap.creativeId !== undefined && !ctx.creativeIds.has(ap.creativeId))
+          issue(`${aat}.creativeId`, `creative ${ap.creativeId} does not exist in this brand`);
         else if (ap.creativeId === undefined) {
           // TikTok's single-image and single-video ads need their file; a Meta link ad shows the link's own preview.
           if (platform === 'tiktok') issue(`${aat}.creativeId`, 'is required on TikTok: attach an image or video creative (creativeId)');

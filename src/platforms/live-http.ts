@@ -237,17 +237,7 @@ export function minorToDecimal(minor: number, digits: number): number {
   return Number(`${minor < 0 ? '-' : ''}${text.slice(0, -digits)}.${text.slice(-digits)}`);
 }
 
-/** The tag the service appends to a name so a create whose answer was lost can be found. */
-export function markerTag(marker: string): string {
-  return `[svc:${marker}]`;
-}
-
-/** The name sent to the platform: the service's name with the marker tag appended. */
-export function markedName(name: string, marker: string | null): string {
-  return marker ? `${name} ${markerTag(marker)}` : name;
-}
-
-/** A platform name split back into the service's name and its marker (null when untagged). */
+/** A name as campaigns published before issue 32 carry it (`name [svc:nd_...]`), split into the name and its old marker. */
 export function splitMarkedName(name: string): { name: string; marker: string | null } {
   const match = /^(.*?) ?\[svc:([^\]]+)\]$/s.exec(name);
   return match ? { name: match[1], marker: match[2] } : { name, marker: null };

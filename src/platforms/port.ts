@@ -24,7 +24,6 @@ export interface AdAccount {
   identityType?: IdentityType | null;
 }
 
-
 /** A creative file to put on an ad account, once: the answer is kept per creative and account. */
 export interface CreativeFile {
   creativeId: number;

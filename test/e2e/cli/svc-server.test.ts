@@ -58,7 +58,10 @@ async function getJson(url: string, key?: string): Promise<{ status: number; hea
 /** A bootstrap document whose emails are unique to `tag`, so applying several never shares users. */
 /** A Meta ad account id of the tenant's own, from its tag's character codes. */
 function accountIdOf(tag: string): string {
-  return `act_${[...tag].map((c) => c.charCodeAt(0)).join('').slice(0, 15)}`;
+  return `act_${[...tag]
+    .map((c) => c.charCodeAt(0))
+    .join('')
+    .slice(0, 15)}`;
 }
 
 function tenant(tag: string) {
@@ -79,7 +82,15 @@ function tenant(tag: string) {
             name: 'Shoes Co',
             adAccounts: [
               // An ad account of its own per tenant: two organizations naming one account are applied with a warning.
-              { platform: 'meta', accountId: accountIdOf(tag), pageId: 'pg_1001', name: 'Shoes US', timezone: 'America/New_York', currency: 'USD', active: true },
+              {
+                platform: 'meta',
+                accountId: accountIdOf(tag),
+                pageId: 'pg_1001',
+                name: 'Shoes US',
+                timezone: 'America/New_York',
+                currency: 'USD',
+                active: true,
+              },
             ],
           },
           { ref: 'hats', name: 'Hats Co', adAccounts: [] },
