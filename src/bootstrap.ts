@@ -9,6 +9,7 @@ import type { SchemaRegistry } from './schemas/registry.js';
 import { encryptSecret, loadSecretBox } from './auth/encryption.js';
 import type { Budget, IdentityType } from './platforms/port.js';
 import { isCurrency } from './money/currencies.js';
+import { dollarsToCents } from './money/dollars.js';
 import type { Role, Scope } from './auth/principal.js';
 import { insertMembership, insertOrganization, organizationNames, userIdForEmail } from './account/store.js';
 import { insertAdAccount, insertBrand, organizationsWithAdAccounts } from './brands/store.js';
@@ -116,12 +117,6 @@ async function loadSandbox(trx: Knex.Transaction, brand: BBrand, now: number): P
 }
 
 const PREFIX: Record<BAccount['platform'], string> = { meta: 'act_', tiktok: 'biz_' };
-
-/** Dollars to whole cents, or null when the amount has more than two decimals. */
-export function dollarsToCents(dollars: number): number | null {
-  const cents = Math.round(dollars * 100);
-  return Math.abs(dollars * 100 - cents) < 1e-6 ? cents : null;
-}
 
 function checkSemantics(file: BootstrapFile): FieldIssue[] {
   const issues: FieldIssue[] = [];

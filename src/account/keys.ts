@@ -8,7 +8,7 @@ import { inTransaction } from '../db/connection.js';
 import { ServiceError, notFound, validationFailed, type FieldIssue } from '../errors.js';
 import { newApiKeySecret } from '../auth/secrets.js';
 import { SCOPES, planAdmits, type Role, type Scope } from '../auth/principal.js';
-import { dollarsToCents } from '../bootstrap.js';
+import { dollarsToCents } from '../money/dollars.js';
 import { brandsWithFirstAccount } from '../brands/store.js';
 import { apiKeyBrandIds, apiKeysOf, insertApiKey, revokeApiKey, updateApiKey, type ApiKeyRow, type ApiKeySettings } from '../keys/store.js';
 import { memberIdByEmail, membershipIn, organizationsMatching, usersByIds } from './store.js';

@@ -7,7 +7,7 @@ import { lazyKoaBody } from '../lazy-body.js';
 import type { Service } from '../../src/service.js';
 import { OAuthError, approve, checkAuthorizeRequest, registerClient, revoke, token, type AuthorizeRequest } from '../../src/oauth/flows.js';
 import { SESSION_COOKIE, csrfMatches, membershipsOf, sessionOf, signIn } from '../../src/oauth/sessions.js';
-import { dollarsToCents } from '../../src/bootstrap.js';
+import { dollarsToCents } from '../../src/money/dollars.js';
 import type { Scope } from '../../src/auth/principal.js';
 import { consentPage } from './consent.js';
 import { errorPage, signInPage } from './html.js';

@@ -79,7 +79,7 @@ for (const dialect of dialects()) {
     before(async () => {
       w = await startWorld({ dialect, env: { WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_PER_MINUTE: '100000' } });
       client = await mcpClient(w.url, w.key('acme', 'ci'));
-      fx = await prepareToolFixture(w, w.key('acme', 'ci'), w.brandId('acme', 'shoes'), 'act_1001', 'http://127.0.0.1:9/hooks');
+      fx = await prepareToolFixture(w, w.key('acme', 'ci'), w.brandId('acme', 'shoes'), 'act_1001', 'http://127.0.0.1:9999/hooks');
     });
     after(async () => {
       await client?.close();

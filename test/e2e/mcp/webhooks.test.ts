@@ -15,7 +15,7 @@ async function callError(client: Client, name: string, args: Record<string, unkn
   return toolError(await client.callTool({ name, arguments: args }));
 }
 
-const endpointBody = (i: number) => ({ url: `http://127.0.0.1:9/hook-${i}`, events: ['webhook.test'] });
+const endpointBody = (i: number) => ({ url: `http://127.0.0.1:9999/hook-${i}`, events: ['webhook.test'] });
 
 for (const dialect of dialects()) {
   describe(`webhook error rows on REST and MCP (${dialect})`, function () {

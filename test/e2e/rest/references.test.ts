@@ -146,7 +146,7 @@ for (const dialect of dialects()) {
     }
 
     before(async () => {
-      w = await startWorld({ dialect, bootstrap: referencesWorld, env: { AGENT_MODEL_URL: 'http://127.0.0.1:9/v1' } });
+      w = await startWorld({ dialect, bootstrap: referencesWorld, env: { AGENT_MODEL_URL: 'http://127.0.0.1:9999/v1' } });
       own = await resources('acme', 'shoes', 'ci', 'act_1001');
       hats = await resources('acme', 'hats', 'ci', 'act_1002');
       rival = await resources('other', 'rival', 'otherKey', 'act_9001');

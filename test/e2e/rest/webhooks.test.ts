@@ -238,7 +238,7 @@ for (const dialect of dialects()) {
         const ci = w.key('acme', 'ci');
         const replies = await Promise.all(
           Array.from({ length: 24 }, (_, i) =>
-            w.request('POST', '/v1/webhook-endpoints', { key: ci, body: { url: `http://127.0.0.1:9/hook${i}`, events: ['webhook.test'] } }),
+            w.request('POST', '/v1/webhook-endpoints', { key: ci, body: { url: `http://127.0.0.1:9999/hook${i}`, events: ['webhook.test'] } }),
           ),
         );
         const statuses = replies.map((r) => r.status);
@@ -252,7 +252,7 @@ for (const dialect of dialects()) {
         // Another organization has its own 20.
         const other = await w.request('POST', '/v1/webhook-endpoints', {
           key: w.key('other', 'otherKey'),
-          body: { url: 'http://127.0.0.1:9/x', events: ['webhook.test'] },
+          body: { url: 'http://127.0.0.1:9999/x', events: ['webhook.test'] },
         });
         expect(other.status).to.equal(403); // a read-only key: insufficient_scope, not the limit
         expect(other.body.error.code).to.equal('insufficient_scope');

@@ -29,7 +29,7 @@ import {
   workflowWorld,
 } from '../../helpers/workflows.js';
 
-const ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', AGENT_MODEL_URL: 'http://127.0.0.1:9/v1' };
+const ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', AGENT_MODEL_URL: 'http://127.0.0.1:9999/v1' };
 
 for (const dialect of dialects()) {
   describe(`workflows over REST (${dialect})`, function () {
