@@ -73,7 +73,7 @@ const launchCampaign = defineOperation({
     for (const id of new Set(campaignAccounts.values())) accounts.set(id!, await ctx.platforms.account(ctx.db, l.brandId, id!));
     // Converted before anything is reserved: a currency without a rate answers 503 and publishes nothing.
     const counted = await countLaunch(ctx, l.brandId, nodes, campaignAccounts);
-    const ceiling = await publishLaunch(
+    const publishing = publishLaunch(
       ctx,
       {
         launch: l,
@@ -87,11 +87,31 @@ const launchCampaign = defineOperation({
       },
       resume,
     );
+    let ceiling: Awaited<typeof publishing> | undefined;
+    try {
+      ceiling = await publishing;
+    } catch (err) {
+      // A retry of a crashed publish may meet the finish-publish job already carrying it on: the
+      // retry answers what that publish comes to instead of a conflict with itself.
+      if (!resume || !(err instanceof ServiceError) || err.code !== 'conflict') throw err;
+      l = await settledLaunch(ctx.db, l.brandId, l.id, err);
+    }
     l = await loadLaunch(ctx.db, l.brandId, l.id);
     nodes = await loadNodes(ctx.db, l.id);
     return publishView(ctx, l, nodes, campaignAccounts, warnings, true, ceiling);
   },
 });
+
+/** Waits (at most 20 s, within the request's budget) for another runner's publish of the launch to end; published answers it, anything else rethrows `conflict`. */
+async function settledLaunch(db: Parameters<typeof loadLaunch>[0], brandId: number, launchId: number, conflict: ServiceError) {
+  for (let waited = 0; waited < 20_000; waited += 250) {
+    const launch = await loadLaunch(db, brandId, launchId);
+    if (launch.status === 'published') return launch;
+    if (launch.status !== 'publishing') throw conflict;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw conflict;
+}
 
 const editLiveCampaign = defineOperation({
   name: 'edit-live-campaign',
