@@ -2,7 +2,8 @@
 
 import crypto from 'node:crypto';
 
-function box(type: string, ...payload: Buffer[]): Buffer {
+/** One MP4 box: its size, its four-letter type, its payload. */
+export function box(type: string, ...payload: Buffer[]): Buffer {
   const body = Buffer.concat(payload);
   const header = Buffer.alloc(8);
   header.writeUInt32BE(8 + body.length);
@@ -10,13 +11,15 @@ function box(type: string, ...payload: Buffer[]): Buffer {
   return Buffer.concat([header, body]);
 }
 
-function u32(...values: number[]): Buffer {
+/** Big-endian 32-bit words. */
+export function u32(...values: number[]): Buffer {
   const b = Buffer.alloc(4 * values.length);
   values.forEach((v, i) => b.writeUInt32BE(v, i * 4));
   return b;
 }
 
-const MATRIX = u32(0x10000, 0, 0, 0, 0x10000, 0, 0, 0, 0x40000000);
+/** The identity transformation matrix of mvhd and tkhd. */
+export const MATRIX = u32(0x10000, 0, 0, 0, 0x10000, 0, 0, 0, 0x40000000);
 
 /** A `width`x`height` H.264-labelled MP4 of `durationMs` (the media data is random bytes). */
 export function makeMp4(width: number, height: number, durationMs: number): Buffer {

@@ -9,6 +9,7 @@ import zlib from 'node:zlib';
 import { expect } from 'chai';
 import { dialects } from '../../helpers/databases.js';
 import { startWorld, type World } from '../../helpers/world.js';
+import { MATRIX, box, u32 } from '../../helpers/mp4.js';
 
 // --- files built byte by byte -------------------------------------------------------------
 
@@ -67,27 +68,11 @@ function jpeg(width: number, height: number): Buffer {
   ]);
 }
 
-function box(type: string, ...payload: Buffer[]): Buffer {
-  const body = Buffer.concat(payload);
-  const header = Buffer.alloc(8);
-  header.writeUInt32BE(8 + body.length);
-  header.write(type, 4, 'latin1');
-  return Buffer.concat([header, body]);
-}
-
-function u32(...values: number[]): Buffer {
-  const b = Buffer.alloc(4 * values.length);
-  values.forEach((v, i) => b.writeUInt32BE(v, i * 4));
-  return b;
-}
-
 function u64(value: number): Buffer {
   const b = Buffer.alloc(8);
   b.writeBigUInt64BE(BigInt(value));
   return b;
 }
-
-const MATRIX = u32(0x10000, 0, 0, 0, 0x10000, 0, 0, 0, 0x40000000);
 
 function mvhd(version: 0 | 1, timescale: number, duration: number): Buffer {
   const times = version === 1 ? Buffer.concat([u64(0), u64(0), u32(timescale), u64(duration)]) : u32(0, 0, timescale, duration);
