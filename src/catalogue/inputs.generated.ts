@@ -2488,7 +2488,7 @@ export interface UploadCreativeInput {
    */
   brandId: number;
   /**
-   * Display name; defaults to the file name (or the URL's last path segment).
+   * Display name; defaults to the file name, the URL's last path segment, or creative.<extension> for dataBase64.
    */
   name?: string;
   /**
@@ -2505,7 +2505,11 @@ export interface UploadCreativeInput {
     contentBase64: string;
   };
   /**
-   * Fetch the file from this public https URL instead (at most 8 MB for an image, 30 MB for a video; no redirects). Send exactly one of file and url.
+   * The file's bytes in standard base64 (RFC 4648, with padding, no line breaks): a PNG or JPEG image or an MP4 video, its type read from the bytes. Name it with name.
+   */
+  dataBase64?: string;
+  /**
+   * Fetch the file from this public https URL instead (at most 8 MB for an image, 30 MB for a video; no redirects). Send the bytes or a url, not both.
    */
   url?: string;
 }

@@ -4,8 +4,10 @@
 import { defineOperation, type OperationDefinition } from '../catalogue/define.js';
 import { inTransaction } from '../db/connection.js';
 import { notFound, validationFailed } from '../errors.js';
+import type { UploadCreativeInput } from '../catalogue/inputs.generated.js';
+import type { OutboundClient } from '../outbound/client.js';
 import { fetchCreative } from './fetch.js';
-import { VIDEO_MAX_BYTES, inspectMedia } from './media.js';
+import { VIDEO_MAX_BYTES, inspectMedia, type MediaInfo } from './media.js';
 import { storeCreativeFile } from './storage.js';
 import { creativesOf, findCreative, insertCreative, type CreativeRow } from './store.js';
 
@@ -27,17 +29,41 @@ function viewOf(c: CreativeRow) {
 // Standard alphabet with padding; Buffer.from would silently skip anything else.
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-function decodeBase64(text: string): Buffer {
+function decodeBase64(text: string, field: string): Buffer {
   if (text.length % 4 !== 0 || !BASE64.test(text)) {
-    throw validationFailed([
-      { field: 'file.contentBase64', code: 'invalid_value', message: 'must be standard base64 (A-Z, a-z, 0-9, + and /, padded with =, no line breaks)' },
-    ]);
+    throw validationFailed([{ field, code: 'invalid_value', message: 'must be standard base64 (A-Z, a-z, 0-9, + and /, padded with =, no line breaks)' }]);
   }
   return Buffer.from(text, 'base64');
 }
 
 // The fetch ends well inside the request's own budget, so a slow host answers 400 naming url, not 504.
 const fetchTimeoutMs = (requestTimeoutMs: number) => Math.max(1_000, requestTimeoutMs - 5_000);
+
+const SOURCES = ['file', 'dataBase64', 'url'] as const;
+
+/** The creative's bytes from the one source the caller sent, its type read from them, and the name the source gives. */
+async function sourceOf(
+  input: UploadCreativeInput,
+  outbound: OutboundClient,
+  requestTimeoutMs: number,
+): Promise<{ bytes: Buffer; media: MediaInfo; fileName?: string }> {
+  const sent = SOURCES.filter((s) => input[s] !== undefined);
+  if (sent.length === 0) {
+    throw validationFailed([{ field: 'file', code: 'invalid_type', message: 'is required: send file or dataBase64 (the bytes) or url (where to fetch them)' }]);
+  }
+  if (sent.length > 1) {
+    throw validationFailed([
+      { field: sent[1], code: 'invalid_value', message: `must not be sent with ${sent[0]}; send exactly one of file, dataBase64 and url` },
+    ]);
+  }
+  if (input.url !== undefined) return fetchCreative(outbound, input.url, fetchTimeoutMs(requestTimeoutMs));
+  if (input.dataBase64 !== undefined) {
+    const bytes = decodeBase64(input.dataBase64, 'dataBase64');
+    return { bytes, media: inspectMedia(bytes, 'dataBase64') };
+  }
+  const bytes = decodeBase64(input.file!.contentBase64, 'file.contentBase64');
+  return { bytes, media: inspectMedia(bytes, 'file'), fileName: input.file!.fileName };
+}
 
 const uploadCreative = defineOperation({
   name: 'upload-creative',
@@ -52,36 +78,28 @@ const uploadCreative = defineOperation({
   toolset: 'launch',
   summary: 'Upload a creative (its bytes, or a URL to fetch): a PNG or JPEG image (at most 10 MB) or an MP4 video (at most 100 MB).',
   description:
-    'Send multipart/form-data with the file in field `file` and an optional `name`, or JSON with ' +
-    '`file: {fileName, contentBase64}` (JSON bodies are limited to 5 MB, so larger files go as multipart). ' +
+    'Send multipart/form-data with the file in field `file` and an optional `name`, or JSON with the bytes in base64 as ' +
+    '`dataBase64` (or `file: {fileName, contentBase64}`; JSON bodies are limited to 5 MB, so larger files go as multipart). ' +
     'The type is read from the bytes, not the file name; width and height (and durationMs for a video) are read from the file. ' +
-    'Other formats answer 400 validation_failed (code invalid_value on `file`); a file over its limit answers 400 (code too_big). ' +
+    'Other formats answer 400 validation_failed (code invalid_value on the field that held them); a file over its limit answers 400 (code too_big). ' +
     'Or send JSON `{url, name?}`: the file is fetched from that URL (https and a public address; no redirects; ' +
     'at most 8 MB for an image and 30 MB for a video), its type read from the bytes, not the Content-Type. ' +
     'A URL that is refused, unreachable, slow or answers other than 2xx answers 400 validation_failed naming `url` with what went wrong. ' +
-    "Send exactly one of `file` and `url`. The name defaults to the file name, or the URL's last path segment.",
+    "Send exactly one of `file`, `dataBase64` and `url`. The name defaults to the file name, the URL's last path segment, " +
+    'or `creative.<extension>` for `dataBase64`.',
   successStatus: 201,
   upload: { field: 'file', maxBytes: VIDEO_MAX_BYTES },
   // Decoding, hashing and writing a large file happen before any row is written, outside a transaction.
   transactional: false,
   uses: ['config', 'activity', 'outbound'],
   async handler(ctx, input) {
-    if ((input.file === undefined) === (input.url === undefined)) {
-      throw validationFailed(
-        input.file
-          ? [{ field: 'url', code: 'invalid_value', message: 'must not be sent with file; send exactly one of file and url' }]
-          : [{ field: 'file', code: 'invalid_type', message: 'is required: send file (the bytes) or url (where to fetch them)' }],
-      );
-    }
-    const source = input.url !== undefined ? await fetchCreative(ctx.outbound, input.url, fetchTimeoutMs(ctx.config.requestTimeoutMs)) : null;
-    const bytes = source ? source.bytes : decodeBase64(input.file!.contentBase64);
-    const media = source ? source.media : inspectMedia(bytes, 'file');
+    const { bytes, media, fileName } = await sourceOf(input, ctx.outbound, ctx.config.requestTimeoutMs);
     // A file left behind by a failed insert is harmless: it is named by its content and reused.
     const stored = await storeCreativeFile(ctx.config.creativesDir, bytes, media.extension);
     const creative: Omit<CreativeRow, 'id'> = {
       organizationId: ctx.brand.organizationId,
       brandId: ctx.brand.id,
-      name: input.name ?? source?.fileName ?? input.file!.fileName,
+      name: input.name ?? fileName ?? `creative.${media.extension}`,
       type: media.type,
       mime: media.mime,
       width: media.width,

@@ -50,6 +50,13 @@ const SHARED_PARAMETERS: Record<string, string | null> = {
   limit: 'Page size.',
 };
 
+/**
+ * Input fields a tool leaves out because another field of the same operation says it better to a
+ * model: the bytes of a creative go as one flat `dataBase64` string (or a `url`), not REST's
+ * `file: {fileName, contentBase64}` object built for multipart forms. The core still takes both.
+ */
+const LEFT_TO_REST: Record<string, string[]> = { 'upload-creative': ['file'] };
+
 /** A path parameter's description that only says what its name says (REST documents where it goes). */
 const PATH_ID = /^[\w ]+ id \(path parameter\)(: digits)?\.$/i;
 
@@ -96,6 +103,7 @@ function inputOf(op: OperationDefinition, schemas: SchemaRegistry): JsonSchema &
     const { description, ...rest } = properties[name];
     if (typeof description === 'string' && PATH_ID.test(description)) properties[name] = rest;
   }
+  for (const name of LEFT_TO_REST[op.name] ?? []) delete properties[name];
   if (properties.limit) properties.limit = { ...properties.limit, default: MCP_PAGE_SIZE };
   if (op.idempotency !== 'none') {
     properties.idempotencyKey = { type: 'string', minLength: 1, maxLength: 255, description: 'Same key = safe retry (24 h).' };

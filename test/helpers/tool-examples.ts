@@ -88,7 +88,7 @@ const structureTemplate = (fx: ToolFixture) => ({
   status: 'READY',
 });
 
-const png = () => ({ fileName: 'tool.png', contentBase64: makePng(600, 600).toString('base64') });
+const png = () => makePng(600, 600).toString('base64');
 
 /** One successful call per tool, in order: later steps may use what earlier ones answered. */
 const writtenExamples: ToolExample[] = [
@@ -100,7 +100,7 @@ const writtenExamples: ToolExample[] = [
   { tool: 'get_overview', args: (fx) => ({ brandId: fx.brandId, accountId: fx.accountId, datePreset: 'last_7d' }) },
   { tool: 'get_naming_convention', args: (fx) => ({ brandId: fx.brandId, accountId: fx.accountId }) },
   { tool: 'set_naming_convention', args: (fx) => ({ brandId: fx.brandId, accountId: fx.accountId, campaign: '{{objective}} - {{name}}' }) },
-  { tool: 'upload_creative', args: (fx) => ({ brandId: fx.brandId, name: 'Tool upload', file: png() }) },
+  { tool: 'upload_creative', args: (fx) => ({ brandId: fx.brandId, name: 'Tool upload', dataBase64: png() }) },
   { tool: 'list_creatives', args: (fx) => ({ brandId: fx.brandId }) },
   { tool: 'get_creative', args: (fx) => ({ brandId: fx.brandId, creativeId: fx.creativeId }) },
   { tool: 'create_launch', args: (fx) => ({ brandId: fx.brandId, title: 'Made by a tool', idempotencyKey: key('create_launch') }) },

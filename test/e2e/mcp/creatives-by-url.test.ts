@@ -43,12 +43,21 @@ for (const dialect of dialects()) {
     const upload = (client: Client, w: World, args: Record<string, unknown>) =>
       client.callTool({ name: 'upload_creative', arguments: { brandId: w.brandId('acme', 'shoes'), ...args } }) as Promise<ToolResult>;
 
-    it('lists url beside file in the default toolset, saying to send exactly one', async () => {
+    it("lists url beside dataBase64 (one flat string, not REST's file object) in the default toolset", async () => {
       const { tools } = await openClient.listTools();
       const tool = tools.find((t) => t.name === 'upload_creative');
       expect(tool?.inputSchema.required).to.deep.equal(['brandId']);
-      expect(Object.keys(tool?.inputSchema.properties ?? {})).to.include.members(['file', 'url']);
-      expect((tool?.inputSchema.properties as any).url.description).to.contain('exactly one of file and url');
+      expect(Object.keys(tool?.inputSchema.properties ?? {})).to.have.members(['brandId', 'name', 'dataBase64', 'url', 'idempotencyKey']);
+      expect((tool?.inputSchema.properties as any).dataBase64).to.deep.include({ type: 'string' });
+      expect((tool?.inputSchema.properties as any).url.description).to.contain('Send the bytes or a url, not both');
+    });
+
+    it('takes the bytes as dataBase64 and answers an image with its width and height', async () => {
+      const result = await upload(strictClient, strict, { dataBase64: makePng(320, 100).toString('base64') });
+      expect(result.isError, result.content[0]?.text).to.not.equal(true);
+      expect(result.structuredContent).to.deep.include({ name: 'creative.png', type: 'image', mime: 'image/png', width: 320, height: 100 });
+      const both = toolError(await upload(strictClient, strict, { dataBase64: makePng(2, 2).toString('base64'), url: `${files.origin}/hero.png` }));
+      expect(both.details[0]).to.deep.include({ field: 'url', code: 'invalid_value' });
     });
 
     it('fetches an image from a loopback URL and answers it with its width and height', async () => {

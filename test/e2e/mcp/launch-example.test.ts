@@ -34,7 +34,7 @@ for (const dialect of dialects()) {
     it('creates, fills, previews, publishes and edits a launch', async () => {
       const launch = await call('create_launch', { title: 'Spring sale' });
       expect(launch).to.deep.include({ title: 'Spring sale', brandName: 'Shoes Co', accountId: 'act_1001' });
-      const creative = await call('upload_creative', { file: { fileName: 'hero.png', contentBase64: makePng(1080, 1080).toString('base64') } });
+      const creative = await call('upload_creative', { name: 'hero.png', dataBase64: makePng(1080, 1080).toString('base64') });
       expect(creative).to.deep.include({ type: 'image', width: 1080, height: 1080 });
       const campaign = await call('create_node', {
         launchId: launch.id,

@@ -130,10 +130,31 @@ for (const dialect of dialects()) {
       });
       expect(both.status).to.equal(400);
       expect(both.body.error.details).to.deep.equal([
-        { field: 'url', code: 'invalid_value', message: 'must not be sent with file; send exactly one of file and url' },
+        { field: 'url', code: 'invalid_value', message: 'must not be sent with file; send exactly one of file, dataBase64 and url' },
       ]);
       const neither = await send(open, { name: 'x' });
       expect(neither.body.error.details[0]).to.deep.include({ field: 'file', code: 'invalid_type' });
+      const bytesAndUrl = await send(open, { dataBase64: makePng(2, 2).toString('base64'), url: `${files.origin}/img/hero%20shot.png` });
+      expect(bytesAndUrl.status).to.equal(400);
+      expect(bytesAndUrl.body.error.details).to.deep.equal([
+        { field: 'url', code: 'invalid_value', message: 'must not be sent with dataBase64; send exactly one of file, dataBase64 and url' },
+      ]);
+    });
+
+    it('takes the bytes as one dataBase64 string: 201 with the size read from them, named creative.png unless named', async () => {
+      const before = await count(open);
+      const unnamed = await send(open, { dataBase64: makePng(300, 250).toString('base64') });
+      expect(unnamed.status, JSON.stringify(unnamed.body)).to.equal(201);
+      expect(unnamed.body).to.deep.include({ name: 'creative.png', type: 'image', mime: 'image/png', width: 300, height: 250 });
+      const named = await send(open, { dataBase64: makePng(300, 250).toString('base64'), name: 'Banner' });
+      expect(named.body.name).to.equal('Banner');
+      const broken = await send(open, { dataBase64: 'not base64!' });
+      expect(broken.status).to.equal(400);
+      expect(broken.body.error.details[0]).to.deep.include({ field: 'dataBase64', code: 'invalid_value' });
+      const words = await send(open, { dataBase64: Buffer.from('these are words').toString('base64') });
+      expect(words.status).to.equal(400);
+      expect(words.body.error.details[0]).to.deep.include({ field: 'dataBase64', code: 'invalid_value' });
+      expect(await count(open)).to.equal(before + 2);
     });
 
     it('without WEBHOOK_ALLOW_PRIVATE refuses loopback and private URLs before any connection', async () => {

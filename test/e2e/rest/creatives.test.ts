@@ -329,7 +329,7 @@ for (const dialect of dialects()) {
       expect(extra.body.error.details).to.deep.include({ field: 'file.url', code: 'unrecognized_key', message: 'is not recognised; remove "url"' });
       const missing = await w.request('POST', `/v1/brands/${shoes}/creatives`, { key, body: { name: 'x' } });
       expect(missing.body.error.details).to.deep.equal([
-        { field: 'file', code: 'invalid_type', message: 'is required: send file (the bytes) or url (where to fetch them)' },
+        { field: 'file', code: 'invalid_type', message: 'is required: send file or dataBase64 (the bytes) or url (where to fetch them)' },
       ]);
     });
 
@@ -376,7 +376,7 @@ for (const dialect of dialects()) {
       expect(pathParam.body.error.details[0]).to.deep.include({ field: 'brandId', code: 'unrecognized_key' });
       const noFile = await upload(null, '', { name: 'only a name' });
       expect(noFile.body.error.details).to.deep.equal([
-        { field: 'file', code: 'invalid_type', message: 'is required: send file (the bytes) or url (where to fetch them)' },
+        { field: 'file', code: 'invalid_type', message: 'is required: send file or dataBase64 (the bytes) or url (where to fetch them)' },
       ]);
       const textFile = await upload(null, '', { fields: { file: 'aGVsbG8=' } });
       expect(textFile.body.error.details[0]).to.deep.include({ field: 'file', code: 'invalid_type' });
