@@ -172,7 +172,13 @@ for (const dialect of dialects()) {
       model = await new FakeOpenAIServer().start();
       w = await startWorld({
         dialect,
-        env: { COPY_MODEL_URL: model.url, COPY_MODEL: 'fake-copy-1', COPY_MODEL_API_KEY: 'sk-test', COPY_MODEL_TIMEOUT_MS: '300', COPY_MODEL_MAX_RETRIES: '1' },
+        env: {
+          COPY_MODEL_URL: model.url,
+          COPY_MODEL: 'fake-copy-1',
+          COPY_MODEL_API_KEY: 'sk-test',
+          COPY_MODEL_TIMEOUT_MS: '2000',
+          COPY_MODEL_MAX_RETRIES: '1',
+        },
       });
       api = brandApi(w, w.key('acme', 'ci'), w.brandId('acme', 'shoes'));
       await api('PUT', '/profile', PROFILE);
@@ -224,8 +230,8 @@ for (const dialect of dialects()) {
       ],
       [
         'a timeout',
-        () => model.script({ kind: 'content', content: good, delayMs: 1500 }, { kind: 'content', content: good, delayMs: 1500 }),
-        /did not answer within COPY_MODEL_TIMEOUT_MS \(300 ms\), retries included/,
+        () => model.script({ kind: 'content', content: good, delayMs: 8_000 }, { kind: 'content', content: good, delayMs: 8_000 }),
+        /did not answer within COPY_MODEL_TIMEOUT_MS \(2000 ms\), retries included/,
       ],
       [
         '429 after the retries',
@@ -240,11 +246,11 @@ for (const dialect of dialects()) {
     ];
     it('COPY_MODEL_TIMEOUT_MS bounds the whole generation: a model that stalls gets one request, no retry or regeneration after the deadline', async () => {
       model.reset();
-      model.script(...Array.from({ length: 6 }, () => ({ kind: 'content' as const, content: good, delayMs: 5_000 })));
+      model.script(...Array.from({ length: 6 }, () => ({ kind: 'content' as const, content: good, delayMs: 8_000 })));
       const res = await api('POST', '/copies', { platform: 'meta' });
       expect(res.status).to.equal(503);
-      expect(res.body.error.message).to.match(/within COPY_MODEL_TIMEOUT_MS \(300 ms\), retries included/);
-      // COPY_MODEL_MAX_RETRIES=1 and three regenerations would have made 6 requests of 300 ms each before.
+      expect(res.body.error.message).to.match(/within COPY_MODEL_TIMEOUT_MS \(2000 ms\), retries included/);
+      // COPY_MODEL_MAX_RETRIES=1 and three regenerations would have made 6 requests of 2000 ms each before.
       expect(model.requests).to.have.length(1);
       expect(model.pending).to.equal(5);
       model.reset();
