@@ -146,12 +146,14 @@ function specOf(
   account: BrandAdAccount,
   objective: string | undefined,
   creatives: Map<number, AdCreative> | null,
+  attempt: number,
 ): ObjectSpec {
   const p = node.properties;
   const status = node.nodeType === 'campaign' ? 'PAUSED' : node.nodeType === 'ad' ? (p.status ?? 'ACTIVE') : 'ACTIVE';
   return {
     level: node.nodeType,
     marker: node.id,
+    attempt,
     name: p.name ?? node.id,
     parentId: parentPlatformId,
     status,
@@ -338,7 +340,7 @@ async function forward(ctx: PublishContext, plan: PublishPlan, claim: Claim, att
       const creatives = level === 'ad' && toCreate.length ? await creativesOnAccount(ctx, account, toCreate, plan.creatives, plan.creativesDir) : null;
       for (let i = 0; i < toCreate.length; i += CHUNK) {
         const chunk = toCreate.slice(i, i + CHUNK);
-        const specs = chunk.map((n) => specOf(n, n.parentId ? byId.get(n.parentId)!.platformId : null, account, objectiveOf(n), creatives));
+        const specs = chunk.map((n) => specOf(n, n.parentId ? byId.get(n.parentId)!.platformId : null, account, objectiveOf(n), creatives, attempt));
         // Renewed (not just checked) before each platform call: the claim cannot run out while a call is in flight
         // unless that one call outlasts the whole lease, so a runner taking over never overlaps with this one.
         await claim.renew(knex);
@@ -431,6 +433,9 @@ async function forward(ctx: PublishContext, plan: PublishPlan, claim: Claim, att
   });
 }
 
+/** Node id → the platform id its create answered, for the nodes that have one recorded. */
+const recordedIds = (nodes: NodeRow[]) => new Map(nodes.flatMap((n) => (n.platformId ? [[n.id, n.platformId] as const] : [])));
+
 /**
  * On a resume, asks the platform (one findCreated per level and account, which the adapter answers
  * with a few list calls) what already exists: unrecorded objects are recorded; a recorded object
@@ -449,6 +454,7 @@ async function adoptExisting(
     account,
     level,
     nodes.map((n) => n.id),
+    recordedIds(nodes),
   );
   const gone = nodes.filter((n) => n.platformId && found.get(n.id)?.id !== n.platformId);
   if (gone.length) throw new RecordedObjectsGone(gone.map((n) => n.id));
@@ -486,6 +492,7 @@ export async function finishRollback(ctx: PublishContext, plan: PublishPlan, own
         account,
         level,
         nodes.map((n) => n.id),
+        recordedIds(nodes),
       );
       const live = nodes.filter((n) => found.has(n.id));
       const stale = nodes.filter((n) => n.platformId && !found.has(n.id));

@@ -132,6 +132,12 @@ export interface ObjectSpec {
    * that a create whose answer was lost can be found again (`findCreated`).
    */
   marker: string;
+  /**
+   * The launch's publish attempt (1, 2, ...). With the marker it makes the platform's idempotency key
+   * where the platform has one (TikTok `request_id`): the same when an attempt is carried on after a
+   * crash, new for the next attempt, so a publish after a rollback never gets the deleted objects back.
+   */
+  attempt?: number;
   name: string;
   parentId: string | null;
   status: 'ACTIVE' | 'PAUSED';
@@ -183,9 +189,17 @@ export interface PlatformAdapter {
   /**
    * The objects of `level` this service created with any of `markers` (ObjectSpec.marker), found again
    * with a few list calls per level, never one call per marker. Objects deleted on the platform are left
-   * out: what a rollback deleted is never taken up again.
+   * out: what a rollback deleted is never taken up again. `recorded` holds the ids the service stored
+   * for some of the markers (their create's answer): a platform that cannot be searched by marker
+   * (TikTok) is asked whether those still exist, so a process that did not make them (a restart, the
+   * recovery job elsewhere) finds them too.
    */
-  findCreated(account: AdAccount, level: Exclude<ObjectLevel, 'creative'>, markers: string[]): Promise<Map<string, ObjectRef>>;
+  findCreated(
+    account: AdAccount,
+    level: Exclude<ObjectLevel, 'creative'>,
+    markers: string[],
+    recorded?: ReadonlyMap<string, string>,
+  ): Promise<Map<string, ObjectRef>>;
   /**
    * Puts a creative file on the ad account (Meta adimages / advideos, TikTok file upload) and answers
    * the platform's reference; a video is answered once the platform says it is ready to use.

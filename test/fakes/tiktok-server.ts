@@ -417,7 +417,7 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
   private readonly forms = new Map<string, Array<Record<string, unknown>>>();
   private readonly stats = new Map<string, Map<string, TikTokDayStats>>();
   /** Object id → the message a status update answers for it in `failures` (the object left unchanged). */
-  private readonly statusRefusals = new Map<string, string>();
+  private readonly statusRefusals = new Map<string, { message: string; statuses: string[] }>();
   /** Answers of creates by advertiser, endpoint and request_id: the same request_id answers the same object (PAGES.campaignCreate, PAGES.adgroupCreate). */
   private readonly byRequestId = new Map<string, Answer>();
   private seq = 0;
@@ -501,10 +501,18 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
 
   // ---- fault switches ------------------------------------------------------------------------
 
-  /** Status updates leave object `id` unchanged and list it in the answer's `failures` with `message` (until `clear`). */
-  refuseStatusOf(id: string, message = 'The ad group cannot be enabled in its current state.', clear = false): void {
+  /**
+   * Status updates to one of `statuses` (every one by default) leave object `id` unchanged and list it
+   * in the answer's `failures` with `message` (until `clear`).
+   */
+  refuseStatusOf(
+    id: string,
+    message = 'The ad group cannot be enabled in its current state.',
+    clear = false,
+    statuses = ['ENABLE', 'DISABLE', 'DELETE'],
+  ): void {
     if (clear) this.statusRefusals.delete(id);
-    else this.statusRefusals.set(id, message);
+    else this.statusRefusals.set(id, { message, statuses });
   }
 
   /** The next `n` requests are rate limited: code 40100, or HTTP 429 with Retry-After when asked. */
@@ -975,8 +983,8 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
     const changed: string[] = [];
     for (const o of objects) {
       const refusal = this.statusRefusals.get(o!.id);
-      if (refusal !== undefined) {
-        failures.push({ [ID_FIELD[level]]: o!.id, message: refusal });
+      if (refusal?.statuses.includes(status)) {
+        failures.push({ [ID_FIELD[level]]: o!.id, message: refusal.message });
         continue;
       }
       changed.push(o!.id);

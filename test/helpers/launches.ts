@@ -90,6 +90,9 @@ export interface LaunchShape {
   dailyBudget?: number;
   /** Node creations in flight at once (default 8). */
   concurrency?: number;
+  /** Merged over the contract's campaign and ad-set properties (another platform's objective, goal, billing). */
+  campaign?: Record<string, unknown>;
+  adset?: Record<string, unknown>;
 }
 
 export interface BuiltLaunch {
@@ -120,11 +123,11 @@ export async function buildLaunch(client: BrandClient, shape: LaunchShape): Prom
   const launchId = await created(await client.api('POST', '/launches', { title: shape.title ?? 'Spring sale' }), 'a launch');
   const node = (nodeType: string, parentId: string | null, properties: Record<string, unknown>) =>
     client.api('POST', `/launches/${launchId}/nodes`, { nodeType, ...(parentId ? { parentId } : {}), properties });
-  const campaignId = await created(await node('campaign', null, { ...campaignProps, budget: { dailyAmount: budget } }), 'the campaign');
+  const campaignId = await created(await node('campaign', null, { ...campaignProps, ...shape.campaign, budget: { dailyAmount: budget } }), 'the campaign');
   const adsetIds = await mapLimit(
     Array.from({ length: adSets }, (_, i) => i),
     concurrency,
-    async (i) => created(await node('adset', campaignId, { ...adsetProps, name: `${adsetProps.name} #${i + 1}` }), `ad set ${i + 1}`),
+    async (i) => created(await node('adset', campaignId, { ...adsetProps, ...shape.adset, name: `${adsetProps.name} #${i + 1}` }), `ad set ${i + 1}`),
   );
   const pairs = adsetIds.flatMap((s, i) => Array.from({ length: adsPerSet }, (_, j) => ({ s, i, j })));
   const flatAds = await mapLimit(pairs, concurrency, async ({ s, i, j }) =>

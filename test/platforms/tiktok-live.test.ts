@@ -301,15 +301,54 @@ describe('TikTok adapter against the strict fake: the reference launch and what 
     expect(await live.findCreated(account, 'adset', ['nd_unknown'])).to.deep.equal(new Map());
   });
 
-  it('publishes a rolled-back campaign again as a new one: the request_id TikTok answered with the deleted campaign is not sent again', async () => {
+  it('publishes a rolled-back campaign again as a new one: the next attempt sends a new request_id, even from a restarted process', async () => {
+    const [campaign] = referenceLaunch(true, null);
+    const [first] = await adapter().createObjects(account, [{ ...campaign, attempt: 1 }]);
+    await adapter().deleteObjects(account, [first]);
+    // Another adapter: the process that publishes the launch again remembers nothing of the first.
+    const again = adapter();
+    const [second] = await again.createObjects(account, [{ ...campaign, attempt: 2 }]);
+    expect(second.id).to.not.equal(first.id);
+    expect(fake.requestsTo('/campaign/create/').map((r) => r.params.request_id)).to.deep.equal(['nd_campaign00000001', 'nd_campaign00000001.2']);
+    expect(await again.findCreated(account, 'campaign', [campaign.marker])).to.deep.equal(new Map([[campaign.marker, second]]));
+  });
+
+  it('fails a status change or a delete that TikTok answers with code 0 but lists in failures, naming the object and why', async () => {
     const live = adapter();
     const [campaign] = referenceLaunch(true, null);
-    const [first] = await live.createObjects(account, [campaign]);
-    await live.deleteObjects(account, [first]);
-    const [second] = await live.createObjects(account, [campaign]);
-    expect(second.id).to.not.equal(first.id);
-    expect(fake.requestsTo('/campaign/create/').map((r) => r.params.request_id)).to.deep.equal(['nd_campaign00000001', 'nd_campaign00000001.1']);
-    expect(await live.findCreated(account, 'campaign', [campaign.marker])).to.deep.equal(new Map([[campaign.marker, second]]));
+    const [kept, refused] = await live.createObjects(account, [campaign, { ...campaign, marker: 'nd_refused', name: 'Refused' }]);
+    fake.refuseStatusOf(refused.id, 'The campaign is in review.', false, ['ENABLE']);
+    const enable = await rejectionOf(live.setStatus(account, [kept, refused], 'ACTIVE'));
+    expect(enable).to.be.instanceOf(PlatformError);
+    expect((enable as PlatformError).kind).to.equal('invalid_request');
+    expect((enable as PlatformError).message).to.equal(`TikTok did not enable 1 of 2 objects (campaign ${refused.id}: The campaign is in review.).`);
+    fake.refuseStatusOf(refused.id, 'The campaign is in review.', false, ['DELETE']);
+    const removal = await rejectionOf(live.deleteObjects(account, [refused]));
+    expect(removal.message).to.contain('TikTok did not delete 1 of 1 objects');
+    expect(fake.objects.get(refused.id)!.deleted).to.equal(false);
+  });
+
+  it('finds after a restart what the service recorded: a fresh adapter confirms the recorded ids, leaving out the deleted', async () => {
+    const before = adapter();
+    const [campaign, adset] = referenceLaunch(false, null);
+    const [c] = await before.createObjects(account, [campaign]);
+    const [kept, gone] = await before.createObjects(account, [
+      { ...adset, parentId: c.id },
+      { ...adset, marker: 'nd_adset_gone', parentId: c.id },
+    ]);
+    await before.deleteObjects(account, [gone]);
+
+    const restarted = adapter();
+    expect(await restarted.findCreated(account, 'campaign', [campaign.marker]), 'nothing recorded, nothing remembered').to.deep.equal(new Map());
+    fake.requests.length = 0;
+    const recorded = new Map([
+      [adset.marker, kept.id],
+      ['nd_adset_gone', gone.id],
+    ]);
+    const found = await restarted.findCreated(account, 'adset', [adset.marker, 'nd_adset_gone', 'nd_adset_never'], recorded);
+    expect(found).to.deep.equal(new Map([[adset.marker, kept]]));
+    expect(paths()).to.deep.equal(['/adgroup/get/']);
+    expect(fake.requestsTo('/adgroup/get/')[0].params.filtering).to.deep.equal({ adgroup_ids: [kept.id, gone.id] });
   });
 
   it('edits live budgets with budget alone (no budget_mode), and refuses a change of period without a write', async () => {

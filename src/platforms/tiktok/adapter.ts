@@ -67,6 +67,8 @@ const FILTER_IDS = 100;
 const RECORDED_CREATES = 100_000;
 /** What /tool/region/ is asked for: the placement and objective the service's ad groups use. */
 const REGION_QUERY = { placements: ['PLACEMENT_TIKTOK'], objective_type: 'TRAFFIC' };
+/** What a status update does, for the message when TikTok leaves some ids unchanged. */
+const STATUS_VERB = { ENABLE: 'enable', DISABLE: 'pause', DELETE: 'delete' } as const;
 const REPORT_LEVEL: Record<Level, string> = { campaign: 'AUCTION_CAMPAIGN', adset: 'AUCTION_ADGROUP', ad: 'AUCTION_AD' };
 const REPORT_METRICS = ['spend', 'impressions', 'clicks', 'conversion', 'total_complete_payment_rate'];
 
@@ -104,10 +106,8 @@ export class TikTokAdapter implements PlatformAdapter {
   private readonly videoPollMs: number;
   /** Per advertiser, ISO country code → TikTok location id, as /tool/region/ lists them (looked up once). */
   private readonly regions = new Map<string, Promise<Map<string, string>>>();
-  /** `<advertiser>/<level>/<marker>` → the id a create answered: what findCreated finds (TikTok cannot search by request_id). */
+  /** `<advertiser>/<level>/<marker>` → the id a create answered: what findCreated finds beside what the service recorded (TikTok cannot search by request_id). */
   private readonly created = new Map<string, string>();
-  /** `<advertiser>/<level>/<marker>` → how many times the object made with that node id was deleted by this adapter. */
-  private readonly generations = new Map<string, number>();
 
   constructor(outbound: OutboundClient, options: TikTokAdapterOptions) {
     this.http = new LiveHttp(outbound, options);
@@ -304,13 +304,13 @@ export class TikTokAdapter implements PlatformAdapter {
   }
 
   /**
-   * The create's request_id: the node id, or after this adapter deleted the object made with it (a
-   * rolled-back publish published again) the node id and a generation, since TikTok would answer the
-   * same request_id with the deleted object.
+   * The create's request_id: the node id on a launch's first publish attempt, the node id and the
+   * attempt after that (a rolled-back publish published again), since TikTok would answer the same
+   * request_id with the deleted object. The attempt is stored with the launch, so a process that
+   * carries an attempt on after a restart sends the same request_id.
    */
-  private requestId(account: AdAccount, level: Level, marker: string): string {
-    const generation = this.generations.get(this.key(account, level, marker)) ?? 0;
-    return generation ? `${marker}.${generation}` : marker;
+  private requestId(spec: ObjectSpec): string {
+    return spec.attempt && spec.attempt > 1 ? `${spec.marker}.${spec.attempt}` : spec.marker;
   }
 
   /** Of `ids` (objects of `level`), the ones the advertiser still has, not deleted: one list call per 100 ids. */
@@ -366,7 +366,7 @@ export class TikTokAdapter implements PlatformAdapter {
                     t,
                     {
                       ...(level === 'campaign' ? campaignCreate(t.spec, digits) : adgroupCreate(t.spec, digits, await this.locationIds(account, t.spec))),
-                      request_id: this.requestId(account, level, t.spec.marker),
+                      request_id: this.requestId(t.spec),
                     },
                   ] as const,
               ),
@@ -431,22 +431,31 @@ export class TikTokAdapter implements PlatformAdapter {
 
   /**
    * TikTok offers no search by request_id (the get endpoints filter by ids, names, parents and
-   * statuses), so the objects found are the ones whose create answers this adapter recorded, confirmed
-   * by one list call per 100 ids, which leaves out what was deleted. A campaign or ad group create
-   * sent again after a restart carries the same request_id and is answered with the object already made.
+   * statuses), so the objects found are the ones whose create answers this adapter saw or the service
+   * recorded, confirmed by one list call per 100 ids, which leaves out what was deleted. A campaign or
+   * ad group create sent again after a restart carries the same request_id and is answered with the
+   * object already made; an ad is looked for in its ad group by name and media before it is sent again.
    */
-  async findCreated(account: AdAccount, level: Exclude<ObjectLevel, 'creative'>, markers: string[]): Promise<Map<string, ObjectRef>> {
-    const recorded = [...new Set(markers)].flatMap((marker) => {
-      const id = this.created.get(this.key(account, level, marker));
-      return id ? [[marker, id] as const] : [];
+  async findCreated(
+    account: AdAccount,
+    level: Exclude<ObjectLevel, 'creative'>,
+    markers: string[],
+    recorded: ReadonlyMap<string, string> = new Map(),
+  ): Promise<Map<string, ObjectRef>> {
+    // What this process saw answered, else what the service stored: either may be all there is after a restart.
+    const candidates = [...new Set(markers)].flatMap((marker) => {
+      const ids = [...new Set([this.created.get(this.key(account, level, marker)), recorded.get(marker)])].filter((id): id is string => !!id);
+      return ids.map((id) => [marker, id] as const);
     });
-    if (!recorded.length) return new Map();
+    if (!candidates.length) return new Map();
     const alive = await this.alive(
       account,
       level,
-      recorded.map(([, id]) => id),
+      candidates.map(([, id]) => id),
     );
-    return new Map(recorded.filter(([, id]) => alive.has(id)).map(([marker, id]) => [marker, { level, id }]));
+    const found = new Map<string, ObjectRef>();
+    for (const [marker, id] of candidates) if (alive.has(id) && !found.has(marker)) found.set(marker, { level, id });
+    return found;
   }
 
   /** ISO country code → location id for the advertiser, from /tool/region/, asked once and kept (a failed lookup is asked again next time). */
@@ -569,7 +578,13 @@ export class TikTokAdapter implements PlatformAdapter {
     }
     for (const [level, ids] of byLevel) {
       for (const part of chunks(ids, BULK_LIMIT)) {
-        await this.write(account, `${PATH[level]}/status/update/`, { [`${ID_FIELD[level]}s`]: part, operation_status: status });
+        const data = await this.write(account, `${PATH[level]}/status/update/`, { [`${ID_FIELD[level]}s`]: part, operation_status: status });
+        // A code-0 answer may still leave some ids unchanged, each named in `failures`: not done is not done.
+        const failures = Array.isArray(data?.failures) ? (data.failures as Array<Record<string, unknown>>) : [];
+        if (failures.length) {
+          const said = failures.map((f) => `${level} ${String(f[ID_FIELD[level]])}: ${String(f.message ?? 'not changed')}`).join('; ');
+          throw new PlatformError('invalid_request', `TikTok did not ${STATUS_VERB[status]} ${failures.length} of ${part.length} objects (${said}).`);
+        }
       }
     }
   }
@@ -653,11 +668,5 @@ export class TikTokAdapter implements PlatformAdapter {
 
   async deleteObjects(account: AdAccount, refs: ObjectRef[]): Promise<void> {
     await this.changeStatus(account, refs, 'DELETE', 'delete objects');
-    const deleted = new Set(refs.map((r) => `${r.level}/${r.id}`));
-    const prefix = `${advertiserIdOf(account)}/`;
-    for (const [key, id] of this.created) {
-      const level = key.slice(prefix.length).split('/')[0];
-      if (key.startsWith(prefix) && deleted.has(`${level}/${id}`)) this.generations.set(key, (this.generations.get(key) ?? 0) + 1);
-    }
   }
 }
