@@ -147,6 +147,7 @@ function specOf(
   objective: string | undefined,
   creatives: Map<number, AdCreative> | null,
   attempt: number,
+  mayExist: boolean,
 ): ObjectSpec {
   const p = node.properties;
   const status = node.nodeType === 'campaign' ? 'PAUSED' : node.nodeType === 'ad' ? (p.status ?? 'ACTIVE') : 'ACTIVE';
@@ -154,6 +155,7 @@ function specOf(
     level: node.nodeType,
     marker: node.id,
     attempt,
+    mayExist,
     name: p.name ?? node.id,
     parentId: parentPlatformId,
     status,
@@ -340,7 +342,7 @@ async function forward(ctx: PublishContext, plan: PublishPlan, claim: Claim, att
       const creatives = level === 'ad' && toCreate.length ? await creativesOnAccount(ctx, account, toCreate, plan.creatives, plan.creativesDir) : null;
       for (let i = 0; i < toCreate.length; i += CHUNK) {
         const chunk = toCreate.slice(i, i + CHUNK);
-        const specs = chunk.map((n) => specOf(n, n.parentId ? byId.get(n.parentId)!.platformId : null, account, objectiveOf(n), creatives, attempt));
+        const specs = chunk.map((n) => specOf(n, n.parentId ? byId.get(n.parentId)!.platformId : null, account, objectiveOf(n), creatives, attempt, resume));
         // Renewed (not just checked) before each platform call: the claim cannot run out while a call is in flight
         // unless that one call outlasts the whole lease, so a runner taking over never overlaps with this one.
         await claim.renew(knex);

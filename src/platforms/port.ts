@@ -138,6 +138,12 @@ export interface ObjectSpec {
    * crash, new for the next attempt, so a publish after a rollback never gets the deleted objects back.
    */
   attempt?: number;
+  /**
+   * This create may have been sent before (an interrupted publish carried on) without its answer
+   * being recorded: where the platform has no idempotency key for the level (TikTok ads), the
+   * adapter looks for the object before it sends the create.
+   */
+  mayExist?: boolean;
   name: string;
   parentId: string | null;
   status: 'ACTIVE' | 'PAUSED';

@@ -328,6 +328,29 @@ describe('TikTok adapter against the strict fake: the reference launch and what 
     expect(fake.objects.get(refused.id)!.deleted).to.equal(false);
   });
 
+  it('looks for an ad a carried-on publish may have sent before (mayExist) in its ad group, sending only the missing ones', async () => {
+    const image = await adapter().uploadCreative(account, png());
+    const [campaign, adset, ad] = referenceLaunch(true, { type: 'image', ref: image.ref, thumbnailRef: null });
+    const [c] = await adapter().createObjects(account, [campaign]);
+    const [s] = await adapter().createObjects(account, [{ ...adset, parentId: c.id }]);
+    const twins = ['nd_twin1', 'nd_twin2', 'nd_new'].map((marker): ObjectSpec => ({ ...ad, marker, name: 'Twin', parentId: s.id }));
+    // The first process made both twins; their answers were recorded for the first only.
+    const [one, two] = await adapter().createObjects(account, twins.slice(0, 2));
+
+    const restarted = adapter();
+    expect(await restarted.findCreated(account, 'ad', ['nd_twin1', 'nd_twin2'], new Map([['nd_twin1', one.id]]))).to.deep.equal(new Map([['nd_twin1', one]]));
+    fake.requests.length = 0;
+    const refs = await restarted.createObjects(
+      account,
+      twins.slice(1).map((t) => ({ ...t, mayExist: true })),
+    );
+    expect(refs[0], 'the unrecorded twin is found, not the recorded one').to.deep.equal(two);
+    expect(paths()).to.deep.equal(['/ad/get/', '/ad/create/']);
+    expect(fake.requestsTo('/ad/get/')[0].params.filtering).to.deep.equal({ adgroup_ids: [s.id] });
+    expect((fake.requestsTo('/ad/create/')[0].params.creatives as unknown[]).length, 'only the new ad is sent').to.equal(1);
+    expect(fake.objectsOf(advertiserId, 'ad').filter((o) => !o.deleted)).to.have.length(3);
+  });
+
   it('finds after a restart what the service recorded: a fresh adapter confirms the recorded ids, leaving out the deleted', async () => {
     const before = adapter();
     const [campaign, adset] = referenceLaunch(false, null);

@@ -394,7 +394,18 @@ export class TikTokAdapter implements PlatformAdapter {
       if (!id) throw new PlatformError('transient', 'The ad platform answered a create without an id.');
       return [{ id: String(id) }];
     };
-    const created = await createExactlyOnce(this.http, items, send, find);
+    // An ad create an interrupted publish may have sent is looked for first: ad/create/ takes no request_id.
+    const sentBefore = items.filter((t) => t.spec.mayExist);
+    const already = sentBefore.length ? await this.http.retrying(() => find(sentBefore)) : new Map<(typeof items)[number], string>();
+    const created = new Map([
+      ...already,
+      ...(await createExactlyOnce(
+        this.http,
+        items.filter((t) => !already.has(t)),
+        send,
+        find,
+      )),
+    ]);
     for (const item of items) this.record(account, level, item.spec.marker, created.get(item)!);
     return items.map((item) => created.get(item)!);
   }
@@ -455,6 +466,8 @@ export class TikTokAdapter implements PlatformAdapter {
     );
     const found = new Map<string, ObjectRef>();
     for (const [marker, id] of candidates) if (alive.has(id) && !found.has(marker)) found.set(marker, { level, id });
+    // Remembered as this adapter's own, so an ad looked for by name is never matched to one already claimed.
+    for (const [marker, ref] of found) this.record(account, level, marker, ref.id);
     return found;
   }
 
