@@ -65,9 +65,16 @@ export interface PublishFigures {
   brands: LoadResult;
 }
 
+/** Campaigns, ad sets and ads live on the platform (the creative uploaded to the account is not one of the launch's objects). */
 async function liveObjects(svc: BenchService, fake: FakeMetaServer | null): Promise<number> {
   if (fake) return fake.objectsOf(ACCOUNT).filter((o) => o.status !== 'DELETED').length;
-  const row = await svc.service.knex('sandbox_objects').where({ account_id: ACCOUNT }).whereNot('status', 'DELETED').count({ n: '*' }).first();
+  const row = await svc.service
+    .knex('sandbox_objects')
+    .where({ account_id: ACCOUNT })
+    .whereIn('level', ['campaign', 'adset', 'ad'])
+    .whereNot('status', 'DELETED')
+    .count({ n: '*' })
+    .first();
   return Number(row?.n ?? 0);
 }
 
