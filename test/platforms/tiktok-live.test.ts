@@ -280,6 +280,7 @@ describe('TikTok adapter against the strict fake: the reference launch and what 
     const ads = Array.from({ length: 3 }, (_, i): ObjectSpec => ({ ...ad, marker: `nd_a${i}`, name: `Ad ${i}`, parentId: s.id }));
     const adRefs = await live.createObjects(account, ads);
     await live.deleteObjects(account, [campaignRefs[5], adRefs[1]]);
+    // What it deleted the adapter forgets; TikTok is asked about the rest.
 
     fake.requests.length = 0;
     const found = await live.findCreated(account, 'campaign', [...campaigns.map((c) => c.marker), 'nd_never_created']);
@@ -294,7 +295,7 @@ describe('TikTok adapter against the strict fake: the reference launch and what 
     expect([...foundAds.keys()]).to.deep.equal(['nd_a0', 'nd_a2']);
     expect(fake.requestsTo('/ad/get/')[0].params).to.deep.equal({
       advertiser_id: advertiserId,
-      filtering: { ad_ids: [adRefs[0].id, adRefs[1].id, adRefs[2].id] },
+      filtering: { ad_ids: [adRefs[0].id, adRefs[2].id] },
       page: '1',
       page_size: '1000',
     });
@@ -313,7 +314,7 @@ describe('TikTok adapter against the strict fake: the reference launch and what 
     expect(await again.findCreated(account, 'campaign', [campaign.marker])).to.deep.equal(new Map([[campaign.marker, second]]));
   });
 
-  it('fails a status change or a delete that TikTok answers with code 0 but lists in failures, naming the object and why', async () => {
+  it('fails a status change that TikTok answers with code 0 but lists in failures, naming the object and why; a refused delete pauses the object instead', async () => {
     const live = adapter();
     const [campaign] = referenceLaunch(true, null);
     const [kept, refused] = await live.createObjects(account, [campaign, { ...campaign, marker: 'nd_refused', name: 'Refused' }]);
@@ -322,10 +323,21 @@ describe('TikTok adapter against the strict fake: the reference launch and what 
     expect(enable).to.be.instanceOf(PlatformError);
     expect((enable as PlatformError).kind).to.equal('invalid_request');
     expect((enable as PlatformError).message).to.equal(`TikTok did not enable 1 of 2 objects (campaign ${refused.id}: The campaign is in review.).`);
-    fake.refuseStatusOf(refused.id, 'The campaign is in review.', false, ['DELETE']);
-    const removal = await rejectionOf(live.deleteObjects(account, [refused]));
-    expect(removal.message).to.contain('TikTok did not delete 1 of 1 objects');
-    expect(fake.objects.get(refused.id)!.deleted).to.equal(false);
+    expect(fake.objects.get(kept.id)!.operationStatus, 'the other campaign of the batch was enabled').to.equal('ENABLE');
+    // A delete TikTok refuses cannot be retried into success: the object is paused so it cannot spend, and given up.
+    fake.refuseStatusOf(kept.id, 'The campaign is in review.', false, ['DELETE']);
+    await live.deleteObjects(account, [kept, refused]);
+    expect(fake.objects.get(refused.id)!.deleted).to.equal(true);
+    expect(fake.objects.get(kept.id)).to.deep.include({ deleted: false, operationStatus: 'DISABLE' });
+    expect(
+      fake
+        .requestsTo('/campaign/status/update/')
+        .slice(-2)
+        .map((r) => [r.params.operation_status, r.params.campaign_ids]),
+    ).to.deep.equal([
+      ['DELETE', [kept.id, refused.id]],
+      ['DISABLE', [kept.id]],
+    ]);
   });
 
   it('looks for an ad a carried-on publish may have sent before (mayExist) in its ad group, sending only the missing ones', async () => {
@@ -349,6 +361,27 @@ describe('TikTok adapter against the strict fake: the reference launch and what 
     expect(fake.requestsTo('/ad/get/')[0].params.filtering).to.deep.equal({ adgroup_ids: [s.id] });
     expect((fake.requestsTo('/ad/create/')[0].params.creatives as unknown[]).length, 'only the new ad is sent').to.equal(1);
     expect(fake.objectsOf(advertiserId, 'ad').filter((o) => !o.deleted)).to.have.length(3);
+
+    // Again from a fresh process, the new ad's answer lost on the way: the lookup after the loss finds
+    // the ad just made, never the twin the pre-lookup already claimed.
+    const third = adapter();
+    await third.findCreated(
+      account,
+      'ad',
+      ['nd_twin1', 'nd_new'],
+      new Map([
+        ['nd_twin1', one.id],
+        ['nd_new', refs[1].id],
+      ]),
+    );
+    fake.dropNextCreate();
+    const more = await third.createObjects(account, [
+      { ...twins[1], mayExist: true },
+      { ...twins[2], marker: 'nd_new2', mayExist: true },
+    ]);
+    expect(more[0]).to.deep.equal(two);
+    expect(more[1].id).to.not.be.oneOf([one.id, two.id, refs[1].id]);
+    expect(fake.objectsOf(advertiserId, 'ad').filter((o) => !o.deleted)).to.have.length(4);
   });
 
   it('finds after a restart what the service recorded: a fresh adapter confirms the recorded ids, leaving out the deleted', async () => {

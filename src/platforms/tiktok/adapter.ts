@@ -397,6 +397,8 @@ export class TikTokAdapter implements PlatformAdapter {
     // An ad create an interrupted publish may have sent is looked for first: ad/create/ takes no request_id.
     const sentBefore = items.filter((t) => t.spec.mayExist);
     const already = sentBefore.length ? await this.http.retrying(() => find(sentBefore)) : new Map<(typeof items)[number], string>();
+    // Claimed at once, so a lookup after a lost answer below never matches them to another ad.
+    for (const [item, id] of already) this.record(account, level, item.spec.marker, id);
     const created = new Map([
       ...already,
       ...(await createExactlyOnce(
@@ -453,9 +455,9 @@ export class TikTokAdapter implements PlatformAdapter {
     markers: string[],
     recorded: ReadonlyMap<string, string> = new Map(),
   ): Promise<Map<string, ObjectRef>> {
-    // What this process saw answered, else what the service stored: either may be all there is after a restart.
+    // What the service stored, else what this process saw answered (a create whose answer was not recorded yet).
     const candidates = [...new Set(markers)].flatMap((marker) => {
-      const ids = [...new Set([this.created.get(this.key(account, level, marker)), recorded.get(marker)])].filter((id): id is string => !!id);
+      const ids = [...new Set([recorded.get(marker), this.created.get(this.key(account, level, marker))])].filter((id): id is string => !!id);
       return ids.map((id) => [marker, id] as const);
     });
     if (!candidates.length) return new Map();
@@ -583,7 +585,17 @@ export class TikTokAdapter implements PlatformAdapter {
     await this.write(account, `${PATH[level]}/update/`, { [ID_FIELD[level]]: ref.id, ...(name !== undefined ? { [NAME_FIELD[level]]: name } : {}), ...fields });
   }
 
-  private async changeStatus(account: AdAccount, refs: ObjectRef[], status: 'ENABLE' | 'DISABLE' | 'DELETE', what: string): Promise<void> {
+  /**
+   * One bulk status update per level and 20 ids. A code-0 answer may still leave some ids unchanged,
+   * each named in `failures`: those are answered (not done is not done), the others changed.
+   */
+  private async changeStatus(
+    account: AdAccount,
+    refs: ObjectRef[],
+    status: 'ENABLE' | 'DISABLE' | 'DELETE',
+    what: string,
+  ): Promise<Array<{ ref: ObjectRef; message: string }>> {
+    const refused: Array<{ ref: ObjectRef; message: string }> = [];
     const byLevel = new Map<Level, string[]>();
     for (const ref of refs) {
       const level = levelOf(ref.level, what);
@@ -592,18 +604,21 @@ export class TikTokAdapter implements PlatformAdapter {
     for (const [level, ids] of byLevel) {
       for (const part of chunks(ids, BULK_LIMIT)) {
         const data = await this.write(account, `${PATH[level]}/status/update/`, { [`${ID_FIELD[level]}s`]: part, operation_status: status });
-        // A code-0 answer may still leave some ids unchanged, each named in `failures`: not done is not done.
-        const failures = Array.isArray(data?.failures) ? (data.failures as Array<Record<string, unknown>>) : [];
-        if (failures.length) {
-          const said = failures.map((f) => `${level} ${String(f[ID_FIELD[level]])}: ${String(f.message ?? 'not changed')}`).join('; ');
-          throw new PlatformError('invalid_request', `TikTok did not ${STATUS_VERB[status]} ${failures.length} of ${part.length} objects (${said}).`);
+        for (const f of Array.isArray(data?.failures) ? (data.failures as Array<Record<string, unknown>>) : []) {
+          refused.push({ ref: { level, id: String(f[ID_FIELD[level]]) }, message: String(f.message ?? 'not changed') });
         }
       }
     }
+    return refused;
   }
 
-  setStatus(account: AdAccount, refs: ObjectRef[], status: 'ACTIVE' | 'PAUSED'): Promise<void> {
-    return this.changeStatus(account, refs, status === 'ACTIVE' ? 'ENABLE' : 'DISABLE', 'change status');
+  async setStatus(account: AdAccount, refs: ObjectRef[], status: 'ACTIVE' | 'PAUSED'): Promise<void> {
+    const operation = status === 'ACTIVE' ? 'ENABLE' : 'DISABLE';
+    const refused = await this.changeStatus(account, refs, operation, 'change status');
+    if (refused.length) {
+      const said = refused.map((r) => `${r.ref.level} ${r.ref.id}: ${r.message}`).join('; ');
+      throw new PlatformError('invalid_request', `TikTok did not ${STATUS_VERB[operation]} ${refused.length} of ${refs.length} objects (${said}).`);
+    }
   }
 
   /**
@@ -679,7 +694,16 @@ export class TikTokAdapter implements PlatformAdapter {
     });
   }
 
+  /**
+   * Deletes the objects. One TikTok refuses to delete (listed in `failures`) is paused instead, so it
+   * cannot spend, and given up: a rollback that retried a refusal would never end, keeping the
+   * launch `publishing` and its spend reserved. Deleted or given up, the adapter forgets it.
+   */
   async deleteObjects(account: AdAccount, refs: ObjectRef[]): Promise<void> {
-    await this.changeStatus(account, refs, 'DELETE', 'delete objects');
+    const refused = await this.changeStatus(account, refs, 'DELETE', 'delete objects');
+    if (refused.length) await this.changeStatus(account, [...new Map(refused.map((r) => [r.ref.id, r.ref])).values()], 'DISABLE', 'pause objects');
+    const gone = new Set(refs.map((r) => r.id));
+    const prefix = `${advertiserIdOf(account)}/`;
+    for (const [key, id] of this.created) if (key.startsWith(prefix) && gone.has(id)) this.created.delete(key);
   }
 }
