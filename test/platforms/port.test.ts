@@ -16,6 +16,7 @@ import {
   type UploadedCreative,
 } from '../../src/platforms/port.js';
 import { SandboxPlatform, newPlatformId } from '../../src/platforms/sandbox/adapter.js';
+import { seedObjects } from '../../src/platforms/sandbox/store.js';
 import { MetaAdapter, type MetaAdapterOptions } from '../../src/platforms/meta/adapter.js';
 import { TikTokAdapter, type TikTokAdapterOptions } from '../../src/platforms/tiktok/adapter.js';
 import { liveAdapters } from '../../src/platforms/live.js';
@@ -107,26 +108,17 @@ describe('platform port on the sandbox', function () {
         adapter: new SandboxPlatform(platform, knex, () => now),
         account,
         async seedCampaigns(campaigns) {
-          const rows = campaigns.map((c) => ({
+          const seeded = campaigns.map((c) => ({
             platform,
-            account_id: account.accountId,
-            level: 'campaign',
-            object_id: newPlatformId(platform),
-            parent_id: null,
+            accountId: account.accountId,
+            objectId: newPlatformId(platform),
             name: c.name,
-            name_lower: c.name.toLowerCase(),
-            marker: null,
             status: c.status,
             objective: c.objective,
-            budget_period: c.budget?.period ?? null,
-            budget_cents: c.budget?.amountMinorUnits ?? null,
-            settings: '{}',
-            created_at: now,
-            updated_at: now,
+            budget: c.budget ?? null,
           }));
-          for (const row of rows) await knex('sandbox_objects').insert(row);
-          await knex('sandbox_status_events').insert(rows.map((r) => ({ object_id: r.object_id, status: r.status, at: now })));
-          return rows.map((r) => r.object_id);
+          await knex.transaction((trx) => seedObjects(trx, seeded, [], now));
+          return seeded.map((c) => c.objectId);
         },
         async seedAssets(type, items) {
           await knex('sandbox_assets').insert(items.map((item) => asset(type, null, item)));

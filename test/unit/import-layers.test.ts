@@ -6,21 +6,12 @@ import path from 'node:path';
 import ts from 'typescript';
 import { expect } from 'chai';
 import { projectPath } from '../../src/paths.js';
+import { sourceFiles } from '../helpers/source-files.js';
 
 /** One import of a src/ file by another, as paths relative to src/. */
 interface Edge {
   from: string;
   to: string;
-}
-
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of fs.readdirSync(projectPath(dir), { withFileTypes: true })) {
-    const rel = `${dir}/${entry.name}`;
-    if (entry.isDirectory()) out.push(...sourceFiles(rel));
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) out.push(rel);
-  }
-  return out;
 }
 
 /**

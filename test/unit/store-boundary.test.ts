@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import ts from 'typescript';
 import { expect } from 'chai';
 import { projectPath } from '../../src/paths.js';
+import { sourceFiles } from '../helpers/source-files.js';
 
 /** An area's store (src/<area>/store.ts), or the store of a part of one (src/platforms/sandbox/store.ts). */
 const STORE = /^src\/[a-z-]+(\/[a-z-]+)?\/store\.ts$/;
@@ -25,16 +26,6 @@ interface Query {
   file: string;
   line: number;
   text: string;
-}
-
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of fs.readdirSync(projectPath(dir), { withFileTypes: true })) {
-    const rel = `${dir}/${entry.name}`;
-    if (entry.isDirectory()) out.push(...sourceFiles(rel));
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) out.push(rel);
-  }
-  return out;
 }
 
 const tableOf = (node: ts.Node | undefined): string | null => (node && ts.isStringLiteralLike(node) ? node.text.split(/\s+as\s+/i)[0].trim() : null);
