@@ -23,6 +23,18 @@ export default tseslint.config(
     },
   },
   {
+    // Every setting is read in one place (src/config.ts), so each has its default, its check and its
+    // row in the README's table; the service's code takes settings from the Config it is given.
+    files: ['src/**/*.ts'],
+    ignores: ['src/config.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read settings in src/config.ts and pass them through Config (or a function of config.ts).' },
+      ],
+    },
+  },
+  {
     // chai's property assertions (`expect(x).to.be.true`) are expressions by design.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-unused-expressions': 'off' },

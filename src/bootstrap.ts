@@ -11,6 +11,7 @@ import type { Budget, IdentityType } from './platforms/port.js';
 import { isCurrency } from './money/currencies.js';
 import { dollarsToCents } from './money/dollars.js';
 import type { Role, Scope } from './auth/principal.js';
+import { tokenEncryptionKey } from './config.js';
 import { insertMembership, insertOrganization, organizationNames, userIdForEmail } from './account/store.js';
 import { insertAdAccount, insertBrand, organizationsWithAdAccounts } from './brands/store.js';
 import { insertApiKey } from './keys/store.js';
@@ -167,7 +168,7 @@ function checkSemantics(file: BootstrapFile): FieldIssue[] {
             message: 'identityId and identityType go together: set both or neither',
           });
       }
-      if ((b.adAccounts ?? []).some((a) => a.accessToken) && !process.env.TOKEN_ENCRYPTION_KEY) {
+      if ((b.adAccounts ?? []).some((a) => a.accessToken) && !tokenEncryptionKey()) {
         issues.push({
           field: `${at}.brands[${j}].adAccounts`,
           code: 'invalid_value',

@@ -47,6 +47,15 @@ export interface Config {
   jobLeaseMs: number;
   /** Jobs one process runs at once. */
   jobConcurrency: number;
+  /** How long a running request holds its Idempotency-Key before a retry with it may take the work over (IDEMPOTENCY_LEASE_MS). */
+  idempotencyLeaseMs: number;
+  /**
+   * How long a publish carried on past its request (by the finish-publish job) may take before it is
+   * ended: rolled back, or given up with what is left on the platform paused and named (PUBLISH_DEADLINE_MS).
+   */
+  publishDeadlineMs: number;
+  /** Failed tries of the finish-publish job after which the publish is ended the same way (PUBLISH_MAX_RETRIES). */
+  publishMaxRetries: number;
   /** Slack-compatible incoming webhook that workflow chat steps post to unless a step names its own (CHAT_WEBHOOK_URL). */
   chatWebhookUrl: string | null;
   /** OpenAI-compatible base URL of the model behind workflow agent steps (AGENT_MODEL_URL); unset: no agent steps. */
@@ -107,6 +116,14 @@ function toolsetsFrom(env: NodeJS.ProcessEnv): Toolset[] {
   }
 }
 
+/**
+ * TOKEN_ENCRYPTION_KEY (32 bytes, base64) that seals ad platforms' access tokens, or null. Read on
+ * its own, not through loadConfig: bootstrap and the token box need it without a whole configuration.
+ */
+export function tokenEncryptionKey(env: NodeJS.ProcessEnv = process.env): string | null {
+  return env.TOKEN_ENCRYPTION_KEY || null;
+}
+
 /** Builds the configuration from environment variables, failing with a message that names the bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = intFrom(env, 'PORT', 8080, 0);
@@ -142,6 +159,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobsEnabled: flag(env, 'JOBS', true, 'on', 'off'),
     jobLeaseMs: intFrom(env, 'JOB_LEASE_MS', 30_000, 500),
     jobConcurrency: intFrom(env, 'JOB_CONCURRENCY', 20, 1),
+    idempotencyLeaseMs: intFrom(env, 'IDEMPOTENCY_LEASE_MS', 120_000, 500),
+    publishDeadlineMs: intFrom(env, 'PUBLISH_DEADLINE_MS', 600_000, 1000),
+    publishMaxRetries: intFrom(env, 'PUBLISH_MAX_RETRIES', 30, 1),
     chatWebhookUrl: env.CHAT_WEBHOOK_URL || null,
     agentModelUrl: env.AGENT_MODEL_URL ? env.AGENT_MODEL_URL.replace(/\/+$/, '') : null,
     agentModel: env.AGENT_MODEL || 'gpt-4o-mini',

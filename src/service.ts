@@ -14,7 +14,6 @@ import { ensureSetting } from './db/settings.js';
 import { createLogger } from './log.js';
 import { CursorCodec } from './pagination/cursor.js';
 import { invoke, type InvokeOptions, type InvokeResult, type PipelineDeps } from './pipeline/invoke.js';
-import { IDEMPOTENCY_LEASE_MS } from './pipeline/idempotency.js';
 import { withinBudget } from './pipeline/budget.js';
 import { classifyFault } from './pipeline/faults.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './pipeline/rate-limit.js';
@@ -120,7 +119,7 @@ export class Service {
             `svc:${instanceId}:`,
             config.rateLimitPerMinute,
             config.rateLimitConcurrency,
-            Math.max(config.requestTimeoutMs, IDEMPOTENCY_LEASE_MS),
+            Math.max(config.requestTimeoutMs, config.idempotencyLeaseMs),
             now,
           )
         : new MemoryRateLimiter(config.rateLimitPerMinute, config.rateLimitConcurrency, now);

@@ -4,6 +4,7 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { ensureSetting } from '../db/settings.js';
+import { tokenEncryptionKey } from '../config.js';
 
 /** Seals and opens secrets with one key; `v1.<iv>.<tag>.<ciphertext>`, all base64url. */
 export class SecretBox {
@@ -28,7 +29,7 @@ export class SecretBox {
 }
 
 function envBox(): SecretBox {
-  const raw = process.env.TOKEN_ENCRYPTION_KEY;
+  const raw = tokenEncryptionKey();
   return new SecretBox(raw ? Buffer.from(raw, 'base64') : Buffer.alloc(0));
 }
 
@@ -45,6 +46,7 @@ export function decryptSecret(sealed: string): string {
  * key created once and kept in the database (so bootstrap, migrations and every process agree).
  */
 export async function loadSecretBox(knex: Knex): Promise<SecretBox> {
-  const raw = process.env.TOKEN_ENCRYPTION_KEY || (await ensureSetting(knex, 'secret_box_key', () => crypto.randomBytes(32).toString('base64')));
+  const raw =
+    tokenEncryptionKey() || (await ensureSetting(knex, 'secret_box_key', () => crypto.randomBytes(32).toString('base64')));
   return new SecretBox(Buffer.from(raw, 'base64'));
 }

@@ -6,11 +6,10 @@
 import { defineOperation, type OperationDefinition } from '../catalogue/define.js';
 import { ServiceError, validationFailed } from '../errors.js';
 import type { BrandAdAccount } from '../platforms/registry.js';
-import { IDEMPOTENCY_LEASE_MS } from '../pipeline/idempotency.js';
 import { requireCeiling } from './ceiling.js';
 import { creativesFor, validationContextFor } from './context.js';
 import { changeLiveBudget } from './live-budget.js';
-import { publishLaunch } from './publish.js';
+import { publishingConflict, publishLaunch, publishLeaseMs } from './publish.js';
 import { countLaunch, publishView } from './publish-view.js';
 import { loadLaunch, loadNodes } from './store.js';
 import { campaignAmounts, validateLaunch } from './validate.js';
@@ -39,7 +38,7 @@ const launchCampaign = defineOperation({
     'An account currency without a rate answers 503 unavailable (preview included) and publishes nothing. ' +
     'Validation failures answer 400 "Launch validation failed: <n> issues." with one detail per issue. A failed publish removes what ' +
     'it created and releases the reservation. A publish interrupted by anything (a timeout, a crash, an outage) ends in published or ' +
-    'publish_failed by itself within the idempotency lease plus a minute; a 504 says so and names the launch in details.launchId.',
+    'publish_failed by itself within the job lease (JOB_LEASE_MS) plus a minute; a 504 says so and names the launch in details.launchId.',
   uses: ['platforms', 'metrics', 'activity', 'events', 'progress', 'config', 'idempotency', 'trackers'],
   onTimeout: (input) =>
     input.confirm === true
@@ -57,12 +56,12 @@ const launchCampaign = defineOperation({
     requireCeiling(ctx.principal);
     let l = await loadLaunch(ctx.db, ctx.brand.id, input.launchId);
     let nodes = await loadNodes(ctx.db, l.id);
-    const stale = l.updatedAt < ctx.now() - IDEMPOTENCY_LEASE_MS;
+    const stale = l.updatedAt < ctx.now() - publishLeaseMs(ctx);
     const resume = input.confirm && l.status === 'publishing' && (ctx.idempotency?.resumed === true || stale);
     if (input.confirm && l.status === 'published') {
       if (!ctx.idempotency?.resumed) throw new ServiceError('conflict', `Launch ${l.id} is already published.`, { status: l.status });
     } else if (input.confirm && l.status === 'publishing' && !resume) {
-      throw new ServiceError('conflict', `Launch ${l.id} is being published by another request; wait for it to finish.`, { status: l.status });
+      throw await publishingConflict(ctx.db, l.id);
     }
     const vctx = await validationContextFor(ctx, l, nodes);
     const { issues, warnings, campaignAccounts } = validateLaunch(nodes, vctx);

@@ -41,15 +41,17 @@ import {
 import { budgetOf, childrenOf, countsOf } from './tree.js';
 import { creativesOnAccount, type AdCreative } from './creative-uploads.js';
 import type { CreativeRow } from '../creatives/store.js';
-import { IDEMPOTENCY_LEASE_MS } from '../pipeline/idempotency.js';
 
 /** What publishing uses of its handler's context: it runs outside a transaction and opens its own. */
-export type PublishContext = ServiceContext<'platforms' | 'metrics' | 'activity' | 'events' | 'progress'> & OwnTransactions;
+export type PublishContext = ServiceContext<'platforms' | 'metrics' | 'activity' | 'events' | 'progress' | 'config'> & OwnTransactions;
 
 /** The job kind that carries an interrupted publish to its end (publish-recovery.ts); its key is the launch id. */
 export const RECOVERY_JOB = 'finish-publish';
-/** How long a publish may go without renewing its claim before it counts as interrupted and the recovery job takes it over. */
-export const PUBLISH_LEASE_MS = IDEMPOTENCY_LEASE_MS;
+/**
+ * How long a publish may go without renewing its claim before it counts as interrupted and the
+ * recovery job takes it over: the job lease (JOB_LEASE_MS), like every claim of background work.
+ */
+export const publishLeaseMs = (ctx: Pick<PublishContext, 'config'>): number => ctx.config.jobLeaseMs;
 
 type Level = 'campaign' | 'adset' | 'ad';
 const LEVELS: Level[] = ['campaign', 'adset', 'ad'];
@@ -81,6 +83,8 @@ export interface StoredPlan {
   campaignAccounts: Record<string, string>;
   campaignAmounts: Record<string, number>;
   counted: Counted;
+  /** When the publish was first claimed: a publish carried on past its request ends by PUBLISH_DEADLINE_MS from it. */
+  startedAt?: number;
 }
 
 /** One runner's hold on a publishing launch: renewed on a timer; lost once another runner took it over. */
@@ -93,8 +97,9 @@ class Claim {
     private readonly launchId: number,
     readonly owner: string,
     private readonly now: () => number,
+    leaseMs: number,
   ) {
-    this.timer = setInterval(() => void this.renew(knex).catch(() => {}), Math.max(200, Math.floor(PUBLISH_LEASE_MS / 3)));
+    this.timer = setInterval(() => void this.renew(knex).catch(() => {}), Math.max(200, Math.floor(leaseMs / 3)));
     this.timer.unref();
   }
 
@@ -111,6 +116,23 @@ class Claim {
 
   stop(): void {
     clearInterval(this.timer);
+  }
+}
+
+/**
+ * A lookup of what the publish created that cannot be trusted: it failed, or it found fewer objects
+ * than the service recorded. Nothing is concluded from it (no create, no rollback): the recovery job
+ * looks again later, and the publish's deadline bounds how long.
+ */
+export class LookupIncomplete extends ServiceError {
+  constructor(launchId: number, why: string) {
+    super(
+      'unavailable',
+      `The ad platform's lookup of launch ${launchId}'s objects ${why}; the publish goes on by itself once the platform answers in full.`,
+      { launchId: String(launchId), status: 'publishing' },
+      5,
+    );
+    this.name = 'LookupIncomplete';
   }
 }
 
@@ -167,9 +189,10 @@ function specOf(
 }
 
 /** The stored form of a plan and its caller (launches.publish_plan). */
-function storedPlanOf(principal: Principal, plan: PublishPlan): StoredPlan {
+function storedPlanOf(principal: Principal, plan: PublishPlan, startedAt: number): StoredPlan {
   const { scopes: _s, brandIds: _b, ...actor } = principal;
   return {
+    startedAt,
     actor,
     campaignAccounts: Object.fromEntries(plan.campaignAccounts),
     campaignAmounts: Object.fromEntries(plan.campaignAmounts),
@@ -215,8 +238,8 @@ export async function publishLaunch(ctx: PublishContext, plan: PublishPlan, resu
     await reserving(
       () =>
         inTransaction(knex, async (trx) => {
-          const moved = await claimForPublishing(trx, launch.id, now, storedPlanOf(ctx.principal, plan), owner);
-          if (moved !== 1) throw new ServiceError('conflict', `Launch ${launch.id} is being published or is already published.`, { status: launch.status });
+          const moved = await claimForPublishing(trx, launch.id, now, storedPlanOf(ctx.principal, plan, now), owner);
+          if (moved !== 1) throw await publishingConflict(trx, launch.id);
           await reserveSpend(trx, ctx.principal, plan.counted);
           // One commitment per ad account: what it counted in US cents, and its amount in its own currency.
           await insertCommitments(
@@ -232,15 +255,14 @@ export async function publishLaunch(ctx: PublishContext, plan: PublishPlan, resu
             now,
           );
           // Whatever stops this request (a crash, an outage), the recovery job looks at the launch once its claim runs out.
-          await scheduleJob(trx, { kind: RECOVERY_JOB, key: String(launch.id), runAt: now + PUBLISH_LEASE_MS, now });
+          await scheduleJob(trx, { kind: RECOVERY_JOB, key: String(launch.id), runAt: now + publishLeaseMs(ctx), now });
         }),
       { ctx, brandId: launch.brandId, operation: 'launch-campaign' },
     );
   } else {
     // Take over a crashed publish only if nobody else did since we read the launch.
     const taken = await takeOverPublishing(knex, launch.id, launch.updatedAt, owner, now);
-    if (taken !== 1)
-      throw new ServiceError('conflict', `Launch ${launch.id} is being published by another request; wait for it to finish.`, { status: 'publishing' });
+    if (taken !== 1) throw await publishingConflict(knex, launch.id);
     await recordLaunchActivity(ctx, launch, 'launch.publish_resumed');
   }
   const record = await publishRecordOf(knex, launch.id);
@@ -264,12 +286,16 @@ export async function publishLaunch(ctx: PublishContext, plan: PublishPlan, resu
  * job (the database may not even take the rollback's records); any other failure rolls it back.
  */
 export async function carryOn(ctx: PublishContext, plan: PublishPlan, owner: string, attempt: number, resume: boolean): Promise<CeilingView> {
-  const claim = new Claim(ctx.db, plan.launch.id, owner, ctx.now);
+  const claim = new Claim(ctx.db, plan.launch.id, owner, ctx.now, publishLeaseMs(ctx));
   try {
     return await forward(ctx, plan, claim, attempt, resume);
   } catch (err) {
     claim.stop();
     if (err instanceof ServiceError && err.code === 'conflict') throw err;
+    if (err instanceof LookupIncomplete) {
+      ctx.log.warn({ requestId: ctx.requestId, launchId: plan.launch.id, err }, 'publish lookup came back short; the recovery job looks again');
+      throw err;
+    }
     if (failedDependency(err)) {
       ctx.log.warn(
         { requestId: ctx.requestId, launchId: plan.launch.id, err },
@@ -439,9 +465,48 @@ async function forward(ctx: PublishContext, plan: PublishPlan, claim: Claim, att
 const recordedIds = (nodes: NodeRow[]) => new Map(nodes.flatMap((n) => (n.platformId ? [[n.id, n.platformId] as const] : [])));
 
 /**
- * On a resume, asks the platform (one findCreated per level and account, which the adapter answers
- * with a few list calls) what already exists: unrecorded objects are recorded; a recorded object
- * the platform no longer holds means the publish cannot go on and must roll back.
+ * Looks up what the platform holds of `nodes` (one findCreated per level and account, which the
+ * adapter answers with a few list calls): every object found, by node id. The records come first:
+ * a recorded object the lookup missed is read by its id; one the platform says is gone throws
+ * RecordedObjectsGone, and otherwise the lookup cannot be trusted (LookupIncomplete: look again
+ * later), since it may have missed the objects whose create answers were lost as well. A lookup
+ * that fails is LookupIncomplete too.
+ */
+async function lookUp(ctx: PublishContext, adapter: PlatformAdapter, account: BrandAdAccount, level: Level, nodes: NodeRow[]): Promise<Map<string, ObjectRef>> {
+  const launchId = nodes[0]?.launchId;
+  let found: Map<string, ObjectRef>;
+  try {
+    found = await adapter.findCreated(
+      account,
+      level,
+      nodes.map((n) => n.id),
+      recordedIds(nodes),
+    );
+  } catch (err) {
+    if (failedDependency(err)) throw err;
+    throw new LookupIncomplete(launchId, `failed (${(err as Error)?.message ?? String(err)})`);
+  }
+  const missed = nodes.filter((n) => n.platformId && found.get(n.id)?.id !== n.platformId);
+  if (!missed.length) return found;
+  const said = await adapter
+    .confirmRecorded(
+      account,
+      level,
+      missed.map((n) => n.platformId!),
+    )
+    .catch((err: unknown) => {
+      if (failedDependency(err)) throw err;
+      return new Map<string, 'held' | 'gone'>();
+    });
+  const gone = missed.filter((n) => said.get(n.platformId!) === 'gone');
+  if (gone.length) throw new RecordedObjectsGone(gone.map((n) => n.id));
+  const recorded = nodes.filter((n) => n.platformId).length;
+  throw new LookupIncomplete(launchId, `found ${recorded - missed.length} of the ${recorded} ${level} objects recorded on ${account.accountId}`);
+}
+
+/**
+ * On a resume, learns what already exists: unrecorded objects the lookup found are recorded; a
+ * recorded object the platform no longer holds means the publish cannot go on and must roll back.
  */
 async function adoptExisting(
   ctx: PublishContext,
@@ -452,14 +517,7 @@ async function adoptExisting(
   nodes: NodeRow[],
   renew: () => Promise<void>,
 ): Promise<void> {
-  const found = await adapter.findCreated(
-    account,
-    level,
-    nodes.map((n) => n.id),
-    recordedIds(nodes),
-  );
-  const gone = nodes.filter((n) => n.platformId && found.get(n.id)?.id !== n.platformId);
-  if (gone.length) throw new RecordedObjectsGone(gone.map((n) => n.id));
+  const found = await lookUp(ctx, adapter, account, level, nodes);
   const known = nodes.filter((n) => !n.platformId && found.has(n.id));
   if (!known.length) return;
   await renew();
@@ -475,13 +533,61 @@ async function adoptExisting(
 }
 
 /**
- * Rolls the publish back to `publish_failed`: marks the launch as rolling back (it only goes
- * backward from then on), removes every object of it the platform holds (recorded, or found by its
- * label), children first, recording each deletion and forgetting the deleted ids, then releases
- * the reservation. Throws when the platform or the database fails on the way; the recovery job
- * then carries it on from where it stopped.
+ * The platform objects a rollback removes for `nodes`: every recorded id (unless the platform says it
+ * is gone, then it is only forgotten) and every object the lookup found, by node.
  */
-export async function finishRollback(ctx: PublishContext, plan: PublishPlan, owner: string, attempt: number, cause: unknown): Promise<void> {
+async function rollbackTargets(
+  adapter: PlatformAdapter,
+  account: BrandAdAccount,
+  level: Level,
+  nodes: NodeRow[],
+): Promise<{ targets: Map<string, string[]>; gone: NodeRow[]; short: boolean }> {
+  const found = await adapter.findCreated(
+    account,
+    level,
+    nodes.map((n) => n.id),
+    recordedIds(nodes),
+  );
+  const missed = nodes.filter((n) => n.platformId && found.get(n.id)?.id !== n.platformId);
+  const said = missed.length
+    ? await adapter.confirmRecorded(
+        account,
+        level,
+        missed.map((n) => n.platformId!),
+      )
+    : new Map<string, 'held' | 'gone'>();
+  const targets = new Map<string, string[]>();
+  const gone: NodeRow[] = [];
+  // A lookup that missed objects the platform still holds may have missed unrecorded ones too.
+  const short = missed.some((n) => said.get(n.platformId!) !== 'gone');
+  for (const n of nodes) {
+    const ids = new Set<string>();
+    const f = found.get(n.id)?.id;
+    if (f) ids.add(f);
+    if (n.platformId && said.get(n.platformId) !== 'gone') ids.add(n.platformId);
+    if (ids.size) targets.set(n.id, [...ids]);
+    else if (n.platformId) gone.push(n);
+  }
+  return { targets, gone, short };
+}
+
+/**
+ * Rolls the publish back to `publish_failed`: marks the launch as rolling back (it only goes
+ * backward from then on), removes every object of it the platform holds (every recorded id, and
+ * what the lookup finds), children first, recording each deletion and forgetting the deleted ids,
+ * then releases the reservation. Throws when the platform or the database fails on the way, or when
+ * a lookup comes back short (LookupIncomplete, before anything of that level is deleted); the
+ * recovery job then carries it on from where it stopped. The `final` rollback of a publish past its
+ * deadline deletes what it knows of even after a short lookup, and ends.
+ */
+export async function finishRollback(
+  ctx: PublishContext,
+  plan: PublishPlan,
+  owner: string,
+  attempt: number,
+  cause: unknown,
+  options: { final?: boolean } = {},
+): Promise<void> {
   const knex = ctx.db;
   const { launch } = plan;
   await markRollbackStarted(knex, launch.id, ctx.now());
@@ -489,27 +595,21 @@ export async function finishRollback(ctx: PublishContext, plan: PublishPlan, own
   for (const level of [...LEVELS].reverse()) {
     for (const { account, nodes } of byAccount(plan, level, accountOf)) {
       const adapter = ctx.platforms.adapterFor(account.platform);
-      // The platform is the truth: what it holds of ours is deleted; what it no longer holds is only forgotten.
-      const found = await adapter.findCreated(
-        account,
-        level,
-        nodes.map((n) => n.id),
-        recordedIds(nodes),
-      );
-      const live = nodes.filter((n) => found.has(n.id));
-      const stale = nodes.filter((n) => n.platformId && !found.has(n.id));
-      if (stale.length)
+      const { targets, gone, short } = await rollbackTargets(adapter, account, level, nodes);
+      if (short && !options.final) throw new LookupIncomplete(launch.id, `missed ${level} objects recorded on ${account.accountId} during the rollback`);
+      if (gone.length)
         await forgetPlatformIds(
           knex,
           launch.id,
-          stale.map((n) => n.id),
+          gone.map((n) => n.id),
           ctx.now(),
         );
-      for (const n of stale) n.platformId = null;
-      if (!live.length) continue;
-      const ids = live.map((n) => found.get(n.id)!.id);
+      for (const n of gone) n.platformId = null;
+      if (!targets.size) continue;
+      const live = nodes.filter((n) => targets.has(n.id));
+      const ids = [...targets.values()].flat();
       if ((await renewPublishing(knex, launch.id, owner, ctx.now())) !== 1)
-        throw new ServiceError('conflict', `Launch ${launch.id} is being rolled back by another runner.`);
+        throw new ServiceError('conflict', `Launch ${launch.id} is being rolled back by another runner.`, { status: 'rolling_back' });
       await step(
         ctx,
         plan,
@@ -533,32 +633,109 @@ export async function finishRollback(ctx: PublishContext, plan: PublishPlan, own
       for (const n of live) n.platformId = null;
     }
   }
-  const reason =
-    cause instanceof ServiceError || (cause as Error)?.name === 'PlatformError' || cause instanceof RecordedObjectsGone
-      ? (cause as Error).message
-      : 'internal error';
-  const statusReason = `Publish failed: ${reason}; everything it had created on the ad platform was removed.`.slice(0, 2000);
-  await inTransaction(knex, async (trx) => {
+  const statusReason = `Publish failed: ${reasonOf(cause)}; everything it had created on the ad platform was removed.`.slice(0, 2000);
+  await endFailed(ctx, plan, owner, { statusReason, keepPlatformIds: false, settle: 'released', activity: 'launch.rolled_back' });
+}
+
+/** What a failure says in a launch's statusReason: its own message when it is one of ours or the platform's. */
+function reasonOf(cause: unknown): string {
+  return cause instanceof ServiceError || (cause as Error)?.name === 'PlatformError' || cause instanceof RecordedObjectsGone
+    ? (cause as Error).message
+    : 'internal error';
+}
+
+/** Ends the publish `publish_failed` in one transaction: the reservation settled, the job cancelled, an activity entry and a `launch.publish_failed` event. */
+async function endFailed(
+  ctx: PublishContext,
+  plan: PublishPlan,
+  owner: string,
+  end: { statusReason: string; keepPlatformIds: boolean; settle: 'released' | 'committed'; activity: string },
+): Promise<void> {
+  const { launch } = plan;
+  await inTransaction(ctx.db, async (trx) => {
     const at = ctx.now();
     if ((await renewPublishing(trx, launch.id, owner, at)) !== 1)
-      throw new ServiceError('conflict', `Launch ${launch.id} is being rolled back by another runner.`);
+      throw new ServiceError('conflict', `Launch ${launch.id} is being rolled back by another runner.`, { status: 'rolling_back' });
     for (const c of await commitmentsOf(trx, launch.id, 'reserved')) {
-      await releaseSpend(trx, c);
-      await settleCommitment(trx, c.id, 'released', at);
+      if (end.settle === 'released') {
+        await releaseSpend(trx, c);
+        await settleCommitment(trx, c.id, 'released', at);
+      } else await settleCommitment(trx, c.id, 'committed', at);
     }
-    await markPublishFailed(trx, launch.id, statusReason, false, at);
+    await markPublishFailed(trx, launch.id, end.statusReason, end.keepPlatformIds, at);
     await cancelJob(trx, RECOVERY_JOB, String(launch.id));
     await ctx.activity.record(
-      { brandId: launch.brandId, entityType: 'unknown', entityId: String(launch.id), entityName: launch.title, action: 'launch.rolled_back' },
+      {
+        brandId: launch.brandId,
+        entityType: 'unknown',
+        entityId: String(launch.id),
+        entityName: launch.title,
+        action: end.activity,
+      },
       trx,
     );
     await ctx.events.emit(trx, {
       organizationId: ctx.principal.organizationId,
       brandId: launch.brandId,
       type: 'launch.publish_failed',
-      data: { brandId: launch.brandId, launchId: String(launch.id), reason: statusReason, actor: ctx.principal.actorLabel.slice(0, 255) },
+      data: { brandId: launch.brandId, launchId: String(launch.id), reason: end.statusReason, actor: ctx.principal.actorLabel.slice(0, 255) },
     });
   });
+}
+
+/**
+ * Ends a publish past its deadline whose rollback could not finish: every object it still records is
+ * paused (one status change per object, so one refusal does not keep the others live), and the launch
+ * ends `publish_failed` keeping those ids, its statusReason naming what is left on which ad account
+ * and whether it is paused. The reservation is released when everything left is paused (nothing can
+ * spend), else committed: what may be spending stays counted against the ceiling.
+ */
+export async function abandonPublish(ctx: PublishContext, plan: PublishPlan, owner: string, cause: unknown): Promise<void> {
+  const { accountOf } = treeOf(plan);
+  const left: string[] = [];
+  let allPaused = true;
+  // Campaigns first: a paused campaign stops everything under it even where a child cannot be paused.
+  for (const level of LEVELS) {
+    for (const { account, nodes } of byAccount(plan, level, accountOf)) {
+      const recorded = nodes.filter((n) => n.platformId);
+      if (!recorded.length) continue;
+      const refs = recorded.map((n): ObjectRef => ({ level, id: n.platformId! }));
+      const outcomes = await ctx.platforms
+        .adapterFor(account.platform)
+        .setStatusEach(account, refs, 'PAUSED')
+        .catch((err: unknown) => refs.map(() => err as Error));
+      for (const [i, n] of recorded.entries()) {
+        const failed = outcomes[i];
+        if (failed && (failed as { kind?: string }).kind !== 'not_found') allPaused = false;
+        left.push(`${level} ${n.platformId} on ${account.accountId} (${failed ? `not paused: ${failed.message}` : 'paused'})`);
+      }
+    }
+  }
+  const what = left.length ? `Left on the ad platform: ${left.join('; ')}.` : 'Nothing it created is recorded on the ad platform.';
+  const statusReason =
+    `Publish failed: ${reasonOf(cause)}; it could not be rolled back before its deadline (PUBLISH_DEADLINE_MS, PUBLISH_MAX_RETRIES). ${what}`.slice(0, 2000);
+  ctx.log.error({ launchId: plan.launch.id, left: left.length, allPaused }, 'publish abandoned past its deadline');
+  await endFailed(ctx, plan, owner, {
+    statusReason,
+    keepPlatformIds: left.length > 0,
+    settle: allPaused ? 'released' : 'committed',
+    activity: 'launch.publish_abandoned',
+  });
+}
+
+/** The 409 for a launch another runner is publishing, or rolling back, or that is already published. */
+export async function publishingConflict(db: Knex | Knex.Transaction, launchId: number): Promise<ServiceError> {
+  const record = await publishRecordOf(db, launchId);
+  const status = record?.launch.status ?? 'unknown';
+  if (status === 'publishing' && record?.rollbackStartedAt !== null && record?.rollbackStartedAt !== undefined)
+    return new ServiceError(
+      'conflict',
+      `Launch ${launchId} is rolling back a failed publish and ends publish_failed by itself; follow it with GET on the launch, then publish it again with a new Idempotency-Key.`,
+      { status: 'rolling_back' },
+    );
+  if (status === 'publishing')
+    return new ServiceError('conflict', `Launch ${launchId} is being published by another request; wait for it to finish.`, { status });
+  return new ServiceError('conflict', `Launch ${launchId} is already ${status}.`, { status });
 }
 
 /** Records a launch-level entry of the publish's life (interrupted, resumed) in the activity log. */

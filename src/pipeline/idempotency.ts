@@ -9,8 +9,6 @@ import { canonicalJson } from '../pagination/cursor.js';
 import { completeRecord, deleteExpiredRecord, deleteExpiredRecords, deleteRunningRecord, findRecord, insertRecord, moveLease } from './store.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-/** How long a running request holds its key before another process may take the work over. */
-export const IDEMPOTENCY_LEASE_MS = Number(process.env.IDEMPOTENCY_LEASE_MS) || 120_000;
 
 export type Claim = { kind: 'run'; recordId: number; resumed: boolean; leaseExpiresAt: number } | { kind: 'replay'; status: number; body: unknown };
 
@@ -21,6 +19,8 @@ export interface ClaimRequest {
   key: string;
   input: unknown;
   now: number;
+  /** How long the claim holds before another process may take the work over (IDEMPOTENCY_LEASE_MS). */
+  leaseMs: number;
 }
 
 const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest('hex');
@@ -35,11 +35,11 @@ export async function claimIdempotencyKey(db: Knex, req: ClaimRequest): Promise<
         organizationId: req.organizationId,
         scopeHash,
         fingerprint,
-        leaseExpiresAt: req.now + IDEMPOTENCY_LEASE_MS,
+        leaseExpiresAt: req.now + req.leaseMs,
         createdAt: req.now,
         expiresAt: req.now + IDEMPOTENCY_TTL_MS,
       });
-      return { kind: 'run', recordId: id, resumed: false, leaseExpiresAt: req.now + IDEMPOTENCY_LEASE_MS };
+      return { kind: 'run', recordId: id, resumed: false, leaseExpiresAt: req.now + req.leaseMs };
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
     }
@@ -59,8 +59,8 @@ export async function claimIdempotencyKey(db: Knex, req: ClaimRequest): Promise<
     }
     // Still running: another process owns it unless its lease ran out (it crashed); then take it over.
     if (row.leaseExpiresAt <= req.now) {
-      const taken = await moveLease(db, row.id, row.leaseExpiresAt, req.now + IDEMPOTENCY_LEASE_MS);
-      if (taken === 1) return { kind: 'run', recordId: row.id, resumed: true, leaseExpiresAt: req.now + IDEMPOTENCY_LEASE_MS };
+      const taken = await moveLease(db, row.id, row.leaseExpiresAt, req.now + req.leaseMs);
+      if (taken === 1) return { kind: 'run', recordId: row.id, resumed: true, leaseExpiresAt: req.now + req.leaseMs };
     }
     throw new ServiceError(
       'idempotency_conflict',
@@ -87,16 +87,16 @@ export async function releaseIdempotencyKey(db: Knex, recordId: number, leaseExp
  * Keeps a running claim's lease alive while its request works (a request may outlive its HTTP
  * answer after a 504); returns a function that stops renewing and gives the last lease end.
  */
-export function renewIdempotencyLease(db: Knex, recordId: number, leaseExpiresAt: number, now: () => number): () => number {
+export function renewIdempotencyLease(db: Knex, recordId: number, leaseExpiresAt: number, leaseMs: number, now: () => number): () => number {
   let current = leaseExpiresAt;
   const timer = setInterval(() => {
-    const next = now() + IDEMPOTENCY_LEASE_MS;
+    const next = now() + leaseMs;
     moveLease(db, recordId, current, next)
       .then((n) => {
         if (n === 1) current = next;
       })
       .catch(() => {});
-  }, IDEMPOTENCY_LEASE_MS / 3);
+  }, leaseMs / 3);
   timer.unref();
   return () => {
     clearInterval(timer);

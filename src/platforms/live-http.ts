@@ -5,6 +5,7 @@
 // backoff when the platform fails; never retry a refusal, never past the deadline), creating objects
 // exactly once and exact money conversion.
 
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { operatorTarget } from '../outbound/address-policy.js';
 import { OutboundError, type OutboundClient } from '../outbound/client.js';
 import { PlatformError, type ObjectLevel, type PlatformName } from './port.js';
@@ -34,6 +35,25 @@ export interface HttpReply {
   headers: Headers;
   /** The parsed JSON answer, or undefined when the answer is not JSON. */
   body: unknown;
+}
+
+/** The platform timing of work that runs outside any request, with no request budget to answer within. */
+export interface BackgroundTiming {
+  timeoutMs: number;
+  callDeadlineMs: number;
+}
+
+/**
+ * Work carried on outside a request (the finish-publish job) is not held to the request budget the
+ * adapters' timing is made for: a platform slower than that budget would otherwise fail every call,
+ * and a publish could never end. Each adapter takes the longer of its own timing and this one.
+ */
+const DEFAULT_BACKGROUND: BackgroundTiming = { timeoutMs: 15_000, callDeadlineMs: 60_000 };
+const background = new AsyncLocalStorage<BackgroundTiming>();
+
+/** Runs `work` with the platform timing of background work. */
+export function outsideRequest<T>(work: () => Promise<T>, timing: BackgroundTiming = DEFAULT_BACKGROUND): Promise<T> {
+  return background.run(timing, work);
 }
 
 /** Attempts and waits spent on one logical request, and when it must be over. */
@@ -70,9 +90,14 @@ export class LiveHttp {
     this.callDeadlineMs = options.callDeadlineMs ?? 25_000;
   }
 
-  /** A fresh retry state whose deadline is callDeadlineMs from now. */
+  /** A fresh retry state whose deadline is callDeadlineMs from now (longer outside a request). */
   newState(): RetryState {
-    return new RetryState(Date.now() + this.callDeadlineMs);
+    return new RetryState(Date.now() + Math.max(this.callDeadlineMs, background.getStore()?.callDeadlineMs ?? 0));
+  }
+
+  /** Time allowed for one exchange: timeoutMs, or longer outside a request. */
+  private exchangeMs(): number {
+    return Math.max(this.timeoutMs, background.getStore()?.timeoutMs ?? 0);
   }
 
   /** Waits `ms` (the injected sleep, so tests do not wait), e.g. between polls of a video being processed. */
@@ -84,14 +109,15 @@ export class LiveHttp {
   async send(url: string, init: { method: string; headers?: Record<string, string>; body?: string | Uint8Array }): Promise<HttpReply> {
     let response: { status: number; headers: Headers; text(): string };
     let text: string;
+    const timeoutMs = this.exchangeMs();
     try {
-      response = await this.outbound.request(operatorTarget(url), { ...init, timeoutMs: this.timeoutMs, maxResponseBytes: 32 * 1024 * 1024 });
+      response = await this.outbound.request(operatorTarget(url), { ...init, timeoutMs, maxResponseBytes: 32 * 1024 * 1024 });
       text = response.text();
     } catch (err) {
       if (!(err instanceof OutboundError)) throw err;
       throw new PlatformError(
         'transient',
-        err.kind === 'timeout' ? `The ad platform did not answer within ${this.timeoutMs} ms.` : `The connection to the ad platform failed (${err.message}).`,
+        err.kind === 'timeout' ? `The ad platform did not answer within ${timeoutMs} ms.` : `The connection to the ad platform failed (${err.message}).`,
       );
     }
     let body: unknown;

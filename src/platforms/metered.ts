@@ -16,6 +16,7 @@ const CALLS: Record<Call, true> = {
   insightsByObject: true,
   createObjects: true,
   findCreated: true,
+  confirmRecorded: true,
   uploadCreative: true,
   unknownCountries: true,
   updateObject: true,

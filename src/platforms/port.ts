@@ -207,6 +207,13 @@ export interface PlatformAdapter {
     recorded?: ReadonlyMap<string, string>,
   ): Promise<Map<string, ObjectRef>>;
   /**
+   * What the platform says, read by id (never by a search), of objects the service recorded: `held`
+   * when it holds the object, `gone` when it answers that the object was deleted or does not exist.
+   * An id it gave no clear answer for is left out, so the caller looks again later instead of
+   * concluding from a lookup that came back short.
+   */
+  confirmRecorded(account: AdAccount, level: Exclude<ObjectLevel, 'creative'>, ids: string[]): Promise<Map<string, 'held' | 'gone'>>;
+  /**
    * Puts a creative file on the ad account (Meta adimages / advideos, TikTok file upload) and answers
    * the platform's reference; a video is answered once the platform says it is ready to use.
    */

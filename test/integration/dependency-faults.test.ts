@@ -10,7 +10,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { ServiceError } from '../../src/errors.js';
 import { classifyFault, failedDependency, storageFault } from '../../src/pipeline/faults.js';
-import { claimIdempotencyKey, IDEMPOTENCY_LEASE_MS } from '../../src/pipeline/idempotency.js';
+import { claimIdempotencyKey } from '../../src/pipeline/idempotency.js';
 import { dialects, migratedDatabase, type MigratedDatabase } from '../helpers/databases.js';
 import { BrandClient, exampleWorld } from '../helpers/launches.js';
 import { runSvcServer } from '../helpers/processes.js';
@@ -136,7 +136,7 @@ for (const dialect of dialects()) {
 
     it("says in Retry-After when the running attempt's lease ends", async () => {
       const key = `k-${crypto.randomBytes(4).toString('hex')}`;
-      const request = { organizationId: 1, credentialId: 'key:1', operation: 'launch-campaign', key, input: { confirm: true } };
+      const request = { organizationId: 1, credentialId: 'key:1', operation: 'launch-campaign', key, input: { confirm: true }, leaseMs: 120_000 };
       const started = 1_000_000_000_000;
       const first = await claimIdempotencyKey(db.knex, { ...request, now: started });
       expect(first.kind).to.equal('run');
@@ -146,7 +146,7 @@ for (const dialect of dialects()) {
         (e: unknown) => e as ServiceError,
       );
       expect(refused?.code).to.equal('idempotency_conflict');
-      expect(refused?.retryAfter).to.equal(Math.ceil((IDEMPOTENCY_LEASE_MS - elapsed) / 1000));
+      expect(refused?.retryAfter).to.equal(Math.ceil((request.leaseMs - elapsed) / 1000));
       expect(refused?.details).to.deep.equal({ reason: 'in_progress' });
     });
   });

@@ -3,16 +3,20 @@
 //   - it asks what already exists with one findCreated per level and ad account (all of the level's
 //     markers at once), never one lookup per node, and creates only what is missing, each once;
 //   - a recorded object the platform no longer holds (deleted by an earlier rollback) is never
-//     used again: the publish rolls back instead, leaving nothing live and the launch publish_failed.
+//     used again: the publish rolls back instead, leaving nothing live and the launch publish_failed;
+//   - the records come first: a lookup that answers empty or fails concludes nothing (no create, no
+//     rollback, nothing forgotten) and the next try carries the publish on; a rollback deletes every
+//     recorded id; a rollback that cannot finish by the deadline pauses what is left and names it.
 
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import type { Principal } from '../../src/auth/principal.js';
 import { activityRecorder } from '../../src/activity/recorder.js';
 import { applyBootstrap } from '../../src/bootstrap.js';
-import { carryOn, type PublishContext, type PublishPlan } from '../../src/launches/publish.js';
+import { loadConfig } from '../../src/config.js';
+import { abandonPublish, carryOn, finishRollback, LookupIncomplete, type PublishContext, type PublishPlan } from '../../src/launches/publish.js';
 import { claimForPublishing, insertLaunch, insertNodes, loadNodes, publishRecordOf, recordPlatformIds, type NodeRow } from '../../src/launches/store.js';
-import type { ObjectLevel, ObjectRef, ObjectSpec, PlatformAdapter } from '../../src/platforms/port.js';
+import { PlatformError, type ObjectLevel, type ObjectRef, type ObjectSpec, type PlatformAdapter } from '../../src/platforms/port.js';
 import type { BrandAdAccount } from '../../src/platforms/registry.js';
 import { loadSchemaFiles, SchemaRegistry } from '../../src/schemas/registry.js';
 import { dialects, migratedDatabase, type MigratedDatabase } from '../helpers/databases.js';
@@ -27,6 +31,10 @@ const ACCOUNT: BrandAdAccount = { platform: 'meta', accountId: 'act_1001', timez
 class CountingPlatform {
   readonly objects = new Map<string, { level: string; marker: string; status: string }>();
   readonly calls: Array<{ call: string; level: string; count: number }> = [];
+  /** How the marker lookup (findCreated) answers: in full, with nothing (a label edge answering empty), or with a failure. */
+  lookup: 'whole' | 'empty' | 'failing' = 'whole';
+  /** Deletes refused (a rollback that cannot finish). */
+  refuseDeletes = false;
   private next = 1;
 
   put(level: string, marker: string): string {
@@ -43,6 +51,8 @@ class CountingPlatform {
     const objects = this.objects;
     const calls = this.calls;
     const put = (level: string, marker: string) => this.put(level, marker);
+    const lookup = () => this.lookup;
+    const refuseDeletes = () => this.refuseDeletes;
     const partial = {
       async createObjects(_account: BrandAdAccount, specs: ObjectSpec[]): Promise<ObjectRef[]> {
         calls.push({ call: 'createObjects', level: specs[0].level, count: specs.length });
@@ -50,10 +60,21 @@ class CountingPlatform {
       },
       async findCreated(_account: BrandAdAccount, level: ObjectLevel, markers: string[]): Promise<Map<string, ObjectRef>> {
         calls.push({ call: 'findCreated', level, count: markers.length });
+        if (lookup() === 'failing') throw new PlatformError('transient', 'The ad platform did not answer within 2000 ms.');
+        if (lookup() === 'empty') return new Map();
         const wanted = new Set(markers);
         const found = new Map<string, ObjectRef>();
         for (const [id, o] of objects) if (o.level === level && o.status !== 'DELETED' && wanted.has(o.marker)) found.set(o.marker, { level, id });
         return found;
+      },
+      async confirmRecorded(_account: BrandAdAccount, level: ObjectLevel, ids: string[]): Promise<Map<string, 'held' | 'gone'>> {
+        calls.push({ call: 'confirmRecorded', level, count: ids.length });
+        return new Map(ids.map((id) => [id, objects.get(id) && objects.get(id)!.status !== 'DELETED' ? 'held' : 'gone']));
+      },
+      async setStatusEach(_account: BrandAdAccount, refs: ObjectRef[], status: string): Promise<Array<PlatformError | null>> {
+        calls.push({ call: 'setStatusEach', level: refs[0].level, count: refs.length });
+        for (const r of refs) objects.get(r.id)!.status = status;
+        return refs.map(() => null);
       },
       async setStatus(_account: BrandAdAccount, refs: ObjectRef[], status: string): Promise<void> {
         calls.push({ call: 'setStatus', level: refs[0].level, count: refs.length });
@@ -61,6 +82,7 @@ class CountingPlatform {
       },
       async deleteObjects(_account: BrandAdAccount, refs: ObjectRef[]): Promise<void> {
         calls.push({ call: 'deleteObjects', level: refs[0]?.level ?? '', count: refs.length });
+        if (refuseDeletes()) throw new PlatformError('invalid_request', 'This object cannot be deleted now.');
         for (const r of refs) objects.get(r.id)!.status = 'DELETED';
       },
     };
@@ -146,6 +168,7 @@ async function interruptedPublish(db: MigratedDatabase): Promise<Interrupted> {
     log: pino({ level: 'silent' }),
     platforms: { adapterFor: () => adapter } as unknown as PublishContext['platforms'],
     metrics: { get: async () => null, set: async () => {}, invalidate: async () => {} },
+    config: loadConfig({}),
     activity: activityRecorder(knex, principal, Date.now),
     events: { emit: async () => {} } as unknown as PublishContext['events'],
     progress: () => {},
@@ -245,6 +268,117 @@ for (const dialect of dialects()) {
         const deleted = steps.flatMap((s) => JSON.parse(s.platform_ids));
         expect(deleted).to.not.include(deletedId);
         expect(deleted.length).to.equal(1 + 6 - 1);
+      });
+    });
+
+    for (const lookup of ['empty', 'failing'] as const) {
+      describe(`with the marker lookup ${lookup === 'empty' ? 'answering empty' : 'failing'} on the first try`, () => {
+        let db: MigratedDatabase;
+        let r: Interrupted;
+        let recordedBefore: Array<[string, string | null]>;
+        let thrown: unknown;
+
+        before(async () => {
+          db = await migratedDatabase(dialect);
+          r = await interruptedPublish(db);
+          recordedBefore = (await loadNodes(db.knex, r.plan.launch.id)).map((n) => [n.id, n.platformId]);
+          r.platform.lookup = lookup;
+          thrown = await carryOn(r.ctx, r.plan, r.owner, r.attempt, true).then(
+            () => null,
+            (err: unknown) => err,
+          );
+        });
+        after(async () => db?.close());
+
+        it('concludes nothing: no create, no status change, no delete, and the launch is still publishing with its records', async () => {
+          expect(thrown).to.be.instanceOf(LookupIncomplete);
+          expect((thrown as LookupIncomplete).code).to.equal('unavailable');
+          expect(r.platform.calls.filter((c) => !['findCreated', 'confirmRecorded'].includes(c.call))).to.deep.equal([]);
+          expect((await publishRecordOf(db.knex, r.plan.launch.id))!.launch.status).to.equal('publishing');
+          expect((await loadNodes(db.knex, r.plan.launch.id)).map((n) => [n.id, n.platformId])).to.deep.equal(recordedBefore);
+          expect(r.platform.live().length).to.equal(1 + 6);
+        });
+
+        it('is carried on by the next try once the lookup answers in full: published, each object made once', async () => {
+          r.platform.lookup = 'whole';
+          const plan = { ...r.plan, nodes: await loadNodes(db.knex, r.plan.launch.id) };
+          await carryOn(r.ctx, plan, r.owner, r.attempt, true);
+          expect((await publishRecordOf(db.knex, r.plan.launch.id))!.launch.status).to.equal('published');
+          const markers = [...r.platform.objects.values()].map((o) => o.marker);
+          expect(new Set(markers).size).to.equal(markers.length);
+          expect(markers.length).to.equal(1 + AD_SETS + AD_SETS * ADS_PER_SET);
+          for (const n of await loadNodes(db.knex, r.plan.launch.id)) expect(r.platform.objects.get(n.platformId!)?.marker, n.id).to.equal(n.id);
+        });
+      });
+    }
+
+    describe('a rollback whose marker lookup answers empty', () => {
+      let db: MigratedDatabase;
+      let r: Interrupted;
+      let recorded: string[];
+      let first: unknown;
+
+      before(async () => {
+        db = await migratedDatabase(dialect);
+        r = await interruptedPublish(db);
+        recorded = r.plan.nodes.filter((n) => n.platformId).map((n) => n.platformId!);
+        r.platform.lookup = 'empty';
+        first = await finishRollback(r.ctx, r.plan, r.owner, r.attempt, new Error('test')).then(
+          () => null,
+          (err: unknown) => err,
+        );
+      });
+      after(async () => db?.close());
+
+      it('before its deadline deletes nothing and forgets nothing: it looks again later', async () => {
+        expect(first).to.be.instanceOf(LookupIncomplete);
+        expect(r.platform.calls.filter((c) => c.call === 'deleteObjects')).to.deep.equal([]);
+        expect((await loadNodes(db.knex, r.plan.launch.id)).filter((n) => n.platformId).length).to.equal(recorded.length);
+      });
+
+      it('past its deadline (final) still deletes every recorded object, and ends publish_failed', async () => {
+        const plan = { ...r.plan, nodes: await loadNodes(db.knex, r.plan.launch.id) };
+        await finishRollback(r.ctx, plan, r.owner, r.attempt, new Error('test'), { final: true });
+        for (const id of recorded) expect(r.platform.objects.get(id)!.status, id).to.equal('DELETED');
+        expect((await publishRecordOf(db.knex, r.plan.launch.id))!.launch.status).to.equal('publish_failed');
+      });
+    });
+
+    describe('a rollback that cannot finish by the deadline (every delete refused)', () => {
+      let db: MigratedDatabase;
+      let r: Interrupted;
+      let recorded: string[];
+
+      before(async () => {
+        db = await migratedDatabase(dialect);
+        r = await interruptedPublish(db);
+        recorded = r.plan.nodes.filter((n) => n.platformId).map((n) => n.platformId!);
+        r.platform.refuseDeletes = true;
+        const err = await finishRollback(r.ctx, r.plan, r.owner, r.attempt, new Error('test'), { final: true }).then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(err).to.be.instanceOf(PlatformError);
+        await abandonPublish(r.ctx, { ...r.plan, nodes: await loadNodes(db.knex, r.plan.launch.id) }, r.owner, err);
+      });
+      after(async () => db?.close());
+
+      it('pauses every object it recorded, so nothing is left spending', () => {
+        for (const id of recorded) expect(r.platform.objects.get(id)!.status, id).to.equal('PAUSED');
+      });
+
+      it('ends publish_failed keeping the ids, its statusReason naming each object left and where', async () => {
+        const record = await publishRecordOf(db.knex, r.plan.launch.id);
+        expect(record!.launch.status).to.equal('publish_failed');
+        for (const id of recorded) expect(record!.launch.statusReason).to.include(`${id} on act_1001 (paused)`);
+        expect(record!.launch.statusReason).to.match(/could not be rolled back before its deadline/);
+        const kept = (await loadNodes(db.knex, r.plan.launch.id)).filter((n) => n.platformId).map((n) => n.platformId);
+        expect(kept.sort()).to.deep.equal([...recorded].sort());
+      });
+
+      it('records the end in the activity log', async () => {
+        const actions = await db.knex('activity_entries').where({ entity_id: String(r.plan.launch.id) }).pluck('action');
+        expect(actions).to.include('launch.publish_abandoned');
       });
     });
   });

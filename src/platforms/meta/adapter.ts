@@ -421,6 +421,24 @@ export class MetaAdapter implements PlatformAdapter {
   }
 
   /**
+   * Each recorded id read on its own (batches of 50): an object Meta answers as DELETED, or as one
+   * that does not exist (error 100, subcode 33), is gone; an answer that failed says nothing.
+   */
+  async confirmRecorded(account: AdAccount, _level: Exclude<ObjectLevel, 'creative'>, ids: string[]): Promise<Map<string, 'held' | 'gone'>> {
+    const unique = [...new Set(ids)];
+    const answers = await this.eachInBatches(
+      account,
+      unique.map((id) => ({ method: 'GET', relativeUrl: id, params: { fields: 'id,status,effective_status' } })),
+    );
+    const out = new Map<string, 'held' | 'gone'>();
+    for (const [i, a] of answers.entries()) {
+      if (a.ok) out.set(unique[i], a.body?.status === 'DELETED' || a.body?.effective_status === 'DELETED' ? 'gone' : 'held');
+      else if (a.error.kind === 'not_found') out.set(unique[i], 'gone');
+    }
+    return out;
+  }
+
+  /**
    * The ids of the ad labels carrying `markers`, from one paged list of the account's labels; a
    * label's id never changes, so what was found once is kept.
    */

@@ -40,6 +40,7 @@ import {
   leadForms,
   creativeObjectIds,
   objectIdsByMarkers,
+  heldObjectIds,
   objectSettings,
   objectsWhere,
   setObjectBudget,
@@ -340,6 +341,13 @@ export class SandboxPlatform implements PlatformAdapter {
       for (const [marker, id] of await objectIdsByMarkers(this.knex, account.accountId, level, part)) found.set(marker, { level, id });
     }
     return found;
+  }
+
+  /** The sandbox's store is the whole truth: an id it does not hold undeleted is gone. */
+  async confirmRecorded(account: AdAccount, level: Exclude<ObjectLevel, 'creative'>, ids: string[]): Promise<Map<string, 'held' | 'gone'>> {
+    const held = new Set<string>();
+    for (const part of chunks([...new Set(ids)], 500)) for (const id of await heldObjectIds(this.knex, account.accountId, level, part)) held.add(id);
+    return new Map(ids.map((id) => [id, held.has(id) ? 'held' : 'gone']));
   }
 
   /** The sandbox targets every ISO 3166-1 alpha-2 country, and nothing else. */

@@ -191,6 +191,12 @@ export async function existingObjectIds(db: Db, accountId: string, ids: string[]
   return db('sandbox_objects').where('account_id', accountId).whereIn('object_id', ids).pluck('object_id');
 }
 
+/** Which of `ids` are objects of `level` of the account that are not deleted. */
+export async function heldObjectIds(db: Db, accountId: string, level: ObjectLevel, ids: string[]): Promise<string[]> {
+  if (!ids.length) return [];
+  return objects(db, accountId, level).whereIn('object_id', ids).whereNot('status', 'DELETED').pluck('object_id');
+}
+
 /** The settings of object `objectId` (an empty object when it has none, or is gone). */
 export async function objectSettings(db: Db, objectId: string): Promise<Record<string, unknown>> {
   const row = await db('sandbox_objects').where({ object_id: objectId }).first('settings');

@@ -473,6 +473,16 @@ export class TikTokAdapter implements PlatformAdapter {
     return found;
   }
 
+  /**
+   * The recorded ids TikTok lists (one call per 100 ids) are held. TikTok's lists leave deleted
+   * objects out, so an id missing from the answer cannot be told apart from a list that came back
+   * short: it gets no answer, and the caller looks again instead of concluding.
+   */
+  async confirmRecorded(account: AdAccount, level: Exclude<ObjectLevel, 'creative'>, ids: string[]): Promise<Map<string, 'held' | 'gone'>> {
+    const alive = await this.alive(account, level, ids);
+    return new Map([...alive].map((id) => [id, 'held' as const]));
+  }
+
   /** ISO country code → location id for the advertiser, from /tool/region/, asked once and kept (a failed lookup is asked again next time). */
   private regionIds(account: AdAccount): Promise<Map<string, string>> {
     const advertiser = advertiserIdOf(account);
