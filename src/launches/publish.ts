@@ -591,12 +591,16 @@ export async function finishRollback(
   const knex = ctx.db;
   const { launch } = plan;
   await markRollbackStarted(knex, launch.id, ctx.now());
-  const { accountOf } = treeOf(plan);
+  const { byId, accountOf } = treeOf(plan);
   for (const level of [...LEVELS].reverse()) {
     for (const { account, nodes } of byAccount(plan, level, accountOf)) {
       const adapter = ctx.platforms.adapterFor(account.platform);
       const { targets, gone, short } = await rollbackTargets(adapter, account, level, nodes);
       if (short && !options.final) throw new LookupIncomplete(launch.id, `missed ${level} objects recorded on ${account.accountId} during the rollback`);
+      // Children of the launch's own parents are the launch's: one whose create answer was lost is removed too.
+      const parents = level === 'campaign' ? [] : [...new Set(nodes.flatMap((n) => (n.parentId ? [byId.get(n.parentId)?.platformId ?? ''] : [])))].filter(Boolean);
+      const known = new Set([...targets.values()].flat());
+      const strays = parents.length ? (await adapter.childrenOf(account, level as 'adset' | 'ad', parents)).filter((id) => !known.has(id)) : [];
       if (gone.length)
         await forgetPlatformIds(
           knex,
@@ -605,9 +609,9 @@ export async function finishRollback(
           ctx.now(),
         );
       for (const n of gone) n.platformId = null;
-      if (!targets.size) continue;
+      if (!targets.size && !strays.length) continue;
       const live = nodes.filter((n) => targets.has(n.id));
-      const ids = [...targets.values()].flat();
+      const ids = [...known, ...strays];
       if ((await renewPublishing(knex, launch.id, owner, ctx.now())) !== 1)
         throw new ServiceError('conflict', `Launch ${launch.id} is being rolled back by another runner.`, { status: 'rolling_back' });
       await step(

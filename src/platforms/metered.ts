@@ -17,6 +17,7 @@ const CALLS: Record<Call, true> = {
   createObjects: true,
   findCreated: true,
   confirmRecorded: true,
+  childrenOf: true,
   uploadCreative: true,
   unknownCountries: true,
   updateObject: true,

@@ -214,6 +214,13 @@ export interface PlatformAdapter {
    */
   confirmRecorded(account: AdAccount, level: Exclude<ObjectLevel, 'creative'>, ids: string[]): Promise<Map<string, 'held' | 'gone'>>;
   /**
+   * The ids of the objects of `level` (ad sets or ads) under any of `parentIds`, not deleted: before a
+   * rollback, the objects whose create answers were lost where the platform cannot be searched by
+   * marker (TikTok lists by `campaign_ids` / `adgroup_ids`). Every child of a launch's own parent is
+   * the launch's. Empty where the platform needs no such list (Meta finds them by label).
+   */
+  childrenOf(account: AdAccount, level: 'adset' | 'ad', parentIds: string[]): Promise<string[]>;
+  /**
    * Puts a creative file on the ad account (Meta adimages / advideos, TikTok file upload) and answers
    * the platform's reference; a video is answered once the platform says it is ready to use.
    */

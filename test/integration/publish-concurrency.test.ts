@@ -108,7 +108,9 @@ async function startLiveBackend(dialect: Dialect, leaseMs: number): Promise<Live
       PLATFORM_MODE: 'live',
       META_GRAPH_URL: fake.url,
       TOKEN_ENCRYPTION_KEY: process.env.TOKEN_ENCRYPTION_KEY!,
+      // The same-key retry's lease and the publish's claim (the job lease) both short.
       IDEMPOTENCY_LEASE_MS: String(leaseMs),
+      JOB_LEASE_MS: String(leaseMs),
       CREATIVES_DIR: creatives.dir,
       ...UNLIMITED,
     };
@@ -652,7 +654,7 @@ for (const dialect of dialects()) {
       });
     });
 
-    // The other way into the resume path: a 'publishing' launch not touched for IDEMPOTENCY_LEASE_MS
+    // The other way into the resume path: a 'publishing' launch not touched for JOB_LEASE_MS
     // counts as crashed and a publish with any key takes it over. A publish that is alive but slow
     // (a platform answer taking longer than the lease) must not be taken over.
     describe('a second publish with a new key while a slow live publish is still running past the lease', () => {

@@ -17,8 +17,8 @@ import { BrandClient, buildLaunch, waitUntil, type BuiltLaunch } from '../helper
 import { runSvcServer, startSvcServer, type ServerProcess } from '../helpers/processes.js';
 
 const ADVERTISER = '7000000000000000001';
-/** The publish's claim (IDEMPOTENCY_LEASE_MS): how long an interrupted publish waits before the job takes it over. */
-const LEASE_MS = 3_000;
+/** The publish's claim (JOB_LEASE_MS, the lease of every job): how long an interrupted publish waits before the job takes it over. */
+const LEASE_MS = 5_000;
 
 const world = (token: string) => ({
   organizations: [
@@ -77,8 +77,7 @@ async function startBackend(): Promise<Backend> {
     PLATFORM_MODE: 'live',
     TIKTOK_API_URL: fake.url,
     TOKEN_ENCRYPTION_KEY: crypto.randomBytes(32).toString('base64'),
-    IDEMPOTENCY_LEASE_MS: String(LEASE_MS),
-    JOB_LEASE_MS: '5000',
+    JOB_LEASE_MS: String(LEASE_MS),
     CREATIVES_DIR: path.join(dir, 'creatives'),
     RATE_LIMIT_PER_MINUTE: '1000000',
     RATE_LIMIT_CONCURRENCY: '1000',

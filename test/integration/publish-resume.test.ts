@@ -29,17 +29,20 @@ const ACCOUNT: BrandAdAccount = { platform: 'meta', accountId: 'act_1001', timez
 
 /** An ad platform in memory: objects by id with their marker and status, and a log of the calls made of it. */
 class CountingPlatform {
-  readonly objects = new Map<string, { level: string; marker: string; status: string }>();
+  readonly objects = new Map<string, { level: string; marker: string; status: string; parentId: string | null }>();
   readonly calls: Array<{ call: string; level: string; count: number }> = [];
-  /** How the marker lookup (findCreated) answers: in full, with nothing (a label edge answering empty), or with a failure. */
-  lookup: 'whole' | 'empty' | 'failing' = 'whole';
+  /**
+   * How the marker lookup (findCreated) answers: in full, with nothing (a label edge answering
+   * empty), with a failure, or with the recorded ids only (TikTok, which cannot be searched by marker).
+   */
+  lookup: 'whole' | 'empty' | 'failing' | 'recorded' = 'whole';
   /** Deletes refused (a rollback that cannot finish). */
   refuseDeletes = false;
   private next = 1;
 
-  put(level: string, marker: string): string {
+  put(level: string, marker: string, parentId: string | null = null): string {
     const id = `p${this.next++}`;
-    this.objects.set(id, { level, marker, status: 'PAUSED' });
+    this.objects.set(id, { level, marker, status: 'PAUSED', parentId });
     return id;
   }
 
@@ -50,22 +53,29 @@ class CountingPlatform {
   adapter(): PlatformAdapter {
     const objects = this.objects;
     const calls = this.calls;
-    const put = (level: string, marker: string) => this.put(level, marker);
+    const put = (level: string, marker: string, parentId: string | null) => this.put(level, marker, parentId);
     const lookup = () => this.lookup;
     const refuseDeletes = () => this.refuseDeletes;
     const partial = {
       async createObjects(_account: BrandAdAccount, specs: ObjectSpec[]): Promise<ObjectRef[]> {
         calls.push({ call: 'createObjects', level: specs[0].level, count: specs.length });
-        return specs.map((s) => ({ level: s.level, id: put(s.level, s.marker) }));
+        return specs.map((s) => ({ level: s.level, id: put(s.level, s.marker, s.parentId) }));
       },
-      async findCreated(_account: BrandAdAccount, level: ObjectLevel, markers: string[]): Promise<Map<string, ObjectRef>> {
+      async findCreated(_account: BrandAdAccount, level: ObjectLevel, markers: string[], recorded = new Map<string, string>()): Promise<Map<string, ObjectRef>> {
         calls.push({ call: 'findCreated', level, count: markers.length });
         if (lookup() === 'failing') throw new PlatformError('transient', 'The ad platform did not answer within 2000 ms.');
         if (lookup() === 'empty') return new Map();
+        if (lookup() === 'recorded')
+          return new Map([...recorded].filter(([, id]) => objects.get(id)?.status !== 'DELETED').map(([marker, id]) => [marker, { level, id }]));
         const wanted = new Set(markers);
         const found = new Map<string, ObjectRef>();
         for (const [id, o] of objects) if (o.level === level && o.status !== 'DELETED' && wanted.has(o.marker)) found.set(o.marker, { level, id });
         return found;
+      },
+      async childrenOf(_account: BrandAdAccount, level: ObjectLevel, parentIds: string[]): Promise<string[]> {
+        calls.push({ call: 'childrenOf', level, count: parentIds.length });
+        const parents = new Set(parentIds);
+        return [...objects].filter(([, o]) => o.level === level && o.status !== 'DELETED' && o.parentId && parents.has(o.parentId)).map(([id]) => id);
       },
       async confirmRecorded(_account: BrandAdAccount, level: ObjectLevel, ids: string[]): Promise<Map<string, 'held' | 'gone'>> {
         calls.push({ call: 'confirmRecorded', level, count: ids.length });
@@ -156,7 +166,7 @@ async function interruptedPublish(db: MigratedDatabase): Promise<Interrupted> {
   const platform = new CountingPlatform();
   const adapter = platform.adapter();
   const campaignId = platform.put('campaign', 'nd_campaign');
-  const setIds = Array.from({ length: 6 }, (_, s) => platform.put('adset', `nd_set${s}`));
+  const setIds = Array.from({ length: 6 }, (_, s) => platform.put('adset', `nd_set${s}`, campaignId));
   const stored = await loadNodes(knex, launchId);
   const byId = new Map(stored.map((n) => [n.id, n]));
   await recordPlatformIds(knex, [byId.get('nd_campaign')!, ...[0, 1, 2].map((s) => byId.get(`nd_set${s}`)!)], [campaignId, ...setIds.slice(0, 3)], now);
@@ -340,6 +350,25 @@ for (const dialect of dialects()) {
         const plan = { ...r.plan, nodes: await loadNodes(db.knex, r.plan.launch.id) };
         await finishRollback(r.ctx, plan, r.owner, r.attempt, new Error('test'), { final: true });
         for (const id of recorded) expect(r.platform.objects.get(id)!.status, id).to.equal('DELETED');
+        expect((await publishRecordOf(db.knex, r.plan.launch.id))!.launch.status).to.equal('publish_failed');
+      });
+    });
+
+    describe('a rollback on a platform that cannot be searched by marker (TikTok): the lost creates found under their parent', () => {
+      let db: MigratedDatabase;
+      let r: Interrupted;
+
+      before(async () => {
+        db = await migratedDatabase(dialect);
+        r = await interruptedPublish(db);
+        r.platform.lookup = 'recorded';
+        await finishRollback(r.ctx, r.plan, r.owner, r.attempt, new Error('test'));
+      });
+      after(async () => db?.close());
+
+      it('lists the campaign\'s ad sets by parent and deletes the three whose answers were lost with the recorded ones', async () => {
+        expect(r.platform.calls.filter((c) => c.call === 'childrenOf').map((c) => c.level)).to.include('adset');
+        expect(r.platform.live()).to.deep.equal([]);
         expect((await publishRecordOf(db.knex, r.plan.launch.id))!.launch.status).to.equal('publish_failed');
       });
     });

@@ -438,6 +438,11 @@ export class MetaAdapter implements PlatformAdapter {
     return out;
   }
 
+  /** Meta needs no list of children: a lost create is found by its label, and deleting a parent deletes what is under it. */
+  async childrenOf(): Promise<string[]> {
+    return [];
+  }
+
   /**
    * The ids of the ad labels carrying `markers`, from one paged list of the account's labels; a
    * label's id never changes, so what was found once is kept.

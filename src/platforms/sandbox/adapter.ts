@@ -41,6 +41,7 @@ import {
   creativeObjectIds,
   objectIdsByMarkers,
   heldObjectIds,
+  childIds,
   objectSettings,
   objectsWhere,
   setObjectBudget,
@@ -348,6 +349,12 @@ export class SandboxPlatform implements PlatformAdapter {
     const held = new Set<string>();
     for (const part of chunks([...new Set(ids)], 500)) for (const id of await heldObjectIds(this.knex, account.accountId, level, part)) held.add(id);
     return new Map(ids.map((id) => [id, held.has(id) ? 'held' : 'gone']));
+  }
+
+  async childrenOf(account: AdAccount, level: 'adset' | 'ad', parentIds: string[]): Promise<string[]> {
+    const ids: string[] = [];
+    for (const part of chunks([...new Set(parentIds)], 500)) ids.push(...(await childIds(this.knex, account.accountId, level, part)));
+    return ids;
   }
 
   /** The sandbox targets every ISO 3166-1 alpha-2 country, and nothing else. */

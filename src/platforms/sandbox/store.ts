@@ -197,6 +197,12 @@ export async function heldObjectIds(db: Db, accountId: string, level: ObjectLeve
   return objects(db, accountId, level).whereIn('object_id', ids).whereNot('status', 'DELETED').pluck('object_id');
 }
 
+/** The ids of the account's objects of `level` under any of `parentIds` that are not deleted. */
+export async function childIds(db: Db, accountId: string, level: ObjectLevel, parentIds: string[]): Promise<string[]> {
+  if (!parentIds.length) return [];
+  return objects(db, accountId, level).whereIn('parent_id', parentIds).whereNot('status', 'DELETED').pluck('object_id');
+}
+
 /** The settings of object `objectId` (an empty object when it has none, or is gone). */
 export async function objectSettings(db: Db, objectId: string): Promise<Record<string, unknown>> {
   const row = await db('sandbox_objects').where({ object_id: objectId }).first('settings');

@@ -483,6 +483,17 @@ export class TikTokAdapter implements PlatformAdapter {
     return new Map([...alive].map((id) => [id, 'held' as const]));
   }
 
+  /** Ad groups under campaigns (`campaign_ids`) or ads under ad groups (`adgroup_ids`), one list per 100 parents. */
+  async childrenOf(account: AdAccount, level: 'adset' | 'ad', parentIds: string[]): Promise<string[]> {
+    const ids: string[] = [];
+    const parentField = level === 'adset' ? 'campaign_ids' : 'adgroup_ids';
+    for (const part of chunks([...new Set(parentIds)], FILTER_IDS)) {
+      const rows = await this.collect(account, `${PATH[level]}/get/`, { filtering: { [parentField]: part } }, 'list', LIST_PAGE_SIZE);
+      for (const row of rows) ids.push(String(row?.[ID_FIELD[level]]));
+    }
+    return ids;
+  }
+
   /** ISO country code → location id for the advertiser, from /tool/region/, asked once and kept (a failed lookup is asked again next time). */
   private regionIds(account: AdAccount): Promise<Map<string, string>> {
     const advertiser = advertiserIdOf(account);
