@@ -56,10 +56,13 @@ async function measure(): Promise<{ resume: Record<Bucket, number>; before: Reco
       JOB_LEASE_MS: String(LEASE_MS),
       CREATIVES_DIR: path.join(dir, 'creatives'),
       RATE_LIMIT_PER_MINUTE: '1000000',
-      LOG_LEVEL: 'silent',
     };
     progress('publish-resume: bootstrapping a fresh SQLite file');
-    const boot = await runSvcServer(['bootstrap', '-'], { env, input: JSON.stringify(liveExampleWorld(1_000_000, fake.addAccount(ACCOUNT))), timeoutMs: 60_000 });
+    const boot = await runSvcServer(['bootstrap', '-'], {
+      env,
+      input: JSON.stringify(liveExampleWorld(1_000_000, fake.addAccount(ACCOUNT))),
+      timeoutMs: 60_000,
+    });
     if (boot.code !== 0) throw new Error(`bootstrap failed (${boot.code}): ${boot.stderr}`);
     const seed = JSON.parse(boot.stdout);
     first = await startSvcServer(['serve'], { env, timeoutMs: 60_000 });

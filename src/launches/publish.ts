@@ -598,7 +598,8 @@ export async function finishRollback(
       const { targets, gone, short } = await rollbackTargets(adapter, account, level, nodes);
       if (short && !options.final) throw new LookupIncomplete(launch.id, `missed ${level} objects recorded on ${account.accountId} during the rollback`);
       // Children of the launch's own parents are the launch's: one whose create answer was lost is removed too.
-      const parents = level === 'campaign' ? [] : [...new Set(nodes.flatMap((n) => (n.parentId ? [byId.get(n.parentId)?.platformId ?? ''] : [])))].filter(Boolean);
+      const parents =
+        level === 'campaign' ? [] : [...new Set(nodes.flatMap((n) => (n.parentId ? [byId.get(n.parentId)?.platformId ?? ''] : [])))].filter(Boolean);
       const known = new Set([...targets.values()].flat());
       const strays = parents.length ? (await adapter.childrenOf(account, level as 'adset' | 'ad', parents)).filter((id) => !known.has(id)) : [];
       if (gone.length)

@@ -108,7 +108,16 @@ async function expectAgreement(b: Backend, launch: BuiltLaunch, ...others: Built
   const nodes: Array<Record<string, any>> = await b.reader('launch_nodes').where({ launch_id: Number(launch.launchId) });
   // Objects another launch of the same account recorded are that launch's to agree on.
   const theirs = new Set(
-    (await b.reader('launch_nodes').whereIn('launch_id', others.map((o) => Number(o.launchId))).whereNotNull('platform_id').pluck('platform_id')).map(String),
+    (
+      await b
+        .reader('launch_nodes')
+        .whereIn(
+          'launch_id',
+          others.map((o) => Number(o.launchId)),
+        )
+        .whereNotNull('platform_id')
+        .pluck('platform_id')
+    ).map(String),
   );
   const live = b.fake.objectsOf(ACCOUNT).filter((o) => o.status !== 'DELETED' && !theirs.has(o.id));
   const commitments: Array<Record<string, any>> = await b.reader('spend_commitments').where({ launch_id: Number(launch.launchId) });

@@ -61,7 +61,12 @@ class CountingPlatform {
         calls.push({ call: 'createObjects', level: specs[0].level, count: specs.length });
         return specs.map((s) => ({ level: s.level, id: put(s.level, s.marker, s.parentId) }));
       },
-      async findCreated(_account: BrandAdAccount, level: ObjectLevel, markers: string[], recorded = new Map<string, string>()): Promise<Map<string, ObjectRef>> {
+      async findCreated(
+        _account: BrandAdAccount,
+        level: ObjectLevel,
+        markers: string[],
+        recorded = new Map<string, string>(),
+      ): Promise<Map<string, ObjectRef>> {
         calls.push({ call: 'findCreated', level, count: markers.length });
         if (lookup() === 'failing') throw new PlatformError('transient', 'The ad platform did not answer within 2000 ms.');
         if (lookup() === 'empty') return new Map();
@@ -366,7 +371,7 @@ for (const dialect of dialects()) {
       });
       after(async () => db?.close());
 
-      it('lists the campaign\'s ad sets by parent and deletes the three whose answers were lost with the recorded ones', async () => {
+      it("lists the campaign's ad sets by parent and deletes the three whose answers were lost with the recorded ones", async () => {
         expect(r.platform.calls.filter((c) => c.call === 'childrenOf').map((c) => c.level)).to.include('adset');
         expect(r.platform.live()).to.deep.equal([]);
         expect((await publishRecordOf(db.knex, r.plan.launch.id))!.launch.status).to.equal('publish_failed');
@@ -406,7 +411,10 @@ for (const dialect of dialects()) {
       });
 
       it('records the end in the activity log', async () => {
-        const actions = await db.knex('activity_entries').where({ entity_id: String(r.plan.launch.id) }).pluck('action');
+        const actions = await db
+          .knex('activity_entries')
+          .where({ entity_id: String(r.plan.launch.id) })
+          .pluck('action');
         expect(actions).to.include('launch.publish_abandoned');
       });
     });
