@@ -14,8 +14,25 @@ import type { Principal } from '../../src/auth/principal.js';
 import { activityRecorder } from '../../src/activity/recorder.js';
 import { applyBootstrap } from '../../src/bootstrap.js';
 import { loadConfig } from '../../src/config.js';
-import { abandonPublish, carryOn, finishRollback, LookupIncomplete, type PublishContext, type PublishPlan } from '../../src/launches/publish.js';
-import { claimForPublishing, insertLaunch, insertNodes, loadNodes, publishRecordOf, recordPlatformIds, type NodeRow } from '../../src/launches/store.js';
+import {
+  abandonPublish,
+  carryOn,
+  finishRollback,
+  LookupIncomplete,
+  publishingConflict,
+  type PublishContext,
+  type PublishPlan,
+} from '../../src/launches/publish.js';
+import {
+  claimForPublishing,
+  insertLaunch,
+  insertNodes,
+  loadNodes,
+  markRollbackStarted,
+  publishRecordOf,
+  recordPlatformIds,
+  type NodeRow,
+} from '../../src/launches/store.js';
 import { PlatformError, type ObjectLevel, type ObjectRef, type ObjectSpec, type PlatformAdapter } from '../../src/platforms/port.js';
 import type { BrandAdAccount } from '../../src/platforms/registry.js';
 import { loadSchemaFiles, SchemaRegistry } from '../../src/schemas/registry.js';
@@ -375,6 +392,28 @@ for (const dialect of dialects()) {
         expect(r.platform.calls.filter((c) => c.call === 'childrenOf').map((c) => c.level)).to.include('adset');
         expect(r.platform.live()).to.deep.equal([]);
         expect((await publishRecordOf(db.knex, r.plan.launch.id))!.launch.status).to.equal('publish_failed');
+      });
+    });
+
+    describe('a publish request meeting a launch that is rolling back', () => {
+      let db: MigratedDatabase;
+      let r: Interrupted;
+
+      before(async () => {
+        db = await migratedDatabase(dialect);
+        r = await interruptedPublish(db);
+      });
+      after(async () => db?.close());
+
+      it('says "being published" while it goes forward, and "rolling back" with details.status once it goes backward', async () => {
+        const forward = await publishingConflict(db.knex, r.plan.launch.id);
+        expect(forward.code).to.equal('conflict');
+        expect(forward.message).to.match(/being published by another request/);
+        await markRollbackStarted(db.knex, r.plan.launch.id, Date.now());
+        const backward = await publishingConflict(db.knex, r.plan.launch.id);
+        expect(backward.code).to.equal('conflict');
+        expect(backward.message).to.match(/is rolling back a failed publish and ends publish_failed by itself/);
+        expect(backward.details).to.deep.equal({ status: 'rolling_back' });
       });
     });
 
