@@ -46,7 +46,6 @@ export function decryptSecret(sealed: string): string {
  * key created once and kept in the database (so bootstrap, migrations and every process agree).
  */
 export async function loadSecretBox(knex: Knex): Promise<SecretBox> {
-  const raw =
-    tokenEncryptionKey() || (await ensureSetting(knex, 'secret_box_key', () => crypto.randomBytes(32).toString('base64')));
+  const raw = tokenEncryptionKey() || (await ensureSetting(knex, 'secret_box_key', () => crypto.randomBytes(32).toString('base64')));
   return new SecretBox(Buffer.from(raw, 'base64'));
 }

@@ -269,7 +269,8 @@ async function invokeOnce(
       }
     }
     const recordId = claim?.kind === 'run' ? claim.recordId : null;
-    const stopRenewing = claim?.kind === 'run' ? renewIdempotencyLease(deps.knex, claim.recordId, claim.leaseExpiresAt, deps.config.idempotencyLeaseMs, deps.now) : notRenewing;
+    const stopRenewing =
+      claim?.kind === 'run' ? renewIdempotencyLease(deps.knex, claim.recordId, claim.leaseExpiresAt, deps.config.idempotencyLeaseMs, deps.now) : notRenewing;
     const idempotency = claim?.kind === 'run' ? { resumed: claim.resumed } : null;
 
     const run = async (db: Knex | Knex.Transaction): Promise<InvokeResult> => {
