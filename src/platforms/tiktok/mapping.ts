@@ -207,6 +207,9 @@ export function campaignCreate(spec: ObjectSpec, digits: number): TikTokParams {
   const s = spec.settings ?? {};
   const objective = objectiveType(spec.objective);
   const cbo = Boolean(spec.budget);
+  const industries = (Array.isArray(s.specialAdCategories) ? s.specialAdCategories.map(String) : []).filter((c) =>
+    ['CREDIT', 'EMPLOYMENT', 'HOUSING'].includes(c),
+  );
   // CampaignCreateBody budget_mode: "When Campaign Budget Optimization is enabled, only BUDGET_MODE_DAY is supported".
   if (spec.budget && spec.budget.period !== 'daily')
     throw new PlatformError('invalid_request', `TikTok campaign "${spec.name}" cannot hold a lifetime budget: budget optimization takes a daily one.`, {
@@ -221,6 +224,8 @@ export function campaignCreate(spec: ObjectSpec, digits: number): TikTokParams {
     budget_optimize_on: cbo,
     ...(cbo && CAMPAIGN_GOALS[objective] ? { optimization_goal: CAMPAIGN_GOALS[objective] } : {}),
     ...budgetFields(spec.budget, digits),
+    // TikTok's ad categories (validation refuses ISSUES_ELECTIONS_POLITICS, which TikTok does not run).
+    ...(industries.length ? { special_industries: industries } : {}),
     request_id: spec.marker,
     ...asRecord(s.platformFields),
   };
