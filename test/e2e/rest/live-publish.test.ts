@@ -18,6 +18,7 @@ import { makeMp4 } from '../../helpers/mp4.js';
 import { RecordingProxy, type Recorded } from '../../helpers/recording-proxy.js';
 import { FakeMetaServer } from '../../fakes/meta-server.js';
 import { FakeTikTokServer } from '../../fakes/tiktok-server.js';
+import { TIKTOK_RULE_ROWS } from '../../helpers/tiktok-rules.js';
 
 const META_ACCOUNT = 'act_1001';
 const PAGE = '100200300400';
@@ -349,6 +350,24 @@ for (const dialect of dialects()) {
         const tree = await tok('GET', `/launches/${built.launchId}`);
         expect(tree.body.status).to.equal('published');
       });
+
+      // The same table as the sandbox's preview (test/e2e/rest/launches.test.ts): live mode refuses each rule at preview too.
+      for (const row of TIKTOK_RULE_ROWS) {
+        it(`preview in live mode: ${row.what} → 400 on the named fields, nothing sent to create`, async () => {
+          const api = row.platform === 'meta' ? shoes : tok;
+          const built = await buildLaunch(api, {
+            title: row.what.slice(0, 200),
+            ...row.tree({ image: row.platform === 'meta' ? ids.shoesImage : ids.tokImage }),
+          });
+          const reply = await api('POST', `/launches/${built.launchId}/publish`, {}, idem('preview'));
+          expect(reply.status, JSON.stringify(reply.body)).to.equal(400);
+          expect(reply.body.error.code).to.equal('validation_failed');
+          const details: Array<{ field: string; message: string }> = reply.body.error.details;
+          expect(details.map((d) => d.field).sort(), JSON.stringify(details)).to.deep.equal(row.fields(built).sort());
+          for (const d of details) expect(d.message).to.match(row.says);
+          expect([...tiktokProxy.recorded, ...metaProxy.recorded].filter((r) => r.method === 'POST')).to.deep.equal([]);
+        });
+      }
 
       it('a second launch with the same image uploads nothing and uses the kept image_id', async () => {
         const first = await w.service.knex('creative_uploads').where({ creative_id: ids.tokImage, account_id: TIKTOK_ACCOUNT }).first('ref');
