@@ -584,6 +584,14 @@ for (const dialect of dialects()) {
         });
       }
 
+      it("an ad's displayName takes 1 to 40 characters, as TikTok shows it", async () => {
+        const long = await node(tree.adIds[0], { properties: { displayName: 'x'.repeat(41) } });
+        expect(long.status, JSON.stringify(long.body)).to.equal(400);
+        expect(long.body.error.details.map((d: any) => d.field)).to.deep.equal(['properties.displayName']);
+        expect((await node(tree.adIds[0], { properties: { displayName: 'x'.repeat(40) } })).status).to.equal(200);
+        expect((await node(tree.adIds[0], { properties: { displayName: null } })).status).to.equal(200);
+      });
+
       it('update-node needs at least one of creativeId, copyGenerationId, postId or properties', async () => {
         const reply = await node(tree.adIds[0], {});
         expect(reply.status, JSON.stringify(reply.body)).to.equal(400);
