@@ -217,9 +217,8 @@ function speakerIssues(
 }
 
 /**
- * The TikTok rules its specifications leave out (docs/platforms.md, "TikTok: what the specifications
- * leave out"), the same at preview in both modes, and what the TikTok adapter cannot send: a launch
- * that passes them publishes as written.
+ * The TikTok rules its specifications leave out (docs/platforms.md, section 8), the same at preview in
+ * both modes, and what the TikTok adapter cannot send: a launch that passes them publishes as written.
  */
 function tiktokIssues(
   campaign: NodeRow,

@@ -1,5 +1,4 @@
-// The TikTok rules the specifications leave out (docs/platforms.md, "TikTok: what the specifications
-// leave out"), as launches that break one each: the same table is previewed in the sandbox
+// The TikTok rules the specifications leave out (docs/platforms.md, section 8), as launches that break one each: the same table is previewed in the sandbox
 // (test/e2e/rest/launches.test.ts) and in live mode against the fake TikTok
 // (test/e2e/rest/live-publish.test.ts), each refused with the same field and a message that says
 // what to change.
