@@ -823,8 +823,6 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
     // PAGES.cboGoal: with budget optimization on, an objective that takes a campaign-level goal names it.
     if (cbo && GOAL_OBJECTIVES.includes(String(params.objective_type)) && params.optimization_goal === undefined)
       return invalid(`optimization_goal: Required when Campaign Budget Optimization is enabled (objective ${String(params.objective_type)}).`);
-    if (params.optimization_goal !== undefined && (!cbo || !GOAL_OBJECTIVES.includes(String(params.objective_type))))
-      return invalid('optimization_goal: Only a campaign with Campaign Budget Optimization and a conversion, lead or app objective takes one.');
     // PAGES.campaignCreate: budget is required unless budget_mode is BUDGET_MODE_INFINITE.
     if (mode !== 'BUDGET_MODE_INFINITE') {
       const amount = this.amount(advertiserId, params.budget);
