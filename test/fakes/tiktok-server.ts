@@ -68,7 +68,8 @@ const PAGES = {
   cboBid: 'Business API portal, Campaign Budget Optimization: ad groups of a CBO campaign carry bid_type',
   promotionType:
     'AdgroupCreateBody.md promotion_type: "You need to specify the field when advertising objective (objective_type) is NOT set as REACH, VIDEO_VIEWS, or ENGAGEMENT"',
-  placements: 'AdgroupCreateBody.md placement_type, placements (list[str]: PLACEMENT_TIKTOK, PLACEMENT_PANGLE, PLACEMENT_GLOBAL_APP_BUNDLE)',
+  placements:
+    'AdgroupCreateBody.md placement_type, placements (list[str]: PLACEMENT_TIKTOK, PLACEMENT_PANGLE, PLACEMENT_GLOBAL_APP_BUNDLE; "Required when placement_type is PLACEMENT_TYPE_NORMAL, and ignored when placement_type is PLACEMENT_TYPE_AUTOMATIC")',
   audiences: "AdgroupCreateBody.md audience_ids, excluded_audience_ids (ids of the advertiser's custom audiences, /dmp/custom_audience/list/)",
   callToAction: 'AdcreateCreatives.md call_to_action: "For TikTok ads, either this field or call_to_action_id must be specified"',
   displayName: 'AdcreateCreatives.md display_name: the name shown on a landing-page ad, 1-40 characters',
@@ -868,11 +869,10 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
     // PAGES.adgroupCreate: PLACEMENT_TYPE_NORMAL names its placements; times are "YYYY-MM-DD HH:MM:SS"; a start-end schedule has an end.
     if ((params.placement_type ?? 'PLACEMENT_TYPE_NORMAL') === 'PLACEMENT_TYPE_NORMAL' && creating && !Array.isArray(params.placements))
       return invalid('placements: Required when placement_type is PLACEMENT_TYPE_NORMAL.');
-    // PAGES.placements: a list of placement names (the spec's list type refuses an object), none with automatic placement.
-    if (params.placement_type === 'PLACEMENT_TYPE_NORMAL' && Array.isArray(params.placements) && !params.placements.length)
+    // PAGES.placements: a list of placement names (the spec's list type refuses an object), "Required when placement_type
+    // is PLACEMENT_TYPE_NORMAL, and ignored when placement_type is PLACEMENT_TYPE_AUTOMATIC".
+    if ((params.placement_type ?? 'PLACEMENT_TYPE_NORMAL') === 'PLACEMENT_TYPE_NORMAL' && Array.isArray(params.placements) && !params.placements.length)
       return invalid('placements: Name at least one placement with PLACEMENT_TYPE_NORMAL.');
-    if (params.placement_type === 'PLACEMENT_TYPE_AUTOMATIC' && params.placements !== undefined)
-      return invalid('placements: Not taken with PLACEMENT_TYPE_AUTOMATIC.');
     // PAGES.audiences: the advertiser's own custom audiences.
     const audiences = new Set((this.assets.get(`${advertiserId}/audiences`) ?? []).map((a) => String(a.audience_id)));
     for (const field of ['audience_ids', 'excluded_audience_ids']) {
@@ -962,8 +962,9 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
     }
     // PAGES.imageInFeed: an image ad cannot run in TikTok's in-feed placement, which automatic placement includes.
     if (c.ad_format === 'SINGLE_IMAGE') {
+      const automatic = (adgroup.fields.placement_type ?? 'PLACEMENT_TYPE_NORMAL') === 'PLACEMENT_TYPE_AUTOMATIC';
       const placements = Array.isArray(adgroup.fields.placements) ? (adgroup.fields.placements as unknown[]) : [];
-      if ((adgroup.fields.placement_type ?? 'PLACEMENT_TYPE_NORMAL') === 'PLACEMENT_TYPE_AUTOMATIC' || placements.includes('PLACEMENT_TIKTOK'))
+      if (automatic || placements.includes('PLACEMENT_TIKTOK'))
         return invalid(`${at('ad_format')}: For in-feed ads on TikTok, set this field to SINGLE_VIDEO.`);
     }
     // PAGES.adCreate: SINGLE_IMAGE takes one image_id, SINGLE_VIDEO a video_id and its cover in image_ids; both uploaded to this advertiser (PAGES.imageUpload, PAGES.videoUpload).
