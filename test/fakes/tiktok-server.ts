@@ -65,15 +65,16 @@ const PAGES = {
   cboDay: 'CampaignCreateBody.md budget_mode: "When Campaign Budget Optimization is enabled, only BUDGET_MODE_DAY is supported"',
   cboGoal:
     'CampaignCreateBody.md optimization_goal: "Required when Campaign Budget Optimization is enabled. Allowed values: CONVERT, INSTALL, VALUE, IN_APP_EVENT and LEAD_GENERATION"',
-  cboBid: 'Business API portal, Campaign Budget Optimization: ad groups of a CBO campaign carry bid_type',
+  cboBid: 'AdgroupCreateBody.md bid_type: "Required when Campaign Budget Optimization (CBO) is enabled (budget_optimize_on = TRUE)"',
   promotionType:
     'AdgroupCreateBody.md promotion_type: "You need to specify the field when advertising objective (objective_type) is NOT set as REACH, VIDEO_VIEWS, or ENGAGEMENT"',
   placements:
     'AdgroupCreateBody.md placement_type, placements (list[str]: PLACEMENT_TIKTOK, PLACEMENT_PANGLE, PLACEMENT_GLOBAL_APP_BUNDLE; "Required when placement_type is PLACEMENT_TYPE_NORMAL, and ignored when placement_type is PLACEMENT_TYPE_AUTOMATIC")',
   audiences: "AdgroupCreateBody.md audience_ids, excluded_audience_ids (ids of the advertiser's custom audiences, /dmp/custom_audience/list/)",
-  callToAction: 'AdcreateCreatives.md call_to_action: "For TikTok ads, either this field or call_to_action_id must be specified"',
-  displayName: 'AdcreateCreatives.md display_name: the name shown on a landing-page ad, 1-40 characters',
-  imageInFeed: 'AdcreateCreatives.md ad_format: "For in-feed ads on TikTok, set this field to SINGLE_VIDEO"',
+  callToAction:
+    'AdcreateCreatives call_to_action (the SDK model; the text is the portal Ad Create page, https://business-api.tiktok.com/portal/docs?id=1739953377508354): "For TikTok ads, either this field or call_to_action_id must be specified"',
+  displayName: 'AdcreateCreatives display_name (portal Ad Create page): the name shown on a landing-page ad, 1-40 characters',
+  imageInFeed: 'AdcreateCreatives ad_format (portal Ad Create page): "For in-feed ads on TikTok, set this field to SINGLE_VIDEO"',
 };
 
 // The enums below are TikTok's, as PAGES.enumeration lists them.
