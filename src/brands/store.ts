@@ -123,6 +123,12 @@ export async function organizationOfBrand(db: Db, id: number): Promise<number | 
   return row ? Number(row.organization_id) : undefined;
 }
 
+/** The name of brand `id`, or null when there is no such brand. */
+export async function brandNameOf(db: Db, id: number): Promise<string | null> {
+  const row = await db('brands').where({ id }).first('name');
+  return row ? String(row.name) : null;
+}
+
 /** Locks the brand's row for the rest of the transaction (changes of a brand-wide layout take it first). */
 export async function lockBrand(db: Db, brandId: number): Promise<void> {
   await db('brands').where({ id: brandId }).forUpdate().first('id');

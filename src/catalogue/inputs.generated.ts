@@ -386,7 +386,7 @@ export interface CreateStructureTemplateInput {
     campaign: {
       name?: string;
       /**
-       * Meta: OUTCOME_AWARENESS, OUTCOME_TRAFFIC, OUTCOME_ENGAGEMENT, OUTCOME_LEADS, OUTCOME_SALES, OUTCOME_APP_PROMOTION. TikTok: REACH, TRAFFIC, VIDEO_VIEWS, LEAD_GENERATION, WEB_CONVERSIONS, APP_PROMOTION.
+       * Meta: OUTCOME_AWARENESS, OUTCOME_TRAFFIC, OUTCOME_ENGAGEMENT, OUTCOME_LEADS, OUTCOME_SALES, OUTCOME_APP_PROMOTION. TikTok: REACH, TRAFFIC, VIDEO_VIEWS, LEAD_GENERATION, WEB_CONVERSIONS.
        */
       objective?: string;
       budget?: {
@@ -539,13 +539,17 @@ export interface CreateStructureTemplateInput {
        */
       instagramUserId?: string;
       /**
-       * TikTok: the identity this ad runs as, instead of its ad account's identityId (with identityType).
+       * TikTok: identity the ad runs as, else its account's.
        */
       identityId?: string;
       /**
        * TikTok: the kind of identityId.
        */
       identityType?: 'CUSTOMIZED_USER' | 'TT_USER' | 'BC_AUTH_TT' | 'AUTH_CODE';
+      /**
+       * TikTok: else the brand's name.
+       */
+      displayName?: string;
     }[];
   };
   /**
@@ -952,7 +956,7 @@ export interface EditStructureTemplateInput {
     campaign?: {
       name?: string | null;
       /**
-       * Meta: OUTCOME_AWARENESS, OUTCOME_TRAFFIC, OUTCOME_ENGAGEMENT, OUTCOME_LEADS, OUTCOME_SALES, OUTCOME_APP_PROMOTION. TikTok: REACH, TRAFFIC, VIDEO_VIEWS, LEAD_GENERATION, WEB_CONVERSIONS, APP_PROMOTION.
+       * Meta: OUTCOME_AWARENESS, OUTCOME_TRAFFIC, OUTCOME_ENGAGEMENT, OUTCOME_LEADS, OUTCOME_SALES, OUTCOME_APP_PROMOTION. TikTok: REACH, TRAFFIC, VIDEO_VIEWS, LEAD_GENERATION, WEB_CONVERSIONS.
        */
       objective?: string | null;
       budget?: {
@@ -1108,13 +1112,17 @@ export interface EditStructureTemplateInput {
            */
           instagramUserId?: string;
           /**
-           * TikTok: the identity this ad runs as, instead of its ad account's identityId (with identityType).
+           * TikTok: identity the ad runs as, else its account's.
            */
           identityId?: string;
           /**
            * TikTok: the kind of identityId.
            */
           identityType?: 'CUSTOMIZED_USER' | 'TT_USER' | 'BC_AUTH_TT' | 'AUTH_CODE';
+          /**
+           * TikTok: else the brand's name.
+           */
+          displayName?: string;
         }[]
       | null;
   };

@@ -63,6 +63,7 @@ export async function validationContextFor(
     unknownCountries: await untargetable(ctx, launch.brandId, nodes, accountOf, known),
     defaultAccountId,
     creativeIds: new Set(creatives.map((c) => c.id)),
+    imageCreativeIds: new Set(creatives.filter((c) => c.type === 'image').map((c) => c.id)),
     copies,
     trackerConnected: Boolean(tracker),
     now: ctx.now(),

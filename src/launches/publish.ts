@@ -392,6 +392,10 @@ async function forward(ctx: PublishContext, plan: PublishPlan, claim: Claim, att
   }
   ctx.progress({ progress: total, total, message: 'Activating the campaigns and recording the publish' });
   for (const [accountId, account] of plan.accounts) {
+    if (ctx.platforms.adapterFor(account.platform).finishPublish) {
+      await finishOnPlatform(ctx, plan, attempt, account, () => claim.renew(knex));
+      continue;
+    }
     const campaigns = (kids.get(null) ?? []).filter((c) => plan.campaignAccounts.get(c.id) === accountId && (c.properties.status ?? 'ACTIVE') === 'ACTIVE');
     if (!campaigns.length) continue;
     const refs = campaigns.map((c): ObjectRef => ({ level: 'campaign', id: c.platformId! }));
@@ -459,6 +463,32 @@ async function forward(ctx: PublishContext, plan: PublishPlan, claim: Claim, att
     });
     return ceilingOf(trx, ctx.principal);
   });
+}
+
+/**
+ * The status the launch gives a node once published: a campaign's and an ad's own (default ACTIVE), an
+ * ad set's ACTIVE (it has none of its own).
+ */
+const launchStatusOf = (n: NodeRow): 'ACTIVE' | 'PAUSED' => (n.nodeType === 'adset' ? 'ACTIVE' : (n.properties.status ?? 'ACTIVE'));
+
+/**
+ * The activate step of an account whose adapter has finishPublish (TikTok): every object of the
+ * account's part of the launch goes to the platform with the status the launch gives it.
+ */
+async function finishOnPlatform(ctx: PublishContext, plan: PublishPlan, attempt: number, account: BrandAdAccount, renew: () => Promise<void>): Promise<void> {
+  const { accountOf } = treeOf(plan);
+  const nodes = plan.nodes.filter((n) => n.platformId && accountOf(n).accountId === account.accountId);
+  if (!nodes.length) return;
+  const objects = nodes.map((n) => ({ ref: { level: n.nodeType, id: n.platformId! } as ObjectRef, status: launchStatusOf(n) }));
+  await renew();
+  await step(
+    ctx,
+    plan,
+    attempt,
+    { action: 'activate', level: null, account, nodes, platformIds: objects.map((o) => o.ref.id) },
+    () => ctx.platforms.adapterFor(account.platform).finishPublish!(account, objects),
+    async () => null,
+  );
 }
 
 /** Node id → the platform id its create answered, for the nodes that have one recorded. */

@@ -5,6 +5,7 @@
 import type { FieldIssue } from '../errors.js';
 import { COPY_LIMITS, hasEmoji, textLength } from '../copy/limits.js';
 import type { IdentityType, PlatformName } from '../platforms/port.js';
+import { CAMPAIGN_GOALS, DISPLAY_NAME_MAX, TIKTOK_PLACEMENTS } from '../platforms/tiktok/mapping.js';
 import { RULES } from './rules.js';
 import type { NodeRow } from './store.js';
 import { budgetOf, childrenOf } from './tree.js';
@@ -28,6 +29,8 @@ export interface ValidationContext {
   defaultAccountId: string | null;
   /** Creative ids that exist in the brand. */
   creativeIds: Set<number>;
+  /** Of those, the images (TikTok runs them only outside its in-feed placement). */
+  imageCreativeIds?: Set<number>;
   /** Copy records the ads name (copyGenerationId) that exist in the brand, with the platform each was written for. */
   copies?: Map<number, PlatformName>;
   trackerConnected: boolean;
@@ -90,6 +93,8 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
     }
     const adSets = kids.get(c.id) ?? [];
     if (adSets.length === 0) issue(`${at}.adSets`, 'needs at least one ad set');
+    if (platform === 'tiktok') tiktokIssues(c, adSets, kids, ctx, issue);
+    else if (platform) tiktokFieldsElsewhere(platform, adSets, kids, issue);
 
     for (const s of adSets) {
       const sat = `adSets[${s.id}]`;
@@ -209,6 +214,92 @@ function speakerIssues(
   } else if (!(ap.identityType ?? (ap.identityId === undefined ? account?.identityType : null))) {
     issue(`${at}.identityType`, 'is required with identityId: CUSTOMIZED_USER, TT_USER, BC_AUTH_TT or AUTH_CODE');
   }
+}
+
+/**
+ * The TikTok rules its specifications leave out (docs/platforms.md, section 8), the same at preview in
+ * both modes, and what the TikTok adapter cannot send: a launch that passes them publishes as written.
+ */
+function tiktokIssues(
+  campaign: NodeRow,
+  adSets: NodeRow[],
+  kids: Map<string | null, NodeRow[]>,
+  ctx: ValidationContext,
+  issue: (field: string, message: string) => void,
+): void {
+  const at = `campaigns[${campaign.id}]`;
+  const p = campaign.properties;
+  const budget = budgetOf(p);
+  if (budget?.period === 'lifetime')
+    issue(
+      `${at}.budget`,
+      "TikTok's campaign budget optimization takes a daily budget only: use budget.dailyAmount, or give each ad set its own lifetime budget",
+    );
+  if (p.objective === 'APP_PROMOTION')
+    issue(`${at}.objective`, 'TikTok app promotion needs the app (app_id), which a launch cannot name yet: choose another objective');
+  if (p.bidStrategy !== undefined && p.bidStrategy !== 'LOWEST_COST_WITHOUT_CAP')
+    issue(`${at}.bidStrategy`, 'is not sent to TikTok, which bids per ad set: remove it, and set bidAmount on an ad set for a bid');
+  if (p.specialAdCategories?.includes('ISSUES_ELECTIONS_POLITICS'))
+    issue(`${at}.specialAdCategories`, 'TikTok does not run ads about elections or politics: remove ISSUES_ELECTIONS_POLITICS');
+  // Under budget optimization the campaign carries one optimization goal for every ad group.
+  const campaignGoal = budget ? CAMPAIGN_GOALS[p.objective] : undefined;
+  for (const s of adSets) {
+    const sat = `adSets[${s.id}]`;
+    const sp = s.properties;
+    if (campaignGoal && sp.optimizationGoal && sp.optimizationGoal !== campaignGoal)
+      issue(
+        `${sat}.optimizationGoal`,
+        `must be ${campaignGoal}: under a TikTok campaign budget the campaign optimizes for ${campaignGoal}; set it, or move the budget to the ad sets`,
+      );
+    const positions: string[] = Array.isArray(sp.placements?.positions) ? sp.placements.positions : [];
+    const foreign = positions.filter((x) => !TIKTOK_PLACEMENTS.includes(x));
+    if (foreign.length)
+      issue(
+        `${sat}.placements`,
+        `${foreign.join(', ')} ${foreign.length > 1 ? 'are not TikTok placements' : 'is not a TikTok placement'}; use ${TIKTOK_PLACEMENTS.join(', ')} (or automatic: true)`,
+      );
+    else if (sp.placements?.automatic === true && positions.length)
+      issue(`${sat}.placements`, 'names positions with automatic: true, which TikTok would not use; remove the positions or set automatic: false');
+    if (sp.targeting?.cities?.length)
+      issue(`${sat}.targeting.cities`, 'is not sent to TikTok, which targets countries here: remove the cities and name countries');
+    if (sp.promotedObject?.pageId !== undefined) issue(`${sat}.promotedObject.pageId`, 'is a Meta field; remove it for TikTok');
+    if (sp.promotedObject?.leadFormId !== undefined)
+      issue(
+        `${sat}.promotedObject.leadFormId`,
+        'TikTok instant forms are not published by this service yet: remove it (a website lead ad uses promotedObject.pixelId)',
+      );
+    // An image cannot run in TikTok's in-feed placement, which automatic placement includes.
+    const inFeed = sp.placements?.automatic === true || !positions.length || positions.includes('PLACEMENT_TIKTOK');
+    for (const a of kids.get(s.id) ?? []) {
+      const aat = `ads[${a.id}]`;
+      const ap = a.properties;
+      if (ap.callToAction === undefined || ap.callToAction === 'NO_BUTTON')
+        issue(
+          `${aat}.callToAction`,
+          `is required on TikTok${ap.callToAction ? ', which has no ad without a button' : ''}: choose one, e.g. LEARN_MORE or SHOP_NOW`,
+        );
+      if (typeof ap.displayName === 'string' && !ap.displayName.trim())
+        issue(`${aat}.displayName`, `is blank; TikTok shows 1 to ${DISPLAY_NAME_MAX} characters (leave it out to show the brand's name)`);
+      if (inFeed && typeof ap.creativeId === 'number' && ctx.imageCreativeIds?.has(ap.creativeId))
+        issue(
+          `${aat}.creativeId`,
+          `is an image, which TikTok does not run in its in-feed placement (PLACEMENT_TIKTOK, part of automatic placement): use a video, or set the ad set's placements.positions to ${TIKTOK_PLACEMENTS.filter((x) => x !== 'PLACEMENT_TIKTOK').join(' and/or ')}`,
+        );
+      if (ap.displayUrl !== undefined) issue(`${aat}.displayUrl`, 'is not sent to TikTok, whose ads show the landing page itself: remove it');
+    }
+  }
+}
+
+/** TikTok's own fields on another platform's ads, which would be dropped. */
+function tiktokFieldsElsewhere(
+  platform: PlatformName,
+  adSets: NodeRow[],
+  kids: Map<string | null, NodeRow[]>,
+  issue: (field: string, message: string) => void,
+): void {
+  for (const s of adSets)
+    for (const a of kids.get(s.id) ?? [])
+      if (a.properties.displayName !== undefined) issue(`ads[${a.id}].displayName`, `is a TikTok field; remove it for ${platform}`);
 }
 
 /**

@@ -25,13 +25,16 @@ const CALLS: Record<Call, true> = {
   setStatusEach: true,
   setBudget: true,
   deleteObjects: true,
+  finishPublish: true,
 };
 
 /** `adapter` with each call of the port counted and traced; the adapter itself is unchanged. */
 export function metered(adapter: PlatformAdapter): PlatformAdapter {
   const wrapped = Object.create(adapter) as Record<string, unknown>;
   for (const call of Object.keys(CALLS) as Call[]) {
-    const original = adapter[call] as (...args: unknown[]) => Promise<unknown>;
+    const original = adapter[call] as ((...args: unknown[]) => Promise<unknown>) | undefined;
+    // An optional call the adapter does not have stays absent.
+    if (typeof original !== 'function') continue;
     wrapped[call] = async (...args: unknown[]) => {
       const started = performance.now();
       let outcome: 'ok' | 'throttled' | 'error' = 'ok';

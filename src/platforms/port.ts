@@ -22,6 +22,8 @@ export interface AdAccount {
   /** TikTok: the identity the account's ads run as. */
   identityId?: string | null;
   identityType?: IdentityType | null;
+  /** The name of the account's brand: a TikTok landing-page ad's display name when the ad names none. */
+  brandName?: string | null;
 }
 
 /** A creative file to put on an ad account, once: the answer is kept per creative and account. */
@@ -241,4 +243,12 @@ export interface PlatformAdapter {
   setStatusEach(account: AdAccount, refs: ObjectRef[], status: 'ACTIVE' | 'PAUSED'): Promise<Array<PlatformError | null>>;
   setBudget(account: AdAccount, ref: ObjectRef, budget: Budget): Promise<void>;
   deleteObjects(account: AdAccount, refs: ObjectRef[]): Promise<void>;
+  /**
+   * Optional, for a platform whose creates do not leave objects as the publish needs them (TikTok starts
+   * every campaign ENABLE whatever it is sent, so its ad groups and ads are created DISABLE): once every
+   * object of a publish exists on the account, brings each of `objects` (all of the account's, with the
+   * status the launch gives it) to that status, in few requests. Without it, the publish enables the
+   * account's ACTIVE campaigns with setStatus.
+   */
+  finishPublish?(account: AdAccount, objects: Array<{ ref: ObjectRef; status: 'ACTIVE' | 'PAUSED' }>): Promise<void>;
 }

@@ -8,7 +8,7 @@ import { PlatformError, type AdAccount, type PlatformAdapter, type PlatformName 
 import { SandboxPlatform } from './sandbox/adapter.js';
 import { DEPRECATED_VERSION_CODE } from './meta/errors.js';
 import type { PlatformMode } from '../config.js';
-import { findAdAccount, type AdAccountRow } from '../brands/store.js';
+import { brandNameOf, findAdAccount, type AdAccountRow } from '../brands/store.js';
 import { metered } from './metered.js';
 
 export interface BrandAdAccount extends AdAccount {
@@ -21,7 +21,7 @@ export type LiveAdapterFactory = (platform: PlatformName) => PlatformAdapter;
 export class Platforms {
   private readonly adapters = new Map<PlatformName, PlatformAdapter>();
   /** Ad-account rows by brand and id, kept for KEY_CACHE_MS like the brand directory. */
-  private readonly rows = new Map<string, { row: AdAccountRow; at: number }>();
+  private readonly rows = new Map<string, { row: AdAccountRow; brandName: string | null; at: number }>();
 
   constructor(
     private readonly mode: PlatformMode,
@@ -53,13 +53,17 @@ export class Platforms {
     const cacheKey = `${brandId}:${accountId}`;
     const hit = this.rows.get(cacheKey);
     let row = hit && this.now() - hit.at < this.cacheMs ? hit.row : undefined;
+    let brandName = hit?.brandName ?? null;
     if (!row) {
       row = await findAdAccount(db, brandId, accountId);
       if (!row) throw notFound(`Ad account ${accountId} of brand ${brandId}`);
+      // A TikTok landing-page ad shows the brand's name when it names no display name.
+      brandName = row.platform === 'tiktok' ? await brandNameOf(db, brandId) : null;
       if (this.rows.size > 10_000) this.rows.clear();
-      this.rows.set(cacheKey, { row, at: this.now() });
+      this.rows.set(cacheKey, { row, brandName, at: this.now() });
     }
     return {
+      brandName,
       platform: row.platform,
       accountId: row.accountId,
       timezone: row.timezone,

@@ -57,6 +57,24 @@ const PAGES = {
   audienceList: 'https://business-api.tiktok.com/portal/docs?id=1739940506015746 (Custom Audience List: page_size 1-100)',
   statusUpdate: 'https://business-api.tiktok.com/portal/docs?id=1739320994354178 (Campaign Status Update: at most 20 ids)',
   pageGet: 'Business API portal, Instant Page: /page/get/ (not in the SDK at this commit)',
+  // The rules the specifications leave out (live-platforms.md, "What the specifications leave out"), each with its source.
+  campaignStatus:
+    'CampaignCreateBody.md operation_status: "an allowlist-only feature ... If you pass in this field without applying for allowlisting first, the field will be ignored ... Default value: ENABLE"',
+  cboExplicit:
+    'CampaignCreateBody.md budget_optimize_on (default True there, while the ad-group page documents another default): every campaign create says it explicitly',
+  cboDay: 'CampaignCreateBody.md budget_mode: "When Campaign Budget Optimization is enabled, only BUDGET_MODE_DAY is supported"',
+  cboGoal:
+    'CampaignCreateBody.md optimization_goal: "Required when Campaign Budget Optimization is enabled. Allowed values: CONVERT, INSTALL, VALUE, IN_APP_EVENT and LEAD_GENERATION"',
+  cboBid: 'AdgroupCreateBody.md bid_type: "Required when Campaign Budget Optimization (CBO) is enabled (budget_optimize_on = TRUE)"',
+  promotionType:
+    'AdgroupCreateBody.md promotion_type: "You need to specify the field when advertising objective (objective_type) is NOT set as REACH, VIDEO_VIEWS, or ENGAGEMENT"',
+  placements:
+    'AdgroupCreateBody.md placement_type, placements (list[str]: PLACEMENT_TIKTOK, PLACEMENT_PANGLE, PLACEMENT_GLOBAL_APP_BUNDLE; "Required when placement_type is PLACEMENT_TYPE_NORMAL, and ignored when placement_type is PLACEMENT_TYPE_AUTOMATIC")',
+  audiences: "AdgroupCreateBody.md audience_ids, excluded_audience_ids (ids of the advertiser's custom audiences, /dmp/custom_audience/list/)",
+  callToAction:
+    'AdcreateCreatives call_to_action (the SDK model; the text is the portal Ad Create page, https://business-api.tiktok.com/portal/docs?id=1739953377508354): "For TikTok ads, either this field or call_to_action_id must be specified"',
+  displayName: 'AdcreateCreatives display_name (portal Ad Create page): the name shown on a landing-page ad, 1-40 characters',
+  imageInFeed: 'AdcreateCreatives ad_format (portal Ad Create page): "For in-feed ads on TikTok, set this field to SINGLE_VIDEO"',
 };
 
 // The enums below are TikTok's, as PAGES.enumeration lists them.
@@ -65,6 +83,11 @@ const STATUS_OPERATION = ['ENABLE', 'DISABLE', 'DELETE'];
 const BUDGET_MODES = ['BUDGET_MODE_INFINITE', 'BUDGET_MODE_DAY', 'BUDGET_MODE_TOTAL', 'BUDGET_MODE_DYNAMIC_DAILY_BUDGET'];
 const OBJECTIVES = ['REACH', 'TRAFFIC', 'VIDEO_VIEWS', 'ENGAGEMENT', 'APP_PROMOTION', 'LEAD_GENERATION', 'WEB_CONVERSIONS', 'PRODUCT_SALES', 'RF_REACH'];
 const PLACEMENTS = ['PLACEMENT_TIKTOK', 'PLACEMENT_PANGLE', 'PLACEMENT_GLOBAL_APP_BUNDLE'];
+/** PAGES.promotionType: the objectives whose ad groups may leave promotion_type out. */
+const NO_PROMOTION_TYPE = ['REACH', 'VIDEO_VIEWS', 'ENGAGEMENT'];
+/** PAGES.cboGoal: the campaign-level optimization goals, and the objectives that take one. */
+const CAMPAIGN_GOALS = ['CONVERT', 'INSTALL', 'VALUE', 'IN_APP_EVENT', 'LEAD_GENERATION'];
+const GOAL_OBJECTIVES = ['WEB_CONVERSIONS', 'APP_PROMOTION', 'LEAD_GENERATION', 'PRODUCT_SALES'];
 const AGE_GROUPS = ['AGE_13_17', 'AGE_18_24', 'AGE_25_34', 'AGE_35_44', 'AGE_45_54', 'AGE_55_100'];
 const IDENTITY_TYPES = ['CUSTOMIZED_USER', 'AUTH_CODE', 'TT_USER', 'BC_AUTH_TT'];
 const PRIMARY_STATUS = ['STATUS_ALL', 'STATUS_NOT_DELETE', 'STATUS_NOT_DELIVERY', 'STATUS_DELIVERY_OK', 'STATUS_DISABLE', 'STATUS_DELETE'];
@@ -110,6 +133,21 @@ const ADGROUP_ENUMS: Record<string, Partial<SpecParam>> = {
   pacing: { enum: ['PACING_MODE_SMOOTH', 'PACING_MODE_FAST'] },
   billing_event: { enum: ['CPC', 'CPM', 'CPV', 'OCPM'] },
   bid_type: { enum: ['BID_TYPE_NO_BID', 'BID_TYPE_CUSTOM', 'BID_TYPE_MAX_CONVERSION'] },
+  promotion_type: {
+    enum: [
+      'APP_ANDROID',
+      'APP_IOS',
+      'WEBSITE',
+      'LEAD_GENERATION',
+      'LEAD_GEN_CLICK_TO_TT_DIRECT_MESSAGE',
+      'LEAD_GEN_CLICK_TO_SOCIAL_MEDIA_APP_MESSAGE',
+      'LEAD_GEN_CLICK_TO_CALL',
+      'WEBSITE_OR_DISPLAY',
+      'TIKTOK_SHOP',
+      'VIDEO_SHOPPING',
+      'LIVE_SHOPPING',
+    ],
+  },
   optimization_goal: {
     enum: [
       'CLICK',
@@ -148,7 +186,13 @@ const PORTAL_RULES: Record<string, Record<string, Partial<SpecParam>>> = {
   'GET /identity/get/': { page: { minimum: 1 }, page_size: { minimum: 1, maximum: 100 }, identity_type: { enum: IDENTITY_TYPES } },
   'GET /dmp/custom_audience/list/': { page: { minimum: 1 }, page_size: { minimum: 1, maximum: 100 } },
   // PAGES.campaignCreate and PAGES.enumeration.
-  'POST /campaign/create/': { objective_type: { enum: OBJECTIVES }, budget_mode: { enum: BUDGET_MODES }, operation_status: { enum: OPERATION } },
+  // PAGES.cboGoal: the campaign-level goals.
+  'POST /campaign/create/': {
+    objective_type: { enum: OBJECTIVES },
+    budget_mode: { enum: BUDGET_MODES },
+    operation_status: { enum: OPERATION },
+    optimization_goal: { enum: CAMPAIGN_GOALS },
+  },
   // PAGES.adgroupCreate and PAGES.enumeration; budget and budget_mode are required only when the campaign
   // does not hold the budget (PAGES.cbo), which createAdgroup checks.
   'POST /adgroup/create/': { ...ADGROUP_ENUMS, budget: { required: false }, budget_mode: { ...ADGROUP_ENUMS.budget_mode, required: false } },
@@ -284,6 +328,8 @@ export interface TikTokObject {
   advertiserId: string;
   name: string;
   operationStatus: 'ENABLE' | 'DISABLE';
+  /** The status the object had when it was created (campaigns: ENABLE whatever was sent, PAGES.campaignStatus). */
+  createdStatus: 'ENABLE' | 'DISABLE';
   deleted: boolean;
   objectiveType?: string;
   budgetMode?: string;
@@ -446,8 +492,15 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
     }
   }
 
-  private put(o: Omit<TikTokObject, 'id' | 'seq' | 'createTime' | 'deleted'>): TikTokObject {
-    const object: TikTokObject = { ...o, id: this.newId(), seq: ++this.seq, createTime: tiktokTime(Date.now()), deleted: false };
+  private put(o: Omit<TikTokObject, 'id' | 'seq' | 'createTime' | 'deleted' | 'createdStatus'>): TikTokObject {
+    const object: TikTokObject = {
+      ...o,
+      id: this.newId(),
+      seq: ++this.seq,
+      createTime: tiktokTime(Date.now()),
+      deleted: false,
+      createdStatus: o.operationStatus,
+    };
     this.objects.set(object.id, object);
     return object;
   }
@@ -762,11 +815,16 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
     const name = this.nameOf(params, 'campaign_name');
     if (typeof name !== 'string') return name;
     const mode = String(params.budget_mode ?? 'BUDGET_MODE_INFINITE');
-    const cbo = params.budget_optimize_on === true;
+    // PAGES.cboExplicit: the default is documented differently on two pages, so a create that leaves it out is refused here.
+    if (typeof params.budget_optimize_on !== 'boolean')
+      return invalid('budget_optimize_on: Missing data for required field. Say true (Campaign Budget Optimization) or false explicitly.');
+    const cbo = params.budget_optimize_on;
     let budget = 0;
-    // PAGES.cbo: a campaign with budget optimization holds the budget, daily or lifetime.
-    if (cbo && mode !== 'BUDGET_MODE_DAY' && mode !== 'BUDGET_MODE_TOTAL')
-      return invalid('budget_mode: A campaign with budget optimization (budget_optimize_on) needs BUDGET_MODE_DAY or BUDGET_MODE_TOTAL.');
+    // PAGES.cbo, PAGES.cboDay: a campaign with budget optimization holds the budget, and only a daily one.
+    if (cbo && mode !== 'BUDGET_MODE_DAY') return invalid('budget_mode: When Campaign Budget Optimization is enabled, only BUDGET_MODE_DAY is supported.');
+    // PAGES.cboGoal: with budget optimization on, an objective that takes a campaign-level goal names it.
+    if (cbo && GOAL_OBJECTIVES.includes(String(params.objective_type)) && params.optimization_goal === undefined)
+      return invalid(`optimization_goal: Required when Campaign Budget Optimization is enabled (objective ${String(params.objective_type)}).`);
     // PAGES.campaignCreate: budget is required unless budget_mode is BUDGET_MODE_INFINITE.
     if (mode !== 'BUDGET_MODE_INFINITE') {
       const amount = this.amount(advertiserId, params.budget);
@@ -787,7 +845,8 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
       level: 'campaign',
       advertiserId,
       name,
-      operationStatus: (params.operation_status as 'ENABLE' | 'DISABLE') ?? 'ENABLE',
+      // PAGES.campaignStatus: operation_status is allowlist-only and silently ignored: every campaign starts ENABLE.
+      operationStatus: 'ENABLE',
       objectiveType: String(params.objective_type),
       budgetMode: mode,
       budget,
@@ -800,7 +859,7 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
   }
 
   /** Why the ad group's targeting and schedule are refused, or null (PAGES.adgroupCreate, PAGES.region). */
-  private adgroupRules(params: Record<string, unknown>, creating: boolean): Answer | null {
+  private adgroupRules(advertiserId: string, params: Record<string, unknown>, creating: boolean): Answer | null {
     // PAGES.region: location_ids are the ids /tool/region/ lists (GeoNames ids), never ISO country codes.
     if (creating && (!Array.isArray(params.location_ids) || !params.location_ids.length))
       return invalid('location_ids: Missing data for required field. Use the location ids /tool/region/ lists.');
@@ -811,6 +870,17 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
     // PAGES.adgroupCreate: PLACEMENT_TYPE_NORMAL names its placements; times are "YYYY-MM-DD HH:MM:SS"; a start-end schedule has an end.
     if ((params.placement_type ?? 'PLACEMENT_TYPE_NORMAL') === 'PLACEMENT_TYPE_NORMAL' && creating && !Array.isArray(params.placements))
       return invalid('placements: Required when placement_type is PLACEMENT_TYPE_NORMAL.');
+    // PAGES.placements: a list of placement names (the spec's list type refuses an object), "Required when placement_type
+    // is PLACEMENT_TYPE_NORMAL, and ignored when placement_type is PLACEMENT_TYPE_AUTOMATIC".
+    if ((params.placement_type ?? 'PLACEMENT_TYPE_NORMAL') === 'PLACEMENT_TYPE_NORMAL' && Array.isArray(params.placements) && !params.placements.length)
+      return invalid('placements: Name at least one placement with PLACEMENT_TYPE_NORMAL.');
+    // PAGES.audiences: the advertiser's own custom audiences.
+    const audiences = new Set((this.assets.get(`${advertiserId}/audiences`) ?? []).map((a) => String(a.audience_id)));
+    for (const field of ['audience_ids', 'excluded_audience_ids']) {
+      for (const id of Array.isArray(params[field]) ? (params[field] as unknown[]) : []) {
+        if (!audiences.has(String(id))) return invalid(`${field}: Audience ${String(id)} does not exist in this advertiser.`);
+      }
+    }
     for (const field of ['schedule_start_time', 'schedule_end_time']) {
       if (params[field] !== undefined && !TIME.test(String(params[field]))) return invalid(`${field}: Must be a time "YYYY-MM-DD HH:MM:SS".`);
     }
@@ -845,7 +915,13 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
       if (typeof amount !== 'number') return amount;
       budget = amount;
     }
-    const rules = this.adgroupRules(params, true);
+    // PAGES.cboBid: under budget optimization the ad group says how it bids.
+    if (campaign.budgetOptimizeOn && params.bid_type === undefined)
+      return invalid(`bid_type: Required when campaign ${campaign.id} has Campaign Budget Optimization on (BID_TYPE_NO_BID for the lowest cost).`);
+    // PAGES.promotionType: every objective but REACH, VIDEO_VIEWS and ENGAGEMENT needs promotion_type.
+    if (!NO_PROMOTION_TYPE.includes(String(campaign.objectiveType)) && params.promotion_type === undefined)
+      return invalid(`promotion_type: Missing data for required field (objective ${String(campaign.objectiveType)}).`);
+    const rules = this.adgroupRules(advertiserId, params, true);
     if (rules) return rules;
     const { adgroup_name: _n, campaign_id: _c, budget_mode: _m, budget: _b, operation_status: _s, advertiser_id: _a, request_id: _r, ...fields } = params;
     const o = this.put({
@@ -863,7 +939,7 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
   }
 
   /** Why creative `c` (entry `i` of `creatives`) is refused, or null (PAGES.adCreate). */
-  private creativeRules(advertiserId: string, c: Record<string, unknown>, i: number, creating: boolean): Answer | null {
+  private creativeRules(advertiserId: string, c: Record<string, unknown>, i: number, creating: boolean, adgroup: TikTokObject): Answer | null {
     const at = (field: string) => `creatives.${i}.${field}`;
     const asset = (id: unknown, kind: 'image' | 'video') => {
       const a = this.library.get(String(id));
@@ -877,6 +953,21 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
     }
     if (typeof c.ad_text === 'string' && (c.ad_text.length < 1 || c.ad_text.length > 100))
       return invalid(`${at('ad_text')}: Length must be between 1 and 100.`);
+    // PAGES.callToAction: a TikTok ad names its call to action, or a dynamic one by id.
+    if (creating && (c.call_to_action === undefined || c.call_to_action === '') && (c.call_to_action_id === undefined || c.call_to_action_id === ''))
+      return invalid(`${at('call_to_action')}: For TikTok ads, either call_to_action or call_to_action_id must be specified.`);
+    // PAGES.displayName: a landing-page ad shows a display name of 1 to 40 characters.
+    if (c.landing_page_url !== undefined && (creating || c.display_name !== undefined)) {
+      if (typeof c.display_name !== 'string' || !c.display_name) return invalid(`${at('display_name')}: Required for an ad with a landing page.`);
+      if ([...c.display_name].length > 40) return invalid(`${at('display_name')}: Length must be between 1 and 40.`);
+    }
+    // PAGES.imageInFeed: an image ad cannot run in TikTok's in-feed placement, which automatic placement includes.
+    if (c.ad_format === 'SINGLE_IMAGE') {
+      const automatic = (adgroup.fields.placement_type ?? 'PLACEMENT_TYPE_NORMAL') === 'PLACEMENT_TYPE_AUTOMATIC';
+      const placements = Array.isArray(adgroup.fields.placements) ? (adgroup.fields.placements as unknown[]) : [];
+      if (automatic || placements.includes('PLACEMENT_TIKTOK'))
+        return invalid(`${at('ad_format')}: For in-feed ads on TikTok, set this field to SINGLE_VIDEO.`);
+    }
     // PAGES.adCreate: SINGLE_IMAGE takes one image_id, SINGLE_VIDEO a video_id and its cover in image_ids; both uploaded to this advertiser (PAGES.imageUpload, PAGES.videoUpload).
     const images = Array.isArray(c.image_ids) ? c.image_ids : [];
     if (c.ad_format === 'SINGLE_IMAGE' && images.length !== 1) return invalid(`${at('image_ids')}: A SINGLE_IMAGE ad takes exactly one image id.`);
@@ -904,7 +995,7 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
     if (!creatives.length) return invalid('creatives: Length must be between 1 and 20.');
     for (const [i, c] of creatives.entries()) {
       if (typeof c.ad_name === 'string' && c.ad_name.length > 512) return invalid(`creatives.${i}.ad_name: Length must be between 1 and 512.`);
-      const bad = this.creativeRules(advertiserId, c, i, true);
+      const bad = this.creativeRules(advertiserId, c, i, true, adgroup);
       if (bad) return bad;
     }
     const ids = creatives.map((c: Record<string, unknown>) => {
@@ -938,7 +1029,7 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
       o.budget = amount;
     }
     if (level === 'adgroup') {
-      const rules = this.adgroupRules(params, false);
+      const rules = this.adgroupRules(advertiserId, params, false);
       if (rules) return rules;
     }
     const name = params[NAME_FIELD[level]];
@@ -959,7 +1050,7 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
     const missing = creatives.find((_c, i) => !ads[i] || ads[i]!.advertiserId !== advertiserId || ads[i]!.parentId !== adgroup.id);
     if (missing) return invalid(`creatives.ad_id: Ad ${String(missing.ad_id)} does not exist.`);
     for (const [i, c] of creatives.entries()) {
-      const bad = this.creativeRules(advertiserId, { ...ads[i]!.fields, ...c }, i, false);
+      const bad = this.creativeRules(advertiserId, { ...ads[i]!.fields, ...c }, i, false, adgroup);
       if (bad) return bad;
     }
     creatives.forEach((c, i) => {

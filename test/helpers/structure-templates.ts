@@ -21,6 +21,14 @@ export function templatesWorld() {
       ],
     },
   });
+  // A TikTok brand: templates applied to it meet TikTok's rules (call to action, images outside the in-feed placement).
+  world.organizations[0].brands.push({
+    ref: 'tokagency',
+    name: 'Tok Agency',
+    adAccounts: [
+      { platform: 'tiktok', accountId: 'biz_3101', identityId: 'idt_3101', identityType: 'CUSTOMIZED_USER', name: 'Tok US', timezone: 'UTC', currency: 'USD' },
+    ],
+  });
   // A second person with a key of their own: a run's reviewer must be someone other than its author.
   world.organizations[0].apiKeys.push({
     ref: 'reviewer',

@@ -109,7 +109,8 @@ async function launchOn(client: BrandClient): Promise<BuiltLaunch> {
     adsPerSet: 2,
     creativeId,
     campaign: { objective: 'TRAFFIC' },
-    adset: { optimizationGoal: 'CLICK', billingEvent: 'CPC' },
+    // An image ad runs outside TikTok's in-feed placement.
+    adset: { optimizationGoal: 'CLICK', billingEvent: 'CPC', placements: { positions: ['PLACEMENT_PANGLE'] } },
   });
 }
 
@@ -196,6 +197,10 @@ describe('a live TikTok publish carried on by a restarted process (sqlite file, 
         'live objects are exactly the recorded ones',
       ).to.deep.equal(nodes.map((n) => String(n.platform_id)).sort());
       expect(run.b.fake.objectsOf(ADVERTISER).length, 'objects ever made').to.equal(run.launch.objectCount);
+      // Both processes created every ad group and ad DISABLE; the end of the publish enabled them all.
+      const children = run.b.fake.objectsOf(ADVERTISER).filter((o) => o.level !== 'campaign');
+      expect(children.map((o) => o.createdStatus)).to.deep.equal(children.map(() => 'DISABLE'));
+      expect(liveObjects(run.b).map((o) => `${o.level} ${o.operationStatus}`)).to.deep.equal(liveObjects(run.b).map((o) => `${o.level} ENABLE`));
     });
   });
 

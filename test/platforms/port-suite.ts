@@ -47,6 +47,8 @@ export interface PortFixture {
     pages: boolean;
     /** Lead forms belong to a page (Meta), not to the whole account (TikTok). */
     leadFormsPerPage: boolean;
+    /** A campaign may hold a lifetime budget (TikTok's budget optimization takes a daily one only); default true. */
+    lifetimeCampaignBudget?: boolean;
   };
   close(): Promise<void>;
 }
@@ -150,6 +152,19 @@ export function describePortSuite(name: string, setup: () => Promise<PortFixture
       }
       return adSpec(parentId, name, { creative: image, ...overrides });
     };
+    /**
+     * createObjects as a publish uses it: then finishPublish, where the adapter has it, gives each object
+     * its spec's status (TikTok starts every campaign ENABLE whatever its create says).
+     */
+    const create = async (specs: ObjectSpec[]): Promise<ObjectRef[]> => {
+      const refs = await f.adapter.createObjects(f.account, specs);
+      await f.adapter.finishPublish?.(
+        f.account,
+        refs.map((ref, i) => ({ ref, status: specs[i].status })),
+      );
+      return refs;
+    };
+    const lifetime = () => f.capabilities.lifetimeCampaignBudget !== false;
     const findOne = async (level: 'campaign' | 'adset' | 'ad', marker: string): Promise<ObjectRef | null> =>
       (await f.adapter.findCreated(f.account, level, [marker])).get(marker) ?? null;
 
@@ -258,13 +273,14 @@ export function describePortSuite(name: string, setup: () => Promise<PortFixture
       });
 
       it('shows a created campaign in the list with its own name, status, objective and budget', async () => {
-        const [c] = await f.adapter.createObjects(f.account, [campaignSpec('Spring Sale US', { budget: { period: 'lifetime', amountMinorUnits: 250050 } })]);
+        const budget = { period: lifetime() ? ('lifetime' as const) : ('daily' as const), amountMinorUnits: 250050 };
+        const [c] = await create([campaignSpec('Spring Sale US', { budget })]);
         const listed = (await campaigns()).find((x) => x.id === c.id);
         expect(listed).to.deep.include({
           name: 'Spring Sale US',
           status: 'PAUSED',
           objective: f.objectiveOf('OUTCOME_TRAFFIC'),
-          budget: { period: 'lifetime', amountMinorUnits: 250050 },
+          budget,
           budgetLevel: 'campaign',
         });
       });
@@ -301,14 +317,14 @@ export function describePortSuite(name: string, setup: () => Promise<PortFixture
       });
 
       it('answers not_found when one object is unknown, and changes none of them', async () => {
-        const [c] = await f.adapter.createObjects(f.account, [campaignSpec('Known')]);
+        const [c] = await create([campaignSpec('Known')]);
         const err = await platformErrorOf(f.adapter.setStatus(f.account, [c, { level: 'campaign', id: UNKNOWN_ID }], 'ACTIVE'));
         expect(err.kind).to.equal('not_found');
         expect((await campaigns()).find((x) => x.id === c.id)?.status).to.equal('PAUSED');
       });
 
       it('accepts an empty list and changes nothing', async () => {
-        const [c] = await f.adapter.createObjects(f.account, [campaignSpec('Untouched')]);
+        const [c] = await create([campaignSpec('Untouched')]);
         await f.adapter.setStatus(f.account, [], 'ACTIVE');
         expect((await campaigns()).find((x) => x.id === c.id)?.status).to.equal('PAUSED');
       });
@@ -339,6 +355,7 @@ export function describePortSuite(name: string, setup: () => Promise<PortFixture
         const [c] = await f.adapter.createObjects(f.account, [campaignSpec('Budgeted')]);
         await f.adapter.setBudget(f.account, c, { period: 'daily', amountMinorUnits: 7099 });
         expect((await campaigns()).find((x) => x.id === c.id)?.budget).to.deep.equal({ period: 'daily', amountMinorUnits: 7099 });
+        if (!lifetime()) return;
         const [l] = await f.adapter.createObjects(f.account, [campaignSpec('Lifetime', { budget: { period: 'lifetime', amountMinorUnits: 500000 } })]);
         await f.adapter.setBudget(f.account, l, { period: 'lifetime', amountMinorUnits: 1000001 });
         expect((await campaigns()).find((x) => x.id === l.id)?.budget).to.deep.equal({ period: 'lifetime', amountMinorUnits: 1000001 });

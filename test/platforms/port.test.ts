@@ -201,7 +201,8 @@ function pngCreative(name = 'hero.png'): CreativeFile {
 /**
  * The port suite's ad specs carry no creative (a Meta link ad needs none); a TikTok ad needs one, so,
  * as the publish does before an account's ads, the fixture uploads an image once through the adapter
- * and gives it to the suite's ads that have none.
+ * and gives it to the suite's ads that have none. The suite's ads are images, which TikTok runs only
+ * outside its in-feed placement: its ad groups without placements are placed on Pangle.
  */
 function withUploadedImage(adapter: TikTokAdapter): PlatformAdapter {
   let image: Promise<UploadedCreative> | null = null;
@@ -211,6 +212,9 @@ function withUploadedImage(adapter: TikTokAdapter): PlatformAdapter {
       const uploaded = await (image ??= adapter.uploadCreative(account, pngCreative()));
       specs = specs.map((s) => (s.level === 'ad' && !s.creative ? { ...s, creative: { type: 'image', ref: uploaded.ref, thumbnailRef: null } } : s));
     }
+    specs = specs.map((s) =>
+      s.level === 'adset' && !s.settings.placements ? { ...s, settings: { ...s.settings, placements: { positions: ['PLACEMENT_PANGLE'] } } } : s,
+    );
     return adapter.createObjects(account, specs);
   };
   return wrapped;
@@ -233,6 +237,7 @@ describePortSuiteOverFake(
         accessToken,
         identityId: '7000000000000000001',
         identityType: 'CUSTOMIZED_USER',
+        brandName: 'Port Suite Brand',
       },
       async seedCampaigns(campaigns) {
         return campaigns.map((c) =>
@@ -265,7 +270,7 @@ describePortSuiteOverFake(
         return DELIVERY_WINDOW;
       },
       objectiveOf: (objective) => TIKTOK_OBJECTIVES[objective] ?? objective,
-      capabilities: { pages: false, leadFormsPerPage: false },
+      capabilities: { pages: false, leadFormsPerPage: false, lifetimeCampaignBudget: false },
       close: async () => {},
     } satisfies PortFixture;
   },
@@ -537,6 +542,11 @@ describe('TikTok adapter against the fake Business API: bulk calls and faults', 
   let sleeps: number[];
   let advertiserId: string;
   let account: AdAccount;
+  /** An ad group of image ads: placed outside TikTok's in-feed placement, where TikTok runs images. */
+  const tokSet = (parentId: string, name: string, overrides: Partial<ObjectSpec> = {}): ObjectSpec => {
+    const spec = adsetSpec(parentId, name, overrides);
+    return { ...spec, settings: { ...spec.settings, placements: { positions: ['PLACEMENT_PANGLE'] } } };
+  };
   const adapter = (options: Partial<TikTokAdapterOptions> = {}) =>
     new TikTokAdapter(testOutbound(), { baseUrl: fake.url, ...recordedWaits(sleeps), throttleWaitMs: 2_000, ...options });
   const withCurrency = (currency: string): AdAccount => {
@@ -549,6 +559,7 @@ describe('TikTok adapter against the fake Business API: bulk calls and faults', 
       accessToken: fake.addAdvertiser(id, { currency }),
       identityId: '7000000000000000001',
       identityType: 'CUSTOMIZED_USER',
+      brandName: 'Bulk Brand',
     };
   };
 
@@ -564,6 +575,7 @@ describe('TikTok adapter against the fake Business API: bulk calls and faults', 
       accessToken: fake.addAdvertiser(advertiserId),
       identityId: '7000000000000000001',
       identityType: 'CUSTOMIZED_USER',
+      brandName: 'Bulk Brand',
     };
     fake.seedCampaign(advertiserId, { name: 'Existing' });
   });
@@ -575,8 +587,8 @@ describe('TikTok adapter against the fake Business API: bulk calls and faults', 
     fake.requests.length = 0;
     const campaign = campaignSpec('Bulk');
     const sets = [
-      adsetSpec(campaign.marker, 'A', { budget: { period: 'daily', amountMinorUnits: 2000 } }),
-      adsetSpec(campaign.marker, 'B', { budget: { period: 'daily', amountMinorUnits: 2000 } }),
+      tokSet(campaign.marker, 'A', { budget: { period: 'daily', amountMinorUnits: 2000 } }),
+      tokSet(campaign.marker, 'B', { budget: { period: 'daily', amountMinorUnits: 2000 } }),
     ];
     const ads = [
       ...Array.from({ length: 25 }, (_, i) => adSpec(sets[0].marker, `A${i}`, { creative })),
@@ -722,7 +734,7 @@ describe('TikTok adapter against the fake Business API: bulk calls and faults', 
     const image = await adapter().uploadCreative(account, pngCreative());
     const creative = { type: 'image' as const, ref: image.ref, thumbnailRef: null };
     const [c] = await adapter().createObjects(account, [campaignSpec('Parent', { budget: null })]);
-    const [s] = await adapter().createObjects(account, [adsetSpec(c.id, 'Set', { budget: { period: 'daily', amountMinorUnits: 2000 } })]);
+    const [s] = await adapter().createObjects(account, [tokSet(c.id, 'Set', { budget: { period: 'daily', amountMinorUnits: 2000 } })]);
     fake.dropNextCreate();
     const specs = Array.from({ length: 5 }, (_, i) => adSpec(s.id, `Ad ${i}`, { creative }));
     const refs = await adapter().createObjects(account, specs);

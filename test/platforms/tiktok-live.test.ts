@@ -60,6 +60,8 @@ function referenceLaunch(campaignBudget: boolean, creative: ObjectSpec['creative
         billingEvent: 'IMPRESSIONS',
         targeting: { countries: ['US'], ageMin: 18, ageMax: 65 },
         schedule: { startTime: '2030-01-01T00:00:00Z' },
+        // An image ad runs outside TikTok's in-feed placement; a video ad anywhere.
+        ...(creative?.type === 'video' ? {} : { placements: { positions: ['PLACEMENT_PANGLE', 'PLACEMENT_GLOBAL_APP_BUNDLE'] } }),
       },
     },
     {
@@ -94,7 +96,14 @@ describe('TikTok adapter against the strict fake: the reference launch and what 
     fake = await FakeTikTokServer.start();
     sleeps = [];
     advertiserId = `7${crypto.randomInt(10 ** 9, 10 ** 10)}${crypto.randomInt(10 ** 8, 10 ** 9)}`;
-    account = { platform: 'tiktok', accountId: `biz_${advertiserId}`, timezone: 'UTC', currency: 'USD', accessToken: fake.addAdvertiser(advertiserId) };
+    account = {
+      platform: 'tiktok',
+      accountId: `biz_${advertiserId}`,
+      timezone: 'UTC',
+      currency: 'USD',
+      accessToken: fake.addAdvertiser(advertiserId),
+      brandName: 'Acme Outdoor Supply Company of the Pacific Northwest',
+    };
   });
   afterEach(async () => fake?.close());
 
@@ -127,19 +136,26 @@ describe('TikTok adapter against the strict fake: the reference launch and what 
         campaign_name: 'Spring - US',
         objective_type: 'TRAFFIC',
         operation_status: 'DISABLE',
-        ...(campaignBudget ? { budget_optimize_on: true, budget_mode: 'BUDGET_MODE_DAY', budget: 50 } : { budget_mode: 'BUDGET_MODE_INFINITE' }),
+        ...(campaignBudget
+          ? { budget_optimize_on: true, budget_mode: 'BUDGET_MODE_DAY', budget: 50 }
+          : { budget_optimize_on: false, budget_mode: 'BUDGET_MODE_INFINITE' }),
         request_id: 'nd_campaign00000001',
       });
+      // TikTok ignored operation_status (allowlist-only): the campaign is live from its create.
+      expect(fake.objects.get(refs[0].id)!.createdStatus).to.equal('ENABLE');
       expect(region).to.deep.equal({ advertiser_id: advertiserId, placements: ['PLACEMENT_TIKTOK'], objective_type: 'TRAFFIC' });
       expect(adgroup).to.deep.equal({
         advertiser_id: advertiserId,
         campaign_id: refs[0].id,
         adgroup_name: 'US 18-65',
-        operation_status: 'ENABLE',
-        placement_type: 'PLACEMENT_TYPE_AUTOMATIC',
+        operation_status: 'DISABLE',
+        placement_type: 'PLACEMENT_TYPE_NORMAL',
+        placements: ['PLACEMENT_PANGLE', 'PLACEMENT_GLOBAL_APP_BUNDLE'],
         pacing: 'PACING_MODE_SMOOTH',
         optimization_goal: 'CLICK',
         billing_event: 'CPC',
+        bid_type: 'BID_TYPE_NO_BID',
+        promotion_type: 'WEBSITE',
         schedule_type: 'SCHEDULE_FROM_NOW',
         schedule_start_time: '2030-01-01 00:00:00',
         ...(campaignBudget ? {} : { budget_mode: 'BUDGET_MODE_DAY', budget: 50 }),
@@ -153,10 +169,12 @@ describe('TikTok adapter against the strict fake: the reference launch and what 
         creatives: [
           {
             ad_name: 'Hero 1',
-            operation_status: 'ENABLE',
+            operation_status: 'DISABLE',
             ad_text: 'Up to 40% off',
             call_to_action: 'SHOP_NOW',
             landing_page_url: 'https://shop.example.com/spring?ref=tt&utm_source=tiktok&utm_medium=paid&sub3=__CAMPAIGN_ID__#offer',
+            // The ad names no displayName: its brand's name, cut to TikTok's 40 characters.
+            display_name: 'Acme Outdoor Supply Company of the Pacif',
             identity_id: IDENTITY.identityId,
             identity_type: 'CUSTOMIZED_USER',
             ad_format: 'SINGLE_IMAGE',
@@ -170,6 +188,12 @@ describe('TikTok adapter against the strict fake: the reference launch and what 
         budgetOptimizeOn: campaignBudget,
         budgetMode: campaignBudget ? 'BUDGET_MODE_DAY' : 'BUDGET_MODE_INFINITE',
       });
+      // Nothing delivers mid-publish: the ad group and the ad were created DISABLE.
+      expect(fake.objectsOf(advertiserId).map((o) => [o.level, o.createdStatus])).to.deep.equal([
+        ['campaign', 'ENABLE'],
+        ['adgroup', 'DISABLE'],
+        ['ad', 'DISABLE'],
+      ]);
     });
   }
 
@@ -221,18 +245,27 @@ describe('TikTok adapter against the strict fake: the reference launch and what 
     expect(fake.requests.length).to.equal(before);
   });
 
-  it("sends the service's calls to action as TikTok names them, and none for NO_BUTTON", async () => {
+  it("sends the service's calls to action as TikTok names them, and refuses an ad without one (or NO_BUTTON) before sending it", async () => {
     const live = adapter();
     const image = await live.uploadCreative(account, png());
     const [campaign, adset, ad] = referenceLaunch(true, { type: 'image', ref: image.ref, thumbnailRef: null });
     const [, s] = await live.createObjects(account, [campaign, adset]);
-    const ctas = ['DOWNLOAD', 'WATCH_MORE', 'GET_OFFER', 'NO_BUTTON', 'SIGN_UP'];
+    const ctas = ['DOWNLOAD', 'WATCH_MORE', 'GET_OFFER', 'SIGN_UP'];
     await live.createObjects(
       account,
       ctas.map((callToAction, i) => ({ ...ad, marker: `nd_cta${i}`, parentId: s.id, settings: { ...ad.settings, callToAction } })),
     );
     const sent = fake.requestsTo('/ad/create/')[0].params.creatives as Array<Record<string, unknown>>;
-    expect(sent.map((c) => c.call_to_action)).to.deep.equal(['DOWNLOAD_NOW', 'WATCH_NOW', 'LEARN_MORE', undefined, 'SIGN_UP']);
+    expect(sent.map((c) => c.call_to_action)).to.deep.equal(['DOWNLOAD_NOW', 'WATCH_NOW', 'LEARN_MORE', 'SIGN_UP']);
+    const before = fake.requests.length;
+    for (const callToAction of ['NO_BUTTON', undefined]) {
+      const err = await platformErrorOf(
+        live.createObjects(account, [{ ...ad, marker: 'nd_nocta', parentId: s.id, settings: { ...ad.settings, callToAction } }]),
+      );
+      expect(err).to.include({ kind: 'invalid_request' });
+      expect(err.extra.field).to.equal('callToAction');
+    }
+    expect(fake.requests.length).to.equal(before);
   });
 
   it('looks the region ids up once per advertiser and keeps them: a second ad group and unknownCountries ask TikTok nothing more', async () => {
@@ -443,6 +476,103 @@ describe('TikTok adapter against the strict fake: the reference launch and what 
     expect(refs.map((r) => fake.objects.get(r.id)!.operationStatus)).to.deep.equal(['DISABLE', 'DISABLE', 'DISABLE']);
   });
 
+  for (const campaignStatus of ['ACTIVE', 'PAUSED'] as const) {
+    it(`finishes a publish whose campaign is ${campaignStatus}: a paused campaign disabled first, then the active ads, the ad groups and an active campaign enabled, in bulk`, async () => {
+      const live = adapter();
+      const image = await live.uploadCreative(account, png());
+      const [campaign, adset, ad] = referenceLaunch(true, { type: 'image', ref: image.ref, thumbnailRef: null });
+      const specs = [campaign, adset, ad, { ...ad, marker: 'nd_ad_paused', name: 'Hero 2', status: 'PAUSED' as const }];
+      const refs = await live.createObjects(account, specs);
+      expect(
+        refs.map((r) => fake.objects.get(r.id)!.operationStatus),
+        'as created',
+      ).to.deep.equal(['ENABLE', 'DISABLE', 'DISABLE', 'DISABLE']);
+      fake.requests.length = 0;
+      const wanted = [campaignStatus, 'ACTIVE', 'ACTIVE', 'PAUSED'] as const;
+      await live.finishPublish(
+        account,
+        refs.map((ref, i) => ({ ref, status: wanted[i] })),
+      );
+      expect(fake.requests.map((r) => [r.path.replace('/open_api/v1.3', ''), r.params])).to.deep.equal([
+        ...(campaignStatus === 'PAUSED'
+          ? [['/campaign/status/update/', { advertiser_id: advertiserId, campaign_ids: [refs[0].id], operation_status: 'DISABLE' }]]
+          : []),
+        ['/ad/status/update/', { advertiser_id: advertiserId, ad_ids: [refs[2].id], operation_status: 'ENABLE' }],
+        ['/adgroup/status/update/', { advertiser_id: advertiserId, adgroup_ids: [refs[1].id], operation_status: 'ENABLE' }],
+        ...(campaignStatus === 'ACTIVE'
+          ? [['/campaign/status/update/', { advertiser_id: advertiserId, campaign_ids: [refs[0].id], operation_status: 'ENABLE' }]]
+          : []),
+      ]);
+      // The platform and the launch agree on every status.
+      expect(refs.map((r) => fake.objects.get(r.id)!.operationStatus)).to.deep.equal(wanted.map((w) => (w === 'ACTIVE' ? 'ENABLE' : 'DISABLE')));
+    });
+  }
+
+  it('fails a finish TikTok answers with failures, naming the object', async () => {
+    const live = adapter();
+    const [campaign, adset] = referenceLaunch(false, null);
+    const refs = await live.createObjects(account, [campaign, adset]);
+    fake.refuseStatusOf(refs[1].id, 'The ad group is in review.', false, ['ENABLE']);
+    const err = await platformErrorOf(live.finishPublish(account, [{ ref: refs[1], status: 'ACTIVE' }]));
+    expect(err.message).to.equal(`TikTok did not enable 1 of 1 objects (adset ${refs[1].id}: The ad group is in review.).`);
+  });
+
+  it('sends what the rules ask: a campaign goal under budget optimization, promotion_type per objective, audiences, automatic placement; a lifetime campaign budget is refused unsent', async () => {
+    const live = adapter();
+    fake.seedAsset(advertiserId, 'audiences', { audience_id: '900001', name: 'Buyers' });
+    fake.seedAsset(advertiserId, 'audiences', { audience_id: '900002', name: 'Recent buyers' });
+    const [campaign, adset] = referenceLaunch(true, null);
+    const [c] = await live.createObjects(account, [{ ...campaign, objective: 'WEB_CONVERSIONS' }]);
+    expect(fake.requestsTo('/campaign/create/')[0].params).to.include({
+      budget_optimize_on: true,
+      optimization_goal: 'CONVERT',
+      objective_type: 'WEB_CONVERSIONS',
+    });
+    await live.createObjects(account, [
+      {
+        ...adset,
+        parentId: c.id,
+        objective: 'WEB_CONVERSIONS',
+        settings: {
+          optimizationGoal: 'CONVERT',
+          targeting: { countries: ['US'], customAudiences: ['900001'], excludedAudiences: ['900002'] },
+          placements: { automatic: true },
+          promotedObject: { pixelId: 'px1', customEventType: 'COMPLETE_PAYMENT' },
+        },
+      },
+    ]);
+    expect(fake.requestsTo('/adgroup/create/')[0].params).to.deep.include({
+      placement_type: 'PLACEMENT_TYPE_AUTOMATIC',
+      promotion_type: 'WEBSITE',
+      bid_type: 'BID_TYPE_NO_BID',
+      audience_ids: ['900001'],
+      excluded_audience_ids: ['900002'],
+      optimization_goal: 'CONVERT',
+      billing_event: 'OCPM',
+    });
+    expect(fake.requestsTo('/adgroup/create/')[0].params).to.not.have.property('placements');
+    // REACH takes no promotion_type; a lead ad group with an instant form is LEAD_GENERATION.
+    const [reach] = await live.createObjects(account, [{ ...campaign, marker: 'nd_reach', objective: 'REACH', budget: null }]);
+    await live.createObjects(account, [
+      {
+        ...adset,
+        marker: 'nd_reach_set',
+        parentId: reach.id,
+        objective: 'REACH',
+        budget: { period: 'daily', amountMinorUnits: 2000 },
+        settings: { optimizationGoal: 'REACH', targeting: { countries: ['US'] } },
+      },
+    ]);
+    expect(fake.requestsTo('/campaign/create/')[1].params).to.not.have.property('optimization_goal');
+    expect(fake.requestsTo('/adgroup/create/')[1].params).to.not.have.property('promotion_type');
+    const before = fake.requests.length;
+    const lifetime = await platformErrorOf(
+      live.createObjects(account, [{ ...campaign, marker: 'nd_lifetime', budget: { period: 'lifetime', amountMinorUnits: 90000 } }]),
+    );
+    expect(lifetime.extra.field).to.equal('budget');
+    expect(fake.requests.length).to.equal(before);
+  });
+
   it('reads the pixel options 20 a page, the cap of pixel/list', async () => {
     for (let i = 0; i < 45; i++) fake.seedAsset(advertiserId, 'pixels', { pixel_id: `9${String(i).padStart(9, '0')}`, pixel_name: `Pixel ${i}` });
     const pixels = await adapter().listOptions(account, 'pixels');
@@ -483,6 +613,8 @@ describe('the strict fake TikTok Business API refuses what TikTok refuses, namin
   let cbo: string;
   let plain: string;
   let adgroupId: string;
+  let automaticId: string;
+  let inFeedId: string;
   let imageId: string;
 
   const call = async (method: 'GET' | 'POST', path: string, params: Record<string, unknown>, headers: Record<string, string> = { 'Access-Token': token }) => {
@@ -515,8 +647,26 @@ describe('the strict fake TikTok Business API refuses what TikTok refuses, namin
     plain = fake.seedCampaign(advertiserId, { name: 'Plain' });
     const bytes = makePng(600, 600);
     imageId = (await upload({ upload_type: 'UPLOAD_BY_FILE', image_signature: md5(bytes) }, bytes)).body.data.image_id;
-    const created = await call('POST', '/adgroup/create/', { ...adgroup(plain), budget_mode: 'BUDGET_MODE_DAY', budget: 20 });
+    // Outside TikTok's in-feed placement, where image ads may run.
+    const created = await call('POST', '/adgroup/create/', {
+      ...adgroup(plain),
+      placement_type: 'PLACEMENT_TYPE_NORMAL',
+      placements: ['PLACEMENT_PANGLE'],
+      budget_mode: 'BUDGET_MODE_DAY',
+      budget: 20,
+    });
     adgroupId = created.body.data.adgroup_id;
+    fake.seedAsset(advertiserId, 'audiences', { audience_id: '900001', name: 'Buyers' });
+    automaticId = (await call('POST', '/adgroup/create/', { ...adgroup(plain), budget_mode: 'BUDGET_MODE_DAY', budget: 20 })).body.data.adgroup_id;
+    inFeedId = (
+      await call('POST', '/adgroup/create/', {
+        ...adgroup(plain),
+        placement_type: 'PLACEMENT_TYPE_NORMAL',
+        placements: ['PLACEMENT_PANGLE', 'PLACEMENT_TIKTOK'],
+        budget_mode: 'BUDGET_MODE_DAY',
+        budget: 20,
+      })
+    ).body.data.adgroup_id;
   });
   after(async () => fake?.close());
 
@@ -531,6 +681,8 @@ describe('the strict fake TikTok Business API refuses what TikTok refuses, namin
       schedule_type: 'SCHEDULE_FROM_NOW',
       schedule_start_time: '2030-01-01 00:00:00',
       location_ids: ['6252001'],
+      promotion_type: 'WEBSITE',
+      bid_type: 'BID_TYPE_NO_BID',
     };
   }
   const creative = (extra: Record<string, unknown> = {}) => ({
@@ -540,9 +692,11 @@ describe('the strict fake TikTok Business API refuses what TikTok refuses, namin
     identity_id: '7100000000000000042',
     identity_type: 'CUSTOMIZED_USER',
     image_ids: [imageId],
+    call_to_action: 'LEARN_MORE',
     ...extra,
   });
-  const campaign = { campaign_name: 'X', objective_type: 'TRAFFIC', budget_mode: 'BUDGET_MODE_INFINITE' };
+  const campaign = { campaign_name: 'X', objective_type: 'TRAFFIC', budget_mode: 'BUDGET_MODE_INFINITE', budget_optimize_on: false };
+  const cboCampaign = { ...campaign, budget_optimize_on: true, budget_mode: 'BUDGET_MODE_DAY', budget: 50 };
 
   const rows: Array<{ mistake: string; call: () => Promise<{ status: number; body: any }>; code?: number; message: RegExp }> = [
     {
@@ -608,7 +762,87 @@ describe('the strict fake TikTok Business API refuses what TikTok refuses, namin
     {
       mistake: 'a campaign with budget optimization and no budget',
       call: () => call('POST', '/campaign/create/', { ...campaign, budget_optimize_on: true }),
-      message: /^budget_mode: A campaign with budget optimization/,
+      message: /^budget_mode: When Campaign Budget Optimization is enabled, only BUDGET_MODE_DAY is supported\.$/,
+    },
+    // The rules the specifications leave out (live-platforms.md), each cited in the fake.
+    {
+      mistake: 'a campaign that does not say budget_optimize_on',
+      call: () => call('POST', '/campaign/create/', { ...campaign, budget_optimize_on: undefined }),
+      message: /^budget_optimize_on: Missing data for required field\. Say true/,
+    },
+    {
+      mistake: 'a lifetime budget with budget optimization',
+      call: () => call('POST', '/campaign/create/', { ...cboCampaign, budget_mode: 'BUDGET_MODE_TOTAL' }),
+      message: /^budget_mode: When Campaign Budget Optimization is enabled, only BUDGET_MODE_DAY is supported\.$/,
+    },
+    {
+      mistake: 'a budget-optimized conversion campaign without its optimization goal',
+      call: () => call('POST', '/campaign/create/', { ...cboCampaign, objective_type: 'WEB_CONVERSIONS' }),
+      message: /^optimization_goal: Required when Campaign Budget Optimization is enabled \(objective WEB_CONVERSIONS\)\.$/,
+    },
+    {
+      mistake: 'a campaign optimization goal TikTok does not take at campaign level',
+      call: () => call('POST', '/campaign/create/', { ...cboCampaign, objective_type: 'WEB_CONVERSIONS', optimization_goal: 'CLICK' }),
+      message: /^optimization_goal: Must be one of CONVERT, INSTALL, VALUE, IN_APP_EVENT, LEAD_GENERATION\.$/,
+    },
+    {
+      mistake: 'an ad group of a budget-optimized campaign without bid_type',
+      call: () => call('POST', '/adgroup/create/', { ...adgroup(cbo), bid_type: undefined }),
+      message: /^bid_type: Required when campaign \d+ has Campaign Budget Optimization on/,
+    },
+    {
+      mistake: 'a TRAFFIC ad group without promotion_type',
+      call: () => call('POST', '/adgroup/create/', { ...adgroup(cbo), promotion_type: undefined }),
+      message: /^promotion_type: Missing data for required field \(objective TRAFFIC\)\.$/,
+    },
+    {
+      mistake: 'placements as an object',
+      call: () =>
+        call('POST', '/adgroup/create/', {
+          ...adgroup(cbo),
+          placement_type: 'PLACEMENT_TYPE_NORMAL',
+          placements: { automatic: false, positions: ['PLACEMENT_TIKTOK'] },
+        }),
+      message: /^placements: Not a valid list\.$/,
+    },
+    {
+      mistake: 'a placement TikTok does not have',
+      call: () => call('POST', '/adgroup/create/', { ...adgroup(cbo), placement_type: 'PLACEMENT_TYPE_NORMAL', placements: ['facebook:feed'] }),
+      message: /^placements\.0: Must be one of PLACEMENT_TIKTOK, PLACEMENT_PANGLE, PLACEMENT_GLOBAL_APP_BUNDLE\.$/,
+    },
+    {
+      mistake: 'an audience the advertiser does not have',
+      call: () => call('POST', '/adgroup/create/', { ...adgroup(cbo), audience_ids: ['900001'], excluded_audience_ids: ['999'] }),
+      message: /^excluded_audience_ids: Audience 999 does not exist in this advertiser\.$/,
+    },
+    {
+      mistake: 'an ad without a call to action',
+      call: () => call('POST', '/ad/create/', { adgroup_id: adgroupId, creatives: [creative({ call_to_action: undefined })] }),
+      message: /^creatives\.0\.call_to_action: For TikTok ads, either call_to_action or call_to_action_id must be specified\.$/,
+    },
+    {
+      mistake: 'a landing-page ad without display_name',
+      call: () => call('POST', '/ad/create/', { adgroup_id: adgroupId, creatives: [creative({ landing_page_url: 'https://shop.example.com/' })] }),
+      message: /^creatives\.0\.display_name: Required for an ad with a landing page\.$/,
+    },
+    {
+      mistake: 'a display_name over 40 characters',
+      call: () =>
+        call('POST', '/ad/create/', {
+          adgroup_id: adgroupId,
+          creatives: [creative({ landing_page_url: 'https://shop.example.com/', display_name: 'x'.repeat(41) })],
+        }),
+      message: /^creatives\.0\.display_name: Length must be between 1 and 40\.$/,
+    },
+    {
+      mistake: 'an image ad in an ad group with automatic placement',
+      call: () => call('POST', '/ad/create/', { adgroup_id: automaticId, creatives: [creative()] }),
+      message: /^creatives\.0\.ad_format: For in-feed ads on TikTok, set this field to SINGLE_VIDEO\.$/,
+    },
+    {
+      mistake: 'an image ad in an ad group placed on PLACEMENT_TIKTOK',
+      call: () => call('POST', '/ad/create/', { adgroup_id: inFeedId, creatives: [creative()] }),
+      message: /^creatives\.0\.ad_format: For in-feed ads on TikTok, set this field to SINGLE_VIDEO\.$/,
     },
     {
       mistake: 'an ad without ad_format',

@@ -2,7 +2,8 @@
 // id>), with the account's Access-Token. Bulk endpoints keep round trips low (several ads of one ad
 // group per /ad/create/, up to 20 ids per status update); names go as given, campaign and ad group
 // creates carry the node id as TikTok's idempotency key `request_id`, creatives are uploaded to the
-// advertiser's library, and countries become the ids of TikTok's region tool.
+// advertiser's library, and countries become the ids of TikTok's region tool. Ad groups and ads are
+// created DISABLE and finishPublish gives every object the launch's status once all exist.
 
 import {
   PlatformError,
@@ -713,6 +714,31 @@ export class TikTokAdapter implements PlatformAdapter {
       [ID_FIELD[ref.level]]: ref.id,
       budget: minorToDecimal(budget.amountMinorUnits, currencyDigits(account.currency)),
     });
+  }
+
+  /**
+   * Brings a publish's objects to the launch's statuses: its ad groups and ads were created DISABLE and
+   * its campaigns are ENABLE whatever the create said (operation_status is allowlist-only). A paused
+   * campaign is disabled first; then the active ads, the ad groups and the active campaigns are enabled,
+   * in that order, so nothing delivers before everything under it is enabled. One bulk status update per
+   * level, status and 20 ids; an id TikTok leaves unchanged fails the publish (which rolls back).
+   */
+  async finishPublish(account: AdAccount, objects: Array<{ ref: ObjectRef; status: 'ACTIVE' | 'PAUSED' }>): Promise<void> {
+    const refsOf = (level: Level, status: 'ACTIVE' | 'PAUSED') => objects.filter((o) => o.ref.level === level && o.status === status).map((o) => o.ref);
+    const steps: Array<[ObjectRef[], 'ENABLE' | 'DISABLE']> = [
+      [refsOf('campaign', 'PAUSED'), 'DISABLE'],
+      [refsOf('ad', 'ACTIVE'), 'ENABLE'],
+      [refsOf('adset', 'ACTIVE'), 'ENABLE'],
+      [refsOf('campaign', 'ACTIVE'), 'ENABLE'],
+    ];
+    for (const [refs, operation] of steps) {
+      if (!refs.length) continue;
+      const refused = await this.changeStatus(account, refs, operation, 'finish the publish');
+      if (refused.length) {
+        const said = refused.map((r) => `${r.ref.level} ${r.ref.id}: ${r.message}`).join('; ');
+        throw new PlatformError('invalid_request', `TikTok did not ${STATUS_VERB[operation]} ${refused.length} of ${refs.length} objects (${said}).`);
+      }
+    }
   }
 
   /**

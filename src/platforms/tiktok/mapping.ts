@@ -4,12 +4,15 @@
 // Names go as the launch gives them; the node id travels as the create's `request_id`.
 //
 // Settings understood (camelCase, all optional; `platformFields` is merged raw into the body):
-//   adset:    optimizationGoal, billingEvent, bidAmount (minor units), placementType, placements,
-//             targeting {locationIds (or countries, resolved to region ids by the adapter), ageMin,
-//             ageMax, genders, interests, languages}, schedule {startTime, endTime},
-//             promotedObject {pixelId, customEventType}
-//   ad:       identityId, identityType (else the account's), displayName, headline, primaryText,
-//             linkUrl, urlTags, callToAction; the creative is ObjectSpec.creative
+//   adset:    optimizationGoal, billingEvent, bidAmount (minor units), placements {automatic,
+//             positions}, targeting {locationIds (or countries, resolved to region ids by the adapter),
+//             ageMin, ageMax, genders, interests, languages, customAudiences, excludedAudiences},
+//             schedule {startTime, endTime}, promotedObject {pixelId, customEventType, leadFormId}
+//   ad:       identityId, identityType (else the account's), displayName (else the brand's name),
+//             headline, primaryText, linkUrl, urlTags, callToAction; the creative is ObjectSpec.creative
+//
+// Ad groups and ads are created DISABLE and enabled when the publish ends (TikTokAdapter.finishPublish):
+// TikTok ignores a campaign create's operation_status (allowlist-only), so a campaign is live from its create.
 
 import type { AdAccount, Budget, ObjectSpec, OptionItem, PlatformCampaign, PlatformStatus } from '../port.js';
 import { PlatformError } from '../port.js';
@@ -55,6 +58,22 @@ const BILLING_FOR_GOAL: Record<string, string> = {
   VIDEO_VIEW: 'CPV',
   ENGAGED_VIEW: 'CPV',
 };
+
+/**
+ * The campaign-level optimization goal a budget-optimized campaign of each objective carries
+ * (CampaignCreateBody optimization_goal: "Required when Campaign Budget Optimization is enabled. Allowed
+ * values: CONVERT, INSTALL, VALUE, IN_APP_EVENT and LEAD_GENERATION"); other objectives take none.
+ */
+export const CAMPAIGN_GOALS: Record<string, string> = { WEB_CONVERSIONS: 'CONVERT', LEAD_GENERATION: 'LEAD_GENERATION', APP_PROMOTION: 'INSTALL' };
+
+/** Objectives whose ad groups need no promotion_type (AdgroupCreateBody promotion_type). */
+export const NO_PROMOTION_TYPE = ['REACH', 'VIDEO_VIEWS', 'ENGAGEMENT'];
+
+/** TikTok's placements: what `placements.positions` may name for a TikTok ad set. */
+export const TIKTOK_PLACEMENTS = ['PLACEMENT_TIKTOK', 'PLACEMENT_PANGLE', 'PLACEMENT_GLOBAL_APP_BUNDLE'];
+
+/** The longest display name TikTok shows on an ad (AdcreateCreatives display_name). */
+export const DISPLAY_NAME_MAX = 40;
 
 const AGE_GROUPS: Array<[string, number, number]> = [
   ['AGE_13_17', 13, 17],
@@ -122,6 +141,29 @@ function genderOf(genders: unknown): string | undefined {
 }
 
 /**
+ * TikTok's placements of an ad set's `placements`: `automatic` (or no positions) is
+ * PLACEMENT_TYPE_AUTOMATIC, else PLACEMENT_TYPE_NORMAL with the positions as a list of names.
+ */
+export function placementFields(placements: unknown): TikTokParams {
+  if (placements === undefined) return {};
+  const p = asRecord(placements);
+  const positions = Array.isArray(p.positions) ? p.positions.map(String) : [];
+  return p.automatic === true || !positions.length
+    ? { placement_type: 'PLACEMENT_TYPE_AUTOMATIC' }
+    : { placement_type: 'PLACEMENT_TYPE_NORMAL', placements: positions };
+}
+
+/**
+ * An ad group's promotion_type (AdgroupCreateBody: required unless the objective is REACH, VIDEO_VIEWS or
+ * ENGAGEMENT): LEAD_GENERATION for an instant form, else WEBSITE (the service's ads link to a web page).
+ */
+export function promotionType(objective: string | undefined, promoted: Record<string, unknown> = {}): string | undefined {
+  const type = objectiveType(objective);
+  if (NO_PROMOTION_TYPE.includes(type)) return undefined;
+  return promoted.leadFormId !== undefined && type === 'LEAD_GENERATION' ? 'LEAD_GENERATION' : 'WEBSITE';
+}
+
+/**
  * Ad group fields from platform-neutral settings (only what the settings name). `locationIds`: the
  * region tool's ids for the targeting's countries, resolved by the adapter.
  */
@@ -137,13 +179,14 @@ export function adgroupFields(s: Record<string, unknown>, digits: number, locati
         ? (BILLING_EVENTS[s.billingEvent] ?? s.billingEvent)
         : undefined;
   return defined({
-    placement_type: s.placementType ?? (s.placements ? 'PLACEMENT_TYPE_NORMAL' : undefined),
-    placements: s.placements,
+    ...placementFields(s.placements),
     location_ids: t ? (Array.isArray(t.locationIds) ? t.locationIds.map(String) : locationIds) : undefined,
     age_groups: t ? ageGroups(t.ageMin, t.ageMax) : undefined,
     gender: t ? genderOf(t.genders) : undefined,
     interest_category_ids: t?.interests,
     languages: t?.languages,
+    audience_ids: t?.customAudiences,
+    excluded_audience_ids: t?.excludedAudiences,
     schedule_type: schedule ? (schedule.endTime ? 'SCHEDULE_START_END' : 'SCHEDULE_FROM_NOW') : undefined,
     schedule_start_time: schedule ? tiktokTime(schedule.startTime) : undefined,
     schedule_end_time: schedule ? tiktokTime(schedule.endTime) : undefined,
@@ -162,12 +205,27 @@ export function adgroupFields(s: Record<string, unknown>, digits: number, locati
  */
 export function campaignCreate(spec: ObjectSpec, digits: number): TikTokParams {
   const s = spec.settings ?? {};
+  const objective = objectiveType(spec.objective);
+  const cbo = Boolean(spec.budget);
+  const industries = (Array.isArray(s.specialAdCategories) ? s.specialAdCategories.map(String) : []).filter((c) =>
+    ['CREDIT', 'EMPLOYMENT', 'HOUSING'].includes(c),
+  );
+  // CampaignCreateBody budget_mode: "When Campaign Budget Optimization is enabled, only BUDGET_MODE_DAY is supported".
+  if (spec.budget && spec.budget.period !== 'daily')
+    throw new PlatformError('invalid_request', `TikTok campaign "${spec.name}" cannot hold a lifetime budget: budget optimization takes a daily one.`, {
+      field: 'budget',
+    });
   return {
     campaign_name: spec.name,
-    objective_type: objectiveType(spec.objective),
+    objective_type: objective,
+    // Allowlist-only: TikTok ignores it and starts the campaign ENABLE; finishPublish sets the status the launch gives.
     operation_status: operationStatus(spec.status),
-    ...(spec.budget ? { budget_optimize_on: true } : {}),
+    // Said explicitly: its documented default differs between the campaign and ad-group pages.
+    budget_optimize_on: cbo,
+    ...(cbo && CAMPAIGN_GOALS[objective] ? { optimization_goal: CAMPAIGN_GOALS[objective] } : {}),
     ...budgetFields(spec.budget, digits),
+    // TikTok's ad categories (validation refuses ISSUES_ELECTIONS_POLITICS, which TikTok does not run).
+    ...(industries.length ? { special_industries: industries } : {}),
     request_id: spec.marker,
     ...asRecord(s.platformFields),
   };
@@ -177,16 +235,21 @@ export function campaignCreate(spec: ObjectSpec, digits: number): TikTokParams {
 export function adgroupCreate(spec: ObjectSpec, digits: number, locationIds?: string[], now = Date.now()): TikTokParams {
   const s = spec.settings ?? {};
   const fields = adgroupFields(s, digits, locationIds);
+  const promotion = promotionType(spec.objective, asRecord(s.promotedObject));
   return {
     campaign_id: spec.parentId,
     adgroup_name: spec.name,
-    operation_status: operationStatus(spec.status),
+    // Created DISABLE whatever its status: its campaign is live from its create; finishPublish enables it.
+    operation_status: 'DISABLE',
     placement_type: 'PLACEMENT_TYPE_AUTOMATIC',
     pacing: 'PACING_MODE_SMOOTH',
     optimization_goal: 'CLICK',
     billing_event: 'CPC',
     schedule_type: 'SCHEDULE_FROM_NOW',
     schedule_start_time: tiktokTime(new Date(now).toISOString()),
+    // Required under campaign budget optimization; the lowest cost unless the ad set names a bid.
+    bid_type: 'BID_TYPE_NO_BID',
+    ...(promotion ? { promotion_type: promotion } : {}),
     ...(spec.budget ? budgetFields(spec.budget, digits) : {}),
     ...fields,
     request_id: spec.marker,
@@ -231,12 +294,19 @@ function callToAction(value: unknown): unknown {
   return typeof value === 'string' && value in CALLS_TO_ACTION ? CALLS_TO_ACTION[value] : value;
 }
 
+/** A display name as TikTok takes it: trimmed, at most 40 characters (undefined when blank). */
+export function displayNameOf(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const name = [...value.trim()].slice(0, DISPLAY_NAME_MAX).join('').trim();
+  return name || undefined;
+}
+
 /** Creative fields of an ad from settings (only what the settings name). */
 export function creativeFields(s: Record<string, unknown>): TikTokParams {
   return defined({
     identity_id: s.identityId,
     identity_type: s.identityType,
-    display_name: s.displayName,
+    display_name: displayNameOf(s.displayName),
     ad_text: s.primaryText ?? s.headline,
     call_to_action: callToAction(s.callToAction),
     landing_page_url: typeof s.linkUrl === 'string' ? landingUrl(s.linkUrl, s.urlTags) : undefined,
@@ -256,10 +326,24 @@ export function adCreative(spec: ObjectSpec, account: AdAccount | null = null): 
     throw new PlatformError('invalid_request', `TikTok ad "${spec.name}" needs an identity (identityId and identityType) to speak as.`, {
       field: 'identityId',
     });
+  const fields = creativeFields(s);
+  // AdcreateCreatives call_to_action: "For TikTok ads, either this field or call_to_action_id must be specified".
+  if (fields.call_to_action === undefined)
+    throw new PlatformError('invalid_request', `TikTok ad "${spec.name}" needs a call to action (callToAction other than NO_BUTTON).`, {
+      field: 'callToAction',
+    });
+  // A landing-page ad shows a display name: the ad's, else its brand's (1-40 characters).
+  const displayName = fields.landing_page_url === undefined ? undefined : (fields.display_name ?? displayNameOf(account?.brandName));
+  if (fields.landing_page_url !== undefined && !displayName)
+    throw new PlatformError('invalid_request', `TikTok ad "${spec.name}" links to a page and needs a display name (displayName, 1-40 characters).`, {
+      field: 'displayName',
+    });
   return {
     ad_name: spec.name,
-    operation_status: operationStatus(spec.status),
-    ...creativeFields(s),
+    // Created DISABLE whatever its status: its campaign is live from its create; finishPublish enables it.
+    operation_status: 'DISABLE',
+    ...fields,
+    ...(displayName ? { display_name: displayName } : {}),
     identity_id: identityId,
     identity_type: identityType,
     ...(creative.type === 'image'

@@ -157,7 +157,8 @@ for (const dialect of dialects()) {
         title: 'No identity',
         creativeId,
         campaign: { objective: 'TRAFFIC', budget: { dailyAmount: 5000 } },
-        adset: { optimizationGoal: 'CLICK' },
+        // An image ad runs outside TikTok's in-feed placement.
+        adset: { optimizationGoal: 'CLICK', placements: { positions: ['PLACEMENT_PANGLE'] } },
       });
       const refused = await api('POST', `/launches/${built.launchId}/publish`, {}, { 'Idempotency-Key': 'tok-preview' });
       expect(refused.status, JSON.stringify(refused.body)).to.equal(400);

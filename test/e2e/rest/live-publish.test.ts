@@ -18,6 +18,7 @@ import { makeMp4 } from '../../helpers/mp4.js';
 import { RecordingProxy, type Recorded } from '../../helpers/recording-proxy.js';
 import { FakeMetaServer } from '../../fakes/meta-server.js';
 import { FakeTikTokServer } from '../../fakes/tiktok-server.js';
+import { TIKTOK_RULE_ROWS } from '../../helpers/tiktok-rules.js';
 
 const META_ACCOUNT = 'act_1001';
 const PAGE = '100200300400';
@@ -236,8 +237,19 @@ for (const dialect of dialects()) {
       const tokTree = (creativeId: number, budget: 'campaign' | 'adset') => ({
         creativeId,
         campaign: { objective: 'TRAFFIC', budget: budget === 'campaign' ? { dailyAmount: 5000 } : undefined },
-        adset: { optimizationGoal: 'CLICK', billingEvent: 'CPC', ...(budget === 'adset' ? { budget: { dailyAmount: 2000 } } : {}) },
+        adset: {
+          optimizationGoal: 'CLICK',
+          billingEvent: 'CPC',
+          // An image ad runs outside TikTok's in-feed placement; a video ad anywhere (automatic placement).
+          ...(creativeId === ids.tokImage ? { placements: { positions: ['PLACEMENT_PANGLE', 'PLACEMENT_GLOBAL_APP_BUNDLE'] } } : {}),
+          ...(budget === 'adset' ? { budget: { dailyAmount: 2000 } } : {}),
+        },
       });
+      /** Every ad group and ad TikTok holds was created DISABLE, and each object now has the status its launch gives it. */
+      const createdDisabled = () => {
+        const children = tiktok.objectsOf(ADVERTISER).filter((o) => o.level !== 'campaign');
+        expect(children.map((o) => `${o.level} ${o.createdStatus}`)).to.deep.equal(children.map((o) => `${o.level} DISABLE`));
+      };
 
       it('campaign budget, image: the upload (UPLOAD_BY_FILE, MD5 signature) before ad/create, image_ids, identity, campaign budget optimization in dollars, region ids, sub3', async () => {
         const built = await buildLaunch(tok, { title: 'TikTok campaign budget', ...tokTree(ids.tokImage, 'campaign') });
@@ -253,9 +265,29 @@ for (const dialect of dialects()) {
         expect(creative).to.deep.include({ ad_format: 'SINGLE_IMAGE', identity_id: IDENTITY, identity_type: 'CUSTOMIZED_USER' });
         expect(creative.image_ids).to.deep.equal([imageId]);
         expect(new URL(creative.landing_page_url).searchParams.get('sub3')).to.equal('__CAMPAIGN_ID__');
+        // The rules the specifications leave out, field by field (live-platforms.md).
+        expect(creative).to.deep.include({ operation_status: 'DISABLE', call_to_action: 'SHOP_NOW', display_name: 'Tok Co' });
         const [campaign] = log.filter((r) => r.path === '/campaign/create/');
         expect(campaign.params).to.deep.include({ budget_optimize_on: true, budget_mode: 'BUDGET_MODE_DAY', budget: 50 });
+        expect(campaign.params).to.not.have.property('optimization_goal');
         const [adgroup] = log.filter((r) => r.path === '/adgroup/create/');
+        expect(adgroup.params).to.deep.include({
+          operation_status: 'DISABLE',
+          promotion_type: 'WEBSITE',
+          bid_type: 'BID_TYPE_NO_BID',
+          placement_type: 'PLACEMENT_TYPE_NORMAL',
+          placements: ['PLACEMENT_PANGLE', 'PLACEMENT_GLOBAL_APP_BUNDLE'],
+        });
+        expect(adgroup.params).to.not.have.property('budget');
+        createdDisabled();
+        // Enabled once everything existed: the ad, then its ad group, then the campaign.
+        const enables = log.filter((r) => /\/status\/update\/$/.test(r.path));
+        expect(enables.map((r) => [r.path, r.params.operation_status])).to.deep.equal([
+          ['/ad/status/update/', 'ENABLE'],
+          ['/adgroup/status/update/', 'ENABLE'],
+          ['/campaign/status/update/', 'ENABLE'],
+        ]);
+        expect(firstIndex(log, (r) => r.path === '/ad/create/')).to.be.lessThan(firstIndex(log, (r) => r.path === '/ad/status/update/'));
         const locations = adgroup.params.location_ids as string[];
         expect(locations).to.be.an('array').with.length(1);
         expect(locations).to.not.include('US');
@@ -279,9 +311,63 @@ for (const dialect of dialects()) {
         const [campaign] = log.filter((r) => r.path === '/campaign/create/');
         expect(campaign.params.budget_mode).to.equal('BUDGET_MODE_INFINITE');
         expect(campaign.params).to.not.have.property('budget');
+        expect(campaign.params).to.deep.include({ budget_optimize_on: false });
         const [adgroup] = log.filter((r) => r.path === '/adgroup/create/');
-        expect(adgroup.params).to.deep.include({ budget_mode: 'BUDGET_MODE_DAY', budget: 20 });
+        expect(adgroup.params).to.deep.include({
+          budget_mode: 'BUDGET_MODE_DAY',
+          budget: 20,
+          operation_status: 'DISABLE',
+          promotion_type: 'WEBSITE',
+          bid_type: 'BID_TYPE_NO_BID',
+          placement_type: 'PLACEMENT_TYPE_AUTOMATIC',
+        });
+        expect(creative).to.deep.include({ operation_status: 'DISABLE', call_to_action: 'SHOP_NOW', display_name: 'Tok Co' });
+        createdDisabled();
       });
+
+      it('a PAUSED campaign: TikTok starts it ENABLE whatever the create says, and the publish ends with it DISABLE and every ad group and ad enabled', async () => {
+        const built = await buildLaunch(tok, {
+          title: 'TikTok paused',
+          ...tokTree(ids.tokVideo, 'adset'),
+          campaign: { objective: 'TRAFFIC', budget: undefined, status: 'PAUSED' },
+        });
+        await publish(tok, built.launchId);
+        const log = tiktokProxy.recorded;
+        const [campaign] = log.filter((r) => r.path === '/campaign/create/');
+        expect(campaign.params.operation_status, 'sent, and ignored by TikTok').to.equal('DISABLE');
+        const campaignId = (campaign.answer as { data: { campaign_id: string } }).data.campaign_id;
+        expect(tiktok.objects.get(campaignId)!.createdStatus).to.equal('ENABLE');
+        const statuses = log.filter((r) => /\/status\/update\/$/.test(r.path));
+        expect(statuses.map((r) => [r.path, r.params.operation_status])).to.deep.equal([
+          ['/campaign/status/update/', 'DISABLE'],
+          ['/ad/status/update/', 'ENABLE'],
+          ['/adgroup/status/update/', 'ENABLE'],
+        ]);
+        expect(statuses[0].params.campaign_ids).to.deep.equal([campaignId]);
+        createdDisabled();
+        const mine = tiktok.objectsOf(ADVERTISER).filter((o) => o.id === campaignId || o.campaignId === campaignId);
+        expect(mine.map((o) => `${o.level} ${o.operationStatus}`)).to.deep.equal(['campaign DISABLE', 'adgroup ENABLE', 'ad ENABLE']);
+        const tree = await tok('GET', `/launches/${built.launchId}`);
+        expect(tree.body.status).to.equal('published');
+      });
+
+      // The same table as the sandbox's preview (test/e2e/rest/launches.test.ts): live mode refuses each rule at preview too.
+      for (const row of TIKTOK_RULE_ROWS) {
+        it(`preview in live mode: ${row.what} → 400 on the named fields, nothing sent to create`, async () => {
+          const api = row.platform === 'meta' ? shoes : tok;
+          const built = await buildLaunch(api, {
+            title: row.what.slice(0, 200),
+            ...row.tree({ image: row.platform === 'meta' ? ids.shoesImage : ids.tokImage }),
+          });
+          const reply = await api('POST', `/launches/${built.launchId}/publish`, {}, idem('preview'));
+          expect(reply.status, JSON.stringify(reply.body)).to.equal(400);
+          expect(reply.body.error.code).to.equal('validation_failed');
+          const details: Array<{ field: string; message: string }> = reply.body.error.details;
+          expect(details.map((d) => d.field).sort(), JSON.stringify(details)).to.deep.equal(row.fields(built).sort());
+          for (const d of details) expect(d.message).to.match(row.says);
+          expect([...tiktokProxy.recorded, ...metaProxy.recorded].filter((r) => r.method === 'POST')).to.deep.equal([]);
+        });
+      }
 
       it('a second launch with the same image uploads nothing and uses the kept image_id', async () => {
         const first = await w.service.knex('creative_uploads').where({ creative_id: ids.tokImage, account_id: TIKTOK_ACCOUNT }).first('ref');

@@ -166,6 +166,36 @@ for (const dialect of dialects()) {
       expect((await api('GET', '/launches')).body.batches.length).to.equal(before);
     });
 
+    it("applies a template to a TikTok account: TikTok's rules name the template fields, and the fixed template publishes", async () => {
+      const tokBrand = w.brandId('acme', 'tokagency');
+      const tok = brandApi(w, w.key('acme', 'ci'), tokBrand);
+      const image = await uploadCreative(w, w.key('acme', 'ci'), tokBrand, 'hero.png');
+      const base = templateBody(image, { accounts: ['biz_3101'], audiences: [{ kind: 'targetingSet', name: 'Broad', targeting: {} }] });
+      const config = {
+        campaign: { name: '{brand} | {objective}', objective: 'TRAFFIC' },
+        adSets: [{ name: '{audience}', optimizationGoal: 'CLICK', targeting: { countries: ['US'] } }],
+        ads: [{ ...base.config.ads[0], callToAction: undefined }, base.config.ads[1]],
+      };
+      const broken = (await tok('POST', '/structure-templates', { ...base, config })).body;
+      const refused = await tok('POST', `/structure-templates/${broken.templateId}/launches`, {});
+      expect(refused.status, JSON.stringify(refused.body)).to.equal(400);
+      const issues: Array<{ field: string; message: string }> = refused.body.error.details;
+      expect(issues.map((d) => d.field).sort()).to.deep.equal(['config.ads[0].callToAction', 'config.ads[0].creativeId', 'config.ads[1].creativeId']);
+      expect(issues.find((d) => d.field === 'config.ads[1].creativeId')!.message).to.match(/placements\.positions to PLACEMENT_PANGLE/);
+      // A call to action on every ad and the image ads placed outside TikTok's in-feed placement.
+      const fixed = (
+        await tok('POST', '/structure-templates', {
+          ...base,
+          config: { ...config, ads: base.config.ads },
+          settings: { ...base.settings, placements: { positions: ['PLACEMENT_PANGLE', 'PLACEMENT_GLOBAL_APP_BUNDLE'] } },
+        })
+      ).body;
+      const applied = await tok('POST', `/structure-templates/${fixed.templateId}/launches`, {}, idem('apply-tok'));
+      expect(applied.status, JSON.stringify(applied.body)).to.equal(201);
+      const published = await publish(tok, applied.body.launchId);
+      expect(published.body).to.deep.include({ status: 'published', counts: { campaigns: 1, adSets: 1, ads: 2 } });
+    });
+
     it('sets NEEDS_ATTENTION, with the reason, once an ad account it names is removed, and refuses to apply', async () => {
       const t = (await api('POST', '/structure-templates', templateBody(creativeId, { accounts: ['act_3001', 'act_3003'] }))).body;
       expect(t.status).to.equal('READY');

@@ -1,0 +1,107 @@
+// The TikTok rules the specifications leave out (docs/platforms.md, section 8), as launches that break one each: the same table is previewed in the sandbox
+// (test/e2e/rest/launches.test.ts) and in live mode against the fake TikTok
+// (test/e2e/rest/live-publish.test.ts), each refused with the same field and a message that says
+// what to change.
+
+import type { BuiltLaunch, TreeOptions } from './launch-builders.js';
+
+type Over = { campaign?: Record<string, unknown>; adset?: Record<string, unknown>; ad?: Record<string, unknown> };
+
+/** A TikTok traffic campaign with a campaign budget whose image ad runs outside TikTok's in-feed placement: valid as it is. */
+export function tokTree(creativeId: number, over: Over = {}): TreeOptions {
+  return {
+    creativeId,
+    campaign: { objective: 'TRAFFIC', budget: { dailyAmount: 5000 }, ...over.campaign },
+    adset: { optimizationGoal: 'CLICK', placements: { positions: ['PLACEMENT_PANGLE'] }, ...over.adset },
+    ...(over.ad ? { ad: over.ad } : {}),
+  };
+}
+
+export interface TikTokRuleRow {
+  what: string;
+  /** The brand's platform (default tiktok): one row checks a TikTok field on a Meta ad. */
+  platform?: 'meta';
+  tree: (creatives: { image: number }) => TreeOptions;
+  fields: (b: BuiltLaunch) => string[];
+  /** What every issue's message says (what to change). */
+  says: RegExp;
+}
+
+export const TIKTOK_RULE_ROWS: TikTokRuleRow[] = [
+  {
+    what: 'a TikTok lifetime campaign budget (budget optimization takes a daily one)',
+    tree: (c) =>
+      tokTree(c.image, {
+        campaign: { budget: { lifetimeAmount: 90000 } },
+        adset: { schedule: { startTime: '2030-01-01T00:00:00Z', endTime: '2030-02-01T00:00:00Z' } },
+      }),
+    fields: (b) => [`campaigns[${b.campaignId}].budget`],
+    says: /daily budget only: use budget\.dailyAmount/,
+  },
+  {
+    what: 'a TikTok ad without a call to action',
+    tree: (c) => tokTree(c.image, { ad: { callToAction: undefined } }),
+    fields: (b) => [`ads[${b.adIds[0]}].callToAction`],
+    says: /is required on TikTok: choose one, e\.g\. LEARN_MORE/,
+  },
+  {
+    what: 'a TikTok ad with NO_BUTTON',
+    tree: (c) => tokTree(c.image, { ad: { callToAction: 'NO_BUTTON' } }),
+    fields: (b) => [`ads[${b.adIds[0]}].callToAction`],
+    says: /no ad without a button: choose one/,
+  },
+  {
+    what: 'a TikTok image ad in automatic placement (in-feed included)',
+    tree: (c) => tokTree(c.image, { adset: { placements: undefined } }),
+    fields: (b) => [`ads[${b.adIds[0]}].creativeId`],
+    says: /use a video, or set the ad set's placements\.positions to PLACEMENT_PANGLE and\/or PLACEMENT_GLOBAL_APP_BUNDLE/,
+  },
+  {
+    what: 'a TikTok image ad placed on PLACEMENT_TIKTOK',
+    tree: (c) => tokTree(c.image, { adset: { placements: { positions: ['PLACEMENT_PANGLE', 'PLACEMENT_TIKTOK'] } } }),
+    fields: (b) => [`ads[${b.adIds[0]}].creativeId`],
+    says: /does not run in its in-feed placement/,
+  },
+  {
+    what: 'a Meta position and an unknown one on a TikTok ad set',
+    tree: (c) => tokTree(c.image, { adset: { placements: { positions: ['PLACEMENT_PANGLE', 'facebook:feed', 'PLACEMENT_MOON'] } } }),
+    fields: (b) => [`adSets[${b.adsetId}].placements`],
+    says: /^facebook:feed, PLACEMENT_MOON are not TikTok placements; use PLACEMENT_TIKTOK, PLACEMENT_PANGLE, PLACEMENT_GLOBAL_APP_BUNDLE/,
+  },
+  {
+    what: 'a blank TikTok display name',
+    tree: (c) => tokTree(c.image, { ad: { displayName: '   ' } }),
+    fields: (b) => [`ads[${b.adIds[0]}].displayName`],
+    says: /leave it out to show the brand's name/,
+  },
+  {
+    what: 'a TikTok conversion campaign budget over an ad set that optimizes for VALUE (the campaign optimizes for CONVERT)',
+    tree: (c) => tokTree(c.image, { campaign: { objective: 'WEB_CONVERSIONS' }, adset: { optimizationGoal: 'VALUE' } }),
+    fields: (b) => [`adSets[${b.adsetId}].optimizationGoal`],
+    says: /^must be CONVERT: .* set it, or move the budget to the ad sets/,
+  },
+  {
+    what: 'TikTok cities and an instant form, which the TikTok adapter cannot send',
+    tree: (c) =>
+      tokTree(c.image, {
+        campaign: { objective: 'LEAD_GENERATION' },
+        adset: { optimizationGoal: 'LEAD_GENERATION', targeting: { countries: ['US'], cities: ['London'] }, promotedObject: { leadFormId: 'form_1' } },
+      }),
+    fields: (b) => [`adSets[${b.adsetId}].targeting.cities`, `adSets[${b.adsetId}].promotedObject.leadFormId`],
+    says: /remove/,
+  },
+  {
+    what: 'a TikTok app promotion campaign (no app to name)',
+    tree: (c) =>
+      tokTree(c.image, { campaign: { objective: 'APP_PROMOTION', budget: undefined }, adset: { optimizationGoal: 'INSTALL', budget: { dailyAmount: 2000 } } }),
+    fields: (b) => [`campaigns[${b.campaignId}].objective`],
+    says: /choose another objective/,
+  },
+  {
+    what: 'a TikTok display name on a Meta ad',
+    platform: 'meta',
+    tree: (c) => ({ creativeId: c.image, ad: { displayName: 'Shoes' } }),
+    fields: (b) => [`ads[${b.adIds[0]}].displayName`],
+    says: /is a TikTok field; remove it for meta/,
+  },
+];
