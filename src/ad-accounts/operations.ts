@@ -29,10 +29,12 @@ function adAccountView(brandId: number, row: AdAccountRow) {
     instagramUserId: row.instagramUserId,
     identityId: row.identityId,
     identityType: row.identityType,
+    dsaBeneficiary: row.dsaBeneficiary,
+    dsaPayor: row.dsaPayor,
   };
 }
 
-const META_FIELDS = ['pageId', 'instagramUserId'] as const;
+const META_FIELDS = ['pageId', 'instagramUserId', 'dsaBeneficiary', 'dsaPayor'] as const;
 const TIKTOK_FIELDS = ['identityId', 'identityType'] as const;
 
 const getAdAccount = defineOperation({
@@ -49,7 +51,8 @@ const getAdAccount = defineOperation({
   summary: 'Get an ad account of a brand: platform, name, currency, time zone, and who its ads speak as (Meta page, TikTok identity).',
   description:
     'pageId and instagramUserId (Meta) and identityId and identityType (TikTok) are null until set; an ad with no page (Meta) or ' +
-    'no identity (TikTok), neither on the ad nor on its account, fails launch validation.',
+    'no identity (TikTok), neither on the ad nor on its account, fails launch validation. dsaBeneficiary and dsaPayor (Meta) name ' +
+    "who benefits and pays for EU ads; null uses Meta's account defaults.",
   uses: [],
   async handler(ctx, input) {
     const row = await findAdAccount(ctx.db, ctx.brand.id, input.accountId);
@@ -72,8 +75,8 @@ const updateAdAccount = defineOperation({
   toolset: 'accounts',
   summary: "Set who an ad account's ads speak as: the Meta page (and Instagram account) or the TikTok identity.",
   description:
-    'A JSON merge patch: fields sent replace the stored ones, null clears one, fields not sent stay. pageId and instagramUserId ' +
-    'apply to Meta accounts, identityId and identityType (CUSTOMIZED_USER, TT_USER, BC_AUTH_TT, AUTH_CODE) to TikTok accounts, and ' +
+    'A JSON merge patch: fields sent replace the stored ones, null clears one, fields not sent stay. pageId, instagramUserId, ' +
+    'dsaBeneficiary and dsaPayor apply to Meta accounts, identityId and identityType (CUSTOMIZED_USER, TT_USER, BC_AUTH_TT, AUTH_CODE) to TikTok accounts, and ' +
     'a TikTok identity needs both. Requires an organization owner or admin when called as a person (else 403 forbidden). ' +
     'Launches already published keep what they were published with.',
   uses: ['platforms', 'activity'],

@@ -473,6 +473,10 @@ export interface CreateStructureTemplateInput {
         startTime?: string;
         endTime?: string;
       };
+      /**
+       * Meta Advantage+ audience; default: off when targeting narrows.
+       */
+      advantageAudience?: boolean;
       placements?: {
         automatic?: boolean;
         /**
@@ -1040,6 +1044,10 @@ export interface EditStructureTemplateInput {
             startTime?: string;
             endTime?: string;
           };
+          /**
+           * Meta Advantage+ audience; default: off when targeting narrows.
+           */
+          advantageAudience?: boolean;
           placements?: {
             automatic?: boolean;
             /**
@@ -2227,6 +2235,14 @@ export interface UpdateAdAccountInput {
    * TikTok: the kind of identityId; null when unset.
    */
   identityType?: 'CUSTOMIZED_USER' | 'TT_USER' | 'BC_AUTH_TT' | 'AUTH_CODE' | null;
+  /**
+   * Meta, ads targeting the EU (DSA): null uses Meta's account default.
+   */
+  dsaBeneficiary?: string | null;
+  /**
+   * Meta, ads targeting the EU (DSA): null uses Meta's account default.
+   */
+  dsaPayor?: string | null;
 }
 
 /**

@@ -6,6 +6,7 @@ import type { FieldIssue } from '../errors.js';
 import { COPY_LIMITS, hasEmoji, textLength } from '../copy/limits.js';
 import type { IdentityType, PlatformName } from '../platforms/port.js';
 import { RULES } from './rules.js';
+import { metaAdSetIssues, metaCampaignIssues, type MetaFacts } from './meta-rules.js';
 import type { NodeRow } from './store.js';
 import { budgetOf, childrenOf } from './tree.js';
 
@@ -32,6 +33,8 @@ export interface ValidationContext {
   copies?: Map<number, PlatformName>;
   trackerConnected: boolean;
   now: number;
+  /** Per Meta ad account the launch publishes to, its minimum budgets and DSA names (absent: not known, not checked). */
+  metaFacts?: Map<string, MetaFacts>;
 }
 
 export interface ValidationResult {
@@ -90,6 +93,9 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
     }
     const adSets = kids.get(c.id) ?? [];
     if (adSets.length === 0) issue(`${at}.adSets`, 'needs at least one ad set');
+    const metaFacts = platform === 'meta' && accountId ? ctx.metaFacts?.get(accountId) : undefined;
+    const metaAccount = platform === 'meta' && accountId ? { id: accountId, currency: metaFacts?.currency ?? 'USD', pageId: ctx.speakers.get(accountId)?.pageId ?? null } : null;
+    if (platform === 'meta') metaCampaignIssues(c, adSets, metaAccount, metaFacts, issue);
 
     for (const s of adSets) {
       const sat = `adSets[${s.id}]`;
@@ -107,6 +113,7 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
         issue(`${sat}.${budgetPath(setBudget)}`, `must be at least ${rules.minAdSetBudget} (minor units of the ad account's currency) on ${platform}`);
       }
       const lifetime = (setBudget ?? campaignBudget)?.period === 'lifetime';
+      if (platform === 'meta') metaAdSetIssues(s, c, metaAccount, metaFacts, issue);
 
       const t = sp.targeting ?? {};
       if (!(t.countries?.length || t.cities?.length)) issue(`${sat}.targeting.countries`, 'is required: target at least one country (or city)');

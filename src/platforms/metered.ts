@@ -23,13 +23,16 @@ const CALLS: Record<Call, true> = {
   setStatusEach: true,
   setBudget: true,
   deleteObjects: true,
+  metaAccountFacts: true,
 };
 
 /** `adapter` with each call of the port counted and traced; the adapter itself is unchanged. */
 export function metered(adapter: PlatformAdapter): PlatformAdapter {
   const wrapped = Object.create(adapter) as Record<string, unknown>;
   for (const call of Object.keys(CALLS) as Call[]) {
-    const original = adapter[call] as (...args: unknown[]) => Promise<unknown>;
+    const original = adapter[call] as ((...args: unknown[]) => Promise<unknown>) | undefined;
+    // A call only some platforms have (metaAccountFacts) stays absent where it is.
+    if (typeof original !== 'function') continue;
     wrapped[call] = async (...args: unknown[]) => {
       const started = performance.now();
       let outcome: 'ok' | 'throttled' | 'error' = 'ok';

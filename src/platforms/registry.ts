@@ -71,6 +71,8 @@ export class Platforms {
       instagramUserId: row.instagramUserId,
       identityId: row.identityId,
       identityType: row.identityType,
+      dsaBeneficiary: row.dsaBeneficiary,
+      dsaPayor: row.dsaPayor,
     };
   }
 }

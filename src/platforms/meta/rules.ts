@@ -1,0 +1,113 @@
+// The Meta rules the generated specification leaves out (live-platforms.md, "What the specifications
+// leave out"), as the adapter sends them and launch validation checks them, in both modes: the
+// Advantage+ audience flag, the EU's DSA fields, placements by Meta's names, lead forms, special
+// ad categories and minimum budgets per optimization goal.
+
+import type { PlatformName } from '../port.js';
+
+/**
+ * Member states of the European Union: an ad set targeting one names its beneficiary and payer
+ * (Meta blog "New Marketing API requirements for ads targeting the EU", 2023).
+ */
+export const EU_COUNTRIES: ReadonlySet<string> = new Set([
+  'AT', 'BE', 'BG', 'HR', 'CY', 'CZ', 'DK', 'EE', 'FI', 'FR', 'DE', 'GR', 'HU', 'IE',
+  'IT', 'LV', 'LT', 'LU', 'MT', 'NL', 'PL', 'PT', 'RO', 'SK', 'SI', 'ES', 'SE',
+]); // prettier-ignore
+
+/** The EU member states among `countries`. */
+export const euCountries = (countries: unknown): string[] => (Array.isArray(countries) ? countries.filter((c) => EU_COUNTRIES.has(c)) : []);
+
+/**
+ * The positions an ad set's `placements.positions` may name, per platform: Meta's as
+ * `<publisher_platform>:<position>` (sent as publisher_platforms plus <platform>_positions).
+ */
+export const PLACEMENT_POSITIONS: Record<PlatformName, readonly string[]> = {
+  meta: [
+    'facebook:feed',
+    'facebook:story',
+    'facebook:marketplace',
+    'facebook:video_feeds',
+    'facebook:search',
+    'facebook:instream_video',
+    'instagram:stream',
+    'instagram:story',
+    'instagram:reels',
+    'instagram:explore',
+    'audience_network:classic',
+    'audience_network:rewarded_video',
+    'messenger:messenger_home',
+    'messenger:story',
+  ],
+  tiktok: ['PLACEMENT_TIKTOK', 'PLACEMENT_PANGLE', 'PLACEMENT_GLOBAL_APP_BUNDLE'],
+};
+
+/** What an ad set's targeting narrows that Advantage+ audience would widen: ages, genders, interests, audiences. */
+export function narrowing(t: Record<string, unknown> | undefined): { agesOrGenders: boolean; any: boolean } {
+  const target = t ?? {};
+  const ages = (target.ageMin !== undefined && target.ageMin !== 18) || (target.ageMax !== undefined && target.ageMax !== 65);
+  const genders = Array.isArray(target.genders) && target.genders.length > 0 && target.genders.length < 2;
+  const lists = ['interests', 'customAudiences'].some((k) => Array.isArray(target[k]) && (target[k] as unknown[]).length > 0);
+  return { agesOrGenders: ages || genders, any: ages || genders || lists };
+}
+
+/**
+ * targeting_automation.advantage_audience: the ad set's advantageAudience when set, else 0 when its
+ * targeting narrows, else 1 (Meta's own default, said explicitly as v23.0 requires).
+ */
+export function advantageAudienceFlag(settings: Record<string, unknown>): 0 | 1 {
+  if (typeof settings.advantageAudience === 'boolean') return settings.advantageAudience ? 1 : 0;
+  return narrowing(settings.targeting as Record<string, unknown> | undefined).any ? 0 : 1;
+}
+
+/** Special ad categories as Meta takes them since January 2025: CREDIT is FINANCIAL_PRODUCTS_SERVICES. */
+export function specialCategories(value: unknown): string[] {
+  return Array.isArray(value) ? [...new Set(value.map((c) => (c === 'CREDIT' ? 'FINANCIAL_PRODUCTS_SERVICES' : String(c))))] : [];
+}
+
+/** Optimization goals of instant-form (lead ad) ad sets. */
+export const LEAD_FORM_GOALS = ['LEAD_GENERATION', 'QUALITY_LEAD'];
+
+/** An account's minimum daily budgets, minor units of its currency (AdAccount `minimum_budgets`). */
+export interface MinimumBudgets {
+  imp: number;
+  highFreq: number;
+  lowFreq: number;
+  videoViews: number;
+}
+
+/**
+ * The minimum an optimization goal's daily budget is held to: impressions and reach `imp`; link
+ * clicks, landing page views, engagement `highFreq`; ThruPlay `videoViews`; conversions, leads, app
+ * installs, value `lowFreq`.
+ */
+export function minimumFor(minimums: MinimumBudgets, goal: string | undefined): number {
+  if (!goal || ['IMPRESSIONS', 'REACH', 'AD_RECALL_LIFT'].includes(goal)) return minimums.imp;
+  if (goal === 'THRUPLAY') return minimums.videoViews;
+  if (['LINK_CLICKS', 'LANDING_PAGE_VIEWS', 'POST_ENGAGEMENT', 'PAGE_LIKES', 'EVENT_RESPONSES'].includes(goal)) return minimums.highFreq;
+  return minimums.lowFreq;
+}
+
+/** The sandbox's minimums per currency (minor units), like Meta's published ones; other currencies scale USD's. */
+const SANDBOX_MINIMUMS: Record<string, MinimumBudgets> = {
+  USD: { imp: 100, highFreq: 500, lowFreq: 2500, videoViews: 200 },
+  EUR: { imp: 100, highFreq: 500, lowFreq: 2500, videoViews: 200 },
+  GBP: { imp: 100, highFreq: 400, lowFreq: 2000, videoViews: 200 },
+  JPY: { imp: 150, highFreq: 700, lowFreq: 3500, videoViews: 300 },
+};
+
+/** The sandbox's minimums for `currency` (`digits`: its minor-unit exponent). */
+export function sandboxMinimums(currency: string, digits: number): MinimumBudgets {
+  const known = SANDBOX_MINIMUMS[currency];
+  if (known) return known;
+  const scale = 10 ** (digits - 2);
+  const usd = SANDBOX_MINIMUMS.USD;
+  return { imp: Math.ceil(usd.imp * scale), highFreq: Math.ceil(usd.highFreq * scale), lowFreq: Math.ceil(usd.lowFreq * scale), videoViews: Math.ceil(usd.videoViews * scale) };
+}
+
+/** The Meta facts a launch is validated against per ad account: its minimum budgets and the DSA names it would send. */
+export interface MetaAccountFacts {
+  minimumBudgets: MinimumBudgets;
+  /** The beneficiary and payer an EU ad set would carry (the account's, else Meta's defaults); null when neither says. */
+  dsaBeneficiary: string | null;
+  dsaPayor: string | null;
+}
