@@ -51,8 +51,7 @@ const getAdAccount = defineOperation({
   summary: 'Get an ad account of a brand: platform, name, currency, time zone, and who its ads speak as (Meta page, TikTok identity).',
   description:
     'pageId and instagramUserId (Meta) and identityId and identityType (TikTok) are null until set; an ad with no page (Meta) or ' +
-    'no identity (TikTok), neither on the ad nor on its account, fails launch validation. dsaBeneficiary and dsaPayor (Meta) name ' +
-    "who benefits and pays for EU ads; null uses Meta's account defaults.",
+    'no identity (TikTok), neither on the ad nor on its account, fails launch validation.',
   uses: [],
   async handler(ctx, input) {
     const row = await findAdAccount(ctx.db, ctx.brand.id, input.accountId);

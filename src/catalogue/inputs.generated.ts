@@ -409,7 +409,7 @@ export interface CreateStructureTemplateInput {
       accountId?: string;
       bidStrategy?: 'LOWEST_COST_WITHOUT_CAP' | 'LOWEST_COST_WITH_BID_CAP' | 'COST_CAP';
       /**
-       * Without a campaign budget (each ad set has its own): lets Meta share up to 20% of an ad set's budget with the campaign's other ad sets (is_adset_budget_sharing_enabled; default false). TikTok ignores it.
+       * Meta, no campaign budget: ad sets may share up to 20% of their budgets (is_adset_budget_sharing_enabled). Default false.
        */
       adSetBudgetSharing?: boolean;
       /**
@@ -474,7 +474,7 @@ export interface CreateStructureTemplateInput {
         endTime?: string;
       };
       /**
-       * Meta Advantage+ audience; default: off when targeting narrows.
+       * Meta Advantage+ audience.
        */
       advantageAudience?: boolean;
       placements?: {
@@ -519,7 +519,7 @@ export interface CreateStructureTemplateInput {
         | 'WATCH_MORE'
         | 'NO_BUTTON';
       /**
-       * Query string appended to the link, e.g. utm_source=meta&sub3={{campaign.id}} (Meta) or sub3=__CAMPAIGN_ID__ (TikTok), which lets the click tracker match spend.
+       * Query string for the link; sub3={{campaign.id}} (Meta) or sub3=__CAMPAIGN_ID__ (TikTok) lets the click tracker match spend.
        */
       urlTags?: string;
       /**
@@ -531,19 +531,19 @@ export interface CreateStructureTemplateInput {
        */
       copyGenerationId?: number;
       /**
-       * Meta: an existing post of the ad's page to run as the ad (object_story_id <pageId>_<postId>) instead of a new link ad.
+       * Meta: an existing post of the ad's page to run as the ad, instead of a new link ad.
        */
       postId?: string;
       /**
-       * Meta: the Facebook Page this ad runs as, instead of its ad account's pageId.
+       * Meta: Facebook Page the ad runs as; default its ad account's.
        */
       pageId?: string;
       /**
-       * Meta: the Instagram account this ad runs as, instead of its ad account's instagramUserId.
+       * Meta: Instagram account the ad runs as; default its ad account's.
        */
       instagramUserId?: string;
       /**
-       * TikTok: the identity this ad runs as, instead of its ad account's identityId (with identityType).
+       * TikTok: identity the ad runs as (with identityType); default its ad account's.
        */
       identityId?: string;
       /**
@@ -979,7 +979,7 @@ export interface EditStructureTemplateInput {
       accountId?: string | null;
       bidStrategy?: 'LOWEST_COST_WITHOUT_CAP' | 'LOWEST_COST_WITH_BID_CAP' | 'COST_CAP' | null;
       /**
-       * Without a campaign budget (each ad set has its own): lets Meta share up to 20% of an ad set's budget with the campaign's other ad sets (is_adset_budget_sharing_enabled; default false). TikTok ignores it.
+       * Meta, no campaign budget: ad sets may share up to 20% of their budgets (is_adset_budget_sharing_enabled). Default false.
        */
       adSetBudgetSharing?: boolean | null;
       /**
@@ -1045,7 +1045,7 @@ export interface EditStructureTemplateInput {
             endTime?: string;
           };
           /**
-           * Meta Advantage+ audience; default: off when targeting narrows.
+           * Meta Advantage+ audience.
            */
           advantageAudience?: boolean;
           placements?: {
@@ -1092,7 +1092,7 @@ export interface EditStructureTemplateInput {
             | 'WATCH_MORE'
             | 'NO_BUTTON';
           /**
-           * Query string appended to the link, e.g. utm_source=meta&sub3={{campaign.id}} (Meta) or sub3=__CAMPAIGN_ID__ (TikTok), which lets the click tracker match spend.
+           * Query string for the link; sub3={{campaign.id}} (Meta) or sub3=__CAMPAIGN_ID__ (TikTok) lets the click tracker match spend.
            */
           urlTags?: string;
           /**
@@ -1104,19 +1104,19 @@ export interface EditStructureTemplateInput {
            */
           copyGenerationId?: number;
           /**
-           * Meta: an existing post of the ad's page to run as the ad (object_story_id <pageId>_<postId>) instead of a new link ad.
+           * Meta: an existing post of the ad's page to run as the ad, instead of a new link ad.
            */
           postId?: string;
           /**
-           * Meta: the Facebook Page this ad runs as, instead of its ad account's pageId.
+           * Meta: Facebook Page the ad runs as; default its ad account's.
            */
           pageId?: string;
           /**
-           * Meta: the Instagram account this ad runs as, instead of its ad account's instagramUserId.
+           * Meta: Instagram account the ad runs as; default its ad account's.
            */
           instagramUserId?: string;
           /**
-           * TikTok: the identity this ad runs as, instead of its ad account's identityId (with identityType).
+           * TikTok: identity the ad runs as (with identityType); default its ad account's.
            */
           identityId?: string;
           /**
@@ -2236,11 +2236,11 @@ export interface UpdateAdAccountInput {
    */
   identityType?: 'CUSTOMIZED_USER' | 'TT_USER' | 'BC_AUTH_TT' | 'AUTH_CODE' | null;
   /**
-   * Meta, ads targeting the EU (DSA): null uses Meta's account default.
+   * Meta EU ads (DSA); null: Meta's default.
    */
   dsaBeneficiary?: string | null;
   /**
-   * Meta, ads targeting the EU (DSA): null uses Meta's account default.
+   * Meta EU ads (DSA); null: Meta's default.
    */
   dsaPayor?: string | null;
 }
