@@ -6,6 +6,7 @@
 import type { ServiceContext } from '../catalogue/define.js';
 import { currencyDigits } from '../platforms/live-http.js';
 import { LEAD_FORM_GOALS, PLACEMENT_POSITIONS, euCountries, minimumFor, narrowing, specialCategories, type MetaAccountFacts } from '../platforms/meta/rules.js';
+import { RULES } from './rules.js';
 import type { NodeRow } from './store.js';
 import { budgetOf } from './tree.js';
 
@@ -96,7 +97,8 @@ export function metaAdSetIssues(
     issue(`${at}.promotedObject.pageId`, `is required: the page that owns the form; set it here or pageId on ad account ${account.id} (update-ad-account)`);
 
   const own = budgetOf(p);
-  if (facts && account && own?.period === 'daily') {
+  // Below the service's own floor (RULES) the budget is already refused; the account's minimum is said above it.
+  if (facts && account && own?.period === 'daily' && own.amountMinorUnits >= RULES.meta.minAdSetBudget) {
     const min = minimumFor(facts.minimumBudgets, p.optimizationGoal);
     if (own.amountMinorUnits < min)
       issue(
@@ -116,7 +118,7 @@ export function metaCampaignIssues(
 ): void {
   const at = `campaigns[${c.id}]`;
   const own = budgetOf(c.properties);
-  if (facts && account && own?.period === 'daily' && adSets.length) {
+  if (facts && account && own?.period === 'daily' && adSets.length && own.amountMinorUnits >= RULES.meta.minCampaignBudget) {
     const min = adSets.reduce((sum, s) => sum + minimumFor(facts.minimumBudgets, s.properties.optimizationGoal), 0);
     if (own.amountMinorUnits < min)
       issue(

@@ -58,7 +58,7 @@ for (const dialect of dialects()) {
     });
     after(async () => w?.close());
 
-    it('get-ad-account answers the platform, name, currency, time zone and the four fields (null when unset), with scope read', async () => {
+    it('get-ad-account answers the platform, name, currency, time zone and who its ads speak as (null when unset), with scope read', async () => {
       const meta = await w.request('GET', path('shoes', 'act_1001'), { key: w.key('acme', 'reader') });
       expect(meta.status, JSON.stringify(meta.body)).to.equal(200);
       expect(meta.body).to.deep.equal({
@@ -73,6 +73,8 @@ for (const dialect of dialects()) {
         instagramUserId: null,
         identityId: null,
         identityType: null,
+        dsaBeneficiary: null,
+        dsaPayor: null,
       });
       const tok = await w.request('GET', path('tok', 'biz_3001'), { key: ci });
       expect(tok.body).to.deep.include({ platform: 'tiktok', currency: 'EUR', identityId: null, identityType: null, pageId: null });
