@@ -48,6 +48,7 @@ export const FAKE_MINIMUM_BUDGETS: Record<string, { imp: number; high_freq: numb
   EUR: { imp: 100, high_freq: 500, low_freq: 2500, video_views: 200 },
   GBP: { imp: 100, high_freq: 400, low_freq: 2000, video_views: 200 },
   JPY: { imp: 150, high_freq: 700, low_freq: 3500, video_views: 300 },
+  KWD: { imp: 300, high_freq: 1500, low_freq: 7500, video_views: 600 },
 };
 
 /**
@@ -63,7 +64,8 @@ export function minimumKind(goal: string): 'imp' | 'high_freq' | 'low_freq' | 'v
   return 'low_freq';
 }
 
-const money = (minor: number, currency: string) => `${(minor / (currency === 'JPY' ? 1 : 100)).toFixed(currency === 'JPY' ? 0 : 2)} ${currency}`;
+const DIGITS: Record<string, number> = { JPY: 0, KWD: 3 };
+const money = (minor: number, currency: string) => `${(minor / 10 ** (DIGITS[currency] ?? 2)).toFixed(DIGITS[currency] ?? 2)} ${currency}`;
 
 /**
  * Special ad categories on a campaign create. Source: Special Ad Category reference

@@ -93,15 +93,15 @@ const SANDBOX_MINIMUMS: Record<string, MinimumBudgets> = {
   EUR: { imp: 100, highFreq: 500, lowFreq: 2500, videoViews: 200 },
   GBP: { imp: 100, highFreq: 400, lowFreq: 2000, videoViews: 200 },
   JPY: { imp: 150, highFreq: 700, lowFreq: 3500, videoViews: 300 },
+  KWD: { imp: 300, highFreq: 1500, lowFreq: 7500, videoViews: 600 },
 };
 
-/** The sandbox's minimums for `currency` (`digits`: its minor-unit exponent). */
-export function sandboxMinimums(currency: string, digits: number): MinimumBudgets {
-  const known = SANDBOX_MINIMUMS[currency];
-  if (known) return known;
-  const scale = 10 ** (digits - 2);
-  const usd = SANDBOX_MINIMUMS.USD;
-  return { imp: Math.ceil(usd.imp * scale), highFreq: Math.ceil(usd.highFreq * scale), lowFreq: Math.ceil(usd.lowFreq * scale), videoViews: Math.ceil(usd.videoViews * scale) };
+/**
+ * The sandbox's minimums for `currency`: its table, else none (only the service's own floor holds),
+ * since an amount in an unknown currency cannot be told from one in dollars.
+ */
+export function sandboxMinimums(currency: string): MinimumBudgets {
+  return SANDBOX_MINIMUMS[currency] ?? { imp: 0, highFreq: 0, lowFreq: 0, videoViews: 0 };
 }
 
 /** The Meta facts a launch is validated against per ad account: its minimum budgets and the DSA names it would send. */

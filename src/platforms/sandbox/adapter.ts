@@ -29,7 +29,6 @@ import {
 } from '../port.js';
 import { CONVERSION_EVENTS, INTERESTS, LOCATIONS } from './catalog.js';
 import { sandboxMinimums, type MetaAccountFacts } from '../meta/rules.js';
-import { currencyDigits } from '../live-http.js';
 import { NO_INSIGHTS, addInsights, deliver, type Delivery, type StatusChange } from './delivery.js';
 import { perObject } from '../insights.js';
 import { nonCountries, refusalOf } from './refusals.js';
@@ -355,7 +354,7 @@ export class SandboxPlatform implements PlatformAdapter {
    */
   async metaAccountFacts(account: AdAccount): Promise<MetaAccountFacts> {
     return {
-      minimumBudgets: sandboxMinimums(account.currency, currencyDigits(account.currency)),
+      minimumBudgets: sandboxMinimums(account.currency),
       dsaBeneficiary: account.dsaBeneficiary ?? null,
       dsaPayor: account.dsaPayor ?? null,
     };
