@@ -153,7 +153,8 @@ function checkSemantics(file: BootstrapFile): FieldIssue[] {
           });
         accountIds.add(a.accountId);
         // Who the ads speak as belongs to one platform: a Page on Meta, an identity on TikTok.
-        const foreign = a.platform === 'meta' ? (['identityId', 'identityType'] as const) : (['pageId', 'instagramUserId', 'dsaBeneficiary', 'dsaPayor'] as const);
+        const foreign =
+          a.platform === 'meta' ? (['identityId', 'identityType'] as const) : (['pageId', 'instagramUserId', 'dsaBeneficiary', 'dsaPayor'] as const);
         for (const key of foreign) {
           if (a[key] !== undefined)
             issues.push({

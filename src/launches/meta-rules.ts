@@ -81,7 +81,10 @@ export function metaAdSetIssues(
   const positions: string[] = Array.isArray(placements.positions) ? placements.positions : [];
   const unknown = positions.filter((x) => !PLACEMENT_POSITIONS.meta.includes(x));
   if (unknown.length)
-    issue(`${at}.placements`, `${unknown.join(', ')} ${unknown.length > 1 ? 'are not Meta positions' : 'is not a Meta position'}; use ${PLACEMENT_POSITIONS.meta.join(', ')}`);
+    issue(
+      `${at}.placements`,
+      `${unknown.join(', ')} ${unknown.length > 1 ? 'are not Meta positions' : 'is not a Meta position'}; use ${PLACEMENT_POSITIONS.meta.join(', ')}`,
+    );
   else if (placements.automatic === true && positions.length)
     issue(`${at}.placements`, 'names positions with automatic true; drop the positions, or set automatic false to use only them');
 

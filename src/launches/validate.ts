@@ -94,7 +94,8 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
     const adSets = kids.get(c.id) ?? [];
     if (adSets.length === 0) issue(`${at}.adSets`, 'needs at least one ad set');
     const metaFacts = platform === 'meta' && accountId ? ctx.metaFacts?.get(accountId) : undefined;
-    const metaAccount = platform === 'meta' && accountId ? { id: accountId, currency: metaFacts?.currency ?? 'USD', pageId: ctx.speakers.get(accountId)?.pageId ?? null } : null;
+    const metaAccount =
+      platform === 'meta' && accountId ? { id: accountId, currency: metaFacts?.currency ?? 'USD', pageId: ctx.speakers.get(accountId)?.pageId ?? null } : null;
     if (platform === 'meta') metaCampaignIssues(c, adSets, metaAccount, metaFacts, issue);
 
     for (const s of adSets) {

@@ -59,7 +59,18 @@ export const FAKE_MINIMUM_BUDGETS: Record<string, { imp: number; high_freq: numb
 export function minimumKind(goal: string): 'imp' | 'high_freq' | 'low_freq' | 'video_views' {
   if (['IMPRESSIONS', 'REACH', 'AD_RECALL_LIFT'].includes(goal)) return 'imp';
   if (goal === 'THRUPLAY') return 'video_views';
-  if (['LINK_CLICKS', 'LANDING_PAGE_VIEWS', 'POST_ENGAGEMENT', 'PAGE_LIKES', 'EVENT_RESPONSES', 'PROFILE_VISIT', 'VISIT_INSTAGRAM_PROFILE', 'REMINDERS_SET'].includes(goal))
+  if (
+    [
+      'LINK_CLICKS',
+      'LANDING_PAGE_VIEWS',
+      'POST_ENGAGEMENT',
+      'PAGE_LIKES',
+      'EVENT_RESPONSES',
+      'PROFILE_VISIT',
+      'VISIT_INSTAGRAM_PROFILE',
+      'REMINDERS_SET',
+    ].includes(goal)
+  )
     return 'high_freq';
   return 'low_freq';
 }

@@ -138,7 +138,12 @@ describe('Meta adapter: the reference launch against the strict fake Graph API',
       expect(adset.params.optimization_goal).to.equal('LINK_CLICKS');
       expect(adset.params.billing_event).to.equal('IMPRESSIONS');
       expect(adset.params.start_time).to.equal('2030-01-01T00:00:00Z');
-      expect(json(adset.params.targeting)).to.deep.equal({ geo_locations: { countries: ['US'] }, age_min: 18, age_max: 65, targeting_automation: { advantage_audience: 1 } });
+      expect(json(adset.params.targeting)).to.deep.equal({
+        geo_locations: { countries: ['US'] },
+        age_min: 18,
+        age_max: 65,
+        targeting_automation: { advantage_audience: 1 },
+      });
       expect(json(adset.params.adlabels)).to.deep.equal([{ name: 'svc:nd_adset1' }]);
       if (budget === 'adset') expect(adset.params.daily_budget).to.equal('5000');
       else expect(adset.params).to.not.have.property('daily_budget');

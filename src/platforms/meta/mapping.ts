@@ -151,7 +151,11 @@ function adsetParams(s: Record<string, unknown>): GraphParams {
     start_time: schedule.startTime,
     end_time: schedule.endTime,
     promoted_object: promoted
-      ? definedEntries({ pixel_id: promoted.pixelId, custom_event_type: promoted.customEventType, page_id: promoted.pageId ?? (leadForm ? s.pageId : undefined) })
+      ? definedEntries({
+          pixel_id: promoted.pixelId,
+          custom_event_type: promoted.customEventType,
+          page_id: promoted.pageId ?? (leadForm ? s.pageId : undefined),
+        })
       : undefined,
     dsa_beneficiary: s.dsaBeneficiary,
     dsa_payor: s.dsaPayor,
@@ -190,8 +194,7 @@ function creativeSpec(name: string, s: Record<string, unknown>, creative: Creati
   // A lead ad's button opens its ad set's instant form (call_to_action.value.lead_gen_form_id).
   const form = s.leadFormId ? String(s.leadFormId) : null;
   const value = definedEntries({ link: s.linkUrl, lead_gen_form_id: form ?? undefined });
-  const cta =
-    s.callToAction || form ? { type: s.callToAction ?? 'SIGN_UP', ...(Object.keys(value).length ? { value } : {}) } : undefined;
+  const cta = s.callToAction || form ? { type: s.callToAction ?? 'SIGN_UP', ...(Object.keys(value).length ? { value } : {}) } : undefined;
   const video = creative?.type === 'video' ? creative : null;
   const thumbnail = video?.thumbnailRef ?? null;
   const story = video
@@ -273,10 +276,14 @@ export function createParams(spec: ObjectSpec): GraphParams {
 export function updateParams(level: ObjectLevel, settings: Record<string, unknown>): GraphParams {
   const raw = asRecord(settings.platformFields);
   if (level === 'adset') return { ...adsetParams(settings), ...raw };
-  if (level === 'campaign') return { ...definedEntries({
+  if (level === 'campaign')
+    return {
+      ...definedEntries({
         bid_strategy: settings.bidStrategy,
         special_ad_categories: settings.specialAdCategories === undefined ? undefined : specialCategories(settings.specialAdCategories),
-      }), ...raw };
+      }),
+      ...raw,
+    };
   if (level === 'ad') {
     const creative = settings.platformCreativeId
       ? { creative_id: String(settings.platformCreativeId) }

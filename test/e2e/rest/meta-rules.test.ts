@@ -34,7 +34,14 @@ const world = (tokens: Partial<Record<BrandRef, string>>) => ({
         adAccounts: [{ platform: 'meta', timezone: 'America/New_York', pageId: PAGE, ...ACCOUNTS[ref], ...(tokens[ref] ? { accessToken: tokens[ref] } : {}) }],
       })),
       apiKeys: [
-        { ref: 'ci', name: 'CI key', createdBy: 'olive', scopes: ['read', 'write', 'publish'], surfaces: { api: true, mcp: true }, publishCeilingDollars: 5000 },
+        {
+          ref: 'ci',
+          name: 'CI key',
+          createdBy: 'olive',
+          scopes: ['read', 'write', 'publish'],
+          surfaces: { api: true, mcp: true },
+          publishCeilingDollars: 5000,
+        },
       ],
     },
   ],
@@ -73,14 +80,22 @@ const rows: Row[] = [
     tree: { adset: { advantageAudience: true, targeting: { countries: ['US'], genders: ['female'] } } },
     refused: (b) => [`adSets[${b.adsetId}].advantageAudience`, /Advantage\+ audience/],
   },
-  { what: 'Advantage+ audience on with interests (a suggestion Meta may widen)', tree: { adset: { advantageAudience: true, targeting: { countries: ['US'], interests: ['6003107902433'] } } } },
+  {
+    what: 'Advantage+ audience on with interests (a suggestion Meta may widen)',
+    tree: { adset: { advantageAudience: true, targeting: { countries: ['US'], interests: ['6003107902433'] } } },
+  },
   {
     what: 'an EU ad set on an account naming no beneficiary and payer, Meta having no defaults',
     tree: { adset: { targeting: { countries: ['US', 'DE'] } } },
     refused: (b) => [`adSets[${b.adsetId}].targeting.countries`, /DE is in the EU.*dsaBeneficiary and dsaPayor on ad account act_1001 \(update-ad-account\)/],
   },
-  { what: "an EU ad set on an account naming its beneficiary and payer", brand: 'eu', tree: { adset: { targeting: { countries: ['FR', 'DE'] } } } },
-  { what: "an EU ad set on an account whose Meta account has DSA defaults (live)", brand: 'defaults', mode: 'live', tree: { adset: { targeting: { countries: ['IT'] } } } },
+  { what: 'an EU ad set on an account naming its beneficiary and payer', brand: 'eu', tree: { adset: { targeting: { countries: ['FR', 'DE'] } } } },
+  {
+    what: 'an EU ad set on an account whose Meta account has DSA defaults (live)',
+    brand: 'defaults',
+    mode: 'live',
+    tree: { adset: { targeting: { countries: ['IT'] } } },
+  },
   {
     what: 'an EU ad set on an account naming neither, in the sandbox (no Meta defaults there)',
     brand: 'defaults',
@@ -94,7 +109,7 @@ const rows: Row[] = [
     refused: (b) => [`adSets[${b.adsetId}].placements`, /instagram:feed is not a Meta position; use facebook:feed/],
   },
   {
-    what: "a TikTok placement on a Meta ad set",
+    what: 'a TikTok placement on a Meta ad set',
     tree: { adset: { placements: { automatic: false, positions: ['PLACEMENT_TIKTOK'] } } },
     refused: (b) => [`adSets[${b.adsetId}].placements`, /PLACEMENT_TIKTOK is not a Meta position/],
   },
@@ -124,7 +139,10 @@ const rows: Row[] = [
     refused: (b) => [`adSets[${b.adsetId}].budget`, /is \$3\.00 a day; Meta's minimum for LINK_CLICKS on ad account act_1001 is \$5\.00/],
   },
   { what: 'a $5.00 link-click ad set budget', tree: { campaign: { budget: undefined }, adset: { budget: { dailyAmount: 500 } } } },
-  { what: 'a $3.00 reach ad set budget (impressions minimum $1.00)', tree: { campaign: { budget: undefined }, adset: { optimizationGoal: 'REACH', budget: { dailyAmount: 300 } } } },
+  {
+    what: 'a $3.00 reach ad set budget (impressions minimum $1.00)',
+    tree: { campaign: { budget: undefined }, adset: { optimizationGoal: 'REACH', budget: { dailyAmount: 300 } } },
+  },
   {
     what: 'a €4.00 campaign budget for a link-click ad set (minimum €5.00)',
     brand: 'eu',
@@ -156,8 +174,7 @@ for (const mode of ['sandbox', 'live'] as const) {
       let env: Record<string, string> = { FX_RATES: 'EUR=1.08' };
       if (mode === 'live') {
         meta = await FakeMetaServer.start();
-        for (const ref of Object.keys(ACCOUNTS) as BrandRef[])
-          tokens[ref] = meta.addAccount(ACCOUNTS[ref].accountId, { currency: ACCOUNTS[ref].currency });
+        for (const ref of Object.keys(ACCOUNTS) as BrandRef[]) tokens[ref] = meta.addAccount(ACCOUNTS[ref].accountId, { currency: ACCOUNTS[ref].currency });
         meta.setDsaDefaults(ACCOUNTS.defaults.accountId, { beneficiary: 'Defaults Inc.', payor: 'Defaults Payer Ltd' });
         proxy = await RecordingProxy.start(meta.url, /^\/v\d+\.\d+/);
         env = { ...env, PLATFORM_MODE: 'live', META_GRAPH_URL: proxy.url, TOKEN_ENCRYPTION_KEY: process.env.TOKEN_ENCRYPTION_KEY! };
@@ -246,7 +263,10 @@ for (const mode of ['sandbox', 'live'] as const) {
         expect(adset.params).to.deep.include({ dsa_beneficiary: 'Defaults Inc.', dsa_payor: 'Defaults Payer Ltd' });
         const second = await buildLaunch(apis.defaults, { title: 'EU defaults again', adset: { targeting: { countries: ['IT'] } } });
         await publish(apis.defaults, second.launchId);
-        expect(meta!.calls.filter((c) => c.method === 'GET' && c.path === '/act_1003'), 'read once for all previews and publishes').to.have.length(1);
+        expect(
+          meta!.calls.filter((c) => c.method === 'GET' && c.path === '/act_1003'),
+          'read once for all previews and publishes',
+        ).to.have.length(1);
       });
 
       it('a lead ad set publishes with its form: destination_type ON_AD, promoted_object.page_id, lead_gen_form_id on the call to action', async () => {
@@ -263,11 +283,18 @@ for (const mode of ['sandbox', 'live'] as const) {
         expect(adset.params.promoted_object).to.deep.equal({ page_id: PAGE });
         const [ad] = posts('ads');
         const story = (ad.params.creative as any).object_story_spec;
-        expect(story.link_data.call_to_action).to.deep.equal({ type: 'SIGN_UP', value: { link: 'https://shop.example.com/spring', lead_gen_form_id: '900100' } });
+        expect(story.link_data.call_to_action).to.deep.equal({
+          type: 'SIGN_UP',
+          value: { link: 'https://shop.example.com/spring', lead_gen_form_id: '900100' },
+        });
       });
 
       it('special ad category CREDIT is sent as FINANCIAL_PRODUCTS_SERVICES with the countries its ad sets target', async () => {
-        const built = await buildLaunch(apis.shoes, { title: 'Credit', campaign: { specialAdCategories: ['CREDIT'] }, adset: { targeting: { countries: ['US', 'CA'] } } });
+        const built = await buildLaunch(apis.shoes, {
+          title: 'Credit',
+          campaign: { specialAdCategories: ['CREDIT'] },
+          adset: { targeting: { countries: ['US', 'CA'] } },
+        });
         await publish(apis.shoes, built.launchId);
         const [campaign] = posts('campaigns');
         expect(campaign.params).to.deep.include({ special_ad_categories: ['FINANCIAL_PRODUCTS_SERVICES'], special_ad_category_country: ['CA', 'US'] });
@@ -279,7 +306,10 @@ for (const mode of ['sandbox', 'live'] as const) {
         await publish(apis.shoes, built.launchId);
         expect(proxy!.to(/\/minimum_budgets$/)).to.deep.equal([]);
         for (const account of ['act_1001', 'act_1002', 'act_1003'])
-          expect(meta!.calls.filter((c) => c.path === `/${account}/minimum_budgets`), account).to.have.length(1);
+          expect(
+            meta!.calls.filter((c) => c.path === `/${account}/minimum_budgets`),
+            account,
+          ).to.have.length(1);
       });
     });
   });
