@@ -101,6 +101,19 @@ for (const dialect of dialects()) {
         expect(Object.keys(row).sort()).to.deep.equal(['accountId', 'accountName', 'active', 'brandId', 'brandName', 'connected', 'organizationId']);
     });
 
+    it("a Meta account's DSA beneficiary and payer are set, cleared with null, and refused on a TikTok account", async () => {
+      const set = await w.request('PATCH', path('shoes', 'act_1001'), { key: ci, body: { dsaBeneficiary: 'Shoes GmbH', dsaPayor: 'Shoes Holding AG' } });
+      expect(set.status, JSON.stringify(set.body)).to.equal(200);
+      expect(set.body).to.deep.include({ pageId: '100200300400', dsaBeneficiary: 'Shoes GmbH', dsaPayor: 'Shoes Holding AG' });
+      const cleared = await w.request('PATCH', path('shoes', 'act_1001'), { key: ci, body: { dsaPayor: null } });
+      expect(cleared.body).to.deep.include({ dsaBeneficiary: 'Shoes GmbH', dsaPayor: null });
+      expect((await w.request('GET', path('shoes', 'act_1001'), { key: ci })).body).to.deep.include({ dsaBeneficiary: 'Shoes GmbH', dsaPayor: null });
+      await w.request('PATCH', path('shoes', 'act_1001'), { key: ci, body: { dsaBeneficiary: null } });
+      const onTok = await w.request('PATCH', path('tok', 'biz_3001'), { key: ci, body: { dsaBeneficiary: 'Tok Ltd' } });
+      expect(onTok.status).to.equal(400);
+      expect(onTok.body.error.details[0]).to.deep.include({ field: 'dsaBeneficiary' });
+    });
+
     it('a TikTok identity is set as identityId with identityType; one without the other answers 400 naming the missing one', async () => {
       const half = await w.request('PATCH', path('tok', 'biz_3001'), { key: tokens.olive, body: { identityId: '7000000000000000001' } });
       expect(half.status).to.equal(400);
