@@ -115,6 +115,7 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
       }
       const lifetime = (setBudget ?? campaignBudget)?.period === 'lifetime';
       if (platform === 'meta') metaAdSetIssues(s, c, metaAccount, metaFacts, issue);
+      else if (platform && sp.advantageAudience !== undefined) issue(`${sat}.advantageAudience`, `is a Meta setting; ${platform} has no Advantage+ audience`);
 
       const t = sp.targeting ?? {};
       if (!(t.countries?.length || t.cities?.length)) issue(`${sat}.targeting.countries`, 'is required: target at least one country (or city)');

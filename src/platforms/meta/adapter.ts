@@ -128,6 +128,15 @@ const needsDsaDefaults = (account: AdAccount, spec: ObjectSpec) =>
   !(account.dsaBeneficiary && account.dsaPayor) &&
   euCountries((spec.settings?.targeting as Record<string, unknown> | undefined)?.countries).length > 0;
 
+/** The fields of the ad account read for its DSA defaults. */
+const DSA_FIELDS = { fields: 'default_dsa_beneficiary,default_dsa_payor' };
+
+/** Meta's DSA defaults from the ad account's answer (DSA_FIELDS); a blank or absent one is null. */
+function dsaDefaultsOf(body: any): DsaDefaults {
+  const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v : null);
+  return { beneficiary: text(body?.default_dsa_beneficiary), payor: text(body?.default_dsa_payor) };
+}
+
 /** The minimums of a `minimum_budgets` answer in the account's currency (minor units); null fields read as 0. */
 function minimumsOf(body: any, currency: string): MinimumBudgets {
   const rows: any[] = Array.isArray(body?.data) ? body.data : [];
@@ -176,15 +185,11 @@ export class MetaAdapter implements PlatformAdapter {
     const dsaDue = dsa && !(account.dsaBeneficiary && account.dsaPayor) && !this.dsaDefaults.has(account.accountId);
     const reads = [
       ...(minimumsDue ? [{ path: `${account.accountId}/minimum_budgets`, params: {} }] : []),
-      ...(dsaDue ? [{ path: account.accountId, params: { fields: 'default_dsa_beneficiary,default_dsa_payor' } }] : []),
+      ...(dsaDue ? [{ path: account.accountId, params: DSA_FIELDS }] : []),
     ];
     const bodies = reads.length ? await this.readMany(account, reads) : [];
     if (minimumsDue) this.minimums.set(account.accountId, { at: this.now(), value: minimumsOf(bodies[0], account.currency) });
-    if (dsaDue) {
-      const body = bodies[minimumsDue ? 1 : 0];
-      const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v : null);
-      this.dsaDefaults.set(account.accountId, { beneficiary: text(body?.default_dsa_beneficiary), payor: text(body?.default_dsa_payor) });
-    }
+    if (dsaDue) this.dsaDefaults.set(account.accountId, dsaDefaultsOf(bodies[minimumsDue ? 1 : 0]));
     const defaults = this.dsaDefaults.get(account.accountId);
     return {
       minimumBudgets: this.minimums.get(account.accountId)!.value,
@@ -196,11 +201,8 @@ export class MetaAdapter implements PlatformAdapter {
   /** Meta's DSA defaults for the account when an ad set of `specs` needs them (read once and kept); null otherwise. */
   private async dsaFor(account: AdAccount, specs: ObjectSpec[]): Promise<DsaDefaults | null> {
     if (!specs.some((s) => needsDsaDefaults(account, s))) return null;
-    if (!this.dsaDefaults.has(account.accountId)) {
-      const body = await this.http.retrying(() => this.graph.get(account, account.accountId, { fields: 'default_dsa_beneficiary,default_dsa_payor' }));
-      const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v : null);
-      this.dsaDefaults.set(account.accountId, { beneficiary: text(body?.default_dsa_beneficiary), payor: text(body?.default_dsa_payor) });
-    }
+    if (!this.dsaDefaults.has(account.accountId))
+      this.dsaDefaults.set(account.accountId, dsaDefaultsOf(await this.http.retrying(() => this.graph.get(account, account.accountId, DSA_FIELDS))));
     return this.dsaDefaults.get(account.accountId)!;
   }
 
