@@ -4,6 +4,7 @@
 // and minimum budgets. The facts per account come from the adapter (live: Meta; sandbox: its table).
 
 import type { ServiceContext } from '../catalogue/define.js';
+import type { AdAccount } from '../platforms/port.js';
 import { currencyDigits } from '../platforms/live-http.js';
 import { LEAD_FORM_GOALS, PLACEMENT_POSITIONS, euCountries, minimumFor, narrowing, specialCategories, type MetaAccountFacts } from '../platforms/meta/rules.js';
 import { RULES } from './rules.js';
@@ -109,6 +110,26 @@ export function metaAdSetIssues(
         `is ${moneyText(own.amountMinorUnits, account.currency)} a day; Meta's minimum for ${p.optimizationGoal ?? 'this ad set'} on ad account ${account.id} is ${moneyText(min, account.currency)}`,
       );
   }
+}
+
+/**
+ * A live daily budget change on Meta against the account's minimum (read as at preview): an ad set's
+ * for its goal, a campaign's for the sum over its ad sets. The message naming the minimum, or null.
+ */
+export async function metaLiveBudgetIssue(
+  ctx: ServiceContext<'platforms'>,
+  account: AdAccount,
+  node: NodeRow,
+  adSets: NodeRow[],
+  amount: number,
+): Promise<string | null> {
+  const facts = await ctx.platforms.adapterFor('meta').metaAccountFacts?.(account, false);
+  if (!facts) return null;
+  const goals = node.nodeType === 'adset' ? [node.properties.optimizationGoal] : adSets.map((s) => s.properties.optimizationGoal);
+  const min = goals.reduce((sum: number, g) => sum + minimumFor(facts.minimumBudgets, g), 0);
+  if (amount >= min) return null;
+  const what = node.nodeType === 'adset' ? (node.properties.optimizationGoal ?? 'this ad set') : `its ${adSets.length} ad sets`;
+  return `is ${moneyText(amount, account.currency)} a day; Meta's minimum for ${what} on ad account ${account.accountId} is ${moneyText(min, account.currency)}`;
 }
 
 /** The Meta rules of one campaign: its budget against its ad sets' minimums, special ad categories. */

@@ -208,6 +208,22 @@ export function adsetLeftOut(p: Record<string, unknown>, ctx: AdsetContext): Lef
 }
 
 /**
+ * A daily budget change (POST on the campaign or ad set) below the account's minimum: an ad set's for
+ * its goal, a campaign's for the sum over its ad sets (minimum_budgets; "Budget Is Too Low").
+ */
+export function budgetUpdateLeftOut(dailyBudget: number, goals: string[], currency: string): LeftOutRefusal | null {
+  const minimums = FAKE_MINIMUM_BUDGETS[currency] ?? FAKE_MINIMUM_BUDGETS.USD;
+  const min = goals.reduce((s, g) => s + minimums[minimumKind(g)], 0);
+  if (dailyBudget >= min) return null;
+  return {
+    field: 'daily_budget',
+    message: `(#100) The daily budget must be at least ${money(min, currency)}`,
+    subcode: 1885272,
+    title: 'Budget Is Too Low',
+  };
+}
+
+/**
  * An ad's creative in an instant-form ad set (destination_type ON_AD) carries the form in
  * call_to_action.value.lead_gen_form_id; else error subcode 3390001 "Missing Lead Form" (lead ad
  * reference, https://developers.facebook.com/docs/marketing-api/guides/lead-ads/create/).

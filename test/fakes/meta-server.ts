@@ -10,7 +10,7 @@ import crypto from 'node:crypto';
 import type http from 'node:http';
 import { FaultServer, decimal, digitsOf, parseJson, type ReceivedRequest } from './fault-server.js';
 import { GRAPH_SPEC, checkParams, checkValue, fromForm, type Refusal } from './meta-spec/validate.js';
-import { FAKE_MINIMUM_BUDGETS, adLeftOut, adsetLeftOut, campaignLeftOut, type LeftOutRefusal } from './meta-left-out.js';
+import { FAKE_MINIMUM_BUDGETS, adLeftOut, adsetLeftOut, budgetUpdateLeftOut, campaignLeftOut, type LeftOutRefusal } from './meta-left-out.js';
 
 /** The Graph version the vendored specification describes (api_specs/specs/version.txt). */
 export const GRAPH_VERSION = GRAPH_SPEC.graphVersion;
@@ -1047,6 +1047,16 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
           message: '(#100) The campaign has a campaign budget: its ad sets cannot have one',
         });
       }
+    }
+    if (params.daily_budget !== undefined && (o.level === 'adset' || o.level === 'campaign')) {
+      const goals =
+        o.level === 'adset'
+          ? [String(o.params.optimization_goal ?? '')]
+          : this.objectsOf(o.accountId, 'adset')
+              .filter((s) => s.parentId === o.id && s.status !== 'DELETED')
+              .map((s) => String(s.params.optimization_goal ?? ''));
+      const low = goals.length ? budgetUpdateLeftOut(Number(params.daily_budget), goals, this.accounts.get(o.accountId)?.currency ?? 'USD') : null;
+      if (low) return leftOut(low);
     }
     const labels = this.labelIds(o.accountId, params.adlabels);
     if (!Array.isArray(labels)) return labels;

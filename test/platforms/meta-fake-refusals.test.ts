@@ -26,7 +26,7 @@ const LINK = 'https://shop.example.com/spring';
 describe('the fake Graph API refuses each class of bad request in Graph error format', function () {
   let fake: FakeMetaServer;
   let token: string;
-  const ids = { budgeted: '', unbudgeted: '', adset: '', leads: '', leadSet: '', tight: '' };
+  const ids = { budgeted: '', unbudgeted: '', adset: '', leads: '', leadSet: '', tight: '', own: '' };
   const AUTO = { targeting_automation: { advantage_audience: 0 } };
 
   const call = async (method: string, path: string, params: Record<string, unknown>, options: { token?: false; version?: string } = {}) => {
@@ -68,6 +68,16 @@ describe('the fake Graph API refuses each class of bad request in Graph error fo
     });
     expect(leadSet.status, JSON.stringify(leadSet.body)).to.equal(200);
     ids.leadSet = leadSet.body.id;
+    const own = await call('POST', `/${ACT}/adsets`, {
+      name: 'Own budget',
+      campaign_id: ids.unbudgeted,
+      billing_event: 'IMPRESSIONS',
+      optimization_goal: 'LINK_CLICKS',
+      daily_budget: '1000',
+      targeting: { geo_locations: { countries: ['US'] }, ...AUTO },
+    });
+    expect(own.status, JSON.stringify(own.body)).to.equal(200);
+    ids.own = own.body.id;
   });
   after(async () => fake?.close());
 
@@ -387,6 +397,15 @@ describe('the fake Graph API refuses each class of bad request in Graph error fo
       message: 'at least 5.00 USD for its ad sets',
     },
     {
+      refuses: "an ad set's daily budget changed to below the minimum for its goal",
+      path: () => `/${ids.own}`,
+      params: { daily_budget: '300' },
+      code: 100,
+      field: 'daily_budget',
+      subcode: 1885272,
+      message: 'at least 5.00 USD',
+    },
+    {
       refuses: 'a Graph version past its end',
       method: 'GET',
       path: `/${ACT}/campaigns`,
@@ -452,7 +471,7 @@ describe('the fake Graph API refuses each class of bad request in Graph error fo
   });
 
   it('creates nothing for any refused request', () => {
-    expect(fake.objectsOf(ACT).map((o) => o.name)).to.deep.equal(['Budgeted', 'Unbudgeted', 'Leads', 'Tight', 'Set', 'Lead set']);
+    expect(fake.objectsOf(ACT).map((o) => o.name)).to.deep.equal(['Budgeted', 'Unbudgeted', 'Leads', 'Tight', 'Set', 'Lead set', 'Own budget']);
     expect(fake.labelsOf(ACT)).to.deep.equal([]);
   });
 

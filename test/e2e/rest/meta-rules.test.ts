@@ -200,6 +200,21 @@ for (const mode of ['sandbox', 'live'] as const) {
       });
     }
 
+    it("a live budget change below the account's minimum is refused naming it; at the minimum it is set", async () => {
+      const api = apis.shoes;
+      const built = await buildLaunch(api, { title: 'Live budget minimum', campaign: { budget: undefined }, adset: { budget: { dailyAmount: 2000 } } });
+      const published = await api('POST', `/launches/${built.launchId}/publish`, { confirm: true }, idem('live-min'));
+      expect(published.status, JSON.stringify(published.body)).to.equal(200);
+      const change = (amount: number) =>
+        api('POST', `/launches/${built.launchId}/nodes/${built.adsetId}/live-budget`, { level: 'ADSET', budgetType: 'daily', amount }, idem('live-min'));
+      const low = await change(300);
+      expect(low.status, JSON.stringify(low.body)).to.equal(400);
+      expect(low.body.error.details[0]).to.deep.include({ field: 'amount' });
+      expect(low.body.error.details[0].message).to.match(/is \$3\.00 a day; Meta's minimum for LINK_CLICKS on ad account act_1001 is \$5\.00/);
+      const ok = await change(500);
+      expect(ok.status, JSON.stringify(ok.body)).to.equal(200);
+    });
+
     if (mode !== 'live') return;
 
     describe('publishing to the fake Meta: every request accepted, asserted field by field', () => {
