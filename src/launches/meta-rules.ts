@@ -6,7 +6,8 @@
 import type { ServiceContext } from '../catalogue/define.js';
 import type { AdAccount } from '../platforms/port.js';
 import { currencyDigits } from '../platforms/live-http.js';
-import { LEAD_FORM_GOALS, PLACEMENT_POSITIONS, euCountries, minimumFor, narrowing, specialCategories, type MetaAccountFacts } from '../platforms/meta/rules.js';
+import { LEAD_FORM_GOALS, euCountries, minimumFor, narrowing, specialCategories, type MetaAccountFacts } from '../platforms/meta/rules.js';
+import { PLACEMENT_POSITIONS } from '../platforms/placements.js';
 import { RULES } from './rules.js';
 import type { NodeRow } from './store.js';
 import { budgetOf } from './tree.js';

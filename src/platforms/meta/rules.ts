@@ -1,9 +1,7 @@
 // The Meta rules the generated specification leaves out (live-platforms.md, "What the specifications
 // leave out"), as the adapter sends them and launch validation checks them, in both modes: the
-// Advantage+ audience flag, the EU's DSA fields, placements by Meta's names, lead forms, special
-// ad categories and minimum budgets per optimization goal.
-
-import type { PlatformName } from '../port.js';
+// Advantage+ audience flag, the EU's DSA fields, lead forms, special ad categories and minimum
+// budgets per optimization goal (the placements are in ../placements.ts).
 
 /**
  * Member states of the European Union: an ad set targeting one names its beneficiary and payer
@@ -16,30 +14,6 @@ export const EU_COUNTRIES: ReadonlySet<string> = new Set([
 
 /** The EU member states among `countries`. */
 export const euCountries = (countries: unknown): string[] => (Array.isArray(countries) ? countries.filter((c) => EU_COUNTRIES.has(c)) : []);
-
-/**
- * The positions an ad set's `placements.positions` may name, per platform: Meta's as
- * `<publisher_platform>:<position>` (sent as publisher_platforms plus <platform>_positions).
- */
-export const PLACEMENT_POSITIONS: Record<PlatformName, readonly string[]> = {
-  meta: [
-    'facebook:feed',
-    'facebook:story',
-    'facebook:marketplace',
-    'facebook:video_feeds',
-    'facebook:search',
-    'facebook:instream_video',
-    'instagram:stream',
-    'instagram:story',
-    'instagram:reels',
-    'instagram:explore',
-    'audience_network:classic',
-    'audience_network:rewarded_video',
-    'messenger:messenger_home',
-    'messenger:story',
-  ],
-  tiktok: ['PLACEMENT_TIKTOK', 'PLACEMENT_PANGLE', 'PLACEMENT_GLOBAL_APP_BUNDLE'],
-};
 
 /** What an ad set's targeting narrows that Advantage+ audience would widen: ages, genders, interests, audiences. */
 export function narrowing(t: Record<string, unknown> | undefined): { agesOrGenders: boolean; any: boolean } {
