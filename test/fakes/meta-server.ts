@@ -1,7 +1,9 @@
 // A fake Graph Marketing API on loopback, as strict as Meta's published specification: every request
 // is checked against test/fakes/meta-spec/graph-spec.json (generated from facebook-business-sdk-codegen
 // api_specs: parameter names, types, required ones, enums) and against the rules the reference pages
-// give (cited beside each) before anything is answered, in Graph's error format. It holds ad accounts,
+// give (cited beside each), then against the rules the specification leaves out (meta-left-out.ts:
+// Advantage+ flag, DSA fields, audiences, placements, lead forms, special-category countries, minimum
+// budgets), before anything is answered, in Graph's error format. It holds ad accounts,
 // campaigns, ad sets, ads, creatives, ad labels, images and videos in memory, serves the batch
 // endpoint, insights, option lists and lead forms, and has fault switches for throttling (with the
 // usage headers), error codes, 5xx answers, slow answers and a create whose answer is dropped.
