@@ -108,7 +108,7 @@ export function metaAdSetIssues(
     if (own.amountMinorUnits < min)
       issue(
         `${at}.budget`,
-        `is ${moneyText(own.amountMinorUnits, account.currency)} a day; Meta's minimum for ${p.optimizationGoal ?? 'this ad set'} on ad account ${account.id} is ${moneyText(min, account.currency)}`,
+        `is ${moneyText(own.amountMinorUnits, account.currency)} a day; Meta's minimum for ${p.optimizationGoal ?? 'this ad set'} on ad account ${account.id} is ${moneyText(min, account.currency)}; raise it`,
       );
   }
 }
@@ -148,7 +148,7 @@ export function metaCampaignIssues(
     if (own.amountMinorUnits < min)
       issue(
         `${at}.budget`,
-        `is ${moneyText(own.amountMinorUnits, account.currency)} a day; Meta's minimum for its ${adSets.length} ad sets on ad account ${account.id} is ${moneyText(min, account.currency)}`,
+        `is ${moneyText(own.amountMinorUnits, account.currency)} a day; Meta's minimum for its ${adSets.length} ad sets on ad account ${account.id} is ${moneyText(min, account.currency)}; raise it or use fewer ad sets`,
       );
   }
   const categories = specialCategories(c.properties.specialAdCategories).filter((x) => x !== 'NONE');
