@@ -7,6 +7,7 @@
 
 import crypto from 'node:crypto';
 import { expect } from 'chai';
+import { dialects } from '../../helpers/databases.js';
 import { startWorld, type World } from '../../helpers/world.js';
 import { addNode, adProps, adsetProps, brandApi, buildLaunch, idem, type Api, type BuiltLaunch } from '../../helpers/launch-builders.js';
 import { RecordingProxy, type Recorded } from '../../helpers/recording-proxy.js';
@@ -157,8 +158,8 @@ const rows: Row[] = [
   { what: 'special ad category CREDIT (sent as FINANCIAL_PRODUCTS_SERVICES)', tree: { campaign: { specialAdCategories: ['CREDIT'] } } },
 ];
 
-for (const mode of ['sandbox', 'live'] as const) {
-  describe(`Meta's left-out rules at preview (${mode})`, function () {
+for (const [dialect, mode] of dialects().flatMap((d) => (['sandbox', 'live'] as const).map((m) => [d, m] as const))) {
+  describe(`Meta's left-out rules at preview (${mode}, ${dialect})`, function () {
     this.timeout(120_000);
     let w: World;
     let meta: FakeMetaServer | undefined;
@@ -179,7 +180,7 @@ for (const mode of ['sandbox', 'live'] as const) {
         proxy = await RecordingProxy.start(meta.url, /^\/v\d+\.\d+/);
         env = { ...env, PLATFORM_MODE: 'live', META_GRAPH_URL: proxy.url, TOKEN_ENCRYPTION_KEY: process.env.TOKEN_ENCRYPTION_KEY! };
       }
-      w = await startWorld({ dialect: 'sqlite', bootstrap: world(tokens), env });
+      w = await startWorld({ dialect, bootstrap: world(tokens), env });
       for (const ref of Object.keys(ACCOUNTS) as BrandRef[]) apis[ref] = brandApi(w, w.key('acme', 'ci'), w.brandId('acme', ref));
     });
     after(async () => {
