@@ -80,7 +80,8 @@ async function liveObjects(svc: BenchService, fake: FakeMetaServer | null): Prom
 
 /** The 1 x 50 x 10 launch: one ad set with its ads created node by node, duplicated 49 times. */
 async function buildBigLaunch(client: BrandClient, creativeId: number): Promise<BuiltLaunch> {
-  const launch = await buildLaunch(client, { adSets: 1, adsPerSet: ADS_PER_SET, creativeId, concurrency: 10 });
+  // The campaign budget covers Meta's minimum for 50 link-click ad sets ($5.00 each with the fake's minimums).
+  const launch = await buildLaunch(client, { adSets: 1, adsPerSet: ADS_PER_SET, creativeId, concurrency: 10, dailyBudget: AD_SETS * 500 });
   const copies = await client.api('POST', `/launches/${launch.launchId}/nodes/${launch.adsetIds[0]}/duplicate`, { nodeType: 'adset', count: AD_SETS - 1 });
   if (copies.status !== 200) throw new Error(`duplicating the ad set answered ${copies.status}: ${JSON.stringify(copies.body).slice(0, 500)}`);
   return { ...launch, adsetIds: [...launch.adsetIds, ...copies.body.nodeIds], objectCount: OBJECTS };

@@ -38,6 +38,8 @@ interface BAccount {
   instagramUserId?: string;
   identityId?: string;
   identityType?: IdentityType;
+  dsaBeneficiary?: string;
+  dsaPayor?: string;
 }
 interface BBrand {
   ref: string;
@@ -152,7 +154,8 @@ function checkSemantics(file: BootstrapFile): FieldIssue[] {
           });
         accountIds.add(a.accountId);
         // Who the ads speak as belongs to one platform: a Page on Meta, an identity on TikTok.
-        const foreign = a.platform === 'meta' ? (['identityId', 'identityType'] as const) : (['pageId', 'instagramUserId'] as const);
+        const foreign =
+          a.platform === 'meta' ? (['identityId', 'identityType'] as const) : (['pageId', 'instagramUserId', 'dsaBeneficiary', 'dsaPayor'] as const);
         for (const key of foreign) {
           if (a[key] !== undefined)
             issues.push({
@@ -311,6 +314,8 @@ export async function applyBootstrap(knex: Knex, schemas: SchemaRegistry, raw: u
               instagramUserId: a.instagramUserId ?? null,
               identityId: a.identityId ?? null,
               identityType: a.identityType ?? null,
+              dsaBeneficiary: a.dsaBeneficiary ?? null,
+              dsaPayor: a.dsaPayor ?? null,
             },
             now,
           );

@@ -59,6 +59,9 @@ export async function seedDemoIfEmpty(knex: Knex, schemas: SchemaRegistry): Prom
                 currency: 'USD',
                 active: true,
                 pageId: 'pg_1001',
+                // Who benefits from and pays for its ads in the EU (Meta requires both on EU ad sets).
+                dsaBeneficiary: 'Demo Shoes Inc.',
+                dsaPayor: 'Demo Agency LLC',
               },
             ],
             // `sandbox:` connects the built-in simulated tracker.

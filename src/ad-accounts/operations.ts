@@ -29,10 +29,12 @@ function adAccountView(brandId: number, row: AdAccountRow) {
     instagramUserId: row.instagramUserId,
     identityId: row.identityId,
     identityType: row.identityType,
+    dsaBeneficiary: row.dsaBeneficiary,
+    dsaPayor: row.dsaPayor,
   };
 }
 
-const META_FIELDS = ['pageId', 'instagramUserId'] as const;
+const META_FIELDS = ['pageId', 'instagramUserId', 'dsaBeneficiary', 'dsaPayor'] as const;
 const TIKTOK_FIELDS = ['identityId', 'identityType'] as const;
 
 const getAdAccount = defineOperation({
@@ -72,8 +74,8 @@ const updateAdAccount = defineOperation({
   toolset: 'accounts',
   summary: "Set who an ad account's ads speak as: the Meta page (and Instagram account) or the TikTok identity.",
   description:
-    'A JSON merge patch: fields sent replace the stored ones, null clears one, fields not sent stay. pageId and instagramUserId ' +
-    'apply to Meta accounts, identityId and identityType (CUSTOMIZED_USER, TT_USER, BC_AUTH_TT, AUTH_CODE) to TikTok accounts, and ' +
+    'A JSON merge patch: fields sent replace the stored ones, null clears one, fields not sent stay. pageId, instagramUserId, ' +
+    'dsaBeneficiary and dsaPayor apply to Meta accounts, identityId and identityType (CUSTOMIZED_USER, TT_USER, BC_AUTH_TT, AUTH_CODE) to TikTok accounts, and ' +
     'a TikTok identity needs both. Requires an organization owner or admin when called as a person (else 403 forbidden). ' +
     'Launches already published keep what they were published with.',
   uses: ['platforms', 'activity'],

@@ -28,6 +28,8 @@ export interface AdAccountRow {
   instagramUserId: string | null;
   identityId: string | null;
   identityType: IdentityType | null;
+  dsaBeneficiary: string | null;
+  dsaPayor: string | null;
 }
 
 /** Who an ad account's ads speak as (live-platforms.md): any of these may be changed, null clears it. */
@@ -36,6 +38,8 @@ export interface AdAccountIdentity {
   instagramUserId: string | null;
   identityId: string | null;
   identityType: IdentityType | null;
+  dsaBeneficiary: string | null;
+  dsaPayor: string | null;
 }
 
 /** The organization's brands in id order, each with its first ad account (lowest id), in one query. */
@@ -71,6 +75,8 @@ export async function findAdAccount(db: Db, brandId: number, accountId: string):
     instagramUserId: r.instagram_user_id ?? null,
     identityId: r.identity_id ?? null,
     identityType: r.identity_type ?? null,
+    dsaBeneficiary: r.dsa_beneficiary ?? null,
+    dsaPayor: r.dsa_payor ?? null,
   };
 }
 
@@ -81,6 +87,8 @@ export async function updateAdAccountIdentity(db: Db, brandId: number, accountId
   if (changes.instagramUserId !== undefined) columns.instagram_user_id = changes.instagramUserId;
   if (changes.identityId !== undefined) columns.identity_id = changes.identityId;
   if (changes.identityType !== undefined) columns.identity_type = changes.identityType;
+  if (changes.dsaBeneficiary !== undefined) columns.dsa_beneficiary = changes.dsaBeneficiary;
+  if (changes.dsaPayor !== undefined) columns.dsa_payor = changes.dsaPayor;
   const query = db('ad_accounts').where({ brand_id: brandId, account_id: accountId });
   if (!Object.keys(columns).length) return Boolean(await query.first('id'));
   return (await query.update(columns)) > 0;
@@ -94,7 +102,7 @@ export async function adAccountsOf(
   const rows = await db('ad_accounts')
     .where({ brand_id: brandId })
     .orderBy('id')
-    .select('account_id', 'platform', 'name', 'page_id', 'instagram_user_id', 'identity_id', 'identity_type');
+    .select('account_id', 'platform', 'name', 'page_id', 'instagram_user_id', 'identity_id', 'identity_type', 'dsa_beneficiary', 'dsa_payor');
   return rows.map((r) => ({
     accountId: r.account_id as string,
     platform: r.platform,
@@ -103,6 +111,8 @@ export async function adAccountsOf(
     instagramUserId: r.instagram_user_id ?? null,
     identityId: r.identity_id ?? null,
     identityType: r.identity_type ?? null,
+    dsaBeneficiary: r.dsa_beneficiary ?? null,
+    dsaPayor: r.dsa_payor ?? null,
   }));
 }
 
@@ -156,6 +166,8 @@ export async function insertAdAccount(db: Db, a: AdAccountRow & { organizationId
     instagram_user_id: a.instagramUserId,
     identity_id: a.identityId,
     identity_type: a.identityType,
+    dsa_beneficiary: a.dsaBeneficiary ?? null,
+    dsa_payor: a.dsaPayor ?? null,
     created_at: now,
   });
 }

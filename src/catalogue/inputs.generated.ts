@@ -386,7 +386,7 @@ export interface CreateStructureTemplateInput {
     campaign: {
       name?: string;
       /**
-       * Meta: OUTCOME_AWARENESS, OUTCOME_TRAFFIC, OUTCOME_ENGAGEMENT, OUTCOME_LEADS, OUTCOME_SALES, OUTCOME_APP_PROMOTION. TikTok: REACH, TRAFFIC, VIDEO_VIEWS, LEAD_GENERATION, WEB_CONVERSIONS.
+       * Meta: OUTCOME_ plus AWARENESS, TRAFFIC, ENGAGEMENT, LEADS, SALES or APP_PROMOTION. TikTok: REACH, TRAFFIC, VIDEO_VIEWS, LEAD_GENERATION, WEB_CONVERSIONS.
        */
       objective?: string;
       budget?: {
@@ -409,7 +409,7 @@ export interface CreateStructureTemplateInput {
       accountId?: string;
       bidStrategy?: 'LOWEST_COST_WITHOUT_CAP' | 'LOWEST_COST_WITH_BID_CAP' | 'COST_CAP';
       /**
-       * Without a campaign budget (each ad set has its own): lets Meta share up to 20% of an ad set's budget with the campaign's other ad sets (is_adset_budget_sharing_enabled; default false). TikTok ignores it.
+       * Meta, no campaign budget: ad sets may share up to 20% of their budgets (is_adset_budget_sharing_enabled). Default false.
        */
       adSetBudgetSharing?: boolean;
       /**
@@ -473,6 +473,10 @@ export interface CreateStructureTemplateInput {
         startTime?: string;
         endTime?: string;
       };
+      /**
+       * Meta Advantage+ audience.
+       */
+      advantageAudience?: boolean;
       placements?: {
         automatic?: boolean;
         /**
@@ -515,7 +519,7 @@ export interface CreateStructureTemplateInput {
         | 'WATCH_MORE'
         | 'NO_BUTTON';
       /**
-       * Query string appended to the link, e.g. utm_source=meta&sub3={{campaign.id}} (Meta) or sub3=__CAMPAIGN_ID__ (TikTok), which lets the click tracker match spend.
+       * Query string for the link; sub3={{campaign.id}} (Meta) or sub3=__CAMPAIGN_ID__ (TikTok) lets the click tracker match spend.
        */
       urlTags?: string;
       /**
@@ -527,15 +531,15 @@ export interface CreateStructureTemplateInput {
        */
       copyGenerationId?: number;
       /**
-       * Meta: an existing post of the ad's page to run as the ad (object_story_id <pageId>_<postId>) instead of a new link ad.
+       * Meta: an existing post of the ad's page to run as the ad, instead of a new link ad.
        */
       postId?: string;
       /**
-       * Meta: the Facebook Page this ad runs as, instead of its ad account's pageId.
+       * Meta: Facebook Page the ad runs as; default its ad account's.
        */
       pageId?: string;
       /**
-       * Meta: the Instagram account this ad runs as, instead of its ad account's instagramUserId.
+       * Meta: Instagram account the ad runs as; default its ad account's.
        */
       instagramUserId?: string;
       /**
@@ -956,7 +960,7 @@ export interface EditStructureTemplateInput {
     campaign?: {
       name?: string | null;
       /**
-       * Meta: OUTCOME_AWARENESS, OUTCOME_TRAFFIC, OUTCOME_ENGAGEMENT, OUTCOME_LEADS, OUTCOME_SALES, OUTCOME_APP_PROMOTION. TikTok: REACH, TRAFFIC, VIDEO_VIEWS, LEAD_GENERATION, WEB_CONVERSIONS.
+       * Meta: OUTCOME_ plus AWARENESS, TRAFFIC, ENGAGEMENT, LEADS, SALES or APP_PROMOTION. TikTok: REACH, TRAFFIC, VIDEO_VIEWS, LEAD_GENERATION, WEB_CONVERSIONS.
        */
       objective?: string | null;
       budget?: {
@@ -979,7 +983,7 @@ export interface EditStructureTemplateInput {
       accountId?: string | null;
       bidStrategy?: 'LOWEST_COST_WITHOUT_CAP' | 'LOWEST_COST_WITH_BID_CAP' | 'COST_CAP' | null;
       /**
-       * Without a campaign budget (each ad set has its own): lets Meta share up to 20% of an ad set's budget with the campaign's other ad sets (is_adset_budget_sharing_enabled; default false). TikTok ignores it.
+       * Meta, no campaign budget: ad sets may share up to 20% of their budgets (is_adset_budget_sharing_enabled). Default false.
        */
       adSetBudgetSharing?: boolean | null;
       /**
@@ -1044,6 +1048,10 @@ export interface EditStructureTemplateInput {
             startTime?: string;
             endTime?: string;
           };
+          /**
+           * Meta Advantage+ audience.
+           */
+          advantageAudience?: boolean;
           placements?: {
             automatic?: boolean;
             /**
@@ -1088,7 +1096,7 @@ export interface EditStructureTemplateInput {
             | 'WATCH_MORE'
             | 'NO_BUTTON';
           /**
-           * Query string appended to the link, e.g. utm_source=meta&sub3={{campaign.id}} (Meta) or sub3=__CAMPAIGN_ID__ (TikTok), which lets the click tracker match spend.
+           * Query string for the link; sub3={{campaign.id}} (Meta) or sub3=__CAMPAIGN_ID__ (TikTok) lets the click tracker match spend.
            */
           urlTags?: string;
           /**
@@ -1100,15 +1108,15 @@ export interface EditStructureTemplateInput {
            */
           copyGenerationId?: number;
           /**
-           * Meta: an existing post of the ad's page to run as the ad (object_story_id <pageId>_<postId>) instead of a new link ad.
+           * Meta: an existing post of the ad's page to run as the ad, instead of a new link ad.
            */
           postId?: string;
           /**
-           * Meta: the Facebook Page this ad runs as, instead of its ad account's pageId.
+           * Meta: Facebook Page the ad runs as; default its ad account's.
            */
           pageId?: string;
           /**
-           * Meta: the Instagram account this ad runs as, instead of its ad account's instagramUserId.
+           * Meta: Instagram account the ad runs as; default its ad account's.
            */
           instagramUserId?: string;
           /**
@@ -2235,6 +2243,14 @@ export interface UpdateAdAccountInput {
    * TikTok: the kind of identityId; null when unset.
    */
   identityType?: 'CUSTOMIZED_USER' | 'TT_USER' | 'BC_AUTH_TT' | 'AUTH_CODE' | null;
+  /**
+   * Meta EU ads (DSA); null: Meta's default.
+   */
+  dsaBeneficiary?: string | null;
+  /**
+   * Meta EU ads (DSA); null: Meta's default.
+   */
+  dsaPayor?: string | null;
 }
 
 /**

@@ -8,6 +8,7 @@ import { copyPlatforms } from '../copy/store.js';
 import { creativesAmong, type CreativeRow } from '../creatives/store.js';
 import type { LaunchRow, NodeRow } from './store.js';
 import type { ValidationContext } from './validate.js';
+import { metaFactsFor } from './meta-rules.js';
 
 /** The numeric ids the nodes' properties name under `key` (creativeId, copyGenerationId), each once. */
 const idsNamed = (nodes: NodeRow[], key: string) => [...new Set(nodes.map((n) => n.properties[key]).filter((id): id is number => typeof id === 'number'))];
@@ -61,6 +62,7 @@ export async function validationContextFor(
       accounts.map((a) => [a.accountId, { pageId: a.pageId, instagramUserId: a.instagramUserId, identityId: a.identityId, identityType: a.identityType }]),
     ),
     unknownCountries: await untargetable(ctx, launch.brandId, nodes, accountOf, known),
+    metaFacts: await metaFactsFor(ctx, launch.brandId, nodes, accountOf, new Map(accounts.map((a) => [a.accountId, a.platform]))),
     defaultAccountId,
     creativeIds: new Set(creatives.map((c) => c.id)),
     imageCreativeIds: new Set(creatives.filter((c) => c.type === 'image').map((c) => c.id)),

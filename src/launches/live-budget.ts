@@ -10,6 +10,7 @@ import { formatMinor, toUsdCents, type Counted } from '../money/convert.js';
 import { accountScope } from '../platforms/live-read.js';
 import { ceilingOf, commitmentAmount, commitmentOwner, releaseSpend, reserveSpend, reserving, type CeilingView } from './ceiling.js';
 import { RULES } from './rules.js';
+import { metaLiveBudgetIssue } from './meta-rules.js';
 import { findNode, insertCommitments, loadNodes, settleCommitment, updateNodeProperties, type LaunchRow } from './store.js';
 import { budgetOf, childrenOf } from './tree.js';
 
@@ -65,6 +66,11 @@ export async function changeLiveBudget(ctx: LiveBudgetContext, l: LaunchRow, inp
       },
     ]);
   }
+  const metaIssue =
+    account.platform === 'meta' && input.budgetType === 'daily'
+      ? await metaLiveBudgetIssue(ctx, account, node, childrenOf(nodes).get(node.id) ?? [], input.amount)
+      : null;
+  if (metaIssue) throw validationFailed([{ field: 'amount', code: 'too_small', message: metaIssue }]);
   // Converted before anything is reserved: a currency without a rate answers 503 and changes nothing.
   const part = {
     accountId: account.accountId,

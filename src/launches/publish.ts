@@ -162,6 +162,20 @@ function settingsOf(node: NodeRow, account: BrandAdAccount): Record<string, unkn
   return { ...rest, ...Object.fromEntries(Object.entries(speaker).filter(([, v]) => v !== null && v !== undefined)) };
 }
 
+/**
+ * What a node's settings take from the tree around it: a campaign the countries its ad sets target
+ * (Meta special_ad_category_country), an ad its ad set's lead form (Meta lead_gen_form_id).
+ */
+function fromTree(node: NodeRow, byId: Map<string, NodeRow>, kids: Map<string | null, NodeRow[]>): Record<string, unknown> {
+  if (node.nodeType === 'campaign') {
+    const countries = (kids.get(node.id) ?? []).flatMap((s) => (Array.isArray(s.properties.targeting?.countries) ? s.properties.targeting.countries : []));
+    return countries.length ? { adSetCountries: [...new Set(countries)].sort() } : {};
+  }
+  if (node.nodeType !== 'ad' || !node.parentId) return {};
+  const leadFormId = byId.get(node.parentId)?.properties.promotedObject?.leadFormId;
+  return leadFormId ? { leadFormId } : {};
+}
+
 function specOf(
   node: NodeRow,
   parentPlatformId: string | null,
@@ -170,6 +184,7 @@ function specOf(
   creatives: Map<number, AdCreative> | null,
   attempt: number,
   mayExist: boolean,
+  tree: Record<string, unknown> = {},
 ): ObjectSpec {
   const p = node.properties;
   const status = node.nodeType === 'campaign' ? 'PAUSED' : node.nodeType === 'ad' ? (p.status ?? 'ACTIVE') : 'ACTIVE';
@@ -183,7 +198,7 @@ function specOf(
     status,
     objective,
     budget: node.nodeType === 'ad' ? null : budgetOf(p),
-    settings: settingsOf(node, account),
+    settings: { ...settingsOf(node, account), ...tree },
     ...(node.nodeType === 'ad' ? { creative: typeof p.creativeId === 'number' ? (creatives?.get(p.creativeId) ?? null) : null } : {}),
   };
 }
@@ -368,7 +383,9 @@ async function forward(ctx: PublishContext, plan: PublishPlan, claim: Claim, att
       const creatives = level === 'ad' && toCreate.length ? await creativesOnAccount(ctx, account, toCreate, plan.creatives, plan.creativesDir) : null;
       for (let i = 0; i < toCreate.length; i += CHUNK) {
         const chunk = toCreate.slice(i, i + CHUNK);
-        const specs = chunk.map((n) => specOf(n, n.parentId ? byId.get(n.parentId)!.platformId : null, account, objectiveOf(n), creatives, attempt, resume));
+        const specs = chunk.map((n) =>
+          specOf(n, n.parentId ? byId.get(n.parentId)!.platformId : null, account, objectiveOf(n), creatives, attempt, resume, fromTree(n, byId, kids)),
+        );
         // Renewed (not just checked) before each platform call: the claim cannot run out while a call is in flight
         // unless that one call outlasts the whole lease, so a runner taking over never overlaps with this one.
         await claim.renew(knex);

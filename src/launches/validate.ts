@@ -7,6 +7,7 @@ import { COPY_LIMITS, hasEmoji, textLength } from '../copy/limits.js';
 import type { IdentityType, PlatformName } from '../platforms/port.js';
 import { CAMPAIGN_GOALS, DISPLAY_NAME_MAX, TIKTOK_PLACEMENTS } from '../platforms/tiktok/mapping.js';
 import { RULES } from './rules.js';
+import { metaAdSetIssues, metaCampaignIssues, type MetaFacts } from './meta-rules.js';
 import type { NodeRow } from './store.js';
 import { budgetOf, childrenOf } from './tree.js';
 
@@ -35,6 +36,8 @@ export interface ValidationContext {
   copies?: Map<number, PlatformName>;
   trackerConnected: boolean;
   now: number;
+  /** Per Meta ad account the launch publishes to, its minimum budgets and DSA names (absent: not known, not checked). */
+  metaFacts?: Map<string, MetaFacts>;
 }
 
 export interface ValidationResult {
@@ -95,6 +98,10 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
     if (adSets.length === 0) issue(`${at}.adSets`, 'needs at least one ad set');
     if (platform === 'tiktok') tiktokIssues(c, adSets, kids, ctx, issue);
     else if (platform) tiktokFieldsElsewhere(platform, adSets, kids, issue);
+    const metaFacts = platform === 'meta' && accountId ? ctx.metaFacts?.get(accountId) : undefined;
+    const metaAccount =
+      platform === 'meta' && accountId ? { id: accountId, currency: metaFacts?.currency ?? 'USD', pageId: ctx.speakers.get(accountId)?.pageId ?? null } : null;
+    if (platform === 'meta') metaCampaignIssues(c, adSets, metaAccount, metaFacts, issue);
 
     for (const s of adSets) {
       const sat = `adSets[${s.id}]`;
@@ -112,6 +119,8 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
         issue(`${sat}.${budgetPath(setBudget)}`, `must be at least ${rules.minAdSetBudget} (minor units of the ad account's currency) on ${platform}`);
       }
       const lifetime = (setBudget ?? campaignBudget)?.period === 'lifetime';
+      if (platform === 'meta') metaAdSetIssues(s, c, metaAccount, metaFacts, issue);
+      else if (platform && sp.advantageAudience !== undefined) issue(`${sat}.advantageAudience`, `is a Meta setting; ${platform} has no Advantage+ audience`);
 
       const t = sp.targeting ?? {};
       if (!(t.countries?.length || t.cities?.length)) issue(`${sat}.targeting.countries`, 'is required: target at least one country (or city)');

@@ -26,6 +26,7 @@ const CALLS: Record<Call, true> = {
   setBudget: true,
   deleteObjects: true,
   finishPublish: true,
+  metaAccountFacts: true,
 };
 
 /** `adapter` with each call of the port counted and traced; the adapter itself is unchanged. */
@@ -33,7 +34,7 @@ export function metered(adapter: PlatformAdapter): PlatformAdapter {
   const wrapped = Object.create(adapter) as Record<string, unknown>;
   for (const call of Object.keys(CALLS) as Call[]) {
     const original = adapter[call] as ((...args: unknown[]) => Promise<unknown>) | undefined;
-    // An optional call the adapter does not have stays absent.
+    // An optional call the adapter does not have (finishPublish, metaAccountFacts) stays absent.
     if (typeof original !== 'function') continue;
     wrapped[call] = async (...args: unknown[]) => {
       const started = performance.now();

@@ -2,6 +2,7 @@
 // simulator (default), Meta's Graph Marketing API and TikTok's Business API.
 
 import type { IdentityType, PlatformName } from '../brands/platform-name.js';
+import type { MetaAccountFacts } from './meta/rules.js';
 
 export type { IdentityType, PlatformName };
 
@@ -24,6 +25,9 @@ export interface AdAccount {
   identityType?: IdentityType | null;
   /** The name of the account's brand: a TikTok landing-page ad's display name when the ad names none. */
   brandName?: string | null;
+  /** Meta: who benefits from and who pays for ads targeting the EU (AdSet dsa_beneficiary, dsa_payor); null: Meta's account defaults. */
+  dsaBeneficiary?: string | null;
+  dsaPayor?: string | null;
 }
 
 /** A creative file to put on an ad account, once: the answer is kept per creative and account. */
@@ -251,4 +255,10 @@ export interface PlatformAdapter {
    * account's ACTIVE campaigns with setStatus.
    */
   finishPublish?(account: AdAccount, objects: Array<{ ref: ObjectRef; status: 'ACTIVE' | 'PAUSED' }>): Promise<void>;
+  /**
+   * Meta only: the account's minimum daily budgets (kept an hour) and the DSA beneficiary and payer an
+   * EU ad set would carry, the account's own else Meta's account defaults (read once, when `dsa`
+   * asks for them, and kept).
+   */
+  metaAccountFacts?(account: AdAccount, dsa: boolean): Promise<MetaAccountFacts>;
 }

@@ -75,6 +75,8 @@ export class Platforms {
       instagramUserId: row.instagramUserId,
       identityId: row.identityId,
       identityType: row.identityType,
+      dsaBeneficiary: row.dsaBeneficiary,
+      dsaPayor: row.dsaPayor,
     };
   }
 }

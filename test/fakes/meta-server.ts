@@ -1,7 +1,9 @@
 // A fake Graph Marketing API on loopback, as strict as Meta's published specification: every request
 // is checked against test/fakes/meta-spec/graph-spec.json (generated from facebook-business-sdk-codegen
 // api_specs: parameter names, types, required ones, enums) and against the rules the reference pages
-// give (cited beside each) before anything is answered, in Graph's error format. It holds ad accounts,
+// give (cited beside each), then against the rules the specification leaves out (meta-left-out.ts:
+// Advantage+ flag, DSA fields, audiences, placements, lead forms, special-category countries, minimum
+// budgets), before anything is answered, in Graph's error format. It holds ad accounts,
 // campaigns, ad sets, ads, creatives, ad labels, images and videos in memory, serves the batch
 // endpoint, insights, option lists and lead forms, and has fault switches for throttling (with the
 // usage headers), error codes, 5xx answers, slow answers and a create whose answer is dropped.
@@ -10,6 +12,7 @@ import crypto from 'node:crypto';
 import type http from 'node:http';
 import { FaultServer, decimal, digitsOf, parseJson, type ReceivedRequest } from './fault-server.js';
 import { GRAPH_SPEC, checkParams, checkValue, fromForm, type Refusal } from './meta-spec/validate.js';
+import { FAKE_MINIMUM_BUDGETS, adLeftOut, adsetLeftOut, budgetUpdateLeftOut, campaignLeftOut, type LeftOutRefusal } from './meta-left-out.js';
 
 /** The Graph version the vendored specification describes (api_specs/specs/version.txt). */
 export const GRAPH_VERSION = GRAPH_SPEC.graphVersion;
@@ -190,6 +193,15 @@ function refusal(r: Refusal): Answer {
   return graphError(400, 100, r.message, { error_data: { blame_field_specs: [r.field.split('.')] } });
 }
 
+/** A refusal of a rule the specification leaves out (meta-left-out.ts): code 100 with Meta's subcode and user title. */
+function leftOut(r: LeftOutRefusal): Answer {
+  return graphError(400, 100, r.message, {
+    ...(r.subcode !== undefined ? { error_subcode: r.subcode } : {}),
+    ...(r.title ? { error_user_title: r.title, error_user_msg: r.message.replace(/^\(#100\) /, '') } : {}),
+    error_data: { blame_field_specs: [r.field.split('.')] },
+  });
+}
+
 /** The spec check of one endpoint as an Answer (null when the request fits). */
 function specCheck(endpoint: string, params: Record<string, unknown>, common: Record<string, string> = {}): Answer | null {
   const checked = checkParams(endpoint, params, common);
@@ -233,7 +245,7 @@ type GraphFault = { kind: 'throttle'; code: number; minutes: number; seconds?: n
 /** The fake Graph API; `requests` holds every HTTP request, in order (a batch counts once, with its size). */
 export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: string; path: string; batch?: number }> {
   readonly objects = new Map<string, MetaObject>();
-  private readonly accounts = new Map<string, { token: string; currency: string }>();
+  private readonly accounts = new Map<string, { token: string; currency: string; dsa?: { beneficiary?: string; payor?: string } }>();
   private readonly assets = new Map<string, Array<Record<string, unknown>>>();
   private readonly leadForms = new Map<string, Array<{ id: string; name: string }>>();
   private readonly stats = new Map<string, Map<string, DayStats>>();
@@ -267,6 +279,11 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
     const token = options.token ?? `EAAB${crypto.randomBytes(12).toString('hex')}`;
     this.accounts.set(accountId, { token, currency: options.currency ?? 'USD' });
     return token;
+  }
+
+  /** The Meta account's own DSA defaults (AdAccount default_dsa_beneficiary, default_dsa_payor). */
+  setDsaDefaults(accountId: string, dsa: { beneficiary?: string; payor?: string }): void {
+    this.accounts.get(accountId)!.dsa = dsa;
   }
 
   private newId(): string {
@@ -528,6 +545,12 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
     if (parts.length === 2 && parts[1] === 'leadgen_forms' && method === 'GET') {
       return specCheck('GET page/leadgen_forms', params, READ_COMMON) ?? this.listLeadForms(parts[0], params);
     }
+    if (parts.length === 1 && parts[0].startsWith('act_') && method === 'GET') {
+      const refused = this.accountAllows(parts[0], token);
+      // Not in the vendored specs' endpoints: only fields are taken.
+      const bad = unknownParam(params, ['fields']);
+      return refused ?? (bad ? refusal(bad) : this.readAccount(parts[0], params));
+    }
     if (parts.length === 1) {
       const video = this.videos.get(parts[0]);
       if (video && method === 'GET' && this.accounts.get(video.accountId)?.token === token)
@@ -546,7 +569,52 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
     return graphError(400, 2500, 'Unknown path components');
   }
 
+  /**
+   * The ad account node (AdAccount reference, https://developers.facebook.com/docs/marketing-api/reference/ad-account/):
+   * its id, currency and DSA defaults `default_dsa_beneficiary` / `default_dsa_payor` (absent when unset).
+   */
+  private readAccount(accountId: string, params: Record<string, unknown>): Answer {
+    const account = this.accounts.get(accountId)!;
+    const all: Record<string, unknown> = {
+      id: accountId,
+      account_id: accountId.replace(/^act_/, ''),
+      currency: account.currency,
+      default_dsa_beneficiary: account.dsa?.beneficiary,
+      default_dsa_payor: account.dsa?.payor,
+    };
+    const fields = (fromForm('list<string>', params.fields ?? 'id') as unknown[]).map(String);
+    return { status: 200, body: Object.fromEntries(['id', ...fields].filter((f) => all[f] !== undefined).map((f) => [f, all[f]])) };
+  }
+
+  /**
+   * The account's minimum daily budgets, one row in its currency (AdAccount `minimum_budgets` edge,
+   * MinimumBudget fields min_daily_budget_imp, _high_freq, _low_freq, _video_views, minor units).
+   */
+  private minimumBudgets(accountId: string): Answer {
+    const currency = this.accounts.get(accountId)!.currency;
+    const m = FAKE_MINIMUM_BUDGETS[currency] ?? FAKE_MINIMUM_BUDGETS.USD;
+    return {
+      status: 200,
+      body: {
+        data: [
+          {
+            currency,
+            min_daily_budget_imp: m.imp,
+            min_daily_budget_high_freq: m.high_freq,
+            min_daily_budget_low_freq: m.low_freq,
+            min_daily_budget_video_views: m.video_views,
+          },
+        ],
+      },
+    };
+  }
+
   private accountEdge(method: string, accountId: string, edge: string, params: Record<string, unknown>): Answer {
+    if (method === 'GET' && edge === 'minimum_budgets') {
+      // Not in api_specs: only paging and fields (READ_COMMON) are taken.
+      const bad = unknownParam(params, Object.keys(READ_COMMON));
+      return bad ? refusal(bad) : this.minimumBudgets(accountId);
+    }
     if (method === 'GET' && edge === 'insights') return specCheck('GET act/insights', params, READ_COMMON) ?? this.insights(accountId, params);
     if (method === 'GET' && (ASSET_EDGES as readonly string[]).includes(edge)) {
       return specCheck(`GET act/${edge}`, params, READ_COMMON) ?? this.listAssets(`${accountId}/${edge}`, params);
@@ -870,6 +938,8 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
       if (budgeted && params.daily_budget !== undefined && params.lifetime_budget !== undefined) {
         return refusal({ field: 'lifetime_budget', message: '(#100) Set daily_budget or lifetime_budget, not both' });
       }
+      const bad = campaignLeftOut(Object.fromEntries(Object.entries(params).map(([k, v]) => [k, parseJson(v)])));
+      if (bad) return leftOut(bad);
     } else if (level === 'adset' || level === 'ad') {
       const field = level === 'adset' ? 'campaign_id' : 'adset_id';
       parentId = String(fromForm('string', params[field] ?? ''));
@@ -893,6 +963,8 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
           const bad = this.creativeRules(accountId, creative, 'creative.');
           if (bad) return bad;
         }
+        const lead = adLeftOut(parent.params, creative, 'creative.');
+        if (lead) return leftOut(lead);
       }
     } else {
       const bad = this.creativeRules(accountId, Object.fromEntries(Object.entries(params).map(([k, v]) => [k, parseJson(v)])), '');
@@ -957,7 +1029,14 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
     if (billing !== 'IMPRESSIONS' && GOAL_OF_BILLING_EVENT[billing] !== goal) {
       return refusal({ field: 'billing_event', message: `(#100) billing_event ${billing} is not valid with optimization_goal ${goal ?? '(none)'}` });
     }
-    return null;
+    const siblings = this.objectsOf(campaign.accountId, 'adset').filter((o) => o.parentId === campaign.id && o.status !== 'DELETED');
+    const bad = adsetLeftOut(Object.fromEntries(Object.entries(params).map(([k, v]) => [k, parseJson(v)])), {
+      objective: campaign.objective ?? '',
+      currency: this.accounts.get(campaign.accountId)?.currency ?? 'USD',
+      campaignDailyBudget: campaign.dailyBudget !== undefined ? Number(campaign.dailyBudget) : null,
+      siblingGoals: siblings.map((o) => String(o.params.optimization_goal ?? '')),
+    });
+    return bad ? leftOut(bad) : null;
   }
 
   private update(o: MetaObject, params: Record<string, unknown>): Answer {
@@ -970,6 +1049,16 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
           message: '(#100) The campaign has a campaign budget: its ad sets cannot have one',
         });
       }
+    }
+    if (params.daily_budget !== undefined && (o.level === 'adset' || o.level === 'campaign')) {
+      const goals =
+        o.level === 'adset'
+          ? [String(o.params.optimization_goal ?? '')]
+          : this.objectsOf(o.accountId, 'adset')
+              .filter((s) => s.parentId === o.id && s.status !== 'DELETED')
+              .map((s) => String(s.params.optimization_goal ?? ''));
+      const low = goals.length ? budgetUpdateLeftOut(Number(params.daily_budget), goals, this.accounts.get(o.accountId)?.currency ?? 'USD') : null;
+      if (low) return leftOut(low);
     }
     const labels = this.labelIds(o.accountId, params.adlabels);
     if (!Array.isArray(labels)) return labels;

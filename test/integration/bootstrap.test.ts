@@ -84,7 +84,14 @@ for (const dialect of dialects()) {
         knex,
         schemas,
         tenant([
-          { platform: 'meta', accountId: 'act_88001', pageId: '100200300400', instagramUserId: '17841400000000001' },
+          {
+            platform: 'meta',
+            accountId: 'act_88001',
+            pageId: '100200300400',
+            instagramUserId: '17841400000000001',
+            dsaBeneficiary: 'Speak GmbH',
+            dsaPayor: 'Speak Holding',
+          },
           { platform: 'tiktok', accountId: 'biz_88002', identityId: '7000000000000000001', identityType: 'TT_USER' },
           { platform: 'meta', accountId: 'act_88003' },
         ]),
@@ -92,11 +99,20 @@ for (const dialect of dialects()) {
       const rows = await knex('ad_accounts')
         .where({ brand_id: result.organizations.speak.brands.b.id })
         .orderBy('id')
-        .select('account_id', 'page_id', 'instagram_user_id', 'identity_id', 'identity_type');
+        .select('account_id', 'page_id', 'instagram_user_id', 'identity_id', 'identity_type', 'dsa_beneficiary', 'dsa_payor');
+      const none = { dsa_beneficiary: null, dsa_payor: null };
       expect(rows.map((r) => ({ ...r }))).to.deep.equal([
-        { account_id: 'act_88001', page_id: '100200300400', instagram_user_id: '17841400000000001', identity_id: null, identity_type: null },
-        { account_id: 'biz_88002', page_id: null, instagram_user_id: null, identity_id: '7000000000000000001', identity_type: 'TT_USER' },
-        { account_id: 'act_88003', page_id: null, instagram_user_id: null, identity_id: null, identity_type: null },
+        {
+          account_id: 'act_88001',
+          page_id: '100200300400',
+          instagram_user_id: '17841400000000001',
+          identity_id: null,
+          identity_type: null,
+          dsa_beneficiary: 'Speak GmbH',
+          dsa_payor: 'Speak Holding',
+        },
+        { account_id: 'biz_88002', page_id: null, instagram_user_id: null, identity_id: '7000000000000000001', identity_type: 'TT_USER', ...none },
+        { account_id: 'act_88003', page_id: null, instagram_user_id: null, identity_id: null, identity_type: null, ...none },
       ]);
     });
 
@@ -112,6 +128,12 @@ for (const dialect of dialects()) {
         account: { platform: 'tiktok', accountId: 'biz_88102', pageId: '1' },
         fields: ['pageId'],
         says: /Meta field.*identity/,
+      },
+      {
+        what: 'DSA names on a TikTok account (a Meta rule)',
+        account: { platform: 'tiktok', accountId: 'biz_88106', identityId: '1', identityType: 'TT_USER', dsaBeneficiary: 'x' },
+        fields: ['dsaBeneficiary'],
+        says: /Meta field/,
       },
       {
         what: 'an identityId without identityType',

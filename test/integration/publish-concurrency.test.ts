@@ -565,6 +565,8 @@ for (const dialect of dialects()) {
         first = await startSvcServer(['serve'], { env });
         client = live.client(first.url);
         launch = await buildLaunch(client, { adSets: AD_SETS, adsPerSet: ADS_PER_SET, creativeId: await client.uploadCreative() });
+        // A preview reads the account's minimum budgets, which this server then keeps for the publish.
+        expect((await client.publish(launch.launchId, newKey('preview'), false)).status).to.equal(200);
 
         // Request 1 (the campaign batch) answers at once; request 2 (the ad-set batch) is applied
         // but its answer held back for a minute: the server dies waiting for it.

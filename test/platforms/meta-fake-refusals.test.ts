@@ -15,6 +15,8 @@ interface Row {
   code: number;
   /** The field named in error_data.blame_field_specs (code 100). */
   field?: string;
+  /** Meta's error_subcode, where Meta gives one. */
+  subcode?: number;
   message: string;
 }
 
@@ -24,7 +26,8 @@ const LINK = 'https://shop.example.com/spring';
 describe('the fake Graph API refuses each class of bad request in Graph error format', function () {
   let fake: FakeMetaServer;
   let token: string;
-  const ids = { budgeted: '', unbudgeted: '', adset: '' };
+  const ids = { budgeted: '', unbudgeted: '', adset: '', leads: '', leadSet: '', tight: '', own: '' };
+  const AUTO = { targeting_automation: { advantage_audience: 0 } };
 
   const call = async (method: string, path: string, params: Record<string, unknown>, options: { token?: false; version?: string } = {}) => {
     const form = new URLSearchParams();
@@ -43,15 +46,38 @@ describe('the fake Graph API refuses each class of bad request in Graph error fo
     token = fake.addAccount(ACT);
     ids.budgeted = fake.seedCampaign(ACT, { name: 'Budgeted', dailyBudget: 5000 });
     ids.unbudgeted = fake.seedCampaign(ACT, { name: 'Unbudgeted' });
+    ids.leads = fake.seedCampaign(ACT, { name: 'Leads', objective: 'OUTCOME_LEADS', dailyBudget: 5000 });
+    ids.tight = fake.seedCampaign(ACT, { name: 'Tight', dailyBudget: 300 });
     const adset = await call('POST', `/${ACT}/adsets`, {
       name: 'Set',
       campaign_id: ids.budgeted,
       billing_event: 'IMPRESSIONS',
       optimization_goal: 'LINK_CLICKS',
-      targeting: { geo_locations: { countries: ['US'] } },
+      targeting: { geo_locations: { countries: ['US'] }, ...AUTO },
     });
     expect(adset.status, JSON.stringify(adset.body)).to.equal(200);
     ids.adset = adset.body.id;
+    const leadSet = await call('POST', `/${ACT}/adsets`, {
+      name: 'Lead set',
+      campaign_id: ids.leads,
+      billing_event: 'IMPRESSIONS',
+      optimization_goal: 'LEAD_GENERATION',
+      destination_type: 'ON_AD',
+      promoted_object: { page_id: '100200300400' },
+      targeting: { geo_locations: { countries: ['US'] }, ...AUTO },
+    });
+    expect(leadSet.status, JSON.stringify(leadSet.body)).to.equal(200);
+    ids.leadSet = leadSet.body.id;
+    const own = await call('POST', `/${ACT}/adsets`, {
+      name: 'Own budget',
+      campaign_id: ids.unbudgeted,
+      billing_event: 'IMPRESSIONS',
+      optimization_goal: 'LINK_CLICKS',
+      daily_budget: '1000',
+      targeting: { geo_locations: { countries: ['US'] }, ...AUTO },
+    });
+    expect(own.status, JSON.stringify(own.body)).to.equal(200);
+    ids.own = own.body.id;
   });
   after(async () => fake?.close());
 
@@ -67,9 +93,10 @@ describe('the fake Graph API refuses each class of bad request in Graph error fo
     campaign_id: ids.budgeted,
     billing_event: 'IMPRESSIONS',
     optimization_goal: 'LINK_CLICKS',
-    targeting: { geo_locations: { countries: ['US'] } },
+    targeting: { geo_locations: { countries: ['US'] }, ...AUTO },
     ...extra,
   });
+  const targeting = (extra: Record<string, unknown>) => ({ geo_locations: { countries: ['US'] }, ...AUTO, ...extra });
   const ad = (story: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
     name: 'A',
     adset_id: ids.adset,
@@ -251,6 +278,133 @@ describe('the fake Graph API refuses each class of bad request in Graph error fo
       code: 100,
       message: 'Maximum batch size is 50',
     },
+    // The rules the specification leaves out (meta-left-out.ts, each with its source).
+    {
+      refuses: 'an ad set without targeting_automation.advantage_audience (v23.0+)',
+      path: `/${ACT}/adsets`,
+      params: () => adset({ targeting: { geo_locations: { countries: ['US'] }, age_min: 25 } }),
+      code: 100,
+      field: 'targeting.targeting_automation.advantage_audience',
+      message: 'advantage_audience must be set to 0 or 1',
+    },
+    {
+      refuses: 'an ad set targeting an EU country without dsa_beneficiary',
+      path: `/${ACT}/adsets`,
+      params: () => adset({ targeting: { geo_locations: { countries: ['US', 'DE'] }, ...AUTO } }),
+      code: 100,
+      field: 'dsa_beneficiary',
+      subcode: 3858079,
+      message: 'beneficiary',
+    },
+    {
+      refuses: 'an ad set targeting an EU country without dsa_payor',
+      path: `/${ACT}/adsets`,
+      params: () => adset({ dsa_beneficiary: 'Shoes Co GmbH', targeting: { geo_locations: { countries: ['FR'] }, ...AUTO } }),
+      code: 100,
+      field: 'dsa_payor',
+      subcode: 3858081,
+      message: 'payer',
+    },
+    {
+      refuses: 'custom audiences that are not a list of {id}',
+      path: `/${ACT}/adsets`,
+      params: () => adset({ targeting: targeting({ custom_audiences: ['23850000000000001'] }) }),
+      code: 100,
+      field: 'targeting.custom_audiences',
+      message: 'list of {id}',
+    },
+    {
+      refuses: 'excluded audiences that are not a list of {id}',
+      path: `/${ACT}/adsets`,
+      params: () => adset({ targeting: targeting({ excluded_custom_audiences: [{ name: 'Buyers' }] }) }),
+      code: 100,
+      field: 'targeting.excluded_custom_audiences',
+      message: 'list of {id}',
+    },
+    {
+      refuses: 'positions of a publisher platform the ad set does not list',
+      path: `/${ACT}/adsets`,
+      params: () => adset({ targeting: targeting({ publisher_platforms: ['facebook'], instagram_positions: ['story'] }) }),
+      code: 100,
+      field: 'targeting.instagram_positions',
+      message: 'needs instagram in targeting.publisher_platforms',
+    },
+    {
+      refuses: "a position that is not one of the platform's",
+      path: `/${ACT}/adsets`,
+      params: () => adset({ targeting: targeting({ publisher_platforms: ['facebook'], facebook_positions: ['reels'] }) }),
+      code: 100,
+      field: 'targeting.facebook_positions',
+      message: 'reels is not a position of facebook',
+    },
+    {
+      refuses: 'an instant-form ad set without destination_type ON_AD',
+      path: `/${ACT}/adsets`,
+      params: () => adset({ campaign_id: ids.leads, optimization_goal: 'LEAD_GENERATION' }),
+      code: 100,
+      field: 'destination_type',
+      message: 'destination_type ON_AD',
+    },
+    {
+      refuses: 'an instant-form ad set without promoted_object.page_id',
+      path: `/${ACT}/adsets`,
+      params: () => adset({ campaign_id: ids.leads, optimization_goal: 'LEAD_GENERATION', destination_type: 'ON_AD' }),
+      code: 100,
+      field: 'promoted_object.page_id',
+      message: 'promoted_object.page_id',
+    },
+    {
+      refuses: 'an ad of an instant-form ad set without its lead form ("Missing Lead Form")',
+      path: `/${ACT}/ads`,
+      params: () => ad(linkStory({ call_to_action: { type: 'SIGN_UP', value: { link: LINK } } }), { adset_id: ids.leadSet }),
+      code: 100,
+      field: 'creative.object_story_spec.link_data.call_to_action.value.lead_gen_form_id',
+      subcode: 3390001,
+      message: 'lead_gen_form_id',
+    },
+    {
+      refuses: 'special ad category CREDIT (replaced by FINANCIAL_PRODUCTS_SERVICES)',
+      path: `/${ACT}/campaigns`,
+      params: () => campaign({ special_ad_categories: ['CREDIT'], special_ad_category_country: ['US'] }),
+      code: 100,
+      field: 'special_ad_categories',
+      message: 'FINANCIAL_PRODUCTS_SERVICES',
+    },
+    {
+      refuses: 'special ad categories without special_ad_category_country',
+      path: `/${ACT}/campaigns`,
+      params: () => campaign({ special_ad_categories: ['HOUSING'] }),
+      code: 100,
+      field: 'special_ad_category_country',
+      message: 'special_ad_category_country',
+    },
+    {
+      refuses: 'an ad set daily budget under the minimum for its goal ("Budget Is Too Low")',
+      path: `/${ACT}/adsets`,
+      params: () => adset({ campaign_id: ids.unbudgeted, daily_budget: '300' }),
+      code: 100,
+      field: 'daily_budget',
+      subcode: 1885272,
+      message: 'at least 5.00 USD for optimization goal LINK_CLICKS',
+    },
+    {
+      refuses: "a campaign budget under the sum of its ad sets' minimums",
+      path: `/${ACT}/adsets`,
+      params: () => adset({ campaign_id: ids.tight }),
+      code: 100,
+      field: 'daily_budget',
+      subcode: 1885272,
+      message: 'at least 5.00 USD for its ad sets',
+    },
+    {
+      refuses: "an ad set's daily budget changed to below the minimum for its goal",
+      path: () => `/${ids.own}`,
+      params: { daily_budget: '300' },
+      code: 100,
+      field: 'daily_budget',
+      subcode: 1885272,
+      message: 'at least 5.00 USD',
+    },
     {
       refuses: 'a Graph version past its end',
       method: 'GET',
@@ -273,11 +427,51 @@ describe('the fake Graph API refuses each class of bad request in Graph error fo
       expect(error.fbtrace_id).to.match(/^[0-9a-f]{16}$/);
       expect(error.message).to.contain(row.message);
       if (row.field) expect(error.error_data.blame_field_specs).to.deep.equal([row.field.split('.')]);
+      if (row.subcode) expect(error.error_subcode).to.equal(row.subcode);
     });
   }
 
+  it('takes what the rules ask for: the flag, DSA fields, {id} audiences, placements, a lead form, a category country, budgets at the minimum', async () => {
+    const accepted = [
+      await call('POST', `/${ACT}/adsets`, adset({ campaign_id: ids.unbudgeted, daily_budget: '500' })),
+      await call(
+        'POST',
+        `/${ACT}/adsets`,
+        adset({
+          dsa_beneficiary: 'Shoes Co GmbH',
+          dsa_payor: 'Shoes Co GmbH',
+          targeting: targeting({
+            geo_locations: { countries: ['DE'] },
+            custom_audiences: [{ id: '23850000000000001' }],
+            excluded_custom_audiences: [{ id: '23850000000000002' }],
+            publisher_platforms: ['facebook', 'instagram'],
+            facebook_positions: ['feed'],
+            instagram_positions: ['story', 'reels'],
+          }),
+        }),
+      ),
+      await call('POST', `/${ACT}/ads`, ad(linkStory({ call_to_action: { type: 'SIGN_UP', value: { lead_gen_form_id: '555' } } }), { adset_id: ids.leadSet })),
+      await call('POST', `/${ACT}/campaigns`, campaign({ special_ad_categories: ['FINANCIAL_PRODUCTS_SERVICES'], special_ad_category_country: ['US'] })),
+    ];
+    for (const a of accepted) expect(a.status, JSON.stringify(a.body)).to.equal(200);
+    for (const a of accepted) fake.objects.delete(a.body.id);
+  });
+
+  it("answers the account's minimum budgets and DSA defaults", async () => {
+    const minimums = await call('GET', `/${ACT}/minimum_budgets`, {});
+    expect(minimums.body.data[0]).to.deep.include({ currency: 'USD', min_daily_budget_high_freq: 500, min_daily_budget_imp: 100 });
+    expect((await call('GET', `/${ACT}`, { fields: 'default_dsa_beneficiary,default_dsa_payor' })).body).to.deep.equal({ id: ACT });
+    fake.setDsaDefaults(ACT, { beneficiary: 'Shoes Co GmbH', payor: 'Shoes Co Holding' });
+    expect((await call('GET', `/${ACT}`, { fields: 'default_dsa_beneficiary,default_dsa_payor' })).body).to.deep.equal({
+      id: ACT,
+      default_dsa_beneficiary: 'Shoes Co GmbH',
+      default_dsa_payor: 'Shoes Co Holding',
+    });
+    fake.setDsaDefaults(ACT, {});
+  });
+
   it('creates nothing for any refused request', () => {
-    expect(fake.objectsOf(ACT).map((o) => o.name)).to.deep.equal(['Budgeted', 'Unbudgeted', 'Set']);
+    expect(fake.objectsOf(ACT).map((o) => o.name)).to.deep.equal(['Budgeted', 'Unbudgeted', 'Leads', 'Tight', 'Set', 'Lead set', 'Own budget']);
     expect(fake.labelsOf(ACT)).to.deep.equal([]);
   });
 

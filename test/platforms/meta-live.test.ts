@@ -138,7 +138,12 @@ describe('Meta adapter: the reference launch against the strict fake Graph API',
       expect(adset.params.optimization_goal).to.equal('LINK_CLICKS');
       expect(adset.params.billing_event).to.equal('IMPRESSIONS');
       expect(adset.params.start_time).to.equal('2030-01-01T00:00:00Z');
-      expect(json(adset.params.targeting)).to.deep.equal({ geo_locations: { countries: ['US'] }, age_min: 18, age_max: 65 });
+      expect(json(adset.params.targeting)).to.deep.equal({
+        geo_locations: { countries: ['US'] },
+        age_min: 18,
+        age_max: 65,
+        targeting_automation: { advantage_audience: 1 },
+      });
       expect(json(adset.params.adlabels)).to.deep.equal([{ name: 'svc:nd_adset1' }]);
       if (budget === 'adset') expect(adset.params.daily_budget).to.equal('5000');
       else expect(adset.params).to.not.have.property('daily_budget');
@@ -272,6 +277,34 @@ describe('Meta adapter: the reference launch against the strict fake Graph API',
     expect(found.has('nd_ad7')).to.equal(false);
     specs.forEach((s, i) => i !== 7 && expect(found.get(s.marker)).to.deep.equal({ level: 'ad', id: refs[i].id }));
     expect((await fresh.findCreated(account, 'campaign', ['nd_campaign1', 'nd_never'])).get('nd_campaign1')).to.deep.equal(campaign);
+  });
+
+  it("reads the account's minimum budgets once an hour and Meta's DSA defaults once, in one round trip when both are due", async () => {
+    let now = 1_000_000;
+    const meta = adapter({ now: () => now });
+    fake.setDsaDefaults(account.accountId, { beneficiary: 'Shoes Co GmbH', payor: 'Shoes Co Holding' });
+    const first = await meta.metaAccountFacts(account, true);
+    expect(first).to.deep.equal({
+      minimumBudgets: { imp: 100, highFreq: 500, lowFreq: 2500, videoViews: 200 },
+      dsaBeneficiary: 'Shoes Co GmbH',
+      dsaPayor: 'Shoes Co Holding',
+    });
+    expect(fake.roundTrips, 'one Graph batch of both reads').to.equal(1);
+    now += 59 * 60_000;
+    expect(await meta.metaAccountFacts(account, true)).to.deep.equal(first);
+    expect(fake.roundTrips, 'both kept').to.equal(1);
+    now += 60_000;
+    await meta.metaAccountFacts(account, true);
+    expect(fake.roundTrips, 'the minimums read again after an hour, the defaults kept').to.equal(2);
+    expect(fake.calls.map((c) => c.path)).to.deep.equal([
+      `/${account.accountId}/minimum_budgets`,
+      `/${account.accountId}`,
+      `/${account.accountId}/minimum_budgets`,
+    ]);
+    // The account's own names come first, and then Meta's defaults are not asked for.
+    const own = { ...account, dsaBeneficiary: 'Own GmbH', dsaPayor: 'Own AG' };
+    expect(await adapter().metaAccountFacts(own, true)).to.deep.include({ dsaBeneficiary: 'Own GmbH', dsaPayor: 'Own AG' });
+    expect(fake.calls.filter((c) => c.path === `/${account.accountId}`)).to.have.length(1);
   });
 
   it('answers a throttle longer than the call has left at once with retryAfterMs, waiting nothing', async () => {

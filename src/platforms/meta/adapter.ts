@@ -44,6 +44,7 @@ import {
   updateParams,
   type GraphParams,
 } from './mapping.js';
+import { euCountries, type MetaAccountFacts, type MinimumBudgets } from './rules.js';
 
 export interface MetaAdapterOptions extends LiveHttpOptions {
   /** Versioned Graph base URL, e.g. https://graph.facebook.com/v25.0. */
@@ -53,6 +54,17 @@ export interface MetaAdapterOptions extends LiveHttpOptions {
   /** Status checks of an uploaded video before giving up, and the wait between them (defaults 30 and 2 s). */
   videoPolls?: number;
   videoPollMs?: number;
+  /** The clock of the kept minimum budgets (default Date.now). */
+  now?: () => number;
+}
+
+/** How long an account's minimum budgets are kept before they are read again. */
+const MINIMUMS_MS = 60 * 60 * 1000;
+
+/** Meta's DSA account defaults (AdAccount default_dsa_beneficiary, default_dsa_payor); null when unset. */
+interface DsaDefaults {
+  beneficiary: string | null;
+  payor: string | null;
 }
 
 /** The account edges listing objects by ad label (api_specs AdAccount `campaignsbylabels`, `adsetsbylabels`, `adsbylabels`). */
@@ -91,8 +103,51 @@ function speakingAs(account: AdAccount, settings: Record<string, unknown>): Reco
   return out;
 }
 
-function withPage(account: AdAccount, spec: ObjectSpec): ObjectSpec {
-  return spec.level === 'ad' || spec.level === 'creative' ? { ...spec, settings: speakingAs(account, spec.settings ?? {}) } : spec;
+/**
+ * A spec with what its account adds: an ad's page, and an ad set's page (for a lead form's promoted
+ * object) and, when it targets the EU, its DSA beneficiary and payer (the account's, else Meta's defaults).
+ */
+function withAccount(account: AdAccount, spec: ObjectSpec, dsa: DsaDefaults | null): ObjectSpec {
+  if (spec.level === 'ad' || spec.level === 'creative') return { ...spec, settings: speakingAs(account, spec.settings ?? {}) };
+  if (spec.level !== 'adset') return spec;
+  const s = spec.settings ?? {};
+  const eu = euCountries((s.targeting as Record<string, unknown> | undefined)?.countries).length > 0;
+  return {
+    ...spec,
+    settings: {
+      ...s,
+      ...(account.pageId ? { pageId: account.pageId } : {}),
+      ...(eu ? { dsaBeneficiary: account.dsaBeneficiary ?? dsa?.beneficiary ?? undefined, dsaPayor: account.dsaPayor ?? dsa?.payor ?? undefined } : {}),
+    },
+  };
+}
+
+/** Whether a spec is an ad set targeting the EU whose account does not name both DSA fields itself. */
+const needsDsaDefaults = (account: AdAccount, spec: ObjectSpec) =>
+  spec.level === 'adset' &&
+  !(account.dsaBeneficiary && account.dsaPayor) &&
+  euCountries((spec.settings?.targeting as Record<string, unknown> | undefined)?.countries).length > 0;
+
+/** The fields of the ad account read for its DSA defaults. */
+const DSA_FIELDS = { fields: 'default_dsa_beneficiary,default_dsa_payor' };
+
+/** Meta's DSA defaults from the ad account's answer (DSA_FIELDS); a blank or absent one is null. */
+function dsaDefaultsOf(body: any): DsaDefaults {
+  const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v : null);
+  return { beneficiary: text(body?.default_dsa_beneficiary), payor: text(body?.default_dsa_payor) };
+}
+
+/** The minimums of a `minimum_budgets` answer in the account's currency (minor units); null fields read as 0. */
+function minimumsOf(body: any, currency: string): MinimumBudgets {
+  const rows: any[] = Array.isArray(body?.data) ? body.data : [];
+  const row = rows.find((r) => r?.currency === currency) ?? rows[0] ?? {};
+  const n = (v: unknown) => (Number.isFinite(Number(v)) ? Math.round(Number(v)) : 0);
+  return {
+    imp: n(row.min_daily_budget_imp),
+    highFreq: n(row.min_daily_budget_high_freq),
+    lowFreq: n(row.min_daily_budget_low_freq),
+    videoViews: n(row.min_daily_budget_video_views),
+  };
 }
 
 export class MetaAdapter implements PlatformAdapter {
@@ -104,6 +159,11 @@ export class MetaAdapter implements PlatformAdapter {
   private readonly videoPollMs: number;
   /** Ad account → marker → the id of the ad label carrying it. */
   private readonly labels = new Map<string, Map<string, string>>();
+  /** Ad account → its minimum budgets and when they were read (kept MINIMUMS_MS). */
+  private readonly minimums = new Map<string, { at: number; value: MinimumBudgets }>();
+  /** Ad account → Meta's DSA defaults, read once and kept. */
+  private readonly dsaDefaults = new Map<string, DsaDefaults>();
+  private readonly now: () => number;
 
   constructor(outbound: OutboundClient, options: MetaAdapterOptions) {
     this.http = new LiveHttp(outbound, options);
@@ -111,6 +171,39 @@ export class MetaAdapter implements PlatformAdapter {
     this.optionPageSize = options.optionPageSize ?? 200;
     this.videoPolls = Math.max(1, options.videoPolls ?? 30);
     this.videoPollMs = options.videoPollMs ?? 2_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * The account's minimum budgets (`minimum_budgets`, kept an hour) and, when `dsa` asks and the
+   * account does not name both itself, Meta's DSA defaults (`default_dsa_beneficiary`,
+   * `default_dsa_payor`, read once and kept): both reads in one round trip when both are due.
+   */
+  async metaAccountFacts(account: AdAccount, dsa: boolean): Promise<MetaAccountFacts> {
+    const kept = this.minimums.get(account.accountId);
+    const minimumsDue = !kept || this.now() - kept.at >= MINIMUMS_MS;
+    const dsaDue = dsa && !(account.dsaBeneficiary && account.dsaPayor) && !this.dsaDefaults.has(account.accountId);
+    const reads = [
+      ...(minimumsDue ? [{ path: `${account.accountId}/minimum_budgets`, params: {} }] : []),
+      ...(dsaDue ? [{ path: account.accountId, params: DSA_FIELDS }] : []),
+    ];
+    const bodies = reads.length ? await this.readMany(account, reads) : [];
+    if (minimumsDue) this.minimums.set(account.accountId, { at: this.now(), value: minimumsOf(bodies[0], account.currency) });
+    if (dsaDue) this.dsaDefaults.set(account.accountId, dsaDefaultsOf(bodies[minimumsDue ? 1 : 0]));
+    const defaults = this.dsaDefaults.get(account.accountId);
+    return {
+      minimumBudgets: this.minimums.get(account.accountId)!.value,
+      dsaBeneficiary: account.dsaBeneficiary ?? defaults?.beneficiary ?? null,
+      dsaPayor: account.dsaPayor ?? defaults?.payor ?? null,
+    };
+  }
+
+  /** Meta's DSA defaults for the account when an ad set of `specs` needs them (read once and kept); null otherwise. */
+  private async dsaFor(account: AdAccount, specs: ObjectSpec[]): Promise<DsaDefaults | null> {
+    if (!specs.some((s) => needsDsaDefaults(account, s))) return null;
+    if (!this.dsaDefaults.has(account.accountId))
+      this.dsaDefaults.set(account.accountId, dsaDefaultsOf(await this.http.retrying(() => this.graph.get(account, account.accountId, DSA_FIELDS))));
+    return this.dsaDefaults.get(account.accountId)!;
   }
 
   /** Several reads in as few round trips as possible (one GET, or batches of 50), retried as a whole. */
@@ -370,6 +463,7 @@ export class MetaAdapter implements PlatformAdapter {
 
   async createObjects(account: AdAccount, specs: ObjectSpec[]): Promise<ObjectRef[]> {
     const ids: Array<string | undefined> = new Array(specs.length);
+    const dsa = await this.dsaFor(account, specs);
     // A parentId naming the marker of an earlier spec waits for that spec's id.
     const parentIndex = specs.map((s, i) => (s.parentId === null ? -1 : specs.findIndex((p, j) => j < i && p.marker === s.parentId)));
     let pending = specs.map((_, i) => i);
@@ -384,7 +478,7 @@ export class MetaAdapter implements PlatformAdapter {
             const requests: BatchRequest[] = todo.map(({ spec }) => ({
               method: 'POST',
               relativeUrl: `${account.accountId}/${EDGES[spec.level]}`,
-              params: createParams(withPage(account, spec)),
+              params: createParams(withAccount(account, spec, dsa)),
             }));
             return (await this.graph.batch(account, requests)).map((a): CreateOutcome => {
               if (!a.ok) return { error: a.error };

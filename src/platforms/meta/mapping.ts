@@ -2,17 +2,22 @@
 // parameters, Graph campaigns to PlatformCampaign, insights rows to minor-unit totals.
 //
 // Settings understood (camelCase, all optional; `platformFields` is merged raw into the request):
-//   campaign: specialAdCategories, bidStrategy, buyingType, adSetBudgetSharing (with no campaign budget)
+//   campaign: specialAdCategories, bidStrategy, buyingType, adSetBudgetSharing (with no campaign budget),
+//             adSetCountries (the countries its ad sets target: special_ad_category_country)
 //   adset:    optimizationGoal, billingEvent, bidStrategy, bidAmount (minor units), destinationType,
-//             targeting {countries, regions, cities, ageMin, ageMax, genders, interests},
-//             schedule {startTime, endTime}, promotedObject {pixelId, customEventType, pageId}
-//   ad, creative: pageId, instagramUserId, postId, headline, primaryText, description, linkUrl,
-//             callToAction, platformCreativeId (ads only), urlTags; the uploaded creative is ObjectSpec.creative
+//             targeting {countries, regions, cities, ageMin, ageMax, genders, interests, customAudiences,
+//             excludedAudiences}, advantageAudience, placements {automatic, positions},
+//             schedule {startTime, endTime}, promotedObject {pixelId, customEventType, pageId, leadFormId},
+//             pageId (the account's, for a lead form), dsaBeneficiary, dsaPayor (resolved by the adapter)
+//   ad, creative: pageId, instagramUserId, postId, headline, primaryText, description, linkUrl, displayUrl,
+//             callToAction, leadFormId (its ad set's), platformCreativeId (ads only), urlTags; the
+//             uploaded creative is ObjectSpec.creative
 // Ads carry their creative inline (object_story_spec, or object_story_id for an existing post) unless
 // platformCreativeId names one. Names are sent as given; the service's marker travels as an ad label.
 
 import type { Budget, Insights, ObjectLevel, ObjectSpec, OptionItem, PlatformCampaign, PlatformStatus } from '../port.js';
 import { decimalToMinor, splitMarkedName } from '../live-http.js';
+import { advantageAudienceFlag, specialCategories } from './rules.js';
 
 export type GraphParams = Record<string, unknown>;
 
@@ -87,7 +92,26 @@ export function budgetChange(budget: Budget): GraphParams {
   return budgetParams(budget);
 }
 
-function targetingOf(value: unknown): GraphParams | undefined {
+const idList = (value: unknown) => (Array.isArray(value) && value.length ? value.map((id) => ({ id: String(id) })) : undefined);
+
+/**
+ * Placements as publisher_platforms plus <platform>_positions from `<platform>:<position>` names;
+ * nothing (Meta's automatic placements) when automatic or none are named.
+ */
+function placementsOf(value: unknown): GraphParams {
+  const p = asRecord(value);
+  const positions = Array.isArray(p.positions) ? p.positions.map(String) : [];
+  if (p.automatic === true || !positions.length) return {};
+  const out: Record<string, string[]> = {};
+  for (const name of positions) {
+    const [platform, position] = name.split(':');
+    (out[`${platform}_positions`] ??= []).push(position);
+  }
+  return { publisher_platforms: [...new Set(positions.map((n) => n.split(':')[0]))], ...out };
+}
+
+function targetingOf(s: Record<string, unknown>): GraphParams | undefined {
+  const value = s.targeting;
   if (value === undefined) return undefined;
   const t = asRecord(value);
   const geo = definedEntries({
@@ -104,24 +128,37 @@ function targetingOf(value: unknown): GraphParams | undefined {
     age_max: t.ageMax,
     genders: genders?.length ? genders : undefined,
     flexible_spec: Array.isArray(t.interests) && t.interests.length ? [{ interests: t.interests.map((id) => ({ id: String(id) })) }] : undefined,
+    custom_audiences: idList(t.customAudiences),
+    excluded_custom_audiences: idList(t.excludedAudiences),
+    ...placementsOf(s.placements),
+    // Said explicitly on every ad set since v23.0: 0 keeps the targeting as written.
+    targeting_automation: { advantage_audience: advantageAudienceFlag(s) },
   });
 }
 
 function adsetParams(s: Record<string, unknown>): GraphParams {
   const schedule = asRecord(s.schedule);
   const promoted = s.promotedObject === undefined ? undefined : asRecord(s.promotedObject);
+  // An instant-form (lead ad) set: destination ON_AD, promoted by the page that owns the form.
+  const leadForm = Boolean(promoted?.leadFormId);
   return definedEntries({
     optimization_goal: s.optimizationGoal,
     billing_event: s.billingEvent,
     bid_strategy: s.bidStrategy,
     bid_amount: s.bidAmount,
-    destination_type: s.destinationType,
-    targeting: targetingOf(s.targeting),
+    destination_type: leadForm ? 'ON_AD' : s.destinationType,
+    targeting: targetingOf(s),
     start_time: schedule.startTime,
     end_time: schedule.endTime,
     promoted_object: promoted
-      ? definedEntries({ pixel_id: promoted.pixelId, custom_event_type: promoted.customEventType, page_id: promoted.pageId })
+      ? definedEntries({
+          pixel_id: promoted.pixelId,
+          custom_event_type: promoted.customEventType,
+          page_id: promoted.pageId ?? (leadForm ? s.pageId : undefined),
+        })
       : undefined,
+    dsa_beneficiary: s.dsaBeneficiary,
+    dsa_payor: s.dsaPayor,
   });
 }
 
@@ -154,7 +191,10 @@ function creativeSpec(name: string, s: Record<string, unknown>, creative: Creati
     const post = String(s.postId);
     return { name, url_tags: tags, object_story_id: post.includes('_') ? post : `${String(s.pageId)}_${post}` };
   }
-  const cta = s.callToAction ? { type: s.callToAction, ...(s.linkUrl ? { value: { link: s.linkUrl } } : {}) } : undefined;
+  // A lead ad's button opens its ad set's instant form (call_to_action.value.lead_gen_form_id).
+  const form = s.leadFormId ? String(s.leadFormId) : null;
+  const value = definedEntries({ link: s.linkUrl, lead_gen_form_id: form ?? undefined });
+  const cta = s.callToAction || form ? { type: s.callToAction ?? 'SIGN_UP', ...(Object.keys(value).length ? { value } : {}) } : undefined;
   const video = creative?.type === 'video' ? creative : null;
   const thumbnail = video?.thumbnailRef ?? null;
   const story = video
@@ -171,7 +211,9 @@ function creativeSpec(name: string, s: Record<string, unknown>, creative: Creati
       }
     : {
         link_data: definedEntries({
-          link: s.linkUrl,
+          // An instant-form ad without a website links to Meta's placeholder, as Ads Manager does.
+          link: s.linkUrl ?? (form ? 'https://fb.me/' : undefined),
+          caption: s.displayUrl,
           message: s.primaryText,
           name: s.headline,
           description: s.description,
@@ -203,7 +245,11 @@ export function createParams(spec: ObjectSpec): GraphParams {
         name,
         objective: spec.objective ?? 'OUTCOME_TRAFFIC',
         status: spec.status,
-        special_ad_categories: Array.isArray(s.specialAdCategories) ? s.specialAdCategories : [],
+        special_ad_categories: specialCategories(s.specialAdCategories),
+        // Categories other than NONE name the countries the ads run in.
+        ...(specialCategories(s.specialAdCategories).some((c) => c !== 'NONE') && Array.isArray(s.adSetCountries)
+          ? { special_ad_category_country: s.adSetCountries }
+          : {}),
         adlabels,
         ...definedEntries({ bid_strategy: s.bidStrategy, buying_type: s.buyingType }),
         // Without a campaign budget, v24+ wants to hear whether the ad sets share theirs.
@@ -230,7 +276,14 @@ export function createParams(spec: ObjectSpec): GraphParams {
 export function updateParams(level: ObjectLevel, settings: Record<string, unknown>): GraphParams {
   const raw = asRecord(settings.platformFields);
   if (level === 'adset') return { ...adsetParams(settings), ...raw };
-  if (level === 'campaign') return { ...definedEntries({ bid_strategy: settings.bidStrategy, special_ad_categories: settings.specialAdCategories }), ...raw };
+  if (level === 'campaign')
+    return {
+      ...definedEntries({
+        bid_strategy: settings.bidStrategy,
+        special_ad_categories: settings.specialAdCategories === undefined ? undefined : specialCategories(settings.specialAdCategories),
+      }),
+      ...raw,
+    };
   if (level === 'ad') {
     const creative = settings.platformCreativeId
       ? { creative_id: String(settings.platformCreativeId) }

@@ -28,6 +28,7 @@ import {
   type UploadedCreative,
 } from '../port.js';
 import { CONVERSION_EVENTS, INTERESTS, LOCATIONS } from './catalog.js';
+import { sandboxMinimums, type MetaAccountFacts } from '../meta/rules.js';
 import { NO_INSIGHTS, addInsights, deliver, type Delivery, type StatusChange } from './delivery.js';
 import { perObject } from '../insights.js';
 import { nonCountries, refusalOf } from './refusals.js';
@@ -360,6 +361,18 @@ export class SandboxPlatform implements PlatformAdapter {
   /** The sandbox targets every ISO 3166-1 alpha-2 country, and nothing else. */
   async unknownCountries(_account: AdAccount, countries: string[]): Promise<string[]> {
     return nonCountries(countries);
+  }
+
+  /**
+   * Meta's rules in the sandbox: minimum budgets from a table per currency; the DSA names are the
+   * account's own (a sandbox account has no Meta defaults).
+   */
+  async metaAccountFacts(account: AdAccount): Promise<MetaAccountFacts> {
+    return {
+      minimumBudgets: sandboxMinimums(account.currency),
+      dsaBeneficiary: account.dsaBeneficiary ?? null,
+      dsaPayor: account.dsaPayor ?? null,
+    };
   }
 
   /** Keeps the upload as a creative object of the account (a video with its cover): ads must name one it holds. */

@@ -18,6 +18,7 @@ import type { AdAccount, Budget, ObjectSpec, OptionItem, PlatformCampaign, Platf
 import { PlatformError } from '../port.js';
 import { minorToDecimal, decimalToMinor } from '../live-http.js';
 import type { TikTokParams } from './client.js';
+import { PLACEMENT_POSITIONS } from '../placements.js';
 
 /** Meta-style (platform-neutral) objectives to TikTok objective types; TikTok names pass through. */
 const OBJECTIVES: Record<string, string> = {
@@ -70,7 +71,7 @@ export const CAMPAIGN_GOALS: Record<string, string> = { WEB_CONVERSIONS: 'CONVER
 export const NO_PROMOTION_TYPE = ['REACH', 'VIDEO_VIEWS', 'ENGAGEMENT'];
 
 /** TikTok's placements: what `placements.positions` may name for a TikTok ad set. */
-export const TIKTOK_PLACEMENTS = ['PLACEMENT_TIKTOK', 'PLACEMENT_PANGLE', 'PLACEMENT_GLOBAL_APP_BUNDLE'];
+export const TIKTOK_PLACEMENTS = PLACEMENT_POSITIONS.tiktok;
 
 /** The longest display name TikTok shows on an ad (AdcreateCreatives display_name). */
 export const DISPLAY_NAME_MAX = 40;

@@ -150,14 +150,15 @@ describe('MCP answers an agent can read', function () {
         api('POST', '/launches', { title: `Launch ${i} ${'x'.repeat(150)}`, description: 'd'.repeat(500) }, idem('many')),
       );
       // 3 campaigns x 8 ad sets x 4 ads, published; 3 x 13 x 4 left a draft for the publish preview.
-      const buildBig = async (title: string, copies: number) => {
-        const big = await buildLaunch(api, { title, creativeId: creatives[0], ads: 4 });
+      // Each campaign budget covers Meta's minimum for its link-click ad sets ($5.00 each in the sandbox).
+      const buildBig = async (title: string, copies: number, dailyAmount: number) => {
+        const big = await buildLaunch(api, { title, creativeId: creatives[0], ads: 4, campaign: { budget: { dailyAmount } } });
         await api('POST', `/launches/${big.launchId}/nodes/${big.adsetId}/duplicate`, { nodeType: 'adset', count: copies }, idem('dup'));
         for (let c = 1; c < 3; c++) {
           const campaign = (
             await api('POST', `/launches/${big.launchId}/nodes`, {
               nodeType: 'campaign',
-              properties: { name: `Campaign ${c}`, objective: 'OUTCOME_TRAFFIC', budget: { dailyAmount: 5000 } },
+              properties: { name: `Campaign ${c}`, objective: 'OUTCOME_TRAFFIC', budget: { dailyAmount } },
             })
           ).body.id;
           const adset = (
@@ -190,8 +191,8 @@ describe('MCP answers an agent can read', function () {
         }
         return big.launchId;
       };
-      bigLaunchId = await buildBig('Big launch', 7);
-      draftLaunchId = await buildBig('Big draft', 12);
+      bigLaunchId = await buildBig('Big launch', 7, 5000);
+      draftLaunchId = await buildBig('Big draft', 12, 6500);
       await publish(api, bigLaunchId);
       // Copies, structure templates, automations (with runs over the live ads), a board, webhook endpoints.
       await mapLimit([...Array(40).keys()], 4, (i) =>

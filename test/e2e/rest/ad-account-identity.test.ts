@@ -58,7 +58,7 @@ for (const dialect of dialects()) {
     });
     after(async () => w?.close());
 
-    it('get-ad-account answers the platform, name, currency, time zone and the four fields (null when unset), with scope read', async () => {
+    it('get-ad-account answers the platform, name, currency, time zone and who its ads speak as (null when unset), with scope read', async () => {
       const meta = await w.request('GET', path('shoes', 'act_1001'), { key: w.key('acme', 'reader') });
       expect(meta.status, JSON.stringify(meta.body)).to.equal(200);
       expect(meta.body).to.deep.equal({
@@ -73,6 +73,8 @@ for (const dialect of dialects()) {
         instagramUserId: null,
         identityId: null,
         identityType: null,
+        dsaBeneficiary: null,
+        dsaPayor: null,
       });
       const tok = await w.request('GET', path('tok', 'biz_3001'), { key: ci });
       expect(tok.body).to.deep.include({ platform: 'tiktok', currency: 'EUR', identityId: null, identityType: null, pageId: null });
@@ -97,6 +99,19 @@ for (const dialect of dialects()) {
       const brands = await w.request('GET', '/v1/brands', { key: ci });
       for (const row of brands.body.accounts)
         expect(Object.keys(row).sort()).to.deep.equal(['accountId', 'accountName', 'active', 'brandId', 'brandName', 'connected', 'organizationId']);
+    });
+
+    it("a Meta account's DSA beneficiary and payer are set, cleared with null, and refused on a TikTok account", async () => {
+      const set = await w.request('PATCH', path('shoes', 'act_1001'), { key: ci, body: { dsaBeneficiary: 'Shoes GmbH', dsaPayor: 'Shoes Holding AG' } });
+      expect(set.status, JSON.stringify(set.body)).to.equal(200);
+      expect(set.body).to.deep.include({ pageId: '100200300400', dsaBeneficiary: 'Shoes GmbH', dsaPayor: 'Shoes Holding AG' });
+      const cleared = await w.request('PATCH', path('shoes', 'act_1001'), { key: ci, body: { dsaPayor: null } });
+      expect(cleared.body).to.deep.include({ dsaBeneficiary: 'Shoes GmbH', dsaPayor: null });
+      expect((await w.request('GET', path('shoes', 'act_1001'), { key: ci })).body).to.deep.include({ dsaBeneficiary: 'Shoes GmbH', dsaPayor: null });
+      await w.request('PATCH', path('shoes', 'act_1001'), { key: ci, body: { dsaBeneficiary: null } });
+      const onTok = await w.request('PATCH', path('tok', 'biz_3001'), { key: ci, body: { dsaBeneficiary: 'Tok Ltd' } });
+      expect(onTok.status).to.equal(400);
+      expect(onTok.body.error.details[0]).to.deep.include({ field: 'dsaBeneficiary' });
     });
 
     it('a TikTok identity is set as identityId with identityType; one without the other answers 400 naming the missing one', async () => {

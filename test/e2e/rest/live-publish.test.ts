@@ -195,6 +195,8 @@ for (const dialect of dialects()) {
         const [adset] = log.filter((r) => r.method === 'POST' && r.path === `/${META_ACCOUNT}/adsets`);
         expect(adset.params).to.not.have.property('daily_budget');
         expect((adset.params.targeting as any).geo_locations.countries).to.deep.equal(['US']);
+        // Ages 18-65 and countries only: Meta's default audience, said explicitly (v23.0+).
+        expect((adset.params.targeting as any).targeting_automation).to.deep.equal({ advantage_audience: 1 });
         expect(stringsIn(log.filter((r) => /\/(adcreatives|ads)$/.test(r.path)).map((r) => r.params)).join(' ')).to.contain('sub3={{campaign.id}}');
       });
 

@@ -164,10 +164,14 @@ for (const dialect of dialects()) {
       const low = await edit(99);
       expect(low.status).to.equal(400);
       expect(low.body.error.details[0]).to.include({ field: 'amount', code: 'too_small' });
-      // 100 yen is the least a budget may be here (100 minor units, not 100 cents): $0.66, 66 cents.
-      const least = await edit(100);
+      // Meta's minimum for the campaign's one link-click ad set is in yen too (the sandbox's JPY table: ¥700).
+      const belowMeta = await edit(100);
+      expect(belowMeta.status).to.equal(400);
+      expect(belowMeta.body.error.details[0].message).to.match(/is ¥100 a day; Meta's minimum .* is ¥700/);
+      // 700 yen is the least a budget may be here (700 minor units, not 700 cents): $4.62, 462 cents.
+      const least = await edit(700);
       expect(least.status, JSON.stringify(least.body)).to.equal(200);
-      expect(least.body).to.deep.include({ currency: 'JPY', amountMinorUnits: 100, countedUsdCents: 66 });
+      expect(least.body).to.deep.include({ currency: 'JPY', amountMinorUnits: 700, countedUsdCents: 462 });
       const edited = await edit(20_001);
       expect(edited.status, JSON.stringify(edited.body)).to.equal(200);
       // 20,001 yen = $132.0066: 13,201 cents.
@@ -180,10 +184,10 @@ for (const dialect of dialects()) {
       });
       expect(edited.body.ceiling).to.deep.equal({
         limitMinorUnits: 50_000,
-        committedMinorUnits: before + 66 + 13_201,
-        remainingMinorUnits: 50_000 - before - 66 - 13_201,
+        committedMinorUnits: before + 462 + 13_201,
+        remainingMinorUnits: 50_000 - before - 462 - 13_201,
       });
-      expect(await committed('ci')).to.equal(before + 66 + 13_201);
+      expect(await committed('ci')).to.equal(before + 462 + 13_201);
       const event = await w.service.knex('events').where({ type: 'budget.changed' }).orderBy('id', 'desc').first();
       expect(JSON.parse(event.data)).to.deep.include({
         budget: { period: 'daily', amountMinorUnits: 20_001 },

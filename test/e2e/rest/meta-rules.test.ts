@@ -1,0 +1,332 @@
+// The Meta rules the specifications leave out (live-platforms.md, "What the specifications leave
+// out"), over REST: each is checked at preview in both modes, the sandbox (its own minimum-budget
+// table, no Meta account defaults) and live against the strict fake Graph API, with the same field
+// and a message that says what to change; and a launch that previews valid publishes to the fake with
+// every request accepted, asserted field by field (the Advantage+ flag, DSA names, audiences,
+// placements, lead forms, special-category countries, the minimum-budget read).
+
+import crypto from 'node:crypto';
+import { expect } from 'chai';
+import { dialects } from '../../helpers/databases.js';
+import { startWorld, type World } from '../../helpers/world.js';
+import { addNode, adProps, adsetProps, brandApi, buildLaunch, idem, type Api, type BuiltLaunch } from '../../helpers/launch-builders.js';
+import { RecordingProxy, type Recorded } from '../../helpers/recording-proxy.js';
+import { FakeMetaServer } from '../../fakes/meta-server.js';
+
+const PAGE = '100200300400';
+const ACCOUNTS = {
+  shoes: { accountId: 'act_1001', currency: 'USD', name: 'Shoes US' },
+  eu: { accountId: 'act_1002', currency: 'EUR', name: 'Shoes EU', dsaBeneficiary: 'Shoes Co GmbH', dsaPayor: 'Shoes Co Holding AG' },
+  defaults: { accountId: 'act_1003', currency: 'USD', name: 'Shoes Defaults' },
+} as const;
+type BrandRef = keyof typeof ACCOUNTS;
+
+const world = (tokens: Partial<Record<BrandRef, string>>) => ({
+  organizations: [
+    {
+      ref: 'acme',
+      name: 'Acme Meta Rules',
+      plan: 'agency',
+      subscriptionStatus: 'active',
+      users: [{ ref: 'olive', email: 'olive@meta-rules.test', name: 'Olive Owner', password: 'correct horse 1', role: 'owner' }],
+      brands: (Object.keys(ACCOUNTS) as BrandRef[]).map((ref) => ({
+        ref,
+        name: `Brand ${ref}`,
+        adAccounts: [{ platform: 'meta', timezone: 'America/New_York', pageId: PAGE, ...ACCOUNTS[ref], ...(tokens[ref] ? { accessToken: tokens[ref] } : {}) }],
+      })),
+      apiKeys: [
+        {
+          ref: 'ci',
+          name: 'CI key',
+          createdBy: 'olive',
+          scopes: ['read', 'write', 'publish'],
+          surfaces: { api: true, mcp: true },
+          publishCeilingDollars: 5000,
+        },
+      ],
+    },
+  ],
+});
+
+/** The issues of a preview (a 400) as field → message; an empty map for a valid preview. */
+async function previewIssues(api: Api, launchId: string): Promise<Map<string, string>> {
+  const reply = await api('POST', `/launches/${launchId}/publish`, {}, idem('preview'));
+  if (reply.status === 200) {
+    expect(reply.body.valid, JSON.stringify(reply.body)).to.equal(true);
+    return new Map();
+  }
+  expect(reply.status, JSON.stringify(reply.body)).to.equal(400);
+  expect(reply.body.error.code).to.equal('validation_failed');
+  return new Map(reply.body.error.details.map((d: { field: string; message: string }) => [d.field, d.message]));
+}
+
+interface Row {
+  what: string;
+  brand?: BrandRef;
+  tree: Parameters<typeof buildLaunch>[1];
+  /** The field refused (by the built launch) and a pattern its message matches; none: valid. */
+  refused?: (b: BuiltLaunch) => [string, RegExp];
+  /** Only in this mode (the sandbox has no Meta account defaults). */
+  mode?: 'sandbox' | 'live';
+}
+
+const rows: Row[] = [
+  {
+    what: 'Advantage+ audience on with narrowed ages',
+    tree: { adset: { advantageAudience: true, targeting: { countries: ['US'], ageMin: 25, ageMax: 45 } } },
+    refused: (b) => [`adSets[${b.adsetId}].advantageAudience`, /narrows ages or genders.*set it false/],
+  },
+  {
+    what: 'Advantage+ audience on with one gender',
+    tree: { adset: { advantageAudience: true, targeting: { countries: ['US'], genders: ['female'] } } },
+    refused: (b) => [`adSets[${b.adsetId}].advantageAudience`, /Advantage\+ audience/],
+  },
+  {
+    what: 'Advantage+ audience on with interests (a suggestion Meta may widen)',
+    tree: { adset: { advantageAudience: true, targeting: { countries: ['US'], interests: ['6003107902433'] } } },
+  },
+  {
+    what: 'an EU ad set on an account naming no beneficiary and payer, Meta having no defaults',
+    tree: { adset: { targeting: { countries: ['US', 'DE'] } } },
+    refused: (b) => [`adSets[${b.adsetId}].targeting.countries`, /DE is in the EU.*dsaBeneficiary and dsaPayor on ad account act_1001 \(update-ad-account\)/],
+  },
+  { what: 'an EU ad set on an account naming its beneficiary and payer', brand: 'eu', tree: { adset: { targeting: { countries: ['FR', 'DE'] } } } },
+  {
+    what: 'an EU ad set on an account whose Meta account has DSA defaults (live)',
+    brand: 'defaults',
+    mode: 'live',
+    tree: { adset: { targeting: { countries: ['IT'] } } },
+  },
+  {
+    what: 'an EU ad set on an account naming neither, in the sandbox (no Meta defaults there)',
+    brand: 'defaults',
+    mode: 'sandbox',
+    tree: { adset: { targeting: { countries: ['IT'] } } },
+    refused: (b) => [`adSets[${b.adsetId}].targeting.countries`, /act_1003 \(update-ad-account\)/],
+  },
+  {
+    what: 'a placement that is not a Meta position',
+    tree: { adset: { placements: { positions: ['facebook:feed', 'instagram:feed'] } } },
+    refused: (b) => [`adSets[${b.adsetId}].placements`, /instagram:feed is not a Meta position; use facebook:feed/],
+  },
+  {
+    what: 'a TikTok placement on a Meta ad set',
+    tree: { adset: { placements: { automatic: false, positions: ['PLACEMENT_TIKTOK'] } } },
+    refused: (b) => [`adSets[${b.adsetId}].placements`, /PLACEMENT_TIKTOK is not a Meta position/],
+  },
+  {
+    what: 'automatic placements that also name positions (they would be dropped)',
+    tree: { adset: { placements: { automatic: true, positions: ['facebook:feed'] } } },
+    refused: (b) => [`adSets[${b.adsetId}].placements`, /automatic true/],
+  },
+  { what: 'Meta positions', tree: { adset: { placements: { automatic: false, positions: ['facebook:feed', 'instagram:story', 'instagram:reels'] } } } },
+  {
+    what: 'an OUTCOME_LEADS ad set with neither a lead form nor a pixel',
+    tree: { campaign: { objective: 'OUTCOME_LEADS' }, adset: { optimizationGoal: 'LEAD_GENERATION' } },
+    refused: (b) => [`adSets[${b.adsetId}].promotedObject`, /leadFormId.*pixelId/],
+  },
+  {
+    what: 'a lead form on a campaign that is not OUTCOME_LEADS',
+    tree: { adset: { promotedObject: { leadFormId: '900100' } } },
+    refused: (b) => [`adSets[${b.adsetId}].promotedObject.leadFormId`, /OUTCOME_LEADS/],
+  },
+  {
+    what: 'a lead ad set with its form',
+    tree: { campaign: { objective: 'OUTCOME_LEADS' }, adset: { optimizationGoal: 'LEAD_GENERATION', promotedObject: { leadFormId: '900100' } } },
+  },
+  {
+    what: 'a $3.00 link-click ad set budget (Meta minimum $5.00)',
+    tree: { campaign: { budget: undefined }, adset: { budget: { dailyAmount: 300 } } },
+    refused: (b) => [`adSets[${b.adsetId}].budget`, /is \$3\.00 a day; Meta's minimum for LINK_CLICKS on ad account act_1001 is \$5\.00/],
+  },
+  { what: 'a $5.00 link-click ad set budget', tree: { campaign: { budget: undefined }, adset: { budget: { dailyAmount: 500 } } } },
+  {
+    what: 'a $3.00 reach ad set budget (impressions minimum $1.00)',
+    tree: { campaign: { budget: undefined }, adset: { optimizationGoal: 'REACH', budget: { dailyAmount: 300 } } },
+  },
+  {
+    what: 'a €4.00 campaign budget for a link-click ad set (minimum €5.00)',
+    brand: 'eu',
+    tree: { campaign: { budget: { dailyAmount: 400 } } },
+    refused: (b) => [`campaigns[${b.campaignId}].budget`, /is €4\.00 a day; Meta's minimum for its 1 ad sets on ad account act_1002 is €5\.00/],
+  },
+  {
+    what: 'special ad categories with an ad set targeting cities only',
+    tree: { campaign: { specialAdCategories: ['HOUSING'] }, adset: { targeting: { cities: ['2418779'] } } },
+    refused: (b) => [`campaigns[${b.campaignId}].specialAdCategories`, /countries/],
+  },
+  { what: 'special ad category CREDIT (sent as FINANCIAL_PRODUCTS_SERVICES)', tree: { campaign: { specialAdCategories: ['CREDIT'] } } },
+];
+
+for (const [dialect, mode] of dialects().flatMap((d) => (['sandbox', 'live'] as const).map((m) => [d, m] as const))) {
+  describe(`Meta's left-out rules at preview (${mode}, ${dialect})`, function () {
+    this.timeout(120_000);
+    let w: World;
+    let meta: FakeMetaServer | undefined;
+    let proxy: RecordingProxy | undefined;
+    const apis = {} as Record<BrandRef, Api>;
+    let savedKey: string | undefined;
+
+    before(async () => {
+      savedKey = process.env.TOKEN_ENCRYPTION_KEY;
+      if (!savedKey) process.env.TOKEN_ENCRYPTION_KEY = crypto.randomBytes(32).toString('base64');
+      const tokens: Partial<Record<BrandRef, string>> = {};
+      // The EU account's budgets count against the key's dollar ceiling at this rate.
+      let env: Record<string, string> = { FX_RATES: 'EUR=1.08' };
+      if (mode === 'live') {
+        meta = await FakeMetaServer.start();
+        for (const ref of Object.keys(ACCOUNTS) as BrandRef[]) tokens[ref] = meta.addAccount(ACCOUNTS[ref].accountId, { currency: ACCOUNTS[ref].currency });
+        meta.setDsaDefaults(ACCOUNTS.defaults.accountId, { beneficiary: 'Defaults Inc.', payor: 'Defaults Payer Ltd' });
+        proxy = await RecordingProxy.start(meta.url, /^\/v\d+\.\d+/);
+        env = { ...env, PLATFORM_MODE: 'live', META_GRAPH_URL: proxy.url, TOKEN_ENCRYPTION_KEY: process.env.TOKEN_ENCRYPTION_KEY! };
+      }
+      w = await startWorld({ dialect, bootstrap: world(tokens), env });
+      for (const ref of Object.keys(ACCOUNTS) as BrandRef[]) apis[ref] = brandApi(w, w.key('acme', 'ci'), w.brandId('acme', ref));
+    });
+    after(async () => {
+      await w?.close();
+      await proxy?.close();
+      await meta?.close();
+      if (savedKey === undefined) delete process.env.TOKEN_ENCRYPTION_KEY;
+    });
+
+    for (const row of rows.filter((r) => !r.mode || r.mode === mode)) {
+      it(`${row.what}: ${row.refused ? 'refused on its field' : 'valid'}`, async () => {
+        const built = await buildLaunch(apis[row.brand ?? 'shoes'], { title: row.what.slice(0, 200), ...row.tree });
+        const issues = await previewIssues(apis[row.brand ?? 'shoes'], built.launchId);
+        if (!row.refused) return expect(Object.fromEntries(issues)).to.deep.equal({});
+        const [field, message] = row.refused(built);
+        expect([...issues.keys()], JSON.stringify(Object.fromEntries(issues))).to.deep.equal([field]);
+        expect(issues.get(field)).to.match(message);
+      });
+    }
+
+    it("a live budget change below the account's minimum is refused naming it; at the minimum it is set", async () => {
+      const api = apis.shoes;
+      const built = await buildLaunch(api, { title: 'Live budget minimum', campaign: { budget: undefined }, adset: { budget: { dailyAmount: 2000 } } });
+      const published = await api('POST', `/launches/${built.launchId}/publish`, { confirm: true }, idem('live-min'));
+      expect(published.status, JSON.stringify(published.body)).to.equal(200);
+      const change = (amount: number) =>
+        api('POST', `/launches/${built.launchId}/nodes/${built.adsetId}/live-budget`, { level: 'ADSET', budgetType: 'daily', amount }, idem('live-min'));
+      const low = await change(300);
+      expect(low.status, JSON.stringify(low.body)).to.equal(400);
+      expect(low.body.error.details[0]).to.deep.include({ field: 'amount' });
+      expect(low.body.error.details[0].message).to.match(/is \$3\.00 a day; Meta's minimum for LINK_CLICKS on ad account act_1001 is \$5\.00/);
+      const ok = await change(500);
+      expect(ok.status, JSON.stringify(ok.body)).to.equal(200);
+    });
+
+    if (mode !== 'live') return;
+
+    describe('publishing to the fake Meta: every request accepted, asserted field by field', () => {
+      beforeEach(() => proxy!.clear());
+      const posts = (edge: string) => proxy!.to(new RegExp(`^/act_\\d+/${edge}$`), 'POST');
+      const publish = async (api: Api, launchId: string) => {
+        const reply = await api('POST', `/launches/${launchId}/publish`, { confirm: true }, idem('meta-rules'));
+        expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
+        expect(reply.body.status).to.equal('published');
+      };
+      const refusals = (log: Recorded[]) => log.filter((r) => JSON.stringify(r.answer ?? '').includes('"error"'));
+
+      it('three ad sets (narrowed ages; default targeting; advantageAudience false) send advantage_audience 0, 1, 0; audiences and placements as Meta names them', async () => {
+        const api = apis.shoes;
+        const built = await buildLaunch(api, {
+          title: 'Three ad sets',
+          adset: {
+            name: 'Narrow',
+            targeting: { countries: ['US'], ageMin: 25, ageMax: 45, customAudiences: ['23850000000000001'], excludedAudiences: ['23850000000000002'] },
+            placements: { automatic: false, positions: ['facebook:feed', 'instagram:story', 'instagram:reels'] },
+          },
+        });
+        const broad = await addNode(api, built.launchId, 'adset', { ...adsetProps, name: 'Broad', targeting: { countries: ['US'] } }, built.campaignId);
+        await addNode(api, built.launchId, 'ad', { ...adProps, name: 'Broad ad' }, broad);
+        const off = await addNode(api, built.launchId, 'adset', { ...adsetProps, name: 'Off', advantageAudience: false }, built.campaignId);
+        await addNode(api, built.launchId, 'ad', { ...adProps, name: 'Off ad' }, off);
+        await publish(api, built.launchId);
+        const adsets = posts('adsets');
+        expect(refusals(proxy!.recorded)).to.deep.equal([]);
+        expect(adsets.map((r) => [r.params.name, (r.params.targeting as any).targeting_automation])).to.deep.equal([
+          ['Narrow', { advantage_audience: 0 }],
+          ['Broad', { advantage_audience: 1 }],
+          ['Off', { advantage_audience: 0 }],
+        ]);
+        expect(adsets[0].params.targeting).to.deep.equal({
+          geo_locations: { countries: ['US'] },
+          age_min: 25,
+          age_max: 45,
+          custom_audiences: [{ id: '23850000000000001' }],
+          excluded_custom_audiences: [{ id: '23850000000000002' }],
+          publisher_platforms: ['facebook', 'instagram'],
+          facebook_positions: ['feed'],
+          instagram_positions: ['story', 'reels'],
+          targeting_automation: { advantage_audience: 0 },
+        });
+        for (const r of adsets) expect(r.params).to.not.have.any.keys('dsa_beneficiary', 'dsa_payor');
+      });
+
+      it("an EU ad set carries the account's beneficiary and payer", async () => {
+        const built = await buildLaunch(apis.eu, { title: 'EU account names', adset: { targeting: { countries: ['FR'] } } });
+        await publish(apis.eu, built.launchId);
+        const [adset] = posts('adsets');
+        expect(adset.params).to.deep.include({ dsa_beneficiary: 'Shoes Co GmbH', dsa_payor: 'Shoes Co Holding AG' });
+        expect(proxy!.to(/^\/act_1002$/), 'no read of Meta defaults when the account names both').to.deep.equal([]);
+      });
+
+      it("an EU ad set of an account naming neither carries Meta's defaults, read once per account", async () => {
+        const first = await buildLaunch(apis.defaults, { title: 'EU defaults', adset: { targeting: { countries: ['IT'] } } });
+        await publish(apis.defaults, first.launchId);
+        const [adset] = posts('adsets');
+        expect(adset.params).to.deep.include({ dsa_beneficiary: 'Defaults Inc.', dsa_payor: 'Defaults Payer Ltd' });
+        const second = await buildLaunch(apis.defaults, { title: 'EU defaults again', adset: { targeting: { countries: ['IT'] } } });
+        await publish(apis.defaults, second.launchId);
+        expect(
+          meta!.calls.filter((c) => c.method === 'GET' && c.path === '/act_1003'),
+          'read once for all previews and publishes',
+        ).to.have.length(1);
+      });
+
+      it('a lead ad set publishes with its form: destination_type ON_AD, promoted_object.page_id, lead_gen_form_id on the call to action', async () => {
+        const built = await buildLaunch(apis.shoes, {
+          title: 'Lead ads',
+          campaign: { objective: 'OUTCOME_LEADS' },
+          adset: { optimizationGoal: 'LEAD_GENERATION', promotedObject: { leadFormId: '900100' } },
+          ad: { callToAction: 'SIGN_UP' },
+        });
+        await publish(apis.shoes, built.launchId);
+        expect(refusals(proxy!.recorded)).to.deep.equal([]);
+        const [adset] = posts('adsets');
+        expect(adset.params).to.deep.include({ destination_type: 'ON_AD', optimization_goal: 'LEAD_GENERATION' });
+        expect(adset.params.promoted_object).to.deep.equal({ page_id: PAGE });
+        const [ad] = posts('ads');
+        const story = (ad.params.creative as any).object_story_spec;
+        expect(story.link_data.call_to_action).to.deep.equal({
+          type: 'SIGN_UP',
+          value: { link: 'https://shop.example.com/spring', lead_gen_form_id: '900100' },
+        });
+      });
+
+      it('special ad category CREDIT is sent as FINANCIAL_PRODUCTS_SERVICES with the countries its ad sets target', async () => {
+        const built = await buildLaunch(apis.shoes, {
+          title: 'Credit',
+          campaign: { specialAdCategories: ['CREDIT'] },
+          adset: { targeting: { countries: ['US', 'CA'] } },
+        });
+        await publish(apis.shoes, built.launchId);
+        const [campaign] = posts('campaigns');
+        expect(campaign.params).to.deep.include({ special_ad_categories: ['FINANCIAL_PRODUCTS_SERVICES'], special_ad_category_country: ['CA', 'US'] });
+      });
+
+      it('reads the minimum budgets once per account and keeps them: a second preview and publish read nothing again', async () => {
+        const built = await buildLaunch(apis.shoes, { title: 'Minimums kept' });
+        await previewIssues(apis.shoes, built.launchId);
+        await publish(apis.shoes, built.launchId);
+        expect(proxy!.to(/\/minimum_budgets$/)).to.deep.equal([]);
+        for (const account of ['act_1001', 'act_1002', 'act_1003'])
+          expect(
+            meta!.calls.filter((c) => c.path === `/${account}/minimum_budgets`),
+            account,
+          ).to.have.length(1);
+      });
+    });
+  });
+}
