@@ -14,6 +14,17 @@ export interface Database {
   dialect: Dialect;
 }
 
+/**
+ * Knex's log: a failed connection is the caller's error to report (svc-server says it in one
+ * sentence, requests answer 503), so knex's own copy of it, stack and all, is left out.
+ */
+const knexLog = {
+  warn(message: unknown): void {
+    if (typeof message === 'string' && message.startsWith('Acquire connection error')) return;
+    console.warn(message);
+  },
+};
+
 /** Parses a DATABASE_URL into Knex settings; throws a message naming the accepted forms otherwise. */
 export function knexConfigFor(url: string): { config: Knex.Config; dialect: Dialect } {
   if (url.startsWith('sqlite:')) {
@@ -26,6 +37,7 @@ export function knexConfigFor(url: string): { config: Knex.Config; dialect: Dial
         client: SqliteClient as unknown as typeof Knex.Client,
         connection: { filename: file },
         useNullAsDefault: true,
+        log: knexLog,
         pool: {
           min: 1,
           max: 1,
@@ -59,6 +71,7 @@ export function knexConfigFor(url: string): { config: Knex.Config; dialect: Dial
           timezone: 'Z',
         },
         pool: { min: 0, max: 10 },
+        log: knexLog,
       },
     };
   }

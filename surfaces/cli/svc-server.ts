@@ -4,8 +4,9 @@
 
 import { checkCreativesDir } from '../../src/creatives/storage.js';
 import fs from 'node:fs';
-import { loadConfig } from '../../src/config.js';
-import { openDatabase } from '../../src/db/connection.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { knexConfigFor, openDatabase } from '../../src/db/connection.js';
+import { failedDependency } from '../../src/pipeline/faults.js';
 import { migrateLatest } from '../../src/db/migrate.js';
 import { applyBootstrap } from '../../src/bootstrap.js';
 import { DEMO_OWNER_EMAIL, seedDemoIfEmpty } from '../../src/demo.js';
@@ -28,12 +29,71 @@ const USAGE = `Usage:
   svc-server rotate-signing-key
                               add a new OAuth token-signing key; older keys keep verifying until their tokens expire
 
-Configuration comes from the environment (PORT, HOST, DATABASE_URL, BASE_URL, ...): see README.md.`;
+Configuration comes from the environment (PORT, HOST, DATABASE_URL, BASE_URL, ...): see README.md.
+Exit codes: 0 done, 2 a usage mistake, 69 the database cannot be used, 75 the port is taken,
+78 a setting is wrong, 1 anything else (a bug: the stack is printed).`;
 
 const SERVER_COMMANDS = ['serve', 'migrate', 'bootstrap', 'create-key', 'rotate-signing-key', 'help'];
 
-/** A start-up failure the person can fix from its message alone: printed as one line, without a stack. */
-class StartupError extends Error {}
+/** Exit codes of a failure the person can fix from its message alone (sysexits.h): a setting, the database, the port. */
+const EXIT = { setting: 78, database: 69, port: 75 } as const;
+
+/** A start-up failure the person can fix from its message alone: printed as one line, without a stack, with its own exit code. */
+class StartupError extends Error {
+  constructor(
+    readonly exitCode: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The configuration, or a StartupError naming the setting that is wrong (DATABASE_URL's form included). */
+function configuration(): Config {
+  try {
+    const config = loadConfig();
+    knexConfigFor(config.databaseUrl);
+    return config;
+  } catch (err) {
+    throw new StartupError(EXIT.setting, `${(err as Error).message.replace(/\.?$/, '.')} Fix it in the environment and start again.`);
+  }
+}
+
+/** DATABASE_URL with its password hidden, for messages. */
+function shownUrl(url: string): string {
+  return url.replace(/^(mysql|mariadb)(:\/\/[^:/@]*):[^@]*@/, '$1$2:***@');
+}
+
+/**
+ * What is wrong with the database in one sentence, and what to do, for a failure to reach or use it
+ * (a wrong password, a missing database, nothing listening, a file that cannot be opened); null for
+ * anything else.
+ */
+function databaseProblem(err: unknown, url: string): string | null {
+  const e = err as { code?: string; sqlMessage?: string; message?: string };
+  const code = typeof e?.code === 'string' ? e.code : '';
+  let where: { host: string; port: string; user: string; database: string } | null = null;
+  if (/^(mysql|mariadb):/.test(url)) {
+    const u = new URL(url.replace(/^mariadb:/, 'mysql:'));
+    where = { host: u.hostname, port: u.port || '3306', user: decodeURIComponent(u.username), database: u.pathname.replace(/^\//, '') };
+  }
+  const at = `The database in DATABASE_URL (${shownUrl(url)})`;
+  if (where && code === 'ER_ACCESS_DENIED_ERROR')
+    return `${at} refused user "${where.user}": the password is wrong or the user does not exist. Fix the user and password in DATABASE_URL, or create the user (docs/deploy.md, "The database").`;
+  if (where && code === 'ER_BAD_DB_ERROR')
+    return `${at} has no database "${where.database}" on ${where.host}:${where.port}. Create it (CREATE DATABASE \`${where.database}\` CHARACTER SET utf8mb4) or fix its name in DATABASE_URL (docs/deploy.md, "The database").`;
+  if (where && (code === 'ER_DBACCESS_DENIED_ERROR' || code === 'ER_TABLEACCESS_DENIED_ERROR'))
+    return `${at}: user "${where.user}" may not use database "${where.database}". Grant it (GRANT ALL ON \`${where.database}\`.* TO '${where.user}'@'%') or use another user (docs/deploy.md, "The database").`;
+  if (where && ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code))
+    return `${at}: nothing answers at ${where.host}:${where.port} (${code}). Start MariaDB or MySQL there, or fix the host and port in DATABASE_URL.`;
+  if (
+    !where &&
+    (/^SQLITE_(CANTOPEN|READONLY|NOTADB|CORRUPT|IOERR|PERM)/.test(code) || ['ENOTDIR', 'EEXIST', 'EACCES', 'EPERM', 'EROFS', 'ENOENT'].includes(code))
+  )
+    return `${at} cannot be opened as a SQLite file (${code}: ${e.message}). Point DATABASE_URL at a file in a folder this process can write, e.g. sqlite:./data/svc.sqlite.`;
+  if (failedDependency(err) === 'database') return `${at} does not answer (${code || e.message}). Check that it is running and reachable, then start again.`;
+  return null;
+}
 
 /** Opens the listening socket, turning a port someone else holds into a message that says what to do. */
 async function listen(service: Service, port: number, host: string): Promise<Awaited<ReturnType<typeof startHttpServer>>> {
@@ -45,6 +105,7 @@ async function listen(service: Service, port: number, host: string): Promise<Awa
     await service.close();
     const why = code === 'EADDRINUSE' ? 'is already in use (is another svc-server running?)' : 'may not be opened by this user';
     throw new StartupError(
+      EXIT.port,
       `Port ${port} on ${host} ${why}: stop what holds it, or start on another port with PORT, for example PORT=${port === 8080 ? 8081 : 8080} npm start.`,
     );
   }
@@ -91,11 +152,12 @@ async function bootstrap(url: string, file: string | undefined): Promise<number>
   }
 }
 
-async function serve(demo: boolean): Promise<void> {
-  const config = loadConfig();
+async function serve(config: Config, demo: boolean): Promise<void> {
   const log = createLogger(config.logLevel);
   // A creatives folder that cannot be written stops the start with a message naming CREATIVES_DIR, not the first upload.
-  await checkCreativesDir(config.creativesDir);
+  await checkCreativesDir(config.creativesDir).catch((err: Error) => {
+    throw new StartupError(EXIT.setting, err.message);
+  });
   const db = openDatabase(config.databaseUrl);
   try {
     const applied = await migrateLatest(db.knex);
@@ -158,23 +220,38 @@ async function serve(demo: boolean): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
 }
 
+/** The commands, each failure to use the database turned into one sentence that says what to do. */
 async function main(argv: string[]): Promise<number> {
+  const [command] = argv;
+  if (!['serve', 'migrate', 'bootstrap', 'create-key', 'rotate-signing-key'].includes(command ?? '')) return run(argv, null);
+  if (command === 'create-key' && (argv.includes('--help') || argv.includes('-h'))) return run(argv, null);
+  const config = configuration();
+  try {
+    return await run(argv, config);
+  } catch (err) {
+    const problem = err instanceof StartupError ? null : databaseProblem(err, config.databaseUrl);
+    if (problem) throw new StartupError(EXIT.database, problem);
+    throw err;
+  }
+}
+
+async function run(argv: string[], config: Config | null): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':
-      await serve(rest.includes('--demo'));
+      await serve(config!, rest.includes('--demo'));
       return -1;
     case 'migrate':
-      await migrate(loadConfig().databaseUrl);
+      await migrate(config!.databaseUrl);
       return 0;
     case 'bootstrap':
-      return bootstrap(loadConfig().databaseUrl, rest[0]);
+      return bootstrap(config!.databaseUrl, rest[0]);
     case 'create-key': {
       if (rest.includes('--help') || rest.includes('-h')) {
         process.stdout.write(CREATE_KEY_USAGE + '\n');
         return 0;
       }
-      const db = openDatabase(loadConfig().databaseUrl);
+      const db = openDatabase(config!.databaseUrl);
       try {
         await migrateLatest(db.knex);
         return await createKeyCommand(db.knex, rest);
@@ -183,7 +260,7 @@ async function main(argv: string[]): Promise<number> {
       }
     }
     case 'rotate-signing-key': {
-      const db = openDatabase(loadConfig().databaseUrl);
+      const db = openDatabase(config!.databaseUrl);
       try {
         await migrateLatest(db.knex);
         const kid = await rotateSigningKey(db.knex);
@@ -211,7 +288,11 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (err) => {
-    process.stderr.write(`svc-server: ${err instanceof StartupError ? err.message : ((err as Error).stack ?? err)}\n`);
+    if (err instanceof StartupError) {
+      process.stderr.write(`svc-server: ${err.message}\n`);
+      process.exit(err.exitCode);
+    }
+    process.stderr.write(`svc-server: ${(err as Error).stack ?? err}\n`);
     process.exit(1);
   },
 );

@@ -406,7 +406,7 @@ describe('svc-server serve (sqlite)', function () {
     const port = (holder.address() as net.AddressInfo).port;
     try {
       const run = await runSvcServer(['serve'], { env: { DATABASE_URL: db.url, PORT: String(port) } });
-      expect(run.code).to.equal(1);
+      expect(run.code).to.equal(75);
       const lines = run.stderr
         .trim()
         .split('\n')
@@ -419,4 +419,88 @@ describe('svc-server serve (sqlite)', function () {
       holder.close();
     }
   });
+});
+
+/** The lines of stderr a person reads (the JSON log lines left out). */
+const sentences = (stderr: string) =>
+  stderr
+    .trim()
+    .split('\n')
+    .filter((l) => l && !l.startsWith('{'));
+
+describe('svc-server start-up and database mistakes: one sentence, no stack, an exit code of their own', function () {
+  this.timeout(60_000);
+  const mysql = process.env.TEST_MYSQL_URL ? new URL(process.env.TEST_MYSQL_URL) : null;
+  const mysqlAt = mysql ? `${mysql.hostname}:${mysql.port || 3306}` : '';
+  const cases: Array<{ name: string; args?: string[]; env: Record<string, string>; code: number; says: RegExp; when?: boolean }> = [
+    {
+      name: 'FX_RATES that is not CUR=rate',
+      env: { FX_RATES: 'EUR' },
+      code: 78,
+      says: /^svc-server: FX_RATES: "EUR" is not CUR=rate; .* Fix it in the environment and start again\.$/,
+    },
+    {
+      name: 'an unknown MCP_TOOLSETS name',
+      env: { MCP_TOOLSETS: 'bogus' },
+      code: 78,
+      says: /^svc-server: MCP_TOOLSETS: unknown toolset "bogus"; choose from default, all/,
+    },
+    { name: 'a PORT that is not a number', env: { PORT: 'abc' }, code: 78, says: /^svc-server: PORT must be a whole number of at least 0; got "abc"\. Fix it/ },
+    {
+      name: 'a DATABASE_URL of no known form',
+      env: { DATABASE_URL: 'postgres://x' },
+      code: 78,
+      says: /^svc-server: DATABASE_URL must be sqlite:PATH or mysql:\/\/user:pass@host:port\/db; got "postgres:\/\/x"/,
+    },
+    {
+      name: 'a CREATIVES_DIR that cannot be written',
+      env: { CREATIVES_DIR: '/etc/hostname/creatives' },
+      code: 78,
+      says: /^svc-server: CREATIVES_DIR \/etc\/hostname\/creatives cannot be written \(ENOTDIR/,
+    },
+    {
+      name: 'a SQLite file that cannot be opened',
+      env: { DATABASE_URL: 'sqlite:/etc/hostname/svc.sqlite' },
+      code: 69,
+      says: /^svc-server: The database in DATABASE_URL \(sqlite:\/etc\/hostname\/svc\.sqlite\) cannot be opened as a SQLite file .* Point DATABASE_URL at a file/,
+    },
+    {
+      name: 'nothing listening at the database host and port',
+      env: { DATABASE_URL: 'mysql://svc:secret@127.0.0.1:1/svc' },
+      code: 69,
+      says: /^svc-server: The database in DATABASE_URL \(mysql:\/\/svc:\*\*\*@127\.0\.0\.1:1\/svc\): nothing answers at 127\.0\.0\.1:1 \(ECONNREFUSED\)\. Start MariaDB or MySQL there/,
+    },
+    {
+      name: 'a wrong database password (migrate)',
+      args: ['migrate'],
+      env: { DATABASE_URL: `mysql://root:wrong-password@${mysqlAt}/test` },
+      code: 69,
+      says: /^svc-server: The database in DATABASE_URL \(mysql:\/\/root:\*\*\*@[^)]+\) refused user "root": the password is wrong or the user does not exist\./,
+      when: !!mysql,
+    },
+    {
+      name: 'a database that does not exist (migrate)',
+      args: ['migrate'],
+      env: { DATABASE_URL: `mysql://root@${mysqlAt}/svc_no_such_database` },
+      code: 69,
+      says: /^svc-server: The database in DATABASE_URL \([^)]+\) has no database "svc_no_such_database" on [^ ]+\. Create it \(CREATE DATABASE `svc_no_such_database` CHARACTER SET utf8mb4\)/,
+      when: !!mysql,
+    },
+  ];
+  for (const c of cases.filter((x) => x.when !== false)) {
+    it(`${c.name}: exit ${c.code}, one line`, async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-startup-'));
+      try {
+        const env = { DATABASE_URL: `sqlite:${path.join(dir, 'svc.sqlite')}`, CREATIVES_DIR: path.join(dir, 'creatives'), PORT: '0', ...c.env };
+        const run = await runSvcServer(c.args ?? ['serve'], { env, timeoutMs: 30_000 });
+        expect(run.code, run.stderr).to.equal(c.code);
+        const lines = sentences(run.stderr);
+        expect(lines, run.stderr).to.have.length(1);
+        expect(lines[0]).to.match(c.says);
+        expect(run.stderr).to.not.match(/\n\s+at /);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
 });
