@@ -82,7 +82,7 @@ export function renderMcpConfig(): string {
     args: ['/home/you/svc/dist/surfaces/cli/svc.js', 'mcp', '--toolsets', 'default,automate'],
     env: { SVC_BASE_URL: 'https://svc.example.com', SVC_API_KEY: 'svc_sk_...' },
   };
-  return [CONFIG_MARKERS.start, '```json', JSON.stringify(mcpConfigFor('claude', entry), null, 2), '```', CONFIG_MARKERS.end].join('\n');
+  return [CONFIG_MARKERS.start, '```json', JSON.stringify(mcpConfigFor('claude-desktop', entry), null, 2), '```', CONFIG_MARKERS.end].join('\n');
 }
 
 /** What tools/list weighs for each choice, as a key with every scope gets it: minified JSON of the result. */

@@ -6,12 +6,14 @@ import { fileURLToPath } from 'node:url';
 import { loadClientConfig } from './config.js';
 import { usageError } from './exit-codes.js';
 
-export const CLIENTS = ['claude', 'cursor', 'vscode'] as const;
+export const CLIENTS = ['claude-desktop', 'claude-code', 'cursor', 'vscode'] as const;
 export type McpClient = (typeof CLIENTS)[number];
+/** Names accepted for an app besides its own: `claude` was Claude Desktop's before Claude Code had an entry. */
+const ALIASES: Record<string, McpClient> = { claude: 'claude-desktop' };
 
 /** Where each app reads the entry from. */
-export const CONFIG_FILE: Record<McpClient, string> = {
-  claude: 'claude_desktop_config.json (Claude Desktop: Settings → Developer → Edit Config)',
+export const CONFIG_FILE: Record<Exclude<McpClient, 'claude-code'>, string> = {
+  'claude-desktop': 'claude_desktop_config.json (Claude Desktop: Settings → Developer → Edit Config)',
   cursor: '~/.cursor/mcp.json (every project) or .cursor/mcp.json (one project)',
   vscode: '.vscode/mcp.json in the workspace (or "MCP: Open User Configuration")',
 };
@@ -33,18 +35,45 @@ export function bridgeEntry(extraArgs: string[], env: NodeJS.ProcessEnv = proces
   };
 }
 
+/** A word for a POSIX shell: as it is when it is plain, else in single quotes. */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * Claude Code's commands (`claude mcp add`, run in a terminal): the stdio form runs this project's
+ * bridge with its flags; the HTTP form connects to the server's /mcp with the key as a bearer header.
+ */
+export function claudeCodeCommands(entry: StdioEntry): { stdio: string; http: string } {
+  const env = Object.entries(entry.env).flatMap(([k, v]) => ['--env', `${k}=${v}`]);
+  const stdio = ['claude', 'mcp', 'add', '--transport', 'stdio', ...env, 'svc', '--', entry.command, ...entry.args];
+  const http = [
+    'claude',
+    'mcp',
+    'add',
+    '--transport',
+    'http',
+    'svc',
+    `${entry.env.SVC_BASE_URL}/mcp`,
+    '--header',
+    `Authorization: Bearer ${entry.env.SVC_API_KEY}`,
+  ];
+  return { stdio: stdio.map(shellWord).join(' '), http: http.map(shellWord).join(' ') };
+}
+
 /** The app's configuration document holding one server named `svc`. */
-export function mcpConfigFor(client: McpClient, entry: StdioEntry): unknown {
+export function mcpConfigFor(client: Exclude<McpClient, 'claude-code'>, entry: StdioEntry): unknown {
   if (client === 'vscode') return { servers: { svc: { type: 'stdio', ...entry } } };
   return { mcpServers: { svc: entry } };
 }
 
 /**
- * Handles `svc mcp --print-config [--client claude|cursor|vscode] [other svc mcp flags]`: prints
- * the document on standard output and where it goes on standard error.
+ * Handles `svc mcp --print-config [--client claude-desktop|claude-code|cursor|vscode] [other svc mcp
+ * flags]`: prints the document (Claude Code: its two commands) on standard output and where it goes
+ * on standard error.
  */
 export function printMcpConfig(argv: string[]): number {
-  let client: McpClient = 'claude';
+  let client: McpClient = 'claude-desktop';
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -54,13 +83,20 @@ export function printMcpConfig(argv: string[]): number {
       rest.push(arg);
       continue;
     }
-    if (!CLIENTS.includes(value as McpClient))
+    const named = value !== undefined ? (ALIASES[value] ?? value) : undefined;
+    if (!CLIENTS.includes(named as McpClient))
       throw usageError(`--client must be one of ${CLIENTS.join(', ')}; got ${value === undefined ? 'nothing' : JSON.stringify(value)}.`);
-    client = value as McpClient;
+    client = named as McpClient;
   }
   const entry = bridgeEntry(rest);
-  process.stdout.write(JSON.stringify(mcpConfigFor(client, entry), null, 2) + '\n');
-  process.stderr.write(`Put this in ${CONFIG_FILE[client]}.\n`);
+  if (client === 'claude-code') {
+    const { stdio, http } = claudeCodeCommands(entry);
+    process.stdout.write(`# stdio: this project's bridge (with its flags)\n${stdio}\n# or HTTP: the server's /mcp directly\n${http}\n`);
+    process.stderr.write('Run one of these in a terminal; add --scope user to reach svc from every project (claude mcp list shows it).\n');
+  } else {
+    process.stdout.write(JSON.stringify(mcpConfigFor(client, entry), null, 2) + '\n');
+    process.stderr.write(`Put this in ${CONFIG_FILE[client]}.\n`);
+  }
   if (entry.env.SVC_API_KEY === 'svc_sk_...') process.stderr.write('No API key is configured (SVC_API_KEY or "svc login"): replace svc_sk_... with yours.\n');
   return 0;
 }

@@ -19,13 +19,13 @@ const OTHER_COMMANDS: Array<[string, string]> = [
   ['login --base-url URL --api-key KEY', 'store the service address and API key (mode 600).'],
   ['mcp [--toolsets NAMES] [--read-only]', "an MCP server on standard input and output, forwarding to the service's /mcp endpoint with the API key."],
   [
-    'mcp --print-config [--client claude|cursor|vscode] [--toolsets NAMES] [--read-only]',
+    'mcp --print-config [--client claude-desktop|claude-code|cursor|vscode] [--toolsets NAMES] [--read-only]',
     "the entry that starts this installation's MCP bridge, for an agent app's configuration.",
   ],
 ];
 
 const MCP_USAGE = `Usage: svc mcp [--toolsets NAMES] [--read-only]
-       svc mcp --print-config [--client claude|cursor|vscode] [--toolsets NAMES] [--read-only]
+       svc mcp --print-config [--client claude-desktop|claude-code|cursor|vscode] [--toolsets NAMES] [--read-only]
 
   Speaks MCP over standard input and output and forwards every message to <base URL>/mcp with the
   configured API key (SVC_BASE_URL, SVC_API_KEY or "svc login"), for agent apps that start tools as

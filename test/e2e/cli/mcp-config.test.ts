@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { projectPath } from '../../../src/paths.js';
 import { startWorld, type World } from '../../helpers/world.js';
 
@@ -54,7 +55,9 @@ describe('svc mcp --print-config', function () {
       (err: { code: number; stderr: string }) => err,
     );
     expect(refused?.code).to.equal(2);
-    expect(refused?.stderr).to.include('--client must be one of claude, cursor, vscode');
+    expect(refused?.stderr).to.include('--client must be one of claude-desktop, claude-code, cursor, vscode');
+    // `claude`, Claude Desktop's name before Claude Code had one, still means Claude Desktop.
+    expect((await printed('--client', 'claude')).config).to.deep.equal((await printed('--client', 'claude-desktop')).config);
   });
 
   it('started exactly as printed, from another folder, the bridge serves the tools of the service', async () => {
@@ -71,5 +74,86 @@ describe('svc mcp --print-config', function () {
     } finally {
       await client.close();
     }
+  });
+
+  /** The words of a POSIX shell command line: plain words, and words in single quotes ('\\'' for a quote). */
+  const shellSplit = (line: string): string[] =>
+    [...line.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g)].map((m) => (m[1] !== undefined ? m[1].replace(/'\\''/g, "'") : m[2]));
+
+  describe('--client claude-code', () => {
+    let lines: string[];
+    before(async () => {
+      const { stdout } = await run(process.execPath, [SVC_BIN, 'mcp', '--print-config', '--client', 'claude-code', '--toolsets', 'default,automate'], {
+        cwd: elsewhere,
+        env: env(),
+      });
+      lines = stdout.split('\n').filter((l) => l.startsWith('claude '));
+    });
+
+    it("prints Claude Code's two claude mcp add commands: the bridge by absolute path over stdio, and the server's /mcp over HTTP", () => {
+      expect(lines).to.have.length(2);
+      expect(shellSplit(lines[0])).to.deep.equal([
+        'claude',
+        'mcp',
+        'add',
+        '--transport',
+        'stdio',
+        '--env',
+        `SVC_BASE_URL=${w.url}`,
+        '--env',
+        `SVC_API_KEY=${w.key('acme', 'ci')}`,
+        'svc',
+        '--',
+        process.execPath,
+        SVC_BIN,
+        'mcp',
+        '--toolsets',
+        'default,automate',
+      ]);
+      expect(shellSplit(lines[1])).to.deep.equal([
+        'claude',
+        'mcp',
+        'add',
+        '--transport',
+        'http',
+        'svc',
+        `${w.url}/mcp`,
+        '--header',
+        `Authorization: Bearer ${w.key('acme', 'ci')}`,
+      ]);
+    });
+
+    it('the printed stdio command, run as Claude Code runs it, serves the tools (the automate toolset included)', async () => {
+      const words = shellSplit(lines[0]);
+      const env: Record<string, string> = { HOME: elsewhere };
+      for (let i = 0; i < words.indexOf('--'); i++)
+        if (words[i] === '--env') {
+          const [k, ...v] = words[++i].split('=');
+          env[k] = v.join('=');
+        }
+      const [command, ...args] = words.slice(words.indexOf('--') + 1);
+      const client = new Client({ name: 'claude-code', version: '1.0.0' });
+      await client.connect(new StdioClientTransport({ command, args, env, cwd: elsewhere, stderr: 'pipe' }));
+      try {
+        const { tools } = await client.listTools();
+        expect(tools.map((t) => t.name)).to.include.members(['list_brands', 'create_automation']);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('the printed HTTP command reaches the server with its header', async () => {
+      const words = shellSplit(lines[1]);
+      const url = words[words.indexOf('svc') + 1];
+      const [name, value] = words[words.indexOf('--header') + 1].split(': ');
+      const client = new Client({ name: 'claude-code', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { [name]: value } } }));
+      try {
+        const result = (await client.callTool({ name: 'list_brands', arguments: {} })) as { structuredContent?: { accounts: unknown[] } };
+        expect(result.structuredContent?.accounts).to.have.length(3);
+      } finally {
+        await client.close();
+      }
+    });
   });
 });
