@@ -61,8 +61,9 @@ interface Spawned {
 }
 
 function spawnServer(args: string[], env: Record<string, string> | undefined, input: string | undefined): Spawned {
+  // In the run's own folder (root-hooks.ts), so a default relative path (./data/...) never lands in the project.
   const child = spawn(process.execPath, [SERVER_BIN, ...args], {
-    cwd: projectPath(),
+    cwd: process.cwd(),
     env: childEnv(env),
     stdio: ['pipe', 'pipe', 'pipe'],
   });

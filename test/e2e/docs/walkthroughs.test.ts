@@ -65,6 +65,22 @@ const DOC_PORTS = { server: 8080, chat: 8090, webhooks: 8099 };
 const SCRUBBED =
   /^(PORT|HOST|DATABASE_URL|BASE_URL|MCP_URL|PLATFORM_MODE|TRACKER_MODE|REDIS_URL|CHAT_WEBHOOK_URL|WEBHOOK_ALLOW_PRIVATE|CREATIVES_DIR|SVC_.*|COPY_MODEL.*|AGENT_MODEL.*|TOKEN_ENCRYPTION_KEY|JOBS|METRICS_TOKEN|OTEL_.*|SHUTDOWN_GRACE_MS|K|R)$/;
 
+/**
+ * The project as a reader's folder, without touching it: a temporary folder holding a link to each
+ * of the project's entries but data/, which is its own. The guides write their files into data/
+ * (configs, logs, bootstrap results) and run `npx svc` from the folder: both work here as in the
+ * project, and nothing of the person's data/ is overwritten.
+ */
+function readerFolder(): string {
+  const view = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-docs-folder-'));
+  for (const entry of fs.readdirSync(projectPath())) {
+    if (entry === 'data' || entry === '.git') continue;
+    fs.symlinkSync(projectPath(entry), path.join(view, entry));
+  }
+  fs.mkdirSync(path.join(view, 'data'));
+  return view;
+}
+
 /** The secret printed after `label:` in the demo's first output. */
 function printed(server: ServerProcess, label: string): string {
   const m = new RegExp(`${label}:\\s+(svc_sk_\\S+)`).exec(server.stdout);
@@ -100,8 +116,8 @@ describe('documentation walkthroughs (README.md and docs/*.md, run as written)',
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-docs-'));
       const data = { DATABASE_URL: `sqlite:${path.join(dir, 'svc.sqlite')}`, CREATIVES_DIR: path.join(dir, 'creatives') };
       const documented = Object.fromEntries(Object.entries(serverEnvOf(blocks)).map(([k, v]) => [k, rewrite(v)]));
-      // After npm start a reader's project folder holds data/ (the default database lives there).
-      fs.mkdirSync(projectPath('data'), { recursive: true });
+      // After npm start a reader's project folder holds data/ (the default database lives there): the run's own.
+      const folder = readerFolder();
       // A page that names the shared database gets a fresh one: MySQL/MariaDB when TEST_MYSQL_URL is set (CI), else SQLite.
       const own = readerVariablesOf(blocks).includes('DATABASE_URL') ? await createTestDatabase(process.env.TEST_MYSQL_URL ? 'mysql' : 'sqlite') : null;
       const backend = live ? await liveBackend(live) : null;
@@ -110,6 +126,7 @@ describe('documentation walkthroughs (README.md and docs/*.md, run as written)',
       }).catch(async (err) => {
         await backend?.close();
         await own?.drop();
+        fs.rmSync(folder, { recursive: true, force: true });
         throw err;
       });
       try {
@@ -120,7 +137,7 @@ describe('documentation walkthroughs (README.md and docs/*.md, run as written)',
           XDG_CONFIG_HOME: path.join(dir, 'config'),
         });
         if (own) env.DATABASE_URL = own.url;
-        const outcome = await runWalkthrough(blocks, { env, cwd: projectPath(), timeoutMs: 240_000, rewrite });
+        const outcome = await runWalkthrough(blocks, { env, cwd: folder, timeoutMs: 240_000, rewrite });
         const tail = (s: string) => s.split('\n').slice(-40).join('\n');
         expect(
           outcome.failures,
@@ -128,7 +145,7 @@ describe('documentation walkthroughs (README.md and docs/*.md, run as written)',
         ).to.deep.equal([]);
         // Sample outputs (```json output PATH```) are what the run wrote, not typed by hand.
         for (const sample of outputSamples(fs.readFileSync(projectPath(document), 'utf8'), document)) {
-          const written = maskSecrets(JSON.parse(fs.readFileSync(projectPath(sample.path), 'utf8')));
+          const written = maskSecrets(JSON.parse(fs.readFileSync(path.join(folder, sample.path), 'utf8')));
           expect(written, `${document}:${sample.line}: the sample output of ${sample.path}`).to.deep.equal(JSON.parse(sample.text));
         }
       } finally {
@@ -136,6 +153,7 @@ describe('documentation walkthroughs (README.md and docs/*.md, run as written)',
         await backend?.close();
         await own?.drop();
         fs.rmSync(dir, { recursive: true, force: true });
+        fs.rmSync(folder, { recursive: true, force: true });
       }
     });
   }
