@@ -924,6 +924,10 @@ export interface EditLiveCampaignInput {
    * New budget in the minor units of the node's ad account currency (cents for USD and EUR, yen for JPY, fils for KWD); at least 100. It counts against the ceiling in US cents at the FX_RATES rate, rounded up.
    */
   amount: number;
+  /**
+   * The planFingerprint of launch_campaign's preview that was confirmed: the budget changes only while the launch's plan is still that one; otherwise nothing changes and the answer is 409 stale_read.
+   */
+  planFingerprint?: string;
 }
 
 /**
@@ -1497,6 +1501,10 @@ export interface LaunchCampaignInput {
    * true publishes; anything else only validates and previews (nothing changes, nothing counts).
    */
   confirm: boolean;
+  /**
+   * The planFingerprint of the preview that was confirmed. With confirm: true the launch is published only while its plan is still that one; otherwise nothing is published and the answer is 409 stale_read.
+   */
+  planFingerprint?: string;
 }
 
 /**

@@ -11,7 +11,7 @@ import { requireCeiling } from './ceiling.js';
 import { creativesFor, validationContextFor } from './context.js';
 import { changeLiveBudget } from './live-budget.js';
 import { publishLaunch } from './publish.js';
-import { countLaunch, publishView } from './publish-view.js';
+import { countLaunch, publishView, requirePlan } from './publish-view.js';
 import { loadLaunch, loadNodes } from './store.js';
 import { campaignAmounts, validateLaunch } from './validate.js';
 
@@ -20,7 +20,7 @@ const launchCampaign = defineOperation({
   method: 'POST',
   path: '/brands/{brandId}/launches/{launchId}/publish',
   scope: 'publish',
-  errors: ['conflict', 'capability_unsupported'],
+  errors: ['conflict', 'stale_read', 'capability_unsupported'],
   idempotency: 'required',
   input: 'launch-campaign#/$defs/input',
   output: 'launch-campaign#/$defs/output',
@@ -39,7 +39,9 @@ const launchCampaign = defineOperation({
     'An account currency without a rate answers 503 unavailable (preview included) and publishes nothing. ' +
     'Validation failures answer 400 "Launch validation failed: <n> issues." with one detail per issue. A failed publish removes what ' +
     'it created and releases the reservation. A publish interrupted by anything (a timeout, a crash, an outage) ends in published or ' +
-    'publish_failed by itself within the idempotency lease plus a minute; a 504 says so and names the launch in details.launchId.',
+    'publish_failed by itself within the idempotency lease plus a minute; a 504 says so and names the launch in details.launchId. ' +
+    'Every answer carries planFingerprint; send it back with confirm: true to publish only that plan: if the launch changed since ' +
+    '(a node, a budget, an account), nothing is published and the answer is 409 stale_read (details.reason plan_changed).',
   uses: ['platforms', 'metrics', 'activity', 'events', 'progress', 'config', 'idempotency', 'trackers'],
   onTimeout: (input) =>
     input.confirm === true
@@ -64,6 +66,8 @@ const launchCampaign = defineOperation({
     } else if (input.confirm && l.status === 'publishing' && !resume) {
       throw new ServiceError('conflict', `Launch ${l.id} is being published by another request; wait for it to finish.`, { status: l.status });
     }
+    // What the person confirmed is what is published: a plan named by its fingerprint must still be the launch's.
+    if (input.confirm && !resume && l.status !== 'published') requirePlan(l.id, nodes, input.planFingerprint, 'nothing was published');
     const vctx = await validationContextFor(ctx, l, nodes);
     const { issues, warnings, campaignAccounts } = validateLaunch(nodes, vctx);
     if (issues.length && l.status !== 'published') throw validationFailed(issues, `Launch validation failed: ${issues.length} issues.`);
@@ -118,7 +122,7 @@ const editLiveCampaign = defineOperation({
   method: 'POST',
   path: '/brands/{brandId}/launches/{launchId}/nodes/{nodeId}/live-budget',
   scope: 'publish',
-  errors: ['conflict', 'unprocessable', 'capability_unsupported'],
+  errors: ['conflict', 'stale_read', 'unprocessable', 'capability_unsupported'],
   idempotency: 'required',
   input: 'edit-live-campaign#/$defs/input',
   output: 'edit-live-campaign#/$defs/output',
@@ -131,11 +135,14 @@ const editLiveCampaign = defineOperation({
   description:
     "amount is in the minor units of the node's ad account currency (cents for USD, yen for JPY, fils for KWD), at least 100 (and the platform minimum). " +
     "It counts against the credential's ceiling in US cents at the FX_RATES rate, rounded up (no rate for the currency: 503 unavailable, nothing changes). " +
-    'A node of a launch that is still a draft answers 409 conflict: change draft budgets through the node properties.',
+    'A node of a launch that is still a draft answers 409 conflict: change draft budgets through the node properties. ' +
+    "planFingerprint (from launch_campaign's preview) changes the budget only while the launch is still that plan: otherwise 409 stale_read, nothing changes.",
   uses: ['platforms', 'metrics', 'activity', 'events', 'config'],
   async handler(ctx, input) {
     requireCeiling(ctx.principal);
-    return changeLiveBudget(ctx, await loadLaunch(ctx.db, ctx.brand.id, input.launchId), input);
+    const l = await loadLaunch(ctx.db, ctx.brand.id, input.launchId);
+    if (input.planFingerprint !== undefined) requirePlan(l.id, await loadNodes(ctx.db, l.id), input.planFingerprint, 'no budget was changed');
+    return changeLiveBudget(ctx, l, input);
   },
 });
 

@@ -191,6 +191,7 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
       });
     const run = async (name: string, a: Record<string, unknown>, key: string | undefined, progress?: (u: ProgressUpdate) => void) =>
       (await service.invoke(name, principal, a, { requestId, idempotencyKey: key, onProgress: progress, surface: 'mcp' })).body as Record<string, any>;
+    let asked = false;
     try {
       const askFirst = ASK_FIRST[op.name];
       if (askFirst && channel.ask && caller.canAsk && caller.streams) {
@@ -203,6 +204,9 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
         if (!decision.proceed) return declinedResult(decision.body, decision.reason);
         // A call cancelled while it asked is dead, whatever the answer said.
         if (channel.signal?.aborted) return declinedResult({}, 'Nothing was done: the call was cancelled.');
+        // What the person confirmed is what is done: the call goes on bound to the plan the question showed.
+        if (decision.input) Object.assign(input, decision.input);
+        asked = decision.input !== undefined;
       }
       if (paged.has(op.name) && input.limit === undefined) input.limit = MCP_PAGE_SIZE;
       const body = (
@@ -220,6 +224,10 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
       return cutResult;
     } catch (err) {
       if (!(err instanceof ServiceError)) service.log.error({ err, requestId }, 'unexpected error in a tool call');
+      if (asked && err instanceof ServiceError && err.code === 'stale_read' && (err.details as { reason?: string } | null)?.reason === 'plan_changed') {
+        const said = `Nothing was done: the launch changed since the question (a node, a budget or an account); ask again. ${err.message}`;
+        return errorResult(new ServiceError('stale_read', said, err.details), requestId);
+      }
       return errorResult(err, requestId);
     }
   }
