@@ -2500,7 +2500,7 @@ export interface UploadCreativeInput {
    */
   name?: string;
   /**
-   * The file: a PNG or JPEG image (at most 10 MB) or an MP4 video (at most 100 MB). Its type is read from the bytes, not the name.
+   * The file: a PNG or JPEG image (at most 8 MB, 16,384 pixels a side, 100 megapixels) or an MP4 video (at most 30 MB, 4,096 pixels a side). Its type is read from the bytes, not the name.
    */
   file?: {
     /**

@@ -1,6 +1,7 @@
 // Every string the service accepts is valid Unicode text: no NUL character and no lone surrogate,
-// in any string field (object keys included), whatever the schema says of it. The schema layer runs
-// this before each input schema, so REST bodies, query strings and MCP tool arguments all meet it.
+// in any string field (object keys included), whatever the schema says of it; and no value nests
+// deeper than 64 levels. The schema layer runs this (one iterative pass) before each input schema
+// and before any recursive walk, so REST bodies, query strings and MCP tool arguments all meet it.
 
 import type { FieldIssue } from '../errors.js';
 
@@ -18,23 +19,66 @@ export function textProblem(s: string): string | null {
 
 const join = (path: string, key: string | number) => (typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key);
 
-/** One `invalid_value` issue per string in `value` that is not text, each with the field's path (prefixed by `path`). */
+/** How deep a JSON body or MCP argument tree may nest (objects and arrays, the outermost one counted). */
+export const MAX_DEPTH = 64;
+
+/**
+ * One `invalid_value` issue per string in `value` that is not text, each with the field's path
+ * (prefixed by `path`), and one for a container nested deeper than MAX_DEPTH (nothing below it is
+ * read). One iterative pass, so no input can exhaust the stack; it runs before any recursive walk.
+ */
 export function textIssues(value: unknown, path = ''): FieldIssue[] {
   const issues: FieldIssue[] = [];
-  const walk = (v: unknown, at: string): void => {
-    if (typeof v === 'string') {
+  if (value === null || typeof value !== 'object') {
+    const problem = typeof value === 'string' ? textProblem(value) : null;
+    if (problem) issues.push({ field: path, code: 'invalid_value', message: problem });
+    return issues;
+  }
+  // What is still to read, in document order from the top: a value with its path and depth (the
+  // outermost container is 1), or a key found not to be text (`key`: its problem).
+  const stack: Array<{ v: unknown; at: string; depth: number; key?: string }> = [{ v: value, at: path, depth: 1 }];
+  while (stack.length) {
+    const { v, at, depth, key } = stack.pop()!;
+    if (key !== undefined) {
+      issues.push({ field: at, code: 'invalid_value', message: `has a name that ${key}` });
+    } else if (typeof v === 'string') {
       const problem = textProblem(v);
       if (problem) issues.push({ field: at, code: 'invalid_value', message: problem });
-    } else if (Array.isArray(v)) {
-      v.forEach((item, i) => walk(item, join(at, i)));
     } else if (v !== null && typeof v === 'object') {
-      for (const [k, item] of Object.entries(v)) {
-        const problem = textProblem(k);
-        if (problem) issues.push({ field: join(at, k), code: 'invalid_value', message: `has a name that ${problem}` });
-        else walk(item, join(at, k));
+      if (depth > MAX_DEPTH) {
+        // One such issue says enough: nothing below it is read.
+        issues.push({ field: at, code: 'invalid_value', message: `is nested deeper than ${MAX_DEPTH} levels; send a flatter value` });
+        break;
+      }
+      if (Array.isArray(v)) {
+        for (let i = v.length - 1; i >= 0; i--) {
+          const item: unknown = v[i];
+          if (typeof item === 'string' || (item !== null && typeof item === 'object')) stack.push({ v: item, at: join(at, i), depth: depth + 1 });
+        }
+      } else {
+        const keys = Object.keys(v);
+        for (let i = keys.length - 1; i >= 0; i--) {
+          const k = keys[i];
+          const keyProblem = textProblem(k);
+          const item: unknown = (v as Record<string, unknown>)[k];
+          if (keyProblem) stack.push({ v: null, at: join(at, k), depth, key: keyProblem });
+          else if (typeof item === 'string' || (item !== null && typeof item === 'object')) stack.push({ v: item, at: join(at, k), depth: depth + 1 });
+        }
       }
     }
-  };
-  walk(value, path);
+  }
   return issues;
+}
+
+/** Whether `value` nests deeper than MAX_DEPTH (iterative: any depth is safe to ask about). */
+export function tooDeep(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  const stack: Array<{ v: object; depth: number }> = [{ v: value, depth: 1 }];
+  while (stack.length) {
+    const { v, depth } = stack.pop()!;
+    if (depth > MAX_DEPTH) return true;
+    const items = Array.isArray(v) ? v : Object.values(v);
+    for (const item of items) if (item !== null && typeof item === 'object') stack.push({ v: item, depth: depth + 1 });
+  }
+  return false;
 }
