@@ -29,8 +29,10 @@ const pageForms = limitedForm({ json: false }, (ctx, status, message) => {
 
 type Ctx = Koa.ParameterizedContext<{ requestId: string }>;
 
-function oauthError(ctx: Ctx, err: unknown): void {
+function oauthError(ctx: Ctx, err: unknown, service?: Service): void {
   if (!(err instanceof OAuthError)) throw err;
+  // A revoked token family: what this process cached of the grant's tokens goes, so they answer 401 at once.
+  if (err.familyRevokedOf !== undefined) service?.forgetGrant(err.familyRevokedOf);
   ctx.status = err.status;
   ctx.set('Cache-Control', 'no-store');
   ctx.body = { error: err.error, error_description: err.message, requestId: ctx.state.requestId };
@@ -215,7 +217,7 @@ export function oauthRoutes(router: RouteRegistrar<{ requestId: string }>, servi
     try {
       ctx.body = await token(knex, service.signingKeys, settings, (ctx.request.body ?? {}) as Record<string, unknown>);
     } catch (err) {
-      oauthError(ctx, err);
+      oauthError(ctx, err, service);
     }
   });
 
