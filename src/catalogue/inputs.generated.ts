@@ -925,7 +925,7 @@ export interface EditLiveCampaignInput {
    */
   amount: number;
   /**
-   * The planFingerprint of launch_campaign's preview that was confirmed: the budget changes only while the launch's plan is still that one; otherwise nothing changes and the answer is 409 stale_read.
+   * planFingerprint of launch_campaign's preview: a launch changed since changes nothing (409 stale_read).
    */
   planFingerprint?: string;
 }
@@ -1502,7 +1502,7 @@ export interface LaunchCampaignInput {
    */
   confirm: boolean;
   /**
-   * The planFingerprint of the preview that was confirmed. With confirm: true the launch is published only while its plan is still that one; otherwise nothing is published and the answer is 409 stale_read.
+   * Publish only the plan of this preview fingerprint (else 409 stale_read).
    */
   planFingerprint?: string;
 }
@@ -2500,7 +2500,7 @@ export interface UploadCreativeInput {
    */
   name?: string;
   /**
-   * The file: a PNG or JPEG image (at most 8 MB, 16,384 pixels a side, 100 megapixels) or an MP4 video (at most 30 MB, 4,096 pixels a side). Its type is read from the bytes, not the name.
+   * The file: a PNG or JPEG image (at most 8 MB) or an MP4 video (at most 30 MB). Its type is read from the bytes, not the name.
    */
   file?: {
     /**

@@ -82,8 +82,7 @@ const uploadCreative = defineOperation({
     '`dataBase64` (or `file: {fileName, contentBase64}`; JSON bodies are limited to 5 MB, so larger files go as multipart). ' +
     'The type is read from the bytes, not the file name; width and height (and durationMs for a video) are read from the file. ' +
     'Other formats answer 400 validation_failed (code invalid_value on the field that held them); a file over its limit answers 400 (code too_big), ' +
-    'a multipart file past 30 MB (or a multipart body declared past 32 MB) 413 while it streams in. An image declaring more than 16,384 pixels a side ' +
-    'or 100 megapixels, or a video more than 4,096 pixels a side, answers 400 validation_failed on the field that carried it, before anything else is done with it. ' +
+    'a multipart body past 32 MB 413. An image over 16,384 pixels a side or 100 megapixels, or a video over 4,096 a side, answers 400 on its field. ' +
     'Or send JSON `{url, name?}`: the file is fetched from that URL (https and a public address; no redirects; ' +
     'at most 8 MB for an image and 30 MB for a video), its type read from the bytes, not the Content-Type. ' +
     'A URL that is refused, unreachable, slow or answers other than 2xx answers 400 validation_failed naming `url` with what went wrong. ' +

@@ -40,8 +40,7 @@ const launchCampaign = defineOperation({
     'Validation failures answer 400 "Launch validation failed: <n> issues." with one detail per issue. A failed publish removes what ' +
     'it created and releases the reservation. A publish interrupted by anything (a timeout, a crash, an outage) ends in published or ' +
     'publish_failed by itself within the idempotency lease plus a minute; a 504 says so and names the launch in details.launchId. ' +
-    'Every answer carries planFingerprint; send it back with confirm: true to publish only that plan: if the launch changed since ' +
-    '(a node, a budget, an account), nothing is published and the answer is 409 stale_read (details.reason plan_changed).',
+    "Send the preview's planFingerprint with confirm: true to publish only that plan (changed since: 409 stale_read).",
   uses: ['platforms', 'metrics', 'activity', 'events', 'progress', 'config', 'idempotency', 'trackers'],
   onTimeout: (input) =>
     input.confirm === true
@@ -135,8 +134,7 @@ const editLiveCampaign = defineOperation({
   description:
     "amount is in the minor units of the node's ad account currency (cents for USD, yen for JPY, fils for KWD), at least 100 (and the platform minimum). " +
     "It counts against the credential's ceiling in US cents at the FX_RATES rate, rounded up (no rate for the currency: 503 unavailable, nothing changes). " +
-    'A node of a launch that is still a draft answers 409 conflict: change draft budgets through the node properties. ' +
-    "planFingerprint (from launch_campaign's preview) changes the budget only while the launch is still that plan: otherwise 409 stale_read, nothing changes.",
+    'A node of a launch that is still a draft answers 409 conflict: change draft budgets through the node properties.',
   uses: ['platforms', 'metrics', 'activity', 'events', 'config'],
   async handler(ctx, input) {
     requireCeiling(ctx.principal);
