@@ -87,7 +87,8 @@ export async function registerClient(knex: Knex, body: Record<string, unknown>, 
   if (!Array.isArray(grants) || grants.some((g) => g !== 'authorization_code' && g !== 'refresh_token')) {
     throw new OAuthError('invalid_client_metadata', 'grant_types may contain authorization_code and refresh_token only.');
   }
-  const name = typeof body.client_name === 'string' && body.client_name.trim() ? body.client_name.trim().slice(0, 200) : 'Unnamed app';
+  // Cut by code points, so no half of a surrogate pair is stored.
+  const name = typeof body.client_name === 'string' && body.client_name.trim() ? Array.from(body.client_name.trim()).slice(0, 200).join('') : 'Unnamed app';
   const id = `cli_${crypto.randomBytes(12).toString('base64url')}`;
   await insertClient(knex, { id, name, redirectUris, createdAt: now });
   return {

@@ -166,7 +166,9 @@ function parseUploadBody(service: Service, upload: NonNullable<OperationDefiniti
           throw multipartError(err, field, maxBytes);
         },
       })(ctx, async () => {});
-      const fields = utf8Fields((ctx.request.body ?? {}) as Record<string, string | string[]>);
+      const rawFields = (ctx.request.body ?? {}) as Record<string, string | string[]>;
+      if (field in rawFields) throw validationFailed([{ field, code: 'invalid_type', message: 'must be a file part (with a filename), not a text field' }]);
+      const fields = utf8Fields(rawFields);
       const files = utf8Keys(ctx.request.files ?? {});
       const strayFiles = Object.keys(files).filter((k) => k !== field);
       if (strayFiles.length) throw unrecognized(strayFiles);
