@@ -47,7 +47,8 @@ describe('fuzz: no input answers 500, on any surface (seeded)', function () {
   let key: string;
   let shoes: number;
   let launchId: string;
-  const rnd = random(43);
+  // FUZZ_SEED picks another fixed sequence (to look further by hand); the suite runs seed 43.
+  const rnd = random(Number(process.env.FUZZ_SEED) || 43);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
   const int = (n: number) => Math.floor(rnd() * n);
 
@@ -135,10 +136,19 @@ describe('fuzz: no input answers 500, on any surface (seeded)', function () {
     return { body, headers };
   }
 
+  /** `v` percent-encoded; a lone surrogate becomes the bytes of its (invalid) UTF-8 form, %ED%A0%80. */
+  function percentEncoded(v: string): string {
+    try {
+      return encodeURIComponent(v);
+    } catch {
+      return encodeURIComponent(v.replace(/[\ud800-\udfff]/g, '')) + '%ED%A0%80';
+    }
+  }
+
   function formBody(fields: readonly string[]): Buffer {
     const pairs = Array.from({ length: 1 + int(6) }, () => {
       const v = pick([pick(strings), '%00', '%ff%fe', '%C3%28', 'a+b', '%', '%zz', 'x'.repeat(int(3) === 0 ? 70_000 : 10)]);
-      return `${pick(fields)}=${rnd() < 0.5 ? encodeURIComponent(v) : v}`;
+      return `${pick(fields)}=${rnd() < 0.5 ? percentEncoded(v) : v}`;
     });
     return Buffer.from(pairs.join('&'), 'latin1');
   }
