@@ -69,16 +69,3 @@ export function textIssues(value: unknown, path = ''): FieldIssue[] {
   }
   return issues;
 }
-
-/** Whether `value` nests deeper than MAX_DEPTH (iterative: any depth is safe to ask about). */
-export function tooDeep(value: unknown): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  const stack: Array<{ v: object; depth: number }> = [{ v: value, depth: 1 }];
-  while (stack.length) {
-    const { v, depth } = stack.pop()!;
-    if (depth > MAX_DEPTH) return true;
-    const items = Array.isArray(v) ? v : Object.values(v);
-    for (const item of items) if (item !== null && typeof item === 'object') stack.push({ v: item, depth: depth + 1 });
-  }
-  return false;
-}
