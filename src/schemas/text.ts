@@ -34,38 +34,45 @@ export function textIssues(value: unknown, path = ''): FieldIssue[] {
     if (problem) issues.push({ field: path, code: 'invalid_value', message: problem });
     return issues;
   }
-  // What is still to read, in document order from the top: a value with its path and depth (the
-  // outermost container is 1), or a key found not to be text (`key`: its problem).
-  const stack: Array<{ v: unknown; at: string; depth: number; key?: string }> = [{ v: value, at: path, depth: 1 }];
+  // Containers still to read, with their path and depth (the outermost is 1); strings are checked
+  // where they are found, and a path is only spelled out for a container or an issue.
+  const stack: Array<{ v: object; at: string; depth: number }> = [{ v: value, at: path, depth: 1 }];
   while (stack.length) {
-    const { v, at, depth, key } = stack.pop()!;
-    if (key !== undefined) {
-      issues.push({ field: at, code: 'invalid_value', message: `has a name that ${key}` });
-    } else if (typeof v === 'string') {
-      const problem = textProblem(v);
-      if (problem) issues.push({ field: at, code: 'invalid_value', message: problem });
-    } else if (v !== null && typeof v === 'object') {
-      if (depth > MAX_DEPTH) {
-        // One such issue says enough: nothing below it is read.
-        issues.push({ field: at, code: 'invalid_value', message: `is nested deeper than ${MAX_DEPTH} levels; send a flatter value` });
-        break;
+    const { v, at, depth } = stack.pop()!;
+    if (depth > MAX_DEPTH) {
+      // One such issue says enough: nothing below it is read.
+      issues.push({ field: at, code: 'invalid_value', message: `is nested deeper than ${MAX_DEPTH} levels; send a flatter value` });
+      break;
+    }
+    const deeper = stack.length;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const item: unknown = v[i];
+        if (typeof item === 'string') {
+          const problem = textProblem(item);
+          if (problem) issues.push({ field: join(at, i), code: 'invalid_value', message: problem });
+        } else if (item !== null && typeof item === 'object') stack.push({ v: item, at: join(at, i), depth: depth + 1 });
       }
-      if (Array.isArray(v)) {
-        for (let i = v.length - 1; i >= 0; i--) {
-          const item: unknown = v[i];
-          if (typeof item === 'string' || (item !== null && typeof item === 'object')) stack.push({ v: item, at: join(at, i), depth: depth + 1 });
+    } else {
+      for (const k of Object.keys(v)) {
+        const keyProblem = textProblem(k);
+        if (keyProblem) {
+          issues.push({ field: join(at, k), code: 'invalid_value', message: `has a name that ${keyProblem}` });
+          continue;
         }
-      } else {
-        const keys = Object.keys(v);
-        for (let i = keys.length - 1; i >= 0; i--) {
-          const k = keys[i];
-          const keyProblem = textProblem(k);
-          const item: unknown = (v as Record<string, unknown>)[k];
-          if (keyProblem) stack.push({ v: null, at: join(at, k), depth, key: keyProblem });
-          else if (typeof item === 'string' || (item !== null && typeof item === 'object')) stack.push({ v: item, at: join(at, k), depth: depth + 1 });
-        }
+        const item: unknown = (v as Record<string, unknown>)[k];
+        if (typeof item === 'string') {
+          const problem = textProblem(item);
+          if (problem) issues.push({ field: join(at, k), code: 'invalid_value', message: problem });
+        } else if (item !== null && typeof item === 'object') stack.push({ v: item, at: join(at, k), depth: depth + 1 });
       }
     }
+    // The containers just found are read first to last.
+    if (stack.length - deeper > 1) reverseFrom(stack, deeper);
   }
   return issues;
+}
+
+function reverseFrom<T>(xs: T[], from: number): void {
+  for (let i = from, j = xs.length - 1; i < j; i++, j--) [xs[i], xs[j]] = [xs[j], xs[i]];
 }
