@@ -81,8 +81,8 @@ export function needsPublishCause(node: Pick<WorkflowNode, 'kind'>): boolean {
  * `runner`. A manual run's cause is its caller and the triggers no caller makes (a schedule, the
  * video-review hook) are caused by the saver: both are the runner. A pipeline stage's cause is the
  * card's mover and a monitor's the automation run's cause, recorded when the event happened
- * (`causeCanPublish`); the runner (the saver) must hold it too. Anything else, or a run recorded
- * without its cause, holds none.
+ * (`causeCanPublish`); the runner (the saver) must hold it too. A monitor run recorded without its
+ * cause holds none (a card's run is vouched for by how it started); an unknown kind holds none.
  */
 export function causeHoldsPublish(kind: string, data: Record<string, unknown>, runner: Pick<Principal, 'scopes'>): boolean {
   switch (kind) {
@@ -91,6 +91,9 @@ export function causeHoldsPublish(kind: string, data: Record<string, unknown>, r
     case 'video_review':
       return canPublish(runner);
     case 'pipeline_stage':
+      // A card's run that moves money was only ever started for a mover holding publish (mayStart):
+      // one recorded before the cause was written down is vouched for by that.
+      return data.causeCanPublish !== false && canPublish(runner);
     case 'monitor':
       return data.causeCanPublish === true && canPublish(runner);
     default:
