@@ -199,6 +199,11 @@ export class Service {
     });
   }
 
+  /** Forgets cached credentials of grant `grantId` (its token family was just revoked: its access tokens answer 401 from now). */
+  forgetGrant(grantId: number): void {
+    this.authenticator.forgetGrant(grantId);
+  }
+
   /** Runs an operation through the whole pipeline, within the request budget (504 `timeout` past it). */
   invoke(name: string, principal: Principal, input: Record<string, unknown>, options: InvokeOptions): Promise<InvokeResult> {
     const goesOn = this.catalogue.get(name)?.onTimeout?.(input);

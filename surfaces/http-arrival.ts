@@ -20,8 +20,8 @@ export function arrivalOptions(requestTimeoutMs: number): Pick<http.ServerOption
   };
 }
 
-/** The contract's error for what Node's parser or deadline refused (by Node's error code). */
-export function clientErrorOf(code: string | undefined, requestTimeoutMs: number): ServiceError {
+/** The contract's error for what Node's parser or deadline refused (by Node's error code, and its reason where one code covers several). */
+export function clientErrorOf(code: string | undefined, requestTimeoutMs: number, reason?: string): ServiceError {
   const malformed = (field: string, message: string) =>
     new ServiceError('validation_failed', `Malformed HTTP request: ${message}.`, [{ field, code: 'invalid_value', message }]);
   switch (code) {
@@ -36,7 +36,9 @@ export function clientErrorOf(code: string | undefined, requestTimeoutMs: number
         { field: 'headers', code: 'too_large', message: `must total at most ${http.maxHeaderSize} bytes` },
       ]);
     case 'HPE_UNEXPECTED_CONTENT_LENGTH':
-      return malformed('headers', 'it has both Content-Length and Transfer-Encoding; send only one');
+      return /duplicate/i.test(reason ?? '')
+        ? malformed('headers', 'it has more than one Content-Length; send exactly one')
+        : malformed('headers', 'it has both Content-Length and Transfer-Encoding; send only one');
     case 'HPE_INVALID_TRANSFER_ENCODING':
       return malformed(
         'headers',
@@ -67,18 +69,56 @@ export function answerClientError(requestTimeoutMs: number): (err: NodeJS.ErrnoE
       return;
     }
     const requestId = `req_${crypto.randomUUID().replace(/-/g, '')}`;
-    const error = clientErrorOf(err.code, requestTimeoutMs);
-    const status = statusOf(err.code, error);
-    const body = JSON.stringify(envelopeOf(error, requestId));
-    const head = [
-      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}`,
-      'Content-Type: application/json; charset=utf-8',
-      `Content-Length: ${Buffer.byteLength(body)}`,
-      `Service-Request-Id: ${requestId}`,
-      'Connection: close',
-    ].join('\r\n');
-    socket.end(`${head}\r\n\r\n${body}`, () => socket.destroy());
-    // A peer that reads nothing cannot hold the connection open either.
-    setTimeout(() => socket.destroy(), 1_000).unref();
+    const error = clientErrorOf(err.code, requestTimeoutMs, (err as { reason?: string }).reason);
+    answerRaw(socket, statusOf(err.code, error), error, requestId);
   };
+}
+
+/** Writes the envelope of `error` with `status` straight to the socket and closes the connection. */
+function answerRaw(socket: Duplex, status: number, error: ServiceError, requestId = `req_${crypto.randomUUID().replace(/-/g, '')}`): void {
+  const body = JSON.stringify(envelopeOf(error, requestId));
+  const head = [
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    `Service-Request-Id: ${requestId}`,
+    'Connection: close',
+  ].join('\r\n');
+  socket.end(`${head}\r\n\r\n${body}`, () => socket.destroy());
+  // A peer that reads nothing cannot hold the connection open either.
+  setTimeout(() => socket.destroy(), 1_000).unref();
+}
+
+/** The server's `connect` listener: CONNECT is not served here (400 with the envelope, then the connection closes). */
+export function answerConnect(req: http.IncomingMessage, socket: Duplex): void {
+  answerRaw(
+    socket,
+    400,
+    new ServiceError('validation_failed', 'CONNECT is not served here: this is an API, not a proxy.', [
+      { field: 'method', code: 'invalid_value', message: 'must not be CONNECT' },
+    ]),
+  );
+}
+
+/** The server's `checkExpectation` listener: an Expect other than 100-continue is not met (417 with the envelope). */
+export function answerExpectation(req: http.IncomingMessage, res: http.ServerResponse): void {
+  const requestId = `req_${crypto.randomUUID().replace(/-/g, '')}`;
+  const expect = String(req.headers.expect ?? '').slice(0, 100);
+  const body = JSON.stringify(
+    envelopeOf(
+      new ServiceError('validation_failed', `Expect: ${expect} cannot be met; send the request without it (only 100-continue is understood).`, [
+        { field: 'Expect', code: 'invalid_value', message: 'must be 100-continue or absent' },
+      ]),
+      requestId,
+    ),
+  );
+  res.writeHead(417, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'service-request-id': requestId,
+    connection: 'close',
+  });
+  res.end(body);
+  // The body it may have sent is not read.
+  req.resume();
 }

@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Service } from '../src/service.js';
 import { ServiceError } from '../src/errors.js';
-import { answerClientError, arrivalOptions } from './http-arrival.js';
+import { answerClientError, answerConnect, answerExpectation, arrivalOptions } from './http-arrival.js';
 import { requestJsonText } from './json-body.js';
 import { createRestApp } from './rest/app.js';
 import type { McpEndpoint } from './mcp/server.js';
@@ -101,6 +101,8 @@ export async function startHttpServer(service: Service, port: number, host: stri
     });
   });
   server.on('clientError', answerClientError(service.config.requestTimeoutMs));
+  server.on('connect', answerConnect);
+  server.on('checkExpectation', answerExpectation);
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -8,7 +8,7 @@ import { hashSecret, lookupPrefixOf, sameHash, API_KEY_PREFIX } from '../auth/se
 import { planAdmits, type Principal, type Role, type Scope, type Surface } from '../auth/principal.js';
 import type { SigningKeys } from '../oauth/keys.js';
 import { ACCESS_TOKEN_PREFIX, verifyAccessToken, type AccessClaims } from '../oauth/tokens.js';
-import { isAccessTokenRevoked } from '../oauth/store.js';
+import { isAccessTokenRevoked, isRefreshFamilyRevoked } from '../oauth/store.js';
 import { findOrganization, memberAccess, usersByIds } from '../account/store.js';
 import { apiKeyBrandIds, apiKeyByPrefix, findGrant } from '../keys/store.js';
 
@@ -176,16 +176,17 @@ export class Authenticator {
   private async fetchGrant(claims: AccessClaims): Promise<GrantRecord | null> {
     const grant = await findGrant(this.knex, claims.gid);
     if (!grant || grant.userId !== Number(claims.sub) || grant.organizationId !== claims.org) return null;
-    const [organization, users, revokedJti, membership] = await Promise.all([
+    const [organization, users, revokedJti, membership, revokedFamily] = await Promise.all([
       findOrganization(this.knex, grant.organizationId),
       usersByIds(this.knex, [grant.userId]),
       isAccessTokenRevoked(this.knex, claims.jti),
       memberAccess(this.knex, claims.org, grant.userId),
+      typeof claims.fam === 'string' ? isRefreshFamilyRevoked(this.knex, claims.fam) : false,
     ]);
     const user = users.get(grant.userId);
     if (!organization || !user) return null;
     return {
-      revoked: grant.revokedAt !== null || revokedJti,
+      revoked: grant.revokedAt !== null || revokedJti || revokedFamily,
       userName: user.name,
       role: membership ? membership.role : null,
       brandIds: membership ? membership.brandIds : null,
@@ -193,6 +194,12 @@ export class Authenticator {
       plan: organization.plan,
       subscriptionStatus: organization.subscriptionStatus,
     };
+  }
+
+  /** Forgets what is cached of grant `grantId`'s tokens: the next use of any reads it again (a revoked family answers 401 at once). */
+  forgetGrant(grantId: number): void {
+    const prefix = `${grantId}|`;
+    for (const k of this.grants.keys()) if (k.startsWith(prefix)) this.grants.delete(k);
   }
 
   /** Forgets every cached key, e.g. after tests change keys directly. */

@@ -19,7 +19,7 @@ import { accountScope } from '../platforms/live-read.js';
 import { PlatformError } from '../platforms/port.js';
 import { serviceErrorOf } from '../platforms/registry.js';
 import type { Automation, Intent, RunObject } from './rule.js';
-import { automationsByIds, finishRuns, recordActions, type TakenAction } from './store.js';
+import { automationsByIds, finishRuns, recordActions, runCauses, type TakenAction } from './store.js';
 
 export const APPLY_ACTIONS = 'apply-automation-actions';
 
@@ -184,6 +184,8 @@ const applyAutomationActions = defineOperation({
         };
       });
       await recordActions(trx, taken);
+      // Whether each run's cause held publish (a monitor workflow it starts moves money only then).
+      const causes = await runCauses(trx, [...new Set(done.map((i) => actions[i].runId))]);
       await ctx.events.emitMany(
         trx,
         done.map((i, k) => {
@@ -203,6 +205,7 @@ const applyAutomationActions = defineOperation({
               level: nodes.get(x.nodeId)!.nodeType,
               action: PAST[x.intent],
               mode: a.mode,
+              canPublish: causes.get(x.runId) === true,
             },
           };
         }),

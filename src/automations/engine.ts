@@ -90,7 +90,12 @@ async function liveObjects(knex: Knex, brandId: number, accountId: string, level
 export async function evaluateAccount(
   deps: EngineDeps,
   automations: Automation[],
-  options: { trigger: 'schedule' | 'manual'; act: boolean },
+  options: {
+    trigger: 'schedule' | 'manual';
+    act: boolean;
+    /** Whether the run's cause holds publish (publish-rule.ts): a manual run's caller; scheduled runs ask of each automation's last saver. */
+    causePublish?: (a: Automation) => boolean | Promise<boolean>;
+  },
 ): Promise<EvaluationResult> {
   if (!automations.length) return { runs: [], reads: 0 };
   const { brandId, accountId } = automations[0];
@@ -189,6 +194,9 @@ export async function evaluateAccount(
       else actingOf.set(current.id, [entry]);
     }
   }
+  // The cause matters only to the runs that act (their events may start monitor workflows).
+  const causes = new Map<number, boolean>();
+  for (const a of sorted) if (actingOf.has(a.id) && options.causePublish) causes.set(a.id, await options.causePublish(a));
   const decidedAt = deps.now();
   const runIds = await inTransaction(deps.knex, async (trx) => {
     const ids = await insertRuns(
@@ -198,6 +206,7 @@ export async function evaluateAccount(
         brandId,
         trigger: options.trigger,
         mode: a.mode,
+        causePublish: causes.get(a.id) === true,
         startedAt,
         finishedAt: decidedAt,
         objects: actingOf.get(a.id) ?? objectsOf.get(a.id)!,

@@ -16,6 +16,7 @@ import { timeAutomationCycle } from '../observability/metrics.js';
 import { actionRetry, evaluateAccount, giveUpAction, retryAction, type EngineDeps } from './engine.js';
 import { nextRunAfter } from './schedule.js';
 import { automationsByIds } from './store.js';
+import { storedCanPublish } from '../workflows/publish-rule.js';
 import { ACTION_JOB, AUTOMATION_JOB, laneOf } from './queue.js';
 
 /** Due automations of one account evaluated together, at most. */
@@ -55,7 +56,14 @@ async function evaluateBatch(ctx: JobContext, jobs: ClaimedJob[]): Promise<Map<n
   }
   const now = ctx.now();
   // A run that fails (a platform read refused) throws: every job of the batch is retried by the queue.
-  await timeAutomationCycle('schedule', () => evaluateAccount(engineDeps(ctx), due, { trigger: 'schedule', act: true }));
+  await timeAutomationCycle('schedule', () =>
+    evaluateAccount(engineDeps(ctx), due, {
+      trigger: 'schedule',
+      act: true,
+      // A scheduled run is caused by whoever last saved the automation.
+      causePublish: (a) => storedCanPublish(ctx.knex, a.organizationId, a.savedBy, ctx.now()),
+    }),
+  );
   const jobOf = new Map(jobs.map((j) => [Number(j.key), j]));
   for (const a of due) outcomes.set(jobOf.get(a.id)!.id, nextRunAfter(a.frequency, a.dailyHour, now, timezone));
   return outcomes;

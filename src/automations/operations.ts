@@ -12,6 +12,7 @@ import { firstRunAt } from './schedule.js';
 import { automationsOf, findAutomation, insertAutomation, removeAutomation, runsOf, saveAutomation, setStatus, type RunRow } from './store.js';
 import { nextRunsOf, scheduleAutomation, unscheduleAutomation } from './queue.js';
 import { referenceIssues } from '../references/resolve.js';
+import { canPublish, credentialOf } from '../workflows/publish-rule.js';
 
 const write = { readOnly: false, destructive: false, idempotent: false, openWorld: false };
 const read = { readOnly: true, destructive: false, idempotent: true, openWorld: false };
@@ -97,7 +98,7 @@ async function nextRunOf(db: Db, automationId: number): Promise<number | null> {
   return (await nextRunsOf(db, [automationId])).get(automationId) ?? null;
 }
 
-function runView(r: RunRow) {
+function runView(r: Omit<RunRow, 'causePublish'>) {
   return {
     runId: r.id,
     automationId: r.automationId,
@@ -158,6 +159,7 @@ const createAutomation = defineOperation({
       mode: input.mode ?? 'live',
       resumeWhenClear: input.resumeWhenClear ?? false,
       createdByUserId: ctx.principal.userId,
+      savedBy: credentialOf(ctx.principal),
       lastRunAt: null,
       createdAt: now,
       updatedAt: now,
@@ -279,6 +281,7 @@ const updateAutomation = defineOperation({
       ...kept,
       name: automationName,
       dailyHour: fields.dailyHour !== undefined ? fields.dailyHour : fields.frequency && fields.frequency !== 'daily' ? null : current.dailyHour,
+      savedBy: credentialOf(ctx.principal),
       updatedAt: now,
     };
     await checkRule(db, ctx.principal, next, fields);
@@ -315,7 +318,7 @@ const setAutomationStatus = defineOperation({
     const current = await loadAutomation(db, ctx.brand.id, input.automationId, true);
     if (current.status === input.status) return automationView(current, await nextRunOf(db, current.id));
     const now = ctx.now();
-    const next: Automation = { ...current, status: input.status, updatedAt: now };
+    const next: Automation = { ...current, status: input.status, savedBy: credentialOf(ctx.principal), updatedAt: now };
     let runAt: number | null = null;
     if (input.status === 'ACTIVE') {
       const account = await ctx.platforms.account(db, next.brandId, next.accountId);
@@ -371,7 +374,12 @@ const runAutomation = defineOperation({
   uses: ENGINE_SERVICES,
   async handler(ctx, input) {
     const a = await loadAutomation(ctx.db, ctx.brand.id, input.automationId);
-    const { runs } = await evaluateAccount(engineDeps(ctx), [a], { trigger: 'manual', act: true });
+    const { runs } = await evaluateAccount(engineDeps(ctx), [a], {
+      trigger: 'manual',
+      act: true,
+      // A run by hand is caused by its caller.
+      causePublish: () => canPublish(ctx.principal),
+    });
     const r = runs[0];
     return runView({
       id: r.runId!,

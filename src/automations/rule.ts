@@ -9,6 +9,13 @@ import type { RuleWindow } from './windows.js';
 export type AutomationAction = 'pause' | 'notify' | 'pause_and_notify';
 export type Frequency = 'every_15_minutes' | 'hourly' | 'daily';
 export type Mode = 'live' | 'shadow';
+
+/** A credential named by id: an API key, or a person's OAuth grant. */
+export interface SavedBy {
+  kind: 'api_key' | 'user';
+  apiKeyId: number | null;
+  grantId: number | null;
+}
 export type AutomationStatus = 'ACTIVE' | 'PAUSED';
 
 export type SkipReason = 'cooldown' | 'daily_limit_reached' | 'insufficient_data' | 'already_paused' | 'shadow' | 'paused_by_person' | 'loop_detected';
@@ -61,6 +68,8 @@ export interface Automation {
   mode: Mode;
   resumeWhenClear: boolean;
   createdByUserId: number;
+  /** The credential that last saved it (created, changed, armed or disarmed it): a scheduled run's cause; null when saved before this was recorded. */
+  savedBy: SavedBy | null;
   lastRunAt: number | null;
   createdAt: number;
   updatedAt: number;

@@ -27,6 +27,14 @@ function toAutomation(row: Record<string, any>): Automation {
     mode: row.mode,
     ...rule,
     createdByUserId: Number(row.created_by_user_id),
+    savedBy:
+      row.saved_by_kind === 'api_key' || row.saved_by_kind === 'user'
+        ? {
+            kind: row.saved_by_kind,
+            apiKeyId: row.saved_by_api_key_id === null ? null : Number(row.saved_by_api_key_id),
+            grantId: row.saved_by_grant_id === null ? null : Number(row.saved_by_grant_id),
+          }
+        : null,
     lastRunAt: row.last_run_at === null ? null : Number(row.last_run_at),
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
@@ -55,6 +63,9 @@ function rowOf(a: Omit<Automation, 'id'>): Record<string, unknown> {
     mode: a.mode,
     rule: JSON.stringify(rule),
     created_by_user_id: a.createdByUserId,
+    saved_by_kind: a.savedBy?.kind ?? null,
+    saved_by_api_key_id: a.savedBy?.apiKeyId ?? null,
+    saved_by_grant_id: a.savedBy?.grantId ?? null,
     last_run_at: a.lastRunAt,
     created_at: a.createdAt,
     updated_at: a.updatedAt,
@@ -101,8 +112,16 @@ export async function saveAutomation(db: Db, a: Automation): Promise<void> {
 }
 
 /** Arms or disarms. */
-export async function setStatus(db: Db, id: number, change: Pick<Automation, 'status' | 'updatedAt'>): Promise<void> {
-  await db('automations').where({ id }).update({ status: change.status, updated_at: change.updatedAt });
+export async function setStatus(db: Db, id: number, change: Pick<Automation, 'status' | 'updatedAt' | 'savedBy'>): Promise<void> {
+  await db('automations')
+    .where({ id })
+    .update({
+      status: change.status,
+      updated_at: change.updatedAt,
+      saved_by_kind: change.savedBy?.kind ?? null,
+      saved_by_api_key_id: change.savedBy?.apiKeyId ?? null,
+      saved_by_grant_id: change.savedBy?.grantId ?? null,
+    });
 }
 
 /** Deletes the automation with its runs, ledger and holds. */
@@ -127,6 +146,8 @@ export interface RunRow {
   brandId: number;
   trigger: 'schedule' | 'manual';
   mode: Automation['mode'];
+  /** Whether the run's cause (a manual run's caller, a scheduled run's last saver) held `publish`. */
+  causePublish: boolean;
   startedAt: number;
   finishedAt: number;
   objects: RunObject[];
@@ -139,6 +160,7 @@ function toRun(r: Record<string, any>): RunRow {
     brandId: Number(r.brand_id),
     trigger: r.trigger,
     mode: r.mode,
+    causePublish: Boolean(r.cause_publish),
     startedAt: Number(r.started_at),
     finishedAt: Number(r.finished_at),
     objects: typeof r.objects === 'string' ? JSON.parse(r.objects) : r.objects,
@@ -156,6 +178,7 @@ export async function insertRuns(db: Db, runs: Array<Omit<RunRow, 'id'>>): Promi
     brand_id: r.brandId,
     trigger: r.trigger,
     mode: r.mode,
+    cause_publish: r.causePublish,
     started_at: r.startedAt,
     finished_at: r.finishedAt,
     objects: JSON.stringify(r.objects),
@@ -177,6 +200,18 @@ export async function insertRuns(db: Db, runs: Array<Omit<RunRow, 'id'>>): Promi
     for (const r of rows) ids.set(Number(r.automation_id), Number(r.id));
   }
   return runs.map((r) => ids.get(r.automationId)!);
+}
+
+/** Whether each run's cause held `publish`, by run id (runs not found are absent). */
+export async function runCauses(db: Db, runIds: number[]): Promise<Map<number, boolean>> {
+  const out = new Map<number, boolean>();
+  for (let i = 0; i < runIds.length; i += 500) {
+    const rows = await db('automation_runs')
+      .whereIn('id', runIds.slice(i, i + 500))
+      .select('id', 'cause_publish');
+    for (const r of rows) out.set(Number(r.id), Boolean(r.cause_publish));
+  }
+  return out;
 }
 
 /** Closes runs with their objects (a few statements for many runs). */

@@ -145,6 +145,9 @@ export interface NestedInvokeOptions {
   principal?: Principal;
 }
 
+/** A check of an uploaded file's leading bytes and whole size, before it is read whole; throws 400 on `field`. */
+export type UploadHeadCheck = (head: Buffer, size: number, field: string) => void;
+
 export interface OperationDefinition<I = any, O = any> {
   /** Stable kebab-case id: MCP tool `name_with_underscores`, CLI `svc <name>`. */
   name: string;
@@ -185,9 +188,10 @@ export interface OperationDefinition<I = any, O = any> {
   /**
    * Accept a file upload: surfaces that speak multipart (REST `multipart/form-data`) turn the file
    * part named `field` into `{fileName, contentBase64}` of that input property, refusing a file
-   * larger than `maxBytes` while it streams in.
+   * larger than `maxBytes` while it streams in; `checkHead` sees the file's leading bytes and size
+   * before the rest is read, and throws what they already refuse.
    */
-  upload?: { field: string; maxBytes: number };
+  upload?: { field: string; maxBytes: number; checkHead?: UploadHeadCheck };
   /**
    * The operation starts work that goes on after it answers (202 and a run): the read that answers
    * that work as it stands, which the CLI and the MCP call handler follow to its end (follow.ts).

@@ -932,6 +932,10 @@ export interface EditLiveCampaignInput {
    * New budget in the minor units of the node's ad account currency (cents for USD and EUR, yen for JPY, fils for KWD); at least 100. It counts against the ceiling in US cents at the FX_RATES rate, rounded up.
    */
   amount: number;
+  /**
+   * planFingerprint of launch_campaign's preview: a launch changed since changes nothing (409 stale_read).
+   */
+  planFingerprint?: string;
 }
 
 /**
@@ -1513,6 +1517,10 @@ export interface LaunchCampaignInput {
    * true publishes; anything else only validates and previews (nothing changes, nothing counts).
    */
   confirm: boolean;
+  /**
+   * Publish only the plan of this preview fingerprint (else 409 stale_read).
+   */
+  planFingerprint?: string;
 }
 
 /**
@@ -2516,7 +2524,7 @@ export interface UploadCreativeInput {
    */
   name?: string;
   /**
-   * The file: a PNG or JPEG image (at most 10 MB) or an MP4 video (at most 100 MB). Its type is read from the bytes, not the name.
+   * The file: a PNG or JPEG image (at most 8 MB) or an MP4 video (at most 30 MB). Its type is read from the bytes, not the name.
    */
   file?: {
     /**

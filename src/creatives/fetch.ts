@@ -4,7 +4,7 @@
 import { validationFailed } from '../errors.js';
 import { callerTarget } from '../outbound/address-policy.js';
 import { OutboundError, type OutboundClient } from '../outbound/client.js';
-import { detectFormat, inspectMedia, type MediaInfo } from './media.js';
+import { checkHead, detectFormat, inspectMedia, type MediaInfo } from './media.js';
 
 const MB = 1024 * 1024;
 /** Largest image fetched by URL. */
@@ -28,6 +28,9 @@ function nameOf(url: string): string {
   } catch {
     // A malformed escape: the segment as written is still a usable name.
   }
+  // A decoded name that is not text (a NUL, a control character) is never stored: the segment as written is.
+  // eslint-disable-next-line no-control-regex -- control characters are what it refuses
+  if (/[\u0000-\u001f\u007f]/.test(name)) name = last;
   return (name.trim() || parsed.hostname).slice(0, 255);
 }
 
@@ -39,15 +42,28 @@ function nameOf(url: string): string {
  */
 export async function fetchCreative(outbound: OutboundClient, url: string, timeoutMs: number): Promise<{ bytes: Buffer; media: MediaInfo; fileName: string }> {
   let answer;
+  let cap = URL_VIDEO_MAX_BYTES;
   try {
     answer = await outbound.request(callerTarget(url), {
       headers: { accept: 'image/png, image/jpeg, video/mp4' },
       timeoutMs,
       maxResponseBytes: URL_VIDEO_MAX_BYTES,
+      // Counted as it arrives and cut at its kind's cap, known from the first bytes (an image's
+      // header past its pixel limits, or bytes of no accepted format, end it there).
+      capOf: (head) => {
+        checkHead(head, 1, 'url');
+        cap = detectFormat(head) === 'mp4' ? URL_VIDEO_MAX_BYTES : URL_IMAGE_MAX_BYTES;
+        return cap;
+      },
+      headBytes: 32 * 1024,
+      readBodyOf: (status) => status >= 200 && status <= 299,
     });
   } catch (err) {
     if (!(err instanceof OutboundError)) throw err;
-    if (err.kind === 'too_large') throw urlFailed('too_big', `must name a file of at most ${megabytes(URL_VIDEO_MAX_BYTES)}; reading stopped past that`);
+    if (err.kind === 'too_large') {
+      const what = cap === URL_IMAGE_MAX_BYTES ? 'an image' : 'a file';
+      throw urlFailed('too_big', `must name ${what} of at most ${megabytes(cap)}; reading stopped past that`);
+    }
     const what = err.kind === 'refused' ? 'could not be fetched' : err.kind === 'timeout' ? 'did not answer in time' : 'could not be reached';
     throw urlFailed('invalid_value', `${what}: ${err.message}`);
   }
@@ -56,9 +72,5 @@ export async function fetchCreative(outbound: OutboundClient, url: string, timeo
     throw urlFailed('invalid_value', `answered HTTP ${answer.status}${moved}; it must answer 2xx with the file`);
   }
   const bytes = answer.body;
-  const format = detectFormat(bytes);
-  if (format && format !== 'mp4' && bytes.length > URL_IMAGE_MAX_BYTES) {
-    throw urlFailed('too_big', `must name an image of at most ${megabytes(URL_IMAGE_MAX_BYTES)}; this one has ${bytes.length} bytes`);
-  }
   return { bytes, media: inspectMedia(bytes, 'url'), fileName: nameOf(url) };
 }

@@ -21,8 +21,15 @@ export interface MediaInfo {
 }
 
 const MB = 1024 * 1024;
-export const IMAGE_MAX_BYTES = 10 * MB;
-export const VIDEO_MAX_BYTES = 100 * MB;
+/** Largest image taken, however it arrives (upload, base64 or URL). */
+export const IMAGE_MAX_BYTES = 8 * MB;
+/** Largest video taken, however it arrives. */
+export const VIDEO_MAX_BYTES = 30 * MB;
+/** Largest side an image may declare, and most pixels in all; no ad platform takes more, and nothing here decodes it. */
+export const IMAGE_MAX_SIDE = 16_384;
+export const IMAGE_MAX_PIXELS = 100_000_000;
+/** Largest side a video may declare. */
+export const VIDEO_MAX_SIDE = 4_096;
 
 const ACCEPTED_FORMATS = 'a PNG or JPEG image or an MP4 video';
 
@@ -85,15 +92,12 @@ const megabytes = (n: number) => `${n / MB} MB (${n} bytes)`;
  * large for its kind, or cannot be read.
  */
 export function inspectMedia(bytes: Buffer, field = 'file'): MediaInfo {
-  if (bytes.length === 0) throw validationFailed([{ field, code: 'too_small', message: 'must not be empty' }]);
-  const format = detectFormat(bytes);
-  if (!format) throw invalid(field, `must be ${ACCEPTED_FORMATS}; the format is read from the bytes, and these bytes are none of them`);
-  const limit = format === 'mp4' ? VIDEO_MAX_BYTES : IMAGE_MAX_BYTES;
-  if (bytes.length > limit) {
-    const kind = format === 'mp4' ? 'an MP4 video' : 'a PNG or JPEG image';
-    throw validationFailed([{ field, code: 'too_big', message: `must be at most ${megabytes(limit)} for ${kind}; this file has ${bytes.length} bytes` }]);
+  const format = formatWithin(bytes, bytes.length, field);
+  if (format === 'mp4') {
+    const video = readMp4(bytes, field);
+    checkVideoSize(video.width, video.height, field);
+    return { type: 'video', mime: 'video/mp4', extension: 'mp4', ...video };
   }
-  if (format === 'mp4') return { type: 'video', mime: 'video/mp4', extension: 'mp4', ...readMp4(bytes, field) };
 
   const name = format === 'png' ? 'PNG' : 'JPEG';
   let size: { width?: number; height?: number; type?: string };
@@ -107,9 +111,56 @@ export function inspectMedia(bytes: Buffer, field = 'file'): MediaInfo {
   if (size.type !== expected || !isPositiveInt(width) || !isPositiveInt(height)) {
     throw invalid(field, `is not a readable ${name} image: its dimensions could not be found`);
   }
+  checkImageSize(width, height, field);
   return format === 'png'
     ? { type: 'image', mime: 'image/png', extension: 'png', width, height, durationMs: null }
     : { type: 'image', mime: 'image/jpeg', extension: 'jpg', width, height, durationMs: null };
+}
+
+/** 400 on `field` for an image whose header declares more than IMAGE_MAX_SIDE a side or IMAGE_MAX_PIXELS in all. */
+export function checkImageSize(width: number, height: number, field: string): void {
+  if (width > IMAGE_MAX_SIDE || height > IMAGE_MAX_SIDE || width * height > IMAGE_MAX_PIXELS) {
+    throw invalid(
+      field,
+      `declares ${width} x ${height} pixels; an image may have at most ${IMAGE_MAX_SIDE} pixels a side and ${IMAGE_MAX_PIXELS / 1_000_000} megapixels in all`,
+    );
+  }
+}
+
+function checkVideoSize(width: number, height: number, field: string): void {
+  if (width > VIDEO_MAX_SIDE || height > VIDEO_MAX_SIDE) {
+    throw invalid(field, `declares ${width} x ${height} pixels; a video may have at most ${VIDEO_MAX_SIDE} pixels a side`);
+  }
+}
+
+/** The format of a file of `size` bytes from its leading bytes; 400 on `field` when it is empty, none of the accepted ones, or past its kind's cap. */
+function formatWithin(head: Buffer, size: number, field: string): Format {
+  if (size === 0) throw validationFailed([{ field, code: 'too_small', message: 'must not be empty' }]);
+  const format = detectFormat(head);
+  if (!format) throw invalid(field, `must be ${ACCEPTED_FORMATS}; the format is read from the bytes, and these bytes are none of them`);
+  const limit = format === 'mp4' ? VIDEO_MAX_BYTES : IMAGE_MAX_BYTES;
+  if (size > limit) {
+    const kind = format === 'mp4' ? 'an MP4 video' : 'a PNG or JPEG image';
+    throw validationFailed([{ field, code: 'too_big', message: `must be at most ${megabytes(limit)} for ${kind}; this file has ${size} bytes` }]);
+  }
+  return format;
+}
+
+/**
+ * What the leading bytes of a file of `size` bytes already refuse, before the rest is read: an
+ * empty file, one of no accepted format, one past its kind's cap, and an image whose header
+ * (within `head`) declares more pixels than IMAGE_MAX_SIDE or IMAGE_MAX_PIXELS. 400 on `field`.
+ */
+export function checkHead(head: Buffer, size: number, field: string): void {
+  const format = formatWithin(head, size, field);
+  if (format === 'mp4') return;
+  let declared: { width?: number; height?: number } | undefined;
+  try {
+    declared = (require('image-size') as typeof import('image-size')).imageSize(head);
+  } catch {
+    // The header lies past the head (or is broken): the whole file, within the image cap, says which.
+  }
+  if (declared && isPositiveInt(declared.width) && isPositiveInt(declared.height)) checkImageSize(declared.width, declared.height, field);
 }
 
 function isPositiveInt(n: unknown): n is number {

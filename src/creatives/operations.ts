@@ -7,7 +7,7 @@ import { notFound, validationFailed } from '../errors.js';
 import type { UploadCreativeInput } from '../catalogue/inputs.generated.js';
 import type { OutboundClient } from '../outbound/client.js';
 import { fetchCreative } from './fetch.js';
-import { VIDEO_MAX_BYTES, inspectMedia, type MediaInfo } from './media.js';
+import { VIDEO_MAX_BYTES, checkHead, inspectMedia, type MediaInfo } from './media.js';
 import { storeCreativeFile } from './storage.js';
 import { creativesOf, findCreative, insertCreative, type CreativeRow } from './store.js';
 
@@ -76,19 +76,20 @@ const uploadCreative = defineOperation({
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
   tag: 'creatives',
   toolset: 'launch',
-  summary: 'Upload a creative (its bytes, or a URL to fetch): a PNG or JPEG image (at most 10 MB) or an MP4 video (at most 100 MB).',
+  summary: 'Upload a creative (its bytes, or a URL to fetch): a PNG or JPEG image (at most 8 MB) or an MP4 video (at most 30 MB).',
   description:
     'Send multipart/form-data with the file in field `file` and an optional `name`, or JSON with the bytes in base64 as ' +
     '`dataBase64` (or `file: {fileName, contentBase64}`; JSON bodies are limited to 5 MB, so larger files go as multipart). ' +
     'The type is read from the bytes, not the file name; width and height (and durationMs for a video) are read from the file. ' +
-    'Other formats answer 400 validation_failed (code invalid_value on the field that held them); a file over its limit answers 400 (code too_big). ' +
+    'Other formats answer 400 validation_failed (code invalid_value on the field that held them); a file over its limit answers 400 (code too_big), ' +
+    'a multipart body past 32 MB 413. An image over 16,384 pixels a side or 100 megapixels, or a video over 4,096 a side, answers 400 on its field. ' +
     'Or send JSON `{url, name?}`: the file is fetched from that URL (https and a public address; no redirects; ' +
     'at most 8 MB for an image and 30 MB for a video), its type read from the bytes, not the Content-Type. ' +
     'A URL that is refused, unreachable, slow or answers other than 2xx answers 400 validation_failed naming `url` with what went wrong. ' +
     "Send exactly one of `file`, `dataBase64` and `url`. The name defaults to the file name, the URL's last path segment, " +
     'or `creative.<extension>` for `dataBase64`.',
   successStatus: 201,
-  upload: { field: 'file', maxBytes: VIDEO_MAX_BYTES },
+  upload: { field: 'file', maxBytes: VIDEO_MAX_BYTES, checkHead },
   // Decoding, hashing and writing a large file happen before any row is written, outside a transaction.
   transactional: false,
   uses: ['config', 'activity', 'outbound'],

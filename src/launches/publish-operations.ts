@@ -10,7 +10,7 @@ import { requireCeiling } from './ceiling.js';
 import { creativesFor, validationContextFor } from './context.js';
 import { changeLiveBudget } from './live-budget.js';
 import { publishingConflict, publishLaunch, publishLeaseMs } from './publish.js';
-import { countLaunch, publishView } from './publish-view.js';
+import { countLaunch, publishView, requirePlan } from './publish-view.js';
 import { loadLaunch, loadNodes } from './store.js';
 import { campaignAmounts, validateLaunch } from './validate.js';
 
@@ -19,7 +19,7 @@ const launchCampaign = defineOperation({
   method: 'POST',
   path: '/brands/{brandId}/launches/{launchId}/publish',
   scope: 'publish',
-  errors: ['conflict', 'capability_unsupported'],
+  errors: ['conflict', 'stale_read', 'capability_unsupported'],
   idempotency: 'required',
   input: 'launch-campaign#/$defs/input',
   output: 'launch-campaign#/$defs/output',
@@ -38,7 +38,8 @@ const launchCampaign = defineOperation({
     'An account currency without a rate answers 503 unavailable (preview included) and publishes nothing. ' +
     'Validation failures answer 400 "Launch validation failed: <n> issues." with one detail per issue. A failed publish removes what ' +
     'it created and releases the reservation. A publish interrupted by anything (a timeout, a crash, an outage) ends in published or ' +
-    'publish_failed by itself within the job lease (JOB_LEASE_MS) plus a minute; a 504 says so and names the launch in details.launchId.',
+    'publish_failed by itself within the job lease plus a minute; a 504 says so and names the launch in details.launchId. ' +
+    "Send the preview's planFingerprint with confirm: true to publish only that plan (changed since: 409 stale_read).",
   uses: ['platforms', 'metrics', 'activity', 'events', 'progress', 'config', 'idempotency', 'trackers'],
   onTimeout: (input) =>
     input.confirm === true
@@ -63,6 +64,8 @@ const launchCampaign = defineOperation({
     } else if (input.confirm && l.status === 'publishing' && !resume) {
       throw await publishingConflict(ctx.db, l.id);
     }
+    // What the person confirmed is what is published: a plan named by its fingerprint must still be the launch's.
+    if (input.confirm && !resume && l.status !== 'published') requirePlan(l.id, nodes, input.planFingerprint, 'nothing was published');
     const vctx = await validationContextFor(ctx, l, nodes);
     const { issues, warnings, campaignAccounts } = validateLaunch(nodes, vctx);
     if (issues.length && l.status !== 'published') throw validationFailed(issues, `Launch validation failed: ${issues.length} issues.`);
@@ -117,7 +120,7 @@ const editLiveCampaign = defineOperation({
   method: 'POST',
   path: '/brands/{brandId}/launches/{launchId}/nodes/{nodeId}/live-budget',
   scope: 'publish',
-  errors: ['conflict', 'unprocessable', 'capability_unsupported'],
+  errors: ['conflict', 'stale_read', 'unprocessable', 'capability_unsupported'],
   idempotency: 'required',
   input: 'edit-live-campaign#/$defs/input',
   output: 'edit-live-campaign#/$defs/output',
@@ -134,7 +137,9 @@ const editLiveCampaign = defineOperation({
   uses: ['platforms', 'metrics', 'activity', 'events', 'config'],
   async handler(ctx, input) {
     requireCeiling(ctx.principal);
-    return changeLiveBudget(ctx, await loadLaunch(ctx.db, ctx.brand.id, input.launchId), input);
+    const l = await loadLaunch(ctx.db, ctx.brand.id, input.launchId);
+    if (input.planFingerprint !== undefined) requirePlan(l.id, await loadNodes(ctx.db, l.id), input.planFingerprint, 'no budget was changed');
+    return changeLiveBudget(ctx, l, input);
   },
 });
 

@@ -1,12 +1,39 @@
 // What launch-campaign answers, preview or published: the plan of objects per level, the counts,
 // and what the launch counts against the ceiling (per ad account, in US cents).
 
+import crypto from 'node:crypto';
 import type { ServiceContext } from '../catalogue/define.js';
+import { ServiceError } from '../errors.js';
+import { canonicalJson } from '../pagination/cursor.js';
 import { countPerAccount, type Counted } from '../money/convert.js';
 import { ceilingOf, type CeilingView } from './ceiling.js';
 import { commitmentsOf, type LaunchRow, type NodeRow } from './store.js';
 import { budgetOf, countsOf } from './tree.js';
 import { campaignAmounts } from './validate.js';
+
+/**
+ * The plan's fingerprint: every node's place, level, account and properties (budgets included), so
+ * any change to what would be published changes it; what publishing records (platform ids, live
+ * status) does not. A preview answers it; a publish or budget edit that names it acts only on that plan.
+ */
+export function planFingerprint(nodes: NodeRow[]): string {
+  const parts = nodes
+    .map((n) => [n.id, n.parentId, n.nodeType, n.accountId, n.properties])
+    .sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : String(a[0]) > String(b[0]) ? 1 : 0));
+  return crypto.createHash('sha256').update(canonicalJson(parts)).digest('base64url');
+}
+
+/** Throws 409 stale_read (nothing is done) when `expected` is given and the launch's plan is no longer the one it names. */
+export function requirePlan(launchId: number, nodes: NodeRow[], expected: string | undefined, what: string): void {
+  if (expected === undefined) return;
+  const now = planFingerprint(nodes);
+  if (now === expected) return;
+  throw new ServiceError(
+    'stale_read',
+    `Launch ${launchId} changed since the plan ${expected.slice(0, 12)}... was previewed: ${what}. Preview it again and confirm the plan it shows.`,
+    { reason: 'plan_changed', launchId: String(launchId), planFingerprint: now },
+  );
+}
 
 function planOf(nodes: NodeRow[], campaignAccounts: Map<string, string | null>) {
   const byId = new Map(nodes.map((n) => [n.id, n]));
@@ -80,6 +107,7 @@ export async function publishView(
     status: l.status,
     counts: countsOf(nodes),
     plan: planOf(nodes, campaignAccounts),
+    planFingerprint: planFingerprint(nodes),
     budget: {
       countedMinorUnits: counted.totalUsdCents,
       countedUsdCents: counted.totalUsdCents,

@@ -28,6 +28,8 @@ export const REFRESH_TTL_MS = 30 * 24 * 3600_000;
 
 /** An OAuth error answered in RFC 6749 form; `redirect` when it may go back to the client. */
 export class OAuthError extends Error {
+  /** Set when the error revoked a token family of this grant: credentials cached for it must be forgotten at once. */
+  familyRevokedOf?: number;
   constructor(
     readonly error: string,
     description: string,
@@ -85,7 +87,8 @@ export async function registerClient(knex: Knex, body: Record<string, unknown>, 
   if (!Array.isArray(grants) || grants.some((g) => g !== 'authorization_code' && g !== 'refresh_token')) {
     throw new OAuthError('invalid_client_metadata', 'grant_types may contain authorization_code and refresh_token only.');
   }
-  const name = typeof body.client_name === 'string' && body.client_name.trim() ? body.client_name.trim().slice(0, 200) : 'Unnamed app';
+  // Cut by code points, so no half of a surrogate pair is stored.
+  const name = typeof body.client_name === 'string' && body.client_name.trim() ? Array.from(body.client_name.trim()).slice(0, 200).join('') : 'Unnamed app';
   const id = `cli_${crypto.randomBytes(12).toString('base64url')}`;
   await insertClient(knex, { id, name, redirectUris, createdAt: now });
   return {
@@ -207,6 +210,7 @@ async function tokensFor(trx: Knex | Knex.Transaction, keys: SigningKeys, settin
     clientId: grant.clientId,
     grantId: grant.id,
     organizationId: grant.organizationId,
+    familyId,
     now,
   });
   const refresh = opaque('svc_rt_');
@@ -272,9 +276,9 @@ export async function token(knex: Knex, keys: SigningKeys, settings: OAuthSettin
       const grant = await findGrant(trx, row.grantId);
       if (!grant) throw new OAuthError('invalid_grant', 'The refresh token is not valid.');
       if (row.usedAt !== null) {
-        // Reuse of a spent refresh token: the whole family is revoked.
+        // Reuse of a spent refresh token: the whole family is revoked, its access tokens with it.
         await revokeRefreshFamily(trx, row.familyId, now);
-        return { reused: true as const };
+        return { reused: true as const, grantId: grant.id };
       }
       if (row.revokedAt !== null || grant.revokedAt !== null || row.expiresAt <= now)
         throw new OAuthError('invalid_grant', 'The refresh token is revoked or expired; sign in again.');
@@ -282,10 +286,18 @@ export async function token(knex: Knex, keys: SigningKeys, settings: OAuthSettin
         throw new OAuthError('invalid_grant', 'The refresh token was issued to another client.');
       checkResource(settings, grant, form.resource);
       const spent = await spendRefreshToken(trx, row.tokenHash, now);
-      if (spent !== 1) return { reused: true as const };
+      if (spent !== 1) {
+        // Spent by a request at the same moment: a reuse all the same.
+        await revokeRefreshFamily(trx, row.familyId, now);
+        return { reused: true as const, grantId: grant.id };
+      }
       return tokensFor(trx, keys, settings, grant, row.familyId, now);
     });
-    if ('reused' in outcome) throw new OAuthError('invalid_grant', 'This refresh token was already used; every token of its family is revoked. Sign in again.');
+    if ('reused' in outcome) {
+      const err = new OAuthError('invalid_grant', 'This refresh token was already used; every token of its family is revoked. Sign in again.');
+      err.familyRevokedOf = outcome.grantId;
+      throw err;
+    }
     return outcome;
   }
   throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token.');

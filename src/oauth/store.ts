@@ -127,6 +127,11 @@ export async function revokeRefreshFamily(db: Db, familyId: string, now: number)
   await db('oauth_refresh_tokens').where({ family_id: familyId }).whereNull('revoked_at').update({ revoked_at: now });
 }
 
+/** Whether refresh-token family `familyId` was revoked (a reuse, or revocation): its access tokens no longer work either. */
+export async function isRefreshFamilyRevoked(db: Db, familyId: string): Promise<boolean> {
+  return Boolean(await db('oauth_refresh_tokens').where({ family_id: familyId }).whereNotNull('revoked_at').first('family_id'));
+}
+
 /** Revokes every refresh token of grant `grantId` that is not revoked yet. */
 export async function revokeRefreshTokensOfGrant(db: Db, grantId: number, now: number): Promise<void> {
   await db('oauth_refresh_tokens').where({ grant_id: grantId }).whereNull('revoked_at').update({ revoked_at: now });

@@ -18,6 +18,8 @@ export interface AccessClaims extends JWTPayload {
   gid: number;
   /** The organization the person approved the app for. */
   org: number;
+  /** The refresh-token family it was issued with (absent on tokens from before families were named). */
+  fam?: string;
   jti: string;
 }
 
@@ -29,6 +31,8 @@ export interface IssueInput {
   clientId: string;
   grantId: number;
   organizationId: number;
+  /** The refresh-token family issued with it: reuse of a spent refresh token revokes the family's access tokens too. */
+  familyId?: string;
   now?: number;
 }
 
@@ -38,7 +42,13 @@ export async function issueAccessToken(keys: SigningKeys, input: IssueInput): Pr
   const jti = crypto.randomUUID();
   // jose is loaded on the first token, not at start-up.
   const { SignJWT } = await import('jose');
-  const jwt = await new SignJWT({ scope: input.scopes.join(' '), client_id: input.clientId, gid: input.grantId, org: input.organizationId })
+  const jwt = await new SignJWT({
+    scope: input.scopes.join(' '),
+    client_id: input.clientId,
+    gid: input.grantId,
+    org: input.organizationId,
+    ...(input.familyId ? { fam: input.familyId } : {}),
+  })
     .setProtectedHeader({ alg: ALG, typ: 'at+jwt', kid })
     .setIssuer(input.issuer)
     .setSubject(String(input.userId))

@@ -37,8 +37,20 @@ export interface OutboundRequest {
   deadline?: number;
   /** Largest answer body read (default: the client's); a longer one fails as `too_large`. */
   maxResponseBytes?: number;
+  /**
+   * A smaller cap once the answer's first bytes (at least HEAD_BYTES, or all of a shorter body) say
+   * what it is: the body is cut as soon as it passes it (a failure thrown here ends the exchange).
+   */
+  capOf?: (head: Buffer) => number;
+  /** How many leading bytes `capOf` sees (default 16). */
+  headBytes?: number;
+  /** Whether an answer of this status is worth reading: otherwise its body is dropped unread (empty). */
+  readBodyOf?: (status: number) => boolean;
   signal?: AbortSignal;
 }
+
+/** How many leading bytes `capOf` sees unless the request says. */
+const HEAD_BYTES = 16;
 
 export interface OutboundResponse {
   status: number;
@@ -229,23 +241,54 @@ export class OutboundClient {
 
   private async exchange(target: OutboundTarget, req: OutboundRequest): Promise<OutboundResponse> {
     const opened = await this.open(target, req);
-    const cap = req.maxResponseBytes ?? this.maxBytes;
+    let cap = req.maxResponseBytes ?? this.maxBytes;
+    let refusal: unknown = null;
     const chunks: Buffer[] = [];
     let size = 0;
+    const tooLarge = () => new OutboundError('too_large', `the answer of ${new URL(target.url).origin} is larger than ${cap} bytes`);
     try {
-      for await (const chunk of opened.body) {
-        size += (chunk as Buffer).length;
-        if (size > cap) {
-          opened.body.destroy();
-          throw new OutboundError('too_large', `the answer of ${new URL(target.url).origin} is larger than ${cap} bytes`);
+      // Counted as it arrives: a body declared past the cap is not read at all, nor one not worth reading.
+      const declared = Number(opened.headers.get('content-length') ?? NaN);
+      const unread = req.readBodyOf && !req.readBodyOf(opened.status);
+      if (unread || (Number.isFinite(declared) && declared > cap)) {
+        // Dropped unread: its abort is the expected end, not an error anyone waits for.
+        opened.body.on('error', () => {});
+        opened.body.destroy();
+        if (!unread) throw tooLarge();
+      } else {
+        let sized = !req.capOf;
+        for await (const chunk of opened.body) {
+          size += (chunk as Buffer).length;
+          chunks.push(chunk as Buffer);
+          if (!sized && size >= (req.headBytes ?? HEAD_BYTES)) {
+            sized = true;
+            try {
+              cap = Math.min(cap, req.capOf!(Buffer.concat(chunks)));
+            } catch (err) {
+              refusal = err;
+              break;
+            }
+          }
+          if (size > cap) {
+            opened.body.destroy();
+            throw tooLarge();
+          }
         }
-        chunks.push(chunk as Buffer);
+        if (!sized && size) {
+          try {
+            req.capOf!(Buffer.concat(chunks));
+          } catch (err) {
+            refusal = err;
+          }
+        }
       }
     } catch (err) {
       throw this.failure(err, new URL(target.url), opened.limit, opened.expired());
     } finally {
       opened.release();
     }
+    // What capOf refused, as it threw it.
+    if (refusal) throw refusal;
     const body = Buffer.concat(chunks);
     return { status: opened.status, headers: opened.headers, body, durationMs: Date.now() - opened.started, text: () => body.toString('utf8') };
   }

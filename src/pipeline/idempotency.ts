@@ -25,10 +25,21 @@ export interface ClaimRequest {
 
 const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest('hex');
 
+/**
+ * The request as its key remembers it: a precondition (`planFingerprint`, the plan a person
+ * confirmed) says when the request may act, not what it asks for, so a retry that names it or not is
+ * the same request.
+ */
+function withoutPreconditions(input: unknown): unknown {
+  if (!input || typeof input !== 'object' || !('planFingerprint' in input)) return input;
+  const { planFingerprint: _precondition, ...rest } = input as Record<string, unknown>;
+  return rest;
+}
+
 /** Claims `key` for this request, or answers how the earlier request with it ended. */
 export async function claimIdempotencyKey(db: Knex, req: ClaimRequest): Promise<Claim> {
   const scopeHash = sha256(`${req.credentialId}\n${req.operation}\n${req.key}`);
-  const fingerprint = sha256(canonicalJson(req.input));
+  const fingerprint = sha256(canonicalJson(withoutPreconditions(req.input)));
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const id = await insertRecord(db, {

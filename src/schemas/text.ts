@@ -1,6 +1,7 @@
 // Every string the service accepts is valid Unicode text: no NUL character and no lone surrogate,
-// in any string field (object keys included), whatever the schema says of it. The schema layer runs
-// this before each input schema, so REST bodies, query strings and MCP tool arguments all meet it.
+// in any string field (object keys included), whatever the schema says of it; and no value nests
+// deeper than 64 levels. The schema layer runs this (one iterative pass) before each input schema
+// and before any recursive walk, so REST bodies, query strings and MCP tool arguments all meet it.
 
 import type { FieldIssue } from '../errors.js';
 
@@ -18,23 +19,60 @@ export function textProblem(s: string): string | null {
 
 const join = (path: string, key: string | number) => (typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key);
 
-/** One `invalid_value` issue per string in `value` that is not text, each with the field's path (prefixed by `path`). */
+/** How deep a JSON body or MCP argument tree may nest (objects and arrays, the outermost one counted). */
+export const MAX_DEPTH = 64;
+
+/**
+ * One `invalid_value` issue per string in `value` that is not text, each with the field's path
+ * (prefixed by `path`), and one for a container nested deeper than MAX_DEPTH (nothing below it is
+ * read). One iterative pass, so no input can exhaust the stack; it runs before any recursive walk.
+ */
 export function textIssues(value: unknown, path = ''): FieldIssue[] {
   const issues: FieldIssue[] = [];
-  const walk = (v: unknown, at: string): void => {
-    if (typeof v === 'string') {
-      const problem = textProblem(v);
-      if (problem) issues.push({ field: at, code: 'invalid_value', message: problem });
-    } else if (Array.isArray(v)) {
-      v.forEach((item, i) => walk(item, join(at, i)));
-    } else if (v !== null && typeof v === 'object') {
-      for (const [k, item] of Object.entries(v)) {
-        const problem = textProblem(k);
-        if (problem) issues.push({ field: join(at, k), code: 'invalid_value', message: `has a name that ${problem}` });
-        else walk(item, join(at, k));
+  if (value === null || typeof value !== 'object') {
+    const problem = typeof value === 'string' ? textProblem(value) : null;
+    if (problem) issues.push({ field: path, code: 'invalid_value', message: problem });
+    return issues;
+  }
+  // Containers still to read, with their path and depth (the outermost is 1); strings are checked
+  // where they are found, and a path is only spelled out for a container or an issue.
+  const stack: Array<{ v: object; at: string; depth: number }> = [{ v: value, at: path, depth: 1 }];
+  while (stack.length) {
+    const { v, at, depth } = stack.pop()!;
+    if (depth > MAX_DEPTH) {
+      // One such issue says enough: nothing below it is read.
+      issues.push({ field: at, code: 'invalid_value', message: `is nested deeper than ${MAX_DEPTH} levels; send a flatter value` });
+      break;
+    }
+    const deeper = stack.length;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const item: unknown = v[i];
+        if (typeof item === 'string') {
+          const problem = textProblem(item);
+          if (problem) issues.push({ field: join(at, i), code: 'invalid_value', message: problem });
+        } else if (item !== null && typeof item === 'object') stack.push({ v: item, at: join(at, i), depth: depth + 1 });
+      }
+    } else {
+      for (const k of Object.keys(v)) {
+        const keyProblem = textProblem(k);
+        if (keyProblem) {
+          issues.push({ field: join(at, k), code: 'invalid_value', message: `has a name that ${keyProblem}` });
+          continue;
+        }
+        const item: unknown = (v as Record<string, unknown>)[k];
+        if (typeof item === 'string') {
+          const problem = textProblem(item);
+          if (problem) issues.push({ field: join(at, k), code: 'invalid_value', message: problem });
+        } else if (item !== null && typeof item === 'object') stack.push({ v: item, at: join(at, k), depth: depth + 1 });
       }
     }
-  };
-  walk(value, path);
+    // The containers just found are read first to last.
+    if (stack.length - deeper > 1) reverseFrom(stack, deeper);
+  }
   return issues;
+}
+
+function reverseFrom<T>(xs: T[], from: number): void {
+  for (let i = from, j = xs.length - 1; i < j; i++, j--) [xs[i], xs[j]] = [xs[j], xs[i]];
 }

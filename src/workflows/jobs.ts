@@ -16,6 +16,7 @@ import { inTransaction } from '../db/connection.js';
 import { ServiceError } from '../errors.js';
 import { nextStep, succeededResults } from './engine.js';
 import { SCHEDULE_JOB, STEP_JOB } from './kinds.js';
+import { causeHoldsPublish, needsPublishCause, principalForCause } from './publish-rule.js';
 import { principalOfRunner, runnerOfExecution, startTriggered } from './runs.js';
 import { nextScheduledRun, scheduleRunAt, scheduledTimeOf } from './schedule.js';
 import { runStep } from './steps.js';
@@ -88,6 +89,16 @@ async function runSteps(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
       await finish(ctx, exec, 'failed', { code: err.code, message: `Run refused: ${err.message}` });
       return 'done';
     }
+    // A step that moves money runs only when the run's cause holds publish (publish-rule.ts): the run stops before it.
+    if (needsPublishCause(node) && !causeHoldsPublish(exec.triggerKind, exec.triggerData, principal)) {
+      const error = {
+        code: 'publish_scope_missing',
+        message: `Step ${node.nodeId} (${node.kind}) did not run: what started this ${exec.triggerKind} run does not hold the "publish" scope, so it moves no money.`,
+      };
+      await endNode(ctx.knex, r.id, { status: 'failed', result: null, error }, now);
+      await finish(ctx, exec, 'failed', error);
+      return 'done';
+    }
     if (r.status === 'pending') {
       await startNode(ctx.knex, r.id, now);
       await setExecutionStatus(ctx.knex, exec.id, 'running', now);
@@ -96,7 +107,7 @@ async function runSteps(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
       {
         config: ctx.config,
         db: ctx.knex,
-        principal,
+        principal: principalForCause(exec.triggerKind, exec.triggerData, principal),
         invoke: ctx.invoke,
         catalogue: ctx.catalogue,
         schemas: ctx.schemas,

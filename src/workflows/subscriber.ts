@@ -2,7 +2,8 @@
 // workflows watching that automation, `pipeline.card.moved` the active pipeline-stage workflows
 // armed on the column the card entered and the column's linked workflow. Events from before a
 // trigger was armed start nothing; a run never starts across brands; a card placed by a caller
-// without `publish` starts no workflow that moves money (publish-rule.ts). Each start is unique per
+// without `publish` starts no workflow that moves money, a shadow automation run starts nothing, and
+// a run records whether its cause held `publish` (publish-rule.ts). Each start is unique per
 // (workflow, event), in the transaction that advances the subscriber's position.
 
 import type { Knex } from 'knex';
@@ -29,7 +30,8 @@ async function monitorsOf(trx: Knex.Transaction, events: StoredEvent[]): Promise
 async function workflowsFor(trx: Knex.Transaction, e: StoredEvent, monitors: Map<number, Workflow[]>): Promise<Workflow[]> {
   if (e.type === 'automation.triggered') {
     const automationId = num(e.data.automationId);
-    if (automationId === null) return [];
+    // A shadow run only says what it would have done: it fires no trigger.
+    if (automationId === null || e.data.mode === 'shadow') return [];
     // Of the event's organization and brand, armed by the time it happened.
     return (monitors.get(automationId) ?? []).filter(
       (w) => w.organizationId === e.organizationId && w.brandId === e.brandId && w.armedAt !== null && w.armedAt <= e.createdAt,
@@ -47,9 +49,11 @@ async function workflowsFor(trx: Knex.Transaction, e: StoredEvent, monitors: Map
 /** What a run started by `e` records as its trigger. */
 function triggerDataOf(e: StoredEvent): Record<string, unknown> {
   const d = e.data;
+  // Whether what caused the event held publish (the card's mover; the automation run's caller or saver): publish-rule.ts.
+  const causeCanPublish = d.canPublish === true;
   return e.type === 'pipeline.card.moved'
-    ? { eventId: e.publicId, cardId: d.cardId, launchId: d.launchId, fromColumnId: d.fromColumnId, toColumnId: d.toColumnId }
-    : { eventId: e.publicId, automationId: d.automationId, objectId: d.objectId, level: d.level, action: d.action };
+    ? { eventId: e.publicId, cardId: d.cardId, launchId: d.launchId, fromColumnId: d.fromColumnId, toColumnId: d.toColumnId, causeCanPublish }
+    : { eventId: e.publicId, automationId: d.automationId, objectId: d.objectId, level: d.level, action: d.action, causeCanPublish };
 }
 
 export const workflowSubscriber: EventSubscriber = {

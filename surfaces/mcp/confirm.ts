@@ -48,8 +48,11 @@ export interface AskingCall {
   ask(message: string, requestedSchema: typeof QUESTION_SCHEMA): Promise<ElicitResult>;
 }
 
-/** Go on with the call as asked, or stop: `body` is the answer (the tool's own shape) and `reason` what the person decided. */
-export type Decision = { proceed: true } | { proceed: false; body: Record<string, unknown>; reason: string };
+/**
+ * Go on with the call as asked (with `input` when set: the call's arguments bound to the plan the
+ * person confirmed), or stop: `body` is the answer (the tool's own shape) and `reason` what the person decided.
+ */
+export type Decision = { proceed: true; input?: Record<string, unknown> } | { proceed: false; body: Record<string, unknown>; reason: string };
 
 const PROCEED: Decision = { proceed: true };
 
@@ -113,6 +116,16 @@ function ceilingLine(ceiling: Record<string, any> | undefined): string {
   return `Publish ceiling left: ${usd(ceiling.remainingMinorUnits)} (of ${usd(ceiling.limitMinorUnits)}).`;
 }
 
+/** The plan the question shows, by its fingerprint: an accept acts on that plan only. */
+function planLine(preview: Record<string, any>): string {
+  return typeof preview.planFingerprint === 'string' ? `Plan ${preview.planFingerprint} (if the launch changes before you answer, nothing happens).` : '';
+}
+
+/** The call's arguments bound to the plan of `preview` (what the person was shown). */
+function bound(input: Record<string, unknown>, preview: Record<string, any>): Decision {
+  return typeof preview.planFingerprint === 'string' ? { proceed: true, input: { ...input, planFingerprint: preview.planFingerprint } } : PROCEED;
+}
+
 /** The question before a publish: what it creates, what it spends per account, and the ceiling left. */
 export function launchQuestion(preview: Record<string, any>, title?: string): string {
   const counts = preview.counts ?? {};
@@ -124,6 +137,7 @@ export function launchQuestion(preview: Record<string, any>, title?: string): st
         `- ${a.accountId}: ${formatMoney(a.amountMinorUnits, a.currency)}${a.countedUsdCents !== null && a.currency !== 'USD' ? ` (counts as ${usd(a.countedUsdCents)})` : ''}`,
     ),
     `Counts against the ceiling: ${usd(preview.budget?.countedUsdCents ?? preview.budget?.countedMinorUnits)}. ${ceilingLine(preview.budget?.ceiling)}`,
+    planLine(preview),
   ];
   return lines.join('\n');
 }
@@ -152,7 +166,7 @@ async function beforePublish(input: Record<string, unknown>, key: unknown, reque
   // Published or being published: the call itself answers (a replay of its result, or the conflict).
   if (preview.status !== 'draft' && preview.status !== 'publish_failed') return PROCEED;
   const reason = await asked(call, launchQuestion(preview));
-  if (reason === null) return PROCEED;
+  if (reason === null) return bound(input, preview);
   const message = `Nothing was published: ${reason}.`;
   return { proceed: false, reason: message, body: { ...preview, warnings: [...(preview.warnings ?? []), { field: 'confirm', message }] } };
 }
@@ -177,9 +191,10 @@ async function beforeBudgetEdit(input: Record<string, unknown>, key: unknown, re
     `Change the ${input.budgetType} budget of ${level} ${node.name ? `"${node.name}" ` : ''}(${node.nodeId}, ad account ${node.accountId}) on the ad platform?`,
     `Now: ${formatMoney(node.budget.amountMinorUnits, currency)} ${node.budget.period}. New: ${formatMoney(input.amount as number, currency)} ${input.budgetType}; the new amount counts against the ceiling.`,
     ceilingLine(preview.budget?.ceiling),
+    planLine(preview),
   ].join('\n');
   const reason = await asked(call, message);
-  if (reason === null) return PROCEED;
+  if (reason === null) return bound(input, preview);
   const said = `Nothing was changed: ${reason}.`;
   return {
     proceed: false,

@@ -32,7 +32,7 @@ import { declinedResult, errorResult, successResult } from './results.js';
 import { MCP_PAGE_SIZE, toolName, toolsFor, type ToolDefinition } from './tools.js';
 import { ExchangeTransport } from './exchange.js';
 import { invokeFollowing } from './follow.js';
-import { enableToolset, enabledToolsets, sessionIdFor, sessionOf } from './session.js';
+import { enableToolset, enabledToolsets, sessionBelongsTo, sessionIdFor, sessionOf } from './session.js';
 import { progressListener } from './progress.js';
 import { ASK_FIRST, waitForPerson, type AskingCall } from './confirm.js';
 import { serverInstructions } from './instructions.js';
@@ -41,6 +41,8 @@ import { KeptAnswers, parseUri, readUri } from './resources.js';
 import { DYNAMIC_TOOLS, ENABLE_TOOLSET, LIST_TOOLSETS } from './dynamic.js';
 
 const UNAUTHORIZED = -32001;
+/** JSON-RPC error of a request whose Mcp-Session-Id this credential did not open (404). */
+const SESSION_NOT_FOUND = -32001;
 /** How often an open stream gets a comment line while a tool works or waits for a person, so proxies keep it open. */
 const KEEPALIVE_MS = 15_000;
 // The SDK builds an Ajv instance per Server unless given one.
@@ -191,6 +193,7 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
       });
     const run = async (name: string, a: Record<string, unknown>, key: string | undefined, progress?: (u: ProgressUpdate) => void) =>
       (await service.invoke(name, principal, a, { requestId, idempotencyKey: key, onProgress: progress, surface: 'mcp' })).body as Record<string, any>;
+    let asked = false;
     try {
       const askFirst = ASK_FIRST[op.name];
       if (askFirst && channel.ask && caller.canAsk && caller.streams) {
@@ -203,6 +206,9 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
         if (!decision.proceed) return declinedResult(decision.body, decision.reason);
         // A call cancelled while it asked is dead, whatever the answer said.
         if (channel.signal?.aborted) return declinedResult({}, 'Nothing was done: the call was cancelled.');
+        // What the person confirmed is what is done: the call goes on bound to the plan the question showed.
+        if (decision.input) Object.assign(input, decision.input);
+        asked = decision.input !== undefined;
       }
       if (paged.has(op.name) && input.limit === undefined) input.limit = MCP_PAGE_SIZE;
       const body = (
@@ -220,6 +226,10 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
       return cutResult;
     } catch (err) {
       if (!(err instanceof ServiceError)) service.log.error({ err, requestId }, 'unexpected error in a tool call');
+      if (asked && err instanceof ServiceError && err.code === 'stale_read' && (err.details as { reason?: string } | null)?.reason === 'plan_changed') {
+        const said = `Nothing was done: the launch changed since the question (a node, a budget or an account); ask again. ${err.message}`;
+        return errorResult(new ServiceError('stale_read', said, err.details), requestId);
+      }
       return errorResult(err, requestId);
     }
   }
@@ -248,7 +258,8 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
   });
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [] }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
-    const { principal, requestId } = callerOf(extra);
+    const caller = callerOf(extra);
+    const { principal, requestId } = caller;
     const { uri } = request.params;
     const named = parseUri(uri);
     const missing = (why: string) => rpcFailure(RESOURCE_NOT_FOUND, `Resource ${uri} not found: ${why}`);
@@ -260,6 +271,8 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
     }
     const op = byName.get(named.tool);
     if (!op || !op.annotations.readOnly) throw missing(`${named.tool} is not a read tool.`);
+    // A link runs only a tool this session may call (its toolsets, read-only mode).
+    if (!visibleTool(caller, named.tool)) throw missing(`${named.tool} is not in the toolsets of this connection (${unknownTool(named.tool, caller)})`);
     try {
       const { body } = await service.invoke(op.name, principal, named.args, { requestId });
       return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(body) }] };
@@ -434,15 +447,26 @@ export async function handleMcpRequest(
     const challenge = `Bearer resource_metadata="${resourceMetadataUrl(service)}"${status === 401 && req.headers.authorization ? ', error="invalid_token"' : ''}`;
     return rpcError(status, status === 401 ? UNAUTHORIZED : -32003, e, { 'www-authenticate': challenge });
   }
+  const initialize = initializeOf(body);
+  const session = req.headers['mcp-session-id'];
+  // A session belongs to the credential that opened it: with another, it does not exist (and nothing of it is read or changed).
+  if (session !== undefined && !initialize && (typeof session !== 'string' || !sessionBelongsTo(session, principal.credentialId))) {
+    return rpcError(
+      404,
+      SESSION_NOT_FOUND,
+      new ServiceError(
+        'not_found',
+        'Session not found: this Mcp-Session-Id was not opened with this credential, or it is not one this server gave. Initialize again.',
+      ),
+    );
+  }
   let selection: Pick<Caller, 'visible' | 'dynamic'>;
   try {
     selection = selectionOf(service, req, endpoint.toolsets);
   } catch (err) {
     return rpcError(400, ErrorCode.InvalidRequest, err as ServiceError);
   }
-  const initialize = initializeOf(body);
-  if (initialize) res.setHeader('mcp-session-id', sessionIdFor(initialize.params?.capabilities));
-  const session = req.headers['mcp-session-id'];
+  if (initialize) res.setHeader('mcp-session-id', sessionIdFor(initialize.params?.capabilities, principal.credentialId));
   const caller: Caller = {
     principal,
     requestId,

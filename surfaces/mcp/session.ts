@@ -1,6 +1,9 @@
 // What the MCP server remembers of a client between requests, kept in the Mcp-Session-Id it hands
-// out at initialize rather than in memory: whether the client can answer questions (elicitation).
-// Any process of the service can read it; only toolsets enabled in-band are remembered in memory.
+// out at initialize rather than in memory: whether the client can answer questions (elicitation),
+// and the credential that opened it (a digest of the random part, the flags and the credential's
+// id): the id is good only with that credential, so another one presenting it finds no session
+// (404) and reaches nothing of it. Any process of the service can read it; only toolsets enabled
+// in-band are remembered in memory, under the whole id.
 
 import crypto from 'node:crypto';
 
@@ -10,7 +13,12 @@ export interface ClientSession {
 }
 
 const NONE: ClientSession = { elicitation: false };
-const ID = /^[A-Za-z0-9_-]{22}\.([a-z-]+)$/;
+const ID = /^([A-Za-z0-9_-]{22})\.([a-z-]+)\.([A-Za-z0-9_-]{22})$/;
+
+/** The part of a session id that binds it to the credential that opened it. */
+function bindingOf(random: string, flags: string, credentialId: string): string {
+  return crypto.createHash('sha256').update(`${random}.${flags}\n${credentialId}`).digest('base64url').slice(0, 22);
+}
 
 /** True when `capabilities` (the client's, from initialize) include form elicitation. */
 function asksForms(capabilities: unknown): boolean {
@@ -20,15 +28,23 @@ function asksForms(capabilities: unknown): boolean {
   return Object.keys(elicitation).length === 0 || 'form' in elicitation;
 }
 
-/** The session id answered to an initialize with these client capabilities: random, then what it can do. */
-export function sessionIdFor(capabilities: unknown): string {
-  return `${crypto.randomBytes(16).toString('base64url')}.${asksForms(capabilities) ? 'e' : '-'}`;
+/** The session id answered to an initialize with these client capabilities by `credentialId`: random, what it can do, whose it is. */
+export function sessionIdFor(capabilities: unknown, credentialId: string): string {
+  const random = crypto.randomBytes(16).toString('base64url');
+  const flags = asksForms(capabilities) ? 'e' : '-';
+  return `${random}.${flags}.${bindingOf(random, flags, credentialId)}`;
+}
+
+/** Whether session `id` was opened by `credentialId` (false for a malformed id, or one another credential opened). */
+export function sessionBelongsTo(id: string, credentialId: string): boolean {
+  const match = ID.exec(id);
+  return match !== null && crypto.timingSafeEqual(Buffer.from(match[3]), Buffer.from(bindingOf(match[1], match[2], credentialId)));
 }
 
 /** What a session id says about its client; a missing or foreign id says the client can do nothing extra. */
 export function sessionOf(id: string | string[] | undefined): ClientSession {
   const match = typeof id === 'string' ? ID.exec(id) : null;
-  return match ? { elicitation: match[1].includes('e') } : NONE;
+  return match ? { elicitation: match[2].includes('e') } : NONE;
 }
 
 /** Sessions whose toolsets this process remembers at most (the least recently changed are forgotten first). */

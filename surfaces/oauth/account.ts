@@ -6,7 +6,7 @@
 
 import type { RouteRegistrar } from '../rest/routing.js';
 import type Koa from 'koa';
-import { lazyKoaBody } from '../lazy-body.js';
+import { limitedForm } from './forms.js';
 import type { Service } from '../../src/service.js';
 import { ServiceError, httpStatusOf, type FieldIssue } from '../../src/errors.js';
 import { SESSION_COOKIE, csrfMatches, membershipsOf, sessionOf, signOut, type Membership, type WebSession } from '../../src/oauth/sessions.js';
@@ -30,7 +30,13 @@ import { esc, hidden, page, signInPage } from './html.js';
 type Ctx = Koa.ParameterizedContext<{ requestId: string }>;
 type Brand = { id: number; name: string };
 
-const forms = lazyKoaBody({ urlencoded: true, json: false, multipart: false, formLimit: '64kb', patchNode: false });
+// The account forms' bodies (forms.ts): a refusal is a page with its status (400, 413, 415).
+const forms = limitedForm({ json: false }, (ctx, status, message) => {
+  ctx.status = status;
+  ctx.type = 'html';
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = problemPage(status === 413 ? 'payload_too_large' : status === 415 ? 'unsupported_media_type' : 'validation_failed', message);
+});
 
 const EXTRA_STYLE = `<style>
 main{max-width:1120px}.top{display:flex;justify-content:space-between;align-items:flex-start;gap:16px}

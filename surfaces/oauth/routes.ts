@@ -3,7 +3,7 @@
 
 import type { RouteRegistrar } from '../rest/routing.js';
 import type Koa from 'koa';
-import { lazyKoaBody } from '../lazy-body.js';
+import { limitedForm } from './forms.js';
 import type { Service } from '../../src/service.js';
 import { OAuthError, approve, checkAuthorizeRequest, registerClient, revoke, token, type AuthorizeRequest } from '../../src/oauth/flows.js';
 import { SESSION_COOKIE, csrfMatches, membershipsOf, sessionOf, signIn } from '../../src/oauth/sessions.js';
@@ -13,12 +13,26 @@ import { consentPage } from './consent.js';
 import { errorPage, signInPage } from './html.js';
 import { accountRoutes } from './account.js';
 
-const forms = lazyKoaBody({ urlencoded: true, json: true, multipart: false, formLimit: '64kb', jsonLimit: '64kb', patchNode: false });
+// The OAuth endpoints' bodies (forms.ts): refused in OAuth's own format (invalid_request), with 413 and 415 where they apply.
+const forms = limitedForm({ json: true }, (ctx, status, message) => {
+  ctx.status = status;
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = { error: 'invalid_request', error_description: message, requestId: ctx.state.requestId };
+});
+// The sign-in and consent pages' forms: refused as a page.
+const pageForms = limitedForm({ json: false }, (ctx, status, message) => {
+  ctx.status = status;
+  ctx.type = 'html';
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = errorPage('Request refused', message);
+});
 
 type Ctx = Koa.ParameterizedContext<{ requestId: string }>;
 
-function oauthError(ctx: Ctx, err: unknown): void {
+function oauthError(ctx: Ctx, err: unknown, service?: Service): void {
   if (!(err instanceof OAuthError)) throw err;
+  // A revoked token family: what this process cached of the grant's tokens goes, so they answer 401 at once.
+  if (err.familyRevokedOf !== undefined) service?.forgetGrant(err.familyRevokedOf);
   ctx.status = err.status;
   ctx.set('Cache-Control', 'no-store');
   ctx.body = { error: err.error, error_description: err.message, requestId: ctx.state.requestId };
@@ -129,7 +143,7 @@ export function oauthRoutes(router: RouteRegistrar<{ requestId: string }>, servi
     }
   });
 
-  router.post('/oauth/login', forms, async (ctx) => {
+  router.post('/oauth/login', pageForms, async (ctx) => {
     const body = (ctx.request.body ?? {}) as Record<string, string>;
     // Only a path on this site: no scheme, no host, no backslash or control character a browser would read as one.
     const returnTo =
@@ -155,7 +169,7 @@ export function oauthRoutes(router: RouteRegistrar<{ requestId: string }>, servi
     ctx.redirect(returnTo);
   });
 
-  router.post('/oauth/authorize/decision', forms, async (ctx) => {
+  router.post('/oauth/authorize/decision', pageForms, async (ctx) => {
     const body = (ctx.request.body ?? {}) as Record<string, unknown>;
     const query = flat(body);
     const session = await sessionOf(knex, ctx.cookies.get(SESSION_COOKIE));
@@ -203,7 +217,7 @@ export function oauthRoutes(router: RouteRegistrar<{ requestId: string }>, servi
     try {
       ctx.body = await token(knex, service.signingKeys, settings, (ctx.request.body ?? {}) as Record<string, unknown>);
     } catch (err) {
-      oauthError(ctx, err);
+      oauthError(ctx, err, service);
     }
   });
 

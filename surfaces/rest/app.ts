@@ -11,21 +11,24 @@ import { loadKoaBody } from '../lazy-body.js';
 import { charsetProblem, jsonTextOf, readBodyBytes } from '../json-body.js';
 import type { Service } from '../../src/service.js';
 import type { Principal } from '../../src/auth/principal.js';
-import type { OperationDefinition } from '../../src/catalogue/define.js';
+import type { OperationDefinition, UploadHeadCheck } from '../../src/catalogue/define.js';
 import { pathParams } from '../../src/catalogue/define.js';
 import { classifyFault } from '../../src/pipeline/faults.js';
 import { ServiceError, envelopeOf, httpStatusOf, validationFailed, type FieldIssue } from '../../src/errors.js';
 import type { InvokeMeta } from '../../src/pipeline/invoke.js';
 import { fromAnswerJson } from '../../src/serialized.js';
 import { buildOpenApi } from './openapi.js';
+import { textProblem } from '../../src/schemas/text.js';
 import { oauthRoutes } from '../oauth/routes.js';
 import { RouteGroups } from './routing.js';
 import { operatingRoutes } from './operating.js';
 import { HOOK_BODY_LIMIT } from '../../src/workflows/hooks.js';
 
 const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
-// Room for multipart boundaries, part headers and the small text fields beside the file.
-const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
+/** The largest multipart body: the file's cap and room for boundaries, part headers and the small text fields beside it. */
+const MULTIPART_MAX_BYTES = 32 * 1024 * 1024;
+/** The leading bytes of an uploaded file read to know what it is before the rest is read. */
+const HEAD_BYTES = 256 * 1024;
 
 interface State {
   requestId: string;
@@ -125,11 +128,20 @@ function multipartError(err: Error & { code?: unknown }, field: string, maxBytes
  * body gives (the file part as `{fileName, contentBase64}`, text parts as strings); JSON goes
  * through the usual parser. The temporary files are removed before the operation runs.
  */
-function parseUploadBody(service: Service, upload: { field: string; maxBytes: number }): Koa.Middleware<State> {
-  const { field, maxBytes } = upload;
+function parseUploadBody(service: Service, upload: NonNullable<OperationDefinition['upload']>): Koa.Middleware<State> {
+  const { field, maxBytes, checkHead } = upload;
   return async (ctx, next) => {
     if (!ctx.is('multipart/form-data')) return parseJsonBody(ctx, next);
-    if (Number(ctx.get('content-length') || 0) > maxBytes + MULTIPART_OVERHEAD_BYTES) throw fileTooBig(field, maxBytes);
+    // Counted as it arrives: a body declared past the cap is refused unread, and the file part is cut
+    // at its cap while it streams to a temporary file (never held in memory whole).
+    if (Number(ctx.get('content-length') || 0) > Math.max(MULTIPART_MAX_BYTES, maxBytes)) throw fileTooBig(field, maxBytes);
+    const encoding = (ctx.get('content-encoding') || 'identity').trim().toLowerCase();
+    if (encoding !== 'identity') {
+      ctx.req.resume();
+      throw new HttpStatusError(415, 'validation_failed', `A multipart upload is not content-encoded; send it without Content-Encoding ${encoding}.`, [
+        { field: 'Content-Encoding', code: 'invalid_value', message: 'must be identity for multipart/form-data' },
+      ]);
+    }
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-upload-'));
     try {
       const koaBody = await loadKoaBody();
@@ -139,28 +151,84 @@ function parseUploadBody(service: Service, upload: { field: string; maxBytes: nu
         urlencoded: false,
         text: false,
         patchNode: false,
-        formidable: { uploadDir: dir, maxFileSize: maxBytes, maxTotalFileSize: maxBytes, maxFields: 20, maxFieldsSize: 64 * 1024 },
+        formidable: {
+          uploadDir: dir,
+          maxFileSize: maxBytes,
+          maxTotalFileSize: maxBytes,
+          maxFields: 20,
+          maxFieldsSize: 64 * 1024,
+          // Names and text fields as their raw bytes ('binary' is latin1: one char a byte), read as strict UTF-8 below: a bad byte is refused, never turned into U+FFFD.
+          encoding: 'binary',
+        },
         onError(err: Error & { code?: unknown }) {
           // The rest of the body is read and dropped, so the connection stays usable for the answer.
           ctx.req.resume();
           throw multipartError(err, field, maxBytes);
         },
       })(ctx, async () => {});
-      const fields = (ctx.request.body ?? {}) as Record<string, string | string[]>;
-      const files = ctx.request.files ?? {};
+      const rawFields = (ctx.request.body ?? {}) as Record<string, string | string[]>;
+      if (field in rawFields) throw validationFailed([{ field, code: 'invalid_type', message: 'must be a file part (with a filename), not a text field' }]);
+      const fields = utf8Fields(rawFields);
+      const files = utf8Keys(ctx.request.files ?? {});
       const strayFiles = Object.keys(files).filter((k) => k !== field);
       if (strayFiles.length) throw unrecognized(strayFiles);
       const file = files[field];
       if (Array.isArray(file)) throw validationFailed([{ field, code: 'invalid_value', message: `must be one file; send a single part named "${field}"` }]);
       if (field in fields) throw validationFailed([{ field, code: 'invalid_type', message: 'must be a file part (with a filename), not a text field' }]);
       const body: Record<string, unknown> = { ...fields };
-      if (file) body[field] = { fileName: file.originalFilename ?? '', contentBase64: (await fs.readFile(file.filepath)).toString('base64') };
+      if (file) {
+        const fileName = strictText(file.originalFilename ?? '', `${field}.fileName`);
+        body[field] = { fileName, contentBase64: (await readUpload(file.filepath, file.size, field, checkHead)).toString('base64') };
+      }
       ctx.request.body = body as Koa.Request['body'];
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }
     return next();
   };
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A multipart name or value formidable gave as raw bytes (latin1), read as strict UTF-8 text; 400 on `field` when it is not. */
+function strictText(raw: string, field: string): string {
+  let text: string;
+  try {
+    text = strictUtf8.decode(Buffer.from(raw, 'latin1'));
+  } catch {
+    throw validationFailed([{ field, code: 'invalid_value', message: 'must be UTF-8 text' }]);
+  }
+  const problem = textProblem(text);
+  if (problem) throw validationFailed([{ field, code: 'invalid_value', message: problem }]);
+  return text;
+}
+
+function utf8Keys<T>(raw: Record<string, T>): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const [k, v] of Object.entries(raw)) out[strictText(k, 'body')] = v;
+  return out;
+}
+
+function utf8Fields(raw: Record<string, string | string[]>): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(utf8Keys(raw))) out[k] = Array.isArray(v) ? v.map((x) => strictText(x, k)) : strictText(v, k);
+  return out;
+}
+
+/**
+ * The uploaded file's bytes, read from its temporary file once what it is allows: its head first
+ * (an image's declared pixel size, and an image past the image cap), so a refused file is never read whole.
+ */
+async function readUpload(filepath: string, size: number, field: string, checkHead?: UploadHeadCheck): Promise<Buffer> {
+  const handle = await fs.open(filepath, 'r');
+  try {
+    const head = Buffer.alloc(Math.min(size, HEAD_BYTES));
+    await handle.read(head, 0, head.length, 0);
+    checkHead?.(head, size, field);
+    return head.length === size ? head : await fs.readFile(filepath);
+  } finally {
+    await handle.close();
+  }
 }
 
 /** The body as text, or null past `limit` bytes. */

@@ -14,8 +14,37 @@ function bearerMatches(authorization: string, token: string): boolean {
   return crypto.timingSafeEqual(given, crypto.createHash('sha256').update(token).digest());
 }
 
+/** Wrong /metrics tokens a client address may send per window before it waits (a small throttle on guessing). */
+const WRONG_TOKENS_PER_WINDOW = 10;
+const WRONG_TOKEN_WINDOW_MS = 60_000;
+/** Addresses remembered at most (the oldest are forgotten first). */
+const WRONG_TOKEN_ADDRESSES = 10_000;
+
+/** Wrong /metrics tokens per client address within the current window. */
+class WrongTokens {
+  private readonly seen = new Map<string, { count: number; since: number }>();
+
+  /** Seconds `address` must wait before trying again, or 0 when it may try now. */
+  waitOf(address: string, now: number): number {
+    const s = this.seen.get(address);
+    if (!s || now - s.since >= WRONG_TOKEN_WINDOW_MS) return 0;
+    return s.count >= WRONG_TOKENS_PER_WINDOW ? Math.max(1, Math.ceil((s.since + WRONG_TOKEN_WINDOW_MS - now) / 1000)) : 0;
+  }
+
+  record(address: string, now: number): void {
+    const s = this.seen.get(address);
+    if (s && now - s.since < WRONG_TOKEN_WINDOW_MS) s.count++;
+    else {
+      this.seen.delete(address);
+      this.seen.set(address, { count: 1, since: now });
+      if (this.seen.size > WRONG_TOKEN_ADDRESSES) this.seen.delete(this.seen.keys().next().value!);
+    }
+  }
+}
+
 /** Adds /readyz and /metrics to the REST router. */
 export function operatingRoutes(router: RouteRegistrar<{ requestId: string }>, service: Service): void {
+  const wrongTokens = new WrongTokens();
   router.get('/readyz', async (ctx) => {
     const problems = await service.notReady();
     if (!problems.length) {
@@ -41,7 +70,20 @@ export function operatingRoutes(router: RouteRegistrar<{ requestId: string }>, s
       return;
     }
     const authorization = ctx.get('authorization');
+    const now = Date.now();
+    // Too many wrong tokens from this address of late: it waits, whatever it sends now.
+    const wait = wrongTokens.waitOf(ctx.ip, now);
+    if (wait > 0) {
+      ctx.status = 429;
+      ctx.set('Retry-After', String(wait));
+      ctx.body = envelopeOf(
+        new ServiceError('rate_limited', `Too many wrong METRICS_TOKEN attempts from this address; wait ${wait} seconds.`, { reason: 'metrics_token' }, wait),
+        ctx.state.requestId,
+      );
+      return;
+    }
     if (!bearerMatches(authorization, token)) {
+      if (authorization) wrongTokens.record(ctx.ip, now);
       ctx.status = 401;
       ctx.set('WWW-Authenticate', authorization ? 'Bearer realm="metrics", error="invalid_token"' : 'Bearer realm="metrics"');
       ctx.body = envelopeOf(

@@ -43,6 +43,7 @@ function automation(id: number, fields: Partial<Automation> = {}): Automation {
     mode: 'live',
     resumeWhenClear: false,
     createdByUserId: 1,
+    savedBy: null,
     lastRunAt: null,
     createdAt: NOW - 10 * HOUR,
     updatedAt: NOW - 10 * HOUR,

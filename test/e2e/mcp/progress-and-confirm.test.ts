@@ -305,8 +305,8 @@ describe('MCP progress and human confirmation', function () {
         });
       const able = await init({ elicitation: {} });
       const unable = await init({});
-      expect(able.headers.get('mcp-session-id')).to.match(/^[A-Za-z0-9_-]{22}\.e$/);
-      expect(unable.headers.get('mcp-session-id')).to.match(/^[A-Za-z0-9_-]{22}\.-$/);
+      expect(able.headers.get('mcp-session-id')).to.match(/^[A-Za-z0-9_-]{22}\.e\.[A-Za-z0-9_-]{22}$/);
+      expect(unable.headers.get('mcp-session-id')).to.match(/^[A-Za-z0-9_-]{22}\.-\.[A-Za-z0-9_-]{22}$/);
       expect((await able.json()).result.instructions).to.contain('three steps');
       const stray = await post({ jsonrpc: '2.0', id: 'q_guessed', result: { action: 'accept', content: { publish: true } } });
       expect(stray.status).to.equal(404);

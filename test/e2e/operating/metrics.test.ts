@@ -223,3 +223,27 @@ describe('GET /metrics without METRICS_TOKEN', function () {
     expect(body.error.message).to.contain('METRICS_TOKEN');
   });
 });
+
+describe('GET /metrics: wrong tokens are throttled (issue 43)', function () {
+  this.timeout(30_000);
+  let w: World;
+  before(async () => {
+    w = await startWorld({ dialect: 'sqlite', env: { METRICS_TOKEN: TOKEN, JOBS: 'off' } });
+  });
+  after(async () => {
+    await w?.close();
+  });
+
+  it('after 10 wrong tokens from one address within a minute, answers 429 with Retry-After and the envelope, the right token included', async () => {
+    const scrape = (token: string) => fetch(`${w.url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+    for (let i = 0; i < 10; i++) expect((await scrape(`guess-${i}`)).status).to.equal(401);
+    for (const token of ['guess-10', TOKEN]) {
+      const res = await scrape(token);
+      expect(res.status).to.equal(429);
+      expect(Number(res.headers.get('retry-after'))).to.be.within(1, 60);
+      const body = (await res.json()) as { error: { code: string; requestId: string } };
+      expect(body.error.code).to.equal('rate_limited');
+      expect(body.error.requestId).to.equal(res.headers.get('service-request-id'));
+    }
+  });
+});

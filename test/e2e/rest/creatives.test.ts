@@ -334,29 +334,29 @@ for (const dialect of dialects()) {
       ]);
     });
 
-    it('refuses an image over 10 MB with 400 too_big naming the limit', async () => {
-      const big = Buffer.alloc(10 * 1024 * 1024 + 1);
+    it('refuses an image over 8 MB with 400 too_big naming the limit', async () => {
+      const big = Buffer.alloc(8 * 1024 * 1024 + 1);
       png(8, 8).copy(big);
       const reply = await upload(big, 'huge.png');
       expect(reply.status, JSON.stringify(reply.body)).to.equal(400);
       expect(reply.body.error.code).to.equal('validation_failed');
       expect(reply.body.error.details[0]).to.deep.include({ field: 'file', code: 'too_big' });
-      expect(reply.body.error.details[0].message).to.contain('at most 10 MB');
-      expect(reply.body.error.message).to.contain('10 MB');
+      expect(reply.body.error.details[0].message).to.contain('at most 8 MB');
+      expect(reply.body.error.message).to.contain('8 MB');
     });
 
-    it('refuses a file over 100 MB while it streams in, with 413 too_big naming the limit', async () => {
-      const reply = await upload(Buffer.alloc(100 * 1024 * 1024 + 1), 'feature.mp4');
+    it('refuses a file over 30 MB while it streams in, with 413 too_big naming the limit', async () => {
+      const reply = await upload(Buffer.alloc(30 * 1024 * 1024 + 1), 'feature.mp4');
       expect(reply.status, JSON.stringify(reply.body)).to.equal(413);
-      expect(reply.body.error.details).to.deep.equal([{ field: 'file', code: 'too_big', message: 'must be at most 100 MB (104857600 bytes)' }]);
+      expect(reply.body.error.details).to.deep.equal([{ field: 'file', code: 'too_big', message: 'must be at most 30 MB (31457280 bytes)' }]);
       const after = await w.request('GET', `/v1/brands/${shoes}/creatives?limit=1`, { key });
       expect(after.status).to.equal(200);
     });
 
-    it('refuses a body declared far over 100 MB before reading it, with 413', async () => {
-      const reply = await upload(Buffer.alloc(101 * 1024 * 1024), 'feature.mp4');
+    it('refuses a body declared over 32 MB before reading it, with 413', async () => {
+      const reply = await upload(Buffer.alloc(33 * 1024 * 1024), 'feature.mp4');
       expect(reply.status, JSON.stringify(reply.body)).to.equal(413);
-      expect(reply.body.error.details).to.deep.equal([{ field: 'file', code: 'too_big', message: 'must be at most 100 MB (104857600 bytes)' }]);
+      expect(reply.body.error.details).to.deep.equal([{ field: 'file', code: 'too_big', message: 'must be at most 30 MB (31457280 bytes)' }]);
     });
 
     it('takes a video over the image limit and the JSON body limit as multipart', async () => {

@@ -103,6 +103,25 @@ describe('requests that stall or break HTTP, over a raw socket', function () {
     expect(a.body.error.message).to.match(/larger than the \d+-byte limit/);
   });
 
+  it('answers 400 validation_failed naming the duplicate to two Content-Length headers (issue 43)', async () => {
+    const a = await raw(w.url, `${post('Content-Length: 2\r\nContent-Length: 2\r\n')}{}`);
+    expectEnvelope(a, 400, 'validation_failed');
+    expect(a.body.error.message).to.contain('more than one Content-Length');
+    expect(a.body.error.message).to.not.contain('Transfer-Encoding');
+  });
+
+  it('answers 417 with the envelope to an Expect it does not meet (issue 43)', async () => {
+    const a = await raw(w.url, `${post('Expect: 999-bogus\r\nContent-Length: 2\r\n')}{}`);
+    expectEnvelope(a, 417, 'validation_failed');
+    expect(a.body.error.details).to.deep.equal([{ field: 'Expect', code: 'invalid_value', message: 'must be 100-continue or absent' }]);
+  });
+
+  it('answers 400 with the envelope to CONNECT, and closes the connection (issue 43)', async () => {
+    const a = await raw(w.url, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    expectEnvelope(a, 400, 'validation_failed');
+    expect(a.body.error.message).to.contain('CONNECT is not served here');
+  });
+
   it('still answers a whole request sent promptly (the deadline is for arrival only)', async () => {
     const r = await w.request('POST', launches, { key: w.key('acme', 'ci'), body: { title: 'On time' } });
     expect(r.status, JSON.stringify(r.body)).to.equal(201);
