@@ -69,6 +69,8 @@ export class Authenticator {
   async authenticate(authorization: string | undefined, surface: Surface): Promise<Principal> {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
     if (!match) {
+      if (authorization?.trim())
+        throw unauthenticated('The Authorization header must be "Bearer " followed by the credential: send "Authorization: Bearer <API key or access token>".');
       throw unauthenticated('Missing credential: send "Authorization: Bearer <API key or access token>".');
     }
     const credential = match[1];

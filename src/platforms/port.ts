@@ -177,11 +177,25 @@ export class PlatformError extends Error {
   constructor(
     readonly kind: PlatformErrorKind,
     message: string,
-    readonly extra: { retryAfterMs?: number; field?: string; platformCode?: number | string } = {},
+    readonly extra: {
+      retryAfterMs?: number;
+      field?: string;
+      platformCode?: number | string;
+      /** The ad account whose token the platform refused, or that has none. */
+      accountId?: string;
+      /** The account has no access token: nothing was sent to the platform. */
+      noToken?: boolean;
+    } = {},
   ) {
     super(message);
     this.name = 'PlatformError';
   }
+}
+
+/** `err` naming ad account `accountId` when it is a refused token (so the answer can say which account), else `err` itself. */
+export function namingAccount(err: unknown, accountId: string): unknown {
+  if (!(err instanceof PlatformError) || err.kind !== 'authentication' || err.extra.accountId) return err;
+  return new PlatformError(err.kind, err.message, { ...err.extra, accountId });
 }
 
 export interface PlatformAdapter {

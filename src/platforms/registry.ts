@@ -104,12 +104,18 @@ export function serviceErrorOf(err: PlatformError): ServiceError {
     }
     case 'transient':
       return new ServiceError('unavailable', 'The ad platform did not answer; retry with backoff.', platformDetails, 5);
-    case 'authentication':
+    case 'authentication': {
+      const id = err.extra.accountId;
+      const details = { ...platformDetails, ...(id ? { accountId: id } : {}) };
+      const fix = `set adAccounts[].accessToken for ${id ?? 'it'} in a bootstrap file and apply it with svc-server bootstrap, TOKEN_ENCRYPTION_KEY set (docs/platforms.md, "Tokens")`;
+      if (err.extra.noToken)
+        return new ServiceError('unprocessable', `Ad account ${id} has no access token, so nothing was sent to the ad platform: ${fix}.`, details);
       return new ServiceError(
         'unprocessable',
-        "The ad platform rejected the ad account's access token. Reconnect the ad account, then retry.",
-        platformDetails,
+        `The ad platform refused the access token of ${id ? `ad account ${id}` : 'the ad account'} (${err.message}). Give it a new token: ${fix}, then retry.`,
+        details,
       );
+    }
     case 'invalid_request':
       return new ServiceError('unprocessable', `The ad platform refused the request: ${err.message}`, { ...platformDetails, field: err.extra.field ?? null });
     case 'not_found':

@@ -2,7 +2,7 @@
 // (up to 50 requests in one HTTP round trip), each answer turned into data or a PlatformError.
 
 import crypto from 'node:crypto';
-import { PlatformError, type AdAccount } from '../port.js';
+import { namingAccount, PlatformError, type AdAccount } from '../port.js';
 import type { LiveHttp } from '../live-http.js';
 import { graphError } from './errors.js';
 import type { GraphParams } from './mapping.js';
@@ -31,7 +31,7 @@ export function encodeParams(params: GraphParams): string {
 
 function tokenOf(account: AdAccount): string {
   if (!account.accessToken) {
-    throw new PlatformError('authentication', `Ad account ${account.accountId} has no access token; reconnect it to publish in live mode.`);
+    throw new PlatformError('authentication', `Ad account ${account.accountId} has no access token.`, { accountId: account.accountId, noToken: true });
   }
   return account.accessToken;
 }
@@ -56,7 +56,10 @@ export class GraphClient {
         ? await this.http.send(`${url}?${encoded}`, { method })
         : await this.http.send(url, { method, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: encoded });
     if (reply.status >= 200 && reply.status < 300 && reply.body !== undefined && !(reply.body as { error?: unknown })?.error) return reply.body;
-    throw graphError(reply.status === 200 ? 500 : reply.status, reply.body, (name) => reply.headers.get(name));
+    throw namingAccount(
+      graphError(reply.status === 200 ? 500 : reply.status, reply.body, (name) => reply.headers.get(name)),
+      account.accountId,
+    );
   }
 
   /** One GET (single attempt). */

@@ -3,7 +3,7 @@
 // into data or a PlatformError.
 
 import crypto from 'node:crypto';
-import { PlatformError, type AdAccount } from '../port.js';
+import { namingAccount, PlatformError, type AdAccount } from '../port.js';
 import type { LiveHttp } from '../live-http.js';
 import { httpError, tiktokError } from './errors.js';
 
@@ -80,16 +80,16 @@ export class TikTokClient {
     init: { method: string; headers?: Record<string, string>; body?: string | Uint8Array },
   ): Promise<any> {
     if (!account.accessToken) {
-      throw new PlatformError('authentication', `Ad account ${account.accountId} has no access token; reconnect it to publish in live mode.`);
+      throw new PlatformError('authentication', `Ad account ${account.accountId} has no access token.`, { accountId: account.accountId, noToken: true });
     }
     const reply = await this.http.send(url, { ...init, headers: { 'Access-Token': account.accessToken, ...(init.headers ?? {}) } });
     const answer = reply.body as { code?: unknown; message?: unknown; data?: unknown } | undefined;
     if (reply.status !== 200 || !answer || typeof answer.code !== 'number') {
-      throw httpError(reply.status === 200 ? 502 : reply.status, reply.headers.get('retry-after'), this.throttleWaitMs);
+      throw namingAccount(httpError(reply.status === 200 ? 502 : reply.status, reply.headers.get('retry-after'), this.throttleWaitMs), account.accountId);
     }
     // 20001, partial success: the data says which items failed (a bulk status update's `failures`).
     if (answer.code === PARTIAL_SUCCESS && answer.data && typeof answer.data === 'object') return answer.data;
-    if (answer.code !== 0) throw tiktokError(answer.code, String(answer.message ?? ''), this.throttleWaitMs);
+    if (answer.code !== 0) throw namingAccount(tiktokError(answer.code, String(answer.message ?? ''), this.throttleWaitMs), account.accountId);
     return answer.data ?? {};
   }
 }

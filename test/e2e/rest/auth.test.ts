@@ -37,6 +37,16 @@ for (const dialect of dialects()) {
       });
     }
 
+    it('says what is wrong with an Authorization header that lacks "Bearer ", and with none at all', async () => {
+      const bare = await world.request('GET', '/v1/brands', { key: null, headers: { authorization: world.key('acme', 'ci') } });
+      expectError(bare, 401, 'unauthenticated');
+      expect(bare.body.error.message).to.equal(
+        'The Authorization header must be "Bearer " followed by the credential: send "Authorization: Bearer <API key or access token>".',
+      );
+      const none = await world.request('GET', '/v1/brands', { key: null });
+      expect(none.body.error.message).to.equal('Missing credential: send "Authorization: Bearer <API key or access token>".');
+    });
+
     it('refuses a key whose secret is right in prefix but wrong in the rest', async () => {
       const real = world.key('acme', 'ci');
       const forged = real.slice(0, 19) + (real[19] === 'a' ? 'b' : 'a') + real.slice(20);
