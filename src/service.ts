@@ -28,6 +28,7 @@ import { loadSecretBox, type SecretBox } from './auth/encryption.js';
 import { EventOutbox } from './events/outbox.js';
 import { JobWorker } from './jobs/worker.js';
 import { jobKinds } from './wiring/job-kinds.js';
+import { adAccountReader } from './wiring/platforms.js';
 // Installs the reference resolvers, which read the areas' stores.
 import './wiring/references.js';
 import { eventSubscribers } from './wiring/subscribers.js';
@@ -133,7 +134,7 @@ export class Service {
         log,
         now,
         directory: new Directory(knex, config.keyCacheMs, now),
-        platforms: new Platforms(config.platformMode, knex, now, options.liveAdapters ?? liveAdapters(config, outbound), config.keyCacheMs),
+        platforms: new Platforms(config.platformMode, knex, now, options.liveAdapters ?? liveAdapters(config, outbound), config.keyCacheMs, adAccountReader),
         events,
         secrets,
         webhooks: webhookSender,

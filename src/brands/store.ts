@@ -2,7 +2,8 @@
 // file that queries them; other areas call these functions.
 
 import type { Knex } from 'knex';
-import type { IdentityType, PlatformName } from './platform-name.js';
+import type { IdentityType, PlatformName } from '../platforms/platform-name.js';
+import type { AdAccountRow } from '../platforms/registry.js';
 
 type Db = Knex | Knex.Transaction;
 
@@ -15,22 +16,6 @@ export interface BrandWithAccount {
 }
 
 /** An ad account row of a brand. */
-export interface AdAccountRow {
-  platform: PlatformName;
-  accountId: string;
-  timezone: string;
-  currency: string;
-  /** The sealed access token used in live mode, if one is stored. */
-  accessTokenEncrypted: string | null;
-  name: string | null;
-  active: boolean;
-  pageId: string | null;
-  instagramUserId: string | null;
-  identityId: string | null;
-  identityType: IdentityType | null;
-  dsaBeneficiary: string | null;
-  dsaPayor: string | null;
-}
 
 /** Who an ad account's ads speak as (live-platforms.md): any of these may be changed, null clears it. */
 export interface AdAccountIdentity {

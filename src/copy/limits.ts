@@ -1,32 +1,8 @@
-// What each platform accepts as ad text, and the screen every generated text passes before it is
-// stored: length, emoji where the platform refuses them, and the brand's words to avoid.
+// The screen every generated text passes before it is stored: what each platform accepts as ad text
+// (platforms/text-limits.ts) and the brand's words to avoid.
 
 import type { CopyField, CopyPlatform, CopyTexts } from './port.js';
-
-export interface CopyLimits {
-  headlines: number;
-  primaryTexts: number;
-  descriptions: number;
-  /** Whether the platform shows emoji in ad text. */
-  emoji: boolean;
-}
-
-/** Meta: headline 255, primary text 2,200, description 255. TikTok: one ad text of 1 to 100 characters, no emoji. */
-export const COPY_LIMITS: Record<CopyPlatform, CopyLimits> = {
-  meta: { headlines: 255, primaryTexts: 2200, descriptions: 255, emoji: true },
-  tiktok: { headlines: 100, primaryTexts: 100, descriptions: 100, emoji: false },
-};
-
-const EMOJI = /[\p{Extended_Pictographic}\p{Regional_Indicator}\u{FE0F}\u{20E3}]/u;
-
-/** Length in characters as the platforms count them (code points). */
-export function textLength(text: string): number {
-  return [...text].length;
-}
-
-export function hasEmoji(text: string): boolean {
-  return EMOJI.test(text);
-}
+import { COPY_LIMITS, hasEmoji, textLength } from '../platforms/text-limits.js';
 
 /** The avoided word a text contains (case-insensitive), if any. */
 export function avoidedWordIn(text: string, wordsToAvoid: string[]): string | null {

@@ -10,7 +10,7 @@ import type OpenAIPackage from 'openai';
 const loadOpenAI = async (): Promise<typeof OpenAIPackage> => (await import('openai')).default;
 import type { OutboundClient } from '../outbound/client.js';
 import { DeadlineExceeded, withinDeadline } from '../outbound/deadline.js';
-import { COPY_LIMITS } from './limits.js';
+import { COPY_LIMITS } from '../platforms/text-limits.js';
 import { CopyModelError, type CopyBrief, type CopyGenerator, type CopyTexts } from './port.js';
 
 export interface ModelSettings {

@@ -2,7 +2,7 @@
 // and descriptions from the brand profile, the angle, the tone and the creatives' formats, each
 // fitted to the platform's limits, so copy works offline. Same brief, same texts.
 
-import { COPY_LIMITS, hasEmoji, textLength } from './limits.js';
+import { COPY_LIMITS, hasEmoji, textLength } from '../platforms/text-limits.js';
 import type { CopyBrief, CopyGenerator, CopyTexts, Tone } from './port.js';
 
 /** Voice words that point at one of the four tones; anything else reads as friendly. */

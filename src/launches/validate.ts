@@ -3,7 +3,7 @@
 // campaigns[<nodeId>].<path>, adSets[<nodeId>].<path>, ads[<nodeId>].<path>.
 
 import type { FieldIssue } from '../errors.js';
-import { COPY_LIMITS, hasEmoji, textLength } from '../copy/limits.js';
+import { COPY_LIMITS, hasEmoji, textLength } from '../platforms/text-limits.js';
 import type { IdentityType, PlatformName } from '../platforms/port.js';
 import { CAMPAIGN_GOALS, DISPLAY_NAME_MAX, TIKTOK_PLACEMENTS } from '../platforms/tiktok/mapping.js';
 import { RULES } from './rules.js';

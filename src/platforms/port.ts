@@ -1,7 +1,7 @@
 // The ad-platform port: the only way the core talks to an ad platform. Adapters: the sandbox
 // simulator (default), Meta's Graph Marketing API and TikTok's Business API.
 
-import type { IdentityType, PlatformName } from '../brands/platform-name.js';
+import type { IdentityType, PlatformName } from './platform-name.js';
 import type { MetaAccountFacts } from './meta/rules.js';
 
 export type { IdentityType, PlatformName };

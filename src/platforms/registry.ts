@@ -8,7 +8,7 @@ import { PlatformError, type AdAccount, type PlatformAdapter, type PlatformName 
 import { SandboxPlatform } from './sandbox/adapter.js';
 import { DEPRECATED_VERSION_CODE } from './meta/errors.js';
 import type { PlatformMode } from '../config.js';
-import { brandNameOf, findAdAccount, type AdAccountRow } from '../brands/store.js';
+import type { IdentityType } from './platform-name.js';
 import { metered } from './metered.js';
 
 export interface BrandAdAccount extends AdAccount {
@@ -17,6 +17,35 @@ export interface BrandAdAccount extends AdAccount {
 }
 
 export type LiveAdapterFactory = (platform: PlatformName) => PlatformAdapter;
+
+/** A brand's ad account as stored (brands/store.ts keeps the table). */
+export interface AdAccountRow {
+  platform: PlatformName;
+  accountId: string;
+  timezone: string;
+  currency: string;
+  /** The sealed access token used in live mode, if one is stored. */
+  accessTokenEncrypted: string | null;
+  name: string | null;
+  active: boolean;
+  pageId: string | null;
+  instagramUserId: string | null;
+  identityId: string | null;
+  identityType: IdentityType | null;
+  dsaBeneficiary: string | null;
+  dsaPayor: string | null;
+}
+
+/**
+ * Where the registry reads a brand's ad accounts: the brands store, handed over by the service's
+ * wiring, so platforms/ never imports an area above it.
+ */
+export interface AdAccountReader {
+  /** The brand's ad account `accountId`, or undefined when the brand has none such. */
+  find(db: Knex | Knex.Transaction, brandId: number, accountId: string): Promise<AdAccountRow | undefined>;
+  /** The brand's name (a TikTok landing-page ad's display name when the ad names none). */
+  brandName(db: Knex | Knex.Transaction, brandId: number): Promise<string | null>;
+}
 
 export class Platforms {
   private readonly adapters = new Map<PlatformName, PlatformAdapter>();
@@ -27,8 +56,9 @@ export class Platforms {
     private readonly mode: PlatformMode,
     knex: Knex,
     private readonly now: () => number,
-    live?: LiveAdapterFactory,
-    private readonly cacheMs = 0,
+    live: LiveAdapterFactory | undefined,
+    private readonly cacheMs: number,
+    private readonly accounts: AdAccountReader,
   ) {
     for (const platform of ['meta', 'tiktok'] as const) {
       if (mode === 'sandbox') this.adapters.set(platform, metered(new SandboxPlatform(platform, knex, now)));
@@ -55,10 +85,10 @@ export class Platforms {
     let row = hit && this.now() - hit.at < this.cacheMs ? hit.row : undefined;
     let brandName = hit?.brandName ?? null;
     if (!row) {
-      row = await findAdAccount(db, brandId, accountId);
+      row = await this.accounts.find(db, brandId, accountId);
       if (!row) throw notFound(`Ad account ${accountId} of brand ${brandId}`);
       // A TikTok landing-page ad shows the brand's name when it names no display name.
-      brandName = row.platform === 'tiktok' ? await brandNameOf(db, brandId) : null;
+      brandName = row.platform === 'tiktok' ? await this.accounts.brandName(db, brandId) : null;
       if (this.rows.size > 10_000) this.rows.clear();
       this.rows.set(cacheKey, { row, brandName, at: this.now() });
     }

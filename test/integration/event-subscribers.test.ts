@@ -27,6 +27,7 @@ import { dialects, migratedDatabase, type MigratedDatabase } from '../helpers/da
 import { producedData } from '../helpers/event-producer.js';
 import { testOutbound } from '../helpers/outbound.js';
 import { tenantDocument, tenantOf, type Tenant } from '../helpers/webhook-servers.js';
+import { adAccountReader } from '../../src/wiring/platforms.js';
 
 for (const dialect of dialects()) {
   describe(`outbox subscribers (${dialect})`, function () {
@@ -81,7 +82,7 @@ for (const dialect of dialects()) {
         webhooks: new WebhookSender(outbound),
         outbound,
         invoke: () => Promise.reject(new Error('the subscriber tests run no operation')),
-        platforms: new Platforms('sandbox', knex, now, liveAdapters(config, outbound), 0),
+        platforms: new Platforms('sandbox', knex, now, liveAdapters(config, outbound), 0, adAccountReader),
         directory: new Directory(knex, 0, now),
         schemas,
         trackers: new Trackers(knex, now, outbound),

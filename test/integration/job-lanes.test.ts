@@ -22,6 +22,7 @@ import { Platforms } from '../../src/platforms/registry.js';
 import { liveAdapters } from '../../src/platforms/live.js';
 import { Directory } from '../../src/brands/directory.js';
 import { Trackers } from '../../src/trackers/registry.js';
+import { adAccountReader } from '../../src/wiring/platforms.js';
 
 const LEASE = 10_000;
 
@@ -57,7 +58,7 @@ for (const dialect of dialects()) {
           webhooks: new WebhookSender(outbound),
           outbound,
           invoke: () => Promise.reject(new Error('the queue tests run no operation')),
-          platforms: new Platforms('sandbox', db.knex, now, liveAdapters(config, outbound), 0),
+          platforms: new Platforms('sandbox', db.knex, now, liveAdapters(config, outbound), 0, adAccountReader),
           directory: new Directory(db.knex, 0, now),
           schemas,
           trackers: new Trackers(db.knex, now, outbound),

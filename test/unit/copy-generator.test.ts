@@ -3,7 +3,8 @@
 // screen drops what is too long, carries emoji on TikTok, or contains a word to avoid.
 
 import { expect } from 'chai';
-import { COPY_LIMITS, hasEmoji, screenTexts, textLength, textProblem } from '../../src/copy/limits.js';
+import { screenTexts, textProblem } from '../../src/copy/limits.js';
+import { COPY_LIMITS, hasEmoji, textLength } from '../../src/platforms/text-limits.js';
 import { TONES, type CopyBrief, type CopyPlatform } from '../../src/copy/port.js';
 import { fitText, productWords, templateTexts, toneOf } from '../../src/copy/template-generator.js';
 import { writeCopy } from '../../src/copy/write.js';

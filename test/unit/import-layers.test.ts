@@ -1,5 +1,6 @@
-// Imports point down: no two folders of src/ import each other (a root file of src/, like config.ts,
-// counts as a folder of its own). docs/architecture.md shows the layers this keeps.
+// Imports point down: no two folders of src/ import each other, and no longer loop of folders leads
+// back to where it started (a root file of src/, like config.ts, counts as a folder of its own).
+// docs/architecture.md shows the layers this keeps.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -52,7 +53,73 @@ export function mutualPairs(edges: Edge[]): string[] {
   return pairs.sort();
 }
 
+/**
+ * Every loop of folders (a strongly connected set of more than one folder, found by Tarjan's
+ * algorithm), each with the imports that hold it together.
+ */
+export function folderLoops(edges: Edge[]): string[] {
+  const next = new Map<string, Map<string, string[]>>();
+  for (const e of edges) {
+    const [a, b] = [folderOf(e.from), folderOf(e.to)];
+    if (a === b) continue;
+    const out = next.get(a) ?? new Map<string, string[]>();
+    out.set(b, [...(out.get(b) ?? []), `${e.from} -> ${e.to}`]);
+    next.set(a, out);
+  }
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const loops: string[] = [];
+  let counter = 0;
+  const visit = (v: string) => {
+    index.set(v, counter);
+    low.set(v, counter++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of next.get(v)?.keys() ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const members: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      members.push(w);
+    } while (w !== v);
+    if (members.length < 2) return;
+    const held = members.flatMap((a) => [...(next.get(a) ?? [])].filter(([b]) => members.includes(b)).flatMap(([, files]) => files));
+    loops.push(`${members.sort().join(', ')} import each other in a loop:\n    ${held.sort().join('\n    ')}`);
+  };
+  for (const v of new Set(edges.flatMap((e) => [folderOf(e.from), folderOf(e.to)]))) if (!index.has(v)) visit(v);
+  return loops.sort();
+}
+
 describe('import layers', () => {
+  it('names a loop of three folders, with the imports that make it', () => {
+    const loops = folderLoops([
+      { from: 'catalogue/define.ts', to: 'platforms/registry.ts' },
+      { from: 'platforms/registry.ts', to: 'brands/store.ts' },
+      { from: 'brands/operations.ts', to: 'catalogue/define.ts' },
+      { from: 'brands/store.ts', to: 'db/connection.ts' },
+    ]);
+    expect(loops).to.deep.equal([
+      'brands, catalogue, platforms import each other in a loop:\n    brands/operations.ts -> catalogue/define.ts\n    catalogue/define.ts -> platforms/registry.ts\n    platforms/registry.ts -> brands/store.ts',
+    ]);
+  });
+
+  it('has no loop of folders of any length in src/', () => {
+    const loops = folderLoops(srcImports());
+    expect(
+      loops,
+      `Folders of src/ in a loop (move the shared type down, or hand the lower folder what it needs from above; docs/architecture.md):\n${loops.join('\n')}`,
+    ).to.deep.equal([]);
+  });
+
   it('names a pair of folders that import each other, with the files of both directions', () => {
     const pairs = mutualPairs([
       { from: 'catalogue/define.ts', to: 'webhooks/sender.ts' },
@@ -69,7 +136,7 @@ describe('import layers', () => {
     const edges = srcImports();
     const has = (from: string, to: string) => edges.some((e) => e.from === from && e.to === to);
     expect(has('service.ts', 'wiring/references.ts'), 'a bare import for its effect').to.equal(true);
-    expect(has('platforms/port.ts', 'brands/platform-name.ts'), 'import type').to.equal(true);
+    expect(has('platforms/port.ts', 'platforms/platform-name.ts'), 'import type').to.equal(true);
     expect(has('catalogue/define.ts', 'catalogue/services.ts'), 'within a folder').to.equal(true);
   });
 

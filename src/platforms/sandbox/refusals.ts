@@ -3,7 +3,7 @@
 // the account never received, a budget at both levels or at neither, text over the platforms'
 // limits, and countries that are not ISO 3166-1 alpha-2 codes.
 
-import { COPY_LIMITS, textLength } from '../../copy/limits.js';
+import { COPY_LIMITS, textLength } from '../text-limits.js';
 import { ISO_COUNTRIES } from '../countries.js';
 import { PlatformError, type Budget, type ObjectSpec, type PlatformName } from '../port.js';
 

@@ -1,5 +1,5 @@
-// The ad platforms an ad account can be on, and the identities a TikTok account speaks as: a brand's ad
-// accounts name them, src/platforms/ serves each.
+// The ad platforms an ad account can be on, and the identities a TikTok account speaks as: src/platforms/
+// serves each, and a brand's ad accounts (src/brands/) name them.
 
 /** An ad platform the service launches on. */
 export type PlatformName = 'meta' | 'tiktok';
