@@ -38,8 +38,17 @@ export function migrationFiles(dir: string): string[] {
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-/** Applies pending migrations; returns the names applied. */
+/** Applies pending migrations; returns the names applied. A database that has them all is told by one query (a restart's case). */
 export async function migrateLatest(knex: Knex): Promise<string[]> {
+  const shipped = migrationFiles(projectPath('dist', 'migrations')).map((f) => f.replace(/\.js$/, '.ts'));
+  // A fresh database has no knex_migrations table yet: knex's own path creates it.
+  const done: string[] | null = await knex('knex_migrations')
+    .pluck('name')
+    .catch(() => null);
+  if (done) {
+    const recorded = new Set(done);
+    if (shipped.every((name) => recorded.has(name))) return [];
+  }
   const [, applied] = await knex.migrate.latest({
     migrationSource: new CompiledMigrations(projectPath('dist', 'migrations')),
   });
