@@ -293,15 +293,19 @@ for (const dialect of dialects()) {
           const same = await oidc.refreshTokenGrant(config, refreshed.refresh_token!, { resource: api });
           expect(claimsOf(same.access_token).aud).to.equal(api);
 
-          // Revoking the refresh token ends its family.
+          // Revoking an access token: refused once the key cache has lapsed.
+          expect((await w.request('GET', '/v1/brands', { key: refreshed.access_token })).status).to.equal(200);
+          await oidc.tokenRevocation(config, refreshed.access_token);
+          await sleep(w.config.keyCacheMs + 150);
+          expectError(await w.request('GET', '/v1/brands', { key: refreshed.access_token }), 401, 'unauthenticated');
+
+          // Revoking the refresh token ends its family, the access tokens of its family included (RFC
+          // 7009 section 2.1), once the key cache has lapsed.
+          expect((await w.request('GET', '/v1/brands', { key: same.access_token })).status).to.equal(200);
           await oidc.tokenRevocation(config, same.refresh_token!);
           const afterRevoke = await rejectionOf(oidc.refreshTokenGrant(config, same.refresh_token!));
           expect(afterRevoke.status).to.equal(400);
           expect(afterRevoke.error).to.equal('invalid_grant');
-
-          // Revoking an access token: refused once the key cache has lapsed.
-          expect((await w.request('GET', '/v1/brands', { key: same.access_token })).status).to.equal(200);
-          await oidc.tokenRevocation(config, same.access_token);
           await sleep(w.config.keyCacheMs + 150);
           expectError(await w.request('GET', '/v1/brands', { key: same.access_token }), 401, 'unauthenticated');
         } finally {
