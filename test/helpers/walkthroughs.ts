@@ -1,14 +1,17 @@
 // Runs the shell walkthroughs of README.md and docs/*.md as a reader would, so a guide can never
 // drift from the code. The convention the docs follow:
-// - every fenced shell block (sh, bash, shell, console) is run, in order, in one bash session per
-//   document; a block whose info string says `setup` (```sh setup) is shown but not run: it may only
-//   install or start the service (`npm install`, `npm start` with variables) or set the variables
-//   the reader is told to set (K=..., R=...);
+// - every fenced shell block (sh, bash, shell, console) is run, in order, as a person pastes it; a
+//   block whose info string says `setup` (```sh setup) is shown but not run: it may only install,
+//   build or start the service (`npm ci`, `npm run build`, `docker compose ...`, `npm start` with
+//   variables) or set the variables the reader is told to set (K=..., R=...);
+// - the blocks before the setup block holding `npm start` run in the server's terminal; the server
+//   then starts with the environment its setup lines give it, evaluated by bash as the reader's
+//   shell would; the blocks after it run in a second terminal, which gets nothing from the first;
 // - every curl command states the HTTP status it answers in a `# → 201` comment, on its last line or
 //   on the comment lines right below it; the run checks each status, and any other command must
 //   exit 0.
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 
 export interface Block {
   /** Path of the document, for messages. */
@@ -199,7 +202,18 @@ function openCompound(words: string): boolean {
   return open > 0;
 }
 
-const SETUP_LINE = /^\s*(#.*)?$|^\s*npm (install|ci)\b|^\s*([A-Z_][A-Z0-9_]*=\S*\s+)*npm start\s*(#.*)?$|^\s*[A-Z][A-Z0-9_]*=\S+\s*(#.*)?$/;
+// A variable assignment: a value of plain characters, quoted text and `$(...)` substitutions.
+const ASSIGNMENT = String.raw`[A-Z_][A-Z0-9_]*=(?:\$\([^()]*\)|"[^"]*"|'[^']*'|[^\s'"])*`;
+const NPM_START = new RegExp(String.raw`^\s*((?:${ASSIGNMENT}\s+)*)npm start\s*(#.*)?$`);
+const SETUP_LINE = new RegExp(
+  [
+    String.raw`^\s*(#.*)?$`,
+    String.raw`^\s*npm (install|ci|run build)\b`,
+    String.raw`^\s*docker (compose|build|run)\b`,
+    NPM_START.source,
+    String.raw`^\s*[A-Z][A-Z0-9_]*=\S+\s*(#.*)?$`,
+  ].join('|'),
+);
 
 /** What is wrong with the blocks of a document by the convention (an empty list when nothing). */
 export function problemsOf(blocks: Block[]): string[] {
@@ -209,7 +223,7 @@ export function problemsOf(blocks: Block[]): string[] {
       b.lines.forEach((l, i) => {
         if (!SETUP_LINE.test(l))
           problems.push(
-            `${b.file}:${b.line + i}: a setup block may only install or start the service or set a variable; run this in a plain sh block: ${l.trim()}`,
+            `${b.file}:${b.line + i}: a setup block may only install, build or start the service or set a variable; run this in a plain sh block: ${l.trim()}`,
           );
       });
       continue;
@@ -229,18 +243,35 @@ export function problemsOf(blocks: Block[]): string[] {
   return problems;
 }
 
-/** `VAR=value` pairs in front of `npm start` in the document's setup blocks: the server's environment. */
-export function serverEnvOf(blocks: Block[]): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const b of blocks.filter((x) => x.setup)) {
-    for (const l of b.lines) {
-      const m = /^\s*((?:[A-Z_][A-Z0-9_]*=\S*\s+)*)npm start\b/.exec(l);
-      if (!m) continue;
-      for (const pair of m[1].trim().split(/\s+/).filter(Boolean)) {
-        const at = pair.indexOf('=');
-        env[pair.slice(0, at)] = pair.slice(at + 1);
-      }
+/** Where the document starts its server: the setup block holding `npm start`, or -1 (a page that starts none). */
+export function serverBlockOf(blocks: Block[]): number {
+  return blocks.findIndex((b) => b.setup && b.lines.some((l) => NPM_START.test(l)));
+}
+
+/**
+ * The server's environment as the guide gives it: the lines of its setup block up to `npm start`,
+ * run by bash in the reader's folder with the reader's environment, `npm start` replaced by a
+ * print of the environment. Answers the variables the lines set or changed for the server.
+ */
+export function serverEnvOf(blocks: Block[], options: { cwd: string; env: NodeJS.ProcessEnv }): Record<string, string> {
+  const at = serverBlockOf(blocks);
+  if (at < 0) return {};
+  const lines: string[] = [];
+  for (const l of blocks[at].lines) {
+    if (/^\s*(npm (install|ci|run build)|docker)\b/.test(l)) continue;
+    if (NPM_START.test(l)) {
+      lines.push(l.replace(/\bnpm start\b/, 'env -0'));
+      break;
     }
+    lines.push(l);
+  }
+  const run = spawnSync('bash', ['-c', ['set -euo pipefail', ...lines].join('\n')], { cwd: options.cwd, env: options.env, encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`${blocks[at].file}:${blocks[at].line}: the server's setup lines failed: ${run.stderr}`);
+  const env: Record<string, string> = {};
+  for (const pair of run.stdout.split('\0').filter(Boolean)) {
+    const eq = pair.indexOf('=');
+    const [name, value] = [pair.slice(0, eq), pair.slice(eq + 1)];
+    if (options.env[name] !== value && !['PWD', 'SHLVL', '_', 'OLDPWD'].includes(name)) env[name] = value;
   }
   return env;
 }

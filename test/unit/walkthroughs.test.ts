@@ -3,6 +3,8 @@
 
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { projectPath } from '../../src/paths.js';
@@ -86,13 +88,36 @@ describe('walkthrough extractor', () => {
     ].join('\n');
     const blocks = shellBlocks(md, 'x.md');
     expect(problemsOf(blocks)).to.deep.equal([
-      'x.md:5: a setup block may only install or start the service or set a variable; run this in a plain sh block: curl -s http://localhost:8080/healthz',
+      'x.md:5: a setup block may only install, build or start the service or set a variable; run this in a plain sh block: curl -s http://localhost:8080/healthz',
       'x.md:8: state the HTTP status this curl answers in a comment such as "# → 200"',
       'x.md:10: one curl per command, so its status comment is unambiguous',
       'x.md:12: unknown marker "later" (a shell block is run unless marked setup)',
     ]);
-    expect(serverEnvOf(blocks)).to.deep.equal({ CHAT_WEBHOOK_URL: 'http://127.0.0.1:8090', WEBHOOK_ALLOW_PRIVATE: 'true' });
+    expect(serverEnvOf(blocks, { cwd: os.tmpdir(), env: { PATH: process.env.PATH } })).to.deep.equal({
+      CHAT_WEBHOOK_URL: 'http://127.0.0.1:8090',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+    });
     expect(readerVariablesOf(blocks)).to.deep.equal(['K']);
+  });
+
+  it("evaluates the server's setup lines as the reader's shell would: substitutions run, unexported variables stay out", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-walkthrough-'));
+    fs.writeFileSync(path.join(dir, 'key'), 'c2VjcmV0\n');
+    const md = [
+      `${fence}sh setup`,
+      'npm ci',
+      'npm run build',
+      'ONLY_HERE=1   # set, not exported',
+      'PLATFORM_MODE=live TOKEN_ENCRYPTION_KEY=$(cat key) npm start',
+      fence,
+    ].join('\n');
+    const blocks = shellBlocks(md, 'x.md');
+    try {
+      expect(problemsOf(blocks)).to.deep.equal([]);
+      expect(serverEnvOf(blocks, { cwd: dir, env: { PATH: process.env.PATH } })).to.deep.equal({ PLATFORM_MODE: 'live', TOKEN_ENCRYPTION_KEY: 'c2VjcmV0' });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("finds README.md's blocks within the convention, and a status comment removed from one breaks it", () => {
