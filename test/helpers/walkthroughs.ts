@@ -4,9 +4,10 @@
 //   block whose info string says `setup` (```sh setup) is shown but not run: it may only install,
 //   build or start the service (`npm ci`, `npm run build`, `docker compose ...`, `npm start` with
 //   variables) or set the variables the reader is told to set (K=..., R=...);
-// - the blocks before the setup block holding `npm start` run in the server's terminal; the server
-//   then starts with the environment its setup lines give it, evaluated by bash as the reader's
-//   shell would; the blocks after it run in a second terminal, which gets nothing from the first;
+// - the setup block holding `npm start` is the server's terminal: the lines before `npm start` in it
+//   (making a key file, say) may be any command, and the run carries them out, as the reader's
+//   shell would, to give the server the environment its `npm start` line sets; the plain blocks run
+//   in a second terminal, which gets nothing from the first but what the guide writes to files;
 // - every curl command states the HTTP status it answers in a `# → 201` comment, on its last line or
 //   on the comment lines right below it; the run checks each status, and any other command must
 //   exit 0.
@@ -220,8 +221,10 @@ export function problemsOf(blocks: Block[]): string[] {
   const problems: string[] = [];
   for (const b of blocks) {
     if (b.setup) {
+      // In the server's terminal, what comes before `npm start` prepares it (and is carried out).
+      const start = b.lines.findIndex((l) => NPM_START.test(l));
       b.lines.forEach((l, i) => {
-        if (!SETUP_LINE.test(l))
+        if (i >= start && !SETUP_LINE.test(l))
           problems.push(
             `${b.file}:${b.line + i}: a setup block may only install, build or start the service or set a variable; run this in a plain sh block: ${l.trim()}`,
           );
@@ -267,11 +270,18 @@ export function serverEnvOf(blocks: Block[], options: { cwd: string; env: NodeJS
   }
   const run = spawnSync('bash', ['-c', ['set -euo pipefail', ...lines].join('\n')], { cwd: options.cwd, env: options.env, encoding: 'utf8' });
   if (run.status !== 0) throw new Error(`${blocks[at].file}:${blocks[at].line}: the server's setup lines failed: ${run.stderr}`);
+  // The variables the lines give the server: those on the `npm start` line and those exported before it.
+  const named = new Set<string>();
+  for (const l of lines) {
+    const exported = /^\s*export\s+([A-Z_][A-Z0-9_]*)/.exec(l);
+    if (exported) named.add(exported[1]);
+  }
+  const prefix = NPM_START.exec(lines[lines.length - 1].replace(/\benv -0\b/, 'npm start'))?.[1] ?? '';
+  for (const m of prefix.matchAll(new RegExp(ASSIGNMENT, 'g'))) named.add(m[0].slice(0, m[0].indexOf('=')));
   const env: Record<string, string> = {};
   for (const pair of run.stdout.split('\0').filter(Boolean)) {
     const eq = pair.indexOf('=');
-    const [name, value] = [pair.slice(0, eq), pair.slice(eq + 1)];
-    if (options.env[name] !== value && !['PWD', 'SHLVL', '_', 'OLDPWD'].includes(name)) env[name] = value;
+    if (named.has(pair.slice(0, eq))) env[pair.slice(0, eq)] = pair.slice(eq + 1);
   }
   return env;
 }

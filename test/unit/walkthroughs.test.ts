@@ -108,13 +108,18 @@ describe('walkthrough extractor', () => {
       'npm ci',
       'npm run build',
       'ONLY_HERE=1   # set, not exported',
+      'export SHARED=$(cat key)',
       'PLATFORM_MODE=live TOKEN_ENCRYPTION_KEY=$(cat key) npm start',
       fence,
     ].join('\n');
     const blocks = shellBlocks(md, 'x.md');
     try {
       expect(problemsOf(blocks)).to.deep.equal([]);
-      expect(serverEnvOf(blocks, { cwd: dir, env: { PATH: process.env.PATH } })).to.deep.equal({ PLATFORM_MODE: 'live', TOKEN_ENCRYPTION_KEY: 'c2VjcmV0' });
+      expect(serverEnvOf(blocks, { cwd: dir, env: { PATH: process.env.PATH } })).to.deep.equal({
+        SHARED: 'c2VjcmV0',
+        PLATFORM_MODE: 'live',
+        TOKEN_ENCRYPTION_KEY: 'c2VjcmV0',
+      });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

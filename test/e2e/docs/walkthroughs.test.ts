@@ -202,22 +202,16 @@ describe('documentation walkthroughs (README.md and docs/*.md, run as written)',
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-docs-'));
       // A reader's project folder: the server runs there too, on its default ./data/svc.sqlite and ./data/creatives.
       const folder = readerFolder();
-      const at = serverBlockOf(blocks);
-      // What comes before the server's setup block is typed in the server's terminal, before it starts.
-      const before = at < 0 ? [] : blocks.slice(0, at);
-      const afterwards = at < 0 ? blocks : blocks.slice(at);
       const backend = live ? await liveBackend(live) : null;
       let server: ServerProcess | null = null;
       try {
-        const first = before.some((b) => !b.setup) ? await runWalkthrough(before, { env: readerEnv(dir), cwd: folder, timeoutMs: 60_000, rewrite }) : null;
-        if (first) expect(first.failures, `in the server's terminal${report(first)}`).to.deep.equal([]);
         const documented = Object.fromEntries(Object.entries(serverEnvOf(blocks, { cwd: folder, env: readerEnv(dir) })).map(([k, v]) => [k, rewrite(v)]));
         server = await startSvcServer(['serve', '--demo'], {
           env: { ...documented, ...backend?.serverEnv, PORT: String(ports.server), HOST: '127.0.0.1' },
           cwd: folder,
         });
         const env = { ...readerEnv(dir), K: printed(server, 'API key'), R: printed(server, 'Reviewer key') };
-        const outcome = await runWalkthrough(afterwards, { env, cwd: folder, timeoutMs: 240_000, rewrite });
+        const outcome = await runWalkthrough(blocks, { env, cwd: folder, timeoutMs: 240_000, rewrite });
         expect(outcome.failures, report(outcome, server.stderr + server.stdout)).to.deep.equal([]);
         // Sample outputs (```json output PATH```) are what the run wrote, not typed by hand.
         for (const sample of outputSamples(markdown, document)) {
