@@ -172,8 +172,13 @@ describe('documentation walkthroughs (README.md and docs/*.md, run as written)',
         try {
           const outcome = await runWalkthrough(blocks, { env: readerEnv(dir), cwd: folder, timeoutMs: 240_000 });
           expect(outcome.failures, report(outcome)).to.deep.equal([]);
-          // The listening line names the page's BASE_URL, not a port-0 guess.
-          expect(outcome.stdout).to.include('"baseUrl":"https://ads.example.com"');
+          // What the page says its commands print: the listening line names BASE_URL (not a port-0
+          // guess), the key reads the bootstrapped brand, the restored backup holds the organization.
+          expect(outcome.stdout).to.include('{"msg":"listening on http://127.0.0.1:');
+          expect(outcome.stdout).to.include('"baseUrl":"https://ads.example.com","jobs":false}');
+          expect(outcome.stdout).to.include('[{"brandName":"First Brand","connected":false}]');
+          expect(markdown).to.include('It prints `[{"brandName":"First Brand","connected":false}]`');
+          expect(outcome.stdout.split('\n')).to.include('1');
         } finally {
           await dropCreated(created);
           fs.rmSync(dir, { recursive: true, force: true });
