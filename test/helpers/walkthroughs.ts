@@ -442,3 +442,36 @@ export function maskSecrets(value: unknown): unknown {
   if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskSecrets(v)]));
   return value;
 }
+
+/** A fenced ```text stdout``` block: lines the document says its commands print, in that order. */
+export interface StdoutSample {
+  file: string;
+  line: number;
+  lines: string[];
+}
+
+/** Every stdout sample of a Markdown document. */
+export function stdoutSamples(markdown: string, file: string): StdoutSample[] {
+  const out: StdoutSample[] = [];
+  const lines = markdown.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    if (!/^```text stdout\s*$/.test(lines[i])) continue;
+    const end = lines.indexOf('```', i + 1);
+    out.push({ file, line: i + 2, lines: lines.slice(i + 1, end).filter((l) => l.trim() !== '') });
+    i = end;
+  }
+  return out;
+}
+
+/** The sample's lines that the run's output does not hold as whole lines in the sample's order (none when it matches). */
+export function missingFromStdout(sample: StdoutSample, stdout: string): string[] {
+  const printed = stdout.split('\n');
+  let from = 0;
+  const missing: string[] = [];
+  for (const want of sample.lines) {
+    const at = printed.indexOf(want, from);
+    if (at < 0) missing.push(want);
+    else from = at + 1;
+  }
+  return missing;
+}

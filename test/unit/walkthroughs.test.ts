@@ -8,7 +8,16 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { projectPath } from '../../src/paths.js';
-import { commandsOf, problemsOf, readerVariablesOf, runWalkthrough, serverEnvOf, shellBlocks } from '../helpers/walkthroughs.js';
+import {
+  commandsOf,
+  missingFromStdout,
+  problemsOf,
+  readerVariablesOf,
+  runWalkthrough,
+  serverEnvOf,
+  shellBlocks,
+  stdoutSamples,
+} from '../helpers/walkthroughs.js';
 
 const fence = '```';
 
@@ -123,6 +132,14 @@ describe('walkthrough extractor', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('reads the lines a page says its commands print, and finds them missing or out of order in what they printed', () => {
+    const [sample] = stdoutSamples(['text', `${fence}text stdout`, 'b', '', 'd', fence].join('\n'), 'x.md');
+    expect(sample).to.deep.equal({ file: 'x.md', line: 3, lines: ['b', 'd'] });
+    expect(missingFromStdout(sample, 'a\nb\nc\nd\n')).to.deep.equal([]);
+    expect(missingFromStdout(sample, 'd\nb\n')).to.deep.equal(['d']);
+    expect(missingFromStdout(sample, 'bb\nd\n')).to.deep.equal(['b']);
   });
 
   it("finds README.md's blocks within the convention, and a status comment removed from one breaks it", () => {

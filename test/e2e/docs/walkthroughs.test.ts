@@ -19,6 +19,7 @@ import knexFactory from 'knex';
 import { startSvcServer, stopAllServers, type ServerProcess } from '../../helpers/processes.js';
 import {
   maskSecrets,
+  missingFromStdout,
   outputSamples,
   problemsOf,
   readerVariablesOf,
@@ -27,6 +28,7 @@ import {
   serverBlockOf,
   serverEnvOf,
   shellBlocks,
+  stdoutSamples,
   type Block,
   type RunOutcome,
 } from '../../helpers/walkthroughs.js';
@@ -223,6 +225,9 @@ describe('documentation walkthroughs (README.md and docs/*.md, run as written)',
           const written = maskSecrets(JSON.parse(fs.readFileSync(path.join(folder, sample.path), 'utf8')));
           expect(written, `${document}:${sample.line}: the sample output of ${sample.path}`).to.deep.equal(JSON.parse(sample.text));
         }
+        // What the page says its commands print (```text stdout```) is what they printed.
+        for (const sample of stdoutSamples(markdown, document))
+          expect(missingFromStdout(sample, outcome.stdout), `${document}:${sample.line}: lines the page says are printed${report(outcome)}`).to.deep.equal([]);
       } finally {
         await server?.stop();
         await backend?.close();
