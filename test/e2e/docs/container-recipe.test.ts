@@ -10,6 +10,13 @@ import { projectPath } from '../../../src/paths.js';
 type Node = string | Node[] | { [key: string]: Node };
 type YamlMap = { [key: string]: Node };
 
+/** A YAML scalar's text: single quotes double a quote, double quotes are JSON's. */
+function unquote(t: string): string {
+  if (t.startsWith("'")) return t.slice(1, -1).replace(/''/g, "'");
+  if (t.startsWith('"')) return JSON.parse(t) as string;
+  return t;
+}
+
 /**
  * Reads the YAML subset compose.yaml is written in: block mappings and lists, quoted and flow-list
  * scalars, anchors, aliases and `<<` merges (later keys win). Anything else fails the test.
@@ -27,8 +34,11 @@ function readYaml(text: string): YamlMap {
       if (value === undefined) throw new Error(`compose.yaml: unknown alias ${t}`);
       return value;
     }
-    if (t.startsWith('[') || t.startsWith('"')) return JSON.parse(t) as Node;
-    return t;
+    if (t.startsWith('[')) {
+      if (!t.endsWith(']')) throw new Error(`compose.yaml: a flow list on one line only: ${t}`);
+      return [...t.slice(1, -1).matchAll(/'(?:[^']|'')*'|"(?:[^"\\]|\\.)*"|[^,\s][^,]*/g)].map((m) => unquote(m[0].trim()));
+    }
+    return unquote(t);
   };
   const block = (indent: number): Node => {
     if (lines[i].text.startsWith('- ')) {
@@ -107,7 +117,7 @@ describe('container recipe (Dockerfile, compose.yaml, docs/deploy.md)', () => {
     for (const entry of ['.env', 'svc.env', 'node_modules', 'dist', 'data', '.git']) expect(ignored, `.dockerignore leaves out ${entry}`).to.include(entry);
   });
 
-  it("the image runs `node dist/surfaces/cli/svc-server.js serve` as an unprivileged user, with a liveness check on /healthz", () => {
+  it('the image runs `node dist/surfaces/cli/svc-server.js serve` as an unprivileged user, with a liveness check on /healthz', () => {
     const cmd = instructions.filter((x) => x.word === 'CMD').at(-1)!;
     expect(JSON.parse(cmd.args)).to.deep.equal([...SERVER, 'serve']);
     expect(fs.existsSync(projectPath('surfaces/cli/svc-server.ts')), 'the CMD is the build of surfaces/cli/svc-server.ts').to.equal(true);
@@ -130,7 +140,9 @@ describe('container recipe (Dockerfile, compose.yaml, docs/deploy.md)', () => {
     for (const name of ['api', 'worker']) {
       const s = services[name];
       expect(s.command, `${name} runs the image's CMD (serve)`).to.equal(undefined);
-      expect((s.healthcheck as YamlMap).test, `${name} is healthy once /readyz answers 200`).to.be.an('array').that.satisfies((t: string[]) => t.join(' ').includes('/readyz'));
+      expect((s.healthcheck as YamlMap).test, `${name} is healthy once /readyz answers 200`)
+        .to.be.an('array')
+        .that.satisfies((t: string[]) => t.join(' ').includes('/readyz'));
       expect((s.depends_on as YamlMap).migrate, `${name} starts after the migrations`).to.deep.equal({ condition: 'service_completed_successfully' });
       expect(s.volumes, `${name} shares the creatives`).to.deep.equal([`creatives:${(s.environment as YamlMap).CREATIVES_DIR}`]);
     }
@@ -162,7 +174,10 @@ describe('container recipe (Dockerfile, compose.yaml, docs/deploy.md)', () => {
     expect(written, 'docs/deploy.md writes .env').to.not.equal(null);
     const set = written![1].split('\n').map((l) => l.slice(0, l.indexOf('=')));
     const needed = [...new Set([...fs.readFileSync(projectPath('compose.yaml'), 'utf8').matchAll(/\$\{(\w+)/g)].map((m) => m[1]))];
-    expect(needed.filter((v) => !set.includes(v)), 'variables compose.yaml reads that the .env does not set').to.deep.equal([]);
+    expect(
+      needed.filter((v) => !set.includes(v)),
+      'variables compose.yaml reads that the .env does not set',
+    ).to.deep.equal([]);
     const runs = [...deploy.matchAll(/docker compose run .*?(\w+) node /g)].map((m) => m[1]);
     expect(runs).to.have.length.greaterThan(0);
     for (const s of runs) expect(services, `docker compose run ${s}`).to.have.property(s);
