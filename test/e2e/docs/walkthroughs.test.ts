@@ -16,6 +16,7 @@ import { expect } from 'chai';
 import { projectPath } from '../../../src/paths.js';
 import { freePort } from '../../helpers/oauth.js';
 import knexFactory from 'knex';
+import { dialectsRun } from '../../helpers/databases.js';
 import { startSvcServer, stopAllServers, type ServerProcess } from '../../helpers/processes.js';
 import {
   maskSecrets,
@@ -168,6 +169,7 @@ describe('documentation walkthroughs (README.md and docs/*.md, run as written)',
         const syntax = spawnSync('bash', ['-n', '-c', scriptOf(blocks).script], { encoding: 'utf8' });
         expect(syntax.stderr, 'the blocks as one bash script').to.equal('');
         if (!mariadb) return;
+        dialectsRun.add('mysql');
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-docs-'));
         const folder = readerFolder();
         await dropCreated(created);
