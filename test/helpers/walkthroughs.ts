@@ -2,8 +2,8 @@
 // drift from the code. The convention the docs follow:
 // - every fenced shell block (sh, bash, shell, console) is run, in order, as a person pastes it; a
 //   block whose info string says `setup` (```sh setup) is shown but not run: it may only install,
-//   build or start the service (`npm ci`, `npm run build`, `docker compose ...`, `npm start` with
-//   variables) or set the variables the reader is told to set (K=..., R=...);
+//   build or start the service (`npm ci`, `npm run build`, `docker compose ...`, `systemctl ...`,
+//   `npm start` with variables) or set the variables the reader is told to set (K=..., R=...);
 // - the setup block holding `npm start` is the server's terminal: the lines before `npm start` in it
 //   (making a key file, say) may be any command, and the run carries them out, as the reader's
 //   shell would, to give the server the environment its `npm start` line sets; the plain blocks run
@@ -211,6 +211,7 @@ const SETUP_LINE = new RegExp(
     String.raw`^\s*(#.*)?$`,
     String.raw`^\s*npm (install|ci|run build)\b`,
     String.raw`^\s*docker (compose|build|run)\b`,
+    String.raw`^\s*systemctl (daemon-reload|enable|start|restart)\b`,
     NPM_START.source,
     String.raw`^\s*[A-Z][A-Z0-9_]*=\S+\s*(#.*)?$`,
   ].join('|'),
