@@ -132,7 +132,7 @@ export async function seedDemoIfEmpty(knex: Knex, schemas: SchemaRegistry): Prom
   });
   const org = result.organizations.demo;
   // A live launch on the sandbox, delivering since yesterday: one campaign converts, one spends with
-  // no results, so a monitoring rule (spend today > 100, results today < 1) fires at once.
+  // no results, so a monitoring rule on its lifetime (spend > 100, results < 1) fires at once at any hour.
   await seedLiveLaunch(knex, {
     organizationId: org.id,
     brandId: org.brands.shoes.id,

@@ -197,7 +197,13 @@ async function serve(config: Config, demo: boolean): Promise<void> {
   }
   const running = await listen(service, config.port, config.host);
   const jobs = await service.startJobs();
-  log.info({ url: running.url, baseUrl: config.baseUrl, jobs }, `listening on ${running.url}`);
+  // With PORT=0 and no BASE_URL the public address is unknown (the default names port 0): say so rather than print it.
+  const guessed = config.port === 0 && !process.env.BASE_URL;
+  if (guessed)
+    log.warn(
+      `BASE_URL is not set and PORT=0 picks the port at start: the links this process writes (OAuth metadata, workflow links) say ${config.baseUrl}; set BASE_URL to the address clients use`,
+    );
+  log.info({ url: running.url, baseUrl: guessed ? null : config.baseUrl, jobs }, `listening on ${running.url}`);
 
   let stopping = false;
   const stop = async (signal: string) => {

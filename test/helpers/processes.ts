@@ -60,10 +60,10 @@ interface Spawned {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-function spawnServer(args: string[], env: Record<string, string> | undefined, input: string | undefined): Spawned {
-  // In the run's own folder (root-hooks.ts), so a default relative path (./data/...) never lands in the project.
+function spawnServer(args: string[], env: Record<string, string> | undefined, input: string | undefined, cwd?: string): Spawned {
+  // In the run's own folder (root-hooks.ts) unless told, so a default relative path (./data/...) never lands in the project.
   const child = spawn(process.execPath, [SERVER_BIN, ...args], {
-    cwd: process.cwd(),
+    cwd: cwd ?? process.cwd(),
     env: childEnv(env),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -184,6 +184,8 @@ export class ServerProcess {
 export interface StartOptions {
   env?: Record<string, string>;
   timeoutMs?: number;
+  /** The folder it runs in (default: the run's own); its relative defaults (./data/...) are read there. */
+  cwd?: string;
 }
 
 /**
@@ -192,7 +194,7 @@ export interface StartOptions {
  */
 export async function startSvcServer(args: string[] = ['serve'], options: StartOptions = {}): Promise<ServerProcess> {
   const env = { PORT: '0', HOST: '127.0.0.1', ...(options.env ?? {}) };
-  const spawned = spawnServer(args, env, undefined);
+  const spawned = spawnServer(args, env, undefined, options.cwd);
   const { child, output, exited } = spawned;
   const timeoutMs = options.timeoutMs ?? 20_000;
   const describe = () => `stdout:\n${output.stdout}\nstderr:\n${output.stderr}`;

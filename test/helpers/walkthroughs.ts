@@ -1,14 +1,18 @@
 // Runs the shell walkthroughs of README.md and docs/*.md as a reader would, so a guide can never
 // drift from the code. The convention the docs follow:
-// - every fenced shell block (sh, bash, shell, console) is run, in order, in one bash session per
-//   document; a block whose info string says `setup` (```sh setup) is shown but not run: it may only
-//   install or start the service (`npm install`, `npm start` with variables) or set the variables
-//   the reader is told to set (K=..., R=...);
+// - every fenced shell block (sh, bash, shell, console) is run, in order, as a person pastes it; a
+//   block whose info string says `setup` (```sh setup) is shown but not run: it may only install,
+//   build or start the service (`npm ci`, `npm run build`, `docker compose ...`, `systemctl ...`,
+//   `npm start` with variables) or set the variables the reader is told to set (K=..., R=...);
+// - the setup block holding `npm start` is the server's terminal: the lines before `npm start` in it
+//   (making a key file, say) may be any command, and the run carries them out, as the reader's
+//   shell would, to give the server the environment its `npm start` line sets; the plain blocks run
+//   in a second terminal, which gets nothing from the first but what the guide writes to files;
 // - every curl command states the HTTP status it answers in a `# → 201` comment, on its last line or
 //   on the comment lines right below it; the run checks each status, and any other command must
 //   exit 0.
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 
 export interface Block {
   /** Path of the document, for messages. */
@@ -199,17 +203,31 @@ function openCompound(words: string): boolean {
   return open > 0;
 }
 
-const SETUP_LINE = /^\s*(#.*)?$|^\s*npm (install|ci)\b|^\s*([A-Z_][A-Z0-9_]*=\S*\s+)*npm start\s*(#.*)?$|^\s*[A-Z][A-Z0-9_]*=\S+\s*(#.*)?$/;
+// A variable assignment: a value of plain characters, quoted text and `$(...)` substitutions.
+const ASSIGNMENT = String.raw`[A-Z_][A-Z0-9_]*=(?:\$\([^()]*\)|"[^"]*"|'[^']*'|[^\s'"])*`;
+const NPM_START = new RegExp(String.raw`^\s*((?:${ASSIGNMENT}\s+)*)npm start\s*(#.*)?$`);
+const SETUP_LINE = new RegExp(
+  [
+    String.raw`^\s*(#.*)?$`,
+    String.raw`^\s*npm (install|ci|run build)\b`,
+    String.raw`^\s*docker (compose|build|run)\b`,
+    String.raw`^\s*systemctl (daemon-reload|enable|start|restart)\b`,
+    NPM_START.source,
+    String.raw`^\s*[A-Z][A-Z0-9_]*=\S+\s*(#.*)?$`,
+  ].join('|'),
+);
 
 /** What is wrong with the blocks of a document by the convention (an empty list when nothing). */
 export function problemsOf(blocks: Block[]): string[] {
   const problems: string[] = [];
   for (const b of blocks) {
     if (b.setup) {
+      // In the server's terminal, what comes before `npm start` prepares it (and is carried out).
+      const start = b.lines.findIndex((l) => NPM_START.test(l));
       b.lines.forEach((l, i) => {
-        if (!SETUP_LINE.test(l))
+        if (i >= start && !SETUP_LINE.test(l))
           problems.push(
-            `${b.file}:${b.line + i}: a setup block may only install or start the service or set a variable; run this in a plain sh block: ${l.trim()}`,
+            `${b.file}:${b.line + i}: a setup block may only install, build or start the service or set a variable; run this in a plain sh block: ${l.trim()}`,
           );
       });
       continue;
@@ -229,18 +247,42 @@ export function problemsOf(blocks: Block[]): string[] {
   return problems;
 }
 
-/** `VAR=value` pairs in front of `npm start` in the document's setup blocks: the server's environment. */
-export function serverEnvOf(blocks: Block[]): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const b of blocks.filter((x) => x.setup)) {
-    for (const l of b.lines) {
-      const m = /^\s*((?:[A-Z_][A-Z0-9_]*=\S*\s+)*)npm start\b/.exec(l);
-      if (!m) continue;
-      for (const pair of m[1].trim().split(/\s+/).filter(Boolean)) {
-        const at = pair.indexOf('=');
-        env[pair.slice(0, at)] = pair.slice(at + 1);
-      }
+/** Where the document starts its server: the setup block holding `npm start`, or -1 (a page that starts none). */
+export function serverBlockOf(blocks: Block[]): number {
+  return blocks.findIndex((b) => b.setup && b.lines.some((l) => NPM_START.test(l)));
+}
+
+/**
+ * The server's environment as the guide gives it: the lines of its setup block up to `npm start`,
+ * run by bash in the reader's folder with the reader's environment, `npm start` replaced by a
+ * print of the environment. Answers the variables the lines set or changed for the server.
+ */
+export function serverEnvOf(blocks: Block[], options: { cwd: string; env: NodeJS.ProcessEnv }): Record<string, string> {
+  const at = serverBlockOf(blocks);
+  if (at < 0) return {};
+  const lines: string[] = [];
+  for (const l of blocks[at].lines) {
+    if (/^\s*(npm (install|ci|run build)|docker)\b/.test(l)) continue;
+    if (NPM_START.test(l)) {
+      lines.push(l.replace(/\bnpm start\b/, 'env -0'));
+      break;
     }
+    lines.push(l);
+  }
+  const run = spawnSync('bash', ['-c', ['set -euo pipefail', ...lines].join('\n')], { cwd: options.cwd, env: options.env, encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`${blocks[at].file}:${blocks[at].line}: the server's setup lines failed: ${run.stderr}`);
+  // The variables the lines give the server: those on the `npm start` line and those exported before it.
+  const named = new Set<string>();
+  for (const l of lines) {
+    const exported = /^\s*export\s+([A-Z_][A-Z0-9_]*)/.exec(l);
+    if (exported) named.add(exported[1]);
+  }
+  const prefix = NPM_START.exec(lines[lines.length - 1].replace(/\benv -0\b/, 'npm start'))?.[1] ?? '';
+  for (const m of prefix.matchAll(new RegExp(ASSIGNMENT, 'g'))) named.add(m[0].slice(0, m[0].indexOf('=')));
+  const env: Record<string, string> = {};
+  for (const pair of run.stdout.split('\0').filter(Boolean)) {
+    const eq = pair.indexOf('=');
+    if (named.has(pair.slice(0, eq))) env[pair.slice(0, eq)] = pair.slice(eq + 1);
   }
   return env;
 }
@@ -400,4 +442,37 @@ export function maskSecrets(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(maskSecrets);
   if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskSecrets(v)]));
   return value;
+}
+
+/** A fenced ```text stdout``` block: lines the document says its commands print, in that order. */
+export interface StdoutSample {
+  file: string;
+  line: number;
+  lines: string[];
+}
+
+/** Every stdout sample of a Markdown document. */
+export function stdoutSamples(markdown: string, file: string): StdoutSample[] {
+  const out: StdoutSample[] = [];
+  const lines = markdown.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    if (!/^```text stdout\s*$/.test(lines[i])) continue;
+    const end = lines.indexOf('```', i + 1);
+    out.push({ file, line: i + 2, lines: lines.slice(i + 1, end).filter((l) => l.trim() !== '') });
+    i = end;
+  }
+  return out;
+}
+
+/** The sample's lines that the run's output does not hold as whole lines in the sample's order (none when it matches). */
+export function missingFromStdout(sample: StdoutSample, stdout: string): string[] {
+  const printed = stdout.split('\n');
+  let from = 0;
+  const missing: string[] = [];
+  for (const want of sample.lines) {
+    const at = printed.indexOf(want, from);
+    if (at < 0) missing.push(want);
+    else from = at + 1;
+  }
+  return missing;
 }

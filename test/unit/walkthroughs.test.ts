@@ -3,10 +3,21 @@
 
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { projectPath } from '../../src/paths.js';
-import { commandsOf, problemsOf, readerVariablesOf, runWalkthrough, serverEnvOf, shellBlocks } from '../helpers/walkthroughs.js';
+import {
+  commandsOf,
+  missingFromStdout,
+  problemsOf,
+  readerVariablesOf,
+  runWalkthrough,
+  serverEnvOf,
+  shellBlocks,
+  stdoutSamples,
+} from '../helpers/walkthroughs.js';
 
 const fence = '```';
 
@@ -86,13 +97,49 @@ describe('walkthrough extractor', () => {
     ].join('\n');
     const blocks = shellBlocks(md, 'x.md');
     expect(problemsOf(blocks)).to.deep.equal([
-      'x.md:5: a setup block may only install or start the service or set a variable; run this in a plain sh block: curl -s http://localhost:8080/healthz',
+      'x.md:5: a setup block may only install, build or start the service or set a variable; run this in a plain sh block: curl -s http://localhost:8080/healthz',
       'x.md:8: state the HTTP status this curl answers in a comment such as "# → 200"',
       'x.md:10: one curl per command, so its status comment is unambiguous',
       'x.md:12: unknown marker "later" (a shell block is run unless marked setup)',
     ]);
-    expect(serverEnvOf(blocks)).to.deep.equal({ CHAT_WEBHOOK_URL: 'http://127.0.0.1:8090', WEBHOOK_ALLOW_PRIVATE: 'true' });
+    expect(serverEnvOf(blocks, { cwd: os.tmpdir(), env: { PATH: process.env.PATH } })).to.deep.equal({
+      CHAT_WEBHOOK_URL: 'http://127.0.0.1:8090',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+    });
     expect(readerVariablesOf(blocks)).to.deep.equal(['K']);
+  });
+
+  it("evaluates the server's setup lines as the reader's shell would: substitutions run, unexported variables stay out", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-walkthrough-'));
+    fs.writeFileSync(path.join(dir, 'key'), 'c2VjcmV0\n');
+    const md = [
+      `${fence}sh setup`,
+      'npm ci',
+      'npm run build',
+      'ONLY_HERE=1   # set, not exported',
+      'export SHARED=$(cat key)',
+      'PLATFORM_MODE=live TOKEN_ENCRYPTION_KEY=$(cat key) npm start',
+      fence,
+    ].join('\n');
+    const blocks = shellBlocks(md, 'x.md');
+    try {
+      expect(problemsOf(blocks)).to.deep.equal([]);
+      expect(serverEnvOf(blocks, { cwd: dir, env: { PATH: process.env.PATH } })).to.deep.equal({
+        SHARED: 'c2VjcmV0',
+        PLATFORM_MODE: 'live',
+        TOKEN_ENCRYPTION_KEY: 'c2VjcmV0',
+      });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reads the lines a page says its commands print, and finds them missing or out of order in what they printed', () => {
+    const [sample] = stdoutSamples(['text', `${fence}text stdout`, 'b', '', 'd', fence].join('\n'), 'x.md');
+    expect(sample).to.deep.equal({ file: 'x.md', line: 3, lines: ['b', 'd'] });
+    expect(missingFromStdout(sample, 'a\nb\nc\nd\n')).to.deep.equal([]);
+    expect(missingFromStdout(sample, 'd\nb\n')).to.deep.equal(['d']);
+    expect(missingFromStdout(sample, 'bb\nd\n')).to.deep.equal(['b']);
   });
 
   it("finds README.md's blocks within the convention, and a status comment removed from one breaks it", () => {

@@ -337,6 +337,13 @@ describe('svc-server serve (sqlite)', function () {
     const port = Number(match![1]);
     expect(port).to.be.greaterThan(0);
     expect(running.url).to.equal(`http://127.0.0.1:${port}`);
+    // Without BASE_URL the public address is unknown on PORT=0: the line does not claim http://localhost:0, a warning names BASE_URL.
+    const lines = running.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg: string; baseUrl?: unknown });
+    expect(lines.find((l) => l.msg.startsWith('listening on'))?.baseUrl).to.equal(null);
+    expect(lines.some((l) => l.msg.startsWith('BASE_URL is not set and PORT=0'))).to.equal(true);
 
     const health = await getJson(`${running.url}/healthz`);
     expect(health.status, JSON.stringify(health.body)).to.equal(200);

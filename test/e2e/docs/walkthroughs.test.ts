@@ -1,21 +1,38 @@
-// Every shell block of README.md and docs/*.md, run as written against a fresh `npm start` demo
-// server (its own SQLite file, data folder and port), one bash session per document, with the
-// keys the demo prints in K and R as the README tells readers to set them. Each curl must answer
-// the status its `# → NNN` comment states and every other command must succeed
-// (test/helpers/walkthroughs.ts has the convention). docs/platforms.md, the way to live mode, runs
-// against a server in PLATFORM_MODE=live pointed at the fake Meta and TikTok servers, which know the
-// page's ad accounts by the tokens it puts in its bootstrap file.
+// Every shell block of README.md and docs/*.md, run as written in a reader's folder against a fresh
+// `npm start` demo server started there with the environment the page's own setup lines give it,
+// with the keys the demo prints in K and R as the README tells readers to set them: nothing else is
+// handed to the reader. Each curl must answer the status its `# → NNN` comment states and every
+// other command must succeed (test/helpers/walkthroughs.ts has the convention). docs/platforms.md,
+// the way to live mode, runs against the fake Meta and TikTok servers (META_GRAPH_URL and
+// TIKTOK_API_URL, which the page says to set only for a test double), which know the page's ad
+// accounts by the tokens it puts in its bootstrap file. docs/deploy.md starts its own processes on
+// the database it creates: it runs on the MariaDB of TEST_MYSQL_URL.
 
-import crypto from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { projectPath } from '../../../src/paths.js';
 import { freePort } from '../../helpers/oauth.js';
-import { createTestDatabase } from '../../helpers/databases.js';
+import knexFactory from 'knex';
+import { dialectsRun } from '../../helpers/databases.js';
 import { startSvcServer, stopAllServers, type ServerProcess } from '../../helpers/processes.js';
-import { maskSecrets, outputSamples, problemsOf, readerVariablesOf, runWalkthrough, serverEnvOf, shellBlocks, type Block } from '../../helpers/walkthroughs.js';
+import {
+  maskSecrets,
+  missingFromStdout,
+  outputSamples,
+  problemsOf,
+  readerVariablesOf,
+  runWalkthrough,
+  scriptOf,
+  serverBlockOf,
+  serverEnvOf,
+  shellBlocks,
+  stdoutSamples,
+  type Block,
+  type RunOutcome,
+} from '../../helpers/walkthroughs.js';
 import { FakeMetaServer } from '../../fakes/meta-server.js';
 import { FakeTikTokServer } from '../../fakes/tiktok-server.js';
 
@@ -25,10 +42,8 @@ const LIVE: Record<string, { meta: Array<[string, string]>; tiktok: Array<[strin
 };
 
 interface LiveBackend {
-  /** For the server: live mode against the fakes, and the key tokens are sealed with. */
+  /** For the server: the platforms' addresses, the fakes' (the page sets live mode and the key itself). */
   serverEnv: Record<string, string>;
-  /** For the reader's session: what the page tells the reader to set. */
-  readerEnv: Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -37,10 +52,8 @@ async function liveBackend(accounts: (typeof LIVE)[string]): Promise<LiveBackend
   const tiktok = await FakeTikTokServer.start();
   for (const [accountId, token] of accounts.meta) meta.addAccount(accountId, { token });
   for (const [advertiserId, token] of accounts.tiktok) tiktok.addAdvertiser(advertiserId, { token });
-  const key = crypto.randomBytes(32).toString('base64');
   return {
-    serverEnv: { PLATFORM_MODE: 'live', META_GRAPH_URL: meta.url, TIKTOK_API_URL: tiktok.url, TOKEN_ENCRYPTION_KEY: key },
-    readerEnv: { TOKEN_ENCRYPTION_KEY: key },
+    serverEnv: { META_GRAPH_URL: meta.url, TIKTOK_API_URL: tiktok.url },
     close: async () => {
       await meta.close();
       await tiktok.close();
@@ -88,25 +101,107 @@ function printed(server: ServerProcess, label: string): string {
   return m[1];
 }
 
+/** The page that starts its own processes on a database it creates (no demo server, nothing handed to it). */
+const DEPLOY = 'docs/deploy.md';
+
+/** The databases and users a page creates (`CREATE DATABASE name`, `CREATE USER 'u'@'h'`): the run drops them before and after. */
+function createdBy(markdown: string): { databases: string[]; users: string[] } {
+  return {
+    databases: [...new Set([...markdown.matchAll(/CREATE DATABASE (\w+)/g)].map((m) => m[1]))],
+    users: [...new Set([...markdown.matchAll(/CREATE USER ('\w+'@'[\w.%-]+')/g)].map((m) => m[1]))],
+  };
+}
+
+/** Drops what the page creates, on the server of TEST_MYSQL_URL, so a rerun starts where a reader does. */
+async function dropCreated(created: { databases: string[]; users: string[] }): Promise<void> {
+  const server = new URL(process.env.TEST_MYSQL_URL!);
+  const admin = knexFactory({
+    client: 'mysql2',
+    connection: {
+      host: server.hostname,
+      port: Number(server.port || 3306),
+      user: decodeURIComponent(server.username),
+      password: decodeURIComponent(server.password),
+    },
+    pool: { min: 0, max: 1 },
+  });
+  try {
+    for (const d of created.databases) await admin.raw(`DROP DATABASE IF EXISTS \`${d}\``);
+    for (const u of created.users) await admin.raw(`DROP USER IF EXISTS ${u}`);
+  } finally {
+    await admin.destroy();
+  }
+}
+
+/** The reader's environment: this machine's, without any variable the service reads. */
+function readerEnv(dir: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !SCRUBBED.test(k)));
+  // The CLI keeps its login under XDG_CONFIG_HOME: the run's own, not the person's.
+  env.XDG_CONFIG_HOME = path.join(dir, 'config');
+  return env;
+}
+
+const tail = (s: string) => s.split('\n').slice(-40).join('\n');
+const report = (outcome: RunOutcome, server = '') =>
+  `\n--- output\n${tail(outcome.stdout)}\n--- errors\n${tail(outcome.stderr)}${server ? `\n--- server\n${tail(server)}` : ''}`;
+
 describe('documentation walkthroughs (README.md and docs/*.md, run as written)', function () {
   this.timeout(300_000);
   after(stopAllServers);
 
   for (const document of DOCUMENTS) {
-    const blocks: Block[] = shellBlocks(fs.readFileSync(projectPath(document), 'utf8'), document);
+    const markdown = fs.readFileSync(projectPath(document), 'utf8');
+    const blocks: Block[] = shellBlocks(markdown, document);
     const runs = blocks.some((b) => !b.setup);
+
+    if (document === DEPLOY) {
+      const mariadb = Boolean(process.env.TEST_MYSQL_URL);
+      const title = mariadb
+        ? 'every shell block runs on the MariaDB of TEST_MYSQL_URL, from creating its database and user to the backup, with nothing handed to it'
+        : 'its blocks keep the convention, parse as bash and name the database and user they create (every block runs on MariaDB when TEST_MYSQL_URL is set)';
+      it(`${document}: ${title}`, async () => {
+        expect(problemsOf(blocks), 'the blocks break the convention').to.deep.equal([]);
+        expect(readerVariablesOf(blocks), 'variables the page asks the reader to set').to.deep.equal([]);
+        expect(serverBlockOf(blocks), 'the page starts its own processes, not the demo').to.equal(-1);
+        const created = createdBy(markdown);
+        expect(created.databases, 'the databases the page creates').to.include('svc');
+        expect(created.users, 'the users the page creates').to.have.length.greaterThan(0);
+        const syntax = spawnSync('bash', ['-n', '-c', scriptOf(blocks).script], { encoding: 'utf8' });
+        expect(syntax.stderr, 'the blocks as one bash script').to.equal('');
+        if (!mariadb) return;
+        dialectsRun.add('mysql');
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-docs-'));
+        const folder = readerFolder();
+        await dropCreated(created);
+        try {
+          const outcome = await runWalkthrough(blocks, { env: readerEnv(dir), cwd: folder, timeoutMs: 240_000 });
+          expect(outcome.failures, report(outcome)).to.deep.equal([]);
+          // What the page says its commands print: the listening line names BASE_URL (not a port-0
+          // guess), the key reads the bootstrapped brand, the restored backup holds the organization.
+          expect(outcome.stdout).to.include('{"msg":"listening on http://127.0.0.1:');
+          expect(outcome.stdout).to.include('"baseUrl":"https://ads.example.com","jobs":false}');
+          expect(outcome.stdout).to.include('[{"brandName":"First Brand","connected":false}]');
+          expect(markdown).to.include('It prints `[{"brandName":"First Brand","connected":false}]`');
+          expect(outcome.stdout.split('\n')).to.include('1');
+        } finally {
+          await dropCreated(created);
+          fs.rmSync(dir, { recursive: true, force: true });
+          fs.rmSync(folder, { recursive: true, force: true });
+        }
+      });
+      continue;
+    }
+
     const title = runs
       ? 'every shell block runs on a fresh demo server and answers the statuses it states'
       : 'its shell blocks, if any, keep the convention (nothing to run)';
     it(`${document}: ${title}`, async () => {
       expect(problemsOf(blocks), 'the blocks break the convention').to.deep.equal([]);
-      const live = LIVE[document];
-      // K and R come from the demo's output; DATABASE_URL (docs/deploy.md) from a database of the page's own;
-      // TOKEN_ENCRYPTION_KEY (docs/platforms.md) from the live backend.
-      const unknown = readerVariablesOf(blocks).filter((v) => v !== 'K' && v !== 'R' && v !== 'DATABASE_URL' && !(live && v === 'TOKEN_ENCRYPTION_KEY'));
+      const unknown = readerVariablesOf(blocks).filter((v) => v !== 'K' && v !== 'R');
       expect(unknown, 'variables the docs ask the reader to set that the demo does not print').to.deep.equal([]);
       if (!runs) return;
 
+      const live = LIVE[document];
       const ports = { server: await freePort(), chat: await freePort(), webhooks: await freePort() };
       const rewrite = (text: string) =>
         text
@@ -114,44 +209,30 @@ describe('documentation walkthroughs (README.md and docs/*.md, run as written)',
           .replace(new RegExp(`\\b${DOC_PORTS.chat}\\b`, 'g'), String(ports.chat))
           .replace(new RegExp(`\\b${DOC_PORTS.webhooks}\\b`, 'g'), String(ports.webhooks));
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-docs-'));
-      const data = { DATABASE_URL: `sqlite:${path.join(dir, 'svc.sqlite')}`, CREATIVES_DIR: path.join(dir, 'creatives') };
-      const documented = Object.fromEntries(Object.entries(serverEnvOf(blocks)).map(([k, v]) => [k, rewrite(v)]));
-      // After npm start a reader's project folder holds data/ (the default database lives there): the run's own.
+      // A reader's project folder: the server runs there too, on its default ./data/svc.sqlite and ./data/creatives.
       const folder = readerFolder();
-      // A page that names the shared database gets a fresh one: MySQL/MariaDB when TEST_MYSQL_URL is set (CI), else SQLite.
-      const own = readerVariablesOf(blocks).includes('DATABASE_URL') ? await createTestDatabase(process.env.TEST_MYSQL_URL ? 'mysql' : 'sqlite') : null;
       const backend = live ? await liveBackend(live) : null;
-      const server = await startSvcServer(['serve', '--demo'], {
-        env: { ...documented, ...backend?.serverEnv, ...data, PORT: String(ports.server), HOST: '127.0.0.1' },
-      }).catch(async (err) => {
-        await backend?.close();
-        await own?.drop();
-        fs.rmSync(folder, { recursive: true, force: true });
-        throw err;
-      });
+      let server: ServerProcess | null = null;
       try {
-        const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !SCRUBBED.test(k)));
-        Object.assign(env, data, backend?.readerEnv, {
-          K: printed(server, 'API key'),
-          R: printed(server, 'Reviewer key'),
-          XDG_CONFIG_HOME: path.join(dir, 'config'),
+        const documented = Object.fromEntries(Object.entries(serverEnvOf(blocks, { cwd: folder, env: readerEnv(dir) })).map(([k, v]) => [k, rewrite(v)]));
+        server = await startSvcServer(['serve', '--demo'], {
+          env: { ...documented, ...backend?.serverEnv, PORT: String(ports.server), HOST: '127.0.0.1' },
+          cwd: folder,
         });
-        if (own) env.DATABASE_URL = own.url;
+        const env = { ...readerEnv(dir), K: printed(server, 'API key'), R: printed(server, 'Reviewer key') };
         const outcome = await runWalkthrough(blocks, { env, cwd: folder, timeoutMs: 240_000, rewrite });
-        const tail = (s: string) => s.split('\n').slice(-40).join('\n');
-        expect(
-          outcome.failures,
-          `\n--- output\n${tail(outcome.stdout)}\n--- errors\n${tail(outcome.stderr)}\n--- server\n${tail(server.stderr + server.stdout)}`,
-        ).to.deep.equal([]);
+        expect(outcome.failures, report(outcome, server.stderr + server.stdout)).to.deep.equal([]);
         // Sample outputs (```json output PATH```) are what the run wrote, not typed by hand.
-        for (const sample of outputSamples(fs.readFileSync(projectPath(document), 'utf8'), document)) {
+        for (const sample of outputSamples(markdown, document)) {
           const written = maskSecrets(JSON.parse(fs.readFileSync(path.join(folder, sample.path), 'utf8')));
           expect(written, `${document}:${sample.line}: the sample output of ${sample.path}`).to.deep.equal(JSON.parse(sample.text));
         }
+        // What the page says its commands print (```text stdout```) is what they printed.
+        for (const sample of stdoutSamples(markdown, document))
+          expect(missingFromStdout(sample, outcome.stdout), `${document}:${sample.line}: lines the page says are printed${report(outcome)}`).to.deep.equal([]);
       } finally {
-        await server.stop();
+        await server?.stop();
         await backend?.close();
-        await own?.drop();
         fs.rmSync(dir, { recursive: true, force: true });
         fs.rmSync(folder, { recursive: true, force: true });
       }
