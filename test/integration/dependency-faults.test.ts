@@ -79,7 +79,7 @@ describe('the creatives folder (CREATIVES_DIR)', function () {
         env: { DATABASE_URL: `sqlite:${path.join(dir, 'svc.sqlite')}`, CREATIVES_DIR: path.join(blocked, 'creatives'), PORT: '0' },
         timeoutMs: 30_000,
       });
-      expect(run.code, "exit 78: a setting is wrong").to.equal(78);
+      expect(run.code, 'exit 78: a setting is wrong').to.equal(78);
       expect(run.stderr).to.match(/CREATIVES_DIR .*not-a-folder\/creatives cannot be written/);
       expect(run.stdout).to.not.match(/listening on/);
     } finally {
