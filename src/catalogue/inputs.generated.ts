@@ -37,6 +37,7 @@ export interface Inputs {
   'get-brand-profile': GetBrandProfileInput;
   'get-copy': GetCopyInput;
   'get-creative': GetCreativeInput;
+  'get-insights': GetInsightsInput;
   'get-launch': GetLaunchInput;
   'get-naming-convention': GetNamingConventionInput;
   'get-overview': GetOverviewInput;
@@ -1340,6 +1341,57 @@ export interface GetCreativeInput {
    * Creative id (path parameter).
    */
   creativeId: number;
+}
+
+/**
+ * Input of get-insights (get-insights#/$defs/input).
+ */
+export interface GetInsightsInput {
+  /**
+   * Brand id (path parameter).
+   */
+  brandId: number;
+  /**
+   * Ad account id: act_... or biz_....
+   */
+  accountId: string;
+  /**
+   * One row per object of this level.
+   */
+  level: 'account' | 'campaign' | 'adset' | 'ad';
+  /**
+   * Period (default last_7d; last_Nd ends yesterday). Not with since/until.
+   */
+  datePreset?:
+    'today' | 'yesterday' | 'this_week_sun_today' | 'last_7d' | 'last_14d' | 'last_28d' | 'last_30d' | 'last_90d' | 'this_month' | 'last_month' | 'maximum';
+  /**
+   * First day (YYYY-MM-DD, account time zone), with until; at most 93 days, within 37 months.
+   */
+  since?: string;
+  /**
+   * Last day, with since; not after today.
+   */
+  until?: string;
+  /**
+   * Split each row by this key.
+   */
+  breakdown?: 'day' | 'age' | 'gender' | 'country' | 'placement';
+  /**
+   * Only these campaigns (comma-separated platform ids).
+   */
+  campaignIds?: string;
+  /**
+   * Only the objects this launch published.
+   */
+  launchId?: number;
+  /**
+   * Opaque cursor from a previous page's nextCursor; omit for the first page. Pass it back with the same filters and limit.
+   */
+  cursor?: string;
+  /**
+   * Rows per page, 1 to 500.
+   */
+  limit: number;
 }
 
 /**

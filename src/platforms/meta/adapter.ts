@@ -14,6 +14,8 @@ import {
   type InsightsLevel,
   type LeadFormPage,
   type ObjectInsights,
+  type ReportQuery,
+  type ReportRow,
   type ObjectLevel,
   type ObjectRef,
   type ObjectSpec,
@@ -366,6 +368,10 @@ export class MetaAdapter implements PlatformAdapter {
       }
     }
     return perObject(ids, rows);
+  }
+
+  async report(_account: AdAccount, _query: ReportQuery): Promise<ReportRow[]> {
+    throw new PlatformError('capability_unsupported', 'Reports are not read from this platform yet.');
   }
 
   async createObjects(account: AdAccount, specs: ObjectSpec[]): Promise<ObjectRef[]> {

@@ -27,6 +27,31 @@ function uniforms(seed: string): number[] {
   return out;
 }
 
+/**
+ * Splits `value` into parts proportional to `weights`, exactly: the parts are whole numbers that
+ * add up to `value` (cumulative rounding), so a breakdown always sums to the unbroken figure.
+ */
+export function splitExactly(value: number, weights: number[]): number[] {
+  const sum = weights.reduce((a, b) => a + b, 0);
+  const out: number[] = [];
+  let cumulative = 0;
+  let before = 0;
+  for (let i = 0; i < weights.length; i++) {
+    cumulative += weights[i];
+    const upTo = i === weights.length - 1 ? value : Math.floor((value * cumulative) / sum);
+    out.push(upTo - before);
+    before = upTo;
+  }
+  return out;
+}
+
+/** `n` stable weights in [0.2, 1.2) from a seed (how an object's audience divides among ages, genders...). */
+export function weightsOf(seed: string, n: number): number[] {
+  const out: number[] = [];
+  for (let k = 0; out.length < n; k++) out.push(...uniforms(`${seed}|${k}`).map((u) => 0.2 + u));
+  return out.slice(0, n);
+}
+
 export interface StatusChange {
   status: string;
   at: number;
@@ -74,18 +99,26 @@ function dailyCents(budget: Budget | null): number {
   return budget.period === 'daily' ? budget.amountMinorUnits : Math.floor(budget.amountMinorUnits / 30);
 }
 
-/** Delivery of one object over a window (local dates in `timeZone`), counting only hours already over at `now`. */
-export function deliver(object: DeliveringObject, window: DateWindow, timeZone: string, now: number, gates: StatusChange[][] = []): Delivery {
-  const total: Delivery = { spendMinorUnits: 0, impressions: 0, clicks: 0, results: 0, revenueMinorUnits: 0, reach: 0 };
+/** Delivery of one object on one local date. */
+export interface DayDelivery extends Insights {
+  date: string;
+}
+
+/**
+ * Delivery of one object, day by day, over a window (local dates in `timeZone`), counting only hours
+ * already over at `now`: one entry per date of the window that delivered (spent or was seen).
+ */
+export function deliverDaily(object: DeliveringObject, window: DateWindow, timeZone: string, now: number, gates: StatusChange[][] = []): DayDelivery[] {
+  const out: DayDelivery[] = [];
   const daily = dailyCents(object.budget);
-  if (daily <= 0) return total;
+  if (daily <= 0) return out;
   // Nothing delivers before the object's first status change: skip those days without hashing.
   const born = object.history.length ? object.history[0].at : Infinity;
-  let days = 0;
   for (const date of datesBetween(window.since, window.until)) {
     let spentToday = 0;
     const starts = hourStarts(date, timeZone);
     if (starts[23] + HOUR_MS <= born) continue;
+    const day: DayDelivery = { date, spendMinorUnits: 0, impressions: 0, clicks: 0, results: 0, revenueMinorUnits: 0 };
     for (let hour = 0; hour < 24; hour++) {
       const start = starts[hour];
       if (start + HOUR_MS > now) break;
@@ -98,16 +131,35 @@ export function deliver(object: DeliveringObject, window: DateWindow, timeZone: 
       const impressions = Math.floor((spend * 1000) / (500 + 1000 * cpm));
       const clicks = Math.floor(impressions * (0.005 + 0.02 * ctr));
       const results = object.converts === false ? 0 : Math.floor(clicks * (0.02 + 0.08 * cvr));
-      total.spendMinorUnits += spend;
-      total.impressions += impressions;
-      total.clicks += clicks;
-      total.results += results;
-      total.revenueMinorUnits += results * Math.floor(2000 + 6000 * aov);
+      day.spendMinorUnits += spend;
+      day.impressions += impressions;
+      day.clicks += clicks;
+      day.results += results;
+      day.revenueMinorUnits += results * Math.floor(2000 + 6000 * aov);
     }
-    if (spentToday > 0) days++;
+    if (day.spendMinorUnits > 0 || day.impressions > 0) out.push(day);
   }
-  // People see an ad more often the longer it runs: frequency 1.1 on one day, rising by 0.15 a day.
-  if (days) total.reach = Math.floor(total.impressions / (1.1 + 0.15 * (days - 1)));
+  return out;
+}
+
+/** Reach of `impressions` delivered over `days` days: people see an ad more often the longer it runs (frequency 1.1 on one day, +0.15 a day). */
+export function reachOf(impressions: number, days: number): number {
+  return days ? Math.floor(impressions / (1.1 + 0.15 * (days - 1))) : 0;
+}
+
+/** Delivery of one object over a window (local dates in `timeZone`), counting only hours already over at `now`: the sum of its days. */
+export function deliver(object: DeliveringObject, window: DateWindow, timeZone: string, now: number, gates: StatusChange[][] = []): Delivery {
+  const total: Delivery = { spendMinorUnits: 0, impressions: 0, clicks: 0, results: 0, revenueMinorUnits: 0, reach: 0 };
+  let days = 0;
+  for (const d of deliverDaily(object, window, timeZone, now, gates)) {
+    total.spendMinorUnits += d.spendMinorUnits;
+    total.impressions += d.impressions;
+    total.clicks += d.clicks;
+    total.results += d.results;
+    total.revenueMinorUnits += d.revenueMinorUnits;
+    if (d.spendMinorUnits > 0) days++;
+  }
+  total.reach = reachOf(total.impressions, days);
   return total;
 }
 

@@ -16,6 +16,8 @@ import {
   type InsightsLevel,
   type LeadFormPage,
   type ObjectInsights,
+  type ReportQuery,
+  type ReportRow,
   type ObjectLevel,
   type ObjectRef,
   type CreativeFile,
@@ -411,6 +413,10 @@ export class TikTokAdapter implements PlatformAdapter {
     ]);
     for (const item of items) this.record(account, level, item.spec.marker, created.get(item)!);
     return items.map((item) => created.get(item)!);
+  }
+
+  async report(_account: AdAccount, _query: ReportQuery): Promise<ReportRow[]> {
+    throw new PlatformError('capability_unsupported', 'Reports are not read from this platform yet.');
   }
 
   async createObjects(account: AdAccount, specs: ObjectSpec[]): Promise<ObjectRef[]> {
