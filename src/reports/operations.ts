@@ -72,7 +72,11 @@ export function periodOf(
   else if (daysFrom(since!, until!) > MAX_PERIOD_DAYS)
     issues.push({ field: 'since', code: 'invalid_value', message: `the period is ${daysFrom(since!, until!)} days; at most ${MAX_PERIOD_DAYS}` });
   else if (since! < monthsBefore(today, MAX_MONTHS_BACK))
-    issues.push({ field: 'since', code: 'invalid_value', message: `is more than ${MAX_MONTHS_BACK} months ago (earliest ${monthsBefore(today, MAX_MONTHS_BACK)})` });
+    issues.push({
+      field: 'since',
+      code: 'invalid_value',
+      message: `is more than ${MAX_MONTHS_BACK} months ago (earliest ${monthsBefore(today, MAX_MONTHS_BACK)})`,
+    });
   return issues.length > before ? null : { since: since!, until: until! };
 }
 
@@ -104,7 +108,7 @@ const getInsights = defineOperation({
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: true },
   tag: 'ad-accounts',
   toolset: 'monitor',
-  summary: 'Performance report of an ad account at any level, for a preset or since/until, with one breakdown; with a tracker, revenue, profit and roas.',
+  summary: 'Spend and results per account, campaign, ad set or ad over a period, by day, age, gender, country or placement; with a tracker, profit and roas.',
   description:
     "Money in minor units of the account currency; ctr in percent; totals cover every page. Dates are in the account's time zone. " +
     'With a connected tracker, campaign rows and totals carry revenue, trackerConversions, profit and roas (trackerError when it does not answer).',
@@ -144,7 +148,14 @@ const getInsights = defineOperation({
     let trackerError: string | null = null;
     if (level === 'campaign') {
       const ids = [...new Set(rows.map((r) => r.campaignId!))];
-      const read = await readTrackerRevenue({ trackers: ctx.trackers, secrets: ctx.secrets, fxRates: ctx.config.fxRates }, ctx.db, ctx.brand.id, account, period, ids);
+      const read = await readTrackerRevenue(
+        { trackers: ctx.trackers, secrets: ctx.secrets, fxRates: ctx.config.fxRates },
+        ctx.db,
+        ctx.brand.id,
+        account,
+        period,
+        ids,
+      );
       if (read.kind === 'ok') tracked = read.byCampaign;
       else if (read.kind === 'error') trackerError = read.message;
     }

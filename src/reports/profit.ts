@@ -66,7 +66,9 @@ export async function readTrackerRevenue(
   if (!conn) return { kind: 'none' };
   let report;
   try {
-    report = await deps.trackers.adapterFor(conn).revenueReport(conn, { from: window.since, to: window.until, timezone: account.timezone }, [...new Set(campaignIds)]);
+    report = await deps.trackers
+      .adapterFor(conn)
+      .revenueReport(conn, { from: window.since, to: window.until, timezone: account.timezone }, [...new Set(campaignIds)]);
   } catch (err) {
     return { kind: 'error', message: `The tracker did not answer: ${(err as Error).message}` };
   }

@@ -175,7 +175,11 @@ export class KeitaroTracker implements TrackerAdapter {
       currency,
       rows: page.rows
         .filter((r) => r.sub_id_3)
-        .map((r) => ({ sub3: String(r.sub_id_3), conversions: Math.round(Number(r.conversions ?? 0)) || 0, revenueMinorUnits: minorUnits(r.revenue, currency) })),
+        .map((r) => ({
+          sub3: String(r.sub_id_3),
+          conversions: Math.round(Number(r.conversions ?? 0)) || 0,
+          revenueMinorUnits: minorUnits(r.revenue, currency),
+        })),
     };
   }
 

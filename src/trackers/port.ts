@@ -1,7 +1,16 @@
 // The click-tracker port: the only way the core talks to a click tracker. Adapters: Keitaro's Admin
 // API at the brand's baseUrl, and the built-in simulator for the literal baseUrl `sandbox:`.
 
-import type { ClickRow, CostRow, CostUpdate, ReportRange, RevenueReport, TrackerAdapter, TrackerCampaign, TrackerConnection } from '../catalogue/tracker-port.js';
+import type {
+  ClickRow,
+  CostRow,
+  CostUpdate,
+  ReportRange,
+  RevenueReport,
+  TrackerAdapter,
+  TrackerCampaign,
+  TrackerConnection,
+} from '../catalogue/tracker-port.js';
 
 export type { ClickRow, CostRow, CostUpdate, ReportRange, RevenueReport, TrackerAdapter, TrackerCampaign, TrackerConnection };
 

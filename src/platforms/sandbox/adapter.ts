@@ -32,7 +32,18 @@ import {
   type UploadedCreative,
 } from '../port.js';
 import { CONVERSION_EVENTS, INTERESTS, LOCATIONS } from './catalog.js';
-import { NO_INSIGHTS, addInsights, deliver, deliverDaily, reachOf, splitExactly, weightsOf, type DayDelivery, type Delivery, type StatusChange } from './delivery.js';
+import {
+  NO_INSIGHTS,
+  addInsights,
+  deliver,
+  deliverDaily,
+  reachOf,
+  splitExactly,
+  weightsOf,
+  type DayDelivery,
+  type Delivery,
+  type StatusChange,
+} from './delivery.js';
 import { TIKTOK_PLACEMENTS } from '../tiktok/mapping.js';
 import { perObject } from '../insights.js';
 import { nonCountries, refusalOf } from './refusals.js';
@@ -449,7 +460,9 @@ export class SandboxPlatform implements PlatformAdapter {
       const byDate = new Map<string, DayDelivery>();
       for (const a of adsetsOf.get(c.objectId) ?? []) {
         if (a.budgetCents === null) continue;
-        for (const d of deliverDaily({ id: a.objectId, budget: budgetOf(a), history: h(a.objectId), converts: converts(c, a) }, window, tz, now, [h(c.objectId)])) {
+        for (const d of deliverDaily({ id: a.objectId, budget: budgetOf(a), history: h(a.objectId), converts: converts(c, a) }, window, tz, now, [
+          h(c.objectId),
+        ])) {
           const into = byDate.get(d.date);
           byDate.set(d.date, into ? { ...addInsights(into, d), date: d.date } : d);
         }
@@ -459,11 +472,14 @@ export class SandboxPlatform implements PlatformAdapter {
     // The objects of the level, each with its ids and days.
     const subjects: Array<{ ids: Pick<ReportRow, 'campaignId' | 'adsetId' | 'adId'>; seed: string; name: string | null; days: DayDelivery[] }> = [];
     if (level === 'campaign' || level === 'account') {
-      for (const c of campaigns) subjects.push({ ids: { campaignId: c.objectId, adsetId: null, adId: null }, seed: c.objectId, name: c.name, days: campaignDays(c) });
+      for (const c of campaigns)
+        subjects.push({ ids: { campaignId: c.objectId, adsetId: null, adId: null }, seed: c.objectId, name: c.name, days: campaignDays(c) });
     } else if (level === 'adset') {
       for (const a of adsets) {
         const c = byId.get(a.parentId!);
-        const days = deliverDaily({ id: a.objectId, budget: adsetBudget(a), history: h(a.objectId), converts: converts(c, a) }, window, tz, now, [h(a.parentId!)]);
+        const days = deliverDaily({ id: a.objectId, budget: adsetBudget(a), history: h(a.objectId), converts: converts(c, a) }, window, tz, now, [
+          h(a.parentId!),
+        ]);
         subjects.push({ ids: { campaignId: a.parentId, adsetId: a.objectId, adId: null }, seed: a.objectId, name: a.name, days });
       }
     } else {

@@ -136,8 +136,12 @@ for (const dialect of dialects()) {
       expect(ads.rows[0]).to.include.keys(['campaignId', 'adsetId', 'adId']);
       expect(adsets.rows.map((r: any) => r.adsetId)).to.include.members([...new Set(ads.rows.map((r: any) => r.adsetId))]);
       // Each ad set delivers its share of its campaign's budget on its own pace (as automations read it).
-      expect(adsets.totals.spend).to.be.greaterThan(0).and.at.most(3000 * 6 * 7);
-      expect(ads.totals.spend).to.be.greaterThan(0).and.at.most(3000 * 6 * 7);
+      expect(adsets.totals.spend)
+        .to.be.greaterThan(0)
+        .and.at.most(3000 * 6 * 7);
+      expect(ads.totals.spend)
+        .to.be.greaterThan(0)
+        .and.at.most(3000 * 6 * 7);
       const dayAccount = (await get('datePreset=last_7d&level=account&breakdown=day')).body;
       expect(dayAccount.rows).to.have.length(7);
       expect(sum(dayAccount.rows, 'spend')).to.equal(campaign.totals.spend);
