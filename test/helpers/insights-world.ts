@@ -20,7 +20,10 @@ export const insightsBootstrap = (tracker?: { baseUrl: string; apiKey: string })
         {
           ref: 'shoes',
           name: 'Shoes Co',
-          adAccounts: [{ platform: 'meta', accountId: 'act_1001', pageId: 'pg_1001', name: 'Shoes US', timezone: 'America/New_York', currency: 'USD' }],
+          adAccounts: [
+            { platform: 'meta', accountId: 'act_1001', pageId: 'pg_1001', name: 'Shoes US', timezone: 'America/New_York', currency: 'USD' },
+            { platform: 'meta', accountId: 'act_1002', pageId: 'pg_1002', name: 'Shoes EU', timezone: 'America/New_York', currency: 'EUR' },
+          ],
           ...(tracker ? { tracker } : {}),
         },
         { ref: 'hats', name: 'Hats Co', adAccounts: [{ platform: 'meta', accountId: 'act_7007', pageId: 'pg_7007', timezone: 'UTC', currency: 'USD' }] },
@@ -89,7 +92,7 @@ export async function seedReportObjects(knex: Knex, organizationId: number, bran
     published_at: past,
   });
   await knex('launch_nodes').insert({
-    id: 'nd_report_1',
+    id: `nd_report_${accountId}`,
     launch_id: launchId,
     parent_id: null,
     node_type: 'campaign',
