@@ -11,7 +11,8 @@ export type Frequency = 'every_15_minutes' | 'hourly' | 'daily';
 export type Mode = 'live' | 'shadow';
 export type AutomationStatus = 'ACTIVE' | 'PAUSED';
 
-export type SkipReason = 'cooldown' | 'daily_limit_reached' | 'insufficient_data' | 'already_paused' | 'shadow' | 'paused_by_person' | 'loop_detected';
+export type SkipReason =
+  'cooldown' | 'daily_limit_reached' | 'insufficient_data' | 'already_paused' | 'shadow' | 'paused_by_person' | 'loop_detected' | 'tracker_unavailable';
 export type Intent = 'pause' | 'resume' | 'notify';
 export type Outcome = 'paused' | 'resumed' | 'notified' | 'none';
 

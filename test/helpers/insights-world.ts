@@ -81,29 +81,37 @@ export async function seedReportObjects(knex: Knex, organizationId: number, bran
   const byId = (a: string, b: string) => (a < b ? -1 : 1);
   out.adsets.sort(byId);
   out.ads.sort(byId);
-  const [launchId] = await knex('launches').insert({
-    organization_id: organizationId,
-    brand_id: brandId,
-    account_id: accountId,
-    title: 'Launch 1',
-    status: 'published',
-    created_at: past,
-    updated_at: past,
-    published_at: past,
-  });
-  await knex('launch_nodes').insert({
-    id: `nd_report_${accountId}`,
-    launch_id: launchId,
-    parent_id: null,
-    node_type: 'campaign',
-    account_id: accountId,
-    name: 'Campaign 1',
-    properties: '{}',
-    platform_id: out.campaigns[0],
-    status: 'live',
-    created_at: past,
-    updated_at: past,
-  });
+  // Launch 1 published campaign 1; launch 2 the other two: every campaign is a live object of the service.
+  const launches: number[] = [];
+  for (const [k, ids] of [[out.campaigns[0]], out.campaigns.slice(1)].entries()) {
+    const [launchId] = await knex('launches').insert({
+      organization_id: organizationId,
+      brand_id: brandId,
+      account_id: accountId,
+      title: `Launch ${k + 1}`,
+      status: 'published',
+      created_at: past,
+      updated_at: past,
+      published_at: past,
+    });
+    launches.push(Number(launchId));
+    for (const id of ids) {
+      await knex('launch_nodes').insert({
+        id: `nd_report_${accountId}_${id}`,
+        launch_id: launchId,
+        parent_id: null,
+        node_type: 'campaign',
+        account_id: accountId,
+        name: `Campaign ${out.campaigns.indexOf(id) + 1}`,
+        properties: '{}',
+        platform_id: id,
+        status: 'live',
+        created_at: past,
+        updated_at: past,
+      });
+    }
+  }
+  const launchId = launches[0];
   out.launchId = Number(launchId);
   return out;
 }
