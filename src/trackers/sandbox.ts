@@ -25,11 +25,12 @@ import {
 export const sandboxCampaignId = (adAccountRowId: number) => String(9000 + adAccountRowId);
 
 /** The sandbox tracker's clicks, converting clicks and revenue (USD cents) of one campaign id on one date. */
-function sandboxDay(sub3: string, date: string): { clicks: number; converted: number; value: number } {
+function sandboxDay(sub3: string, date: string): { clicks: number; converted: number; orderValue: number; value: number } {
   const digest = crypto.createHash('sha256').update(`${sub3}|${date}`).digest();
   const clicks = 20 + (digest.readUInt16BE(0) % 200);
   const converted = Math.floor(clicks * (0.02 + (digest.readUInt16BE(2) % 100) / 1000));
-  return { clicks, converted, value: converted * (2000 + (digest.readUInt16BE(4) % 6000)) };
+  const orderValue = 2000 + (digest.readUInt16BE(4) % 6000);
+  return { clicks, converted, orderValue, value: converted * orderValue };
 }
 
 export class SandboxTracker implements TrackerAdapter {
@@ -82,9 +83,10 @@ export class SandboxTracker implements TrackerAdapter {
       let conversions = 0;
       let revenue = 0;
       for (const date of datesBetween(range.from, range.to)) {
-        const { converted, value } = sandboxDay(sub3, date);
+        // Orders of $3 to $12 here, so that the demo's campaigns land on either side of a ROAS of 1.
+        const { converted, orderValue } = sandboxDay(sub3, date);
         conversions += converted;
-        revenue += value;
+        revenue += converted * Math.floor(orderValue / 7);
       }
       if (conversions) rows.push({ sub3, conversions, revenueMinorUnits: revenue });
     }

@@ -8,6 +8,7 @@ import { dialects } from '../../helpers/databases.js';
 import { startWorld, type World } from '../../helpers/world.js';
 import { insightsBootstrap, seedReportObjects, type SeededReport } from '../../helpers/insights-world.js';
 import { localDate, addDays } from '../../../src/time/zones.js';
+import { mcpClient } from '../../helpers/mcp.js';
 
 const sum = (rows: any[], key: string) => rows.reduce((s, r) => s + r[key], 0);
 const additive = ['spend', 'impressions', 'clicks', 'results'];
@@ -204,6 +205,50 @@ for (const dialect of dialects()) {
       const first = await get('limit=1');
       const otherFilters = await get(`limit=1&level=adset&cursor=${encodeURIComponent(first.body.nextCursor)}`);
       expect(otherFilters.status).to.equal(400);
+    });
+
+    it('with the sandbox tracker connected, campaign rows carry its deterministic revenue, profit and roas', async () => {
+      const shoes = w.brandId('acme', 'shoes');
+      const connect = await w.request('PUT', `/v1/brands/${shoes}/integrations/tracker`, {
+        key: w.key('acme', 'ci'),
+        body: { baseUrl: 'sandbox:', apiKey: 'sandbox-key-0001' },
+      });
+      expect(connect.status, JSON.stringify(connect.body)).to.equal(200);
+      const a = (await get('datePreset=last_7d')).body;
+      const b = (await get('datePreset=last_7d&limit=7')).body;
+      expect(a.rows).to.deep.equal(b.rows);
+      expect(a.rows.some((r: any) => r.revenue > 0)).to.equal(true);
+      for (const r of a.rows) {
+        expect(r.profit).to.equal(r.revenue - r.spend);
+        expect(r.roas).to.equal(Math.round((r.revenue / r.spend) * 10_000) / 10_000);
+      }
+      expect(a.totals.revenue).to.equal(sum(a.rows, 'revenue'));
+      await w.request('DELETE', `/v1/brands/${shoes}/integrations/tracker`, { key: w.key('acme', 'ci') });
+    });
+
+    it('the MCP tool get_insights (toolset monitor, read-only) answers the same report, a large one cut with a link to the whole', async () => {
+      const client = await mcpClient(w.url, w.key('acme', 'ci'), { toolsets: 'monitor', readOnly: 'true' });
+      try {
+        const { tools } = await client.listTools();
+        const tool = tools.find((t) => t.name === 'get_insights')!;
+        expect(tool.annotations).to.deep.include({ readOnlyHint: true, destructiveHint: false });
+        const small: any = await client.callTool({
+          name: 'get_insights',
+          arguments: { brandId: w.brandId('acme', 'shoes'), accountId: 'act_1001', datePreset: 'last_7d' },
+        });
+        expect(small.isError, JSON.stringify(small.content).slice(0, 600)).to.not.equal(true);
+        expect(small.structuredContent.rows.map((r: any) => r.campaignId)).to.deep.equal([...seeded.campaigns].sort());
+        const large: any = await client.callTool({
+          name: 'get_insights',
+          arguments: { brandId: w.brandId('acme', 'shoes'), accountId: 'act_1001', level: 'ad', breakdown: 'day', datePreset: 'last_14d', limit: 500 },
+        });
+        expect(large.isError, JSON.stringify(large.content).slice(0, 600)).to.not.equal(true);
+        expect(large.content.some((c: any) => c.type === 'resource_link')).to.equal(true);
+        expect(large.structuredContent.rows.length).to.be.lessThan(12 * 9);
+        expect(large.structuredContent.totals.spend).to.be.greaterThan(0);
+      } finally {
+        await client.close();
+      }
     });
 
     it('another brand’s account answers 404', async () => {
