@@ -13,17 +13,29 @@ const HOUR_MS = 3_600_000;
  * PRNG (mulberry32). Not cryptographic, just stable and cheap: the simulator draws one set per
  * object and hour, millions per evaluation cycle at scale.
  */
-function uniforms(seed: string): number[] {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < seed.length; i++) h = Math.imul(h ^ seed.charCodeAt(i), 0x01000193);
+const FNV_OFFSET = 0x811c9dc5;
+const HOUR_TEXT = Array.from({ length: 24 }, (_, h) => String(h));
+
+/** FNV-1a of `text` continued from `h` (the offset basis to start). */
+function fnv(h: number, text: string): number {
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h;
+}
+
+/** The first `into.length` numbers (at most 6) of the mulberry32 stream seeded by hash `h`. */
+function drawInto(into: Float64Array | number[], h: number): void {
   let state = h >>> 0;
-  const out: number[] = [];
-  for (let i = 0; i < 6; i++) {
+  for (let i = 0; i < into.length; i++) {
     state = (state + 0x6d2b79f5) | 0;
     let t = Math.imul(state ^ (state >>> 15), 1 | state);
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    out.push(((t ^ (t >>> 14)) >>> 0) / 0x1_0000_0000);
+    into[i] = ((t ^ (t >>> 14)) >>> 0) / 0x1_0000_0000;
   }
+}
+
+function uniforms(seed: string): number[] {
+  const out = new Array<number>(6).fill(0);
+  drawInto(out, fnv(FNV_OFFSET, seed));
   return out;
 }
 
@@ -114,17 +126,29 @@ export function deliverDaily(object: DeliveringObject, window: DateWindow, timeZ
   if (daily <= 0) return out;
   // Nothing delivers before the object's first status change: skip those days without hashing.
   const born = object.history.length ? object.history[0].at : Infinity;
-  for (const date of datesBetween(window.since, window.until)) {
+  const histories = [object.history, ...gates];
+  const draws = new Float64Array(5);
+  for (const date of datesOf(window)) {
     let spentToday = 0;
     const starts = hourStarts(date, timeZone);
     if (starts[23] + HOUR_MS <= born) continue;
+    // A day no status changes during is active in every hour or in none: looked up once.
+    const steady = histories.every((h) => !changesWithin(h, starts[0], starts[23]));
+    const activeAllDay = steady && histories.every((h) => statusAt(h, starts[0]) === 'ACTIVE');
+    if (steady && !activeAllDay) continue;
+    // The seed of every hour starts with `<id>|<date>|`: hashed once a day (FNV-1a runs left to right).
+    const prefix = fnv(FNV_OFFSET, `${object.id}|${date}|`);
     const day: DayDelivery = { date, spendMinorUnits: 0, impressions: 0, clicks: 0, results: 0, revenueMinorUnits: 0 };
     for (let hour = 0; hour < 24; hour++) {
       const start = starts[hour];
       if (start + HOUR_MS > now) break;
-      const active = statusAt(object.history, start) === 'ACTIVE' && gates.every((g) => statusAt(g, start) === 'ACTIVE');
-      if (!active) continue;
-      const [pace, cpm, ctr, cvr, aov] = uniforms(`${object.id}|${date}|${hour}`);
+      if (!activeAllDay && !histories.every((h) => statusAt(h, start) === 'ACTIVE')) continue;
+      drawInto(draws, fnv(prefix, HOUR_TEXT[hour]));
+      const pace = draws[0];
+      const cpm = draws[1];
+      const ctr = draws[2];
+      const cvr = draws[3];
+      const aov = draws[4];
       const spend = Math.min(daily - spentToday, Math.floor((daily * (0.5 + pace) * 0.9) / 24));
       if (spend <= 0) continue;
       spentToday += spend;
@@ -140,6 +164,26 @@ export function deliverDaily(object: DeliveringObject, window: DateWindow, timeZ
     if (day.spendMinorUnits > 0 || day.impressions > 0) out.push(day);
   }
   return out;
+}
+
+const datesCache = new Map<string, string[]>();
+
+/** The dates of a window (cached: every object of a read asks for the same window). */
+function datesOf(window: DateWindow): string[] {
+  const key = `${window.since}|${window.until}`;
+  let dates = datesCache.get(key);
+  if (!dates) {
+    dates = datesBetween(window.since, window.until);
+    if (datesCache.size > 1_000) datesCache.clear();
+    datesCache.set(key, dates);
+  }
+  return dates;
+}
+
+/** Whether a status change falls in (from, to]: the hours from `from` to `to` may differ in status. */
+function changesWithin(history: StatusChange[], from: number, to: number): boolean {
+  for (const change of history) if (change.at > from && change.at <= to) return true;
+  return false;
 }
 
 /** Reach of `impressions` delivered over `days` days: people see an ad more often the longer it runs (frequency 1.1 on one day, +0.15 a day). */
