@@ -154,21 +154,30 @@ function rowsOfSubject(
   breakdown: ReportBreakdown | null,
   platform: PlatformName,
 ): ReportRow[] {
+  // Rows are built field by field in one shape (no spreads): a report may hold 90,000 of them.
+  const row = (key: string | null, spend: number, impressions: number, clicks: number, results: number, reach: number): ReportRow => ({
+    campaignId: ids.campaignId,
+    adsetId: ids.adsetId,
+    adId: ids.adId,
+    name,
+    key,
+    spendMinorUnits: spend,
+    impressions,
+    clicks,
+    results,
+    reach,
+  });
   if (breakdown === 'day') {
-    return days.map((d) => ({
-      ...ids,
-      name,
-      key: d.date,
-      spendMinorUnits: d.spendMinorUnits,
-      impressions: d.impressions,
-      clicks: d.clicks,
-      results: d.results,
-      reach: reachOf(d.impressions, d.spendMinorUnits > 0 ? 1 : 0),
-    }));
+    const out: ReportRow[] = new Array(days.length);
+    for (let i = 0; i < days.length; i++) {
+      const d = days[i];
+      out[i] = row(d.date, d.spendMinorUnits, d.impressions, d.clicks, d.results, reachOf(d.impressions, d.spendMinorUnits > 0 ? 1 : 0));
+    }
+    return out;
   }
   const total = sumDays(days);
   const reach = reachOf(total.impressions, days.filter((d) => d.spendMinorUnits > 0).length);
-  if (!breakdown) return [{ ...ids, name, key: null, ...pick(total), reach }];
+  if (!breakdown) return [row(null, total.spendMinorUnits, total.impressions, total.clicks, total.results, reach)];
   if (!total.impressions && !total.spendMinorUnits) return [];
   const buckets = bucketsOf(breakdown, platform);
   const weights = weightsOf(`${seed}|${breakdown}`, buckets.length);
@@ -176,29 +185,14 @@ function rowsOfSubject(
   buckets.forEach((b, i) => {
     if (b === 'unknown') weights[i] *= 0.05;
   });
-  const parts = {
-    spendMinorUnits: splitExactly(total.spendMinorUnits, weights),
-    impressions: splitExactly(total.impressions, weights),
-    clicks: splitExactly(total.clicks, weights),
-    results: splitExactly(total.results, weights),
-    reach: splitExactly(reach, weights),
-  };
+  const spend = splitExactly(total.spendMinorUnits, weights);
+  const impressions = splitExactly(total.impressions, weights);
+  const clicks = splitExactly(total.clicks, weights);
+  const results = splitExactly(total.results, weights);
+  const reaches = splitExactly(reach, weights);
   return buckets
-    .map((key, i) => ({
-      ...ids,
-      name,
-      key,
-      spendMinorUnits: parts.spendMinorUnits[i],
-      impressions: parts.impressions[i],
-      clicks: parts.clicks[i],
-      results: parts.results[i],
-      reach: parts.reach[i],
-    }))
+    .map((key, i) => row(key, spend[i], impressions[i], clicks[i], results[i], reaches[i]))
     .filter((r) => r.impressions > 0 || r.spendMinorUnits > 0);
-}
-
-function pick(i: Insights) {
-  return { spendMinorUnits: i.spendMinorUnits, impressions: i.impressions, clicks: i.clicks, results: i.results };
 }
 
 export class SandboxPlatform implements PlatformAdapter {
@@ -509,7 +503,7 @@ export class SandboxPlatform implements PlatformAdapter {
       }
       const days = [...byDate.values()].sort((x, y) => (x.date < y.date ? -1 : 1));
       const rows = rowsOfSubject({ campaignId: null, adsetId: null, adId: null }, account.accountId, null, days, breakdown, this.platform);
-      if (!breakdown) return [{ ...rows[0], reach }];
+      if (!breakdown) rows[0].reach = reach;
       return rows;
     }
     return subjects.flatMap((s) => rowsOfSubject(s.ids, s.seed, s.name, s.days, breakdown, this.platform));
