@@ -127,11 +127,9 @@ export interface ObjectInsights extends Insights {
 
 /** The levels a performance report (get-insights) reads at. */
 export type ReportLevel = 'account' | InsightsLevel;
-export const REPORT_LEVELS: readonly ReportLevel[] = ['account', 'campaign', 'adset', 'ad'];
 
 /** The one breakdown a report may split its rows by. */
 export type ReportBreakdown = 'day' | 'age' | 'gender' | 'country' | 'placement';
-export const REPORT_BREAKDOWNS: readonly ReportBreakdown[] = ['day', 'age', 'gender', 'country', 'placement'];
 
 /** The age brackets every platform's report is mapped to. */
 export const AGE_BRACKETS = ['18-24', '25-34', '35-44', '45-54', '55-64', '65+', 'unknown'] as const;

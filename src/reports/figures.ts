@@ -5,13 +5,13 @@ import type { ReportRow } from '../platforms/port.js';
 import type { CampaignRevenue } from './profit.js';
 
 /** `top / bottom` rounded half up to a whole number (both non-negative integers); null when bottom is 0. */
-export function divideHalfUp(top: number, bottom: number): number | null {
+function divideHalfUp(top: number, bottom: number): number | null {
   if (bottom <= 0) return null;
   return Math.floor((2 * top + bottom) / (2 * bottom));
 }
 
 /** `top / bottom × scale` with 4 decimals; null when bottom is 0. */
-export function ratio4(top: number, bottom: number, scale = 1): number | null {
+function ratio4(top: number, bottom: number, scale = 1): number | null {
   return bottom > 0 ? Math.round(((top * scale) / bottom) * 10_000) / 10_000 : null;
 }
 

@@ -18,8 +18,8 @@ import { figuresOf, profitOf, sumRows } from './figures.js';
 import { readTrackerRevenue, type CampaignRevenue } from './profit.js';
 
 /** The longest period since/until may name, and how far back it may start. */
-export const MAX_PERIOD_DAYS = 93;
-export const MAX_MONTHS_BACK = 37;
+const MAX_PERIOD_DAYS = 93;
+const MAX_MONTHS_BACK = 37;
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -46,7 +46,7 @@ const daysFrom = (since: string, until: string) => Math.round((Date.parse(`${unt
  * The period the input names, in the account's time zone: its preset (default last_7d) or since and
  * until; every wrong parameter is added to `issues`, and then null.
  */
-export function periodOf(
+function periodOf(
   input: { datePreset?: DatePreset; since?: string; until?: string },
   now: number,
   timeZone: string,

@@ -16,7 +16,7 @@ export interface CampaignRevenue {
   conversions: number;
 }
 
-export type TrackerRead =
+type TrackerRead =
   /** The brand has no tracker connected: no profit figures at all. */
   | { kind: 'none' }
   | { kind: 'ok'; byCampaign: Map<string, CampaignRevenue> }
@@ -35,7 +35,7 @@ const pow10 = (n: number) => 10n ** BigInt(n);
  * `amount` minor units of `from` in minor units of `to`, through US dollars at the FX_RATES rates,
  * rounded half up, exactly (BigInt over the rates as written); null when a rate is missing.
  */
-export function convertMinor(amount: number, from: string, to: string, rates: FxRates): number | null {
+function convertMinor(amount: number, from: string, to: string, rates: FxRates): number | null {
   if (from === to) return amount;
   const a = rates.get(from);
   const b = rates.get(to);
