@@ -3,7 +3,7 @@
 // condition window, the guard (insufficient_data), whether the conditions hold, what the rule wants
 // (pause, resume, notify), and why it does not (a pending retry, loop_detected, already_paused,
 // paused_by_person: a resume only ever turns on what this automation paused, cooldown,
-// daily_limit_reached, shadow). Nothing here reads the database or the clock.
+// daily_limit_reached, shadow; tracker_unavailable when its tracker metrics could not be read). Nothing here reads the database or the clock.
 
 import type { InsightsLevel, ObjectInsights } from '../platforms/port.js';
 import { localDate, localHourStart } from '../time/zones.js';
@@ -102,6 +102,8 @@ export interface DecideInput {
   now: number;
   /** Start of the account's local day containing `now` (the daily limit counts from it). */
   dayStart: number;
+  /** Automations judged on tracker metrics whose tracker did not answer in this cycle: their objects are skipped, nothing changed. */
+  trackerUnavailable?: ReadonlySet<number>;
 }
 
 /**
@@ -172,6 +174,10 @@ export function decide(input: DecideInput): Decision[] {
         error: null,
       };
       decisions.push({ automation: a, object: o, entry });
+      if (input.trackerUnavailable?.has(a.id)) {
+        entry.skipReason = 'tracker_unavailable';
+        continue;
+      }
       // Read every window the rule names; the guard must hold in each before any condition is judged.
       if (!readMetrics(a, o, windows, entry)) {
         entry.skipReason = 'insufficient_data';

@@ -33,6 +33,8 @@ import type { ClaimedJob } from '../jobs/queue/job.js';
 import { liveNodesOn, nodeById, type NodeRow } from '../launches/store.js';
 import { resolveWindow, type RuleWindow } from './windows.js';
 import { postNotice } from './notice.js';
+import { TRACKER_METRICS, type MetricInput } from './metrics.js';
+import { readTrackerRevenue, type ProfitDeps } from '../reports/profit.js';
 import type { OutboundClient } from '../outbound/client.js';
 
 export interface EngineDeps {
@@ -47,12 +49,16 @@ export interface EngineDeps {
   chatWebhookUrl: string | null;
   /** Hears how far a run has come (a manual run's caller); scheduled runs have nobody listening. */
   progress?: (update: ProgressUpdate) => void;
+  /** The click tracker, for conditions on revenue, profit, roas and trackerConversions (read once per window and run). */
+  profit: ProfitDeps;
 }
 
 export interface EvaluationResult {
   runs: Array<{ automation: Automation; runId: number | null; startedAt: number; finishedAt: number; objects: RunObject[] }>;
   /** Platform reads made (one per window and level at most). */
   reads: number;
+  /** Tracker reads made (one per window that a condition on a tracker metric names, at most). */
+  trackerReads: number;
 }
 
 /** Attempts of a failed pause or resume (the first included) before automation.action_failed. */
@@ -97,7 +103,7 @@ export async function evaluateAccount(
     causePublish?: (a: Automation) => boolean | Promise<boolean>;
   },
 ): Promise<EvaluationResult> {
-  if (!automations.length) return { runs: [], reads: 0 };
+  if (!automations.length) return { runs: [], reads: 0, trackerReads: 0 };
   const { brandId, accountId } = automations[0];
   const startedAt = deps.now();
   const account = await deps.platforms.account(deps.knex, brandId, accountId);
@@ -138,9 +144,50 @@ export async function evaluateAccount(
     deps.progress?.({ progress: reads, total: planned + 1, message: `Read ${slot.level} metrics over ${slot.window}` });
   }
 
+  // Tracker metrics (campaign level only): one tracker read per window for every campaign the
+  // automations judging them watch, joined to that window's delivery; an automation whose tracker
+  // did not answer skips every object (tracker_unavailable).
+  const trackerUnavailable = new Set<number>();
+  const trackerWindows = new Map<RuleWindow, { automations: Automation[]; ids: Set<string>; since: number }>();
+  for (const a of sorted) {
+    if (a.level !== 'campaign') continue;
+    for (const c of a.conditions) {
+      if (!TRACKER_METRICS.has(c.metric)) continue;
+      const slot = trackerWindows.get(c.window) ?? { automations: [], ids: new Set<string>(), since: Infinity };
+      if (!slot.automations.includes(a)) slot.automations.push(a);
+      for (const o of targets.get(a.id)!) {
+        slot.ids.add(o.objectId);
+        slot.since = Math.min(slot.since, o.createdAt);
+      }
+      trackerWindows.set(c.window, slot);
+    }
+  }
+  let trackerReads = 0;
+  for (const [ruleWindow, slot] of trackerWindows) {
+    if (slot.automations.every((a) => trackerUnavailable.has(a.id))) continue;
+    const lifetimeSince = Number.isFinite(slot.since) ? localDate(slot.since, account.timezone) : undefined;
+    const window = resolveWindow(ruleWindow, startedAt, account.timezone, lifetimeSince);
+    const read = slot.ids.size
+      ? await readTrackerRevenue(deps.profit, deps.knex, brandId, account, window, [...slot.ids])
+      : { kind: 'ok' as const, byCampaign: new Map() };
+    if (slot.ids.size) trackerReads++;
+    if (read.kind !== 'ok') {
+      deps.log.warn(
+        { brandId, accountId, window: ruleWindow, reason: read.kind === 'error' ? read.message : 'no tracker connected' },
+        'tracker metrics unavailable',
+      );
+      for (const a of slot.automations) trackerUnavailable.add(a.id);
+      continue;
+    }
+    for (const [id, row] of delivery.get(`campaign|${ruleWindow}`) ?? []) {
+      const t = read.byCampaign.get(id);
+      (row as MetricInput).tracked = { revenue: t?.revenue ?? 0, conversions: t?.conversions ?? 0 };
+    }
+  }
+
   const stored = await ledgerOf(deps.knex, accountId, ledgerSince(sorted, startedAt));
   const today = localDayStart(startedAt, account.timezone);
-  const cycle = { automations: sorted, targets, delivery, now: startedAt, dayStart: today };
+  const cycle = { automations: sorted, targets, delivery, now: startedAt, dayStart: today, trackerUnavailable };
   let decisions = decide({ ...cycle, ledger: ledgerFrom(stored) });
   // An earlier action of the automation on the object waiting for a retry holds this one back: looked
   // up for the pairs that want to act (few), then decided again with them when there are any.
@@ -160,6 +207,7 @@ export async function evaluateAccount(
         objects: decisions.filter((d) => d.automation === a).map((d) => d.entry),
       })),
       reads,
+      trackerReads,
     };
   }
 
@@ -280,7 +328,7 @@ export async function evaluateAccount(
   }));
   // Notices go out once the runs are recorded; a chat that fails changes nothing of what was done.
   for (const r of runs) await postNotice(deps, r.automation, r.runId!, r.objects, account.currency);
-  return { runs, reads };
+  return { runs, reads, trackerReads };
 }
 
 /** An event of automation `a`; `data` adds to the fields every automation event names. */

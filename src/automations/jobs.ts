@@ -32,6 +32,7 @@ function engineDeps(ctx: JobContext): EngineDeps {
     invoke: ctx.invoke,
     outbound: ctx.outbound,
     chatWebhookUrl: ctx.config.chatWebhookUrl,
+    profit: { trackers: ctx.trackers, secrets: ctx.secrets, fxRates: ctx.config.fxRates },
   };
 }
 

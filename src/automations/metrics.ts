@@ -4,12 +4,20 @@
 
 import type { ObjectInsights } from '../platforms/port.js';
 
+/** An object's delivery over a window and, for a campaign judged on tracker metrics, what the click tracker says of it. */
+export interface MetricInput extends ObjectInsights {
+  /** Revenue (minor units of the account currency) and conversions from the tracker over the same window. */
+  tracked?: { revenue: number; conversions: number };
+}
+
 export interface MetricDefinition {
   /** Unit shown to people and models. */
   unit: 'minor_units' | 'count' | 'percent' | 'ratio';
   description: string;
-  /** The value over one window; null when undefined (a ratio over zero), and then no condition on it holds. */
-  read(delivery: ObjectInsights): number | null;
+  /** Read from the brand's click tracker (campaign level only; a tracker must be connected). */
+  tracker?: true;
+  /** The value over one window; null when undefined (a ratio over zero, no tracker figures), and then no condition on it holds. */
+  read(delivery: MetricInput): number | null;
 }
 
 const ratio = (top: number, bottom: number, scale = 1): number | null => (bottom > 0 ? Math.round(((top * scale) / bottom) * 10_000) / 10_000 : null);
@@ -31,15 +39,32 @@ export const METRICS = {
     description: 'cost per result in minor units: spend / results (undefined with no results; use results for "no results")',
     read: (d) => ratio(d.spendMinorUnits, d.results),
   },
+  frequency: { unit: 'ratio', description: 'average times each person saw the ads: impressions / reach', read: (d) => ratio(d.impressions, d.reach) },
+  revenue: {
+    unit: 'minor_units',
+    tracker: true,
+    description: "the click tracker's revenue, in minor units of the account currency",
+    read: (d) => d.tracked?.revenue ?? null,
+  },
+  profit: {
+    unit: 'minor_units',
+    tracker: true,
+    description: "the tracker's revenue minus spend, in minor units",
+    read: (d) => (d.tracked ? d.tracked.revenue - d.spendMinorUnits : null),
+  },
   roas: {
     unit: 'ratio',
-    description: 'return on ad spend: revenue / spend (2 = revenue twice the spend)',
-    read: (d) => ratio(d.revenueMinorUnits, d.spendMinorUnits),
+    tracker: true,
+    description: "return on ad spend: the tracker's revenue / spend (2 = revenue twice the spend)",
+    read: (d) => (d.tracked ? ratio(d.tracked.revenue, d.spendMinorUnits) : null),
   },
-  frequency: { unit: 'ratio', description: 'average times each person saw the ads: impressions / reach', read: (d) => ratio(d.impressions, d.reach) },
+  trackerConversions: { unit: 'count', tracker: true, description: 'conversions the click tracker counted', read: (d) => d.tracked?.conversions ?? null },
 } satisfies Record<string, MetricDefinition>;
 
 export type MetricName = keyof typeof METRICS;
+
+/** The metrics read from the click tracker (revenue, profit, roas, trackerConversions). */
+export const TRACKER_METRICS: ReadonlySet<MetricName> = new Set((Object.keys(METRICS) as MetricName[]).filter((m) => (METRICS[m] as MetricDefinition).tracker));
 
 export type Operator = 'gt' | 'gte' | 'lt' | 'lte';
 

@@ -13,6 +13,8 @@ import { automationsOf, findAutomation, insertAutomation, removeAutomation, runs
 import { nextRunsOf, scheduleAutomation, unscheduleAutomation } from './queue.js';
 import { referenceIssues } from '../references/resolve.js';
 import { canPublish, credentialOf } from '../workflows/publish-rule.js';
+import type { TrackerService } from '../catalogue/tracker-port.js';
+import { TRACKER_METRICS } from './metrics.js';
 
 const write = { readOnly: false, destructive: false, idempotent: false, openWorld: false };
 const read = { readOnly: true, destructive: false, idempotent: true, openWorld: false };
@@ -20,7 +22,7 @@ const iso = (ms: number | string) => new Date(Number(ms)).toISOString();
 
 const RULE_HELP =
   'Units: money (spend, cpc, cpm, costPerResult values; guard.minSpend) in minor units of the account currency (2000 = $20.00); ctr in percent (1.5 = 1.5 %); ' +
-  "roas and frequency as ratios. Windows (today, yesterday, last_3d, last_7d, last_14d, last_30d, lifetime) are dates in the ad account's time zone; " +
+  "roas and frequency as ratios; revenue, profit, roas and trackerConversions come from the brand's click tracker (level campaign only). Windows (today, yesterday, last_3d, last_7d, last_14d, last_30d, lifetime) are dates in the ad account's time zone; " +
   'every last_Nd window ends yesterday. All conditions must hold. mode shadow records what the rule would do (skipReason shadow) and changes nothing; ' +
   'mode live pauses through the ad platform and records activity as `Automation: <name>`. Example: pause campaigns that spent over $50 today with no results: ' +
   '{"automationName":"No results","accountId":"act_1001","level":"campaign","conditions":[{"metric":"spend","window":"today","operator":"gt","value":5000},' +
@@ -42,10 +44,28 @@ async function loadAutomation(db: Db, brandId: number, automationId: number, loc
 async function checkRule(
   db: Db,
   principal: Principal,
+  trackers: TrackerService,
   a: Omit<Automation, 'id'>,
   input: { actionLevel?: Automation['level'] },
   issues: FieldIssue[] = [],
 ): Promise<void> {
+  // Tracker metrics: campaign level only, and a tracker connected to the brand (looked up once).
+  const onTracker = a.conditions.map((c, i) => ({ c, i })).filter(({ c }) => TRACKER_METRICS.has(c.metric));
+  const connected = onTracker.length && a.level === 'campaign' ? (await trackers.stored(db, a.brandId)) !== null : true;
+  for (const { c, i } of onTracker) {
+    if (a.level !== 'campaign')
+      issues.push({
+        field: `conditions[${i}].metric`,
+        code: 'invalid_value',
+        message: `${c.metric} comes from the click tracker, by campaign: use level campaign`,
+      });
+    else if (!connected)
+      issues.push({
+        field: `conditions[${i}].metric`,
+        code: 'invalid_value',
+        message: `${c.metric} comes from the click tracker, and this brand has none connected (connect-tracker)`,
+      });
+  }
   if (input.actionLevel !== undefined && input.actionLevel !== a.level) {
     issues.push({ field: 'actionLevel', code: 'invalid_value', message: `must equal level (${a.level}): an automation acts on the objects it evaluates` });
   }
@@ -77,7 +97,7 @@ async function checkRule(
 }
 
 /** What a run or a preview of the engine needs of a handler's context. */
-const ENGINE_SERVICES = ['platforms', 'events', 'invoke', 'progress', 'outbound', 'config'] as const;
+const ENGINE_SERVICES = ['platforms', 'events', 'invoke', 'progress', 'outbound', 'config', 'trackers', 'secrets'] as const;
 
 function engineDeps(ctx: ServiceContext<(typeof ENGINE_SERVICES)[number]> & { db: Knex }): EngineDeps {
   return {
@@ -90,6 +110,7 @@ function engineDeps(ctx: ServiceContext<(typeof ENGINE_SERVICES)[number]> & { db
     progress: (update) => ctx.progress(update),
     outbound: ctx.outbound,
     chatWebhookUrl: ctx.config.chatWebhookUrl,
+    profit: { trackers: ctx.trackers, secrets: ctx.secrets, fxRates: ctx.config.fxRates },
   };
 }
 
@@ -126,9 +147,9 @@ const createAutomation = defineOperation({
   description:
     'The rule watches objects launched by this service (objectIds, or every live object of the level). Each run reads the metrics per object over the ' +
     'condition windows, skips objects below the guard (insufficient_data), then acts unless skipped for cooldown, daily_limit_reached, already_paused, ' +
-    'shadow, paused_by_person or loop_detected. status ACTIVE (default) arms it; the first run is at once (daily: at dailyHour). Defaults: frequency hourly, ' +
+    'shadow, paused_by_person, loop_detected or tracker_unavailable. status ACTIVE (default) arms it; the first run is at once (daily: at dailyHour). Defaults: frequency hourly, ' +
     `cooldownMinutes 60, maxActionsPerDay 20, mode live, resumeWhenClear false. ${RULE_HELP} ${FAILURES}`,
-  uses: ['platforms'],
+  uses: ['platforms', 'trackers'],
   async handler(ctx, input) {
     const issues: FieldIssue[] = [];
     let timezone = 'UTC';
@@ -164,7 +185,7 @@ const createAutomation = defineOperation({
       createdAt: now,
       updatedAt: now,
     };
-    await checkRule(ctx.db, ctx.principal, a, input, issues);
+    await checkRule(ctx.db, ctx.principal, ctx.trackers, a, input, issues);
     const runAt = firstRunAt(frequency, dailyHour, now, timezone);
     const id = await insertAutomation(ctx.db, a);
     if (status === 'ACTIVE') await scheduleAutomation(ctx.db, { ...a, id }, runAt, now);
@@ -250,7 +271,7 @@ const updateAutomation = defineOperation({
   toolset: 'automate',
   summary: 'Change a monitoring automation: only the fields sent change (conditions and objectIds are replaced whole). Send mode live to arm a shadow rule.',
   description: `The ad account cannot change (create another automation). guard is merged key by key as a JSON merge patch: send only the minimum to change (null: no minimum). A changed schedule takes effect at once. ${RULE_HELP} ${FAILURES}`,
-  uses: ['platforms', 'patch'],
+  uses: ['platforms', 'patch', 'trackers'],
   async handler(ctx, input) {
     const { automationId, brandId: _brandId, ...fields } = input;
     if (!Object.keys(fields).length) throw validationFailed([{ field: 'automationName', code: 'invalid_type', message: 'send at least one field to change' }]);
@@ -284,7 +305,7 @@ const updateAutomation = defineOperation({
       savedBy: credentialOf(ctx.principal),
       updatedAt: now,
     };
-    await checkRule(db, ctx.principal, next, fields);
+    await checkRule(db, ctx.principal, ctx.trackers, next, fields);
     await saveAutomation(db, next);
     // The schedule moves with a changed frequency or hour, or when armed; a disarmed one has none.
     let runAt: number | null = null;

@@ -37,6 +37,7 @@ export interface Inputs {
   'get-brand-profile': GetBrandProfileInput;
   'get-copy': GetCopyInput;
   'get-creative': GetCreativeInput;
+  'get-insights': GetInsightsInput;
   'get-launch': GetLaunchInput;
   'get-naming-convention': GetNamingConventionInput;
   'get-overview': GetOverviewInput;
@@ -180,11 +181,24 @@ export interface CreateAutomationInput {
    */
   conditions: {
     /**
-     * Metric judged over the window: spend (minor units, e.g. cents), impressions, clicks, ctr (percent: 1.5 means 1.5 %), cpc (minor units per click), cpm (minor units per 1,000 impressions), results (purchases and leads), costPerResult (minor units; undefined with no results, so use results lt 1 for 'no results'), roas (revenue / spend, 2 = twice the spend), frequency (impressions / reach). A metric that is undefined (a ratio over zero) never satisfies a condition.
+     * Minor units: spend, cpc, cpm, costPerResult (none without results: use results lt 1). ctr in percent (1.5 = 1.5 %); results are purchases and leads; frequency = impressions / reach. From the click tracker, level campaign only: revenue, profit (revenue - spend), trackerConversions, roas (revenue / spend). An undefined ratio never holds.
      */
-    metric: 'spend' | 'impressions' | 'clicks' | 'ctr' | 'cpc' | 'cpm' | 'results' | 'costPerResult' | 'roas' | 'frequency';
+    metric:
+      | 'spend'
+      | 'impressions'
+      | 'clicks'
+      | 'ctr'
+      | 'cpc'
+      | 'cpm'
+      | 'results'
+      | 'costPerResult'
+      | 'frequency'
+      | 'revenue'
+      | 'profit'
+      | 'roas'
+      | 'trackerConversions';
     /**
-     * Date window in the ad account's own time zone: today (so far), yesterday, last_3d / last_7d / last_14d / last_30d (each ends yesterday and leaves today out), lifetime (since the objects were launched).
+     * In the account's time zone: today (so far), yesterday, last_Nd (ends yesterday), lifetime (since launch).
      */
     window: 'today' | 'yesterday' | 'last_3d' | 'last_7d' | 'last_14d' | 'last_30d' | 'lifetime';
     /**
@@ -192,20 +206,20 @@ export interface CreateAutomationInput {
      */
     operator: 'gt' | 'gte' | 'lt' | 'lte';
     /**
-     * Threshold in the metric's unit: money metrics (spend, cpc, cpm, costPerResult) in minor units (2000 = $20.00), ctr in percent, counts as whole numbers.
+     * In the metric's unit: money in minor units (2000 = $20.00), ctr in percent, roas a ratio, counts whole.
      */
     value: number;
   }[];
   /**
-   * Minimum-data guard: an object below it is skipped with skipReason insufficient_data and its conditions are not judged.
+   * Below it an object is skipped (insufficient_data).
    */
   guard?: {
     /**
-     * Judge an object only once it has at least this many impressions in every window the conditions name (default null: no minimum).
+     * Judge only objects with at least this many impressions in every window (default null).
      */
     minImpressions?: number | null;
     /**
-     * Judge an object only once it has spent at least this much (minor units) in every window the conditions name (default null).
+     * Judge only objects that spent at least this (minor units) in every window (default null).
      */
     minSpend?: number | null;
   };
@@ -226,15 +240,15 @@ export interface CreateAutomationInput {
    */
   cooldownMinutes?: number;
   /**
-   * Most actions (pauses, resumes, notices) per day of the ad account's time zone (default 20); beyond it objects are skipped with daily_limit_reached.
+   * Actions per local day (default 20); beyond it: daily_limit_reached.
    */
   maxActionsPerDay?: number;
   /**
-   * live acts; shadow evaluates and records what it would have done (skipReason shadow) but changes nothing and sends no event. Default live.
+   * shadow records what it would do (skipReason shadow), changes nothing, sends no event. Default live.
    */
   mode?: 'live' | 'shadow';
   /**
-   * When the conditions no longer hold, turn back on the objects THIS automation paused (never one a person or another automation paused: paused_by_person / loop_detected). Default false.
+   * Once the conditions no longer hold, turn back on what THIS automation paused (never another's: paused_by_person / loop_detected). Default false.
    */
   resumeWhenClear?: boolean;
   /**
@@ -377,7 +391,7 @@ export interface CreateStructureTemplateInput {
    */
   name: string;
   /**
-   * The tree, with the properties of launch nodes. A name may use the tokens {brand}, {account}, {platform}, {objective}, {country}, {audience}, {age}, {creative}, {format}, {name} (the template's), {index}, {date:YYYY-MM-DD}; without one the account's naming convention names the node. Amounts in minor units.
+   * The tree (launch node properties). Names may use {brand}, {account}, {platform}, {objective}, {country}, {audience}, {age}, {creative}, {format}, {name} (the template's), {index}, {date:YYYY-MM-DD}; else the naming convention names the node.
    */
   config: {
     /**
@@ -391,11 +405,11 @@ export interface CreateStructureTemplateInput {
       objective?: string;
       budget?: {
         /**
-         * Minor units (cents).
+         * Minor units.
          */
         dailyAmount?: number;
         /**
-         * Minor units (cents).
+         * Minor units.
          */
         lifetimeAmount?: number;
       } | null;
@@ -429,16 +443,16 @@ export interface CreateStructureTemplateInput {
       billingEvent?: 'IMPRESSIONS' | 'LINK_CLICKS' | 'THRUPLAY' | 'CPC' | 'CPM' | 'OCPM';
       budget?: {
         /**
-         * Minor units (cents).
+         * Minor units.
          */
         dailyAmount?: number;
         /**
-         * Minor units (cents).
+         * Minor units.
          */
         lifetimeAmount?: number;
       } | null;
       /**
-       * Minor units (cents).
+       * Minor units.
        */
       bidAmount?: number;
       targeting?: {
@@ -565,7 +579,7 @@ export interface CreateStructureTemplateInput {
      */
     budget?: {
       /**
-       * Minor units (cents).
+       * Minor units.
        */
       dailyAmount: number;
     };
@@ -644,7 +658,7 @@ export interface CreateStructureTemplateInput {
    *
    * @maxItems 50
    *
-   * Items: Ad account id: act_... or biz_....
+   * Items: Ad account: act_... or biz_....
    */
   accounts?: string[];
   /**
@@ -672,7 +686,7 @@ export interface CreateWebhookEndpointInput {
    * @minItems 1
    * @maxItems 50
    *
-   * Items: launch.published, launch.publish_failed, budget.changed, spend_ceiling.exceeded, automation.triggered, automation.action_failed, workflow.execution.finished, workflow.review.requested, pipeline.card.moved, tracker.push.failed, tracker.push.disabled, webhook.test
+   * Items: An event type of the catalogue.
    */
   events: (
     | 'automation.action_failed'
@@ -955,7 +969,7 @@ export interface EditStructureTemplateInput {
    */
   name?: string;
   /**
-   * The tree, with the properties of launch nodes. A name may use the tokens {brand}, {account}, {platform}, {objective}, {country}, {audience}, {age}, {creative}, {format}, {name} (the template's), {index}, {date:YYYY-MM-DD}; without one the account's naming convention names the node. Amounts in minor units.
+   * The tree (launch node properties). Names may use {brand}, {account}, {platform}, {objective}, {country}, {audience}, {age}, {creative}, {format}, {name} (the template's), {index}, {date:YYYY-MM-DD}; else the naming convention names the node.
    */
   config?: {
     /**
@@ -969,11 +983,11 @@ export interface EditStructureTemplateInput {
       objective?: string | null;
       budget?: {
         /**
-         * Minor units (cents).
+         * Minor units.
          */
         dailyAmount?: number | null;
         /**
-         * Minor units (cents).
+         * Minor units.
          */
         lifetimeAmount?: number | null;
       } | null;
@@ -1008,16 +1022,16 @@ export interface EditStructureTemplateInput {
           billingEvent?: 'IMPRESSIONS' | 'LINK_CLICKS' | 'THRUPLAY' | 'CPC' | 'CPM' | 'OCPM';
           budget?: {
             /**
-             * Minor units (cents).
+             * Minor units.
              */
             dailyAmount?: number;
             /**
-             * Minor units (cents).
+             * Minor units.
              */
             lifetimeAmount?: number;
           } | null;
           /**
-           * Minor units (cents).
+           * Minor units.
            */
           bidAmount?: number;
           targeting?: {
@@ -1147,7 +1161,7 @@ export interface EditStructureTemplateInput {
      */
     budget?: {
       /**
-       * Minor units (cents).
+       * Minor units.
        */
       dailyAmount?: number | null;
     } | null;
@@ -1226,7 +1240,7 @@ export interface EditStructureTemplateInput {
    *
    * @maxItems 50
    *
-   * Items: Ad account id: act_... or biz_....
+   * Items: Ad account: act_... or biz_....
    */
   accounts?: string[];
   /**
@@ -1282,7 +1296,7 @@ export interface GetAdAccountInput {
    */
   brandId: number;
   /**
-   * Ad account id: act_... or biz_....
+   * Ad account: act_... or biz_....
    */
   accountId: string;
 }
@@ -1355,6 +1369,57 @@ export interface GetCreativeInput {
 }
 
 /**
+ * Input of get-insights (get-insights#/$defs/input).
+ */
+export interface GetInsightsInput {
+  /**
+   * Brand id (path parameter).
+   */
+  brandId: number;
+  /**
+   * Ad account: act_... or biz_....
+   */
+  accountId: string;
+  /**
+   * One row per object of this level.
+   */
+  level: 'account' | 'campaign' | 'adset' | 'ad';
+  /**
+   * Default last_7d. Not with since/until.
+   */
+  datePreset?:
+    'today' | 'yesterday' | 'this_week_sun_today' | 'last_7d' | 'last_14d' | 'last_28d' | 'last_30d' | 'last_90d' | 'this_month' | 'last_month' | 'maximum';
+  /**
+   * First day, with until: at most 93 days, within 37 months.
+   */
+  since?: string;
+  /**
+   * Last day, with since.
+   */
+  until?: string;
+  /**
+   * Split rows by it.
+   */
+  breakdown?: 'day' | 'age' | 'gender' | 'country' | 'placement';
+  /**
+   * Comma-separated campaign ids.
+   */
+  campaignIds?: string;
+  /**
+   * Only this launch's objects.
+   */
+  launchId?: number;
+  /**
+   * Opaque cursor from a previous page's nextCursor; omit for the first page. Pass it back with the same filters and limit.
+   */
+  cursor?: string;
+  /**
+   * Rows per page, 1 to 500.
+   */
+  limit: number;
+}
+
+/**
  * Input of get-launch (get-launch#/$defs/input).
  */
 export interface GetLaunchInput {
@@ -1377,7 +1442,7 @@ export interface GetNamingConventionInput {
    */
   brandId: number;
   /**
-   * Ad account id: act_... or biz_....
+   * Ad account: act_... or biz_....
    */
   accountId: string;
 }
@@ -1391,7 +1456,7 @@ export interface GetOverviewInput {
    */
   brandId: number;
   /**
-   * Ad account id: act_... or biz_....
+   * Ad account: act_... or biz_....
    */
   accountId: string;
   /**
@@ -1624,7 +1689,7 @@ export interface ListCampaignsInput {
    */
   brandId: number;
   /**
-   * Ad account id: act_... or biz_....
+   * Ad account: act_... or biz_....
    */
   accountId: string;
   /**
@@ -1723,7 +1788,7 @@ export interface ListLeadFormsInput {
    */
   brandId: number;
   /**
-   * Ad account id: act_... or biz_....
+   * Ad account: act_... or biz_....
    */
   accountId: string;
   /**
@@ -1749,7 +1814,7 @@ export interface ListOptionsInput {
    */
   brandId: number;
   /**
-   * Ad account id: act_... or biz_....
+   * Ad account: act_... or biz_....
    */
   accountId: string;
   /**
@@ -2174,7 +2239,7 @@ export interface SetNamingConventionInput {
    */
   brandId: number;
   /**
-   * Ad account id: act_... or biz_....
+   * Ad account: act_... or biz_....
    */
   accountId: string;
   /**
@@ -2232,7 +2297,7 @@ export interface UpdateAdAccountInput {
    */
   brandId: number;
   /**
-   * Ad account id: act_... or biz_....
+   * Ad account: act_... or biz_....
    */
   accountId: string;
   /**
@@ -2300,11 +2365,24 @@ export interface UpdateAutomationInput {
    */
   conditions?: {
     /**
-     * Metric judged over the window: spend (minor units, e.g. cents), impressions, clicks, ctr (percent: 1.5 means 1.5 %), cpc (minor units per click), cpm (minor units per 1,000 impressions), results (purchases and leads), costPerResult (minor units; undefined with no results, so use results lt 1 for 'no results'), roas (revenue / spend, 2 = twice the spend), frequency (impressions / reach). A metric that is undefined (a ratio over zero) never satisfies a condition.
+     * Minor units: spend, cpc, cpm, costPerResult (none without results: use results lt 1). ctr in percent (1.5 = 1.5 %); results are purchases and leads; frequency = impressions / reach. From the click tracker, level campaign only: revenue, profit (revenue - spend), trackerConversions, roas (revenue / spend). An undefined ratio never holds.
      */
-    metric: 'spend' | 'impressions' | 'clicks' | 'ctr' | 'cpc' | 'cpm' | 'results' | 'costPerResult' | 'roas' | 'frequency';
+    metric:
+      | 'spend'
+      | 'impressions'
+      | 'clicks'
+      | 'ctr'
+      | 'cpc'
+      | 'cpm'
+      | 'results'
+      | 'costPerResult'
+      | 'frequency'
+      | 'revenue'
+      | 'profit'
+      | 'roas'
+      | 'trackerConversions';
     /**
-     * Date window in the ad account's own time zone: today (so far), yesterday, last_3d / last_7d / last_14d / last_30d (each ends yesterday and leaves today out), lifetime (since the objects were launched).
+     * In the account's time zone: today (so far), yesterday, last_Nd (ends yesterday), lifetime (since launch).
      */
     window: 'today' | 'yesterday' | 'last_3d' | 'last_7d' | 'last_14d' | 'last_30d' | 'lifetime';
     /**
@@ -2312,20 +2390,20 @@ export interface UpdateAutomationInput {
      */
     operator: 'gt' | 'gte' | 'lt' | 'lte';
     /**
-     * Threshold in the metric's unit: money metrics (spend, cpc, cpm, costPerResult) in minor units (2000 = $20.00), ctr in percent, counts as whole numbers.
+     * In the metric's unit: money in minor units (2000 = $20.00), ctr in percent, roas a ratio, counts whole.
      */
     value: number;
   }[];
   /**
-   * Minimum-data guard: an object below it is skipped with skipReason insufficient_data and its conditions are not judged.
+   * Below it an object is skipped (insufficient_data).
    */
   guard?: {
     /**
-     * Judge an object only once it has at least this many impressions in every window the conditions name (default null: no minimum).
+     * Judge only objects with at least this many impressions in every window (default null).
      */
     minImpressions?: number | null;
     /**
-     * Judge an object only once it has spent at least this much (minor units) in every window the conditions name (default null).
+     * Judge only objects that spent at least this (minor units) in every window (default null).
      */
     minSpend?: number | null;
   };
@@ -2346,15 +2424,15 @@ export interface UpdateAutomationInput {
    */
   cooldownMinutes?: number;
   /**
-   * Most actions (pauses, resumes, notices) per day of the ad account's time zone (default 20); beyond it objects are skipped with daily_limit_reached.
+   * Actions per local day (default 20); beyond it: daily_limit_reached.
    */
   maxActionsPerDay?: number;
   /**
-   * live acts; shadow evaluates and records what it would have done (skipReason shadow) but changes nothing and sends no event. Default live.
+   * shadow records what it would do (skipReason shadow), changes nothing, sends no event. Default live.
    */
   mode?: 'live' | 'shadow';
   /**
-   * When the conditions no longer hold, turn back on the objects THIS automation paused (never one a person or another automation paused: paused_by_person / loop_detected). Default false.
+   * Once the conditions no longer hold, turn back on what THIS automation paused (never another's: paused_by_person / loop_detected). Default false.
    */
   resumeWhenClear?: boolean;
   /**
@@ -2482,7 +2560,7 @@ export interface UpdateWebhookEndpointInput {
    * @minItems 1
    * @maxItems 50
    *
-   * Items: launch.published, launch.publish_failed, budget.changed, spend_ceiling.exceeded, automation.triggered, automation.action_failed, workflow.execution.finished, workflow.review.requested, pipeline.card.moved, tracker.push.failed, tracker.push.disabled, webhook.test
+   * Items: An event type of the catalogue.
    */
   events?: (
     | 'automation.action_failed'

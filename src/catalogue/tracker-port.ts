@@ -60,12 +60,21 @@ export interface CostRow {
   cost: string;
 }
 
+/** Conversions and revenue per sub_id_3 value (an ad platform campaign id) over a range, in the tracker's currency. */
+export interface RevenueReport {
+  /** The currency the tracker reports revenue in. */
+  currency: string;
+  rows: Array<{ sub3: string; conversions: number; revenueMinorUnits: number }>;
+}
+
 export interface TrackerAdapter {
   listCampaigns(conn: TrackerConnection): Promise<TrackerCampaign[]>;
   clickReport(conn: TrackerConnection, range: ReportRange): Promise<ClickRow[]>;
   updateCosts(conn: TrackerConnection, trackerCampaignId: string, update: CostUpdate): Promise<void>;
   /** The cost the tracker holds per campaign and sub_id_3 over the range (read back after a final push). */
   costReport(conn: TrackerConnection, range: ReportRange): Promise<CostRow[]>;
+  /** Conversions and revenue of the clicks whose sub_id_3 is one of `sub3s`, grouped by sub_id_3: one report request. */
+  revenueReport(conn: TrackerConnection, range: ReportRange, sub3s: string[]): Promise<RevenueReport>;
 }
 
 export interface StoredConnection {

@@ -14,6 +14,7 @@ const CALLS: Record<Call, true> = {
   listOptions: true,
   insights: true,
   insightsByObject: true,
+  report: true,
   createObjects: true,
   findCreated: true,
   confirmRecorded: true,

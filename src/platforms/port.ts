@@ -129,6 +129,40 @@ export interface ObjectInsights extends Insights {
   reach: number;
 }
 
+/** The levels a performance report (get-insights) reads at. */
+export type ReportLevel = 'account' | InsightsLevel;
+
+/** The one breakdown a report may split its rows by. */
+export type ReportBreakdown = 'day' | 'age' | 'gender' | 'country' | 'placement';
+
+/** The age brackets every platform's report is mapped to. */
+export const AGE_BRACKETS = ['18-24', '25-34', '35-44', '45-54', '55-64', '65+', 'unknown'] as const;
+
+/** A performance report: every row of `level` over `window`, split by `breakdown`, narrowed to campaigns. */
+export interface ReportQuery {
+  level: ReportLevel;
+  window: DateWindow;
+  breakdown: ReportBreakdown | null;
+  /** Only these campaigns (and what is under them); null: every campaign of the account. */
+  campaignIds: string[] | null;
+}
+
+/** One row of a report: the ids its level needs, the breakdown's value, and the delivery. */
+export interface ReportRow {
+  campaignId: string | null;
+  adsetId: string | null;
+  adId: string | null;
+  name: string | null;
+  /** The breakdown's value (a date, an age bracket...), null without a breakdown. */
+  key: string | null;
+  spendMinorUnits: number;
+  impressions: number;
+  clicks: number;
+  results: number;
+  /** People reached; null where the platform does not say. */
+  reach: number | null;
+}
+
 /** What to create: the platform objects of a launch, each with the service's marker for reconciliation. */
 export interface ObjectSpec {
   level: Exclude<ObjectLevel, 'creative'> | 'creative';
@@ -210,6 +244,11 @@ export interface PlatformAdapter {
    * object that did not deliver or that the platform does not report.
    */
   insightsByObject(account: AdAccount, level: InsightsLevel, objectIds: string[], window: DateWindow): Promise<ObjectInsights[]>;
+  /**
+   * A performance report (get-insights): every row of the query's level, read to the end of the
+   * platform's paging (within its caps), in a stable order; money in the account's minor units.
+   */
+  report(account: AdAccount, query: ReportQuery): Promise<ReportRow[]>;
   /** Creates objects in order (parents before children; a spec's parentId may name an earlier result). */
   createObjects(account: AdAccount, specs: ObjectSpec[]): Promise<ObjectRef[]>;
   /**

@@ -1,9 +1,18 @@
 // The click-tracker port: the only way the core talks to a click tracker. Adapters: Keitaro's Admin
 // API at the brand's baseUrl, and the built-in simulator for the literal baseUrl `sandbox:`.
 
-import type { ClickRow, CostRow, CostUpdate, ReportRange, TrackerAdapter, TrackerCampaign, TrackerConnection } from '../catalogue/tracker-port.js';
+import type {
+  ClickRow,
+  CostRow,
+  CostUpdate,
+  ReportRange,
+  RevenueReport,
+  TrackerAdapter,
+  TrackerCampaign,
+  TrackerConnection,
+} from '../catalogue/tracker-port.js';
 
-export type { ClickRow, CostRow, CostUpdate, ReportRange, TrackerAdapter, TrackerCampaign, TrackerConnection };
+export type { ClickRow, CostRow, CostUpdate, ReportRange, RevenueReport, TrackerAdapter, TrackerCampaign, TrackerConnection };
 
 /** `address_refused`: the outbound address rule refused baseUrl; nothing was sent. */
 export type TrackerErrorKind = 'unauthorized' | 'refused' | 'throttled' | 'transient' | 'invalid_request' | 'not_found' | 'address_refused';

@@ -15,6 +15,7 @@ import {
   type CostRow,
   type CostUpdate,
   type ReportRange,
+  type RevenueReport,
   type TrackerAdapter,
   type TrackerCampaign,
   type TrackerConnection,
@@ -22,6 +23,15 @@ import {
 
 /** The sandbox tracker campaign id of an ad account row. */
 export const sandboxCampaignId = (adAccountRowId: number) => String(9000 + adAccountRowId);
+
+/** The sandbox tracker's clicks, converting clicks and revenue (USD cents) of one campaign id on one date. */
+function sandboxDay(sub3: string, date: string): { clicks: number; converted: number; orderValue: number; value: number } {
+  const digest = crypto.createHash('sha256').update(`${sub3}|${date}`).digest();
+  const clicks = 20 + (digest.readUInt16BE(0) % 200);
+  const converted = Math.floor(clicks * (0.02 + (digest.readUInt16BE(2) % 100) / 1000));
+  const orderValue = 2000 + (digest.readUInt16BE(4) % 6000);
+  return { clicks, converted, orderValue, value: converted * orderValue };
+}
 
 export class SandboxTracker implements TrackerAdapter {
   constructor(
@@ -46,10 +56,9 @@ export class SandboxTracker implements TrackerAdapter {
       let clicks = 0;
       let revenue = 0;
       for (const date of datesBetween(range.from, range.to)) {
-        const digest = crypto.createHash('sha256').update(`${c.providerCampaignId}|${date}`).digest();
-        const n = 20 + (digest.readUInt16BE(0) % 200);
-        clicks += n;
-        revenue += Math.floor(n * (0.02 + (digest.readUInt16BE(2) % 100) / 1000)) * (2000 + (digest.readUInt16BE(4) % 6000));
+        const day = sandboxDay(c.providerCampaignId, date);
+        clicks += day.clicks;
+        revenue += day.value;
       }
       rows.push({
         trackerCampaignId: sandboxCampaignId(account.rowId),
@@ -61,6 +70,27 @@ export class SandboxTracker implements TrackerAdapter {
       });
     }
     return rows;
+  }
+
+  /**
+   * Revenue of the given campaigns from the same deterministic clicks as clickReport (a campaign's
+   * conversions are the converting clicks), whether or not the service launched them: the demo's
+   * reports and rules on profit read the same figures for the same campaigns and dates.
+   */
+  async revenueReport(_conn: TrackerConnection, range: ReportRange, sub3s: string[]): Promise<RevenueReport> {
+    const rows: RevenueReport['rows'] = [];
+    for (const sub3 of new Set(sub3s)) {
+      let conversions = 0;
+      let revenue = 0;
+      for (const date of datesBetween(range.from, range.to)) {
+        // Orders of $3 to $12 here, so that the demo's campaigns land on either side of a ROAS of 1.
+        const { converted, orderValue } = sandboxDay(sub3, date);
+        conversions += converted;
+        revenue += converted * Math.floor(orderValue / 7);
+      }
+      if (conversions) rows.push({ sub3, conversions, revenueMinorUnits: revenue });
+    }
+    return { currency: 'USD', rows };
   }
 
   async costReport(conn: TrackerConnection, range: ReportRange): Promise<CostRow[]> {

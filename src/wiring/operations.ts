@@ -15,6 +15,7 @@ import { operations as automations } from '../automations/operations.js';
 import { internalOperations as automationInternals } from '../automations/actions.js';
 import { operations as board } from '../board/operations.js';
 import { operations as trackers } from '../trackers/operations.js';
+import { operations as reports } from '../reports/operations.js';
 
 /** Operations the service invokes itself, offered on no surface (catalogue.get finds them, catalogue.list leaves them out). */
 export const internalOperations: OperationDefinition[] = [...automationInternals];
@@ -23,6 +24,7 @@ export const operations: OperationDefinition[] = [
   ...brands,
   ...activity,
   ...adAccounts,
+  ...reports,
   ...creatives,
   ...launches,
   ...webhooks,

@@ -46,7 +46,7 @@ const MONEY = /amount|minorunits|budget|spend|ceiling|cost|cpc|cpm/i;
 /** The parameters many tools share say what they are in few words; the server instructions say the rest once. */
 const SHARED_PARAMETERS: Record<string, string | null> = {
   brandId: null,
-  cursor: 'nextCursor of the previous page.',
+  cursor: 'From nextCursor.',
   limit: 'Page size.',
 };
 

@@ -24,6 +24,8 @@ export interface FakeClicks {
   ad_campaign_id: string;
   clicks: number;
   revenue: number;
+  /** Conversions among those clicks (default 0). */
+  conversions?: number;
 }
 
 export interface FakeFault {
@@ -346,12 +348,22 @@ export class KeitaroServer {
               sub_id_3: c.sub_id_3,
               ad_campaign_id: c.ad_campaign_id,
               clicks: c.clicks,
+              conversions: c.conversions ?? 0,
               revenue: c.revenue,
               cost: 0,
               digits: 2,
             }));
+      // Filters keep the rows whose column matches (IN_LIST: one of the expression's values; EQUALS: the value).
+      const kept = source.filter((item) =>
+        (body.filters ?? []).every((f: { name: string; operator: string; expression: unknown }) => {
+          const value = String(item[f.name] ?? '');
+          if (f.operator === 'IN_LIST') return Array.isArray(f.expression) && f.expression.map(String).includes(value);
+          if (f.operator === 'EQUALS') return value === String(f.expression);
+          return true;
+        }),
+      );
       const groups = new Map<string, Record<string, unknown>>();
-      for (const item of source) {
+      for (const item of kept) {
         const key = grouping.map((g) => String(item[g] ?? '')).join('|');
         const g = groups.get(key) ?? Object.fromEntries([...grouping.map((c) => [c, item[c] ?? '']), ...metrics.map((m) => [m, 0])]);
         for (const m of metrics) g[m] = Number(g[m]) + Number(item[m] ?? 0);

@@ -242,6 +242,70 @@ function multipart(contentType: string, body: Buffer): { fields: Record<string, 
 
 type GraphFault = { kind: 'throttle'; code: number; minutes: number; seconds?: number } | { kind: 'error'; spec: GraphErrorSpec };
 
+/**
+ * The AdsInsights fields this fake answers, as the Ads Insights reference lists them
+ * (https://developers.facebook.com/docs/marketing-api/reference/adgroup/insights/, "Fields"): a
+ * field outside the reference is refused with #100, as Graph does.
+ */
+const INSIGHTS_FIELDS = new Set([
+  'account_id',
+  'account_name',
+  'campaign_id',
+  'campaign_name',
+  'adset_id',
+  'adset_name',
+  'ad_id',
+  'ad_name',
+  'spend',
+  'impressions',
+  'reach',
+  'clicks',
+  'actions',
+  'action_values',
+  'ctr',
+  'cpc',
+  'cpm',
+  'frequency',
+  'date_start',
+  'date_stop',
+  'objective',
+]);
+
+/**
+ * The values each breakdown takes (Insights API "Breakdowns": age brackets, gender, ISO country,
+ * publisher_platform with platform_position); the fake puts an object's delivery in the first two,
+ * split exactly (the parts add up to the whole).
+ */
+const BREAKDOWN_VALUES: Record<string, string[]> = {
+  age: ['25-34', '35-44'],
+  gender: ['female', 'male'],
+  country: ['US', 'CA'],
+  publisher_platform: ['facebook', 'instagram'],
+  platform_position: ['feed', 'story'],
+};
+
+function splitByBreakdowns(stats: Required<DayStats>, breakdowns: string[]): Array<{ keys: Record<string, string>; stats: Required<DayStats> }> {
+  if (!breakdowns.length) return [{ keys: {}, stats }];
+  const half = (n: number) => Math.floor(n / 2);
+  const first = {
+    spendMinor: half(stats.spendMinor),
+    impressions: half(stats.impressions),
+    clicks: half(stats.clicks),
+    results: half(stats.results),
+    revenueMinor: half(stats.revenueMinor),
+    reach: half(stats.reach),
+  };
+  const second = {
+    spendMinor: stats.spendMinor - first.spendMinor,
+    impressions: stats.impressions - first.impressions,
+    clicks: stats.clicks - first.clicks,
+    results: stats.results - first.results,
+    revenueMinor: stats.revenueMinor - first.revenueMinor,
+    reach: stats.reach - first.reach,
+  };
+  return [first, second].map((part, i) => ({ keys: Object.fromEntries(breakdowns.map((b) => [b, BREAKDOWN_VALUES[b][i]])), stats: part }));
+}
+
 /** The fake Graph API; `requests` holds every HTTP request, in order (a batch counts once, with its size). */
 export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: string; path: string; batch?: number }> {
   readonly objects = new Map<string, MetaObject>();
@@ -1077,65 +1141,118 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
     return { status: 200, body: { success: true } };
   }
 
-  /** Insights at `level` (campaign by default; adset, ad), one row per object that delivered, filtered on `<level>.id`. */
+  /**
+   * Insights at `level` (campaign by default; account, adset, ad): one row per object that
+   * delivered (per day with `time_increment=1`, per breakdown value with `breakdowns`), filtered on
+   * `<level>.id` or `campaign.id`, each row carrying the `fields` asked for. The parameter names,
+   * types and enums (level, breakdowns, date_preset) are checked against graph-spec.json first; the
+   * rules here come from the reference pages cited beside them.
+   */
   private insights(accountId: string, params: Record<string, unknown>): Answer {
     const range = parseJson(params.time_range) as { since?: string; until?: string } | undefined;
     if (!range?.since || !range.until)
       return graphError(400, 100, '(#100) Param time_range is required', { error_data: { blame_field_specs: [['time_range']] } });
     const level = String(params.level ?? 'campaign');
-    if (!['campaign', 'adset', 'ad'].includes(level)) {
+    if (!['account', 'campaign', 'adset', 'ad'].includes(level)) {
       return graphError(400, 100, '(#100) Param level must be one of {ad, adset, campaign, account}', { error_data: { blame_field_specs: [['level']] } });
     }
+    const fields = params.fields === undefined ? [] : String(params.fields).split(',');
+    const unknownField = fields.find((f) => !INSIGHTS_FIELDS.has(f));
+    if (unknownField) return graphError(400, 100, `(#100) ${unknownField} is not valid for fields param`, { error_data: { blame_field_specs: [['fields']] } });
+    const breakdowns = (parseJson(params.breakdowns ?? '[]') as string[]) ?? [];
+    // Insights breakdowns: platform_position is only available together with publisher_platform.
+    if (breakdowns.includes('platform_position') && !breakdowns.includes('publisher_platform'))
+      return graphError(400, 100, '(#100) platform_position breakdown requires publisher_platform', { error_data: { blame_field_specs: [['breakdowns']] } });
+    const served = new Set(['age', 'gender', 'country', 'publisher_platform', 'platform_position']);
+    const other = breakdowns.find((b) => !served.has(b));
+    if (other) return graphError(400, 100, `(#100) This fake does not answer the ${other} breakdown`, { error_data: { blame_field_specs: [['breakdowns']] } });
+    // time_increment: "all_days", "monthly" or a number of days from 1 to 90 (Insights API, Parameters).
+    const increment = params.time_increment === undefined ? 'all_days' : String(params.time_increment);
+    if (!/^(all_days|monthly|[1-9]\d?)$/.test(increment) || (/^\d+$/.test(increment) && Number(increment) > 90))
+      return graphError(400, 100, '(#100) Param time_increment must be all_days, monthly or a number of days from 1 to 90', {
+        error_data: { blame_field_specs: [['time_increment']] },
+      });
+    if (increment !== 'all_days' && increment !== '1')
+      return graphError(400, 100, `(#100) This fake answers time_increment 1 and all_days only`, { error_data: { blame_field_specs: [['time_increment']] } });
     const rules = (parseJson(params.filtering ?? '[]') as Array<{ field: string; operator: string; value: unknown }>) ?? [];
-    const foreign = rules.find((r) => r.field !== `${level}.id`);
+    const foreign = rules.find((r) => r.field !== `${level}.id` && r.field !== 'campaign.id');
     if (foreign)
       return graphError(400, 100, `(#100) Filtering field ${foreign.field} is not supported at level ${level}`, {
         error_data: { blame_field_specs: [['filtering']] },
       });
-    const idRule = rules.find((r) => r.field === `${level}.id`);
-    const wanted = idRule && Array.isArray(idRule.value) ? new Set(idRule.value.map(String)) : null;
-    const digits = digitsOf(this.accounts.get(accountId)!.currency);
-    const campaignOf = (o: MetaObject): string | undefined =>
-      o.level === 'campaign' ? o.id : o.parentId ? campaignOf(this.objects.get(o.parentId)!) : undefined;
-    const rows = this.objectsOf(accountId, level as MetaLevel)
-      .filter((c) => !wanted || wanted.has(c.id))
-      .flatMap((c) => {
-        const total: Required<DayStats> = { spendMinor: 0, impressions: 0, clicks: 0, results: 0, revenueMinor: 0, reach: 0 };
-        let any = false;
-        for (const [date, s] of this.stats.get(c.id) ?? []) {
-          if (date < range.since! || date > range.until!) continue;
-          any = true;
-          total.spendMinor += s.spendMinor;
-          total.impressions += s.impressions;
-          total.clicks += s.clicks;
-          total.results += s.results;
-          total.revenueMinor += s.revenueMinor;
-          total.reach += s.reach ?? Math.floor(s.impressions / 1.5);
+    const wantedOf = (field: string) => {
+      const rule = rules.find((r) => r.field === field);
+      return rule && Array.isArray(rule.value) ? new Set(rule.value.map(String)) : null;
+    };
+    const wanted = wantedOf(`${level}.id`);
+    const campaigns = wantedOf('campaign.id');
+    const account = this.accounts.get(accountId)!;
+    const digits = digitsOf(account.currency);
+    const ancestor = (o: MetaObject, at: MetaLevel): MetaObject | undefined =>
+      o.level === at ? o : o.parentId ? ancestor(this.objects.get(o.parentId)!, at) : undefined;
+    // The objects of the level (the account: every campaign, summed) with the days they delivered.
+    const subjects =
+      level === 'account'
+        ? [{ object: null as MetaObject | null, days: this.objectsOf(accountId, 'campaign').filter((c) => !campaigns || campaigns.has(c.id)) }]
+        : this.objectsOf(accountId, level as MetaLevel)
+            .filter((o) => (!wanted || wanted.has(o.id)) && (!campaigns || campaigns.has(ancestor(o, 'campaign')?.id ?? '')))
+            .map((o) => ({ object: o as MetaObject | null, days: [o] }));
+    const rows: Array<Record<string, unknown>> = [];
+    for (const subject of subjects) {
+      const periods = new Map<string, Required<DayStats>>();
+      for (const o of subject.days) {
+        for (const [date, s] of this.stats.get(o.id) ?? []) {
+          if (date < range.since || date > range.until) continue;
+          const key = increment === '1' ? date : 'all';
+          const t = periods.get(key) ?? { spendMinor: 0, impressions: 0, clicks: 0, results: 0, revenueMinor: 0, reach: 0 };
+          t.spendMinor += s.spendMinor;
+          t.impressions += s.impressions;
+          t.clicks += s.clicks;
+          t.results += s.results;
+          t.revenueMinor += s.revenueMinor;
+          t.reach += s.reach ?? Math.floor(s.impressions / 1.5);
+          periods.set(key, t);
         }
-        if (!any) return [];
-        // Graph reports one purchase under several action types; a reader must count it once.
-        return [
-          {
-            campaign_id: campaignOf(c),
-            ...(level !== 'campaign' ? { [`${level}_id`]: c.id } : {}),
-            spend: decimal(total.spendMinor, digits),
-            impressions: String(total.impressions),
-            reach: String(total.reach),
-            clicks: String(total.clicks),
+      }
+      for (const [key, total] of [...periods].sort(([a], [b]) => (a < b ? -1 : 1))) {
+        for (const part of splitByBreakdowns(total, breakdowns)) {
+          const o = subject.object;
+          const all: Record<string, unknown> = {
+            account_id: accountId.replace(/^act_/, ''),
+            account_name: accountId,
+            campaign_id: o ? ancestor(o, 'campaign')?.id : undefined,
+            campaign_name: o ? ancestor(o, 'campaign')?.name : undefined,
+            adset_id: o ? ancestor(o, 'adset')?.id : undefined,
+            adset_name: o ? ancestor(o, 'adset')?.name : undefined,
+            ad_id: o ? ancestor(o, 'ad')?.id : undefined,
+            ad_name: o ? ancestor(o, 'ad')?.name : undefined,
+            spend: decimal(part.stats.spendMinor, digits),
+            impressions: String(part.stats.impressions),
+            reach: String(part.stats.reach),
+            clicks: String(part.stats.clicks),
+            // Graph reports one purchase under several action types; a reader must count it once.
             actions: [
-              { action_type: 'link_click', value: String(total.clicks) },
-              { action_type: 'offsite_conversion.fb_pixel_purchase', value: String(total.results) },
-              { action_type: 'omni_purchase', value: String(total.results) },
+              { action_type: 'link_click', value: String(part.stats.clicks) },
+              { action_type: 'offsite_conversion.fb_pixel_purchase', value: String(part.stats.results) },
+              { action_type: 'omni_purchase', value: String(part.stats.results) },
             ],
             action_values: [
-              { action_type: 'offsite_conversion.fb_pixel_purchase', value: decimal(total.revenueMinor, digits) },
-              { action_type: 'omni_purchase', value: decimal(total.revenueMinor, digits) },
+              { action_type: 'offsite_conversion.fb_pixel_purchase', value: decimal(part.stats.revenueMinor, digits) },
+              { action_type: 'omni_purchase', value: decimal(part.stats.revenueMinor, digits) },
             ],
-            date_start: range.since,
-            date_stop: range.until,
-          },
-        ];
-      });
+          };
+          // Without `fields`, the ids of the level and the figures the adapters have always read.
+          const asked = fields.length
+            ? fields
+            : [...(level === 'account' ? [] : [`${level}_id`]), 'campaign_id', 'spend', 'impressions', 'reach', 'clicks', 'actions', 'action_values'];
+          const row: Record<string, unknown> = Object.fromEntries(asked.filter((f) => all[f] !== undefined).map((f) => [f, all[f]]));
+          Object.assign(row, part.keys);
+          row.date_start = key === 'all' ? range.since : key;
+          row.date_stop = key === 'all' ? range.until : key;
+          rows.push(row);
+        }
+      }
+    }
     const page = this.page(
       rows.map((r, i) => ({ r, i })),
       (x) => x.i,

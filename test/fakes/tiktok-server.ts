@@ -454,6 +454,42 @@ function multipart(body: Buffer, contentType: string): Record<string, string | F
 
 type TikTokFault = { kind: 'throttle'; http429: boolean; retryAfterSeconds?: number } | { kind: 'code'; code: number; message: string };
 
+/** The metrics this fake's reports answer (TikTok's "Basic metrics" and "Attribute metrics" reference). */
+const REPORT_METRICS_SERVED = new Set(['spend', 'impressions', 'clicks', 'conversion', 'total_complete_payment_rate', 'reach']);
+const ATTRIBUTE_METRICS = new Set(['campaign_name', 'adgroup_name', 'ad_name', 'campaign_id', 'adgroup_id']);
+
+/** AUDIENCE dimensions this fake answers, and the two values it puts an object's delivery in (TikTok's enum values). */
+const AUDIENCE_DIMENSIONS: Record<string, string[]> = {
+  age: ['AGE_25_34', 'AGE_55_100'],
+  gender: ['FEMALE', 'MALE'],
+  country_code: ['US', 'CA'],
+  placement: ['PLACEMENT_TIKTOK', 'PLACEMENT_PANGLE'],
+};
+
+/** A day's figures split in two parts that add up to them exactly. */
+function halves(t: Required<TikTokDayStats>): Array<Required<TikTokDayStats>> {
+  const h = (n: number) => Math.floor(n / 2);
+  const a = {
+    spendMinor: h(t.spendMinor),
+    impressions: h(t.impressions),
+    clicks: h(t.clicks),
+    conversions: h(t.conversions),
+    revenueMinor: h(t.revenueMinor),
+    reach: h(t.reach),
+  };
+  return [
+    a,
+    {
+      spendMinor: t.spendMinor - a.spendMinor,
+      impressions: t.impressions - a.impressions,
+      clicks: t.clicks - a.clicks,
+      conversions: t.conversions - a.conversions,
+      revenueMinor: t.revenueMinor - a.revenueMinor,
+      reach: t.reach - a.reach,
+    },
+  ];
+}
+
 export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokRequest> {
   readonly objects = new Map<string, TikTokObject>();
   /** Images and videos by id. */
@@ -1208,47 +1244,105 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
     return { code: 0, data: { list } };
   }
 
-  /** The integrated report at campaign, ad group or ad level: one row per object (its id the dimension), filtered to ids. */
+  /**
+   * The integrated report (GET /report/integrated/get/). Parameter names, types, enums and the
+   * page_size cap are checked against endpoints.json first. Then the report rules of TikTok's
+   * "Synchronous reports" and "Supported dimensions" pages (portal docs 1738864915188737 and
+   * 1751443956638721): BASIC takes the data level's id dimension, alone or with stat_time_day;
+   * AUDIENCE takes the id dimension with one audience dimension (age, gender, country_code,
+   * placement...); AUCTION_ADVERTISER's id dimension is advertiser_id; a filter takes at most 100
+   * ids; attribute metrics (names and parent ids) belong to BASIC reports.
+   */
   private report(advertiserId: string, params: Record<string, unknown>): Answer {
-    if (params.report_type !== 'BASIC') return invalid('report_type: This fake answers BASIC reports only.');
-    const levels: Record<string, TikTokLevel> = { AUCTION_CAMPAIGN: 'campaign', AUCTION_ADGROUP: 'adgroup', AUCTION_AD: 'ad' };
+    const type = String(params.report_type);
+    if (type !== 'BASIC' && type !== 'AUDIENCE') return invalid('report_type: This fake answers BASIC and AUDIENCE reports only.');
+    const levels: Record<string, TikTokLevel | 'advertiser'> = {
+      AUCTION_ADVERTISER: 'advertiser',
+      AUCTION_CAMPAIGN: 'campaign',
+      AUCTION_ADGROUP: 'adgroup',
+      AUCTION_AD: 'ad',
+    };
     const level = levels[String(params.data_level)];
-    if (!level) return invalid(`data_level: This fake answers AUCTION_CAMPAIGN, AUCTION_ADGROUP and AUCTION_AD only.`);
+    if (!level) return invalid('data_level: This fake answers the AUCTION_ data levels only.');
     const since = String(params.start_date ?? '');
     const until = String(params.end_date ?? '');
     if (!/^\d{4}-\d{2}-\d{2}$/.test(since) || !/^\d{4}-\d{2}-\d{2}$/.test(until)) return invalid('start_date: Must be a date YYYY-MM-DD.');
+    const idDimension = level === 'advertiser' ? 'advertiser_id' : ID_FIELD[level];
     const dimensions = Array.isArray(params.dimensions) ? (params.dimensions as string[]) : [];
-    if (dimensions.length !== 1 || dimensions[0] !== ID_FIELD[level])
-      return invalid(`dimensions: Must be ["${ID_FIELD[level]}"] at data level ${String(params.data_level)}.`);
+    const extra = dimensions.filter((d) => d !== idDimension);
+    if (!dimensions.includes(idDimension) || extra.length > 1)
+      return invalid(`dimensions: Must be ["${idDimension}"] and at most one more dimension at data level ${String(params.data_level)}.`);
+    const time = extra[0] === 'stat_time_day';
+    const audience = AUDIENCE_DIMENSIONS[extra[0] ?? ''];
+    if (type === 'BASIC' && extra.length && !time) return invalid(`dimensions: ${extra[0]} is not a BASIC report dimension.`);
+    if (type === 'AUDIENCE' && !audience) return invalid(`dimensions: AUDIENCE reports take one of ${Object.keys(AUDIENCE_DIMENSIONS).join(', ')}.`);
     const metrics = Array.isArray(params.metrics) ? (params.metrics as string[]) : [];
+    const unknownMetric = metrics.find((m) => !REPORT_METRICS_SERVED.has(m) && !ATTRIBUTE_METRICS.has(m));
+    if (unknownMetric) return invalid(`metrics: ${unknownMetric} is not a metric this fake answers.`);
+    const attribute = metrics.find((m) => ATTRIBUTE_METRICS.has(m));
+    if (attribute && (type !== 'BASIC' || level === 'advertiser'))
+      return invalid(`metrics: ${attribute} is an attribute metric of BASIC reports at an object level.`);
     const filters = Array.isArray(params.filtering) ? (params.filtering as Array<Record<string, unknown>>) : [];
-    const idFilter = filters.find((f) => f.field_name === `${ID_FIELD[level]}s`);
-    const wanted = idFilter ? new Set((parseJson(idFilter.filter_value) as unknown[]).map(String)) : null;
-    if (wanted && wanted.size > 100) return invalid(`filtering: ${ID_FIELD[level]}s takes at most 100 ids.`);
+    const wantedOf = (name: string) => {
+      const f = filters.find((x) => x.field_name === name);
+      return f ? new Set((parseJson(f.filter_value) as unknown[]).map(String)) : null;
+    };
+    const wanted = level === 'advertiser' ? null : wantedOf(`${ID_FIELD[level]}s`);
+    const campaigns = wantedOf('campaign_ids');
+    for (const set of [wanted, campaigns]) if (set && set.size > 100) return invalid('filtering: an id filter takes at most 100 ids.');
     const digits = digitsOf(this.advertisers.get(advertiserId)!.currency);
-    const rows = this.objectsOf(advertiserId, level)
-      .filter((c) => !wanted || wanted.has(c.id))
-      .map((c) => {
-        const t: Required<TikTokDayStats> = { spendMinor: 0, impressions: 0, clicks: 0, conversions: 0, revenueMinor: 0, reach: 0 };
-        for (const [date, s] of this.stats.get(c.id) ?? []) {
+    const campaignOf = (o: TikTokObject): string => (o.level === 'campaign' ? o.id : (o.campaignId ?? o.parentId ?? ''));
+    const subjects =
+      level === 'advertiser'
+        ? [{ object: null as TikTokObject | null, sources: this.objectsOf(advertiserId, 'campaign').filter((c) => !campaigns || campaigns.has(c.id)) }]
+        : this.objectsOf(advertiserId, level)
+            .filter((o) => (!wanted || wanted.has(o.id)) && (!campaigns || campaigns.has(campaignOf(o))))
+            .map((o) => ({ object: o as TikTokObject | null, sources: [o] }));
+    const rows: unknown[] = [];
+    for (const subject of subjects) {
+      const periods = new Map<string, Required<TikTokDayStats>>();
+      for (const o of subject.sources) {
+        for (const [date, st] of this.stats.get(o.id) ?? []) {
           if (date < since || date > until) continue;
-          t.spendMinor += s.spendMinor;
-          t.impressions += s.impressions;
-          t.clicks += s.clicks;
-          t.conversions += s.conversions;
-          t.revenueMinor += s.revenueMinor;
-          t.reach += s.reach ?? Math.floor(s.impressions / 1.5);
+          const key = time ? date : 'all';
+          const t = periods.get(key) ?? { spendMinor: 0, impressions: 0, clicks: 0, conversions: 0, revenueMinor: 0, reach: 0 };
+          t.spendMinor += st.spendMinor;
+          t.impressions += st.impressions;
+          t.clicks += st.clicks;
+          t.conversions += st.conversions;
+          t.revenueMinor += st.revenueMinor;
+          t.reach += st.reach ?? Math.floor(st.impressions / 1.5);
+          periods.set(key, t);
         }
-        const all: Record<string, string> = {
-          spend: decimal(t.spendMinor, digits),
-          impressions: String(t.impressions),
-          clicks: String(t.clicks),
-          conversion: String(t.conversions),
-          total_complete_payment_rate: decimal(t.revenueMinor, digits),
-          reach: String(t.reach),
-        };
-        return { dimensions: { [ID_FIELD[level]]: c.id }, metrics: Object.fromEntries(metrics.filter((m) => m in all).map((m) => [m, all[m]])) };
-      });
+      }
+      // A BASIC report at an object level lists every object asked for, with zeros where it did not deliver.
+      if (!periods.size && !time && !audience && subject.object)
+        periods.set('all', { spendMinor: 0, impressions: 0, clicks: 0, conversions: 0, revenueMinor: 0, reach: 0 });
+      for (const [key, t] of [...periods].sort(([a], [b]) => (a < b ? -1 : 1))) {
+        const parts = audience ? halves(t).map((part, i) => ({ value: audience[i], t: part })) : [{ value: null as string | null, t }];
+        for (const part of parts) {
+          const o = subject.object;
+          const all: Record<string, string> = {
+            spend: decimal(part.t.spendMinor, digits),
+            impressions: String(part.t.impressions),
+            clicks: String(part.t.clicks),
+            conversion: String(part.t.conversions),
+            total_complete_payment_rate: decimal(part.t.revenueMinor, digits),
+            reach: String(part.t.reach),
+            ...(o ? { [NAME_FIELD[o.level]]: o.name, campaign_id: campaignOf(o) } : {}),
+            ...(o && o.level === 'ad' ? { adgroup_id: o.parentId ?? '' } : {}),
+          };
+          rows.push({
+            dimensions: {
+              [idDimension]: o ? o.id : advertiserId,
+              ...(time ? { stat_time_day: `${key} 00:00:00` } : {}),
+              ...(audience ? { [extra[0]]: part.value } : {}),
+            },
+            metrics: Object.fromEntries(metrics.filter((m) => m in all).map((m) => [m, all[m]])),
+          });
+        }
+      }
+    }
     return this.paged(rows, params, 'list');
   }
 }

@@ -24,15 +24,32 @@ import {
   type PlatformCampaign,
   type PlatformName,
   type PlatformStatus,
+  type ReportBreakdown,
+  type ReportQuery,
+  type ReportRow,
+  AGE_BRACKETS,
   type CreativeFile,
   type UploadedCreative,
 } from '../port.js';
 import { CONVERSION_EVENTS, INTERESTS, LOCATIONS } from './catalog.js';
 import { sandboxMinimums, type MetaAccountFacts } from '../meta/rules.js';
-import { NO_INSIGHTS, addInsights, deliver, type Delivery, type StatusChange } from './delivery.js';
+import {
+  NO_INSIGHTS,
+  addInsights,
+  deliver,
+  deliverDaily,
+  reachOf,
+  splitExactly,
+  weightsOf,
+  type DayDelivery,
+  type Delivery,
+  type StatusChange,
+} from './delivery.js';
+import { TIKTOK_PLACEMENTS } from '../tiktok/mapping.js';
 import { perObject } from '../insights.js';
 import { nonCountries, refusalOf } from './refusals.js';
 import {
+  allObjects,
   assetPayloads,
   campaignPage,
   childCounts,
@@ -96,6 +113,87 @@ function toCampaign(row: CampaignRow): PlatformCampaign {
     budgetLevel: budget ? 'campaign' : 'adset',
     createdAt: new Date(row.createdAt).toISOString(),
   };
+}
+
+const byObjectId = (a: TreeRow, b: TreeRow) => (a.objectId < b.objectId ? -1 : a.objectId > b.objectId ? 1 : 0);
+
+function sumDays(days: DayDelivery[]): Insights {
+  let total = NO_INSIGHTS;
+  for (const d of days) total = addInsights(total, d);
+  return total;
+}
+
+function emptyRow(name: string): ReportRow {
+  return { campaignId: null, adsetId: null, adId: null, name, key: null, spendMinorUnits: 0, impressions: 0, clicks: 0, results: 0, reach: 0 };
+}
+
+/** The values each non-day breakdown splits into, in the order answered. */
+function bucketsOf(breakdown: Exclude<ReportBreakdown, 'day'>, platform: PlatformName): readonly string[] {
+  switch (breakdown) {
+    case 'age':
+      return AGE_BRACKETS;
+    case 'gender':
+      return ['female', 'male', 'unknown'];
+    case 'country':
+      return SANDBOX_COUNTRIES;
+    case 'placement':
+      return platform === 'meta' ? META_PLACEMENTS : TIKTOK_PLACEMENTS;
+  }
+}
+
+/** Countries the sandbox's audiences come from. */
+const SANDBOX_COUNTRIES = ['US', 'GB', 'CA', 'DE'];
+/** Meta placements as the report names them: publisher platform and position. */
+const META_PLACEMENTS = ['facebook_feed', 'facebook_story', 'instagram_feed', 'instagram_story', 'instagram_reels'];
+
+/** The report rows of one object (or the account) from its days: one row, one per day, or its total split by the breakdown. */
+function rowsOfSubject(
+  ids: Pick<ReportRow, 'campaignId' | 'adsetId' | 'adId'>,
+  seed: string,
+  name: string | null,
+  days: DayDelivery[],
+  breakdown: ReportBreakdown | null,
+  platform: PlatformName,
+): ReportRow[] {
+  // Rows are built field by field in one shape (no spreads): a report may hold 90,000 of them.
+  const row = (key: string | null, spend: number, impressions: number, clicks: number, results: number, reach: number): ReportRow => ({
+    campaignId: ids.campaignId,
+    adsetId: ids.adsetId,
+    adId: ids.adId,
+    name,
+    key,
+    spendMinorUnits: spend,
+    impressions,
+    clicks,
+    results,
+    reach,
+  });
+  if (breakdown === 'day') {
+    const out: ReportRow[] = new Array(days.length);
+    for (let i = 0; i < days.length; i++) {
+      const d = days[i];
+      out[i] = row(d.date, d.spendMinorUnits, d.impressions, d.clicks, d.results, reachOf(d.impressions, d.spendMinorUnits > 0 ? 1 : 0));
+    }
+    return out;
+  }
+  const total = sumDays(days);
+  const reach = reachOf(total.impressions, days.filter((d) => d.spendMinorUnits > 0).length);
+  if (!breakdown) return [row(null, total.spendMinorUnits, total.impressions, total.clicks, total.results, reach)];
+  if (!total.impressions && !total.spendMinorUnits) return [];
+  const buckets = bucketsOf(breakdown, platform);
+  const weights = weightsOf(`${seed}|${breakdown}`, buckets.length);
+  // "unknown" ages and genders are a small part.
+  buckets.forEach((b, i) => {
+    if (b === 'unknown') weights[i] *= 0.05;
+  });
+  const spend = splitExactly(total.spendMinorUnits, weights);
+  const impressions = splitExactly(total.impressions, weights);
+  const clicks = splitExactly(total.clicks, weights);
+  const results = splitExactly(total.results, weights);
+  const reaches = splitExactly(reach, weights);
+  return buckets
+    .map((key, i) => row(key, spend[i], impressions[i], clicks[i], results[i], reaches[i]))
+    .filter((r) => r.impressions > 0 || r.spendMinorUnits > 0);
 }
 
 export class SandboxPlatform implements PlatformAdapter {
@@ -289,6 +387,127 @@ export class SandboxPlatform implements PlatformAdapter {
       }
     }
     return perObject(ids, out);
+  }
+
+  /**
+   * A performance report from the simulated delivery: each object's days as insightsByObject
+   * delivers them (the same budgets, shares and gates), so the same objects and period always read
+   * the same. `day` rows are those days; the other breakdowns split each object's total over the
+   * period by stable weights, exactly (the parts add up to the unbroken figure).
+   */
+  async report(account: AdAccount, query: ReportQuery): Promise<ReportRow[]> {
+    const { level, window, breakdown } = query;
+    const campaigns = (
+      query.campaignIds ? await this.rowsOf(account, 'campaign', 'objectId', query.campaignIds) : await allObjects(this.knex, account.accountId, 'campaign')
+    ).sort((a, b) => (a.objectId < b.objectId ? -1 : a.objectId > b.objectId ? 1 : 0));
+    if (!campaigns.length) return level === 'account' && !breakdown ? [emptyRow(account.accountId)] : [];
+    const adsets = (
+      await this.rowsOf(
+        account,
+        'adset',
+        'parentId',
+        campaigns.map((c) => c.objectId),
+      )
+    ).sort(byObjectId);
+    const ads =
+      level === 'ad'
+        ? (
+            await this.rowsOf(
+              account,
+              'ad',
+              'parentId',
+              adsets.map((a) => a.objectId),
+            )
+          ).sort(byObjectId)
+        : [];
+    const adsetsPerCampaign =
+      level === 'adset' || level === 'ad'
+        ? await this.childCounts(
+            account,
+            'adset',
+            campaigns.map((c) => c.objectId),
+          )
+        : new Map<string, number>();
+    const adsPerAdset =
+      level === 'ad'
+        ? await this.childCounts(
+            account,
+            'ad',
+            adsets.map((a) => a.objectId),
+          )
+        : new Map<string, number>();
+    const history = await this.histories([...campaigns, ...adsets, ...ads].map((r) => r.objectId));
+    const byId = new Map([...campaigns, ...adsets].map((r) => [r.objectId, r]));
+    const now = this.now();
+    const tz = account.timezone;
+    const h = (id: string) => history.get(id) ?? [];
+    const converts = (...rows: Array<TreeRow | undefined>) => !rows.some((r) => r && NO_RESULTS_MARK.test(r.name));
+    const adsetBudget = (a: TreeRow): Budget | null => {
+      if (a.budgetCents !== null) return budgetOf(a);
+      const c = byId.get(a.parentId!);
+      return c ? budgetOf(c, adsetsPerCampaign.get(c.objectId) ?? 1) : null;
+    };
+    const adsetsOf = new Map<string, TreeRow[]>();
+    for (const a of adsets) adsetsOf.set(a.parentId!, [...(adsetsOf.get(a.parentId!) ?? []), a]);
+    /** A campaign's days: its own budget, or the sum of its ad sets' (each gated by the campaign). */
+    const campaignDays = (c: TreeRow): DayDelivery[] => {
+      if (c.budgetCents !== null) return deliverDaily({ id: c.objectId, budget: budgetOf(c), history: h(c.objectId), converts: converts(c) }, window, tz, now);
+      const byDate = new Map<string, DayDelivery>();
+      for (const a of adsetsOf.get(c.objectId) ?? []) {
+        if (a.budgetCents === null) continue;
+        for (const d of deliverDaily({ id: a.objectId, budget: budgetOf(a), history: h(a.objectId), converts: converts(c, a) }, window, tz, now, [
+          h(c.objectId),
+        ])) {
+          const into = byDate.get(d.date);
+          byDate.set(d.date, into ? { ...addInsights(into, d), date: d.date } : d);
+        }
+      }
+      return [...byDate.values()].sort((x, y) => (x.date < y.date ? -1 : 1));
+    };
+    // The objects of the level, each with its ids and days.
+    const subjects: Array<{ ids: Pick<ReportRow, 'campaignId' | 'adsetId' | 'adId'>; seed: string; name: string | null; days: DayDelivery[] }> = [];
+    if (level === 'campaign' || level === 'account') {
+      for (const c of campaigns)
+        subjects.push({ ids: { campaignId: c.objectId, adsetId: null, adId: null }, seed: c.objectId, name: c.name, days: campaignDays(c) });
+    } else if (level === 'adset') {
+      for (const a of adsets) {
+        const c = byId.get(a.parentId!);
+        const days = deliverDaily({ id: a.objectId, budget: adsetBudget(a), history: h(a.objectId), converts: converts(c, a) }, window, tz, now, [
+          h(a.parentId!),
+        ]);
+        subjects.push({ ids: { campaignId: a.parentId, adsetId: a.objectId, adId: null }, seed: a.objectId, name: a.name, days });
+      }
+    } else {
+      for (const ad of ads) {
+        const a = byId.get(ad.parentId!);
+        if (!a) continue;
+        const budget = adsetBudget(a);
+        const share = budget ? { ...budget, amountMinorUnits: Math.floor(budget.amountMinorUnits / (adsPerAdset.get(a.objectId) ?? 1)) } : null;
+        const c = byId.get(a.parentId!);
+        const days = deliverDaily({ id: ad.objectId, budget: share, history: h(ad.objectId), converts: converts(c, a, ad) }, window, tz, now, [
+          h(a.objectId),
+          h(a.parentId!),
+        ]);
+        subjects.push({ ids: { campaignId: a.parentId, adsetId: a.objectId, adId: ad.objectId }, seed: ad.objectId, name: ad.name, days });
+      }
+    }
+    if (level === 'account') {
+      // The account as one subject: every campaign's days, summed per date.
+      const byDate = new Map<string, DayDelivery>();
+      let reach = 0;
+      for (const s of subjects) {
+        reach += reachOf(sumDays(s.days).impressions, s.days.filter((d) => d.spendMinorUnits > 0).length);
+        for (const d of s.days) {
+          const into = byDate.get(d.date);
+          byDate.set(d.date, into ? { ...addInsights(into, d), date: d.date } : d);
+        }
+      }
+      const days = [...byDate.values()].sort((x, y) => (x.date < y.date ? -1 : 1));
+      const rows = rowsOfSubject({ campaignId: null, adsetId: null, adId: null }, account.accountId, null, days, breakdown, this.platform);
+      if (!breakdown) rows[0].reach = reach;
+      return rows;
+    }
+    return subjects.flatMap((s) => rowsOfSubject(s.ids, s.seed, s.name, s.days, breakdown, this.platform));
   }
 
   /** Refuses the whole call, creating nothing, when the platform would refuse one of `specs`. */

@@ -135,6 +135,12 @@ export async function objectsWhere(db: Db, accountId: string, level: ObjectLevel
   return rows.map(toTreeRow);
 }
 
+/** Every object of `level` on the account (deleted ones too: they delivered until they were), by object id. */
+export async function allObjects(db: Db, accountId: string, level: ObjectLevel): Promise<TreeRow[]> {
+  const rows = await objects(db, accountId, level).orderBy('object_id').select('object_id', 'parent_id', 'name', 'budget_period', 'budget_cents');
+  return rows.map(toTreeRow);
+}
+
 /** How many objects of `level` that are not deleted each of `parentIds` has (parents without any are absent). */
 export async function childCounts(db: Db, accountId: string, level: ObjectLevel, parentIds: string[]): Promise<Map<string, number>> {
   if (!parentIds.length) return new Map();

@@ -16,6 +16,9 @@ import {
   type InsightsLevel,
   type LeadFormPage,
   type ObjectInsights,
+  type ReportBreakdown,
+  type ReportQuery,
+  type ReportRow,
   type ObjectLevel,
   type ObjectRef,
   type CreativeFile,
@@ -71,6 +74,40 @@ const REGION_QUERY = { placements: ['PLACEMENT_TIKTOK'], objective_type: 'TRAFFI
 /** What a status update does, for the message when TikTok leaves some ids unchanged. */
 const STATUS_VERB = { ENABLE: 'enable', DISABLE: 'pause', DELETE: 'delete' } as const;
 const REPORT_LEVEL: Record<Level, string> = { campaign: 'AUCTION_CAMPAIGN', adset: 'AUCTION_ADGROUP', ad: 'AUCTION_AD' };
+/** The attribute metric that names an object of each level in a BASIC report. */
+const NAME_METRIC: Record<Level, string> = { campaign: 'campaign_name', adset: 'adgroup_name', ad: 'ad_name' };
+
+/** The AUDIENCE report dimension of each breakdown. */
+const TIKTOK_BREAKDOWNS: Record<Exclude<ReportBreakdown, 'day'>, string> = { age: 'age', gender: 'gender', country: 'country_code', placement: 'placement' };
+
+/**
+ * TikTok's age groups in the report's brackets. TikTok reports everyone 55 and over as one group
+ * (AGE_55_100): answered as 55-64, the bracket it starts with.
+ */
+const TIKTOK_AGES: Record<string, string> = {
+  AGE_18_24: '18-24',
+  AGE_25_34: '25-34',
+  AGE_35_44: '35-44',
+  AGE_45_54: '45-54',
+  AGE_55_100: '55-64',
+};
+
+/** A report row's breakdown value from TikTok's dimensions. */
+function tiktokKey(breakdown: ReportBreakdown, d: Record<string, unknown>): string {
+  switch (breakdown) {
+    case 'day':
+      return String(d.stat_time_day ?? '').slice(0, 10);
+    case 'age':
+      return TIKTOK_AGES[String(d.age)] ?? 'unknown';
+    case 'gender':
+      return d.gender === 'MALE' ? 'male' : d.gender === 'FEMALE' ? 'female' : 'unknown';
+    case 'country':
+      return d.country_code ? String(d.country_code) : 'unknown';
+    case 'placement':
+      return d.placement ? String(d.placement) : 'unknown';
+  }
+}
+
 const REPORT_METRICS = ['spend', 'impressions', 'clicks', 'conversion', 'total_complete_payment_rate'];
 
 function matcher(query?: string): (item: OptionItem) => boolean {
@@ -411,6 +448,71 @@ export class TikTokAdapter implements PlatformAdapter {
     ]);
     for (const item of items) this.record(account, level, item.spec.marker, created.get(item)!);
     return items.map((item) => created.get(item)!);
+  }
+
+  /**
+   * GET /report/integrated/get/: `BASIC` with the level's id dimension (and `stat_time_day` for
+   * days), `AUDIENCE` with `age`, `gender`, `country_code` or `placement` beside it; the level's
+   * `data_level`, `start_date` and `end_date`, a `campaign_ids` filter of at most 100 ids per report
+   * when narrowed, pages of 1000 followed to the end (at most MAX_PAGES). Names come with the BASIC
+   * rows (attribute metrics); an AUDIENCE report reads them from a BASIC report of the same objects.
+   */
+  async report(account: AdAccount, query: ReportQuery): Promise<ReportRow[]> {
+    const digits = currencyDigits(account.currency);
+    const { level, breakdown } = query;
+    const idDimension = level === 'account' ? 'advertiser_id' : ID_FIELD[level];
+    const audience = breakdown !== null && breakdown !== 'day';
+    const nameMetric = level === 'account' ? null : NAME_METRIC[level];
+    const slices = query.campaignIds ? chunks([...new Set(query.campaignIds)], 100) : [null];
+    const read = async (reportType: 'BASIC' | 'AUDIENCE', dimensions: string[], metrics: string[]) => {
+      const rows: any[] = [];
+      for (const slice of slices) {
+        if (slice && !slice.length) continue;
+        const params: TikTokParams = {
+          report_type: reportType,
+          data_level: level === 'account' ? 'AUCTION_ADVERTISER' : REPORT_LEVEL[level],
+          dimensions,
+          metrics,
+          start_date: query.window.since,
+          end_date: query.window.until,
+          ...(slice ? { filtering: [{ field_name: 'campaign_ids', filter_type: 'IN', filter_value: JSON.stringify(slice) }] } : {}),
+        };
+        rows.push(...(await this.collect(account, 'report/integrated/get/', params, 'list', LIST_PAGE_SIZE)));
+      }
+      return rows;
+    };
+    const figures = ['spend', 'impressions', 'clicks', 'conversion', 'reach'];
+    const parents = level === 'adset' || level === 'ad' ? ['campaign_id'] : [];
+    if (level === 'ad') parents.push('adgroup_id');
+    const basicMetrics = [...figures, ...(nameMetric ? [nameMetric] : []), ...parents];
+    const rows = audience
+      ? await read('AUDIENCE', [idDimension, TIKTOK_BREAKDOWNS[breakdown]], figures)
+      : await read('BASIC', breakdown === 'day' ? [idDimension, 'stat_time_day'] : [idDimension], basicMetrics);
+    // Names and parents of an AUDIENCE report's objects, from one BASIC report of the same objects.
+    const about = new Map<string, Record<string, unknown>>();
+    if (audience && level !== 'account') {
+      for (const r of await read('BASIC', [idDimension], [...(nameMetric ? [nameMetric] : []), ...parents]))
+        about.set(String(r?.dimensions?.[idDimension]), r?.metrics ?? {});
+    }
+    return rows.map((r) => {
+      const d = r?.dimensions ?? {};
+      const m = r?.metrics ?? {};
+      const id = String(d[idDimension] ?? '');
+      const facts = { ...(about.get(id) ?? {}), ...m };
+      const str = (v: unknown) => (v === undefined || v === null || v === '' ? null : String(v));
+      return {
+        campaignId: level === 'campaign' ? id : level === 'account' ? null : str(facts.campaign_id),
+        adsetId: level === 'adset' ? id : level === 'ad' ? str(facts.adgroup_id) : null,
+        adId: level === 'ad' ? id : null,
+        name: nameMetric ? str(facts[nameMetric]) : null,
+        key: breakdown ? tiktokKey(breakdown, d) : null,
+        spendMinorUnits: m.spend === undefined ? 0 : decimalToMinor(String(m.spend), digits),
+        impressions: Math.round(Number(m.impressions ?? 0)) || 0,
+        clicks: Math.round(Number(m.clicks ?? 0)) || 0,
+        results: Math.round(Number(m.conversion ?? 0)) || 0,
+        reach: m.reach === undefined ? null : Math.round(Number(m.reach)) || 0,
+      };
+    });
   }
 
   async createObjects(account: AdAccount, specs: ObjectSpec[]): Promise<ObjectRef[]> {

@@ -161,7 +161,7 @@ for (const dialect of dialects()) {
         level: 'campaign',
         action: 'pause',
         conditions: [
-          { metric: 'profit', window: 'today', operator: 'gt', value: 1 },
+          { metric: 'margin', window: 'today', operator: 'gt', value: 1 },
           { metric: 'spend', window: 'last_2d', operator: 'gt', value: 1 },
         ],
       };
