@@ -185,7 +185,8 @@ export function toolsFor(ops: OperationDefinition[], schemas: SchemaRegistry): T
     // Every answer names the first field it always holds, so an answer of another shape (an error
     // envelope) fails the client's check instead of passing unseen.
     const required = bundledOutput.required as string[] | undefined;
-    const output = required?.length ? { ...draft.output, required: required.slice(0, 1) } : draft.output;
+    const first = required?.find((name) => name in ((draft.output.properties as object | undefined) ?? {}));
+    const output = first ? { ...draft.output, required: [first] } : draft.output;
     const inputSchema = portableInputOf(op, drafts[i].input, schemas);
     return {
       name: draft.name,
