@@ -201,11 +201,18 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
         const call: AskingCall = {
           invoke: (name, a, key) => run(name, a, key),
           ask: (message, schema) => waitForPerson(() => ask(message, schema), { timeoutMs: confirmMs, signal: channel.signal, onWait }),
+          db: service.knex,
+          organizationId: principal.organizationId,
+          canPublish: principal.scopes.has('publish'),
         };
         const decision = await askFirst(input, idempotencyKey, requestId, call);
-        if (!decision.proceed) return declinedResult(decision.body, decision.reason);
-        // A call cancelled while it asked is dead, whatever the answer said.
-        if (channel.signal?.aborted) return declinedResult({}, 'Nothing was done: the call was cancelled.');
+        if (decision.proceed === false) return declinedResult(decision.body, decision.reason);
+        if (decision.proceed === 'without-publish') return await placedWithoutPublish(op, input, idempotencyKey, caller, decision.reason);
+        // A call cancelled while it asked is dead, whatever the answer said (a card is placed, without a publish).
+        if (channel.signal?.aborted) {
+          const said = 'Nothing was done: the call was cancelled.';
+          return op.name.endsWith('pipeline-card') ? await placedWithoutPublish(op, input, idempotencyKey, caller, said) : declinedResult({}, said);
+        }
         // What the person confirmed is what is done: the call goes on bound to the plan the question showed.
         if (decision.input) Object.assign(input, decision.input);
         asked = decision.input !== undefined;
@@ -232,6 +239,30 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
       }
       return errorResult(err, requestId);
     }
+  }
+
+  /**
+   * A card placed after the person said no (or was silent, or the call was cancelled): the call runs
+   * as its caller without `publish`, so the card is placed and nothing moves (no publish, no
+   * workflow with a launch or budget step starts for it); the answer's publish.reason is `declined`.
+   */
+  async function placedWithoutPublish(
+    op: OperationDefinition,
+    input: Record<string, unknown>,
+    idempotencyKey: unknown,
+    caller: Caller,
+    reason: string,
+  ): Promise<CallToolResult> {
+    const scopes = new Set([...caller.principal.scopes].filter((s) => s !== 'publish'));
+    const principal = { ...caller.principal, scopes };
+    const { body } = await invokeFollowing(service, op, principal, input, {
+      requestId: caller.requestId,
+      idempotencyKey: idempotencyKey as string | undefined,
+      surface: 'mcp',
+    });
+    const answer = body as Record<string, any>;
+    if (answer.publish?.reason === 'publish_scope_missing') answer.publish = { ...answer.publish, reason: 'declined' };
+    return declinedResult(answer, reason);
   }
 
   server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
