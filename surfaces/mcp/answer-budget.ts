@@ -67,10 +67,17 @@ function nameOf(item: unknown): string | null {
 }
 
 /** The longest string in `node`, with where it is, for the last resort of a cut. */
-function longestString(node: unknown, holder?: { parent: Record<string, unknown> | unknown[]; key: string | number }): { holder: { parent: any; key: any }; length: number } | null {
+function longestString(
+  node: unknown,
+  holder?: { parent: Record<string, unknown> | unknown[]; key: string | number },
+): { holder: { parent: any; key: any }; length: number } | null {
   let best: { holder: { parent: any; key: any }; length: number } | null = null;
   if (typeof node === 'string') return holder ? { holder, length: node.length } : null;
-  const entries: Array<[string | number, unknown]> = Array.isArray(node) ? node.map((v, i) => [i, v]) : node && typeof node === 'object' ? Object.entries(node) : [];
+  const entries: Array<[string | number, unknown]> = Array.isArray(node)
+    ? node.map((v, i) => [i, v])
+    : node && typeof node === 'object'
+      ? Object.entries(node)
+      : [];
   for (const [key, value] of entries) {
     const found = longestString(value, { parent: node as Record<string, unknown>, key });
     if (found && (!best || found.length > best.length)) best = found;

@@ -251,12 +251,20 @@ async function beforeCardEntry(input: Record<string, unknown>, key: unknown, req
   if (!preview && !workflows.length) return PROCEED;
   const lines = [
     `${moving ? 'Move' : 'Put'} launch ${launchId} ${moving ? 'to' : 'in'} column "${column.name}" of the pipeline board${column.publishes ? ', which publishes it' : ''}.`,
-    ...workflows.map((w) => `The column starts workflow ${w.id} "${w.name}", whose ${movesMoney(w.nodes).map((n) => n.kind).join(', ')} step moves money on the ad platform.`),
+    ...workflows.map(
+      (w) =>
+        `The column starts workflow ${w.id} "${w.name}", whose ${movesMoney(w.nodes)
+          .map((n) => n.kind)
+          .join(', ')} step moves money on the ad platform.`,
+    ),
     ...(preview ? [launchQuestion(preview)] : previewError ? [`The launch would not publish now: ${previewError}`] : []),
   ];
   const reason = await asked(call, lines.join('\n'));
   if (reason === null) return PROCEED;
-  return { proceed: 'without-publish', reason: `Nothing was published: ${reason}. The card was placed without a publish (publish.reason declined) and no workflow that moves money started for it.` };
+  return {
+    proceed: 'without-publish',
+    reason: `Nothing was published: ${reason}. The card was placed without a publish (publish.reason declined) and no workflow that moves money started for it.`,
+  };
 }
 
 /** run_workflow of a workflow with a launch or budget step: asks first; a no starts no run. */
@@ -272,7 +280,11 @@ async function beforeRun(input: Record<string, unknown>, _key: unknown, _request
   const reason = await asked(call, message);
   if (reason === null) return PROCEED;
   const said = `Nothing was run: ${reason}. No run of workflow ${w.workflowId} started.`;
-  return { proceed: false, reason: said, body: { executionId: null, workflowId: w.workflowId, brandId: w.brandId, status: 'not_started', started: false, reason: 'declined', message: said } };
+  return {
+    proceed: false,
+    reason: said,
+    body: { executionId: null, workflowId: w.workflowId, brandId: w.brandId, status: 'not_started', started: false, reason: 'declined', message: said },
+  };
 }
 
 /** The nodes a run reaches after `nodeId` by its edges. */
@@ -290,7 +302,11 @@ function after(def: { nodes: Array<{ nodeId: string; kind: string; name?: string
 async function beforeReview(input: Record<string, unknown>, _key: unknown, _requestId: string, call: AskingCall): Promise<Decision> {
   if (input.decision !== 'approve' || !call.canPublish) return PROCEED;
   // The read checks the brand, the workflow and the execution before its definition is looked at.
-  const execution = await call.invoke('get-workflow-execution', { brandId: input.brandId, workflowId: input.workflowId, executionId: input.executionId }, undefined);
+  const execution = await call.invoke(
+    'get-workflow-execution',
+    { brandId: input.brandId, workflowId: input.workflowId, executionId: input.executionId },
+    undefined,
+  );
   const run = await loadExecution(call.db, Number(input.workflowId), Number(input.executionId));
   const steps = movesMoney(after(run.definition, String(input.nodeId)));
   if (!steps.length) return PROCEED;

@@ -41,6 +41,8 @@ async function measureReads(client: Client, known: Known): Promise<Measured[]> {
     const result = (await client.callTool({ name: tool.name, arguments: argsFor(tool, known) })) as ToolResult;
     const text = result.content[0]?.text ?? '';
     if (!result.isError) expect(JSON.parse(text), tool.name).to.deep.equal(result.structuredContent);
+    // Every real answer stays valid against the tool's (portable) output schema.
+    expect(clientAccepts(tool, result), tool.name).to.deep.equal({ ok: true });
     out.push({ tool: tool.name, bytes: textOf(result).length, error: result.isError ? `${toolError(result).code}: ${toolError(result).message}` : null });
   }
   return out;
@@ -149,7 +151,12 @@ describe('MCP answers an agent can read', function () {
       const result = (await client.callTool({ name: 'get_launch', arguments: { brandId, launchId } })) as any;
       await client.close();
       cutLink(result);
-      expect(clientAccepts(tools.find((t) => t.name === 'get_launch')!, result)).to.deep.equal({ ok: true });
+      expect(
+        clientAccepts(
+          tools.find((t) => t.name === 'get_launch')!,
+          result,
+        ),
+      ).to.deep.equal({ ok: true });
       const note = result.content[1].text as string;
       expect(note).to.match(/campaigns\[0\]\.adSets: kept (\d+) of 60, left out (\d+)/);
       const [, kept, leftOut] = /campaigns\[0\]\.adSets: kept (\d+) of 60, left out (\d+)/.exec(note)!;

@@ -61,7 +61,9 @@ describe('MCP: every money path asks the person first', function () {
       })) as ToolResult;
       await client.close();
       expect(questions).to.have.length(1);
-      expect(questions[0]).to.contain('column "Go live"').and.to.match(/Publish launch \S+ to the ad platform: 1 campaigns, 1 ad sets, 1 ads\?/);
+      expect(questions[0])
+        .to.contain('column "Go live"')
+        .and.to.match(/Publish launch \S+ to the ad platform: 1 campaigns, 1 ad sets, 1 ads\?/);
       expect(questions[0]).to.match(/act_1001: \d+\.\d\d USD/);
       expect(result.isError).to.not.equal(true);
       expect(result.structuredContent.columnId).to.equal(publishing);
@@ -179,7 +181,9 @@ describe('MCP: every money path asks the person first', function () {
       const result = (await client.callTool({ name: 'run_workflow', arguments: { brandId: shoes, workflowId: wf.workflowId } })) as ToolResult;
       await client.close();
       expect(questions).to.have.length(1);
-      expect(questions[0]).to.match(/^Run workflow \d+ "Publish it"/).and.to.contain('launch step "Publish"');
+      expect(questions[0])
+        .to.match(/^Run workflow \d+ "Publish it"/)
+        .and.to.contain('launch step "Publish"');
       expect(result.isError).to.not.equal(true);
       expect(result.structuredContent).to.deep.include({ executionId: null, started: false, reason: 'declined' });
       expect(result.content.map((c) => c.text).join('\n')).to.match(/Nothing was run: the person declined/);
@@ -211,7 +215,9 @@ describe('MCP: every money path asks the person first', function () {
         })) as ToolResult;
         await client.close();
         expect(questions).to.have.length(1);
-        expect(questions[0]).to.match(/^Approve step gate of run \d+/).and.to.contain('launch step "Publish"');
+        expect(questions[0])
+          .to.match(/^Approve step gate of run \d+/)
+          .and.to.contain('launch step "Publish"');
         expect(result.isError).to.not.equal(true);
         expect(result.structuredContent.executionId).to.equal(exec);
         expect(result.content.map((c) => c.text).join('\n')).to.match(/Nothing was approved: .*The review stays pending\./);
