@@ -386,9 +386,21 @@ export interface CreateStructureTemplateInput {
     campaign: {
       name?: string;
       /**
-       * Meta: OUTCOME_ plus AWARENESS, TRAFFIC, ENGAGEMENT, LEADS, SALES or APP_PROMOTION. TikTok: REACH, TRAFFIC, VIDEO_VIEWS, LEAD_GENERATION, WEB_CONVERSIONS.
+       * Meta: the OUTCOME_ values. TikTok: the others. Checked against the account's platform at preview.
        */
-      objective?: string;
+      objective?:
+        | 'OUTCOME_AWARENESS'
+        | 'OUTCOME_TRAFFIC'
+        | 'OUTCOME_ENGAGEMENT'
+        | 'OUTCOME_LEADS'
+        | 'OUTCOME_SALES'
+        | 'OUTCOME_APP_PROMOTION'
+        | 'REACH'
+        | 'TRAFFIC'
+        | 'VIDEO_VIEWS'
+        | 'LEAD_GENERATION'
+        | 'WEB_CONVERSIONS'
+        | 'APP_PROMOTION';
       budget?: {
         /**
          * Minor units (cents).
@@ -425,7 +437,28 @@ export interface CreateStructureTemplateInput {
      */
     adSets: {
       name?: string;
-      optimizationGoal?: string;
+      /**
+       * Meta: REACH to APP_EVENTS. TikTok: REACH, LEAD_GENERATION, VALUE and CLICK to INSTALL. Must go with the objective (checked at preview).
+       */
+      optimizationGoal?:
+        | 'REACH'
+        | 'IMPRESSIONS'
+        | 'AD_RECALL_LIFT'
+        | 'THRUPLAY'
+        | 'LINK_CLICKS'
+        | 'LANDING_PAGE_VIEWS'
+        | 'POST_ENGAGEMENT'
+        | 'LEAD_GENERATION'
+        | 'QUALITY_LEAD'
+        | 'OFFSITE_CONVERSIONS'
+        | 'VALUE'
+        | 'APP_INSTALLS'
+        | 'APP_EVENTS'
+        | 'CLICK'
+        | 'LANDING_PAGE_VIEW'
+        | 'VIDEO_VIEW'
+        | 'CONVERT'
+        | 'INSTALL';
       billingEvent?: 'IMPRESSIONS' | 'LINK_CLICKS' | 'THRUPLAY' | 'CPC' | 'CPM' | 'OCPM';
       budget?: {
         /**
@@ -964,9 +997,22 @@ export interface EditStructureTemplateInput {
     campaign?: {
       name?: string | null;
       /**
-       * Meta: OUTCOME_ plus AWARENESS, TRAFFIC, ENGAGEMENT, LEADS, SALES or APP_PROMOTION. TikTok: REACH, TRAFFIC, VIDEO_VIEWS, LEAD_GENERATION, WEB_CONVERSIONS.
+       * Meta: the OUTCOME_ values. TikTok: the others. Checked against the account's platform at preview.
        */
-      objective?: string | null;
+      objective?:
+        | 'OUTCOME_AWARENESS'
+        | 'OUTCOME_TRAFFIC'
+        | 'OUTCOME_ENGAGEMENT'
+        | 'OUTCOME_LEADS'
+        | 'OUTCOME_SALES'
+        | 'OUTCOME_APP_PROMOTION'
+        | 'REACH'
+        | 'TRAFFIC'
+        | 'VIDEO_VIEWS'
+        | 'LEAD_GENERATION'
+        | 'WEB_CONVERSIONS'
+        | 'APP_PROMOTION'
+        | null;
       budget?: {
         /**
          * Minor units (cents).
@@ -1004,7 +1050,28 @@ export interface EditStructureTemplateInput {
     adSets?:
       | {
           name?: string;
-          optimizationGoal?: string;
+          /**
+           * Meta: REACH to APP_EVENTS. TikTok: REACH, LEAD_GENERATION, VALUE and CLICK to INSTALL. Must go with the objective (checked at preview).
+           */
+          optimizationGoal?:
+            | 'REACH'
+            | 'IMPRESSIONS'
+            | 'AD_RECALL_LIFT'
+            | 'THRUPLAY'
+            | 'LINK_CLICKS'
+            | 'LANDING_PAGE_VIEWS'
+            | 'POST_ENGAGEMENT'
+            | 'LEAD_GENERATION'
+            | 'QUALITY_LEAD'
+            | 'OFFSITE_CONVERSIONS'
+            | 'VALUE'
+            | 'APP_INSTALLS'
+            | 'APP_EVENTS'
+            | 'CLICK'
+            | 'LANDING_PAGE_VIEW'
+            | 'VIDEO_VIEW'
+            | 'CONVERT'
+            | 'INSTALL';
           billingEvent?: 'IMPRESSIONS' | 'LINK_CLICKS' | 'THRUPLAY' | 'CPC' | 'CPM' | 'OCPM';
           budget?: {
             /**

@@ -57,6 +57,37 @@ const SHARED_PARAMETERS: Record<string, string | null> = {
  */
 const LEFT_TO_REST: Record<string, string[]> = { 'upload-creative': ['file'] };
 
+/**
+ * Where REST takes `null` to mean "all" or "none", the tool takes a flag the portable subset can
+ * say (no nullable types): `flag: true` is sent to the core as `field: null` (server.ts).
+ */
+export const NULL_ALTERNATIVES: Record<string, { field: string; flag: string; field_description: string; flag_description: string }> = {
+  'update-webhook-endpoint': {
+    field: 'brandIds',
+    flag: 'allBrands',
+    field_description: 'Brands whose events the endpoint receives (or allBrands). A brand-limited key must name only its own brands.',
+    flag_description: 'true: every brand of the organization, present and future, instead of brandIds.',
+  },
+  'update-automation': {
+    field: 'objectIds',
+    flag: 'allObjects',
+    field_description: 'Ad-platform ids of live objects of `level` launched by this service on the account (or allObjects).',
+    flag_description: 'true: watch every such object, including ones launched later, instead of objectIds.',
+  },
+  'update-pipeline-column': {
+    field: 'workflowId',
+    flag: 'unlinkWorkflow',
+    field_description: 'Workflow whose pipeline-stage trigger a card entering this column starts (or unlinkWorkflow).',
+    flag_description: 'true: the column starts no workflow, instead of workflowId.',
+  },
+  'update-tracker-mapping': {
+    field: 'trackerCampaignId',
+    flag: 'removeMapping',
+    field_description: "Tracker campaign that receives the campaign's spend; this or removeMapping.",
+    flag_description: 'true: remove the manual mapping (the automatic one applies again), instead of trackerCampaignId.',
+  },
+};
+
 /** A path parameter's description that only says what its name says (REST documents where it goes). */
 const PATH_ID = /^[\w ]+ id \(path parameter\)(: digits)?\.$/i;
 
@@ -104,6 +135,12 @@ function inputOf(op: OperationDefinition, schemas: SchemaRegistry): JsonSchema &
     if (typeof description === 'string' && PATH_ID.test(description)) properties[name] = rest;
   }
   for (const name of LEFT_TO_REST[op.name] ?? []) delete properties[name];
+  const alternative = NULL_ALTERNATIVES[op.name];
+  if (alternative) {
+    properties[alternative.field] = { ...properties[alternative.field], description: alternative.field_description };
+    properties[alternative.flag] = { type: 'boolean', description: alternative.flag_description };
+    if (Array.isArray(input.required)) input.required = (input.required as string[]).filter((name) => name !== alternative.field);
+  }
   if (properties.limit) properties.limit = { ...properties.limit, default: MCP_PAGE_SIZE };
   if (op.idempotency !== 'none') {
     properties.idempotencyKey = { type: 'string', minLength: 1, maxLength: 255, description: 'Same key = safe retry (24 h).' };
