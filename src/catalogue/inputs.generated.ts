@@ -386,7 +386,7 @@ export interface CreateStructureTemplateInput {
     campaign: {
       name?: string;
       /**
-       * Meta: the OUTCOME_ values. TikTok: the others. Checked against the account's platform at preview.
+       * Meta: OUTCOME_*; TikTok: the rest (checked at preview).
        */
       objective?:
         | 'OUTCOME_AWARENESS'
@@ -438,7 +438,7 @@ export interface CreateStructureTemplateInput {
     adSets: {
       name?: string;
       /**
-       * Meta: REACH to APP_EVENTS. TikTok: REACH, LEAD_GENERATION, VALUE and CLICK to INSTALL. Must go with the objective (checked at preview).
+       * Meta: REACH to APP_EVENTS; TikTok: REACH, LEAD_GENERATION, VALUE, CLICK to INSTALL. Must suit the objective (checked at preview).
        */
       optimizationGoal?:
         | 'REACH'
@@ -997,7 +997,7 @@ export interface EditStructureTemplateInput {
     campaign?: {
       name?: string | null;
       /**
-       * Meta: the OUTCOME_ values. TikTok: the others. Checked against the account's platform at preview.
+       * Meta: OUTCOME_*; TikTok: the rest (checked at preview).
        */
       objective?:
         | 'OUTCOME_AWARENESS'
@@ -1051,7 +1051,7 @@ export interface EditStructureTemplateInput {
       | {
           name?: string;
           /**
-           * Meta: REACH to APP_EVENTS. TikTok: REACH, LEAD_GENERATION, VALUE and CLICK to INSTALL. Must go with the objective (checked at preview).
+           * Meta: REACH to APP_EVENTS; TikTok: REACH, LEAD_GENERATION, VALUE, CLICK to INSTALL. Must suit the objective (checked at preview).
            */
           optimizationGoal?:
             | 'REACH'

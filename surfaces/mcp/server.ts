@@ -186,7 +186,10 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
    * The arguments as the core takes them: an id given as a string of digits is the integer the
    * schema names; a null alternative (`allBrands: true`) is the REST body's `null`.
    */
-  function toolArguments(op: OperationDefinition, args: Record<string, unknown> | undefined): { ok: true; value: Record<string, unknown> } | { ok: false; error: ServiceError } {
+  function toolArguments(
+    op: OperationDefinition,
+    args: Record<string, unknown> | undefined,
+  ): { ok: true; value: Record<string, unknown> } | { ok: false; error: ServiceError } {
     const input = { ...args } as Record<string, unknown>;
     const properties = (toolByName.get(toolName(op.name))?.inputSchema.properties ?? {}) as Record<string, { type?: string; items?: { type?: string } }>;
     const digits = (v: unknown) => (typeof v === 'string' && /^[0-9]{1,15}$/.test(v) ? Number(v) : v);
@@ -201,7 +204,12 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
       const on = input[alternative.flag];
       delete input[alternative.flag];
       if (typeof on !== 'boolean') {
-        return { ok: false, error: new ServiceError('validation_failed', `${alternative.flag} must be true or false.`, [{ field: alternative.flag, code: 'invalid_type', message: 'must be boolean' }]) };
+        return {
+          ok: false,
+          error: new ServiceError('validation_failed', `${alternative.flag} must be true or false.`, [
+            { field: alternative.flag, code: 'invalid_type', message: 'must be boolean' },
+          ]),
+        };
       }
       if (on && input[alternative.field] !== undefined) {
         const message = `Send ${alternative.field} or ${alternative.flag}: true, not both.`;

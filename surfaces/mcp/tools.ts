@@ -219,11 +219,19 @@ export function toolsFor(ops: OperationDefinition[], schemas: SchemaRegistry): T
   return writtenOnce(drafts).map((draft, i) => {
     const op = ops[i];
     const bundledOutput = schemas.bundle(op.output);
-    // Every answer names the first field it always holds, so an answer of another shape (an error
-    // envelope) fails the client's check instead of passing unseen.
+    // Every answer names the first field it always holds (with its type), so an answer of another
+    // shape (an error envelope) fails the client's check instead of passing unseen. A read tool's
+    // answer lists every field's type; a tool that acts answers what a read tool describes, so its
+    // schema keeps that one field (the list stays within its budget with every input written out).
     const required = bundledOutput.required as string[] | undefined;
-    const first = required?.find((name) => name in ((draft.output.properties as object | undefined) ?? {}));
-    const output = first ? { ...draft.output, required: [first] } : draft.output;
+    const fields = (answerShape(bundledOutput).properties ?? {}) as Record<string, JsonSchema>;
+    const first = required?.find((name) => fields[name]?.type !== undefined);
+    const own = first ? { type: 'object', properties: { [first]: fields[first] }, required: [first] } : { type: 'object' };
+    const output = op.annotations.readOnly
+      ? first
+        ? { ...draft.output, properties: { ...(draft.output.properties as object), [first]: fields[first] }, required: [first] }
+        : draft.output
+      : own;
     const inputSchema = portableInputOf(op, drafts[i].input, schemas);
     return {
       name: draft.name,

@@ -81,7 +81,13 @@ describe('MCP values a tool can express, ids and argument names', function () {
 
     const workflow = await w.request('POST', `/v1/brands/${shoes}/workflows`, {
       key: w.key('acme', 'ci'),
-      body: { workflowName: 'Linked', type: 'custom', trigger: { kind: 'manual' }, nodes: [{ nodeId: 'r', kind: 'review', name: 'Review', settings: {} }], edges: [] },
+      body: {
+        workflowName: 'Linked',
+        type: 'custom',
+        trigger: { kind: 'manual' },
+        nodes: [{ nodeId: 'r', kind: 'review', name: 'Review', settings: {} }],
+        edges: [],
+      },
     });
     expect(workflow.status, JSON.stringify(workflow.body)).to.equal(201);
     const column = await w.request('POST', `/v1/brands/${shoes}/pipeline/columns`, {
@@ -124,7 +130,12 @@ describe('MCP values a tool can express, ids and argument names', function () {
     );
     expect(refused.code).to.equal('validation_failed');
     expect(JSON.stringify(refused.details)).to.contain('objective');
-    const campaign = await ok('create_node', { brandId: shoes, launchId: launch.id, nodeType: 'campaign', properties: { name: 'C', objective: 'OUTCOME_SALES' } });
+    const campaign = await ok('create_node', {
+      brandId: shoes,
+      launchId: launch.id,
+      nodeType: 'campaign',
+      properties: { name: 'C', objective: 'OUTCOME_SALES' },
+    });
     const goal = toolError(
       await call('create_node', {
         brandId: shoes,
