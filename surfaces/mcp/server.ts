@@ -175,10 +175,8 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
 
   /** One tools/call of a visible tool, as the caller; every outcome is a result (failures are isError results). */
   async function callTool(caller: Caller, op: OperationDefinition, args: Record<string, unknown> | undefined, progressToken: unknown, channel: CallChannel) {
-    const { principal, requestId } = caller;
-    // An operation without idempotency lists no idempotencyKey, so the argument is refused as unknown, as on REST.
     const input = toolArguments(op, args);
-    if (!input.ok) return errorResult(input.error, requestId);
+    if (!input.ok) return errorResult(input.error, caller.requestId);
     return callToolWith(caller, op, input.value, progressToken, channel);
   }
 
@@ -223,6 +221,7 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
   /** callTool with the arguments as the core takes them. */
   async function callToolWith(caller: Caller, op: OperationDefinition, input: Record<string, unknown>, progressToken: unknown, channel: CallChannel) {
     const { principal, requestId } = caller;
+    // An operation without idempotency lists no idempotencyKey, so the argument is refused as unknown, as on REST.
     const idempotencyKey = op.idempotency === 'none' ? undefined : input.idempotencyKey;
     if (op.idempotency !== 'none') delete input.idempotencyKey;
     if (idempotencyKey !== undefined && typeof idempotencyKey !== 'string') {
