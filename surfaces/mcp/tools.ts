@@ -184,9 +184,42 @@ function replacedAt(schema: JsonSchema, path: string[], part: JsonSchema): JsonS
 /** The input as the model reads it: portable, every field described here, open per-kind settings shown whole. */
 function portableInputOf(op: OperationDefinition, input: JsonSchema, schemas: SchemaRegistry): JsonSchema & { type: 'object' } {
   const perKind = SETTINGS_PER_KIND[op.name];
-  if (!perKind) return portableInput(input);
+  if (!perKind) return plainIds(portableInput(input));
   const kinds = perKind.kinds(schemas).map((k) => ({ label: k.label, schema: schemas.bundle(k.schema) }));
-  return portableInput(replacedAt(input, perKind.path, unitedVariants(perKind.description, kinds)));
+  return plainIds(portableInput(replacedAt(input, perKind.path, unitedVariants(perKind.description, kinds))));
+}
+
+/**
+ * Words REST needs to say that an id may be a number or its digits: every id argument of every
+ * tool takes both (server.ts; the server instructions say it once), so a tool's description does not.
+ */
+const ID_FORMS: Array<[RegExp, string]> = [
+  [/^Brand id in a body: the number, or its digits as a string\.$/, 'Brand id.'],
+  [/ \((?:digits, or a number|a number, or digits|a number or digits|an id, number or digits)\)/g, ''],
+  [/; null for none\.$/, '; omitted: none.'],
+];
+
+function plainIds(node: unknown): any {
+  if (Array.isArray(node)) return node.map(plainIds);
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'description' && typeof v === 'string') out[k] = ID_FORMS.reduce((text, [from, to]) => text.replace(from, to), v);
+    else if (k === 'properties' && v && typeof v === 'object')
+      out[k] = Object.fromEntries(Object.entries(v).map(([name, sub]) => [name, namedId(name, plainIds(sub))]));
+    else out[k] = k === 'enum' || k === 'default' ? v : plainIds(v);
+  }
+  return out;
+}
+
+/** REST's general wording for a numbered id (`Id of a resource this service numbers: ...`) as the argument's name says it: `Template id.` */
+function namedId(name: string, schema: Record<string, unknown>): Record<string, unknown> {
+  if (typeof schema.description !== 'string' || !schema.description.startsWith('Id of a resource this service numbers')) return schema;
+  const words = name
+    .replace(/Id$/, '')
+    .replace(/([A-Z])/g, ' $1')
+    .toLowerCase();
+  return { ...schema, description: `${words.charAt(0).toUpperCase()}${words.slice(1)} id.` };
 }
 
 /** A person's name for the tool: its schema's title, else its summary. */
