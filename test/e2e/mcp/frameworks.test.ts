@@ -4,8 +4,10 @@
 // running server and convert it for their model without an error. No model is called: what each
 // would send to its model is captured and checked. Then get_launch of a launch of one campaign with
 // 60 ad sets of 4 ads is called through each of them and answers usably (structuredContent, within
-// 25,000 characters). The MCP Inspector's schema check is test/helpers/schema-portability.ts, run
-// on the same list here (its CLI needs a browser-less build and network access this suite has not).
+// 25,000 characters). The MCP Inspector's schema check is reproduced in
+// test/helpers/schema-portability.ts and run on the same list here: the Inspector 2.12 package
+// brings its web UI (Vite, React) and a native keyring module fetched as a binary at install, which
+// a dev dependency installed from the registry alone cannot carry.
 
 import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
