@@ -283,7 +283,7 @@ async function beforeRun(input: Record<string, unknown>, _key: unknown, _request
   return {
     proceed: false,
     reason: said,
-    body: { executionId: null, workflowId: w.workflowId, brandId: w.brandId, status: 'not_started', started: false, reason: 'declined', message: said },
+    body: { workflowId: w.workflowId, brandId: w.brandId, status: 'not_started', started: false, reason: 'declined', message: said },
   };
 }
 

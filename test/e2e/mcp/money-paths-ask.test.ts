@@ -40,6 +40,8 @@ describe('MCP: every money path asks the person first', function () {
   /** A client that can ask, answering every question with `answer`; the questions asked are collected. */
   async function asking(answer: Answer, credential = 'ci'): Promise<{ client: Client; questions: string[] }> {
     const client = await mcpClient(w.url, w.key('acme', credential), { capabilities: { elicitation: {} } });
+    // Listed first, so the client checks every answer against the tool's output schema.
+    await client.listTools();
     const questions: string[] = [];
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       questions.push(request.params.message);
@@ -185,7 +187,8 @@ describe('MCP: every money path asks the person first', function () {
         .to.match(/^Run workflow \d+ "Publish it"/)
         .and.to.contain('launch step "Publish"');
       expect(result.isError).to.not.equal(true);
-      expect(result.structuredContent).to.deep.include({ executionId: null, started: false, reason: 'declined' });
+      expect(result.structuredContent).to.deep.include({ workflowId: wf.workflowId, started: false, reason: 'declined' });
+      expect(result.structuredContent).to.not.have.property('executionId');
       expect(result.content.map((c) => c.text).join('\n')).to.match(/Nothing was run: the person declined/);
       const runs = (await w.request('GET', `/v1/brands/${shoes}/workflows/${wf.workflowId}/executions`, { key: w.key('acme', 'ci') })).body;
       expect(runs.executions).to.deep.equal([]);
