@@ -327,7 +327,7 @@ const setAutomationStatus = defineOperation({
   idempotency: 'none',
   input: 'set-automation-status#/$defs/input',
   output: 'set-automation-status#/$defs/output',
-  annotations: { ...write, idempotent: true },
+  annotations: { ...write, destructive: true, idempotent: true },
   tag: 'automations',
   toolset: 'automate',
   summary: 'Arm (status ACTIVE) or disarm (status PAUSED) a monitoring automation.',
@@ -381,7 +381,7 @@ const runAutomation = defineOperation({
   idempotency: 'optional',
   input: 'run-automation#/$defs/input',
   output: 'run-automation#/$defs/output',
-  annotations: { ...write, openWorld: true },
+  annotations: { ...write, destructive: true, openWorld: true },
   tag: 'automations',
   toolset: 'automate',
   // Reads the ad platform and acts through it: never inside one database transaction.

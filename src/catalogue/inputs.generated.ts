@@ -400,9 +400,21 @@ export interface CreateStructureTemplateInput {
     campaign: {
       name?: string;
       /**
-       * Meta: OUTCOME_ plus AWARENESS, TRAFFIC, ENGAGEMENT, LEADS, SALES or APP_PROMOTION. TikTok: REACH, TRAFFIC, VIDEO_VIEWS, LEAD_GENERATION, WEB_CONVERSIONS.
+       * Meta: OUTCOME_*; TikTok: the rest (checked at preview).
        */
-      objective?: string;
+      objective?:
+        | 'OUTCOME_AWARENESS'
+        | 'OUTCOME_TRAFFIC'
+        | 'OUTCOME_ENGAGEMENT'
+        | 'OUTCOME_LEADS'
+        | 'OUTCOME_SALES'
+        | 'OUTCOME_APP_PROMOTION'
+        | 'REACH'
+        | 'TRAFFIC'
+        | 'VIDEO_VIEWS'
+        | 'LEAD_GENERATION'
+        | 'WEB_CONVERSIONS'
+        | 'APP_PROMOTION';
       budget?: {
         /**
          * Minor units.
@@ -439,7 +451,28 @@ export interface CreateStructureTemplateInput {
      */
     adSets: {
       name?: string;
-      optimizationGoal?: string;
+      /**
+       * Meta: REACH to APP_EVENTS; TikTok: REACH, LEAD_GENERATION, VALUE, CLICK to INSTALL. Must suit the objective (checked at preview).
+       */
+      optimizationGoal?:
+        | 'REACH'
+        | 'IMPRESSIONS'
+        | 'AD_RECALL_LIFT'
+        | 'THRUPLAY'
+        | 'LINK_CLICKS'
+        | 'LANDING_PAGE_VIEWS'
+        | 'POST_ENGAGEMENT'
+        | 'LEAD_GENERATION'
+        | 'QUALITY_LEAD'
+        | 'OFFSITE_CONVERSIONS'
+        | 'VALUE'
+        | 'APP_INSTALLS'
+        | 'APP_EVENTS'
+        | 'CLICK'
+        | 'LANDING_PAGE_VIEW'
+        | 'VIDEO_VIEW'
+        | 'CONVERT'
+        | 'INSTALL';
       billingEvent?: 'IMPRESSIONS' | 'LINK_CLICKS' | 'THRUPLAY' | 'CPC' | 'CPM' | 'OCPM';
       budget?: {
         /**
@@ -978,9 +1011,22 @@ export interface EditStructureTemplateInput {
     campaign?: {
       name?: string | null;
       /**
-       * Meta: OUTCOME_ plus AWARENESS, TRAFFIC, ENGAGEMENT, LEADS, SALES or APP_PROMOTION. TikTok: REACH, TRAFFIC, VIDEO_VIEWS, LEAD_GENERATION, WEB_CONVERSIONS.
+       * Meta: OUTCOME_*; TikTok: the rest (checked at preview).
        */
-      objective?: string | null;
+      objective?:
+        | 'OUTCOME_AWARENESS'
+        | 'OUTCOME_TRAFFIC'
+        | 'OUTCOME_ENGAGEMENT'
+        | 'OUTCOME_LEADS'
+        | 'OUTCOME_SALES'
+        | 'OUTCOME_APP_PROMOTION'
+        | 'REACH'
+        | 'TRAFFIC'
+        | 'VIDEO_VIEWS'
+        | 'LEAD_GENERATION'
+        | 'WEB_CONVERSIONS'
+        | 'APP_PROMOTION'
+        | null;
       budget?: {
         /**
          * Minor units.
@@ -1018,7 +1064,28 @@ export interface EditStructureTemplateInput {
     adSets?:
       | {
           name?: string;
-          optimizationGoal?: string;
+          /**
+           * Meta: REACH to APP_EVENTS; TikTok: REACH, LEAD_GENERATION, VALUE, CLICK to INSTALL. Must suit the objective (checked at preview).
+           */
+          optimizationGoal?:
+            | 'REACH'
+            | 'IMPRESSIONS'
+            | 'AD_RECALL_LIFT'
+            | 'THRUPLAY'
+            | 'LINK_CLICKS'
+            | 'LANDING_PAGE_VIEWS'
+            | 'POST_ENGAGEMENT'
+            | 'LEAD_GENERATION'
+            | 'QUALITY_LEAD'
+            | 'OFFSITE_CONVERSIONS'
+            | 'VALUE'
+            | 'APP_INSTALLS'
+            | 'APP_EVENTS'
+            | 'CLICK'
+            | 'LANDING_PAGE_VIEW'
+            | 'VIDEO_VIEW'
+            | 'CONVERT'
+            | 'INSTALL';
           billingEvent?: 'IMPRESSIONS' | 'LINK_CLICKS' | 'THRUPLAY' | 'CPC' | 'CPM' | 'OCPM';
           budget?: {
             /**

@@ -73,7 +73,7 @@ const uploadCreative = defineOperation({
   idempotency: 'optional',
   input: 'upload-creative#/$defs/input',
   output: 'upload-creative#/$defs/output',
-  annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
+  annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
   tag: 'creatives',
   toolset: 'launch',
   summary: 'Upload a creative (its bytes, or a URL to fetch): a PNG or JPEG image (at most 8 MB) or an MP4 video (at most 30 MB).',

@@ -115,7 +115,7 @@ const connectTracker = defineOperation({
   idempotency: 'none',
   input: 'connect-tracker#/$defs/input',
   output: 'connect-tracker#/$defs/output',
-  annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
+  annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: true },
   tag: 'tracker',
   toolset: 'integrate',
   summary: "Connect (or reconnect) the brand's Keitaro-compatible click tracker with its baseUrl and Admin API key.",

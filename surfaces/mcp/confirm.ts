@@ -5,8 +5,11 @@
 // The question waits at most MCP_CONFIRM_TIMEOUT_S, and a call cancelled meanwhile acts on nothing.
 
 import crypto from 'node:crypto';
+import type { Knex } from 'knex';
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { ServiceError } from '../../src/errors.js';
+import { needsPublishCause } from '../../src/workflows/publish-rule.js';
+import { workflowsOfColumn, loadExecution } from '../../src/workflows/store.js';
 
 /** How often a call waiting for the person reports progress: clients that reset their timeout on progress keep the call alive. */
 export function waitTickMs(timeoutMs: number): number {
@@ -46,13 +49,22 @@ export interface AskingCall {
   /** Runs an operation through the pipeline and answers its body (throws ServiceError as invoke does). */
   invoke(operation: string, input: Record<string, unknown>, idempotencyKey: string | undefined): Promise<Record<string, any>>;
   ask(message: string, requestedSchema: typeof QUESTION_SCHEMA): Promise<ElicitResult>;
+  /** The database, read only to tell whether a column's or a run's workflow moves money (after an operation checked the brand). */
+  db: Knex;
+  /** The caller's organization and whether it holds `publish` (without it nothing moves, so nobody is asked). */
+  organizationId: number;
+  canPublish: boolean;
 }
 
 /**
  * Go on with the call as asked (with `input` when set: the call's arguments bound to the plan the
  * person confirmed), or stop: `body` is the answer (the tool's own shape) and `reason` what the person decided.
  */
-export type Decision = { proceed: true; input?: Record<string, unknown> } | { proceed: false; body: Record<string, unknown>; reason: string };
+export type Decision =
+  | { proceed: true; input?: Record<string, unknown> }
+  | { proceed: false; body: Record<string, unknown>; reason: string }
+  /** Do the call, but as a caller without `publish`: the card is placed and nothing moves (publish.reason `declined`). */
+  | { proceed: 'without-publish'; reason: string };
 
 const PROCEED: Decision = { proceed: true };
 
@@ -203,8 +215,116 @@ async function beforeBudgetEdit(input: Record<string, unknown>, key: unknown, re
   };
 }
 
+/** True for a workflow step that moves money on the ad platform (launch, budget). */
+const movesMoney = <N extends { kind: string; nodeId?: string; name?: string }>(nodes: N[]) => nodes.filter((n) => needsPublishCause(n as never));
+
+/**
+ * A card entering a column: asks when the column publishes the card's launch (the same question as
+ * launch_campaign) or its workflow (linked, or started by a pipeline-stage trigger naming it) has a
+ * launch or budget step. A no places the card without a publish.
+ */
+async function beforeCardEntry(input: Record<string, unknown>, key: unknown, requestId: string, call: AskingCall, moving: boolean): Promise<Decision> {
+  if (!call.canPublish) return PROCEED;
+  // The board read checks the brand and the credential's reach before anything of it is looked at.
+  const board = await call.invoke('get-pipeline', { brandId: input.brandId }, undefined);
+  const card = moving ? board.cards.find((c: Record<string, any>) => String(c.cardId) === String(input.cardId)) : undefined;
+  if (moving && (!card || input.columnId === undefined || String(input.columnId) === String(card.columnId))) return PROCEED;
+  const column = board.columns.find((c: Record<string, any>) => String(c.columnId) === String(input.columnId));
+  if (!column) return PROCEED;
+  const launchId = moving ? card.launchId : input.launchId;
+  const brandId = Number(input.brandId);
+  const workflows = (await workflowsOfColumn(call.db, call.organizationId, brandId, Number(column.columnId), column.workflowId)).filter(
+    (w) => movesMoney(w.nodes).length,
+  );
+  let preview: Record<string, any> | null = null;
+  let previewError: string | null = null;
+  if (column.publishes) {
+    try {
+      preview = await call.invoke('launch-campaign', { brandId: input.brandId, launchId, confirm: false }, previewKey(key, requestId));
+      // Published or being published: entering the column publishes nothing.
+      if (preview.status !== 'draft' && preview.status !== 'publish_failed') preview = null;
+    } catch (err) {
+      if (!(err instanceof ServiceError)) throw err;
+      previewError = err.message;
+    }
+  }
+  if (!preview && !workflows.length) return PROCEED;
+  const lines = [
+    `${moving ? 'Move' : 'Put'} launch ${launchId} ${moving ? 'to' : 'in'} column "${column.name}" of the pipeline board${column.publishes ? ', which publishes it' : ''}.`,
+    ...workflows.map(
+      (w) =>
+        `The column starts workflow ${w.id} "${w.name}", whose ${movesMoney(w.nodes)
+          .map((n) => n.kind)
+          .join(', ')} step moves money on the ad platform.`,
+    ),
+    ...(preview ? [launchQuestion(preview)] : previewError ? [`The launch would not publish now: ${previewError}`] : []),
+  ];
+  const reason = await asked(call, lines.join('\n'));
+  if (reason === null) return PROCEED;
+  return {
+    proceed: 'without-publish',
+    reason: `Nothing was published: ${reason}. The card was placed without a publish (publish.reason declined) and no workflow that moves money started for it.`,
+  };
+}
+
+/** run_workflow of a workflow with a launch or budget step: asks first; a no starts no run. */
+async function beforeRun(input: Record<string, unknown>, _key: unknown, _requestId: string, call: AskingCall): Promise<Decision> {
+  if (!call.canPublish) return PROCEED;
+  const w = await call.invoke('get-workflow', { brandId: input.brandId, workflowId: input.workflowId }, undefined);
+  const steps = movesMoney(w.nodes ?? []);
+  if (!steps.length) return PROCEED;
+  const message = [
+    `Run workflow ${w.workflowId} "${w.workflowName}"${input.launchId !== undefined ? ` for launch ${input.launchId}` : ''} now?`,
+    `Its ${steps.map((n: Record<string, any>) => `${n.kind} step "${n.name ?? n.nodeId}"`).join(', ')} move${steps.length === 1 ? 's' : ''} money on the ad platform.`,
+  ].join('\n');
+  const reason = await asked(call, message);
+  if (reason === null) return PROCEED;
+  const said = `Nothing was run: ${reason}. No run of workflow ${w.workflowId} started.`;
+  return {
+    proceed: false,
+    reason: said,
+    body: { workflowId: w.workflowId, brandId: w.brandId, status: 'not_started', started: false, reason: 'declined', message: said },
+  };
+}
+
+/** The nodes a run reaches after `nodeId` by its edges. */
+function after(def: { nodes: Array<{ nodeId: string; kind: string; name?: string }>; edges: Array<{ from: string; to: string }> }, nodeId: string) {
+  const seen = new Set<string>();
+  const queue = [nodeId];
+  while (queue.length) {
+    const at = queue.shift()!;
+    for (const e of def.edges) if (e.from === at && !seen.has(e.to)) queue.push((seen.add(e.to), e.to));
+  }
+  return def.nodes.filter((n) => seen.has(n.nodeId));
+}
+
+/** review_workflow_step approving a gate a launch or budget step follows: asks first; a no leaves the review pending. */
+async function beforeReview(input: Record<string, unknown>, _key: unknown, _requestId: string, call: AskingCall): Promise<Decision> {
+  if (input.decision !== 'approve' || !call.canPublish) return PROCEED;
+  // The read checks the brand, the workflow and the execution before its definition is looked at.
+  const execution = await call.invoke(
+    'get-workflow-execution',
+    { brandId: input.brandId, workflowId: input.workflowId, executionId: input.executionId },
+    undefined,
+  );
+  const run = await loadExecution(call.db, Number(input.workflowId), Number(input.executionId));
+  const steps = movesMoney(after(run.definition, String(input.nodeId)));
+  if (!steps.length) return PROCEED;
+  const message = [
+    `Approve step ${String(input.nodeId)} of run ${run.id} (workflow ${run.workflowId})?`,
+    `The run then goes on to its ${steps.map((n) => `${n.kind} step "${n.name ?? n.nodeId}"`).join(', ')}, which move${steps.length === 1 ? 's' : ''} money on the ad platform.`,
+  ].join('\n');
+  const reason = await asked(call, message);
+  if (reason === null) return PROCEED;
+  return { proceed: false, reason: `Nothing was approved: ${reason}. The review stays pending.`, body: execution };
+}
+
 /** The operations that ask the person first when the client can ask, by operation name. */
 export const ASK_FIRST: Record<string, (input: Record<string, unknown>, key: unknown, requestId: string, call: AskingCall) => Promise<Decision>> = {
   'launch-campaign': beforePublish,
   'edit-live-campaign': beforeBudgetEdit,
+  'create-pipeline-card': (input, key, requestId, call) => beforeCardEntry(input, key, requestId, call, false),
+  'move-pipeline-card': (input, key, requestId, call) => beforeCardEntry(input, key, requestId, call, true),
+  'run-workflow': beforeRun,
+  'review-workflow-step': beforeReview,
 };

@@ -18,7 +18,7 @@ export function serverInstructions(): string {
     "Money is an integer in minor units of the ad account's currency (5000 on a USD account is $50.00; on a JPY account, 5,000 yen). " +
       "A key's publish ceiling is in US dollars, answered in US cents. Days and date presets are in the ad account's time zone; times are ISO 8601 UTC.",
     `Lists answer ${MCP_PAGE_SIZE} items unless you pass limit (1 to 100); pass nextCursor back as cursor with the same filters and limit.`,
-    'Tools that act take idempotencyKey: send the same key when you retry, so nothing happens twice.',
+    'Every id argument takes an integer or a string of digits. Tools that act take idempotencyKey: send the same key when you retry, so nothing happens twice.',
     `A failed call is an isError result whose text is {"error": {code, message, details, requestId}}; any tool can fail with ${EVERY_TOOL_FAILS_WITH.join(' or ')} (details name each field to fix); ` +
       'a tool that takes an id with not_found, brandId with brand_not_allowed, idempotencyKey with idempotency_conflict (idempotency_key_required when it is required), ' +
       "one that publishes with spend_ceiling_required, spend_ceiling_exceeded or unavailable; each tool's description names its other codes. " +

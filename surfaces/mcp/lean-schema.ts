@@ -68,13 +68,19 @@ export function answerShape(output: JsonSchema): JsonSchema {
   return topLevel(mapSchema(output, without(NOT_IN_ANSWERS)) as JsonSchema);
 }
 
-/** The type of a field, whatever form its schema takes (a union gives the types of its variants); none when they cannot be told. */
+/**
+ * The type of a field, whatever form its schema takes (a union gives the types of its variants);
+ * none when they cannot be told or are more than one (a nullable field): output schemas keep to the
+ * portable subset (one `type`, never a type array), so such a field is left open.
+ */
 function typeOf(field: JsonSchema): JsonSchema {
-  if (field.type !== undefined) return { type: field.type };
   const variants = (field.anyOf ?? field.oneOf) as JsonSchema[] | undefined;
-  if (!variants?.every((v) => v.type !== undefined)) return {};
-  const types = [...new Set(variants.flatMap((v) => (Array.isArray(v.type) ? (v.type as string[]) : [v.type as string])))];
-  return { type: types.length === 1 ? types[0] : types };
+  if (field.type === undefined && !variants?.every((v) => v.type !== undefined)) return {};
+  const types =
+    field.type !== undefined
+      ? [field.type].flat()
+      : [...new Set(variants!.flatMap((v) => (Array.isArray(v.type) ? (v.type as string[]) : [v.type as string])))];
+  return types.length === 1 ? { type: types[0] } : {};
 }
 
 /**

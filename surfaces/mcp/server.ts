@@ -29,7 +29,7 @@ import type { OperationDefinition } from '../../src/catalogue/define.js';
 import type { ProgressUpdate } from '../../src/catalogue/invoke-types.js';
 import type { Service } from '../../src/service.js';
 import { declinedResult, errorResult, successResult } from './results.js';
-import { MCP_PAGE_SIZE, toolName, toolsFor, type ToolDefinition } from './tools.js';
+import { MCP_PAGE_SIZE, NULL_ALTERNATIVES, toolName, toolsFor, type ToolDefinition } from './tools.js';
 import { ExchangeTransport } from './exchange.js';
 import { invokeFollowing } from './follow.js';
 import { enableToolset, enabledToolsets, sessionBelongsTo, sessionIdFor, sessionOf } from './session.js';
@@ -108,6 +108,16 @@ function rpcFailure(code: number, message: string): Error {
   return Object.assign(new Error(message), { code });
 }
 
+/** An error as the tool's caller reads it: the REST header Idempotency-Key is the tool's idempotencyKey argument. */
+function inToolWords(err: unknown): unknown {
+  if (!(err instanceof ServiceError) || !err.message.includes('Idempotency-Key')) return err;
+  const words = (text: string) => text.replace(/an Idempotency-Key/g, 'an idempotencyKey argument').replace(/Idempotency-Key/g, 'idempotencyKey');
+  const details = Array.isArray(err.details)
+    ? err.details.map((d) => (d.field === 'Idempotency-Key' ? { ...d, field: 'idempotencyKey', message: words(d.message) } : d))
+    : err.details;
+  return new ServiceError(err.code, words(err.message), details, err.retryAfter);
+}
+
 /** MCP's code for a resource that does not exist (2025-06-18, Resources: Error Handling). */
 const RESOURCE_NOT_FOUND = -32002;
 
@@ -165,9 +175,53 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
 
   /** One tools/call of a visible tool, as the caller; every outcome is a result (failures are isError results). */
   async function callTool(caller: Caller, op: OperationDefinition, args: Record<string, unknown> | undefined, progressToken: unknown, channel: CallChannel) {
+    const input = toolArguments(op, args);
+    if (!input.ok) return errorResult(input.error, caller.requestId);
+    return callToolWith(caller, op, input.value, progressToken, channel);
+  }
+
+  /**
+   * The arguments as the core takes them: an id given as a string of digits is the integer the
+   * schema names; a null alternative (`allBrands: true`) is the REST body's `null`.
+   */
+  function toolArguments(
+    op: OperationDefinition,
+    args: Record<string, unknown> | undefined,
+  ): { ok: true; value: Record<string, unknown> } | { ok: false; error: ServiceError } {
+    const input = { ...args } as Record<string, unknown>;
+    const properties = (toolByName.get(toolName(op.name))?.inputSchema.properties ?? {}) as Record<string, { type?: string; items?: { type?: string } }>;
+    const digits = (v: unknown) => (typeof v === 'string' && /^[0-9]{1,15}$/.test(v) ? Number(v) : v);
+    for (const [name, value] of Object.entries(input)) {
+      if (!/Ids?$/.test(name)) continue;
+      const schema = properties[name];
+      if (schema?.type === 'integer') input[name] = digits(value);
+      else if (schema?.type === 'array' && schema.items?.type === 'integer' && Array.isArray(value)) input[name] = value.map(digits);
+    }
+    const alternative = NULL_ALTERNATIVES[op.name];
+    if (alternative && alternative.flag in input) {
+      const on = input[alternative.flag];
+      delete input[alternative.flag];
+      if (typeof on !== 'boolean') {
+        return {
+          ok: false,
+          error: new ServiceError('validation_failed', `${alternative.flag} must be true or false.`, [
+            { field: alternative.flag, code: 'invalid_type', message: 'must be boolean' },
+          ]),
+        };
+      }
+      if (on && input[alternative.field] !== undefined) {
+        const message = `Send ${alternative.field} or ${alternative.flag}: true, not both.`;
+        return { ok: false, error: new ServiceError('validation_failed', message, [{ field: alternative.flag, code: 'invalid_value', message }]) };
+      }
+      if (on) input[alternative.field] = null;
+    }
+    return { ok: true, value: input };
+  }
+
+  /** callTool with the arguments as the core takes them. */
+  async function callToolWith(caller: Caller, op: OperationDefinition, input: Record<string, unknown>, progressToken: unknown, channel: CallChannel) {
     const { principal, requestId } = caller;
     // An operation without idempotency lists no idempotencyKey, so the argument is refused as unknown, as on REST.
-    const input = { ...args } as Record<string, unknown>;
     const idempotencyKey = op.idempotency === 'none' ? undefined : input.idempotencyKey;
     if (op.idempotency !== 'none') delete input.idempotencyKey;
     if (idempotencyKey !== undefined && typeof idempotencyKey !== 'string') {
@@ -201,11 +255,18 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
         const call: AskingCall = {
           invoke: (name, a, key) => run(name, a, key),
           ask: (message, schema) => waitForPerson(() => ask(message, schema), { timeoutMs: confirmMs, signal: channel.signal, onWait }),
+          db: service.knex,
+          organizationId: principal.organizationId,
+          canPublish: principal.scopes.has('publish'),
         };
         const decision = await askFirst(input, idempotencyKey, requestId, call);
-        if (!decision.proceed) return declinedResult(decision.body, decision.reason);
-        // A call cancelled while it asked is dead, whatever the answer said.
-        if (channel.signal?.aborted) return declinedResult({}, 'Nothing was done: the call was cancelled.');
+        if (decision.proceed === false) return declinedResult(decision.body, decision.reason);
+        if (decision.proceed === 'without-publish') return await placedWithoutPublish(op, input, idempotencyKey, caller, decision.reason);
+        // A call cancelled while it asked is dead, whatever the answer said (a card is placed, without a publish).
+        if (channel.signal?.aborted) {
+          const said = 'Nothing was done: the call was cancelled.';
+          return op.name.endsWith('pipeline-card') ? await placedWithoutPublish(op, input, idempotencyKey, caller, said) : declinedResult({}, said);
+        }
         // What the person confirmed is what is done: the call goes on bound to the plan the question showed.
         if (decision.input) Object.assign(input, decision.input);
         asked = decision.input !== undefined;
@@ -230,8 +291,32 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
         const said = `Nothing was done: the launch changed since the question (a node, a budget or an account); ask again. ${err.message}`;
         return errorResult(new ServiceError('stale_read', said, err.details), requestId);
       }
-      return errorResult(err, requestId);
+      return errorResult(inToolWords(err), requestId);
     }
+  }
+
+  /**
+   * A card placed after the person said no (or was silent, or the call was cancelled): the call runs
+   * as its caller without `publish`, so the card is placed and nothing moves (no publish, no
+   * workflow with a launch or budget step starts for it); the answer's publish.reason is `declined`.
+   */
+  async function placedWithoutPublish(
+    op: OperationDefinition,
+    input: Record<string, unknown>,
+    idempotencyKey: unknown,
+    caller: Caller,
+    reason: string,
+  ): Promise<CallToolResult> {
+    const scopes = new Set([...caller.principal.scopes].filter((s) => s !== 'publish'));
+    const principal = { ...caller.principal, scopes };
+    const { body } = await invokeFollowing(service, op, principal, input, {
+      requestId: caller.requestId,
+      idempotencyKey: idempotencyKey as string | undefined,
+      surface: 'mcp',
+    });
+    const answer = body as Record<string, any>;
+    if (answer.publish?.reason === 'publish_scope_missing') answer.publish = { ...answer.publish, reason: 'declined' };
+    return declinedResult(answer, reason);
   }
 
   server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {

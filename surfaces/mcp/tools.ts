@@ -57,6 +57,37 @@ const SHARED_PARAMETERS: Record<string, string | null> = {
  */
 const LEFT_TO_REST: Record<string, string[]> = { 'upload-creative': ['file'] };
 
+/**
+ * Where REST takes `null` to mean "all" or "none", the tool takes a flag the portable subset can
+ * say (no nullable types): `flag: true` is sent to the core as `field: null` (server.ts).
+ */
+export const NULL_ALTERNATIVES: Record<string, { field: string; flag: string; field_description: string; flag_description: string }> = {
+  'update-webhook-endpoint': {
+    field: 'brandIds',
+    flag: 'allBrands',
+    field_description: 'Brands whose events the endpoint receives (or allBrands). A brand-limited key must name only its own brands.',
+    flag_description: 'true: every brand of the organization, present and future, instead of brandIds.',
+  },
+  'update-automation': {
+    field: 'objectIds',
+    flag: 'allObjects',
+    field_description: 'Ad-platform ids of live objects of `level` launched by this service on the account (or allObjects).',
+    flag_description: 'true: watch every such object, including ones launched later, instead of objectIds.',
+  },
+  'update-pipeline-column': {
+    field: 'workflowId',
+    flag: 'unlinkWorkflow',
+    field_description: 'Workflow whose pipeline-stage trigger a card entering this column starts (or unlinkWorkflow).',
+    flag_description: 'true: the column starts no workflow, instead of workflowId.',
+  },
+  'update-tracker-mapping': {
+    field: 'trackerCampaignId',
+    flag: 'removeMapping',
+    field_description: "Tracker campaign that receives the campaign's spend; this or removeMapping.",
+    flag_description: 'true: remove the manual mapping (the automatic one applies again), instead of trackerCampaignId.',
+  },
+};
+
 /** A path parameter's description that only says what its name says (REST documents where it goes). */
 const PATH_ID = /^[\w ]+ id \(path parameter\)(: digits)?\.$/i;
 
@@ -104,6 +135,12 @@ function inputOf(op: OperationDefinition, schemas: SchemaRegistry): JsonSchema &
     if (typeof description === 'string' && PATH_ID.test(description)) properties[name] = rest;
   }
   for (const name of LEFT_TO_REST[op.name] ?? []) delete properties[name];
+  const alternative = NULL_ALTERNATIVES[op.name];
+  if (alternative) {
+    properties[alternative.field] = { ...properties[alternative.field], description: alternative.field_description };
+    properties[alternative.flag] = { type: 'boolean', description: alternative.flag_description };
+    if (Array.isArray(input.required)) input.required = (input.required as string[]).filter((name) => name !== alternative.field);
+  }
   if (properties.limit) properties.limit = { ...properties.limit, default: MCP_PAGE_SIZE };
   if (op.idempotency !== 'none') {
     properties.idempotencyKey = { type: 'string', minLength: 1, maxLength: 255, description: 'Same key = safe retry (24 h).' };
@@ -147,9 +184,42 @@ function replacedAt(schema: JsonSchema, path: string[], part: JsonSchema): JsonS
 /** The input as the model reads it: portable, every field described here, open per-kind settings shown whole. */
 function portableInputOf(op: OperationDefinition, input: JsonSchema, schemas: SchemaRegistry): JsonSchema & { type: 'object' } {
   const perKind = SETTINGS_PER_KIND[op.name];
-  if (!perKind) return portableInput(input);
+  if (!perKind) return plainIds(portableInput(input));
   const kinds = perKind.kinds(schemas).map((k) => ({ label: k.label, schema: schemas.bundle(k.schema) }));
-  return portableInput(replacedAt(input, perKind.path, unitedVariants(perKind.description, kinds)));
+  return plainIds(portableInput(replacedAt(input, perKind.path, unitedVariants(perKind.description, kinds))));
+}
+
+/**
+ * Words REST needs to say that an id may be a number or its digits: every id argument of every
+ * tool takes both (server.ts; the server instructions say it once), so a tool's description does not.
+ */
+const ID_FORMS: Array<[RegExp, string]> = [
+  [/^Brand id in a body: the number, or its digits as a string\.$/, 'Brand id.'],
+  [/ \((?:digits, or a number|a number, or digits|a number or digits|an id, number or digits)\)/g, ''],
+  [/; null for none\.$/, '; omitted: none.'],
+];
+
+function plainIds(node: unknown): any {
+  if (Array.isArray(node)) return node.map(plainIds);
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'description' && typeof v === 'string') out[k] = ID_FORMS.reduce((text, [from, to]) => text.replace(from, to), v);
+    else if (k === 'properties' && v && typeof v === 'object')
+      out[k] = Object.fromEntries(Object.entries(v).map(([name, sub]) => [name, namedId(name, plainIds(sub))]));
+    else out[k] = k === 'enum' || k === 'default' ? v : plainIds(v);
+  }
+  return out;
+}
+
+/** REST's general wording for a numbered id (`Id of a resource this service numbers: ...`) as the argument's name says it: `Template id.` */
+function namedId(name: string, schema: Record<string, unknown>): Record<string, unknown> {
+  if (typeof schema.description !== 'string' || !schema.description.startsWith('Id of a resource this service numbers')) return schema;
+  const words = name
+    .replace(/Id$/, '')
+    .replace(/([A-Z])/g, ' $1')
+    .toLowerCase();
+  return { ...schema, description: `${words.charAt(0).toUpperCase()}${words.slice(1)} id.` };
 }
 
 /** A person's name for the tool: its schema's title, else its summary. */
@@ -170,6 +240,9 @@ function withoutIdCeiling(node: unknown): unknown {
 
 const ID_CEILING = 2147483647;
 
+/** Tools whose answer, when the person declines (surfaces/mcp/confirm.ts), says that nothing started instead of naming what did. */
+const MAY_NOT_START = new Set(['run-workflow']);
+
 /** The tools of a catalogue's operations, in its order. */
 export function toolsFor(ops: OperationDefinition[], schemas: SchemaRegistry): ToolDefinition[] {
   const drafts: DraftTool[] = ops.map((op) => ({
@@ -182,10 +255,22 @@ export function toolsFor(ops: OperationDefinition[], schemas: SchemaRegistry): T
   return writtenOnce(drafts).map((draft, i) => {
     const op = ops[i];
     const bundledOutput = schemas.bundle(op.output);
-    // Every answer names the first field it always holds, so an answer of another shape (an error
-    // envelope) fails the client's check instead of passing unseen.
+    // Every answer names the first field it always holds (with its type), so an answer of another
+    // shape (an error envelope) fails the client's check instead of passing unseen. A read tool's
+    // answer lists every field's type; a tool that acts answers what a read tool describes, so its
+    // schema keeps that one field (the list stays within its budget with every input written out).
     const required = bundledOutput.required as string[] | undefined;
-    const output = required?.length ? { ...draft.output, required: required.slice(0, 1) } : draft.output;
+    const fields = (answerShape(bundledOutput).properties ?? {}) as Record<string, JsonSchema>;
+    const first = required?.find((name) => fields[name]?.type !== undefined);
+    // run_workflow's answer when the person said no is not a run: it has no executionId, so that tool requires none.
+    const own = first
+      ? { type: 'object', properties: { [first]: fields[first] }, ...(MAY_NOT_START.has(op.name) ? {} : { required: [first] }) }
+      : { type: 'object' };
+    const output = op.annotations.readOnly
+      ? first
+        ? { ...draft.output, properties: { ...(draft.output.properties as object), [first]: fields[first] }, required: [first] }
+        : draft.output
+      : own;
     const inputSchema = portableInputOf(op, drafts[i].input, schemas);
     return {
       name: draft.name,

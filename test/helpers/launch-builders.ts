@@ -86,3 +86,18 @@ export async function buildLaunch(api: Api, opts: TreeOptions = {}): Promise<Bui
 export async function publish(api: Api, launchId: string): Promise<Reply> {
   return must(await api('POST', `/launches/${launchId}/publish`, { confirm: true }, idem('publish')), 200, 'publish');
 }
+
+/**
+ * A draft launch of one campaign holding `adSets` ad sets of 4 ads each (the first built, the rest
+ * duplicated from it): one campaign's JSON far over what one MCP answer carries. Returns its id.
+ */
+export async function oneCampaignLaunch(w: World, brandId: number, adSets = 60, key = w.key('acme', 'ci')): Promise<string> {
+  const api = brandApi(w, key, brandId);
+  const creativeId = await uploadCreative(w, key, brandId, 'wide.png');
+  const built = await buildLaunch(api, { title: `One campaign of ${adSets} ad sets`, creativeId, ads: 4 });
+  for (let left = adSets - 1; left > 0; left -= 50) {
+    const count = Math.min(50, left);
+    must(await api('POST', `/launches/${built.launchId}/nodes/${built.adsetId}/duplicate`, { nodeType: 'adset', count }, idem('dup')), 200, 'duplicate');
+  }
+  return built.launchId;
+}

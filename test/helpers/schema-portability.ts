@@ -81,3 +81,40 @@ export function portabilityWarnings(tools: ListedTool[]): string[] {
   }
   return out;
 }
+
+/** Keywords no portable schema carries, input or output: references, combinators, nullability. */
+const NEVER = ['$ref', '$defs', 'anyOf', 'oneOf', 'allOf', 'not', 'nullable', 'const'];
+
+/** The warnings for one output schema node: one `type` (when it names one), none of NEVER, string enums. */
+function checkOutput(node: unknown, path: string, out: string[]): void {
+  if (!node || typeof node !== 'object' || Array.isArray(node)) {
+    out.push(`${path}: not a schema object`);
+    return;
+  }
+  const s = node as Record<string, unknown>;
+  for (const key of NEVER) if (key in s) out.push(`${path}: keyword ${key} is outside the portable subset`);
+  if (Array.isArray(s.type)) out.push(`${path}: type is an array (${JSON.stringify(s.type)})`);
+  else if (s.type !== undefined && (typeof s.type !== 'string' || !TYPES.has(s.type))) out.push(`${path}: type ${String(s.type)} is not one of the six`);
+  if (s.enum !== undefined && (!Array.isArray(s.enum) || !s.enum.every((v) => typeof v === 'string'))) out.push(`${path}: enum must be a list of strings`);
+  if (s.items !== undefined) checkOutput(s.items, `${path}[]`, out);
+  for (const [name, sub] of Object.entries((s.properties ?? {}) as Record<string, unknown>)) checkOutput(sub, `${path}.${name}`, out);
+  for (const name of (s.required as string[] | undefined) ?? [])
+    if (s.properties && !(name in (s.properties as object))) out.push(`${path}: required ${name} is not a property`);
+}
+
+/**
+ * The portability warnings of the output schemas of a tools/list answer (the Inspector checks them
+ * too, and Gemini's mcpToTool hands them to the model): one type per field, never a type array (a
+ * nullable field is left open), no references or combinators.
+ */
+export function outputPortabilityWarnings(tools: Array<{ name: string; outputSchema?: Record<string, unknown> }>): string[] {
+  const out: string[] = [];
+  for (const tool of tools) {
+    if (!tool.outputSchema) continue;
+    const mine: string[] = [];
+    if (tool.outputSchema.type !== 'object') mine.push('outputSchema is not of type object');
+    checkOutput(tool.outputSchema, 'outputSchema', mine);
+    out.push(...mine.map((w) => `${tool.name}: ${w}`));
+  }
+  return out;
+}

@@ -8,10 +8,11 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_ANSWER_CHARS } from '../../../surfaces/mcp/answer-budget.js';
 import { MCP_PAGE_SIZE } from '../../../surfaces/mcp/tools.js';
-import { mcpClient, toolError, type ToolResult } from '../../helpers/mcp.js';
+import { clientAccepts, mcpClient, toolError, type ToolResult } from '../../helpers/mcp.js';
 import { brandApi, buildLaunch, idem, publish, uploadCreative, type Api } from '../../helpers/launch-builders.js';
 import { mapLimit } from '../../helpers/launches.js';
 import { startWorld, type World } from '../../helpers/world.js';
+import { oneCampaignLaunch } from '../../helpers/launch-builders.js';
 
 type Tool = Awaited<ReturnType<Client['listTools']>>['tools'][number];
 
@@ -40,6 +41,8 @@ async function measureReads(client: Client, known: Known): Promise<Measured[]> {
     const result = (await client.callTool({ name: tool.name, arguments: argsFor(tool, known) })) as ToolResult;
     const text = result.content[0]?.text ?? '';
     if (!result.isError) expect(JSON.parse(text), tool.name).to.deep.equal(result.structuredContent);
+    // Every real answer stays valid against the tool's (portable) output schema.
+    expect(clientAccepts(tool, result), tool.name).to.deep.equal({ ok: true });
     out.push({ tool: tool.name, bytes: textOf(result).length, error: result.isError ? `${toolError(result).code}: ${toolError(result).message}` : null });
   }
   return out;
@@ -81,7 +84,7 @@ function cutLink(result: { isError?: boolean; structuredContent?: unknown; conte
   expect(result.isError).to.not.equal(true);
   expect(textOf(result).length).to.be.at.most(MAX_ANSWER_CHARS);
   expect(JSON.parse(result.content[0].text!)).to.deep.equal(result.structuredContent);
-  expect(result.content[1].text).to.match(/more than the 25,000 one answer carries, so it is cut\. Left out: .+ of \d+ items/);
+  expect(result.content[1].text).to.match(/more than the 25,000 one answer carries, so it is cut .+ Per list: .+: kept \d+ of \d+, left out \d+/);
   const link = result.content.find((c) => c.type === 'resource_link');
   expect(link?.uri).to.match(/^svc:\/\/brands\/\d+\//);
   expect(result.content[1].text).to.contain(link!.uri!);
@@ -127,6 +130,44 @@ describe('MCP answers an agent can read', function () {
       // The demo's launch, creatives and campaigns are read for real, not refused.
       const ok = new Set(measured.filter((m) => !m.error).map((m) => m.tool));
       expect([...ok]).to.include.members(['list_brands', 'list_launches', 'get_launch', 'get_ad_set', 'list_campaigns', 'get_overview', 'list_activity']);
+    });
+  });
+
+  describe('a launch of one campaign with 60 ad sets of 4 ads', () => {
+    let w: World;
+    let brandId: number;
+    let launchId: string;
+    before(async () => {
+      w = await startWorld({ dialect: 'sqlite', env: { RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_CONCURRENCY: '100' } });
+      brandId = w.brandId('acme', 'shoes');
+      launchId = await oneCampaignLaunch(w, brandId, 60);
+    });
+    after(async () => w?.close());
+
+    it('answers get_launch cut within 25,000 characters, structuredContent valid against the output schema, kept K of N per list', async () => {
+      const client = await mcpClient(w.url, w.key('acme', 'ci'));
+      const { tools } = await client.listTools();
+      // The official client checks structuredContent against the output schema and throws when it is missing or invalid.
+      const result = (await client.callTool({ name: 'get_launch', arguments: { brandId, launchId } })) as any;
+      await client.close();
+      cutLink(result);
+      expect(
+        clientAccepts(
+          tools.find((t) => t.name === 'get_launch')!,
+          result,
+        ),
+      ).to.deep.equal({ ok: true });
+      const note = result.content[1].text as string;
+      expect(note).to.match(/campaigns\[0\]\.adSets: kept (\d+) of 60, left out (\d+)/);
+      const [, kept, leftOut] = /campaigns\[0\]\.adSets: kept (\d+) of 60, left out (\d+)/.exec(note)!;
+      expect(Number(kept) + Number(leftOut)).to.equal(60);
+      expect(result.structuredContent.campaigns).to.have.length(1);
+      expect(result.structuredContent.campaigns[0].adSets).to.have.length(Number(kept));
+      expect(Number(kept)).to.be.at.least(1);
+      // The counts stay whole, and the ad sets left out are named by id.
+      expect(result.structuredContent.counts).to.deep.include({ campaigns: 1, adSets: 60, ads: 240 });
+      const lastId = (await brandApi(w, w.key('acme', 'ci'), brandId)('GET', `/launches/${launchId}`)).body.campaigns[0].adSets[59].node.id;
+      expect(note).to.contain(String(lastId));
     });
   });
 
@@ -309,7 +350,7 @@ describe('MCP answers an agent can read', function () {
       const client = await mcpClient(w.url, w.key('acme', 'ci'));
       const result = (await client.callTool({ name: 'list_launches', arguments: { brandId, limit: 100 } })) as any;
       const uri = cutLink(result);
-      expect(result.content[1].text).to.match(/batches: \d+ of 100 items/);
+      expect(result.content[1].text).to.match(/batches: kept \d+ of 100, left out \d+ \(/);
       expect(result.structuredContent.batches.length).to.be.below(100);
       const whole = (await readWhole(client, uri)) as any;
       expect(whole.batches).to.have.length(100);

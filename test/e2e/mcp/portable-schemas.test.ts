@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { mcpClient, toolError, type ToolResult } from '../../helpers/mcp.js';
-import { portabilityWarnings } from '../../helpers/schema-portability.js';
+import { outputPortabilityWarnings, portabilityWarnings } from '../../helpers/schema-portability.js';
 import { startWorld, type World } from '../../helpers/world.js';
 
 describe('MCP input schemas every client can read', function () {
@@ -31,6 +31,19 @@ describe('MCP input schemas every client can read', function () {
     await dynamic.close();
     expect(listed.map((t) => t.name)).to.include.members(['list_toolsets', 'enable_toolset']);
     expect(portabilityWarnings(listed)).to.deep.equal([]);
+  });
+
+  it('finds no portability warning in any output schema of all or of dynamic mode (no type arrays: a nullable field is left open)', async () => {
+    const { tools } = await client.listTools();
+    expect(outputPortabilityWarnings(tools)).to.deep.equal([]);
+    expect(tools.every((t) => t.outputSchema)).to.equal(true);
+    const dynamic = await mcpClient(w.url, w.key('acme', 'ci'), { toolsets: 'dynamic' });
+    const listed = (await dynamic.listTools()).tools;
+    await dynamic.close();
+    expect(outputPortabilityWarnings(listed)).to.deep.equal([]);
+    expect(
+      outputPortabilityWarnings([{ name: 'old', outputSchema: { type: 'object', properties: { title: { type: ['string', 'null'] } }, required: ['gone'] } }]),
+    ).to.deep.equal(['old: outputSchema.title: type is an array (["string","null"])', 'old: outputSchema: required gone is not a property']);
   });
 
   it('the rules warn about what the issue found: type arrays, references, combinators, undescribed fields, no title', () => {

@@ -1,0 +1,150 @@
+// The tool list with the frameworks agents are built on, not only the official SDK (paths.md, "What
+// an agent sees must stand on its own"): LangChain's MCP adapters, the OpenAI Agents SDK with strict
+// schemas, the Vercel AI SDK's MCP client and Google's mcpToTool each load every tool of `all` from a
+// running server and convert it for their model without an error. No model is called: what each
+// would send to its model is captured and checked. Then get_launch of a launch of one campaign with
+// 60 ad sets of 4 ads is called through each of them and answers usably (structuredContent, within
+// 25,000 characters). The MCP Inspector's schema check is reproduced in
+// test/helpers/schema-portability.ts and run on the same list here: the Inspector 2.12 package
+// brings its web UI (Vite, React) and a native keyring module fetched as a binary at install, which
+// a dev dependency installed from the registry alone cannot carry.
+
+import { expect } from 'chai';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { loadMcpTools } from '@langchain/mcp-adapters';
+import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
+import { MCPServerStreamableHttp, RunContext, getAllMcpTools, type FunctionTool } from '@openai/agents-core';
+import { createMCPClient } from '@ai-sdk/mcp';
+import { mcpToTool } from '@google/genai';
+import { MAX_ANSWER_CHARS } from '../../../surfaces/mcp/answer-budget.js';
+import { mcpClient } from '../../helpers/mcp.js';
+import { oneCampaignLaunch } from '../../helpers/launch-builders.js';
+import { outputPortabilityWarnings, portabilityWarnings } from '../../helpers/schema-portability.js';
+import { startWorld, type World } from '../../helpers/world.js';
+
+/**
+ * The text blocks of a tool answer as a framework hands it back (a string, the MCP content list, or
+ * the whole result), joined: what the model reads besides the framework's own wrapping.
+ */
+function textOf(answer: unknown): string {
+  let value = answer;
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return value as string;
+    }
+  }
+  const blocks = Array.isArray(value) ? value : (value as { content?: unknown })?.content;
+  if (!Array.isArray(blocks)) return typeof answer === 'string' ? answer : JSON.stringify(answer);
+  return blocks.map((b: { type?: string; text?: string }) => (b.type === 'text' ? (b.text ?? '') : '')).join('');
+}
+
+/** What a usable get_launch answer is, whatever the framework wraps it in: the cut launch, its note and the link. */
+function expectUsableLaunch(text: string, launchId: string, framework: string): void {
+  expect(text.length, `${framework}: the answer's text`).to.be.at.most(MAX_ANSWER_CHARS);
+  expect(text, framework).to.contain(`"id":"${launchId}"`);
+  expect(text, framework).to.match(/campaigns\[0\]\.adSets: kept \d+ of 60/);
+}
+
+describe('MCP with the frameworks agents are built on (all tools, no model called)', function () {
+  this.timeout(120_000);
+  let w: World;
+  let brandId: number;
+  let launchId: string;
+  let headers: Record<string, string>;
+  let listed: Awaited<ReturnType<Client['listTools']>>['tools'];
+  before(async () => {
+    w = await startWorld({ dialect: 'sqlite', env: { RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_CONCURRENCY: '100' } });
+    brandId = w.brandId('acme', 'shoes');
+    launchId = await oneCampaignLaunch(w, brandId, 60);
+    headers = { authorization: `Bearer ${w.key('acme', 'ci')}`, 'x-mcp-toolsets': 'all' };
+    const client = await mcpClient(w.url, w.key('acme', 'ci'));
+    listed = (await client.listTools()).tools;
+    await client.close();
+    expect(listed.length).to.equal(w.service.catalogue.list().length);
+  });
+  after(async () => w?.close());
+
+  it('the Inspector-style schema check finds no warning on all, inputs and outputs', () => {
+    expect(portabilityWarnings(listed)).to.deep.equal([]);
+    expect(outputPortabilityWarnings(listed)).to.deep.equal([]);
+  });
+
+  it("LangChain's MCP adapters load and convert every tool for an OpenAI-style model, and call get_launch", async () => {
+    const client = await mcpClient(w.url, w.key('acme', 'ci'));
+    try {
+      const tools = await loadMcpTools('svc', client, { throwOnLoadError: true });
+      expect(tools.map((t) => t.name).sort()).to.deep.equal(listed.map((t) => t.name).sort());
+      // What LangChain sends a chat model that binds these tools.
+      const sent = tools.map((t) => convertToOpenAITool(t));
+      for (const s of sent) expect(s.function.parameters, s.function.name).to.include({ type: 'object' });
+      const getLaunch = tools.find((t) => t.name === 'get_launch')!;
+      // Arguments as a model following the schema writes them (ids are integers).
+      const answer = await getLaunch.invoke({ brandId, launchId: Number(launchId) });
+      expectUsableLaunch(textOf(answer), launchId, 'LangChain');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('the OpenAI Agents SDK converts every tool with strict schemas, and calls get_launch', async () => {
+    const server = new MCPServerStreamableHttp({ url: `${w.url}/mcp`, name: 'svc', requestInit: { headers }, cacheToolsList: false });
+    await server.connect();
+    try {
+      const tools = (await getAllMcpTools({ mcpServers: [server], convertSchemasToStrict: true, runContext: new RunContext() })) as FunctionTool[];
+      expect(tools.map((t) => t.name).sort()).to.deep.equal(listed.map((t) => t.name).sort());
+      // What the Responses API would be sent for each tool; every one converted to strict mode.
+      const sent = tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: t.strict }));
+      const notStrict = sent.filter((s) => !s.strict).map((s) => s.name);
+      expect(notStrict, 'tools the strict conversion gave up on').to.deep.equal([]);
+      const getLaunch = tools.find((t) => t.name === 'get_launch')!;
+      const answer = await getLaunch.invoke(new RunContext(), JSON.stringify({ brandId, launchId: Number(launchId) }));
+      expect(JSON.stringify(answer)).to.not.match(/An error occurred/);
+      expectUsableLaunch(textOf(answer), launchId, 'OpenAI Agents SDK');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("the Vercel AI SDK's MCP client loads every tool and calls get_launch", async () => {
+    const client = await createMCPClient({ transport: { type: 'http', url: `${w.url}/mcp`, headers } });
+    try {
+      const tools = await client.tools();
+      expect(Object.keys(tools).sort()).to.deep.equal(listed.map((t) => t.name).sort());
+      // What generateText would send the model for each tool: its description and JSON Schema.
+      for (const [name, tool] of Object.entries(tools)) {
+        const schema = await (tool.inputSchema as { jsonSchema: unknown }).jsonSchema;
+        expect(schema, name).to.include({ type: 'object' });
+      }
+      const answer = await tools.get_launch.execute!({ brandId, launchId: Number(launchId) }, { toolCallId: 'call-1', messages: [] });
+      const result = answer as { structuredContent?: { id?: string }; content: Array<{ type: string; text?: string }>; isError?: boolean };
+      expect(result.isError).to.not.equal(true);
+      expect(result.structuredContent?.id).to.equal(launchId);
+      expectUsableLaunch(textOf(result), launchId, 'AI SDK');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("Google's mcpToTool declares every tool for Gemini, output schemas included, and calls get_launch", async () => {
+    const client = await mcpClient(w.url, w.key('acme', 'ci'));
+    try {
+      const callable = mcpToTool(client);
+      // What a generateContent request would carry: one function declaration per tool.
+      const declared = (await callable.tool()).functionDeclarations ?? [];
+      expect(declared.map((d) => d.name).sort()).to.deep.equal(listed.map((t) => t.name).sort());
+      for (const d of declared) {
+        expect(d.parametersJsonSchema, d.name).to.include({ type: 'object' });
+        expect(outputPortabilityWarnings([{ name: d.name!, outputSchema: d.responseJsonSchema as Record<string, unknown> }]), d.name).to.deep.equal([]);
+      }
+      const parts = await callable.callTool([{ name: 'get_launch', args: { brandId, launchId: Number(launchId) } }]);
+      const response = parts[0].functionResponse?.response as Record<string, unknown>;
+      expect(response, 'a function response').to.be.an('object');
+      expect(response.isError).to.not.equal(true);
+      expectUsableLaunch(textOf(response), launchId, 'Google GenAI');
+    } finally {
+      await client.close();
+    }
+  });
+});
