@@ -3,8 +3,8 @@
 
 import { defineOperation, type BrandContext, type OperationDefinition } from '../catalogue/define.js';
 import { ServiceError, notFound, validationFailed, type FieldIssue } from '../errors.js';
-import { findAdAccount, updateAdAccountIdentity, type AdAccountIdentity } from '../brands/store.js';
-import type { AdAccountRow } from '../platforms/registry.js';
+import { findAdAccount, updateAdAccountIdentity } from '../brands/store.js';
+import type { AdAccountIdentity, AdAccountRow } from '../platforms/registry.js';
 import type { CampaignPage, Insights, OptionItem } from '../platforms/port.js';
 import { liveRead } from '../platforms/live-read.js';
 import { resolveDatePreset } from '../platforms/date-presets.js';

@@ -2,8 +2,8 @@
 // file that queries them; other areas call these functions.
 
 import type { Knex } from 'knex';
-import type { IdentityType, PlatformName } from '../platforms/platform-name.js';
-import type { AdAccountRow } from '../platforms/registry.js';
+import type { PlatformName } from '../platforms/platform-name.js';
+import type { AdAccountIdentity, AdAccountRow } from '../platforms/registry.js';
 
 type Db = Knex | Knex.Transaction;
 
@@ -13,18 +13,6 @@ export interface BrandWithAccount {
   organizationId: number;
   name: string;
   account: { accountId: string; name: string | null; active: boolean } | null;
-}
-
-/** An ad account row of a brand. */
-
-/** Who an ad account's ads speak as (live-platforms.md): any of these may be changed, null clears it. */
-export interface AdAccountIdentity {
-  pageId: string | null;
-  instagramUserId: string | null;
-  identityId: string | null;
-  identityType: IdentityType | null;
-  dsaBeneficiary: string | null;
-  dsaPayor: string | null;
 }
 
 /** The organization's brands in id order, each with its first ad account (lowest id), in one query. */

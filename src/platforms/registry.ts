@@ -18,8 +18,18 @@ export interface BrandAdAccount extends AdAccount {
 
 export type LiveAdapterFactory = (platform: PlatformName) => PlatformAdapter;
 
+/** Who an ad account's ads speak as (live-platforms.md), and who an EU ad names: any may be changed, null clears it. */
+export interface AdAccountIdentity {
+  pageId: string | null;
+  instagramUserId: string | null;
+  identityId: string | null;
+  identityType: IdentityType | null;
+  dsaBeneficiary: string | null;
+  dsaPayor: string | null;
+}
+
 /** A brand's ad account as stored (brands/store.ts keeps the table). */
-export interface AdAccountRow {
+export interface AdAccountRow extends AdAccountIdentity {
   platform: PlatformName;
   accountId: string;
   timezone: string;
@@ -28,12 +38,6 @@ export interface AdAccountRow {
   accessTokenEncrypted: string | null;
   name: string | null;
   active: boolean;
-  pageId: string | null;
-  instagramUserId: string | null;
-  identityId: string | null;
-  identityType: IdentityType | null;
-  dsaBeneficiary: string | null;
-  dsaPayor: string | null;
 }
 
 /**
