@@ -4,12 +4,18 @@
 // running server and convert it for their model without an error. No model is called: what each
 // would send to its model is captured and checked. Then get_launch of a launch of one campaign with
 // 60 ad sets of 4 ads is called through each of them and answers usably (structuredContent, within
-// 25,000 characters). The MCP Inspector's schema check is reproduced in
-// test/helpers/schema-portability.ts and run on the same list here: the Inspector 2.12 package
-// brings its web UI (Vite, React) and a native keyring module fetched as a binary at install, which
-// a dev dependency installed from the registry alone cannot carry.
+// 25,000 characters). The MCP Inspector 2.12's own CLI lists the tools with its schema check
+// (`--strict`) and reports nothing, where it does report a nullable type array (a control server);
+// test/helpers/schema-portability.ts states the same rules, for output schemas too.
 
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
+import { projectPath } from '../../../src/paths.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { loadMcpTools } from '@langchain/mcp-adapters';
 import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
@@ -21,6 +27,31 @@ import { mcpClient } from '../../helpers/mcp.js';
 import { oneCampaignLaunch } from '../../helpers/launch-builders.js';
 import { outputPortabilityWarnings, portabilityWarnings } from '../../helpers/schema-portability.js';
 import { startWorld, type World } from '../../helpers/world.js';
+
+const run = promisify(execFile);
+/** The MCP Inspector's launcher (its `mcp-inspector` command), from the dev dependency. */
+const INSPECTOR = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector/package.json')),
+  'clients/launcher/build/index.js',
+);
+
+/** `mcp-inspector --cli <target> --method tools/list --strict`, with a HOME of its own (it keeps a catalog there). */
+async function inspectorList(target: string[], extra: string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-inspector-'));
+  try {
+    const r = await run(process.execPath, [INSPECTOR, '--cli', ...target, '--method', 'tools/list', '--strict', ...extra], {
+      cwd: home,
+      env: { PATH: process.env.PATH ?? '', HOME: home },
+      maxBuffer: 16 * 1024 * 1024,
+    }).then(
+      (ok) => ({ code: 0, ...ok }),
+      (err: { code: number; stdout: string; stderr: string }) => err,
+    );
+    return { code: r.code, stdout: r.stdout, stderr: r.stderr };
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+}
 
 /**
  * The text blocks of a tool answer as a framework hands it back (a string, the MCP content list, or
@@ -65,6 +96,20 @@ describe('MCP with the frameworks agents are built on (all tools, no model calle
     expect(listed.length).to.equal(w.service.catalogue.list().length);
   });
   after(async () => w?.close());
+
+  it('the MCP Inspector CLI lists every tool of all and reports no schema portability problem', async () => {
+    const r = await inspectorList([`${w.url}/mcp`], ['--header', `Authorization: Bearer ${w.key('acme', 'ci')}`, '--header', 'X-MCP-Toolsets: all']);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(JSON.parse(r.stdout).tools).to.have.length(listed.length);
+    expect(r.stderr, 'the Inspector reports').to.not.match(/warning|error|portability/i);
+  });
+
+  it('the MCP Inspector CLI does report a nullable type array (its check is on)', async () => {
+    const r = await inspectorList([process.execPath, projectPath('test', 'fixtures', 'nonportable-mcp-server.mjs')]);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stderr).to.match(/Warning: tool "set_thing"\n\s+Path: inputSchema\.properties\.name/);
+    expect(r.stderr).to.contain('0 errors, 1 warning across 1 tool.');
+  });
 
   it('the Inspector-style schema check finds no warning on all, inputs and outputs', () => {
     expect(portabilityWarnings(listed)).to.deep.equal([]);
