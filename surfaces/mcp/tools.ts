@@ -240,8 +240,12 @@ function withoutIdCeiling(node: unknown): unknown {
 
 const ID_CEILING = 2147483647;
 
-/** Tools whose answer, when the person declines (surfaces/mcp/confirm.ts), says that nothing started instead of naming what did. */
-const MAY_NOT_START = new Set(['run-workflow']);
+/**
+ * Tools whose answer, when the person declines (surfaces/mcp/confirm.ts), says that nothing started
+ * instead of naming what did: the field both answers hold (run_workflow's declined answer has no
+ * executionId, but names its workflowId as a run does).
+ */
+const MAY_NOT_START = new Map([['run-workflow', 'workflowId']]);
 
 /** The tools of a catalogue's operations, in its order. */
 export function toolsFor(ops: OperationDefinition[], schemas: SchemaRegistry): ToolDefinition[] {
@@ -261,11 +265,8 @@ export function toolsFor(ops: OperationDefinition[], schemas: SchemaRegistry): T
     // schema keeps that one field (the list stays within its budget with every input written out).
     const required = bundledOutput.required as string[] | undefined;
     const fields = (answerShape(bundledOutput).properties ?? {}) as Record<string, JsonSchema>;
-    const first = required?.find((name) => fields[name]?.type !== undefined);
-    // run_workflow's answer when the person said no is not a run: it has no executionId, so that tool requires none.
-    const own = first
-      ? { type: 'object', properties: { [first]: fields[first] }, ...(MAY_NOT_START.has(op.name) ? {} : { required: [first] }) }
-      : { type: 'object' };
+    const first = MAY_NOT_START.get(op.name) ?? required?.find((name) => fields[name]?.type !== undefined);
+    const own = first ? { type: 'object', properties: { [first]: fields[first] }, required: [first] } : { type: 'object' };
     const output = op.annotations.readOnly
       ? first
         ? { ...draft.output, properties: { ...(draft.output.properties as object), [first]: fields[first] }, required: [first] }
