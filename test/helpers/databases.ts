@@ -21,16 +21,10 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase> {
-  dialectsRun.add(dialect);
-  const suffix = crypto.randomBytes(5).toString('hex');
-  if (dialect === 'sqlite') {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));
-    return { url: `sqlite:${path.join(dir, 'svc.sqlite')}`, dialect, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
-  }
+/** A one-connection Knex on the server of TEST_MYSQL_URL, with no database chosen (to create and drop them). */
+export function mysqlAdmin(): ReturnType<typeof knexFactory> {
   const server = new URL(process.env.TEST_MYSQL_URL!);
-  const name = `svc_test_${suffix}`;
-  const admin = knexFactory({
+  return knexFactory({
     client: 'mysql2',
     connection: {
       host: server.hostname,
@@ -40,6 +34,18 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
     },
     pool: { min: 0, max: 1 },
   });
+}
+
+export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase> {
+  dialectsRun.add(dialect);
+  const suffix = crypto.randomBytes(5).toString('hex');
+  if (dialect === 'sqlite') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));
+    return { url: `sqlite:${path.join(dir, 'svc.sqlite')}`, dialect, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+  }
+  const server = new URL(process.env.TEST_MYSQL_URL!);
+  const name = `svc_test_${suffix}`;
+  const admin = mysqlAdmin();
   await admin.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
   await admin.destroy();
   const url = new URL(server.href);
@@ -48,16 +54,7 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
     url: url.href,
     dialect,
     drop: async () => {
-      const a = knexFactory({
-        client: 'mysql2',
-        connection: {
-          host: server.hostname,
-          port: Number(server.port || 3306),
-          user: decodeURIComponent(server.username),
-          password: decodeURIComponent(server.password),
-        },
-        pool: { min: 0, max: 1 },
-      });
+      const a = mysqlAdmin();
       await a.raw(`DROP DATABASE IF EXISTS \`${name}\``);
       await a.destroy();
     },

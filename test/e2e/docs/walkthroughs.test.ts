@@ -15,8 +15,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { projectPath } from '../../../src/paths.js';
 import { freePort } from '../../helpers/oauth.js';
-import knexFactory from 'knex';
-import { dialectsRun } from '../../helpers/databases.js';
+import { dialectsRun, mysqlAdmin } from '../../helpers/databases.js';
 import { startSvcServer, stopAllServers, type ServerProcess } from '../../helpers/processes.js';
 import {
   maskSecrets,
@@ -114,17 +113,7 @@ function createdBy(markdown: string): { databases: string[]; users: string[] } {
 
 /** Drops what the page creates, on the server of TEST_MYSQL_URL, so a rerun starts where a reader does. */
 async function dropCreated(created: { databases: string[]; users: string[] }): Promise<void> {
-  const server = new URL(process.env.TEST_MYSQL_URL!);
-  const admin = knexFactory({
-    client: 'mysql2',
-    connection: {
-      host: server.hostname,
-      port: Number(server.port || 3306),
-      user: decodeURIComponent(server.username),
-      password: decodeURIComponent(server.password),
-    },
-    pool: { min: 0, max: 1 },
-  });
+  const admin = mysqlAdmin();
   try {
     for (const d of created.databases) await admin.raw(`DROP DATABASE IF EXISTS \`${d}\``);
     for (const u of created.users) await admin.raw(`DROP USER IF EXISTS ${u}`);
