@@ -43,6 +43,12 @@ export interface Config {
   webhookWindow: number;
   /** JOBS=off: this process serves requests but runs no job. */
   jobsEnabled: boolean;
+  /**
+   * DELIVERY_THREAD=on (default): with JOBS=on, `svc-server serve` runs the webhook deliveries (and
+   * the fan-out of events into them) on a worker thread of its own, with its own database
+   * connection and HTTP client, so they never wait for the event loop that serves requests.
+   */
+  deliveryThread: boolean;
   /** How long a claimed job is held before another process may take it over (renewed while it runs). */
   jobLeaseMs: number;
   /** Jobs one process runs at once. */
@@ -157,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     webhookWindow: intFrom(env, 'WEBHOOK_WINDOW', 8, 1),
     jobsEnabled: flag(env, 'JOBS', true, 'on', 'off'),
+    deliveryThread: flag(env, 'DELIVERY_THREAD', true, 'on', 'off'),
     jobLeaseMs: intFrom(env, 'JOB_LEASE_MS', 30_000, 500),
     jobConcurrency: intFrom(env, 'JOB_CONCURRENCY', 20, 1),
     idempotencyLeaseMs: intFrom(env, 'IDEMPOTENCY_LEASE_MS', 120_000, 500),

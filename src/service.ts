@@ -27,7 +27,9 @@ import { liveAdapters } from './platforms/live.js';
 import { loadSecretBox, type SecretBox } from './auth/encryption.js';
 import { EventOutbox } from './events/outbox.js';
 import { JobWorker } from './jobs/worker.js';
-import { jobKinds } from './wiring/job-kinds.js';
+import { deliveryJobKinds, deliveryScope, jobKinds } from './wiring/job-kinds.js';
+import { DeliveryThread, type DeliveryThreadData } from './delivery-thread.js';
+import type { ClaimScope } from './jobs/queue/claim.js';
 import { adAccountReader } from './wiring/platforms.js';
 // Installs the reference resolvers, which read the areas' stores.
 import './wiring/references.js';
@@ -64,6 +66,15 @@ export interface ServiceOptions {
   extraJobKinds?: JobKind[];
   /** Waits between tracker requests (default: a real timer); tests pass one that moves their fixed clock. */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * The delivery thread's start data (`svc-server serve` passes the environment it read): with
+   * JOBS=on and DELIVERY_THREAD=on, `startJobs` starts it and this process's worker leaves the
+   * webhook deliveries to it. Without it (tests, benchmarks that say otherwise) deliveries run on
+   * this process's worker like every other job.
+   */
+  deliveryThread?: DeliveryThreadData;
+  /** True in the delivery thread: its worker claims only the webhook deliveries. */
+  deliveriesOnly?: boolean;
 }
 
 export class Service {
@@ -88,6 +99,8 @@ export class Service {
     readonly jobs: JobWorker,
     /** The one client that calls outside services. */
     readonly outbound: OutboundClient,
+    /** The thread that runs the webhook deliveries, when this process has one (DELIVERY_THREAD=on). */
+    readonly deliveryThread: DeliveryThread | null,
   ) {}
 
   /** Opens storage (already migrated) and checks the catalogue; a bad catalogue entry throws here. */
@@ -109,7 +122,18 @@ export class Service {
       const secrets = await loadSecretBox(knex);
       // The worker exists before the outbox that wakes it; it starts claiming only when asked to.
       let worker: JobWorker | null = null;
-      const events = new EventOutbox(knex, schemas, now, config.webhooksEnabled, () => worker?.nudge(), eventSubscribers);
+      const threaded = !options.deliveriesOnly && options.deliveryThread !== undefined && config.jobsEnabled && config.deliveryThread;
+      const deliveryThread = threaded ? new DeliveryThread(options.deliveryThread!, log) : null;
+      const scope: ClaimScope | undefined = options.deliveriesOnly
+        ? { mode: 'only', ...deliveryScope }
+        : deliveryThread
+          ? { mode: 'except', ...deliveryScope }
+          : undefined;
+      const nudge = () => {
+        worker?.nudge();
+        deliveryThread?.nudge();
+      };
+      const events = new EventOutbox(knex, schemas, now, config.webhooksEnabled, nudge, eventSubscribers);
       const outbound = new OutboundClient({ allowPrivate: config.webhookAllowPrivate, resolve: options.resolveHost });
       const webhookSender = new WebhookSender(outbound);
       // ioredis is loaded only when REDIS_URL is set.
@@ -144,7 +168,7 @@ export class Service {
           ? new RedisMetricsCache(redis, `svc:${instanceId}:`, config.metricsCacheSeconds * 1000)
           : new MemoryMetricsCache(config.metricsCacheSeconds * 1000, now),
       };
-      const kinds = [...jobKinds, ...(options.extraJobKinds ?? [])];
+      const kinds = options.deliveriesOnly ? deliveryJobKinds : [...jobKinds, ...(options.extraJobKinds ?? [])];
       worker = new JobWorker({
         knex,
         config,
@@ -168,11 +192,12 @@ export class Service {
         },
         leaseMs: config.jobLeaseMs,
         concurrency: config.jobConcurrency,
+        scope,
       });
       const signingKeys = new SigningKeys(knex);
       const oauth = { issuer: config.baseUrl, apiResource: `${config.baseUrl}/v1`, mcpResource: config.mcpUrl };
       const authenticator = new Authenticator(knex, config.keyCacheMs, now, { ...oauth, keys: signingKeys });
-      const service = new Service(config, database, schemas, catalogue, log, authenticator, deps, signingKeys, oauth, events, worker, outbound);
+      const service = new Service(config, database, schemas, catalogue, log, authenticator, deps, signingKeys, oauth, events, worker, outbound, deliveryThread);
       service.unobserveQueue = observeQueue(
         (at) => readyJobsByKind(knex, at),
         kinds.map((k) => k.kind),
@@ -241,6 +266,11 @@ export class Service {
     if (pending.length) out.push({ component: 'migrations', message: `${pending.length} migration(s) have not run: run svc-server migrate.` });
     if (this.config.jobsEnabled && !this.jobs.claiming())
       out.push({ component: 'worker', message: 'JOBS=on but the job worker is not claiming (not started, stopping, or its last claim failed).' });
+    else if (this.deliveryThread && !this.deliveryThread.claiming())
+      out.push({
+        component: 'worker',
+        message: 'The delivery thread is not claiming yet (starting, restarting after a failure: see the log, or its last claim failed).',
+      });
     return out;
   }
 
@@ -249,11 +279,17 @@ export class Service {
     return exposition(this.deps.now(), (err) => this.log.warn({ err }, 'could not read the job queue for metrics'));
   }
 
-  /** Starts this process's job worker unless JOBS=off; `close` stops it. */
+  /** Starts this process's job worker (and its delivery thread, when it has one) unless JOBS=off; `stopJobs` or `close` stops them. */
   async startJobs(): Promise<boolean> {
     if (!this.config.jobsEnabled) return false;
     await this.jobs.start();
+    this.deliveryThread?.start();
     return true;
+  }
+
+  /** Stops claiming here and in the delivery thread; running jobs get `graceMs`, then are released to other processes. */
+  async stopJobs(graceMs = this.config.shutdownGraceMs): Promise<void> {
+    await Promise.all([this.jobs.stop(graceMs), this.deliveryThread?.stop(graceMs)]);
   }
 
   /**
@@ -262,7 +298,7 @@ export class Service {
    */
   async close(graceMs = this.config.shutdownGraceMs): Promise<void> {
     this.unobserveQueue();
-    await this.jobs.stop(graceMs);
+    await this.stopJobs(graceMs);
     if (this.config.otelEndpoint) await stopTracing().catch((err) => this.log.warn({ err }, 'could not flush traces'));
     await this.outbound.close().catch(() => {});
     await this.deps.limiter.close().catch(() => {});

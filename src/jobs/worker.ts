@@ -12,7 +12,7 @@ import type { Config } from '../config.js';
 import type { JobContext, JobKind, JobNext } from './kind.js';
 import type { JobServices } from './services.js';
 import type { ClaimedJob } from './queue/job.js';
-import { claimJobs, releaseLane } from './queue/claim.js';
+import { claimJobs, releaseLane, type ClaimScope } from './queue/claim.js';
 import { completeJobs, dropJobs, finishJobs } from './queue/complete.js';
 import { backoffMs, failJobs, type Failure } from './queue/fail.js';
 import { renewLease } from './queue/renew.js';
@@ -33,6 +33,8 @@ export interface WorkerOptions {
   leaseMs: number;
   /** Jobs this process runs at once. */
   concurrency: number;
+  /** The share of the queue this worker claims (default: all of it). */
+  scope?: ClaimScope;
 }
 
 // cron-parser (with luxon and its time zone data) is loaded on the first cron computed, not at
@@ -209,6 +211,7 @@ export class JobWorker {
         return k?.runBatch ? (k.batch ?? 1) : 1;
       },
       maxBatch: this.maxBatch,
+      scope: this.o.scope,
     });
     // The jobs of one lane come out next to each other: one run each group.
     const runs: ClaimedJob[][] = [];

@@ -3,4 +3,7 @@
 
 export const DELIVERY_JOB = 'deliver-webhook';
 
-export const endpointLane = (endpointId: number): string => `webhooks:${endpointId}`;
+/** Every endpoint's lane starts with it (the delivery thread claims those lanes). */
+export const DELIVERY_LANE_PREFIX = 'webhooks:';
+
+export const endpointLane = (endpointId: number): string => `${DELIVERY_LANE_PREFIX}${endpointId}`;

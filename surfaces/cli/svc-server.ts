@@ -165,7 +165,7 @@ async function serve(config: Config, demo: boolean): Promise<void> {
   } finally {
     await db.knex.destroy();
   }
-  const service = await Service.open({ config, log });
+  const service = await Service.open({ config, log, deliveryThread: { env: { ...process.env } } });
   if (demo) {
     const seed = await seedDemoIfEmpty(service.knex, service.schemas);
     if (!seed) {
@@ -203,7 +203,8 @@ async function serve(config: Config, demo: boolean): Promise<void> {
     log.warn(
       `BASE_URL is not set and PORT=0 picks the port at start: the links this process writes (OAuth metadata, workflow links) say ${config.baseUrl}; set BASE_URL to the address clients use`,
     );
-  log.info({ url: running.url, baseUrl: guessed ? null : config.baseUrl, jobs }, `listening on ${running.url}`);
+  const deliveries = !jobs ? 'off' : service.deliveryThread ? 'thread' : 'worker';
+  log.info({ url: running.url, baseUrl: guessed ? null : config.baseUrl, jobs, deliveries }, `listening on ${running.url}`);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -217,7 +218,7 @@ async function serve(config: Config, demo: boolean): Promise<void> {
       process.exit(1);
     }, grace + 10_000).unref();
     // Jobs stop being claimed at once; what still runs after the grace is released to other processes.
-    await Promise.all([running.close(grace), service.jobs.stop(grace)]);
+    await Promise.all([running.close(grace), service.stopJobs(grace)]);
     await service.close(grace);
     log.info('stopped');
     process.exit(0);

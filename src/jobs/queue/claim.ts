@@ -22,6 +22,40 @@ export interface ClaimOptions {
   batchOf?: (kind: string) => number;
   /** The largest batch any kind takes: how many rows of one lane to read. */
   maxBatch?: number;
+  /** Which jobs this claimer takes (default: all). */
+  scope?: ClaimScope;
+}
+
+/**
+ * A share of the queue: the lanes whose names start with one of `lanePrefixes`, and the jobs
+ * without a lane that match one of `singles` (a kind, and a key when given). A claimer takes
+ * `only` that share, or everything `except` it, so two workers of one process split the queue
+ * between them (the webhook deliveries run on a thread of their own).
+ */
+export interface ClaimScope {
+  mode: 'only' | 'except';
+  lanePrefixes: string[];
+  singles: Array<{ kind: string; key?: string }>;
+}
+
+/** `q` narrowed to the lanes of `scope` (its lane column named `column`). */
+function scopedLanes(q: Knex.QueryBuilder, scope: ClaimScope | undefined, column: string): Knex.QueryBuilder {
+  if (!scope) return q;
+  const match = (w: Knex.QueryBuilder) => {
+    if (!scope.lanePrefixes.length) w.whereRaw('1 = 0');
+    for (const prefix of scope.lanePrefixes) w.orWhereRaw('substr(??, 1, ?) = ?', [column, prefix.length, prefix]);
+  };
+  return scope.mode === 'only' ? q.where(match) : q.whereNot(match);
+}
+
+/** `q` narrowed to the jobs without a lane of `scope`. */
+function scopedSingles(q: Knex.QueryBuilder, scope: ClaimScope | undefined): Knex.QueryBuilder {
+  if (!scope) return q;
+  const match = (w: Knex.QueryBuilder) => {
+    if (!scope.singles.length) w.whereRaw('1 = 0');
+    for (const s of scope.singles) w.orWhere(s.key === undefined ? { kind: s.kind } : { kind: s.kind, job_key: s.key });
+  };
+  return scope.mode === 'only' ? q.where(match) : q.whereNot(match);
 }
 
 /** Leased lanes at most this many times the room are looked at per claim. */
@@ -50,7 +84,7 @@ export async function claimJobs(knex: Knex, dialect: Dialect, o: ClaimOptions): 
   const lanes: Array<{ lane: string; due: number }> = (
     await knex
       .select('lane', 'due')
-      .from(freeLane(knex('job_lanes as l')).select('l.lane', earliest.as('due')).as('d'))
+      .from(scopedLanes(freeLane(knex('job_lanes as l')), o.scope, 'l.lane').select('l.lane', earliest.as('due')).as('d'))
       .where('due', '<=', o.now)
       .orderBy('due')
       .limit(o.limit * LANE_CANDIDATES)
@@ -61,7 +95,7 @@ export async function claimJobs(knex: Knex, dialect: Dialect, o: ClaimOptions): 
   const claim = (work: (trx: Knex.Transaction) => Promise<ClaimedJob[]>) =>
     mysql ? retrying(() => knex.transaction(work, { isolationLevel: 'read committed' })) : inTransaction(knex, work);
   return claim(async (trx) => {
-    const pick = free(trx('jobs')).whereNull('lane').orderBy('run_at').limit(o.limit).select('id', 'run_at');
+    const pick = scopedSingles(free(trx('jobs')).whereNull('lane'), o.scope).orderBy('run_at').limit(o.limit).select('id', 'run_at');
     const single: Array<{ id: number; due: number }> = (await (mysql ? pick.forUpdate().skipLocked() : pick)).map((r: { id: number; run_at: number }) => ({
       id: Number(r.id),
       due: Number(r.run_at),

@@ -1,0 +1,114 @@
+// The delivery thread, seen from the process that serves requests (DELIVERY_THREAD=on, JOBS=on):
+// a worker thread (src/delivery-thread-main.ts) that opens the service again with its own database
+// connection, outbound client and job worker, and claims only the webhook deliveries' share of the
+// queue (the fan-out of events and the endpoints' lanes). The request loop writes events; the thread
+// signs and sends them. Nothing crosses between the two but nudges: the queue in the database is
+// the truth, so a thread that dies loses nothing (its leases run out, a new thread takes them over).
+
+import { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+
+/** What the thread is told when it starts. */
+export interface DeliveryThreadData {
+  /** The environment it builds its configuration from (the process's own, as `svc-server serve` read it). */
+  env: Record<string, string | undefined>;
+  /** A module the thread imports once its service is open (benchmarks load their probes this way). */
+  probe?: string;
+}
+
+/** Messages from the process to the thread. */
+export type ToThread = { type: 'nudge' } | { type: 'stop'; graceMs: number } | { type: 'probe'; id: number; request: unknown };
+
+/** Messages from the thread to the process. */
+export type FromThread = { type: 'claiming'; claiming: boolean } | { type: 'stopped' } | { type: 'probe'; id: number; answer: unknown };
+
+/** A thread that died is started again after this long. */
+const RESTART_MS = 1_000;
+
+export class DeliveryThread {
+  private worker: Worker | null = null;
+  private claimingNow = false;
+  private nudgeQueued = false;
+  private stopping: Promise<void> | null = null;
+  private restart: NodeJS.Timeout | null = null;
+  private probes = new Map<number, (answer: unknown) => void>();
+  private nextProbe = 0;
+
+  constructor(
+    private readonly data: DeliveryThreadData,
+    private readonly log: Logger,
+  ) {}
+
+  /** Starts the thread (it opens its service and starts claiming on its own). */
+  start(): void {
+    if (this.worker || this.stopping) return;
+    const worker = new Worker(new URL('./delivery-thread-main.js', import.meta.url), { workerData: this.data, env: this.data.env });
+    this.worker = worker;
+    worker.on('message', (m: FromThread) => {
+      if (m.type === 'claiming') this.claimingNow = m.claiming;
+      else if (m.type === 'probe') {
+        this.probes.get(m.id)?.(m.answer);
+        this.probes.delete(m.id);
+      }
+    });
+    worker.on('error', (err) => this.log.error({ err }, 'the delivery thread failed'));
+    worker.on('exit', (code) => {
+      this.worker = null;
+      this.claimingNow = false;
+      if (this.stopping) return;
+      this.log.error({ code, restartInMs: RESTART_MS }, 'the delivery thread ended; starting it again');
+      this.restart = setTimeout(() => {
+        this.restart = null;
+        this.start();
+      }, RESTART_MS);
+    });
+  }
+
+  /** True once the thread's worker claims (readiness). */
+  claiming(): boolean {
+    return this.claimingNow;
+  }
+
+  /** Tells the thread that work became due (folded: one message per turn of the event loop). */
+  nudge(): void {
+    if (this.nudgeQueued || !this.worker) return;
+    this.nudgeQueued = true;
+    queueMicrotask(() => {
+      this.nudgeQueued = false;
+      this.worker?.postMessage({ type: 'nudge' } satisfies ToThread);
+    });
+  }
+
+  /** Asks the thread's probe (see DeliveryThreadData.probe) and waits for its answer. */
+  ask(request: unknown): Promise<unknown> {
+    const worker = this.worker;
+    if (!worker) return Promise.reject(new Error('the delivery thread is not running'));
+    const id = ++this.nextProbe;
+    return new Promise((resolve) => {
+      this.probes.set(id, resolve);
+      worker.postMessage({ type: 'probe', id, request } satisfies ToThread);
+    });
+  }
+
+  /**
+   * Stops the thread: it claims no more, its running deliveries get `graceMs` and are then released
+   * to other processes, and its pools close. A thread that does not end 10 s after that is terminated.
+   */
+  stop(graceMs: number): Promise<void> {
+    return (this.stopping ??= this.stopNow(graceMs));
+  }
+
+  private async stopNow(graceMs: number): Promise<void> {
+    if (this.restart) clearTimeout(this.restart);
+    const worker = this.worker;
+    if (!worker) return;
+    const ended = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.postMessage({ type: 'stop', graceMs: Number.isFinite(graceMs) ? graceMs : 2 ** 31 - 1 } satisfies ToThread);
+    const timer = setTimeout(() => {
+      this.log.error('the delivery thread did not stop in time; terminating it');
+      void worker.terminate();
+    }, (Number.isFinite(graceMs) ? graceMs : 30_000) + 10_000);
+    await ended;
+    clearTimeout(timer);
+  }
+}
