@@ -104,9 +104,14 @@ export function resultRow(benchmark: string, dialect: Dialect | '-', target: str
 const CLOCK_TICKS = 100;
 
 /** CPU seconds (user + system) used so far by this process's main thread; NaN when /proc is absent. */
-export function mainThreadCpuSeconds(): number {
+export const mainThreadCpuSeconds = (): number => threadCpuSeconds(`/proc/self/task/${process.pid}/stat`);
+
+/** CPU seconds used so far by the thread that calls it (a worker thread's own, in a worker). */
+export const thisThreadCpuSeconds = (): number => threadCpuSeconds('/proc/thread-self/stat');
+
+function threadCpuSeconds(statFile: string): number {
   try {
-    const stat = fs.readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const stat = fs.readFileSync(statFile, 'utf8');
     // Fields after the command name (which may hold spaces) start at field 3; utime and stime are 14 and 15.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
@@ -381,9 +386,13 @@ export interface BenchService {
 
 /**
  * Migrates and bootstraps a fresh database, then starts the real server in this process on a
- * free 127.0.0.1 port. `close` stops the server, the service and drops the database.
+ * free 127.0.0.1 port. `close` stops the server, the service (and its delivery thread) and drops
+ * the database.
  */
-export async function startBenchService(dialect: Dialect, options: { env?: Record<string, string>; bootstrap?: unknown } = {}): Promise<BenchService> {
+export async function startBenchService(
+  dialect: Dialect,
+  options: { env?: Record<string, string>; bootstrap?: unknown; deliveryThread?: { probe?: string } } = {},
+): Promise<BenchService> {
   const db = await createBenchDatabase(dialect);
   try {
     const setup = openDatabase(db.url);
@@ -394,8 +403,11 @@ export async function startBenchService(dialect: Dialect, options: { env?: Recor
     } finally {
       await setup.knex.destroy();
     }
-    const config = loadConfig({ ...benchEnv, DATABASE_URL: db.url, ...(options.env ?? {}) });
-    const service = await Service.open({ config, log: pino({ level: config.logLevel }) });
+    const env = { ...benchEnv, DATABASE_URL: db.url, ...(options.env ?? {}) };
+    const config = loadConfig(env);
+    // With deliveryThread, startJobs starts the delivery thread as `svc-server serve` does (its configuration from the same variables).
+    const deliveryThread = options.deliveryThread ? { env, probe: options.deliveryThread.probe } : undefined;
+    const service = await Service.open({ config, log: pino({ level: config.logLevel }), deliveryThread });
     let server: RunningServer;
     try {
       server = await startHttpServer(service, 0, '127.0.0.1');

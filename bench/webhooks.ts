@@ -1,5 +1,5 @@
 // Webhook delivery throughput and latency: 10,000 events to 10 local receivers by the real job
-// worker of an in-process Service, against a bare loop of the same POSTs in the same run, on
+// worker of an in-process Service and its delivery thread, against a bare loop of the same POSTs in the same run, on
 // MariaDB (when it answers) and SQLite. Targets: svc/bare >= 0.5; p99 commit to receipt < 1 s.
 //
 // 10 endpoints, each filtered to its own brand; events spread over the 10 brands, so each goes to
@@ -10,20 +10,21 @@
 //     lane's requests still go one at a time, so first attempts arrive in event order).
 //   - paced: one event per transaction at 50% and at 25% of the measured max rate; p50/p99 from
 //     commit (the emitting transaction resolved) to receipt (the receiver's handler), one clock.
-// Producer, worker and receivers share this process and its event loop, like the bare loop's client
-// and receivers do, so both sides of the ratio get the same CPU. A stage breakdown of the max run
-// (SQL statements and time per delivery for claim, fetch and record; the sender's POST time; the
-// main thread's CPU by component, from a sampling profile) says where a delivery's time goes.
+// The service runs as `svc-server serve` does: its deliveries on the delivery thread (DELIVERY_THREAD=on),
+// the producer and the receivers on the main thread; the bare loop's client and receivers share one
+// thread. A stage breakdown of the max run, measured inside the delivery thread by a probe
+// (bench/delivery-probe.ts: SQL statements and time per delivery for claim, fetch and record; the
+// thread's CPU by component, from a sampling profile), with the sender's POST time, says where a
+// delivery's time goes.
 
 import http from 'node:http';
-import { Session, type Profiler } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
-import type { Knex } from 'knex';
 import { inTransaction, type Dialect } from '../src/db/connection.js';
 import { messageBody } from '../src/webhooks/deliver.js';
 import { signatureHeader } from '../src/webhooks/signing.js';
 import { newEventId } from '../src/events/outbox.js';
 import { producedData } from '../test/helpers/event-producer.js';
+import type { ProbeFigures } from './delivery-probe.js';
 import {
   availableDialects,
   dialectLabel,
@@ -177,110 +178,6 @@ async function bareLoop(receivers: Receivers, secret: string, brandIds: number[]
   return { rps: EVENTS / seconds, p50: percentile(times, 50), p99: percentile(times, 99), cpuUsPerDelivery: (cpu * 1e6) / EVENTS, failures: 0 };
 }
 
-type Stage = 'claim' | 'fetch' | 'record' | 'other';
-
-/** Statements and query time of the service's knex by stage while a run goes on (BEGIN and COMMIT count with their transaction). */
-class StageClock {
-  readonly ms: Record<Stage, number> = { claim: 0, fetch: 0, record: 0, other: 0 };
-  readonly statements: Record<Stage, number> = { claim: 0, fetch: 0, record: 0, other: 0 };
-  private readonly open = new Map<string, { stage: Stage; at: number }>();
-  private readonly trxStage = new Map<string, Stage>();
-  private readonly pendingBegins = new Map<string, number>();
-  private readonly onQuery = (q: { sql: string; __knexQueryUid: string; __knexTxId?: string }) => {
-    const sql = q.sql.toLowerCase();
-    const tx = q.__knexTxId;
-    if (tx && (sql.startsWith('begin') || sql.startsWith('start transaction'))) {
-      this.pendingBegins.set(tx, (this.pendingBegins.get(tx) ?? 0) + 1);
-      return;
-    }
-    if (tx && (sql.startsWith('commit') || sql.startsWith('rollback'))) {
-      this.statements[this.trxStage.get(tx) ?? 'other']++;
-      this.trxStage.delete(tx);
-      return;
-    }
-    const stage = stageOf(sql);
-    if (tx && !this.trxStage.has(tx)) {
-      this.trxStage.set(tx, stage);
-      this.statements[stage] += this.pendingBegins.get(tx) ?? 0;
-      this.pendingBegins.delete(tx);
-    }
-    this.statements[stage]++;
-    this.open.set(q.__knexQueryUid, { stage, at: performance.now() });
-  };
-  private readonly onEnd = (_r: unknown, q: { __knexQueryUid: string }) => {
-    const o = this.open.get(q.__knexQueryUid);
-    if (!o) return;
-    this.open.delete(q.__knexQueryUid);
-    this.ms[o.stage] += performance.now() - o.at;
-  };
-
-  constructor(private readonly knex: Knex) {
-    knex.on('query', this.onQuery).on('query-response', this.onEnd).on('query-error', this.onEnd);
-  }
-
-  stop(): void {
-    this.knex.off('query', this.onQuery).off('query-response', this.onEnd).off('query-error', this.onEnd);
-  }
-}
-
-function stageOf(sql: string): Stage {
-  if (sql.includes('`jobs`') || sql.includes('"jobs"')) return 'claim';
-  if (sql.startsWith('select') && sql.includes('webhook_deliveries')) return 'fetch';
-  if (sql.includes('webhook_attempts') || sql.includes('webhook_deliveries') || sql.includes('webhook_endpoints')) return 'record';
-  return 'other';
-}
-
-type Component = 'db client' | 'http' | 'crypto' | 'core' | 'bench' | 'gc' | 'other';
-
-/** Main-thread CPU of `work` by component, from a sampling profile (socket writes count with their writer). */
-async function profiled<T>(work: () => Promise<T>): Promise<{ result: T; shares: Record<Component, number> }> {
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.setSamplingInterval', { interval: 1000 });
-  await session.post('Profiler.start');
-  let result: T;
-  let profile: Profiler.Profile;
-  try {
-    result = await work();
-  } finally {
-    profile = (await session.post('Profiler.stop')).profile;
-    session.disconnect();
-  }
-  type Node = { id: number; callFrame: { functionName: string; url: string }; children?: number[] };
-  const nodes = new Map<number, Node>((profile.nodes as Node[]).map((n) => [n.id, n]));
-  const parent = new Map<number, number>();
-  for (const n of nodes.values()) for (const c of n.children ?? []) parent.set(c, n.id);
-  // A sample's stack is searched for each component in this order: the database client never
-  // calls into HTTP, and HTTP callbacks (receivers, the sender's answer handling) count as HTTP.
-  const tests: Array<[Component, (url: string, fn: string) => boolean]> = [
-    [
-      'db client',
-      (url) =>
-        /node_modules\/(knex|mysql2|tarn|sql-escaper|luxon|lodash|better-sqlite3|generate-function|lru\.min|long|iconv-lite|denque|seq-queue|named-placeholders)\//.test(
-          url,
-        ),
-    ],
-    ['http', (url) => /^node:(_http_|http$|https$|net$)/.test(url)],
-    ['crypto', (url) => url.startsWith('node:internal/crypto') || url === 'node:crypto'],
-    ['core', (url) => url.includes('/dist/src/')],
-    ['bench', (url) => url.includes('/dist/bench/') || url.includes('/dist/test/')],
-    ['gc', (_url, fn) => fn === '(garbage collector)'],
-  ];
-  const shares: Record<Component, number> = { 'db client': 0, http: 0, crypto: 0, core: 0, bench: 0, gc: 0, other: 0 };
-  let counted = 0;
-  for (const id of profile.samples as number[]) {
-    if (nodes.get(id)!.callFrame.functionName === '(idle)') continue;
-    counted++;
-    const stack: Node['callFrame'][] = [];
-    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) stack.push(nodes.get(cur)!.callFrame);
-    const hit = tests.find(([, test]) => stack.some((f) => test(f.url, f.functionName)));
-    shares[hit ? hit[0] : 'other']++;
-  }
-  for (const k of Object.keys(shares) as Component[]) shares[k] = counted ? shares[k] / counted : 0;
-  return { result, shares };
-}
-
 type Paced = Throughput & { share: number; rate: number; events: number; saturated: boolean; lagMs: number };
 
 interface DialectFigures {
@@ -359,7 +256,11 @@ async function onDialect(dialect: Dialect): Promise<DialectFigures> {
   let svc: BenchService | null = null;
   try {
     progress(`${label}migrating and bootstrapping a fresh database`);
-    svc = await startBenchService(dialect, { bootstrap: world, env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_WINDOW: String(WINDOW) } });
+    svc = await startBenchService(dialect, {
+      bootstrap: world,
+      env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_WINDOW: String(WINDOW) },
+      deliveryThread: { probe: new URL('./delivery-probe.js', import.meta.url).href },
+    });
     const org = svc.seed.organizations.bench;
     const brandIds = Array.from({ length: RECEIVERS }, (_, i) => org.brands[`b${i}`].id);
     svc.key = org.apiKeys.ops.secret;
@@ -374,40 +275,45 @@ async function onDialect(dialect: Dialect): Promise<DialectFigures> {
     const bare = await bareLoop(receivers, secret, brandIds);
     receivers.reset();
 
-    progress(`${label}max: starting the worker on ${EVENTS} due deliveries`);
-    const stages = new StageClock(svc.service.knex);
+    progress(`${label}max: starting the worker and its delivery thread on ${EVENTS} due deliveries`);
+    const thread = svc.service.deliveryThread!;
+    // The thread loads and opens its service first (as at a server's start): timing starts once it claims.
+    await svc.service.startJobs();
+    await thread.ask('start');
+    const before = receivers.arrivals.size;
     const cpu0 = mainThreadCpuSeconds();
     const t0 = performance.now();
-    const { shares } = await profiled(async () => {
-      await svc!.service.startJobs();
-      await receivers.waitFor(EVENTS, 300_000);
-    });
+    await receivers.waitFor(EVENTS, 300_000);
     const seconds = (performance.now() - t0) / 1000;
-    const cpu = mainThreadCpuSeconds() - cpu0;
-    stages.stop();
+    const mainCpu = mainThreadCpuSeconds() - cpu0;
+    const measured = (await thread.ask('stop')) as ProbeFigures;
+    const { stages, shares } = measured;
     const durations = (await svc.service.knex('webhook_attempts').pluck('duration_ms')).map(Number).sort((a, b) => a - b);
     const failures = Number(
       (await svc.service.knex('webhook_attempts').whereNot('status_code', 200).orWhereNull('status_code').count({ n: '*' }).first())?.n ?? 0,
     );
+    const timed = EVENTS - before;
     const max: Throughput = {
-      rps: EVENTS / seconds,
+      rps: timed / seconds,
       p50: percentile(durations, 50),
       p99: percentile(durations, 99),
-      cpuUsPerDelivery: (cpu * 1e6) / EVENTS,
+      // Both threads, as the bare loop's one thread holds its client and the receivers.
+      cpuUsPerDelivery: ((measured.cpuSeconds + mainCpu) * 1e6) / timed,
       failures,
     };
     // Ten jobs run side by side: a job spends RECEIVERS * seconds / EVENTS on each of its deliveries.
-    const each = (x: number) => (x / EVENTS).toFixed(2);
+    const each = (x: number) => (x / timed).toFixed(2);
     const sendMs = durations.reduce((a, b) => a + b, 0);
-    const us = (share: number) => `${(share * max.cpuUsPerDelivery).toFixed(0)}`;
+    const threadUs = (measured.cpuSeconds * 1e6) / timed;
+    const us = (share: number) => `${(share * threadUs).toFixed(0)}`;
     const breakdown =
       `${dialectLabel(dialect)} max, stage breakdown per delivery: SQL statements claim/lease ${each(stages.statements.claim)}, fetch due ${each(stages.statements.fetch)}, ` +
       `record ${each(stages.statements.record)} (BEGIN and COMMIT included), other ${each(stages.statements.other)}; ` +
-      `wall time in one job ${((RECEIVERS * seconds * 1000) / EVENTS).toFixed(2)} ms = send ${each(sendMs)} (the sender's POST timing) + record SQL ${each(stages.ms.record)} + ` +
+      `wall time in one job ${((RECEIVERS * seconds * 1000) / timed).toFixed(2)} ms = send ${each(sendMs)} (the sender's POST timing) + record SQL ${each(stages.ms.record)} + ` +
       `fetch SQL ${each(stages.ms.fetch)} + claim SQL ${each(stages.ms.claim)} ms + waiting for the event loop; ` +
-      `main-thread CPU ${max.cpuUsPerDelivery.toFixed(0)} us per delivery (bare loop ${bare.cpuUsPerDelivery.toFixed(0)}) = ` +
+      `CPU ${max.cpuUsPerDelivery.toFixed(0)} us per delivery (bare loop ${bare.cpuUsPerDelivery.toFixed(0)}, its receivers included) = main thread ${((mainCpu * 1e6) / timed).toFixed(0)} (the receivers, the nudges) + delivery thread ${threadUs.toFixed(0)} = ` +
       `db client ${us(shares['db client'])} (knex, ${dialect === 'mysql' ? 'mysql2 and its socket writes' : 'better-sqlite3 and SQLite itself'}) + http ${us(shares.http)} (node's HTTP stack of sender and receivers, with the callbacks it runs) + ` +
-      `core ${us(shares.core)} + crypto ${us(shares.crypto)} + bench receivers ${us(shares.bench)} + gc ${us(shares.gc)} + other ${us(shares.other)} us (sampling profile)`;
+      `core ${us(shares.core)} + crypto ${us(shares.crypto)} + bench probe ${us(shares.bench)} + gc ${us(shares.gc)} + other ${us(shares.other)} us (sampling profile)`;
 
     const paced: Paced[] = [];
     for (const share of PACED_SHARES) {
@@ -434,7 +340,7 @@ export const benchmark: Benchmark = {
     for (const n of notes) progress(n);
     const rows: ResultRow[] = [];
     notes.push(
-      `webhooks: ${EVENTS} events to ${RECEIVERS} loopback receivers, each event to one of them, by an in-process Service's worker (producer, worker and receivers in one process). ` +
+      `webhooks: ${EVENTS} events to ${RECEIVERS} loopback receivers, each event to one of them, by an in-process Service's delivery thread (producer and receivers on the main thread, as a served process's requests would be). ` +
         `bare = the same signed POSTs from a loop, one in flight per receiver like each svc lane (whose window of ${WINDOW} lets answers wait for their record, not requests overlap); bare and svc max p50/p99 = POST round trip (svc: the sender's recorded duration, whole ms); ` +
         `svc paced p50/p99 = commit to receipt, one event per transaction for ${PACED_SEC} s at ${PACED_SHARES.map((x) => `${x * 100}%`).join(' and ')} of the svc max rate (req/s = achieved rate).`,
     );
@@ -476,7 +382,7 @@ export const benchmark: Benchmark = {
       );
       if (ratio < RATIO_TARGET) {
         notes.push(
-          `webhooks ${db}: the worker is CPU-bound on one event loop; most of a delivery's CPU is the database client writing its attempt ` +
+          `webhooks ${db}: the delivery thread is CPU-bound; most of a delivery's CPU is the database client writing its attempt ` +
             `(one multi-row insert for the attempts of every lane answered in the same turn, a group commit that carries a finishing batch's statuses, ` +
             `committed while the lane's next requests go out, at most ${WINDOW} unrecorded), then the sender's HTTP; the bare loop pays only the HTTP.` +
             (dialect === 'sqlite' ? ` Each SQLite commit also syncs the log file (synchronous=FULL), which stops the event loop for the sync.` : ''),

@@ -39,29 +39,38 @@ export class DeliveryThread {
     private readonly log: Logger,
   ) {}
 
-  /** Starts the thread (it opens its service and starts claiming on its own). */
-  start(): void {
-    if (this.worker || this.stopping) return;
+  /**
+   * Starts the thread (it opens its service and starts claiming on its own). Resolves once it
+   * claims, or once it ended without claiming (the failure is logged and the thread started again).
+   */
+  start(): Promise<void> {
+    if (this.worker || this.stopping) return Promise.resolve();
     const worker = new Worker(new URL('./delivery-thread-main.js', import.meta.url), { workerData: this.data, env: this.data.env });
     this.worker = worker;
+    let started: () => void = () => {};
+    const claimed = new Promise<void>((resolve) => (started = resolve));
     worker.on('message', (m: FromThread) => {
-      if (m.type === 'claiming') this.claimingNow = m.claiming;
-      else if (m.type === 'probe') {
+      if (m.type === 'claiming') {
+        this.claimingNow = m.claiming;
+        if (m.claiming) started();
+      } else if (m.type === 'probe') {
         this.probes.get(m.id)?.(m.answer);
         this.probes.delete(m.id);
       }
     });
     worker.on('error', (err) => this.log.error({ err }, 'the delivery thread failed'));
     worker.on('exit', (code) => {
+      started();
       this.worker = null;
       this.claimingNow = false;
       if (this.stopping) return;
       this.log.error({ code, restartInMs: RESTART_MS }, 'the delivery thread ended; starting it again');
       this.restart = setTimeout(() => {
         this.restart = null;
-        this.start();
+        void this.start();
       }, RESTART_MS);
     });
+    return claimed;
   }
 
   /** True once the thread's worker claims (readiness). */

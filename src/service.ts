@@ -279,11 +279,11 @@ export class Service {
     return exposition(this.deps.now(), (err) => this.log.warn({ err }, 'could not read the job queue for metrics'));
   }
 
-  /** Starts this process's job worker (and its delivery thread, when it has one) unless JOBS=off; `stopJobs` or `close` stops them. */
+  /** Starts this process's job worker (and its delivery thread, when it has one, waiting until it claims) unless JOBS=off; `stopJobs` or `close` stops them. */
   async startJobs(): Promise<boolean> {
     if (!this.config.jobsEnabled) return false;
     await this.jobs.start();
-    this.deliveryThread?.start();
+    await this.deliveryThread?.start();
     return true;
   }
 

@@ -182,6 +182,26 @@ for (const dialect of dialects()) {
       await db.knex('job_lanes').where({ lane: 'lane-h' }).update({ locked_by: null, locked_until: null });
     });
 
+    it('splits the queue by claim scope: `only` takes the lanes of its prefixes and its singles, `except` everything else', async () => {
+      await schedule('scoped', 'd1', clock - 30, 'hooks:1');
+      await schedule('scoped', 'd2', clock - 20, 'hooks:2');
+      await schedule('scoped', 'o1', clock - 25, 'other:1');
+      await schedule('fan', 'hooks', clock - 15);
+      await schedule('fan', 'flows', clock - 14);
+      await schedule('single', 's1', clock - 13);
+      const split = { lanePrefixes: ['hooks:'], singles: [{ kind: 'fan', key: 'hooks' }] };
+      const opts = { now: clock, leaseMs: LEASE, limit: 10 };
+      const only = await claimJobs(db.knex, dialect as Dialect, { ...opts, workerId: 'only.1', scope: { mode: 'only', ...split } });
+      const except = await claimJobs(db.knex, dialect as Dialect, { ...opts, workerId: 'except.1', scope: { mode: 'except', ...split } });
+      expect(only.map((j) => j.key)).to.deep.equal(['d1', 'd2', 'hooks']);
+      expect(except.map((j) => j.key)).to.deep.equal(['o1', 'flows', 's1']);
+      // A third claimer of either share finds nothing left: each job was claimed once.
+      const again = await claimJobs(db.knex, dialect as Dialect, { ...opts, workerId: 'again.1' });
+      expect(again).to.deep.equal([]);
+      await db.knex('jobs').whereIn('kind', ['scoped', 'fan', 'single']).delete();
+      await db.knex('job_lanes').whereIn('lane', ['hooks:1', 'hooks:2', 'other:1']).delete();
+    });
+
     it('never runs two jobs of one lane at once across two workers, and runs each lane in order', async () => {
       const running = new Map<string, number>();
       const order = new Map<string, string[]>();

@@ -330,6 +330,17 @@ describe('svc-server serve (sqlite)', function () {
     expect(runningChildren()).to.equal(0);
   });
 
+  /** Polls GET /readyz until it answers 200 (its body then), for up to 15 s. */
+  async function waitForReady(url: string): Promise<unknown> {
+    const until = Date.now() + 15_000;
+    for (;;) {
+      const r = await getJson(`${url}/readyz`);
+      if (r.status === 200) return r.body;
+      if (Date.now() > until) throw new Error(`/readyz still answers ${r.status}: ${JSON.stringify(r.body)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
   it('on PORT=0 prints the listening line, answers GET /healthz 200 without credentials, and exits 0 on SIGTERM', async () => {
     running = await startSvcServer(['serve'], { env: { DATABASE_URL: db.url, PORT: '0' } });
     const match = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(running.stdout);
@@ -355,6 +366,26 @@ describe('svc-server serve (sqlite)', function () {
     const code = await running.stop('SIGTERM');
     expect(code).to.equal(0);
     expect(running.running).to.equal(false);
+  });
+
+  it('sends webhook deliveries from a thread of its own by default (its claiming line, /readyz 200 once it claims); DELIVERY_THREAD=off keeps them on the worker', async () => {
+    const logLines = (p: ServerProcess) =>
+      p.stdout
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { msg: string; deliveries?: string; thread?: string });
+    running = await startSvcServer(['serve'], { env: { DATABASE_URL: db.url, PORT: '0', LOG_LEVEL: 'info' } });
+    expect(logLines(running).find((l) => l.msg.startsWith('listening on'))?.deliveries).to.equal('thread');
+    const ready = await waitForReady(running.url);
+    expect(ready).to.deep.equal({ status: 'ready' });
+    expect(logLines(running).some((l) => l.thread === 'deliveries' && l.msg === 'delivery thread claiming webhook deliveries')).to.equal(true);
+    expect(await running.stop('SIGTERM')).to.equal(0);
+
+    running = await startSvcServer(['serve'], { env: { DATABASE_URL: db.url, PORT: '0', LOG_LEVEL: 'info', DELIVERY_THREAD: 'off' } });
+    expect(logLines(running).find((l) => l.msg.startsWith('listening on'))?.deliveries).to.equal('worker');
+    expect(await waitForReady(running.url)).to.deep.equal({ status: 'ready' });
+    expect(logLines(running).some((l) => l.thread === 'deliveries')).to.equal(false);
+    expect(await running.stop('SIGTERM')).to.equal(0);
   });
 
   it('serve --demo prints a demo key and a reviewer key once on an empty database; the key lists the demo brands; a second start prints none', async () => {
