@@ -12,20 +12,26 @@ import { projectPath } from '../paths.js';
 /** The index of every operation (written by `npm run generate`, checked for drift by test/unit/operation-index.test.ts). */
 export const OPERATION_INDEX_FILE = projectPath('src', 'wiring', 'operations.generated.json');
 
+/** An area whose module exports its `operations`. */
+const area = (name: string, load: () => Promise<{ operations: OperationDefinition[] }>): OperationArea => ({
+  area: name,
+  load: async () => (await load()).operations,
+});
+
 export const operationAreas: OperationArea[] = [
-  { area: 'brands', load: async () => (await import('../brands/operations.js')).operations },
-  { area: 'activity', load: async () => (await import('../activity/operations.js')).operations },
-  { area: 'ad-accounts', load: async () => (await import('../ad-accounts/operations.js')).operations },
-  { area: 'reports', load: async () => (await import('../reports/operations.js')).operations },
-  { area: 'creatives', load: async () => (await import('../creatives/operations.js')).operations },
-  { area: 'launches', load: async () => (await import('../launches/operations.js')).operations },
-  { area: 'webhooks', load: async () => (await import('../webhooks/operations.js')).operations },
-  { area: 'workflows', load: async () => (await import('../workflows/operations.js')).operations },
-  { area: 'copy', load: async () => (await import('../copy/operations.js')).operations },
-  { area: 'structure-templates', load: async () => (await import('../structure-templates/operations.js')).operations },
-  { area: 'automations', load: async () => (await import('../automations/operations.js')).operations },
-  { area: 'board', load: async () => (await import('../board/operations.js')).operations },
-  { area: 'trackers', load: async () => (await import('../trackers/operations.js')).operations },
+  area('brands', () => import('../brands/operations.js')),
+  area('activity', () => import('../activity/operations.js')),
+  area('ad-accounts', () => import('../ad-accounts/operations.js')),
+  area('reports', () => import('../reports/operations.js')),
+  area('creatives', () => import('../creatives/operations.js')),
+  area('launches', () => import('../launches/operations.js')),
+  area('webhooks', () => import('../webhooks/operations.js')),
+  area('workflows', () => import('../workflows/operations.js')),
+  area('copy', () => import('../copy/operations.js')),
+  area('structure-templates', () => import('../structure-templates/operations.js')),
+  area('automations', () => import('../automations/operations.js')),
+  area('board', () => import('../board/operations.js')),
+  area('trackers', () => import('../trackers/operations.js')),
 ];
 
 /** Operations the service invokes itself, offered on no surface (catalogue.get finds them, catalogue.list leaves them out). */
