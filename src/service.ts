@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { Authenticator } from './access/authenticate.js';
 import type { Principal, Surface } from './auth/principal.js';
 import { Catalogue, type OperationDefinition } from './catalogue/define.js';
-import { internalOperations, operations } from './wiring/operations.js';
+import { indexedOperations } from './wiring/operation-areas.js';
 import type { Config } from './config.js';
 import { openDatabase, pingDatabase, type Database } from './db/connection.js';
 import { ensureSetting } from './db/settings.js';
@@ -109,7 +109,8 @@ export class Service {
     const log = options.log ?? createLogger(config.logLevel);
     const now = options.now ?? Date.now;
     const schemas = new SchemaRegistry([...loadSchemaFiles(), ...(options.extraSchemas ?? [])]);
-    const catalogue = new Catalogue(schemas, [...operations, ...internalOperations, ...(options.extraOperations ?? [])]);
+    // Each area's handlers load on the first call of one of its operations (src/catalogue/lazy.ts).
+    const catalogue = new Catalogue(schemas, [...indexedOperations(), ...(options.extraOperations ?? [])]);
     // prom-client and the OpenTelemetry SDK are loaded only when their variables are set.
     if (config.metricsToken) await enableMetrics();
     if (config.otelEndpoint) await startTracing(config.otelEndpoint);
@@ -232,7 +233,7 @@ export class Service {
 
   /** Runs an operation through the whole pipeline, within the request budget (504 `timeout` past it). */
   invoke(name: string, principal: Principal, input: Record<string, unknown>, options: InvokeOptions): Promise<InvokeResult> {
-    const goesOn = this.catalogue.get(name)?.onTimeout?.(input);
+    const goesOn = () => this.catalogue.get(name)?.onTimeout?.(input);
     return withinBudget(invoke(this.deps, name, principal, input, options), this.config.requestTimeoutMs, this.log, options.requestId, goesOn);
   }
 

@@ -145,8 +145,8 @@ export interface NestedInvokeOptions {
   principal?: Principal;
 }
 
-/** A check of an uploaded file's leading bytes and whole size, before it is read whole; throws 400 on `field`. */
-export type UploadHeadCheck = (head: Buffer, size: number, field: string) => void;
+/** A check of an uploaded file's leading bytes and whole size, before it is read whole; throws (or rejects) 400 on `field`. */
+export type UploadHeadCheck = (head: Buffer, size: number, field: string) => void | Promise<void>;
 
 export interface OperationDefinition<I = any, O = any> {
   /** Stable kebab-case id: MCP tool `name_with_underscores`, CLI `svc <name>`. */
@@ -184,7 +184,7 @@ export interface OperationDefinition<I = any, O = any> {
    * What a 504 `timeout` tells the caller when the request budget runs out while the work goes on
    * (a publish): the message's last sentence and the details (e.g. `launchId`, `status`).
    */
-  onTimeout?(input: Record<string, unknown>): { message: string; details: Record<string, unknown> };
+  onTimeout?(input: Record<string, unknown>): { message: string; details: Record<string, unknown> } | undefined;
   /**
    * Accept a file upload: surfaces that speak multipart (REST `multipart/form-data`) turn the file
    * part named `field` into `{fileName, contentBase64}` of that input property, refusing a file

@@ -4,22 +4,26 @@
 import type { Logger } from 'pino';
 import { ServiceError } from '../errors.js';
 
-/** Resolves like `running`, or rejects with `timeout` after `ms`; a late failure is logged, never unhandled. */
+/**
+ * Resolves like `running`, or rejects with `timeout` after `ms` (`goesOn`, asked then, says what
+ * goes on); a late failure is logged, never unhandled.
+ */
 export function withinBudget<T>(
   running: Promise<T>,
   ms: number,
   log: Logger,
   requestId: string,
-  goesOn?: { message: string; details: Record<string, unknown> },
+  goesOn?: () => { message: string; details: Record<string, unknown> } | undefined,
 ): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
       const seconds = Math.round(ms / 1000);
+      const going = goesOn?.();
       reject(
-        goesOn
-          ? new ServiceError('timeout', `The request did not finish within ${seconds} seconds. ${goesOn.message}`, goesOn.details)
+        going
+          ? new ServiceError('timeout', `The request did not finish within ${seconds} seconds. ${going.message}`, going.details)
           : new ServiceError(
               'timeout',
               `The request did not finish within ${seconds} seconds; it may still complete. Retry with the same idempotency key to get its result.`,

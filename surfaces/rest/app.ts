@@ -224,7 +224,7 @@ async function readUpload(filepath: string, size: number, field: string, checkHe
   try {
     const head = Buffer.alloc(Math.min(size, HEAD_BYTES));
     await handle.read(head, 0, head.length, 0);
-    checkHead?.(head, size, field);
+    await checkHead?.(head, size, field);
     return head.length === size ? head : await fs.readFile(filepath);
   } finally {
     await handle.close();
