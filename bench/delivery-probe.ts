@@ -111,7 +111,6 @@ async function profiled<T>(work: () => Promise<T>): Promise<{ result: T; shares:
   return { result, shares };
 }
 
-
 /** What the thread measured over one run. */
 export interface ProbeFigures {
   stages: { ms: Record<Stage, number>; statements: Record<Stage, number> };

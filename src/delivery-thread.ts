@@ -113,10 +113,13 @@ export class DeliveryThread {
     if (!worker) return;
     const ended = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
     worker.postMessage({ type: 'stop', graceMs: Number.isFinite(graceMs) ? graceMs : 2 ** 31 - 1 } satisfies ToThread);
-    const timer = setTimeout(() => {
-      this.log.error('the delivery thread did not stop in time; terminating it');
-      void worker.terminate();
-    }, (Number.isFinite(graceMs) ? graceMs : 30_000) + 10_000);
+    const timer = setTimeout(
+      () => {
+        this.log.error('the delivery thread did not stop in time; terminating it');
+        void worker.terminate();
+      },
+      (Number.isFinite(graceMs) ? graceMs : 30_000) + 10_000,
+    );
     await ended;
     clearTimeout(timer);
   }

@@ -84,7 +84,11 @@ export async function claimJobs(knex: Knex, dialect: Dialect, o: ClaimOptions): 
   const lanes: Array<{ lane: string; due: number }> = (
     await knex
       .select('lane', 'due')
-      .from(scopedLanes(freeLane(knex('job_lanes as l')), o.scope, 'l.lane').select('l.lane', earliest.as('due')).as('d'))
+      .from(
+        scopedLanes(freeLane(knex('job_lanes as l')), o.scope, 'l.lane')
+          .select('l.lane', earliest.as('due'))
+          .as('d'),
+      )
       .where('due', '<=', o.now)
       .orderBy('due')
       .limit(o.limit * LANE_CANDIDATES)
@@ -95,7 +99,10 @@ export async function claimJobs(knex: Knex, dialect: Dialect, o: ClaimOptions): 
   const claim = (work: (trx: Knex.Transaction) => Promise<ClaimedJob[]>) =>
     mysql ? retrying(() => knex.transaction(work, { isolationLevel: 'read committed' })) : inTransaction(knex, work);
   return claim(async (trx) => {
-    const pick = scopedSingles(free(trx('jobs')).whereNull('lane'), o.scope).orderBy('run_at').limit(o.limit).select('id', 'run_at');
+    const pick = scopedSingles(free(trx('jobs')).whereNull('lane'), o.scope)
+      .orderBy('run_at')
+      .limit(o.limit)
+      .select('id', 'run_at');
     const single: Array<{ id: number; due: number }> = (await (mysql ? pick.forUpdate().skipLocked() : pick)).map((r: { id: number; run_at: number }) => ({
       id: Number(r.id),
       due: Number(r.run_at),
