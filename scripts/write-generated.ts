@@ -2,7 +2,8 @@
 // docs/openapi.json, one MCP tool snapshot per tool under test/snapshots/tools/, the tool table of
 // docs/mcp.md, the toolset list of README.md, the handlers' input types
 // (src/catalogue/inputs.generated.ts), the commands of `svc` (surfaces/cli/commands.generated.json)
-// and the operation index the service starts from (src/wiring/operations.generated.json).
+// the operation index the service starts from (src/wiring/operations.generated.json) and the schema
+// snapshot a fresh SQLite file starts from (src/db/sqlite-schema.generated.json).
 // Tests check each one for drift.
 
 import fs from 'node:fs';
@@ -20,6 +21,7 @@ import { INPUT_TYPES_FILE, renderInputTypes } from './write-input-types.js';
 import { COMMANDS_FILE, renderCliCommands } from './write-cli-commands.js';
 import { OPENAPI_FILE, renderOpenApi } from './write-openapi.js';
 import { OPERATION_INDEX_FILE, renderOperationIndex } from './write-operation-index.js';
+import { SQLITE_SNAPSHOT_FILE, renderSqliteSnapshot } from './write-sqlite-snapshot.js';
 
 export const TOOL_SNAPSHOT_DIR = projectPath('test', 'snapshots', 'tools');
 export const TOOL_TABLE_FILE = projectPath('docs', 'mcp.md');
@@ -145,7 +147,8 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   fs.writeFileSync(INPUT_TYPES_FILE, await renderInputTypes());
   fs.writeFileSync(COMMANDS_FILE, renderCliCommands());
   fs.writeFileSync(OPERATION_INDEX_FILE, await renderOperationIndex());
+  fs.writeFileSync(SQLITE_SNAPSHOT_FILE, await renderSqliteSnapshot());
   process.stderr.write(
-    `Wrote ${OPENAPI_FILE}, ${snapshots.size} tool snapshots in ${TOOL_SNAPSHOT_DIR}, the tool table in ${TOOL_TABLE_FILE}, the toolsets in ${README_FILE}, the input types in ${INPUT_TYPES_FILE}, the svc commands in ${COMMANDS_FILE} and the operation index in ${OPERATION_INDEX_FILE}\n`,
+    `Wrote ${OPENAPI_FILE}, ${snapshots.size} tool snapshots in ${TOOL_SNAPSHOT_DIR}, the tool table in ${TOOL_TABLE_FILE}, the toolsets in ${README_FILE}, the input types in ${INPUT_TYPES_FILE}, the svc commands in ${COMMANDS_FILE}, the operation index in ${OPERATION_INDEX_FILE} and the SQLite schema snapshot in ${SQLITE_SNAPSHOT_FILE}\n`,
   );
 }

@@ -23,7 +23,6 @@ import { MemoryMetricsCache, RedisMetricsCache } from './platforms/metrics-cache
 import { Directory } from './brands/directory.js';
 import { SigningKeys } from './oauth/keys.js';
 import type { OAuthSettings } from './oauth/flows.js';
-import { liveAdapters } from './platforms/live.js';
 import { loadSecretBox, type SecretBox } from './auth/encryption.js';
 import { EventOutbox } from './events/outbox.js';
 import { JobWorker } from './jobs/worker.js';
@@ -38,7 +37,7 @@ import type { JobKind } from './jobs/kind.js';
 import { WebhookSender } from './webhooks/sender.js';
 import { OutboundClient } from './outbound/client.js';
 import type { Resolver } from './outbound/resolver.js';
-import { receiveWorkflowHook, type HookAnswer } from './workflows/hooks.js';
+import type { HookAnswer } from './workflows/hooks.js';
 import { Trackers, realSleep } from './trackers/registry.js';
 import { pendingMigrations } from './db/migrate.js';
 import { readyJobsByKind } from './jobs/queue/stats.js';
@@ -75,6 +74,13 @@ export interface ServiceOptions {
   deliveryThread?: DeliveryThreadData;
   /** True in the delivery thread: its worker claims only the webhook deliveries. */
   deliveriesOnly?: boolean;
+}
+
+/** The live adapters of PLATFORM_MODE=live (the tests' own when they pass some); their modules load only in live mode. */
+async function liveAdaptersOf(options: ServiceOptions, outbound: OutboundClient): Promise<LiveAdapterFactory | undefined> {
+  if (options.liveAdapters) return options.liveAdapters;
+  if (options.config.platformMode !== 'live') return undefined;
+  return (await import('./platforms/live.js')).liveAdapters(options.config, outbound);
 }
 
 export class Service {
@@ -159,7 +165,7 @@ export class Service {
         log,
         now,
         directory: new Directory(knex, config.keyCacheMs, now),
-        platforms: new Platforms(config.platformMode, knex, now, options.liveAdapters ?? liveAdapters(config, outbound), config.keyCacheMs, adAccountReader),
+        platforms: new Platforms(config.platformMode, knex, now, await liveAdaptersOf(options, outbound), config.keyCacheMs, adAccountReader),
         events,
         secrets,
         webhooks: webhookSender,
@@ -238,7 +244,9 @@ export class Service {
   }
 
   /** Verifies and acts on a message to a workflow's video-review hook (ServiceErrors for refusals). */
-  receiveWorkflowHook(hookId: string, headers: Record<string, string | undefined>, body: string): Promise<HookAnswer> {
+  async receiveWorkflowHook(hookId: string, headers: Record<string, string | undefined>, body: string): Promise<HookAnswer> {
+    // The workflows' modules load with the first hook message (or the first run of their jobs).
+    const { receiveWorkflowHook } = await import('./workflows/hooks.js');
     return receiveWorkflowHook({ knex: this.knex, secrets: this.deps.secrets, events: this.deps.events, now: this.deps.now }, hookId, headers, body);
   }
 

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Knex } from 'knex';
 import { projectPath } from '../paths.js';
+import { applySqliteSnapshot, isEmptySqlite, readSqliteSnapshot, snapshotMigrations } from './sqlite-snapshot.js';
 
 interface MigrationModule {
   up(knex: Knex): Promise<void>;
@@ -38,7 +39,10 @@ export function migrationFiles(dir: string): string[] {
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-/** Applies pending migrations; returns the names applied. A database that has them all is told by one query (a restart's case). */
+/**
+ * Applies pending migrations; returns the names applied. A database that has them all is told by
+ * one query (a restart's case); an empty SQLite file starts from the schema snapshot (sqlite-snapshot.ts).
+ */
 export async function migrateLatest(knex: Knex): Promise<string[]> {
   const shipped = migrationFiles(projectPath('dist', 'migrations')).map((f) => f.replace(/\.js$/, '.ts'));
   // A fresh database has no knex_migrations table yet: knex's own path creates it.
@@ -49,10 +53,33 @@ export async function migrateLatest(knex: Knex): Promise<string[]> {
     const recorded = new Set(done);
     if (shipped.every((name) => recorded.has(name))) return [];
   }
-  const [, applied] = await knex.migrate.latest({
-    migrationSource: new CompiledMigrations(projectPath('dist', 'migrations')),
-  });
-  return applied as string[];
+  const fromSnapshot = done === null && knex.client.config.client !== 'mysql2' ? await startFromSnapshot(knex, shipped) : [];
+  const [, applied] = await runMigrations(knex);
+  return [...fromSnapshot, ...(applied as string[])];
+}
+
+/** Knex's own migration run over the compiled migrations (every pending one, in order). */
+export function runMigrations(knex: Knex): Promise<[number, string[]]> {
+  return knex.migrate.latest({ migrationSource: new CompiledMigrations(projectPath('dist', 'migrations')) });
+}
+
+/**
+ * Creates an empty SQLite file's schema from the snapshot when the snapshot's migrations are this
+ * build's first ones; answers their names (none when it did not apply, and the migrations run instead).
+ */
+async function startFromSnapshot(knex: Knex, shipped: string[]): Promise<string[]> {
+  if (!(await isEmptySqlite(knex))) return [];
+  const snapshot = readSqliteSnapshot();
+  const names = snapshotMigrations(snapshot);
+  if (!names.length || names.some((name, i) => shipped[i] !== name)) return [];
+  try {
+    await applySqliteSnapshot(knex, snapshot, Date.now());
+    return names;
+  } catch (err) {
+    // Another process created the schema first (its transaction held the file): the migrations see what it did.
+    if (await isEmptySqlite(knex)) throw err;
+    return [];
+  }
 }
 
 /** The names of the migrations this build has that the database has not run yet (readiness). */

@@ -33,6 +33,46 @@ export interface EventSubscriber {
   wants?(ctx: JobContext, trx: Knex.Transaction, heads: EventHead[]): Promise<EventHead[]>;
 }
 
+/** A subscriber without its functions: what the outbox needs at emit time, and whether it has `wants`. */
+export interface SubscriberFacts {
+  name: string;
+  types: string[];
+  wants?: true;
+}
+
+/** A subscriber that loads its module on first use; `load` answers it loaded (and checked). */
+export interface LazySubscriber extends EventSubscriber {
+  load(): Promise<EventSubscriber>;
+}
+
+/**
+ * The subscriber `facts` describes, its functions taken from the one `load` answers on first use
+ * (its module loads on the first run of its job, after the server listens). Loading checks that the
+ * subscriber is the one described.
+ */
+export function lazySubscriber(facts: SubscriberFacts, load: () => Promise<EventSubscriber>): LazySubscriber {
+  let loading: Promise<EventSubscriber> | null = null;
+  const loaded = (): Promise<EventSubscriber> => {
+    if (!loading) {
+      loading = load().then((s) => {
+        if (s.name !== facts.name || JSON.stringify(s.types) !== JSON.stringify(facts.types) || Boolean(s.wants) !== Boolean(facts.wants))
+          throw new Error(`event subscriber "${facts.name}" is not what src/wiring/subscribers.ts says`);
+        return s;
+      });
+      // A failed load (a file missing mid-deploy) is tried again by the next run.
+      loading.catch(() => (loading = null));
+    }
+    return loading;
+  };
+  return {
+    name: facts.name,
+    types: facts.types,
+    load: loaded,
+    handle: async (ctx, trx, events) => (await loaded()).handle(ctx, trx, events),
+    ...(facts.wants ? { wants: async (ctx: JobContext, trx: Knex.Transaction, heads: EventHead[]) => (await loaded()).wants!(ctx, trx, heads) } : {}),
+  };
+}
+
 /** Events handed over per transaction, at most. */
 const BATCH = 500;
 /** Event heads read per transaction: those a subscriber does not want cost no more than their head. */

@@ -34,21 +34,30 @@ export interface Resolver {
   find(db: Db, principal: Principal, sample: Reference, ids: Array<number | string>): Promise<Array<number | string>>;
 }
 
-let resolvers: Record<ReferenceKind, Resolver> | null = null;
+type Resolvers = Record<ReferenceKind, Resolver>;
 
-/** Installs the resolver of every kind (src/wiring/references.ts does, when src/service.ts loads it). */
-export function installResolvers(all: Record<ReferenceKind, Resolver>): void {
-  resolvers = all;
+let load: (() => Promise<Resolvers>) | null = null;
+let loading: Promise<Resolvers> | null = null;
+
+/** Installs the loader of every kind's resolver, called on the first reference checked (src/wiring/references.ts does, when src/service.ts loads it). */
+export function installResolvers(loader: () => Promise<Resolvers>): void {
+  load = loader;
+  loading = null;
 }
 
-function resolverOf(kind: ReferenceKind): Resolver {
-  if (!resolvers) throw new Error('No reference resolvers are installed: import src/wiring/references.ts (src/service.ts does).');
-  return resolvers[kind];
+function loadResolvers(): Promise<Resolvers> {
+  if (!load) throw new Error('No reference resolvers are installed: import src/wiring/references.ts (src/service.ts does).');
+  if (!loading) {
+    loading = load();
+    // A failed load (a file missing mid-deploy) is tried again by the next check.
+    loading.catch(() => (loading = null));
+  }
+  return loading;
 }
 
 /** The issue of a reference that names nothing reachable: the same words whether it is missing or foreign. */
-export function referenceIssue(ref: Reference): FieldIssue {
-  const noun = resolverOf(ref.kind).noun;
+function referenceIssue(resolvers: Resolvers, ref: Reference): FieldIssue {
+  const noun = resolvers[ref.kind].noun;
   const where =
     ref.kind === 'launchNode'
       ? `launch ${ref.launchId} of brand ${ref.brandId}`
@@ -60,6 +69,8 @@ export function referenceIssue(ref: Reference): FieldIssue {
 
 /** Issues for every reference that names no resource of its brand reachable by `principal` (one query per kind and scope). */
 export async function referenceIssues(db: Db, principal: Principal, refs: Reference[]): Promise<FieldIssue[]> {
+  if (!refs.length) return [];
+  const resolvers = await loadResolvers();
   const groups = new Map<string, Reference[]>();
   for (const r of refs) {
     const key = [r.kind, r.brandId, r.launchId ?? '', r.accountId ?? '', r.level ?? ''].join('|');
@@ -72,7 +83,7 @@ export async function referenceIssues(db: Db, principal: Principal, refs: Refere
     const hits = inReach
       ? new Set(
           (
-            await resolverOf(group[0].kind).find(
+            await resolvers[group[0].kind].find(
               db,
               principal,
               group[0],
@@ -83,7 +94,7 @@ export async function referenceIssues(db: Db, principal: Principal, refs: Refere
       : new Set<string>();
     for (const r of group) found.set(r, hits.has(String(r.id)));
   }
-  return refs.filter((r) => !found.get(r)).map(referenceIssue);
+  return refs.filter((r) => !found.get(r)).map((r) => referenceIssue(resolvers, r));
 }
 
 /** Throws 400 validation_failed naming every reference that names nothing reachable. */

@@ -21,7 +21,6 @@ import { executionOfTrigger, workflowOfHook } from './store.js';
 
 /** How far a message's timestamp may be from now (Standard Webhooks' usual tolerance). */
 export const HOOK_TOLERANCE_MS = 5 * 60 * 1000;
-export const HOOK_BODY_LIMIT = 256 * 1024;
 
 export interface HookDeps {
   knex: Knex;

@@ -8,15 +8,12 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { knexConfigFor, openDatabase } from '../../src/db/connection.js';
 import { failedDependency } from '../../src/pipeline/faults.js';
 import { migrateLatest } from '../../src/db/migrate.js';
-import { applyBootstrap } from '../../src/bootstrap.js';
-import { DEMO_OWNER_EMAIL, seedDemoIfEmpty } from '../../src/demo.js';
 import { ServiceError } from '../../src/errors.js';
 import { createLogger } from '../../src/log.js';
 import { SchemaRegistry } from '../../src/schemas/registry.js';
 import { Service } from '../../src/service.js';
 import { startHttpServer } from '../http-server.js';
 import { rotateSigningKey } from '../../src/oauth/keys.js';
-import { CREATE_KEY_USAGE, createKeyCommand } from './create-key.js';
 import { didYouMean } from './suggest.js';
 
 const USAGE = `Usage:
@@ -136,6 +133,7 @@ async function bootstrap(url: string, file: string | undefined): Promise<number>
   const db = openDatabase(url);
   try {
     await migrateLatest(db.knex);
+    const { applyBootstrap } = await import('../../src/bootstrap.js');
     const result = await applyBootstrap(db.knex, new SchemaRegistry(), raw);
     for (const w of result.warnings ?? []) process.stderr.write(`warning: ${w.field}: ${w.message}\n`);
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
@@ -167,6 +165,8 @@ async function serve(config: Config, demo: boolean): Promise<void> {
   }
   const service = await Service.open({ config, log, deliveryThread: { env: { ...process.env } } });
   if (demo) {
+    // The commands' own modules (the demo's, bootstrap's, create-key's) load only with their command.
+    const { DEMO_OWNER_EMAIL, seedDemoIfEmpty } = await import('../../src/demo.js');
     const seed = await seedDemoIfEmpty(service.knex, service.schemas);
     if (!seed) {
       // A restart: the demo's keys were shown once, at first start, and cannot be shown again.
@@ -254,6 +254,7 @@ async function run(argv: string[], config: Config | null): Promise<number> {
     case 'bootstrap':
       return bootstrap(config!.databaseUrl, rest[0]);
     case 'create-key': {
+      const { CREATE_KEY_USAGE, createKeyCommand } = await import('./create-key.js');
       if (rest.includes('--help') || rest.includes('-h')) {
         process.stdout.write(CREATE_KEY_USAGE + '\n');
         return 0;

@@ -22,7 +22,7 @@ import { textProblem } from '../../src/schemas/text.js';
 import { oauthRoutes } from '../oauth/routes.js';
 import { RouteGroups } from './routing.js';
 import { operatingRoutes } from './operating.js';
-import { HOOK_BODY_LIMIT } from '../../src/workflows/hooks.js';
+import { HOOK_BODY_LIMIT } from '../../src/workflows/kinds.js';
 
 const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
 /** The largest multipart body: the file's cap and room for boundaries, part headers and the small text fields beside it. */
