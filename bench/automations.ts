@@ -14,6 +14,8 @@
 
 import fs from 'node:fs';
 import inspector from 'node:inspector';
+import { createRequire } from 'node:module';
+import type { Knex } from 'knex';
 import type { Dialect } from '../src/db/connection.js';
 import { SandboxPlatform } from '../src/platforms/sandbox/adapter.js';
 import { seedLiveLaunch } from '../src/launches/live-launch.js';
@@ -75,7 +77,8 @@ const RULES: Array<{ level: InsightsLevel; action: string; mode: string; conditi
       { metric: 'results', window: 'today', operator: 'lt', value: 1 },
     ],
   },
-  { level: 'campaign', action: 'notify', mode: 'live', conditions: [{ metric: 'roas', window: 'last_3d', operator: 'lt', value: 1 }] },
+  // (roas comes from a click tracker since issue 45's change; the bare reads are the platform's only.)
+  { level: 'campaign', action: 'notify', mode: 'live', conditions: [{ metric: 'results', window: 'last_3d', operator: 'lt', value: 1 }] },
   { level: 'campaign', action: 'notify', mode: 'shadow', conditions: [{ metric: 'cpm', window: 'today', operator: 'gt', value: 1500 }] },
   { level: 'campaign', action: 'pause_and_notify', mode: 'shadow', conditions: [{ metric: 'frequency', window: 'last_3d', operator: 'gt', value: 3 }] },
   { level: 'adset', action: 'notify', mode: 'live', conditions: [{ metric: 'ctr', window: 'today', operator: 'lt', value: 0.3 }] },
@@ -116,10 +119,18 @@ interface Figures {
   /** Of `statements`, those the sandbox platform's reads and writes sent. */
   platformStatements: number;
   baselineStatements: number;
+  /** Characters of the runs' object lists, and the events (rows, characters of data) the cycle wrote. */
+  runBytes: number;
+  events: number;
+  eventBytes: number;
+  /** SQL statements and time by stage. */
+  stages: string;
+  /** Main-thread CPU by component, when profiled. */
+  components: Record<Component, number> | null;
 }
 
 /** Starts the V8 CPU profiler; the answer stops it and writes the profile to a file. */
-async function startProfile(): Promise<(file: string) => Promise<void>> {
+async function startProfile(): Promise<(file: string) => Promise<Record<Component, number>>> {
   const session = new inspector.Session();
   session.connect();
   const post = (method: string, params?: object) =>
@@ -130,7 +141,151 @@ async function startProfile(): Promise<(file: string) => Promise<void>> {
     const { profile } = await post('Profiler.stop');
     fs.writeFileSync(file, JSON.stringify(profile));
     session.disconnect();
+    return componentsOf(profile);
   };
+}
+
+type Stage = 'platform reads' | 'platform write' | 'cycle reads' | 'open runs' | 'record actions and close' | 'jobs and outbox';
+const STAGES: Stage[] = ['platform reads', 'platform write', 'cycle reads', 'open runs', 'record actions and close', 'jobs and outbox'];
+
+/** The stage a statement belongs to (one outside a transaction, or the first of one). */
+function stageOf(sql: string): Stage {
+  if (sql.includes('sandbox_')) return sql.startsWith('select') ? 'platform reads' : 'platform write';
+  if (/[`"](jobs|job_lanes|event_positions)[`"]/.test(sql) || sql.startsWith('select `id`, `type`, `organization_id` from `events`')) return 'jobs and outbox';
+  if (sql.startsWith('insert into `automation_runs`') || sql.startsWith('insert into "automation_runs"')) return 'open runs';
+  return sql.startsWith('select') ? 'cycle reads' : 'record actions and close';
+}
+
+/** What better-sqlite3's statements run with (every connection's share one prototype). */
+interface StatementProto {
+  run(...args: unknown[]): unknown;
+  all(...args: unknown[]): unknown;
+}
+
+function statementPrototype(): StatementProto {
+  const Database = createRequire(import.meta.url)('better-sqlite3') as new (file: string) => { prepare(sql: string): object; close(): void };
+  const db = new Database(':memory:');
+  try {
+    return Object.getPrototypeOf(db.prepare('select 1')) as StatementProto;
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * SQLite statements and their time by stage while the cycle runs: a transaction counts, BEGIN and
+ * COMMIT included, with the stage of its first statement. better-sqlite3 runs a statement
+ * synchronously right after Knex announces it, so the time in its `run` or `all` is the main
+ * thread's (a COMMIT's included: the WAL sync of synchronous=FULL).
+ */
+class StageClock {
+  readonly ms = Object.fromEntries(STAGES.map((s) => [s, 0])) as Record<Stage, number>;
+  readonly statements = Object.fromEntries(STAGES.map((s) => [s, 0])) as Record<Stage, number>;
+  readonly commits = Object.fromEntries(STAGES.map((s) => [s, 0])) as Record<Stage, number>;
+  readonly commitMs = Object.fromEntries(STAGES.map((s) => [s, 0])) as Record<Stage, number>;
+  /** Time by statement shape (with BENCH_AUTOMATIONS_SQL=1). */
+  readonly shapeMs = new Map<string, number>();
+  private current: { stage: Stage; commit: boolean; shape: string } | null = null;
+  private readonly trxStage = new Map<string, Stage>();
+  private readonly begun = new Set<string>();
+  private readonly proto = statementPrototype();
+  private readonly original = { run: this.proto.run, all: this.proto.all };
+  private readonly onQuery = (q: { sql: string; __knexTxId?: string }) => {
+    const sql = q.sql.toLowerCase();
+    const tx = q.__knexTxId;
+    if (tx && sql.startsWith('begin')) {
+      // Counted with the transaction's first statement, whose stage it takes.
+      this.begun.add(tx);
+      this.current = { stage: 'cycle reads', commit: false, shape: 'BEGIN' };
+      return;
+    }
+    const commit = Boolean(tx && (sql.startsWith('commit') || sql.startsWith('rollback')));
+    let stage = (tx && this.trxStage.get(tx)) || stageOf(sql);
+    if (tx && !commit && !this.trxStage.has(tx)) {
+      this.trxStage.set(tx, stage);
+      if (this.begun.delete(tx)) this.statements[stage]++;
+    }
+    if (commit) {
+      stage = this.trxStage.get(tx!) ?? stage;
+      this.trxStage.delete(tx!);
+      this.commits[stage]++;
+    }
+    this.statements[stage]++;
+    this.current = { stage, commit, shape: commit ? `COMMIT (${stage})` : shapeOf(q.sql) };
+  };
+
+  constructor(private readonly knex: Knex) {
+    knex.on('query', this.onQuery);
+    const timed = (fn: (...args: unknown[]) => unknown) => {
+      const clock = this;
+      return function (this: unknown, ...args: unknown[]) {
+        const at = performance.now();
+        try {
+          return fn.apply(this, args);
+        } finally {
+          const ms = performance.now() - at;
+          const c = clock.current ?? { stage: 'cycle reads', commit: false, shape: '' };
+          clock.ms[c.stage] += ms;
+          clock.shapeMs.set(c.shape, (clock.shapeMs.get(c.shape) ?? 0) + ms);
+          if (c.commit) clock.commitMs[c.stage] += ms;
+        }
+      };
+    };
+    this.proto.run = timed(this.original.run);
+    this.proto.all = timed(this.original.all);
+  }
+
+  stop(): void {
+    this.knex.off('query', this.onQuery);
+    Object.assign(this.proto, this.original);
+  }
+
+  describe(): string {
+    return STAGES.filter((s) => this.statements[s])
+      .map(
+        (s) =>
+          `${s} ${this.statements[s]} statements ${(this.ms[s] / 1000).toFixed(2)} s` +
+          (this.commits[s] ? ` (${this.commits[s]} commits ${(this.commitMs[s] / 1000).toFixed(2)} s)` : ''),
+      )
+      .join('; ');
+  }
+}
+
+type Component = 'sqlite' | 'knex' | 'sandbox platform' | 'decisions' | 'automations' | 'events' | 'pipeline' | 'gc' | 'other';
+
+/** A profile's samples by component (the innermost frame that names one; native SQLite calls by their name), in seconds. */
+function componentsOf(profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }): Record<Component, number> {
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const tests: Array<[Component, (url: string, fn: string) => boolean]> = [
+    ['sqlite', (url, fn) => (!url && (fn === 'run' || fn === 'all' || fn === 'get' || fn === 'Statement')) || url.includes('/better-sqlite3/')],
+    ['knex', (url) => /node_modules\/(knex|tarn|lodash)\//.test(url)],
+    ['sandbox platform', (url) => url.includes('/dist/src/platforms/')],
+    ['decisions', (url) => /\/dist\/src\/automations\/(decide|metrics)\.js/.test(url)],
+    ['automations', (url) => url.includes('/dist/src/automations/') || url.includes('/dist/src/launches/')],
+    ['events', (url) => url.includes('/dist/src/events/')],
+    ['pipeline', (url) => url.includes('/dist/src/')],
+    ['gc', (_url, fn) => fn === '(garbage collector)'],
+  ];
+  const out = Object.fromEntries([...tests.map(([c]) => c), 'other'].map((c) => [c, 0])) as Record<Component, number>;
+  for (const [i, id] of profile.samples.entries()) {
+    if (nodes.get(id)!.callFrame.functionName === '(idle)') continue;
+    const at = (profile.timeDeltas[i] ?? 0) / 1e6;
+    let hit: Component = 'other';
+    for (let cur: number | undefined = id; cur !== undefined && hit === 'other'; cur = parent.get(cur)) {
+      const f = nodes.get(cur)!.callFrame;
+      hit = tests.find(([, test]) => test(f.url, f.functionName))?.[0] ?? 'other';
+    }
+    out[hit] += at;
+  }
+  return out;
+}
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string };
+  children?: number[];
 }
 
 /** Statement text with its literals folded, for the busiest-statements list. */
@@ -207,17 +362,27 @@ async function onDialect(dialect: Dialect, brands: number): Promise<Figures> {
     service.knex.on('query', count);
     progress(`automations ${dialectLabel(dialect)}: one evaluation cycle`);
     const profile = process.env.BENCH_AUTOMATIONS_PROFILE ? await startProfile() : null;
+    const clock = dialect === 'sqlite' ? new StageClock(service.knex) : null;
     const cpu0 = mainThreadCpuSeconds();
     const t0 = performance.now();
     await service.jobs.drain();
     const cycleMs = performance.now() - t0;
     const cpuSec = mainThreadCpuSeconds() - cpu0;
-    if (profile) await profile(`${process.env.BENCH_AUTOMATIONS_PROFILE}-${dialect}-${brands * ACCOUNTS_PER_BRAND}.cpuprofile`);
+    clock?.stop();
+    const components = profile ? await profile(`${process.env.BENCH_AUTOMATIONS_PROFILE}-${dialect}-${brands * ACCOUNTS_PER_BRAND}.cpuprofile`) : null;
     service.knex.off('query', count);
     adapter.insightsByObject = original;
-    if (listSql) for (const [shape, n] of [...shapes].sort((a, b) => b[1] - a[1]).slice(0, 40)) progress(`  ${String(n).padStart(6)}  ${shape}`);
+    if (listSql)
+      for (const [shape, n] of [...shapes].sort((a, b) => b[1] - a[1]).slice(0, 40))
+        progress(`  ${String(n).padStart(6)}  ${clock ? `${(clock.shapeMs.get(shape) ?? 0).toFixed(0).padStart(6)} ms  ` : ''}${shape}`);
+    if (listSql && clock)
+      for (const [shape, ms] of [...clock.shapeMs].filter(([shape]) => shape.startsWith('COMMIT') || shape === 'BEGIN'))
+        progress(`  ${ms.toFixed(0).padStart(6)} ms  ${shape}`);
     const runs = await service.knex('automation_runs').select('objects');
     const objects = runs.reduce((sum, r) => sum + (JSON.parse(r.objects) as unknown[]).length, 0);
+    const runBytes = runs.reduce((sum, r) => sum + String(r.objects).length, 0);
+    const events = await service.knex('events').select('data');
+    const eventBytes = events.reduce((sum, r) => sum + String(r.data).length, 0);
     const actions = Number((await service.knex('automation_actions').count({ n: '*' }).first())?.n ?? 0);
     const pairs = new Set(reads.map((r) => `${r.account.accountId}|${r.level}|${r.window.since}|${r.window.until}`)).size;
     // Baseline: the same reads, made straight on a sandbox adapter, nothing else.
@@ -245,6 +410,11 @@ async function onDialect(dialect: Dialect, brands: number): Promise<Figures> {
       statements,
       platformStatements,
       baselineStatements,
+      stages: clock?.describe() ?? '',
+      runBytes,
+      events: events.length,
+      eventBytes,
+      components,
     };
   } finally {
     await bench.close();
@@ -294,6 +464,14 @@ function noteOf(dialect: Dialect, f: Figures, label = ''): string {
     `CPU ${perObjectUs.toFixed(0)} us per evaluated object vs ${barePerObjectUs.toFixed(0)} us for the bare reads; bare reads ${(f.baselineMs / 1000).toFixed(2)} s. ` +
     `Stages (main-thread CPU): ${f.cpuSec.toFixed(2)} s in all for a ${(f.cycleMs / 1000).toFixed(2)} s cycle; the same reads alone ${f.baselineCpuSec.toFixed(2)} s; ` +
     `the other ${(f.cpuSec - f.baselineCpuSec).toFixed(2)} s are evaluation, run records and the ${f.actions} actions, one batch operation per account. ` +
+    `Written: the runs' object lists ${(f.runBytes / 1e6).toFixed(1)} MB of JSON, ${f.events} events (${(f.eventBytes / 1e6).toFixed(1)} MB of data). ` +
+    (f.stages ? `SQLite by stage (main-thread time in the statements; BEGIN and COMMIT with their transaction): ${f.stages}. ` : '') +
+    (f.components
+      ? `Profile by component: ${Object.entries(f.components)
+          .filter(([, sec]) => sec > 0)
+          .map(([c, sec]) => `${c} ${sec.toFixed(2)} s`)
+          .join(', ')}. `
+      : '') +
     `(rows: req/s = object evaluations per second, p50/p99 = the cycle's wall ms, cpu us/req = CPU per evaluated object.)`
   );
 }
