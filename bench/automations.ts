@@ -123,6 +123,9 @@ interface Figures {
   runBytes: number;
   events: number;
   eventBytes: number;
+  /** MB the process wrote during the cycle (write calls; to storage). */
+  writtenMB: number;
+  storageMB: number;
   /** SQL statements and time by stage. */
   stages: string;
   /** Main-thread CPU by component, when profiled. */
@@ -288,6 +291,17 @@ interface ProfileNode {
   children?: number[];
 }
 
+/** Bytes this process has written (wchar: through write calls; write_bytes: to storage), from /proc/self/io; zeros where there is none. */
+function writtenBytes(): { wchar: number; storage: number } {
+  try {
+    const io = fs.readFileSync('/proc/self/io', 'utf8');
+    const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)`, 'm').exec(io)?.[1] ?? 0);
+    return { wchar: field('wchar'), storage: field('write_bytes') };
+  } catch {
+    return { wchar: 0, storage: 0 };
+  }
+}
+
 /** Statement text with its literals folded, for the busiest-statements list. */
 const shapeOf = (sql: string) =>
   sql
@@ -363,11 +377,13 @@ async function onDialect(dialect: Dialect, brands: number): Promise<Figures> {
     progress(`automations ${dialectLabel(dialect)}: one evaluation cycle`);
     const profile = process.env.BENCH_AUTOMATIONS_PROFILE ? await startProfile() : null;
     const clock = dialect === 'sqlite' ? new StageClock(service.knex) : null;
+    const io0 = writtenBytes();
     const cpu0 = mainThreadCpuSeconds();
     const t0 = performance.now();
     await service.jobs.drain();
     const cycleMs = performance.now() - t0;
     const cpuSec = mainThreadCpuSeconds() - cpu0;
+    const io1 = writtenBytes();
     clock?.stop();
     const components = profile ? await profile(`${process.env.BENCH_AUTOMATIONS_PROFILE}-${dialect}-${brands * ACCOUNTS_PER_BRAND}.cpuprofile`) : null;
     service.knex.off('query', count);
@@ -411,6 +427,8 @@ async function onDialect(dialect: Dialect, brands: number): Promise<Figures> {
       platformStatements,
       baselineStatements,
       stages: clock?.describe() ?? '',
+      writtenMB: (io1.wchar - io0.wchar) / 1e6,
+      storageMB: (io1.storage - io0.storage) / 1e6,
       runBytes,
       events: events.length,
       eventBytes,
@@ -464,7 +482,7 @@ function noteOf(dialect: Dialect, f: Figures, label = ''): string {
     `CPU ${perObjectUs.toFixed(0)} us per evaluated object vs ${barePerObjectUs.toFixed(0)} us for the bare reads; bare reads ${(f.baselineMs / 1000).toFixed(2)} s. ` +
     `Stages (main-thread CPU): ${f.cpuSec.toFixed(2)} s in all for a ${(f.cycleMs / 1000).toFixed(2)} s cycle; the same reads alone ${f.baselineCpuSec.toFixed(2)} s; ` +
     `the other ${(f.cpuSec - f.baselineCpuSec).toFixed(2)} s are evaluation, run records and the ${f.actions} actions, one batch operation per account. ` +
-    `Written: the runs' object lists ${(f.runBytes / 1e6).toFixed(1)} MB of JSON, ${f.events} events (${(f.eventBytes / 1e6).toFixed(1)} MB of data). ` +
+    `Written during the cycle: ${f.writtenMB.toFixed(0)} MB through write calls (${f.storageMB.toFixed(0)} MB to storage); the runs' object lists ${(f.runBytes / 1e6).toFixed(1)} MB of JSON, ${f.events} events (${(f.eventBytes / 1e6).toFixed(1)} MB of data). ` +
     (f.stages ? `SQLite by stage (main-thread time in the statements; BEGIN and COMMIT with their transaction): ${f.stages}. ` : '') +
     (f.components
       ? `Profile by component: ${Object.entries(f.components)
