@@ -186,9 +186,12 @@ class StageClock {
   readonly statements = Object.fromEntries(STAGES.map((s) => [s, 0])) as Record<Stage, number>;
   readonly commits = Object.fromEntries(STAGES.map((s) => [s, 0])) as Record<Stage, number>;
   readonly commitMs = Object.fromEntries(STAGES.map((s) => [s, 0])) as Record<Stage, number>;
+  /** Bytes written by each stage's statements (SQLite writes at commit, or at once outside a transaction). */
+  readonly bytes = Object.fromEntries(STAGES.map((s) => [s, 0])) as Record<Stage, number>;
   /** Time by statement shape (with BENCH_AUTOMATIONS_SQL=1). */
   readonly shapeMs = new Map<string, number>();
-  private current: { stage: Stage; commit: boolean; shape: string } | null = null;
+  /** The statement running: its stage, whether it is a COMMIT, whether it writes to disk (a COMMIT, or a write outside a transaction). */
+  private current: { stage: Stage; commit: boolean; writes: boolean; shape: string } | null = null;
   private readonly trxStage = new Map<string, Stage>();
   private readonly begun = new Set<string>();
   private readonly proto = statementPrototype();
@@ -199,7 +202,7 @@ class StageClock {
     if (tx && sql.startsWith('begin')) {
       // Counted with the transaction's first statement, whose stage it takes.
       this.begun.add(tx);
-      this.current = { stage: 'cycle reads', commit: false, shape: 'BEGIN' };
+      this.current = { stage: 'cycle reads', commit: false, writes: false, shape: 'BEGIN' };
       return;
     }
     const commit = Boolean(tx && (sql.startsWith('commit') || sql.startsWith('rollback')));
@@ -214,22 +217,30 @@ class StageClock {
       this.commits[stage]++;
     }
     this.statements[stage]++;
-    this.current = { stage, commit, shape: commit ? `COMMIT (${stage})` : shapeOf(q.sql) };
+    const shape = !this.byShape ? '' : commit ? `COMMIT (${stage})` : shapeOf(q.sql);
+    this.current = { stage, commit, writes: commit || (!tx && !sql.startsWith('select')), shape };
   };
 
-  constructor(private readonly knex: Knex) {
+  /** `byShape`: also time each statement shape (the text is folded per statement, which costs). */
+  constructor(
+    private readonly knex: Knex,
+    private readonly byShape = false,
+  ) {
     knex.on('query', this.onQuery);
     const timed = (fn: (...args: unknown[]) => unknown) => {
       const clock = this;
       return function (this: unknown, ...args: unknown[]) {
+        const c = clock.current ?? { stage: 'cycle reads', commit: false, writes: false, shape: '' };
+        // Reading /proc costs about 30 us: only around the statements that write to disk.
+        const written = c.writes ? writtenBytes().wchar : 0;
         const at = performance.now();
         try {
           return fn.apply(this, args);
         } finally {
           const ms = performance.now() - at;
-          const c = clock.current ?? { stage: 'cycle reads', commit: false, shape: '' };
           clock.ms[c.stage] += ms;
-          clock.shapeMs.set(c.shape, (clock.shapeMs.get(c.shape) ?? 0) + ms);
+          if (c.writes) clock.bytes[c.stage] += writtenBytes().wchar - written;
+          if (clock.byShape) clock.shapeMs.set(c.shape, (clock.shapeMs.get(c.shape) ?? 0) + ms);
           if (c.commit) clock.commitMs[c.stage] += ms;
         }
       };
@@ -247,7 +258,7 @@ class StageClock {
     return STAGES.filter((s) => this.statements[s])
       .map(
         (s) =>
-          `${s} ${this.statements[s]} statements ${(this.ms[s] / 1000).toFixed(2)} s` +
+          `${s} ${this.statements[s]} statements ${(this.ms[s] / 1000).toFixed(2)} s ${(this.bytes[s] / 1e6).toFixed(0)} MB` +
           (this.commits[s] ? ` (${this.commits[s]} commits ${(this.commitMs[s] / 1000).toFixed(2)} s)` : ''),
       )
       .join('; ');
@@ -376,7 +387,7 @@ async function onDialect(dialect: Dialect, brands: number): Promise<Figures> {
     service.knex.on('query', count);
     progress(`automations ${dialectLabel(dialect)}: one evaluation cycle`);
     const profile = process.env.BENCH_AUTOMATIONS_PROFILE ? await startProfile() : null;
-    const clock = dialect === 'sqlite' ? new StageClock(service.knex) : null;
+    const clock = dialect === 'sqlite' ? new StageClock(service.knex, listSql) : null;
     const io0 = writtenBytes();
     const cpu0 = mainThreadCpuSeconds();
     const t0 = performance.now();
