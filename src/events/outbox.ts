@@ -20,9 +20,17 @@ export const SUBSCRIBER_JOB = 'event-subscriber';
 
 type Db = Knex | Knex.Transaction;
 
-/** `evt_` and 22 random base64url characters: the `webhook-id` receivers dedupe on. */
-export function newEventId(): string {
-  return `evt_${crypto.randomBytes(16).toString('base64url')}`;
+/**
+ * `evt_` and 22 base64url characters (16 bytes: the time in ms, 6 bytes, then 10 random ones): the
+ * `webhook-id` receivers dedupe on. Ids written together share their first characters, so a batch
+ * lands in a few pages of the unique index instead of one page per id (a cycle's 60k shadow events
+ * dirtied most of the index at each commit on SQLite).
+ */
+export function newEventId(random: Buffer = crypto.randomBytes(10)): string {
+  const bytes = Buffer.allocUnsafe(16);
+  bytes.writeUIntBE(Date.now(), 0, 6);
+  random.copy(bytes, 6, 0, 10);
+  return `evt_${bytes.toString('base64url')}`;
 }
 
 export class EventOutbox {
@@ -94,12 +102,12 @@ export class EventOutbox {
     const now = this.now();
     const types = new Set<string>();
     // One draw of randomness for every id of the batch.
-    const random = crypto.randomBytes(16 * events.length);
+    const random = crypto.randomBytes(10 * events.length);
     const rows = events.map((event, i) => {
       this.check(event);
       types.add(event.type);
       return {
-        publicId: `evt_${random.subarray(16 * i, 16 * i + 16).toString('base64url')}`,
+        publicId: newEventId(random.subarray(10 * i, 10 * i + 10)),
         organizationId: event.organizationId,
         brandId: event.brandId,
         type: event.type,
