@@ -69,7 +69,8 @@ async function measure(): Promise<{ resume: Record<Bucket, number>; before: Reco
     const client = new BrandClient(first.url, seed.organizations.acme.apiKeys.ci.secret, seed.organizations.acme.brands.shoes.id);
     const creativeId = await client.uploadCreative();
     progress(`publish-resume: building a 1 x ${AD_SETS} x ${ADS_PER_SET} launch over REST`);
-    const launch = await buildLaunch(client, { adSets: AD_SETS, adsPerSet: ADS_PER_SET, creativeId, concurrency: 10 });
+    // Meta's minimum budget is $5 a day per ad set of a campaign-budget campaign (issue 41): the campaign carries it.
+    const launch = await buildLaunch(client, { adSets: AD_SETS, adsPerSet: ADS_PER_SET, creativeId, concurrency: 10, dailyBudget: AD_SETS * 500 });
     proxy.clear();
     const inFlight = client.publish(launch.launchId, `resume-${crypto.randomBytes(4).toString('hex')}`).catch((e: Error) => e);
     await waitUntil(() => fake.objectsOf(ACCOUNT, 'adset').length >= 1, 'ad sets on the platform', 30_000);
