@@ -326,7 +326,7 @@ const createPipelineCard = defineOperation({
       await recordEntry(ctx, trx, card, null, column, 'pipeline.card.created');
       return { card, column };
     });
-    const outcome = await publishOnEntry(ctx, placed.card, placed.column, true);
+    const outcome = await publishOnEntry(ctx, placed.card, placed.column, true, input.planFingerprint);
     return { ...cardView(placed.card, await launchStatusOf(ctx.db, placed.card.launchId)), ...outcome };
   },
 });
@@ -382,7 +382,7 @@ const movePipelineCard = defineOperation({
       if (moved) await recordEntry(ctx, trx, card, seen.columnId, column, 'pipeline.card.moved');
       return { card, column, moved };
     });
-    const outcome = await publishOnEntry(ctx, placed.card, placed.column, placed.moved);
+    const outcome = await publishOnEntry(ctx, placed.card, placed.column, placed.moved, input.planFingerprint);
     return { ...cardView(placed.card, await launchStatusOf(ctx.db, placed.card.launchId)), ...outcome };
   },
 });

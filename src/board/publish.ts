@@ -26,11 +26,18 @@ export function publishKeyOf(card: Pick<CardRow, 'id' | 'version'>): string {
 }
 
 /**
- * Publishes the card's launch when it just entered `column` and that column publishes. A caller
+ * Publishes the card's launch when it just entered `column` and that column publishes (only the plan
+ * `planFingerprint` names, when given: what the person was asked about). A caller
  * without `publish` places the card and publishes nothing, ceiling untouched, in a publishing column
  * and in one whose workflow would move money (that workflow does not start for it: subscriber.ts).
  */
-export async function publishOnEntry(ctx: ServiceContext<'invoke'>, card: CardRow, column: ColumnRow, entered: boolean): Promise<PublishOutcome> {
+export async function publishOnEntry(
+  ctx: ServiceContext<'invoke'>,
+  card: CardRow,
+  column: ColumnRow,
+  entered: boolean,
+  planFingerprint?: string,
+): Promise<PublishOutcome> {
   if (!entered) return nothing();
   if (!canPublish(ctx.principal)) {
     const moves = column.publishes || (await placementMovesMoney(ctx.db, ctx.principal.organizationId, card.brandId, column));
@@ -39,7 +46,13 @@ export async function publishOnEntry(ctx: ServiceContext<'invoke'>, card: CardRo
   if (!column.publishes) return nothing();
   if ((await launchStatusOf(ctx.db, card.launchId)) === 'published') return nothing();
   try {
-    await ctx.invoke('launch-campaign', { brandId: card.brandId, launchId: String(card.launchId), confirm: true }, { idempotencyKey: publishKeyOf(card) });
+    // With the plan the caller confirmed, a launch changed since publishes nothing (stale_read) and the card stays placed.
+    const plan = planFingerprint === undefined ? {} : { planFingerprint };
+    await ctx.invoke(
+      'launch-campaign',
+      { brandId: card.brandId, launchId: String(card.launchId), confirm: true, ...plan },
+      { idempotencyKey: publishKeyOf(card) },
+    );
     return { publish: { attempted: true, published: true, reason: null }, publishError: null };
   } catch (err) {
     if (err instanceof ServiceError) {

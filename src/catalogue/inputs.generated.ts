@@ -334,6 +334,10 @@ export interface CreatePipelineCardInput {
    * Index in the column, from 0; past the end or omitted: last.
    */
   position?: number;
+  /**
+   * Publish only this plan of the card's launch (launch_campaign's planFingerprint); changed since: no publish (publish.reason stale_read), card placed.
+   */
+  planFingerprint?: string;
 }
 
 /**
@@ -2045,6 +2049,10 @@ export interface MovePipelineCardInput {
    * The card's version as last read; another one answers 409 stale_read and nothing changes.
    */
   version: number;
+  /**
+   * Publish only this plan of the card's launch (launch_campaign's planFingerprint); changed since: no publish (publish.reason stale_read), card placed.
+   */
+  planFingerprint?: string;
 }
 
 /**

@@ -260,7 +260,8 @@ async function beforeCardEntry(input: Record<string, unknown>, key: unknown, req
     ...(preview ? [launchQuestion(preview)] : previewError ? [`The launch would not publish now: ${previewError}`] : []),
   ];
   const reason = await asked(call, lines.join('\n'));
-  if (reason === null) return PROCEED;
+  // A yes publishes the plan the question showed, nothing else (the launch changed since: no publish, stale_read).
+  if (reason === null) return preview ? bound(input, preview) : PROCEED;
   return {
     proceed: 'without-publish',
     reason: `Nothing was published: ${reason}. The card was placed without a publish (publish.reason declined) and no workflow that moves money started for it.`,

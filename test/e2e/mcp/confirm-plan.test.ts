@@ -43,6 +43,18 @@ describe('MCP confirmation bound to the plan', function () {
     return client;
   }
 
+  /** A client whose person, while the first question waits, raises the launch's budget to $400 a day, then accepts. */
+  const raisingWhileAsked = (built: { launchId: string; campaignId: string }, asked: string[]) =>
+    asking(
+      async () => {
+        if (asked.length > 1) return;
+        const r = await api()('PATCH', `/launches/${built.launchId}/nodes/${built.campaignId}`, { properties: { budget: { dailyAmount: 40_000 } } });
+        expect(r.status, JSON.stringify(r.body)).to.equal(200);
+      },
+      { action: 'accept', content: { publish: true } },
+      asked,
+    );
+
   it('the REST preview answers planFingerprint; a publish naming a plan the launch no longer is publishes nothing (409 stale_read)', async () => {
     const built = await buildLaunch(api(), { creativeId });
     const preview = await api()('POST', `/launches/${built.launchId}/publish`, { confirm: false }, idem('preview'));
@@ -69,15 +81,7 @@ describe('MCP confirmation bound to the plan', function () {
     const built = await buildLaunch(api(), { creativeId });
     const before = await committed();
     const asked: string[] = [];
-    const client = await asking(
-      async () => {
-        if (asked.length > 1) return;
-        const r = await api()('PATCH', `/launches/${built.launchId}/nodes/${built.campaignId}`, { properties: { budget: { dailyAmount: 40_000 } } });
-        expect(r.status, JSON.stringify(r.body)).to.equal(200);
-      },
-      { action: 'accept', content: { publish: true } },
-      asked,
-    );
+    const client = await raisingWhileAsked(built, asked);
     try {
       const changed = (await client.callTool({
         name: 'launch_campaign',
@@ -158,6 +162,35 @@ describe('MCP confirmation bound to the plan', function () {
       expect(await committed()).to.equal(before + 6000);
       const node = (await api()('GET', `/launches/${built.launchId}`)).body;
       expect(JSON.stringify(node)).to.contain('6000').and.not.contain('9000');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('move_pipeline_card into a publishing column: the budget raised while the question waits, the accept places the card and publishes nothing (publish.reason stale_read)', async () => {
+    const built = await buildLaunch(api(), { creativeId });
+    const before = await committed();
+    const asked: string[] = [];
+    const client = await raisingWhileAsked(built, asked);
+    try {
+      const call = async (name: string, args: Record<string, unknown>) => {
+        const r = (await client.callTool({ name, arguments: { brandId: shoes, ...args } })) as ToolResult;
+        expect(r.isError, `${name}: ${JSON.stringify(r.content)}`).to.not.equal(true);
+        return r.structuredContent as Record<string, any>;
+      };
+      const draft = await call('create_pipeline_column', { name: `Draft ${key('column')}` });
+      const live = await call('create_pipeline_column', { name: `Live ${key('column')}`, publishes: true });
+      const card = await call('create_pipeline_card', { launchId: built.launchId, columnId: draft.columnId, idempotencyKey: key('card') });
+      expect(asked).to.deep.equal([]);
+      const moved = await call('move_pipeline_card', { cardId: card.cardId, columnId: live.columnId, version: card.version });
+      expect(asked).to.have.length(1);
+      expect(asked[0]).to.match(/Plan [A-Za-z0-9_-]{20,}/);
+      expect(moved).to.deep.include({ columnId: live.columnId, launchStatus: 'draft' });
+      expect(moved.publish).to.deep.equal({ attempted: true, published: false, reason: 'stale_read' });
+      expect(moved.publishError.code).to.equal('stale_read');
+      expect(moved.publishError.details).to.include({ reason: 'plan_changed', launchId: built.launchId });
+      expect(await launchStatus(built.launchId)).to.equal('draft');
+      expect(await committed()).to.equal(before);
     } finally {
       await client.close();
     }

@@ -324,6 +324,32 @@ for (const dialect of dialects()) {
         expect(await committedCents(w, 'acme', 'ci')).to.equal(committed + 5000);
       });
 
+      it('publishes only the plan a move names: planFingerprint of a launch changed since places the card and publishes nothing (reason stale_read)', async () => {
+        const built = await buildLaunch(api, { title: 'Plan bound', creativeId });
+        const committed = await committedCents(w, 'acme', 'ci');
+        const card = await newCard({ launchId: built.launchId, columnId: review.columnId });
+        const preview = await w.request('POST', `/v1/brands/${shoes}/launches/${built.launchId}/publish`, {
+          key: w.key('acme', 'ci'),
+          body: { confirm: false },
+          headers: { 'Idempotency-Key': `plan-preview-${built.launchId}` },
+        });
+        expect(preview.status, JSON.stringify(preview.body)).to.equal(200);
+        const seen = preview.body.planFingerprint as string;
+        const raised = await w.request('PATCH', `/v1/brands/${shoes}/launches/${built.launchId}/nodes/${built.campaignId}`, {
+          key: w.key('acme', 'ci'),
+          body: { properties: { budget: { dailyAmount: 4000 } } },
+        });
+        expect(raised.status, JSON.stringify(raised.body)).to.equal(200);
+        const moved = await move(card.cardId, { columnId: live.columnId, version: 1, planFingerprint: seen });
+        expect(moved.status, JSON.stringify(moved.body)).to.equal(200);
+        expect(moved.body).to.deep.include({ columnId: live.columnId, launchStatus: 'draft', version: 2 });
+        expect(moved.body.publish).to.deep.equal({ attempted: true, published: false, reason: 'stale_read' });
+        expect(moved.body.publishError).to.deep.include({ code: 'stale_read' });
+        expect(moved.body.publishError.details.planFingerprint).to.not.equal(seen);
+        expect(await committedCents(w, 'acme', 'ci')).to.equal(committed);
+        expect(await commitmentStates(w, built.launchId)).to.deep.equal([]);
+      });
+
       it('publishes a card created in a publishing column once, however often the create is retried with its Idempotency-Key', async () => {
         const built = await buildLaunch(api, { title: 'Straight to live', creativeId, campaign: { budget: { dailyAmount: 1000 } } });
         const committed = await committedCents(w, 'acme', 'ci');
