@@ -42,6 +42,7 @@ import {
   splitExactly,
   weightsOf,
   type DayDelivery,
+  type DeliveringObject,
   type Delivery,
   type StatusChange,
 } from './delivery.js';
@@ -196,6 +197,24 @@ function rowsOfSubject(
     .filter((r) => r.impressions > 0 || r.spendMinorUnits > 0);
 }
 
+/** One object ready to deliver: itself, and the status histories of the parents that gate it. */
+interface Delivering {
+  object: DeliveringObject;
+  gates: StatusChange[][];
+}
+
+/** An account tree's objects as they deliver (see SandboxAdapter.deliveryTree). */
+interface DeliveryTree {
+  /** A campaign with its own budget. */
+  campaign(c: TreeRow): Delivering;
+  /** An ad set with its own budget under campaign `c` (which has none). */
+  budgetedAdset(c: TreeRow, a: TreeRow): Delivering;
+  /** An ad set: its own budget, or its share of its campaign's. */
+  adset(a: TreeRow): Delivering;
+  /** An ad: its share of its ad set's budget; null when its ad set was not read. */
+  ad(ad: TreeRow): (Delivering & { campaignId: string }) | null;
+}
+
 export class SandboxPlatform implements PlatformAdapter {
   constructor(
     readonly platform: PlatformName,
@@ -302,6 +321,66 @@ export class SandboxPlatform implements PlatformAdapter {
   }
 
   /**
+   * What delivery needs of one account's tree, shared by live insights and reports: each object as
+   * a delivering object (its budget, status history and whether it converts) with the status
+   * histories of its parents that gate it. A campaign with a budget delivers it; an ad set without
+   * one gets an even share of its campaign's, an ad an even share of its ad set's (children are
+   * counted only when `shares` says those levels are asked for).
+   */
+  private async deliveryTree(
+    account: AdAccount,
+    campaigns: TreeRow[],
+    adsets: TreeRow[],
+    ads: TreeRow[],
+    shares: { adsetShares: boolean; adShares: boolean },
+  ): Promise<DeliveryTree> {
+    const none = new Map<string, number>();
+    const adsetsPerCampaign = shares.adsetShares
+      ? await this.childCounts(
+          account,
+          'adset',
+          campaigns.map((c) => c.objectId),
+        )
+      : none;
+    const adsPerAdset = shares.adShares
+      ? await this.childCounts(
+          account,
+          'ad',
+          adsets.map((a) => a.objectId),
+        )
+      : none;
+    const history = await this.histories([...campaigns, ...adsets, ...ads].map((r) => r.objectId));
+    const byId = new Map([...campaigns, ...adsets].map((r) => [r.objectId, r]));
+    const h = (id: string) => history.get(id) ?? [];
+    const converts = (...rows: Array<TreeRow | undefined>) => !rows.some((r) => r && NO_RESULTS_MARK.test(r.name));
+    /** The budget an ad set delivers on: its own, or its share of its campaign's. */
+    const adsetBudget = (a: TreeRow): Budget | null => {
+      if (a.budgetCents !== null) return budgetOf(a);
+      const c = byId.get(a.parentId!);
+      return c ? budgetOf(c, adsetsPerCampaign.get(c.objectId) ?? 1) : null;
+    };
+    return {
+      campaign: (c) => ({ object: { id: c.objectId, budget: budgetOf(c), history: h(c.objectId), converts: converts(c) }, gates: [] }),
+      budgetedAdset: (c, a) => ({ object: { id: a.objectId, budget: budgetOf(a), history: h(a.objectId), converts: converts(c, a) }, gates: [h(c.objectId)] }),
+      adset: (a) => ({
+        object: { id: a.objectId, budget: adsetBudget(a), history: h(a.objectId), converts: converts(byId.get(a.parentId!), a) },
+        gates: [h(a.parentId!)],
+      }),
+      ad: (ad) => {
+        const a = byId.get(ad.parentId!);
+        if (!a) return null;
+        const budget = adsetBudget(a);
+        const share = budget ? { ...budget, amountMinorUnits: Math.floor(budget.amountMinorUnits / (adsPerAdset.get(a.objectId) ?? 1)) } : null;
+        return {
+          object: { id: ad.objectId, budget: share, history: h(ad.objectId), converts: converts(byId.get(a.parentId!), a, ad) },
+          gates: [h(a.objectId), h(a.parentId!)],
+          campaignId: a.parentId!,
+        };
+      },
+    };
+  }
+
+  /**
    * Per-object delivery. A campaign with a budget delivers it; one without sums its ad sets. An ad
    * set without a budget gets an even share of its campaign's; an ad an even share of its ad set's
    * (or of its ad set's share). Each object is gated by its own status and its parents'.
@@ -315,75 +394,35 @@ export class SandboxPlatform implements PlatformAdapter {
         ? await this.rowsOf(account, 'adset', 'parentId', ids)
         : await this.rowsOf(account, 'adset', 'objectId', level === 'adset' ? ids : ads.map((a) => a.parentId!));
     const campaigns = await this.rowsOf(account, 'campaign', 'objectId', level === 'campaign' ? ids : adsets.map((a) => a.parentId!));
-    const adsetsPerCampaign =
-      level === 'campaign'
-        ? new Map<string, number>()
-        : await this.childCounts(
-            account,
-            'adset',
-            campaigns.map((c) => c.objectId),
-          );
-    const adsPerAdset =
-      level === 'ad'
-        ? await this.childCounts(
-            account,
-            'ad',
-            adsets.map((a) => a.objectId),
-          )
-        : new Map<string, number>();
-    const history = await this.histories([...campaigns, ...adsets, ...ads].map((r) => r.objectId));
-    const byId = new Map([...campaigns, ...adsets].map((r) => [r.objectId, r]));
+    const tree = await this.deliveryTree(account, campaigns, adsets, ads, { adsetShares: level !== 'campaign', adShares: level === 'ad' });
     const now = this.now();
-    const h = (id: string) => history.get(id) ?? [];
-    const converts = (...rows: Array<TreeRow | undefined>) => !rows.some((r) => r && NO_RESULTS_MARK.test(r.name));
-    /** The budget an ad set delivers on: its own, or its share of its campaign's. */
-    const adsetBudget = (a: TreeRow): Budget | null => {
-      if (a.budgetCents !== null) return budgetOf(a);
-      const c = byId.get(a.parentId!);
-      return c ? budgetOf(c, adsetsPerCampaign.get(c.objectId) ?? 1) : null;
-    };
+    const tz = account.timezone;
     const out = new Map<string, Delivery>();
     if (level === 'campaign') {
       for (const c of campaigns) {
         if (c.budgetCents !== null) {
-          out.set(c.objectId, deliver({ id: c.objectId, budget: budgetOf(c), history: h(c.objectId), converts: converts(c) }, window, account.timezone, now));
+          const t = tree.campaign(c);
+          out.set(c.objectId, deliver(t.object, window, tz, now, t.gates));
           continue;
         }
         const parts = adsets
           .filter((a) => a.parentId === c.objectId && a.budgetCents !== null)
-          .map((a) =>
-            deliver({ id: a.objectId, budget: budgetOf(a), history: h(a.objectId), converts: converts(c, a) }, window, account.timezone, now, [h(c.objectId)]),
-          );
+          .map((a) => {
+            const t = tree.budgetedAdset(c, a);
+            return deliver(t.object, window, tz, now, t.gates);
+          });
         const total = parts.reduce<Insights>((sum, d) => addInsights(sum, d), NO_INSIGHTS);
         out.set(c.objectId, { ...total, reach: parts.reduce((sum, d) => sum + d.reach, 0) });
       }
     } else if (level === 'adset') {
       for (const a of adsets) {
-        const c = byId.get(a.parentId!);
-        out.set(
-          a.objectId,
-          deliver({ id: a.objectId, budget: adsetBudget(a), history: h(a.objectId), converts: converts(c, a) }, window, account.timezone, now, [
-            h(a.parentId!),
-          ]),
-        );
+        const t = tree.adset(a);
+        out.set(a.objectId, deliver(t.object, window, tz, now, t.gates));
       }
     } else {
       for (const ad of ads) {
-        const a = byId.get(ad.parentId!);
-        if (!a) continue;
-        const budget = adsetBudget(a);
-        const share = budget ? { ...budget, amountMinorUnits: Math.floor(budget.amountMinorUnits / (adsPerAdset.get(a.objectId) ?? 1)) } : null;
-        const gates = [h(a.objectId), h(a.parentId!)];
-        out.set(
-          ad.objectId,
-          deliver(
-            { id: ad.objectId, budget: share, history: h(ad.objectId), converts: converts(byId.get(a.parentId!), a, ad) },
-            window,
-            account.timezone,
-            now,
-            gates,
-          ),
-        );
+        const t = tree.ad(ad);
+        if (t) out.set(ad.objectId, deliver(t.object, window, tz, now, t.gates));
       }
     }
     return perObject(ids, out);
@@ -420,44 +459,22 @@ export class SandboxPlatform implements PlatformAdapter {
             )
           ).sort(byObjectId)
         : [];
-    const adsetsPerCampaign =
-      level === 'adset' || level === 'ad'
-        ? await this.childCounts(
-            account,
-            'adset',
-            campaigns.map((c) => c.objectId),
-          )
-        : new Map<string, number>();
-    const adsPerAdset =
-      level === 'ad'
-        ? await this.childCounts(
-            account,
-            'ad',
-            adsets.map((a) => a.objectId),
-          )
-        : new Map<string, number>();
-    const history = await this.histories([...campaigns, ...adsets, ...ads].map((r) => r.objectId));
-    const byId = new Map([...campaigns, ...adsets].map((r) => [r.objectId, r]));
+    const tree = await this.deliveryTree(account, campaigns, adsets, ads, { adsetShares: level === 'adset' || level === 'ad', adShares: level === 'ad' });
     const now = this.now();
     const tz = account.timezone;
-    const h = (id: string) => history.get(id) ?? [];
-    const converts = (...rows: Array<TreeRow | undefined>) => !rows.some((r) => r && NO_RESULTS_MARK.test(r.name));
-    const adsetBudget = (a: TreeRow): Budget | null => {
-      if (a.budgetCents !== null) return budgetOf(a);
-      const c = byId.get(a.parentId!);
-      return c ? budgetOf(c, adsetsPerCampaign.get(c.objectId) ?? 1) : null;
-    };
     const adsetsOf = new Map<string, TreeRow[]>();
     for (const a of adsets) adsetsOf.set(a.parentId!, [...(adsetsOf.get(a.parentId!) ?? []), a]);
     /** A campaign's days: its own budget, or the sum of its ad sets' (each gated by the campaign). */
     const campaignDays = (c: TreeRow): DayDelivery[] => {
-      if (c.budgetCents !== null) return deliverDaily({ id: c.objectId, budget: budgetOf(c), history: h(c.objectId), converts: converts(c) }, window, tz, now);
+      if (c.budgetCents !== null) {
+        const t = tree.campaign(c);
+        return deliverDaily(t.object, window, tz, now, t.gates);
+      }
       const byDate = new Map<string, DayDelivery>();
       for (const a of adsetsOf.get(c.objectId) ?? []) {
         if (a.budgetCents === null) continue;
-        for (const d of deliverDaily({ id: a.objectId, budget: budgetOf(a), history: h(a.objectId), converts: converts(c, a) }, window, tz, now, [
-          h(c.objectId),
-        ])) {
+        const t = tree.budgetedAdset(c, a);
+        for (const d of deliverDaily(t.object, window, tz, now, t.gates)) {
           const into = byDate.get(d.date);
           byDate.set(d.date, into ? { ...addInsights(into, d), date: d.date } : d);
         }
@@ -471,24 +488,16 @@ export class SandboxPlatform implements PlatformAdapter {
         subjects.push({ ids: { campaignId: c.objectId, adsetId: null, adId: null }, seed: c.objectId, name: c.name, days: campaignDays(c) });
     } else if (level === 'adset') {
       for (const a of adsets) {
-        const c = byId.get(a.parentId!);
-        const days = deliverDaily({ id: a.objectId, budget: adsetBudget(a), history: h(a.objectId), converts: converts(c, a) }, window, tz, now, [
-          h(a.parentId!),
-        ]);
+        const t = tree.adset(a);
+        const days = deliverDaily(t.object, window, tz, now, t.gates);
         subjects.push({ ids: { campaignId: a.parentId, adsetId: a.objectId, adId: null }, seed: a.objectId, name: a.name, days });
       }
     } else {
       for (const ad of ads) {
-        const a = byId.get(ad.parentId!);
-        if (!a) continue;
-        const budget = adsetBudget(a);
-        const share = budget ? { ...budget, amountMinorUnits: Math.floor(budget.amountMinorUnits / (adsPerAdset.get(a.objectId) ?? 1)) } : null;
-        const c = byId.get(a.parentId!);
-        const days = deliverDaily({ id: ad.objectId, budget: share, history: h(ad.objectId), converts: converts(c, a, ad) }, window, tz, now, [
-          h(a.objectId),
-          h(a.parentId!),
-        ]);
-        subjects.push({ ids: { campaignId: a.parentId, adsetId: a.objectId, adId: ad.objectId }, seed: ad.objectId, name: ad.name, days });
+        const t = tree.ad(ad);
+        if (!t) continue;
+        const days = deliverDaily(t.object, window, tz, now, t.gates);
+        subjects.push({ ids: { campaignId: t.campaignId, adsetId: ad.parentId, adId: ad.objectId }, seed: ad.objectId, name: ad.name, days });
       }
     }
     if (level === 'account') {
