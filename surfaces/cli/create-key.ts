@@ -6,21 +6,7 @@ import type { Knex } from 'knex';
 import { createKey, keyActorFor, type KeySettingsInput } from '../../src/account/keys.js';
 import { ServiceError } from '../../src/errors.js';
 import { EXIT } from './exit-codes.js';
-
-export const CREATE_KEY_USAGE = `Usage: svc-server create-key --org ORG --created-by EMAIL --name NAME [options]
-
-  Creates an API key for an existing organization and prints its secret, alone, on standard output
-  (shown only now; a summary goes to standard error). Only the organization's owner and admins
-  create keys: the key is recorded as made by that person.
-
-  --org ORG                       the organization's id or exact name
-  --created-by EMAIL              an owner or admin of that organization
-  --name NAME                     what the key is for
-  --scopes LIST                   read, write, publish, comma-separated (default: read)
-  --surfaces LIST                 api, mcp, comma-separated (default: mcp; api needs the agency plan)
-  --brands LIST                   brand ids the key is limited to (default: every brand, present and future)
-  --expires-at TIME               ISO 8601 time with a zone (default: never)
-  --publish-ceiling-dollars N     what the key's publishes may commit in total (needed to publish)`;
+import { CREATE_KEY_OPTIONS, CREATE_KEY_USAGE } from './create-key-usage.js';
 
 const list = (value: string | undefined): string[] | undefined =>
   value === undefined
@@ -49,22 +35,12 @@ function exitCodeOf(err: ServiceError): number {
 
 /** Runs the command against an open, migrated database; returns the exit code. */
 export async function createKeyCommand(knex: Knex, argv: string[]): Promise<number> {
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
   try {
     ({ values } = parseArgs({
       args: argv,
       strict: true,
-      options: {
-        org: { type: 'string' },
-        'created-by': { type: 'string' },
-        name: { type: 'string' },
-        scopes: { type: 'string' },
-        surfaces: { type: 'string' },
-        brands: { type: 'string' },
-        'expires-at': { type: 'string' },
-        'publish-ceiling-dollars': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: CREATE_KEY_OPTIONS,
     }));
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n\n${CREATE_KEY_USAGE}\n`);

@@ -2,6 +2,7 @@
 // bridge. It names node and svc.js by absolute path, so the app can never resolve `svc` to some
 // other package (as `npx svc` would outside this folder).
 
+import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { loadClientConfig } from './config.js';
 import { usageError } from './exit-codes.js';
@@ -87,6 +88,12 @@ export function printMcpConfig(argv: string[]): number {
     if (!CLIENTS.includes(named as McpClient))
       throw usageError(`--client must be one of ${CLIENTS.join(', ')}; got ${value === undefined ? 'nothing' : JSON.stringify(value)}.`);
     client = named as McpClient;
+  }
+  // The bridge's own flags only: a mistyped one would otherwise land in the app's configuration.
+  try {
+    parseArgs({ args: rest, options: { toolsets: { type: 'string' }, 'read-only': { type: 'boolean' } }, strict: true, allowPositionals: false });
+  } catch (err) {
+    throw usageError(`${(err as Error).message.split('\n')[0].replace(/\.?$/, '.')} Run "svc mcp --help" for the flags.`);
   }
   const entry = bridgeEntry(rest);
   if (client === 'claude-code') {

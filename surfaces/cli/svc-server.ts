@@ -4,6 +4,7 @@
 
 import { checkCreativesDir } from '../../src/creatives/storage.js';
 import fs from 'node:fs';
+import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from '../../src/config.js';
 import { knexConfigFor, openDatabase } from '../../src/db/connection.js';
 import { failedDependency } from '../../src/pipeline/faults.js';
@@ -15,6 +16,7 @@ import { Service } from '../../src/service.js';
 import { startHttpServer } from '../http-server.js';
 import { rotateSigningKey } from '../../src/oauth/keys.js';
 import { didYouMean } from './suggest.js';
+import { CREATE_KEY_OPTIONS, CREATE_KEY_USAGE, type ParseArgsOptions } from './create-key-usage.js';
 
 const USAGE = `Usage:
   svc-server serve [--demo]   start REST (/v1) and MCP (/mcp); runs pending migrations first
@@ -25,6 +27,7 @@ const USAGE = `Usage:
                               print a new API key for an existing organization (see svc-server create-key --help)
   svc-server rotate-signing-key
                               add a new OAuth token-signing key; older keys keep verifying until their tokens expire
+  svc-server COMMAND --help   what a command takes (svc-server help COMMAND says the same)
 
 Configuration comes from the environment (PORT, HOST, DATABASE_URL, BASE_URL, ...): see README.md.
 Exit codes: 0 done, 2 a usage mistake, 69 the database cannot be used, 75 the port is taken,
@@ -118,11 +121,7 @@ async function migrate(url: string): Promise<void> {
   }
 }
 
-async function bootstrap(url: string, file: string | undefined): Promise<number> {
-  if (!file) {
-    process.stderr.write('bootstrap needs a FILE argument (or - for standard input).\n');
-    return 2;
-  }
+async function bootstrap(url: string, file: string): Promise<number> {
   let raw: unknown;
   try {
     raw = JSON.parse(fs.readFileSync(file === '-' ? 0 : file, 'utf8'));
@@ -227,14 +226,100 @@ async function serve(config: Config, demo: boolean): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
 }
 
+/** What each command takes: its usage, its flags (util.parseArgs, strict) and how many arguments it needs. */
+interface CommandSpec {
+  usage: string;
+  options: ParseArgsOptions;
+  /** The arguments it needs, each named as its usage names it, with what it is. */
+  args: Array<{ name: string; what: string }>;
+}
+
+const COMMANDS: Record<string, CommandSpec> = {
+  serve: {
+    usage: `Usage: svc-server serve [--demo]
+
+  Starts REST (/v1), MCP (/mcp), OAuth (/oauth) and the pages; runs pending migrations first.
+  --demo  seeds a demo organization into an empty database and prints its keys once (npm start)
+
+Configuration comes from the environment (PORT, HOST, DATABASE_URL, BASE_URL, ...): see README.md.`,
+    options: { demo: { type: 'boolean' } },
+    args: [],
+  },
+  migrate: {
+    usage: `Usage: svc-server migrate
+
+  Runs pending migrations on DATABASE_URL and exits.`,
+    options: {},
+    args: [],
+  },
+  bootstrap: {
+    usage: `Usage: svc-server bootstrap FILE
+
+  Runs pending migrations, applies the bootstrap JSON file FILE (- reads standard input) in one
+  transaction and prints the result JSON, alone, on standard output (docs/bootstrap.md).`,
+    options: {},
+    args: [{ name: 'FILE', what: 'a bootstrap JSON file, or - for standard input' }],
+  },
+  'create-key': { usage: CREATE_KEY_USAGE, options: CREATE_KEY_OPTIONS, args: [] },
+  'rotate-signing-key': {
+    usage: `Usage: svc-server rotate-signing-key
+
+  Adds a new OAuth token-signing key; older keys keep verifying until their tokens expire.`,
+    options: {},
+    args: [],
+  },
+};
+
+const HELP_FLAGS = new Set(['--help', '-h']);
+
+/** A usage mistake: what is wrong in one sentence, then the command's usage, on standard error; exit 2. */
+function usageMistake(sentence: string, usage: string): number {
+  process.stderr.write(`svc-server: ${sentence}\n\n${usage}\n`);
+  return 2;
+}
+
+/**
+ * The command's flags and arguments, checked before anything runs: `--help` prints the usage
+ * (exit 0, nothing else done); an unknown flag or a missing argument is a usage mistake (exit 2).
+ */
+function parsed(command: string, argv: string[]): { help: true } | { mistake: number } | { values: Record<string, unknown>; positionals: string[] } {
+  const spec = COMMANDS[command];
+  const end = argv.indexOf('--');
+  if ((end < 0 ? argv : argv.slice(0, end)).some((a) => HELP_FLAGS.has(a))) return { help: true };
+  try {
+    const { values, positionals } = parseArgs({ args: argv, options: spec.options, strict: true, allowPositionals: true });
+    const missing = spec.args[positionals.length];
+    if (missing) return { mistake: usageMistake(`${command} needs ${missing.name} (${missing.what}).`, spec.usage) };
+    const extra = positionals.slice(spec.args.length);
+    if (extra.length) return { mistake: usageMistake(`${command} does not take "${extra.join(' ')}".`, spec.usage) };
+    return { values, positionals };
+  } catch (err) {
+    // util.parseArgs names the flag; its hint about "--" is for positionals starting with a dash.
+    const sentence = (err as Error).message.split('\n')[0].replace(/\. To specify a positional argument.*$/, '');
+    return { mistake: usageMistake(`${sentence.replace(/\.?$/, '.')}`, spec.usage) };
+  }
+}
+
 /** The commands, each failure to use the database turned into one sentence that says what to do. */
 async function main(argv: string[]): Promise<number> {
-  const [command] = argv;
-  if (!['serve', 'migrate', 'bootstrap', 'create-key', 'rotate-signing-key'].includes(command ?? '')) return run(argv, null);
-  if (command === 'create-key' && (argv.includes('--help') || argv.includes('-h'))) return run(argv, null);
+  const [command, ...rest] = argv;
+  if (command === undefined) return usageMistake('name a command.', USAGE);
+  if (command === '--help' || command === '-h' || command === 'help') {
+    const topic = command === 'help' ? rest[0] : undefined;
+    if (topic !== undefined && !COMMANDS[topic]) return usageMistake(`Unknown command "${topic}".${didYouMean(topic, SERVER_COMMANDS)}`, USAGE);
+    process.stdout.write((topic ? COMMANDS[topic].usage : USAGE) + '\n');
+    return 0;
+  }
+  if (!COMMANDS[command]) return usageMistake(`Unknown command "${command}".${didYouMean(command, SERVER_COMMANDS)}`, USAGE);
+  const args = parsed(command, rest);
+  if ('help' in args) {
+    process.stdout.write(COMMANDS[command].usage + '\n');
+    return 0;
+  }
+  if ('mistake' in args) return args.mistake;
   const config = configuration();
   try {
-    return await run(argv, config);
+    return await run(command, args.values, args.positionals, rest, config);
   } catch (err) {
     const problem = err instanceof StartupError ? null : databaseProblem(err, config.databaseUrl);
     if (problem) throw new StartupError(EXIT.database, problem);
@@ -242,24 +327,19 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-async function run(argv: string[], config: Config | null): Promise<number> {
-  const [command, ...rest] = argv;
+async function run(command: string, values: Record<string, unknown>, positionals: string[], rest: string[], config: Config): Promise<number> {
   switch (command) {
     case 'serve':
-      await serve(config!, rest.includes('--demo'));
+      await serve(config, values.demo === true);
       return -1;
     case 'migrate':
-      await migrate(config!.databaseUrl);
+      await migrate(config.databaseUrl);
       return 0;
     case 'bootstrap':
-      return bootstrap(config!.databaseUrl, rest[0]);
+      return bootstrap(config.databaseUrl, positionals[0]);
     case 'create-key': {
-      const { CREATE_KEY_USAGE, createKeyCommand } = await import('./create-key.js');
-      if (rest.includes('--help') || rest.includes('-h')) {
-        process.stdout.write(CREATE_KEY_USAGE + '\n');
-        return 0;
-      }
-      const db = openDatabase(config!.databaseUrl);
+      const { createKeyCommand } = await import('./create-key.js');
+      const db = openDatabase(config.databaseUrl);
       try {
         await migrateLatest(db.knex);
         return await createKeyCommand(db.knex, rest);
@@ -267,8 +347,8 @@ async function run(argv: string[], config: Config | null): Promise<number> {
         await db.knex.destroy();
       }
     }
-    case 'rotate-signing-key': {
-      const db = openDatabase(config!.databaseUrl);
+    default: {
+      const db = openDatabase(config.databaseUrl);
       try {
         await migrateLatest(db.knex);
         const kid = await rotateSigningKey(db.knex);
@@ -279,15 +359,6 @@ async function run(argv: string[], config: Config | null): Promise<number> {
         await db.knex.destroy();
       }
     }
-    case undefined:
-    case '--help':
-    case '-h':
-    case 'help':
-      process.stdout.write(USAGE + '\n');
-      return command === undefined ? 2 : 0;
-    default:
-      process.stderr.write(`Unknown command "${command}".${didYouMean(command, SERVER_COMMANDS)}\n\n${USAGE}\n`);
-      return 2;
   }
 }
 

@@ -39,6 +39,10 @@ const MCP_USAGE = `Usage: svc mcp [--toolsets NAMES] [--read-only]
   this installation's svc by absolute path, with the configured base URL and key.`;
 
 async function mcp(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(MCP_USAGE + '\n');
+    return EXIT.ok;
+  }
   if (argv.includes('--print-config')) return (await import('./mcp-config.js')).printMcpConfig(argv.filter((a) => a !== '--print-config'));
   let flags: { toolsets?: string; 'read-only'?: boolean; help?: boolean };
   try {

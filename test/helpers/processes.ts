@@ -103,11 +103,13 @@ export interface RunOptions {
   /** Written to the child's standard input, which is then closed (closed empty when absent). */
   input?: string;
   timeoutMs?: number;
+  /** The folder it runs in (default: the test run's own). */
+  cwd?: string;
 }
 
 /** Runs `svc-server <args>` to completion and returns its exit code and whole output. */
 export async function runSvcServer(args: string[], options: RunOptions = {}): Promise<RunResult> {
-  const { child, output, exited } = spawnServer(args, options.env, options.input);
+  const { child, output, exited } = spawnServer(args, options.env, options.input, options.cwd);
   const timeoutMs = options.timeoutMs ?? 15_000;
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<never>((_, reject) => {

@@ -459,6 +459,54 @@ describe('svc-server serve (sqlite)', function () {
   });
 });
 
+describe('svc-server --help and flags: usage and exit 0 doing nothing else; a mistake is a sentence and exit 2 on stderr', function () {
+  this.timeout(60_000);
+  // An empty folder with no DATABASE_URL: the default ./data/svc.sqlite would appear here if a command ran.
+  let folder: string;
+  beforeEach(() => (folder = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-server-help-'))));
+  afterEach(() => fs.rmSync(folder, { recursive: true, force: true }));
+
+  for (const args of [
+    ['serve', '--help'],
+    ['serve', '--demo', '-h'],
+    ['migrate', '--help'],
+    ['bootstrap', '--help'],
+    ['create-key', '--help'],
+    ['rotate-signing-key', '--help'],
+    ['help', 'serve'],
+    ['--help'],
+  ]) {
+    it(`svc-server ${args.join(' ')} prints the usage on stdout, exits 0 and creates nothing`, async () => {
+      const run = await runSvcServer(args, { cwd: folder });
+      expect(run.code, run.stderr).to.equal(0);
+      expect(run.stdout).to.match(/^Usage:/);
+      const command = args.find((a) => !a.startsWith('-') && a !== 'help');
+      if (command) expect(run.stdout).to.include(`svc-server ${command}`);
+      expect(run.stderr).to.equal('');
+      expect(fs.readdirSync(folder), 'files the command made').to.deep.equal([]);
+    });
+  }
+
+  for (const [args, sentence] of [
+    [['serve', '--bogus'], "svc-server: Unknown option '--bogus'."],
+    [['migrate', '--demo'], "svc-server: Unknown option '--demo'."],
+    [['bootstrap'], 'svc-server: bootstrap needs FILE (a bootstrap JSON file, or - for standard input).'],
+    [['bootstrap', 'a.json', 'b.json'], 'svc-server: bootstrap does not take "b.json".'],
+    [['serve', 'now'], 'svc-server: serve does not take "now".'],
+    [['create-key', '--bogus'], "svc-server: Unknown option '--bogus'."],
+    [[], 'svc-server: name a command.'],
+  ] as Array<[string[], string]>) {
+    it(`svc-server ${args.join(' ') || '(nothing)'} is a usage mistake: one sentence, the usage, exit 2, nothing made`, async () => {
+      const run = await runSvcServer(args, { cwd: folder });
+      expect(run.code).to.equal(2);
+      expect(run.stdout).to.equal('');
+      expect(run.stderr.split('\n')[0]).to.equal(sentence);
+      expect(run.stderr).to.include('Usage:');
+      expect(fs.readdirSync(folder), 'files the command made').to.deep.equal([]);
+    });
+  }
+});
+
 /** The lines of stderr a person reads (the JSON log lines left out). */
 const sentences = (stderr: string) =>
   stderr

@@ -458,6 +458,37 @@ describe('svc help', () => {
     expect(run.stdout).to.contain('idempotency: required: generated and printed');
   });
 
+  it('every command of its own answers --help with its usage and exit 0; an unknown flag is a sentence on stderr and exit 2', async () => {
+    for (const args of [
+      ['login', '--help'],
+      ['mcp', '--help'],
+      ['mcp', '--print-config', '--help'],
+      ['list-brands', '-h'],
+    ]) {
+      const run = await svc(args);
+      expect(run.code, `${args.join(' ')}: ${run.stderr}`).to.equal(0);
+      expect(run.stdout, args.join(' ')).to.match(/^Usage: svc /m);
+      expect(run.stderr, args.join(' ')).to.equal('');
+    }
+    for (const args of [
+      ['login', '--bogus'],
+      ['mcp', '--print-config', '--bogus'],
+      ['list-brands', '--bogus'],
+    ]) {
+      const run = await svc(args);
+      expect(run.code, args.join(' ')).to.equal(2);
+      expect(run.stdout, args.join(' ')).to.equal('');
+      expect(run.stderr, args.join(' ')).to.match(/^svc: Unknown (option '--bogus'|flag --bogus)/);
+    }
+  });
+
+  it('svc with no command prints its usage on standard error and exits 2 (a mistake), as svc-server does', async () => {
+    const run = await svc([]);
+    expect(run.code).to.equal(2);
+    expect(run.stdout).to.equal('');
+    expect(run.stderr).to.match(/^Usage: svc /);
+  });
+
   it('svc list-campaigns --help offers --all and marks the array flag repeatable', async () => {
     const run = await svc(['list-campaigns', '--help']);
     expect(run.stdout).to.match(/--status-filter <string>\.\.\.\s+repeat the flag for several values; 1 to 3 values/);
