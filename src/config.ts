@@ -130,6 +130,18 @@ export function tokenEncryptionKey(env: NodeJS.ProcessEnv = process.env): string
   return env.TOKEN_ENCRYPTION_KEY || null;
 }
 
+/** What is wrong with TOKEN_ENCRYPTION_KEY's form (not 32 bytes of base64), in one sentence, or null when unset or well formed. */
+export function tokenEncryptionKeyProblem(env: NodeJS.ProcessEnv = process.env): string | null {
+  const raw = tokenEncryptionKey(env);
+  if (raw === null) return null;
+  const fix = 'make one with `openssl rand -base64 32`, or set the key your stored tokens were sealed with';
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(raw.trim()) || raw.trim().length % 4 !== 0)
+    return `TOKEN_ENCRYPTION_KEY is not base64 (it must be 32 bytes, base64-encoded): ${fix}`;
+  const bytes = Buffer.from(raw, 'base64').length;
+  if (bytes !== 32) return `TOKEN_ENCRYPTION_KEY holds ${bytes} bytes; it must be 32 bytes, base64-encoded: ${fix}`;
+  return null;
+}
+
 /** Builds the configuration from environment variables, failing with a message that names the bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = intFrom(env, 'PORT', 8080, 0);
@@ -139,6 +151,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (platformMode !== 'sandbox' && platformMode !== 'live') {
     throw new Error(`PLATFORM_MODE must be "sandbox" or "live"; got "${env.PLATFORM_MODE}"`);
   }
+  const keyProblem = tokenEncryptionKeyProblem(env);
+  if (keyProblem) throw new Error(keyProblem);
   const copyModelUrl = env.COPY_MODEL_URL ? env.COPY_MODEL_URL.replace(/\/+$/, '') : null;
   if (copyModelUrl && !env.COPY_MODEL) throw new Error('COPY_MODEL must name the model to ask when COPY_MODEL_URL is set');
   return {

@@ -151,3 +151,10 @@ export async function organizationsWithAdAccounts(db: Db, accountIds: string[]):
   const rows = await db('ad_accounts').whereIn('account_id', accountIds).distinct('account_id', 'organization_id').orderBy('organization_id');
   return rows.map((r) => ({ accountId: String(r.account_id), organizationId: Number(r.organization_id) }));
 }
+
+/** How many ad accounts hold a sealed platform access token, and one of them (the lowest row), for the start-up check of the key. */
+export async function sealedAccessTokens(db: Db): Promise<{ count: number; sample: { accountId: string; sealed: string } | null }> {
+  const [{ n }] = await db('ad_accounts').whereNotNull('access_token_encrypted').count({ n: '*' });
+  const first = await db('ad_accounts').whereNotNull('access_token_encrypted').orderBy('id').first('account_id', 'access_token_encrypted');
+  return { count: Number(n), sample: first ? { accountId: first.account_id, sealed: first.access_token_encrypted } : null };
+}

@@ -78,12 +78,29 @@ export function knexConfigFor(url: string): { config: Knex.Config; dialect: Dial
   throw new Error(`DATABASE_URL must be sqlite:PATH or mysql://user:pass@host:port/db; got "${url}"`);
 }
 
-/** Opens the database, creating the SQLite file's folder when needed. */
+/** The folder the default DATABASE_URL (sqlite:./data/svc.sqlite) keeps its file in: the one folder made when missing. */
+const defaultFolder = () => path.resolve('data');
+
+/**
+ * What is wrong with a SQLite DATABASE_URL whose folder does not exist, in one sentence, or null.
+ * Only the default ./data folder is made; any other missing folder is a mistyped path, refused
+ * rather than created wherever it points.
+ */
+export function sqliteFolderProblem(url: string): string | null {
+  if (!url.startsWith('sqlite:')) return null;
+  const file = url.slice('sqlite:'.length);
+  if (!file || file === ':memory:') return null;
+  const folder = path.dirname(path.resolve(file));
+  if (folder === defaultFolder() || fs.existsSync(folder)) return null;
+  return `DATABASE_URL names the SQLite file ${file}, whose folder ${folder} does not exist: create it (mkdir -p ${folder}) or point DATABASE_URL at a file in an existing folder`;
+}
+
+/** Opens the database; the default ./data folder is made when missing (any other folder must exist). */
 export function openDatabase(url: string): Database {
   const { config, dialect } = knexConfigFor(url);
   if (dialect === 'sqlite') {
     const file = (config.connection as { filename: string }).filename;
-    if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    if (file !== ':memory:' && path.dirname(path.resolve(file)) === defaultFolder()) fs.mkdirSync(defaultFolder(), { recursive: true });
   }
   return { knex: knexFactory(config), dialect };
 }

@@ -5,8 +5,8 @@
 import { checkCreativesDir } from '../../src/creatives/storage.js';
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { loadConfig, type Config } from '../../src/config.js';
-import { knexConfigFor, openDatabase } from '../../src/db/connection.js';
+import { loadConfig, tokenEncryptionKey, type Config } from '../../src/config.js';
+import { knexConfigFor, openDatabase, sqliteFolderProblem } from '../../src/db/connection.js';
 import { failedDependency } from '../../src/pipeline/faults.js';
 import { migrateLatest } from '../../src/db/migrate.js';
 import { ServiceError } from '../../src/errors.js';
@@ -53,6 +53,8 @@ function configuration(): Config {
   try {
     const config = loadConfig();
     knexConfigFor(config.databaseUrl);
+    const folder = sqliteFolderProblem(config.databaseUrl);
+    if (folder) throw new Error(folder);
     return config;
   } catch (err) {
     throw new StartupError(EXIT.setting, `${(err as Error).message.replace(/\.?$/, '.')} Fix it in the environment and start again.`);
@@ -159,6 +161,10 @@ async function serve(config: Config, demo: boolean): Promise<void> {
   try {
     const applied = await migrateLatest(db.knex);
     if (applied.length) log.info({ applied }, 'migrations applied');
+    // The key against the tokens it must open, now rather than as a 500 on the first platform call.
+    const { storedTokenProblem } = await import('../../src/brands/token-key.js');
+    const tokens = await storedTokenProblem(db.knex, { live: config.platformMode === 'live', keySet: tokenEncryptionKey() !== null });
+    if (tokens) throw new StartupError(EXIT.setting, `${tokens}.`);
   } finally {
     await db.knex.destroy();
   }

@@ -545,6 +545,24 @@ describe('svc-server start-up and database mistakes: one sentence, no stack, an 
       says: /^svc-server: CREATIVES_DIR \/etc\/hostname\/creatives cannot be written \(ENOTDIR/,
     },
     {
+      name: 'a TOKEN_ENCRYPTION_KEY that is not base64 (abc)',
+      env: { TOKEN_ENCRYPTION_KEY: 'abc' },
+      code: 78,
+      says: /^svc-server: TOKEN_ENCRYPTION_KEY is not base64 \(it must be 32 bytes, base64-encoded\): make one with `openssl rand -base64 32`/,
+    },
+    {
+      name: 'a TOKEN_ENCRYPTION_KEY of the wrong length',
+      env: { TOKEN_ENCRYPTION_KEY: Buffer.alloc(16, 7).toString('base64') },
+      code: 78,
+      says: /^svc-server: TOKEN_ENCRYPTION_KEY holds 16 bytes; it must be 32 bytes, base64-encoded/,
+    },
+    {
+      name: 'a SQLite DATABASE_URL whose folder does not exist (nothing is created)',
+      env: { DATABASE_URL: 'sqlite:/nonexistent-svc-folder/dir/x.sqlite' },
+      code: 78,
+      says: /^svc-server: DATABASE_URL names the SQLite file \/nonexistent-svc-folder\/dir\/x\.sqlite, whose folder \/nonexistent-svc-folder\/dir does not exist: create it \(mkdir -p \/nonexistent-svc-folder\/dir\)/,
+    },
+    {
       name: 'a SQLite file that cannot be opened',
       env: { DATABASE_URL: 'sqlite:/etc/hostname/svc.sqlite' },
       code: 69,
@@ -589,4 +607,74 @@ describe('svc-server start-up and database mistakes: one sentence, no stack, an 
       }
     });
   }
+
+  it('a folder of DATABASE_URL that does not exist is not made; the default ./data is', async () => {
+    expect(fs.existsSync('/nonexistent-svc-folder'), 'a command made the missing folder').to.equal(false);
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-default-data-'));
+    try {
+      const run = await runSvcServer(['migrate'], { cwd: folder });
+      expect(run.code, run.stderr).to.equal(0);
+      expect(fs.existsSync(path.join(folder, 'data', 'svc.sqlite'))).to.equal(true);
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  describe('TOKEN_ENCRYPTION_KEY against the access tokens stored with it', () => {
+    const key = Buffer.alloc(32, 1).toString('base64');
+    let dir: string;
+    let env: Record<string, string>;
+    before(async () => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-token-key-'));
+      env = { DATABASE_URL: `sqlite:${path.join(dir, 'svc.sqlite')}`, CREATIVES_DIR: path.join(dir, 'creatives'), PORT: '0' };
+      const file = {
+        organizations: [
+          {
+            ref: 'o',
+            name: 'Token Org',
+            plan: 'agency',
+            subscriptionStatus: 'active',
+            brands: [
+              {
+                ref: 'b',
+                name: 'Token Brand',
+                adAccounts: [{ platform: 'meta', accountId: 'act_7070', name: 'T', timezone: 'UTC', currency: 'USD', active: true, accessToken: 'meta-token' }],
+              },
+            ],
+          },
+        ],
+      };
+      const run = await runSvcServer(['bootstrap', '-'], { env: { ...env, TOKEN_ENCRYPTION_KEY: key }, input: JSON.stringify(file) });
+      expect(run.code, run.stderr).to.equal(0);
+    });
+    after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+    it('live mode with a stored token and no key: one sentence naming TOKEN_ENCRYPTION_KEY, exit 78', async () => {
+      const run = await runSvcServer(['serve'], { env: { ...env, PLATFORM_MODE: 'live' } });
+      expect(run.code, run.stderr).to.equal(78);
+      expect(sentences(run.stderr)).to.deep.equal([
+        'svc-server: PLATFORM_MODE=live, and 1 ad account holds access tokens sealed with TOKEN_ENCRYPTION_KEY, which is not set: set it to the key the tokens were stored with.',
+      ]);
+    });
+
+    it('a well-formed key that cannot open the stored token: one sentence, exit 78 (in either mode)', async () => {
+      const other = Buffer.alloc(32, 2).toString('base64');
+      for (const mode of ['live', 'sandbox']) {
+        const run = await runSvcServer(['serve'], { env: { ...env, PLATFORM_MODE: mode, TOKEN_ENCRYPTION_KEY: other } });
+        expect(run.code, `${mode}: ${run.stderr}`).to.equal(78);
+        expect(sentences(run.stderr), mode).to.deep.equal([
+          'svc-server: TOKEN_ENCRYPTION_KEY does not open the access token stored for ad account act_7070 (1 ad account holds tokens): set the key they were stored with, or store new tokens with svc-server bootstrap.',
+        ]);
+      }
+    });
+
+    it('the right key starts the server in live mode', async () => {
+      const server = await startSvcServer(['serve'], { env: { ...env, PLATFORM_MODE: 'live', TOKEN_ENCRYPTION_KEY: key, JOBS: 'off' } });
+      try {
+        expect((await fetch(`${server.url}/healthz`)).status).to.equal(200);
+      } finally {
+        expect(await server.stop()).to.equal(0);
+      }
+    });
+  });
 });
