@@ -4,13 +4,12 @@
 // running server and convert it for their model without an error. No model is called: what each
 // would send to its model is captured and checked. Then get_launch of a launch of one campaign with
 // 60 ad sets of 4 ads is called through each of them and answers usably (structuredContent, within
-// 25,000 characters). The MCP Inspector 2.12's own CLI lists the tools with its schema check
+// 25,000 characters). The MCP Inspector 2.12's own CLI (installed on first use, test/helpers/mcp-inspector.ts) lists the tools with its schema check
 // (`--strict`) and reports nothing, where it does report a nullable type array (a control server);
 // test/helpers/schema-portability.ts states the same rules, for output schemas too.
 
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -27,19 +26,15 @@ import { mcpClient } from '../../helpers/mcp.js';
 import { oneCampaignLaunch } from '../../helpers/launch-builders.js';
 import { outputPortabilityWarnings, portabilityWarnings } from '../../helpers/schema-portability.js';
 import { startWorld, type World } from '../../helpers/world.js';
+import { inspectorLauncher } from '../../helpers/mcp-inspector.js';
 
 const run = promisify(execFile);
-/** The MCP Inspector's launcher (its `mcp-inspector` command), from the dev dependency. */
-const INSPECTOR = path.join(
-  path.dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector/package.json')),
-  'clients/launcher/build/index.js',
-);
 
 /** `mcp-inspector --cli <target> --method tools/list --strict`, with a HOME of its own (it keeps a catalog there). */
 async function inspectorList(target: string[], extra: string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-inspector-'));
   try {
-    const r = await run(process.execPath, [INSPECTOR, '--cli', ...target, '--method', 'tools/list', '--strict', ...extra], {
+    const r = await run(process.execPath, [inspectorLauncher(), '--cli', ...target, '--method', 'tools/list', '--strict', ...extra], {
       cwd: home,
       env: { PATH: process.env.PATH ?? '', HOME: home },
       maxBuffer: 16 * 1024 * 1024,
