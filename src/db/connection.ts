@@ -95,14 +95,32 @@ export function sqliteFolderProblem(url: string): string | null {
   return `DATABASE_URL names the SQLite file ${file}, whose folder ${folder} does not exist: create it (mkdir -p ${folder}) or point DATABASE_URL at a file in an existing folder`;
 }
 
-/** Opens the database; the default ./data folder is made when missing (any other folder must exist). */
+/**
+ * Opens the database; the default ./data folder is made when missing (any other folder must exist).
+ * A new SQLite file is made readable by this user alone (0600; SQLite gives its -wal and -shm files
+ * the same mode): it holds the deployment's secrets (the secret box and cursor keys, the OAuth
+ * signing keys, sealed tokens).
+ */
 export function openDatabase(url: string): Database {
   const { config, dialect } = knexConfigFor(url);
   if (dialect === 'sqlite') {
     const file = (config.connection as { filename: string }).filename;
-    if (file !== ':memory:' && path.dirname(path.resolve(file)) === defaultFolder()) fs.mkdirSync(defaultFolder(), { recursive: true });
+    if (file !== ':memory:') {
+      if (path.dirname(path.resolve(file)) === defaultFolder()) fs.mkdirSync(defaultFolder(), { recursive: true, mode: 0o700 });
+      createPrivately(file);
+    }
   }
   return { knex: knexFactory(config), dialect };
+}
+
+/** Creates an empty file with mode 0600 unless it exists (an empty file is an empty SQLite database). */
+function createPrivately(file: string): void {
+  try {
+    fs.closeSync(fs.openSync(file, 'wx', 0o600));
+  } catch (err) {
+    // EEXIST: the file is there (its mode is the operator's); anything else is for SQLite to report when it opens it.
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return;
+  }
 }
 
 const RETRYABLE_MYSQL = new Set([1213, 1205]);
