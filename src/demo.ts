@@ -132,7 +132,9 @@ export async function seedDemoIfEmpty(knex: Knex, schemas: SchemaRegistry): Prom
   });
   const org = result.organizations.demo;
   // A live launch on the sandbox, delivering since yesterday: one campaign converts, one spends with
-  // no results, so a monitoring rule on its lifetime (spend > 100, results < 1) fires at once at any hour.
+  // no results, so a monitoring rule on its lifetime (spend > 100, results < 1) fires at once at any
+  // hour on that one only. The simulator counts whole results per hour: Prospecting's budget is large
+  // enough for its hours to convert (docs/automations.md states the run's outcome).
   await seedLiveLaunch(knex, {
     organizationId: org.id,
     brandId: org.brands.shoes.id,
@@ -141,7 +143,7 @@ export async function seedDemoIfEmpty(knex: Knex, schemas: SchemaRegistry): Prom
     title: 'Demo live launch',
     at: Date.now() - 24 * 60 * 60 * 1000,
     campaigns: [
-      { name: 'Demo Prospecting', dailyBudget: 5_000, adSets: 1, adsPerAdSet: 2 },
+      { name: 'Demo Prospecting', dailyBudget: 30_000, adSets: 1, adsPerAdSet: 2 },
       { name: 'Demo Retargeting - no results', dailyBudget: 8_000, adSets: 1, adsPerAdSet: 1 },
     ],
   });

@@ -333,7 +333,9 @@ export function createRestApp(service: Service): Koa<State> {
   router.get('/healthz', async (ctx) => {
     const ok = await service.healthy();
     ctx.status = ok ? 200 : 503;
-    ctx.body = ok ? { status: 'ok' } : envelopeOf(new ServiceError('unavailable', 'The database does not answer.'), ctx.state.requestId);
+    // Read raw by people and probes (`curl /healthz`): a line of its own, so a terminal's prompt starts on the next one.
+    ctx.type = 'json';
+    ctx.body = JSON.stringify(ok ? { status: 'ok' } : envelopeOf(new ServiceError('unavailable', 'The database does not answer.'), ctx.state.requestId)) + '\n';
   });
   operatingRoutes(router as unknown as RouteGroups<{ requestId: string }>, service);
   // RFC 9728 protected-resource metadata for the two resources: the REST API and the MCP server.

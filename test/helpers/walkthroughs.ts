@@ -13,6 +13,8 @@
 //   exit 0.
 
 import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 
 export interface Block {
   /** Path of the document, for messages. */
@@ -313,6 +315,8 @@ export function scriptOf(blocks: Block[], rewrite: (text: string) => string = (t
     'trap \'__svc_rc=$?; [ $__svc_rc -eq 0 ] || echo "__svc_failed__ ${__svc_at} $__svc_rc" >&2\' EXIT',
   ];
   for (const b of blocks.filter((x) => !x.setup)) {
+    // Where the block's output starts on stdout (after a line break: a command may print no final newline).
+    parts.push(`printf '\\n${BLOCK_MARK} %s\\n' ${b.line}`);
     for (const c of commandsOf(b)) {
       commands.push(c);
       parts.push(`__svc_at=${commands.length - 1}`, rewrite(c.text));
@@ -323,8 +327,31 @@ export function scriptOf(blocks: Block[], rewrite: (text: string) => string = (t
 
 export interface RunOutcome {
   failures: string[];
+  /** Everything the blocks printed, without the run's block marks. */
   stdout: string;
   stderr: string;
+  /** What each block printed, by the document line of its first content line. */
+  blockStdout: Map<number, string>;
+}
+
+const BLOCK_MARK = '__svc_block__';
+
+/** Splits the run's stdout at the block marks: each block's own output, and the whole without the marks. */
+export function splitByBlock(raw: string): { stdout: string; byBlock: Map<number, string> } {
+  const byBlock = new Map<number, string>();
+  const plain: string[] = [];
+  let current: number | null = null;
+  for (const line of raw.split('\n')) {
+    const mark = new RegExp(`^${BLOCK_MARK} (\\d+)$`).exec(line);
+    if (mark) {
+      current = Number(mark[1]);
+      byBlock.set(current, '');
+      continue;
+    }
+    plain.push(line);
+    if (current !== null) byBlock.set(current, byBlock.get(current) + line + '\n');
+  }
+  return { stdout: plain.join('\n'), byBlock };
 }
 
 /** Checks what the run reported against the commands: each curl's statuses and the first command that failed. */
@@ -383,7 +410,7 @@ export interface RunOptions {
  */
 export async function runWalkthrough(blocks: Block[], options: RunOptions): Promise<RunOutcome> {
   const problems = problemsOf(blocks);
-  if (problems.length) return { failures: problems, stdout: '', stderr: '' };
+  if (problems.length) return { failures: problems, stdout: '', stderr: '', blockStdout: new Map() };
   const { script, commands } = scriptOf(blocks, options.rewrite);
   // Its own process group, so background receivers a walkthrough starts end with it.
   const child = spawn('bash', ['-c', script], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
@@ -402,7 +429,8 @@ export async function runWalkthrough(blocks: Block[], options: RunOptions): Prom
   // Background processes the walkthrough started hold its output open until they end.
   killGroup(child.pid);
   await closed;
-  return { failures: verdict(commands, stderr, { code, timedOut }), stdout, stderr: readable(stderr) };
+  const split = splitByBlock(stdout);
+  return { failures: verdict(commands, stderr, { code, timedOut }), stdout: split.stdout, stderr: readable(stderr), blockStdout: split.byBlock };
 }
 
 function killGroup(pid: number | undefined): void {
@@ -444,35 +472,91 @@ export function maskSecrets(value: unknown): unknown {
   return value;
 }
 
-/** A fenced ```text stdout``` block: lines the document says its commands print, in that order. */
+/**
+ * A fenced ```text stdout``` block: every line the shell block right above it prints, in order
+ * (blank lines aside). `...` in a line stands for any text there (an id, a time).
+ */
 export interface StdoutSample {
   file: string;
   line: number;
+  /** The document line of the first content line of the shell block it describes. */
+  blockLine: number;
   lines: string[];
 }
 
-/** Every stdout sample of a Markdown document. */
+/** Every stdout sample of a Markdown document, each tied to the shell block above it. */
 export function stdoutSamples(markdown: string, file: string): StdoutSample[] {
   const out: StdoutSample[] = [];
+  const shells = shellBlocks(markdown, file);
   const lines = markdown.split('\n');
   for (let i = 0; i < lines.length; i++) {
     if (!/^```text stdout\s*$/.test(lines[i])) continue;
     const end = lines.indexOf('```', i + 1);
-    out.push({ file, line: i + 2, lines: lines.slice(i + 1, end).filter((l) => l.trim() !== '') });
+    const above = shells.filter((b) => b.line <= i).pop();
+    if (!above || above.setup) throw new Error(`${file}:${i + 1}: a text stdout block states what the shell block right above it prints; there is none`);
+    out.push({ file, line: i + 2, blockLine: above.line, lines: lines.slice(i + 1, end).filter((l) => l.trim() !== '') });
     i = end;
   }
   return out;
 }
 
-/** The sample's lines that the run's output does not hold as whole lines in the sample's order (none when it matches). */
-export function missingFromStdout(sample: StdoutSample, stdout: string): string[] {
-  const printed = stdout.split('\n');
-  let from = 0;
-  const missing: string[] = [];
-  for (const want of sample.lines) {
-    const at = printed.indexOf(want, from);
-    if (at < 0) missing.push(want);
-    else from = at + 1;
+/** A sample line as a pattern: literal text, `...` matching any run of characters. */
+function linePattern(line: string): RegExp {
+  return new RegExp(
+    `^${line
+      .split('...')
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*?')}$`,
+  );
+}
+
+/**
+ * How the block's output differs from what the sample states, line by line (none when they
+ * agree): a stated line it did not print, or a printed line the sample leaves out.
+ */
+export function stdoutDifferences(sample: StdoutSample, printed: string): string[] {
+  const got = printed.split('\n').filter((l) => l.trim() !== '');
+  const differences: string[] = [];
+  for (let i = 0; i < Math.max(got.length, sample.lines.length); i++) {
+    const want = sample.lines[i];
+    const line = got[i];
+    if (want === undefined) differences.push(`printed but not stated: ${line}`);
+    else if (line === undefined) differences.push(`stated but not printed: ${want}`);
+    else if (!linePattern(want).test(line)) differences.push(`line ${i + 1}: stated ${want}\n        printed ${line}`);
   }
-  return missing;
+  return differences;
+}
+
+// What marks a file as holding a secret: an API key or OAuth token, a password, a platform or
+// tracker credential, a webhook signing secret, a private key, or a SQLite database (the service
+// keeps its secret box and signing keys there); and files named as keys.
+const SECRET_TEXT =
+  /svc_sk_[A-Za-z0-9]|svc_at_[A-Za-z0-9]|whsec_[A-Za-z0-9]|"password"\s*:|PASSWORD=|TOKEN_ENCRYPTION_KEY=|"accessToken"\s*:|"apiKey"\s*:|BEGIN [A-Z ]*PRIVATE KEY|^SQLite format 3/m;
+const SECRET_NAME = /\.key$/;
+
+/**
+ * The files a walkthrough wrote under `folder` (links to the project's own entries not followed)
+ * that hold a secret and that another user of the machine could read: each as `path mode`.
+ */
+export function secretFilesNotPrivate(folder: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isSymbolicLink()) continue;
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile()) {
+        const mode = fs.statSync(full).mode & 0o777;
+        if ((mode & 0o077) === 0) continue;
+        const head = Buffer.alloc(1 << 20);
+        const fd = fs.openSync(full, 'r');
+        const length = fs.readSync(fd, head, 0, head.length, 0);
+        fs.closeSync(fd);
+        if (SECRET_NAME.test(entry.name) || SECRET_TEXT.test(head.subarray(0, length).toString('latin1')))
+          out.push(`${path.relative(folder, full)} ${mode.toString(8).padStart(4, '0')}`);
+      }
+    }
+  };
+  walk(folder);
+  return out.sort();
 }

@@ -10,12 +10,13 @@ import { expect } from 'chai';
 import { projectPath } from '../../src/paths.js';
 import {
   commandsOf,
-  missingFromStdout,
   problemsOf,
   readerVariablesOf,
   runWalkthrough,
+  secretFilesNotPrivate,
   serverEnvOf,
   shellBlocks,
+  stdoutDifferences,
   stdoutSamples,
 } from '../helpers/walkthroughs.js';
 
@@ -134,12 +135,51 @@ describe('walkthrough extractor', () => {
     }
   });
 
-  it('reads the lines a page says its commands print, and finds them missing or out of order in what they printed', () => {
-    const [sample] = stdoutSamples(['text', `${fence}text stdout`, 'b', '', 'd', fence].join('\n'), 'x.md');
-    expect(sample).to.deep.equal({ file: 'x.md', line: 3, lines: ['b', 'd'] });
-    expect(missingFromStdout(sample, 'a\nb\nc\nd\n')).to.deep.equal([]);
-    expect(missingFromStdout(sample, 'd\nb\n')).to.deep.equal(['d']);
-    expect(missingFromStdout(sample, 'bb\nd\n')).to.deep.equal(['b']);
+  it('ties a stdout sample to the shell block above it and compares every line, `...` standing for any text', () => {
+    const doc = [`${fence}sh`, 'echo a', fence, 'words', `${fence}text stdout`, 'run 7 at ...', '', 'done', fence].join('\n');
+    const [sample] = stdoutSamples(doc, 'x.md');
+    expect(sample).to.deep.equal({ file: 'x.md', line: 6, blockLine: 2, lines: ['run 7 at ...', 'done'] });
+    expect(stdoutDifferences(sample, 'run 7 at 2026-11-29T07:00:00Z\n\ndone\n')).to.deep.equal([]);
+    // A line the block printed that the page leaves out is a difference, as is one it states and the block did not print.
+    expect(stdoutDifferences(sample, 'run 7 at noon\npaused Demo Prospecting\ndone\n')).to.deep.equal([
+      'line 2: stated done\n        printed paused Demo Prospecting',
+      'printed but not stated: done',
+    ]);
+    expect(stdoutDifferences(sample, 'run 8 at noon\n')).to.deep.equal([
+      'line 1: stated run 7 at ...\n        printed run 8 at noon',
+      'stated but not printed: done',
+    ]);
+    expect(() => stdoutSamples([`${fence}text stdout`, 'x', fence].join('\n'), 'y.md')).to.throw(
+      'y.md:1: a text stdout block states what the shell block right above it prints',
+    );
+  });
+
+  it('lists the files holding a secret that others can read: keys, passwords, tokens, SQLite files', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-secret-files-'));
+    try {
+      const write = (name: string, text: string, mode: number) => {
+        fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+        fs.writeFileSync(path.join(dir, name), text);
+        fs.chmodSync(path.join(dir, name), mode);
+      };
+      write('data/acme.json', '{"secret": "svc_sk_abc123"}', 0o644);
+      write('data/tenant-in.json', '{"users": [{"password": "x"}]}', 0o640);
+      write('svc.env', 'TOKEN_ENCRYPTION_KEY=abc=\n', 0o644);
+      write('data/token-encryption.key', 'AAAA\n', 0o644);
+      write('data/svc.sqlite', 'SQLite format 3\u0000...', 0o644);
+      write('data/private.json', '{"secret": "svc_sk_abc123"}', 0o600);
+      write('data/chat.log', '{"text":"paused"}', 0o644);
+      fs.symlinkSync(projectPath('README.md'), path.join(dir, 'README.md'));
+      expect(secretFilesNotPrivate(dir)).to.deep.equal([
+        'data/acme.json 0644',
+        'data/svc.sqlite 0644',
+        'data/tenant-in.json 0640',
+        'data/token-encryption.key 0644',
+        'svc.env 0644',
+      ]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("finds README.md's blocks within the convention, and a status comment removed from one breaks it", () => {
@@ -206,6 +246,36 @@ describe('walkthrough runner', function () {
     const outcome = await run(['curl -s $BASE/things/$NOPE   # → 200']);
     expect(outcome.failures).to.deep.equal(['guide.md:2: exited with 1: curl -s $BASE/things/$NOPE   # → 200']);
     expect(outcome.stderr).to.include('NOPE: unbound variable');
+  });
+
+  it('a page whose stated output differs from what its block prints fails, and its right copy passes', async () => {
+    const page = (stated: string[]) =>
+      [
+        `${fence}sh`,
+        'X=$(curl -s -X POST $BASE/things | jq -r .id)   # → 201',
+        'curl -s $BASE/things/$X | jq -c .',
+        '# → 200',
+        fence,
+        `${fence}text stdout`,
+        ...stated,
+        fence,
+      ].join('\n');
+    const check = async (stated: string[]) => {
+      const markdown = page(stated);
+      const outcome = await runWalkthrough(shellBlocks(markdown, 'guide.md'), { env: { ...process.env, BASE: base }, cwd: projectPath(), timeoutMs: 15_000 });
+      expect(outcome.failures).to.deep.equal([]);
+      const [sample] = stdoutSamples(markdown, 'guide.md');
+      return stdoutDifferences(sample, outcome.blockStdout.get(sample.blockLine) ?? '');
+    };
+    expect(await check(['{"id":"...","ok":true}'])).to.deep.equal([]);
+    // A deliberately wrong copy: the page says the thing is not ok.
+    const wrong = await check(['{"id":"...","ok":false}']);
+    expect(wrong).to.have.length(1);
+    expect(wrong[0]).to.match(/^line 1: stated \{"id":"...","ok":false\}\n {8}printed \{"id":"\d+","ok":true\}$/);
+    // And one that leaves a printed line out.
+    const leftOut = await check([]);
+    expect(leftOut).to.have.length(1);
+    expect(leftOut[0]).to.match(/^printed but not stated: \{"id":"\d+","ok":true\}$/);
   });
 
   it('fails when the curl cannot reach the server', async () => {

@@ -359,6 +359,9 @@ describe('svc-server serve (sqlite)', function () {
     const health = await getJson(`${running.url}/healthz`);
     expect(health.status, JSON.stringify(health.body)).to.equal(200);
     expect(health.body).to.deep.equal({ status: 'ok' });
+    // Read raw with curl, it ends its line.
+    expect(await (await fetch(`${running.url}/healthz`)).text()).to.equal('{"status":"ok"}\n');
+    expect(health.headers.get('content-type')).to.match(/^application\/json/);
 
     // The pending migrations ran before listening.
     expect(await withKnex(db.url, (knex) => knex.schema.hasTable('api_keys'))).to.equal(true);

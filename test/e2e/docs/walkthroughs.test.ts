@@ -19,15 +19,16 @@ import { dialectsRun, mysqlAdmin } from '../../helpers/databases.js';
 import { startSvcServer, stopAllServers, type ServerProcess } from '../../helpers/processes.js';
 import {
   maskSecrets,
-  missingFromStdout,
   outputSamples,
   problemsOf,
   readerVariablesOf,
   runWalkthrough,
   scriptOf,
+  secretFilesNotPrivate,
   serverBlockOf,
   serverEnvOf,
   shellBlocks,
+  stdoutDifferences,
   stdoutSamples,
   type Block,
   type RunOutcome,
@@ -93,6 +94,11 @@ function readerFolder(): string {
   return view;
 }
 
+/** The README's one start line for every guide (```sh setup guides```). */
+const GUIDES_SERVER = shellBlocks(fs.readFileSync(projectPath('README.md'), 'utf8'), 'README.md').filter(
+  (b) => b.setup && b.info.split(/\s+/).includes('guides'),
+);
+
 /** The secret printed after `label:` in the demo's first output. */
 function printed(server: ServerProcess, label: string): string {
   const m = new RegExp(`${label}:\\s+(svc_sk_\\S+)`).exec(server.stdout);
@@ -138,6 +144,13 @@ describe('documentation walkthroughs (README.md and docs/*.md, run as written)',
   this.timeout(300_000);
   after(stopAllServers);
 
+  it("README.md states the guides' server once, and no guide but the live one (platforms.md) starts a server of its own", () => {
+    expect(GUIDES_SERVER, 'README.md blocks marked `sh setup guides`').to.have.length(1);
+    expect(serverBlockOf(GUIDES_SERVER)).to.equal(0);
+    const ownStart = DOCUMENTS.filter((d) => d !== 'README.md' && serverBlockOf(shellBlocks(fs.readFileSync(projectPath(d), 'utf8'), d)) >= 0);
+    expect(ownStart).to.deep.equal(['docs/platforms.md']);
+  });
+
   for (const document of DOCUMENTS) {
     const markdown = fs.readFileSync(projectPath(document), 'utf8');
     const blocks: Block[] = shellBlocks(markdown, document);
@@ -172,6 +185,7 @@ describe('documentation walkthroughs (README.md and docs/*.md, run as written)',
           expect(outcome.stdout).to.include('[{"brandName":"First Brand","connected":false}]');
           expect(markdown).to.include('It prints `[{"brandName":"First Brand","connected":false}]`');
           expect(outcome.stdout.split('\n')).to.include('1');
+          expect(secretFilesNotPrivate(folder), 'files holding a secret that others can read').to.deep.equal([]);
         } finally {
           await dropCreated(created);
           fs.rmSync(dir, { recursive: true, force: true });
@@ -203,7 +217,9 @@ describe('documentation walkthroughs (README.md and docs/*.md, run as written)',
       const backend = live ? await liveBackend(live) : null;
       let server: ServerProcess | null = null;
       try {
-        const documented = Object.fromEntries(Object.entries(serverEnvOf(blocks, { cwd: folder, env: readerEnv(dir) })).map(([k, v]) => [k, rewrite(v)]));
+        // A page that starts no server of its own runs on the guides' server, started as the README says once.
+        const starts = serverBlockOf(blocks) >= 0 ? blocks : GUIDES_SERVER;
+        const documented = Object.fromEntries(Object.entries(serverEnvOf(starts, { cwd: folder, env: readerEnv(dir) })).map(([k, v]) => [k, rewrite(v)]));
         server = await startSvcServer(['serve', '--demo'], {
           env: { ...documented, ...backend?.serverEnv, PORT: String(ports.server), HOST: '127.0.0.1' },
           cwd: folder,
@@ -211,6 +227,8 @@ describe('documentation walkthroughs (README.md and docs/*.md, run as written)',
         const env = { ...readerEnv(dir), K: printed(server, 'API key'), R: printed(server, 'Reviewer key') };
         const outcome = await runWalkthrough(blocks, { env, cwd: folder, timeoutMs: 240_000, rewrite });
         expect(outcome.failures, report(outcome, server.stderr + server.stdout)).to.deep.equal([]);
+        // Files the guide's commands (and the server) wrote that hold a secret are readable by their owner alone.
+        expect(secretFilesNotPrivate(folder), 'files holding a secret that others can read').to.deep.equal([]);
         // Sample outputs (```json output PATH```) are what the run wrote, not typed by hand.
         for (const sample of outputSamples(markdown, document)) {
           const written = maskSecrets(JSON.parse(fs.readFileSync(path.join(folder, sample.path), 'utf8')));
@@ -218,7 +236,10 @@ describe('documentation walkthroughs (README.md and docs/*.md, run as written)',
         }
         // What the page says its commands print (```text stdout```) is what they printed.
         for (const sample of stdoutSamples(markdown, document))
-          expect(missingFromStdout(sample, outcome.stdout), `${document}:${sample.line}: lines the page says are printed${report(outcome)}`).to.deep.equal([]);
+          expect(
+            stdoutDifferences(sample, outcome.blockStdout.get(sample.blockLine) ?? ''),
+            `${document}:${sample.line}: what the page says the block above prints, against what it printed`,
+          ).to.deep.equal([]);
       } finally {
         await server?.stop();
         await backend?.close();
