@@ -61,6 +61,20 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
   };
 }
 
+/**
+ * A fresh database on `dialect` that holds every migration: SQLite starts from the generated
+ * snapshot on its own; MySQL from the run's template (mysql-template.ts) when there is one. Callers
+ * still run migrateLatest, which then finds nothing to do.
+ */
+export async function createMigratedTestDatabase(dialect: Dialect): Promise<TestDatabase> {
+  const db = await createTestDatabase(dialect);
+  if (dialect === 'mysql') {
+    const { fillFromTemplate } = await import('./mysql-template.js');
+    await fillFromTemplate(db.url);
+  }
+  return db;
+}
+
 export interface MigratedDatabase {
   /** DATABASE_URL of it, so a Service (or a child process) can open it too. */
   url: string;
@@ -72,7 +86,7 @@ export interface MigratedDatabase {
 export async function migratedDatabase(dialect: Dialect): Promise<MigratedDatabase> {
   const { openDatabase } = await import('../../src/db/connection.js');
   const { migrateLatest } = await import('../../src/db/migrate.js');
-  const db = await createTestDatabase(dialect);
+  const db = await createMigratedTestDatabase(dialect);
   const { knex } = openDatabase(db.url);
   await migrateLatest(knex);
   return {

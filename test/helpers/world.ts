@@ -12,7 +12,7 @@ import { SchemaRegistry, loadSchemaFiles, type JsonSchema } from '../../src/sche
 import { Service } from '../../src/service.js';
 import type { OperationDefinition } from '../../src/catalogue/define.js';
 import { startHttpServer, type RunningServer } from '../../surfaces/http-server.js';
-import { createTestDatabase, type TestDatabase } from './databases.js';
+import { createMigratedTestDatabase, type TestDatabase } from './databases.js';
 import { standardWorld } from './fixture.js';
 import { requestJson, type HttpReply, type RequestOptions } from './http.js';
 import type { Resolver } from '../../src/outbound/resolver.js';
@@ -68,7 +68,7 @@ export class World {
 
 /** A fresh database on `dialect`, migrated and bootstrapped, behind a server on a free port. */
 export async function startWorld(options: WorldOptions): Promise<World> {
-  const db = await createTestDatabase(options.dialect);
+  const db = await createMigratedTestDatabase(options.dialect);
   const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', SVC_STRICT_OUTPUT: 'true', DATABASE_URL: db.url, ...(options.env ?? {}) });
   const setup = openDatabase(db.url);
   let seed: BootstrapResult;

@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { pino } from 'pino';
-import { dialects, createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { dialects, createMigratedTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/connection.js';
 import { migrateLatest } from '../../src/db/migrate.js';
@@ -49,7 +49,7 @@ for (const dialect of dialects()) {
       const token = fake.addAccount('act_1001');
       const world = JSON.parse(JSON.stringify(standardWorld));
       world.organizations[0].brands[0].adAccounts[0].accessToken = token;
-      db = await createTestDatabase(dialect);
+      db = await createMigratedTestDatabase(dialect);
       const setup = openDatabase(db.url);
       await migrateLatest(setup.knex);
       const seed = await applyBootstrap(setup.knex, new SchemaRegistry(loadSchemaFiles()), world);

@@ -7,7 +7,7 @@
 
 import { expect } from 'chai';
 import { pino } from 'pino';
-import { dialects, createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { dialects, createMigratedTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/connection.js';
 import { migrateLatest } from '../../src/db/migrate.js';
@@ -47,7 +47,7 @@ for (const dialect of dialects()) {
     before(async () => {
       // CHAT_WEBHOOK_URL is the operator's: a loopback receiver is called as given.
       chat = await new WebhookReceiver().start('/chat');
-      db = await createTestDatabase(dialect);
+      db = await createMigratedTestDatabase(dialect);
       const setup = openDatabase(db.url);
       await migrateLatest(setup.knex);
       const seed = await applyBootstrap(setup.knex, new SchemaRegistry(loadSchemaFiles()), standardWorld);

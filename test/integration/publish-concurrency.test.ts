@@ -20,7 +20,7 @@ import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { openDatabase, type Dialect } from '../../src/db/connection.js';
 import { FakeMetaServer, type MetaObject } from '../fakes/meta-server.js';
-import { createTestDatabase, dialects, type TestDatabase } from '../helpers/databases.js';
+import { createMigratedTestDatabase, dialects, type TestDatabase } from '../helpers/databases.js';
 import { BrandClient, buildLaunch, exampleWorld, liveExampleWorld, mapLimit, waitUntil, type BuiltLaunch, type HttpReply } from '../helpers/launches.js';
 import { runSvcServer, startSvcServer, type ServerProcess } from '../helpers/processes.js';
 import { startWorld, type World } from '../helpers/world.js';
@@ -101,7 +101,7 @@ async function startLiveBackend(dialect: Dialect, leaseMs: number): Promise<Live
   };
   try {
     const token = fake.addAccount(ACCOUNT);
-    db = await createTestDatabase(dialect);
+    db = await createMigratedTestDatabase(dialect);
     creatives = tempCreativesDir();
     const env = {
       DATABASE_URL: db.url,

@@ -7,7 +7,7 @@
 
 import { expect } from 'chai';
 import { pino } from 'pino';
-import { dialects, createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { dialects, createMigratedTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/connection.js';
 import { migrateLatest } from '../../src/db/migrate.js';
@@ -76,7 +76,7 @@ for (const dialect of dialects()) {
         { campaign_id: EAST_CAMPAIGN, sub_id_3: C2, clicks: 60 },
         { campaign_id: TOKYO_CAMPAIGN, sub_id_3: C3, clicks: 90 },
       ]);
-      db = await createTestDatabase(dialect);
+      db = await createMigratedTestDatabase(dialect);
       const setup = openDatabase(db.url);
       await migrateLatest(setup.knex);
       seed = await applyBootstrap(setup.knex, new SchemaRegistry(loadSchemaFiles()), trackerBootstrap(tracker.url, KEY), T0 - 3 * 24 * HOUR);

@@ -4,7 +4,7 @@
 
 import { expect } from 'chai';
 import { pino } from 'pino';
-import { dialects, createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { dialects, createMigratedTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/connection.js';
 import { migrateLatest } from '../../src/db/migrate.js';
@@ -35,7 +35,7 @@ for (const dialect of dialects()) {
     before(async () => {
       // Near the real time when the tests run: standardwebhooks refuses a webhook-timestamp more than 5 minutes off.
       clock = Math.floor(Date.now() / 1000) * 1000;
-      db = await createTestDatabase(dialect);
+      db = await createMigratedTestDatabase(dialect);
       const setup = openDatabase(db.url);
       await migrateLatest(setup.knex);
       const seed = await applyBootstrap(setup.knex, new SchemaRegistry(loadSchemaFiles()), standardWorld);

@@ -3,7 +3,7 @@
 // claims its account. MariaDB only (SQLite is one file on one host); needs TEST_MYSQL_URL.
 
 import { expect } from 'chai';
-import { createTestDatabase, type TestDatabase } from '../../helpers/databases.js';
+import { createMigratedTestDatabase, type TestDatabase } from '../../helpers/databases.js';
 import { requestJson } from '../../helpers/http.js';
 import { runSvcServer, runningChildren, startSvcServer, stopAllServers } from '../../helpers/processes.js';
 import { waitUntil } from '../../helpers/launches.js';
@@ -32,7 +32,7 @@ if (process.env.TEST_MYSQL_URL) {
     let db: TestDatabase;
 
     before(async () => {
-      db = await createTestDatabase('mysql');
+      db = await createMigratedTestDatabase('mysql');
     });
     after(async () => {
       await stopAllServers();

@@ -4,7 +4,7 @@
 
 import { expect } from 'chai';
 import { openDatabase } from '../../../src/db/connection.js';
-import { createTestDatabase, dialects, type TestDatabase } from '../../helpers/databases.js';
+import { createMigratedTestDatabase, dialects, type TestDatabase } from '../../helpers/databases.js';
 import { standardWorld } from '../../helpers/fixture.js';
 import { requestJson } from '../../helpers/http.js';
 import { runSvcServer, startSvcServer, stopAllServers, type ServerProcess } from '../../helpers/processes.js';
@@ -28,7 +28,7 @@ for (const dialect of dialects()) {
     let ids: { acme: number; shoes: number; hats: number };
 
     before(async () => {
-      db = await createTestDatabase(dialect);
+      db = await createMigratedTestDatabase(dialect);
       const applied = await runSvcServer(['bootstrap', '-'], { env: { DATABASE_URL: db.url }, input: JSON.stringify(tenant()), timeoutMs: 30_000 });
       expect(applied.code, applied.stderr).to.equal(0);
       const acme = JSON.parse(applied.stdout).organizations.acme;

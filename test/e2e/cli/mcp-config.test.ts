@@ -48,8 +48,22 @@ describe('svc mcp --print-config', function () {
     expect(JSON.stringify(claude.config)).to.not.include('npx');
   });
 
-  it('keeps other svc mcp flags in the printed command, and refuses an unknown app with exit code 2', async () => {
-    expect((await printed('--client', 'cursor', '--some-flag')).config.mcpServers.svc.args).to.deep.equal([SVC_BIN, 'mcp', '--some-flag']);
+  it('keeps the other svc mcp flags in the printed command, and refuses an unknown flag or app with exit code 2', async () => {
+    expect((await printed('--client', 'cursor', '--toolsets', 'launch', '--read-only')).config.mcpServers.svc.args).to.deep.equal([
+      SVC_BIN,
+      'mcp',
+      '--toolsets',
+      'launch',
+      '--read-only',
+    ]);
+    // A mistyped flag would land in the app's configuration and fail there: it is refused here.
+    const unknown = await run(process.execPath, [SVC_BIN, 'mcp', '--print-config', '--client', 'cursor', '--some-flag'], { cwd: elsewhere, env: env() }).then(
+      () => null,
+      (err: { code: number; stderr: string; stdout: string }) => err,
+    );
+    expect(unknown?.code).to.equal(2);
+    expect(unknown?.stdout).to.equal('');
+    expect(unknown?.stderr).to.equal('svc: Unknown option \'--some-flag\'. Run "svc mcp --help" for the flags.\n');
     const refused = await run(process.execPath, [SVC_BIN, 'mcp', '--print-config', '--client', 'emacs'], { cwd: elsewhere, env: env() }).then(
       () => null,
       (err: { code: number; stderr: string }) => err,

@@ -4,7 +4,7 @@
 // delivers it. Either way the process exits 0.
 
 import { expect } from 'chai';
-import { createTestDatabase, dialects, type TestDatabase } from '../../helpers/databases.js';
+import { createMigratedTestDatabase, dialects, type TestDatabase } from '../../helpers/databases.js';
 import { EventProducer } from '../../helpers/event-producer.js';
 import { requestJson } from '../../helpers/http.js';
 import { waitUntil } from '../../helpers/launches.js';
@@ -23,7 +23,7 @@ for (const dialect of dialects()) {
     const env = (graceMs: number) => ({ DATABASE_URL: db.url, WEBHOOK_ALLOW_PRIVATE: 'true', SHUTDOWN_GRACE_MS: String(graceMs), LOG_LEVEL: 'info' });
 
     beforeEach(async () => {
-      db = await createTestDatabase(dialect);
+      db = await createMigratedTestDatabase(dialect);
       tenant = await seedTenant(db.url);
       receiver = await new WebhookReceiver().start();
       producer = new EventProducer(db.url, tenant.organizationId, [tenant.brandId]);

@@ -4,7 +4,7 @@
 // messages of the window (sent, answer not yet recorded) arrive twice, each with its webhook-id.
 
 import { expect } from 'chai';
-import { createTestDatabase, dialects, type TestDatabase } from '../../helpers/databases.js';
+import { createMigratedTestDatabase, dialects, type TestDatabase } from '../../helpers/databases.js';
 import { EventProducer } from '../../helpers/event-producer.js';
 import { requestJson } from '../../helpers/http.js';
 import { waitUntil } from '../../helpers/launches.js';
@@ -30,7 +30,7 @@ for (const dialect of dialects()) {
     const env = () => ({ DATABASE_URL: db.url, WEBHOOK_ALLOW_PRIVATE: 'true', JOB_LEASE_MS: '2000', WEBHOOK_WINDOW: String(WINDOW), LOG_LEVEL: 'info' });
 
     before(async () => {
-      db = await createTestDatabase(dialect);
+      db = await createMigratedTestDatabase(dialect);
       tenant = await seedTenant(db.url);
     });
     after(async () => {

@@ -3,7 +3,7 @@
 // MariaDB only (SQLite is one file on one host); registered only when TEST_MYSQL_URL is set.
 
 import { expect } from 'chai';
-import { createTestDatabase, type TestDatabase } from '../../helpers/databases.js';
+import { createMigratedTestDatabase, type TestDatabase } from '../../helpers/databases.js';
 import { EventProducer } from '../../helpers/event-producer.js';
 import { requestJson } from '../../helpers/http.js';
 import { runningChildren, startSvcServer, stopAllServers } from '../../helpers/processes.js';
@@ -26,7 +26,7 @@ if (process.env.TEST_MYSQL_URL) {
     const env = () => ({ DATABASE_URL: db.url, WEBHOOK_ALLOW_PRIVATE: 'true', JOB_CONCURRENCY: '2', LOG_LEVEL: 'info' });
 
     before(async () => {
-      db = await createTestDatabase('mysql');
+      db = await createMigratedTestDatabase('mysql');
       tenant = await seedTenant(db.url);
     });
     after(async () => {

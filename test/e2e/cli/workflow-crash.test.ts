@@ -4,7 +4,7 @@
 // out once more and is answered once, and the launch is not published again.
 
 import { expect } from 'chai';
-import { createTestDatabase, dialects, type TestDatabase } from '../../helpers/databases.js';
+import { createMigratedTestDatabase, dialects, type TestDatabase } from '../../helpers/databases.js';
 import { requestJson } from '../../helpers/http.js';
 import { waitUntil } from '../../helpers/launches.js';
 import { runningChildren, runSvcServer, startSvcServer, stopAllServers } from '../../helpers/processes.js';
@@ -22,7 +22,7 @@ for (const dialect of dialects()) {
     const env = () => ({ DATABASE_URL: db.url, WEBHOOK_ALLOW_PRIVATE: 'true', JOB_LEASE_MS: '2000', LOG_LEVEL: 'info' });
 
     before(async () => {
-      db = await createTestDatabase(dialect);
+      db = await createMigratedTestDatabase(dialect);
       const run = await runSvcServer(['bootstrap', '-'], { env: { DATABASE_URL: db.url }, input: JSON.stringify(workflowWorld), timeoutMs: 30_000 });
       if (run.code !== 0) throw new Error(`bootstrap exited ${run.code}: ${run.stderr}`);
       seed = JSON.parse(run.stdout).organizations.acme;
