@@ -91,7 +91,9 @@ function symbolOf(currency: string): string | null {
   let symbol = symbols.get(currency);
   if (symbol === undefined) {
     try {
-      const part = new Intl.NumberFormat('en-US', { style: 'currency', currency, currencyDisplay: 'symbol' }).formatToParts(0).find((p) => p.type === 'currency');
+      const part = new Intl.NumberFormat('en-US', { style: 'currency', currency, currencyDisplay: 'symbol' })
+        .formatToParts(0)
+        .find((p) => p.type === 'currency');
       symbol = part && part.value !== currency ? part.value : '';
     } catch {
       symbol = '';

@@ -52,7 +52,7 @@ function stepsAfter(def: RunDefinition, gate: string) {
   const queue = [gate];
   while (queue.length) {
     const at = queue.shift()!;
-    for (const e of def.edges) if (e.from === at && !seen.has(e.to)) seen.add(e.to), queue.push(e.to);
+    for (const e of def.edges) if (e.from === at && !seen.has(e.to)) (seen.add(e.to), queue.push(e.to));
   }
   return def.nodes.filter((n) => seen.has(n.nodeId) && n.nodeId !== gate);
 }
@@ -68,7 +68,8 @@ export const listWorkflowReviews = defineOperation({
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   tag: 'workflows',
   toolset: 'workflows',
-  summary: "List every run of the brand's workflows waiting at a review gate, newest first: who started it, the steps an approval lets go on, and whether you may decide.",
+  summary:
+    "List every run of the brand's workflows waiting at a review gate, newest first: who started it, the steps an approval lets go on, and whether you may decide.",
   description:
     'One entry per waiting gate, with the run (as get-workflow-execution answers it), the gate (nodeId, name, since when, its deadline), the ' +
     'steps reachable after it with the launch each launch, pause or budget step names (null when it is only known once the run gets there), ' +
