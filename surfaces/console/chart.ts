@@ -40,7 +40,10 @@ function describe(points: DayPoint[], currency: string, tracker: boolean, totals
   return `${parts.join('; ')}.`;
 }
 
-/** The chart as an SVG element (a figure with its caption and legend around it). */
+/**
+ * The chart as an SVG element (a figure with its caption and legend around it); `points` has one
+ * entry per day of the period, days without delivery at zero.
+ */
 export function spendChart(points: DayPoint[], currency: string, totals: { spend: number; revenue?: number; roas?: number | null }): string {
   const tracker = points.some((p) => p.revenue !== undefined) || totals.revenue !== undefined;
   const label = describe(points, currency, tracker, totals);

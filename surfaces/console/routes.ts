@@ -221,6 +221,7 @@ export function consoleRoutes(router: RouteRegistrar<State>, service: Service): 
     handle(
       async (_req, ctx) => {
         await signOut(knex, ctx.cookies.get(SESSION_COOKIE));
+        if (cookieSecure) ctx.cookies.secure = true;
         ctx.cookies.set(SESSION_COOKIE, null, { path: '/', httpOnly: true, sameSite: 'lax', secure: cookieSecure });
         return { redirect: '/console/sign-in' };
       },

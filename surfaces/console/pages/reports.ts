@@ -9,6 +9,7 @@ import { count, money, percent, ratio } from '../format.js';
 import { spendChart, type DayPoint } from '../chart.js';
 import type { BrandScope, ConsoleRequest } from '../request.js';
 import { one, type Download, type Page } from './page.js';
+import { datesBetween } from '../../../src/time/zones.js';
 
 interface Row {
   campaignId?: string;
@@ -208,7 +209,7 @@ ${select({ id: 'datePreset', name: 'datePreset', label: 'Period', value: q.dateP
 <div class="field"><label for="until">To</label><input type="date" id="until" name="until" value="${esc(q.until)}"></div>
 ${select({ id: 'breakdown', name: 'breakdown', label: 'Breakdown', value: q.breakdown, options: BREAKDOWNS })}
 <button type="submit">Show report</button></form>`;
-  const intro = `<h1>Reports</h1><p class="lead">Spend and results of an ad account of ${esc(brand.name)}, in the account's currency and time zone${''}; with a connected tracker, revenue, profit and ROAS.</p>`;
+  const intro = `<h1>Reports</h1><p class="lead">Spend and results of an ad account of ${esc(brand.name)}, in the account's currency and time zone; with a connected tracker, revenue, profit and ROAS.</p>`;
   if (!brand.accounts.length) {
     return {
       title: 'Reports',
@@ -238,16 +239,28 @@ ${select({ id: 'breakdown', name: 'breakdown', label: 'Breakdown', value: q.brea
       download: { contentType: 'text/csv; charset=utf-8', fileName: `report-${a.accountId}-${a.period.since}-${a.period.until}.csv`, body: csvOf(a, tracker) },
     };
   }
-  // The chart: spend (and revenue) per day over the same period, at the account level.
-  const daily = a.level === 'account' && a.breakdown === 'day' ? a : (await readAll(req, brand, { ...input, level: 'account', breakdown: 'day' })).answer;
-  const points: DayPoint[] = daily.rows
-    .filter((r) => r.day)
-    .map((r) => ({ day: r.day!, spend: r.spend, ...(tracker ? { revenue: r.revenue ?? 0, roas: r.roas ?? null } : {}) }))
-    .sort((x, y) => (x.day < y.day ? -1 : x.day > y.day ? 1 : 0));
+  // The chart: spend (and revenue) per day over the same period. Tracker revenue is met on campaigns,
+  // so the days are read at the campaign level and each day's rows added up (ROAS: the day's revenue over its spend).
+  const daily = a.level === 'campaign' && a.breakdown === 'day' ? a : (await readAll(req, brand, { ...input, level: 'campaign', breakdown: 'day' })).answer;
+  const byDay = new Map<string, { spend: number; revenue: number }>();
+  for (const r of daily.rows) {
+    if (!r.day) continue;
+    const d = byDay.get(r.day) ?? { spend: 0, revenue: 0 };
+    d.spend += r.spend;
+    d.revenue += r.revenue ?? 0;
+    byDay.set(r.day, d);
+  }
+  // Every day of the period, a day without delivery at zero; a lifetime report starts at its first day with data.
+  const withData = [...byDay.keys()].sort();
+  const from = one(query.datePreset) === 'maximum' && withData.length ? withData[0] : a.period.since;
+  const points: DayPoint[] = datesBetween(from, a.period.until).map((day) => {
+    const d = byDay.get(day) ?? { spend: 0, revenue: 0 };
+    return { day, spend: d.spend, ...(tracker ? { revenue: d.revenue, roas: d.spend > 0 ? Math.round((d.revenue / d.spend) * 10_000) / 10_000 : null } : {}) };
+  });
   const csvLink = `${base}/reports?${new URLSearchParams({ ...Object.fromEntries(Object.entries(q).filter(([, v]) => v)), format: 'csv' })}`;
   const body = `${intro}${form}
 ${a.trackerError ? `<div class="error" role="note">Tracker revenue is missing: ${esc(a.trackerError)}</div>` : ''}
-<h2>Spend per day</h2>${spendChart(points, a.currency, { spend: daily.totals.spend, ...(tracker ? { revenue: daily.totals.revenue ?? 0, roas: daily.totals.roas ?? null } : {}) })}
+<h2>Spend per day</h2>${spendChart(points, a.currency, { spend: a.totals.spend, ...(tracker ? { revenue: a.totals.revenue ?? 0, roas: a.totals.roas ?? null } : {}) })}
 <h2>Rows</h2>${tableOf(a, tracker, table.truncated)}
 <p><a href="${esc(csvLink)}" id="download-csv" download>Download CSV</a> <span class="muted">(the same rows, money in minor units)</span></p>`;
   return { title: 'Reports', body };
