@@ -45,7 +45,7 @@ function describe(points: DayPoint[], currency: string, tracker: boolean, totals
  * entry per day of the period, days without delivery at zero.
  */
 export function spendChart(points: DayPoint[], currency: string, totals: { spend: number; revenue?: number; roas?: number | null }): string {
-  const tracker = points.some((p) => p.revenue !== undefined) || totals.revenue !== undefined;
+  const tracker = totals.revenue !== undefined;
   const label = describe(points, currency, tracker, totals);
   const plotW = W - M.left - M.right;
   const plotH = H - M.top - M.bottom;
@@ -76,7 +76,7 @@ export function spendChart(points: DayPoint[], currency: string, totals: { spend
     if (i % every === 0)
       parts.push(`<text x="${x(i).toFixed(1)}" y="${H - M.bottom + 18}" text-anchor="middle" font-size="12" fill="#3b4351">${esc(p.day.slice(5))}</text>`);
   });
-  if (tracker && points.length) {
+  if (tracker && points.some((p) => p.revenue !== undefined)) {
     const line = (f: (p: DayPoint) => number | null | undefined, scale: (v: number) => number) =>
       points
         .map((p, i) => [i, f(p)] as const)
@@ -84,13 +84,20 @@ export function spendChart(points: DayPoint[], currency: string, totals: { spend
         .map(([i, v], k) => `${k ? 'L' : 'M'}${x(i).toFixed(1)} ${scale(v!).toFixed(1)}`)
         .join(' ');
     parts.push(`<path class="revenue" d="${line((p) => p.revenue ?? 0, y)}" fill="none" stroke="#1d7a3e" stroke-width="2.5"/>`);
+    points.forEach((p, i) => {
+      if (p.revenue === undefined) return;
+      parts.push(
+        `<circle class="revenue-point" cx="${x(i).toFixed(1)}" cy="${y(p.revenue).toFixed(1)}" r="3.5" fill="#1d7a3e" data-day="${esc(p.day)}" data-revenue="${p.revenue}" data-roas="${p.roas ?? ''}"/>`,
+      );
+    });
     parts.push(`<path class="roas" d="${line((p) => p.roas, yr)}" fill="none" stroke="#a05a00" stroke-width="2" stroke-dasharray="6 4"/>`);
   }
   if (!points.length) parts.push(`<text x="${W / 2}" y="${H / 2}" text-anchor="middle" font-size="14" fill="#3b4351">No data in this period</text>`);
   parts.push(`<line x1="${M.left}" x2="${M.left + plotW}" y1="${M.top + plotH}" y2="${M.top + plotH}" stroke="#6b7382" stroke-width="1"/>`);
   const svg = `<svg id="chart" role="img" aria-label="${esc(label)}" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" xmlns="http://www.w3.org/2000/svg">${parts.join('')}</svg>`;
+  const drawn = tracker && points.some((p) => p.revenue !== undefined);
   const legend = `<ul class="legend"><li><span class="swatch sw-spend"></span>Spend per day (${esc(currency)})</li>${
-    tracker ? `<li><span class="swatch sw-revenue"></span>Tracker revenue per day</li><li><span class="swatch sw-roas"></span>ROAS (right axis)</li>` : ''
+    drawn ? `<li><span class="swatch sw-revenue"></span>Tracker revenue per day</li><li><span class="swatch sw-roas"></span>ROAS (right axis)</li>` : ''
   }</ul>`;
   return `<figure class="chart">${svg}${legend}<figcaption id="chart-caption">${esc(label)}</figcaption></figure>`;
 }

@@ -43,18 +43,24 @@ export const consoleWorld = {
         {
           ref: 'shoes',
           name: 'Shoes Co',
-          adAccounts: [{ platform: 'meta', accountId: 'act_1101', pageId: 'pg_1101', name: 'Shoes US', timezone: 'America/New_York', currency: 'USD', active: true }],
+          adAccounts: [
+            { platform: 'meta', accountId: 'act_1101', pageId: 'pg_1101', name: 'Shoes US', timezone: 'America/New_York', currency: 'USD', active: true },
+          ],
           tracker: { apiKey: 'console-sandbox-tracker-key', baseUrl: 'sandbox:' },
         },
         {
           ref: 'tea',
           name: 'Tea Co',
-          adAccounts: [{ platform: 'meta', accountId: 'act_3101', pageId: 'pg_3101', name: 'Tea Japan', timezone: 'Asia/Tokyo', currency: 'JPY', active: true }],
+          adAccounts: [
+            { platform: 'meta', accountId: 'act_3101', pageId: 'pg_3101', name: 'Tea Japan', timezone: 'Asia/Tokyo', currency: 'JPY', active: true },
+          ],
         },
         {
           ref: 'wine',
           name: 'Wine Co',
-          adAccounts: [{ platform: 'meta', accountId: 'act_4101', pageId: 'pg_4101', name: 'Wine France', timezone: 'Europe/Paris', currency: 'EUR', active: true }],
+          adAccounts: [
+            { platform: 'meta', accountId: 'act_4101', pageId: 'pg_4101', name: 'Wine France', timezone: 'Europe/Paris', currency: 'EUR', active: true },
+          ],
         },
       ],
       apiKeys: [
@@ -91,10 +97,19 @@ const created = (r: { status: number; body: any }, what: string, status = 201) =
 };
 
 /** A draft launch of one campaign, ad set and ad; the ad gets `creativeId` when given. */
-async function draft(c: BrandClient, title: string, dailyAmount: number, creativeId: number | null, linkUrl: string | null = 'https://shop.example.com/new'): Promise<string> {
+async function draft(
+  c: BrandClient,
+  title: string,
+  dailyAmount: number,
+  creativeId: number | null,
+  linkUrl: string | null = 'https://shop.example.com/new',
+): Promise<string> {
   const launch = created(await c.api('POST', '/launches', { title }), 'create-launch');
   const campaign = created(
-    await c.api('POST', `/launches/${launch.id}/nodes`, { nodeType: 'campaign', properties: { name: `${title} - campaign`, objective: 'OUTCOME_TRAFFIC', budget: { dailyAmount } } }),
+    await c.api('POST', `/launches/${launch.id}/nodes`, {
+      nodeType: 'campaign',
+      properties: { name: `${title} - campaign`, objective: 'OUTCOME_TRAFFIC', budget: { dailyAmount } },
+    }),
     'campaign',
   );
   const adset = created(
@@ -176,7 +191,10 @@ export async function seedConsoleWorld(w: World): Promise<ConsoleData> {
     'workflow',
   );
   const run = created(await agent.api('POST', `/workflows/${workflow.workflowId}/runs`, {}), 'run-workflow', 202);
-  await waitFor(async () => (await agent.api('GET', `/workflows/${workflow.workflowId}/executions/${run.executionId}`)).body.status === 'waiting_review', 'the run to wait at its gate');
+  await waitFor(
+    async () => (await agent.api('GET', `/workflows/${workflow.workflowId}/executions/${run.executionId}`)).body.status === 'waiting_review',
+    'the run to wait at its gate',
+  );
   return {
     brands,
     liveLaunchId: live.launchId,

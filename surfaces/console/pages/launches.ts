@@ -50,6 +50,8 @@ export interface Preview {
 
 const STATUSES = ['draft', 'publishing', 'published', 'publish_failed'];
 
+const plural = (n: number, word: string) => `${count(n)} ${word}${n === 1 ? '' : 's'}`;
+
 /** The account whose currency and time zone a launch (or one of its campaigns) is shown in. */
 function accountOf(brand: BrandScope, accountId: string | null) {
   return brand.accounts.find((a) => a.accountId === accountId) ?? brand.accounts[0] ?? { currency: brand.currency, timezone: brand.timezone };
@@ -252,7 +254,7 @@ export async function launchPage(req: ConsoleRequest, brand: BrandScope, launchI
   const body = `<h1>${esc(tree.title ?? `Launch ${tree.id}`)}</h1>
 <p class="lead">${badge(tree.status)} ${tree.statusReason ? esc(tree.statusReason) : ''} ${tree.description ? esc(tree.description) : ''}</p>
 <dl class="facts"><dt>Account</dt><dd>${tree.accountId ? `<code>${esc(tree.accountId)}</code>` : 'each campaign names its own'}</dd>
-<dt>Counts</dt><dd>${count(tree.counts.campaigns)} campaigns, ${count(tree.counts.adSets)} ad sets, ${count(tree.counts.ads)} ads</dd>
+<dt>Counts</dt><dd>${plural(tree.counts.campaigns, 'campaign')}, ${plural(tree.counts.adSets, 'ad set')}, ${plural(tree.counts.ads, 'ad')}</dd>
 <dt>Created</dt><dd>${when(tree.createdAt, acc.timezone)}</dd><dt>Last change</dt><dd>${when(tree.updatedAt, acc.timezone)}</dd>
 ${tree.publishedAt ? `<dt>Published</dt><dd>${when(tree.publishedAt, acc.timezone)}</dd>` : ''}</dl>
 <h2>Tree</h2>${treeHtml}

@@ -184,6 +184,47 @@ function tableOf(a: Insights, tracker: boolean, truncated: boolean): string {
 ${truncated ? `<p class="muted">Only the first ${MAX_PAGES * 500} rows are shown; narrow the period or the level.</p>` : ''}`;
 }
 
+/** Days whose tracker revenue is read one by one for the chart; a longer period draws spend alone. */
+const REVENUE_DAYS = 31;
+
+/**
+ * The chart's days: every day of the period, a day without delivery at zero (a lifetime report
+ * starts at its first day with data). Spend per day comes from the report by day; with a tracker,
+ * each day is get-insights over that one day (the tracker's revenue is per campaign over a period, so
+ * a day's revenue and ROAS are that day's report totals, as REST answers them).
+ */
+async function chartPoints(
+  req: ConsoleRequest,
+  brand: BrandScope,
+  input: Record<string, unknown>,
+  a: Insights,
+  tracker: boolean,
+  lifetime: boolean,
+): Promise<{ points: DayPoint[]; revenueNote: string | null }> {
+  const daily = a.breakdown === 'day' && a.level === 'campaign' ? a : (await readAll(req, brand, { ...input, level: 'campaign', breakdown: 'day' })).answer;
+  const spend = new Map<string, number>();
+  for (const r of daily.rows) if (r.day) spend.set(r.day, (spend.get(r.day) ?? 0) + r.spend);
+  const withData = [...spend.keys()].sort();
+  const days = datesBetween(lifetime && withData.length ? withData[0] : a.period.since, a.period.until);
+  if (!tracker) return { points: days.map((day) => ({ day, spend: spend.get(day) ?? 0 })), revenueNote: null };
+  if (days.length > REVENUE_DAYS) {
+    return {
+      points: days.map((day) => ({ day, spend: spend.get(day) ?? 0 })),
+      revenueNote: `Tracker revenue per day is drawn for periods of up to ${REVENUE_DAYS} days; the table has this period's revenue.`,
+    };
+  }
+  const base = { brandId: brand.id, accountId: a.accountId, level: 'campaign', limit: 1 };
+  const points: DayPoint[] = [];
+  // A few days at a time: each is one platform read and one tracker read.
+  for (let i = 0; i < days.length; i += 6) {
+    const batch = await Promise.all(
+      days.slice(i, i + 6).map((day) => req.call<Insights>(brand.principal, 'get-insights', { ...base, since: day, until: day })),
+    );
+    batch.forEach((d, k) => points.push({ day: days[i + k], spend: d.totals.spend, revenue: d.totals.revenue ?? 0, roas: d.totals.roas ?? null }));
+  }
+  return { points, revenueNote: null };
+}
+
 const FIELD_LABELS: Record<string, string> = { accountId: 'Account', level: 'Level', datePreset: 'Period', since: 'From', until: 'To', breakdown: 'Breakdown' };
 
 export async function reportsPage(req: ConsoleRequest, brand: BrandScope, query: Record<string, unknown>): Promise<Page | Download> {
@@ -239,28 +280,11 @@ ${select({ id: 'breakdown', name: 'breakdown', label: 'Breakdown', value: q.brea
       download: { contentType: 'text/csv; charset=utf-8', fileName: `report-${a.accountId}-${a.period.since}-${a.period.until}.csv`, body: csvOf(a, tracker) },
     };
   }
-  // The chart: spend (and revenue) per day over the same period. Tracker revenue is met on campaigns,
-  // so the days are read at the campaign level and each day's rows added up (ROAS: the day's revenue over its spend).
-  const daily = a.level === 'campaign' && a.breakdown === 'day' ? a : (await readAll(req, brand, { ...input, level: 'campaign', breakdown: 'day' })).answer;
-  const byDay = new Map<string, { spend: number; revenue: number }>();
-  for (const r of daily.rows) {
-    if (!r.day) continue;
-    const d = byDay.get(r.day) ?? { spend: 0, revenue: 0 };
-    d.spend += r.spend;
-    d.revenue += r.revenue ?? 0;
-    byDay.set(r.day, d);
-  }
-  // Every day of the period, a day without delivery at zero; a lifetime report starts at its first day with data.
-  const withData = [...byDay.keys()].sort();
-  const from = one(query.datePreset) === 'maximum' && withData.length ? withData[0] : a.period.since;
-  const points: DayPoint[] = datesBetween(from, a.period.until).map((day) => {
-    const d = byDay.get(day) ?? { spend: 0, revenue: 0 };
-    return { day, spend: d.spend, ...(tracker ? { revenue: d.revenue, roas: d.spend > 0 ? Math.round((d.revenue / d.spend) * 10_000) / 10_000 : null } : {}) };
-  });
+  const { points, revenueNote } = await chartPoints(req, brand, input, a, tracker, one(query.datePreset) === 'maximum');
   const csvLink = `${base}/reports?${new URLSearchParams({ ...Object.fromEntries(Object.entries(q).filter(([, v]) => v)), format: 'csv' })}`;
   const body = `${intro}${form}
 ${a.trackerError ? `<div class="error" role="note">Tracker revenue is missing: ${esc(a.trackerError)}</div>` : ''}
-<h2>Spend per day</h2>${spendChart(points, a.currency, { spend: a.totals.spend, ...(tracker ? { revenue: a.totals.revenue ?? 0, roas: a.totals.roas ?? null } : {}) })}
+<h2>Spend per day</h2>${revenueNote ? `<p class="muted">${esc(revenueNote)}</p>` : ''}${spendChart(points, a.currency, { spend: a.totals.spend, ...(tracker ? { revenue: a.totals.revenue ?? 0, roas: a.totals.roas ?? null } : {}) })}
 <h2>Rows</h2>${tableOf(a, tracker, table.truncated)}
 <p><a href="${esc(csvLink)}" id="download-csv" download>Download CSV</a> <span class="muted">(the same rows, money in minor units)</span></p>`;
   return { title: 'Reports', body };

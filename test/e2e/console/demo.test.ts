@@ -49,7 +49,8 @@ describe('The console on the demo, in Chromium', function () {
 
       before(async () => {
         w = await startDemo(dialect);
-        token = (await tokensFor(w.url, { email: w.demo!.ownerEmail, password: w.demo!.ownerPassword }, { resource: `${w.url}/v1`, scope: 'read' })).access_token;
+        token = (await tokensFor(w.url, { email: w.demo!.ownerEmail, password: w.demo!.ownerPassword }, { resource: `${w.url}/v1`, scope: 'read' }))
+          .access_token;
         owner = await persona(browser, w.url);
         admin = await persona(browser, w.url);
       });
@@ -126,7 +127,8 @@ describe('The console on the demo, in Chromium', function () {
         const lines = (await csv.text()).split('\r\n').filter(Boolean);
         expect(lines).to.have.length(answer.rows.length + 1);
         // The README's picture of the console is this page.
-        if (process.env.UPDATE_CONSOLE_SCREENSHOT === '1') fs.copyFileSync(screenshotPath('console-demo-owner-reports.png'), projectPath('docs', 'assets', 'console-reports.png'));
+        if (process.env.UPDATE_CONSOLE_SCREENSHOT === '1')
+          fs.copyFileSync(screenshotPath('console-demo-owner-reports.png'), projectPath('docs', 'assets', 'console-reports.png'));
       });
     });
   }

@@ -101,7 +101,9 @@ describe('The console in Chromium', function () {
             const reviews = (await rest(who, `/brands/${b.brandId}/workflow-reviews?limit=100`)).reviews;
             const failed = (await rest(who, `/brands/${b.brandId}/launches?status=publish_failed&limit=100`)).batches;
             const card = page.locator(`#brand-${b.brandId}`);
-            expect(await card.locator('.reviews-to-decide').textContent(), `${who} brand ${b.brandId}`).to.equal(String(reviews.filter((r: { mayDecide: boolean }) => r.mayDecide).length));
+            expect(await card.locator('.reviews-to-decide').textContent(), `${who} brand ${b.brandId}`).to.equal(
+              String(reviews.filter((r: { mayDecide: boolean }) => r.mayDecide).length),
+            );
             expect(await card.locator('.failed-publishes').textContent()).to.equal(String(failed.length));
           }
         }
@@ -112,7 +114,17 @@ describe('The console in Chromium', function () {
       });
 
       it('shows every page of a brand to each person with the contract headers, one h1, landmarks and no serious axe-core violation', async () => {
-        const pages = ['', '/launches', `/launches/${data.reviewLaunchId}`, `/launches/${data.liveLaunchId}`, '/reviews', '/board', '/reports', '/automations', '/activity'];
+        const pages = [
+          '',
+          '/launches',
+          `/launches/${data.reviewLaunchId}`,
+          `/launches/${data.liveLaunchId}`,
+          '/reviews',
+          '/board',
+          '/reports',
+          '/automations',
+          '/activity',
+        ];
         for (const who of WHO) {
           for (const path of pages) await visit(as[who], brandPath(data.brands.shoes, path), `${who}-shoes${path.replace(/\//g, '-') || '-overview'}`);
         }
@@ -134,9 +146,14 @@ describe('The console in Chromium', function () {
         }
         expect((await w.request('GET', `/v1/brands/${data.brands.tea}/launches`, { key: tokens.member })).status).to.equal(403);
         await as.member.page.goto(`${w.url}/console`);
-        const moved = await post('member', `/console/brands/${data.brands.tea}/automations/${data.automationId}/status`, { csrf_token: await csrfOf('member'), status: 'PAUSED' });
+        const moved = await post('member', `/console/brands/${data.brands.tea}/automations/${data.automationId}/status`, {
+          csrf_token: await csrfOf('member'),
+          status: 'PAUSED',
+        });
         expect(moved.status()).to.equal(404);
-        expect((await w.request('GET', `/v1/brands/${data.brands.shoes}/automations/${data.automationId}`, { key: tokens.owner })).body.status).to.equal('ACTIVE');
+        expect((await w.request('GET', `/v1/brands/${data.brands.shoes}/automations/${data.automationId}`, { key: tokens.owner })).body.status).to.equal(
+          'ACTIVE',
+        );
       });
 
       it("shows each ad account's spend today as REST's get-overview answers it, in the account's currency", async () => {
@@ -158,20 +175,36 @@ describe('The console in Chromium', function () {
         await page.goto(brandPath(data.brands.shoes, '/launches'));
         const listed = (await rest('admin', `/brands/${data.brands.shoes}/launches`)).batches;
         expect(await texts(page, '#launches tbody tr td:first-child')).to.deep.equal(listed.map((l: { title: string }) => l.title));
-        const countsShown = await page.locator('#launches tbody tr').evaluateAll((rows) => rows.map((r) => [2, 3, 4].map((i) => Number(r.children[i].textContent))));
-        expect(countsShown).to.deep.equal(listed.map((l: { counts: { campaigns: number; adSets: number; ads: number } }) => [l.counts.campaigns, l.counts.adSets, l.counts.ads]));
+        const countsShown = await page
+          .locator('#launches tbody tr')
+          .evaluateAll((rows) => rows.map((r) => [2, 3, 4].map((i) => Number(r.children[i].textContent))));
+        expect(countsShown).to.deep.equal(
+          listed.map((l: { counts: { campaigns: number; adSets: number; ads: number } }) => [l.counts.campaigns, l.counts.adSets, l.counts.ads]),
+        );
 
         await page.goto(brandPath(data.brands.shoes, `/launches/${data.brokenLaunchId}`));
         const tree = await rest('admin', `/brands/${data.brands.shoes}/launches/${data.brokenLaunchId}`);
         const preview = await rest('admin', `/brands/${data.brands.shoes}/launches/${data.brokenLaunchId}/preview`);
         expect(preview.valid).to.equal(false);
-        const names = [tree.campaigns[0].node, tree.campaigns[0].adSets[0].node, tree.campaigns[0].adSets[0].ads[0]].map((n: { properties: { name: string } }) => n.properties.name);
+        const names = [tree.campaigns[0].node, tree.campaigns[0].adSets[0].node, tree.campaigns[0].adSets[0].ads[0]].map(
+          (n: { properties: { name: string } }) => n.properties.name,
+        );
         expect(await texts(page, '#tree .node strong')).to.deep.equal(names);
         const issues = await texts(page, '#issues li');
         expect(issues).to.have.length(preview.issues.length);
         // Each issue names its node by name and the setting, as a sentence.
         expect(issues.some((i) => i.startsWith('Ad “Winter teaser - ad”:'))).to.equal(true, issues.join(' | '));
         expect(await page.locator('#tree .budget').first().textContent()).to.equal(`${formatMoney(4000, 'USD')} a day`);
+
+        // The ad's creative shows as a thumbnail served by the console itself (the member of another brand gets 404).
+        await page.goto(brandPath(data.brands.shoes, `/launches/${data.reviewLaunchId}`));
+        const thumb = page.locator('#tree img.thumb');
+        expect(await thumb.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).to.equal(1080);
+        const src = (await thumb.getAttribute('src'))!;
+        expect(src).to.match(/^\/console\/brands\/\d+\/creatives\/\d+$/);
+        expect((await as.member.page.request.get(`${w.url}${src.replace(`/brands/${data.brands.shoes}/`, `/brands/${data.brands.tea}/`)}`)).status()).to.equal(
+          404,
+        );
 
         for (const [brand, launch, currency, amount] of [
           [data.brands.tea, data.teaLaunchId, 'JPY', 14000],
@@ -197,7 +230,10 @@ describe('The console in Chromium', function () {
         const query = 'accountId=act_1101&level=campaign&datePreset=last_7d';
         await page.goto(brandPath(data.brands.shoes, `/reports?${query}`));
         const answer = await rest('member', `/brands/${data.brands.shoes}/ad-accounts/act_1101/insights?level=campaign&datePreset=last_7d&limit=500`);
-        const daily = await rest('member', `/brands/${data.brands.shoes}/ad-accounts/act_1101/insights?level=campaign&breakdown=day&datePreset=last_7d&limit=500`);
+        const daily = await rest(
+          'member',
+          `/brands/${data.brands.shoes}/ad-accounts/act_1101/insights?level=campaign&breakdown=day&datePreset=last_7d&limit=500`,
+        );
         const chart = page.locator('svg#chart');
         expect(await chart.getAttribute('role')).to.equal('img');
         const label = (await chart.getAttribute('aria-label')) ?? '';
@@ -207,13 +243,19 @@ describe('The console in Chromium', function () {
         expect(answer.totals.revenue).to.be.greaterThan(0);
         expect(label).to.include(`tracker revenue ${formatMoney(answer.totals.revenue, 'USD')}`);
         expect(label).to.include(`ROAS ${answer.totals.roas.toFixed(2)}`);
-        // One bar a day of the period, each the day's spend over the campaigns, days without delivery at zero.
-        const days = (Date.parse(answer.period.until) - Date.parse(answer.period.since)) / 86_400_000 + 1;
-        expect(await chart.locator('rect.bar').count()).to.equal(days);
-        const perDay = new Map<string, number>();
-        for (const r of daily.rows) perDay.set(r.day, (perDay.get(r.day) ?? 0) + r.spend);
-        expect(perDay.size).to.be.greaterThan(0);
-        for (const [day, spend] of perDay) expect(await chart.locator(`rect.bar[data-day="${day}"]`).getAttribute('data-spend')).to.equal(String(spend));
+        // One bar and one revenue point a day of the period, each that day's report as REST answers it.
+        const days: string[] = [];
+        for (let d = Date.parse(answer.period.since); d <= Date.parse(answer.period.until); d += 86_400_000) days.push(new Date(d).toISOString().slice(0, 10));
+        expect(await chart.locator('rect.bar').count()).to.equal(days.length);
+        for (const day of days) {
+          const one = await rest('member', `/brands/${data.brands.shoes}/ad-accounts/act_1101/insights?level=campaign&since=${day}&until=${day}&limit=1`);
+          expect(await chart.locator(`rect.bar[data-day="${day}"]`).getAttribute('data-spend'), day).to.equal(String(one.totals.spend));
+          expect(await chart.locator(`circle.revenue-point[data-day="${day}"]`).getAttribute('data-revenue'), day).to.equal(String(one.totals.revenue));
+        }
+        const byDay = new Map<string, number>();
+        for (const r of daily.rows) byDay.set(r.day, (byDay.get(r.day) ?? 0) + r.spend);
+        for (const [day, spend] of byDay)
+          expect(await chart.locator(`rect.bar[data-day="${day}"]`).getAttribute('data-spend'), `${day} by day`).to.equal(String(spend));
         expect(await chart.locator('path.revenue').count()).to.equal(1);
         expect(await chart.locator('path.roas').count()).to.equal(1);
 
@@ -263,7 +305,11 @@ describe('The console in Chromium', function () {
         const page = as.member.page;
         await page.goto(brandPath(data.brands.shoes, '/board'));
         const board = await rest('member', `/brands/${data.brands.shoes}/pipeline`);
-        expect(await texts(page, '.column h2')).to.deep.equal(board.columns.map((c: { name: string; columnId: number }) => `${c.name} (${board.cards.filter((x: { columnId: number }) => x.columnId === c.columnId).length})`));
+        expect(await texts(page, '.column h2')).to.deep.equal(
+          board.columns.map(
+            (c: { name: string; columnId: number }) => `${c.name} (${board.cards.filter((x: { columnId: number }) => x.columnId === c.columnId).length})`,
+          ),
+        );
         expect(await page.locator(`#column-${data.columns.live} .publishes-note`).count()).to.equal(1);
         const options = await page.locator(`#move-${data.cardId} option`).allTextContents();
         expect(options).to.deep.equal(['Review']);
@@ -273,15 +319,23 @@ describe('The console in Chromium', function () {
           version: '1',
         });
         expect(forged.status()).to.equal(400);
-        expect((await rest('member', `/brands/${data.brands.shoes}/pipeline`)).cards[0]).to.include({ columnId: data.columns.draft, version: 1, launchStatus: 'draft' });
+        expect((await rest('member', `/brands/${data.brands.shoes}/pipeline`)).cards[0]).to.include({
+          columnId: data.columns.draft,
+          version: 1,
+          launchStatus: 'draft',
+        });
         await page.selectOption(`#move-${data.cardId}`, String(data.columns.review));
         await Promise.all([page.waitForURL(/notice=moved/), page.click(`#card-${data.cardId} button[type=submit]`)]);
         expect(await page.locator('#notice').textContent()).to.equal('The card was moved.');
-        expect((await rest('member', `/brands/${data.brands.shoes}/pipeline`)).cards[0]).to.include({ columnId: data.columns.review, version: 2, launchStatus: 'draft' });
+        expect((await rest('member', `/brands/${data.brands.shoes}/pipeline`)).cards[0]).to.include({
+          columnId: data.columns.review,
+          version: 2,
+          launchStatus: 'draft',
+        });
         expect(await page.locator(`#column-${data.columns.review} #card-${data.cardId}`).count()).to.equal(1);
       });
 
-      it("lists automations with their last runs as REST does, and Pause and Resume follow set-automation-status", async () => {
+      it('lists automations with their last runs as REST does, and Pause and Resume follow set-automation-status', async () => {
         const page = as.owner.page;
         await page.goto(brandPath(data.brands.shoes, '/automations'));
         const runs = (await rest('owner', `/brands/${data.brands.shoes}/automations/${data.automationId}/runs?limit=3`)).runs;
@@ -326,16 +380,28 @@ describe('The console in Chromium', function () {
         expect(paused.status()).to.equal(403);
         expect(await paused.text()).to.include('CSRF check failed');
         expect(paused.headers()['content-security-policy']).to.include("frame-ancestors 'none'");
-        const wrong = await post('owner', `/console/brands/${data.brands.shoes}/automations/${data.automationId}/status`, { status: 'PAUSED', csrf_token: 'x'.repeat(32) });
+        const wrong = await post('owner', `/console/brands/${data.brands.shoes}/automations/${data.automationId}/status`, {
+          status: 'PAUSED',
+          csrf_token: 'x'.repeat(32),
+        });
         expect(wrong.status()).to.equal(403);
         expect((await rest('owner', `/brands/${data.brands.shoes}/automations/${data.automationId}`)).status).to.equal(before.status);
-        const approve = await post('owner', `/console/brands/${data.brands.shoes}/reviews/${data.executionId}`, { workflow_id: String(data.workflowId), node_id: 'review', decision: 'approve' });
+        const approve = await post('owner', `/console/brands/${data.brands.shoes}/reviews/${data.executionId}`, {
+          workflow_id: String(data.workflowId),
+          node_id: 'review',
+          decision: 'approve',
+        });
         expect(approve.status()).to.equal(403);
         const card = (await rest('owner', `/brands/${data.brands.shoes}/pipeline`)).cards[0];
-        const move = await post('owner', `/console/brands/${data.brands.shoes}/board/cards/${data.cardId}`, { column_id: String(data.columns.draft), version: String(card.version) });
+        const move = await post('owner', `/console/brands/${data.brands.shoes}/board/cards/${data.cardId}`, {
+          column_id: String(data.columns.draft),
+          version: String(card.version),
+        });
         expect(move.status()).to.equal(403);
         expect((await rest('owner', `/brands/${data.brands.shoes}/pipeline`)).cards[0]).to.deep.equal(card);
-        expect((await rest('owner', `/brands/${data.brands.shoes}/workflows/${data.workflowId}/executions/${data.executionId}`)).status).to.equal('waiting_review');
+        expect((await rest('owner', `/brands/${data.brands.shoes}/workflows/${data.workflowId}/executions/${data.executionId}`)).status).to.equal(
+          'waiting_review',
+        );
         const signOut = await post('owner', '/console/sign-out', {});
         expect(signOut.status()).to.equal(403);
       });
@@ -344,7 +410,7 @@ describe('The console in Chromium', function () {
         const shoes = data.brands.shoes;
         const item = `#review-${data.executionId}-review`;
         await as.admin.page.goto(brandPath(shoes, '/reviews'));
-        expect(await as.admin.page.locator(`${item} .why-not`).textContent()).to.include("may not review its own run");
+        expect(await as.admin.page.locator(`${item} .why-not`).textContent()).to.include('may not review its own run');
         expect(await as.admin.page.locator(`${item} button`).count()).to.equal(0);
         expect((await rest('admin', `/brands/${shoes}/workflow-reviews`)).reviews[0]).to.include({ mayDecide: false });
         await as.member.page.goto(brandPath(shoes, '/reviews'));
@@ -373,7 +439,10 @@ describe('The console in Chromium', function () {
         await page.fill(`${item} textarea`, 'Looks right at $400');
         await Promise.all([page.waitForURL(/notice=approved/), page.click(`${item} button[value=approve]`)]);
         expect(await page.locator('#notice').textContent()).to.include('Approved');
-        await waitFor(async () => (await rest('owner', `/brands/${shoes}/workflows/${data.workflowId}/executions/${data.executionId}`)).status === 'succeeded', 'the run to finish');
+        await waitFor(
+          async () => (await rest('owner', `/brands/${shoes}/workflows/${data.workflowId}/executions/${data.executionId}`)).status === 'succeeded',
+          'the run to finish',
+        );
         await page.reload();
         expect(await texts(page, '#steps tbody tr td:nth-child(3)')).to.deep.equal(['succeeded', 'succeeded']);
         expect(await page.locator('#steps tbody tr').first().textContent()).to.include('Approved by Olive Owner: “Looks right at $400”');
