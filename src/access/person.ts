@@ -5,7 +5,7 @@
 
 import type { Knex } from 'knex';
 import { planAdmits, type Principal, type Role } from '../auth/principal.js';
-import { memberAccess, membershipsOfUser } from '../account/store.js';
+import { membershipAccessOfUser } from '../account/store.js';
 
 /** One of the person's organizations, and the Principal they act as in it (null when its plan admits no app). */
 export interface PersonOrganization {
@@ -25,16 +25,13 @@ const PERSON_SCOPES = new Set(['read', 'write'] as const);
  * their role, their brands (null: every brand) and the Principal the app invokes operations as.
  */
 export async function personOrganizations(knex: Knex, userId: number, name: string): Promise<PersonOrganization[]> {
-  const memberships = await membershipsOfUser(knex, userId);
   const out: PersonOrganization[] = [];
-  for (const m of memberships) {
-    const access = await memberAccess(knex, m.organizationId, userId);
-    if (!access) continue;
+  for (const m of await membershipAccessOfUser(knex, userId)) {
     const admitted = planAdmits('mcp', m.plan, m.subscriptionStatus);
     out.push({
       organizationId: m.organizationId,
       organizationName: m.organizationName,
-      role: access.role,
+      role: m.role,
       plan: m.plan,
       subscriptionStatus: m.subscriptionStatus,
       principal: admitted
@@ -47,8 +44,8 @@ export async function personOrganizations(knex: Knex, userId: number, name: stri
             userId,
             actorLabel: name.slice(0, 255),
             scopes: PERSON_SCOPES,
-            brandIds: access.brandIds ? new Set(access.brandIds) : null,
-            role: access.role,
+            brandIds: m.brandIds ? new Set(m.brandIds) : null,
+            role: m.role,
             publishCeilingCents: null,
           }
         : null,

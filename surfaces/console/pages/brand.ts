@@ -17,8 +17,8 @@ interface Overview {
 
 export async function brandPage(req: ConsoleRequest, brand: BrandScope): Promise<Page> {
   const base = `/console/brands/${brand.id}`;
-  const rows: string[][] = [];
-  for (const a of brand.accounts) {
+  // Each account's overview (a live read) and the counts are read side by side.
+  const overviewRow = async (a: BrandScope['accounts'][number]): Promise<string[]> => {
     let spend: string;
     let results: string;
     let asOf: string;
@@ -34,7 +34,7 @@ export async function brandPage(req: ConsoleRequest, brand: BrandScope): Promise
       results = '';
       asOf = '';
     }
-    rows.push([
+    return [
       `${esc(a.name ?? a.accountId)}<br><code>${esc(a.accountId)}</code>`,
       esc(a.platform === 'meta' ? 'Meta' : a.platform === 'tiktok' ? 'TikTok' : a.platform),
       `${esc(a.currency)}, ${esc(a.timezone)}`,
@@ -42,9 +42,10 @@ export async function brandPage(req: ConsoleRequest, brand: BrandScope): Promise
       results,
       asOf,
       `<a href="${base}/reports?accountId=${encodeURIComponent(a.accountId)}">Report</a>`,
-    ]);
-  }
-  const [reviews, failed] = await Promise.all([
+    ];
+  };
+  const [rows, reviews, failed] = await Promise.all([
+    Promise.all(brand.accounts.map(overviewRow)),
     req.call<{ reviews: Array<{ mayDecide: boolean }> }>(brand.principal, 'list-workflow-reviews', { brandId: brand.id, limit: 100 }),
     req.call<{ batches: unknown[] }>(brand.principal, 'list-launches', { brandId: brand.id, status: 'publish_failed', limit: 100 }),
   ]);

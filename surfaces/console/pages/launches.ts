@@ -163,8 +163,10 @@ interface Activity {
 export async function launchPage(req: ConsoleRequest, brand: BrandScope, launchId: string): Promise<Page> {
   if (!/^[1-9]\d{0,15}$/.test(launchId)) throw new ServiceError('not_found', `Launch ${launchId} was not found.`, null);
   const p = brand.principal;
-  const tree = await req.call<LaunchTree>(p, 'get-launch', { brandId: brand.id, launchId: Number(launchId) });
-  const preview = await req.call<Preview>(p, 'preview-launch', { brandId: brand.id, launchId: Number(launchId) });
+  const [tree, preview] = await Promise.all([
+    req.call<LaunchTree>(p, 'get-launch', { brandId: brand.id, launchId: Number(launchId) }),
+    req.call<Preview>(p, 'preview-launch', { brandId: brand.id, launchId: Number(launchId) }),
+  ]);
   const acc = accountOf(brand, tree.accountId);
   const names = new Map<string, string>();
   const creativeIds = new Set<number>();
@@ -179,13 +181,15 @@ export async function launchPage(req: ConsoleRequest, brand: BrandScope, launchI
     }
   }
   const creatives = new Map<number, Creative>();
-  for (const id of creativeIds) {
-    try {
-      creatives.set(id, await req.call<Creative>(p, 'get-creative', { brandId: brand.id, creativeId: id }));
-    } catch (err) {
-      if (!(err instanceof ServiceError) || err.code !== 'not_found') throw err;
-    }
-  }
+  await Promise.all(
+    [...creativeIds].map(async (id) => {
+      try {
+        creatives.set(id, await req.call<Creative>(p, 'get-creative', { brandId: brand.id, creativeId: id }));
+      } catch (err) {
+        if (!(err instanceof ServiceError) || err.code !== 'not_found') throw err;
+      }
+    }),
+  );
   const treeHtml = tree.campaigns.length
     ? `<div class="tree" id="tree"><ul>${tree.campaigns
         .map((c) => {
