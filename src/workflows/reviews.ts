@@ -52,7 +52,11 @@ function stepsAfter(def: RunDefinition, gate: string) {
   const queue = [gate];
   while (queue.length) {
     const at = queue.shift()!;
-    for (const e of def.edges) if (e.from === at && !seen.has(e.to)) (seen.add(e.to), queue.push(e.to));
+    for (const e of def.edges) {
+      if (e.from !== at || seen.has(e.to)) continue;
+      seen.add(e.to);
+      queue.push(e.to);
+    }
   }
   return def.nodes.filter((n) => seen.has(n.nodeId) && n.nodeId !== gate);
 }

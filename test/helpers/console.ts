@@ -4,8 +4,7 @@
 // each person's REST credential (an OAuth token for /v1, so REST answers for the same person); and
 // what every page is checked for: the contract's headers, axe-core, requests that stay on the origin.
 
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
+import axe from 'axe-core';
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import type { World } from './world.js';
@@ -14,9 +13,8 @@ import { tokensFor } from './oauth.js';
 import { screenshotPath } from './browser.js';
 import { seedLiveLaunch } from '../../src/launches/live-launch.js';
 
-const requireCjs = createRequire(import.meta.url);
 /** axe-core's source, injected into pages (their CSP is bypassed for the harness only). */
-export const AXE_SOURCE: string = fs.readFileSync(requireCjs.resolve('axe-core/axe.min.js'), 'utf8');
+const AXE_SOURCE: string = axe.source;
 
 const publisher = { scopes: ['read', 'write', 'publish'], surfaces: { api: true, mcp: true }, brands: null, publishCeilingDollars: 1000 };
 

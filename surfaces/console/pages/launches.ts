@@ -221,7 +221,7 @@ export async function launchPage(req: ConsoleRequest, brand: BrandScope, launchI
     : '';
 
   // Publishes: the launch's own entries in the activity log (a launch-level entry names the launch id).
-  let publishes = '';
+  let publishes: string;
   const accountForLog = tree.accountId ?? (brand.accounts.length === 1 ? brand.accounts[0].accountId : null);
   if (accountForLog) {
     const log = await req.call<{ activities: Activity[] }>(p, 'list-activity', {
