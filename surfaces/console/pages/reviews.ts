@@ -65,8 +65,12 @@ export interface PlanView {
 
 const MONEY_STEPS = new Set(['launch', 'budget']);
 
-/** The plan of a waiting gate: the run's record when the service keeps one, else the next launch step's preview. */
-export async function planOf(req: ConsoleRequest, brand: BrandScope, r: Review): Promise<PlanView> {
+/**
+ * The plan of a waiting gate: the run's record when the service keeps one, else the next launch
+ * step's preview. `current` draws the launch as it is now even where the run recorded a plan: after
+ * an approval was refused because the launch changed, that is the plan to decide on.
+ */
+export async function planOf(req: ConsoleRequest, brand: BrandScope, r: Review, current = false): Promise<PlanView> {
   const gate = r.execution.nodes.find((n) => n.nodeId === r.nodeId);
   const step = r.nextSteps.find((s) => MONEY_STEPS.has(s.kind)) ?? null;
   const none: PlanView = {
@@ -90,7 +94,7 @@ export async function planOf(req: ConsoleRequest, brand: BrandScope, r: Review):
       throw err;
     }
   };
-  if (gate && 'plan' in gate) {
+  if (gate && 'plan' in gate && !(current && gate.plan?.kind === 'launch')) {
     const p = gate.plan;
     if (!p) return none;
     const named = r.nextSteps.find((s) => s.nodeId === p.stepNodeId);
@@ -147,12 +151,16 @@ ${plan.issues.length ? `<div class="error" role="note"><strong>As it stands the 
 ${plan.source === 'preview' ? '<p class="muted">Drawn from the launch as it is now.</p>' : ''}</div>`;
 }
 
-export async function reviewsPage(req: ConsoleRequest, brand: BrandScope, message?: { notice?: string; error?: string; status?: number }): Promise<Page> {
+export async function reviewsPage(
+  req: ConsoleRequest,
+  brand: BrandScope,
+  message?: { notice?: string; error?: string; status?: number; current?: { executionId: number; nodeId: string } },
+): Promise<Page> {
   const answer = await req.call<{ reviews: Review[] }>(brand.principal, 'list-workflow-reviews', { brandId: brand.id, limit: 50 });
   const base = `/console/brands/${brand.id}`;
   const items: string[] = [];
   for (const r of answer.reviews) {
-    const plan = await planOf(req, brand, r);
+    const plan = await planOf(req, brand, r, message?.current?.executionId === r.executionId && message.current.nodeId === r.nodeId);
     const runLink = `${base}/workflows/${r.workflowId}/runs/${r.executionId}`;
     const decide = r.mayDecide
       ? `<form method="post" action="${base}/reviews/${r.executionId}" class="decide">${hidden({
@@ -211,20 +219,22 @@ export async function decideReview(
       const listed = await req.call<{ reviews: Review[] }>(brand.principal, 'list-workflow-reviews', { brandId: brand.id, limit: 100 });
       const review = listed.reviews.find((r) => r.executionId === executionId && r.nodeId === nodeId);
       const now = review ? await planOf(req, brand, review) : null;
-      if (now?.planFingerprint && now.planFingerprint !== drawn) return changed(req, brand);
+      if (now?.planFingerprint && now.planFingerprint !== drawn) return changed(req, brand, { executionId, nodeId });
     }
   }
   try {
     await req.call(brand.principal, 'review-workflow-step', input);
   } catch (err) {
-    if (err instanceof ServiceError && err.code === 'stale_read') return changed(req, brand);
+    if (err instanceof ServiceError && err.code === 'stale_read') return changed(req, brand, { executionId, nodeId });
     throw err;
   }
   return { redirect: `/console/brands/${brand.id}/workflows/${workflowId}/runs/${executionId}?notice=${decision === 'approve' ? 'approved' : 'rejected'}` };
 }
 
-function changed(req: ConsoleRequest, brand: BrandScope): Promise<Page> {
+/** The page drawn again after a refused approval, the gate's plan as the launch is now. */
+function changed(req: ConsoleRequest, brand: BrandScope, current: { executionId: number; nodeId: string }): Promise<Page> {
   return reviewsPage(req, brand, {
+    current,
     status: 409,
     error: 'The launch changed since this page was drawn, so nothing was approved. Below is the plan as it is now: approve it again if it is right.',
   });
