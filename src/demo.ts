@@ -1,7 +1,10 @@
 // The demo organization `npm start` seeds into an empty database, so a first request works at once.
 
+import fs from 'node:fs';
 import type { Knex } from 'knex';
 import { applyBootstrap, type BootstrapResult } from './bootstrap.js';
+import { projectPath } from './paths.js';
+import type { Service } from './service.js';
 import { hasNoOrganization } from './account/store.js';
 import type { SchemaRegistry } from './schemas/registry.js';
 import { randomBase62 } from './auth/secrets.js';
@@ -14,7 +17,7 @@ export interface DemoSeed {
   result: BootstrapResult;
   /** The owner's key: read, write and publish, with a $500 publish ceiling. */
   apiKey: string;
-  /** The admin's key (read and write): another member, so it may review runs the demo key starts. */
+  /** The admin's key (read, write and publish, $200 ceiling): another member, so it may review runs the demo key starts; it started the demo's waiting review. */
   reviewerKey: string;
   brandId: number;
   ownerEmail: string;
@@ -114,16 +117,17 @@ export async function seedDemoIfEmpty(knex: Knex, schemas: SchemaRegistry): Prom
             publishCeilingDollars: 500,
             revoked: false,
           },
-          // Workflow review gates need a decision from someone other than the run's author.
+          // Workflow review gates need a decision from someone other than the run's author: the admin's
+          // key reviews the owner's runs, and its own run (seedDemoReview) waits for the owner.
           {
             ref: 'reviewer',
             name: 'Reviewer key',
             createdBy: 'admin',
-            scopes: ['read', 'write'],
+            scopes: ['read', 'write', 'publish'],
             surfaces: { api: true, mcp: true },
             brands: null,
             expiresAt: null,
-            publishCeilingDollars: null,
+            publishCeilingDollars: 200,
             revoked: false,
           },
         ],
@@ -157,4 +161,68 @@ export async function seedDemoIfEmpty(knex: Knex, schemas: SchemaRegistry): Prom
     adminEmail: 'admin@demo.test',
     adminPassword,
   };
+}
+
+/**
+ * The demo's waiting review: with the admin's key, a draft launch "Autumn drop" ($50.00 a day on
+ * act_1001) and a workflow "Launch review" (a review gate, then the launch step), run once, so a run
+ * waits at its gate for someone other than the admin (the owner, on the console's reviews page).
+ * Everything goes through the catalogue, as the key; the run reaches its gate when the jobs start.
+ */
+export async function seedDemoReview(service: Service, seed: DemoSeed): Promise<{ launchId: string; workflowId: number; executionId: number }> {
+  const principal = await service.authenticate(`Bearer ${seed.reviewerKey}`, 'api');
+  const call = async <T = any>(name: string, input: Record<string, unknown>): Promise<T> =>
+    (await service.invoke(name, principal, input, { requestId: 'req_demo_seed' })).body as T;
+  const brandId = seed.brandId;
+  const launch = await call<{ id: string }>('create-launch', {
+    brandId,
+    title: 'Autumn drop',
+    description: "Prepared by the admin's agent: it waits for a review before it goes live.",
+  });
+  const launchId = Number(launch.id);
+  const creative = await call<{ id: number }>('upload-creative', {
+    brandId,
+    name: 'autumn-hero.png',
+    dataBase64: fs.readFileSync(projectPath('docs', 'assets', 'hero.png')).toString('base64'),
+  });
+  const campaign = await call<{ id: string }>('create-node', {
+    brandId,
+    launchId,
+    nodeType: 'campaign',
+    properties: { name: 'Autumn - US', objective: 'OUTCOME_TRAFFIC', budget: { dailyAmount: 5000 } },
+  });
+  const adSet = await call<{ id: string }>('create-node', {
+    brandId,
+    launchId,
+    nodeType: 'adset',
+    parentId: campaign.id,
+    properties: { name: 'US', optimizationGoal: 'LINK_CLICKS', billingEvent: 'IMPRESSIONS', targeting: { countries: ['US'] } },
+  });
+  const ad = await call<{ id: string }>('create-node', {
+    brandId,
+    launchId,
+    nodeType: 'ad',
+    parentId: adSet.id,
+    properties: {
+      name: 'Autumn 1',
+      headline: 'Autumn drop',
+      primaryText: 'Warm colours for cold days',
+      linkUrl: 'https://shop.example.com/autumn',
+      callToAction: 'SHOP_NOW',
+    },
+  });
+  await call('update-node', { brandId, launchId, nodeId: ad.id, creativeId: creative.id });
+  const workflow = await call<{ workflowId: number }>('create-workflow', {
+    brandId,
+    workflowName: 'Launch review',
+    type: 'launch_review',
+    trigger: { kind: 'manual' },
+    nodes: [
+      { nodeId: 'review', kind: 'review', name: 'Approve the plan', settings: {} },
+      { nodeId: 'publish', kind: 'launch', name: 'Publish the launch', settings: { launchId: '$trigger.launchId' } },
+    ],
+    edges: [{ from: 'review', to: 'publish' }],
+  });
+  const run = await call<{ executionId: number }>('run-workflow', { brandId, workflowId: workflow.workflowId, launchId });
+  return { launchId: launch.id, workflowId: workflow.workflowId, executionId: run.executionId };
 }

@@ -70,6 +70,32 @@ export async function membershipsOfUser(db: Db, userId: number): Promise<Members
   }));
 }
 
+/** The person's memberships with the brands each reaches (null: every brand), in organization id order: two statements. */
+export async function membershipAccessOfUser(db: Db, userId: number): Promise<Array<Membership & { brandIds: number[] | null }>> {
+  const rows = await db('memberships as m')
+    .join('organizations as o', 'o.id', 'm.organization_id')
+    .where('m.user_id', userId)
+    .orderBy('o.id')
+    .select('m.id as membership_id', 'm.all_brands', 'o.id', 'o.name', 'o.plan', 'o.subscription_status', 'm.role');
+  const limited = rows.filter((r: Record<string, any>) => !r.all_brands).map((r: Record<string, any>) => Number(r.membership_id));
+  const brands = new Map<number, number[]>();
+  if (limited.length) {
+    for (const b of await db('membership_brands').whereIn('membership_id', limited).select('membership_id', 'brand_id')) {
+      const list = brands.get(Number(b.membership_id)) ?? [];
+      list.push(Number(b.brand_id));
+      brands.set(Number(b.membership_id), list);
+    }
+  }
+  return rows.map((r: Record<string, any>) => ({
+    organizationId: Number(r.id),
+    organizationName: r.name,
+    plan: r.plan,
+    subscriptionStatus: r.subscription_status,
+    role: r.role,
+    brandIds: r.all_brands ? null : (brands.get(Number(r.membership_id)) ?? []),
+  }));
+}
+
 /** The person's membership of organization `organizationId`, or undefined when they are not a member. */
 export async function membershipIn(db: Db, organizationId: number, userId: number): Promise<Membership | undefined> {
   const row = await db('memberships as m')

@@ -23,7 +23,7 @@ const listActivity = defineOperation({
   summary: 'List who changed which campaign, ad set or ad of a brand, newest first, with a summary of the page.',
   description:
     'Filters: accountId (required when the brand has several ad accounts: 422 account_ambiguous otherwise), ' +
-    'days (1 to 90, default 7), userId, entityId. The summary counts the returned page only.',
+    'days (1 to 90, default 7), userId, entityId, entityType, action. The summary counts the returned page only.',
   uses: ['page'],
   async handler(ctx, input) {
     const { db, brand } = ctx;
@@ -42,6 +42,8 @@ const listActivity = defineOperation({
       accountId: input.accountId,
       userId: input.userId,
       entityId: input.entityId,
+      entityType: input.entityType,
+      action: input.action,
       beforeId: ctx.page.beforeId(),
       limit: input.limit + 1,
     });

@@ -64,6 +64,8 @@ export interface ActivityFilter {
   accountId?: string;
   userId?: number;
   entityId?: string;
+  entityType?: string;
+  action?: string;
   /** Keyset position: entries with a lower id only. */
   beforeId?: number;
   /** Rows to read (a page plus one, to know whether another page follows). */
@@ -76,6 +78,8 @@ export async function activityEntries(db: Db, f: ActivityFilter): Promise<Stored
   if (f.accountId !== undefined) query.where('account_id', f.accountId);
   if (f.userId !== undefined) query.where('user_id', f.userId);
   if (f.entityId !== undefined) query.where('entity_id', f.entityId);
+  if (f.entityType !== undefined) query.where('entity_type', f.entityType);
+  if (f.action !== undefined) query.where('action', f.action);
   if (f.beforeId !== undefined) query.where('id', '<', f.beforeId);
   const rows = await query;
   return rows.map((r) => ({

@@ -3,7 +3,7 @@
 
 import { defineOperation, type BrandContext, type OperationDefinition } from '../catalogue/define.js';
 import { ServiceError, notFound, validationFailed, type FieldIssue } from '../errors.js';
-import { findAdAccount, updateAdAccountIdentity } from '../brands/store.js';
+import { findAdAccount, fullAdAccountsOf, updateAdAccountIdentity } from '../brands/store.js';
 import type { AdAccountIdentity, AdAccountRow } from '../platforms/registry.js';
 import type { CampaignPage, Insights, OptionItem } from '../platforms/port.js';
 import { liveRead } from '../platforms/live-read.js';
@@ -58,6 +58,32 @@ const getAdAccount = defineOperation({
     const row = await findAdAccount(ctx.db, ctx.brand.id, input.accountId);
     if (!row) throw notFound(`Ad account ${input.accountId} of brand ${ctx.brand.id}`);
     return adAccountView(ctx.brand.id, row);
+  },
+});
+
+const listAdAccounts = defineOperation({
+  name: 'list-ad-accounts',
+  method: 'GET',
+  path: '/brands/{brandId}/ad-accounts',
+  scope: 'read',
+  idempotency: 'none',
+  input: 'list-ad-accounts#/$defs/input',
+  output: 'list-ad-accounts#/$defs/output',
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  tag: 'ad-accounts',
+  toolset: 'accounts',
+  summary: "List a brand's ad accounts, in the order they were attached: platform, name, currency, time zone, and who their ads speak as.",
+  description:
+    'Each account as get-ad-account answers it. list-brands shows only the first account of each brand; this lists them all (a brand has a handful, ' +
+    'so the list is not paged: nextCursor is always null).',
+  uses: [],
+  async handler(ctx) {
+    return {
+      brandId: ctx.brand.id,
+      brandName: ctx.brand.name,
+      adAccounts: (await fullAdAccountsOf(ctx.db, ctx.brand.id)).map((row) => adAccountView(ctx.brand.id, row)),
+      nextCursor: null,
+    };
   },
 });
 
@@ -378,6 +404,7 @@ const setNamingConvention = defineOperation({
 
 /** The ad-accounts area's operations, in catalogue order. */
 export const operations: OperationDefinition[] = [
+  listAdAccounts,
   getAdAccount,
   updateAdAccount,
   listCampaigns,

@@ -32,10 +32,7 @@ export async function brandsWithFirstAccount(knex: Knex, organizationId: number)
   }));
 }
 
-/** The brand's ad account `accountId`, or undefined when the brand has none with that id. */
-export async function findAdAccount(db: Db, brandId: number, accountId: string): Promise<AdAccountRow | undefined> {
-  const r = await db('ad_accounts').where({ brand_id: brandId, account_id: accountId }).first();
-  if (!r) return undefined;
+function toAdAccountRow(r: Record<string, any>): AdAccountRow {
   return {
     platform: r.platform,
     accountId: r.account_id,
@@ -51,6 +48,17 @@ export async function findAdAccount(db: Db, brandId: number, accountId: string):
     dsaBeneficiary: r.dsa_beneficiary ?? null,
     dsaPayor: r.dsa_payor ?? null,
   };
+}
+
+/** The brand's ad account `accountId`, or undefined when the brand has none with that id. */
+export async function findAdAccount(db: Db, brandId: number, accountId: string): Promise<AdAccountRow | undefined> {
+  const r = await db('ad_accounts').where({ brand_id: brandId, account_id: accountId }).first();
+  return r ? toAdAccountRow(r) : undefined;
+}
+
+/** Every ad account of the brand, whole, in the order they were attached (id order). */
+export async function fullAdAccountsOf(db: Db, brandId: number): Promise<AdAccountRow[]> {
+  return (await db('ad_accounts').where({ brand_id: brandId }).orderBy('id')).map(toAdAccountRow);
 }
 
 /** Sets the given identity fields of the brand's ad account `accountId`; answers whether the account exists. */

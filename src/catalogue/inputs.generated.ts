@@ -51,6 +51,7 @@ export interface Inputs {
   'get-workflow-execution': GetWorkflowExecutionInput;
   'launch-campaign': LaunchCampaignInput;
   'list-activity': ListActivityInput;
+  'list-ad-accounts': ListAdAccountsInput;
   'list-automation-runs': ListAutomationRunsInput;
   'list-automations': ListAutomationsInput;
   'list-brands': ListBrandsInput;
@@ -66,9 +67,11 @@ export interface Inputs {
   'list-webhook-deliveries': ListWebhookDeliveriesInput;
   'list-webhook-endpoints': ListWebhookEndpointsInput;
   'list-workflow-executions': ListWorkflowExecutionsInput;
+  'list-workflow-reviews': ListWorkflowReviewsInput;
   'list-workflows': ListWorkflowsInput;
   'move-pipeline-card': MovePipelineCardInput;
   'preview-automation': PreviewAutomationInput;
+  'preview-launch': PreviewLaunchInput;
   'redeliver-webhook': RedeliverWebhookInput;
   'remove-nodes': RemoveNodesInput;
   'review-workflow-step': ReviewWorkflowStepInput;
@@ -1684,6 +1687,14 @@ export interface ListActivityInput {
    */
   entityId?: string;
   /**
+   * Only changes to this kind of entity (unknown: launches, accounts and other records).
+   */
+  entityType?: 'campaign' | 'adset' | 'ad' | 'unknown';
+  /**
+   * Only this action, e.g. launch.published or campaign.paused.
+   */
+  action?: string;
+  /**
    * Opaque cursor from a previous page's nextCursor; omit for the first page. Pass it back with the same filters and limit.
    */
   cursor?: string;
@@ -1691,6 +1702,16 @@ export interface ListActivityInput {
    * Page size, 1 to 100 (default 50).
    */
   limit: number;
+}
+
+/**
+ * Input of list-ad-accounts (list-ad-accounts#/$defs/input).
+ */
+export interface ListAdAccountsInput {
+  /**
+   * Brand id (path parameter).
+   */
+  brandId: number;
 }
 
 /**
@@ -2007,6 +2028,24 @@ export interface ListWorkflowExecutionsInput {
 }
 
 /**
+ * Input of list-workflow-reviews (list-workflow-reviews#/$defs/input).
+ */
+export interface ListWorkflowReviewsInput {
+  /**
+   * Brand id (path parameter).
+   */
+  brandId: number;
+  /**
+   * Opaque cursor from a previous page's nextCursor; omit for the first page. Pass it back with the same filters and limit.
+   */
+  cursor?: string;
+  /**
+   * Runs per page, 1 to 100 (default 50); a run waiting at several gates lists each.
+   */
+  limit: number;
+}
+
+/**
  * Input of list-workflows (list-workflows#/$defs/input).
  */
 export interface ListWorkflowsInput {
@@ -2067,6 +2106,20 @@ export interface PreviewAutomationInput {
    * Automation id (path parameter).
    */
   automationId: number;
+}
+
+/**
+ * Input of preview-launch (preview-launch#/$defs/input).
+ */
+export interface PreviewLaunchInput {
+  /**
+   * Brand id (path parameter).
+   */
+  brandId: number;
+  /**
+   * Launch id.
+   */
+  launchId: number;
 }
 
 /**

@@ -39,8 +39,8 @@ export interface InvokeOptions {
    * and holds an in-flight slot, so it is neither counted nor limited again.
    */
   nested?: boolean;
-  /** Who asked, for the request metrics and spans: REST (`api`), MCP (`mcp`), or a job (the default). */
-  surface?: 'api' | 'mcp' | 'job';
+  /** Who asked, for the request metrics and spans: REST (`api`), MCP (`mcp`), the console (`console`), or a job (the default). */
+  surface?: 'api' | 'mcp' | 'console' | 'job';
 }
 
 export interface InvokeResult {

@@ -6,6 +6,7 @@ import { defineOperation, type OperationDefinition } from '../catalogue/define.j
 import { ServiceError, notFound, validationFailed } from '../errors.js';
 import { createDraftLaunch } from './create.js';
 import { nodeOperations } from './node-operations.js';
+import { previewLaunch } from './preview-operation.js';
 import { publishOperations } from './publish-operations.js';
 import {
   countsByLaunch,
@@ -268,6 +269,7 @@ export const operations: OperationDefinition[] = [
   createLaunch,
   listLaunches,
   getLaunch,
+  previewLaunch,
   updateLaunch,
   deleteLaunch,
   ...nodeOperations,

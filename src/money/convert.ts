@@ -84,6 +84,36 @@ export function formatMinor(amountMinorUnits: number, currency: string): string 
   return `${digitsOf(amountMinorUnits, exponentOf(currency) ?? 0)} ${currency}`;
 }
 
+const symbols = new Map<string, string>();
+
+/** The currency's symbol as people read it in English (`$`, `€`, `¥`, `£`, `CA$`), or null when Intl knows none. */
+function symbolOf(currency: string): string | null {
+  let symbol = symbols.get(currency);
+  if (symbol === undefined) {
+    try {
+      const part = new Intl.NumberFormat('en-US', { style: 'currency', currency, currencyDisplay: 'symbol' })
+        .formatToParts(0)
+        .find((p) => p.type === 'currency');
+      symbol = part && part.value !== currency ? part.value : '';
+    } catch {
+      symbol = '';
+    }
+    symbols.set(currency, symbol);
+  }
+  return symbol || null;
+}
+
+/**
+ * An amount in minor units as a person reads it, with the currency's symbol and its ISO 4217 minor
+ * unit: `$50.00`, `¥14,000`, `€45.00`, `-$1.50`; a currency without a symbol as `1.500 KWD`.
+ */
+export function formatMoney(amountMinorUnits: number, currency: string): string {
+  const symbol = symbolOf(currency);
+  if (!symbol) return formatMinor(amountMinorUnits, currency);
+  const digits = digitsOf(Math.abs(amountMinorUnits), exponentOf(currency) ?? 0);
+  return `${amountMinorUnits < 0 ? '-' : ''}${symbol}${digits}`;
+}
+
 /** US cents for a message: `$92.40`. */
 export function formatUsdCents(cents: number): string {
   return `$${digitsOf(cents, 2)}`;

@@ -5,7 +5,7 @@
 
 import type * as Prom from 'prom-client';
 
-export type RequestSurface = 'api' | 'mcp' | 'job';
+export type RequestSurface = 'api' | 'mcp' | 'console' | 'job';
 export type JobRunOutcome = 'ok' | 'failed' | 'given_up';
 export type WebhookOutcome = 'delivered' | 'rejected' | 'failed' | 'refused';
 export type PlatformCallOutcome = 'ok' | 'throttled' | 'error';

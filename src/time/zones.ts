@@ -83,3 +83,22 @@ export function datesBetween(since: string, until: string): string[] {
   for (let d = since; d <= until; d = addDays(d, 1)) out.push(d);
   return out;
 }
+
+const zoneNames = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * Instant `ms` as a person reads it in `timeZone`, the zone named: `2026-11-29 09:05 EST
+ * (America/New_York)`; the abbreviation is the one in force at that instant (EDT in summer).
+ */
+export function localDateTime(ms: number, timeZone: string): string {
+  const p = partsAt(ms, timeZone);
+  let names = zoneNames.get(timeZone);
+  if (!names) {
+    names = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'short' });
+    zoneNames.set(timeZone, names);
+  }
+  const short = names.formatToParts(new Date(ms)).find((x) => x.type === 'timeZoneName')?.value;
+  const two = (n: number) => String(n).padStart(2, '0');
+  const at = `${p.year}-${two(p.month)}-${two(p.day)} ${two(p.hour)}:${two(p.minute)}`;
+  return short && short !== timeZone ? `${at} ${short} (${timeZone})` : `${at} (${timeZone})`;
+}

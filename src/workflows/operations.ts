@@ -8,7 +8,6 @@ import crypto from 'node:crypto';
 import { defineOperation, type BrandContext, type OperationDefinition } from '../catalogue/define.js';
 import { ServiceError, notFound, validationFailed } from '../errors.js';
 import { cancelJob, wakeJob } from '../jobs/queue/schedule.js';
-import { apiKeyCreator } from '../keys/store.js';
 import { requireReferences } from '../references/resolve.js';
 import { newWebhookSecret } from '../webhooks/signing.js';
 import { checkChatUrls } from './chat.js';
@@ -16,7 +15,8 @@ import { acts, checkDefinition, reachOf, type DefinitionDraft } from './definiti
 import { STEP_JOB } from './kinds.js';
 import { requirePublish } from './publish-rule.js';
 import { definitionIssues } from './references.js';
-import { personOf, runnerOfPrincipal, startExecution } from './runs.js';
+import { runnerOfPrincipal, startExecution } from './runs.js';
+import { listWorkflowReviews, reviewRefusal } from './reviews.js';
 import {
   decideReview,
   deleteWorkflowRows,
@@ -32,7 +32,6 @@ import {
   workflowsOfBrand,
   type CredentialKind,
   type DefinitionFields,
-  type Execution,
   type Workflow,
 } from './store.js';
 import { armSchedule, disarmSchedule } from './schedule.js';
@@ -363,13 +362,6 @@ const getWorkflowExecution = defineOperation({
   },
 });
 
-/** The person who started a run: recorded at its start, or (for runs recorded before that) the creator of its key. */
-async function authorOf(ctx: BrandContext, exec: Execution): Promise<number | null> {
-  if (exec.runnerUserId !== null && exec.runnerUserId > 0) return exec.runnerUserId;
-  if (exec.runnerKind !== 'api_key' || exec.runnerApiKeyId === null) return null;
-  return apiKeyCreator(ctx.db, exec.runnerApiKeyId);
-}
-
 const reviewWorkflowStep = defineOperation({
   name: 'review-workflow-step',
   method: 'POST',
@@ -396,16 +388,8 @@ const reviewWorkflowStep = defineOperation({
     if (!node) throw notFound(`Node ${input.nodeId} of execution ${exec.id}`);
     const p = ctx.principal;
     // Separation of duties is by person: the run's author may not approve it with any credential of theirs.
-    const sameKey = p.apiKeyId !== null && exec.runnerKind === 'api_key' && exec.runnerApiKeyId === p.apiKeyId;
-    const author = await authorOf(ctx, exec);
-    const samePerson = author !== null && personOf(p) === author;
-    if (sameKey || samePerson) {
-      throw new ServiceError(
-        'forbidden',
-        `The run's author (${exec.runnerLabel}) may not review its own run, with this credential or any other of theirs; ask another member.`,
-        null,
-      );
-    }
+    const refusal = await reviewRefusal(ctx, p, exec);
+    if (refusal) throw new ServiceError('forbidden', refusal, null);
     const now = ctx.now();
     const decided = {
       decision: input.decision,
@@ -455,6 +439,7 @@ export const operations: OperationDefinition[] = [
   runWorkflow,
   listWorkflowExecutions,
   getWorkflowExecution,
+  listWorkflowReviews,
   reviewWorkflowStep,
   deleteWorkflow,
 ];

@@ -446,6 +446,30 @@ export async function executionsOf(db: Db, workflowId: number, beforeId: number 
   return rows.map(toExecution);
 }
 
+/** The runs of a brand of `organizationId` waiting at a review gate, newest first, below `beforeId`, each with its workflow. */
+export async function waitingExecutionsOfBrand(
+  db: Db,
+  organizationId: number,
+  brandId: number,
+  beforeId: number | null,
+  limit: number,
+): Promise<Array<{ execution: Execution; workflow: Workflow }>> {
+  const rows = await db('workflow_executions')
+    .where({ organization_id: organizationId, brand_id: brandId, status: 'waiting_review' })
+    .modify((q) => (beforeId !== null ? q.where('id', '<', beforeId) : q))
+    .orderBy('id', 'desc')
+    .limit(limit);
+  if (!rows.length) return [];
+  const executions: Execution[] = rows.map(toExecution);
+  const ids = [...new Set(executions.map((e) => e.workflowId))];
+  const workflows = new Map<number, Workflow>();
+  for (const r of await db('workflows').whereIn('id', ids)) workflows.set(Number(r.id), toWorkflow(r));
+  return executions.flatMap((execution) => {
+    const workflow = workflows.get(execution.workflowId);
+    return workflow ? [{ execution, workflow }] : [];
+  });
+}
+
 /** Sets a run that has not ended to `status` (running, waiting_review). */
 export async function setExecutionStatus(db: Db, id: number, status: 'running' | 'waiting_review', at: number): Promise<void> {
   await db('workflow_executions')

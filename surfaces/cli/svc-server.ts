@@ -171,8 +171,9 @@ async function serve(config: Config, demo: boolean): Promise<void> {
   const service = await Service.open({ config, log, deliveryThread: { env: { ...process.env } } });
   if (demo) {
     // The commands' own modules (the demo's, bootstrap's, create-key's) load only with their command.
-    const { DEMO_OWNER_EMAIL, seedDemoIfEmpty } = await import('../../src/demo.js');
+    const { DEMO_OWNER_EMAIL, seedDemoIfEmpty, seedDemoReview } = await import('../../src/demo.js');
     const seed = await seedDemoIfEmpty(service.knex, service.schemas);
+    if (seed) await seedDemoReview(service, seed);
     if (!seed) {
       // A restart: the demo's keys were shown once, at first start, and cannot be shown again.
       process.stdout.write(

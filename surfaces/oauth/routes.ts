@@ -165,6 +165,9 @@ export function oauthRoutes(router: RouteRegistrar<{ requestId: string }>, servi
       );
       return;
     }
+    // An https BASE_URL means TLS ends in front of this process: the cookie is Secure even though the
+    // request reached it over plain HTTP (the cookies module refuses that unless told).
+    if (cookieOptions.secure) ctx.cookies.secure = true;
     ctx.cookies.set(SESSION_COOKIE, result.cookie, cookieOptions);
     ctx.redirect(returnTo);
   });

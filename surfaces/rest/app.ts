@@ -20,6 +20,7 @@ import { fromAnswerJson } from '../../src/serialized.js';
 import { buildOpenApi } from './openapi.js';
 import { textProblem } from '../../src/schemas/text.js';
 import { oauthRoutes } from '../oauth/routes.js';
+import { consoleRoutes } from '../console/routes.js';
 import { RouteGroups } from './routing.js';
 import { operatingRoutes } from './operating.js';
 import { HOOK_BODY_LIMIT } from '../../src/workflows/kinds.js';
@@ -353,6 +354,7 @@ export function createRestApp(service: Service): Koa<State> {
     ctx.body = resourceMetadata(service.config.mcpUrl);
   });
   oauthRoutes(router as unknown as RouteGroups<{ requestId: string }>, service);
+  consoleRoutes(router as unknown as RouteGroups<{ requestId: string }>, service);
   // A workflow's video-review hook: signed by the sender (Standard Webhooks), not by a credential.
   router.post('/v1/workflow-hooks/:hookId', async (ctx) => {
     if (Number(ctx.get('content-length') || 0) > HOOK_BODY_LIMIT) throw tooLarge();

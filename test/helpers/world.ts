@@ -6,7 +6,7 @@ import type { Dialect } from '../../src/db/connection.js';
 import { openDatabase } from '../../src/db/connection.js';
 import { migrateLatest } from '../../src/db/migrate.js';
 import { applyBootstrap, type BootstrapResult } from '../../src/bootstrap.js';
-import { seedDemoIfEmpty } from '../../src/demo.js';
+import { seedDemoIfEmpty, seedDemoReview, type DemoSeed } from '../../src/demo.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { SchemaRegistry, loadSchemaFiles, type JsonSchema } from '../../src/schemas/registry.js';
 import { Service } from '../../src/service.js';
@@ -40,6 +40,8 @@ export class World {
     readonly server: RunningServer,
     readonly seed: BootstrapResult,
     readonly config: Config,
+    /** What the demo seed printed (its keys and logins), when the world is the demo. */
+    readonly demo: DemoSeed | null = null,
   ) {}
 
   get url(): string {
@@ -72,10 +74,12 @@ export async function startWorld(options: WorldOptions): Promise<World> {
   const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', SVC_STRICT_OUTPUT: 'true', DATABASE_URL: db.url, ...(options.env ?? {}) });
   const setup = openDatabase(db.url);
   let seed: BootstrapResult;
+  let demo: DemoSeed | null = null;
   try {
     await migrateLatest(setup.knex);
     const schemas = new SchemaRegistry(loadSchemaFiles());
-    seed = options.demo ? (await seedDemoIfEmpty(setup.knex, schemas))!.result : await applyBootstrap(setup.knex, schemas, options.bootstrap ?? standardWorld);
+    if (options.demo) demo = await seedDemoIfEmpty(setup.knex, schemas);
+    seed = demo ? demo.result : await applyBootstrap(setup.knex, schemas, options.bootstrap ?? standardWorld);
   } finally {
     await setup.knex.destroy();
   }
@@ -86,7 +90,9 @@ export async function startWorld(options: WorldOptions): Promise<World> {
     extraSchemas: options.extraSchemas,
     resolveHost: options.resolveHost ?? fakeResolver(),
   });
+  // The demo's waiting review is made through the catalogue, as `npm start` makes it.
+  if (demo) await seedDemoReview(service, demo);
   const server = await startHttpServer(service, 0, '127.0.0.1');
   await service.startJobs();
-  return new World(db, service, server, seed, config);
+  return new World(db, service, server, seed, config, demo);
 }

@@ -1,0 +1,241 @@
+// /console/brands/{brandId}/reviews: every run of the brand waiting at a review gate
+// (list-workflow-reviews), each with the plan an approval would publish and the buttons Approve and
+// Reject (review-workflow-step), or, for the run's author, why they cannot decide. The plan is the
+// run's own record of it when the execution carries one (the review node's `plan`), else the
+// launch's preview (preview-launch); the page posts the fingerprint it drew, and a launch changed
+// since answers 409 with the page drawn again on the new plan.
+
+import { ServiceError } from '../../../src/errors.js';
+import { badge, esc, hidden, table } from '../layout.js';
+import { count, money, usd, when } from '../format.js';
+import type { BrandScope, ConsoleRequest } from '../request.js';
+import { issueSentence, type Preview } from './launches.js';
+import type { Page } from './page.js';
+
+interface ExecutionNode {
+  nodeId: string;
+  kind?: string;
+  status: string;
+  result: Record<string, any> | null;
+  error: { code: string; message: string } | null;
+  /** The plan the gate's approval binds to, recorded by the run (null when no money step follows); absent on services that do not record it. */
+  plan?: RecordedPlan | null;
+}
+
+interface RecordedPlan {
+  stepNodeId: string;
+  kind: 'launch' | 'budget';
+  launchId: string;
+  planFingerprint: string;
+  counts: { campaigns: number; adSets: number; ads: number } | null;
+  accounts: Array<{ accountId: string; currency: string; amountMinorUnits: number; countedUsdCents: number }>;
+  countedUsdCents: number;
+  recordedAt: string;
+}
+
+export interface Review {
+  workflowId: number;
+  workflowName: string;
+  executionId: number;
+  nodeId: string;
+  nodeName: string;
+  waitingSince: string | null;
+  deadlineAt: string | null;
+  startedBy: string;
+  nextSteps: Array<{ nodeId: string; kind: string; name: string; launchId: string | null }>;
+  mayDecide: boolean;
+  reason: string | null;
+  execution: { status: string; nodes: ExecutionNode[]; trigger?: Record<string, unknown> };
+}
+
+/** The plan shown beside a gate: what the approval lets go on and the money it moves. */
+export interface PlanView {
+  /** `run`: the execution's own record; `preview`: the launch as it stands now. */
+  source: 'run' | 'preview' | 'none';
+  kind: string | null;
+  stepName: string | null;
+  launchId: string | null;
+  launchTitle: string | null;
+  planFingerprint: string | null;
+  counts: { campaigns: number; adSets: number; ads: number } | null;
+  accounts: Array<{ accountId: string; currency: string; amountMinorUnits: number; countedUsdCents: number | null }>;
+  countedUsdCents: number | null;
+  issues: string[];
+}
+
+const MONEY_STEPS = new Set(['launch', 'budget']);
+
+/**
+ * The plan of a waiting gate: the run's record when the service keeps one, else the next launch
+ * step's preview. `current` draws the launch as it is now even where the run recorded a plan: after
+ * an approval was refused because the launch changed, that is the plan to decide on.
+ */
+export async function planOf(req: ConsoleRequest, brand: BrandScope, r: Review, current = false): Promise<PlanView> {
+  const gate = r.execution.nodes.find((n) => n.nodeId === r.nodeId);
+  const step = r.nextSteps.find((s) => MONEY_STEPS.has(s.kind)) ?? null;
+  const none: PlanView = {
+    source: 'none',
+    kind: null,
+    stepName: null,
+    launchId: null,
+    launchTitle: null,
+    planFingerprint: null,
+    counts: null,
+    accounts: [],
+    countedUsdCents: null,
+    issues: [],
+  };
+  const titleOf = async (launchId: string | null) => {
+    if (!launchId) return null;
+    try {
+      return (await req.call<{ title: string | null }>(brand.principal, 'get-launch', { brandId: brand.id, launchId: Number(launchId) })).title;
+    } catch (err) {
+      if (err instanceof ServiceError && err.code === 'not_found') return null;
+      throw err;
+    }
+  };
+  if (gate && 'plan' in gate && !(current && gate.plan?.kind === 'launch')) {
+    const p = gate.plan;
+    if (!p) return none;
+    const named = r.nextSteps.find((s) => s.nodeId === p.stepNodeId);
+    return {
+      source: 'run',
+      kind: p.kind,
+      stepName: named?.name ?? p.stepNodeId,
+      launchId: p.launchId,
+      launchTitle: await titleOf(p.launchId),
+      planFingerprint: p.planFingerprint,
+      counts: p.counts,
+      accounts: p.accounts,
+      countedUsdCents: p.countedUsdCents,
+      issues: [],
+    };
+  }
+  if (!step) return none;
+  if (step.kind !== 'launch' || !step.launchId) {
+    return { ...none, source: 'preview', kind: step.kind, stepName: step.name, launchId: step.launchId, launchTitle: await titleOf(step.launchId) };
+  }
+  const preview = await req.call<Preview>(brand.principal, 'preview-launch', { brandId: brand.id, launchId: Number(step.launchId) });
+  return {
+    source: 'preview',
+    kind: 'launch',
+    stepName: step.name,
+    launchId: step.launchId,
+    launchTitle: await titleOf(step.launchId),
+    planFingerprint: preview.planFingerprint,
+    counts: preview.counts,
+    accounts: preview.budget.accounts,
+    countedUsdCents: preview.budget.countedUsdCents,
+    issues: preview.issues.map((i) => issueSentence(i, new Map())),
+  };
+}
+
+function planHtml(brand: BrandScope, plan: PlanView, r: Review): string {
+  const base = `/console/brands/${brand.id}`;
+  const after = r.nextSteps.length ? r.nextSteps.map((s) => `${esc(s.name)} <span class="muted">(${esc(s.kind)})</span>`).join(', ') : 'nothing: the run ends';
+  if (plan.source === 'none') return `<p class="plan plan-none">Approving publishes nothing and moves no money. The run goes on to: ${after}.</p>`;
+  const launch = plan.launchId
+    ? `<a href="${base}/launches/${esc(plan.launchId)}">${esc(plan.launchTitle ?? `Launch ${plan.launchId}`)}</a>`
+    : 'a launch named when the run gets there';
+  if (plan.kind !== 'launch' && !plan.accounts.length)
+    return `<p class="plan">Approving lets the step ${esc(plan.stepName ?? '')} (${esc(plan.kind ?? '')}) act on ${launch}. The run goes on to: ${after}.</p>`;
+  const rows = plan.accounts.map((a) => [`<code>${esc(a.accountId)}</code>`, money(a.amountMinorUnits, a.currency), usd(a.countedUsdCents)]);
+  const totals = plan.accounts.length > 1 ? [['Total', '', usd(plan.countedUsdCents)]] : [];
+  return `<div class="plan" data-plan-source="${plan.source}"><p>Approving ${plan.kind === 'budget' ? 'changes a live budget of' : 'publishes'} ${launch}${
+    plan.counts
+      ? `: <strong>${count(plan.counts.campaigns)}</strong> ${plan.counts.campaigns === 1 ? 'campaign' : 'campaigns'}, <strong>${count(plan.counts.adSets)}</strong> ad ${plan.counts.adSets === 1 ? 'set' : 'sets'}, <strong>${count(plan.counts.ads)}</strong> ${plan.counts.ads === 1 ? 'ad' : 'ads'}`
+      : ''
+  }. The run then goes on to: ${after}.</p>
+${table({ id: `plan-${r.executionId}-${r.nodeId}`, head: ['Account', 'Amount', 'Counts against the run’s ceiling'], rows: [...rows, ...totals], numeric: [1, 2], empty: '<span class="muted">No budget in this plan.</span>' })}
+${plan.issues.length ? `<div class="error" role="note"><strong>As it stands the launch would not publish:</strong><ul>${plan.issues.map((i) => `<li>${esc(i)}</li>`).join('')}</ul></div>` : ''}
+${plan.source === 'preview' ? '<p class="muted">Drawn from the launch as it is now.</p>' : ''}</div>`;
+}
+
+export async function reviewsPage(
+  req: ConsoleRequest,
+  brand: BrandScope,
+  message?: { notice?: string; error?: string; status?: number; current?: { executionId: number; nodeId: string } },
+): Promise<Page> {
+  const answer = await req.call<{ reviews: Review[] }>(brand.principal, 'list-workflow-reviews', { brandId: brand.id, limit: 50 });
+  const base = `/console/brands/${brand.id}`;
+  const items: string[] = [];
+  for (const r of answer.reviews) {
+    const plan = await planOf(req, brand, r, message?.current?.executionId === r.executionId && message.current.nodeId === r.nodeId);
+    const runLink = `${base}/workflows/${r.workflowId}/runs/${r.executionId}`;
+    const decide = r.mayDecide
+      ? `<form method="post" action="${base}/reviews/${r.executionId}" class="decide">${hidden({
+          csrf_token: req.viewer.csrf,
+          workflow_id: r.workflowId,
+          node_id: r.nodeId,
+          plan_fingerprint: plan.planFingerprint,
+        })}
+<div class="field"><label for="comment-${r.executionId}-${esc(r.nodeId)}">Comment</label><textarea id="comment-${r.executionId}-${esc(r.nodeId)}" name="comment" maxlength="2000" rows="2"></textarea></div>
+<button type="submit" name="decision" value="approve">Approve</button><button type="submit" name="decision" value="reject" class="danger">Reject</button></form>`
+      : `<p class="why-not" role="note"><strong>You cannot decide this one.</strong> ${esc(r.reason ?? '')}</p>`;
+    items.push(`<article class="card review" id="review-${r.executionId}-${esc(r.nodeId)}" data-execution-id="${r.executionId}">
+<h2><a href="${runLink}">${esc(r.workflowName)}</a>, run ${r.executionId}</h2>
+<p class="muted">Gate “${esc(r.nodeName)}” ${badge(r.execution.status)} · started by <strong class="started-by">${esc(r.startedBy)}</strong> · waiting since ${when(r.waitingSince, brand.timezone)}${
+      r.deadlineAt ? ` · times out ${when(r.deadlineAt, brand.timezone)}` : ''
+    }</p>
+${planHtml(brand, plan, r)}${decide}</article>`);
+  }
+  const body = `<h1>Reviews</h1><p class="lead">Runs of ${esc(brand.name)}'s workflows waiting for a person's decision. Approving publishes the plan shown; a launch changed since this page was drawn is shown again for a new decision.</p>
+${items.length ? items.join('') : '<p class="empty" id="no-reviews">Nothing waits for a review. A workflow with a review step stops here when a run reaches it; you will see it on this page.</p>'}`;
+  return { title: 'Reviews', body, notice: message?.notice, error: message?.error, status: message?.status };
+}
+
+const ID = /^[1-9]\d{0,15}$/;
+
+/**
+ * The Approve or Reject form of a gate: review-workflow-step as the person. An approval names the
+ * plan the page drew: with the run's own record it passes the fingerprint to the operation, which
+ * refuses a changed plan (409 stale_read); without one it compares the launch's preview first. Either
+ * way a changed plan draws the page again (409) and nothing is decided.
+ */
+export async function decideReview(
+  req: ConsoleRequest,
+  brand: BrandScope,
+  executionIdText: string,
+  body: Record<string, unknown>,
+): Promise<{ redirect: string } | Page> {
+  const text = (v: unknown) => (typeof v === 'string' ? v : '');
+  const workflowIdText = text(body.workflow_id);
+  const nodeId = text(body.node_id);
+  const decision = text(body.decision);
+  const comment = text(body.comment).trim();
+  const drawn = text(body.plan_fingerprint);
+  if (!ID.test(executionIdText) || !ID.test(workflowIdText) || !nodeId) throw new ServiceError('not_found', 'That review was not found.', null);
+  if (decision !== 'approve' && decision !== 'reject')
+    return reviewsPage(req, brand, { status: 400, error: 'Choose Approve or Reject: the form was sent without a decision, and nothing was decided.' });
+  const executionId = Number(executionIdText);
+  const workflowId = Number(workflowIdText);
+  const input: Record<string, unknown> = { brandId: brand.id, workflowId, executionId, nodeId, decision, ...(comment ? { comment } : {}) };
+  if (decision === 'approve') {
+    const run = await req.call<{ nodes: ExecutionNode[] }>(brand.principal, 'get-workflow-execution', { brandId: brand.id, workflowId, executionId });
+    const gate = run.nodes.find((n) => n.nodeId === nodeId);
+    if (gate && 'plan' in gate) {
+      if (drawn) input.planFingerprint = drawn;
+    } else if (drawn) {
+      const listed = await req.call<{ reviews: Review[] }>(brand.principal, 'list-workflow-reviews', { brandId: brand.id, limit: 100 });
+      const review = listed.reviews.find((r) => r.executionId === executionId && r.nodeId === nodeId);
+      const now = review ? await planOf(req, brand, review) : null;
+      if (now?.planFingerprint && now.planFingerprint !== drawn) return changed(req, brand, { executionId, nodeId });
+    }
+  }
+  try {
+    await req.call(brand.principal, 'review-workflow-step', input);
+  } catch (err) {
+    if (err instanceof ServiceError && err.code === 'stale_read') return changed(req, brand, { executionId, nodeId });
+    throw err;
+  }
+  return { redirect: `/console/brands/${brand.id}/workflows/${workflowId}/runs/${executionId}?notice=${decision === 'approve' ? 'approved' : 'rejected'}` };
+}
+
+/** The page drawn again after a refused approval, the gate's plan as the launch is now. */
+function changed(req: ConsoleRequest, brand: BrandScope, current: { executionId: number; nodeId: string }): Promise<Page> {
+  return reviewsPage(req, brand, {
+    current,
+    status: 409,
+    error: 'The launch changed since this page was drawn, so nothing was approved. Below is the plan as it is now: approve it again if it is right.',
+  });
+}
