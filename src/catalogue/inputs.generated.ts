@@ -502,6 +502,9 @@ export interface CreateStructureTemplateInput {
          */
         cities?: string[];
         ageMin?: number;
+        /**
+         * 65: 65 and over. Meta stops at 65.
+         */
         ageMax?: number;
         /**
          * @maxItems 2
@@ -540,6 +543,18 @@ export interface CreateStructureTemplateInput {
         customEventType?: string;
         pageId?: string;
         leadFormId?: string;
+        /**
+         * Meta app installs.
+         */
+        applicationId?: string;
+        objectStoreUrl?: string;
+      };
+      /**
+       * TikTok REACH: at most impressions per person in days.
+       */
+      frequencyCap?: {
+        impressions: number;
+        days: number;
       };
     }[];
     /**
@@ -605,6 +620,10 @@ export interface CreateStructureTemplateInput {
        * TikTok: else the brand's name.
        */
       displayName?: string;
+      /**
+       * Meta: join multi-advertiser ads (default false).
+       */
+      multiAdvertiserAds?: boolean;
     }[];
   };
   /**
@@ -667,6 +686,9 @@ export interface CreateStructureTemplateInput {
        */
       cities?: string[];
       ageMin?: number;
+      /**
+       * 65: 65 and over. Meta stops at 65.
+       */
       ageMax?: number;
       /**
        * @maxItems 2
@@ -1115,6 +1137,9 @@ export interface EditStructureTemplateInput {
              */
             cities?: string[];
             ageMin?: number;
+            /**
+             * 65: 65 and over. Meta stops at 65.
+             */
             ageMax?: number;
             /**
              * @maxItems 2
@@ -1153,6 +1178,18 @@ export interface EditStructureTemplateInput {
             customEventType?: string;
             pageId?: string;
             leadFormId?: string;
+            /**
+             * Meta app installs.
+             */
+            applicationId?: string;
+            objectStoreUrl?: string;
+          };
+          /**
+           * TikTok REACH: at most impressions per person in days.
+           */
+          frequencyCap?: {
+            impressions: number;
+            days: number;
           };
         }[]
       | null;
@@ -1220,6 +1257,10 @@ export interface EditStructureTemplateInput {
            * TikTok: else the brand's name.
            */
           displayName?: string;
+          /**
+           * Meta: join multi-advertiser ads (default false).
+           */
+          multiAdvertiserAds?: boolean;
         }[]
       | null;
   };
@@ -1283,6 +1324,9 @@ export interface EditStructureTemplateInput {
        */
       cities?: string[];
       ageMin?: number;
+      /**
+       * 65: 65 and over. Meta stops at 65.
+       */
       ageMax?: number;
       /**
        * @maxItems 2
@@ -2399,6 +2443,22 @@ export interface UpdateAdAccountInput {
    * Meta EU ads (DSA); null: Meta's default.
    */
   dsaPayor?: string | null;
+  /**
+   * TikTok: Business Center of a BC_AUTH_TT identity.
+   */
+  identityBcId?: string | null;
+  /**
+   * Allowlist-only features granted (PLACEMENT_GLOBAL_APP_BUNDLE).
+   *
+   * @maxItems 20
+   */
+  allowlisted?: string[] | null;
+  /**
+   * Countries declared to the platform (Meta SG, TW, KR).
+   *
+   * @maxItems 250
+   */
+  declaredCountries?: string[] | null;
 }
 
 /**

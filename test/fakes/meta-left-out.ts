@@ -391,7 +391,7 @@ export function adsetMoreRules(p: Record<string, unknown>, ctx: AdsetContext): L
 
   // What each goal needs (AdSet promoted_object; subcode 1815430 "Please select a promoted object"; a
   // conversion goal's event missing is subcode 1885154, third-party report pipeboard meta-ads-mcp issue 140).
-  if (APP_GOALS.includes(goal) || (ctx.objective === 'OUTCOME_APP_PROMOTION' && goal !== 'LINK_CLICKS' && goal !== 'IMPRESSIONS')) {
+  if (APP_GOALS.includes(goal) || ctx.objective === 'OUTCOME_APP_PROMOTION') {
     if (!promoted.application_id || !promoted.object_store_url)
       return {
         field: 'promoted_object',

@@ -364,7 +364,7 @@ function splitByBreakdowns(stats: Required<DayStats>, breakdowns: string[]): Arr
 }
 
 /** The fake Graph API; `requests` holds every HTTP request, in order (a batch counts once, with its size). */
-export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: string; path: string; batch?: number }> {
+export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: string; path: string; batch?: number; validateOnly?: boolean }> {
   readonly objects = new Map<string, MetaObject>();
   private readonly accounts = new Map<
     string,
@@ -566,7 +566,12 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
     const prefix = named ? named[0] : null;
     const path = prefix && served >= 0 ? url.pathname.slice(prefix.length) || '/' : null;
     const batch = path === '/' && method === 'POST' && typeof params.batch === 'string' ? (parseJson(params.batch) as unknown[]) : null;
-    this.requests.push({ method, path: url.pathname, ...(Array.isArray(batch) ? { batch: batch.length } : {}) });
+    // A batch whose every item only asks for validation (execution_options validate_only) creates nothing.
+    const validateOnly =
+      Array.isArray(batch) &&
+      batch.length > 0 &&
+      batch.every((item) => /execution_options=[^&]*validate_only/.test(decodeURIComponent(String((item as { body?: unknown })?.body ?? ''))));
+    this.requests.push({ method, path: url.pathname, ...(Array.isArray(batch) ? { batch: batch.length } : {}), ...(validateOnly ? { validateOnly } : {}) });
 
     let answer: Answer;
     const fault = this.faults.shift();

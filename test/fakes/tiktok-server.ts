@@ -93,7 +93,7 @@ const PAGES = {
 };
 
 /** The characters TikTok counts twice in ad text and display names (PAGES.cjk: Chinese and Japanese). */
-const DOUBLE_WIDTH = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303f\uff00-\uffef]/u;
+const DOUBLE_WIDTH = /[\p{Script=Han}\u3000-\u30ff\u31f0-\u31ff\uff00-\uffef]/u;
 
 /** A text's length as TikTok counts it: a Chinese or Japanese character counts two (PAGES.cjk). */
 export function tiktokLength(text: string): number {
@@ -105,7 +105,7 @@ export function tiktokLength(text: string): number {
  * in the account currency are the USD amounts at these rates, rounded up to the currency's unit. The
  * rates are the fake's; tests give the service the same ones in FX_RATES.
  */
-export const FAKE_USD_RATES: Record<string, number> = { USD: 1, EUR: 1.08, GBP: 1.27, JPY: 0.0066 };
+export const FAKE_USD_RATES: Record<string, number> = { USD: 1, EUR: 1.08, GBP: 1.27, JPY: 0.0066, KWD: 3.25 };
 
 /** PAGES.minimumBudgets in USD. */
 export const MIN_ADGROUP_USD = 20;
