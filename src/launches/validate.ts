@@ -47,8 +47,9 @@ export interface ValidationContext {
   metaFacts?: Map<string, MetaFacts>;
   /** The Graph version the service calls (META_GRAPH_URL): the placements Meta removed by then are refused. */
   graphVersion?: string;
-  /** Per TikTok ad account, its currency and TikTok's minimum budgets in its minor units (FX_RATES); null without a rate for its currency. */
+  /** Per TikTok ad account, its currency. */
   tiktokCurrencies?: Map<string, string>;
+  /** Per TikTok ad account, TikTok's minimum budgets in its minor units (FX_RATES); null without a rate for its currency. */
   tiktokMinimums?: Map<string, { adSet: number; campaign: number } | null>;
   /** The brand's name (a TikTok landing-page ad's display name when the ad names none). */
   brandName?: string | null;

@@ -1047,6 +1047,25 @@ describe('the strict fake TikTok Business API refuses what TikTok refuses, namin
     },
   ];
 
+  it("widens a special industry's ad group to 18+ and all genders without a word, as TikTok does, and records it (silentChanges)", async () => {
+    const housing = await call('POST', '/campaign/create/', { ...campaign, campaign_name: 'Housing', special_industries: ['HOUSING'] });
+    expect(housing.body.code, JSON.stringify(housing.body)).to.equal(0);
+    const narrow = await call('POST', '/adgroup/create/', {
+      ...ownBudget(housing.body.data.campaign_id),
+      adgroup_name: 'Women 25-34',
+      age_groups: ['AGE_25_34'],
+      gender: 'GENDER_FEMALE',
+    });
+    expect(narrow.body.code, JSON.stringify(narrow.body)).to.equal(0);
+    expect(fake.silentChanges).to.deep.equal([
+      'ad group Women 25-34: age_groups AGE_25_34 widened to 18+ (special industries HOUSING)',
+      'ad group Women 25-34: gender GENDER_FEMALE widened to GENDER_UNLIMITED (special industries HOUSING)',
+    ]);
+    fake.silentChanges.length = 0;
+    fake.objects.delete(narrow.body.data.adgroup_id);
+    fake.objects.delete(housing.body.data.campaign_id);
+  });
+
   for (const row of rows) {
     it(`refuses ${row.mistake} with ${row.code ?? 40002}`, async () => {
       const before = fake.objects.size;

@@ -267,6 +267,9 @@ export class MetaAdapter implements PlatformAdapter {
       });
     if (citiesDue.length) reads.push({ path: 'search', params: { type: 'adgeolocationmeta', cities: citiesDue }, take: (body) => this.keepCities(body) });
     const bodies = reads.length ? await this.readMany(account, reads) : [];
+    // Kept per process: a bound so that many accounts, bids and cities cannot grow them for ever.
+    if (this.bidMinimums.size > 100_000) this.bidMinimums.clear();
+    if (this.cityCountries.size > 100_000) this.cityCountries.clear();
     reads.forEach((r, i) => r.take(bodies[i]));
     const defaults = this.dsaDefaults.get(account.accountId);
     return {
