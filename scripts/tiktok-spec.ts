@@ -8,7 +8,9 @@
 // - python_sdk/docs/<Model>.md: the body models (CampaignCreateBody, AdcreateCreatives, ...), one
 //   nested level expanded (a creative of ad/create, the filtering of campaign/get);
 // - yml_files/<operation>.yml where the SDK ships one (pixel/list, report/integrated/get): enums
-//   (x-open-enum keys) and numeric bounds (page_size maximum).
+//   (x-open-enum keys) and numeric bounds (page_size maximum);
+// - yml_files/smart_plus_adgroup_create.yml: the ad group's `optimization_event` enum (ExternalAction, its
+//   valid keys), which the Adgroup Create docs leave untyped.
 // Only the endpoints the TikTok adapter calls are written; keep the file to what the fake uses.
 
 import { execFileSync } from 'node:child_process';
@@ -170,6 +172,26 @@ function ymlBounds(file: string): Record<string, Pick<SpecParam, 'enum' | 'minim
   return out;
 }
 
+/** The valid keys of the x-open-enum of body field `field` in a yml file (the first field of that name). */
+function bodyEnum(file: string, field: string): string[] {
+  const lines = show(file).split('\n');
+  const at = lines.findIndex((l) => new RegExp(`^ +${field}:$`).test(l));
+  if (at < 0) throw new Error(`${file} has no body field ${field}.`);
+  const values: string[] = [];
+  let valid = true;
+  for (const line of lines.slice(at + 1)) {
+    if (/x-open-field-id:/.test(line)) break;
+    const validity = /is_valid: (true|false)/.exec(line);
+    if (validity) valid = validity[1] === 'true';
+    const key = /^ +key: (\S+)/.exec(line);
+    if (key && valid) values.push(key[1]);
+  }
+  return values;
+}
+
+/** Enums of body fields the docs leave untyped, with the file they come from. */
+const BODY_ENUMS = { optimization_event: 'yml_files/smart_plus_adgroup_create.yml' };
+
 const all = operations();
 const endpoints: Record<string, SpecEndpoint> = {};
 for (const [key, yml] of Object.entries(WANTED)) {
@@ -194,6 +216,7 @@ writeFileSync(
       commit,
       base: '/open_api/v1.3',
       endpoints,
+      enums: Object.fromEntries(Object.entries(BODY_ENUMS).map(([field, file]) => [field, { source: file, values: bodyEnum(file, field) }])),
     },
     null,
     1,

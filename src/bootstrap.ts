@@ -40,6 +40,9 @@ interface BAccount {
   identityType?: IdentityType;
   dsaBeneficiary?: string;
   dsaPayor?: string;
+  identityBcId?: string;
+  allowlisted?: string[];
+  declaredCountries?: string[];
 }
 interface BBrand {
   ref: string;
@@ -155,7 +158,9 @@ function checkSemantics(file: BootstrapFile): FieldIssue[] {
         accountIds.add(a.accountId);
         // Who the ads speak as belongs to one platform: a Page on Meta, an identity on TikTok.
         const foreign =
-          a.platform === 'meta' ? (['identityId', 'identityType'] as const) : (['pageId', 'instagramUserId', 'dsaBeneficiary', 'dsaPayor'] as const);
+          a.platform === 'meta'
+            ? (['identityId', 'identityType', 'identityBcId'] as const)
+            : (['pageId', 'instagramUserId', 'dsaBeneficiary', 'dsaPayor'] as const);
         for (const key of foreign) {
           if (a[key] !== undefined)
             issues.push({
@@ -316,6 +321,9 @@ export async function applyBootstrap(knex: Knex, schemas: SchemaRegistry, raw: u
               identityType: a.identityType ?? null,
               dsaBeneficiary: a.dsaBeneficiary ?? null,
               dsaPayor: a.dsaPayor ?? null,
+              identityBcId: a.identityBcId ?? null,
+              allowlisted: a.allowlisted ?? [],
+              declaredCountries: a.declaredCountries ?? [],
             },
             now,
           );

@@ -2,6 +2,12 @@
 // The variables and defaults are the ones listed in the README configuration table.
 
 import { parseFxRates, type FxRates } from './money/fx-rates.js';
+
+/**
+ * META_GRAPH_URL's default: the newest Graph version a vendored, generated source describes (Meta's
+ * Java SDK @a73f92d, APIConfig.DEFAULT_API_VERSION "v26.0"; the version table is platforms/meta/versions.ts).
+ */
+export const DEFAULT_META_GRAPH_URL = 'https://graph.facebook.com/v26.0';
 import { DEFAULT_TOOLSETS, parseToolsets, type Toolset } from './toolsets.js';
 
 export type PlatformMode = 'sandbox' | 'live';
@@ -170,7 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyCacheMs: intFrom(env, 'KEY_CACHE_MS', 2_000, 0),
     strictOutput: env.SVC_STRICT_OUTPUT === 'true',
     metricsCacheSeconds: intFrom(env, 'METRICS_CACHE_SECONDS', 60, 0),
-    metaGraphUrl: (env.META_GRAPH_URL || 'https://graph.facebook.com/v25.0').replace(/\/+$/, ''),
+    metaGraphUrl: (env.META_GRAPH_URL || DEFAULT_META_GRAPH_URL).replace(/\/+$/, ''),
     tiktokApiUrl: (env.TIKTOK_API_URL || 'https://business-api.tiktok.com/open_api/v1.3').replace(/\/+$/, ''),
     creativesDir: env.CREATIVES_DIR || './data/creatives',
     webhooksEnabled: flag(env, 'WEBHOOKS_ENABLED', true),

@@ -19,6 +19,7 @@ import { classifyFault } from './pipeline/faults.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './pipeline/rate-limit.js';
 import { SchemaRegistry, loadSchemaFiles, type JsonSchema } from './schemas/registry.js';
 import { Platforms, type LiveAdapterFactory } from './platforms/registry.js';
+import { DEFAULT_GRAPH_VERSION, versionNotice, versionOfUrl } from './platforms/meta/versions.js';
 import { MemoryMetricsCache, RedisMetricsCache } from './platforms/metrics-cache.js';
 import { Directory } from './brands/directory.js';
 import { SigningKeys } from './oauth/keys.js';
@@ -165,7 +166,10 @@ export class Service {
         log,
         now,
         directory: new Directory(knex, config.keyCacheMs, now),
-        platforms: new Platforms(config.platformMode, knex, now, await liveAdaptersOf(options, outbound), config.keyCacheMs, adAccountReader),
+        platforms: new Platforms(config.platformMode, knex, now, await liveAdaptersOf(options, outbound), config.keyCacheMs, adAccountReader, {
+          graphVersion: versionOfUrl(config.metaGraphUrl) ?? DEFAULT_GRAPH_VERSION,
+          fxRates: config.fxRates,
+        }),
         events,
         secrets,
         webhooks: webhookSender,
@@ -281,6 +285,15 @@ export class Service {
         message: 'The delivery thread is not claiming yet (starting, restarting after a failure: see the log, or its last claim failed).',
       });
     return out;
+  }
+
+  /**
+   * What an operator should know that does not stop this process taking traffic: the configured Graph
+   * version (META_GRAPH_URL) ending within VERSION_NOTICE_DAYS, or one the version table does not list.
+   */
+  notices(): Array<{ component: string; message: string }> {
+    const graph = versionNotice(this.config.metaGraphUrl, this.deps.now());
+    return graph ? [{ component: 'meta_graph_version', message: graph }] : [];
   }
 
   /** The Prometheus exposition of this process (the queue gauges read now); null when METRICS_TOKEN is unset. */

@@ -32,11 +32,16 @@ function adAccountView(brandId: number, row: AdAccountRow) {
     identityType: row.identityType,
     dsaBeneficiary: row.dsaBeneficiary,
     dsaPayor: row.dsaPayor,
+    identityBcId: row.identityBcId,
+    allowlisted: row.allowlisted,
+    declaredCountries: row.declaredCountries,
   };
 }
 
 const META_FIELDS = ['pageId', 'instagramUserId', 'dsaBeneficiary', 'dsaPayor'] as const;
-const TIKTOK_FIELDS = ['identityId', 'identityType'] as const;
+const TIKTOK_FIELDS = ['identityId', 'identityType', 'identityBcId'] as const;
+/** What either platform may grant an account: allowlisted features, declared countries (null clears to none). */
+const SHARED_FIELDS = ['allowlisted', 'declaredCountries'] as const;
 
 const getAdAccount = defineOperation({
   name: 'get-ad-account',
@@ -102,8 +107,8 @@ const updateAdAccount = defineOperation({
   summary: "Set who an ad account's ads speak as: the Meta page (and Instagram account) or the TikTok identity.",
   description:
     'A JSON merge patch: fields sent replace the stored ones, null clears one, fields not sent stay. pageId, instagramUserId, ' +
-    'dsaBeneficiary and dsaPayor apply to Meta accounts, identityId and identityType (CUSTOMIZED_USER, TT_USER, BC_AUTH_TT, AUTH_CODE) to TikTok accounts, and ' +
-    'a TikTok identity needs both. Requires an organization owner or admin when called as a person (else 403 forbidden). ' +
+    'dsaBeneficiary and dsaPayor apply to Meta accounts, identityId, identityType (CUSTOMIZED_USER, TT_USER, BC_AUTH_TT, AUTH_CODE) and identityBcId to TikTok accounts, ' +
+    'allowlisted and declaredCountries to both; a TikTok identity needs both id and type. Requires an organization owner or admin when called as a person (else 403 forbidden). ' +
     'Launches already published keep what they were published with.',
   uses: ['platforms', 'activity'],
   async handler(ctx, input) {
@@ -129,6 +134,7 @@ const updateAdAccount = defineOperation({
         });
     }
     for (const key of own) if (input[key] !== undefined) Object.assign(changes, { [key]: input[key] });
+    for (const key of SHARED_FIELDS) if (input[key] !== undefined) changes[key] = input[key] ?? [];
     if (row.platform === 'tiktok') {
       const identityId = changes.identityId !== undefined ? changes.identityId : row.identityId;
       const identityType = changes.identityType !== undefined ? changes.identityType : row.identityType;

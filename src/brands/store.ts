@@ -32,6 +32,20 @@ export async function brandsWithFirstAccount(knex: Knex, organizationId: number)
   }));
 }
 
+/** A JSON list column (allowlisted, declared_countries) as a list of strings; empty when unset. */
+function listOf(value: unknown): string[] {
+  if (typeof value !== 'string' || !value) return [];
+  const parsed: unknown = JSON.parse(value);
+  return Array.isArray(parsed) ? parsed.map(String) : [];
+}
+
+/** An account row's Business Center, allowlist and declared countries. */
+const grantsOf = (r: Record<string, unknown>) => ({
+  identityBcId: (r.identity_bc_id as string | null) ?? null,
+  allowlisted: listOf(r.allowlisted),
+  declaredCountries: listOf(r.declared_countries),
+});
+
 function toAdAccountRow(r: Record<string, any>): AdAccountRow {
   return {
     platform: r.platform,
@@ -47,6 +61,7 @@ function toAdAccountRow(r: Record<string, any>): AdAccountRow {
     identityType: r.identity_type ?? null,
     dsaBeneficiary: r.dsa_beneficiary ?? null,
     dsaPayor: r.dsa_payor ?? null,
+    ...grantsOf(r),
   };
 }
 
@@ -64,6 +79,9 @@ export async function fullAdAccountsOf(db: Db, brandId: number): Promise<AdAccou
 /** Sets the given identity fields of the brand's ad account `accountId`; answers whether the account exists. */
 export async function updateAdAccountIdentity(db: Db, brandId: number, accountId: string, changes: Partial<AdAccountIdentity>): Promise<boolean> {
   const columns: Record<string, string | null> = {};
+  if (changes.identityBcId !== undefined) columns.identity_bc_id = changes.identityBcId;
+  if (changes.allowlisted !== undefined) columns.allowlisted = changes.allowlisted.length ? JSON.stringify(changes.allowlisted) : null;
+  if (changes.declaredCountries !== undefined) columns.declared_countries = changes.declaredCountries.length ? JSON.stringify(changes.declaredCountries) : null;
   if (changes.pageId !== undefined) columns.page_id = changes.pageId;
   if (changes.instagramUserId !== undefined) columns.instagram_user_id = changes.instagramUserId;
   if (changes.identityId !== undefined) columns.identity_id = changes.identityId;
@@ -79,21 +97,37 @@ export async function updateAdAccountIdentity(db: Db, brandId: number, accountId
 export async function adAccountsOf(
   db: Db,
   brandId: number,
-): Promise<Array<{ accountId: string; platform: PlatformName; name: string | null } & AdAccountIdentity>> {
+): Promise<Array<{ accountId: string; platform: PlatformName; name: string | null; currency: string } & AdAccountIdentity>> {
   const rows = await db('ad_accounts')
     .where({ brand_id: brandId })
     .orderBy('id')
-    .select('account_id', 'platform', 'name', 'page_id', 'instagram_user_id', 'identity_id', 'identity_type', 'dsa_beneficiary', 'dsa_payor');
+    .select(
+      'account_id',
+      'platform',
+      'name',
+      'currency',
+      'page_id',
+      'instagram_user_id',
+      'identity_id',
+      'identity_type',
+      'dsa_beneficiary',
+      'dsa_payor',
+      'identity_bc_id',
+      'allowlisted',
+      'declared_countries',
+    );
   return rows.map((r) => ({
     accountId: r.account_id as string,
     platform: r.platform,
     name: r.name ?? null,
+    currency: r.currency as string,
     pageId: r.page_id ?? null,
     instagramUserId: r.instagram_user_id ?? null,
     identityId: r.identity_id ?? null,
     identityType: r.identity_type ?? null,
     dsaBeneficiary: r.dsa_beneficiary ?? null,
     dsaPayor: r.dsa_payor ?? null,
+    ...grantsOf(r),
   }));
 }
 
@@ -149,6 +183,9 @@ export async function insertAdAccount(db: Db, a: AdAccountRow & { organizationId
     identity_type: a.identityType,
     dsa_beneficiary: a.dsaBeneficiary ?? null,
     dsa_payor: a.dsaPayor ?? null,
+    identity_bc_id: a.identityBcId ?? null,
+    allowlisted: a.allowlisted?.length ? JSON.stringify(a.allowlisted) : null,
+    declared_countries: a.declaredCountries?.length ? JSON.stringify(a.declaredCountries) : null,
     created_at: now,
   });
 }

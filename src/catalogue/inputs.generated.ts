@@ -505,6 +505,9 @@ export interface CreateStructureTemplateInput {
          */
         cities?: string[];
         ageMin?: number;
+        /**
+         * 65: 65 and over. Meta stops at 65.
+         */
         ageMax?: number;
         /**
          * @maxItems 2
@@ -543,6 +546,18 @@ export interface CreateStructureTemplateInput {
         customEventType?: string;
         pageId?: string;
         leadFormId?: string;
+        /**
+         * Meta app installs.
+         */
+        applicationId?: string;
+        objectStoreUrl?: string;
+      };
+      /**
+       * TikTok REACH: at most impressions per person in days.
+       */
+      frequencyCap?: {
+        impressions: number;
+        days: number;
       };
     }[];
     /**
@@ -608,6 +623,10 @@ export interface CreateStructureTemplateInput {
        * TikTok: else the brand's name.
        */
       displayName?: string;
+      /**
+       * Meta: join multi-advertiser ads (default false).
+       */
+      multiAdvertiserAds?: boolean;
     }[];
   };
   /**
@@ -670,6 +689,9 @@ export interface CreateStructureTemplateInput {
        */
       cities?: string[];
       ageMin?: number;
+      /**
+       * 65: 65 and over. Meta stops at 65.
+       */
       ageMax?: number;
       /**
        * @maxItems 2
@@ -1118,6 +1140,9 @@ export interface EditStructureTemplateInput {
              */
             cities?: string[];
             ageMin?: number;
+            /**
+             * 65: 65 and over. Meta stops at 65.
+             */
             ageMax?: number;
             /**
              * @maxItems 2
@@ -1156,6 +1181,18 @@ export interface EditStructureTemplateInput {
             customEventType?: string;
             pageId?: string;
             leadFormId?: string;
+            /**
+             * Meta app installs.
+             */
+            applicationId?: string;
+            objectStoreUrl?: string;
+          };
+          /**
+           * TikTok REACH: at most impressions per person in days.
+           */
+          frequencyCap?: {
+            impressions: number;
+            days: number;
           };
         }[]
       | null;
@@ -1223,6 +1260,10 @@ export interface EditStructureTemplateInput {
            * TikTok: else the brand's name.
            */
           displayName?: string;
+          /**
+           * Meta: join multi-advertiser ads (default false).
+           */
+          multiAdvertiserAds?: boolean;
         }[]
       | null;
   };
@@ -1286,6 +1327,9 @@ export interface EditStructureTemplateInput {
        */
       cities?: string[];
       ageMin?: number;
+      /**
+       * 65: 65 and over. Meta stops at 65.
+       */
       ageMax?: number;
       /**
        * @maxItems 2
@@ -2452,6 +2496,22 @@ export interface UpdateAdAccountInput {
    * Meta EU ads (DSA); null: Meta's default.
    */
   dsaPayor?: string | null;
+  /**
+   * TikTok: Business Center of a BC_AUTH_TT identity.
+   */
+  identityBcId?: string | null;
+  /**
+   * Allowlist-only features granted (PLACEMENT_GLOBAL_APP_BUNDLE).
+   *
+   * @maxItems 20
+   */
+  allowlisted?: string[] | null;
+  /**
+   * Countries declared to the platform (Meta SG, TW, KR).
+   *
+   * @maxItems 250
+   */
+  declaredCountries?: string[] | null;
 }
 
 /**

@@ -1,9 +1,10 @@
-// What validation and publishing need to know about a launch's brand: its ad accounts and who their
-// ads speak as, the countries their platforms cannot target, the creatives and copy its ads name,
-// and whether the click tracker is connected.
+// What validation and publishing need to know about a launch's brand: its ad accounts, who their
+// ads speak as and what their platforms granted them, the countries their platforms cannot target
+// (per ad set: TikTok's regions depend on its objective and placements), the platforms' minimums and
+// Graph version, the creatives and copy its ads name, and whether the click tracker is connected.
 
 import type { ServiceContext } from '../catalogue/define.js';
-import { adAccountsOf } from '../brands/store.js';
+import { adAccountsOf, brandNameOf } from '../brands/store.js';
 import { copyPlatforms } from '../copy/store.js';
 import { creativesAmong, type CreativeRow } from '../creatives/store.js';
 import type { LaunchRow, NodeRow } from './store.js';
@@ -14,8 +15,8 @@ import { metaFactsFor } from './meta-rules.js';
 const idsNamed = (nodes: NodeRow[], key: string) => [...new Set(nodes.map((n) => n.properties[key]).filter((id): id is number => typeof id === 'number'))];
 
 /**
- * Per ad account the tree's campaigns publish to, the countries its ad sets name that the platform
- * cannot target: one adapter call per account (the adapters keep what they looked up).
+ * Per ad set (node id), the countries it names that its platform cannot target for it: one adapter call
+ * per ad account, objective and placements (the adapters keep what they looked up).
  */
 async function untargetable(
   ctx: ServiceContext<'platforms'>,
@@ -25,20 +26,24 @@ async function untargetable(
   known: Set<string>,
 ): Promise<Map<string, Set<string>>> {
   const byId = new Map(nodes.map((n) => [n.id, n]));
-  const wanted = new Map<string, Set<string>>();
+  const groups = new Map<string, { accountId: string; scope: { objective?: string; placements?: unknown }; countries: Set<string>; adSets: string[] }>();
   for (const s of nodes.filter((n) => n.nodeType === 'adset' && n.parentId)) {
     const campaign = byId.get(s.parentId!);
     const accountId = campaign ? accountOf(campaign) : null;
     const countries: unknown = s.properties.targeting?.countries;
     if (!accountId || !known.has(accountId) || !Array.isArray(countries) || !countries.length) continue;
-    const set = wanted.get(accountId) ?? new Set<string>();
-    for (const c of countries) if (typeof c === 'string') set.add(c);
-    wanted.set(accountId, set);
+    const scope = { objective: campaign!.properties.objective, placements: s.properties.placements };
+    const key = JSON.stringify([accountId, scope]);
+    const group = groups.get(key) ?? { accountId, scope, countries: new Set<string>(), adSets: [] as string[] };
+    for (const c of countries) if (typeof c === 'string') group.countries.add(c);
+    group.adSets.push(s.id);
+    groups.set(key, group);
   }
   const out = new Map<string, Set<string>>();
-  for (const [accountId, countries] of wanted) {
-    const account = await ctx.platforms.account(ctx.db, brandId, accountId);
-    out.set(accountId, new Set(await ctx.platforms.adapterFor(account.platform).unknownCountries(account, [...countries].sort())));
+  for (const group of groups.values()) {
+    const account = await ctx.platforms.account(ctx.db, brandId, group.accountId);
+    const unknown = new Set(await ctx.platforms.adapterFor(account.platform).unknownCountries(account, [...group.countries].sort(), group.scope));
+    for (const id of group.adSets) out.set(id, unknown);
   }
   return out;
 }
@@ -59,10 +64,25 @@ export async function validationContextFor(
   return {
     accounts: new Map(accounts.map((a) => [a.accountId, a.platform])),
     speakers: new Map(
-      accounts.map((a) => [a.accountId, { pageId: a.pageId, instagramUserId: a.instagramUserId, identityId: a.identityId, identityType: a.identityType }]),
+      accounts.map((a) => [
+        a.accountId,
+        {
+          pageId: a.pageId,
+          instagramUserId: a.instagramUserId,
+          identityId: a.identityId,
+          identityType: a.identityType,
+          identityBcId: a.identityBcId,
+          allowlisted: a.allowlisted,
+          declaredCountries: a.declaredCountries,
+        },
+      ]),
     ),
     unknownCountries: await untargetable(ctx, launch.brandId, nodes, accountOf, known),
     metaFacts: await metaFactsFor(ctx, launch.brandId, nodes, accountOf, new Map(accounts.map((a) => [a.accountId, a.platform]))),
+    graphVersion: ctx.platforms.graphVersion,
+    tiktokCurrencies: new Map(accounts.filter((a) => a.platform === 'tiktok').map((a) => [a.accountId, a.currency])),
+    tiktokMinimums: new Map(accounts.filter((a) => a.platform === 'tiktok').map((a) => [a.accountId, ctx.platforms.tiktokMinimums(a.currency)])),
+    brandName: accounts.some((a) => a.platform === 'tiktok') ? await brandNameOf(ctx.db, launch.brandId) : null,
     defaultAccountId,
     creativeIds: new Set(creatives.map((c) => c.id)),
     imageCreativeIds: new Set(creatives.filter((c) => c.type === 'image').map((c) => c.id)),

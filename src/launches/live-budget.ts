@@ -66,11 +66,50 @@ export async function changeLiveBudget(ctx: LiveBudgetContext, l: LaunchRow, inp
       },
     ]);
   }
+  // A live budget keeps the kind it was published with (Meta "About minimum budgets"; TikTok's updates take no budget_mode).
+  const current = budgetOf(node.properties);
+  if (current && current.period !== input.budgetType)
+    throw new ServiceError(
+      'conflict',
+      `Node ${node.id} has a ${current.period} budget on the ad platform, which cannot become a ${input.budgetType} one; send budgetType ${current.period}, or publish a new ${node.nodeType} for a ${input.budgetType} budget.`,
+      { budgetType: current.period },
+    );
+  if (account.platform === 'tiktok') {
+    const tiktok = ctx.platforms.tiktokMinimums(account.currency);
+    const floor = tiktok ? (node.nodeType === 'campaign' ? tiktok.campaign : tiktok.adSet) : null;
+    if (floor !== null && input.budgetType === 'daily' && input.amount < floor)
+      throw validationFailed([
+        {
+          field: 'amount',
+          code: 'too_small',
+          message: `is ${formatMinor(input.amount, account.currency)} a day; TikTok's minimum for ${node.nodeType === 'campaign' ? 'a campaign' : 'an ad group'} is ${formatMinor(floor, account.currency)} (USD ${node.nodeType === 'campaign' ? 50 : 20} at the FX_RATES rate)`,
+        },
+      ]);
+  }
   const metaIssue =
     account.platform === 'meta' && input.budgetType === 'daily'
       ? await metaLiveBudgetIssue(ctx, account, node, childrenOf(nodes).get(node.id) ?? [], input.amount)
       : null;
   if (metaIssue) throw validationFailed([{ field: 'amount', code: 'too_small', message: metaIssue }]);
+  const budget = { period: input.budgetType, amountMinorUnits: input.amount };
+  const adapter = ctx.platforms.adapterFor(account.platform);
+  // Asked before anything is reserved or sent (Meta validate_only): a refusal changes nothing.
+  const refused = adapter.validateBudget ? await adapter.validateBudget(account, { level: node.nodeType, id: node.platformId }, budget) : null;
+  if (refused) {
+    const said = [
+      refused.extra.platformCode !== undefined && `code ${refused.extra.platformCode}`,
+      refused.extra.platformSubcode !== undefined && `subcode ${refused.extra.platformSubcode}`,
+    ]
+      .filter(Boolean)
+      .join(', ');
+    throw validationFailed([
+      {
+        field: 'amount',
+        code: 'platform_refused',
+        message: `the ad platform refused it when asked to validate it: ${refused.message}${said ? ` (${said})` : ''}`,
+      },
+    ]);
+  }
   // Converted before anything is reserved: a currency without a rate answers 503 and changes nothing.
   const part = {
     accountId: account.accountId,
@@ -104,9 +143,8 @@ export async function changeLiveBudget(ctx: LiveBudgetContext, l: LaunchRow, inp
       }),
     { ctx, brandId: l.brandId, operation: 'edit-live-campaign' },
   );
-  const budget = { period: input.budgetType, amountMinorUnits: input.amount };
   try {
-    await ctx.platforms.adapterFor(account.platform).setBudget(account, { level: node.nodeType, id: node.platformId }, budget);
+    await adapter.setBudget(account, { level: node.nodeType, id: node.platformId }, budget);
   } catch (err) {
     await inTransaction(knex, async (trx) => {
       await releaseSpend(trx, { ...commitmentOwner(ctx.principal), countedUsdCents: part.countedUsdCents });

@@ -13,7 +13,7 @@ import { inTransaction } from '../db/connection.js';
 import { ServiceError } from '../errors.js';
 import { accountScope } from '../platforms/live-read.js';
 import type { BrandAdAccount } from '../platforms/registry.js';
-import type { ObjectRef, ObjectSpec, PlatformAdapter } from '../platforms/port.js';
+import type { ObjectRef, PlatformAdapter } from '../platforms/port.js';
 import { cancelJob, scheduleJob } from '../jobs/queue/schedule.js';
 import { failedDependency } from '../pipeline/faults.js';
 import { ceilingOf, commitmentAmount, commitmentOwner, releaseSpend, reserveSpend, reserving, type CeilingView } from './ceiling.js';
@@ -38,8 +38,10 @@ import {
   type NodeRow,
   type PublishAction,
 } from './store.js';
-import { budgetOf, childrenOf, countsOf } from './tree.js';
-import { creativesOnAccount, type AdCreative } from './creative-uploads.js';
+import { childrenOf, countsOf } from './tree.js';
+import { creativesOnAccount } from './creative-uploads.js';
+import { fromTree, specOf } from './platform-specs.js';
+import { askBeforeCreating } from './ask-platform.js';
 import type { CreativeRow } from '../creatives/store.js';
 
 /** What publishing uses of its handler's context: it runs outside a transaction and opens its own. */
@@ -145,63 +147,6 @@ class RecordedObjectsGone extends Error {
 }
 
 const newOwner = () => `pub_${crypto.randomBytes(9).toString('hex')}`;
-
-/**
- * The node's properties as the adapter's settings. An ad speaks as its own page or identity, else its
- * account's (a Meta identity never goes to TikTok, nor the reverse).
- */
-function settingsOf(node: NodeRow, account: BrandAdAccount): Record<string, unknown> {
-  const { name: _n, budget: _b, objective: _o, status: _s, accountId: _a, ...rest } = node.properties;
-  if (node.nodeType !== 'ad') return rest;
-  const own = rest.pageId !== undefined || rest.identityId !== undefined;
-  const speaker =
-    account.platform === 'meta'
-      ? { pageId: rest.pageId ?? account.pageId ?? null, instagramUserId: (own ? rest.instagramUserId : account.instagramUserId) ?? null }
-      : { identityId: rest.identityId ?? account.identityId ?? null, identityType: (own ? rest.identityType : account.identityType) ?? null };
-  // Unset ones are left out, not sent as null.
-  return { ...rest, ...Object.fromEntries(Object.entries(speaker).filter(([, v]) => v !== null && v !== undefined)) };
-}
-
-/**
- * What a node's settings take from the tree around it: a campaign the countries its ad sets target
- * (Meta special_ad_category_country), an ad its ad set's lead form (Meta lead_gen_form_id).
- */
-function fromTree(node: NodeRow, byId: Map<string, NodeRow>, kids: Map<string | null, NodeRow[]>): Record<string, unknown> {
-  if (node.nodeType === 'campaign') {
-    const countries = (kids.get(node.id) ?? []).flatMap((s) => (Array.isArray(s.properties.targeting?.countries) ? s.properties.targeting.countries : []));
-    return countries.length ? { adSetCountries: [...new Set(countries)].sort() } : {};
-  }
-  if (node.nodeType !== 'ad' || !node.parentId) return {};
-  const leadFormId = byId.get(node.parentId)?.properties.promotedObject?.leadFormId;
-  return leadFormId ? { leadFormId } : {};
-}
-
-function specOf(
-  node: NodeRow,
-  parentPlatformId: string | null,
-  account: BrandAdAccount,
-  objective: string | undefined,
-  creatives: Map<number, AdCreative> | null,
-  attempt: number,
-  mayExist: boolean,
-  tree: Record<string, unknown> = {},
-): ObjectSpec {
-  const p = node.properties;
-  const status = node.nodeType === 'campaign' ? 'PAUSED' : node.nodeType === 'ad' ? (p.status ?? 'ACTIVE') : 'ACTIVE';
-  return {
-    level: node.nodeType,
-    marker: node.id,
-    attempt,
-    mayExist,
-    name: p.name ?? node.id,
-    parentId: parentPlatformId,
-    status,
-    objective,
-    budget: node.nodeType === 'ad' ? null : budgetOf(p),
-    settings: { ...settingsOf(node, account), ...tree },
-    ...(node.nodeType === 'ad' ? { creative: typeof p.creativeId === 'number' ? (creatives?.get(p.creativeId) ?? null) : null } : {}),
-  };
-}
 
 /** The stored form of a plan and its caller (launches.publish_plan). */
 function storedPlanOf(principal: Principal, plan: PublishPlan, startedAt: number): StoredPlan {
@@ -381,11 +326,18 @@ async function forward(ctx: PublishContext, plan: PublishPlan, claim: Claim, att
       const toCreate = nodes.filter((n) => !n.platformId);
       // The ads' creatives go to the account first, once per creative and account.
       const creatives = level === 'ad' && toCreate.length ? await creativesOnAccount(ctx, account, toCreate, plan.creatives, plan.creativesDir) : null;
+      const levelSpecs = toCreate.map((n) =>
+        specOf(n, n.parentId ? byId.get(n.parentId)!.platformId : null, account, objectiveOf(n), creatives, attempt, resume, fromTree(n, byId, kids)),
+      );
+      // The platform validates the whole level before any of it is created (Meta validate_only); the campaign
+      // create, the first thing a publish sends, is its own check (and the preview asked about it).
+      if (level !== 'campaign' && toCreate.length && adapter.validateCreates) {
+        await claim.renew(knex);
+        await askBeforeCreating(adapter, account, level, toCreate, levelSpecs);
+      }
       for (let i = 0; i < toCreate.length; i += CHUNK) {
         const chunk = toCreate.slice(i, i + CHUNK);
-        const specs = chunk.map((n) =>
-          specOf(n, n.parentId ? byId.get(n.parentId)!.platformId : null, account, objectiveOf(n), creatives, attempt, resume, fromTree(n, byId, kids)),
-        );
+        const specs = levelSpecs.slice(i, i + CHUNK);
         // Renewed (not just checked) before each platform call: the claim cannot run out while a call is in flight
         // unless that one call outlasts the whole lease, so a runner taking over never overlaps with this one.
         await claim.renew(knex);

@@ -1,5 +1,6 @@
-// What each ad platform accepts: objectives, the optimization goals that go with them, minimum
-// budgets (minor units) and the objectives whose ads need a link.
+// What each ad platform accepts: objectives, the optimization goals that go with them, the service's
+// minimum budgets (minor units; the platforms' own are checked in meta-rules.ts and tiktok-rules.ts)
+// and the objectives whose ads need a link.
 
 import type { PlatformName } from '../platforms/port.js';
 
@@ -18,7 +19,8 @@ export const RULES: Record<PlatformName, PlatformRules> = {
       OUTCOME_ENGAGEMENT: ['POST_ENGAGEMENT', 'THRUPLAY', 'LINK_CLICKS', 'IMPRESSIONS', 'REACH'],
       OUTCOME_LEADS: ['LEAD_GENERATION', 'QUALITY_LEAD', 'OFFSITE_CONVERSIONS', 'LINK_CLICKS'],
       OUTCOME_SALES: ['OFFSITE_CONVERSIONS', 'VALUE', 'LINK_CLICKS', 'LANDING_PAGE_VIEWS'],
-      OUTCOME_APP_PROMOTION: ['APP_INSTALLS', 'APP_EVENTS'],
+      // Meta's goals only (APP_EVENTS is none: codegen enum_types.json adaccountadsets_optimization_goal_enum_param).
+      OUTCOME_APP_PROMOTION: ['APP_INSTALLS', 'OFFSITE_CONVERSIONS', 'VALUE', 'LINK_CLICKS'],
     },
     minCampaignBudget: 100,
     minAdSetBudget: 100,
@@ -33,8 +35,9 @@ export const RULES: Record<PlatformName, PlatformRules> = {
       WEB_CONVERSIONS: ['CONVERT', 'VALUE'],
       APP_PROMOTION: ['INSTALL'],
     },
-    minCampaignBudget: 5000,
-    minAdSetBudget: 2000,
+    // The service's floor; TikTok's own minimums (USD 50 and 20, converted with FX_RATES) are in tiktok-rules.ts.
+    minCampaignBudget: 100,
+    minAdSetBudget: 100,
     linkObjectives: ['TRAFFIC', 'WEB_CONVERSIONS'],
   },
 };

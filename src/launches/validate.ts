@@ -8,6 +8,9 @@ import type { IdentityType, PlatformName } from '../platforms/port.js';
 import { CAMPAIGN_GOALS, DISPLAY_NAME_MAX, TIKTOK_PLACEMENTS } from '../platforms/tiktok/mapping.js';
 import { RULES } from './rules.js';
 import { metaAdSetIssues, metaCampaignIssues, type MetaFacts } from './meta-rules.js';
+import { tiktokMoreIssues } from './tiktok-rules.js';
+import { tiktokLength } from '../platforms/tiktok/rules.js';
+import { DEFAULT_GRAPH_VERSION } from '../platforms/meta/versions.js';
 import type { NodeRow } from './store.js';
 import { budgetOf, childrenOf } from './tree.js';
 
@@ -17,6 +20,10 @@ export interface AccountSpeaker {
   instagramUserId: string | null;
   identityId: string | null;
   identityType: IdentityType | null;
+  /** What the platform granted the account (bootstrap.md): a BC_AUTH_TT identity's Business Center, allowlisted features, declared countries. */
+  identityBcId?: string | null;
+  allowlisted?: string[];
+  declaredCountries?: string[];
 }
 
 export interface ValidationContext {
@@ -24,7 +31,7 @@ export interface ValidationContext {
   accounts: Map<string, PlatformName>;
   /** The page or identity each of the brand's ad accounts speaks as. */
   speakers: Map<string, AccountSpeaker>;
-  /** Per ad account the launch publishes to, the targeted countries its platform cannot target. */
+  /** Per ad set (node id), the targeted countries its platform cannot target for it (TikTok: for its objective and placements). */
   unknownCountries: Map<string, Set<string>>;
   /** The launch's default account (the brand's only one), if any. */
   defaultAccountId: string | null;
@@ -38,6 +45,14 @@ export interface ValidationContext {
   now: number;
   /** Per Meta ad account the launch publishes to, its minimum budgets and DSA names (absent: not known, not checked). */
   metaFacts?: Map<string, MetaFacts>;
+  /** The Graph version the service calls (META_GRAPH_URL): the placements Meta removed by then are refused. */
+  graphVersion?: string;
+  /** Per TikTok ad account, its currency. */
+  tiktokCurrencies?: Map<string, string>;
+  /** Per TikTok ad account, TikTok's minimum budgets in its minor units (FX_RATES); null without a rate for its currency. */
+  tiktokMinimums?: Map<string, { adSet: number; campaign: number } | null>;
+  /** The brand's name (a TikTok landing-page ad's display name when the ad names none). */
+  brandName?: string | null;
 }
 
 export interface ValidationResult {
@@ -96,12 +111,35 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
     }
     const adSets = kids.get(c.id) ?? [];
     if (adSets.length === 0) issue(`${at}.adSets`, 'needs at least one ad set');
-    if (platform === 'tiktok') tiktokIssues(c, adSets, kids, ctx, issue);
-    else if (platform) tiktokFieldsElsewhere(platform, adSets, kids, issue);
+    const speaker = accountId ? ctx.speakers.get(accountId) : undefined;
+    if (platform === 'tiktok') {
+      tiktokIssues(c, adSets, kids, ctx, issue);
+      tiktokMoreIssues(
+        c,
+        adSets,
+        kids,
+        accountId
+          ? {
+              id: accountId,
+              currency: ctx.tiktokCurrencies?.get(accountId) ?? 'USD',
+              minimums: ctx.tiktokMinimums?.get(accountId) ?? null,
+              identityType: speaker?.identityType ?? null,
+              identityBcId: speaker?.identityBcId ?? null,
+              allowlisted: speaker?.allowlisted ?? [],
+              brandName: ctx.brandName ?? null,
+            }
+          : null,
+        ctx.now,
+        issue,
+      );
+    } else if (platform) tiktokFieldsElsewhere(platform, adSets, kids, issue);
     const metaFacts = platform === 'meta' && accountId ? ctx.metaFacts?.get(accountId) : undefined;
     const metaAccount =
-      platform === 'meta' && accountId ? { id: accountId, currency: metaFacts?.currency ?? 'USD', pageId: ctx.speakers.get(accountId)?.pageId ?? null } : null;
-    if (platform === 'meta') metaCampaignIssues(c, adSets, metaAccount, metaFacts, issue);
+      platform === 'meta' && accountId
+        ? { id: accountId, currency: metaFacts?.currency ?? 'USD', pageId: speaker?.pageId ?? null, declaredCountries: speaker?.declaredCountries ?? [] }
+        : null;
+    const graph = { version: ctx.graphVersion ?? DEFAULT_GRAPH_VERSION, now: ctx.now };
+    if (platform === 'meta') metaCampaignIssues(c, adSets, metaAccount, metaFacts, graph, issue);
 
     for (const s of adSets) {
       const sat = `adSets[${s.id}]`;
@@ -119,16 +157,16 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
         issue(`${sat}.${budgetPath(setBudget)}`, `must be at least ${rules.minAdSetBudget} (minor units of the ad account's currency) on ${platform}`);
       }
       const lifetime = (setBudget ?? campaignBudget)?.period === 'lifetime';
-      if (platform === 'meta') metaAdSetIssues(s, c, metaAccount, metaFacts, issue);
+      if (platform === 'meta') metaAdSetIssues(s, c, metaAccount, metaFacts, graph, issue);
       else if (platform && sp.advantageAudience !== undefined) issue(`${sat}.advantageAudience`, `is a Meta setting; ${platform} has no Advantage+ audience`);
 
       const t = sp.targeting ?? {};
       if (!(t.countries?.length || t.cities?.length)) issue(`${sat}.targeting.countries`, 'is required: target at least one country (or city)');
-      const untargetable = (t.countries ?? []).filter((code: string) => accountId && ctx.unknownCountries.get(accountId)?.has(code));
+      const untargetable = (t.countries ?? []).filter((code: string) => ctx.unknownCountries.get(s.id)?.has(code));
       if (untargetable.length)
         issue(
           `${sat}.targeting.countries`,
-          `${untargetable.join(', ')} cannot be targeted on ${platform} (not a country its targeting lists); use ISO 3166-1 alpha-2 codes the platform serves`,
+          `${untargetable.join(', ')} cannot be targeted on ${platform} (not a country its targeting lists${platform === 'tiktok' ? " for this ad set's objective and placements" : ''}); use ISO 3166-1 alpha-2 codes the platform serves`,
         );
       if (typeof t.ageMin === 'number' && typeof t.ageMax === 'number' && t.ageMin > t.ageMax) issue(`${sat}.targeting.ageMin`, 'must not be above ageMax');
 
@@ -175,8 +213,11 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
             const text = ap[key];
             if (typeof text !== 'string') continue;
             if (!text.trim()) issue(`${aat}.${key}`, 'is blank; TikTok ad text is 1 to 100 characters');
-            else if (textLength(text) > COPY_LIMITS.tiktok.primaryTexts)
-              issue(`${aat}.${key}`, `is ${textLength(text)} characters; TikTok ad text is 1 to ${COPY_LIMITS.tiktok.primaryTexts}`);
+            else if (tiktokLength(text) > COPY_LIMITS.tiktok.primaryTexts)
+              issue(
+                `${aat}.${key}`,
+                `is ${tiktokLength(text)} characters as TikTok counts them (Chinese and Japanese characters count two); TikTok ad text is 1 to ${COPY_LIMITS.tiktok.primaryTexts}`,
+              );
             else if (hasEmoji(text)) issue(`${aat}.${key}`, 'contains emoji, which TikTok refuses in ad text');
           }
           if (typeof ap.primaryText !== 'string' && typeof ap.headline !== 'string')

@@ -28,6 +28,8 @@ const CALLS: Record<Call, true> = {
   deleteObjects: true,
   finishPublish: true,
   metaAccountFacts: true,
+  validateCreates: true,
+  validateBudget: true,
 };
 
 /** `adapter` with each call of the port counted and traced; the adapter itself is unchanged. */

@@ -2,7 +2,7 @@
 // simulator (default), Meta's Graph Marketing API and TikTok's Business API.
 
 import type { IdentityType, PlatformName } from './platform-name.js';
-import type { MetaAccountFacts } from './meta/rules.js';
+import type { MetaAccountFacts, MetaFactsWanted } from './meta/rules.js';
 
 export type { IdentityType, PlatformName };
 
@@ -28,6 +28,11 @@ export interface AdAccount {
   /** Meta: who benefits from and who pays for ads targeting the EU (AdSet dsa_beneficiary, dsa_payor); null: Meta's account defaults. */
   dsaBeneficiary?: string | null;
   dsaPayor?: string | null;
+  /** TikTok: the Business Center of a BC_AUTH_TT identity (identity_authorized_bc_id). */
+  identityBcId?: string | null;
+  /** Allowlist-only platform features granted to the account, and countries declared to the platform. */
+  allowlisted?: string[];
+  declaredCountries?: string[];
 }
 
 /** A creative file to put on an ad account, once: the answer is kept per creative and account. */
@@ -215,6 +220,8 @@ export class PlatformError extends Error {
       retryAfterMs?: number;
       field?: string;
       platformCode?: number | string;
+      /** The platform's error subcode (Meta error_subcode). */
+      platformSubcode?: number;
       /** The ad account whose token the platform refused, or that has none. */
       accountId?: string;
       /** The account has no access token: nothing was sent to the platform. */
@@ -285,10 +292,11 @@ export interface PlatformAdapter {
    */
   uploadCreative(account: AdAccount, file: CreativeFile, progress?: AdapterProgress): Promise<UploadedCreative>;
   /**
-   * The ones of `countries` (ISO 3166-1 alpha-2) that the platform cannot target for this account
-   * (TikTok: not listed by its region tool, looked up once per advertiser and kept); empty when all can.
+   * The ones of `countries` (ISO 3166-1 alpha-2) that the platform cannot target for this account, for an
+   * ad set of `scope` (TikTok: not listed by its region tool for the ad set's objective and placements,
+   * looked up once per advertiser, objective and placements, and kept); empty when all can.
    */
-  unknownCountries(account: AdAccount, countries: string[]): Promise<string[]>;
+  unknownCountries(account: AdAccount, countries: string[], scope?: TargetingScope): Promise<string[]>;
   updateObject(account: AdAccount, ref: ObjectRef, changes: { name?: string; settings?: Record<string, unknown> }): Promise<void>;
   setStatus(account: AdAccount, refs: ObjectRef[], status: 'ACTIVE' | 'PAUSED'): Promise<void>;
   /**
@@ -309,9 +317,25 @@ export interface PlatformAdapter {
    */
   finishPublish?(account: AdAccount, objects: Array<{ ref: ObjectRef; status: 'ACTIVE' | 'PAUSED' }>): Promise<void>;
   /**
-   * Meta only: the account's minimum daily budgets (kept an hour) and the DSA beneficiary and payer an
-   * EU ad set would carry, the account's own else Meta's account defaults (read once, when `dsa`
-   * asks for them, and kept).
+   * Meta only: the account's minimum daily budgets (kept an hour; per manual bid when `wanted.bids`
+   * names some), the DSA beneficiary and payer an EU ad set would carry, the account's own else Meta's
+   * account defaults (read once, when `wanted.dsa` asks for them, and kept), and the countries of the
+   * cities `wanted.cities` names.
    */
-  metaAccountFacts?(account: AdAccount, dsa: boolean): Promise<MetaAccountFacts>;
+  metaAccountFacts?(account: AdAccount, wanted: MetaFactsWanted): Promise<MetaAccountFacts>;
+  /**
+   * Where the platform validates a create without doing it (Meta `execution_options=["validate_only"]`):
+   * asks it for each of `specs` (parents already created, in as few round trips as the platform allows)
+   * and answers, in order, null for a create it would take, else its refusal (its message, code and
+   * subcode; `field` the service's property when the platform names one). Nothing is created.
+   */
+  validateCreates?(account: AdAccount, specs: ObjectSpec[]): Promise<Array<PlatformError | null>>;
+  /** Likewise for a budget change of a live object: null when the platform would take it, else its refusal; nothing changes. */
+  validateBudget?(account: AdAccount, ref: ObjectRef, budget: Budget): Promise<PlatformError | null>;
+}
+
+/** The ad set a country lookup is for: its campaign's objective and its placements (TikTok's region tool asks both). */
+export interface TargetingScope {
+  objective?: string;
+  placements?: unknown;
 }

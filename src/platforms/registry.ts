@@ -10,6 +10,15 @@ import { DEPRECATED_VERSION_CODE } from './meta/errors.js';
 import type { PlatformMode } from '../config.js';
 import type { IdentityType } from './platform-name.js';
 import { metered } from './metered.js';
+import { DEFAULT_GRAPH_VERSION } from './meta/versions.js';
+import { MIN_ADGROUP_USD, MIN_CAMPAIGN_USD, usdMinimumIn } from './tiktok/rules.js';
+import { parseFxRates, type FxRates } from '../money/fx-rates.js';
+
+/** What the platforms' rules need of the configuration: the Graph version called (META_GRAPH_URL) and FX_RATES. */
+export interface PlatformRulesConfig {
+  graphVersion: string;
+  fxRates: FxRates;
+}
 
 export interface BrandAdAccount extends AdAccount {
   name: string | null;
@@ -18,7 +27,10 @@ export interface BrandAdAccount extends AdAccount {
 
 export type LiveAdapterFactory = (platform: PlatformName) => PlatformAdapter;
 
-/** Who an ad account's ads speak as (live-platforms.md), and who an EU ad names: any may be changed, null clears it. */
+/**
+ * Who an ad account's ads speak as (live-platforms.md), who an EU ad names, and what the platform
+ * granted the account beyond its defaults (bootstrap.md): any may be changed, null clears it.
+ */
 export interface AdAccountIdentity {
   pageId: string | null;
   instagramUserId: string | null;
@@ -26,6 +38,12 @@ export interface AdAccountIdentity {
   identityType: IdentityType | null;
   dsaBeneficiary: string | null;
   dsaPayor: string | null;
+  /** TikTok: the Business Center of a BC_AUTH_TT identity (identity_authorized_bc_id). */
+  identityBcId: string | null;
+  /** Allowlist-only platform features the account was granted (e.g. PLACEMENT_GLOBAL_APP_BUNDLE). */
+  allowlisted: string[];
+  /** Countries for which the advertiser made the declaration the platform asks for (e.g. SG). */
+  declaredCountries: string[];
 }
 
 /** A brand's ad account as stored (brands/store.ts keeps the table). */
@@ -63,6 +81,7 @@ export class Platforms {
     live: LiveAdapterFactory | undefined,
     private readonly cacheMs: number,
     private readonly accounts: AdAccountReader,
+    private readonly rules: PlatformRulesConfig = { graphVersion: DEFAULT_GRAPH_VERSION, fxRates: parseFxRates(undefined) },
   ) {
     for (const platform of ['meta', 'tiktok'] as const) {
       if (mode === 'sandbox') this.adapters.set(platform, metered(new SandboxPlatform(platform, knex, now)));
@@ -75,6 +94,21 @@ export class Platforms {
     const adapter = this.adapters.get(platform);
     if (!adapter) throw new ServiceError('unavailable', `No ${platform} adapter is configured for PLATFORM_MODE=${this.mode}.`);
     return adapter;
+  }
+
+  /** The Graph version the service calls (META_GRAPH_URL): Meta's placements removed by then are refused at preview. */
+  get graphVersion(): string {
+    return this.rules.graphVersion;
+  }
+
+  /**
+   * TikTok's minimum budgets (USD 20 an ad group, USD 50 a campaign, a day) in minor units of `currency`
+   * at the FX_RATES rate, rounded up; null when FX_RATES has no rate for it.
+   */
+  tiktokMinimums(currency: string): { adSet: number; campaign: number } | null {
+    const adSet = usdMinimumIn(MIN_ADGROUP_USD, currency, this.rules.fxRates);
+    const campaign = usdMinimumIn(MIN_CAMPAIGN_USD, currency, this.rules.fxRates);
+    return adSet === null || campaign === null ? null : { adSet, campaign };
   }
 
   /** Forgets the cached row of the brand's ad account `accountId` (after it changed). */
@@ -111,6 +145,9 @@ export class Platforms {
       identityType: row.identityType,
       dsaBeneficiary: row.dsaBeneficiary,
       dsaPayor: row.dsaPayor,
+      identityBcId: row.identityBcId,
+      allowlisted: row.allowlisted,
+      declaredCountries: row.declaredCountries,
     };
   }
 }

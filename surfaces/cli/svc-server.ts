@@ -169,6 +169,8 @@ async function serve(config: Config, demo: boolean): Promise<void> {
     await db.knex.destroy();
   }
   const service = await Service.open({ config, log, deliveryThread: { env: { ...process.env } } });
+  // The Graph version ending within 60 days (or ended): one line, also on /readyz as a notice.
+  for (const notice of service.notices()) log.warn({ component: notice.component, metaGraphUrl: config.metaGraphUrl }, notice.message);
   if (demo) {
     // The commands' own modules (the demo's, bootstrap's, create-key's) load only with their command.
     const { DEMO_OWNER_EMAIL, seedDemoIfEmpty, seedDemoReview } = await import('../../src/demo.js');

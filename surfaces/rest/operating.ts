@@ -47,8 +47,10 @@ export function operatingRoutes(router: RouteRegistrar<{ requestId: string }>, s
   const wrongTokens = new WrongTokens();
   router.get('/readyz', async (ctx) => {
     const problems = await service.notReady();
+    // A notice (the Graph version ending soon) is said, never a reason to refuse traffic.
+    const notices = service.notices();
     if (!problems.length) {
-      ctx.body = { status: 'ready' };
+      ctx.body = { status: 'ready', ...(notices.length ? { notices } : {}) };
       return;
     }
     ctx.status = 503;
@@ -57,6 +59,7 @@ export function operatingRoutes(router: RouteRegistrar<{ requestId: string }>, s
       new ServiceError('unavailable', `Not ready: ${problems.map((p) => p.message).join(' ')}`, {
         notReady: problems.map((p) => p.component),
         checks: problems,
+        ...(notices.length ? { notices } : {}),
       }),
       ctx.state.requestId,
     );

@@ -31,6 +31,8 @@ export abstract class FaultServer<
 > {
   /** Every HTTP request, in order. */
   readonly requests: Logged[] = [];
+  /** For each of `requests` (same index), ms from its arrival to its answer written (benchmarks read it). */
+  readonly answerMs: number[] = [];
   /** Delay added before every answer. */
   delayMs = 0;
   /** Faults for the next requests, one each, in order. */
@@ -98,6 +100,7 @@ export abstract class FaultServer<
   protected abstract write(res: http.ServerResponse, answer: Answer): void;
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const arrived = performance.now();
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const url = new URL(req.url ?? '/', 'http://fake');
@@ -107,6 +110,7 @@ export abstract class FaultServer<
       res.end('Service Unavailable');
       return;
     }
+    const index = this.requests.length;
     const answer = this.respond({ req, url, method, body: Buffer.concat(chunks) });
 
     if (answer.created && this.dropCreates > 0) {
@@ -116,6 +120,7 @@ export abstract class FaultServer<
     }
     const send = () => {
       if (!res.destroyed) this.write(res, answer);
+      this.answerMs[index] = performance.now() - arrived;
     };
     const delay = this.slow.shift() ?? this.delayMs;
     if (delay > 0) {

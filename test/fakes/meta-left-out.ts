@@ -1,7 +1,10 @@
 // The rules Meta enforces that its generated specification leaves out (live-platforms.md, "What the
-// specifications leave out"), each with the source it comes from. The fake Graph API applies them to
-// every create after the spec check: a refusal here is answered in Graph's error format, code 100
-// with the subcode and user title Meta gives where it gives one.
+// specifications leave out" and "More rules the platforms enforce"), each with the source it comes
+// from. The fake Graph API applies them to every create (and validate_only create) after the spec
+// check: a refusal here is answered in Graph's error format, code 100 with the subcode and user title
+// Meta gives where it gives one. What Meta changes without a word (a placement stripped, an ad enrolled
+// in multi-advertiser ads) the fake changes too and records in `silentChanges`, which tests assert empty.
+// A rule whose only source is a third party's public report says so beside it.
 
 /** A refusal of a left-out rule: the field (blame_field_specs), Graph's message, and Meta's subcode and user title. */
 export interface LeftOutRefusal {
@@ -27,6 +30,25 @@ export const EU_COUNTRIES = [
 ]; // prettier-ignore
 
 /**
+ * Outermost regions of the EU and territories associated with member states, which Meta counts as the
+ * EU for the DSA fields. Source: Meta blog 2023-05-16 ("ads that target the EU, associated territories,
+ * or select global/worldwide"); the list is the contract's (live-platforms.md, "DSA beyond the member states").
+ */
+export const EU_TERRITORIES = ['RE', 'GP', 'MQ', 'GF', 'YT', 'MF', 'PM', 'BL', 'NC', 'PF', 'WF', 'TF', 'AW', 'CW', 'SX', 'BQ', 'GL', 'FO', 'AX'];
+
+/**
+ * Countries Meta does not serve. Source: Meta's sanctioned-countries policy; third-party report:
+ * linuxfoundation lfx-self-serve PR 1644 (enforced here like Meta's own rules).
+ */
+export const SANCTIONED_COUNTRIES = ['IR', 'CU', 'KP', 'SY', 'RU'];
+
+/**
+ * Countries whose ads need a declaration the advertiser makes in Ads Manager before Meta serves them.
+ * Source: third-party report, linuxfoundation lfx-self-serve PR 973 (Singapore, Taiwan, South Korea).
+ */
+export const DECLARATION_COUNTRIES = ['SG', 'TW', 'KR'];
+
+/**
  * Positions per publisher platform, by Meta's names. Source: Targeting spec "Placement"
  * (https://developers.facebook.com/docs/marketing-api/audiences/reference/placement-targeting/).
  */
@@ -36,6 +58,43 @@ export const META_POSITIONS: Record<string, string[]> = {
   audience_network: ['classic', 'rewarded_video'],
   messenger: ['messenger_home', 'sponsored_messages', 'story'],
 };
+
+/**
+ * Positions Meta removed, by the version that removed them. Sources: Marketing API v24.0 (Facebook video
+ * feeds "no longer available in Marketing API v24.0, and attempts to use it will result in errors",
+ * facebook-nodejs-business-sdk 24.0.0 release notes); "Introducing Graph API v26.0 and Marketing API
+ * v26.0" (2026-07-29): Instagram Explore removed in v26.0 ("returns errors if specified", Java SDK
+ * v26.0.0 release notes), Messenger Stories "silently removed from messenger_positions" from v26.0 and
+ * in every version from 2026-10-27. The subcode is the fake's.
+ */
+export const REMOVED_POSITIONS: Array<{ platform: string; position: string; sinceMajor: number; effect: 'error' | 'stripped'; everyVersionFrom?: string }> = [
+  { platform: 'facebook', position: 'video_feeds', sinceMajor: 24, effect: 'error' },
+  { platform: 'instagram', position: 'explore', sinceMajor: 26, effect: 'error' },
+  { platform: 'messenger', position: 'story', sinceMajor: 26, effect: 'stripped', everyVersionFrom: '2026-10-27' },
+];
+
+/**
+ * An ad set's targeting as Meta keeps it: positions Meta strips without a word (REMOVED_POSITIONS,
+ * effect "stripped") taken out. Answers the targeting kept and what was stripped.
+ */
+export function stripRemovedPositions(
+  targeting: Record<string, unknown>,
+  version: number,
+  now: number,
+): { targeting: Record<string, unknown>; stripped: string[] } {
+  const out = { ...targeting };
+  const stripped: string[] = [];
+  for (const r of REMOVED_POSITIONS.filter((x) => x.effect === 'stripped')) {
+    if (version < r.sinceMajor && !(r.everyVersionFrom && now >= Date.parse(`${r.everyVersionFrom}T00:00:00Z`))) continue;
+    const key = `${r.platform}_positions`;
+    const list = out[key];
+    if (Array.isArray(list) && list.includes(r.position)) {
+      out[key] = list.filter((x) => x !== r.position);
+      stripped.push(`${r.platform}:${r.position}`);
+    }
+  }
+  return { targeting: out, stripped };
+}
 
 /**
  * An account's minimum daily budgets (minor units) as the `minimum_budgets` edge answers them. Source:
@@ -50,6 +109,26 @@ export const FAKE_MINIMUM_BUDGETS: Record<string, { imp: number; high_freq: numb
   JPY: { imp: 150, high_freq: 700, low_freq: 3500, video_views: 300 },
   KWD: { imp: 300, high_freq: 1500, low_freq: 7500, video_views: 600 },
 };
+
+/**
+ * With a manual bid, the fake's minimums are at least this many bids a day. Source of the rule's shape:
+ * AdAccount `minimum_budgets` takes `bid_amount` ("the bid_amount if use manual bid"); the multiple is the fake's.
+ */
+export const FAKE_BID_MULTIPLE = 5;
+
+/** The fake's minimums for `currency`, raised for a manual bid (`bidAmount`, minor units) when there is one. */
+export function fakeMinimums(currency: string, bidAmount?: unknown): { imp: number; high_freq: number; low_freq: number; video_views: number } {
+  const base = FAKE_MINIMUM_BUDGETS[currency] ?? FAKE_MINIMUM_BUDGETS.USD;
+  const bid = Number(bidAmount);
+  if (bidAmount === undefined || !Number.isFinite(bid) || bid <= 0) return base;
+  const floor = bid * FAKE_BID_MULTIPLE;
+  return {
+    imp: Math.max(base.imp, floor),
+    high_freq: Math.max(base.high_freq, floor),
+    low_freq: Math.max(base.low_freq, floor),
+    video_views: Math.max(base.video_views, floor),
+  };
+}
 
 /**
  * The minimum an optimization goal's daily budget is held to. Source: "Budget Is Too Low" and the
@@ -99,13 +178,24 @@ export function campaignLeftOut(params: Record<string, unknown>): LeftOutRefusal
   return null;
 }
 
-/** What an ad set's rules need to know of its campaign and account. */
+/** What an ad set's rules need to know of its campaign, its account and the call. */
 export interface AdsetContext {
   objective: string;
   currency: string;
   /** The campaign's daily budget (minor units) when it has one, and the goals of its other ad sets. */
   campaignDailyBudget: number | null;
   siblingGoals: string[];
+  /** The campaign's lifetime budget (minor units) when it has one, and its bid strategy. */
+  campaignLifetimeBudget?: number | null;
+  campaignBidStrategy?: string;
+  /** The major Graph version answering the call (an ended version is answered by the next one). */
+  version?: number;
+  /** The countries the ad account declared in Ads Manager (DECLARATION_COUNTRIES). */
+  declaredCountries?: string[];
+  /** The country of a targeted city key (the fake's location table). */
+  cityCountry?: (key: string) => string | undefined;
+  /** When the call is made (ms), for schedules. */
+  now?: number;
 }
 
 /**
@@ -128,9 +218,12 @@ export function adsetLeftOut(p: Record<string, unknown>, ctx: AdsetContext): Lef
   }
 
   // EU ads name who benefits and who pays (Meta blog "New Marketing API requirements for ads targeting
-  // the EU", 2023; AdSet dsa_beneficiary, dsa_payor; error 100 subcodes 3858079 / 3858081).
-  const countries = Array.isArray(record(targeting.geo_locations).countries) ? (record(targeting.geo_locations).countries as unknown[]).map(String) : [];
-  if (countries.some((c) => EU_COUNTRIES.includes(c))) {
+  // the EU", 2023; AdSet dsa_beneficiary, dsa_payor; error 100 subcodes 3858079 / 3858081), also for the
+  // outermost regions and associated territories and for cities inside any of them (Meta blog 2023-05-16).
+  const geo = record(targeting.geo_locations);
+  const countries = Array.isArray(geo.countries) ? (geo.countries as unknown[]).map(String) : [];
+  const cityCountries = (Array.isArray(geo.cities) ? (geo.cities as unknown[]) : []).map((c) => ctx.cityCountry?.(String(record(c).key)) ?? '');
+  if ([...countries, ...cityCountries].some((c) => EU_COUNTRIES.includes(c) || EU_TERRITORIES.includes(c))) {
     if (typeof p.dsa_beneficiary !== 'string' || !p.dsa_beneficiary.trim())
       return {
         field: 'dsa_beneficiary',
@@ -171,6 +264,12 @@ export function adsetLeftOut(p: Record<string, unknown>, ctx: AdsetContext): Lef
       return { field, message: `(#100) ${field} needs ${platform} in targeting.publisher_platforms` };
     const bad = Array.isArray(list) ? list.map(String).find((x) => !positions.includes(x)) : String(list);
     if (bad !== undefined) return { field, message: `(#100) ${bad} is not a position of ${platform}; use one of ${positions.join(', ')}` };
+    // Positions Meta removed by version (REMOVED_POSITIONS): refused from their version on.
+    const removed = (list as unknown[])
+      .map(String)
+      .find((x) => REMOVED_POSITIONS.some((r) => r.effect === 'error' && r.platform === platform && r.position === x && (ctx.version ?? 0) >= r.sinceMajor));
+    if (removed !== undefined)
+      return { field, message: `(#100) The ${platform} position ${removed} is no longer available in this version of the Marketing API` };
   }
 
   // Lead ads: an instant-form ad set of an OUTCOME_LEADS campaign (LEAD_GENERATION, QUALITY_LEAD) is
@@ -183,9 +282,12 @@ export function adsetLeftOut(p: Record<string, unknown>, ctx: AdsetContext): Lef
       return { field: 'promoted_object.page_id', message: '(#100) A lead ad set needs promoted_object.page_id: the page that owns its forms' };
   }
 
+  const more = adsetMoreRules(p, ctx);
+  if (more) return more;
+
   // Minimum budgets: a daily budget below the account's minimum for the goal, or a campaign budget
   // below the sum over its ad sets (AdAccount minimum_budgets; "Budget Is Too Low").
-  const minimums = FAKE_MINIMUM_BUDGETS[ctx.currency] ?? FAKE_MINIMUM_BUDGETS.USD;
+  const minimums = fakeMinimums(ctx.currency, p.bid_amount);
   const min = minimums[minimumKind(goal)];
   if (p.daily_budget !== undefined && Number(p.daily_budget) < min)
     return {
@@ -211,8 +313,8 @@ export function adsetLeftOut(p: Record<string, unknown>, ctx: AdsetContext): Lef
  * A daily budget change (POST on the campaign or ad set) below the account's minimum: an ad set's for
  * its goal, a campaign's for the sum over its ad sets (minimum_budgets; "Budget Is Too Low").
  */
-export function budgetUpdateLeftOut(dailyBudget: number, goals: string[], currency: string): LeftOutRefusal | null {
-  const minimums = FAKE_MINIMUM_BUDGETS[currency] ?? FAKE_MINIMUM_BUDGETS.USD;
+export function budgetUpdateLeftOut(dailyBudget: number, goals: string[], currency: string, bidAmount?: unknown): LeftOutRefusal | null {
+  const minimums = fakeMinimums(currency, bidAmount);
   const min = goals.reduce((s, g) => s + minimums[minimumKind(g)], 0);
   if (dailyBudget >= min) return null;
   return {
@@ -240,4 +342,142 @@ export function adLeftOut(adset: Record<string, unknown>, creative: Record<strin
     subcode: 3390001,
     title: 'Missing Lead Form',
   };
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The days an ad set's schedule runs (end_time less start_time, else less `now`), rounded up; null without an end. */
+export function scheduledDays(p: Record<string, unknown>, now: number): number | null {
+  const time = (v: unknown) => (v === undefined || v === null ? NaN : /^\d+$/.test(String(v)) ? Number(v) * 1000 : Date.parse(String(v)));
+  const end = time(p.end_time);
+  if (Number.isNaN(end)) return null;
+  const start = time(p.start_time);
+  return Math.max(1, Math.ceil((end - (Number.isNaN(start) ? now : start)) / DAY_MS));
+}
+
+/** Goals whose ad sets are promoted by an app (AdSet promoted_object application_id, object_store_url). */
+const APP_GOALS = ['APP_INSTALLS', 'APP_INSTALLS_AND_OFFSITE_CONVERSIONS'];
+/** Goals that count a pixel's conversion event (promoted_object pixel_id, custom_event_type). */
+const CONVERSION_GOALS = ['OFFSITE_CONVERSIONS', 'VALUE'];
+
+/**
+ * The ad set rules of live-platforms.md, "More rules the platforms enforce", each with its source.
+ */
+export function adsetMoreRules(p: Record<string, unknown>, ctx: AdsetContext): LeftOutRefusal | null {
+  const targeting = record(p.targeting);
+  const geo = record(targeting.geo_locations);
+  const countries = Array.isArray(geo.countries) ? (geo.countries as unknown[]).map(String) : [];
+  const goal = String(p.optimization_goal ?? '');
+  const promoted = record(p.promoted_object);
+
+  // Countries Meta will not serve (SANCTIONED_COUNTRIES), and those that need the advertiser's declaration
+  // first (DECLARATION_COUNTRIES); both sources are third-party reports, enforced like Meta's own.
+  const sanctioned = countries.find((c) => SANCTIONED_COUNTRIES.includes(c));
+  if (sanctioned)
+    return { field: 'targeting.geo_locations.countries', message: `(#100) Ads cannot be delivered to ${sanctioned}: Meta does not serve ads there` };
+  const undeclared = countries.find((c) => DECLARATION_COUNTRIES.includes(c) && !(ctx.declaredCountries ?? []).includes(c));
+  if (undeclared)
+    return {
+      field: 'targeting.geo_locations.countries',
+      message: `(#100) Ads targeting ${undeclared} need the advertiser's declaration for ${undeclared}, made in Ads Manager, before they can be delivered`,
+    };
+
+  // Ages (Basic targeting, https://developers.facebook.com/docs/marketing-api/audiences/reference/basic-targeting/:
+  // age_max "must be 65 or lower", age_min at least 13).
+  if (targeting.age_max !== undefined && Number(targeting.age_max) > 65)
+    return { field: 'targeting.age_max', message: '(#100) targeting.age_max must be 65 or lower' };
+  if (targeting.age_min !== undefined && Number(targeting.age_min) < 13)
+    return { field: 'targeting.age_min', message: '(#100) targeting.age_min must be 13 or higher' };
+
+  // What each goal needs (AdSet promoted_object; subcode 1815430 "Please select a promoted object"; a
+  // conversion goal's event missing is subcode 1885154, third-party report pipeboard meta-ads-mcp issue 140).
+  if (APP_GOALS.includes(goal) || ctx.objective === 'OUTCOME_APP_PROMOTION') {
+    if (!promoted.application_id || !promoted.object_store_url)
+      return {
+        field: 'promoted_object',
+        message: `(#100) An ad set optimizing for ${goal} must name its app: promoted_object.application_id and promoted_object.object_store_url`,
+        subcode: 1815430,
+        title: 'Please select a promoted object',
+      };
+  } else if (CONVERSION_GOALS.includes(goal)) {
+    if (!promoted.pixel_id)
+      return {
+        field: 'promoted_object.pixel_id',
+        message: `(#100) An ad set optimizing for ${goal} must name its pixel: promoted_object.pixel_id`,
+        subcode: 1815430,
+        title: 'Please select a promoted object',
+      };
+    if (!promoted.custom_event_type)
+      return {
+        field: 'promoted_object.custom_event_type',
+        message: `(#100) An ad set optimizing for ${goal} must name the conversion event: promoted_object.custom_event_type`,
+        subcode: 1885154,
+      };
+  }
+  // Post engagement runs on a page's post (destination_type ON_POST, promoted_object.page_id); IMPRESSIONS is
+  // not accepted with ON_POST (Marketing API v20.0 changelog, "Engagement ad sets").
+  if (goal === 'POST_ENGAGEMENT') {
+    if (p.destination_type !== 'ON_POST')
+      return { field: 'destination_type', message: '(#100) An ad set optimizing for POST_ENGAGEMENT needs destination_type ON_POST' };
+    if (!promoted.page_id)
+      return { field: 'promoted_object.page_id', message: '(#100) An ad set optimizing for POST_ENGAGEMENT needs promoted_object.page_id', subcode: 1815430 };
+  }
+  if (goal === 'IMPRESSIONS' && p.destination_type === 'ON_POST')
+    return { field: 'optimization_goal', message: '(#100) optimization_goal IMPRESSIONS is not available with destination_type ON_POST' };
+
+  // Bids (AdSet bid_strategy, bid_amount; third-party report mureo issue 452): a bid cap or cost cap,
+  // the ad set's own or its campaign's, needs the ad set's bid_amount.
+  const strategy = String(p.bid_strategy ?? ctx.campaignBidStrategy ?? '');
+  if ((strategy === 'LOWEST_COST_WITH_BID_CAP' || strategy === 'COST_CAP') && p.bid_amount === undefined)
+    return { field: 'bid_amount', message: `(#100) bid_amount is required with bid strategy ${strategy}` };
+
+  // Lifetime budgets (AdSet end_time: "Required when lifetime_budget is specified"; "About minimum budgets":
+  // a lifetime budget's minimum is the daily minimum times the scheduled days).
+  const now = ctx.now ?? Date.now();
+  const lifetime = p.lifetime_budget !== undefined ? Number(p.lifetime_budget) : null;
+  if ((lifetime !== null || ctx.campaignLifetimeBudget) && scheduledDays(p, now) === null)
+    return { field: 'end_time', message: '(#100) end_time is required when the budget is a lifetime budget' };
+  const minimums = fakeMinimums(ctx.currency, p.bid_amount);
+  const days = scheduledDays(p, now) ?? 1;
+  if (lifetime !== null && lifetime < minimums[minimumKind(goal)] * days)
+    return {
+      field: 'lifetime_budget',
+      message: `(#100) The lifetime budget must be at least ${money(minimums[minimumKind(goal)] * days, ctx.currency)} for ${days} days of optimization goal ${goal}`,
+      subcode: 1885272,
+      title: 'Budget Is Too Low',
+    };
+  if (ctx.campaignLifetimeBudget && ctx.campaignLifetimeBudget < [...ctx.siblingGoals, goal].reduce((sum, g) => sum + minimums[minimumKind(g)], 0) * days)
+    return {
+      field: 'lifetime_budget',
+      message: `(#100) The campaign's lifetime budget must be at least the daily minimums of its ad sets times ${days} days`,
+      subcode: 1885272,
+      title: 'Budget Is Too Low',
+    };
+  return null;
+}
+
+/**
+ * A creative as Meta keeps it when it leaves out its enrolments: without contextual_multi_ads.enroll_status
+ * an ad created since 2024-08-19 is opted in to multi-advertiser ads (Meta "Multi-advertiser ads"), and
+ * without degrees_of_freedom_spec Meta applies its default Advantage+ creative enhancements. Answers
+ * what Meta would change without a word (empty when the creative says both).
+ */
+export function creativeDefaults(creative: Record<string, unknown>): string[] {
+  if (creative.creative_id !== undefined) return [];
+  const changed: string[] = [];
+  if (!record(creative.contextual_multi_ads).enroll_status) changed.push('contextual_multi_ads.enroll_status set to OPT_IN (multi-advertiser ads)');
+  if (creative.degrees_of_freedom_spec === undefined) changed.push("degrees_of_freedom_spec left to Meta's default Advantage+ creative enhancements");
+  return changed;
+}
+
+/**
+ * A daily-to-lifetime (or lifetime-to-daily) switch on a budget update: Meta keeps a budget's kind as
+ * created ("About minimum budgets"; AdSet and Campaign daily_budget / lifetime_budget).
+ */
+export function budgetKindSwitch(current: { daily: boolean; lifetime: boolean }, params: Record<string, unknown>): LeftOutRefusal | null {
+  if (current.daily && params.lifetime_budget !== undefined)
+    return { field: 'lifetime_budget', message: '(#100) A daily budget cannot be changed into a lifetime budget' };
+  if (current.lifetime && params.daily_budget !== undefined)
+    return { field: 'daily_budget', message: '(#100) A lifetime budget cannot be changed into a daily budget' };
+  return null;
 }

@@ -1,21 +1,75 @@
 // A fake Graph Marketing API on loopback, as strict as Meta's published specification: every request
 // is checked against test/fakes/meta-spec/graph-spec.json (generated from facebook-business-sdk-codegen
-// api_specs: parameter names, types, required ones, enums) and against the rules the reference pages
-// give (cited beside each), then against the rules the specification leaves out (meta-left-out.ts:
-// Advantage+ flag, DSA fields, audiences, placements, lead forms, special-category countries, minimum
-// budgets), before anything is answered, in Graph's error format. It holds ad accounts,
-// campaigns, ad sets, ads, creatives, ad labels, images and videos in memory, serves the batch
-// endpoint, insights, option lists and lead forms, and has fault switches for throttling (with the
-// usage headers), error codes, 5xx answers, slow answers and a create whose answer is dropped.
+// api_specs: parameter names, types, required ones, enums; at v26.0 the ad set enums of the generated
+// Java SDK, java-sdk.json) and against the rules the reference pages give (cited beside each), then
+// against the rules the specification leaves out (meta-left-out.ts: Advantage+ flag, DSA fields,
+// audiences, placements by version, lead forms, special-category countries, goals, bids, countries,
+// minimum budgets), before anything is answered, in Graph's error format. It serves the versions of
+// its own table (a call to an ended version is answered by the next one, an older one refused with
+// 2635), answers `execution_options=["validate_only"]` as Meta does (validate, create nothing), and
+// takes from a test a rule no document describes (`refuseWhen`). It holds ad accounts, campaigns, ad
+// sets, ads, creatives, ad labels, images and videos in memory, serves the batch endpoint, insights,
+// option lists and lead forms, and has fault switches for throttling (with the usage headers), error
+// codes, 5xx answers, slow answers, a create whose answer is dropped and reads refused for permission.
 
 import crypto from 'node:crypto';
 import type http from 'node:http';
 import { FaultServer, decimal, digitsOf, parseJson, type ReceivedRequest } from './fault-server.js';
-import { GRAPH_SPEC, checkParams, checkValue, fromForm, type Refusal } from './meta-spec/validate.js';
-import { FAKE_MINIMUM_BUDGETS, adLeftOut, adsetLeftOut, budgetUpdateLeftOut, campaignLeftOut, type LeftOutRefusal } from './meta-left-out.js';
+import { GRAPH_SPEC, JAVA_SDK, checkParams, checkValue, fromForm, type Refusal } from './meta-spec/validate.js';
+import {
+  adLeftOut,
+  adsetLeftOut,
+  budgetKindSwitch,
+  budgetUpdateLeftOut,
+  campaignLeftOut,
+  creativeDefaults,
+  fakeMinimums,
+  stripRemovedPositions,
+  type LeftOutRefusal,
+} from './meta-left-out.js';
 
-/** The Graph version the vendored specification describes (api_specs/specs/version.txt). */
-export const GRAPH_VERSION = GRAPH_SPEC.graphVersion;
+/** The Graph version the codegen specification describes (api_specs/specs/version.txt). */
+export const SPEC_VERSION = GRAPH_SPEC.graphVersion;
+
+/**
+ * The Graph version `url` serves: the newest one a vendored generated source describes (the Java SDK's
+ * APIConfig.DEFAULT_API_VERSION, java-sdk.json, past the codegen specs' version).
+ */
+export const GRAPH_VERSION = Number(JAVA_SDK.apiVersion.slice(1)) > Number(SPEC_VERSION.slice(1)) ? JAVA_SDK.apiVersion : SPEC_VERSION;
+
+/**
+ * The versions the fake serves, with their end dates (null: TBD). Source: Marketing API version history
+ * (https://developers.facebook.com/documentation/ads-commerce/marketing-api/marketing-api-changelog/versions).
+ * A call to an ended version is answered by the next one ("Once a version is unavailable, any calls made
+ * to that version number will default to the next available version", Graph API "Versioning"); one older
+ * than the table is refused with 2635.
+ */
+export const FAKE_VERSIONS: Array<{ major: number; ends: string | null }> = [
+  { major: 24, ends: '2026-11-10' },
+  { major: 25, ends: '2027-02-23' },
+  { major: 26, ends: null },
+  { major: 27, ends: null },
+];
+
+/** A request's own description, as a `refuseWhen` rule sees it. */
+export interface GraphCall {
+  method: string;
+  /** Path below the version, e.g. /act_1001/campaigns or /1202.... */
+  path: string;
+  /** The level created or updated (campaign, adset, ad, creative), when the call is one. */
+  level?: MetaLevel;
+  /** Parameters as sent, JSON values parsed. */
+  params: Record<string, unknown>;
+  validateOnly: boolean;
+}
+
+/** How a `refuseWhen` rule refuses: Graph's message, code (default 100) and subcode. */
+export interface UnwrittenRefusal {
+  message: string;
+  code?: number;
+  subcode?: number;
+  title?: string;
+}
 
 export type MetaLevel = 'campaign' | 'adset' | 'ad' | 'creative';
 
@@ -85,6 +139,7 @@ const INTERESTS = [
   path: ['Interests', name],
 }));
 
+/** Locations the targeting search answers; a city's country decides whether an ad set targeting it needs the DSA fields. */
 const LOCATIONS = [
   { key: 'US', name: 'United States', type: 'country', country_code: 'US' },
   { key: 'GB', name: 'United Kingdom', type: 'country', country_code: 'GB' },
@@ -92,6 +147,8 @@ const LOCATIONS = [
   { key: 'FR', name: 'France', type: 'country', country_code: 'FR' },
   { key: '2418779', name: 'New York', type: 'city', country_code: 'US' },
   { key: '2490299', name: 'London', type: 'city', country_code: 'GB' },
+  { key: '2418956', name: 'Berlin', type: 'city', country_code: 'DE' },
+  { key: '1035987', name: 'Saint-Denis', type: 'city', country_code: 'RE' },
 ];
 
 function graphTime(ms: number): string {
@@ -203,8 +260,8 @@ function leftOut(r: LeftOutRefusal): Answer {
 }
 
 /** The spec check of one endpoint as an Answer (null when the request fits). */
-function specCheck(endpoint: string, params: Record<string, unknown>, common: Record<string, string> = {}): Answer | null {
-  const checked = checkParams(endpoint, params, common);
+function specCheck(endpoint: string, params: Record<string, unknown>, common: Record<string, string> = {}, major?: number): Answer | null {
+  const checked = checkParams(endpoint, params, common, major);
   if ('refusal' in checked) return refusal(checked.refusal);
   const limit = params.limit === undefined ? null : Number(params.limit);
   if (limit !== null && limit > MAX_PAGE_SIZE) return refusal({ field: 'limit', message: `(#100) Param limit must be at most ${MAX_PAGE_SIZE}` });
@@ -307,9 +364,22 @@ function splitByBreakdowns(stats: Required<DayStats>, breakdowns: string[]): Arr
 }
 
 /** The fake Graph API; `requests` holds every HTTP request, in order (a batch counts once, with its size). */
-export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: string; path: string; batch?: number }> {
+export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: string; path: string; batch?: number; validateOnly?: boolean }> {
   readonly objects = new Map<string, MetaObject>();
-  private readonly accounts = new Map<string, { token: string; currency: string; dsa?: { beneficiary?: string; payor?: string } }>();
+  private readonly accounts = new Map<
+    string,
+    { token: string; currency: string; dsa?: { beneficiary?: string; payor?: string }; declaredCountries: string[] }
+  >();
+  /** Rules no document describes, set by a test (`refuseWhen`). */
+  private readonly unwritten: Array<(call: GraphCall) => UnwrittenRefusal | null> = [];
+  /** Objects whose reads answer 100/33 as if the token had lost permission on them (`losePermissionOn`). */
+  private readonly permissionLost = new Set<string>();
+  /** What the fake changed without a word, as Meta would (a position stripped, a creative enrolled): tests assert it stays empty. */
+  readonly silentChanges: string[] = [];
+  /** The major version answering the request being handled. */
+  private answering = 0;
+  /** "Today" for the version table and schedules (default: the clock). */
+  now: () => number = Date.now;
   private readonly assets = new Map<string, Array<Record<string, unknown>>>();
   private readonly leadForms = new Map<string, Array<{ id: string; name: string }>>();
   private readonly stats = new Map<string, Map<string, DayStats>>();
@@ -339,10 +409,32 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
   // ---- state seeding -------------------------------------------------------------------------
 
   /** Registers an ad account (act_…) and returns its access token. */
-  addAccount(accountId: string, options: { token?: string; currency?: string } = {}): string {
+  addAccount(accountId: string, options: { token?: string; currency?: string; declaredCountries?: string[] } = {}): string {
     const token = options.token ?? `EAAB${crypto.randomBytes(12).toString('hex')}`;
-    this.accounts.set(accountId, { token, currency: options.currency ?? 'USD' });
+    this.accounts.set(accountId, { token, currency: options.currency ?? 'USD', declaredCountries: options.declaredCountries ?? [] });
     return token;
+  }
+
+  /**
+   * A rule no document describes: a write (create or update, validate_only included) for which `rule`
+   * answers a refusal is refused with it, in Graph's error format (code 100 unless it says).
+   */
+  refuseWhen(rule: (call: GraphCall) => UnwrittenRefusal | null): void {
+    this.unwritten.push(rule);
+  }
+
+  /** Forgets the rules set by `refuseWhen`. */
+  clearUnwritten(): void {
+    this.unwritten.length = 0;
+  }
+
+  /**
+   * Reads of object `id` answer error 100 subcode 33 although it exists: "may occur if your access token
+   * is not added as a system user with appropriate permissions" (Graph error reference). `false` ends it.
+   */
+  losePermissionOn(id: string, lost = true): void {
+    if (lost) this.permissionLost.add(id);
+    else this.permissionLost.delete(id);
   }
 
   /** The Meta account's own DSA defaults (AdAccount default_dsa_beneficiary, default_dsa_payor). */
@@ -459,10 +551,27 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
     } else if (method === 'POST') {
       Object.assign(params, Object.fromEntries(new URLSearchParams(body.toString('utf8'))));
     }
-    const prefix = `/${GRAPH_VERSION}`;
-    const path = url.pathname === prefix || url.pathname.startsWith(`${prefix}/`) ? url.pathname.slice(prefix.length) || '/' : null;
+    // The version the call names, and the one answering it (an ended version: the next one).
+    const named = /^\/v(\d+)\.0(?=\/|$)/.exec(url.pathname);
+    const served = named ? FAKE_VERSIONS.findIndex((v) => v.major === Number(named[1])) : -1;
+    let answering = served;
+    while (
+      answering >= 0 &&
+      answering + 1 < FAKE_VERSIONS.length &&
+      FAKE_VERSIONS[answering].ends &&
+      Date.parse(`${FAKE_VERSIONS[answering].ends}T00:00:00Z`) <= this.now()
+    )
+      answering++;
+    this.answering = answering >= 0 ? FAKE_VERSIONS[answering].major : 0;
+    const prefix = named ? named[0] : null;
+    const path = prefix && served >= 0 ? url.pathname.slice(prefix.length) || '/' : null;
     const batch = path === '/' && method === 'POST' && typeof params.batch === 'string' ? (parseJson(params.batch) as unknown[]) : null;
-    this.requests.push({ method, path: url.pathname, ...(Array.isArray(batch) ? { batch: batch.length } : {}) });
+    // A batch whose every item only asks for validation (execution_options validate_only) creates nothing.
+    const validateOnly =
+      Array.isArray(batch) &&
+      batch.length > 0 &&
+      batch.every((item) => /execution_options=[^&]*validate_only/.test(decodeURIComponent(String((item as { body?: unknown })?.body ?? ''))));
+    this.requests.push({ method, path: url.pathname, ...(Array.isArray(batch) ? { batch: batch.length } : {}), ...(validateOnly ? { validateOnly } : {}) });
 
     let answer: Answer;
     const fault = this.faults.shift();
@@ -478,7 +587,7 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
       });
     } else if (fault?.kind === 'server') {
       answer = { status: fault.status, body: '<html><body>Service Unavailable</body></html>' };
-    } else if (path === null && version && Number(version[1]) < Number(GRAPH_VERSION.slice(1).split('.')[0])) {
+    } else if (path === null && version && Number(version[1]) < FAKE_VERSIONS[0].major) {
       // A version past its 90 days: "Once a version is unavailable, any calls made to that version number
       // will fail" (https://developers.facebook.com/docs/marketing-api/versions); code 2635 is Graph's
       // "deprecated version" error (https://developers.facebook.com/docs/marketing-api/error-reference).
@@ -597,7 +706,7 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
     }
     if (parts.length === 1 && parts[0] === 'search') {
       // Targeting search (https://developers.facebook.com/docs/marketing-api/audiences/reference/targeting-search): not in api_specs.
-      const bad = unknownParam(params, ['type', 'q', 'class', 'location_types', 'limit', 'after', 'locale', 'country_code', 'fields']);
+      const bad = unknownParam(params, ['type', 'q', 'class', 'location_types', 'limit', 'after', 'locale', 'country_code', 'fields', 'cities']);
       return bad ? refusal(bad) : this.search(params);
     }
     if (parts.length === 2 && parts[0].startsWith('act_')) {
@@ -621,8 +730,9 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
         return specCheck('GET video', params, READ_COMMON) ?? this.videoStatus(video, params);
       const object = this.objects.get(parts[0]);
       if (!object || this.accounts.get(object.accountId)?.token !== token) return notFound(method, parts[0]);
+      if (method === 'GET' && this.permissionLost.has(object.id)) return notFound(method, parts[0]);
       if (method === 'GET') return specCheck(`GET ${object.level}`, params, READ_COMMON) ?? { status: 200, body: this.render(object, params.fields) };
-      if (method === 'POST') return specCheck(`POST ${object.level}`, params) ?? this.update(object, params);
+      if (method === 'POST') return specCheck(`POST ${object.level}`, params, {}, this.answering) ?? this.update(object, params);
       if (method === 'DELETE') {
         const bad = specCheck(`DELETE ${object.level}`, params);
         if (bad) return bad;
@@ -654,9 +764,9 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
    * The account's minimum daily budgets, one row in its currency (AdAccount `minimum_budgets` edge,
    * MinimumBudget fields min_daily_budget_imp, _high_freq, _low_freq, _video_views, minor units).
    */
-  private minimumBudgets(accountId: string): Answer {
+  private minimumBudgets(accountId: string, bidAmount?: unknown): Answer {
     const currency = this.accounts.get(accountId)!.currency;
-    const m = FAKE_MINIMUM_BUDGETS[currency] ?? FAKE_MINIMUM_BUDGETS.USD;
+    const m = fakeMinimums(currency, bidAmount);
     return {
       status: 200,
       body: {
@@ -675,9 +785,9 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
 
   private accountEdge(method: string, accountId: string, edge: string, params: Record<string, unknown>): Answer {
     if (method === 'GET' && edge === 'minimum_budgets') {
-      // Not in api_specs: only paging and fields (READ_COMMON) are taken.
-      const bad = unknownParam(params, Object.keys(READ_COMMON));
-      return bad ? refusal(bad) : this.minimumBudgets(accountId);
+      // Not in api_specs: paging and fields (READ_COMMON), and bid_amount ("the bid_amount if use manual bid").
+      const bad = unknownParam(params, [...Object.keys(READ_COMMON), 'bid_amount']) ?? checkValue('int', params.bid_amount ?? '0', 'bid_amount');
+      return bad ? refusal(bad) : this.minimumBudgets(accountId, params.bid_amount);
     }
     if (method === 'GET' && edge === 'insights') return specCheck('GET act/insights', params, READ_COMMON) ?? this.insights(accountId, params);
     if (method === 'GET' && (ASSET_EDGES as readonly string[]).includes(edge)) {
@@ -707,7 +817,7 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
       // (https://developers.facebook.com/docs/marketing-api/reference/adgroup/#Creating).
       const creative = level === 'ad' ? parseJson(params.creative) : undefined;
       const byId = creative && typeof creative === 'object' && 'creative_id' in (creative as object);
-      return specCheck(`POST act/${edge}`, byId ? { ...params, creative: '{}' } : params) ?? this.create(accountId, level, params);
+      return specCheck(`POST act/${edge}`, byId ? { ...params, creative: '{}' } : params, {}, this.answering) ?? this.create(accountId, level, params);
     }
     return graphError(400, 100, `(#100) Unsupported ${method} on /${edge}`);
   }
@@ -816,7 +926,7 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
    * The label ids of an `adlabels` list, creating labels named for the first time. Each entry names a
    * label by `id` or by `name` (https://developers.facebook.com/docs/marketing-api/reference/ad-label/).
    */
-  private labelIds(accountId: string, value: unknown): string[] | Answer {
+  private labelIds(accountId: string, value: unknown, dryRun = false): string[] | Answer {
     if (value === undefined) return [];
     const entries = parseJson(value) as Array<Record<string, unknown>>;
     const labels = this.labels.get(accountId) ?? new Map<string, { id: string; name: string }>();
@@ -829,6 +939,8 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
         ids.push(String(entry.id));
       } else if (typeof entry.name === 'string' && entry.name) {
         const found = [...labels.values()].find((l) => l.name === entry.name);
+        // A validate_only write creates nothing, labels included.
+        if (!found && dryRun) continue;
         ids.push(found ? found.id : (this.createLabel(accountId, entry.name).body as { id: string }).id);
       } else {
         return refusal({ field: `adlabels.${i}`, message: `(#100) Param adlabels[${i}] must name a label by id or name` });
@@ -983,10 +1095,31 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
     return o.dailyBudget !== undefined || o.lifetimeBudget !== undefined;
   }
 
+  /** Whether a write asks Meta to validate only (`execution_options` holding "validate_only"). */
+  private validateOnly(params: Record<string, unknown>): boolean {
+    const options = parseJson(params.execution_options);
+    return Array.isArray(options) && options.includes('validate_only');
+  }
+
+  /** The first refusal a test's unwritten rule (`refuseWhen`) gives a write, in Graph's error format. */
+  private unwrittenRefusal(call: GraphCall): Answer | null {
+    for (const rule of this.unwritten) {
+      const r = rule(call);
+      if (r)
+        return graphError(400, r.code ?? 100, r.message, {
+          ...(r.subcode !== undefined ? { error_subcode: r.subcode } : {}),
+          ...(r.title ? { error_user_title: r.title, error_user_msg: r.message } : {}),
+        });
+    }
+    return null;
+  }
+
   private create(accountId: string, level: MetaLevel, params: Record<string, unknown>): Answer {
     const name = typeof params.name === 'string' ? fromForm('string', params.name) : '';
     if (!name) return refusal({ field: 'name', message: '(#100) The parameter name is required' });
     const budgeted = params.daily_budget !== undefined || params.lifetime_budget !== undefined;
+    const validateOnly = this.validateOnly(params);
+    const parsed = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, parseJson(v)]));
     let parentId: string | null = null;
     if (level === 'campaign') {
       // Required on create (https://developers.facebook.com/docs/marketing-api/reference/ad-campaign-group/#Creating).
@@ -1002,7 +1135,7 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
       if (budgeted && params.daily_budget !== undefined && params.lifetime_budget !== undefined) {
         return refusal({ field: 'lifetime_budget', message: '(#100) Set daily_budget or lifetime_budget, not both' });
       }
-      const bad = campaignLeftOut(Object.fromEntries(Object.entries(params).map(([k, v]) => [k, parseJson(v)])));
+      const bad = campaignLeftOut(parsed);
       if (bad) return leftOut(bad);
     } else if (level === 'adset' || level === 'ad') {
       const field = level === 'adset' ? 'campaign_id' : 'adset_id';
@@ -1031,13 +1164,26 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
         if (lead) return leftOut(lead);
       }
     } else {
-      const bad = this.creativeRules(accountId, Object.fromEntries(Object.entries(params).map(([k, v]) => [k, parseJson(v)])), '');
+      const bad = this.creativeRules(accountId, parsed, '');
       if (bad) return bad;
     }
-    const labels = this.labelIds(accountId, params.adlabels);
+    const unwritten = this.unwrittenRefusal({ method: 'POST', path: `/${accountId}/${level}s`, level, params: parsed, validateOnly });
+    if (unwritten) return unwritten;
+    const labels = this.labelIds(accountId, params.adlabels, validateOnly);
     if (!Array.isArray(labels)) return labels;
+    // execution_options validate_only: "the API validates the request and does not create the object",
+    // answering {"success": true} (Campaign, AdSet, Ad and AdCreative references, execution_options).
+    if (validateOnly) return { status: 200, body: { success: true } };
     const id = this.newId();
-    const rest = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, parseJson(v)]));
+    const { execution_options: _x, ...rest } = parsed;
+    // What Meta changes without a word (meta-left-out.ts): removed positions stripped, creatives enrolled.
+    if (level === 'adset' && rest.targeting) {
+      const kept = stripRemovedPositions(rest.targeting as Record<string, unknown>, this.answering, this.now());
+      rest.targeting = kept.targeting;
+      for (const x of kept.stripped) this.silentChanges.push(`ad set ${id}: ${x} removed from its placements`);
+    }
+    const creative = level === 'ad' ? (rest.creative as Record<string, unknown>) : level === 'creative' ? rest : null;
+    if (creative) for (const x of creativeDefaults(creative)) this.silentChanges.push(`${level} ${id}: ${x}`);
     this.objects.set(id, {
       id,
       level,
@@ -1048,7 +1194,7 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
       dailyBudget: params.daily_budget !== undefined ? String(params.daily_budget) : undefined,
       lifetimeBudget: params.lifetime_budget !== undefined ? String(params.lifetime_budget) : undefined,
       parentId,
-      createdTime: graphTime(Date.now()),
+      createdTime: graphTime(this.now()),
       seq: ++this.seq,
       params: rest,
       labels,
@@ -1061,7 +1207,8 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
    * (https://developers.facebook.com/docs/marketing-api/bidding/guides/campaign-budget-optimization/);
    * targeting with geo_locations is required
    * (https://developers.facebook.com/docs/marketing-api/audiences/reference/basic-targeting/#location);
-   * billing_event is required and, with optimization_goal, valid for the campaign's objective
+   * billing_event is required (php-business-sdk issue 311: leaving it out is "missing parameter") and,
+   * with optimization_goal, valid for the campaign's objective
    * (https://developers.facebook.com/docs/marketing-api/reference/ad-campaign/#Creating; GOALS_OF_OBJECTIVE, GOAL_OF_BILLING_EVENT).
    */
   private adsetRules(campaign: MetaObject, params: Record<string, unknown>, budgeted: boolean): Answer | null {
@@ -1094,11 +1241,18 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
       return refusal({ field: 'billing_event', message: `(#100) billing_event ${billing} is not valid with optimization_goal ${goal ?? '(none)'}` });
     }
     const siblings = this.objectsOf(campaign.accountId, 'adset').filter((o) => o.parentId === campaign.id && o.status !== 'DELETED');
+    const account = this.accounts.get(campaign.accountId);
     const bad = adsetLeftOut(Object.fromEntries(Object.entries(params).map(([k, v]) => [k, parseJson(v)])), {
       objective: campaign.objective ?? '',
-      currency: this.accounts.get(campaign.accountId)?.currency ?? 'USD',
+      currency: account?.currency ?? 'USD',
       campaignDailyBudget: campaign.dailyBudget !== undefined ? Number(campaign.dailyBudget) : null,
+      campaignLifetimeBudget: campaign.lifetimeBudget !== undefined ? Number(campaign.lifetimeBudget) : null,
+      campaignBidStrategy: campaign.params.bid_strategy === undefined ? undefined : String(campaign.params.bid_strategy),
       siblingGoals: siblings.map((o) => String(o.params.optimization_goal ?? '')),
+      version: this.answering,
+      declaredCountries: account?.declaredCountries ?? [],
+      cityCountry: (key) => LOCATIONS.find((l) => l.key === key && l.type === 'city')?.country_code,
+      now: this.now(),
     });
     return bad ? leftOut(bad) : null;
   }
@@ -1114,6 +1268,10 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
         });
       }
     }
+    if (o.level === 'adset' || o.level === 'campaign') {
+      const kind = budgetKindSwitch({ daily: o.dailyBudget !== undefined, lifetime: o.lifetimeBudget !== undefined }, params);
+      if (kind) return leftOut(kind);
+    }
     if (params.daily_budget !== undefined && (o.level === 'adset' || o.level === 'campaign')) {
       const goals =
         o.level === 'adset'
@@ -1121,11 +1279,24 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
           : this.objectsOf(o.accountId, 'adset')
               .filter((s) => s.parentId === o.id && s.status !== 'DELETED')
               .map((s) => String(s.params.optimization_goal ?? ''));
-      const low = goals.length ? budgetUpdateLeftOut(Number(params.daily_budget), goals, this.accounts.get(o.accountId)?.currency ?? 'USD') : null;
+      const low = goals.length
+        ? budgetUpdateLeftOut(
+            Number(params.daily_budget),
+            goals,
+            this.accounts.get(o.accountId)?.currency ?? 'USD',
+            o.level === 'adset' ? o.params.bid_amount : undefined,
+          )
+        : null;
       if (low) return leftOut(low);
     }
-    const labels = this.labelIds(o.accountId, params.adlabels);
+    const validateOnly = this.validateOnly(params);
+    const parsed = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, parseJson(v)]));
+    const unwritten = this.unwrittenRefusal({ method: 'POST', path: `/${o.id}`, level: o.level, params: parsed, validateOnly });
+    if (unwritten) return unwritten;
+    const labels = this.labelIds(o.accountId, params.adlabels, validateOnly);
     if (!Array.isArray(labels)) return labels;
+    // validate_only on an update: validated, nothing changed (execution_options on the node's POST).
+    if (validateOnly) return { status: 200, body: { success: true } };
     if (params.adlabels !== undefined) o.labels = labels;
     if (params.name !== undefined) o.name = String(fromForm('string', params.name));
     if (params.status !== undefined) o.status = String(fromForm('string', params.status));
@@ -1137,7 +1308,7 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
       o.lifetimeBudget = String(params.lifetime_budget);
       o.dailyBudget = undefined;
     }
-    for (const [k, v] of Object.entries(params)) if (!['name', 'status', 'daily_budget', 'lifetime_budget', 'adlabels'].includes(k)) o.params[k] = parseJson(v);
+    for (const [k, v] of Object.entries(parsed)) if (!['name', 'status', 'daily_budget', 'lifetime_budget', 'adlabels'].includes(k)) o.params[k] = v;
     return { status: 200, body: { success: true } };
   }
 
@@ -1290,6 +1461,18 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
       return { status: 200, body: { data: INTERESTS.filter((i) => i.name.toLowerCase().includes(q)) } };
     }
     if (params.type === 'adTargetingCategory' && params.class === 'interests') return { status: 200, body: { data: INTERESTS } };
+    if (params.type === 'adgeolocationmeta') {
+      // Targeting search, location metadata by key (type=adgeolocationmeta with cities=[keys]): each city's
+      // name and country_code (https://developers.facebook.com/docs/marketing-api/audiences/reference/targeting-search/).
+      const keys = params.cities === undefined ? [] : (parseJson(params.cities) as unknown[]).map(String);
+      const cities = Object.fromEntries(
+        keys.flatMap((k) => {
+          const l = LOCATIONS.find((x) => x.type === 'city' && x.key === k);
+          return l ? [[k, { key: l.key, name: l.name, type: 'city', country_code: l.country_code }]] : [];
+        }),
+      );
+      return { status: 200, body: { data: { cities } } };
+    }
     if (params.type === 'adgeolocation') {
       const types = params.location_types === undefined ? null : (parseJson(params.location_types) as string[]);
       return { status: 200, body: { data: LOCATIONS.filter((l) => (!q || l.name.toLowerCase().includes(q)) && (!types || types.includes(l.type))) } };

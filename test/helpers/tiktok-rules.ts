@@ -76,7 +76,11 @@ export const TIKTOK_RULE_ROWS: TikTokRuleRow[] = [
   },
   {
     what: 'a TikTok conversion campaign budget over an ad set that optimizes for VALUE (the campaign optimizes for CONVERT)',
-    tree: (c) => tokTree(c.image, { campaign: { objective: 'WEB_CONVERSIONS' }, adset: { optimizationGoal: 'VALUE' } }),
+    tree: (c) =>
+      tokTree(c.image, {
+        campaign: { objective: 'WEB_CONVERSIONS' },
+        adset: { optimizationGoal: 'VALUE', promotedObject: { pixelId: 'px_1', customEventType: 'SHOPPING' } },
+      }),
     fields: (b) => [`adSets[${b.adsetId}].optimizationGoal`],
     says: /^must be CONVERT: .* set it, or move the budget to the ad sets/,
   },
@@ -96,6 +100,71 @@ export const TIKTOK_RULE_ROWS: TikTokRuleRow[] = [
       tokTree(c.image, { campaign: { objective: 'APP_PROMOTION', budget: undefined }, adset: { optimizationGoal: 'INSTALL', budget: { dailyAmount: 2000 } } }),
     fields: (b) => [`campaigns[${b.campaignId}].objective`],
     says: /choose another objective/,
+  },
+  // More rules the platforms enforce (live-platforms.md).
+  {
+    what: 'TikTok ages that are not a union of its age groups (20-40 would run as 18-44)',
+    tree: (c) => tokTree(c.image, { adset: { targeting: { countries: ['US'], ageMin: 20, ageMax: 40 } } }),
+    fields: (b) => [`adSets[${b.adsetId}].targeting`],
+    says: /would run them as 18-44; set ageMin and ageMax to 25-34 or 18-44/,
+  },
+  {
+    what: 'a TikTok HOUSING campaign whose ad group targets women only (TikTok would widen it)',
+    tree: (c) => tokTree(c.image, { campaign: { specialAdCategories: ['HOUSING'] }, adset: { targeting: { countries: ['US'], genders: ['female'] } } }),
+    fields: (b) => [`adSets[${b.adsetId}].targeting`],
+    says: /TikTok widens the ad groups of a HOUSING campaign/,
+  },
+  {
+    what: "Meta's name for an event on a TikTok conversion ad group",
+    tree: (c) =>
+      tokTree(c.image, {
+        campaign: { objective: 'WEB_CONVERSIONS' },
+        adset: { optimizationGoal: 'CONVERT', promotedObject: { pixelId: 'px_1', customEventType: 'PURCHASE' } },
+      }),
+    fields: (b) => [`adSets[${b.adsetId}].promotedObject`],
+    says: /PURCHASE is not a TikTok event \(TikTok calls it SHOPPING\)/,
+  },
+  {
+    what: 'a pixel on a TikTok traffic ad group',
+    tree: (c) => tokTree(c.image, { adset: { promotedObject: { pixelId: 'px_1' } } }),
+    fields: (b) => [`adSets[${b.adsetId}].promotedObject`],
+    says: /objective TRAFFIC takes none: remove it/,
+  },
+  {
+    what: 'a TikTok reach ad group without a frequency cap',
+    tree: (c) => tokTree(c.image, { campaign: { objective: 'REACH', budget: undefined }, adset: { optimizationGoal: 'REACH', budget: { dailyAmount: 2000 } } }),
+    fields: (b) => [`adSets[${b.adsetId}].frequencyCap`],
+    says: /impressions per person/,
+  },
+  {
+    what: 'a TikTok campaign budget under USD 50 (4999 cents)',
+    tree: (c) => tokTree(c.image, { campaign: { budget: { dailyAmount: 4999 } } }),
+    fields: (b) => [`campaigns[${b.campaignId}].budget`],
+    says: /TikTok's minimum for a campaign budget is USD 50, \$50\.00 at the FX_RATES rate; raise it/,
+  },
+  {
+    what: 'a TikTok ad group budget under USD 20 (1999 cents)',
+    tree: (c) => tokTree(c.image, { campaign: { budget: undefined }, adset: { budget: { dailyAmount: 1999 } } }),
+    fields: (b) => [`adSets[${b.adsetId}].budget`],
+    says: /TikTok's minimum for an ad group is USD 20/,
+  },
+  {
+    what: 'a TikTok BC_AUTH_TT identity on an account without its Business Center',
+    tree: (c) => tokTree(c.image, { ad: { identityId: 'bc_idt_1', identityType: 'BC_AUTH_TT' } }),
+    fields: (b) => [`ads[${b.adIds[0]}].identityId`],
+    says: /set identityBcId on ad account/,
+  },
+  {
+    what: 'a TikTok display name of 21 Chinese characters (42 as TikTok counts them)',
+    tree: (c) => tokTree(c.image, { ad: { displayName: '春'.repeat(21) } }),
+    fields: (b) => [`ads[${b.adIds[0]}].displayName`],
+    says: /is 42 characters as TikTok counts them/,
+  },
+  {
+    what: 'TikTok ad text of 51 Japanese characters (102 as TikTok counts them)',
+    tree: (c) => tokTree(c.image, { ad: { primaryText: 'セ'.repeat(51) } }),
+    fields: (b) => [`ads[${b.adIds[0]}].primaryText`],
+    says: /is 102 characters as TikTok counts them/,
   },
   {
     what: 'a TikTok display name on a Meta ad',

@@ -149,13 +149,15 @@ interface GraphCall {
   method: string;
   path: string;
   /** The batch's requests when the call is a batch. */
-  batch: Array<{ method?: string; relative_url?: string }> | null;
+  batch: Array<{ method?: string; relative_url?: string; body?: string }> | null;
 }
 
 /** The level a batch creates (campaign, adset, ad), or null when it creates nothing. */
 function createdLevel(call: GraphCall): 'campaign' | 'adset' | 'ad' | null {
   if (call.method !== 'POST' || !call.batch) return null;
   for (const item of call.batch) {
+    // A batch that only asks Meta to validate (validate_only) creates nothing.
+    if (/execution_options=[^&]*validate_only/.test(decodeURIComponent(item.body ?? ''))) return null;
     const edge = item.method === 'POST' ? /^\/?act_\d+\/(campaigns|adsets|ads)$/.exec(item.relative_url ?? '')?.[1] : undefined;
     if (edge) return edge === 'campaigns' ? 'campaign' : edge === 'adsets' ? 'adset' : 'ad';
   }
@@ -568,17 +570,18 @@ for (const dialect of dialects()) {
         // A preview reads the account's minimum budgets, which this server then keeps for the publish.
         expect((await client.publish(launch.launchId, newKey('preview'), false)).status).to.equal(200);
 
-        // Request 1 (the campaign batch) answers at once; request 2 (the ad-set batch) is applied
-        // but its answer held back for a minute: the server dies waiting for it.
+        // Request 1 (the campaign batch) and request 2 (Meta asked to validate the ad sets) answer at
+        // once; request 3 (the ad-set batch) is applied but its answer held back for a minute: the
+        // server dies waiting for it.
         const base = fake.requests.length;
-        fake.slowNext(1, 0);
+        fake.slowNext(2, 0);
         fake.slowNext(1, 60_000);
         const key = newKey('killed');
         const inFlight = client.publish(launch.launchId, key).then(
           (r) => r,
           (err) => err as Error,
         );
-        await waitUntil(() => fake.requests.length >= base + 2, 'the fake Meta to receive the delayed ad-set batch', 20_000);
+        await waitUntil(() => fake.requests.length >= base + 3, 'the fake Meta to receive the delayed ad-set batch', 20_000);
         atKill = {
           campaigns: fake.objectsOf(ACCOUNT, 'campaign').length,
           adSets: fake.objectsOf(ACCOUNT, 'adset').length,

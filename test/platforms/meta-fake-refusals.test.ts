@@ -1,6 +1,8 @@
 // The fake Graph API refuses each class of bad request the way Graph does ({error: {message, type,
 // code, fbtrace_id}}, code 100 naming the field in blame_field_specs; 104, 2635 and throttles with
-// their own codes): one row per case, from the generated spec data and the cited reference rules.
+// their own codes): one row per case, from the generated spec data and the cited reference rules,
+// round four's rules among them; validate_only answers as Meta does and creates nothing; a test's
+// unwritten rule is answered in Graph's format; versions are served as Meta's table says.
 
 import { expect } from 'chai';
 import { FakeMetaServer, GRAPH_VERSION, MAX_PAGE_SIZE } from '../fakes/meta-server.js';
@@ -26,7 +28,7 @@ const LINK = 'https://shop.example.com/spring';
 describe('the fake Graph API refuses each class of bad request in Graph error format', function () {
   let fake: FakeMetaServer;
   let token: string;
-  const ids = { budgeted: '', unbudgeted: '', adset: '', leads: '', leadSet: '', tight: '', own: '' };
+  const ids = { budgeted: '', unbudgeted: '', adset: '', leads: '', leadSet: '', tight: '', own: '', capped: '', lifetime: '', app: '', engagement: '' };
   const AUTO = { targeting_automation: { advantage_audience: 0 } };
 
   const call = async (method: string, path: string, params: Record<string, unknown>, options: { token?: false; version?: string } = {}) => {
@@ -48,6 +50,12 @@ describe('the fake Graph API refuses each class of bad request in Graph error fo
     ids.unbudgeted = fake.seedCampaign(ACT, { name: 'Unbudgeted' });
     ids.leads = fake.seedCampaign(ACT, { name: 'Leads', objective: 'OUTCOME_LEADS', dailyBudget: 5000 });
     ids.tight = fake.seedCampaign(ACT, { name: 'Tight', dailyBudget: 300 });
+    ids.lifetime = fake.seedCampaign(ACT, { name: 'Lifetime', lifetimeBudget: 1_000 });
+    ids.app = fake.seedCampaign(ACT, { name: 'App', objective: 'OUTCOME_APP_PROMOTION', dailyBudget: 5000 });
+    ids.engagement = fake.seedCampaign(ACT, { name: 'Engagement', objective: 'OUTCOME_ENGAGEMENT', dailyBudget: 5000 });
+    const capped = await call('POST', `/${ACT}/campaigns`, campaign({ name: 'Capped', bid_strategy: 'LOWEST_COST_WITH_BID_CAP' }));
+    expect(capped.status, JSON.stringify(capped.body)).to.equal(200);
+    ids.capped = capped.body.id;
     const adset = await call('POST', `/${ACT}/adsets`, {
       name: 'Set',
       campaign_id: ids.budgeted,
@@ -414,6 +422,167 @@ describe('the fake Graph API refuses each class of bad request in Graph error fo
       code: 2635,
       message: `latest version: ${GRAPH_VERSION}`,
     },
+    // More rules the platforms enforce (live-platforms.md; meta-left-out.ts, each with its source).
+    {
+      refuses: "an optimization goal that is not one of Meta's (APP_EVENTS)",
+      path: `/${ACT}/adsets`,
+      params: () => adset({ optimization_goal: 'APP_EVENTS' }),
+      code: 100,
+      field: 'optimization_goal',
+      message: 'must be one of',
+    },
+    {
+      refuses: 'a conversion ad set without its pixel ("Please select a promoted object")',
+      path: `/${ACT}/adsets`,
+      params: () => adset({ campaign_id: ids.leads, optimization_goal: 'OFFSITE_CONVERSIONS' }),
+      code: 100,
+      field: 'promoted_object.pixel_id',
+      subcode: 1815430,
+      message: 'promoted_object.pixel_id',
+    },
+    {
+      refuses: 'a conversion ad set with a pixel but no event',
+      path: `/${ACT}/adsets`,
+      params: () => adset({ campaign_id: ids.leads, optimization_goal: 'OFFSITE_CONVERSIONS', promoted_object: { pixel_id: '1234' } }),
+      code: 100,
+      field: 'promoted_object.custom_event_type',
+      subcode: 1885154,
+      message: 'custom_event_type',
+    },
+    {
+      refuses: 'an app install ad set without its app',
+      path: `/${ACT}/adsets`,
+      params: () => adset({ campaign_id: ids.app, optimization_goal: 'APP_INSTALLS' }),
+      code: 100,
+      field: 'promoted_object',
+      subcode: 1815430,
+      message: 'application_id',
+    },
+    {
+      refuses: 'a post engagement ad set without destination_type ON_POST',
+      path: `/${ACT}/adsets`,
+      params: () => adset({ campaign_id: ids.engagement, optimization_goal: 'POST_ENGAGEMENT', promoted_object: { page_id: '100200300400' } }),
+      code: 100,
+      field: 'destination_type',
+      message: 'ON_POST',
+    },
+    {
+      refuses: 'IMPRESSIONS with destination_type ON_POST (v20.0)',
+      path: `/${ACT}/adsets`,
+      params: () => adset({ campaign_id: ids.engagement, optimization_goal: 'IMPRESSIONS', destination_type: 'ON_POST' }),
+      code: 100,
+      field: 'optimization_goal',
+      message: 'not available with destination_type ON_POST',
+    },
+    {
+      refuses: "a bid cap (its campaign's) without the ad set's bid_amount",
+      path: `/${ACT}/adsets`,
+      params: () => adset({ campaign_id: ids.capped }),
+      code: 100,
+      field: 'bid_amount',
+      message: 'bid_amount is required with bid strategy LOWEST_COST_WITH_BID_CAP',
+    },
+    {
+      refuses: 'a daily budget under the minimum with its manual bid (five bids a day in the fake)',
+      path: `/${ACT}/adsets`,
+      params: () => adset({ campaign_id: ids.unbudgeted, daily_budget: '600', bid_strategy: 'COST_CAP', bid_amount: 200 }),
+      code: 100,
+      field: 'daily_budget',
+      subcode: 1885272,
+      message: 'at least 10.00 USD',
+    },
+    {
+      refuses: 'age_max over 65',
+      path: `/${ACT}/adsets`,
+      params: () => adset({ targeting: targeting({ age_max: 70 }) }),
+      code: 100,
+      field: 'targeting.age_max',
+      message: 'must be 65 or lower',
+    },
+    {
+      refuses: 'an ad set targeting an outermost region (RE) without the DSA fields',
+      path: `/${ACT}/adsets`,
+      params: () => adset({ targeting: targeting({ geo_locations: { countries: ['RE'] } }) }),
+      code: 100,
+      field: 'dsa_beneficiary',
+      subcode: 3858079,
+      message: 'beneficiary',
+    },
+    {
+      refuses: 'an ad set targeting a city in the EU (Berlin) without the DSA fields',
+      path: `/${ACT}/adsets`,
+      params: () => adset({ targeting: targeting({ geo_locations: { cities: [{ key: '2418956' }] } }) }),
+      code: 100,
+      field: 'dsa_beneficiary',
+      subcode: 3858079,
+      message: 'beneficiary',
+    },
+    {
+      refuses: 'a sanctioned country',
+      path: `/${ACT}/adsets`,
+      params: () => adset({ targeting: targeting({ geo_locations: { countries: ['US', 'IR'] } }) }),
+      code: 100,
+      field: 'targeting.geo_locations.countries',
+      message: 'Ads cannot be delivered to IR',
+    },
+    {
+      refuses: 'a country that needs a declaration the account did not make (SG)',
+      path: `/${ACT}/adsets`,
+      params: () => adset({ targeting: targeting({ geo_locations: { countries: ['SG'] } }) }),
+      code: 100,
+      field: 'targeting.geo_locations.countries',
+      message: "advertiser's declaration for SG",
+    },
+    {
+      refuses: 'a position Meta removed in v24 (facebook video_feeds)',
+      path: `/${ACT}/adsets`,
+      params: () => adset({ targeting: targeting({ publisher_platforms: ['facebook'], facebook_positions: ['feed', 'video_feeds'] }) }),
+      code: 100,
+      field: 'targeting.facebook_positions',
+      message: 'video_feeds is no longer available',
+    },
+    {
+      refuses: 'a position Meta removed in v26 (instagram explore)',
+      path: `/${ACT}/adsets`,
+      params: () => adset({ targeting: targeting({ publisher_platforms: ['instagram'], instagram_positions: ['explore'] }) }),
+      code: 100,
+      field: 'targeting.instagram_positions',
+      message: 'explore is no longer available',
+    },
+    {
+      refuses: 'a lifetime budget without end_time',
+      path: `/${ACT}/adsets`,
+      params: () => adset({ campaign_id: ids.unbudgeted, lifetime_budget: '100000' }),
+      code: 100,
+      field: 'end_time',
+      message: 'end_time is required',
+    },
+    {
+      refuses: 'a lifetime budget under the daily minimum times its days',
+      path: `/${ACT}/adsets`,
+      params: () => adset({ campaign_id: ids.unbudgeted, lifetime_budget: '4000', start_time: '2030-01-01T00:00:00Z', end_time: '2030-01-11T00:00:00Z' }),
+      code: 100,
+      field: 'lifetime_budget',
+      subcode: 1885272,
+      message: 'at least 50.00 USD for 10 days',
+    },
+    {
+      refuses: "a campaign lifetime budget under its ad sets' minimums times their days",
+      path: `/${ACT}/adsets`,
+      params: () => adset({ campaign_id: ids.lifetime, start_time: '2030-01-01T00:00:00Z', end_time: '2030-01-11T00:00:00Z' }),
+      code: 100,
+      field: 'lifetime_budget',
+      subcode: 1885272,
+      message: "campaign's lifetime budget",
+    },
+    {
+      refuses: 'a daily budget changed into a lifetime one',
+      path: () => `/${ids.own}`,
+      params: { lifetime_budget: '100000' },
+      code: 100,
+      field: 'lifetime_budget',
+      message: 'cannot be changed into a lifetime budget',
+    },
   ];
 
   for (const row of rows) {
@@ -471,8 +640,120 @@ describe('the fake Graph API refuses each class of bad request in Graph error fo
   });
 
   it('creates nothing for any refused request', () => {
-    expect(fake.objectsOf(ACT).map((o) => o.name)).to.deep.equal(['Budgeted', 'Unbudgeted', 'Leads', 'Tight', 'Set', 'Lead set', 'Own budget']);
+    expect(fake.objectsOf(ACT).map((o) => o.name)).to.deep.equal([
+      'Budgeted',
+      'Unbudgeted',
+      'Leads',
+      'Tight',
+      'Lifetime',
+      'App',
+      'Engagement',
+      'Capped',
+      'Set',
+      'Lead set',
+      'Own budget',
+    ]);
     expect(fake.labelsOf(ACT)).to.deep.equal([]);
+  });
+
+  it('answers validate_only creates and updates as Meta does: validated, {"success": true}, nothing created or changed (labels included)', async () => {
+    const before = fake.objectsOf(ACT).length;
+    const validate = { execution_options: ['validate_only'] };
+    const ok = await call('POST', `/${ACT}/campaigns`, campaign({ ...validate, adlabels: [{ name: 'svc:nd_check' }] }));
+    expect([ok.status, ok.body]).to.deep.equal([200, { success: true }]);
+    const refused = await call('POST', `/${ACT}/adsets`, adset({ ...validate, optimization_goal: 'THRUPLAY' }));
+    expect(refused.body.error).to.include({ code: 100 });
+    expect((await call('POST', `/${ACT}/adsets`, adset(validate))).body).to.deep.equal({ success: true });
+    const update = await call('POST', `/${ids.own}`, { daily_budget: '9000', ...validate });
+    expect(update.body).to.deep.equal({ success: true });
+    expect(fake.objects.get(ids.own)!.dailyBudget, 'an update validated only changes nothing').to.equal('1000');
+    expect((await call('POST', `/${ids.own}`, { daily_budget: '300', ...validate })).body.error).to.include({ code: 100, error_subcode: 1885272 });
+    expect(fake.objectsOf(ACT)).to.have.length(before);
+    expect(fake.labelsOf(ACT)).to.deep.equal([]);
+  });
+
+  it("refuses what a test's unwritten rule refuses, in Graph's format with its code and subcode, validate_only included", async () => {
+    const seen: Array<{ level?: string; validateOnly: boolean }> = [];
+    fake.refuseWhen((call) => {
+      seen.push({ level: call.level, validateOnly: call.validateOnly });
+      return call.level === 'campaign' && String(call.params.name).includes('Forbidden')
+        ? { message: '(#100) Campaign names may not say Forbidden', subcode: 2490487, title: 'Name Not Allowed' }
+        : null;
+    });
+    try {
+      for (const extra of [{ execution_options: ['validate_only'] }, {}]) {
+        const answer = await call('POST', `/${ACT}/campaigns`, campaign({ name: 'Forbidden spring', ...extra }));
+        expect(answer.status).to.equal(400);
+        expect(answer.body.error).to.include({
+          code: 100,
+          error_subcode: 2490487,
+          message: '(#100) Campaign names may not say Forbidden',
+          error_user_title: 'Name Not Allowed',
+          type: 'OAuthException',
+        });
+      }
+      expect(seen).to.deep.equal([
+        { level: 'campaign', validateOnly: true },
+        { level: 'campaign', validateOnly: false },
+      ]);
+      expect(fake.objectsOf(ACT).some((o) => o.name.includes('Forbidden'))).to.equal(false);
+    } finally {
+      fake.clearUnwritten();
+    }
+  });
+
+  it('serves its version table: v26.0 at its url, an ended v24.0 answered by v25.0, v27.0 with v26+ rules', async () => {
+    expect(GRAPH_VERSION).to.equal('v26.0');
+    expect(fake.url).to.match(/\/v26\.0$/);
+    const explore = () => adset({ targeting: targeting({ publisher_platforms: ['instagram'], instagram_positions: ['explore'] }) });
+    // v25.0 still takes Instagram Explore (removed in v26.0); v24.0 ended 2026-11-10 and is answered as v25.0.
+    for (const version of ['v25.0', 'v24.0']) {
+      const answer = await call('POST', `/${ACT}/adsets`, { ...explore(), execution_options: ['validate_only'] }, { version });
+      expect(answer.body, version).to.deep.equal({ success: true });
+    }
+    const v27 = await call('POST', `/${ACT}/adsets`, { ...explore(), execution_options: ['validate_only'] }, { version: 'v27.0' });
+    expect(v27.body.error.message).to.contain('explore is no longer available');
+  });
+
+  it('strips Messenger Stories without a word, as Meta does since 2026-10-27, and enrolls creatives that leave their enrolments out (silentChanges)', async () => {
+    fake.silentChanges.length = 0;
+    const set = await call(
+      'POST',
+      `/${ACT}/adsets`,
+      adset({ targeting: targeting({ publisher_platforms: ['messenger'], messenger_positions: ['messenger_home', 'story'] }) }),
+    );
+    expect(set.status, JSON.stringify(set.body)).to.equal(200);
+    expect((fake.objects.get(set.body.id)!.params.targeting as any).messenger_positions).to.deep.equal(['messenger_home']);
+    const plain = await call('POST', `/${ACT}/ads`, ad(linkStory()));
+    expect(plain.status, JSON.stringify(plain.body)).to.equal(200);
+    expect(fake.silentChanges).to.deep.equal([
+      `ad set ${set.body.id}: messenger:story removed from its placements`,
+      `ad ${plain.body.id}: contextual_multi_ads.enroll_status set to OPT_IN (multi-advertiser ads)`,
+      `ad ${plain.body.id}: degrees_of_freedom_spec left to Meta's default Advantage+ creative enhancements`,
+    ]);
+    fake.silentChanges.length = 0;
+    fake.objects.delete(set.body.id);
+    fake.objects.delete(plain.body.id);
+  });
+
+  it('answers a read of an object the token lost permission on with 100/33, as for one that does not exist', async () => {
+    fake.losePermissionOn(ids.own);
+    const answer = await call('GET', `/${ids.own}`, { fields: 'id,status' });
+    expect(answer.body.error).to.include({ code: 100, error_subcode: 33 });
+    fake.losePermissionOn(ids.own, false);
+    expect((await call('GET', `/${ids.own}`, { fields: 'id,status' })).body).to.deep.include({ id: ids.own });
+  });
+
+  it('answers minimum budgets for a manual bid, and the countries of cities by key (adgeolocationmeta)', async () => {
+    expect((await call('GET', `/${ACT}/minimum_budgets`, { bid_amount: 300 })).body.data[0]).to.deep.include({
+      min_daily_budget_low_freq: 2500,
+      min_daily_budget_high_freq: 1500,
+    });
+    const cities = await call('GET', '/search', { type: 'adgeolocationmeta', cities: ['2418956', '1035987', '999'] });
+    expect(cities.body.data.cities).to.deep.equal({
+      '2418956': { key: '2418956', name: 'Berlin', type: 'city', country_code: 'DE' },
+      '1035987': { key: '1035987', name: 'Saint-Denis', type: 'city', country_code: 'RE' },
+    });
   });
 
   it('answers a throttle with its code and the wait in X-Business-Use-Case-Usage and X-Ad-Account-Usage', async () => {

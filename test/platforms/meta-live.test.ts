@@ -10,7 +10,8 @@ import { PlatformError, type AdAccount, type CreativeFile, type ObjectSpec } fro
 import { serviceErrorOf } from '../../src/platforms/registry.js';
 import { loadConfig } from '../../src/config.js';
 import { FakeMetaServer, GRAPH_VERSION } from '../fakes/meta-server.js';
-import { GRAPH_SPEC } from '../fakes/meta-spec/validate.js';
+import { GRAPH_SPEC, JAVA_SDK } from '../fakes/meta-spec/validate.js';
+import { DEFAULT_GRAPH_VERSION } from '../../src/platforms/meta/versions.js';
 import { testOutbound } from '../helpers/outbound.js';
 
 const PAGE_ID = '100200300400';
@@ -167,8 +168,12 @@ describe('Meta adapter: the reference launch against the strict fake Graph API',
             call_to_action: { type: 'SHOP_NOW', value: { link: 'https://shop.example.com/spring' } },
           },
         },
+        // Said explicitly, so the ad runs as written: out of multi-advertiser ads and Advantage+ creative enhancements.
+        contextual_multi_ads: { enroll_status: 'OPT_OUT' },
+        degrees_of_freedom_spec: { creative_features_spec: { standard_enhancements: { enroll_status: 'OPT_OUT' } } },
       });
       expect(fake.objectsOf('act_1001').map((o) => o.name)).to.deep.equal(['Spring - US', 'US 18-65', 'Hero 1']);
+      expect(fake.silentChanges, 'nothing Meta would change without a word').to.deep.equal([]);
     });
   }
 
@@ -221,6 +226,8 @@ describe('Meta adapter: the reference launch against the strict fake Graph API',
       name: 'Hero 1 creative',
       url_tags: 'utm_source=meta&sub3={{campaign.id}}',
       object_story_id: `${PAGE_ID}_555000111`,
+      contextual_multi_ads: { enroll_status: 'OPT_OUT' },
+      degrees_of_freedom_spec: { creative_features_spec: { standard_enhancements: { enroll_status: 'OPT_OUT' } } },
     });
   });
 
@@ -283,18 +290,20 @@ describe('Meta adapter: the reference launch against the strict fake Graph API',
     let now = 1_000_000;
     const meta = adapter({ now: () => now });
     fake.setDsaDefaults(account.accountId, { beneficiary: 'Shoes Co GmbH', payor: 'Shoes Co Holding' });
-    const first = await meta.metaAccountFacts(account, true);
+    const first = await meta.metaAccountFacts(account, { dsa: true });
     expect(first).to.deep.equal({
       minimumBudgets: { imp: 100, highFreq: 500, lowFreq: 2500, videoViews: 200 },
+      bidMinimums: new Map(),
       dsaBeneficiary: 'Shoes Co GmbH',
       dsaPayor: 'Shoes Co Holding',
+      cityCountries: new Map(),
     });
     expect(fake.roundTrips, 'one Graph batch of both reads').to.equal(1);
     now += 59 * 60_000;
-    expect(await meta.metaAccountFacts(account, true)).to.deep.equal(first);
+    expect(await meta.metaAccountFacts(account, { dsa: true })).to.deep.equal(first);
     expect(fake.roundTrips, 'both kept').to.equal(1);
     now += 60_000;
-    await meta.metaAccountFacts(account, true);
+    await meta.metaAccountFacts(account, { dsa: true });
     expect(fake.roundTrips, 'the minimums read again after an hour, the defaults kept').to.equal(2);
     expect(fake.calls.map((c) => c.path)).to.deep.equal([
       `/${account.accountId}/minimum_budgets`,
@@ -303,8 +312,87 @@ describe('Meta adapter: the reference launch against the strict fake Graph API',
     ]);
     // The account's own names come first, and then Meta's defaults are not asked for.
     const own = { ...account, dsaBeneficiary: 'Own GmbH', dsaPayor: 'Own AG' };
-    expect(await adapter().metaAccountFacts(own, true)).to.deep.include({ dsaBeneficiary: 'Own GmbH', dsaPayor: 'Own AG' });
+    expect(await adapter().metaAccountFacts(own, { dsa: true })).to.deep.include({ dsaBeneficiary: 'Own GmbH', dsaPayor: 'Own AG' });
     expect(fake.calls.filter((c) => c.path === `/${account.accountId}`)).to.have.length(1);
+  });
+
+  it('asks Meta to validate creates without doing them (validate_only): one batch, ads of one shape asked once, refusals in its words with code, subcode and property', async () => {
+    const meta = adapter();
+    const [campaignSpec, adsetSpec, adSpec] = referenceLaunch('campaign', null);
+    expect(await meta.validateCreates(account, [campaignSpec])).to.deep.equal([null]);
+    expect(fake.objectsOf('act_1001'), 'nothing created').to.deep.equal([]);
+    const [campaign] = await meta.createObjects(account, [campaignSpec]);
+    fake.refuseWhen((call) =>
+      call.level === 'adset' && call.params.name === 'Second' ? { message: '(#100) This ad set cannot run: Second is reserved', subcode: 1487390 } : null,
+    );
+    const before = fake.roundTrips;
+    const sets = [
+      { ...adsetSpec, parentId: campaign.id },
+      { ...adsetSpec, marker: 'nd_adset2', name: 'Second', parentId: campaign.id },
+      {
+        ...adsetSpec,
+        marker: 'nd_adset3',
+        name: 'Third',
+        parentId: campaign.id,
+        settings: { ...adsetSpec.settings, targeting: { countries: ['US'], ageMax: 70 } },
+      },
+    ];
+    const answers = await meta.validateCreates(account, sets);
+    expect(fake.roundTrips - before, 'one Graph batch for the level').to.equal(1);
+    expect(answers[0]).to.equal(null);
+    expect(answers[1]).to.be.instanceOf(PlatformError);
+    expect(answers[1]!.message).to.equal('(#100) This ad set cannot run: Second is reserved');
+    expect(answers[1]!.extra).to.include({ platformCode: 100, platformSubcode: 1487390 });
+    expect(answers[2]!.extra).to.include({ platformCode: 100, field: 'targeting.ageMax' });
+    expect(fake.objectsOf('act_1001', 'adset'), 'nothing created').to.deep.equal([]);
+    fake.clearUnwritten();
+
+    // Ads of one shape under ad sets of one shape (duplicates: names apart) are asked about once.
+    const created = await meta.createObjects(account, [sets[0], { ...sets[0], marker: 'nd_copy', name: 'US 18-65 - Copy' }]);
+    const ads = created.flatMap((s, i) => [1, 2].map((n) => ({ ...adSpec, marker: `nd_ad_${i}_${n}`, name: `Hero ${n}`, parentId: s.id })));
+    fake.calls.length = 0;
+    expect(await meta.validateCreates(account, ads)).to.deep.equal([null, null, null, null]);
+    const asked = fake.calls.filter((c) => c.path === '/act_1001/ads');
+    expect(asked.map((c) => c.params.name)).to.deep.equal(['Hero 1', 'Hero 2']);
+    for (const c of asked) expect(json(c.params.execution_options)).to.deep.equal(['validate_only']);
+    expect(fake.objectsOf('act_1001', 'ad')).to.deep.equal([]);
+  });
+
+  it('asks Meta to validate a live budget change first: its refusal changes nothing; a take changes nothing until the change is sent', async () => {
+    const meta = adapter();
+    const refs = await meta.createObjects(account, referenceLaunch('adset', null));
+    fake.refuseWhen((call) =>
+      String(call.params.daily_budget) === '7777' ? { message: '(#100) Budget changes are frozen for this ad set', subcode: 1885650 } : null,
+    );
+    const refused = await meta.validateBudget(account, refs[1], { period: 'daily', amountMinorUnits: 7777 });
+    expect(refused!.message).to.equal('(#100) Budget changes are frozen for this ad set');
+    expect(refused!.extra).to.include({ platformSubcode: 1885650 });
+    expect(await meta.validateBudget(account, refs[1], { period: 'daily', amountMinorUnits: 6000 })).to.equal(null);
+    expect(fake.objects.get(refs[1].id)!.dailyBudget).to.equal('5000');
+    fake.clearUnwritten();
+  });
+
+  it('confirmRecorded: an object Meta answers DELETED is gone; error 100 subcode 33 (no such object, or no permission on it) proves nothing and is left out', async () => {
+    const meta = adapter();
+    const [kept] = await meta.createObjects(account, [referenceLaunch('campaign', null)[0]]);
+    const [deleted] = await meta.createObjects(account, [{ ...referenceLaunch('campaign', null)[0], marker: 'nd_other' }]);
+    await meta.deleteObjects(account, [deleted]);
+    fake.losePermissionOn(kept.id);
+    const said = await meta.confirmRecorded(account, 'campaign', [kept.id, deleted.id, '120299999999999']);
+    expect([...said]).to.deep.equal([[deleted.id, 'gone']]);
+    fake.losePermissionOn(kept.id, false);
+    expect([...(await meta.confirmRecorded(account, 'campaign', [kept.id]))]).to.deep.equal([[kept.id, 'held']]);
+  });
+
+  it("reads the minimums per manual bid and the countries of targeted cities with the account's facts, in one batch, and keeps them", async () => {
+    const meta = adapter();
+    const facts = await meta.metaAccountFacts(account, { dsa: true, bids: [300], cities: ['2418956'] });
+    expect(fake.roundTrips, 'minimums, DSA defaults, minimums with the bid and the cities: one batch').to.equal(1);
+    expect(facts.bidMinimums!.get(300)).to.deep.equal({ imp: 1500, highFreq: 1500, lowFreq: 2500, videoViews: 1500 });
+    expect([...facts.cityCountries!]).to.deep.equal([['2418956', 'DE']]);
+    expect(fake.calls.find((c) => c.path === '/act_1001/minimum_budgets' && c.params.bid_amount === '300')).to.not.equal(undefined);
+    await meta.metaAccountFacts(account, { dsa: true, bids: [300], cities: ['2418956'] });
+    expect(fake.roundTrips, 'all kept').to.equal(1);
   });
 
   it('answers a throttle longer than the call has left at once with retryAfterMs, waiting nothing', async () => {
@@ -343,8 +431,13 @@ describe('Meta adapter: the reference launch against the strict fake Graph API',
     expect(await adapter().unknownCountries(account, ['US', 'DE', 'ZZ', 'usa', 'XK', 'JP'])).to.deep.equal(['ZZ', 'usa']);
   });
 
-  it('defaults META_GRAPH_URL to the newest Graph version the vendored specification describes', () => {
-    expect(GRAPH_SPEC.graphVersion).to.equal(GRAPH_VERSION);
-    expect(loadConfig({}).metaGraphUrl).to.equal(`https://graph.facebook.com/${GRAPH_SPEC.graphVersion}`);
+  it('defaults META_GRAPH_URL to the newest Graph version a vendored generated source describes (the Java SDK @a73f92d: v26.0)', () => {
+    expect(GRAPH_SPEC.graphVersion).to.equal('v25.0');
+    expect(JAVA_SDK.source).to.include({ repository: 'facebook/facebook-java-business-sdk' });
+    expect(JAVA_SDK.source.commit).to.match(/^a73f92d/);
+    expect(JAVA_SDK.apiVersion).to.equal('v26.0');
+    expect(GRAPH_VERSION).to.equal(JAVA_SDK.apiVersion);
+    expect(DEFAULT_GRAPH_VERSION).to.equal(GRAPH_VERSION);
+    expect(loadConfig({}).metaGraphUrl).to.equal(`https://graph.facebook.com/${GRAPH_VERSION}`);
   });
 });

@@ -613,16 +613,17 @@ describe('TikTok adapter against the fake Business API: bulk calls and faults', 
   it('converts budgets exactly between minor units and currency units, per currency', async () => {
     const [usd] = await adapter().createObjects(account, [campaignSpec('USD', { budget: { period: 'daily', amountMinorUnits: 5010 } })]);
     expect(fake.objects.get(usd.id)!.budget).to.equal(50.1);
-    await adapter().setBudget(account, usd, { period: 'daily', amountMinorUnits: 1999 });
-    expect([fake.objects.get(usd.id)!.budget, fake.objects.get(usd.id)!.budgetMode]).to.deep.equal([19.99, 'BUDGET_MODE_DAY']);
+    await adapter().setBudget(account, usd, { period: 'daily', amountMinorUnits: 5099 });
+    expect([fake.objects.get(usd.id)!.budget, fake.objects.get(usd.id)!.budgetMode]).to.deep.equal([50.99, 'BUDGET_MODE_DAY']);
+    // Amounts over TikTok's USD 50 campaign minimum in each currency (the fake's rates: ¥7,576, KWD 15.385).
     const jpy = withCurrency('JPY');
-    const [yen] = await adapter().createObjects(jpy, [campaignSpec('JPY', { budget: { period: 'daily', amountMinorUnits: 5000 } })]);
-    expect(fake.objects.get(yen.id)!.budget).to.equal(5000);
-    expect((await adapter().listCampaigns(jpy, { limit: 10 })).campaigns[0].budget).to.deep.equal({ period: 'daily', amountMinorUnits: 5000 });
+    const [yen] = await adapter().createObjects(jpy, [campaignSpec('JPY', { budget: { period: 'daily', amountMinorUnits: 8000 } })]);
+    expect(fake.objects.get(yen.id)!.budget).to.equal(8000);
+    expect((await adapter().listCampaigns(jpy, { limit: 10 })).campaigns[0].budget).to.deep.equal({ period: 'daily', amountMinorUnits: 8000 });
     const kwd = withCurrency('KWD');
-    const [dinar] = await adapter().createObjects(kwd, [campaignSpec('KWD', { budget: { period: 'daily', amountMinorUnits: 12345 } })]);
-    expect(fake.objects.get(dinar.id)!.budget).to.equal(12.345);
-    expect((await adapter().listCampaigns(kwd, { limit: 10 })).campaigns[0].budget).to.deep.equal({ period: 'daily', amountMinorUnits: 12345 });
+    const [dinar] = await adapter().createObjects(kwd, [campaignSpec('KWD', { budget: { period: 'daily', amountMinorUnits: 16345 } })]);
+    expect(fake.objects.get(dinar.id)!.budget).to.equal(16.345);
+    expect((await adapter().listCampaigns(kwd, { limit: 10 })).campaigns[0].budget).to.deep.equal({ period: 'daily', amountMinorUnits: 16345 });
   });
 
   it('sums report spend in minor units without floating-point drift', async () => {

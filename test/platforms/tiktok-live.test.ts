@@ -101,8 +101,10 @@ describe('TikTok adapter against the strict fake: the reference launch and what 
       accountId: `biz_${advertiserId}`,
       timezone: 'UTC',
       currency: 'USD',
-      accessToken: fake.addAdvertiser(advertiserId),
-      brandName: 'Acme Outdoor Supply Company of the Pacific Northwest',
+      // Allowlisted for PLACEMENT_GLOBAL_APP_BUNDLE, which the reference launch's image ad runs in.
+      accessToken: fake.addAdvertiser(advertiserId, { allowlisted: ['PLACEMENT_GLOBAL_APP_BUNDLE'] }),
+      allowlisted: ['PLACEMENT_GLOBAL_APP_BUNDLE'],
+      brandName: 'Acme Outdoor Supply',
     };
   });
   afterEach(async () => fake?.close());
@@ -143,7 +145,8 @@ describe('TikTok adapter against the strict fake: the reference launch and what 
       });
       // TikTok ignored operation_status (allowlist-only): the campaign is live from its create.
       expect(fake.objects.get(refs[0].id)!.createdStatus).to.equal('ENABLE');
-      expect(region).to.deep.equal({ advertiser_id: advertiserId, placements: ['PLACEMENT_TIKTOK'], objective_type: 'TRAFFIC' });
+      // Asked with the ad group's own objective and placements (AdgroupCreateBody location_ids: "based on your placement and objective").
+      expect(region).to.deep.equal({ advertiser_id: advertiserId, placements: ['PLACEMENT_GLOBAL_APP_BUNDLE', 'PLACEMENT_PANGLE'], objective_type: 'TRAFFIC' });
       expect(adgroup).to.deep.equal({
         advertiser_id: advertiserId,
         campaign_id: refs[0].id,
@@ -174,7 +177,7 @@ describe('TikTok adapter against the strict fake: the reference launch and what 
             call_to_action: 'SHOP_NOW',
             landing_page_url: 'https://shop.example.com/spring?ref=tt&utm_source=tiktok&utm_medium=paid&sub3=__CAMPAIGN_ID__#offer',
             // The ad names no displayName: its brand's name, cut to TikTok's 40 characters.
-            display_name: 'Acme Outdoor Supply Company of the Pacif',
+            display_name: 'Acme Outdoor Supply',
             identity_id: IDENTITY.identityId,
             identity_type: 'CUSTOMIZED_USER',
             ad_format: 'SINGLE_IMAGE',
@@ -268,7 +271,7 @@ describe('TikTok adapter against the strict fake: the reference launch and what 
     expect(fake.requests.length).to.equal(before);
   });
 
-  it('looks the region ids up once per advertiser and keeps them: a second ad group and unknownCountries ask TikTok nothing more', async () => {
+  it('looks the region ids up once per advertiser, objective and placements and keeps them: a second ad group and unknownCountries of the same scope ask TikTok nothing more', async () => {
     const live = adapter();
     const [campaign, adset] = referenceLaunch(true, null);
     const [c] = await live.createObjects(account, [campaign]);
@@ -276,8 +279,16 @@ describe('TikTok adapter against the strict fake: the reference launch and what 
     await live.createObjects(account, [
       { ...adset, marker: 'nd_adset0000000002', parentId: c.id, settings: { ...adset.settings, targeting: { countries: ['GB', 'de'] } } },
     ]);
-    expect(await live.unknownCountries(account, ['US', 'ZZ', 'JP', 'XK'])).to.deep.equal(['ZZ', 'XK']);
+    const scope = { objective: campaign.objective, placements: adset.settings.placements };
+    expect(await live.unknownCountries(account, ['US', 'ZZ', 'JP', 'XK'], scope)).to.deep.equal(['ZZ', 'XK']);
     expect(fake.requestsTo('/tool/region/')).to.have.length(1);
+    // Singapore is listed for the TikTok placement only (the fake's region tool): another scope, another lookup.
+    expect(await live.unknownCountries(account, ['SG'], scope)).to.deep.equal(['SG']);
+    expect(await live.unknownCountries(account, ['SG'], { objective: 'OUTCOME_TRAFFIC', placements: { positions: ['PLACEMENT_TIKTOK'] } })).to.deep.equal([]);
+    expect(fake.requestsTo('/tool/region/').map((r) => r.params.placements)).to.deep.equal([
+      ['PLACEMENT_GLOBAL_APP_BUNDLE', 'PLACEMENT_PANGLE'],
+      ['PLACEMENT_TIKTOK'],
+    ]);
     expect(fake.requestsTo('/adgroup/create/')[1].params.location_ids).to.deep.equal(['2635167', '2921044']);
     expect(REGIONS.find((r) => r.location_id === '2921044')?.region_code).to.equal('DE');
 
@@ -295,8 +306,8 @@ describe('TikTok adapter against the strict fake: the reference launch and what 
     // Another advertiser has its own lookup.
     const otherId = `7${crypto.randomInt(10 ** 9, 10 ** 10)}${crypto.randomInt(10 ** 8, 10 ** 9)}`;
     const other: AdAccount = { ...account, accountId: `biz_${otherId}`, accessToken: fake.addAdvertiser(otherId) };
-    expect(await live.unknownCountries(other, ['US'])).to.deep.equal([]);
-    expect(fake.requestsTo('/tool/region/')).to.have.length(2);
+    expect(await live.unknownCountries(other, ['US'], scope)).to.deep.equal([]);
+    expect(fake.requestsTo('/tool/region/')).to.have.length(3);
   });
 
   it('finds created objects again with one list call per level and 100 ids, leaving out what was deleted', async () => {
@@ -517,6 +528,53 @@ describe('TikTok adapter against the strict fake: the reference launch and what 
     expect(err.message).to.equal(`TikTok did not enable 1 of 1 objects (adset ${refs[1].id}: The ad group is in review.).`);
   });
 
+  it("sends round four's rules: conversion_bid_price on OCPM, a BC identity with its Business Center, age groups from 18, a special industry's targeting as TikTok keeps it; a name over 40 as TikTok counts it is refused unsent", async () => {
+    const live = adapter();
+    const bc = { ...account, identityBcId: '7400000000000000001' };
+    const [campaign, adset, ad] = referenceLaunch(false, { type: 'image', ref: (await live.uploadCreative(account, png())).ref, thumbnailRef: null });
+    const [c] = await live.createObjects(bc, [{ ...campaign, objective: 'WEB_CONVERSIONS', settings: { specialAdCategories: ['HOUSING'] } }]);
+    const [s] = await live.createObjects(bc, [
+      {
+        ...adset,
+        parentId: c.id,
+        objective: 'WEB_CONVERSIONS',
+        settings: {
+          ...adset.settings,
+          optimizationGoal: 'CONVERT',
+          bidAmount: 250,
+          targeting: { countries: ['US'], ageMax: 65 },
+          promotedObject: { pixelId: '7300000000000000001', customEventType: 'SHOPPING' },
+        },
+      },
+    ]);
+    const group = fake.requestsTo('/adgroup/create/')[0].params;
+    expect(group).to.deep.include({
+      billing_event: 'OCPM',
+      bid_type: 'BID_TYPE_CUSTOM',
+      conversion_bid_price: 2.5,
+      pixel_id: '7300000000000000001',
+      optimization_event: 'SHOPPING',
+      age_groups: ['AGE_18_24', 'AGE_25_34', 'AGE_35_44', 'AGE_45_54', 'AGE_55_100'],
+    });
+    expect(group).to.not.have.property('bid_price');
+    await live.createObjects(bc, [{ ...ad, parentId: s.id, settings: { ...ad.settings, identityType: 'BC_AUTH_TT', displayName: '春日セール' } }]);
+    const [sent] = fake.requestsTo('/ad/create/')[0].params.creatives as Array<Record<string, unknown>>;
+    expect(sent).to.deep.include({ identity_type: 'BC_AUTH_TT', identity_authorized_bc_id: '7400000000000000001', display_name: '春日セール' });
+    expect(fake.silentChanges, 'a HOUSING ad group already 18+ and all genders: TikTok widens nothing').to.deep.equal([]);
+
+    const before = fake.requests.length;
+    const long = await platformErrorOf(
+      live.createObjects(bc, [{ ...ad, marker: 'nd_long', parentId: s.id, settings: { ...ad.settings, displayName: '春'.repeat(21) } }]),
+    );
+    expect(long.extra.field).to.equal('displayName');
+    expect(long.message).to.contain('42 characters as TikTok counts them');
+    const noCenter = await platformErrorOf(
+      live.createObjects(account, [{ ...ad, marker: 'nd_bc', parentId: s.id, settings: { ...ad.settings, identityType: 'BC_AUTH_TT' } }]),
+    );
+    expect(noCenter.extra.field).to.equal('identityId');
+    expect(fake.requests.length, 'nothing sent').to.equal(before);
+  });
+
   it('sends what the rules ask: a campaign goal under budget optimization, promotion_type per objective, audiences, automatic placement; a lifetime campaign budget is refused unsent', async () => {
     const live = adapter();
     fake.seedAsset(advertiserId, 'audiences', { audience_id: '900001', name: 'Buyers' });
@@ -537,7 +595,7 @@ describe('TikTok adapter against the strict fake: the reference launch and what 
           optimizationGoal: 'CONVERT',
           targeting: { countries: ['US'], customAudiences: ['900001'], excludedAudiences: ['900002'] },
           placements: { automatic: true },
-          promotedObject: { pixelId: 'px1', customEventType: 'COMPLETE_PAYMENT' },
+          promotedObject: { pixelId: 'px1', customEventType: 'SHOPPING' },
         },
       },
     ]);
@@ -560,11 +618,13 @@ describe('TikTok adapter against the strict fake: the reference launch and what 
         parentId: reach.id,
         objective: 'REACH',
         budget: { period: 'daily', amountMinorUnits: 2000 },
-        settings: { optimizationGoal: 'REACH', targeting: { countries: ['US'] } },
+        settings: { optimizationGoal: 'REACH', targeting: { countries: ['US'] }, frequencyCap: { impressions: 3, days: 7 } },
       },
     ]);
     expect(fake.requestsTo('/campaign/create/')[1].params).to.not.have.property('optimization_goal');
     expect(fake.requestsTo('/adgroup/create/')[1].params).to.not.have.property('promotion_type');
+    // A reach ad group caps how often a person sees it (frequency, frequency_schedule).
+    expect(fake.requestsTo('/adgroup/create/')[1].params).to.deep.include({ frequency: 3, frequency_schedule: 7 });
     const before = fake.requests.length;
     const lifetime = await platformErrorOf(
       live.createObjects(account, [{ ...campaign, marker: 'nd_lifetime', budget: { period: 'lifetime', amountMinorUnits: 90000 } }]),
@@ -612,6 +672,8 @@ describe('the strict fake TikTok Business API refuses what TikTok refuses, namin
   const advertiserId = '7000000000000000009';
   let cbo: string;
   let plain: string;
+  let conversions: string;
+  let reach: string;
   let adgroupId: string;
   let automaticId: string;
   let inFeedId: string;
@@ -645,6 +707,8 @@ describe('the strict fake TikTok Business API refuses what TikTok refuses, namin
     token = fake.addAdvertiser(advertiserId);
     cbo = fake.seedCampaign(advertiserId, { name: 'CBO', budgetMode: 'BUDGET_MODE_DAY', budget: 50, budgetOptimizeOn: true });
     plain = fake.seedCampaign(advertiserId, { name: 'Plain' });
+    conversions = fake.seedCampaign(advertiserId, { name: 'Conversions', objectiveType: 'WEB_CONVERSIONS' });
+    reach = fake.seedCampaign(advertiserId, { name: 'Reach', objectiveType: 'REACH' });
     const bytes = makePng(600, 600);
     imageId = (await upload({ upload_type: 'UPLOAD_BY_FILE', image_signature: md5(bytes) }, bytes)).body.data.image_id;
     // Outside TikTok's in-feed placement, where image ads may run.
@@ -697,6 +761,17 @@ describe('the strict fake TikTok Business API refuses what TikTok refuses, namin
   });
   const campaign = { campaign_name: 'X', objective_type: 'TRAFFIC', budget_mode: 'BUDGET_MODE_INFINITE', budget_optimize_on: false };
   const cboCampaign = { ...campaign, budget_optimize_on: true, budget_mode: 'BUDGET_MODE_DAY', budget: 50 };
+  /** An ad group with its own daily budget of `budget` dollars under a campaign without budget optimization. */
+  const ownBudget = (campaignId: string, budget = 20) => ({ ...adgroup(campaignId), budget_mode: 'BUDGET_MODE_DAY', budget });
+  const convertGroup = (extra: Record<string, unknown> = {}) => ({
+    ...ownBudget(conversions),
+    optimization_goal: 'CONVERT',
+    billing_event: 'OCPM',
+    pixel_id: '7300000000000000001',
+    optimization_event: 'SHOPPING',
+    ...extra,
+  });
+  const cjk = (n: number) => '春'.repeat(n);
 
   const rows: Array<{ mistake: string; call: () => Promise<{ status: number; body: any }>; code?: number; message: RegExp }> = [
     {
@@ -879,6 +954,90 @@ describe('the strict fake TikTok Business API refuses what TikTok refuses, namin
       call: () => call('POST', '/campaign/status/update/', { campaign_ids: Array.from({ length: 21 }, (_, i) => String(i)), operation_status: 'DISABLE' }),
       message: /^campaign_ids: At most 20 items/,
     },
+    // More rules the platforms enforce (live-platforms.md), each cited in the fake.
+    {
+      mistake: 'a custom bid on an OCPM ad group in bid_price, without conversion_bid_price',
+      call: () => call('POST', '/adgroup/create/', convertGroup({ bid_type: 'BID_TYPE_CUSTOM', bid_price: 2.5 })),
+      message: /^conversion_bid_price: Required when billing_event = OCPM and bid_type = BID_TYPE_CUSTOM\.$/,
+    },
+    {
+      mistake: "Meta's name for an event (PURCHASE) as optimization_event",
+      call: () => call('POST', '/adgroup/create/', convertGroup({ optimization_event: 'PURCHASE' })),
+      message: /^optimization_event: Must be one of .*SHOPPING/,
+    },
+    {
+      mistake: 'a conversion ad group without its pixel',
+      call: () => call('POST', '/adgroup/create/', convertGroup({ pixel_id: undefined })),
+      message: /^pixel_id: Required when optimization_goal is CONVERT\.$/,
+    },
+    {
+      mistake: 'a pixel on a TRAFFIC ad group',
+      call: () => call('POST', '/adgroup/create/', { ...ownBudget(plain), pixel_id: '7300000000000000001' }),
+      message: /^pixel_id: Not supported for objective TRAFFIC\.$/,
+    },
+    {
+      mistake: 'a REACH ad group without frequency',
+      call: () => call('POST', '/adgroup/create/', { ...ownBudget(reach), optimization_goal: 'REACH', billing_event: 'CPM', promotion_type: undefined }),
+      message: /^frequency: Required when objective_type is REACH\.$/,
+    },
+    {
+      mistake: 'an ad group daily budget under USD 20',
+      call: () => call('POST', '/adgroup/create/', ownBudget(plain, 19.99)),
+      message: /^budget: The ad group budget must be at least 20\.00 USD\.$/,
+    },
+    {
+      mistake: 'a lifetime ad group budget under USD 20 a day for its days',
+      call: () =>
+        call('POST', '/adgroup/create/', {
+          ...ownBudget(plain, 150),
+          budget_mode: 'BUDGET_MODE_TOTAL',
+          schedule_type: 'SCHEDULE_START_END',
+          schedule_end_time: '2030-01-11 00:00:00',
+        }),
+      message: /^budget: The lifetime ad group budget must be at least 200\.00 USD \(10 days\)\.$/,
+    },
+    {
+      mistake: 'a campaign daily budget under USD 50',
+      call: () => call('POST', '/campaign/create/', { ...cboCampaign, budget: 49 }),
+      message: /^budget: The campaign budget must be at least 50\.00 USD\.$/,
+    },
+    {
+      mistake: "a location the region tool does not list for the ad group's placements (SG outside PLACEMENT_TIKTOK)",
+      call: () =>
+        call('POST', '/adgroup/create/', {
+          ...ownBudget(plain),
+          placement_type: 'PLACEMENT_TYPE_NORMAL',
+          placements: ['PLACEMENT_PANGLE'],
+          location_ids: ['1880251'],
+        }),
+      message: /^location_ids: Location ID 1880251 is not available for this ad group's placements and objective\.$/,
+    },
+    {
+      mistake: 'the allowlist-only placement on an advertiser not allowlisted for it',
+      call: () =>
+        call('POST', '/adgroup/create/', { ...ownBudget(plain), placement_type: 'PLACEMENT_TYPE_NORMAL', placements: ['PLACEMENT_GLOBAL_APP_BUNDLE'] }),
+      code: 40001,
+      message: /^placements: PLACEMENT_GLOBAL_APP_BUNDLE is an allowlist-only placement/,
+    },
+    {
+      mistake: 'a BC_AUTH_TT identity without identity_authorized_bc_id',
+      call: () => call('POST', '/ad/create/', { adgroup_id: adgroupId, creatives: [creative({ identity_type: 'BC_AUTH_TT' })] }),
+      message: /^creatives\.0\.identity_authorized_bc_id: Required when identity_type is BC_AUTH_TT\.$/,
+    },
+    {
+      mistake: 'ad text of 51 Chinese characters (102 as TikTok counts them)',
+      call: () => call('POST', '/ad/create/', { adgroup_id: adgroupId, creatives: [creative({ ad_text: cjk(51) })] }),
+      message: /^creatives\.0\.ad_text: Length must be between 1 and 100\.$/,
+    },
+    {
+      mistake: 'a display_name of 21 Chinese characters (42 as TikTok counts them)',
+      call: () =>
+        call('POST', '/ad/create/', {
+          adgroup_id: adgroupId,
+          creatives: [creative({ landing_page_url: 'https://shop.example.com/', display_name: cjk(21) })],
+        }),
+      message: /^creatives\.0\.display_name: Length must be between 1 and 40\.$/,
+    },
     { mistake: 'no access token', call: () => call('GET', '/campaign/get/', {}, {}), code: 40104, message: /^Access token is null/ },
     {
       mistake: 'a revoked access token',
@@ -887,6 +1046,25 @@ describe('the strict fake TikTok Business API refuses what TikTok refuses, namin
       message: /^Access token is incorrect or has been revoked/,
     },
   ];
+
+  it("widens a special industry's ad group to 18+ and all genders without a word, as TikTok does, and records it (silentChanges)", async () => {
+    const housing = await call('POST', '/campaign/create/', { ...campaign, campaign_name: 'Housing', special_industries: ['HOUSING'] });
+    expect(housing.body.code, JSON.stringify(housing.body)).to.equal(0);
+    const narrow = await call('POST', '/adgroup/create/', {
+      ...ownBudget(housing.body.data.campaign_id),
+      adgroup_name: 'Women 25-34',
+      age_groups: ['AGE_25_34'],
+      gender: 'GENDER_FEMALE',
+    });
+    expect(narrow.body.code, JSON.stringify(narrow.body)).to.equal(0);
+    expect(fake.silentChanges).to.deep.equal([
+      'ad group Women 25-34: age_groups AGE_25_34 widened to 18+ (special industries HOUSING)',
+      'ad group Women 25-34: gender GENDER_FEMALE widened to GENDER_UNLIMITED (special industries HOUSING)',
+    ]);
+    fake.silentChanges.length = 0;
+    fake.objects.delete(narrow.body.data.adgroup_id);
+    fake.objects.delete(housing.body.data.campaign_id);
+  });
 
   for (const row of rows) {
     it(`refuses ${row.mistake} with ${row.code ?? 40002}`, async () => {

@@ -42,13 +42,15 @@ import {
   hasCreativeSettings,
   markerOfLabel,
   createParams,
+  propertyOfGraphField,
   effectiveStatusesFor,
   rowInsights,
   toCampaign,
   updateParams,
   type GraphParams,
 } from './mapping.js';
-import { euCountries, type MetaAccountFacts, type MinimumBudgets } from './rules.js';
+import { euPlaces, type MetaAccountFacts, type MetaFactsWanted, type MinimumBudgets } from './rules.js';
+import { NOT_FOUND_OR_FORBIDDEN } from './errors.js';
 
 export interface MetaAdapterOptions extends LiveHttpOptions {
   /** Versioned Graph base URL, e.g. https://graph.facebook.com/v25.0. */
@@ -64,6 +66,8 @@ export interface MetaAdapterOptions extends LiveHttpOptions {
 
 /** How long an account's minimum budgets are kept before they are read again. */
 const MINIMUMS_MS = 60 * 60 * 1000;
+/** Meta's validate_only execution option (Campaign, AdSet, Ad and AdCreative creates and updates). */
+const VALIDATE_ONLY = { execution_options: ['validate_only'] };
 
 /** Meta's DSA account defaults (AdAccount default_dsa_beneficiary, default_dsa_payor); null when unset. */
 interface DsaDefaults {
@@ -140,15 +144,20 @@ function speakingAs(account: AdAccount, settings: Record<string, unknown>): Reco
   return out;
 }
 
+/** Where an ad set spec reaches the EU or its territories (its countries, and its cities by their countries). */
+const euOf = (spec: ObjectSpec, cityCountry: (key: string) => string | undefined) =>
+  spec.level === 'adset' ? euPlaces(spec.settings?.targeting as Record<string, unknown> | undefined, cityCountry) : [];
+
 /**
- * A spec with what its account adds: an ad's page, and an ad set's page (for a lead form's promoted
- * object) and, when it targets the EU, its DSA beneficiary and payer (the account's, else Meta's defaults).
+ * A spec with what its account adds: an ad's page, and an ad set's page (for a lead form's or post
+ * engagement's promoted object) and, when it reaches the EU, its DSA beneficiary and payer (the
+ * account's, else Meta's defaults).
  */
-function withAccount(account: AdAccount, spec: ObjectSpec, dsa: DsaDefaults | null): ObjectSpec {
+function withAccount(account: AdAccount, spec: ObjectSpec, dsa: DsaDefaults | null, cityCountry: (key: string) => string | undefined): ObjectSpec {
   if (spec.level === 'ad' || spec.level === 'creative') return { ...spec, settings: speakingAs(account, spec.settings ?? {}) };
   if (spec.level !== 'adset') return spec;
   const s = spec.settings ?? {};
-  const eu = euCountries((s.targeting as Record<string, unknown> | undefined)?.countries).length > 0;
+  const eu = euOf(spec, cityCountry).length > 0;
   return {
     ...spec,
     settings: {
@@ -159,11 +168,21 @@ function withAccount(account: AdAccount, spec: ObjectSpec, dsa: DsaDefaults | nu
   };
 }
 
-/** Whether a spec is an ad set targeting the EU whose account does not name both DSA fields itself. */
-const needsDsaDefaults = (account: AdAccount, spec: ObjectSpec) =>
-  spec.level === 'adset' &&
-  !(account.dsaBeneficiary && account.dsaPayor) &&
-  euCountries((spec.settings?.targeting as Record<string, unknown> | undefined)?.countries).length > 0;
+/** The cities an ad set spec targets. */
+const citiesOf = (spec: ObjectSpec): string[] => {
+  const cities = (spec.settings?.targeting as Record<string, unknown> | undefined)?.cities;
+  return spec.level === 'adset' && Array.isArray(cities) ? cities.map(String) : [];
+};
+
+/**
+ * A key for a create's shape: its parameters but its labels and parent (and, for an ad set standing as
+ * a parent, its name), with its parent's shape. Ads of one key are asked about once: copies of an ad set
+ * hold ads of the same names and parameters, and an ad set's own name goes into no ad.
+ */
+function shapeOf(params: GraphParams, parentShape: string, withName = true): string {
+  const { name, adlabels: _l, adset_id: _a, campaign_id: _c, ...rest } = params;
+  return JSON.stringify([withName ? name : null, rest, parentShape]);
+}
 
 /** The fields of the ad account read for its DSA defaults. */
 const DSA_FIELDS = { fields: 'default_dsa_beneficiary,default_dsa_payor' };
@@ -200,6 +219,15 @@ export class MetaAdapter implements PlatformAdapter {
   private readonly minimums = new Map<string, { at: number; value: MinimumBudgets }>();
   /** Ad account → Meta's DSA defaults, read once and kept. */
   private readonly dsaDefaults = new Map<string, DsaDefaults>();
+  /** Ad account and bid → the minimum budgets with that manual bid, and when they were read (kept MINIMUMS_MS). */
+  private readonly bidMinimums = new Map<string, { at: number; value: MinimumBudgets }>();
+  /** City key → its country, as Meta's location search answers it (a city never moves). */
+  private readonly cityCountries = new Map<string, string>();
+  /**
+   * Ad set id → the shape of its create (its parameters but its name, labels and campaign), for its ads'
+   * validation: ads of one shape under ad sets of one shape are asked about once.
+   */
+  private readonly adsetShapes = new Map<string, string>();
   private readonly now: () => number;
 
   constructor(outbound: OutboundClient, options: MetaAdapterOptions) {
@@ -212,35 +240,117 @@ export class MetaAdapter implements PlatformAdapter {
   }
 
   /**
-   * The account's minimum budgets (`minimum_budgets`, kept an hour) and, when `dsa` asks and the
-   * account does not name both itself, Meta's DSA defaults (`default_dsa_beneficiary`,
-   * `default_dsa_payor`, read once and kept): both reads in one round trip when both are due.
+   * The account's minimum budgets (`minimum_budgets`, kept an hour; with `bid_amount` for each of
+   * `wanted.bids`), and when asked Meta's DSA defaults (`default_dsa_beneficiary`, `default_dsa_payor`,
+   * read once and kept, unless the account names both) and the countries of `wanted.cities` (location
+   * search `adgeolocationmeta`, kept): every read due in one round trip (a Graph batch).
    */
-  async metaAccountFacts(account: AdAccount, dsa: boolean): Promise<MetaAccountFacts> {
-    const kept = this.minimums.get(account.accountId);
-    const minimumsDue = !kept || this.now() - kept.at >= MINIMUMS_MS;
-    const dsaDue = dsa && !(account.dsaBeneficiary && account.dsaPayor) && !this.dsaDefaults.has(account.accountId);
-    const reads = [
-      ...(minimumsDue ? [{ path: `${account.accountId}/minimum_budgets`, params: {} }] : []),
-      ...(dsaDue ? [{ path: account.accountId, params: DSA_FIELDS }] : []),
-    ];
+  async metaAccountFacts(account: AdAccount, wanted: MetaFactsWanted): Promise<MetaAccountFacts> {
+    const fresh = (entry: { at: number } | undefined) => entry && this.now() - entry.at < MINIMUMS_MS;
+    const minimumsDue = !fresh(this.minimums.get(account.accountId));
+    const dsaDue = wanted.dsa && !(account.dsaBeneficiary && account.dsaPayor) && !this.dsaDefaults.has(account.accountId);
+    const bidsDue = (wanted.bids ?? []).filter((b) => !fresh(this.bidMinimums.get(`${account.accountId}:${b}`)));
+    const citiesDue = [...new Set(wanted.cities ?? [])].filter((c) => !this.cityCountries.has(c));
+    const reads: Array<{ path: string; params: GraphParams; take: (body: any) => void }> = [];
+    if (minimumsDue)
+      reads.push({
+        path: `${account.accountId}/minimum_budgets`,
+        params: {},
+        take: (body) => this.minimums.set(account.accountId, { at: this.now(), value: minimumsOf(body, account.currency) }),
+      });
+    if (dsaDue) reads.push({ path: account.accountId, params: DSA_FIELDS, take: (body) => this.dsaDefaults.set(account.accountId, dsaDefaultsOf(body)) });
+    for (const bid of bidsDue)
+      reads.push({
+        path: `${account.accountId}/minimum_budgets`,
+        params: { bid_amount: bid },
+        take: (body) => this.bidMinimums.set(`${account.accountId}:${bid}`, { at: this.now(), value: minimumsOf(body, account.currency) }),
+      });
+    if (citiesDue.length) reads.push({ path: 'search', params: { type: 'adgeolocationmeta', cities: citiesDue }, take: (body) => this.keepCities(body) });
     const bodies = reads.length ? await this.readMany(account, reads) : [];
-    if (minimumsDue) this.minimums.set(account.accountId, { at: this.now(), value: minimumsOf(bodies[0], account.currency) });
-    if (dsaDue) this.dsaDefaults.set(account.accountId, dsaDefaultsOf(bodies[minimumsDue ? 1 : 0]));
+    // Kept per process: a bound so that many accounts, bids and cities cannot grow them for ever.
+    if (this.bidMinimums.size > 100_000) this.bidMinimums.clear();
+    if (this.cityCountries.size > 100_000) this.cityCountries.clear();
+    reads.forEach((r, i) => r.take(bodies[i]));
     const defaults = this.dsaDefaults.get(account.accountId);
     return {
       minimumBudgets: this.minimums.get(account.accountId)!.value,
+      bidMinimums: new Map((wanted.bids ?? []).map((b) => [b, this.bidMinimums.get(`${account.accountId}:${b}`)!.value])),
       dsaBeneficiary: account.dsaBeneficiary ?? defaults?.beneficiary ?? null,
       dsaPayor: account.dsaPayor ?? defaults?.payor ?? null,
+      cityCountries: new Map((wanted.cities ?? []).flatMap((c) => (this.cityCountries.has(c) ? [[c, this.cityCountries.get(c)!] as const] : []))),
     };
   }
 
-  /** Meta's DSA defaults for the account when an ad set of `specs` needs them (read once and kept); null otherwise. */
-  private async dsaFor(account: AdAccount, specs: ObjectSpec[]): Promise<DsaDefaults | null> {
-    if (!specs.some((s) => needsDsaDefaults(account, s))) return null;
+  /** Keeps the countries of the cities an `adgeolocationmeta` search answered. */
+  private keepCities(body: any): void {
+    const cities = (body?.data?.cities ?? {}) as Record<string, { country_code?: string }>;
+    for (const [key, city] of Object.entries(cities)) if (city?.country_code) this.cityCountries.set(key, String(city.country_code));
+  }
+
+  /** The country of each of `cities` Meta's location search knows (read once per city and kept). */
+  private async countriesOfCities(account: AdAccount, cities: string[]): Promise<(key: string) => string | undefined> {
+    const due = [...new Set(cities)].filter((c) => !this.cityCountries.has(c));
+    if (due.length) this.keepCities(await this.http.retrying(() => this.graph.get(account, 'search', { type: 'adgeolocationmeta', cities: due })));
+    return (key) => this.cityCountries.get(key);
+  }
+
+  /** Meta's DSA defaults for the account when an ad set of `specs` reaches the EU and the account does not name both (read once and kept); null otherwise. */
+  private async dsaFor(account: AdAccount, specs: ObjectSpec[], cityCountry: (key: string) => string | undefined): Promise<DsaDefaults | null> {
+    if (account.dsaBeneficiary && account.dsaPayor) return null;
+    if (!specs.some((s) => euOf(s, cityCountry).length > 0)) return null;
     if (!this.dsaDefaults.has(account.accountId))
       this.dsaDefaults.set(account.accountId, dsaDefaultsOf(await this.http.retrying(() => this.graph.get(account, account.accountId, DSA_FIELDS))));
     return this.dsaDefaults.get(account.accountId)!;
+  }
+
+  /** The create parameters of `specs` with what their account adds (pages, DSA names), the cities' countries read where needed. */
+  private async createParamsOf(account: AdAccount, specs: ObjectSpec[]): Promise<GraphParams[]> {
+    const cityCountry = await this.countriesOfCities(account, specs.flatMap(citiesOf));
+    const dsa = await this.dsaFor(account, specs, cityCountry);
+    return specs.map((spec) => createParams(withAccount(account, spec, dsa, cityCountry)));
+  }
+
+  /**
+   * Asks Meta to validate each create without doing it (`execution_options=["validate_only"]`, answered
+   * `{"success": true}` or with its error), in batches of 50. Ads of one shape (the same name and
+   * parameters but for their labels, under ad sets of one shape: duplicated ad sets) are asked about
+   * once, so the ads of a level of copies cost a batch, not one per copy; campaigns and ad sets are each
+   * asked about. Answers per spec null or Meta's refusal, its field named as the service's property.
+   */
+  async validateCreates(account: AdAccount, specs: ObjectSpec[]): Promise<Array<PlatformError | null>> {
+    const params = await this.createParamsOf(account, specs);
+    const shapes = params.map((p, i) => {
+      const parent = specs[i].parentId ? (this.adsetShapes.get(specs[i].parentId!) ?? specs[i].parentId!) : '';
+      // Ad sets are asked about one by one (their names differ, and Meta may judge by a name); ads by shape.
+      return specs[i].level === 'ad' ? shapeOf(p, parent) : `${i}`;
+    });
+    const firstOf = new Map<string, number>();
+    shapes.forEach((shape, i) => firstOf.has(shape) || firstOf.set(shape, i));
+    const asked = [...firstOf.values()];
+    const answers = await this.eachInBatches(
+      account,
+      asked.map((i) => ({ method: 'POST', relativeUrl: `${account.accountId}/${EDGES[specs[i].level]}`, params: { ...params[i], ...VALIDATE_ONLY } })),
+    );
+    const byShape = new Map(asked.map((i, k) => [shapes[i], answers[k]]));
+    return specs.map((_spec, i) => {
+      const a = byShape.get(shapes[i])!;
+      if (a.ok) return null;
+      if (a.error.kind !== 'invalid_request') throw a.error;
+      return new PlatformError('invalid_request', a.error.message, { ...a.error.extra, field: propertyOfGraphField(a.error.extra.field) ?? undefined });
+    });
+  }
+
+  /** Asks Meta to validate a budget change of a live campaign or ad set (validate_only): null when it would take it, else its refusal. */
+  async validateBudget(account: AdAccount, ref: ObjectRef, budget: Budget): Promise<PlatformError | null> {
+    if (ref.level !== 'campaign' && ref.level !== 'adset') throw unsupportedLevel('meta', ref.level, 'hold a budget');
+    await this.ensureOwned(account, [ref]);
+    try {
+      await this.http.retrying(() => this.graph.post(account, ref.id, { ...budgetChange(budget), ...VALIDATE_ONLY }));
+      return null;
+    } catch (err) {
+      if (err instanceof PlatformError && err.kind === 'invalid_request') return err;
+      throw err;
+    }
   }
 
   /** Several reads in as few round trips as possible (one GET, or batches of 50), retried as a whole. */
@@ -538,7 +648,8 @@ export class MetaAdapter implements PlatformAdapter {
 
   async createObjects(account: AdAccount, specs: ObjectSpec[]): Promise<ObjectRef[]> {
     const ids: Array<string | undefined> = new Array(specs.length);
-    const dsa = await this.dsaFor(account, specs);
+    const cityCountry = await this.countriesOfCities(account, specs.flatMap(citiesOf));
+    const dsa = await this.dsaFor(account, specs, cityCountry);
     // A parentId naming the marker of an earlier spec waits for that spec's id.
     const parentIndex = specs.map((s, i) => (s.parentId === null ? -1 : specs.findIndex((p, j) => j < i && p.marker === s.parentId)));
     let pending = specs.map((_, i) => i);
@@ -553,7 +664,7 @@ export class MetaAdapter implements PlatformAdapter {
             const requests: BatchRequest[] = todo.map(({ spec }) => ({
               method: 'POST',
               relativeUrl: `${account.accountId}/${EDGES[spec.level]}`,
-              params: createParams(withAccount(account, spec, dsa)),
+              params: createParams(withAccount(account, spec, dsa, cityCountry)),
             }));
             return (await this.graph.batch(account, requests)).map((a): CreateOutcome => {
               if (!a.ok) return { error: a.error };
@@ -563,7 +674,14 @@ export class MetaAdapter implements PlatformAdapter {
           },
           (todo) => this.findSpecs(account, todo),
         );
-        for (const [item, id] of created) ids[item.index] = id;
+        for (const [item, id] of created) {
+          ids[item.index] = id;
+          // What validateCreates keys its ads' questions by: the ad set's shape (kept a while, for the next level).
+          if (item.spec.level === 'adset') {
+            if (this.adsetShapes.size > 100_000) this.adsetShapes.clear();
+            this.adsetShapes.set(id, shapeOf(createParams(withAccount(account, item.spec, dsa, cityCountry)), '', false));
+          }
+        }
       }
       pending = pending.filter((i) => ids[i] === undefined);
     }
@@ -591,7 +709,10 @@ export class MetaAdapter implements PlatformAdapter {
 
   /**
    * Each recorded id read on its own (batches of 50): an object Meta answers as DELETED, or as one
-   * that does not exist (error 100, subcode 33), is gone; an answer that failed says nothing.
+   * whose aliases do not exist (803), is gone. Error 100 subcode 33 is no proof: Meta gives it for an
+   * object that does not exist and for one the token may not read ("may occur if your access token is
+   * not added as a system user with appropriate permissions", Graph error reference), so, like an answer
+   * that failed, it says nothing and the caller looks again.
    */
   async confirmRecorded(account: AdAccount, _level: Exclude<ObjectLevel, 'creative'>, ids: string[]): Promise<Map<string, 'held' | 'gone'>> {
     const unique = [...new Set(ids)];
@@ -602,7 +723,7 @@ export class MetaAdapter implements PlatformAdapter {
     const out = new Map<string, 'held' | 'gone'>();
     for (const [i, a] of answers.entries()) {
       if (a.ok) out.set(unique[i], a.body?.status === 'DELETED' || a.body?.effective_status === 'DELETED' ? 'gone' : 'held');
-      else if (a.error.kind === 'not_found') out.set(unique[i], 'gone');
+      else if (a.error.kind === 'not_found' && a.error.extra.platformSubcode !== NOT_FOUND_OR_FORBIDDEN) out.set(unique[i], 'gone');
     }
     return out;
   }

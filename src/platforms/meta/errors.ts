@@ -10,8 +10,13 @@ const TRANSIENT_CODES = new Set([1, 2]);
 const AUTH_CODES = new Set([102, 104, 190, 10]);
 /** "You are calling a deprecated version of the Ads API" (https://developers.facebook.com/docs/marketing-api/error-reference). */
 export const DEPRECATED_VERSION_CODE = 2635;
-/** "Object with ID does not exist" (100 with subcode 33) and "some of the aliases do not exist" (803). */
-const NOT_FOUND_SUBCODE = 33;
+/**
+ * "Object with ID does not exist, cannot be loaded due to missing permissions, or does not support this
+ * operation" (100 with subcode 33): not found as far as the call goes, yet no proof that the object is
+ * gone (a token without the permission gets it too); and "some of the aliases do not exist" (803).
+ */
+export const NOT_FOUND_OR_FORBIDDEN = 33;
+const NOT_FOUND_SUBCODE = NOT_FOUND_OR_FORBIDDEN;
 const NOT_FOUND_CODES = new Set([803]);
 
 /** Wait used when a throttled answer carries no estimate. */
@@ -80,7 +85,10 @@ export function graphError(status: number, body: unknown, header: (name: string)
   const error = ((body as { error?: GraphErrorBody })?.error ?? {}) as GraphErrorBody;
   const code = typeof error.code === 'number' ? error.code : undefined;
   const message = error.error_user_msg || error.message || `The ad platform answered HTTP ${status}.`;
-  const extra = { ...(code !== undefined ? { platformCode: code } : {}) };
+  const extra = {
+    ...(code !== undefined ? { platformCode: code } : {}),
+    ...(typeof error.error_subcode === 'number' ? { platformSubcode: error.error_subcode } : {}),
+  };
   if (code !== undefined && THROTTLE_CODES.has(code)) {
     const retryAfterMs =
       regainAccessMs(header('x-business-use-case-usage')) ??

@@ -2,18 +2,22 @@
 // parameters, Graph campaigns to PlatformCampaign, insights rows to minor-unit totals.
 //
 // Settings understood (camelCase, all optional; `platformFields` is merged raw into the request):
-//   campaign: specialAdCategories, bidStrategy, buyingType, adSetBudgetSharing (with no campaign budget),
-//             adSetCountries (the countries its ad sets target: special_ad_category_country)
-//   adset:    optimizationGoal, billingEvent, bidStrategy, bidAmount (minor units), destinationType,
+//   campaign: specialAdCategories, bidStrategy (sent with a campaign budget; else its ad sets carry it),
+//             buyingType, adSetBudgetSharing (with no campaign budget), adSetCountries (the countries its ad
+//             sets target: special_ad_category_country)
+//   adset:    optimizationGoal, billingEvent (IMPRESSIONS when unset: billing_event is always sent),
+//             bidStrategy (its campaign's, without a campaign budget), bidAmount (minor units), destinationType,
 //             targeting {countries, regions, cities, ageMin, ageMax, genders, interests, customAudiences,
 //             excludedAudiences}, advantageAudience, placements {automatic, positions},
-//             schedule {startTime, endTime}, promotedObject {pixelId, customEventType, pageId, leadFormId},
-//             pageId (the account's, for a lead form), dsaBeneficiary, dsaPayor (resolved by the adapter)
+//             schedule {startTime, endTime}, promotedObject {pixelId, customEventType, pageId, leadFormId,
+//             applicationId, objectStoreUrl}, pageId (the account's, for a lead form or post engagement),
+//             dsaBeneficiary, dsaPayor (resolved by the adapter)
 //   ad, creative: pageId, instagramUserId, postId, headline, primaryText, description, linkUrl, displayUrl,
-//             callToAction, leadFormId (its ad set's), platformCreativeId (ads only), urlTags; the
-//             uploaded creative is ObjectSpec.creative
+//             callToAction, leadFormId (its ad set's), platformCreativeId (ads only), urlTags,
+//             multiAdvertiserAds; the uploaded creative is ObjectSpec.creative
 // Ads carry their creative inline (object_story_spec, or object_story_id for an existing post) unless
-// platformCreativeId names one. Names are sent as given; the service's marker travels as an ad label.
+// platformCreativeId names one; every creative says its multi-advertiser enrolment and its Advantage+
+// creative enhancements explicitly. Names are sent as given; the service's marker travels as an ad label.
 
 import type { Budget, Insights, ObjectLevel, ObjectSpec, OptionItem, PlatformCampaign, PlatformStatus } from '../port.js';
 import { decimalToMinor, splitMarkedName } from '../live-http.js';
@@ -136,17 +140,20 @@ function targetingOf(s: Record<string, unknown>): GraphParams | undefined {
   });
 }
 
-function adsetParams(s: Record<string, unknown>): GraphParams {
+function adsetParams(s: Record<string, unknown>, creating: boolean): GraphParams {
   const schedule = asRecord(s.schedule);
-  const promoted = s.promotedObject === undefined ? undefined : asRecord(s.promotedObject);
-  // An instant-form (lead ad) set: destination ON_AD, promoted by the page that owns the form.
+  // An instant-form (lead ad) set: destination ON_AD, promoted by the page that owns the form. Post
+  // engagement: destination ON_POST, promoted by the page whose posts run (AdSet promoted_object).
+  const postEngagement = s.optimizationGoal === 'POST_ENGAGEMENT';
+  const promoted = s.promotedObject === undefined && !(creating && postEngagement) ? undefined : asRecord(s.promotedObject);
   const leadForm = Boolean(promoted?.leadFormId);
   return definedEntries({
     optimization_goal: s.optimizationGoal,
-    billing_event: s.billingEvent,
+    // Always said on a create: Meta refuses an ad set without one ("missing parameter").
+    billing_event: s.billingEvent ?? (creating ? 'IMPRESSIONS' : undefined),
     bid_strategy: s.bidStrategy,
     bid_amount: s.bidAmount,
-    destination_type: leadForm ? 'ON_AD' : s.destinationType,
+    destination_type: leadForm ? 'ON_AD' : postEngagement ? 'ON_POST' : s.destinationType,
     targeting: targetingOf(s),
     start_time: schedule.startTime,
     end_time: schedule.endTime,
@@ -154,12 +161,59 @@ function adsetParams(s: Record<string, unknown>): GraphParams {
       ? definedEntries({
           pixel_id: promoted.pixelId,
           custom_event_type: promoted.customEventType,
-          page_id: promoted.pageId ?? (leadForm ? s.pageId : undefined),
+          application_id: promoted.applicationId,
+          object_store_url: promoted.objectStoreUrl,
+          page_id: promoted.pageId ?? (leadForm || postEngagement ? s.pageId : undefined),
         })
       : undefined,
     dsa_beneficiary: s.dsaBeneficiary,
     dsa_payor: s.dsaPayor,
   });
+}
+
+/** Graph parameters (blame_field_specs, first part) and the node property each comes from. */
+const PROPERTY_OF_PARAM: Record<string, string> = {
+  name: 'name',
+  objective: 'objective',
+  daily_budget: 'budget',
+  lifetime_budget: 'budget',
+  special_ad_categories: 'specialAdCategories',
+  special_ad_category_country: 'specialAdCategories',
+  bid_strategy: 'bidStrategy',
+  optimization_goal: 'optimizationGoal',
+  billing_event: 'billingEvent',
+  bid_amount: 'bidAmount',
+  promoted_object: 'promotedObject',
+  destination_type: 'promotedObject',
+  start_time: 'schedule.startTime',
+  end_time: 'schedule.endTime',
+  dsa_beneficiary: 'targeting.countries',
+  dsa_payor: 'targeting.countries',
+  'targeting.age_min': 'targeting.ageMin',
+  'targeting.age_max': 'targeting.ageMax',
+  'targeting.genders': 'targeting.genders',
+  'targeting.geo_locations': 'targeting.countries',
+  'targeting.custom_audiences': 'targeting.customAudiences',
+  'targeting.excluded_custom_audiences': 'targeting.excludedAudiences',
+  'targeting.flexible_spec': 'targeting.interests',
+  'targeting.targeting_automation': 'advantageAudience',
+  'targeting.publisher_platforms': 'placements',
+};
+
+/**
+ * The node property a Graph refusal blames (its blame_field_specs or "Param x"), as launch validation
+ * names fields: `budget`, `targeting.countries`, `placements`...; null when it blames none the node has.
+ */
+export function propertyOfGraphField(field: string | undefined): string | null {
+  if (!field) return null;
+  const parts = field.replace(/\[(\w+)\]/g, '.$1').split('.');
+  for (let n = parts.length; n > 0; n--) {
+    const hit = PROPERTY_OF_PARAM[parts.slice(0, n).join('.')];
+    if (hit) return hit;
+  }
+  if (parts[0] === 'targeting' && /_positions$/.test(parts[1] ?? '')) return 'placements';
+  if (parts[0] === 'creative' || parts[0] === 'object_story_spec') return null;
+  return null;
 }
 
 /** The ad label carrying the service's marker (Ad Labels: https://developers.facebook.com/docs/marketing-api/reference/ad-label/). */
@@ -184,12 +238,24 @@ export function urlTagsOf(own: unknown): string {
 
 type Creative = ObjectSpec['creative'];
 
+/**
+ * What a creative says of its enrolments, explicitly (an ad created without them is opted in: Meta
+ * "Multi-advertiser ads", 2024-08-19; Advantage+ creative enhancements are Meta's defaults): multi-
+ * advertiser ads as the ad's multiAdvertiserAds says (else out), the standard enhancements out.
+ */
+export function enrolments(s: Record<string, unknown>): GraphParams {
+  return {
+    contextual_multi_ads: { enroll_status: s.multiAdvertiserAds === true ? 'OPT_IN' : 'OPT_OUT' },
+    degrees_of_freedom_spec: { creative_features_spec: { standard_enhancements: { enroll_status: 'OPT_OUT' } } },
+  };
+}
+
 /** The inline creative spec of an ad or creative: an existing post, or an object_story_spec with its media. */
 function creativeSpec(name: string, s: Record<string, unknown>, creative: Creative): GraphParams {
   const tags = urlTagsOf(s.urlTags);
   if (s.postId !== undefined && s.postId !== null && s.postId !== '') {
     const post = String(s.postId);
-    return { name, url_tags: tags, object_story_id: post.includes('_') ? post : `${String(s.pageId)}_${post}` };
+    return { name, url_tags: tags, object_story_id: post.includes('_') ? post : `${String(s.pageId)}_${post}`, ...enrolments(s) };
   }
   // A lead ad's button opens its ad set's instant form (call_to_action.value.lead_gen_form_id).
   const form = s.leadFormId ? String(s.leadFormId) : null;
@@ -225,12 +291,15 @@ function creativeSpec(name: string, s: Record<string, unknown>, creative: Creati
     name,
     url_tags: tags,
     object_story_spec: definedEntries({ page_id: s.pageId, instagram_user_id: s.instagramUserId ?? s.instagramActorId, ...story }),
+    ...enrolments(s),
   });
 }
 
 /** Whether settings change an ad's creative (its copy, link, page, post or tags). */
 export function hasCreativeSettings(s: Record<string, unknown>): boolean {
-  return ['pageId', 'postId', 'headline', 'primaryText', 'description', 'linkUrl', 'callToAction', 'urlTags'].some((k) => s[k] !== undefined);
+  return ['pageId', 'postId', 'headline', 'primaryText', 'description', 'linkUrl', 'callToAction', 'urlTags', 'multiAdvertiserAds'].some(
+    (k) => s[k] !== undefined,
+  );
 }
 
 /** Parameters of a create on the account edge of `spec.level` (parentId already resolved). */
@@ -251,13 +320,14 @@ export function createParams(spec: ObjectSpec): GraphParams {
           ? { special_ad_category_country: s.adSetCountries }
           : {}),
         adlabels,
-        ...definedEntries({ bid_strategy: s.bidStrategy, buying_type: s.buyingType }),
+        // A bid strategy is the campaign's with a campaign budget; without one each ad set carries it.
+        ...definedEntries({ bid_strategy: spec.budget ? s.bidStrategy : undefined, buying_type: s.buyingType }),
         // Without a campaign budget, v24+ wants to hear whether the ad sets share theirs.
         ...(spec.budget ? budgetParams(spec.budget) : { is_adset_budget_sharing_enabled: s.adSetBudgetSharing === true }),
         ...raw,
       };
     case 'adset':
-      return { name, campaign_id: spec.parentId, status: spec.status, adlabels, ...adsetParams(s), ...budgetParams(spec.budget), ...raw };
+      return { name, campaign_id: spec.parentId, status: spec.status, adlabels, ...adsetParams(s, true), ...budgetParams(spec.budget), ...raw };
     case 'ad':
       return {
         name,
@@ -275,7 +345,7 @@ export function createParams(spec: ObjectSpec): GraphParams {
 /** Parameters of an update from changed settings (only what the settings name). */
 export function updateParams(level: ObjectLevel, settings: Record<string, unknown>): GraphParams {
   const raw = asRecord(settings.platformFields);
-  if (level === 'adset') return { ...adsetParams(settings), ...raw };
+  if (level === 'adset') return { ...adsetParams(settings, false), ...raw };
   if (level === 'campaign')
     return {
       ...definedEntries({

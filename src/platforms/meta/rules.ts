@@ -1,7 +1,9 @@
 // The Meta rules the generated specification leaves out (live-platforms.md, "What the specifications
-// leave out"), as the adapter sends them and launch validation checks them, in both modes: the
-// Advantage+ audience flag, the EU's DSA fields, lead forms, special ad categories and minimum
-// budgets per optimization goal (the placements are in ../placements.ts).
+// leave out" and "More rules the platforms enforce"), as the adapter sends them and launch validation
+// checks them, in both modes: the Advantage+ audience flag, the DSA fields for the EU and its
+// territories, lead forms, special ad categories, goals and what they need, bids, ages, countries Meta
+// does not serve, and minimum budgets per optimization goal (the placements are in ../placements.ts,
+// the ones removed by version in ./versions.ts).
 
 /**
  * Member states of the European Union: an ad set targeting one names its beneficiary and payer
@@ -12,8 +14,81 @@ export const EU_COUNTRIES: ReadonlySet<string> = new Set([
   'IT', 'LV', 'LT', 'LU', 'MT', 'NL', 'PL', 'PT', 'RO', 'SK', 'SI', 'ES', 'SE',
 ]); // prettier-ignore
 
-/** The EU member states among `countries`. */
-export const euCountries = (countries: unknown): string[] => (Array.isArray(countries) ? countries.filter((c) => EU_COUNTRIES.has(c)) : []);
+/**
+ * Outermost regions of the EU and territories associated with member states, for which Meta asks the
+ * DSA fields like for member states (Meta blog 2023-05-16: ads "that target the EU, associated
+ * territories, or select global/worldwide"; the list of live-platforms.md).
+ */
+export const EU_TERRITORIES: ReadonlySet<string> = new Set([
+  'RE',
+  'GP',
+  'MQ',
+  'GF',
+  'YT',
+  'MF',
+  'PM',
+  'BL',
+  'NC',
+  'PF',
+  'WF',
+  'TF',
+  'AW',
+  'CW',
+  'SX',
+  'BQ',
+  'GL',
+  'FO',
+  'AX',
+]);
+
+/** The EU member states and associated territories among `countries`. */
+export const euCountries = (countries: unknown): string[] =>
+  Array.isArray(countries) ? countries.filter((c) => EU_COUNTRIES.has(c) || EU_TERRITORIES.has(c)) : [];
+
+/**
+ * Where an ad set's targeting reaches the EU for the DSA: its EU countries and territories, and its
+ * cities inside them (`cityCountry` gives a city key's country, when known).
+ */
+export function euPlaces(targeting: Record<string, unknown> | undefined, cityCountry: (key: string) => string | undefined): string[] {
+  const t = targeting ?? {};
+  const cities = Array.isArray(t.cities) ? t.cities.map(String).filter((k) => euCountries([cityCountry(k)]).length > 0) : [];
+  return [...euCountries(t.countries), ...cities];
+}
+
+/** Countries Meta does not serve (Meta's sanctioned-countries policy; lfx-self-serve PR 1644). */
+export const SANCTIONED_COUNTRIES: readonly string[] = ['IR', 'CU', 'KP', 'SY', 'RU'];
+
+/** Countries whose ads need a declaration the advertiser makes in Ads Manager first (lfx-self-serve PR 973). */
+export const DECLARATION_COUNTRIES: readonly string[] = ['SG', 'TW', 'KR'];
+
+/**
+ * The billing events each goal may be billed by ("Optimization Goal and Billing Events"): IMPRESSIONS
+ * for every goal, a goal's own event for the goals that have one. billing_event is always sent, IMPRESSIONS
+ * when the ad set names none (php-business-sdk issue 311: leaving it out is "missing parameter").
+ */
+export function billingEventsFor(goal: string | undefined): string[] {
+  return ['LINK_CLICKS', 'THRUPLAY', 'POST_ENGAGEMENT', 'APP_INSTALLS'].includes(goal ?? '') ? ['IMPRESSIONS', goal!] : ['IMPRESSIONS'];
+}
+
+/** Goals promoted by an app: they name it (promoted_object application_id and object_store_url). */
+export const APP_GOALS: readonly string[] = ['APP_INSTALLS'];
+/** Goals that count a pixel's event: they name both (promoted_object pixel_id and custom_event_type). */
+export const CONVERSION_GOALS: readonly string[] = ['OFFSITE_CONVERSIONS', 'VALUE'];
+/** Bid strategies that need the ad set's bid (bid_amount). */
+export const CAPPED_BIDS: readonly string[] = ['LOWEST_COST_WITH_BID_CAP', 'COST_CAP'];
+
+/**
+ * Whether Advantage+ audience would widen what the targeting narrows: genders, or ages other than the
+ * limits Meta keeps with it on (age_min 18 to 25, age_max 65; justwatch facebook-marketing-api-golang-sdk PR 83).
+ */
+export function advantageWidens(t: Record<string, unknown> | undefined): boolean {
+  const target = t ?? {};
+  const min = target.ageMin;
+  const max = target.ageMax;
+  const ages = (typeof min === 'number' && (min < 18 || min > 25)) || (typeof max === 'number' && max !== 65);
+  const genders = Array.isArray(target.genders) && target.genders.length > 0 && target.genders.length < 2;
+  return ages || genders;
+}
 
 /** What an ad set's targeting narrows that Advantage+ audience would widen: ages, genders, interests, audiences. */
 export function narrowing(t: Record<string, unknown> | undefined): { agesOrGenders: boolean; any: boolean } {
@@ -74,14 +149,43 @@ const SANDBOX_MINIMUMS: Record<string, MinimumBudgets> = {
  * The sandbox's minimums for `currency`: its table, else none (only the service's own floor holds),
  * since an amount in an unknown currency cannot be told from one in dollars.
  */
-export function sandboxMinimums(currency: string): MinimumBudgets {
-  return SANDBOX_MINIMUMS[currency] ?? { imp: 0, highFreq: 0, lowFreq: 0, videoViews: 0 };
+export function sandboxMinimums(currency: string, bidAmount?: number): MinimumBudgets {
+  const base = SANDBOX_MINIMUMS[currency] ?? { imp: 0, highFreq: 0, lowFreq: 0, videoViews: 0 };
+  if (!bidAmount) return base;
+  // With a manual bid, at least SANDBOX_BID_MULTIPLE bids a day (minimum_budgets read with bid_amount).
+  const floor = bidAmount * SANDBOX_BID_MULTIPLE;
+  return {
+    imp: Math.max(base.imp, floor),
+    highFreq: Math.max(base.highFreq, floor),
+    lowFreq: Math.max(base.lowFreq, floor),
+    videoViews: Math.max(base.videoViews, floor),
+  };
+}
+
+/** The sandbox's daily minimum with a manual bid, in bids (Meta's minimums are read "with the bid_amount if use manual bid"). */
+const SANDBOX_BID_MULTIPLE = 5;
+
+/** An ad set's daily minimum in `facts`: with its bid when it has one and the minimums per bid were read. */
+export function adSetMinimum(facts: Pick<MetaAccountFacts, 'minimumBudgets' | 'bidMinimums'>, goal: string | undefined, bidAmount: unknown): number {
+  const byBid = typeof bidAmount === 'number' ? facts.bidMinimums?.get(bidAmount) : undefined;
+  return minimumFor(byBid ?? facts.minimumBudgets, goal);
 }
 
 /** The Meta facts a launch is validated against per ad account: its minimum budgets and the DSA names it would send. */
 export interface MetaAccountFacts {
   minimumBudgets: MinimumBudgets;
+  /** The minimums with a manual bid, by bid (minor units): minimum_budgets read with bid_amount. */
+  bidMinimums?: Map<number, MinimumBudgets>;
   /** The beneficiary and payer an EU ad set would carry (the account's, else Meta's defaults); null when neither says. */
   dsaBeneficiary: string | null;
   dsaPayor: string | null;
+  /** The country of each targeted city key Meta's location search knows. */
+  cityCountries?: Map<string, string>;
+}
+
+/** What metaAccountFacts is asked to read besides the minimums: DSA defaults, cities' countries, minimums per bid. */
+export interface MetaFactsWanted {
+  dsa: boolean;
+  cities?: string[];
+  bids?: number[];
 }

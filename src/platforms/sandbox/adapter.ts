@@ -32,7 +32,8 @@ import {
   type UploadedCreative,
 } from '../port.js';
 import { CONVERSION_EVENTS, INTERESTS, LOCATIONS } from './catalog.js';
-import { sandboxMinimums, type MetaAccountFacts } from '../meta/rules.js';
+import { sandboxMinimums, type MetaAccountFacts, type MetaFactsWanted } from '../meta/rules.js';
+import { CONVERSION_EVENTS as TIKTOK_CONVERSION_EVENTS } from '../tiktok/mapping.js';
 import {
   NO_INSIGHTS,
   addInsights,
@@ -262,7 +263,9 @@ export class SandboxPlatform implements PlatformAdapter {
         })
         .filter(matches);
     }
-    const builtIn = type === 'interests' ? INTERESTS : type === 'locations' ? LOCATIONS : CONVERSION_EVENTS;
+    // Conversion events by the platform's own names (TikTok's optimization_event values are not Meta's).
+    const events = this.platform === 'tiktok' ? TIKTOK_CONVERSION_EVENTS : CONVERSION_EVENTS;
+    const builtIn = type === 'interests' ? INTERESTS : type === 'locations' ? LOCATIONS : events;
     return builtIn.filter(matches);
   }
 
@@ -592,14 +595,18 @@ export class SandboxPlatform implements PlatformAdapter {
   }
 
   /**
-   * Meta's rules in the sandbox: minimum budgets from a table per currency; the DSA names are the
-   * account's own (a sandbox account has no Meta defaults).
+   * Meta's rules in the sandbox: minimum budgets from a table per currency (raised for a manual bid);
+   * the DSA names are the account's own (a sandbox account has no Meta defaults); cities' countries from
+   * its location list.
    */
-  async metaAccountFacts(account: AdAccount): Promise<MetaAccountFacts> {
+  async metaAccountFacts(account: AdAccount, wanted: MetaFactsWanted = { dsa: false }): Promise<MetaAccountFacts> {
+    const city = (key: string) => LOCATIONS.find((l) => l.type === 'city' && l.id === key)?.countryCode as string | undefined;
     return {
       minimumBudgets: sandboxMinimums(account.currency),
+      bidMinimums: new Map((wanted.bids ?? []).map((b) => [b, sandboxMinimums(account.currency, b)])),
       dsaBeneficiary: account.dsaBeneficiary ?? null,
       dsaPayor: account.dsaPayor ?? null,
+      cityCountries: new Map((wanted.cities ?? []).flatMap((c) => (city(c) ? [[c, city(c)!] as const] : []))),
     };
   }
 

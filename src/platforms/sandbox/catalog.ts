@@ -17,20 +17,22 @@ export const INTERESTS: OptionItem[] = [
   ['6003263791114', 'Hats'],
 ].map(([id, name]) => ({ id, name, audienceSize: 1_000_000 + (Number(id.slice(-6)) % 90) * 1_000_000 }));
 
+/** Countries and cities; a city with the country it lies in (an EU one makes its ad set name the DSA fields). */
 export const LOCATIONS: OptionItem[] = [
-  ['US', 'United States', 'country'],
-  ['GB', 'United Kingdom', 'country'],
-  ['DE', 'Germany', 'country'],
-  ['FR', 'France', 'country'],
-  ['CA', 'Canada', 'country'],
-  ['AU', 'Australia', 'country'],
-  ['NL', 'Netherlands', 'country'],
-  ['ES', 'Spain', 'country'],
-  ['2418779', 'New York, NY', 'city'],
-  ['2490299', 'London', 'city'],
-  ['2421836', 'Los Angeles, CA', 'city'],
-  ['2418956', 'Berlin', 'city'],
-].map(([id, name, type]) => ({ id, name, type }));
+  ['US', 'United States', 'country', 'US'],
+  ['GB', 'United Kingdom', 'country', 'GB'],
+  ['DE', 'Germany', 'country', 'DE'],
+  ['FR', 'France', 'country', 'FR'],
+  ['CA', 'Canada', 'country', 'CA'],
+  ['AU', 'Australia', 'country', 'AU'],
+  ['NL', 'Netherlands', 'country', 'NL'],
+  ['ES', 'Spain', 'country', 'ES'],
+  ['2418779', 'New York, NY', 'city', 'US'],
+  ['2490299', 'London', 'city', 'GB'],
+  ['2421836', 'Los Angeles, CA', 'city', 'US'],
+  ['2418956', 'Berlin', 'city', 'DE'],
+  ['1035987', 'Saint-Denis, Réunion', 'city', 'RE'],
+].map(([id, name, type, countryCode]) => ({ id, name, type, countryCode }));
 
 export const CONVERSION_EVENTS: OptionItem[] = [
   'PURCHASE',

@@ -27,6 +27,7 @@ import {
   type OptionItem,
   type OptionType,
   type PlatformAdapter,
+  type TargetingScope,
   type UploadedCreative,
 } from '../port.js';
 import { NO_INSIGHTS, perObject } from '../insights.js';
@@ -43,7 +44,18 @@ import {
 } from '../live-http.js';
 import type { OutboundClient } from '../../outbound/client.js';
 import { TikTokClient, advertiserIdOf, type TikTokParams } from './client.js';
-import { CONVERSION_EVENTS, adCreative, adgroupCreate, adgroupFields, budgetMode, campaignCreate, creativeFields, toCampaign } from './mapping.js';
+import {
+  CONVERSION_EVENTS,
+  adCreative,
+  adgroupCreate,
+  adgroupFields,
+  budgetMode,
+  campaignCreate,
+  creativeFields,
+  objectiveType,
+  TIKTOK_PLACEMENTS,
+  toCampaign,
+} from './mapping.js';
 
 export interface TikTokAdapterOptions extends LiveHttpOptions {
   /** Versioned API base URL, e.g. https://business-api.tiktok.com/open_api/v1.3. */
@@ -69,8 +81,21 @@ const MAX_PAGES = 50;
 const FILTER_IDS = 100;
 /** Create answers kept for findCreated, per process (the oldest dropped past this). */
 const RECORDED_CREATES = 100_000;
-/** What /tool/region/ is asked for: the placement and objective the service's ad groups use. */
+/** What /tool/region/ is asked for when no ad group is in question (the location options list). */
 const REGION_QUERY = { placements: ['PLACEMENT_TIKTOK'], objective_type: 'TRAFFIC' };
+/** The placements automatic placement uses, for the region tool (AdgroupCreateBody location_ids: "based on your placement and objective"). */
+const AUTOMATIC_PLACEMENTS = ['PLACEMENT_TIKTOK', 'PLACEMENT_PANGLE'];
+
+/** What /tool/region/ is asked for an ad group of `scope`: its objective and its placements (automatic: AUTOMATIC_PLACEMENTS). */
+function regionQuery(scope: TargetingScope | undefined): { placements: string[]; objective_type: string } {
+  const p = (scope?.placements ?? {}) as { automatic?: unknown; positions?: unknown };
+  // Only TikTok's own placements (validation names any other as refused).
+  const positions = Array.isArray(p.positions) ? p.positions.map(String).filter((x) => TIKTOK_PLACEMENTS.includes(x)) : [];
+  return {
+    placements: p.automatic === true || !positions.length ? AUTOMATIC_PLACEMENTS : [...positions].sort(),
+    objective_type: objectiveType(scope?.objective),
+  };
+}
 /** What a status update does, for the message when TikTok leaves some ids unchanged. */
 const STATUS_VERB = { ENABLE: 'enable', DISABLE: 'pause', DELETE: 'delete' } as const;
 const REPORT_LEVEL: Record<Level, string> = { campaign: 'AUCTION_CAMPAIGN', adset: 'AUCTION_ADGROUP', ad: 'AUCTION_AD' };
@@ -597,41 +622,51 @@ export class TikTokAdapter implements PlatformAdapter {
     return ids;
   }
 
-  /** ISO country code → location id for the advertiser, from /tool/region/, asked once and kept (a failed lookup is asked again next time). */
-  private regionIds(account: AdAccount): Promise<Map<string, string>> {
-    const advertiser = advertiserIdOf(account);
-    let lookup = this.regions.get(advertiser);
+  /**
+   * ISO country code → location id for the advertiser and an ad group of `scope` (its objective and
+   * placements), from /tool/region/, asked once per advertiser, objective and placements and kept (a
+   * failed lookup is asked again next time).
+   */
+  private regionIds(account: AdAccount, scope?: TargetingScope): Promise<Map<string, string>> {
+    const query = regionQuery(scope);
+    const key = `${advertiserIdOf(account)} ${query.objective_type} ${query.placements.join(',')}`;
+    let lookup = this.regions.get(key);
     if (!lookup) {
-      lookup = this.read(account, 'tool/region/', REGION_QUERY).then((data) => {
+      lookup = this.read(account, 'tool/region/', query).then((data) => {
         const byCode = new Map<string, string>();
         for (const r of listOf(data, 'region_info')) {
           if (String(r?.level ?? '').toUpperCase() === 'COUNTRY' && r.region_code) byCode.set(String(r.region_code).toUpperCase(), String(r.location_id));
         }
         return byCode;
       });
-      lookup.catch(() => this.regions.delete(advertiser));
-      this.regions.set(advertiser, lookup);
+      lookup.catch(() => this.regions.delete(key));
+      this.regions.set(key, lookup);
     }
     return lookup;
   }
 
-  async unknownCountries(account: AdAccount, countries: string[]): Promise<string[]> {
+  async unknownCountries(account: AdAccount, countries: string[], scope?: TargetingScope): Promise<string[]> {
     if (!countries.length) return [];
-    const ids = await this.regionIds(account);
+    const ids = await this.regionIds(account, scope);
     return [...new Set(countries)].filter((c) => !ids.has(c.toUpperCase()));
   }
 
-  /** The location ids of an ad set's targeting countries (undefined when it names none). */
+  /** The location ids of an ad set's targeting countries, for its objective and placements (undefined when it names none). */
   private async locationIds(account: AdAccount, spec: ObjectSpec): Promise<string[] | undefined> {
     const targeting = spec.settings?.targeting as { countries?: unknown } | undefined;
     if (!targeting || !Array.isArray(targeting.countries)) return undefined;
     const countries = targeting.countries.map(String);
-    const unknown = await this.unknownCountries(account, countries);
+    const scope = { objective: spec.objective, placements: spec.settings?.placements };
+    const unknown = await this.unknownCountries(account, countries, scope);
     if (unknown.length)
-      throw new PlatformError('invalid_request', `TikTok cannot target ${unknown.join(', ')} for ad account ${account.accountId}.`, {
-        field: 'targeting.countries',
-      });
-    const ids = await this.regionIds(account);
+      throw new PlatformError(
+        'invalid_request',
+        `TikTok cannot target ${unknown.join(', ')} for ad account ${account.accountId} with this ad group's objective and placements.`,
+        {
+          field: 'targeting.countries',
+        },
+      );
+    const ids = await this.regionIds(account, scope);
     return countries.map((c) => ids.get(c.toUpperCase())!);
   }
 

@@ -4,12 +4,15 @@
 // Names go as the launch gives them; the node id travels as the create's `request_id`.
 //
 // Settings understood (camelCase, all optional; `platformFields` is merged raw into the body):
-//   adset:    optimizationGoal, billingEvent, bidAmount (minor units), placements {automatic,
-//             positions}, targeting {locationIds (or countries, resolved to region ids by the adapter),
-//             ageMin, ageMax, genders, interests, languages, customAudiences, excludedAudiences},
-//             schedule {startTime, endTime}, promotedObject {pixelId, customEventType, leadFormId}
-//   ad:       identityId, identityType (else the account's), displayName (else the brand's name),
-//             headline, primaryText, linkUrl, urlTags, callToAction; the creative is ObjectSpec.creative
+//   adset:    optimizationGoal, billingEvent, bidAmount (minor units: conversion_bid_price on an OCPM
+//             ad group, else bid_price), placements {automatic, positions}, targeting {locationIds (or
+//             countries, resolved to region ids by the adapter), ageMin, ageMax (TikTok's age groups;
+//             ageMax alone starts at 18), genders, interests, languages, customAudiences, excludedAudiences},
+//             schedule {startTime, endTime}, promotedObject {pixelId, customEventType (TikTok's event
+//             names), leadFormId}, frequencyCap {impressions, days} (frequency, frequency_schedule)
+//   ad:       identityId, identityType (else the account's; a BC_AUTH_TT identity with the account's
+//             Business Center), displayName (else the brand's name; never cut), headline, primaryText,
+//             linkUrl, urlTags, callToAction; the creative is ObjectSpec.creative
 //
 // Ad groups and ads are created DISABLE and enabled when the publish ends (TikTokAdapter.finishPublish):
 // TikTok ignores a campaign create's operation_status (allowlist-only), so a campaign is live from its create.
@@ -19,6 +22,7 @@ import { PlatformError } from '../port.js';
 import { minorToDecimal, decimalToMinor } from '../live-http.js';
 import type { TikTokParams } from './client.js';
 import { PLACEMENT_POSITIONS } from '../placements.js';
+import { TIKTOK_EVENTS, ageGroupsOf, tiktokLength } from './rules.js';
 
 /** Meta-style (platform-neutral) objectives to TikTok objective types; TikTok names pass through. */
 const OBJECTIVES: Record<string, string> = {
@@ -76,15 +80,6 @@ export const TIKTOK_PLACEMENTS = PLACEMENT_POSITIONS.tiktok;
 /** The longest display name TikTok shows on an ad (AdcreateCreatives display_name). */
 export const DISPLAY_NAME_MAX = 40;
 
-const AGE_GROUPS: Array<[string, number, number]> = [
-  ['AGE_13_17', 13, 17],
-  ['AGE_18_24', 18, 24],
-  ['AGE_25_34', 25, 34],
-  ['AGE_35_44', 35, 44],
-  ['AGE_45_54', 45, 54],
-  ['AGE_55_100', 55, 100],
-];
-
 /** TikTok's objective type for a spec objective. */
 export function objectiveType(objective: string | undefined): string {
   const key = (objective ?? 'OUTCOME_TRAFFIC').toUpperCase();
@@ -128,11 +123,10 @@ export function isoTime(value: unknown): string {
   return Number.isNaN(date.getTime()) ? new Date(0).toISOString() : date.toISOString();
 }
 
+/** An ad set's ages as TikTok's age groups (validation refuses a range they would widen); none named: none sent. */
 function ageGroups(min: unknown, max: unknown): string[] | undefined {
   if (min === undefined && max === undefined) return undefined;
-  const low = Number(min ?? 13);
-  const high = Number(max ?? 100);
-  return AGE_GROUPS.filter(([, a, b]) => b >= low && a <= high).map(([name]) => name);
+  return ageGroupsOf(min, max);
 }
 
 function genderOf(genders: unknown): string | undefined {
@@ -179,6 +173,9 @@ export function adgroupFields(s: Record<string, unknown>, digits: number, locati
       : typeof s.billingEvent === 'string'
         ? (BILLING_EVENTS[s.billingEvent] ?? s.billingEvent)
         : undefined;
+  const cap = s.frequencyCap === undefined ? undefined : asRecord(s.frequencyCap);
+  // AdgroupCreateBody conversion_bid_price: "Required when billing_event = OCPM and bid_type = BID_TYPE_CUSTOM".
+  const bid = typeof s.bidAmount === 'number' ? minorToDecimal(s.bidAmount, digits) : undefined;
   return defined({
     ...placementFields(s.placements),
     location_ids: t ? (Array.isArray(t.locationIds) ? t.locationIds.map(String) : locationIds) : undefined,
@@ -194,9 +191,12 @@ export function adgroupFields(s: Record<string, unknown>, digits: number, locati
     optimization_goal: goal,
     billing_event: billing,
     bid_type: s.bidAmount !== undefined ? 'BID_TYPE_CUSTOM' : undefined,
-    bid_price: typeof s.bidAmount === 'number' ? minorToDecimal(s.bidAmount, digits) : undefined,
+    bid_price: billing !== 'OCPM' ? bid : undefined,
+    conversion_bid_price: billing === 'OCPM' ? bid : undefined,
     pixel_id: promoted.pixelId,
     optimization_event: promoted.customEventType,
+    frequency: cap?.impressions,
+    frequency_schedule: cap?.days,
   });
 }
 
@@ -295,11 +295,10 @@ function callToAction(value: unknown): unknown {
   return typeof value === 'string' && value in CALLS_TO_ACTION ? CALLS_TO_ACTION[value] : value;
 }
 
-/** A display name as TikTok takes it: trimmed, at most 40 characters (undefined when blank). */
+/** A display name as sent: trimmed, never cut (validation refuses one over TikTok's 40, counted as TikTok counts); undefined when blank. */
 export function displayNameOf(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
-  const name = [...value.trim()].slice(0, DISPLAY_NAME_MAX).join('').trim();
-  return name || undefined;
+  return value.trim() || undefined;
 }
 
 /** Creative fields of an ad from settings (only what the settings name). */
@@ -339,6 +338,18 @@ export function adCreative(spec: ObjectSpec, account: AdAccount | null = null): 
     throw new PlatformError('invalid_request', `TikTok ad "${spec.name}" links to a page and needs a display name (displayName, 1-40 characters).`, {
       field: 'displayName',
     });
+  // Never cut: a name over TikTok's 40 (Chinese and Japanese characters counting two) is refused unsent.
+  if (displayName && tiktokLength(String(displayName)) > DISPLAY_NAME_MAX)
+    throw new PlatformError(
+      'invalid_request',
+      `TikTok ad "${spec.name}" would show the display name "${String(displayName)}", ${tiktokLength(String(displayName))} characters as TikTok counts them; at most ${DISPLAY_NAME_MAX}.`,
+      { field: 'displayName' },
+    );
+  // AdcreateCreatives identity_authorized_bc_id: "Required when identity_type is BC_AUTH_TT".
+  if (identityType === 'BC_AUTH_TT' && !account?.identityBcId)
+    throw new PlatformError('invalid_request', `TikTok ad "${spec.name}" runs as a BC_AUTH_TT identity, which needs its ad account's identityBcId.`, {
+      field: 'identityId',
+    });
   return {
     ad_name: spec.name,
     // Created DISABLE whatever its status: its campaign is live from its create; finishPublish enables it.
@@ -347,6 +358,7 @@ export function adCreative(spec: ObjectSpec, account: AdAccount | null = null): 
     ...(displayName ? { display_name: displayName } : {}),
     identity_id: identityId,
     identity_type: identityType,
+    ...(identityType === 'BC_AUTH_TT' ? { identity_authorized_bc_id: account!.identityBcId } : {}),
     ...(creative.type === 'image'
       ? { ad_format: 'SINGLE_IMAGE', image_ids: [creative.ref] }
       : { ad_format: 'SINGLE_VIDEO', video_id: creative.ref, image_ids: [creative.thumbnailRef] }),
@@ -374,16 +386,5 @@ export function toCampaign(raw: Record<string, unknown>, digits: number): Platfo
   };
 }
 
-/** TikTok pixel events usable as optimization events. */
-export const CONVERSION_EVENTS: OptionItem[] = [
-  'COMPLETE_PAYMENT',
-  'ADD_TO_CART',
-  'INITIATE_ORDER',
-  'ADD_PAYMENT_INFO',
-  'FORM',
-  'COMPLETE_REGISTRATION',
-  'VIEW_CONTENT',
-  'SEARCH',
-  'SUBSCRIBE',
-  'CONTACT',
-].map((id) => ({ id, name: id.toLowerCase().replace(/_/g, ' ') }));
+/** TikTok's conversion events as its ad groups take them (optimization_event): what listOptions answers. */
+export const CONVERSION_EVENTS: OptionItem[] = TIKTOK_EVENTS.map((id) => ({ id, name: id.toLowerCase().replace(/_/g, ' ') }));

@@ -1,9 +1,11 @@
 // GET /readyz over a real listening server: ready once the database answers, every migration of
 // the build has run and (JOBS=on) the worker claims; otherwise 503 with the envelope naming what is
-// not ready, while GET /healthz (liveness) stays 200.
+// not ready, while GET /healthz (liveness) stays 200. A Graph version ending soon is a notice, not a
+// failure: one start-up line and `notices` on /readyz.
 
 import { expect } from 'chai';
-import { dialects } from '../../helpers/databases.js';
+import { createTestDatabase, dialects, type TestDatabase } from '../../helpers/databases.js';
+import { startSvcServer, stopAllServers } from '../../helpers/processes.js';
 import { startWorld, type World } from '../../helpers/world.js';
 
 for (const dialect of dialects()) {
@@ -69,5 +71,42 @@ describe('GET /readyz with JOBS=off', function () {
     expect(w.service.jobs.claiming()).to.equal(false);
     const ready = await w.request('GET', '/readyz');
     expect(ready.status, JSON.stringify(ready.body)).to.equal(200);
+  });
+});
+
+describe('a META_GRAPH_URL whose Graph version ends within 60 days (v24.0, ended 2026-11-10)', function () {
+  this.timeout(60_000);
+  let db: TestDatabase;
+  before(async () => {
+    db = await createTestDatabase('sqlite');
+  });
+  after(async () => {
+    await stopAllServers();
+    await db?.drop();
+  });
+
+  it('start-up logs one line naming its end date, and /readyz carries the notice while still answering 200', async () => {
+    const running = await startSvcServer(['serve'], {
+      env: { DATABASE_URL: db.url, PORT: '0', JOBS: 'off', META_GRAPH_URL: 'http://127.0.0.1:9/v24.0', LOG_LEVEL: 'info' },
+    });
+    const notices = running.stdout.split('\n').filter((l) => l.includes('META_GRAPH_URL') && l.includes('2026-11-10'));
+    expect(notices, running.stdout).to.have.length(1);
+    expect(JSON.parse(notices[0])).to.deep.include({ level: 40, component: 'meta_graph_version' });
+    const ready = await fetch(`${running.url}/readyz`);
+    const body = await ready.json();
+    expect(ready.status, JSON.stringify(body)).to.equal(200);
+    expect(body.status).to.equal('ready');
+    expect(body.notices).to.have.length(1);
+    expect(body.notices[0].component).to.equal('meta_graph_version');
+    expect(body.notices[0].message).to.match(/^Graph version v24\.0 \(META_GRAPH_URL\) ended on 2026-11-10;/);
+    expect(await running.stop('SIGTERM')).to.equal(0);
+  });
+
+  it('the default version says nothing: no notice line, /readyz exactly {status: "ready"}', async () => {
+    const running = await startSvcServer(['serve'], { env: { DATABASE_URL: db.url, PORT: '0', JOBS: 'off' } });
+    expect(running.stdout).to.not.contain('META_GRAPH_URL');
+    const ready = await fetch(`${running.url}/readyz`);
+    expect(await ready.json()).to.deep.equal({ status: 'ready' });
+    expect(await running.stop('SIGTERM')).to.equal(0);
   });
 });

@@ -75,6 +75,9 @@ for (const dialect of dialects()) {
         identityType: null,
         dsaBeneficiary: null,
         dsaPayor: null,
+        identityBcId: null,
+        allowlisted: [],
+        declaredCountries: [],
       });
       const tok = await w.request('GET', path('tok', 'biz_3001'), { key: ci });
       expect(tok.body).to.deep.include({ platform: 'tiktok', currency: 'EUR', identityId: null, identityType: null, pageId: null });
@@ -112,6 +115,30 @@ for (const dialect of dialects()) {
       const onTok = await w.request('PATCH', path('tok', 'biz_3001'), { key: ci, body: { dsaBeneficiary: 'Tok Ltd' } });
       expect(onTok.status).to.equal(400);
       expect(onTok.body.error.details[0]).to.deep.include({ field: 'dsaBeneficiary' });
+    });
+
+    it("what the platform granted an account: a TikTok identity's Business Center, allowlisted features and declared countries, set, read and cleared; identityBcId refused on Meta", async () => {
+      const set = await w.request('PATCH', path('tok', 'biz_3001'), {
+        key: ci,
+        body: { identityBcId: '7400000000000000001', allowlisted: ['PLACEMENT_GLOBAL_APP_BUNDLE'], declaredCountries: ['SG'] },
+      });
+      expect(set.status, JSON.stringify(set.body)).to.equal(200);
+      expect(set.body).to.deep.include({ identityBcId: '7400000000000000001', allowlisted: ['PLACEMENT_GLOBAL_APP_BUNDLE'], declaredCountries: ['SG'] });
+      expect((await w.request('GET', path('tok', 'biz_3001'), { key: ci })).body).to.deep.include({
+        identityBcId: '7400000000000000001',
+        allowlisted: ['PLACEMENT_GLOBAL_APP_BUNDLE'],
+        declaredCountries: ['SG'],
+      });
+      const cleared = await w.request('PATCH', path('tok', 'biz_3001'), { key: ci, body: { identityBcId: null, allowlisted: null, declaredCountries: [] } });
+      expect(cleared.body).to.deep.include({ identityBcId: null, allowlisted: [], declaredCountries: [] });
+      const meta = await w.request('PATCH', path('shoes', 'act_1001'), { key: ci, body: { declaredCountries: ['KR'] } });
+      expect(meta.body).to.deep.include({ declaredCountries: ['KR'] });
+      await w.request('PATCH', path('shoes', 'act_1001'), { key: ci, body: { declaredCountries: null } });
+      const bc = await w.request('PATCH', path('shoes', 'act_1001'), { key: ci, body: { identityBcId: '1' } });
+      expect(bc.status).to.equal(400);
+      expect(bc.body.error.details[0]).to.deep.include({ field: 'identityBcId' });
+      const badCountry = await w.request('PATCH', path('shoes', 'act_1001'), { key: ci, body: { declaredCountries: ['Singapore'] } });
+      expect(badCountry.status).to.equal(400);
     });
 
     it('a TikTok identity is set as identityId with identityType; one without the other answers 400 naming the missing one', async () => {

@@ -46,7 +46,8 @@ function launchesWorld() {
           ...org.brands,
           { ref: 'hats', name: 'Hats Co', adAccounts: [account('meta', 'act_1002', 'Hats US')] },
           { ref: 'multi', name: 'Multi Co', adAccounts: [account('meta', 'act_2001', 'Multi Meta'), account('tiktok', 'biz_2002', 'Multi TikTok')] },
-          { ref: 'tok', name: 'Tok Co', adAccounts: [account('tiktok', 'biz_3001', 'Tok US')] },
+          // Allowlisted for TikTok's PLACEMENT_GLOBAL_APP_BUNDLE, which a valid row below places an image ad in.
+          { ref: 'tok', name: 'Tok Co', adAccounts: [{ ...account('tiktok', 'biz_3001', 'Tok US'), allowlisted: ['PLACEMENT_GLOBAL_APP_BUNDLE'] }] },
           {
             ref: 'tracked',
             name: 'Tracked Co',
@@ -921,9 +922,9 @@ for (const dialect of dialects()) {
           fields: (b) => [`ads[${b.adIds[0]}].linkUrl`],
         },
         {
-          what: 'a TikTok campaign budget under the platform minimum (4999 < 5000 cents)',
+          what: "a TikTok campaign budget under the platform's service floor (99 cents)",
           brand: 'tok',
-          tree: (cr) => tokTree(cr, { campaign: { budget: { dailyAmount: 4999 } } }),
+          tree: (cr) => tokTree(cr, { campaign: { budget: { dailyAmount: 99 } } }),
           fields: (b) => [`campaigns[${b.campaignId}].budget.dailyAmount`],
         },
         {
@@ -983,6 +984,7 @@ for (const dialect of dialects()) {
                 optimizationGoal: 'CONVERT',
                 placements: { automatic: false, positions: ['PLACEMENT_PANGLE', 'PLACEMENT_GLOBAL_APP_BUNDLE'] },
                 targeting: { countries: ['US'], customAudiences: ['aud_1'], excludedAudiences: ['aud_2'] },
+                promotedObject: { pixelId: 'px_1', customEventType: 'SHOPPING' },
               },
               ad: { displayName: 'Tok Shop', callToAction: 'LEARN_MORE' },
             }),

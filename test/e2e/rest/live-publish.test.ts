@@ -63,6 +63,8 @@ const world = (metaToken: string, tiktokToken: string) => ({
               accessToken: tiktokToken,
               identityId: IDENTITY,
               identityType: 'CUSTOMIZED_USER',
+              // The reference launch's image ad runs in the allowlist-only PLACEMENT_GLOBAL_APP_BUNDLE.
+              allowlisted: ['PLACEMENT_GLOBAL_APP_BUNDLE'],
             },
           ],
         },
@@ -132,7 +134,7 @@ for (const dialect of dialects()) {
       meta = await FakeMetaServer.start();
       tiktok = await FakeTikTokServer.start();
       const metaToken = meta.addAccount(META_ACCOUNT);
-      const tiktokToken = tiktok.addAdvertiser(ADVERTISER);
+      const tiktokToken = tiktok.addAdvertiser(ADVERTISER, { allowlisted: ['PLACEMENT_GLOBAL_APP_BUNDLE'] });
       metaProxy = await RecordingProxy.start(meta.url, /^\/v\d+\.\d+/);
       tiktokProxy = await RecordingProxy.start(tiktok.url, /^\/open_api\/v\d+\.\d+/);
       creativesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-live-creatives-'));
@@ -379,6 +381,11 @@ for (const dialect of dialects()) {
         const [ad] = tiktokProxy.to(/^\/ad\/create\/$/);
         expect((ad.params.creatives as Array<Record<string, any>>)[0].image_ids).to.deep.equal([first.ref]);
       });
+    });
+
+    it('every publish above was taken as sent: neither platform changed anything without a word (silentChanges)', () => {
+      expect(meta.silentChanges).to.deep.equal([]);
+      expect(tiktok.silentChanges).to.deep.equal([]);
     });
   });
 }

@@ -16,10 +16,20 @@ import { FakeMetaServer } from '../../fakes/meta-server.js';
 const PAGE = '100200300400';
 const ACCOUNTS = {
   shoes: { accountId: 'act_1001', currency: 'USD', name: 'Shoes US' },
-  eu: { accountId: 'act_1002', currency: 'EUR', name: 'Shoes EU', dsaBeneficiary: 'Shoes Co GmbH', dsaPayor: 'Shoes Co Holding AG' },
+  eu: {
+    accountId: 'act_1002',
+    currency: 'EUR',
+    name: 'Shoes EU',
+    dsaBeneficiary: 'Shoes Co GmbH',
+    dsaPayor: 'Shoes Co Holding AG',
+    declaredCountries: ['SG'],
+  },
   defaults: { accountId: 'act_1003', currency: 'USD', name: 'Shoes Defaults' },
 } as const;
 type BrandRef = keyof typeof ACCOUNTS;
+
+/** Whether a recorded write only asked Meta to validate it (execution_options validate_only). */
+const validateOnly = (r: Recorded) => Array.isArray(r.params.execution_options) && r.params.execution_options.includes('validate_only');
 
 const world = (tokens: Partial<Record<BrandRef, string>>) => ({
   organizations: [
@@ -74,7 +84,7 @@ const rows: Row[] = [
   {
     what: 'Advantage+ audience on with narrowed ages',
     tree: { adset: { advantageAudience: true, targeting: { countries: ['US'], ageMin: 25, ageMax: 45 } } },
-    refused: (b) => [`adSets[${b.adsetId}].advantageAudience`, /narrows ages or genders.*set it false/],
+    refused: (b) => [`adSets[${b.adsetId}].advantageAudience`, /narrows genders, or ages beyond the limits .*set it false/],
   },
   {
     what: 'Advantage+ audience on with one gender',
@@ -156,6 +166,104 @@ const rows: Row[] = [
     refused: (b) => [`campaigns[${b.campaignId}].specialAdCategories`, /countries/],
   },
   { what: 'special ad category CREDIT (sent as FINANCIAL_PRODUCTS_SERVICES)', tree: { campaign: { specialAdCategories: ['CREDIT'] } } },
+  // More rules the platforms enforce (live-platforms.md), each at preview in both modes.
+  {
+    what: 'APP_EVENTS, which is not a Meta optimization goal',
+    tree: {
+      campaign: { objective: 'OUTCOME_APP_PROMOTION' },
+      adset: { optimizationGoal: 'APP_EVENTS', promotedObject: { applicationId: '4455', objectStoreUrl: 'https://apps.example.com/shoes' } },
+    },
+    refused: (b) => [`adSets[${b.adsetId}].optimizationGoal`, /use one of APP_INSTALLS/],
+  },
+  {
+    what: 'a conversion ad set with a pixel and no event',
+    tree: { campaign: { objective: 'OUTCOME_SALES' }, adset: { optimizationGoal: 'OFFSITE_CONVERSIONS', promotedObject: { pixelId: '7788' } } },
+    refused: (b) => [`adSets[${b.adsetId}].promotedObject`, /pixelId and customEventType .* missing customEventType/],
+  },
+  {
+    what: 'a conversion ad set with its pixel and event',
+    tree: {
+      campaign: { objective: 'OUTCOME_SALES' },
+      adset: { optimizationGoal: 'OFFSITE_CONVERSIONS', promotedObject: { pixelId: '7788', customEventType: 'PURCHASE' }, budget: undefined },
+    },
+  },
+  {
+    what: 'an app install ad set without its app',
+    tree: { campaign: { objective: 'OUTCOME_APP_PROMOTION' }, adset: { optimizationGoal: 'APP_INSTALLS' } },
+    refused: (b) => [`adSets[${b.adsetId}].promotedObject`, /applicationId and objectStoreUrl/],
+  },
+  {
+    what: "a post engagement ad set on the account's page",
+    tree: { campaign: { objective: 'OUTCOME_ENGAGEMENT' }, adset: { optimizationGoal: 'POST_ENGAGEMENT' } },
+  },
+  {
+    what: 'a bid cap without its bid',
+    tree: { campaign: { bidStrategy: 'LOWEST_COST_WITH_BID_CAP' } },
+    refused: (b) => [`adSets[${b.adsetId}].bidAmount`, /LOWEST_COST_WITH_BID_CAP/],
+  },
+  {
+    what: 'an ad set budget under the minimum with its manual bid ($3.00: at least $15.00 a day)',
+    tree: { campaign: { budget: undefined, bidStrategy: 'COST_CAP' }, adset: { bidAmount: 300, budget: { dailyAmount: 1000 } } },
+    refused: (b) => [`adSets[${b.adsetId}].budget`, /with a bid of \$3\.00 on ad account act_1001 is \$15\.00/],
+  },
+  {
+    what: 'ageMax 70',
+    tree: { adset: { targeting: { countries: ['US'], ageMax: 70 } } },
+    refused: (b) => [`adSets[${b.adsetId}].targeting.ageMax`, /Meta's ages end at 65/],
+  },
+  {
+    what: 'Advantage+ audience on with ageMin 25 (a limit Meta keeps with it on)',
+    tree: { adset: { advantageAudience: true, targeting: { countries: ['US'], ageMin: 25, ageMax: 65 } } },
+  },
+  {
+    what: 'an outermost region of the EU (Réunion) on an account naming neither DSA field',
+    tree: { adset: { targeting: { countries: ['RE'] } } },
+    refused: (b) => [`adSets[${b.adsetId}].targeting.countries`, /RE is in the EU or its territories/],
+  },
+  {
+    what: 'a city in the EU (Berlin) on an account naming neither DSA field',
+    tree: { adset: { targeting: { cities: ['2418956'] } } },
+    refused: (b) => [`adSets[${b.adsetId}].targeting.countries`, /2418956 is in the EU/],
+  },
+  {
+    what: 'a sanctioned country',
+    tree: { adset: { targeting: { countries: ['US', 'IR'] } } },
+    refused: (b) => [`adSets[${b.adsetId}].targeting.countries`, /Meta does not serve ads in IR/],
+  },
+  {
+    what: 'Singapore, which needs a declaration the account has not made',
+    tree: { adset: { targeting: { countries: ['SG'] } } },
+    refused: (b) => [`adSets[${b.adsetId}].targeting.countries`, /declaredCountries of ad account act_1001/],
+  },
+  { what: 'Singapore on an account that declared it', brand: 'eu', tree: { adset: { targeting: { countries: ['SG'] } } } },
+  {
+    what: 'facebook:video_feeds (removed in v24.0)',
+    tree: { adset: { placements: { positions: ['facebook:feed', 'facebook:video_feeds'] } } },
+    refused: (b) => [`adSets[${b.adsetId}].placements`, /refused by Meta since v24\.0; use facebook:feed or facebook:facebook_reels/],
+  },
+  {
+    what: 'instagram:explore (removed in v26.0, the default version)',
+    tree: { adset: { placements: { positions: ['instagram:explore'] } } },
+    refused: (b) => [`adSets[${b.adsetId}].placements`, /refused by Meta since v26\.0; use instagram:stream or instagram:reels/],
+  },
+  {
+    what: 'messenger:story (dropped by Meta without a word)',
+    tree: { adset: { placements: { positions: ['messenger:messenger_home', 'messenger:story'] } } },
+    refused: (b) => [`adSets[${b.adsetId}].placements`, /silently dropped by Meta/],
+  },
+  {
+    what: 'a lifetime budget under the daily minimum times its 10 days',
+    tree: {
+      campaign: { budget: undefined },
+      adset: { budget: { lifetimeAmount: 4000 }, schedule: { startTime: '2030-01-01T00:00:00Z', endTime: '2030-01-11T00:00:00Z' } },
+    },
+    refused: (b) => [`adSets[${b.adsetId}].budget`, /for 10 days; .* \$50\.00 in all/],
+  },
+  {
+    what: 'a TikTok frequency cap on a Meta ad set',
+    tree: { adset: { frequencyCap: { impressions: 3, days: 7 } } },
+    refused: (b) => [`adSets[${b.adsetId}].frequencyCap`, /TikTok setting/],
+  },
 ];
 
 for (const [dialect, mode] of dialects().flatMap((d) => (['sandbox', 'live'] as const).map((m) => [d, m] as const))) {
@@ -175,7 +283,11 @@ for (const [dialect, mode] of dialects().flatMap((d) => (['sandbox', 'live'] as 
       let env: Record<string, string> = { FX_RATES: 'EUR=1.08' };
       if (mode === 'live') {
         meta = await FakeMetaServer.start();
-        for (const ref of Object.keys(ACCOUNTS) as BrandRef[]) tokens[ref] = meta.addAccount(ACCOUNTS[ref].accountId, { currency: ACCOUNTS[ref].currency });
+        for (const ref of Object.keys(ACCOUNTS) as BrandRef[])
+          tokens[ref] = meta.addAccount(ACCOUNTS[ref].accountId, {
+            currency: ACCOUNTS[ref].currency,
+            declaredCountries: ref === 'eu' ? [...ACCOUNTS.eu.declaredCountries] : [],
+          });
         meta.setDsaDefaults(ACCOUNTS.defaults.accountId, { beneficiary: 'Defaults Inc.', payor: 'Defaults Payer Ltd' });
         proxy = await RecordingProxy.start(meta.url, /^\/v\d+\.\d+/);
         env = { ...env, PLATFORM_MODE: 'live', META_GRAPH_URL: proxy.url, TOKEN_ENCRYPTION_KEY: process.env.TOKEN_ENCRYPTION_KEY! };
@@ -220,7 +332,8 @@ for (const [dialect, mode] of dialects().flatMap((d) => (['sandbox', 'live'] as 
 
     describe('publishing to the fake Meta: every request accepted, asserted field by field', () => {
       beforeEach(() => proxy!.clear());
-      const posts = (edge: string) => proxy!.to(new RegExp(`^/act_\\d+/${edge}$`), 'POST');
+      // The creates themselves: a publish first asks Meta about each level with validate_only (counted apart).
+      const posts = (edge: string) => proxy!.to(new RegExp(`^/act_\\d+/${edge}$`), 'POST').filter((r) => !validateOnly(r));
       const publish = async (api: Api, launchId: string) => {
         const reply = await api('POST', `/launches/${launchId}/publish`, { confirm: true }, idem('meta-rules'));
         expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
@@ -316,6 +429,154 @@ for (const [dialect, mode] of dialects().flatMap((d) => (['sandbox', 'live'] as 
         expect(campaign.params).to.deep.include({ special_ad_categories: ['FINANCIAL_PRODUCTS_SERVICES'], special_ad_category_country: ['CA', 'US'] });
       });
 
+      it("round four's fields, asserted field by field: the goal's promoted object, billing_event said, the bid with its strategy, post engagement ON_POST, a city's DSA names, enrolments said; nothing changed silently", async () => {
+        const api = apis.eu;
+        const built = await buildLaunch(api, {
+          title: 'Round four fields',
+          campaign: { objective: 'OUTCOME_SALES', budget: undefined, bidStrategy: 'COST_CAP' },
+          adset: {
+            name: 'Buyers',
+            optimizationGoal: 'OFFSITE_CONVERSIONS',
+            billingEvent: undefined,
+            bidAmount: 300,
+            budget: { dailyAmount: 3000 },
+            promotedObject: { pixelId: '7788', customEventType: 'PURCHASE' },
+            targeting: { countries: ['FR'], cities: ['2418956'] },
+          },
+          ad: { multiAdvertiserAds: true },
+        });
+        await publish(api, built.launchId);
+        expect(refusals(proxy!.recorded)).to.deep.equal([]);
+        const [adset] = posts('adsets');
+        expect(adset.params).to.deep.include({
+          optimization_goal: 'OFFSITE_CONVERSIONS',
+          billing_event: 'IMPRESSIONS',
+          bid_strategy: 'COST_CAP',
+          bid_amount: '300',
+          promoted_object: { pixel_id: '7788', custom_event_type: 'PURCHASE' },
+          dsa_beneficiary: 'Shoes Co GmbH',
+          dsa_payor: 'Shoes Co Holding AG',
+        });
+        expect((adset.params.targeting as any).geo_locations).to.deep.equal({ countries: ['FR'], cities: [{ key: '2418956' }] });
+        expect(posts('campaigns')[0].params, 'no campaign budget: the ad sets carry the bid strategy').to.not.have.property('bid_strategy');
+        const creative = posts('ads')[0].params.creative as any;
+        expect(creative.contextual_multi_ads).to.deep.equal({ enroll_status: 'OPT_IN' });
+        expect(creative.degrees_of_freedom_spec).to.deep.equal({ creative_features_spec: { standard_enhancements: { enroll_status: 'OPT_OUT' } } });
+        const engagement = await buildLaunch(apis.shoes, {
+          title: 'Post engagement',
+          campaign: { objective: 'OUTCOME_ENGAGEMENT' },
+          adset: { optimizationGoal: 'POST_ENGAGEMENT' },
+        });
+        proxy!.clear();
+        await publish(apis.shoes, engagement.launchId);
+        expect(posts('adsets')[0].params).to.deep.include({ destination_type: 'ON_POST', promoted_object: { page_id: PAGE }, billing_event: 'IMPRESSIONS' });
+        expect(meta!.silentChanges, 'Meta changed nothing without a word').to.deep.equal([]);
+      });
+
+      it('a preview asks Meta to validate each campaign create (validate_only) and creates nothing', async () => {
+        const built = await buildLaunch(apis.shoes, { title: 'Asked at preview' });
+        const before = meta!.objectsOf('act_1001').length;
+        expect(await previewIssues(apis.shoes, built.launchId)).to.deep.equal(new Map());
+        const asked = proxy!.to(/^\/act_1001\/campaigns$/, 'POST');
+        expect(asked).to.have.length(1);
+        expect(asked[0].params).to.deep.include({ name: 'Spring - US', execution_options: ['validate_only'] });
+        expect(asked[0].answer).to.deep.equal({ success: true });
+        expect(meta!.objectsOf('act_1001')).to.have.length(before);
+      });
+
+      it("a preview of a campaign Meta refuses for a reason no document gives answers 400 with Meta's message, code and subcode on the campaign node; nothing is created", async () => {
+        meta!.refuseWhen((call) =>
+          call.level === 'campaign' && String(call.params.name).startsWith('Unwritten')
+            ? { message: '(#100) Campaigns named Unwritten cannot be created in this account', subcode: 2490155 }
+            : null,
+        );
+        try {
+          const built = await buildLaunch(apis.shoes, { title: 'Unwritten rule', campaign: { name: 'Unwritten spring' } });
+          const before = meta!.objectsOf('act_1001').length;
+          const reply = await apis.shoes('POST', `/launches/${built.launchId}/publish`, {}, idem('unwritten'));
+          expect(reply.status, JSON.stringify(reply.body)).to.equal(400);
+          expect(reply.body.error.code).to.equal('validation_failed');
+          expect(reply.body.error.details).to.deep.equal([
+            {
+              field: `campaigns[${built.campaignId}]`,
+              code: 'platform_refused',
+              message:
+                'the ad platform refused it when asked to validate it: (#100) Campaigns named Unwritten cannot be created in this account (code 100, subcode 2490155)',
+            },
+          ]);
+          expect(meta!.objectsOf('act_1001')).to.have.length(before);
+        } finally {
+          meta!.clearUnwritten();
+        }
+      });
+
+      it('a publish whose second ad set Meta refuses at validation creates no ad set and rolls the campaign back', async () => {
+        const api = apis.shoes;
+        const built = await buildLaunch(api, { title: 'Second ad set refused', adset: { name: 'First' } });
+        const second = await addNode(api, built.launchId, 'adset', { ...adsetProps, name: 'Second' }, built.campaignId);
+        await addNode(api, built.launchId, 'ad', { ...adProps, name: 'Second ad' }, second);
+        meta!.refuseWhen((call) =>
+          call.level === 'adset' && call.params.name === 'Second'
+            ? { message: '(#100) This ad set cannot be created: Second is reserved', subcode: 1487390 }
+            : null,
+        );
+        try {
+          const adsetsBefore = meta!.objectsOf('act_1001', 'adset').length;
+          const reply = await api('POST', `/launches/${built.launchId}/publish`, { confirm: true }, idem('second-refused'));
+          expect(reply.status, JSON.stringify(reply.body)).to.equal(400);
+          expect(reply.body.error.code).to.equal('validation_failed');
+          expect(reply.body.error.details.map((d: { field: string }) => d.field)).to.deep.equal([`adSets[${second}]`]);
+          expect(reply.body.error.details[0].message).to.contain('Second is reserved (code 100, subcode 1487390)');
+          expect(meta!.objectsOf('act_1001', 'adset'), 'no ad set created').to.have.length(adsetsBefore);
+          const campaigns = meta!.objectsOf('act_1001', 'campaign').filter((c) => c.name === 'Spring - US');
+          expect(campaigns.at(-1)!.status, 'the campaign rolled back').to.equal('DELETED');
+          const asked = posts('adsets').length;
+          expect(asked).to.equal(0);
+          const validated = proxy!.to(/^\/act_1001\/adsets$/, 'POST').filter(validateOnly);
+          expect(validated.map((r) => r.params.name)).to.deep.equal(['First', 'Second']);
+          const launch = await api('GET', `/launches/${built.launchId}`);
+          expect(launch.body.status).to.equal('publish_failed');
+        } finally {
+          meta!.clearUnwritten();
+        }
+      });
+
+      it('a live budget edit Meta refuses when asked to validate it changes nothing: the budget, the node and the ceiling stay', async () => {
+        const api = apis.shoes;
+        const built = await buildLaunch(api, { title: 'Refused budget edit', campaign: { budget: undefined }, adset: { budget: { dailyAmount: 2000 } } });
+        await publish(api, built.launchId);
+        const adset = meta!.objectsOf('act_1001', 'adset').at(-1)!;
+        meta!.refuseWhen((call) =>
+          call.path === `/${adset.id}` && String(call.params.daily_budget) === '2500'
+            ? { message: '(#100) Budget changes are paused for this ad set', subcode: 1885650 }
+            : null,
+        );
+        try {
+          const reply = await api(
+            'POST',
+            `/launches/${built.launchId}/nodes/${built.adsetId}/live-budget`,
+            { level: 'ADSET', budgetType: 'daily', amount: 2500 },
+            idem('refused-edit'),
+          );
+          expect(reply.status, JSON.stringify(reply.body)).to.equal(400);
+          expect(reply.body.error.details[0]).to.deep.include({ field: 'amount', code: 'platform_refused' });
+          expect(reply.body.error.details[0].message).to.contain('Budget changes are paused for this ad set (code 100, subcode 1885650)');
+          expect(meta!.objects.get(adset.id)!.dailyBudget).to.equal('2000');
+          const node = await api('GET', `/launches/${built.launchId}`);
+          expect(JSON.stringify(node.body)).to.contain('"dailyAmount":2000');
+          const switched = await api(
+            'POST',
+            `/launches/${built.launchId}/nodes/${built.adsetId}/live-budget`,
+            { level: 'ADSET', budgetType: 'lifetime', amount: 90000 },
+            idem('switch'),
+          );
+          expect(switched.status, 'a budget keeps its kind').to.equal(409);
+          expect(switched.body.error.message).to.contain('cannot become a lifetime one');
+        } finally {
+          meta!.clearUnwritten();
+        }
+      });
+
       it('reads the minimum budgets once per account and keeps them: a second preview and publish read nothing again', async () => {
         const built = await buildLaunch(apis.shoes, { title: 'Minimums kept' });
         await previewIssues(apis.shoes, built.launchId);
@@ -323,7 +584,7 @@ for (const [dialect, mode] of dialects().flatMap((d) => (['sandbox', 'live'] as 
         expect(proxy!.to(/\/minimum_budgets$/)).to.deep.equal([]);
         for (const account of ['act_1001', 'act_1002', 'act_1003'])
           expect(
-            meta!.calls.filter((c) => c.path === `/${account}/minimum_budgets`),
+            meta!.calls.filter((c) => c.path === `/${account}/minimum_budgets` && c.params.bid_amount === undefined),
             account,
           ).to.have.length(1);
       });

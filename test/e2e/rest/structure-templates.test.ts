@@ -187,7 +187,8 @@ for (const dialect of dialects()) {
         await tok('POST', '/structure-templates', {
           ...base,
           config: { ...config, ads: base.config.ads },
-          settings: { ...base.settings, placements: { positions: ['PLACEMENT_PANGLE', 'PLACEMENT_GLOBAL_APP_BUNDLE'] } },
+          // PLACEMENT_GLOBAL_APP_BUNDLE is allowlist-only, and this account is not allowlisted.
+          settings: { ...base.settings, placements: { positions: ['PLACEMENT_PANGLE'] } },
         })
       ).body;
       const applied = await tok('POST', `/structure-templates/${fixed.templateId}/launches`, {}, idem('apply-tok'));
