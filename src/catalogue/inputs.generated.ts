@@ -184,7 +184,7 @@ export interface CreateAutomationInput {
    */
   conditions: {
     /**
-     * Minor units: spend, cpc, cpm, costPerResult (none without results: use results lt 1). ctr in percent (1.5 = 1.5 %); results are purchases and leads; frequency = impressions / reach. From the click tracker, level campaign only: revenue, profit (revenue - spend), trackerConversions, roas (revenue / spend). An undefined ratio never holds.
+     * Minor units: spend, cpc, cpm, costPerResult. ctr in percent; results: purchases and leads; frequency = impressions / reach. Tracker, level campaign only: revenue, profit, trackerConversions, roas. An undefined ratio never holds.
      */
     metric:
       | 'spend'
@@ -459,7 +459,7 @@ export interface CreateStructureTemplateInput {
     adSets: {
       name?: string;
       /**
-       * Meta: REACH to APP_EVENTS; TikTok: REACH, LEAD_GENERATION, VALUE, CLICK to INSTALL. Must suit the objective (checked at preview).
+       * Meta: REACH to APP_INSTALLS; TikTok: REACH, LEAD_GENERATION, VALUE, CLICK to INSTALL. Must suit the objective.
        */
       optimizationGoal?:
         | 'REACH'
@@ -1094,7 +1094,7 @@ export interface EditStructureTemplateInput {
       | {
           name?: string;
           /**
-           * Meta: REACH to APP_EVENTS; TikTok: REACH, LEAD_GENERATION, VALUE, CLICK to INSTALL. Must suit the objective (checked at preview).
+           * Meta: REACH to APP_INSTALLS; TikTok: REACH, LEAD_GENERATION, VALUE, CLICK to INSTALL. Must suit the objective.
            */
           optimizationGoal?:
             | 'REACH'
@@ -2553,7 +2553,7 @@ export interface UpdateAutomationInput {
    */
   conditions?: {
     /**
-     * Minor units: spend, cpc, cpm, costPerResult (none without results: use results lt 1). ctr in percent (1.5 = 1.5 %); results are purchases and leads; frequency = impressions / reach. From the click tracker, level campaign only: revenue, profit (revenue - spend), trackerConversions, roas (revenue / spend). An undefined ratio never holds.
+     * Minor units: spend, cpc, cpm, costPerResult. ctr in percent; results: purchases and leads; frequency = impressions / reach. Tracker, level campaign only: revenue, profit, trackerConversions, roas. An undefined ratio never holds.
      */
     metric:
       | 'spend'
