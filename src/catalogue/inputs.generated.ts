@@ -2127,6 +2127,10 @@ export interface ReviewWorkflowStepInput {
   nodeId: string;
   decision: 'approve' | 'reject';
   comment?: string;
+  /**
+   * Approve the plan of this fingerprint (details.planFingerprint of a 409 stale_read), not the one recorded.
+   */
+  planFingerprint?: string;
 }
 
 /**
@@ -2179,6 +2183,10 @@ export interface RunWorkflowInput {
    * Launch of the brand the run is about (a number or digits): steps whose launchId is "$trigger.launchId" use it.
    */
   launchId?: number;
+  /**
+   * The plan shown of the first launch or budget step (changed since: 409 stale_read).
+   */
+  planFingerprint?: string;
 }
 
 /**
@@ -2566,6 +2574,10 @@ export interface UpdateNodeInput {
   properties?: {
     [k: string]: unknown;
   };
+  /**
+   * Live status change: planFingerprint of launch_campaign's preview (changed since: 409 stale_read).
+   */
+  planFingerprint?: string;
 }
 
 /**
