@@ -84,7 +84,9 @@ export type TextKind = 'line' | 'multiline';
 
 // Control characters (C0 and C1, DEL), bidirectional overrides and isolates, line and paragraph
 // separators and the byte-order mark; a multi-line field allows the tab and the line feed of them.
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
 const NOT_IN_LINE = /[\u0001-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069\u2028\u2029\uFEFF]/;
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
 const NOT_IN_LINES = /[\u0001-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069\u2028\u2029\uFEFF]/;
 
 /** A character's name as an error message gives it. */
