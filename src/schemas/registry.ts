@@ -17,6 +17,7 @@ import { validationFailed, type FieldIssue } from '../errors.js';
 import { projectPath } from '../paths.js';
 import { patchInputSchema } from '../merge-patch.js';
 import { kindProblem, storedLines, textIssues, type TextKind } from './text.js';
+import { adUrlProblem } from './ad-addresses.js';
 
 // Ajv is loaded, and given every schema, on the first validation, not at start-up (the first
 // /healthz needs neither). Both packages are CommonJS.
@@ -106,6 +107,22 @@ function addTextKeyword(ajv: Ajv2020, check: boolean): void {
   });
 }
 
+/** The `adUrl` keyword of an address an ad carries (ad-addresses.ts): checked on input only. */
+interface AdUrlCheck {
+  (enabled: boolean, data: string): boolean;
+  errors?: Partial<ErrorObject>[];
+}
+
+function addAdUrlKeyword(ajv: Ajv2020, check: boolean): void {
+  const validate: AdUrlCheck = (enabled, data) => {
+    validate.errors = [];
+    const problem = check && enabled ? adUrlProblem(data) : null;
+    if (problem) validate.errors = [{ keyword: 'adUrl', message: problem, params: {} }];
+    return problem === null;
+  };
+  ajv.addKeyword({ keyword: 'adUrl', type: 'string', schemaType: 'boolean', errors: true, validate });
+}
+
 /** Reads every `*.json` schema file below `schemas/` (not `schemas/examples/`, which holds example requests). */
 export function loadSchemaFiles(dir = projectPath('schemas')): JsonSchema[] {
   const out: JsonSchema[] = [];
@@ -184,6 +201,7 @@ function issueOf(e: ErrorObject): FieldIssue {
     case 'idDigits':
       return { field: fieldOf(e.instancePath), code: 'too_big', message: String(e.message) };
     case 'textKind':
+    case 'adUrl':
       return { field: fieldOf(e.instancePath), code: 'invalid_value', message: String(e.message) };
     case 'format':
       return { field: fieldOf(e.instancePath), code: 'invalid_value', message: `must be a valid ${p.format}` };
@@ -230,6 +248,8 @@ export class SchemaRegistry {
       addIdKeyword(output, false);
       addTextKeyword(input, true);
       addTextKeyword(output, false);
+      addAdUrlKeyword(input, true);
+      addAdUrlKeyword(output, false);
       // Our own answers need no strict format regexes: the fast ones catch a wrong type of value at a fraction of the cost.
       addFormats(output, { mode: 'fast' });
       for (const s of this.byId.values()) {
@@ -400,7 +420,12 @@ export class SchemaRegistry {
         for (const part of (pointer ?? '').split('/').filter(Boolean)) target = (target as Record<string, unknown>)[part];
         if (target === undefined) throw new Error(`schema ${baseId}: $ref ${v} points at nothing`);
         merged = this.inline(target, targetId, [...trail, v], keepIdDigits) as Record<string, unknown>;
-      } else if (k === '$id' || k === '$schema' || k === '$defs' || ((k === 'idDigits' || k === 'textKind') && !keepIdDigits && typeof v !== 'object')) {
+      } else if (
+        k === '$id' ||
+        k === '$schema' ||
+        k === '$defs' ||
+        ((k === 'idDigits' || k === 'textKind' || k === 'adUrl') && !keepIdDigits && typeof v !== 'object')
+      ) {
         continue;
       } else {
         out[k] = this.inline(v, baseId, trail, keepIdDigits);
