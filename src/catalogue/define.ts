@@ -14,7 +14,7 @@ import type { MetricsCache } from '../platforms/metrics-cache.js';
 import type { SecretBox } from '../auth/encryption.js';
 import type { OutboundClient } from '../outbound/client.js';
 import type { ErrorCode } from '../errors.js';
-import type { InvokeResult, ProgressUpdate } from './invoke-types.js';
+import type { InvokeResult, ProgressUpdate, StagedUpload } from './invoke-types.js';
 import type { FollowDeclaration } from './follow.js';
 import type { ActivityRecorder, BrandDirectory, Outbox, WebhookSending } from './services.js';
 import type { TrackerService } from './tracker-port.js';
@@ -95,6 +95,8 @@ export interface Services {
    * Goes to the caller's surface when it listens (InvokeOptions.onProgress); otherwise nothing.
    */
   progress(update: ProgressUpdate): void;
+  /** The file part of a multipart upload, already staged in the creatives storage (null when the call carried none). */
+  upload: StagedUpload | null;
 }
 
 export type ServiceName = keyof Services;

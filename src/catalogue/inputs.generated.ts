@@ -2689,7 +2689,7 @@ export interface UploadCreativeInput {
    */
   name?: string;
   /**
-   * The file: a PNG or JPEG image (at most 8 MB) or an MP4 video (at most 30 MB). Its type is read from the bytes, not the name.
+   * The file: a PNG or JPEG image (at most 8 MB) or an MP4 video (at most 30 MB). Its type is read from the bytes, not the name. In a JSON body contentBase64 is required; a multipart/form-data upload sends the file as its part named file instead (streamed to storage).
    */
   file?: {
     /**
@@ -2699,7 +2699,7 @@ export interface UploadCreativeInput {
     /**
      * The file's bytes in standard base64 (RFC 4648, with padding, no line breaks).
      */
-    contentBase64: string;
+    contentBase64?: string;
   };
   /**
    * The file's bytes in standard base64 (RFC 4648, with padding, no line breaks): a PNG or JPEG image or an MP4 video, its type read from the bytes. Name it with name.

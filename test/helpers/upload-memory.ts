@@ -94,7 +94,7 @@ export function uploadFile(url: string, brandId: number, key: string, file: Buff
 }
 
 export interface AcceptedUploadMemory {
-  /** Resident set before the uploads (after one warm-up upload). */
+  /** Resident set before the uploads (after the warm-up uploads). */
   before: number;
   /** The highest resident set seen while they ran. */
   peak: number;
@@ -107,8 +107,8 @@ export interface AcceptedUploadMemory {
 
 /**
  * Uploads `count` distinct PNG files of `bytes` bytes each at once to a running server `pid`,
- * after one warm-up upload (the parser and the first insert loaded), and answers what they added to
- * its resident set.
+ * after as many uploads of a megabyte at once (the code paths compiled), and answers what they added
+ * to its resident set.
  */
 export async function acceptedUploadMemory(
   server: { url: string; pid: number },
@@ -116,8 +116,9 @@ export async function acceptedUploadMemory(
   brandId: number,
   options: { count: number; bytes: number },
 ): Promise<AcceptedUploadMemory> {
-  const warm = await uploadFile(server.url, brandId, key, paddedPng(options.bytes));
-  if (warm.status !== 201) throw new Error(`warm-up upload answered ${warm.status}: ${JSON.stringify(warm.body)}`);
+  // Warm: the parser, the insert and the concurrent path compiled and their buffers made once, by as many uploads at once of a megabyte each.
+  const warm = await Promise.all(Array.from({ length: options.count }, () => uploadFile(server.url, brandId, key, paddedPng(MB))));
+  if (warm.some((w) => w.status !== 201)) throw new Error(`a warm-up upload answered ${warm.map((w) => w.status).join(', ')}`);
   const files = Array.from({ length: options.count }, () => paddedPng(options.bytes));
   // Let the warm-up's garbage go before the baseline is read.
   await new Promise((resolve) => setTimeout(resolve, 500));

@@ -346,11 +346,20 @@ for (const dialect of dialects()) {
     });
 
     it('refuses a file over 30 MB while it streams in, with 413 too_big naming the limit', async () => {
-      const reply = await upload(Buffer.alloc(30 * 1024 * 1024 + 1), 'feature.mp4');
+      // A video's head: bytes of no accepted format are refused at the head already (below).
+      const head = mp4();
+      const reply = await upload(Buffer.concat([head, Buffer.alloc(30 * 1024 * 1024 + 1 - head.length)]), 'feature.mp4');
       expect(reply.status, JSON.stringify(reply.body)).to.equal(413);
       expect(reply.body.error.details).to.deep.equal([{ field: 'file', code: 'too_big', message: 'must be at most 30 MB (31457280 bytes)' }]);
       const after = await w.request('GET', `/v1/brands/${shoes}/creatives?limit=1`, { key });
       expect(after.status).to.equal(200);
+    });
+
+    it('refuses bytes of no accepted format as soon as their head is in, whatever their size, and keeps nothing', async () => {
+      const reply = await upload(Buffer.alloc(20 * 1024 * 1024), 'feature.mp4');
+      expect(reply.status, JSON.stringify(reply.body)).to.equal(400);
+      expect(reply.body.error.details[0]).to.deep.include({ field: 'file', code: 'invalid_value' });
+      expect(fs.readdirSync(path.join(creativesDir, '.incoming')), 'nothing staged is left').to.deep.equal([]);
     });
 
     it('refuses a body declared over 32 MB before reading it, with 413', async () => {
