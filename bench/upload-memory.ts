@@ -1,7 +1,8 @@
 // Memory of accepted uploads (paths.md "Limits": an accepted upload streams to the creatives storage
 // while it is hashed and checked): a spawned `svc-server serve` on SQLite takes twelve concurrent
 // multipart uploads of distinct 7 MB PNG images; its resident set is read from /proc/<pid>/status
-// every 10 ms, before the uploads (after one warm-up upload) and at its peak while they run.
+// every 10 ms, before the uploads (after twelve concurrent 1 MB warm-up uploads) and at its peak
+// while they run.
 // Target: the uploads add less than half their total size (84 MB) to the process. Median of
 // BENCH_UPLOAD_RUNS runs (default 3), each on a fresh server.
 
