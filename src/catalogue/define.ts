@@ -188,10 +188,11 @@ export interface OperationDefinition<I = any, O = any> {
    */
   onTimeout?(input: Record<string, unknown>): { message: string; details: Record<string, unknown> } | undefined;
   /**
-   * Accept a file upload: surfaces that speak multipart (REST `multipart/form-data`) turn the file
-   * part named `field` into `{fileName, contentBase64}` of that input property, refusing a file
-   * larger than `maxBytes` while it streams in; `checkHead` sees the file's leading bytes and size
-   * before the rest is read, and throws what they already refuse.
+   * Accept a file upload: surfaces that speak multipart (REST `multipart/form-data`) stream the file
+   * part named `field` to the creatives storage's staging area (creatives/staging.ts), refusing a
+   * file larger than `maxBytes` while it streams in, and hand it to the operation as `ctx.upload`
+   * with `{fileName}` as that input property; `checkHead` sees the file's leading bytes and size as
+   * soon as they are in, and throws what they already refuse.
    */
   upload?: { field: string; maxBytes: number; checkHead?: UploadHeadCheck };
   /**
