@@ -6,7 +6,12 @@
 // with the current plan and leaves the gate pending; an approval naming the current planFingerprint
 // publishes that plan).
 
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
+import { projectPath } from '../../../src/paths.js';
 import { dialects } from '../../helpers/databases.js';
 import type { World } from '../../helpers/world.js';
 import { startWorld } from '../../helpers/world.js';
@@ -68,6 +73,36 @@ for (const dialect of dialects()) {
         expect(resumed.status, JSON.stringify(resumed.body)).to.equal(200);
         expect(await platformStatus(campaign.platformId)).to.equal('ACTIVE');
         expect(await activity(built.campaignId)).to.include('campaign.activated by API key: CI key');
+      });
+
+      it('the same rule holds from the command line: svc update-node by the read+write key exits 3 with insufficient_scope, nothing sent', async () => {
+        const built = await buildLaunch(api(), { creativeId, title: 'From the CLI' });
+        await publish(api(), built.launchId);
+        const platformId = (await api()('GET', `/launches/${built.launchId}`)).body.campaigns[0].node.platformId;
+        const home = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-cli-home-'));
+        const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+          execFile(
+            process.execPath,
+            [
+              projectPath('dist', 'surfaces', 'cli', 'svc.js'),
+              'update-node',
+              '--brand-id',
+              String(shoes),
+              '--launch-id',
+              built.launchId,
+              '--node-id',
+              built.campaignId,
+              '--data',
+              JSON.stringify({ properties: { status: 'PAUSED' } }),
+            ],
+            { env: { PATH: process.env.PATH ?? '', HOME: home, SVC_BASE_URL: w.url, SVC_API_KEY: key('writer') } },
+            (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+          ),
+        );
+        fs.rmSync(home, { recursive: true, force: true });
+        expect(run.code, run.stderr).to.equal(3);
+        expect(run.stderr).to.contain('insufficient_scope');
+        expect(await platformStatus(platformId)).to.equal('ACTIVE');
       });
 
       it("the same key still changes a draft's status (write)", async () => {
