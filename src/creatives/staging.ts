@@ -29,7 +29,7 @@ const LEFTOVER_MS = 3_600_000;
 export class StagingFile extends Writable {
   readonly path: string;
   private readonly hash = crypto.createHash('sha256');
-  private readonly file: fs.WriteStream;
+  private file!: fs.WriteStream;
   private head: Buffer[] = [];
   private headBytes = 0;
   private checked = false;
@@ -44,9 +44,19 @@ export class StagingFile extends Writable {
   ) {
     super();
     this.path = path.join(stagingDir(creativesDir), `${crypto.randomBytes(12).toString('hex')}.part`);
-    fs.mkdirSync(path.dirname(this.path), { recursive: true });
-    this.file = fs.createWriteStream(this.path, { flags: 'wx' });
-    this.file.on('error', (err) => this.destroy(storageFault('stage an uploaded file', err) as Error));
+  }
+
+  // The staging file is made before the first chunk: a folder that cannot be written fails the
+  // stream (503 unavailable, the storage), never the code that started it.
+  override _construct(done: (err?: Error | null) => void): void {
+    fsp.mkdir(path.dirname(this.path), { recursive: true }).then(
+      () => {
+        this.file = fs.createWriteStream(this.path, { flags: 'wx' });
+        this.file.on('error', (err) => this.destroy(storageFault('stage an uploaded file', err) as Error));
+        done();
+      },
+      (err: unknown) => done(storageFault('stage an uploaded file', err) as Error),
+    );
   }
 
   /** Checks the head gathered so far (what the check answers: nothing, or a promise of it). */
@@ -97,7 +107,7 @@ export class StagingFile extends Writable {
   }
 
   override _destroy(err: Error | null, done: (err?: Error | null) => void): void {
-    this.file.destroy();
+    this.file?.destroy();
     done(err);
   }
 
