@@ -106,9 +106,11 @@ export class StagingFile extends Writable {
     else end();
   }
 
+  // Done once the file is closed (its open may still be under way): only then can it be removed.
   override _destroy(err: Error | null, done: (err?: Error | null) => void): void {
-    this.file?.destroy();
-    done(err);
+    if (!this.file || this.file.closed) return done(err);
+    this.file.once('close', () => done(err));
+    this.file.destroy();
   }
 
   /** The finished file: its place, size, sha256 and head (call once it finished). */
@@ -120,6 +122,12 @@ export class StagingFile extends Writable {
 /** Removes a staged file (a refused or half-received upload, or one already moved into place). */
 export async function dropStaged(filePath: string): Promise<void> {
   await fsp.rm(filePath, { force: true }).catch(() => {});
+}
+
+/** Stops a staging file (if it still runs), waits until its file is closed, then removes it. */
+export async function discard(stage: StagingFile): Promise<void> {
+  if (!stage.closed) await new Promise<void>((resolve) => stage.once('close', () => resolve()).destroy());
+  await dropStaged(stage.path);
 }
 
 /** Removes staged files older than an hour: what a process that died mid-upload left behind. */

@@ -10,7 +10,7 @@ import type { Service } from '../../src/service.js';
 import type { Principal } from '../../src/auth/principal.js';
 import type { OperationDefinition } from '../../src/catalogue/define.js';
 import type { StagedUpload } from '../../src/catalogue/invoke-types.js';
-import { StagingFile, dropStaged } from '../../src/creatives/staging.js';
+import { StagingFile, discard } from '../../src/creatives/staging.js';
 import { pathParams } from '../../src/catalogue/define.js';
 import { classifyFault } from '../../src/pipeline/faults.js';
 import { ServiceError, envelopeOf, httpStatusOf, validationFailed, type FieldIssue } from '../../src/errors.js';
@@ -195,12 +195,7 @@ function parseUploadBody(service: Service, upload: NonNullable<OperationDefiniti
       ctx.request.body = body as Koa.Request['body'];
       await next();
     } finally {
-      await Promise.all(
-        [...staging.values()].map(async (stage) => {
-          stage.destroy();
-          await dropStaged(stage.path);
-        }),
-      );
+      await Promise.all([...staging.values()].map(discard));
     }
   };
 }
