@@ -418,6 +418,13 @@ async function beforeLiveStatus(input: Record<string, unknown>, key: unknown, re
   const status = (input.properties as Record<string, unknown> | undefined)?.status;
   // Without publish the change is refused (403) before anything is sent: nobody needs asking.
   if (status === undefined || !call.canPublish) return PROCEED;
+  // A draft's status is no money: the tree says so without a preview (which a draft that does not count yet could not give).
+  const tree = await call.invoke('get-launch', { brandId: input.brandId, launchId: input.launchId }, undefined);
+  const nodes = (tree.campaigns ?? []).flatMap((c: Record<string, any>) => [
+    c.node,
+    ...(c.adSets ?? []).flatMap((s: Record<string, any>) => [s.node, ...(s.ads ?? [])]),
+  ]);
+  if (!nodes.some((n: Record<string, any>) => n?.id === input.nodeId && n.status === 'live')) return PROCEED;
   let preview: Record<string, any>;
   try {
     preview = await call.invoke('launch-campaign', { brandId: input.brandId, launchId: input.launchId, confirm: false }, previewKey(key, requestId));
