@@ -7,13 +7,11 @@ import type { AddressInfo } from 'node:net';
 import type { Service } from '../src/service.js';
 import { ServiceError } from '../src/errors.js';
 import { answerClientError, answerConnect, answerExpectation, arrivalOptions } from './http-arrival.js';
-import { requestJsonText } from './json-body.js';
+import { readBodyBytes, requestJsonText } from './json-body.js';
 import { createRestApp } from './rest/app.js';
 import type { McpEndpoint } from './mcp/server.js';
 
 const MCP_BODY_LIMIT = 5 * 1024 * 1024;
-/** How long the rest of a body over the limit is read and dropped before the connection is closed. */
-const DISCARD_MS = 5_000;
 
 export interface RunningServer {
   server: http.Server;
@@ -24,38 +22,25 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Reads a JSON body up to the limit; undefined when empty, an Error when too large or not JSON. */
-function readJson(req: http.IncomingMessage): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    // Past the limit the rest is read and dropped, so the caller gets the answer (closing a
-    // connection with unread data resets it, and the answer with it); for DISCARD_MS at most.
-    const fail = (err: Error) => {
-      req.off('data', onData);
-      req.resume();
-      const stop = setTimeout(() => req.socket.destroy(), DISCARD_MS).unref();
-      req.once('end', () => clearTimeout(stop));
-      req.once('close', () => clearTimeout(stop));
-      reject(err);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MCP_BODY_LIMIT) fail(Object.assign(new Error('body larger than 5 MB'), { status: 413 }));
-      else chunks.push(chunk);
-    };
-    req.on('data', onData);
-    req.once('error', reject);
-    req.once('end', () => {
-      if (size > MCP_BODY_LIMIT) return;
-      if (!size) return resolve(undefined);
-      try {
-        resolve(JSON.parse(requestJsonText(req.headers['content-type'], chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))));
-      } catch (err) {
-        reject(Object.assign(new Error(err instanceof ServiceError ? err.message : 'body is not valid JSON'), { status: 400 }));
-      }
-    });
-  });
+/**
+ * Reads a JSON body as REST does (json-body.ts): decoded as its Content-Encoding says, and refused
+ * as soon as the decoded bytes pass the limit (a decompression bomb is never inflated whole); then
+ * UTF-8 checked. Undefined when empty, an Error with the HTTP status when too large, badly encoded or not JSON.
+ */
+async function readJson(req: http.IncomingMessage): Promise<unknown> {
+  let bytes: Buffer;
+  try {
+    bytes = await readBodyBytes(req, MCP_BODY_LIMIT, () => Object.assign(new Error('body larger than 5 MB (after decoding)'), { status: 413 }));
+  } catch (err) {
+    if (err instanceof ServiceError) throw Object.assign(new Error(err.message), { status: 400 });
+    throw err;
+  }
+  if (!bytes.length) return undefined;
+  try {
+    return JSON.parse(requestJsonText(req.headers['content-type'], bytes));
+  } catch (err) {
+    throw Object.assign(new Error(err instanceof ServiceError ? err.message : 'body is not valid JSON'), { status: 400 });
+  }
 }
 
 /** True when `url` is the MCP endpoint's path, with or without trailing slashes and a query. */

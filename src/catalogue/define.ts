@@ -14,7 +14,7 @@ import type { MetricsCache } from '../platforms/metrics-cache.js';
 import type { SecretBox } from '../auth/encryption.js';
 import type { OutboundClient } from '../outbound/client.js';
 import type { ErrorCode } from '../errors.js';
-import type { InvokeResult, ProgressUpdate } from './invoke-types.js';
+import type { InvokeResult, ProgressUpdate, StagedUpload } from './invoke-types.js';
 import type { FollowDeclaration } from './follow.js';
 import type { ActivityRecorder, BrandDirectory, Outbox, WebhookSending } from './services.js';
 import type { TrackerService } from './tracker-port.js';
@@ -95,6 +95,8 @@ export interface Services {
    * Goes to the caller's surface when it listens (InvokeOptions.onProgress); otherwise nothing.
    */
   progress(update: ProgressUpdate): void;
+  /** The file part of a multipart upload, already staged in the creatives storage (null when the call carried none). */
+  upload: StagedUpload | null;
 }
 
 export type ServiceName = keyof Services;
@@ -186,10 +188,11 @@ export interface OperationDefinition<I = any, O = any> {
    */
   onTimeout?(input: Record<string, unknown>): { message: string; details: Record<string, unknown> } | undefined;
   /**
-   * Accept a file upload: surfaces that speak multipart (REST `multipart/form-data`) turn the file
-   * part named `field` into `{fileName, contentBase64}` of that input property, refusing a file
-   * larger than `maxBytes` while it streams in; `checkHead` sees the file's leading bytes and size
-   * before the rest is read, and throws what they already refuse.
+   * Accept a file upload: surfaces that speak multipart (REST `multipart/form-data`) stream the file
+   * part named `field` to the creatives storage's staging area (creatives/staging.ts), refusing a
+   * file larger than `maxBytes` while it streams in, and hand it to the operation as `ctx.upload`
+   * with `{fileName}` as that input property; `checkHead` sees the file's leading bytes and size as
+   * soon as they are in, and throws what they already refuse.
    */
   upload?: { field: string; maxBytes: number; checkHead?: UploadHeadCheck };
   /**

@@ -2224,6 +2224,10 @@ export interface ReviewWorkflowStepInput {
   nodeId: string;
   decision: 'approve' | 'reject';
   comment?: string;
+  /**
+   * Approve the plan of this fingerprint (details.planFingerprint of a 409 stale_read), not the one recorded.
+   */
+  planFingerprint?: string;
 }
 
 /**
@@ -2276,6 +2280,10 @@ export interface RunWorkflowInput {
    * Launch of the brand the run is about (a number or digits): steps whose launchId is "$trigger.launchId" use it.
    */
   launchId?: number;
+  /**
+   * The plan shown of the first launch or budget step (changed since: 409 stale_read).
+   */
+  planFingerprint?: string;
 }
 
 /**
@@ -2679,6 +2687,10 @@ export interface UpdateNodeInput {
   properties?: {
     [k: string]: unknown;
   };
+  /**
+   * Live status change: planFingerprint of launch_campaign's preview (changed since: 409 stale_read).
+   */
+  planFingerprint?: string;
 }
 
 /**
@@ -2790,7 +2802,7 @@ export interface UploadCreativeInput {
    */
   name?: string;
   /**
-   * The file: a PNG or JPEG image (at most 8 MB) or an MP4 video (at most 30 MB). Its type is read from the bytes, not the name.
+   * The file: a PNG or JPEG image (at most 8 MB) or an MP4 video (at most 30 MB). Its type is read from the bytes, not the name. In a JSON body contentBase64 is required; a multipart/form-data upload sends the file as its part named file instead (streamed to storage).
    */
   file?: {
     /**
@@ -2800,7 +2812,7 @@ export interface UploadCreativeInput {
     /**
      * The file's bytes in standard base64 (RFC 4648, with padding, no line breaks).
      */
-    contentBase64: string;
+    contentBase64?: string;
   };
   /**
    * The file's bytes in standard base64 (RFC 4648, with padding, no line breaks): a PNG or JPEG image or an MP4 video, its type read from the bytes. Name it with name.

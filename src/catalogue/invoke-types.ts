@@ -24,6 +24,22 @@ export interface ProgressUpdate {
   message?: string;
 }
 
+/**
+ * The file part of an upload, streamed by the surface that received it to the creatives storage's
+ * staging area (creatives/staging.ts): hashed and its head checked as it arrived. The operation that
+ * declares `upload` reads it as `ctx.upload` instead of the part's bytes in its input.
+ */
+export interface StagedUpload {
+  /** The input field it stands for (the operation's `upload.field`). */
+  field: string;
+  path: string;
+  size: number;
+  sha256: string;
+  /** Its leading bytes (at most creatives/media.ts HEAD_BYTES). */
+  head: Buffer;
+  fileName: string;
+}
+
 export interface InvokeOptions {
   requestId: string;
   /**
@@ -41,6 +57,8 @@ export interface InvokeOptions {
   nested?: boolean;
   /** Who asked, for the request metrics and spans: REST (`api`), MCP (`mcp`), the console (`console`), or a job (the default). */
   surface?: 'api' | 'mcp' | 'console' | 'job';
+  /** A file part the surface streamed to storage, for an operation that declares `upload`. */
+  upload?: StagedUpload;
 }
 
 export interface InvokeResult {

@@ -1,6 +1,7 @@
 // Recognises an uploaded creative from its bytes (never its name): PNG, JPEG or MP4, with the
 // size limits of each kind, the pixel size, and for a video the duration.
 
+import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { validationFailed } from '../errors.js';
 
@@ -30,6 +31,10 @@ export const IMAGE_MAX_SIDE = 16_384;
 export const IMAGE_MAX_PIXELS = 100_000_000;
 /** Largest side a video may declare. */
 export const VIDEO_MAX_SIDE = 4_096;
+/** The leading bytes of a file read to know what it is (and, for an image, its pixel size) before the rest. */
+export const HEAD_BYTES = 64 * 1024;
+/** Most of a video file read to find its movie header (moov box) when it is staged on disk. */
+const MOOV_MAX_BYTES = 16 * MB;
 
 const ACCEPTED_FORMATS = 'a PNG or JPEG image or an MP4 video';
 
@@ -161,6 +166,53 @@ export function checkHead(head: Buffer, size: number, field: string): void {
     // The header lies past the head (or is broken): the whole file, within the image cap, says which.
   }
   if (declared && isPositiveInt(declared.width) && isPositiveInt(declared.height)) checkImageSize(declared.width, declared.height, field);
+}
+
+/** The largest file of the format its leading bytes announce (a video's, or an image's); Infinity when they announce none. */
+export function capOf(head: Buffer): number {
+  const format = detectFormat(head);
+  return format === 'mp4' ? VIDEO_MAX_BYTES : format ? IMAGE_MAX_BYTES : Infinity;
+}
+
+/**
+ * What a file of `size` bytes staged at `file` is (inspectMedia's answer), read from disk without
+ * holding it whole: an image's size from its head (the rest only when its header lies further in),
+ * a video's from its movie header, found by reading the top-level box headers.
+ */
+export async function inspectMediaFile(file: string, size: number, head: Buffer, field = 'file'): Promise<MediaInfo> {
+  const format = formatWithin(head, size, field);
+  if (format !== 'mp4') {
+    try {
+      return inspectMedia(head, field);
+    } catch (err) {
+      // The header lies past the head (a JPEG with large metadata first): the image itself, within its cap, says.
+      if (head.length === size) throw err;
+      return inspectMedia(await fs.readFile(file), field);
+    }
+  }
+  const handle = await fs.open(file, 'r');
+  try {
+    const header = Buffer.alloc(16);
+    for (let at = 0; at + 8 <= size;) {
+      await handle.read(header, 0, 16, at);
+      let boxSize = header.readUInt32BE(0);
+      if (boxSize === 1) boxSize = Number(header.readBigUInt64BE(8));
+      else if (boxSize === 0) boxSize = size - at;
+      if (boxSize < 8 || at + boxSize > size) throw invalid(field, `is not a readable MP4 video: box "${header.toString('latin1', 4, 8)}" is cut short`);
+      if (header.toString('latin1', 4, 8) === 'moov') {
+        if (boxSize > MOOV_MAX_BYTES) throw invalid(field, `is not a readable MP4 video: its movie header (moov box) is over ${MOOV_MAX_BYTES / MB} MB`);
+        const moov = Buffer.alloc(boxSize);
+        await handle.read(moov, 0, boxSize, at);
+        const video = readMp4(moov, field);
+        checkVideoSize(video.width, video.height, field);
+        return { type: 'video', mime: 'video/mp4', extension: 'mp4', ...video };
+      }
+      at += boxSize;
+    }
+    throw invalid(field, 'is not a readable MP4 video: it has no movie header (moov box)');
+  } finally {
+    await handle.close();
+  }
 }
 
 function isPositiveInt(n: unknown): n is number {

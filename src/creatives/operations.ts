@@ -5,10 +5,11 @@ import { defineOperation, type OperationDefinition } from '../catalogue/define.j
 import { inTransaction } from '../db/connection.js';
 import { notFound, validationFailed } from '../errors.js';
 import type { UploadCreativeInput } from '../catalogue/inputs.generated.js';
+import type { StagedUpload } from '../catalogue/invoke-types.js';
 import type { OutboundClient } from '../outbound/client.js';
 import { fetchCreative } from './fetch.js';
-import { VIDEO_MAX_BYTES, checkHead, inspectMedia, type MediaInfo } from './media.js';
-import { storeCreativeFile } from './storage.js';
+import { VIDEO_MAX_BYTES, checkHead, inspectMedia, inspectMediaFile, type MediaInfo } from './media.js';
+import { keepStagedFile, storeCreativeFile, type StoredFile } from './storage.js';
 import { creativesOf, findCreative, insertCreative, type CreativeRow } from './store.js';
 
 function viewOf(c: CreativeRow) {
@@ -41,12 +42,13 @@ const fetchTimeoutMs = (requestTimeoutMs: number) => Math.max(1_000, requestTime
 
 const SOURCES = ['file', 'dataBase64', 'url'] as const;
 
-/** The creative's bytes from the one source the caller sent, its type read from them, and the name the source gives. */
+/** The creative's file from the one source the caller sent, stored, its type read from it, and the name the source gives. */
 async function sourceOf(
   input: UploadCreativeInput,
+  staged: StagedUpload | null,
   outbound: OutboundClient,
-  requestTimeoutMs: number,
-): Promise<{ bytes: Buffer; media: MediaInfo; fileName?: string }> {
+  config: { requestTimeoutMs: number; creativesDir: string },
+): Promise<{ stored: StoredFile; size: number; media: MediaInfo; fileName?: string }> {
   const sent = SOURCES.filter((s) => input[s] !== undefined);
   if (sent.length === 0) {
     throw validationFailed([{ field: 'file', code: 'invalid_type', message: 'is required: send file or dataBase64 (the bytes) or url (where to fetch them)' }]);
@@ -56,13 +58,33 @@ async function sourceOf(
       { field: sent[1], code: 'invalid_value', message: `must not be sent with ${sent[0]}; send exactly one of file, dataBase64 and url` },
     ]);
   }
-  if (input.url !== undefined) return fetchCreative(outbound, input.url, fetchTimeoutMs(requestTimeoutMs));
+  // Bytes held in the request (a JSON body, 5 MB at most), checked, then written (a file left behind by a failed insert is harmless: it is named by its content and reused).
+  const stored = async (bytes: Buffer, media: MediaInfo, fileName?: string) => ({
+    stored: await storeCreativeFile(config.creativesDir, bytes, media.extension),
+    size: bytes.length,
+    media,
+    fileName,
+  });
+  if (input.url !== undefined) {
+    const fetched = await fetchCreative(outbound, input.url, fetchTimeoutMs(config.requestTimeoutMs));
+    return stored(fetched.bytes, fetched.media, fetched.fileName);
+  }
   if (input.dataBase64 !== undefined) {
     const bytes = decodeBase64(input.dataBase64, 'dataBase64');
-    return { bytes, media: inspectMedia(bytes, 'dataBase64') };
+    return stored(bytes, inspectMedia(bytes, 'dataBase64'));
   }
-  const bytes = decodeBase64(input.file!.contentBase64, 'file.contentBase64');
-  return { bytes, media: inspectMedia(bytes, 'file'), fileName: input.file!.fileName };
+  const file = input.file!;
+  if (file.contentBase64 !== undefined) {
+    const bytes = decodeBase64(file.contentBase64, 'file.contentBase64');
+    return stored(bytes, inspectMedia(bytes, 'file'), file.fileName);
+  }
+  // A multipart file part, streamed to the staging area as it arrived (hashed, its head checked): read from there, then moved into place.
+  if (!staged)
+    throw validationFailed([
+      { field: 'file.contentBase64', code: 'invalid_type', message: "is required: the file's bytes in base64 (or send multipart/form-data)" },
+    ]);
+  const media = await inspectMediaFile(staged.path, staged.size, staged.head, 'file');
+  return { stored: await keepStagedFile(config.creativesDir, staged, media.extension), size: staged.size, media, fileName: file.fileName };
 }
 
 const uploadCreative = defineOperation({
@@ -90,13 +112,11 @@ const uploadCreative = defineOperation({
     'or `creative.<extension>` for `dataBase64`.',
   successStatus: 201,
   upload: { field: 'file', maxBytes: VIDEO_MAX_BYTES, checkHead },
-  // Decoding, hashing and writing a large file happen before any row is written, outside a transaction.
+  // Reading, hashing and moving a large file happen before any row is written, outside a transaction.
   transactional: false,
-  uses: ['config', 'activity', 'outbound'],
+  uses: ['config', 'activity', 'outbound', 'upload'],
   async handler(ctx, input) {
-    const { bytes, media, fileName } = await sourceOf(input, ctx.outbound, ctx.config.requestTimeoutMs);
-    // A file left behind by a failed insert is harmless: it is named by its content and reused.
-    const stored = await storeCreativeFile(ctx.config.creativesDir, bytes, media.extension);
+    const { stored, size, media, fileName } = await sourceOf(input, ctx.upload, ctx.outbound, ctx.config);
     const creative: Omit<CreativeRow, 'id'> = {
       organizationId: ctx.brand.organizationId,
       brandId: ctx.brand.id,
@@ -106,7 +126,7 @@ const uploadCreative = defineOperation({
       width: media.width,
       height: media.height,
       durationMs: media.durationMs,
-      sizeBytes: bytes.length,
+      sizeBytes: size,
       sha256: stored.sha256,
       storageKey: stored.storageKey,
       createdAt: ctx.now(),

@@ -5,6 +5,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { storageFault } from '../pipeline/faults.js';
+import type { StagedUpload } from '../catalogue/invoke-types.js';
+import { clearLeftovers, dropStaged } from './staging.js';
 
 export interface StoredFile {
   sha256: string;
@@ -42,6 +44,28 @@ export async function storeCreativeFile(dir: string, bytes: Buffer, extension: s
 }
 
 /**
+ * Moves a staged upload (staging.ts) to its place, named by the sha256 it was hashed to as it
+ * arrived, unless a file with the same content is already there (then the staged one goes). A
+ * rename within the creatives folder: nothing is read or copied.
+ */
+export async function keepStagedFile(dir: string, staged: StagedUpload, extension: string): Promise<StoredFile> {
+  const storageKey = `${staged.sha256.slice(0, 2)}/${staged.sha256}.${extension}`;
+  const target = creativePath(dir, storageKey);
+  const existing = await fs.stat(target).catch(() => null);
+  if (existing?.size === staged.size) {
+    await dropStaged(staged.path);
+    return { sha256: staged.sha256, storageKey };
+  }
+  try {
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    await fs.rename(staged.path, target);
+  } catch (err) {
+    throw storageFault('store a creative file', err);
+  }
+  return { sha256: staged.sha256, storageKey };
+}
+
+/**
  * Checks at start-up that the creatives folder exists (created if missing) and takes a file;
  * throws an error naming CREATIVES_DIR and the folder otherwise.
  */
@@ -51,6 +75,7 @@ export async function checkCreativesDir(dir: string): Promise<void> {
     await fs.mkdir(dir, { recursive: true });
     await fs.writeFile(probe, '');
     await fs.rm(probe, { force: true });
+    await clearLeftovers(dir);
   } catch (err) {
     throw new Error(
       `CREATIVES_DIR ${path.resolve(dir)} cannot be written (${(err as Error).message}); point CREATIVES_DIR at a folder this process can write, or fix its permissions.`,

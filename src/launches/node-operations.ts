@@ -11,6 +11,7 @@ import { loadCopy } from '../copy/store.js';
 import { adTextsFromCopy } from '../copy/attach.js';
 import { requireReferences, type Reference } from '../references/resolve.js';
 import { validationContextFor } from './context.js';
+import { requirePlan } from './publish-view.js';
 import {
   childNodes,
   deleteNodes,
@@ -119,7 +120,7 @@ const updateNode = defineOperation({
   method: 'PATCH',
   path: '/brands/{brandId}/launches/{launchId}/nodes/{nodeId}',
   scope: 'write',
-  errors: ['conflict', 'capability_unsupported', 'unavailable'],
+  errors: ['conflict', 'stale_read', 'capability_unsupported', 'unavailable'],
   idempotency: 'none',
   input: 'update-node#/$defs/input',
   output: 'update-node#/$defs/output',
@@ -130,7 +131,7 @@ const updateNode = defineOperation({
   transactional: false,
   summary: 'Attach a creative, generated copy or existing post to an ad, or change node settings (properties, merged as a JSON merge patch).',
   description:
-    "At least one of creativeId, copyGenerationId, postId or properties. copyGenerationId (from generate-copy) sets the ad's headline, primaryText and description from the copy's first texts unless properties names others; a copy written for the other platform answers 400 validation_failed. A creativeId or copyGenerationId (attached or in properties; numbers or digits) that is not the brand's answers 400 validation_failed on that field, the same for a missing one as for another brand's. On a live node only properties.status (ACTIVE or PAUSED) may change, and the change is pushed to the ad platform; live budgets change through live-budget.",
+    "At least one of creativeId, copyGenerationId, postId or properties. copyGenerationId (from generate-copy) sets the ad's headline, primaryText and description from the copy's first texts unless properties names others; a copy written for the other platform answers 400 validation_failed. A creativeId or copyGenerationId (attached or in properties; numbers or digits) that is not the brand's answers 400 validation_failed on that field, the same for a missing one as for another brand's. On a live node only properties.status (ACTIVE or PAUSED) may change, and the change is pushed to the ad platform; it needs the publish scope (403 insufficient_scope otherwise, nothing sent) and, with planFingerprint (of launch-campaign's preview), acts only on that plan (changed since: 409 stale_read). Live budgets change through live-budget.",
   uses: ['validate', 'activity', 'platforms', 'metrics'],
   async handler(ctx, input) {
     const attach = (['creativeId', 'copyGenerationId', 'postId'] as const).filter((k) => input[k] !== undefined);
@@ -169,7 +170,7 @@ const updateNode = defineOperation({
     }
     Object.assign(patch, input.properties ?? {});
     for (const k of attach) patch[k] = input[k];
-    if (node.status === 'live') return liveStatusChange(ctx, l, node, patch);
+    if (node.status === 'live') return liveStatusChange(ctx, l, node, patch, input.planFingerprint);
     return inTransaction(ctx.db, async (trx) => {
       const locked = await loadLaunch(trx, l.brandId, l.id, true);
       editable(locked);
@@ -202,12 +203,13 @@ const updateNode = defineOperation({
   },
 });
 
-/** A live node: only its status may change, pushed to the ad platform first, then recorded. */
+/** A live node: only its status may change (with `publish`), pushed to the ad platform first, then recorded. */
 async function liveStatusChange(
   ctx: ServiceContext<'activity' | 'platforms' | 'metrics'> & OwnTransactions,
   l: LaunchRow,
   node: NodeRow,
   patch: Record<string, any>,
+  planFingerprint: string | undefined,
 ) {
   const keys = Object.keys(patch);
   if (keys.length !== 1 || keys[0] !== 'status' || (patch.status !== 'ACTIVE' && patch.status !== 'PAUSED')) {
@@ -215,6 +217,15 @@ async function liveStatusChange(
       status: 'live',
     });
   }
+  // A live object's status is money (a paused campaign set ACTIVE spends again): publish, like edit-live-campaign; nothing is sent without it.
+  if (!ctx.principal.scopes.has('publish')) {
+    throw new ServiceError(
+      'insufficient_scope',
+      `Changing the status of ${node.nodeType} ${node.id}, which is live on the ad platform, needs the "publish" scope; this credential has ${[...ctx.principal.scopes].join(', ') || 'none'}. Drafts change with "write".`,
+      { requiredScope: 'publish' },
+    );
+  }
+  requirePlan(l.id, await loadNodes(ctx.db, l.id), planFingerprint, 'no status was changed');
   const account = await ctx.platforms.account(ctx.db, l.brandId, node.accountId!);
   await ctx.platforms.adapterFor(account.platform).setStatus(account, [{ level: node.nodeType, id: node.platformId! }], patch.status);
   const merged: Record<string, any> = { ...node.properties, status: patch.status };

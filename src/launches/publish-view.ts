@@ -7,9 +7,10 @@ import { ServiceError } from '../errors.js';
 import { canonicalJson } from '../pagination/cursor.js';
 import { countPerAccount, type Counted } from '../money/convert.js';
 import { ceilingOf, type CeilingView } from './ceiling.js';
+import { validationContextFor } from './context.js';
 import { commitmentsOf, type LaunchRow, type NodeRow } from './store.js';
 import { budgetOf, countsOf } from './tree.js';
-import { campaignAmounts } from './validate.js';
+import { campaignAmounts, validateLaunch } from './validate.js';
 
 /**
  * The plan's fingerprint: every node's place, level, account and properties (budgets included), so
@@ -87,6 +88,25 @@ async function countedAtPublish(ctx: ServiceContext, launchId: number): Promise<
     countedUsdCents: r.countedUsdCents,
   }));
   return { accounts, totalUsdCents: accounts.reduce((sum, a) => sum + a.countedUsdCents, 0) };
+}
+
+/** What a launch's preview says publishing it would do: its plan's fingerprint, the counts per level, and what it counts per ad account. */
+export interface LaunchPlan {
+  planFingerprint: string;
+  counts: ReturnType<typeof countsOf>;
+  accounts: Counted['accounts'];
+  countedUsdCents: number;
+}
+
+/**
+ * The plan launch-campaign's preview would show for launch `l` now, by the same builders (the
+ * campaigns' accounts as validation resolves them, the amounts counted per account): what a
+ * workflow's review gate records and shows. Throws as the preview does (503 without an FX rate).
+ */
+export async function launchPlan(ctx: ServiceContext<'platforms' | 'config' | 'trackers'>, l: LaunchRow, nodes: NodeRow[]): Promise<LaunchPlan> {
+  const { campaignAccounts } = validateLaunch(nodes, await validationContextFor(ctx, l, nodes));
+  const counted = await countLaunch(ctx, l.brandId, nodes, campaignAccounts);
+  return { planFingerprint: planFingerprint(nodes), counts: countsOf(nodes), accounts: counted.accounts, countedUsdCents: counted.totalUsdCents };
 }
 
 /** The answer of launch-campaign: the launch's plan, counts, what it counts against the ceiling, and its warnings. */

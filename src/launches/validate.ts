@@ -3,6 +3,7 @@
 // campaigns[<nodeId>].<path>, adSets[<nodeId>].<path>, ads[<nodeId>].<path>.
 
 import type { FieldIssue } from '../errors.js';
+import { adAddressIssues } from '../schemas/ad-addresses.js';
 import { COPY_LIMITS, hasEmoji, textLength } from '../platforms/text-limits.js';
 import type { IdentityType, PlatformName } from '../platforms/port.js';
 import { CAMPAIGN_GOALS, DISPLAY_NAME_MAX, TIKTOK_PLACEMENTS } from '../platforms/tiktok/mapping.js';
@@ -182,6 +183,7 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
         const aat = `ads[${a.id}]`;
         const ap = a.properties;
         if (!ap.name) issue(`${aat}.name`, 'is required');
+        for (const [field, problem] of adAddressIssues(ap)) issue(`${aat}.${field}`, problem);
         if (ap.creativeId !== undefined && !ctx.creativeIds.has(ap.creativeId))
           issue(`${aat}.creativeId`, `creative ${ap.creativeId} does not exist in this brand`);
         else if (ap.creativeId === undefined) {

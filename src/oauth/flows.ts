@@ -6,6 +6,8 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { inTransaction } from '../db/connection.js';
 import { SCOPES, type Scope } from '../auth/principal.js';
+import { ServiceError, type FieldIssue } from '../errors.js';
+import type { SchemaRegistry } from '../schemas/registry.js';
 import type { SigningKeys } from './keys.js';
 import { ACCESS_TOKEN_PREFIX, issueAccessToken, verifyAccessToken } from './tokens.js';
 import { findGrant, insertGrant, revokeGrantRow, type GrantRow } from '../keys/store.js';
@@ -76,8 +78,25 @@ function checkRedirectUri(raw: unknown): string {
   return raw;
 }
 
+/**
+ * The registration's name and redirect URIs checked as text by their schema (one line each: no
+ * control, bidirectional or separator character); a refusal names the field, in RFC 7591's words.
+ */
+function checkRegistrationText(schemas: SchemaRegistry, body: Record<string, unknown>): void {
+  try {
+    schemas.validateInput('oauth-client-registration', structuredClone(body));
+  } catch (err) {
+    if (!(err instanceof ServiceError)) throw err;
+    const [issue] = (err.details as FieldIssue[] | null) ?? [];
+    const field = issue?.field ?? 'client metadata';
+    const said = issue ? `${field} ${issue.message}.` : err.message;
+    throw new OAuthError(field.startsWith('redirect_uris') ? 'invalid_redirect_uri' : 'invalid_client_metadata', said);
+  }
+}
+
 /** RFC 7591 registration of a public client (token_endpoint_auth_method none). */
-export async function registerClient(knex: Knex, body: Record<string, unknown>, now = Date.now()) {
+export async function registerClient(knex: Knex, schemas: SchemaRegistry, body: Record<string, unknown>, now = Date.now()) {
+  checkRegistrationText(schemas, body);
   const uris = body.redirect_uris;
   if (!Array.isArray(uris) || uris.length < 1 || uris.length > 20) throw new OAuthError('invalid_redirect_uri', 'redirect_uris must list 1 to 20 URIs.');
   const redirectUris = uris.map(checkRedirectUri);

@@ -22,7 +22,7 @@ import { classifyFault } from './faults.js';
 import type { MetricsCache } from '../platforms/metrics-cache.js';
 import type { SecretBox } from '../auth/encryption.js';
 import type { OutboundClient } from '../outbound/client.js';
-import type { InvokeOptions, InvokeResult, ProgressUpdate } from '../catalogue/invoke-types.js';
+import type { InvokeOptions, InvokeResult, ProgressUpdate, StagedUpload } from '../catalogue/invoke-types.js';
 import { observeRequest } from '../observability/requests.js';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, renewIdempotencyLease, type Claim } from './idempotency.js';
 
@@ -100,6 +100,7 @@ class InvocationContext implements OperationContext {
     readonly brand: BrandRow | null,
     readonly idempotency: { resumed: boolean } | null,
     private readonly onProgress: InvokeOptions['onProgress'],
+    readonly upload: StagedUpload | null,
   ) {}
 
   progress(update: ProgressUpdate): void {
@@ -251,6 +252,8 @@ async function invokeOnce(
         ? deps.schemas.validatePatchInput<Record<string, unknown>>(op.input, rawInput)
         : deps.schemas.validateInput<Record<string, unknown>>(op.input, rawInput);
     const brand = typeof input.brandId === 'number' ? await brandFor(deps.directory, principal, input.brandId) : null;
+    // A staged file part is the operation's only when it declares that field; its bytes (by their hash) are part of the request.
+    const upload = options.upload && op.upload?.field === options.upload.field ? options.upload : null;
 
     let claim: Claim | null = null;
     if (key) {
@@ -259,7 +262,7 @@ async function invokeOnce(
         credentialId: principal.credentialId,
         operation: op.name,
         key,
-        input,
+        input: upload ? { ...input, [upload.field]: { ...(input[upload.field] as object), sha256: upload.sha256 } } : input,
         now: deps.now(),
         leaseMs: deps.config.idempotencyLeaseMs,
       });
@@ -274,7 +277,7 @@ async function invokeOnce(
     const idempotency = claim?.kind === 'run' ? { resumed: claim.resumed } : null;
 
     const run = async (db: Knex | Knex.Transaction): Promise<InvokeResult> => {
-      const ctx = new InvocationContext(deps, op, input, principal, db, options.requestId, log, brand, idempotency, options.onProgress);
+      const ctx = new InvocationContext(deps, op, input, principal, db, options.requestId, log, brand, idempotency, options.onProgress, upload);
       const body = await op.handler(ctx, input);
       // An answer object served again from an in-memory cache was shaped the first time.
       const issues = shaped.has(body as object) ? [] : deps.schemas.shapeOutput(op.output, body);

@@ -16,7 +16,8 @@ import type * as addFormatsModule from 'ajv-formats';
 import { validationFailed, type FieldIssue } from '../errors.js';
 import { projectPath } from '../paths.js';
 import { patchInputSchema } from '../merge-patch.js';
-import { textIssues } from './text.js';
+import { kindProblem, storedLines, textIssues, type TextKind } from './text.js';
+import { adUrlProblem } from './ad-addresses.js';
 
 // Ajv is loaded, and given every schema, on the first validation, not at start-up (the first
 // /healthz needs neither). Both packages are CommonJS.
@@ -69,6 +70,57 @@ function addIdKeyword(ajv: Ajv2020, normalize: boolean): void {
     return true;
   };
   ajv.addKeyword({ keyword: 'idDigits', type: 'string', schemaType: 'boolean', modifying: normalize, errors: true, validate: check });
+}
+
+/**
+ * The `textKind` keyword of a string field: `line` (a name, a title, a URL) refuses control
+ * characters, bidirectional overrides and isolates, line separators and a byte-order mark;
+ * `multiline` (a description, an ad's primary text, a comment) allows line feeds and tabs of them,
+ * and stores each CR LF pair as a line feed (input validation only; answers are never checked so).
+ */
+interface TextCheck {
+  (kind: TextKind, data: string, parentSchema?: unknown, cxt?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number }): boolean;
+  errors?: Partial<ErrorObject>[];
+}
+
+function addTextKeyword(ajv: Ajv2020, check: boolean): void {
+  const validate: TextCheck = (kind, data, _parentSchema, cxt) => {
+    validate.errors = [];
+    if (!check) return true;
+    const text = kind === 'multiline' ? storedLines(data) : data;
+    const problem = kindProblem(text, kind);
+    if (problem) {
+      validate.errors = [{ keyword: 'textKind', message: problem, params: { kind } }];
+      return false;
+    }
+    if (text !== data && cxt) cxt.parentData[cxt.parentDataProperty] = text;
+    return true;
+  };
+  ajv.addKeyword({
+    keyword: 'textKind',
+    type: 'string',
+    schemaType: 'string',
+    metaSchema: { enum: ['line', 'multiline'] },
+    modifying: check,
+    errors: true,
+    validate,
+  });
+}
+
+/** The `adUrl` keyword of an address an ad carries (ad-addresses.ts): checked on input only. */
+interface AdUrlCheck {
+  (enabled: boolean, data: string): boolean;
+  errors?: Partial<ErrorObject>[];
+}
+
+function addAdUrlKeyword(ajv: Ajv2020, check: boolean): void {
+  const validate: AdUrlCheck = (enabled, data) => {
+    validate.errors = [];
+    const problem = check && enabled ? adUrlProblem(data) : null;
+    if (problem) validate.errors = [{ keyword: 'adUrl', message: problem, params: {} }];
+    return problem === null;
+  };
+  ajv.addKeyword({ keyword: 'adUrl', type: 'string', schemaType: 'boolean', errors: true, validate });
 }
 
 /** Reads every `*.json` schema file below `schemas/` (not `schemas/examples/`, which holds example requests). */
@@ -148,6 +200,9 @@ function issueOf(e: ErrorObject): FieldIssue {
       return { field: fieldOf(e.instancePath), code: 'invalid_value', message: `must match ${p.pattern}` };
     case 'idDigits':
       return { field: fieldOf(e.instancePath), code: 'too_big', message: String(e.message) };
+    case 'textKind':
+    case 'adUrl':
+      return { field: fieldOf(e.instancePath), code: 'invalid_value', message: String(e.message) };
     case 'format':
       return { field: fieldOf(e.instancePath), code: 'invalid_value', message: `must be a valid ${p.format}` };
     default:
@@ -191,6 +246,10 @@ export class SchemaRegistry {
       addFormats(input);
       addIdKeyword(input, true);
       addIdKeyword(output, false);
+      addTextKeyword(input, true);
+      addTextKeyword(output, false);
+      addAdUrlKeyword(input, true);
+      addAdUrlKeyword(output, false);
       // Our own answers need no strict format regexes: the fast ones catch a wrong type of value at a fraction of the cost.
       addFormats(output, { mode: 'fast' });
       for (const s of this.byId.values()) {
@@ -333,8 +392,9 @@ export class SchemaRegistry {
   }
 
   /**
-   * The bundle as this service validates with it: the `idDigits` keyword kept, so ids sent as digits
-   * still become numbers (the generated input types read it to type those ids as numbers).
+   * The bundle as this service validates with it: the `idDigits` and `textKind` keywords kept, so ids
+   * sent as digits still become numbers (the generated input types read it to type those ids as
+   * numbers) and a merged PATCH body is checked for its text.
    */
   validationBundle(id: string): JsonSchema {
     return this.inline(this.get(id), id.split('#')[0], [], true) as JsonSchema;
@@ -360,7 +420,12 @@ export class SchemaRegistry {
         for (const part of (pointer ?? '').split('/').filter(Boolean)) target = (target as Record<string, unknown>)[part];
         if (target === undefined) throw new Error(`schema ${baseId}: $ref ${v} points at nothing`);
         merged = this.inline(target, targetId, [...trail, v], keepIdDigits) as Record<string, unknown>;
-      } else if (k === '$id' || k === '$schema' || k === '$defs' || (k === 'idDigits' && !keepIdDigits)) {
+      } else if (
+        k === '$id' ||
+        k === '$schema' ||
+        k === '$defs' ||
+        ((k === 'idDigits' || k === 'textKind' || k === 'adUrl') && !keepIdDigits && typeof v !== 'object')
+      ) {
         continue;
       } else {
         out[k] = this.inline(v, baseId, trail, keepIdDigits);

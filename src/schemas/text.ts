@@ -2,6 +2,8 @@
 // in any string field (object keys included), whatever the schema says of it; and no value nests
 // deeper than 64 levels. The schema layer runs this (one iterative pass) before each input schema
 // and before any recursive walk, so REST bodies, query strings and MCP tool arguments all meet it.
+// Beyond that, a field's schema says what kind of text it is (`textKind`, kindProblem): one line,
+// or several lines.
 
 import type { FieldIssue } from '../errors.js';
 
@@ -75,4 +77,40 @@ export function textIssues(value: unknown, path = ''): FieldIssue[] {
 
 function reverseFrom<T>(xs: T[], from: number): void {
   for (let i = from, j = xs.length - 1; i < j; i++, j--) [xs[i], xs[j]] = [xs[j], xs[i]];
+}
+
+/** What a schema may say of a string field: one line of text (a name), or several (a description). */
+export type TextKind = 'line' | 'multiline';
+
+// Control characters (C0 and C1, DEL), bidirectional overrides and isolates, line and paragraph
+// separators and the byte-order mark; a multi-line field allows the tab and the line feed of them.
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
+const NOT_IN_LINE = /[\u0001-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069\u2028\u2029\uFEFF]/;
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
+const NOT_IN_LINES = /[\u0001-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069\u2028\u2029\uFEFF]/;
+
+/** A character's name as an error message gives it. */
+function kindOf(code: number): string {
+  if (code === 0x0d) return 'a carriage return';
+  if (code === 0x0a) return 'a line feed';
+  if (code === 0x09) return 'a tab';
+  if (code <= 0x1f || (code >= 0x7f && code <= 0x9f)) return 'a control character';
+  if (code >= 0x202a && code <= 0x202e) return 'a bidirectional override';
+  if (code >= 0x2066 && code <= 0x2069) return 'a bidirectional isolate';
+  if (code === 0x2028 || code === 0x2029) return 'a line or paragraph separator';
+  return 'a byte-order mark';
+}
+
+/** A multi-line field's text as stored: each CR LF pair a line feed. */
+export function storedLines(s: string): string {
+  return s.includes('\r\n') ? s.replace(/\r\n/g, '\n') : s;
+}
+
+/** Why `s` is not text of `kind` (after storedLines for a multi-line field), or null when it is. */
+export function kindProblem(s: string, kind: TextKind): string | null {
+  const found = (kind === 'line' ? NOT_IN_LINE : NOT_IN_LINES).exec(s);
+  if (!found) return null;
+  const code = found[0].charCodeAt(0);
+  const rule = kind === 'line' ? 'must be one line of text' : 'may hold line feeds and tabs but no other control or formatting character';
+  return `${rule}; it holds ${hex(code)} (${kindOf(code)}) at index ${found.index}`;
 }

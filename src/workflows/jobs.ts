@@ -17,6 +17,7 @@ import { ServiceError } from '../errors.js';
 import { nextStep, succeededResults } from './engine.js';
 import { SCHEDULE_JOB, STEP_JOB } from './kinds.js';
 import { causeHoldsPublish, needsPublishCause, principalForCause } from './publish-rule.js';
+import { knownLaunchId, moneyStepAfter, planOfStep } from './plans.js';
 import { principalOfRunner, runnerOfExecution, startTriggered } from './runs.js';
 import { nextScheduledRun, scheduleRunAt, scheduledTimeOf } from './schedule.js';
 import { runStep } from './steps.js';
@@ -29,12 +30,14 @@ import {
   findExecution,
   lockWorkflow,
   nodeResultsOf,
+  planOfResult,
   saveNodeProgress,
   setExecutionStatus,
   skipNode,
   startNode,
   timeOutReview,
   type Execution,
+  type NodeResult,
   type StepError,
 } from './store.js';
 
@@ -116,6 +119,7 @@ async function runSteps(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
         workflowName: exec.definition.workflowName,
         triggerData: exec.triggerData,
         results: succeededResults(results),
+        approvedPlan: approvedPlanOf(exec, results, node.nodeId),
         saved: r.status === 'running' ? r.result : null,
         saveProgress: (result) => saveNodeProgress(ctx.knex, r.id, result),
         attempts: job.attempts,
@@ -129,9 +133,29 @@ async function runSteps(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
       case 'retry':
         // Thrown, so the queue retries with backoff; the node stays running and resumes with the same keys.
         throw new Error(`workflow step ${node.nodeId} of execution ${id}: ${outcome.reason}`);
-      case 'waiting_review':
+      case 'waiting_review': {
+        // What the reviewer approves is the plan of the money step that follows, as it stands now.
+        const step = moneyStepAfter(exec.definition, node.nodeId);
+        const plan = step
+          ? await planOfStep(
+              {
+                principal,
+                db: ctx.knex,
+                now: ctx.now,
+                requestId: `wfx_${id}_${node.nodeId}`,
+                log: ctx.log,
+                platforms: ctx.platforms,
+                config: ctx.config,
+                trackers: ctx.trackers,
+              },
+              exec.brandId,
+              step,
+              knownLaunchId(step.settings.launchId, exec.triggerData, succeededResults(results)),
+              at,
+            )
+          : null;
         await inTransaction(ctx.knex, async (trx) => {
-          await awaitReview(trx, r.id, outcome.deadline);
+          await awaitReview(trx, r.id, outcome.deadline, plan as Record<string, unknown> | null);
           await setExecutionStatus(trx, exec.id, 'waiting_review', at);
           await ctx.events.emit(trx, {
             organizationId: exec.organizationId,
@@ -141,6 +165,7 @@ async function runSteps(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
           });
         });
         continue;
+      }
       case 'succeeded':
         await endNode(ctx.knex, r.id, { status: 'succeeded', result: outcome.result }, at);
         continue;
@@ -150,6 +175,21 @@ async function runSteps(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
         return 'done';
     }
   }
+}
+
+/**
+ * The plan fingerprint step `stepNodeId` publishes, when one was approved for it: the latest approved
+ * review gate's recorded plan, else the plan the run was started with (run-workflow planFingerprint).
+ */
+function approvedPlanOf(exec: Execution, results: NodeResult[], stepNodeId: string): string | undefined {
+  let approved: string | undefined;
+  const confirmed = exec.triggerData.confirmedPlan as { stepNodeId?: unknown; planFingerprint?: unknown } | undefined;
+  if (confirmed?.stepNodeId === stepNodeId && typeof confirmed.planFingerprint === 'string') approved = confirmed.planFingerprint;
+  for (const r of [...results].sort((a, b) => (a.finishedAt ?? 0) - (b.finishedAt ?? 0))) {
+    const plan = r.status === 'succeeded' ? planOfResult(r) : null;
+    if (plan?.stepNodeId === stepNodeId && typeof plan.planFingerprint === 'string') approved = plan.planFingerprint;
+  }
+  return approved;
 }
 
 export const stepJob: JobKind = { kind: STEP_JOB, run: runSteps };

@@ -8,6 +8,7 @@ import crypto from 'node:crypto';
 import { defineOperation, type BrandContext, type OperationDefinition } from '../catalogue/define.js';
 import { ServiceError, notFound, validationFailed } from '../errors.js';
 import { cancelJob, wakeJob } from '../jobs/queue/schedule.js';
+import { inTransaction } from '../db/connection.js';
 import { requireReferences } from '../references/resolve.js';
 import { newWebhookSecret } from '../webhooks/signing.js';
 import { checkChatUrls } from './chat.js';
@@ -15,6 +16,7 @@ import { acts, checkDefinition, reachOf, type DefinitionDraft } from './definiti
 import { STEP_JOB } from './kinds.js';
 import { requirePublish } from './publish-rule.js';
 import { definitionIssues } from './references.js';
+import { currentFingerprint, definitionFingerprint, knownLaunchId, moneyStepAfter, planOfStep, type PlanContext, type StepPlan } from './plans.js';
 import { runnerOfPrincipal, startExecution } from './runs.js';
 import { listWorkflowReviews, reviewRefusal } from './reviews.js';
 import {
@@ -25,6 +27,8 @@ import {
   insertWorkflow,
   loadExecution,
   loadWorkflow,
+  nodeResultsOf,
+  planOfResult,
   reachable,
   saveDefinition,
   setExecutionStatus,
@@ -286,12 +290,34 @@ const deactivateWorkflow = defineOperation({
   },
 });
 
+/**
+ * The plan a run started with `planFingerprint` confirms: that of its first launch or budget step (the
+ * launch's fingerprint, or the workflow's steps as saved when an earlier step makes the launch), which
+ * that step then publishes only; 409 stale_read with the current fingerprint when it changed since.
+ */
+async function confirmedRunPlan(ctx: BrandContext, w: Workflow, data: Record<string, unknown>, named: string) {
+  const step = moneyStepAfter(w, null);
+  if (!step) return null;
+  const launchId = knownLaunchId(step.settings.launchId, data, new Map());
+  const fingerprint = launchId === null ? null : await currentFingerprint(ctx, ctx.brand.id, step, { launchId });
+  const now = fingerprint ?? definitionFingerprint(w);
+  if (now !== named) {
+    throw new ServiceError(
+      'stale_read',
+      `The plan of step ${step.nodeId} changed since ${named.slice(0, 12)}... was shown${launchId === null ? '' : ` (launch ${launchId})`}: nothing was started. Show the current plan and run again with its planFingerprint.`,
+      { reason: 'plan_changed', stepNodeId: step.nodeId, launchId, planFingerprint: now },
+    );
+  }
+  return fingerprint === null ? null : { stepNodeId: step.nodeId, planFingerprint: fingerprint };
+}
+
 const runWorkflow = defineOperation({
   name: 'run-workflow',
   method: 'POST',
   path: '/brands/{brandId}/workflows/{workflowId}/runs',
   scope: 'write',
   idempotency: 'optional',
+  errors: ['stale_read'],
   input: 'run-workflow#/$defs/input',
   output: 'run-workflow#/$defs/output',
   // Can start a publish (a launch, budget or agent step).
@@ -303,17 +329,23 @@ const runWorkflow = defineOperation({
   description:
     'The run acts as this credential: its scopes, brand limit and publish ceiling are checked when each step runs, and if the credential is revoked, ' +
     'expired or deleted meanwhile the rest of the run is refused. Follow it with get-workflow-execution. launchId names the launch of steps set to ' +
-    `"$trigger.launchId". ${PERMISSIONS}`,
+    '"$trigger.launchId". planFingerprint binds the run to the plan of its first launch or budget step as shown (changed since: 409 stale_read, nothing started). ' +
+    PERMISSIONS,
   uses: ['events'],
   async handler(ctx, input) {
     const w = await loadWorkflow(ctx.db, ctx.principal, ctx.brand.id, input.workflowId, true);
     requirePublish(ctx.principal, w.nodes, 'Running');
     if (input.launchId !== undefined)
       await requireReferences(ctx.db, ctx.principal, [{ kind: 'launch', field: 'launchId', id: input.launchId, brandId: ctx.brand.id }]);
+    const data: Record<string, unknown> = input.launchId !== undefined ? { launchId: String(input.launchId) } : {};
+    if (input.planFingerprint !== undefined) {
+      const confirmed = await confirmedRunPlan(ctx, w, data, input.planFingerprint);
+      if (confirmed) data.confirmedPlan = confirmed;
+    }
     const exec = await startExecution(ctx.db, {
       workflow: w,
       runner: runnerOfPrincipal(ctx.principal),
-      trigger: { kind: 'manual', key: null, data: input.launchId !== undefined ? { launchId: String(input.launchId) } : {} },
+      trigger: { kind: 'manual', key: null, data },
       now: ctx.now(),
       events: ctx.events,
     });
@@ -362,6 +394,28 @@ const getWorkflowExecution = defineOperation({
   },
 });
 
+/**
+ * The plan an approval of a gate approves: the recorded one while the launch is unchanged, or the
+ * current one when the reviewer names it (`planFingerprint`); 409 stale_read, with the current plan,
+ * when the launch changed since the plan the approval names (the recorded one by default).
+ */
+async function approvedPlan(ctx: PlanContext, exec: Execution, recorded: StepPlan | null, named: string | undefined): Promise<StepPlan | null> {
+  if (!recorded || recorded.planFingerprint === null) return recorded;
+  const step = exec.definition.nodes.find((n) => n.nodeId === recorded.stepNodeId);
+  const now = await currentFingerprint(ctx, exec.brandId, step, recorded);
+  const expected = named ?? recorded.planFingerprint;
+  if (now !== null && now === expected) {
+    return now === recorded.planFingerprint ? recorded : planOfStep(ctx, exec.brandId, step!, recorded.launchId, ctx.now());
+  }
+  const current = step ? await planOfStep(ctx, exec.brandId, step, recorded.launchId, ctx.now()) : null;
+  throw new ServiceError(
+    'stale_read',
+    `Launch ${recorded.launchId} changed since the plan ${expected.slice(0, 12)}... the approval names (step ${recorded.stepNodeId}): nothing was approved and the gate still waits. ` +
+      'Look at the current plan (details.plan) and approve again with its planFingerprint.',
+    { reason: 'plan_changed', launchId: recorded.launchId, stepNodeId: recorded.stepNodeId, planFingerprint: now, plan: current },
+  );
+}
+
 const reviewWorkflowStep = defineOperation({
   name: 'review-workflow-step',
   method: 'POST',
@@ -371,16 +425,20 @@ const reviewWorkflowStep = defineOperation({
   input: 'review-workflow-step#/$defs/input',
   output: 'review-workflow-step#/$defs/output',
   annotations: { ...write, destructive: true, openWorld: true },
-  errors: ['forbidden', 'conflict'],
+  errors: ['forbidden', 'conflict', 'stale_read'],
   tag: 'workflows',
   toolset: 'workflows',
+  // Reading the plan may ask the ad platform (an account's countries, minimums): never inside a transaction.
+  transactional: false,
   summary: 'Approve or reject a review gate of a run that waits for it; approve lets the run go on, reject ends it (canceled).',
   description:
     "Only a person other than the run's author may decide. The author is the person who started the run, or the person who created the API key " +
     'that started it (recorded when the run starts); their approval answers 403 forbidden whichever credential they use (that key, another key ' +
     'they created, their OAuth token). A gate that is not ' +
-    'waiting (decided already, timed out, or not a review step) answers 409 conflict.',
-  uses: [],
+    'waiting (decided already, timed out, or not a review step) answers 409 conflict. A gate a launch or budget step follows shows that ' +
+    "step's plan (the review node's plan); an approval publishes that plan only: if the launch changed since, it answers 409 stale_read " +
+    '(details.planFingerprint, details.plan: the current plan) and the gate stays pending; approve again with planFingerprint to approve the plan now shown.',
+  uses: ['platforms', 'config', 'trackers'],
   async handler(ctx, input) {
     const w = await loadWorkflow(ctx.db, ctx.principal, ctx.brand.id, input.workflowId);
     const exec = await loadExecution(ctx.db, w.id, input.executionId);
@@ -390,6 +448,12 @@ const reviewWorkflowStep = defineOperation({
     // Separation of duties is by person: the run's author may not approve it with any credential of theirs.
     const refusal = await reviewRefusal(ctx, p, exec);
     if (refusal) throw new ServiceError('forbidden', refusal, null);
+    const gate = (await nodeResultsOf(ctx.db, [exec.id])).find((r) => r.nodeId === node.nodeId);
+    const notWaiting = () =>
+      new ServiceError('conflict', `Node ${node.nodeId} of execution ${exec.id} is not a review gate waiting for a decision.`, { status: exec.status });
+    if (node.kind !== 'review' || gate?.status !== 'waiting_review') throw notWaiting();
+    const recorded = planOfResult(gate) as StepPlan | null;
+    const plan = input.decision === 'approve' ? await approvedPlan(ctx, exec, recorded, input.planFingerprint) : recorded;
     const now = ctx.now();
     const decided = {
       decision: input.decision,
@@ -397,12 +461,13 @@ const reviewWorkflowStep = defineOperation({
       comment: input.comment ?? null,
       decidedAt: new Date(now).toISOString(),
     };
-    const n = await decideReview(ctx.db, exec.id, node.nodeId, input.decision === 'approve', decided, now);
-    if (n !== 1 || node.kind !== 'review') {
-      throw new ServiceError('conflict', `Node ${node.nodeId} of execution ${exec.id} is not a review gate waiting for a decision.`, { status: exec.status });
-    }
-    await setExecutionStatus(ctx.db, exec.id, 'running', now);
-    await wakeJob(ctx.db, STEP_JOB, String(exec.id), now);
+    await inTransaction(ctx.db, async (trx) => {
+      // One conditional statement: a gate decided meanwhile (or timed out) is not decided again.
+      if ((await decideReview(trx, exec.id, node.nodeId, input.decision === 'approve', decided, plan as Record<string, unknown> | null, now)) !== 1)
+        throw notWaiting();
+      await setExecutionStatus(trx, exec.id, 'running', now);
+      await wakeJob(trx, STEP_JOB, String(exec.id), now);
+    });
     return (await executionViews(ctx.db, [await loadExecution(ctx.db, w.id, exec.id)]))[0];
   },
 });

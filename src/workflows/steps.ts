@@ -37,6 +37,8 @@ export interface StepEnv {
   triggerData: Record<string, any>;
   /** Results of the nodes that finished, by node id. */
   results: Map<string, { status: string; result: Record<string, any> | null }>;
+  /** The plan fingerprint a review gate (or the run's start) approved for this step: it publishes that plan only (else 409 stale_read). */
+  approvedPlan?: string;
   /** What this node saved before a crash (the agent's transcript), if anything. */
   saved: Record<string, any> | null;
   saveProgress(result: Record<string, unknown>): Promise<void>;
@@ -161,7 +163,8 @@ export async function runStep(env: StepEnv, node: WorkflowNode): Promise<StepOut
         return (await referencesGone(env, node, brandId, null)) ?? (await act(env, node, 'apply-structure-template', { brandId, templateId: s.templateId }));
       case 'launch': {
         const launchId = launchIdOf(env, s.launchId);
-        return (await referencesGone(env, node, brandId, launchId)) ?? (await act(env, node, 'launch-campaign', { brandId, launchId, confirm: true }));
+        const plan = env.approvedPlan === undefined ? {} : { planFingerprint: env.approvedPlan };
+        return (await referencesGone(env, node, brandId, launchId)) ?? (await act(env, node, 'launch-campaign', { brandId, launchId, confirm: true, ...plan }));
       }
       case 'pause': {
         const launchId = launchIdOf(env, s.launchId);
@@ -172,7 +175,8 @@ export async function runStep(env: StepEnv, node: WorkflowNode): Promise<StepOut
       }
       case 'budget': {
         const launchId = launchIdOf(env, s.launchId);
-        const input = { brandId, launchId, nodeId: s.nodeId, level: s.level ?? 'CAMPAIGN', budgetType: s.budgetType ?? 'daily', amount: s.amount };
+        const plan = env.approvedPlan === undefined ? {} : { planFingerprint: env.approvedPlan };
+        const input = { brandId, launchId, nodeId: s.nodeId, level: s.level ?? 'CAMPAIGN', budgetType: s.budgetType ?? 'daily', amount: s.amount, ...plan };
         return (await referencesGone(env, node, brandId, launchId)) ?? (await act(env, node, 'edit-live-campaign', input));
       }
       case 'review':

@@ -538,14 +538,25 @@ export async function endNode(
     });
 }
 
-/** Parks a node at its review gate until a decision or `deadline` (null: none). */
-export async function awaitReview(db: Db, resultId: number, deadline: number | null): Promise<void> {
-  await db('workflow_node_results').where({ id: resultId }).update({ status: 'waiting_review', deadline_at: deadline });
+/**
+ * Parks a node at its review gate until a decision or `deadline` (null: none), with the plan of the
+ * money step that follows it (null: none), kept in its result as `plan` (planOfResult).
+ */
+export async function awaitReview(db: Db, resultId: number, deadline: number | null, plan: Record<string, unknown> | null): Promise<void> {
+  await db('workflow_node_results')
+    .where({ id: resultId })
+    .update({ status: 'waiting_review', deadline_at: deadline, result: plan ? JSON.stringify({ plan }) : null });
+}
+
+/** The plan a review gate recorded (awaitReview, decideReview), or null. */
+export function planOfResult(r: Pick<NodeResult, 'result'>): Record<string, any> | null {
+  return (r.result?.plan as Record<string, any> | undefined) ?? null;
 }
 
 /**
  * Records the decision on a review gate that waits for one, in one conditional statement:
- * approved (succeeded) or rejected, with who decided. 1 when the gate was waiting, 0 otherwise.
+ * approved (succeeded) or rejected, with who decided and the plan it approved (null: none). 1 when
+ * the gate was waiting, 0 otherwise.
  */
 export async function decideReview(
   db: Db,
@@ -553,11 +564,17 @@ export async function decideReview(
   nodeId: string,
   approved: boolean,
   decision: Record<string, unknown>,
+  plan: Record<string, unknown> | null,
   at: number,
 ): Promise<number> {
   return db('workflow_node_results')
     .where({ execution_id: executionId, node_id: nodeId, status: 'waiting_review' })
-    .update({ status: approved ? 'succeeded' : 'rejected', result: JSON.stringify(decision), finished_at: at, deadline_at: null });
+    .update({
+      status: approved ? 'succeeded' : 'rejected',
+      result: JSON.stringify(plan ? { ...decision, plan } : decision),
+      finished_at: at,
+      deadline_at: null,
+    });
 }
 
 /** Times out a review gate still waiting, in one conditional statement: true when this call did. */

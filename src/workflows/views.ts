@@ -2,7 +2,7 @@
 // with the status, result and error of every node of the definition they started with.
 
 import type { Knex } from 'knex';
-import { nodeResultsOf, runningWorkflows, type Execution, type Workflow } from './store.js';
+import { nodeResultsOf, planOfResult, runningWorkflows, type Execution, type Workflow } from './store.js';
 
 type Db = Knex | Knex.Transaction;
 
@@ -67,14 +67,18 @@ export async function executionViews(db: Db, executions: Execution[]) {
       error: e.error,
       nodes: e.definition.nodes.map((n) => {
         const x = mine.get(n.nodeId);
+        // A review gate's recorded plan is shown as its own field, not as part of its decision.
+        const review = n.kind === 'review';
+        const { plan: _plan, ...decision } = (review && x?.result) || {};
         return {
           nodeId: n.nodeId,
           kind: n.kind,
           status: x?.status ?? 'pending',
-          result: x?.result ?? null,
+          result: review ? (Object.keys(decision).length ? decision : null) : (x?.result ?? null),
           error: x?.error ?? null,
           startedAt: iso(x?.startedAt ?? null),
           finishedAt: iso(x?.finishedAt ?? null),
+          ...(review ? { plan: x ? planOfResult(x) : null } : {}),
         };
       }),
     };

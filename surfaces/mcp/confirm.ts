@@ -1,15 +1,20 @@
-// A person in the loop before money moves: when the client can ask its user (elicitation),
-// launch_campaign with confirm: true and edit_live_campaign first read a preview, then ask the
-// person with the amounts per ad account and the ceiling left, and act only on an accept. Three
-// separate steps: nothing is held (no transaction, no lock, no rate-limit slot) while the person decides.
-// The question waits at most MCP_CONFIRM_TIMEOUT_S, and a call cancelled meanwhile acts on nothing.
+// A person in the loop before money moves: when the client can ask its user (elicitation), every
+// money path (launch_campaign with confirm: true, edit_live_campaign, a live node's status, cards into
+// publishing columns, runs and approvals before a launch or budget step) first reads a preview, then
+// asks the person with the amounts per ad account and the ceiling left, and acts only on an accept,
+// bound to the plan shown. Three separate steps: nothing is held (no transaction, no lock, no
+// rate-limit slot) while the person decides. The question waits at most MCP_CONFIRM_TIMEOUT_S, and a
+// call cancelled meanwhile acts on nothing. A client that cannot ask confirms with the plan instead:
+// the call must carry the planFingerprint of the plan it was answered; without it nothing moves and
+// the answer is that plan, with what to do (paths.md "Who may cause a publish").
 
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { ServiceError } from '../../src/errors.js';
 import { needsPublishCause } from '../../src/workflows/publish-rule.js';
-import { workflowsOfColumn, loadExecution } from '../../src/workflows/store.js';
+import { definitionFingerprint, knownLaunchId, moneyStepAfter } from '../../src/workflows/plans.js';
+import { findWorkflow, workflowsOfColumn, loadExecution } from '../../src/workflows/store.js';
 
 /** How often a call waiting for the person reports progress: clients that reset their timeout on progress keep the call alive. */
 export function waitTickMs(timeoutMs: number): number {
@@ -44,11 +49,12 @@ const QUESTION_SCHEMA = {
   required: ['publish'],
 } as const;
 
-/** What a tool that asks first can do: run an operation as the caller, and ask the person. */
+/** What a tool that asks first can do: run an operation as the caller, and ask the person (when the client can). */
 export interface AskingCall {
   /** Runs an operation through the pipeline and answers its body (throws ServiceError as invoke does). */
   invoke(operation: string, input: Record<string, unknown>, idempotencyKey: string | undefined): Promise<Record<string, any>>;
-  ask(message: string, requestedSchema: typeof QUESTION_SCHEMA): Promise<ElicitResult>;
+  /** Absent when the client cannot ask its user: the call is confirmed by the plan's fingerprint it carries. */
+  ask?(message: string, requestedSchema: typeof QUESTION_SCHEMA): Promise<ElicitResult>;
   /** The database, read only to tell whether a column's or a run's workflow moves money (after an operation checked the brand). */
   db: Knex;
   /** The caller's organization and whether it holds `publish` (without it nothing moves, so nobody is asked). */
@@ -164,10 +170,30 @@ function reasonOf(answer: ElicitResult): string | null {
 /** Asks; a question that cannot be delivered or times out is a refusal, never a yes. */
 async function asked(call: AskingCall, message: string): Promise<string | null> {
   try {
-    return reasonOf(await call.ask(message, QUESTION_SCHEMA));
+    return reasonOf(await call.ask!(message, QUESTION_SCHEMA));
   } catch (err) {
     return `the question got no answer (${(err as Error).message})`;
   }
+}
+
+/**
+ * On a client that cannot ask its user: the call goes on (bound to the plan, where the operation
+ * binds one) only when it names the fingerprint of the plan `message` describes; otherwise it
+ * stops, and its answer is `body` with that fingerprint and, in words, the plan and what to do.
+ */
+function confirmedByPlan(tool: string, input: Record<string, unknown>, message: string, planFingerprint: string, body: Record<string, unknown>): Decision {
+  if (input.planFingerprint === planFingerprint) return { proceed: true, input: { ...input } };
+  const why =
+    typeof input.planFingerprint === 'string'
+      ? `Nothing was done: the plan changed since planFingerprint ${input.planFingerprint} was answered.`
+      : 'Nothing was done: this MCP client cannot ask its user (it declares no elicitation), so a call that moves money must carry the planFingerprint of the plan the person saw.';
+  const reason = [
+    why,
+    'Show the person this plan:',
+    message,
+    `If they agree to it, call ${tool} again with the same arguments and planFingerprint: "${planFingerprint}".`,
+  ].join('\n');
+  return { proceed: false, reason, body: { ...body, planFingerprint } };
 }
 
 /** launch_campaign with confirm: true. */
@@ -177,6 +203,12 @@ async function beforePublish(input: Record<string, unknown>, key: unknown, reque
   const preview = await call.invoke('launch-campaign', { ...input, confirm: false }, previewKey(key, requestId));
   // Published or being published: the call itself answers (a replay of its result, or the conflict).
   if (preview.status !== 'draft' && preview.status !== 'publish_failed') return PROCEED;
+  if (!call.ask) {
+    const decision = confirmedByPlan('launch_campaign', input, launchQuestion(preview), preview.planFingerprint, preview);
+    if (decision.proceed !== false) return decision;
+    const said = 'Nothing was published: call again with the planFingerprint of this preview, once the person agreed to it.';
+    return { ...decision, body: { ...decision.body, warnings: [...(preview.warnings ?? []), { field: 'planFingerprint', message: said }] } };
+  }
   const reason = await asked(call, launchQuestion(preview));
   if (reason === null) return bound(input, preview);
   const message = `Nothing was published: ${reason}.`;
@@ -205,14 +237,11 @@ async function beforeBudgetEdit(input: Record<string, unknown>, key: unknown, re
     ceilingLine(preview.budget?.ceiling),
     planLine(preview),
   ].join('\n');
+  const body = { nodeId: node.nodeId, level: input.level, platformId: node.platformId, budget: node.budget, ceiling: preview.budget.ceiling };
+  if (!call.ask) return confirmedByPlan('edit_live_campaign', input, message, preview.planFingerprint, body);
   const reason = await asked(call, message);
   if (reason === null) return bound(input, preview);
-  const said = `Nothing was changed: ${reason}.`;
-  return {
-    proceed: false,
-    reason: said,
-    body: { nodeId: node.nodeId, level: input.level, platformId: node.platformId, budget: node.budget, ceiling: preview.budget.ceiling },
-  };
+  return { proceed: false, reason: `Nothing was changed: ${reason}.`, body };
 }
 
 /** True for a workflow step that moves money on the ad platform (launch, budget). */
@@ -238,11 +267,12 @@ async function beforeCardEntry(input: Record<string, unknown>, key: unknown, req
   );
   let preview: Record<string, any> | null = null;
   let previewError: string | null = null;
-  if (column.publishes) {
+  // A client that cannot ask confirms with the launch's plan, whatever moves it (the column or its workflow).
+  if (column.publishes || (workflows.length && !call.ask)) {
     try {
       preview = await call.invoke('launch-campaign', { brandId: input.brandId, launchId, confirm: false }, previewKey(key, requestId));
       // Published or being published: entering the column publishes nothing.
-      if (preview.status !== 'draft' && preview.status !== 'publish_failed') preview = null;
+      if (column.publishes && preview.status !== 'draft' && preview.status !== 'publish_failed') preview = null;
     } catch (err) {
       if (!(err instanceof ServiceError)) throw err;
       previewError = err.message;
@@ -259,6 +289,16 @@ async function beforeCardEntry(input: Record<string, unknown>, key: unknown, req
     ),
     ...(preview ? [launchQuestion(preview)] : previewError ? [`The launch would not publish now: ${previewError}`] : []),
   ];
+  if (!call.ask) {
+    // A launch that does not preview cannot publish, through the column or a workflow's launch step.
+    if (!preview) return PROCEED;
+    const tool = moving ? 'move_pipeline_card' : 'create_pipeline_card';
+    const notPlaced = { attempted: false, published: false, reason: 'plan_confirmation_required' };
+    const body = moving
+      ? { cardId: Number(input.cardId), columnId: Number(column.columnId), launchId: String(launchId), publish: notPlaced }
+      : { launchId: String(launchId), columnId: Number(column.columnId), publish: notPlaced };
+    return confirmedByPlan(tool, input, [...lines, ...(column.publishes ? [] : [launchQuestion(preview)])].join('\n'), preview.planFingerprint, body);
+  }
   const reason = await asked(call, lines.join('\n'));
   // A yes publishes the plan the question showed, nothing else (the launch changed since: no publish, stale_read).
   if (reason === null) return preview ? bound(input, preview) : PROCEED;
@@ -268,24 +308,52 @@ async function beforeCardEntry(input: Record<string, unknown>, key: unknown, req
   };
 }
 
-/** run_workflow of a workflow with a launch or budget step: asks first; a no starts no run. */
-async function beforeRun(input: Record<string, unknown>, _key: unknown, _requestId: string, call: AskingCall): Promise<Decision> {
+/**
+ * run_workflow of a workflow with a launch or budget step: asks first; a no starts no run. The plan
+ * shown (and confirmed) is that of its first launch or budget step: the launch's preview, or the
+ * workflow's steps as saved when an earlier step of the run makes the launch.
+ */
+async function beforeRun(input: Record<string, unknown>, key: unknown, requestId: string, call: AskingCall): Promise<Decision> {
   if (!call.canPublish) return PROCEED;
   const w = await call.invoke('get-workflow', { brandId: input.brandId, workflowId: input.workflowId }, undefined);
   const steps = movesMoney(w.nodes ?? []);
   if (!steps.length) return PROCEED;
+  const saved = (await findWorkflow(call.db, Number(w.workflowId)))!;
+  const first = moneyStepAfter(saved, null)!;
+  const launchId = knownLaunchId(first.settings.launchId, input.launchId === undefined ? {} : { launchId: String(input.launchId) }, new Map());
+  let preview: Record<string, any> | null = null;
+  if (launchId !== null) {
+    try {
+      preview = await call.invoke(
+        'launch-campaign',
+        { brandId: first.settings.brandId ?? input.brandId, launchId, confirm: false },
+        previewKey(key, requestId),
+      );
+    } catch (err) {
+      // A launch that does not preview now is the run's own failure to report; the question names the steps.
+      if (!(err instanceof ServiceError)) throw err;
+    }
+  }
   const message = [
     `Run workflow ${w.workflowId} "${w.workflowName}"${input.launchId !== undefined ? ` for launch ${input.launchId}` : ''} now?`,
     `Its ${steps.map((n: Record<string, any>) => `${n.kind} step "${n.name ?? n.nodeId}"`).join(', ')} move${steps.length === 1 ? 's' : ''} money on the ad platform.`,
+    ...(preview && first.kind === 'launch' ? [`Step ${first.nodeId}: ${launchQuestion(preview)}`] : []),
+    ...(first.kind === 'budget'
+      ? [`Step ${first.nodeId} sets the budget of node ${String(first.settings.nodeId)} to ${formatMoney(Number(first.settings.amount))}.`]
+      : []),
   ].join('\n');
+  const planFingerprint = typeof preview?.planFingerprint === 'string' ? preview.planFingerprint : definitionFingerprint(saved);
+  const notStarted = (said: string) => ({ workflowId: w.workflowId, brandId: w.brandId, status: 'not_started', started: false, message: said });
+  if (!call.ask) {
+    // A launch that does not preview cannot be published by the run either: nothing to confirm.
+    if (launchId !== null && !preview) return PROCEED;
+    return confirmedByPlan('run_workflow', input, message, planFingerprint, { ...notStarted('No run started.'), reason: 'plan_confirmation_required' });
+  }
   const reason = await asked(call, message);
-  if (reason === null) return PROCEED;
+  // A yes runs the plan the question showed: its launch changed since starts nothing (stale_read).
+  if (reason === null) return preview ? { proceed: true, input: { ...input, planFingerprint } } : PROCEED;
   const said = `Nothing was run: ${reason}. No run of workflow ${w.workflowId} started.`;
-  return {
-    proceed: false,
-    reason: said,
-    body: { workflowId: w.workflowId, brandId: w.brandId, status: 'not_started', started: false, reason: 'declined', message: said },
-  };
+  return { proceed: false, reason: said, body: { ...notStarted(said), reason: 'declined' } };
 }
 
 /** The nodes a run reaches after `nodeId` by its edges. */
@@ -299,9 +367,25 @@ function after(def: { nodes: Array<{ nodeId: string; kind: string; name?: string
   return def.nodes.filter((n) => seen.has(n.nodeId));
 }
 
-/** review_workflow_step approving a gate a launch or budget step follows: asks first; a no leaves the review pending. */
+/** The words of a plan a review gate recorded: the step, the launch, what it creates and spends per account. */
+function planWords(plan: Record<string, any>): string[] {
+  const counts = plan.counts ? ` (${plan.counts.campaigns} campaigns, ${plan.counts.adSets} ad sets, ${plan.counts.ads} ads)` : '';
+  return [
+    `Step ${plan.stepNodeId} (${plan.kind})${plan.launchId ? ` on launch ${plan.launchId}` : ''}${counts}, plan ${plan.planFingerprint ?? 'not known yet'}${plan.problem ? `: ${plan.problem}` : ''}.`,
+    ...(plan.accounts ?? []).map(
+      (a: AccountTotal) =>
+        `- ${a.accountId}: ${formatMoney(a.amountMinorUnits, a.currency)}${a.currency !== 'USD' && a.countedUsdCents !== null ? ` (counts as ${usd(a.countedUsdCents)})` : ''}`,
+    ),
+  ];
+}
+
+/**
+ * review_workflow_step approving a gate a launch or budget step follows: asks first (whoever
+ * reviews, the run's money moves); a no leaves the review pending. A yes approves the plan the gate
+ * recorded and the question showed.
+ */
 async function beforeReview(input: Record<string, unknown>, _key: unknown, _requestId: string, call: AskingCall): Promise<Decision> {
-  if (input.decision !== 'approve' || !call.canPublish) return PROCEED;
+  if (input.decision !== 'approve') return PROCEED;
   // The read checks the brand, the workflow and the execution before its definition is looked at.
   const execution = await call.invoke(
     'get-workflow-execution',
@@ -311,16 +395,67 @@ async function beforeReview(input: Record<string, unknown>, _key: unknown, _requ
   const run = await loadExecution(call.db, Number(input.workflowId), Number(input.executionId));
   const steps = movesMoney(after(run.definition, String(input.nodeId)));
   if (!steps.length) return PROCEED;
+  const plan = (execution.nodes as Array<Record<string, any>>).find((n) => n.nodeId === String(input.nodeId))?.plan ?? null;
   const message = [
     `Approve step ${String(input.nodeId)} of run ${run.id} (workflow ${run.workflowId})?`,
     `The run then goes on to its ${steps.map((n) => `${n.kind} step "${n.name ?? n.nodeId}"`).join(', ')}, which move${steps.length === 1 ? 's' : ''} money on the ad platform.`,
+    ...(plan ? planWords(plan) : []),
   ].join('\n');
+  // A plan whose launch is not known yet has no fingerprint: the run's steps are what is confirmed.
+  const planFingerprint: string =
+    plan?.planFingerprint ?? definitionFingerprint({ id: run.id, version: 0, nodes: run.definition.nodes, edges: run.definition.edges });
+  if (!call.ask) return confirmedByPlan('review_workflow_step', input, message, planFingerprint, execution);
   const reason = await asked(call, message);
-  if (reason === null) return PROCEED;
+  if (reason === null) return plan?.planFingerprint ? { proceed: true, input: { ...input, planFingerprint: plan.planFingerprint } } : PROCEED;
   return { proceed: false, reason: `Nothing was approved: ${reason}. The review stays pending.`, body: execution };
 }
 
-/** The operations that ask the person first when the client can ask, by operation name. */
+/**
+ * update_node changing the status of a node that is live on the ad platform (a campaign set ACTIVE
+ * spends again): asks first, like edit_live_campaign; a no changes nothing. Drafts are not asked about.
+ */
+async function beforeLiveStatus(input: Record<string, unknown>, key: unknown, requestId: string, call: AskingCall): Promise<Decision> {
+  const status = (input.properties as Record<string, unknown> | undefined)?.status;
+  // Without publish the change is refused (403) before anything is sent: nobody needs asking.
+  if (status === undefined || !call.canPublish) return PROCEED;
+  // A draft's status is no money: the tree says so without a preview (which a draft that does not count yet could not give).
+  const tree = await call.invoke('get-launch', { brandId: input.brandId, launchId: input.launchId }, undefined);
+  const nodes = (tree.campaigns ?? []).flatMap((c: Record<string, any>) => [
+    c.node,
+    ...(c.adSets ?? []).flatMap((s: Record<string, any>) => [s.node, ...(s.ads ?? [])]),
+  ]);
+  if (!nodes.some((n: Record<string, any>) => n?.id === input.nodeId && n.status === 'live')) return PROCEED;
+  let preview: Record<string, any>;
+  try {
+    preview = await call.invoke('launch-campaign', { brandId: input.brandId, launchId: input.launchId, confirm: false }, previewKey(key, requestId));
+  } catch (err) {
+    // A launch that does not validate was never published: nothing of it is live.
+    if (err instanceof ServiceError && err.code === 'validation_failed') return PROCEED;
+    throw err;
+  }
+  const levels = [
+    ['campaign', preview.plan?.campaigns],
+    ['ad set', preview.plan?.adSets],
+    ['ad', preview.plan?.ads],
+  ] as const;
+  const found = levels.flatMap(([level, items]) => (items ?? []).map((n: Record<string, any>) => ({ level, n }))).find((x) => x.n.nodeId === input.nodeId);
+  if (!found?.n.platformId) return PROCEED;
+  const { level, n } = found;
+  const message = [
+    `Set the ${level} ${n.name ? `"${n.name}" ` : ''}(${n.nodeId}, ad account ${n.accountId}) to ${String(status)} on the ad platform? It is ${n.status} now.`,
+    status === 'ACTIVE'
+      ? `It spends again${n.budget ? `: ${formatMoney(n.budget.amountMinorUnits, accountTotals(preview).find((a) => a.accountId === n.accountId)?.currency)} ${n.budget.period}` : ''}.`
+      : 'It stops spending.',
+    planLine(preview),
+  ].join('\n');
+  const body = { id: n.nodeId, status: 'live', platformId: n.platformId };
+  if (!call.ask) return confirmedByPlan('update_node', input, message, preview.planFingerprint, body);
+  const reason = await asked(call, message);
+  if (reason === null) return bound(input, preview);
+  return { proceed: false, reason: `Nothing was changed: ${reason}.`, body };
+}
+
+/** The operations that ask the person first when the client can ask (and are confirmed by the plan when it cannot), by operation name. */
 export const ASK_FIRST: Record<string, (input: Record<string, unknown>, key: unknown, requestId: string, call: AskingCall) => Promise<Decision>> = {
   'launch-campaign': beforePublish,
   'edit-live-campaign': beforeBudgetEdit,
@@ -328,4 +463,5 @@ export const ASK_FIRST: Record<string, (input: Record<string, unknown>, key: unk
   'move-pipeline-card': (input, key, requestId, call) => beforeCardEntry(input, key, requestId, call, true),
   'run-workflow': beforeRun,
   'review-workflow-step': beforeReview,
+  'update-node': beforeLiveStatus,
 };

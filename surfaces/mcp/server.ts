@@ -249,12 +249,19 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
       (await service.invoke(name, principal, a, { requestId, idempotencyKey: key, onProgress: progress, surface: 'mcp' })).body as Record<string, any>;
     let asked = false;
     try {
-      const askFirst = ASK_FIRST[op.name];
-      if (askFirst && channel.ask && caller.canAsk && caller.streams) {
-        const ask = channel.ask;
+      const askFirst = Object.hasOwn(ASK_FIRST, op.name) ? ASK_FIRST[op.name] : undefined;
+      // A call its operation refuses as sent (scope, Idempotency-Key, then input) is refused as the operation would, before anyone is asked or any plan read.
+      if (askFirst && principal.scopes.has(op.scope) && !(op.idempotency === 'required' && idempotencyKey === undefined)) {
+        const copy = structuredClone(input);
+        if (op.method === 'PATCH') service.schemas.validatePatchInput(op.input, copy);
+        else service.schemas.validateInput(op.input, copy);
+      }
+      if (askFirst) {
+        // A client that cannot ask its user (no elicitation, or no stream to ask it on) confirms with the plan's fingerprint instead.
+        const ask = channel.ask && caller.canAsk && caller.streams ? channel.ask : undefined;
         const call: AskingCall = {
           invoke: (name, a, key) => run(name, a, key),
-          ask: (message, schema) => waitForPerson(() => ask(message, schema), { timeoutMs: confirmMs, signal: channel.signal, onWait }),
+          ask: ask && ((message, schema) => waitForPerson(() => ask(message, schema), { timeoutMs: confirmMs, signal: channel.signal, onWait })),
           db: service.knex,
           organizationId: principal.organizationId,
           canPublish: principal.scopes.has('publish'),
@@ -269,7 +276,7 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
         }
         // What the person confirmed is what is done: the call goes on bound to the plan the question showed.
         if (decision.input) Object.assign(input, decision.input);
-        asked = decision.input !== undefined;
+        asked = decision.input !== undefined && call.ask !== undefined;
       }
       if (paged.has(op.name) && input.limit === undefined) input.limit = MCP_PAGE_SIZE;
       const body = (

@@ -241,11 +241,15 @@ function withoutIdCeiling(node: unknown): unknown {
 const ID_CEILING = 2147483647;
 
 /**
- * Tools whose answer, when the person declines (surfaces/mcp/confirm.ts), says that nothing started
- * instead of naming what did: the field both answers hold (run_workflow's declined answer has no
- * executionId, but names its workflowId as a run does).
+ * Tools whose answer, when the person declines or the plan is not named (surfaces/mcp/confirm.ts),
+ * says that nothing started instead of naming what did: the field both answers hold (run_workflow's
+ * declined answer has no executionId, but names its workflowId as a run does).
  */
-const MAY_NOT_START = new Map([['run-workflow', 'workflowId']]);
+const MAY_NOT_START = new Map([
+  ['run-workflow', 'workflowId'],
+  // A card a client that cannot ask would put where money moves is not placed until the plan is named: no cardId yet.
+  ['create-pipeline-card', 'launchId'],
+]);
 
 /** The tools of a catalogue's operations, in its order. */
 export function toolsFor(ops: OperationDefinition[], schemas: SchemaRegistry): ToolDefinition[] {

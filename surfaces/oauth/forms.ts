@@ -1,8 +1,9 @@
-// The bodies of the OAuth and account pages' endpoints (paths.md "Limits"): read as they arrive up to
-// 64 KB (413 past it), never content-encoded (415), strict UTF-8 (no U+FFFD stands in for a bad
-// byte), a form's percent-escapes decoded to bytes and checked the same way, JSON nested at most 64
-// deep, and every string text (no NUL, no lone surrogate). A refusal is answered by the endpoint's
-// own `refuse` (OAuth JSON, or an HTML page), never as a 500.
+// The bodies of the OAuth and account pages' endpoints (paths.md "Limits"): decoded as their
+// Content-Encoding says (gzip, deflate, br) by REST's reader, read as they arrive up to 64 KB after
+// decoding (413 past it: a decompression bomb is never inflated whole), strict UTF-8 (no U+FFFD stands
+// in for a bad byte), a form's percent-escapes decoded to bytes and checked the same way, JSON nested
+// at most 64 deep, and every string text (no NUL, no lone surrogate). A refusal is answered by the
+// endpoint's own `refuse` (OAuth JSON, or an HTML page), never as a 500.
 
 import type Koa from 'koa';
 import { readBodyBytes } from '../json-body.js';
@@ -90,8 +91,6 @@ export function limitedForm(options: { json: boolean }, refuse: Refuse): Koa.Mid
         ctx.request.body = {};
         return next();
       }
-      const encoding = (ctx.get('content-encoding') || 'identity').trim().toLowerCase();
-      if (encoding !== 'identity') throw new Refusal(415, `Content-Encoding ${encoding} is not accepted here; send the body as it is.`);
       const isForm = Boolean(ctx.is('application/x-www-form-urlencoded'));
       const isJson = options.json && Boolean(ctx.is('application/json'));
       const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(ctx.get('content-type'))?.[1]?.toLowerCase();
@@ -99,6 +98,7 @@ export function limitedForm(options: { json: boolean }, refuse: Refuse): Koa.Mid
         throw new Refusal(400, `The body must be UTF-8, not charset=${charset}.`);
       }
       const tooLarge = () => new Refusal(413, `The request body is larger than ${FORM_LIMIT_BYTES / 1024} KB.`);
+      // Declared past the limit: refused unread (the limit holds for the bytes sent as for the bytes decoded).
       if (declared > FORM_LIMIT_BYTES) {
         // The rest is read and dropped, so the answer reaches the caller.
         ctx.req.resume();

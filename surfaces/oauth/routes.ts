@@ -97,7 +97,7 @@ export function oauthRoutes(router: RouteRegistrar<{ requestId: string }>, servi
     cors(ctx);
     try {
       ctx.status = 201;
-      ctx.body = await registerClient(knex, (ctx.request.body ?? {}) as Record<string, unknown>);
+      ctx.body = await registerClient(knex, service.schemas, (ctx.request.body ?? {}) as Record<string, unknown>);
     } catch (err) {
       oauthError(ctx, err);
     }

@@ -2,16 +2,15 @@
 // the catalogue; status codes, headers and the error envelope are set here.
 
 import crypto from 'node:crypto';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import Koa from 'koa';
 import type { RouterMiddleware } from '@koa/router';
 import { loadKoaBody } from '../lazy-body.js';
 import { charsetProblem, jsonTextOf, readBodyBytes } from '../json-body.js';
 import type { Service } from '../../src/service.js';
 import type { Principal } from '../../src/auth/principal.js';
-import type { OperationDefinition, UploadHeadCheck } from '../../src/catalogue/define.js';
+import type { OperationDefinition } from '../../src/catalogue/define.js';
+import type { StagedUpload } from '../../src/catalogue/invoke-types.js';
+import { StagingFile, discard } from '../../src/creatives/staging.js';
 import { pathParams } from '../../src/catalogue/define.js';
 import { classifyFault } from '../../src/pipeline/faults.js';
 import { ServiceError, envelopeOf, httpStatusOf, validationFailed, type FieldIssue } from '../../src/errors.js';
@@ -28,14 +27,14 @@ import { HOOK_BODY_LIMIT } from '../../src/workflows/kinds.js';
 const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
 /** The largest multipart body: the file's cap and room for boundaries, part headers and the small text fields beside it. */
 const MULTIPART_MAX_BYTES = 32 * 1024 * 1024;
-/** The leading bytes of an uploaded file read to know what it is before the rest is read. */
-const HEAD_BYTES = 256 * 1024;
 
 interface State {
   requestId: string;
   meta: InvokeMeta;
   /** Set early by an upload route, so a stranger is refused before the file is read. */
   principal?: Principal;
+  /** The file part an upload route staged, for the operation. */
+  upload?: StagedUpload;
 }
 
 type Ctx = Koa.ParameterizedContext<State>;
@@ -126,15 +125,18 @@ function multipartError(err: Error & { code?: unknown }, field: string, maxBytes
 
 /**
  * Body parser of an operation that takes a file: multipart/form-data becomes the same input a JSON
- * body gives (the file part as `{fileName, contentBase64}`, text parts as strings); JSON goes
- * through the usual parser. The temporary files are removed before the operation runs.
+ * body gives (text parts as strings, the file part as `{fileName}`), and the file part itself is
+ * streamed to the creatives storage's staging area as it arrives (creatives/staging.ts: hashed, its
+ * head checked, cut at its cap), handed to the operation as its staged upload and never held in
+ * memory whole. Whatever the call does, the staged files are removed once it answered (the operation
+ * moved the one it kept into place). JSON goes through the usual parser.
  */
 function parseUploadBody(service: Service, upload: NonNullable<OperationDefinition['upload']>): Koa.Middleware<State> {
   const { field, maxBytes, checkHead } = upload;
   return async (ctx, next) => {
     if (!ctx.is('multipart/form-data')) return parseJsonBody(ctx, next);
     // Counted as it arrives: a body declared past the cap is refused unread, and the file part is cut
-    // at its cap while it streams to a temporary file (never held in memory whole).
+    // at its cap while it streams to the staging area (never held in memory whole).
     if (Number(ctx.get('content-length') || 0) > Math.max(MULTIPART_MAX_BYTES, maxBytes)) throw fileTooBig(field, maxBytes);
     const encoding = (ctx.get('content-encoding') || 'identity').trim().toLowerCase();
     if (encoding !== 'identity') {
@@ -143,7 +145,7 @@ function parseUploadBody(service: Service, upload: NonNullable<OperationDefiniti
         { field: 'Content-Encoding', code: 'invalid_value', message: 'must be identity for multipart/form-data' },
       ]);
     }
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-upload-'));
+    const staging = new Map<object, StagingFile>();
     try {
       const koaBody = await loadKoaBody();
       await koaBody({
@@ -153,13 +155,18 @@ function parseUploadBody(service: Service, upload: NonNullable<OperationDefiniti
         text: false,
         patchNode: false,
         formidable: {
-          uploadDir: dir,
           maxFileSize: maxBytes,
           maxTotalFileSize: maxBytes,
           maxFields: 20,
           maxFieldsSize: 64 * 1024,
           // Names and text fields as their raw bytes ('binary' is latin1: one char a byte), read as strict UTF-8 below: a bad byte is refused, never turned into U+FFFD.
           encoding: 'binary',
+          // Each file part goes straight to the staging area, hashed and checked on the way.
+          fileWriteStreamHandler: (file?: object) => {
+            const stage = new StagingFile(service.config.creativesDir, field, checkHead ?? (() => undefined));
+            staging.set(file ?? stage, stage);
+            return stage;
+          },
         },
         onError(err: Error & { code?: unknown }) {
           // The rest of the body is read and dropped, so the connection stays usable for the answer.
@@ -167,6 +174,8 @@ function parseUploadBody(service: Service, upload: NonNullable<OperationDefiniti
           throw multipartError(err, field, maxBytes);
         },
       })(ctx, async () => {});
+      // A refusal the staged file raised while it finished is the answer, even if the parser went on.
+      for (const stage of staging.values()) if (stage.errored) throw multipartError(stage.errored, field, maxBytes);
       const rawFields = (ctx.request.body ?? {}) as Record<string, string | string[]>;
       if (field in rawFields) throw validationFailed([{ field, code: 'invalid_type', message: 'must be a file part (with a filename), not a text field' }]);
       const fields = utf8Fields(rawFields);
@@ -179,13 +188,16 @@ function parseUploadBody(service: Service, upload: NonNullable<OperationDefiniti
       const body: Record<string, unknown> = { ...fields };
       if (file) {
         const fileName = strictText(file.originalFilename ?? '', `${field}.fileName`);
-        body[field] = { fileName, contentBase64: (await readUpload(file.filepath, file.size, field, checkHead)).toString('base64') };
+        const stage = staging.get(file);
+        if (!stage) throw new Error(`upload: the file part "${field}" was not staged`);
+        body[field] = { fileName };
+        ctx.state.upload = stage.staged(fileName);
       }
       ctx.request.body = body as Koa.Request['body'];
+      await next();
     } finally {
-      await fs.rm(dir, { recursive: true, force: true });
+      await Promise.all([...staging.values()].map(discard));
     }
-    return next();
   };
 }
 
@@ -214,22 +226,6 @@ function utf8Fields(raw: Record<string, string | string[]>): Record<string, stri
   const out: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(utf8Keys(raw))) out[k] = Array.isArray(v) ? v.map((x) => strictText(x, k)) : strictText(v, k);
   return out;
-}
-
-/**
- * The uploaded file's bytes, read from its temporary file once what it is allows: its head first
- * (an image's declared pixel size, and an image past the image cap), so a refused file is never read whole.
- */
-async function readUpload(filepath: string, size: number, field: string, checkHead?: UploadHeadCheck): Promise<Buffer> {
-  const handle = await fs.open(filepath, 'r');
-  try {
-    const head = Buffer.alloc(Math.min(size, HEAD_BYTES));
-    await handle.read(head, 0, head.length, 0);
-    await checkHead?.(head, size, field);
-    return head.length === size ? head : await fs.readFile(filepath);
-  } finally {
-    await handle.close();
-  }
 }
 
 /** The body as text, or null past `limit` bytes. */
@@ -271,6 +267,7 @@ function routeFor(service: Service, op: OperationDefinition): RouterMiddleware<S
       requestId: ctx.state.requestId,
       idempotencyKey: Array.isArray(idempotencyKey) ? idempotencyKey[0] : idempotencyKey,
       meta: ctx.state.meta,
+      upload: ctx.state.upload,
     });
     ctx.status = result.status;
     // Set as a header, so Koa does not look the type up again on every answer.

@@ -3,6 +3,9 @@
 // non-text input to REST, MCP, the OAuth endpoints, the account pages and multipart uploads, and
 // checks each answer: never 500, and in the surface's own format (the REST envelope, JSON-RPC, OAuth's
 // {error, error_description}, or a page). It prints how many cases it sent per surface.
+// Issue 52: the control characters, bidirectional and separator characters and the URL schemes the
+// issue found accepted are among the values, and a sweep sends each into every one-line field and
+// every ad address it names, on every surface: none is accepted, none answers 500.
 
 import zlib from 'node:zlib';
 import { expect } from 'chai';
@@ -10,6 +13,8 @@ import type { World } from '../helpers/world.js';
 import { startOAuthWorld } from '../helpers/oauth.js';
 import { workflowWorld } from '../helpers/workflows.js';
 import { makePng } from '../helpers/png.js';
+import { HOSTILE_TEXT, HOSTILE_URLS } from '../helpers/hostile.js';
+import { brandApi, buildLaunch, uploadCreative } from '../helpers/launch-builders.js';
 
 /** mulberry32: a small seeded generator, so every run sends the same cases. */
 function random(seed: number): () => number {
@@ -81,6 +86,8 @@ describe('fuzz: no input answers 500, on any surface (seeded)', function () {
     '1e309',
     'null',
     'svc://brands/1/reads/get_launch/e30',
+    ...HOSTILE_TEXT.map(([, v]) => v),
+    ...HOSTILE_URLS.map(([, v]) => v),
   ];
   const numbers = [0, -1, 1, 2 ** 31, 2 ** 53 + 2, -(2 ** 63), 1.5, 1e308, Number.MIN_VALUE];
 
@@ -391,5 +398,91 @@ describe('fuzz: no input answers 500, on any surface (seeded)', function () {
     expect(total).to.be.at.least(300);
     // Still up and answering.
     expect((await fetch(`${w.url}/healthz`)).status).to.equal(200);
+  });
+
+  it('none of the control characters or URL schemes issue 52 found is accepted in a field or address it names, on any surface, and none answers 500', async () => {
+    const api = brandApi(w, key, shoes);
+    const creativeId = await uploadCreative(w, key, shoes);
+    const built = await buildLaunch(api, { creativeId, title: 'Sweep' });
+    const columnId = (await w.request('POST', `/v1/brands/${shoes}/pipeline/columns`, { key, body: { name: 'Sweep' } })).body.columnId;
+    const b = (rest: string) => `/v1/brands/${shoes}${rest}`;
+    const json = (method: string, path: string, body: unknown, auth = true): Case => ({
+      surface: 'REST',
+      method,
+      path,
+      headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${key}` } : {}) },
+      body: Buffer.from(JSON.stringify(body)),
+    });
+    const mcp = (name: string, args: Record<string, unknown>): Case => ({
+      surface: 'MCP',
+      method: 'POST',
+      path: '/mcp',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}`, 'x-mcp-toolsets': 'all' },
+      body: Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: { brandId: shoes, ...args } } })),
+    });
+    const textCases = (v: string): Case[] => [
+      json('POST', b('/launches'), { title: v }),
+      json('POST', b(`/launches/${built.launchId}/nodes`), { nodeType: 'campaign', properties: { name: v } }),
+      json('PATCH', b(`/launches/${built.launchId}/nodes/${built.adIds[0]}`), { properties: { headline: v } }),
+      json('POST', b('/pipeline/columns'), { name: v }),
+      json('POST', b('/pipeline/cards'), { launchId: built.launchId, columnId, title: v }),
+      json('POST', b('/workflows'), { workflowName: v, trigger: { kind: 'manual' }, nodes: [{ nodeId: 'r', kind: 'review', settings: {} }], edges: [] }),
+      json('POST', b('/automations'), {
+        automationName: v,
+        accountId: 'act_1001',
+        level: 'campaign',
+        action: 'notify',
+        status: 'PAUSED',
+        conditions: [{ metric: 'spend', window: 'today', operator: 'gt', value: 100 }],
+      }),
+      json('PUT', b('/ad-accounts/act_1001/naming-convention'), { campaign: v }),
+      json('PUT', b('/profile'), { voice: [v.replace('\r\n', '\u0007')], productDescription: 'x', website: 'https://shop.example.com', wordsToAvoid: [] }),
+      json('POST', b('/creatives'), { name: v, dataBase64: makePng(2, 2).toString('base64') }),
+      mcp('create_launch', { title: v }),
+      mcp('create_pipeline_column', { name: v }),
+      { ...json('POST', '/oauth/register', { client_name: v, redirect_uris: ['http://127.0.0.1:9/cb'] }, false), surface: 'OAuth' },
+      { ...json('POST', '/oauth/register', { client_name: 'App', redirect_uris: [`http://127.0.0.1:9/cb${v}`] }, false), surface: 'OAuth' },
+      multipartNamed(`x${v}.png`),
+    ];
+    function multipartNamed(fileName: string): Case {
+      const boundary = 'sweep';
+      return {
+        surface: 'multipart',
+        method: 'POST',
+        path: b('/creatives'),
+        headers: { authorization: `Bearer ${key}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+        body: Buffer.concat([
+          Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${fileName}"\r\nContent-Type: image/png\r\n\r\n`),
+          makePng(2, 2),
+          Buffer.from(`\r\n--${boundary}--\r\n`),
+        ]),
+      };
+    }
+    const urlCases = (u: string): Case[] => [
+      json('POST', b(`/launches/${built.launchId}/nodes`), { nodeType: 'ad', parentId: built.adsetId, properties: { name: 'Ad', creativeId, linkUrl: u } }),
+      json('PATCH', b(`/launches/${built.launchId}/nodes/${built.adIds[0]}`), { properties: { linkUrl: u } }),
+      json('PATCH', b(`/launches/${built.launchId}/nodes/${built.adIds[0]}`), { properties: { displayUrl: u } }),
+      json('POST', b('/creatives'), { url: u }),
+      mcp('update_node', { launchId: Number(built.launchId), nodeId: built.adIds[0], properties: { linkUrl: u } }),
+      mcp('upload_creative', { url: u }),
+    ];
+    const accepted: string[] = [];
+    const problems: string[] = [];
+    let sent = 0;
+    for (const [what, c] of [
+      ...HOSTILE_TEXT.flatMap(([what, v]) => textCases(v).map((c) => [what, c] as const)),
+      ...HOSTILE_URLS.flatMap(([what, u]) => urlCases(u).map((c) => [what, c] as const)),
+    ]) {
+      const a = await send(c);
+      sent++;
+      const problem = problemOf(c, a);
+      if (problem) problems.push(`${what}: ${c.method} ${c.path}: ${problem}`);
+      const rpcOk = c.surface === 'MCP' && a.status === 200 && JSON.parse(a.text).result?.isError !== true;
+      if ((a.status >= 200 && a.status < 300 && c.surface !== 'MCP') || rpcOk)
+        accepted.push(`${what}: ${c.method} ${c.path} ${c.body?.toString('utf8').slice(0, 120)}`);
+    }
+    console.log(`      issue 52 sweep: ${sent} cases, ${accepted.length} accepted, ${problems.length} answered 500 or out of format`);
+    expect(accepted, accepted.slice(0, 10).join('\n')).to.deep.equal([]);
+    expect(problems, problems.slice(0, 10).join('\n')).to.deep.equal([]);
   });
 });

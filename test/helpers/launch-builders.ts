@@ -87,6 +87,11 @@ export async function publish(api: Api, launchId: string): Promise<Reply> {
   return must(await api('POST', `/launches/${launchId}/publish`, { confirm: true }, idem('publish')), 200, 'publish');
 }
 
+/** The planFingerprint of the launch's preview now: what an MCP client that cannot ask its user confirms a money call with. */
+export async function planFingerprintOf(api: Api, launchId: string): Promise<string> {
+  return must(await api('POST', `/launches/${launchId}/publish`, {}, idem('preview')), 200, 'preview').body.planFingerprint;
+}
+
 /**
  * A draft launch of one campaign holding `adSets` ad sets of 4 ads each (the first built, the rest
  * duplicated from it): one campaign's JSON far over what one MCP answer carries. Returns its id.

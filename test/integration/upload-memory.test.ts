@@ -2,6 +2,9 @@
 // oversized uploads leave the process's memory where one would (paths.md "Limits"). The process under
 // test is a spawned svc-server; its resident set is read from /proc while the uploads stream in, as
 // chunked multipart bodies (no Content-Length to refuse them by), each well past the 32 MB cap.
+// Issue 52, item 6: an accepted upload streams to the creatives storage while it is hashed and
+// checked, so twelve concurrent uploads of distinct 7 MB images add less than half their total size
+// to the server's resident set (on each dialect; bench/upload-memory.ts prints the figure).
 
 import fs from 'node:fs';
 import http from 'node:http';
@@ -9,8 +12,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { standardWorld } from '../helpers/fixture.js';
+import { createTestDatabase, dialects, type TestDatabase } from '../helpers/databases.js';
 import { makeMp4 } from '../helpers/mp4.js';
 import { runSvcServer, startSvcServer, stopAllServers, type ServerProcess } from '../helpers/processes.js';
+import { acceptedUploadMemory } from '../helpers/upload-memory.js';
 
 const MB = 1024 * 1024;
 /** Each upload sends this much before it gives up waiting for the answer. */
@@ -119,3 +124,51 @@ describe('memory under concurrent oversized uploads (a spawned server)', functio
     expect(many - one, `${CONCURRENT} at once peaked ${Math.round((many - one) / MB)} MB above one`).to.be.below(150 * MB);
   });
 });
+
+for (const dialect of dialects()) {
+  describe(`memory under concurrent accepted uploads (a spawned server, ${dialect})`, function () {
+    this.timeout(180_000);
+    let server: ServerProcess;
+    let dir: string;
+    let db: TestDatabase;
+    let key: string;
+    let brandId: number;
+
+    before(async function () {
+      if (rssOf(process.pid) === null) this.skip();
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-upload-accepted-'));
+      db = await createTestDatabase(dialect);
+      const env = {
+        DATABASE_URL: db.url,
+        CREATIVES_DIR: path.join(dir, 'creatives'),
+        RATE_LIMIT_PER_MINUTE: '100000',
+        RATE_LIMIT_CONCURRENCY: '1000',
+        JOBS: 'off',
+      };
+      const boot = await runSvcServer(['bootstrap', '-'], { env, input: JSON.stringify(standardWorld), timeoutMs: 60_000 });
+      if (boot.code !== 0) throw new Error(`bootstrap failed (${boot.code}):\n${boot.stdout}\n${boot.stderr}`);
+      const seed = JSON.parse(boot.stdout);
+      key = seed.organizations.acme.apiKeys.ci.secret;
+      brandId = seed.organizations.acme.brands.shoes.id;
+      server = await startSvcServer(['serve'], { env, timeoutMs: 60_000 });
+    });
+    after(async () => {
+      await stopAllServers();
+      await db?.drop();
+      if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('twelve concurrent 7 MB image uploads add less than half their total size to the resident set, and are all stored', async () => {
+      const m = await acceptedUploadMemory({ url: server.url, pid: server.pid! }, key, brandId, { count: 12, bytes: 7 * MB });
+      console.log(
+        `      resident set ${Math.round(m.before / MB)} MB before, peak ${Math.round(m.peak / MB)} MB: added ${Math.round(m.added / MB)} MB for ${Math.round(m.total / MB)} MB uploaded`,
+      );
+      expect(m.statuses).to.deep.equal(Array(12).fill(201));
+      expect(m.added, `added ${Math.round(m.added / MB)} MB`).to.be.below(m.total / 2);
+      // Each file is in place, named by its content; nothing is left in the staging area.
+      const stored = fs.readdirSync(path.join(dir, 'creatives'), { recursive: true }).filter((f) => String(f).endsWith('.png'));
+      expect(stored.length, 'the warm-up files and these').to.equal(24);
+      expect(fs.readdirSync(path.join(dir, 'creatives', '.incoming'))).to.deep.equal([]);
+    });
+  });
+}

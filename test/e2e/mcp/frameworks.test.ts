@@ -4,7 +4,9 @@
 // running server and convert it for their model without an error. No model is called: what each
 // would send to its model is captured and checked. Then get_launch of a launch of one campaign with
 // 60 ad sets of 4 ads is called through each of them and answers usably (structuredContent, within
-// 25,000 characters). The MCP Inspector 2.12's own CLI (installed on first use, test/helpers/mcp-inspector.ts) lists the tools with its schema check
+// 25,000 characters). LangChain's adapters and the OpenAI Agents SDK declare no elicitation, so each
+// publishes in two calls: launch_campaign with confirm answers the plan and its planFingerprint, and
+// the call that names it publishes. The MCP Inspector 2.12's own CLI (installed on first use, test/helpers/mcp-inspector.ts) lists the tools with its schema check
 // (`--strict`) and reports nothing, where it does report a nullable type array (a control server);
 // test/helpers/schema-portability.ts states the same rules, for output schemas too.
 
@@ -23,7 +25,7 @@ import { createMCPClient } from '@ai-sdk/mcp';
 import { mcpToTool } from '@google/genai';
 import { MAX_ANSWER_CHARS } from '../../../surfaces/mcp/answer-budget.js';
 import { mcpClient } from '../../helpers/mcp.js';
-import { oneCampaignLaunch } from '../../helpers/launch-builders.js';
+import { brandApi, buildLaunch, oneCampaignLaunch, uploadCreative } from '../../helpers/launch-builders.js';
 import { outputPortabilityWarnings, portabilityWarnings } from '../../helpers/schema-portability.js';
 import { startWorld, type World } from '../../helpers/world.js';
 import { inspectorLauncher } from '../../helpers/mcp-inspector.js';
@@ -61,9 +63,18 @@ function textOf(answer: unknown): string {
       return value as string;
     }
   }
+  // One content block comes alone (the OpenAI Agents SDK hands back `content[0]` when there is one).
+  if ((value as { type?: unknown })?.type === 'text') value = [value];
   const blocks = Array.isArray(value) ? value : (value as { content?: unknown })?.content;
   if (!Array.isArray(blocks)) return typeof answer === 'string' ? answer : JSON.stringify(answer);
   return blocks.map((b: { type?: string; text?: string }) => (b.type === 'text' ? (b.text ?? '') : '')).join('');
+}
+
+/** The planFingerprint an answer tells the agent to call again with (what a model reads, whatever the framework wraps it in). */
+function namedPlan(text: string, framework: string): string {
+  const m = /call launch_campaign again with the same arguments and planFingerprint: "([A-Za-z0-9_-]+)"/.exec(text);
+  expect(m, `${framework}: the answer names the plan to confirm: ${text.slice(0, 500)}`).to.not.equal(null);
+  return m![1];
 }
 
 /** What a usable get_launch answer is, whatever the framework wraps it in: the cut launch, its note and the link. */
@@ -80,9 +91,11 @@ describe('MCP with the frameworks agents are built on (all tools, no model calle
   let launchId: string;
   let headers: Record<string, string>;
   let listed: Awaited<ReturnType<Client['listTools']>>['tools'];
+  let creativeId: number;
   before(async () => {
     w = await startWorld({ dialect: 'sqlite', env: { RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_CONCURRENCY: '100' } });
     brandId = w.brandId('acme', 'shoes');
+    creativeId = await uploadCreative(w, w.key('acme', 'ci'), brandId);
     launchId = await oneCampaignLaunch(w, brandId, 60);
     headers = { authorization: `Bearer ${w.key('acme', 'ci')}`, 'x-mcp-toolsets': 'all' };
     const client = await mcpClient(w.url, w.key('acme', 'ci'));
@@ -125,6 +138,45 @@ describe('MCP with the frameworks agents are built on (all tools, no model calle
       expectUsableLaunch(textOf(answer), launchId, 'LangChain');
     } finally {
       await client.close();
+    }
+  });
+
+  // Neither framework declares elicitation: a publish takes two calls, the plan first, then the call that names it.
+  it("LangChain's MCP adapters publish in two calls: confirm without the plan answers it with its planFingerprint, the call naming it publishes", async () => {
+    const draft = await buildLaunch(brandApi(w, w.key('acme', 'ci'), brandId), { creativeId, title: 'LangChain two calls' });
+    const client = await mcpClient(w.url, w.key('acme', 'ci'));
+    try {
+      const tools = await loadMcpTools('svc', client, { throwOnLoadError: true });
+      const launchCampaign = tools.find((t) => t.name === 'launch_campaign')!;
+      const args = { brandId, launchId: Number(draft.launchId), confirm: true };
+      const first = textOf(await launchCampaign.invoke({ ...args, idempotencyKey: 'langchain-1' }));
+      expect(first).to.contain('Nothing was done').and.to.contain('"status":"draft"');
+      const planFingerprint = namedPlan(first, 'LangChain');
+      expect((await w.request('GET', `/v1/brands/${brandId}/launches/${draft.launchId}`, { key: w.key('acme', 'ci') })).body.status).to.equal('draft');
+      const second = textOf(await launchCampaign.invoke({ ...args, planFingerprint, idempotencyKey: 'langchain-2' }));
+      expect(second).to.contain('"status":"published"').and.to.contain(`"planFingerprint":"${planFingerprint}"`);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('the OpenAI Agents SDK (strict schemas) publishes in two calls the same way', async () => {
+    const draft = await buildLaunch(brandApi(w, w.key('acme', 'ci'), brandId), { creativeId, title: 'Agents SDK two calls' });
+    const server = new MCPServerStreamableHttp({ url: `${w.url}/mcp`, name: 'svc', requestInit: { headers }, cacheToolsList: false });
+    await server.connect();
+    try {
+      const tools = (await getAllMcpTools({ mcpServers: [server], convertSchemasToStrict: true, runContext: new RunContext() })) as FunctionTool[];
+      const launchCampaign = tools.find((t) => t.name === 'launch_campaign')!;
+      const args = { brandId, launchId: Number(draft.launchId), confirm: true };
+      const first = textOf(await launchCampaign.invoke(new RunContext(), JSON.stringify({ ...args, idempotencyKey: 'agents-1' })));
+      expect(first).to.contain('Nothing was done').and.to.contain('"status":"draft"');
+      const planFingerprint = namedPlan(first, 'OpenAI Agents SDK');
+      expect((await w.request('GET', `/v1/brands/${brandId}/launches/${draft.launchId}`, { key: w.key('acme', 'ci') })).body.status).to.equal('draft');
+      const second = textOf(await launchCampaign.invoke(new RunContext(), JSON.stringify({ ...args, planFingerprint, idempotencyKey: 'agents-2' })));
+      expect(second).to.not.match(/An error occurred/);
+      expect(second).to.contain('"status":"published"').and.to.contain(`"planFingerprint":"${planFingerprint}"`);
+    } finally {
+      await server.close();
     }
   });
 

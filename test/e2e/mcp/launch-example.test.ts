@@ -77,7 +77,13 @@ for (const dialect of dialects()) {
       expect(preview).to.deep.include({ valid: true, confirmed: false, status: 'draft' });
       expect(preview.budget.countedMinorUnits).to.equal(5000);
 
-      const published = await call('launch_campaign', { launchId: launch.id, confirm: true, idempotencyKey: `mcp-publish-${dialect}` });
+      // This client cannot ask its user: it confirms with the plan of the preview it showed.
+      const published = await call('launch_campaign', {
+        launchId: launch.id,
+        confirm: true,
+        planFingerprint: preview.planFingerprint,
+        idempotencyKey: `mcp-publish-${dialect}`,
+      });
       expect(published).to.deep.include({ confirmed: true, status: 'published' });
       expect(published.budget.ceiling.committedMinorUnits).to.equal(5000);
 
@@ -87,6 +93,7 @@ for (const dialect of dialects()) {
         level: 'CAMPAIGN',
         budgetType: 'daily',
         amount: 7000,
+        planFingerprint: published.planFingerprint,
         idempotencyKey: `mcp-budget-${dialect}`,
       });
       expect(edited.ceiling.committedMinorUnits).to.equal(12000);

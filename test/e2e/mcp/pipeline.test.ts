@@ -7,7 +7,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { dialects } from '../../helpers/databases.js';
 import { mcpClient } from '../../helpers/mcp.js';
 import { startWorld, type World } from '../../helpers/world.js';
-import { brandApi, buildLaunch, uploadCreative, type Api } from '../../helpers/launch-builders.js';
+import { brandApi, buildLaunch, planFingerprintOf, uploadCreative, type Api } from '../../helpers/launch-builders.js';
 import { boardWorld, commitmentStates, committedCents } from '../../helpers/board.js';
 
 type ToolResult = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text?: string }> };
@@ -80,7 +80,13 @@ for (const dialect of dialects()) {
       const mine = await buildLaunch(api, { title: 'Agent launch', creativeId });
       const card = await ok(ci, 'create_pipeline_card', { launchId: mine.launchId, columnId: draft.columnId, idempotencyKey: `mcp-card-${mine.launchId}` });
       expect(card).to.deep.include({ version: 1, position: 0, publish: { attempted: false, published: false, reason: null } });
-      const moved = await ok(ci, 'move_pipeline_card', { cardId: card.cardId, columnId: live.columnId, version: 1 });
+      // This client cannot ask its user: a move that publishes names the plan it showed, or publishes nothing.
+      const unnamed = await ok(ci, 'move_pipeline_card', { cardId: card.cardId, columnId: live.columnId, version: 1 });
+      expect(unnamed.publish).to.deep.equal({ attempted: false, published: false, reason: 'plan_confirmation_required' });
+      expect((await ok(ci, 'get_pipeline', {})).cards.find((c: any) => c.cardId === card.cardId).columnId, 'not moved').to.equal(draft.columnId);
+      const planFingerprint = await planFingerprintOf(api, mine.launchId);
+      expect(unnamed.planFingerprint).to.equal(planFingerprint);
+      const moved = await ok(ci, 'move_pipeline_card', { cardId: card.cardId, columnId: live.columnId, version: 1, planFingerprint });
       expect(moved).to.deep.include({ columnId: live.columnId, version: 2, launchStatus: 'published', publishError: null });
       expect(moved.publish).to.deep.equal({ attempted: true, published: true, reason: null });
       expect(await committedCents(w, 'acme', 'ci')).to.equal(committed + 5000);
@@ -96,7 +102,12 @@ for (const dialect of dialects()) {
       // The ci key now publishes the same card past its $100 ceiling: placed, refused, nothing reserved.
       const big = await buildLaunch(api, { title: 'Too big', creativeId, campaign: { budget: { dailyAmount: 6000 } } });
       const bigCard = await ok(ci, 'create_pipeline_card', { launchId: big.launchId, columnId: draft.columnId });
-      const refused = await ok(ci, 'move_pipeline_card', { cardId: bigCard.cardId, columnId: live.columnId, version: 1 });
+      const refused = await ok(ci, 'move_pipeline_card', {
+        cardId: bigCard.cardId,
+        columnId: live.columnId,
+        version: 1,
+        planFingerprint: await planFingerprintOf(api, big.launchId),
+      });
       expect(refused.publish).to.deep.equal({ attempted: true, published: false, reason: 'spend_ceiling_exceeded' });
       expect(refused.publishError.code).to.equal('spend_ceiling_exceeded');
       expect(await committedCents(w, 'acme', 'ci')).to.equal(committed + 5000);

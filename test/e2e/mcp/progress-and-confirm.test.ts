@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { mcpClient, stdioMcpClient, type ToolResult } from '../../helpers/mcp.js';
-import { brandApi, buildLaunch, publish, uploadCreative } from '../../helpers/launch-builders.js';
+import { brandApi, buildLaunch, planFingerprintOf, publish, uploadCreative } from '../../helpers/launch-builders.js';
 import { templateBody, templatesWorld } from '../../helpers/structure-templates.js';
 import { startWorld, type World } from '../../helpers/world.js';
 
@@ -63,8 +63,13 @@ describe('MCP progress and human confirmation', function () {
         const client = await transport.connect(w, w.key('acme', 'ci'), false);
         const updates: Progress[] = [];
         try {
+          // A client that cannot ask its user confirms with the plan it showed.
+          const planFingerprint = await planFingerprintOf(api(), built.launchId);
           const result = (await client.callTool(
-            { name: 'launch_campaign', arguments: { brandId: shoes, launchId: built.launchId, confirm: true, idempotencyKey: key('progress') } },
+            {
+              name: 'launch_campaign',
+              arguments: { brandId: shoes, launchId: built.launchId, confirm: true, planFingerprint, idempotencyKey: key('progress') },
+            },
             undefined,
             { onprogress: (p) => updates.push(p) },
           )) as ToolResult;
@@ -195,19 +200,30 @@ describe('MCP progress and human confirmation', function () {
     });
   }
 
-  it('publishes without asking for a client that cannot be asked (preview, then confirm, as before)', async () => {
+  it('a client that cannot be asked publishes only with the plan it showed: confirm without it answers the preview and its planFingerprint, then publishes with it', async () => {
     const built = await buildLaunch(api(), { creativeId });
+    const before = await committed();
     const client = await mcpClient(w.url, w.key('acme', 'ci'));
-    const preview = (await client.callTool({
-      name: 'launch_campaign',
-      arguments: { brandId: shoes, launchId: built.launchId, idempotencyKey: key('pv') },
-    })) as ToolResult;
-    expect(preview.structuredContent).to.include({ confirmed: false, status: 'draft' });
-    const done = (await client.callTool({
+    const unnamed = (await client.callTool({
       name: 'launch_campaign',
       arguments: { brandId: shoes, launchId: built.launchId, confirm: true, idempotencyKey: key('go') },
     })) as ToolResult;
-    expect(done.structuredContent).to.include({ confirmed: true, status: 'published' });
+    expect(unnamed.isError).to.not.equal(true);
+    expect(unnamed.structuredContent).to.include({ confirmed: false, status: 'draft' });
+    const planFingerprint = unnamed.structuredContent.planFingerprint;
+    expect(planFingerprint).to.be.a('string');
+    const said = unnamed.content.map((c) => c.text).join('\n');
+    expect(said)
+      .to.contain('cannot ask its user')
+      .and.to.contain(`planFingerprint: "${planFingerprint}"`)
+      .and.to.match(/act_1001: \d+\.\d\d USD/);
+    expect(await launchStatus(built.launchId)).to.equal('draft');
+    expect(await committed()).to.equal(before);
+    const done = (await client.callTool({
+      name: 'launch_campaign',
+      arguments: { brandId: shoes, launchId: built.launchId, confirm: true, planFingerprint, idempotencyKey: key('go2') },
+    })) as ToolResult;
+    expect(done.structuredContent).to.include({ confirmed: true, status: 'published', planFingerprint });
     await client.close();
   });
 
@@ -276,7 +292,13 @@ describe('MCP progress and human confirmation', function () {
         method: 'tools/call',
         params: {
           name: 'launch_campaign',
-          arguments: { brandId: shoes, launchId: built.launchId, confirm: true, idempotencyKey: key('raw') },
+          arguments: {
+            brandId: shoes,
+            launchId: built.launchId,
+            confirm: true,
+            planFingerprint: await planFingerprintOf(api(), built.launchId),
+            idempotencyKey: key('raw'),
+          },
           _meta: { progressToken: 'tok-1' },
         },
       });

@@ -3,6 +3,7 @@
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -346,11 +347,49 @@ for (const dialect of dialects()) {
     });
 
     it('refuses a file over 30 MB while it streams in, with 413 too_big naming the limit', async () => {
-      const reply = await upload(Buffer.alloc(30 * 1024 * 1024 + 1), 'feature.mp4');
+      // A video's head: bytes of no accepted format are refused at the head already (below).
+      const head = mp4();
+      const reply = await upload(Buffer.concat([head, Buffer.alloc(30 * 1024 * 1024 + 1 - head.length)]), 'feature.mp4');
       expect(reply.status, JSON.stringify(reply.body)).to.equal(413);
       expect(reply.body.error.details).to.deep.equal([{ field: 'file', code: 'too_big', message: 'must be at most 30 MB (31457280 bytes)' }]);
       const after = await w.request('GET', `/v1/brands/${shoes}/creatives?limit=1`, { key });
       expect(after.status).to.equal(200);
+    });
+
+    it('refuses bytes of no accepted format as soon as their head is in, whatever their size, and keeps nothing', async () => {
+      const reply = await upload(Buffer.alloc(20 * 1024 * 1024), 'feature.mp4');
+      expect(reply.status, JSON.stringify(reply.body)).to.equal(400);
+      expect(reply.body.error.details[0]).to.deep.include({ field: 'file', code: 'invalid_value' });
+      expect(fs.readdirSync(path.join(creativesDir, '.incoming')), 'nothing staged is left').to.deep.equal([]);
+    });
+
+    it('a half-received upload leaves no file and no row: the staged part is removed when the body breaks off', async () => {
+      const rows = async () => Number((await w.service.knex('creatives').count({ n: '*' }).first())!.n);
+      const files = () => fs.readdirSync(creativesDir, { recursive: true }).filter((f) => !String(f).startsWith('.incoming')).length;
+      const [rowsBefore, filesBefore] = [await rows(), files()];
+      const boundary = 'half-received';
+      const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="half.png"\r\nContent-Type: image/png\r\n\r\n`);
+      const sent = Buffer.concat([head, png(1080, 1080), crypto.randomBytes(2 * 1024 * 1024)]);
+      const { hostname, port } = new URL(w.url);
+      await new Promise<void>((resolve) => {
+        const req = http.request({
+          host: hostname,
+          port,
+          method: 'POST',
+          path: `/v1/brands/${shoes}/creatives`,
+          headers: { authorization: `Bearer ${key}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': sent.length * 2 },
+        });
+        req.on('error', () => resolve());
+        req.on('response', (res) => res.resume().on('end', resolve));
+        // Half the body, then the connection goes.
+        req.write(sent, () => setTimeout(() => req.destroy(), 200));
+      });
+      const staging = path.join(creativesDir, '.incoming');
+      for (let waited = 0; waited < 5_000 && fs.existsSync(staging) && fs.readdirSync(staging).length; waited += 50)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(fs.existsSync(staging) ? fs.readdirSync(staging) : [], 'nothing staged is left').to.deep.equal([]);
+      expect(await rows(), 'no row').to.equal(rowsBefore);
+      expect(files(), 'no stored file').to.equal(filesBefore);
     });
 
     it('refuses a body declared over 32 MB before reading it, with 413', async () => {

@@ -1,0 +1,127 @@
+// What a reviewer approves is what is published (paths.md "Who may cause a publish"): the plan of the
+// launch or budget step that follows a review gate, recorded when the run reaches the gate, shown on
+// the review node, checked again at the approval and named to the step that then acts. The plan is
+// the one launch-campaign's preview shows (launches/publish-view.ts builds both).
+
+import crypto from 'node:crypto';
+import type { ServiceContext } from '../catalogue/define.js';
+import { ServiceError } from '../errors.js';
+import { toUsdCents } from '../money/convert.js';
+import { canonicalJson } from '../pagination/cursor.js';
+import { launchPlan, planFingerprint } from '../launches/publish-view.js';
+import { findNode, loadLaunch, loadNodes } from '../launches/store.js';
+import { topological, type WorkflowEdge, type WorkflowNode } from './definition.js';
+import { needsPublishCause } from './publish-rule.js';
+
+/** The plan of a money step: what the review node shows (`plan`), recorded at `recordedAt`. */
+export interface StepPlan {
+  stepNodeId: string;
+  kind: 'launch' | 'budget';
+  /** The launch the step publishes (a budget step: the launch that holds the node); null when an earlier step of the run makes it. */
+  launchId: string | null;
+  /** The launch's planFingerprint (launch-campaign's preview); null when the launch is not known yet. */
+  planFingerprint: string | null;
+  counts: { campaigns: number; adSets: number; ads: number } | null;
+  accounts: Array<{ accountId: string; currency: string; amountMinorUnits: number; countedUsdCents: number }>;
+  countedUsdCents: number;
+  recordedAt: string;
+  /** Why the amounts could not be read (the launch went away, a currency has no FX rate), or null. */
+  problem: string | null;
+}
+
+export type PlanContext = ServiceContext<'platforms' | 'config' | 'trackers'>;
+
+type Graph = { nodes: WorkflowNode[]; edges: WorkflowEdge[] };
+
+/** The first launch or budget step a run reaches after node `from` (null: from the start), in the run's order; null when none follows. */
+export function moneyStepAfter(def: Graph, from: string | null): WorkflowNode | null {
+  const order = topological(def);
+  if (from === null) return order.find(needsPublishCause) ?? null;
+  const reached = new Set<string>([from]);
+  for (const node of order) {
+    if (node.nodeId !== from && def.edges.some((e) => e.to === node.nodeId && reached.has(e.from))) reached.add(node.nodeId);
+  }
+  return order.find((n) => n.nodeId !== from && reached.has(n.nodeId) && needsPublishCause(n)) ?? null;
+}
+
+/** The launch a step names, as known now: a number, the run's trigger launch, or an earlier step's; null when that step has not run. */
+export function knownLaunchId(raw: unknown, triggerData: Record<string, unknown>, results: Map<string, { result: Record<string, any> | null }>): string | null {
+  if (typeof raw === 'number') return String(raw);
+  if (typeof raw !== 'string') return null;
+  const earlier = /^\$nodes\.([A-Za-z0-9_-]+)\.launchId$/.exec(raw);
+  const id = earlier
+    ? (results.get(earlier[1])?.result?.answer as Record<string, unknown> | undefined)?.launchId
+    : raw === '$trigger.launchId'
+      ? triggerData.launchId
+      : raw;
+  return typeof id === 'string' || typeof id === 'number' ? String(id) : null;
+}
+
+/**
+ * The fingerprint of a workflow's steps as saved: what a run of a workflow whose money step's launch
+ * is made during the run (and so has no plan yet) is confirmed by.
+ */
+export function definitionFingerprint(w: { id: number; version: number; nodes: WorkflowNode[]; edges: WorkflowEdge[] }): string {
+  return crypto
+    .createHash('sha256')
+    .update(canonicalJson([w.id, w.version, w.nodes, w.edges]))
+    .digest('base64url');
+}
+
+/** The plan of money step `step` of a run on brand `runBrandId` whose launch is `launchId` (null: not known yet), at `now`. */
+export async function planOfStep(ctx: PlanContext, runBrandId: number, step: WorkflowNode, launchId: string | null, now: number): Promise<StepPlan> {
+  const kind = step.kind as 'launch' | 'budget';
+  const plan: StepPlan = {
+    stepNodeId: step.nodeId,
+    kind,
+    launchId,
+    planFingerprint: null,
+    counts: null,
+    accounts: [],
+    countedUsdCents: 0,
+    recordedAt: new Date(now).toISOString(),
+    problem: null,
+  };
+  if (launchId === null) return { ...plan, problem: 'the launch is made by an earlier step of the run' };
+  const brandId = (step.settings.brandId as number | undefined) ?? runBrandId;
+  try {
+    const l = await loadLaunch(ctx.db, brandId, launchId);
+    const nodes = await loadNodes(ctx.db, l.id);
+    plan.planFingerprint = planFingerprint(nodes);
+    if (kind === 'launch') {
+      const p = await launchPlan(ctx, l, nodes);
+      return { ...plan, counts: p.counts, accounts: p.accounts, countedUsdCents: p.countedUsdCents };
+    }
+    const node = await findNode(ctx.db, l.id, String(step.settings.nodeId));
+    if (!node?.accountId) return { ...plan, problem: `node ${String(step.settings.nodeId)} is not in launch ${launchId}` };
+    const account = await ctx.platforms.account(ctx.db, brandId, node.accountId);
+    const amount = Number(step.settings.amount);
+    const counted = toUsdCents(amount, account.currency, ctx.config.fxRates);
+    return {
+      ...plan,
+      accounts: [{ accountId: account.accountId, currency: account.currency, amountMinorUnits: amount, countedUsdCents: counted }],
+      countedUsdCents: counted,
+    };
+  } catch (err) {
+    if (!(err instanceof ServiceError)) throw err;
+    return { ...plan, problem: err.message.slice(0, 500) };
+  }
+}
+
+/** The current fingerprint of the launch a recorded plan names (null: the plan names none, or the launch went away). */
+export async function currentFingerprint(
+  ctx: ServiceContext,
+  runBrandId: number,
+  step: WorkflowNode | undefined,
+  plan: Pick<StepPlan, 'launchId'>,
+): Promise<string | null> {
+  if (plan.launchId === null) return null;
+  const brandId = (step?.settings.brandId as number | undefined) ?? runBrandId;
+  try {
+    const l = await loadLaunch(ctx.db, brandId, plan.launchId);
+    return planFingerprint(await loadNodes(ctx.db, l.id));
+  } catch (err) {
+    if (err instanceof ServiceError && err.code === 'not_found') return null;
+    throw err;
+  }
+}

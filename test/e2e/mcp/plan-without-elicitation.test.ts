@@ -1,0 +1,209 @@
+// Issue 52, items 1 and 3, through the SDK's real Client on both dialects. A client that cannot ask
+// its user (no elicitation) confirms every money path with the plan it was answered: launch_campaign
+// with confirm, edit_live_campaign, update_node of a live status, a card into a publishing column,
+// run_workflow and review_workflow_step before a launch step. Without planFingerprint (or with one
+// that is no longer the plan) nothing moves, and the answer is the plan, its planFingerprint and what
+// to do; with it, the call goes on bound to that plan. A live status needs publish over MCP too, and a
+// client that can ask is asked before it (as for edit_live_campaign).
+
+import { expect } from 'chai';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { dialects } from '../../helpers/databases.js';
+import { mcpClient, toolError, type ToolResult } from '../../helpers/mcp.js';
+import { brandApi, buildLaunch, planFingerprintOf, publish, uploadCreative } from '../../helpers/launch-builders.js';
+import { createWorkflow, finished, launchNode, nodeOf, reviewNode, runWorkflow, waitForExecution, workflowWorld } from '../../helpers/workflows.js';
+import { startWorld, type World } from '../../helpers/world.js';
+
+let seq = 0;
+const key = (what: string) => `${what}-${process.pid}-${seq++}`;
+
+for (const dialect of dialects()) {
+  describe(`MCP: a client that cannot ask confirms money with the plan (${dialect})`, function () {
+    this.timeout(90_000);
+    let w: World;
+    let shoes: number;
+    let creativeId: number;
+    let client: Client;
+    before(async () => {
+      const world = structuredClone(workflowWorld);
+      for (const k of world.organizations[0].apiKeys) if ('publishCeilingDollars' in k) k.publishCeilingDollars = 100_000;
+      w = await startWorld({ dialect, bootstrap: world, env: { MCP_CONFIRM_TIMEOUT_S: '2' } });
+      shoes = w.brandId('acme', 'shoes');
+      creativeId = await uploadCreative(w, w.key('acme', 'ci'), shoes);
+      // No capabilities: this client cannot ask its user anything.
+      client = await mcpClient(w.url, w.key('acme', 'ci'));
+      await client.listTools();
+    });
+    after(async () => {
+      await client?.close();
+      await w?.close();
+    });
+
+    const api = (ref = 'ci') => brandApi(w, w.key('acme', ref), shoes);
+    const launch = async (launchId: string) => (await api()('GET', `/launches/${launchId}`)).body;
+    const call = async (name: string, args: Record<string, unknown>, by = client) =>
+      (await by.callTool({ name, arguments: { brandId: shoes, ...args } })) as ToolResult;
+    const text = (r: ToolResult) => r.content.map((c) => c.text).join('\n');
+
+    /** A result that moved nothing and answers the plan: its fingerprint in structuredContent and in the words to the agent. */
+    function expectPlanAnswer(r: ToolResult, tool: string): string {
+      expect(r.isError, text(r)).to.not.equal(true);
+      const fingerprint = r.structuredContent.planFingerprint;
+      expect(fingerprint).to.be.a('string').and.have.length.above(20);
+      expect(text(r))
+        .to.contain('cannot ask its user')
+        .and.to.contain('Show the person this plan')
+        .and.to.contain(`call ${tool} again with the same arguments and planFingerprint: "${fingerprint}"`);
+      return fingerprint;
+    }
+
+    it('launch_campaign with confirm: nothing published without the plan; a stale plan is answered with the new one; the named plan publishes', async () => {
+      const built = await buildLaunch(api(), { creativeId, title: 'Two calls' });
+      const first = await call('launch_campaign', { launchId: built.launchId, confirm: true, idempotencyKey: key('a') });
+      const fingerprint = expectPlanAnswer(first, 'launch_campaign');
+      expect(first.structuredContent).to.include({ confirmed: false, status: 'draft' });
+      expect(text(first)).to.match(/act_1001: 50\.00 USD/);
+      expect((await launch(built.launchId)).status).to.equal('draft');
+
+      // The launch changes after the plan was answered: the old fingerprint publishes nothing either.
+      await api()('PATCH', `/launches/${built.launchId}/nodes/${built.campaignId}`, { properties: { budget: { dailyAmount: 6000 } } });
+      const stale = await call('launch_campaign', { launchId: built.launchId, confirm: true, planFingerprint: fingerprint, idempotencyKey: key('b') });
+      expect(stale.isError).to.not.equal(true);
+      expect(text(stale))
+        .to.contain(`the plan changed since planFingerprint ${fingerprint} was answered`)
+        .and.to.match(/act_1001: 60\.00 USD/);
+      const fresh = stale.structuredContent.planFingerprint;
+      expect(fresh).to.not.equal(fingerprint);
+      expect((await launch(built.launchId)).status).to.equal('draft');
+
+      const done = await call('launch_campaign', { launchId: built.launchId, confirm: true, planFingerprint: fresh, idempotencyKey: key('c') });
+      expect(done.structuredContent).to.include({ confirmed: true, status: 'published', planFingerprint: fresh });
+      expect(done.structuredContent.budget.countedUsdCents).to.equal(6000);
+    });
+
+    it('edit_live_campaign: no budget changes without the plan; with it, the new budget is set', async () => {
+      const built = await buildLaunch(api(), { creativeId, title: 'Live budget' });
+      await publish(api(), built.launchId);
+      const args = { launchId: built.launchId, nodeId: built.campaignId, level: 'CAMPAIGN', budgetType: 'daily', amount: 9000 };
+      const first = await call('edit_live_campaign', { ...args, idempotencyKey: key('e') });
+      const fingerprint = expectPlanAnswer(first, 'edit_live_campaign');
+      expect(text(first)).to.contain('Now: 50.00 USD daily. New: 90.00 USD daily');
+      expect((await launch(built.launchId)).campaigns[0].node.properties.budget).to.deep.equal({ dailyAmount: 5000 });
+      const done = await call('edit_live_campaign', { ...args, planFingerprint: fingerprint, idempotencyKey: key('e2') });
+      expect(done.isError, text(done)).to.not.equal(true);
+      expect(done.structuredContent).to.include({ nodeId: built.campaignId, amountMinorUnits: 9000 });
+    });
+
+    it('update_node of a live status: refused without publish (insufficient_scope); without the plan nothing is sent; with it the status changes', async () => {
+      const built = await buildLaunch(api(), { creativeId, title: 'Live status' });
+      await publish(api(), built.launchId);
+      const writer = await mcpClient(w.url, w.key('acme', 'writer'));
+      try {
+        const refused = await call('update_node', { launchId: built.launchId, nodeId: built.campaignId, properties: { status: 'PAUSED' } }, writer);
+        const error = toolError(refused);
+        expect(error.code).to.equal('insufficient_scope');
+        expect(error.details).to.deep.equal({ requiredScope: 'publish' });
+      } finally {
+        await writer.close();
+      }
+      const first = await call('update_node', { launchId: built.launchId, nodeId: built.campaignId, properties: { status: 'PAUSED' } });
+      const fingerprint = expectPlanAnswer(first, 'update_node');
+      expect(first.structuredContent).to.include({ id: built.campaignId });
+      expect(text(first)).to.contain('to PAUSED on the ad platform');
+      expect((await launch(built.launchId)).campaigns[0].node.properties.status, 'not paused').to.not.equal('PAUSED');
+      const done = await call('update_node', {
+        launchId: built.launchId,
+        nodeId: built.campaignId,
+        properties: { status: 'PAUSED' },
+        planFingerprint: fingerprint,
+      });
+      expect(done.isError, text(done)).to.not.equal(true);
+      expect(done.structuredContent.properties.status).to.equal('PAUSED');
+      // A draft is no money: changed at once.
+      const draft = await buildLaunch(api(), { creativeId, title: 'Draft status' });
+      const plain = await call('update_node', { launchId: draft.launchId, nodeId: draft.adIds[0], properties: { status: 'PAUSED' } });
+      expect(plain.structuredContent.properties.status).to.equal('PAUSED');
+    });
+
+    it('create_pipeline_card into a publishing column: no card and no publish without the plan; with it, placed and published', async () => {
+      const column = (await api()('POST', '/pipeline/columns', { name: 'Go live', publishes: true })).body.columnId;
+      const built = await buildLaunch(api(), { creativeId, title: 'Card' });
+      const first = await call('create_pipeline_card', { launchId: built.launchId, columnId: column, idempotencyKey: key('card') });
+      const fingerprint = expectPlanAnswer(first, 'create_pipeline_card');
+      expect(first.structuredContent.publish).to.deep.equal({ attempted: false, published: false, reason: 'plan_confirmation_required' });
+      expect((await api()('GET', '/pipeline')).body.cards.filter((c: { launchId: string }) => c.launchId === built.launchId)).to.deep.equal([]);
+      const done = await call('create_pipeline_card', {
+        launchId: built.launchId,
+        columnId: column,
+        planFingerprint: fingerprint,
+        idempotencyKey: key('card2'),
+      });
+      expect(done.structuredContent.publish).to.deep.equal({ attempted: true, published: true, reason: null });
+      expect((await launch(built.launchId)).status).to.equal('published');
+    });
+
+    it('run_workflow of a workflow with a launch step: no run without the plan; with it, the run publishes that plan', async () => {
+      const built = await buildLaunch(api(), { creativeId, title: 'Run' });
+      const wf = await createWorkflow(w, w.key('acme', 'ci'), shoes, { nodes: [launchNode('go', built.launchId)] });
+      const first = await call('run_workflow', { workflowId: wf.workflowId });
+      const fingerprint = expectPlanAnswer(first, 'run_workflow');
+      expect(fingerprint).to.equal(await planFingerprintOf(api(), built.launchId));
+      expect(first.structuredContent).to.deep.include({ workflowId: wf.workflowId, started: false, reason: 'plan_confirmation_required' });
+      const none = (await w.request('GET', `/v1/brands/${shoes}/workflows/${wf.workflowId}/executions`, { key: w.key('acme', 'ci') })).body;
+      expect(none.executions).to.deep.equal([]);
+      const started = await call('run_workflow', { workflowId: wf.workflowId, planFingerprint: fingerprint });
+      expect(started.isError, text(started)).to.not.equal(true);
+      const done = await waitForExecution(w, w.key('acme', 'ci'), shoes, wf.workflowId, started.structuredContent.executionId, finished, 'the run');
+      expect(done.status, JSON.stringify(done)).to.equal('succeeded');
+      expect(done.trigger.confirmedPlan).to.deep.equal({ stepNodeId: 'go', planFingerprint: fingerprint });
+    });
+
+    it('review_workflow_step approving a gate before a launch step: stays pending without the plan; with it, approved and published', async () => {
+      const built = await buildLaunch(api(), { creativeId, title: 'Reviewed' });
+      const wf = await createWorkflow(w, w.key('acme', 'ci'), shoes, { nodes: [reviewNode('review'), launchNode('go', built.launchId)] });
+      const exec = await runWorkflow(w, w.key('acme', 'ci'), shoes, wf.workflowId);
+      const waiting = await waitForExecution(w, w.key('acme', 'ci'), shoes, wf.workflowId, exec, (e) => e.status === 'waiting_review', 'the gate');
+      const reviewer = await mcpClient(w.url, w.key('acme', 'ci2'));
+      try {
+        const args = { workflowId: wf.workflowId, executionId: exec, nodeId: 'review', decision: 'approve' };
+        const first = await call('review_workflow_step', args, reviewer);
+        const fingerprint = expectPlanAnswer(first, 'review_workflow_step');
+        expect(fingerprint).to.equal(nodeOf(waiting, 'review').plan.planFingerprint);
+        expect(text(first))
+          .to.contain('Step go (launch) on launch')
+          .and.to.match(/act_1001: 50\.00 USD/);
+        expect(nodeOf(first.structuredContent, 'review').status).to.equal('waiting_review');
+        const done = await call('review_workflow_step', { ...args, planFingerprint: fingerprint }, reviewer);
+        expect(done.isError, text(done)).to.not.equal(true);
+        expect(nodeOf(done.structuredContent, 'review').status).to.equal('succeeded');
+      } finally {
+        await reviewer.close();
+      }
+      const done = await waitForExecution(w, w.key('acme', 'ci'), shoes, wf.workflowId, exec, finished, 'the run');
+      expect(done.status, JSON.stringify(done)).to.equal('succeeded');
+      expect((await launch(built.launchId)).status).to.equal('published');
+    });
+
+    it('a client that can ask is asked before a live status change; a decline sends nothing', async () => {
+      const built = await buildLaunch(api(), { creativeId, title: 'Asked status' });
+      await publish(api(), built.launchId);
+      const asking = await mcpClient(w.url, w.key('acme', 'ci'), { capabilities: { elicitation: {} } });
+      const questions: string[] = [];
+      asking.setRequestHandler(ElicitRequestSchema, async (request): Promise<ElicitResult> => {
+        questions.push(request.params.message);
+        return { action: 'decline' };
+      });
+      try {
+        const r = await call('update_node', { launchId: built.launchId, nodeId: built.campaignId, properties: { status: 'PAUSED' } }, asking);
+        expect(questions).to.have.length(1);
+        expect(questions[0]).to.match(/^Set the campaign "Spring - US" \(\S+, ad account act_1001\) to PAUSED on the ad platform\? It is ACTIVE now\./);
+        expect(r.isError).to.not.equal(true);
+        expect(text(r)).to.contain('Nothing was changed: the person declined.');
+      } finally {
+        await asking.close();
+      }
+      expect((await launch(built.launchId)).campaigns[0].node.properties.status, 'not paused').to.not.equal('PAUSED');
+    });
+  });
+}
