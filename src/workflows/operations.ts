@@ -36,6 +36,7 @@ import {
   workflowsOfBrand,
   type CredentialKind,
   type DefinitionFields,
+  type Execution,
   type Workflow,
 } from './store.js';
 import { armSchedule, disarmSchedule } from './schedule.js';

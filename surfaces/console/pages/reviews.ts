@@ -1,9 +1,9 @@
 // /console/brands/{brandId}/reviews: every run of the brand waiting at a review gate
 // (list-workflow-reviews), each with the plan an approval would publish and the buttons Approve and
 // Reject (review-workflow-step), or, for the run's author, why they cannot decide. The plan is the
-// run's own record of it when the execution carries one (the review node's `plan`), else the
-// launch's preview (preview-launch); the page posts the fingerprint it drew, and a launch changed
-// since answers 409 with the page drawn again on the new plan.
+// run's own record of it (the review node's `plan`); after an approval refused because the launch
+// changed, the launch's preview as it is now (preview-launch). The page posts the fingerprint it
+// drew, and a launch changed since answers 409 with the page drawn again on the new plan.
 
 import { ServiceError } from '../../../src/errors.js';
 import { badge, esc, hidden, table } from '../layout.js';
@@ -210,18 +210,8 @@ export async function decideReview(
   const executionId = Number(executionIdText);
   const workflowId = Number(workflowIdText);
   const input: Record<string, unknown> = { brandId: brand.id, workflowId, executionId, nodeId, decision, ...(comment ? { comment } : {}) };
-  if (decision === 'approve') {
-    const run = await req.call<{ nodes: ExecutionNode[] }>(brand.principal, 'get-workflow-execution', { brandId: brand.id, workflowId, executionId });
-    const gate = run.nodes.find((n) => n.nodeId === nodeId);
-    if (gate && 'plan' in gate) {
-      if (drawn) input.planFingerprint = drawn;
-    } else if (drawn) {
-      const listed = await req.call<{ reviews: Review[] }>(brand.principal, 'list-workflow-reviews', { brandId: brand.id, limit: 100 });
-      const review = listed.reviews.find((r) => r.executionId === executionId && r.nodeId === nodeId);
-      const now = review ? await planOf(req, brand, review) : null;
-      if (now?.planFingerprint && now.planFingerprint !== drawn) return changed(req, brand, { executionId, nodeId });
-    }
-  }
+  // The approval publishes the plan this page drew: review-workflow-step answers 409 stale_read when the launch changed since.
+  if (decision === 'approve' && drawn) input.planFingerprint = drawn;
   try {
     await req.call(brand.principal, 'review-workflow-step', input);
   } catch (err) {
