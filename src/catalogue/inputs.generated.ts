@@ -227,11 +227,11 @@ export interface CreateAutomationInput {
     minSpend?: number | null;
   };
   /**
-   * pause: pause the matching object on the ad platform; notify: emit the automation.triggered event (webhooks) without changing anything; pause_and_notify: both.
+   * pause: pause matching objects on the platform; notify: emit automation.triggered only; pause_and_notify: both.
    */
   action: 'pause' | 'notify' | 'pause_and_notify';
   /**
-   * How often it is evaluated: every quarter hour, at every local hour, or daily at dailyHour (account time zone). Default hourly.
+   * Every quarter hour, every local hour, or daily at dailyHour (account time zone). Default hourly.
    */
   frequency?: 'every_15_minutes' | 'hourly' | 'daily';
   /**
@@ -251,7 +251,7 @@ export interface CreateAutomationInput {
    */
   mode?: 'live' | 'shadow';
   /**
-   * Once the conditions no longer hold, turn back on what THIS automation paused (never another's: paused_by_person / loop_detected). Default false.
+   * Once the conditions no longer hold, resume what THIS automation paused (never another's). Default false.
    */
   resumeWhenClear?: boolean;
   /**
@@ -356,7 +356,7 @@ export interface CreatePipelineColumnInput {
    */
   name: string;
   /**
-   * true: a card created in or moved into this column publishes its launch (needs the publish scope; without it the card is placed and nothing is published).
+   * true: a card entering this column publishes its launch (with the publish scope; else the card is placed, nothing published).
    */
   publishes: boolean;
   /**
@@ -398,7 +398,7 @@ export interface CreateStructureTemplateInput {
    */
   name: string;
   /**
-   * The tree (launch node properties). Names may use {brand}, {account}, {platform}, {objective}, {country}, {audience}, {age}, {creative}, {format}, {name} (the template's), {index}, {date:YYYY-MM-DD}; else the naming convention names the node.
+   * The tree (launch node properties). Names may use the naming tokens ({brand}, {audience}, {name}, {index}, {date:YYYY-MM-DD}...); else the naming convention names the node.
    */
   config: {
     /**
@@ -442,7 +442,7 @@ export interface CreateStructureTemplateInput {
       accountId?: string;
       bidStrategy?: 'LOWEST_COST_WITHOUT_CAP' | 'LOWEST_COST_WITH_BID_CAP' | 'COST_CAP';
       /**
-       * Meta, no campaign budget: ad sets may share up to 20% of their budgets (is_adset_budget_sharing_enabled). Default false.
+       * Meta, no campaign budget: ad sets share up to 20% of their budgets. Default false.
        */
       adSetBudgetSharing?: boolean;
       /**
@@ -588,7 +588,7 @@ export interface CreateStructureTemplateInput {
         | 'WATCH_MORE'
         | 'NO_BUTTON';
       /**
-       * Query string for the link; sub3={{campaign.id}} (Meta) or sub3=__CAMPAIGN_ID__ (TikTok) lets the click tracker match spend.
+       * Query string for the link; sub3={{campaign.id}} (Meta) or sub3=__CAMPAIGN_ID__ (TikTok) feeds the click tracker.
        */
       urlTags?: string;
       /**
@@ -669,7 +669,7 @@ export interface CreateStructureTemplateInput {
    */
   audiences: {
     /**
-     * targetingSet: targeting only; customAudience and savedAudience: audienceId of the ad platform's audience (list-options optionType audiences).
+     * targetingSet: targeting; customAudience, savedAudience: audienceId (list-options optionType audiences).
      */
     kind: 'targetingSet' | 'customAudience' | 'savedAudience';
     /**
@@ -738,7 +738,7 @@ export interface CreateStructureTemplateInput {
  */
 export interface CreateWebhookEndpointInput {
   /**
-   * Where deliveries are POSTed: an https URL on a public address (loopback and private addresses, and http, only with WEBHOOK_ALLOW_PRIVATE=true).
+   * Where deliveries are POSTed: public https (http and private addresses only with WEBHOOK_ALLOW_PRIVATE=true).
    */
   url: string;
   description?: string | null;
@@ -789,7 +789,7 @@ export interface CreateWorkflowInput {
   type: string;
   trigger: {
     /**
-     * manual: run-workflow only; schedule: cron in a time zone; pipeline_stage: a card entering columnId; video_review: the workflow's inbound hook; monitor: automation automationId fired.
+     * manual: run-workflow; schedule: cron in timezone; pipeline_stage: a card entering columnId; video_review: the inbound hook; monitor: automationId fired.
      */
     kind: 'manual' | 'schedule' | 'pipeline_stage' | 'video_review' | 'monitor';
     /**
@@ -1031,7 +1031,7 @@ export interface EditStructureTemplateInput {
    */
   name?: string;
   /**
-   * The tree (launch node properties). Names may use {brand}, {account}, {platform}, {objective}, {country}, {audience}, {age}, {creative}, {format}, {name} (the template's), {index}, {date:YYYY-MM-DD}; else the naming convention names the node.
+   * The tree (launch node properties). Names may use the naming tokens ({brand}, {audience}, {name}, {index}, {date:YYYY-MM-DD}...); else the naming convention names the node.
    */
   config?: {
     /**
@@ -1076,7 +1076,7 @@ export interface EditStructureTemplateInput {
       accountId?: string | null;
       bidStrategy?: 'LOWEST_COST_WITHOUT_CAP' | 'LOWEST_COST_WITH_BID_CAP' | 'COST_CAP' | null;
       /**
-       * Meta, no campaign budget: ad sets may share up to 20% of their budgets (is_adset_budget_sharing_enabled). Default false.
+       * Meta, no campaign budget: ad sets share up to 20% of their budgets. Default false.
        */
       adSetBudgetSharing?: boolean | null;
       /**
@@ -1225,7 +1225,7 @@ export interface EditStructureTemplateInput {
             | 'WATCH_MORE'
             | 'NO_BUTTON';
           /**
-           * Query string for the link; sub3={{campaign.id}} (Meta) or sub3=__CAMPAIGN_ID__ (TikTok) lets the click tracker match spend.
+           * Query string for the link; sub3={{campaign.id}} (Meta) or sub3=__CAMPAIGN_ID__ (TikTok) feeds the click tracker.
            */
           urlTags?: string;
           /**
@@ -1307,7 +1307,7 @@ export interface EditStructureTemplateInput {
    */
   audiences?: {
     /**
-     * targetingSet: targeting only; customAudience and savedAudience: audienceId of the ad platform's audience (list-options optionType audiences).
+     * targetingSet: targeting; customAudience, savedAudience: audienceId (list-options optionType audiences).
      */
     kind: 'targetingSet' | 'customAudience' | 'savedAudience';
     /**
@@ -2305,7 +2305,7 @@ export interface SaveWorkflowInput {
   type: string;
   trigger: {
     /**
-     * manual: run-workflow only; schedule: cron in a time zone; pipeline_stage: a card entering columnId; video_review: the workflow's inbound hook; monitor: automation automationId fired.
+     * manual: run-workflow; schedule: cron in timezone; pipeline_stage: a card entering columnId; video_review: the inbound hook; monitor: automationId fired.
      */
     kind: 'manual' | 'schedule' | 'pipeline_stage' | 'video_review' | 'monitor';
     /**
@@ -2423,15 +2423,15 @@ export interface SetNamingConventionInput {
    */
   accountId: string;
   /**
-   * Literal text with {variable}, {variable|upper|lower|slug} and {date:YYYY-MM-DD} placeholders; {{ and }} are literal braces.
+   * Text with {variable}, {variable|upper|lower|slug}, {date:YYYY-MM-DD}; {{ }} are literal braces.
    */
   campaign?: string;
   /**
-   * Literal text with {variable}, {variable|upper|lower|slug} and {date:YYYY-MM-DD} placeholders; {{ and }} are literal braces.
+   * Text with {variable}, {variable|upper|lower|slug}, {date:YYYY-MM-DD}; {{ }} are literal braces.
    */
   adset?: string;
   /**
-   * Literal text with {variable}, {variable|upper|lower|slug} and {date:YYYY-MM-DD} placeholders; {{ and }} are literal braces.
+   * Text with {variable}, {variable|upper|lower|slug}, {date:YYYY-MM-DD}; {{ }} are literal braces.
    */
   ad?: string;
 }
@@ -2604,11 +2604,11 @@ export interface UpdateAutomationInput {
     minSpend?: number | null;
   };
   /**
-   * pause: pause the matching object on the ad platform; notify: emit the automation.triggered event (webhooks) without changing anything; pause_and_notify: both.
+   * pause: pause matching objects on the platform; notify: emit automation.triggered only; pause_and_notify: both.
    */
   action?: 'pause' | 'notify' | 'pause_and_notify';
   /**
-   * How often it is evaluated: every quarter hour, at every local hour, or daily at dailyHour (account time zone). Default hourly.
+   * Every quarter hour, every local hour, or daily at dailyHour (account time zone). Default hourly.
    */
   frequency?: 'every_15_minutes' | 'hourly' | 'daily';
   /**
@@ -2628,7 +2628,7 @@ export interface UpdateAutomationInput {
    */
   mode?: 'live' | 'shadow';
   /**
-   * Once the conditions no longer hold, turn back on what THIS automation paused (never another's: paused_by_person / loop_detected). Default false.
+   * Once the conditions no longer hold, resume what THIS automation paused (never another's). Default false.
    */
   resumeWhenClear?: boolean;
   /**
@@ -2710,7 +2710,7 @@ export interface UpdatePipelineColumnInput {
    */
   name?: string;
   /**
-   * true: a card created in or moved into this column publishes its launch (needs the publish scope; without it the card is placed and nothing is published).
+   * true: a card entering this column publishes its launch (with the publish scope; else the card is placed, nothing published).
    */
   publishes?: boolean;
   /**
@@ -2750,7 +2750,7 @@ export interface UpdateWebhookEndpointInput {
    */
   endpointId: number;
   /**
-   * Where deliveries are POSTed: an https URL on a public address (loopback and private addresses, and http, only with WEBHOOK_ALLOW_PRIVATE=true).
+   * Where deliveries are POSTed: public https (http and private addresses only with WEBHOOK_ALLOW_PRIVATE=true).
    */
   url?: string;
   description?: string | null;
