@@ -505,6 +505,12 @@ for (const [dialect, mode] of dialects().flatMap((d) => (['sandbox', 'live'] as 
             },
           ]);
           expect(meta!.objectsOf('act_1001')).to.have.length(before);
+          // preview-launch (the read the console's launch page draws) asks the same question and shows the same issue.
+          const read = await apis.shoes('GET', `/launches/${built.launchId}/preview`);
+          expect(read.status, JSON.stringify(read.body)).to.equal(200);
+          expect(read.body.valid).to.equal(false);
+          expect(read.body.issues).to.deep.equal([{ field: reply.body.error.details[0].field, message: reply.body.error.details[0].message }]);
+          expect(meta!.objectsOf('act_1001')).to.have.length(before);
         } finally {
           meta!.clearUnwritten();
         }
