@@ -1,10 +1,12 @@
-// The webhooks benchmark's probe in the delivery thread (loaded there through DeliveryThreadData.probe):
-// while the max run goes on it counts the thread's SQL statements and query time by stage, samples
-// its CPU profile by component, and reads the thread's own CPU time, then answers the figures.
+// The webhooks benchmark's probe in each delivery thread (loaded there through DeliveryThreadData.probe):
+// while the max run goes on it counts the thread's SQL statements and query time by stage (Knex's
+// and the prepared ones of src/db/prepared.ts), samples its CPU profile by component, and reads the
+// thread's own CPU time, then answers the figures.
 
 import { Session, type Profiler } from 'node:inspector/promises';
 import type { Knex } from 'knex';
 import type { Service } from '../src/service.js';
+import { observePrepared } from '../src/db/prepared.js';
 import { thisThreadCpuSeconds } from './lib.js';
 
 export type Stage = 'claim' | 'fetch' | 'record' | 'other';
@@ -44,17 +46,31 @@ class StageClock {
     this.ms[o.stage] += performance.now() - o.at;
   };
 
+  /** A prepared statement (src/db/prepared.ts), told once it ran. */
+  private readonly onPrepared = (text: string, ms: number, tx: string | undefined) => {
+    const stage = stageOf(text.toLowerCase());
+    if (tx && !this.trxStage.has(tx)) {
+      this.trxStage.set(tx, stage);
+      this.statements[stage] += this.pendingBegins.get(tx) ?? 0;
+      this.pendingBegins.delete(tx);
+    }
+    this.statements[stage]++;
+    this.ms[stage] += ms;
+  };
+
   constructor(private readonly knex: Knex) {
     knex.on('query', this.onQuery).on('query-response', this.onEnd).on('query-error', this.onEnd);
+    observePrepared(this.onPrepared);
   }
 
   stop(): void {
     this.knex.off('query', this.onQuery).off('query-response', this.onEnd).off('query-error', this.onEnd);
+    observePrepared(null);
   }
 }
 
 function stageOf(sql: string): Stage {
-  if (sql.includes('`jobs`') || sql.includes('"jobs"')) return 'claim';
+  if (/[`" ](jobs|job_lanes)[`" ]/.test(sql)) return 'claim';
   if (sql.startsWith('select') && sql.includes('webhook_deliveries')) return 'fetch';
   if (sql.includes('webhook_attempts') || sql.includes('webhook_deliveries') || sql.includes('webhook_endpoints')) return 'record';
   return 'other';

@@ -187,6 +187,24 @@ interface DialectFigures {
   breakdown: string;
 }
 
+/** The figures of every delivery thread as one: statements, times and CPU summed, profile shares weighted by each thread's CPU. */
+function combined(all: ProbeFigures[]): ProbeFigures {
+  const cpuSeconds = all.reduce((sum, f) => sum + f.cpuSeconds, 0);
+  const out: ProbeFigures = {
+    stages: { ms: { claim: 0, fetch: 0, record: 0, other: 0 }, statements: { claim: 0, fetch: 0, record: 0, other: 0 } },
+    shares: { 'db client': 0, http: 0, crypto: 0, core: 0, bench: 0, gc: 0, other: 0 },
+    cpuSeconds,
+  };
+  for (const f of all) {
+    for (const k of Object.keys(out.stages.ms) as Array<keyof ProbeFigures['stages']['ms']>) {
+      out.stages.ms[k] += f.stages.ms[k];
+      out.stages.statements[k] += f.stages.statements[k];
+    }
+    for (const k of Object.keys(out.shares) as Array<keyof ProbeFigures['shares']>) out.shares[k] += cpuSeconds ? (f.shares[k] * f.cpuSeconds) / cpuSeconds : 0;
+  }
+  return out;
+}
+
 async function createEndpoints(svc: BenchService, receivers: Receivers, brandIds: number[]): Promise<string> {
   let secret = '';
   for (const [i, url] of receivers.urls.entries()) {
@@ -276,17 +294,17 @@ async function onDialect(dialect: Dialect): Promise<DialectFigures> {
     receivers.reset();
 
     progress(`${label}max: starting the worker and its delivery thread on ${EVENTS} due deliveries`);
-    const thread = svc.service.deliveryThread!;
+    const threads = svc.service.deliveryThreads!;
     // The thread loads and opens its service first (as at a server's start): timing starts once it claims.
     await svc.service.startJobs();
-    await thread.ask('start');
+    await threads.ask('start');
     const before = receivers.arrivals.size;
     const cpu0 = mainThreadCpuSeconds();
     const t0 = performance.now();
     await receivers.waitFor(EVENTS, 300_000);
     const seconds = (performance.now() - t0) / 1000;
     const mainCpu = mainThreadCpuSeconds() - cpu0;
-    const measured = (await thread.ask('stop')) as ProbeFigures;
+    const measured = combined((await threads.ask('stop')) as ProbeFigures[]);
     const { stages, shares } = measured;
     const durations = (await svc.service.knex('webhook_attempts').pluck('duration_ms')).map(Number).sort((a, b) => a - b);
     const failures = Number(

@@ -209,8 +209,9 @@ async function serve(config: Config, demo: boolean): Promise<void> {
     log.warn(
       `BASE_URL is not set and PORT=0 picks the port at start: the links this process writes (OAuth metadata, workflow links) say ${config.baseUrl}; set BASE_URL to the address clients use`,
     );
-  const deliveries = !jobs ? 'off' : service.deliveryThread ? 'thread' : 'worker';
-  log.info({ url: running.url, baseUrl: guessed ? null : config.baseUrl, jobs, deliveries }, `listening on ${running.url}`);
+  const deliveries = !jobs ? 'off' : service.deliveryThreads ? 'thread' : 'worker';
+  const deliveryThreads = service.deliveryThreads?.threads.length ?? 0;
+  log.info({ url: running.url, baseUrl: guessed ? null : config.baseUrl, jobs, deliveries, deliveryThreads }, `listening on ${running.url}`);
 
   let stopping = false;
   const stop = async (signal: string) => {
