@@ -3,7 +3,9 @@
 // and the prepared ones of src/db/prepared.ts), samples its CPU profile by component, and reads the
 // thread's own CPU time, then answers the figures.
 
+import fs from 'node:fs';
 import { Session, type Profiler } from 'node:inspector/promises';
+import { threadId } from 'node:worker_threads';
 import type { Knex } from 'knex';
 import type { Service } from '../src/service.js';
 import { observePrepared } from '../src/db/prepared.js';
@@ -93,6 +95,8 @@ async function profiled<T>(work: () => Promise<T>): Promise<{ result: T; shares:
     profile = (await session.post('Profiler.stop')).profile;
     session.disconnect();
   }
+  // BENCH_WEBHOOKS_PROFILE=<path prefix> keeps each thread's profile (open it in Chrome's DevTools).
+  if (process.env.BENCH_WEBHOOKS_PROFILE) fs.writeFileSync(`${process.env.BENCH_WEBHOOKS_PROFILE}-thread${threadId}.cpuprofile`, JSON.stringify(profile));
   type Node = { id: number; callFrame: { functionName: string; url: string }; children?: number[] };
   const nodes = new Map<number, Node>((profile.nodes as Node[]).map((n) => [n.id, n]));
   const parent = new Map<number, number>();
@@ -102,10 +106,13 @@ async function profiled<T>(work: () => Promise<T>): Promise<{ result: T; shares:
   const tests: Array<[Component, (url: string, fn: string) => boolean]> = [
     [
       'db client',
-      (url) =>
+      (url, fn) =>
         /node_modules\/(knex|mysql2|tarn|sql-escaper|luxon|lodash|better-sqlite3|generate-function|lru\.min|long|iconv-lite|denque|seq-queue|named-placeholders)\//.test(
           url,
-        ),
+        ) ||
+        // src/db/ (the prepared statements) and better-sqlite3's native calls, which have no script.
+        url.includes('/dist/src/db/') ||
+        (!url && (fn === 'run' || fn === 'all' || fn === 'get')),
     ],
     ['http', (url) => /^node:(_http_|http$|https$|net$)/.test(url)],
     ['crypto', (url) => url.startsWith('node:internal/crypto') || url === 'node:crypto'],

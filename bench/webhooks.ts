@@ -40,6 +40,8 @@ import {
 /** BENCH_WEBHOOKS_EVENTS runs a shorter configuration while developing; the figures of record use 10,000. */
 export const EVENTS = Number(process.env.BENCH_WEBHOOKS_EVENTS) || 10_000;
 export const RECEIVERS = 10;
+/** BENCH_WEBHOOKS_THREADS sets DELIVERY_THREADS (default: the service's own default, the machine's cores up to 4). */
+const THREADS = Number(process.env.BENCH_WEBHOOKS_THREADS) || 0;
 /** The service's WEBHOOK_WINDOW: answers of one endpoint that may wait for their record while the next request goes out. */
 const WINDOW = 8;
 /** Events per transaction while filling the queue before the max run (not measured). */
@@ -276,7 +278,9 @@ async function onDialect(dialect: Dialect): Promise<DialectFigures> {
     progress(`${label}migrating and bootstrapping a fresh database`);
     svc = await startBenchService(dialect, {
       bootstrap: world,
-      env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_WINDOW: String(WINDOW) },
+      env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_WINDOW: String(WINDOW), ...(THREADS ? { DELIVERY_THREADS: String(THREADS) } : {}),
+        ...(process.env.BENCH_WEBHOOKS_PROFILE ? { BENCH_WEBHOOKS_PROFILE: process.env.BENCH_WEBHOOKS_PROFILE } : {}),
+      },
       deliveryThread: { probe: new URL('./delivery-probe.js', import.meta.url).href },
     });
     const org = svc.seed.organizations.bench;
@@ -362,7 +366,11 @@ export const benchmark: Benchmark = {
         `bare = the same signed POSTs from a loop, one in flight per receiver like each svc lane (whose window of ${WINDOW} lets answers wait for their record, not requests overlap); bare and svc max p50/p99 = POST round trip (svc: the sender's recorded duration, whole ms); ` +
         `svc paced p50/p99 = commit to receipt, one event per transaction for ${PACED_SEC} s at ${PACED_SHARES.map((x) => `${x * 100}%`).join(' and ')} of the svc max rate (req/s = achieved rate).`,
     );
-    for (const dialect of dialects.includes('mysql') ? (['mysql', 'sqlite'] as Dialect[]) : dialects) {
+    const only = process.env.BENCH_WEBHOOKS_DIALECTS?.split(',').map((d) => d.trim());
+    const chosen = (dialects.includes('mysql') ? (['mysql', 'sqlite'] as Dialect[]) : dialects).filter(
+      (d) => !only || only.includes(d) || only.includes(dialectLabel(d)),
+    );
+    for (const dialect of chosen) {
       const f = await onDialect(dialect);
       const db = dialectLabel(dialect);
       const ratio = f.bare.rps > 0 ? f.max.rps / f.bare.rps : 0;
