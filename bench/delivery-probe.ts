@@ -60,14 +60,16 @@ class StageClock {
     this.ms[stage] += ms;
   };
 
+  private readonly unobserve: () => void;
+
   constructor(private readonly knex: Knex) {
     knex.on('query', this.onQuery).on('query-response', this.onEnd).on('query-error', this.onEnd);
-    observePrepared(this.onPrepared);
+    this.unobserve = observePrepared({ after: this.onPrepared });
   }
 
   stop(): void {
     this.knex.off('query', this.onQuery).off('query-response', this.onEnd).off('query-error', this.onEnd);
-    observePrepared(null);
+    this.unobserve();
   }
 }
 

@@ -72,6 +72,8 @@ export interface ServiceOptions {
    * deliveries run on this process's worker like every other job.
    */
   deliveryThread?: DeliveryThreadData;
+  /** The database of DATABASE_URL already opened (and migrated) by the caller, which the service then owns and closes. */
+  database?: Database;
   /** Set in a delivery thread: its worker claims only the webhook deliveries, and of the endpoints' lanes only its shard. */
   deliveriesOnly?: { count: number; index: number };
 }
@@ -120,7 +122,7 @@ export class Service {
     // prom-client and the OpenTelemetry SDK are loaded only when their variables are set.
     if (config.metricsToken) await enableMetrics();
     if (config.otelEndpoint) await startTracing(config.otelEndpoint);
-    const database = openDatabase(config.databaseUrl);
+    const database = options.database ?? openDatabase(config.databaseUrl);
     const { knex } = database;
     try {
       const instanceId = await ensureSetting(knex, 'instance_id', () => crypto.randomUUID());

@@ -27,15 +27,19 @@ interface MysqlConnection {
   execute(sql: string, params: unknown[], callback: (err: Error | null, result: unknown) => void): void;
 }
 
-/** What a listener hears of a prepared statement: its text, its time, and Knex's id of the transaction it ran in (if any). */
-export type PreparedListener = (sql: string, ms: number, txId: string | undefined) => void;
+/** What a listener hears of each prepared statement: its text and Knex's id of the transaction it runs in (if any), before and after it runs. */
+export interface PreparedListener {
+  before?(sql: string, txId: string | undefined): void;
+  after?(sql: string, ms: number, txId: string | undefined): void;
+}
 
-/** Hears every prepared statement run (the webhooks benchmark's probe counts them by stage); null: nobody. */
-let observer: PreparedListener | null = null;
+/** Hear every prepared statement run (the benchmarks' probes count them by stage); usually none. */
+const listeners = new Set<PreparedListener>();
 
-/** Sets (or clears, with null) the one listener told of each prepared statement and its time. */
-export function observePrepared(listener: PreparedListener | null): void {
-  observer = listener;
+/** Tells `listener` of each prepared statement from now on; answers the function that stops it. */
+export function observePrepared(listener: PreparedListener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
 }
 
 /**
@@ -45,15 +49,17 @@ export function observePrepared(listener: PreparedListener | null): void {
 export async function prepared(db: Db, sql: string, params: unknown[]): Promise<PreparedResult> {
   const client = db.client as { dialect: string; acquireConnection(): Promise<unknown>; releaseConnection(conn: unknown): Promise<void> };
   const conn = await client.acquireConnection();
-  const at = observer ? performance.now() : 0;
+  const heard = listeners.size > 0;
+  const at = heard ? performance.now() : 0;
   const txId = (conn as { __knexTxId?: string }).__knexTxId;
+  if (heard) for (const l of listeners) l.before?.(sql, txId);
   try {
     if (client.dialect === 'mysql') return await execute(conn as MysqlConnection, sql, params);
     // better-sqlite3 runs the statement to its end before answering; nothing else uses the connection meanwhile.
     const statement = (conn as { prepare(sql: string): SqliteStatement }).prepare(sql);
     return statement.reader ? { rows: statement.all(...params), changes: 0 } : { rows: [], changes: statement.run(...params).changes };
   } finally {
-    observer?.(sql, performance.now() - at, txId);
+    if (heard) for (const l of listeners) l.after?.(sql, performance.now() - at, txId);
     await client.releaseConnection(conn);
   }
 }

@@ -157,6 +157,7 @@ async function serve(config: Config, demo: boolean): Promise<void> {
   await checkCreativesDir(config.creativesDir).catch((err: Error) => {
     throw new StartupError(EXIT.setting, err.message);
   });
+  // One connection pool from the migrations to serving: the service takes over the pool that migrated.
   const db = openDatabase(config.databaseUrl);
   try {
     const applied = await migrateLatest(db.knex);
@@ -165,10 +166,11 @@ async function serve(config: Config, demo: boolean): Promise<void> {
     const { storedTokenProblem } = await import('../../src/brands/token-key.js');
     const tokens = await storedTokenProblem(db.knex, { live: config.platformMode === 'live', keySet: tokenEncryptionKey() !== null });
     if (tokens) throw new StartupError(EXIT.setting, `${tokens}.`);
-  } finally {
+  } catch (err) {
     await db.knex.destroy();
+    throw err;
   }
-  const service = await Service.open({ config, log, deliveryThread: { env: { ...process.env } } });
+  const service = await Service.open({ config, log, database: db, deliveryThread: { env: { ...process.env } } });
   if (demo) {
     // The commands' own modules (the demo's, bootstrap's, create-key's) load only with their command.
     const { DEMO_OWNER_EMAIL, seedDemoIfEmpty, seedDemoReview } = await import('../../src/demo.js');
@@ -212,6 +214,8 @@ async function serve(config: Config, demo: boolean): Promise<void> {
   const deliveries = !jobs ? 'off' : service.deliveryThreads ? 'thread' : 'worker';
   const deliveryThreads = service.deliveryThreads?.threads.length ?? 0;
   log.info({ url: running.url, baseUrl: guessed ? null : config.baseUrl, jobs, deliveries, deliveryThreads }, `listening on ${running.url}`);
+  // The REST surface loaded on its first request until now; once the jobs run, it is loaded ahead of one.
+  running.preload().catch((err: unknown) => log.error({ err }, 'the REST surface could not be loaded'));
 
   let stopping = false;
   const stop = async (signal: string) => {
