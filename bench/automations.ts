@@ -160,7 +160,8 @@ const STAGES: Stage[] = ['platform reads', 'platform write', 'cycle reads', 'ope
 /** The stage a statement belongs to (one outside a transaction, or the first of one). */
 function stageOf(sql: string): Stage {
   if (sql.includes('sandbox_')) return sql.startsWith('select') ? 'platform reads' : 'platform write';
-  if (/[`" ](jobs|job_lanes|event_positions)[`" ]/.test(sql) || sql.startsWith('select `id`, `type`, `organization_id` from `events`')) return 'jobs and outbox';
+  if (/[`" ](jobs|job_lanes|event_positions)[`" ]/.test(sql) || sql.startsWith('select `id`, `type`, `organization_id` from `events`'))
+    return 'jobs and outbox';
   if (sql.startsWith('insert into `automation_runs`') || sql.startsWith('insert into "automation_runs"')) return 'open runs';
   return sql.startsWith('select') ? 'cycle reads' : 'record actions and close';
 }
@@ -230,7 +231,7 @@ class StageClock {
   /** A prepared statement (src/db/prepared.ts), which Knex does not announce: its stage is its transaction's, or its own. */
   private readonly onPrepared = (text: string, tx: string | undefined) => {
     const sql = text.toLowerCase();
-    let stage = (tx && this.trxStage.get(tx)) || stageOf(sql);
+    const stage = (tx && this.trxStage.get(tx)) || stageOf(sql);
     if (tx && !this.trxStage.has(tx)) {
       this.trxStage.set(tx, stage);
       if (this.begun.delete(tx)) this.statements[stage]++;

@@ -278,7 +278,10 @@ async function onDialect(dialect: Dialect): Promise<DialectFigures> {
     progress(`${label}migrating and bootstrapping a fresh database`);
     svc = await startBenchService(dialect, {
       bootstrap: world,
-      env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_WINDOW: String(WINDOW), ...(THREADS ? { DELIVERY_THREADS: String(THREADS) } : {}),
+      env: {
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        WEBHOOK_WINDOW: String(WINDOW),
+        ...(THREADS ? { DELIVERY_THREADS: String(THREADS) } : {}),
         ...(process.env.BENCH_WEBHOOKS_PROFILE ? { BENCH_WEBHOOKS_PROFILE: process.env.BENCH_WEBHOOKS_PROFILE } : {}),
       },
       deliveryThread: { probe: new URL('./delivery-probe.js', import.meta.url).href },

@@ -208,7 +208,21 @@ export class Service {
       const signingKeys = new SigningKeys(knex);
       const oauth = { issuer: config.baseUrl, apiResource: `${config.baseUrl}/v1`, mcpResource: config.mcpUrl };
       const authenticator = new Authenticator(knex, config.keyCacheMs, now, { ...oauth, keys: signingKeys });
-      const service = new Service(config, database, schemas, catalogue, log, authenticator, deps, signingKeys, oauth, events, worker, outbound, deliveryThreads);
+      const service = new Service(
+        config,
+        database,
+        schemas,
+        catalogue,
+        log,
+        authenticator,
+        deps,
+        signingKeys,
+        oauth,
+        events,
+        worker,
+        outbound,
+        deliveryThreads,
+      );
       service.unobserveQueue = observeQueue(
         (at) => readyJobsByKind(knex, at),
         kinds.map((k) => k.kind),

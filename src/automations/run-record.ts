@@ -31,7 +31,9 @@ const SKIPS: Array<SkipReason | null> = [
 type Shape = Array<[RuleWindow, MetricName[]]>;
 
 /** One object: [objectId, nodeId, name, shape index, values, conditions ("1"/"0" each), code (level, matched, intended, action, skip)], then its error if any. */
-type Row = [string, string, string | null, number, Array<number | null>, string, string] | [string, string, string | null, number, Array<number | null>, string, string, string];
+type Row =
+  | [string, string, string | null, number, Array<number | null>, string, string]
+  | [string, string, string | null, number, Array<number | null>, string, string, string];
 
 interface RunRecord {
   /** Version of the record's form. */
@@ -66,8 +68,7 @@ export function encodeRunObjects(objects: RunObject[]): string {
       index = shapes.push(shape) - 1;
       shapeIndex.set(key, index);
     }
-    const code =
-      codeOf(LEVELS, o.level) + (o.matched ? '1' : '0') + codeOf(INTENTS, o.intended) + codeOf(OUTCOMES, o.action) + codeOf(SKIPS, o.skipReason);
+    const code = codeOf(LEVELS, o.level) + (o.matched ? '1' : '0') + codeOf(INTENTS, o.intended) + codeOf(OUTCOMES, o.action) + codeOf(SKIPS, o.skipReason);
     const conditions = o.conditions.map((c) => (c ? '1' : '0')).join('');
     rows.push(
       o.error === null

@@ -87,8 +87,14 @@ for (const dialect of dialects()) {
             for (let i = 0; i < Math.min(batch, count - done); i++) {
               const n = emitted++;
               out.push(
-                (await service.events.emit(trx, { organizationId: tenant.organizationId, brandId: tenant.brandId, type: 'budget.changed', data: producedData(tenant.brandId, n) }))
-                  .publicId,
+                (
+                  await service.events.emit(trx, {
+                    organizationId: tenant.organizationId,
+                    brandId: tenant.brandId,
+                    type: 'budget.changed',
+                    data: producedData(tenant.brandId, n),
+                  })
+                ).publicId,
               );
             }
             return out;
@@ -200,7 +206,12 @@ for (const dialect of dialects()) {
       for (const r of held) r.release();
       const ids = await producing;
 
-      await waitUntil(() => threads.threads[victim].started === startedBefore + 1 && threads.claiming(), 'the killed thread to be started again and claim', 30_000, 50);
+      await waitUntil(
+        () => threads.threads[victim].started === startedBefore + 1 && threads.claiming(),
+        'the killed thread to be started again and claim',
+        30_000,
+        50,
+      );
       expect(await service.notReady()).to.deep.equal([]);
       await Promise.all(receivers.map((r, i) => r.waitFor(before[i] + ids.length, 60_000)));
       await noPendingLeft();

@@ -233,10 +233,13 @@ for (const dialect of dialects()) {
       expect([...claimedBy.keys()].sort()).to.deep.equal(ids.map((id) => `hooks:${id}`).sort());
       expect(await count('sharded')).to.equal(0);
       expect(await count('fan')).to.equal(0);
-      await db.knex('job_lanes').whereIn(
-        'lane',
-        ids.map((id) => `hooks:${id}`),
-      ).delete();
+      await db
+        .knex('job_lanes')
+        .whereIn(
+          'lane',
+          ids.map((id) => `hooks:${id}`),
+        )
+        .delete();
     });
 
     it('never runs two jobs of one lane at once across two workers, and runs each lane in order', async () => {

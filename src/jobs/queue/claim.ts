@@ -198,12 +198,12 @@ export async function claimJobs(knex: Knex, dialect: Dialect, o: ClaimOptions): 
       mysql ? [o.workerId, until, o.now, ...picked.params] : [o.workerId, until, o.now, ...picked.params, o.now, o.now],
     );
     const rows = new Map<number, ClaimedJob>(
-      (await prepared(trx, `select * from jobs where id in (${picked.marks}) and locked_by = ? and locked_until = ?`, [...picked.params, o.workerId, until])).rows.map(
-        (r) => {
-          const job = claimedJobOf(r);
-          return [job.id, job];
-        },
-      ),
+      (
+        await prepared(trx, `select * from jobs where id in (${picked.marks}) and locked_by = ? and locked_until = ?`, [...picked.params, o.workerId, until])
+      ).rows.map((r) => {
+        const job = claimedJobOf(r);
+        return [job.id, job];
+      }),
     );
     const out: ClaimedJob[] = [];
     for (const r of runs) {
