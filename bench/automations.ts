@@ -25,6 +25,8 @@ import { SandboxPlatform } from '../src/platforms/sandbox/adapter.js';
 import { seedLiveLaunch } from '../src/launches/live-launch.js';
 import type { AdAccount, DateWindow, InsightsLevel, PlatformAdapter } from '../src/platforms/port.js';
 import { DEFAULT_STATEMENT_CACHE_SIZE, setStatementCacheSize } from '../src/db/statement-cache.js';
+import { decodeRunObjects } from '../src/automations/run-record.js';
+import { observePrepared } from '../src/db/prepared.js';
 import {
   availableDialects,
   dialectLabel,
@@ -158,7 +160,8 @@ const STAGES: Stage[] = ['platform reads', 'platform write', 'cycle reads', 'ope
 /** The stage a statement belongs to (one outside a transaction, or the first of one). */
 function stageOf(sql: string): Stage {
   if (sql.includes('sandbox_')) return sql.startsWith('select') ? 'platform reads' : 'platform write';
-  if (/[`"](jobs|job_lanes|event_positions)[`"]/.test(sql) || sql.startsWith('select `id`, `type`, `organization_id` from `events`')) return 'jobs and outbox';
+  if (/[`" ](jobs|job_lanes|event_positions)[`" ]/.test(sql) || sql.startsWith('select `id`, `type`, `organization_id` from `events`'))
+    return 'jobs and outbox';
   if (sql.startsWith('insert into `automation_runs`') || sql.startsWith('insert into "automation_runs"')) return 'open runs';
   return sql.startsWith('select') ? 'cycle reads' : 'record actions and close';
 }
@@ -225,12 +228,27 @@ class StageClock {
     this.current = { stage, commit, writes: commit || (!tx && !sql.startsWith('select')), shape };
   };
 
+  /** A prepared statement (src/db/prepared.ts), which Knex does not announce: its stage is its transaction's, or its own. */
+  private readonly onPrepared = (text: string, tx: string | undefined) => {
+    const sql = text.toLowerCase();
+    const stage = (tx && this.trxStage.get(tx)) || stageOf(sql);
+    if (tx && !this.trxStage.has(tx)) {
+      this.trxStage.set(tx, stage);
+      if (this.begun.delete(tx)) this.statements[stage]++;
+    }
+    this.statements[stage]++;
+    this.current = { stage, commit: false, writes: !tx && !sql.startsWith('select'), shape: this.byShape ? shapeOf(text) : '' };
+  };
+
+  private readonly unobserve: () => void;
+
   /** `byShape`: also time each statement shape (the text is folded per statement, which costs). */
   constructor(
     private readonly knex: Knex,
     private readonly byShape = false,
   ) {
     knex.on('query', this.onQuery);
+    this.unobserve = observePrepared({ before: this.onPrepared });
     const measure = (work: () => unknown) => this.measure(work);
     // A statement's own `this` is the statement: a function, not an arrow.
     const timed = (fn: (...args: unknown[]) => unknown) =>
@@ -260,6 +278,7 @@ class StageClock {
 
   stop(): void {
     this.knex.off('query', this.onQuery);
+    this.unobserve();
     Object.assign(this.proto, this.original);
   }
 
@@ -394,9 +413,11 @@ async function onDialect(dialect: Dialect, brands: number): Promise<Figures> {
       if (listSql) shapes.set(shapeOf(q.sql), (shapes.get(shapeOf(q.sql)) ?? 0) + 1);
     };
     service.knex.on('query', count);
+    // The queue's statements are prepared ones (src/db/prepared.ts), which Knex does not announce.
+    const uncount = observePrepared({ before: (sql) => count({ sql }) });
     progress(`automations ${dialectLabel(dialect)}: one evaluation cycle`);
     const profile = process.env.BENCH_AUTOMATIONS_PROFILE ? await startProfile() : null;
-    const clock = dialect === 'sqlite' ? new StageClock(service.knex, listSql) : null;
+    const clock = dialect === 'sqlite' && process.env.BENCH_AUTOMATIONS_STAGES !== '0' ? new StageClock(service.knex, listSql) : null;
     const io0 = writtenBytes();
     const cpu0 = mainThreadCpuSeconds();
     const t0 = performance.now();
@@ -407,6 +428,7 @@ async function onDialect(dialect: Dialect, brands: number): Promise<Figures> {
     clock?.stop();
     const components = profile ? await profile(`${process.env.BENCH_AUTOMATIONS_PROFILE}-${dialect}-${brands * ACCOUNTS_PER_BRAND}.cpuprofile`) : null;
     service.knex.off('query', count);
+    uncount();
     adapter.insightsByObject = original;
     if (listSql)
       for (const [shape, n] of [...shapes].sort((a, b) => b[1] - a[1]).slice(0, 40))
@@ -415,7 +437,7 @@ async function onDialect(dialect: Dialect, brands: number): Promise<Figures> {
       for (const [shape, ms] of [...clock.shapeMs].filter(([shape]) => shape.startsWith('COMMIT') || shape === 'BEGIN'))
         progress(`  ${ms.toFixed(0).padStart(6)} ms  ${shape}`);
     const runs = await service.knex('automation_runs').select('objects');
-    const objects = runs.reduce((sum, r) => sum + (JSON.parse(r.objects) as unknown[]).length, 0);
+    const objects = runs.reduce((sum, r) => sum + decodeRunObjects(String(r.objects)).length, 0);
     const runBytes = runs.reduce((sum, r) => sum + String(r.objects).length, 0);
     const events = await service.knex('events').select('data');
     const eventBytes = events.reduce((sum, r) => sum + String(r.data).length, 0);

@@ -1,10 +1,14 @@
-// The webhooks benchmark's probe in the delivery thread (loaded there through DeliveryThreadData.probe):
-// while the max run goes on it counts the thread's SQL statements and query time by stage, samples
-// its CPU profile by component, and reads the thread's own CPU time, then answers the figures.
+// The webhooks benchmark's probe in each delivery thread (loaded there through DeliveryThreadData.probe):
+// while the max run goes on it counts the thread's SQL statements and query time by stage (Knex's
+// and the prepared ones of src/db/prepared.ts), samples its CPU profile by component, and reads the
+// thread's own CPU time, then answers the figures.
 
+import fs from 'node:fs';
 import { Session, type Profiler } from 'node:inspector/promises';
+import { threadId } from 'node:worker_threads';
 import type { Knex } from 'knex';
 import type { Service } from '../src/service.js';
+import { observePrepared } from '../src/db/prepared.js';
 import { thisThreadCpuSeconds } from './lib.js';
 
 export type Stage = 'claim' | 'fetch' | 'record' | 'other';
@@ -44,17 +48,33 @@ class StageClock {
     this.ms[o.stage] += performance.now() - o.at;
   };
 
+  /** A prepared statement (src/db/prepared.ts), told once it ran. */
+  private readonly onPrepared = (text: string, ms: number, tx: string | undefined) => {
+    const stage = stageOf(text.toLowerCase());
+    if (tx && !this.trxStage.has(tx)) {
+      this.trxStage.set(tx, stage);
+      this.statements[stage] += this.pendingBegins.get(tx) ?? 0;
+      this.pendingBegins.delete(tx);
+    }
+    this.statements[stage]++;
+    this.ms[stage] += ms;
+  };
+
+  private readonly unobserve: () => void;
+
   constructor(private readonly knex: Knex) {
     knex.on('query', this.onQuery).on('query-response', this.onEnd).on('query-error', this.onEnd);
+    this.unobserve = observePrepared({ after: this.onPrepared });
   }
 
   stop(): void {
     this.knex.off('query', this.onQuery).off('query-response', this.onEnd).off('query-error', this.onEnd);
+    this.unobserve();
   }
 }
 
 function stageOf(sql: string): Stage {
-  if (sql.includes('`jobs`') || sql.includes('"jobs"')) return 'claim';
+  if (/[`" ](jobs|job_lanes)[`" ]/.test(sql)) return 'claim';
   if (sql.startsWith('select') && sql.includes('webhook_deliveries')) return 'fetch';
   if (sql.includes('webhook_attempts') || sql.includes('webhook_deliveries') || sql.includes('webhook_endpoints')) return 'record';
   return 'other';
@@ -77,6 +97,8 @@ async function profiled<T>(work: () => Promise<T>): Promise<{ result: T; shares:
     profile = (await session.post('Profiler.stop')).profile;
     session.disconnect();
   }
+  // BENCH_WEBHOOKS_PROFILE=<path prefix> keeps each thread's profile (open it in Chrome's DevTools).
+  if (process.env.BENCH_WEBHOOKS_PROFILE) fs.writeFileSync(`${process.env.BENCH_WEBHOOKS_PROFILE}-thread${threadId}.cpuprofile`, JSON.stringify(profile));
   type Node = { id: number; callFrame: { functionName: string; url: string }; children?: number[] };
   const nodes = new Map<number, Node>((profile.nodes as Node[]).map((n) => [n.id, n]));
   const parent = new Map<number, number>();
@@ -86,10 +108,13 @@ async function profiled<T>(work: () => Promise<T>): Promise<{ result: T; shares:
   const tests: Array<[Component, (url: string, fn: string) => boolean]> = [
     [
       'db client',
-      (url) =>
+      (url, fn) =>
         /node_modules\/(knex|mysql2|tarn|sql-escaper|luxon|lodash|better-sqlite3|generate-function|lru\.min|long|iconv-lite|denque|seq-queue|named-placeholders)\//.test(
           url,
-        ),
+        ) ||
+        // src/db/ (the prepared statements) and better-sqlite3's native calls, which have no script.
+        url.includes('/dist/src/db/') ||
+        (!url && (fn === 'run' || fn === 'all' || fn === 'get')),
     ],
     ['http', (url) => /^node:(_http_|http$|https$|net$)/.test(url)],
     ['crypto', (url) => url.startsWith('node:internal/crypto') || url === 'node:crypto'],

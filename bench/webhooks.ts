@@ -1,6 +1,9 @@
 // Webhook delivery throughput and latency: 10,000 events to 10 local receivers by the real job
-// worker of an in-process Service and its delivery thread, against a bare loop of the same POSTs in the same run, on
-// MariaDB (when it answers) and SQLite. Targets: svc/bare >= 0.5; p99 commit to receipt < 1 s.
+// worker of an in-process Service and its delivery threads (DELIVERY_THREADS, the service's default
+// unless BENCH_WEBHOOKS_THREADS says), against a bare loop of the same POSTs in the same run, on
+// MariaDB (when it answers) and SQLite (BENCH_WEBHOOKS_DIALECTS picks). Targets: svc/bare >= 0.5; p99
+// commit to receipt < 1 s. With more than one thread, a max run on one thread follows (the design
+// before issue 55; BENCH_WEBHOOKS_ONE_THREAD=0 skips it).
 //
 // 10 endpoints, each filtered to its own brand; events spread over the 10 brands, so each goes to
 // exactly one receiver.
@@ -10,9 +13,9 @@
 //     lane's requests still go one at a time, so first attempts arrive in event order).
 //   - paced: one event per transaction at 50% and at 25% of the measured max rate; p50/p99 from
 //     commit (the emitting transaction resolved) to receipt (the receiver's handler), one clock.
-// The service runs as `svc-server serve` does: its deliveries on the delivery thread (DELIVERY_THREAD=on),
+// The service runs as `svc-server serve` does: its deliveries on the delivery threads (DELIVERY_THREAD=on),
 // the producer and the receivers on the main thread; the bare loop's client and receivers share one
-// thread. A stage breakdown of the max run, measured inside the delivery thread by a probe
+// thread. A stage breakdown of the max run, measured inside each delivery thread by a probe
 // (bench/delivery-probe.ts: SQL statements and time per delivery for claim, fetch and record; the
 // thread's CPU by component, from a sampling profile), with the sender's POST time, says where a
 // delivery's time goes.
@@ -40,6 +43,8 @@ import {
 /** BENCH_WEBHOOKS_EVENTS runs a shorter configuration while developing; the figures of record use 10,000. */
 export const EVENTS = Number(process.env.BENCH_WEBHOOKS_EVENTS) || 10_000;
 export const RECEIVERS = 10;
+/** BENCH_WEBHOOKS_THREADS sets DELIVERY_THREADS (default: the service's own default, the machine's cores up to 4). */
+const THREADS = Number(process.env.BENCH_WEBHOOKS_THREADS) || 0;
 /** The service's WEBHOOK_WINDOW: answers of one endpoint that may wait for their record while the next request goes out. */
 const WINDOW = 8;
 /** Events per transaction while filling the queue before the max run (not measured). */
@@ -185,6 +190,26 @@ interface DialectFigures {
   max: Throughput;
   paced: Paced[];
   breakdown: string;
+  /** Delivery threads the service ran. */
+  threads: number;
+}
+
+/** The figures of every delivery thread as one: statements, times and CPU summed, profile shares weighted by each thread's CPU. */
+function combined(all: ProbeFigures[]): ProbeFigures {
+  const cpuSeconds = all.reduce((sum, f) => sum + f.cpuSeconds, 0);
+  const out: ProbeFigures = {
+    stages: { ms: { claim: 0, fetch: 0, record: 0, other: 0 }, statements: { claim: 0, fetch: 0, record: 0, other: 0 } },
+    shares: { 'db client': 0, http: 0, crypto: 0, core: 0, bench: 0, gc: 0, other: 0 },
+    cpuSeconds,
+  };
+  for (const f of all) {
+    for (const k of Object.keys(out.stages.ms) as Array<keyof ProbeFigures['stages']['ms']>) {
+      out.stages.ms[k] += f.stages.ms[k];
+      out.stages.statements[k] += f.stages.statements[k];
+    }
+    for (const k of Object.keys(out.shares) as Array<keyof ProbeFigures['shares']>) out.shares[k] += cpuSeconds ? (f.shares[k] * f.cpuSeconds) / cpuSeconds : 0;
+  }
+  return out;
 }
 
 async function createEndpoints(svc: BenchService, receivers: Receivers, brandIds: number[]): Promise<string> {
@@ -250,7 +275,8 @@ async function pacedRun(svc: BenchService, receivers: Receivers, organizationId:
   return { rps: achieved, p50: percentile(latencies, 50), p99: percentile(latencies, 99), saturated: lagMs > SATURATED_LAG_MS, lagMs };
 }
 
-async function onDialect(dialect: Dialect): Promise<DialectFigures> {
+/** One max run (and with `paced`, the paced runs) on a fresh service with `threads` delivery threads (0: the service's default). */
+async function onDialect(dialect: Dialect, threads = THREADS, paced = true): Promise<DialectFigures> {
   const label = `webhooks/${dialectLabel(dialect)}: `;
   const receivers = await new Receivers().start();
   let svc: BenchService | null = null;
@@ -258,7 +284,12 @@ async function onDialect(dialect: Dialect): Promise<DialectFigures> {
     progress(`${label}migrating and bootstrapping a fresh database`);
     svc = await startBenchService(dialect, {
       bootstrap: world,
-      env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_WINDOW: String(WINDOW) },
+      env: {
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        WEBHOOK_WINDOW: String(WINDOW),
+        ...(threads ? { DELIVERY_THREADS: String(threads) } : {}),
+        ...(process.env.BENCH_WEBHOOKS_PROFILE ? { BENCH_WEBHOOKS_PROFILE: process.env.BENCH_WEBHOOKS_PROFILE } : {}),
+      },
       deliveryThread: { probe: new URL('./delivery-probe.js', import.meta.url).href },
     });
     const org = svc.seed.organizations.bench;
@@ -276,17 +307,18 @@ async function onDialect(dialect: Dialect): Promise<DialectFigures> {
     receivers.reset();
 
     progress(`${label}max: starting the worker and its delivery thread on ${EVENTS} due deliveries`);
-    const thread = svc.service.deliveryThread!;
+    const deliveryThreads = svc.service.deliveryThreads!;
+    const threadCount = deliveryThreads.threads.length;
     // The thread loads and opens its service first (as at a server's start): timing starts once it claims.
     await svc.service.startJobs();
-    await thread.ask('start');
+    await deliveryThreads.ask('start');
     const before = receivers.arrivals.size;
     const cpu0 = mainThreadCpuSeconds();
     const t0 = performance.now();
     await receivers.waitFor(EVENTS, 300_000);
     const seconds = (performance.now() - t0) / 1000;
     const mainCpu = mainThreadCpuSeconds() - cpu0;
-    const measured = (await thread.ask('stop')) as ProbeFigures;
+    const measured = combined((await deliveryThreads.ask('stop')) as ProbeFigures[]);
     const { stages, shares } = measured;
     const durations = (await svc.service.knex('webhook_attempts').pluck('duration_ms')).map(Number).sort((a, b) => a - b);
     const failures = Number(
@@ -307,25 +339,26 @@ async function onDialect(dialect: Dialect): Promise<DialectFigures> {
     const threadUs = (measured.cpuSeconds * 1e6) / timed;
     const us = (share: number) => `${(share * threadUs).toFixed(0)}`;
     const breakdown =
-      `${dialectLabel(dialect)} max, stage breakdown per delivery: SQL statements claim/lease ${each(stages.statements.claim)}, fetch due ${each(stages.statements.fetch)}, ` +
+      `${dialectLabel(dialect)} max on ${threadCount} delivery thread(s), stage breakdown per delivery: SQL statements claim/lease ${each(stages.statements.claim)}, fetch due ${each(stages.statements.fetch)}, ` +
       `record ${each(stages.statements.record)} (BEGIN and COMMIT included), other ${each(stages.statements.other)}; ` +
       `wall time in one job ${((RECEIVERS * seconds * 1000) / timed).toFixed(2)} ms = send ${each(sendMs)} (the sender's POST timing) + record SQL ${each(stages.ms.record)} + ` +
       `fetch SQL ${each(stages.ms.fetch)} + claim SQL ${each(stages.ms.claim)} ms + waiting for the event loop; ` +
-      `CPU ${max.cpuUsPerDelivery.toFixed(0)} us per delivery (bare loop ${bare.cpuUsPerDelivery.toFixed(0)}, its receivers included) = main thread ${((mainCpu * 1e6) / timed).toFixed(0)} (the receivers, the nudges) + delivery thread ${threadUs.toFixed(0)} = ` +
+      `CPU ${max.cpuUsPerDelivery.toFixed(0)} us per delivery (bare loop ${bare.cpuUsPerDelivery.toFixed(0)}, its receivers included) = main thread ${((mainCpu * 1e6) / timed).toFixed(0)} (the receivers, the nudges) + delivery threads ${threadUs.toFixed(0)} = ` +
       `db client ${us(shares['db client'])} (knex, ${dialect === 'mysql' ? 'mysql2 and its socket writes' : 'better-sqlite3 and SQLite itself'}) + http ${us(shares.http)} (node's HTTP stack of sender and receivers, with the callbacks it runs) + ` +
-      `core ${us(shares.core)} + crypto ${us(shares.crypto)} + bench probe ${us(shares.bench)} + gc ${us(shares.gc)} + other ${us(shares.other)} us (sampling profile)`;
+      `core ${us(shares.core)} + crypto ${us(shares.crypto)} + bench probe ${us(shares.bench)} + gc ${us(shares.gc)} + other ${us(shares.other)} us (sampling profile); ` +
+      `each delivery thread ${((measured.cpuSeconds / (seconds * threadCount)) * 100).toFixed(0)}% busy, the main thread ${((mainCpu / seconds) * 100).toFixed(0)}%`;
 
-    const paced: Paced[] = [];
-    for (const share of PACED_SHARES) {
+    const pacedRuns: Paced[] = [];
+    for (const share of paced ? PACED_SHARES : []) {
       const rate = Math.max(10, Math.round(max.rps * share));
       const count = Math.round(rate * PACED_SEC);
       progress(`${label}paced: ${count} events at ${rate}/s (${share * 100}% of max), one per transaction`);
       receivers.reset();
-      const first = EVENTS * 2 + paced.length * 100_000;
+      const first = EVENTS * 2 + pacedRuns.length * 100_000;
       const r = await pacedRun(svc, receivers, org.id, brandIds, rate, count, first);
-      paced.push({ ...r, share, rate, events: count, cpuUsPerDelivery: NaN, failures: 0 });
+      pacedRuns.push({ ...r, share, rate, events: count, cpuUsPerDelivery: NaN, failures: 0 });
     }
-    return { bare, max, paced, breakdown };
+    return { bare, max, paced: pacedRuns, breakdown, threads: threadCount };
   } finally {
     await svc?.close().catch((err) => progress(`${label}closing the service failed: ${(err as Error).message}`));
     await receivers.close();
@@ -340,12 +373,18 @@ export const benchmark: Benchmark = {
     for (const n of notes) progress(n);
     const rows: ResultRow[] = [];
     notes.push(
-      `webhooks: ${EVENTS} events to ${RECEIVERS} loopback receivers, each event to one of them, by an in-process Service's delivery thread (producer and receivers on the main thread, as a served process's requests would be). ` +
+      `webhooks: ${EVENTS} events to ${RECEIVERS} loopback receivers, each event to one of them, by an in-process Service's delivery threads (producer and receivers on the main thread, as a served process's requests would be). ` +
         `bare = the same signed POSTs from a loop, one in flight per receiver like each svc lane (whose window of ${WINDOW} lets answers wait for their record, not requests overlap); bare and svc max p50/p99 = POST round trip (svc: the sender's recorded duration, whole ms); ` +
         `svc paced p50/p99 = commit to receipt, one event per transaction for ${PACED_SEC} s at ${PACED_SHARES.map((x) => `${x * 100}%`).join(' and ')} of the svc max rate (req/s = achieved rate).`,
     );
-    for (const dialect of dialects.includes('mysql') ? (['mysql', 'sqlite'] as Dialect[]) : dialects) {
+    const only = process.env.BENCH_WEBHOOKS_DIALECTS?.split(',').map((d) => d.trim());
+    const chosen = (dialects.includes('mysql') ? (['mysql', 'sqlite'] as Dialect[]) : dialects).filter(
+      (d) => !only || only.includes(d) || only.includes(dialectLabel(d)),
+    );
+    for (const dialect of chosen) {
       const f = await onDialect(dialect);
+      // Beside it, the design before this issue's threads: one delivery thread (with this issue's statements).
+      const one = f.threads > 1 && process.env.BENCH_WEBHOOKS_ONE_THREAD !== '0' ? await onDialect(dialect, 1, false) : null;
       const db = dialectLabel(dialect);
       const ratio = f.bare.rps > 0 ? f.max.rps / f.bare.rps : 0;
       const row = (target: string, t: Throughput, r?: number): ResultRow => ({
@@ -359,7 +398,12 @@ export const benchmark: Benchmark = {
         ratio: r,
         failures: t.failures,
       });
-      rows.push(row('bare POST loop', f.bare), row('svc deliveries max', f.max, ratio), ...f.paced.map((p) => row(`svc paced ${p.rate}/s`, p)));
+      rows.push(
+        row('bare POST loop', f.bare),
+        row(`svc deliveries max, ${f.threads} threads`, f.max, ratio),
+        ...(one ? [row('bare POST loop (1-thread run)', one.bare), row('svc deliveries max, 1 thread', one.max, one.max.rps / one.bare.rps)] : []),
+        ...f.paced.map((p) => row(`svc paced ${p.rate}/s`, p)),
+      );
       // The latency target is judged at half the maximum rate, the issue's point: a run there that
       // saturated the process (its queue grew) misses it, whatever its p99 says.
       const judged = f.paced.find((p) => p.share === 0.5) ?? f.paced[0];
@@ -379,13 +423,21 @@ export const benchmark: Benchmark = {
             .join('; ') +
           `; target p99 < ${P99_TARGET_MS} ms at half the max rate, not saturated: ${p99Verdict}`,
         f.breakdown,
+        ...(one
+          ? [
+              `webhooks ${db}, before this issue's threads (one delivery thread, DELIVERY_THREADS=1): ${one.max.rps.toFixed(0)} deliveries/s vs bare ${one.bare.rps.toFixed(0)}/s, ratio ${(one.max.rps / one.bare.rps).toFixed(3)}`,
+              one.breakdown,
+            ]
+          : []),
       );
       if (ratio < RATIO_TARGET) {
         notes.push(
-          `webhooks ${db}: the delivery thread is CPU-bound; most of a delivery's CPU is the database client writing its attempt ` +
-            `(one multi-row insert for the attempts of every lane answered in the same turn, a group commit that carries a finishing batch's statuses, ` +
-            `committed while the lane's next requests go out, at most ${WINDOW} unrecorded), then the sender's HTTP; the bare loop pays only the HTTP.` +
-            (dialect === 'sqlite' ? ` Each SQLite commit also syncs the log file (synchronous=FULL), which stops the event loop for the sync.` : ''),
+          `webhooks ${db}: each lane sends one request at a time, so a lane's rate is one over its wall time per delivery (above): the POST's round trip ` +
+            `(the answer waits for the receiving thread and then for the delivery thread's event loop) and the turns its thread spends on other lanes. ` +
+            `The database's part is the records (one multi-row insert for the attempts answered together, committed while the lane's next requests go out, at most ${WINDOW} unrecorded).` +
+            (dialect === 'sqlite'
+              ? ` Each SQLite commit also syncs the log file (synchronous=FULL) on the committing thread's event loop, and the threads and the producer take turns at the file's one write lock.`
+              : ''),
         );
       }
       if (f.max.failures) notes.push(`WARNING webhooks ${db}: ${f.max.failures} attempts did not answer 200; the figures are suspect.`);

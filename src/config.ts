@@ -1,6 +1,7 @@
 // Reads the service's configuration from the environment, once, into one typed object.
 // The variables and defaults are the ones listed in the README configuration table.
 
+import os from 'node:os';
 import { parseFxRates, type FxRates } from './money/fx-rates.js';
 
 /**
@@ -55,6 +56,11 @@ export interface Config {
    * connection and HTTP client, so they never wait for the event loop that serves requests.
    */
   deliveryThread: boolean;
+  /**
+   * DELIVERY_THREADS: how many delivery threads share the endpoints' lanes (an endpoint's lane is
+   * always claimed by the same thread: endpoint id modulo this count), default the machine's cores, at most 4.
+   */
+  deliveryThreads: number;
   /** How long a claimed job is held before another process may take it over (renewed while it runs). */
   jobLeaseMs: number;
   /** Jobs one process runs at once. */
@@ -184,6 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookWindow: intFrom(env, 'WEBHOOK_WINDOW', 8, 1),
     jobsEnabled: flag(env, 'JOBS', true, 'on', 'off'),
     deliveryThread: flag(env, 'DELIVERY_THREAD', true, 'on', 'off'),
+    deliveryThreads: intFrom(env, 'DELIVERY_THREADS', Math.min(4, os.availableParallelism()), 1),
     jobLeaseMs: intFrom(env, 'JOB_LEASE_MS', 30_000, 500),
     jobConcurrency: intFrom(env, 'JOB_CONCURRENCY', 20, 1),
     idempotencyLeaseMs: intFrom(env, 'IDEMPOTENCY_LEASE_MS', 120_000, 500),

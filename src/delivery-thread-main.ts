@@ -1,6 +1,6 @@
-// The delivery thread itself (see src/delivery-thread.ts): opens the service with its own database
-// connection and a job worker that claims only the webhook deliveries, starts claiming, and answers
-// the process's messages (nudges, stop, and a benchmark's probe when one was loaded).
+// A delivery thread itself (see src/delivery-thread.ts): opens the service with its own database
+// connection and a job worker that claims only its share of the webhook deliveries, starts claiming,
+// and answers the process's messages (nudges, stop, and a benchmark's probe when one was loaded).
 
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { loadConfig } from './config.js';
@@ -16,8 +16,9 @@ const port = parentPort!;
 const send = (m: FromThread) => port.postMessage(m);
 
 const config = loadConfig(data.env);
-const log = createLogger(config.logLevel).child({ thread: 'deliveries' });
-const service = await Service.open({ config, log, deliveriesOnly: true });
+const shard = data.shard ?? { count: 1, index: 0 };
+const log = createLogger(config.logLevel).child({ thread: 'deliveries', shard: shard.index });
+const service = await Service.open({ config, log, deliveriesOnly: shard });
 const probe = data.probe ? ((await import(data.probe)) as { probe: DeliveryProbe }).probe : null;
 
 let claiming = false;
@@ -49,5 +50,5 @@ port.on('message', (m: ToThread) => {
 });
 
 await service.startJobs();
-log.info({ threadId }, 'delivery thread claiming webhook deliveries');
+log.info({ threadId, of: shard.count }, 'delivery thread claiming webhook deliveries');
 report();

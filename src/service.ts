@@ -28,7 +28,7 @@ import { loadSecretBox, type SecretBox } from './auth/encryption.js';
 import { EventOutbox } from './events/outbox.js';
 import { JobWorker } from './jobs/worker.js';
 import { deliveryJobKinds, deliveryScope, jobKinds } from './wiring/job-kinds.js';
-import { DeliveryThread, type DeliveryThreadData } from './delivery-thread.js';
+import { DeliveryThreads, type DeliveryThreadData } from './delivery-thread.js';
 import type { ClaimScope } from './jobs/queue/claim.js';
 import { adAccountReader } from './wiring/platforms.js';
 // Installs the reference resolvers, which read the areas' stores.
@@ -67,14 +67,16 @@ export interface ServiceOptions {
   /** Waits between tracker requests (default: a real timer); tests pass one that moves their fixed clock. */
   sleep?: (ms: number) => Promise<void>;
   /**
-   * The delivery thread's start data (`svc-server serve` passes the environment it read): with
-   * JOBS=on and DELIVERY_THREAD=on, `startJobs` starts it and this process's worker leaves the
-   * webhook deliveries to it. Without it (tests, benchmarks that say otherwise) deliveries run on
-   * this process's worker like every other job.
+   * The delivery threads' start data (`svc-server serve` passes the environment it read): with
+   * JOBS=on and DELIVERY_THREAD=on, `startJobs` starts DELIVERY_THREADS of them and this process's
+   * worker leaves the webhook deliveries to them. Without it (tests, benchmarks that say otherwise)
+   * deliveries run on this process's worker like every other job.
    */
   deliveryThread?: DeliveryThreadData;
-  /** True in the delivery thread: its worker claims only the webhook deliveries. */
-  deliveriesOnly?: boolean;
+  /** The database of DATABASE_URL already opened (and migrated) by the caller, which the service then owns and closes. */
+  database?: Database;
+  /** Set in a delivery thread: its worker claims only the webhook deliveries, and of the endpoints' lanes only its shard. */
+  deliveriesOnly?: { count: number; index: number };
 }
 
 /** The live adapters of PLATFORM_MODE=live (the tests' own when they pass some); their modules load only in live mode. */
@@ -106,8 +108,8 @@ export class Service {
     readonly jobs: JobWorker,
     /** The one client that calls outside services. */
     readonly outbound: OutboundClient,
-    /** The thread that runs the webhook deliveries, when this process has one (DELIVERY_THREAD=on). */
-    readonly deliveryThread: DeliveryThread | null,
+    /** The threads that run the webhook deliveries, when this process has them (DELIVERY_THREAD=on). */
+    readonly deliveryThreads: DeliveryThreads | null,
   ) {}
 
   /** Opens storage (already migrated) and checks the catalogue; a bad catalogue entry throws here. */
@@ -121,7 +123,7 @@ export class Service {
     // prom-client and the OpenTelemetry SDK are loaded only when their variables are set.
     if (config.metricsToken) await enableMetrics();
     if (config.otelEndpoint) await startTracing(config.otelEndpoint);
-    const database = openDatabase(config.databaseUrl);
+    const database = options.database ?? openDatabase(config.databaseUrl);
     const { knex } = database;
     try {
       const instanceId = await ensureSetting(knex, 'instance_id', () => crypto.randomUUID());
@@ -131,15 +133,17 @@ export class Service {
       // The worker exists before the outbox that wakes it; it starts claiming only when asked to.
       let worker: JobWorker | null = null;
       const threaded = !options.deliveriesOnly && options.deliveryThread !== undefined && config.jobsEnabled && config.deliveryThread;
-      const deliveryThread = threaded ? new DeliveryThread(options.deliveryThread!, log) : null;
-      const scope: ClaimScope | undefined = options.deliveriesOnly
-        ? { mode: 'only', ...deliveryScope }
-        : deliveryThread
+      const deliveryThreads = threaded ? new DeliveryThreads(options.deliveryThread!, config.deliveryThreads, log) : null;
+      const shard = options.deliveriesOnly;
+      const scope: ClaimScope | undefined = shard
+        ? // The fan-out of events into deliveries runs on thread 0 only; the lanes are split by endpoint id.
+          { mode: 'only', lanePrefixes: deliveryScope.lanePrefixes, singles: shard.index === 0 ? deliveryScope.singles : [], shard }
+        : deliveryThreads
           ? { mode: 'except', ...deliveryScope }
           : undefined;
       const nudge = () => {
         worker?.nudge();
-        deliveryThread?.nudge();
+        deliveryThreads?.nudge();
       };
       const events = new EventOutbox(knex, schemas, now, config.webhooksEnabled, nudge, eventSubscribers);
       const outbound = new OutboundClient({ allowPrivate: config.webhookAllowPrivate, resolve: options.resolveHost });
@@ -208,7 +212,21 @@ export class Service {
       const signingKeys = new SigningKeys(knex);
       const oauth = { issuer: config.baseUrl, apiResource: `${config.baseUrl}/v1`, mcpResource: config.mcpUrl };
       const authenticator = new Authenticator(knex, config.keyCacheMs, now, { ...oauth, keys: signingKeys });
-      const service = new Service(config, database, schemas, catalogue, log, authenticator, deps, signingKeys, oauth, events, worker, outbound, deliveryThread);
+      const service = new Service(
+        config,
+        database,
+        schemas,
+        catalogue,
+        log,
+        authenticator,
+        deps,
+        signingKeys,
+        oauth,
+        events,
+        worker,
+        outbound,
+        deliveryThreads,
+      );
       service.unobserveQueue = observeQueue(
         (at) => readyJobsByKind(knex, at),
         kinds.map((k) => k.kind),
@@ -279,10 +297,10 @@ export class Service {
     if (pending.length) out.push({ component: 'migrations', message: `${pending.length} migration(s) have not run: run svc-server migrate.` });
     if (this.config.jobsEnabled && !this.jobs.claiming())
       out.push({ component: 'worker', message: 'JOBS=on but the job worker is not claiming (not started, stopping, or its last claim failed).' });
-    else if (this.deliveryThread && !this.deliveryThread.claiming())
+    else if (this.deliveryThreads && !this.deliveryThreads.claiming())
       out.push({
         component: 'worker',
-        message: 'The delivery thread is not claiming yet (starting, restarting after a failure: see the log, or its last claim failed).',
+        message: 'A delivery thread is not claiming yet (starting, restarting after a failure: see the log, or its last claim failed).',
       });
     return out;
   }
@@ -301,17 +319,17 @@ export class Service {
     return exposition(this.deps.now(), (err) => this.log.warn({ err }, 'could not read the job queue for metrics'));
   }
 
-  /** Starts this process's job worker (and its delivery thread, when it has one, waiting until it claims) unless JOBS=off; `stopJobs` or `close` stops them. */
+  /** Starts this process's job worker (and its delivery threads, when it has them, waiting until they claim) unless JOBS=off; `stopJobs` or `close` stops them. */
   async startJobs(): Promise<boolean> {
     if (!this.config.jobsEnabled) return false;
     await this.jobs.start();
-    await this.deliveryThread?.start();
+    await this.deliveryThreads?.start();
     return true;
   }
 
-  /** Stops claiming here and in the delivery thread; running jobs get `graceMs`, then are released to other processes. */
+  /** Stops claiming here and in the delivery threads; running jobs get `graceMs`, then are released to other processes. */
   async stopJobs(graceMs = this.config.shutdownGraceMs): Promise<void> {
-    await Promise.all([this.jobs.stop(graceMs), this.deliveryThread?.stop(graceMs)]);
+    await Promise.all([this.jobs.stop(graceMs), this.deliveryThreads?.stop(graceMs)]);
   }
 
   /**

@@ -1,15 +1,17 @@
 // Starts the HTTP server that carries every surface (REST on /v1, MCP on the MCP_URL path), and
-// stops it gracefully.
+// stops it gracefully. GET /healthz is answered here (surfaces/health.ts); the REST surface (Koa, its
+// router and routes) and the MCP surface are loaded on their first request, so a starting process
+// answers its first health check with the database alone.
 
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Service } from '../src/service.js';
-import { ServiceError } from '../src/errors.js';
+import { ServiceError, envelopeOf } from '../src/errors.js';
 import { answerClientError, answerConnect, answerExpectation, arrivalOptions } from './http-arrival.js';
 import { readBodyBytes, requestJsonText } from './json-body.js';
-import { createRestApp } from './rest/app.js';
 import type { McpEndpoint } from './mcp/server.js';
+import { answerHealthCheck, isHealthCheck } from './health.js';
 
 const MCP_BODY_LIMIT = 5 * 1024 * 1024;
 
@@ -20,6 +22,8 @@ export interface RunningServer {
   port: number;
   /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes idle sockets. */
   close(graceMs?: number): Promise<void>;
+  /** Loads the REST surface now rather than on its first request (svc-server does once its jobs have started). */
+  preload(): Promise<void>;
 }
 
 /**
@@ -53,7 +57,25 @@ export function isMcpPath(url: string, mcpPath: string): boolean {
 
 /** Listens on `port` (0 = any free port) and `host`. */
 export async function startHttpServer(service: Service, port: number, host: string): Promise<RunningServer> {
-  const rest = createRestApp(service).callback();
+  // The REST surface is loaded and built on its first request (or preload), not before the server listens.
+  type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+  let restApp: Promise<Handler> | undefined;
+  const restHandler = () =>
+    (restApp ??= import('./rest/app.js').then((m) => m.createRestApp(service).callback() as Handler)).catch((err: unknown) => {
+      restApp = undefined;
+      throw err;
+    });
+  const rest = (req: http.IncomingMessage, res: http.ServerResponse) =>
+    void restHandler().then(
+      (handle) => handle(req, res),
+      (err: unknown) => {
+        const requestId = `req_${crypto.randomUUID().replace(/-/g, '')}`;
+        service.log.error({ err, requestId }, 'the REST surface could not be loaded');
+        res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8', 'Service-Request-Id': requestId });
+        // A plain error: the envelope says internal_error without its message.
+        res.end(JSON.stringify(envelopeOf(new Error('the REST surface could not be loaded'), requestId)));
+      },
+    );
   // The MCP surface (the SDK and the tool list) is loaded and built on the first MCP request, not at start-up.
   let mcp: Promise<{ endpoint: McpEndpoint; handle: typeof import('./mcp/server.js').handleMcpRequest }> | undefined;
   const mcpEndpoint = () =>
@@ -64,7 +86,13 @@ export async function startHttpServer(service: Service, port: number, host: stri
   const mcpPath = new URL(service.config.mcpUrl).pathname.replace(/\/+$/, '') || '/mcp';
   const allowedOrigins = [...new Set([new URL(service.config.baseUrl).origin, new URL(service.config.mcpUrl).origin])];
   const server = http.createServer(arrivalOptions(service.config.requestTimeoutMs), (req, res) => {
-    if (!isMcpPath(req.url ?? '/', mcpPath)) return void rest(req, res);
+    if (isHealthCheck(req))
+      return void answerHealthCheck(service, req, res).catch((err: unknown) => {
+        service.log.error({ err }, 'health check failed');
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      });
+    if (!isMcpPath(req.url ?? '/', mcpPath)) return rest(req, res);
     const requestId = `req_${crypto.randomUUID().replace(/-/g, '')}`;
     res.setHeader('Service-Request-Id', requestId);
     void (async () => {
@@ -107,5 +135,6 @@ export async function startHttpServer(service: Service, port: number, host: stri
         });
         server.closeIdleConnections();
       }),
+    preload: async () => void (await restHandler()),
   };
 }

@@ -6,13 +6,13 @@
 // automations' last run time in one transaction, the cycle's actions as one
 // batch operation through `invoke` (apply-automation-actions, actions.ts: one platform request per
 // batch the platform allows, one transaction for nodes, activity, ledger and one
-// automation.triggered per object; when every action succeeds the acting runs close there too,
+// automation.triggered per action taken; when every action succeeds the acting runs close there too,
 // each with its whole object list, once), and otherwise the acting runs' outcomes with the failed
 // actions' retry jobs and automation.action_failed events (one transaction, so a run's error and
 // its retry land together). A failed action is retried by its own job (queue.ts) through the same
 // operation. A notifying automation posts one notice per live run to CHAT_WEBHOOK_URL; a shadow run
-// acts on nothing and posts nothing, but emits automation.triggered (mode shadow) with the action it
-// would have taken. Preview uses the same path without acting or writing.
+// acts on nothing and posts nothing, but emits one automation.triggered (mode shadow) per run and
+// action it would have taken, listing the objects. Preview uses the same path without acting or writing.
 
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -217,8 +217,8 @@ export async function evaluateAccount(
   // list once, when closed after acting. A run left open (a crash between the two) so still reads as
   // what it was about to do.
   // One pass over the decisions: each run's objects, the acting ones, and the shadow ones (a shadow
-  // run acts on nothing: its event says what a live run would have done, one per object, written
-  // with the runs in one transaction).
+  // run acts on nothing: its events say what a live run would have done, one per run and action
+  // listing the objects, written with the runs in one transaction).
   const objectsOf = new Map<number, RunObject[]>();
   const actingOf = new Map<number, RunObject[]>();
   const acting: typeof decisions = [];
@@ -266,18 +266,7 @@ export async function evaluateAccount(
       sorted.map((a) => a.id),
       startedAt,
     );
-    await deps.events.emitMany(
-      trx,
-      shadows.map((d) =>
-        eventOf(d.automation, 'automation.triggered', {
-          runId: byAutomation.get(d.automation.id)!,
-          objectId: d.object.objectId,
-          level: d.object.level,
-          action: PAST[d.entry.intended!],
-          mode: 'shadow',
-        }),
-      ),
-    );
+    await deps.events.emitMany(trx, shadowEvents(shadows, byAutomation));
     return byAutomation;
   });
   const total = reads + acting.length + 1;
@@ -329,6 +318,36 @@ export async function evaluateAccount(
   // Notices go out once the runs are recorded; a chat that fails changes nothing of what was done.
   for (const r of runs) await postNotice(deps, r.automation, r.runId!, r.objects, account.currency);
   return { runs, reads, trackerReads };
+}
+
+/** Objects a shadow run's automation.triggered lists by id, at most (data.objectCount says how many in all). */
+export const SHADOW_OBJECTS_LISTED = 1_000;
+
+/**
+ * The events of the shadow decisions of one cycle: one automation.triggered per run and action it
+ * would have taken, listing the objects (the first SHADOW_OBJECTS_LISTED, in the order the run
+ * judged them) and their count. A shadow run acts on nothing, so one event says it all.
+ */
+function shadowEvents(shadows: Array<{ automation: Automation; object: LiveObject; entry: RunObject }>, runIds: Map<number, number>): NewEvent[] {
+  const groups = new Map<string, { a: Automation; action: Outcome; level: InsightsLevel; objects: string[]; count: number }>();
+  for (const d of shadows) {
+    const action = PAST[d.entry.intended!];
+    const key = `${d.automation.id}|${action}`;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { a: d.automation, action, level: d.object.level, objects: [], count: 0 }));
+    if (g.objects.length < SHADOW_OBJECTS_LISTED) g.objects.push(d.object.objectId);
+    g.count++;
+  }
+  return [...groups.values()].map((g) =>
+    eventOf(g.a, 'automation.triggered', {
+      runId: runIds.get(g.a.id)!,
+      level: g.level,
+      action: g.action,
+      mode: 'shadow',
+      objects: g.objects,
+      objectCount: g.count,
+    }),
+  );
 }
 
 /** An event of automation `a`; `data` adds to the fields every automation event names. */

@@ -1,11 +1,12 @@
 // The automations area's tables: the rules (`automations`), their runs (`automation_runs`, every
-// object evaluated as JSON), the ledger of actions taken (`automation_actions`: cooldown, daily
+// object evaluated in one compact record per run: run-record.ts), the ledger of actions taken (`automation_actions`: cooldown, daily
 // limit, loops) and the objects each automation holds paused (`automation_holds`). The only file
 // that queries them; it answers camelCase rows and hides the column names. When an automation runs
 // next and which actions wait for a retry are jobs (queue.ts), not rows here.
 
 import type { Knex } from 'knex';
 import type { Automation, RunObject } from './rule.js';
+import { decodeRunObjects, encodeRunObjects } from './run-record.js';
 
 type Db = Knex | Knex.Transaction;
 
@@ -163,7 +164,7 @@ function toRun(r: Record<string, any>): RunRow {
     causePublish: Boolean(r.cause_publish),
     startedAt: Number(r.started_at),
     finishedAt: Number(r.finished_at),
-    objects: typeof r.objects === 'string' ? JSON.parse(r.objects) : r.objects,
+    objects: decodeRunObjects(String(r.objects)),
   };
 }
 
@@ -181,7 +182,7 @@ export async function insertRuns(db: Db, runs: Array<Omit<RunRow, 'id'>>): Promi
     cause_publish: r.causePublish,
     started_at: r.startedAt,
     finished_at: r.finishedAt,
-    objects: JSON.stringify(r.objects),
+    objects: encodeRunObjects(r.objects),
   }));
   for (const part of byteBounded(rows, (r) => r.objects.length)) await db('automation_runs').insert(part);
   // The newest run of each automation started then is this cycle's (one cycle per automation at a time: its lane).
@@ -216,7 +217,7 @@ export async function runCauses(db: Db, runIds: number[]): Promise<Map<number, b
 
 /** Closes runs with their objects (a few statements for many runs). */
 export async function finishRuns(db: Db, runs: Array<{ id: number; finishedAt: number; objects: RunObject[] }>): Promise<void> {
-  const rows = runs.map((r) => ({ id: r.id, finishedAt: r.finishedAt, objects: JSON.stringify(r.objects) }));
+  const rows = runs.map((r) => ({ id: r.id, finishedAt: r.finishedAt, objects: encodeRunObjects(r.objects) }));
   for (const part of byteBounded(rows, (r) => r.objects.length)) {
     const cases = part.map(() => 'when ? then ?').join(' ');
     await db('automation_runs')
@@ -262,14 +263,14 @@ function byteBounded<T>(rows: T[], size: (row: T) => number): T[][] {
 /** The objects of a run, or undefined when it is gone. */
 export async function runObjects(db: Db, id: number): Promise<RunObject[] | undefined> {
   const row = await db('automation_runs').where({ id }).first('objects');
-  return row ? JSON.parse(row.objects) : undefined;
+  return row ? decodeRunObjects(String(row.objects)) : undefined;
 }
 
 /** Replaces the objects of a run (a retried action landing in it). */
 export async function setRunObjects(db: Db, id: number, objects: RunObject[]): Promise<void> {
   await db('automation_runs')
     .where({ id })
-    .update({ objects: JSON.stringify(objects) });
+    .update({ objects: encodeRunObjects(objects) });
 }
 
 /** The automation's runs, newest first, below `beforeId`, at most `limit`. */

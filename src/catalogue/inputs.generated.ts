@@ -247,7 +247,7 @@ export interface CreateAutomationInput {
    */
   maxActionsPerDay?: number;
   /**
-   * shadow records what it would do (skipReason shadow), changes nothing, sends no event. Default live.
+   * shadow records what it would do (skipReason shadow) and changes nothing; it emits one automation.triggered (mode shadow) per run and action. Default live.
    */
   mode?: 'live' | 'shadow';
   /**
@@ -2624,7 +2624,7 @@ export interface UpdateAutomationInput {
    */
   maxActionsPerDay?: number;
   /**
-   * shadow records what it would do (skipReason shadow), changes nothing, sends no event. Default live.
+   * shadow records what it would do (skipReason shadow) and changes nothing; it emits one automation.triggered (mode shadow) per run and action. Default live.
    */
   mode?: 'live' | 'shadow';
   /**

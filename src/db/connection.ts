@@ -69,6 +69,8 @@ export function knexConfigFor(url: string): { config: Knex.Config; dialect: Dial
           decimalNumbers: true,
           charset: 'utf8mb4',
           timezone: 'Z',
+          // Prepared statements (src/db/prepared.ts) kept per connection; the server caps them all together (max_prepared_stmt_count).
+          maxPreparedStatements: 128,
         },
         pool: { min: 0, max: 10 },
         log: knexLog,

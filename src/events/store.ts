@@ -2,6 +2,7 @@
 // (`event_positions`). Every query of these tables is here.
 
 import type { Knex } from 'knex';
+import { inList, prepared } from '../db/prepared.js';
 
 type Db = Knex | Knex.Transaction;
 
@@ -113,6 +114,29 @@ export async function storedEvents(db: Db, ids: number[]): Promise<StoredEvent[]
   if (!ids.length) return [];
   const rows = await db('events').whereIn('id', ids).orderBy('id');
   return rows.map(storedEventOf);
+}
+
+/** An event to send as it is stored: its data still JSON text (a webhook body carries it as written). */
+export interface EventText {
+  id: number;
+  publicId: string;
+  type: string;
+  /** The event's data, JSON. */
+  data: string;
+  createdAt: number;
+}
+
+/** The events of `ids` with their data as stored, in one prepared statement (the delivery threads read one batch's). */
+export async function eventTexts(db: Db, ids: number[]): Promise<EventText[]> {
+  if (!ids.length) return [];
+  const list = inList(ids);
+  return (await prepared(db, `select id, public_id, type, data, created_at from events where id in (${list.marks})`, list.params)).rows.map((r) => ({
+    id: Number(r.id),
+    publicId: String(r.public_id),
+    type: String(r.type),
+    data: String(r.data),
+    createdAt: Number(r.created_at),
+  }));
 }
 
 /** The highest event id written so far (0 when there is none). */

@@ -21,6 +21,7 @@ import { DEPENDENCY_RETRY_AFTER_S, failedDependency } from '../pipeline/faults.j
 import { releaseJobs } from './queue/release.js';
 import { countJobRun } from '../observability/metrics.js';
 import { inSpan } from '../observability/tracing.js';
+import { nextSimpleCronTime } from './simple-cron.js';
 
 export interface WorkerOptions {
   knex: Knex;
@@ -44,6 +45,9 @@ let cronParser: typeof import('cron-parser') | null = null;
 
 /** The next time `cron` (UTC) fires after `after`. */
 export function nextCronTime(cron: string, after: number, tz = 'UTC'): number {
+  // The built-in kinds' simple schedules need no cron-parser (a fresh database's start computes them).
+  const simple = tz === 'UTC' ? nextSimpleCronTime(cron, after) : null;
+  if (simple !== null) return simple;
   cronParser ??= require('cron-parser') as typeof import('cron-parser');
   return cronParser
     .parseExpression(cron, { currentDate: new Date(after), tz })

@@ -45,6 +45,11 @@ export async function stopTracing(): Promise<void> {
   await t?.shutdown();
 }
 
+/** True while spans are exported (callers skip building a span's name and attributes otherwise). */
+export function tracingOn(): boolean {
+  return tracing !== null;
+}
+
 /** Runs `work` inside a span named `name` (a child of the span it runs in), or directly when tracing is off. */
 export function inSpan<T>(name: string, attributes: Attributes, work: () => Promise<T>): Promise<T> {
   if (!tracing) return work();

@@ -10,7 +10,7 @@ import type { Agent, Dispatcher, buildConnector } from 'undici';
 import { isIpLiteral, normalizeHost, parseCallerUrl, type AddressRule, type Origin, type OutboundTarget } from './address-policy.js';
 import { AddressRefused, callerUrlProblem, checkedAddress, systemResolver, type Resolver } from './resolver.js';
 import { countOutboundRefused, type RefusalReason } from '../observability/metrics.js';
-import { inSpan } from '../observability/tracing.js';
+import { inSpan, tracingOn } from '../observability/tracing.js';
 
 export type OutboundFailure = 'refused' | 'timeout' | 'network' | 'too_large';
 
@@ -81,6 +81,8 @@ export interface FetchDefaults {
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+/** Caller URLs whose parse is kept (the oldest dropped first). */
+const PARSED_URLS_KEPT = 1_024;
 const DEFAULT_MAX_BYTES = 5 * 1024 * 1024;
 
 interface Opened {
@@ -158,9 +160,17 @@ export class OutboundClient {
     }
   }
 
+  /** Caller URLs already parsed and checked on their text (the rule is the client's, fixed): a webhook endpoint's URL is parsed once, not per message. */
+  private readonly parsedCallerUrls = new Map<string, ReturnType<typeof parseCallerUrl>>();
+
   private urlOf(target: OutboundTarget): URL {
     if (target.origin === 'caller') {
-      const parsed = parseCallerUrl(target.url, this.rule);
+      let parsed = this.parsedCallerUrls.get(target.url);
+      if (!parsed) {
+        parsed = parseCallerUrl(target.url, this.rule);
+        if (this.parsedCallerUrls.size >= PARSED_URLS_KEPT) this.parsedCallerUrls.delete(this.parsedCallerUrls.keys().next().value as string);
+        this.parsedCallerUrls.set(target.url, parsed);
+      }
       if (!parsed.ok) throw new OutboundError('refused', `refused: ${target.url} ${parsed.problem}; nothing was sent`, 'url');
       return parsed.url;
     }
@@ -236,7 +246,8 @@ export class OutboundClient {
 
   /** One exchange, its answer read whole (up to the size cap). Throws OutboundError when there is no HTTP answer. */
   request(target: OutboundTarget, req: OutboundRequest = {}): Promise<OutboundResponse> {
-    return inSpan(...spanOf(target.url, req.method), () => this.exchange(target, req));
+    // The span's host is parsed from the URL only when spans are exported (a webhook thread sends thousands a second).
+    return tracingOn() ? inSpan(...spanOf(target.url, req.method), () => this.exchange(target, req)) : this.exchange(target, req);
   }
 
   private async exchange(target: OutboundTarget, req: OutboundRequest): Promise<OutboundResponse> {

@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import type { SecretBox } from '../auth/encryption.js';
 import { inTransaction } from '../db/connection.js';
-import type { StoredEvent } from '../events/store.js';
+import type { EventText, StoredEvent } from '../events/store.js';
 import type { SendOutcome, WebhookSending } from '../catalogue/services.js';
 import { insertAttempts, recordAttempt, setDeliveryOutcomes, updateEndpoint, type BatchDelivery, type DeliveryRow, type EndpointRow } from './store.js';
 
@@ -49,14 +49,15 @@ export interface DueDelivery {
   event_created_at: number;
 }
 
-export function dueDelivery(d: DeliveryRow, e: StoredEvent): DueDelivery {
+/** A delivery with its event: as stored (data JSON text, sent as written) or as parsed (serialised again). */
+export function dueDelivery(d: DeliveryRow, e: StoredEvent | EventText): DueDelivery {
   return {
     id: d.id,
     attempt_count: d.attemptCount,
     created_at: d.createdAt,
     event_public_id: e.publicId,
     event_type: e.type,
-    event_data: JSON.stringify(e.data),
+    event_data: typeof e.data === 'string' ? e.data : JSON.stringify(e.data),
     event_created_at: e.createdAt,
   };
 }
@@ -175,9 +176,9 @@ export type BatchOutcome = 'done' | 'parked' | { retry: string };
  * lease it lost).
  */
 export async function deliverBatch(
-  deps: DeliveryDeps & { enabled: boolean; stillOwned: () => boolean; window: number },
+  deps: DeliveryDeps & { enabled: boolean; stillOwned: () => boolean; window: number; groupCommitMs?: number },
   endpoint: EndpointRow | undefined,
-  batch: Array<{ delivery: BatchDelivery | undefined; event: StoredEvent | undefined }>,
+  batch: Array<{ delivery: BatchDelivery | undefined; event: EventText | undefined }>,
 ): Promise<BatchOutcome[]> {
   const out: BatchOutcome[] = [];
   const statuses: DeliveryOutcome[] = [];
@@ -223,7 +224,7 @@ export async function deliverBatch(
     const endpointChanges = j.disabledReason || (j.failingSince === null) !== (endpoint.failing_since === null);
     const carryStatuses = i === lastSendable && !endpointChanges;
     records.add(
-      attemptLog(deps.knex).write(
+      attemptLog(deps.knex, deps.groupCommitMs ?? 0).write(
         {
           deliveryId: delivery.id,
           at: started,
@@ -295,7 +296,11 @@ class AttemptLog {
   private queued: Array<{ row: AttemptRow; statuses: CarriedStatuses | null; done: (err?: unknown) => void }> = [];
   private flushing = false;
 
-  constructor(private readonly knex: Knex) {}
+  constructor(
+    private readonly knex: Knex,
+    /** How long the first queued attempt waits for others before their commit (0: the rest of this turn of the event loop). */
+    private readonly waitMs: number,
+  ) {}
 
   /** Logs `row`; `statuses` (a batch ending with this attempt) are written in the same transaction. */
   write(row: AttemptRow, statuses: CarriedStatuses | null = null): Promise<void> {
@@ -309,8 +314,8 @@ class AttemptLog {
     this.flushing = true;
     try {
       while (this.queued.length) {
-        // Lanes whose answers arrive in this turn of the event loop join the statement.
-        await new Promise((r) => setImmediate(r));
+        // Lanes whose answers arrive in this turn of the event loop (or within waitMs) join the statement.
+        await new Promise((r) => (this.waitMs > 0 ? setTimeout(r, this.waitMs) : setImmediate(r)));
         const batch = this.queued;
         this.queued = [];
         const rows = batch.map((b) => b.row);
@@ -339,8 +344,8 @@ type AttemptRow = Parameters<typeof insertAttempts>[1][number];
 
 const attemptLogs = new WeakMap<Knex, AttemptLog>();
 
-function attemptLog(knex: Knex): AttemptLog {
+function attemptLog(knex: Knex, waitMs: number): AttemptLog {
   let log = attemptLogs.get(knex);
-  if (!log) attemptLogs.set(knex, (log = new AttemptLog(knex)));
+  if (!log) attemptLogs.set(knex, (log = new AttemptLog(knex, waitMs)));
   return log;
 }

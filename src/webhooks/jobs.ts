@@ -9,12 +9,15 @@
 
 import type { JobContext, JobNext } from '../jobs/kind.js';
 import type { ClaimedJob } from '../jobs/queue/job.js';
-import { storedEvents } from '../events/store.js';
+import { eventTexts } from '../events/store.js';
 import { deliverBatch, deliveryRetry } from './deliver.js';
 import { DELIVERY_JOB } from './lanes.js';
 import { batchDeliveries, failDelivery } from './store.js';
 
 export const kind = DELIVERY_JOB;
+
+/** How long an answered attempt waits on SQLite for others to share its commit (well inside the window of a lane sending every millisecond). */
+const SQLITE_GROUP_COMMIT_MS = 2;
 
 /** Deliveries of one endpoint claimed and sent per run. */
 export const batch = 100;
@@ -31,7 +34,7 @@ export async function runBatch(ctx: JobContext, jobs: ClaimedJob[]): Promise<Map
     jobs.map((j) => Number(j.key)),
   );
   const eventIds = [...new Set([...deliveries.values()].filter((d) => d.status === 'pending' && !d.answered).map((d) => d.eventId))];
-  const events = new Map((await storedEvents(ctx.knex, eventIds)).map((e) => [e.id, e]));
+  const events = new Map((await eventTexts(ctx.knex, eventIds)).map((e) => [e.id, e]));
   const outcomes = await deliverBatch(
     {
       knex: ctx.knex,
@@ -41,6 +44,8 @@ export async function runBatch(ctx: JobContext, jobs: ClaimedJob[]): Promise<Map
       enabled: ctx.config.webhooksEnabled,
       stillOwned: ctx.stillOwned,
       window: ctx.config.webhookWindow,
+      // On SQLite every commit syncs the log on the thread's event loop: attempts wait a moment to share one.
+      groupCommitMs: ctx.dialect === 'sqlite' ? SQLITE_GROUP_COMMIT_MS : 0,
     },
     endpoint,
     jobs.map((j) => {

@@ -3,11 +3,14 @@
 // that serializes endpoint creation).
 
 import type { Knex } from 'knex';
+import { chunksOfPowersOfTwo, inList, prepared } from '../db/prepared.js';
 
 type Db = Knex | Knex.Transaction;
 
 /** Rows per multi-row insert: a few hundred keep a statement's bound values far below SQLite's limit (32,766) and MySQL's packet size. */
 const INSERT_CHUNK = 400;
+/** Attempts per prepared insert, at most (a power of two). */
+const ATTEMPTS_PER_INSERT = 256;
 
 /** An endpoint row as the domain files read it. */
 export interface EndpointRow {
@@ -307,7 +310,13 @@ export async function batchDeliveries(db: Db, ids: number[]): Promise<{ deliveri
 
 /** Logs attempts in one statement (an attempt not yet logged at a crash is sent again, so the window of unlogged ones bounds the resends). */
 export async function insertAttempts(db: Db, attempts: AttemptRow[]): Promise<void> {
-  for (let i = 0; i < attempts.length; i += INSERT_CHUNK) await db('webhook_attempts').insert(attempts.slice(i, i + INSERT_CHUNK).map(attemptRow));
+  // A prepared statement per power-of-two part (src/db/prepared.ts): the delivery threads' hottest write.
+  for (const part of chunksOfPowersOfTwo(attempts, ATTEMPTS_PER_INSERT))
+    await prepared(
+      db,
+      `insert into webhook_attempts (delivery_id, at, status_code, duration_ms, error, response_excerpt) values ${part.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}`,
+      part.flatMap((a) => [a.deliveryId, a.at, a.statusCode, a.durationMs, a.error, a.responseExcerpt]),
+    );
 }
 
 /** Sets the status and attempt count of a batch of deliveries in one statement. */
@@ -317,17 +326,14 @@ export async function setDeliveryOutcomes(
   now: number,
 ): Promise<void> {
   if (!outcomes.length) return;
-  const byId = (pick: (o: (typeof outcomes)[number]) => string | number) =>
-    db.raw(
-      `case id ${outcomes.map(() => 'when ? then ?').join(' ')} end`,
-      outcomes.flatMap((o) => [o.id, pick(o)]),
-    );
-  await db('webhook_deliveries')
-    .whereIn(
-      'id',
-      outcomes.map((o) => o.id),
-    )
-    .update({ status: byId((o) => o.status), attempt_count: byId((o) => o.attemptCount), updated_at: now });
+  // Padded to a power of two (a repeated outcome changes nothing): a handful of prepared texts.
+  const padded = inList(outcomes).params;
+  const cases = padded.map(() => 'when ? then ?').join(' ');
+  await prepared(
+    db,
+    `update webhook_deliveries set status = case id ${cases} end, attempt_count = case id ${cases} end, updated_at = ? where id in (${padded.map(() => '?').join(', ')})`,
+    [...padded.flatMap((o) => [o.id, o.status]), ...padded.flatMap((o) => [o.id, o.attemptCount]), now, ...padded.map((o) => o.id)],
+  );
 }
 
 /**

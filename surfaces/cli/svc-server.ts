@@ -157,6 +157,7 @@ async function serve(config: Config, demo: boolean): Promise<void> {
   await checkCreativesDir(config.creativesDir).catch((err: Error) => {
     throw new StartupError(EXIT.setting, err.message);
   });
+  // One connection pool from the migrations to serving: the service takes over the pool that migrated.
   const db = openDatabase(config.databaseUrl);
   try {
     const applied = await migrateLatest(db.knex);
@@ -165,10 +166,11 @@ async function serve(config: Config, demo: boolean): Promise<void> {
     const { storedTokenProblem } = await import('../../src/brands/token-key.js');
     const tokens = await storedTokenProblem(db.knex, { live: config.platformMode === 'live', keySet: tokenEncryptionKey() !== null });
     if (tokens) throw new StartupError(EXIT.setting, `${tokens}.`);
-  } finally {
+  } catch (err) {
     await db.knex.destroy();
+    throw err;
   }
-  const service = await Service.open({ config, log, deliveryThread: { env: { ...process.env } } });
+  const service = await Service.open({ config, log, database: db, deliveryThread: { env: { ...process.env } } });
   // The Graph version ending within 60 days (or ended): one line, also on /readyz as a notice.
   for (const notice of service.notices()) log.warn({ component: notice.component, metaGraphUrl: config.metaGraphUrl }, notice.message);
   if (demo) {
@@ -211,8 +213,11 @@ async function serve(config: Config, demo: boolean): Promise<void> {
     log.warn(
       `BASE_URL is not set and PORT=0 picks the port at start: the links this process writes (OAuth metadata, workflow links) say ${config.baseUrl}; set BASE_URL to the address clients use`,
     );
-  const deliveries = !jobs ? 'off' : service.deliveryThread ? 'thread' : 'worker';
-  log.info({ url: running.url, baseUrl: guessed ? null : config.baseUrl, jobs, deliveries }, `listening on ${running.url}`);
+  const deliveries = !jobs ? 'off' : service.deliveryThreads ? 'thread' : 'worker';
+  const deliveryThreads = service.deliveryThreads?.threads.length ?? 0;
+  log.info({ url: running.url, baseUrl: guessed ? null : config.baseUrl, jobs, deliveries, deliveryThreads }, `listening on ${running.url}`);
+  // The REST surface loaded on its first request until now; once the jobs run, it is loaded ahead of one.
+  running.preload().catch((err: unknown) => log.error({ err }, 'the REST surface could not be loaded'));
 
   let stopping = false;
   const stop = async (signal: string) => {

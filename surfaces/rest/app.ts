@@ -16,11 +16,8 @@ import { classifyFault } from '../../src/pipeline/faults.js';
 import { ServiceError, envelopeOf, httpStatusOf, validationFailed, type FieldIssue } from '../../src/errors.js';
 import type { InvokeMeta } from '../../src/pipeline/invoke.js';
 import { fromAnswerJson } from '../../src/serialized.js';
-import { buildOpenApi } from './openapi.js';
 import { textProblem } from '../../src/schemas/text.js';
-import { oauthRoutes } from '../oauth/routes.js';
-import { consoleRoutes } from '../console/routes.js';
-import { RouteGroups } from './routing.js';
+import { RouteGroups, type RouteRegistrar } from './routing.js';
 import { operatingRoutes } from './operating.js';
 import { HOOK_BODY_LIMIT } from '../../src/workflows/kinds.js';
 
@@ -277,13 +274,52 @@ function routeFor(service: Service, op: OperationDefinition): RouterMiddleware<S
   };
 }
 
-/** Builds the Koa application serving /v1 (and /healthz) for a service. */
+/** Route modules loaded on the first request to one of their paths: a path is one of `paths`, or under one of them (`<path>/...`). */
+interface LazyRoutes {
+  paths: string[];
+  load(): Promise<(router: RouteRegistrar<{ requestId: string }>, service: Service) => void>;
+}
+
+const LAZY_ROUTES: LazyRoutes[] = [
+  {
+    paths: ['/oauth', '/account', '/.well-known/oauth-authorization-server', '/.well-known/jwks.json'],
+    load: async () => (await import('../oauth/routes.js')).oauthRoutes,
+  },
+  { paths: ['/console'], load: async () => (await import('../console/routes.js')).consoleRoutes },
+];
+
+/** Dispatches a request under one of `groups`' paths to its routes, loading them on its first request; other requests go on. */
+function lazyRoutes(service: Service, groups: LazyRoutes[]): Koa.Middleware<State> {
+  const loaded = new Map<LazyRoutes, Promise<Koa.Middleware<State>>>();
+  const routesOf = (group: LazyRoutes) => {
+    let routes = loaded.get(group);
+    if (!routes) {
+      routes = group.load().then((register) => {
+        const router = new RouteGroups<State>();
+        register(router as unknown as RouteGroups<{ requestId: string }>, service);
+        return router.routes();
+      });
+      // A module that failed to load is tried again on the next request.
+      routes.catch(() => loaded.delete(group));
+      loaded.set(group, routes);
+    }
+    return routes;
+  };
+  const under = (path: string, prefix: string) => path === prefix || (path.startsWith(prefix) && path.charCodeAt(prefix.length) === 47); /* "/" */
+  return async (ctx, next) => {
+    const group = groups.find((g) => g.paths.some((p) => under(ctx.path, p)));
+    if (!group) return next();
+    return (await routesOf(group))(ctx, next);
+  };
+}
+
+/** Builds the Koa application serving /v1 (and every path but /healthz and MCP's) for a service. */
 export function createRestApp(service: Service): Koa<State> {
   const app = new Koa<State>();
   app.proxy = false;
   app.silent = true;
   // Built on its first request (test/e2e/rest/openapi.test.ts checks it), not at start-up.
-  let openapi: ReturnType<typeof buildOpenApi> | undefined;
+  let openapi: ReturnType<typeof import('./openapi.js').buildOpenApi> | undefined;
 
   app.use(async (ctx, next) => {
     const logged = service.log.isLevelEnabled('info');
@@ -327,14 +363,8 @@ export function createRestApp(service: Service): Koa<State> {
     }
   });
 
+  // GET /healthz is answered by the HTTP server itself (surfaces/health.ts).
   const router = new RouteGroups<State>();
-  router.get('/healthz', async (ctx) => {
-    const ok = await service.healthy();
-    ctx.status = ok ? 200 : 503;
-    // Read raw by people and probes (`curl /healthz`): a line of its own, so a terminal's prompt starts on the next one.
-    ctx.type = 'json';
-    ctx.body = JSON.stringify(ok ? { status: 'ok' } : envelopeOf(new ServiceError('unavailable', 'The database does not answer.'), ctx.state.requestId)) + '\n';
-  });
   operatingRoutes(router as unknown as RouteGroups<{ requestId: string }>, service);
   // RFC 9728 protected-resource metadata for the two resources: the REST API and the MCP server.
   const resourceMetadata = (resource: string) => ({
@@ -350,8 +380,8 @@ export function createRestApp(service: Service): Koa<State> {
   router.get('/.well-known/oauth-protected-resource/mcp', (ctx) => {
     ctx.body = resourceMetadata(service.config.mcpUrl);
   });
-  oauthRoutes(router as unknown as RouteGroups<{ requestId: string }>, service);
-  consoleRoutes(router as unknown as RouteGroups<{ requestId: string }>, service);
+  // The OAuth server and the account and console pages load on the first request to one of their paths.
+  app.use(lazyRoutes(service, LAZY_ROUTES));
   // A workflow's video-review hook: signed by the sender (Standard Webhooks), not by a credential.
   router.post('/v1/workflow-hooks/:hookId', async (ctx) => {
     if (Number(ctx.get('content-length') || 0) > HOOK_BODY_LIMIT) throw tooLarge();
@@ -366,8 +396,8 @@ export function createRestApp(service: Service): Koa<State> {
     ctx.status = answer.status;
     ctx.body = answer.body;
   });
-  router.get('/v1/openapi.json', (ctx) => {
-    ctx.body = openapi ??= buildOpenApi(service.catalogue, service.schemas);
+  router.get('/v1/openapi.json', async (ctx) => {
+    ctx.body = openapi ??= (await import('./openapi.js')).buildOpenApi(service.catalogue, service.schemas);
   });
   // A caller without a valid credential gets 401 before any body is read.
   const authenticateFirst: RouterMiddleware<State> = async (ctx, next) => {

@@ -19,6 +19,7 @@ import { standardWorld } from '../helpers/fixture.js';
 import { seedLiveLaunch, type SeededObject } from '../../src/launches/live-launch.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { fakeResolver } from '../helpers/outbound.js';
+import { decodeRunObjects } from '../../src/automations/run-record.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -132,7 +133,9 @@ for (const dialect of dialects()) {
       // Every action succeeded, so the run was closed by the actions' own transaction: stored with its outcome and whole list.
       const stored = await service.knex('automation_runs').where({ id: r.runId }).first();
       expect(new Date(Number(stored.finished_at)).toISOString()).to.equal(r.finishedAt);
-      const storedObjects = JSON.parse(stored.objects);
+      // One compact record per run (run-record.ts), which reads back as the objects the answer showed.
+      expect(JSON.parse(stored.objects)).to.include({ v: 1 });
+      const storedObjects = decodeRunObjects(stored.objects);
       expect(storedObjects.map((x: any) => x.objectId).sort()).to.deep.equal([burner.objectId, winner.objectId].sort());
       expect(objectOf({ objects: storedObjects }, burner)).to.include({ intended: 'pause', action: 'paused', error: null });
       expect(objectOf({ objects: storedObjects }, winner)).to.include({ action: 'none' });
@@ -154,10 +157,11 @@ for (const dialect of dialects()) {
           automationName: a.automationName,
           accountId: 'act_1001',
           runId: r.runId,
-          objectId: burner.objectId,
           level: 'campaign',
           action: 'paused',
           mode: 'shadow',
+          objects: [burner.objectId],
+          objectCount: 1,
         },
       ]);
       expect(await service.knex('activity_entries').where({ entity_id: burner.nodeId })).to.have.length(0);
@@ -225,12 +229,36 @@ for (const dialect of dialects()) {
           automationName: a.automationName,
           accountId: 'act_1001',
           runId: r.runId,
-          objectId: burner.objectId,
           level: 'campaign',
           action: 'notified',
           mode: 'shadow',
+          objects: [burner.objectId],
+          objectCount: 1,
         },
       ]);
+    });
+
+    it('a shadow run emits one automation.triggered per action for all its objects: the first 1,000 listed, objectCount all of them; its record keeps every object', async () => {
+      // Every live campaign of the account (objectIds takes 500 at most): these, and those of the tests before.
+      const burners = await liveCampaigns(Array.from({ length: 1_003 }, (_, i) => `Burner ${i} - no results`));
+      const [winner] = await liveCampaigns(['Winner']);
+      const a = await createAutomation({ mode: 'shadow' });
+      const eventsBefore = (await events('automation.triggered')).length;
+      const r = await run(a);
+      const evaluated = r.objects.map((o: any) => o.objectId);
+      expect(evaluated).to.include.members([...burners, winner].map((o) => o.objectId));
+      const judged = r.objects.filter((o: any) => o.skipReason === 'shadow').map((o: any) => o.objectId);
+      expect(judged).to.include.members(burners.map((o) => o.objectId));
+      expect(judged).to.not.include(winner.objectId);
+      expect(judged.length).to.be.above(1_000);
+      const triggered = (await events('automation.triggered')).slice(eventsBefore);
+      expect(triggered).to.have.length(1);
+      expect(triggered[0]).to.deep.include({ runId: r.runId, action: 'paused', mode: 'shadow', level: 'campaign', objectCount: judged.length });
+      expect(triggered[0].objects).to.have.length(1_000);
+      expect(triggered[0].objects).to.deep.equal(judged.slice(0, 1_000));
+      // Listed and read back the same through list-automation-runs.
+      const [listed] = (await call('list-automation-runs', { automationId: String(a.automationId), limit: 1 })).runs;
+      expect(listed.objects).to.deep.equal(r.objects);
     });
 
     it('skips objects below the guard with insufficient_data, without judging the conditions', async () => {

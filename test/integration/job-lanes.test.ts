@@ -202,6 +202,46 @@ for (const dialect of dialects()) {
       await db.knex('job_lanes').whereIn('lane', ['hooks:1', 'hooks:2', 'other:1']).delete();
     });
 
+    it('splits the lanes of a share between claimers by shard: lane number modulo the count, each lane always to the same claimer', async () => {
+      // Seven endpoint lanes (ids 1..7, 12 and 1003) with two jobs each, and the fan-out single.
+      const ids = [1, 2, 3, 4, 5, 6, 7, 12, 1003];
+      for (const id of ids) for (const n of [1, 2]) await schedule('sharded', `e${id}.${n}`, clock - 100 + n, `hooks:${id}`);
+      await schedule('fan', 'hooks', clock - 50);
+      const split = { lanePrefixes: ['hooks:'], singles: [{ kind: 'fan', key: 'hooks' }] };
+      const opts = { now: clock, leaseMs: LEASE, limit: 20, batchOf: () => 1, maxBatch: 1 };
+      const claimedBy = new Map<string, number>();
+      // Two rounds: in each, every shard claims the next job of each of its lanes.
+      for (let round = 0; round < 2; round++) {
+        for (const index of [0, 1, 2]) {
+          const jobs = await claimJobs(db.knex, dialect as Dialect, {
+            ...opts,
+            workerId: `shard${index}.${round}`,
+            scope: { mode: 'only', ...split, singles: index === 0 ? split.singles : [], shard: { count: 3, index } },
+          });
+          for (const j of jobs) {
+            if (j.lane) {
+              expect(Number(j.lane.slice('hooks:'.length)) % 3, `${j.key} claimed by shard ${index}`).to.equal(index);
+              expect(claimedBy.get(j.lane) ?? index, `${j.lane} claimed by two shards`).to.equal(index);
+              claimedBy.set(j.lane, index);
+            }
+            await db.knex('jobs').where({ id: j.id }).delete();
+            if (j.lane) await db.knex('job_lanes').where({ lane: j.lane }).update({ locked_by: null, locked_until: null });
+            else expect([index, j.key]).to.deep.equal([0, 'hooks']);
+          }
+        }
+      }
+      expect([...claimedBy.keys()].sort()).to.deep.equal(ids.map((id) => `hooks:${id}`).sort());
+      expect(await count('sharded')).to.equal(0);
+      expect(await count('fan')).to.equal(0);
+      await db
+        .knex('job_lanes')
+        .whereIn(
+          'lane',
+          ids.map((id) => `hooks:${id}`),
+        )
+        .delete();
+    });
+
     it('never runs two jobs of one lane at once across two workers, and runs each lane in order', async () => {
       const running = new Map<string, number>();
       const order = new Map<string, string[]>();

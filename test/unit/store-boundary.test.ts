@@ -1,4 +1,5 @@
 // The store boundary: only an area's store.ts queries the database (plus the job queue and src/db/;
+// Knex's builder and the prepared statements of src/db/prepared.ts alike;
 // nothing else: bootstrap seeds through the stores too), and each table is queried by one store only; other code calls store functions.
 
 import fs from 'node:fs';
@@ -80,6 +81,16 @@ function scan(file: string): { queries: Query[]; tables: Set<string> } {
         line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1,
         text: node.getText(source).split('\n')[0].slice(0, 100),
       });
+    }
+    // A prepared statement (src/db/prepared.ts) is a query too; its SQL text names its tables.
+    if (ts.isIdentifier(callee) && callee.text === 'prepared') {
+      queries.push({
+        file,
+        line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1,
+        text: node.getText(source).split('\n')[0].slice(0, 100),
+      });
+      const sql = node.arguments[1] ? node.arguments[1].getText(source) : '';
+      for (const m of sql.matchAll(/\b(?:from|into|update|join)\s+([a-z_]+)/gi)) tables.add(m[1]);
     }
     const inQuery = rootOf(callee, builders) !== null;
     if (inQuery && method && (TABLE_METHODS.has(method) || (JOIN_METHODS.has(method) && node.arguments.length >= 2))) {

@@ -7,14 +7,21 @@
 
 import type { Knex } from 'knex';
 import { retrying } from '../../db/connection.js';
+import { inList, prepared } from '../../db/prepared.js';
 import type { ClaimedJob } from './job.js';
 
-/** `version = <the version each job had when claimed>`, one expression for a batch. */
-function sameVersion(knex: Knex, jobs: ClaimedJob[]): Knex.Raw {
-  return knex.raw(
-    `case id ${jobs.map(() => 'when ? then ?').join(' ')} end`,
-    jobs.flatMap((j) => [j.id, j.version]),
-  );
+/**
+ * The jobs of one claim as statement pieces: `ids` for `id in (...)` and `version` for `version =
+ * <the version each had when claimed>` (a case over the ids), padded alike (src/db/prepared.ts).
+ */
+function claimedOf(jobs: ClaimedJob[]): { ids: string; version: string; idParams: number[]; versionParams: number[] } {
+  const padded = inList(jobs).params;
+  return {
+    ids: padded.map(() => '?').join(', '),
+    version: `case id ${padded.map(() => 'when ? then ?').join(' ')} end`,
+    idParams: padded.map((j) => j.id),
+    versionParams: padded.flatMap((j) => [j.id, j.version]),
+  };
 }
 
 /** Releases the lease; false when the lease had already been lost to another worker. */
@@ -25,49 +32,38 @@ export async function completeJob(knex: Knex, job: ClaimedJob, next: number | nu
 /** Releases the leases of jobs of one claim, each due at `next` unless woken meanwhile; answers how many were still held. */
 export async function completeJobs(knex: Knex, jobs: ClaimedJob[], next: number | null, now: number): Promise<number> {
   if (!jobs.length) return 0;
-  const ids = jobs.map((j) => j.id);
-  const version = jobs.length === 1 ? knex.raw('?', [jobs[0].version]) : sameVersion(knex, jobs);
-  return retrying(() =>
-    knex('jobs')
-      .whereIn('id', ids)
-      .where({ locked_by: jobs[0].lockedBy })
-      .update({
-        run_at: knex.raw('case when version = ? then ? else run_at end', [version, next]),
-        locked_by: null,
-        locked_until: null,
-        attempts: 0,
-        last_error: null,
-        updated_at: now,
-      }),
-  );
+  const c = claimedOf(jobs);
+  return (
+    await retrying(() =>
+      prepared(
+        knex,
+        `update jobs set run_at = case when version = ${c.version} then ? else run_at end, locked_by = null, locked_until = null, attempts = 0, last_error = null, updated_at = ? ` +
+          `where id in (${c.ids}) and locked_by = ?`,
+        [...c.versionParams, next, now, ...c.idParams, jobs[0].lockedBy],
+      ),
+    )
+  ).changes;
 }
 
 /** Deletes the done jobs of one claim in one statement; one woken while running is released instead (it runs again). */
 export async function finishJobs(knex: Knex, jobs: ClaimedJob[], now: number): Promise<void> {
   if (!jobs.length) return;
-  const deleted = await retrying(() =>
-    knex('jobs')
-      .whereIn(
-        'id',
-        jobs.map((j) => j.id),
-      )
-      .where({ locked_by: jobs[0].lockedBy })
-      .where('version', jobs.length === 1 ? jobs[0].version : sameVersion(knex, jobs))
-      .delete(),
-  );
+  const c = claimedOf(jobs);
+  const deleted = (
+    await retrying(() =>
+      prepared(knex, `delete from jobs where id in (${c.ids}) and locked_by = ? and version = ${c.version}`, [
+        ...c.idParams,
+        jobs[0].lockedBy,
+        ...c.versionParams,
+      ]),
+    )
+  ).changes;
   if (deleted < jobs.length) await completeJobs(knex, jobs, now, now);
 }
 
 /** Deletes a job its kind gave up on (after `onGiveUp`), unless the lease was lost meanwhile. */
 export async function dropJobs(knex: Knex, jobs: ClaimedJob[]): Promise<void> {
   if (!jobs.length) return;
-  await retrying(() =>
-    knex('jobs')
-      .whereIn(
-        'id',
-        jobs.map((j) => j.id),
-      )
-      .where({ locked_by: jobs[0].lockedBy })
-      .delete(),
-  );
+  const c = claimedOf(jobs);
+  await retrying(() => prepared(knex, `delete from jobs where id in (${c.ids}) and locked_by = ?`, [...c.idParams, jobs[0].lockedBy]));
 }

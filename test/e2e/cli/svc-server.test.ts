@@ -371,17 +371,21 @@ describe('svc-server serve (sqlite)', function () {
     expect(running.running).to.equal(false);
   });
 
-  it('sends webhook deliveries from a thread of its own by default (its claiming line, /readyz 200 once it claims); DELIVERY_THREAD=off keeps them on the worker', async () => {
+  it('sends webhook deliveries from threads of their own by default (a claiming line each, /readyz 200 once they claim); DELIVERY_THREAD=off keeps them on the worker', async () => {
     const logLines = (p: ServerProcess) =>
       p.stdout
         .split('\n')
         .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l) as { msg: string; deliveries?: string; thread?: string });
-    running = await startSvcServer(['serve'], { env: { DATABASE_URL: db.url, PORT: '0', LOG_LEVEL: 'info' } });
-    expect(logLines(running).find((l) => l.msg.startsWith('listening on'))?.deliveries).to.equal('thread');
+        .map((l) => JSON.parse(l) as { msg: string; deliveries?: string; deliveryThreads?: number; thread?: string; shard?: number; of?: number });
+    running = await startSvcServer(['serve'], { env: { DATABASE_URL: db.url, PORT: '0', LOG_LEVEL: 'info', DELIVERY_THREADS: '2' } });
+    expect(logLines(running).find((l) => l.msg.startsWith('listening on'))).to.include({ deliveries: 'thread', deliveryThreads: 2 });
     const ready = await waitForReady(running.url);
     expect(ready).to.deep.equal({ status: 'ready' });
-    expect(logLines(running).some((l) => l.thread === 'deliveries' && l.msg === 'delivery thread claiming webhook deliveries')).to.equal(true);
+    const claiming = logLines(running).filter((l) => l.thread === 'deliveries' && l.msg === 'delivery thread claiming webhook deliveries');
+    expect(claiming.map((l) => [l.shard, l.of]).sort()).to.deep.equal([
+      [0, 2],
+      [1, 2],
+    ]);
     expect(await running.stop('SIGTERM')).to.equal(0);
 
     running = await startSvcServer(['serve'], { env: { DATABASE_URL: db.url, PORT: '0', LOG_LEVEL: 'info', DELIVERY_THREAD: 'off' } });

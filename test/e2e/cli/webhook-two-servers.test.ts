@@ -22,8 +22,10 @@ if (process.env.TEST_MYSQL_URL) {
     let producer: EventProducer | undefined;
     const receivers: WebhookReceiver[] = [];
     // JOB_CONCURRENCY=2 with 3 endpoints: one process can never hold every delivery job, so the
-    // other one must take one whatever the timing of their claims on a 2-core machine.
-    const env = () => ({ DATABASE_URL: db.url, WEBHOOK_ALLOW_PRIVATE: 'true', JOB_CONCURRENCY: '2', LOG_LEVEL: 'info' });
+    // other one must take one whatever the timing of their claims on a 2-core machine. One delivery
+    // thread each (DELIVERY_THREADS=1), so a worker id holding delivery jobs names a process
+    // (test/integration/delivery-threads.test.ts splits one process's deliveries between threads).
+    const env = () => ({ DATABASE_URL: db.url, WEBHOOK_ALLOW_PRIVATE: 'true', JOB_CONCURRENCY: '2', DELIVERY_THREADS: '1', LOG_LEVEL: 'info' });
 
     before(async () => {
       db = await createMigratedTestDatabase('mysql');

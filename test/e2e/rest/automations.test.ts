@@ -1,6 +1,8 @@
 // Monitoring automations on both surfaces: the contract's list (summary fields, status filter,
 // pagination) and status operations on REST and MCP, a rule created in shadow mode, previewed,
-// armed and run, and a bad rule answering validation_failed naming each wrong field.
+// armed and run, and a bad rule answering validation_failed naming each wrong field; a shadow run's
+// record read alike on REST and MCP, and its one automation.triggered per action delivered to a
+// webhook endpoint listing the objects.
 
 import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -8,6 +10,7 @@ import { dialects } from '../../helpers/databases.js';
 import { mcpClient } from '../../helpers/mcp.js';
 import { startWorld, type World } from '../../helpers/world.js';
 import { seedLiveLaunch, type SeededObject } from '../../../src/launches/live-launch.js';
+import { WebhookReceiver } from '../../helpers/webhook-receiver.js';
 
 type ToolResult = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text?: string }> };
 
@@ -178,6 +181,105 @@ for (const dialect of dialects()) {
       const error = JSON.parse(result.content[0].text!).error;
       expect(error.code).to.equal('validation_failed');
       expect(error.details.map((d: any) => d.field)).to.deep.equal(['actionLevel', 'dailyHour']);
+    });
+  });
+}
+
+for (const dialect of dialects()) {
+  describe(`a shadow run on REST, MCP and webhooks (${dialect})`, function () {
+    this.timeout(60_000);
+    let w: World;
+    let ci: string;
+    let mcp: Client;
+    let brandId: number;
+    let objects: SeededObject[];
+    let receiver: WebhookReceiver;
+
+    before(async () => {
+      // Jobs on: the worker fans the event out and delivers it to the loopback receiver.
+      w = await startWorld({ dialect, env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+      ci = w.key('acme', 'ci');
+      brandId = w.brandId('acme', 'shoes');
+      mcp = await mcpClient(w.url, ci);
+      receiver = await new WebhookReceiver().start('/hooks');
+      objects = (
+        await seedLiveLaunch(w.service.knex, {
+          organizationId: w.seed.organizations.acme.id,
+          brandId,
+          accountId: 'act_1001',
+          platform: 'meta',
+          title: 'Live',
+          at: Date.now() - 2 * 86_400_000,
+          campaigns: [
+            { name: 'Retargeting - no results', dailyBudget: 20_000 },
+            { name: 'Lookalike - no results', dailyBudget: 30_000 },
+            { name: 'Prospecting', dailyBudget: 20_000 },
+          ],
+        })
+      ).objects;
+    });
+    after(async () => {
+      await mcp?.close();
+      await w?.close();
+      await receiver?.close();
+    });
+
+    const api = (method: string, path: string, body?: unknown) => w.request(method, `/v1/brands/${brandId}${path}`, { key: ci, body });
+
+    it('reads its record alike on REST and MCP, and delivers one automation.triggered per action listing its objects to a webhook endpoint', async () => {
+      const endpoint = await w.request('POST', '/v1/webhook-endpoints', {
+        key: ci,
+        body: { url: receiver.url, events: ['automation.triggered'], brandIds: [brandId] },
+      });
+      expect(endpoint.status, JSON.stringify(endpoint.body)).to.equal(201);
+      receiver.secrets = [endpoint.body.secret];
+      const created = await api('POST', '/automations', {
+        automationName: 'Watch burners',
+        accountId: 'act_1001',
+        level: 'campaign',
+        conditions: NO_RESULTS,
+        action: 'pause_and_notify',
+        frequency: 'daily',
+        dailyHour: 6,
+        mode: 'shadow',
+        status: 'PAUSED',
+      });
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      const id = created.body.automationId;
+      const run = await api('POST', `/automations/${id}/runs`);
+      expect(run.status).to.equal(201);
+      expect(run.body.objects.map((o: any) => o.objectId).sort()).to.deep.equal(objects.map((o) => o.objectId).sort());
+      const judged = run.body.objects.filter((o: any) => o.skipReason === 'shadow').map((o: any) => o.objectId);
+      expect(judged.sort()).to.deep.equal([objects[0].objectId, objects[1].objectId].sort());
+
+      // The stored record reads back as the run answered it, on both surfaces.
+      const listed = await api('GET', `/automations/${id}/runs`);
+      expect(listed.body.runs).to.have.length(1);
+      expect(listed.body.runs[0]).to.deep.equal(run.body);
+      const viaMcp = (await mcp.callTool({ name: 'list_automation_runs', arguments: { brandId, automationId: String(id) } })) as ToolResult;
+      expect(viaMcp.isError).to.not.equal(true);
+      expect(viaMcp.structuredContent.runs).to.deep.equal(listed.body.runs);
+
+      // One event for the run's one action, naming every object it would have paused.
+      await receiver.waitFor(1, 20_000);
+      const mine = receiver.received.filter((m) => m.body.data.runId === run.body.runId);
+      expect(mine).to.have.length(1);
+      const [message] = mine;
+      expect(message.verifiedWith).to.deep.equal([0]);
+      expect(message.body.type).to.equal('automation.triggered');
+      const order = run.body.objects.filter((o: any) => o.skipReason === 'shadow').map((o: any) => o.objectId);
+      expect(message.body.data).to.deep.equal({
+        brandId,
+        automationId: id,
+        automationName: 'Watch burners',
+        accountId: 'act_1001',
+        runId: run.body.runId,
+        level: 'campaign',
+        action: 'paused',
+        mode: 'shadow',
+        objects: order,
+        objectCount: 2,
+      });
     });
   });
 }
