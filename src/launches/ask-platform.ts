@@ -56,7 +56,14 @@ export async function askAtPreview(
     const account = await ctx.platforms.account(ctx.db, brandId, accountId);
     const adapter = ctx.platforms.adapterFor(account.platform);
     const specOfNode = (n: NodeRow, objective: string | undefined) => specOf(n, null, account, objective, null, 1, false, fromTree(n, byId, kids));
-    if (adapter.validateCreates) await ask(campaigns, adapter.validateCreates(account, campaigns.map((c) => specOfNode(c, c.properties.objective))));
+    if (adapter.validateCreates)
+      await ask(
+        campaigns,
+        adapter.validateCreates(
+          account,
+          campaigns.map((c) => specOfNode(c, c.properties.objective)),
+        ),
+      );
     if (adapter.validateWithTools) {
       // Every object under the account's campaigns, each with its campaign's objective.
       const asked = campaigns.flatMap((c) => [c, ...(kids.get(c.id) ?? []).flatMap((s) => [s, ...(kids.get(s.id) ?? [])])].map((n) => ({ n, c })));

@@ -512,12 +512,7 @@ function multipart(body: Buffer, contentType: string): Record<string, string | F
  * URL. Which pages TikTok itself judges invalid no document lists: a test names them (`refuseUrlWhen`).
  */
 function validateInfo(url: string, refused: boolean): { is_scheme_link: boolean; is_valid_scheme: boolean; is_valid_url: boolean } {
-  let parsed: URL | null = null;
-  try {
-    parsed = new URL(url);
-  } catch {
-    parsed = null;
-  }
+  const parsed = URL.canParse(url) ? new URL(url) : null;
   const web = parsed !== null && (parsed.protocol === 'http:' || parsed.protocol === 'https:');
   const scheme = parsed !== null && !web;
   return { is_scheme_link: scheme, is_valid_scheme: scheme && !refused, is_valid_url: parsed !== null && (web ? Boolean(parsed.hostname) : true) && !refused };
@@ -858,7 +853,17 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
       case 'GET /tool/url_validate/': {
         // PAGES.urlValidate: the answer's shape is the yml's response_rule.
         const url = String(params.url);
-        return { code: 0, data: { url_info: { validate_info: validateInfo(url, this.invalidUrls.some((rule) => rule(url, advertiserId))) } } };
+        return {
+          code: 0,
+          data: {
+            url_info: {
+              validate_info: validateInfo(
+                url,
+                this.invalidUrls.some((rule) => rule(url, advertiserId)),
+              ),
+            },
+          },
+        };
       }
       default:
         return { code: 40002, message: `The fake does not answer ${key}.` };

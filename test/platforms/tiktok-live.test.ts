@@ -1,8 +1,8 @@
 // The TikTok adapter against the strict fake TikTok Business API: the reference launch (campaign, ad
 // group, ad with an uploaded image; once with a video) with campaign budget optimization and with an
 // ad-group budget, every recorded request asserted field by field; region ids kept per advertiser,
-// findCreated in a few calls, live budget edits and bulk pauses, pixel pages of 20, throttles, and the
-// fake refusing bad requests with 40002 naming the field.
+// findCreated in a few calls, live budget edits and bulk pauses, pixel pages of 20, throttles, landing
+// pages put to /tool/url_validate/, and the fake refusing bad requests with 40002 naming the field.
 
 import crypto from 'node:crypto';
 import { expect } from 'chai';
@@ -637,7 +637,12 @@ describe('TikTok adapter against the strict fake: the reference launch and what 
     const live = adapter();
     const [campaign, adset, ad] = referenceLaunch(true, { type: 'image', ref: 'img_1', thumbnailRef: null });
     const twin: ObjectSpec = { ...ad, marker: 'nd_ad0000000000002', name: 'Hero 2' };
-    const closed: ObjectSpec = { ...ad, marker: 'nd_ad0000000000003', name: 'Closed', settings: { ...ad.settings, linkUrl: 'https://shop.example.com/closed', urlTags: undefined } };
+    const closed: ObjectSpec = {
+      ...ad,
+      marker: 'nd_ad0000000000003',
+      name: 'Closed',
+      settings: { ...ad.settings, linkUrl: 'https://shop.example.com/closed', urlTags: undefined },
+    };
     fake.refuseUrlWhen((url) => url.startsWith('https://shop.example.com/closed'));
     const answers = await live.validateWithTools(account, [campaign, adset, ad, twin, closed]);
     // One GET per distinct page: the campaign and the ad group have none, the twin shares the first ad's.

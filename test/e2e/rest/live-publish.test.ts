@@ -3,7 +3,8 @@
 // with ad-set budgets, with an image and with a video. A recording proxy in front of each fake keeps
 // every request the service sent, asserted field by field: the upload before the ad, the uploaded
 // reference in the ad, page or identity, budgets in each platform's unit, region ids, sub3. A second
-// launch with the same creative uploads nothing.
+// launch with the same creative uploads nothing. A TikTok preview puts each landing page to TikTok's
+// URL tool: a page it calls invalid is an issue on the ad's linkUrl.
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -381,7 +382,13 @@ for (const dialect of dialects()) {
 
       it("preview in live mode: a landing page TikTok's URL tool calls invalid → 400 on that ad's linkUrl in TikTok's words, the same issue in preview-launch, nothing created", async () => {
         const built = await buildLaunch(tok, { title: 'TikTok closed page', ...tokTree(ids.tokImage, 'campaign'), ads: 2 });
-        const closed = await addNode(tok, built.launchId, 'ad', { ...adProps, name: 'Closed', creativeId: ids.tokImage, linkUrl: 'https://shop.example.com/closed' }, built.adsetId);
+        const closed = await addNode(
+          tok,
+          built.launchId,
+          'ad',
+          { ...adProps, name: 'Closed', creativeId: ids.tokImage, linkUrl: 'https://shop.example.com/closed' },
+          built.adsetId,
+        );
         tiktok.refuseUrlWhen((url, advertiser) => advertiser === ADVERTISER && url.startsWith('https://shop.example.com/closed'));
         try {
           const before = tiktok.objectsOf(ADVERTISER).length;
