@@ -659,7 +659,7 @@ export class TikTokAdapter implements PlatformAdapter {
    * Asks /tool/url_validate/ about the landing page each ad of `specs` would carry (its landing_page_url,
    * URL tags and sub3 in), each distinct page once, a few at a time; campaigns and ad groups have none to
    * ask about. A page TikTok calls invalid (`is_valid_url` false, or a scheme link whose scheme is not
-   * valid), or a `url` it refuses outright (40002 and its message), is a refusal on `linkUrl` in TikTok's
+   * valid), or a `url` it refuses outright (40002 and its message, code kept), is a refusal on `linkUrl` in TikTok's
    * words. Other failures (a refused token, a throttle that outlasts the waits) are thrown.
    */
   async validateWithTools(account: AdAccount, specs: ObjectSpec[]): Promise<Array<PlatformError | null>> {
@@ -677,7 +677,9 @@ export class TikTokAdapter implements PlatformAdapter {
     try {
       data = await this.read(account, 'tool/url_validate/', { url });
     } catch (err) {
-      if (err instanceof PlatformError && err.kind === 'invalid_request') return new PlatformError(err.kind, err.message, { ...err.extra, field: 'linkUrl' });
+      // A refusal of the `url` itself is about the page; a token, throttle or outage is not, and is thrown.
+      if (err instanceof PlatformError && (err.kind === 'invalid_request' || err.kind === 'not_found'))
+        return new PlatformError('invalid_request', err.message, { ...err.extra, field: 'linkUrl' });
       throw err;
     }
     // yml_files/tool_url_validate.yml (response_rule): data.url_info.validate_info. Only a false said is a refusal.
