@@ -7,7 +7,7 @@
 // - python_sdk/docs/*Api.md: each operation's method, path, portal page and parameter table;
 // - python_sdk/docs/<Model>.md: the body models (CampaignCreateBody, AdcreateCreatives, ...), one
 //   nested level expanded (a creative of ad/create, the filtering of campaign/get);
-// - yml_files/<operation>.yml where the SDK ships one (pixel/list, report/integrated/get): enums
+// - yml_files/<operation>.yml where the SDK ships one (pixel/list, report/integrated/get, tool/url_validate): enums
 //   (x-open-enum keys) and numeric bounds (page_size maximum);
 // - yml_files/smart_plus_adgroup_create.yml: the ad group's `optimization_event` enum (ExternalAction, its
 //   valid keys), which the Adgroup Create docs leave untyped.
@@ -42,6 +42,7 @@ const WANTED: Record<string, string | null> = {
   'GET /file/image/ad/info/': null,
   'GET /tool/region/': null,
   'GET /tool/interest_category/': null,
+  'GET /tool/url_validate/': 'yml_files/tool_url_validate.yml',
   'GET /identity/get/': null,
   'GET /dmp/custom_audience/list/': null,
   'GET /pixel/list/': 'yml_files/pixel_list.yml',

@@ -1,7 +1,8 @@
 // Asking the platform (live-platforms.md, "Asking the platform"): where an adapter can validate a create
 // without doing it (Meta validate_only), a preview asks about each campaign create and a publish asks
-// about all of a level's creates before it creates any of them. A refusal is an issue on that node's
-// field, in Meta's own words with its code and subcode; nothing is created.
+// about all of a level's creates before it creates any of them; where it has tools instead (TikTok's
+// URL tool), a preview asks them about the launch's objects. A refusal is an issue on that node's
+// field, in the platform's own words (Meta's with its code and subcode); nothing is created.
 
 import { validationFailed, type FieldIssue } from '../errors.js';
 import type { BrandAdAccount } from '../platforms/registry.js';
@@ -29,11 +30,13 @@ export function refusalIssue(node: NodeRow, err: PlatformError): FieldIssue {
 }
 
 /**
- * At preview, each campaign create on an account whose platform validates without creating (Meta), asked
- * in one round trip per account: the issues of the refused ones. Campaigns of other platforms, or on an
- * account the preview's own validation already refused, are not asked.
+ * At preview, what each account's platform can say before anything exists: each campaign create where it
+ * validates without creating (Meta, one round trip per account), and every object of the account's
+ * campaigns where it has tools that judge them (TikTok: one /tool/url_validate/ per distinct landing
+ * page). The issues of the refused ones. Campaigns on an account the preview's own validation already
+ * refused are not asked about (the caller asks only when it found no issue).
  */
-export async function askAboutCampaigns(
+export async function askAtPreview(
   ctx: ServiceContext<'platforms'>,
   brandId: number,
   nodes: NodeRow[],
@@ -47,13 +50,31 @@ export async function askAboutCampaigns(
     if (accountId) byAccount.set(accountId, [...(byAccount.get(accountId) ?? []), c]);
   }
   const issues: FieldIssue[] = [];
+  const ask = async (asked: NodeRow[], question: Promise<Array<PlatformError | null>>) =>
+    (await question).forEach((r, i) => r && issues.push(refusalIssue(asked[i], r)));
   for (const [accountId, campaigns] of byAccount) {
     const account = await ctx.platforms.account(ctx.db, brandId, accountId);
     const adapter = ctx.platforms.adapterFor(account.platform);
-    if (!adapter.validateCreates) continue;
-    const specs = campaigns.map((c) => specOf(c, null, account, c.properties.objective, null, 1, false, fromTree(c, byId, kids)));
-    const refusals = await adapter.validateCreates(account, specs);
-    refusals.forEach((r, i) => r && issues.push(refusalIssue(campaigns[i], r)));
+    const specOfNode = (n: NodeRow, objective: string | undefined) => specOf(n, null, account, objective, null, 1, false, fromTree(n, byId, kids));
+    if (adapter.validateCreates)
+      await ask(
+        campaigns,
+        adapter.validateCreates(
+          account,
+          campaigns.map((c) => specOfNode(c, c.properties.objective)),
+        ),
+      );
+    if (adapter.validateWithTools) {
+      // Every object under the account's campaigns, each with its campaign's objective.
+      const asked = campaigns.flatMap((c) => [c, ...(kids.get(c.id) ?? []).flatMap((s) => [s, ...(kids.get(s.id) ?? [])])].map((n) => ({ n, c })));
+      await ask(
+        asked.map(({ n }) => n),
+        adapter.validateWithTools(
+          account,
+          asked.map(({ n, c }) => specOfNode(n, c.properties.objective)),
+        ),
+      );
+    }
   }
   return issues;
 }

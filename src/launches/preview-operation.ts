@@ -10,7 +10,7 @@ import { planFingerprint } from './publish-view.js';
 import { loadLaunch, loadNodes } from './store.js';
 import { countsOf } from './tree.js';
 import { campaignAmounts, validateLaunch } from './validate.js';
-import { askAboutCampaigns } from './ask-platform.js';
+import { askAtPreview } from './ask-platform.js';
 
 export const previewLaunch = defineOperation({
   name: 'preview-launch',
@@ -25,7 +25,7 @@ export const previewLaunch = defineOperation({
   toolset: 'launch',
   summary: "Read what publishing a launch would do: its validation issues (as a list, not an error), counts, plan fingerprint and each ad account's amount.",
   description:
-    'The same checks as launch-campaign without confirm (a Meta campaign its rules pass is put to Meta with validate_only), with the read scope: issues and warnings name the node and setting ' +
+    "The same checks as launch-campaign without confirm (live, a launch its rules pass is put to Meta's validate_only and TikTok's URL tool), with the read scope: issues and warnings name the node and setting " +
     '(campaigns[<nodeId>].budget.dailyAmount) and say what to fix; valid is true when there are none. budget.accounts gives each ad ' +
     "account's total in its own currency's minor units and the US cents it would count against a publish ceiling at the FX_RATES rate " +
     '(null, with budget.countedUsdCents null, when the currency has no rate). planFingerprint is what launch-campaign, ' +
@@ -35,8 +35,8 @@ export const previewLaunch = defineOperation({
     const l = await loadLaunch(ctx.db, ctx.brand.id, input.launchId);
     const nodes = await loadNodes(ctx.db, l.id);
     const { issues, warnings, campaignAccounts } = validateLaunch(nodes, await validationContextFor(ctx, l, nodes));
-    // As launch-campaign's preview: a launch our own rules pass is put to the platform where it can say (Meta validate_only).
-    const asked = l.status !== 'published' && !issues.length ? await askAboutCampaigns(ctx, l.brandId, nodes, campaignAccounts) : [];
+    // As launch-campaign's preview: a launch our own rules pass is put to the platform where it can say (Meta validate_only, TikTok's URL tool).
+    const asked = l.status !== 'published' && !issues.length ? await askAtPreview(ctx, l.brandId, nodes, campaignAccounts) : [];
     const shown = l.status === 'published' ? [] : [...issues, ...asked];
     const byAccount = new Map<string, number>();
     for (const c of campaignAmounts(nodes, campaignAccounts)) byAccount.set(c.accountId, (byAccount.get(c.accountId) ?? 0) + c.amountMinorUnits);

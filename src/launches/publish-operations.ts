@@ -8,7 +8,7 @@ import { ServiceError, validationFailed } from '../errors.js';
 import type { BrandAdAccount } from '../platforms/registry.js';
 import { requireCeiling } from './ceiling.js';
 import { creativesFor, validationContextFor } from './context.js';
-import { askAboutCampaigns } from './ask-platform.js';
+import { askAtPreview } from './ask-platform.js';
 import { changeLiveBudget } from './live-budget.js';
 import { publishingConflict, publishLaunch, publishLeaseMs } from './publish.js';
 import { countLaunch, publishView, requirePlan } from './publish-view.js';
@@ -37,8 +37,8 @@ const launchCampaign = defineOperation({
     "Budgets are in the minor units of each ad account's currency; the ceiling is in US dollars: budget.accounts shows each account's " +
     'amount and the US cents it counts (its total at the FX_RATES rate, rounded up to the next cent), budget.countedUsdCents the sum. ' +
     'An account currency without a rate answers 503 unavailable (preview included) and publishes nothing. ' +
-    'Validation failures answer 400 "Launch validation failed: <n> issues." with one detail per issue; in live mode the preview also asks Meta ' +
-    "to validate each campaign (a refusal is an issue in Meta's words) and a publish asks about each level before creating it. A failed publish removes what " +
+    'Validation failures answer 400 "Launch validation failed: <n> issues." with one detail per issue; in live mode the preview also asks the platform ' +
+    "(Meta validate_only on each campaign, TikTok's URL tool on each landing page; a refusal is an issue in its words) and a Meta publish asks about each level before creating it. A failed publish removes what " +
     'it created and releases the reservation. A publish interrupted by anything (a timeout, a crash, an outage) ends in published or ' +
     'publish_failed by itself within the job lease plus a minute; a 504 says so and names the launch in details.launchId. ' +
     "Send the preview's planFingerprint with confirm: true to publish only that plan (changed since: 409 stale_read).",
@@ -71,9 +71,9 @@ const launchCampaign = defineOperation({
     const vctx = await validationContextFor(ctx, l, nodes);
     const { issues, warnings, campaignAccounts } = validateLaunch(nodes, vctx);
     if (issues.length && l.status !== 'published') throw validationFailed(issues, `Launch validation failed: ${issues.length} issues.`);
-    // A preview asks the platform itself about each campaign create where it can (Meta validate_only).
+    // A preview asks the platform itself where it can (Meta validate_only on each campaign create, TikTok's URL tool on each landing page).
     if (!input.confirm && l.status !== 'published') {
-      const refused = await askAboutCampaigns(ctx, l.brandId, nodes, campaignAccounts);
+      const refused = await askAtPreview(ctx, l.brandId, nodes, campaignAccounts);
       if (refused.length) throw validationFailed(refused, `Launch validation failed: ${refused.length} issues.`);
     }
     if (!input.confirm || l.status === 'published') return publishView(ctx, l, nodes, campaignAccounts, warnings, input.confirm === true);

@@ -29,6 +29,7 @@ const CALLS: Record<Call, true> = {
   finishPublish: true,
   metaAccountFacts: true,
   validateCreates: true,
+  validateWithTools: true,
   validateBudget: true,
 };
 

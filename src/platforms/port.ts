@@ -330,6 +330,13 @@ export interface PlatformAdapter {
    * subcode; `field` the service's property when the platform names one). Nothing is created.
    */
   validateCreates?(account: AdAccount, specs: ObjectSpec[]): Promise<Array<PlatformError | null>>;
+  /**
+   * Where the platform has no validate-only mode but tools that judge part of a create (TikTok
+   * `/tool/url_validate/` for an ad's landing page): asks them about `specs` (a launch's objects before
+   * any exists, parents unresolved), each distinct question once per call, and answers, in order, null
+   * for a spec they find nothing against, else the refusal (`field` the service's property). Nothing is created.
+   */
+  validateWithTools?(account: AdAccount, specs: ObjectSpec[]): Promise<Array<PlatformError | null>>;
   /** Likewise for a budget change of a live object: null when the platform would take it, else its refusal; nothing changes. */
   validateBudget?(account: AdAccount, ref: ObjectRef, budget: Budget): Promise<PlatformError | null>;
 }

@@ -4,7 +4,9 @@
 // against the rules that live only in the portal pages, each written below with its page (a rule
 // whose only source is a third party's public report says so). Answers are TikTok's own: HTTP 200
 // `{code, message, request_id, data}`, 40002 naming the field. What TikTok changes without a word
-// (a special industry's targeting widened) the fake changes too and records in `silentChanges`.
+// (a special industry's targeting widened) the fake changes too and records in `silentChanges`; what
+// TikTok judges without a document (a landing page /tool/url_validate/ calls invalid) a test names
+// (`refuseUrlWhen`).
 
 import crypto from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -90,6 +92,11 @@ const PAGES = {
     'yml_files/smart_plus_adgroup_create.yml optimization_event enum (ExternalAction) @f809c39; pixel_id only for objectives that take one (third-party report: amekala ads-mcp validity matrix)',
   reachFrequency: 'AdgroupCreateBody frequency, frequency_schedule: needed by REACH ad groups (third-party report: amekala ads-mcp validity matrix)',
   allowlist: 'AdgroupCreateBody placements: PLACEMENT_GLOBAL_APP_BUNDLE is allowlist-only (portal Adgroup Create page)',
+  // Asking the platform (live-platforms.md): TikTok has no validate-only mode, but a tool that judges a landing page.
+  urlValidate:
+    'yml_files/tool_url_validate.yml @f809c39 (python_sdk/docs/ToolApi.md tool_url_validate; portal https://ads.tiktok.com/marketing_api/docs?id=1774487686007810): ' +
+    'GET /tool/url_validate/ with advertiser_id and url, both required strings; "check whether a URL is a custom URL scheme, Apple\u2019s universal link, ' +
+    'or Android App Link, and whether the URL is valid"; its response_rule answers data.url_info.validate_info {is_scheme_link, is_valid_scheme, is_valid_url}',
 };
 
 /** The characters TikTok counts twice in ad text and display names (PAGES.cjk: Chinese and Japanese). */
@@ -499,6 +506,18 @@ function multipart(body: Buffer, contentType: string): Record<string, string | F
   return out;
 }
 
+/**
+ * PAGES.urlValidate: what the tool says of `url`. A web page (http or https) is no scheme link; another
+ * scheme (myapp://...) is one, and a valid one when it parses. Anything that does not parse is no valid
+ * URL. Which pages TikTok itself judges invalid no document lists: a test names them (`refuseUrlWhen`).
+ */
+function validateInfo(url: string, refused: boolean): { is_scheme_link: boolean; is_valid_scheme: boolean; is_valid_url: boolean } {
+  const parsed = URL.canParse(url) ? new URL(url) : null;
+  const web = parsed !== null && (parsed.protocol === 'http:' || parsed.protocol === 'https:');
+  const scheme = parsed !== null && !web;
+  return { is_scheme_link: scheme, is_valid_scheme: scheme && !refused, is_valid_url: parsed !== null && (web ? Boolean(parsed.hostname) : true) && !refused };
+}
+
 type TikTokFault = { kind: 'throttle'; http429: boolean; retryAfterSeconds?: number } | { kind: 'code'; code: number; message: string };
 
 /** The metrics this fake's reports answer (TikTok's "Basic metrics" and "Attribute metrics" reference). */
@@ -549,6 +568,8 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
   private readonly stats = new Map<string, Map<string, TikTokDayStats>>();
   /** Object id → the message a status update answers for it in `failures` (the object left unchanged). */
   private readonly statusRefusals = new Map<string, { message: string; statuses: string[] }>();
+  /** Rules no document describes, set by a test (`refuseUrlWhen`): the landing pages /tool/url_validate/ calls invalid. */
+  private readonly invalidUrls: Array<(url: string, advertiserId: string) => boolean> = [];
   /** Answers of creates by advertiser, endpoint and request_id: the same request_id answers the same object (PAGES.campaignCreate, PAGES.adgroupCreate). */
   private readonly byRequestId = new Map<string, Answer>();
   private seq = 0;
@@ -651,6 +672,19 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
   ): void {
     if (clear) this.statusRefusals.delete(id);
     else this.statusRefusals.set(id, { message, statuses });
+  }
+
+  /**
+   * A rule no document describes (PAGES.urlValidate): /tool/url_validate/ answers `is_valid_url: false`
+   * for every URL `rule` picks, as TikTok does for a landing page it will not take.
+   */
+  refuseUrlWhen(rule: (url: string, advertiserId: string) => boolean): void {
+    this.invalidUrls.push(rule);
+  }
+
+  /** Forgets the rules set by `refuseUrlWhen`. */
+  clearUnwritten(): void {
+    this.invalidUrls.length = 0;
   }
 
   /** The next `n` requests are rate limited: code 40100, or HTTP 429 with Retry-After when asked. */
@@ -816,6 +850,21 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
         return { code: 0, data: { interest_categories: INTEREST_CATEGORIES } };
       case 'GET /tool/region/':
         return { code: 0, data: { region_info: this.regionsFor(params.placements) } };
+      case 'GET /tool/url_validate/': {
+        // PAGES.urlValidate: the answer's shape is the yml's response_rule.
+        const url = String(params.url);
+        return {
+          code: 0,
+          data: {
+            url_info: {
+              validate_info: validateInfo(
+                url,
+                this.invalidUrls.some((rule) => rule(url, advertiserId)),
+              ),
+            },
+          },
+        };
+      }
       default:
         return { code: 40002, message: `The fake does not answer ${key}.` };
     }

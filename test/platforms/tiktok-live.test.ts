@@ -1,8 +1,8 @@
 // The TikTok adapter against the strict fake TikTok Business API: the reference launch (campaign, ad
 // group, ad with an uploaded image; once with a video) with campaign budget optimization and with an
 // ad-group budget, every recorded request asserted field by field; region ids kept per advertiser,
-// findCreated in a few calls, live budget edits and bulk pauses, pixel pages of 20, throttles, and the
-// fake refusing bad requests with 40002 naming the field.
+// findCreated in a few calls, live budget edits and bulk pauses, pixel pages of 20, throttles, landing
+// pages put to /tool/url_validate/, and the fake refusing bad requests with 40002 naming the field.
 
 import crypto from 'node:crypto';
 import { expect } from 'chai';
@@ -633,6 +633,48 @@ describe('TikTok adapter against the strict fake: the reference launch and what 
     expect(fake.requests.length).to.equal(before);
   });
 
+  it('asks /tool/url_validate/ about each distinct landing page once, as the ad would carry it: a page TikTok calls invalid is a refusal on linkUrl in its words, nothing created', async () => {
+    const live = adapter();
+    const [campaign, adset, ad] = referenceLaunch(true, { type: 'image', ref: 'img_1', thumbnailRef: null });
+    const twin: ObjectSpec = { ...ad, marker: 'nd_ad0000000000002', name: 'Hero 2' };
+    const closed: ObjectSpec = {
+      ...ad,
+      marker: 'nd_ad0000000000003',
+      name: 'Closed',
+      settings: { ...ad.settings, linkUrl: 'https://shop.example.com/closed', urlTags: undefined },
+    };
+    fake.refuseUrlWhen((url) => url.startsWith('https://shop.example.com/closed'));
+    const answers = await live.validateWithTools(account, [campaign, adset, ad, twin, closed]);
+    // One GET per distinct page: the campaign and the ad group have none, the twin shares the first ad's.
+    expect(fake.requests.map((r) => [r.method, r.path])).to.deep.equal([
+      ['GET', '/open_api/v1.3/tool/url_validate/'],
+      ['GET', '/open_api/v1.3/tool/url_validate/'],
+    ]);
+    expect(fake.requests.map((r) => r.params)).to.have.deep.members([
+      { advertiser_id: advertiserId, url: 'https://shop.example.com/spring?ref=tt&utm_source=tiktok&utm_medium=paid&sub3=__CAMPAIGN_ID__#offer' },
+      { advertiser_id: advertiserId, url: 'https://shop.example.com/closed?sub3=__CAMPAIGN_ID__' },
+    ]);
+    expect(answers.slice(0, 4)).to.deep.equal([null, null, null, null]);
+    const refused = answers[4]!;
+    expect(refused).to.be.instanceOf(PlatformError);
+    expect(refused.kind).to.equal('invalid_request');
+    expect(refused.extra.field).to.equal('linkUrl');
+    expect(refused.message).to.equal(
+      "TikTok's /tool/url_validate/ answered is_scheme_link: false, is_valid_scheme: false, is_valid_url: false for the landing page " +
+        'https://shop.example.com/closed?sub3=__CAMPAIGN_ID__: give the ad a landing page TikTok takes (linkUrl)',
+    );
+    expect(fake.objects.size, 'nothing created').to.equal(0);
+
+    // A url TikTok refuses outright (40002) is a refusal on linkUrl with its message and code; a refused token is thrown.
+    fake.codeNext(1, 40002, 'url: The URL is too long.');
+    const [outright] = await live.validateWithTools(account, [closed]);
+    expect(outright).to.be.instanceOf(PlatformError);
+    expect(outright!.message).to.equal('url: The URL is too long.');
+    expect(outright!.extra).to.deep.include({ field: 'linkUrl', platformCode: 40002 });
+    fake.codeNext(1, 40105, 'Access token is incorrect or has been revoked.');
+    expect((await platformErrorOf(live.validateWithTools(account, [ad]))).kind).to.equal('authentication');
+  });
+
   it('reads the pixel options 20 a page, the cap of pixel/list', async () => {
     for (let i = 0; i < 45; i++) fake.seedAsset(advertiserId, 'pixels', { pixel_id: `9${String(i).padStart(9, '0')}`, pixel_name: `Pixel ${i}` });
     const pixels = await adapter().listOptions(account, 'pixels');
@@ -1038,6 +1080,22 @@ describe('the strict fake TikTok Business API refuses what TikTok refuses, namin
         }),
       message: /^creatives\.0\.display_name: Length must be between 1 and 40\.$/,
     },
+    // Asking the platform: /tool/url_validate/ as ToolApi.md and yml_files/tool_url_validate.yml describe it.
+    {
+      mistake: 'url_validate without its url',
+      call: () => call('GET', '/tool/url_validate/', {}),
+      message: /^url: Missing data for required field\.$/,
+    },
+    {
+      mistake: 'url_validate with a field it does not take',
+      call: () => call('GET', '/tool/url_validate/', { url: 'https://shop.example.com/', landing_page_url: 'https://shop.example.com/' }),
+      message: /^landing_page_url: Unknown field\.$/,
+    },
+    {
+      mistake: 'url_validate with a list of urls',
+      call: () => call('GET', '/tool/url_validate/', { url: ['https://shop.example.com/'] }),
+      message: /^url: Not a string\.$/,
+    },
     { mistake: 'no access token', call: () => call('GET', '/campaign/get/', {}, {}), code: 40104, message: /^Access token is null/ },
     {
       mistake: 'a revoked access token',
@@ -1046,6 +1104,24 @@ describe('the strict fake TikTok Business API refuses what TikTok refuses, namin
       message: /^Access token is incorrect or has been revoked/,
     },
   ];
+
+  it('answers /tool/url_validate/ in the shape of its response_rule, and calls a page invalid only when a test says TikTok does (refuseUrlWhen)', async () => {
+    const asked = (url: string) => call('GET', '/tool/url_validate/', { url });
+    const info = (answer: { body: any }) => answer.body.data.url_info.validate_info;
+    const page = await asked('https://shop.example.com/spring?sub3=__CAMPAIGN_ID__');
+    expect(page.body).to.include({ code: 0 });
+    expect(info(page)).to.deep.equal({ is_scheme_link: false, is_valid_scheme: false, is_valid_url: true });
+    expect(info(await asked('shopapp://spring'))).to.deep.equal({ is_scheme_link: true, is_valid_scheme: true, is_valid_url: true });
+    expect(info(await asked('not a url'))).to.deep.equal({ is_scheme_link: false, is_valid_scheme: false, is_valid_url: false });
+    fake.refuseUrlWhen((url, advertiser) => advertiser === advertiserId && url.includes('/closed'));
+    try {
+      expect(info(await asked('https://shop.example.com/closed'))).to.deep.equal({ is_scheme_link: false, is_valid_scheme: false, is_valid_url: false });
+      expect(info(await asked('https://shop.example.com/open')).is_valid_url).to.equal(true);
+    } finally {
+      fake.clearUnwritten();
+    }
+    expect(info(await asked('https://shop.example.com/closed')).is_valid_url).to.equal(true);
+  });
 
   it("widens a special industry's ad group to 18+ and all genders without a word, as TikTok does, and records it (silentChanges)", async () => {
     const housing = await call('POST', '/campaign/create/', { ...campaign, campaign_name: 'Housing', special_industries: ['HOUSING'] });

@@ -3,7 +3,8 @@
 // group per /ad/create/, up to 20 ids per status update); names go as given, campaign and ad group
 // creates carry the node id as TikTok's idempotency key `request_id`, creatives are uploaded to the
 // advertiser's library, and countries become the ids of TikTok's region tool. Ad groups and ads are
-// created DISABLE and finishPublish gives every object the launch's status once all exist.
+// created DISABLE and finishPublish gives every object the launch's status once all exist. A live
+// preview asks TikTok's URL tool about each landing page (validateWithTools).
 
 import {
   PlatformError,
@@ -52,6 +53,7 @@ import {
   budgetMode,
   campaignCreate,
   creativeFields,
+  landingPageOf,
   objectiveType,
   TIKTOK_PLACEMENTS,
   toCampaign,
@@ -81,6 +83,8 @@ const MAX_PAGES = 50;
 const FILTER_IDS = 100;
 /** Create answers kept for findCreated, per process (the oldest dropped past this). */
 const RECORDED_CREATES = 100_000;
+/** Landing pages put to /tool/url_validate/ at once (a preview's questions, one GET each). */
+const URL_CHECKS_AT_ONCE = 4;
 /** What /tool/region/ is asked for when no ad group is in question (the location options list). */
 const REGION_QUERY = { placements: ['PLACEMENT_TIKTOK'], objective_type: 'TRAFFIC' };
 /** The placements automatic placement uses, for the region tool (AdgroupCreateBody location_ids: "based on your placement and objective"). */
@@ -649,6 +653,44 @@ export class TikTokAdapter implements PlatformAdapter {
     if (!countries.length) return [];
     const ids = await this.regionIds(account, scope);
     return [...new Set(countries)].filter((c) => !ids.has(c.toUpperCase()));
+  }
+
+  /**
+   * Asks /tool/url_validate/ about the landing page each ad of `specs` would carry (its landing_page_url,
+   * URL tags and sub3 in), each distinct page once, a few at a time; campaigns and ad groups have none to
+   * ask about. A page TikTok calls invalid (`is_valid_url` false, or a scheme link whose scheme is not
+   * valid), or a `url` it refuses outright (40002 and its message, code kept), is a refusal on `linkUrl` in TikTok's
+   * words. Other failures (a refused token, a throttle that outlasts the waits) are thrown.
+   */
+  async validateWithTools(account: AdAccount, specs: ObjectSpec[]): Promise<Array<PlatformError | null>> {
+    const pages = specs.map((spec) => (spec.level === 'ad' ? landingPageOf(spec.settings ?? {}) : undefined));
+    const verdicts = new Map<string, PlatformError | null>();
+    for (const part of chunks([...new Set(pages.filter((p): p is string => p !== undefined))], URL_CHECKS_AT_ONCE)) {
+      await Promise.all(part.map(async (url) => verdicts.set(url, await this.judgeUrl(account, url))));
+    }
+    return pages.map((url) => (url === undefined ? null : verdicts.get(url)!));
+  }
+
+  /** One question to /tool/url_validate/: null when TikTok takes `url` as a landing page, else why not (on `linkUrl`). */
+  private async judgeUrl(account: AdAccount, url: string): Promise<PlatformError | null> {
+    let data: any;
+    try {
+      data = await this.read(account, 'tool/url_validate/', { url });
+    } catch (err) {
+      // A refusal of the `url` itself is about the page; a token, throttle or outage is not, and is thrown.
+      if (err instanceof PlatformError && (err.kind === 'invalid_request' || err.kind === 'not_found'))
+        return new PlatformError('invalid_request', err.message, { ...err.extra, field: 'linkUrl' });
+      throw err;
+    }
+    // yml_files/tool_url_validate.yml (response_rule): data.url_info.validate_info. Only a false said is a refusal.
+    const info = data?.url_info?.validate_info ?? {};
+    const said = ['is_scheme_link', 'is_valid_scheme', 'is_valid_url'].filter((k) => typeof info[k] === 'boolean').map((k) => `${k}: ${String(info[k])}`);
+    if (info.is_valid_url !== false && !(info.is_scheme_link === true && info.is_valid_scheme === false)) return null;
+    return new PlatformError(
+      'invalid_request',
+      `TikTok's /tool/url_validate/ answered ${said.join(', ')} for the landing page ${url}: give the ad a landing page TikTok takes (linkUrl)`,
+      { field: 'linkUrl' },
+    );
   }
 
   /** The location ids of an ad set's targeting countries, for its objective and placements (undefined when it names none). */

@@ -313,6 +313,12 @@ export function creativeFields(s: Record<string, unknown>): TikTokParams {
   });
 }
 
+/** The landing_page_url an ad's create would carry (its URL tags and sub3 in, `platformFields` last as in adCreative); undefined without one. */
+export function landingPageOf(s: Record<string, unknown>): string | undefined {
+  const url = { ...creativeFields(s), ...asRecord(s.platformFields) }.landing_page_url;
+  return typeof url === 'string' ? url : undefined;
+}
+
 /** One entry of the `creatives` array of /ad/create/: its format from the uploaded creative, its identity, its landing URL with sub3. */
 export function adCreative(spec: ObjectSpec, account: AdAccount | null = null): TikTokParams {
   const s = spec.settings ?? {};

@@ -3,7 +3,8 @@
 // with ad-set budgets, with an image and with a video. A recording proxy in front of each fake keeps
 // every request the service sent, asserted field by field: the upload before the ad, the uploaded
 // reference in the ad, page or identity, budgets in each platform's unit, region ids, sub3. A second
-// launch with the same creative uploads nothing.
+// launch with the same creative uploads nothing. A TikTok preview puts each landing page to TikTok's
+// URL tool: a page it calls invalid is an issue on the ad's linkUrl.
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -12,7 +13,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { dialects } from '../../helpers/databases.js';
 import { startWorld, type World } from '../../helpers/world.js';
-import { brandApi, buildLaunch, idem, type Api } from '../../helpers/launch-builders.js';
+import { addNode, adProps, brandApi, buildLaunch, idem, type Api } from '../../helpers/launch-builders.js';
 import { makePng } from '../../helpers/png.js';
 import { makeMp4 } from '../../helpers/mp4.js';
 import { RecordingProxy, type Recorded } from '../../helpers/recording-proxy.js';
@@ -372,6 +373,68 @@ for (const dialect of dialects()) {
           expect([...tiktokProxy.recorded, ...metaProxy.recorded].filter((r) => r.method === 'POST')).to.deep.equal([]);
         });
       }
+
+      // Asking the platform (live-platforms.md): TikTok has no validate-only mode; a live preview puts each
+      // distinct landing page to its URL tool, once per page per preview, as the ad would carry it (sub3 in).
+      const SPRING = 'https://shop.example.com/spring?sub3=__CAMPAIGN_ID__';
+      const CLOSED = 'https://shop.example.com/closed?sub3=__CAMPAIGN_ID__';
+      const urlQuestions = () => tiktokProxy.to(/^\/tool\/url_validate\/$/);
+
+      it("preview in live mode: a landing page TikTok's URL tool calls invalid → 400 on that ad's linkUrl in TikTok's words, the same issue in preview-launch, nothing created", async () => {
+        const built = await buildLaunch(tok, { title: 'TikTok closed page', ...tokTree(ids.tokImage, 'campaign'), ads: 2 });
+        const closed = await addNode(
+          tok,
+          built.launchId,
+          'ad',
+          { ...adProps, name: 'Closed', creativeId: ids.tokImage, linkUrl: 'https://shop.example.com/closed' },
+          built.adsetId,
+        );
+        tiktok.refuseUrlWhen((url, advertiser) => advertiser === ADVERTISER && url.startsWith('https://shop.example.com/closed'));
+        try {
+          const before = tiktok.objectsOf(ADVERTISER).length;
+          const reply = await tok('POST', `/launches/${built.launchId}/publish`, {}, idem('preview'));
+          expect(reply.status, JSON.stringify(reply.body)).to.equal(400);
+          expect(reply.body.error.code).to.equal('validation_failed');
+          const issue = {
+            field: `ads[${closed}].linkUrl`,
+            code: 'platform_refused',
+            message:
+              "the ad platform refused it when asked to validate it: TikTok's /tool/url_validate/ answered is_scheme_link: false, is_valid_scheme: false, " +
+              `is_valid_url: false for the landing page ${CLOSED}: give the ad a landing page TikTok takes (linkUrl)`,
+          };
+          expect(reply.body.error.details).to.deep.equal([issue]);
+          // Three ads, two pages: one GET each, field by field; nothing else written.
+          expect(urlQuestions().map((r) => [r.method, r.params])).to.have.deep.members([
+            ['GET', { advertiser_id: ADVERTISER, url: SPRING }],
+            ['GET', { advertiser_id: ADVERTISER, url: CLOSED }],
+          ]);
+          expect(tiktokProxy.recorded.filter((r) => r.method === 'POST')).to.deep.equal([]);
+          // preview-launch (the read the console's launch page draws) asks the same questions and shows the same issue.
+          tiktokProxy.clear();
+          const read = await tok('GET', `/launches/${built.launchId}/preview`);
+          expect(read.status, JSON.stringify(read.body)).to.equal(200);
+          expect(read.body.valid).to.equal(false);
+          expect(read.body.issues).to.deep.equal([{ field: issue.field, message: issue.message }]);
+          expect(urlQuestions().map((r) => r.params.url)).to.have.members([SPRING, CLOSED]);
+          expect(tiktok.objectsOf(ADVERTISER)).to.have.length(before);
+        } finally {
+          tiktok.clearUnwritten();
+        }
+      });
+
+      it("preview in live mode: landing pages TikTok's URL tool accepts preview valid, one question per distinct page (two ads on one page: one GET)", async () => {
+        const built = await buildLaunch(tok, { title: 'TikTok open page', ...tokTree(ids.tokImage, 'campaign'), ads: 2 });
+        const reply = await tok('POST', `/launches/${built.launchId}/publish`, {}, idem('preview'));
+        expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
+        expect(reply.body.valid).to.equal(true);
+        expect(urlQuestions().map((r) => [r.method, r.params])).to.deep.equal([['GET', { advertiser_id: ADVERTISER, url: SPRING }]]);
+        expect((urlQuestions()[0].answer as { code: number; data: unknown }).data).to.deep.equal({
+          url_info: { validate_info: { is_scheme_link: false, is_valid_scheme: false, is_valid_url: true } },
+        });
+        const read = await tok('GET', `/launches/${built.launchId}/preview`);
+        expect(read.body).to.deep.include({ valid: true, issues: [] });
+        expect(urlQuestions(), 'asked again by the next preview').to.have.length(2);
+      });
 
       it('a second launch with the same image uploads nothing and uses the kept image_id', async () => {
         const first = await w.service.knex('creative_uploads').where({ creative_id: ids.tokImage, account_id: TIKTOK_ACCOUNT }).first('ref');
