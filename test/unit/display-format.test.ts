@@ -2,6 +2,7 @@
 // currency's symbol and ISO 4217 minor unit, and an instant in an ad account's time zone, named with
 // the abbreviation in force at that instant.
 
+import { csvCell } from '../../surfaces/console/pages/reports.js';
 import { expect } from 'chai';
 import { formatMoney } from '../../src/money/convert.js';
 import { localDateTime } from '../../src/time/zones.js';
@@ -40,5 +41,17 @@ describe('money and times as people read them', () => {
       'Ad set nd_b: targeting.countries is required.',
     );
     expect(issueSentence({ field: 'campaigns', message: 'the launch has no campaign' }, names)).to.equal('campaigns: the launch has no campaign.');
+  });
+});
+
+describe('console CSV cells', () => {
+  it('keeps a text a spreadsheet would run as a formula as text, and leaves numbers and plain text alone', () => {
+    expect(csvCell('=HYPERLINK("http://x","y")')).to.equal('"\'=HYPERLINK(""http://x"",""y"")"');
+    for (const risky of ['+1+1', '-2+3', '@SUM(A1)', '\tx']) expect(csvCell(risky)).to.equal(`'${risky}`);
+    expect(csvCell('-500')).to.equal('-500');
+    expect(csvCell(-500)).to.equal('-500');
+    expect(csvCell('Spring, US')).to.equal('"Spring, US"');
+    expect(csvCell('Spring sale')).to.equal('Spring sale');
+    expect(csvCell(null)).to.equal('');
   });
 });

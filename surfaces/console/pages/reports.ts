@@ -96,12 +96,20 @@ async function readAll(req: ConsoleRequest, brand: BrandScope, input: Record<str
 const objectId = (r: Row) => r.adId ?? r.adsetId ?? r.campaignId ?? '';
 const breakdownValue = (r: Row, b: string | null) => (b ? String((r as unknown as Record<string, unknown>)[b] ?? '') : '');
 
+/**
+ * One CSV cell: quoted when it holds a comma, quote or line break; a text a spreadsheet would run as
+ * a formula (a campaign named "=HYPERLINK(...)": a leading =, +, -, @, tab or CR) is kept as text
+ * with a leading apostrophe (OWASP, CSV injection). Numbers are written as they are.
+ */
+export function csvCell(v: unknown): string {
+  let s = v === null || v === undefined ? '' : String(v);
+  if (typeof v === 'string' && /^[=+\-@\t\r]/.test(s) && !/^[+-]?\d+(\.\d+)?$/.test(s)) s = `'${s}`;
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
 /** The report as CSV: a header line, then one line per row; money in minor units. */
 function csvOf(a: Insights, tracker: boolean): string {
-  const quote = (v: unknown) => {
-    const s = v === null || v === undefined ? '' : String(v);
-    return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-  };
+  const quote = csvCell;
   const head = [
     'level',
     'id',
@@ -237,8 +245,10 @@ export async function reportsPage(req: ConsoleRequest, brand: BrandScope, query:
     until: one(query.until),
     breakdown: one(query.breakdown),
   };
-  // No period at all is the operation's default (last 7 days); the form shows it chosen.
-  if (!q.datePreset && !q.since && !q.until) q.datePreset = 'last_7d';
+  // Dates typed in From and To win over the Period menu (which still shows its choice); no period at
+  // all is the operation's default (last 7 days), shown chosen.
+  if (q.since || q.until) q.datePreset = '';
+  else if (!q.datePreset) q.datePreset = 'last_7d';
   const input: Record<string, unknown> = { brandId: brand.id };
   for (const [k, v] of Object.entries(q)) if (v) input[k] = v;
 

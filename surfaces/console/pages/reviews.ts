@@ -2,14 +2,13 @@
 // (list-workflow-reviews), each with the plan an approval would publish and the buttons Approve and
 // Reject (review-workflow-step), or, for the run's author, why they cannot decide. The plan is the
 // run's own record of it (the review node's `plan`); after an approval refused because the launch
-// changed, the launch's preview as it is now (preview-launch). The page posts the fingerprint it
-// drew, and a launch changed since answers 409 with the page drawn again on the new plan.
+// changed, the plan as it is now, which the refusal carries (409 stale_read, details.plan). The page
+// posts the fingerprint it drew, so what a person approves is what they saw.
 
 import { ServiceError } from '../../../src/errors.js';
 import { badge, esc, hidden, table } from '../layout.js';
 import { count, money, usd, when } from '../format.js';
 import type { BrandScope, ConsoleRequest } from '../request.js';
-import { issueSentence, type Preview } from './launches.js';
 import type { Page } from './page.js';
 
 interface ExecutionNode {
@@ -22,15 +21,18 @@ interface ExecutionNode {
   plan?: RecordedPlan | null;
 }
 
+/** A money step's plan as the core records it (the review node's `plan`, or a refusal's details.plan). */
 interface RecordedPlan {
   stepNodeId: string;
   kind: 'launch' | 'budget';
-  launchId: string;
-  planFingerprint: string;
+  launchId: string | null;
+  planFingerprint: string | null;
   counts: { campaigns: number; adSets: number; ads: number } | null;
   accounts: Array<{ accountId: string; currency: string; amountMinorUnits: number; countedUsdCents: number }>;
   countedUsdCents: number;
   recordedAt: string;
+  /** Why the amounts could not be read (the launch went away, a currency without a rate), or null. */
+  problem?: string | null;
 }
 
 export interface Review {
@@ -50,8 +52,8 @@ export interface Review {
 
 /** The plan shown beside a gate: what the approval lets go on and the money it moves. */
 export interface PlanView {
-  /** `run`: the execution's own record; `preview`: the launch as it stands now. */
-  source: 'run' | 'preview' | 'none';
+  /** `run`: the execution's own record; `current`: the plan as it is now, after a refused approval. */
+  source: 'run' | 'current' | 'none';
   kind: string | null;
   stepName: string | null;
   launchId: string | null;
@@ -60,73 +62,48 @@ export interface PlanView {
   counts: { campaigns: number; adSets: number; ads: number } | null;
   accounts: Array<{ accountId: string; currency: string; amountMinorUnits: number; countedUsdCents: number | null }>;
   countedUsdCents: number | null;
-  issues: string[];
+  problem: string | null;
 }
 
-const MONEY_STEPS = new Set(['launch', 'budget']);
-
 /**
- * The plan of a waiting gate: the run's record when the service keeps one, else the next launch
- * step's preview. `current` draws the launch as it is now even where the run recorded a plan: after
- * an approval was refused because the launch changed, that is the plan to decide on.
+ * The plan of a waiting gate: the run's record of it, or `current`, the plan as it is now that a
+ * refused approval carried back (the page then asks again on that one).
  */
-export async function planOf(req: ConsoleRequest, brand: BrandScope, r: Review, current = false): Promise<PlanView> {
+export async function planOf(req: ConsoleRequest, brand: BrandScope, r: Review, current: RecordedPlan | null = null): Promise<PlanView> {
   const gate = r.execution.nodes.find((n) => n.nodeId === r.nodeId);
-  const step = r.nextSteps.find((s) => MONEY_STEPS.has(s.kind)) ?? null;
-  const none: PlanView = {
-    source: 'none',
-    kind: null,
-    stepName: null,
-    launchId: null,
-    launchTitle: null,
-    planFingerprint: null,
-    counts: null,
-    accounts: [],
-    countedUsdCents: null,
-    issues: [],
-  };
-  const titleOf = async (launchId: string | null) => {
-    if (!launchId) return null;
-    try {
-      return (await req.call<{ title: string | null }>(brand.principal, 'get-launch', { brandId: brand.id, launchId: Number(launchId) })).title;
-    } catch (err) {
-      if (err instanceof ServiceError && err.code === 'not_found') return null;
-      throw err;
-    }
-  };
-  if (gate && 'plan' in gate && !(current && gate.plan?.kind === 'launch')) {
-    const p = gate.plan;
-    if (!p) return none;
-    const named = r.nextSteps.find((s) => s.nodeId === p.stepNodeId);
+  const p = current ?? gate?.plan ?? null;
+  if (!p)
     return {
-      source: 'run',
-      kind: p.kind,
-      stepName: named?.name ?? p.stepNodeId,
-      launchId: p.launchId,
-      launchTitle: await titleOf(p.launchId),
-      planFingerprint: p.planFingerprint,
-      counts: p.counts,
-      accounts: p.accounts,
-      countedUsdCents: p.countedUsdCents,
-      issues: [],
+      source: 'none',
+      kind: null,
+      stepName: null,
+      launchId: null,
+      launchTitle: null,
+      planFingerprint: null,
+      counts: null,
+      accounts: [],
+      countedUsdCents: null,
+      problem: null,
     };
+  let launchTitle: string | null = null;
+  if (p.launchId) {
+    try {
+      launchTitle = (await req.call<{ title: string | null }>(brand.principal, 'get-launch', { brandId: brand.id, launchId: Number(p.launchId) })).title;
+    } catch (err) {
+      if (!(err instanceof ServiceError) || err.code !== 'not_found') throw err;
+    }
   }
-  if (!step) return none;
-  if (step.kind !== 'launch' || !step.launchId) {
-    return { ...none, source: 'preview', kind: step.kind, stepName: step.name, launchId: step.launchId, launchTitle: await titleOf(step.launchId) };
-  }
-  const preview = await req.call<Preview>(brand.principal, 'preview-launch', { brandId: brand.id, launchId: Number(step.launchId) });
   return {
-    source: 'preview',
-    kind: 'launch',
-    stepName: step.name,
-    launchId: step.launchId,
-    launchTitle: await titleOf(step.launchId),
-    planFingerprint: preview.planFingerprint,
-    counts: preview.counts,
-    accounts: preview.budget.accounts,
-    countedUsdCents: preview.budget.countedUsdCents,
-    issues: preview.issues.map((i) => issueSentence(i, new Map())),
+    source: current ? 'current' : 'run',
+    kind: p.kind,
+    stepName: r.nextSteps.find((s) => s.nodeId === p.stepNodeId)?.name ?? p.stepNodeId,
+    launchId: p.launchId,
+    launchTitle,
+    planFingerprint: p.planFingerprint,
+    counts: p.counts,
+    accounts: p.accounts,
+    countedUsdCents: p.countedUsdCents,
+    problem: p.problem ?? null,
   };
 }
 
@@ -147,20 +124,21 @@ function planHtml(brand: BrandScope, plan: PlanView, r: Review): string {
       : ''
   }. The run then goes on to: ${after}.</p>
 ${table({ id: `plan-${r.executionId}-${r.nodeId}`, head: ['Account', 'Amount', 'Counts against the run’s ceiling'], rows: [...rows, ...totals], numeric: [1, 2], empty: '<span class="muted">No budget in this plan.</span>' })}
-${plan.issues.length ? `<div class="error" role="note"><strong>As it stands the launch would not publish:</strong><ul>${plan.issues.map((i) => `<li>${esc(i)}</li>`).join('')}</ul></div>` : ''}
-${plan.source === 'preview' ? '<p class="muted">Drawn from the launch as it is now.</p>' : ''}</div>`;
+${plan.problem ? `<div class="error" role="note"><strong>The amounts of this plan could not be read:</strong> ${esc(plan.problem)}</div>` : ''}
+${plan.source === 'current' ? '<p class="muted">The plan as the launch is now.</p>' : ''}</div>`;
 }
 
 export async function reviewsPage(
   req: ConsoleRequest,
   brand: BrandScope,
-  message?: { notice?: string; error?: string; status?: number; current?: { executionId: number; nodeId: string } },
+  message?: { notice?: string; error?: string; status?: number; current?: { executionId: number; nodeId: string; plan: RecordedPlan | null } },
 ): Promise<Page> {
   const answer = await req.call<{ reviews: Review[] }>(brand.principal, 'list-workflow-reviews', { brandId: brand.id, limit: 50 });
   const base = `/console/brands/${brand.id}`;
   const items: string[] = [];
   for (const r of answer.reviews) {
-    const plan = await planOf(req, brand, r, message?.current?.executionId === r.executionId && message.current.nodeId === r.nodeId);
+    const asked = message?.current && message.current.executionId === r.executionId && message.current.nodeId === r.nodeId ? message.current.plan : null;
+    const plan = await planOf(req, brand, r, asked);
     const runLink = `${base}/workflows/${r.workflowId}/runs/${r.executionId}`;
     const decide = r.mayDecide
       ? `<form method="post" action="${base}/reviews/${r.executionId}" class="decide">${hidden({
@@ -188,9 +166,8 @@ const ID = /^[1-9]\d{0,15}$/;
 
 /**
  * The Approve or Reject form of a gate: review-workflow-step as the person. An approval names the
- * plan the page drew: with the run's own record it passes the fingerprint to the operation, which
- * refuses a changed plan (409 stale_read); without one it compares the launch's preview first. Either
- * way a changed plan draws the page again (409) and nothing is decided.
+ * plan the page drew; the operation refuses a changed plan (409 stale_read, carrying the plan as it
+ * is now), and the page is drawn again on that plan, nothing decided.
  */
 export async function decideReview(
   req: ConsoleRequest,
@@ -215,14 +192,17 @@ export async function decideReview(
   try {
     await req.call(brand.principal, 'review-workflow-step', input);
   } catch (err) {
-    if (err instanceof ServiceError && err.code === 'stale_read') return changed(req, brand, { executionId, nodeId });
+    if (err instanceof ServiceError && err.code === 'stale_read') {
+      const now = (err.details as { plan?: RecordedPlan | null } | null)?.plan ?? null;
+      return changed(req, brand, { executionId, nodeId, plan: now });
+    }
     throw err;
   }
   return { redirect: `/console/brands/${brand.id}/workflows/${workflowId}/runs/${executionId}?notice=${decision === 'approve' ? 'approved' : 'rejected'}` };
 }
 
 /** The page drawn again after a refused approval, the gate's plan as the launch is now. */
-function changed(req: ConsoleRequest, brand: BrandScope, current: { executionId: number; nodeId: string }): Promise<Page> {
+function changed(req: ConsoleRequest, brand: BrandScope, current: { executionId: number; nodeId: string; plan: RecordedPlan | null }): Promise<Page> {
   return reviewsPage(req, brand, {
     current,
     status: 409,

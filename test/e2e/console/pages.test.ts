@@ -294,6 +294,19 @@ describe('The console in Chromium', function () {
           expect([cells[1], cells[4], cells[5]]).to.deep.equal([r.campaignId, String(r.spend), String(r.impressions)]);
         }
 
+        // Dates typed while Period still shows a preset (the form sends both) answer for the dates.
+        const typed = await page.goto(
+          brandPath(
+            data.brands.shoes,
+            `/reports?accountId=act_1101&level=campaign&datePreset=last_7d&since=${answer.period.since}&until=${answer.period.since}`,
+          ),
+        );
+        expect(typed?.status()).to.equal(200);
+        const oneDay = await rest(
+          'member',
+          `/brands/${data.brands.shoes}/ad-accounts/act_1101/insights?level=campaign&since=${answer.period.since}&until=${answer.period.since}&limit=500`,
+        );
+        expect(await page.locator('#report tbody tr').last().locator('td').nth(1).textContent()).to.equal(formatMoney(oneDay.totals.spend, 'USD'));
         // A bad period is said as a sentence beside the form, with the field's label.
         const bad = await page.goto(brandPath(data.brands.shoes, '/reports?accountId=act_1101&since=2026-01-01'));
         expect(bad?.status()).to.equal(400);
@@ -454,6 +467,54 @@ describe('The console in Chromium', function () {
         const publishes = await page.locator('#publishes tbody tr').first().locator('td').allTextContents();
         expect(publishes.slice(1, 3)).to.deep.equal(['API key: Ada agent', 'Published']);
         expect(publishes[3]).to.include('$400.00');
+      });
+
+      it('reviews: a budget step’s plan refused because its launch changed is drawn again as it is now, and that one is approved', async () => {
+        const shoes = data.brands.shoes;
+        const tree = await rest('owner', `/brands/${shoes}/launches/${data.liveLaunchId}`);
+        const [first, second] = tree.campaigns.map((c: any) => c.node.id);
+        const agent = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+          w.request(method, `/v1/brands/${shoes}${path}`, { key: w.key('acme', 'agent'), body, headers });
+        const workflow = await agent('POST', '/workflows', {
+          workflowName: 'Budget review',
+          trigger: { kind: 'manual' },
+          nodes: [
+            { nodeId: 'gate', kind: 'review', name: 'Approve the budget', settings: {} },
+            { nodeId: 'raise', kind: 'budget', name: 'Raise prospecting', settings: { launchId: data.liveLaunchId, nodeId: first, amount: 6000 } },
+          ],
+          edges: [{ from: 'gate', to: 'raise' }],
+        });
+        expect(workflow.status, JSON.stringify(workflow.body)).to.equal(201);
+        const run = await agent('POST', `/workflows/${workflow.body.workflowId}/runs`, {});
+        expect(run.status, JSON.stringify(run.body)).to.equal(202);
+        const execution = `/brands/${shoes}/workflows/${workflow.body.workflowId}/executions/${run.body.executionId}`;
+        await waitFor(async () => (await rest('owner', execution)).status === 'waiting_review', 'the budget run to wait at its gate');
+        const item = `#review-${run.body.executionId}-gate`;
+        const page = as.owner.page;
+        await page.goto(brandPath(shoes, '/reviews'));
+        expect(await page.locator(`${item} .plan tbody td`).nth(1).textContent()).to.equal('$60.00');
+        const drawn = await page.locator(`${item} input[name=plan_fingerprint]`).getAttribute('value');
+        // The launch changes after the page was drawn (the other campaign's live budget): the approval is refused and drawn again.
+        const edit = await agent(
+          'POST',
+          `/launches/${data.liveLaunchId}/nodes/${second}/live-budget`,
+          { level: 'CAMPAIGN', budgetType: 'daily', amount: 3500 },
+          {
+            'Idempotency-Key': `console-budget-${run.body.executionId}`,
+          },
+        );
+        expect(edit.status, JSON.stringify(edit.body)).to.equal(200);
+        const [refused] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click(`${item} button[value=approve]`)]);
+        expect(refused.status()).to.equal(409);
+        expect((await rest('owner', execution)).status).to.equal('waiting_review');
+        const redrawn = await page.locator(`${item} input[name=plan_fingerprint]`).getAttribute('value');
+        expect(redrawn).to.not.equal(drawn);
+        expect(await page.locator(`${item} .plan`).textContent()).to.include('The plan as the launch is now.');
+        expect(await page.locator(`${item} .plan tbody td`).nth(1).textContent()).to.equal('$60.00');
+        await Promise.all([page.waitForURL(/notice=approved/), page.click(`${item} button[value=approve]`)]);
+        await waitFor(async () => (await rest('owner', execution)).status === 'succeeded', 'the budget run to finish');
+        const after = await rest('owner', `/brands/${shoes}/launches/${data.liveLaunchId}`);
+        expect(after.campaigns[0].node.properties.budget).to.deep.equal({ dailyAmount: 6000 });
       });
 
       it('holds every page to its Content-Security-Policy: a browser that enforces it reports no violation and applies the stylesheet', async () => {
