@@ -338,7 +338,7 @@ export interface CreatePipelineCardInput {
    */
   position?: number;
   /**
-   * Publish only this plan of the card's launch (launch_campaign's planFingerprint); changed since: no publish (publish.reason stale_read), card placed.
+   * Publish only this plan (launch_campaign's planFingerprint); a changed launch: card placed, nothing published (stale_read).
    */
   planFingerprint?: string;
 }
@@ -720,7 +720,7 @@ export interface CreateStructureTemplateInput {
    *
    * @maxItems 50
    *
-   * Items: Ad account: act_... or biz_....
+   * Items: act_... or biz_...
    */
   accounts?: string[];
   /**
@@ -1358,7 +1358,7 @@ export interface EditStructureTemplateInput {
    *
    * @maxItems 50
    *
-   * Items: Ad account: act_... or biz_....
+   * Items: act_... or biz_...
    */
   accounts?: string[];
   /**
@@ -1414,7 +1414,7 @@ export interface GetAdAccountInput {
    */
   brandId: number;
   /**
-   * Ad account: act_... or biz_....
+   * act_... or biz_...
    */
   accountId: string;
 }
@@ -1495,7 +1495,7 @@ export interface GetInsightsInput {
    */
   brandId: number;
   /**
-   * Ad account: act_... or biz_....
+   * act_... or biz_...
    */
   accountId: string;
   /**
@@ -1560,7 +1560,7 @@ export interface GetNamingConventionInput {
    */
   brandId: number;
   /**
-   * Ad account: act_... or biz_....
+   * act_... or biz_...
    */
   accountId: string;
 }
@@ -1574,7 +1574,7 @@ export interface GetOverviewInput {
    */
   brandId: number;
   /**
-   * Ad account: act_... or biz_....
+   * act_... or biz_...
    */
   accountId: string;
   /**
@@ -1825,7 +1825,7 @@ export interface ListCampaignsInput {
    */
   brandId: number;
   /**
-   * Ad account: act_... or biz_....
+   * act_... or biz_...
    */
   accountId: string;
   /**
@@ -1924,7 +1924,7 @@ export interface ListLeadFormsInput {
    */
   brandId: number;
   /**
-   * Ad account: act_... or biz_....
+   * act_... or biz_...
    */
   accountId: string;
   /**
@@ -1950,7 +1950,7 @@ export interface ListOptionsInput {
    */
   brandId: number;
   /**
-   * Ad account: act_... or biz_....
+   * act_... or biz_...
    */
   accountId: string;
   /**
@@ -2133,7 +2133,7 @@ export interface MovePipelineCardInput {
    */
   version: number;
   /**
-   * Publish only this plan of the card's launch (launch_campaign's planFingerprint); changed since: no publish (publish.reason stale_read), card placed.
+   * Publish only this plan (launch_campaign's planFingerprint); a changed launch: card placed, nothing published (stale_read).
    */
   planFingerprint?: string;
 }
@@ -2419,7 +2419,7 @@ export interface SetNamingConventionInput {
    */
   brandId: number;
   /**
-   * Ad account: act_... or biz_....
+   * act_... or biz_...
    */
   accountId: string;
   /**
@@ -2477,7 +2477,7 @@ export interface UpdateAdAccountInput {
    */
   brandId: number;
   /**
-   * Ad account: act_... or biz_....
+   * act_... or biz_...
    */
   accountId: string;
   /**
