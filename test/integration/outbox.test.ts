@@ -3,6 +3,7 @@
 // claims while that transaction is still open; a committed event after it is delivered.
 
 import { expect } from 'chai';
+import { observePrepared } from '../../src/db/prepared.js';
 import { pino } from 'pino';
 import { applyBootstrap } from '../../src/bootstrap.js';
 import { loadConfig } from '../../src/config.js';
@@ -57,19 +58,17 @@ for (const dialect of dialects()) {
 
     const count = async (table: string, where: Record<string, unknown> = {}) => Number((await db.knex(table).where(where).count({ n: '*' }).first())?.n);
 
-    /** Resolves once the worker has run a claim on the jobs table that was sent after this call. */
+    /** Resolves once the worker has run a claim on the jobs table that was sent after this call (the claim's statements are prepared ones, src/db/prepared.ts). */
     function claimFinished(): Promise<void> {
       return new Promise((resolve) => {
-        const started = new Set<string>();
-        const onQuery = (q: { sql: string; __knexQueryUid: string }) => {
-          if (/^select .*from [`"]jobs[`"]/i.test(q.sql) && q.sql.includes('locked_until')) started.add(q.__knexQueryUid);
-        };
-        const onResponse = (_res: unknown, q: { __knexQueryUid: string }) => {
-          if (!started.has(q.__knexQueryUid)) return;
-          service.knex.off('query', onQuery).off('query-response', onResponse);
-          resolve();
-        };
-        service.knex.on('query', onQuery).on('query-response', onResponse);
+        const claims = (sql: string) => /^select .*from [`"]?jobs[`"]? /i.test(sql) && sql.includes('locked_until');
+        const stop = observePrepared({
+          after(sql) {
+            if (!claims(sql)) return;
+            stop();
+            resolve();
+          },
+        });
       });
     }
 
