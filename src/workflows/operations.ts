@@ -16,16 +16,7 @@ import { acts, checkDefinition, reachOf, type DefinitionDraft } from './definiti
 import { STEP_JOB } from './kinds.js';
 import { requirePublish } from './publish-rule.js';
 import { definitionIssues } from './references.js';
-import {
-  currentFingerprint,
-  definitionFingerprint,
-  gateIssues,
-  knownLaunchId,
-  moneyStepAfter,
-  planOfStep,
-  type PlanContext,
-  type StepPlan,
-} from './plans.js';
+import { currentFingerprint, definitionFingerprint, gateIssues, knownLaunchId, moneyStepAfter, planOfStep, type PlanContext, type StepPlan } from './plans.js';
 import { runnerOfPrincipal, startExecution } from './runs.js';
 import { listWorkflowReviews, reviewRefusal } from './reviews.js';
 import {
@@ -80,7 +71,11 @@ async function checkSave(ctx: SaveContext, draft: DefinitionDraft, createdByKind
   const nodes = checkDefinition(ctx, draft, ctx.config);
   // A review gate binds one plan: a gate followed by several launch or budget steps is refused, naming them.
   const gates = gateIssues({ nodes, edges: draft.edges });
-  if (gates.length) throw validationFailed(gates, `Workflow definition is invalid: ${gates.length === 1 ? 'a review gate' : `${gates.length} review gates`} let more than one launch or budget step go on.`);
+  if (gates.length)
+    throw validationFailed(
+      gates,
+      `Workflow definition is invalid: ${gates.length === 1 ? 'a review gate' : `${gates.length} review gates`} let more than one launch or budget step go on.`,
+    );
   const def = { workflowName: draft.workflowName, type: draft.type, trigger, nodes, edges: draft.edges };
   await checkChatUrls(ctx.outbound, nodes);
   requirePublish(ctx.principal, nodes, 'Saving');

@@ -107,7 +107,11 @@ export function knownLaunchId(raw: unknown, triggerData: Record<string, unknown>
  * changed since: the step stops with stale_read). Null when the run has no such step, or its launch
  * is made during the run (the run's steps as saved were confirmed, not a launch's plan).
  */
-export function confirmedStep(def: Graph, triggerData: Record<string, unknown>, planFingerprint: string): { stepNodeId: string; planFingerprint: string } | null {
+export function confirmedStep(
+  def: Graph,
+  triggerData: Record<string, unknown>,
+  planFingerprint: string,
+): { stepNodeId: string; planFingerprint: string } | null {
   const step = moneyStepAfter(def, null);
   if (!step || knownLaunchId(step.settings.launchId, triggerData, new Map()) === null) return null;
   return { stepNodeId: step.nodeId, planFingerprint };

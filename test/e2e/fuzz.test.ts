@@ -470,7 +470,8 @@ describe('fuzz: no input answers 500, on any surface (seeded)', function () {
       },
       {
         name: 'workflow name',
-        build: (v) => json('POST', b('/workflows'), { workflowName: v, trigger: { kind: 'manual' }, nodes: [{ nodeId: 'r', kind: 'review', settings: {} }], edges: [] }),
+        build: (v) =>
+          json('POST', b('/workflows'), { workflowName: v, trigger: { kind: 'manual' }, nodes: [{ nodeId: 'r', kind: 'review', settings: {} }], edges: [] }),
       },
       {
         name: 'automation name',
@@ -487,7 +488,8 @@ describe('fuzz: no input answers 500, on any surface (seeded)', function () {
       { name: 'naming template', build: (v) => json('PUT', b('/ad-accounts/act_1001/naming-convention'), { campaign: v }) },
       {
         name: "brand's voice",
-        build: (v) => json('PUT', b('/profile'), { voice: [v.replace('\r\n', '\u0007')], productDescription: 'x', website: 'https://shop.example.com', wordsToAvoid: [] }),
+        build: (v) =>
+          json('PUT', b('/profile'), { voice: [v.replace('\r\n', '\u0007')], productDescription: 'x', website: 'https://shop.example.com', wordsToAvoid: [] }),
       },
       { name: 'creative name', build: (v) => json('POST', b('/creatives'), { name: v, dataBase64: makePng(2, 2).toString('base64') }) },
       { name: 'MCP launch title', build: (v) => mcp('create_launch', { title: v }) },
@@ -505,7 +507,8 @@ describe('fuzz: no input answers 500, on any surface (seeded)', function () {
     const urlTemplates: Template[] = [
       {
         name: 'new ad linkUrl',
-        build: (u) => json('POST', b(`/launches/${built.launchId}/nodes`), { nodeType: 'ad', parentId: built.adsetId, properties: { name: 'Ad', creativeId, linkUrl: u } }),
+        build: (u) =>
+          json('POST', b(`/launches/${built.launchId}/nodes`), { nodeType: 'ad', parentId: built.adsetId, properties: { name: 'Ad', creativeId, linkUrl: u } }),
       },
       { name: 'ad linkUrl', build: (u) => json('PATCH', b(`/launches/${built.launchId}/nodes/${built.adIds[0]}`), { properties: { linkUrl: u } }) },
       { name: 'ad displayUrl', build: (u) => json('PATCH', b(`/launches/${built.launchId}/nodes/${built.adIds[0]}`), { properties: { displayUrl: u } }) },
@@ -515,7 +518,8 @@ describe('fuzz: no input answers 500, on any surface (seeded)', function () {
     ];
 
     /** True when `a` took the value: a 2xx, or (MCP) a result that is not an error. */
-    const took = (c: Case, a: Answer) => (c.surface === 'MCP' ? a.status === 200 && JSON.parse(a.text).result?.isError !== true : a.status >= 200 && a.status < 300);
+    const took = (c: Case, a: Answer) =>
+      c.surface === 'MCP' ? a.status === 200 && JSON.parse(a.text).result?.isError !== true : a.status >= 200 && a.status < 300;
     /** True when `a` refused the value as invalid input, in the surface's own words. */
     function refusedAsInvalid(c: Case, a: Answer): boolean {
       if (c.surface === 'MCP') {

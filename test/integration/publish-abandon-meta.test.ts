@@ -59,7 +59,16 @@ async function createdOnMeta(db: MigratedDatabase, fake: FakeMetaServer): Promis
   };
   const meta = new MetaAdapter(testOutbound(), { baseUrl: fake.url, sleep: async () => {}, random: () => 0, timeoutMs: 5_000 });
   const [campaign, adset] = await meta.createObjects(account, [
-    { level: 'campaign', marker: 'nd_campaign', name: 'Spring', parentId: null, status: 'ACTIVE', objective: 'OUTCOME_TRAFFIC', budget: { period: 'daily', amountMinorUnits: 5000 }, settings: {} },
+    {
+      level: 'campaign',
+      marker: 'nd_campaign',
+      name: 'Spring',
+      parentId: null,
+      status: 'ACTIVE',
+      objective: 'OUTCOME_TRAFFIC',
+      budget: { period: 'daily', amountMinorUnits: 5000 },
+      settings: {},
+    },
     {
       level: 'adset',
       marker: 'nd_set',

@@ -2,6 +2,7 @@
 // vendored generated source describes, it does not end within 60 days of the newest commit (this
 // test fails the day it would: move to the next version, docs/platforms.md "Graph versions"), a
 // configured version ending within 60 days is said, and placements Meta removed apply by version.
+// The check of the default is a function (defaultVersionProblem), tested on tables that pass and fail it.
 
 import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
@@ -18,8 +19,6 @@ import {
 import { PLACEMENT_POSITIONS } from '../../src/platforms/placements.js';
 import { GRAPH_SPEC, JAVA_SDK } from '../fakes/meta-spec/validate.js';
 import { projectPath } from '../../src/paths.js';
-
-const DAY = 24 * 60 * 60 * 1000;
 
 /** The date of the newest commit of this checkout (the clock when git cannot say). */
 function newestCommit(): number {

@@ -93,7 +93,9 @@ for (const dialect of dialects()) {
         trigger: { kind: 'pipeline_stage', columnId: golive },
         nodes: [launchNode('go', '$trigger.launchId')],
       });
-      expect((await w.request('POST', `/v1/brands/${brandId}/workflows/${wf.workflowId}/activate`, { key: w.key('acme', 'ci'), body: {} })).status).to.equal(200);
+      expect((await w.request('POST', `/v1/brands/${brandId}/workflows/${wf.workflowId}/activate`, { key: w.key('acme', 'ci'), body: {} })).status).to.equal(
+        200,
+      );
       const card = (await client.api('POST', '/pipeline/cards', { launchId: built.launchId, columnId: backlog })).body;
       const writes = graphWrites();
 

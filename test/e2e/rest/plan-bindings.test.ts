@@ -74,7 +74,9 @@ for (const dialect of dialects()) {
       it('a launch changed since the plan was shown: the launch step stops with stale_read and publishes nothing', async () => {
         const { built, workflowId, column, card } = await cardBeforeColumn('Changed');
         const shown = await planFingerprintOf(api(), built.launchId);
-        const raised = await api('writer')('PATCH', `/launches/${built.launchId}/nodes/${built.campaignId}`, { properties: { budget: { dailyAmount: 40000 } } });
+        const raised = await api('writer')('PATCH', `/launches/${built.launchId}/nodes/${built.campaignId}`, {
+          properties: { budget: { dailyAmount: 40000 } },
+        });
         expect(raised.status, JSON.stringify(raised.body)).to.equal(200);
 
         const moved = await api()('PATCH', `/pipeline/cards/${card.cardId}`, { columnId: column, version: card.version, planFingerprint: shown });
