@@ -37,7 +37,7 @@ type Graph = { nodes: WorkflowNode[]; edges: WorkflowEdge[] };
  * The launch and budget steps a review gate lets go on: those the run reaches from gate `from`
  * without passing another review gate (which binds what follows it), in the run's order.
  */
-export function moneyStepsAfterGate(def: Graph, from: string): WorkflowNode[] {
+function moneyStepsAfterGate(def: Graph, from: string): WorkflowNode[] {
   const order = topological(def);
   const reached = new Set<string>([from]);
   // A node is reached through an edge from a reached node that is the gate itself or not a review gate.
