@@ -1,9 +1,11 @@
 // A JSON request body is UTF-8 text (RFC 8259): a Content-Type charset other than utf-8, or bytes
 // that are not UTF-8, answer 400 validation_failed instead of being turned into U+FFFD; a leading
-// byte-order mark is dropped. Shared by the REST body parser and the MCP endpoint's.
+// byte-order mark is dropped. Shared by the REST body parser and the MCP endpoint's. Every body is
+// read through Content-Encoding here, JSON or not (a multipart upload, the workflow hook's payload),
+// within its limit after decoding.
 
-import type { IncomingMessage } from 'node:http';
-import type { Readable } from 'node:stream';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { PassThrough, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { ServiceError } from '../src/errors.js';
 
@@ -63,6 +65,20 @@ function decoded(req: IncomingMessage): Readable {
   ]);
 }
 
+/** Reads the rest of a refused body and drops it (so the answer reaches the caller), for DISCARD_MS at most. */
+function discardRest(req: IncomingMessage): void {
+  req.unpipe();
+  req.resume();
+  const stop = setTimeout(() => req.socket.destroy(), DISCARD_MS).unref();
+  req.once('end', () => clearTimeout(stop));
+  req.once('close', () => clearTimeout(stop));
+}
+
+const brokeOff = () =>
+  new ServiceError('validation_failed', 'The request body broke off before it was complete.', [
+    { field: 'body', code: 'invalid_value', message: 'is incomplete' },
+  ]);
+
 /**
  * Reads a request's body, decoded as its Content-Encoding says, up to `limit` bytes; past it
  * rejects with `tooLarge()` and reads the rest to drop it (so the answer reaches the caller),
@@ -85,11 +101,7 @@ export function readBodyBytes(req: IncomingMessage, limit: number, tooLarge: () 
       settled = true;
       source.off('data', onData);
       if (!err) return resolve(Buffer.concat(chunks, size));
-      req.unpipe();
-      req.resume();
-      const stop = setTimeout(() => req.socket.destroy(), DISCARD_MS).unref();
-      req.once('end', () => clearTimeout(stop));
-      req.once('close', () => clearTimeout(stop));
+      discardRest(req);
       reject(err);
     };
     const onData = (chunk: Buffer) => {
@@ -100,12 +112,44 @@ export function readBodyBytes(req: IncomingMessage, limit: number, tooLarge: () 
     source.on('data', onData);
     source.once('end', () => settle(null));
     if (source !== req) source.once('error', () => settle(undecodable(String(req.headers['content-encoding']))));
-    req.once('error', () =>
-      settle(
-        new ServiceError('validation_failed', 'The request body broke off before it was complete.', [
-          { field: 'body', code: 'invalid_value', message: 'is incomplete' },
-        ]),
-      ),
-    );
+    req.once('error', () => settle(brokeOff()));
   });
+}
+
+/** A request body decoded from its Content-Encoding, as a streaming parser reads a request: the bytes, and headers that describe them. */
+export type DecodedRequest = PassThrough & { headers: IncomingHttpHeaders };
+
+/**
+ * A content-encoded request's body, decoded as it arrives, for a parser that reads a request as a
+ * stream (multipart/form-data): its headers are the request's without Content-Encoding and
+ * Content-Length (the decoded length is not known), and its bytes count against `limit` after
+ * decoding (past it: `tooLarge()`, as readBodyBytes). Bytes that do not decode are a 400; a client
+ * that goes away aborts it; destroying it stops the decoding and drops the rest of the body. Throws
+ * 400 for an encoding the service does not know.
+ */
+export function decodedRequest(req: IncomingMessage, limit: number, tooLarge: () => Error): DecodedRequest {
+  const source = decoded(req);
+  const { 'content-encoding': _encoding, 'content-length': _length, ...headers } = req.headers;
+  const out = Object.assign(new PassThrough(), { headers: { ...headers, 'transfer-encoding': 'chunked' } });
+  let size = 0;
+  const onData = (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > limit) out.destroy(tooLarge());
+    else if (!out.write(chunk)) source.pause();
+  };
+  out.on('drain', () => source.resume());
+  source.on('data', onData);
+  source.once('end', () => out.end());
+  source.once('error', () => out.destroy(undecodable(String(req.headers['content-encoding']))));
+  req.once('aborted', () => out.emit('aborted'));
+  req.once('error', () => out.destroy(brokeOff()));
+  // However it ends early (its limit, bad bytes, the parser giving up), nothing more is decoded.
+  out.once('close', () => {
+    source.off('data', onData);
+    if (!req.readableEnded) {
+      if (source !== req) source.destroy();
+      discardRest(req);
+    }
+  });
+  return out;
 }

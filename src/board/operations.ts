@@ -65,8 +65,8 @@ function staleCard(cardId: number, current: number, sent: number): ServiceError 
 
 /**
  * Records a card entering a column: the event (with the column's workflow, who placed the card and
- * whether they could publish, which decides the workflows it may start) and the activity entry, in
- * the placing's transaction.
+ * whether they could publish, which decides the workflows it may start, and the plan they confirmed,
+ * which binds those workflows' launch step) and the activity entry, in the placing's transaction.
  */
 async function recordEntry(
   ctx: BrandContext<'events' | 'activity'>,
@@ -75,6 +75,7 @@ async function recordEntry(
   from: number | null,
   to: ColumnRow,
   action: string,
+  planFingerprint: string | undefined,
 ): Promise<void> {
   await ctx.events.emit(trx, {
     organizationId: ctx.principal.organizationId,
@@ -89,6 +90,7 @@ async function recordEntry(
       workflowId: to.workflowId,
       movedBy: ctx.principal.actorLabel.slice(0, 255),
       canPublish: canPublish(ctx.principal),
+      ...(planFingerprint !== undefined ? { planFingerprint } : {}),
     },
   });
   await ctx.activity.record({ brandId: card.brandId, entityType: 'unknown', entityId: String(card.launchId), entityName: card.title, action }, trx);
@@ -323,7 +325,7 @@ const createPipelineCard = defineOperation({
       insertAt(order, id, input.position);
       await renumber(trx, 'board_cards', order);
       const card = await loadCard(trx, brandId, id);
-      await recordEntry(ctx, trx, card, null, column, 'pipeline.card.created');
+      await recordEntry(ctx, trx, card, null, column, 'pipeline.card.created', input.planFingerprint);
       return { card, column };
     });
     const outcome = await publishOnEntry(ctx, placed.card, placed.column, true, input.planFingerprint);
@@ -379,7 +381,7 @@ const movePipelineCard = defineOperation({
       if (moved) await renumber(trx, 'board_cards', await columnOrder(trx, seen.columnId));
       const card = await loadCard(trx, brandId, seen.id);
       const column = columnIn(columns, to);
-      if (moved) await recordEntry(ctx, trx, card, seen.columnId, column, 'pipeline.card.moved');
+      if (moved) await recordEntry(ctx, trx, card, seen.columnId, column, 'pipeline.card.moved', input.planFingerprint);
       return { card, column, moved };
     });
     const outcome = await publishOnEntry(ctx, placed.card, placed.column, placed.moved, input.planFingerprint);

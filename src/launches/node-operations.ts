@@ -124,7 +124,8 @@ const updateNode = defineOperation({
   idempotency: 'none',
   input: 'update-node#/$defs/input',
   output: 'update-node#/$defs/output',
-  annotations: { ...write, idempotent: true, openWorld: true },
+  // A live node's status set ACTIVE spends again on the ad platform (paths.md "Who may cause a publish").
+  annotations: { ...write, destructive: true, idempotent: true, openWorld: true },
   tag: 'launches',
   toolset: 'launch',
   // A live change calls the ad platform, which must not happen inside a database transaction.

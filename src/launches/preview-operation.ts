@@ -20,7 +20,8 @@ export const previewLaunch = defineOperation({
   idempotency: 'none',
   input: 'preview-launch#/$defs/input',
   output: 'preview-launch#/$defs/output',
-  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  // Asks Meta about the campaigns (validate_only): it reaches outside the service.
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: true },
   tag: 'launches',
   toolset: 'launch',
   summary: "Read what publishing a launch would do: its validation issues (as a list, not an error), counts, plan fingerprint and each ad account's amount.",

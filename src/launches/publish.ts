@@ -691,7 +691,9 @@ async function endFailed(
  * Ends a publish past its deadline whose rollback could not finish: every object it still records is
  * paused (one status change per object, so one refusal does not keep the others live), and the launch
  * ends `publish_failed` keeping those ids, its statusReason naming what is left on which ad account
- * and whether it is paused. The reservation is released when everything left is paused (nothing can
+ * and whether it is paused. An object the platform says it does not hold counts as stopped only once
+ * confirmRecorded says it is gone (a lookup that came back short, such as Meta's error 100 subcode 33,
+ * proves nothing). The reservation is released when everything left is paused or gone (nothing can
  * spend), else committed: what may be spending stays counted against the ceiling.
  */
 export async function abandonPublish(ctx: PublishContext, plan: PublishPlan, owner: string, cause: unknown): Promise<void> {
@@ -704,14 +706,17 @@ export async function abandonPublish(ctx: PublishContext, plan: PublishPlan, own
       const recorded = nodes.filter((n) => n.platformId);
       if (!recorded.length) continue;
       const refs = recorded.map((n): ObjectRef => ({ level, id: n.platformId! }));
-      const outcomes = await ctx.platforms
-        .adapterFor(account.platform)
-        .setStatusEach(account, refs, 'PAUSED')
-        .catch((err: unknown) => refs.map(() => err as Error));
+      const adapter = ctx.platforms.adapterFor(account.platform);
+      const outcomes = await adapter.setStatusEach(account, refs, 'PAUSED').catch((err: unknown) => refs.map(() => err as Error));
+      const unknown = refs.filter((_r, i) => (outcomes[i] as { kind?: string } | null)?.kind === 'not_found').map((r) => r.id);
+      const said = unknown.length
+        ? await adapter.confirmRecorded(account, level, unknown).catch(() => new Map<string, 'held' | 'gone'>())
+        : new Map<string, 'held' | 'gone'>();
       for (const [i, n] of recorded.entries()) {
         const failed = outcomes[i];
-        if (failed && (failed as { kind?: string }).kind !== 'not_found') allPaused = false;
-        left.push(`${level} ${n.platformId} on ${account.accountId} (${failed ? `not paused: ${failed.message}` : 'paused'})`);
+        const gone = failed && said.get(n.platformId!) === 'gone';
+        if (failed && !gone) allPaused = false;
+        left.push(`${level} ${n.platformId} on ${account.accountId} (${!failed ? 'paused' : gone ? 'gone' : `not confirmed paused: ${failed.message}`})`);
       }
     }
   }

@@ -16,7 +16,7 @@ import { acts, checkDefinition, reachOf, type DefinitionDraft } from './definiti
 import { STEP_JOB } from './kinds.js';
 import { requirePublish } from './publish-rule.js';
 import { definitionIssues } from './references.js';
-import { currentFingerprint, definitionFingerprint, knownLaunchId, moneyStepAfter, planOfStep, type PlanContext, type StepPlan } from './plans.js';
+import { currentFingerprint, definitionFingerprint, gateIssues, knownLaunchId, moneyStepAfter, planOfStep, type PlanContext, type StepPlan } from './plans.js';
 import { runnerOfPrincipal, startExecution } from './runs.js';
 import { listWorkflowReviews, reviewRefusal } from './reviews.js';
 import {
@@ -69,6 +69,13 @@ async function checkSave(ctx: SaveContext, draft: DefinitionDraft, createdByKind
   const now = ctx.now();
   const trigger = checkTrigger(draft.trigger, now);
   const nodes = checkDefinition(ctx, draft, ctx.config);
+  // A review gate binds one plan: a gate followed by several launch or budget steps is refused, naming them.
+  const gates = gateIssues({ nodes, edges: draft.edges });
+  if (gates.length)
+    throw validationFailed(
+      gates,
+      `Workflow definition is invalid: ${gates.length === 1 ? 'a review gate' : `${gates.length} review gates`} let more than one launch or budget step go on.`,
+    );
   const def = { workflowName: draft.workflowName, type: draft.type, trigger, nodes, edges: draft.edges };
   await checkChatUrls(ctx.outbound, nodes);
   requirePublish(ctx.principal, nodes, 'Saving');
@@ -398,18 +405,30 @@ const getWorkflowExecution = defineOperation({
 /**
  * The plan an approval of a gate approves: the recorded one while the launch is unchanged, or the
  * current one when the reviewer names it (`planFingerprint`); 409 stale_read, with the current plan,
- * when the launch changed since the plan the approval names (the recorded one by default).
+ * when the launch is not the plan the approval names (the recorded one by default). A plan named
+ * after a change is read once and stored only when that reading has the fingerprint named, so a
+ * launch changing while the approval reads it never slips another plan in.
  */
 async function approvedPlan(ctx: PlanContext, exec: Execution, recorded: StepPlan | null, named: string | undefined): Promise<StepPlan | null> {
   if (!recorded || recorded.planFingerprint === null) return recorded;
   const step = exec.definition.nodes.find((n) => n.nodeId === recorded.stepNodeId);
-  const now = await currentFingerprint(ctx, exec.brandId, step, recorded);
   const expected = named ?? recorded.planFingerprint;
-  if (now !== null && now === expected) {
-    return now === recorded.planFingerprint ? recorded : planOfStep(ctx, exec.brandId, step!, recorded.launchId, ctx.now());
+  const read = () => (step ? planOfStep(ctx, exec.brandId, step, recorded.launchId, ctx.now()) : Promise.resolve(null));
+  if (expected === recorded.planFingerprint) {
+    // The plan the gate recorded (and showed): approved while the launch still is that plan.
+    const now = await currentFingerprint(ctx, exec.brandId, step, recorded);
+    if (now === expected) return recorded;
+    const current = await read();
+    throw planChanged(recorded, expected, current ? current.planFingerprint : now, current);
   }
-  const current = step ? await planOfStep(ctx, exec.brandId, step, recorded.launchId, ctx.now()) : null;
-  throw new ServiceError(
+  const current = await read();
+  if (current && current.planFingerprint === expected) return current;
+  throw planChanged(recorded, expected, current ? current.planFingerprint : await currentFingerprint(ctx, exec.brandId, step, recorded), current);
+}
+
+/** The 409 of an approval whose plan is not the launch's now: the gate still waits, details carry the plan now. */
+function planChanged(recorded: StepPlan, expected: string, now: string | null, current: StepPlan | null): ServiceError {
+  return new ServiceError(
     'stale_read',
     `Launch ${recorded.launchId} changed since the plan ${expected.slice(0, 12)}... the approval names (step ${recorded.stepNodeId}): nothing was approved and the gate still waits. ` +
       'Look at the current plan (details.plan) and approve again with its planFingerprint.',

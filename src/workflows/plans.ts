@@ -5,7 +5,7 @@
 
 import crypto from 'node:crypto';
 import type { ServiceContext } from '../catalogue/define.js';
-import { ServiceError } from '../errors.js';
+import { ServiceError, type FieldIssue } from '../errors.js';
 import { toUsdCents } from '../money/convert.js';
 import { canonicalJson } from '../pagination/cursor.js';
 import { launchPlan, planFingerprint } from '../launches/publish-view.js';
@@ -33,15 +33,59 @@ export type PlanContext = ServiceContext<'platforms' | 'config' | 'trackers'>;
 
 type Graph = { nodes: WorkflowNode[]; edges: WorkflowEdge[] };
 
-/** The first launch or budget step a run reaches after node `from` (null: from the start), in the run's order; null when none follows. */
+/**
+ * The launch and budget steps a review gate lets go on: those the run reaches from gate `from`
+ * without passing another review gate (which binds what follows it), in the run's order.
+ */
+function moneyStepsAfterGate(def: Graph, from: string): WorkflowNode[] {
+  const order = topological(def);
+  const reached = new Set<string>([from]);
+  // A node is reached through an edge from a reached node that is the gate itself or not a review gate.
+  const passes = (id: string) => id === from || def.nodes.find((n) => n.nodeId === id)?.kind !== 'review';
+  for (const node of order) {
+    if (node.nodeId !== from && def.edges.some((e) => e.to === node.nodeId && reached.has(e.from) && passes(e.from))) reached.add(node.nodeId);
+  }
+  return order.filter((n) => n.nodeId !== from && reached.has(n.nodeId) && needsPublishCause(n));
+}
+
+/**
+ * The first launch or budget step a run reaches after node `from` (null: from the start), in the
+ * run's order; null when none follows. After a gate: the one step it lets go on, else (another gate
+ * comes first) the first beyond.
+ */
 export function moneyStepAfter(def: Graph, from: string | null): WorkflowNode | null {
   const order = topological(def);
   if (from === null) return order.find(needsPublishCause) ?? null;
+  const own = moneyStepsAfterGate(def, from)[0];
+  if (own) return own;
   const reached = new Set<string>([from]);
   for (const node of order) {
     if (node.nodeId !== from && def.edges.some((e) => e.to === node.nodeId && reached.has(e.from))) reached.add(node.nodeId);
   }
   return order.find((n) => n.nodeId !== from && reached.has(n.nodeId) && needsPublishCause(n)) ?? null;
+}
+
+/**
+ * A review gate binds the plan of one launch or budget step (paths.md "Who may cause a publish"):
+ * an issue per gate that lets more than one go on, naming them (refused at save, so no approval
+ * ever lets a step publish a plan nobody was shown).
+ */
+export function gateIssues(def: Graph): FieldIssue[] {
+  return def.nodes
+    .filter((n) => n.kind === 'review')
+    .flatMap((gate): FieldIssue[] => {
+      const steps = moneyStepsAfterGate(def, gate.nodeId);
+      if (steps.length < 2) return [];
+      return [
+        {
+          field: `nodes[${gate.nodeId}]`,
+          code: 'invalid_value',
+          message:
+            `lets ${steps.length} launch or budget steps go on (${steps.map((n) => n.nodeId).join(', ')}), but an approval binds the plan of one: ` +
+            'put a review gate before each of them (after a condition, on each of its branches)',
+        },
+      ];
+    });
 }
 
 /** The launch a step names, as known now: a number, the run's trigger launch, or an earlier step's; null when that step has not run. */
@@ -55,6 +99,22 @@ export function knownLaunchId(raw: unknown, triggerData: Record<string, unknown>
       ? triggerData.launchId
       : raw;
   return typeof id === 'string' || typeof id === 'number' ? String(id) : null;
+}
+
+/**
+ * What a run started with the plan a person confirmed (`planFingerprint`, of the launch they were
+ * shown) binds: its first launch or budget step, which then publishes that plan only (a launch
+ * changed since: the step stops with stale_read). Null when the run has no such step, or its launch
+ * is made during the run (the run's steps as saved were confirmed, not a launch's plan).
+ */
+export function confirmedStep(
+  def: Graph,
+  triggerData: Record<string, unknown>,
+  planFingerprint: string,
+): { stepNodeId: string; planFingerprint: string } | null {
+  const step = moneyStepAfter(def, null);
+  if (!step || knownLaunchId(step.settings.launchId, triggerData, new Map()) === null) return null;
+  return { stepNodeId: step.nodeId, planFingerprint };
 }
 
 /**

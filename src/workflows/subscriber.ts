@@ -3,12 +3,14 @@
 // armed on the column the card entered and the column's linked workflow. Events from before a
 // trigger was armed start nothing; a run never starts across brands; a card placed by a caller
 // without `publish` starts no workflow that moves money, a shadow automation run starts nothing, and
-// a run records whether its cause held `publish` (publish-rule.ts). Each start is unique per
-// (workflow, event), in the transaction that advances the subscriber's position.
+// a run records whether its cause held `publish` (publish-rule.ts) and the plan the card's mover
+// confirmed, which its launch step then publishes only. Each start is unique per (workflow, event),
+// in the transaction that advances the subscriber's position.
 
 import type { Knex } from 'knex';
 import type { EventSubscriber, StoredEvent } from '../events/subscribers.js';
 import type { JobContext } from '../jobs/kind.js';
+import { confirmedStep } from './plans.js';
 import { mayStart } from './publish-rule.js';
 import { startTriggered } from './runs.js';
 import { columnWorkflows, monitorWorkflowsOf, organizationsWithMonitors, workflowOfBrand, type Workflow } from './store.js';
@@ -72,7 +74,10 @@ export const workflowSubscriber: EventSubscriber = {
     for (const e of events) {
       for (const w of await workflowsFor(trx, e, monitors)) {
         const kind = w.triggerKind === 'monitor' ? 'monitor' : 'pipeline_stage';
-        await startTriggered(trx, w, { kind, key: `event:${e.id}`, data: triggerDataOf(e) }, now, ctx.events);
+        const data = triggerDataOf(e);
+        // The plan the card's mover confirmed binds the run's launch step, as run-workflow's planFingerprint does.
+        const confirmed = typeof e.data.planFingerprint === 'string' ? confirmedStep(w, data, e.data.planFingerprint) : null;
+        await startTriggered(trx, w, { kind, key: `event:${e.id}`, data: confirmed ? { ...data, confirmedPlan: confirmed } : data }, now, ctx.events);
       }
     }
   },

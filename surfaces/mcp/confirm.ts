@@ -12,6 +12,7 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { ServiceError } from '../../src/errors.js';
+import { formatMinor } from '../../src/money/convert.js';
 import { needsPublishCause } from '../../src/workflows/publish-rule.js';
 import { definitionFingerprint, knownLaunchId, moneyStepAfter } from '../../src/workflows/plans.js';
 import { findWorkflow, workflowsOfColumn, loadExecution } from '../../src/workflows/store.js';
@@ -74,22 +75,8 @@ export type Decision =
 
 const PROCEED: Decision = { proceed: true };
 
-/**
- * Minor units as a person reads them, in the currency's own exponent (JPY 0, USD 2, KWD 3), from
- * the digits alone: `15000` USD → `150.00 USD`. Without a currency, the minor units themselves.
- */
-export function formatMoney(minorUnits: number, currency?: string | null): string {
-  if (!currency) return `${minorUnits} minor units`;
-  let exponent: number;
-  try {
-    exponent = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-  } catch {
-    return `${minorUnits} minor units of ${currency}`;
-  }
-  const digits = String(Math.abs(minorUnits)).padStart(exponent + 1, '0');
-  const whole = exponent ? `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}` : digits;
-  return `${minorUnits < 0 ? '-' : ''}${whole} ${currency}`;
-}
+/** An amount as every money text of the service gives it (`50.00 USD`, `14,000 JPY`); without a known currency, the minor units themselves. */
+const formatMoney = (minorUnits: number, currency?: string | null): string => (currency ? formatMinor(minorUnits, currency) : `${minorUnits} minor units`);
 
 const usd = (cents: number | null | undefined) => (cents === null || cents === undefined ? 'no limit' : formatMoney(cents, 'USD'));
 
@@ -127,6 +114,16 @@ function accountTotals(preview: Record<string, any>): AccountTotal[] {
     totals.set(item.accountId, t);
   }
   return [...totals.values()];
+}
+
+/** A campaign or ad set of the preview's plan, by node id. */
+function nodeOfPlan(preview: Record<string, any> | null, nodeId: string): Record<string, any> | undefined {
+  return [...(preview?.plan?.campaigns ?? []), ...(preview?.plan?.adSets ?? [])].find((n: Record<string, any>) => n.nodeId === nodeId);
+}
+
+/** The currency of a plan item's ad account, as the preview counts it (null when it names none). */
+function currencyOf(preview: Record<string, any> | null, item: { accountId?: string | null } | undefined): string | null {
+  return preview && item?.accountId ? (accountTotals(preview).find((a) => a.accountId === item.accountId)?.currency ?? null) : null;
 }
 
 function ceilingLine(ceiling: Record<string, any> | undefined): string {
@@ -196,6 +193,25 @@ function confirmedByPlan(tool: string, input: Record<string, unknown>, message: 
   return { proceed: false, reason, body: { ...body, planFingerprint } };
 }
 
+/**
+ * On a client that cannot ask its user, a money call whose plan cannot be read (the preview failed:
+ * the platform throttled or did not answer, or the launch does not validate) goes no further: the
+ * preview's own error, saying that nothing was done and what to do (the plan is the only
+ * confirmation such a client can give).
+ */
+function planUnreadable(tool: string, err: ServiceError): ServiceError {
+  const next =
+    err.code === 'unavailable' || err.code === 'rate_limited' || err.code === 'timeout'
+      ? `Wait${err.retryAfter ? ` ${err.retryAfter} seconds` : ''} and call ${tool} again`
+      : `Fix what it says and call ${tool} again`;
+  return new ServiceError(
+    err.code,
+    `Nothing was done: the plan could not be read (${err.message}), and this MCP client cannot ask its user, so nothing that moves money goes ahead without a plan shown. ${next}: it then answers the plan to show the person.`,
+    err.details,
+    err.retryAfter,
+  );
+}
+
 /** launch_campaign with confirm: true. */
 async function beforePublish(input: Record<string, unknown>, key: unknown, requestId: string, call: AskingCall): Promise<Decision> {
   // Without a key the call is refused before anything else; nobody needs asking.
@@ -226,10 +242,10 @@ async function beforeBudgetEdit(input: Record<string, unknown>, key: unknown, re
     if (err instanceof ServiceError && err.code === 'validation_failed') return PROCEED;
     throw err;
   }
-  const node = [...(preview.plan?.campaigns ?? []), ...(preview.plan?.adSets ?? [])].find((n: Record<string, any>) => n.nodeId === input.nodeId);
+  const node = nodeOfPlan(preview, String(input.nodeId));
   // Not live, or without a budget of its own: the edit is refused with its own error, nothing to ask.
   if (!node?.platformId || !node.budget) return PROCEED;
-  const currency = accountTotals(preview).find((a) => a.accountId === node.accountId)?.currency ?? null;
+  const currency = currencyOf(preview, node);
   const level = input.level === 'ADSET' ? 'ad set' : 'campaign';
   const message = [
     `Change the ${input.budgetType} budget of ${level} ${node.name ? `"${node.name}" ` : ''}(${node.nodeId}, ad account ${node.accountId}) on the ad platform?`,
@@ -250,7 +266,9 @@ const movesMoney = <N extends { kind: string; nodeId?: string; name?: string }>(
 /**
  * A card entering a column: asks when the column publishes the card's launch (the same question as
  * launch_campaign) or its workflow (linked, or started by a pipeline-stage trigger naming it) has a
- * launch or budget step. A no places the card without a publish.
+ * launch or budget step. A yes binds the placing to the launch's plan the question showed (the
+ * column's publish, and the launch step of the workflow it starts); a no places the card without a
+ * publish. A client that cannot ask confirms with that plan; when the plan cannot be read, nothing moves.
  */
 async function beforeCardEntry(input: Record<string, unknown>, key: unknown, requestId: string, call: AskingCall, moving: boolean): Promise<Decision> {
   if (!call.canPublish) return PROCEED;
@@ -266,18 +284,21 @@ async function beforeCardEntry(input: Record<string, unknown>, key: unknown, req
     (w) => movesMoney(w.nodes).length,
   );
   let preview: Record<string, any> | null = null;
-  let previewError: string | null = null;
-  // A client that cannot ask confirms with the launch's plan, whatever moves it (the column or its workflow).
-  if (column.publishes || (workflows.length && !call.ask)) {
+  let previewError: ServiceError | null = null;
+  // The launch's plan is what is confirmed, whatever moves it (the column, or its workflow's launch step, which the placing then binds to it).
+  if (column.publishes || workflows.length) {
     try {
       preview = await call.invoke('launch-campaign', { brandId: input.brandId, launchId, confirm: false }, previewKey(key, requestId));
       // Published or being published: entering the column publishes nothing.
       if (column.publishes && preview.status !== 'draft' && preview.status !== 'publish_failed') preview = null;
     } catch (err) {
       if (!(err instanceof ServiceError)) throw err;
-      previewError = err.message;
+      previewError = err;
     }
   }
+  const tool = moving ? 'move_pipeline_card' : 'create_pipeline_card';
+  // Without a plan there is nothing such a client can confirm: nothing moves (paths.md "Who may cause a publish").
+  if (!call.ask && previewError) throw planUnreadable(tool, previewError);
   if (!preview && !workflows.length) return PROCEED;
   const lines = [
     `${moving ? 'Move' : 'Put'} launch ${launchId} ${moving ? 'to' : 'in'} column "${column.name}" of the pipeline board${column.publishes ? ', which publishes it' : ''}.`,
@@ -287,12 +308,11 @@ async function beforeCardEntry(input: Record<string, unknown>, key: unknown, req
           .map((n) => n.kind)
           .join(', ')} step moves money on the ad platform.`,
     ),
-    ...(preview ? [launchQuestion(preview)] : previewError ? [`The launch would not publish now: ${previewError}`] : []),
+    ...(preview ? [launchQuestion(preview)] : previewError ? [`The launch would not publish now: ${previewError.message}`] : []),
   ];
   if (!call.ask) {
-    // A launch that does not preview cannot publish, through the column or a workflow's launch step.
+    // Already published: entering the column publishes nothing.
     if (!preview) return PROCEED;
-    const tool = moving ? 'move_pipeline_card' : 'create_pipeline_card';
     const notPlaced = { attempted: false, published: false, reason: 'plan_confirmation_required' };
     const body = moving
       ? { cardId: Number(input.cardId), columnId: Number(column.columnId), launchId: String(launchId), publish: notPlaced }
@@ -311,7 +331,8 @@ async function beforeCardEntry(input: Record<string, unknown>, key: unknown, req
 /**
  * run_workflow of a workflow with a launch or budget step: asks first; a no starts no run. The plan
  * shown (and confirmed) is that of its first launch or budget step: the launch's preview, or the
- * workflow's steps as saved when an earlier step of the run makes the launch.
+ * workflow's steps as saved when an earlier step of the run makes the launch. A client that cannot
+ * ask confirms with that plan; when the launch's plan cannot be read, no run starts.
  */
 async function beforeRun(input: Record<string, unknown>, key: unknown, requestId: string, call: AskingCall): Promise<Decision> {
   if (!call.canPublish) return PROCEED;
@@ -322,6 +343,7 @@ async function beforeRun(input: Record<string, unknown>, key: unknown, requestId
   const first = moneyStepAfter(saved, null)!;
   const launchId = knownLaunchId(first.settings.launchId, input.launchId === undefined ? {} : { launchId: String(input.launchId) }, new Map());
   let preview: Record<string, any> | null = null;
+  let previewError: ServiceError | null = null;
   if (launchId !== null) {
     try {
       preview = await call.invoke(
@@ -330,23 +352,27 @@ async function beforeRun(input: Record<string, unknown>, key: unknown, requestId
         previewKey(key, requestId),
       );
     } catch (err) {
-      // A launch that does not preview now is the run's own failure to report; the question names the steps.
+      // Asked, the question names the steps; a client that cannot ask has no plan to confirm, so nothing starts.
       if (!(err instanceof ServiceError)) throw err;
+      previewError = err;
     }
   }
+  if (!call.ask && previewError) throw planUnreadable('run_workflow', previewError);
+  // A budget step's amount is in its node's ad account currency, as the preview of its launch says.
+  const budgetNode = first.kind === 'budget' ? nodeOfPlan(preview, String(first.settings.nodeId)) : undefined;
   const message = [
     `Run workflow ${w.workflowId} "${w.workflowName}"${input.launchId !== undefined ? ` for launch ${input.launchId}` : ''} now?`,
     `Its ${steps.map((n: Record<string, any>) => `${n.kind} step "${n.name ?? n.nodeId}"`).join(', ')} move${steps.length === 1 ? 's' : ''} money on the ad platform.`,
     ...(preview && first.kind === 'launch' ? [`Step ${first.nodeId}: ${launchQuestion(preview)}`] : []),
     ...(first.kind === 'budget'
-      ? [`Step ${first.nodeId} sets the budget of node ${String(first.settings.nodeId)} to ${formatMoney(Number(first.settings.amount))}.`]
+      ? [
+          `Step ${first.nodeId} sets the budget of node ${String(first.settings.nodeId)}${budgetNode?.accountId ? ` (ad account ${budgetNode.accountId})` : ''} to ${formatMoney(Number(first.settings.amount), currencyOf(preview, budgetNode))}.`,
+        ]
       : []),
   ].join('\n');
   const planFingerprint = typeof preview?.planFingerprint === 'string' ? preview.planFingerprint : definitionFingerprint(saved);
   const notStarted = (said: string) => ({ workflowId: w.workflowId, brandId: w.brandId, status: 'not_started', started: false, message: said });
   if (!call.ask) {
-    // A launch that does not preview cannot be published by the run either: nothing to confirm.
-    if (launchId !== null && !preview) return PROCEED;
     return confirmedByPlan('run_workflow', input, message, planFingerprint, { ...notStarted('No run started.'), reason: 'plan_confirmation_required' });
   }
   const reason = await asked(call, message);
@@ -444,7 +470,7 @@ async function beforeLiveStatus(input: Record<string, unknown>, key: unknown, re
   const message = [
     `Set the ${level} ${n.name ? `"${n.name}" ` : ''}(${n.nodeId}, ad account ${n.accountId}) to ${String(status)} on the ad platform? It is ${n.status} now.`,
     status === 'ACTIVE'
-      ? `It spends again${n.budget ? `: ${formatMoney(n.budget.amountMinorUnits, accountTotals(preview).find((a) => a.accountId === n.accountId)?.currency)} ${n.budget.period}` : ''}.`
+      ? `It spends again${n.budget ? `: ${formatMoney(n.budget.amountMinorUnits, currencyOf(preview, n))} ${n.budget.period}` : ''}.`
       : 'It stops spending.',
     planLine(preview),
   ].join('\n');

@@ -5,7 +5,7 @@ import crypto from 'node:crypto';
 import Koa from 'koa';
 import type { RouterMiddleware } from '@koa/router';
 import { loadKoaBody } from '../lazy-body.js';
-import { charsetProblem, jsonTextOf, readBodyBytes } from '../json-body.js';
+import { charsetProblem, decodedRequest, jsonTextOf, readBodyBytes, type DecodedRequest } from '../json-body.js';
 import type { Service } from '../../src/service.js';
 import type { Principal } from '../../src/auth/principal.js';
 import type { OperationDefinition } from '../../src/catalogue/define.js';
@@ -54,6 +54,11 @@ class HttpStatusError extends ServiceError {
 const tooLarge = () =>
   new HttpStatusError(413, 'validation_failed', 'The request body is larger than 5 MB. Send a smaller body.', [
     { field: 'body', code: 'too_big', message: 'must be at most 5 MB' },
+  ]);
+
+const hookTooLarge = () =>
+  new HttpStatusError(413, 'validation_failed', `The hook body is larger than ${HOOK_BODY_LIMIT / 1024} KB. Send a smaller payload.`, [
+    { field: 'body', code: 'too_big', message: `must be at most ${HOOK_BODY_LIMIT / 1024} KB` },
   ]);
 
 function unrecognized(fields: string[]): ServiceError {
@@ -135,13 +140,19 @@ function parseUploadBody(service: Service, upload: NonNullable<OperationDefiniti
     // Counted as it arrives: a body declared past the cap is refused unread, and the file part is cut
     // at its cap while it streams to the staging area (never held in memory whole).
     if (Number(ctx.get('content-length') || 0) > Math.max(MULTIPART_MAX_BYTES, maxBytes)) throw fileTooBig(field, maxBytes);
-    const encoding = (ctx.get('content-encoding') || 'identity').trim().toLowerCase();
-    if (encoding !== 'identity') {
-      ctx.req.resume();
-      throw new HttpStatusError(415, 'validation_failed', `A multipart upload is not content-encoded; send it without Content-Encoding ${encoding}.`, [
-        { field: 'Content-Encoding', code: 'invalid_value', message: 'must be identity for multipart/form-data' },
-      ]);
+    // A content-encoded body is decoded as it streams, by the reader JSON bodies use, its cap counted after decoding.
+    const encoded = (ctx.get('content-encoding') || 'identity').trim().toLowerCase() !== 'identity';
+    let decoded: DecodedRequest | undefined;
+    if (encoded) {
+      try {
+        decoded = decodedRequest(ctx.req, Math.max(MULTIPART_MAX_BYTES, maxBytes), () => fileTooBig(field, maxBytes));
+      } catch (err) {
+        ctx.req.resume();
+        throw err;
+      }
     }
+    // koa-body reads the request from ctx.req: handed the decoded body instead, everything else as it is.
+    const parsing: typeof ctx = decoded ? Object.create(ctx, { req: { value: decoded } }) : ctx;
     const staging = new Map<object, StagingFile>();
     try {
       const koaBody = await loadKoaBody();
@@ -167,10 +178,11 @@ function parseUploadBody(service: Service, upload: NonNullable<OperationDefiniti
         },
         onError(err: Error & { code?: unknown }) {
           // The rest of the body is read and dropped, so the connection stays usable for the answer.
+          decoded?.destroy();
           ctx.req.resume();
           throw multipartError(err, field, maxBytes);
         },
-      })(ctx, async () => {});
+      })(parsing, async () => {});
       // A refusal the staged file raised while it finished is the answer, even if the parser went on.
       for (const stage of staging.values()) if (stage.errored) throw multipartError(stage.errored, field, maxBytes);
       const rawFields = (ctx.request.body ?? {}) as Record<string, string | string[]>;
@@ -193,6 +205,7 @@ function parseUploadBody(service: Service, upload: NonNullable<OperationDefiniti
       ctx.request.body = body as Koa.Request['body'];
       await next();
     } finally {
+      decoded?.destroy();
       await Promise.all([...staging.values()].map(discard));
     }
   };
@@ -223,18 +236,6 @@ function utf8Fields(raw: Record<string, string | string[]>): Record<string, stri
   const out: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(utf8Keys(raw))) out[k] = Array.isArray(v) ? v.map((x) => strictText(x, k)) : strictText(v, k);
   return out;
-}
-
-/** The body as text, or null past `limit` bytes. */
-async function readRaw(req: NodeJS.ReadableStream, limit: number): Promise<string | null> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) return null;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function routeFor(service: Service, op: OperationDefinition): RouterMiddleware<State> {
@@ -384,9 +385,9 @@ export function createRestApp(service: Service): Koa<State> {
   app.use(lazyRoutes(service, LAZY_ROUTES));
   // A workflow's video-review hook: signed by the sender (Standard Webhooks), not by a credential.
   router.post('/v1/workflow-hooks/:hookId', async (ctx) => {
-    if (Number(ctx.get('content-length') || 0) > HOOK_BODY_LIMIT) throw tooLarge();
-    const raw = await readRaw(ctx.req, HOOK_BODY_LIMIT);
-    if (raw === null) throw tooLarge();
+    if (Number(ctx.get('content-length') || 0) > HOOK_BODY_LIMIT) throw hookTooLarge();
+    // Decoded from its Content-Encoding like every body; the signature is over the payload as sent before encoding.
+    const raw = (await readBodyBytes(ctx.req, HOOK_BODY_LIMIT, hookTooLarge)).toString('utf8');
     const h = (name: string) => ctx.get(name) || undefined;
     const answer = await service.receiveWorkflowHook(
       String(ctx.params.hookId),

@@ -5,7 +5,10 @@
 // {error, error_description}, or a page). It prints how many cases it sent per surface.
 // Issue 52: the control characters, bidirectional and separator characters and the URL schemes the
 // issue found accepted are among the values, and a sweep sends each into every one-line field and
-// every ad address it names, on every surface: none is accepted, none answers 500.
+// every ad address it names, on every surface: each is refused as invalid input (400
+// validation_failed, an MCP validation_failed result, OAuth's invalid_client_metadata), none answers
+// 500, and the same request with a plain value is taken first (so a case refused for another reason
+// cannot pass).
 
 import zlib from 'node:zlib';
 import { expect } from 'chai';
@@ -15,6 +18,10 @@ import { workflowWorld } from '../helpers/workflows.js';
 import { makePng } from '../helpers/png.js';
 import { HOSTILE_TEXT, HOSTILE_URLS } from '../helpers/hostile.js';
 import { brandApi, buildLaunch, uploadCreative } from '../helpers/launch-builders.js';
+import { startFileServer, type FileServer } from '../helpers/file-server.js';
+
+/** An address every ad, creative and template may carry: the sweep's plain value for addresses. */
+const PLAIN_URL = 'https://shop.example.com/spring-plain';
 
 /** mulberry32: a small seeded generator, so every run sends the same cases. */
 function random(seed: number): () => number {
@@ -52,18 +59,30 @@ describe('fuzz: no input answers 500, on any surface (seeded)', function () {
   let key: string;
   let shoes: number;
   let launchId: string;
+  let files: FileServer & { served: string };
   // FUZZ_SEED picks another fixed sequence (to look further by hand); the suite runs seed 43.
   const rnd = random(Number(process.env.FUZZ_SEED) || 43);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
   const int = (n: number) => Math.floor(rnd() * n);
 
   before(async () => {
-    w = await startOAuthWorld('sqlite', workflowWorld, { RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_CONCURRENCY: '1000', JOBS: 'off' });
+    // A picture served on loopback (WEBHOOK_ALLOW_PRIVATE lets a creative be fetched from it): the sweep's plain source URL.
+    const served = await startFileServer({ '/plain.png': { type: 'image/png', body: makePng(2, 2) } });
+    files = Object.assign(served, { served: `${served.origin}/plain.png` });
+    w = await startOAuthWorld('sqlite', workflowWorld, {
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      RATE_LIMIT_CONCURRENCY: '1000',
+      JOBS: 'off',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+    });
     key = w.key('acme', 'ci');
     shoes = w.brandId('acme', 'shoes');
     launchId = (await w.request('POST', `/v1/brands/${shoes}/launches`, { key, body: { title: 'Fuzzed' } })).body.id;
   });
-  after(async () => w?.close());
+  after(async () => {
+    await w?.close();
+    await files?.close();
+  });
 
   // ---- values
 
@@ -420,30 +439,6 @@ describe('fuzz: no input answers 500, on any surface (seeded)', function () {
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}`, 'x-mcp-toolsets': 'all' },
       body: Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: { brandId: shoes, ...args } } })),
     });
-    const textCases = (v: string): Case[] => [
-      json('POST', b('/launches'), { title: v }),
-      json('POST', b(`/launches/${built.launchId}/nodes`), { nodeType: 'campaign', properties: { name: v } }),
-      json('PATCH', b(`/launches/${built.launchId}/nodes/${built.adIds[0]}`), { properties: { headline: v } }),
-      json('POST', b('/pipeline/columns'), { name: v }),
-      json('POST', b('/pipeline/cards'), { launchId: built.launchId, columnId, title: v }),
-      json('POST', b('/workflows'), { workflowName: v, trigger: { kind: 'manual' }, nodes: [{ nodeId: 'r', kind: 'review', settings: {} }], edges: [] }),
-      json('POST', b('/automations'), {
-        automationName: v,
-        accountId: 'act_1001',
-        level: 'campaign',
-        action: 'notify',
-        status: 'PAUSED',
-        conditions: [{ metric: 'spend', window: 'today', operator: 'gt', value: 100 }],
-      }),
-      json('PUT', b('/ad-accounts/act_1001/naming-convention'), { campaign: v }),
-      json('PUT', b('/profile'), { voice: [v.replace('\r\n', '\u0007')], productDescription: 'x', website: 'https://shop.example.com', wordsToAvoid: [] }),
-      json('POST', b('/creatives'), { name: v, dataBase64: makePng(2, 2).toString('base64') }),
-      mcp('create_launch', { title: v }),
-      mcp('create_pipeline_column', { name: v }),
-      { ...json('POST', '/oauth/register', { client_name: v, redirect_uris: ['http://127.0.0.1:9/cb'] }, false), surface: 'OAuth' },
-      { ...json('POST', '/oauth/register', { client_name: 'App', redirect_uris: [`http://127.0.0.1:9/cb${v}`] }, false), surface: 'OAuth' },
-      multipartNamed(`x${v}.png`),
-    ];
     function multipartNamed(fileName: string): Case {
       const boundary = 'sweep';
       return {
@@ -458,30 +453,111 @@ describe('fuzz: no input answers 500, on any surface (seeded)', function () {
         ]),
       };
     }
-    const urlCases = (u: string): Case[] => [
-      json('POST', b(`/launches/${built.launchId}/nodes`), { nodeType: 'ad', parentId: built.adsetId, properties: { name: 'Ad', creativeId, linkUrl: u } }),
-      json('PATCH', b(`/launches/${built.launchId}/nodes/${built.adIds[0]}`), { properties: { linkUrl: u } }),
-      json('PATCH', b(`/launches/${built.launchId}/nodes/${built.adIds[0]}`), { properties: { displayUrl: u } }),
-      json('POST', b('/creatives'), { url: u }),
-      mcp('update_node', { launchId: Number(built.launchId), nodeId: built.adIds[0], properties: { linkUrl: u } }),
-      mcp('upload_creative', { url: u }),
+    /**
+     * One field or address each: the request carrying `v`, and what to undo after the plain value
+     * was taken (a card takes its launch's place on the board) so the next one can be taken too.
+     */
+    type Template = { name: string; build: (v: string) => Case; undo?: (answer: Answer) => Promise<void> };
+    const textTemplates: Template[] = [
+      { name: 'launch title', build: (v) => json('POST', b('/launches'), { title: v }) },
+      { name: 'node name', build: (v) => json('POST', b(`/launches/${built.launchId}/nodes`), { nodeType: 'campaign', properties: { name: v } }) },
+      { name: 'headline', build: (v) => json('PATCH', b(`/launches/${built.launchId}/nodes/${built.adIds[0]}`), { properties: { headline: v } }) },
+      { name: 'column name', build: (v) => json('POST', b('/pipeline/columns'), { name: v }) },
+      {
+        name: 'card title',
+        build: (v) => json('POST', b('/pipeline/cards'), { launchId: built.launchId, columnId, title: v }),
+        undo: async (a) => void (await w.request('DELETE', b(`/pipeline/cards/${JSON.parse(a.text).cardId}`), { key })),
+      },
+      {
+        name: 'workflow name',
+        build: (v) =>
+          json('POST', b('/workflows'), { workflowName: v, trigger: { kind: 'manual' }, nodes: [{ nodeId: 'r', kind: 'review', settings: {} }], edges: [] }),
+      },
+      {
+        name: 'automation name',
+        build: (v) =>
+          json('POST', b('/automations'), {
+            automationName: v,
+            accountId: 'act_1001',
+            level: 'campaign',
+            action: 'notify',
+            status: 'PAUSED',
+            conditions: [{ metric: 'spend', window: 'today', operator: 'gt', value: 100 }],
+          }),
+      },
+      { name: 'naming template', build: (v) => json('PUT', b('/ad-accounts/act_1001/naming-convention'), { campaign: v }) },
+      {
+        name: "brand's voice",
+        build: (v) =>
+          json('PUT', b('/profile'), { voice: [v.replace('\r\n', '\u0007')], productDescription: 'x', website: 'https://shop.example.com', wordsToAvoid: [] }),
+      },
+      { name: 'creative name', build: (v) => json('POST', b('/creatives'), { name: v, dataBase64: makePng(2, 2).toString('base64') }) },
+      { name: 'MCP launch title', build: (v) => mcp('create_launch', { title: v }) },
+      { name: 'MCP column name', build: (v) => mcp('create_pipeline_column', { name: v }) },
+      {
+        name: 'OAuth client name',
+        build: (v) => ({ ...json('POST', '/oauth/register', { client_name: v, redirect_uris: ['http://127.0.0.1:9/cb'] }, false), surface: 'OAuth' }),
+      },
+      {
+        name: 'OAuth redirect URI',
+        build: (v) => ({ ...json('POST', '/oauth/register', { client_name: 'App', redirect_uris: [`http://127.0.0.1:9/cb${v}`] }, false), surface: 'OAuth' }),
+      },
+      { name: 'upload filename', build: (v) => multipartNamed(`x${v}.png`) },
     ];
+    const urlTemplates: Template[] = [
+      {
+        name: 'new ad linkUrl',
+        build: (u) =>
+          json('POST', b(`/launches/${built.launchId}/nodes`), { nodeType: 'ad', parentId: built.adsetId, properties: { name: 'Ad', creativeId, linkUrl: u } }),
+      },
+      { name: 'ad linkUrl', build: (u) => json('PATCH', b(`/launches/${built.launchId}/nodes/${built.adIds[0]}`), { properties: { linkUrl: u } }) },
+      { name: 'ad displayUrl', build: (u) => json('PATCH', b(`/launches/${built.launchId}/nodes/${built.adIds[0]}`), { properties: { displayUrl: u } }) },
+      { name: 'creative source URL', build: (u) => json('POST', b('/creatives'), { url: u === PLAIN_URL ? files.served : u }) },
+      { name: 'MCP ad linkUrl', build: (u) => mcp('update_node', { launchId: Number(built.launchId), nodeId: built.adIds[0], properties: { linkUrl: u } }) },
+      { name: 'MCP creative source URL', build: (u) => mcp('upload_creative', { url: u === PLAIN_URL ? files.served : u }) },
+    ];
+
+    /** True when `a` took the value: a 2xx, or (MCP) a result that is not an error. */
+    const took = (c: Case, a: Answer) =>
+      c.surface === 'MCP' ? a.status === 200 && JSON.parse(a.text).result?.isError !== true : a.status >= 200 && a.status < 300;
+    /** True when `a` refused the value as invalid input, in the surface's own words. */
+    function refusedAsInvalid(c: Case, a: Answer): boolean {
+      if (c.surface === 'MCP') {
+        const result = a.status === 200 ? JSON.parse(a.text).result : undefined;
+        return result?.isError === true && JSON.parse(result.content[0].text).error?.code === 'validation_failed';
+      }
+      if (c.surface === 'OAuth') return a.status === 400 && ['invalid_client_metadata', 'invalid_redirect_uri'].includes(JSON.parse(a.text).error);
+      return a.status === 400 && JSON.parse(a.text).error?.code === 'validation_failed';
+    }
+
+    const controls: string[] = [];
     const accepted: string[] = [];
     const problems: string[] = [];
     let sent = 0;
-    for (const [what, c] of [
-      ...HOSTILE_TEXT.flatMap(([what, v]) => textCases(v).map((c) => [what, c] as const)),
-      ...HOSTILE_URLS.flatMap(([what, u]) => urlCases(u).map((c) => [what, c] as const)),
-    ]) {
-      const a = await send(c);
-      sent++;
-      const problem = problemOf(c, a);
-      if (problem) problems.push(`${what}: ${c.method} ${c.path}: ${problem}`);
-      const rpcOk = c.surface === 'MCP' && a.status === 200 && JSON.parse(a.text).result?.isError !== true;
-      if ((a.status >= 200 && a.status < 300 && c.surface !== 'MCP') || rpcOk)
-        accepted.push(`${what}: ${c.method} ${c.path} ${c.body?.toString('utf8').slice(0, 120)}`);
+    let plain = 0;
+    for (const [templates, values, plainValue] of [
+      [textTemplates, HOSTILE_TEXT, () => `Plain-${++plain}`],
+      [urlTemplates, HOSTILE_URLS, () => PLAIN_URL],
+    ] as const) {
+      for (const [what, v] of values) {
+        for (const t of templates) {
+          // The positive control: the same request with a plain value is taken, so a refusal below is the value's.
+          const control = t.build(plainValue());
+          const ok = await send(control);
+          sent++;
+          if (!took(control, ok)) controls.push(`${t.name}: the plain value was refused: ${ok.status} ${ok.text.slice(0, 200)}`);
+          else await t.undo?.(ok);
+          const c = t.build(v);
+          const a = await send(c);
+          sent++;
+          const problem = problemOf(c, a);
+          if (problem) problems.push(`${what} in ${t.name}: ${c.method} ${c.path}: ${problem}`);
+          if (!refusedAsInvalid(c, a)) accepted.push(`${what} in ${t.name}: ${a.status} ${a.text.slice(0, 160)}`);
+        }
+      }
     }
-    console.log(`      issue 52 sweep: ${sent} cases, ${accepted.length} accepted, ${problems.length} answered 500 or out of format`);
+    console.log(`      issue 52 sweep: ${sent} requests, ${accepted.length} not refused as invalid, ${problems.length} answered 500 or out of format`);
+    expect(controls, controls.slice(0, 10).join('\n')).to.deep.equal([]);
     expect(accepted, accepted.slice(0, 10).join('\n')).to.deep.equal([]);
     expect(problems, problems.slice(0, 10).join('\n')).to.deep.equal([]);
   });

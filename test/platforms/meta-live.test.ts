@@ -384,6 +384,26 @@ describe('Meta adapter: the reference launch against the strict fake Graph API',
     expect([...(await meta.confirmRecorded(account, 'campaign', [kept.id]))]).to.deep.equal([[kept.id, 'held']]);
   });
 
+  it('setStatusEach: error 100 subcode 33 on the lookup is a failed lookup (transient, subcode kept), never "no such object"; the others are paused', async () => {
+    const meta = adapter();
+    const [lost, kept] = await meta.createObjects(account, [
+      referenceLaunch('campaign', null)[0],
+      { ...referenceLaunch('campaign', null)[0], marker: 'nd_other', status: 'ACTIVE' },
+    ]);
+    fake.objects.get(lost.id)!.status = 'ACTIVE';
+    fake.losePermissionOn(lost.id);
+    const outcomes = await meta.setStatusEach(account, [lost, kept], 'PAUSED');
+    expect(outcomes[1]).to.equal(null);
+    expect(fake.objects.get(kept.id)!.status).to.equal('PAUSED');
+    const failed = outcomes[0]!;
+    expect(failed).to.be.instanceOf(PlatformError);
+    expect(failed.kind).to.equal('transient');
+    expect(failed.extra).to.include({ platformCode: 100, platformSubcode: 33 });
+    expect(failed.message).to.contain(lost.id).and.to.contain('not proof');
+    expect(fake.objects.get(lost.id)!.status, 'nothing was sent to the object it could not look up').to.equal('ACTIVE');
+    fake.losePermissionOn(lost.id, false);
+  });
+
   it("reads the minimums per manual bid and the countries of targeted cities with the account's facts, in one batch, and keeps them", async () => {
     const meta = adapter();
     const facts = await meta.metaAccountFacts(account, { dsa: true, bids: [300], cities: ['2418956'] });

@@ -151,6 +151,20 @@ describe('copy screen', () => {
     ['emoji on TikTok', 'Run faster 🏃', 'primaryTexts', 'tiktok', [], /emoji/],
     ['a flag on TikTok', 'Made in 🇵🇹', 'headlines', 'tiktok', [], /emoji/],
     ['a word to avoid in another case', 'The CHEAPEST shoes', 'headlines', 'meta', ['cheapest'], /words to avoid/],
+    ['a TikTok text of 50 Chinese characters (100 as TikTok counts them)', '春'.repeat(50), 'primaryTexts', 'tiktok', [], null],
+    [
+      'a TikTok text of 51 Chinese characters (102 as TikTok counts them)',
+      '春'.repeat(51),
+      'primaryTexts',
+      'tiktok',
+      [],
+      /102 characters as TikTok counts them/,
+    ],
+    ['a headline with an escape character', 'Run\u001b[31m lighter', 'headlines', 'meta', [], /one line of text; it holds U\+001B/],
+    ['a headline on two lines', 'Run\nlighter', 'headlines', 'meta', [], /one line of text; it holds U\+000A \(a line feed\)/],
+    ['primary text on two lines', 'Run\nlighter', 'primaryTexts', 'meta', [], null],
+    ['a description with a right-to-left override', 'Free \u202Ereturns', 'descriptions', 'meta', [], /a bidirectional override/],
+    ['primary text with a lone surrogate', 'Run \ud800 lighter', 'primaryTexts', 'meta', [], /lone surrogate/],
   ];
   for (const [what, text, field, platform, avoid, expected] of table) {
     it(`${expected ? 'refuses' : 'accepts'} ${what}`, () => {

@@ -2,6 +2,7 @@
 // vendored generated source describes, it does not end within 60 days of the newest commit (this
 // test fails the day it would: move to the next version, docs/platforms.md "Graph versions"), a
 // configured version ending within 60 days is said, and placements Meta removed apply by version.
+// The check of the default is a function (defaultVersionProblem), tested on tables that pass and fail it.
 
 import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
@@ -11,14 +12,13 @@ import {
   REMOVED_POSITIONS,
   VERSION_NOTICE_DAYS,
   answeringVersion,
+  defaultVersionProblem,
   removedPositionsAt,
   versionNotice,
 } from '../../src/platforms/meta/versions.js';
 import { PLACEMENT_POSITIONS } from '../../src/platforms/placements.js';
 import { GRAPH_SPEC, JAVA_SDK } from '../fakes/meta-spec/validate.js';
 import { projectPath } from '../../src/paths.js';
-
-const DAY = 24 * 60 * 60 * 1000;
 
 /** The date of the newest commit of this checkout (the clock when git cannot say). */
 function newestCommit(): number {
@@ -41,10 +41,19 @@ describe('Graph versions', () => {
   });
 
   it(`the default does not end within ${VERSION_NOTICE_DAYS} days of the newest commit (else: move to the next version)`, () => {
-    const ends = GRAPH_VERSIONS.find((v) => v.version === DEFAULT_GRAPH_VERSION)!.ends;
-    if (ends === null) return;
-    const left = (Date.parse(`${ends}T00:00:00Z`) - newestCommit()) / DAY;
-    expect(left, `${DEFAULT_GRAPH_VERSION} ends on ${ends}; move the default on (docs/platforms.md, "Graph versions")`).to.be.above(VERSION_NOTICE_DAYS);
+    expect(defaultVersionProblem(GRAPH_VERSIONS, DEFAULT_GRAPH_VERSION, newestCommit()), 'docs/platforms.md, "Graph versions"').to.equal(null);
+  });
+
+  it('the check fails a default that ends within 60 days of that date or has ended, or that the table does not list, and passes one ending later or not at all', () => {
+    const at = Date.parse('2026-11-28T00:00:00Z');
+    const table = (ends: string | null) => [{ version: 'v30.0', released: '2026-01-01', ends, source: 'https://developers.facebook.com/' }];
+    expect(defaultVersionProblem(table('2027-01-20'), 'v30.0', at), '53 days left').to.equal(
+      'the default Graph version v30.0 ends on 2027-01-20, within 60 days; move the default on',
+    );
+    expect(defaultVersionProblem(table('2026-11-01'), 'v30.0', at), 'ended').to.match(/ends on 2026-11-01/);
+    expect(defaultVersionProblem(table('2027-01-28'), 'v30.0', at), '61 days left').to.equal(null);
+    expect(defaultVersionProblem(table(null), 'v30.0', at), 'Meta has set no end').to.equal(null);
+    expect(defaultVersionProblem(table(null), 'v31.0', at)).to.equal('the default Graph version v31.0 is not in the version table');
   });
 
   it('says when the configured version ends within 60 days or has ended, naming the date and META_GRAPH_URL; nothing for a version far from its end', () => {

@@ -206,6 +206,23 @@ function minimumsOf(body: any, currency: string): MinimumBudgets {
   };
 }
 
+/**
+ * Why the status of an object could not be changed, when Meta would not load it. Error 100 subcode
+ * 33 ("does not exist, cannot be loaded due to missing permissions") is no proof that the object is
+ * gone: a token that lost its permission gets it too (live-platforms.md), so it is a failed lookup to
+ * try again (transient, subcode kept), never "no such object".
+ */
+function lookupFailure(err: PlatformError, id: string, accountId: string): PlatformError {
+  if (err.kind !== 'not_found') return err;
+  if (err.extra.platformSubcode === NOT_FOUND_OR_FORBIDDEN)
+    return new PlatformError(
+      'transient',
+      `Meta would not load object ${id} of ad account ${accountId} (error 100, subcode 33: it does not exist, or this token lacks permission on it); that is not proof it is gone, so look again.`,
+      err.extra,
+    );
+  return new PlatformError('not_found', `No object ${id} in ad account ${accountId}.`, err.extra);
+}
+
 export class MetaAdapter implements PlatformAdapter {
   readonly platform = 'meta' as const;
   private readonly http: LiveHttp;
@@ -864,8 +881,7 @@ export class MetaAdapter implements PlatformAdapter {
     );
     const owned: number[] = [];
     for (const [i, a] of checks.entries()) {
-      if (!a.ok)
-        out[i] = a.error.kind === 'not_found' ? new PlatformError('not_found', `No object ${refs[i].id} in ad account ${account.accountId}.`) : a.error;
+      if (!a.ok) out[i] = lookupFailure(a.error, refs[i].id, account.accountId);
       else if (a.body?.account_id !== undefined && String(a.body.account_id) !== accountNumber)
         out[i] = new PlatformError('not_found', `No object ${refs[i].id} in ad account ${account.accountId}.`);
       else owned.push(i);
@@ -874,7 +890,7 @@ export class MetaAdapter implements PlatformAdapter {
       account,
       owned.map((i) => ({ method: 'POST', relativeUrl: refs[i].id, params: { status } })),
     );
-    for (const [k, a] of writes.entries()) if (!a.ok) out[owned[k]] = a.error;
+    for (const [k, a] of writes.entries()) if (!a.ok) out[owned[k]] = lookupFailure(a.error, refs[owned[k]].id, account.accountId);
     return out;
   }
 

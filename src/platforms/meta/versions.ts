@@ -46,6 +46,12 @@ export function versionOfUrl(url: string): string | null {
 /** The major number of a version ("v26.0" → 26). */
 export const majorOf = (version: string): number => Number(/^v(\d+)/.exec(version)?.[1] ?? 0);
 
+/** The end date of `known` when it falls within VERSION_NOTICE_DAYS of `now` (or has passed), else null (far off, or Meta has set none). */
+function endingSoon(known: GraphVersion, now: number): string | null {
+  if (!known.ends) return null;
+  return Date.parse(`${known.ends}T00:00:00Z`) - now > VERSION_NOTICE_DAYS * DAY_MS ? null : known.ends;
+}
+
 /**
  * What an operator is told about the configured version: null when it is known and ends more than
  * VERSION_NOTICE_DAYS after `now` (or Meta has not set its end), else one sentence naming the end
@@ -57,11 +63,22 @@ export function versionNotice(graphUrl: string, now: number): string | null {
   if (!version || !known) {
     return `META_GRAPH_URL names Graph version ${version ?? '(none)'}, which this service's version table does not list; use ${DEFAULT_GRAPH_VERSION} (docs/platforms.md, "Graph versions").`;
   }
-  if (!known.ends) return null;
-  const ends = Date.parse(`${known.ends}T00:00:00Z`);
-  if (ends - now > VERSION_NOTICE_DAYS * DAY_MS) return null;
-  const when = ends <= now ? `ended on ${known.ends}` : `ends on ${known.ends}`;
+  const ends = endingSoon(known, now);
+  if (!ends) return null;
+  const when = Date.parse(`${ends}T00:00:00Z`) <= now ? `ended on ${ends}` : `ends on ${ends}`;
   return `Graph version ${version} (META_GRAPH_URL) ${when}; Meta then answers with the next version's behaviour. Move META_GRAPH_URL to ${DEFAULT_GRAPH_VERSION} (docs/platforms.md, "Graph versions").`;
+}
+
+/**
+ * Why `version` may not be the default of `table` at `now` (the date of the newest commit, when
+ * releasing): the table does not list it, or Meta ends it within VERSION_NOTICE_DAYS or has ended
+ * it; null while it may stay. Moving to the next version: docs/platforms.md, "Graph versions".
+ */
+export function defaultVersionProblem(table: readonly GraphVersion[], version: string, now: number): string | null {
+  const known = table.find((v) => v.version === version);
+  if (!known) return `the default Graph version ${version} is not in the version table`;
+  const ends = endingSoon(known, now);
+  return ends ? `the default Graph version ${version} ends on ${ends}, within ${VERSION_NOTICE_DAYS} days; move the default on` : null;
 }
 
 /** A placement Meta removed: from which version (or, for every version, from which date), and what to use instead. */

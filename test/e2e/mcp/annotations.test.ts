@@ -8,12 +8,20 @@ import { expect } from 'chai';
 import { mcpClient } from '../../helpers/mcp.js';
 import { startWorld, type World } from '../../helpers/world.js';
 
-/** Tools that move money or can start a publish. */
-const MOVES_MONEY = ['launch_campaign', 'edit_live_campaign', 'create_pipeline_card', 'move_pipeline_card', 'run_workflow', 'review_workflow_step'];
+/** Tools that move money or can start a publish (update_node sets a live campaign ACTIVE again). */
+const MOVES_MONEY = [
+  'launch_campaign',
+  'edit_live_campaign',
+  'create_pipeline_card',
+  'move_pipeline_card',
+  'run_workflow',
+  'review_workflow_step',
+  'update_node',
+];
 /** Tools that can pause, enable or change what runs on an ad platform. */
 const CHANGES_WHAT_RUNS = ['run_automation', 'set_automation_status', 'review_workflow_step', 'activate_workflow', ...MOVES_MONEY];
-/** Tools that fetch from or send to an address outside the service. */
-const OUTSIDE = ['upload_creative', 'test_webhook_endpoint', 'connect_tracker', 'run_tracker_push', ...MOVES_MONEY];
+/** Tools that fetch from or send to an address outside the service (preview_launch asks Meta with validate_only). */
+const OUTSIDE = ['upload_creative', 'test_webhook_endpoint', 'connect_tracker', 'run_tracker_push', 'preview_launch', ...MOVES_MONEY];
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
 
 describe('MCP annotations over every tool', () => {

@@ -159,6 +159,19 @@ for (const dialect of dialects()) {
       expect(done.trigger.confirmedPlan).to.deep.equal({ stepNodeId: 'go', planFingerprint: fingerprint });
     });
 
+    it("run_workflow of a workflow with a budget step: the plan shows the step's amount in the ad account's currency", async () => {
+      const built = await buildLaunch(api(), { creativeId, title: 'Budget run' });
+      await publish(api(), built.launchId);
+      const wf = await createWorkflow(w, w.key('acme', 'ci'), shoes, {
+        nodes: [{ nodeId: 'raise', kind: 'budget', name: 'Raise', settings: { launchId: built.launchId, nodeId: built.campaignId, amount: 900000 } }],
+      });
+      const first = await call('run_workflow', { workflowId: wf.workflowId });
+      expectPlanAnswer(first, 'run_workflow');
+      expect(text(first))
+        .to.contain(`Step raise sets the budget of node ${built.campaignId} (ad account act_1001) to 9,000.00 USD.`)
+        .and.not.to.contain('minor units');
+    });
+
     it('review_workflow_step approving a gate before a launch step: stays pending without the plan; with it, approved and published', async () => {
       const built = await buildLaunch(api(), { creativeId, title: 'Reviewed' });
       const wf = await createWorkflow(w, w.key('acme', 'ci'), shoes, { nodes: [reviewNode('review'), launchNode('go', built.launchId)] });

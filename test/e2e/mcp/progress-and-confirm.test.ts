@@ -113,7 +113,7 @@ describe('MCP progress and human confirmation', function () {
         // campaignProps' daily budget is 5000 cents on act_1001 (USD).
         expect(message).to.contain(`Publish launch ${built.launchId}`);
         expect(message).to.match(/act_1001: 5000 minor units|act_1001: 50\.00 USD/);
-        expect(message).to.match(/Publish ceiling left: \d+\.\d\d USD \(of 5000\.00 USD\)/);
+        expect(message).to.match(/Publish ceiling left: [\d,]+\.\d\d USD \(of 5,000\.00 USD\)/);
         expect((asked[0] as { requestedSchema: any }).requestedSchema.properties.publish.type).to.equal('boolean');
         expect(await launchStatus(built.launchId)).to.equal('published');
         expect(await committed()).to.equal(before + 5000);
@@ -194,7 +194,7 @@ describe('MCP progress and human confirmation', function () {
         }
         expect(asked).to.have.length(2);
         expect(asked[0]).to.match(/Now: (5000 minor units|50\.00 USD) daily\. New: (7000 minor units|70\.00 USD) daily/);
-        expect(asked[0]).to.match(/Publish ceiling left: \d+\.\d\d USD/);
+        expect(asked[0]).to.match(/Publish ceiling left: [\d,]+\.\d\d USD/);
         expect(await committed()).to.equal(before + 8000);
       });
     });

@@ -217,6 +217,48 @@ for (const dialect of dialects()) {
       expect(model.requests[1].body.messages[1].content).to.contain('refused').and.contain('contains emoji');
     });
 
+    it('drops model texts a one-line or multi-line field refuses (control, bidirectional and separator characters); a CR LF is kept as a line feed', async () => {
+      model.script({
+        kind: 'content',
+        content: {
+          headlines: ['Run\u001b[31m lighter', 'Run \u202Eright', 'Two\nlines', 'Clean headline'],
+          primaryTexts: ['Line one\r\nLine two', 'Bell\u0007text'],
+          descriptions: ['ok\u2028desc', 'Fi\ufeffne', 'Free returns'],
+        },
+      });
+      const res = await api('POST', '/copies', { platform: 'meta' });
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      expect(res.body).to.deep.include({
+        headlines: ['Clean headline'],
+        primaryTexts: ['Line one\nLine two'],
+        descriptions: ['Free returns'],
+        droppedTexts: 6,
+      });
+      // Attached to an ad, the copy's texts are what the ad's own fields accept.
+      const built = await buildLaunch(api, { ad: { headline: undefined, primaryText: undefined } });
+      const attached = await api('PATCH', `/launches/${built.launchId}/nodes/${built.adIds[0]}`, { copyGenerationId: res.body.copyGenerationId });
+      expect(attached.status, JSON.stringify(attached.body)).to.equal(200);
+      expect(attached.body.properties).to.deep.include({ headline: 'Clean headline', primaryText: 'Line one\nLine two', description: 'Free returns' });
+    });
+
+    it('counts TikTok text as TikTok does: a Chinese or Japanese character counts two', async () => {
+      model.script({
+        kind: 'content',
+        content: { headlines: ['春'.repeat(51), 'Spring run'], primaryTexts: ['軽い'.repeat(26), '軽いランニング'], descriptions: ['返品無料'] },
+      });
+      const res = await api('POST', '/copies', { platform: 'tiktok' });
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      expect(res.body).to.deep.include({ headlines: ['Spring run'], primaryTexts: ['軽いランニング'], descriptions: ['返品無料'], droppedTexts: 2 });
+      // The next answer is told why: as TikTok counts them.
+      model.script(
+        { kind: 'content', content: { headlines: ['春'.repeat(60)], primaryTexts: ['ok'], descriptions: ['ok'] } },
+        { kind: 'content', content: { headlines: ['Short'], primaryTexts: [], descriptions: [] } },
+      );
+      const again = await api('POST', '/copies', { platform: 'tiktok' });
+      expect(again.status, JSON.stringify(again.body)).to.equal(201);
+      expect(model.requests.at(-1)!.body.messages[1].content).to.contain('120 characters as TikTok counts them');
+    });
+
     const failures: Array<[string, () => void, RegExp]> = [
       [
         'a malformed answer (three times)',
