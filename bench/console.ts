@@ -193,7 +193,7 @@ export const benchmark: Benchmark = {
         await demo.close();
       }
     }
-    notes.push('Compare the figures of one run with each other only: the host'''s load moves them all.');
+    notes.push("Compare the figures of one run with each other only: the host's load moves them all.");
     return { rows, notes };
   },
 };
