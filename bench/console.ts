@@ -1,8 +1,9 @@
 // The console's pages on the demo data (what `npm start` seeds, its waiting review included), signed
-// in as the demo owner: each page's median answer time over sequential requests, beside GET /v1/brands
-// and beside the REST read the page is built from, asked with the owner's key in the same run, on
-// SQLite and (when it answers) MariaDB. Targets: each page under 200 ms at the median, and within 3x
-// of its REST read.
+// in as the demo owner: each page's median answer time over sequential requests, beside GET /v1/brands,
+// beside the main REST read the page is built from, and beside all the REST reads it is built from
+// (the operations the page invoked, recorded in this process, each asked over REST with the owner's
+// key: their medians summed), on SQLite and (when it answers) MariaDB. Targets: each page under 200 ms
+// at the median, and within 3x of the REST reads it is built from.
 
 import http from 'node:http';
 import { pathToFileURL } from 'node:url';
@@ -60,6 +61,21 @@ function timedGet(url: string, headers: Record<string, string>): Promise<number>
   });
 }
 
+/** The REST path (and query) of a read operation called with `input`, as a client would ask it. */
+function restPathOf(ops: Array<{ name: string; method: string; path: string }>, name: string, input: Record<string, unknown>): string {
+  const op = ops.find((o) => o.name === name);
+  if (!op || op.method !== 'GET') throw new Error(`the console invoked ${name}, which is not a REST read`);
+  const rest = { ...input };
+  const path = op.path.replace(/\{(\w+)\}/g, (_, k: string) => {
+    const v = rest[k];
+    delete rest[k];
+    return encodeURIComponent(String(v));
+  });
+  const query = new URLSearchParams();
+  for (const [k, v] of Object.entries(rest)) for (const one of Array.isArray(v) ? v : [v]) if (one !== undefined && one !== null) query.append(k, String(one));
+  return `/v1${path}${query.size ? `?${query}` : ''}`;
+}
+
 interface Timing {
   p50: number;
   p99: number;
@@ -99,6 +115,13 @@ async function startDemo(dialect: Dialect) {
   }
   const config = loadConfig(env);
   const service = await Service.open({ config, log: pino({ level: 'silent' }) });
+  // What a console page invokes, recorded here so the same reads can be asked over REST.
+  const recorded: Array<{ name: string; input: Record<string, unknown> }> = [];
+  const invoke = service.invoke.bind(service);
+  service.invoke = (name, principal, input, options) => {
+    if (options.surface === 'console') recorded.push({ name, input });
+    return invoke(name, principal, input, options);
+  };
   const review = await seedDemoReview(service, seed);
   const server = await startHttpServer(service, 0, '127.0.0.1');
   await service.startJobs();
@@ -106,6 +129,8 @@ async function startDemo(dialect: Dialect) {
     url: server.url,
     seed,
     review,
+    recorded,
+    catalogue: service.catalogue,
     close: async () => {
       await server.close(1_000);
       await service.stopJobs(1_000);
@@ -149,21 +174,26 @@ export const benchmark: Benchmark = {
         rows.push(row('GET /v1/brands', dialect, 'rest', brands));
         for (const p of pages(demo.seed.brandId, demo.review.launchId)) {
           progress(`console: ${p.name} (${RUNS} requests after ${WARMUP})`);
+          demo.recorded.length = 0;
+          await timedGet(demo.url + p.page, { cookie });
+          const reads = demo.recorded.map((c) => restPathOf(demo.catalogue.list(), c.name, c.input));
           const page = await time(demo.url + p.page, { cookie });
           const rest = await time(demo.url + p.rest, key);
+          let all = 0;
+          for (const path of reads) all += (await time(demo.url + path, key)).p50;
           rows.push(row(`console ${p.name}`, dialect, 'page', page), row(`console ${p.name}`, dialect, 'rest read', rest));
-          const ratio = page.p50 / rest.p50;
+          const ratio = page.p50 / all;
           notes.push(
             `${dialectLabel(dialect)} ${p.name}: page p50 ${page.p50.toFixed(1)} ms (${page.p50 < PAGE_TARGET_MS ? 'under' : 'NOT under'} ${PAGE_TARGET_MS} ms), ` +
-              `${ratio.toFixed(2)}x its REST read ${p.rest.replace(/\?.*/, '')} (${rest.p50.toFixed(1)} ms; target within ${RATIO_TARGET}x: ${ratio <= RATIO_TARGET ? 'met' : 'NOT met'}), ` +
-              `${(page.p50 / brands.p50).toFixed(1)}x GET /v1/brands (${brands.p50.toFixed(1)} ms)`,
+              `${ratio.toFixed(2)}x the ${reads.length} REST reads it is built from (${all.toFixed(1)} ms in all; target within ${RATIO_TARGET}x: ${ratio <= RATIO_TARGET ? 'met' : 'NOT met'}), ` +
+              `${(page.p50 / rest.p50).toFixed(2)}x its main read ${p.rest.replace(/\?.*/, '')} (${rest.p50.toFixed(1)} ms), ${(page.p50 / brands.p50).toFixed(1)}x GET /v1/brands (${brands.p50.toFixed(1)} ms)`,
           );
         }
       } finally {
         await demo.close();
       }
     }
-    notes.push('Figures from a shared 2-core host with other builds running: noisy; re-measure on a quiet host.');
+    notes.push("Compare the figures of one run with each other only: the host's load moves them all.");
     return { rows, notes };
   },
 };

@@ -3,7 +3,9 @@
 // (read and write: people decide and change drafts there; publishing stays with keys and tokens that
 // carry `publish` and a ceiling), and the organization's plan checked as for the MCP server.
 
+import crypto from 'node:crypto';
 import type { Knex } from 'knex';
+import { sessionOf, type WebSession } from '../oauth/sessions.js';
 import { planAdmits, type Principal, type Role } from '../auth/principal.js';
 import { membershipAccessOfUser } from '../account/store.js';
 
@@ -52,4 +54,51 @@ export async function personOrganizations(knex: Knex, userId: number, name: stri
     });
   }
   return out;
+}
+
+/** A signed-in person: their session and their organizations, as the console acts for them. */
+export interface SignedInPerson {
+  session: WebSession;
+  organizations: PersonOrganization[];
+}
+
+/** Entries a process keeps at most; the oldest go first. */
+const MAX_SESSIONS = 10_000;
+
+/**
+ * Session cookies resolved to the person behind them, kept per process for `ttlMs` (KEY_CACHE_MS, as
+ * verified API keys are): a page makes several operation calls and the sign-in lookups (the session,
+ * the person, their memberships) need not run for each request. A change of role or brands, or a
+ * sign-out on another process, holds within `ttlMs`; a sign-out here at once (`forget`).
+ */
+export class PersonSessions {
+  private readonly cache = new Map<string, { until: number; person: SignedInPerson | null }>();
+
+  constructor(
+    private readonly knex: Knex,
+    private readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The person a session cookie signs in, or null without a valid session. */
+  async of(cookie: string | undefined): Promise<SignedInPerson | null> {
+    if (!cookie) return null;
+    const key = crypto.createHash('sha256').update(cookie).digest('base64url');
+    const now = this.now();
+    const kept = this.cache.get(key);
+    if (kept && kept.until > now) return kept.person;
+    const session = await sessionOf(this.knex, cookie, now);
+    const person = session ? { session, organizations: await personOrganizations(this.knex, session.userId, session.name) } : null;
+    if (this.ttlMs > 0) {
+      this.cache.delete(key);
+      this.cache.set(key, { until: now + this.ttlMs, person });
+      if (this.cache.size > MAX_SESSIONS) this.cache.delete(this.cache.keys().next().value!);
+    }
+    return person;
+  }
+
+  /** Drops what this process kept of a cookie (its sign-out). */
+  forget(cookie: string | undefined): void {
+    if (cookie) this.cache.delete(crypto.createHash('sha256').update(cookie).digest('base64url'));
+  }
 }

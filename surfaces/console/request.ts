@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import type { Service } from '../../src/service.js';
 import type { Principal } from '../../src/auth/principal.js';
 import { ServiceError } from '../../src/errors.js';
-import { personOrganizations, type PersonOrganization } from '../../src/access/person.js';
+import type { PersonOrganization, SignedInPerson } from '../../src/access/person.js';
 import type { WebSession } from '../../src/oauth/sessions.js';
 import type { Viewer } from './layout.js';
 
@@ -44,10 +44,9 @@ export class ConsoleRequest {
     this.viewer = { name: session.name, email: session.email, roles, csrf: session.csrf };
   }
 
-  /** The signed-in person of a request, or null without a valid session. */
-  static async open(service: Service, session: WebSession | null): Promise<ConsoleRequest | null> {
-    if (!session) return null;
-    return new ConsoleRequest(service, session, await personOrganizations(service.knex, session.userId, session.name));
+  /** The request of a signed-in person, or null without one. */
+  static of(service: Service, person: SignedInPerson | null): ConsoleRequest | null {
+    return person ? new ConsoleRequest(service, person.session, person.organizations) : null;
   }
 
   /** The organizations whose plan admits the app, with the Principal the person acts as there. */

@@ -12,7 +12,8 @@ import type { RouteRegistrar } from '../rest/routing.js';
 import type { Service } from '../../src/service.js';
 import { ServiceError, httpStatusOf } from '../../src/errors.js';
 import { classifyFault } from '../../src/pipeline/faults.js';
-import { SESSION_COOKIE, csrfMatches, sessionOf, signOut } from '../../src/oauth/sessions.js';
+import { SESSION_COOKIE, csrfMatches, signOut } from '../../src/oauth/sessions.js';
+import { PersonSessions } from '../../src/access/person.js';
 import { creativeFileOf } from '../../src/creatives/file.js';
 import { limitedForm } from '../oauth/forms.js';
 import { STYLESHEET_PATH, esc, hidden, layout } from './layout.js';
@@ -77,6 +78,8 @@ function returnPath(raw: string): string {
 export function consoleRoutes(router: RouteRegistrar<State>, service: Service): void {
   const { knex } = service;
   const cookieSecure = service.oauth.issuer.startsWith('https:');
+  // Who a session cookie signs in, kept like verified keys (KEY_CACHE_MS): a page's several calls need one lookup.
+  const people = new PersonSessions(knex, service.config.keyCacheMs);
 
   const html = (ctx: Ctx, status: number, body: string) => {
     secure(ctx);
@@ -137,8 +140,8 @@ export function consoleRoutes(router: RouteRegistrar<State>, service: Service): 
     async (ctx) => {
       let req: ConsoleRequest | null = null;
       try {
-        const session = await sessionOf(knex, ctx.cookies.get(SESSION_COOKIE));
-        if (!session) {
+        const person = await people.of(ctx.cookies.get(SESSION_COOKIE));
+        if (!person) {
           if (opts.post) {
             return html(
               ctx,
@@ -148,8 +151,8 @@ export function consoleRoutes(router: RouteRegistrar<State>, service: Service): 
           }
           return seeOther(ctx, `/console/sign-in?${new URLSearchParams({ return_to: ctx.originalUrl })}`);
         }
-        if (opts.post && !csrfMatches(session, (ctx.request.body as Record<string, unknown> | undefined)?.csrf_token)) {
-          req = await ConsoleRequest.open(service, session);
+        req = ConsoleRequest.of(service, person)!;
+        if (opts.post && !csrfMatches(person.session, (ctx.request.body as Record<string, unknown> | undefined)?.csrf_token)) {
           return html(
             ctx,
             403,
@@ -160,7 +163,6 @@ export function consoleRoutes(router: RouteRegistrar<State>, service: Service): 
             }),
           );
         }
-        req = await ConsoleRequest.open(service, session);
         let brand: BrandScope | null = null;
         if (opts.brand) {
           const raw = String(ctx.params.brandId ?? '');
@@ -211,7 +213,7 @@ export function consoleRoutes(router: RouteRegistrar<State>, service: Service): 
 
   router.get('/console/sign-in', async (ctx) => {
     const returnTo = returnPath(one(ctx.query.return_to));
-    if (await sessionOf(knex, ctx.cookies.get(SESSION_COOKIE))) return seeOther(ctx, returnTo);
+    if (await people.of(ctx.cookies.get(SESSION_COOKIE))) return seeOther(ctx, returnTo);
     html(ctx, 200, layout({ title: 'Sign in', viewer: null, body: signInBody(returnTo) }));
   });
 
@@ -220,6 +222,7 @@ export function consoleRoutes(router: RouteRegistrar<State>, service: Service): 
     forms,
     handle(
       async (_req, ctx) => {
+        people.forget(ctx.cookies.get(SESSION_COOKIE));
         await signOut(knex, ctx.cookies.get(SESSION_COOKIE));
         if (cookieSecure) ctx.cookies.secure = true;
         ctx.cookies.set(SESSION_COOKIE, null, { path: '/', httpOnly: true, sameSite: 'lax', secure: cookieSecure });
@@ -296,7 +299,7 @@ export function consoleRoutes(router: RouteRegistrar<State>, service: Service): 
   router.get(`${b}/creatives/:creativeId`, async (ctx) => {
     let req: ConsoleRequest | null = null;
     try {
-      req = await ConsoleRequest.open(service, await sessionOf(knex, ctx.cookies.get(SESSION_COOKIE)));
+      req = ConsoleRequest.of(service, await people.of(ctx.cookies.get(SESSION_COOKIE)));
       if (!req) throw new ServiceError('not_found', 'Sign in to see creatives.', null);
       const raw = String(ctx.params.brandId);
       const creativeId = String(ctx.params.creativeId);
