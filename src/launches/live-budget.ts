@@ -10,7 +10,7 @@ import { formatMinor, toUsdCents, type Counted } from '../money/convert.js';
 import { accountScope } from '../platforms/live-read.js';
 import { ceilingOf, commitmentAmount, commitmentOwner, releaseSpend, reserveSpend, reserving, type CeilingView } from './ceiling.js';
 import { RULES } from './rules.js';
-import { metaLiveBudgetIssue } from './meta-rules.js';
+import { metaLiveBudgetIssue, scheduledDays } from './meta-rules.js';
 import { findNode, insertCommitments, loadNodes, settleCommitment, updateNodeProperties, type LaunchRow } from './store.js';
 import { budgetOf, childrenOf } from './tree.js';
 
@@ -77,18 +77,23 @@ export async function changeLiveBudget(ctx: LiveBudgetContext, l: LaunchRow, inp
   if (account.platform === 'tiktok') {
     const tiktok = ctx.platforms.tiktokMinimums(account.currency);
     const floor = tiktok ? (node.nodeType === 'campaign' ? tiktok.campaign : tiktok.adSet) : null;
-    if (floor !== null && input.budgetType === 'daily' && input.amount < floor)
+    // A lifetime ad group's minimum is the daily one times its scheduled days (TikTok Help "About budgets").
+    const days = input.budgetType === 'lifetime' ? (scheduledDays(node.properties.schedule, ctx.now()) ?? 1) : 1;
+    if (floor !== null && input.amount < floor * days)
       throw validationFailed([
         {
           field: 'amount',
           code: 'too_small',
-          message: `is ${formatMinor(input.amount, account.currency)} a day; TikTok's minimum for ${node.nodeType === 'campaign' ? 'a campaign' : 'an ad group'} is ${formatMinor(floor, account.currency)} (USD ${node.nodeType === 'campaign' ? 50 : 20} at the FX_RATES rate)`,
+          message:
+            input.budgetType === 'lifetime'
+              ? `is ${formatMinor(input.amount, account.currency)} for ${days} days; TikTok's lifetime minimum for an ad group is ${formatMinor(floor, account.currency)} a day (USD 20 at the FX_RATES rate), ${formatMinor(floor * days, account.currency)} in all`
+              : `is ${formatMinor(input.amount, account.currency)} a day; TikTok's minimum for ${node.nodeType === 'campaign' ? 'a campaign' : 'an ad group'} is ${formatMinor(floor, account.currency)} (USD ${node.nodeType === 'campaign' ? 50 : 20} at the FX_RATES rate)`,
         },
       ]);
   }
   const metaIssue =
-    account.platform === 'meta' && input.budgetType === 'daily'
-      ? await metaLiveBudgetIssue(ctx, account, node, childrenOf(nodes).get(node.id) ?? [], input.amount)
+    account.platform === 'meta'
+      ? await metaLiveBudgetIssue(ctx, account, node, childrenOf(nodes).get(node.id) ?? [], { period: input.budgetType, amountMinorUnits: input.amount })
       : null;
   if (metaIssue) throw validationFailed([{ field: 'amount', code: 'too_small', message: metaIssue }]);
   const budget = { period: input.budgetType, amountMinorUnits: input.amount };

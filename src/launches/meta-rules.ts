@@ -235,16 +235,21 @@ export async function metaLiveBudgetIssue(
   account: AdAccount,
   node: NodeRow,
   adSets: NodeRow[],
-  amount: number,
+  budget: { period: 'daily' | 'lifetime'; amountMinorUnits: number },
 ): Promise<string | null> {
   const sets = node.nodeType === 'adset' ? [node] : adSets;
   const bids = [...new Set(sets.map((s) => s.properties.bidAmount).filter((b): b is number => typeof b === 'number'))];
   const facts = await ctx.platforms.adapterFor('meta').metaAccountFacts?.(account, { dsa: false, bids });
   if (!facts) return null;
-  const min = sets.reduce((sum: number, s) => sum + adSetMinimum(facts, s.properties.optimizationGoal, s.properties.bidAmount), 0);
+  // A lifetime budget's minimum is the daily one times the days each ad set is scheduled (Meta "About minimum budgets").
+  const days = (s: NodeRow) => (budget.period === 'lifetime' ? (scheduledDays(s.properties.schedule, ctx.now()) ?? 1) : 1);
+  const min = sets.reduce((sum: number, s) => sum + adSetMinimum(facts, s.properties.optimizationGoal, s.properties.bidAmount) * days(s), 0);
+  const amount = budget.amountMinorUnits;
   if (amount >= min) return null;
   const what = node.nodeType === 'adset' ? (node.properties.optimizationGoal ?? 'this ad set') : `its ${adSets.length} ad sets`;
-  return `is ${moneyText(amount, account.currency)} a day; Meta's minimum for ${what} on ad account ${account.accountId} is ${moneyText(min, account.currency)}`;
+  return budget.period === 'lifetime'
+    ? `is ${moneyText(amount, account.currency)} in all; Meta's lifetime minimum for ${what} over the days scheduled on ad account ${account.accountId} is ${moneyText(min, account.currency)}; raise it or shorten the schedule`
+    : `is ${moneyText(amount, account.currency)} a day; Meta's minimum for ${what} on ad account ${account.accountId} is ${moneyText(min, account.currency)}`;
 }
 
 /** The Meta rules of one campaign: its budget against its ad sets' minimums (daily, or times their days), special ad categories. */

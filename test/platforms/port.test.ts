@@ -184,7 +184,7 @@ describePortSuiteOverFake(
         return DELIVERY_WINDOW;
       },
       objectiveOf: (objective) => objective,
-      capabilities: { pages: true, leadFormsPerPage: true },
+      capabilities: { pages: true, leadFormsPerPage: true, unknownIsUndecided: true },
       close: async () => {},
     } satisfies PortFixture;
   },

@@ -1000,6 +1000,26 @@ for (const dialect of dialects()) {
         });
       }
 
+      it("a live TikTok lifetime budget below USD 20 times the ad group's scheduled days is refused naming the minimum; at it, it is set", async () => {
+        const api = apis.tok;
+        const schedule = { startTime: '2030-01-01T00:00:00Z', endTime: '2030-01-11T00:00:00Z' };
+        const built = await buildLaunch(api, {
+          title: 'Tok lifetime live',
+          ...tokTree(creative.tok, { campaign: { budget: undefined }, adset: { budget: { lifetimeAmount: 30000 }, schedule } }),
+        });
+        const published = await api('POST', `/launches/${built.launchId}/publish`, { confirm: true }, idem('tok-life'));
+        expect(published.status, JSON.stringify(published.body)).to.equal(200);
+        const change = (amount: number) =>
+          api('POST', `/launches/${built.launchId}/nodes/${built.adsetId}/live-budget`, { level: 'ADSET', budgetType: 'lifetime', amount }, idem('tok-life'));
+        const low = await change(19999);
+        expect(low.status, JSON.stringify(low.body)).to.equal(400);
+        expect(low.body.error.details[0]).to.deep.include({ field: 'amount' });
+        expect(low.body.error.details[0].message).to.match(
+          /^is 199\.99 USD for 10 days; TikTok's lifetime minimum for an ad group is 20\.00 USD a day \(USD 20 at the FX_RATES rate\), 200\.00 USD in all$/,
+        );
+        expect((await change(20000)).status).to.equal(200);
+      });
+
       it('with the tracker connected, an ad without sub3={{campaign.id}} in urlTags is a warning (200), not an error', async () => {
         const api = apis.tracked;
         const built = await buildLaunch(api, { title: 'Tracked', creativeId: creative.tracked, ads: 3 });

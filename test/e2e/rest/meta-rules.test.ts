@@ -328,6 +328,29 @@ for (const [dialect, mode] of dialects().flatMap((d) => (['sandbox', 'live'] as 
       expect(ok.status, JSON.stringify(ok.body)).to.equal(200);
     });
 
+    it("a live lifetime budget change below the minimum times the ad set's scheduled days is refused naming it; at it, it is set", async () => {
+      const api = apis.shoes;
+      const schedule = { startTime: '2030-01-01T00:00:00Z', endTime: '2030-01-11T00:00:00Z' };
+      const built = await buildLaunch(api, {
+        title: 'Live lifetime minimum',
+        campaign: { budget: undefined },
+        adset: { budget: { lifetimeAmount: 10000 }, schedule },
+      });
+      const published = await api('POST', `/launches/${built.launchId}/publish`, { confirm: true }, idem('live-life'));
+      expect(published.status, JSON.stringify(published.body)).to.equal(200);
+      const change = (amount: number) =>
+        api('POST', `/launches/${built.launchId}/nodes/${built.adsetId}/live-budget`, { level: 'ADSET', budgetType: 'lifetime', amount }, idem('live-life'));
+      // $5.00 a day for LINK_CLICKS, ten days: $50.00 in all; $49.99 is refused, though it passes any daily minimum.
+      const low = await change(4999);
+      expect(low.status, JSON.stringify(low.body)).to.equal(400);
+      expect(low.body.error.details[0]).to.deep.include({ field: 'amount' });
+      expect(low.body.error.details[0].message).to.match(
+        /is \$49\.99 in all; Meta's lifetime minimum for LINK_CLICKS over the days scheduled on ad account act_1001 is \$50\.00/,
+      );
+      const ok = await change(5000);
+      expect(ok.status, JSON.stringify(ok.body)).to.equal(200);
+    });
+
     if (mode !== 'live') return;
 
     describe('publishing to the fake Meta: every request accepted, asserted field by field', () => {
