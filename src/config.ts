@@ -58,7 +58,9 @@ export interface Config {
   deliveryThread: boolean;
   /**
    * DELIVERY_THREADS: how many delivery threads share the endpoints' lanes (an endpoint's lane is
-   * always claimed by the same thread: endpoint id modulo this count), default the machine's cores, at most 4.
+   * always claimed by the same thread: endpoint id modulo this count); default one per core beside
+   * the one that serves requests (cores - 1), at least 1 and at most 4: on two cores a second delivery
+   * thread only took turns with the first and the request loop, and delivered less (docs/benchmarks.md).
    */
   deliveryThreads: number;
   /** How long a claimed job is held before another process may take it over (renewed while it runs). */
@@ -190,7 +192,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookWindow: intFrom(env, 'WEBHOOK_WINDOW', 8, 1),
     jobsEnabled: flag(env, 'JOBS', true, 'on', 'off'),
     deliveryThread: flag(env, 'DELIVERY_THREAD', true, 'on', 'off'),
-    deliveryThreads: intFrom(env, 'DELIVERY_THREADS', Math.min(4, os.availableParallelism()), 1),
+    deliveryThreads: intFrom(env, 'DELIVERY_THREADS', Math.min(4, Math.max(1, os.availableParallelism() - 1)), 1),
     jobLeaseMs: intFrom(env, 'JOB_LEASE_MS', 30_000, 500),
     jobConcurrency: intFrom(env, 'JOB_CONCURRENCY', 20, 1),
     idempotencyLeaseMs: intFrom(env, 'IDEMPOTENCY_LEASE_MS', 120_000, 500),

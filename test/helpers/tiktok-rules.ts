@@ -149,6 +149,16 @@ export const TIKTOK_RULE_ROWS: TikTokRuleRow[] = [
     says: /TikTok's minimum for an ad group is USD 20/,
   },
   {
+    what: 'a TikTok lifetime ad group budget under USD 20 times its 10 scheduled days (19999 cents)',
+    tree: (c) =>
+      tokTree(c.image, {
+        campaign: { budget: undefined },
+        adset: { budget: { lifetimeAmount: 19999 }, schedule: { startTime: '2030-01-01T00:00:00Z', endTime: '2030-01-11T00:00:00Z' } },
+      }),
+    fields: (b) => [`adSets[${b.adsetId}].budget`],
+    says: /for 10 days; TikTok's lifetime minimum is USD 20 a day \(\$20\.00 at the FX_RATES rate\), \$200\.00 in all; raise it or shorten the schedule/,
+  },
+  {
     what: 'a TikTok BC_AUTH_TT identity on an account without its Business Center',
     tree: (c) => tokTree(c.image, { ad: { identityId: 'bc_idt_1', identityType: 'BC_AUTH_TT' } }),
     fields: (b) => [`ads[${b.adIds[0]}].identityId`],
