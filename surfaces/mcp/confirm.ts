@@ -231,17 +231,22 @@ async function beforePublish(input: Record<string, unknown>, key: unknown, reque
   return { proceed: false, reason: message, body: { ...preview, warnings: [...(preview.warnings ?? []), { field: 'confirm', message }] } };
 }
 
+/** The launch's preview (launch-campaign without confirm), or null when it does not validate: then nothing of it was published. */
+async function previewOfPublished(input: Record<string, unknown>, key: unknown, requestId: string, call: AskingCall): Promise<Record<string, any> | null> {
+  try {
+    return await call.invoke('launch-campaign', { brandId: input.brandId, launchId: input.launchId, confirm: false }, previewKey(key, requestId));
+  } catch (err) {
+    if (err instanceof ServiceError && err.code === 'validation_failed') return null;
+    throw err;
+  }
+}
+
 /** edit_live_campaign: current and new budget of the node, and the ceiling left. */
 async function beforeBudgetEdit(input: Record<string, unknown>, key: unknown, requestId: string, call: AskingCall): Promise<Decision> {
   if (typeof key !== 'string') return PROCEED;
-  let preview: Record<string, any>;
-  try {
-    preview = await call.invoke('launch-campaign', { brandId: input.brandId, launchId: input.launchId, confirm: false }, previewKey(key, requestId));
-  } catch (err) {
-    // A launch that does not validate was never published, so nothing of it is live: the edit itself answers why.
-    if (err instanceof ServiceError && err.code === 'validation_failed') return PROCEED;
-    throw err;
-  }
+  // A launch that does not validate was never published, so nothing of it is live: the edit itself answers why.
+  const preview = await previewOfPublished(input, key, requestId, call);
+  if (!preview) return PROCEED;
   const node = nodeOfPlan(preview, String(input.nodeId));
   // Not live, or without a budget of its own: the edit is refused with its own error, nothing to ask.
   if (!node?.platformId || !node.budget) return PROCEED;
@@ -451,14 +456,9 @@ async function beforeLiveStatus(input: Record<string, unknown>, key: unknown, re
     ...(c.adSets ?? []).flatMap((s: Record<string, any>) => [s.node, ...(s.ads ?? [])]),
   ]);
   if (!nodes.some((n: Record<string, any>) => n?.id === input.nodeId && n.status === 'live')) return PROCEED;
-  let preview: Record<string, any>;
-  try {
-    preview = await call.invoke('launch-campaign', { brandId: input.brandId, launchId: input.launchId, confirm: false }, previewKey(key, requestId));
-  } catch (err) {
-    // A launch that does not validate was never published: nothing of it is live.
-    if (err instanceof ServiceError && err.code === 'validation_failed') return PROCEED;
-    throw err;
-  }
+  // A launch that does not validate was never published: nothing of it is live.
+  const preview = await previewOfPublished(input, key, requestId, call);
+  if (!preview) return PROCEED;
   const levels = [
     ['campaign', preview.plan?.campaigns],
     ['ad set', preview.plan?.adSets],

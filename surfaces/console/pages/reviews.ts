@@ -6,6 +6,7 @@
 // posts the fingerprint it drew, so what a person approves is what they saw.
 
 import { ServiceError } from '../../../src/errors.js';
+import type { StepPlan } from '../../../src/workflows/plans.js';
 import { badge, esc, hidden, table } from '../layout.js';
 import { count, money, usd, when } from '../format.js';
 import type { BrandScope, ConsoleRequest } from '../request.js';
@@ -22,18 +23,7 @@ interface ExecutionNode {
 }
 
 /** A money step's plan as the core records it (the review node's `plan`, or a refusal's details.plan). */
-interface RecordedPlan {
-  stepNodeId: string;
-  kind: 'launch' | 'budget';
-  launchId: string | null;
-  planFingerprint: string | null;
-  counts: { campaigns: number; adSets: number; ads: number } | null;
-  accounts: Array<{ accountId: string; currency: string; amountMinorUnits: number; countedUsdCents: number }>;
-  countedUsdCents: number;
-  recordedAt: string;
-  /** Why the amounts could not be read (the launch went away, a currency without a rate), or null. */
-  problem?: string | null;
-}
+type RecordedPlan = StepPlan;
 
 export interface Review {
   workflowId: number;
