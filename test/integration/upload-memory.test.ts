@@ -126,11 +126,11 @@ describe('memory under concurrent oversized uploads (a spawned server)', functio
 });
 
 for (const dialect of dialects()) {
-  describe(`memory under concurrent accepted uploads (a spawned server, ${dialect})`, function () {
-    this.timeout(180_000);
-    let server: ServerProcess;
+  describe(`memory under concurrent accepted uploads (spawned servers, ${dialect})`, function () {
+    this.timeout(240_000);
     let dir: string;
     let db: TestDatabase;
+    let env: Record<string, string>;
     let key: string;
     let brandId: number;
 
@@ -138,7 +138,7 @@ for (const dialect of dialects()) {
       if (rssOf(process.pid) === null) this.skip();
       dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-upload-accepted-'));
       db = await createTestDatabase(dialect);
-      const env = {
+      env = {
         DATABASE_URL: db.url,
         CREATIVES_DIR: path.join(dir, 'creatives'),
         RATE_LIMIT_PER_MINUTE: '100000',
@@ -150,7 +150,6 @@ for (const dialect of dialects()) {
       const seed = JSON.parse(boot.stdout);
       key = seed.organizations.acme.apiKeys.ci.secret;
       brandId = seed.organizations.acme.brands.shoes.id;
-      server = await startSvcServer(['serve'], { env, timeoutMs: 60_000 });
     });
     after(async () => {
       await stopAllServers();
@@ -159,15 +158,27 @@ for (const dialect of dialects()) {
     });
 
     it('twelve concurrent 7 MB image uploads add less than half their total size to the resident set, and are all stored', async () => {
-      const m = await acceptedUploadMemory({ url: server.url, pid: server.pid! }, key, brandId, { count: 12, bytes: 7 * MB });
+      // The median of three servers, each measured once from its start (as the benchmark measures
+      // it): one burst's peak moves by several MB with when V8 collects the request chunks already
+      // written to disk, and a second burst on the same process would reuse the first's memory.
+      const bursts = [];
+      for (let i = 0; i < 3; i++) {
+        const server = await startSvcServer(['serve'], { env, timeoutMs: 60_000 });
+        try {
+          bursts.push(await acceptedUploadMemory({ url: server.url, pid: server.pid! }, key, brandId, { count: 12, bytes: 7 * MB }));
+        } finally {
+          await server.stop();
+        }
+      }
+      const m = [...bursts].sort((x, y) => x.added - y.added)[1];
       console.log(
-        `      resident set ${Math.round(m.before / MB)} MB before, peak ${Math.round(m.peak / MB)} MB: added ${Math.round(m.added / MB)} MB for ${Math.round(m.total / MB)} MB uploaded`,
+        `      resident set ${Math.round(m.before / MB)} MB before, peak ${Math.round(m.peak / MB)} MB: added ${Math.round(m.added / MB)} MB for ${Math.round(m.total / MB)} MB uploaded (median of ${bursts.map((b) => Math.round(b.added / MB)).join(', ')} MB)`,
       );
-      expect(m.statuses).to.deep.equal(Array(12).fill(201));
+      for (const b of bursts) expect(b.statuses).to.deep.equal(Array(12).fill(201));
       expect(m.added, `added ${Math.round(m.added / MB)} MB`).to.be.below(m.total / 2);
       // Each file is in place, named by its content; nothing is left in the staging area.
       const stored = fs.readdirSync(path.join(dir, 'creatives'), { recursive: true }).filter((f) => String(f).endsWith('.png'));
-      expect(stored.length, 'the warm-up files and these').to.equal(24);
+      expect(stored.length, 'the warm-up files and these, three times').to.equal(72);
       expect(fs.readdirSync(path.join(dir, 'creatives', '.incoming'))).to.deep.equal([]);
     });
   });

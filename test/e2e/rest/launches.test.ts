@@ -1000,6 +1000,23 @@ for (const dialect of dialects()) {
         });
       }
 
+      it('the allowlist-only PLACEMENT_GLOBAL_APP_BUNDLE on an account the bootstrap does not say is allowlisted → 400 on placements', async () => {
+        const account = `/ad-accounts/biz_3001`;
+        expect((await apis.tok('PATCH', account, { allowlisted: [] })).status).to.equal(200);
+        try {
+          const built = await buildLaunch(apis.tok, {
+            title: 'Not allowlisted',
+            ...tokTree(creative.tok, { adset: { placements: { positions: ['PLACEMENT_GLOBAL_APP_BUNDLE'] } } }),
+          });
+          const reply = await preview(apis.tok, built.launchId);
+          expect(reply.status, JSON.stringify(reply.body)).to.equal(400);
+          expect(reply.body.error.details.map((d: { field: string }) => d.field)).to.deep.equal([`adSets[${built.adsetId}].placements`]);
+          expect(reply.body.error.details[0].message).to.match(/allowlist-only; ad account biz_3001 is not allowlisted for it/);
+        } finally {
+          expect((await apis.tok('PATCH', account, { allowlisted: ['PLACEMENT_GLOBAL_APP_BUNDLE'] })).status).to.equal(200);
+        }
+      });
+
       it("a live TikTok lifetime budget below USD 20 times the ad group's scheduled days is refused naming the minimum; at it, it is set", async () => {
         const api = apis.tok;
         const schedule = { startTime: '2030-01-01T00:00:00Z', endTime: '2030-01-11T00:00:00Z' };

@@ -19,7 +19,7 @@ import { makeMp4 } from '../../helpers/mp4.js';
 import { RecordingProxy, type Recorded } from '../../helpers/recording-proxy.js';
 import { FakeMetaServer } from '../../fakes/meta-server.js';
 import { FakeTikTokServer } from '../../fakes/tiktok-server.js';
-import { TIKTOK_RULE_ROWS } from '../../helpers/tiktok-rules.js';
+import { TIKTOK_RULE_ROWS, tokTree as ruleTree } from '../../helpers/tiktok-rules.js';
 
 const META_ACCOUNT = 'act_1001';
 const PAGE = '100200300400';
@@ -373,6 +373,23 @@ for (const dialect of dialects()) {
           expect([...tiktokProxy.recorded, ...metaProxy.recorded].filter((r) => r.method === 'POST')).to.deep.equal([]);
         });
       }
+
+      const tokTreeOf = (image: number, positions: string[]) => ruleTree(image, { adset: { placements: { positions } } });
+      it('preview in live mode: the allowlist-only PLACEMENT_GLOBAL_APP_BUNDLE on an account the bootstrap does not say is allowlisted → 400 on placements, nothing sent to create', async () => {
+        const account = `/ad-accounts/${TIKTOK_ACCOUNT}`;
+        expect((await tok('PATCH', account, { allowlisted: [] })).status).to.equal(200);
+        try {
+          const built = await buildLaunch(tok, { title: 'Not allowlisted', ...tokTreeOf(ids.tokImage, ['PLACEMENT_GLOBAL_APP_BUNDLE']) });
+          const reply = await tok('POST', `/launches/${built.launchId}/publish`, {}, idem('preview'));
+          expect(reply.status, JSON.stringify(reply.body)).to.equal(400);
+          expect(reply.body.error.details).to.have.length(1);
+          expect(reply.body.error.details[0].field).to.equal(`adSets[${built.adsetId}].placements`);
+          expect(reply.body.error.details[0].message).to.match(new RegExp(`allowlist-only; ad account ${TIKTOK_ACCOUNT} is not allowlisted for it`));
+          expect([...tiktokProxy.recorded, ...metaProxy.recorded].filter((r) => r.method === 'POST')).to.deep.equal([]);
+        } finally {
+          expect((await tok('PATCH', account, { allowlisted: ['PLACEMENT_GLOBAL_APP_BUNDLE'] })).status).to.equal(200);
+        }
+      });
 
       // Asking the platform (live-platforms.md): TikTok has no validate-only mode; a live preview puts each
       // distinct landing page to its URL tool, once per page per preview, as the ad would carry it (sub3 in).
