@@ -15,6 +15,7 @@ import {
   dialectLabel,
   failuresOf,
   loadTest,
+  median,
   progress,
   startBareServer,
   startBenchService,
@@ -29,8 +30,6 @@ import {
 
 const LOAD: LoadOptions = { connections: 10, durationSec: 2.5, warmupSec: 0.5 };
 const ROUNDS = 3;
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export const benchmark: Benchmark = {
   name: 'GET /v1/brands by stage',

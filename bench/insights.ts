@@ -9,7 +9,7 @@ import { SandboxPlatform } from '../src/platforms/sandbox/adapter.js';
 import type { AdAccount, ReportRow } from '../src/platforms/port.js';
 import { addDays, localDate } from '../src/time/zones.js';
 import { sumRows } from '../src/reports/figures.js';
-import { benchWorld, progress, startBenchService, type Benchmark, type BenchmarkOutput, type ResultRow } from './lib.js';
+import { benchWorld, median, progress, startBenchService, type Benchmark, type BenchmarkOutput, type ResultRow } from './lib.js';
 
 const CAMPAIGNS = 1_000;
 const DAYS = 90;
@@ -33,8 +33,6 @@ function getFresh(url: string, key: string): Promise<{ status: number; text: str
     req.on('error', reject);
   });
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 function world(): typeof benchWorld {
   const w = structuredClone(benchWorld);

@@ -53,6 +53,13 @@ export interface Benchmark {
   run(): Promise<BenchmarkOutput>;
 }
 
+/** The median of `values` (the mean of the middle two when their count is even). */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
 /** Progress goes to stderr, so stdout carries only the results table. */
 export function progress(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);

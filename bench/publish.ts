@@ -24,6 +24,7 @@ import {
   dialectLabel,
   mainThreadCpuSeconds,
   failuresOf,
+  median,
   progress,
   resultRow,
   startBenchService,
@@ -175,12 +176,6 @@ async function publishRuns(dialect: Dialect, mode: 'sandbox' | 'meta'): Promise<
     fs.rmSync(creativesDir, { recursive: true, force: true });
   }
 }
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 export const benchmark: Benchmark = {
   name: 'publish 1x50x10',

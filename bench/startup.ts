@@ -22,7 +22,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { projectPath } from '../src/paths.js';
-import { availableDialects, createBenchDatabase, progress, type Benchmark, type BenchmarkOutput } from './lib.js';
+import { availableDialects, createBenchDatabase, median, progress, type Benchmark, type BenchmarkOutput } from './lib.js';
 
 const RUNS = Math.max(1, Number(process.env.BENCH_STARTUP_RUNS) || 7);
 const POLL_MS = 5;
@@ -62,12 +62,6 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   for (const [k, v] of Object.entries(process.env)) if (!SERVICE_ENV.test(k)) env[k] = v;
   return { ...env, ...extra };
 }
-
-const median = (values: number[]): number => {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-};
 
 const ms = (ns: bigint): number => Number(ns) / 1e6;
 

@@ -13,7 +13,7 @@ import type { Dialect } from '../src/db/connection.js';
 import { FakeTikTokServer } from '../test/fakes/tiktok-server.js';
 import { BrandClient, mapLimit } from '../test/helpers/launches.js';
 import { exampleWorld, adProps } from '../test/helpers/example-world.js';
-import { availableDialects, dialectLabel, progress, startBenchService, type Benchmark, type BenchmarkOutput, type ResultRow } from './lib.js';
+import { availableDialects, dialectLabel, median, progress, startBenchService, type Benchmark, type BenchmarkOutput, type ResultRow } from './lib.js';
 
 const AD_SETS = 50;
 const ADS_PER_SET = 10;
@@ -133,12 +133,6 @@ async function previews(dialect: Dialect): Promise<Map<number, PreviewRun[]>> {
     fs.rmSync(creativesDir, { recursive: true, force: true });
   }
 }
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 export const benchmark: Benchmark = {
   name: 'tiktok preview 1x50x10',

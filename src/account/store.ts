@@ -24,6 +24,11 @@ export interface Membership {
   role: Role;
 }
 
+/** A membership from a row of memberships joined to its organization (o.id, o.name, o.plan, o.subscription_status, m.role). */
+function toMembership(r: Record<string, any>): Membership {
+  return { organizationId: Number(r.id), organizationName: r.name, plan: r.plan, subscriptionStatus: r.subscription_status, role: r.role };
+}
+
 function toOrganization(r: Record<string, any>): Organization {
   return { id: Number(r.id), name: r.name, plan: r.plan, subscriptionStatus: r.subscription_status };
 }
@@ -61,13 +66,7 @@ export async function membershipsOfUser(db: Db, userId: number): Promise<Members
     .where('m.user_id', userId)
     .orderBy('o.id')
     .select('o.id', 'o.name', 'o.plan', 'o.subscription_status', 'm.role');
-  return rows.map((r: Record<string, any>) => ({
-    organizationId: Number(r.id),
-    organizationName: r.name,
-    plan: r.plan,
-    subscriptionStatus: r.subscription_status,
-    role: r.role,
-  }));
+  return rows.map(toMembership);
 }
 
 /** The person's memberships with the brands each reaches (null: every brand), in organization id order: two statements. */
@@ -87,11 +86,7 @@ export async function membershipAccessOfUser(db: Db, userId: number): Promise<Ar
     }
   }
   return rows.map((r: Record<string, any>) => ({
-    organizationId: Number(r.id),
-    organizationName: r.name,
-    plan: r.plan,
-    subscriptionStatus: r.subscription_status,
-    role: r.role,
+    ...toMembership(r),
     brandIds: r.all_brands ? null : (brands.get(Number(r.membership_id)) ?? []),
   }));
 }
@@ -102,8 +97,7 @@ export async function membershipIn(db: Db, organizationId: number, userId: numbe
     .join('organizations as o', 'o.id', 'm.organization_id')
     .where({ 'm.user_id': userId, 'm.organization_id': organizationId })
     .first('o.id', 'o.name', 'o.plan', 'o.subscription_status', 'm.role');
-  if (!row) return undefined;
-  return { organizationId: Number(row.id), organizationName: row.name, plan: row.plan, subscriptionStatus: row.subscription_status, role: row.role };
+  return row ? toMembership(row) : undefined;
 }
 
 /** The person's role in the organization and the brands they reach (null: every brand), or undefined when not a member. */
