@@ -187,6 +187,51 @@ class InvocationContext implements OperationContext {
   }
 }
 
+/** How long a process records the same ad account's refused token once: an operator needs the entry, not one per page refresh. */
+const TOKEN_REFUSAL_RECORD_MS = 60 * 60 * 1000;
+/** When each service's pipeline last recorded a brand's ad account's refused token (`brandId:accountId` → ms). */
+const tokenRefusalsRecorded = new WeakMap<PipelineDeps, Map<string, number>>();
+
+/**
+ * Records in the activity log that the ad platform refused the access token of the ad account `err` names
+ * (live-platforms.md: a wrong or expired token answers 422 naming the account, "the activity log records
+ * it"): written apart from the failed call's transaction, which rolled back, at most once an hour per
+ * brand's account in this process, naming the account and never the token. An account without a token
+ * (nothing was sent) is not a refusal. A failure to record is logged, never answered in the refusal's place.
+ */
+async function recordRefusedToken(
+  deps: PipelineDeps,
+  principal: Principal,
+  brand: BrandRow,
+  err: PlatformError,
+  log: Logger,
+  requestId: string,
+): Promise<void> {
+  const accountId = err.extra.accountId;
+  if (err.kind !== 'authentication' || !accountId || err.extra.noToken) return;
+  let recorded = tokenRefusalsRecorded.get(deps);
+  if (!recorded) tokenRefusalsRecorded.set(deps, (recorded = new Map()));
+  const key = `${brand.id}:${accountId}`;
+  const at = deps.now();
+  if (at - (recorded.get(key) ?? -Infinity) < TOKEN_REFUSAL_RECORD_MS) return;
+  if (recorded.size > 10_000) recorded.clear();
+  recorded.set(key, at);
+  try {
+    const account = await deps.platforms.account(deps.knex, brand.id, accountId).catch(() => null);
+    await activityRecorder(deps.knex, principal, deps.now).record({
+      brandId: brand.id,
+      accountId,
+      entityType: 'unknown',
+      entityId: accountId,
+      entityName: account?.name ?? accountId,
+      action: 'ad_account.token_refused',
+    });
+  } catch (e) {
+    recorded.delete(key);
+    log.error({ requestId, err: e }, 'could not record the refused access token in the activity log');
+  }
+}
+
 /** Answers already shaped by their output schema (kept only while a cache holds them). */
 const shaped = new WeakSet<object>();
 
@@ -305,6 +350,7 @@ async function invokeOnce(
         );
       if (err instanceof PlatformError) {
         log.warn({ requestId: options.requestId, operation: op.name, platformError: err.kind, message: err.message, extra: err.extra }, 'ad platform refused');
+        if (brand) await recordRefusedToken(deps, principal, brand, err, log, options.requestId);
         throw serviceErrorOf(err);
       }
       throw err;

@@ -21,6 +21,11 @@ export interface TikTokRuleRow {
   what: string;
   /** The brand's platform (default tiktok): one row checks a TikTok field on a Meta ad. */
   platform?: 'meta';
+  /**
+   * The TikTok account the row runs on, when not the USD one: `yen`, a JPY account (FX_RATES JPY=0.0066, the
+   * fake's rate too); `long-name`, a USD account whose brand's name is over TikTok's 40 display-name characters.
+   */
+  on?: 'yen' | 'long-name';
   tree: (creatives: { image: number }) => TreeOptions;
   fields: (b: BuiltLaunch) => string[];
   /** What every issue's message says (what to change). */
@@ -175,6 +180,39 @@ export const TIKTOK_RULE_ROWS: TikTokRuleRow[] = [
     tree: (c) => tokTree(c.image, { ad: { primaryText: 'セ'.repeat(51) } }),
     fields: (b) => [`ads[${b.adIds[0]}].primaryText`],
     says: /is 102 characters as TikTok counts them/,
+  },
+  {
+    what: 'a Meta multi-advertiser setting on a TikTok ad',
+    tree: (c) => tokTree(c.image, { ad: { multiAdvertiserAds: true } }),
+    fields: (b) => [`ads[${b.adIds[0]}].multiAdvertiserAds`],
+    says: /is a Meta setting/,
+  },
+  {
+    what: 'a Meta Advantage+ audience setting on a TikTok ad set',
+    tree: (c) => tokTree(c.image, { adset: { advantageAudience: false } }),
+    fields: (b) => [`adSets[${b.adsetId}].advantageAudience`],
+    says: /is a Meta setting; tiktok has no Advantage\+ audience/,
+  },
+  {
+    what: 'a TikTok ad group budget of ¥3,030 on a yen account (USD 20 is ¥3,031 at the FX_RATES rate)',
+    on: 'yen',
+    tree: (c) => tokTree(c.image, { campaign: { budget: undefined }, adset: { budget: { dailyAmount: 3030 } } }),
+    fields: (b) => [`adSets[${b.adsetId}].budget`],
+    says: /is ¥3,030 a day; TikTok's minimum for an ad group is USD 20, ¥3,031 at the FX_RATES rate/,
+  },
+  {
+    what: 'a TikTok campaign budget of ¥7,575 on a yen account (USD 50 is ¥7,576 at the FX_RATES rate)',
+    on: 'yen',
+    tree: (c) => tokTree(c.image, { campaign: { budget: { dailyAmount: 7575 } } }),
+    fields: (b) => [`campaigns[${b.campaignId}].budget`],
+    says: /TikTok's minimum for a campaign budget is USD 50, ¥7,576 at the FX_RATES rate; raise it/,
+  },
+  {
+    what: "a TikTok ad without a display name whose brand's name is over TikTok's 40 characters (never cut)",
+    on: 'long-name',
+    tree: (c) => tokTree(c.image),
+    fields: (b) => [`ads[${b.adIds[0]}].displayName`],
+    says: /set a shorter displayName/,
   },
   {
     what: 'a TikTok display name on a Meta ad',

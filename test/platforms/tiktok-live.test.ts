@@ -1142,6 +1142,26 @@ describe('the strict fake TikTok Business API refuses what TikTok refuses, namin
     fake.objects.delete(housing.body.data.campaign_id);
   });
 
+  it("holds a yen advertiser to TikTok's USD minimums at its rate, in whole yen: ¥7,575 and ¥3,030 refused, ¥7,576 and ¥3,031 taken", async () => {
+    const yenId = '7000000000000000019';
+    const headers = { 'Access-Token': fake.addAdvertiser(yenId, { currency: 'JPY' }) };
+    const yen = (path: string, params: Record<string, unknown>) => call('POST', path, { ...params, advertiser_id: yenId }, headers);
+    const low = await yen('/campaign/create/', { ...cboCampaign, budget: 7575 });
+    expect(low.body).to.include({ code: 40002, message: 'budget: The campaign budget must be at least 7576 JPY.' });
+    const fraction = await yen('/campaign/create/', { ...cboCampaign, budget: 7576.5 });
+    expect(fraction.body).to.include({ code: 40002, message: 'budget: At most 0 decimal places are allowed for this currency.' });
+    const budgeted = await yen('/campaign/create/', { ...cboCampaign, budget: 7576 });
+    expect(budgeted.body.code, JSON.stringify(budgeted.body)).to.equal(0);
+    const own = await yen('/campaign/create/', campaign);
+    expect(own.body.code, JSON.stringify(own.body)).to.equal(0);
+    const lowGroup = await yen('/adgroup/create/', ownBudget(own.body.data.campaign_id, 3030));
+    expect(lowGroup.body).to.include({ code: 40002, message: 'budget: The ad group budget must be at least 3031 JPY.' });
+    const group = await yen('/adgroup/create/', ownBudget(own.body.data.campaign_id, 3031));
+    expect(group.body.code, JSON.stringify(group.body)).to.equal(0);
+    expect(fake.objects.get(group.body.data.adgroup_id)).to.include({ budget: 3031, budgetMode: 'BUDGET_MODE_DAY' });
+    for (const id of [group.body.data.adgroup_id, own.body.data.campaign_id, budgeted.body.data.campaign_id]) fake.objects.delete(id);
+  });
+
   for (const row of rows) {
     it(`refuses ${row.mistake} with ${row.code ?? 40002}`, async () => {
       const before = fake.objects.size;

@@ -48,6 +48,9 @@ function launchesWorld() {
           { ref: 'multi', name: 'Multi Co', adAccounts: [account('meta', 'act_2001', 'Multi Meta'), account('tiktok', 'biz_2002', 'Multi TikTok')] },
           // Allowlisted for TikTok's PLACEMENT_GLOBAL_APP_BUNDLE, which a valid row below places an image ad in.
           { ref: 'tok', name: 'Tok Co', adAccounts: [{ ...account('tiktok', 'biz_3001', 'Tok US'), allowlisted: ['PLACEMENT_GLOBAL_APP_BUNDLE'] }] },
+          // TikTok's minimums in another currency (FX_RATES JPY below), and a brand name over TikTok's 40 display-name characters.
+          { ref: 'tokyen', name: 'Tok Yen Co', adAccounts: [{ ...account('tiktok', 'biz_3002', 'Tok JP'), currency: 'JPY' }] },
+          { ref: 'toklong', name: 'Acme Outdoor Supply Company of the Pacific Northwest', adAccounts: [account('tiktok', 'biz_3003', 'Tok Long')] },
           {
             ref: 'tracked',
             name: 'Tracked Co',
@@ -101,13 +104,18 @@ for (const dialect of dialects()) {
     const creative: Record<string, number> = {};
 
     before(async () => {
-      w = await startWorld({ dialect, bootstrap: launchesWorld(), env: { RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_CONCURRENCY: '100' } });
+      w = await startWorld({
+        dialect,
+        bootstrap: launchesWorld(),
+        // The yen account's minimums are TikTok's USD ones at this rate (the fake TikTok's too).
+        env: { RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_CONCURRENCY: '100', FX_RATES: 'JPY=0.0066' },
+      });
       key = w.key('acme', 'ci');
-      for (const ref of ['shoes', 'hats', 'multi', 'tok', 'tracked', 'journal', 'stamps']) {
+      for (const ref of ['shoes', 'hats', 'multi', 'tok', 'tokyen', 'toklong', 'tracked', 'journal', 'stamps']) {
         brand[ref] = w.brandId('acme', ref);
         apis[ref] = brandApi(w, key, brand[ref]);
       }
-      for (const ref of ['shoes', 'hats', 'multi', 'tok', 'tracked', 'journal']) creative[ref] = await uploadCreative(w, key, brand[ref]);
+      for (const ref of ['shoes', 'hats', 'multi', 'tok', 'tokyen', 'toklong', 'tracked', 'journal']) creative[ref] = await uploadCreative(w, key, brand[ref]);
     });
     after(async () => w?.close());
 
@@ -863,7 +871,11 @@ for (const dialect of dialects()) {
       const rows: Row[] = [
         // The TikTok rules the specifications leave out, refused at preview here in the sandbox and in live mode
         // (test/e2e/rest/live-publish.test.ts) from one table.
-        ...TIKTOK_RULE_ROWS.map((row) => ({ ...row, brand: row.platform === 'meta' ? 'shoes' : 'tok', tree: (cr: number) => row.tree({ image: cr }) })),
+        ...TIKTOK_RULE_ROWS.map((row) => ({
+          ...row,
+          brand: row.platform === 'meta' ? 'shoes' : row.on === 'yen' ? 'tokyen' : row.on === 'long-name' ? 'toklong' : 'tok',
+          tree: (cr: number) => row.tree({ image: cr }),
+        })),
         {
           what: 'a budget on both the campaign and the ad set',
           tree: (cr) => ({ creativeId: cr, adset: { budget: { dailyAmount: 2000 } } }),
@@ -975,6 +987,16 @@ for (const dialect of dialects()) {
           tree: (cr) => tokTree(cr),
         },
         {
+          what: 'a TikTok campaign budget of ¥7,576 on a yen account (USD 50 at the FX_RATES rate)',
+          brand: 'tokyen',
+          tree: (cr) => tokTree(cr, { campaign: { budget: { dailyAmount: 7576 } } }),
+        },
+        {
+          what: "a TikTok ad with its own display name on a brand whose name is over TikTok's 40 characters",
+          brand: 'toklong',
+          tree: (cr) => tokTree(cr, { ad: { displayName: 'Acme Outdoor' } }),
+        },
+        {
           what: 'a TikTok image ad outside the in-feed placement, with a call to action, its own display name, audiences and a conversion goal under the campaign budget',
           brand: 'tok',
           tree: (cr) =>
@@ -1014,6 +1036,22 @@ for (const dialect of dialects()) {
           expect(reply.body.error.details[0].message).to.match(/allowlist-only; ad account biz_3001 is not allowlisted for it/);
         } finally {
           expect((await apis.tok('PATCH', account, { allowlisted: ['PLACEMENT_GLOBAL_APP_BUNDLE'] })).status).to.equal(200);
+        }
+      });
+
+      it('a TikTok BC_AUTH_TT identity on an account whose Business Center update-ad-account set (identityBcId) → 200 valid', async () => {
+        const account = `/ad-accounts/biz_3001`;
+        expect((await apis.tok('PATCH', account, { identityBcId: '7400000000000000001' })).status).to.equal(200);
+        try {
+          const built = await buildLaunch(apis.tok, {
+            title: 'Business Center identity',
+            ...tokTree(creative.tok, { ad: { identityId: 'bc_idt_1', identityType: 'BC_AUTH_TT' } }),
+          });
+          const reply = await preview(apis.tok, built.launchId);
+          expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
+          expect(reply.body.valid).to.equal(true);
+        } finally {
+          expect((await apis.tok('PATCH', account, { identityBcId: null })).status).to.equal(200);
         }
       });
 

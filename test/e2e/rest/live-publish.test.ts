@@ -26,8 +26,23 @@ const PAGE = '100200300400';
 const ADVERTISER = '7000000000000000001';
 const TIKTOK_ACCOUNT = `biz_${ADVERTISER}`;
 const IDENTITY = '7000000000000009999';
+/** A TikTok advertiser in yen (FX_RATES JPY=0.0066, the fake's rate), and one whose brand's name is over TikTok's 40 display-name characters. */
+const YEN_ADVERTISER = '7000000000000000002';
+const LONG_ADVERTISER = '7000000000000000003';
+const LONG_BRAND = 'Acme Outdoor Supply Company of the Pacific Northwest';
 
-const world = (metaToken: string, tiktokToken: string) => ({
+const tokAccount = (advertiserId: string, name: string, currency: string, accessToken: string) => ({
+  platform: 'tiktok',
+  accountId: `biz_${advertiserId}`,
+  name,
+  timezone: 'UTC',
+  currency,
+  accessToken,
+  identityId: IDENTITY,
+  identityType: 'CUSTOMIZED_USER',
+});
+
+const world = (metaToken: string, tiktokToken: string, yenToken: string, longToken: string) => ({
   organizations: [
     {
       ref: 'acme',
@@ -69,6 +84,8 @@ const world = (metaToken: string, tiktokToken: string) => ({
             },
           ],
         },
+        { ref: 'tokyen', name: 'Tok Yen Co', adAccounts: [tokAccount(YEN_ADVERTISER, 'Tok JP', 'JPY', yenToken)] },
+        { ref: 'toklong', name: LONG_BRAND, adAccounts: [tokAccount(LONG_ADVERTISER, 'Tok Long', 'USD', longToken)] },
       ],
       apiKeys: [
         {
@@ -123,6 +140,8 @@ for (const dialect of dialects()) {
     let key: string;
     let shoes: Api;
     let tok: Api;
+    let tokYen: Api;
+    let tokLong: Api;
     const png = makePng(1080, 1080);
     const mp4 = makeMp4(1080, 1920, 15_000);
     const ids: Record<string, number> = {};
@@ -136,14 +155,18 @@ for (const dialect of dialects()) {
       tiktok = await FakeTikTokServer.start();
       const metaToken = meta.addAccount(META_ACCOUNT);
       const tiktokToken = tiktok.addAdvertiser(ADVERTISER, { allowlisted: ['PLACEMENT_GLOBAL_APP_BUNDLE'] });
+      const yenToken = tiktok.addAdvertiser(YEN_ADVERTISER, { currency: 'JPY' });
+      const longToken = tiktok.addAdvertiser(LONG_ADVERTISER);
       metaProxy = await RecordingProxy.start(meta.url, /^\/v\d+\.\d+/);
       tiktokProxy = await RecordingProxy.start(tiktok.url, /^\/open_api\/v\d+\.\d+/);
       creativesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-live-creatives-'));
       w = await startWorld({
         dialect,
-        bootstrap: world(metaToken, tiktokToken),
+        bootstrap: world(metaToken, tiktokToken, yenToken, longToken),
         env: {
           PLATFORM_MODE: 'live',
+          // The yen account's minimums are TikTok's USD ones at this rate (the fake TikTok's too).
+          FX_RATES: 'JPY=0.0066',
           META_GRAPH_URL: metaProxy.url,
           TIKTOK_API_URL: tiktokProxy.url,
           TOKEN_ENCRYPTION_KEY: process.env.TOKEN_ENCRYPTION_KEY!,
@@ -153,10 +176,14 @@ for (const dialect of dialects()) {
       key = w.key('acme', 'ci');
       shoes = brandApi(w, key, w.brandId('acme', 'shoes'));
       tok = brandApi(w, key, w.brandId('acme', 'tok'));
+      tokYen = brandApi(w, key, w.brandId('acme', 'tokyen'));
+      tokLong = brandApi(w, key, w.brandId('acme', 'toklong'));
       ids.shoesImage = await upload(w, key, w.brandId('acme', 'shoes'), png, 'hero.png', 'image/png');
       ids.shoesVideo = await upload(w, key, w.brandId('acme', 'shoes'), mp4, 'hero.mp4', 'video/mp4');
       ids.tokImage = await upload(w, key, w.brandId('acme', 'tok'), png, 'hero.png', 'image/png');
       ids.tokVideo = await upload(w, key, w.brandId('acme', 'tok'), mp4, 'hero.mp4', 'video/mp4');
+      ids.tokyenImage = await upload(w, key, w.brandId('acme', 'tokyen'), png, 'hero.png', 'image/png');
+      ids.toklongImage = await upload(w, key, w.brandId('acme', 'toklong'), png, 'hero.png', 'image/png');
     });
     after(async () => {
       await w?.close();
@@ -359,11 +386,15 @@ for (const dialect of dialects()) {
       // The same table as the sandbox's preview (test/e2e/rest/launches.test.ts): live mode refuses each rule at preview too.
       for (const row of TIKTOK_RULE_ROWS) {
         it(`preview in live mode: ${row.what} → 400 on the named fields, nothing sent to create`, async () => {
-          const api = row.platform === 'meta' ? shoes : tok;
-          const built = await buildLaunch(api, {
-            title: row.what.slice(0, 200),
-            ...row.tree({ image: row.platform === 'meta' ? ids.shoesImage : ids.tokImage }),
-          });
+          const [api, image] =
+            row.platform === 'meta'
+              ? [shoes, ids.shoesImage]
+              : row.on === 'yen'
+                ? [tokYen, ids.tokyenImage]
+                : row.on === 'long-name'
+                  ? [tokLong, ids.toklongImage]
+                  : [tok, ids.tokImage];
+          const built = await buildLaunch(api, { title: row.what.slice(0, 200), ...row.tree({ image }) });
           const reply = await api('POST', `/launches/${built.launchId}/publish`, {}, idem('preview'));
           expect(reply.status, JSON.stringify(reply.body)).to.equal(400);
           expect(reply.body.error.code).to.equal('validation_failed');
@@ -389,6 +420,81 @@ for (const dialect of dialects()) {
         } finally {
           expect((await tok('PATCH', account, { allowlisted: ['PLACEMENT_GLOBAL_APP_BUNDLE'] })).status).to.equal(200);
         }
+      });
+
+      it('a BC_AUTH_TT identity on an account whose Business Center update-ad-account set: previews valid and the ad carries identity_authorized_bc_id', async () => {
+        const account = `/ad-accounts/${TIKTOK_ACCOUNT}`;
+        expect((await tok('PATCH', account, { identityBcId: '7400000000000000001' })).status).to.equal(200);
+        try {
+          const built = await buildLaunch(tok, {
+            title: 'TikTok Business Center identity',
+            ...ruleTree(ids.tokImage, { ad: { identityId: '7000000000000008888', identityType: 'BC_AUTH_TT' } }),
+          });
+          await publish(tok, built.launchId);
+          const [ad] = tiktokProxy.to(/^\/ad\/create\/$/);
+          expect((ad.params.creatives as Array<Record<string, unknown>>)[0]).to.deep.include({
+            identity_id: '7000000000000008888',
+            identity_type: 'BC_AUTH_TT',
+            identity_authorized_bc_id: '7400000000000000001',
+          });
+          expect((ad.answer as { code: number }).code).to.equal(0);
+        } finally {
+          expect((await tok('PATCH', account, { identityBcId: null })).status).to.equal(200);
+        }
+      });
+
+      it("a yen account: budgets at TikTok's minimums converted at the FX_RATES rate (campaign ¥7,576, ad group ¥3,031) preview valid and are sent as whole yen, which TikTok takes", async () => {
+        const campaignBudget = await buildLaunch(tokYen, {
+          title: 'TikTok yen campaign',
+          ...ruleTree(ids.tokyenImage, { campaign: { budget: { dailyAmount: 7576 } } }),
+        });
+        await publish(tokYen, campaignBudget.launchId);
+        const [campaign] = tiktokProxy.to(/^\/campaign\/create\/$/);
+        expect(campaign.params).to.deep.include({ advertiser_id: YEN_ADVERTISER, budget_optimize_on: true, budget_mode: 'BUDGET_MODE_DAY', budget: 7576 });
+        tiktokProxy.clear();
+        const adgroupBudget = await buildLaunch(tokYen, {
+          title: 'TikTok yen ad group',
+          ...ruleTree(ids.tokyenImage, { campaign: { budget: undefined }, adset: { budget: { dailyAmount: 3031 } } }),
+        });
+        await publish(tokYen, adgroupBudget.launchId);
+        expect(tiktokProxy.to(/^\/campaign\/create\/$/)[0].params).to.deep.include({ budget_optimize_on: false, budget_mode: 'BUDGET_MODE_INFINITE' });
+        const [adgroup] = tiktokProxy.to(/^\/adgroup\/create\/$/);
+        expect(adgroup.params).to.deep.include({ advertiser_id: YEN_ADVERTISER, budget_mode: 'BUDGET_MODE_DAY', budget: 3031 });
+        const answers = tiktokProxy.recorded.map((r) => (r.answer as { code?: number } | undefined)?.code);
+        expect(answers.filter((code) => code !== 0)).to.deep.equal([]);
+      });
+
+      it('preview in live mode: TikTok throttling for longer than the request has left (Retry-After 120) → 503 unavailable at once with Retry-After, nothing created', async () => {
+        const built = await buildLaunch(tok, { title: 'TikTok throttled preview', ...tokTree(ids.tokImage, 'campaign') });
+        const before = tiktok.objectsOf(ADVERTISER).length;
+        tiktok.throttleNext(1, { http429: true, retryAfterSeconds: 120 });
+        const started = Date.now();
+        const reply = await tok('POST', `/launches/${built.launchId}/publish`, {}, idem('preview'));
+        expect(reply.status, JSON.stringify(reply.body)).to.equal(503);
+        expect(reply.body.error.code).to.equal('unavailable');
+        expect(reply.headers.get('retry-after')).to.equal('120');
+        expect(Date.now() - started, 'answered at once, not after the wait').to.be.lessThan(10_000);
+        expect(tiktokProxy.recorded.filter((r) => r.method === 'POST')).to.deep.equal([]);
+        expect(tiktok.objectsOf(ADVERTISER)).to.have.length(before);
+        expect((await tok('GET', `/launches/${built.launchId}`)).body.status).to.equal('draft');
+      });
+
+      it("preview in live mode: a country TikTok's region tool lists for another placement only (SG: in-feed) → 400 on targeting.countries; placed in-feed it is valid", async () => {
+        const image = tokTree(ids.tokImage, 'campaign');
+        const outside = await buildLaunch(tok, { title: 'Singapore outside in-feed', ...image, adset: { ...image.adset, targeting: { countries: ['SG'] } } });
+        const refused = await tok('POST', `/launches/${outside.launchId}/publish`, {}, idem('preview'));
+        expect(refused.status, JSON.stringify(refused.body)).to.equal(400);
+        expect(refused.body.error.details.map((d: { field: string }) => d.field)).to.deep.equal([`adSets[${outside.adsetId}].targeting.countries`]);
+        expect(refused.body.error.details[0].message).to.match(/^SG cannot be targeted on tiktok .*for this ad set's objective and placements/);
+        const video = tokTree(ids.tokVideo, 'campaign');
+        const inFeed = await buildLaunch(tok, {
+          title: 'Singapore in-feed',
+          ...video,
+          adset: { ...video.adset, placements: { positions: ['PLACEMENT_TIKTOK'] }, targeting: { countries: ['SG'] } },
+        });
+        const valid = await tok('POST', `/launches/${inFeed.launchId}/publish`, {}, idem('preview'));
+        expect(valid.status, JSON.stringify(valid.body)).to.equal(200);
+        expect(tiktokProxy.recorded.filter((r) => r.method === 'POST')).to.deep.equal([]);
       });
 
       // Asking the platform (live-platforms.md): TikTok has no validate-only mode; a live preview puts each

@@ -1,10 +1,12 @@
 // A live ad account the service cannot speak for: no access token stored, or one the platform
-// refuses. The answer is 422 unprocessable naming the ad account and what to set, never the token.
+// refuses. The answer is 422 unprocessable naming the ad account and what to set, never the token,
+// for a read and for a launch's preview and publish alike; the activity log records a refused token.
 
 import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { FakeMetaServer } from '../../fakes/meta-server.js';
 import { exampleWorld, liveExampleWorld } from '../../helpers/launches.js';
+import { brandApi, buildLaunch, idem } from '../../helpers/launch-builders.js';
 import { startWorld, type World } from '../../helpers/world.js';
 
 describe('a live ad account without a usable access token (sqlite, fake Meta)', function () {
@@ -53,5 +55,43 @@ describe('a live ad account without a usable access token (sqlite, fake Meta)', 
     );
     expect(r.body.error.details).to.include({ accountId: 'act_1001' });
     expect(JSON.stringify(r.body)).to.not.include('a-token-meta-does-not-know');
+  });
+
+  it("a launch's preview and publish with a token the platform refuses: 422 naming the account, never the token; nothing created, the launch a draft", async () => {
+    const api = brandApi(refused, refused.key('acme', 'ci'), refused.brandId('acme', 'shoes'));
+    const built = await buildLaunch(api, { title: 'Refused token' });
+    for (const body of [{}, { confirm: true }]) {
+      const r = await api('POST', `/launches/${built.launchId}/publish`, body, idem('refused-token'));
+      expect(r.status, JSON.stringify(r.body)).to.equal(422);
+      expect(r.body.error.code).to.equal('unprocessable');
+      expect(r.body.error.message).to.match(/^The ad platform refused the access token of ad account act_1001 \(.+\)\. Give it a new token/);
+      expect(r.body.error.details).to.include({ accountId: 'act_1001', platformError: 'authentication' });
+      expect(JSON.stringify(r.body)).to.not.include('a-token-meta-does-not-know');
+    }
+    expect(fake.objectsOf('act_1001')).to.deep.equal([]);
+    expect((await api('GET', `/launches/${built.launchId}`)).body.status).to.equal('draft');
+  });
+
+  it('the activity log records a refused token, naming the ad account, once an hour however often it is refused; never the token, nor a missing one', async () => {
+    const refusals = async (w: World) => {
+      const r = await w.request('GET', `/v1/brands/${w.brandId('acme', 'shoes')}/activity`, { key: w.key('acme', 'ci') });
+      expect(r.status, JSON.stringify(r.body)).to.equal(200);
+      expect(JSON.stringify(r.body)).to.not.include('a-token-meta-does-not-know');
+      return (r.body.activities as Array<Record<string, unknown>>).filter((a) => a.action === 'ad_account.token_refused');
+    };
+    // Refused above by a campaign list, a preview and a publish: one entry.
+    const entries = await refusals(refused);
+    expect(entries.map(({ when: _when, ...entry }) => entry)).to.deep.equal([
+      {
+        userId: 1,
+        userName: 'API key: CI key',
+        entityType: 'unknown',
+        entityId: 'act_1001',
+        entityName: 'Shoes US',
+        action: 'ad_account.token_refused',
+        accountId: 'act_1001',
+      },
+    ]);
+    expect(await refusals(tokenless), 'no token: nothing was sent, nothing refused').to.deep.equal([]);
   });
 });

@@ -11,7 +11,7 @@ import { dialects } from '../../helpers/databases.js';
 import { startWorld, type World } from '../../helpers/world.js';
 import { addNode, adProps, adsetProps, brandApi, buildLaunch, idem, type Api, type BuiltLaunch } from '../../helpers/launch-builders.js';
 import { RecordingProxy, type Recorded } from '../../helpers/recording-proxy.js';
-import { FakeMetaServer } from '../../fakes/meta-server.js';
+import { FAKE_VERSIONS, FakeMetaServer, GRAPH_VERSION } from '../../fakes/meta-server.js';
 
 const PAGE = '100200300400';
 const ACCOUNTS = {
@@ -264,6 +264,47 @@ const rows: Row[] = [
     tree: { adset: { frequencyCap: { impressions: 3, days: 7 } } },
     refused: (b) => [`adSets[${b.adsetId}].frequencyCap`, /TikTok setting/],
   },
+  // Each rule of "More rules the platforms enforce" the rows above left to the unit table, here at preview in both modes too.
+  {
+    what: 'a billing event its goal does not take (LANDING_PAGE_VIEWS billed by LINK_CLICKS)',
+    tree: { adset: { optimizationGoal: 'LANDING_PAGE_VIEWS', billingEvent: 'LINK_CLICKS' } },
+    refused: (b) => [`adSets[${b.adsetId}].billingEvent`, /LANDING_PAGE_VIEWS.*use IMPRESSIONS$/],
+  },
+  {
+    what: 'a goal its objective does not take (THRUPLAY for OUTCOME_TRAFFIC)',
+    tree: { adset: { optimizationGoal: 'THRUPLAY', billingEvent: 'IMPRESSIONS' } },
+    refused: (b) => [`adSets[${b.adsetId}].optimizationGoal`, /does not go with objective OUTCOME_TRAFFIC; use one of .*LINK_CLICKS/],
+  },
+  {
+    what: 'a conversion ad set without its pixel',
+    tree: { campaign: { objective: 'OUTCOME_SALES' }, adset: { optimizationGoal: 'OFFSITE_CONVERSIONS' } },
+    refused: (b) => [`adSets[${b.adsetId}].promotedObject`, /pixelId and customEventType/],
+  },
+  {
+    what: 'an app install ad set naming its app',
+    tree: {
+      campaign: { objective: 'OUTCOME_APP_PROMOTION' },
+      adset: { optimizationGoal: 'APP_INSTALLS', promotedObject: { applicationId: '4455', objectStoreUrl: 'https://apps.example.com/shoes' } },
+    },
+  },
+  {
+    what: 'a cost cap without its bid',
+    tree: { campaign: { bidStrategy: 'COST_CAP' } },
+    refused: (b) => [`adSets[${b.adsetId}].bidAmount`, /COST_CAP/],
+  },
+  {
+    what: "a campaign lifetime budget under its ad set's daily minimum times its 10 days",
+    tree: {
+      campaign: { budget: { lifetimeAmount: 4000 } },
+      adset: { schedule: { startTime: '2030-01-01T00:00:00Z', endTime: '2030-01-11T00:00:00Z' } },
+    },
+    refused: (b) => [`campaigns[${b.campaignId}].budget`, /lifetime minimum .* is \$50\.00/],
+  },
+  {
+    what: 'a lifetime budget without an end time',
+    tree: { campaign: { budget: undefined }, adset: { budget: { lifetimeAmount: 90000 } } },
+    refused: (b) => [`adSets[${b.adsetId}].schedule.endTime`, /is required with a lifetime budget/],
+  },
 ];
 
 for (const [dialect, mode] of dialects().flatMap((d) => (['sandbox', 'live'] as const).map((m) => [d, m] as const))) {
@@ -349,6 +390,48 @@ for (const [dialect, mode] of dialects().flatMap((d) => (['sandbox', 'live'] as 
       );
       const ok = await change(5000);
       expect(ok.status, JSON.stringify(ok.body)).to.equal(200);
+    });
+
+    it('a live budget edit cannot switch a budget between daily and lifetime: 409 conflict, the budget stays as it is', async () => {
+      const api = apis.shoes;
+      const built = await buildLaunch(api, { title: 'Budget kind kept', campaign: { budget: undefined }, adset: { budget: { dailyAmount: 2000 } } });
+      const published = await api('POST', `/launches/${built.launchId}/publish`, { confirm: true }, idem('kind-kept'));
+      expect(published.status, JSON.stringify(published.body)).to.equal(200);
+      proxy?.clear();
+      const switched = await api(
+        'POST',
+        `/launches/${built.launchId}/nodes/${built.adsetId}/live-budget`,
+        { level: 'ADSET', budgetType: 'lifetime', amount: 90000 },
+        idem('kind-switch'),
+      );
+      expect(switched.status, JSON.stringify(switched.body)).to.equal(409);
+      expect(switched.body.error.code).to.equal('conflict');
+      expect(switched.body.error.message).to.contain('has a daily budget on the ad platform, which cannot become a lifetime one; send budgetType daily');
+      expect(JSON.stringify((await api('GET', `/launches/${built.launchId}`)).body)).to.contain('"dailyAmount":2000');
+      if (proxy)
+        expect(
+          proxy.recorded.filter((r) => r.method === 'POST'),
+          'nothing asked of Meta, nothing sent',
+        ).to.deep.equal([]);
+    });
+
+    it("a post engagement ad set on an account without a page, its ad speaking as a page of its own: refused on the ad set's promotedObject.pageId", async () => {
+      const api = apis.shoes;
+      expect((await api('PATCH', '/ad-accounts/act_1001', { pageId: null })).status).to.equal(200);
+      try {
+        const built = await buildLaunch(api, {
+          title: 'Engagement without a page',
+          campaign: { objective: 'OUTCOME_ENGAGEMENT' },
+          adset: { optimizationGoal: 'POST_ENGAGEMENT' },
+          ad: { pageId: PAGE },
+        });
+        const issues = await previewIssues(api, built.launchId);
+        const field = `adSets[${built.adsetId}].promotedObject.pageId`;
+        expect([...issues.keys()], JSON.stringify(Object.fromEntries(issues))).to.deep.equal([field]);
+        expect(issues.get(field)).to.match(/POST_ENGAGEMENT/);
+      } finally {
+        expect((await api('PATCH', '/ad-accounts/act_1001', { pageId: PAGE })).status).to.equal(200);
+      }
     });
 
     if (mode !== 'live') return;
@@ -496,6 +579,107 @@ for (const [dialect, mode] of dialects().flatMap((d) => (['sandbox', 'live'] as 
         expect(meta!.silentChanges, 'Meta changed nothing without a word').to.deep.equal([]);
       });
 
+      it('an app install ad set publishes naming its app (promoted_object application_id and object_store_url), billing_event said; accepted', async () => {
+        const built = await buildLaunch(apis.shoes, {
+          title: 'App installs',
+          campaign: { objective: 'OUTCOME_APP_PROMOTION' },
+          adset: { optimizationGoal: 'APP_INSTALLS', promotedObject: { applicationId: '4455', objectStoreUrl: 'https://apps.example.com/shoes' } },
+        });
+        await publish(apis.shoes, built.launchId);
+        expect(refusals(proxy!.recorded)).to.deep.equal([]);
+        expect(posts('campaigns')[0].params).to.deep.include({ objective: 'OUTCOME_APP_PROMOTION' });
+        const [adset] = posts('adsets');
+        expect(adset.params).to.deep.include({
+          optimization_goal: 'APP_INSTALLS',
+          billing_event: 'IMPRESSIONS',
+          promoted_object: { application_id: '4455', object_store_url: 'https://apps.example.com/shoes' },
+        });
+      });
+
+      it('Singapore on an account that declared it publishes: geo_locations.countries SG, taken by a Meta account with the same declaration', async () => {
+        const built = await buildLaunch(apis.eu, { title: 'Singapore declared', adset: { targeting: { countries: ['SG'] } } });
+        await publish(apis.eu, built.launchId);
+        expect(refusals(proxy!.recorded)).to.deep.equal([]);
+        const [adset] = posts('adsets');
+        expect((adset.params.targeting as any).geo_locations).to.deep.equal({ countries: ['SG'] });
+        expect(adset.params, 'Singapore is not in the EU').to.not.have.any.keys('dsa_beneficiary', 'dsa_payor');
+      });
+
+      it("a lifetime ad set budget publishes with its schedule: lifetime_budget in minor units, start_time and end_time, no daily_budget; Meta's minimum over its days met", async () => {
+        const built = await buildLaunch(apis.shoes, {
+          title: 'Lifetime ad set',
+          campaign: { budget: undefined },
+          adset: { budget: { lifetimeAmount: 5000 }, schedule: { startTime: '2030-01-01T00:00:00Z', endTime: '2030-01-11T00:00:00Z' } },
+        });
+        await publish(apis.shoes, built.launchId);
+        expect(refusals(proxy!.recorded)).to.deep.equal([]);
+        const [adset] = posts('adsets');
+        expect(adset.params).to.deep.include({ lifetime_budget: '5000', start_time: '2030-01-01T00:00:00Z', end_time: '2030-01-11T00:00:00Z' });
+        expect(adset.params).to.not.have.property('daily_budget');
+        expect(String(posts('campaigns')[0].params.is_adset_budget_sharing_enabled)).to.equal('false');
+      });
+
+      it('a publish whose ad Meta refuses at validation creates no ad and rolls the ad set and the campaign back', async () => {
+        const api = apis.shoes;
+        const built = await buildLaunch(api, { title: 'Ad refused', adset: { name: 'Kept set' }, ad: { name: 'Reserved ad' } });
+        meta!.refuseWhen((call) =>
+          call.level === 'ad' && call.params.name === 'Reserved ad'
+            ? { message: '(#100) This ad cannot be created: Reserved ad is reserved', subcode: 1487390 }
+            : null,
+        );
+        try {
+          const reply = await api('POST', `/launches/${built.launchId}/publish`, { confirm: true }, idem('ad-refused'));
+          expect(reply.status, JSON.stringify(reply.body)).to.equal(400);
+          expect(reply.body.error.code).to.equal('validation_failed');
+          expect(reply.body.error.details.map((d: { field: string }) => d.field)).to.deep.equal([`ads[${built.adIds[0]}]`]);
+          expect(reply.body.error.details[0].message).to.contain('Reserved ad is reserved (code 100, subcode 1487390)');
+          expect(posts('ads'), 'no ad created').to.deep.equal([]);
+          const validated = proxy!.to(/^\/act_1001\/ads$/, 'POST').filter(validateOnly);
+          expect(validated.map((r) => r.params.name)).to.deep.equal(['Reserved ad']);
+          const sets = meta!.objectsOf('act_1001', 'adset').filter((s) => s.name === 'Kept set');
+          expect(
+            sets.map((s) => s.status),
+            'the ad set rolled back',
+          ).to.deep.equal(['DELETED']);
+          const campaign = meta!.objectsOf('act_1001', 'campaign').find((c) => c.id === sets[0].parentId);
+          expect(campaign?.status, 'the campaign rolled back').to.equal('DELETED');
+          expect((await api('GET', `/launches/${built.launchId}`)).body.status).to.equal('publish_failed');
+        } finally {
+          meta!.clearUnwritten();
+        }
+      });
+
+      it('a preview Meta throttles for longer than the request has left (an hour, code 80004) answers 503 unavailable at once with Retry-After; nothing created', async () => {
+        const built = await buildLaunch(apis.shoes, { title: 'Throttled preview' });
+        const before = meta!.objectsOf('act_1001').length;
+        meta!.throttleNext(1, { code: 80004, minutes: 60 });
+        const started = Date.now();
+        const reply = await apis.shoes('POST', `/launches/${built.launchId}/publish`, {}, idem('throttled'));
+        expect(reply.status, JSON.stringify(reply.body)).to.equal(503);
+        expect(reply.body.error.code).to.equal('unavailable');
+        expect(reply.headers.get('retry-after')).to.equal('3600');
+        expect(Date.now() - started, 'answered at once, not after the wait').to.be.lessThan(10_000);
+        expect(meta!.objectsOf('act_1001')).to.have.length(before);
+        expect((await apis.shoes('GET', `/launches/${built.launchId}`)).body.status).to.equal('draft');
+      });
+
+      it('a preview Meta throttles for a second (code 17) waits it out and asks once more: valid', async () => {
+        const built = await buildLaunch(apis.shoes, { title: 'Briefly throttled preview' });
+        meta!.throttleNext(1, { code: 17, seconds: 1 });
+        const started = Date.now();
+        expect(await previewIssues(apis.shoes, built.launchId)).to.deep.equal(new Map());
+        expect(Date.now() - started, 'the second was waited').to.be.at.least(900);
+        // Whichever request the preview sent first (the minimums, when not yet kept, or the campaign to validate)
+        // was throttled (a throttled batch leaves its items no answer of their own), then sent once more as it
+        // was and taken; nothing else was refused.
+        const errorCode = (r: Recorded) => (r.answer as { error?: { code: number } } | null)?.error?.code ?? null;
+        const [first, again, ...rest] = proxy!.recorded;
+        expect(first.answer === null || errorCode(first) === 17, JSON.stringify(first.answer)).to.equal(true);
+        expect([again.method, again.path, again.params]).to.deep.equal([first.method, first.path, first.params]);
+        expect(again.answer).to.not.equal(null);
+        expect([again, ...rest].map(errorCode).filter((c) => c !== null)).to.deep.equal([]);
+      });
+
       it('a preview asks Meta to validate each campaign create (validate_only) and creates nothing', async () => {
         const built = await buildLaunch(apis.shoes, { title: 'Asked at preview' });
         const before = meta!.objectsOf('act_1001').length;
@@ -617,6 +801,116 @@ for (const [dialect, mode] of dialects().flatMap((d) => (['sandbox', 'live'] as 
             account,
           ).to.have.length(1);
       });
+    });
+  });
+}
+
+// Placements by the Graph version META_GRAPH_URL names (live-platforms.md, "Placements" and "Reading, paging,
+// throttling, versions": what changed between versions is applied by version). At v25.0, in both modes,
+// Instagram Explore is taken while v25.0 lasts (then v26.0 answers for it, and refuses it), Facebook video
+// feeds (removed in v24.0) and Messenger Stories (stripped from every version since 2026-10-27) are refused
+// at preview; live, the fake Graph API at v25.0 takes the explore position as sent. v25.0's end is read
+// from the fake's own version table (Meta's), not from the service's.
+const V25_ENDS = Date.parse(`${FAKE_VERSIONS.find((v) => v.major === 25)!.ends}T00:00:00Z`);
+
+for (const [dialect, mode] of dialects().flatMap((d) => (['sandbox', 'live'] as const).map((m) => [d, m] as const))) {
+  describe(`Meta placements by the configured Graph version, v25.0 (${mode}, ${dialect})`, function () {
+    this.timeout(120_000);
+    let w: World;
+    let meta: FakeMetaServer | undefined;
+    let proxy: RecordingProxy | undefined;
+    let api: Api;
+    let shoesToken = '';
+    let savedKey: string | undefined;
+    const v25Lasts = () => Date.now() < V25_ENDS;
+
+    before(async () => {
+      savedKey = process.env.TOKEN_ENCRYPTION_KEY;
+      if (!savedKey) process.env.TOKEN_ENCRYPTION_KEY = crypto.randomBytes(32).toString('base64');
+      const tokens: Partial<Record<BrandRef, string>> = {};
+      let env: Record<string, string> = { META_GRAPH_URL: 'https://graph.facebook.com/v25.0' };
+      if (mode === 'live') {
+        meta = await FakeMetaServer.start();
+        tokens.shoes = shoesToken = meta.addAccount(ACCOUNTS.shoes.accountId);
+        proxy = await RecordingProxy.start(meta.url.replace(GRAPH_VERSION, 'v25.0'), /^\/v\d+\.\d+/);
+        env = { PLATFORM_MODE: 'live', META_GRAPH_URL: proxy.url, TOKEN_ENCRYPTION_KEY: process.env.TOKEN_ENCRYPTION_KEY! };
+      }
+      w = await startWorld({ dialect, bootstrap: world(tokens), env });
+      api = brandApi(w, w.key('acme', 'ci'), w.brandId('acme', 'shoes'));
+    });
+    after(async () => {
+      await w?.close();
+      await proxy?.close();
+      await meta?.close();
+      if (savedKey === undefined) delete process.env.TOKEN_ENCRYPTION_KEY;
+    });
+
+    const placed = (title: string, positions: string[]) => buildLaunch(api, { title, adset: { placements: { positions } } });
+
+    it('instagram:explore: valid while v25.0 lasts (removed from v26.0 on), refused once v26.0 answers for v25.0', async () => {
+      const built = await placed('Explore on v25', ['instagram:stream', 'instagram:explore']);
+      const issues = await previewIssues(api, built.launchId);
+      if (v25Lasts()) expect(Object.fromEntries(issues)).to.deep.equal({});
+      else expect(issues.get(`adSets[${built.adsetId}].placements`)).to.match(/instagram:explore is refused by Meta since v26\.0/);
+    });
+
+    it('facebook:video_feeds: refused, as from v24.0 on', async () => {
+      const built = await placed('Video feeds on v25', ['facebook:feed', 'facebook:video_feeds']);
+      const issues = await previewIssues(api, built.launchId);
+      expect([...issues.keys()]).to.deep.equal([`adSets[${built.adsetId}].placements`]);
+      expect(issues.get(`adSets[${built.adsetId}].placements`)).to.match(
+        /facebook:video_feeds is refused by Meta since v24\.0; use facebook:feed or facebook:facebook_reels/,
+      );
+    });
+
+    it('messenger:story: refused on v25.0 too, Meta stripping it from every version since 2026-10-27', async () => {
+      const built = await placed('Messenger stories on v25', ['messenger:messenger_home', 'messenger:story']);
+      const issues = await previewIssues(api, built.launchId);
+      expect([...issues.keys()]).to.deep.equal([`adSets[${built.adsetId}].placements`]);
+      expect(issues.get(`adSets[${built.adsetId}].placements`)).to.match(
+        /messenger:story is silently dropped by Meta since v26\.0 \(every version since 2026-10-27\); use facebook:story or instagram:story/,
+      );
+    });
+
+    if (mode !== 'live') return;
+
+    it('publishes instagram:explore to Meta at v25.0 as sent (instagram_positions stream and explore), taken without a change; once v25.0 has ended, refused before anything is sent', async () => {
+      const built = await placed('Explore published on v25', ['instagram:stream', 'instagram:explore']);
+      proxy!.clear();
+      const reply = await api('POST', `/launches/${built.launchId}/publish`, { confirm: true }, idem('explore-v25'));
+      if (!v25Lasts()) {
+        expect(reply.status, JSON.stringify(reply.body)).to.equal(400);
+        expect(proxy!.recorded.filter((r) => r.method === 'POST' && !validateOnly(r))).to.deep.equal([]);
+        return;
+      }
+      expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
+      const [adset] = proxy!.to(/^\/act_1001\/adsets$/, 'POST').filter((r) => !validateOnly(r));
+      expect(adset.params.targeting).to.deep.include({ publisher_platforms: ['instagram'], instagram_positions: ['stream', 'explore'] });
+      expect(proxy!.recorded.filter((r) => JSON.stringify(r.answer ?? '').includes('"error"'))).to.deep.equal([]);
+      expect(meta!.silentChanges).to.deep.equal([]);
+    });
+
+    it('a Graph version Meta no longer serves (v21.0): a live preview answers 503 unavailable naming META_GRAPH_URL, and nothing is created', async () => {
+      const old = await RecordingProxy.start(meta!.url.replace(GRAPH_VERSION, 'v21.0'), /^\/v\d+\.\d+/);
+      const retired = await startWorld({
+        dialect,
+        bootstrap: world({ shoes: shoesToken }),
+        env: { PLATFORM_MODE: 'live', META_GRAPH_URL: old.url, TOKEN_ENCRYPTION_KEY: process.env.TOKEN_ENCRYPTION_KEY! },
+      });
+      try {
+        const oldApi = brandApi(retired, retired.key('acme', 'ci'), retired.brandId('acme', 'shoes'));
+        const built = await buildLaunch(oldApi, { title: 'On a retired version' });
+        const before = meta!.objectsOf('act_1001').length;
+        const reply = await oldApi('POST', `/launches/${built.launchId}/publish`, {}, idem('v21'));
+        expect(reply.status, JSON.stringify(reply.body)).to.equal(503);
+        expect(reply.body.error.code).to.equal('unavailable');
+        expect(reply.body.error.message).to.contain('META_GRAPH_URL');
+        expect((old.recorded[0].answer as { error: { code: number } }).error.code).to.equal(2635);
+        expect(meta!.objectsOf('act_1001')).to.have.length(before);
+      } finally {
+        await retired.close();
+        await old.close();
+      }
     });
   });
 }
