@@ -198,6 +198,42 @@ for (const dialect of dialects()) {
       expect((await launch(built.launchId)).status).to.equal('published');
     });
 
+    it('review_workflow_step after the launch changed at the gate: the answer is the current plan, the recorded one is refused (gate pending); the current plan approved publishes it', async () => {
+      const built = await buildLaunch(api(), { creativeId, title: 'Changed at the gate' });
+      const wf = await createWorkflow(w, w.key('acme', 'ci'), shoes, { nodes: [reviewNode('review'), launchNode('go', built.launchId)] });
+      const exec = await runWorkflow(w, w.key('acme', 'ci'), shoes, wf.workflowId);
+      const waiting = await waitForExecution(w, w.key('acme', 'ci'), shoes, wf.workflowId, exec, (e) => e.status === 'waiting_review', 'the gate');
+      const recorded = nodeOf(waiting, 'review').plan.planFingerprint;
+      // The draft's budget goes from $50 to $70 while the gate waits.
+      await api()('PATCH', `/launches/${built.launchId}/nodes/${built.campaignId}`, { properties: { budget: { dailyAmount: 7000 } } });
+      const current = await planFingerprintOf(api(), built.launchId);
+      expect(current).to.not.equal(recorded);
+      const reviewer = await mcpClient(w.url, w.key('acme', 'ci2'));
+      try {
+        const args = { workflowId: wf.workflowId, executionId: exec, nodeId: 'review', decision: 'approve' };
+        // Without a plan: the answer is the plan an approval would publish now, the current one.
+        const first = await call('review_workflow_step', args, reviewer);
+        expect(expectPlanAnswer(first, 'review_workflow_step')).to.equal(current);
+        expect(text(first)).to.match(/act_1001: 70\.00 USD/);
+        // The plan the gate recorded is no longer the launch: nothing approved, the answer is the current plan again.
+        const stale = await call('review_workflow_step', { ...args, planFingerprint: recorded }, reviewer);
+        expect(text(stale)).to.contain(`the plan changed since planFingerprint ${recorded} was answered`);
+        expect(stale.structuredContent.planFingerprint).to.equal(current);
+        const still = await waitForExecution(w, w.key('acme', 'ci'), shoes, wf.workflowId, exec, () => true, 'the run');
+        expect(nodeOf(still, 'review').status).to.equal('waiting_review');
+        expect((await launch(built.launchId)).status).to.equal('draft');
+        // The current plan, as the refusal named it: approved, and that plan is published.
+        const done = await call('review_workflow_step', { ...args, planFingerprint: current }, reviewer);
+        expect(done.isError, text(done)).to.not.equal(true);
+        expect(nodeOf(done.structuredContent, 'review').plan).to.deep.include({ planFingerprint: current, countedUsdCents: 7000 });
+      } finally {
+        await reviewer.close();
+      }
+      const done = await waitForExecution(w, w.key('acme', 'ci'), shoes, wf.workflowId, exec, finished, 'the run');
+      expect(done.status, JSON.stringify(done)).to.equal('succeeded');
+      expect(nodeOf(done, 'go').result.answer).to.deep.include({ status: 'published', planFingerprint: current });
+    });
+
     it('a client that can ask is asked before a live status change; a decline sends nothing', async () => {
       const built = await buildLaunch(api(), { creativeId, title: 'Asked status' });
       await publish(api(), built.launchId);
