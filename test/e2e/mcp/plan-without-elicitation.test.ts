@@ -3,8 +3,9 @@
 // with confirm, edit_live_campaign, update_node of a live status, a card into a publishing column,
 // run_workflow and review_workflow_step before a launch step. Without planFingerprint (or with one
 // that is no longer the plan) nothing moves, and the answer is the plan, its planFingerprint and what
-// to do; with it, the call goes on bound to that plan. A live status needs publish over MCP too, and a
-// client that can ask is asked before it (as for edit_live_campaign).
+// to do; with it, the call goes on bound to that plan (a review gate whose launch changed since it
+// recorded its plan: the launch as it is now). A live status needs publish over MCP too, and a
+// client that can ask is asked before it (as for edit_live_campaign). The server's instructions say so.
 
 import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';

@@ -1,10 +1,11 @@
 // Issue 52, items 1 and 2, over REST against a real listening server, on both dialects: a live
-// object's status is money (update-node that changes the status of a published campaign needs
-// `publish`: without it 403 insufficient_scope and nothing reaches the ad platform; drafts stay
-// `write`), and a reviewer approves the plan they were shown (the run records the plan of the launch
+// object's status is money (update-node that changes the status of a published campaign, ad set or
+// ad needs `publish`: without it 403 insufficient_scope and nothing reaches the ad platform; drafts
+// stay `write`), and a reviewer approves the plan they were shown (the run records the plan of the launch
 // or budget step after its review gate; an approval after the launch changed answers 409 stale_read
 // with the current plan and leaves the gate pending; an approval naming the current planFingerprint
-// publishes that plan).
+// publishes that plan). The svc command line meets the same rules (it is a REST client): a live
+// status refused, a draft's changed, a changed plan refused and the current one approved.
 
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -44,15 +45,15 @@ for (const dialect of dialects()) {
       return r.body.campaigns.find((c: { id: string }) => c.id === platformId)?.status;
     }
 
-    /** The svc command line run with `args` as the read+write key, in a home of its own. */
-    async function svc(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    /** The svc command line run with `args` as key `ref` (the read+write key unless named), in a home of its own. */
+    async function svc(args: string[], ref = 'writer'): Promise<{ code: number | null; stdout: string; stderr: string }> {
       const home = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-cli-home-'));
       try {
         return await new Promise((resolve) =>
           execFile(
             process.execPath,
             [projectPath('dist', 'surfaces', 'cli', 'svc.js'), ...args],
-            { env: { PATH: process.env.PATH ?? '', HOME: home, SVC_BASE_URL: w.url, SVC_API_KEY: key('writer') } },
+            { env: { PATH: process.env.PATH ?? '', HOME: home, SVC_BASE_URL: w.url, SVC_API_KEY: key(ref) } },
             (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
           ),
         );
@@ -256,6 +257,41 @@ for (const dialect of dialects()) {
         expect(done.status, JSON.stringify(done)).to.equal('succeeded');
         expect(nodeOf(done, 'go').result.answer).to.deep.include({ status: 'published', planFingerprint: now.planFingerprint });
         expect(nodeOf(done, 'go').result.answer.budget.countedUsdCents).to.equal(40000);
+      });
+
+      it('the same from the command line: svc review-workflow-step of a changed plan exits 4 with stale_read and the current plan; with --plan-fingerprint of it, approved and published', async () => {
+        const { built, workflowId, exec } = await waitingRun('Raised, CLI');
+        await api('writer')('PATCH', `/launches/${built.launchId}/nodes/${built.campaignId}`, { properties: { budget: { dailyAmount: 30000 } } });
+        const now = await preview(built.launchId);
+        const review = [
+          'review-workflow-step',
+          '--brand-id',
+          String(shoes),
+          '--workflow-id',
+          String(workflowId),
+          '--execution-id',
+          String(exec),
+          '--node-id',
+          'review',
+          '--decision',
+          'approve',
+        ];
+        const stale = await svc(review, 'ci2');
+        expect(stale.code, stale.stderr).to.equal(4);
+        const error = JSON.parse(stale.stderr).error;
+        expect(error.code).to.equal('stale_read');
+        expect(error.details.planFingerprint).to.equal(now.planFingerprint);
+        expect(error.details.plan).to.deep.include({ countedUsdCents: 30000 });
+        const still = (await w.request('GET', `/v1/brands/${shoes}/workflows/${workflowId}/executions/${exec}`, { key: key('ci') })).body;
+        expect(nodeOf(still, 'review').status).to.equal('waiting_review');
+        expect((await api()('GET', `/launches/${built.launchId}`)).body.status).to.equal('draft');
+
+        const approved = await svc([...review, '--plan-fingerprint', now.planFingerprint], 'ci2');
+        expect(approved.code, approved.stderr).to.equal(0);
+        expect(nodeOf(JSON.parse(approved.stdout), 'review').plan).to.deep.include({ planFingerprint: now.planFingerprint, countedUsdCents: 30000 });
+        const done = await waitForExecution(w, key('ci'), shoes, workflowId, exec, finished, 'the run to finish');
+        expect(done.status, JSON.stringify(done)).to.equal('succeeded');
+        expect((await api()('GET', `/launches/${built.launchId}`)).body.status).to.equal('published');
       });
 
       it('an unchanged plan is approved as recorded and published', async () => {

@@ -24,7 +24,6 @@ for (const dialect of dialects()) {
     let key: string;
     let launchId: string;
     let adId: string;
-    let adsetId: string;
     let campaignId: string;
     let creativeId: number;
     let columnId: number;
@@ -38,7 +37,6 @@ for (const dialect of dialects()) {
       const built = await buildLaunch(brandApi(w, key, shoes), { creativeId, title: 'Text' });
       launchId = built.launchId;
       adId = built.adIds[0];
-      adsetId = built.adsetId;
       campaignId = built.campaignId;
       columnId = (await w.request('POST', `/v1/brands/${shoes}/pipeline/columns`, { key, body: { name: 'Ideas' } })).body.columnId;
     });
