@@ -447,8 +447,9 @@ async function beforeReview(input: Record<string, unknown>, key: unknown, reques
 
 /**
  * The plan an approval of a gate publishes now, in words, and its fingerprint: the gate's record
- * while its launch is unchanged; else the launch as it is now (a launch step: its preview, when the
- * caller may read one; a budget step: the step's own amount, on the launch as it is now).
+ * while its launch is unchanged; else the launch as it is now (a launch step: its preview-launch, which
+ * needs only the read scope, so any reviewer is shown the amounts; a budget step: the step's own
+ * amount, on the launch as it is now).
  */
 async function planNow(
   recorded: Record<string, any>,
@@ -464,17 +465,16 @@ async function planNow(
   if (now === null || now === recorded.planFingerprint) return { planFingerprint: recorded.planFingerprint, words: planWords(recorded) };
   const changed = `Launch ${recorded.launchId} changed since the gate recorded plan ${recorded.planFingerprint}; approving publishes it as it is now.`;
   if (recorded.kind === 'budget') return { planFingerprint: now, words: [changed, ...planWords({ ...recorded, planFingerprint: now })] };
+  // preview-launch needs only the read scope, so a reviewer without publish is shown the amounts too.
   let preview: Record<string, any> | null = null;
-  if (call.canPublish) {
-    try {
-      preview = await call.invoke(
-        'launch-campaign',
-        { brandId: step?.settings.brandId ?? input.brandId, launchId: recorded.launchId, confirm: false },
-        previewKey(key, requestId),
-      );
-    } catch (err) {
-      if (!(err instanceof ServiceError)) throw err;
-    }
+  try {
+    preview = await call.invoke(
+      'preview-launch',
+      { brandId: step?.settings.brandId ?? input.brandId, launchId: Number(recorded.launchId) },
+      previewKey(key, requestId),
+    );
+  } catch (err) {
+    if (!(err instanceof ServiceError)) throw err;
   }
   // The preview read after the fingerprint: shown only when it is that same plan (else the launch changed again, and the approval says so).
   if (preview?.planFingerprint === now) return { planFingerprint: now, words: [changed, launchQuestion(preview)] };

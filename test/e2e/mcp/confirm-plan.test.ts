@@ -261,7 +261,7 @@ for (const dialect of dialects()) {
       expect(nodeOf(done, 'go').result.answer.budget.countedUsdCents).to.equal(40_000);
     });
 
-    it('review_workflow_step by a reviewer without publish: a launch changed at the gate is named as it is now (its amounts to be read on the launch) and the accept publishes it', async () => {
+    it('review_workflow_step by a reviewer without publish: a launch changed at the gate is shown as it is now (its preview read with the read scope) and the accept publishes it', async () => {
       const { built, workflowId, exec } = await waitingRun();
       await raise(built, 8000);
       const asked: string[] = [];
@@ -274,8 +274,9 @@ for (const dialect of dialects()) {
         expect(r.isError, JSON.stringify(r)).to.not.equal(true);
         expect(asked[0])
           .to.contain(`Launch ${built.launchId} changed since the gate recorded plan`)
-          .and.to.contain(`its amounts could not be read here; look at launch ${built.launchId} (get_launch) before approving`)
-          .and.not.to.match(/50\.00 USD/);
+          .and.to.match(/80\.00 USD/)
+          .and.not.to.match(/50\.00 USD/)
+          .and.not.to.contain('could not be read');
       } finally {
         await client.close();
       }
