@@ -3,7 +3,7 @@
 // campaigns[<nodeId>].<path>, adSets[<nodeId>].<path>, ads[<nodeId>].<path>.
 
 import type { FieldIssue } from '../errors.js';
-import { adAddressIssues } from '../schemas/ad-addresses.js';
+import { adAddressIssues, adSetAddressIssues } from '../schemas/ad-addresses.js';
 import { COPY_LIMITS, hasEmoji, textLength } from '../platforms/text-limits.js';
 import type { IdentityType, PlatformName } from '../platforms/port.js';
 import { CAMPAIGN_GOALS, DISPLAY_NAME_MAX, TIKTOK_PLACEMENTS } from '../platforms/tiktok/mapping.js';
@@ -146,6 +146,7 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
       const sat = `adSets[${s.id}]`;
       const sp = s.properties;
       if (!sp.name) issue(`${sat}.name`, 'is required');
+      for (const [field, problem] of adSetAddressIssues(sp)) issue(`${sat}.${field}`, problem);
       const goals = rules && p.objective ? rules.goals[p.objective] : undefined;
       if (!sp.optimizationGoal) issue(`${sat}.optimizationGoal`, goals ? `is required; one of ${goals.join(', ')}` : 'is required');
       else if (goals && !goals.includes(sp.optimizationGoal))

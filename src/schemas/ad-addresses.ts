@@ -1,5 +1,6 @@
 // The one rule for every address a person's ads carry (paths.md "Addresses a person's ads carry"):
-// an ad's linkUrl and display link, a template's ads, a creative's source URL. An absolute http or
+// an ad's linkUrl and display link, an ad set's app store page (the landing page of an app ad), a
+// template's ads and ad sets, a creative's source URL. An absolute http or
 // https URL with a host, no user name or password, at most 2,000 characters: never javascript:,
 // data:, file: or a relative address. Checked at save (the `adUrl` keyword of the fields' schemas,
 // registry.ts) and at preview (launch validation, for drafts saved before the rule).
@@ -40,4 +41,14 @@ export function adAddressIssues(properties: Record<string, unknown>): Array<[str
     if (problem) out.push([field, problem]);
   }
   return out;
+}
+
+/**
+ * The address fields of an ad set's `properties` that break the rule, with why: `[field, message]`.
+ * Its promoted app's store page is where its ads send a person, as an ad's linkUrl is.
+ */
+export function adSetAddressIssues(properties: Record<string, unknown>): Array<[string, string]> {
+  const store = (properties.promotedObject as Record<string, unknown> | undefined)?.objectStoreUrl;
+  const problem = typeof store === 'string' ? adUrlProblem(store) : null;
+  return problem ? [['promotedObject.objectStoreUrl', problem]] : [];
 }

@@ -168,9 +168,13 @@ export async function planOfStep(ctx: PlanContext, runBrandId: number, step: Wor
   }
 }
 
-/** The current fingerprint of the launch a recorded plan names (null: the plan names none, or the launch went away). */
+/**
+ * The current fingerprint of the launch a recorded plan names (null: the plan names none, or the
+ * launch went away). It reads the database only, so a surface that asks a person first can tell
+ * whether the plan a review gate recorded is still the launch before it shows it.
+ */
 export async function currentFingerprint(
-  ctx: ServiceContext,
+  ctx: Pick<ServiceContext, 'db'>,
   runBrandId: number,
   step: WorkflowNode | undefined,
   plan: Pick<StepPlan, 'launchId'>,

@@ -14,8 +14,8 @@ import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { ServiceError } from '../../src/errors.js';
 import { formatMinor } from '../../src/money/convert.js';
 import { needsPublishCause } from '../../src/workflows/publish-rule.js';
-import { definitionFingerprint, knownLaunchId, moneyStepAfter } from '../../src/workflows/plans.js';
-import { findWorkflow, workflowsOfColumn, loadExecution } from '../../src/workflows/store.js';
+import { currentFingerprint, definitionFingerprint, knownLaunchId, moneyStepAfter } from '../../src/workflows/plans.js';
+import { findWorkflow, workflowsOfColumn, loadExecution, type Execution } from '../../src/workflows/store.js';
 
 /** How often a call waiting for the person reports progress: clients that reset their timeout on progress keep the call alive. */
 export function waitTickMs(timeoutMs: number): number {
@@ -412,10 +412,13 @@ function planWords(plan: Record<string, any>): string[] {
 
 /**
  * review_workflow_step approving a gate a launch or budget step follows: asks first (whoever
- * reviews, the run's money moves); a no leaves the review pending. A yes approves the plan the gate
- * recorded and the question showed.
+ * reviews, the run's money moves); a no leaves the review pending. A yes approves the plan the
+ * question showed: the one the gate recorded while the launch is unchanged, else the launch as it
+ * is now (the core approves a plan the approval names only while it is the launch's, paths.md "Who
+ * may cause a publish"), so a launch changed at the gate is shown and approved again, never refused
+ * on every try. A client that cannot ask confirms with that plan's fingerprint.
  */
-async function beforeReview(input: Record<string, unknown>, _key: unknown, _requestId: string, call: AskingCall): Promise<Decision> {
+async function beforeReview(input: Record<string, unknown>, key: unknown, requestId: string, call: AskingCall): Promise<Decision> {
   if (input.decision !== 'approve') return PROCEED;
   // The read checks the brand, the workflow and the execution before its definition is looked at.
   const execution = await call.invoke(
@@ -426,19 +429,59 @@ async function beforeReview(input: Record<string, unknown>, _key: unknown, _requ
   const run = await loadExecution(call.db, Number(input.workflowId), Number(input.executionId));
   const steps = movesMoney(after(run.definition, String(input.nodeId)));
   if (!steps.length) return PROCEED;
-  const plan = (execution.nodes as Array<Record<string, any>>).find((n) => n.nodeId === String(input.nodeId))?.plan ?? null;
+  const recorded = (execution.nodes as Array<Record<string, any>>).find((n) => n.nodeId === String(input.nodeId))?.plan ?? null;
+  const shown = recorded?.planFingerprint ? await planNow(recorded, run, input, key, requestId, call) : null;
   const message = [
     `Approve step ${String(input.nodeId)} of run ${run.id} (workflow ${run.workflowId})?`,
     `The run then goes on to its ${steps.map((n) => `${n.kind} step "${n.name ?? n.nodeId}"`).join(', ')}, which move${steps.length === 1 ? 's' : ''} money on the ad platform.`,
-    ...(plan ? planWords(plan) : []),
+    ...(shown ? shown.words : recorded ? planWords(recorded) : []),
   ].join('\n');
   // A plan whose launch is not known yet has no fingerprint: the run's steps are what is confirmed.
   const planFingerprint: string =
-    plan?.planFingerprint ?? definitionFingerprint({ id: run.id, version: 0, nodes: run.definition.nodes, edges: run.definition.edges });
+    shown?.planFingerprint ?? definitionFingerprint({ id: run.id, version: 0, nodes: run.definition.nodes, edges: run.definition.edges });
   if (!call.ask) return confirmedByPlan('review_workflow_step', input, message, planFingerprint, execution);
   const reason = await asked(call, message);
-  if (reason === null) return plan?.planFingerprint ? { proceed: true, input: { ...input, planFingerprint: plan.planFingerprint } } : PROCEED;
+  if (reason === null) return shown ? { proceed: true, input: { ...input, planFingerprint: shown.planFingerprint } } : PROCEED;
   return { proceed: false, reason: `Nothing was approved: ${reason}. The review stays pending.`, body: execution };
+}
+
+/**
+ * The plan an approval of a gate publishes now, in words, and its fingerprint: the gate's record
+ * while its launch is unchanged; else the launch as it is now (a launch step: its preview-launch, which
+ * needs only the read scope, so any reviewer is shown the amounts; a budget step: the step's own
+ * amount, on the launch as it is now).
+ */
+async function planNow(
+  recorded: Record<string, any>,
+  run: Execution,
+  input: Record<string, unknown>,
+  key: unknown,
+  requestId: string,
+  call: AskingCall,
+): Promise<{ planFingerprint: string; words: string[] }> {
+  const step = run.definition.nodes.find((n) => n.nodeId === recorded.stepNodeId);
+  const now = await currentFingerprint({ db: call.db }, run.brandId, step, { launchId: recorded.launchId });
+  // Unchanged, or gone (the approval then answers why): the record is what is approved.
+  if (now === null || now === recorded.planFingerprint) return { planFingerprint: recorded.planFingerprint, words: planWords(recorded) };
+  const changed = `Launch ${recorded.launchId} changed since the gate recorded plan ${recorded.planFingerprint}; approving publishes it as it is now.`;
+  if (recorded.kind === 'budget') return { planFingerprint: now, words: [changed, ...planWords({ ...recorded, planFingerprint: now })] };
+  // preview-launch needs only the read scope, so a reviewer without publish is shown the amounts too.
+  let preview: Record<string, any> | null = null;
+  try {
+    preview = await call.invoke(
+      'preview-launch',
+      { brandId: step?.settings.brandId ?? input.brandId, launchId: Number(recorded.launchId) },
+      previewKey(key, requestId),
+    );
+  } catch (err) {
+    if (!(err instanceof ServiceError)) throw err;
+  }
+  // The preview read after the fingerprint: shown only when it is that same plan (else the launch changed again, and the approval says so).
+  if (preview?.planFingerprint === now) return { planFingerprint: now, words: [changed, launchQuestion(preview)] };
+  return {
+    planFingerprint: now,
+    words: [changed, `Plan ${now}: its amounts could not be read here; look at launch ${recorded.launchId} (get_launch) before approving.`],
+  };
 }
 
 /**

@@ -13,8 +13,14 @@ export interface FileServer {
   close(): Promise<void>;
 }
 
-/** Serves `files` (path to status, content type and body, or no answer with `hang`) on 127.0.0.1; any other path answers 404. */
-export async function startFileServer(files: Record<string, { status?: number; type?: string; body: Buffer | string; hang?: boolean }>): Promise<FileServer> {
+/**
+ * Serves `files` (path to status, content type and body, or no answer with `hang`, or with `cut` the
+ * first half of the body under the whole body's Content-Length, then the connection closed) on
+ * 127.0.0.1; any other path answers 404.
+ */
+export async function startFileServer(
+  files: Record<string, { status?: number; type?: string; body: Buffer | string; hang?: boolean; cut?: boolean }>,
+): Promise<FileServer> {
   const seen: string[] = [];
   const server = http.createServer((req, res) => {
     seen.push(req.url ?? '');
@@ -26,6 +32,13 @@ export async function startFileServer(files: Record<string, { status?: number; t
     res.on('error', () => {});
     // A host that accepts the request and never answers: closed with the server.
     if (file.hang) return;
+    if (file.cut) {
+      // A body that breaks off: half of it sent, the rest promised by Content-Length, then the socket goes.
+      const body = Buffer.from(file.body);
+      res.writeHead(file.status ?? 200, { 'content-type': file.type ?? 'application/octet-stream', 'content-length': body.length });
+      res.write(body.subarray(0, body.length >> 1), () => setTimeout(() => res.destroy(), 50));
+      return;
+    }
     res.writeHead(file.status ?? 200, { 'content-type': file.type ?? 'application/octet-stream' }).end(file.body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

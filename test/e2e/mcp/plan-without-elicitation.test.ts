@@ -3,8 +3,9 @@
 // with confirm, edit_live_campaign, update_node of a live status, a card into a publishing column,
 // run_workflow and review_workflow_step before a launch step. Without planFingerprint (or with one
 // that is no longer the plan) nothing moves, and the answer is the plan, its planFingerprint and what
-// to do; with it, the call goes on bound to that plan. A live status needs publish over MCP too, and a
-// client that can ask is asked before it (as for edit_live_campaign).
+// to do; with it, the call goes on bound to that plan (a review gate whose launch changed since it
+// recorded its plan: the launch as it is now). A live status needs publish over MCP too, and a
+// client that can ask is asked before it (as for edit_live_campaign). The server's instructions say so.
 
 import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -45,6 +46,13 @@ for (const dialect of dialects()) {
     const call = async (name: string, args: Record<string, unknown>, by = client) =>
       (await by.callTool({ name, arguments: { brandId: shoes, ...args } })) as ToolResult;
     const text = (r: ToolResult) => r.content.map((c) => c.text).join('\n');
+    /** The campaign's status on the (sandbox) ad platform, by its platform id: what was sent, not what the launch records. */
+    async function platformStatus(launchId: string): Promise<string> {
+      const platformId = (await launch(launchId)).campaigns[0].node.platformId;
+      const r = await api()('GET', '/ad-accounts/act_1001/campaigns?limit=100');
+      expect(r.status, JSON.stringify(r.body)).to.equal(200);
+      return r.body.campaigns.find((c: { id: string }) => c.id === platformId)?.status;
+    }
 
     /** A result that moved nothing and answers the plan: its fingerprint in structuredContent and in the words to the agent. */
     function expectPlanAnswer(r: ToolResult, tool: string): string {
@@ -95,7 +103,7 @@ for (const dialect of dialects()) {
       expect(done.structuredContent).to.include({ nodeId: built.campaignId, amountMinorUnits: 9000 });
     });
 
-    it('update_node of a live status: refused without publish (insufficient_scope); without the plan nothing is sent; with it the status changes', async () => {
+    it('update_node of a live status: refused without publish (insufficient_scope, nothing sent; a draft still changes with write); without the plan nothing is sent; with it the status changes', async () => {
       const built = await buildLaunch(api(), { creativeId, title: 'Live status' });
       await publish(api(), built.launchId);
       const writer = await mcpClient(w.url, w.key('acme', 'writer'));
@@ -104,6 +112,12 @@ for (const dialect of dialects()) {
         const error = toolError(refused);
         expect(error.code).to.equal('insufficient_scope');
         expect(error.details).to.deep.equal({ requiredScope: 'publish' });
+        expect(await platformStatus(built.launchId), 'nothing was sent to the ad platform').to.equal('ACTIVE');
+        // A draft's status is no money: the same key changes it (write).
+        const draft = await buildLaunch(api(), { creativeId, title: 'Writer draft' });
+        const drafted = await call('update_node', { launchId: draft.launchId, nodeId: draft.campaignId, properties: { status: 'PAUSED' } }, writer);
+        expect(drafted.isError, text(drafted)).to.not.equal(true);
+        expect(drafted.structuredContent.properties.status).to.equal('PAUSED');
       } finally {
         await writer.close();
       }
@@ -120,6 +134,7 @@ for (const dialect of dialects()) {
       });
       expect(done.isError, text(done)).to.not.equal(true);
       expect(done.structuredContent.properties.status).to.equal('PAUSED');
+      expect(await platformStatus(built.launchId)).to.equal('PAUSED');
       // A draft is no money: changed at once.
       const draft = await buildLaunch(api(), { creativeId, title: 'Draft status' });
       const plain = await call('update_node', { launchId: draft.launchId, nodeId: draft.adIds[0], properties: { status: 'PAUSED' } });
@@ -198,7 +213,43 @@ for (const dialect of dialects()) {
       expect((await launch(built.launchId)).status).to.equal('published');
     });
 
-    it('a client that can ask is asked before a live status change; a decline sends nothing', async () => {
+    it('review_workflow_step after the launch changed at the gate: the answer is the current plan, the recorded one is refused (gate pending); the current plan approved publishes it', async () => {
+      const built = await buildLaunch(api(), { creativeId, title: 'Changed at the gate' });
+      const wf = await createWorkflow(w, w.key('acme', 'ci'), shoes, { nodes: [reviewNode('review'), launchNode('go', built.launchId)] });
+      const exec = await runWorkflow(w, w.key('acme', 'ci'), shoes, wf.workflowId);
+      const waiting = await waitForExecution(w, w.key('acme', 'ci'), shoes, wf.workflowId, exec, (e) => e.status === 'waiting_review', 'the gate');
+      const recorded = nodeOf(waiting, 'review').plan.planFingerprint;
+      // The draft's budget goes from $50 to $70 while the gate waits.
+      await api()('PATCH', `/launches/${built.launchId}/nodes/${built.campaignId}`, { properties: { budget: { dailyAmount: 7000 } } });
+      const current = await planFingerprintOf(api(), built.launchId);
+      expect(current).to.not.equal(recorded);
+      const reviewer = await mcpClient(w.url, w.key('acme', 'ci2'));
+      try {
+        const args = { workflowId: wf.workflowId, executionId: exec, nodeId: 'review', decision: 'approve' };
+        // Without a plan: the answer is the plan an approval would publish now, the current one.
+        const first = await call('review_workflow_step', args, reviewer);
+        expect(expectPlanAnswer(first, 'review_workflow_step')).to.equal(current);
+        expect(text(first)).to.match(/act_1001: 70\.00 USD/);
+        // The plan the gate recorded is no longer the launch: nothing approved, the answer is the current plan again.
+        const stale = await call('review_workflow_step', { ...args, planFingerprint: recorded }, reviewer);
+        expect(text(stale)).to.contain(`the plan changed since planFingerprint ${recorded} was answered`);
+        expect(stale.structuredContent.planFingerprint).to.equal(current);
+        const still = await waitForExecution(w, w.key('acme', 'ci'), shoes, wf.workflowId, exec, () => true, 'the run');
+        expect(nodeOf(still, 'review').status).to.equal('waiting_review');
+        expect((await launch(built.launchId)).status).to.equal('draft');
+        // The current plan, as the refusal named it: approved, and that plan is published.
+        const done = await call('review_workflow_step', { ...args, planFingerprint: current }, reviewer);
+        expect(done.isError, text(done)).to.not.equal(true);
+        expect(nodeOf(done.structuredContent, 'review').plan).to.deep.include({ planFingerprint: current, countedUsdCents: 7000 });
+      } finally {
+        await reviewer.close();
+      }
+      const done = await waitForExecution(w, w.key('acme', 'ci'), shoes, wf.workflowId, exec, finished, 'the run');
+      expect(done.status, JSON.stringify(done)).to.equal('succeeded');
+      expect(nodeOf(done, 'go').result.answer).to.deep.include({ status: 'published', planFingerprint: current });
+    });
+
+    it('a client that can ask is asked before a live status change; a decline sends nothing, an accept sends it', async () => {
       const built = await buildLaunch(api(), { creativeId, title: 'Asked status' });
       await publish(api(), built.launchId);
       const asking = await mcpClient(w.url, w.key('acme', 'ci'), { capabilities: { elicitation: {} } });
@@ -217,6 +268,65 @@ for (const dialect of dialects()) {
         await asking.close();
       }
       expect((await launch(built.launchId)).campaigns[0].node.properties.status, 'not paused').to.not.equal('PAUSED');
+      expect(await platformStatus(built.launchId), 'nothing was sent').to.equal('ACTIVE');
+      // An accept sends the change.
+      const accepting = await mcpClient(w.url, w.key('acme', 'ci'), { capabilities: { elicitation: {} } });
+      accepting.setRequestHandler(ElicitRequestSchema, async (): Promise<ElicitResult> => ({ action: 'accept', content: { publish: true } }));
+      try {
+        const r = await call('update_node', { launchId: built.launchId, nodeId: built.campaignId, properties: { status: 'PAUSED' } }, accepting);
+        expect(r.isError, text(r)).to.not.equal(true);
+        expect(r.structuredContent.properties.status).to.equal('PAUSED');
+      } finally {
+        await accepting.close();
+      }
+      expect(await platformStatus(built.launchId)).to.equal('PAUSED');
+    });
+
+    it("the server's instructions tell a client that cannot ask to confirm every money path with the plan's planFingerprint", () => {
+      const said = client.getInstructions();
+      expect(said)
+        .to.contain('If it cannot (no elicitation), every call that moves money')
+        .and.to.contain('launch_campaign with confirm, edit_live_campaign, update_node of a live status, a pipeline card into a column that publishes')
+        .and.to.contain('run_workflow and review_workflow_step before a launch or budget step) needs the planFingerprint of the plan shown')
+        .and.to.contain('without it nothing moves and the answer is the plan with its planFingerprint');
+    });
+
+    it('cards into a column whose workflow has a launch step: no card placed or moved and no run without the plan; with it, the run publishes that plan', async () => {
+      const built = await buildLaunch(api(), { creativeId, title: 'Workflow column' });
+      const wf = await createWorkflow(w, w.key('acme', 'ci'), shoes, { workflowName: key('Publish it'), nodes: [launchNode('go', '$trigger.launchId')] });
+      const backlog = (await api()('POST', '/pipeline/columns', { name: key('Backlog') })).body.columnId;
+      const column = (await api()('POST', '/pipeline/columns', { name: key('Go'), workflowId: wf.workflowId })).body.columnId;
+      const executions = async () =>
+        (await w.request('GET', `/v1/brands/${shoes}/workflows/${wf.workflowId}/executions`, { key: w.key('acme', 'ci') })).body.executions as Array<
+          Record<string, any>
+        >;
+      const cards = async () => (await api()('GET', '/pipeline')).body.cards.filter((c: { launchId: string }) => c.launchId === built.launchId);
+
+      const created = await call('create_pipeline_card', { launchId: built.launchId, columnId: column, idempotencyKey: key('wcard') });
+      const fingerprint = expectPlanAnswer(created, 'create_pipeline_card');
+      expect(text(created)).to.contain(`The column starts workflow ${wf.workflowId}`);
+      expect(created.structuredContent.publish).to.deep.include({ attempted: false, reason: 'plan_confirmation_required' });
+      expect(await cards(), 'no card placed').to.deep.equal([]);
+
+      const card = (await api()('POST', '/pipeline/cards', { launchId: built.launchId, columnId: backlog })).body;
+      const unnamed = await call('move_pipeline_card', { cardId: card.cardId, columnId: column, version: card.version });
+      expect(expectPlanAnswer(unnamed, 'move_pipeline_card')).to.equal(fingerprint);
+      expect((await cards())[0]).to.deep.include({ columnId: backlog, version: card.version });
+      expect(await executions(), 'no run started').to.deep.equal([]);
+
+      const moved = await call('move_pipeline_card', { cardId: card.cardId, columnId: column, version: card.version, planFingerprint: fingerprint });
+      expect(moved.isError, text(moved)).to.not.equal(true);
+      expect(moved.structuredContent.columnId).to.equal(column);
+      let runs: Array<Record<string, any>> = [];
+      for (let waited = 0; waited < 15_000 && !runs.length; waited += 50) {
+        runs = await executions();
+        if (!runs.length) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(runs, 'the run the card started').to.have.length(1);
+      const done = await waitForExecution(w, w.key('acme', 'ci'), shoes, wf.workflowId, runs[0].executionId, finished, 'the run');
+      expect(done.status, JSON.stringify(done)).to.equal('succeeded');
+      expect(done.trigger.confirmedPlan).to.deep.equal({ stepNodeId: 'go', planFingerprint: fingerprint });
+      expect((await launch(built.launchId)).status).to.equal('published');
     });
   });
 }

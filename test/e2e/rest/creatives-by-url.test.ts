@@ -44,6 +44,7 @@ for (const dialect of dialects()) {
         '/huge.mp4': { type: 'video/mp4', body: paddedMp4(30 * MB + 1) },
         '/moved.png': { status: 302, type: 'text/plain', body: 'see /img/hero%20shot.png' },
         '/slow.png': { body: '', hang: true },
+        '/half.png': { type: 'image/png', body: makePng(1200, 1200), cut: true },
       });
       creativesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-creatives-'));
       open = await startWorld({ dialect, env: { CREATIVES_DIR: creativesDir, WEBHOOK_ALLOW_PRIVATE: 'true' } });
@@ -108,6 +109,18 @@ for (const dialect of dialects()) {
       expect(down.status).to.equal(400);
       expect(down.body.error.details[0]).to.deep.include({ field: 'url', code: 'invalid_value' });
       expect(down.body.error.details[0].message).to.contain('could not be reached');
+    });
+
+    it('a body that breaks off halfway answers 400 naming url and leaves no row and no file', async () => {
+      const stored = () => fs.readdirSync(creativesDir, { recursive: true }).filter((f) => !String(f).startsWith('.incoming')).length;
+      const [rows, filesBefore] = [await count(open), stored()];
+      const reply = await send(open, { url: `${files.origin}/half.png` });
+      expect(reply.status, JSON.stringify(reply.body)).to.equal(400);
+      expect(reply.body.error.details[0]).to.deep.include({ field: 'url', code: 'invalid_value' });
+      expect(await count(open), 'no row').to.equal(rows);
+      expect(stored(), 'no stored file').to.equal(filesBefore);
+      const staging = path.join(creativesDir, '.incoming');
+      expect(fs.existsSync(staging) ? fs.readdirSync(staging) : [], 'nothing staged is left').to.deep.equal([]);
     });
 
     it('answers a host that never answers with 400 naming url, inside the request budget (not 504)', async () => {

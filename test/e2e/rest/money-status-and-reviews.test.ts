@@ -1,10 +1,11 @@
 // Issue 52, items 1 and 2, over REST against a real listening server, on both dialects: a live
-// object's status is money (update-node that changes the status of a published campaign needs
-// `publish`: without it 403 insufficient_scope and nothing reaches the ad platform; drafts stay
-// `write`), and a reviewer approves the plan they were shown (the run records the plan of the launch
+// object's status is money (update-node that changes the status of a published campaign, ad set or
+// ad needs `publish`: without it 403 insufficient_scope and nothing reaches the ad platform; drafts
+// stay `write`), and a reviewer approves the plan they were shown (the run records the plan of the launch
 // or budget step after its review gate; an approval after the launch changed answers 409 stale_read
 // with the current plan and leaves the gate pending; an approval naming the current planFingerprint
-// publishes that plan).
+// publishes that plan). The svc command line meets the same rules (it is a REST client): a live
+// status refused, a draft's changed, a changed plan refused and the current one approved.
 
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -44,6 +45,23 @@ for (const dialect of dialects()) {
       return r.body.campaigns.find((c: { id: string }) => c.id === platformId)?.status;
     }
 
+    /** The svc command line run with `args` as key `ref` (the read+write key unless named), in a home of its own. */
+    async function svc(args: string[], ref = 'writer'): Promise<{ code: number | null; stdout: string; stderr: string }> {
+      const home = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-cli-home-'));
+      try {
+        return await new Promise((resolve) =>
+          execFile(
+            process.execPath,
+            [projectPath('dist', 'surfaces', 'cli', 'svc.js'), ...args],
+            { env: { PATH: process.env.PATH ?? '', HOME: home, SVC_BASE_URL: w.url, SVC_API_KEY: key(ref) } },
+            (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+          ),
+        );
+      } finally {
+        fs.rmSync(home, { recursive: true, force: true });
+      }
+    }
+
     const activity = async (entityId: string) =>
       ((await api()('GET', `/activity?limit=100&entityId=${entityId}`)).body.activities as Array<{ action: string; userName: string }>).map(
         (a) => `${a.action} by ${a.userName}`,
@@ -75,34 +93,57 @@ for (const dialect of dialects()) {
         expect(await activity(built.campaignId)).to.include('campaign.activated by API key: CI key');
       });
 
-      it('the same rule holds from the command line: svc update-node by the read+write key exits 3 with insufficient_scope, nothing sent', async () => {
+      it('the same rule holds from the command line: svc update-node by the read+write key exits 3 with insufficient_scope, nothing sent; on a draft it exits 0', async () => {
         const built = await buildLaunch(api(), { creativeId, title: 'From the CLI' });
         await publish(api(), built.launchId);
         const platformId = (await api()('GET', `/launches/${built.launchId}`)).body.campaigns[0].node.platformId;
-        const home = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-cli-home-'));
-        const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-          execFile(
-            process.execPath,
-            [
-              projectPath('dist', 'surfaces', 'cli', 'svc.js'),
-              'update-node',
-              '--brand-id',
-              String(shoes),
-              '--launch-id',
-              built.launchId,
-              '--node-id',
-              built.campaignId,
-              '--data',
-              JSON.stringify({ properties: { status: 'PAUSED' } }),
-            ],
-            { env: { PATH: process.env.PATH ?? '', HOME: home, SVC_BASE_URL: w.url, SVC_API_KEY: key('writer') } },
-            (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-          ),
-        );
-        fs.rmSync(home, { recursive: true, force: true });
+        const run = await svc([
+          'update-node',
+          '--brand-id',
+          String(shoes),
+          '--launch-id',
+          built.launchId,
+          '--node-id',
+          built.campaignId,
+          '--data',
+          JSON.stringify({ properties: { status: 'PAUSED' } }),
+        ]);
         expect(run.code, run.stderr).to.equal(3);
         expect(run.stderr).to.contain('insufficient_scope');
         expect(await platformStatus(platformId)).to.equal('ACTIVE');
+        // A draft's status is no money: the same key changes it from the command line (write).
+        const draft = await buildLaunch(api(), { creativeId, title: 'A CLI draft' });
+        const drafted = await svc([
+          'update-node',
+          '--brand-id',
+          String(shoes),
+          '--launch-id',
+          draft.launchId,
+          '--node-id',
+          draft.campaignId,
+          '--data',
+          JSON.stringify({ properties: { status: 'PAUSED' } }),
+        ]);
+        expect(drafted.code, drafted.stderr).to.equal(0);
+        expect(JSON.parse(drafted.stdout).properties.status).to.equal('PAUSED');
+      });
+
+      it('an ad set and an ad the platform holds are money too: 403 insufficient_scope for the read+write key, their status unchanged', async () => {
+        const built = await buildLaunch(api(), { creativeId, title: 'Live children' });
+        await publish(api(), built.launchId);
+        for (const nodeId of [built.adsetId, built.adIds[0]]) {
+          const refused = await api('writer')('PATCH', `/launches/${built.launchId}/nodes/${nodeId}`, { properties: { status: 'PAUSED' } });
+          expect(refused.status, JSON.stringify(refused.body)).to.equal(403);
+          expect(refused.body.error).to.deep.include({ code: 'insufficient_scope', details: { requiredScope: 'publish' } });
+        }
+        const tree = (await api()('GET', `/launches/${built.launchId}`)).body;
+        const adSet = tree.campaigns[0].adSets[0];
+        expect(adSet.node.properties.status, 'the ad set').to.not.equal('PAUSED');
+        expect(adSet.ads[0].properties.status, 'the ad').to.not.equal('PAUSED');
+        expect(await activity(built.adsetId)).to.not.include('adset.paused by API key: Writer');
+        // The same change by a key holding publish goes through.
+        const paused = await api()('PATCH', `/launches/${built.launchId}/nodes/${built.adIds[0]}`, { properties: { status: 'PAUSED' } });
+        expect(paused.status, JSON.stringify(paused.body)).to.equal(200);
       });
 
       it("the same key still changes a draft's status (write)", async () => {
@@ -216,6 +257,41 @@ for (const dialect of dialects()) {
         expect(done.status, JSON.stringify(done)).to.equal('succeeded');
         expect(nodeOf(done, 'go').result.answer).to.deep.include({ status: 'published', planFingerprint: now.planFingerprint });
         expect(nodeOf(done, 'go').result.answer.budget.countedUsdCents).to.equal(40000);
+      });
+
+      it('the same from the command line: svc review-workflow-step of a changed plan exits 4 with stale_read and the current plan; with --plan-fingerprint of it, approved and published', async () => {
+        const { built, workflowId, exec } = await waitingRun('Raised, CLI');
+        await api('writer')('PATCH', `/launches/${built.launchId}/nodes/${built.campaignId}`, { properties: { budget: { dailyAmount: 30000 } } });
+        const now = await preview(built.launchId);
+        const review = [
+          'review-workflow-step',
+          '--brand-id',
+          String(shoes),
+          '--workflow-id',
+          String(workflowId),
+          '--execution-id',
+          String(exec),
+          '--node-id',
+          'review',
+          '--decision',
+          'approve',
+        ];
+        const stale = await svc(review, 'ci2');
+        expect(stale.code, stale.stderr).to.equal(4);
+        const error = JSON.parse(stale.stderr).error;
+        expect(error.code).to.equal('stale_read');
+        expect(error.details.planFingerprint).to.equal(now.planFingerprint);
+        expect(error.details.plan).to.deep.include({ countedUsdCents: 30000 });
+        const still = (await w.request('GET', `/v1/brands/${shoes}/workflows/${workflowId}/executions/${exec}`, { key: key('ci') })).body;
+        expect(nodeOf(still, 'review').status).to.equal('waiting_review');
+        expect((await api()('GET', `/launches/${built.launchId}`)).body.status).to.equal('draft');
+
+        const approved = await svc([...review, '--plan-fingerprint', now.planFingerprint], 'ci2');
+        expect(approved.code, approved.stderr).to.equal(0);
+        expect(nodeOf(JSON.parse(approved.stdout), 'review').plan).to.deep.include({ planFingerprint: now.planFingerprint, countedUsdCents: 30000 });
+        const done = await waitForExecution(w, key('ci'), shoes, workflowId, exec, finished, 'the run to finish');
+        expect(done.status, JSON.stringify(done)).to.equal('succeeded');
+        expect((await api()('GET', `/launches/${built.launchId}`)).body.status).to.equal('published');
       });
 
       it('an unchanged plan is approved as recorded and published', async () => {

@@ -2,9 +2,10 @@
 // field refuses control characters, bidirectional overrides and isolates, line and paragraph
 // separators and a byte-order mark (400 validation_failed, invalid_value on the field's path, nothing
 // stored), in every field the issue found them in (titles, node and column names, headlines,
-// workflow and automation names, naming templates, a brand's voice, creative names), in an upload's
-// filename, in an MCP tool argument and in an OAuth client's name and redirect URIs; a multi-line
-// field keeps line feeds and tabs, stores a CR LF pair as a line feed, and refuses the rest.
+// workflow and automation names, naming, structure and snapshot template names, creative names), in
+// an upload's filename, in an MCP tool argument and in an OAuth client's name and redirect URIs; a
+// multi-line field (a brand's voice, ad primary text and descriptions, a launch's description, a
+// review's comment) keeps line feeds and tabs, stores a CR LF pair as a line feed, and refuses the rest.
 
 import { expect } from 'chai';
 import { dialects } from '../../helpers/databases.js';
@@ -13,6 +14,7 @@ import { makePng } from '../../helpers/png.js';
 import { brandApi, buildLaunch, uploadCreative } from '../../helpers/launch-builders.js';
 import { startWorld, type World } from '../../helpers/world.js';
 import { HOSTILE_TEXT as HOSTILE } from '../../helpers/hostile.js';
+import { templateBody } from '../../helpers/structure-templates.js';
 
 for (const dialect of dialects()) {
   describe(`text kinds: one-line and multi-line fields (${dialect})`, function () {
@@ -22,16 +24,20 @@ for (const dialect of dialects()) {
     let key: string;
     let launchId: string;
     let adId: string;
+    let campaignId: string;
+    let creativeId: number;
     let columnId: number;
 
     before(async () => {
-      w = await startWorld({ dialect, env: { RATE_LIMIT_PER_MINUTE: '100000', JOBS: 'off' } });
+      // Jobs run: a workflow's run reaches its review gate (a review's comment is text too).
+      w = await startWorld({ dialect, env: { RATE_LIMIT_PER_MINUTE: '100000' } });
       shoes = w.brandId('acme', 'shoes');
       key = w.key('acme', 'ci');
-      const creativeId = await uploadCreative(w, key, shoes);
+      creativeId = await uploadCreative(w, key, shoes);
       const built = await buildLaunch(brandApi(w, key, shoes), { creativeId, title: 'Text' });
       launchId = built.launchId;
       adId = built.adIds[0];
+      campaignId = built.campaignId;
       columnId = (await w.request('POST', `/v1/brands/${shoes}/pipeline/columns`, { key, body: { name: 'Ideas' } })).body.columnId;
     });
     after(async () => w?.close());
@@ -45,6 +51,20 @@ for (const dialect of dialects()) {
         method: 'POST',
         path: () => b(`/launches/${launchId}/nodes`),
         body: (v) => ({ nodeType: 'campaign', properties: { name: v } }),
+        field: 'properties.name',
+      },
+      {
+        what: 'an ad set name',
+        method: 'POST',
+        path: () => b(`/launches/${launchId}/nodes`),
+        body: (v) => ({ nodeType: 'adset', parentId: campaignId, properties: { name: v } }),
+        field: 'properties.name',
+      },
+      {
+        what: 'an ad name',
+        method: 'PATCH',
+        path: () => b(`/launches/${launchId}/nodes/${adId}`),
+        body: (v) => ({ properties: { name: v } }),
         field: 'properties.name',
       },
       {
@@ -76,6 +96,55 @@ for (const dialect of dialects()) {
           conditions: [{ metric: 'spend', window: 'today', operator: 'gt', value: 100 }],
         }),
         field: 'automationName',
+      },
+      {
+        what: 'a structure template name',
+        method: 'POST',
+        path: () => b('/structure-templates'),
+        body: (v) =>
+          templateBody(creativeId, {
+            name: v,
+            accounts: ['act_1001'],
+            scope: 'single',
+            audiences: [{ kind: 'targetingSet', name: 'US', targeting: { countries: ['US'] } }],
+          }),
+        field: 'name',
+      },
+      {
+        what: "a structure template's ad name",
+        method: 'POST',
+        path: () => b('/structure-templates'),
+        body: (v) => {
+          const t = templateBody(creativeId, {
+            name: 'Ad names',
+            accounts: ['act_1001'],
+            scope: 'single',
+            audiences: [{ kind: 'targetingSet', name: 'US', targeting: { countries: ['US'] } }],
+          });
+          t.config.ads[0].name = v;
+          return t;
+        },
+        field: 'config.ads[0].name',
+      },
+      {
+        what: "a structure template's audience name",
+        method: 'POST',
+        path: () => b('/structure-templates'),
+        body: (v) =>
+          templateBody(creativeId, {
+            name: 'Audience names',
+            accounts: ['act_1001'],
+            scope: 'single',
+            audiences: [{ kind: 'targetingSet', name: v, targeting: { countries: ['US'] } }],
+          }),
+        field: 'audiences[0].name',
+      },
+      {
+        what: 'a snapshot template name',
+        method: 'POST',
+        path: () => b(`/launches/${launchId}/snapshot-templates`),
+        body: (v) => ({ name: v }),
+        field: 'name',
       },
       { what: 'a naming template', method: 'PUT', path: () => b('/ad-accounts/act_1001/naming-convention'), body: (v) => ({ campaign: v }), field: 'campaign' },
       {
@@ -141,6 +210,49 @@ for (const dialect of dialects()) {
       const loneCr = await w.request('PATCH', b(`/launches/${launchId}/nodes/${adId}`), { key, body: { properties: { primaryText: 'a\rb' } } });
       expect(loneCr.status).to.equal(400);
       expect(loneCr.body.error.details[0].message).to.contain('U+000D (a carriage return)');
+    });
+
+    it("a launch's description, an ad's description and a review's comment are multi-line: CR LF stored as LF, tabs kept, other controls refused", async () => {
+      const created = await w.request('POST', b('/launches'), { key, body: { title: 'Described', description: 'First line\r\nSecond\tline' } });
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      expect(created.body.description).to.equal('First line\nSecond\tline');
+      const stored = await w.service.knex('launches').where({ id: created.body.id }).first('description');
+      expect(stored.description).to.equal('First line\nSecond\tline');
+      for (const [what, value] of HOSTILE.filter(([x]) => x !== 'CR LF')) {
+        const r = await w.request('POST', b('/launches'), { key, body: { title: 'Described', description: value } });
+        expect(r.status, what).to.equal(400);
+        expect(r.body.error.details[0]).to.include({ field: 'description', code: 'invalid_value' });
+      }
+      const ad = await w.request('PATCH', b(`/launches/${launchId}/nodes/${adId}`), { key, body: { properties: { description: 'Two\r\nlines' } } });
+      expect(ad.status, JSON.stringify(ad.body)).to.equal(200);
+      expect(ad.body.properties.description).to.equal('Two\nlines');
+
+      // A review's comment: a run of a one-gate workflow, rejected by another person than its author.
+      const wf = await w.request('POST', b('/workflows'), {
+        key,
+        body: { workflowName: 'Comment', trigger: { kind: 'manual' }, nodes: [{ nodeId: 'r', kind: 'review', settings: {} }], edges: [] },
+      });
+      expect(wf.status, JSON.stringify(wf.body)).to.equal(201);
+      const run = await w.request('POST', b(`/workflows/${wf.body.workflowId}/runs`), { key, body: {} });
+      expect(run.status, JSON.stringify(run.body)).to.equal(202);
+      const exec = `/workflows/${wf.body.workflowId}/executions/${run.body.executionId}`;
+      let waiting = false;
+      for (let waited = 0; !waiting && waited < 15_000; waited += 50) {
+        waiting = (await w.request('GET', b(exec), { key })).body.status === 'waiting_review';
+        if (!waiting) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(waiting, 'the gate waits').to.equal(true);
+      const reviewer = w.key('acme', 'writer');
+      const bad = await w.request('POST', b(`${exec}/reviews`), { key: reviewer, body: { nodeId: 'r', decision: 'reject', comment: 'No\u202Ethanks' } });
+      expect(bad.status, JSON.stringify(bad.body)).to.equal(400);
+      expect(bad.body.error.details[0]).to.include({ field: 'comment', code: 'invalid_value' });
+      const rejected = await w.request('POST', b(`${exec}/reviews`), {
+        key: reviewer,
+        body: { nodeId: 'r', decision: 'reject', comment: 'Not now\r\n\tLater' },
+      });
+      expect(rejected.status, JSON.stringify(rejected.body)).to.equal(200);
+      const gate = rejected.body.nodes.find((n: { nodeId: string }) => n.nodeId === 'r');
+      expect(gate.result.comment).to.equal('Not now\n\tLater');
     });
 
     it("refuses a control character in a multipart upload's filename (file.fileName), storing nothing", async () => {
