@@ -64,7 +64,8 @@ export async function fetchCreative(outbound: OutboundClient, url: string, timeo
       const what = cap === URL_IMAGE_MAX_BYTES ? 'an image' : 'a file';
       throw urlFailed('too_big', `must name ${what} of at most ${megabytes(cap)}; reading stopped past that`);
     }
-    const what = err.kind === 'refused' ? 'could not be fetched' : err.kind === 'timeout' ? 'did not answer in time' : 'could not be reached';
+    // A network failure may come before the answer or halfway through its body: "could not be read" is true of both.
+    const what = err.kind === 'refused' ? 'could not be fetched' : err.kind === 'timeout' ? 'did not answer in time' : 'could not be read';
     throw urlFailed('invalid_value', `${what}: ${err.message}`);
   }
   if (answer.status < 200 || answer.status > 299) {
