@@ -76,6 +76,8 @@ export class JobWorker {
   private stopped = true;
   private timer: NodeJS.Timeout | null = null;
   private drained = false;
+  /** Runs ended so far (drain claims again after a claim that a run ended during). */
+  private runsEnded = 0;
 
   constructor(private readonly o: WorkerOptions) {
     this.kinds = new Map(o.kinds.map((k) => [k.kind, k]));
@@ -171,9 +173,13 @@ export class JobWorker {
     if (!this.drained) await this.wakeStartKeys();
     this.drained = true;
     for (;;) {
+      // A run that ends while a claim is under way may make work due after the claim has looked
+      // (a subscriber's deliveries): nothing is left only when a claim found nothing and no run
+      // ended while it looked.
+      const ended = this.runsEnded;
       const started = await this.claimAndStart();
-      if (!started && this.active.size === 0) return;
-      await Promise.race([...this.active.keys()]);
+      if (!started && this.active.size === 0 && this.runsEnded === ended) return;
+      if (this.active.size) await Promise.race([...this.active.keys()]);
     }
   }
 
@@ -228,6 +234,7 @@ export class JobWorker {
       // A finished run may have made more work due (a subscriber's deliveries): claim again at once.
       const run = this.run(group).finally(() => {
         this.active.delete(run);
+        this.runsEnded++;
         this.nudge();
       });
       this.active.set(run, group);
