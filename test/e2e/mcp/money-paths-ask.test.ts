@@ -52,18 +52,28 @@ for (const dialect of dialects()) {
       return { client, questions };
     }
 
+    /** A new launch put on a card in `columnId` through create_pipeline_card, the client answering every question with `answer`. */
+    async function cardFor(
+      title: string,
+      columnId: unknown,
+      answer: Answer,
+    ): Promise<{ built: { launchId: string }; questions: string[]; result: ToolResult }> {
+      const built = await buildLaunch(api(), { creativeId, title });
+      const { client, questions } = await asking(answer);
+      const result = (await client.callTool({
+        name: 'create_pipeline_card',
+        arguments: { brandId: shoes, launchId: built.launchId, columnId, idempotencyKey: key('card') },
+      })) as ToolResult;
+      await client.close();
+      return { built, questions, result };
+    }
+
     const declined: ElicitResult = { action: 'decline' };
     const accepted: ElicitResult = { action: 'accept', content: { publish: true } };
 
     describe('pipeline cards into a column that publishes', () => {
       it('create_pipeline_card asks the launch_campaign question; a decline places the card without a publish (reason declined)', async () => {
-        const built = await buildLaunch(api(), { creativeId, title: 'Card declined' });
-        const { client, questions } = await asking(declined);
-        const result = (await client.callTool({
-          name: 'create_pipeline_card',
-          arguments: { brandId: shoes, launchId: built.launchId, columnId: publishing, idempotencyKey: key('card') },
-        })) as ToolResult;
-        await client.close();
+        const { built, questions, result } = await cardFor('Card declined', publishing, declined);
         expect(questions).to.have.length(1);
         expect(questions[0])
           .to.contain('column "Go live"')
@@ -77,26 +87,14 @@ for (const dialect of dialects()) {
       });
 
       it('create_pipeline_card with an accept publishes', async () => {
-        const built = await buildLaunch(api(), { creativeId, title: 'Card accepted' });
-        const { client, questions } = await asking(accepted);
-        const result = (await client.callTool({
-          name: 'create_pipeline_card',
-          arguments: { brandId: shoes, launchId: built.launchId, columnId: publishing, idempotencyKey: key('card') },
-        })) as ToolResult;
-        await client.close();
+        const { built, questions, result } = await cardFor('Card accepted', publishing, accepted);
         expect(questions).to.have.length(1);
         expect(result.structuredContent.publish).to.deep.equal({ attempted: true, published: true, reason: null });
         expect(await launchStatus(built.launchId)).to.equal('published');
       });
 
       it('a card into a column that does not publish asks nothing', async () => {
-        const built = await buildLaunch(api(), { creativeId, title: 'Card plain' });
-        const { client, questions } = await asking(declined);
-        const result = (await client.callTool({
-          name: 'create_pipeline_card',
-          arguments: { brandId: shoes, launchId: built.launchId, columnId: plain, idempotencyKey: key('card') },
-        })) as ToolResult;
-        await client.close();
+        const { questions, result } = await cardFor('Card plain', plain, declined);
         expect(questions).to.deep.equal([]);
         expect(result.structuredContent.publish.reason).to.equal(null);
       });
@@ -124,13 +122,7 @@ for (const dialect of dialects()) {
           trigger: { kind: 'pipeline_stage', columnId: column },
           nodes: [launchNode('go', '$trigger.launchId')],
         });
-        const built = await buildLaunch(api(), { creativeId, title: 'Card workflow' });
-        const { client, questions } = await asking(declined);
-        const result = (await client.callTool({
-          name: 'create_pipeline_card',
-          arguments: { brandId: shoes, launchId: built.launchId, columnId: column, idempotencyKey: key('card') },
-        })) as ToolResult;
-        await client.close();
+        const { built, questions, result } = await cardFor('Card workflow', column, declined);
         expect(questions).to.have.length(1);
         expect(questions[0]).to.contain(`workflow ${wf.workflowId}`).and.to.contain('launch step moves money');
         expect(result.structuredContent.publish.reason).to.equal('declined');
