@@ -64,7 +64,8 @@ export interface CostRow {
 export interface RevenueReport {
   /** The currency the tracker reports revenue in. */
   currency: string;
-  rows: Array<{ sub3: string; conversions: number; revenueMinorUnits: number }>;
+  /** One row per sub_id_3, or per sub_id_3 and day (`day`, YYYY-MM-DD in the range's time zone) when asked by day. */
+  rows: Array<{ sub3: string; day?: string; conversions: number; revenueMinorUnits: number }>;
 }
 
 export interface TrackerAdapter {
@@ -74,7 +75,7 @@ export interface TrackerAdapter {
   /** The cost the tracker holds per campaign and sub_id_3 over the range (read back after a final push). */
   costReport(conn: TrackerConnection, range: ReportRange): Promise<CostRow[]>;
   /** Conversions and revenue of the clicks whose sub_id_3 is one of `sub3s`, grouped by sub_id_3: one report request. */
-  revenueReport(conn: TrackerConnection, range: ReportRange, sub3s: string[]): Promise<RevenueReport>;
+  revenueReport(conn: TrackerConnection, range: ReportRange, sub3s: string[], opts?: { byDay?: boolean }): Promise<RevenueReport>;
 }
 
 export interface StoredConnection {

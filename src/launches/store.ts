@@ -490,6 +490,28 @@ export async function campaignPlatformIds(db: Db, launchIds: number[], accountId
     .pluck('platform_id');
 }
 
+/**
+ * When each of `platformIds` (campaigns on `accountId`) came to be on the platform, as far as the
+ * service knows: its launch's first publish (a seeded live launch: the node's own time). Campaigns
+ * the service did not publish are absent.
+ */
+export async function campaignFirstTimes(db: Db, accountId: string, platformIds: string[]): Promise<Map<string, number>> {
+  const first = new Map<string, number>();
+  for (let i = 0; i < platformIds.length; i += 500) {
+    const rows = await db('launch_nodes as n')
+      .join('launches as l', 'l.id', 'n.launch_id')
+      .where({ 'n.node_type': 'campaign', 'n.account_id': accountId })
+      .whereIn('n.platform_id', platformIds.slice(i, i + 500))
+      .select('n.platform_id', 'l.published_at', 'n.created_at');
+    for (const r of rows) {
+      const at = Number(r.published_at ?? r.created_at);
+      const id = String(r.platform_id);
+      if (!first.has(id) || at < first.get(id)!) first.set(id, at);
+    }
+  }
+  return first;
+}
+
 // ---- snapshot_templates
 
 export interface SnapshotTemplateRow {

@@ -12,7 +12,7 @@ import { liveRead } from '../platforms/live-read.js';
 import { resolveDatePreset, type DatePreset } from '../platforms/date-presets.js';
 import type { DateWindow, ReportBreakdown, ReportLevel, ReportRow } from '../platforms/port.js';
 import { localDate } from '../time/zones.js';
-import { campaignPlatformIds, publishedOnAccount } from '../launches/store.js';
+import { campaignFirstTimes, campaignPlatformIds, publishedOnAccount } from '../launches/store.js';
 import { referenceIssues } from '../references/resolve.js';
 import { figuresOf, profitOf, sumRows } from './figures.js';
 import { readTrackerRevenue, type CampaignRevenue } from './profit.js';
@@ -80,8 +80,36 @@ function periodOf(
   return issues.length > before ? null : { since: since!, until: until! };
 }
 
+/** `rows` (by campaign and day) with a row of zero delivery for each day a campaign earned on and has none, in campaign and day order. */
+function withEarningDays(rows: ReportRow[], days: Map<string, Map<string, CampaignRevenue>>): ReportRow[] {
+  const have = new Set(rows.map((r) => `${r.campaignId}|${r.key}`));
+  const names = new Map(rows.map((r) => [r.campaignId!, r.name]));
+  const order = new Map([...new Set(rows.map((r) => r.campaignId!))].map((id, i) => [id, i]));
+  const added: ReportRow[] = [];
+  for (const [campaignId, earned] of days) {
+    if (!order.has(campaignId)) continue;
+    for (const day of earned.keys()) {
+      if (have.has(`${campaignId}|${day}`)) continue;
+      added.push({
+        campaignId,
+        adsetId: null,
+        adId: null,
+        name: names.get(campaignId) ?? null,
+        key: day,
+        spendMinorUnits: 0,
+        impressions: 0,
+        clicks: 0,
+        results: 0,
+        reach: 0,
+      });
+    }
+  }
+  if (!added.length) return rows;
+  return [...rows, ...added].sort((a, b) => order.get(a.campaignId!)! - order.get(b.campaignId!)! || (a.key! < b.key! ? -1 : a.key! > b.key! ? 1 : 0));
+}
+
 /** A report row as answered: the ids its level needs, its name, the breakdown's key, the figures, and the profit where read. */
-function rowView(row: ReportRow, level: ReportLevel, breakdown: ReportBreakdown | null, tracked: Map<string, CampaignRevenue> | null) {
+function rowView(row: ReportRow, level: ReportLevel, breakdown: ReportBreakdown | null, tracked: ((row: ReportRow) => CampaignRevenue | undefined) | null) {
   const ids: Record<string, string | null> = {};
   if (level !== 'account') ids.campaignId = row.campaignId;
   if (level === 'adset' || level === 'ad') ids.adsetId = row.adsetId;
@@ -92,7 +120,7 @@ function rowView(row: ReportRow, level: ReportLevel, breakdown: ReportBreakdown 
     name: row.name,
     ...(breakdown ? { [breakdown]: row.key } : {}),
     ...figures,
-    ...(tracked ? profitOf(row.spendMinorUnits, tracked.get(row.campaignId!)) : {}),
+    ...(tracked ? profitOf(row.spendMinorUnits, tracked(row)) : {}),
   };
 }
 
@@ -111,7 +139,8 @@ const getInsights = defineOperation({
   summary: 'Spend and results per account, campaign, ad set or ad over a period, by day, age, gender, country or placement; with a tracker, profit and roas.',
   description:
     "Money in minor units of the account currency; ctr in percent; totals cover every page. Dates are in the account's time zone. " +
-    'With a connected tracker, campaign rows and totals carry revenue, trackerConversions, profit and roas (trackerError when it does not answer).',
+    'With a connected tracker, campaign rows (by day too) and totals carry revenue, trackerConversions, profit and roas (trackerError when it does not answer); ' +
+    "a campaign's revenue counts from its first day on the platform, and what the tracker dates before it is totals.revenueBeforeLaunch, never in roas.",
   uses: ['platforms', 'metrics', 'page', 'trackers', 'secrets', 'config'],
   async handler(ctx, input) {
     const account = await ctx.platforms.account(ctx.db, ctx.brand.id, input.accountId);
@@ -138,27 +167,40 @@ const getInsights = defineOperation({
     const period = window!;
     const offset = Number(ctx.page.position()?.[0] ?? 0);
     const query = { level, window: period, breakdown, campaignIds };
-    const { value: rows, asOf } =
+    const read =
       campaignIds && !campaignIds.length
         ? { value: [] as ReportRow[], asOf: new Date(ctx.now()).toISOString() }
         : await liveRead<ReportRow[]>(ctx, account, 'report', query, () => ctx.platforms.adapterFor(account.platform).report(account, query));
+    const asOf = read.asOf;
+    let rows = read.value;
 
     // Profit: campaign level only (the tracker knows campaigns by sub_id_3), one tracker read for every row's campaign.
+    // Each campaign's revenue counts from its first day on the platform (profit.ts); by day, each row its day's.
     let tracked: Map<string, CampaignRevenue> | null = null;
+    let trackedDays: Map<string, Map<string, CampaignRevenue>> | null = null;
+    let beforeLaunch = 0;
     let trackerError: string | null = null;
     if (level === 'campaign') {
       const ids = [...new Set(rows.map((r) => r.campaignId!))];
-      const read = await readTrackerRevenue(
+      const firstDays = new Map([...(await campaignFirstTimes(ctx.db, account.accountId, ids))].map(([id, at]) => [id, localDate(at, account.timezone)]));
+      const revenue = await readTrackerRevenue(
         { trackers: ctx.trackers, secrets: ctx.secrets, fxRates: ctx.config.fxRates },
         ctx.db,
         ctx.brand.id,
         account,
         period,
         ids,
+        { byDay: breakdown === 'day', firstDays },
       );
-      if (read.kind === 'ok') tracked = read.byCampaign;
-      else if (read.kind === 'error') trackerError = read.message;
+      if (revenue.kind === 'ok') {
+        tracked = revenue.byCampaign;
+        trackedDays = revenue.byDay;
+        beforeLaunch = revenue.beforeLaunch;
+      } else if (revenue.kind === 'error') trackerError = revenue.message;
     }
+    // By day, a day a campaign earned on without a row of delivery gets a row of its own (spend 0),
+    // so that the rows add up to the totals, revenue included.
+    if (trackedDays && breakdown === 'day') rows = withEarningDays(rows, trackedDays);
     const sums = sumRows(rows);
     let totals: Record<string, unknown> = figuresOf(sums, null);
     if (tracked) {
@@ -170,12 +212,17 @@ const getInsights = defineOperation({
           all.conversions += t.conversions;
         }
       }
-      totals = { ...totals, ...profitOf(sums.spend, all) };
+      totals = { ...totals, ...profitOf(sums.spend, all), ...(beforeLaunch ? { revenueBeforeLaunch: beforeLaunch } : {}) };
     }
     const page = rows.slice(offset, offset + input.limit);
     const accountName = level === 'account' ? ((await findAdAccount(ctx.db, ctx.brand.id, account.accountId))?.name ?? account.accountId) : null;
-    // Per-row profit only where a row is one campaign over the whole period.
-    const rowTracked = tracked && !breakdown ? tracked : null;
+    // Per-row profit where a row is one campaign over the whole period, or one campaign on one day.
+    const rowTracked =
+      tracked && !breakdown
+        ? (r: ReportRow) => tracked.get(r.campaignId!)
+        : trackedDays && breakdown === 'day'
+          ? (r: ReportRow) => trackedDays.get(r.campaignId!)?.get(r.key!)
+          : null;
     return {
       asOf,
       accountId: account.accountId,

@@ -19,7 +19,15 @@ export interface CampaignRevenue {
 type TrackerRead =
   /** The brand has no tracker connected: no profit figures at all. */
   | { kind: 'none' }
-  | { kind: 'ok'; byCampaign: Map<string, CampaignRevenue> }
+  | {
+      kind: 'ok';
+      /** Each campaign's revenue from its first day on (the whole window where its first day is not known). */
+      byCampaign: Map<string, CampaignRevenue>;
+      /** Per campaign and day (YYYY-MM-DD), from each campaign's first day on; only when read by day. */
+      byDay: Map<string, Map<string, CampaignRevenue>> | null;
+      /** Revenue the tracker dates before its campaign's first day: shown apart, never in ROAS. */
+      beforeLaunch: number;
+    }
   /** The tracker did not answer (or its currency cannot be converted): why. */
   | { kind: 'error'; message: string };
 
@@ -53,6 +61,11 @@ function convertMinor(amount: number, from: string, to: string, rates: FxRates):
 /**
  * Conversions and revenue of `campaignIds` over `window` from the brand's tracker, in one report
  * request; `none` when no tracker is connected, `error` (with the reason) when it does not answer.
+ * A campaign's revenue counts from `firstDays` (its first day on the platform, in the account's time
+ * zone): what the tracker dates before it (a reused sub_id_3, clicks on a link shared before the ad
+ * ran) is summed apart in `beforeLaunch`, so a period's ROAS is revenue over spend of the same days
+ * and a day already reported does not change when a campaign is published later. The report is read
+ * by day (`byDay`, or when a campaign started inside the window); otherwise by campaign alone.
  */
 export async function readTrackerRevenue(
   deps: ProfitDeps,
@@ -61,28 +74,46 @@ export async function readTrackerRevenue(
   account: AdAccount,
   window: DateWindow,
   campaignIds: string[],
+  opts: { byDay?: boolean; firstDays?: Map<string, string> } = {},
 ): Promise<TrackerRead> {
+  const firstDays = opts.firstDays ?? new Map<string, string>();
+  const byDay = opts.byDay === true || campaignIds.some((id) => (firstDays.get(id) ?? '') > window.since);
   const conn = await deps.trackers.connection(db, deps.secrets, brandId);
   if (!conn) return { kind: 'none' };
   let report;
   try {
     report = await deps.trackers
       .adapterFor(conn)
-      .revenueReport(conn, { from: window.since, to: window.until, timezone: account.timezone }, [...new Set(campaignIds)]);
+      .revenueReport(conn, { from: window.since, to: window.until, timezone: account.timezone }, [...new Set(campaignIds)], { byDay });
   } catch (err) {
     return { kind: 'error', message: `The tracker did not answer: ${(err as Error).message}` };
   }
   const byCampaign = new Map<string, CampaignRevenue>();
+  const days = byDay ? new Map<string, Map<string, CampaignRevenue>>() : null;
+  let beforeLaunch = 0;
+  const add = (map: Map<string, CampaignRevenue>, key: string, revenue: number, conversions: number) => {
+    const into = map.get(key) ?? { revenue: 0, conversions: 0 };
+    into.revenue += revenue;
+    into.conversions += conversions;
+    map.set(key, into);
+  };
   for (const row of report.rows) {
     const revenue = convertMinor(row.revenueMinorUnits, report.currency, account.currency, deps.fxRates);
     if (revenue === null) {
       const missing = deps.fxRates.get(report.currency) ? account.currency : report.currency;
       return { kind: 'error', message: `The tracker reports revenue in ${report.currency}: no exchange rate for ${missing} in FX_RATES.` };
     }
-    const into = byCampaign.get(row.sub3) ?? { revenue: 0, conversions: 0 };
-    into.revenue += revenue;
-    into.conversions += row.conversions;
-    byCampaign.set(row.sub3, into);
+    const first = firstDays.get(row.sub3);
+    if (row.day !== undefined && first !== undefined && row.day < first) {
+      beforeLaunch += revenue;
+      continue;
+    }
+    add(byCampaign, row.sub3, revenue, row.conversions);
+    if (days && row.day !== undefined) {
+      const campaignDays = days.get(row.sub3) ?? new Map<string, CampaignRevenue>();
+      add(campaignDays, row.day, revenue, row.conversions);
+      days.set(row.sub3, campaignDays);
+    }
   }
-  return { kind: 'ok', byCampaign };
+  return { kind: 'ok', byCampaign, byDay: days, beforeLaunch };
 }

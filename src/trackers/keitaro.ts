@@ -23,6 +23,7 @@
 import { OutboundError, type OutboundClient } from '../outbound/client.js';
 import { TrackerError, type ClickRow, type CostUpdate, type ReportRange, type TrackerAdapter, type TrackerCampaign, type TrackerConnection } from './port.js';
 import { minorUnits, type CostRow, type RevenueReport } from './port.js';
+import { datesBetween } from '../time/zones.js';
 
 export interface KeitaroOptions {
   outbound: OutboundClient;
@@ -154,20 +155,22 @@ export class KeitaroTracker implements TrackerAdapter {
   }
 
   /**
-   * One POST /report/build grouped by sub_id_3 with conversions and revenue, filtered to the given
-   * sub_id_3 values (IN_LIST), as large a page as there are values: never a second request.
+   * One POST /report/build grouped by sub_id_3 (and by `day`, the report builder's date column, when
+   * asked by day) with conversions and revenue, filtered to the given sub_id_3 values (IN_LIST), as
+   * large a page as there are values and days: never a second request.
    * Keitaro reports revenue in its own currency; this adapter, like clickReport, takes it as USD.
    */
-  async revenueReport(conn: TrackerConnection, range: ReportRange, sub3s: string[]): Promise<RevenueReport> {
+  async revenueReport(conn: TrackerConnection, range: ReportRange, sub3s: string[], opts: { byDay?: boolean } = {}): Promise<RevenueReport> {
     const currency = 'USD';
     if (!sub3s.length) return { currency, rows: [] };
+    const days = opts.byDay ? datesBetween(range.from, range.to).length : 1;
     const page = await this.call<{ rows?: Array<Record<string, unknown>> }>(conn, 'POST', '/report/build', {
       range: { from: range.from, to: range.to, timezone: range.timezone },
       columns: [],
       metrics: ['conversions', 'revenue'],
-      grouping: ['sub_id_3'],
+      grouping: opts.byDay ? ['sub_id_3', 'day'] : ['sub_id_3'],
       filters: [{ name: 'sub_id_3', operator: 'IN_LIST', expression: sub3s }],
-      limit: sub3s.length + 1,
+      limit: sub3s.length * days + 1,
       offset: 0,
     });
     if (!Array.isArray(page?.rows)) throw new TrackerError('transient', 'The tracker answered the revenue report without rows.');
@@ -177,6 +180,7 @@ export class KeitaroTracker implements TrackerAdapter {
         .filter((r) => r.sub_id_3)
         .map((r) => ({
           sub3: String(r.sub_id_3),
+          ...(opts.byDay ? { day: String(r.day ?? '').slice(0, 10) } : {}),
           conversions: Math.round(Number(r.conversions ?? 0)) || 0,
           revenueMinorUnits: minorUnits(r.revenue, currency),
         })),

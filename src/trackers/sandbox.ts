@@ -77,7 +77,7 @@ export class SandboxTracker implements TrackerAdapter {
    * conversions are the converting clicks), whether or not the service launched them: the demo's
    * reports and rules on profit read the same figures for the same campaigns and dates.
    */
-  async revenueReport(_conn: TrackerConnection, range: ReportRange, sub3s: string[]): Promise<RevenueReport> {
+  async revenueReport(_conn: TrackerConnection, range: ReportRange, sub3s: string[], opts: { byDay?: boolean } = {}): Promise<RevenueReport> {
     const rows: RevenueReport['rows'] = [];
     for (const sub3 of new Set(sub3s)) {
       let conversions = 0;
@@ -85,10 +85,12 @@ export class SandboxTracker implements TrackerAdapter {
       for (const date of datesBetween(range.from, range.to)) {
         // Orders of $3 to $12 here, so that the demo's campaigns land on either side of a ROAS of 1.
         const { converted, orderValue } = sandboxDay(sub3, date);
+        const earned = converted * Math.floor(orderValue / 7);
+        if (opts.byDay && converted) rows.push({ sub3, day: date, conversions: converted, revenueMinorUnits: earned });
         conversions += converted;
-        revenue += converted * Math.floor(orderValue / 7);
+        revenue += earned;
       }
-      if (conversions) rows.push({ sub3, conversions, revenueMinorUnits: revenue });
+      if (conversions && !opts.byDay) rows.push({ sub3, conversions, revenueMinorUnits: revenue });
     }
     return { currency: 'USD', rows };
   }

@@ -56,14 +56,19 @@ export function spendChart(points: DayPoint[], currency: string, totals: { spend
   const y = (v: number) => M.top + plotH - (v / moneyMax) * plotH;
   const yr = (v: number) => M.top + plotH - (v / roasMax) * plotH;
   const parts: string[] = [];
-  // Grid and the money axis: 0, half, the top.
-  for (const f of [0, 0.5, 1]) {
+  const anyMoney = points.some((p) => p.spend > 0 || (p.revenue ?? 0) > 0);
+  const roasDrawn = tracker && points.some((p) => p.roas !== null && p.roas !== undefined);
+  // Grid and the money axis: 0, half, the top; a period with nothing in it has its zero line alone
+  // (no axis of repeated zeros), and an axis label is never written twice.
+  const written = new Set<string>();
+  for (const f of anyMoney ? [0, 0.5, 1] : [0]) {
     const v = moneyMax * f;
     parts.push(`<line x1="${M.left}" x2="${M.left + plotW}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" stroke="#d0d5dd" stroke-width="1"/>`);
-    parts.push(
-      `<text x="${M.left - 8}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end" font-size="12" fill="#3b4351">${esc(formatMoney(Math.round(v), currency))}</text>`,
-    );
-    if (tracker)
+    const text = formatMoney(Math.round(v), currency);
+    if (!written.has(text))
+      parts.push(`<text x="${M.left - 8}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end" font-size="12" fill="#3b4351">${esc(text)}</text>`);
+    written.add(text);
+    if (roasDrawn)
       parts.push(`<text x="${M.left + plotW + 8}" y="${(yr(roasMax * f) + 4).toFixed(1)}" font-size="12" fill="#7a4500">${(roasMax * f).toFixed(1)}</text>`);
   }
   const barW = Math.max(2, Math.min(36, slot * 0.6));
@@ -90,14 +95,25 @@ export function spendChart(points: DayPoint[], currency: string, totals: { spend
         `<circle class="revenue-point" cx="${x(i).toFixed(1)}" cy="${y(p.revenue).toFixed(1)}" r="3.5" fill="#1d7a3e" data-day="${esc(p.day)}" data-revenue="${p.revenue}" data-roas="${p.roas ?? ''}"/>`,
       );
     });
-    parts.push(`<path class="roas" d="${line((p) => p.roas, yr)}" fill="none" stroke="#a05a00" stroke-width="2" stroke-dasharray="6 4"/>`);
+    if (roasDrawn) {
+      parts.push(`<path class="roas" d="${line((p) => p.roas, yr)}" fill="none" stroke="#a05a00" stroke-width="2" stroke-dasharray="6 4"/>`);
+      // Each day's ROAS is a mark of its own too, so a single day (a line of one point) is seen.
+      points.forEach((p, i) => {
+        if (p.roas === null || p.roas === undefined) return;
+        parts.push(
+          `<rect class="roas-point" x="${(x(i) - 4).toFixed(1)}" y="${(yr(p.roas) - 4).toFixed(1)}" width="8" height="8" fill="#a05a00" data-day="${esc(p.day)}" data-roas="${p.roas}"/>`,
+        );
+      });
+    }
   }
   if (!points.length) parts.push(`<text x="${W / 2}" y="${H / 2}" text-anchor="middle" font-size="14" fill="#3b4351">No data in this period</text>`);
+  else if (!anyMoney)
+    parts.push(`<text x="${W / 2}" y="${H / 2}" text-anchor="middle" font-size="14" fill="#3b4351">Nothing spent or earned in this period</text>`);
   parts.push(`<line x1="${M.left}" x2="${M.left + plotW}" y1="${M.top + plotH}" y2="${M.top + plotH}" stroke="#6b7382" stroke-width="1"/>`);
   const svg = `<svg id="chart" role="img" aria-label="${esc(label)}" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" xmlns="http://www.w3.org/2000/svg">${parts.join('')}</svg>`;
   const drawn = tracker && points.some((p) => p.revenue !== undefined);
   const legend = `<ul class="legend"><li><span class="swatch sw-spend"></span>Spend per day (${esc(currency)})</li>${
-    drawn ? `<li><span class="swatch sw-revenue"></span>Tracker revenue per day</li><li><span class="swatch sw-roas"></span>ROAS (right axis)</li>` : ''
-  }</ul>`;
+    drawn ? `<li><span class="swatch sw-revenue"></span>Tracker revenue per day</li>` : ''
+  }${roasDrawn ? `<li><span class="swatch sw-roas"></span>ROAS (right axis)</li>` : ''}</ul>`;
   return `<figure class="chart">${svg}${legend}<figcaption id="chart-caption">${esc(label)}</figcaption></figure>`;
 }

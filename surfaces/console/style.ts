@@ -58,5 +58,20 @@ figure.chart figcaption{font-size:.9rem;color:#444c5a;margin-top:4px}
 .pager{display:flex;gap:16px;margin:10px 0}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 14px;margin:8px 0}dl.facts dt{font-weight:600}dl.facts dd{margin:0}
 .sign-in{max-width:420px}.sign-in input{width:100%}.sign-in .field{margin:10px 0}
-code{background:#eef0f3;padding:1px 5px;border-radius:4px;font-size:.88em;word-break:break-all}
+code{background:#eef0f3;padding:1px 5px;border-radius:4px;font-size:.88em;overflow-wrap:anywhere}
+main{overflow-wrap:break-word}h1,h2,h3,.node strong,.card h2,.card h3{overflow-wrap:anywhere}
+.table-wrap{overflow-x:auto;max-width:100%;margin:8px 0 4px}.table-wrap>table{margin:0}
+.skip-link{position:absolute;left:8px;top:-48px;background:#fff;color:#1a4fc4;padding:8px 12px;border-radius:6px;z-index:10}.skip-link:focus{top:8px}
+header.top a.account-link{color:#fff;font-size:.9rem}
+@media (max-width:640px){
+header.top{flex-wrap:wrap;padding:10px 14px}header.top .who{flex-wrap:wrap;gap:8px 12px}
+nav{padding:0 14px}
+main{margin:0;border-radius:0;border-left:0;border-right:0;padding:16px 14px}
+dl.facts{grid-template-columns:1fr;gap:0}dl.facts dd{margin:0 0 8px}
+.cards{grid-template-columns:1fr}
+form.filters,form.query{flex-direction:column;align-items:stretch}
+.decide .field{min-width:0}
+.column{min-width:220px}
+th,td{padding:6px 6px}
+}
 `;

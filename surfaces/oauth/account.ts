@@ -254,7 +254,7 @@ ${keys.length ? `<table id="keys-table"><thead><tr><th>Name</th><th>Key</th><th>
   const severalOrgs = new Set(v.apps.map((a) => a.organizationId)).size > 1 || v.memberships.length > 1;
   return page(
     'Your account',
-    `${EXTRA_STYLE}<div class="top"><div><h1>Your account</h1><p class="lead">Signed in as <strong id="who">${esc(v.session.name)}</strong> (${esc(v.session.email)})${v.org ? `, ${esc(v.org.role)} of ${esc(v.org.organizationName)}` : ''}.</p></div>
+    `${EXTRA_STYLE}<div class="top"><div><h1>Your account</h1><p class="lead">Signed in as <strong id="who">${esc(v.session.name)}</strong> (${esc(v.session.email)})${v.org ? `, ${esc(v.org.role)} of ${esc(v.org.organizationName)}` : ''}. <a href="/console" id="console-link">Open the console</a> to see your brands, decide reviews and read reports.</p></div>
 <form method="post" action="/account/signout" id="signout">${hidden({ csrf_token: csrf })}<button type="submit" class="secondary small">Sign out</button></form></div>
 ${v.notice ? `<div class="notice" role="status" id="notice">${esc(v.notice)}</div>` : ''}${v.error ? `<div class="error" role="alert">${esc(v.error)}</div>` : ''}
 ${picker}${keysHtml}${appsSection(v.apps, csrf, v.apiResource, severalOrgs, v.org?.organizationId ?? null)}`,

@@ -345,6 +345,8 @@ export class KeitaroServer {
             .map((c) => ({
               campaign_id: c.campaign_id,
               campaign: this.campaigns.find((x) => x.id === c.campaign_id)?.name ?? `#${c.campaign_id}`,
+              // The report builder's `day` column: the click's date in the range's time zone.
+              day: c.date,
               sub_id_3: c.sub_id_3,
               ad_campaign_id: c.ad_campaign_id,
               clicks: c.clicks,

@@ -4,7 +4,7 @@
 // answer's totals, and the same rows as CSV (?format=csv, money in minor units).
 
 import { ServiceError, type FieldIssue } from '../../../src/errors.js';
-import { esc, select } from '../layout.js';
+import { esc, scrollBox, select } from '../layout.js';
 import { count, money, percent, ratio } from '../format.js';
 import { spendChart, type DayPoint } from '../chart.js';
 import type { BrandScope, ConsoleRequest } from '../request.js';
@@ -44,7 +44,7 @@ interface Insights {
   period: { since: string; until: string };
   breakdown: string | null;
   rows: Row[];
-  totals: Omit<Row, 'name' | 'reach'> & { reach: null };
+  totals: Omit<Row, 'name' | 'reach'> & { reach: null; revenueBeforeLaunch?: number };
   trackerError?: string;
   nextCursor: string | null;
 }
@@ -144,7 +144,8 @@ function csvOf(a: Insights, tracker: boolean): string {
       r.cpm,
       r.costPerResult,
     ];
-    if (tracker) cells.push(r.revenue ?? 0, r.trackerConversions ?? 0, r.profit ?? 0, r.roas);
+    // A row the tracker says nothing of (a breakdown by age, country...) leaves these cells empty, never 0.
+    if (tracker) cells.push(r.revenue ?? '', r.trackerConversions ?? '', r.profit ?? '', r.revenue === undefined ? '' : r.roas);
     return cells.map(quote).join(',');
   });
   return [head.join(','), ...lines].join('\r\n') + '\r\n';
@@ -175,7 +176,11 @@ function tableOf(a: Insights, tracker: boolean, truncated: boolean): string {
     money(r.cpc, a.currency),
     count(r.results),
     money(r.costPerResult, a.currency),
-    ...(tracker ? [money(r.revenue ?? 0, a.currency), money(r.profit ?? 0, a.currency), ratio(r.roas)] : []),
+    ...(tracker
+      ? r.revenue === undefined
+        ? ['<span class="muted" title="The tracker reports revenue per campaign and day, not per this breakdown">n/a</span>', '', '']
+        : [money(r.revenue, a.currency), money(r.profit ?? 0, a.currency), ratio(r.roas)]
+      : []),
   ];
   const body = a.rows.map(
     (r) =>
@@ -186,51 +191,39 @@ function tableOf(a: Insights, tracker: boolean, truncated: boolean): string {
   const total = `<tr class="total">${cells(a.totals, ['Total', ...(a.breakdown ? [''] : [])])
     .map((c, i) => `<td${i >= numStart ? ' class="num"' : ''}>${c}</td>`)
     .join('')}</tr>`;
-  return `<table id="report"><caption>${esc(levelWord)} rows, ${esc(a.period.since)} to ${esc(a.period.until)} (${esc(a.timezone)}), in ${esc(a.currency)}</caption>
+  return `${scrollBox(
+    `<table id="report"><caption>${esc(levelWord)} rows, ${esc(a.period.since)} to ${esc(a.period.until)} (${esc(a.timezone)}), in ${esc(a.currency)}</caption>
 <thead><tr>${head.map((h, i) => `<th scope="col"${i >= numStart ? ' class="num"' : ''}>${esc(h)}</th>`).join('')}</tr></thead>
-<tbody>${body.join('\n')}${!a.rows.length ? `<tr><td colspan="${head.length}">No ${esc(levelWord.toLowerCase())} spent in this period.</td></tr>` : ''}${total}</tbody></table>
+<tbody>${body.join('\n')}${!a.rows.length ? `<tr><td colspan="${head.length}">No ${esc(levelWord.toLowerCase())} spent in this period.</td></tr>` : ''}${total}</tbody></table>`,
+    'Report rows',
+  )}
 ${truncated ? `<p class="muted">Only the first ${MAX_PAGES * 500} rows are shown; narrow the period or the level.</p>` : ''}`;
 }
 
-/** Days whose tracker revenue is read one by one for the chart; a longer period draws spend alone. */
-const REVENUE_DAYS = 31;
-
 /**
  * The chart's days: every day of the period, a day without delivery at zero (a lifetime report
- * starts at its first day with data). Spend per day comes from the report by day; with a tracker,
- * each day is get-insights over that one day (the tracker's revenue is per campaign over a period, so
- * a day's revenue and ROAS are that day's report totals, as REST answers them).
+ * starts at its first day with data). Spend and tracker revenue per day come from the report by day
+ * at campaign level (get-insights with breakdown=day, whose rows carry each day's revenue), summed
+ * over the campaigns; a day's ROAS is its revenue over its spend.
  */
-async function chartPoints(
-  req: ConsoleRequest,
-  brand: BrandScope,
-  input: Record<string, unknown>,
-  a: Insights,
-  tracker: boolean,
-  lifetime: boolean,
-): Promise<{ points: DayPoint[]; revenueNote: string | null }> {
+async function chartPoints(req: ConsoleRequest, brand: BrandScope, input: Record<string, unknown>, a: Insights, lifetime: boolean): Promise<DayPoint[]> {
   const daily = a.breakdown === 'day' && a.level === 'campaign' ? a : (await readAll(req, brand, { ...input, level: 'campaign', breakdown: 'day' })).answer;
-  const spend = new Map<string, number>();
-  for (const r of daily.rows) if (r.day) spend.set(r.day, (spend.get(r.day) ?? 0) + r.spend);
-  const withData = [...spend.keys()].sort();
+  const tracker = daily.totals.revenue !== undefined;
+  const byDay = new Map<string, { spend: number; revenue: number }>();
+  for (const r of daily.rows) {
+    if (!r.day) continue;
+    const into = byDay.get(r.day) ?? { spend: 0, revenue: 0 };
+    into.spend += r.spend;
+    into.revenue += r.revenue ?? 0;
+    byDay.set(r.day, into);
+  }
+  const withData = [...byDay.keys()].sort();
   const days = datesBetween(lifetime && withData.length ? withData[0] : a.period.since, a.period.until);
-  if (!tracker) return { points: days.map((day) => ({ day, spend: spend.get(day) ?? 0 })), revenueNote: null };
-  if (days.length > REVENUE_DAYS) {
-    return {
-      points: days.map((day) => ({ day, spend: spend.get(day) ?? 0 })),
-      revenueNote: `Tracker revenue per day is drawn for periods of up to ${REVENUE_DAYS} days; the table has this period's revenue.`,
-    };
-  }
-  const base = { brandId: brand.id, accountId: a.accountId, level: 'campaign', limit: 1 };
-  const points: DayPoint[] = [];
-  // A few days at a time: each is one platform read and one tracker read.
-  for (let i = 0; i < days.length; i += 6) {
-    const batch = await Promise.all(
-      days.slice(i, i + 6).map((day) => req.call<Insights>(brand.principal, 'get-insights', { ...base, since: day, until: day })),
-    );
-    batch.forEach((d, k) => points.push({ day: days[i + k], spend: d.totals.spend, revenue: d.totals.revenue ?? 0, roas: d.totals.roas ?? null }));
-  }
-  return { points, revenueNote: null };
+  return days.map((day) => {
+    const d = byDay.get(day) ?? { spend: 0, revenue: 0 };
+    if (!tracker) return { day, spend: d.spend };
+    return { day, spend: d.spend, revenue: d.revenue, roas: d.spend > 0 ? Math.round((d.revenue / d.spend) * 10_000) / 10_000 : null };
+  });
 }
 
 const FIELD_LABELS: Record<string, string> = { accountId: 'Account', level: 'Level', datePreset: 'Period', since: 'From', until: 'To', breakdown: 'Breakdown' };
@@ -290,12 +283,15 @@ ${select({ id: 'breakdown', name: 'breakdown', label: 'Breakdown', value: q.brea
       download: { contentType: 'text/csv; charset=utf-8', fileName: `report-${a.accountId}-${a.period.since}-${a.period.until}.csv`, body: csvOf(a, tracker) },
     };
   }
-  const { points, revenueNote } = await chartPoints(req, brand, input, a, tracker, one(query.datePreset) === 'maximum');
+  const points = await chartPoints(req, brand, input, a, one(query.datePreset) === 'maximum');
+  const before = a.totals.revenueBeforeLaunch
+    ? `<p class="muted" id="before-launch">Before launch: the tracker also dates ${money(a.totals.revenueBeforeLaunch, a.currency)} of revenue before these campaigns' first day on the platform. It is not in the revenue, profit or ROAS above.</p>`
+    : '';
   const csvLink = `${base}/reports?${new URLSearchParams({ ...Object.fromEntries(Object.entries(q).filter(([, v]) => v)), format: 'csv' })}`;
   const body = `${intro}${form}
 ${a.trackerError ? `<div class="error" role="note">Tracker revenue is missing: ${esc(a.trackerError)}</div>` : ''}
-<h2>Spend per day</h2>${revenueNote ? `<p class="muted">${esc(revenueNote)}</p>` : ''}${spendChart(points, a.currency, { spend: a.totals.spend, ...(tracker ? { revenue: a.totals.revenue ?? 0, roas: a.totals.roas ?? null } : {}) })}
-<h2>Rows</h2>${tableOf(a, tracker, table.truncated)}
+<h2>Spend per day</h2>${spendChart(points, a.currency, { spend: a.totals.spend, ...(tracker ? { revenue: a.totals.revenue ?? 0, roas: a.totals.roas ?? null } : {}) })}
+<h2>Rows</h2>${tableOf(a, tracker, table.truncated)}${before}
 <p><a href="${esc(csvLink)}" id="download-csv" download>Download CSV</a> <span class="muted">(the same rows, money in minor units)</span></p>`;
   return { title: 'Reports', body };
 }

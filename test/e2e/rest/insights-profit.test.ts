@@ -36,6 +36,8 @@ for (const dialect of dialects()) {
       tracker.clicks = [
         { date: yesterday, campaign_id: 31, sub_id_3: seeded.campaigns[0], ad_campaign_id: '', clicks: 40, conversions: 3, revenue: 123.45 },
         { date: yesterday, campaign_id: 31, sub_id_3: eu.campaigns[0], ad_campaign_id: '', clicks: 40, conversions: 3, revenue: 123.45 },
+        // Two days before the campaigns' first day on the platform (they were published 10 days ago).
+        { date: addDays(today(), -12), campaign_id: 31, sub_id_3: seeded.campaigns[0], ad_campaign_id: '', clicks: 5, conversions: 1, revenue: 50 },
         // Outside the period, and a campaign the report does not hold: neither counts.
         { date: addDays(today(), -30), campaign_id: 31, sub_id_3: seeded.campaigns[0], ad_campaign_id: '', clicks: 9, conversions: 9, revenue: 999 },
         { date: yesterday, campaign_id: 31, sub_id_3: '120299999999999', ad_campaign_id: '', clicks: 9, conversions: 9, revenue: 777 },
@@ -87,12 +89,46 @@ for (const dialect of dialects()) {
       before = reports().length;
       const days = await get('act_1001', 'datePreset=last_7d&breakdown=day');
       expect(days.body.totals.revenue).to.equal(12345);
-      expect(days.body.rows[0]).to.not.have.property('revenue');
       expect(reports().length - before).to.equal(1);
+      expect(reports().at(-1)!.body.grouping).to.deep.equal(['sub_id_3', 'day']);
       before = reports().length;
       const adsets = await get('act_1001', 'datePreset=last_7d&level=adset');
       expect(adsets.body.totals).to.not.have.property('revenue');
       expect(reports().length - before).to.equal(0);
+    });
+
+    it("by day, each campaign's row carries that day's revenue, and the rows add up to the totals, revenue included", async () => {
+      const reply = await get('act_1001', 'datePreset=last_7d&breakdown=day&limit=500');
+      expect(reply.status).to.equal(200);
+      const rows = reply.body.rows;
+      const yesterday = addDays(today(), -1);
+      const earned = rows.find((r: any) => r.campaignId === seeded.campaigns[0] && r.day === yesterday);
+      expect(earned).to.deep.include({ revenue: 12345, trackerConversions: 3, profit: 12345 - earned.spend });
+      for (const r of rows.filter((x: any) => x !== earned)) expect(r).to.deep.include({ revenue: 0, trackerConversions: 0, profit: -r.spend });
+      const sum = (key: string) => rows.reduce((s: number, r: any) => s + r[key], 0);
+      expect({ spend: sum('spend'), revenue: sum('revenue'), profit: sum('profit'), trackerConversions: sum('trackerConversions') }).to.deep.equal({
+        spend: reply.body.totals.spend,
+        revenue: reply.body.totals.revenue,
+        profit: reply.body.totals.profit,
+        trackerConversions: reply.body.totals.trackerConversions,
+      });
+      expect(reply.body.totals.revenue).to.equal(12345);
+    });
+
+    it("counts a campaign's revenue from its first day on the platform: what the tracker dates before it is revenueBeforeLaunch, not in roas", async () => {
+      const before = reports().length;
+      const reply = await get('act_1001', 'datePreset=last_14d');
+      expect(reply.status).to.equal(200);
+      // The campaigns started 10 days ago, inside the period: the tracker is asked by day.
+      expect(reports().slice(before)[0].body.grouping).to.deep.equal(['sub_id_3', 'day']);
+      const row = reply.body.rows.find((r: any) => r.campaignId === seeded.campaigns[0]);
+      expect(row.revenue).to.equal(12345);
+      expect(reply.body.totals.revenue).to.equal(12345);
+      expect(reply.body.totals.revenueBeforeLaunch).to.equal(5000);
+      expect(reply.body.totals.roas).to.equal(Math.round((12345 / reply.body.totals.spend) * 10_000) / 10_000);
+      // A period wholly after the first day reads no such figure.
+      const week = await get('act_1001', 'datePreset=last_7d');
+      expect(week.body.totals).to.not.have.property('revenueBeforeLaunch');
     });
 
     it('converts revenue in another currency with FX_RATES: 123.45 USD on a EUR account reads 11431 (EUR=1.08)', async () => {
