@@ -25,6 +25,8 @@ interface BUser {
   password: string;
   role: Role;
   brands?: string[] | null;
+  /** An owner's or admin's own ceiling for live budget changes made in the console. */
+  publishCeilingDollars?: number | null;
 }
 interface BAccount {
   platform: 'meta' | 'tiktok';
@@ -211,6 +213,16 @@ function checkSemantics(file: BootstrapFile): FieldIssue[] {
       userRefs.add(u.ref);
       emails.add(u.email.toLowerCase());
       brandListIssues(u.brands, `${at}.users[${j}].brands`);
+      if (typeof u.publishCeilingDollars === 'number') {
+        if (u.role === 'member')
+          issues.push({
+            field: `${at}.users[${j}].publishCeilingDollars`,
+            code: 'invalid_value',
+            message: 'only owners and admins change live campaigns; leave it out for a member',
+          });
+        else if (dollarsToCents(u.publishCeilingDollars) === null)
+          issues.push({ field: `${at}.users[${j}].publishCeilingDollars`, code: 'invalid_value', message: 'must have at most two decimals (whole cents)' });
+      }
     }
     const keyRefs = new Set<string>();
     for (const [j, k] of (org.apiKeys ?? []).entries()) {
@@ -346,7 +358,8 @@ export async function applyBootstrap(knex: Knex, schemas: SchemaRegistry, raw: u
         userIds.set(u.ref, userId);
         out.users[u.ref] = { id: userId };
         const brands = Array.isArray(u.brands) ? u.brands.map((r) => brandIds.get(r)!) : null;
-        await insertMembership(trx, { organizationId: out.id, userId, role: u.role, brandIds: brands }, now);
+        const ceiling = typeof u.publishCeilingDollars === 'number' ? dollarsToCents(u.publishCeilingDollars) : null;
+        await insertMembership(trx, { organizationId: out.id, userId, role: u.role, brandIds: brands, publishCeilingCents: ceiling }, now);
       }
       for (const k of org.apiKeys ?? []) {
         const secret = newApiKeySecret();

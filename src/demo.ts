@@ -39,8 +39,8 @@ export async function seedDemoIfEmpty(knex: Knex, schemas: SchemaRegistry): Prom
         plan: 'agency',
         subscriptionStatus: 'active',
         users: [
-          { ref: 'owner', email: DEMO_OWNER_EMAIL, name: 'Demo Owner', password: ownerPassword, role: 'owner' },
-          { ref: 'admin', email: 'admin@demo.test', name: 'Demo Admin', password: adminPassword, role: 'admin' },
+          { ref: 'owner', email: DEMO_OWNER_EMAIL, name: 'Demo Owner', password: ownerPassword, role: 'owner', publishCeilingDollars: 1000 },
+          { ref: 'admin', email: 'admin@demo.test', name: 'Demo Admin', password: adminPassword, role: 'admin', publishCeilingDollars: 500 },
         ],
         brands: [
           {

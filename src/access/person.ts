@@ -19,8 +19,14 @@ export interface PersonOrganization {
   principal: Principal | null;
 }
 
-/** The scopes a person has in the app: never `publish`, which needs a credential with a spend ceiling. */
+/** The scopes a member has in the app: read and write (drafts, cards, decisions at reviews). */
 const PERSON_SCOPES = new Set(['read', 'write'] as const);
+/**
+ * An owner's or admin's: also `publish`, so that they can stop and change what already runs (pause,
+ * resume, a live budget) from the console. They publish nothing new there: a publish (and a live
+ * budget edit) also needs a spend ceiling, which a person does not have.
+ */
+const DECIDER_SCOPES = new Set(['read', 'write', 'publish'] as const);
 
 /**
  * The person `userId` (named `name`) in each of their organizations, in organization id order:
@@ -45,10 +51,12 @@ export async function personOrganizations(knex: Knex, userId: number, name: stri
             grantId: null,
             userId,
             actorLabel: name.slice(0, 255),
-            scopes: PERSON_SCOPES,
+            scopes: m.role === 'member' ? PERSON_SCOPES : DECIDER_SCOPES,
             brandIds: m.brandIds ? new Set(m.brandIds) : null,
             role: m.role,
-            publishCeilingCents: null,
+            // A person publishes nothing new; their own ceiling bounds the live budgets they set.
+            publishCeilingCents: m.role === 'member' ? null : m.publishCeilingCents,
+            membershipId: m.membershipId,
           }
         : null,
     });

@@ -70,12 +70,15 @@ export async function membershipsOfUser(db: Db, userId: number): Promise<Members
 }
 
 /** The person's memberships with the brands each reaches (null: every brand), in organization id order: two statements. */
-export async function membershipAccessOfUser(db: Db, userId: number): Promise<Array<Membership & { brandIds: number[] | null }>> {
+export async function membershipAccessOfUser(
+  db: Db,
+  userId: number,
+): Promise<Array<Membership & { brandIds: number[] | null; membershipId: number; publishCeilingCents: number | null }>> {
   const rows = await db('memberships as m')
     .join('organizations as o', 'o.id', 'm.organization_id')
     .where('m.user_id', userId)
     .orderBy('o.id')
-    .select('m.id as membership_id', 'm.all_brands', 'o.id', 'o.name', 'o.plan', 'o.subscription_status', 'm.role');
+    .select('m.id as membership_id', 'm.all_brands', 'm.publish_ceiling_cents', 'o.id', 'o.name', 'o.plan', 'o.subscription_status', 'm.role');
   const limited = rows.filter((r: Record<string, any>) => !r.all_brands).map((r: Record<string, any>) => Number(r.membership_id));
   const brands = new Map<number, number[]>();
   if (limited.length) {
@@ -88,6 +91,8 @@ export async function membershipAccessOfUser(db: Db, userId: number): Promise<Ar
   return rows.map((r: Record<string, any>) => ({
     ...toMembership(r),
     brandIds: r.all_brands ? null : (brands.get(Number(r.membership_id)) ?? []),
+    membershipId: Number(r.membership_id),
+    publishCeilingCents: r.publish_ceiling_cents === null || r.publish_ceiling_cents === undefined ? null : Number(r.publish_ceiling_cents),
   }));
 }
 
@@ -155,7 +160,7 @@ export async function userIdForEmail(db: Db, email: string, fresh: { name: strin
 /** Makes `userId` a member of the organization with `role`, reaching `brandIds` (null: every brand). */
 export async function insertMembership(
   db: Db,
-  m: { organizationId: number; userId: number; role: Role; brandIds: number[] | null },
+  m: { organizationId: number; userId: number; role: Role; brandIds: number[] | null; publishCeilingCents?: number | null },
   now: number,
 ): Promise<void> {
   const [membershipId] = await db('memberships').insert({
@@ -163,6 +168,7 @@ export async function insertMembership(
     user_id: m.userId,
     role: m.role,
     all_brands: m.brandIds === null,
+    publish_ceiling_cents: m.publishCeilingCents ?? null,
     created_at: now,
   });
   if (m.brandIds?.length) await db('membership_brands').insert(m.brandIds.map((brand_id) => ({ membership_id: Number(membershipId), brand_id })));

@@ -23,6 +23,8 @@ export interface Principal {
   brandIds: ReadonlySet<number> | null;
   role: Role | null;
   publishCeilingCents: number | null;
+  /** A person in the console: the membership whose ceiling their live budget changes count against. */
+  membershipId?: number;
 }
 
 /** REST needs the agency plan with an active subscription; MCP any paid plan with an active one. */

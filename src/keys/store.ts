@@ -9,20 +9,24 @@ import type { Scope } from '../auth/principal.js';
 
 type Db = Knex | Knex.Transaction;
 
-/** Where a credential's ceiling and committed total live: its API key, or its OAuth grant. */
+/** Where a credential's ceiling and committed total live: its API key, its OAuth grant, or a person's membership (the console). */
 export interface Ledger {
-  kind: 'apiKey' | 'grant';
+  kind: 'apiKey' | 'grant' | 'membership';
   id: number;
 }
 
-const TABLE = { apiKey: 'api_keys', grant: 'oauth_grants' } as const;
+const TABLE = { apiKey: 'api_keys', grant: 'oauth_grants', membership: 'memberships' } as const;
+/** A membership is never revoked (a person who leaves loses the membership itself). */
+const revocable = (ledger: Ledger) => ledger.kind !== 'membership';
 
 /** The ledger's ceiling (null: none set) and committed total, or undefined when the row is gone. */
 export async function readLedger(
   db: Db,
   ledger: Ledger,
 ): Promise<{ ceilingCents: number | null; committedCents: number; revokedAt: number | null } | undefined> {
-  const row = await db(TABLE[ledger.kind]).where({ id: ledger.id }).first('publish_ceiling_cents', 'committed_cents', 'revoked_at');
+  const row = await db(TABLE[ledger.kind])
+    .where({ id: ledger.id })
+    .first('publish_ceiling_cents', 'committed_cents', ...(revocable(ledger) ? ['revoked_at'] : []));
   if (!row) return undefined;
   return {
     ceilingCents: row.publish_ceiling_cents === null ? null : Number(row.publish_ceiling_cents),
@@ -36,12 +40,9 @@ export async function readLedger(
  * revoked, in one statement: 1 when it did, 0 when it did not.
  */
 export async function reserveOnLedger(db: Db, ledger: Ledger, cents: number): Promise<number> {
-  return db(TABLE[ledger.kind])
-    .where('id', ledger.id)
-    .whereNull('revoked_at')
-    .whereNotNull('publish_ceiling_cents')
-    .whereRaw('committed_cents + ? <= publish_ceiling_cents', [cents])
-    .increment('committed_cents', cents);
+  const q = db(TABLE[ledger.kind]).where('id', ledger.id);
+  if (revocable(ledger)) q.whereNull('revoked_at');
+  return q.whereNotNull('publish_ceiling_cents').whereRaw('committed_cents + ? <= publish_ceiling_cents', [cents]).increment('committed_cents', cents);
 }
 
 /** Gives `cents` back to the committed total (a reserved amount whose publish or budget edit failed). */

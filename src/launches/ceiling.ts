@@ -26,10 +26,11 @@ function unavailable(err: unknown): ServiceError {
   });
 }
 
-/** Where a credential's ceiling and committed total live: its API key, or its OAuth grant. */
-function ledgerOf(principal: Pick<Principal, 'apiKeyId' | 'grantId'>): Ledger | null {
+/** Where a credential's ceiling and committed total live: its API key, its OAuth grant, or a person's membership. */
+function ledgerOf(principal: Pick<Principal, 'apiKeyId' | 'grantId'> & { membershipId?: number | null }): Ledger | null {
   if (principal.apiKeyId !== null) return { kind: 'apiKey', id: principal.apiKeyId };
   if (principal.grantId !== null) return { kind: 'grant', id: principal.grantId };
+  if (principal.membershipId !== undefined && principal.membershipId !== null) return { kind: 'membership', id: principal.membershipId };
   return null;
 }
 
@@ -136,9 +137,9 @@ async function reportCeilingRefusal(ctx: ServiceContext<'events'> & { db: Knex }
   }
 }
 
-/** Who a commitment of `principal` is counted for: its API key or its OAuth grant. */
-export function commitmentOwner(principal: Principal): Pick<Commitment, 'apiKeyId' | 'grantId'> {
-  return { apiKeyId: principal.apiKeyId, grantId: principal.grantId };
+/** Who a commitment of `principal` is counted for: its API key, its OAuth grant or the person's membership. */
+export function commitmentOwner(principal: Principal): Pick<Commitment, 'apiKeyId' | 'grantId' | 'membershipId'> {
+  return { apiKeyId: principal.apiKeyId, grantId: principal.grantId, membershipId: principal.membershipId ?? null };
 }
 
 /** The amount of a commitment for one ad account's part: US cents counted, and the amount in the account's currency. */
@@ -147,7 +148,10 @@ export function commitmentAmount(part: CountedAmount): Pick<Commitment, 'counted
 }
 
 /** Gives back the amount of a reserved commitment whose publish or budget edit failed. */
-export async function releaseSpend(db: Db, commitment: Pick<Commitment, 'apiKeyId' | 'grantId' | 'countedUsdCents'>): Promise<void> {
+export async function releaseSpend(
+  db: Db,
+  commitment: Pick<Commitment, 'apiKeyId' | 'grantId' | 'countedUsdCents'> & { membershipId?: number | null },
+): Promise<void> {
   const ledger = ledgerOf(commitment);
   if (ledger) await releaseOnLedger(db, ledger, commitment.countedUsdCents);
 }

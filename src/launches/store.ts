@@ -575,6 +575,8 @@ export interface Commitment {
   /** The ledger that counted it: the API key, or the OAuth grant. */
   apiKeyId: number | null;
   grantId: number | null;
+  /** A person's membership (a live change made in the console). */
+  membershipId?: number | null;
   launchId: number;
   nodeId: string | null;
   kind: 'publish' | 'budget_edit';
@@ -593,6 +595,7 @@ function toCommitment(r: Record<string, any>): Commitment {
     organizationId: Number(r.organization_id),
     apiKeyId: r.api_key_id === null ? null : Number(r.api_key_id),
     grantId: r.grant_id === null ? null : Number(r.grant_id),
+    membershipId: r.membership_id === null || r.membership_id === undefined ? null : Number(r.membership_id),
     launchId: Number(r.launch_id),
     nodeId: r.node_id ?? null,
     kind: r.kind,
@@ -611,6 +614,7 @@ export async function insertCommitments(db: Db, commitments: Array<Omit<Commitme
       organization_id: c.organizationId,
       api_key_id: c.apiKeyId,
       grant_id: c.grantId,
+      membership_id: c.membershipId ?? null,
       launch_id: c.launchId,
       node_id: c.nodeId,
       kind: c.kind,

@@ -55,8 +55,8 @@ export class ConsoleRequest {
   }
 
   /** Runs operation `name` as `principal`; answers its body or throws its ServiceError. */
-  async call<T = any>(principal: Principal, name: string, input: Record<string, unknown>): Promise<T> {
-    const result = await this.service.invoke(name, principal, input, { surface: 'console', requestId: this.requestId });
+  async call<T = any>(principal: Principal, name: string, input: Record<string, unknown>, idempotencyKey?: string): Promise<T> {
+    const result = await this.service.invoke(name, principal, input, { surface: 'console', requestId: this.requestId, idempotencyKey });
     return result.body as T;
   }
 

@@ -23,6 +23,7 @@ import { one, type Download, type Page } from './pages/page.js';
 import { homePage } from './pages/home.js';
 import { brandPage } from './pages/brand.js';
 import { launchPage, launchesPage } from './pages/launches.js';
+import { changeLive } from './pages/live.js';
 import { decideReview, reviewsPage } from './pages/reviews.js';
 import { runPage } from './pages/run.js';
 import { boardNotice, boardPage, moveCard } from './pages/board.js';
@@ -247,7 +248,12 @@ export function consoleRoutes(router: RouteRegistrar<State>, service: Service): 
   );
   router.get(
     `${b}/launches/:launchId`,
-    handle((req, ctx, brand) => launchPage(req, brand!, String(ctx.params.launchId)), { brand: true }),
+    handle((req, ctx, brand) => launchPage(req, brand!, String(ctx.params.launchId), one(ctx.query.notice)), { brand: true }),
+  );
+  router.post(
+    `${b}/launches/:launchId/live`,
+    forms,
+    handle((req, ctx, brand) => changeLive(req, brand!, String(ctx.params.launchId), ctx.request.body as Record<string, unknown>), { brand: true, post: true }),
   );
   router.get(
     `${b}/reviews`,

@@ -61,6 +61,8 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 14px;margin:
 code{background:#eef0f3;padding:1px 5px;border-radius:4px;font-size:.88em;overflow-wrap:anywhere}
 main{overflow-wrap:break-word}h1,h2,h3,.node strong,.card h2,.card h3{overflow-wrap:anywhere}
 .table-wrap{overflow-x:auto;max-width:100%;margin:8px 0 4px}.table-wrap>table{margin:0}
+.live-controls{display:inline-flex;flex-wrap:wrap;gap:6px;align-items:center;margin-left:auto}.live-controls input{width:7em;padding:3px 6px}button.small{padding:3px 10px;font-size:.86rem}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .skip-link{position:absolute;left:8px;top:-48px;background:#fff;color:#1a4fc4;padding:8px 12px;border-radius:6px;z-index:10}.skip-link:focus{top:8px}
 header.top a.account-link{color:#fff;font-size:.9rem}
 @media (max-width:640px){

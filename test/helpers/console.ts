@@ -33,8 +33,8 @@ export const consoleWorld = {
       plan: 'agency',
       subscriptionStatus: 'active',
       users: [
-        { ref: 'olive', email: people.owner.email, name: people.owner.name, password: people.owner.password, role: 'owner' },
-        { ref: 'ada', email: people.admin.email, name: people.admin.name, password: people.admin.password, role: 'admin' },
+        { ref: 'olive', email: people.owner.email, name: people.owner.name, password: people.owner.password, role: 'owner', publishCeilingDollars: 500 },
+        { ref: 'ada', email: people.admin.email, name: people.admin.name, password: people.admin.password, role: 'admin', publishCeilingDollars: 500 },
         { ref: 'mia', email: people.member.email, name: people.member.name, password: people.member.password, role: 'member', brands: ['shoes'] },
       ],
       brands: [

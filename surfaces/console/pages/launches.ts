@@ -8,6 +8,7 @@ import { badge, esc, select, table } from '../layout.js';
 import { count, money, usd, when } from '../format.js';
 import type { BrandScope, ConsoleRequest } from '../request.js';
 import { one, type Page } from './page.js';
+import { LIVE_NOTICES, liveControls } from './live.js';
 
 interface LaunchSummary {
   id: string;
@@ -128,7 +129,7 @@ interface Creative {
   height: number;
 }
 
-function nodeLine(n: TreeNode, level: string, currency: string, creatives: Map<number, Creative>, brandId: number): string {
+function nodeLine(n: TreeNode, level: string, currency: string, creatives: Map<number, Creative>, brandId: number, controls: string): string {
   const p = n.properties;
   const creative = typeof p.creativeId === 'number' ? creatives.get(p.creativeId) : undefined;
   const thumb = creative
@@ -139,7 +140,7 @@ function nodeLine(n: TreeNode, level: string, currency: string, creatives: Map<n
   const budget = budgetText(p, currency);
   return `<div class="node" id="node-${esc(n.id)}"><span class="level">${level}</span>${thumb}<strong>${esc(p.name ?? n.id)}</strong>${badge(n.status)}${
     typeof p.status === 'string' ? badge(p.status) : ''
-  }${budget ? `<span class="budget">${budget}</span>` : ''}${n.platformId ? `<span class="muted">platform id <code>${esc(n.platformId)}</code></span>` : ''}</div>`;
+  }${budget ? `<span class="budget">${budget}</span>` : ''}${n.platformId ? `<span class="muted">platform id <code>${esc(n.platformId)}</code></span>` : ''}${controls}</div>`;
 }
 
 const PUBLISH_ACTIONS: Record<string, string> = {
@@ -160,7 +161,7 @@ interface Activity {
   countedUsdCents?: number;
 }
 
-export async function launchPage(req: ConsoleRequest, brand: BrandScope, launchId: string): Promise<Page> {
+export async function launchPage(req: ConsoleRequest, brand: BrandScope, launchId: string, noticeKey = ''): Promise<Page> {
   if (!/^[1-9]\d{0,15}$/.test(launchId)) throw new ServiceError('not_found', `Launch ${launchId} was not found.`, null);
   const p = brand.principal;
   const [tree, preview] = await Promise.all([
@@ -194,11 +195,10 @@ export async function launchPage(req: ConsoleRequest, brand: BrandScope, launchI
     ? `<div class="tree" id="tree"><ul>${tree.campaigns
         .map((c) => {
           const cur = accountOf(brand, c.node.accountId ?? tree.accountId).currency;
-          return `<li>${nodeLine(c.node, 'Campaign', cur, creatives, brand.id)}<ul>${c.adSets
-            .map(
-              (s) =>
-                `<li>${nodeLine(s.node, 'Ad set', cur, creatives, brand.id)}<ul>${s.ads.map((a) => `<li>${nodeLine(a, 'Ad', cur, creatives, brand.id)}</li>`).join('')}</ul></li>`,
-            )
+          const line = (n: TreeNode, level: string) =>
+            nodeLine(n, level, cur, creatives, brand.id, liveControls(brand, req.viewer.csrf, String(tree.id), n, cur));
+          return `<li>${line(c.node, 'Campaign')}<ul>${c.adSets
+            .map((s) => `<li>${line(s.node, 'Ad set')}<ul>${s.ads.map((a) => `<li>${line(a, 'Ad')}</li>`).join('')}</ul></li>`)
             .join('')}</ul></li>`;
         })
         .join('')}</ul></div>`
@@ -266,5 +266,5 @@ ${tree.publishedAt ? `<dt>Published</dt><dd>${when(tree.publishedAt, acc.timezon
 <h2>Money</h2>${money_ || '<p class="muted">No budget set yet.</p>'}
 <h2>Publishes</h2>${publishes}
 <p><a href="/console/brands/${brand.id}/launches">All launches</a> · <a href="/console/brands/${brand.id}/activity?entityType=unknown">Activity</a></p>`;
-  return { title: tree.title ?? `Launch ${tree.id}`, body };
+  return { title: tree.title ?? `Launch ${tree.id}`, body, notice: LIVE_NOTICES[noticeKey] ?? null };
 }
