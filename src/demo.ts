@@ -146,6 +146,8 @@ export async function seedDemoIfEmpty(knex: Knex, schemas: SchemaRegistry): Prom
     platform: 'meta',
     title: 'Demo live launch',
     at: Date.now() - 24 * 60 * 60 * 1000,
+    // Published with the demo key, as the activity log says.
+    publishedBy: { userId: org.users.owner.id, userName: 'API key: Demo key', apiKeyId: org.apiKeys.demo.id, currency: 'USD' },
     campaigns: [
       { name: 'Demo Prospecting', dailyBudget: 30_000, adSets: 1, adsPerAdSet: 2 },
       { name: 'Demo Retargeting - no results', dailyBudget: 8_000, adSets: 1, adsPerAdSet: 1 },

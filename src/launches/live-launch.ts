@@ -8,6 +8,7 @@ import { insertLaunch, insertNodes, markPublished, newNodeId, type NodeRow } fro
 import type { PlatformName } from '../platforms/port.js';
 import { newPlatformId } from '../platforms/sandbox/adapter.js';
 import { insertObjects, type NewObject } from '../platforms/sandbox/store.js';
+import { insertActivityEntries, type ActivityEntryRow } from '../activity/store.js';
 
 export interface LiveCampaignSeed {
   name: string;
@@ -30,10 +31,23 @@ export interface SeededLaunch {
   objects: SeededObject[];
 }
 
-/** Inserts one published launch of `campaigns` on the brand's sandbox ad account, live since `at`. */
+/**
+ * Inserts one published launch of `campaigns` on the brand's sandbox ad account, live since `at`.
+ * With `publishedBy`, the activity log has its publish as a publish leaves it (each campaign, then
+ * the launch with its amount), so the launch's page and the log agree that it was published.
+ */
 export async function seedLiveLaunch(
   knex: Knex,
-  o: { organizationId: number; brandId: number; accountId: string; platform: PlatformName; title: string; at: number; campaigns: LiveCampaignSeed[] },
+  o: {
+    organizationId: number;
+    brandId: number;
+    accountId: string;
+    platform: PlatformName;
+    title: string;
+    at: number;
+    campaigns: LiveCampaignSeed[];
+    publishedBy?: { userId: number; userName: string; apiKeyId: number | null; currency: string };
+  },
 ): Promise<SeededLaunch> {
   return knex.transaction(async (trx) => {
     const launchId = await insertLaunch(trx, {
@@ -100,6 +114,40 @@ export async function seedLiveLaunch(
     await insertNodes(trx, nodes);
     await markPublished(trx, launchId, o.at);
     await insertObjects(trx, objects);
+    if (o.publishedBy) {
+      const by = o.publishedBy;
+      const entry = (e: Pick<ActivityEntryRow, 'entityType' | 'entityId' | 'entityName' | 'action' | 'amountMinorUnits'>): ActivityEntryRow => ({
+        organizationId: o.organizationId,
+        brandId: o.brandId,
+        accountId: o.accountId,
+        userId: by.userId,
+        userName: by.userName,
+        apiKeyId: by.apiKeyId,
+        currency: by.currency,
+        countedUsdCents: by.currency === 'USD' ? e.amountMinorUnits : null,
+        createdAt: o.at,
+        ...e,
+      });
+      const campaigns = nodes.filter((n) => n.nodeType === 'campaign');
+      await insertActivityEntries(trx, [
+        ...campaigns.map((c) =>
+          entry({
+            entityType: 'campaign',
+            entityId: c.id,
+            entityName: c.name,
+            action: 'campaign.published',
+            amountMinorUnits: Number(c.properties.budget && (c.properties.budget as { dailyAmount: number }).dailyAmount),
+          }),
+        ),
+        entry({
+          entityType: 'unknown',
+          entityId: String(launchId),
+          entityName: o.title,
+          action: 'launch.published',
+          amountMinorUnits: o.campaigns.reduce((sum, c) => sum + c.dailyBudget, 0),
+        }),
+      ]);
+    }
     return { launchId, objects: seeded };
   });
 }

@@ -300,3 +300,10 @@ export async function visit(p: Persona, url: string, shot: string, status = 200)
 export async function texts(page: Page, selector: string): Promise<string[]> {
   return (await page.locator(selector).allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim());
 }
+
+/** Approve on the reviews page, then Confirm on the page that names what it spends; answers the confirmation post's response. */
+export async function approveAndConfirm(page: Page, item: string): Promise<Response> {
+  await Promise.all([page.waitForSelector('#confirm-approval'), page.click(`${item} button[value=approve]`)]);
+  const [answer] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('#confirm-approval')]);
+  return answer;
+}

@@ -249,7 +249,10 @@ export async function launchPage(req: ConsoleRequest, brand: BrandScope, launchI
       id: 'publishes',
       head: ['When', 'By', 'Result', 'Amount'],
       rows,
-      empty: 'Not published yet. Agents and integrations publish (launch-campaign); a person decides at a review.',
+      empty:
+        tree.status === 'published'
+          ? 'Published, but its publish is not in the activity log of the last 90 days.'
+          : 'Not published yet. Agents and integrations publish (launch-campaign); a person decides at a review.',
     })}${ids.length ? `<p class="muted" id="platform-ids">Campaigns on the platform: ${ids.join(', ')}</p>` : ''}`;
   } else {
     publishes = '<p class="empty">This launch spans several ad accounts: see each account in the activity log.</p>';

@@ -11,6 +11,7 @@ import { badge, esc, hidden, table } from '../layout.js';
 import { count, money, usd, when } from '../format.js';
 import type { BrandScope, ConsoleRequest } from '../request.js';
 import type { Page } from './page.js';
+import type { Preview } from './launches.js';
 
 interface ExecutionNode {
   nodeId: string;
@@ -53,6 +54,73 @@ export interface PlanView {
   accounts: Array<{ accountId: string; currency: string; amountMinorUnits: number; countedUsdCents: number | null }>;
   countedUsdCents: number | null;
   problem: string | null;
+  /** The launch's campaigns as they are now: what a person needs to see to decide what it spends. */
+  campaigns: CampaignSummary[];
+}
+
+interface CampaignSummary {
+  name: string;
+  accountId: string | null;
+  objective: string | null;
+  budget: string | null;
+  schedule: string | null;
+  targeting: string | null;
+  placements: string | null;
+  ads: Array<{ name: string; headline: string | null; text: string | null; link: string | null; creativeId: number | null }>;
+}
+
+interface TreeNode {
+  id: string;
+  accountId: string | null;
+  properties: Record<string, any>;
+}
+
+/** A budget as a person reads it: "$50.00 a day", "$700.00 in all". */
+export function budgetPhrase(props: Record<string, any>, currency: string): string | null {
+  const b = props?.budget;
+  if (!b || typeof b !== 'object') return null;
+  if (typeof b.dailyAmount === 'number') return `${money(b.dailyAmount, currency)} a day`;
+  if (typeof b.lifetimeAmount === 'number') return `${money(b.lifetimeAmount, currency)} in all`;
+  return null;
+}
+
+function summarize(
+  brand: BrandScope,
+  fallbackAccount: string | null,
+  tree: { campaigns: Array<{ node: TreeNode; adSets: Array<{ node: TreeNode; ads: TreeNode[] }> }> },
+): CampaignSummary[] {
+  return tree.campaigns.map((c) => {
+    const accountId = c.node.accountId ?? fallbackAccount;
+    const currency = brand.accounts.find((a) => a.accountId === accountId)?.currency ?? brand.currency;
+    const p = c.node.properties;
+    const setBudgets = c.adSets.map((s) => budgetPhrase(s.node.properties, currency)).filter(Boolean);
+    const first = c.adSets[0]?.node.properties ?? {};
+    const t = first.targeting ?? {};
+    const ages = t.ageMin || t.ageMax ? `ages ${t.ageMin ?? 18}-${t.ageMax ?? '65+'}` : 'all ages';
+    const countries = Array.isArray(t.countries) && t.countries.length ? t.countries.join(', ') : null;
+    const schedule = [p.startTime ?? first.startTime, p.endTime ?? first.endTime].some(Boolean)
+      ? `${p.startTime ?? first.startTime ?? 'now'} to ${p.endTime ?? first.endTime ?? 'no end'}`
+      : null;
+    const positions = first.placements?.positions;
+    return {
+      name: String(p.name ?? c.node.id),
+      accountId,
+      objective: p.objective ?? null,
+      budget: budgetPhrase(p, currency) ?? (setBudgets.length ? `ad sets: ${setBudgets.join(', ')}` : null),
+      schedule,
+      targeting: [countries, ages].filter(Boolean).join('; ') || null,
+      placements: Array.isArray(positions) && positions.length ? positions.join(', ') : 'automatic',
+      ads: c.adSets.flatMap((s) =>
+        s.ads.map((a) => ({
+          name: String(a.properties.name ?? a.id),
+          headline: a.properties.headline ?? null,
+          text: a.properties.primaryText ?? null,
+          link: a.properties.linkUrl ?? null,
+          creativeId: typeof a.properties.creativeId === 'number' ? a.properties.creativeId : null,
+        })),
+      ),
+    };
+  });
 }
 
 /**
@@ -74,11 +142,20 @@ export async function planOf(req: ConsoleRequest, brand: BrandScope, r: Review, 
       accounts: [],
       countedUsdCents: null,
       problem: null,
+      campaigns: [],
     };
   let launchTitle: string | null = null;
+  let campaigns: CampaignSummary[] = [];
   if (p.launchId) {
     try {
-      launchTitle = (await req.call<{ title: string | null }>(brand.principal, 'get-launch', { brandId: brand.id, launchId: Number(p.launchId) })).title;
+      const tree = await req.call<{
+        title: string | null;
+        accountId: string | null;
+        campaigns: Array<{ node: TreeNode; adSets: Array<{ node: TreeNode; ads: TreeNode[] }> }>;
+      }>(brand.principal, 'get-launch', { brandId: brand.id, launchId: Number(p.launchId) });
+      launchTitle = tree.title;
+      // A budget step changes one node: the whole launch is not what it spends.
+      if (p.kind === 'launch') campaigns = summarize(brand, tree.accountId, tree);
     } catch (err) {
       if (!(err instanceof ServiceError) || err.code !== 'not_found') throw err;
     }
@@ -94,7 +171,26 @@ export async function planOf(req: ConsoleRequest, brand: BrandScope, r: Review, 
     accounts: p.accounts,
     countedUsdCents: p.countedUsdCents,
     problem: p.problem ?? null,
+    campaigns,
   };
+}
+
+function campaignsHtml(brand: BrandScope, plan: PlanView): string {
+  if (!plan.campaigns.length) return '';
+  const line = (label: string, value: string | null) => (value ? `<dt>${label}</dt><dd>${esc(value)}</dd>` : '');
+  return `<div class="plan-campaigns">${plan.campaigns
+    .map(
+      (
+        c,
+      ) => `<section class="plan-campaign"><h3>Campaign “${esc(c.name)}”</h3><dl class="facts">${line('Account', c.accountId)}${line('Objective', c.objective)}${line('Budget', c.budget)}${line('Schedule', c.schedule)}${line('Audience', c.targeting)}${line('Placements', c.placements)}</dl>
+<ul class="plan-ads">${c.ads
+        .map(
+          (a) =>
+            `<li>${a.creativeId ? `<img class="thumb" src="/console/brands/${brand.id}/creatives/${a.creativeId}" width="48" height="48" alt="Creative of ad ${esc(a.name)}">` : ''}<strong>${esc(a.name)}</strong>${a.headline ? `: “${esc(a.headline)}”` : ''}${a.text ? ` <span class="muted">${esc(a.text)}</span>` : ''}${a.link ? ` <code>${esc(a.link)}</code>` : ''}</li>`,
+        )
+        .join('')}</ul></section>`,
+    )
+    .join('')}</div>`;
 }
 
 function planHtml(brand: BrandScope, plan: PlanView, r: Review): string {
@@ -113,6 +209,7 @@ function planHtml(brand: BrandScope, plan: PlanView, r: Review): string {
       ? `: <strong>${count(plan.counts.campaigns)}</strong> ${plan.counts.campaigns === 1 ? 'campaign' : 'campaigns'}, <strong>${count(plan.counts.adSets)}</strong> ad ${plan.counts.adSets === 1 ? 'set' : 'sets'}, <strong>${count(plan.counts.ads)}</strong> ${plan.counts.ads === 1 ? 'ad' : 'ads'}`
       : ''
   }. The run then goes on to: ${after}.</p>
+${campaignsHtml(brand, plan)}
 ${table({ id: `plan-${r.executionId}-${r.nodeId}`, head: ['Account', 'Amount', 'Counts against the run’s ceiling'], rows: [...rows, ...totals], numeric: [1, 2], empty: '<span class="muted">No budget in this plan.</span>' })}
 ${plan.problem ? `<div class="error" role="note"><strong>The amounts of this plan could not be read:</strong> ${esc(plan.problem)}</div>` : ''}
 ${plan.source === 'current' ? '<p class="muted">The plan as the launch is now.</p>' : ''}</div>`;
@@ -176,6 +273,8 @@ export async function decideReview(
     return reviewsPage(req, brand, { status: 400, error: 'Choose Approve or Reject: the form was sent without a decision, and nothing was decided.' });
   const executionId = Number(executionIdText);
   const workflowId = Number(workflowIdText);
+  // Approve asks once more, naming what the approval spends; only the confirmation's post decides.
+  if (decision === 'approve' && text(body.confirmed) !== 'yes') return confirmApproval(req, brand, { executionId, workflowId, nodeId, comment, drawn });
   const input: Record<string, unknown> = { brandId: brand.id, workflowId, executionId, nodeId, decision, ...(comment ? { comment } : {}) };
   // The approval publishes the plan this page drew: review-workflow-step answers 409 stale_read when the launch changed since.
   if (decision === 'approve' && drawn) input.planFingerprint = drawn;
@@ -189,6 +288,52 @@ export async function decideReview(
     throw err;
   }
   return { redirect: `/console/brands/${brand.id}/workflows/${workflowId}/runs/${executionId}?notice=${decision === 'approve' ? 'approved' : 'rejected'}` };
+}
+
+/** The approval's confirmation: what it spends, as drawn (the plan whose fingerprint the form carried), and Confirm. */
+async function confirmApproval(
+  req: ConsoleRequest,
+  brand: BrandScope,
+  o: { executionId: number; workflowId: number; nodeId: string; comment: string; drawn: string },
+): Promise<Page> {
+  const answer = await req.call<{ reviews: Review[] }>(brand.principal, 'list-workflow-reviews', { brandId: brand.id, limit: 50 });
+  const r = answer.reviews.find((x) => x.executionId === o.executionId && x.nodeId === o.nodeId);
+  if (!r) throw new ServiceError('not_found', 'That review is no longer waiting: it was decided or timed out.', null);
+  const plan = await planOf(req, brand, r);
+  let accounts = plan.accounts;
+  let counted = plan.countedUsdCents;
+  // The form may carry the plan as it is now (drawn after a refused approval): its amounts are the preview's.
+  if (plan.kind === 'launch' && plan.launchId && o.drawn && o.drawn !== plan.planFingerprint) {
+    const now = await req.call<Preview>(brand.principal, 'preview-launch', { brandId: brand.id, launchId: Number(plan.launchId) });
+    if (now.planFingerprint === o.drawn) {
+      accounts = now.budget.accounts;
+      counted = now.budget.countedUsdCents;
+    }
+  }
+  const spends = plan.campaigns.length
+    ? plan.campaigns.map((c) => `“${c.name}” ${c.budget ?? 'with no budget'}${c.accountId ? ` on ${c.accountId}` : ''}`).join(', ')
+    : accounts.map((a) => `${money(a.amountMinorUnits, a.currency)} on ${a.accountId}`).join(', ');
+  const what =
+    plan.source === 'none'
+      ? 'It publishes nothing and moves no money.'
+      : `It ${plan.kind === 'budget' ? 'sets a live budget of' : 'publishes'} ${plan.launchTitle ? `“${plan.launchTitle}”` : 'the launch'}${spends ? `: ${spends}` : ''}${
+          counted !== null ? `, counting ${usd(counted)} against the run’s ceiling` : ''
+        }.`;
+  const base = `/console/brands/${brand.id}`;
+  const body = `<h1>Confirm the approval</h1>
+<p class="lead" id="approval-summary">Approve “${esc(r.nodeName)}” of ${esc(r.workflowName)}, run ${r.executionId}. ${esc(what)}</p>
+<p>Nothing is approved until you press Confirm.</p>
+<form method="post" action="${base}/reviews/${r.executionId}" class="decide">${hidden({
+    csrf_token: req.viewer.csrf,
+    workflow_id: o.workflowId,
+    node_id: o.nodeId,
+    plan_fingerprint: o.drawn || null,
+    comment: o.comment || null,
+    decision: 'approve',
+    confirmed: 'yes',
+  })}<button type="submit" id="confirm-approval">Confirm</button></form>
+<p><a href="${base}/reviews">Back to the reviews</a></p>`;
+  return { title: 'Confirm the approval', body };
 }
 
 /** The page drawn again after a refused approval, the gate's plan as the launch is now. */

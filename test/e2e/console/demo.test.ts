@@ -95,8 +95,14 @@ describe('The console on the demo, in Chromium', function () {
         expect(await page.locator('.review .plan tbody td').nth(1).textContent()).to.equal(formatMoney(preview.budget.accounts[0].amountMinorUnits, 'USD'));
         expect(await page.locator('.review .plan tbody td').nth(1).textContent()).to.equal('$50.00');
         expect(await page.locator('.review .started-by').textContent()).to.equal('API key: Reviewer key');
+        // The card names the campaign and its budget with its period.
+        expect(await page.locator('.review .plan-campaign').first().textContent()).to.include('$50.00 a day');
         await page.fill('.review textarea', 'Go');
-        await Promise.all([page.waitForURL(/notice=approved/), page.click('.review button[value=approve]')]);
+        await Promise.all([page.waitForSelector('#confirm-approval'), page.click('.review button[value=approve]')]);
+        expect(await page.locator('#approval-summary').textContent()).to.match(/\$50\.00 a day on act_1001/);
+        // Nothing is decided before Confirm.
+        expect((await rest(`/brands/${brand}/workflow-reviews`)).reviews).to.have.length(1);
+        await Promise.all([page.waitForURL(/notice=approved/), page.click('#confirm-approval')]);
         await waitFor(
           async () => (await rest(`/brands/${brand}/workflows/${review.workflowId}/executions/${review.executionId}`)).status === 'succeeded',
           'the approved run to finish',
@@ -107,6 +113,17 @@ describe('The console on the demo, in Chromium', function () {
         await visit(owner, page.url(), 'demo-owner-run');
         await visit(owner, `${w.url}/console/brands/${brand}/launches/${launchId}`, 'demo-owner-launch');
         expect(await texts(owner.page, '#publishes tbody tr td:nth-child(3)')).to.include('Published');
+      });
+
+      it('the demo’s live launch shows its publish on its page and in the activity log', async () => {
+        const brand = w.demo!.brandId;
+        const launches = (await rest(`/brands/${brand}/launches?status=published&limit=50`)).batches;
+        const live = launches.find((l: { title: string }) => l.title === 'Demo live launch');
+        const page = await visit(owner, `${w.url}/console/brands/${brand}/launches/${live.id}`, 'demo-owner-live-launch');
+        const first = await page.locator('#publishes tbody tr').first().locator('td').allTextContents();
+        expect(first.slice(1, 3)).to.deep.equal(['API key: Demo key', 'Published']);
+        const log = await rest(`/brands/${brand}/activity?accountId=act_1001&entityId=${live.id}&days=7`);
+        expect(log.activities.map((e: { action: string }) => e.action)).to.include('launch.published');
       });
 
       it('draws the demo account’s report: a chart, a table whose totals equal get-insights, and a CSV with one line per row', async () => {

@@ -13,6 +13,7 @@ import { startWorld, type World } from '../../helpers/world.js';
 import { startOAuthWorld } from '../../helpers/oauth.js';
 import { launchBrowser } from '../../helpers/browser.js';
 import {
+  approveAndConfirm,
   consoleEnv,
   consoleWorld,
   people,
@@ -443,14 +444,17 @@ describe('The console in Chromium', function () {
         });
         expect(raised.status, JSON.stringify(raised.body)).to.equal(200);
         await page.fill(`${item} textarea`, 'Looks right');
-        const [answer] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click(`${item} button[value=approve]`)]);
+        const answer = await approveAndConfirm(page, item);
         expect(answer.status()).to.equal(409);
         expect(await page.locator('#page-error').textContent()).to.include('changed since this page was drawn');
         expect(await page.locator(`${item} .plan tbody td`).nth(1).textContent()).to.equal('$400.00');
         expect((await rest('owner', `/brands/${shoes}/workflows/${data.workflowId}/executions/${data.executionId}`)).status).to.equal('waiting_review');
 
         await page.fill(`${item} textarea`, 'Looks right at $400');
-        await Promise.all([page.waitForURL(/notice=approved/), page.click(`${item} button[value=approve]`)]);
+        await Promise.all([page.waitForSelector('#confirm-approval'), page.click(`${item} button[value=approve]`)]);
+        // Approve asks once more, naming the campaign and what it spends (the plan as it is now).
+        expect(await page.locator('#approval-summary').textContent()).to.include('“Autumn drop - campaign” $400.00 a day on act_1101');
+        await Promise.all([page.waitForURL(/notice=approved/), page.click('#confirm-approval')]);
         expect(await page.locator('#notice').textContent()).to.include('Approved');
         await waitFor(
           async () => (await rest('owner', `/brands/${shoes}/workflows/${data.workflowId}/executions/${data.executionId}`)).status === 'succeeded',
@@ -504,14 +508,15 @@ describe('The console in Chromium', function () {
           },
         );
         expect(edit.status, JSON.stringify(edit.body)).to.equal(200);
-        const [refused] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click(`${item} button[value=approve]`)]);
+        const refused = await approveAndConfirm(page, item);
         expect(refused.status()).to.equal(409);
         expect((await rest('owner', execution)).status).to.equal('waiting_review');
         const redrawn = await page.locator(`${item} input[name=plan_fingerprint]`).getAttribute('value');
         expect(redrawn).to.not.equal(drawn);
         expect(await page.locator(`${item} .plan`).textContent()).to.include('The plan as the launch is now.');
         expect(await page.locator(`${item} .plan tbody td`).nth(1).textContent()).to.equal('$60.00');
-        await Promise.all([page.waitForURL(/notice=approved/), page.click(`${item} button[value=approve]`)]);
+        await approveAndConfirm(page, item);
+        await page.waitForURL(/notice=approved/);
         await waitFor(async () => (await rest('owner', execution)).status === 'succeeded', 'the budget run to finish');
         const after = await rest('owner', `/brands/${shoes}/launches/${data.liveLaunchId}`);
         expect(after.campaigns[0].node.properties.budget).to.deep.equal({ dailyAmount: 6000 });
