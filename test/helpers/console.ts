@@ -229,9 +229,9 @@ export interface Persona {
   offOrigin: string[];
 }
 
-export async function persona(browser: Browser, origin: string, options: { bypassCSP?: boolean } = {}): Promise<Persona> {
+export async function persona(browser: Browser, origin: string, options: { bypassCSP?: boolean; width?: number } = {}): Promise<Persona> {
   // bypassCSP only lets the harness inject axe-core; the CSP check runs in a context without it.
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: options.bypassCSP ?? true });
+  const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: 900 }, bypassCSP: options.bypassCSP ?? true });
   const offOrigin: string[] = [];
   context.on('request', (r) => {
     const url = r.url();
