@@ -458,7 +458,7 @@ const reviewWorkflowStep = defineOperation({
     'waiting (decided already, timed out, or not a review step) answers 409 conflict. A gate a launch or budget step follows shows that ' +
     "step's plan (the review node's plan); an approval publishes that plan only: if the launch changed since, it answers 409 stale_read " +
     '(details.planFingerprint, details.plan: the current plan) and the gate stays pending; approve again with planFingerprint to approve the plan now shown.',
-  uses: ['platforms', 'config', 'trackers'],
+  uses: ['platforms', 'config', 'trackers', 'activity'],
   async handler(ctx, input) {
     const w = await loadWorkflow(ctx.db, ctx.principal, ctx.brand.id, input.workflowId);
     const exec = await loadExecution(ctx.db, w.id, input.executionId);
@@ -487,6 +487,22 @@ const reviewWorkflowStep = defineOperation({
         throw notWaiting();
       await setExecutionStatus(trx, exec.id, 'running', now);
       await wakeJob(trx, STEP_JOB, String(exec.id), now);
+      // The activity log names the person who decided, on the launch (and each ad account) the gate's plan moves.
+      const bound = plan as StepPlan | null;
+      const accounts = [...new Set((bound?.accounts ?? []).map((a) => a.accountId))];
+      for (const accountId of accounts.length ? accounts : [null]) {
+        await ctx.activity.record(
+          {
+            brandId: ctx.brand.id,
+            accountId,
+            entityType: 'unknown',
+            entityId: bound?.launchId ?? String(exec.id),
+            entityName: w.name,
+            action: input.decision === 'approve' ? 'workflow.review_approved' : 'workflow.review_rejected',
+          },
+          trx,
+        );
+      }
     });
     return (await executionViews(ctx.db, [await loadExecution(ctx.db, w.id, exec.id)]))[0];
   },

@@ -120,8 +120,19 @@ async function referencesGone(env: StepEnv, node: WorkflowNode, brandId: number,
   };
 }
 
+/** Who approved the run at a review gate before this step (the last approval), as the gate recorded them. */
+function approver(env: StepEnv): string | null {
+  let name: string | null = null;
+  for (const r of env.results.values())
+    if (r.status === 'succeeded' && r.result?.decision === 'approve' && typeof r.result.reviewer === 'string') name = r.result.reviewer;
+  return name;
+}
+
 async function act(env: StepEnv, node: WorkflowNode, operation: string, input: Record<string, unknown>): Promise<StepOutcome> {
-  const result = await env.invoke(operation, env.principal, input, {
+  // What a person approved at a gate is published in the run's key's name and theirs: the activity log says both.
+  const by = approver(env);
+  const principal = by ? { ...env.principal, actorLabel: `${env.principal.actorLabel}, approved by ${by}`.slice(0, 255) } : env.principal;
+  const result = await env.invoke(operation, principal, input, {
     requestId: `wfx_${env.executionId}_${node.nodeId}`,
     idempotencyKey: stepKey(env.executionId, node.nodeId),
   });

@@ -215,7 +215,12 @@ async function serve(config: Config, demo: boolean): Promise<void> {
     );
   const deliveries = !jobs ? 'off' : service.deliveryThreads ? 'thread' : 'worker';
   const deliveryThreads = service.deliveryThreads?.threads.length ?? 0;
-  log.info({ url: running.url, baseUrl: guessed ? null : config.baseUrl, jobs, deliveries, deliveryThreads }, `listening on ${running.url}`);
+  // The console is where a person signs in and decides: its address is part of the start-up line.
+  const consoleUrl = `${guessed ? running.url : config.baseUrl.replace(/\/+$/, '')}/console`;
+  log.info(
+    { url: running.url, baseUrl: guessed ? null : config.baseUrl, console: consoleUrl, jobs, deliveries, deliveryThreads },
+    `listening on ${running.url} (the console: ${consoleUrl})`,
+  );
   // The REST surface loaded on its first request until now; once the jobs run, it is loaded ahead of one.
   running.preload().catch((err: unknown) => log.error({ err }, 'the REST surface could not be loaded'));
 

@@ -30,6 +30,29 @@ const TYPES: Array<readonly [string, string]> = [
 ];
 const DAYS = ['1', '7', '30', '90'];
 
+/**
+ * What an entry of type `unknown` is about, by its action's first word (the log's entity types name
+ * only campaigns, ad sets and ads): a creative, a pipeline card, a template, a review decision...
+ */
+const SUBJECTS: Array<readonly [RegExp, string]> = [
+  [/^launch\./, 'Launch'],
+  [/^creative\./, 'Creative'],
+  [/^pipeline\.card\./, 'Card'],
+  [/^structure_template\./, 'Structure template'],
+  [/^snapshot_template\./, 'Launch template'],
+  [/^copy\./, 'Ad copy'],
+  [/^workflow\.review_/, 'Review gate of workflow'],
+  [/^ad_account\./, 'Ad account'],
+  [/^brand_profile\./, 'Brand profile'],
+  [/^naming_convention\./, 'Naming convention'],
+];
+
+/** The subject of an entry, as a person reads it. */
+export function subjectOf(e: { entityType: string; action: string }): string {
+  if (e.entityType !== 'unknown') return TYPES.find(([v]) => v === e.entityType)?.[1] ?? e.entityType;
+  return SUBJECTS.find(([re]) => re.test(e.action))?.[1] ?? 'Other';
+}
+
 export async function activityPage(req: ConsoleRequest, brand: BrandScope, query: Record<string, unknown>): Promise<Page> {
   const base = `/console/brands/${brand.id}`;
   const f = {
@@ -63,9 +86,8 @@ export async function activityPage(req: ConsoleRequest, brand: BrandScope, query
     const tz = brand.accounts.find((a) => a.accountId === e.accountId)?.timezone ?? brand.timezone;
     const isLaunch = e.entityType === 'unknown' && e.action.startsWith('launch.') && /^\d+$/.test(e.entityId);
     const name = esc(e.entityName ?? e.entityId);
-    const entity = isLaunch
-      ? `Launch <a href="${base}/launches/${esc(e.entityId)}">${name}</a>`
-      : `${esc(TYPES.find(([v]) => v === e.entityType)?.[1] ?? e.entityType)} ${name}`;
+    const subject = esc(subjectOf(e));
+    const entity = isLaunch ? `${subject} <a href="${base}/launches/${esc(e.entityId)}">${name}</a>` : `${subject} ${name}`;
     const amount =
       e.amountMinorUnits !== undefined && e.currency
         ? `${money(e.amountMinorUnits, e.currency)}${e.countedUsdCents !== undefined ? ` <span class="muted">(counted ${usd(e.countedUsdCents)})</span>` : ''}`

@@ -4,7 +4,7 @@
 
 import { ServiceError } from '../../../src/errors.js';
 import { badge, esc, hidden, table } from '../layout.js';
-import { when } from '../format.js';
+import { money, when } from '../format.js';
 import type { BrandScope, ConsoleRequest } from '../request.js';
 import { one, type Page } from './page.js';
 
@@ -20,6 +20,29 @@ interface Automation {
   mode?: 'live' | 'shadow';
   nextRunAt?: string | null;
   lastRunAt?: string | null;
+  conditions?: Array<{ metric: string; window: string; operator: string; value: number }>;
+  resumeWhenClear?: boolean;
+}
+
+const OPERATORS: Record<string, string> = { gt: '>', gte: '≥', lt: '<', lte: '≤' };
+const MONEY_METRICS = new Set(['spend', 'cpc', 'cpm', 'costPerResult', 'revenue', 'profit']);
+const METRIC_WORDS: Record<string, string> = {
+  costPerResult: 'cost per result',
+  trackerConversions: 'tracker conversions',
+  roas: 'ROAS',
+  ctr: 'CTR',
+  cpc: 'CPC',
+  cpm: 'CPM',
+};
+
+/** A rule's conditions as a person reads them: "spend (lifetime) > $100.00 and results (lifetime) < 1". */
+export function conditionsText(a: Automation, currency: string): string {
+  return (a.conditions ?? [])
+    .map((c) => {
+      const value = MONEY_METRICS.has(c.metric) ? money(c.value, currency) : c.metric === 'ctr' ? `${c.value}%` : String(c.value);
+      return `${METRIC_WORDS[c.metric] ?? c.metric} (${c.window.replace(/_/g, ' ')}) ${OPERATORS[c.operator] ?? c.operator} ${value}`;
+    })
+    .join(' and ');
 }
 
 interface Run {
@@ -66,7 +89,9 @@ export async function automationsPage(
   });
   const items: string[] = [];
   for (const a of list.automations) {
-    const tz = brand.accounts.find((x) => x.accountId === a.accountId)?.timezone ?? brand.timezone;
+    const account = brand.accounts.find((x) => x.accountId === a.accountId);
+    const tz = account?.timezone ?? brand.timezone;
+    const conditions = conditionsText(a, account?.currency ?? brand.currency);
     const runs = await req.call<{ runs: Run[] }>(brand.principal, 'list-automation-runs', { brandId: brand.id, automationId: a.automationId, limit: 3 });
     const next = a.status === 'ACTIVE' ? 'PAUSED' : 'ACTIVE';
     items.push(`<article class="card automation" id="automation-${a.automationId}" data-automation-id="${a.automationId}">
@@ -74,11 +99,17 @@ export async function automationsPage(
 <p>${esc(ACTION_WORDS[a.action] ?? a.action)} at the ${esc(a.actionLevel)} level, ${esc(a.frequency.replace(/_/g, ' '))}${a.accountId ? ` on <code>${esc(a.accountId)}</code>` : ''}${
       a.mode === 'shadow' ? '; shadow mode: it records what it would do and changes nothing' : ''
     }. Next run ${a.status === 'ACTIVE' ? when(a.nextRunAt, tz) : '<span class="muted">none while paused</span>'}.</p>
+${conditions ? `<p class="conditions">When ${esc(conditions)}${a.resumeWhenClear ? '; resumes what it paused once they no longer hold' : ''}.</p>` : ''}
 ${table({
   id: `runs-${a.automationId}`,
   caption: 'Last runs',
-  head: ['When', 'Started by', 'Mode', 'What matched and what was done'],
-  rows: runs.runs.map((r) => [when(r.startedAt, tz), esc(r.trigger === 'manual' ? 'a person or key (run now)' : 'its schedule'), esc(r.mode), runSummary(r)]),
+  head: ['When', 'How it started', 'Mode', 'What matched and what was done'],
+  rows: runs.runs.map((r) => [
+    when(r.startedAt, tz),
+    esc(r.trigger === 'manual' ? 'Run by hand (run-automation)' : 'On its schedule'),
+    esc(r.mode),
+    runSummary(r),
+  ]),
   empty: 'It has not run yet. It runs on its schedule while active.',
 })}
 <form method="post" action="${base}/automations/${a.automationId}/status" class="decide">${hidden({ csrf_token: req.viewer.csrf, status: next })}<button type="submit"${next === 'PAUSED' ? ' class="secondary"' : ''}>${next === 'PAUSED' ? 'Pause' : 'Resume'}</button></form>

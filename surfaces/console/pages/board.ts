@@ -32,12 +32,16 @@ export async function boardPage(req: ConsoleRequest, brand: BrandScope, o: { not
   const targets = board.columns.filter((c) => !c.publishes);
   const cardHtml = (card: Card) => {
     const choices = targets.filter((c) => c.columnId !== card.columnId);
-    const move = choices.length
-      ? `<form method="post" action="${base}/board/cards/${card.cardId}" class="decide">${hidden({ csrf_token: req.viewer.csrf, version: card.version })}
+    // A live launch's card is not moved back: moving it would not take the launch off the platform.
+    const live = card.launchStatus === 'published' || card.launchStatus === 'publishing';
+    const move = live
+      ? `<p class="muted live-card">Live: it stays where it is. Pause or change it from <a href="${base}/launches/${esc(card.launchId)}">the launch's page</a>.</p>`
+      : choices.length
+        ? `<form method="post" action="${base}/board/cards/${card.cardId}" class="decide">${hidden({ csrf_token: req.viewer.csrf, version: card.version })}
 <div class="field"><label for="move-${card.cardId}">Move to</label><select id="move-${card.cardId}" name="column_id">${choices
-          .map((c) => `<option value="${c.columnId}">${esc(c.name)}</option>`)
-          .join('')}</select></div><button type="submit" class="secondary">Move</button></form>`
-      : '';
+            .map((c) => `<option value="${c.columnId}">${esc(c.name)}</option>`)
+            .join('')}</select></div><button type="submit" class="secondary">Move</button></form>`
+        : '';
     return `<article class="card board-card" id="card-${card.cardId}" data-card-id="${card.cardId}"><h3><a href="${base}/launches/${esc(card.launchId)}">${esc(card.title)}</a></h3>
 <p>${badge(card.launchStatus)}</p>${move}</article>`;
   };

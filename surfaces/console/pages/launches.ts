@@ -149,6 +149,8 @@ const PUBLISH_ACTIONS: Record<string, string> = {
   'launch.rolled_back': 'Rolled back after a failure',
   'launch.publish_abandoned': 'Publish ended, what was left paused',
   'launch.publish_resumed': 'Interrupted publish resumed',
+  'workflow.review_approved': 'Approved at a review',
+  'workflow.review_rejected': 'Rejected at a review',
 };
 
 interface Activity {

@@ -354,6 +354,8 @@ describe('svc-server serve (sqlite)', function () {
       .filter((l) => l.startsWith('{'))
       .map((l) => JSON.parse(l) as { msg: string; baseUrl?: unknown });
     expect(lines.find((l) => l.msg.startsWith('listening on'))?.baseUrl).to.equal(null);
+    // The line names the console's address (the listening one, as BASE_URL is unknown here).
+    expect(lines.find((l) => l.msg.startsWith('listening on'))?.msg).to.equal(`listening on ${running.url} (the console: ${running.url}/console)`);
     expect(lines.some((l) => l.msg.startsWith('BASE_URL is not set and PORT=0'))).to.equal(true);
 
     const health = await getJson(`${running.url}/healthz`);

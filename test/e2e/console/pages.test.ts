@@ -468,9 +468,14 @@ describe('The console in Chromium', function () {
         expect(await page.locator('#no-reviews').count()).to.equal(1);
         // The publish shows on the launch's page: when, by whom (the run's key), the amount.
         await page.goto(brandPath(shoes, `/launches/${data.reviewLaunchId}`));
-        const publishes = await page.locator('#publishes tbody tr').first().locator('td').allTextContents();
-        expect(publishes.slice(1, 3)).to.deep.equal(['API key: Ada agent', 'Published']);
-        expect(publishes[3]).to.include('$400.00');
+        // The publish names the run's key and the person who approved it; the approval is the person's own entry.
+        const rows = await page
+          .locator('#publishes tbody tr')
+          .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+        const published = rows.find((r) => r[2] === 'Published')!;
+        expect(published.slice(1, 3)).to.deep.equal(['API key: Ada agent, approved by Olive Owner', 'Published']);
+        expect(published[3]).to.include('$400.00');
+        expect(rows.find((r) => r[2] === 'Approved at a review')?.[1]).to.equal('Olive Owner');
       });
 
       it('reviews: a budget step’s plan refused because its launch changed is drawn again as it is now, and that one is approved', async () => {
