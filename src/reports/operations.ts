@@ -183,13 +183,15 @@ const getInsights = defineOperation({
     if (level === 'campaign') {
       const ids = [...new Set(rows.map((r) => r.campaignId!))];
       const firstDays = new Map([...(await campaignFirstTimes(ctx.db, account.accountId, ids))].map(([id, at]) => [id, localDate(at, account.timezone)]));
+      // A campaign that came to be after the period earned nothing in it: a report of past days stays as it was.
+      const existed = ids.filter((id) => (firstDays.get(id) ?? '') <= period.until);
       const revenue = await readTrackerRevenue(
         { trackers: ctx.trackers, secrets: ctx.secrets, fxRates: ctx.config.fxRates },
         ctx.db,
         ctx.brand.id,
         account,
         period,
-        ids,
+        existed,
         { byDay: breakdown === 'day', firstDays },
       );
       if (revenue.kind === 'ok') {

@@ -122,6 +122,16 @@ describe('Live controls in the console (Chromium)', function () {
         expect(await page.locator('#changed').textContent()).to.match(/changed since/);
         expect(await page.locator('#change').textContent()).to.match(/from \$52\.00 a day to \$60\.00 a day/);
         expect((await campaign('Spring retargeting')).properties.budget).to.deep.equal({ dailyAmount: 5200 });
+
+        // The owner's own ceiling is $500 (bootstrap users[].publishCeilingDollars), $45.50 of it spent above: $480 more is refused.
+        await visit(owner, launchUrl(), 'owner-live-launch-budget-3');
+        await page.locator(`#budget-${retargeting.id}`).fill('480');
+        await page.getByRole('button', { name: 'Change budget Spring retargeting', exact: true }).click();
+        await page.waitForSelector('#confirm');
+        const [over] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.locator('#confirm').click()]);
+        expect(over.status()).to.equal(403);
+        expect(await page.locator('#refusal').textContent()).to.match(/ceiling/i);
+        expect((await campaign('Spring retargeting')).properties.budget).to.deep.equal({ dailyAmount: 5200 });
       });
 
       it('a member sees no live control, and her forged post is refused and changes nothing', async () => {

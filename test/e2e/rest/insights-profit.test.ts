@@ -10,6 +10,7 @@ import { startWorld, type World } from '../../helpers/world.js';
 import { insightsBootstrap, seedReportObjects, type SeededReport } from '../../helpers/insights-world.js';
 import { KeitaroServer } from '../../fakes/keitaro-server.js';
 import { addDays, localDate } from '../../../src/time/zones.js';
+import { seedLiveLaunch } from '../../../src/launches/live-launch.js';
 
 const KEY = 'kt_profit_key_0042';
 
@@ -129,6 +130,29 @@ for (const dialect of dialects()) {
       // A period wholly after the first day reads no such figure.
       const week = await get('act_1001', 'datePreset=last_7d');
       expect(week.body.totals).to.not.have.property('revenueBeforeLaunch');
+    });
+
+    it("publishing a campaign today leaves yesterday's report as it was, even when the tracker dates revenue of it yesterday", async () => {
+      const yesterday = addDays(today(), -1);
+      const query = `since=${yesterday}&until=${yesterday}`;
+      const before = await get('act_1001', query);
+      expect(before.status).to.equal(200);
+      const fresh = await seedLiveLaunch(w.service.knex, {
+        organizationId: w.seed.organizations.acme.id,
+        brandId: w.brandId('acme', 'shoes'),
+        accountId: 'act_1001',
+        platform: 'meta',
+        title: 'Published today',
+        at: Date.now(),
+        campaigns: [{ name: 'Today', dailyBudget: 5000, adSets: 1, adsPerAdSet: 1 }],
+      });
+      const campaignId = fresh.objects.find((o) => o.level === 'campaign')!.objectId;
+      tracker.clicks.push({ date: yesterday, campaign_id: 31, sub_id_3: campaignId, ad_campaign_id: '', clicks: 10, conversions: 2, revenue: 80 });
+      const after = await get('act_1001', query);
+      expect(after.status).to.equal(200);
+      expect(after.body.totals).to.deep.equal(before.body.totals);
+      for (const row of before.body.rows) expect(after.body.rows).to.deep.include(row);
+      expect(after.body.totals).to.not.have.property('revenueBeforeLaunch');
     });
 
     it('converts revenue in another currency with FX_RATES: 123.45 USD on a EUR account reads 11431 (EUR=1.08)', async () => {
