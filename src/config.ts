@@ -48,6 +48,11 @@ export interface Config {
    * again (same webhook-id), so 1 means an answered message is never sent twice.
    */
   webhookWindow: number;
+  /**
+   * WEBHOOK_INFLIGHT: requests in flight to one endpoint at once (its window; it shrinks while the
+   * endpoint fails or slows and grows back as it answers). 1: one message at a time, in order.
+   */
+  webhookInflight: number;
   /** JOBS=off: this process serves requests but runs no job. */
   jobsEnabled: boolean;
   /**
@@ -190,6 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhooksEnabled: flag(env, 'WEBHOOKS_ENABLED', true),
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     webhookWindow: intFrom(env, 'WEBHOOK_WINDOW', 8, 1),
+    webhookInflight: intFrom(env, 'WEBHOOK_INFLIGHT', 8, 1),
     jobsEnabled: flag(env, 'JOBS', true, 'on', 'off'),
     deliveryThread: flag(env, 'DELIVERY_THREAD', true, 'on', 'off'),
     deliveryThreads: intFrom(env, 'DELIVERY_THREADS', Math.min(4, Math.max(1, os.availableParallelism() - 1)), 1),

@@ -58,6 +58,8 @@ export interface WebhookMessage {
   timestampSeconds: number;
   body: string;
   secrets: string[];
+  /** Increases with each event sent to the endpoint, in the order the events happened (the delivery's id): `webhook-sequence`. */
+  sequence?: number;
 }
 
 export interface SendOutcome {

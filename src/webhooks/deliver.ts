@@ -133,7 +133,40 @@ function send(deps: DeliveryDeps, endpoint: EndpointRow, delivery: DueDelivery, 
     timestampSeconds: Math.floor(started / 1000),
     body: messageBody(delivery),
     secrets: secrets ?? signingSecrets(deps.secrets, endpoint, started),
+    sequence: delivery.id,
   });
+}
+
+/** An answer slower than this halves the endpoint's window. */
+const SLOW_ANSWER_MS = 2_000;
+
+/**
+ * How many requests may be in flight to one endpoint (per process): `max` (WEBHOOK_INFLIGHT) while
+ * it answers well; a failed attempt (no answer, or not 2xx) shrinks it to one and a slow answer
+ * halves it, so an endpoint that fails or slows is backed off as a whole; each good answer grows it
+ * back by one.
+ */
+export class EndpointWindow {
+  size: number;
+
+  constructor(readonly max: number) {
+    this.size = max;
+  }
+
+  observe(succeeded: boolean, durationMs: number): void {
+    if (!succeeded) this.size = 1;
+    else if (durationMs >= SLOW_ANSWER_MS) this.size = Math.max(1, Math.floor(this.size / 2));
+    else this.size = Math.min(this.max, this.size + 1);
+  }
+}
+
+const windows = new Map<number, EndpointWindow>();
+
+/** The window of endpoint `id` in this process (its size carried from batch to batch). */
+export function endpointWindow(id: number, max: number): EndpointWindow {
+  let w = windows.get(id);
+  if (!w || w.max !== max) windows.set(id, (w = new EndpointWindow(max)));
+  return w;
 }
 
 /**
@@ -168,61 +201,47 @@ function judge(endpoint: EndpointRow, outcome: SendOutcome, attempts: number, cr
 export type BatchOutcome = 'done' | 'parked' | { retry: string };
 
 /**
- * Sends the due deliveries of one endpoint in order, one request at a time; each answer's attempt is
+ * Sends the due deliveries of one endpoint in the order they happened, with up to the endpoint's
+ * window (`inflight`, see EndpointWindow) of requests in flight at once; each answer's attempt is
  * logged while the next requests go out, with at most `window` messages sent and not yet logged (a
  * crash sends those again, with the same webhook-id; a delivery whose log holds a 2xx is marked
- * succeeded without a send). Statuses are written once for the batch. Stops sending when
- * `stillOwned` turns false (what is left is answered as a retry, which the queue ignores for a
- * lease it lost).
+ * succeeded without a send). Statuses are written once for the batch, with the last attempt
+ * answered. Stops sending when `stillOwned` turns false (what is left is answered as a retry, which
+ * the queue ignores for a lease it lost).
  */
 export async function deliverBatch(
-  deps: DeliveryDeps & { enabled: boolean; stillOwned: () => boolean; window: number; groupCommitMs?: number },
+  deps: DeliveryDeps & { enabled: boolean; stillOwned: () => boolean; window: number; inflight?: number; groupCommitMs?: number },
   endpoint: EndpointRow | undefined,
   batch: Array<{ delivery: BatchDelivery | undefined; event: EventText | undefined }>,
 ): Promise<BatchOutcome[]> {
-  const out: BatchOutcome[] = [];
+  const out: BatchOutcome[] = new Array(batch.length);
   const statuses: DeliveryOutcome[] = [];
   const secretsAt = endpoint ? batchSecrets(deps.secrets, endpoint) : () => [];
-  // The index of the batch's last delivery that may be sent: its attempt carries the batch's statuses.
-  let lastSendable = -1;
-  for (const [i, { delivery }] of batch.entries()) if (delivery?.status === 'pending' && !delivery.answered) lastSendable = i;
+  const flight = endpoint ? endpointWindow(endpoint.id, deps.inflight ?? 1) : new EndpointWindow(1);
+  // Sends not yet answered (started or not): the answer that brings it to 0 carries the batch's statuses.
+  let unanswered = 0;
+  for (const { delivery } of batch) if (delivery?.status === 'pending' && !delivery.answered) unanswered++;
   // How many of `statuses` went with an attempt; the rest are written after the loop.
   let written = 0;
   const records = new RecordWindow(deps.window);
-  for (const [i, { delivery, event }] of batch.entries()) {
-    if (!delivery || delivery.status !== 'pending' || !endpoint) {
-      out.push('done');
-      continue;
-    }
-    if (delivery.answered) {
-      statuses.push({ id: delivery.id, status: 'succeeded', attemptCount: delivery.recordedAttempts });
-      out.push('done');
-      continue;
-    }
-    if (!endpoint.enabled || !deps.enabled) {
-      out.push('parked');
-      continue;
-    }
-    if (deps.now() > delivery.createdAt + RETRY_WINDOW_MS || !event) {
-      statuses.push({ id: delivery.id, status: 'failed', attemptCount: delivery.recordedAttempts });
-      out.push('done');
-      continue;
-    }
-    if (!deps.stillOwned()) {
-      out.push({ retry: 'the lease of the lane was lost' });
-      continue;
-    }
-    await records.room();
+  const sending = new Set<Promise<void>>();
+  // Changes to the endpoint row, in the order the answers that made them arrived.
+  let endpointWrites: Promise<void> = Promise.resolve();
+  let failure: { err: unknown } | null = null;
+
+  const sendOne = async (i: number, delivery: BatchDelivery, event: EventText, endpoint: EndpointRow) => {
     const started = deps.now();
     const outcome = await send(deps, endpoint, dueDelivery(delivery, event), started, secretsAt(started));
     const now = deps.now();
     const attempts = delivery.recordedAttempts + 1;
     const j = judge(endpoint, outcome, attempts, delivery.createdAt, now, true);
     const final = j.succeeded || j.giveUp;
+    flight.observe(j.succeeded, outcome.durationMs);
     statuses.push({ id: delivery.id, status: j.succeeded ? 'succeeded' : final ? 'failed' : 'pending', attemptCount: attempts });
+    unanswered--;
     // The endpoint row changes rarely: then its update and the statuses go in statements of their own.
-    const endpointChanges = j.disabledReason || (j.failingSince === null) !== (endpoint.failing_since === null);
-    const carryStatuses = i === lastSendable && !endpointChanges;
+    const endpointChanges = j.disabledReason !== null || (j.failingSince === null) !== (endpoint.failing_since === null);
+    const carryStatuses = unanswered === 0 && !endpointChanges;
     records.add(
       attemptLog(deps.knex, deps.groupCommitMs ?? 0).write(
         {
@@ -237,15 +256,62 @@ export async function deliverBatch(
       ),
     );
     if (carryStatuses) written = statuses.length;
-    // Only a change is written, after the attempts before it: most attempts leave the endpoint row as it was.
-    if (endpointChanges) await records.drain();
-    if (j.disabledReason)
-      await updateEndpoint(deps.knex, endpoint.id, { failingSince: j.failingSince, enabled: false, disabledReason: j.disabledReason, updatedAt: now });
-    else if (endpointChanges) await updateEndpoint(deps.knex, endpoint.id, { failingSince: j.failingSince });
-    endpoint.failing_since = j.failingSince;
+    // The state is this process's at once (later answers judge against it); the row follows, after the attempts before it.
+    const failingSince = j.failingSince;
+    endpoint.failing_since = failingSince;
     if (j.disabledReason) endpoint.enabled = false;
-    out.push(final ? 'done' : { retry: outcome.statusCode === null ? `not delivered: ${outcome.error}` : `the receiver answered ${outcome.statusCode}` });
+    out[i] = final ? 'done' : { retry: outcome.statusCode === null ? `not delivered: ${outcome.error}` : `the receiver answered ${outcome.statusCode}` };
+    if (endpointChanges) {
+      const reason = j.disabledReason;
+      endpointWrites = endpointWrites.then(async () => {
+        await records.drain();
+        if (reason) await updateEndpoint(deps.knex, endpoint.id, { failingSince, enabled: false, disabledReason: reason, updatedAt: now });
+        else await updateEndpoint(deps.knex, endpoint.id, { failingSince });
+      });
+      await endpointWrites;
+    }
+  };
+
+  for (const [i, { delivery, event }] of batch.entries()) {
+    if (!delivery || delivery.status !== 'pending' || !endpoint) {
+      out[i] = 'done';
+      continue;
+    }
+    if (delivery.answered) {
+      statuses.push({ id: delivery.id, status: 'succeeded', attemptCount: delivery.recordedAttempts });
+      out[i] = 'done';
+      continue;
+    }
+    // Wait for a place in the endpoint's window (and in the window of unlogged attempts) before deciding.
+    await records.room();
+    while (sending.size >= flight.size && !failure) await Promise.race(sending);
+    if (failure) break;
+    if (!endpoint.enabled || !deps.enabled) {
+      unanswered--;
+      out[i] = 'parked';
+      continue;
+    }
+    if (deps.now() > delivery.createdAt + RETRY_WINDOW_MS || !event) {
+      unanswered--;
+      statuses.push({ id: delivery.id, status: 'failed', attemptCount: delivery.recordedAttempts });
+      out[i] = 'done';
+      continue;
+    }
+    if (!deps.stillOwned()) {
+      unanswered--;
+      out[i] = { retry: 'the lease of the lane was lost' };
+      continue;
+    }
+    const p: Promise<void> = sendOne(i, delivery, event, endpoint)
+      .catch((err: unknown) => {
+        failure ??= { err };
+      })
+      .finally(() => sending.delete(p));
+    sending.add(p);
   }
+  await Promise.all(sending);
+  await endpointWrites.catch(() => undefined);
+  if (failure) throw (failure as { err: unknown }).err;
   await records.drain();
   await setDeliveryOutcomes(deps.knex, statuses.slice(written), deps.now());
   return out;

@@ -44,6 +44,7 @@ export async function runBatch(ctx: JobContext, jobs: ClaimedJob[]): Promise<Map
       enabled: ctx.config.webhooksEnabled,
       stillOwned: ctx.stillOwned,
       window: ctx.config.webhookWindow,
+      inflight: ctx.config.webhookInflight,
       // On SQLite every commit syncs the log on the thread's event loop: attempts wait a moment to share one.
       groupCommitMs: ctx.dialect === 'sqlite' ? SQLITE_GROUP_COMMIT_MS : 0,
     },

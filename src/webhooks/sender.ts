@@ -35,6 +35,8 @@ export class WebhookSender {
           'webhook-id': m.id,
           'webhook-timestamp': String(m.timestampSeconds),
           'webhook-signature': signatureHeader(m.secrets, m.id, m.timestampSeconds, m.body),
+          // Several messages to one endpoint may be in flight at once: this restores their order.
+          ...(m.sequence !== undefined ? { 'webhook-sequence': String(m.sequence) } : {}),
         },
         body: m.body,
       });

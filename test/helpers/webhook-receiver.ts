@@ -11,6 +11,8 @@ export interface Received {
   id: string;
   timestamp: string;
   signature: string;
+  /** The `webhook-sequence` header: increases with each event sent to the endpoint (null when absent). */
+  sequence: number | null;
   body: { type: string; timestamp: string; data: Record<string, any> };
   /** Secrets (by index in `secrets`) whose signature verified. */
   verifiedWith: number[];
@@ -31,6 +33,9 @@ export class WebhookReceiver {
   /** Requests whose sender went away before they were answered (e.g. it was killed): not delivered. */
   readonly dropped: Received[] = [];
   secrets: string[] = [];
+  /** Requests being handled right now, and the most there ever were at once. */
+  inflight = 0;
+  maxInflight = 0;
   private server!: http.Server;
   private held: Array<() => void> | null = null;
   private waiters: Array<{ count: number; resolve: () => void }> = [];
@@ -68,14 +73,18 @@ export class WebhookReceiver {
       id: headers['webhook-id'],
       timestamp: headers['webhook-timestamp'],
       signature: headers['webhook-signature'],
+      sequence: req.headers['webhook-sequence'] === undefined ? null : Number(req.headers['webhook-sequence']),
       body: JSON.parse(raw),
       verifiedWith,
       answered: false,
     };
     let senderGone = false;
+    this.inflight++;
+    this.maxInflight = Math.max(this.maxInflight, this.inflight);
     const gone = () => {
       if (senderGone || r.answered) return;
       senderGone = true;
+      this.inflight--;
       this.dropped.push(r);
     };
     // A sender that dies closes its socket: the request is dropped at once, even while it is held.
@@ -88,6 +97,7 @@ export class WebhookReceiver {
     if (senderGone) return;
     const status = this.options.status ? this.options.status(this.received.length, r) : 200;
     r.answered = true;
+    this.inflight--;
     this.received.push(r);
     res.writeHead(status, { 'content-type': 'text/plain' });
     res.end(status < 300 ? 'ok' : `status ${status}`);

@@ -7,19 +7,14 @@
 // see nothing twice.
 
 import { expect } from 'chai';
-import { pino } from 'pino';
-import { createMigratedTestDatabase, dialects, type TestDatabase } from '../helpers/databases.js';
-import { loadConfig } from '../../src/config.js';
-import { inTransaction, openDatabase } from '../../src/db/connection.js';
-import { migrateLatest } from '../../src/db/migrate.js';
-import { applyBootstrap } from '../../src/bootstrap.js';
-import { SchemaRegistry, loadSchemaFiles } from '../../src/schemas/registry.js';
-import { Service } from '../../src/service.js';
+import { dialects, type TestDatabase } from '../helpers/databases.js';
+import { inTransaction } from '../../src/db/connection.js';
+import type { Service } from '../../src/service.js';
 import type { Principal } from '../../src/auth/principal.js';
 import { producedData } from '../helpers/event-producer.js';
 import { waitUntil } from '../helpers/launches.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { tenantDocument, tenantOf, type Tenant } from '../helpers/webhook-servers.js';
+import { deliveryLogOf, threadedService, type Tenant } from '../helpers/webhook-servers.js';
 
 const THREADS = 3;
 const ENDPOINTS = 6;
@@ -38,23 +33,15 @@ for (const dialect of dialects()) {
     const endpoints: number[] = [];
 
     before(async () => {
-      db = await createMigratedTestDatabase(dialect);
-      const setup = openDatabase(db.url);
-      await migrateLatest(setup.knex);
-      tenant = tenantOf(await applyBootstrap(setup.knex, new SchemaRegistry(loadSchemaFiles()), tenantDocument));
-      await setup.knex.destroy();
       // The threads build their configuration from this environment, as under `svc-server serve`; a
       // short lease lets a restarted thread take a dead one's lanes over within seconds.
-      const env = {
-        DATABASE_URL: db.url,
-        LOG_LEVEL: 'silent',
-        WEBHOOK_ALLOW_PRIVATE: 'true',
+      ({ db, tenant, service, principal } = await threadedService(dialect, {
         JOB_LEASE_MS: '2000',
         WEBHOOK_WINDOW: String(WINDOW),
+        // One request at a time per endpoint: the setting under which arrival order is the events' order.
+        WEBHOOK_INFLIGHT: '1',
         DELIVERY_THREADS: String(THREADS),
-      };
-      service = await Service.open({ config: loadConfig(env), log: pino({ level: 'silent' }), deliveryThread: { env } });
-      principal = await service.authenticate(`Bearer ${tenant.key}`, 'api');
+      }));
       for (let i = 0; i < ENDPOINTS; i++) {
         const r = await new WebhookReceiver().start(`/hooks/${i}`);
         receivers.push(r);
@@ -105,23 +92,7 @@ for (const dialect of dialects()) {
       return ids;
     }
 
-    /** Every delivery of an endpoint with its recorded attempts. */
-    async function deliveryLog(endpointId: number) {
-      const rows = await service
-        .knex('webhook_deliveries as d')
-        .join('events as e', 'e.id', 'd.event_id')
-        .where({ 'd.endpoint_id': endpointId })
-        .select('d.id', 'd.status', 'e.public_id');
-      const attempts = await service.knex('webhook_attempts').whereIn(
-        'delivery_id',
-        rows.map((r) => r.id),
-      );
-      return rows.map((r) => ({
-        eventId: String(r.public_id),
-        status: String(r.status),
-        attempts: attempts.filter((a) => Number(a.delivery_id) === Number(r.id)).map((a) => Number(a.status_code)),
-      }));
-    }
+    const deliveryLog = (endpointId: number) => deliveryLogOf(service.knex, endpointId);
 
     async function noPendingLeft(): Promise<void> {
       await waitUntil(

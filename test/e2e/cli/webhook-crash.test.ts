@@ -27,7 +27,14 @@ for (const dialect of dialects()) {
     const receivers: WebhookReceiver[] = [];
     // A short lease, so the new process takes the dead one's jobs over within seconds. LOG_LEVEL
     // stays at info: the helper waits for the `listening on` log line.
-    const env = () => ({ DATABASE_URL: db.url, WEBHOOK_ALLOW_PRIVATE: 'true', JOB_LEASE_MS: '2000', WEBHOOK_WINDOW: String(WINDOW), LOG_LEVEL: 'info' });
+    const env = () => ({
+      DATABASE_URL: db.url,
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      JOB_LEASE_MS: '2000',
+      WEBHOOK_WINDOW: String(WINDOW),
+      WEBHOOK_INFLIGHT: '1',
+      LOG_LEVEL: 'info',
+    });
 
     before(async () => {
       db = await createMigratedTestDatabase(dialect);

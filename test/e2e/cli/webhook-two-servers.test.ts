@@ -25,7 +25,14 @@ if (process.env.TEST_MYSQL_URL) {
     // other one must take one whatever the timing of their claims on a 2-core machine. One delivery
     // thread each (DELIVERY_THREADS=1), so a worker id holding delivery jobs names a process
     // (test/integration/delivery-threads.test.ts splits one process's deliveries between threads).
-    const env = () => ({ DATABASE_URL: db.url, WEBHOOK_ALLOW_PRIVATE: 'true', JOB_CONCURRENCY: '2', DELIVERY_THREADS: '1', LOG_LEVEL: 'info' });
+    const env = () => ({
+      DATABASE_URL: db.url,
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      JOB_CONCURRENCY: '2',
+      DELIVERY_THREADS: '1',
+      WEBHOOK_INFLIGHT: '1',
+      LOG_LEVEL: 'info',
+    });
 
     before(async () => {
       db = await createMigratedTestDatabase('mysql');
