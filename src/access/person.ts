@@ -19,14 +19,22 @@ export interface PersonOrganization {
   principal: Principal | null;
 }
 
-/** The scopes a member has in the app: read and write (drafts, cards, decisions at reviews). */
-const PERSON_SCOPES = new Set(['read', 'write'] as const);
 /**
- * An owner's or admin's: also `publish`, so that they can stop and change what already runs (pause,
- * resume, a live budget) from the console. They publish nothing new there: a publish (and a live
- * budget edit) also needs a spend ceiling, which a person does not have.
+ * The scopes a person has in the app: read and write (drafts, cards, decisions at reviews). Never
+ * `publish` in general: a card moved in the console must not start a money workflow as the person.
+ * An owner's or admin's live controls add it for exactly those calls (liveChangePrincipal).
  */
-const DECIDER_SCOPES = new Set(['read', 'write', 'publish'] as const);
+const PERSON_SCOPES = new Set(['read', 'write'] as const);
+const LIVE_CHANGE_SCOPES = new Set(['read', 'write', 'publish'] as const);
+
+/**
+ * The principal an owner or admin changes what already runs with in the console (pause, resume, a
+ * live budget: update-node and edit-live-campaign), counted against their own ceiling; null for a
+ * member, who may not.
+ */
+export function liveChangePrincipal(p: Principal): Principal | null {
+  return p.kind === 'user' && p.membershipId !== undefined && (p.role === 'owner' || p.role === 'admin') ? { ...p, scopes: LIVE_CHANGE_SCOPES } : null;
+}
 
 /**
  * The person `userId` (named `name`) in each of their organizations, in organization id order:
@@ -51,7 +59,7 @@ export async function personOrganizations(knex: Knex, userId: number, name: stri
             grantId: null,
             userId,
             actorLabel: name.slice(0, 255),
-            scopes: m.role === 'member' ? PERSON_SCOPES : DECIDER_SCOPES,
+            scopes: PERSON_SCOPES,
             brandIds: m.brandIds ? new Set(m.brandIds) : null,
             role: m.role,
             // A person publishes nothing new; their own ceiling bounds the live budgets they set.

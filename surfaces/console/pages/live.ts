@@ -13,6 +13,7 @@ import { money } from '../format.js';
 import { exponentOf } from '../../../src/money/currencies.js';
 import type { BrandScope, ConsoleRequest } from '../request.js';
 import type { Page } from './page.js';
+import { liveChangePrincipal } from '../../../src/access/person.js';
 
 export interface LiveNode {
   id: string;
@@ -47,9 +48,9 @@ function budgetOf(props: Record<string, any>): Budget | null {
 
 const budgetWords = (b: Budget, currency: string) => `${money(b.amount, currency)} ${b.period === 'daily' ? 'a day' : 'in all'}`;
 
-/** May the person change live objects here? What update-node of a live status and edit-live-campaign need: `publish`. */
+/** May the person change live objects here? Owners and admins may (with `publish` for those calls only); members may not. */
 export function mayChangeLive(brand: BrandScope): boolean {
-  return brand.principal.scopes.has('publish');
+  return liveChangePrincipal(brand.principal) !== null;
 }
 
 /** Every node of the tree with what spends for it: its campaign and, for an ad, its ad set. */
@@ -217,10 +218,12 @@ export async function changeLive(
       : undefined;
     return { ...confirmPage(req, brand, launchId, c, note), status: confirm ? 409 : 200 };
   }
+  // A member's post goes through as her own principal: the operation refuses it (403 insufficient_scope).
+  const principal = liveChangePrincipal(brand.principal) ?? brand.principal;
   try {
     if (c.action === 'budget') {
       await req.call(
-        brand.principal,
+        principal,
         'edit-live-campaign',
         {
           brandId: brand.id,
@@ -233,7 +236,7 @@ export async function changeLive(
         `console:${c.fingerprint}`,
       );
     } else {
-      await req.call(brand.principal, 'update-node', { brandId: brand.id, launchId: Number(launchId), nodeId: c.nodeId, properties: { status: c.to } });
+      await req.call(principal, 'update-node', { brandId: brand.id, launchId: Number(launchId), nodeId: c.nodeId, properties: { status: c.to } });
     }
   } catch (err) {
     if (!(err instanceof ServiceError) || err.code === 'internal_error') throw err;
