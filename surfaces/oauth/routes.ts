@@ -155,7 +155,7 @@ export function oauthRoutes(router: RouteRegistrar<{ requestId: string }>, servi
     const result = await signIn(knex, String(body.email ?? ''), String(body.password ?? ''), ctx.ip);
     if (!result.ok) {
       ctx.status = result.reason === 'throttled' ? 429 : 401;
-      if (result.reason === 'throttled') ctx.set('Retry-After', '900');
+      if (result.reason === 'throttled') ctx.set('Retry-After', String(result.retryAfterSeconds));
       ctx.type = 'html';
       ctx.body = signInPage(
         '/oauth/login',
