@@ -47,6 +47,8 @@ export interface OAuthSettings {
   /** The two resources tokens can be bound to. */
   apiResource: string;
   mcpResource: string;
+  /** Signs the sign-in form's token cookie (sign-in-form.ts); the same in every process of a deployment. */
+  formKey: Buffer;
 }
 
 const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest('hex');

@@ -5,7 +5,7 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { verifyPassword } from '../auth/secrets.js';
 import { membershipsOfUser, userByEmail, usersByIds, type Membership } from '../account/store.js';
-import { countSignInAttempt, deleteSession, findSession, insertSession, purgeSignInAttempts, uncountSignInAttempt } from './store.js';
+import { countSignInAttempt, deleteSessionsOf, findSession, insertSession, purgeSignInAttempts, uncountSignInAttempt } from './store.js';
 import { emailLookalikeKey } from '../account/email.js';
 
 /** Name of the cookie that carries a sign-in session (consent and account pages). */
@@ -71,8 +71,20 @@ export async function sessionOf(knex: Knex, cookie: string | undefined, now = Da
   return { userId: session.userId, csrf: session.csrfToken, name: user.name, email: user.email };
 }
 
+/** True while the session of `cookie` is open: one read by key, made on every console request so a sign-out anywhere holds at once. */
+export async function sessionOpen(knex: Knex, cookie: string, now = Date.now()): Promise<boolean> {
+  const session = await findSession(knex, sha256(cookie));
+  return session !== undefined && session.expiresAt > now;
+}
+
+/**
+ * Signing out ends the person's sessions: every session of the person the cookie signs in (the
+ * console and the account pages share them), in every process at once (each reads its session).
+ */
 export async function signOut(knex: Knex, cookie: string | undefined): Promise<void> {
-  if (cookie) await deleteSession(knex, sha256(cookie));
+  if (!cookie || cookie.length > 100) return;
+  const session = await findSession(knex, sha256(cookie));
+  if (session) await deleteSessionsOf(knex, session.userId);
 }
 
 /** Constant-time comparison of a submitted CSRF token with the session's. */

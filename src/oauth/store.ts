@@ -254,6 +254,7 @@ export async function findSession(db: Db, idHash: string): Promise<SessionRow | 
   return row ? { userId: Number(row.user_id), csrfToken: row.csrf_token, expiresAt: Number(row.expires_at) } : undefined;
 }
 
-export async function deleteSession(db: Db, idHash: string): Promise<void> {
-  await db('web_sessions').where({ id_hash: idHash }).delete();
+/** Ends every session of `userId`. */
+export async function deleteSessionsOf(db: Db, userId: number): Promise<void> {
+  await db('web_sessions').where({ user_id: userId }).delete();
 }
