@@ -54,4 +54,6 @@ export const HOSTILE_URLS: Array<[string, string]> = [
   ['ftp:', 'ftp://shop.example.com/spring'],
   ['over 2,000 characters', `https://shop.example.com/${'a'.repeat(2000)}`],
   ['vbscript:', 'vbscript:msgbox(1)'],
+  ['a backslash before @', 'https://shop.example.com\\@evil.test/'],
+  ['a backslash for a slash', 'https:\\\\evil.test/spring'],
 ];
