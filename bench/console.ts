@@ -141,13 +141,24 @@ async function startDemo(dialect: Dialect) {
 }
 
 async function signIn(url: string, email: string, password: string): Promise<string> {
+  // The sign-in form first: its token is bound to the cookie it sets.
+  const page = await fetch(`${url}/oauth/login`, { redirect: 'manual' });
+  const token = /name="signin_token" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+  const formCookie =
+    page.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('svc_signin='))
+      ?.split(';')[0] ?? '';
   const res = await fetch(`${url}/oauth/login`, {
     method: 'POST',
     redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ email, password, return_to: '/console' }),
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: formCookie },
+    body: new URLSearchParams({ email, password, return_to: '/console', signin_token: token }),
   });
-  const cookie = res.headers.get('set-cookie')?.split(';')[0];
+  const cookie = res.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('svc_session='))
+    ?.split(';')[0];
   if (res.status !== 302 || !cookie) throw new Error(`sign-in answered ${res.status}`);
   return cookie;
 }

@@ -13,6 +13,7 @@ import { dollarsToCents } from './money/dollars.js';
 import type { Role, Scope } from './auth/principal.js';
 import { tokenEncryptionKey } from './config.js';
 import { insertMembership, insertOrganization, organizationNames, userIdForEmail } from './account/store.js';
+import { foldEmail } from './account/email.js';
 import { insertAdAccount, insertBrand, organizationsWithAdAccounts } from './brands/store.js';
 import { insertApiKey } from './keys/store.js';
 import { insertConnection } from './trackers/store.js';
@@ -209,9 +210,9 @@ function checkSemantics(file: BootstrapFile): FieldIssue[] {
     };
     for (const [j, u] of (org.users ?? []).entries()) {
       if (userRefs.has(u.ref)) issues.push({ field: `${at}.users[${j}].ref`, code: 'invalid_value', message: `ref "${u.ref}" is used twice` });
-      if (emails.has(u.email.toLowerCase())) issues.push({ field: `${at}.users[${j}].email`, code: 'invalid_value', message: `${u.email} is listed twice` });
+      if (emails.has(foldEmail(u.email))) issues.push({ field: `${at}.users[${j}].email`, code: 'invalid_value', message: `${u.email} is listed twice` });
       userRefs.add(u.ref);
-      emails.add(u.email.toLowerCase());
+      emails.add(foldEmail(u.email));
       brandListIssues(u.brands, `${at}.users[${j}].brands`);
       if (typeof u.publishCeilingDollars === 'number') {
         if (u.role === 'member')
@@ -354,7 +355,7 @@ export async function applyBootstrap(knex: Knex, schemas: SchemaRegistry, raw: u
       const userIds = new Map<string, number>();
       for (const u of org.users ?? []) {
         // One person, one user row: the same email in several organizations shares it (their password stays as it was).
-        const userId = await userIdForEmail(trx, u.email.toLowerCase(), { name: u.name, passwordHash: hashes.get(u)! }, now);
+        const userId = await userIdForEmail(trx, u.email, { name: u.name, passwordHash: hashes.get(u)! }, now);
         userIds.set(u.ref, userId);
         out.users[u.ref] = { id: userId };
         const brands = Array.isArray(u.brands) ? u.brands.map((r) => brandIds.get(r)!) : null;

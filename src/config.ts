@@ -133,6 +133,37 @@ function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   return value;
 }
 
+/** The highest TCP port. */
+const MAX_PORT = 65_535;
+
+function portFrom(env: NodeJS.ProcessEnv): number {
+  const port = intFrom(env, 'PORT', 8080, 0);
+  if (port > MAX_PORT) throw new Error(`PORT must be a port number from 0 to ${MAX_PORT} (0 picks a free one); got "${env.PORT}"`);
+  return port;
+}
+
+/** An http or https address from `name` (trailing slashes dropped), or `fallback` when unset. */
+function urlFrom(env: NodeJS.ProcessEnv, name: string, fallback: string): string;
+function urlFrom(env: NodeJS.ProcessEnv, name: string, fallback: null): string | null;
+function urlFrom(env: NodeJS.ProcessEnv, name: string, fallback: string | null): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback === null ? null : fallback.replace(/\/+$/, '');
+  const parsed = URL.canParse(raw) ? new URL(raw) : null;
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || !parsed.hostname)
+    throw new Error(`${name} must be an absolute http or https URL such as https://ads.example.com; got "${raw}"`);
+  return raw.replace(/\/+$/, '');
+}
+
+/** pino's levels, and `silent`. */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function logLevelFrom(env: NodeJS.ProcessEnv): string {
+  const raw = env.LOG_LEVEL;
+  if (raw === undefined || raw === '') return 'info';
+  if (!LOG_LEVELS.includes(raw)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${raw}"`);
+  return raw;
+}
+
 function toolsetsFrom(env: NodeJS.ProcessEnv): Toolset[] {
   try {
     return [...(parseToolsets(env.MCP_TOOLSETS) ?? parseToolsets(DEFAULT_TOOLSETS)!)];
@@ -163,34 +194,34 @@ export function tokenEncryptionKeyProblem(env: NodeJS.ProcessEnv = process.env):
 
 /** Builds the configuration from environment variables, failing with a message that names the bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const port = intFrom(env, 'PORT', 8080, 0);
+  const port = portFrom(env);
   const host = env.HOST || '127.0.0.1';
-  const baseUrl = (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, '');
+  const baseUrl = urlFrom(env, 'BASE_URL', `http://localhost:${port}`);
   const platformMode = (env.PLATFORM_MODE || 'sandbox') as PlatformMode;
   if (platformMode !== 'sandbox' && platformMode !== 'live') {
     throw new Error(`PLATFORM_MODE must be "sandbox" or "live"; got "${env.PLATFORM_MODE}"`);
   }
   const keyProblem = tokenEncryptionKeyProblem(env);
   if (keyProblem) throw new Error(keyProblem);
-  const copyModelUrl = env.COPY_MODEL_URL ? env.COPY_MODEL_URL.replace(/\/+$/, '') : null;
+  const copyModelUrl = urlFrom(env, 'COPY_MODEL_URL', null);
   if (copyModelUrl && !env.COPY_MODEL) throw new Error('COPY_MODEL must name the model to ask when COPY_MODEL_URL is set');
   return {
     port,
     host,
     databaseUrl: env.DATABASE_URL || 'sqlite:./data/svc.sqlite',
     baseUrl,
-    mcpUrl: (env.MCP_URL || `${baseUrl}/mcp`).replace(/\/+$/, ''),
+    mcpUrl: urlFrom(env, 'MCP_URL', `${baseUrl}/mcp`),
     platformMode,
     redisUrl: env.REDIS_URL || null,
     rateLimitPerMinute: intFrom(env, 'RATE_LIMIT_PER_MINUTE', 600, 1),
     rateLimitConcurrency: intFrom(env, 'RATE_LIMIT_CONCURRENCY', 20, 1),
-    logLevel: env.LOG_LEVEL || 'info',
+    logLevel: logLevelFrom(env),
     requestTimeoutMs: intFrom(env, 'REQUEST_TIMEOUT_MS', 30_000, 1),
     keyCacheMs: intFrom(env, 'KEY_CACHE_MS', 2_000, 0),
     strictOutput: env.SVC_STRICT_OUTPUT === 'true',
     metricsCacheSeconds: intFrom(env, 'METRICS_CACHE_SECONDS', 60, 0),
-    metaGraphUrl: (env.META_GRAPH_URL || DEFAULT_META_GRAPH_URL).replace(/\/+$/, ''),
-    tiktokApiUrl: (env.TIKTOK_API_URL || 'https://business-api.tiktok.com/open_api/v1.3').replace(/\/+$/, ''),
+    metaGraphUrl: urlFrom(env, 'META_GRAPH_URL', DEFAULT_META_GRAPH_URL),
+    tiktokApiUrl: urlFrom(env, 'TIKTOK_API_URL', 'https://business-api.tiktok.com/open_api/v1.3'),
     creativesDir: env.CREATIVES_DIR || './data/creatives',
     webhooksEnabled: flag(env, 'WEBHOOKS_ENABLED', true),
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
@@ -204,8 +235,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     idempotencyLeaseMs: intFrom(env, 'IDEMPOTENCY_LEASE_MS', 120_000, 500),
     publishDeadlineMs: intFrom(env, 'PUBLISH_DEADLINE_MS', 600_000, 1000),
     publishMaxRetries: intFrom(env, 'PUBLISH_MAX_RETRIES', 30, 1),
-    chatWebhookUrl: env.CHAT_WEBHOOK_URL || null,
-    agentModelUrl: env.AGENT_MODEL_URL ? env.AGENT_MODEL_URL.replace(/\/+$/, '') : null,
+    // Checked like the others, kept as written (a webhook's trailing slash may matter).
+    chatWebhookUrl: urlFrom(env, 'CHAT_WEBHOOK_URL', null) === null ? null : env.CHAT_WEBHOOK_URL!,
+    agentModelUrl: urlFrom(env, 'AGENT_MODEL_URL', null),
     agentModel: env.AGENT_MODEL || 'gpt-4o-mini',
     agentModelApiKey: env.AGENT_MODEL_API_KEY || null,
     agentMaxSteps: intFrom(env, 'AGENT_MAX_STEPS', 8, 1),
@@ -220,7 +252,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mcpReadOnly: flag(env, 'MCP_READ_ONLY', false),
     mcpConfirmTimeoutS: intFrom(env, 'MCP_CONFIRM_TIMEOUT_S', 50, 1),
     metricsToken: env.METRICS_TOKEN || null,
-    otelEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT ? env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '') : null,
+    otelEndpoint: urlFrom(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', null),
     shutdownGraceMs: intFrom(env, 'SHUTDOWN_GRACE_MS', 10_000, 0),
   };
 }

@@ -210,7 +210,12 @@ export class Service {
         scope,
       });
       const signingKeys = new SigningKeys(knex);
-      const oauth = { issuer: config.baseUrl, apiResource: `${config.baseUrl}/v1`, mcpResource: config.mcpUrl };
+      const oauth = {
+        issuer: config.baseUrl,
+        apiResource: `${config.baseUrl}/v1`,
+        mcpResource: config.mcpUrl,
+        formKey: crypto.createHmac('sha256', Buffer.from(cursorSecret, 'hex')).update('sign-in form').digest(),
+      };
       const authenticator = new Authenticator(knex, config.keyCacheMs, now, { ...oauth, keys: signingKeys });
       const service = new Service(
         config,

@@ -5,7 +5,7 @@
 
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import { sessionOf, type WebSession } from '../oauth/sessions.js';
+import { sessionOf, sessionOpen, type WebSession } from '../oauth/sessions.js';
 import { planAdmits, type Principal, type Role } from '../auth/principal.js';
 import { membershipAccessOfUser } from '../account/store.js';
 
@@ -82,13 +82,13 @@ export interface SignedInPerson {
 const MAX_SESSIONS = 10_000;
 
 /**
- * Session cookies resolved to the person behind them, kept per process for `ttlMs` (KEY_CACHE_MS, as
- * verified API keys are): a page makes several operation calls and the sign-in lookups (the session,
- * the person, their memberships) need not run for each request. A change of role or brands, or a
- * sign-out on another process, holds within `ttlMs`; a sign-out here at once (`forget`).
+ * Session cookies resolved to the person behind them. The session row is read on every request (one
+ * read by primary key), so a sign-out in any process ends the console at once; what the row leads
+ * to (the person, their memberships) is kept per process for `ttlMs` (KEY_CACHE_MS, as verified API
+ * keys are): a change of role or brands holds within `ttlMs`.
  */
 export class PersonSessions {
-  private readonly cache = new Map<string, { until: number; person: SignedInPerson | null }>();
+  private readonly cache = new Map<string, { until: number; person: SignedInPerson }>();
 
   constructor(
     private readonly knex: Knex,
@@ -102,9 +102,17 @@ export class PersonSessions {
     const key = crypto.createHash('sha256').update(cookie).digest('base64url');
     const now = this.now();
     const kept = this.cache.get(key);
-    if (kept && kept.until > now) return kept.person;
+    if (kept && kept.until > now) {
+      if (await sessionOpen(this.knex, cookie, now)) return kept.person;
+      this.cache.delete(key);
+      return null;
+    }
     const session = await sessionOf(this.knex, cookie, now);
-    const person = session ? { session, organizations: await personOrganizations(this.knex, session.userId, session.name) } : null;
+    if (!session) {
+      this.cache.delete(key);
+      return null;
+    }
+    const person = { session, organizations: await personOrganizations(this.knex, session.userId, session.name) };
     if (this.ttlMs > 0) {
       this.cache.delete(key);
       this.cache.set(key, { until: now + this.ttlMs, person });

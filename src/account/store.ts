@@ -5,6 +5,7 @@
 
 import type { Knex } from 'knex';
 import type { Role } from '../auth/principal.js';
+import { foldEmail } from './email.js';
 
 type Db = Knex | Knex.Transaction;
 
@@ -113,18 +114,20 @@ export async function memberAccess(db: Db, organizationId: number, userId: numbe
   return { role: membership.role, brandIds };
 }
 
-/** The id of the member of `organizationId` with `email` (compared in lower case), or undefined. */
+/** The id of the member of `organizationId` with `email` (folded: email.ts), or undefined. */
 export async function memberIdByEmail(db: Db, organizationId: number, email: string): Promise<number | undefined> {
   const row = await db('users as u')
     .join('memberships as m', 'm.user_id', 'u.id')
-    .where({ 'u.email': email.trim().toLowerCase(), 'm.organization_id': organizationId })
+    .where({ 'u.email': foldEmail(email), 'm.organization_id': organizationId })
     .first('u.id');
   return row ? Number(row.id) : undefined;
 }
 
-/** The person with `email` (compared in lower case) and their password hash, or undefined. */
+/** The person with `email` (folded: email.ts) and their password hash, or undefined. */
 export async function userByEmail(db: Db, email: string): Promise<{ id: number; passwordHash: string } | undefined> {
-  const row = await db('users').where({ email: email.trim().toLowerCase() }).first('id', 'password_hash');
+  const row = await db('users')
+    .where({ email: foldEmail(email) })
+    .first('id', 'password_hash');
   return row ? { id: Number(row.id), passwordHash: row.password_hash } : undefined;
 }
 
@@ -149,8 +152,9 @@ export async function insertOrganization(db: Db, o: Omit<Organization, 'id'>, no
   return Number(id);
 }
 
-/** The user with `email` (stored lower case), made with `name` and `passwordHash` when there is none yet; answers its id. */
-export async function userIdForEmail(db: Db, email: string, fresh: { name: string; passwordHash: string }, now: number): Promise<number> {
+/** The user with `email` (stored folded: email.ts), made with `name` and `passwordHash` when there is none yet; answers its id. */
+export async function userIdForEmail(db: Db, given: string, fresh: { name: string; passwordHash: string }, now: number): Promise<number> {
+  const email = foldEmail(given);
   const existing = await db('users').where({ email }).first('id');
   if (existing) return Number(existing.id);
   const [id] = await db('users').insert({ email, name: fresh.name, password_hash: fresh.passwordHash, created_at: now });

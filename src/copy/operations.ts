@@ -7,6 +7,7 @@ import { creativesAmong } from '../creatives/store.js';
 import { inTransaction } from '../db/connection.js';
 import { ServiceError } from '../errors.js';
 import { requireReferences } from '../references/resolve.js';
+import { adUrlProblem } from '../schemas/ad-addresses.js';
 import type { CopyCreative } from './port.js';
 import { copiesOf, insertCopy, loadCopy, loadProfile, saveProfile } from './store.js';
 import { CopyNotWritten, copyGeneratorFor, writeCopy } from './write.js';
@@ -120,7 +121,8 @@ const generateCopy = defineOperation({
       angle: input.angle ?? null,
       brandName: brand.name,
       productDescription: input.productDescription ?? profile.productDescription,
-      website: profile.website,
+      // A website saved before the address rule and breaking it is left out of the ads' text.
+      website: profile.website !== null && adUrlProblem(profile.website) === null ? profile.website : null,
       wordsToAvoid: profile.wordsToAvoid,
       creatives,
       count: TEXTS_PER_KIND,

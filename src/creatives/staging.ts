@@ -35,6 +35,8 @@ export class StagingFile extends Writable {
   private checked = false;
   private cap = Infinity;
   private size = 0;
+  /** Callbacks of chunks written past the high-water mark, called at the next 'drain'. */
+  private readonly waiting: Array<(err?: Error | null) => void> = [];
 
   constructor(
     creativesDir: string,
@@ -44,6 +46,9 @@ export class StagingFile extends Writable {
   ) {
     super();
     this.path = path.join(stagingDir(creativesDir), `${crypto.randomBytes(12).toString('hex')}.part`);
+    this.on('drain', () => {
+      for (const done of this.waiting.splice(0)) done();
+    });
   }
 
   // The staging file is made before the first chunk: a folder that cannot be written fails the
@@ -57,6 +62,25 @@ export class StagingFile extends Writable {
       },
       (err: unknown) => done(storageFault('stage an uploaded file', err) as Error),
     );
+  }
+
+  /**
+   * A chunk's callback is called once the stream can take more (at once below its high-water mark,
+   * else at its next 'drain'), not once that chunk is written. The multipart parser (formidable)
+   * pauses the request for each chunk and resumes it in that chunk's callback: called once the chunk
+   * was written, it resumed the request while the chunks after it still waited in this stream's
+   * buffer, so a request read as fast as loopback sends queued here (about 1 MB an upload, twelve
+   * uploads at once: measured in bench/upload-memory.ts). Now the request stays paused until the
+   * queue has drained: each upload holds a chunk or two in memory, whatever the client's pace.
+   */
+  override write(chunk: unknown, encoding?: BufferEncoding | ((err?: Error | null) => void), callback?: (err?: Error | null) => void): boolean {
+    const done = typeof encoding === 'function' ? encoding : callback;
+    const more = typeof encoding === 'function' || encoding === undefined ? super.write(chunk) : super.write(chunk, encoding);
+    if (done) {
+      if (more) process.nextTick(done);
+      else this.waiting.push(done);
+    }
+    return more;
   }
 
   /** Checks the head gathered so far (what the check answers: nothing, or a promise of it). */

@@ -8,6 +8,7 @@ import { inTransaction } from '../db/connection.js';
 import { SCOPES, type Scope } from '../auth/principal.js';
 import { ServiceError, type FieldIssue } from '../errors.js';
 import type { SchemaRegistry } from '../schemas/registry.js';
+import { adUrlProblem } from '../schemas/ad-addresses.js';
 import type { SigningKeys } from './keys.js';
 import { ACCESS_TOKEN_PREFIX, issueAccessToken, verifyAccessToken } from './tokens.js';
 import { findGrant, insertGrant, revokeGrantRow, type GrantRow } from '../keys/store.js';
@@ -47,6 +48,8 @@ export interface OAuthSettings {
   /** The two resources tokens can be bound to. */
   apiResource: string;
   mcpResource: string;
+  /** Signs the sign-in form's token cookie (sign-in-form.ts); the same in every process of a deployment. */
+  formKey: Buffer;
 }
 
 const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest('hex');
@@ -62,19 +65,19 @@ function isLoopback(u: URL): boolean {
   return u.protocol === 'http:' && (u.hostname === '127.0.0.1' || u.hostname === '[::1]' || u.hostname === 'localhost');
 }
 
-function checkRedirectUri(raw: unknown): string {
-  if (typeof raw !== 'string' || raw.length > 2000)
-    throw new OAuthError('invalid_redirect_uri', 'Each redirect URI must be a string of at most 2000 characters.');
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    throw new OAuthError('invalid_redirect_uri', `${raw} is not an absolute URL.`);
-  }
-  if (u.hash) throw new OAuthError('invalid_redirect_uri', `${raw} must not carry a fragment.`);
-  if (u.protocol !== 'https:' && !isLoopback(u) && !/^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/.test(u.protocol)) {
-    throw new OAuthError('invalid_redirect_uri', `${raw} must use https, a loopback http address, or a private-use scheme (reverse domain).`);
-  }
+/**
+ * A redirect URI follows the address rule of every URL a person gives that can end up in a page
+ * (schemas/ad-addresses.ts: absolute http or https with a host, no user name or password, no
+ * backslash, at most 2,000 characters), carries no fragment, and is https or a loopback http address.
+ */
+function checkRedirectUri(raw: unknown, index: number): string {
+  const field = `redirect_uris[${index}]`;
+  if (typeof raw !== 'string') throw new OAuthError('invalid_redirect_uri', `${field} must be a string of at most 2000 characters.`);
+  const problem = adUrlProblem(raw);
+  if (problem) throw new OAuthError('invalid_redirect_uri', `${field} ${problem}.`);
+  const u = new URL(raw);
+  if (u.hash) throw new OAuthError('invalid_redirect_uri', `${field} must not carry a fragment.`);
+  if (u.protocol !== 'https:' && !isLoopback(u)) throw new OAuthError('invalid_redirect_uri', `${field} must use https, or http on a loopback address.`);
   return raw;
 }
 
@@ -99,7 +102,7 @@ export async function registerClient(knex: Knex, schemas: SchemaRegistry, body: 
   checkRegistrationText(schemas, body);
   const uris = body.redirect_uris;
   if (!Array.isArray(uris) || uris.length < 1 || uris.length > 20) throw new OAuthError('invalid_redirect_uri', 'redirect_uris must list 1 to 20 URIs.');
-  const redirectUris = uris.map(checkRedirectUri);
+  const redirectUris = uris.map((uri, i) => checkRedirectUri(uri, i));
   const method = body.token_endpoint_auth_method ?? 'none';
   if (method !== 'none') throw new OAuthError('invalid_client_metadata', 'Only public clients are registered here: token_endpoint_auth_method must be "none".');
   const grants = (body.grant_types as string[] | undefined) ?? ['authorization_code', 'refresh_token'];

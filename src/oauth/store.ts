@@ -1,7 +1,7 @@
 // The oauth area's tables: registered apps (`oauth_clients`), single-use authorization codes
 // (`oauth_codes`), rotating refresh tokens (`oauth_refresh_tokens`), revoked access tokens
 // (`oauth_revoked_access_tokens`), the signing keys (`oauth_signing_keys`), and browser sign-in
-// (`web_sessions`, `login_failures`). The only file that queries them; the grants themselves are
+// (`web_sessions`, `sign_in_attempts`). The only file that queries them; the grants themselves are
 // the keys area's (src/keys/store.ts). Secrets are stored as SHA-256 hashes, never as given.
 
 import type { Knex } from 'knex';
@@ -194,18 +194,48 @@ export async function replaceActiveSigningKey(
 
 // --- Browser sign-in
 
-/** The subjects among `subjects` that failed to sign in since `since`, once per failure. */
-export async function loginFailuresSince(db: Db, subjects: string[], since: number): Promise<string[]> {
-  return (await db('login_failures').whereIn('subject', subjects).where('at', '>', since).select('subject')).map((r: { subject: string }) => r.subject);
+/** A subject's sign-in attempts in its current window, counting the one being made. */
+export interface AttemptCount {
+  subject: string;
+  attempts: number;
+  windowStart: number;
 }
 
-export async function recordLoginFailures(db: Db, subjects: string[], at: number): Promise<void> {
-  await db('login_failures').insert(subjects.map((subject) => ({ subject, at })));
+/**
+ * Counts one sign-in attempt against each of `subjects` before its password is checked, and answers
+ * each subject's count in its window: one upsert that increments (or starts a new window when the
+ * last began `windowMs` ago), then a read of the rows it holds locked, in one transaction. Attempts
+ * sent at once each see a different count on SQLite (one writer) and on MariaDB (the upsert's row
+ * lock holds until commit). Subjects are taken in sorted order so two attempts never wait on each other.
+ */
+export async function countSignInAttempt(knex: Knex, subjects: string[], now: number, windowMs: number): Promise<AttemptCount[]> {
+  const sorted = [...new Set(subjects)].sort();
+  const expired = now - windowMs;
+  const mysql = knex.client.config.client === 'mysql2';
+  // The attempts column is set before window_start: MySQL reads a column assigned earlier in the same SET as its new value.
+  const update = mysql
+    ? 'attempts = IF(window_start <= ?, 1, attempts + 1), window_start = IF(window_start <= ?, ?, window_start)'
+    : 'attempts = CASE WHEN window_start <= ? THEN 1 ELSE attempts + 1 END, window_start = CASE WHEN window_start <= ? THEN ? ELSE window_start END';
+  const rows = sorted.map(() => '(?, ?, 1)').join(', ');
+  const sql = `INSERT INTO sign_in_attempts (subject, window_start, attempts) VALUES ${rows} ${mysql ? 'ON DUPLICATE KEY UPDATE' : 'ON CONFLICT (subject) DO UPDATE SET'} ${update}`;
+  const bindings = [...sorted.flatMap((subject) => [subject, now]), expired, expired, now];
+  return knex.transaction(async (trx) => {
+    await trx.raw(sql, bindings);
+    const read = trx('sign_in_attempts').whereIn('subject', sorted).select('subject', 'attempts', 'window_start');
+    const counted: Array<Record<string, unknown>> = await (mysql ? read.forUpdate() : read);
+    return counted.map((r) => ({ subject: String(r.subject), attempts: Number(r.attempts), windowStart: Number(r.window_start) }));
+  });
 }
 
-/** Forgets failures older than `before`. */
-export async function purgeLoginFailures(db: Db, before: number): Promise<void> {
-  await db('login_failures').where('at', '<', before).delete();
+/** Takes back an attempt that proved right (it was counted before the check): only wrong passwords use up the limit. */
+export async function uncountSignInAttempt(db: Db, counted: AttemptCount[]): Promise<void> {
+  for (const c of counted)
+    await db('sign_in_attempts').where({ subject: c.subject, window_start: c.windowStart }).where('attempts', '>', 0).decrement('attempts', 1);
+}
+
+/** Forgets windows that began before `before`. */
+export async function purgeSignInAttempts(db: Db, before: number): Promise<void> {
+  await db('sign_in_attempts').where('window_start', '<', before).delete();
 }
 
 export interface SessionRow {
@@ -224,6 +254,7 @@ export async function findSession(db: Db, idHash: string): Promise<SessionRow | 
   return row ? { userId: Number(row.user_id), csrfToken: row.csrf_token, expiresAt: Number(row.expires_at) } : undefined;
 }
 
-export async function deleteSession(db: Db, idHash: string): Promise<void> {
-  await db('web_sessions').where({ id_hash: idHash }).delete();
+/** Ends every session of `userId`. */
+export async function deleteSessionsOf(db: Db, userId: number): Promise<void> {
+  await db('web_sessions').where({ user_id: userId }).delete();
 }

@@ -1,8 +1,11 @@
-// The one rule for every address a person's ads carry (paths.md "Addresses a person's ads carry"):
-// an ad's linkUrl and display link, an ad set's app store page (the landing page of an app ad), a
-// template's ads and ad sets, a creative's source URL. An absolute http or
-// https URL with a host, no user name or password, at most 2,000 characters: never javascript:,
-// data:, file: or a relative address. Checked at save (the `adUrl` keyword of the fields' schemas,
+// The one rule for every address a person's ads carry: an ad's linkUrl and display link, an ad
+// set's app store page (the landing page of an app ad), a template's ads and ad sets, a creative's
+// source URL; and every address a person gives that can end up in an ad or a page: the brand
+// profile's website (copy generation writes it into ad text) and an OAuth client's redirect URIs
+// (src/oauth/flows.ts). An absolute http or https URL with a host, no user name or password, no
+// backslash anywhere (parsers disagree on it: `https://a.example\@b.example/` is a.example to a
+// browser and b.example to others), at most 2,000 characters, parsed by the WHATWG URL parser:
+// never javascript:, data:, file: or a relative address. Checked at save (the `adUrl` keyword of the fields' schemas,
 // registry.ts) and at preview (launch validation, for drafts saved before the rule).
 
 /** The longest address an ad may carry. */
@@ -18,6 +21,7 @@ const ABSOLUTE = /^https?:\/\/[^/?#\\\s@]/i;
 /** Why `url` may not be an ad's address, or null when it may. */
 export function adUrlProblem(url: string): string | null {
   if (url.length > AD_URL_MAX) return `must be at most ${AD_URL_MAX} characters`;
+  if (url.includes('\\')) return 'must not hold a backslash (\\): write the address with forward slashes, as a browser shows it';
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url)?.[1].toLowerCase();
   if (scheme && scheme !== 'http' && scheme !== 'https') return `must be an http or https URL; ${scheme}: is not an address an ad may carry`;
   let parsed: URL;

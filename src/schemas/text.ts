@@ -12,11 +12,38 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 
 const hex = (code: number) => `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
 
+// Text a person cannot see but an agent reads: a Unicode tag character (U+E0000 to U+E007F) outside
+// an emoji tag sequence (an emoji, tags U+E0020 to U+E007E, then the cancel tag U+E007F: a
+// subdivision flag such as Scotland's), and the noncharacters (U+FDD0 to U+FDEF and the last two
+// code points of every plane). A valid sequence is matched whole and passed over.
+const NONCHARACTERS = Array.from(
+  { length: 17 },
+  (_, plane) => `\\u{${(plane * 0x10000 + 0xfffe).toString(16)}}\\u{${(plane * 0x10000 + 0xffff).toString(16)}}`,
+).join('');
+const INVISIBLE = new RegExp(`\\p{Emoji}[\\u{E0020}-\\u{E007E}]+\\u{E007F}|[\\u{E0000}-\\u{E007F}\\uFDD0-\\uFDEF${NONCHARACTERS}]`, 'gu');
+// Only strings holding a surrogate (a character past U+FFFF) or a character from U+FDD0 up need the search.
+const MAY_BE_INVISIBLE = /[\uD800-\uDBFF\uFDD0-\uFDEF\uFFFE\uFFFF]/;
+
+/** The first invisible character of `s` (tag outside an emoji tag sequence, noncharacter), or null. */
+function invisible(s: string): { code: number; index: number } | null {
+  if (!MAY_BE_INVISIBLE.test(s)) return null;
+  INVISIBLE.lastIndex = 0;
+  for (let m = INVISIBLE.exec(s); m; m = INVISIBLE.exec(s)) {
+    // A match of one character (two code units at most) is an invisible one; a longer one is a valid tag sequence.
+    if (m[0].length <= 2) return { code: m[0].codePointAt(0)!, index: m.index };
+  }
+  return null;
+}
+
 /** Why `s` is not text, or null when it is. */
 export function textProblem(s: string): string | null {
   if (s.includes('\0')) return 'must not contain a NUL character (U+0000)';
   const lone = LONE_SURROGATE.exec(s);
-  return lone ? `must be valid Unicode text; it holds a lone surrogate (${hex(lone[0].charCodeAt(0))}) at index ${lone.index}` : null;
+  if (lone) return `must be valid Unicode text; it holds a lone surrogate (${hex(lone[0].charCodeAt(0))}) at index ${lone.index}`;
+  const hidden = invisible(s);
+  if (!hidden) return null;
+  const what = hidden.code >= 0xe0000 && hidden.code <= 0xe007f ? 'a Unicode tag character outside an emoji tag sequence' : 'a noncharacter';
+  return `must not hold text a person cannot see; it holds ${hex(hidden.code)} (${what}) at index ${hidden.index}`;
 }
 
 const join = (path: string, key: string | number) => (typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key);
@@ -84,8 +111,11 @@ export type TextKind = 'line' | 'multiline';
 
 // Control characters (C0 and C1, DEL), bidirectional overrides and isolates, line and paragraph
 // separators and the byte-order mark; a multi-line field allows the tab and the line feed of them.
+// A one-line field also refuses the zero-width space and the invisible operators (U+200B, U+2060 to
+// U+2064); what scripts need stays: the joiners U+200C and U+200D, the marks U+200E, U+200F and
+// U+061C, variation selectors.
 // eslint-disable-next-line no-control-regex -- control characters are what it finds
-const NOT_IN_LINE = /[\u0001-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069\u2028\u2029\uFEFF]/;
+const NOT_IN_LINE = /[\u0001-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069\u2028\u2029\uFEFF\u200B\u2060-\u2064]/;
 // eslint-disable-next-line no-control-regex -- control characters are what it finds
 const NOT_IN_LINES = /[\u0001-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069\u2028\u2029\uFEFF]/;
 
@@ -98,6 +128,9 @@ function kindOf(code: number): string {
   if (code >= 0x202a && code <= 0x202e) return 'a bidirectional override';
   if (code >= 0x2066 && code <= 0x2069) return 'a bidirectional isolate';
   if (code === 0x2028 || code === 0x2029) return 'a line or paragraph separator';
+  if (code === 0x200b) return 'a zero-width space';
+  if (code === 0x2060) return 'a word joiner';
+  if (code >= 0x2061 && code <= 0x2064) return 'an invisible operator';
   return 'a byte-order mark';
 }
 

@@ -4,6 +4,7 @@
 
 import { checkCreativesDir } from '../../src/creatives/storage.js';
 import fs from 'node:fs';
+import net from 'node:net';
 import { parseArgs } from 'node:util';
 import { loadConfig, tokenEncryptionKey, type Config } from '../../src/config.js';
 import { knexConfigFor, openDatabase, sqliteFolderProblem } from '../../src/db/connection.js';
@@ -97,19 +98,37 @@ function databaseProblem(err: unknown, url: string): string | null {
   return null;
 }
 
+/** A port someone else holds (or this user may not open), as the message that says what to do. */
+function portTaken(code: string | undefined, port: number, host: string): StartupError | null {
+  if (code !== 'EADDRINUSE' && code !== 'EACCES') return null;
+  const why = code === 'EADDRINUSE' ? 'is already in use (is another svc-server running?)' : 'may not be opened by this user';
+  return new StartupError(
+    EXIT.port,
+    `Port ${port} on ${host} ${why}: stop what holds it, or start on another port with PORT, for example PORT=${port === 8080 ? 8081 : 8080} npm start.`,
+  );
+}
+
+/** Fails with the port's message before anything else is done (migrations included) when the port cannot be listened on now. */
+async function checkPortFree(port: number, host: string): Promise<void> {
+  if (port === 0) return;
+  const probe = net.createServer();
+  const failure = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
+    probe.once('error', (err: NodeJS.ErrnoException) => resolve(err));
+    probe.listen(port, host, () => resolve(null));
+  });
+  if (!failure) return void (await new Promise<void>((resolve) => probe.close(() => resolve())));
+  throw portTaken(failure.code, port, host) ?? failure;
+}
+
 /** Opens the listening socket, turning a port someone else holds into a message that says what to do. */
 async function listen(service: Service, port: number, host: string): Promise<Awaited<ReturnType<typeof startHttpServer>>> {
   try {
     return await startHttpServer(service, port, host);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'EADDRINUSE' && code !== 'EACCES') throw err;
+    const taken = portTaken((err as NodeJS.ErrnoException).code, port, host);
+    if (!taken) throw err;
     await service.close();
-    const why = code === 'EADDRINUSE' ? 'is already in use (is another svc-server running?)' : 'may not be opened by this user';
-    throw new StartupError(
-      EXIT.port,
-      `Port ${port} on ${host} ${why}: stop what holds it, or start on another port with PORT, for example PORT=${port === 8080 ? 8081 : 8080} npm start.`,
-    );
+    throw taken;
   }
 }
 
@@ -157,6 +176,8 @@ async function serve(config: Config, demo: boolean): Promise<void> {
   await checkCreativesDir(config.creativesDir).catch((err: Error) => {
     throw new StartupError(EXIT.setting, err.message);
   });
+  // A port someone holds is said before migrating (the socket is opened for real after, a moment later).
+  await checkPortFree(config.port, config.host);
   // One connection pool from the migrations to serving: the service takes over the pool that migrated.
   const db = openDatabase(config.databaseUrl);
   try {

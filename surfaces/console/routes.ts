@@ -16,6 +16,8 @@ import { SESSION_COOKIE, csrfMatches, signOut } from '../../src/oauth/sessions.j
 import { PersonSessions } from '../../src/access/person.js';
 import { creativeFileOf } from '../../src/creatives/file.js';
 import { limitedForm } from '../oauth/forms.js';
+import { CONSOLE_CSP } from '../page-headers.js';
+import { signInFormToken } from '../oauth/sign-in.js';
 import { STYLESHEET_PATH, esc, hidden, layout } from './layout.js';
 import { CONSOLE_CSS } from './style.js';
 import { ConsoleRequest, type BrandScope } from './request.js';
@@ -34,10 +36,6 @@ import { activityPage } from './pages/activity.js';
 type State = { requestId: string };
 type Ctx = Koa.ParameterizedContext<State>;
 type Answer = Page | Download | { redirect: string };
-
-/** What every console answer carries: scripts only from this origin (there are none), no framing, no caching of pages. */
-export const CONSOLE_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
 
 function secure(ctx: Ctx): void {
   ctx.set('Content-Security-Policy', CONSOLE_CSP);
@@ -62,9 +60,10 @@ const TITLES: Partial<Record<string, string>> = {
   timeout: 'That took too long',
 };
 
-function signInBody(returnTo: string, message?: string): string {
+/** The sign-in form; `token` is the form's (oauth/sign-in.ts), bound to a short-lived cookie. */
+function signInBody(returnTo: string, token: string, message?: string): string {
   return `<div class="sign-in"><h1>Sign in</h1><p class="lead">Sign in with your account to open the console.</p>${message ? `<div class="error" role="alert">${esc(message)}</div>` : ''}
-<form method="post" action="/oauth/login">${hidden({ return_to: returnTo })}
+<form method="post" action="/oauth/login">${hidden({ return_to: returnTo, signin_token: token })}
 <div class="field"><label for="email">Email</label><input id="email" type="email" name="email" autocomplete="username" required></div>
 <div class="field"><label for="password">Password</label><input id="password" type="password" name="password" autocomplete="current-password" required></div>
 <button type="submit">Sign in</button></form></div>`;
@@ -147,7 +146,11 @@ export function consoleRoutes(router: RouteRegistrar<State>, service: Service): 
             return html(
               ctx,
               401,
-              layout({ title: 'Sign in', viewer: null, body: signInBody('/console', 'Your session ended, so nothing was changed. Sign in and try again.') }),
+              layout({
+                title: 'Sign in',
+                viewer: null,
+                body: signInBody('/console', signInFormToken(ctx, service.oauth), 'Your session ended, so nothing was changed. Sign in and try again.'),
+              }),
             );
           }
           return seeOther(ctx, `/console/sign-in?${new URLSearchParams({ return_to: ctx.originalUrl })}`);
@@ -215,7 +218,7 @@ export function consoleRoutes(router: RouteRegistrar<State>, service: Service): 
   router.get('/console/sign-in', async (ctx) => {
     const returnTo = returnPath(one(ctx.query.return_to));
     if (await people.of(ctx.cookies.get(SESSION_COOKIE))) return seeOther(ctx, returnTo);
-    html(ctx, 200, layout({ title: 'Sign in', viewer: null, body: signInBody(returnTo) }));
+    html(ctx, 200, layout({ title: 'Sign in', viewer: null, body: signInBody(returnTo, signInFormToken(ctx, service.oauth)) }));
   });
 
   router.post(

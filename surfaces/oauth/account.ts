@@ -26,6 +26,7 @@ import {
 } from '../../src/account/keys.js';
 import { listApps, revokeApp, type ApprovedApp } from '../../src/oauth/apps.js';
 import { esc, hidden, page, signInPage } from './html.js';
+import { signInFormToken } from './sign-in.js';
 
 type Ctx = Koa.ParameterizedContext<{ requestId: string }>;
 type Brand = { id: number; name: string };
@@ -296,7 +297,8 @@ export function accountRoutes(router: RouteRegistrar<{ requestId: string }>, ser
     ctx.type = 'html';
     ctx.set('Cache-Control', 'no-store');
     ctx.set('X-Frame-Options', 'DENY');
-    ctx.set('Referrer-Policy', 'no-referrer');
+    // same-origin, not no-referrer: a browser sends `Origin: null` with a form posted from a no-referrer page, and the sign-in refuses that.
+    ctx.set('Referrer-Policy', 'same-origin');
     ctx.body = html;
   };
   const seeOther = (ctx: Ctx, url: string) => {
@@ -326,7 +328,7 @@ export function accountRoutes(router: RouteRegistrar<{ requestId: string }>, ser
     const body = (ctx.request.body ?? {}) as Record<string, unknown>;
     const session = await sessionOf(knex, ctx.cookies.get(SESSION_COOKIE));
     if (!session) {
-      send(ctx, 401, signInPage('/oauth/login', '/account', 'Your session ended; sign in again.'));
+      send(ctx, 401, signInPage('/oauth/login', '/account', signInFormToken(ctx, service.oauth), 'Your session ended; sign in again.'));
       return null;
     }
     if (!csrfMatches(session, body.csrf_token)) {
@@ -374,7 +376,7 @@ export function accountRoutes(router: RouteRegistrar<{ requestId: string }>, ser
     '/account',
     guarded(async (ctx) => {
       const session = await sessionOf(knex, ctx.cookies.get(SESSION_COOKIE));
-      if (!session) return send(ctx, 200, signInPage('/oauth/login', ctx.originalUrl));
+      if (!session) return send(ctx, 200, signInPage('/oauth/login', ctx.originalUrl, signInFormToken(ctx, service.oauth)));
       const memberships = await membershipsOf(knex, session.userId);
       const asked = text(ctx.query.org);
       // An organization the person does not belong to: say so, and show the only one (or the picker).
@@ -390,7 +392,7 @@ export function accountRoutes(router: RouteRegistrar<{ requestId: string }>, ser
     '/account/keys',
     guarded(async (ctx) => {
       const session = await sessionOf(knex, ctx.cookies.get(SESSION_COOKIE));
-      if (!session) return send(ctx, 200, signInPage('/oauth/login', ctx.originalUrl));
+      if (!session) return send(ctx, 200, signInPage('/oauth/login', ctx.originalUrl, signInFormToken(ctx, service.oauth)));
       const org = resolveOrg(await membershipsOf(knex, session.userId), ctx.query.org);
       if (!org) throw new ServiceError('forbidden', 'Choose one of your organizations on the account page first.', null);
       await requireKeyManager(knex, { userId: session.userId, organizationId: org.organizationId });
@@ -402,7 +404,7 @@ export function accountRoutes(router: RouteRegistrar<{ requestId: string }>, ser
     '/account/keys/:id',
     guarded(async (ctx) => {
       const session = await sessionOf(knex, ctx.cookies.get(SESSION_COOKIE));
-      if (!session) return send(ctx, 200, signInPage('/oauth/login', ctx.originalUrl));
+      if (!session) return send(ctx, 200, signInPage('/oauth/login', ctx.originalUrl, signInFormToken(ctx, service.oauth)));
       const org = resolveOrg(await membershipsOf(knex, session.userId), ctx.query.org);
       if (!org) throw new ServiceError('forbidden', 'Choose one of your organizations on the account page first.', null);
       const actor = { userId: session.userId, organizationId: org.organizationId };

@@ -38,6 +38,7 @@ export function consentPage(v: ConsentView): string {
     `Allow ${v.request.client.name}?`,
     `<h1>Allow <span id="app-name">${esc(v.request.client.name)}</span> to act for you?</h1>
 <p class="lead">Signed in as ${esc(v.userName)}. The app will act as you, with your role and brands, on ${esc(resource)}.</p>
+<p>After you decide, you will be sent back to <strong id="redirect-host">${esc(new URL(v.request.redirectUri).host)}</strong>.</p>
 ${v.error ? `<div class="error" role="alert">${esc(v.error)}</div>` : ''}
 <form method="post" action="/oauth/authorize/decision">${hidden({ ...v.query, csrf_token: v.csrf })}
 ${orgField}

@@ -32,11 +32,12 @@ export function hidden(fields: Record<string, string | null | undefined>): strin
     .join('');
 }
 
-export function signInPage(action: string, returnTo: string, error?: string, email = ''): string {
+/** The sign-in page; `token` is the form's (sign-in.ts), bound to a short-lived cookie. */
+export function signInPage(action: string, returnTo: string, token: string, error?: string, email = ''): string {
   return page(
     'Sign in',
     `<h1>Sign in</h1><p class="lead">Sign in with your account to continue.</p>${error ? `<div class="error" role="alert">${esc(error)}</div>` : ''}
-<form method="post" action="${esc(action)}">${hidden({ return_to: returnTo })}
+<form method="post" action="${esc(action)}">${hidden({ return_to: returnTo, signin_token: token })}
 <label for="email">Email</label><input id="email" type="email" name="email" autocomplete="username" required value="${esc(email)}">
 <label for="password">Password</label><input id="password" type="password" name="password" autocomplete="current-password" required>
 <div class="actions"><button type="submit">Sign in</button></div></form>`,

@@ -11,6 +11,7 @@ import { dollarsToCents } from '../../src/money/dollars.js';
 import type { Scope } from '../../src/auth/principal.js';
 import { consentPage } from './consent.js';
 import { errorPage, signInPage } from './html.js';
+import { signInFormRefusal, signInFormToken } from './sign-in.js';
 import { accountRoutes } from './account.js';
 
 // The OAuth endpoints' bodies (forms.ts): refused in OAuth's own format (invalid_request), with 413 and 415 where they apply.
@@ -50,6 +51,15 @@ function redirectWith(ctx: Ctx, request: Pick<AuthorizeRequest, 'redirectUri' | 
   if (request.state !== null) url.searchParams.set('state', request.state);
   url.searchParams.set('iss', issuer);
   ctx.redirect(url.href);
+}
+
+/** Where a sign-in goes back to: only a path on this site (no scheme, no host, no backslash or control character a browser would read as one). */
+function returnPath(raw: unknown): string {
+  return typeof raw === 'string' &&
+    /^\/(?![/\\])/.test(raw) &&
+    !/[\u0000-\u001f\\]/.test(raw) /* eslint-disable-line no-control-regex -- control characters are what it refuses */
+    ? raw
+    : '/account';
 }
 
 function flat(q: Record<string, unknown>): Record<string, string> {
@@ -107,7 +117,7 @@ export function oauthRoutes(router: RouteRegistrar<{ requestId: string }>, servi
     const session = await sessionOf(knex, ctx.cookies.get(SESSION_COOKIE));
     if (!session) {
       ctx.type = 'html';
-      ctx.body = signInPage('/oauth/login', `/oauth/authorize?${new URLSearchParams(query)}`);
+      ctx.body = signInPage('/oauth/login', `/oauth/authorize?${new URLSearchParams(query)}`, signInFormToken(ctx, settings));
       return;
     }
     const request = await checkAuthorizeRequest(knex, settings, query);
@@ -143,23 +153,33 @@ export function oauthRoutes(router: RouteRegistrar<{ requestId: string }>, servi
     }
   });
 
+  router.get('/oauth/login', (ctx) => {
+    ctx.type = 'html';
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = signInPage('/oauth/login', returnPath(ctx.query.return_to), signInFormToken(ctx, settings));
+  });
+
   router.post('/oauth/login', pageForms, async (ctx) => {
     const body = (ctx.request.body ?? {}) as Record<string, string>;
-    // Only a path on this site: no scheme, no host, no backslash or control character a browser would read as one.
-    const returnTo =
-      typeof body.return_to === 'string' &&
-      /^\/(?![/\\])/.test(body.return_to) &&
-      !/[\u0000-\u001f\\]/.test(body.return_to) /* eslint-disable-line no-control-regex -- control characters are what it refuses */
-        ? body.return_to
-        : '/account';
+    const returnTo = returnPath(body.return_to);
+    // Another site's form, or one without this browser's form token: refused before the limit counts or the password is read.
+    const refusal = signInFormRefusal(ctx, settings, body.signin_token);
+    if (refusal) {
+      ctx.status = 400;
+      ctx.type = 'html';
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = signInPage('/oauth/login', returnTo, signInFormToken(ctx, settings), refusal);
+      return;
+    }
     const result = await signIn(knex, String(body.email ?? ''), String(body.password ?? ''), ctx.ip);
     if (!result.ok) {
       ctx.status = result.reason === 'throttled' ? 429 : 401;
-      if (result.reason === 'throttled') ctx.set('Retry-After', '900');
+      if (result.reason === 'throttled') ctx.set('Retry-After', String(result.retryAfterSeconds));
       ctx.type = 'html';
       ctx.body = signInPage(
         '/oauth/login',
         returnTo,
+        signInFormToken(ctx, settings),
         result.reason === 'throttled' ? 'Too many failed attempts. Wait 15 minutes, then try again.' : 'That email and password do not match an account.',
         String(body.email ?? ''),
       );
@@ -179,7 +199,12 @@ export function oauthRoutes(router: RouteRegistrar<{ requestId: string }>, servi
     if (!session) {
       ctx.status = 401;
       ctx.type = 'html';
-      ctx.body = signInPage('/oauth/login', `/oauth/authorize?${new URLSearchParams(query)}`, 'Your session ended; sign in again.');
+      ctx.body = signInPage(
+        '/oauth/login',
+        `/oauth/authorize?${new URLSearchParams(query)}`,
+        signInFormToken(ctx, settings),
+        'Your session ended; sign in again.',
+      );
       return;
     }
     if (!csrfMatches(session, body.csrf_token)) {

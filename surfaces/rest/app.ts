@@ -5,6 +5,7 @@ import crypto from 'node:crypto';
 import Koa from 'koa';
 import type { RouterMiddleware } from '@koa/router';
 import { loadKoaBody } from '../lazy-body.js';
+import { setPageHeaders } from '../page-headers.js';
 import { charsetProblem, decodedRequest, jsonTextOf, readBodyBytes, type DecodedRequest } from '../json-body.js';
 import type { Service } from '../../src/service.js';
 import type { Principal } from '../../src/auth/principal.js';
@@ -351,6 +352,8 @@ export function createRestApp(service: Service): Koa<State> {
         );
       }
     } finally {
+      // The people's pages (OAuth, account, console) cannot be framed, whatever answered: a route, an error, a 404.
+      setPageHeaders(ctx.path, (name, value) => ctx.set(name, value));
       const rl = ctx.state.meta.rateLimit;
       if (rl) {
         ctx.set('RateLimit-Limit', String(rl.limit));

@@ -137,15 +137,26 @@ export async function registerClient(base: string, redirectUris: string[], name 
   return body.client_id;
 }
 
-/** Signs in with email and password; the session cookie (`name=value`) when it worked. */
+/** The sign-in form as a browser gets it (GET /oauth/login): its token and the cookie (`name=value`) the token is bound to. */
+export async function signInForm(base: string): Promise<{ token: string; cookie: string }> {
+  const page = await fetch(`${base}/oauth/login`, { redirect: 'manual' });
+  const html = await page.text();
+  const token = /name="signin_token" value="([^"]+)"/.exec(html)?.[1];
+  const cookie = page.headers.getSetCookie().find((c) => c.startsWith('svc_signin='));
+  if (page.status !== 200 || !token || !cookie) throw new Error(`the sign-in page answered ${page.status} without a form token: ${html.slice(0, 300)}`);
+  return { token, cookie: cookie.split(';')[0] };
+}
+
+/** Signs in with email and password through the sign-in form; the session cookie (`name=value`) when it worked. */
 export async function signIn(
   base: string,
   email: string,
   password: string,
   returnTo = '/account',
 ): Promise<{ status: number; cookie: string | null; setCookie: string | null; location: string | null; text: string; headers: Headers }> {
-  const r = await postForm(`${base}/oauth/login`, { email, password, return_to: returnTo });
-  const setCookie = r.headers.get('set-cookie');
+  const form = await signInForm(base);
+  const r = await postForm(`${base}/oauth/login`, { email, password, return_to: returnTo, signin_token: form.token }, { cookie: form.cookie });
+  const setCookie = r.headers.getSetCookie().find((c) => c.startsWith('svc_session=')) ?? null;
   return {
     status: r.status,
     cookie: setCookie ? setCookie.split(';')[0] : null,

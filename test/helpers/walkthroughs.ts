@@ -15,6 +15,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 
 export interface Block {
   /** Path of the document, for messages. */
@@ -527,17 +528,27 @@ export function stdoutDifferences(sample: StdoutSample, printed: string): string
   return differences;
 }
 
-// What marks a file as holding a secret: an API key or OAuth token, a password, a platform or
-// tracker credential, a webhook signing secret, a private key, or a SQLite database (the service
-// keeps its secret box and signing keys there); and files named as keys.
+// What marks a file as holding a secret: an API key or OAuth token, a password or its hash, a
+// platform or tracker credential, a webhook signing secret, a private key, the cursor secret, or a
+// SQLite database (the service keeps its secret box and signing keys there); and files named as
+// keys. A gzip file (a database backup) is read as what it holds.
 const SECRET_TEXT =
-  /svc_sk_[A-Za-z0-9]|svc_at_[A-Za-z0-9]|whsec_[A-Za-z0-9]|"password"\s*:|PASSWORD=|TOKEN_ENCRYPTION_KEY=|"accessToken"\s*:|"apiKey"\s*:|BEGIN [A-Z ]*PRIVATE KEY|^SQLite format 3/m;
+  /svc_sk_[A-Za-z0-9]|svc_at_[A-Za-z0-9]|whsec_[A-Za-z0-9]|"password"\s*:|PASSWORD=|TOKEN_ENCRYPTION_KEY=|"accessToken"\s*:|"apiKey"\s*:|BEGIN [A-Z ]*PRIVATE KEY|^SQLite format 3|scrypt\$\d+\$|cursor_secret/m;
 const SECRET_NAME = /\.key$/;
 
 /**
  * The files a walkthrough wrote under `folder` (links to the project's own entries not followed)
  * that hold a secret and that another user of the machine could read: each as `path mode`.
  */
+/** What the first 256 KB of a gzip file decompress to (a broken one: nothing). */
+function gunzipped(bytes: Buffer): Buffer {
+  try {
+    return zlib.gunzipSync(bytes.subarray(0, 1 << 18), { finishFlush: zlib.constants.Z_SYNC_FLUSH });
+  } catch {
+    return Buffer.alloc(0);
+  }
+}
+
 export function secretFilesNotPrivate(folder: string): string[] {
   const out: string[] = [];
   const walk = (dir: string) => {
@@ -552,7 +563,9 @@ export function secretFilesNotPrivate(folder: string): string[] {
         const fd = fs.openSync(full, 'r');
         const length = fs.readSync(fd, head, 0, head.length, 0);
         fs.closeSync(fd);
-        if (SECRET_NAME.test(entry.name) || SECRET_TEXT.test(head.subarray(0, length).toString('latin1')))
+        let text: Buffer = head.subarray(0, length);
+        if (text[0] === 0x1f && text[1] === 0x8b) text = gunzipped(text);
+        if (SECRET_NAME.test(entry.name) || SECRET_TEXT.test(text.toString('latin1')))
           out.push(`${path.relative(folder, full)} ${mode.toString(8).padStart(4, '0')}`);
       }
     }

@@ -1,6 +1,6 @@
 // The console's sign-in lookups kept per process (src/access/person.ts PersonSessions): a cookie is
-// resolved to its person and organizations once per KEY_CACHE_MS, a sign-out here forgets it at once,
-// and a change elsewhere (the session ended, the person's role) shows once the time has passed.
+// resolved to its person and organizations once per KEY_CACHE_MS, while its session row is read on every
+// request: a sign-out in any process ends it at once, and ends every session of the person.
 
 import { expect } from 'chai';
 import { PersonSessions } from '../../src/access/person.js';
@@ -25,17 +25,26 @@ for (const dialect of dialects()) {
       cookie = signedIn.cookie;
     });
 
-    it('looks a cookie up once within its time; a session ended elsewhere shows once the time has passed', async () => {
+    it('keeps the person within its time, and a session ended elsewhere answers null at once (no cache window)', async () => {
       let now = 1_000_000;
       const sessions = new PersonSessions(db.knex, 2_000, () => now);
       const first = await sessions.of(cookie);
       expect(first?.session.email).to.equal('olive@acme.test');
       expect(first?.organizations.map((o) => o.role)).to.deep.equal(['owner']);
-      await signOut(db.knex, cookie);
-      now += 1_999;
+      now += 1_000;
       expect(await sessions.of(cookie), 'kept within KEY_CACHE_MS').to.equal(first);
-      now += 1;
-      expect(await sessions.of(cookie), 'looked up again after it').to.equal(null);
+      // Another process's sign-out: this one's cache does not outlive it.
+      await signOut(db.knex, cookie);
+      expect(await sessions.of(cookie), 'ended at once').to.equal(null);
+    });
+
+    it('signing out ends every session of the person', async () => {
+      const other = await signIn(db.knex, 'olive@acme.test', 'correct horse 1', '127.0.0.1');
+      if (!other.ok) throw new Error('sign-in failed');
+      const sessions = new PersonSessions(db.knex, 60_000);
+      expect((await sessions.of(other.cookie))?.session.email).to.equal('olive@acme.test');
+      await signOut(db.knex, cookie);
+      expect(await sessions.of(other.cookie)).to.equal(null);
     });
 
     it('forgets a cookie signed out on this process at once, and keeps nothing with a time of 0', async () => {

@@ -47,7 +47,8 @@ describe('money and times as people read them', () => {
 describe('console CSV cells', () => {
   it('keeps a text a spreadsheet would run as a formula as text, and leaves numbers and plain text alone', () => {
     expect(csvCell('=HYPERLINK("http://x","y")')).to.equal('"\'=HYPERLINK(""http://x"",""y"")"');
-    for (const risky of ['+1+1', '-2+3', '@SUM(A1)', '\tx']) expect(csvCell(risky)).to.equal(`'${risky}`);
+    for (const risky of ['+1+1', '-2+3', '@SUM(A1)', '\tx', ' =HYPERLINK(1)', '   @SUM(A1)', '\u00a0+1+1', ' \tx'])
+      expect(csvCell(risky)).to.equal(`'${risky}`);
     expect(csvCell('-500')).to.equal('-500');
     expect(csvCell(-500)).to.equal('-500');
     expect(csvCell('Spring, US')).to.equal('"Spring, US"');

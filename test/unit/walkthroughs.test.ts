@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { projectPath } from '../../src/paths.js';
@@ -169,12 +170,20 @@ describe('walkthrough extractor', () => {
       write('data/svc.sqlite', 'SQLite format 3\u0000...', 0o644);
       write('data/private.json', '{"secret": "svc_sk_abc123"}', 0o600);
       write('data/chat.log', '{"text":"paused"}', 0o644);
+      // A database backup, gzipped: password hashes and the cursor secret inside.
+      const dump =
+        "INSERT INTO `users` VALUES (1,'owner@example.com','Owner','scrypt$16384$8$1$c2FsdA==$aGFzaA==');\nINSERT INTO `settings` VALUES ('cursor_secret','ab12');\n";
+      fs.writeFileSync(path.join(dir, 'svc-2026-12-07.sql.gz'), zlib.gzipSync(dump));
+      fs.chmodSync(path.join(dir, 'svc-2026-12-07.sql.gz'), 0o644);
+      fs.writeFileSync(path.join(dir, 'private.sql.gz'), zlib.gzipSync(dump), { mode: 0o600 });
+      fs.writeFileSync(path.join(dir, 'notes.txt.gz'), zlib.gzipSync('nothing secret'), { mode: 0o644 });
       fs.symlinkSync(projectPath('README.md'), path.join(dir, 'README.md'));
       expect(secretFilesNotPrivate(dir)).to.deep.equal([
         'data/acme.json 0644',
         'data/svc.sqlite 0644',
         'data/tenant-in.json 0640',
         'data/token-encryption.key 0644',
+        'svc-2026-12-07.sql.gz 0644',
         'svc.env 0644',
       ]);
     } finally {

@@ -98,12 +98,13 @@ const breakdownValue = (r: Row, b: string | null) => (b ? String((r as unknown a
 
 /**
  * One CSV cell: quoted when it holds a comma, quote or line break; a text a spreadsheet would run as
- * a formula (a campaign named "=HYPERLINK(...)": a leading =, +, -, @, tab or CR) is kept as text
+ * a formula (a campaign named "=HYPERLINK(...)": a leading =, +, -, @, tab or CR, after any leading spaces) is kept as text
  * with a leading apostrophe (OWASP, CSV injection). Numbers are written as they are.
  */
 export function csvCell(v: unknown): string {
   let s = v === null || v === undefined ? '' : String(v);
-  if (typeof v === 'string' && /^[=+\-@\t\r]/.test(s) && !/^[+-]?\d+(\.\d+)?$/.test(s)) s = `'${s}`;
+  // Spreadsheets skip leading spaces before reading a formula: " =HYPERLINK(...)" runs too.
+  if (typeof v === 'string' && /^[ \u00a0]*[=+\-@\t\r]/.test(s) && !/^[+-]?\d+(\.\d+)?$/.test(s)) s = `'${s}`;
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 

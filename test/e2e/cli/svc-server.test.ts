@@ -447,13 +447,16 @@ describe('svc-server serve (sqlite)', function () {
     expect(run.stderr).to.include('Unknown command "migrat". Did you mean "migrate"?');
   });
 
-  it('a busy port is one line that names PORT, without a stack', async () => {
+  it('a busy port is one line that names PORT, without a stack, said before migrating', async () => {
     const holder = net.createServer();
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
     const port = (holder.address() as net.AddressInfo).port;
     try {
-      const run = await runSvcServer(['serve'], { env: { DATABASE_URL: db.url, PORT: String(port) } });
+      // A fresh SQLite file: the port is checked before migrating, so no file is made.
+      const fresh = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'svc-busy-port-')), 'svc.sqlite');
+      const run = await runSvcServer(['serve'], { env: { DATABASE_URL: `sqlite:${fresh}`, PORT: String(port) } });
       expect(run.code).to.equal(75);
+      expect(fs.existsSync(fresh), 'migrated before checking the port').to.equal(false);
       const lines = run.stderr
         .trim()
         .split('\n')
@@ -541,6 +544,36 @@ describe('svc-server start-up and database mistakes: one sentence, no stack, an 
       says: /^svc-server: MCP_TOOLSETS: unknown toolset "bogus"; choose from default, all/,
     },
     { name: 'a PORT that is not a number', env: { PORT: 'abc' }, code: 78, says: /^svc-server: PORT must be a whole number of at least 0; got "abc"\. Fix it/ },
+    {
+      name: 'a PORT past 65535',
+      env: { PORT: '99999' },
+      code: 78,
+      says: /^svc-server: PORT must be a port number from 0 to 65535 \(0 picks a free one\); got "99999"\. Fix it in the environment and start again\.$/,
+    },
+    {
+      name: 'a BASE_URL that is not a URL',
+      env: { BASE_URL: 'notaurl' },
+      code: 78,
+      says: /^svc-server: BASE_URL must be an absolute http or https URL such as https:\/\/ads\.example\.com; got "notaurl"\. Fix it/,
+    },
+    {
+      name: 'an MCP_URL of another scheme',
+      env: { MCP_URL: 'ftp://x.example/mcp' },
+      code: 78,
+      says: /^svc-server: MCP_URL must be an absolute http or https URL/,
+    },
+    {
+      name: 'a LOG_LEVEL pino does not know',
+      env: { LOG_LEVEL: 'loud' },
+      code: 78,
+      says: /^svc-server: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "loud"\. Fix it/,
+    },
+    {
+      name: 'a META_GRAPH_URL that is not a URL',
+      env: { META_GRAPH_URL: 'graph' },
+      code: 78,
+      says: /^svc-server: META_GRAPH_URL must be an absolute http or https URL/,
+    },
     {
       name: 'a DATABASE_URL of no known form',
       env: { DATABASE_URL: 'postgres://x' },

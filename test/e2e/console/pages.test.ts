@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
 import { dialects } from '../../helpers/databases.js';
 import { startWorld, type World } from '../../helpers/world.js';
-import { startOAuthWorld } from '../../helpers/oauth.js';
+import { signIn as signInWithFetch, startOAuthWorld } from '../../helpers/oauth.js';
 import { launchBrowser } from '../../helpers/browser.js';
 import {
   approveAndConfirm,
@@ -567,15 +567,10 @@ describe('The console in Chromium', function () {
     });
 
     it('sets the session cookie Secure, HttpOnly and SameSite=Lax', async () => {
-      const res = await fetch(`${w.url}/oauth/login`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ email: people.owner.email, password: people.owner.password, return_to: '/console' }),
-      });
+      const res = await signInWithFetch(w.url, people.owner.email, people.owner.password, '/console');
       expect(res.status).to.equal(302);
-      expect(res.headers.get('location')).to.equal('/console');
-      const cookie = res.headers.get('set-cookie') ?? '';
+      expect(res.location).to.equal('/console');
+      const cookie = res.setCookie ?? '';
       expect(cookie).to.match(new RegExp(`^${SESSION_COOKIE}=`));
       expect(cookie.toLowerCase()).to.include('; secure');
       expect(cookie.toLowerCase()).to.include('; httponly');

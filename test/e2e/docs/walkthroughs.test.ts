@@ -186,6 +186,10 @@ describe('documentation walkthroughs (README.md and docs/*.md, run as written)',
           expect(markdown).to.include('It prints `[{"brandName":"First Brand","connected":false}]`');
           expect(outcome.stdout.split('\n')).to.include('1');
           expect(secretFilesNotPrivate(folder), 'files holding a secret that others can read').to.deep.equal([]);
+          // The backup the guide writes (password hashes, cursor_secret) is its owner's alone.
+          const backups = fs.readdirSync(folder).filter((f) => /^svc-.*\.sql\.gz$/.test(f));
+          expect(backups, 'the backup file').to.have.length(1);
+          expect((fs.statSync(path.join(folder, backups[0])).mode & 0o777).toString(8), backups[0]).to.equal('600');
         } finally {
           await dropCreated(created);
           fs.rmSync(dir, { recursive: true, force: true });

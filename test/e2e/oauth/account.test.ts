@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { dialects } from '../../helpers/databases.js';
 import { startWorld, type World } from '../../helpers/world.js';
-import { startOAuthWorld } from '../../helpers/oauth.js';
+import { signIn, startOAuthWorld } from '../../helpers/oauth.js';
 import { launchBrowser, screenshotPath } from '../../helpers/browser.js';
 import { SESSION_COOKIE } from '../../../src/oauth/sessions.js';
 
@@ -25,17 +25,11 @@ async function fetchPage(url: string, init: RequestInit = {}): Promise<Page200> 
   return { status: res.status, text: await res.text(), location: res.headers.get('location') };
 }
 
-/** Signs in with fetch; the session cookie as `name=value`. */
+/** Signs in with fetch through the sign-in form; the session cookie as `name=value`. */
 async function signInCookie(base: string, email: string, password: string): Promise<string> {
-  const res = await fetch(`${base}/oauth/login`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ email, password, return_to: '/account' }),
-  });
-  const set = res.headers.get('set-cookie');
-  if (res.status !== 302 || !set) throw new Error(`sign-in answered ${res.status}`);
-  return set.split(';')[0];
+  const s = await signIn(base, email, password);
+  if (s.status !== 302 || !s.cookie) throw new Error(`sign-in answered ${s.status}`);
+  return s.cookie;
 }
 
 const csrfOf = (html: string) => /name="csrf_token" value="([^"]+)"/.exec(html)?.[1] ?? '';

@@ -951,8 +951,17 @@ for (const dialect of dialects()) {
         expect((await exchangeCode(w.url, flow)).status).to.equal(200);
       });
 
-      it('registration refuses redirect URIs that are not https, loopback or a private-use scheme', async () => {
-        for (const uri of ['http://attacker.example/cb', 'https://ok.example/cb#frag', 'javascript:alert(1)', 'not a url']) {
+      it('registration refuses redirect URIs that are not https or loopback http, or that carry credentials or a backslash, naming the field', async () => {
+        for (const uri of [
+          'http://attacker.example/cb',
+          'https://ok.example/cb#frag',
+          'javascript:alert(1)',
+          'not a url',
+          'https://user:pass@evil.test/cb',
+          'https://ok.example\\@evil.test/cb',
+          'com.example.app:/cb',
+          `https://ok.example/${'a'.repeat(2000)}`,
+        ]) {
           const r = await fetch(`${w.url}/oauth/register`, {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
@@ -961,7 +970,18 @@ for (const dialect of dialects()) {
           const body = (await r.json()) as any;
           expect(r.status, uri).to.equal(400);
           expect(body.error, uri).to.equal('invalid_redirect_uri');
+          expect(body.error_description, uri).to.match(/^redirect_uris\[0\] /);
         }
+      });
+
+      it('the consent page names the host the app will be sent back to', async () => {
+        const redirectUri = `${catcher.url}/back`;
+        const clientId = await registerClient(w.url, [redirectUri]);
+        const session = await signIn(w.url, olive.email, olive.password);
+        const q = authorizeQuery({ clientId, redirectUri, challenge: pkce().challenge, resource: api });
+        const page = await get(`${w.url}/oauth/authorize?${q}`, { cookie: session.cookie! });
+        expect(page.status).to.equal(200);
+        expect(/<strong id="redirect-host">([^<]*)<\/strong>/.exec(page.text)?.[1]).to.equal(new URL(catcher.url).host);
       });
     });
 

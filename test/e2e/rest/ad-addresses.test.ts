@@ -237,6 +237,22 @@ for (const dialect of dialects()) {
         expect(await launches(), 'no launch made').to.equal(launchesBefore);
       });
 
+      it("refuses each as the brand profile's website, naming the field, and copy generation leaves out a website saved before the rule", async () => {
+        const profile = (website: string) => ({ voice: ['warm'], productDescription: 'Shoes', website, wordsToAvoid: [] });
+        for (const [what, url] of HOSTILE_URLS) {
+          const r = await w.request('PUT', `/v1/brands/${shoes}/profile`, { key, body: profile(url) });
+          expect(r.status, `${what}: ${JSON.stringify(r.body)}`).to.equal(400);
+          expect(r.body.error.details[0], what).to.include({ field: 'website' });
+          expect(r.body.error.details[0].code, what).to.be.oneOf(['invalid_value', 'too_big']);
+        }
+        expect((await w.request('PUT', `/v1/brands/${shoes}/profile`, { key, body: profile('https://shop.example.com/') })).status).to.equal(200);
+        // A profile saved before the rule: its website never reaches the ads' text.
+        await w.service.knex('brand_profiles').where({ brand_id: shoes }).update({ website: 'javascript:alert(1)' });
+        const copy = await w.request('POST', `/v1/brands/${shoes}/copies`, { key, body: { platform: 'meta' } });
+        expect(copy.status, JSON.stringify(copy.body)).to.be.oneOf([200, 201]);
+        expect(JSON.stringify(copy.body)).to.not.contain('javascript');
+      });
+
       it("refuses each as a creative's source URL before any connection", async () => {
         for (const [what, url] of [
           ...HOSTILE_URLS,

@@ -9,7 +9,7 @@ import zlib from 'node:zlib';
 import { expect } from 'chai';
 import type { World } from '../../helpers/world.js';
 import { dialects } from '../../helpers/databases.js';
-import { startOAuthWorld } from '../../helpers/oauth.js';
+import { signInForm, startOAuthWorld } from '../../helpers/oauth.js';
 import { workflowWorld } from '../../helpers/workflows.js';
 import { makeMp4 } from '../../helpers/mp4.js';
 import { makePng } from '../../helpers/png.js';
@@ -147,8 +147,10 @@ for (const dialect of dialects()) {
 
       it('the sign-in, consent and account pages decode a content-encoded form as the OAuth endpoints do and answer a bad one with a page: a gzip bomb 413, an unknown encoding or bytes that are not UTF-8 400, never 500', async () => {
         // A sign-in form sent gzip-encoded is read as the form it holds (a wrong password: the sign-in page again, 401).
-        const signIn = await post('/oauth/login', zlib.gzipSync(Buffer.from('email=olive%40acme.test&password=wrong')), {
+        const sent = await signInForm(w.url);
+        const signIn = await post('/oauth/login', zlib.gzipSync(Buffer.from(`email=olive%40acme.test&password=wrong&signin_token=${sent.token}`)), {
           ...form,
+          cookie: sent.cookie,
           'content-encoding': 'gzip',
         });
         expect(signIn.status).to.equal(401);

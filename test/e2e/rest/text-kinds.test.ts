@@ -13,7 +13,7 @@ import { mcpClient, toolError, type ToolResult } from '../../helpers/mcp.js';
 import { makePng } from '../../helpers/png.js';
 import { brandApi, buildLaunch, uploadCreative } from '../../helpers/launch-builders.js';
 import { startWorld, type World } from '../../helpers/world.js';
-import { HOSTILE_TEXT as HOSTILE } from '../../helpers/hostile.js';
+import { HOSTILE_TEXT as HOSTILE, INVISIBLE_IN_LINE, INVISIBLE_TEXT, SCRIPT_TEXT } from '../../helpers/hostile.js';
 import { templateBody } from '../../helpers/structure-templates.js';
 
 for (const dialect of dialects()) {
@@ -170,6 +170,50 @@ for (const dialect of dialects()) {
         expect(ok.status, JSON.stringify(ok.body)).to.be.oneOf([200, 201]);
       });
     }
+
+    for (const f of oneLine) {
+      it(`refuses invisible text in ${f.what} (tag characters, noncharacters, zero-width spaces: 400 invalid_value on ${f.field})`, async () => {
+        for (const [what, value] of [...INVISIBLE_TEXT, ...INVISIBLE_IN_LINE]) {
+          const r = await w.request(f.method, f.path(), { key, body: f.body(value) });
+          expect(r.status, `${what}: ${JSON.stringify(r.body)}`).to.equal(400);
+          expect(r.body.error.code, what).to.equal('validation_failed');
+          const issue = r.body.error.details.find((d: { field: string }) => d.field === f.field);
+          expect(issue, `${what}: ${JSON.stringify(r.body.error.details)}`).to.include({ code: 'invalid_value' });
+        }
+      });
+    }
+
+    it("a title with tag characters or U+FFFF answers 400 invalid_value and stores nothing; Scotland's flag and Persian with a ZWNJ are stored as written", async () => {
+      const count = async () => Number((await w.service.knex('launches').count({ n: '*' }).first())!.n);
+      const before = await count();
+      for (const [what, title] of INVISIBLE_TEXT) {
+        const r = await w.request('POST', b('/launches'), { key, body: { title } });
+        expect(r.status, what).to.equal(400);
+        expect(r.body.error.details[0], what).to.include({ field: 'title', code: 'invalid_value' });
+        expect(r.body.error.details[0].message, what).to.match(
+          /^must not hold text a person cannot see; it holds U\+[0-9A-F]{4,6} \((a Unicode tag character outside an emoji tag sequence|a noncharacter)\) at index \d+$/,
+        );
+      }
+      expect(await count()).to.equal(before);
+      for (const [what, title] of SCRIPT_TEXT) {
+        const made = await w.request('POST', b('/launches'), { key, body: { title } });
+        expect(made.status, `${what}: ${JSON.stringify(made.body)}`).to.equal(201);
+        const read = await w.request('GET', b(`/launches/${made.body.id}`), { key });
+        expect(read.body.title, what).to.equal(title);
+      }
+    });
+
+    it("a multi-line field refuses tag characters and noncharacters but keeps a zero-width space (a brand's product description)", async () => {
+      const profile = (productDescription: string) => ({ voice: ['warm'], productDescription, website: 'https://shop.example.com', wordsToAvoid: [] });
+      for (const [what, value] of INVISIBLE_TEXT) {
+        const r = await w.request('PUT', b('/profile'), { key, body: profile(`Shoes\n${value}`) });
+        expect(r.status, `${what}: ${JSON.stringify(r.body)}`).to.equal(400);
+        expect(r.body.error.details[0], what).to.include({ field: 'productDescription', code: 'invalid_value' });
+      }
+      const kept = await w.request('PUT', b('/profile'), { key, body: profile('Shoes\nx\u200By') });
+      expect(kept.status, JSON.stringify(kept.body)).to.equal(200);
+      expect(kept.body.productDescription).to.equal('Shoes\nx\u200By');
+    });
 
     it('says what it found and where: ESC at index 1 of a title', async () => {
       const r = await w.request('POST', b('/launches'), { key, body: { title: 'x\u001by' } });
