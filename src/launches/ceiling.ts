@@ -36,6 +36,13 @@ function ledgerOf(principal: Pick<Principal, 'apiKeyId' | 'grantId'> & { members
 
 /** Refuses credentials that may not publish at all: a key (or approved app) without a ceiling. */
 export function requireCeiling(principal: Principal): number {
+  if (principal.membershipId !== undefined && principal.publishCeilingCents === null) {
+    throw new ServiceError(
+      'spend_ceiling_required',
+      'You have no ceiling of your own for live budget changes: people get one from the bootstrap file (users[].publishCeilingDollars). Until then, pause and resume here, and let a key with a ceiling change the budget.',
+      null,
+    );
+  }
   if (ledgerOf(principal) === null || principal.publishCeilingCents === null) {
     throw new ServiceError(
       'spend_ceiling_required',

@@ -104,7 +104,7 @@ function withEarningDays(rows: ReportRow[], days: Map<string, Map<string, Campai
       });
     }
   }
-  if (!added.length) return rows;
+  // Always in campaign and day order, so pages cut the same list whichever days the tracker added.
   return [...rows, ...added].sort((a, b) => order.get(a.campaignId!)! - order.get(b.campaignId!)! || (a.key! < b.key! ? -1 : a.key! > b.key! ? 1 : 0));
 }
 

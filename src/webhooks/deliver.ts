@@ -148,15 +148,27 @@ const SLOW_ANSWER_MS = 2_000;
  */
 export class EndpointWindow {
   size: number;
+  /** Requests sent so far (each send takes the next number). */
+  private sent = 0;
+  /** Answers to requests sent up to this number say nothing new after a failure: they do not grow the window. */
+  private quietUntil = 0;
 
   constructor(readonly max: number) {
     this.size = max;
   }
 
-  observe(succeeded: boolean, durationMs: number): void {
-    if (!succeeded) this.size = 1;
-    else if (durationMs >= SLOW_ANSWER_MS) this.size = Math.max(1, Math.floor(this.size / 2));
-    else this.size = Math.min(this.max, this.size + 1);
+  /** Numbers a request as it leaves; pass the number to `observe` with its answer. */
+  send(): number {
+    return ++this.sent;
+  }
+
+  observe(succeeded: boolean, durationMs: number, sentAs = Infinity): void {
+    if (!succeeded) {
+      this.size = 1;
+      // Requests already in flight when it failed may still succeed: growing back waits for one sent after.
+      this.quietUntil = this.sent;
+    } else if (durationMs >= SLOW_ANSWER_MS) this.size = Math.max(1, Math.floor(this.size / 2));
+    else if (sentAs > this.quietUntil) this.size = Math.min(this.max, this.size + 1);
   }
 }
 
@@ -231,12 +243,13 @@ export async function deliverBatch(
 
   const sendOne = async (i: number, delivery: BatchDelivery, event: EventText, endpoint: EndpointRow) => {
     const started = deps.now();
+    const number = flight.send();
     const outcome = await send(deps, endpoint, dueDelivery(delivery, event), started, secretsAt(started));
     const now = deps.now();
     const attempts = delivery.recordedAttempts + 1;
     const j = judge(endpoint, outcome, attempts, delivery.createdAt, now, true);
     const final = j.succeeded || j.giveUp;
-    flight.observe(j.succeeded, outcome.durationMs);
+    flight.observe(j.succeeded, outcome.durationMs, number);
     statuses.push({ id: delivery.id, status: j.succeeded ? 'succeeded' : final ? 'failed' : 'pending', attemptCount: attempts });
     unanswered--;
     // The endpoint row changes rarely: then its update and the statuses go in statements of their own.
@@ -272,44 +285,48 @@ export async function deliverBatch(
     }
   };
 
-  for (const [i, { delivery, event }] of batch.entries()) {
-    if (!delivery || delivery.status !== 'pending' || !endpoint) {
-      out[i] = 'done';
-      continue;
+  try {
+    for (const [i, { delivery, event }] of batch.entries()) {
+      if (!delivery || delivery.status !== 'pending' || !endpoint) {
+        out[i] = 'done';
+        continue;
+      }
+      if (delivery.answered) {
+        statuses.push({ id: delivery.id, status: 'succeeded', attemptCount: delivery.recordedAttempts });
+        out[i] = 'done';
+        continue;
+      }
+      // Wait for a place in the endpoint's window (and in the window of unlogged attempts) before deciding.
+      await records.room();
+      while (sending.size >= flight.size && !failure) await Promise.race(sending);
+      if (failure) break;
+      if (!endpoint.enabled || !deps.enabled) {
+        unanswered--;
+        out[i] = 'parked';
+        continue;
+      }
+      if (deps.now() > delivery.createdAt + RETRY_WINDOW_MS || !event) {
+        unanswered--;
+        statuses.push({ id: delivery.id, status: 'failed', attemptCount: delivery.recordedAttempts });
+        out[i] = 'done';
+        continue;
+      }
+      if (!deps.stillOwned()) {
+        unanswered--;
+        out[i] = { retry: 'the lease of the lane was lost' };
+        continue;
+      }
+      const p: Promise<void> = sendOne(i, delivery, event, endpoint)
+        .catch((err: unknown) => {
+          failure ??= { err };
+        })
+        .finally(() => sending.delete(p));
+      sending.add(p);
     }
-    if (delivery.answered) {
-      statuses.push({ id: delivery.id, status: 'succeeded', attemptCount: delivery.recordedAttempts });
-      out[i] = 'done';
-      continue;
-    }
-    // Wait for a place in the endpoint's window (and in the window of unlogged attempts) before deciding.
-    await records.room();
-    while (sending.size >= flight.size && !failure) await Promise.race(sending);
-    if (failure) break;
-    if (!endpoint.enabled || !deps.enabled) {
-      unanswered--;
-      out[i] = 'parked';
-      continue;
-    }
-    if (deps.now() > delivery.createdAt + RETRY_WINDOW_MS || !event) {
-      unanswered--;
-      statuses.push({ id: delivery.id, status: 'failed', attemptCount: delivery.recordedAttempts });
-      out[i] = 'done';
-      continue;
-    }
-    if (!deps.stillOwned()) {
-      unanswered--;
-      out[i] = { retry: 'the lease of the lane was lost' };
-      continue;
-    }
-    const p: Promise<void> = sendOne(i, delivery, event, endpoint)
-      .catch((err: unknown) => {
-        failure ??= { err };
-      })
-      .finally(() => sending.delete(p));
-    sending.add(p);
+  } finally {
+    // Whatever ended the loop, no request of this batch is still out when it returns or throws.
+    await Promise.allSettled(sending);
   }
-  await Promise.all(sending);
   await endpointWrites.catch(() => undefined);
   if (failure) throw (failure as { err: unknown }).err;
   await records.drain();

@@ -204,7 +204,7 @@ ${severalOrgs ? `<td>${esc(a.organizationName)}</td>` : ''}<td>${esc(a.scopes.jo
     })
     .join('');
   return `<h2 id="apps">Your apps</h2><p class="hint">Apps you allowed to act for you on the consent page. Revoking one signs it out: its tokens stop working.</p>
-${apps.length ? `<table id="apps-table"><thead><tr><th>App</th>${severalOrgs ? '<th>Organization</th>' : ''}<th>Access</th><th>Approved</th><th></th></tr></thead><tbody>${rows}</tbody></table>` : '<p id="no-apps">You have not approved any apps.</p>'}`;
+${apps.length ? `<div class="table-wrap" tabindex="0" role="region" aria-label="Approved apps"><table id="apps-table"><thead><tr><th>App</th>${severalOrgs ? '<th>Organization</th>' : ''}<th>Access</th><th>Approved</th><th></th></tr></thead><tbody>${rows}</tbody></table></div>` : '<p id="no-apps">You have not approved any apps.</p>'}`;
 }
 
 interface AccountView {
@@ -249,7 +249,7 @@ function accountPage(v: AccountView): string {
       ? `Plan: ${esc(org.plan)} (${esc(org.subscriptionStatus)}): keys may have the API switch on.`
       : `Plan: ${esc(org.plan)} (${esc(org.subscriptionStatus)}): the API switch needs the agency plan with an active subscription; keys work on MCP only.`;
     keysHtml = `${created}<h2 id="keys">API keys of ${esc(org.name)}</h2><p class="hint">${planLine} You are ${org.role === 'owner' ? 'the owner' : 'an admin'}.</p>
-${keys.length ? `<table id="keys-table"><thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Surfaces</th><th>Brands</th><th>Expires</th><th>Publish ceiling</th><th>Status</th></tr></thead><tbody>${keys.map((k) => keyRow(k, brands, org, csrf)).join('')}</tbody></table>` : '<p id="no-keys">No API keys yet.</p>'}
+${keys.length ? `<div class="table-wrap" tabindex="0" role="region" aria-label="API keys"><table id="keys-table"><thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Surfaces</th><th>Brands</th><th>Expires</th><th>Publish ceiling</th><th>Status</th></tr></thead><tbody>${keys.map((k) => keyRow(k, brands, org, csrf)).join('')}</tbody></table></div>` : '<p id="no-keys">No API keys yet.</p>'}
 <h2 id="create">Create a key</h2>${v.createForm?.issues.length ? issuesBox('The key was not created:', v.createForm.issues) : ''}<div class="panel">${keyForm({ id: 'create-key', action: '/account/keys', submit: 'Create key', values: v.createForm?.values ?? NEW_KEY, brands, org, csrf })}</div>`;
   }
   const severalOrgs = new Set(v.apps.map((a) => a.organizationId)).size > 1 || v.memberships.length > 1;

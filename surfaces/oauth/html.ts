@@ -17,7 +17,9 @@ input[type=text],input[type=email],input[type=password],input[type=number],input
 .actions{display:flex;gap:12px;margin-top:24px}button{padding:10px 18px;border-radius:6px;border:1px solid #2456c7;background:#2f66e0;color:#fff;font-size:1rem;cursor:pointer}
 button.secondary{background:#fff;color:#2f66e0}button.danger{background:#c62f2f;border-color:#a52424}
 table{width:100%;border-collapse:collapse;margin-top:8px;font-size:.92rem}th,td{text-align:left;padding:8px 6px;border-bottom:1px solid #e6e9ee;vertical-align:top}
-code{background:#f0f2f5;padding:2px 5px;border-radius:4px;word-break:break-all}.secret{font-size:1.05rem;display:block;padding:10px;margin:8px 0}
+code{background:#f0f2f5;padding:2px 5px;border-radius:4px;overflow-wrap:anywhere}.secret{font-size:1.05rem;display:block;padding:10px;margin:8px 0}
+.table-wrap{overflow-x:auto;max-width:100%}
+@media (max-width:640px){main{margin:0;border-radius:0;border-left:0;border-right:0;padding:20px 14px}}
 `;
 
 export function page(title: string, body: string): string {

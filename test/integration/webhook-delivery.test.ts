@@ -43,7 +43,7 @@ for (const dialect of dialects()) {
       orgId = seed.organizations.acme.id;
       shoes = seed.organizations.acme.brands.shoes.id;
       service = await Service.open({
-        config: loadConfig({ DATABASE_URL: db.url, WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'silent', SVC_STRICT_OUTPUT: 'true' }),
+        config: loadConfig({ DATABASE_URL: db.url, WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'silent', SVC_STRICT_OUTPUT: 'true', WEBHOOK_INFLIGHT: '1' }),
         log: pino({ level: 'silent' }),
         now: () => clock,
       });

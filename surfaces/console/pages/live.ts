@@ -65,14 +65,14 @@ function locate(tree: Tree, nodeId: string): { node: LiveNode; campaign: LiveNod
   return null;
 }
 
-/** What resuming the node may spend: the campaign's budget, else its ad sets' (those under it). */
-function spendOnResume(where: { campaign: LiveNode; adSets: LiveNode[] }): Budget | null {
+/** What resuming the node may spend: the campaign's budget, else its ad sets' (those under it), summed per period. */
+function spendOnResume(where: { campaign: LiveNode; adSets: LiveNode[] }): Budget[] {
   const own = budgetOf(where.campaign.properties);
-  if (own) return own;
+  if (own) return [own];
   const budgets = where.adSets.map((s) => budgetOf(s.properties)).filter((b): b is Budget => b !== null);
-  if (!budgets.length) return null;
-  const period = budgets.every((b) => b.period === 'daily') ? 'daily' : 'lifetime';
-  return { period, amount: budgets.reduce((sum, b) => sum + b.amount, 0) };
+  return (['daily', 'lifetime'] as const)
+    .map((period) => ({ period, amount: budgets.filter((b) => b.period === period).reduce((sum, b) => sum + b.amount, 0) }))
+    .filter((b) => budgets.some((x) => x.period === b.period));
 }
 
 /** The change a form asks for, checked and described from the launch as it is now. */
@@ -110,15 +110,18 @@ function describeChange(brand: BrandScope, tree: Tree, body: Record<string, unkn
   let from = status;
   let to: string;
   let budget: Budget | null = null;
+  let shown: Budget[] = [];
   let sentence: string;
   if (action === 'pause' || action === 'resume') {
     to = action === 'pause' ? 'PAUSED' : 'ACTIVE';
     if (status === to) return `“${name}” is already ${to === 'PAUSED' ? 'paused' : 'active'}; nothing was changed.`;
     const spends = spendOnResume(where);
+    // What resuming spends is part of what the confirmation binds: a budget raised meanwhile draws it again.
+    shown = spends;
     sentence =
       action === 'pause'
         ? `Pause ${LEVEL[node.nodeType]} “${name}” on ${accountId}: it stops spending.`
-        : `Resume ${LEVEL[node.nodeType]} “${name}”: ${spends ? `up to ${budgetWords(spends, currency)}` : 'its budget'} on ${accountId}.`;
+        : `Resume ${LEVEL[node.nodeType]} “${name}”: ${spends.length ? `up to ${spends.map((b) => budgetWords(b, currency)).join(' and ')}` : 'its budget'} on ${accountId}.`;
   } else {
     const current = budgetOf(node.properties);
     if (node.nodeType === 'ad' || !current) return `“${name}” carries no budget of its own: change the budget where it is set (its campaign or ad sets).`;
@@ -139,7 +142,7 @@ function describeChange(brand: BrandScope, tree: Tree, body: Record<string, unkn
   }
   const fingerprint = crypto
     .createHash('sha256')
-    .update(JSON.stringify([tree.id, node.id, action, from, to, budget?.period ?? null, node.updatedAt ?? null]))
+    .update(JSON.stringify([tree.id, node.id, action, from, to, budget?.period ?? null, shown, node.updatedAt ?? null]))
     .digest('base64url')
     .slice(0, 32);
   return { nodeId, action, node, name, accountId, currency, from, to, budget, fingerprint, sentence };

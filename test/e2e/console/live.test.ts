@@ -39,6 +39,7 @@ describe('Live controls in the console (Chromium)', function () {
       let data: ConsoleData;
       let owner: Persona;
       let member: Persona;
+      let admin: Persona;
       let ownerToken: string;
       const launchUrl = () => `${w.url}/console/brands/${data.brands.shoes}/launches/${data.liveLaunchId}`;
       const tree = async () => {
@@ -60,12 +61,15 @@ describe('Live controls in the console (Chromium)', function () {
         ownerToken = await restTokenFor(w, people.owner);
         owner = await persona(browser, w.url);
         member = await persona(browser, w.url);
+        admin = await persona(browser, w.url);
         await signIn(owner, w.url, 'owner');
+        await signIn(admin, w.url, 'admin');
         await signIn(member, w.url, 'member');
       });
       after(async () => {
         await owner?.context.close();
         await member?.context.close();
+        await admin?.context.close();
         await w?.close();
       });
 
@@ -85,6 +89,17 @@ describe('Live controls in the console (Chromium)', function () {
         expect(await page.locator('#change').textContent()).to.equal('Resume campaign “Spring prospecting”: up to $50.00 a day on act_1101.');
         await page.screenshot({ path: 'test-artifacts/screenshots/owner-live-resume-confirm.png' }).catch(() => undefined);
         // Drawn, not done: the campaign is still paused.
+        expect((await campaign('Spring prospecting')).properties.status).to.equal('PAUSED');
+        // A key raises the budget after the page was drawn: Confirm changes nothing and shows what resuming spends now.
+        const raise = await w.request('POST', `/v1/brands/${data.brands.shoes}/launches/${data.liveLaunchId}/nodes/${spring.id}/live-budget`, {
+          key: w.key('acme', 'ci'),
+          body: { level: 'CAMPAIGN', budgetType: 'daily', amount: 6000 },
+          headers: { 'Idempotency-Key': `live-resume-${dialect}` },
+        });
+        expect(raise.status, JSON.stringify(raise.body)).to.equal(200);
+        const [stale] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.locator('#confirm').click()]);
+        expect(stale.status()).to.equal(409);
+        expect(await page.locator('#change').textContent()).to.equal('Resume campaign “Spring prospecting”: up to $60.00 a day on act_1101.');
         expect((await campaign('Spring prospecting')).properties.status).to.equal('PAUSED');
         await page.locator('#confirm').click();
         await page.waitForURL(/notice=resumed/);
@@ -134,7 +149,11 @@ describe('Live controls in the console (Chromium)', function () {
         expect((await campaign('Spring retargeting')).properties.budget).to.deep.equal({ dailyAmount: 5200 });
       });
 
-      it('a member sees no live control, and her forged post is refused and changes nothing', async () => {
+      it('an admin has the controls; a member sees no live control, and her forged post is refused and changes nothing', async () => {
+        const asAdmin = await visit(admin, launchUrl(), 'admin-live-launch');
+        // Two campaigns, two ad sets, three ads: each has its Pause or Resume; the campaigns carry the budgets.
+        expect(await asAdmin.locator('.live-controls').count()).to.equal(7);
+        expect(await asAdmin.getByRole('button', { name: /^Change budget / }).count()).to.equal(2);
         const page = await visit(member, launchUrl(), 'member-live-launch');
         expect(await page.locator('.live-controls').count()).to.equal(0);
         const spring = await campaign('Spring prospecting');

@@ -64,6 +64,10 @@ describe('The console at 390 px (Chromium)', function () {
         const width = await page.evaluate(() => document.documentElement.scrollWidth);
         expect(width, `${url} as ${who} is ${width} px wide`).to.be.at.most(WIDTH);
       }
+      // The account page the console links to (its own layout).
+      const account = as[who]!.page;
+      await account.goto(`${w.url}/account`);
+      expect(await account.evaluate(() => document.documentElement.scrollWidth), `/account as ${who}`).to.be.at.most(WIDTH);
     });
   }
 
