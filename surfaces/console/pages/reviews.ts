@@ -11,7 +11,7 @@ import { badge, esc, hidden, table } from '../layout.js';
 import { count, money, usd, when } from '../format.js';
 import type { BrandScope, ConsoleRequest } from '../request.js';
 import type { Page } from './page.js';
-import type { Preview } from './launches.js';
+import { issueSentence, type Preview } from './launches.js';
 
 interface ExecutionNode {
   nodeId: string;
@@ -56,6 +56,8 @@ export interface PlanView {
   problem: string | null;
   /** The launch's campaigns as they are now: what a person needs to see to decide what it spends. */
   campaigns: CampaignSummary[];
+  /** The launch preview's warnings, as sentences. */
+  warnings: string[];
 }
 
 interface CampaignSummary {
@@ -143,9 +145,11 @@ export async function planOf(req: ConsoleRequest, brand: BrandScope, r: Review, 
       countedUsdCents: null,
       problem: null,
       campaigns: [],
+      warnings: [],
     };
   let launchTitle: string | null = null;
   let campaigns: CampaignSummary[] = [];
+  let warnings: string[] = [];
   if (p.launchId) {
     try {
       const tree = await req.call<{
@@ -155,7 +159,15 @@ export async function planOf(req: ConsoleRequest, brand: BrandScope, r: Review, 
       }>(brand.principal, 'get-launch', { brandId: brand.id, launchId: Number(p.launchId) });
       launchTitle = tree.title;
       // A budget step changes one node: the whole launch is not what it spends.
-      if (p.kind === 'launch') campaigns = summarize(brand, tree.accountId, tree);
+      if (p.kind === 'launch') {
+        campaigns = summarize(brand, tree.accountId, tree);
+        // The preview's warnings (a rule only a third party reports, say): a person sees them before deciding.
+        const preview = await req.call<Preview>(brand.principal, 'preview-launch', { brandId: brand.id, launchId: Number(p.launchId) });
+        const names = new Map(
+          tree.campaigns.flatMap((c) => [c.node, ...c.adSets.flatMap((s) => [s.node, ...s.ads])]).map((n) => [n.id, String(n.properties.name ?? n.id)]),
+        );
+        warnings = preview.warnings.map((w) => issueSentence(w, names));
+      }
     } catch (err) {
       if (!(err instanceof ServiceError) || err.code !== 'not_found') throw err;
     }
@@ -172,6 +184,7 @@ export async function planOf(req: ConsoleRequest, brand: BrandScope, r: Review, 
     countedUsdCents: p.countedUsdCents,
     problem: p.problem ?? null,
     campaigns,
+    warnings,
   };
 }
 
@@ -209,7 +222,7 @@ function planHtml(brand: BrandScope, plan: PlanView, r: Review): string {
       ? `: <strong>${count(plan.counts.campaigns)}</strong> ${plan.counts.campaigns === 1 ? 'campaign' : 'campaigns'}, <strong>${count(plan.counts.adSets)}</strong> ad ${plan.counts.adSets === 1 ? 'set' : 'sets'}, <strong>${count(plan.counts.ads)}</strong> ${plan.counts.ads === 1 ? 'ad' : 'ads'}`
       : ''
   }. The run then goes on to: ${after}.</p>
-${campaignsHtml(brand, plan)}
+${campaignsHtml(brand, plan)}${plan.warnings.length ? `<div class="plan-warnings"><h3>Warnings</h3><ul>${plan.warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></div>` : ''}
 ${table({ id: `plan-${r.executionId}-${r.nodeId}`, head: ['Account', 'Amount', 'Counts against the run’s ceiling'], rows: [...rows, ...totals], numeric: [1, 2], empty: '<span class="muted">No budget in this plan.</span>' })}
 ${plan.problem ? `<div class="error" role="note"><strong>The amounts of this plan could not be read:</strong> ${esc(plan.problem)}</div>` : ''}
 ${plan.source === 'current' ? '<p class="muted">The plan as the launch is now.</p>' : ''}</div>`;

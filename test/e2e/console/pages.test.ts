@@ -435,6 +435,9 @@ describe('The console in Chromium', function () {
         const preview = await rest('owner', `/brands/${shoes}/launches/${data.reviewLaunchId}/preview`);
         expect(await page.locator(`${item} .plan tbody td`).nth(1).textContent()).to.equal(formatMoney(preview.budget.accounts[0].amountMinorUnits, 'USD'));
         expect(await page.locator(`${item} input[name=plan_fingerprint]`).getAttribute('value')).to.equal(preview.planFingerprint);
+        // The preview's warnings are on the card, one sentence each (the tracker's sub3 tag, on this brand).
+        expect(preview.warnings.length).to.be.greaterThan(0);
+        expect(await page.locator(`${item} .plan-warnings li`).count()).to.equal(preview.warnings.length);
         // Someone raises the budget after the page was drawn: the approval is refused and the page shows the new plan.
         const tree = await rest('owner', `/brands/${shoes}/launches/${data.reviewLaunchId}`);
         const campaignId = tree.campaigns[0].node.id;
