@@ -73,7 +73,7 @@ export async function validationContextFor(
           identityType: a.identityType,
           identityBcId: a.identityBcId,
           allowlisted: a.allowlisted,
-          declaredCountries: a.declaredCountries,
+          regionalIdentities: a.regionalIdentities,
         },
       ]),
     ),

@@ -6,15 +6,16 @@
 // The facts per account come from the adapter (live: Meta; sandbox: its table).
 
 import type { ServiceContext } from '../catalogue/define.js';
-import type { AdAccount } from '../platforms/port.js';
+import type { AdAccount, RegionalIdentities } from '../platforms/port.js';
 import { currencyDigits } from '../platforms/live-http.js';
 import {
   APP_GOALS,
   CAPPED_BIDS,
   CONVERSION_GOALS,
-  DECLARATION_COUNTRIES,
   LEAD_FORM_GOALS,
   SANCTIONED_COUNTRIES,
+  UNCERTAIN_COUNTRIES,
+  regionalCountries,
   adSetMinimum,
   advantageWidens,
   billingEventsFor,
@@ -29,6 +30,8 @@ import type { NodeRow } from './store.js';
 import { budgetOf } from './tree.js';
 
 type Issue = (field: string, message: string) => void;
+/** A warning: it does not block the publish; `source` says where the rule comes from. */
+export type Warn = (field: string, message: string, source: string) => void;
 
 /** A Meta ad account's facts with its currency, as validation reads them. */
 export type MetaFacts = MetaAccountFacts & { currency: string };
@@ -38,7 +41,8 @@ export interface MetaAccountView {
   id: string;
   currency: string;
   pageId: string | null;
-  declaredCountries?: string[];
+  /** The verified identity ids per country that needs them (SG, TW), as the account stores them. */
+  regionalIdentities?: RegionalIdentities | null;
 }
 
 /** The Graph version the service calls (META_GRAPH_URL) and the time, for the placements Meta removed by version. */
@@ -137,6 +141,7 @@ export function metaAdSetIssues(
   facts: MetaFacts | undefined,
   graph: GraphScope,
   issue: Issue,
+  warn: Warn,
 ): void {
   const at = `adSets[${s.id}]`;
   const p = s.properties;
@@ -157,11 +162,19 @@ export function metaAdSetIssues(
   const sanctioned = countries.filter((c) => SANCTIONED_COUNTRIES.includes(c));
   if (sanctioned.length)
     issue(`${at}.targeting.countries`, `Meta does not serve ads in ${sanctioned.join(', ')}; remove ${sanctioned.length > 1 ? 'them' : 'it'}`);
-  const undeclared = countries.filter((c) => DECLARATION_COUNTRIES.includes(c) && !(account?.declaredCountries ?? []).includes(c));
+  const undeclared = regionalCountries(countries).filter((c) => !account?.regionalIdentities?.[c]);
   if (undeclared.length)
     issue(
       `${at}.targeting.countries`,
-      `${undeclared.join(', ')} need${undeclared.length > 1 ? '' : 's'} the advertiser's declaration in Meta Ads Manager first; make it, then add ${undeclared.join(', ')} to declaredCountries of ad account ${account?.id ?? 'of this campaign'} (update-ad-account), or remove ${undeclared.length > 1 ? 'them' : 'it'}`,
+      `${undeclared.join(', ')} need${undeclared.length > 1 ? '' : 's'} the ads' beneficiary and payer as the identity ids Meta verified (regional_regulation_identities); ` +
+        `set regionalIdentities ${undeclared.map((c) => `{"${c}": {"beneficiary", "payer"}}`).join(', ')} on ad account ${account?.id ?? 'of this campaign'} (update-ad-account), or remove ${undeclared.length > 1 ? 'them' : 'it'}`,
+    );
+  const uncertain = countries.filter((c) => UNCERTAIN_COUNTRIES.includes(c));
+  if (uncertain.length)
+    warn(
+      `${at}.targeting.countries`,
+      `${uncertain.join(', ')}: the US lifted its Syria sanctions in 2025 and no Meta page says whether Meta serves ads there now; Meta may refuse or not deliver`,
+      'lfx-self-serve PR 1644 (third party: Meta sanctioned-countries list); US Treasury Syria sanctions lifted 2025',
     );
 
   const eu = euPlaces(t, (key) => facts?.cityCountries?.get(key));

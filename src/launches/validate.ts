@@ -5,7 +5,7 @@
 import type { FieldIssue } from '../errors.js';
 import { adAddressIssues, adSetAddressIssues } from '../schemas/ad-addresses.js';
 import { COPY_LIMITS, hasEmoji, textLength } from '../platforms/text-limits.js';
-import type { IdentityType, PlatformName } from '../platforms/port.js';
+import type { IdentityType, PlatformName, RegionalIdentities } from '../platforms/port.js';
 import { CAMPAIGN_GOALS, DISPLAY_NAME_MAX, TIKTOK_PLACEMENTS } from '../platforms/tiktok/mapping.js';
 import { RULES } from './rules.js';
 import { metaAdSetIssues, metaCampaignIssues, type MetaFacts } from './meta-rules.js';
@@ -21,10 +21,11 @@ export interface AccountSpeaker {
   instagramUserId: string | null;
   identityId: string | null;
   identityType: IdentityType | null;
-  /** What the platform granted the account (bootstrap.md): a BC_AUTH_TT identity's Business Center, allowlisted features, declared countries. */
+  /** What the platform granted the account (bootstrap.md): a BC_AUTH_TT identity's Business Center, allowlisted features, regional identities. */
   identityBcId?: string | null;
   allowlisted?: string[];
-  declaredCountries?: string[];
+  /** Meta: the verified identity ids per country that needs them (SG, TW). */
+  regionalIdentities?: RegionalIdentities | null;
 }
 
 export interface ValidationContext {
@@ -56,9 +57,19 @@ export interface ValidationContext {
   brandName?: string | null;
 }
 
+/** A warning beside a preview's issues: it never blocks a publish; `source` names where its rule comes from. */
+export interface Warning {
+  field: string;
+  message: string;
+  source?: string;
+}
+
+/** A warning as previews answer it: field and message, and the rule's source when it names one. */
+export const warningView = (w: Warning) => ({ field: w.field, message: w.message, ...(w.source ? { source: w.source } : {}) });
+
 export interface ValidationResult {
   issues: FieldIssue[];
-  warnings: FieldIssue[];
+  warnings: Warning[];
   /** Resolved ad account per campaign node id (null when it could not be resolved). */
   campaignAccounts: Map<string, string | null>;
 }
@@ -74,11 +85,12 @@ function carriesSub3(urlTags: string | undefined, platform: PlatformName | null)
 /** Every issue that would stop the launch from publishing, and the warnings that would not. */
 export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): ValidationResult {
   const issues: FieldIssue[] = [];
-  const warnings: FieldIssue[] = [];
+  const warnings: Warning[] = [];
   const campaignAccounts = new Map<string, string | null>();
   const kids = childrenOf(nodes);
   const campaigns = kids.get(null) ?? [];
   const issue = (field: string, message: string) => issues.push({ field, message });
+  const warn = (field: string, message: string, source: string) => warnings.push({ field, message, source });
   if (campaigns.length === 0) issue('campaigns', 'the launch has no campaign; add one with nodeType campaign');
 
   for (const c of campaigns) {
@@ -137,7 +149,7 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
     const metaFacts = platform === 'meta' && accountId ? ctx.metaFacts?.get(accountId) : undefined;
     const metaAccount =
       platform === 'meta' && accountId
-        ? { id: accountId, currency: metaFacts?.currency ?? 'USD', pageId: speaker?.pageId ?? null, declaredCountries: speaker?.declaredCountries ?? [] }
+        ? { id: accountId, currency: metaFacts?.currency ?? 'USD', pageId: speaker?.pageId ?? null, regionalIdentities: speaker?.regionalIdentities ?? null }
         : null;
     const graph = { version: ctx.graphVersion ?? DEFAULT_GRAPH_VERSION, now: ctx.now };
     if (platform === 'meta') metaCampaignIssues(c, adSets, metaAccount, metaFacts, graph, issue);
@@ -159,7 +171,7 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
         issue(`${sat}.${budgetPath(setBudget)}`, `must be at least ${rules.minAdSetBudget} (minor units of the ad account's currency) on ${platform}`);
       }
       const lifetime = (setBudget ?? campaignBudget)?.period === 'lifetime';
-      if (platform === 'meta') metaAdSetIssues(s, c, metaAccount, metaFacts, graph, issue);
+      if (platform === 'meta') metaAdSetIssues(s, c, metaAccount, metaFacts, graph, issue, warn);
       else if (platform && sp.advantageAudience !== undefined) issue(`${sat}.advantageAudience`, `is a Meta setting; ${platform} has no Advantage+ audience`);
 
       const t = sp.targeting ?? {};

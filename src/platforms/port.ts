@@ -33,7 +33,14 @@ export interface AdAccount {
   /** Allowlist-only platform features granted to the account, and countries declared to the platform. */
   allowlisted?: string[];
   declaredCountries?: string[];
+  /** Meta: the verified beneficiary and payer identity ids Meta issued per country that needs them (SG, TW). */
+  regionalIdentities?: RegionalIdentities | null;
+  /** TikTok: whether the advertiser may use the Smart+ endpoints. */
+  smartPlusAllowed?: boolean;
 }
+
+/** Per country (ISO code), the verified identity ids of the ads' beneficiary and payer (Meta RegionalRegulationIdentities). */
+export type RegionalIdentities = Record<string, { beneficiary: string; payer: string }>;
 
 /** A creative file to put on an ad account, once: the answer is kept per creative and account. */
 export interface CreativeFile {

@@ -4,7 +4,7 @@
 import type { Knex } from 'knex';
 import { ServiceError, notFound } from '../errors.js';
 import { decryptSecret } from '../auth/encryption.js';
-import { PlatformError, type AdAccount, type PlatformAdapter, type PlatformName } from './port.js';
+import { PlatformError, type AdAccount, type PlatformAdapter, type PlatformName, type RegionalIdentities } from './port.js';
 import { SandboxPlatform } from './sandbox/adapter.js';
 import { DEPRECATED_VERSION_CODE } from './meta/errors.js';
 import type { PlatformMode } from '../config.js';
@@ -42,8 +42,12 @@ export interface AdAccountIdentity {
   identityBcId: string | null;
   /** Allowlist-only platform features the account was granted (e.g. PLACEMENT_GLOBAL_APP_BUNDLE). */
   allowlisted: string[];
-  /** Countries for which the advertiser made the declaration the platform asks for (e.g. SG). */
+  /** Countries for which the advertiser made a declaration (earlier rounds; kept, no longer checked). */
   declaredCountries: string[];
+  /** Meta: the verified beneficiary and payer identity ids per country that needs them (SG, TW); null when none. */
+  regionalIdentities: RegionalIdentities | null;
+  /** TikTok: whether the advertiser may use the Smart+ endpoints. */
+  smartPlusAllowed: boolean;
 }
 
 /** A brand's ad account as stored (brands/store.ts keeps the table). */
@@ -148,6 +152,8 @@ export class Platforms {
       identityBcId: row.identityBcId,
       allowlisted: row.allowlisted,
       declaredCountries: row.declaredCountries,
+      regionalIdentities: row.regionalIdentities,
+      smartPlusAllowed: row.smartPlusAllowed,
     };
   }
 }

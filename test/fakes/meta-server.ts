@@ -24,6 +24,7 @@ import {
   campaignLeftOut,
   creativeDefaults,
   fakeMinimums,
+  removedCreativeField,
   stripRemovedPositions,
   type LeftOutRefusal,
 } from './meta-left-out.js';
@@ -366,10 +367,7 @@ function splitByBreakdowns(stats: Required<DayStats>, breakdowns: string[]): Arr
 /** The fake Graph API; `requests` holds every HTTP request, in order (a batch counts once, with its size). */
 export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: string; path: string; batch?: number; validateOnly?: boolean }> {
   readonly objects = new Map<string, MetaObject>();
-  private readonly accounts = new Map<
-    string,
-    { token: string; currency: string; dsa?: { beneficiary?: string; payor?: string }; declaredCountries: string[] }
-  >();
+  private readonly accounts = new Map<string, { token: string; currency: string; dsa?: { beneficiary?: string; payor?: string } }>();
   /** Rules no document describes, set by a test (`refuseWhen`). */
   private readonly unwritten: Array<(call: GraphCall) => UnwrittenRefusal | null> = [];
   /** Objects whose reads answer 100/33 as if the token had lost permission on them (`losePermissionOn`). */
@@ -409,9 +407,9 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
   // ---- state seeding -------------------------------------------------------------------------
 
   /** Registers an ad account (act_…) and returns its access token. */
-  addAccount(accountId: string, options: { token?: string; currency?: string; declaredCountries?: string[] } = {}): string {
+  addAccount(accountId: string, options: { token?: string; currency?: string } = {}): string {
     const token = options.token ?? `EAAB${crypto.randomBytes(12).toString('hex')}`;
-    this.accounts.set(accountId, { token, currency: options.currency ?? 'USD', declaredCountries: options.declaredCountries ?? [] });
+    this.accounts.set(accountId, { token, currency: options.currency ?? 'USD' });
     return token;
   }
 
@@ -1051,6 +1049,8 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
    * (https://developers.facebook.com/docs/marketing-api/reference/ad-creative-video-data/).
    */
   private creativeRules(accountId: string, creative: Record<string, unknown>, prefix: string): Answer | null {
+    const removed = removedCreativeField(creative, this.answering, prefix);
+    if (removed) return leftOut(removed);
     if (creative.object_story_id !== undefined) {
       return /^\d+_\d+$/.test(String(creative.object_story_id))
         ? null
@@ -1183,7 +1183,7 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
       for (const x of kept.stripped) this.silentChanges.push(`ad set ${id}: ${x} removed from its placements`);
     }
     const creative = level === 'ad' ? (rest.creative as Record<string, unknown>) : level === 'creative' ? rest : null;
-    if (creative) for (const x of creativeDefaults(creative)) this.silentChanges.push(`${level} ${id}: ${x}`);
+    if (creative) for (const x of creativeDefaults(creative, this.answering)) this.silentChanges.push(`${level} ${id}: ${x}`);
     this.objects.set(id, {
       id,
       level,
@@ -1250,7 +1250,6 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
       campaignBidStrategy: campaign.params.bid_strategy === undefined ? undefined : String(campaign.params.bid_strategy),
       siblingGoals: siblings.map((o) => String(o.params.optimization_goal ?? '')),
       version: this.answering,
-      declaredCountries: account?.declaredCountries ?? [],
       cityCountry: (key) => LOCATIONS.find((l) => l.key === key && l.type === 'city')?.country_code,
       now: this.now(),
     });
@@ -1291,6 +1290,10 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
     }
     const validateOnly = this.validateOnly(params);
     const parsed = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, parseJson(v)]));
+    if (o.level === 'ad' && parsed.creative && typeof parsed.creative === 'object') {
+      const removed = removedCreativeField(parsed.creative as Record<string, unknown>, this.answering, 'creative.');
+      if (removed) return leftOut(removed);
+    }
     const unwritten = this.unwrittenRefusal({ method: 'POST', path: `/${o.id}`, level: o.level, params: parsed, validateOnly });
     if (unwritten) return unwritten;
     const labels = this.labelIds(o.accountId, params.adlabels, validateOnly);

@@ -118,8 +118,12 @@ export const FAKE_USD_RATES: Record<string, number> = { USD: 1, EUR: 1.08, GBP: 
 export const MIN_ADGROUP_USD = 20;
 export const MIN_CAMPAIGN_USD = 50;
 
-/** PAGES.events: the objectives whose ad groups take a pixel. */
-const PIXEL_OBJECTIVES = ['WEB_CONVERSIONS', 'PRODUCT_SALES'];
+/**
+ * PAGES.events: the objectives whose ad groups take a pixel: web conversions, product sales, and lead
+ * generation through a website form (live-platforms.md "Events and pixels"; amekala ads-mcp validity
+ * matrix, a third party: TikTok's lead generation optimizes on a pixel's FORM event for website forms).
+ */
+const PIXEL_OBJECTIVES = ['WEB_CONVERSIONS', 'PRODUCT_SALES', 'LEAD_GENERATION'];
 
 /** PAGES.specialIndustries: the age groups and gender an ad group of a special-industry campaign runs with. */
 const ADULT_AGE_GROUPS = ['AGE_18_24', 'AGE_25_34', 'AGE_35_44', 'AGE_45_54', 'AGE_55_100'];

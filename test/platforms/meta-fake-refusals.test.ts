@@ -526,12 +526,33 @@ describe('the fake Graph API refuses each class of bad request in Graph error fo
       message: 'Ads cannot be delivered to IR',
     },
     {
-      refuses: 'a country that needs a declaration the account did not make (SG)',
+      refuses: 'Singapore without its regional category (regional_regulated_categories SINGAPORE_UNIVERSAL)',
       path: `/${ACT}/adsets`,
       params: () => adset({ targeting: targeting({ geo_locations: { countries: ['SG'] } }) }),
       code: 100,
+      field: 'regional_regulated_categories',
+      message: 'use the following value for regional_regulated_categories: SINGAPORE_UNIVERSAL',
+    },
+    {
+      refuses: 'Taiwan with its category but a payer that is not a verified identity id',
+      path: `/${ACT}/adsets`,
+      params: () =>
+        adset({
+          targeting: targeting({ geo_locations: { countries: ['TW'] } }),
+          regional_regulated_categories: ['TAIWAN_UNIVERSAL'],
+          regional_regulation_identities: { taiwan_universal_beneficiary: '900000000000001', taiwan_universal_payer: 'Shoes Co' },
+        }),
+      code: 100,
+      field: 'regional_regulation_identities.taiwan_universal_payer',
+      message: 'must be a number',
+    },
+    {
+      refuses: 'Russia (sanctioned)',
+      path: `/${ACT}/adsets`,
+      params: () => adset({ targeting: targeting({ geo_locations: { countries: ['RU'] } }) }),
+      code: 100,
       field: 'targeting.geo_locations.countries',
-      message: "advertiser's declaration for SG",
+      message: 'Ads cannot be delivered to RU',
     },
     {
       refuses: 'a position Meta removed in v24 (facebook video_feeds)',
@@ -715,6 +736,57 @@ describe('the fake Graph API refuses each class of bad request in Graph error fo
     expect(v27.body.error.message).to.contain('explore is no longer available');
   });
 
+  it('refuses the standard_enhancements bundle from v22.0 (code 100, subcode 3858504) and records each creative feature a creative leaves unsaid, by format and version', async () => {
+    const bundle = { creative_features_spec: { standard_enhancements: { enroll_status: 'OPT_OUT' } } };
+    for (const version of ['v25.0', 'v26.0', 'v27.0']) {
+      const refused = await call(
+        'POST',
+        `/${ACT}/ads`,
+        { ...ad(linkStory()), creative: { object_story_spec: linkStory(), degrees_of_freedom_spec: bundle } },
+        { version },
+      );
+      expect(refused.status, version).to.equal(400);
+      expect(refused.body.error, version).to.deep.include({ code: 100, error_subcode: 3858504 });
+      expect(refused.body.error.error_data.blame_field_specs, version).to.deep.equal([
+        ['creative', 'degrees_of_freedom_spec', 'creative_features_spec', 'standard_enhancements'],
+      ]);
+    }
+    const standalone = await call('POST', `/${ACT}/adcreatives`, { name: 'C', object_story_spec: linkStory(), degrees_of_freedom_spec: bundle });
+    expect(standalone.body.error).to.deep.include({ code: 100, error_subcode: 3858504 });
+
+    fake.silentChanges.length = 0;
+    const out = (names: string[]) => ({ creative_features_spec: Object.fromEntries(names.map((n) => [n, { enroll_status: 'OPT_OUT' }])) });
+    const image = ['image_template', 'image_touchups', 'text_optimizations', 'inline_comment'];
+    const said = { contextual_multi_ads: { enroll_status: 'OPT_OUT' } };
+    // v26.0: an image creative that opts out of its four features is kept as written.
+    const v26 = await call('POST', `/${ACT}/adcreatives`, { name: 'C', object_story_spec: linkStory(), ...said, degrees_of_freedom_spec: out(image) });
+    expect(v26.status, JSON.stringify(v26.body)).to.equal(200);
+    expect(fake.silentChanges).to.deep.equal([]);
+    // v27.0 turns product showcase on unless opted out: the same creative leaves product_extensions to Meta.
+    const v27 = await call(
+      'POST',
+      `/${ACT}/adcreatives`,
+      { name: 'C', object_story_spec: linkStory(), ...said, degrees_of_freedom_spec: out(image) },
+      { version: 'v27.0' },
+    );
+    expect(fake.silentChanges).to.deep.equal([
+      `creative ${v27.body.id}: degrees_of_freedom_spec.creative_features_spec.product_extensions left to Meta's default (opted in)`,
+    ]);
+    fake.silentChanges.length = 0;
+    // One feature said wrongly (no enroll_status) is one left to Meta.
+    const half = await call('POST', `/${ACT}/adcreatives`, {
+      name: 'C',
+      object_story_spec: linkStory(),
+      ...said,
+      degrees_of_freedom_spec: { creative_features_spec: { ...out(image.slice(1)).creative_features_spec, image_template: {} } },
+    });
+    expect(fake.silentChanges).to.deep.equal([
+      `creative ${half.body.id}: degrees_of_freedom_spec.creative_features_spec.image_template left to Meta's default (opted in)`,
+    ]);
+    fake.silentChanges.length = 0;
+    for (const id of [v26.body.id, v27.body.id, half.body.id]) fake.objects.delete(id);
+  });
+
   it('strips Messenger Stories without a word, as Meta does since 2026-10-27, and enrolls creatives that leave their enrolments out (silentChanges)', async () => {
     fake.silentChanges.length = 0;
     const set = await call(
@@ -729,7 +801,9 @@ describe('the fake Graph API refuses each class of bad request in Graph error fo
     expect(fake.silentChanges).to.deep.equal([
       `ad set ${set.body.id}: messenger:story removed from its placements`,
       `ad ${plain.body.id}: contextual_multi_ads.enroll_status set to OPT_IN (multi-advertiser ads)`,
-      `ad ${plain.body.id}: degrees_of_freedom_spec left to Meta's default Advantage+ creative enhancements`,
+      ...['image_template', 'image_touchups', 'text_optimizations', 'inline_comment'].map(
+        (name) => `ad ${plain.body.id}: degrees_of_freedom_spec.creative_features_spec.${name} left to Meta's default (opted in)`,
+      ),
     ]);
     fake.silentChanges.length = 0;
     fake.objects.delete(set.body.id);

@@ -179,11 +179,18 @@ const rows: Row[] = [
     says: /does not serve ads in CU/,
   },
   {
-    rule: 'Meta: a country needing a declaration the account has not made',
+    rule: "Meta: Taiwan without the account's verified identities for it",
     platform: 'meta',
-    nodes: meta({ targeting: { countries: ['KR'] } }),
+    nodes: meta({ targeting: { countries: ['TW'] } }),
     field: 'adSets[s].targeting.countries',
-    says: /declaredCountries of ad account acc/,
+    says: /TW needs .*regionalIdentities \{"TW".*on ad account acc \(update-ad-account\)/,
+  },
+  {
+    rule: 'Meta: Guadeloupe (an outermost region of the EU) without DSA names',
+    platform: 'meta',
+    nodes: meta({ targeting: { countries: ['GP'] } }),
+    field: 'adSets[s].targeting.countries',
+    says: /GP is in the EU/,
   },
   {
     rule: 'Meta: a placement removed in v24',
@@ -351,7 +358,15 @@ describe('More rules the platforms enforce, at validation: one row per rule', ()
 
   it('what passes: Advantage+ with the age limits Meta keeps, a declared country, a bid cap with its bid, an allowlisted placement, a BC identity with its center', () => {
     expect(issuesOf(meta({ advantageAudience: true, targeting: { countries: ['US'], ageMin: 25, ageMax: 65 } }), context('meta'))).to.deep.equal([]);
-    expect(issuesOf(meta({ targeting: { countries: ['SG'] } }), context('meta', {}, { declaredCountries: ['SG'] }))).to.deep.equal([]);
+    expect(
+      issuesOf(meta({ targeting: { countries: ['SG'] } }), context('meta', {}, { regionalIdentities: { SG: { beneficiary: '1', payer: '2' } } })),
+    ).to.deep.equal([]);
+    // Korea needs nothing; overseas territories that are not EU territory need no DSA names; Syria is a warning.
+    expect(issuesOf(meta({ targeting: { countries: ['KR', 'PM', 'NC', 'BL', 'AW', 'GL', 'FO'] } }), context('meta'))).to.deep.equal([]);
+    const syria = validateLaunch(meta({ targeting: { countries: ['SY'] } }), context('meta'));
+    expect(syria.issues).to.deep.equal([]);
+    expect(syria.warnings.map((w) => [w.field, w.source])).to.deep.equal([['adSets[s].targeting.countries', syria.warnings[0].source]]);
+    expect(syria.warnings[0].source).to.match(/lfx-self-serve PR 1644/);
     expect(issuesOf(meta({ bidAmount: 100 }, { bidStrategy: 'COST_CAP' }), context('meta'))).to.deep.equal([]);
     // v25.0 still takes Instagram Explore, until it ends (2027-02-23) and v26.0 answers for it.
     expect(
@@ -386,32 +401,41 @@ describe('More rules the platforms enforce, at validation: one row per rule', ()
   });
 
   it('the adapters send what the rules ask: billing_event always, the promoted object per goal, enrolments said, conversion_bid_price on OCPM, frequency', () => {
-    const adset = createParams({
-      level: 'adset',
-      marker: 's',
-      name: 'S',
-      parentId: '1',
-      status: 'ACTIVE',
-      settings: { optimizationGoal: 'POST_ENGAGEMENT', pageId: 'pg', targeting: { countries: ['US'] } },
-    });
+    const adset = createParams(
+      {
+        level: 'adset',
+        marker: 's',
+        name: 'S',
+        parentId: '1',
+        status: 'ACTIVE',
+        settings: { optimizationGoal: 'POST_ENGAGEMENT', pageId: 'pg', targeting: { countries: ['US'] } },
+      },
+      26,
+    );
     expect(adset).to.deep.include({ billing_event: 'IMPRESSIONS', destination_type: 'ON_POST', promoted_object: { page_id: 'pg' } });
-    const app = createParams({
-      level: 'adset',
-      marker: 's',
-      name: 'S',
-      parentId: '1',
-      status: 'ACTIVE',
-      settings: { optimizationGoal: 'APP_INSTALLS', promotedObject: { applicationId: '77', objectStoreUrl: 'https://apps.example.com/x' } },
-    });
+    const app = createParams(
+      {
+        level: 'adset',
+        marker: 's',
+        name: 'S',
+        parentId: '1',
+        status: 'ACTIVE',
+        settings: { optimizationGoal: 'APP_INSTALLS', promotedObject: { applicationId: '77', objectStoreUrl: 'https://apps.example.com/x' } },
+      },
+      26,
+    );
     expect(app.promoted_object).to.deep.equal({ application_id: '77', object_store_url: 'https://apps.example.com/x' });
-    const ad = createParams({
-      level: 'ad',
-      marker: 'a',
-      name: 'A',
-      parentId: '2',
-      status: 'ACTIVE',
-      settings: { pageId: 'pg', linkUrl: 'https://x.example/', multiAdvertiserAds: true },
-    });
+    const ad = createParams(
+      {
+        level: 'ad',
+        marker: 'a',
+        name: 'A',
+        parentId: '2',
+        status: 'ACTIVE',
+        settings: { pageId: 'pg', linkUrl: 'https://x.example/', multiAdvertiserAds: true },
+      },
+      26,
+    );
     expect((ad.creative as Record<string, unknown>).contextual_multi_ads).to.deep.equal({ enroll_status: 'OPT_IN' });
     expect(adgroupFields({ optimizationGoal: 'CONVERT', bidAmount: 250, frequencyCap: { impressions: 2, days: 3 } }, 2)).to.deep.include({
       billing_event: 'OCPM',

@@ -51,6 +51,7 @@ import {
 } from './mapping.js';
 import { euPlaces, type MetaAccountFacts, type MetaFactsWanted, type MinimumBudgets } from './rules.js';
 import { NOT_FOUND_OR_FORBIDDEN } from './errors.js';
+import { DEFAULT_GRAPH_VERSION, majorOf, versionOfUrl } from './versions.js';
 
 export interface MetaAdapterOptions extends LiveHttpOptions {
   /** Versioned Graph base URL, e.g. https://graph.facebook.com/v25.0. */
@@ -151,7 +152,7 @@ const euOf = (spec: ObjectSpec, cityCountry: (key: string) => string | undefined
 /**
  * A spec with what its account adds: an ad's page, and an ad set's page (for a lead form's or post
  * engagement's promoted object) and, when it reaches the EU, its DSA beneficiary and payer (the
- * account's, else Meta's defaults).
+ * account's, else Meta's defaults); its regional identities (Singapore, Taiwan) are the account's.
  */
 function withAccount(account: AdAccount, spec: ObjectSpec, dsa: DsaDefaults | null, cityCountry: (key: string) => string | undefined): ObjectSpec {
   if (spec.level === 'ad' || spec.level === 'creative') return { ...spec, settings: speakingAs(account, spec.settings ?? {}) };
@@ -164,6 +165,7 @@ function withAccount(account: AdAccount, spec: ObjectSpec, dsa: DsaDefaults | nu
       ...s,
       ...(account.pageId ? { pageId: account.pageId } : {}),
       ...(eu ? { dsaBeneficiary: account.dsaBeneficiary ?? dsa?.beneficiary ?? undefined, dsaPayor: account.dsaPayor ?? dsa?.payor ?? undefined } : {}),
+      ...(account.regionalIdentities ? { regionalIdentities: account.regionalIdentities } : {}),
     },
   };
 }
@@ -246,8 +248,11 @@ export class MetaAdapter implements PlatformAdapter {
    */
   private readonly adsetShapes = new Map<string, string>();
   private readonly now: () => number;
+  /** The major number of the Graph version called (META_GRAPH_URL): what a create says depends on it (the ledger, ./ledger.ts). */
+  private readonly major: number;
 
   constructor(outbound: OutboundClient, options: MetaAdapterOptions) {
+    this.major = majorOf(versionOfUrl(options.baseUrl) ?? DEFAULT_GRAPH_VERSION);
     this.http = new LiveHttp(outbound, options);
     this.graph = new GraphClient(options.baseUrl.replace(/\/+$/, ''), this.http);
     this.optionPageSize = options.optionPageSize ?? 200;
@@ -324,7 +329,7 @@ export class MetaAdapter implements PlatformAdapter {
   private async createParamsOf(account: AdAccount, specs: ObjectSpec[]): Promise<GraphParams[]> {
     const cityCountry = await this.countriesOfCities(account, specs.flatMap(citiesOf));
     const dsa = await this.dsaFor(account, specs, cityCountry);
-    return specs.map((spec) => createParams(withAccount(account, spec, dsa, cityCountry)));
+    return specs.map((spec) => createParams(withAccount(account, spec, dsa, cityCountry), this.major));
   }
 
   /**
@@ -681,7 +686,7 @@ export class MetaAdapter implements PlatformAdapter {
             const requests: BatchRequest[] = todo.map(({ spec }) => ({
               method: 'POST',
               relativeUrl: `${account.accountId}/${EDGES[spec.level]}`,
-              params: createParams(withAccount(account, spec, dsa, cityCountry)),
+              params: createParams(withAccount(account, spec, dsa, cityCountry), this.major),
             }));
             return (await this.graph.batch(account, requests)).map((a): CreateOutcome => {
               if (!a.ok) return { error: a.error };
@@ -696,7 +701,7 @@ export class MetaAdapter implements PlatformAdapter {
           // What validateCreates keys its ads' questions by: the ad set's shape (kept a while, for the next level).
           if (item.spec.level === 'adset') {
             if (this.adsetShapes.size > 100_000) this.adsetShapes.clear();
-            this.adsetShapes.set(id, shapeOf(createParams(withAccount(account, item.spec, dsa, cityCountry)), '', false));
+            this.adsetShapes.set(id, shapeOf(createParams(withAccount(account, item.spec, dsa, cityCountry), this.major), '', false));
           }
         }
       }
@@ -856,7 +861,7 @@ export class MetaAdapter implements PlatformAdapter {
     }
     const settings = changes.settings ?? {};
     // A changed creative is sent whole, and a creative always speaks as a page.
-    const params = updateParams(ref.level, ref.level === 'ad' && hasCreativeSettings(settings) ? speakingAs(account, settings) : settings);
+    const params = updateParams(ref.level, ref.level === 'ad' && hasCreativeSettings(settings) ? speakingAs(account, settings) : settings, this.major);
     if (changes.name !== undefined) params.name = changes.name;
     if (!Object.keys(params).length) return;
     await this.http.retrying(() => this.graph.post(account, ref.id, params));

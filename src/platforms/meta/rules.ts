@@ -15,33 +15,15 @@ export const EU_COUNTRIES: ReadonlySet<string> = new Set([
 ]); // prettier-ignore
 
 /**
- * Outermost regions of the EU and territories associated with member states, for which Meta asks the
- * DSA fields like for member states (Meta blog 2023-05-16: ads "that target the EU, associated
- * territories, or select global/worldwide"; the list of live-platforms.md).
+ * The parts of the EU with a country code of their own, for which Meta asks the DSA fields like for
+ * member states: the outermost regions (RE, GP, MQ, GF, YT, MF) and the Åland Islands (AX). Meta blog
+ * 2023-05-16: ads "that target the EU, associated territories, or select global/worldwide". Overseas
+ * countries and territories that are not EU territory (PM, BL, NC, PF, WF, TF, AW, CW, SX, BQ, GL, FO)
+ * are not asked for: no Meta page lists them.
  */
-export const EU_TERRITORIES: ReadonlySet<string> = new Set([
-  'RE',
-  'GP',
-  'MQ',
-  'GF',
-  'YT',
-  'MF',
-  'PM',
-  'BL',
-  'NC',
-  'PF',
-  'WF',
-  'TF',
-  'AW',
-  'CW',
-  'SX',
-  'BQ',
-  'GL',
-  'FO',
-  'AX',
-]);
+export const EU_TERRITORIES: ReadonlySet<string> = new Set(['RE', 'GP', 'MQ', 'GF', 'YT', 'MF', 'AX']);
 
-/** The EU member states and associated territories among `countries`. */
+/** The EU member states and EU territories among `countries`. */
 export const euCountries = (countries: unknown): string[] =>
   Array.isArray(countries) ? countries.filter((c) => EU_COUNTRIES.has(c) || EU_TERRITORIES.has(c)) : [];
 
@@ -56,10 +38,27 @@ export function euPlaces(targeting: Record<string, unknown> | undefined, cityCou
 }
 
 /** Countries Meta does not serve (Meta's sanctioned-countries policy; lfx-self-serve PR 1644). */
-export const SANCTIONED_COUNTRIES: readonly string[] = ['IR', 'CU', 'KP', 'SY', 'RU'];
+export const SANCTIONED_COUNTRIES: readonly string[] = ['IR', 'CU', 'KP', 'RU'];
 
-/** Countries whose ads need a declaration the advertiser makes in Ads Manager first (lfx-self-serve PR 973). */
-export const DECLARATION_COUNTRIES: readonly string[] = ['SG', 'TW', 'KR'];
+/**
+ * Countries a preview warns about rather than refuses: Syria (the US lifted its Syria sanctions in 2025;
+ * no Meta page says whether Meta serves it now).
+ */
+export const UNCERTAIN_COUNTRIES: readonly string[] = ['SY'];
+
+/**
+ * Countries whose ad sets carry the verified beneficiary and payer identity ids Meta issued (codegen
+ * AdSet `regional_regulated_categories`, `regional_regulation_identities`; RegionalRegulationIdentities
+ * `singapore_universal_beneficiary`, `singapore_universal_payer`, `taiwan_universal_beneficiary`,
+ * `taiwan_universal_payer`), with the category each declares. South Korea has no such field: never refused.
+ */
+export const REGIONAL_COUNTRIES: Readonly<Record<string, { category: string; beneficiary: string; payer: string }>> = {
+  SG: { category: 'SINGAPORE_UNIVERSAL', beneficiary: 'singapore_universal_beneficiary', payer: 'singapore_universal_payer' },
+  TW: { category: 'TAIWAN_UNIVERSAL', beneficiary: 'taiwan_universal_beneficiary', payer: 'taiwan_universal_payer' },
+};
+
+/** The countries of `countries` that need regional identities (REGIONAL_COUNTRIES). */
+export const regionalCountries = (countries: unknown): string[] => (Array.isArray(countries) ? countries.filter((c) => REGIONAL_COUNTRIES[c]) : []);
 
 /**
  * The billing events each goal may be billed by ("Optimization Goal and Billing Events"): IMPRESSIONS

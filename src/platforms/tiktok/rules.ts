@@ -119,8 +119,11 @@ export const TIKTOK_EVENT_FOR_META: Record<string, string> = {
   START_TRIAL: 'START_TRIAL',
 };
 
-/** The objectives whose ad groups take a pixel (TikTok: web conversions and product sales). */
-export const PIXEL_OBJECTIVES: readonly string[] = ['WEB_CONVERSIONS', 'PRODUCT_SALES'];
+/**
+ * The objectives whose ad groups take a pixel: web conversions, product sales, and lead generation
+ * through a website form (smart_plus yml optimization_event FORM; amekala ads-mcp validity matrix).
+ */
+export const PIXEL_OBJECTIVES: readonly string[] = ['WEB_CONVERSIONS', 'PRODUCT_SALES', 'LEAD_GENERATION'];
 
 /** TikTok's special industries of the service's special ad categories (CampaignCreateBody special_industries). */
 export const SPECIAL_INDUSTRIES: readonly string[] = ['CREDIT', 'EMPLOYMENT', 'HOUSING'];

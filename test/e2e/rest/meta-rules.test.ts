@@ -22,7 +22,7 @@ const ACCOUNTS = {
     name: 'Shoes EU',
     dsaBeneficiary: 'Shoes Co GmbH',
     dsaPayor: 'Shoes Co Holding AG',
-    declaredCountries: ['SG'],
+    regionalIdentities: { SG: { beneficiary: '900000000000001', payer: '900000000000002' } },
   },
   defaults: { accountId: 'act_1003', currency: 'USD', name: 'Shoes Defaults' },
 } as const;
@@ -58,11 +58,12 @@ const world = (tokens: Partial<Record<BrandRef, string>>) => ({
   ],
 });
 
-/** The issues of a preview (a 400) as field → message; an empty map for a valid preview. */
-async function previewIssues(api: Api, launchId: string): Promise<Map<string, string>> {
+/** The issues of a preview (a 400) as field → message; an empty map for a valid preview (its warnings in `warnings`, when given). */
+async function previewIssues(api: Api, launchId: string, warnings: unknown[] = []): Promise<Map<string, string>> {
   const reply = await api('POST', `/launches/${launchId}/publish`, {}, idem('preview'));
   if (reply.status === 200) {
     expect(reply.body.valid, JSON.stringify(reply.body)).to.equal(true);
+    warnings.push(...reply.body.warnings);
     return new Map();
   }
   expect(reply.status, JSON.stringify(reply.body)).to.equal(400);
@@ -78,6 +79,8 @@ interface Row {
   refused?: (b: BuiltLaunch) => [string, RegExp];
   /** Only in this mode (the sandbox has no Meta account defaults). */
   mode?: 'sandbox' | 'live';
+  /** A valid preview's one warning: its field, a pattern its message matches and one its source matches. */
+  warned?: (b: BuiltLaunch) => [string, RegExp, RegExp];
 }
 
 const rows: Row[] = [
@@ -231,11 +234,42 @@ const rows: Row[] = [
     refused: (b) => [`adSets[${b.adsetId}].targeting.countries`, /Meta does not serve ads in IR/],
   },
   {
-    what: 'Singapore, which needs a declaration the account has not made',
+    what: "Singapore on an account without Meta's verified identities for it",
     tree: { adset: { targeting: { countries: ['SG'] } } },
-    refused: (b) => [`adSets[${b.adsetId}].targeting.countries`, /declaredCountries of ad account act_1001/],
+    refused: (b) => [`adSets[${b.adsetId}].targeting.countries`, /SG needs .*regionalIdentities \{"SG".*on ad account act_1001 \(update-ad-account\)/],
   },
-  { what: 'Singapore on an account that declared it', brand: 'eu', tree: { adset: { targeting: { countries: ['SG'] } } } },
+  {
+    what: 'Taiwan on an account with identities for Singapore only',
+    brand: 'eu',
+    tree: { adset: { targeting: { countries: ['TW', 'SG'] } } },
+    refused: (b) => [`adSets[${b.adsetId}].targeting.countries`, /^TW needs .*act_1002/],
+  },
+  {
+    what: 'Singapore on an account with its identities (sent as regional_regulation_identities)',
+    brand: 'eu',
+    tree: { adset: { targeting: { countries: ['SG'] } } },
+  },
+  // False refusals of earlier rounds, now valid: Korea needs nothing; overseas territories that are not EU territory need no DSA names.
+  { what: 'South Korea (Meta has no declaration field for it)', tree: { adset: { targeting: { countries: ['KR'] } } } },
+  {
+    what: 'Saint Pierre and Miquelon, New Caledonia, Greenland, the Faroes (not EU territory: no DSA names)',
+    tree: { adset: { targeting: { countries: ['PM', 'NC', 'GL', 'FO'] } } },
+  },
+  {
+    what: 'Guadeloupe, an outermost region of the EU, on an account naming no DSA names',
+    tree: { adset: { targeting: { countries: ['GP'] } } },
+    refused: (b) => [`adSets[${b.adsetId}].targeting.countries`, /GP is in the EU/],
+  },
+  {
+    what: 'Syria (a warning naming its source, not a refusal)',
+    tree: { adset: { targeting: { countries: ['US', 'SY'] } } },
+    warned: (b) => [`adSets[${b.adsetId}].targeting.countries`, /Syria sanctions in 2025/, /lfx-self-serve PR 1644/],
+  },
+  {
+    what: 'Russia, which Meta does not serve',
+    tree: { adset: { targeting: { countries: ['RU'] } } },
+    refused: (b) => [`adSets[${b.adsetId}].targeting.countries`, /Meta does not serve ads in RU/],
+  },
   {
     what: 'facebook:video_feeds (removed in v24.0)',
     tree: { adset: { placements: { positions: ['facebook:feed', 'facebook:video_feeds'] } } },
@@ -324,11 +358,7 @@ for (const [dialect, mode] of dialects().flatMap((d) => (['sandbox', 'live'] as 
       let env: Record<string, string> = { FX_RATES: 'EUR=1.08' };
       if (mode === 'live') {
         meta = await FakeMetaServer.start();
-        for (const ref of Object.keys(ACCOUNTS) as BrandRef[])
-          tokens[ref] = meta.addAccount(ACCOUNTS[ref].accountId, {
-            currency: ACCOUNTS[ref].currency,
-            declaredCountries: ref === 'eu' ? [...ACCOUNTS.eu.declaredCountries] : [],
-          });
+        for (const ref of Object.keys(ACCOUNTS) as BrandRef[]) tokens[ref] = meta.addAccount(ACCOUNTS[ref].accountId, { currency: ACCOUNTS[ref].currency });
         meta.setDsaDefaults(ACCOUNTS.defaults.accountId, { beneficiary: 'Defaults Inc.', payor: 'Defaults Payer Ltd' });
         proxy = await RecordingProxy.start(meta.url, /^\/v\d+\.\d+/);
         env = { ...env, PLATFORM_MODE: 'live', META_GRAPH_URL: proxy.url, TOKEN_ENCRYPTION_KEY: process.env.TOKEN_ENCRYPTION_KEY! };
@@ -346,7 +376,14 @@ for (const [dialect, mode] of dialects().flatMap((d) => (['sandbox', 'live'] as 
     for (const row of rows.filter((r) => !r.mode || r.mode === mode)) {
       it(`${row.what}: ${row.refused ? 'refused on its field' : 'valid'}`, async () => {
         const built = await buildLaunch(apis[row.brand ?? 'shoes'], { title: row.what.slice(0, 200), ...row.tree });
-        const issues = await previewIssues(apis[row.brand ?? 'shoes'], built.launchId);
+        const warnings: Array<{ field: string; message: string; source?: string }> = [];
+        const issues = await previewIssues(apis[row.brand ?? 'shoes'], built.launchId, warnings);
+        if (row.warned) {
+          const [field, message, source] = row.warned(built);
+          expect(warnings.map((w) => w.field)).to.deep.equal([field]);
+          expect(warnings[0].message).to.match(message);
+          expect(warnings[0].source).to.match(source);
+        }
         if (!row.refused) return expect(Object.fromEntries(issues)).to.deep.equal({});
         const [field, message] = row.refused(built);
         expect([...issues.keys()], JSON.stringify(Object.fromEntries(issues))).to.deep.equal([field]);
@@ -567,7 +604,14 @@ for (const [dialect, mode] of dialects().flatMap((d) => (['sandbox', 'live'] as 
         expect(posts('campaigns')[0].params, 'no campaign budget: the ad sets carry the bid strategy').to.not.have.property('bid_strategy');
         const creative = posts('ads')[0].params.creative as any;
         expect(creative.contextual_multi_ads).to.deep.equal({ enroll_status: 'OPT_IN' });
-        expect(creative.degrees_of_freedom_spec).to.deep.equal({ creative_features_spec: { standard_enhancements: { enroll_status: 'OPT_OUT' } } });
+        expect(creative.degrees_of_freedom_spec).to.deep.equal({
+          creative_features_spec: {
+            image_template: { enroll_status: 'OPT_OUT' },
+            image_touchups: { enroll_status: 'OPT_OUT' },
+            text_optimizations: { enroll_status: 'OPT_OUT' },
+            inline_comment: { enroll_status: 'OPT_OUT' },
+          },
+        });
         const engagement = await buildLaunch(apis.shoes, {
           title: 'Post engagement',
           campaign: { objective: 'OUTCOME_ENGAGEMENT' },
