@@ -15,6 +15,8 @@ import {
   LEAD_FORM_GOALS,
   SANCTIONED_COUNTRIES,
   UNCERTAIN_COUNTRIES,
+  UNNARROWED_CATEGORIES,
+  narrowsAgesOrGenders,
   regionalCountries,
   adSetMinimum,
   advantageWidens,
@@ -24,6 +26,7 @@ import {
   type MetaAccountFacts,
 } from '../platforms/meta/rules.js';
 import { removedPositionsAt } from '../platforms/meta/versions.js';
+import { LEAD_TERMS_URL } from '../platforms/meta/errors.js';
 import { PLACEMENT_POSITIONS } from '../platforms/placements.js';
 import { RULES } from './rules.js';
 import type { NodeRow } from './store.js';
@@ -52,6 +55,8 @@ export interface GraphScope {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** A lead ad set's Page when it names none: its account's. */
+const ACCOUNT_PAGE = '(account)';
 
 /**
  * Per Meta ad account the tree's campaigns publish to, its facts: one adapter call per account (the
@@ -65,16 +70,18 @@ export async function metaFactsFor(
   accountOf: (campaign: NodeRow) => string | null,
   platforms: Map<string, string>,
 ): Promise<Map<string, MetaFacts>> {
-  const wanted = new Map<string, { dsa: boolean; cities: Set<string>; bids: Set<number> }>();
+  const wanted = new Map<string, { dsa: boolean; cities: Set<string>; bids: Set<number>; leadPages: Set<string> }>();
   for (const c of nodes.filter((n) => n.nodeType === 'campaign')) {
     const accountId = accountOf(c);
     if (!accountId || platforms.get(accountId) !== 'meta') continue;
-    const w = wanted.get(accountId) ?? { dsa: false, cities: new Set<string>(), bids: new Set<number>() };
+    const w = wanted.get(accountId) ?? { dsa: false, cities: new Set<string>(), bids: new Set<number>(), leadPages: new Set<string>() };
     for (const s of nodes.filter((n) => n.parentId === c.id)) {
       const t = s.properties.targeting ?? {};
       if (euPlaces(t, () => undefined).length) w.dsa = true;
       for (const city of Array.isArray(t.cities) ? t.cities : []) w.cities.add(String(city));
       if (typeof s.properties.bidAmount === 'number') w.bids.add(s.properties.bidAmount);
+      if (s.properties.promotedObject?.leadFormId && s.properties.promotedObject?.pageId) w.leadPages.add(String(s.properties.promotedObject.pageId));
+      else if (s.properties.promotedObject?.leadFormId) w.leadPages.add(ACCOUNT_PAGE);
     }
     // A city may lie in the EU: its country is read, and the DSA names with it.
     if (w.cities.size) w.dsa = true;
@@ -83,7 +90,10 @@ export async function metaFactsFor(
   const out = new Map<string, MetaFacts>();
   for (const [accountId, w] of wanted) {
     const account = await ctx.platforms.account(ctx.db, brandId, accountId);
-    const facts = ctx.platforms.adapterFor('meta').metaAccountFacts?.(account, { dsa: w.dsa, cities: [...w.cities].sort(), bids: [...w.bids].sort() });
+    const leadPages = [...w.leadPages].map((p) => (p === ACCOUNT_PAGE ? account.pageId : p)).filter((p): p is string => Boolean(p));
+    const facts = ctx.platforms
+      .adapterFor('meta')
+      .metaAccountFacts?.(account, { dsa: w.dsa, cities: [...w.cities].sort(), bids: [...w.bids].sort(), ...(leadPages.length ? { leadPages } : {}) });
     if (facts) out.set(accountId, { ...(await facts), currency: account.currency });
   }
   return out;
@@ -157,6 +167,12 @@ export function metaAdSetIssues(
     );
   if (typeof t.ageMax === 'number' && t.ageMax > 65)
     issue(`${at}.targeting.ageMax`, `is ${t.ageMax}; Meta's ages end at 65, which means 65 and over: use 65 or less`);
+  const unnarrowed = specialCategories(campaign.properties.specialAdCategories).filter((c) => UNNARROWED_CATEGORIES.includes(c));
+  if (unnarrowed.length && narrowsAgesOrGenders(t))
+    issue(
+      `${at}.targeting`,
+      `narrows ages or genders, which a ${unnarrowed.join(', ')} campaign may not (Meta "Special Ad Categories": ages 18 to 65+ and every gender); remove ageMin, ageMax and genders, or set 18, 65 and both`,
+    );
 
   const countries: string[] = Array.isArray(t.countries) ? t.countries : [];
   const sanctioned = countries.filter((c) => SANCTIONED_COUNTRIES.includes(c));
@@ -216,6 +232,15 @@ export function metaAdSetIssues(
     issue(`${at}.promotedObject.leadFormId`, `is for OUTCOME_LEADS campaigns; this campaign's objective is ${objective ?? 'not set'}`);
   else if (promoted.leadFormId && !promoted.pageId && account && !account.pageId)
     issue(`${at}.promotedObject.pageId`, `is required: the page that owns the form; set it here or pageId on ad account ${account.id} (update-ad-account)`);
+  else if (promoted.leadFormId && objective === 'OUTCOME_LEADS') {
+    // Live: Meta refuses a lead ad whose Page has not accepted the lead ads terms (error 100, subcode 1815089).
+    const page = String(promoted.pageId ?? account?.pageId ?? '');
+    if (facts?.leadTermsAccepted?.get(page) === false)
+      issue(
+        `${at}.promotedObject.leadFormId`,
+        `Facebook Page ${page} has not accepted Meta's lead ads terms (its leadgen_tos_accepted is false), so Meta would refuse its lead ads (error 100, subcode 1815089); an admin of the Page accepts them at ${LEAD_TERMS_URL}, then preview again`,
+      );
+  }
 
   const bidStrategy = campaign.properties.bidStrategy;
   if (CAPPED_BIDS.includes(bidStrategy) && p.bidAmount === undefined)

@@ -11,6 +11,7 @@ import { RULES } from './rules.js';
 import { metaAdSetIssues, metaCampaignIssues, type MetaFacts } from './meta-rules.js';
 import { tiktokMoreIssues } from './tiktok-rules.js';
 import { tiktokLength } from '../platforms/tiktok/rules.js';
+import type { Floor } from '../platforms/tiktok/budgets.js';
 import { DEFAULT_GRAPH_VERSION } from '../platforms/meta/versions.js';
 import type { NodeRow } from './store.js';
 import { budgetOf, childrenOf } from './tree.js';
@@ -51,8 +52,8 @@ export interface ValidationContext {
   graphVersion?: string;
   /** Per TikTok ad account, its currency. */
   tiktokCurrencies?: Map<string, string>;
-  /** Per TikTok ad account, TikTok's minimum budgets in its minor units (FX_RATES); null without a rate for its currency. */
-  tiktokMinimums?: Map<string, { adSet: number; campaign: number } | null>;
+  /** Per TikTok ad account, TikTok's floors in its minor units (its currency's, else USD at the FX_RATES rate). */
+  tiktokMinimums?: Map<string, { adSet: Floor | null; campaign: Floor | null } | null>;
   /** The brand's name (a TikTok landing-page ad's display name when the ad names none). */
   brandName?: string | null;
 }
@@ -223,20 +224,17 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
             issue(`${aat}.copyGenerationId`, `copy ${ap.copyGenerationId} was written for ${copyPlatform}; this ad publishes to ${platform}`);
         }
         if (platform === 'tiktok') {
-          // TikTok shows one ad text (the primary text, else the headline): 1 to 100 characters, no emoji.
-          for (const key of ['primaryText', 'headline'] as const) {
-            const text = ap[key];
-            if (typeof text !== 'string') continue;
-            if (!text.trim()) issue(`${aat}.${key}`, 'is blank; TikTok ad text is 1 to 100 characters');
-            else if (tiktokLength(text) > COPY_LIMITS.tiktok.primaryTexts)
-              issue(
-                `${aat}.${key}`,
-                `is ${tiktokLength(text)} characters as TikTok counts them (Chinese and Japanese characters count two); TikTok ad text is 1 to ${COPY_LIMITS.tiktok.primaryTexts}`,
-              );
-            else if (hasEmoji(text)) issue(`${aat}.${key}`, 'contains emoji, which TikTok refuses in ad text');
-          }
-          if (typeof ap.primaryText !== 'string' && typeof ap.headline !== 'string')
-            issue(`${aat}.primaryText`, 'is required on TikTok: the ad text (1 to 100 characters)');
+          // TikTok shows one ad text: the primary text, else the headline. Only the one it receives is held to its limits.
+          const key = typeof ap.primaryText === 'string' ? 'primaryText' : typeof ap.headline === 'string' ? 'headline' : null;
+          const text: string | null = key ? ap[key] : null;
+          if (key === null || text === null) issue(`${aat}.primaryText`, 'is required on TikTok: the ad text (1 to 100 characters)');
+          else if (!text.trim()) issue(`${aat}.${key}`, 'is blank; TikTok ad text is 1 to 100 characters');
+          else if (tiktokLength(text) > COPY_LIMITS.tiktok.primaryTexts)
+            issue(
+              `${aat}.${key}`,
+              `is ${tiktokLength(text)} characters as TikTok counts them (Chinese and Japanese characters count two); TikTok ad text is 1 to ${COPY_LIMITS.tiktok.primaryTexts}`,
+            );
+          else if (hasEmoji(text)) issue(`${aat}.${key}`, 'contains emoji, which TikTok refuses in ad text');
         }
         if (rules && p.objective && rules.linkObjectives.includes(p.objective) && !ap.linkUrl && ap.postId === undefined) {
           issue(`${aat}.linkUrl`, `is required for objective ${p.objective}`);

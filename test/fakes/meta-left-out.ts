@@ -201,6 +201,8 @@ export interface AdsetContext {
   campaignBidStrategy?: string;
   /** The major Graph version answering the call (an ended version is answered by the next one). */
   version?: number;
+  /** The campaign's special ad categories (special_ad_categories as sent). */
+  specialCategories?: string[];
   /** The country of a targeted city key (the fake's location table). */
   cityCountry?: (key: string) => string | undefined;
   /** When the call is made (ms), for schedules. */
@@ -399,6 +401,21 @@ export function adsetMoreRules(p: Record<string, unknown>, ctx: AdsetContext): L
           field: `regional_regulation_identities.${key}`,
           message: `(#100) regional_regulation_identities.${key} must be a number: a verified identity id`,
         };
+  }
+
+  // Special ad categories narrow nothing (Meta "Special Ad Categories", targeting restrictions): an ad set of a
+  // housing, employment or credit campaign keeps ages 18 to 65+ and every gender.
+  const restricted = (ctx.specialCategories ?? []).filter((c) => ['HOUSING', 'EMPLOYMENT', 'FINANCIAL_PRODUCTS_SERVICES', 'CREDIT'].includes(c));
+  if (restricted.length) {
+    const narrowAges =
+      (targeting.age_min !== undefined && Number(targeting.age_min) !== 18) || (targeting.age_max !== undefined && Number(targeting.age_max) !== 65);
+    const genders = Array.isArray(targeting.genders) ? targeting.genders : [];
+    if (narrowAges || genders.length === 1)
+      return {
+        field: narrowAges ? 'targeting.age_min' : 'targeting.genders',
+        message: `(#100) Ads in the special ad category ${restricted.join(', ')} must target ages 18 to 65+ and all genders`,
+        title: 'Targeting Not Allowed For Special Ad Category',
+      };
   }
 
   // Ages (Basic targeting, https://developers.facebook.com/docs/marketing-api/audiences/reference/basic-targeting/:

@@ -6,8 +6,9 @@ import { expect } from 'chai';
 import { createParams, propertyOfGraphField } from '../../src/platforms/meta/mapping.js';
 import { adgroupFields } from '../../src/platforms/tiktok/mapping.js';
 import { ageGroupsOf, ageRangeIssue, tiktokLength, usdMinimumIn } from '../../src/platforms/tiktok/rules.js';
-import { euPlaces, sandboxMinimums } from '../../src/platforms/meta/rules.js';
+import { billingEventsFor, euPlaces, sandboxMinimums } from '../../src/platforms/meta/rules.js';
 import { parseFxRates } from '../../src/money/fx-rates.js';
+import { tiktokFloors } from '../../src/platforms/tiktok/budgets.js';
 import { validateLaunch, type ValidationContext } from '../../src/launches/validate.js';
 import type { NodeRow } from '../../src/launches/store.js';
 import type { PlatformName } from '../../src/platforms/port.js';
@@ -53,7 +54,7 @@ function context(platform: PlatformName, over: Partial<ValidationContext> = {}, 
       ],
     ]),
     tiktokCurrencies: new Map([['acc', 'JPY']]),
-    tiktokMinimums: new Map([['acc', { adSet: 3031, campaign: 7576 }]]),
+    tiktokMinimums: new Map([['acc', tiktokFloors('JPY', parseFxRates('JPY=0.0066'))]]),
     brandName: 'Shoes Co',
     ...over,
   };
@@ -65,7 +66,7 @@ const meta = (adset: Record<string, unknown>, campaign: Record<string, unknown> 
   node('a', 'ad', 's', { name: 'A', creativeId: 1, linkUrl: 'https://shop.example.com/', headline: 'H', primaryText: 'P', ...ad }),
 ];
 
-/** A TikTok traffic tree on a yen account (minimums ¥3,031 an ad group, ¥7,576 a campaign at JPY=0.0066), valid as it is. */
+/** A TikTok traffic tree on a yen account (minimums ¥2,500 an ad group from the yen table, ¥7,576 a campaign: USD 50 at JPY=0.0066), valid as it is. */
 const tok = (adset: Record<string, unknown>, campaign: Record<string, unknown> = {}, ad: Record<string, unknown> = {}): NodeRow[] => [
   node('c', 'campaign', null, { name: 'C', objective: 'TRAFFIC', budget: { dailyAmount: 8000 }, ...campaign }),
   node('s', 'adset', 'c', {
@@ -236,25 +237,25 @@ const rows: Row[] = [
     says: /TikTok setting/,
   },
   {
-    rule: 'TikTok: an ad group budget under USD 20 in yen',
+    rule: "TikTok: an ad group budget under the yen table's ¥2,500",
     platform: 'tiktok',
-    nodes: tok({ budget: { dailyAmount: 3000 } }, { budget: undefined }),
+    nodes: tok({ budget: { dailyAmount: 2400 } }, { budget: undefined }),
     field: 'adSets[s].budget',
-    says: /is ¥3,000 a day; TikTok's minimum for an ad group is USD 20, ¥3,031/,
+    says: /is ¥2,400 a day; TikTok's minimum for an ad group is ¥2,500 a day \(TikTok's JPY floor\)/,
   },
   {
     rule: 'TikTok: a campaign budget under USD 50 in yen',
     platform: 'tiktok',
     nodes: tok({}, { budget: { dailyAmount: 7000 } }),
     field: 'campaigns[c].budget',
-    says: /¥7,576 at the FX_RATES rate/,
+    says: /¥7,576 \(USD 50 at the FX_RATES rate: JPY is not in TikTok's currency table/,
   },
   {
     rule: 'TikTok: a lifetime ad group budget under the minimum times its days',
     platform: 'tiktok',
     nodes: tok({ budget: { lifetimeAmount: 20000 }, schedule: { startTime: '2030-01-01T00:00:00Z', endTime: '2030-01-11T00:00:00Z' } }, { budget: undefined }),
     field: 'adSets[s].budget',
-    says: /for 10 days.*¥30,310 in all/,
+    says: /for 10 days.*¥25,000 in all/,
   },
   {
     rule: "TikTok: ages that are not a union of TikTok's groups",
@@ -398,6 +399,18 @@ describe('More rules the platforms enforce, at validation: one row per rule', ()
     expect(usdMinimumIn(50, 'KWD', rates)).to.equal(15385);
     expect(usdMinimumIn(20, 'USD', rates)).to.equal(2000);
     expect(usdMinimumIn(20, 'GBP', rates)).to.equal(null);
+    // Meta: APP_INSTALLS is never both goal and billing event (v9.0 changelog); the other goals with an event of their own take it.
+    expect(['APP_INSTALLS', 'LINK_CLICKS', 'THRUPLAY', 'REACH'].map(billingEventsFor)).to.deep.equal([
+      ['IMPRESSIONS'],
+      ['IMPRESSIONS', 'LINK_CLICKS'],
+      ['IMPRESSIONS', 'THRUPLAY'],
+      ['IMPRESSIONS'],
+    ]);
+    // TikTok's floors per currency: the table's own (GBP 15, not USD 20 converted), FX only for a currency it lacks.
+    expect(tiktokFloors('GBP', rates)).to.deep.equal({ adSet: { amount: 1500, converted: false }, campaign: null });
+    expect(tiktokFloors('EUR', rates)).to.deep.equal({ adSet: { amount: 2000, converted: false }, campaign: { amount: 4630, converted: true } });
+    expect(tiktokFloors('KWD', rates)).to.deep.equal({ adSet: { amount: 6154, converted: true }, campaign: { amount: 15385, converted: true } });
+    expect(tiktokFloors('USD', rates)).to.deep.equal({ adSet: { amount: 2000, converted: false }, campaign: { amount: 5000, converted: false } });
   });
 
   it('the adapters send what the rules ask: billing_event always, the promoted object per goal, enrolments said, conversion_bid_price on OCPM, frequency', () => {

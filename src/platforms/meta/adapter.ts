@@ -295,12 +295,30 @@ export class MetaAdapter implements PlatformAdapter {
     reads.forEach((r, i) => r.take(bodies[i]));
     const defaults = this.dsaDefaults.get(account.accountId);
     return {
+      ...(wanted.leadPages?.length ? { leadTermsAccepted: await this.leadTerms(account, wanted.leadPages) } : {}),
       minimumBudgets: this.minimums.get(account.accountId)!.value,
       bidMinimums: new Map((wanted.bids ?? []).map((b) => [b, this.bidMinimums.get(`${account.accountId}:${b}`)!.value])),
       dsaBeneficiary: account.dsaBeneficiary ?? defaults?.beneficiary ?? null,
       dsaPayor: account.dsaPayor ?? defaults?.payor ?? null,
       cityCountries: new Map((wanted.cities ?? []).flatMap((c) => (this.cityCountries.has(c) ? [[c, this.cityCountries.get(c)!] as const] : []))),
     };
+  }
+
+  /**
+   * Whether each of `pageIds` accepted Meta's lead ads terms (Page `leadgen_tos_accepted`), read afresh in
+   * one batch (an admin may accept them at any time); a Page that cannot be read is left out (unknown).
+   */
+  private async leadTerms(account: AdAccount, pageIds: string[]): Promise<Map<string, boolean>> {
+    const pages = [...new Set(pageIds)].slice(0, BATCH_LIMIT);
+    const requests: BatchRequest[] = pages.map((id) => ({ method: 'GET', relativeUrl: id, params: { fields: 'leadgen_tos_accepted' } }));
+    const answers = await this.http.retrying(() => this.graph.batch(account, requests));
+    return new Map(
+      answers.flatMap((a, i) =>
+        a.ok && typeof (a.body as { leadgen_tos_accepted?: unknown })?.leadgen_tos_accepted === 'boolean'
+          ? [[pages[i], (a.body as { leadgen_tos_accepted: boolean }).leadgen_tos_accepted] as const]
+          : [],
+      ),
+    );
   }
 
   /** Keeps the countries of the cities an `adgeolocationmeta` search answered. */

@@ -64,9 +64,25 @@ export const regionalCountries = (countries: unknown): string[] => (Array.isArra
  * The billing events each goal may be billed by ("Optimization Goal and Billing Events"): IMPRESSIONS
  * for every goal, a goal's own event for the goals that have one. billing_event is always sent, IMPRESSIONS
  * when the ad set names none (php-business-sdk issue 311: leaving it out is "missing parameter").
+ * APP_INSTALLS is never both (Marketing API v9.0 changelog: "You can still specify APP_INSTALLS under
+ * billing_event or optimization_goal, but not both at the same time"): app installs bill by impressions.
  */
 export function billingEventsFor(goal: string | undefined): string[] {
-  return ['LINK_CLICKS', 'THRUPLAY', 'POST_ENGAGEMENT', 'APP_INSTALLS'].includes(goal ?? '') ? ['IMPRESSIONS', goal!] : ['IMPRESSIONS'];
+  return ['LINK_CLICKS', 'THRUPLAY', 'POST_ENGAGEMENT'].includes(goal ?? '') ? ['IMPRESSIONS', goal!] : ['IMPRESSIONS'];
+}
+
+/**
+ * Special ad categories whose ad sets keep ages 18 to 65+ and every gender (Meta "Special Ad Categories",
+ * targeting restrictions): housing, employment, credit (sent as FINANCIAL_PRODUCTS_SERVICES).
+ */
+export const UNNARROWED_CATEGORIES: readonly string[] = ['HOUSING', 'EMPLOYMENT', 'CREDIT', 'FINANCIAL_PRODUCTS_SERVICES'];
+
+/** Whether targeting narrows ages (other than 18 to 65+) or genders (one of two). */
+export function narrowsAgesOrGenders(t: Record<string, unknown> | undefined): boolean {
+  const target = t ?? {};
+  const ages = (target.ageMin !== undefined && target.ageMin !== 18) || (target.ageMax !== undefined && target.ageMax !== 65);
+  const genders = Array.isArray(target.genders) && target.genders.length > 0 && target.genders.length < 2;
+  return ages || genders;
 }
 
 /** Goals promoted by an app: they name it (promoted_object application_id and object_store_url). */
@@ -92,10 +108,9 @@ export function advantageWidens(t: Record<string, unknown> | undefined): boolean
 /** What an ad set's targeting narrows that Advantage+ audience would widen: ages, genders, interests, audiences. */
 export function narrowing(t: Record<string, unknown> | undefined): { agesOrGenders: boolean; any: boolean } {
   const target = t ?? {};
-  const ages = (target.ageMin !== undefined && target.ageMin !== 18) || (target.ageMax !== undefined && target.ageMax !== 65);
-  const genders = Array.isArray(target.genders) && target.genders.length > 0 && target.genders.length < 2;
+  const agesOrGenders = narrowsAgesOrGenders(target);
   const lists = ['interests', 'customAudiences'].some((k) => Array.isArray(target[k]) && (target[k] as unknown[]).length > 0);
-  return { agesOrGenders: ages || genders, any: ages || genders || lists };
+  return { agesOrGenders, any: agesOrGenders || lists };
 }
 
 /**
@@ -180,11 +195,15 @@ export interface MetaAccountFacts {
   dsaPayor: string | null;
   /** The country of each targeted city key Meta's location search knows. */
   cityCountries?: Map<string, string>;
+  /** Per lead ad Page asked about, whether it accepted Meta's lead ads terms (Page leadgen_tos_accepted); a Page not read is absent. */
+  leadTermsAccepted?: Map<string, boolean>;
 }
 
 /** What metaAccountFacts is asked to read besides the minimums: DSA defaults, cities' countries, minimums per bid. */
 export interface MetaFactsWanted {
   dsa: boolean;
+  /** The Pages of the launch's lead ads: whether each accepted the lead ads terms is read (live). */
+  leadPages?: string[];
   cities?: string[];
   bids?: number[];
 }

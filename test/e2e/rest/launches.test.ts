@@ -22,7 +22,7 @@ import {
   type Props,
 } from '../../helpers/launch-builders.js';
 import { exampleWorld } from '../../helpers/example-world.js';
-import { TIKTOK_RULE_ROWS, tokTree } from '../../helpers/tiktok-rules.js';
+import { TIKTOK_RULE_ROWS, TIKTOK_VALID_ROWS, tokBrand, tokTree } from '../../helpers/tiktok-rules.js';
 
 const account = (platform: 'meta' | 'tiktok', accountId: string, name: string) => ({
   platform,
@@ -50,6 +50,7 @@ function launchesWorld() {
           { ref: 'tok', name: 'Tok Co', adAccounts: [{ ...account('tiktok', 'biz_3001', 'Tok US'), allowlisted: ['PLACEMENT_GLOBAL_APP_BUNDLE'] }] },
           // TikTok's minimums in another currency (FX_RATES JPY below), and a brand name over TikTok's 40 display-name characters.
           { ref: 'tokyen', name: 'Tok Yen Co', adAccounts: [{ ...account('tiktok', 'biz_3002', 'Tok JP'), currency: 'JPY' }] },
+          { ref: 'tokgbp', name: 'Tok Pound Co', adAccounts: [{ ...account('tiktok', 'biz_3004', 'Tok UK'), currency: 'GBP' }] },
           { ref: 'toklong', name: 'Acme Outdoor Supply Company of the Pacific Northwest', adAccounts: [account('tiktok', 'biz_3003', 'Tok Long')] },
           {
             ref: 'tracked',
@@ -107,15 +108,16 @@ for (const dialect of dialects()) {
       w = await startWorld({
         dialect,
         bootstrap: launchesWorld(),
-        // The yen account's minimums are TikTok's USD ones at this rate (the fake TikTok's too).
-        env: { RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_CONCURRENCY: '100', FX_RATES: 'JPY=0.0066' },
+        // The yen and pound accounts' campaign minimums are TikTok's USD ones at these rates (the fake TikTok's too).
+        env: { RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_CONCURRENCY: '100', FX_RATES: 'JPY=0.0066,GBP=1.27' },
       });
       key = w.key('acme', 'ci');
-      for (const ref of ['shoes', 'hats', 'multi', 'tok', 'tokyen', 'toklong', 'tracked', 'journal', 'stamps']) {
+      for (const ref of ['shoes', 'hats', 'multi', 'tok', 'tokyen', 'tokgbp', 'toklong', 'tracked', 'journal', 'stamps']) {
         brand[ref] = w.brandId('acme', ref);
         apis[ref] = brandApi(w, key, brand[ref]);
       }
-      for (const ref of ['shoes', 'hats', 'multi', 'tok', 'tokyen', 'toklong', 'tracked', 'journal']) creative[ref] = await uploadCreative(w, key, brand[ref]);
+      for (const ref of ['shoes', 'hats', 'multi', 'tok', 'tokyen', 'tokgbp', 'toklong', 'tracked', 'journal'])
+        creative[ref] = await uploadCreative(w, key, brand[ref]);
     });
     after(async () => w?.close());
 
@@ -873,7 +875,7 @@ for (const dialect of dialects()) {
         // (test/e2e/rest/live-publish.test.ts) from one table.
         ...TIKTOK_RULE_ROWS.map((row) => ({
           ...row,
-          brand: row.platform === 'meta' ? 'shoes' : row.on === 'yen' ? 'tokyen' : row.on === 'long-name' ? 'toklong' : 'tok',
+          brand: tokBrand(row),
           tree: (cr: number) => row.tree({ image: cr }),
         })),
         {
@@ -961,6 +963,8 @@ for (const dialect of dialects()) {
       }
 
       const validRows: Array<{ what: string; brand?: string; tree: (creativeId: number) => Parameters<typeof buildLaunch>[1] }> = [
+        // What earlier rounds refused and TikTok takes, valid here in the sandbox and in live mode (test/e2e/rest/live-publish.test.ts).
+        ...TIKTOK_VALID_ROWS.map((row) => ({ what: row.what, brand: tokBrand(row), tree: (cr: number) => row.tree({ image: cr }) })),
         { what: 'the launch example itself', tree: (cr) => ({ creativeId: cr }) },
         {
           what: 'a lifetime budget with an endTime after startTime',
@@ -987,7 +991,7 @@ for (const dialect of dialects()) {
           tree: (cr) => tokTree(cr),
         },
         {
-          what: 'a TikTok campaign budget of ¥7,576 on a yen account (USD 50 at the FX_RATES rate)',
+          what: 'a TikTok campaign budget of ¥7,576 on a yen account (USD 50 at the FX_RATES rate: no yen campaign floor here)',
           brand: 'tokyen',
           tree: (cr) => tokTree(cr, { campaign: { budget: { dailyAmount: 7576 } } }),
         },
@@ -1070,7 +1074,7 @@ for (const dialect of dialects()) {
         expect(low.status, JSON.stringify(low.body)).to.equal(400);
         expect(low.body.error.details[0]).to.deep.include({ field: 'amount' });
         expect(low.body.error.details[0].message).to.match(
-          /^is 199\.99 USD for 10 days; TikTok's lifetime minimum for an ad group is 20\.00 USD a day \(USD 20 at the FX_RATES rate\), 200\.00 USD in all$/,
+          /^is 199\.99 USD for 10 days; TikTok's lifetime minimum for an ad group is 20\.00 USD a day \(TikTok's USD floor\), 200\.00 USD in all$/,
         );
         expect((await change(20000)).status).to.equal(200);
       });

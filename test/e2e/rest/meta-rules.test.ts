@@ -169,6 +169,20 @@ const rows: Row[] = [
     refused: (b) => [`campaigns[${b.campaignId}].specialAdCategories`, /countries/],
   },
   { what: 'special ad category CREDIT (sent as FINANCIAL_PRODUCTS_SERVICES)', tree: { campaign: { specialAdCategories: ['CREDIT'] } } },
+  {
+    what: 'a HOUSING campaign whose ad set narrows ages (special ad categories keep 18 to 65+)',
+    tree: { campaign: { specialAdCategories: ['HOUSING'] }, adset: { targeting: { countries: ['US'], ageMin: 25, ageMax: 54 } } },
+    refused: (b) => [`adSets[${b.adsetId}].targeting`, /HOUSING campaign may not .*ages 18 to 65\+ and every gender/],
+  },
+  {
+    what: 'an EMPLOYMENT campaign whose ad set targets one gender',
+    tree: { campaign: { specialAdCategories: ['EMPLOYMENT'] }, adset: { targeting: { countries: ['US'], genders: ['female'] } } },
+    refused: (b) => [`adSets[${b.adsetId}].targeting`, /EMPLOYMENT campaign may not/],
+  },
+  {
+    what: 'a HOUSING campaign whose ad set keeps 18 to 65 and both genders',
+    tree: { campaign: { specialAdCategories: ['HOUSING'] }, adset: { targeting: { countries: ['US'], ageMin: 18, ageMax: 65, genders: ['female', 'male'] } } },
+  },
   // More rules the platforms enforce (live-platforms.md), each at preview in both modes.
   {
     what: 'APP_EVENTS, which is not a Meta optimization goal',
@@ -472,6 +486,57 @@ for (const [dialect, mode] of dialects().flatMap((d) => (['sandbox', 'live'] as 
     });
 
     if (mode !== 'live') return;
+
+    it('a Meta app in development mode: a live preview answers 422 unprocessable naming the account and the fix (error 100, subcode 1885183); nothing created', async () => {
+      const api = apis.shoes;
+      const built = await buildLaunch(api, { title: 'App in development mode' });
+      meta!.appInDevelopmentMode = true;
+      try {
+        const reply = await api('POST', `/launches/${built.launchId}/publish`, {}, idem('dev-mode'));
+        expect(reply.status, JSON.stringify(reply.body)).to.equal(422);
+        expect(reply.body.error.code).to.equal('unprocessable');
+        expect(reply.body.error.message).to.match(
+          /ad account act_1001: the Meta app .* is in development mode \(error 100, subcode 1885183\).*App Mode to Live/,
+        );
+      } finally {
+        meta!.appInDevelopmentMode = false;
+      }
+      expect(meta!.objectsOf('act_1001').filter((o) => o.name === 'App in development mode')).to.deep.equal([]);
+    });
+
+    it("a lead ad whose Page has not accepted the lead ads terms: the live preview reads the Page's leadgen_tos_accepted and says so before; if Meta refuses it at publish (1815089) the answer is 422 naming the Page", async () => {
+      const api = apis.shoes;
+      const tree = { campaign: { objective: 'OUTCOME_LEADS' }, adset: { optimizationGoal: 'LEAD_GENERATION', promotedObject: { leadFormId: '900100' } } };
+      meta!.setPage(PAGE, { name: 'Shoes Co', leadgenTosAccepted: false });
+      try {
+        const built = await buildLaunch(api, { title: 'Lead terms', ...tree });
+        proxy!.clear();
+        const issues = await previewIssues(api, built.launchId);
+        const field = `adSets[${built.adsetId}].promotedObject.leadFormId`;
+        expect([...issues.keys()], JSON.stringify(Object.fromEntries(issues))).to.deep.equal([field]);
+        expect(issues.get(field)).to.match(
+          new RegExp(`Facebook Page ${PAGE} has not accepted Meta's lead ads terms .*https://www\\.facebook\\.com/ads/leadgen/tos`),
+        );
+        expect(
+          proxy!.recorded.some((r) => r.method === 'GET' && r.path.endsWith(`/${PAGE}`) && String(r.params.fields).includes('leadgen_tos_accepted')),
+        ).to.equal(true);
+        meta!.setPage(PAGE, { name: 'Shoes Co', leadgenTosAccepted: true });
+        expect(await previewIssues(api, built.launchId)).to.deep.equal(new Map());
+        // Accepted when read, refused by Meta when the ad sets are created (the terms withdrawn meanwhile).
+        meta!.refuseWhen((call) =>
+          call.level === 'adset' && (call.params.promoted_object as { page_id?: string } | undefined)?.page_id === PAGE
+            ? { message: `(#100) Page ${PAGE} must accept the Lead Ads Terms of Service`, subcode: 1815089 }
+            : null,
+        );
+        const reply = await api('POST', `/launches/${built.launchId}/publish`, { confirm: true }, idem('lead-terms'));
+        expect(reply.status, JSON.stringify(reply.body)).to.equal(422);
+        expect(reply.body.error.code).to.equal('unprocessable');
+        expect(reply.body.error.message).to.match(new RegExp(`Facebook Page ${PAGE} has not accepted Meta's lead ads terms \\(error 100, subcode 1815089\\)`));
+      } finally {
+        meta!.clearUnwritten();
+        meta!.setPage(PAGE, { leadgenTosAccepted: true });
+      }
+    });
 
     describe('publishing to the fake Meta: every request accepted, asserted field by field', () => {
       beforeEach(() => proxy!.clear());
