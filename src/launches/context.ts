@@ -80,6 +80,7 @@ export async function validationContextFor(
     unknownCountries: await untargetable(ctx, launch.brandId, nodes, accountOf, known),
     metaFacts: await metaFactsFor(ctx, launch.brandId, nodes, accountOf, new Map(accounts.map((a) => [a.accountId, a.platform]))),
     graphVersion: ctx.platforms.graphVersion,
+    platformAsks: ctx.platforms.mode === 'live',
     tiktokCurrencies: new Map(accounts.filter((a) => a.platform === 'tiktok').map((a) => [a.accountId, a.currency])),
     tiktokMinimums: new Map(accounts.filter((a) => a.platform === 'tiktok').map((a) => [a.accountId, ctx.platforms.tiktokMinimums(a.currency)])),
     brandName: accounts.some((a) => a.platform === 'tiktok') ? await brandNameOf(ctx.db, launch.brandId) : null,

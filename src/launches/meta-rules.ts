@@ -27,6 +27,7 @@ import {
 } from '../platforms/meta/rules.js';
 import { removedPositionsAt } from '../platforms/meta/versions.js';
 import { LEAD_TERMS_URL } from '../platforms/meta/errors.js';
+import { RULE_SOURCES, type Say } from './rule-sources.js';
 import { PLACEMENT_POSITIONS } from '../platforms/placements.js';
 import { RULES } from './rules.js';
 import type { NodeRow } from './store.js';
@@ -152,6 +153,7 @@ export function metaAdSetIssues(
   graph: GraphScope,
   issue: Issue,
   warn: Warn,
+  say: Say,
 ): void {
   const at = `adSets[${s.id}]`;
   const p = s.properties;
@@ -177,7 +179,11 @@ export function metaAdSetIssues(
   const countries: string[] = Array.isArray(t.countries) ? t.countries : [];
   const sanctioned = countries.filter((c) => SANCTIONED_COUNTRIES.includes(c));
   if (sanctioned.length)
-    issue(`${at}.targeting.countries`, `Meta does not serve ads in ${sanctioned.join(', ')}; remove ${sanctioned.length > 1 ? 'them' : 'it'}`);
+    say(
+      `${at}.targeting.countries`,
+      `Meta does not serve ads in ${sanctioned.join(', ')}; remove ${sanctioned.length > 1 ? 'them' : 'it'}`,
+      RULE_SOURCES.metaSanctioned,
+    );
   const undeclared = regionalCountries(countries).filter((c) => !account?.regionalIdentities?.[c]);
   if (undeclared.length)
     issue(
@@ -190,7 +196,7 @@ export function metaAdSetIssues(
     warn(
       `${at}.targeting.countries`,
       `${uncertain.join(', ')}: the US lifted its Syria sanctions in 2025 and no Meta page says whether Meta serves ads there now; Meta may refuse or not deliver`,
-      'lfx-self-serve PR 1644 (third party: Meta sanctioned-countries list); US Treasury Syria sanctions lifted 2025',
+      RULE_SOURCES.metaSyria.source,
     );
 
   const eu = euPlaces(t, (key) => facts?.cityCountries?.get(key));
@@ -219,9 +225,10 @@ export function metaAdSetIssues(
     if (!promoted.applicationId || !promoted.objectStoreUrl)
       issue(`${at}.promotedObject`, `needs applicationId and objectStoreUrl (the app and its store page) for ${goal ?? objective}`);
   } else if (CONVERSION_GOALS.includes(goal ?? '') && (!promoted.pixelId || !promoted.customEventType))
-    issue(
+    say(
       `${at}.promotedObject`,
       `needs pixelId and customEventType (the pixel and the event it counts, e.g. PURCHASE) for optimizationGoal ${goal}; missing ${[!promoted.pixelId && 'pixelId', !promoted.customEventType && 'customEventType'].filter(Boolean).join(' and ')}`,
+      promoted.pixelId ? RULE_SOURCES.metaConversionEvent : RULE_SOURCES.metaConversionPixel,
     );
   if (goalFits && goal === 'POST_ENGAGEMENT' && !promoted.pageId && !account?.pageId)
     issue(

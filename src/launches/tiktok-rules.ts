@@ -4,7 +4,8 @@
 // conversion events and where a pixel goes, reach frequency, the allowlisted placement, Business Center
 // identities and text counted as TikTok counts it. What TikTok would widen, cut or drop is refused here.
 
-import { moneyText, scheduledDays } from './meta-rules.js';
+import { moneyText, scheduledDays, type Warn } from './meta-rules.js';
+import { MANUAL_CUTOFF, MANUAL_CUTOFF_OBJECTIVES, MANUAL_CUTOFF_WARN_FROM, RULE_SOURCES, type Say } from './rule-sources.js';
 import { RULES } from './rules.js';
 import type { NodeRow } from './store.js';
 import { budgetOf } from './tree.js';
@@ -72,7 +73,16 @@ export function tiktokMoreIssues(
   account: TikTokAccountView | null,
   now: number,
   issue: Issue,
+  warn: Warn,
+  say: Say,
 ): void {
+  // Announced, not yet confirmed (live-platforms.md): from MANUAL_CUTOFF_WARN_FROM a warning, never a refusal.
+  if (MANUAL_CUTOFF_OBJECTIVES.includes(campaign.properties.objective) && now >= Date.parse(`${MANUAL_CUTOFF_WARN_FROM}T00:00:00Z`))
+    warn(
+      `campaigns[${campaign.id}].objective`,
+      `TikTok is reported to stop manual creation of ${campaign.properties.objective} campaigns on ${MANUAL_CUTOFF}, moving them to Smart+; a launch published after that date may be refused. Not confirmed by TikTok yet`,
+      RULE_SOURCES.tiktokManualCutoff.source,
+    );
   const objective: string | undefined = campaign.properties.objective;
   const currency = account?.currency ?? 'USD';
   const money = (minor: number) => moneyText(minor, currency);
@@ -141,11 +151,19 @@ export function tiktokMoreIssues(
       );
     }
     if (promoted.pixelId !== undefined && !PIXEL_OBJECTIVES.includes(objective ?? ''))
-      issue(`${at}.promotedObject`, `pixelId is for TikTok's web conversion ad groups; objective ${objective ?? '(none)'} takes none: remove it`);
+      say(
+        `${at}.promotedObject`,
+        `pixelId is for TikTok's web conversion, product sales and lead generation ad groups; objective ${objective ?? '(none)'} takes none: remove it`,
+        RULE_SOURCES.tiktokPixelObjectives,
+      );
     else if (objective === 'WEB_CONVERSIONS' && ['CONVERT', 'VALUE'].includes(p.optimizationGoal) && (!promoted.pixelId || !promoted.customEventType))
       issue(`${at}.promotedObject`, `needs pixelId and customEventType (a TikTok event such as SHOPPING) for optimizationGoal ${p.optimizationGoal}`);
     if (objective === 'REACH' && !p.frequencyCap)
-      issue(`${at}.frequencyCap`, 'is required on TikTok for REACH: how many impressions per person in how many days, e.g. { impressions: 3, days: 7 }');
+      say(
+        `${at}.frequencyCap`,
+        'is required on TikTok for REACH: how many impressions per person in how many days, e.g. { impressions: 3, days: 7 }',
+        RULE_SOURCES.tiktokReachFrequency,
+      );
     else if (p.frequencyCap && objective !== 'REACH')
       issue(`${at}.frequencyCap`, `is for TikTok REACH ad groups; objective ${objective ?? '(none)'} takes none: remove it`);
     const positions: string[] = Array.isArray(p.placements?.positions) ? p.placements.positions : [];

@@ -12,6 +12,7 @@ import { metaAdSetIssues, metaCampaignIssues, type MetaFacts } from './meta-rule
 import { tiktokMoreIssues } from './tiktok-rules.js';
 import { tiktokLength } from '../platforms/tiktok/rules.js';
 import type { Floor } from '../platforms/tiktok/budgets.js';
+import { sayer } from './rule-sources.js';
 import { DEFAULT_GRAPH_VERSION } from '../platforms/meta/versions.js';
 import type { NodeRow } from './store.js';
 import { budgetOf, childrenOf } from './tree.js';
@@ -56,6 +57,8 @@ export interface ValidationContext {
   tiktokMinimums?: Map<string, { adSet: Floor | null; campaign: Floor | null } | null>;
   /** The brand's name (a TikTok landing-page ad's display name when the ad names none). */
   brandName?: string | null;
+  /** Whether Meta itself is asked about the launch (live mode: validate_only), so a third-party-only rule warns rather than refuses. */
+  platformAsks?: boolean;
 }
 
 /** A warning beside a preview's issues: it never blocks a publish; `source` names where its rule comes from. */
@@ -145,6 +148,8 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
           : null,
         ctx.now,
         issue,
+        warn,
+        sayer(issue, warn, false),
       );
     } else if (platform) tiktokFieldsElsewhere(platform, adSets, kids, issue);
     const metaFacts = platform === 'meta' && accountId ? ctx.metaFacts?.get(accountId) : undefined;
@@ -172,7 +177,7 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
         issue(`${sat}.${budgetPath(setBudget)}`, `must be at least ${rules.minAdSetBudget} (minor units of the ad account's currency) on ${platform}`);
       }
       const lifetime = (setBudget ?? campaignBudget)?.period === 'lifetime';
-      if (platform === 'meta') metaAdSetIssues(s, c, metaAccount, metaFacts, graph, issue, warn);
+      if (platform === 'meta') metaAdSetIssues(s, c, metaAccount, metaFacts, graph, issue, warn, sayer(issue, warn, ctx.platformAsks === true));
       else if (platform && sp.advantageAudience !== undefined) issue(`${sat}.advantageAudience`, `is a Meta setting; ${platform} has no Advantage+ audience`);
 
       const t = sp.targeting ?? {};

@@ -79,7 +79,7 @@ export class Platforms {
   private readonly rows = new Map<string, { row: AdAccountRow; brandName: string | null; at: number }>();
 
   constructor(
-    private readonly mode: PlatformMode,
+    readonly mode: PlatformMode,
     knex: Knex,
     private readonly now: () => number,
     live: LiveAdapterFactory | undefined,

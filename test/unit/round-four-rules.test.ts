@@ -386,6 +386,22 @@ describe('More rules the platforms enforce, at validation: one row per rule', ()
     ).to.deep.equal([]);
   });
 
+  it("TikTok's announced end of manual creation is a warning from 2026-12-01 (the service's clock) on its four objectives, naming its third-party sources; never a refusal", () => {
+    const conversions = tok({ optimizationGoal: 'CONVERT', promotedObject: { pixelId: 'px', customEventType: 'SHOPPING' } }, { objective: 'WEB_CONVERSIONS' });
+    const before = validateLaunch(conversions, context('tiktok', { now: Date.parse('2026-11-30T23:59:59Z') }));
+    expect([before.issues, before.warnings]).to.deep.equal([[], []]);
+    const after = validateLaunch(conversions, context('tiktok', { now: Date.parse('2026-12-01T00:00:00Z') }));
+    expect(after.issues).to.deep.equal([]);
+    expect(after.warnings.map((w) => w.field)).to.deep.equal(['campaigns[c].objective']);
+    expect(after.warnings[0].message).to.match(/WEB_CONVERSIONS campaigns on 2026-12-31/);
+    expect(after.warnings[0].source).to.match(/third-party articles/);
+    expect(validateLaunch(tok({}), context('tiktok', { now: Date.parse('2026-12-05T00:00:00Z') })).warnings).to.deep.equal([]);
+    // A third-party-only TikTok rule refuses (TikTok is never asked), saying its source is a third party.
+    const reach = validateLaunch(tok({ optimizationGoal: 'REACH' }, { objective: 'REACH' }), context('tiktok'));
+    expect(reach.issues.map((i) => i.field)).to.deep.equal(['adSets[s].frequencyCap']);
+    expect(reach.issues[0].message).to.match(/this rule's only source is a third party: amekala ads-mcp validity matrix/);
+  });
+
   it('TikTok counts a Chinese or Japanese character as two; ages run in its buckets, from 18 when ageMin is unset; USD minimums converted exactly', () => {
     expect([tiktokLength('Spring sale'), tiktokLength('春日セール'), tiktokLength('Sale 春')]).to.deep.equal([11, 10, 7]);
     expect(ageGroupsOf(undefined, 34)).to.deep.equal(['AGE_18_24', 'AGE_25_34']);

@@ -23,6 +23,7 @@ import {
 } from '../../helpers/launch-builders.js';
 import { exampleWorld } from '../../helpers/example-world.js';
 import { TIKTOK_RULE_ROWS, TIKTOK_VALID_ROWS, tokBrand, tokTree } from '../../helpers/tiktok-rules.js';
+import { MANUAL_CUTOFF_OBJECTIVES } from '../../../src/launches/rule-sources.js';
 
 const account = (platform: 'meta' | 'tiktok', accountId: string, name: string) => ({
   platform,
@@ -1017,14 +1018,42 @@ for (const dialect of dialects()) {
         },
       ];
       for (const row of validRows) {
-        it(`${row.what} → 200 valid, no warnings`, async () => {
+        it(`${row.what} → 200 valid, no warnings but TikTok's announced cutoff`, async () => {
           const api = apis[row.brand ?? 'shoes'];
-          const built = await buildLaunch(api, { title: row.what, ...row.tree(creative[row.brand ?? 'shoes']) });
+          const tree = row.tree(creative[row.brand ?? 'shoes']);
+          const built = await buildLaunch(api, { title: row.what, ...tree });
           const reply = await preview(api, built.launchId);
           expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
-          expect(reply.body).to.deep.include({ valid: true, confirmed: false, status: 'draft', warnings: [] });
+          // TikTok's announced end of manual creation is said for its objectives (the service's clock is past 2026-12-01), nothing else.
+          const cutoff = reply.body.warnings.filter((w: { message: string }) => /stop manual creation/.test(w.message));
+          expect(reply.body).to.deep.include({ valid: true, confirmed: false, status: 'draft', warnings: cutoff });
+          expect(cutoff.map((w: { field: string }) => w.field)).to.deep.equal(
+            row.brand?.startsWith('tok') && MANUAL_CUTOFF_OBJECTIVES.includes(String(tree?.campaign?.objective ?? ''))
+              ? [`campaigns[${built.campaignId}].objective`]
+              : [],
+          );
         });
       }
+
+      it('a TikTok preview of an objective TikTok is reported to stop creating by hand (from 2026-12-01): valid, with a warning naming the date and that its sources are third parties; a TRAFFIC one has none', async () => {
+        const conversions = await buildLaunch(apis.tok, {
+          title: 'Cutoff warning',
+          ...tokTree(creative.tok, {
+            campaign: { objective: 'WEB_CONVERSIONS' },
+            adset: { optimizationGoal: 'CONVERT', promotedObject: { pixelId: 'px_1', customEventType: 'SHOPPING' } },
+          }),
+        });
+        const reply = await preview(apis.tok, conversions.launchId);
+        expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
+        expect(reply.body.warnings).to.have.length(1);
+        expect(reply.body.warnings[0]).to.deep.include({ field: `campaigns[${conversions.campaignId}].objective` });
+        expect(reply.body.warnings[0].message).to.match(
+          /stop manual creation of WEB_CONVERSIONS campaigns on 2026-12-31, moving them to Smart\+.*Not confirmed by TikTok yet/,
+        );
+        expect(reply.body.warnings[0].source).to.match(/third-party articles and tool descriptions \(2026-11\).*no TikTok page or SDK commit confirms it yet/);
+        const traffic = await buildLaunch(apis.tok, { title: 'No cutoff warning', ...tokTree(creative.tok) });
+        expect((await preview(apis.tok, traffic.launchId)).body.warnings).to.deep.equal([]);
+      });
 
       it('the allowlist-only PLACEMENT_GLOBAL_APP_BUNDLE on an account the bootstrap does not say is allowlisted → 400 on placements', async () => {
         const account = `/ad-accounts/biz_3001`;

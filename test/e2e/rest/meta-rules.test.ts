@@ -192,10 +192,31 @@ const rows: Row[] = [
     },
     refused: (b) => [`adSets[${b.adsetId}].optimizationGoal`, /use one of APP_INSTALLS/],
   },
+  // A rule whose only source is a third party (pipeboard meta-ads-mcp issue 140): refused in the sandbox saying so,
+  // a warning naming its source live, where Meta's validate_only decides (below: it refuses at publish).
   {
-    what: 'a conversion ad set with a pixel and no event',
+    what: 'a conversion ad set with a pixel and no event (sandbox: a third-party rule refuses)',
+    mode: 'sandbox',
     tree: { campaign: { objective: 'OUTCOME_SALES' }, adset: { optimizationGoal: 'OFFSITE_CONVERSIONS', promotedObject: { pixelId: '7788' } } },
-    refused: (b) => [`adSets[${b.adsetId}].promotedObject`, /pixelId and customEventType .* missing customEventType/],
+    refused: (b) => [
+      `adSets[${b.adsetId}].promotedObject`,
+      /missing customEventType \(this rule's only source is a third party: pipeboard meta-ads-mcp issue 140/,
+    ],
+  },
+  {
+    what: 'a conversion ad set with a pixel and no event (live: a warning naming the third party; Meta decides)',
+    mode: 'live',
+    tree: { campaign: { objective: 'OUTCOME_SALES' }, adset: { optimizationGoal: 'OFFSITE_CONVERSIONS', promotedObject: { pixelId: '7788' } } },
+    warned: (b) => [
+      `adSets[${b.adsetId}].promotedObject`,
+      /missing customEventType \(the platform decides when asked/,
+      /pipeboard meta-ads-mcp issue 140 \(third party/,
+    ],
+  },
+  {
+    what: "a conversion ad set with neither pixel nor event (Meta's own rule: refused in both modes)",
+    tree: { campaign: { objective: 'OUTCOME_SALES' }, adset: { optimizationGoal: 'OFFSITE_CONVERSIONS', promotedObject: {} } },
+    refused: (b) => [`adSets[${b.adsetId}].promotedObject`, /missing pixelId and customEventType$/],
   },
   {
     what: 'a conversion ad set with its pixel and event',
@@ -486,6 +507,31 @@ for (const [dialect, mode] of dialects().flatMap((d) => (['sandbox', 'live'] as 
     });
 
     if (mode !== 'live') return;
+
+    it("a third-party-only rule broken (a conversion ad set without its event): the live preview answers valid with a warning naming the source, and Meta's validate_only still decides at publish", async () => {
+      const api = apis.shoes;
+      const built = await buildLaunch(api, {
+        title: 'Third-party rule',
+        campaign: { objective: 'OUTCOME_SALES' },
+        adset: { optimizationGoal: 'OFFSITE_CONVERSIONS', promotedObject: { pixelId: '7788' } },
+      });
+      const preview = await api('POST', `/launches/${built.launchId}/publish`, {}, idem('third-party'));
+      expect(preview.status, JSON.stringify(preview.body)).to.equal(200);
+      expect(preview.body.valid).to.equal(true);
+      expect(preview.body.warnings).to.have.length(1);
+      expect(preview.body.warnings[0]).to.deep.include({ field: `adSets[${built.adsetId}].promotedObject` });
+      expect(preview.body.warnings[0].source).to.match(/^pipeboard meta-ads-mcp issue 140 \(third party/);
+      // The same over preview-launch (scope read).
+      const read = await api('GET', `/launches/${built.launchId}/preview`);
+      expect(read.body.warnings, JSON.stringify(read.body)).to.deep.equal(preview.body.warnings);
+      proxy!.clear();
+      const publish = await api('POST', `/launches/${built.launchId}/publish`, { confirm: true }, idem('third-party'));
+      expect(publish.status, JSON.stringify(publish.body)).to.equal(400);
+      expect(publish.body.error.details[0].field).to.equal(`adSets[${built.adsetId}].promotedObject`);
+      expect(publish.body.error.details[0].message).to.match(/refused it when asked to validate it: .*custom_event_type.*subcode 1885154/);
+      const asked = proxy!.recorded.filter((r) => r.method === 'POST' && /\/adsets$/.test(r.path));
+      expect(asked.length, 'only the validate_only ask').to.equal(asked.filter(validateOnly).length);
+    });
 
     it('a Meta app in development mode: a live preview answers 422 unprocessable naming the account and the fix (error 100, subcode 1885183); nothing created', async () => {
       const api = apis.shoes;
