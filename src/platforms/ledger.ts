@@ -10,7 +10,8 @@ export interface LedgerEntry {
   field: string;
   /**
    * Where it goes: `METHOD /path` with ids as `{id}` (`POST /act_{id}/adsets`), each optionally followed by
-   * ` > key` when the field is nested under that parameter there (`POST /act_{id}/ads > creative`).
+   * ` > key` when the field is nested under that parameter there (`POST /act_{id}/ads > creative`); `*`:
+   * every endpoint.
    */
   where: readonly string[];
   /** What the platform's own pages, changelogs and SDKs say of it (or "not found"). */
@@ -69,7 +70,7 @@ export function entryOf(ledger: readonly LedgerEntry[], endpoint: string, path: 
   return ledger.find((e) =>
     e.where.some((w) => {
       const [at, under] = w.split(' > ');
-      return at === endpoint && path === (under ? `${under}.${e.field}` : e.field);
+      return (at === '*' || at === endpoint) && path === (under ? `${under}.${e.field}` : e.field);
     }),
   );
 }

@@ -53,6 +53,10 @@ const PAGED_READS = [
 
 /** What the Meta adapter sends, endpoint by endpoint. */
 export const META_LEDGER: readonly LedgerEntry[] = [
+  // Every call, a batch's items included.
+  { field: 'access_token', where: ['*'], source: 'Graph API "Access Tokens": every request carries access_token (a system user token)' },
+  { field: 'batch', where: ['POST /'], source: 'Graph API "Batch Requests": batch (at most 50 items)' },
+  { field: 'include_headers', where: ['POST /'], source: 'Graph API "Batch Requests": include_headers' },
   // Every create and update.
   {
     field: 'name',

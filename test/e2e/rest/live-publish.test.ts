@@ -20,6 +20,10 @@ import { RecordingProxy, type Recorded } from '../../helpers/recording-proxy.js'
 import { FakeMetaServer } from '../../fakes/meta-server.js';
 import { FakeTikTokServer } from '../../fakes/tiktok-server.js';
 import { TIKTOK_RULE_ROWS, TIKTOK_VALID_ROWS, tokBrand, tokTree as ruleTree } from '../../helpers/tiktok-rules.js';
+import { ledgerProblems } from '../../../src/platforms/ledger.js';
+import { META_LEDGER } from '../../../src/platforms/meta/ledger.js';
+import { TIKTOK_API_VERSION, TIKTOK_LEDGER } from '../../../src/platforms/tiktok/ledger.js';
+import { DEFAULT_GRAPH_VERSION } from '../../../src/platforms/meta/versions.js';
 
 const META_ACCOUNT = 'act_1001';
 const PAGE = '100200300400';
@@ -593,9 +597,21 @@ for (const dialect of dialects()) {
       });
     });
 
-    it('every publish above was taken as sent: neither platform changed anything without a word (silentChanges)', () => {
-      expect(meta.silentChanges).to.deep.equal([]);
-      expect(tiktok.silentChanges).to.deep.equal([]);
+    // Mocha runs a suite's own tests before its nested suites: these run last, in a suite of their own.
+    describe('after every publish above', () => {
+      it('every publish above was taken as sent: neither platform changed anything without a word (silentChanges)', () => {
+        expect(meta.silentChanges).to.deep.equal([]);
+        expect(tiktok.silentChanges).to.deep.equal([]);
+      });
+
+      it('every parameter the service sent above, through the REST publishes, is in its platform ledger and taken by the version called', () => {
+        expect(metaProxy.history.length).to.be.greaterThan(20);
+        expect(tiktokProxy.history.length).to.be.greaterThan(20);
+        const metaProblems = ledgerProblems(META_LEDGER, metaProxy.history, DEFAULT_GRAPH_VERSION);
+        const tiktokProblems = ledgerProblems(TIKTOK_LEDGER, tiktokProxy.history, TIKTOK_API_VERSION);
+        expect(metaProblems, metaProblems.join('\n')).to.deep.equal([]);
+        expect(tiktokProblems, tiktokProblems.join('\n')).to.deep.equal([]);
+      });
     });
   });
 }

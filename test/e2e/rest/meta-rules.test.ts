@@ -12,6 +12,9 @@ import { startWorld, type World } from '../../helpers/world.js';
 import { addNode, adProps, adsetProps, brandApi, buildLaunch, idem, type Api, type BuiltLaunch } from '../../helpers/launch-builders.js';
 import { RecordingProxy, type Recorded } from '../../helpers/recording-proxy.js';
 import { FAKE_VERSIONS, FakeMetaServer, GRAPH_VERSION } from '../../fakes/meta-server.js';
+import { ledgerProblems } from '../../../src/platforms/ledger.js';
+import { META_LEDGER } from '../../../src/platforms/meta/ledger.js';
+import { DEFAULT_GRAPH_VERSION } from '../../../src/platforms/meta/versions.js';
 
 const PAGE = '100200300400';
 const ACCOUNTS = {
@@ -57,6 +60,20 @@ const world = (tokens: Partial<Record<BrandRef, string>>) => ({
     },
   ],
 });
+
+/**
+ * A last suite (Mocha runs a suite's own tests before its nested suites): every parameter the service sent
+ * to Meta in the suite, through its recording proxy, is in the Meta ledger and taken by `version`.
+ */
+function ledgerChecked(proxy: () => RecordingProxy, version: string): void {
+  describe('after every preview and publish above', () => {
+    it(`every parameter the service sent to Meta is in the Meta ledger and taken by ${version}`, () => {
+      expect(proxy().history.length).to.be.greaterThan(5);
+      const problems = ledgerProblems(META_LEDGER, proxy().history, version);
+      expect(problems, problems.join('\n')).to.deep.equal([]);
+    });
+  });
+}
 
 /** The issues of a preview (a 400) as field → message; an empty map for a valid preview (its warnings in `warnings`, when given). */
 async function previewIssues(api: Api, launchId: string, warnings: unknown[] = []): Promise<Map<string, string>> {
@@ -957,6 +974,8 @@ for (const [dialect, mode] of dialects().flatMap((d) => (['sandbox', 'live'] as 
           ).to.have.length(1);
       });
     });
+
+    if (mode === 'live') ledgerChecked(() => proxy!, DEFAULT_GRAPH_VERSION);
   });
 }
 
@@ -1067,5 +1086,7 @@ for (const [dialect, mode] of dialects().flatMap((d) => (['sandbox', 'live'] as 
         await old.close();
       }
     });
+
+    if (mode === 'live') ledgerChecked(() => proxy!, 'v25.0');
   });
 }
