@@ -221,6 +221,20 @@ describe('the ledger: every parameter the adapters send is in its table and take
           creatives.some((c) => c.degrees_of_freedom_spec?.creative_features_spec?.standard_enhancements),
           'standard_enhancements',
         ).to.equal(false);
+        // Each creative opts out of its format's features one by one, field by field; product_extensions from v27.0.
+        const out = (names: string[]) => ({ creative_features_spec: Object.fromEntries(names.map((n) => [n, { enroll_status: 'OPT_OUT' }])) });
+        const v27 = version === 'v27.0' ? ['product_extensions'] : [];
+        const image = creatives.find((c) => c.object_story_spec?.link_data?.image_hash);
+        const video = creatives.find((c) => c.object_story_spec?.video_data);
+        expect(image.degrees_of_freedom_spec).to.deep.equal(out(['image_template', 'image_touchups', 'text_optimizations', 'inline_comment', ...v27]));
+        expect(video.degrees_of_freedom_spec).to.deep.equal(out(['video_auto_crop', 'text_optimizations', 'inline_comment', ...v27]));
+        // Singapore's ad set carries the account's verified identities.
+        const singapore = fake.calls.find((c) => c.method === 'POST' && c.path.endsWith('/adsets') && String(c.params.targeting).includes('"SG"'))!;
+        expect(JSON.parse(String(singapore.params.regional_regulated_categories))).to.deep.equal(['SINGAPORE_UNIVERSAL']);
+        expect(JSON.parse(String(singapore.params.regional_regulation_identities))).to.deep.equal({
+          singapore_universal_beneficiary: '900000000000001',
+          singapore_universal_payer: '900000000000002',
+        });
       });
     }
 
