@@ -7,7 +7,7 @@ import { validationFailed, type FieldIssue } from './errors.js';
 import { hashPassword, newApiKeySecret } from './auth/secrets.js';
 import type { SchemaRegistry } from './schemas/registry.js';
 import { encryptSecret, loadSecretBox } from './auth/encryption.js';
-import type { Budget, IdentityType } from './platforms/port.js';
+import type { Budget, IdentityType, RegionalIdentities } from './platforms/port.js';
 import { isCurrency } from './money/currencies.js';
 import { dollarsToCents } from './money/dollars.js';
 import type { Role, Scope } from './auth/principal.js';
@@ -45,7 +45,10 @@ interface BAccount {
   dsaPayor?: string;
   identityBcId?: string;
   allowlisted?: string[];
+  /** Taken by earlier versions: accepted and ignored. */
   declaredCountries?: string[];
+  regionalIdentities?: RegionalIdentities;
+  smartPlusAllowed?: boolean;
 }
 interface BBrand {
   ref: string;
@@ -162,8 +165,8 @@ function checkSemantics(file: BootstrapFile): FieldIssue[] {
         // Who the ads speak as belongs to one platform: a Page on Meta, an identity on TikTok.
         const foreign =
           a.platform === 'meta'
-            ? (['identityId', 'identityType', 'identityBcId'] as const)
-            : (['pageId', 'instagramUserId', 'dsaBeneficiary', 'dsaPayor'] as const);
+            ? (['identityId', 'identityType', 'identityBcId', 'smartPlusAllowed'] as const)
+            : (['pageId', 'instagramUserId', 'dsaBeneficiary', 'dsaPayor', 'regionalIdentities'] as const);
         for (const key of foreign) {
           if (a[key] !== undefined)
             issues.push({
@@ -336,7 +339,9 @@ export async function applyBootstrap(knex: Knex, schemas: SchemaRegistry, raw: u
               dsaPayor: a.dsaPayor ?? null,
               identityBcId: a.identityBcId ?? null,
               allowlisted: a.allowlisted ?? [],
-              declaredCountries: a.declaredCountries ?? [],
+              declaredCountries: [],
+              regionalIdentities: a.regionalIdentities ?? null,
+              smartPlusAllowed: a.smartPlusAllowed ?? false,
             },
             now,
           );

@@ -35,11 +35,13 @@ function adAccountView(brandId: number, row: AdAccountRow) {
     identityBcId: row.identityBcId,
     allowlisted: row.allowlisted,
     declaredCountries: row.declaredCountries,
+    regionalIdentities: row.regionalIdentities,
+    smartPlusAllowed: row.smartPlusAllowed,
   };
 }
 
-const META_FIELDS = ['pageId', 'instagramUserId', 'dsaBeneficiary', 'dsaPayor'] as const;
-const TIKTOK_FIELDS = ['identityId', 'identityType', 'identityBcId'] as const;
+const META_FIELDS = ['pageId', 'instagramUserId', 'dsaBeneficiary', 'dsaPayor', 'regionalIdentities'] as const;
+const TIKTOK_FIELDS = ['identityId', 'identityType', 'identityBcId', 'smartPlusAllowed'] as const;
 /** What either platform may grant an account: allowlisted features, declared countries (null clears to none). */
 const SHARED_FIELDS = ['allowlisted', 'declaredCountries'] as const;
 
@@ -107,7 +109,8 @@ const updateAdAccount = defineOperation({
   summary: "Set who an ad account's ads speak as: the Meta page (and Instagram account) or the TikTok identity.",
   description:
     'A JSON merge patch: fields sent replace the stored ones, null clears one, fields not sent stay. pageId, instagramUserId, ' +
-    'dsaBeneficiary and dsaPayor apply to Meta accounts, identityId, identityType (CUSTOMIZED_USER, TT_USER, BC_AUTH_TT, AUTH_CODE) and identityBcId to TikTok accounts, ' +
+    'dsaBeneficiary, dsaPayor and regionalIdentities (the verified identity ids Meta issued for SG and TW: {"SG": {"beneficiary", "payer"}}) apply to Meta accounts, ' +
+    'identityId, identityType (CUSTOMIZED_USER, TT_USER, BC_AUTH_TT, AUTH_CODE), identityBcId and smartPlusAllowed to TikTok accounts, ' +
     'allowlisted and declaredCountries to both; a TikTok identity needs both id and type. Requires an organization owner or admin when called as a person (else 403 forbidden). ' +
     'Launches already published keep what they were published with.',
   uses: ['platforms', 'activity'],

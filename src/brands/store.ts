@@ -4,6 +4,7 @@
 import type { Knex } from 'knex';
 import type { PlatformName } from '../platforms/platform-name.js';
 import type { AdAccountIdentity, AdAccountRow } from '../platforms/registry.js';
+import type { RegionalIdentities } from '../platforms/port.js';
 
 type Db = Knex | Knex.Transaction;
 
@@ -39,12 +40,24 @@ function listOf(value: unknown): string[] {
   return Array.isArray(parsed) ? parsed.map(String) : [];
 }
 
-/** An account row's Business Center, allowlist and declared countries. */
+/** A JSON object column (regional_identities) as its object; null when unset. */
+function objectOf<T>(value: unknown): T | null {
+  if (typeof value !== 'string' || !value) return null;
+  const parsed: unknown = JSON.parse(value);
+  return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as T) : null;
+}
+
+/** An account row's Business Center, allowlist, declared countries, regional identities and Smart+ permission. */
 const grantsOf = (r: Record<string, unknown>) => ({
   identityBcId: (r.identity_bc_id as string | null) ?? null,
   allowlisted: listOf(r.allowlisted),
   declaredCountries: listOf(r.declared_countries),
+  regionalIdentities: objectOf<RegionalIdentities>(r.regional_identities),
+  smartPlusAllowed: Boolean(r.smart_plus_allowed),
 });
+
+/** Regional identities as their column: null when there are none. */
+const regionalColumn = (value: RegionalIdentities | null | undefined): string | null => (value && Object.keys(value).length ? JSON.stringify(value) : null);
 
 function toAdAccountRow(r: Record<string, any>): AdAccountRow {
   return {
@@ -78,7 +91,9 @@ export async function fullAdAccountsOf(db: Db, brandId: number): Promise<AdAccou
 
 /** Sets the given identity fields of the brand's ad account `accountId`; answers whether the account exists. */
 export async function updateAdAccountIdentity(db: Db, brandId: number, accountId: string, changes: Partial<AdAccountIdentity>): Promise<boolean> {
-  const columns: Record<string, string | null> = {};
+  const columns: Record<string, string | boolean | null> = {};
+  if (changes.regionalIdentities !== undefined) columns.regional_identities = regionalColumn(changes.regionalIdentities);
+  if (changes.smartPlusAllowed !== undefined) columns.smart_plus_allowed = changes.smartPlusAllowed;
   if (changes.identityBcId !== undefined) columns.identity_bc_id = changes.identityBcId;
   if (changes.allowlisted !== undefined) columns.allowlisted = changes.allowlisted.length ? JSON.stringify(changes.allowlisted) : null;
   if (changes.declaredCountries !== undefined) columns.declared_countries = changes.declaredCountries.length ? JSON.stringify(changes.declaredCountries) : null;
@@ -115,6 +130,8 @@ export async function adAccountsOf(
       'identity_bc_id',
       'allowlisted',
       'declared_countries',
+      'regional_identities',
+      'smart_plus_allowed',
     );
   return rows.map((r) => ({
     accountId: r.account_id as string,
@@ -186,6 +203,8 @@ export async function insertAdAccount(db: Db, a: AdAccountRow & { organizationId
     identity_bc_id: a.identityBcId ?? null,
     allowlisted: a.allowlisted?.length ? JSON.stringify(a.allowlisted) : null,
     declared_countries: a.declaredCountries?.length ? JSON.stringify(a.declaredCountries) : null,
+    regional_identities: regionalColumn(a.regionalIdentities),
+    smart_plus_allowed: a.smartPlusAllowed ?? false,
     created_at: now,
   });
 }

@@ -2515,11 +2515,24 @@ export interface UpdateAdAccountInput {
    */
   allowlisted?: string[] | null;
   /**
-   * Countries declared to the platform (Meta SG, TW, KR).
+   * Countries declared to the platform in earlier rounds; kept, no longer checked (Meta takes regionalIdentities).
    *
    * @maxItems 250
    */
   declaredCountries?: string[] | null;
+  /**
+   * Meta: the verified beneficiary and payer identity ids Meta issued, per country that needs them (SG, TW).
+   */
+  regionalIdentities?: {
+    [k: string]: {
+      beneficiary: string;
+      payer: string;
+    };
+  } | null;
+  /**
+   * TikTok: whether the advertiser may use the Smart+ endpoints.
+   */
+  smartPlusAllowed?: boolean;
 }
 
 /**

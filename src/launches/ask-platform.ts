@@ -5,7 +5,8 @@
 // field, in the platform's own words (Meta's with its code and subcode); nothing is created.
 
 import { validationFailed, type FieldIssue } from '../errors.js';
-import type { BrandAdAccount } from '../platforms/registry.js';
+import { serviceErrorOf, type BrandAdAccount } from '../platforms/registry.js';
+import { needsOwnerFix } from '../platforms/meta/errors.js';
 import type { ObjectSpec, PlatformAdapter, PlatformError } from '../platforms/port.js';
 import type { ServiceContext } from '../catalogue/define.js';
 import type { NodeRow } from './store.js';
@@ -15,6 +16,15 @@ import { specOf, fromTree } from './platform-specs.js';
 /** How validation names the nodes of each level. */
 const COLLECTION = { campaign: 'campaigns', adset: 'adSets', ad: 'ads' } as const;
 const LEVEL_WORDS = { campaign: 'campaigns', adset: 'ad sets', ad: 'ads' } as const;
+
+/**
+ * A refusal only the Meta app's or the Page's owner can fix (app in development mode, lead ads terms not
+ * accepted) is no node's issue: it answers 422 unprocessable saying the fix, naming the account or Page.
+ */
+function ownerFixFirst(refusals: Array<PlatformError | null>): void {
+  const owner = refusals.find((r): r is PlatformError => r !== null && needsOwnerFix(r));
+  if (owner) throw serviceErrorOf(owner);
+}
 
 /** A platform's refusal as a validation issue on its node (the property it blames, when it names one). */
 export function refusalIssue(node: NodeRow, err: PlatformError): FieldIssue {
@@ -50,8 +60,11 @@ export async function askAtPreview(
     if (accountId) byAccount.set(accountId, [...(byAccount.get(accountId) ?? []), c]);
   }
   const issues: FieldIssue[] = [];
-  const ask = async (asked: NodeRow[], question: Promise<Array<PlatformError | null>>) =>
-    (await question).forEach((r, i) => r && issues.push(refusalIssue(asked[i], r)));
+  const ask = async (asked: NodeRow[], question: Promise<Array<PlatformError | null>>) => {
+    const answers = await question;
+    ownerFixFirst(answers);
+    answers.forEach((r, i) => r && issues.push(refusalIssue(asked[i], r)));
+  };
   for (const [accountId, campaigns] of byAccount) {
     const account = await ctx.platforms.account(ctx.db, brandId, accountId);
     const adapter = ctx.platforms.adapterFor(account.platform);
@@ -94,6 +107,7 @@ export async function askBeforeCreating(
 ): Promise<void> {
   if (!adapter.validateCreates || !specs.length) return;
   const refusals = await adapter.validateCreates(account, specs);
+  ownerFixFirst(refusals);
   const issues = refusals.flatMap((r, i) => (r ? [refusalIssue(nodes[i], r)] : []));
   if (issues.length)
     throw validationFailed(

@@ -11,6 +11,7 @@ import { accountScope } from '../platforms/live-read.js';
 import { ceilingOf, commitmentAmount, commitmentOwner, releaseSpend, reserveSpend, reserving, type CeilingView } from './ceiling.js';
 import { RULES } from './rules.js';
 import { metaLiveBudgetIssue, scheduledDays } from './meta-rules.js';
+import { MIN_ADGROUP_USD, MIN_CAMPAIGN_USD, floorOrigin } from '../platforms/tiktok/budgets.js';
 import { findNode, insertCommitments, loadNodes, settleCommitment, updateNodeProperties, type LaunchRow } from './store.js';
 import { budgetOf, childrenOf } from './tree.js';
 
@@ -75,19 +76,20 @@ export async function changeLiveBudget(ctx: LiveBudgetContext, l: LaunchRow, inp
       { budgetType: current.period },
     );
   if (account.platform === 'tiktok') {
-    const tiktok = ctx.platforms.tiktokMinimums(account.currency);
-    const floor = tiktok ? (node.nodeType === 'campaign' ? tiktok.campaign : tiktok.adSet) : null;
+    const floors = ctx.platforms.tiktokMinimums(account.currency);
+    const floor = node.nodeType === 'campaign' ? floors.campaign : floors.adSet;
+    const origin = floor ? floorOrigin(floor, node.nodeType === 'campaign' ? MIN_CAMPAIGN_USD : MIN_ADGROUP_USD, account.currency) : '';
     // A lifetime ad group's minimum is the daily one times its scheduled days (TikTok Help "About budgets").
     const days = input.budgetType === 'lifetime' ? (scheduledDays(node.properties.schedule, ctx.now()) ?? 1) : 1;
-    if (floor !== null && input.amount < floor * days)
+    if (floor !== null && input.amount < floor.amount * days)
       throw validationFailed([
         {
           field: 'amount',
           code: 'too_small',
           message:
             input.budgetType === 'lifetime'
-              ? `is ${formatMinor(input.amount, account.currency)} for ${days} days; TikTok's lifetime minimum for an ad group is ${formatMinor(floor, account.currency)} a day (USD 20 at the FX_RATES rate), ${formatMinor(floor * days, account.currency)} in all`
-              : `is ${formatMinor(input.amount, account.currency)} a day; TikTok's minimum for ${node.nodeType === 'campaign' ? 'a campaign' : 'an ad group'} is ${formatMinor(floor, account.currency)} (USD ${node.nodeType === 'campaign' ? 50 : 20} at the FX_RATES rate)`,
+              ? `is ${formatMinor(input.amount, account.currency)} for ${days} days; TikTok's lifetime minimum for an ad group is ${formatMinor(floor.amount, account.currency)} a day (${origin}), ${formatMinor(floor.amount * days, account.currency)} in all`
+              : `is ${formatMinor(input.amount, account.currency)} a day; TikTok's minimum for ${node.nodeType === 'campaign' ? 'a campaign' : 'an ad group'} is ${formatMinor(floor.amount, account.currency)} (${origin})`,
         },
       ]);
   }

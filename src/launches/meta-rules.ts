@@ -6,15 +6,18 @@
 // The facts per account come from the adapter (live: Meta; sandbox: its table).
 
 import type { ServiceContext } from '../catalogue/define.js';
-import type { AdAccount } from '../platforms/port.js';
+import type { AdAccount, RegionalIdentities } from '../platforms/port.js';
 import { currencyDigits } from '../platforms/live-http.js';
 import {
   APP_GOALS,
   CAPPED_BIDS,
   CONVERSION_GOALS,
-  DECLARATION_COUNTRIES,
   LEAD_FORM_GOALS,
   SANCTIONED_COUNTRIES,
+  UNCERTAIN_COUNTRIES,
+  UNNARROWED_CATEGORIES,
+  narrowsAgesOrGenders,
+  regionalCountries,
   adSetMinimum,
   advantageWidens,
   billingEventsFor,
@@ -23,12 +26,16 @@ import {
   type MetaAccountFacts,
 } from '../platforms/meta/rules.js';
 import { removedPositionsAt } from '../platforms/meta/versions.js';
+import { LEAD_TERMS_URL } from '../platforms/meta/errors.js';
+import { RULE_SOURCES, type Say } from './rule-sources.js';
 import { PLACEMENT_POSITIONS } from '../platforms/placements.js';
 import { RULES } from './rules.js';
 import type { NodeRow } from './store.js';
 import { budgetOf } from './tree.js';
 
 type Issue = (field: string, message: string) => void;
+/** A warning: it does not block the publish; `source` says where the rule comes from. */
+export type Warn = (field: string, message: string, source: string) => void;
 
 /** A Meta ad account's facts with its currency, as validation reads them. */
 export type MetaFacts = MetaAccountFacts & { currency: string };
@@ -38,7 +45,8 @@ export interface MetaAccountView {
   id: string;
   currency: string;
   pageId: string | null;
-  declaredCountries?: string[];
+  /** The verified identity ids per country that needs them (SG, TW), as the account stores them. */
+  regionalIdentities?: RegionalIdentities | null;
 }
 
 /** The Graph version the service calls (META_GRAPH_URL) and the time, for the placements Meta removed by version. */
@@ -48,6 +56,8 @@ export interface GraphScope {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** A lead ad set's Page when it names none: its account's. */
+const ACCOUNT_PAGE = '(account)';
 
 /**
  * Per Meta ad account the tree's campaigns publish to, its facts: one adapter call per account (the
@@ -61,16 +71,18 @@ export async function metaFactsFor(
   accountOf: (campaign: NodeRow) => string | null,
   platforms: Map<string, string>,
 ): Promise<Map<string, MetaFacts>> {
-  const wanted = new Map<string, { dsa: boolean; cities: Set<string>; bids: Set<number> }>();
+  const wanted = new Map<string, { dsa: boolean; cities: Set<string>; bids: Set<number>; leadPages: Set<string> }>();
   for (const c of nodes.filter((n) => n.nodeType === 'campaign')) {
     const accountId = accountOf(c);
     if (!accountId || platforms.get(accountId) !== 'meta') continue;
-    const w = wanted.get(accountId) ?? { dsa: false, cities: new Set<string>(), bids: new Set<number>() };
+    const w = wanted.get(accountId) ?? { dsa: false, cities: new Set<string>(), bids: new Set<number>(), leadPages: new Set<string>() };
     for (const s of nodes.filter((n) => n.parentId === c.id)) {
       const t = s.properties.targeting ?? {};
       if (euPlaces(t, () => undefined).length) w.dsa = true;
       for (const city of Array.isArray(t.cities) ? t.cities : []) w.cities.add(String(city));
       if (typeof s.properties.bidAmount === 'number') w.bids.add(s.properties.bidAmount);
+      if (s.properties.promotedObject?.leadFormId && s.properties.promotedObject?.pageId) w.leadPages.add(String(s.properties.promotedObject.pageId));
+      else if (s.properties.promotedObject?.leadFormId) w.leadPages.add(ACCOUNT_PAGE);
     }
     // A city may lie in the EU: its country is read, and the DSA names with it.
     if (w.cities.size) w.dsa = true;
@@ -79,7 +91,10 @@ export async function metaFactsFor(
   const out = new Map<string, MetaFacts>();
   for (const [accountId, w] of wanted) {
     const account = await ctx.platforms.account(ctx.db, brandId, accountId);
-    const facts = ctx.platforms.adapterFor('meta').metaAccountFacts?.(account, { dsa: w.dsa, cities: [...w.cities].sort(), bids: [...w.bids].sort() });
+    const leadPages = [...w.leadPages].map((p) => (p === ACCOUNT_PAGE ? account.pageId : p)).filter((p): p is string => Boolean(p));
+    const facts = ctx.platforms
+      .adapterFor('meta')
+      .metaAccountFacts?.(account, { dsa: w.dsa, cities: [...w.cities].sort(), bids: [...w.bids].sort(), ...(leadPages.length ? { leadPages } : {}) });
     if (facts) out.set(accountId, { ...(await facts), currency: account.currency });
   }
   return out;
@@ -137,6 +152,8 @@ export function metaAdSetIssues(
   facts: MetaFacts | undefined,
   graph: GraphScope,
   issue: Issue,
+  warn: Warn,
+  say: Say,
 ): void {
   const at = `adSets[${s.id}]`;
   const p = s.properties;
@@ -152,16 +169,34 @@ export function metaAdSetIssues(
     );
   if (typeof t.ageMax === 'number' && t.ageMax > 65)
     issue(`${at}.targeting.ageMax`, `is ${t.ageMax}; Meta's ages end at 65, which means 65 and over: use 65 or less`);
+  const unnarrowed = specialCategories(campaign.properties.specialAdCategories).filter((c) => UNNARROWED_CATEGORIES.includes(c));
+  if (unnarrowed.length && narrowsAgesOrGenders(t))
+    issue(
+      `${at}.targeting`,
+      `narrows ages or genders, which a ${unnarrowed.join(', ')} campaign may not (Meta "Special Ad Categories": ages 18 to 65+ and every gender); remove ageMin, ageMax and genders, or set 18, 65 and both`,
+    );
 
   const countries: string[] = Array.isArray(t.countries) ? t.countries : [];
   const sanctioned = countries.filter((c) => SANCTIONED_COUNTRIES.includes(c));
   if (sanctioned.length)
-    issue(`${at}.targeting.countries`, `Meta does not serve ads in ${sanctioned.join(', ')}; remove ${sanctioned.length > 1 ? 'them' : 'it'}`);
-  const undeclared = countries.filter((c) => DECLARATION_COUNTRIES.includes(c) && !(account?.declaredCountries ?? []).includes(c));
+    say(
+      `${at}.targeting.countries`,
+      `Meta does not serve ads in ${sanctioned.join(', ')}; remove ${sanctioned.length > 1 ? 'them' : 'it'}`,
+      RULE_SOURCES.metaSanctioned,
+    );
+  const undeclared = regionalCountries(countries).filter((c) => !account?.regionalIdentities?.[c]);
   if (undeclared.length)
     issue(
       `${at}.targeting.countries`,
-      `${undeclared.join(', ')} need${undeclared.length > 1 ? '' : 's'} the advertiser's declaration in Meta Ads Manager first; make it, then add ${undeclared.join(', ')} to declaredCountries of ad account ${account?.id ?? 'of this campaign'} (update-ad-account), or remove ${undeclared.length > 1 ? 'them' : 'it'}`,
+      `${undeclared.join(', ')} need${undeclared.length > 1 ? '' : 's'} the ads' beneficiary and payer as the identity ids Meta verified (regional_regulation_identities); ` +
+        `set regionalIdentities ${undeclared.map((c) => `{"${c}": {"beneficiary", "payer"}}`).join(', ')} on ad account ${account?.id ?? 'of this campaign'} (update-ad-account), or remove ${undeclared.length > 1 ? 'them' : 'it'}`,
+    );
+  const uncertain = countries.filter((c) => UNCERTAIN_COUNTRIES.includes(c));
+  if (uncertain.length)
+    warn(
+      `${at}.targeting.countries`,
+      `${uncertain.join(', ')}: the US lifted its Syria sanctions in 2025 and no Meta page says whether Meta serves ads there now; Meta may refuse or not deliver`,
+      RULE_SOURCES.metaSyria.source,
     );
 
   const eu = euPlaces(t, (key) => facts?.cityCountries?.get(key));
@@ -190,9 +225,10 @@ export function metaAdSetIssues(
     if (!promoted.applicationId || !promoted.objectStoreUrl)
       issue(`${at}.promotedObject`, `needs applicationId and objectStoreUrl (the app and its store page) for ${goal ?? objective}`);
   } else if (CONVERSION_GOALS.includes(goal ?? '') && (!promoted.pixelId || !promoted.customEventType))
-    issue(
+    say(
       `${at}.promotedObject`,
       `needs pixelId and customEventType (the pixel and the event it counts, e.g. PURCHASE) for optimizationGoal ${goal}; missing ${[!promoted.pixelId && 'pixelId', !promoted.customEventType && 'customEventType'].filter(Boolean).join(' and ')}`,
+      promoted.pixelId ? RULE_SOURCES.metaConversionEvent : RULE_SOURCES.metaConversionPixel,
     );
   if (goalFits && goal === 'POST_ENGAGEMENT' && !promoted.pageId && !account?.pageId)
     issue(
@@ -203,6 +239,15 @@ export function metaAdSetIssues(
     issue(`${at}.promotedObject.leadFormId`, `is for OUTCOME_LEADS campaigns; this campaign's objective is ${objective ?? 'not set'}`);
   else if (promoted.leadFormId && !promoted.pageId && account && !account.pageId)
     issue(`${at}.promotedObject.pageId`, `is required: the page that owns the form; set it here or pageId on ad account ${account.id} (update-ad-account)`);
+  else if (promoted.leadFormId && objective === 'OUTCOME_LEADS') {
+    // Live: Meta refuses a lead ad whose Page has not accepted the lead ads terms (error 100, subcode 1815089).
+    const page = String(promoted.pageId ?? account?.pageId ?? '');
+    if (facts?.leadTermsAccepted?.get(page) === false)
+      issue(
+        `${at}.promotedObject.leadFormId`,
+        `Facebook Page ${page} has not accepted Meta's lead ads terms (its leadgen_tos_accepted is false), so Meta would refuse its lead ads (error 100, subcode 1815089); an admin of the Page accepts them at ${LEAD_TERMS_URL}, then preview again`,
+      );
+  }
 
   const bidStrategy = campaign.properties.bidStrategy;
   if (CAPPED_BIDS.includes(bidStrategy) && p.bidAmount === undefined)

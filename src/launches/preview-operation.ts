@@ -9,7 +9,7 @@ import { validationContextFor } from './context.js';
 import { planFingerprint } from './publish-view.js';
 import { loadLaunch, loadNodes } from './store.js';
 import { countsOf } from './tree.js';
-import { campaignAmounts, validateLaunch } from './validate.js';
+import { campaignAmounts, validateLaunch, warningView } from './validate.js';
 import { askAtPreview } from './ask-platform.js';
 
 export const previewLaunch = defineOperation({
@@ -61,7 +61,7 @@ export const previewLaunch = defineOperation({
       status: l.status,
       valid: shown.length === 0,
       issues: shown.map((i) => ({ field: i.field, message: i.message })),
-      warnings: warnings.map((w) => ({ field: w.field, message: w.message })),
+      warnings: warnings.map(warningView),
       counts: countsOf(nodes),
       planFingerprint: planFingerprint(nodes),
       budget: {

@@ -10,7 +10,7 @@ import { ceilingOf, type CeilingView } from './ceiling.js';
 import { validationContextFor } from './context.js';
 import { commitmentsOf, type LaunchRow, type NodeRow } from './store.js';
 import { budgetOf, countsOf } from './tree.js';
-import { campaignAmounts, validateLaunch } from './validate.js';
+import { campaignAmounts, validateLaunch, warningView, type Warning } from './validate.js';
 
 /**
  * The plan's fingerprint: every node's place, level, account and properties (budgets included), so
@@ -115,7 +115,7 @@ export async function publishView(
   l: LaunchRow,
   nodes: NodeRow[],
   campaignAccounts: Map<string, string | null>,
-  warnings: Array<{ field: string; message: string }>,
+  warnings: Warning[],
   confirmed: boolean,
   ceiling?: CeilingView,
 ) {
@@ -134,7 +134,7 @@ export async function publishView(
       accounts: counted.accounts,
       ceiling: ceiling ?? (await ceilingOf(ctx.db, ctx.principal)),
     },
-    warnings: warnings.map((w) => ({ field: w.field, message: w.message })),
+    warnings: warnings.map(warningView),
     publishedAt: l.publishedAt === null ? null : new Date(l.publishedAt).toISOString(),
   };
 }

@@ -35,7 +35,7 @@ export const RULES: Record<PlatformName, PlatformRules> = {
       WEB_CONVERSIONS: ['CONVERT', 'VALUE'],
       APP_PROMOTION: ['INSTALL'],
     },
-    // The service's floor; TikTok's own minimums (USD 50 and 20, converted with FX_RATES) are in tiktok-rules.ts.
+    // The service's floor; TikTok's own (per currency, ../platforms/tiktok/budgets.ts) are checked in tiktok-rules.ts.
     minCampaignBudget: 100,
     minAdSetBudget: 100,
     linkObjectives: ['TRAFFIC', 'WEB_CONVERSIONS'],

@@ -5,12 +5,14 @@
 import type { FieldIssue } from '../errors.js';
 import { adAddressIssues, adSetAddressIssues } from '../schemas/ad-addresses.js';
 import { COPY_LIMITS, hasEmoji, textLength } from '../platforms/text-limits.js';
-import type { IdentityType, PlatformName } from '../platforms/port.js';
+import type { IdentityType, PlatformName, RegionalIdentities } from '../platforms/port.js';
 import { CAMPAIGN_GOALS, DISPLAY_NAME_MAX, TIKTOK_PLACEMENTS } from '../platforms/tiktok/mapping.js';
 import { RULES } from './rules.js';
 import { metaAdSetIssues, metaCampaignIssues, type MetaFacts } from './meta-rules.js';
 import { tiktokMoreIssues } from './tiktok-rules.js';
 import { tiktokLength } from '../platforms/tiktok/rules.js';
+import type { Floor } from '../platforms/tiktok/budgets.js';
+import { sayer } from './rule-sources.js';
 import { DEFAULT_GRAPH_VERSION } from '../platforms/meta/versions.js';
 import type { NodeRow } from './store.js';
 import { budgetOf, childrenOf } from './tree.js';
@@ -21,10 +23,11 @@ export interface AccountSpeaker {
   instagramUserId: string | null;
   identityId: string | null;
   identityType: IdentityType | null;
-  /** What the platform granted the account (bootstrap.md): a BC_AUTH_TT identity's Business Center, allowlisted features, declared countries. */
+  /** What the platform granted the account (bootstrap.md): a BC_AUTH_TT identity's Business Center, allowlisted features, regional identities. */
   identityBcId?: string | null;
   allowlisted?: string[];
-  declaredCountries?: string[];
+  /** Meta: the verified identity ids per country that needs them (SG, TW). */
+  regionalIdentities?: RegionalIdentities | null;
 }
 
 export interface ValidationContext {
@@ -50,15 +53,27 @@ export interface ValidationContext {
   graphVersion?: string;
   /** Per TikTok ad account, its currency. */
   tiktokCurrencies?: Map<string, string>;
-  /** Per TikTok ad account, TikTok's minimum budgets in its minor units (FX_RATES); null without a rate for its currency. */
-  tiktokMinimums?: Map<string, { adSet: number; campaign: number } | null>;
+  /** Per TikTok ad account, TikTok's floors in its minor units (its currency's, else USD at the FX_RATES rate). */
+  tiktokMinimums?: Map<string, { adSet: Floor | null; campaign: Floor | null } | null>;
   /** The brand's name (a TikTok landing-page ad's display name when the ad names none). */
   brandName?: string | null;
+  /** Whether Meta itself is asked about the launch (live mode: validate_only), so a third-party-only rule warns rather than refuses. */
+  platformAsks?: boolean;
 }
+
+/** A warning beside a preview's issues: it never blocks a publish; `source` names where its rule comes from. */
+export interface Warning {
+  field: string;
+  message: string;
+  source?: string;
+}
+
+/** A warning as previews answer it: field and message, and the rule's source when it names one. */
+export const warningView = (w: Warning) => ({ field: w.field, message: w.message, ...(w.source ? { source: w.source } : {}) });
 
 export interface ValidationResult {
   issues: FieldIssue[];
-  warnings: FieldIssue[];
+  warnings: Warning[];
   /** Resolved ad account per campaign node id (null when it could not be resolved). */
   campaignAccounts: Map<string, string | null>;
 }
@@ -74,11 +89,12 @@ function carriesSub3(urlTags: string | undefined, platform: PlatformName | null)
 /** Every issue that would stop the launch from publishing, and the warnings that would not. */
 export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): ValidationResult {
   const issues: FieldIssue[] = [];
-  const warnings: FieldIssue[] = [];
+  const warnings: Warning[] = [];
   const campaignAccounts = new Map<string, string | null>();
   const kids = childrenOf(nodes);
   const campaigns = kids.get(null) ?? [];
   const issue = (field: string, message: string) => issues.push({ field, message });
+  const warn = (field: string, message: string, source: string) => warnings.push({ field, message, source });
   if (campaigns.length === 0) issue('campaigns', 'the launch has no campaign; add one with nodeType campaign');
 
   for (const c of campaigns) {
@@ -132,12 +148,14 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
           : null,
         ctx.now,
         issue,
+        warn,
+        sayer(issue, warn, false),
       );
     } else if (platform) tiktokFieldsElsewhere(platform, adSets, kids, issue);
     const metaFacts = platform === 'meta' && accountId ? ctx.metaFacts?.get(accountId) : undefined;
     const metaAccount =
       platform === 'meta' && accountId
-        ? { id: accountId, currency: metaFacts?.currency ?? 'USD', pageId: speaker?.pageId ?? null, declaredCountries: speaker?.declaredCountries ?? [] }
+        ? { id: accountId, currency: metaFacts?.currency ?? 'USD', pageId: speaker?.pageId ?? null, regionalIdentities: speaker?.regionalIdentities ?? null }
         : null;
     const graph = { version: ctx.graphVersion ?? DEFAULT_GRAPH_VERSION, now: ctx.now };
     if (platform === 'meta') metaCampaignIssues(c, adSets, metaAccount, metaFacts, graph, issue);
@@ -159,7 +177,7 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
         issue(`${sat}.${budgetPath(setBudget)}`, `must be at least ${rules.minAdSetBudget} (minor units of the ad account's currency) on ${platform}`);
       }
       const lifetime = (setBudget ?? campaignBudget)?.period === 'lifetime';
-      if (platform === 'meta') metaAdSetIssues(s, c, metaAccount, metaFacts, graph, issue);
+      if (platform === 'meta') metaAdSetIssues(s, c, metaAccount, metaFacts, graph, issue, warn, sayer(issue, warn, ctx.platformAsks === true));
       else if (platform && sp.advantageAudience !== undefined) issue(`${sat}.advantageAudience`, `is a Meta setting; ${platform} has no Advantage+ audience`);
 
       const t = sp.targeting ?? {};
@@ -211,20 +229,17 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
             issue(`${aat}.copyGenerationId`, `copy ${ap.copyGenerationId} was written for ${copyPlatform}; this ad publishes to ${platform}`);
         }
         if (platform === 'tiktok') {
-          // TikTok shows one ad text (the primary text, else the headline): 1 to 100 characters, no emoji.
-          for (const key of ['primaryText', 'headline'] as const) {
-            const text = ap[key];
-            if (typeof text !== 'string') continue;
-            if (!text.trim()) issue(`${aat}.${key}`, 'is blank; TikTok ad text is 1 to 100 characters');
-            else if (tiktokLength(text) > COPY_LIMITS.tiktok.primaryTexts)
-              issue(
-                `${aat}.${key}`,
-                `is ${tiktokLength(text)} characters as TikTok counts them (Chinese and Japanese characters count two); TikTok ad text is 1 to ${COPY_LIMITS.tiktok.primaryTexts}`,
-              );
-            else if (hasEmoji(text)) issue(`${aat}.${key}`, 'contains emoji, which TikTok refuses in ad text');
-          }
-          if (typeof ap.primaryText !== 'string' && typeof ap.headline !== 'string')
-            issue(`${aat}.primaryText`, 'is required on TikTok: the ad text (1 to 100 characters)');
+          // TikTok shows one ad text: the primary text, else the headline. Only the one it receives is held to its limits.
+          const key = typeof ap.primaryText === 'string' ? 'primaryText' : typeof ap.headline === 'string' ? 'headline' : null;
+          const text: string | null = key ? ap[key] : null;
+          if (key === null || text === null) issue(`${aat}.primaryText`, 'is required on TikTok: the ad text (1 to 100 characters)');
+          else if (!text.trim()) issue(`${aat}.${key}`, 'is blank; TikTok ad text is 1 to 100 characters');
+          else if (tiktokLength(text) > COPY_LIMITS.tiktok.primaryTexts)
+            issue(
+              `${aat}.${key}`,
+              `is ${tiktokLength(text)} characters as TikTok counts them (Chinese and Japanese characters count two); TikTok ad text is 1 to ${COPY_LIMITS.tiktok.primaryTexts}`,
+            );
+          else if (hasEmoji(text)) issue(`${aat}.${key}`, 'contains emoji, which TikTok refuses in ad text');
         }
         if (rules && p.objective && rules.linkObjectives.includes(p.objective) && !ap.linkUrl && ap.postId === undefined) {
           issue(`${aat}.linkUrl`, `is required for objective ${p.objective}`);

@@ -33,7 +33,14 @@ export interface AdAccount {
   /** Allowlist-only platform features granted to the account, and countries declared to the platform. */
   allowlisted?: string[];
   declaredCountries?: string[];
+  /** Meta: the verified beneficiary and payer identity ids Meta issued per country that needs them (SG, TW). */
+  regionalIdentities?: RegionalIdentities | null;
+  /** TikTok: whether the advertiser may use the Smart+ endpoints. */
+  smartPlusAllowed?: boolean;
 }
+
+/** Per country (ISO code), the verified identity ids of the ads' beneficiary and payer (Meta RegionalRegulationIdentities). */
+export type RegionalIdentities = Record<string, { beneficiary: string; payer: string }>;
 
 /** A creative file to put on an ad account, once: the answer is kept per creative and account. */
 export interface CreativeFile {
@@ -222,8 +229,10 @@ export class PlatformError extends Error {
       platformCode?: number | string;
       /** The platform's error subcode (Meta error_subcode). */
       platformSubcode?: number;
-      /** The ad account whose token the platform refused, or that has none. */
+      /** The ad account the refused call was for (a refused token, an app in development mode...). */
       accountId?: string;
+      /** The Facebook Page the refused call named (Meta: a lead ad's Page). */
+      pageId?: string;
       /** The account has no access token: nothing was sent to the platform. */
       noToken?: boolean;
     } = {},
@@ -233,9 +242,9 @@ export class PlatformError extends Error {
   }
 }
 
-/** `err` naming ad account `accountId` when it is a refused token (so the answer can say which account), else `err` itself. */
+/** `err` naming ad account `accountId` (so the answer can say which account), else `err` itself when it is no PlatformError or names one. */
 export function namingAccount(err: unknown, accountId: string): unknown {
-  if (!(err instanceof PlatformError) || err.kind !== 'authentication' || err.extra.accountId) return err;
+  if (!(err instanceof PlatformError) || err.extra.accountId) return err;
   return new PlatformError(err.kind, err.message, { ...err.extra, accountId });
 }
 

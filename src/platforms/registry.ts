@@ -4,14 +4,14 @@
 import type { Knex } from 'knex';
 import { ServiceError, notFound } from '../errors.js';
 import { decryptSecret } from '../auth/encryption.js';
-import { PlatformError, type AdAccount, type PlatformAdapter, type PlatformName } from './port.js';
+import { PlatformError, type AdAccount, type PlatformAdapter, type PlatformName, type RegionalIdentities } from './port.js';
 import { SandboxPlatform } from './sandbox/adapter.js';
-import { DEPRECATED_VERSION_CODE } from './meta/errors.js';
+import { APP_IN_DEVELOPMENT, DEPRECATED_VERSION_CODE, LEAD_TERMS_NOT_ACCEPTED, LEAD_TERMS_URL } from './meta/errors.js';
 import type { PlatformMode } from '../config.js';
 import type { IdentityType } from './platform-name.js';
 import { metered } from './metered.js';
 import { DEFAULT_GRAPH_VERSION } from './meta/versions.js';
-import { MIN_ADGROUP_USD, MIN_CAMPAIGN_USD, usdMinimumIn } from './tiktok/rules.js';
+import { tiktokFloors, type Floor } from './tiktok/budgets.js';
 import { parseFxRates, type FxRates } from '../money/fx-rates.js';
 
 /** What the platforms' rules need of the configuration: the Graph version called (META_GRAPH_URL) and FX_RATES. */
@@ -42,8 +42,12 @@ export interface AdAccountIdentity {
   identityBcId: string | null;
   /** Allowlist-only platform features the account was granted (e.g. PLACEMENT_GLOBAL_APP_BUNDLE). */
   allowlisted: string[];
-  /** Countries for which the advertiser made the declaration the platform asks for (e.g. SG). */
+  /** Countries for which the advertiser made a declaration (earlier rounds; kept, no longer checked). */
   declaredCountries: string[];
+  /** Meta: the verified beneficiary and payer identity ids per country that needs them (SG, TW); null when none. */
+  regionalIdentities: RegionalIdentities | null;
+  /** TikTok: whether the advertiser may use the Smart+ endpoints. */
+  smartPlusAllowed: boolean;
 }
 
 /** A brand's ad account as stored (brands/store.ts keeps the table). */
@@ -75,7 +79,7 @@ export class Platforms {
   private readonly rows = new Map<string, { row: AdAccountRow; brandName: string | null; at: number }>();
 
   constructor(
-    private readonly mode: PlatformMode,
+    readonly mode: PlatformMode,
     knex: Knex,
     private readonly now: () => number,
     live: LiveAdapterFactory | undefined,
@@ -105,10 +109,8 @@ export class Platforms {
    * TikTok's minimum budgets (USD 20 an ad group, USD 50 a campaign, a day) in minor units of `currency`
    * at the FX_RATES rate, rounded up; null when FX_RATES has no rate for it.
    */
-  tiktokMinimums(currency: string): { adSet: number; campaign: number } | null {
-    const adSet = usdMinimumIn(MIN_ADGROUP_USD, currency, this.rules.fxRates);
-    const campaign = usdMinimumIn(MIN_CAMPAIGN_USD, currency, this.rules.fxRates);
-    return adSet === null || campaign === null ? null : { adSet, campaign };
+  tiktokMinimums(currency: string): { adSet: Floor | null; campaign: Floor | null } {
+    return tiktokFloors(currency, this.rules.fxRates);
   }
 
   /** Forgets the cached row of the brand's ad account `accountId` (after it changed). */
@@ -148,6 +150,8 @@ export class Platforms {
       identityBcId: row.identityBcId,
       allowlisted: row.allowlisted,
       declaredCountries: row.declaredCountries,
+      regionalIdentities: row.regionalIdentities,
+      smartPlusAllowed: row.smartPlusAllowed,
     };
   }
 }
@@ -163,6 +167,19 @@ export function serviceErrorOf(err: PlatformError): ServiceError {
       platformDetails,
     );
   }
+  const account = err.extra.accountId ? `ad account ${err.extra.accountId}` : 'the ad account';
+  if (err.extra.platformCode === 100 && err.extra.platformSubcode === APP_IN_DEVELOPMENT)
+    return new ServiceError(
+      'unprocessable',
+      `Meta refused the request for ${account}: the Meta app this service calls with is in development mode (error 100, subcode ${APP_IN_DEVELOPMENT}). An admin of the app switches App Mode to Live in the Meta App Dashboard, then retry. Nothing was created by this call.`,
+      { ...platformDetails, platformSubcode: APP_IN_DEVELOPMENT, accountId: err.extra.accountId ?? null },
+    );
+  if (err.extra.platformCode === 100 && err.extra.platformSubcode === LEAD_TERMS_NOT_ACCEPTED)
+    return new ServiceError(
+      'unprocessable',
+      `Meta refused a lead ad of ${account}: Facebook Page ${err.extra.pageId ?? "(the lead form's Page)"} has not accepted Meta's lead ads terms (error 100, subcode ${LEAD_TERMS_NOT_ACCEPTED}). An admin of the Page accepts them at ${LEAD_TERMS_URL}, then retry.`,
+      { ...platformDetails, platformSubcode: LEAD_TERMS_NOT_ACCEPTED, accountId: err.extra.accountId ?? null, pageId: err.extra.pageId ?? null },
+    );
   switch (err.kind) {
     case 'throttled': {
       const seconds = Math.max(1, Math.ceil((err.extra.retryAfterMs ?? 60_000) / 1000));

@@ -30,23 +30,34 @@ export const EU_COUNTRIES = [
 ]; // prettier-ignore
 
 /**
- * Outermost regions of the EU and territories associated with member states, which Meta counts as the
- * EU for the DSA fields. Source: Meta blog 2023-05-16 ("ads that target the EU, associated territories,
- * or select global/worldwide"); the list is the contract's (live-platforms.md, "DSA beyond the member states").
+ * The parts of the EU with a country code of their own: the outermost regions (Réunion, Guadeloupe,
+ * Martinique, French Guiana, Mayotte, Saint-Martin) and the Åland Islands, which Meta counts as the EU for
+ * the DSA fields. Source: Meta blog 2023-05-16 (ads "that target the EU, associated territories, or select
+ * global/worldwide"); which codes are EU territory: the contract's list (live-platforms.md, "DSA beyond the
+ * member states"). Overseas countries and territories that are not EU territory (PM, BL, NC, PF, WF, TF,
+ * AW, CW, SX, BQ, GL, FO) are not refused: no Meta page lists them.
  */
-export const EU_TERRITORIES = ['RE', 'GP', 'MQ', 'GF', 'YT', 'MF', 'PM', 'BL', 'NC', 'PF', 'WF', 'TF', 'AW', 'CW', 'SX', 'BQ', 'GL', 'FO', 'AX'];
+export const EU_TERRITORIES = ['RE', 'GP', 'MQ', 'GF', 'YT', 'MF', 'AX'];
 
 /**
  * Countries Meta does not serve. Source: Meta's sanctioned-countries policy; third-party report:
- * linuxfoundation lfx-self-serve PR 1644 (enforced here like Meta's own rules).
+ * linuxfoundation lfx-self-serve PR 1644 (enforced here like Meta's own). Syria is not among them: the
+ * US lifted its Syria sanctions in 2025 and no Meta page says what Meta does now (the service warns).
  */
-export const SANCTIONED_COUNTRIES = ['IR', 'CU', 'KP', 'SY', 'RU'];
+export const SANCTIONED_COUNTRIES = ['IR', 'CU', 'KP', 'RU'];
 
 /**
- * Countries whose ads need a declaration the advertiser makes in Ads Manager before Meta serves them.
- * Source: third-party report, linuxfoundation lfx-self-serve PR 973 (Singapore, Taiwan, South Korea).
+ * Countries whose ad sets declare the ads' beneficiary and payer by Meta-verified identity ids, and the
+ * category and identity fields each takes. Source: codegen AdSet `regional_regulated_categories` and
+ * `regional_regulation_identities` (RegionalRegulationIdentities: singapore_universal_beneficiary,
+ * singapore_universal_payer, taiwan_universal_beneficiary, taiwan_universal_payer); the category names as
+ * Meta's refusal names them (third-party reports quoting "use the following value ...: TAIWAN_UNIVERSAL").
+ * South Korea has no such field and needs nothing.
  */
-export const DECLARATION_COUNTRIES = ['SG', 'TW', 'KR'];
+export const REGIONAL_COUNTRIES: Record<string, { category: string; beneficiary: string; payer: string }> = {
+  SG: { category: 'SINGAPORE_UNIVERSAL', beneficiary: 'singapore_universal_beneficiary', payer: 'singapore_universal_payer' },
+  TW: { category: 'TAIWAN_UNIVERSAL', beneficiary: 'taiwan_universal_beneficiary', payer: 'taiwan_universal_payer' },
+};
 
 /**
  * Positions per publisher platform, by Meta's names. Source: Targeting spec "Placement"
@@ -190,8 +201,8 @@ export interface AdsetContext {
   campaignBidStrategy?: string;
   /** The major Graph version answering the call (an ended version is answered by the next one). */
   version?: number;
-  /** The countries the ad account declared in Ads Manager (DECLARATION_COUNTRIES). */
-  declaredCountries?: string[];
+  /** The campaign's special ad categories (special_ad_categories as sent). */
+  specialCategories?: string[];
   /** The country of a targeted city key (the fake's location table). */
   cityCountry?: (key: string) => string | undefined;
   /** When the call is made (ms), for schedules. */
@@ -370,17 +381,42 @@ export function adsetMoreRules(p: Record<string, unknown>, ctx: AdsetContext): L
   const goal = String(p.optimization_goal ?? '');
   const promoted = record(p.promoted_object);
 
-  // Countries Meta will not serve (SANCTIONED_COUNTRIES), and those that need the advertiser's declaration
-  // first (DECLARATION_COUNTRIES); both sources are third-party reports, enforced like Meta's own.
+  // Countries Meta will not serve (SANCTIONED_COUNTRIES; a third-party report, enforced like Meta's own).
   const sanctioned = countries.find((c) => SANCTIONED_COUNTRIES.includes(c));
   if (sanctioned)
     return { field: 'targeting.geo_locations.countries', message: `(#100) Ads cannot be delivered to ${sanctioned}: Meta does not serve ads there` };
-  const undeclared = countries.find((c) => DECLARATION_COUNTRIES.includes(c) && !(ctx.declaredCountries ?? []).includes(c));
-  if (undeclared)
-    return {
-      field: 'targeting.geo_locations.countries',
-      message: `(#100) Ads targeting ${undeclared} need the advertiser's declaration for ${undeclared}, made in Ads Manager, before they can be delivered`,
-    };
+  // Singapore and Taiwan: the category and the verified beneficiary and payer ids (REGIONAL_COUNTRIES).
+  const categories = Array.isArray(p.regional_regulated_categories) ? (p.regional_regulated_categories as unknown[]).map(String) : [];
+  const identities = record(p.regional_regulation_identities);
+  for (const country of countries.filter((c) => REGIONAL_COUNTRIES[c])) {
+    const r = REGIONAL_COUNTRIES[country];
+    if (!categories.includes(r.category))
+      return {
+        field: 'regional_regulated_categories',
+        message: `(#100) Ads targeting ${country} must declare the ads' beneficiary and payer: use the following value for regional_regulated_categories: ${r.category}`,
+      };
+    for (const key of [r.beneficiary, r.payer])
+      if (!/^\d+$/.test(String(identities[key] ?? '')))
+        return {
+          field: `regional_regulation_identities.${key}`,
+          message: `(#100) regional_regulation_identities.${key} must be a number: a verified identity id`,
+        };
+  }
+
+  // Special ad categories narrow nothing (Meta "Special Ad Categories", targeting restrictions): an ad set of a
+  // housing, employment or credit campaign keeps ages 18 to 65+ and every gender.
+  const restricted = (ctx.specialCategories ?? []).filter((c) => ['HOUSING', 'EMPLOYMENT', 'FINANCIAL_PRODUCTS_SERVICES', 'CREDIT'].includes(c));
+  if (restricted.length) {
+    const narrowAges =
+      (targeting.age_min !== undefined && Number(targeting.age_min) !== 18) || (targeting.age_max !== undefined && Number(targeting.age_max) !== 65);
+    const genders = Array.isArray(targeting.genders) ? targeting.genders : [];
+    if (narrowAges || genders.length === 1)
+      return {
+        field: narrowAges ? 'targeting.age_min' : 'targeting.genders',
+        message: `(#100) Ads in the special ad category ${restricted.join(', ')} must target ages 18 to 65+ and all genders`,
+        title: 'Targeting Not Allowed For Special Ad Category',
+      };
+  }
 
   // Ages (Basic targeting, https://developers.facebook.com/docs/marketing-api/audiences/reference/basic-targeting/:
   // age_max "must be 65 or lower", age_min at least 13).
@@ -459,14 +495,15 @@ export function adsetMoreRules(p: Record<string, unknown>, ctx: AdsetContext): L
 /**
  * A creative as Meta keeps it when it leaves out its enrolments: without contextual_multi_ads.enroll_status
  * an ad created since 2024-08-19 is opted in to multi-advertiser ads (Meta "Multi-advertiser ads"), and
- * without degrees_of_freedom_spec Meta applies its default Advantage+ creative enhancements. Answers
+ * each Advantage+ creative feature of its format it does not say (CREATIVE_FEATURES) Meta applies. Answers
  * what Meta would change without a word (empty when the creative says both).
  */
-export function creativeDefaults(creative: Record<string, unknown>): string[] {
+export function creativeDefaults(creative: Record<string, unknown>, version: number): string[] {
   if (creative.creative_id !== undefined) return [];
   const changed: string[] = [];
   if (!record(creative.contextual_multi_ads).enroll_status) changed.push('contextual_multi_ads.enroll_status set to OPT_IN (multi-advertiser ads)');
-  if (creative.degrees_of_freedom_spec === undefined) changed.push("degrees_of_freedom_spec left to Meta's default Advantage+ creative enhancements");
+  for (const name of unsaidFeatures(creative, version))
+    changed.push(`degrees_of_freedom_spec.creative_features_spec.${name} left to Meta's default (opted in)`);
   return changed;
 }
 
@@ -480,4 +517,62 @@ export function budgetKindSwitch(current: { daily: boolean; lifetime: boolean },
   if (current.lifetime && params.daily_budget !== undefined)
     return { field: 'daily_budget', message: '(#100) A lifetime budget cannot be changed into a daily budget' };
   return null;
+}
+
+/**
+ * Creative fields Meta no longer takes, by the version that removed them, with Meta's refusal. Source:
+ * Meta "Standard Enhancements for Advantage+ Creative": "Starting with Marketing API v22.0, opting in or
+ * out of standard enhancements will no longer be available" (blog "Marketing API v22.0 Impacts to
+ * Advantage+ Creative Enhancements", 2025-01-17: the bundle is deprecated "starting with MAPI V22.0 ...
+ * and all subsequent versions"). The subcode 3858504 is what integrations record for the refusal
+ * (third-party reports; no Meta page lists it).
+ */
+export const REMOVED_CREATIVE_FIELDS: Array<{ path: string[]; sinceMajor: number; subcode: number; message: string }> = [
+  {
+    path: ['degrees_of_freedom_spec', 'creative_features_spec', 'standard_enhancements'],
+    sinceMajor: 22,
+    subcode: 3858504,
+    message:
+      '(#100) The Standard Enhancements bundle is deprecated: starting with Marketing API v22.0, opt in or out of the individual Advantage+ creative features in creative_features_spec instead',
+  },
+];
+
+/**
+ * The Advantage+ creative features that made up the standard enhancements bundle, which a creative opts
+ * out of one by one to run as written. Source: Meta "Standard Enhancements for Advantage+ Creative": "The
+ * sub-features within the standard enhancement bundle for single image ads include image_template,
+ * image_touchups, text_optimizations, and inline_comment. For single video ads, the sub-features are
+ * video_auto_crop, text_optimizations, and inline_comment." From v27.0 product showcase
+ * (`product_extensions`) is on unless opted out: "Introducing Graph API v27.0 and Marketing API v27.0"
+ * (2026-11-04), "Marketing API - Product showcase: Starting in v27.0, ..."; Product Extensions for
+ * Advantage+ Creative ("enroll_status ... OPT_IN or OPT_OUT").
+ */
+export const CREATIVE_FEATURES = {
+  image: ['image_template', 'image_touchups', 'text_optimizations', 'inline_comment'],
+  video: ['video_auto_crop', 'text_optimizations', 'inline_comment'],
+  fromV27: ['product_extensions'],
+};
+
+/** A removed creative field `creative` carries for a call answered by `version`, as Meta refuses it; null when none. */
+export function removedCreativeField(creative: Record<string, unknown>, version: number, prefix: string): LeftOutRefusal | null {
+  for (const r of REMOVED_CREATIVE_FIELDS) {
+    if (version < r.sinceMajor) continue;
+    let value: unknown = creative;
+    for (const key of r.path) value = record(value)[key];
+    if (value !== undefined) return { field: `${prefix}${r.path.join('.')}`, message: r.message, subcode: r.subcode };
+  }
+  return null;
+}
+
+/**
+ * Whether a creative says each Advantage+ creative feature of its format (CREATIVE_FEATURES) explicitly,
+ * field by field, each `{enroll_status: OPT_IN | OPT_OUT}`; what it leaves to Meta's default (opted in), or
+ * says wrongly. Applied to creatives with object_story_spec (an existing post is not enhanced).
+ */
+export function unsaidFeatures(creative: Record<string, unknown>, version: number): string[] {
+  const story = record(creative.object_story_spec);
+  if (!story.link_data && !story.video_data) return [];
+  const features = record(record(creative.degrees_of_freedom_spec).creative_features_spec);
+  const wanted = [...(story.video_data ? CREATIVE_FEATURES.video : CREATIVE_FEATURES.image), ...(version >= 27 ? CREATIVE_FEATURES.fromV27 : [])];
+  return wanted.filter((name) => !['OPT_IN', 'OPT_OUT'].includes(String(record(features[name]).enroll_status)));
 }

@@ -24,6 +24,7 @@ import {
   campaignLeftOut,
   creativeDefaults,
   fakeMinimums,
+  removedCreativeField,
   stripRemovedPositions,
   type LeftOutRefusal,
 } from './meta-left-out.js';
@@ -235,14 +236,15 @@ const GOALS_OF_OBJECTIVE: Record<string, string[]> = {
 /**
  * Billing events other than IMPRESSIONS (which every goal takes) and the one goal each goes with.
  * Source: "Optimization Goal and Billing Events"
- * (https://developers.facebook.com/docs/marketing-api/bidding/overview/billing-events).
+ * (https://developers.facebook.com/docs/marketing-api/bidding/overview/billing-events). APP_INSTALLS is not
+ * among them: Marketing API v9.0 changelog, "You can still specify APP_INSTALLS under billing_event or
+ * optimization_goal, but not both at the same time".
  */
 const GOAL_OF_BILLING_EVENT: Record<string, string> = {
   LINK_CLICKS: 'LINK_CLICKS',
   THRUPLAY: 'THRUPLAY',
   POST_ENGAGEMENT: 'POST_ENGAGEMENT',
   PAGE_LIKES: 'PAGE_LIKES',
-  APP_INSTALLS: 'APP_INSTALLS',
 };
 
 /** Graph's refusal of a parameter (code 100), naming it in error_data.blame_field_specs. */
@@ -366,10 +368,14 @@ function splitByBreakdowns(stats: Required<DayStats>, breakdowns: string[]): Arr
 /** The fake Graph API; `requests` holds every HTTP request, in order (a batch counts once, with its size). */
 export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: string; path: string; batch?: number; validateOnly?: boolean }> {
   readonly objects = new Map<string, MetaObject>();
-  private readonly accounts = new Map<
-    string,
-    { token: string; currency: string; dsa?: { beneficiary?: string; payor?: string }; declaredCountries: string[] }
-  >();
+  private readonly accounts = new Map<string, { token: string; currency: string; dsa?: { beneficiary?: string; payor?: string } }>();
+  /** Facebook Pages the fake serves (`setPage`): their name and whether they accepted the lead ads terms. */
+  private readonly pages = new Map<string, { name: string; leadgenTosAccepted: boolean }>();
+  /**
+   * The Meta app is in development mode: every write answers error 100, subcode 1885183 (Meta error
+   * reference; integrations' reports of the subcode). Set by a test.
+   */
+  appInDevelopmentMode = false;
   /** Rules no document describes, set by a test (`refuseWhen`). */
   private readonly unwritten: Array<(call: GraphCall) => UnwrittenRefusal | null> = [];
   /** Objects whose reads answer 100/33 as if the token had lost permission on them (`losePermissionOn`). */
@@ -409,9 +415,9 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
   // ---- state seeding -------------------------------------------------------------------------
 
   /** Registers an ad account (act_…) and returns its access token. */
-  addAccount(accountId: string, options: { token?: string; currency?: string; declaredCountries?: string[] } = {}): string {
+  addAccount(accountId: string, options: { token?: string; currency?: string } = {}): string {
     const token = options.token ?? `EAAB${crypto.randomBytes(12).toString('hex')}`;
-    this.accounts.set(accountId, { token, currency: options.currency ?? 'USD', declaredCountries: options.declaredCountries ?? [] });
+    this.accounts.set(accountId, { token, currency: options.currency ?? 'USD' });
     return token;
   }
 
@@ -435,6 +441,11 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
   losePermissionOn(id: string, lost = true): void {
     if (lost) this.permissionLost.add(id);
     else this.permissionLost.delete(id);
+  }
+
+  /** A Facebook Page: its name and whether it accepted the lead ads terms (Page `leadgen_tos_accepted`). */
+  setPage(pageId: string, page: { name?: string; leadgenTosAccepted: boolean }): void {
+    this.pages.set(pageId, { name: page.name ?? `Page ${pageId}`, leadgenTosAccepted: page.leadgenTosAccepted });
   }
 
   /** The Meta account's own DSA defaults (AdAccount default_dsa_beneficiary, default_dsa_payor). */
@@ -723,6 +734,15 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
       // Not in the vendored specs' endpoints: only fields are taken.
       const bad = unknownParam(params, ['fields']);
       return refused ?? (bad ? refusal(bad) : this.readAccount(parts[0], params));
+    }
+    if (parts.length === 1 && method === 'GET' && this.pages.has(parts[0])) {
+      // The Page node (Page reference): its id, name and leadgen_tos_accepted ("Whether a Page has signed the Terms of Service for Lead Ads").
+      const bad = unknownParam(params, ['fields']);
+      if (bad) return refusal(bad);
+      const page = this.pages.get(parts[0])!;
+      const all: Record<string, unknown> = { id: parts[0], name: page.name, leadgen_tos_accepted: page.leadgenTosAccepted };
+      const fields = (fromForm('list<string>', params.fields ?? 'id') as unknown[]).map(String);
+      return { status: 200, body: Object.fromEntries(['id', ...fields].filter((f) => all[f] !== undefined).map((f) => [f, all[f]])) };
     }
     if (parts.length === 1) {
       const video = this.videos.get(parts[0]);
@@ -1051,6 +1071,8 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
    * (https://developers.facebook.com/docs/marketing-api/reference/ad-creative-video-data/).
    */
   private creativeRules(accountId: string, creative: Record<string, unknown>, prefix: string): Answer | null {
+    const removed = removedCreativeField(creative, this.answering, prefix);
+    if (removed) return leftOut(removed);
     if (creative.object_story_id !== undefined) {
       return /^\d+_\d+$/.test(String(creative.object_story_id))
         ? null
@@ -1114,7 +1136,37 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
     return null;
   }
 
+  /**
+   * Refusals of a write that no parameter fixes: the app in development mode (1885183), and a lead ad set or
+   * lead ad whose Page has not accepted the lead ads terms (1815089: "the Page must accept the Lead Ads Terms
+   * of Service"; Page leadgen_tos_accepted).
+   */
+  private ownerRefusal(parsed: Record<string, unknown>): Answer | null {
+    if (this.appInDevelopmentMode)
+      return graphError(400, 100, '(#100) Ads creative post was created by an app that is in development mode. It must be in public to create this ad.', {
+        error_subcode: 1885183,
+      });
+    const promoted = (parsed.promoted_object ?? {}) as Record<string, unknown>;
+    const creative = (parsed.creative ?? parsed) as Record<string, unknown>;
+    const story = (creative.object_story_spec ?? {}) as Record<string, unknown>;
+    const link = (story.link_data ?? story.video_data ?? {}) as Record<string, unknown>;
+    const form = ((link.call_to_action ?? {}) as { value?: { lead_gen_form_id?: unknown } }).value?.lead_gen_form_id;
+    const pageId = String(parsed.destination_type === 'ON_AD' ? (promoted.page_id ?? '') : form !== undefined ? (story.page_id ?? '') : '');
+    if (pageId && this.pages.get(pageId)?.leadgenTosAccepted === false)
+      return graphError(
+        400,
+        100,
+        `(#100) Page ${pageId} must accept the Lead Ads Terms of Service before it can run lead ads: ${'https://www.facebook.com/ads/leadgen/tos'}`,
+        {
+          error_subcode: 1815089,
+        },
+      );
+    return null;
+  }
+
   private create(accountId: string, level: MetaLevel, params: Record<string, unknown>): Answer {
+    const owner = this.ownerRefusal(Object.fromEntries(Object.entries(params).map(([k, v]) => [k, parseJson(v)])));
+    if (owner) return owner;
     const name = typeof params.name === 'string' ? fromForm('string', params.name) : '';
     if (!name) return refusal({ field: 'name', message: '(#100) The parameter name is required' });
     const budgeted = params.daily_budget !== undefined || params.lifetime_budget !== undefined;
@@ -1183,7 +1235,7 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
       for (const x of kept.stripped) this.silentChanges.push(`ad set ${id}: ${x} removed from its placements`);
     }
     const creative = level === 'ad' ? (rest.creative as Record<string, unknown>) : level === 'creative' ? rest : null;
-    if (creative) for (const x of creativeDefaults(creative)) this.silentChanges.push(`${level} ${id}: ${x}`);
+    if (creative) for (const x of creativeDefaults(creative, this.answering)) this.silentChanges.push(`${level} ${id}: ${x}`);
     this.objects.set(id, {
       id,
       level,
@@ -1250,7 +1302,7 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
       campaignBidStrategy: campaign.params.bid_strategy === undefined ? undefined : String(campaign.params.bid_strategy),
       siblingGoals: siblings.map((o) => String(o.params.optimization_goal ?? '')),
       version: this.answering,
-      declaredCountries: account?.declaredCountries ?? [],
+      specialCategories: Array.isArray(campaign.params.special_ad_categories) ? (campaign.params.special_ad_categories as unknown[]).map(String) : [],
       cityCountry: (key) => LOCATIONS.find((l) => l.key === key && l.type === 'city')?.country_code,
       now: this.now(),
     });
@@ -1258,6 +1310,10 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
   }
 
   private update(o: MetaObject, params: Record<string, unknown>): Answer {
+    if (this.appInDevelopmentMode) {
+      const owner = this.ownerRefusal({});
+      if (owner) return owner;
+    }
     if (o.level === 'adset' && (params.daily_budget !== undefined || params.lifetime_budget !== undefined)) {
       const campaign = o.parentId ? this.objects.get(o.parentId) : undefined;
       // Budget at one level (https://developers.facebook.com/docs/marketing-api/bidding/guides/campaign-budget-optimization/).
@@ -1291,6 +1347,10 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
     }
     const validateOnly = this.validateOnly(params);
     const parsed = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, parseJson(v)]));
+    if (o.level === 'ad' && parsed.creative && typeof parsed.creative === 'object') {
+      const removed = removedCreativeField(parsed.creative as Record<string, unknown>, this.answering, 'creative.');
+      if (removed) return leftOut(removed);
+    }
     const unwritten = this.unwrittenRefusal({ method: 'POST', path: `/${o.id}`, level: o.level, params: parsed, validateOnly });
     if (unwritten) return unwritten;
     const labels = this.labelIds(o.accountId, params.adlabels, validateOnly);

@@ -83,9 +83,13 @@ const PAGES = {
   // More rules the platforms enforce (live-platforms.md), each with its source.
   conversionBid: 'AdgroupCreateBody conversion_bid_price (portal Adgroup Create page): "Required when billing_event = OCPM and bid_type = BID_TYPE_CUSTOM"',
   bcIdentity: 'AdcreateCreatives identity_authorized_bc_id (portal Ad Create page): "Required when identity_type is BC_AUTH_TT"',
-  cjk: 'AdcreateCreatives ad_text (portal Ad Create page): "Each word in Chinese or Japanese counts as two characters"; display_name: 1-40 Latin or 1-20 Chinese or Japanese characters',
+  cjk: 'AdcreateCreatives ad_text (portal Ad Create page): "Each word in Chinese or Japanese counts as two characters"; display_name: "1-40 English characters, or 1-20 Chinese/Japanese/Korean characters"',
+  names:
+    'CampaignCreateBody campaign_name, AdgroupCreateBody adgroup_name, AdcreateCreatives ad_name: "Character limit is 512 and cannot contain emoji" (counted as display names are)',
+  frequency: 'AdgroupCreateBody frequency: "1 <= frequency <= frequency_schedule * 3"; frequency_schedule: "1 <= frequency_schedule <= 7"',
+  bidBelowBudget: 'AdgroupCreateBody bid_price, conversion_bid_price: "needs to be lower than budget set at the campaign level and ad group level"',
   minimumBudgets:
-    'TikTok Help "About budgets": an ad group daily budget at least USD 20 and a campaign daily budget at least USD 50, or their equivalent in the account currency; a lifetime ad group budget at least the daily minimum times its scheduled days',
+    'TikTok Help "About budgets": an ad group daily budget at least USD 20 and a campaign daily budget at least USD 50; a lifetime ad group budget at least the daily minimum times its scheduled days; AdgroupCreateBody budget points to TikTok\'s "Currency - Daily budget value range" table, whose floors are fixed per currency (EUR 20, GBP 15, JPY 2,500, CAD 25, AUD 30 per ad group a day, as the amekala ads-mcp validity matrix copies it, a third party)',
   specialIndustries: 'CampaignCreateBody special_industries: "the system will adjust your ad group target options" (to 18+ and all genders, silently)',
   regionScope: 'AdgroupCreateBody location_ids: "available locations ... based on your placement and objective" (/tool/region/ asked with both)',
   events:
@@ -99,18 +103,28 @@ const PAGES = {
     'or Android App Link, and whether the URL is valid"; its response_rule answers data.url_info.validate_info {is_scheme_link, is_valid_scheme, is_valid_url}',
 };
 
-/** The characters TikTok counts twice in ad text and display names (PAGES.cjk: Chinese and Japanese). */
+/** The characters TikTok counts twice in ad text (PAGES.cjk: Chinese and Japanese), and in names Korean too. */
 const DOUBLE_WIDTH = /[\p{Script=Han}\u3000-\u30ff\u31f0-\u31ff\uff00-\uffef]/u;
+const HANGUL = /\p{Script=Hangul}/u;
+const EMOJI = /[\p{Extended_Pictographic}\p{Regional_Indicator}\u{FE0F}\u{20E3}]/u;
 
-/** A text's length as TikTok counts it: a Chinese or Japanese character counts two (PAGES.cjk). */
-export function tiktokLength(text: string): number {
-  return [...text].reduce((n, ch) => n + (DOUBLE_WIDTH.test(ch) ? 2 : 1), 0);
+/** A text's length as TikTok counts it (PAGES.cjk): a Chinese or Japanese character counts two; in a name (`names`) a Korean one too. */
+export function tiktokLength(text: string, names = false): number {
+  return [...text].reduce((n, ch) => n + (DOUBLE_WIDTH.test(ch) || (names && HANGUL.test(ch)) ? 2 : 1), 0);
+}
+
+/** PAGES.names: a campaign, ad group or ad name TikTok refuses (over 512 as it counts, or with emoji), as its refusal; null when taken. */
+function nameRefusal(field: string, name: string): string | null {
+  if (tiktokLength(name, true) > 512) return `${field}: Length must be between 1 and 512.`;
+  if (EMOJI.test(name)) return `${field}: Cannot contain emoji.`;
+  return null;
 }
 
 /**
- * US dollars per unit of each currency the fake's advertisers use: the minimums (PAGES.minimumBudgets)
- * in the account currency are the USD amounts at these rates, rounded up to the currency's unit. The
- * rates are the fake's; tests give the service the same ones in FX_RATES.
+ * US dollars per unit of each currency the fake's advertisers use: a minimum TikTok's currency table
+ * does not give (PAGES.minimumBudgets; a campaign's outside USD, an ad group's in a currency it lacks) is
+ * the USD amount at these rates, rounded up to the currency's unit. The rates are the fake's; tests give
+ * the service the same ones in FX_RATES.
  */
 export const FAKE_USD_RATES: Record<string, number> = { USD: 1, EUR: 1.08, GBP: 1.27, JPY: 0.0066, KWD: 3.25 };
 
@@ -118,8 +132,15 @@ export const FAKE_USD_RATES: Record<string, number> = { USD: 1, EUR: 1.08, GBP: 
 export const MIN_ADGROUP_USD = 20;
 export const MIN_CAMPAIGN_USD = 50;
 
-/** PAGES.events: the objectives whose ad groups take a pixel. */
-const PIXEL_OBJECTIVES = ['WEB_CONVERSIONS', 'PRODUCT_SALES'];
+/** PAGES.minimumBudgets: an ad group's daily floor per currency, in its units ("Currency - Daily budget value range"). */
+export const ADGROUP_FLOORS: Record<string, number> = { USD: 20, EUR: 20, GBP: 15, JPY: 2500, CAD: 25, AUD: 30 };
+
+/**
+ * PAGES.events: the objectives whose ad groups take a pixel: web conversions, product sales, and lead
+ * generation through a website form (live-platforms.md "Events and pixels"; amekala ads-mcp validity
+ * matrix, a third party: TikTok's lead generation optimizes on a pixel's FORM event for website forms).
+ */
+const PIXEL_OBJECTIVES = ['WEB_CONVERSIONS', 'PRODUCT_SALES', 'LEAD_GENERATION'];
 
 /** PAGES.specialIndustries: the age groups and gender an ad group of a special-industry campaign runs with. */
 const ADULT_AGE_GROUPS = ['AGE_18_24', 'AGE_25_34', 'AGE_35_44', 'AGE_45_54', 'AGE_55_100'];
@@ -929,9 +950,13 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
     return REGIONS.filter((r) => !r.placements || asked.every((p) => r.placements!.includes(p)));
   }
 
-  /** PAGES.minimumBudgets: `usd` dollars in the advertiser's currency units, rounded up to the currency's smallest unit. */
+  /**
+   * PAGES.minimumBudgets: an ad group's floor from the currency table; else (a campaign outside USD, a
+   * currency the table lacks) `usd` dollars in the advertiser's currency, rounded up to its smallest unit.
+   */
   private minimumIn(advertiserId: string, usd: number): number {
     const currency = this.advertisers.get(advertiserId)!.currency;
+    if (usd === MIN_ADGROUP_USD && ADGROUP_FLOORS[currency] !== undefined) return ADGROUP_FLOORS[currency];
     const digits = digitsOf(currency);
     return Math.ceil((usd / (FAKE_USD_RATES[currency] ?? 1)) * 10 ** digits) / 10 ** digits;
   }
@@ -963,8 +988,8 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
   private nameOf(params: Record<string, unknown>, field: string): string | Answer {
     const name = params[field];
     if (typeof name !== 'string' || !name) return invalid(`${field}: Missing data for required field.`);
-    if (name.length > 512) return invalid(`${field}: Length must be between 1 and 512.`);
-    return name;
+    const refused = nameRefusal(field, name);
+    return refused ? invalid(refused) : name;
   }
 
   private createCampaign(advertiserId: string, params: Record<string, unknown>): Answer {
@@ -1052,6 +1077,25 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
       // PAGES.reachFrequency: a reach ad group caps how often a person sees it.
       if (objective === 'REACH' && (params.frequency === undefined || params.frequency_schedule === undefined))
         return invalid(`${params.frequency === undefined ? 'frequency' : 'frequency_schedule'}: Required when objective_type is REACH.`);
+      // PAGES.bidBelowBudget: a bid lower than the ad group's and the campaign's daily budget.
+      const bid = params.conversion_bid_price ?? params.bid_price;
+      const dailies = [
+        (params.budget_mode ?? (creating ? undefined : this.objects.get(String(params.adgroup_id))?.budgetMode)) === 'BUDGET_MODE_DAY'
+          ? params.budget
+          : undefined,
+        campaign.budgetMode === 'BUDGET_MODE_DAY' ? campaign.budget : undefined,
+      ].filter((b): b is number => typeof b === 'number');
+      if (typeof bid === 'number' && dailies.some((b) => bid >= b))
+        return invalid(
+          `${params.conversion_bid_price !== undefined ? 'conversion_bid_price' : 'bid_price'}: The bid needs to be lower than the budget set at the campaign level and ad group level.`,
+        );
+    }
+    // PAGES.frequency: 1 <= frequency_schedule <= 7, 1 <= frequency <= frequency_schedule * 3.
+    if (params.frequency_schedule !== undefined || params.frequency !== undefined) {
+      const days = Number(params.frequency_schedule);
+      const times = Number(params.frequency);
+      if (!Number.isInteger(days) || days < 1 || days > 7) return invalid('frequency_schedule: Must be between 1 and 7.');
+      if (!Number.isInteger(times) || times < 1 || times > days * 3) return invalid(`frequency: Must be between 1 and frequency_schedule * 3 (${days * 3}).`);
     }
     // PAGES.adgroupCreate: PLACEMENT_TYPE_NORMAL names its placements; times are "YYYY-MM-DD HH:MM:SS"; a start-end schedule has an end.
     if ((params.placement_type ?? 'PLACEMENT_TYPE_NORMAL') === 'PLACEMENT_TYPE_NORMAL' && creating && !Array.isArray(params.placements))
@@ -1174,7 +1218,7 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
     // PAGES.displayName: a landing-page ad shows a display name of 1 to 40 characters.
     if (c.landing_page_url !== undefined && (creating || c.display_name !== undefined)) {
       if (typeof c.display_name !== 'string' || !c.display_name) return invalid(`${at('display_name')}: Required for an ad with a landing page.`);
-      if (tiktokLength(c.display_name) > 40) return invalid(`${at('display_name')}: Length must be between 1 and 40.`);
+      if (tiktokLength(c.display_name, true) > 40) return invalid(`${at('display_name')}: Length must be between 1 and 40.`);
     }
     // PAGES.imageInFeed: an image ad cannot run in TikTok's in-feed placement, which automatic placement includes.
     if (c.ad_format === 'SINGLE_IMAGE') {
@@ -1209,7 +1253,8 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
     const creatives = params.creatives as Array<Record<string, unknown>>;
     if (!creatives.length) return invalid('creatives: Length must be between 1 and 20.');
     for (const [i, c] of creatives.entries()) {
-      if (typeof c.ad_name === 'string' && c.ad_name.length > 512) return invalid(`creatives.${i}.ad_name: Length must be between 1 and 512.`);
+      const named = typeof c.ad_name === 'string' ? nameRefusal(`creatives.${i}.ad_name`, c.ad_name) : null;
+      if (named) return invalid(named);
       const bad = this.creativeRules(advertiserId, c, i, true, adgroup);
       if (bad) return bad;
     }

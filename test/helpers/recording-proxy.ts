@@ -52,6 +52,8 @@ function multipart(body: Buffer, boundary: string): { params: Record<string, unk
 
 export class RecordingProxy {
   readonly recorded: Recorded[] = [];
+  /** Everything recorded since the proxy started, never cleared: what a test checks against the ledger at the end. */
+  readonly history: Recorded[] = [];
   private server: http.Server | null = null;
   /** The proxy's base URL, with the target's path (the API version) kept. */
   url = '';
@@ -133,7 +135,7 @@ export class RecordingProxy {
       items.forEach((item, i) => {
         const relative = new URL(`/${item.relative_url.replace(/^\//, '')}`, 'http://graph');
         const entry = Array.isArray(answer) ? (answer[i] as { body?: string } | null) : null;
-        this.recorded.push({
+        this.keep({
           method: item.method.toUpperCase(),
           path: relative.pathname.replace(this.versionPrefix, ''),
           params: { ...formParams(relative.search), ...formParams(item.body ?? '') },
@@ -143,6 +145,11 @@ export class RecordingProxy {
       });
       return;
     }
-    this.recorded.push({ method, path, params, files, answer });
+    this.keep({ method, path, params, files, answer });
+  }
+
+  private keep(r: Recorded): void {
+    this.recorded.push(r);
+    this.history.push(r);
   }
 }

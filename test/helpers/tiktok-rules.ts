@@ -23,9 +23,10 @@ export interface TikTokRuleRow {
   platform?: 'meta';
   /**
    * The TikTok account the row runs on, when not the USD one: `yen`, a JPY account (FX_RATES JPY=0.0066, the
-   * fake's rate too); `long-name`, a USD account whose brand's name is over TikTok's 40 display-name characters.
+   * fake's rate too); `long-name`, a USD account whose brand's name is over TikTok's 40 display-name characters;
+   * `gbp`, a GBP account (FX_RATES GBP=1.27, the fake's rate too).
    */
-  on?: 'yen' | 'long-name';
+  on?: 'yen' | 'long-name' | 'gbp';
   tree: (creatives: { image: number }) => TreeOptions;
   fields: (b: BuiltLaunch) => string[];
   /** What every issue's message says (what to change). */
@@ -145,13 +146,13 @@ export const TIKTOK_RULE_ROWS: TikTokRuleRow[] = [
     what: 'a TikTok campaign budget under USD 50 (4999 cents)',
     tree: (c) => tokTree(c.image, { campaign: { budget: { dailyAmount: 4999 } } }),
     fields: (b) => [`campaigns[${b.campaignId}].budget`],
-    says: /TikTok's minimum for a campaign budget is USD 50, \$50\.00 at the FX_RATES rate; raise it/,
+    says: /TikTok's minimum for a campaign budget is \$50\.00 \(TikTok's USD floor\); raise it/,
   },
   {
     what: 'a TikTok ad group budget under USD 20 (1999 cents)',
     tree: (c) => tokTree(c.image, { campaign: { budget: undefined }, adset: { budget: { dailyAmount: 1999 } } }),
     fields: (b) => [`adSets[${b.adsetId}].budget`],
-    says: /TikTok's minimum for an ad group is USD 20/,
+    says: /TikTok's minimum for an ad group is \$20\.00 a day \(TikTok's USD floor\)/,
   },
   {
     what: 'a TikTok lifetime ad group budget under USD 20 times its 10 scheduled days (19999 cents)',
@@ -161,7 +162,7 @@ export const TIKTOK_RULE_ROWS: TikTokRuleRow[] = [
         adset: { budget: { lifetimeAmount: 19999 }, schedule: { startTime: '2030-01-01T00:00:00Z', endTime: '2030-01-11T00:00:00Z' } },
       }),
     fields: (b) => [`adSets[${b.adsetId}].budget`],
-    says: /for 10 days; TikTok's lifetime minimum is USD 20 a day \(\$20\.00 at the FX_RATES rate\), \$200\.00 in all; raise it or shorten the schedule/,
+    says: /for 10 days; TikTok's lifetime minimum is \$20\.00 a day \(TikTok's USD floor\), \$200\.00 in all; raise it or shorten the schedule/,
   },
   {
     what: 'a TikTok BC_AUTH_TT identity on an account without its Business Center',
@@ -194,18 +195,65 @@ export const TIKTOK_RULE_ROWS: TikTokRuleRow[] = [
     says: /is a Meta setting; tiktok has no Advantage\+ audience/,
   },
   {
-    what: 'a TikTok ad group budget of ¥3,030 on a yen account (USD 20 is ¥3,031 at the FX_RATES rate)',
+    what: "a TikTok ad group budget of ¥2,499 on a yen account (the yen table's floor is ¥2,500)",
     on: 'yen',
-    tree: (c) => tokTree(c.image, { campaign: { budget: undefined }, adset: { budget: { dailyAmount: 3030 } } }),
+    tree: (c) => tokTree(c.image, { campaign: { budget: undefined }, adset: { budget: { dailyAmount: 2499 } } }),
     fields: (b) => [`adSets[${b.adsetId}].budget`],
-    says: /is ¥3,030 a day; TikTok's minimum for an ad group is USD 20, ¥3,031 at the FX_RATES rate/,
+    says: /is ¥2,499 a day; TikTok's minimum for an ad group is ¥2,500 a day \(TikTok's JPY floor\)/,
   },
   {
-    what: 'a TikTok campaign budget of ¥7,575 on a yen account (USD 50 is ¥7,576 at the FX_RATES rate)',
+    what: 'a TikTok campaign budget of ¥7,575 on a yen account (USD 50 is ¥7,576 at the FX_RATES rate: no yen campaign floor here)',
     on: 'yen',
     tree: (c) => tokTree(c.image, { campaign: { budget: { dailyAmount: 7575 } } }),
     fields: (b) => [`campaigns[${b.campaignId}].budget`],
-    says: /TikTok's minimum for a campaign budget is USD 50, ¥7,576 at the FX_RATES rate; raise it/,
+    says: /TikTok's minimum for a campaign budget is ¥7,576 \(USD 50 at the FX_RATES rate: JPY is not in TikTok's currency table as the service keeps it\); raise it/,
+  },
+  {
+    what: 'a TikTok ad group budget of £14.99 on a pound account (the pound table says GBP 15.00)',
+    on: 'gbp',
+    tree: (c) => tokTree(c.image, { campaign: { budget: undefined }, adset: { budget: { dailyAmount: 1499 } } }),
+    fields: (b) => [`adSets[${b.adsetId}].budget`],
+    says: /is £14\.99 a day; TikTok's minimum for an ad group is £15\.00 a day \(TikTok's GBP floor\)/,
+  },
+  {
+    what: 'a TikTok display name of 21 Korean characters (42 as TikTok counts them in names)',
+    tree: (c) => tokTree(c.image, { ad: { displayName: '봄'.repeat(21) } }),
+    fields: (b) => [`ads[${b.adIds[0]}].displayName`],
+    says: /is 42 characters as TikTok counts them \(Chinese, Japanese and Korean characters count two\)/,
+  },
+  {
+    what: 'TikTok names with emoji (campaign, ad group, ad)',
+    tree: (c) => tokTree(c.image, { campaign: { name: 'Spring 🌸' }, adset: { name: 'US 🔥' }, ad: { name: 'Hero ✨' } }),
+    fields: (b) => [`campaigns[${b.campaignId}].name`, `adSets[${b.adsetId}].name`, `ads[${b.adIds[0]}].name`],
+    says: /contains emoji, which TikTok refuses in campaign, ad group and ad names/,
+  },
+  {
+    what: 'a TikTok ad group name of 257 Chinese characters (514 as TikTok counts them)',
+    tree: (c) => tokTree(c.image, { adset: { name: '春'.repeat(257) } }),
+    fields: (b) => [`adSets[${b.adsetId}].name`],
+    says: /is 514 characters as TikTok counts them .* at most 512/,
+  },
+  {
+    what: 'a TikTok reach frequency over three times its days (10 in 3 days)',
+    tree: (c) =>
+      tokTree(c.image, {
+        campaign: { objective: 'REACH', budget: undefined },
+        adset: { optimizationGoal: 'REACH', budget: { dailyAmount: 2000 }, frequencyCap: { impressions: 10, days: 3 } },
+      }),
+    fields: (b) => [`adSets[${b.adsetId}].frequencyCap`],
+    says: /impressions is 10 in 3 days; TikTok takes 1 to 9/,
+  },
+  {
+    what: "a TikTok bid at its ad group's daily budget",
+    tree: (c) => tokTree(c.image, { campaign: { budget: undefined }, adset: { budget: { dailyAmount: 2500 }, bidAmount: 2500 } }),
+    fields: (b) => [`adSets[${b.adsetId}].bidAmount`],
+    says: /is \$25\.00; TikTok takes a bid lower than the ad group's and the campaign's daily budget \(\$25\.00 here\)/,
+  },
+  {
+    what: "a TikTok bid above its campaign's daily budget",
+    tree: (c) => tokTree(c.image, { campaign: { budget: { dailyAmount: 5000 } }, adset: { bidAmount: 6000 } }),
+    fields: (b) => [`adSets[${b.adsetId}].bidAmount`],
+    says: /lower than the ad group's and the campaign's daily budget \(\$50\.00 here\)/,
   },
   {
     what: "a TikTok ad without a display name whose brand's name is over TikTok's 40 characters (never cut)",
@@ -222,3 +270,51 @@ export const TIKTOK_RULE_ROWS: TikTokRuleRow[] = [
     says: /is a TikTok field; remove it for meta/,
   },
 ];
+
+/** Launches earlier rounds refused that TikTok takes: each previews valid, in the sandbox and live. */
+export const TIKTOK_VALID_ROWS: Array<Pick<TikTokRuleRow, 'what' | 'on' | 'tree'>> = [
+  {
+    what: "a TikTok ad group budget of £15.00 a day on a pound account (the pound table's floor, not USD 20 converted)",
+    on: 'gbp',
+    tree: (c) => tokTree(c.image, { campaign: { budget: undefined }, adset: { budget: { dailyAmount: 1500 } } }),
+  },
+  {
+    what: "a TikTok ad group budget of ¥2,500 a day on a yen account (the yen table's floor)",
+    on: 'yen',
+    tree: (c) => tokTree(c.image, { campaign: { budget: undefined }, adset: { budget: { dailyAmount: 2500 } } }),
+  },
+  {
+    what: 'a pixel on a TikTok lead generation ad group (a website form)',
+    tree: (c) =>
+      tokTree(c.image, {
+        campaign: { objective: 'LEAD_GENERATION', budget: undefined },
+        adset: {
+          optimizationGoal: 'LEAD_GENERATION',
+          budget: { dailyAmount: 2000 },
+          promotedObject: { pixelId: '7300000000000000001', customEventType: 'FORM' },
+        },
+      }),
+  },
+  {
+    what: 'a headline of 150 characters TikTok never receives (the ad text is the primary text)',
+    tree: (c) => tokTree(c.image, { ad: { headline: 'Spring sale '.repeat(13).slice(0, 150), primaryText: 'Up to 40% off' } }),
+  },
+  {
+    what: 'a TikTok display name of 20 Korean characters (40 as TikTok counts them)',
+    tree: (c) => tokTree(c.image, { ad: { displayName: '봄'.repeat(20) } }),
+  },
+  {
+    what: 'a TikTok reach frequency of three times its days (21 in 7) and a bid below both budgets',
+    tree: (c) =>
+      tokTree(c.image, {
+        campaign: { objective: 'REACH', budget: undefined },
+        adset: { optimizationGoal: 'REACH', budget: { dailyAmount: 2000 }, frequencyCap: { impressions: 21, days: 7 }, bidAmount: 1999 },
+      }),
+  },
+];
+
+/** The brand (in the worlds of launches.test.ts and live-publish.test.ts) a row runs on. */
+export function tokBrand(row: Pick<TikTokRuleRow, 'platform' | 'on'>): string {
+  if (row.platform === 'meta') return 'shoes';
+  return row.on === 'yen' ? 'tokyen' : row.on === 'long-name' ? 'toklong' : row.on === 'gbp' ? 'tokgbp' : 'tok';
+}

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { applyBootstrap } from '../../src/bootstrap.js';
+import { fullAdAccountsOf } from '../../src/brands/store.js';
 import { verifyPassword } from '../../src/auth/secrets.js';
 import { projectPath } from '../../src/paths.js';
 import { SchemaRegistry } from '../../src/schemas/registry.js';
@@ -116,6 +117,25 @@ for (const dialect of dialects()) {
       ]);
     });
 
+    it("stores a Meta account's regional identities and a TikTok account's Smart+ permission; an old file's declaredCountries loads and is ignored", async () => {
+      const ids = { SG: { beneficiary: '900000000000001', payer: '900000000000002' }, TW: { beneficiary: '900000000000003', payer: '900000000000004' } };
+      const result = await applyBootstrap(
+        knex,
+        schemas,
+        tenant([
+          { platform: 'meta', accountId: 'act_88201', regionalIdentities: ids, declaredCountries: ['SG', 'KR'] },
+          { platform: 'tiktok', accountId: 'biz_88202', smartPlusAllowed: true },
+          { platform: 'meta', accountId: 'act_88203' },
+        ]),
+      );
+      const rows = await fullAdAccountsOf(knex, result.organizations.speak.brands.b.id);
+      expect(rows.map((r) => [r.accountId, r.regionalIdentities, r.smartPlusAllowed, r.declaredCountries])).to.deep.equal([
+        ['act_88201', ids, false, []],
+        ['biz_88202', null, true, []],
+        ['act_88203', null, false, []],
+      ]);
+    });
+
     const refused = [
       {
         what: 'an identity on a Meta account',
@@ -134,6 +154,18 @@ for (const dialect of dialects()) {
         account: { platform: 'tiktok', accountId: 'biz_88106', identityId: '1', identityType: 'TT_USER', dsaBeneficiary: 'x' },
         fields: ['dsaBeneficiary'],
         says: /Meta field/,
+      },
+      {
+        what: 'regional identities on a TikTok account, and Smart+ on a Meta one',
+        account: { platform: 'tiktok', accountId: 'biz_88107', regionalIdentities: { SG: { beneficiary: '1', payer: '2' } } },
+        fields: ['regionalIdentities'],
+        says: /Meta field/,
+      },
+      {
+        what: 'a regional identity that is not a verified id',
+        account: { platform: 'meta', accountId: 'act_88108', regionalIdentities: { SG: { beneficiary: 'Shoes Co', payer: '2' } } },
+        fields: ['beneficiary'],
+        says: /./,
       },
       {
         what: 'an identityId without identityType',

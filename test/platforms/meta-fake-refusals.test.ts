@@ -28,7 +28,20 @@ const LINK = 'https://shop.example.com/spring';
 describe('the fake Graph API refuses each class of bad request in Graph error format', function () {
   let fake: FakeMetaServer;
   let token: string;
-  const ids = { budgeted: '', unbudgeted: '', adset: '', leads: '', leadSet: '', tight: '', own: '', capped: '', lifetime: '', app: '', engagement: '' };
+  const ids = {
+    budgeted: '',
+    unbudgeted: '',
+    adset: '',
+    leads: '',
+    leadSet: '',
+    tight: '',
+    own: '',
+    capped: '',
+    lifetime: '',
+    app: '',
+    engagement: '',
+    housing: '',
+  };
   const AUTO = { targeting_automation: { advantage_audience: 0 } };
 
   const call = async (method: string, path: string, params: Record<string, unknown>, options: { token?: false; version?: string } = {}) => {
@@ -53,6 +66,13 @@ describe('the fake Graph API refuses each class of bad request in Graph error fo
     ids.lifetime = fake.seedCampaign(ACT, { name: 'Lifetime', lifetimeBudget: 1_000 });
     ids.app = fake.seedCampaign(ACT, { name: 'App', objective: 'OUTCOME_APP_PROMOTION', dailyBudget: 5000 });
     ids.engagement = fake.seedCampaign(ACT, { name: 'Engagement', objective: 'OUTCOME_ENGAGEMENT', dailyBudget: 5000 });
+    const housing = await call(
+      'POST',
+      `/${ACT}/campaigns`,
+      campaign({ name: 'Housing', special_ad_categories: ['HOUSING', 'FINANCIAL_PRODUCTS_SERVICES'], special_ad_category_country: ['US'] }),
+    );
+    expect(housing.status, JSON.stringify(housing.body)).to.equal(200);
+    ids.housing = housing.body.id;
     const capped = await call('POST', `/${ACT}/campaigns`, campaign({ name: 'Capped', bid_strategy: 'LOWEST_COST_WITH_BID_CAP' }));
     expect(capped.status, JSON.stringify(capped.body)).to.equal(200);
     ids.capped = capped.body.id;
@@ -526,12 +546,72 @@ describe('the fake Graph API refuses each class of bad request in Graph error fo
       message: 'Ads cannot be delivered to IR',
     },
     {
-      refuses: 'a country that needs a declaration the account did not make (SG)',
+      refuses: 'Singapore without its regional category (regional_regulated_categories SINGAPORE_UNIVERSAL)',
       path: `/${ACT}/adsets`,
       params: () => adset({ targeting: targeting({ geo_locations: { countries: ['SG'] } }) }),
       code: 100,
+      field: 'regional_regulated_categories',
+      message: 'use the following value for regional_regulated_categories: SINGAPORE_UNIVERSAL',
+    },
+    {
+      refuses: 'Taiwan with its category but a payer that is not a verified identity id',
+      path: `/${ACT}/adsets`,
+      params: () =>
+        adset({
+          targeting: targeting({ geo_locations: { countries: ['TW'] } }),
+          regional_regulated_categories: ['TAIWAN_UNIVERSAL'],
+          regional_regulation_identities: { taiwan_universal_beneficiary: '900000000000001', taiwan_universal_payer: 'Shoes Co' },
+        }),
+      code: 100,
+      field: 'regional_regulation_identities.taiwan_universal_payer',
+      message: 'must be a number',
+    },
+    {
+      refuses: 'Guadeloupe (an outermost region of the EU) without DSA names',
+      path: `/${ACT}/adsets`,
+      params: () => adset({ targeting: targeting({ geo_locations: { countries: ['GP'] } }) }),
+      code: 100,
+      field: 'dsa_beneficiary',
+      subcode: 3858079,
+      message: 'must name the beneficiary',
+    },
+    {
+      refuses: 'narrowed ages in a HOUSING campaign (special ad categories keep 18 to 65+)',
+      path: `/${ACT}/adsets`,
+      params: () => adset({ campaign_id: ids.housing, targeting: targeting({ geo_locations: { countries: ['US'] }, age_min: 25, age_max: 65 }) }),
+      code: 100,
+      field: 'targeting.age_min',
+      message: 'must target ages 18 to 65+ and all genders',
+    },
+    {
+      refuses: 'one gender in a FINANCIAL_PRODUCTS_SERVICES campaign',
+      path: `/${ACT}/adsets`,
+      params: () => adset({ campaign_id: ids.housing, targeting: targeting({ geo_locations: { countries: ['US'] }, genders: [2] }) }),
+      code: 100,
+      field: 'targeting.genders',
+      message: 'all genders',
+    },
+    {
+      refuses: 'APP_INSTALLS as both goal and billing event (v9.0 changelog: "not both at the same time")',
+      path: `/${ACT}/adsets`,
+      params: () =>
+        adset({
+          campaign_id: ids.app,
+          optimization_goal: 'APP_INSTALLS',
+          billing_event: 'APP_INSTALLS',
+          promoted_object: { application_id: '77', object_store_url: 'https://play.google.com/store/apps/details?id=x' },
+        }),
+      code: 100,
+      field: 'billing_event',
+      message: 'billing_event APP_INSTALLS is not valid with optimization_goal APP_INSTALLS',
+    },
+    {
+      refuses: 'Russia (sanctioned)',
+      path: `/${ACT}/adsets`,
+      params: () => adset({ targeting: targeting({ geo_locations: { countries: ['RU'] } }) }),
+      code: 100,
       field: 'targeting.geo_locations.countries',
-      message: "advertiser's declaration for SG",
+      message: 'Ads cannot be delivered to RU',
     },
     {
       refuses: 'a position Meta removed in v24 (facebook video_feeds)',
@@ -626,6 +706,76 @@ describe('the fake Graph API refuses each class of bad request in Graph error fo
     for (const a of accepted) fake.objects.delete(a.body.id);
   });
 
+  it('takes what the round-five rules no longer refuse: territories that are not EU territory without DSA names, Korea, Syria, Singapore with its identities, a special category kept 18-65+', async () => {
+    const accepted = [
+      await call('POST', `/${ACT}/adsets`, adset({ targeting: targeting({ geo_locations: { countries: ['PM', 'NC', 'BL', 'AW', 'GL', 'FO'] } }) })),
+      await call('POST', `/${ACT}/adsets`, adset({ targeting: targeting({ geo_locations: { countries: ['KR', 'SY'] } }) })),
+      await call(
+        'POST',
+        `/${ACT}/adsets`,
+        adset({
+          targeting: targeting({ geo_locations: { countries: ['SG', 'TW'] } }),
+          regional_regulated_categories: ['SINGAPORE_UNIVERSAL', 'TAIWAN_UNIVERSAL'],
+          regional_regulation_identities: {
+            singapore_universal_beneficiary: '900000000000001',
+            singapore_universal_payer: '900000000000002',
+            taiwan_universal_beneficiary: '900000000000003',
+            taiwan_universal_payer: '900000000000004',
+          },
+        }),
+      ),
+      await call('POST', `/${ACT}/adsets`, adset({ campaign_id: ids.housing, targeting: targeting({ age_min: 18, age_max: 65, genders: [1, 2] }) })),
+    ];
+    for (const a of accepted) expect(a.status, JSON.stringify(a.body)).to.equal(200);
+    for (const a of accepted) fake.objects.delete(a.body.id);
+  });
+
+  it("refuses every write of an app in development mode (100, subcode 1885183), and a lead ad set or lead ad whose Page has not accepted the lead ads terms (100, subcode 1815089); serves the Page's leadgen_tos_accepted", async () => {
+    fake.appInDevelopmentMode = true;
+    try {
+      for (const [path, params] of [
+        [`/${ACT}/campaigns`, campaign()],
+        [`/${ACT}/adsets`, adset({ execution_options: ['validate_only'] })],
+        [`/${ids.adset}`, { name: 'Renamed' }],
+      ] as const) {
+        const refused = await call('POST', path, params);
+        expect(refused.status, path).to.equal(400);
+        expect(refused.body.error, path).to.deep.include({ code: 100, error_subcode: 1885183 });
+        expect(refused.body.error.message).to.contain('development mode');
+      }
+    } finally {
+      fake.appInDevelopmentMode = false;
+    }
+    fake.setPage('100200300400', { name: 'Shoes Co', leadgenTosAccepted: false });
+    try {
+      expect((await call('GET', '/100200300400', { fields: 'leadgen_tos_accepted' })).body).to.deep.equal({ id: '100200300400', leadgen_tos_accepted: false });
+      const set = await call(
+        'POST',
+        `/${ACT}/adsets`,
+        adset({ campaign_id: ids.leads, optimization_goal: 'LEAD_GENERATION', destination_type: 'ON_AD', promoted_object: { page_id: '100200300400' } }),
+      );
+      expect(set.body.error).to.deep.include({ code: 100, error_subcode: 1815089 });
+      expect(set.body.error.message).to.contain('Page 100200300400 must accept the Lead Ads Terms of Service');
+      const leadAd = await call(
+        'POST',
+        `/${ACT}/ads`,
+        ad(linkStory({ call_to_action: { type: 'SIGN_UP', value: { lead_gen_form_id: '555' } } }), { adset_id: ids.leadSet }),
+      );
+      expect(leadAd.body.error).to.deep.include({ code: 100, error_subcode: 1815089 });
+      fake.setPage('100200300400', { name: 'Shoes Co', leadgenTosAccepted: true });
+      expect((await call('GET', '/100200300400', { fields: 'leadgen_tos_accepted' })).body).to.deep.equal({ id: '100200300400', leadgen_tos_accepted: true });
+      const taken = await call(
+        'POST',
+        `/${ACT}/ads`,
+        ad(linkStory({ call_to_action: { type: 'SIGN_UP', value: { lead_gen_form_id: '555' } } }), { adset_id: ids.leadSet }),
+      );
+      expect(taken.status, JSON.stringify(taken.body)).to.equal(200);
+      fake.objects.delete(taken.body.id);
+    } finally {
+      fake.setPage('100200300400', { leadgenTosAccepted: true });
+    }
+  });
+
   it("answers the account's minimum budgets and DSA defaults", async () => {
     const minimums = await call('GET', `/${ACT}/minimum_budgets`, {});
     expect(minimums.body.data[0]).to.deep.include({ currency: 'USD', min_daily_budget_high_freq: 500, min_daily_budget_imp: 100 });
@@ -648,6 +798,7 @@ describe('the fake Graph API refuses each class of bad request in Graph error fo
       'Lifetime',
       'App',
       'Engagement',
+      'Housing',
       'Capped',
       'Set',
       'Lead set',
@@ -715,6 +866,57 @@ describe('the fake Graph API refuses each class of bad request in Graph error fo
     expect(v27.body.error.message).to.contain('explore is no longer available');
   });
 
+  it('refuses the standard_enhancements bundle from v22.0 (code 100, subcode 3858504) and records each creative feature a creative leaves unsaid, by format and version', async () => {
+    const bundle = { creative_features_spec: { standard_enhancements: { enroll_status: 'OPT_OUT' } } };
+    for (const version of ['v25.0', 'v26.0', 'v27.0']) {
+      const refused = await call(
+        'POST',
+        `/${ACT}/ads`,
+        { ...ad(linkStory()), creative: { object_story_spec: linkStory(), degrees_of_freedom_spec: bundle } },
+        { version },
+      );
+      expect(refused.status, version).to.equal(400);
+      expect(refused.body.error, version).to.deep.include({ code: 100, error_subcode: 3858504 });
+      expect(refused.body.error.error_data.blame_field_specs, version).to.deep.equal([
+        ['creative', 'degrees_of_freedom_spec', 'creative_features_spec', 'standard_enhancements'],
+      ]);
+    }
+    const standalone = await call('POST', `/${ACT}/adcreatives`, { name: 'C', object_story_spec: linkStory(), degrees_of_freedom_spec: bundle });
+    expect(standalone.body.error).to.deep.include({ code: 100, error_subcode: 3858504 });
+
+    fake.silentChanges.length = 0;
+    const out = (names: string[]) => ({ creative_features_spec: Object.fromEntries(names.map((n) => [n, { enroll_status: 'OPT_OUT' }])) });
+    const image = ['image_template', 'image_touchups', 'text_optimizations', 'inline_comment'];
+    const said = { contextual_multi_ads: { enroll_status: 'OPT_OUT' } };
+    // v26.0: an image creative that opts out of its four features is kept as written.
+    const v26 = await call('POST', `/${ACT}/adcreatives`, { name: 'C', object_story_spec: linkStory(), ...said, degrees_of_freedom_spec: out(image) });
+    expect(v26.status, JSON.stringify(v26.body)).to.equal(200);
+    expect(fake.silentChanges).to.deep.equal([]);
+    // v27.0 turns product showcase on unless opted out: the same creative leaves product_extensions to Meta.
+    const v27 = await call(
+      'POST',
+      `/${ACT}/adcreatives`,
+      { name: 'C', object_story_spec: linkStory(), ...said, degrees_of_freedom_spec: out(image) },
+      { version: 'v27.0' },
+    );
+    expect(fake.silentChanges).to.deep.equal([
+      `creative ${v27.body.id}: degrees_of_freedom_spec.creative_features_spec.product_extensions left to Meta's default (opted in)`,
+    ]);
+    fake.silentChanges.length = 0;
+    // One feature said wrongly (no enroll_status) is one left to Meta.
+    const half = await call('POST', `/${ACT}/adcreatives`, {
+      name: 'C',
+      object_story_spec: linkStory(),
+      ...said,
+      degrees_of_freedom_spec: { creative_features_spec: { ...out(image.slice(1)).creative_features_spec, image_template: {} } },
+    });
+    expect(fake.silentChanges).to.deep.equal([
+      `creative ${half.body.id}: degrees_of_freedom_spec.creative_features_spec.image_template left to Meta's default (opted in)`,
+    ]);
+    fake.silentChanges.length = 0;
+    for (const id of [v26.body.id, v27.body.id, half.body.id]) fake.objects.delete(id);
+  });
+
   it('strips Messenger Stories without a word, as Meta does since 2026-10-27, and enrolls creatives that leave their enrolments out (silentChanges)', async () => {
     fake.silentChanges.length = 0;
     const set = await call(
@@ -729,7 +931,9 @@ describe('the fake Graph API refuses each class of bad request in Graph error fo
     expect(fake.silentChanges).to.deep.equal([
       `ad set ${set.body.id}: messenger:story removed from its placements`,
       `ad ${plain.body.id}: contextual_multi_ads.enroll_status set to OPT_IN (multi-advertiser ads)`,
-      `ad ${plain.body.id}: degrees_of_freedom_spec left to Meta's default Advantage+ creative enhancements`,
+      ...['image_template', 'image_touchups', 'text_optimizations', 'inline_comment'].map(
+        (name) => `ad ${plain.body.id}: degrees_of_freedom_spec.creative_features_spec.${name} left to Meta's default (opted in)`,
+      ),
     ]);
     fake.silentChanges.length = 0;
     fake.objects.delete(set.body.id);

@@ -168,9 +168,17 @@ describe('Meta adapter: the reference launch against the strict fake Graph API',
             call_to_action: { type: 'SHOP_NOW', value: { link: 'https://shop.example.com/spring' } },
           },
         },
-        // Said explicitly, so the ad runs as written: out of multi-advertiser ads and Advantage+ creative enhancements.
+        // Said explicitly, so the ad runs as written: out of multi-advertiser ads and out of each Advantage+
+        // creative feature of an image, one by one (never the standard_enhancements bundle, gone since v22.0).
         contextual_multi_ads: { enroll_status: 'OPT_OUT' },
-        degrees_of_freedom_spec: { creative_features_spec: { standard_enhancements: { enroll_status: 'OPT_OUT' } } },
+        degrees_of_freedom_spec: {
+          creative_features_spec: {
+            image_template: { enroll_status: 'OPT_OUT' },
+            image_touchups: { enroll_status: 'OPT_OUT' },
+            text_optimizations: { enroll_status: 'OPT_OUT' },
+            inline_comment: { enroll_status: 'OPT_OUT' },
+          },
+        },
       });
       expect(fake.objectsOf('act_1001').map((o) => o.name)).to.deep.equal(['Spring - US', 'US 18-65', 'Hero 1']);
       expect(fake.silentChanges, 'nothing Meta would change without a word').to.deep.equal([]);
@@ -227,7 +235,8 @@ describe('Meta adapter: the reference launch against the strict fake Graph API',
       url_tags: 'utm_source=meta&sub3={{campaign.id}}',
       object_story_id: `${PAGE_ID}_555000111`,
       contextual_multi_ads: { enroll_status: 'OPT_OUT' },
-      degrees_of_freedom_spec: { creative_features_spec: { standard_enhancements: { enroll_status: 'OPT_OUT' } } },
+      // A post's format is not known: the features images and videos share.
+      degrees_of_freedom_spec: { creative_features_spec: { text_optimizations: { enroll_status: 'OPT_OUT' }, inline_comment: { enroll_status: 'OPT_OUT' } } },
     });
   });
 

@@ -814,6 +814,25 @@ describe('the strict fake TikTok Business API refuses what TikTok refuses, namin
     ...extra,
   });
   const cjk = (n: number) => '春'.repeat(n);
+  /** A REACH ad group capped at `frequency` impressions in `days` days. */
+  const reachGroup = (frequency: number, days: number) => ({
+    ...ownBudget(reach),
+    optimization_goal: 'REACH',
+    billing_event: 'CPM',
+    promotion_type: undefined,
+    frequency,
+    frequency_schedule: days,
+  });
+  /** An ad whose display name TikTok counts over its 40 characters. */
+  const tooLongDisplayName = (mistake: string, displayName: string) => ({
+    mistake,
+    call: () =>
+      call('POST', '/ad/create/', {
+        adgroup_id: adgroupId,
+        creatives: [creative({ landing_page_url: 'https://shop.example.com/', display_name: displayName })],
+      }),
+    message: /^creatives\.0\.display_name: Length must be between 1 and 40\.$/,
+  });
 
   const rows: Array<{ mistake: string; call: () => Promise<{ status: number; body: any }>; code?: number; message: RegExp }> = [
     {
@@ -942,15 +961,7 @@ describe('the strict fake TikTok Business API refuses what TikTok refuses, namin
       call: () => call('POST', '/ad/create/', { adgroup_id: adgroupId, creatives: [creative({ landing_page_url: 'https://shop.example.com/' })] }),
       message: /^creatives\.0\.display_name: Required for an ad with a landing page\.$/,
     },
-    {
-      mistake: 'a display_name over 40 characters',
-      call: () =>
-        call('POST', '/ad/create/', {
-          adgroup_id: adgroupId,
-          creatives: [creative({ landing_page_url: 'https://shop.example.com/', display_name: 'x'.repeat(41) })],
-        }),
-      message: /^creatives\.0\.display_name: Length must be between 1 and 40\.$/,
-    },
+    tooLongDisplayName('a display_name over 40 characters', 'x'.repeat(41)),
     {
       mistake: 'an image ad in an ad group with automatic placement',
       call: () => call('POST', '/ad/create/', { adgroup_id: automaticId, creatives: [creative()] }),
@@ -1071,14 +1082,52 @@ describe('the strict fake TikTok Business API refuses what TikTok refuses, namin
       call: () => call('POST', '/ad/create/', { adgroup_id: adgroupId, creatives: [creative({ ad_text: cjk(51) })] }),
       message: /^creatives\.0\.ad_text: Length must be between 1 and 100\.$/,
     },
+    tooLongDisplayName('a display_name of 21 Chinese characters (42 as TikTok counts them)', cjk(21)),
+    tooLongDisplayName('a display_name of 21 Korean characters (42 as TikTok counts them in names)', '봄'.repeat(21)),
+    // Names (CampaignCreateBody campaign_name, AdgroupCreateBody adgroup_name, AdcreateCreatives ad_name: "Character limit is 512 and cannot contain emoji").
     {
-      mistake: 'a display_name of 21 Chinese characters (42 as TikTok counts them)',
+      mistake: 'a campaign name with an emoji',
+      call: () => call('POST', '/campaign/create/', { ...campaign, campaign_name: 'Spring 🌸 sale' }),
+      message: /^campaign_name: Cannot contain emoji\.$/,
+    },
+    {
+      mistake: 'an ad group name of 257 Chinese characters (514 as TikTok counts them)',
+      call: () => call('POST', '/adgroup/create/', { ...ownBudget(plain), adgroup_name: cjk(257) }),
+      message: /^adgroup_name: Length must be between 1 and 512\.$/,
+    },
+    {
+      mistake: 'an ad name with an emoji',
+      call: () => call('POST', '/ad/create/', { adgroup_id: adgroupId, creatives: [creative({ ad_name: 'Hero 🔥' })] }),
+      message: /^creatives\.0\.ad_name: Cannot contain emoji\.$/,
+    },
+    // Frequency (AdgroupCreateBody frequency: "1 <= frequency <= frequency_schedule * 3"; frequency_schedule: "1 <= frequency_schedule <= 7").
+    {
+      mistake: 'a frequency over three times its days (10 in 3 days)',
+      call: () => call('POST', '/adgroup/create/', reachGroup(10, 3)),
+      message: /^frequency: Must be between 1 and frequency_schedule \* 3 \(9\)\.$/,
+    },
+    {
+      mistake: 'a frequency schedule of 8 days',
+      call: () => call('POST', '/adgroup/create/', reachGroup(3, 8)),
+      message: /^frequency_schedule: Must be between 1 and 7\.$/,
+    },
+    // Bids below budgets (AdgroupCreateBody bid_price: "needs to be lower than budget set at the campaign level and ad group level").
+    {
+      mistake: "a bid at the ad group's daily budget",
+      call: () => call('POST', '/adgroup/create/', { ...ownBudget(plain, 20), bid_type: 'BID_TYPE_CUSTOM', bid_price: 20 }),
+      message: /^bid_price: The bid needs to be lower than the budget set at the campaign level and ad group level\.$/,
+    },
+    {
+      mistake: "a conversion bid above the campaign's daily budget",
       call: () =>
-        call('POST', '/ad/create/', {
-          adgroup_id: adgroupId,
-          creatives: [creative({ landing_page_url: 'https://shop.example.com/', display_name: cjk(21) })],
+        call('POST', '/adgroup/create/', {
+          ...adgroup(cbo),
+          optimization_goal: 'CONVERT',
+          billing_event: 'OCPM',
+          bid_type: 'BID_TYPE_CUSTOM',
+          conversion_bid_price: 60,
         }),
-      message: /^creatives\.0\.display_name: Length must be between 1 and 40\.$/,
+      message: /bid needs to be lower than the budget/,
     },
     // Asking the platform: /tool/url_validate/ as ToolApi.md and yml_files/tool_url_validate.yml describe it.
     {
@@ -1142,7 +1191,7 @@ describe('the strict fake TikTok Business API refuses what TikTok refuses, namin
     fake.objects.delete(housing.body.data.campaign_id);
   });
 
-  it("holds a yen advertiser to TikTok's USD minimums at its rate, in whole yen: ¥7,575 and ¥3,030 refused, ¥7,576 and ¥3,031 taken", async () => {
+  it("holds a yen advertiser to TikTok's floors: a campaign to USD 50 at its rate in whole yen (¥7,575 refused, ¥7,576 taken), an ad group to the yen table's ¥2,500", async () => {
     const yenId = '7000000000000000019';
     const headers = { 'Access-Token': fake.addAdvertiser(yenId, { currency: 'JPY' }) };
     const yen = (path: string, params: Record<string, unknown>) => call('POST', path, { ...params, advertiser_id: yenId }, headers);
@@ -1154,12 +1203,48 @@ describe('the strict fake TikTok Business API refuses what TikTok refuses, namin
     expect(budgeted.body.code, JSON.stringify(budgeted.body)).to.equal(0);
     const own = await yen('/campaign/create/', campaign);
     expect(own.body.code, JSON.stringify(own.body)).to.equal(0);
-    const lowGroup = await yen('/adgroup/create/', ownBudget(own.body.data.campaign_id, 3030));
-    expect(lowGroup.body).to.include({ code: 40002, message: 'budget: The ad group budget must be at least 3031 JPY.' });
-    const group = await yen('/adgroup/create/', ownBudget(own.body.data.campaign_id, 3031));
+    const lowGroup = await yen('/adgroup/create/', ownBudget(own.body.data.campaign_id, 2499));
+    expect(lowGroup.body).to.include({ code: 40002, message: 'budget: The ad group budget must be at least 2500 JPY.' });
+    const group = await yen('/adgroup/create/', ownBudget(own.body.data.campaign_id, 2500));
     expect(group.body.code, JSON.stringify(group.body)).to.equal(0);
-    expect(fake.objects.get(group.body.data.adgroup_id)).to.include({ budget: 3031, budgetMode: 'BUDGET_MODE_DAY' });
+    expect(fake.objects.get(group.body.data.adgroup_id)).to.include({ budget: 2500, budgetMode: 'BUDGET_MODE_DAY' });
     for (const id of [group.body.data.adgroup_id, own.body.data.campaign_id, budgeted.body.data.campaign_id]) fake.objects.delete(id);
+  });
+
+  it('takes what round five no longer refuses: a pixel on a lead generation ad group, a frequency of three times its days, a bid below both budgets, a 20-character Korean display name', async () => {
+    const leads = fake.seedCampaign(advertiserId, { name: 'Leads', objectiveType: 'LEAD_GENERATION' });
+    const taken = [
+      await call('POST', '/adgroup/create/', {
+        ...ownBudget(leads),
+        optimization_goal: 'LEAD_GENERATION',
+        billing_event: 'OCPM',
+        promotion_type: 'LEAD_GENERATION',
+        pixel_id: '7300000000000000001',
+        optimization_event: 'FORM',
+      }),
+      await call('POST', '/adgroup/create/', reachGroup(21, 7)),
+      await call('POST', '/adgroup/create/', { ...ownBudget(plain, 20), bid_type: 'BID_TYPE_CUSTOM', bid_price: 19.99 }),
+    ];
+    for (const t of taken) expect(t.body.code, JSON.stringify(t.body)).to.equal(0);
+    const ad = await call('POST', '/ad/create/', {
+      adgroup_id: adgroupId,
+      creatives: [creative({ landing_page_url: 'https://shop.example.com/', display_name: '봄'.repeat(20) })],
+    });
+    expect(ad.body.code, JSON.stringify(ad.body)).to.equal(0);
+    for (const id of [...taken.map((t) => t.body.data.adgroup_id), ...ad.body.data.ad_ids, leads]) fake.objects.delete(id);
+  });
+
+  it("holds a pound advertiser's ad group to the pound table's GBP 15.00 a day (not USD 20 converted): £14.99 refused, £15.00 taken", async () => {
+    const gbpId = '7000000000000000021';
+    const headers = { 'Access-Token': fake.addAdvertiser(gbpId, { currency: 'GBP' }) };
+    const gbp = (path: string, params: Record<string, unknown>) => call('POST', path, { ...params, advertiser_id: gbpId }, headers);
+    const own = await gbp('/campaign/create/', campaign);
+    const low = await gbp('/adgroup/create/', ownBudget(own.body.data.campaign_id, 14.99));
+    expect(low.body).to.include({ code: 40002, message: 'budget: The ad group budget must be at least 15.00 GBP.' });
+    const group = await gbp('/adgroup/create/', ownBudget(own.body.data.campaign_id, 15));
+    expect(group.body.code, JSON.stringify(group.body)).to.equal(0);
+    expect(fake.objects.get(group.body.data.adgroup_id)).to.include({ budget: 15, budgetMode: 'BUDGET_MODE_DAY' });
+    for (const id of [group.body.data.adgroup_id, own.body.data.campaign_id]) fake.objects.delete(id);
   });
 
   for (const row of rows) {

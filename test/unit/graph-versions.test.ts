@@ -64,7 +64,18 @@ describe('Graph versions', () => {
     expect(versionNotice('https://graph.facebook.com/v25.0', at), '87 days before its end').to.equal(null);
     expect(versionNotice('https://graph.facebook.com/v25.0', Date.parse('2027-01-01T00:00:00Z'))).to.match(/v25\.0 \(META_GRAPH_URL\) ends on 2027-02-23/);
     expect(versionNotice('https://graph.facebook.com/v26.0', at), 'Meta has set no end yet').to.equal(null);
-    expect(versionNotice('http://127.0.0.1:9/v19.0', at)).to.match(/v19\.0, which this service's version table does not list/);
+    expect(versionNotice('http://127.0.0.1:9/v31.0', at)).to.match(/v31\.0, which this service's version table does not list/);
+  });
+
+  it("treats a version older than the table's oldest row as ended: answered as the oldest living version, its removed placements applied, and said", () => {
+    const at = Date.parse('2026-11-28T00:00:00Z');
+    // v22.0 to v24.0 have ended by then: v25.0 is the oldest living one.
+    expect(answeringVersion('v19.0', at)).to.equal('v25.0');
+    expect(answeringVersion('v21.0', Date.parse('2025-06-01T00:00:00Z')), 'v22.0 still lived then').to.equal('v22.0');
+    expect(removedPositionsAt('v19.0', at).map((r) => r.position)).to.deep.equal(['facebook:video_feeds', 'messenger:story']);
+    expect(versionNotice('http://127.0.0.1:9/v19.0', at)).to.equal(
+      'Graph version v19.0 (META_GRAPH_URL) is older than v22.0, the oldest in this service\'s version table, so it has ended; Meta answers it as the oldest living version, v25.0, whose removed placements and fields apply. Move META_GRAPH_URL to v26.0 (docs/platforms.md, "Graph versions").',
+    );
   });
 
   it('applies what changed by version: an ended version is answered by the next, removed placements from their version (or date)', () => {

@@ -62,20 +62,23 @@ describe('Meta rules the specification leaves out', () => {
   });
 
   it('an ad set create sends audiences as [{id}], placements by platform, the flag, and a lead form as ON_AD with the page', () => {
-    const params = createParams({
-      level: 'adset',
-      marker: 's',
-      name: 'S',
-      parentId: '1',
-      status: 'ACTIVE',
-      settings: {
-        optimizationGoal: 'LEAD_GENERATION',
-        pageId: 'pg',
-        targeting: { countries: ['US'], customAudiences: ['11'], excludedAudiences: ['12'] },
-        placements: { automatic: false, positions: ['facebook:feed', 'messenger:story', 'facebook:story'] },
-        promotedObject: { leadFormId: '99' },
+    const params = createParams(
+      {
+        level: 'adset',
+        marker: 's',
+        name: 'S',
+        parentId: '1',
+        status: 'ACTIVE',
+        settings: {
+          optimizationGoal: 'LEAD_GENERATION',
+          pageId: 'pg',
+          targeting: { countries: ['US'], customAudiences: ['11'], excludedAudiences: ['12'] },
+          placements: { automatic: false, positions: ['facebook:feed', 'messenger:story', 'facebook:story'] },
+          promotedObject: { leadFormId: '99' },
+        },
       },
-    });
+      26,
+    );
     expect(params.targeting).to.deep.equal({
       geo_locations: { countries: ['US'] },
       custom_audiences: [{ id: '11' }],
@@ -89,14 +92,17 @@ describe('Meta rules the specification leaves out', () => {
   });
 
   it('a campaign sends CREDIT as FINANCIAL_PRODUCTS_SERVICES with its ad sets countries', () => {
-    const params = createParams({
-      level: 'campaign',
-      marker: 'c',
-      name: 'C',
-      parentId: null,
-      status: 'PAUSED',
-      settings: { specialAdCategories: ['CREDIT'], adSetCountries: ['CA', 'US'] },
-    });
+    const params = createParams(
+      {
+        level: 'campaign',
+        marker: 'c',
+        name: 'C',
+        parentId: null,
+        status: 'PAUSED',
+        settings: { specialAdCategories: ['CREDIT'], adSetCountries: ['CA', 'US'] },
+      },
+      26,
+    );
     expect(params).to.deep.include({ special_ad_categories: ['FINANCIAL_PRODUCTS_SERVICES'], special_ad_category_country: ['CA', 'US'] });
   });
 

@@ -6,8 +6,9 @@ import { expect } from 'chai';
 import { createParams, propertyOfGraphField } from '../../src/platforms/meta/mapping.js';
 import { adgroupFields } from '../../src/platforms/tiktok/mapping.js';
 import { ageGroupsOf, ageRangeIssue, tiktokLength, usdMinimumIn } from '../../src/platforms/tiktok/rules.js';
-import { euPlaces, sandboxMinimums } from '../../src/platforms/meta/rules.js';
+import { billingEventsFor, euPlaces, sandboxMinimums } from '../../src/platforms/meta/rules.js';
 import { parseFxRates } from '../../src/money/fx-rates.js';
+import { tiktokFloors } from '../../src/platforms/tiktok/budgets.js';
 import { validateLaunch, type ValidationContext } from '../../src/launches/validate.js';
 import type { NodeRow } from '../../src/launches/store.js';
 import type { PlatformName } from '../../src/platforms/port.js';
@@ -53,7 +54,7 @@ function context(platform: PlatformName, over: Partial<ValidationContext> = {}, 
       ],
     ]),
     tiktokCurrencies: new Map([['acc', 'JPY']]),
-    tiktokMinimums: new Map([['acc', { adSet: 3031, campaign: 7576 }]]),
+    tiktokMinimums: new Map([['acc', tiktokFloors('JPY', parseFxRates('JPY=0.0066'))]]),
     brandName: 'Shoes Co',
     ...over,
   };
@@ -65,7 +66,7 @@ const meta = (adset: Record<string, unknown>, campaign: Record<string, unknown> 
   node('a', 'ad', 's', { name: 'A', creativeId: 1, linkUrl: 'https://shop.example.com/', headline: 'H', primaryText: 'P', ...ad }),
 ];
 
-/** A TikTok traffic tree on a yen account (minimums ¥3,031 an ad group, ¥7,576 a campaign at JPY=0.0066), valid as it is. */
+/** A TikTok traffic tree on a yen account (minimums ¥2,500 an ad group from the yen table, ¥7,576 a campaign: USD 50 at JPY=0.0066), valid as it is. */
 const tok = (adset: Record<string, unknown>, campaign: Record<string, unknown> = {}, ad: Record<string, unknown> = {}): NodeRow[] => [
   node('c', 'campaign', null, { name: 'C', objective: 'TRAFFIC', budget: { dailyAmount: 8000 }, ...campaign }),
   node('s', 'adset', 'c', {
@@ -179,11 +180,18 @@ const rows: Row[] = [
     says: /does not serve ads in CU/,
   },
   {
-    rule: 'Meta: a country needing a declaration the account has not made',
+    rule: "Meta: Taiwan without the account's verified identities for it",
     platform: 'meta',
-    nodes: meta({ targeting: { countries: ['KR'] } }),
+    nodes: meta({ targeting: { countries: ['TW'] } }),
     field: 'adSets[s].targeting.countries',
-    says: /declaredCountries of ad account acc/,
+    says: /TW needs .*regionalIdentities \{"TW".*on ad account acc \(update-ad-account\)/,
+  },
+  {
+    rule: 'Meta: Guadeloupe (an outermost region of the EU) without DSA names',
+    platform: 'meta',
+    nodes: meta({ targeting: { countries: ['GP'] } }),
+    field: 'adSets[s].targeting.countries',
+    says: /GP is in the EU/,
   },
   {
     rule: 'Meta: a placement removed in v24',
@@ -229,25 +237,25 @@ const rows: Row[] = [
     says: /TikTok setting/,
   },
   {
-    rule: 'TikTok: an ad group budget under USD 20 in yen',
+    rule: "TikTok: an ad group budget under the yen table's ¥2,500",
     platform: 'tiktok',
-    nodes: tok({ budget: { dailyAmount: 3000 } }, { budget: undefined }),
+    nodes: tok({ budget: { dailyAmount: 2400 } }, { budget: undefined }),
     field: 'adSets[s].budget',
-    says: /is ¥3,000 a day; TikTok's minimum for an ad group is USD 20, ¥3,031/,
+    says: /is ¥2,400 a day; TikTok's minimum for an ad group is ¥2,500 a day \(TikTok's JPY floor\)/,
   },
   {
     rule: 'TikTok: a campaign budget under USD 50 in yen',
     platform: 'tiktok',
     nodes: tok({}, { budget: { dailyAmount: 7000 } }),
     field: 'campaigns[c].budget',
-    says: /¥7,576 at the FX_RATES rate/,
+    says: /¥7,576 \(USD 50 at the FX_RATES rate: JPY is not in TikTok's currency table/,
   },
   {
     rule: 'TikTok: a lifetime ad group budget under the minimum times its days',
     platform: 'tiktok',
     nodes: tok({ budget: { lifetimeAmount: 20000 }, schedule: { startTime: '2030-01-01T00:00:00Z', endTime: '2030-01-11T00:00:00Z' } }, { budget: undefined }),
     field: 'adSets[s].budget',
-    says: /for 10 days.*¥30,310 in all/,
+    says: /for 10 days.*¥25,000 in all/,
   },
   {
     rule: "TikTok: ages that are not a union of TikTok's groups",
@@ -351,7 +359,15 @@ describe('More rules the platforms enforce, at validation: one row per rule', ()
 
   it('what passes: Advantage+ with the age limits Meta keeps, a declared country, a bid cap with its bid, an allowlisted placement, a BC identity with its center', () => {
     expect(issuesOf(meta({ advantageAudience: true, targeting: { countries: ['US'], ageMin: 25, ageMax: 65 } }), context('meta'))).to.deep.equal([]);
-    expect(issuesOf(meta({ targeting: { countries: ['SG'] } }), context('meta', {}, { declaredCountries: ['SG'] }))).to.deep.equal([]);
+    expect(
+      issuesOf(meta({ targeting: { countries: ['SG'] } }), context('meta', {}, { regionalIdentities: { SG: { beneficiary: '1', payer: '2' } } })),
+    ).to.deep.equal([]);
+    // Korea needs nothing; overseas territories that are not EU territory need no DSA names; Syria is a warning.
+    expect(issuesOf(meta({ targeting: { countries: ['KR', 'PM', 'NC', 'BL', 'AW', 'GL', 'FO'] } }), context('meta'))).to.deep.equal([]);
+    const syria = validateLaunch(meta({ targeting: { countries: ['SY'] } }), context('meta'));
+    expect(syria.issues).to.deep.equal([]);
+    expect(syria.warnings.map((w) => [w.field, w.source])).to.deep.equal([['adSets[s].targeting.countries', syria.warnings[0].source]]);
+    expect(syria.warnings[0].source).to.match(/lfx-self-serve PR 1644/);
     expect(issuesOf(meta({ bidAmount: 100 }, { bidStrategy: 'COST_CAP' }), context('meta'))).to.deep.equal([]);
     // v25.0 still takes Instagram Explore, until it ends (2027-02-23) and v26.0 answers for it.
     expect(
@@ -370,6 +386,22 @@ describe('More rules the platforms enforce, at validation: one row per rule', ()
     ).to.deep.equal([]);
   });
 
+  it("TikTok's announced end of manual creation is a warning from 2026-12-01 (the service's clock) on its four objectives, naming its third-party sources; never a refusal", () => {
+    const conversions = tok({ optimizationGoal: 'CONVERT', promotedObject: { pixelId: 'px', customEventType: 'SHOPPING' } }, { objective: 'WEB_CONVERSIONS' });
+    const before = validateLaunch(conversions, context('tiktok', { now: Date.parse('2026-11-30T23:59:59Z') }));
+    expect([before.issues, before.warnings]).to.deep.equal([[], []]);
+    const after = validateLaunch(conversions, context('tiktok', { now: Date.parse('2026-12-01T00:00:00Z') }));
+    expect(after.issues).to.deep.equal([]);
+    expect(after.warnings.map((w) => w.field)).to.deep.equal(['campaigns[c].objective']);
+    expect(after.warnings[0].message).to.match(/WEB_CONVERSIONS campaigns on 2026-12-31/);
+    expect(after.warnings[0].source).to.match(/third-party articles/);
+    expect(validateLaunch(tok({}), context('tiktok', { now: Date.parse('2026-12-05T00:00:00Z') })).warnings).to.deep.equal([]);
+    // A third-party-only TikTok rule refuses (TikTok is never asked), saying its source is a third party.
+    const reach = validateLaunch(tok({ optimizationGoal: 'REACH' }, { objective: 'REACH' }), context('tiktok'));
+    expect(reach.issues.map((i) => i.field)).to.deep.equal(['adSets[s].frequencyCap']);
+    expect(reach.issues[0].message).to.match(/this rule's only source is a third party: amekala ads-mcp validity matrix/);
+  });
+
   it('TikTok counts a Chinese or Japanese character as two; ages run in its buckets, from 18 when ageMin is unset; USD minimums converted exactly', () => {
     expect([tiktokLength('Spring sale'), tiktokLength('春日セール'), tiktokLength('Sale 春')]).to.deep.equal([11, 10, 7]);
     expect(ageGroupsOf(undefined, 34)).to.deep.equal(['AGE_18_24', 'AGE_25_34']);
@@ -383,35 +415,56 @@ describe('More rules the platforms enforce, at validation: one row per rule', ()
     expect(usdMinimumIn(50, 'KWD', rates)).to.equal(15385);
     expect(usdMinimumIn(20, 'USD', rates)).to.equal(2000);
     expect(usdMinimumIn(20, 'GBP', rates)).to.equal(null);
+    // Meta: APP_INSTALLS is never both goal and billing event (v9.0 changelog); the other goals with an event of their own take it.
+    expect(['APP_INSTALLS', 'LINK_CLICKS', 'THRUPLAY', 'REACH'].map(billingEventsFor)).to.deep.equal([
+      ['IMPRESSIONS'],
+      ['IMPRESSIONS', 'LINK_CLICKS'],
+      ['IMPRESSIONS', 'THRUPLAY'],
+      ['IMPRESSIONS'],
+    ]);
+    // TikTok's floors per currency: the table's own (GBP 15, not USD 20 converted), FX only for a currency it lacks.
+    expect(tiktokFloors('GBP', rates)).to.deep.equal({ adSet: { amount: 1500, converted: false }, campaign: null });
+    expect(tiktokFloors('EUR', rates)).to.deep.equal({ adSet: { amount: 2000, converted: false }, campaign: { amount: 4630, converted: true } });
+    expect(tiktokFloors('KWD', rates)).to.deep.equal({ adSet: { amount: 6154, converted: true }, campaign: { amount: 15385, converted: true } });
+    expect(tiktokFloors('USD', rates)).to.deep.equal({ adSet: { amount: 2000, converted: false }, campaign: { amount: 5000, converted: false } });
   });
 
   it('the adapters send what the rules ask: billing_event always, the promoted object per goal, enrolments said, conversion_bid_price on OCPM, frequency', () => {
-    const adset = createParams({
-      level: 'adset',
-      marker: 's',
-      name: 'S',
-      parentId: '1',
-      status: 'ACTIVE',
-      settings: { optimizationGoal: 'POST_ENGAGEMENT', pageId: 'pg', targeting: { countries: ['US'] } },
-    });
+    const adset = createParams(
+      {
+        level: 'adset',
+        marker: 's',
+        name: 'S',
+        parentId: '1',
+        status: 'ACTIVE',
+        settings: { optimizationGoal: 'POST_ENGAGEMENT', pageId: 'pg', targeting: { countries: ['US'] } },
+      },
+      26,
+    );
     expect(adset).to.deep.include({ billing_event: 'IMPRESSIONS', destination_type: 'ON_POST', promoted_object: { page_id: 'pg' } });
-    const app = createParams({
-      level: 'adset',
-      marker: 's',
-      name: 'S',
-      parentId: '1',
-      status: 'ACTIVE',
-      settings: { optimizationGoal: 'APP_INSTALLS', promotedObject: { applicationId: '77', objectStoreUrl: 'https://apps.example.com/x' } },
-    });
+    const app = createParams(
+      {
+        level: 'adset',
+        marker: 's',
+        name: 'S',
+        parentId: '1',
+        status: 'ACTIVE',
+        settings: { optimizationGoal: 'APP_INSTALLS', promotedObject: { applicationId: '77', objectStoreUrl: 'https://apps.example.com/x' } },
+      },
+      26,
+    );
     expect(app.promoted_object).to.deep.equal({ application_id: '77', object_store_url: 'https://apps.example.com/x' });
-    const ad = createParams({
-      level: 'ad',
-      marker: 'a',
-      name: 'A',
-      parentId: '2',
-      status: 'ACTIVE',
-      settings: { pageId: 'pg', linkUrl: 'https://x.example/', multiAdvertiserAds: true },
-    });
+    const ad = createParams(
+      {
+        level: 'ad',
+        marker: 'a',
+        name: 'A',
+        parentId: '2',
+        status: 'ACTIVE',
+        settings: { pageId: 'pg', linkUrl: 'https://x.example/', multiAdvertiserAds: true },
+      },
+      26,
+    );
     expect((ad.creative as Record<string, unknown>).contextual_multi_ads).to.deep.equal({ enroll_status: 'OPT_IN' });
     expect(adgroupFields({ optimizationGoal: 'CONVERT', bidAmount: 250, frequencyCap: { impressions: 2, days: 3 } }, 2)).to.deep.include({
       billing_event: 'OCPM',

@@ -51,6 +51,7 @@ import {
 } from './mapping.js';
 import { euPlaces, type MetaAccountFacts, type MetaFactsWanted, type MinimumBudgets } from './rules.js';
 import { NOT_FOUND_OR_FORBIDDEN } from './errors.js';
+import { DEFAULT_GRAPH_VERSION, majorOf, versionOfUrl } from './versions.js';
 
 export interface MetaAdapterOptions extends LiveHttpOptions {
   /** Versioned Graph base URL, e.g. https://graph.facebook.com/v25.0. */
@@ -151,7 +152,7 @@ const euOf = (spec: ObjectSpec, cityCountry: (key: string) => string | undefined
 /**
  * A spec with what its account adds: an ad's page, and an ad set's page (for a lead form's or post
  * engagement's promoted object) and, when it reaches the EU, its DSA beneficiary and payer (the
- * account's, else Meta's defaults).
+ * account's, else Meta's defaults); its regional identities (Singapore, Taiwan) are the account's.
  */
 function withAccount(account: AdAccount, spec: ObjectSpec, dsa: DsaDefaults | null, cityCountry: (key: string) => string | undefined): ObjectSpec {
   if (spec.level === 'ad' || spec.level === 'creative') return { ...spec, settings: speakingAs(account, spec.settings ?? {}) };
@@ -164,6 +165,7 @@ function withAccount(account: AdAccount, spec: ObjectSpec, dsa: DsaDefaults | nu
       ...s,
       ...(account.pageId ? { pageId: account.pageId } : {}),
       ...(eu ? { dsaBeneficiary: account.dsaBeneficiary ?? dsa?.beneficiary ?? undefined, dsaPayor: account.dsaPayor ?? dsa?.payor ?? undefined } : {}),
+      ...(account.regionalIdentities ? { regionalIdentities: account.regionalIdentities } : {}),
     },
   };
 }
@@ -246,8 +248,11 @@ export class MetaAdapter implements PlatformAdapter {
    */
   private readonly adsetShapes = new Map<string, string>();
   private readonly now: () => number;
+  /** The major number of the Graph version called (META_GRAPH_URL): what a create says depends on it (the ledger, ./ledger.ts). */
+  private readonly major: number;
 
   constructor(outbound: OutboundClient, options: MetaAdapterOptions) {
+    this.major = majorOf(versionOfUrl(options.baseUrl) ?? DEFAULT_GRAPH_VERSION);
     this.http = new LiveHttp(outbound, options);
     this.graph = new GraphClient(options.baseUrl.replace(/\/+$/, ''), this.http);
     this.optionPageSize = options.optionPageSize ?? 200;
@@ -290,12 +295,30 @@ export class MetaAdapter implements PlatformAdapter {
     reads.forEach((r, i) => r.take(bodies[i]));
     const defaults = this.dsaDefaults.get(account.accountId);
     return {
+      ...(wanted.leadPages?.length ? { leadTermsAccepted: await this.leadTerms(account, wanted.leadPages) } : {}),
       minimumBudgets: this.minimums.get(account.accountId)!.value,
       bidMinimums: new Map((wanted.bids ?? []).map((b) => [b, this.bidMinimums.get(`${account.accountId}:${b}`)!.value])),
       dsaBeneficiary: account.dsaBeneficiary ?? defaults?.beneficiary ?? null,
       dsaPayor: account.dsaPayor ?? defaults?.payor ?? null,
       cityCountries: new Map((wanted.cities ?? []).flatMap((c) => (this.cityCountries.has(c) ? [[c, this.cityCountries.get(c)!] as const] : []))),
     };
+  }
+
+  /**
+   * Whether each of `pageIds` accepted Meta's lead ads terms (Page `leadgen_tos_accepted`), read afresh in
+   * one batch (an admin may accept them at any time); a Page that cannot be read is left out (unknown).
+   */
+  private async leadTerms(account: AdAccount, pageIds: string[]): Promise<Map<string, boolean>> {
+    const pages = [...new Set(pageIds)].slice(0, BATCH_LIMIT);
+    const requests: BatchRequest[] = pages.map((id) => ({ method: 'GET', relativeUrl: id, params: { fields: 'leadgen_tos_accepted' } }));
+    const answers = await this.http.retrying(() => this.graph.batch(account, requests));
+    return new Map(
+      answers.flatMap((a, i) =>
+        a.ok && typeof (a.body as { leadgen_tos_accepted?: unknown })?.leadgen_tos_accepted === 'boolean'
+          ? [[pages[i], (a.body as { leadgen_tos_accepted: boolean }).leadgen_tos_accepted] as const]
+          : [],
+      ),
+    );
   }
 
   /** Keeps the countries of the cities an `adgeolocationmeta` search answered. */
@@ -324,7 +347,7 @@ export class MetaAdapter implements PlatformAdapter {
   private async createParamsOf(account: AdAccount, specs: ObjectSpec[]): Promise<GraphParams[]> {
     const cityCountry = await this.countriesOfCities(account, specs.flatMap(citiesOf));
     const dsa = await this.dsaFor(account, specs, cityCountry);
-    return specs.map((spec) => createParams(withAccount(account, spec, dsa, cityCountry)));
+    return specs.map((spec) => createParams(withAccount(account, spec, dsa, cityCountry), this.major));
   }
 
   /**
@@ -681,7 +704,7 @@ export class MetaAdapter implements PlatformAdapter {
             const requests: BatchRequest[] = todo.map(({ spec }) => ({
               method: 'POST',
               relativeUrl: `${account.accountId}/${EDGES[spec.level]}`,
-              params: createParams(withAccount(account, spec, dsa, cityCountry)),
+              params: createParams(withAccount(account, spec, dsa, cityCountry), this.major),
             }));
             return (await this.graph.batch(account, requests)).map((a): CreateOutcome => {
               if (!a.ok) return { error: a.error };
@@ -696,7 +719,7 @@ export class MetaAdapter implements PlatformAdapter {
           // What validateCreates keys its ads' questions by: the ad set's shape (kept a while, for the next level).
           if (item.spec.level === 'adset') {
             if (this.adsetShapes.size > 100_000) this.adsetShapes.clear();
-            this.adsetShapes.set(id, shapeOf(createParams(withAccount(account, item.spec, dsa, cityCountry)), '', false));
+            this.adsetShapes.set(id, shapeOf(createParams(withAccount(account, item.spec, dsa, cityCountry), this.major), '', false));
           }
         }
       }
@@ -856,7 +879,7 @@ export class MetaAdapter implements PlatformAdapter {
     }
     const settings = changes.settings ?? {};
     // A changed creative is sent whole, and a creative always speaks as a page.
-    const params = updateParams(ref.level, ref.level === 'ad' && hasCreativeSettings(settings) ? speakingAs(account, settings) : settings);
+    const params = updateParams(ref.level, ref.level === 'ad' && hasCreativeSettings(settings) ? speakingAs(account, settings) : settings, this.major);
     if (changes.name !== undefined) params.name = changes.name;
     if (!Object.keys(params).length) return;
     await this.http.retrying(() => this.graph.post(account, ref.id, params));

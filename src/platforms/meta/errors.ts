@@ -19,6 +19,21 @@ export const NOT_FOUND_OR_FORBIDDEN = 33;
 const NOT_FOUND_SUBCODE = NOT_FOUND_OR_FORBIDDEN;
 const NOT_FOUND_CODES = new Set([803]);
 
+/**
+ * Refusals no launch can fix, only whoever runs the Meta app or the Page (error 100 with these subcodes):
+ * the app is in development mode (1885183), the Page has not accepted the lead ads terms (1815089).
+ * Sources: Meta error reference and integrations' reports of both subcodes (third-party, quoted in
+ * docs/platforms.md).
+ */
+export const APP_IN_DEVELOPMENT = 1885183;
+export const LEAD_TERMS_NOT_ACCEPTED = 1815089;
+/** Meta's page where a Page admin accepts the lead ads terms. */
+export const LEAD_TERMS_URL = 'https://www.facebook.com/ads/leadgen/tos';
+
+/** Whether a refusal is one only the app's or the Page's owner can fix (never a launch's field). */
+export const needsOwnerFix = (err: PlatformError): boolean =>
+  err.extra.platformCode === 100 && (err.extra.platformSubcode === APP_IN_DEVELOPMENT || err.extra.platformSubcode === LEAD_TERMS_NOT_ACCEPTED);
+
 /** Wait used when a throttled answer carries no estimate. */
 export const DEFAULT_THROTTLE_WAIT_MS = 60_000;
 

@@ -4,7 +4,7 @@
 import crypto from 'node:crypto';
 import { namingAccount, PlatformError, type AdAccount } from '../port.js';
 import type { LiveHttp } from '../live-http.js';
-import { graphError } from './errors.js';
+import { LEAD_TERMS_NOT_ACCEPTED, graphError } from './errors.js';
 import type { GraphParams } from './mapping.js';
 
 /** Graph's limit of requests in one batch. */
@@ -118,7 +118,7 @@ export class GraphClient {
     if (!Array.isArray(answers) || answers.length !== requests.length) {
       throw new PlatformError('transient', 'The ad platform sent an incomplete batch answer.');
     }
-    return answers.map((answer): BatchAnswer => {
+    return answers.map((answer, i): BatchAnswer => {
       if (!answer) return { ok: false, error: new PlatformError('transient', 'The ad platform did not finish this request of the batch.') };
       let body: unknown;
       try {
@@ -128,7 +128,26 @@ export class GraphClient {
       }
       const code = Number(answer.code);
       if (code >= 200 && code < 300 && body !== undefined && !(body as { error?: unknown })?.error) return { ok: true, body };
-      return { ok: false, error: graphError(code >= 200 && code < 300 ? 500 : code, body, headerLookup(answer.headers)) };
+      return {
+        ok: false,
+        error: refusalOf(graphError(code >= 200 && code < 300 ? 500 : code, body, headerLookup(answer.headers)), account, requests[i].params),
+      };
     });
   }
+}
+
+/** The Facebook Page a create names: an ad set's promoted object's, else its creative's story's. */
+function pageOf(params: GraphParams | undefined): string | undefined {
+  const p = params ?? {};
+  const promoted = (p.promoted_object ?? {}) as Record<string, unknown>;
+  const story = (((p.creative ?? {}) as Record<string, unknown>).object_story_spec ?? p.object_story_spec ?? {}) as Record<string, unknown>;
+  const page = promoted.page_id ?? story.page_id;
+  return page === undefined ? undefined : String(page);
+}
+
+/** A batch item's refusal naming its ad account, and its Page when Meta says the Page has not accepted the lead ads terms. */
+function refusalOf(err: PlatformError, account: AdAccount, params: GraphParams | undefined): PlatformError {
+  const named = namingAccount(err, account.accountId) as PlatformError;
+  const pageId = named.extra.platformSubcode === LEAD_TERMS_NOT_ACCEPTED ? pageOf(params) : undefined;
+  return pageId ? new PlatformError(named.kind, named.message, { ...named.extra, pageId }) : named;
 }

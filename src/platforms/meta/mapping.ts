@@ -11,17 +11,17 @@
 //             excludedAudiences}, advantageAudience, placements {automatic, positions},
 //             schedule {startTime, endTime}, promotedObject {pixelId, customEventType, pageId, leadFormId,
 //             applicationId, objectStoreUrl}, pageId (the account's, for a lead form or post engagement),
-//             dsaBeneficiary, dsaPayor (resolved by the adapter)
+//             dsaBeneficiary, dsaPayor, regionalIdentities (resolved by the adapter from the account)
 //   ad, creative: pageId, instagramUserId, postId, headline, primaryText, description, linkUrl, displayUrl,
 //             callToAction, leadFormId (its ad set's), platformCreativeId (ads only), urlTags,
 //             multiAdvertiserAds; the uploaded creative is ObjectSpec.creative
 // Ads carry their creative inline (object_story_spec, or object_story_id for an existing post) unless
-// platformCreativeId names one; every creative says its multi-advertiser enrolment and its Advantage+
-// creative enhancements explicitly. Names are sent as given; the service's marker travels as an ad label.
+// platformCreativeId names one; every creative says its multi-advertiser enrolment and each Advantage+
+// creative feature of its format explicitly. Names are sent as given; the service's marker travels as an ad label.
 
 import type { Budget, Insights, ObjectLevel, ObjectSpec, OptionItem, PlatformCampaign, PlatformStatus } from '../port.js';
 import { decimalToMinor, splitMarkedName } from '../live-http.js';
-import { advantageAudienceFlag, specialCategories } from './rules.js';
+import { REGIONAL_COUNTRIES, advantageAudienceFlag, regionalCountries, specialCategories } from './rules.js';
 
 export type GraphParams = Record<string, unknown>;
 
@@ -168,7 +168,28 @@ function adsetParams(s: Record<string, unknown>, creating: boolean): GraphParams
       : undefined,
     dsa_beneficiary: s.dsaBeneficiary,
     dsa_payor: s.dsaPayor,
+    ...regionalParams(s),
   });
+}
+
+/** Singapore and Taiwan: each targeted country's category and its verified identities (settings.regionalIdentities, the account's). */
+function regionalParams(s: Record<string, unknown>): GraphParams {
+  const countries = regionalCountries(asRecord(s.targeting).countries);
+  const identities = asRecord(s.regionalIdentities);
+  const declared = countries.filter((c) => identities[c]);
+  if (!declared.length) return {};
+  return {
+    regional_regulated_categories: declared.map((c) => REGIONAL_COUNTRIES[c].category),
+    regional_regulation_identities: Object.fromEntries(
+      declared.flatMap((c) => {
+        const own = asRecord(identities[c]);
+        return [
+          [REGIONAL_COUNTRIES[c].beneficiary, String(own.beneficiary)],
+          [REGIONAL_COUNTRIES[c].payer, String(own.payer)],
+        ];
+      }),
+    ),
+  };
 }
 
 /** Graph parameters (blame_field_specs, first part) and the node property each comes from. */
@@ -189,6 +210,8 @@ const PROPERTY_OF_PARAM: Record<string, string> = {
   end_time: 'schedule.endTime',
   dsa_beneficiary: 'targeting.countries',
   dsa_payor: 'targeting.countries',
+  regional_regulated_categories: 'targeting.countries',
+  regional_regulation_identities: 'targeting.countries',
   'targeting.age_min': 'targeting.ageMin',
   'targeting.age_max': 'targeting.ageMax',
   'targeting.genders': 'targeting.genders',
@@ -239,23 +262,43 @@ export function urlTagsOf(own: unknown): string {
 type Creative = ObjectSpec['creative'];
 
 /**
- * What a creative says of its enrolments, explicitly (an ad created without them is opted in: Meta
- * "Multi-advertiser ads", 2024-08-19; Advantage+ creative enhancements are Meta's defaults): multi-
- * advertiser ads as the ad's multiAdvertiserAds says (else out), the standard enhancements out.
+ * The Advantage+ creative features a creative opts out of one by one, by its format: the ones that made
+ * up the standard enhancements bundle (Meta "Standard Enhancements for Advantage+ Creative": "The
+ * sub-features within the standard enhancement bundle for single image ads include image_template,
+ * image_touchups, text_optimizations, and inline_comment. For single video ads, the sub-features are
+ * video_auto_crop, text_optimizations, and inline_comment"). An existing post's format is not known
+ * here: it says the features both formats share.
  */
-export function enrolments(s: Record<string, unknown>): GraphParams {
+export const CREATIVE_FEATURES: Record<'image' | 'video' | 'post', readonly string[]> = {
+  image: ['image_template', 'image_touchups', 'text_optimizations', 'inline_comment'],
+  video: ['video_auto_crop', 'text_optimizations', 'inline_comment'],
+  post: ['text_optimizations', 'inline_comment'],
+};
+
+/** Features a version turns on unless a creative opts out, from the version that did (product showcase: v27.0 blog, Node SDK 27.0.0). */
+export const FEATURES_FROM_VERSION: ReadonlyArray<{ feature: string; sinceMajor: number }> = [{ feature: 'product_extensions', sinceMajor: 27 }];
+
+/**
+ * What a creative says of its enrolments, explicitly (an ad created without them is opted in: Meta
+ * "Multi-advertiser ads", 2024-08-19; Advantage+ creative features are Meta's defaults): multi-advertiser
+ * ads as the ad's multiAdvertiserAds says (else out), and each Advantage+ creative feature of its format
+ * out, one by one, with those the called Graph version (its major number) adds. The standard_enhancements
+ * bundle is never sent: Meta stopped taking it in v22.0 (the ledger, ./ledger.ts).
+ */
+export function enrolments(s: Record<string, unknown>, format: keyof typeof CREATIVE_FEATURES, major: number): GraphParams {
+  const features = [...CREATIVE_FEATURES[format], ...FEATURES_FROM_VERSION.filter((f) => major >= f.sinceMajor).map((f) => f.feature)];
   return {
     contextual_multi_ads: { enroll_status: s.multiAdvertiserAds === true ? 'OPT_IN' : 'OPT_OUT' },
-    degrees_of_freedom_spec: { creative_features_spec: { standard_enhancements: { enroll_status: 'OPT_OUT' } } },
+    degrees_of_freedom_spec: { creative_features_spec: Object.fromEntries(features.map((f) => [f, { enroll_status: 'OPT_OUT' }])) },
   };
 }
 
 /** The inline creative spec of an ad or creative: an existing post, or an object_story_spec with its media. */
-function creativeSpec(name: string, s: Record<string, unknown>, creative: Creative): GraphParams {
+function creativeSpec(name: string, s: Record<string, unknown>, creative: Creative, major: number): GraphParams {
   const tags = urlTagsOf(s.urlTags);
   if (s.postId !== undefined && s.postId !== null && s.postId !== '') {
     const post = String(s.postId);
-    return { name, url_tags: tags, object_story_id: post.includes('_') ? post : `${String(s.pageId)}_${post}`, ...enrolments(s) };
+    return { name, url_tags: tags, object_story_id: post.includes('_') ? post : `${String(s.pageId)}_${post}`, ...enrolments(s, 'post', major) };
   }
   // A lead ad's button opens its ad set's instant form (call_to_action.value.lead_gen_form_id).
   const form = s.leadFormId ? String(s.leadFormId) : null;
@@ -291,7 +334,7 @@ function creativeSpec(name: string, s: Record<string, unknown>, creative: Creati
     name,
     url_tags: tags,
     object_story_spec: definedEntries({ page_id: s.pageId, instagram_user_id: s.instagramUserId ?? s.instagramActorId, ...story }),
-    ...enrolments(s),
+    ...enrolments(s, video ? 'video' : 'image', major),
   });
 }
 
@@ -302,8 +345,8 @@ export function hasCreativeSettings(s: Record<string, unknown>): boolean {
   );
 }
 
-/** Parameters of a create on the account edge of `spec.level` (parentId already resolved). */
-export function createParams(spec: ObjectSpec): GraphParams {
+/** Parameters of a create on the account edge of `spec.level` (parentId already resolved), for Graph version `major`. */
+export function createParams(spec: ObjectSpec, major: number): GraphParams {
   const s = spec.settings ?? {};
   const name = spec.name;
   const adlabels = [{ name: markerLabel(spec.marker) }];
@@ -334,16 +377,16 @@ export function createParams(spec: ObjectSpec): GraphParams {
         adset_id: spec.parentId,
         status: spec.status,
         adlabels,
-        creative: s.platformCreativeId ? { creative_id: String(s.platformCreativeId) } : creativeSpec(`${spec.name} creative`, s, spec.creative ?? null),
+        creative: s.platformCreativeId ? { creative_id: String(s.platformCreativeId) } : creativeSpec(`${spec.name} creative`, s, spec.creative ?? null, major),
         ...raw,
       };
     case 'creative':
-      return { ...creativeSpec(name, s, spec.creative ?? null), adlabels, ...raw };
+      return { ...creativeSpec(name, s, spec.creative ?? null, major), adlabels, ...raw };
   }
 }
 
-/** Parameters of an update from changed settings (only what the settings name). */
-export function updateParams(level: ObjectLevel, settings: Record<string, unknown>): GraphParams {
+/** Parameters of an update from changed settings (only what the settings name), for Graph version `major`. */
+export function updateParams(level: ObjectLevel, settings: Record<string, unknown>, major: number): GraphParams {
   const raw = asRecord(settings.platformFields);
   if (level === 'adset') return { ...adsetParams(settings, false), ...raw };
   if (level === 'campaign')
@@ -358,7 +401,7 @@ export function updateParams(level: ObjectLevel, settings: Record<string, unknow
     const creative = settings.platformCreativeId
       ? { creative_id: String(settings.platformCreativeId) }
       : hasCreativeSettings(settings)
-        ? creativeSpec('creative', settings, null)
+        ? creativeSpec('creative', settings, null, major)
         : undefined;
     return { ...definedEntries({ creative }), ...raw };
   }

@@ -15,33 +15,15 @@ export const EU_COUNTRIES: ReadonlySet<string> = new Set([
 ]); // prettier-ignore
 
 /**
- * Outermost regions of the EU and territories associated with member states, for which Meta asks the
- * DSA fields like for member states (Meta blog 2023-05-16: ads "that target the EU, associated
- * territories, or select global/worldwide"; the list of live-platforms.md).
+ * The parts of the EU with a country code of their own, for which Meta asks the DSA fields like for
+ * member states: the outermost regions (RE, GP, MQ, GF, YT, MF) and the Åland Islands (AX). Meta blog
+ * 2023-05-16: ads "that target the EU, associated territories, or select global/worldwide". Overseas
+ * countries and territories that are not EU territory (PM, BL, NC, PF, WF, TF, AW, CW, SX, BQ, GL, FO)
+ * are not asked for: no Meta page lists them.
  */
-export const EU_TERRITORIES: ReadonlySet<string> = new Set([
-  'RE',
-  'GP',
-  'MQ',
-  'GF',
-  'YT',
-  'MF',
-  'PM',
-  'BL',
-  'NC',
-  'PF',
-  'WF',
-  'TF',
-  'AW',
-  'CW',
-  'SX',
-  'BQ',
-  'GL',
-  'FO',
-  'AX',
-]);
+export const EU_TERRITORIES: ReadonlySet<string> = new Set(['RE', 'GP', 'MQ', 'GF', 'YT', 'MF', 'AX']);
 
-/** The EU member states and associated territories among `countries`. */
+/** The EU member states and EU territories among `countries`. */
 export const euCountries = (countries: unknown): string[] =>
   Array.isArray(countries) ? countries.filter((c) => EU_COUNTRIES.has(c) || EU_TERRITORIES.has(c)) : [];
 
@@ -56,18 +38,51 @@ export function euPlaces(targeting: Record<string, unknown> | undefined, cityCou
 }
 
 /** Countries Meta does not serve (Meta's sanctioned-countries policy; lfx-self-serve PR 1644). */
-export const SANCTIONED_COUNTRIES: readonly string[] = ['IR', 'CU', 'KP', 'SY', 'RU'];
+export const SANCTIONED_COUNTRIES: readonly string[] = ['IR', 'CU', 'KP', 'RU'];
 
-/** Countries whose ads need a declaration the advertiser makes in Ads Manager first (lfx-self-serve PR 973). */
-export const DECLARATION_COUNTRIES: readonly string[] = ['SG', 'TW', 'KR'];
+/**
+ * Countries a preview warns about rather than refuses: Syria (the US lifted its Syria sanctions in 2025;
+ * no Meta page says whether Meta serves it now).
+ */
+export const UNCERTAIN_COUNTRIES: readonly string[] = ['SY'];
+
+/**
+ * Countries whose ad sets carry the verified beneficiary and payer identity ids Meta issued (codegen
+ * AdSet `regional_regulated_categories`, `regional_regulation_identities`; RegionalRegulationIdentities
+ * `singapore_universal_beneficiary`, `singapore_universal_payer`, `taiwan_universal_beneficiary`,
+ * `taiwan_universal_payer`), with the category each declares. South Korea has no such field: never refused.
+ */
+export const REGIONAL_COUNTRIES: Readonly<Record<string, { category: string; beneficiary: string; payer: string }>> = {
+  SG: { category: 'SINGAPORE_UNIVERSAL', beneficiary: 'singapore_universal_beneficiary', payer: 'singapore_universal_payer' },
+  TW: { category: 'TAIWAN_UNIVERSAL', beneficiary: 'taiwan_universal_beneficiary', payer: 'taiwan_universal_payer' },
+};
+
+/** The countries of `countries` that need regional identities (REGIONAL_COUNTRIES). */
+export const regionalCountries = (countries: unknown): string[] => (Array.isArray(countries) ? countries.filter((c) => REGIONAL_COUNTRIES[c]) : []);
 
 /**
  * The billing events each goal may be billed by ("Optimization Goal and Billing Events"): IMPRESSIONS
  * for every goal, a goal's own event for the goals that have one. billing_event is always sent, IMPRESSIONS
  * when the ad set names none (php-business-sdk issue 311: leaving it out is "missing parameter").
+ * APP_INSTALLS is never both (Marketing API v9.0 changelog: "You can still specify APP_INSTALLS under
+ * billing_event or optimization_goal, but not both at the same time"): app installs bill by impressions.
  */
 export function billingEventsFor(goal: string | undefined): string[] {
-  return ['LINK_CLICKS', 'THRUPLAY', 'POST_ENGAGEMENT', 'APP_INSTALLS'].includes(goal ?? '') ? ['IMPRESSIONS', goal!] : ['IMPRESSIONS'];
+  return ['LINK_CLICKS', 'THRUPLAY', 'POST_ENGAGEMENT'].includes(goal ?? '') ? ['IMPRESSIONS', goal!] : ['IMPRESSIONS'];
+}
+
+/**
+ * Special ad categories whose ad sets keep ages 18 to 65+ and every gender (Meta "Special Ad Categories",
+ * targeting restrictions): housing, employment, credit (sent as FINANCIAL_PRODUCTS_SERVICES).
+ */
+export const UNNARROWED_CATEGORIES: readonly string[] = ['HOUSING', 'EMPLOYMENT', 'CREDIT', 'FINANCIAL_PRODUCTS_SERVICES'];
+
+/** Whether targeting narrows ages (other than 18 to 65+) or genders (one of two). */
+export function narrowsAgesOrGenders(t: Record<string, unknown> | undefined): boolean {
+  const target = t ?? {};
+  const ages = (target.ageMin !== undefined && target.ageMin !== 18) || (target.ageMax !== undefined && target.ageMax !== 65);
+  const genders = Array.isArray(target.genders) && target.genders.length > 0 && target.genders.length < 2;
+  return ages || genders;
 }
 
 /** Goals promoted by an app: they name it (promoted_object application_id and object_store_url). */
@@ -93,10 +108,9 @@ export function advantageWidens(t: Record<string, unknown> | undefined): boolean
 /** What an ad set's targeting narrows that Advantage+ audience would widen: ages, genders, interests, audiences. */
 export function narrowing(t: Record<string, unknown> | undefined): { agesOrGenders: boolean; any: boolean } {
   const target = t ?? {};
-  const ages = (target.ageMin !== undefined && target.ageMin !== 18) || (target.ageMax !== undefined && target.ageMax !== 65);
-  const genders = Array.isArray(target.genders) && target.genders.length > 0 && target.genders.length < 2;
+  const agesOrGenders = narrowsAgesOrGenders(target);
   const lists = ['interests', 'customAudiences'].some((k) => Array.isArray(target[k]) && (target[k] as unknown[]).length > 0);
-  return { agesOrGenders: ages || genders, any: ages || genders || lists };
+  return { agesOrGenders, any: agesOrGenders || lists };
 }
 
 /**
@@ -181,11 +195,15 @@ export interface MetaAccountFacts {
   dsaPayor: string | null;
   /** The country of each targeted city key Meta's location search knows. */
   cityCountries?: Map<string, string>;
+  /** Per lead ad Page asked about, whether it accepted Meta's lead ads terms (Page leadgen_tos_accepted); a Page not read is absent. */
+  leadTermsAccepted?: Map<string, boolean>;
 }
 
 /** What metaAccountFacts is asked to read besides the minimums: DSA defaults, cities' countries, minimums per bid. */
 export interface MetaFactsWanted {
   dsa: boolean;
+  /** The Pages of the launch's lead ads: whether each accepted the lead ads terms is read (live). */
+  leadPages?: string[];
   cities?: string[];
   bids?: number[];
 }

@@ -46,6 +46,9 @@ export function versionOfUrl(url: string): string | null {
 /** The major number of a version ("v26.0" → 26). */
 export const majorOf = (version: string): number => Number(/^v(\d+)/.exec(version)?.[1] ?? 0);
 
+/** Whether `version` is older than the table's oldest row: it has ended (Meta keeps a version about two years). */
+export const olderThanTable = (version: string): boolean => majorOf(version) < majorOf(GRAPH_VERSIONS[0].version);
+
 /** The end date of `known` when it falls within VERSION_NOTICE_DAYS of `now` (or has passed), else null (far off, or Meta has set none). */
 function endingSoon(known: GraphVersion, now: number): string | null {
   if (!known.ends) return null;
@@ -60,6 +63,10 @@ function endingSoon(known: GraphVersion, now: number): string | null {
 export function versionNotice(graphUrl: string, now: number): string | null {
   const version = versionOfUrl(graphUrl);
   const known = GRAPH_VERSIONS.find((v) => v.version === version);
+  if (version && olderThanTable(version)) {
+    const living = answeringVersion(version, now);
+    return `Graph version ${version} (META_GRAPH_URL) is older than ${GRAPH_VERSIONS[0].version}, the oldest in this service's version table, so it has ended; Meta answers it as the oldest living version, ${living}, whose removed placements and fields apply. Move META_GRAPH_URL to ${DEFAULT_GRAPH_VERSION} (docs/platforms.md, "Graph versions").`;
+  }
   if (!version || !known) {
     return `META_GRAPH_URL names Graph version ${version ?? '(none)'}, which this service's version table does not list; use ${DEFAULT_GRAPH_VERSION} (docs/platforms.md, "Graph versions").`;
   }
@@ -129,6 +136,8 @@ export const REMOVED_POSITIONS: readonly RemovedPosition[] = [
  * ended the next one ("a call to an ended version is answered by the next one", live-platforms.md).
  */
 export function answeringVersion(version: string, now: number): string {
+  // Older than the table: ended, answered as the oldest living version ("a call to an ended version is answered by the next one").
+  if (olderThanTable(version)) return answeringVersion(GRAPH_VERSIONS[0].version, now);
   const at = GRAPH_VERSIONS.findIndex((v) => v.version === version);
   if (at < 0) return version;
   const ends = GRAPH_VERSIONS[at].ends;

@@ -344,11 +344,11 @@ export function adCreative(spec: ObjectSpec, account: AdAccount | null = null): 
     throw new PlatformError('invalid_request', `TikTok ad "${spec.name}" links to a page and needs a display name (displayName, 1-40 characters).`, {
       field: 'displayName',
     });
-  // Never cut: a name over TikTok's 40 (Chinese and Japanese characters counting two) is refused unsent.
-  if (displayName && tiktokLength(String(displayName)) > DISPLAY_NAME_MAX)
+  // Never cut: a name over TikTok's 40 (Chinese, Japanese and Korean characters counting two) is refused unsent.
+  if (displayName && tiktokLength(String(displayName), 'name') > DISPLAY_NAME_MAX)
     throw new PlatformError(
       'invalid_request',
-      `TikTok ad "${spec.name}" would show the display name "${String(displayName)}", ${tiktokLength(String(displayName))} characters as TikTok counts them; at most ${DISPLAY_NAME_MAX}.`,
+      `TikTok ad "${spec.name}" would show the display name "${String(displayName)}", ${tiktokLength(String(displayName), 'name')} characters as TikTok counts them; at most ${DISPLAY_NAME_MAX}.`,
       { field: 'displayName' },
     );
   // AdcreateCreatives identity_authorized_bc_id: "Required when identity_type is BC_AUTH_TT".

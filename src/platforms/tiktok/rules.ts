@@ -1,20 +1,32 @@
 // TikTok's rules beyond its generated specification (live-platforms.md, "More rules the platforms
 // enforce"), as the adapter sends them and launch validation checks them, in both modes: text counted
-// as TikTok counts it, age buckets, minimum budgets in USD converted to the account's currency, TikTok's
-// own conversion events, and which objectives take a pixel.
+// as TikTok counts it, age buckets, USD converted at the FX_RATES rate (for a currency missing from the
+// floors of ./budgets.ts), TikTok's own conversion events, and which objectives take a pixel.
 
 import type { FxRates } from '../../money/fx-rates.js';
 import { currencyDigits } from '../live-http.js';
 
 /** Chinese and Japanese characters, which TikTok counts twice (AdcreateCreatives ad_text: "Each word in Chinese or Japanese counts as two characters"). */
 const DOUBLE_WIDTH = /[\p{Script=Han}\u3000-\u30ff\u31f0-\u31ff\uff00-\uffef]/u;
+/** Korean characters, which TikTok counts twice in names (display_name: "1-40 English characters, or 1-20 Chinese/Japanese/Korean characters"). */
+const HANGUL = /[\p{Script=Hangul}]/u;
 
-/** A text's length as TikTok counts it in ad text and display names: a Chinese or Japanese character counts two. */
-export function tiktokLength(text: string): number {
+/**
+ * A text's length as TikTok counts it: a Chinese or Japanese character counts two in ad text; in a name
+ * (display names, and campaign, ad group and ad names) a Korean one does too.
+ */
+export function tiktokLength(text: string, kind: 'text' | 'name' = 'text'): number {
   let n = 0;
-  for (const ch of text) n += DOUBLE_WIDTH.test(ch) ? 2 : 1;
+  for (const ch of text) n += DOUBLE_WIDTH.test(ch) || (kind === 'name' && HANGUL.test(ch)) ? 2 : 1;
   return n;
 }
+
+/** The longest campaign, ad group or ad name TikTok takes, as it counts it (CampaignCreateBody campaign_name: "Character limit is 512 and cannot contain emoji"). */
+export const NAME_MAX = 512;
+
+/** Frequency caps TikTok takes (AdgroupCreateBody frequency: "1 <= frequency <= frequency_schedule * 3"; frequency_schedule: "1 <= frequency_schedule <= 7"). */
+export const FREQUENCY_DAYS_MAX = 7;
+export const FREQUENCY_PER_DAY_MAX = 3;
 
 /** TikTok's age groups (AdgroupCreateBody age_groups): [name, first age, last age]; 55+ runs to 100. */
 export const AGE_BUCKETS: ReadonlyArray<readonly [string, number, number]> = [
@@ -59,13 +71,6 @@ export function ageRangeIssue(ageMin: unknown, ageMax: unknown): { runsAs: strin
     inside: inside.length ? label(inside[0][1], inside[inside.length - 1][2]) : null,
   };
 }
-
-/**
- * TikTok's minimum budgets in US dollars (TikTok Help "About budgets"): an ad group's daily budget at
- * least USD 20, a campaign's at least USD 50; a lifetime ad group budget the daily minimum times its days.
- */
-export const MIN_ADGROUP_USD = 20;
-export const MIN_CAMPAIGN_USD = 50;
 
 /**
  * `usd` dollars in minor units of `currency` at the FX_RATES rate, rounded up to the currency's unit
@@ -119,8 +124,11 @@ export const TIKTOK_EVENT_FOR_META: Record<string, string> = {
   START_TRIAL: 'START_TRIAL',
 };
 
-/** The objectives whose ad groups take a pixel (TikTok: web conversions and product sales). */
-export const PIXEL_OBJECTIVES: readonly string[] = ['WEB_CONVERSIONS', 'PRODUCT_SALES'];
+/**
+ * The objectives whose ad groups take a pixel: web conversions, product sales, and lead generation
+ * through a website form (smart_plus yml optimization_event FORM; amekala ads-mcp validity matrix).
+ */
+export const PIXEL_OBJECTIVES: readonly string[] = ['WEB_CONVERSIONS', 'PRODUCT_SALES', 'LEAD_GENERATION'];
 
 /** TikTok's special industries of the service's special ad categories (CampaignCreateBody special_industries). */
 export const SPECIAL_INDUSTRIES: readonly string[] = ['CREDIT', 'EMPLOYMENT', 'HOUSING'];

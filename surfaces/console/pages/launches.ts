@@ -40,7 +40,7 @@ export interface Preview {
   status: string;
   valid: boolean;
   issues: Array<{ field: string; message: string }>;
-  warnings: Array<{ field: string; message: string }>;
+  warnings: Array<{ field: string; message: string; source?: string }>;
   counts: { campaigns: number; adSets: number; ads: number };
   planFingerprint: string;
   budget: {
@@ -210,7 +210,9 @@ export async function launchPage(req: ConsoleRequest, brand: BrandScope, launchI
     ? `<ul id="issues">${preview.issues.map((i) => `<li>${esc(issueSentence(i, names))}</li>`).join('')}</ul>`
     : `<p id="no-issues">${tree.status === 'published' ? 'Published: nothing to check.' : 'No issues: the launch would publish as it stands.'}</p>`;
   const warnings = preview.warnings.length
-    ? `<h3>Warnings</h3><ul id="warnings">${preview.warnings.map((i) => `<li>${esc(issueSentence(i, names))}</li>`).join('')}</ul>`
+    ? `<h3>Warnings</h3><ul id="warnings">${preview.warnings
+        .map((i) => `<li>${esc(issueSentence(i, names))}${i.source ? ` <span class="source">Source: ${esc(i.source)}</span>` : ''}</li>`)
+        .join('')}</ul>`
     : '';
   const money_ = preview.budget.accounts.length
     ? table({

@@ -197,6 +197,34 @@ describe('The console in Chromium', function () {
         expect(issues.some((i) => i.startsWith('Ad “Winter teaser - ad”:'))).to.equal(true, issues.join(' | '));
         expect(await page.locator('#tree .budget').first().textContent()).to.equal(`${formatMoney(4000, 'USD')} a day`);
 
+        // A preview warning shows with its rule's source (in the sandbox: Syria, which no Meta page says Meta serves or not).
+        const add = async (path: string, body: unknown) => {
+          const r = await w.request('POST', `/v1/brands/${data.brands.shoes}${path}`, { key: w.key('acme', 'ci'), body });
+          expect(r.status, JSON.stringify(r.body)).to.equal(201);
+          return r.body.id as string;
+        };
+        const warned = await add('/launches', { title: 'Syria warning' });
+        const campaign = await add(`/launches/${warned}/nodes`, {
+          nodeType: 'campaign',
+          properties: { name: 'Syria - campaign', objective: 'OUTCOME_TRAFFIC', budget: { dailyAmount: 4000 } },
+        });
+        const adset = await add(`/launches/${warned}/nodes`, {
+          nodeType: 'adset',
+          parentId: campaign,
+          properties: { name: 'Syria - ad set', optimizationGoal: 'LINK_CLICKS', billingEvent: 'IMPRESSIONS', targeting: { countries: ['US', 'SY'] } },
+        });
+        await add(`/launches/${warned}/nodes`, {
+          nodeType: 'ad',
+          parentId: adset,
+          properties: { name: 'Syria - ad', linkUrl: 'https://shop.example.com/', headline: 'Spring', primaryText: 'Up to 40% off' },
+        });
+        await page.goto(brandPath(data.brands.shoes, `/launches/${warned}`));
+        const warnings = await texts(page, '#warnings li');
+        expect(
+          warnings.filter((x) => /Syria sanctions in 2025.*Source: lfx-self-serve PR 1644/.test(x)),
+          warnings.join(' | '),
+        ).to.have.length(1);
+
         // The ad's creative shows as a thumbnail served by the console itself (the member of another brand gets 404).
         await page.goto(brandPath(data.brands.shoes, `/launches/${data.reviewLaunchId}`));
         const thumb = page.locator('#tree img.thumb');

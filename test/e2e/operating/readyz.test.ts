@@ -102,6 +102,21 @@ describe('a META_GRAPH_URL whose Graph version ends within 60 days (v24.0, ended
     expect(await running.stop('SIGTERM')).to.equal(0);
   });
 
+  it("a version older than the table's oldest row (v19.0): start-up and /readyz say it has ended and is answered as the oldest living version", async () => {
+    const running = await startSvcServer(['serve'], {
+      env: { DATABASE_URL: db.url, PORT: '0', JOBS: 'off', META_GRAPH_URL: 'http://127.0.0.1:9/v19.0', LOG_LEVEL: 'info' },
+    });
+    const notices = running.stdout.split('\n').filter((l) => l.includes('META_GRAPH_URL') && l.includes('v19.0'));
+    expect(notices, running.stdout).to.have.length(1);
+    expect(JSON.parse(notices[0]).msg ?? JSON.parse(notices[0]).message).to.match(
+      /older than v22\.0.*so it has ended; Meta answers it as the oldest living version, v2\d\.0/,
+    );
+    const body = await (await fetch(`${running.url}/readyz`)).json();
+    expect(body.status).to.equal('ready');
+    expect(body.notices.map((n: { message: string }) => n.message)).to.satisfy((m: string[]) => m.length === 1 && /oldest living version/.test(m[0]));
+    expect(await running.stop('SIGTERM')).to.equal(0);
+  });
+
   it('the default version says nothing: no notice line, /readyz exactly {status: "ready"}', async () => {
     const running = await startSvcServer(['serve'], { env: { DATABASE_URL: db.url, PORT: '0', JOBS: 'off' } });
     expect(running.stdout).to.not.contain('META_GRAPH_URL');

@@ -78,6 +78,8 @@ for (const dialect of dialects()) {
         identityBcId: null,
         allowlisted: [],
         declaredCountries: [],
+        regionalIdentities: null,
+        smartPlusAllowed: false,
       });
       const tok = await w.request('GET', path('tok', 'biz_3001'), { key: ci });
       expect(tok.body).to.deep.include({ platform: 'tiktok', currency: 'EUR', identityId: null, identityType: null, pageId: null });
@@ -139,6 +141,33 @@ for (const dialect of dialects()) {
       expect(bc.body.error.details[0]).to.deep.include({ field: 'identityBcId' });
       const badCountry = await w.request('PATCH', path('shoes', 'act_1001'), { key: ci, body: { declaredCountries: ['Singapore'] } });
       expect(badCountry.status).to.equal(400);
+    });
+
+    it("a Meta account's regional identities (SG, TW) and a TikTok account's Smart+ permission are set, read and cleared; each refused on the other platform and in a wrong shape", async () => {
+      const ids = { SG: { beneficiary: '900000000000001', payer: '900000000000002' } };
+      const set = await w.request('PATCH', path('shoes', 'act_1001'), { key: ci, body: { regionalIdentities: ids } });
+      expect(set.status, JSON.stringify(set.body)).to.equal(200);
+      expect(set.body).to.deep.include({ regionalIdentities: ids, smartPlusAllowed: false });
+      expect((await w.request('GET', path('shoes', 'act_1001'), { key: ci })).body.regionalIdentities).to.deep.equal(ids);
+      for (const bad of [{ KR: ids.SG }, { SG: { beneficiary: 'Shoes Co', payer: '1' } }, { SG: { beneficiary: '1' } }]) {
+        const refused = await w.request('PATCH', path('shoes', 'act_1001'), { key: ci, body: { regionalIdentities: bad } });
+        expect(refused.status, JSON.stringify(bad)).to.equal(400);
+        expect(refused.body.error.details[0].field).to.match(/^regionalIdentities/);
+      }
+      expect((await w.request('GET', path('shoes', 'act_1001'), { key: ci })).body.regionalIdentities, 'nothing changed').to.deep.equal(ids);
+      const cleared = await w.request('PATCH', path('shoes', 'act_1001'), { key: ci, body: { regionalIdentities: null } });
+      expect(cleared.body.regionalIdentities).to.equal(null);
+      const onTok = await w.request('PATCH', path('tok', 'biz_3001'), { key: ci, body: { regionalIdentities: ids } });
+      expect(onTok.status).to.equal(400);
+      expect(onTok.body.error.details[0]).to.deep.include({ field: 'regionalIdentities' });
+
+      const smart = await w.request('PATCH', path('tok', 'biz_3001'), { key: ci, body: { smartPlusAllowed: true } });
+      expect(smart.status, JSON.stringify(smart.body)).to.equal(200);
+      expect((await w.request('GET', path('tok', 'biz_3001'), { key: ci })).body.smartPlusAllowed).to.equal(true);
+      expect((await w.request('PATCH', path('tok', 'biz_3001'), { key: ci, body: { smartPlusAllowed: false } })).body.smartPlusAllowed).to.equal(false);
+      const onMeta = await w.request('PATCH', path('shoes', 'act_1001'), { key: ci, body: { smartPlusAllowed: true } });
+      expect(onMeta.status).to.equal(400);
+      expect(onMeta.body.error.details[0]).to.deep.include({ field: 'smartPlusAllowed' });
     });
 
     it('a TikTok identity is set as identityId with identityType; one without the other answers 400 naming the missing one', async () => {

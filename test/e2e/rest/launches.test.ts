@@ -22,7 +22,8 @@ import {
   type Props,
 } from '../../helpers/launch-builders.js';
 import { exampleWorld } from '../../helpers/example-world.js';
-import { TIKTOK_RULE_ROWS, tokTree } from '../../helpers/tiktok-rules.js';
+import { TIKTOK_RULE_ROWS, TIKTOK_VALID_ROWS, tokBrand, tokTree } from '../../helpers/tiktok-rules.js';
+import { MANUAL_CUTOFF_OBJECTIVES } from '../../../src/launches/rule-sources.js';
 
 const account = (platform: 'meta' | 'tiktok', accountId: string, name: string) => ({
   platform,
@@ -50,6 +51,7 @@ function launchesWorld() {
           { ref: 'tok', name: 'Tok Co', adAccounts: [{ ...account('tiktok', 'biz_3001', 'Tok US'), allowlisted: ['PLACEMENT_GLOBAL_APP_BUNDLE'] }] },
           // TikTok's minimums in another currency (FX_RATES JPY below), and a brand name over TikTok's 40 display-name characters.
           { ref: 'tokyen', name: 'Tok Yen Co', adAccounts: [{ ...account('tiktok', 'biz_3002', 'Tok JP'), currency: 'JPY' }] },
+          { ref: 'tokgbp', name: 'Tok Pound Co', adAccounts: [{ ...account('tiktok', 'biz_3004', 'Tok UK'), currency: 'GBP' }] },
           { ref: 'toklong', name: 'Acme Outdoor Supply Company of the Pacific Northwest', adAccounts: [account('tiktok', 'biz_3003', 'Tok Long')] },
           {
             ref: 'tracked',
@@ -107,15 +109,16 @@ for (const dialect of dialects()) {
       w = await startWorld({
         dialect,
         bootstrap: launchesWorld(),
-        // The yen account's minimums are TikTok's USD ones at this rate (the fake TikTok's too).
-        env: { RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_CONCURRENCY: '100', FX_RATES: 'JPY=0.0066' },
+        // The yen and pound accounts' campaign minimums are TikTok's USD ones at these rates (the fake TikTok's too).
+        env: { RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_CONCURRENCY: '100', FX_RATES: 'JPY=0.0066,GBP=1.27' },
       });
       key = w.key('acme', 'ci');
-      for (const ref of ['shoes', 'hats', 'multi', 'tok', 'tokyen', 'toklong', 'tracked', 'journal', 'stamps']) {
+      for (const ref of ['shoes', 'hats', 'multi', 'tok', 'tokyen', 'tokgbp', 'toklong', 'tracked', 'journal', 'stamps']) {
         brand[ref] = w.brandId('acme', ref);
         apis[ref] = brandApi(w, key, brand[ref]);
       }
-      for (const ref of ['shoes', 'hats', 'multi', 'tok', 'tokyen', 'toklong', 'tracked', 'journal']) creative[ref] = await uploadCreative(w, key, brand[ref]);
+      for (const ref of ['shoes', 'hats', 'multi', 'tok', 'tokyen', 'tokgbp', 'toklong', 'tracked', 'journal'])
+        creative[ref] = await uploadCreative(w, key, brand[ref]);
     });
     after(async () => w?.close());
 
@@ -873,7 +876,7 @@ for (const dialect of dialects()) {
         // (test/e2e/rest/live-publish.test.ts) from one table.
         ...TIKTOK_RULE_ROWS.map((row) => ({
           ...row,
-          brand: row.platform === 'meta' ? 'shoes' : row.on === 'yen' ? 'tokyen' : row.on === 'long-name' ? 'toklong' : 'tok',
+          brand: tokBrand(row),
           tree: (cr: number) => row.tree({ image: cr }),
         })),
         {
@@ -961,6 +964,8 @@ for (const dialect of dialects()) {
       }
 
       const validRows: Array<{ what: string; brand?: string; tree: (creativeId: number) => Parameters<typeof buildLaunch>[1] }> = [
+        // What earlier rounds refused and TikTok takes, valid here in the sandbox and in live mode (test/e2e/rest/live-publish.test.ts).
+        ...TIKTOK_VALID_ROWS.map((row) => ({ what: row.what, brand: tokBrand(row), tree: (cr: number) => row.tree({ image: cr }) })),
         { what: 'the launch example itself', tree: (cr) => ({ creativeId: cr }) },
         {
           what: 'a lifetime budget with an endTime after startTime',
@@ -987,7 +992,7 @@ for (const dialect of dialects()) {
           tree: (cr) => tokTree(cr),
         },
         {
-          what: 'a TikTok campaign budget of ¥7,576 on a yen account (USD 50 at the FX_RATES rate)',
+          what: 'a TikTok campaign budget of ¥7,576 on a yen account (USD 50 at the FX_RATES rate: no yen campaign floor here)',
           brand: 'tokyen',
           tree: (cr) => tokTree(cr, { campaign: { budget: { dailyAmount: 7576 } } }),
         },
@@ -1013,14 +1018,42 @@ for (const dialect of dialects()) {
         },
       ];
       for (const row of validRows) {
-        it(`${row.what} → 200 valid, no warnings`, async () => {
+        it(`${row.what} → 200 valid, no warnings but TikTok's announced cutoff`, async () => {
           const api = apis[row.brand ?? 'shoes'];
-          const built = await buildLaunch(api, { title: row.what, ...row.tree(creative[row.brand ?? 'shoes']) });
+          const tree = row.tree(creative[row.brand ?? 'shoes']);
+          const built = await buildLaunch(api, { title: row.what, ...tree });
           const reply = await preview(api, built.launchId);
           expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
-          expect(reply.body).to.deep.include({ valid: true, confirmed: false, status: 'draft', warnings: [] });
+          // TikTok's announced end of manual creation is said for its objectives (the service's clock is past 2026-12-01), nothing else.
+          const cutoff = reply.body.warnings.filter((w: { message: string }) => /stop manual creation/.test(w.message));
+          expect(reply.body).to.deep.include({ valid: true, confirmed: false, status: 'draft', warnings: cutoff });
+          expect(cutoff.map((w: { field: string }) => w.field)).to.deep.equal(
+            row.brand?.startsWith('tok') && MANUAL_CUTOFF_OBJECTIVES.includes(String(tree?.campaign?.objective ?? ''))
+              ? [`campaigns[${built.campaignId}].objective`]
+              : [],
+          );
         });
       }
+
+      it('a TikTok preview of an objective TikTok is reported to stop creating by hand (from 2026-12-01): valid, with a warning naming the date and that its sources are third parties; a TRAFFIC one has none', async () => {
+        const conversions = await buildLaunch(apis.tok, {
+          title: 'Cutoff warning',
+          ...tokTree(creative.tok, {
+            campaign: { objective: 'WEB_CONVERSIONS' },
+            adset: { optimizationGoal: 'CONVERT', promotedObject: { pixelId: 'px_1', customEventType: 'SHOPPING' } },
+          }),
+        });
+        const reply = await preview(apis.tok, conversions.launchId);
+        expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
+        expect(reply.body.warnings).to.have.length(1);
+        expect(reply.body.warnings[0]).to.deep.include({ field: `campaigns[${conversions.campaignId}].objective` });
+        expect(reply.body.warnings[0].message).to.match(
+          /stop manual creation of WEB_CONVERSIONS campaigns on 2026-12-31, moving them to Smart\+.*Not confirmed by TikTok yet/,
+        );
+        expect(reply.body.warnings[0].source).to.match(/third-party articles and tool descriptions \(2026-11\).*no TikTok page or SDK commit confirms it yet/);
+        const traffic = await buildLaunch(apis.tok, { title: 'No cutoff warning', ...tokTree(creative.tok) });
+        expect((await preview(apis.tok, traffic.launchId)).body.warnings).to.deep.equal([]);
+      });
 
       it('the allowlist-only PLACEMENT_GLOBAL_APP_BUNDLE on an account the bootstrap does not say is allowlisted → 400 on placements', async () => {
         const account = `/ad-accounts/biz_3001`;
@@ -1070,7 +1103,7 @@ for (const dialect of dialects()) {
         expect(low.status, JSON.stringify(low.body)).to.equal(400);
         expect(low.body.error.details[0]).to.deep.include({ field: 'amount' });
         expect(low.body.error.details[0].message).to.match(
-          /^is 199\.99 USD for 10 days; TikTok's lifetime minimum for an ad group is 20\.00 USD a day \(USD 20 at the FX_RATES rate\), 200\.00 USD in all$/,
+          /^is 199\.99 USD for 10 days; TikTok's lifetime minimum for an ad group is 20\.00 USD a day \(TikTok's USD floor\), 200\.00 USD in all$/,
         );
         expect((await change(20000)).status).to.equal(200);
       });

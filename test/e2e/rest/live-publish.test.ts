@@ -19,7 +19,11 @@ import { makeMp4 } from '../../helpers/mp4.js';
 import { RecordingProxy, type Recorded } from '../../helpers/recording-proxy.js';
 import { FakeMetaServer } from '../../fakes/meta-server.js';
 import { FakeTikTokServer } from '../../fakes/tiktok-server.js';
-import { TIKTOK_RULE_ROWS, tokTree as ruleTree } from '../../helpers/tiktok-rules.js';
+import { TIKTOK_RULE_ROWS, TIKTOK_VALID_ROWS, tokBrand, tokTree as ruleTree } from '../../helpers/tiktok-rules.js';
+import { ledgerProblems } from '../../../src/platforms/ledger.js';
+import { META_LEDGER } from '../../../src/platforms/meta/ledger.js';
+import { TIKTOK_API_VERSION, TIKTOK_LEDGER } from '../../../src/platforms/tiktok/ledger.js';
+import { DEFAULT_GRAPH_VERSION } from '../../../src/platforms/meta/versions.js';
 
 const META_ACCOUNT = 'act_1001';
 const PAGE = '100200300400';
@@ -28,6 +32,8 @@ const TIKTOK_ACCOUNT = `biz_${ADVERTISER}`;
 const IDENTITY = '7000000000000009999';
 /** A TikTok advertiser in yen (FX_RATES JPY=0.0066, the fake's rate), and one whose brand's name is over TikTok's 40 display-name characters. */
 const YEN_ADVERTISER = '7000000000000000002';
+/** A TikTok advertiser in pounds: its ad groups' floor is the pound table's GBP 15.00 a day. */
+const GBP_ADVERTISER = '7000000000000000004';
 const LONG_ADVERTISER = '7000000000000000003';
 const LONG_BRAND = 'Acme Outdoor Supply Company of the Pacific Northwest';
 
@@ -42,7 +48,7 @@ const tokAccount = (advertiserId: string, name: string, currency: string, access
   identityType: 'CUSTOMIZED_USER',
 });
 
-const world = (metaToken: string, tiktokToken: string, yenToken: string, longToken: string) => ({
+const world = (metaToken: string, tiktokToken: string, yenToken: string, longToken: string, gbpToken: string) => ({
   organizations: [
     {
       ref: 'acme',
@@ -85,6 +91,7 @@ const world = (metaToken: string, tiktokToken: string, yenToken: string, longTok
           ],
         },
         { ref: 'tokyen', name: 'Tok Yen Co', adAccounts: [tokAccount(YEN_ADVERTISER, 'Tok JP', 'JPY', yenToken)] },
+        { ref: 'tokgbp', name: 'Tok Pound Co', adAccounts: [tokAccount(GBP_ADVERTISER, 'Tok UK', 'GBP', gbpToken)] },
         { ref: 'toklong', name: LONG_BRAND, adAccounts: [tokAccount(LONG_ADVERTISER, 'Tok Long', 'USD', longToken)] },
       ],
       apiKeys: [
@@ -142,6 +149,7 @@ for (const dialect of dialects()) {
     let tok: Api;
     let tokYen: Api;
     let tokLong: Api;
+    let tokGbp: Api;
     const png = makePng(1080, 1080);
     const mp4 = makeMp4(1080, 1920, 15_000);
     const ids: Record<string, number> = {};
@@ -157,16 +165,17 @@ for (const dialect of dialects()) {
       const tiktokToken = tiktok.addAdvertiser(ADVERTISER, { allowlisted: ['PLACEMENT_GLOBAL_APP_BUNDLE'] });
       const yenToken = tiktok.addAdvertiser(YEN_ADVERTISER, { currency: 'JPY' });
       const longToken = tiktok.addAdvertiser(LONG_ADVERTISER);
+      const gbpToken = tiktok.addAdvertiser(GBP_ADVERTISER, { currency: 'GBP' });
       metaProxy = await RecordingProxy.start(meta.url, /^\/v\d+\.\d+/);
       tiktokProxy = await RecordingProxy.start(tiktok.url, /^\/open_api\/v\d+\.\d+/);
       creativesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-live-creatives-'));
       w = await startWorld({
         dialect,
-        bootstrap: world(metaToken, tiktokToken, yenToken, longToken),
+        bootstrap: world(metaToken, tiktokToken, yenToken, longToken, gbpToken),
         env: {
           PLATFORM_MODE: 'live',
-          // The yen account's minimums are TikTok's USD ones at this rate (the fake TikTok's too).
-          FX_RATES: 'JPY=0.0066',
+          // The yen and pound accounts' campaign minimums are TikTok's USD ones at these rates (the fake TikTok's too).
+          FX_RATES: 'JPY=0.0066,GBP=1.27',
           META_GRAPH_URL: metaProxy.url,
           TIKTOK_API_URL: tiktokProxy.url,
           TOKEN_ENCRYPTION_KEY: process.env.TOKEN_ENCRYPTION_KEY!,
@@ -178,12 +187,14 @@ for (const dialect of dialects()) {
       tok = brandApi(w, key, w.brandId('acme', 'tok'));
       tokYen = brandApi(w, key, w.brandId('acme', 'tokyen'));
       tokLong = brandApi(w, key, w.brandId('acme', 'toklong'));
+      tokGbp = brandApi(w, key, w.brandId('acme', 'tokgbp'));
       ids.shoesImage = await upload(w, key, w.brandId('acme', 'shoes'), png, 'hero.png', 'image/png');
       ids.shoesVideo = await upload(w, key, w.brandId('acme', 'shoes'), mp4, 'hero.mp4', 'video/mp4');
       ids.tokImage = await upload(w, key, w.brandId('acme', 'tok'), png, 'hero.png', 'image/png');
       ids.tokVideo = await upload(w, key, w.brandId('acme', 'tok'), mp4, 'hero.mp4', 'video/mp4');
       ids.tokyenImage = await upload(w, key, w.brandId('acme', 'tokyen'), png, 'hero.png', 'image/png');
       ids.toklongImage = await upload(w, key, w.brandId('acme', 'toklong'), png, 'hero.png', 'image/png');
+      ids.tokgbpImage = await upload(w, key, w.brandId('acme', 'tokgbp'), png, 'hero.png', 'image/png');
     });
     after(async () => {
       await w?.close();
@@ -383,17 +394,34 @@ for (const dialect of dialects()) {
         expect(tree.body.status).to.equal('published');
       });
 
-      // The same table as the sandbox's preview (test/e2e/rest/launches.test.ts): live mode refuses each rule at preview too.
+      /** The brand's API and uploaded image a row runs on. */
+      const apiOf = (row: Parameters<typeof tokBrand>[0]): [Api, number] => {
+        const brand = tokBrand(row);
+        const api = { shoes, tok, tokyen: tokYen, toklong: tokLong, tokgbp: tokGbp }[brand]!;
+        return [api, ids[brand === 'shoes' ? 'shoesImage' : `${brand}Image`]];
+      };
+
+      // The same tables as the sandbox's preview (test/e2e/rest/launches.test.ts): what previews valid there previews valid live and publishes.
+      for (const row of TIKTOK_VALID_ROWS) {
+        it(`live: ${row.what} → previews valid and publishes, every TikTok answer code 0`, async () => {
+          const [api, image] = apiOf(row);
+          const built = await buildLaunch(api, { title: row.what.slice(0, 200), ...row.tree({ image }) });
+          const reply = await api('POST', `/launches/${built.launchId}/publish`, {}, idem('preview'));
+          expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
+          expect(reply.body.valid).to.equal(true);
+          await publish(api, built.launchId);
+          const answers = tiktokProxy.recorded.map((r) => (r.answer as { code?: number } | undefined)?.code);
+          expect(
+            answers.filter((code) => code !== 0),
+            JSON.stringify(tiktokProxy.recorded.map((r) => r.answer)),
+          ).to.deep.equal([]);
+        });
+      }
+
+      // Live mode refuses each rule at preview too.
       for (const row of TIKTOK_RULE_ROWS) {
         it(`preview in live mode: ${row.what} → 400 on the named fields, nothing sent to create`, async () => {
-          const [api, image] =
-            row.platform === 'meta'
-              ? [shoes, ids.shoesImage]
-              : row.on === 'yen'
-                ? [tokYen, ids.tokyenImage]
-                : row.on === 'long-name'
-                  ? [tokLong, ids.toklongImage]
-                  : [tok, ids.tokImage];
+          const [api, image] = apiOf(row);
           const built = await buildLaunch(api, { title: row.what.slice(0, 200), ...row.tree({ image }) });
           const reply = await api('POST', `/launches/${built.launchId}/publish`, {}, idem('preview'));
           expect(reply.status, JSON.stringify(reply.body)).to.equal(400);
@@ -443,7 +471,7 @@ for (const dialect of dialects()) {
         }
       });
 
-      it("a yen account: budgets at TikTok's minimums converted at the FX_RATES rate (campaign ¥7,576, ad group ¥3,031) preview valid and are sent as whole yen, which TikTok takes", async () => {
+      it("a yen account: budgets at TikTok's minimums (campaign ¥7,576: USD 50 at the FX_RATES rate; ad group ¥2,500: the yen table) preview valid and are sent as whole yen, which TikTok takes", async () => {
         const campaignBudget = await buildLaunch(tokYen, {
           title: 'TikTok yen campaign',
           ...ruleTree(ids.tokyenImage, { campaign: { budget: { dailyAmount: 7576 } } }),
@@ -454,12 +482,12 @@ for (const dialect of dialects()) {
         tiktokProxy.clear();
         const adgroupBudget = await buildLaunch(tokYen, {
           title: 'TikTok yen ad group',
-          ...ruleTree(ids.tokyenImage, { campaign: { budget: undefined }, adset: { budget: { dailyAmount: 3031 } } }),
+          ...ruleTree(ids.tokyenImage, { campaign: { budget: undefined }, adset: { budget: { dailyAmount: 2500 } } }),
         });
         await publish(tokYen, adgroupBudget.launchId);
         expect(tiktokProxy.to(/^\/campaign\/create\/$/)[0].params).to.deep.include({ budget_optimize_on: false, budget_mode: 'BUDGET_MODE_INFINITE' });
         const [adgroup] = tiktokProxy.to(/^\/adgroup\/create\/$/);
-        expect(adgroup.params).to.deep.include({ advertiser_id: YEN_ADVERTISER, budget_mode: 'BUDGET_MODE_DAY', budget: 3031 });
+        expect(adgroup.params).to.deep.include({ advertiser_id: YEN_ADVERTISER, budget_mode: 'BUDGET_MODE_DAY', budget: 2500 });
         const answers = tiktokProxy.recorded.map((r) => (r.answer as { code?: number } | undefined)?.code);
         expect(answers.filter((code) => code !== 0)).to.deep.equal([]);
       });
@@ -569,9 +597,21 @@ for (const dialect of dialects()) {
       });
     });
 
-    it('every publish above was taken as sent: neither platform changed anything without a word (silentChanges)', () => {
-      expect(meta.silentChanges).to.deep.equal([]);
-      expect(tiktok.silentChanges).to.deep.equal([]);
+    // Mocha runs a suite's own tests before its nested suites: these run last, in a suite of their own.
+    describe('after every publish above', () => {
+      it('every publish above was taken as sent: neither platform changed anything without a word (silentChanges)', () => {
+        expect(meta.silentChanges).to.deep.equal([]);
+        expect(tiktok.silentChanges).to.deep.equal([]);
+      });
+
+      it('every parameter the service sent above, through the REST publishes, is in its platform ledger and taken by the version called', () => {
+        expect(metaProxy.history.length).to.be.greaterThan(20);
+        expect(tiktokProxy.history.length).to.be.greaterThan(20);
+        const metaProblems = ledgerProblems(META_LEDGER, metaProxy.history, DEFAULT_GRAPH_VERSION);
+        const tiktokProblems = ledgerProblems(TIKTOK_LEDGER, tiktokProxy.history, TIKTOK_API_VERSION);
+        expect(metaProblems, metaProblems.join('\n')).to.deep.equal([]);
+        expect(tiktokProblems, tiktokProblems.join('\n')).to.deep.equal([]);
+      });
     });
   });
 }

@@ -12,6 +12,9 @@ import { startWorld, type World } from '../../helpers/world.js';
 import { addNode, adProps, adsetProps, brandApi, buildLaunch, idem, type Api, type BuiltLaunch } from '../../helpers/launch-builders.js';
 import { RecordingProxy, type Recorded } from '../../helpers/recording-proxy.js';
 import { FAKE_VERSIONS, FakeMetaServer, GRAPH_VERSION } from '../../fakes/meta-server.js';
+import { ledgerProblems } from '../../../src/platforms/ledger.js';
+import { META_LEDGER } from '../../../src/platforms/meta/ledger.js';
+import { DEFAULT_GRAPH_VERSION } from '../../../src/platforms/meta/versions.js';
 
 const PAGE = '100200300400';
 const ACCOUNTS = {
@@ -22,7 +25,7 @@ const ACCOUNTS = {
     name: 'Shoes EU',
     dsaBeneficiary: 'Shoes Co GmbH',
     dsaPayor: 'Shoes Co Holding AG',
-    declaredCountries: ['SG'],
+    regionalIdentities: { SG: { beneficiary: '900000000000001', payer: '900000000000002' } },
   },
   defaults: { accountId: 'act_1003', currency: 'USD', name: 'Shoes Defaults' },
 } as const;
@@ -58,11 +61,26 @@ const world = (tokens: Partial<Record<BrandRef, string>>) => ({
   ],
 });
 
-/** The issues of a preview (a 400) as field → message; an empty map for a valid preview. */
-async function previewIssues(api: Api, launchId: string): Promise<Map<string, string>> {
+/**
+ * A last suite (Mocha runs a suite's own tests before its nested suites): every parameter the service sent
+ * to Meta in the suite, through its recording proxy, is in the Meta ledger and taken by `version`.
+ */
+function ledgerChecked(proxy: () => RecordingProxy, version: string): void {
+  describe('after every preview and publish above', () => {
+    it(`every parameter the service sent to Meta is in the Meta ledger and taken by ${version}`, () => {
+      expect(proxy().history.length).to.be.greaterThan(5);
+      const problems = ledgerProblems(META_LEDGER, proxy().history, version);
+      expect(problems, problems.join('\n')).to.deep.equal([]);
+    });
+  });
+}
+
+/** The issues of a preview (a 400) as field → message; an empty map for a valid preview (its warnings in `warnings`, when given). */
+async function previewIssues(api: Api, launchId: string, warnings: unknown[] = []): Promise<Map<string, string>> {
   const reply = await api('POST', `/launches/${launchId}/publish`, {}, idem('preview'));
   if (reply.status === 200) {
     expect(reply.body.valid, JSON.stringify(reply.body)).to.equal(true);
+    warnings.push(...reply.body.warnings);
     return new Map();
   }
   expect(reply.status, JSON.stringify(reply.body)).to.equal(400);
@@ -78,6 +96,8 @@ interface Row {
   refused?: (b: BuiltLaunch) => [string, RegExp];
   /** Only in this mode (the sandbox has no Meta account defaults). */
   mode?: 'sandbox' | 'live';
+  /** A valid preview's one warning: its field, a pattern its message matches and one its source matches. */
+  warned?: (b: BuiltLaunch) => [string, RegExp, RegExp];
 }
 
 const rows: Row[] = [
@@ -166,6 +186,20 @@ const rows: Row[] = [
     refused: (b) => [`campaigns[${b.campaignId}].specialAdCategories`, /countries/],
   },
   { what: 'special ad category CREDIT (sent as FINANCIAL_PRODUCTS_SERVICES)', tree: { campaign: { specialAdCategories: ['CREDIT'] } } },
+  {
+    what: 'a HOUSING campaign whose ad set narrows ages (special ad categories keep 18 to 65+)',
+    tree: { campaign: { specialAdCategories: ['HOUSING'] }, adset: { targeting: { countries: ['US'], ageMin: 25, ageMax: 54 } } },
+    refused: (b) => [`adSets[${b.adsetId}].targeting`, /HOUSING campaign may not .*ages 18 to 65\+ and every gender/],
+  },
+  {
+    what: 'an EMPLOYMENT campaign whose ad set targets one gender',
+    tree: { campaign: { specialAdCategories: ['EMPLOYMENT'] }, adset: { targeting: { countries: ['US'], genders: ['female'] } } },
+    refused: (b) => [`adSets[${b.adsetId}].targeting`, /EMPLOYMENT campaign may not/],
+  },
+  {
+    what: 'a HOUSING campaign whose ad set keeps 18 to 65 and both genders',
+    tree: { campaign: { specialAdCategories: ['HOUSING'] }, adset: { targeting: { countries: ['US'], ageMin: 18, ageMax: 65, genders: ['female', 'male'] } } },
+  },
   // More rules the platforms enforce (live-platforms.md), each at preview in both modes.
   {
     what: 'APP_EVENTS, which is not a Meta optimization goal',
@@ -175,10 +209,31 @@ const rows: Row[] = [
     },
     refused: (b) => [`adSets[${b.adsetId}].optimizationGoal`, /use one of APP_INSTALLS/],
   },
+  // A rule whose only source is a third party (pipeboard meta-ads-mcp issue 140): refused in the sandbox saying so,
+  // a warning naming its source live, where Meta's validate_only decides (below: it refuses at publish).
   {
-    what: 'a conversion ad set with a pixel and no event',
+    what: 'a conversion ad set with a pixel and no event (sandbox: a third-party rule refuses)',
+    mode: 'sandbox',
     tree: { campaign: { objective: 'OUTCOME_SALES' }, adset: { optimizationGoal: 'OFFSITE_CONVERSIONS', promotedObject: { pixelId: '7788' } } },
-    refused: (b) => [`adSets[${b.adsetId}].promotedObject`, /pixelId and customEventType .* missing customEventType/],
+    refused: (b) => [
+      `adSets[${b.adsetId}].promotedObject`,
+      /missing customEventType \(this rule's only source is a third party: pipeboard meta-ads-mcp issue 140/,
+    ],
+  },
+  {
+    what: 'a conversion ad set with a pixel and no event (live: a warning naming the third party; Meta decides)',
+    mode: 'live',
+    tree: { campaign: { objective: 'OUTCOME_SALES' }, adset: { optimizationGoal: 'OFFSITE_CONVERSIONS', promotedObject: { pixelId: '7788' } } },
+    warned: (b) => [
+      `adSets[${b.adsetId}].promotedObject`,
+      /missing customEventType \(the platform decides when asked/,
+      /pipeboard meta-ads-mcp issue 140 \(third party/,
+    ],
+  },
+  {
+    what: "a conversion ad set with neither pixel nor event (Meta's own rule: refused in both modes)",
+    tree: { campaign: { objective: 'OUTCOME_SALES' }, adset: { optimizationGoal: 'OFFSITE_CONVERSIONS', promotedObject: {} } },
+    refused: (b) => [`adSets[${b.adsetId}].promotedObject`, /missing pixelId and customEventType$/],
   },
   {
     what: 'a conversion ad set with its pixel and event',
@@ -231,11 +286,42 @@ const rows: Row[] = [
     refused: (b) => [`adSets[${b.adsetId}].targeting.countries`, /Meta does not serve ads in IR/],
   },
   {
-    what: 'Singapore, which needs a declaration the account has not made',
+    what: "Singapore on an account without Meta's verified identities for it",
     tree: { adset: { targeting: { countries: ['SG'] } } },
-    refused: (b) => [`adSets[${b.adsetId}].targeting.countries`, /declaredCountries of ad account act_1001/],
+    refused: (b) => [`adSets[${b.adsetId}].targeting.countries`, /SG needs .*regionalIdentities \{"SG".*on ad account act_1001 \(update-ad-account\)/],
   },
-  { what: 'Singapore on an account that declared it', brand: 'eu', tree: { adset: { targeting: { countries: ['SG'] } } } },
+  {
+    what: 'Taiwan on an account with identities for Singapore only',
+    brand: 'eu',
+    tree: { adset: { targeting: { countries: ['TW', 'SG'] } } },
+    refused: (b) => [`adSets[${b.adsetId}].targeting.countries`, /^TW needs .*act_1002/],
+  },
+  {
+    what: 'Singapore on an account with its identities (sent as regional_regulation_identities)',
+    brand: 'eu',
+    tree: { adset: { targeting: { countries: ['SG'] } } },
+  },
+  // False refusals of earlier rounds, now valid: Korea needs nothing; overseas territories that are not EU territory need no DSA names.
+  { what: 'South Korea (Meta has no declaration field for it)', tree: { adset: { targeting: { countries: ['KR'] } } } },
+  {
+    what: 'Saint Pierre and Miquelon, New Caledonia, Greenland, the Faroes (not EU territory: no DSA names)',
+    tree: { adset: { targeting: { countries: ['PM', 'NC', 'GL', 'FO'] } } },
+  },
+  {
+    what: 'Guadeloupe, an outermost region of the EU, on an account naming no DSA names',
+    tree: { adset: { targeting: { countries: ['GP'] } } },
+    refused: (b) => [`adSets[${b.adsetId}].targeting.countries`, /GP is in the EU/],
+  },
+  {
+    what: 'Syria (a warning naming its source, not a refusal)',
+    tree: { adset: { targeting: { countries: ['US', 'SY'] } } },
+    warned: (b) => [`adSets[${b.adsetId}].targeting.countries`, /Syria sanctions in 2025/, /lfx-self-serve PR 1644/],
+  },
+  {
+    what: 'Russia, which Meta does not serve',
+    tree: { adset: { targeting: { countries: ['RU'] } } },
+    refused: (b) => [`adSets[${b.adsetId}].targeting.countries`, /Meta does not serve ads in RU/],
+  },
   {
     what: 'facebook:video_feeds (removed in v24.0)',
     tree: { adset: { placements: { positions: ['facebook:feed', 'facebook:video_feeds'] } } },
@@ -324,11 +410,7 @@ for (const [dialect, mode] of dialects().flatMap((d) => (['sandbox', 'live'] as 
       let env: Record<string, string> = { FX_RATES: 'EUR=1.08' };
       if (mode === 'live') {
         meta = await FakeMetaServer.start();
-        for (const ref of Object.keys(ACCOUNTS) as BrandRef[])
-          tokens[ref] = meta.addAccount(ACCOUNTS[ref].accountId, {
-            currency: ACCOUNTS[ref].currency,
-            declaredCountries: ref === 'eu' ? [...ACCOUNTS.eu.declaredCountries] : [],
-          });
+        for (const ref of Object.keys(ACCOUNTS) as BrandRef[]) tokens[ref] = meta.addAccount(ACCOUNTS[ref].accountId, { currency: ACCOUNTS[ref].currency });
         meta.setDsaDefaults(ACCOUNTS.defaults.accountId, { beneficiary: 'Defaults Inc.', payor: 'Defaults Payer Ltd' });
         proxy = await RecordingProxy.start(meta.url, /^\/v\d+\.\d+/);
         env = { ...env, PLATFORM_MODE: 'live', META_GRAPH_URL: proxy.url, TOKEN_ENCRYPTION_KEY: process.env.TOKEN_ENCRYPTION_KEY! };
@@ -346,7 +428,14 @@ for (const [dialect, mode] of dialects().flatMap((d) => (['sandbox', 'live'] as 
     for (const row of rows.filter((r) => !r.mode || r.mode === mode)) {
       it(`${row.what}: ${row.refused ? 'refused on its field' : 'valid'}`, async () => {
         const built = await buildLaunch(apis[row.brand ?? 'shoes'], { title: row.what.slice(0, 200), ...row.tree });
-        const issues = await previewIssues(apis[row.brand ?? 'shoes'], built.launchId);
+        const warnings: Array<{ field: string; message: string; source?: string }> = [];
+        const issues = await previewIssues(apis[row.brand ?? 'shoes'], built.launchId, warnings);
+        if (row.warned) {
+          const [field, message, source] = row.warned(built);
+          expect(warnings.map((w) => w.field)).to.deep.equal([field]);
+          expect(warnings[0].message).to.match(message);
+          expect(warnings[0].source).to.match(source);
+        }
         if (!row.refused) return expect(Object.fromEntries(issues)).to.deep.equal({});
         const [field, message] = row.refused(built);
         expect([...issues.keys()], JSON.stringify(Object.fromEntries(issues))).to.deep.equal([field]);
@@ -435,6 +524,82 @@ for (const [dialect, mode] of dialects().flatMap((d) => (['sandbox', 'live'] as 
     });
 
     if (mode !== 'live') return;
+
+    it("a third-party-only rule broken (a conversion ad set without its event): the live preview answers valid with a warning naming the source, and Meta's validate_only still decides at publish", async () => {
+      const api = apis.shoes;
+      const built = await buildLaunch(api, {
+        title: 'Third-party rule',
+        campaign: { objective: 'OUTCOME_SALES' },
+        adset: { optimizationGoal: 'OFFSITE_CONVERSIONS', promotedObject: { pixelId: '7788' } },
+      });
+      const preview = await api('POST', `/launches/${built.launchId}/publish`, {}, idem('third-party'));
+      expect(preview.status, JSON.stringify(preview.body)).to.equal(200);
+      expect(preview.body.valid).to.equal(true);
+      expect(preview.body.warnings).to.have.length(1);
+      expect(preview.body.warnings[0]).to.deep.include({ field: `adSets[${built.adsetId}].promotedObject` });
+      expect(preview.body.warnings[0].source).to.match(/^pipeboard meta-ads-mcp issue 140 \(third party/);
+      // The same over preview-launch (scope read).
+      const read = await api('GET', `/launches/${built.launchId}/preview`);
+      expect(read.body.warnings, JSON.stringify(read.body)).to.deep.equal(preview.body.warnings);
+      proxy!.clear();
+      const publish = await api('POST', `/launches/${built.launchId}/publish`, { confirm: true }, idem('third-party'));
+      expect(publish.status, JSON.stringify(publish.body)).to.equal(400);
+      expect(publish.body.error.details[0].field).to.equal(`adSets[${built.adsetId}].promotedObject`);
+      expect(publish.body.error.details[0].message).to.match(/refused it when asked to validate it: .*custom_event_type.*subcode 1885154/);
+      const asked = proxy!.recorded.filter((r) => r.method === 'POST' && /\/adsets$/.test(r.path));
+      expect(asked.length, 'only the validate_only ask').to.equal(asked.filter(validateOnly).length);
+    });
+
+    it('a Meta app in development mode: a live preview answers 422 unprocessable naming the account and the fix (error 100, subcode 1885183); nothing created', async () => {
+      const api = apis.shoes;
+      const built = await buildLaunch(api, { title: 'App in development mode' });
+      meta!.appInDevelopmentMode = true;
+      try {
+        const reply = await api('POST', `/launches/${built.launchId}/publish`, {}, idem('dev-mode'));
+        expect(reply.status, JSON.stringify(reply.body)).to.equal(422);
+        expect(reply.body.error.code).to.equal('unprocessable');
+        expect(reply.body.error.message).to.match(
+          /ad account act_1001: the Meta app .* is in development mode \(error 100, subcode 1885183\).*App Mode to Live/,
+        );
+      } finally {
+        meta!.appInDevelopmentMode = false;
+      }
+      expect(meta!.objectsOf('act_1001').filter((o) => o.name === 'App in development mode')).to.deep.equal([]);
+    });
+
+    it("a lead ad whose Page has not accepted the lead ads terms: the live preview reads the Page's leadgen_tos_accepted and says so before; if Meta refuses it at publish (1815089) the answer is 422 naming the Page", async () => {
+      const api = apis.shoes;
+      const tree = { campaign: { objective: 'OUTCOME_LEADS' }, adset: { optimizationGoal: 'LEAD_GENERATION', promotedObject: { leadFormId: '900100' } } };
+      meta!.setPage(PAGE, { name: 'Shoes Co', leadgenTosAccepted: false });
+      try {
+        const built = await buildLaunch(api, { title: 'Lead terms', ...tree });
+        proxy!.clear();
+        const issues = await previewIssues(api, built.launchId);
+        const field = `adSets[${built.adsetId}].promotedObject.leadFormId`;
+        expect([...issues.keys()], JSON.stringify(Object.fromEntries(issues))).to.deep.equal([field]);
+        expect(issues.get(field)).to.match(
+          new RegExp(`Facebook Page ${PAGE} has not accepted Meta's lead ads terms .*https://www\\.facebook\\.com/ads/leadgen/tos`),
+        );
+        expect(
+          proxy!.recorded.some((r) => r.method === 'GET' && r.path.endsWith(`/${PAGE}`) && String(r.params.fields).includes('leadgen_tos_accepted')),
+        ).to.equal(true);
+        meta!.setPage(PAGE, { name: 'Shoes Co', leadgenTosAccepted: true });
+        expect(await previewIssues(api, built.launchId)).to.deep.equal(new Map());
+        // Accepted when read, refused by Meta when the ad sets are created (the terms withdrawn meanwhile).
+        meta!.refuseWhen((call) =>
+          call.level === 'adset' && (call.params.promoted_object as { page_id?: string } | undefined)?.page_id === PAGE
+            ? { message: `(#100) Page ${PAGE} must accept the Lead Ads Terms of Service`, subcode: 1815089 }
+            : null,
+        );
+        const reply = await api('POST', `/launches/${built.launchId}/publish`, { confirm: true }, idem('lead-terms'));
+        expect(reply.status, JSON.stringify(reply.body)).to.equal(422);
+        expect(reply.body.error.code).to.equal('unprocessable');
+        expect(reply.body.error.message).to.match(new RegExp(`Facebook Page ${PAGE} has not accepted Meta's lead ads terms \\(error 100, subcode 1815089\\)`));
+      } finally {
+        meta!.clearUnwritten();
+        meta!.setPage(PAGE, { leadgenTosAccepted: true });
+      }
+    });
 
     describe('publishing to the fake Meta: every request accepted, asserted field by field', () => {
       beforeEach(() => proxy!.clear());
@@ -567,7 +732,14 @@ for (const [dialect, mode] of dialects().flatMap((d) => (['sandbox', 'live'] as 
         expect(posts('campaigns')[0].params, 'no campaign budget: the ad sets carry the bid strategy').to.not.have.property('bid_strategy');
         const creative = posts('ads')[0].params.creative as any;
         expect(creative.contextual_multi_ads).to.deep.equal({ enroll_status: 'OPT_IN' });
-        expect(creative.degrees_of_freedom_spec).to.deep.equal({ creative_features_spec: { standard_enhancements: { enroll_status: 'OPT_OUT' } } });
+        expect(creative.degrees_of_freedom_spec).to.deep.equal({
+          creative_features_spec: {
+            image_template: { enroll_status: 'OPT_OUT' },
+            image_touchups: { enroll_status: 'OPT_OUT' },
+            text_optimizations: { enroll_status: 'OPT_OUT' },
+            inline_comment: { enroll_status: 'OPT_OUT' },
+          },
+        });
         const engagement = await buildLaunch(apis.shoes, {
           title: 'Post engagement',
           campaign: { objective: 'OUTCOME_ENGAGEMENT' },
@@ -802,6 +974,8 @@ for (const [dialect, mode] of dialects().flatMap((d) => (['sandbox', 'live'] as 
           ).to.have.length(1);
       });
     });
+
+    if (mode === 'live') ledgerChecked(() => proxy!, DEFAULT_GRAPH_VERSION);
   });
 }
 
@@ -912,5 +1086,7 @@ for (const [dialect, mode] of dialects().flatMap((d) => (['sandbox', 'live'] as 
         await old.close();
       }
     });
+
+    if (mode === 'live') ledgerChecked(() => proxy!, 'v25.0');
   });
 }

@@ -36,10 +36,25 @@ const JAVA_ENUM_NAMES: Record<string, string[]> = {
   EnumDestinationType: ['adaccountadsets_destination_type_enum_param', 'adcampaign_destination_type'],
 };
 
+/**
+ * The regional regulated categories by name. The codegen enum lists only indices ('0' to '14'), its
+ * generator having lost the names; Meta's own refusal names the value to send ("use the following value
+ * ...: TAIWAN_UNIVERSAL", quoted by integrations that were refused, a third-party report) and the
+ * generated SDKs name the identities per category (RegionalRegulationIdentities:
+ * singapore_universal_beneficiary, taiwan_universal_payer, ...). Both forms are taken.
+ */
+const REGIONAL_CATEGORY_NAMES = ['AUSTRALIA_FINSERV', 'INDIA_FINSERV', 'SINGAPORE_UNIVERSAL', 'TAIWAN_FINSERV', 'TAIWAN_UNIVERSAL', 'THAILAND_UNIVERSAL'];
+const WITH_CATEGORY_NAMES: Record<string, string[]> = Object.fromEntries(
+  ['adaccountadsets_regional_regulated_categories_enum_param', 'adcampaign_regional_regulated_categories'].map((name) => [
+    name,
+    [...(GRAPH_SPEC.enums[name] ?? []), ...REGIONAL_CATEGORY_NAMES],
+  ]),
+);
+
 /** The enums a call to major version `major` is checked against. */
 function enumsAt(major: number | undefined): Record<string, string[]> {
-  if (major === undefined || major < Number(JAVA_SDK.apiVersion.slice(1))) return GRAPH_SPEC.enums;
-  const out = { ...GRAPH_SPEC.enums };
+  if (major === undefined || major < Number(JAVA_SDK.apiVersion.slice(1))) return { ...GRAPH_SPEC.enums, ...WITH_CATEGORY_NAMES };
+  const out = { ...GRAPH_SPEC.enums, ...WITH_CATEGORY_NAMES };
   for (const [javaName, specNames] of Object.entries(JAVA_ENUM_NAMES)) for (const name of specNames) out[name] = JAVA_SDK.adSetEnums[javaName];
   return out;
 }
