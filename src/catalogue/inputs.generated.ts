@@ -2524,7 +2524,11 @@ export interface UpdateAdAccountInput {
    * Meta: the verified beneficiary and payer identity ids Meta issued, per country that needs them (SG, TW).
    */
   regionalIdentities?: {
-    [k: string]: {
+    SG?: {
+      beneficiary: string;
+      payer: string;
+    };
+    TW?: {
       beneficiary: string;
       payer: string;
     };

@@ -15,6 +15,7 @@ import { startSvcServer, stopAllServers, runningChildren } from '../../helpers/p
 /** The service's own modules loaded before the server listens (paths under dist/). */
 const EAGER = [
   'src/access/authenticate.js',
+  'src/account/email.js',
   'src/account/store.js',
   'src/activity/recorder.js',
   'src/activity/store.js',
@@ -94,6 +95,7 @@ const EAGER = [
   'src/platforms/sandbox/refusals.js',
   'src/platforms/sandbox/store.js',
   'src/platforms/text-limits.js',
+  'src/platforms/tiktok/budgets.js',
   'src/platforms/tiktok/mapping.js',
   'src/platforms/tiktok/rules.js',
   'src/references/resolve.js',
