@@ -1009,7 +1009,7 @@ export interface EditLiveCampaignInput {
    */
   amount: number;
   /**
-   * planFingerprint of launch_campaign's preview: a launch changed since changes nothing (409 stale_read).
+   * The planFingerprint answered for exactly this change (a first call without it, on a client that cannot ask, answers the change and its fingerprint). With another amount, node, level or budget type, a launch preview's fingerprint, or a node changed since: 409 stale_read with this change's fingerprint, nothing sent to the ad platform.
    */
   planFingerprint?: string;
 }
@@ -2688,7 +2688,7 @@ export interface UpdateNodeInput {
     [k: string]: unknown;
   };
   /**
-   * Live status change: planFingerprint of launch_campaign's preview (changed since: 409 stale_read).
+   * Live status change: the planFingerprint answered for exactly this change. Another status or node, a launch preview's fingerprint, or a node changed since: 409 stale_read with this change's fingerprint, nothing sent to the ad platform.
    */
   planFingerprint?: string;
 }

@@ -140,12 +140,13 @@ const editLiveCampaign = defineOperation({
   description:
     "amount is in the minor units of the node's ad account currency (cents for USD, yen for JPY, fils for KWD), at least 100 (and the platform minimum). " +
     "It counts against the credential's ceiling in US cents at the FX_RATES rate, rounded up (no rate for the currency: 503 unavailable, nothing changes). " +
-    'A node of a launch that is still a draft answers 409 conflict: change draft budgets through the node properties.',
+    'A node of a launch that is still a draft answers 409 conflict: change draft budgets through the node properties. ' +
+    'planFingerprint binds the call to this one change (the fingerprint a confirmation answered for it, in details.planFingerprint of a 409): ' +
+    "another amount, node, level or budget type, a launch preview's fingerprint, or a node changed since answers 409 stale_read with the fingerprint of the change as sent, and nothing is sent to the ad platform.",
   uses: ['platforms', 'metrics', 'activity', 'events', 'config'],
   async handler(ctx, input) {
     requireCeiling(ctx.principal);
     const l = await loadLaunch(ctx.db, ctx.brand.id, input.launchId);
-    if (input.planFingerprint !== undefined) requirePlan(l.id, await loadNodes(ctx.db, l.id), input.planFingerprint, 'no budget was changed');
     return changeLiveBudget(ctx, l, input);
   },
 });

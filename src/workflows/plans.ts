@@ -9,7 +9,8 @@ import { ServiceError, type FieldIssue } from '../errors.js';
 import { toUsdCents } from '../money/convert.js';
 import { canonicalJson } from '../pagination/cursor.js';
 import { launchPlan, planFingerprint } from '../launches/publish-view.js';
-import { findNode, loadLaunch, loadNodes } from '../launches/store.js';
+import { budgetChange, liveChangeFingerprint } from '../launches/live-change.js';
+import { findNode, loadLaunch, loadNodes, type NodeRow } from '../launches/store.js';
 import { topological, type WorkflowEdge, type WorkflowNode } from './definition.js';
 import { needsPublishCause } from './publish-rule.js';
 
@@ -19,7 +20,11 @@ export interface StepPlan {
   kind: 'launch' | 'budget';
   /** The launch the step publishes (a budget step: the launch that holds the node); null when an earlier step of the run makes it. */
   launchId: string | null;
-  /** The launch's planFingerprint (launch-campaign's preview); null when the launch is not known yet. */
+  /**
+   * A launch step: the launch's planFingerprint (launch-campaign's preview). A budget step: the
+   * fingerprint of its one live change (launches/live-change.ts), which edit-live-campaign binds.
+   * Null when the launch is not known yet.
+   */
   planFingerprint: string | null;
   counts: { campaigns: number; adSets: number; ads: number } | null;
   accounts: Array<{ accountId: string; currency: string; amountMinorUnits: number; countedUsdCents: number }>;
@@ -113,7 +118,8 @@ export function confirmedStep(
   planFingerprint: string,
 ): { stepNodeId: string; planFingerprint: string } | null {
   const step = moneyStepAfter(def, null);
-  if (!step || knownLaunchId(step.settings.launchId, triggerData, new Map()) === null) return null;
+  // A budget step is confirmed as its own live change, never by a launch's plan.
+  if (!step || step.kind !== 'launch' || knownLaunchId(step.settings.launchId, triggerData, new Map()) === null) return null;
   return { stepNodeId: step.nodeId, planFingerprint };
 }
 
@@ -154,6 +160,7 @@ export async function planOfStep(ctx: PlanContext, runBrandId: number, step: Wor
     }
     const node = await findNode(ctx.db, l.id, String(step.settings.nodeId));
     if (!node?.accountId) return { ...plan, problem: `node ${String(step.settings.nodeId)} is not in launch ${launchId}` };
+    plan.planFingerprint = budgetStepFingerprint(node, step);
     const account = await ctx.platforms.account(ctx.db, brandId, node.accountId);
     const amount = Number(step.settings.amount);
     const counted = toUsdCents(amount, account.currency, ctx.config.fxRates);
@@ -183,9 +190,18 @@ export async function currentFingerprint(
   const brandId = (step?.settings.brandId as number | undefined) ?? runBrandId;
   try {
     const l = await loadLaunch(ctx.db, brandId, plan.launchId);
-    return planFingerprint(await loadNodes(ctx.db, l.id));
+    if (step?.kind !== 'budget') return planFingerprint(await loadNodes(ctx.db, l.id));
+    const node = await findNode(ctx.db, l.id, String(step.settings.nodeId));
+    return node ? budgetStepFingerprint(node, step) : planFingerprint(await loadNodes(ctx.db, l.id));
   } catch (err) {
     if (err instanceof ServiceError && err.code === 'not_found') return null;
     throw err;
   }
+}
+
+/** The fingerprint of the live change a budget step makes (its settings as steps.ts sends them to edit-live-campaign). */
+function budgetStepFingerprint(node: NodeRow, step: WorkflowNode): string {
+  const s = step.settings;
+  const args = { level: String(s.level ?? 'CAMPAIGN'), budgetType: String(s.budgetType ?? 'daily'), amount: Number(s.amount) };
+  return liveChangeFingerprint(budgetChange(node, args), node);
 }

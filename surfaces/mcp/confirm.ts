@@ -12,10 +12,13 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { ServiceError } from '../../src/errors.js';
-import { formatMinor } from '../../src/money/convert.js';
+import { formatMinor, toUsdCents } from '../../src/money/convert.js';
 import { needsPublishCause } from '../../src/workflows/publish-rule.js';
 import { currentFingerprint, definitionFingerprint, knownLaunchId, moneyStepAfter } from '../../src/workflows/plans.js';
 import { findWorkflow, workflowsOfColumn, loadExecution, type Execution } from '../../src/workflows/store.js';
+import { budgetChange, liveChangeFingerprint, statusChange, type LiveChange } from '../../src/launches/live-change.js';
+import { findNode, loadLaunch, type NodeRow } from '../../src/launches/store.js';
+import type { FxRates } from '../../src/money/fx-rates.js';
 
 /** How often a call waiting for the person reports progress: clients that reset their timeout on progress keep the call alive. */
 export function waitTickMs(timeoutMs: number): number {
@@ -61,6 +64,8 @@ export interface AskingCall {
   /** The caller's organization and whether it holds `publish` (without it nothing moves, so nobody is asked). */
   organizationId: number;
   canPublish: boolean;
+  /** The FX_RATES the ceiling counts by: a live change shows what its amount counts. */
+  fxRates: FxRates;
 }
 
 /**
@@ -241,28 +246,93 @@ async function previewOfPublished(input: Record<string, unknown>, key: unknown, 
   }
 }
 
-/** edit_live_campaign: current and new budget of the node, and the ceiling left. */
+/**
+ * What a client that cannot ask is answered, and an asking client is asked about, before a live
+ * change: the change itself (launch, node, level, field, from, to, the amount in the account's
+ * currency and as it counts against the ceiling) and its own fingerprint, which binds exactly that
+ * change (launches/live-change.ts): the core refuses any other with 409 stale_read and sends nothing.
+ */
+interface ChangeShown {
+  change: LiveChange & { accountId: string | null; currency: string | null; amountMinorUnits: number | null; countedUsdCents: number | null };
+  planFingerprint: string;
+}
+
+/** What `amount` counts against the ceiling in US cents, or null when its currency has no rate (the change itself then answers 503). */
+function countedOrNull(amount: number, currency: string, rates: FxRates): number | null {
+  try {
+    return toUsdCents(amount, currency, rates);
+  } catch {
+    return null;
+  }
+}
+
+/** The change `change` of `node`, as shown to the person: with its amount counted (null when it carries none, or the currency has no rate). */
+function shownChange(change: LiveChange, node: NodeRow, currency: string | null, call: AskingCall): ChangeShown {
+  const amount = change.field === 'budget' && typeof change.to === 'object' ? change.to.amountMinorUnits : null;
+  const counted = amount !== null && currency ? countedOrNull(amount, currency, call.fxRates) : null;
+  return {
+    change: { ...change, accountId: node.accountId, currency, amountMinorUnits: amount, countedUsdCents: counted },
+    planFingerprint: liveChangeFingerprint(change, node),
+  };
+}
+
+/**
+ * A live change, once shown: a client that cannot ask goes on only with a planFingerprint (the core
+ * makes the change when it is this change's, else answers 409 stale_read with this change's); without
+ * one nothing moves and the answer is the change. An asking client is asked, and a yes binds the call
+ * to the change shown.
+ */
+async function confirmedChange(
+  tool: string,
+  input: Record<string, unknown>,
+  message: string,
+  shown: ChangeShown,
+  body: Record<string, unknown>,
+  call: AskingCall,
+): Promise<Decision> {
+  const answer = { ...body, change: shown.change };
+  if (!call.ask) {
+    if (typeof input.planFingerprint === 'string') return PROCEED;
+    return confirmedByPlan(tool, input, message, shown.planFingerprint, answer);
+  }
+  const reason = await asked(call, message);
+  if (reason === null) return { proceed: true, input: { ...input, planFingerprint: shown.planFingerprint } };
+  return { proceed: false, reason: `Nothing was changed: ${reason}.`, body: answer };
+}
+
+/** The stored node a live change names, once an operation checked the brand and launch (null: not there; the operation answers why). */
+async function storedNode(call: AskingCall, input: Record<string, unknown>): Promise<NodeRow | null> {
+  try {
+    const l = await loadLaunch(call.db, Number(input.brandId), Number(input.launchId));
+    return (await findNode(call.db, l.id, String(input.nodeId))) ?? null;
+  } catch (err) {
+    if (err instanceof ServiceError) return null;
+    throw err;
+  }
+}
+
+/** edit_live_campaign: the change (the node's budget now and the new one), and the ceiling left. */
 async function beforeBudgetEdit(input: Record<string, unknown>, key: unknown, requestId: string, call: AskingCall): Promise<Decision> {
   if (typeof key !== 'string') return PROCEED;
   // A launch that does not validate was never published, so nothing of it is live: the edit itself answers why.
   const preview = await previewOfPublished(input, key, requestId, call);
   if (!preview) return PROCEED;
   const node = nodeOfPlan(preview, String(input.nodeId));
+  const stored = await storedNode(call, input);
   // Not live, or without a budget of its own: the edit is refused with its own error, nothing to ask.
-  if (!node?.platformId || !node.budget) return PROCEED;
+  if (!node?.platformId || !node.budget || !stored) return PROCEED;
   const currency = currencyOf(preview, node);
   const level = input.level === 'ADSET' ? 'ad set' : 'campaign';
+  const shown = shownChange(budgetChange(stored, input as { level: string; budgetType: string; amount: number }), stored, currency, call);
+  const counted = shown.change.countedUsdCents === null ? '' : ` (counts as ${usd(shown.change.countedUsdCents)})`;
   const message = [
-    `Change the ${input.budgetType} budget of ${level} ${node.name ? `"${node.name}" ` : ''}(${node.nodeId}, ad account ${node.accountId}) on the ad platform?`,
-    `Now: ${formatMoney(node.budget.amountMinorUnits, currency)} ${node.budget.period}. New: ${formatMoney(input.amount as number, currency)} ${input.budgetType}; the new amount counts against the ceiling.`,
+    `Change the ${input.budgetType} budget of ${level} ${node.name ? `"${node.name}" ` : ''}(${node.nodeId}, launch ${String(input.launchId)}, ad account ${node.accountId}) on the ad platform?`,
+    `Now: ${formatMoney(node.budget.amountMinorUnits, currency)} ${node.budget.period}. New: ${formatMoney(input.amount as number, currency)} ${input.budgetType}${counted}; the new amount counts against the ceiling.`,
     ceilingLine(preview.budget?.ceiling),
-    planLine(preview),
+    `Change ${shown.planFingerprint} (this change only: another amount, node or level, or a budget changed before you answer, changes nothing).`,
   ].join('\n');
   const body = { nodeId: node.nodeId, level: input.level, platformId: node.platformId, budget: node.budget, ceiling: preview.budget.ceiling };
-  if (!call.ask) return confirmedByPlan('edit_live_campaign', input, message, preview.planFingerprint, body);
-  const reason = await asked(call, message);
-  if (reason === null) return bound(input, preview);
-  return { proceed: false, reason: `Nothing was changed: ${reason}.`, body };
+  return confirmedChange('edit_live_campaign', input, message, shown, body, call);
 }
 
 /** True for a workflow step that moves money on the ad platform (launch, budget). */
@@ -375,9 +445,30 @@ async function beforeRun(input: Record<string, unknown>, key: unknown, requestId
         ]
       : []),
   ].join('\n');
-  const planFingerprint = typeof preview?.planFingerprint === 'string' ? preview.planFingerprint : definitionFingerprint(saved);
-  const notStarted = (said: string) => ({ workflowId: w.workflowId, brandId: w.brandId, status: 'not_started', started: false, message: said });
+  // A budget step is confirmed as its one live change (launches/live-change.ts), a launch step as its launch's plan.
+  const changeFingerprint =
+    first.kind === 'budget' && launchId !== null ? await currentFingerprint({ db: call.db }, Number(input.brandId), first, { launchId }) : null;
+  const planFingerprint = changeFingerprint ?? (typeof preview?.planFingerprint === 'string' ? preview.planFingerprint : definitionFingerprint(saved));
+  const change =
+    first.kind === 'budget'
+      ? {
+          change: {
+            stepNodeId: first.nodeId,
+            launchId,
+            nodeId: String(first.settings.nodeId),
+            level: String(first.settings.level ?? 'CAMPAIGN'),
+            field: 'budget',
+            from: budgetNode?.budget ?? null,
+            to: { period: String(first.settings.budgetType ?? 'daily'), amountMinorUnits: Number(first.settings.amount) },
+            accountId: budgetNode?.accountId ?? null,
+            currency: currencyOf(preview, budgetNode),
+          },
+        }
+      : {};
+  const notStarted = (said: string) => ({ workflowId: w.workflowId, brandId: w.brandId, status: 'not_started', started: false, message: said, ...change });
   if (!call.ask) {
+    // A budget step's change named by a fingerprint: run-workflow starts it only when it is that change (else 409 stale_read with its own).
+    if (changeFingerprint !== null && typeof input.planFingerprint === 'string') return PROCEED;
     return confirmedByPlan('run_workflow', input, message, planFingerprint, { ...notStarted('No run started.'), reason: 'plan_confirmation_required' });
   }
   const reason = await asked(call, message);
@@ -439,7 +530,11 @@ async function beforeReview(input: Record<string, unknown>, key: unknown, reques
   // A plan whose launch is not known yet has no fingerprint: the run's steps are what is confirmed.
   const planFingerprint: string =
     shown?.planFingerprint ?? definitionFingerprint({ id: run.id, version: 0, nodes: run.definition.nodes, edges: run.definition.edges });
-  if (!call.ask) return confirmedByPlan('review_workflow_step', input, message, planFingerprint, execution);
+  if (!call.ask) {
+    // A budget step's change named by a fingerprint: the approval goes on only when it is that change (else 409 stale_read with its own).
+    if (recorded?.kind === 'budget' && typeof input.planFingerprint === 'string') return PROCEED;
+    return confirmedByPlan('review_workflow_step', input, message, planFingerprint, execution);
+  }
   const reason = await asked(call, message);
   if (reason === null) return shown ? { proceed: true, input: { ...input, planFingerprint: shown.planFingerprint } } : PROCEED;
   return { proceed: false, reason: `Nothing was approved: ${reason}. The review stays pending.`, body: execution };
@@ -510,18 +605,18 @@ async function beforeLiveStatus(input: Record<string, unknown>, key: unknown, re
   const found = levels.flatMap(([level, items]) => (items ?? []).map((n: Record<string, any>) => ({ level, n }))).find((x) => x.n.nodeId === input.nodeId);
   if (!found?.n.platformId) return PROCEED;
   const { level, n } = found;
+  const stored = await storedNode(call, input);
+  if (!stored) return PROCEED;
+  const shown = shownChange(statusChange(stored, String(status)), stored, currencyOf(preview, n), call);
   const message = [
-    `Set the ${level} ${n.name ? `"${n.name}" ` : ''}(${n.nodeId}, ad account ${n.accountId}) to ${String(status)} on the ad platform? It is ${n.status} now.`,
+    `Set the ${level} ${n.name ? `"${n.name}" ` : ''}(${n.nodeId}, ad account ${n.accountId}) to ${String(status)} on the ad platform? It is ${String(shown.change.from)} now.`,
     status === 'ACTIVE'
       ? `It spends again${n.budget ? `: ${formatMoney(n.budget.amountMinorUnits, currencyOf(preview, n))} ${n.budget.period}` : ''}.`
       : 'It stops spending.',
-    planLine(preview),
+    `Change ${shown.planFingerprint} (this change only: another status or node, or the node changed before you answer, changes nothing).`,
   ].join('\n');
   const body = { id: n.nodeId, status: 'live', platformId: n.platformId };
-  if (!call.ask) return confirmedByPlan('update_node', input, message, preview.planFingerprint, body);
-  const reason = await asked(call, message);
-  if (reason === null) return bound(input, preview);
-  return { proceed: false, reason: `Nothing was changed: ${reason}.`, body };
+  return confirmedChange('update_node', input, message, shown, body, call);
 }
 
 /** The operations that ask the person first when the client can ask (and are confirmed by the plan when it cannot), by operation name. */

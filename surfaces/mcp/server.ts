@@ -265,6 +265,7 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
           db: service.knex,
           organizationId: principal.organizationId,
           canPublish: principal.scopes.has('publish'),
+          fxRates: service.config.fxRates,
         };
         const decision = await askFirst(input, idempotencyKey, requestId, call);
         if (decision.proceed === false) return declinedResult(decision.body, decision.reason);
@@ -294,9 +295,10 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
       return cutResult;
     } catch (err) {
       if (!(err instanceof ServiceError)) service.log.error({ err, requestId }, 'unexpected error in a tool call');
-      if (asked && err instanceof ServiceError && err.code === 'stale_read' && (err.details as { reason?: string } | null)?.reason === 'plan_changed') {
-        const said = `Nothing was done: the launch changed since the question (a node, a budget or an account); ask again. ${err.message}`;
-        return errorResult(new ServiceError('stale_read', said, err.details), requestId);
+      const staleReason = err instanceof ServiceError && err.code === 'stale_read' ? (err.details as { reason?: string } | null)?.reason : undefined;
+      if (asked && (staleReason === 'plan_changed' || staleReason === 'change_differs')) {
+        const said = `Nothing was done: the launch changed since the question (a node, a budget or an account); ask again. ${(err as ServiceError).message}`;
+        return errorResult(new ServiceError('stale_read', said, (err as ServiceError).details), requestId);
       }
       return errorResult(inToolWords(err), requestId);
     }
