@@ -107,6 +107,12 @@ export interface ActivateWorkflowInput {
    * Workflow id (path parameter): digits.
    */
   workflowId: number;
+  /**
+   * The planFingerprint of each plan the person was shown (boundPlans of an earlier answer, one per launch or budget step whose launch is known, in that order): the workflow is armed only while they are its plans now. A stale one arms nothing: 409 stale_read with details.boundPlans, the plans now.
+   *
+   * @maxItems 50
+   */
+  planFingerprints?: string[];
 }
 
 /**
@@ -762,6 +768,7 @@ export interface CreateWebhookEndpointInput {
     | 'tracker.push.failed'
     | 'webhook.test'
     | 'workflow.execution.finished'
+    | 'workflow.failed'
     | 'workflow.review.requested'
   )[];
   /**
@@ -2774,6 +2781,7 @@ export interface UpdateWebhookEndpointInput {
     | 'tracker.push.failed'
     | 'webhook.test'
     | 'workflow.execution.finished'
+    | 'workflow.failed'
     | 'workflow.review.requested'
   )[];
   /**

@@ -19,6 +19,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   define('automation.action_failed'),
   define('workflow.execution.finished'),
   define('workflow.review.requested'),
+  define('workflow.failed'),
   define('pipeline.card.moved'),
   define('tracker.push.failed'),
   define('tracker.push.disabled'),

@@ -24,7 +24,7 @@ export async function changeLiveBudget(ctx: LiveBudgetContext, l: LaunchRow, inp
   const node = await findNode(ctx.db, l.id, input.nodeId);
   if (!node) throw notFound(`Node ${input.nodeId} of launch ${l.id}`);
   // A fingerprint binds exactly the change it was answered for: anything else is refused before any check or send.
-  requireLiveChange(budgetChange(node, input), node, input.planFingerprint, 'no budget was changed');
+  requireLiveChange(budgetChange(node, input), input.planFingerprint, 'no budget was changed');
   if (node.nodeType === 'ad')
     throw validationFailed([{ field: 'nodeId', code: 'invalid_value', message: 'budgets live on campaigns and ad sets, not on ads' }]);
   if (LEVEL_OF[input.level] !== node.nodeType) {

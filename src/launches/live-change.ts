@@ -1,6 +1,6 @@
 // A change to something live on an ad platform (a live budget, a live status) is confirmed as that
 // change, never as its launch: its fingerprint hashes exactly the change's arguments (launch, node,
-// level, field, the new value) and the node's live state now (its platform id and the value it has),
+// level, field, the new value) and the node's state now (the value it has),
 // so a fingerprint shown for one amount, node, status or level makes no other change, and a launch
 // preview's fingerprint (a hash of the whole plan) never stands for one. edit-live-campaign, a live
 // update-node status and a workflow's budget step bind to it; the MCP surface answers it to a client
@@ -48,16 +48,20 @@ export function statusChange(node: NodeRow, status: string): LiveChange {
   };
 }
 
-/** The change's fingerprint: its arguments and the node's live state now. */
-export function liveChangeFingerprint(change: LiveChange, node: Pick<NodeRow, 'platformId' | 'status'>): string {
-  const parts = ['live-change', change.launchId, change.nodeId, change.level, change.field, change.from, change.to, node.platformId, node.status];
+/**
+ * The change's fingerprint: its arguments and the node's state now (`from`). What publishing records
+ * (the platform id, live or draft) is left out, so a workflow's budget step bound before an earlier
+ * step publishes its launch still names the same change.
+ */
+export function liveChangeFingerprint(change: LiveChange): string {
+  const parts = ['live-change', change.launchId, change.nodeId, change.level, change.field, change.from, change.to];
   return crypto.createHash('sha256').update(canonicalJson(parts)).digest('base64url');
 }
 
 /** Throws 409 stale_read (nothing is done) when `expected` is given and is not the fingerprint of this change as the node stands now. */
-export function requireLiveChange(change: LiveChange, node: NodeRow, expected: string | undefined, what: string): void {
+export function requireLiveChange(change: LiveChange, expected: string | undefined, what: string): void {
   if (expected === undefined) return;
-  const now = liveChangeFingerprint(change, node);
+  const now = liveChangeFingerprint(change);
   if (now === expected) return;
   throw new ServiceError(
     'stale_read',

@@ -226,7 +226,7 @@ async function liveStatusChange(
       { requiredScope: 'publish' },
     );
   }
-  requireLiveChange(statusChange(node, patch.status), node, planFingerprint, 'no status was changed');
+  requireLiveChange(statusChange(node, patch.status), planFingerprint, 'no status was changed');
   const account = await ctx.platforms.account(ctx.db, l.brandId, node.accountId!);
   await ctx.platforms.adapterFor(account.platform).setStatus(account, [{ level: node.nodeType, id: node.platformId! }], patch.status);
   const merged: Record<string, any> = { ...node.properties, status: patch.status };

@@ -13,6 +13,7 @@ import { budgetChange, liveChangeFingerprint } from '../launches/live-change.js'
 import { findNode, loadLaunch, loadNodes, type NodeRow } from '../launches/store.js';
 import { topological, type WorkflowEdge, type WorkflowNode } from './definition.js';
 import { needsPublishCause } from './publish-rule.js';
+import type { BoundPlan } from './store.js';
 
 /** The plan of a money step: what the review node shows (`plan`), recorded at `recordedAt`. */
 export interface StepPlan {
@@ -203,5 +204,44 @@ export async function currentFingerprint(
 function budgetStepFingerprint(node: NodeRow, step: WorkflowNode): string {
   const s = step.settings;
   const args = { level: String(s.level ?? 'CAMPAIGN'), budgetType: String(s.budgetType ?? 'daily'), amount: Number(s.amount) };
-  return liveChangeFingerprint(budgetChange(node, args), node);
+  return liveChangeFingerprint(budgetChange(node, args));
+}
+
+/**
+ * What arming binds (paths.md "Who may cause a publish"): each launch and budget step, in the
+ * definition's order, to what it would do now: its launch's plan (a budget step: its live change)
+ * and the amounts. A step whose launch a run names (the trigger's, an earlier step's) binds nothing.
+ */
+export async function bindPlans(ctx: PlanContext, brandId: number, def: Graph): Promise<BoundPlan[]> {
+  const bound: BoundPlan[] = [];
+  for (const step of def.nodes.filter(needsPublishCause)) {
+    const launchId = knownLaunchId(step.settings.launchId, {}, new Map());
+    const plan = await planOfStep(ctx, brandId, step, launchId, ctx.now());
+    bound.push({ nodeId: step.nodeId, launchId, planFingerprint: plan.planFingerprint, amounts: plan.accounts });
+  }
+  return bound;
+}
+
+/**
+ * Arming with the fingerprints a person was shown (`named`: one per bound plan that has one, in
+ * boundPlans' order): 409 stale_read with the plans now when they are not those plans, so a
+ * workflow is armed only for what was shown.
+ */
+export function requireBound(bound: BoundPlan[], named: string[] | undefined): void {
+  if (named === undefined) return;
+  const now = bound.flatMap((b) => (b.planFingerprint === null ? [] : [b.planFingerprint]));
+  if (now.length === named.length && now.every((f, i) => f === named[i])) return;
+  throw new ServiceError(
+    'stale_read',
+    `planFingerprints name ${named.length} plans, but the workflow's launch and budget steps bind ${now.length} now${now.length === named.length ? ', and they changed since they were shown' : ''}: nothing was armed. ` +
+      'Show the person the plans now (details.boundPlans) and arm again with their planFingerprints, in that order.',
+    { reason: 'plan_changed', boundPlans: bound },
+  );
+}
+
+/** The plan a run's start bound step `nodeId` to (arming, for a run its trigger started; run-workflow, at its start), or null. */
+export function boundPlanOf(boundPlans: unknown, nodeId: string): BoundPlan | null {
+  if (!Array.isArray(boundPlans)) return null;
+  const plan = (boundPlans as BoundPlan[]).find((b) => b.nodeId === nodeId);
+  return plan && typeof plan.planFingerprint === 'string' ? plan : null;
 }

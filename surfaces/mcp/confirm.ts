@@ -272,7 +272,7 @@ function shownChange(change: LiveChange, node: NodeRow, currency: string | null,
   const counted = amount !== null && currency ? countedOrNull(amount, currency, call.fxRates) : null;
   return {
     change: { ...change, accountId: node.accountId, currency, amountMinorUnits: amount, countedUsdCents: counted },
-    planFingerprint: liveChangeFingerprint(change, node),
+    planFingerprint: liveChangeFingerprint(change),
   };
 }
 
@@ -619,6 +619,71 @@ async function beforeLiveStatus(input: Record<string, unknown>, key: unknown, re
   return confirmedChange('update_node', input, message, shown, body, call);
 }
 
+/**
+ * activate_workflow of a workflow with a launch or budget step: arming binds each such step to its
+ * plan now (paths.md "Who may cause a publish"), so the person is shown every plan first. A client
+ * that cannot ask arms only with `planFingerprints` (the core arms only while they are the plans);
+ * without them nothing is armed and the answer is the plans. A no arms nothing.
+ */
+async function beforeActivate(input: Record<string, unknown>, key: unknown, requestId: string, call: AskingCall): Promise<Decision> {
+  // Without publish the core refuses arming a money workflow (403): nobody needs asking.
+  if (!call.canPublish) return PROCEED;
+  const w = await call.invoke('get-workflow', { brandId: input.brandId, workflowId: input.workflowId }, undefined);
+  const steps = movesMoney((w.nodes ?? []) as Array<{ kind: string; nodeId: string; name?: string; settings: Record<string, any> }>);
+  if (!steps.length) return PROCEED;
+  if (!call.ask && Array.isArray(input.planFingerprints)) return PROCEED;
+  const plans: Array<{ nodeId: string; launchId: string | null; planFingerprint: string | null; words: string[] }> = [];
+  for (const step of steps) {
+    const launchId = knownLaunchId(step.settings.launchId, {}, new Map());
+    if (launchId === null) {
+      plans.push({
+        nodeId: step.nodeId,
+        launchId,
+        planFingerprint: null,
+        words: [`Step ${step.nodeId} (${step.kind}): its launch is named when a run starts, so nothing is bound for it.`],
+      });
+      continue;
+    }
+    const brandId = step.settings.brandId ?? input.brandId;
+    let preview: Record<string, any> | null = null;
+    try {
+      preview = await call.invoke('preview-launch', { brandId, launchId: Number(launchId) }, previewKey(key, requestId));
+    } catch (err) {
+      if (!(err instanceof ServiceError)) throw err;
+      if (!call.ask) throw planUnreadable('activate_workflow', err);
+    }
+    const fingerprint = await currentFingerprint({ db: call.db }, Number(brandId), step as never, { launchId });
+    const budgetNode = step.kind === 'budget' ? nodeOfPlan(preview, String(step.settings.nodeId)) : undefined;
+    const words =
+      step.kind === 'launch'
+        ? [`Step ${step.nodeId}: ${preview ? launchQuestion(preview) : `launch ${launchId} (its amounts could not be read now)`}`]
+        : [
+            `Step ${step.nodeId} sets the ${String(step.settings.budgetType ?? 'daily')} budget of node ${String(step.settings.nodeId)} of launch ${launchId}${budgetNode?.accountId ? ` (ad account ${budgetNode.accountId})` : ''} to ${formatMoney(Number(step.settings.amount), currencyOf(preview, budgetNode))}${budgetNode?.budget ? `; it is ${formatMoney(budgetNode.budget.amountMinorUnits, currencyOf(preview, budgetNode))} now` : ''}.`,
+          ];
+    plans.push({ nodeId: step.nodeId, launchId, planFingerprint: fingerprint, words: [...words, `Bound plan ${fingerprint ?? 'none'}.`] });
+  }
+  const fingerprints = plans.flatMap((p) => (p.planFingerprint === null ? [] : [p.planFingerprint]));
+  const message = [
+    `Arm workflow ${w.workflowId} "${w.workflowName}" (trigger ${w.trigger?.kind})? Runs its trigger starts then carry out these steps, each only while its plan is the one shown:`,
+    ...plans.flatMap((p) => p.words),
+  ].join('\n');
+  const boundPlans = plans.map((p) => ({ nodeId: p.nodeId, launchId: p.launchId, planFingerprint: p.planFingerprint }));
+  const notArmed = (reason: string) => ({ ...w, armed: false, reason, boundPlans });
+  if (!call.ask) {
+    const said = [
+      'Nothing was armed: this MCP client cannot ask its user (it declares no elicitation), and arming this workflow binds money steps to their plans.',
+      'Show the person these plans:',
+      message,
+      `If they agree to them, call activate_workflow again with the same arguments and planFingerprints: ${JSON.stringify(fingerprints)}.`,
+    ].join('\n');
+    return { proceed: false, reason: said, body: notArmed('plan_confirmation_required') };
+  }
+  const reason = await asked(call, message);
+  if (reason === null) return { proceed: true, input: { ...input, planFingerprints: fingerprints } };
+  const said = `Nothing was armed: ${reason}.`;
+  return { proceed: false, reason: said, body: notArmed('declined') };
+}
+
 /** The operations that ask the person first when the client can ask (and are confirmed by the plan when it cannot), by operation name. */
 export const ASK_FIRST: Record<string, (input: Record<string, unknown>, key: unknown, requestId: string, call: AskingCall) => Promise<Decision>> = {
   'launch-campaign': beforePublish,
@@ -628,4 +693,5 @@ export const ASK_FIRST: Record<string, (input: Record<string, unknown>, key: unk
   'run-workflow': beforeRun,
   'review-workflow-step': beforeReview,
   'update-node': beforeLiveStatus,
+  'activate-workflow': beforeActivate,
 };

@@ -218,6 +218,33 @@ for (const dialect of dialects()) {
       });
     });
 
+    it('activate_workflow of a money workflow: not armed without planFingerprints (the answer shows every bound plan and what to do); with them, armed bound to those plans', async () => {
+      const built = await buildLaunch(api(), { creativeId, title: 'Arm without asking' });
+      const wf = await createWorkflow(w, w.key('acme', 'ci'), shoes, {
+        trigger: { kind: 'schedule', cron: '0 9 * * *', timezone: 'Europe/Paris' },
+        nodes: [launchNode('go', built.launchId)],
+      });
+      const first = await call('activate_workflow', { workflowId: wf.workflowId });
+      expect(first.isError, text(first)).to.not.equal(true);
+      const fingerprint = await planFingerprintOf(api(), built.launchId);
+      expect(first.structuredContent).to.deep.include({ armed: false, reason: 'plan_confirmation_required', status: 'inactive' });
+      expect(first.structuredContent.boundPlans).to.deep.equal([{ nodeId: 'go', launchId: built.launchId, planFingerprint: fingerprint }]);
+      expect(text(first))
+        .to.contain('Nothing was armed: this MCP client cannot ask its user')
+        .and.to.match(/act_1001: 50\.00 USD/)
+        .and.to.contain(`call activate_workflow again with the same arguments and planFingerprints: ["${fingerprint}"]`);
+      const read = async () => (await w.request('GET', `/v1/brands/${shoes}/workflows/${wf.workflowId}`, { key: w.key('acme', 'ci') })).body;
+      expect((await read()).status).to.equal('inactive');
+      // A stale list arms nothing either.
+      const stale = toolError(await call('activate_workflow', { workflowId: wf.workflowId, planFingerprints: ['not-the-plan'] }));
+      expect(stale.code).to.equal('stale_read');
+      expect((await read()).status).to.equal('inactive');
+      const armed = await call('activate_workflow', { workflowId: wf.workflowId, planFingerprints: [fingerprint] });
+      expect(armed.isError, text(armed)).to.not.equal(true);
+      expect(armed.structuredContent.status).to.equal('active');
+      expect(armed.structuredContent.boundPlans[0].planFingerprint).to.equal(fingerprint);
+    });
+
     it('update_node of a live status: refused without publish (insufficient_scope, nothing sent; a draft still changes with write); without the plan nothing is sent; with it the status changes', async () => {
       const built = await buildLaunch(api(), { creativeId, title: 'Live status' });
       await publish(api(), built.launchId);
