@@ -23,6 +23,8 @@ export interface Principal {
   brandIds: ReadonlySet<number> | null;
   role: Role | null;
   publishCeilingCents: number | null;
+  /** Set when a person approved what this credential asked for (an approval carried out): it moves money without asking again. */
+  approvedBy?: string;
 }
 
 /** REST needs the agency plan with an active subscription; MCP any paid plan with an active one. */

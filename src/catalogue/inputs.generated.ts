@@ -33,6 +33,7 @@ export interface Inputs {
   'generate-copy': GenerateCopyInput;
   'get-ad-account': GetAdAccountInput;
   'get-ad-set': GetAdSetInput;
+  'get-approval': GetApprovalInput;
   'get-automation': GetAutomationInput;
   'get-brand-profile': GetBrandProfileInput;
   'get-copy': GetCopyInput;
@@ -40,6 +41,7 @@ export interface Inputs {
   'get-insights': GetInsightsInput;
   'get-launch': GetLaunchInput;
   'get-naming-convention': GetNamingConventionInput;
+  'get-organization-settings': GetOrganizationSettingsInput;
   'get-overview': GetOverviewInput;
   'get-pipeline': GetPipelineInput;
   'get-structure-template': GetStructureTemplateInput;
@@ -52,6 +54,7 @@ export interface Inputs {
   'launch-campaign': LaunchCampaignInput;
   'list-activity': ListActivityInput;
   'list-ad-accounts': ListAdAccountsInput;
+  'list-approvals': ListApprovalsInput;
   'list-automation-runs': ListAutomationRunsInput;
   'list-automations': ListAutomationsInput;
   'list-brands': ListBrandsInput;
@@ -89,6 +92,7 @@ export interface Inputs {
   'update-automation': UpdateAutomationInput;
   'update-launch': UpdateLaunchInput;
   'update-node': UpdateNodeInput;
+  'update-organization-settings': UpdateOrganizationSettingsInput;
   'update-pipeline-column': UpdatePipelineColumnInput;
   'update-tracker-mapping': UpdateTrackerMappingInput;
   'update-webhook-endpoint': UpdateWebhookEndpointInput;
@@ -108,7 +112,7 @@ export interface ActivateWorkflowInput {
    */
   workflowId: number;
   /**
-   * The planFingerprint of each plan the person was shown (boundPlans of an earlier answer, one per launch or budget step whose launch is known, in that order): the workflow is armed only while they are its plans now. A stale one arms nothing: 409 stale_read with details.boundPlans, the plans now.
+   * The bound plans' fingerprints as shown (boundPlans order); changed since: 409 stale_read, nothing armed.
    *
    * @maxItems 50
    */
@@ -757,6 +761,8 @@ export interface CreateWebhookEndpointInput {
    * Items: An event type of the catalogue.
    */
   events: (
+    | 'approval.decided'
+    | 'approval.requested'
     | 'automation.action_failed'
     | 'automation.triggered'
     | 'budget.changed'
@@ -1016,7 +1022,7 @@ export interface EditLiveCampaignInput {
    */
   amount: number;
   /**
-   * The planFingerprint answered for exactly this change (a first call without it, on a client that cannot ask, answers the change and its fingerprint). With another amount, node, level or budget type, a launch preview's fingerprint, or a node changed since: 409 stale_read with this change's fingerprint, nothing sent to the ad platform.
+   * The fingerprint answered for exactly this change; any other change with it: 409 stale_read, nothing sent.
    */
   planFingerprint?: string;
 }
@@ -1442,6 +1448,20 @@ export interface GetAdSetInput {
 }
 
 /**
+ * Input of get-approval (get-approval#/$defs/input).
+ */
+export interface GetApprovalInput {
+  /**
+   * Brand id (path parameter).
+   */
+  brandId: number;
+  /**
+   * Approval id (path parameter): digits.
+   */
+  approvalId: number;
+}
+
+/**
  * Input of get-automation (get-automation#/$defs/input).
  */
 export interface GetAutomationInput {
@@ -1571,6 +1591,11 @@ export interface GetNamingConventionInput {
    */
   accountId: string;
 }
+
+/**
+ * Input of get-organization-settings (get-organization-settings#/$defs/input).
+ */
+export type GetOrganizationSettingsInput = Record<string, never>;
 
 /**
  * Input of get-overview (get-overview#/$defs/input).
@@ -1763,6 +1788,24 @@ export interface ListAdAccountsInput {
    * Brand id (path parameter).
    */
   brandId: number;
+}
+
+/**
+ * Input of list-approvals (list-approvals#/$defs/input).
+ */
+export interface ListApprovalsInput {
+  /**
+   * Brand id (path parameter).
+   */
+  brandId: number;
+  /**
+   * Opaque cursor from a previous page's nextCursor; omit for the first page. Pass it back with the same filters and limit.
+   */
+  cursor?: string;
+  /**
+   * Page size, 1 to 100 (default 50).
+   */
+  limit: number;
 }
 
 /**
@@ -2695,9 +2738,19 @@ export interface UpdateNodeInput {
     [k: string]: unknown;
   };
   /**
-   * Live status change: the planFingerprint answered for exactly this change. Another status or node, a launch preview's fingerprint, or a node changed since: 409 stale_read with this change's fingerprint, nothing sent to the ad platform.
+   * Live status: the fingerprint answered for exactly this change (else 409 stale_read, nothing sent).
    */
   planFingerprint?: string;
+}
+
+/**
+ * Input of update-organization-settings (update-organization-settings#/$defs/input).
+ */
+export interface UpdateOrganizationSettingsInput {
+  /**
+   * person: agents' money paths wait for a person's approval.
+   */
+  agentPublishes: 'direct' | 'person';
 }
 
 /**
@@ -2770,6 +2823,8 @@ export interface UpdateWebhookEndpointInput {
    * Items: An event type of the catalogue.
    */
   events?: (
+    | 'approval.decided'
+    | 'approval.requested'
     | 'automation.action_failed'
     | 'automation.triggered'
     | 'budget.changed'

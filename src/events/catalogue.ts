@@ -21,6 +21,8 @@ export const EVENT_TYPES: readonly EventType[] = [
   define('workflow.review.requested'),
   define('workflow.failed'),
   define('pipeline.card.moved'),
+  define('approval.requested'),
+  define('approval.decided'),
   define('tracker.push.failed'),
   define('tracker.push.disabled'),
   define('webhook.test'),

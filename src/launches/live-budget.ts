@@ -11,6 +11,7 @@ import { accountScope } from '../platforms/live-read.js';
 import { ceilingOf, commitmentAmount, commitmentOwner, releaseSpend, reserveSpend, reserving, type CeilingView } from './ceiling.js';
 import { budgetChange, requireLiveChange } from './live-change.js';
 import { RULES } from './rules.js';
+import { planFingerprint } from './publish-view.js';
 import { metaLiveBudgetIssue, scheduledDays } from './meta-rules.js';
 import { findNode, insertCommitments, loadNodes, settleCommitment, updateNodeProperties, type LaunchRow } from './store.js';
 import { budgetOf, childrenOf } from './tree.js';
@@ -24,7 +25,8 @@ export async function changeLiveBudget(ctx: LiveBudgetContext, l: LaunchRow, inp
   const node = await findNode(ctx.db, l.id, input.nodeId);
   if (!node) throw notFound(`Node ${input.nodeId} of launch ${l.id}`);
   // A fingerprint binds exactly the change it was answered for: anything else is refused before any check or send.
-  requireLiveChange(budgetChange(node, input), input.planFingerprint, 'no budget was changed');
+  if (input.planFingerprint !== undefined)
+    requireLiveChange(budgetChange(node, input), planFingerprint(await loadNodes(ctx.db, l.id)), input.planFingerprint, 'no budget was changed');
   if (node.nodeType === 'ad')
     throw validationFailed([{ field: 'nodeId', code: 'invalid_value', message: 'budgets live on campaigns and ad sets, not on ads' }]);
   if (LEVEL_OF[input.level] !== node.nodeType) {

@@ -1,6 +1,6 @@
 // A change to something live on an ad platform (a live budget, a live status) is confirmed as that
 // change, never as its launch: its fingerprint hashes exactly the change's arguments (launch, node,
-// level, field, the new value) and the node's state now (the value it has),
+// level, field, the new value), the node's state now (the value it has) and its launch's plan,
 // so a fingerprint shown for one amount, node, status or level makes no other change, and a launch
 // preview's fingerprint (a hash of the whole plan) never stands for one. edit-live-campaign, a live
 // update-node status and a workflow's budget step bind to it; the MCP surface answers it to a client
@@ -49,19 +49,20 @@ export function statusChange(node: NodeRow, status: string): LiveChange {
 }
 
 /**
- * The change's fingerprint: its arguments and the node's state now (`from`). What publishing records
- * (the platform id, live or draft) is left out, so a workflow's budget step bound before an earlier
- * step publishes its launch still names the same change.
+ * The change's fingerprint: its arguments, the node's state now (`from`) and its launch's plan now
+ * (`launchPlan`, the launch's planFingerprint: any other change to the launch makes it another). What
+ * publishing records (platform ids, live or draft) is in neither, so a workflow's budget step bound
+ * before an earlier step publishes its launch still names the same change.
  */
-export function liveChangeFingerprint(change: LiveChange): string {
-  const parts = ['live-change', change.launchId, change.nodeId, change.level, change.field, change.from, change.to];
+export function liveChangeFingerprint(change: LiveChange, launchPlan: string): string {
+  const parts = ['live-change', change.launchId, change.nodeId, change.level, change.field, change.from, change.to, launchPlan];
   return crypto.createHash('sha256').update(canonicalJson(parts)).digest('base64url');
 }
 
 /** Throws 409 stale_read (nothing is done) when `expected` is given and is not the fingerprint of this change as the node stands now. */
-export function requireLiveChange(change: LiveChange, expected: string | undefined, what: string): void {
+export function requireLiveChange(change: LiveChange, launchPlan: string, expected: string | undefined, what: string): void {
   if (expected === undefined) return;
-  const now = liveChangeFingerprint(change);
+  const now = liveChangeFingerprint(change, launchPlan);
   if (now === expected) return;
   throw new ServiceError(
     'stale_read',

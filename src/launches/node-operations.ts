@@ -12,6 +12,7 @@ import { adTextsFromCopy } from '../copy/attach.js';
 import { requireReferences, type Reference } from '../references/resolve.js';
 import { validationContextFor } from './context.js';
 import { requireLiveChange, statusChange } from './live-change.js';
+import { planFingerprint as launchPlanFingerprint } from './publish-view.js';
 import {
   childNodes,
   deleteNodes,
@@ -226,7 +227,7 @@ async function liveStatusChange(
       { requiredScope: 'publish' },
     );
   }
-  requireLiveChange(statusChange(node, patch.status), planFingerprint, 'no status was changed');
+  requireLiveChange(statusChange(node, patch.status), launchPlanFingerprint(await loadNodes(ctx.db, l.id)), planFingerprint, 'no status was changed');
   const account = await ctx.platforms.account(ctx.db, l.brandId, node.accountId!);
   await ctx.platforms.adapterFor(account.platform).setStatus(account, [{ level: node.nodeType, id: node.platformId! }], patch.status);
   const merged: Record<string, any> = { ...node.properties, status: patch.status };

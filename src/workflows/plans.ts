@@ -161,7 +161,7 @@ export async function planOfStep(ctx: PlanContext, runBrandId: number, step: Wor
     }
     const node = await findNode(ctx.db, l.id, String(step.settings.nodeId));
     if (!node?.accountId) return { ...plan, problem: `node ${String(step.settings.nodeId)} is not in launch ${launchId}` };
-    plan.planFingerprint = budgetStepFingerprint(node, step);
+    plan.planFingerprint = budgetStepFingerprint(node, step, plan.planFingerprint);
     const account = await ctx.platforms.account(ctx.db, brandId, node.accountId);
     const amount = Number(step.settings.amount);
     const counted = toUsdCents(amount, account.currency, ctx.config.fxRates);
@@ -192,8 +192,9 @@ export async function currentFingerprint(
   try {
     const l = await loadLaunch(ctx.db, brandId, plan.launchId);
     if (step?.kind !== 'budget') return planFingerprint(await loadNodes(ctx.db, l.id));
-    const node = await findNode(ctx.db, l.id, String(step.settings.nodeId));
-    return node ? budgetStepFingerprint(node, step) : planFingerprint(await loadNodes(ctx.db, l.id));
+    const nodes = await loadNodes(ctx.db, l.id);
+    const node = nodes.find((n) => n.id === String(step.settings.nodeId));
+    return node ? budgetStepFingerprint(node, step, planFingerprint(nodes)) : planFingerprint(nodes);
   } catch (err) {
     if (err instanceof ServiceError && err.code === 'not_found') return null;
     throw err;
@@ -201,10 +202,10 @@ export async function currentFingerprint(
 }
 
 /** The fingerprint of the live change a budget step makes (its settings as steps.ts sends them to edit-live-campaign). */
-function budgetStepFingerprint(node: NodeRow, step: WorkflowNode): string {
+function budgetStepFingerprint(node: NodeRow, step: WorkflowNode, launchPlan: string): string {
   const s = step.settings;
   const args = { level: String(s.level ?? 'CAMPAIGN'), budgetType: String(s.budgetType ?? 'daily'), amount: Number(s.amount) };
-  return liveChangeFingerprint(budgetChange(node, args));
+  return liveChangeFingerprint(budgetChange(node, args), launchPlan);
 }
 
 /**

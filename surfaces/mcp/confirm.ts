@@ -17,7 +17,8 @@ import { needsPublishCause } from '../../src/workflows/publish-rule.js';
 import { currentFingerprint, definitionFingerprint, knownLaunchId, moneyStepAfter } from '../../src/workflows/plans.js';
 import { findWorkflow, workflowsOfColumn, loadExecution, type Execution } from '../../src/workflows/store.js';
 import { budgetChange, liveChangeFingerprint, statusChange, type LiveChange } from '../../src/launches/live-change.js';
-import { findNode, loadLaunch, type NodeRow } from '../../src/launches/store.js';
+import { loadLaunch, loadNodes, type NodeRow } from '../../src/launches/store.js';
+import { planFingerprint } from '../../src/launches/publish-view.js';
 import type { FxRates } from '../../src/money/fx-rates.js';
 
 /** How often a call waiting for the person reports progress: clients that reset their timeout on progress keep the call alive. */
@@ -267,12 +268,12 @@ function countedOrNull(amount: number, currency: string, rates: FxRates): number
 }
 
 /** The change `change` of `node`, as shown to the person: with its amount counted (null when it carries none, or the currency has no rate). */
-function shownChange(change: LiveChange, node: NodeRow, currency: string | null, call: AskingCall): ChangeShown {
+function shownChange(change: LiveChange, node: NodeRow & { launchPlan: string }, currency: string | null, call: AskingCall): ChangeShown {
   const amount = change.field === 'budget' && typeof change.to === 'object' ? change.to.amountMinorUnits : null;
   const counted = amount !== null && currency ? countedOrNull(amount, currency, call.fxRates) : null;
   return {
     change: { ...change, accountId: node.accountId, currency, amountMinorUnits: amount, countedUsdCents: counted },
-    planFingerprint: liveChangeFingerprint(change),
+    planFingerprint: liveChangeFingerprint(change, node.launchPlan),
   };
 }
 
@@ -300,11 +301,16 @@ async function confirmedChange(
   return { proceed: false, reason: `Nothing was changed: ${reason}.`, body: answer };
 }
 
-/** The stored node a live change names, once an operation checked the brand and launch (null: not there; the operation answers why). */
-async function storedNode(call: AskingCall, input: Record<string, unknown>): Promise<NodeRow | null> {
+/**
+ * The stored node a live change names, with its launch's plan now (what the change's fingerprint
+ * binds too), once an operation checked the brand and launch (null: not there; the operation answers why).
+ */
+async function storedNode(call: AskingCall, input: Record<string, unknown>): Promise<(NodeRow & { launchPlan: string }) | null> {
   try {
     const l = await loadLaunch(call.db, Number(input.brandId), Number(input.launchId));
-    return (await findNode(call.db, l.id, String(input.nodeId))) ?? null;
+    const nodes = await loadNodes(call.db, l.id);
+    const node = nodes.find((n) => n.id === String(input.nodeId));
+    return node ? { ...node, launchPlan: planFingerprint(nodes) } : null;
   } catch (err) {
     if (err instanceof ServiceError) return null;
     throw err;

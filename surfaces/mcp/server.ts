@@ -280,10 +280,23 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
         asked = decision.input !== undefined && call.ask !== undefined;
       }
       if (paged.has(op.name) && input.limit === undefined) input.limit = MCP_PAGE_SIZE;
-      const body = (
-        await invokeFollowing(service, op, principal, input, { requestId, idempotencyKey: idempotencyKey as string | undefined, onProgress, surface: 'mcp' })
-      ).body;
+      const answered = await invokeFollowing(service, op, principal, input, {
+        requestId,
+        idempotencyKey: idempotencyKey as string | undefined,
+        onProgress,
+        surface: 'mcp',
+      });
+      const body = answered.body as Record<string, unknown>;
       const result = callResult(body, caller);
+      // Accepted, not done: the organization wants a person to decide (an approval), and the agent is told where.
+      if (answered.status === 202 && typeof body.consoleUrl === 'string') {
+        // The result is written as it now stands, not from the JSON made of the answer alone.
+        caller.resultJson = undefined;
+        result.content.push({
+          type: 'text',
+          text: `Nothing was published yet: this organization wants a person to decide. Approval ${String(body.approvalId)} waits for an owner or admin at ${body.consoleUrl}; read it with get_approval (status waiting, approved, rejected, expired or stale).`,
+        });
+      }
       const text = (result.content[0] as { text: string }).text;
       const brandId = typeof input.brandId === 'number' ? input.brandId : null;
       const cutResult = overBudget(body, text, () => ({

@@ -298,7 +298,8 @@ for (const dialect of dialects()) {
         expect(nodeOf(still, 'review').status).to.equal('waiting_review');
         expect((await api()('GET', `/launches/${built.launchId}`)).body.status).to.equal('draft');
 
-        const approved = await svc([...review, '--plan-fingerprint', now.planFingerprint], 'ci2');
+        // The = form: a fingerprint is base64url and may start with '-', which a separate argument would read as a flag.
+        const approved = await svc([...review, `--plan-fingerprint=${now.planFingerprint}`], 'ci2');
         expect(approved.code, approved.stderr).to.equal(0);
         expect(nodeOf(JSON.parse(approved.stdout), 'review').plan).to.deep.include({ planFingerprint: now.planFingerprint, countedUsdCents: 30000 });
         const done = await waitForExecution(w, key('ci'), shoes, workflowId, exec, finished, 'the run to finish');
