@@ -81,7 +81,8 @@ export async function renderInputTypes(): Promise<string> {
         declareExternallyReferenced: true,
       },
     );
-    parts.push(declared.trim());
+    // An operation that takes no argument (get-organization-settings): no empty interface, which would admit any value.
+    parts.push(declared.trim().replace(/export interface (\w+) \{\s*\}/, 'export type $1 = Record<string, never>;'));
   }
   const map = [
     "/** Every operation's input type, by operation name. */",

@@ -12,7 +12,7 @@ import { isCurrency } from './money/currencies.js';
 import { dollarsToCents } from './money/dollars.js';
 import type { Role, Scope } from './auth/principal.js';
 import { tokenEncryptionKey } from './config.js';
-import { insertMembership, insertOrganization, organizationNames, userIdForEmail } from './account/store.js';
+import { insertMembership, insertOrganization, organizationNames, setAgentPublishes, userIdForEmail } from './account/store.js';
 import { foldEmail } from './account/email.js';
 import { insertAdAccount, insertBrand, organizationsWithAdAccounts } from './brands/store.js';
 import { insertApiKey } from './keys/store.js';
@@ -76,6 +76,8 @@ interface BOrg {
   users?: BUser[];
   brands?: BBrand[];
   apiKeys?: BKey[];
+  /** agentPublishes: direct (default) or person (paths.md "Approvals by a person"). */
+  settings?: { agentPublishes?: 'direct' | 'person' };
 }
 export interface BootstrapFile {
   organizations: BOrg[];
@@ -313,6 +315,7 @@ export async function applyBootstrap(knex: Knex, schemas: SchemaRegistry, raw: u
         apiKeys: {} as Record<string, { id: number; secret: string }>,
       };
       result.organizations[org.ref] = out;
+      if (org.settings?.agentPublishes) await setAgentPublishes(trx, out.id, org.settings.agentPublishes);
       const brandIds = new Map<string, number>();
       for (const b of org.brands ?? []) {
         const brandId = await insertBrand(trx, out.id, b.name, now);

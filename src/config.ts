@@ -103,6 +103,8 @@ export interface Config {
   mcpReadOnly: boolean;
   /** MCP_CONFIRM_TIMEOUT_S: how long an MCP confirmation question waits for the person (under the SDK clients' 60 s request timeout). */
   mcpConfirmTimeoutS: number;
+  /** APPROVAL_TTL_HOURS: how long an approval waits for a person before it expires and moves nothing (hours; decimals allowed). */
+  approvalTtlHours: number;
   /** Retries of a copy model request that failed or answered 429 or 5xx, within COPY_MODEL_TIMEOUT_MS (COPY_MODEL_MAX_RETRIES). */
   copyModelMaxRetries: number;
   /** FX_RATES: US dollars per unit of each currency other than USD, as written; what amounts count against ceilings at. */
@@ -162,6 +164,14 @@ function logLevelFrom(env: NodeJS.ProcessEnv): string {
   if (raw === undefined || raw === '') return 'info';
   if (!LOG_LEVELS.includes(raw)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${raw}"`);
   return raw;
+}
+
+function positiveNumberFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a number above 0; got "${raw}"`);
+  return value;
 }
 
 function toolsetsFrom(env: NodeJS.ProcessEnv): Toolset[] {
@@ -251,6 +261,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mcpToolsets: toolsetsFrom(env),
     mcpReadOnly: flag(env, 'MCP_READ_ONLY', false),
     mcpConfirmTimeoutS: intFrom(env, 'MCP_CONFIRM_TIMEOUT_S', 50, 1),
+    approvalTtlHours: positiveNumberFrom(env, 'APPROVAL_TTL_HOURS', 72),
     metricsToken: env.METRICS_TOKEN || null,
     otelEndpoint: urlFrom(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', null),
     shutdownGraceMs: intFrom(env, 'SHUTDOWN_GRACE_MS', 10_000, 0),

@@ -177,3 +177,15 @@ export async function insertMembership(
   });
   if (m.brandIds?.length) await db('membership_brands').insert(m.brandIds.map((brand_id) => ({ membership_id: Number(membershipId), brand_id })));
 }
+
+/** The organization's agentPublishes setting (paths.md "Approvals by a person"): direct (default) or person. */
+export type AgentPublishes = 'direct' | 'person';
+
+export async function agentPublishesOf(db: Knex | Knex.Transaction, organizationId: number): Promise<AgentPublishes> {
+  const row = await db('organizations').where({ id: organizationId }).first('agent_publishes');
+  return row?.agent_publishes === 'person' ? 'person' : 'direct';
+}
+
+export async function setAgentPublishes(db: Knex | Knex.Transaction, organizationId: number, value: AgentPublishes): Promise<void> {
+  await db('organizations').where({ id: organizationId }).update({ agent_publishes: value });
+}

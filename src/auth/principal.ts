@@ -25,6 +25,8 @@ export interface Principal {
   publishCeilingCents: number | null;
   /** A person in the console: the membership whose ceiling their live budget changes count against. */
   membershipId?: number;
+  /** Set when a person approved what this credential asked for (an approval carried out): it moves money without asking again. */
+  approvedBy?: string;
 }
 
 /** REST needs the agency plan with an active subscription; MCP any paid plan with an active one. */

@@ -104,6 +104,8 @@ export interface DecideInput {
   dayStart: number;
   /** Automations judged on tracker metrics whose tracker did not answer in this cycle: their objects are skipped, nothing changed. */
   trackerUnavailable?: ReadonlySet<number>;
+  /** Automations whose run's cause does not hold publish: resuming is money, so they pause but resume nothing (skipReason publish_scope_missing). */
+  resumeRefused?: ReadonlySet<number>;
 }
 
 /**
@@ -218,6 +220,10 @@ export function decide(input: DecideInput): Decision[] {
         }
         if (verdict !== 'go') {
           entry.skipReason = verdict;
+          continue;
+        }
+        if (input.resumeRefused?.has(a.id)) {
+          entry.skipReason = 'publish_scope_missing';
           continue;
         }
       }

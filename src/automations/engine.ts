@@ -187,7 +187,10 @@ export async function evaluateAccount(
 
   const stored = await ledgerOf(deps.knex, accountId, ledgerSince(sorted, startedAt));
   const today = localDayStart(startedAt, account.timezone);
-  const cycle = { automations: sorted, targets, delivery, now: startedAt, dayStart: today, trackerUnavailable };
+  // Resuming is money: an automation that may resume, run for a cause without publish, pauses but resumes nothing.
+  const resumeRefused = new Set<number>();
+  if (options.act && options.causePublish) for (const a of sorted) if (a.resumeWhenClear && !(await options.causePublish(a))) resumeRefused.add(a.id);
+  const cycle = { automations: sorted, targets, delivery, now: startedAt, dayStart: today, trackerUnavailable, resumeRefused };
   let decisions = decide({ ...cycle, ledger: ledgerFrom(stored) });
   // An earlier action of the automation on the object waiting for a retry holds this one back: looked
   // up for the pairs that want to act (few), then decided again with them when there are any.

@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/principal.js';
 import { defineOperation, type OperationDefinition, type ServiceContext } from '../catalogue/define.js';
-import { notFound, validationFailed, type FieldIssue } from '../errors.js';
+import { ServiceError, notFound, validationFailed, type FieldIssue } from '../errors.js';
 import { evaluateAccount, type EngineDeps } from './engine.js';
 import { automationView, type Automation } from './rule.js';
 import { firstRunAt } from './schedule.js';
@@ -27,6 +27,21 @@ const RULE_HELP =
   'mode live pauses through the ad platform and records activity as `Automation: <name>`. Example: pause campaigns that spent over $50 today with no results: ' +
   '{"automationName":"No results","accountId":"act_1001","level":"campaign","conditions":[{"metric":"spend","window":"today","operator":"gt","value":5000},' +
   '{"metric":"results","window":"today","operator":"lt","value":1}],"guard":{"minImpressions":1000},"action":"pause","frequency":"every_15_minutes","mode":"shadow"}.';
+const RESUMES =
+  'Resuming is money: saving (create, update) an automation with resumeWhenClear true, or running one by hand, needs the publish scope ' +
+  '(else 403 insufficient_scope, details.requiredScope publish, nothing saved or run); a scheduled run of one whose last saver has lost publish ' +
+  'pauses but resumes nothing (skipReason publish_scope_missing).';
+
+/** Throws 403 insufficient_scope when `principal` may not save or run `a` by hand: an automation that may resume live objects moves money. */
+function requireResumePublish(principal: Principal, a: Pick<Automation, 'resumeWhenClear'>, what: string): void {
+  if (!a.resumeWhenClear || canPublish(principal)) return;
+  throw new ServiceError(
+    'insufficient_scope',
+    `${what} an automation with resumeWhenClear true needs the "publish" scope (resuming a live object spends money again); this credential has ${[...principal.scopes].join(', ') || 'none'}. Set resumeWhenClear false, or use a key with publish.`,
+    { requiredScope: 'publish' },
+  );
+}
+
 const FAILURES =
   'Failures: 400 validation_failed naming each wrong field (e.g. conditions[0].metric, dailyHour, objectIds[2], accountId); 404 not_found for an unknown automation; ' +
   '403 insufficient_scope / brand_not_allowed.';
@@ -147,8 +162,8 @@ const createAutomation = defineOperation({
   description:
     'The rule watches objects launched by this service (objectIds, or every live object of the level). Each run reads the metrics per object over the ' +
     'condition windows, skips objects below the guard (insufficient_data), then acts unless skipped for cooldown, daily_limit_reached, already_paused, ' +
-    'shadow, paused_by_person, loop_detected or tracker_unavailable. status ACTIVE (default) arms it; the first run is at once (daily: at dailyHour). Defaults: frequency hourly, ' +
-    `cooldownMinutes 60, maxActionsPerDay 20, mode live, resumeWhenClear false. ${RULE_HELP} ${FAILURES}`,
+    'shadow, paused_by_person, loop_detected, tracker_unavailable or publish_scope_missing. status ACTIVE (default) arms it; the first run is at once (daily: at dailyHour). Defaults: frequency hourly, ' +
+    `cooldownMinutes 60, maxActionsPerDay 20, mode live, resumeWhenClear false. ${RULE_HELP} ${RESUMES} ${FAILURES}`,
   uses: ['platforms', 'trackers'],
   async handler(ctx, input) {
     const issues: FieldIssue[] = [];
@@ -185,6 +200,7 @@ const createAutomation = defineOperation({
       createdAt: now,
       updatedAt: now,
     };
+    requireResumePublish(ctx.principal, a, 'Saving');
     await checkRule(ctx.db, ctx.principal, ctx.trackers, a, input, issues);
     const runAt = firstRunAt(frequency, dailyHour, now, timezone);
     const id = await insertAutomation(ctx.db, a);
@@ -270,7 +286,7 @@ const updateAutomation = defineOperation({
   tag: 'automations',
   toolset: 'automate',
   summary: 'Change a monitoring automation: only the fields sent change (conditions and objectIds are replaced whole). Send mode live to arm a shadow rule.',
-  description: `The ad account cannot change (create another automation). guard is merged key by key as a JSON merge patch: send only the minimum to change (null: no minimum). A changed schedule takes effect at once. ${RULE_HELP} ${FAILURES}`,
+  description: `The ad account cannot change (create another automation). guard is merged key by key as a JSON merge patch: send only the minimum to change (null: no minimum). A changed schedule takes effect at once. ${RULE_HELP} ${RESUMES} ${FAILURES}`,
   uses: ['platforms', 'patch', 'trackers'],
   async handler(ctx, input) {
     const { automationId, brandId: _brandId, ...fields } = input;
@@ -305,6 +321,7 @@ const updateAutomation = defineOperation({
       savedBy: credentialOf(ctx.principal),
       updatedAt: now,
     };
+    requireResumePublish(ctx.principal, next, 'Saving');
     await checkRule(db, ctx.principal, ctx.trackers, next, fields);
     await saveAutomation(db, next);
     // The schedule moves with a changed frequency or hour, or when armed; a disarmed one has none.
@@ -391,10 +408,11 @@ const runAutomation = defineOperation({
   description:
     'Mode, cooldown and the daily limit apply (a shadow rule acts on nothing); works on a PAUSED automation too. The run lists every object evaluated with its metric values ' +
     "(money in minor units, ctr in percent), each condition's outcome, the action taken (paused, resumed, notified, none) or the skipReason. Failures: 404 not_found; " +
-    '503 unavailable when the ad platform cannot be read (retry later).',
+    `503 unavailable when the ad platform cannot be read (retry later). ${RESUMES}`,
   uses: ENGINE_SERVICES,
   async handler(ctx, input) {
     const a = await loadAutomation(ctx.db, ctx.brand.id, input.automationId);
+    requireResumePublish(ctx.principal, a, 'Running');
     const { runs } = await evaluateAccount(engineDeps(ctx), [a], {
       trigger: 'manual',
       act: true,

@@ -19,7 +19,15 @@ export interface SavedBy {
 export type AutomationStatus = 'ACTIVE' | 'PAUSED';
 
 export type SkipReason =
-  'cooldown' | 'daily_limit_reached' | 'insufficient_data' | 'already_paused' | 'shadow' | 'paused_by_person' | 'loop_detected' | 'tracker_unavailable';
+  | 'cooldown'
+  | 'daily_limit_reached'
+  | 'insufficient_data'
+  | 'already_paused'
+  | 'shadow'
+  | 'paused_by_person'
+  | 'loop_detected'
+  | 'tracker_unavailable'
+  | 'publish_scope_missing';
 export type Intent = 'pause' | 'resume' | 'notify';
 export type Outcome = 'paused' | 'resumed' | 'notified' | 'none';
 

@@ -25,6 +25,7 @@ const SKIPS: Array<SkipReason | null> = [
   'paused_by_person',
   'loop_detected',
   'tracker_unavailable',
+  'publish_scope_missing',
 ];
 
 /** The windows an object read, in order, each with its metric names in order. */

@@ -33,6 +33,7 @@ export interface Inputs {
   'generate-copy': GenerateCopyInput;
   'get-ad-account': GetAdAccountInput;
   'get-ad-set': GetAdSetInput;
+  'get-approval': GetApprovalInput;
   'get-automation': GetAutomationInput;
   'get-brand-profile': GetBrandProfileInput;
   'get-copy': GetCopyInput;
@@ -40,6 +41,7 @@ export interface Inputs {
   'get-insights': GetInsightsInput;
   'get-launch': GetLaunchInput;
   'get-naming-convention': GetNamingConventionInput;
+  'get-organization-settings': GetOrganizationSettingsInput;
   'get-overview': GetOverviewInput;
   'get-pipeline': GetPipelineInput;
   'get-structure-template': GetStructureTemplateInput;
@@ -52,6 +54,7 @@ export interface Inputs {
   'launch-campaign': LaunchCampaignInput;
   'list-activity': ListActivityInput;
   'list-ad-accounts': ListAdAccountsInput;
+  'list-approvals': ListApprovalsInput;
   'list-automation-runs': ListAutomationRunsInput;
   'list-automations': ListAutomationsInput;
   'list-brands': ListBrandsInput;
@@ -89,6 +92,7 @@ export interface Inputs {
   'update-automation': UpdateAutomationInput;
   'update-launch': UpdateLaunchInput;
   'update-node': UpdateNodeInput;
+  'update-organization-settings': UpdateOrganizationSettingsInput;
   'update-pipeline-column': UpdatePipelineColumnInput;
   'update-tracker-mapping': UpdateTrackerMappingInput;
   'update-webhook-endpoint': UpdateWebhookEndpointInput;
@@ -107,6 +111,12 @@ export interface ActivateWorkflowInput {
    * Workflow id (path parameter): digits.
    */
   workflowId: number;
+  /**
+   * The bound plans' fingerprints as shown (boundPlans order); changed since: 409 stale_read, nothing armed.
+   *
+   * @maxItems 50
+   */
+  planFingerprints?: string[];
 }
 
 /**
@@ -751,6 +761,8 @@ export interface CreateWebhookEndpointInput {
    * Items: An event type of the catalogue.
    */
   events: (
+    | 'approval.decided'
+    | 'approval.requested'
     | 'automation.action_failed'
     | 'automation.triggered'
     | 'budget.changed'
@@ -762,6 +774,7 @@ export interface CreateWebhookEndpointInput {
     | 'tracker.push.failed'
     | 'webhook.test'
     | 'workflow.execution.finished'
+    | 'workflow.failed'
     | 'workflow.review.requested'
   )[];
   /**
@@ -1009,7 +1022,7 @@ export interface EditLiveCampaignInput {
    */
   amount: number;
   /**
-   * planFingerprint of launch_campaign's preview: a launch changed since changes nothing (409 stale_read).
+   * The fingerprint answered for exactly this change; any other change with it: 409 stale_read, nothing sent.
    */
   planFingerprint?: string;
 }
@@ -1435,6 +1448,20 @@ export interface GetAdSetInput {
 }
 
 /**
+ * Input of get-approval (get-approval#/$defs/input).
+ */
+export interface GetApprovalInput {
+  /**
+   * Brand id (path parameter).
+   */
+  brandId: number;
+  /**
+   * Approval id (path parameter): digits.
+   */
+  approvalId: number;
+}
+
+/**
  * Input of get-automation (get-automation#/$defs/input).
  */
 export interface GetAutomationInput {
@@ -1564,6 +1591,11 @@ export interface GetNamingConventionInput {
    */
   accountId: string;
 }
+
+/**
+ * Input of get-organization-settings (get-organization-settings#/$defs/input).
+ */
+export type GetOrganizationSettingsInput = Record<string, never>;
 
 /**
  * Input of get-overview (get-overview#/$defs/input).
@@ -1756,6 +1788,24 @@ export interface ListAdAccountsInput {
    * Brand id (path parameter).
    */
   brandId: number;
+}
+
+/**
+ * Input of list-approvals (list-approvals#/$defs/input).
+ */
+export interface ListApprovalsInput {
+  /**
+   * Brand id (path parameter).
+   */
+  brandId: number;
+  /**
+   * Opaque cursor from a previous page's nextCursor; omit for the first page. Pass it back with the same filters and limit.
+   */
+  cursor?: string;
+  /**
+   * Page size, 1 to 100 (default 50).
+   */
+  limit: number;
 }
 
 /**
@@ -2705,9 +2755,19 @@ export interface UpdateNodeInput {
     [k: string]: unknown;
   };
   /**
-   * Live status change: planFingerprint of launch_campaign's preview (changed since: 409 stale_read).
+   * Live status: the fingerprint answered for exactly this change (else 409 stale_read, nothing sent).
    */
   planFingerprint?: string;
+}
+
+/**
+ * Input of update-organization-settings (update-organization-settings#/$defs/input).
+ */
+export interface UpdateOrganizationSettingsInput {
+  /**
+   * person: agents' money paths wait for a person's approval.
+   */
+  agentPublishes: 'direct' | 'person';
 }
 
 /**
@@ -2780,6 +2840,8 @@ export interface UpdateWebhookEndpointInput {
    * Items: An event type of the catalogue.
    */
   events?: (
+    | 'approval.decided'
+    | 'approval.requested'
     | 'automation.action_failed'
     | 'automation.triggered'
     | 'budget.changed'
@@ -2791,6 +2853,7 @@ export interface UpdateWebhookEndpointInput {
     | 'tracker.push.failed'
     | 'webhook.test'
     | 'workflow.execution.finished'
+    | 'workflow.failed'
     | 'workflow.review.requested'
   )[];
   /**

@@ -66,3 +66,14 @@ export interface InvokeResult {
   body: unknown;
   replayed: boolean;
 }
+
+/**
+ * What a handler answers instead of acting when the call is accepted but waits for someone (an
+ * approval by a person): the pipeline answers 202 with `body`, shaped by the schema `output`.
+ */
+export class Accepted {
+  constructor(
+    readonly output: string,
+    readonly body: Record<string, unknown>,
+  ) {}
+}

@@ -9,7 +9,9 @@ import type { Inputs } from '../catalogue/inputs.generated.js';
 import { formatMinor, toUsdCents, type Counted } from '../money/convert.js';
 import { accountScope } from '../platforms/live-read.js';
 import { ceilingOf, commitmentAmount, commitmentOwner, releaseSpend, reserveSpend, reserving, type CeilingView } from './ceiling.js';
+import { budgetChange, requireLiveChange } from './live-change.js';
 import { RULES } from './rules.js';
+import { planFingerprint } from './publish-view.js';
 import { metaLiveBudgetIssue, scheduledDays } from './meta-rules.js';
 import { MIN_ADGROUP_USD, MIN_CAMPAIGN_USD, floorOrigin } from '../platforms/tiktok/budgets.js';
 import { findNode, insertCommitments, loadNodes, settleCommitment, updateNodeProperties, type LaunchRow } from './store.js';
@@ -23,6 +25,9 @@ export type LiveBudgetContext = ServiceContext<'platforms' | 'metrics' | 'activi
 export async function changeLiveBudget(ctx: LiveBudgetContext, l: LaunchRow, input: Inputs['edit-live-campaign']) {
   const node = await findNode(ctx.db, l.id, input.nodeId);
   if (!node) throw notFound(`Node ${input.nodeId} of launch ${l.id}`);
+  // A fingerprint binds exactly the change it was answered for: anything else is refused before any check or send.
+  if (input.planFingerprint !== undefined)
+    requireLiveChange(budgetChange(node, input), planFingerprint(await loadNodes(ctx.db, l.id)), input.planFingerprint, 'no budget was changed');
   if (node.nodeType === 'ad')
     throw validationFailed([{ field: 'nodeId', code: 'invalid_value', message: 'budgets live on campaigns and ad sets, not on ads' }]);
   if (LEVEL_OF[input.level] !== node.nodeType) {

@@ -11,7 +11,8 @@ import { loadCopy } from '../copy/store.js';
 import { adTextsFromCopy } from '../copy/attach.js';
 import { requireReferences, type Reference } from '../references/resolve.js';
 import { validationContextFor } from './context.js';
-import { requirePlan } from './publish-view.js';
+import { requireLiveChange, statusChange } from './live-change.js';
+import { planFingerprint as launchPlanFingerprint } from './publish-view.js';
 import {
   childNodes,
   deleteNodes,
@@ -132,7 +133,7 @@ const updateNode = defineOperation({
   transactional: false,
   summary: 'Attach a creative, generated copy or existing post to an ad, or change node settings (properties, merged as a JSON merge patch).',
   description:
-    "At least one of creativeId, copyGenerationId, postId or properties. copyGenerationId (from generate-copy) sets the ad's headline, primaryText and description from the copy's first texts unless properties names others; a copy written for the other platform answers 400 validation_failed. A creativeId or copyGenerationId (attached or in properties; numbers or digits) that is not the brand's answers 400 validation_failed on that field, the same for a missing one as for another brand's. On a live node only properties.status (ACTIVE or PAUSED) may change, and the change is pushed to the ad platform; it needs the publish scope (403 insufficient_scope otherwise, nothing sent) and, with planFingerprint (of launch-campaign's preview), acts only on that plan (changed since: 409 stale_read). Live budgets change through live-budget.",
+    "At least one of creativeId, copyGenerationId, postId or properties. copyGenerationId (from generate-copy) sets the ad's headline, primaryText and description from the copy's first texts unless properties names others; a copy written for the other platform answers 400 validation_failed. A creativeId or copyGenerationId (attached or in properties; numbers or digits) that is not the brand's answers 400 validation_failed on that field, the same for a missing one as for another brand's. On a live node only properties.status (ACTIVE or PAUSED) may change, and the change is pushed to the ad platform; it needs the publish scope (403 insufficient_scope otherwise, nothing sent) and, with planFingerprint (the fingerprint answered for this status change), makes only that change (another status or node, a launch preview's fingerprint, or a node changed since: 409 stale_read with the change's own fingerprint, nothing sent). Live budgets change through live-budget.",
   uses: ['validate', 'activity', 'platforms', 'metrics'],
   async handler(ctx, input) {
     const attach = (['creativeId', 'copyGenerationId', 'postId'] as const).filter((k) => input[k] !== undefined);
@@ -226,7 +227,7 @@ async function liveStatusChange(
       { requiredScope: 'publish' },
     );
   }
-  requirePlan(l.id, await loadNodes(ctx.db, l.id), planFingerprint, 'no status was changed');
+  requireLiveChange(statusChange(node, patch.status), launchPlanFingerprint(await loadNodes(ctx.db, l.id)), planFingerprint, 'no status was changed');
   const account = await ctx.platforms.account(ctx.db, l.brandId, node.accountId!);
   await ctx.platforms.adapterFor(account.platform).setStatus(account, [{ level: node.nodeType, id: node.platformId! }], patch.status);
   const merged: Record<string, any> = { ...node.properties, status: patch.status };

@@ -3,7 +3,7 @@
 // publish, an Idempotency-Key, and the calling key's ceiling. Their steps are publish.ts and
 // live-budget.ts; the answer of a publish is publish-view.ts.
 
-import { defineOperation, type OperationDefinition } from '../catalogue/define.js';
+import { defineOperation, type OperationDefinition, type ServiceContext } from '../catalogue/define.js';
 import { ServiceError, validationFailed } from '../errors.js';
 import type { BrandAdAccount } from '../platforms/registry.js';
 import { requireCeiling } from './ceiling.js';
@@ -12,7 +12,8 @@ import { askAtPreview } from './ask-platform.js';
 import { changeLiveBudget } from './live-budget.js';
 import { publishingConflict, publishLaunch, publishLeaseMs } from './publish.js';
 import { countLaunch, publishView, requirePlan } from './publish-view.js';
-import { loadLaunch, loadNodes } from './store.js';
+import { loadLaunch, loadNodes, type LaunchRow, type NodeRow } from './store.js';
+import { approvalNeeded } from '../approvals/gate.js';
 import { campaignAmounts, validateLaunch } from './validate.js';
 
 const launchCampaign = defineOperation({
@@ -77,6 +78,11 @@ const launchCampaign = defineOperation({
       if (refused.length) throw validationFailed(refused, `Launch validation failed: ${refused.length} issues.`);
     }
     if (!input.confirm || l.status === 'published') return publishView(ctx, l, nodes, campaignAccounts, warnings, input.confirm === true);
+    // An organization where people decide: an agent's publish waits for a person's approval of exactly this plan.
+    if (!resume) {
+      const waiting = await publishApproval(ctx, l, nodes, campaignAccounts, warnings);
+      if (waiting) return waiting;
+    }
 
     const accounts = new Map<string, BrandAdAccount>();
     for (const id of new Set(campaignAccounts.values())) accounts.set(id!, await ctx.platforms.account(ctx.db, l.brandId, id!));
@@ -111,6 +117,28 @@ const launchCampaign = defineOperation({
   },
 });
 
+/** The approval an agent's publish waits for (paths.md "Approvals by a person"), or null when it may go ahead. */
+async function publishApproval(
+  ctx: Parameters<typeof publishView>[0] & ServiceContext<'config' | 'events'>,
+  l: LaunchRow,
+  nodes: NodeRow[],
+  campaignAccounts: Map<string, string | null>,
+  warnings: Parameters<typeof publishView>[4],
+) {
+  const preview = await publishView(ctx, l, nodes, campaignAccounts, warnings, false);
+  return approvalNeeded(ctx, {
+    kind: 'publish',
+    brandId: l.brandId,
+    operation: 'launch-campaign',
+    input: { brandId: l.brandId, launchId: l.id, confirm: true, planFingerprint: preview.planFingerprint },
+    launchId: l.id,
+    nodeId: null,
+    plan: { title: l.title, counts: preview.counts, plan: preview.plan, budget: preview.budget, warnings: preview.warnings },
+    planFingerprint: preview.planFingerprint,
+    amounts: preview.budget.accounts as Array<{ accountId: string; currency: string; amountMinorUnits: number; countedUsdCents: number }>,
+  });
+}
+
 /** Waits (at most 20 s, within the request's budget) for another runner's publish of the launch to end; published answers it, anything else rethrows `conflict`. */
 async function settledLaunch(db: Parameters<typeof loadLaunch>[0], brandId: number, launchId: number, conflict: ServiceError) {
   for (let waited = 0; waited < 20_000; waited += 250) {
@@ -140,12 +168,13 @@ const editLiveCampaign = defineOperation({
   description:
     "amount is in the minor units of the node's ad account currency (cents for USD, yen for JPY, fils for KWD), at least 100 (and the platform minimum). " +
     "It counts against the credential's ceiling in US cents at the FX_RATES rate, rounded up (no rate for the currency: 503 unavailable, nothing changes). " +
-    'A node of a launch that is still a draft answers 409 conflict: change draft budgets through the node properties.',
+    'A node of a launch that is still a draft answers 409 conflict: change draft budgets through the node properties. ' +
+    'planFingerprint binds the call to this one change (the fingerprint a confirmation answered for it, in details.planFingerprint of a 409): ' +
+    "another amount, node, level or budget type, a launch preview's fingerprint, or a node changed since answers 409 stale_read with the fingerprint of the change as sent, and nothing is sent to the ad platform.",
   uses: ['platforms', 'metrics', 'activity', 'events', 'config'],
   async handler(ctx, input) {
     requireCeiling(ctx.principal);
     const l = await loadLaunch(ctx.db, ctx.brand.id, input.launchId);
-    if (input.planFingerprint !== undefined) requirePlan(l.id, await loadNodes(ctx.db, l.id), input.planFingerprint, 'no budget was changed');
     return changeLiveBudget(ctx, l, input);
   },
 });

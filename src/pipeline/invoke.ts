@@ -22,7 +22,7 @@ import { classifyFault } from './faults.js';
 import type { MetricsCache } from '../platforms/metrics-cache.js';
 import type { SecretBox } from '../auth/encryption.js';
 import type { OutboundClient } from '../outbound/client.js';
-import type { InvokeOptions, InvokeResult, ProgressUpdate, StagedUpload } from '../catalogue/invoke-types.js';
+import { Accepted, type InvokeOptions, type InvokeResult, type ProgressUpdate, type StagedUpload } from '../catalogue/invoke-types.js';
 import { observeRequest } from '../observability/requests.js';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, renewIdempotencyLease, type Claim } from './idempotency.js';
 
@@ -323,15 +323,19 @@ async function invokeOnce(
 
     const run = async (db: Knex | Knex.Transaction): Promise<InvokeResult> => {
       const ctx = new InvocationContext(deps, op, input, principal, db, options.requestId, log, brand, idempotency, options.onProgress, upload);
-      const body = await op.handler(ctx, input);
+      const answered = await op.handler(ctx, input);
+      // Accepted, not done (an approval by a person): 202 with what it waits for.
+      const accepted = answered instanceof Accepted ? answered : null;
+      const body = accepted ? accepted.body : answered;
+      const output = accepted ? accepted.output : op.output;
       // An answer object served again from an in-memory cache was shaped the first time.
-      const issues = shaped.has(body as object) ? [] : deps.schemas.shapeOutput(op.output, body);
+      const issues = shaped.has(body as object) ? [] : deps.schemas.shapeOutput(output, body);
       if (issues.length === 0 && body && typeof body === 'object') shaped.add(body as object);
       if (issues.length > 0) {
         log.error({ requestId: options.requestId, operation: op.name, issues }, 'operation answer does not match its output schema');
-        if (deps.config.strictOutput) throw new Error(`${op.name} answer breaks ${op.output}: ${JSON.stringify(issues)}`);
+        if (deps.config.strictOutput) throw new Error(`${op.name} answer breaks ${output}: ${JSON.stringify(issues)}`);
       }
-      const status = op.successStatus ?? 200;
+      const status = accepted ? 202 : (op.successStatus ?? 200);
       if (recordId !== null) await completeIdempotencyKey(db, recordId, status, body);
       return { status, body, replayed: false };
     };

@@ -32,11 +32,13 @@ export const operationAreas: OperationArea[] = [
   area('automations', () => import('../automations/operations.js')),
   area('board', () => import('../board/operations.js')),
   area('trackers', () => import('../trackers/operations.js')),
+  area('approvals', () => import('../approvals/operations.js')),
 ];
 
 /** Operations the service invokes itself, offered on no surface (catalogue.get finds them, catalogue.list leaves them out). */
 export const internalAreas: OperationArea[] = [
   { area: 'automation-actions', load: async () => (await import('../automations/actions.js')).internalOperations },
+  { area: 'approval-decisions', load: async () => (await import('../approvals/operations.js')).internalOperations },
 ];
 
 /** The operations of `areas`, each area's module loaded now, in order. */

@@ -17,10 +17,12 @@ import { ServiceError } from '../errors.js';
 import { nextStep, succeededResults } from './engine.js';
 import { SCHEDULE_JOB, STEP_JOB } from './kinds.js';
 import { causeHoldsPublish, needsPublishCause, principalForCause } from './publish-rule.js';
-import { knownLaunchId, moneyStepAfter, planOfStep } from './plans.js';
+import { boundPlanOf, knownLaunchId, moneyStepAfter, planOfStep } from './plans.js';
 import { principalOfRunner, runnerOfExecution, startTriggered } from './runs.js';
 import { nextScheduledRun, scheduleRunAt, scheduledTimeOf } from './schedule.js';
 import { runStep } from './steps.js';
+import { postChat } from './chat.js';
+import { operatorTarget } from '../outbound/address-policy.js';
 import { nextRunOf } from './trigger.js';
 import {
   FINAL_EXECUTION,
@@ -171,6 +173,7 @@ async function runSteps(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
         continue;
       case 'failed':
         await endNode(ctx.knex, r.id, { status: 'failed', result: outcome.result ?? null, error: outcome.error }, at);
+        if (outcome.error.code === 'stale_read') await boundPlanStale(ctx, exec, node.nodeId, outcome.error.message);
         await finish(ctx, exec, 'failed', { code: outcome.error.code, message: `Step ${node.nodeId} failed: ${outcome.error.message}` });
         return 'done';
     }
@@ -182,7 +185,8 @@ async function runSteps(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
  * review gate's recorded plan, else the plan the run was started with (run-workflow planFingerprint).
  */
 function approvedPlanOf(exec: Execution, results: NodeResult[], stepNodeId: string): string | undefined {
-  let approved: string | undefined;
+  // A run acts only on the plan bound when it started (by arming, for a triggered run; at run-workflow, for a manual one).
+  let approved: string | undefined = boundPlanOf(exec.triggerData.boundPlans, stepNodeId)?.planFingerprint ?? undefined;
   const confirmed = exec.triggerData.confirmedPlan as { stepNodeId?: unknown; planFingerprint?: unknown } | undefined;
   if (confirmed?.stepNodeId === stepNodeId && typeof confirmed.planFingerprint === 'string') approved = confirmed.planFingerprint;
   for (const r of [...results].sort((a, b) => (a.finishedAt ?? 0) - (b.finishedAt ?? 0))) {
@@ -190,6 +194,41 @@ function approvedPlanOf(exec: Execution, results: NodeResult[], stepNodeId: stri
     if (plan?.stepNodeId === stepNodeId && typeof plan.planFingerprint === 'string') approved = plan.planFingerprint;
   }
   return approved;
+}
+
+/**
+ * A money step of a triggered run whose plan is no longer the one arming bound stopped with
+ * stale_read (nothing published): the workflow.failed event and, with CHAT_WEBHOOK_URL, a chat
+ * notice say so. The workflow stays armed for the plans that still match.
+ */
+async function boundPlanStale(ctx: JobContext, exec: Execution, nodeId: string, message: string): Promise<void> {
+  const bound = boundPlanOf(exec.triggerData.boundPlans, nodeId);
+  // A run started by hand answers its starter in its record; a triggered one has nobody watching, so it says so.
+  if (!bound || exec.triggerKind === 'manual') return;
+  const said =
+    `Workflow "${exec.definition.workflowName}" (#${exec.workflowId}), run ${exec.id} (${exec.triggerKind}): step ${nodeId} did not run, ` +
+    `because launch ${bound.launchId} is no longer the plan bound when the workflow was armed; nothing was published. ` +
+    'Look at the launch and activate the workflow again to bind its plan now.';
+  await inTransaction(ctx.knex, async (trx) => {
+    await ctx.events.emit(trx, {
+      organizationId: exec.organizationId,
+      brandId: exec.brandId,
+      type: 'workflow.failed',
+      data: {
+        brandId: exec.brandId,
+        workflowId: exec.workflowId,
+        executionId: exec.id,
+        nodeId,
+        launchId: bound.launchId,
+        code: 'stale_read',
+        message: `${said} ${message}`.slice(0, 2000),
+      },
+    });
+  });
+  if (!ctx.config.chatWebhookUrl) return;
+  const sent = await postChat(ctx.outbound, operatorTarget(ctx.config.chatWebhookUrl), said, `workflow-stale-${exec.id}-${nodeId}`);
+  if (sent.statusCode === null || sent.statusCode >= 300)
+    ctx.log.warn({ executionId: exec.id, statusCode: sent.statusCode, err: sent.error }, 'workflow notice not delivered');
 }
 
 export const stepJob: JobKind = { kind: STEP_JOB, run: runSteps };

@@ -16,7 +16,18 @@ import { acts, checkDefinition, reachOf, type DefinitionDraft } from './definiti
 import { STEP_JOB } from './kinds.js';
 import { requirePublish } from './publish-rule.js';
 import { definitionIssues } from './references.js';
-import { currentFingerprint, definitionFingerprint, gateIssues, knownLaunchId, moneyStepAfter, planOfStep, type PlanContext, type StepPlan } from './plans.js';
+import {
+  bindPlans,
+  currentFingerprint,
+  definitionFingerprint,
+  gateIssues,
+  knownLaunchId,
+  moneyStepAfter,
+  planOfStep,
+  requireBound,
+  type PlanContext,
+  type StepPlan,
+} from './plans.js';
 import { runnerOfPrincipal, startExecution } from './runs.js';
 import { listWorkflowReviews, reviewRefusal } from './reviews.js';
 import {
@@ -219,8 +230,10 @@ const saveWorkflow = defineOperation({
   tag: 'workflows',
   toolset: 'workflows',
   summary: 'Replace a workflow definition; send the version you read (another version: 409 stale_read, read it again).',
-  description: `${DEFINITION} ${PERMISSIONS} Runs already under way keep the definition they started with. The saver becomes the credential trigger-started runs act as.`,
-  uses: ['config', 'validate', 'outbound', 'secrets'],
+  description: `${DEFINITION} ${PERMISSIONS} Runs already under way keep the definition they started with. The saver becomes the credential trigger-started runs act as. Saving an active workflow binds its launch and budget steps again to what they would do now (boundPlans, as activate-workflow).`,
+  // Binding an active workflow's plans may ask the ad platform: never inside a transaction.
+  transactional: false,
+  uses: ['config', 'validate', 'outbound', 'secrets', 'platforms', 'trackers'],
   async handler(ctx, input) {
     const { brandId, workflowId, version, ...draft } = input;
     const current = await loadWorkflow(ctx.db, ctx.principal, brandId, workflowId, true);
@@ -242,21 +255,39 @@ const saveWorkflow = defineOperation({
     } else if (draft.trigger.kind !== 'video_review' && current.hookId) {
       fields.hook = null;
     }
-    const n = await saveDefinition(ctx.db, current.id, version, { ...fields, armedAt: current.status === 'active' ? now : null, now });
-    if (n !== 1) throw new ServiceError('stale_read', `Workflow ${current.id} changed while it was being saved. Read it again.`, null);
-    // An edited schedule moves to its new next time (another trigger: no schedule job).
-    await armSchedule(ctx.db, { id: current.id, status: current.status, trigger: fields.trigger }, now);
+    // Saving an armed workflow arms what is saved: its money steps are bound again, to what they would do now.
+    const boundPlans = current.status === 'active' ? await bindPlans(ctx, current.brandId, fields) : null;
+    await inTransaction(ctx.db, async (trx) => {
+      const n = await saveDefinition(trx, current.id, version, { ...fields, armedAt: current.status === 'active' ? now : null, boundPlans, now });
+      if (n !== 1) throw new ServiceError('stale_read', `Workflow ${current.id} changed while it was being saved. Read it again.`, null);
+      // An edited schedule moves to its new next time (another trigger: no schedule job).
+      await armSchedule(trx, { id: current.id, status: current.status, trigger: fields.trigger }, now);
+    });
     return workflowView(ctx.db, await reread(ctx, current.id), ctx.config.baseUrl, secret);
   },
 });
 
-async function setStatus(ctx: BrandContext<'config'>, workflowId: number, status: Workflow['status']) {
+/**
+ * Arms (binding each money step to its plan now, or to the plans named, paths.md "Who may cause a
+ * publish") or disarms. Read outside any transaction (a plan may ask the ad platform), written in one.
+ */
+async function setStatus(ctx: BrandContext<'config'> & PlanContext, workflowId: number, status: Workflow['status'], named?: string[]) {
   const current = await loadWorkflow(ctx.db, ctx.principal, ctx.brand.id, workflowId, true);
   if (status === 'active') requirePublish(ctx.principal, current.nodes, 'Activating');
+  const boundPlans = status === 'active' ? await bindPlans(ctx, current.brandId, current) : null;
+  if (boundPlans) requireBound(boundPlans, named);
   const now = ctx.now();
-  if (current.status !== status) {
-    await setWorkflowStatus(ctx.db, current.id, { status, armedAt: status === 'active' ? now : null, now });
-    await armSchedule(ctx.db, { id: current.id, status, trigger: current.trigger }, now);
+  // Arming again re-binds the plans to what the steps would do now.
+  if (current.status !== status || status === 'active') {
+    await inTransaction(ctx.db, async (trx) => {
+      await setWorkflowStatus(trx, current.id, {
+        status,
+        armedAt: status === 'active' ? (current.status === 'active' ? current.armedAt : now) : null,
+        boundPlans,
+        now,
+      });
+      await armSchedule(trx, { id: current.id, status, trigger: current.trigger }, now);
+    });
   }
   return workflowView(ctx.db, await reread(ctx, current.id), ctx.config.baseUrl);
 }
@@ -272,11 +303,19 @@ const activateWorkflow = defineOperation({
   annotations: { ...write, destructive: true, idempotent: true, openWorld: true },
   tag: 'workflows',
   toolset: 'workflows',
+  // Binding reads each money step's plan, which may ask the ad platform: never inside a transaction.
+  transactional: false,
+  errors: ['stale_read'],
   summary: "Arm a workflow's trigger (status active): schedules fire, pipeline stages, monitors and the video-review hook start runs.",
-  description: `Events from before activation start nothing. ${PERMISSIONS}`,
-  uses: ['config'],
+  description:
+    `Events from before activation start nothing. ${PERMISSIONS} Arming binds each launch and budget step to what it would do now ` +
+    "(boundPlans: the launch's planFingerprint, a budget step's live change, the amounts per ad account); a run its trigger starts carries a money step out " +
+    'only while its plan is the one bound (else the step stops with stale_read, nothing is published, a chat notice and the workflow.failed event go out, ' +
+    'and the workflow stays armed). planFingerprints (one per bound plan that has one, in boundPlans order) arms only for the plans shown: ' +
+    'changed since, 409 stale_read with details.boundPlans, nothing armed. Activating an active workflow binds its plans again.',
+  uses: ['config', 'platforms', 'trackers'],
   async handler(ctx, input) {
-    return setStatus(ctx, input.workflowId, 'active');
+    return setStatus(ctx, input.workflowId, 'active', input.planFingerprints);
   },
 });
 
@@ -292,7 +331,8 @@ const deactivateWorkflow = defineOperation({
   tag: 'workflows',
   toolset: 'workflows',
   summary: "Disarm a workflow's trigger (status inactive); runs under way go on, run-workflow still starts it by hand.",
-  uses: ['config'],
+  transactional: false,
+  uses: ['config', 'platforms', 'trackers'],
   async handler(ctx, input) {
     return setStatus(ctx, input.workflowId, 'inactive');
   },
@@ -338,8 +378,11 @@ const runWorkflow = defineOperation({
     'The run acts as this credential: its scopes, brand limit and publish ceiling are checked when each step runs, and if the credential is revoked, ' +
     'expired or deleted meanwhile the rest of the run is refused. Follow it with get-workflow-execution. launchId names the launch of steps set to ' +
     '"$trigger.launchId". planFingerprint binds the run to the plan of its first launch or budget step as shown (changed since: 409 stale_read, nothing started). ' +
+    "A run binds at its start: each launch and budget step whose launch is known acts only on its plan as it is then (the execution's trigger.boundPlans; changed before the step: it stops with stale_read). " +
     PERMISSIONS,
-  uses: ['events'],
+  // Binding reads each money step's plan, which may ask the ad platform: never inside a transaction.
+  transactional: false,
+  uses: ['events', 'platforms', 'config', 'trackers'],
   async handler(ctx, input) {
     const w = await loadWorkflow(ctx.db, ctx.principal, ctx.brand.id, input.workflowId, true);
     requirePublish(ctx.principal, w.nodes, 'Running');
@@ -350,13 +393,18 @@ const runWorkflow = defineOperation({
       const confirmed = await confirmedRunPlan(ctx, w, data, input.planFingerprint);
       if (confirmed) data.confirmedPlan = confirmed;
     }
-    const exec = await startExecution(ctx.db, {
-      workflow: w,
-      runner: runnerOfPrincipal(ctx.principal),
-      trigger: { kind: 'manual', key: null, data },
-      now: ctx.now(),
-      events: ctx.events,
-    });
+    // A run binds at its start: each money step whose launch is known acts only on its plan as it is now.
+    const bound = (await bindPlans(ctx, w.brandId, w)).filter((b) => b.planFingerprint !== null);
+    if (bound.length) data.boundPlans = bound;
+    const exec = await inTransaction(ctx.db, (trx) =>
+      startExecution(trx, {
+        workflow: w,
+        runner: runnerOfPrincipal(ctx.principal),
+        trigger: { kind: 'manual', key: null, data },
+        now: ctx.now(),
+        events: ctx.events,
+      }),
+    );
     // A manual run has no trigger key, so it is never a duplicate.
     if (!exec) throw new Error(`workflow ${w.id}: a manual run was taken for a duplicate`);
     return (await executionViews(ctx.db, [exec]))[0];

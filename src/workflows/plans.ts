@@ -9,9 +9,11 @@ import { ServiceError, type FieldIssue } from '../errors.js';
 import { toUsdCents } from '../money/convert.js';
 import { canonicalJson } from '../pagination/cursor.js';
 import { launchPlan, planFingerprint } from '../launches/publish-view.js';
-import { findNode, loadLaunch, loadNodes } from '../launches/store.js';
+import { budgetChange, liveChangeFingerprint } from '../launches/live-change.js';
+import { findNode, loadLaunch, loadNodes, type NodeRow } from '../launches/store.js';
 import { topological, type WorkflowEdge, type WorkflowNode } from './definition.js';
 import { needsPublishCause } from './publish-rule.js';
+import type { BoundPlan } from './store.js';
 
 /** The plan of a money step: what the review node shows (`plan`), recorded at `recordedAt`. */
 export interface StepPlan {
@@ -19,7 +21,11 @@ export interface StepPlan {
   kind: 'launch' | 'budget';
   /** The launch the step publishes (a budget step: the launch that holds the node); null when an earlier step of the run makes it. */
   launchId: string | null;
-  /** The launch's planFingerprint (launch-campaign's preview); null when the launch is not known yet. */
+  /**
+   * A launch step: the launch's planFingerprint (launch-campaign's preview). A budget step: the
+   * fingerprint of its one live change (launches/live-change.ts), which edit-live-campaign binds.
+   * Null when the launch is not known yet.
+   */
   planFingerprint: string | null;
   counts: { campaigns: number; adSets: number; ads: number } | null;
   accounts: Array<{ accountId: string; currency: string; amountMinorUnits: number; countedUsdCents: number }>;
@@ -113,7 +119,8 @@ export function confirmedStep(
   planFingerprint: string,
 ): { stepNodeId: string; planFingerprint: string } | null {
   const step = moneyStepAfter(def, null);
-  if (!step || knownLaunchId(step.settings.launchId, triggerData, new Map()) === null) return null;
+  // A budget step is confirmed as its own live change, never by a launch's plan.
+  if (!step || step.kind !== 'launch' || knownLaunchId(step.settings.launchId, triggerData, new Map()) === null) return null;
   return { stepNodeId: step.nodeId, planFingerprint };
 }
 
@@ -154,6 +161,7 @@ export async function planOfStep(ctx: PlanContext, runBrandId: number, step: Wor
     }
     const node = await findNode(ctx.db, l.id, String(step.settings.nodeId));
     if (!node?.accountId) return { ...plan, problem: `node ${String(step.settings.nodeId)} is not in launch ${launchId}` };
+    plan.planFingerprint = budgetStepFingerprint(node, step, plan.planFingerprint);
     const account = await ctx.platforms.account(ctx.db, brandId, node.accountId);
     const amount = Number(step.settings.amount);
     const counted = toUsdCents(amount, account.currency, ctx.config.fxRates);
@@ -183,9 +191,58 @@ export async function currentFingerprint(
   const brandId = (step?.settings.brandId as number | undefined) ?? runBrandId;
   try {
     const l = await loadLaunch(ctx.db, brandId, plan.launchId);
-    return planFingerprint(await loadNodes(ctx.db, l.id));
+    if (step?.kind !== 'budget') return planFingerprint(await loadNodes(ctx.db, l.id));
+    const nodes = await loadNodes(ctx.db, l.id);
+    const node = nodes.find((n) => n.id === String(step.settings.nodeId));
+    return node ? budgetStepFingerprint(node, step, planFingerprint(nodes)) : planFingerprint(nodes);
   } catch (err) {
     if (err instanceof ServiceError && err.code === 'not_found') return null;
     throw err;
   }
+}
+
+/** The fingerprint of the live change a budget step makes (its settings as steps.ts sends them to edit-live-campaign). */
+function budgetStepFingerprint(node: NodeRow, step: WorkflowNode, launchPlan: string): string {
+  const s = step.settings;
+  const args = { level: String(s.level ?? 'CAMPAIGN'), budgetType: String(s.budgetType ?? 'daily'), amount: Number(s.amount) };
+  return liveChangeFingerprint(budgetChange(node, args), launchPlan);
+}
+
+/**
+ * What arming binds (paths.md "Who may cause a publish"): each launch and budget step, in the
+ * definition's order, to what it would do now: its launch's plan (a budget step: its live change)
+ * and the amounts. A step whose launch a run names (the trigger's, an earlier step's) binds nothing.
+ */
+export async function bindPlans(ctx: PlanContext, brandId: number, def: Graph): Promise<BoundPlan[]> {
+  const bound: BoundPlan[] = [];
+  for (const step of def.nodes.filter(needsPublishCause)) {
+    const launchId = knownLaunchId(step.settings.launchId, {}, new Map());
+    const plan = await planOfStep(ctx, brandId, step, launchId, ctx.now());
+    bound.push({ nodeId: step.nodeId, launchId, planFingerprint: plan.planFingerprint, amounts: plan.accounts });
+  }
+  return bound;
+}
+
+/**
+ * Arming with the fingerprints a person was shown (`named`: one per bound plan that has one, in
+ * boundPlans' order): 409 stale_read with the plans now when they are not those plans, so a
+ * workflow is armed only for what was shown.
+ */
+export function requireBound(bound: BoundPlan[], named: string[] | undefined): void {
+  if (named === undefined) return;
+  const now = bound.flatMap((b) => (b.planFingerprint === null ? [] : [b.planFingerprint]));
+  if (now.length === named.length && now.every((f, i) => f === named[i])) return;
+  throw new ServiceError(
+    'stale_read',
+    `planFingerprints name ${named.length} plans, but the workflow's launch and budget steps bind ${now.length} now${now.length === named.length ? ', and they changed since they were shown' : ''}: nothing was armed. ` +
+      'Show the person the plans now (details.boundPlans) and arm again with their planFingerprints, in that order.',
+    { reason: 'plan_changed', boundPlans: bound },
+  );
+}
+
+/** The plan a run's start bound step `nodeId` to (arming, for a run its trigger started; run-workflow, at its start), or null. */
+export function boundPlanOf(boundPlans: unknown, nodeId: string): BoundPlan | null {
+  if (!Array.isArray(boundPlans)) return null;
+  const plan = (boundPlans as BoundPlan[]).find((b) => b.nodeId === nodeId);
+  return plan && typeof plan.planFingerprint === 'string' ? plan : null;
 }

@@ -111,5 +111,8 @@ export async function startTriggered(trx: Db, w: Workflow, trigger: StartInput['
     if (!(err instanceof ServiceError)) throw err;
     refusal = err;
   }
-  return startExecution(trx, { workflow: w, runner, trigger, now, events, refusal });
+  // What arming bound goes with the run: its money steps act only while their plans are those (jobs.ts).
+  const bound = w.boundPlans?.filter((b) => b.planFingerprint !== null) ?? [];
+  const data = bound.length ? { ...trigger.data, boundPlans: bound } : trigger.data;
+  return startExecution(trx, { workflow: w, runner, trigger: { ...trigger, data }, now, events, refusal });
 }

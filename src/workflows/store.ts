@@ -44,10 +44,24 @@ export interface Workflow {
   hookSecretSealed: string | null;
   /** When the trigger was last armed: events from before it start nothing. */
   armedAt: number | null;
+  /** What arming bound each launch and budget step to (null: armed before plans were bound, or never armed). */
+  boundPlans: BoundPlan[] | null;
   runCount: number;
   lastRunAt: number | null;
   createdAt: number;
   updatedAt: number;
+}
+
+/**
+ * What a money step was bound to when its workflow was armed: the launch's planFingerprint (a budget
+ * step: its live change's), and the amounts per ad account. planFingerprint is null when the step's
+ * launch is named only when a run starts (the trigger's launch, an earlier step's): nothing to bind.
+ */
+export interface BoundPlan {
+  nodeId: string;
+  launchId: string | null;
+  planFingerprint: string | null;
+  amounts: Array<{ accountId: string; currency: string; amountMinorUnits: number; countedUsdCents: number }>;
 }
 
 /** The definition a run keeps: later saves of its workflow do not change it. */
@@ -126,6 +140,7 @@ function toWorkflow(r: Record<string, any>): Workflow {
     hookId: r.hook_id ?? null,
     hookSecretSealed: r.hook_secret_sealed ?? null,
     armedAt: num(r.armed_at),
+    boundPlans: r.bound_plans ? (JSON.parse(r.bound_plans) as BoundPlan[]) : null,
     runCount: Number(r.run_count),
     lastRunAt: num(r.last_run_at),
     createdAt: Number(r.created_at),
@@ -273,15 +288,30 @@ export async function workflowOfHook(db: Db, hookId: string): Promise<Workflow |
  * Saves a definition over version `version` (which becomes version + 1), in one conditional
  * statement: 1 when it did, 0 when another save came first.
  */
-export async function saveDefinition(db: Db, id: number, version: number, d: DefinitionFields & { armedAt: number | null; now: number }): Promise<number> {
+export async function saveDefinition(
+  db: Db,
+  id: number,
+  version: number,
+  d: DefinitionFields & { armedAt: number | null; boundPlans: BoundPlan[] | null; now: number },
+): Promise<number> {
   return db('workflows')
     .where({ id, version })
-    .update({ ...definitionColumns(d), armed_at: d.armedAt, version: version + 1, updated_at: d.now });
+    .update({ ...definitionColumns(d), armed_at: d.armedAt, bound_plans: boundColumn(d.boundPlans), version: version + 1, updated_at: d.now });
 }
 
 /** Arms or disarms the trigger: status, and when it was armed. */
-export async function setWorkflowStatus(db: Db, id: number, change: { status: Workflow['status']; armedAt: number | null; now: number }): Promise<void> {
-  await db('workflows').where({ id }).update({ status: change.status, armed_at: change.armedAt, updated_at: change.now });
+export async function setWorkflowStatus(
+  db: Db,
+  id: number,
+  change: { status: Workflow['status']; armedAt: number | null; boundPlans: BoundPlan[] | null; now: number },
+): Promise<void> {
+  await db('workflows')
+    .where({ id })
+    .update({ status: change.status, armed_at: change.armedAt, bound_plans: boundColumn(change.boundPlans), updated_at: change.now });
+}
+
+function boundColumn(plans: BoundPlan[] | null): string | null {
+  return plans === null ? null : JSON.stringify(plans);
 }
 
 /** Counts a run started at `at`. */

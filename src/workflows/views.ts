@@ -44,6 +44,7 @@ export async function workflowView(db: Db, w: Workflow, baseUrl: string, secret?
     reachBrandIds: w.reachBrandIds,
     runsAs: w.ownerLabel,
     hook: w.hookId ? { hookId: w.hookId, url: `${baseUrl}/v1/workflow-hooks/${w.hookId}`, ...(secret ? { secret } : {}) } : null,
+    boundPlans: w.status === 'active' ? (w.boundPlans ?? []) : [],
   };
 }
 

@@ -28,6 +28,7 @@ import { launchPage, launchesPage } from './pages/launches.js';
 import { changeLive } from './pages/live.js';
 import { decideReview, reviewsPage } from './pages/reviews.js';
 import { runPage } from './pages/run.js';
+import { approvalNotice, approvalPage, decideApprovalForm } from './pages/approvals.js';
 import { boardNotice, boardPage, moveCard } from './pages/board.js';
 import { reportsPage } from './pages/reports.js';
 import { automationsPage, setAutomationStatus } from './pages/automations.js';
@@ -261,6 +262,18 @@ export function consoleRoutes(router: RouteRegistrar<State>, service: Service): 
   router.get(
     `${b}/reviews`,
     handle((req, _ctx, brand) => reviewsPage(req, brand!), { brand: true }),
+  );
+  router.get(
+    `${b}/approvals/:approvalId`,
+    handle((req, ctx, brand) => approvalPage(req, brand!, String(ctx.params.approvalId), { notice: approvalNotice(one(ctx.query.notice)) }), { brand: true }),
+  );
+  router.post(
+    `${b}/approvals/:approvalId`,
+    forms,
+    handle((req, ctx, brand) => decideApprovalForm(req, brand!, String(ctx.params.approvalId), ctx.request.body as Record<string, unknown>), {
+      brand: true,
+      post: true,
+    }),
   );
   router.post(
     `${b}/reviews/:executionId`,

@@ -12,10 +12,14 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { ServiceError } from '../../src/errors.js';
-import { formatMinor } from '../../src/money/convert.js';
+import { formatMinor, toUsdCents } from '../../src/money/convert.js';
 import { needsPublishCause } from '../../src/workflows/publish-rule.js';
 import { currentFingerprint, definitionFingerprint, knownLaunchId, moneyStepAfter } from '../../src/workflows/plans.js';
 import { findWorkflow, workflowsOfColumn, loadExecution, type Execution } from '../../src/workflows/store.js';
+import { budgetChange, liveChangeFingerprint, statusChange, type LiveChange } from '../../src/launches/live-change.js';
+import { loadLaunch, loadNodes, type NodeRow } from '../../src/launches/store.js';
+import { planFingerprint } from '../../src/launches/publish-view.js';
+import type { FxRates } from '../../src/money/fx-rates.js';
 
 /** How often a call waiting for the person reports progress: clients that reset their timeout on progress keep the call alive. */
 export function waitTickMs(timeoutMs: number): number {
@@ -61,6 +65,8 @@ export interface AskingCall {
   /** The caller's organization and whether it holds `publish` (without it nothing moves, so nobody is asked). */
   organizationId: number;
   canPublish: boolean;
+  /** The FX_RATES the ceiling counts by: a live change shows what its amount counts. */
+  fxRates: FxRates;
 }
 
 /**
@@ -241,28 +247,98 @@ async function previewOfPublished(input: Record<string, unknown>, key: unknown, 
   }
 }
 
-/** edit_live_campaign: current and new budget of the node, and the ceiling left. */
+/**
+ * What a client that cannot ask is answered, and an asking client is asked about, before a live
+ * change: the change itself (launch, node, level, field, from, to, the amount in the account's
+ * currency and as it counts against the ceiling) and its own fingerprint, which binds exactly that
+ * change (launches/live-change.ts): the core refuses any other with 409 stale_read and sends nothing.
+ */
+interface ChangeShown {
+  change: LiveChange & { accountId: string | null; currency: string | null; amountMinorUnits: number | null; countedUsdCents: number | null };
+  planFingerprint: string;
+}
+
+/** What `amount` counts against the ceiling in US cents, or null when its currency has no rate (the change itself then answers 503). */
+function countedOrNull(amount: number, currency: string, rates: FxRates): number | null {
+  try {
+    return toUsdCents(amount, currency, rates);
+  } catch {
+    return null;
+  }
+}
+
+/** The change `change` of `node`, as shown to the person: with its amount counted (null when it carries none, or the currency has no rate). */
+function shownChange(change: LiveChange, node: NodeRow & { launchPlan: string }, currency: string | null, call: AskingCall): ChangeShown {
+  const amount = change.field === 'budget' && typeof change.to === 'object' ? change.to.amountMinorUnits : null;
+  const counted = amount !== null && currency ? countedOrNull(amount, currency, call.fxRates) : null;
+  return {
+    change: { ...change, accountId: node.accountId, currency, amountMinorUnits: amount, countedUsdCents: counted },
+    planFingerprint: liveChangeFingerprint(change, node.launchPlan),
+  };
+}
+
+/**
+ * A live change, once shown: a client that cannot ask goes on only with a planFingerprint (the core
+ * makes the change when it is this change's, else answers 409 stale_read with this change's); without
+ * one nothing moves and the answer is the change. An asking client is asked, and a yes binds the call
+ * to the change shown.
+ */
+async function confirmedChange(
+  tool: string,
+  input: Record<string, unknown>,
+  message: string,
+  shown: ChangeShown,
+  body: Record<string, unknown>,
+  call: AskingCall,
+): Promise<Decision> {
+  const answer = { ...body, change: shown.change };
+  if (!call.ask) {
+    if (typeof input.planFingerprint === 'string') return PROCEED;
+    return confirmedByPlan(tool, input, message, shown.planFingerprint, answer);
+  }
+  const reason = await asked(call, message);
+  if (reason === null) return { proceed: true, input: { ...input, planFingerprint: shown.planFingerprint } };
+  return { proceed: false, reason: `Nothing was changed: ${reason}.`, body: answer };
+}
+
+/**
+ * The stored node a live change names, with its launch's plan now (what the change's fingerprint
+ * binds too), once an operation checked the brand and launch (null: not there; the operation answers why).
+ */
+async function storedNode(call: AskingCall, input: Record<string, unknown>): Promise<(NodeRow & { launchPlan: string }) | null> {
+  try {
+    const l = await loadLaunch(call.db, Number(input.brandId), Number(input.launchId));
+    const nodes = await loadNodes(call.db, l.id);
+    const node = nodes.find((n) => n.id === String(input.nodeId));
+    return node ? { ...node, launchPlan: planFingerprint(nodes) } : null;
+  } catch (err) {
+    if (err instanceof ServiceError) return null;
+    throw err;
+  }
+}
+
+/** edit_live_campaign: the change (the node's budget now and the new one), and the ceiling left. */
 async function beforeBudgetEdit(input: Record<string, unknown>, key: unknown, requestId: string, call: AskingCall): Promise<Decision> {
   if (typeof key !== 'string') return PROCEED;
   // A launch that does not validate was never published, so nothing of it is live: the edit itself answers why.
   const preview = await previewOfPublished(input, key, requestId, call);
   if (!preview) return PROCEED;
   const node = nodeOfPlan(preview, String(input.nodeId));
+  const stored = await storedNode(call, input);
   // Not live, or without a budget of its own: the edit is refused with its own error, nothing to ask.
-  if (!node?.platformId || !node.budget) return PROCEED;
+  if (!node?.platformId || !node.budget || !stored) return PROCEED;
   const currency = currencyOf(preview, node);
   const level = input.level === 'ADSET' ? 'ad set' : 'campaign';
+  const shown = shownChange(budgetChange(stored, input as { level: string; budgetType: string; amount: number }), stored, currency, call);
+  const counted = shown.change.countedUsdCents === null ? '' : ` (counts as ${usd(shown.change.countedUsdCents)})`;
   const message = [
-    `Change the ${input.budgetType} budget of ${level} ${node.name ? `"${node.name}" ` : ''}(${node.nodeId}, ad account ${node.accountId}) on the ad platform?`,
-    `Now: ${formatMoney(node.budget.amountMinorUnits, currency)} ${node.budget.period}. New: ${formatMoney(input.amount as number, currency)} ${input.budgetType}; the new amount counts against the ceiling.`,
+    `Change the ${input.budgetType} budget of ${level} ${node.name ? `"${node.name}" ` : ''}(${node.nodeId}, launch ${String(input.launchId)}, ad account ${node.accountId}) on the ad platform?`,
+    `Now: ${formatMoney(node.budget.amountMinorUnits, currency)} ${node.budget.period}. New: ${formatMoney(input.amount as number, currency)} ${input.budgetType}${counted}; the new amount counts against the ceiling.`,
     ceilingLine(preview.budget?.ceiling),
-    planLine(preview),
+    `Change ${shown.planFingerprint} (this change only: another amount, node or level, or a budget changed before you answer, changes nothing).`,
   ].join('\n');
   const body = { nodeId: node.nodeId, level: input.level, platformId: node.platformId, budget: node.budget, ceiling: preview.budget.ceiling };
-  if (!call.ask) return confirmedByPlan('edit_live_campaign', input, message, preview.planFingerprint, body);
-  const reason = await asked(call, message);
-  if (reason === null) return bound(input, preview);
-  return { proceed: false, reason: `Nothing was changed: ${reason}.`, body };
+  return confirmedChange('edit_live_campaign', input, message, shown, body, call);
 }
 
 /** True for a workflow step that moves money on the ad platform (launch, budget). */
@@ -375,9 +451,30 @@ async function beforeRun(input: Record<string, unknown>, key: unknown, requestId
         ]
       : []),
   ].join('\n');
-  const planFingerprint = typeof preview?.planFingerprint === 'string' ? preview.planFingerprint : definitionFingerprint(saved);
-  const notStarted = (said: string) => ({ workflowId: w.workflowId, brandId: w.brandId, status: 'not_started', started: false, message: said });
+  // A budget step is confirmed as its one live change (launches/live-change.ts), a launch step as its launch's plan.
+  const changeFingerprint =
+    first.kind === 'budget' && launchId !== null ? await currentFingerprint({ db: call.db }, Number(input.brandId), first, { launchId }) : null;
+  const planFingerprint = changeFingerprint ?? (typeof preview?.planFingerprint === 'string' ? preview.planFingerprint : definitionFingerprint(saved));
+  const change =
+    first.kind === 'budget'
+      ? {
+          change: {
+            stepNodeId: first.nodeId,
+            launchId,
+            nodeId: String(first.settings.nodeId),
+            level: String(first.settings.level ?? 'CAMPAIGN'),
+            field: 'budget',
+            from: budgetNode?.budget ?? null,
+            to: { period: String(first.settings.budgetType ?? 'daily'), amountMinorUnits: Number(first.settings.amount) },
+            accountId: budgetNode?.accountId ?? null,
+            currency: currencyOf(preview, budgetNode),
+          },
+        }
+      : {};
+  const notStarted = (said: string) => ({ workflowId: w.workflowId, brandId: w.brandId, status: 'not_started', started: false, message: said, ...change });
   if (!call.ask) {
+    // A budget step's change named by a fingerprint: run-workflow starts it only when it is that change (else 409 stale_read with its own).
+    if (changeFingerprint !== null && typeof input.planFingerprint === 'string') return PROCEED;
     return confirmedByPlan('run_workflow', input, message, planFingerprint, { ...notStarted('No run started.'), reason: 'plan_confirmation_required' });
   }
   const reason = await asked(call, message);
@@ -439,7 +536,11 @@ async function beforeReview(input: Record<string, unknown>, key: unknown, reques
   // A plan whose launch is not known yet has no fingerprint: the run's steps are what is confirmed.
   const planFingerprint: string =
     shown?.planFingerprint ?? definitionFingerprint({ id: run.id, version: 0, nodes: run.definition.nodes, edges: run.definition.edges });
-  if (!call.ask) return confirmedByPlan('review_workflow_step', input, message, planFingerprint, execution);
+  if (!call.ask) {
+    // A budget step's change named by a fingerprint: the approval goes on only when it is that change (else 409 stale_read with its own).
+    if (recorded?.kind === 'budget' && typeof input.planFingerprint === 'string') return PROCEED;
+    return confirmedByPlan('review_workflow_step', input, message, planFingerprint, execution);
+  }
   const reason = await asked(call, message);
   if (reason === null) return shown ? { proceed: true, input: { ...input, planFingerprint: shown.planFingerprint } } : PROCEED;
   return { proceed: false, reason: `Nothing was approved: ${reason}. The review stays pending.`, body: execution };
@@ -510,18 +611,83 @@ async function beforeLiveStatus(input: Record<string, unknown>, key: unknown, re
   const found = levels.flatMap(([level, items]) => (items ?? []).map((n: Record<string, any>) => ({ level, n }))).find((x) => x.n.nodeId === input.nodeId);
   if (!found?.n.platformId) return PROCEED;
   const { level, n } = found;
+  const stored = await storedNode(call, input);
+  if (!stored) return PROCEED;
+  const shown = shownChange(statusChange(stored, String(status)), stored, currencyOf(preview, n), call);
   const message = [
-    `Set the ${level} ${n.name ? `"${n.name}" ` : ''}(${n.nodeId}, ad account ${n.accountId}) to ${String(status)} on the ad platform? It is ${n.status} now.`,
+    `Set the ${level} ${n.name ? `"${n.name}" ` : ''}(${n.nodeId}, ad account ${n.accountId}) to ${String(status)} on the ad platform? It is ${String(shown.change.from)} now.`,
     status === 'ACTIVE'
       ? `It spends again${n.budget ? `: ${formatMoney(n.budget.amountMinorUnits, currencyOf(preview, n))} ${n.budget.period}` : ''}.`
       : 'It stops spending.',
-    planLine(preview),
+    `Change ${shown.planFingerprint} (this change only: another status or node, or the node changed before you answer, changes nothing).`,
   ].join('\n');
   const body = { id: n.nodeId, status: 'live', platformId: n.platformId };
-  if (!call.ask) return confirmedByPlan('update_node', input, message, preview.planFingerprint, body);
+  return confirmedChange('update_node', input, message, shown, body, call);
+}
+
+/**
+ * activate_workflow of a workflow with a launch or budget step: arming binds each such step to its
+ * plan now (paths.md "Who may cause a publish"), so the person is shown every plan first. A client
+ * that cannot ask arms only with `planFingerprints` (the core arms only while they are the plans);
+ * without them nothing is armed and the answer is the plans. A no arms nothing.
+ */
+async function beforeActivate(input: Record<string, unknown>, key: unknown, requestId: string, call: AskingCall): Promise<Decision> {
+  // Without publish the core refuses arming a money workflow (403): nobody needs asking.
+  if (!call.canPublish) return PROCEED;
+  const w = await call.invoke('get-workflow', { brandId: input.brandId, workflowId: input.workflowId }, undefined);
+  const steps = movesMoney((w.nodes ?? []) as Array<{ kind: string; nodeId: string; name?: string; settings: Record<string, any> }>);
+  if (!steps.length) return PROCEED;
+  if (!call.ask && Array.isArray(input.planFingerprints)) return PROCEED;
+  const plans: Array<{ nodeId: string; launchId: string | null; planFingerprint: string | null; words: string[] }> = [];
+  for (const step of steps) {
+    const launchId = knownLaunchId(step.settings.launchId, {}, new Map());
+    if (launchId === null) {
+      plans.push({
+        nodeId: step.nodeId,
+        launchId,
+        planFingerprint: null,
+        words: [`Step ${step.nodeId} (${step.kind}): its launch is named when a run starts, so nothing is bound for it.`],
+      });
+      continue;
+    }
+    const brandId = step.settings.brandId ?? input.brandId;
+    let preview: Record<string, any> | null = null;
+    try {
+      preview = await call.invoke('preview-launch', { brandId, launchId: Number(launchId) }, previewKey(key, requestId));
+    } catch (err) {
+      if (!(err instanceof ServiceError)) throw err;
+      if (!call.ask) throw planUnreadable('activate_workflow', err);
+    }
+    const fingerprint = await currentFingerprint({ db: call.db }, Number(brandId), step as never, { launchId });
+    const budgetNode = step.kind === 'budget' ? nodeOfPlan(preview, String(step.settings.nodeId)) : undefined;
+    const words =
+      step.kind === 'launch'
+        ? [`Step ${step.nodeId}: ${preview ? launchQuestion(preview) : `launch ${launchId} (its amounts could not be read now)`}`]
+        : [
+            `Step ${step.nodeId} sets the ${String(step.settings.budgetType ?? 'daily')} budget of node ${String(step.settings.nodeId)} of launch ${launchId}${budgetNode?.accountId ? ` (ad account ${budgetNode.accountId})` : ''} to ${formatMoney(Number(step.settings.amount), currencyOf(preview, budgetNode))}${budgetNode?.budget ? `; it is ${formatMoney(budgetNode.budget.amountMinorUnits, currencyOf(preview, budgetNode))} now` : ''}.`,
+          ];
+    plans.push({ nodeId: step.nodeId, launchId, planFingerprint: fingerprint, words: [...words, `Bound plan ${fingerprint ?? 'none'}.`] });
+  }
+  const fingerprints = plans.flatMap((p) => (p.planFingerprint === null ? [] : [p.planFingerprint]));
+  const message = [
+    `Arm workflow ${w.workflowId} "${w.workflowName}" (trigger ${w.trigger?.kind})? Runs its trigger starts then carry out these steps, each only while its plan is the one shown:`,
+    ...plans.flatMap((p) => p.words),
+  ].join('\n');
+  const boundPlans = plans.map((p) => ({ nodeId: p.nodeId, launchId: p.launchId, planFingerprint: p.planFingerprint }));
+  const notArmed = (reason: string) => ({ ...w, armed: false, reason, boundPlans });
+  if (!call.ask) {
+    const said = [
+      'Nothing was armed: this MCP client cannot ask its user (it declares no elicitation), and arming this workflow binds money steps to their plans.',
+      'Show the person these plans:',
+      message,
+      `If they agree to them, call activate_workflow again with the same arguments and planFingerprints: ${JSON.stringify(fingerprints)}.`,
+    ].join('\n');
+    return { proceed: false, reason: said, body: notArmed('plan_confirmation_required') };
+  }
   const reason = await asked(call, message);
-  if (reason === null) return bound(input, preview);
-  return { proceed: false, reason: `Nothing was changed: ${reason}.`, body };
+  if (reason === null) return { proceed: true, input: { ...input, planFingerprints: fingerprints } };
+  const said = `Nothing was armed: ${reason}.`;
+  return { proceed: false, reason: said, body: notArmed('declined') };
 }
 
 /** The operations that ask the person first when the client can ask (and are confirmed by the plan when it cannot), by operation name. */
@@ -533,4 +699,5 @@ export const ASK_FIRST: Record<string, (input: Record<string, unknown>, key: unk
   'run-workflow': beforeRun,
   'review-workflow-step': beforeReview,
   'update-node': beforeLiveStatus,
+  'activate-workflow': beforeActivate,
 };

@@ -17,7 +17,8 @@ export function serverInstructions(): string {
       '(3) confirm: launch_campaign with confirm: true publishes and spends. If your client can ask its user, the user is asked to approve the amounts first. ' +
       'If it cannot (no elicitation), every call that moves money (launch_campaign with confirm, edit_live_campaign, update_node of a live status, a pipeline card into a column that publishes, ' +
       'run_workflow and review_workflow_step before a launch or budget step) needs the planFingerprint of the plan shown: without it nothing moves and the answer is the plan with its planFingerprint; ' +
-      'show that plan to the person and, if they agree, call again with planFingerprint.',
+      'show that plan to the person and, if they agree, call again with planFingerprint. A live change (a budget, a status) has its own planFingerprint, good for that one change only. ' +
+      'activate_workflow of a workflow with a launch or budget step likewise needs planFingerprints, one per plan it binds.',
     "Money is an integer in minor units of the ad account's currency (5000 on a USD account is $50.00; on a JPY account, 5,000 yen). " +
       "A key's publish ceiling is in US dollars, answered in US cents. Days and date presets are in the ad account's time zone; times are ISO 8601 UTC.",
     `Lists answer ${MCP_PAGE_SIZE} items unless you pass limit (1 to 100); pass nextCursor back as cursor with the same filters and limit.`,

@@ -265,6 +265,7 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
           db: service.knex,
           organizationId: principal.organizationId,
           canPublish: principal.scopes.has('publish'),
+          fxRates: service.config.fxRates,
         };
         const decision = await askFirst(input, idempotencyKey, requestId, call);
         if (decision.proceed === false) return declinedResult(decision.body, decision.reason);
@@ -279,10 +280,23 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
         asked = decision.input !== undefined && call.ask !== undefined;
       }
       if (paged.has(op.name) && input.limit === undefined) input.limit = MCP_PAGE_SIZE;
-      const body = (
-        await invokeFollowing(service, op, principal, input, { requestId, idempotencyKey: idempotencyKey as string | undefined, onProgress, surface: 'mcp' })
-      ).body;
+      const answered = await invokeFollowing(service, op, principal, input, {
+        requestId,
+        idempotencyKey: idempotencyKey as string | undefined,
+        onProgress,
+        surface: 'mcp',
+      });
+      const body = answered.body as Record<string, unknown>;
       const result = callResult(body, caller);
+      // Accepted, not done: the organization wants a person to decide (an approval), and the agent is told where.
+      if (answered.status === 202 && typeof body.consoleUrl === 'string') {
+        // The result is written as it now stands, not from the JSON made of the answer alone.
+        caller.resultJson = undefined;
+        result.content.push({
+          type: 'text',
+          text: `Nothing was published yet: this organization wants a person to decide. Approval ${String(body.approvalId)} waits for an owner or admin at ${body.consoleUrl}; read it with get_approval (status waiting, approved, rejected, expired or stale).`,
+        });
+      }
       const text = (result.content[0] as { text: string }).text;
       const brandId = typeof input.brandId === 'number' ? input.brandId : null;
       const cutResult = overBudget(body, text, () => ({
@@ -294,9 +308,10 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
       return cutResult;
     } catch (err) {
       if (!(err instanceof ServiceError)) service.log.error({ err, requestId }, 'unexpected error in a tool call');
-      if (asked && err instanceof ServiceError && err.code === 'stale_read' && (err.details as { reason?: string } | null)?.reason === 'plan_changed') {
-        const said = `Nothing was done: the launch changed since the question (a node, a budget or an account); ask again. ${err.message}`;
-        return errorResult(new ServiceError('stale_read', said, err.details), requestId);
+      const staleReason = err instanceof ServiceError && err.code === 'stale_read' ? (err.details as { reason?: string } | null)?.reason : undefined;
+      if (asked && (staleReason === 'plan_changed' || staleReason === 'change_differs')) {
+        const said = `Nothing was done: the launch changed since the question (a node, a budget or an account); ask again. ${(err as ServiceError).message}`;
+        return errorResult(new ServiceError('stale_read', said, (err as ServiceError).details), requestId);
       }
       return errorResult(inToolWords(err), requestId);
     }

@@ -328,8 +328,18 @@ const writtenExamples: ToolExample[] = [
   { tool: 'delete_workflow', args: (fx, answers) => ({ brandId: fx.brandId, workflowId: String(answers.get('create_workflow').workflowId) }) },
 ];
 
-/** Tools the sandbox cannot make succeed, with the reason (none today). */
-export const noSandboxSuccess: Record<string, string> = {};
+/** Tools the sandbox cannot make succeed, with the reason. */
+export const noSandboxSuccess: Record<string, string> = {
+  get_approval:
+    "the fixture's organization publishes directly (agentPublishes direct), so no approval exists to read; test/e2e/console/approvals.test.ts reads them",
+  update_organization_settings: "only an owner or admin, as a person, changes the settings; the fixture's credential is an API key",
+};
+
+/** Arguments of the tools above that cannot succeed here, for the tests that only need a call's shape (bad values of each argument). */
+export const argsOnlyExamples: ToolExample[] = [
+  { tool: 'get_approval', args: (fx) => ({ brandId: fx.brandId, approvalId: '1' }) },
+  { tool: 'update_organization_settings', args: () => ({ agentPublishes: 'person' }) },
+];
 
 const ID_KEY = /^(id|.*Id)$/;
 /** The address the REST examples send webhooks to; the tool examples use the fixture's receiver. */

@@ -42,6 +42,7 @@ for (const dialect of dialects()) {
     let orgId: number;
     let brandId: number;
     let ci: Principal;
+    let writer: Principal;
     let n = 0;
     let chat: WebhookReceiver;
 
@@ -68,6 +69,7 @@ for (const dialect of dialects()) {
         now: () => clock,
       });
       ci = await service.authenticate(`Bearer ${seed.organizations.acme.apiKeys.ci.secret}`, 'api');
+      writer = await service.authenticate(`Bearer ${seed.organizations.acme.apiKeys.writer.secret}`, 'api');
     });
     after(async () => {
       await chat?.close();
@@ -326,6 +328,25 @@ for (const dialect of dialects()) {
       expect(await platformStatus(mine)).to.equal('ACTIVE');
       expect(await platformStatus(theirs)).to.equal('PAUSED');
       expect((await service.knex('activity_entries').where({ entity_id: mine.nodeId, action: 'campaign.activated' }))[0].user_name).to.match(/^Automation: /);
+    });
+
+    it('a scheduled run whose last saver lacks publish pauses but resumes nothing (skipReason publish_scope_missing)', async () => {
+      const [burner, winner] = await liveCampaigns(['Burner - no results', 'Winner']);
+      const a = await createAutomation({ objectIds: [burner.objectId], resumeWhenClear: true, cooldownMinutes: 0, status: 'PAUSED' });
+      expect(objectOf(await run(a), burner).action).to.equal('paused');
+      // Now the rule is clear for the burner (it would resume it) and matches the winner (it pauses it).
+      const converts = [{ metric: 'results', window: 'today', operator: 'gte', value: 1 }];
+      await call('update-automation', { automationId: String(a.automationId), conditions: converts, objectIds: [burner.objectId, winner.objectId] });
+      // A write-only key arms it: the last saver, the cause of its scheduled runs, holds no publish.
+      await service.invoke('set-automation-status', writer, { brandId, automationId: String(a.automationId), status: 'ACTIVE' }, { requestId: `t-${++n}` });
+      await service.jobs.drain();
+      await call('set-automation-status', { automationId: String(a.automationId), status: 'PAUSED' });
+      const [r] = (await call('list-automation-runs', { automationId: String(a.automationId) })).runs;
+      expect(r.trigger).to.equal('schedule');
+      expect(objectOf(r, winner)).to.include({ matched: true, intended: 'pause', action: 'paused' });
+      expect(objectOf(r, burner)).to.include({ matched: false, intended: 'resume', action: 'none', skipReason: 'publish_scope_missing' });
+      expect(await platformStatus(burner)).to.equal('PAUSED');
+      expect(await platformStatus(winner)).to.equal('PAUSED');
     });
 
     it('does not resume an object a person resumed and paused again after the automation paused it', async () => {

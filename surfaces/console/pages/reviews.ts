@@ -12,6 +12,7 @@ import { count, money, usd, when } from '../format.js';
 import type { BrandScope, ConsoleRequest } from '../request.js';
 import type { Page } from './page.js';
 import { issueSentence, type Preview } from './launches.js';
+import { waitingApprovals } from './approvals.js';
 
 interface ExecutionNode {
   nodeId: string;
@@ -258,7 +259,7 @@ export async function reviewsPage(
 ${planHtml(brand, plan, r)}${decide}</article>`);
   }
   const body = `<h1>Reviews</h1><p class="lead">Runs of ${esc(brand.name)}'s workflows waiting for a person's decision. Approving publishes the plan shown; a launch changed since this page was drawn is shown again for a new decision.</p>
-${items.length ? items.join('') : '<p class="empty" id="no-reviews">Nothing waits for a review. A workflow with a review step stops here when a run reaches it; you will see it on this page.</p>'}`;
+${await waitingApprovals(req, brand)}${items.length ? items.join('') : '<p class="empty" id="no-reviews">Nothing waits for a review. A workflow with a review step stops here when a run reaches it; you will see it on this page.</p>'}`;
   return { title: 'Reviews', body, notice: message?.notice, error: message?.error, status: message?.status };
 }
 

@@ -189,6 +189,35 @@ for (const dialect of dialects()) {
         expect(await launchStatus(built.launchId)).to.equal('draft');
       });
 
+      it('activate_workflow of a workflow with a launch step asks, showing the bound plan; a decline arms nothing, an accept arms it bound to the plan shown', async () => {
+        const built = await buildLaunch(api(), { creativeId, title: 'Arm asked' });
+        const wf = await createWorkflow(w, w.key('acme', 'ci'), shoes, {
+          workflowName: 'Every morning',
+          trigger: { kind: 'schedule', cron: '0 9 * * *', timezone: 'Europe/Paris' },
+          nodes: [launchNode('go', built.launchId)],
+        });
+        const no = await asking(declined);
+        const result = (await no.client.callTool({ name: 'activate_workflow', arguments: { brandId: shoes, workflowId: wf.workflowId } })) as ToolResult;
+        await no.client.close();
+        expect(no.questions).to.have.length(1);
+        expect(no.questions[0])
+          .to.match(/^Arm workflow \d+ "Every morning"/)
+          .and.to.contain(`Step go: Publish launch ${built.launchId}`)
+          .and.to.match(/act_1001: 50\.00 USD/);
+        expect(result.isError).to.not.equal(true);
+        expect(result.structuredContent).to.deep.include({ workflowId: wf.workflowId, armed: false, reason: 'declined', status: 'inactive' });
+        expect(result.content.map((c) => c.text).join('\n')).to.match(/Nothing was armed: the person declined/);
+        const read = async () => (await w.request('GET', `/v1/brands/${shoes}/workflows/${wf.workflowId}`, { key: w.key('acme', 'ci') })).body;
+        expect((await read()).status, 'not armed').to.equal('inactive');
+        const yes = await asking(accepted);
+        const armed = (await yes.client.callTool({ name: 'activate_workflow', arguments: { brandId: shoes, workflowId: wf.workflowId } })) as ToolResult;
+        await yes.client.close();
+        expect(armed.isError, JSON.stringify(armed)).to.not.equal(true);
+        expect(armed.structuredContent.status).to.equal('active');
+        const shown = /Bound plan (\S+)\./.exec(yes.questions[0])![1];
+        expect(armed.structuredContent.boundPlans[0]).to.deep.include({ nodeId: 'go', planFingerprint: shown });
+      });
+
       it('run_workflow of a workflow without a launch step asks nothing', async () => {
         const wf = await createWorkflow(w, w.key('acme', 'ci'), shoes, { nodes: [reviewNode()] });
         const { client, questions } = await asking(declined);

@@ -103,6 +103,148 @@ for (const dialect of dialects()) {
       expect(done.structuredContent).to.include({ nodeId: built.campaignId, amountMinorUnits: 9000 });
     });
 
+    describe('a fingerprint binds the change it was answered for', () => {
+      /** The budget the (sandbox) ad platform holds for a live object: what was sent, not what the launch records. */
+      async function platformBudget(launchId: string, nodeId: string): Promise<number> {
+        const tree = await launch(launchId);
+        const node = [tree.campaigns[0].node, ...tree.campaigns[0].adSets.map((s: { node: unknown }) => s.node)].find((n) => n.id === nodeId);
+        const row = await w.service.knex('sandbox_objects').where({ object_id: node.platformId }).first('budget_cents');
+        return Number(row.budget_cents);
+      }
+      const stale = (r: ToolResult) => {
+        const error = toolError(r);
+        expect(error.code, JSON.stringify(error)).to.equal('stale_read');
+        expect(error.details.reason).to.equal('change_differs');
+        return error.details;
+      };
+
+      it("edit_live_campaign: the change answered (from, to, currency, counted); another amount, level, node or a launch preview's fingerprint: 409 stale_read with its own, nothing sent; the same change is made exactly", async () => {
+        const built = await buildLaunch(api(), { creativeId, title: 'Bound budget' });
+        await publish(api(), built.launchId);
+        const other = await buildLaunch(api(), { creativeId, title: 'Other node' });
+        await publish(api(), other.launchId);
+        const args = { launchId: built.launchId, nodeId: built.campaignId, level: 'CAMPAIGN', budgetType: 'daily', amount: 1500 };
+        const first = await call('edit_live_campaign', { ...args, idempotencyKey: key('b1') });
+        const fingerprint = expectPlanAnswer(first, 'edit_live_campaign');
+        expect(first.structuredContent.change).to.deep.equal({
+          launchId: built.launchId,
+          nodeId: built.campaignId,
+          level: 'CAMPAIGN',
+          field: 'budget',
+          from: { period: 'daily', amountMinorUnits: 5000 },
+          to: { period: 'daily', amountMinorUnits: 1500 },
+          accountId: 'act_1001',
+          currency: 'USD',
+          amountMinorUnits: 1500,
+          countedUsdCents: 1500,
+        });
+        expect(text(first)).to.contain('New: 15.00 USD daily (counts as 15.00 USD)');
+        // Another amount with it.
+        const more = stale(await call('edit_live_campaign', { ...args, amount: 2000, planFingerprint: fingerprint, idempotencyKey: key('b2') }));
+        expect(more.planFingerprint).to.be.a('string').and.not.equal(fingerprint);
+        expect(more.change).to.deep.include({ to: { period: 'daily', amountMinorUnits: 2000 } });
+        // Another level, another node.
+        stale(await call('edit_live_campaign', { ...args, level: 'ADSET', planFingerprint: fingerprint, idempotencyKey: key('b3') }));
+        stale(
+          await call('edit_live_campaign', {
+            ...args,
+            launchId: other.launchId,
+            nodeId: other.campaignId,
+            planFingerprint: fingerprint,
+            idempotencyKey: key('b4'),
+          }),
+        );
+        // A launch preview's fingerprint never stands for a live change.
+        const preview = await call('preview_launch', { launchId: built.launchId });
+        const byPreview = stale(
+          await call('edit_live_campaign', {
+            ...args,
+            amount: 2_500_000,
+            planFingerprint: preview.structuredContent.planFingerprint,
+            idempotencyKey: key('b5'),
+          }),
+        );
+        expect(byPreview.planFingerprint).to.not.equal(preview.structuredContent.planFingerprint);
+        expect(await platformBudget(built.launchId, built.campaignId), 'nothing was sent').to.equal(5000);
+        expect(await platformBudget(other.launchId, other.campaignId), 'nothing was sent to the other node').to.equal(5000);
+        const done = await call('edit_live_campaign', { ...args, planFingerprint: fingerprint, idempotencyKey: key('b6') });
+        expect(done.isError, text(done)).to.not.equal(true);
+        expect(done.structuredContent).to.include({ nodeId: built.campaignId, amountMinorUnits: 1500, countedUsdCents: 1500 });
+        expect(await platformBudget(built.launchId, built.campaignId)).to.equal(1500);
+      });
+
+      it("update_node: a fingerprint shown for pausing one node neither activates it nor pauses another (409, nothing sent); a launch preview's fingerprint is refused", async () => {
+        const built = await buildLaunch(api(), { creativeId, title: 'Bound pause' });
+        await publish(api(), built.launchId);
+        const pause = { launchId: built.launchId, nodeId: built.adIds[0], properties: { status: 'PAUSED' } };
+        const first = await call('update_node', pause);
+        const fingerprint = expectPlanAnswer(first, 'update_node');
+        expect(first.structuredContent.change).to.deep.include({ nodeId: built.adIds[0], level: 'ad', field: 'status', from: 'ACTIVE', to: 'PAUSED' });
+        stale(await call('update_node', { ...pause, nodeId: built.campaignId, planFingerprint: fingerprint }));
+        stale(await call('update_node', { ...pause, nodeId: built.adsetId, planFingerprint: fingerprint }));
+        const preview = await call('preview_launch', { launchId: built.launchId });
+        stale(await call('update_node', { ...pause, planFingerprint: preview.structuredContent.planFingerprint }));
+        expect(await platformStatus(built.launchId), 'the campaign was not paused').to.equal('ACTIVE');
+        const done = await call('update_node', { ...pause, planFingerprint: fingerprint });
+        expect(done.structuredContent.properties.status).to.equal('PAUSED');
+        // Paused now: that fingerprint does not set it ACTIVE again.
+        stale(await call('update_node', { ...pause, properties: { status: 'ACTIVE' }, planFingerprint: fingerprint }));
+        expect((await launch(built.launchId)).campaigns[0].adSets[0].ads[0].properties.status).to.equal('PAUSED');
+      });
+
+      it("run_workflow of a budget step: the change is answered with its own fingerprint; the launch's does not start it (409, no run); with it the run sets exactly that amount", async () => {
+        const built = await buildLaunch(api(), { creativeId, title: 'Budget step bound' });
+        await publish(api(), built.launchId);
+        const wf = await createWorkflow(w, w.key('acme', 'ci'), shoes, {
+          nodes: [{ nodeId: 'raise', kind: 'budget', name: 'Raise', settings: { launchId: built.launchId, nodeId: built.campaignId, amount: 7000 } }],
+        });
+        const first = await call('run_workflow', { workflowId: wf.workflowId });
+        const fingerprint = expectPlanAnswer(first, 'run_workflow');
+        expect(first.structuredContent.change).to.deep.include({
+          nodeId: built.campaignId,
+          from: { period: 'daily', amountMinorUnits: 5000 },
+          to: { period: 'daily', amountMinorUnits: 7000 },
+        });
+        expect(fingerprint).to.not.equal(await planFingerprintOf(api(), built.launchId));
+        const refused = toolError(await call('run_workflow', { workflowId: wf.workflowId, planFingerprint: await planFingerprintOf(api(), built.launchId) }));
+        expect(refused.code).to.equal('stale_read');
+        expect(refused.details.planFingerprint).to.equal(fingerprint);
+        const none = (await w.request('GET', `/v1/brands/${shoes}/workflows/${wf.workflowId}/executions`, { key: w.key('acme', 'ci') })).body;
+        expect(none.executions, 'no run started').to.deep.equal([]);
+        const started = await call('run_workflow', { workflowId: wf.workflowId, planFingerprint: fingerprint });
+        const done = await waitForExecution(w, w.key('acme', 'ci'), shoes, wf.workflowId, started.structuredContent.executionId, finished, 'the run');
+        expect(done.status, JSON.stringify(done)).to.equal('succeeded');
+        expect(await platformBudget(built.launchId, built.campaignId)).to.equal(7000);
+      });
+    });
+
+    it('activate_workflow of a money workflow: not armed without planFingerprints (the answer shows every bound plan and what to do); with them, armed bound to those plans', async () => {
+      const built = await buildLaunch(api(), { creativeId, title: 'Arm without asking' });
+      const wf = await createWorkflow(w, w.key('acme', 'ci'), shoes, {
+        trigger: { kind: 'schedule', cron: '0 9 * * *', timezone: 'Europe/Paris' },
+        nodes: [launchNode('go', built.launchId)],
+      });
+      const first = await call('activate_workflow', { workflowId: wf.workflowId });
+      expect(first.isError, text(first)).to.not.equal(true);
+      const fingerprint = await planFingerprintOf(api(), built.launchId);
+      expect(first.structuredContent).to.deep.include({ armed: false, reason: 'plan_confirmation_required', status: 'inactive' });
+      expect(first.structuredContent.boundPlans).to.deep.equal([{ nodeId: 'go', launchId: built.launchId, planFingerprint: fingerprint }]);
+      expect(text(first))
+        .to.contain('Nothing was armed: this MCP client cannot ask its user')
+        .and.to.match(/act_1001: 50\.00 USD/)
+        .and.to.contain(`call activate_workflow again with the same arguments and planFingerprints: ["${fingerprint}"]`);
+      const read = async () => (await w.request('GET', `/v1/brands/${shoes}/workflows/${wf.workflowId}`, { key: w.key('acme', 'ci') })).body;
+      expect((await read()).status).to.equal('inactive');
+      // A stale list arms nothing either.
+      const stale = toolError(await call('activate_workflow', { workflowId: wf.workflowId, planFingerprints: ['not-the-plan'] }));
+      expect(stale.code).to.equal('stale_read');
+      expect((await read()).status).to.equal('inactive');
+      const armed = await call('activate_workflow', { workflowId: wf.workflowId, planFingerprints: [fingerprint] });
+      expect(armed.isError, text(armed)).to.not.equal(true);
+      expect(armed.structuredContent.status).to.equal('active');
+      expect(armed.structuredContent.boundPlans[0].planFingerprint).to.equal(fingerprint);
+    });
+
     it('update_node of a live status: refused without publish (insufficient_scope, nothing sent; a draft still changes with write); without the plan nothing is sent; with it the status changes', async () => {
       const built = await buildLaunch(api(), { creativeId, title: 'Live status' });
       await publish(api(), built.launchId);

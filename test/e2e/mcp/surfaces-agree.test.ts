@@ -15,7 +15,7 @@ import { httpStatusOf, type ErrorCode } from '../../../src/errors.js';
 import { dialects } from '../../helpers/databases.js';
 import { followedSchema, mcpClient, toolError } from '../../helpers/mcp.js';
 import { startWorld, type World } from '../../helpers/world.js';
-import { prepareToolFixture, toolExamples, type Answers, type ToolFixture } from '../../helpers/tool-examples.js';
+import { argsOnlyExamples, prepareToolFixture, toolExamples, type Answers, type ToolFixture } from '../../helpers/tool-examples.js';
 
 type Schema = { type?: string | string[]; enum?: unknown[]; maximum?: number; maxLength?: number; items?: Schema; properties?: Record<string, Schema> };
 
@@ -93,7 +93,7 @@ for (const dialect of dialects()) {
       for (const op of w.service.catalogue.list()) {
         const toolName = op.name.replace(/-/g, '_');
         const tool = tools.find((t) => t.name === toolName)!;
-        const example = toolExamples.find((e) => e.tool === toolName)!;
+        const example = (toolExamples.find((e) => e.tool === toolName) ?? argsOnlyExamples.find((e) => e.tool === toolName))!;
         const base = example.args(fx, fakeAnswers);
         const inPath = pathParams(op.path);
         for (const p of inPath) expect(base[p], `${op.name}: the example gives no ${p}`).to.not.equal(undefined);

@@ -104,6 +104,37 @@ for (const dialect of dialects()) {
       expect(viaMcp.structuredContent.runs.map((r: any) => r.runId)).to.deep.equal([liveRun.body.runId, shadowRun.body.runId]);
     });
 
+    it('resuming is money: a read+write key saving or running an automation that can resume answers 403 requiredScope publish; nothing is saved or run', async () => {
+      const rw = w.key('acme', 'limited');
+      const as = (method: string, path: string, body?: unknown) => w.request(method, `/v1/brands/${brandId}${path}`, { key: rw, body });
+      const rule = { automationName: 'Resumer', accountId: 'act_1001', level: 'campaign', conditions: NO_RESULTS, action: 'pause', frequency: 'hourly' };
+      const before = (await api('GET', '/automations?limit=100')).body.automations.length;
+      const refused = await as('POST', '/automations', { ...rule, resumeWhenClear: true });
+      expect(refused.status, JSON.stringify(refused.body)).to.equal(403);
+      expect(refused.body.error.code).to.equal('insufficient_scope');
+      expect(refused.body.error.details).to.deep.equal({ requiredScope: 'publish' });
+      expect(refused.body.error.message).to.match(/resumeWhenClear/);
+      expect((await api('GET', '/automations?limit=100')).body.automations, 'nothing saved').to.have.length(before);
+      // Without resumeWhenClear the same key saves it (write); turning resuming on is refused.
+      const plain = await as('POST', '/automations', { ...rule, status: 'PAUSED' });
+      expect(plain.status, JSON.stringify(plain.body)).to.equal(201);
+      const turnOn = await as('PATCH', `/automations/${plain.body.automationId}`, { resumeWhenClear: true });
+      expect(turnOn.status, JSON.stringify(turnOn.body)).to.equal(403);
+      expect(turnOn.body.error.details).to.deep.equal({ requiredScope: 'publish' });
+      expect((await api('GET', `/automations/${plain.body.automationId}`)).body.resumeWhenClear).to.equal(false);
+      // One saved by a publish key: the read+write key may neither change nor run it.
+      const resumer = await api('POST', '/automations', { ...rule, resumeWhenClear: true, status: 'PAUSED' });
+      expect(resumer.status, JSON.stringify(resumer.body)).to.equal(201);
+      const renamed = await as('PATCH', `/automations/${resumer.body.automationId}`, { automationName: 'Renamed' });
+      expect(renamed.status, JSON.stringify(renamed.body)).to.equal(403);
+      const ran = await as('POST', `/automations/${resumer.body.automationId}/runs`, {});
+      expect(ran.status, JSON.stringify(ran.body)).to.equal(403);
+      expect(ran.body.error.details).to.deep.equal({ requiredScope: 'publish' });
+      expect((await api('GET', `/automations/${resumer.body.automationId}/runs`)).body.runs, 'no run').to.deep.equal([]);
+      // The publish key runs it.
+      expect((await api('POST', `/automations/${resumer.body.automationId}/runs`, {})).status).to.equal(201);
+    });
+
     it('lists automations newest first with the summary fields, filtered by status, on REST and MCP', async () => {
       const make = (name: string, status: string) =>
         api('POST', '/automations', {

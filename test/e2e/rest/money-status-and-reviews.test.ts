@@ -153,26 +153,38 @@ for (const dialect of dialects()) {
         expect(r.body.properties.status).to.equal('PAUSED');
       });
 
-      it('with planFingerprint, a live status change acts only on that plan (changed since: 409 stale_read, nothing sent)', async () => {
+      it("with planFingerprint, a live status change makes only the change it was answered for (a preview's or another status's: 409 stale_read with the change's own, nothing sent)", async () => {
         const built = await buildLaunch(api(), { creativeId, title: 'Bound status' });
         await publish(api(), built.launchId);
         const platformId = (await api()('GET', `/launches/${built.launchId}`)).body.campaigns[0].node.platformId;
         const preview = await api()('POST', `/launches/${built.launchId}/publish`, {}, idem('preview'));
         expect(preview.status, JSON.stringify(preview.body)).to.equal(200);
-        const stale = await api()('PATCH', `/launches/${built.launchId}/nodes/${built.campaignId}`, {
-          properties: { status: 'PAUSED' },
-          planFingerprint: 'not-the-plan',
+        const path = `/launches/${built.launchId}/nodes/${built.campaignId}`;
+        // A launch preview's fingerprint never stands for a live change.
+        const byPreview = await api()('PATCH', path, { properties: { status: 'PAUSED' }, planFingerprint: preview.body.planFingerprint });
+        expect(byPreview.status, JSON.stringify(byPreview.body)).to.equal(409);
+        expect(byPreview.body.error.code).to.equal('stale_read');
+        const change = byPreview.body.error.details;
+        expect(change.planFingerprint).to.be.a('string').and.not.equal(preview.body.planFingerprint);
+        expect(change.change).to.deep.equal({
+          launchId: built.launchId,
+          nodeId: built.campaignId,
+          level: 'campaign',
+          field: 'status',
+          from: 'ACTIVE',
+          to: 'PAUSED',
         });
-        expect(stale.status, JSON.stringify(stale.body)).to.equal(409);
-        expect(stale.body.error.code).to.equal('stale_read');
-        expect(stale.body.error.details.planFingerprint).to.equal(preview.body.planFingerprint);
         expect(await platformStatus(platformId)).to.equal('ACTIVE');
-        const bound = await api()('PATCH', `/launches/${built.launchId}/nodes/${built.campaignId}`, {
-          properties: { status: 'PAUSED' },
-          planFingerprint: preview.body.planFingerprint,
-        });
+        // The fingerprint of "pause" does not set ACTIVE (or anything else).
+        const other = await api()('PATCH', path, { properties: { status: 'ACTIVE' }, planFingerprint: change.planFingerprint });
+        expect(other.status, JSON.stringify(other.body)).to.equal(409);
+        expect(other.body.error.details.planFingerprint).to.not.equal(change.planFingerprint);
+        const bound = await api()('PATCH', path, { properties: { status: 'PAUSED' }, planFingerprint: change.planFingerprint });
         expect(bound.status, JSON.stringify(bound.body)).to.equal(200);
         expect(await platformStatus(platformId)).to.equal('PAUSED');
+        // Made: the node is no longer what that fingerprint was shown for.
+        const again = await api()('PATCH', path, { properties: { status: 'PAUSED' }, planFingerprint: change.planFingerprint });
+        expect(again.status, JSON.stringify(again.body)).to.equal(409);
       });
     });
 
@@ -286,7 +298,8 @@ for (const dialect of dialects()) {
         expect(nodeOf(still, 'review').status).to.equal('waiting_review');
         expect((await api()('GET', `/launches/${built.launchId}`)).body.status).to.equal('draft');
 
-        const approved = await svc([...review, '--plan-fingerprint', now.planFingerprint], 'ci2');
+        // The = form: a fingerprint is base64url and may start with '-', which a separate argument would read as a flag.
+        const approved = await svc([...review, `--plan-fingerprint=${now.planFingerprint}`], 'ci2');
         expect(approved.code, approved.stderr).to.equal(0);
         expect(nodeOf(JSON.parse(approved.stdout), 'review').plan).to.deep.include({ planFingerprint: now.planFingerprint, countedUsdCents: 30000 });
         const done = await waitForExecution(w, key('ci'), shoes, workflowId, exec, finished, 'the run to finish');
@@ -314,11 +327,15 @@ for (const dialect of dialects()) {
         });
         const exec = await runWorkflow(w, key('ci'), shoes, wf.workflowId);
         const waiting = await waitForExecution(w, key('ci'), shoes, wf.workflowId, exec, (e) => e.status === 'waiting_review', 'the gate to wait');
-        expect(nodeOf(waiting, 'review').plan).to.deep.include({
+        const plan = nodeOf(waiting, 'review').plan;
+        // A budget step binds its own live change, never the launch's plan.
+        expect(plan.planFingerprint)
+          .to.be.a('string')
+          .and.not.equal((await preview(built.launchId)).planFingerprint);
+        expect(plan).to.deep.include({
           stepNodeId: 'raise',
           kind: 'budget',
           launchId: built.launchId,
-          planFingerprint: (await preview(built.launchId)).planFingerprint,
           counts: null,
           accounts: [{ accountId: 'act_1001', currency: 'USD', amountMinorUnits: 7500, countedUsdCents: 7500 }],
           countedUsdCents: 7500,
