@@ -3,6 +3,7 @@
 // tokens estimated at 4 bytes a token, beside github-mcp-server's lists as the reference.
 // Targets: default at most 40 tools and 40 KB; all at most 125 KB (issue 64).
 
+import { MCPServerStreamableHttp, RunContext, getAllMcpTools, type FunctionTool } from '@openai/agents-core';
 import { benchWorld, progress, startBenchService, type Benchmark, type BenchmarkOutput } from './lib.js';
 
 const KB = 1024;
@@ -14,6 +15,24 @@ const REFERENCE = [
 /** This service before toolsets and lean schemas (one list of every tool), measured on 2026-11-25. */
 const BEFORE = { what: 'svc before issue 24: every tool, one list', tools: 81, bytes: 328_603 };
 const TARGETS: Record<string, { tools?: number; bytes: number }> = { default: { tools: 40, bytes: 40 * KB }, all: { bytes: 125 * KB } };
+/** The same lists as a strict client sees them (issue 64): at most these. */
+const STRICT_TARGETS: Record<string, number> = { default: 40 * KB, all: 125 * KB };
+
+/**
+ * The tools a strict OpenAI client sends the model: the OpenAI Agents SDK's own conversion of every
+ * MCP tool (getAllMcpTools with convertSchemasToStrict), as the Responses API's function tools.
+ */
+async function strictBytes(url: string, key: string, headers: Record<string, string>): Promise<{ tools: number; bytes: number }> {
+  const server = new MCPServerStreamableHttp({ url: `${url}/mcp`, name: 'svc', requestInit: { headers: { authorization: `Bearer ${key}`, ...headers } }, cacheToolsList: false });
+  await server.connect();
+  try {
+    const tools = (await getAllMcpTools({ mcpServers: [server], convertSchemasToStrict: true, runContext: new RunContext() })) as FunctionTool[];
+    const sent = tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: t.strict }));
+    return { tools: sent.length, bytes: Buffer.byteLength(JSON.stringify(sent)) };
+  } finally {
+    await server.close();
+  }
+}
 
 const CHOICES = [
   { what: 'default', headers: {} as Record<string, string> },
@@ -55,6 +74,11 @@ export const benchmark: Benchmark = {
           ? `target ${target.tools ? `<= ${target.tools} tools, ` : ''}<= ${target.bytes / KB} KB: ${(target.tools === undefined || tools <= target.tools) && bytes <= target.bytes ? 'MET' : 'NOT MET'}`
           : '';
         lines.push(row(`svc ${choice.what}`, tools, bytes, verdict));
+      }
+      for (const choice of CHOICES.filter((c) => STRICT_TARGETS[c.what])) {
+        const strict = await strictBytes(svc.url, svc.key, choice.headers);
+        const limit = STRICT_TARGETS[choice.what];
+        lines.push(row(`svc ${choice.what}, as OpenAI strict tools`, strict.tools, strict.bytes, `target <= ${limit / KB} KB: ${strict.bytes <= limit ? 'MET' : 'NOT MET'}`));
       }
     } finally {
       await svc.close();

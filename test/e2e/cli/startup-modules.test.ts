@@ -26,6 +26,7 @@ const EAGER = [
   'src/brands/store.js',
   'src/brands/token-key.js',
   'src/catalogue/define.js',
+  'src/catalogue/invoke-types.js',
   'src/catalogue/lazy.js',
   'src/config.js',
   'src/creatives/media.js',

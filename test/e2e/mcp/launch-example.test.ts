@@ -87,15 +87,12 @@ for (const dialect of dialects()) {
       expect(published).to.deep.include({ confirmed: true, status: 'published' });
       expect(published.budget.ceiling.committedMinorUnits).to.equal(5000);
 
-      const edited = await call('edit_live_campaign', {
-        launchId: launch.id,
-        nodeId: campaign.id,
-        level: 'CAMPAIGN',
-        budgetType: 'daily',
-        amount: 7000,
-        planFingerprint: published.planFingerprint,
-        idempotencyKey: `mcp-budget-${dialect}`,
-      });
+      // A live change has a fingerprint of its own (the launch's does not stand for it): this client
+      // cannot ask its user, so the first call answers the change and its fingerprint, the second makes it.
+      const change = { launchId: launch.id, nodeId: campaign.id, level: 'CAMPAIGN', budgetType: 'daily', amount: 7000 };
+      const asked = await call('edit_live_campaign', { ...change, idempotencyKey: `mcp-budget-ask-${dialect}` });
+      expect(asked.planFingerprint).to.be.a('string').and.not.equal(published.planFingerprint);
+      const edited = await call('edit_live_campaign', { ...change, planFingerprint: asked.planFingerprint, idempotencyKey: `mcp-budget-${dialect}` });
       expect(edited.ceiling.committedMinorUnits).to.equal(12000);
 
       const list = await call('list_campaigns', { accountId: 'act_1001' });

@@ -6,6 +6,7 @@
 
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -18,6 +19,10 @@ import { EXAMPLES_DIR, loadOperationExamples } from '../../../src/schemas/exampl
 import { IdTranslator, replayExample, replayOrder } from '../../helpers/api-examples.js';
 import { waitUntil } from '../../helpers/launches.js';
 import { startSvcServer, stopAllServers, type ServerProcess } from '../../helpers/processes.js';
+import { requestJson, type RequestOptions } from '../../helpers/http.js';
+import { tokensFor } from '../../helpers/oauth.js';
+import { brandApi, buildLaunch, uploadCreative } from '../../helpers/launch-builders.js';
+import type { World } from '../../helpers/world.js';
 
 // Creations before the reads, changes and deletions that use what they made. An operation whose
 // example is not listed here runs right after the operation its example names in `after`, or else
@@ -105,10 +110,17 @@ const ORDER = [
   'get-tracker-push-run',
   'connect-tracker',
   'disconnect-tracker',
+  // Last: from here on the organization's agents prepare and a person decides (agentPublishes: person).
+  'get-organization-settings',
+  'update-organization-settings',
+  'list-approvals',
+  'get-approval',
 ];
 
 // A review is decided by someone other than the run's author: the demo's second key.
 const AS_REVIEWER = new Set(['review-workflow-step']);
+// The organization's settings are a person's (owner or admin) to read and change: the demo owner's OAuth token.
+const AS_PERSON = new Set(['get-organization-settings', 'update-organization-settings']);
 
 // The example webhook address; the run sends to a receiver of its own on loopback instead.
 const EXAMPLE_HOOK = 'https://hooks.example.com/svc';
@@ -118,6 +130,33 @@ const byName = new Map(operations.map((op) => [op.name, op]));
 const sequence = replayOrder(ORDER, examples);
 const openapi = JSON.parse(fs.readFileSync(projectPath('docs', 'openapi.json'), 'utf8'));
 const ajv = addFormats.default(new Ajv2020({ strict: false, allErrors: true }));
+
+/** A free loopback port. */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * With agentPublishes person, the demo key's publish of a new draft waits for a person: an approval
+ * for the approvals' examples to read.
+ */
+async function requestApproval(baseUrl: string, key: string): Promise<void> {
+  const w = { url: baseUrl, request: (method: string, p: string, o: RequestOptions = {}) => requestJson(baseUrl, method, p, o) } as unknown as World;
+  const brandId = 1;
+  const creativeId = await uploadCreative(w, key, brandId);
+  const built = await buildLaunch(brandApi(w, key, brandId), { creativeId, title: 'Waits for a person' });
+  const asked = await requestJson(baseUrl, 'POST', `/v1/brands/${brandId}/launches/${built.launchId}/publish`, {
+    key,
+    body: { confirm: true },
+    headers: { 'Idempotency-Key': 'examples-approval' },
+  });
+  expect(asked.status, JSON.stringify(asked.body)).to.equal(202);
+}
 
 /** The response schema docs/openapi.json gives the operation for `status`. */
 function responseSchema(name: string, status: number): object {
@@ -169,7 +208,7 @@ describe('API examples: every operation has one, in docs/openapi.json, and it wo
     let server: ServerProcess;
     let receiver: http.Server;
     let dir: string;
-    const keys = { owner: '', reviewer: '' };
+    const keys = { owner: '', reviewer: '', person: '' };
     const ids = new IdTranslator();
     let hook = '';
 
@@ -181,11 +220,21 @@ describe('API examples: every operation has one, in docs/openapi.json, and it wo
       await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
       hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/svc`;
       dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-examples-'));
+      // A known port and BASE_URL naming it, so the owner's OAuth token is for this server's /v1.
+      const port = await freePort();
       server = await startSvcServer(['serve', '--demo'], {
-        env: { DATABASE_URL: `sqlite:${path.join(dir, 'svc.sqlite')}`, CREATIVES_DIR: path.join(dir, 'creatives'), WEBHOOK_ALLOW_PRIVATE: 'true' },
+        env: {
+          DATABASE_URL: `sqlite:${path.join(dir, 'svc.sqlite')}`,
+          CREATIVES_DIR: path.join(dir, 'creatives'),
+          WEBHOOK_ALLOW_PRIVATE: 'true',
+          PORT: String(port),
+          BASE_URL: `http://127.0.0.1:${port}`,
+        },
       });
       keys.owner = /API key:\s+(\S+)/.exec(server.stdout)![1];
       keys.reviewer = /Reviewer key:\s+(\S+)/.exec(server.stdout)![1];
+      const [email, password] = /Owner login:\s+(\S+) \/ (\S+)/.exec(server.stdout)!.slice(1);
+      keys.person = (await tokensFor(server.url, { email, password }, { resource: `${server.url}/v1`, scope: 'read write' })).access_token;
     });
     after(async () => {
       await server?.stop();
@@ -209,9 +258,10 @@ describe('API examples: every operation has one, in docs/openapi.json, and it wo
             100,
           );
         }
+        if (name === 'list-approvals') await requestApproval(server.url, keys.owner);
         const reply = await replayExample(op, example, {
           baseUrl: server.url,
-          key: AS_REVIEWER.has(name) ? keys.reviewer : keys.owner,
+          key: AS_REVIEWER.has(name) ? keys.reviewer : AS_PERSON.has(name) ? keys.person : keys.owner,
           ids,
           rewrite: { [EXAMPLE_HOOK]: hook },
         });
