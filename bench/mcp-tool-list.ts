@@ -23,7 +23,12 @@ const STRICT_TARGETS: Record<string, number> = { default: 40 * KB, all: 125 * KB
  * MCP tool (getAllMcpTools with convertSchemasToStrict), as the Responses API's function tools.
  */
 async function strictBytes(url: string, key: string, headers: Record<string, string>): Promise<{ tools: number; bytes: number }> {
-  const server = new MCPServerStreamableHttp({ url: `${url}/mcp`, name: 'svc', requestInit: { headers: { authorization: `Bearer ${key}`, ...headers } }, cacheToolsList: false });
+  const server = new MCPServerStreamableHttp({
+    url: `${url}/mcp`,
+    name: 'svc',
+    requestInit: { headers: { authorization: `Bearer ${key}`, ...headers } },
+    cacheToolsList: false,
+  });
   await server.connect();
   try {
     const tools = (await getAllMcpTools({ mcpServers: [server], convertSchemasToStrict: true, runContext: new RunContext() })) as FunctionTool[];
@@ -78,7 +83,14 @@ export const benchmark: Benchmark = {
       for (const choice of CHOICES.filter((c) => STRICT_TARGETS[c.what])) {
         const strict = await strictBytes(svc.url, svc.key, choice.headers);
         const limit = STRICT_TARGETS[choice.what];
-        lines.push(row(`svc ${choice.what}, as OpenAI strict tools`, strict.tools, strict.bytes, `target <= ${limit / KB} KB: ${strict.bytes <= limit ? 'MET' : 'NOT MET'}`));
+        lines.push(
+          row(
+            `svc ${choice.what}, as OpenAI strict tools`,
+            strict.tools,
+            strict.bytes,
+            `target <= ${limit / KB} KB: ${strict.bytes <= limit ? 'MET' : 'NOT MET'}`,
+          ),
+        );
       }
     } finally {
       await svc.close();
