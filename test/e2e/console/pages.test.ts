@@ -507,6 +507,11 @@ describe('The console in Chromium', function () {
         expect(published.slice(1, 3)).to.deep.equal(['API key: Ada agent, approved by Olive Owner', 'Published']);
         expect(published[3]).to.include('$400.00');
         expect(rows.find((r) => r[2] === 'Approved at a review')?.[1]).to.equal('Olive Owner');
+        // The activity page shows the approving person too, beside the publish that names her.
+        await page.goto(brandPath(shoes, '/activity?days=1'));
+        const log = await page.locator('#activity tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+        expect(log.find((r) => r[2] === 'workflow.review_approved')?.[1]).to.equal('Olive Owner');
+        expect(log.find((r) => r[2] === 'launch.published' && r[3]?.includes('Autumn drop'))?.[1]).to.equal('API key: Ada agent, approved by Olive Owner');
       });
 
       it('reviews: a budget step’s plan refused because its launch changed is drawn again as it is now, and that one is approved', async () => {
