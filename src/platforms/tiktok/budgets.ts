@@ -8,10 +8,6 @@
 import type { FxRates } from '../../money/fx-rates.js';
 import { usdMinimumIn } from './rules.js';
 
-/** Where the floors come from, as the messages name it. */
-export const FLOOR_SOURCE =
-  'TikTok Help "About budgets" (ad group USD 20, campaign USD 50 a day) and its "Currency - Daily budget value range" table (as amekala ads-mcp\'s validity matrix copies it)';
-
 /** An ad group's daily floor per currency, in its minor units. */
 export const ADGROUP_DAILY_FLOORS: Readonly<Record<string, number>> = { USD: 2000, EUR: 2000, GBP: 1500, JPY: 2500, CAD: 2500, AUD: 3000 };
 /** A campaign's daily floor per currency, in its minor units (only USD is published here; others convert). */
