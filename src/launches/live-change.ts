@@ -25,7 +25,7 @@ export interface LiveChange {
 }
 
 /** A budget change of `node` (edit-live-campaign's arguments, or a workflow budget step's settings). */
-export function budgetChange(node: NodeRow, args: { level: string; budgetType: string; amount: number }): LiveChange {
+export function budgetChange(node: Pick<NodeRow, 'id' | 'launchId' | 'properties'>, args: { level: string; budgetType: string; amount: number }): LiveChange {
   return {
     launchId: String(node.launchId),
     nodeId: node.id,
@@ -37,7 +37,7 @@ export function budgetChange(node: NodeRow, args: { level: string; budgetType: s
 }
 
 /** A status change of `node` (a live update-node). */
-export function statusChange(node: NodeRow, status: string): LiveChange {
+export function statusChange(node: Pick<NodeRow, 'id' | 'launchId' | 'nodeType' | 'properties'>, status: string): LiveChange {
   return {
     launchId: String(node.launchId),
     nodeId: node.id,

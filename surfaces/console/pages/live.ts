@@ -1,12 +1,12 @@
 // Live controls on a published launch's page: Pause (at once), Resume and a budget change for each
 // live campaign, ad set and ad the person may change. Resume and a budget change first show what they
 // will spend ("Resume Spring - US: up to $50.00 a day on act_1001") and are carried out only when the
-// person presses Confirm on that page; the confirmation binds that exact change (a fingerprint of
-// the node, the field, what it is now and what it becomes), so a node that changed meanwhile is shown
-// again instead of changed. Everything goes through update-node and edit-live-campaign as the person:
+// person presses Confirm on that page; the confirmation binds that exact change with the core's own
+// change fingerprint (src/launches/live-change.ts: the change, the node now, the launch's plan now),
+// which Confirm sends to the operation, so a node or launch that changed meanwhile is shown again
+// instead of changed. Everything goes through update-node and edit-live-campaign as the person:
 // their scope and the platform's answer decide, and a refusal comes back as a sentence on the page.
 
-import crypto from 'node:crypto';
 import { ServiceError, httpStatusOf } from '../../../src/errors.js';
 import { esc, hidden } from '../layout.js';
 import { money } from '../format.js';
@@ -14,6 +14,7 @@ import { exponentOf } from '../../../src/money/currencies.js';
 import type { BrandScope, ConsoleRequest } from '../request.js';
 import type { Page } from './page.js';
 import { liveChangePrincipal } from '../../../src/access/person.js';
+import { budgetChange, liveChangeFingerprint, statusChange } from '../../../src/launches/live-change.js';
 
 export interface LiveNode {
   id: string;
@@ -95,7 +96,7 @@ function currencyOf(brand: BrandScope, accountId: string | null): string {
   return brand.accounts.find((a) => a.accountId === accountId)?.currency ?? brand.currency;
 }
 
-function describeChange(brand: BrandScope, tree: Tree, body: Record<string, unknown>): Change | string {
+function describeChange(brand: BrandScope, tree: Tree, launchPlan: string, body: Record<string, unknown>): Change | string {
   const nodeId = typeof body.node_id === 'string' ? body.node_id : '';
   const action = body.action;
   if (action !== 'pause' && action !== 'resume' && action !== 'budget') return 'Choose Pause, Resume or a budget change; nothing was changed.';
@@ -110,14 +111,11 @@ function describeChange(brand: BrandScope, tree: Tree, body: Record<string, unkn
   let from = status;
   let to: string;
   let budget: Budget | null = null;
-  let shown: Budget[] = [];
   let sentence: string;
   if (action === 'pause' || action === 'resume') {
     to = action === 'pause' ? 'PAUSED' : 'ACTIVE';
     if (status === to) return `“${name}” is already ${to === 'PAUSED' ? 'paused' : 'active'}; nothing was changed.`;
     const spends = spendOnResume(where);
-    // What resuming spends is part of what the confirmation binds: a budget raised meanwhile draws it again.
-    shown = spends;
     sentence =
       action === 'pause'
         ? `Pause ${LEVEL[node.nodeType]} “${name}” on ${accountId}: it stops spending.`
@@ -140,11 +138,15 @@ function describeChange(brand: BrandScope, tree: Tree, body: Record<string, unkn
     if (minor === current.amount) return `The budget of “${name}” is already ${budgetWords(current, currency)}; nothing was changed.`;
     sentence = `Change the budget of ${LEVEL[node.nodeType]} “${name}” on ${accountId} from ${budgetWords(current, currency)} to ${budgetWords(budget, currency)}.`;
   }
-  const fingerprint = crypto
-    .createHash('sha256')
-    .update(JSON.stringify([tree.id, node.id, action, from, to, budget?.period ?? null, shown, node.updatedAt ?? null]))
-    .digest('base64url')
-    .slice(0, 32);
+  // The core's own fingerprint of this change (src/launches/live-change.ts): the change, the node as it
+  // is now and the launch's plan now (so a budget raised anywhere in it, say, draws the change again).
+  // The operation checks it when Confirm sends it: the console keeps no rule of its own.
+  const row = { id: node.id, launchId: Number(tree.id), nodeType: node.nodeType, properties: node.properties };
+  const change =
+    action === 'budget'
+      ? budgetChange(row, { level: node.nodeType === 'campaign' ? 'CAMPAIGN' : 'ADSET', budgetType: budget!.period, amount: budget!.amount })
+      : statusChange(row, to);
+  const fingerprint = liveChangeFingerprint(change, launchPlan);
   return { nodeId, action, node, name, accountId, currency, from, to, budget, fingerprint, sentence };
 }
 
@@ -206,7 +208,8 @@ export async function changeLive(
   body: Record<string, unknown>,
 ): Promise<Page | { redirect: string }> {
   const tree = await treeOf(req, brand, launchId);
-  const c = describeChange(brand, tree, body);
+  const { planFingerprint } = await req.call<{ planFingerprint: string }>(brand.principal, 'preview-launch', { brandId: brand.id, launchId: Number(launchId) });
+  const c = describeChange(brand, tree, planFingerprint, body);
   const launchUrl = `/console/brands/${brand.id}/launches/${launchId}`;
   if (typeof c === 'string')
     return {
@@ -215,12 +218,22 @@ export async function changeLive(
       body: `<h1>Nothing was changed</h1><div class="error" role="alert" id="refusal">${esc(c)}</div>${back(brand, launchId)}`,
     };
   const confirm = typeof body.confirm === 'string' ? body.confirm : '';
-  if (c.action !== 'pause' && confirm !== c.fingerprint) {
-    const note = confirm
-      ? 'It changed since the confirmation was drawn: this is the change as it is now. Confirm again if it is still what you want.'
-      : undefined;
-    return { ...confirmPage(req, brand, launchId, c, note), status: confirm ? 409 : 200 };
-  }
+  const changed = () =>
+    ({
+      ...confirmPage(
+        req,
+        brand,
+        launchId,
+        c,
+        'It changed since the confirmation was drawn: this is the change as it is now. Confirm again if it is still what you want.',
+      ),
+      status: 409,
+    }) as Page;
+  if (c.action !== 'pause' && !confirm) return confirmPage(req, brand, launchId, c);
+  // A change drawn before the node or its launch changed is drawn again, not made.
+  if (c.action !== 'pause' && confirm !== c.fingerprint) return changed();
+  // Resume and a budget change name the fingerprint confirmed: the core makes only that change.
+  const bound = c.action === 'pause' ? {} : { planFingerprint: confirm };
   // A member's post goes through as her own principal: the operation refuses it (403 insufficient_scope).
   const principal = liveChangePrincipal(brand.principal) ?? brand.principal;
   try {
@@ -235,14 +248,16 @@ export async function changeLive(
           level: c.node.nodeType === 'campaign' ? 'CAMPAIGN' : 'ADSET',
           budgetType: c.budget!.period,
           amount: c.budget!.amount,
+          ...bound,
         },
         `console:${c.fingerprint}`,
       );
     } else {
-      await req.call(principal, 'update-node', { brandId: brand.id, launchId: Number(launchId), nodeId: c.nodeId, properties: { status: c.to } });
+      await req.call(principal, 'update-node', { brandId: brand.id, launchId: Number(launchId), nodeId: c.nodeId, properties: { status: c.to }, ...bound });
     }
   } catch (err) {
     if (!(err instanceof ServiceError) || err.code === 'internal_error') throw err;
+    if (err.code === 'stale_read') return changed();
     return {
       title: 'Nothing was changed',
       status: httpStatusOf[err.code as keyof typeof httpStatusOf] ?? 400,
