@@ -4,13 +4,17 @@
 
 export const TOOLSETS = {
   launch: { default: true, description: 'Build launches (campaign, ad set and ad trees), upload creatives, preview and publish, change live budgets.' },
-  accounts: { default: true, description: 'Brands and their ad accounts: live campaigns, lead forms, targeting options, naming conventions.' },
+  accounts: { default: true, description: 'Brands and their ad accounts: live campaigns, lead forms, targeting options.' },
   monitor: { default: true, description: 'How live campaigns perform and what changed: account overview and the activity log.' },
   templates: { default: false, description: 'Snapshot and structure templates: save a launch shape, apply it per ad account and audience.' },
   copy: { default: false, description: 'The brand profile and generated ad copy (headlines, primary texts, descriptions).' },
   automate: { default: false, description: 'Monitoring automations that pause or notify when conditions hold, their previews and runs.' },
   workflows: { default: false, description: 'Multi-step workflows (apply template, launch, review, chat, agent steps), their runs and reviews.' },
   board: { default: false, description: 'The pipeline board: columns and cards; a column that publishes publishes the launches moved into it.' },
+  setup: {
+    default: false,
+    description: "An ad account's set-up, done once by a person or an admin agent: its page, identity, EU and regional identities, allowlisted features and Smart+, and its naming convention.",
+  },
   integrate: { default: false, description: 'Webhook endpoints and deliveries, and the click tracker: connection, campaign mappings, spend push.' },
 } as const satisfies Record<string, { default: boolean; description: string }>;
 

@@ -105,7 +105,7 @@ const updateAdAccount = defineOperation({
   output: 'ad-account#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
   tag: 'ad-accounts',
-  toolset: 'accounts',
+  toolset: 'setup',
   summary: "Set who an ad account's ads speak as: the Meta page (and Instagram account) or the TikTok identity.",
   description:
     'A JSON merge patch: fields sent replace the stored ones, null clears one, fields not sent stay. pageId, instagramUserId, ' +
@@ -369,7 +369,7 @@ const getNamingConvention = defineOperation({
   output: 'naming-convention#/$defs/output',
   annotations: { ...readOnly, openWorld: false },
   tag: 'ad-accounts',
-  toolset: 'accounts',
+  toolset: 'setup',
   summary: 'Show the naming templates of an ad account at campaign, ad set and ad level, each with a rendered example.',
   uses: ['platforms'],
   handler: (ctx, input) => namingView(ctx, input.accountId),
@@ -385,7 +385,7 @@ const setNamingConvention = defineOperation({
   output: 'naming-convention#/$defs/output',
   annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
   tag: 'ad-accounts',
-  toolset: 'accounts',
+  toolset: 'setup',
   summary: 'Set the naming templates of an ad account (any of campaign, adset, ad); the others keep their current value.',
   uses: ['platforms', 'activity'],
   async handler(ctx, input) {

@@ -1018,7 +1018,7 @@ export interface EditLiveCampaignInput {
   level: 'CAMPAIGN' | 'ADSET';
   budgetType: 'daily' | 'lifetime';
   /**
-   * New budget in the minor units of the node's ad account currency (cents for USD and EUR, yen for JPY, fils for KWD); at least 100. It counts against the ceiling in US cents at the FX_RATES rate, rounded up.
+   * New budget in the minor units of the ad account's currency (cents for USD, yen for JPY), at least 100; counted against the ceiling in US cents at FX_RATES, rounded up.
    */
   amount: number;
   /**
@@ -1733,7 +1733,7 @@ export interface LaunchCampaignInput {
    */
   confirm: boolean;
   /**
-   * Publish only the plan of this preview fingerprint (else 409 stale_read).
+   * Publish only the plan of this preview fingerprint; a changed launch: 409 stale_read, nothing published.
    */
   planFingerprint?: string;
 }
@@ -1879,7 +1879,7 @@ export interface ListCampaignsInput {
    */
   accountId: string;
   /**
-   * Only campaigns in these statuses; repeat the parameter for several (statusFilter=ACTIVE&statusFilter=PAUSED).
+   * Only campaigns in these statuses (in a query string, one statusFilter per status).
    *
    * @minItems 1
    * @maxItems 3
@@ -2275,7 +2275,7 @@ export interface ReviewWorkflowStepInput {
   decision: 'approve' | 'reject';
   comment?: string;
   /**
-   * Approve the plan of this fingerprint (details.planFingerprint of a 409 stale_read), not the one recorded.
+   * Approve the plan of this fingerprint (details.planFingerprint of a 409 stale_read), not the one recorded; changed since: 409 stale_read, nothing published.
    */
   planFingerprint?: string;
 }
@@ -2331,7 +2331,7 @@ export interface RunWorkflowInput {
    */
   launchId?: number;
   /**
-   * The plan shown of the first launch or budget step (changed since: 409 stale_read).
+   * The plan shown of the first launch or budget step; changed since: 409 stale_read, nothing started.
    */
   planFingerprint?: string;
 }
@@ -2878,7 +2878,7 @@ export interface UploadCreativeInput {
    */
   brandId: number;
   /**
-   * Display name; defaults to the file name, the URL's last path segment, or creative.<extension> for dataBase64.
+   * Display name; default: the file's or URL's name.
    */
   name?: string;
   /**
@@ -2895,11 +2895,11 @@ export interface UploadCreativeInput {
     contentBase64?: string;
   };
   /**
-   * The file's bytes in standard base64 (RFC 4648, with padding, no line breaks): a PNG or JPEG image or an MP4 video, its type read from the bytes. Name it with name.
+   * The file's bytes in standard base64 (RFC 4648): a PNG or JPEG image or an MP4 video, its type read from the bytes.
    */
   dataBase64?: string;
   /**
-   * Fetch the file from this public https URL instead (at most 8 MB for an image, 30 MB for a video; no redirects). Send the bytes or a url, not both.
+   * Or a public https URL to fetch (an image at most 8 MB, a video 30 MB; no redirects); not with dataBase64.
    */
   url?: string;
 }

@@ -40,7 +40,7 @@ export async function changeLiveBudget(ctx: LiveBudgetContext, l: LaunchRow, inp
     ]);
   }
   if (node.status !== 'live' || !node.platformId) {
-    throw new ServiceError('conflict', `Node ${node.id} is still a draft; change draft budgets through the node's properties (PATCH the node).`, {
+    throw new ServiceError('conflict', `Node ${node.id} is still a draft; change draft budgets through the node's properties (update-node).`, {
       status: node.status,
     });
   }

@@ -133,7 +133,7 @@ const updateNode = defineOperation({
   transactional: false,
   summary: 'Attach a creative, generated copy or existing post to an ad, or change node settings (properties, merged as a JSON merge patch).',
   description:
-    "At least one of creativeId, copyGenerationId, postId or properties. copyGenerationId (from generate-copy) sets the ad's headline, primaryText and description from the copy's first texts unless properties names others; a copy written for the other platform answers 400 validation_failed. A creativeId or copyGenerationId (attached or in properties; numbers or digits) that is not the brand's answers 400 validation_failed on that field, the same for a missing one as for another brand's. On a live node only properties.status (ACTIVE or PAUSED) may change, and the change is pushed to the ad platform; it needs the publish scope (403 insufficient_scope otherwise, nothing sent) and, with planFingerprint (the fingerprint answered for this status change), makes only that change (another status or node, a launch preview's fingerprint, or a node changed since: 409 stale_read with the change's own fingerprint, nothing sent). Live budgets change through live-budget.",
+    "At least one of creativeId, copyGenerationId, postId or properties. copyGenerationId (from generate-copy) sets the ad's headline, primaryText and description from the copy's first texts unless properties names others; a copy written for the other platform answers 400 validation_failed. A creativeId or copyGenerationId (attached or in properties; numbers or digits) that is not the brand's answers 400 validation_failed on that field, the same for a missing one as for another brand's. On a live node only properties.status (ACTIVE or PAUSED) may change, and the change is pushed to the ad platform; it needs the publish scope (403 insufficient_scope otherwise, nothing sent) and, with planFingerprint (the fingerprint answered for this status change), makes only that change (another status or node, a launch preview's fingerprint, or a node changed since: 409 stale_read with the change's own fingerprint, nothing sent). Live budgets change through edit-live-campaign.",
   uses: ['validate', 'activity', 'platforms', 'metrics'],
   async handler(ctx, input) {
     const attach = (['creativeId', 'copyGenerationId', 'postId'] as const).filter((k) => input[k] !== undefined);
@@ -215,7 +215,7 @@ async function liveStatusChange(
 ) {
   const keys = Object.keys(patch);
   if (keys.length !== 1 || keys[0] !== 'status' || (patch.status !== 'ACTIVE' && patch.status !== 'PAUSED')) {
-    throw new ServiceError('conflict', `Node ${node.id} is live: only properties.status (ACTIVE or PAUSED) can change; budgets change through live-budget.`, {
+    throw new ServiceError('conflict', `Node ${node.id} is live: only properties.status (ACTIVE or PAUSED) can change; budgets change through edit-live-campaign.`, {
       status: 'live',
     });
   }

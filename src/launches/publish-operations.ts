@@ -49,7 +49,7 @@ const launchCampaign = defineOperation({
       ? {
           message:
             `The publish of launch ${String(input.launchId)} goes on and ends in published or publish_failed by itself; ` +
-            `follow it with GET /v1/brands/${String(input.brandId)}/launches/${String(input.launchId)}, or retry with the same Idempotency-Key for its answer.`,
+            `follow it with get-launch (launch ${String(input.launchId)}), or retry with the same Idempotency-Key for its answer.`,
           details: { launchId: String(input.launchId), status: 'publishing' },
         }
       : {

@@ -113,7 +113,7 @@ class Claim {
 
   /** Throws when another runner holds the publish now: this one must not act on the platform again. */
   check(): void {
-    if (this.lost) throw new ServiceError('conflict', `Launch ${this.launchId} is being published by another runner; follow it with GET on the launch.`);
+    if (this.lost) throw new ServiceError('conflict', `Launch ${this.launchId} is being published by another runner; follow it with get-launch.`);
   }
 
   stop(): void {
@@ -739,7 +739,7 @@ export async function publishingConflict(db: Knex | Knex.Transaction, launchId: 
   if (status === 'publishing' && record?.rollbackStartedAt !== null && record?.rollbackStartedAt !== undefined)
     return new ServiceError(
       'conflict',
-      `Launch ${launchId} is rolling back a failed publish and ends publish_failed by itself; follow it with GET on the launch, then publish it again with a new Idempotency-Key.`,
+      `Launch ${launchId} is rolling back a failed publish and ends publish_failed by itself; follow it with get-launch, then publish it again (launch-campaign) with a new Idempotency-Key.`,
       { status: 'rolling_back' },
     );
   if (status === 'publishing')

@@ -103,7 +103,7 @@ export async function requireConnection(deps: MappingDeps, brandId: number): Pro
   if (!conn)
     throw new ServiceError(
       'conflict',
-      `Brand ${brandId} has no click tracker connected; connect one first (PUT /brands/${brandId}/integrations/tracker with baseUrl and apiKey).`,
+      `Brand ${brandId} has no click tracker connected; connect one first (connect-tracker with baseUrl and apiKey).`,
     );
   return conn;
 }

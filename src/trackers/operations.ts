@@ -305,7 +305,7 @@ const setTrackerPush = defineOperation({
     if (!conn)
       throw new ServiceError(
         'conflict',
-        `Brand ${brandId} has no click tracker connected; connect one first (PUT /brands/${brandId}/integrations/tracker with baseUrl and apiKey).`,
+        `Brand ${brandId} has no click tracker connected; connect one first (connect-tracker with baseUrl and apiKey).`,
       );
     const now = ctx.now();
     const changes: Partial<PushSetting> = input.enabled ? { enabled: true, disabledReason: null } : { enabled: false };

@@ -231,7 +231,7 @@ export const testWebhookEndpoint = defineOperation({
       if (!row.enabled) {
         throw new ServiceError(
           'conflict',
-          `Webhook endpoint ${row.id} is disabled (${row.disabled_reason}); enable it (PATCH enabled: true) before a test send.`,
+          `Webhook endpoint ${row.id} is disabled (${row.disabled_reason}); enable it (update-webhook-endpoint with enabled: true) before a test send.`,
           { disabledReason: row.disabled_reason },
         );
       }
@@ -330,7 +330,7 @@ export const redeliverWebhook = defineOperation({
     const db = ctx.db as Knex.Transaction;
     const endpoint = await loadEndpoint(ctx, input.endpointId, db, true);
     if (!endpoint.enabled) {
-      throw new ServiceError('conflict', `Webhook endpoint ${endpoint.id} is disabled (${endpoint.disabled_reason}); enable it (PATCH enabled: true) first.`, {
+      throw new ServiceError('conflict', `Webhook endpoint ${endpoint.id} is disabled (${endpoint.disabled_reason}); enable it (update-webhook-endpoint with enabled: true) first.`, {
         disabledReason: endpoint.disabled_reason,
       });
     }

@@ -1,11 +1,20 @@
-// One MCP answer stays readable: a tool answer (read or write) over 25,000 characters of text is cut
-// to what fits, with a note naming what was left out and a resource_link to the whole, which
-// resources/read serves (resources.ts). The one place the budget is checked.
+// One MCP answer stays readable: a tool answer (read or write) over 25,000 characters, counted as a
+// client forwards it to its model (the text and the structuredContent alike: Gemini's mcpToTool and
+// others hand the model both), is cut to what fits, with a note naming what was left out and a
+// resource_link to the whole, which resources/read serves (resources.ts). The one place the budget
+// is checked.
 
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
-/** The most text one answer carries: about 6k tokens, well under clients' own caps (Claude Code warns at 10k tokens, cuts at 25k). */
+/** The most one answer carries, text and structuredContent together: about 6k tokens, well under clients' own caps (Claude Code warns at 10k tokens, cuts at 25k). */
 export const MAX_ANSWER_CHARS = 25_000;
+
+/**
+ * What a client forwards of an answer whose JSON is `json`: the text block, as a string inside the
+ * result's own JSON (its quotes escaped, as Gemini's function response carries it), and the
+ * structuredContent (the same JSON), plus any further text (the note of a cut answer).
+ */
+export const forwardedChars = (json: string, more = 0) => JSON.stringify(json).length + json.length + more;
 /** Room kept for the note (what each list kept and left out) and the link beside the cut answer. */
 const NOTE_ROOM = 3_000;
 
@@ -146,21 +155,25 @@ export interface WholeAnswer {
 }
 
 /**
- * The result of a successful call whose text (`text`, the JSON of `body`) is over the budget: the
+ * The result of a successful call whose text (`text`, the JSON of `body`), forwarded with its
+ * structuredContent, is over the budget: the
  * answer cut to fit as structuredContent and text (always of the answer's own shape, so it stays
  * valid against the tool's output schema), a note saying per list how many items it kept and which
  * it left out, and a link to the whole. Null when the answer fits.
  */
 export function overBudget(body: unknown, text: string, whole: () => WholeAnswer): CallToolResult | null {
-  if (text.length <= MAX_ANSWER_CHARS) return null;
+  if (forwardedChars(text) <= MAX_ANSWER_CHARS) return null;
   const link = whole();
-  const done = cut(body, MAX_ANSWER_CHARS - NOTE_ROOM);
+  // The cut JSON goes out twice (text and structuredContent), beside the note: cut it to half the room, less what escaping the text adds.
+  const escaping = JSON.stringify(text).length / text.length;
+  const done = cut(body, Math.floor((MAX_ANSWER_CHARS - NOTE_ROOM) / (1 + escaping)));
   const json = JSON.stringify(done.body);
   const head =
-    `This answer is ${text.length.toLocaleString('en-US')} characters, more than the ${MAX_ANSWER_CHARS.toLocaleString('en-US')} one answer carries, so it is cut` +
-    ` (the items at the end of each list). `;
+    `This answer is ${text.length.toLocaleString('en-US')} characters (${forwardedChars(text).toLocaleString('en-US')} as text and structured content), ` +
+    `more than the ${MAX_ANSWER_CHARS.toLocaleString('en-US')} one answer carries, so it is cut (the items at the end of each list). `;
   const tail = ` The whole answer: resources/read ${link.uri}.`;
-  const room = MAX_ANSWER_CHARS - json.length - head.length - tail.length - 20;
+  // Room for the note, kept a little short: its quotes are escaped too when forwarded.
+  const room = MAX_ANSWER_CHARS - forwardedChars(json) - head.length - tail.length - 200;
   const lines = done.leftOut.length ? done.leftOut : [];
   const perList = Math.max(60, Math.floor(room / Math.max(1, lines.length)));
   let listed = lines.map((l) => listLine(l, perList)).join('; ');

@@ -20,6 +20,28 @@ type Id = string | number;
 const isRequest = (message: JSONRPCMessage): message is JSONRPCRequest => 'method' in message && 'id' in message;
 const isAnswer = (message: JSONRPCMessage) => !('method' in message) && 'id' in message;
 
+/** JSON-RPC's code for a method called with parameters it cannot take. */
+const INVALID_PARAMS = -32602;
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * What is wrong with the params of a tools/call request (null: nothing, or not a tools/call): MCP's
+ * CallToolRequest takes `params: {name: string, arguments?: object}` (2025-06-18, Tools: Calling
+ * Tools). Answered -32602 (invalid params) with this sentence, never as an internal error.
+ */
+function malformedToolCall(message: unknown): string | null {
+  if (!isObject(message) || message.jsonrpc !== '2.0' || message.method !== 'tools/call' || !('id' in message)) return null;
+  const { params } = message;
+  const shape = 'tools/call takes params {"name": "<tool>", "arguments": {...}}';
+  if (params === undefined) return `${shape}; this request has no params. Name the tool to call.`;
+  if (!isObject(params)) return `${shape}; params is ${Array.isArray(params) ? 'an array' : typeof params === 'object' ? 'null' : `a ${typeof params}`}.`;
+  if (typeof params.name !== 'string' || !params.name) return `${shape}; params.name must be the tool's name (a string, from tools/list).`;
+  if (params.arguments !== undefined && !isObject(params.arguments))
+    return `${shape}; params.arguments must be an object of the tool's arguments (its inputSchema), not ${Array.isArray(params.arguments) ? 'an array' : params.arguments === null ? 'null' : `a ${typeof params.arguments}`}.`;
+  return null;
+}
+
 export interface ExchangeOptions {
   authInfo: AuthInfo;
   /**
@@ -120,8 +142,21 @@ export class ExchangeTransport implements Transport {
   async exchange(body: unknown, options: ExchangeOptions): Promise<ExchangeResult> {
     const { authInfo, onEarly } = options;
     const batch = Array.isArray(body);
-    const messages = (batch ? body : [body]).map((m) => JSONRPCMessageSchema.parse(m));
     const answers: Array<Promise<JSONRPCMessage | null>> = [];
+    // A tools/call whose params are not a tool call is answered here: the Server would call it an internal error.
+    const messages = (batch ? body : [body]).flatMap((m) => {
+      const wrong = malformedToolCall(m);
+      if (wrong === null) return [JSONRPCMessageSchema.parse(m)];
+      const id = (m as { id: unknown }).id;
+      answers.push(
+        Promise.resolve({
+          jsonrpc: '2.0',
+          id: typeof id === 'string' || typeof id === 'number' ? id : null,
+          error: { code: INVALID_PARAMS, message: wrong },
+        } as unknown as JSONRPCMessage),
+      );
+      return [];
+    });
     const unknownAnswers: Id[] = [];
     const mine: number[] = [];
     options.signal?.addEventListener('abort', () => this.abandon(mine, authInfo), { once: true });

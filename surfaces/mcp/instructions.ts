@@ -26,7 +26,7 @@ export function serverInstructions(): string {
     `A failed call is an isError result whose text is {"error": {code, message, details, requestId}}; any tool can fail with ${EVERY_TOOL_FAILS_WITH.join(' or ')} (details name each field to fix); ` +
       'a tool that takes an id with not_found, brandId with brand_not_allowed, idempotencyKey with idempotency_conflict (idempotency_key_required when it is required), ' +
       "one that publishes with spend_ceiling_required, spend_ceiling_exceeded or unavailable; each tool's description names its other codes. " +
-      `An answer over ${MAX_ANSWER_CHARS.toLocaleString('en-US')} characters comes as a summary naming what was left out plus a resource_link: read the whole with resources/read.`,
+      `An answer over ${MAX_ANSWER_CHARS.toLocaleString('en-US')} characters (text and structured content together) comes as a summary naming what was left out plus a resource_link: read the whole with resources/read.`,
     `Tools come in toolsets. Loaded unless you choose: ${defaults.join(', ')}. Others: ${others.map((t) => `${t} (${TOOLSETS[t].description.replace(/\.$/, '').toLowerCase()})`).join('; ')}. ` +
       'Choose with the X-MCP-Toolsets header (comma-separated, or all) or svc mcp --toolsets; with dynamic, list_toolsets and enable_toolset load more in this session. X-MCP-Readonly: true (svc mcp --read-only) keeps only tools that change nothing.',
   ].join('\n');

@@ -86,17 +86,14 @@ function typeOf(field: JsonSchema): JsonSchema {
 /**
  * The answer's own fields with their types, not what they hold: models read the answer, not its
  * schema (MCP 2025-06-18, Tools: Output Schema: it is for clients' validation), and the nested
- * shapes would cost a quarter of `all`'s list now that every input is written out in full.
- * A union at the top stays as it is.
+ * shapes would cost a quarter of `all`'s list now that every input is written out in full. Every
+ * field an answer carries is listed (`nextCursor` too): one whose type cannot be told in the portable
+ * subset (a nullable field: never a type array) is listed open (`{}`), so a client still learns it is
+ * there. A union at the top stays as it is.
  */
 function topLevel(schema: JsonSchema): JsonSchema {
   if (!schema.properties) return schema;
-  // A field whose type cannot be told says nothing a client could check: it is left out (the object stays open).
-  const properties = Object.fromEntries(
-    Object.entries(schema.properties as Record<string, JsonSchema>)
-      .map(([name, field]) => [name, typeOf(field)] as const)
-      .filter(([, shape]) => shape.type !== undefined),
-  );
+  const properties = Object.fromEntries(Object.entries(schema.properties as Record<string, JsonSchema>).map(([name, field]) => [name, typeOf(field)] as const));
   return { ...schema, properties };
 }
 

@@ -29,7 +29,7 @@ import type { OperationDefinition } from '../../src/catalogue/define.js';
 import type { ProgressUpdate } from '../../src/catalogue/invoke-types.js';
 import type { Service } from '../../src/service.js';
 import { declinedResult, errorResult, successResult } from './results.js';
-import { MCP_PAGE_SIZE, NULL_ALTERNATIVES, toolName, toolsFor, type ToolDefinition } from './tools.js';
+import { IDS_ANSWERED_AS_STRINGS, MCP_PAGE_SIZE, NULL_ALTERNATIVES, toolName, toolsFor, type ToolDefinition } from './tools.js';
 import { ExchangeTransport } from './exchange.js';
 import { invokeFollowing } from './follow.js';
 import { enableToolset, enabledToolsets, sessionBelongsTo, sessionIdFor, sessionOf } from './session.js';
@@ -108,14 +108,33 @@ function rpcFailure(code: number, message: string): Error {
   return Object.assign(new Error(message), { code });
 }
 
-/** An error as the tool's caller reads it: the REST header Idempotency-Key is the tool's idempotencyKey argument. */
-function inToolWords(err: unknown): unknown {
-  if (!(err instanceof ServiceError) || !err.message.includes('Idempotency-Key')) return err;
-  const words = (text: string) => text.replace(/an Idempotency-Key/g, 'an idempotencyKey argument').replace(/Idempotency-Key/g, 'idempotencyKey');
+/**
+ * An error as the tool's caller reads it: the core names operations (`edit-live-campaign`), which
+ * are tools here (`edit_live_campaign`), and the REST header Idempotency-Key is the tool's
+ * idempotencyKey argument. Messages and the details' messages alike.
+ */
+function inToolWords(err: unknown, operations: RegExp): unknown {
+  if (!(err instanceof ServiceError)) return err;
+  const words = (text: string) =>
+    text
+      .replace(/an Idempotency-Key/g, 'an idempotencyKey argument')
+      .replace(/Idempotency-Key/g, 'idempotencyKey')
+      .replace(operations, (name) => toolName(name));
   const details = Array.isArray(err.details)
-    ? err.details.map((d) => (d.field === 'Idempotency-Key' ? { ...d, field: 'idempotencyKey', message: words(d.message) } : d))
+    ? err.details.map((d) => ({ ...d, field: d.field === 'Idempotency-Key' ? 'idempotencyKey' : d.field, message: typeof d.message === 'string' ? words(d.message) : d.message }))
     : err.details;
-  return new ServiceError(err.code, words(err.message), details, err.retryAfter);
+  const message = words(err.message);
+  if (message === err.message && details === err.details) return err;
+  return new ServiceError(err.code, message, details, err.retryAfter);
+}
+
+/** The catalogue's operation names as words in a sentence (not inside a path or another name), longest first. */
+function operationWords(ops: OperationDefinition[]): RegExp {
+  const names = ops
+    .map((op) => op.name)
+    .filter((n) => n.includes('-'))
+    .sort((a, b) => b.length - a.length);
+  return new RegExp(`(?<![\\w/.-])(?:${names.join('|')})(?![\\w/-])`, 'g');
 }
 
 /** MCP's code for a resource that does not exist (2025-06-18, Resources: Error Handling). */
@@ -157,6 +176,7 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
   const ops = service.catalogue.list();
   const tools = toolsFor(ops, service.schemas);
   const byName = new Map<string, OperationDefinition>(ops.map((op) => [toolName(op.name), op]));
+  const operationNames = operationWords(ops);
   const toolByName = new Map(tools.map((t) => [t.name, t]));
   const toolsetOf = new Map<string, Toolset>(ops.map((op) => [toolName(op.name), op.toolset]));
   const paged = new Set(ops.filter((op) => 'limit' in ((service.schemas.bundle(op.input).properties ?? {}) as object)).map((op) => op.name));
@@ -194,7 +214,7 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
     for (const [name, value] of Object.entries(input)) {
       if (!/Ids?$/.test(name)) continue;
       const schema = properties[name];
-      if (schema?.type === 'integer') input[name] = digits(value);
+      if (schema?.type === 'integer' || IDS_ANSWERED_AS_STRINGS.has(name)) input[name] = digits(value);
       else if (schema?.type === 'array' && schema.items?.type === 'integer' && Array.isArray(value)) input[name] = value.map(digits);
     }
     const alternative = NULL_ALTERNATIVES[op.name];
@@ -313,7 +333,7 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
         const said = `Nothing was done: the launch changed since the question (a node, a budget or an account); ask again. ${(err as ServiceError).message}`;
         return errorResult(new ServiceError('stale_read', said, (err as ServiceError).details), requestId);
       }
-      return errorResult(inToolWords(err), requestId);
+      return errorResult(inToolWords(err, operationNames), requestId);
     }
   }
 

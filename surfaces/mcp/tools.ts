@@ -206,10 +206,24 @@ function plainIds(node: unknown): any {
   for (const [k, v] of Object.entries(node)) {
     if (k === 'description' && typeof v === 'string') out[k] = ID_FORMS.reduce((text, [from, to]) => text.replace(from, to), v);
     else if (k === 'properties' && v && typeof v === 'object')
-      out[k] = Object.fromEntries(Object.entries(v).map(([name, sub]) => [name, namedId(name, plainIds(sub))]));
+      out[k] = Object.fromEntries(Object.entries(v).map(([name, sub]) => [name, asAnswered(name, namedId(name, plainIds(sub)))]));
     else out[k] = k === 'enum' || k === 'default' ? v : plainIds(v);
   }
   return out;
+}
+
+/**
+ * Ids the answers carry as strings of digits (the spec shows a launch's `id` and every `launchId` as
+ * a string): the argument takes the same type, so an id copied from an answer passes a client that
+ * checks arguments against the schema before sending (LangChain's adapters refuse a string where the
+ * schema says integer). The server still takes the number too (toolArguments in server.ts).
+ */
+export const IDS_ANSWERED_AS_STRINGS = new Set(['launchId']);
+
+function asAnswered(name: string, schema: Record<string, unknown>): Record<string, unknown> {
+  if (!IDS_ANSWERED_AS_STRINGS.has(name) || schema.type !== 'integer') return schema;
+  const { minimum: _min, maximum: _max, ...rest } = schema;
+  return { ...rest, type: 'string' };
 }
 
 /** REST's general wording for a numbered id (`Id of a resource this service numbers: ...`) as the argument's name says it: `Template id.` */
@@ -265,16 +279,18 @@ export function toolsFor(ops: OperationDefinition[], schemas: SchemaRegistry): T
     const bundledOutput = schemas.bundle(op.output);
     // Every answer names the first field it always holds (with its type), so an answer of another
     // shape (an error envelope) fails the client's check instead of passing unseen. A read tool's
-    // answer lists every field's type; a tool that acts answers what a read tool describes, so its
-    // schema keeps that one field (the list stays within its budget with every input written out).
+    // answer lists every field's type as made lean above; a tool that acts lists its answer's own
+    // fields with their types too (what they hold is a read tool's to describe), so a client knows
+    // every field an answer may carry (nextCursor, planFingerprint, boundPlans...).
     const required = bundledOutput.required as string[] | undefined;
     const fields = (answerShape(bundledOutput).properties ?? {}) as Record<string, JsonSchema>;
     const first = MAY_NOT_START.get(op.name) ?? required?.find((name) => fields[name]?.type !== undefined);
-    const own = first ? { type: 'object', properties: { [first]: fields[first] }, required: [first] } : { type: 'object' };
+    const listed = Object.fromEntries(Object.keys(fields).map((name) => [name, name === first ? fields[name] : {}]));
+    const own = { type: 'object', properties: listed, ...(first ? { required: [first] } : {}) };
     const output = op.annotations.readOnly
       ? first
-        ? { ...draft.output, properties: { ...(draft.output.properties as object), [first]: fields[first] }, required: [first] }
-        : draft.output
+        ? { ...draft.output, properties: { ...fields, ...(draft.output.properties as object), [first]: fields[first] }, required: [first] }
+        : { ...draft.output, properties: { ...fields, ...(draft.output.properties as object) } }
       : own;
     const inputSchema = portableInputOf(op, drafts[i].input, schemas);
     return {

@@ -43,7 +43,7 @@ async function measureReads(client: Client, known: Known): Promise<Measured[]> {
     if (!result.isError) expect(JSON.parse(text), tool.name).to.deep.equal(result.structuredContent);
     // Every real answer stays valid against the tool's (portable) output schema.
     expect(clientAccepts(tool, result), tool.name).to.deep.equal({ ok: true });
-    out.push({ tool: tool.name, bytes: textOf(result).length, error: result.isError ? `${toolError(result).code}: ${toolError(result).message}` : null });
+    out.push({ tool: tool.name, bytes: forwardedOf(result), error: result.isError ? `${toolError(result).code}: ${toolError(result).message}` : null });
   }
   return out;
 }
@@ -70,9 +70,14 @@ async function knownIds(client: Client, brandId: number, accountId: string, laun
   return known;
 }
 
-/** All the text an answer carries (its text blocks), which the budget counts. */
+/** All the text an answer carries (its text blocks). */
 function textOf(result: ToolResult): string {
   return result.content.map((c) => (c.type === 'text' ? (c.text ?? '') : '')).join('');
+}
+
+/** What a client forwards to its model, which the budget counts: the text blocks (as strings in JSON, as Gemini sends them) and the structuredContent alike. */
+function forwardedOf(result: ToolResult): number {
+  return JSON.stringify(textOf(result)).length + (result.structuredContent === undefined ? 0 : JSON.stringify(result.structuredContent).length);
 }
 
 function expectWithinBudget(measured: Measured[]): void {
@@ -82,7 +87,7 @@ function expectWithinBudget(measured: Measured[]): void {
 /** The link of a cut answer, after checking the answer is cut: within budget, a note naming what was left out, structuredContent the cut JSON. */
 function cutLink(result: { isError?: boolean; structuredContent?: unknown; content: Array<{ type: string; text?: string; uri?: string }> }): string {
   expect(result.isError).to.not.equal(true);
-  expect(textOf(result).length).to.be.at.most(MAX_ANSWER_CHARS);
+  expect(forwardedOf(result as ToolResult), 'text and structuredContent together').to.be.at.most(MAX_ANSWER_CHARS);
   expect(JSON.parse(result.content[0].text!)).to.deep.equal(result.structuredContent);
   expect(result.content[1].text).to.match(/more than the 25,000 one answer carries, so it is cut .+ Per list: .+: kept \d+ of \d+, left out \d+/);
   const link = result.content.find((c) => c.type === 'resource_link');

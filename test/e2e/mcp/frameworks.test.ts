@@ -133,9 +133,40 @@ describe('MCP with the frameworks agents are built on (all tools, no model calle
       const sent = tools.map((t) => convertToOpenAITool(t));
       for (const s of sent) expect(s.function.parameters, s.function.name).to.include({ type: 'object' });
       const getLaunch = tools.find((t) => t.name === 'get_launch')!;
-      // Arguments as a model following the schema writes them (ids are integers).
-      const answer = await getLaunch.invoke({ brandId, launchId: Number(launchId) });
+      // Arguments as a model following the schema writes them (a launch id as answers give it: its digits, a string).
+      const answer = await getLaunch.invoke({ brandId, launchId });
       expectUsableLaunch(textOf(answer), launchId, 'LangChain');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("LangChain's MCP adapters call tools with ids taken from answers (a launch's id, a node's id), as the answers give them", async () => {
+    const client = await mcpClient(w.url, w.key('acme', 'ci'));
+    try {
+      const tools = await loadMcpTools('svc', client, { throwOnLoadError: true });
+      const tool = (name: string) => tools.find((t) => t.name === name)!;
+      const answerOf = async (name: string, args: Record<string, unknown>) => JSON.parse(textOf(await tool(name).invoke(args)));
+      const created = await answerOf('create_launch', { brandId, title: 'Ids from answers', idempotencyKey: 'langchain-ids-1' });
+      expect(created.id, 'a launch id is answered as a string of digits').to.be.a('string').and.match(/^[1-9][0-9]*$/);
+      // The id goes back exactly as it was answered: the adapter checks it against the tool's schema before sending.
+      const campaign = await answerOf('create_node', {
+        brandId,
+        launchId: created.id,
+        nodeType: 'campaign',
+        properties: { name: 'From an answer' },
+        idempotencyKey: 'langchain-ids-2',
+      });
+      expect(campaign.id, JSON.stringify(campaign)).to.be.a('string');
+      const renamed = await answerOf('update_node', { brandId, launchId: created.id, nodeId: campaign.id, properties: { name: 'Renamed from an answer' } });
+      expect(renamed.properties.name, JSON.stringify(renamed)).to.equal('Renamed from an answer');
+      const read = await answerOf('get_launch', { brandId, launchId: created.id });
+      expect(read.id).to.equal(created.id);
+      expect(read.campaigns.map((c: { node: { properties: { name: string } } }) => c.node.properties.name)).to.deep.equal(['Renamed from an answer']);
+      // A creative's id is answered as a number, and taken as one.
+      const listed = await answerOf('list_creatives', { brandId });
+      const creative = await answerOf('get_creative', { brandId, creativeId: listed.creatives[0].id });
+      expect(creative.id).to.equal(listed.creatives[0].id);
     } finally {
       await client.close();
     }
@@ -148,7 +179,7 @@ describe('MCP with the frameworks agents are built on (all tools, no model calle
     try {
       const tools = await loadMcpTools('svc', client, { throwOnLoadError: true });
       const launchCampaign = tools.find((t) => t.name === 'launch_campaign')!;
-      const args = { brandId, launchId: Number(draft.launchId), confirm: true };
+      const args = { brandId, launchId: draft.launchId, confirm: true };
       const first = textOf(await launchCampaign.invoke({ ...args, idempotencyKey: 'langchain-1' }));
       expect(first).to.contain('Nothing was done').and.to.contain('"status":"draft"');
       const planFingerprint = namedPlan(first, 'LangChain');
@@ -167,7 +198,7 @@ describe('MCP with the frameworks agents are built on (all tools, no model calle
     try {
       const tools = (await getAllMcpTools({ mcpServers: [server], convertSchemasToStrict: true, runContext: new RunContext() })) as FunctionTool[];
       const launchCampaign = tools.find((t) => t.name === 'launch_campaign')!;
-      const args = { brandId, launchId: Number(draft.launchId), confirm: true };
+      const args = { brandId, launchId: draft.launchId, confirm: true };
       const first = textOf(await launchCampaign.invoke(new RunContext(), JSON.stringify({ ...args, idempotencyKey: 'agents-1' })));
       expect(first).to.contain('Nothing was done').and.to.contain('"status":"draft"');
       const planFingerprint = namedPlan(first, 'OpenAI Agents SDK');
@@ -191,7 +222,7 @@ describe('MCP with the frameworks agents are built on (all tools, no model calle
       const notStrict = sent.filter((s) => !s.strict).map((s) => s.name);
       expect(notStrict, 'tools the strict conversion gave up on').to.deep.equal([]);
       const getLaunch = tools.find((t) => t.name === 'get_launch')!;
-      const answer = await getLaunch.invoke(new RunContext(), JSON.stringify({ brandId, launchId: Number(launchId) }));
+      const answer = await getLaunch.invoke(new RunContext(), JSON.stringify({ brandId, launchId }));
       expect(JSON.stringify(answer)).to.not.match(/An error occurred/);
       expectUsableLaunch(textOf(answer), launchId, 'OpenAI Agents SDK');
     } finally {
@@ -209,7 +240,7 @@ describe('MCP with the frameworks agents are built on (all tools, no model calle
         const schema = await (tool.inputSchema as { jsonSchema: unknown }).jsonSchema;
         expect(schema, name).to.include({ type: 'object' });
       }
-      const answer = await tools.get_launch.execute!({ brandId, launchId: Number(launchId) }, { toolCallId: 'call-1', messages: [] });
+      const answer = await tools.get_launch.execute!({ brandId, launchId }, { toolCallId: 'call-1', messages: [] });
       const result = answer as { structuredContent?: { id?: string }; content: Array<{ type: string; text?: string }>; isError?: boolean };
       expect(result.isError).to.not.equal(true);
       expect(result.structuredContent?.id).to.equal(launchId);
@@ -230,11 +261,13 @@ describe('MCP with the frameworks agents are built on (all tools, no model calle
         expect(d.parametersJsonSchema, d.name).to.include({ type: 'object' });
         expect(outputPortabilityWarnings([{ name: d.name!, outputSchema: d.responseJsonSchema as Record<string, unknown> }]), d.name).to.deep.equal([]);
       }
-      const parts = await callable.callTool([{ name: 'get_launch', args: { brandId, launchId: Number(launchId) } }]);
+      const parts = await callable.callTool([{ name: 'get_launch', args: { brandId, launchId } }]);
       const response = parts[0].functionResponse?.response as Record<string, unknown>;
       expect(response, 'a function response').to.be.an('object');
       expect(response.isError).to.not.equal(true);
       expectUsableLaunch(textOf(response), launchId, 'Google GenAI');
+      // Gemini forwards the whole result (text blocks and structuredContent): that is what the budget counts.
+      expect(JSON.stringify(response).length, 'what Gemini forwards').to.be.at.most(MAX_ANSWER_CHARS);
     } finally {
       await client.close();
     }

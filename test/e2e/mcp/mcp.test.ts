@@ -203,6 +203,41 @@ for (const dialect of dialects()) {
       expect(unknown.error.code).to.equal(-32602);
     });
 
+    it('answers a tools/call with missing or malformed params -32602 (invalid params), saying what params must be', async () => {
+      const post = async (body: unknown) => {
+        const res = await fetch(`${w.url}/mcp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${w.key('acme', 'ci')}` },
+          body: JSON.stringify(body),
+        });
+        expect(res.status).to.equal(200);
+        return res.json();
+      };
+      const bad: Array<[unknown, RegExp]> = [
+        [undefined, /has no params/],
+        ['list_brands', /params is a string/],
+        [[], /params is an array/],
+        [{}, /params\.name must be the tool's name/],
+        [{ name: 5 }, /params\.name must be the tool's name/],
+        [{ name: 'list_brands', arguments: 'limit=2' }, /params\.arguments must be an object .* not a string/],
+        [{ name: 'list_brands', arguments: [1] }, /params\.arguments must be an object .* not an array/],
+      ];
+      for (const [params, says] of bad) {
+        const answer = await post({ jsonrpc: '2.0', id: 'c1', method: 'tools/call', ...(params === undefined ? {} : { params }) });
+        expect(answer, JSON.stringify(params)).to.deep.include({ jsonrpc: '2.0', id: 'c1' });
+        expect(answer.error.code, JSON.stringify(params)).to.equal(-32602);
+        expect(answer.error.message).to.match(says).and.to.contain('tools/call takes params {"name": "<tool>", "arguments": {...}}');
+      }
+      // In a batch, the malformed call is answered -32602 in its place and the good one runs.
+      const batch = await post([
+        { jsonrpc: '2.0', id: 1, method: 'tools/call' },
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_brands', arguments: {} } },
+      ]);
+      expect(batch.map((a: { id: number }) => a.id).sort()).to.deep.equal([1, 2]);
+      expect(batch.find((a: { id: number }) => a.id === 1).error.code).to.equal(-32602);
+      expect(batch.find((a: { id: number }) => a.id === 2).result.structuredContent.accounts).to.be.an('array');
+    });
+
     it('counts MCP calls in the same rate-limit budget and honours idempotency keys', async () => {
       const client = await mcpClient(w.url, w.key('acme', 'ci'));
       const args = { brandId: w.brandId('acme', 'shoes'), title: 'From an agent', idempotencyKey: `mcp-${dialect}-1` };
