@@ -1,7 +1,7 @@
 // What connecting costs an agent: the size of tools/list (minified JSON of the result, output
 // schemas included) for the default toolsets, dynamic mode, every tool, and read-only mode, in bytes and in
 // tokens estimated at 4 bytes a token, beside github-mcp-server's lists as the reference.
-// Targets: default at most 40 tools and 40 KB; all at most 135 KB as sent (125 KB until every output
+// Targets: default at most 40 tools and 40 KB; all at most 140 KB as sent (125 KB until every output
 // schema listed each field its answers carry, issue 60); as OpenAI strict tools 40 KB and 125 KB (issue 64).
 
 import { MCPServerStreamableHttp, RunContext, getAllMcpTools, type FunctionTool } from '@openai/agents-core';
@@ -15,7 +15,7 @@ const REFERENCE = [
 ];
 /** This service before toolsets and lean schemas (one list of every tool), measured on 2026-11-25. */
 const BEFORE = { what: 'svc before issue 24: every tool, one list', tools: 81, bytes: 328_603 };
-const TARGETS: Record<string, { tools?: number; bytes: number }> = { default: { tools: 40, bytes: 40 * KB }, all: { bytes: 135 * KB } };
+const TARGETS: Record<string, { tools?: number; bytes: number }> = { default: { tools: 40, bytes: 40 * KB }, all: { bytes: 140 * KB } };
 /** The same lists as a strict client sees them (issue 64): at most these. */
 const STRICT_TARGETS: Record<string, number> = { default: 40 * KB, all: 125 * KB };
 

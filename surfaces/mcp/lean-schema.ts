@@ -65,35 +65,43 @@ const without =
 
 /** An answer's schema as the SDK client checks it: its fields and their types. */
 export function answerShape(output: JsonSchema): JsonSchema {
-  return topLevel(mapSchema(output, without(NOT_IN_ANSWERS)) as JsonSchema);
+  return topLevel(mapSchema(output, without(NOT_IN_ANSWERS)) as JsonSchema, output);
 }
 
 /**
- * The type of a field, whatever form its schema takes (a union gives the types of its variants);
- * none when they cannot be told or are more than one (a nullable field): output schemas keep to the
- * portable subset (one `type`, never a type array), so such a field is left open.
+ * The type of a field, whatever form its schema takes (a union gives the types of its variants; an
+ * enum or const the type of its values); null left out, since a tool's answer leaves a null field out
+ * (results.ts, asToolAnswer). None when it cannot be told or is more than one.
  */
 function typeOf(field: JsonSchema): JsonSchema {
   const variants = (field.anyOf ?? field.oneOf) as JsonSchema[] | undefined;
-  if (field.type === undefined && !variants?.every((v) => v.type !== undefined)) return {};
-  const types =
-    field.type !== undefined
-      ? [field.type].flat()
-      : [...new Set(variants!.flatMap((v) => (Array.isArray(v.type) ? (v.type as string[]) : [v.type as string])))];
-  return types.length === 1 ? { type: types[0] } : {};
+  const valueType = (v: unknown) => (v === null ? 'null' : Number.isInteger(v) ? 'integer' : typeof v === 'number' ? 'number' : typeof v);
+  const own = (s: JsonSchema): string[] =>
+    s.type !== undefined
+      ? [s.type as string | string[]].flat()
+      : Array.isArray(s.enum)
+        ? (s.enum as unknown[]).map(valueType)
+        : s.const !== undefined
+          ? [valueType(s.const)]
+          : (s.anyOf ?? s.oneOf)
+            ? ((s.anyOf ?? s.oneOf) as JsonSchema[]).flatMap(own)
+            : ['?'];
+  const types = [...new Set(variants ? variants.flatMap(own) : own(field))].filter((t) => t !== 'null');
+  return types.length === 1 && types[0] !== '?' ? { type: types[0] } : {};
 }
 
 /**
  * The answer's own fields with their types, not what they hold: models read the answer, not its
  * schema (MCP 2025-06-18, Tools: Output Schema: it is for clients' validation), and the nested
  * shapes would cost a quarter of `all`'s list now that every input is written out in full. Every
- * field an answer carries is listed (`nextCursor` too): one whose type cannot be told in the portable
- * subset (a nullable field: never a type array) is listed open (`{}`), so a client still learns it is
- * there. A union at the top stays as it is.
+ * field an answer carries is listed (`nextCursor` too) with its one type: a nullable one too, since
+ * a tool's answer leaves a null out (results.ts). A union at the top stays as it is.
  */
-function topLevel(schema: JsonSchema): JsonSchema {
+function topLevel(schema: JsonSchema, whole: JsonSchema): JsonSchema {
   if (!schema.properties) return schema;
-  const properties = Object.fromEntries(Object.entries(schema.properties as Record<string, JsonSchema>).map(([name, field]) => [name, typeOf(field)] as const));
+  // Types are told from the whole schema: an enum says its values' type before the answer's shape drops it.
+  const fields = (whole.properties ?? schema.properties) as Record<string, JsonSchema>;
+  const properties = Object.fromEntries(Object.keys(schema.properties as object).map((name) => [name, typeOf(fields[name] ?? {})] as const));
   return { ...schema, properties };
 }
 

@@ -28,7 +28,7 @@ import { TOOLSETS, TOOLSET_NAMES, isToolset, parseChoice, type Toolset } from '.
 import type { OperationDefinition } from '../../src/catalogue/define.js';
 import type { ProgressUpdate } from '../../src/catalogue/invoke-types.js';
 import type { Service } from '../../src/service.js';
-import { declinedResult, errorResult, successResult } from './results.js';
+import { asToolAnswer, declinedResult, errorResult, successResult } from './results.js';
 import { IDS_ANSWERED_AS_STRINGS, MCP_PAGE_SIZE, NULL_ALTERNATIVES, toolName, toolsFor, type ToolDefinition } from './tools.js';
 import { ExchangeTransport } from './exchange.js';
 import { invokeFollowing } from './follow.js';
@@ -306,7 +306,7 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
         onProgress,
         surface: 'mcp',
       });
-      const body = answered.body as Record<string, unknown>;
+      const body = asToolAnswer(answered.body as Record<string, unknown>);
       const result = callResult(body, caller);
       // Accepted, not done: the organization wants a person to decide (an approval), and the agent is told where.
       if (answered.status === 202 && typeof body.consoleUrl === 'string') {

@@ -7,13 +7,14 @@ import { pathParams, type OperationDefinition } from '../../src/catalogue/define
 import type { JsonSchema, SchemaRegistry } from '../../src/schemas/registry.js';
 import { failureCodes } from '../../src/catalogue/failures.js';
 import { answerShape, withSharedDefs, writtenOnce, type DraftTool } from './lean-schema.js';
+import { NULL_MEANS_ALL } from './results.js';
 import { portableInput, unitedVariants } from './portable-schema.js';
 
 /**
  * The page an MCP list tool answers when the agent names no `limit`: small enough to read whole.
  * REST keeps the contract's default of 50; this is the one place MCP differs.
  */
-export const MCP_PAGE_SIZE = 25;
+export const MCP_PAGE_SIZE = 10;
 
 export interface ToolDefinition {
   name: string;
@@ -265,6 +266,13 @@ const MAY_NOT_START = new Map([
   ['create-pipeline-card', 'launchId'],
 ]);
 
+/** An answer's fields with the flag a null of them becomes in a tool's answer (`allBrands` beside `brandIds`). */
+function withAllFlags(fields: Record<string, JsonSchema> | undefined): Record<string, JsonSchema> {
+  const out = { ...fields };
+  for (const [field, flag] of Object.entries(NULL_MEANS_ALL)) if (field in out) out[flag] = { type: 'boolean' };
+  return out;
+}
+
 /** The tools of a catalogue's operations, in its order. */
 export function toolsFor(ops: OperationDefinition[], schemas: SchemaRegistry): ToolDefinition[] {
   const drafts: DraftTool[] = ops.map((op) => ({
@@ -283,14 +291,13 @@ export function toolsFor(ops: OperationDefinition[], schemas: SchemaRegistry): T
     // fields with their types too (what they hold is a read tool's to describe), so a client knows
     // every field an answer may carry (nextCursor, planFingerprint, boundPlans...).
     const required = bundledOutput.required as string[] | undefined;
-    const fields = (answerShape(bundledOutput).properties ?? {}) as Record<string, JsonSchema>;
+    const fields = withAllFlags((answerShape(bundledOutput).properties ?? {}) as Record<string, JsonSchema>);
     const first = MAY_NOT_START.get(op.name) ?? required?.find((name) => fields[name]?.type !== undefined);
-    const listed = Object.fromEntries(Object.keys(fields).map((name) => [name, name === first ? fields[name] : {}]));
-    const own = { type: 'object', properties: listed, ...(first ? { required: [first] } : {}) };
+    const own = { type: 'object', properties: fields, ...(first ? { required: [first] } : {}) };
     const output = op.annotations.readOnly
       ? first
-        ? { ...draft.output, properties: { ...fields, ...(draft.output.properties as object), [first]: fields[first] }, required: [first] }
-        : { ...draft.output, properties: { ...fields, ...(draft.output.properties as object) } }
+        ? { ...draft.output, properties: { ...fields, ...withAllFlags(draft.output.properties as Record<string, JsonSchema>), [first]: fields[first] }, required: [first] }
+        : { ...draft.output, properties: { ...fields, ...withAllFlags(draft.output.properties as Record<string, JsonSchema>) } }
       : own;
     const inputSchema = portableInputOf(op, drafts[i].input, schemas);
     return {

@@ -43,6 +43,21 @@ export function asIntegers(value: unknown, schema: Record<string, any> | undefin
   return value;
 }
 
+/**
+ * A REST answer as a tool gives it (paths.md's portable subset: a field that may be left out is
+ * optional rather than nullable): its top-level nulls left out, a null that means "all" said with
+ * the flag the tool's input takes (brandIds: allBrands, objectIds: allObjects).
+ */
+export function asToolAnswer(body: Record<string, unknown>): Record<string, unknown> {
+  const flags: Record<string, string> = { brandIds: 'allBrands', objectIds: 'allObjects' };
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) {
+    if (value !== null) out[key] = value;
+    else if (flags[key]) out[flags[key]] = true;
+  }
+  return out;
+}
+
 export interface ToolResult {
   isError?: boolean;
   structuredContent?: any;

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { operations } from '../../src/wiring/operations.js';
 import { ServiceError } from '../../src/errors.js';
 import { SchemaRegistry, loadSchemaFiles } from '../../src/schemas/registry.js';
-import { errorResult, successResult } from '../../surfaces/mcp/results.js';
+import { asToolAnswer, errorResult, successResult } from '../../surfaces/mcp/results.js';
 import { toolsFor } from '../../surfaces/mcp/tools.js';
 import { Catalogue } from '../../src/catalogue/define.js';
 import { clientAccepts } from '../helpers/mcp.js';
@@ -49,7 +49,9 @@ describe('MCP tool results', () => {
   });
 
   it('makes a success carry the answer as structuredContent and as the same JSON text', () => {
-    const answer = { accounts: [], nextCursor: null };
+    // The last page of list_brands as a tool answers it (a null nextCursor left out).
+    const answer = asToolAnswer({ accounts: [], nextCursor: null });
+    expect(answer).to.deep.equal({ accounts: [] });
     const { result, json } = successResult(answer);
     expect(result.structuredContent).to.equal(answer);
     expect(JSON.parse((result.content[0] as { text: string }).text)).to.deep.equal(answer);

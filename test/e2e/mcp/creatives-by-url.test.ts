@@ -49,7 +49,7 @@ for (const dialect of dialects()) {
       expect(tool?.inputSchema.required).to.deep.equal(['brandId']);
       expect(Object.keys(tool?.inputSchema.properties ?? {})).to.have.members(['brandId', 'name', 'dataBase64', 'url', 'idempotencyKey']);
       expect((tool?.inputSchema.properties as any).dataBase64).to.deep.include({ type: 'string' });
-      expect((tool?.inputSchema.properties as any).url.description).to.contain('Send the bytes or a url, not both');
+      expect((tool?.inputSchema.properties as any).url.description).to.contain('not with dataBase64');
     });
 
     it('takes the bytes as dataBase64 and answers an image with its width and height', async () => {

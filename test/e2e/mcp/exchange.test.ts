@@ -4,7 +4,7 @@
 
 import http from 'node:http';
 import { expect } from 'chai';
-import { toolError } from '../../helpers/mcp.js';
+import { asToolAnswer, toolError } from '../../helpers/mcp.js';
 import { dialects } from '../../helpers/databases.js';
 import { startWorld, type World } from '../../helpers/world.js';
 
@@ -52,8 +52,8 @@ for (const dialect of dialects()) {
         expect(answer.body).to.have.all.keys('jsonrpc', 'id', 'result');
         expect(answer.body.jsonrpc).to.equal('2.0');
         expect(answer.body.id).to.equal(id);
-        expect(answer.body.result.structuredContent).to.deep.equal(rest.body);
-        expect(answer.body.result.content).to.deep.equal([{ type: 'text', text: JSON.stringify(rest.body) }]);
+        expect(answer.body.result.structuredContent).to.deep.equal(asToolAnswer(rest.body));
+        expect(answer.body.result.content).to.deep.equal([{ type: 'text', text: JSON.stringify(asToolAnswer(rest.body)) }]);
         expect(answer.body.result).to.not.have.property('isError');
       }
     });

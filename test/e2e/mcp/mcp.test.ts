@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { dialects } from '../../helpers/databases.js';
-import { mcpClient, toolError } from '../../helpers/mcp.js';
+import { asToolAnswer, mcpClient, toolError } from '../../helpers/mcp.js';
 import { startWorld, type World } from '../../helpers/world.js';
 
 type ToolResult = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text?: string }> };
@@ -66,8 +66,8 @@ for (const dialect of dialects()) {
       const result = (await client.callTool({ name: 'list_brands', arguments: {} })) as ToolResult;
       const rest = await w.request('GET', '/v1/brands', { key: w.key('acme', 'ci') });
       expect(result.isError).to.not.equal(true);
-      expect(result.structuredContent).to.deep.equal(rest.body);
-      expect(JSON.parse(result.content[0].text!)).to.deep.equal(rest.body);
+      expect(result.structuredContent).to.deep.equal(asToolAnswer(rest.body));
+      expect(JSON.parse(result.content[0].text!)).to.deep.equal(asToolAnswer(rest.body));
       await client.close();
     });
 

@@ -243,7 +243,7 @@ describe('MCP toolsets and read-only mode', function () {
     });
   });
 
-  it('keeps the lists affordable: default at most 40 tools and 40 KB, all at most 135 KB, output schemas (every answer field) included', async () => {
+  it('keeps the lists affordable: default at most 40 tools and 40 KB, all at most 140 KB, output schemas (every answer field) included', async () => {
     const sizes: Record<string, { tools: number; bytes: number }> = {};
     for (const toolsets of ['default', 'all']) {
       const res = await fetch(`${w.url}/mcp`, {
@@ -266,8 +266,8 @@ describe('MCP toolsets and read-only mode', function () {
     expect(sizes.default.tools).to.be.at.most(40);
     expect(sizes.default.bytes).to.be.at.most(40 * 1024);
     expect(sizes.all.tools).to.equal(w.service.catalogue.list().length);
-    // 125 KB until every output schema listed every field its answers carry (issue 60): about 6 KB more.
+    // 125 KB until every output schema listed every field its answers carry (issue 60): about 13 KB more.
     // What a strict client sends its model (inputs only) is measured by bench/mcp-tool-list.ts.
-    expect(sizes.all.bytes).to.be.at.most(135 * 1024);
+    expect(sizes.all.bytes).to.be.at.most(140 * 1024);
   });
 });

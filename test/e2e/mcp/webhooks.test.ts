@@ -42,7 +42,9 @@ for (const dialect of dialects()) {
       expect(rest.body.error.code).to.equal('conflict');
       const tool = await callError(mcp, 'test_webhook_endpoint', { endpointId: created.body.endpointId });
       expect(tool.code).to.equal('conflict');
-      expect(tool.message).to.equal(rest.body.error.message);
+      // The same sentence, naming the operation as each surface calls it.
+      expect(rest.body.error.message).to.contain('(update-webhook-endpoint with enabled: true)');
+      expect(tool.message).to.equal(rest.body.error.message.replace('update-webhook-endpoint', 'update_webhook_endpoint'));
     });
 
     it('422 unprocessable: the 21st endpoint of an organization', async () => {

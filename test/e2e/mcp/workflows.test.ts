@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { dialects } from '../../helpers/databases.js';
-import { mcpClient } from '../../helpers/mcp.js';
+import { asToolAnswer, mcpClient } from '../../helpers/mcp.js';
 import { startWorld, type World } from '../../helpers/world.js';
 import { WebhookReceiver } from '../../helpers/webhook-receiver.js';
 import { chatNode, createWorkflow, finished, launchNode, reviewNode, runWorkflow, waitForExecution, workflowWorld } from '../../helpers/workflows.js';
@@ -54,7 +54,7 @@ for (const dialect of dialects()) {
       await createWorkflow(w, w.key('acme', 'ci'), shoes, { workflowName: 'Over MCP', nodes: [reviewNode()] });
       const viaTool = await tool(ci, 'list_workflows', { brandId: shoes });
       const viaRest = await w.request('GET', `/v1/brands/${shoes}/workflows`, { key: w.key('acme', 'ci') });
-      expect(viaTool).to.deep.equal(viaRest.body);
+      expect(viaTool).to.deep.equal(asToolAnswer(viaRest.body));
       expect(viaTool.workflows[0]).to.include({ workflowName: 'Over MCP', status: 'inactive', runCount: 0, isRunning: false });
     });
 
