@@ -68,10 +68,11 @@ function narrowsPlacements(properties: Record<string, unknown>): boolean {
   return Boolean(p) && p!.automatic !== true && Array.isArray(p!.positions) && p!.positions.length > 0;
 }
 
-/** Ad sets as a short list for a sentence: `nd_1 (US broad), nd_2`. */
+/** Ad sets as the subject of a sentence: `ad set nd_1 (US broad)`, `ad sets nd_1 (US broad), nd_2`. */
 function named(sets: AdvantageAdSet[]): string {
   const shown = sets.slice(0, 5).map((s) => (s.name ? `${s.id} (${s.name.length > 60 ? `${s.name.slice(0, 59)}…` : s.name})` : s.id));
-  return sets.length > 5 ? `${shown.join(', ')} and ${sets.length - 5} more` : shown.join(', ');
+  const list = sets.length > 5 ? `${shown.join(', ')} and ${sets.length - 5} more` : shown.join(', ');
+  return `${sets.length > 1 ? 'ad sets' : 'ad set'} ${list}`;
 }
 
 /** The budget lever: Advantage+ campaign budget, a budget on the campaign (its ad sets then carry none). */
@@ -92,8 +93,8 @@ function audienceLever(adSets: AdvantageAdSet[]): AdvantageLever {
   return {
     on: false,
     why:
-      `ad set ${named(off)} runs without Advantage+ audience (advantageAudience false, or targeting that narrows ages, genders, interests or custom audiences): ` +
-      'set advantageAudience true on it where its targeting allows',
+      `${named(off)} ${off.length > 1 ? 'run' : 'runs'} without Advantage+ audience (advantageAudience false, or targeting that narrows ages, genders, interests or custom audiences): ` +
+      `set advantageAudience true on ${off.length > 1 ? 'them where their' : 'it where its'} targeting allows`,
   };
 }
 
@@ -104,7 +105,7 @@ function placementsLever(adSets: AdvantageAdSet[]): AdvantageLever {
   if (!off.length) return { on: true, why: 'every ad set uses automatic placements (no position named)' };
   return {
     on: false,
-    why: `ad set ${named(off)} names its placements: set placements.automatic true (or leave placements out) for Advantage+ placements`,
+    why: `${named(off)} ${off.length > 1 ? 'name their' : 'names its'} placements: set placements.automatic true (or leave placements out) for Advantage+ placements`,
   };
 }
 
@@ -123,7 +124,7 @@ export function advantagePlusOf(objective: string | undefined, budget: { period:
     ? `an Advantage+ campaign (${typed}): campaign budget, Advantage+ audience and automatic placements are all on`
     : !typed
       ? `not an Advantage+ campaign: Meta's Advantage+ campaigns are sales, app promotion and leads campaigns (OUTCOME_SALES, OUTCOME_APP_PROMOTION, OUTCOME_LEADS), this one is ${objective ?? 'without an objective'}`
-      : `not an Advantage+ campaign: ${offNames.join(', ')} ${offNames.length > 1 ? 'are' : 'is'} off (see levers)`;
+      : `not an Advantage+ campaign: ${offNames.length > 1 ? `${offNames.slice(0, -1).join(', ')} and ${offNames[offNames.length - 1]} are` : `${offNames[0]} is`} off (see levers)`;
   return { on, state: on ? typed! : NOT_ADVANTAGE, levers, why };
 }
 

@@ -177,7 +177,7 @@ for (const [dialect, mode] of dialects().flatMap((d) => (['sandbox', 'live'] as 
       expect(a.levers.budget.why).to.match(/the budget is on the ad sets, not the campaign: move it to the campaign's budget/);
       expect(a.levers.audience.why).to.match(new RegExp(`^ad set ${narrow} \\(Narrow\\) runs without Advantage\\+ audience .*set advantageAudience true`));
       expect(a.levers.audience.why).to.not.contain(b.adsetId);
-      expect(a.why).to.equal('not an Advantage+ campaign: budget, audience are off (see levers)');
+      expect(a.why).to.equal('not an Advantage+ campaign: budget and audience are off (see levers)');
     });
 
     it("a traffic campaign with every lever on is not an Advantage+ campaign: Meta's Advantage+ campaigns are sales, app promotion and leads", async () => {
