@@ -44,7 +44,9 @@ export function requirePlan(launchId: number, nodes: NodeRow[], expected: string
  */
 function advantagePlusOfCampaign(c: NodeRow, nodes: NodeRow[], platform: PlatformName | null): AdvantagePlusView | null {
   if (platform !== 'meta') return null;
-  const adSets = nodes.filter((n) => n.parentId === c.id && n.nodeType === 'adset').map((n) => ({ id: n.id, name: n.properties.name ?? null, properties: n.properties }));
+  const adSets = nodes
+    .filter((n) => n.parentId === c.id && n.nodeType === 'adset')
+    .map((n) => ({ id: n.id, name: n.properties.name ?? null, properties: n.properties }));
   return advantagePlusOf(c.properties.objective, budgetOf(c.properties), adSets);
 }
 

@@ -874,7 +874,9 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
           ? advantageStateInfo(
               o.objective,
               this.budgetOf(o),
-              this.objectsOf(o.accountId, 'adset').filter((s) => s.parentId === o.id && s.status !== 'DELETED').map((s) => s.params),
+              this.objectsOf(o.accountId, 'adset')
+                .filter((s) => s.parentId === o.id && s.status !== 'DELETED')
+                .map((s) => s.params),
             )
           : undefined,
     };

@@ -249,7 +249,14 @@ export class SandboxPlatform implements PlatformAdapter {
     const { rows, total, matched } = await campaignPage(this.knex, account.accountId, filters, query.after ? Number(query.after) : null, query.limit + 1);
     const items = rows.slice(0, query.limit);
     // Meta answers each campaign's advantage_state_info: the simulated Meta computes it from the campaign and its ad sets.
-    const adSets = this.platform === 'meta' ? await adSetsUnder(this.knex, account.accountId, items.map((r) => r.objectId)) : null;
+    const adSets =
+      this.platform === 'meta'
+        ? await adSetsUnder(
+            this.knex,
+            account.accountId,
+            items.map((r) => r.objectId),
+          )
+        : null;
     return {
       campaigns: items.map((r) => ({ ...toCampaign(r), advantageStateInfo: adSets ? sandboxAdvantageState(r, adSets.get(r.objectId) ?? []) : null })),
       totalInAccount: total,
