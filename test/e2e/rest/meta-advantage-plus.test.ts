@@ -1,7 +1,8 @@
 // Meta Advantage+ campaigns over REST (live-platforms.md, "Automated campaigns"), in both modes: the
 // preview (launch-campaign without confirm) says of each Meta campaign whether it will be an Advantage+
 // campaign, with each lever (campaign budget, Advantage+ audience on every ad set, automatic placements)
-// on or off and why; the sandbox and the strict fake Graph API agree on it. Published, the campaign read
+// on or off and why (the same through the SDK's real MCP Client); the sandbox and the strict fake Graph
+// API agree on it. Published, the campaign read
 // from the ad account (list-campaigns) carries Meta's advantage_state_info, which says what the preview
 // said. No request the service sends carries the legacy smart_promotion_type, and every parameter sent is
 // the Meta ledger's.
@@ -12,6 +13,7 @@ import { dialects } from '../../helpers/databases.js';
 import { startWorld, type World } from '../../helpers/world.js';
 import { addNode, adProps, adsetProps, brandApi, buildLaunch, idem, type Api, type BuiltLaunch } from '../../helpers/launch-builders.js';
 import { RecordingProxy } from '../../helpers/recording-proxy.js';
+import { mcpClient, type ToolResult } from '../../helpers/mcp.js';
 import { FakeMetaServer, GRAPH_VERSION } from '../../fakes/meta-server.js';
 import { ledgerProblems, paramPaths } from '../../../src/platforms/ledger.js';
 import { META_LEDGER, META_NEVER_SENT } from '../../../src/platforms/meta/ledger.js';
@@ -178,6 +180,22 @@ for (const [dialect, mode] of dialects().flatMap((d) => (['sandbox', 'live'] as 
       expect(a.levers.audience.why).to.match(new RegExp(`^ad set ${narrow} \\(Narrow\\) runs without Advantage\\+ audience .*set advantageAudience true`));
       expect(a.levers.audience.why).to.not.contain(b.adsetId);
       expect(a.why).to.equal('not an Advantage+ campaign: budget and audience are off (see levers)');
+    });
+
+    it("the MCP tool launch_campaign (the SDK's real Client) previews the same advantagePlus as REST", async () => {
+      const b = built.narrowed!;
+      const rest = (await preview(api, b.launchId)).campaigns[0].advantagePlus;
+      const mcp = await mcpClient(w.url, w.key('acme', 'ci'));
+      try {
+        const result = (await mcp.callTool({
+          name: 'launch_campaign',
+          arguments: { brandId: w.brandId('acme', 'shoes'), launchId: b.launchId, idempotencyKey: `advantage-mcp-${mode}-${dialect}` },
+        })) as ToolResult;
+        expect(result.isError, JSON.stringify(result)).to.not.equal(true);
+        expect((result.structuredContent as any).plan.campaigns[0].advantagePlus).to.deep.equal(rest);
+      } finally {
+        await mcp.close();
+      }
     });
 
     it("a traffic campaign with every lever on is not an Advantage+ campaign: Meta's Advantage+ campaigns are sales, app promotion and leads", async () => {
