@@ -4,7 +4,8 @@
 // Java SDK, java-sdk.json) and against the rules the reference pages give (cited beside each), then
 // against the rules the specification leaves out (meta-left-out.ts: Advantage+ flag, DSA fields,
 // audiences, placements by version, lead forms, special-category countries, goals, bids, countries,
-// minimum budgets), before anything is answered, in Graph's error format. It serves the versions of
+// minimum budgets, legacy smart_promotion_type), before anything is answered, in Graph's error format.
+// A campaign read answers its `advantage_state_info` from its budget and ad sets as they are. It serves the versions of
 // its own table (a call to an ended version is answered by the next one, an older one refused with
 // 2635), answers `execution_options=["validate_only"]` as Meta does (validate, create nothing), and
 // takes from a test a rule no document describes (`refuseWhen`). It holds ad accounts, campaigns, ad
