@@ -213,6 +213,8 @@ function campaignListAnswer(ctx: BrandContext<'page'>, page: CampaignPage, impor
       budgetLevel: c.budgetLevel,
       createdAt: c.createdAt,
       imported: imported.has(c.id),
+      // Meta's own word on whether the campaign is an Advantage+ campaign, as Meta answered it.
+      advantage_state_info: c.advantageStateInfo ?? null,
     })),
     totalInAccount: page.totalInAccount,
     matched: page.matched,

@@ -10,6 +10,8 @@ import { ceilingOf, type CeilingView } from './ceiling.js';
 import { validationContextFor } from './context.js';
 import { commitmentsOf, type LaunchRow, type NodeRow } from './store.js';
 import { budgetOf, countsOf } from './tree.js';
+import { advantagePlusOf, type AdvantagePlusView } from '../platforms/meta/advantage.js';
+import type { PlatformName } from '../platforms/port.js';
 import { campaignAmounts, validateLaunch, warningView, type Warning } from './validate.js';
 
 /**
@@ -36,7 +38,19 @@ export function requirePlan(launchId: number, nodes: NodeRow[], expected: string
   );
 }
 
-function planOf(nodes: NodeRow[], campaignAccounts: Map<string, string | null>) {
+/**
+ * Each Meta campaign's Advantage+ view (platforms/meta/advantage.ts): from the launch alone, so the
+ * sandbox and live previews say the same; null for a campaign of another platform or without an account.
+ */
+function advantagePlusOfCampaign(c: NodeRow, nodes: NodeRow[], platform: PlatformName | null): AdvantagePlusView | null {
+  if (platform !== 'meta') return null;
+  const adSets = nodes
+    .filter((n) => n.parentId === c.id && n.nodeType === 'adset')
+    .map((n) => ({ id: n.id, name: n.properties.name ?? null, properties: n.properties }));
+  return advantagePlusOf(c.properties.objective, budgetOf(c.properties), adSets);
+}
+
+function planOf(nodes: NodeRow[], campaignAccounts: Map<string, string | null>, platforms: Map<string, PlatformName>) {
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const campaignOf = (n: NodeRow): NodeRow => (n.parentId ? campaignOf(byId.get(n.parentId)!) : n);
   const item = (n: NodeRow) => {
@@ -53,7 +67,12 @@ function planOf(nodes: NodeRow[], campaignAccounts: Map<string, string | null>) 
     };
   };
   return {
-    campaigns: nodes.filter((n) => n.nodeType === 'campaign').map(item),
+    campaigns: nodes
+      .filter((n) => n.nodeType === 'campaign')
+      .map((n) => {
+        const accountId = campaignAccounts.get(n.id);
+        return { ...item(n), advantagePlus: advantagePlusOfCampaign(n, nodes, accountId ? (platforms.get(accountId) ?? null) : null) };
+      }),
     adSets: nodes.filter((n) => n.nodeType === 'adset').map(item),
     ads: nodes.filter((n) => n.nodeType === 'ad').map(item),
   };
@@ -120,13 +139,16 @@ export async function publishView(
   ceiling?: CeilingView,
 ) {
   const counted = (l.status === 'published' ? await countedAtPublish(ctx, l.id) : null) ?? (await countLaunch(ctx, l.brandId, nodes, campaignAccounts));
+  const platforms = new Map<string, PlatformName>();
+  for (const accountId of new Set(campaignAccounts.values()))
+    if (accountId) platforms.set(accountId, (await ctx.platforms.account(ctx.db, l.brandId, accountId)).platform);
   return {
     launchId: String(l.id),
     confirmed,
     valid: true,
     status: l.status,
     counts: countsOf(nodes),
-    plan: planOf(nodes, campaignAccounts),
+    plan: planOf(nodes, campaignAccounts, platforms),
     planFingerprint: planFingerprint(nodes),
     budget: {
       countedMinorUnits: counted.totalUsdCents,

@@ -1,6 +1,7 @@
 // The ad-platform port: the only way the core talks to an ad platform. Adapters: the sandbox
 // simulator (default), Meta's Graph Marketing API and TikTok's Business API.
 
+import type { AdvantageStateInfo } from './meta/advantage.js';
 import type { IdentityType, PlatformName } from './platform-name.js';
 import type { MetaAccountFacts, MetaFactsWanted } from './meta/rules.js';
 
@@ -80,6 +81,12 @@ export interface PlatformCampaign {
   /** Where the budget lives: on the campaign, or on its ad sets. */
   budgetLevel: 'campaign' | 'adset';
   createdAt: string;
+  /**
+   * Meta's `advantage_state_info` as the platform answered it (whether the campaign is an Advantage+
+   * campaign, and its budget, audience and placement states: meta/advantage.ts); null where the
+   * platform says none (TikTok, a Graph version without it).
+   */
+  advantageStateInfo?: AdvantageStateInfo | null;
 }
 
 export interface CampaignQuery {

@@ -4,7 +4,8 @@
 // Java SDK, java-sdk.json) and against the rules the reference pages give (cited beside each), then
 // against the rules the specification leaves out (meta-left-out.ts: Advantage+ flag, DSA fields,
 // audiences, placements by version, lead forms, special-category countries, goals, bids, countries,
-// minimum budgets), before anything is answered, in Graph's error format. It serves the versions of
+// minimum budgets, legacy smart_promotion_type), before anything is answered, in Graph's error format.
+// A campaign read answers its `advantage_state_info` from its budget and ad sets as they are. It serves the versions of
 // its own table (a call to an ended version is answered by the next one, an older one refused with
 // 2635), answers `execution_options=["validate_only"]` as Meta does (validate, create nothing), and
 // takes from a test a rule no document describes (`refuseWhen`). It holds ad accounts, campaigns, ad
@@ -19,6 +20,9 @@ import { GRAPH_SPEC, JAVA_SDK, checkParams, checkValue, fromForm, type Refusal }
 import {
   adLeftOut,
   adsetLeftOut,
+  advantageStateInfo,
+  ADVANTAGE_STATE_SINCE,
+  legacyAdvantageLeftOut,
   budgetKindSwitch,
   budgetUpdateLeftOut,
   campaignLeftOut,
@@ -865,6 +869,17 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
       campaign_id: o.level === 'adset' ? o.parentId : undefined,
       adset_id: o.level === 'ad' ? o.parentId : undefined,
       adlabels: o.level === 'creative' ? undefined : o.labels.map((id) => this.labels.get(o.accountId)?.get(id)).filter(Boolean),
+      // A campaign's Advantage+ state, from its budget and its ad sets as they are now (meta-left-out.ts).
+      advantage_state_info:
+        o.level === 'campaign' && this.answering >= ADVANTAGE_STATE_SINCE
+          ? advantageStateInfo(
+              o.objective,
+              this.budgetOf(o),
+              this.objectsOf(o.accountId, 'adset')
+                .filter((s) => s.parentId === o.id && s.status !== 'DELETED')
+                .map((s) => s.params),
+            )
+          : undefined,
     };
     const fields = fieldsParam === undefined || fieldsParam === '' ? ['id', 'name'] : (fromForm('list<string>', fieldsParam) as unknown[]).map(String);
     return Object.fromEntries(['id', ...fields].filter((f) => all[f] !== undefined).map((f) => [f, all[f]]));
@@ -1187,7 +1202,7 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
       if (budgeted && params.daily_budget !== undefined && params.lifetime_budget !== undefined) {
         return refusal({ field: 'lifetime_budget', message: '(#100) Set daily_budget or lifetime_budget, not both' });
       }
-      const bad = campaignLeftOut(parsed);
+      const bad = campaignLeftOut(parsed) ?? legacyAdvantageLeftOut(parsed, this.answering, this.now());
       if (bad) return leftOut(bad);
     } else if (level === 'adset' || level === 'ad') {
       const field = level === 'adset' ? 'campaign_id' : 'adset_id';
@@ -1347,6 +1362,8 @@ export class FakeMetaServer extends FaultServer<Answer, GraphFault, { method: st
     }
     const validateOnly = this.validateOnly(params);
     const parsed = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, parseJson(v)]));
+    const legacy = o.level === 'campaign' ? legacyAdvantageLeftOut(parsed, this.answering, this.now()) : null;
+    if (legacy) return leftOut(legacy);
     if (o.level === 'ad' && parsed.creative && typeof parsed.creative === 'object') {
       const removed = removedCreativeField(parsed.creative as Record<string, unknown>, this.answering, 'creative.');
       if (removed) return leftOut(removed);

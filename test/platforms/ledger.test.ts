@@ -10,8 +10,8 @@ import { expect } from 'chai';
 import { MetaAdapter } from '../../src/platforms/meta/adapter.js';
 import { TikTokAdapter } from '../../src/platforms/tiktok/adapter.js';
 import type { AdAccount, CreativeFile, ObjectSpec } from '../../src/platforms/port.js';
-import { ledgerProblems, type SentRequest } from '../../src/platforms/ledger.js';
-import { META_LEDGER } from '../../src/platforms/meta/ledger.js';
+import { entryOf, ledgerProblems, type SentRequest } from '../../src/platforms/ledger.js';
+import { META_LEDGER, META_NEVER_SENT } from '../../src/platforms/meta/ledger.js';
 import { TIKTOK_LEDGER, TIKTOK_API_VERSION } from '../../src/platforms/tiktok/ledger.js';
 import { DEFAULT_GRAPH_VERSION } from '../../src/platforms/meta/versions.js';
 import { FakeMetaServer, GRAPH_VERSION } from '../fakes/meta-server.js';
@@ -221,6 +221,11 @@ describe('the ledger: every parameter the adapters send is in its table and take
           creatives.some((c) => c.degrees_of_freedom_spec?.creative_features_spec?.standard_enhancements),
           'standard_enhancements',
         ).to.equal(false);
+        // What is never sent (META_NEVER_SENT: the legacy smart_promotion_type) is in no request, and not in the ledger.
+        for (const never of META_NEVER_SENT) {
+          expect(fake.calls.filter((c) => never.field in c.params).map((c) => `${c.method} ${c.path}`)).to.deep.equal([]);
+          expect(entryOf(META_LEDGER, 'POST /act_{id}/campaigns', never.field)).to.equal(undefined);
+        }
         // Each creative opts out of its format's features one by one, field by field; product_extensions from v27.0.
         const out = (names: string[]) => ({ creative_features_spec: Object.fromEntries(names.map((n) => [n, { enroll_status: 'OPT_OUT' }])) });
         const v27 = version === 'v27.0' ? ['product_extensions'] : [];

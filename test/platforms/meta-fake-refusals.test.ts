@@ -663,6 +663,22 @@ describe('the fake Graph API refuses each class of bad request in Graph error fo
       field: 'lifetime_budget',
       message: 'cannot be changed into a lifetime budget',
     },
+    {
+      refuses: 'a legacy Advantage+ shopping or app campaign (smart_promotion_type), in every version since 2026-05-19',
+      path: `/${ACT}/campaigns`,
+      params: () => campaign({ objective: 'OUTCOME_APP_PROMOTION', smart_promotion_type: 'SMART_APP_PROMOTION' }),
+      code: 100,
+      field: 'smart_promotion_type',
+      message: 'Advantage+ campaign budget, Advantage+ audience and Advantage+ placements',
+    },
+    {
+      refuses: 'smart_promotion_type on a campaign update too',
+      path: () => `/${ids.app}`,
+      params: { smart_promotion_type: 'GUIDED_CREATION' },
+      code: 100,
+      field: 'smart_promotion_type',
+      message: 'can no longer be used',
+    },
   ];
 
   for (const row of rows) {
@@ -969,5 +985,39 @@ describe('the fake Graph API refuses each class of bad request in Graph error fo
     const account = await call('GET', `/${ACT}/campaigns`, {});
     expect(account.body.error.code).to.equal(17);
     expect(JSON.parse(account.headers.get('x-ad-account-usage')!).reset_time_duration).to.equal(20);
+  });
+
+  it("answers a campaign's advantage_state_info (Advantage+ campaigns guide): ENABLED per lever, ADVANTAGE_PLUS_<objective> with all three, else DISABLED", async () => {
+    const read = async (id: string) => (await call('GET', `/${id}`, { fields: 'id,objective,advantage_state_info' })).body.advantage_state_info;
+    // The leads campaign: a campaign budget, one ad set with Advantage+ audience off (AUTO) and automatic placements.
+    expect(await read(ids.leads)).to.deep.equal({
+      advantage_state: 'DISABLED',
+      advantage_budget_state: 'ENABLED',
+      advantage_audience_state: 'DISABLED',
+      advantage_placement_state: 'ENABLED',
+    });
+    const sales = await call('POST', `/${ACT}/campaigns`, campaign({ name: 'Sales', objective: 'OUTCOME_SALES' }));
+    expect(sales.status, JSON.stringify(sales.body)).to.equal(200);
+    const on = { geo_locations: { countries: ['US'] }, targeting_automation: { advantage_audience: 1 } };
+    const set = await call('POST', `/${ACT}/adsets`, adset({ campaign_id: sales.body.id, targeting: on }));
+    expect(set.status, JSON.stringify(set.body)).to.equal(200);
+    expect(await read(sales.body.id)).to.deep.equal({
+      advantage_state: 'ADVANTAGE_PLUS_SALES',
+      advantage_budget_state: 'ENABLED',
+      advantage_audience_state: 'ENABLED',
+      advantage_placement_state: 'ENABLED',
+    });
+    // A second ad set naming its placements turns the placement state off, and with it the campaign's.
+    const narrowed = await call(
+      'POST',
+      `/${ACT}/adsets`,
+      adset({ campaign_id: sales.body.id, targeting: { ...on, publisher_platforms: ['facebook'], facebook_positions: ['feed'] } }),
+    );
+    expect(narrowed.status, JSON.stringify(narrowed.body)).to.equal(200);
+    expect(await read(sales.body.id)).to.include({ advantage_state: 'DISABLED', advantage_placement_state: 'DISABLED', advantage_audience_state: 'ENABLED' });
+    // The account's campaign list answers it too; a campaign without a budget has the budget state off.
+    const list = await call('GET', `/${ACT}/campaigns`, { fields: 'id,advantage_state_info', limit: 100 });
+    const unbudgeted = list.body.data.find((c: { id: string }) => c.id === ids.unbudgeted);
+    expect(unbudgeted.advantage_state_info).to.include({ advantage_state: 'DISABLED', advantage_budget_state: 'DISABLED' });
   });
 });

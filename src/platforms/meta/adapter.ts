@@ -33,12 +33,12 @@ import { LiveHttp, chunks, createExactlyOnce, currencyDigits, unsupportedLevel, 
 import type { OutboundClient } from '../../outbound/client.js';
 import { BATCH_LIMIT, GraphClient, type BatchAnswer, type BatchRequest } from './graph.js';
 import {
-  CAMPAIGN_FIELDS,
   CONVERSION_EVENTS,
   EDGES,
   INSIGHT_FIELDS,
   LISTED_EFFECTIVE,
   budgetChange,
+  campaignFields,
   hasCreativeSettings,
   markerOfLabel,
   createParams,
@@ -503,7 +503,7 @@ export class MetaAdapter implements PlatformAdapter {
     const filtering: Array<Record<string, unknown>> = [{ field: 'effective_status', operator: 'IN', value: wanted ?? LISTED_EFFECTIVE }];
     if (query.nameQuery) filtering.push({ field: 'name', operator: 'CONTAIN', value: query.nameQuery });
     const pageParams: GraphParams = {
-      fields: CAMPAIGN_FIELDS,
+      fields: campaignFields(this.major),
       limit: query.limit,
       summary: 'total_count',
       filtering,

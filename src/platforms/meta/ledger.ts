@@ -260,3 +260,16 @@ export const META_LEDGER: readonly LedgerEntry[] = [
     source: `Targeting search reference (adgeolocation, adinterest): ${field} (not in api_specs)`,
   })),
 ];
+
+/**
+ * Parameters the Meta adapter never sends, with why (the ledger lists none of them, so the ledger test
+ * refuses them too; tests also assert that no recorded request carries one).
+ */
+export const META_NEVER_SENT: readonly LedgerEntry[] = [
+  {
+    field: 'smart_promotion_type',
+    where: CAMPAIGN,
+    source:
+      'Meta "Advantage+ Campaign Experience for Sales, App, and Leads": "Beginning with v25.0, you will no longer be able to use the Advantage+ shopping campaign (ASC) API with the smart_promotion_type=AUTOMATED_SHOPPING_ADS field ... or the Advantage+ app campaign API with the smart_promotion_type=SMART_APP_PROMOTION field"; legacy Advantage+ shopping and app campaigns refused in every version since 2026-05-19 (live-platforms.md, "Automated campaigns"). An Advantage+ campaign is made of its levers instead (./advantage.ts)',
+  },
+];

@@ -22,6 +22,7 @@
 import type { Budget, Insights, ObjectLevel, ObjectSpec, OptionItem, PlatformCampaign, PlatformStatus } from '../port.js';
 import { decimalToMinor, splitMarkedName } from '../live-http.js';
 import { REGIONAL_COUNTRIES, advantageAudienceFlag, regionalCountries, specialCategories } from './rules.js';
+import { ADVANTAGE_STATE_SINCE_MAJOR, advantageStateInfoOf } from './advantage.js';
 
 export type GraphParams = Record<string, unknown>;
 
@@ -29,6 +30,11 @@ export type GraphParams = Record<string, unknown>;
 export const EDGES: Record<ObjectLevel, string> = { campaign: 'campaigns', adset: 'adsets', ad: 'ads', creative: 'adcreatives' };
 
 export const CAMPAIGN_FIELDS = 'id,name,status,effective_status,objective,daily_budget,lifetime_budget,created_time';
+
+/** The campaign fields read at Graph version `major`: CAMPAIGN_FIELDS, and Meta's advantage_state_info where the version has it (./advantage.ts). */
+export function campaignFields(major: number): string {
+  return major >= ADVANTAGE_STATE_SINCE_MAJOR ? `${CAMPAIGN_FIELDS},advantage_state_info` : CAMPAIGN_FIELDS;
+}
 
 /** Effective statuses of campaigns that are listed (everything but deleted). */
 export const LISTED_EFFECTIVE = ['ACTIVE', 'PAUSED', 'ARCHIVED', 'IN_PROCESS', 'WITH_ISSUES'];
@@ -68,7 +74,7 @@ export function isoTime(value: unknown): string {
   return Number.isNaN(date.getTime()) ? new Date(0).toISOString() : date.toISOString();
 }
 
-/** A Graph campaign (CAMPAIGN_FIELDS) as the port's campaign, marker tag removed from the name. */
+/** A Graph campaign (campaignFields) as the port's campaign, marker tag removed from the name; Meta's advantage_state_info as read (null when not). */
 export function toCampaign(raw: Record<string, unknown>): PlatformCampaign {
   const daily = minorUnits(raw.daily_budget);
   const lifetime = minorUnits(raw.lifetime_budget);
@@ -83,6 +89,7 @@ export function toCampaign(raw: Record<string, unknown>): PlatformCampaign {
     budget,
     budgetLevel: budget ? 'campaign' : 'adset',
     createdAt: isoTime(raw.created_time),
+    advantageStateInfo: advantageStateInfoOf(raw.advantage_state_info),
   };
 }
 

@@ -33,6 +33,7 @@ import {
 } from '../port.js';
 import { CONVERSION_EVENTS, INTERESTS, LOCATIONS } from './catalog.js';
 import { sandboxMinimums, type MetaAccountFacts, type MetaFactsWanted } from '../meta/rules.js';
+import { advantagePlusOf, type AdvantageAdSet, type AdvantageStateInfo } from '../meta/advantage.js';
 import { CONVERSION_EVENTS as TIKTOK_CONVERSION_EVENTS } from '../tiktok/mapping.js';
 import {
   NO_INSIGHTS,
@@ -51,6 +52,7 @@ import { TIKTOK_PLACEMENTS } from '../tiktok/mapping.js';
 import { perObject } from '../insights.js';
 import { nonCountries, refusalOf } from './refusals.js';
 import {
+  adSetsUnder,
   allObjects,
   assetPayloads,
   campaignPage,
@@ -101,6 +103,22 @@ export function newPlatformId(platform: PlatformName): string {
 
 function likePattern(text: string): string {
   return `%${text.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
+}
+
+/**
+ * The simulated Meta's advantage_state_info of a campaign: its levers as a preview computes them
+ * (meta/advantage.ts), ENABLED or DISABLED each, and the Advantage+ state they make.
+ */
+function sandboxAdvantageState(row: CampaignRow, adSets: AdvantageAdSet[]): AdvantageStateInfo {
+  const budget = row.budgetCents === null ? null : { period: row.budgetPeriod! };
+  const view = advantagePlusOf(row.objective ?? undefined, budget, adSets);
+  const state = (l: { on: boolean }) => (l.on ? 'ENABLED' : 'DISABLED');
+  return {
+    advantage_state: view.state,
+    advantage_budget_state: state(view.levers.budget),
+    advantage_audience_state: state(view.levers.audience),
+    advantage_placement_state: state(view.levers.placements),
+  };
 }
 
 function toCampaign(row: CampaignRow): PlatformCampaign {
@@ -230,8 +248,17 @@ export class SandboxPlatform implements PlatformAdapter {
     if (query.after && !/^\d+$/.test(query.after)) throw new PlatformError('invalid_request', 'The paging position is not valid.', { field: 'after' });
     const { rows, total, matched } = await campaignPage(this.knex, account.accountId, filters, query.after ? Number(query.after) : null, query.limit + 1);
     const items = rows.slice(0, query.limit);
+    // Meta answers each campaign's advantage_state_info: the simulated Meta computes it from the campaign and its ad sets.
+    const adSets =
+      this.platform === 'meta'
+        ? await adSetsUnder(
+            this.knex,
+            account.accountId,
+            items.map((r) => r.objectId),
+          )
+        : null;
     return {
-      campaigns: items.map(toCampaign),
+      campaigns: items.map((r) => ({ ...toCampaign(r), advantageStateInfo: adSets ? sandboxAdvantageState(r, adSets.get(r.objectId) ?? []) : null })),
       totalInAccount: total,
       matched,
       after: rows.length > query.limit ? String(items[items.length - 1].rowId) : null,

@@ -209,6 +209,28 @@ export async function childIds(db: Db, accountId: string, level: ObjectLevel, pa
   return objects(db, accountId, level).whereIn('parent_id', parentIds).whereNot('status', 'DELETED').pluck('object_id');
 }
 
+/** The ad sets (not deleted) under each of `campaignIds`: id, name and settings, oldest first. */
+export async function adSetsUnder(
+  db: Db,
+  accountId: string,
+  campaignIds: string[],
+): Promise<Map<string, Array<{ id: string; name: string; properties: Record<string, unknown> }>>> {
+  const out = new Map<string, Array<{ id: string; name: string; properties: Record<string, unknown> }>>();
+  if (!campaignIds.length) return out;
+  const rows = await objects(db, accountId, 'adset')
+    .whereIn('parent_id', campaignIds)
+    .whereNot('status', 'DELETED')
+    .orderBy('created_at')
+    .orderBy('object_id')
+    .select('object_id', 'parent_id', 'name', 'settings');
+  for (const r of rows) {
+    const list = out.get(String(r.parent_id)) ?? [];
+    list.push({ id: r.object_id, name: r.name, properties: r.settings ? (JSON.parse(r.settings) as Record<string, unknown>) : {} });
+    out.set(String(r.parent_id), list);
+  }
+  return out;
+}
+
 /** The settings of object `objectId` (an empty object when it has none, or is gone). */
 export async function objectSettings(db: Db, objectId: string): Promise<Record<string, unknown>> {
   const row = await db('sandbox_objects').where({ object_id: objectId }).first('settings');
