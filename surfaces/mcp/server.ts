@@ -31,6 +31,7 @@ import type { Service } from '../../src/service.js';
 import { asToolAnswer, declinedResult, errorResult, successResult } from './results.js';
 import { IDS_ANSWERED_AS_STRINGS, MCP_PAGE_SIZE, NULL_ALTERNATIVES, toolName, toolsFor, type ToolDefinition } from './tools.js';
 import { ExchangeTransport } from './exchange.js';
+import { strictForm, withoutNulls } from './strict-schema.js';
 import { invokeFollowing } from './follow.js';
 import { enableToolset, enabledToolsets, sessionBelongsTo, sessionIdFor, sessionOf } from './session.js';
 import { progressListener } from './progress.js';
@@ -61,6 +62,8 @@ interface Caller {
   streams: boolean;
   /** The client said at initialize that it can ask its user (form elicitation). */
   canAsk: boolean;
+  /** The client asked for input schemas in OpenAI's strict form (X-MCP-Schema: strict, strict-schema.ts). */
+  strictSchemas: boolean;
   /** The JSON of a successful tools/call result, set by the tool handler (the SDK passes it on unchanged). */
   resultJson?: string;
 }
@@ -178,6 +181,13 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
   const byName = new Map<string, OperationDefinition>(ops.map((op) => [toolName(op.name), op]));
   const operationNames = operationWords(ops);
   const toolByName = new Map(tools.map((t) => [t.name, t]));
+  // Each tool in the strict form, made on first ask and kept.
+  const strictTools = new Map<string, ToolDefinition>();
+  const strictTool = (t: ToolDefinition): ToolDefinition => {
+    let strict = strictTools.get(t.name);
+    if (!strict) strictTools.set(t.name, (strict = { ...t, inputSchema: strictForm(t.inputSchema) as ToolDefinition['inputSchema'] }));
+    return strict;
+  };
   const toolsetOf = new Map<string, Toolset>(ops.map((op) => [toolName(op.name), op.toolset]));
   const paged = new Set(ops.filter((op) => 'limit' in ((service.schemas.bundle(op.input).properties ?? {}) as object)).map((op) => op.name));
   const server = new Server(
@@ -195,7 +205,7 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
 
   /** One tools/call of a visible tool, as the caller; every outcome is a result (failures are isError results). */
   async function callTool(caller: Caller, op: OperationDefinition, args: Record<string, unknown> | undefined, progressToken: unknown, channel: CallChannel) {
-    const input = toolArguments(op, args);
+    const input = toolArguments(op, caller.strictSchemas ? withoutNulls(args) : args);
     if (!input.ok) return errorResult(input.error, caller.requestId);
     return callToolWith(caller, op, input.value, progressToken, channel);
   }
@@ -362,8 +372,8 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
   }
 
   server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
-    const { principal, visible, dynamic } = callerOf(extra);
-    const listed = tools.filter((t) => visible(t) && principal.scopes.has(byName.get(t.name)!.scope));
+    const { principal, visible, dynamic, strictSchemas } = callerOf(extra);
+    const listed = tools.filter((t) => visible(t) && principal.scopes.has(byName.get(t.name)!.scope)).map((t) => (strictSchemas ? strictTool(t) : t));
     return { tools: dynamic ? [...DYNAMIC_TOOLS, ...listed] : listed };
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
@@ -495,7 +505,7 @@ const header = (req: IncomingMessage, name: string): string | undefined => {
  * The tools a request sees: the toolsets of X-MCP-Toolsets, else the server's (MCP_TOOLSETS);
  * read-only when X-MCP-Readonly: true or the server is read-only (a client can only narrow).
  */
-function selectionOf(service: Service, req: IncomingMessage, toolsets: Map<string, Toolset>): Pick<Caller, 'visible' | 'dynamic'> {
+function selectionOf(service: Service, req: IncomingMessage, toolsets: Map<string, Toolset>): Pick<Caller, 'visible' | 'dynamic' | 'strictSchemas'> {
   let chosen: Set<Toolset>;
   let dynamic: boolean;
   try {
@@ -514,10 +524,17 @@ function selectionOf(service: Service, req: IncomingMessage, toolsets: Map<strin
     ]);
   }
   const readOnly = service.config.mcpReadOnly || asked === 'true';
+  const form = header(req, 'x-mcp-schema')?.trim().toLowerCase();
+  if (form !== undefined && form !== 'strict' && form !== 'portable') {
+    throw new ServiceError('validation_failed', 'X-MCP-Schema must be portable (the default) or strict (OpenAI strict-mode input schemas).', [
+      { field: 'X-MCP-Schema', code: 'invalid_value', message: 'must be portable or strict' },
+    ]);
+  }
   const enabled = dynamic ? enabledToolsets(req.headers['mcp-session-id']) : new Set<string>();
   return {
     visible: (tool) => (chosen.has(toolsets.get(tool.name)!) || enabled.has(toolsets.get(tool.name)!)) && (!readOnly || tool.annotations.readOnlyHint),
     dynamic,
+    strictSchemas: form === 'strict',
   };
 }
 
@@ -587,7 +604,7 @@ export async function handleMcpRequest(
       ),
     );
   }
-  let selection: Pick<Caller, 'visible' | 'dynamic'>;
+  let selection: Pick<Caller, 'visible' | 'dynamic' | 'strictSchemas'>;
   try {
     selection = selectionOf(service, req, endpoint.toolsets);
   } catch (err) {

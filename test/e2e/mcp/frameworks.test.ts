@@ -230,6 +230,54 @@ describe('MCP with the frameworks agents are built on (all tools, no model calle
     }
   });
 
+  it('the OpenAI Agents SDK with X-MCP-Schema: strict: served in strict form, its converter changes nothing, each description said once, and a null means left out', async () => {
+    const connect = async (form: string) => {
+      const server = new MCPServerStreamableHttp({ url: `${w.url}/mcp`, name: 'svc', requestInit: { headers: { ...headers, 'x-mcp-schema': form } }, cacheToolsList: false });
+      await server.connect();
+      return server;
+    };
+    const portable = await connect('portable');
+    const strict = await connect('strict');
+    try {
+      const served = await strict.listTools();
+      const converted = (await getAllMcpTools({ mcpServers: [strict], convertSchemasToStrict: true, runContext: new RunContext() })) as FunctionTool[];
+      const fromPortable = (await getAllMcpTools({ mcpServers: [portable], convertSchemasToStrict: true, runContext: new RunContext() })) as FunctionTool[];
+      expect(converted.map((t) => t.name)).to.deep.equal(served.map((t) => t.name));
+      for (const t of converted) {
+        expect(t.strict, t.name).to.equal(true);
+        // The Agents SDK's own conversion finds nothing to change.
+        expect(t.parameters, t.name).to.deep.equal({ ...served.find((s) => s.name === t.name)!.inputSchema, additionalProperties: false });
+      }
+      // The same words either way: what the portable form's conversion writes twice is written once.
+      const sent = (tools: FunctionTool[]) => JSON.stringify(tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })));
+      const descriptions = (tools: FunctionTool[]) => new Set(sent(tools).match(/"description":"[^"]*"/g));
+      expect(descriptions(converted)).to.deep.equal(descriptions(fromPortable));
+      expect(sent(converted).length).to.be.below(sent(fromPortable).length);
+      // A strict model sends every property; null for those it leaves out, which the server reads as left out.
+      const tool = (name: string) => converted.find((t) => t.name === name)!;
+      const made = JSON.parse(
+        textOf(await tool('create_launch').invoke(new RunContext(), JSON.stringify({ brandId, title: 'Strict nulls', description: null, idempotencyKey: 'strict-1' }))),
+      );
+      expect(made, JSON.stringify(made)).to.include({ title: 'Strict nulls' });
+      const read = JSON.parse(textOf(await tool('get_launch').invoke(new RunContext(), JSON.stringify({ brandId, launchId: made.id }))));
+      expect(read.id).to.equal(made.id);
+      expect(read).to.not.have.property('description');
+    } finally {
+      await portable.close();
+      await strict.close();
+    }
+  });
+
+  it('answers an unknown X-MCP-Schema with 400 naming the two forms', async () => {
+    const res = await fetch(`${w.url}/mcp`, {
+      method: 'POST',
+      headers: { ...headers, 'x-mcp-schema': 'loose', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    });
+    expect(res.status).to.equal(400);
+    expect((await res.json()).error.message).to.contain('X-MCP-Schema must be portable (the default) or strict');
+  });
+
   it("the Vercel AI SDK's MCP client loads every tool and calls get_launch", async () => {
     const client = await createMCPClient({ transport: { type: 'http', url: `${w.url}/mcp`, headers } });
     try {
