@@ -67,6 +67,11 @@ export interface SpecParam {
   maximum?: number;
   /** Longest array (Smart+ yml files: maxItems). */
   maxItems?: number;
+  /**
+   * What the API converts a value to before it reads it (Smart+ yml files: x-open-convert): `int64` and
+   * `int32` (a string or number of digits: ids, request_id), `datetime` ("YYYY-MM-DD HH:MM:SS" times).
+   */
+  convert?: 'int64' | 'int32' | 'datetime';
   /** The fields of an object (or of each object of an array) when the SDK models them. */
   fields?: Record<string, SpecParam>;
 }
@@ -264,6 +269,13 @@ interface YmlSchema {
   maximum?: number;
   maxItems?: number;
   'x-open-enum'?: { enums: Array<{ key: string; is_valid: boolean }> };
+  'x-open-convert'?: string[];
+}
+
+/** The conversion an x-open-convert entry names (`int64(%s)`, `datetime_to_timestamp(%s, ...)`). */
+function convertOf(schema: YmlSchema): SpecParam['convert'] | undefined {
+  const rule = schema['x-open-convert']?.[0] ?? '';
+  return rule.startsWith('int64(') ? 'int64' : rule.startsWith('int32(') ? 'int32' : rule.startsWith('datetime_to_timestamp(') ? 'datetime' : undefined;
 }
 
 const YML_SCALARS: Record<string, string> = { string: 'string', number: 'number', integer: 'integer', boolean: 'boolean', object: 'object' };
@@ -274,10 +286,12 @@ function ymlParam(schema: YmlSchema, required: boolean): SpecParam {
   const type = `${YML_SCALARS[inner.type ?? 'object'] ?? 'object'}${schema.type === 'array' ? '[]' : ''}`;
   const values = inner['x-open-enum']?.enums.filter((e) => e.is_valid).map((e) => e.key);
   const fields = inner.properties ? ymlFields(inner) : undefined;
+  const convert = convertOf(inner);
   return {
     type,
     required,
     ...(values?.length ? { enum: values } : {}),
+    ...(convert ? { convert } : {}),
     ...(inner.minimum !== undefined ? { minimum: inner.minimum } : {}),
     ...(inner.maximum !== undefined ? { maximum: inner.maximum } : {}),
     ...(schema.maxItems !== undefined ? { maxItems: schema.maxItems } : {}),
