@@ -164,7 +164,8 @@ export function tiktokMoreIssues(
         'is required on TikTok for REACH: how many impressions per person in how many days, e.g. { impressions: 3, days: 7 }',
         RULE_SOURCES.tiktokReachFrequency,
       );
-    else if (p.frequencyCap && objective !== 'REACH')
+    // A Smart+ ad group's frequencyCap is refused as one Smart+ decides itself (smart-plus-rules.ts).
+    else if (p.frequencyCap && objective !== 'REACH' && campaign.properties.smartPlus !== true)
       issue(`${at}.frequencyCap`, `is for TikTok REACH ad groups; objective ${objective ?? '(none)'} takes none: remove it`);
     const positions: string[] = Array.isArray(p.placements?.positions) ? p.placements.positions : [];
     if (positions.includes(ALLOWLISTED_PLACEMENT) && !(account?.allowlisted ?? []).includes(ALLOWLISTED_PLACEMENT))
@@ -185,12 +186,14 @@ export function tiktokMoreIssues(
           `${aat}.identityId`,
           `is a BC_AUTH_TT identity, which TikTok takes with its Business Center: set identityBcId on ad account ${account?.id ?? 'of this campaign'} (update-ad-account)`,
         );
-      if (typeof ap.displayName === 'string' && ap.displayName.trim() && tiktokLength(ap.displayName, 'name') > DISPLAY_NAME_MAX)
+      // A Smart+ ad shows its identity's name and takes no display name (smart-plus-rules.ts refuses one): these are about the classic ads.
+      const classic = campaign.properties.smartPlus !== true;
+      if (classic && typeof ap.displayName === 'string' && ap.displayName.trim() && tiktokLength(ap.displayName, 'name') > DISPLAY_NAME_MAX)
         issue(
           `${aat}.displayName`,
           `is ${tiktokLength(ap.displayName, 'name')} characters as TikTok counts them (Chinese, Japanese and Korean characters count two); at most ${DISPLAY_NAME_MAX}: shorten it`,
         );
-      else if (ap.displayName === undefined && ap.linkUrl && account?.brandName && tiktokLength(account.brandName, 'name') > DISPLAY_NAME_MAX)
+      else if (classic && ap.displayName === undefined && ap.linkUrl && account?.brandName && tiktokLength(account.brandName, 'name') > DISPLAY_NAME_MAX)
         issue(
           `${aat}.displayName`,
           `is required: the brand's name, shown when an ad names none, is ${tiktokLength(account.brandName, 'name')} characters as TikTok counts them, over its ${DISPLAY_NAME_MAX}; set a shorter displayName`,

@@ -1366,7 +1366,9 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
     if (!o || o.advertiserId !== advertiserId || o.level !== level) return invalid(`${field}: ${String(params[field])} does not exist.`);
     // PAGES.smartPlusSeparate: each family through its own endpoints.
     if (Boolean(o.smartPlus) !== smartPlus)
-      return invalid(`${field}: ${String(params[field])} is ${o.smartPlus ? 'a Smart+ object; use /smart_plus/' : 'not a Smart+ object; use /'}${level}/update/.`);
+      return invalid(
+        `${field}: ${String(params[field])} is ${o.smartPlus ? 'a Smart+ object; use /smart_plus/' : 'not a Smart+ object; use /'}${level}/update/.`,
+      );
     // CampaignUpdateBody.md / AdgroupUpdateBody.md take `budget` and no `budget_mode` (refused above as unknown): the mode stays as created.
     if (params.budget !== undefined) {
       const campaign = level === 'campaign' ? o : this.objects.get(String(o.parentId));
@@ -1487,7 +1489,9 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
     // PAGES.smartPlusCbo: the campaign that holds the budget says its mode (the enum: dynamic daily or total) and amount; one that does not holds none.
     if (cbo && params.budget_mode === undefined) return invalid('budget_mode: Required when budget_optimize_on is true.');
     if (!cbo && (params.budget_mode !== undefined || params.budget !== undefined))
-      return invalid(`${params.budget_mode !== undefined ? 'budget_mode' : 'budget'}: A campaign without budget optimization (budget_optimize_on) holds no budget.`);
+      return invalid(
+        `${params.budget_mode !== undefined ? 'budget_mode' : 'budget'}: A campaign without budget optimization (budget_optimize_on) holds no budget.`,
+      );
     let budget = 0;
     if (cbo) {
       const amount = this.amount(advertiserId, params.budget);
@@ -1499,7 +1503,16 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
         if (low) return low;
       }
     }
-    const { campaign_name: _n, objective_type: _o, budget_mode: _m, budget: _b, operation_status: _s, advertiser_id: _a, budget_optimize_on: _c, ...fields } = params;
+    const {
+      campaign_name: _n,
+      objective_type: _o,
+      budget_mode: _m,
+      budget: _b,
+      operation_status: _s,
+      advertiser_id: _a,
+      budget_optimize_on: _c,
+      ...fields
+    } = params;
     const o = this.put({
       level: 'campaign',
       advertiserId,
@@ -1531,10 +1544,14 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
     if (campaign.budgetOptimizeOn) {
       // PAGES.smartPlusCbo, PAGES.cbo: the campaign holds the budget; its ad groups take none.
       if (params.budget !== undefined || (params.budget_mode !== undefined && params.budget_mode !== 'BUDGET_MODE_INFINITE'))
-        return invalid(`${params.budget !== undefined ? 'budget' : 'budget_mode'}: Campaign ${campaign.id} has budget optimization on; its ad groups take no budget.`);
+        return invalid(
+          `${params.budget !== undefined ? 'budget' : 'budget_mode'}: Campaign ${campaign.id} has budget optimization on; its ad groups take no budget.`,
+        );
     } else {
       if (params.budget_mode === undefined || params.budget_mode === 'BUDGET_MODE_INFINITE')
-        return invalid('budget_mode: An ad group of a campaign without budget optimization holds its budget (BUDGET_MODE_DAY, BUDGET_MODE_DYNAMIC_DAILY_BUDGET or BUDGET_MODE_TOTAL).');
+        return invalid(
+          'budget_mode: An ad group of a campaign without budget optimization holds its budget (BUDGET_MODE_DAY, BUDGET_MODE_DYNAMIC_DAILY_BUDGET or BUDGET_MODE_TOTAL).',
+        );
       mode = String(params.budget_mode);
       const amount = this.amount(advertiserId, params.budget);
       if (typeof amount !== 'number') return amount;
