@@ -77,7 +77,12 @@ export function tiktokMoreIssues(
   say: Say,
 ): void {
   // Announced, not yet confirmed (live-platforms.md): from MANUAL_CUTOFF_WARN_FROM a warning, never a refusal.
-  if (MANUAL_CUTOFF_OBJECTIVES.includes(campaign.properties.objective) && now >= Date.parse(`${MANUAL_CUTOFF_WARN_FROM}T00:00:00Z`))
+  // A Smart+ campaign is where those objectives are said to move: it carries no such warning.
+  if (
+    campaign.properties.smartPlus !== true &&
+    MANUAL_CUTOFF_OBJECTIVES.includes(campaign.properties.objective) &&
+    now >= Date.parse(`${MANUAL_CUTOFF_WARN_FROM}T00:00:00Z`)
+  )
     warn(
       `campaigns[${campaign.id}].objective`,
       `TikTok is reported to stop manual creation of ${campaign.properties.objective} campaigns on ${MANUAL_CUTOFF}, moving them to Smart+; a launch published after that date may be refused. Not confirmed by TikTok yet`,

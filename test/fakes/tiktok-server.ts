@@ -650,9 +650,10 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
     return token;
   }
 
+  /** A new object id: 19 digits, as TikTok's ids are int64 (PAGES.smartPlusConvert reads them so). */
   private newId(): string {
     for (;;) {
-      const id = `17${crypto.randomInt(10 ** 12, 10 ** 13)}${crypto.randomInt(10 ** 4, 10 ** 5)}`;
+      const id = `17${crypto.randomInt(10 ** 12, 10 ** 13)}${crypto.randomInt(10 ** 3, 10 ** 4)}`;
       if (!this.objects.has(id)) return id;
     }
   }
