@@ -21,9 +21,6 @@ import { minorToDecimal } from '../live-http.js';
 import type { TikTokParams } from './client.js';
 import { adgroupFields, callToActionOf, landingUrl, objectiveType, promotionType, tiktokTime } from './mapping.js';
 
-/** The Smart+ yml files the rules below come from. */
-export const SMART_PLUS_SOURCE = 'tiktok-business-api-sdk @f809c39 yml_files/smart_plus_';
-
 /** smart_plus_campaign_create.yml objective_type: its valid keys. */
 export const SMART_PLUS_OBJECTIVES: readonly string[] = ['WEB_CONVERSIONS', 'LEAD_GENERATION', 'APP_PROMOTION'];
 
