@@ -5,6 +5,7 @@
 //     with every request accepted, each field as the yml files say and nothing Smart+ decides itself;
 //     the campaign is listed and reported; a live budget edit and a pause reach the Smart+ update and
 //     status endpoints; an ad group TikTok refuses rolls the publish back;
+//   - the sandbox publishes the same launch;
 //   - both modes: Smart+ on an account without smartPlusAllowed, an objective Smart+ does not run, an image
 //     ad and the properties Smart+ ignores fail at preview naming the field, the same in the sandbox and
 //     live; and the fake refuses each of them too, in TikTok's words, when sent anyway.
@@ -459,6 +460,16 @@ for (const dialect of dialects()) {
         expect(answersNotZero()).to.deep.equal([]);
         expect(tiktok.objects.get(campaignPlatformId)!.operationStatus).to.equal('DISABLE');
       });
+    });
+
+    it('sandbox: the same Smart+ launch previews valid and publishes (what previews valid in the sandbox publishes live)', async () => {
+      const l = await smartLaunch(apis.sandbox.smart, media.sandbox.smart.video, 'Smart sandbox');
+      const preview = await apis.sandbox.smart('POST', `/launches/${l.launchId}/publish`, {}, idem('preview'));
+      expect(preview.status, JSON.stringify(preview.body)).to.equal(200);
+      expect(preview.body).to.deep.include({ valid: true, counts: { campaigns: 1, adSets: 2, ads: 4 } });
+      const reply = await confirm(apis.sandbox.smart, l.launchId);
+      expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
+      expect(reply.body.status).to.equal('published');
     });
 
     it('live: an ad group TikTok refuses rolls the publish back: nothing of the launch stays on TikTok, the launch is publish_failed', async () => {
