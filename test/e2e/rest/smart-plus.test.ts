@@ -4,7 +4,7 @@
 //   - live: a launch of 1 campaign, 2 ad groups and 4 ads previews (asking /tool/url_validate/), publishes
 //     with every request accepted, each field as the yml files say and nothing Smart+ decides itself;
 //     the campaign is listed and reported; a live budget edit and a pause reach the Smart+ update and
-//     status endpoints; an ad group TikTok refuses rolls the publish back;
+//     status endpoints, and so does an automation's pause; an ad group TikTok refuses rolls the publish back;
 //   - the sandbox publishes the same launch;
 //   - both modes: Smart+ on an account without smartPlusAllowed, an objective Smart+ does not run, an image
 //     ad and the properties Smart+ ignores fail at preview naming the field, the same in the sandbox and
@@ -459,6 +459,40 @@ for (const dialect of dialects()) {
         ]);
         expect(answersNotZero()).to.deep.equal([]);
         expect(tiktok.objects.get(campaignPlatformId)!.operationStatus).to.equal('DISABLE');
+      });
+      it('an automation on the Smart+ campaign reads its delivery in the report and pauses it through /smart_plus/campaign/status/update/', async () => {
+        const active = await apis.live.smart('PATCH', `/launches/${l.launchId}/nodes/${l.campaignId}`, { properties: { status: 'ACTIVE' } });
+        expect(active.status, JSON.stringify(active.body)).to.equal(200);
+        expect(tiktok.objects.get(campaignPlatformId)!.operationStatus).to.equal('ENABLE');
+        proxy.clear();
+        const today = new Date().toISOString().slice(0, 10);
+        tiktok.seedStats(campaignPlatformId, today, { spendMinor: 5000, impressions: 40000, clicks: 400, conversions: 0, revenueMinor: 0 });
+        const created = await apis.live.smart('POST', '/automations', {
+          automationName: 'Smart+ no results',
+          accountId: `biz_${SMART}`,
+          level: 'campaign',
+          objectIds: [campaignPlatformId],
+          conditions: [
+            { metric: 'spend', window: 'today', operator: 'gt', value: 1000 },
+            { metric: 'results', window: 'today', operator: 'lt', value: 1 },
+          ],
+          action: 'pause',
+          frequency: 'every_15_minutes',
+          mode: 'live',
+        });
+        expect(created.status, JSON.stringify(created.body)).to.equal(201);
+        const run = await apis.live.smart('POST', `/automations/${created.body.automationId}/runs`);
+        expect(run.status, JSON.stringify(run.body)).to.equal(201);
+        expect(run.body.objects.find((o: { objectId: string }) => o.objectId === campaignPlatformId)).to.include({ action: 'paused', skipReason: null });
+        const statuses = proxy.recorded.filter((r) => /\/status\/update\/$/.test(r.path));
+        expect(statuses.map((r) => [r.path, r.params])).to.deep.equal([
+          ['/smart_plus/campaign/status/update/', { advertiser_id: SMART, campaign_ids: [campaignPlatformId], operation_status: 'DISABLE' }],
+        ]);
+        expect(proxy.to(/^\/report\/integrated\/get\/$/).length, 'the delivery read from the report').to.be.at.least(1);
+        expect(answersNotZero()).to.deep.equal([]);
+        expect(tiktok.objects.get(campaignPlatformId)!.operationStatus).to.equal('DISABLE');
+        // Disarmed, so no job of it runs again while the other tests go on.
+        expect((await apis.live.smart('PATCH', `/automations/${created.body.automationId}`, { status: 'PAUSED' })).status).to.equal(200);
       });
     });
 
