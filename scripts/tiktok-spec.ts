@@ -12,15 +12,24 @@
 // - yml_files/smart_plus_adgroup_create.yml: the ad group's `optimization_event` enum (ExternalAction, its
 //   valid keys), which the Adgroup Create docs leave untyped.
 // Only the endpoints the TikTok adapter calls are written; keep the file to what the fake uses.
+//
+// Beside it, test/fakes/tiktok-spec/smart-plus.json: the Upgraded Smart+ endpoints (/smart_plus/campaign/,
+// /smart_plus/adgroup/ and /smart_plus/ad/ create, update, status/update and get), which the SDK describes
+// only in yml_files/smart_plus_*.yml (OpenAPI 3.0 documents, no python_sdk model): per parameter its type,
+// whether the request schema lists it as required, the valid keys of its x-open-enum (`is_valid: true`),
+// its bounds (minimum, maximum, maxItems) and its fields, at every depth.
 
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import SwaggerParser from '@apidevtools/swagger-parser';
 
 const REPOSITORY = 'tiktok/tiktok-business-api-sdk';
 const repo = process.argv[2] ?? '/work/.mirror/tiktok+tiktok-business-api-sdk/repo';
 const commit = execFileSync('git', ['-C', repo, 'rev-parse', process.argv[3] ?? 'HEAD'], { encoding: 'utf8' }).trim();
 const OUT = path.join(process.cwd(), 'test/fakes/tiktok-spec/endpoints.json');
+const SMART_PLUS_OUT = path.join(process.cwd(), 'test/fakes/tiktok-spec/smart-plus.json');
 
 /** The endpoints the adapter calls, as `METHOD /path/` below /open_api/v1.3, with the yml file when the SDK has one. */
 const WANTED: Record<string, string | null> = {
@@ -56,6 +65,13 @@ export interface SpecParam {
   enum?: string[];
   minimum?: number;
   maximum?: number;
+  /** Longest array (Smart+ yml files: maxItems). */
+  maxItems?: number;
+  /**
+   * What the API converts a value to before it reads it (Smart+ yml files: x-open-convert): `int64` and
+   * `int32` (a string or number of digits: ids, request_id), `datetime` ("YYYY-MM-DD HH:MM:SS" times).
+   */
+  convert?: 'int64' | 'int32' | 'datetime';
   /** The fields of an object (or of each object of an array) when the SDK models them. */
   fields?: Record<string, SpecParam>;
 }
@@ -224,3 +240,100 @@ writeFileSync(
   )}\n`,
 );
 console.log(`wrote ${Object.keys(endpoints).length} endpoints from ${REPOSITORY}@${commit} to ${path.relative(process.cwd(), OUT)}`);
+
+// ---- Smart+ (yml_files/smart_plus_*.yml) -------------------------------------------------------------
+
+/** The Smart+ endpoints the adapter calls, and the yml file of each. */
+const SMART_PLUS: Record<string, string> = {
+  'POST /smart_plus/campaign/create/': 'yml_files/smart_plus_campaign_create.yml',
+  'POST /smart_plus/campaign/update/': 'yml_files/smart_plus_campaign_update.yml',
+  'POST /smart_plus/campaign/status/update/': 'yml_files/smart_plus_campaign_status_update.yml',
+  'GET /smart_plus/campaign/get/': 'yml_files/smart_plus_campaign_get.yml',
+  'POST /smart_plus/adgroup/create/': 'yml_files/smart_plus_adgroup_create.yml',
+  'POST /smart_plus/adgroup/update/': 'yml_files/smart_plus_adgroup_update.yml',
+  'POST /smart_plus/adgroup/status/update/': 'yml_files/smart_plus_adgroup_status_update.yml',
+  'GET /smart_plus/adgroup/get/': 'yml_files/smart_plus_adgroup_get.yml',
+  'POST /smart_plus/ad/create/': 'yml_files/smart_plus_ad_create.yml',
+  'POST /smart_plus/ad/update/': 'yml_files/smart_plus_ad_update.yml',
+  'POST /smart_plus/ad/status/update/': 'yml_files/smart_plus_ad_status_update.yml',
+  'GET /smart_plus/ad/get/': 'yml_files/smart_plus_ad_get.yml',
+};
+
+/** A schema node of the yml files, as far as the spec reads it. */
+interface YmlSchema {
+  type?: string;
+  properties?: Record<string, YmlSchema>;
+  items?: YmlSchema;
+  required?: string[];
+  minimum?: number;
+  maximum?: number;
+  maxItems?: number;
+  'x-open-enum'?: { enums: Array<{ key: string; is_valid: boolean }> };
+  'x-open-convert'?: string[];
+}
+
+/** The conversion an x-open-convert entry names (`int64(%s)`, `datetime_to_timestamp(%s, ...)`). */
+function convertOf(schema: YmlSchema): SpecParam['convert'] | undefined {
+  const rule = schema['x-open-convert']?.[0] ?? '';
+  return rule.startsWith('int64(') ? 'int64' : rule.startsWith('int32(') ? 'int32' : rule.startsWith('datetime_to_timestamp(') ? 'datetime' : undefined;
+}
+
+const YML_SCALARS: Record<string, string> = { string: 'string', number: 'number', integer: 'integer', boolean: 'boolean', object: 'object' };
+
+/** One yml schema as a SpecParam: an array takes its items' type, enum and fields; enums keep their valid keys only. */
+function ymlParam(schema: YmlSchema, required: boolean): SpecParam {
+  const inner = schema.type === 'array' ? (schema.items ?? {}) : schema;
+  const type = `${YML_SCALARS[inner.type ?? 'object'] ?? 'object'}${schema.type === 'array' ? '[]' : ''}`;
+  const values = inner['x-open-enum']?.enums.filter((e) => e.is_valid).map((e) => e.key);
+  const fields = inner.properties ? ymlFields(inner) : undefined;
+  const convert = convertOf(inner);
+  return {
+    type,
+    required,
+    ...(values?.length ? { enum: values } : {}),
+    ...(convert ? { convert } : {}),
+    ...(inner.minimum !== undefined ? { minimum: inner.minimum } : {}),
+    ...(inner.maximum !== undefined ? { maximum: inner.maximum } : {}),
+    ...(schema.maxItems !== undefined ? { maxItems: schema.maxItems } : {}),
+    ...(fields ? { fields } : {}),
+  };
+}
+
+function ymlFields(schema: YmlSchema): Record<string, SpecParam> {
+  const required = new Set(schema.required ?? []);
+  return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([name, p]) => [name, ymlParam(p, required.has(name))]));
+}
+
+/** One Smart+ endpoint from its yml file: the JSON body of a POST, the query of a GET (less the Access-Token header). */
+async function smartPlusEndpoint(key: string, file: string, dir: string): Promise<SpecEndpoint> {
+  const [method, route] = key.split(' ');
+  const local = path.join(dir, path.basename(file));
+  writeFileSync(local, show(file));
+  const doc = (await SwaggerParser.parse(local)) as unknown as {
+    paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string; required?: boolean; schema?: YmlSchema }>; requestBody?: any }>>;
+  };
+  const op = doc.paths[route]?.[method.toLowerCase()];
+  if (!op) throw new Error(`${file} at ${commit} has no ${key}.`);
+  const params: Record<string, SpecParam> =
+    method === 'GET'
+      ? Object.fromEntries(
+          (op.parameters ?? [])
+            .filter((q) => q.in === 'query' && q.name !== 'Access-Token')
+            .map((q) => [q.name, ymlParam(q.schema ?? {}, q.required === true)]),
+        )
+      : ymlFields(op.requestBody?.content?.['application/json']?.schema ?? {});
+  return { source: [file], portal: null, encoding: method === 'GET' ? 'query' : 'json', params };
+}
+
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'tiktok-spec-'));
+try {
+  const smartPlus: Record<string, SpecEndpoint> = {};
+  for (const [key, file] of Object.entries(SMART_PLUS)) smartPlus[key] = await smartPlusEndpoint(key, file, scratch);
+  writeFileSync(
+    SMART_PLUS_OUT,
+    `${JSON.stringify({ generatedBy: 'scripts/tiktok-spec.ts', repository: `https://github.com/${REPOSITORY}`, commit, base: '/open_api/v1.3', endpoints: smartPlus }, null, 1)}\n`,
+  );
+  console.log(`wrote ${Object.keys(smartPlus).length} Smart+ endpoints from ${REPOSITORY}@${commit} to ${path.relative(process.cwd(), SMART_PLUS_OUT)}`);
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}

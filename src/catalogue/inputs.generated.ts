@@ -459,6 +459,10 @@ export interface CreateStructureTemplateInput {
        * @maxItems 4
        */
       specialAdCategories?: ('CREDIT' | 'EMPLOYMENT' | 'HOUSING' | 'ISSUES_ELECTIONS_POLITICS')[];
+      /**
+       * TikTok: publish as an Upgraded Smart+ campaign (the /smart_plus/ endpoints; the ad account needs smartPlusAllowed). Default false.
+       */
+      smartPlus?: boolean;
     };
     /**
      * Each becomes one ad set per audience.
@@ -1096,6 +1100,10 @@ export interface EditStructureTemplateInput {
        * @maxItems 4
        */
       specialAdCategories?: ('CREDIT' | 'EMPLOYMENT' | 'HOUSING' | 'ISSUES_ELECTIONS_POLITICS')[] | null;
+      /**
+       * TikTok: publish as an Upgraded Smart+ campaign (the /smart_plus/ endpoints; the ad account needs smartPlusAllowed). Default false.
+       */
+      smartPlus?: boolean | null;
     } | null;
     /**
      * Each becomes one ad set per audience.

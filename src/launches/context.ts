@@ -74,6 +74,7 @@ export async function validationContextFor(
           identityBcId: a.identityBcId,
           allowlisted: a.allowlisted,
           regionalIdentities: a.regionalIdentities,
+          smartPlusAllowed: a.smartPlusAllowed,
         },
       ]),
     ),

@@ -27,7 +27,9 @@ export function settingsOf(node: NodeRow, account: BrandAdAccount): Record<strin
 /**
  * What a node's settings take from the tree around it: a campaign the countries its ad sets target
  * (Meta special_ad_category_country), an ad set its campaign's bid strategy when the campaign holds no
- * budget (Meta takes it on the ad sets then), an ad its ad set's lead form (Meta lead_gen_form_id).
+ * budget (Meta takes it on the ad sets then), an ad its ad set's lead form (Meta lead_gen_form_id). An ad
+ * set and an ad of a TikTok Smart+ campaign carry `smartPlus: true`: the adapter creates them through
+ * the Smart+ endpoints.
  */
 export function fromTree(node: NodeRow, byId: Map<string, NodeRow>, kids: Map<string | null, NodeRow[]>): Record<string, unknown> {
   if (node.nodeType === 'campaign') {
@@ -37,11 +39,13 @@ export function fromTree(node: NodeRow, byId: Map<string, NodeRow>, kids: Map<st
   if (node.nodeType === 'adset') {
     const campaign = node.parentId ? byId.get(node.parentId) : undefined;
     const strategy = campaign && !budgetOf(campaign.properties) ? campaign.properties.bidStrategy : undefined;
-    return strategy ? { bidStrategy: strategy } : {};
+    return { ...(strategy ? { bidStrategy: strategy } : {}), ...(campaign?.properties.smartPlus === true ? { smartPlus: true } : {}) };
   }
   if (node.nodeType !== 'ad' || !node.parentId) return {};
-  const leadFormId = byId.get(node.parentId)?.properties.promotedObject?.leadFormId;
-  return leadFormId ? { leadFormId } : {};
+  const adSet = byId.get(node.parentId);
+  const leadFormId = adSet?.properties.promotedObject?.leadFormId;
+  const smartPlus = adSet?.parentId ? byId.get(adSet.parentId)?.properties.smartPlus === true : false;
+  return { ...(leadFormId ? { leadFormId } : {}), ...(smartPlus ? { smartPlus: true } : {}) };
 }
 
 /** A node as what its platform creates: parent resolved to `parentPlatformId`, the ad's creative already on the account. */

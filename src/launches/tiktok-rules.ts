@@ -77,7 +77,12 @@ export function tiktokMoreIssues(
   say: Say,
 ): void {
   // Announced, not yet confirmed (live-platforms.md): from MANUAL_CUTOFF_WARN_FROM a warning, never a refusal.
-  if (MANUAL_CUTOFF_OBJECTIVES.includes(campaign.properties.objective) && now >= Date.parse(`${MANUAL_CUTOFF_WARN_FROM}T00:00:00Z`))
+  // A Smart+ campaign is where those objectives are said to move: it carries no such warning.
+  if (
+    campaign.properties.smartPlus !== true &&
+    MANUAL_CUTOFF_OBJECTIVES.includes(campaign.properties.objective) &&
+    now >= Date.parse(`${MANUAL_CUTOFF_WARN_FROM}T00:00:00Z`)
+  )
     warn(
       `campaigns[${campaign.id}].objective`,
       `TikTok is reported to stop manual creation of ${campaign.properties.objective} campaigns on ${MANUAL_CUTOFF}, moving them to Smart+; a launch published after that date may be refused. Not confirmed by TikTok yet`,
@@ -164,7 +169,8 @@ export function tiktokMoreIssues(
         'is required on TikTok for REACH: how many impressions per person in how many days, e.g. { impressions: 3, days: 7 }',
         RULE_SOURCES.tiktokReachFrequency,
       );
-    else if (p.frequencyCap && objective !== 'REACH')
+    // A Smart+ ad group's frequencyCap is refused as one Smart+ decides itself (smart-plus-rules.ts).
+    else if (p.frequencyCap && objective !== 'REACH' && campaign.properties.smartPlus !== true)
       issue(`${at}.frequencyCap`, `is for TikTok REACH ad groups; objective ${objective ?? '(none)'} takes none: remove it`);
     const positions: string[] = Array.isArray(p.placements?.positions) ? p.placements.positions : [];
     if (positions.includes(ALLOWLISTED_PLACEMENT) && !(account?.allowlisted ?? []).includes(ALLOWLISTED_PLACEMENT))
@@ -185,12 +191,14 @@ export function tiktokMoreIssues(
           `${aat}.identityId`,
           `is a BC_AUTH_TT identity, which TikTok takes with its Business Center: set identityBcId on ad account ${account?.id ?? 'of this campaign'} (update-ad-account)`,
         );
-      if (typeof ap.displayName === 'string' && ap.displayName.trim() && tiktokLength(ap.displayName, 'name') > DISPLAY_NAME_MAX)
+      // A Smart+ ad shows its identity's name and takes no display name (smart-plus-rules.ts refuses one): these are about the classic ads.
+      const classic = campaign.properties.smartPlus !== true;
+      if (classic && typeof ap.displayName === 'string' && ap.displayName.trim() && tiktokLength(ap.displayName, 'name') > DISPLAY_NAME_MAX)
         issue(
           `${aat}.displayName`,
           `is ${tiktokLength(ap.displayName, 'name')} characters as TikTok counts them (Chinese, Japanese and Korean characters count two); at most ${DISPLAY_NAME_MAX}: shorten it`,
         );
-      else if (ap.displayName === undefined && ap.linkUrl && account?.brandName && tiktokLength(account.brandName, 'name') > DISPLAY_NAME_MAX)
+      else if (classic && ap.displayName === undefined && ap.linkUrl && account?.brandName && tiktokLength(account.brandName, 'name') > DISPLAY_NAME_MAX)
         issue(
           `${aat}.displayName`,
           `is required: the brand's name, shown when an ad names none, is ${tiktokLength(account.brandName, 'name')} characters as TikTok counts them, over its ${DISPLAY_NAME_MAX}; set a shorter displayName`,

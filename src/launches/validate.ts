@@ -10,6 +10,7 @@ import { CAMPAIGN_GOALS, DISPLAY_NAME_MAX, TIKTOK_PLACEMENTS } from '../platform
 import { RULES } from './rules.js';
 import { metaAdSetIssues, metaCampaignIssues, type MetaFacts } from './meta-rules.js';
 import { tiktokMoreIssues } from './tiktok-rules.js';
+import { smartPlusCampaign, smartPlusElsewhere, smartPlusIssues } from './smart-plus-rules.js';
 import { tiktokLength } from '../platforms/tiktok/rules.js';
 import type { Floor } from '../platforms/tiktok/budgets.js';
 import { sayer } from './rule-sources.js';
@@ -28,6 +29,8 @@ export interface AccountSpeaker {
   allowlisted?: string[];
   /** Meta: the verified identity ids per country that needs them (SG, TW). */
   regionalIdentities?: RegionalIdentities | null;
+  /** TikTok: whether the advertiser may use Smart+ (bootstrap.md smartPlusAllowed). */
+  smartPlusAllowed?: boolean;
 }
 
 export interface ValidationContext {
@@ -131,6 +134,7 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
     const speaker = accountId ? ctx.speakers.get(accountId) : undefined;
     if (platform === 'tiktok') {
       tiktokIssues(c, adSets, kids, ctx, issue);
+      smartPlusIssues(c, adSets, kids, accountId ? { id: accountId, smartPlusAllowed: speaker?.smartPlusAllowed === true } : null, ctx.imageCreativeIds, issue);
       tiktokMoreIssues(
         c,
         adSets,
@@ -151,7 +155,10 @@ export function validateLaunch(nodes: NodeRow[], ctx: ValidationContext): Valida
         warn,
         sayer(issue, warn, false),
       );
-    } else if (platform) tiktokFieldsElsewhere(platform, adSets, kids, issue);
+    } else if (platform) {
+      tiktokFieldsElsewhere(platform, adSets, kids, issue);
+      smartPlusElsewhere(c, platform, issue);
+    }
     const metaFacts = platform === 'meta' && accountId ? ctx.metaFacts?.get(accountId) : undefined;
     const metaAccount =
       platform === 'meta' && accountId
@@ -298,7 +305,9 @@ function tiktokIssues(
   const at = `campaigns[${campaign.id}]`;
   const p = campaign.properties;
   const budget = budgetOf(p);
-  if (budget?.period === 'lifetime')
+  // Smart+ takes a lifetime campaign budget (BUDGET_MODE_TOTAL), sends no campaign-level goal and runs videos only (smart-plus-rules.ts).
+  const smart = smartPlusCampaign(campaign);
+  if (budget?.period === 'lifetime' && !smart)
     issue(
       `${at}.budget`,
       "TikTok's campaign budget optimization takes a daily budget only: use budget.dailyAmount, or give each ad set its own lifetime budget",
@@ -310,7 +319,7 @@ function tiktokIssues(
   if (p.specialAdCategories?.includes('ISSUES_ELECTIONS_POLITICS'))
     issue(`${at}.specialAdCategories`, 'TikTok does not run ads about elections or politics: remove ISSUES_ELECTIONS_POLITICS');
   // Under budget optimization the campaign carries one optimization goal for every ad group.
-  const campaignGoal = budget ? CAMPAIGN_GOALS[p.objective] : undefined;
+  const campaignGoal = budget && !smart ? CAMPAIGN_GOALS[p.objective] : undefined;
   for (const s of adSets) {
     const sat = `adSets[${s.id}]`;
     const sp = s.properties;
@@ -346,9 +355,9 @@ function tiktokIssues(
           `${aat}.callToAction`,
           `is required on TikTok${ap.callToAction ? ', which has no ad without a button' : ''}: choose one, e.g. LEARN_MORE or SHOP_NOW`,
         );
-      if (typeof ap.displayName === 'string' && !ap.displayName.trim())
+      if (!smart && typeof ap.displayName === 'string' && !ap.displayName.trim())
         issue(`${aat}.displayName`, `is blank; TikTok shows 1 to ${DISPLAY_NAME_MAX} characters (leave it out to show the brand's name)`);
-      if (inFeed && typeof ap.creativeId === 'number' && ctx.imageCreativeIds?.has(ap.creativeId))
+      if (inFeed && !smart && typeof ap.creativeId === 'number' && ctx.imageCreativeIds?.has(ap.creativeId))
         issue(
           `${aat}.creativeId`,
           `is an image, which TikTok does not run in its in-feed placement (PLACEMENT_TIKTOK, part of automatic placement): use a video, or set the ad set's placements.positions to ${TIKTOK_PLACEMENTS.filter((x) => x !== 'PLACEMENT_TIKTOK').join(' and/or ')}`,

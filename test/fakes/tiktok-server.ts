@@ -7,6 +7,11 @@
 // (a special industry's targeting widened) the fake changes too and records in `silentChanges`; what
 // TikTok judges without a document (a landing page /tool/url_validate/ calls invalid) a test names
 // (`refuseUrlWhen`).
+//
+// The Upgraded Smart+ endpoints (/smart_plus/campaign/, /smart_plus/adgroup/, /smart_plus/ad/: create,
+// update, status/update, get) are checked against test/fakes/tiktok-spec/smart-plus.json, which the
+// same script writes from the SDK's yml_files/smart_plus_*.yml, and answered for an advertiser on the
+// Smart+ allowlist only (`addAdvertiser(id, { allowlisted: ['SMART_PLUS'] })`).
 
 import crypto from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -23,8 +28,10 @@ interface SpecParam {
   enum?: string[];
   minimum?: number;
   maximum?: number;
-  /** Longest array (hand-written from the portal pages; the SDK has no such bound). */
+  /** Longest array (hand-written from the portal pages for the classic endpoints; the Smart+ yml files give it). */
   maxItems?: number;
+  /** What the API converts the value to before reading it (Smart+ yml x-open-convert): digits for int64/int32, a "YYYY-MM-DD HH:MM:SS" time. */
+  convert?: 'int64' | 'int32' | 'datetime';
   fields?: Record<string, SpecParam>;
 }
 
@@ -41,6 +48,13 @@ export const TIKTOK_SPEC = JSON.parse(readFileSync(new URL('../../../test/fakes/
   commit: string;
   endpoints: Record<string, SpecEndpoint>;
   enums: Record<string, { source: string; values: string[] }>;
+};
+
+/** What scripts/tiktok-spec.ts wrote from yml_files/smart_plus_*.yml: the Smart+ endpoints, at the same commit. */
+export const SMART_PLUS_SPEC = JSON.parse(readFileSync(new URL('../../../test/fakes/tiktok-spec/smart-plus.json', import.meta.url), 'utf8')) as {
+  repository: string;
+  commit: string;
+  endpoints: Record<string, SpecEndpoint>;
 };
 
 // ---- rules from the portal pages (the SDK docs carry no enums or bounds for these) -----------------
@@ -101,6 +115,21 @@ const PAGES = {
     'yml_files/tool_url_validate.yml @f809c39 (python_sdk/docs/ToolApi.md tool_url_validate; portal https://ads.tiktok.com/marketing_api/docs?id=1774487686007810): ' +
     'GET /tool/url_validate/ with advertiser_id and url, both required strings; "check whether a URL is a custom URL scheme, Apple\u2019s universal link, ' +
     'or Android App Link, and whether the URL is valid"; its response_rule answers data.url_info.validate_info {is_scheme_link, is_valid_scheme, is_valid_url}',
+  // Upgraded Smart+ (live-platforms.md, "Automated campaigns"): yml_files/smart_plus_*.yml @f809c39, checked through smart-plus.json.
+  smartPlus: 'yml_files/smart_plus_{campaign,adgroup,ad}_{create,update,status_update,get}.yml @f809c39 (tiktok/tiktok-business-api-sdk)',
+  smartPlusAllowlist:
+    'Smart+ is granted per advertiser (live-platforms.md, "Automated campaigns": "allowlisted per advertiser"); a call for an advertiser without it is refused with 40001, no permission (PAGES.returnCodes)',
+  smartPlusConvert:
+    'yml_files/smart_plus_*.yml x-open-convert: request_id, advertiser_id and the ids are read as int64 (a string of digits), schedule times as "YYYY-MM-DD HH:MM:SS" (datetime_to_timestamp)',
+  smartPlusResponses:
+    'yml_files/smart_plus_*.yml response_rule: creates answer the object (campaign_id, adgroup_id, smart_plus_ad_id); campaign and ad group status updates answer campaign_list / adgroup_list and error_list ({<id>, error_message}); the ad status update answers smart_plus_ad_ids and status',
+  smartPlusSeparate:
+    'The SDK gives Smart+ objects their own update and status endpoints (smart_plus_*_update.yml, smart_plus_*_status_update.yml); the fake refuses the classic /campaign/update/, /adgroup/update/ and status updates of a Smart+ object (its own reading: no TikTok page says the classic ones take them)',
+  smartPlusListed:
+    'tiktok-business-api-sdk issue 98 (2026-02-04, a third-party report): /campaign/get/ and /adgroup/get/ list an Upgraded Smart+ campaign and ad group with campaign_automation_type UPGRADED_SMART_PLUS; Smart+ ads are read with /smart_plus/ad/get/ (smart_plus_ad_id)',
+  smartPlusCbo:
+    'smart_plus_campaign_create.yml budget_mode: BUDGET_MODE_DYNAMIC_DAILY_BUDGET and BUDGET_MODE_TOTAL are its valid keys (BUDGET_MODE_DAY is not); a campaign holding the budget (budget_optimize_on) names its mode and budget, and its ad groups take none (PAGES.cbo)',
+  smartPlusFormats: 'smart_plus_ad_create.yml creative_info.ad_format: CAROUSEL_ADS, CATALOG_CAROUSEL and SINGLE_VIDEO are its valid keys (no SINGLE_IMAGE)',
 };
 
 /** The characters TikTok counts twice in ad text (PAGES.cjk: Chinese and Japanese), and in names Korean too. */
@@ -323,6 +352,8 @@ const ENDPOINTS: Record<string, SpecEndpoint> = Object.fromEntries([
     return [key, { ...spec, params }];
   }),
   ['GET /page/get/', PAGE_GET],
+  // PAGES.smartPlus: as the yml files describe them, nothing merged in.
+  ...Object.entries(SMART_PLUS_SPEC.endpoints),
 ]);
 
 type Value = unknown;
@@ -348,6 +379,9 @@ function checkValue(path: string, param: SpecParam, value: Value, query: boolean
   switch (type) {
     case 'string':
       if (typeof value !== 'string') return typeError(path, type);
+      // PAGES.smartPlusConvert: a value read as an integer is digits; a time is "YYYY-MM-DD HH:MM:SS".
+      if ((param.convert === 'int64' || param.convert === 'int32') && !/^\d{1,19}$/.test(value)) return `${path}: Not a valid integer.`;
+      if (param.convert === 'datetime' && !TIME.test(value)) return `${path}: Must be a time "YYYY-MM-DD HH:MM:SS".`;
       break;
     case 'integer':
       if (!(Number.isInteger(value) || (query && typeof value === 'string' && /^-?\d+$/.test(value)))) return typeError(path, type);
@@ -407,6 +441,8 @@ export interface TikTokObject {
   budget?: number;
   /** Campaign budget optimization (campaigns only). */
   budgetOptimizeOn?: boolean;
+  /** Made through the Smart+ endpoints (PAGES.smartPlus): read, changed and deleted through them. */
+  smartPlus?: boolean;
   parentId: string | null;
   campaignId: string | null;
   createTime: string;
@@ -591,6 +627,8 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
   private readonly statusRefusals = new Map<string, { message: string; statuses: string[] }>();
   /** Rules no document describes, set by a test (`refuseUrlWhen`): the landing pages /tool/url_validate/ calls invalid. */
   private readonly invalidUrls: Array<(url: string, advertiserId: string) => boolean> = [];
+  /** Names whose creates are refused with a message, set by a test (`refuseCreateNamed`): a refusal no document describes. */
+  private readonly refusedNames = new Map<string, string>();
   /** Answers of creates by advertiser, endpoint and request_id: the same request_id answers the same object (PAGES.campaignCreate, PAGES.adgroupCreate). */
   private readonly byRequestId = new Map<string, Answer>();
   private seq = 0;
@@ -612,9 +650,10 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
     return token;
   }
 
+  /** A new object id: 19 digits, as TikTok's ids are int64 (PAGES.smartPlusConvert reads them so). */
   private newId(): string {
     for (;;) {
-      const id = `17${crypto.randomInt(10 ** 12, 10 ** 13)}${crypto.randomInt(10 ** 4, 10 ** 5)}`;
+      const id = `17${crypto.randomInt(10 ** 12, 10 ** 13)}${crypto.randomInt(10 ** 3, 10 ** 4)}`;
       if (!this.objects.has(id)) return id;
     }
   }
@@ -703,9 +742,18 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
     this.invalidUrls.push(rule);
   }
 
-  /** Forgets the rules set by `refuseUrlWhen`. */
+  /**
+   * A refusal no document describes: a Smart+ create (campaign, ad group or ad) named `name` is answered
+   * 40002 with `message`, as TikTok refuses what it judges on its own (until `clearUnwritten`).
+   */
+  refuseCreateNamed(name: string, message = 'The ad group could not be created. Please try again later.'): void {
+    this.refusedNames.set(name, message);
+  }
+
+  /** Forgets the rules set by `refuseUrlWhen` and `refuseCreateNamed`. */
   clearUnwritten(): void {
     this.invalidUrls.length = 0;
+    this.refusedNames.clear();
   }
 
   /** The next `n` requests are rate limited: code 40100, or HTTP 429 with Retry-After when asked. */
@@ -807,6 +855,9 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
     if (!advertiserId) return invalid('advertiser_id: Missing data for required field.');
     const advertiser = this.advertisers.get(advertiserId);
     if (!advertiser || advertiser.token !== token) return { code: 40001, message: `No permission to operate advertiser ${advertiserId}.` };
+    // PAGES.smartPlusAllowlist: the Smart+ endpoints answer an advertiser on their allowlist only.
+    if (path.startsWith('/smart_plus/') && !advertiser.allowlisted.includes('SMART_PLUS'))
+      return { code: 40001, message: `No permission: advertiser ${advertiserId} is not on the allowlist for Smart+ (${path}).` };
     // Every parameter against the generated spec and the portal rules, file parts standing for their (string-typed) fields.
     const checked = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, isFile(v) ? v.filename : v]));
     const bad = checkParams('', spec.params, checked, encoding !== 'json');
@@ -867,6 +918,30 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
           params,
           'list',
         );
+      case 'GET /smart_plus/campaign/get/':
+        return this.list(advertiserId, 'campaign', params, true);
+      case 'GET /smart_plus/adgroup/get/':
+        return this.list(advertiserId, 'adgroup', params, true);
+      case 'GET /smart_plus/ad/get/':
+        return this.list(advertiserId, 'ad', params, true);
+      case 'POST /smart_plus/campaign/create/':
+        return this.createSmartCampaign(advertiserId, params);
+      case 'POST /smart_plus/adgroup/create/':
+        return this.createSmartAdgroup(advertiserId, params);
+      case 'POST /smart_plus/ad/create/':
+        return this.createSmartAd(advertiserId, params);
+      case 'POST /smart_plus/campaign/update/':
+        return this.update(advertiserId, 'campaign', params, true);
+      case 'POST /smart_plus/adgroup/update/':
+        return this.update(advertiserId, 'adgroup', params, true);
+      case 'POST /smart_plus/ad/update/':
+        return this.updateSmartAd(advertiserId, params);
+      case 'POST /smart_plus/campaign/status/update/':
+        return this.statusUpdate(advertiserId, 'campaign', params, true);
+      case 'POST /smart_plus/adgroup/status/update/':
+        return this.statusUpdate(advertiserId, 'adgroup', params, true);
+      case 'POST /smart_plus/ad/status/update/':
+        return this.statusUpdate(advertiserId, 'ad', params, true);
       case 'GET /tool/interest_category/':
         return { code: 0, data: { interest_categories: INTEREST_CATEGORIES } };
       case 'GET /tool/region/':
@@ -911,7 +986,10 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
   private render(o: TikTokObject): Record<string, unknown> {
     const common = {
       advertiser_id: o.advertiserId,
-      [ID_FIELD[o.level]]: o.id,
+      // PAGES.smartPlusResponses: a Smart+ ad is a smart_plus_ad_id.
+      [o.smartPlus && o.level === 'ad' ? 'smart_plus_ad_id' : ID_FIELD[o.level]]: o.id,
+      // PAGES.smartPlusListed: what the classic get endpoints say of a Smart+ object.
+      ...(o.smartPlus ? { campaign_automation_type: 'UPGRADED_SMART_PLUS' } : {}),
       [NAME_FIELD[o.level]]: o.name,
       operation_status: o.operationStatus,
       secondary_status: this.secondaryStatus(o),
@@ -924,17 +1002,22 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
     return { ...o.fields, ...common, adgroup_id: o.parentId, campaign_id: o.campaignId };
   }
 
-  private list(advertiserId: string, level: TikTokLevel, params: Record<string, unknown>): Answer {
+  /**
+   * A get endpoint's page. `smartPlus`: a /smart_plus/ one, which lists Smart+ objects only; the classic
+   * ones list Smart+ campaigns and ad groups too, never Smart+ ads (PAGES.smartPlusListed).
+   */
+  private list(advertiserId: string, level: TikTokLevel, params: Record<string, unknown>, smartPlus = false): Answer {
     const filtering = (params.filtering ?? {}) as Record<string, unknown>;
     const primary = String(filtering.primary_status ?? 'STATUS_NOT_DELETE');
     const ids = (field: string) => (Array.isArray(filtering[field]) ? new Set((filtering[field] as unknown[]).map(String)) : null);
-    const own = ids(`${ID_FIELD[level]}s`);
+    const own = ids(smartPlus && level === 'ad' ? 'smart_plus_ad_ids' : `${ID_FIELD[level]}s`);
     const campaigns = ids('campaign_ids');
     const adgroups = ids('adgroup_ids');
     const name = typeof filtering[NAME_FIELD[level]] === 'string' ? String(filtering[NAME_FIELD[level]]).toLowerCase() : null;
     const secondary = typeof filtering.secondary_status === 'string' ? filtering.secondary_status : null;
     const rows = this.objectsOf(advertiserId, level)
       .reverse()
+      .filter((o) => (smartPlus ? o.smartPlus === true : level !== 'ad' || !o.smartPlus))
       .filter((o) => (primary === 'STATUS_ALL' ? true : primary === 'STATUS_DELETE' ? o.deleted : !o.deleted))
       .filter((o) => !own || own.has(o.id))
       .filter((o) => !campaigns || campaigns.has(level === 'campaign' ? o.id : String(o.campaignId ?? o.parentId)))
@@ -978,10 +1061,15 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
     return value;
   }
 
-  private parent(advertiserId: string, level: TikTokLevel, id: unknown, field: string): TikTokObject | Answer {
+  /** The live parent `id` names, of the family asked (PAGES.smartPlusSeparate: a Smart+ object's children are made through the Smart+ endpoints). */
+  private parent(advertiserId: string, level: TikTokLevel, id: unknown, field: string, smartPlus = false): TikTokObject | Answer {
     const o = this.objects.get(String(id ?? ''));
-    if (!o || o.advertiserId !== advertiserId || o.level !== level || o.deleted)
-      return invalid(`${field}: ${level === 'campaign' ? 'Campaign' : 'Ad group'} ${String(id)} does not exist.`);
+    const what = level === 'campaign' ? 'Campaign' : 'Ad group';
+    if (!o || o.advertiserId !== advertiserId || o.level !== level || o.deleted) return invalid(`${field}: ${what} ${String(id)} does not exist.`);
+    if (Boolean(o.smartPlus) !== smartPlus)
+      return invalid(
+        `${field}: ${what} ${String(id)} is ${o.smartPlus ? 'a Smart+ one; use the /smart_plus/ endpoints' : 'not a Smart+ one; use the classic endpoints'}.`,
+      );
     return o;
   }
 
@@ -1273,10 +1361,15 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
     return { code: 0, data: { ad_ids: ids, creatives: ids.map((ad_id: string) => ({ ad_id })) }, created: true };
   }
 
-  private update(advertiserId: string, level: 'campaign' | 'adgroup', params: Record<string, unknown>): Answer {
+  private update(advertiserId: string, level: 'campaign' | 'adgroup', params: Record<string, unknown>, smartPlus = false): Answer {
     const field = ID_FIELD[level];
     const o = this.objects.get(String(params[field] ?? ''));
     if (!o || o.advertiserId !== advertiserId || o.level !== level) return invalid(`${field}: ${String(params[field])} does not exist.`);
+    // PAGES.smartPlusSeparate: each family through its own endpoints.
+    if (Boolean(o.smartPlus) !== smartPlus)
+      return invalid(
+        `${field}: ${String(params[field])} is ${o.smartPlus ? 'a Smart+ object; use /smart_plus/' : 'not a Smart+ object; use /'}${level}/update/.`,
+      );
     // CampaignUpdateBody.md / AdgroupUpdateBody.md take `budget` and no `budget_mode` (refused above as unknown): the mode stays as created.
     if (params.budget !== undefined) {
       const campaign = level === 'campaign' ? o : this.objects.get(String(o.parentId));
@@ -1299,7 +1392,7 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
       o.budget = amount;
     }
     if (level === 'adgroup') {
-      const rules = this.adgroupRules(advertiserId, params, false);
+      const rules = this.adgroupRules(advertiserId, smartPlus ? this.flatten(params) : params, false);
       if (rules) return rules;
     }
     const name = params[NAME_FIELD[level]];
@@ -1331,14 +1424,18 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
     return { code: 0, data: { ad_ids: ads.map((a) => a!.id) } };
   }
 
-  private statusUpdate(advertiserId: string, level: TikTokLevel, params: Record<string, unknown>): Answer {
-    const field = `${ID_FIELD[level]}s`;
+  private statusUpdate(advertiserId: string, level: TikTokLevel, params: Record<string, unknown>, smartPlus = false): Answer {
+    const field = smartPlus && level === 'ad' ? 'smart_plus_ad_ids' : `${ID_FIELD[level]}s`;
     const ids = params[field];
     if (!Array.isArray(ids) || ids.length < 1) return invalid(`${field}: Length must be between 1 and 20.`);
     const status = params.operation_status as 'ENABLE' | 'DISABLE' | 'DELETE';
     const objects = ids.map((id) => this.objects.get(String(id)));
     const missing = ids.filter((_id, i) => !objects[i] || objects[i]!.advertiserId !== advertiserId || objects[i]!.level !== level);
     if (missing.length) return invalid(`${field}: ${missing.join(', ')} do not exist.`);
+    // PAGES.smartPlusSeparate: each family through its own status endpoint.
+    const other = objects.filter((o) => Boolean(o!.smartPlus) !== smartPlus).map((o) => o!.id);
+    if (other.length)
+      return invalid(`${field}: ${other.join(', ')} ${smartPlus ? 'are not Smart+ objects' : 'are Smart+ objects; use the /smart_plus/ status endpoint'}.`);
     // Objects the platform refuses on their own are left as they are and listed in `failures`; the others change.
     const failures: Array<Record<string, string>> = [];
     const changed: string[] = [];
@@ -1352,7 +1449,213 @@ export class FakeTikTokServer extends FaultServer<Answer, TikTokFault, TikTokReq
       if (status === 'DELETE') o!.deleted = true;
       else if (!o!.deleted) o!.operationStatus = status;
     }
+    if (smartPlus) {
+      // PAGES.smartPlusResponses: the ad's answer has no list of failures, so a refusal fails the request.
+      if (level === 'ad')
+        return failures.length
+          ? invalid(`${field}: ${failures.map((f) => `${f[ID_FIELD[level]]} (${f.message})`).join(', ')}.`)
+          : { code: 0, data: { smart_plus_ad_ids: changed, status } };
+      return {
+        code: 0,
+        data: {
+          [`${level}_list`]: changed.map((id) => ({ [ID_FIELD[level]]: id, status })),
+          error_list: failures.map((f) => ({ [ID_FIELD[level]]: f[ID_FIELD[level]], error_message: f.message })),
+        },
+      };
+    }
     return { code: 0, data: { [field]: changed, status, ...(failures.length ? { failures } : {}) } };
+  }
+
+  // ---- Smart+ (PAGES.smartPlus) --------------------------------------------------------------
+
+  /** A Smart+ ad group's body with its targeting_spec read as the classic rules read an ad group (placement automatic unless named). */
+  private flatten(params: Record<string, unknown>): Record<string, unknown> {
+    const { targeting_spec: spec, ...rest } = params;
+    return { placement_type: 'PLACEMENT_TYPE_AUTOMATIC', ...rest, ...((spec ?? {}) as Record<string, unknown>) };
+  }
+
+  /** A create a test said to refuse (`refuseCreateNamed`), as TikTok answers a refusal no document describes. */
+  private namedRefusal(name: string): Answer | null {
+    const message = this.refusedNames.get(name);
+    return message === undefined ? null : { code: 40002, message };
+  }
+
+  private createSmartCampaign(advertiserId: string, params: Record<string, unknown>): Answer {
+    const name = this.nameOf(params, 'campaign_name');
+    if (typeof name !== 'string') return name;
+    const refused = this.namedRefusal(name);
+    if (refused) return refused;
+    const cbo = params.budget_optimize_on === true;
+    const mode = params.budget_mode === undefined ? 'BUDGET_MODE_INFINITE' : String(params.budget_mode);
+    // PAGES.smartPlusCbo: the campaign that holds the budget says its mode (the enum: dynamic daily or total) and amount; one that does not holds none.
+    if (cbo && params.budget_mode === undefined) return invalid('budget_mode: Required when budget_optimize_on is true.');
+    if (!cbo && (params.budget_mode !== undefined || params.budget !== undefined))
+      return invalid(
+        `${params.budget_mode !== undefined ? 'budget_mode' : 'budget'}: A campaign without budget optimization (budget_optimize_on) holds no budget.`,
+      );
+    let budget = 0;
+    if (cbo) {
+      const amount = this.amount(advertiserId, params.budget);
+      if (typeof amount !== 'number') return amount;
+      budget = amount;
+      // PAGES.minimumBudgets: a daily campaign budget (dynamic daily here) is held to the campaign floor.
+      if (mode === 'BUDGET_MODE_DYNAMIC_DAILY_BUDGET') {
+        const low = this.belowMinimum(advertiserId, budget, MIN_CAMPAIGN_USD, 'campaign');
+        if (low) return low;
+      }
+    }
+    const {
+      campaign_name: _n,
+      objective_type: _o,
+      budget_mode: _m,
+      budget: _b,
+      operation_status: _s,
+      advertiser_id: _a,
+      budget_optimize_on: _c,
+      ...fields
+    } = params;
+    const o = this.put({
+      level: 'campaign',
+      advertiserId,
+      name,
+      // smart_plus_campaign_create.yml operation_status (DISABLE, ENABLE, FROZEN), no allowlist said: taken as sent.
+      operationStatus: (params.operation_status as 'ENABLE' | 'DISABLE' | undefined) ?? 'ENABLE',
+      objectiveType: String(params.objective_type),
+      budgetMode: mode,
+      budget,
+      budgetOptimizeOn: cbo,
+      smartPlus: true,
+      parentId: null,
+      campaignId: null,
+      fields,
+    });
+    // PAGES.smartPlusResponses: the campaign as created.
+    return { code: 0, data: { ...this.render(o), budget_optimize_on: cbo }, created: true };
+  }
+
+  private createSmartAdgroup(advertiserId: string, params: Record<string, unknown>): Answer {
+    const name = this.nameOf(params, 'adgroup_name');
+    if (typeof name !== 'string') return name;
+    const campaign = this.parent(advertiserId, 'campaign', params.campaign_id, 'campaign_id', true);
+    if ('code' in campaign) return campaign;
+    const refused = this.namedRefusal(name);
+    if (refused) return refused;
+    let mode = 'BUDGET_MODE_INFINITE';
+    let budget = 0;
+    if (campaign.budgetOptimizeOn) {
+      // PAGES.smartPlusCbo, PAGES.cbo: the campaign holds the budget; its ad groups take none.
+      if (params.budget !== undefined || (params.budget_mode !== undefined && params.budget_mode !== 'BUDGET_MODE_INFINITE'))
+        return invalid(
+          `${params.budget !== undefined ? 'budget' : 'budget_mode'}: Campaign ${campaign.id} has budget optimization on; its ad groups take no budget.`,
+        );
+    } else {
+      if (params.budget_mode === undefined || params.budget_mode === 'BUDGET_MODE_INFINITE')
+        return invalid(
+          'budget_mode: An ad group of a campaign without budget optimization holds its budget (BUDGET_MODE_DAY, BUDGET_MODE_DYNAMIC_DAILY_BUDGET or BUDGET_MODE_TOTAL).',
+        );
+      mode = String(params.budget_mode);
+      const amount = this.amount(advertiserId, params.budget);
+      if (typeof amount !== 'number') return amount;
+      budget = amount;
+      if (mode !== 'BUDGET_MODE_TOTAL') {
+        const low = this.belowMinimum(advertiserId, budget, MIN_ADGROUP_USD, 'ad group');
+        if (low) return low;
+      }
+    }
+    const flat = this.flatten(params);
+    const rules = this.adgroupRules(advertiserId, flat, true, campaign);
+    if (rules) return rules.message?.startsWith('location_ids') ? { ...rules, message: `targeting_spec.${rules.message}` } : rules;
+    const { adgroup_name: _n, campaign_id: _c, budget_mode: _m, budget: _b, operation_status: _s, advertiser_id: _a, request_id: _r, ...fields } = params;
+    const o = this.put({
+      level: 'adgroup',
+      advertiserId,
+      name,
+      operationStatus: (params.operation_status as 'ENABLE' | 'DISABLE') ?? 'ENABLE',
+      budgetMode: mode,
+      budget,
+      smartPlus: true,
+      parentId: campaign.id,
+      campaignId: campaign.id,
+      fields,
+    });
+    return { code: 0, data: { ...this.render(o), campaign_id: campaign.id }, created: true };
+  }
+
+  /** Why a Smart+ ad's creatives, texts and pages are refused, or null (PAGES.smartPlus, PAGES.bcIdentity, PAGES.cjk). */
+  private smartAdRules(advertiserId: string, params: Record<string, unknown>, creating: boolean): Answer | null {
+    const creatives = Array.isArray(params.creative_list) ? (params.creative_list as Array<Record<string, any>>) : [];
+    if (creating && !creatives.length) return invalid('creative_list: Missing data for required field.');
+    for (const [i, c] of creatives.entries()) {
+      const info = (c.creative_info ?? {}) as Record<string, any>;
+      const at = (field: string) => `creative_list.${i}.creative_info.${field}`;
+      // smart_plus_ad_create.yml: a SINGLE_VIDEO creative names its video (video_info.video_id), uploaded to this advertiser (PAGES.videoUpload).
+      if (info.ad_format === 'SINGLE_VIDEO') {
+        const video = this.library.get(String(info.video_info?.video_id ?? ''));
+        if (!info.video_info) return invalid(`${at('video_info')}: Required when ad_format is SINGLE_VIDEO.`);
+        if (!video || video.kind !== 'video' || video.advertiserId !== advertiserId)
+          return invalid(`${at('video_info.video_id')}: Video ${String(info.video_info.video_id)} does not exist in this advertiser's library.`);
+      }
+      for (const [j, image] of (Array.isArray(info.image_info) ? info.image_info : []).entries()) {
+        const a = this.library.get(String(image.web_uri));
+        if (!a || a.kind !== 'image' || a.advertiserId !== advertiserId)
+          return invalid(`${at(`image_info.${j}.web_uri`)}: Image ${String(image.web_uri)} does not exist in this advertiser's library.`);
+      }
+      if (creating && (info.identity_id === undefined || info.identity_type === undefined))
+        return invalid(`${at(info.identity_id === undefined ? 'identity_id' : 'identity_type')}: Missing data for required field.`);
+      if (info.identity_type === 'BC_AUTH_TT' && !info.identity_authorized_bc_id)
+        return invalid(`${at('identity_authorized_bc_id')}: Required when identity_type is BC_AUTH_TT.`);
+    }
+    for (const [i, t] of (Array.isArray(params.ad_text_list) ? (params.ad_text_list as Array<Record<string, unknown>>) : []).entries()) {
+      if (typeof t.ad_text === 'string' && (t.ad_text.length < 1 || tiktokLength(t.ad_text) > 100))
+        return invalid(`ad_text_list.${i}.ad_text: Length must be between 1 and 100.`);
+    }
+    for (const [i, page] of (Array.isArray(params.landing_page_url_list) ? (params.landing_page_url_list as Array<Record<string, unknown>>) : []).entries()) {
+      try {
+        if (!/^https?:$/.test(new URL(String(page.landing_page_url)).protocol)) throw new Error('scheme');
+      } catch {
+        return invalid(`landing_page_url_list.${i}.landing_page_url: Must be a valid http or https URL.`);
+      }
+    }
+    return null;
+  }
+
+  private createSmartAd(advertiserId: string, params: Record<string, unknown>): Answer {
+    const adgroup = this.parent(advertiserId, 'adgroup', params.adgroup_id, 'adgroup_id', true);
+    if ('code' in adgroup) return adgroup;
+    const name = this.nameOf(params, 'ad_name');
+    if (typeof name !== 'string') return name;
+    const refused = this.namedRefusal(name);
+    if (refused) return refused;
+    const bad = this.smartAdRules(advertiserId, params, true);
+    if (bad) return bad;
+    const { ad_name: _n, operation_status: _s, advertiser_id: _a, adgroup_id: _g, ...fields } = params;
+    const o = this.put({
+      level: 'ad',
+      advertiserId,
+      name,
+      // smart_plus_ad_create.yml operation_status: default ENABLE.
+      operationStatus: (params.operation_status as 'ENABLE' | 'DISABLE') ?? 'ENABLE',
+      smartPlus: true,
+      parentId: adgroup.id,
+      campaignId: adgroup.campaignId,
+      fields,
+    });
+    return { code: 0, data: this.render(o), created: true };
+  }
+
+  private updateSmartAd(advertiserId: string, params: Record<string, unknown>): Answer {
+    const o = this.objects.get(String(params.smart_plus_ad_id ?? ''));
+    if (!o || o.advertiserId !== advertiserId || o.level !== 'ad' || !o.smartPlus || o.deleted)
+      return invalid(`smart_plus_ad_id: ${String(params.smart_plus_ad_id)} does not exist.`);
+    const bad = this.smartAdRules(advertiserId, params, false);
+    if (bad) return bad;
+    if (params.ad_name !== undefined) {
+      const name = this.nameOf(params, 'ad_name');
+      if (typeof name !== 'string') return name;
+      o.name = name;
+    }
+    for (const [k, v] of Object.entries(params)) if (!['smart_plus_ad_id', 'ad_name', 'advertiser_id'].includes(k)) o.fields[k] = v;
+    return { code: 0, data: this.render(o) };
   }
 
   private addToLibrary(asset: Omit<TikTokAsset, 'id'>): TikTokAsset {

@@ -558,7 +558,7 @@ export class SandboxPlatform implements PlatformAdapter {
     for (const part of chunks([...new Set(refs)], 500)) for (const id of await creativeObjectIds(this.knex, account.accountId, part)) creatives.add(id);
     const facts = { campaignBudgets: new Map(campaigns.map((c) => [c.objectId, budgetOf(c)])), creatives };
     for (const spec of specs) {
-      const refusal = refusalOf(this.platform, spec, facts);
+      const refusal = refusalOf(this.platform, spec, facts, account.smartPlusAllowed === true);
       if (refusal) throw refusal;
     }
   }

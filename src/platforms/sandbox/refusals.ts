@@ -1,11 +1,13 @@
 // What the sandbox refuses at create, because the real platforms refuse it (docs/platforms.md): an ad
 // without its page (Meta) or identity (TikTok), a TikTok ad without its file, a creative reference
 // the account never received, a budget at both levels or at neither, text over the platforms'
-// limits, and countries that are not ISO 3166-1 alpha-2 codes.
+// limits, and countries that are not ISO 3166-1 alpha-2 codes; and what TikTok's Smart+ endpoints refuse
+// (../tiktok/smart-plus.ts): an objective Smart+ does not run, an image ad, a property Smart+ does not take.
 
 import { COPY_LIMITS, textLength } from '../text-limits.js';
 import { ISO_COUNTRIES } from '../countries.js';
 import { PlatformError, type Budget, type ObjectSpec, type PlatformName } from '../port.js';
+import { SMART_PLUS_IGNORES, SMART_PLUS_OBJECTIVES, isSmartPlus } from '../tiktok/smart-plus.js';
 
 const IDENTITY_TYPES = new Set(['CUSTOMIZED_USER', 'TT_USER', 'BC_AUTH_TT', 'AUTH_CODE']);
 
@@ -24,9 +26,29 @@ export function nonCountries(countries: string[]): string[] {
   return countries.filter((c) => !ISO_COUNTRIES.has(c));
 }
 
-/** Why the platform would refuse to create `spec`, or null when it would take it. */
-export function refusalOf(platform: PlatformName, spec: ObjectSpec, facts: CreateFacts): PlatformError | null {
+/** Why TikTok's Smart+ endpoints would refuse `spec` (smart_plus_*_create.yml), or null. */
+function smartPlusRefusal(spec: ObjectSpec): PlatformError | null {
   const s = spec.settings ?? {};
+  if (spec.level === 'campaign' && spec.objective !== undefined && !SMART_PLUS_OBJECTIVES.includes(spec.objective))
+    return refuse('objective', `objective_type: Must be one of ${SMART_PLUS_OBJECTIVES.join(', ')}.`);
+  for (const rule of SMART_PLUS_IGNORES)
+    if (rule.level === spec.level && s[rule.property] !== undefined) return refuse(rule.property, `Not sent to Smart+: ${rule.why}.`);
+  if (spec.level === 'ad' && spec.creative?.type === 'image')
+    return refuse('creativeId', 'creative_info.ad_format: Must be one of CAROUSEL_ADS, CATALOG_CAROUSEL, SINGLE_VIDEO.');
+  return null;
+}
+
+/**
+ * Why the platform would refuse to create `spec`, or null when it would take it. `smartPlusAllowed`: the
+ * account is on TikTok's Smart+ allowlist (a Smart+ create for one that is not is refused as TikTok does).
+ */
+export function refusalOf(platform: PlatformName, spec: ObjectSpec, facts: CreateFacts, smartPlusAllowed = false): PlatformError | null {
+  const s = spec.settings ?? {};
+  if (platform === 'tiktok' && isSmartPlus(spec)) {
+    if (!smartPlusAllowed) return refuse('smartPlus', 'No permission: this advertiser is not on the allowlist for Smart+.');
+    const smart = smartPlusRefusal(spec);
+    if (smart) return smart;
+  }
   if (spec.level === 'adset') {
     const campaignBudget = spec.parentId ? facts.campaignBudgets.get(spec.parentId) : undefined;
     if (campaignBudget !== undefined) {

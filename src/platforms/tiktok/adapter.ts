@@ -4,7 +4,9 @@
 // creates carry the node id as TikTok's idempotency key `request_id`, creatives are uploaded to the
 // advertiser's library, and countries become the ids of TikTok's region tool. Ad groups and ads are
 // created DISABLE and finishPublish gives every object the launch's status once all exist. A live
-// preview asks TikTok's URL tool about each landing page (validateWithTools).
+// preview asks TikTok's URL tool about each landing page (validateWithTools). The objects of a Smart+
+// campaign (settings.smartPlus, ./smart-plus.ts) are created, read, changed and deleted through the
+// /smart_plus/ endpoints; on an account allowed Smart+, what an id is is asked of /smart_plus/<level>/get/.
 
 import {
   PlatformError,
@@ -58,6 +60,7 @@ import {
   TIKTOK_PLACEMENTS,
   toCampaign,
 } from './mapping.js';
+import { isSmartPlus, smartAdCreate, smartAdFields, smartAdgroupCreate, smartCampaignCreate } from './smart-plus.js';
 
 export interface TikTokAdapterOptions extends LiveHttpOptions {
   /** Versioned API base URL, e.g. https://business-api.tiktok.com/open_api/v1.3. */
@@ -73,6 +76,10 @@ type Level = Exclude<ObjectLevel, 'creative'>;
 const PATH: Record<Level, string> = { campaign: 'campaign', adset: 'adgroup', ad: 'ad' };
 const ID_FIELD: Record<Level, string> = { campaign: 'campaign_id', adset: 'adgroup_id', ad: 'ad_id' };
 const NAME_FIELD: Record<Level, string> = { campaign: 'campaign_name', adset: 'adgroup_name', ad: 'ad_name' };
+/** A Smart+ ad's id field (smart_plus_ad_create.yml response_rule); its campaign and ad group keep the classic ones. */
+const SMART_ID_FIELD: Record<Level, string> = { campaign: 'campaign_id', adset: 'adgroup_id', ad: 'smart_plus_ad_id' };
+/** Page size of /smart_plus/ad/get/ (its page_size maximum, 100); the campaign and ad group gets take 1000. */
+const SMART_AD_PAGE_SIZE = 100;
 /** Ids per status update and ads per /ad/create/ call. */
 const BULK_LIMIT = 20;
 /** Page size of campaign/get, adgroup/get, ad/get and the report (their cap, 1000); pixel/list is capped at 20. */
@@ -149,6 +156,25 @@ function levelOf(level: ObjectLevel, what: string): Level {
   return level;
 }
 
+/** The status update of `level` for classic objects or Smart+ ones (smart_plus_*_status_update.yml), and its ids field. */
+function statusCall(level: Level, smart: boolean): { path: string; field: string } {
+  return smart
+    ? { path: `smart_plus/${PATH[level]}/status/update/`, field: `${SMART_ID_FIELD[level]}s` }
+    : { path: `${PATH[level]}/status/update/`, field: `${ID_FIELD[level]}s` };
+}
+
+/**
+ * The ids a status update answered it left unchanged, each with TikTok's message: `failures` of the
+ * classic endpoints, `error_list` ({<id>, error_message}) of the Smart+ campaign and ad group ones.
+ */
+function unchanged(data: any, level: Level): Array<{ id: string; message: string }> {
+  const rows = (key: string): Array<Record<string, unknown>> => (Array.isArray(data?.[key]) ? data[key] : []);
+  return [
+    ...rows('failures').map((f) => ({ id: String(f[ID_FIELD[level]]), message: String(f.message ?? 'not changed') })),
+    ...rows('error_list').map((f) => ({ id: String(f[ID_FIELD[level]]), message: String(f.error_message ?? 'not changed') })),
+  ];
+}
+
 function pageNumber(after: string | null | undefined): number {
   if (!after) return 1;
   if (!/^[1-9]\d*$/.test(after)) throw new PlatformError('invalid_request', 'The paging position is not valid.', { field: 'after' });
@@ -190,6 +216,22 @@ export class TikTokAdapter implements PlatformAdapter {
 
   private write(account: AdAccount, path: string, body: TikTokParams): Promise<any> {
     return this.http.retrying(() => this.api.call(account, 'POST', path, body));
+  }
+
+  /** Every object of `level` the Smart+ get lists for `filtering` (smart_plus_*_get.yml), every page. */
+  private smartList(account: AdAccount, level: Level, filtering: Record<string, unknown>): Promise<any[]> {
+    return this.collect(account, `smart_plus/${PATH[level]}/get/`, { filtering }, 'list', level === 'ad' ? SMART_AD_PAGE_SIZE : LIST_PAGE_SIZE);
+  }
+
+  /** Of `ids` (objects of `level`), the Smart+ ones: none on an account not allowed Smart+, else asked of the Smart+ get (one call per 100 ids). */
+  private async smartIds(account: AdAccount, level: Level, ids: string[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    if (!account.smartPlusAllowed || !ids.length) return found;
+    for (const part of chunks([...new Set(ids)], FILTER_IDS)) {
+      for (const row of await this.smartList(account, level, { [`${SMART_ID_FIELD[level]}s`]: part, primary_status: 'STATUS_ALL' }))
+        found.add(String(row?.[SMART_ID_FIELD[level]]));
+    }
+    return found;
   }
 
   /** Every page of a list endpoint. */
@@ -386,8 +428,70 @@ export class TikTokAdapter implements PlatformAdapter {
     for (const part of chunks([...new Set(ids)], FILTER_IDS)) {
       const rows = await this.collect(account, `${PATH[level]}/get/`, { filtering: { [`${ID_FIELD[level]}s`]: part } }, 'list', LIST_PAGE_SIZE);
       for (const row of rows) found.add(String(row?.[ID_FIELD[level]]));
+      // A Smart+ object is read through the Smart+ get too (its ads only there).
+      if (account.smartPlusAllowed)
+        for (const row of await this.smartList(account, level, { [`${SMART_ID_FIELD[level]}s`]: part })) found.add(String(row?.[SMART_ID_FIELD[level]]));
     }
     return found;
+  }
+
+  /**
+   * The Smart+ ads of an ad group that a lost /smart_plus/ad/create/ answer left unknown (it takes no
+   * request_id): listed once and matched to the specs by name and video, in order, leaving out known ids.
+   */
+  private async findSmartAds(account: AdAccount, adgroupId: string, specs: ObjectSpec[]): Promise<Map<ObjectSpec, string>> {
+    const known = new Set(this.created.values());
+    const rows = (await this.smartList(account, 'ad', { adgroup_ids: [adgroupId] })).filter((row) => !known.has(String(row?.smart_plus_ad_id))).reverse();
+    const found = new Map<ObjectSpec, string>();
+    for (const spec of specs) {
+      const media = spec.creative?.ref;
+      const at = rows.findIndex(
+        (row) =>
+          row.ad_name === spec.name &&
+          (!media || (Array.isArray(row.creative_list) && row.creative_list.some((c: any) => c?.creative_info?.video_info?.video_id === media))),
+      );
+      if (at < 0) continue;
+      found.set(spec, String(rows[at].smart_plus_ad_id));
+      rows.splice(at, 1);
+    }
+    return found;
+  }
+
+  /**
+   * One Smart+ create (./smart-plus.ts): a campaign or ad group carries its request_id (int64), so a lost
+   * answer is sent again and answered with the object already made; an ad (no request_id) is looked for in
+   * its ad group first when an interrupted publish may have sent it, and after a lost answer.
+   */
+  private async createSmart(account: AdAccount, level: Level, spec: ObjectSpec): Promise<string> {
+    const digits = currencyDigits(account.currency);
+    const body =
+      level === 'campaign'
+        ? smartCampaignCreate(spec, digits)
+        : level === 'adset'
+          ? smartAdgroupCreate(spec, digits, await this.locationIds(account, spec))
+          : smartAdCreate(spec, account);
+    const find = async (todo: ObjectSpec[]) => (level === 'ad' ? await this.findSmartAds(account, String(spec.parentId), todo) : new Map<ObjectSpec, string>());
+    if (level === 'ad' && spec.mayExist) {
+      const before = (await this.http.retrying(() => find([spec]))).get(spec);
+      if (before) {
+        this.record(account, level, spec.marker, before);
+        return before;
+      }
+    }
+    const created = await createExactlyOnce(
+      this.http,
+      [spec],
+      async () => {
+        const data = await this.api.call(account, 'POST', `smart_plus/${PATH[level]}/create/`, body);
+        const id = data?.[SMART_ID_FIELD[level]];
+        if (!id) throw new PlatformError('transient', 'The ad platform answered a Smart+ create without an id.');
+        return [{ id: String(id) }];
+      },
+      find,
+    );
+    const id = created.get(spec)!;
+    this.record(account, level, spec.marker, id);
+    return id;
   }
 
   /**
@@ -556,6 +660,10 @@ export class TikTokAdapter implements PlatformAdapter {
       const adsByParent = new Map<string, number[]>();
       for (const i of ready) {
         const spec = resolved(i);
+        if (isSmartPlus(spec)) {
+          ids[i] = await this.createSmart(account, spec.level as Level, spec);
+          continue;
+        }
         if (spec.level !== 'ad') {
           [ids[i]] = await this.createGroup(account, spec.level as Level, [spec]);
           continue;
@@ -622,8 +730,10 @@ export class TikTokAdapter implements PlatformAdapter {
     for (const part of chunks([...new Set(parentIds)], FILTER_IDS)) {
       const rows = await this.collect(account, `${PATH[level]}/get/`, { filtering: { [parentField]: part } }, 'list', LIST_PAGE_SIZE);
       for (const row of rows) ids.push(String(row?.[ID_FIELD[level]]));
+      if (account.smartPlusAllowed)
+        for (const row of await this.smartList(account, level, { [parentField]: part })) ids.push(String(row?.[SMART_ID_FIELD[level]]));
     }
-    return ids;
+    return [...new Set(ids)];
   }
 
   /**
@@ -751,24 +861,33 @@ export class TikTokAdapter implements PlatformAdapter {
     return { ref: videoId, thumbnailRef: String(image.image_id) };
   }
 
-  /** The object behind `ref` in this advertiser, or not_found. */
-  private async current(account: AdAccount, level: Level, id: string): Promise<any> {
-    const data = await this.read(account, `${PATH[level]}/get/`, {
-      filtering: { [`${ID_FIELD[level]}s`]: [id], primary_status: 'STATUS_ALL' },
-      page: 1,
-      page_size: 1,
-    });
+  /** The object behind `ref` in this advertiser, and whether it is a Smart+ one (read through the Smart+ get), or not_found. */
+  private async current(account: AdAccount, level: Level, id: string): Promise<{ row: any; smart: boolean }> {
+    const smart = (await this.smartIds(account, level, [id])).has(id);
+    const filtering = { [`${(smart ? SMART_ID_FIELD : ID_FIELD)[level]}s`]: [id], primary_status: 'STATUS_ALL' };
+    const data = await this.read(account, `${smart ? 'smart_plus/' : ''}${PATH[level]}/get/`, { filtering, page: 1, page_size: 1 });
     const row = listOf(data)[0];
     if (!row) throw new PlatformError('not_found', `No ${level} ${id} in ad account ${account.accountId}.`);
-    return row;
+    return { row, smart };
   }
 
   async updateObject(account: AdAccount, ref: ObjectRef, changes: { name?: string; settings?: Record<string, unknown> }): Promise<void> {
     const level = levelOf(ref.level, 'update objects');
-    const current = await this.current(account, level, ref.id);
+    const { row: current, smart } = await this.current(account, level, ref.id);
     const settings = changes.settings ?? {};
     const raw = (settings.platformFields && typeof settings.platformFields === 'object' ? settings.platformFields : {}) as TikTokParams;
     const name = changes.name;
+    if (smart) {
+      // smart_plus_*_update.yml: an ad takes its name, texts, call to action and page; a campaign or ad group its name here (budgets: setBudget).
+      const fields = level === 'ad' ? { ...smartAdFields(settings), ...raw } : raw;
+      if (name === undefined && !Object.keys(fields).length) return;
+      await this.write(account, `smart_plus/${PATH[level]}/update/`, {
+        [SMART_ID_FIELD[level]]: ref.id,
+        ...(name !== undefined ? { [NAME_FIELD[level]]: name } : {}),
+        ...fields,
+      });
+      return;
+    }
     if (level === 'ad') {
       const creative = { ...creativeFields(settings), ...raw };
       if (name === undefined && !Object.keys(creative).length) return;
@@ -802,15 +921,26 @@ export class TikTokAdapter implements PlatformAdapter {
       const level = levelOf(ref.level, what);
       byLevel.set(level, [...new Set([...(byLevel.get(level) ?? []), ref.id])]);
     }
-    for (const [level, ids] of byLevel) {
-      for (const part of chunks(ids, BULK_LIMIT)) {
-        const data = await this.write(account, `${PATH[level]}/status/update/`, { [`${ID_FIELD[level]}s`]: part, operation_status: status });
-        for (const f of Array.isArray(data?.failures) ? (data.failures as Array<Record<string, unknown>>) : []) {
-          refused.push({ ref: { level, id: String(f[ID_FIELD[level]]) }, message: String(f.message ?? 'not changed') });
+    for (const [level, all] of byLevel) {
+      for (const [smart, ids] of await this.families(account, level, all)) {
+        const call = statusCall(level, smart);
+        for (const part of chunks(ids, BULK_LIMIT)) {
+          const data = await this.write(account, call.path, { [call.field]: part, operation_status: status });
+          for (const f of unchanged(data, level)) refused.push({ ref: { level, id: f.id }, message: f.message });
         }
       }
     }
     return refused;
+  }
+
+  /** `ids` of `level` as the classic ones and the Smart+ ones (each family has its own endpoints), leaving out an empty one. */
+  private async families(account: AdAccount, level: Level, ids: string[]): Promise<Array<[boolean, string[]]>> {
+    const smart = await this.smartIds(account, level, ids);
+    const split: Array<[boolean, string[]]> = [
+      [false, ids.filter((id) => !smart.has(id))],
+      [true, ids.filter((id) => smart.has(id))],
+    ];
+    return split.filter(([, list]) => list.length > 0);
   }
 
   async setStatus(account: AdAccount, refs: ObjectRef[], status: 'ACTIVE' | 'PAUSED'): Promise<void> {
@@ -840,31 +970,32 @@ export class TikTokAdapter implements PlatformAdapter {
       byLevel.set(ref.level, ids);
     }
     for (const [level, ids] of byLevel) {
-      for (const part of chunks([...ids.keys()], BULK_LIMIT)) {
-        const fail = (id: string, err: PlatformError) => {
-          for (const i of ids.get(id) ?? []) out[i] = err;
-        };
-        const send = async (group: string[]): Promise<void> => {
-          try {
-            const data = await this.write(account, `${PATH[level]}/status/update/`, {
-              [`${ID_FIELD[level]}s`]: group,
-              operation_status: status === 'ACTIVE' ? 'ENABLE' : 'DISABLE',
-            });
-            for (const f of Array.isArray(data?.failures) ? (data.failures as Array<Record<string, unknown>>) : []) {
-              const message = String(f.message ?? 'The ad platform did not change this object.');
-              fail(String(f[ID_FIELD[level]]), new PlatformError(/not exist|not found/i.test(message) ? 'not_found' : 'invalid_request', message));
+      for (const [smart, family] of await this.families(account, level, [...ids.keys()])) {
+        const call = statusCall(level, smart);
+        for (const part of chunks(family, BULK_LIMIT)) {
+          const fail = (id: string, err: PlatformError) => {
+            for (const i of ids.get(id) ?? []) out[i] = err;
+          };
+          const send = async (group: string[]): Promise<void> => {
+            try {
+              const data = await this.write(account, call.path, {
+                [call.field]: group,
+                operation_status: status === 'ACTIVE' ? 'ENABLE' : 'DISABLE',
+              });
+              for (const f of unchanged(data, level))
+                fail(f.id, new PlatformError(/not exist|not found/i.test(f.message) ? 'not_found' : 'invalid_request', f.message));
+            } catch (err) {
+              if (!(err instanceof PlatformError)) throw err;
+              // A refusal of the whole request (an id it does not know) is sorted out id by id.
+              if (group.length > 1 && (err.kind === 'not_found' || err.kind === 'invalid_request')) {
+                for (const id of group) await send([id]);
+                return;
+              }
+              for (const id of group) fail(id, err);
             }
-          } catch (err) {
-            if (!(err instanceof PlatformError)) throw err;
-            // A refusal of the whole request (an id it does not know) is sorted out id by id.
-            if (group.length > 1 && (err.kind === 'not_found' || err.kind === 'invalid_request')) {
-              for (const id of group) await send([id]);
-              return;
-            }
-            for (const id of group) fail(id, err);
-          }
-        };
-        await send(part);
+          };
+          await send(part);
+        }
       }
     }
     return out;
@@ -877,8 +1008,10 @@ export class TikTokAdapter implements PlatformAdapter {
    */
   async setBudget(account: AdAccount, ref: ObjectRef, budget: Budget): Promise<void> {
     if (ref.level !== 'campaign' && ref.level !== 'adset') throw unsupportedLevel('tiktok', ref.level, 'hold a budget');
-    const current = await this.current(account, ref.level, ref.id);
-    const mode = String(current.budget_mode ?? 'BUDGET_MODE_INFINITE');
+    const { row: current, smart } = await this.current(account, ref.level, ref.id);
+    // A Smart+ daily budget is BUDGET_MODE_DYNAMIC_DAILY_BUDGET (smart_plus_campaign_create.yml budget_mode).
+    const raw = String(current.budget_mode ?? 'BUDGET_MODE_INFINITE');
+    const mode = raw === 'BUDGET_MODE_DYNAMIC_DAILY_BUDGET' ? 'BUDGET_MODE_DAY' : raw;
     if (mode !== 'BUDGET_MODE_DAY' && mode !== 'BUDGET_MODE_TOTAL')
       throw new PlatformError('invalid_request', `This TikTok ${ref.level === 'campaign' ? 'campaign' : 'ad group'} holds no budget of its own to change.`, {
         field: 'budget',
@@ -889,7 +1022,8 @@ export class TikTokAdapter implements PlatformAdapter {
         `TikTok keeps a budget ${mode === 'BUDGET_MODE_DAY' ? 'daily' : 'lifetime'} as it was created; only its amount can change.`,
         { field: 'budgetType' },
       );
-    await this.write(account, `${PATH[ref.level]}/update/`, {
+    // smart_plus_campaign_update.yml and smart_plus_adgroup_update.yml take budget (no budget_mode) as the classic updates do.
+    await this.write(account, `${smart ? 'smart_plus/' : ''}${PATH[ref.level]}/update/`, {
       [ID_FIELD[ref.level]]: ref.id,
       budget: minorToDecimal(budget.amountMinorUnits, currencyDigits(account.currency)),
     });

@@ -23,6 +23,26 @@ function endpoint(where: string, model: string, fields: Array<string | [string, 
 
 const PAGED: Array<string | [string, string]> = ['advertiser_id', 'page', 'page_size'];
 
+/** A Smart+ yml file of the SDK, where an endpoint's parameters are described (live-platforms.md, "Automated campaigns"). */
+const yml = (file: string, field: string): string => `tiktok-business-api-sdk @f809c39 yml_files/${file}.yml: ${field}`;
+
+/** One Smart+ endpoint's parameters, all from one yml file, each with an optional note. */
+function smartEndpoint(where: string, file: string, fields: Array<string | [string, string]>): LedgerEntry[] {
+  return fields.map((f) => {
+    const [field, note] = typeof f === 'string' ? [f, ''] : f;
+    return { field, where: [where], source: `${yml(file, field)}${note ? `; ${note}` : ''}` };
+  });
+}
+
+/** A Smart+ get's query (smart_plus_*_get.yml): paging and the filters the adapter uses. */
+const SMART_GET = (filters: string[]): Array<string | [string, string]> => [
+  'advertiser_id',
+  'page',
+  'page_size',
+  ...filters.map((f) => `filtering.${f}`),
+  'filtering.primary_status',
+];
+
 /** What the TikTok adapter sends, endpoint by endpoint. */
 export const TIKTOK_LEDGER: readonly LedgerEntry[] = [
   ...endpoint('POST /campaign/create/', 'CampaignCreateBody', [
@@ -119,6 +139,92 @@ export const TIKTOK_LEDGER: readonly LedgerEntry[] = [
   ...endpoint('GET /identity/get/', 'IdentityApi', [...PAGED, 'identity_type']),
   ...endpoint('GET /dmp/custom_audience/list/', 'AudienceApi', PAGED),
   ...endpoint('GET /pixel/list/', 'PixelApi', [...PAGED.slice(0, 2), ['page_size', 'yml_files/pixel_list.yml: at most 20']]),
+  // Upgraded Smart+ (./smart-plus.ts): what Smart+ decides itself (frequency, display name) is never sent.
+  ...smartEndpoint('POST /smart_plus/campaign/create/', 'smart_plus_campaign_create', [
+    'advertiser_id',
+    'campaign_name',
+    ['objective_type', 'valid keys WEB_CONVERSIONS, LEAD_GENERATION, APP_PROMOTION'],
+    ['operation_status', 'DISABLE at create; finishPublish enables it'],
+    'budget_optimize_on',
+    ['budget_mode', 'valid keys BUDGET_MODE_DYNAMIC_DAILY_BUDGET and BUDGET_MODE_TOTAL (BUDGET_MODE_DAY is not)'],
+    'budget',
+    'special_industries',
+    ['request_id', 'required; read as int64 (x-open-convert), so digits derived from the node id and attempt'],
+  ]),
+  ...smartEndpoint('POST /smart_plus/campaign/update/', 'smart_plus_campaign_update', ['advertiser_id', 'campaign_id', 'campaign_name', 'budget']),
+  ...smartEndpoint('POST /smart_plus/campaign/status/update/', 'smart_plus_campaign_status_update', [
+    'advertiser_id',
+    ['campaign_ids', 'maxItems 20'],
+    'operation_status',
+  ]),
+  ...smartEndpoint('GET /smart_plus/campaign/get/', 'smart_plus_campaign_get', SMART_GET(['campaign_ids'])),
+  ...smartEndpoint('POST /smart_plus/adgroup/create/', 'smart_plus_adgroup_create', [
+    'advertiser_id',
+    'campaign_id',
+    'adgroup_name',
+    'operation_status',
+    ['optimization_goal', 'required'],
+    ['billing_event', 'required'],
+    ['promotion_type', 'required'],
+    ['schedule_type', 'required'],
+    ['schedule_start_time', 'required; "YYYY-MM-DD HH:MM:SS" (datetime_to_timestamp)'],
+    'schedule_end_time',
+    'bid_type',
+    'bid_price',
+    'conversion_bid_price',
+    'budget_mode',
+    'budget',
+    ['placement_type', 'sent only when the ad set names its placements (else Smart+ places the ads)'],
+    'placements',
+    'pixel_id',
+    'optimization_event',
+    ['targeting_spec.location_ids', 'targeting_spec is required'],
+    'targeting_spec.age_groups',
+    'targeting_spec.gender',
+    'targeting_spec.interest_category_ids',
+    'targeting_spec.languages',
+    'targeting_spec.audience_ids',
+    'targeting_spec.excluded_audience_ids',
+    ['request_id', 'required; read as int64 (x-open-convert)'],
+  ]),
+  ...smartEndpoint('POST /smart_plus/adgroup/update/', 'smart_plus_adgroup_update', ['advertiser_id', 'adgroup_id', 'adgroup_name', 'budget']),
+  ...smartEndpoint('POST /smart_plus/adgroup/status/update/', 'smart_plus_adgroup_status_update', [
+    'advertiser_id',
+    ['adgroup_ids', 'maxItems 20'],
+    'operation_status',
+  ]),
+  ...smartEndpoint('GET /smart_plus/adgroup/get/', 'smart_plus_adgroup_get', SMART_GET(['adgroup_ids', 'campaign_ids'])),
+  ...smartEndpoint('POST /smart_plus/ad/create/', 'smart_plus_ad_create', [
+    'advertiser_id',
+    'adgroup_id',
+    'ad_name',
+    ['operation_status', 'default ENABLE; sent DISABLE, finishPublish enables it'],
+    ['creative_list[].creative_info.ad_format', 'SINGLE_VIDEO (valid keys CAROUSEL_ADS, CATALOG_CAROUSEL, SINGLE_VIDEO: no single image)'],
+    'creative_list[].creative_info.video_info.video_id',
+    'creative_list[].creative_info.identity_id',
+    'creative_list[].creative_info.identity_type',
+    'creative_list[].creative_info.identity_authorized_bc_id',
+    'ad_text_list[].ad_text',
+    'call_to_action_list[].call_to_action',
+    ['landing_page_url_list[].landing_page_url', 'sub3=__CAMPAIGN_ID__ carried in as on the classic ads'],
+  ]),
+  ...smartEndpoint('POST /smart_plus/ad/update/', 'smart_plus_ad_update', [
+    'advertiser_id',
+    'smart_plus_ad_id',
+    'ad_name',
+    'ad_text_list[].ad_text',
+    'call_to_action_list[].call_to_action',
+    'landing_page_url_list[].landing_page_url',
+  ]),
+  ...smartEndpoint('POST /smart_plus/ad/status/update/', 'smart_plus_ad_status_update', [
+    'advertiser_id',
+    ['smart_plus_ad_ids', 'maxItems 20'],
+    'operation_status',
+  ]),
+  ...smartEndpoint('GET /smart_plus/ad/get/', 'smart_plus_ad_get', [
+    ...SMART_GET(['smart_plus_ad_ids', 'adgroup_ids']).filter((f) => f !== 'page_size'),
+    ['page_size', 'at most 100 (maximum in the yml)'],
+  ]),
   ...endpoint('GET /report/integrated/get/', 'ReportingApi', [
     ...PAGED,
     'report_type',

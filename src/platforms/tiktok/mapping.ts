@@ -291,7 +291,8 @@ const CALLS_TO_ACTION: Record<string, string | undefined> = {
   NO_BUTTON: undefined,
 };
 
-function callToAction(value: unknown): unknown {
+/** A call to action as TikTok names it (CALLS_TO_ACTION); undefined for NO_BUTTON. */
+export function callToActionOf(value: unknown): unknown {
   return typeof value === 'string' && value in CALLS_TO_ACTION ? CALLS_TO_ACTION[value] : value;
 }
 
@@ -308,7 +309,7 @@ export function creativeFields(s: Record<string, unknown>): TikTokParams {
     identity_type: s.identityType,
     display_name: displayNameOf(s.displayName),
     ad_text: s.primaryText ?? s.headline,
-    call_to_action: callToAction(s.callToAction),
+    call_to_action: callToActionOf(s.callToAction),
     landing_page_url: typeof s.linkUrl === 'string' ? landingUrl(s.linkUrl, s.urlTags) : undefined,
   });
 }
