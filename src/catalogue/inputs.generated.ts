@@ -146,7 +146,7 @@ export interface ConnectTrackerInput {
    */
   brandId: number;
   /**
-   * The tracker's address, e.g. https://tracker.example.com (its Keitaro Admin API is under {baseUrl}/admin_api/v1), or the literal sandbox: for the built-in simulated tracker. A public https address unless the service runs with WEBHOOK_ALLOW_PRIVATE=true.
+   * The tracker's address (https://tracker.example.com; its Keitaro Admin API is {baseUrl}/admin_api/v1), or sandbox: for the built-in simulated tracker. Public https unless WEBHOOK_ALLOW_PRIVATE=true.
    */
   baseUrl: string;
   /**
@@ -245,7 +245,7 @@ export interface CreateAutomationInput {
    */
   frequency?: 'every_15_minutes' | 'hourly' | 'daily';
   /**
-   * Local hour (0-23, ad account time zone) of a daily rule; required with frequency daily, null otherwise.
+   * Local hour (0-23, account time zone) of a daily rule; required with frequency daily.
    */
   dailyHour?: number | null;
   /**
@@ -257,7 +257,7 @@ export interface CreateAutomationInput {
    */
   maxActionsPerDay?: number;
   /**
-   * shadow records what it would do (skipReason shadow) and changes nothing; it emits one automation.triggered (mode shadow) per run and action. Default live.
+   * shadow records what it would do and changes nothing (skipReason shadow; one automation.triggered per run and action). Default live.
    */
   mode?: 'live' | 'shadow';
   /**
@@ -408,7 +408,7 @@ export interface CreateStructureTemplateInput {
    */
   name: string;
   /**
-   * The tree (launch node properties). Names may use the naming tokens ({brand}, {audience}, {name}, {index}, {date:YYYY-MM-DD}...); else the naming convention names the node.
+   * The tree (launch node properties). Names may use {brand}, {audience}, {name}, {index}, {date:YYYY-MM-DD}; else the naming convention names them.
    */
   config: {
     /**
@@ -460,7 +460,7 @@ export interface CreateStructureTemplateInput {
        */
       specialAdCategories?: ('CREDIT' | 'EMPLOYMENT' | 'HOUSING' | 'ISSUES_ELECTIONS_POLITICS')[];
       /**
-       * TikTok: publish as an Upgraded Smart+ campaign (the /smart_plus/ endpoints; the ad account needs smartPlusAllowed). Default false.
+       * TikTok: publish as a Smart+ campaign (its account needs smartPlusAllowed). Default false.
        */
       smartPlus?: boolean;
     };
@@ -1048,7 +1048,7 @@ export interface EditStructureTemplateInput {
    */
   name?: string;
   /**
-   * The tree (launch node properties). Names may use the naming tokens ({brand}, {audience}, {name}, {index}, {date:YYYY-MM-DD}...); else the naming convention names the node.
+   * The tree (launch node properties). Names may use {brand}, {audience}, {name}, {index}, {date:YYYY-MM-DD}; else the naming convention names them.
    */
   config?: {
     /**
@@ -1101,7 +1101,7 @@ export interface EditStructureTemplateInput {
        */
       specialAdCategories?: ('CREDIT' | 'EMPLOYMENT' | 'HOUSING' | 'ISSUES_ELECTIONS_POLITICS')[] | null;
       /**
-       * TikTok: publish as an Upgraded Smart+ campaign (the /smart_plus/ endpoints; the ad account needs smartPlusAllowed). Default false.
+       * TikTok: publish as a Smart+ campaign (its account needs smartPlusAllowed). Default false.
        */
       smartPlus?: boolean | null;
     } | null;
@@ -2687,7 +2687,7 @@ export interface UpdateAutomationInput {
    */
   frequency?: 'every_15_minutes' | 'hourly' | 'daily';
   /**
-   * Local hour (0-23, ad account time zone) of a daily rule; required with frequency daily, null otherwise.
+   * Local hour (0-23, account time zone) of a daily rule; required with frequency daily.
    */
   dailyHour?: number | null;
   /**
@@ -2699,7 +2699,7 @@ export interface UpdateAutomationInput {
    */
   maxActionsPerDay?: number;
   /**
-   * shadow records what it would do (skipReason shadow) and changes nothing; it emits one automation.triggered (mode shadow) per run and action. Default live.
+   * shadow records what it would do and changes nothing (skipReason shadow; one automation.triggered per run and action). Default live.
    */
   mode?: 'live' | 'shadow';
   /**

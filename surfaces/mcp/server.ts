@@ -29,7 +29,7 @@ import type { OperationDefinition } from '../../src/catalogue/define.js';
 import type { ProgressUpdate } from '../../src/catalogue/invoke-types.js';
 import type { Service } from '../../src/service.js';
 import { asToolAnswer, declinedResult, errorResult, successResult } from './results.js';
-import { IDS_ANSWERED_AS_STRINGS, MCP_PAGE_SIZE, NULL_ALTERNATIVES, toolName, toolsFor, type ToolDefinition } from './tools.js';
+import { IDS_ANSWERED_AS_STRINGS, MCP_PAGE_SIZE, NULL_ALTERNATIVES, operationWords, toolName, toolsFor, type ToolDefinition } from './tools.js';
 import { ExchangeTransport } from './exchange.js';
 import { strictForm, withoutNulls } from './strict-schema.js';
 import { invokeFollowing } from './follow.js';
@@ -129,15 +129,6 @@ function inToolWords(err: unknown, operations: RegExp): unknown {
   const message = words(err.message);
   if (message === err.message && details === err.details) return err;
   return new ServiceError(err.code, message, details, err.retryAfter);
-}
-
-/** The catalogue's operation names as words in a sentence (not inside a path or another name), longest first. */
-function operationWords(ops: OperationDefinition[]): RegExp {
-  const names = ops
-    .map((op) => op.name)
-    .filter((n) => n.includes('-'))
-    .sort((a, b) => b.length - a.length);
-  return new RegExp(`(?<![\\w/.-])(?:${names.join('|')})(?![\\w/-])`, 'g');
 }
 
 /** MCP's code for a resource that does not exist (2025-06-18, Resources: Error Handling). */

@@ -144,7 +144,7 @@ function inputOf(op: OperationDefinition, schemas: SchemaRegistry): JsonSchema &
   }
   if (properties.limit) properties.limit = { ...properties.limit, default: MCP_PAGE_SIZE };
   if (op.idempotency !== 'none') {
-    properties.idempotencyKey = { type: 'string', minLength: 1, maxLength: 255, description: 'Same key = safe retry (24 h).' };
+    properties.idempotencyKey = { type: 'string', minLength: 1, maxLength: 255, description: 'Safe-retry key (24 h).' };
     if (op.idempotency === 'required') input.required = [...((input.required as string[]) ?? []), 'idempotencyKey'];
   }
   return withoutIdCeiling({ ...input, properties }) as JsonSchema & { type: 'object' };
@@ -266,6 +266,27 @@ const MAY_NOT_START = new Map([
   ['create-pipeline-card', 'launchId'],
 ]);
 
+/** The catalogue's operation names as words in a sentence (not inside a path or another name), longest first. */
+export function operationWords(ops: OperationDefinition[]): RegExp {
+  const names = ops
+    .map((op) => op.name)
+    .filter((n) => n.includes('-'))
+    .sort((a, b) => b.length - a.length);
+  return new RegExp(`(?<![\\w/.-])(?:${names.join('|')})(?![\\w/-])`, 'g');
+}
+
+/** `schema` with every operation its descriptions name said as the tool (`update-node` is `update_node` here). */
+function inToolNames(node: unknown, operations: RegExp): any {
+  if (Array.isArray(node)) return node.map((n) => inToolNames(n, operations));
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'description' && typeof v === 'string') out[k] = v.replace(operations, (name) => toolName(name));
+    else out[k] = k === 'enum' || k === 'default' ? v : inToolNames(v, operations);
+  }
+  return out;
+}
+
 /** An answer's fields with the flag a null of them becomes in a tool's answer (`allBrands` beside `brandIds`). */
 function withAllFlags(fields: Record<string, JsonSchema> | undefined): Record<string, JsonSchema> {
   const out = { ...fields };
@@ -282,6 +303,7 @@ export function toolsFor(ops: OperationDefinition[], schemas: SchemaRegistry): T
     input: inputOf(op, schemas),
     output: answerShape(schemas.bundle(op.output)),
   }));
+  const operations = operationWords(ops);
   return writtenOnce(drafts).map((draft, i) => {
     const op = ops[i];
     const bundledOutput = schemas.bundle(op.output);
@@ -299,11 +321,11 @@ export function toolsFor(ops: OperationDefinition[], schemas: SchemaRegistry): T
         ? { ...draft.output, properties: { ...fields, ...withAllFlags(draft.output.properties as Record<string, JsonSchema>), [first]: fields[first] }, required: [first] }
         : { ...draft.output, properties: { ...fields, ...withAllFlags(draft.output.properties as Record<string, JsonSchema>) } }
       : own;
-    const inputSchema = portableInputOf(op, drafts[i].input, schemas);
+    const inputSchema = inToolNames(portableInputOf(op, drafts[i].input, schemas), operations);
     return {
       name: draft.name,
       title: titleOf(op, schemas),
-      description: describe(op, inputSchema, bundledOutput),
+      description: describe(op, inputSchema, bundledOutput).replace(operations, (name) => toolName(name)),
       inputSchema,
       outputSchema: withSharedDefs(output) as JsonSchema & { type: 'object' },
       annotations: {
