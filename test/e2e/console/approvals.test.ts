@@ -152,7 +152,7 @@ describe('approvals by a person in the console', function () {
         const olive = await signedIn('owner', `/console/brands/${shoes}/approvals/${approval.approvalId}`);
         await olive.page.click('#approve');
         await olive.page.click('#confirm');
-        expect(await olive.page.locator('[role=alert]').first().innerText()).to.contain('Nothing was published');
+        expect(await olive.page.locator('[role=alert]').first().innerText()).to.contain('Nothing was done');
         expect((await launch(built.launchId)).status).to.equal('draft');
         expect((await api()('GET', `/approvals/${approval.approvalId}`)).body.status).to.equal('stale');
       });
