@@ -38,6 +38,11 @@ export function isAgent(p: Principal): boolean {
   return !p.approvedBy && (p.kind === 'api_key' || p.grantId !== null);
 }
 
+/** Whether `p`'s money paths wait for a person: an agent's credential in an organization whose agentPublishes is `person`. */
+export async function decidedByPerson(db: Knex | Knex.Transaction, p: Principal): Promise<boolean> {
+  return isAgent(p) && (await agentPublishesOf(db, p.organizationId)) === 'person';
+}
+
 /** What a money path asks a person to approve: what approving carries out, its plan and amounts. */
 export type ApprovalRequest = Pick<Approval, 'kind' | 'brandId' | 'operation' | 'input' | 'launchId' | 'nodeId' | 'plan' | 'planFingerprint' | 'amounts'>;
 
@@ -62,7 +67,7 @@ export async function approvalNeeded(ctx: ServiceContext<'config' | 'events'>, r
       );
     return null;
   }
-  if (!isAgent(p) || (await agentPublishesOf(ctx.db, p.organizationId)) !== 'person') return null;
+  if (!(await decidedByPerson(ctx.db, p))) return null;
   const now = ctx.now();
   const row: Omit<Approval, 'id'> = {
     organizationId: p.organizationId,
