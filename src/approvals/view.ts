@@ -41,5 +41,6 @@ export function decidedData(a: Approval, status: ApprovalStatus, decidedBy: stri
     kind: a.kind,
     decidedBy: decidedBy.slice(0, 255),
     launchId: a.launchId === null ? null : String(a.launchId),
+    nodeId: a.nodeId,
   };
 }

@@ -313,8 +313,10 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
           signal: channel.signal,
           onWait,
         });
+        const result = decided.status === 'approved' ? withText(callResult(decided.body, caller), decided.said) : declinedResult(decided.body, decided.said);
+        // The result is written as it now stands (with the sentence), not from the JSON made of the answer alone.
         caller.resultJson = undefined;
-        return decided.status === 'approved' ? withText(callResult(decided.body, caller), decided.said) : declinedResult(decided.body, decided.said);
+        return result;
       }
       const result = callResult(body, caller);
       // Accepted, not done: the organization wants a person to decide (an approval), and the agent is told where.

@@ -5,7 +5,7 @@
 // be a person signed in to the console: the session cookie (HttpOnly, SameSite=Lax, so another site's
 // request does not carry it), the session's CSRF token in X-CSRF-Token (the token the console's forms
 // carry, readable only by the console's own pages), and, when the browser sends one, an Origin that
-// is the service's own. The decision then runs as that person, exactly like the console's form.
+// is this site's (as the sign-in form checks it). The decision then runs as that person, exactly like the console's form.
 
 import type Koa from 'koa';
 import type { Principal } from '../../src/auth/principal.js';
@@ -13,6 +13,7 @@ import type { Service } from '../../src/service.js';
 import { ServiceError } from '../../src/errors.js';
 import { PersonSessions } from '../../src/access/person.js';
 import { SESSION_COOKIE, csrfMatches } from '../../src/oauth/sessions.js';
+import { sameSiteOrigin } from '../../src/oauth/sign-in-form.js';
 import { approvalPath } from '../../src/approvals/view.js';
 import { organizationOfBrand } from '../../src/brands/store.js';
 
@@ -46,8 +47,8 @@ export function decisionCaller(service: Service): Koa.Middleware<{ principal?: P
         `Sign in to the console first: this route takes a signed-in person's session (its cookie and X-CSRF-Token), or decide at ${consoleUrl}.`,
         null,
       );
-    const origin = ctx.get('origin');
-    if (origin && origin !== new URL(service.config.baseUrl).origin)
+    const origin = ctx.get('origin') || undefined;
+    if (!sameSiteOrigin(origin, service.oauth.issuer, `${ctx.protocol}://${ctx.host}`))
       throw new ServiceError('forbidden', `This request came from ${origin}, not from the service's own pages: nothing was decided.`, { consoleUrl });
     if (!csrfMatches(person.session, ctx.get('x-csrf-token')))
       throw new ServiceError(

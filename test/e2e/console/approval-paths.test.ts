@@ -55,7 +55,7 @@ describe('every money path waits for a person (agentPublishes person)', function
         shoes = w.brandId('acme', 'shoes');
         creativeId = await uploadCreative(w, agent(), shoes);
         // Published while the organization still lets keys publish: the live objects the paths change.
-        for (const k of Object.keys(live) as Array<keyof typeof live>) {
+        for (const k of ['budget', 'status', 'mcp', 'mcpLate'] as const) {
           live[k] = await buildLaunch(api(), { creativeId, title: `Live ${k}` });
           await publish(api(), live[k].launchId);
         }
@@ -91,8 +91,9 @@ describe('every money path waits for a person (agentPublishes person)', function
             ),
           `${type} ${status ?? ''} of approval ${approvalId} delivered`,
         );
+      const chatTexts = () => chat.received.map((r) => String((r.body as unknown as { text: string }).text));
       const chatted = (fragment: string) =>
-        waitFor(async () => chat.received.some((r) => String((r.body as unknown as { text: string }).text).includes(fragment)), `chat saying "${fragment}"`);
+        waitFor(async () => chatTexts().some((t) => t.includes(fragment)), `chat saying "${fragment}" (got ${JSON.stringify(chatTexts())})`);
 
       /** Opens the approval's console page as the owner. */
       async function page(id: number) {
@@ -152,7 +153,7 @@ describe('every money path waits for a person (agentPublishes person)', function
         const requested = hooks.received.find((r) => r.body.type === 'approval.requested' && r.body.data.approvalId === asked.body.approvalId)!;
         expect(requested.verifiedWith).to.deep.equal([0]);
         expect(requested.body.data).to.deep.include({ kind: 'live_budget', nodeId: b.campaignId, planFingerprint: asked.body.planFingerprint });
-        await chatted(`API key: Ada agent asks to change a live budget (launch ${b.launchId}, node ${b.campaignId}), spending $75.00 on act_1101. Approval ${asked.body.approvalId}`);
+        await chatted(`API key: Ada agent asks to change a live budget (launch ${b.launchId}, node ${b.campaignId}), spending 75.00 USD on act_1101. Approval ${asked.body.approvalId}`);
         await chatted(`Approval ${asked.body.approvalId} (change a live budget (launch ${b.launchId}, node ${b.campaignId})) was approved by Olive Owner.`);
       });
 
