@@ -265,6 +265,68 @@ describe('every money path waits for a person (agentPublishes person)', function
         expect(nodeOf(done, 'review').status).to.not.equal('waiting_review');
       });
 
+      it('changing or running by hand an automation that resumes waits too (resume); one changed since its request is stale when approved', async () => {
+        // Saved while the organization let keys act: an automation that resumes.
+        await w.service.knex('organizations').update({ agent_publishes: 'direct' });
+        const made = await api()('POST', '/automations', {
+          automationName: 'Resumer',
+          accountId: 'act_1101',
+          level: 'campaign',
+          action: 'pause',
+          status: 'PAUSED',
+          mode: 'shadow',
+          resumeWhenClear: true,
+          conditions: [{ metric: 'spend', window: 'today', operator: 'gt', value: 100000 }],
+        });
+        await w.service.knex('organizations').update({ agent_publishes: 'person' });
+        expect(made.status, JSON.stringify(made.body)).to.equal(201);
+        const id = made.body.automationId;
+        const run = await api()('POST', `/automations/${id}/runs`, {});
+        expect(run.status, JSON.stringify(run.body)).to.equal(202);
+        expect(run.body).to.deep.include({ kind: 'resume', status: 'waiting' });
+        expect(run.body.plan).to.deep.include({ operation: 'run-automation' });
+        // The run by hand, approved, runs as the key that asked (a shadow rule acts on nothing).
+        const ran = await decideFromSession(run.body.approvalId, { decision: 'approve', planFingerprint: run.body.planFingerprint });
+        expect(ran.status, JSON.stringify(ran.body)).to.equal(200);
+        expect(ran.body.result).to.deep.include({ automationId: id, trigger: 'manual' });
+        const rename = await api()('PATCH', `/automations/${id}`, { automationName: 'Resumer, renamed' });
+        const cool = await api()('PATCH', `/automations/${id}`, { cooldownMinutes: 120 });
+        expect([rename.status, cool.status]).to.deep.equal([202, 202]);
+        const first = await decideFromSession(cool.body.approvalId, { decision: 'approve', planFingerprint: cool.body.planFingerprint });
+        expect(first.status, JSON.stringify(first.body)).to.equal(200);
+        expect(first.body.result).to.deep.include({ cooldownMinutes: 120, automationName: 'Resumer' });
+        // The rule the rename was asked against is not the rule now: nothing is saved.
+        const stale = await decideFromSession(rename.body.approvalId, { decision: 'approve', planFingerprint: rename.body.planFingerprint });
+        expect(stale.status, JSON.stringify(stale.body)).to.equal(409);
+        expect(stale.body.error.details).to.deep.include({ status: 'stale' });
+        expect((await api()('GET', `/automations/${id}`)).body.automationName).to.equal('Resumer');
+      });
+
+      it('saving an active money workflow waits (arm_workflow of save-workflow); approved, the definition is saved and armed', async () => {
+        const ci = w.key('acme', 'ci');
+        const draft = await buildLaunch(api(), { creativeId, title: 'Saved armed' });
+        await w.service.knex('organizations').update({ agent_publishes: 'direct' });
+        const wf = await createWorkflow(w, ci, shoes, {
+          workflowName: 'Armed and saved',
+          trigger: { kind: 'schedule', cron: '0 9 * * *', timezone: 'UTC' },
+          nodes: [launchNode('publish', draft.launchId)],
+        });
+        const armed = await api(ci)('POST', `/workflows/${wf.workflowId}/activate`, {});
+        await w.service.knex('organizations').update({ agent_publishes: 'person' });
+        expect(armed.status, JSON.stringify(armed.body)).to.equal(200);
+        const current = (await api()('GET', `/workflows/${wf.workflowId}`)).body;
+        const body = { workflowName: 'Armed, renamed', type: current.type, trigger: current.trigger, nodes: current.nodes, edges: current.edges, version: current.version };
+        const asked = await api()('PUT', `/workflows/${wf.workflowId}`, body);
+        expect(asked.status, JSON.stringify(asked.body)).to.equal(202);
+        expect(asked.body).to.deep.include({ kind: 'arm_workflow', status: 'waiting' });
+        expect(asked.body.plan).to.deep.include({ operation: 'save-workflow', workflowName: 'Armed, renamed' });
+        expect((await api()('GET', `/workflows/${wf.workflowId}`)).body.workflowName, 'not saved yet').to.equal('Armed and saved');
+        const done = await decideFromSession(asked.body.approvalId, { decision: 'approve', planFingerprint: asked.body.planFingerprint });
+        expect(done.status, JSON.stringify(done.body)).to.equal(200);
+        const saved = (await api()('GET', `/workflows/${wf.workflowId}`)).body;
+        expect(saved).to.deep.include({ workflowName: 'Armed, renamed', status: 'active' });
+      });
+
       it('an approval nobody decides is expired by the expire-approvals job: approval.decided expired to webhooks and chat; nothing moves', async () => {
         const b = live.budget;
         const asked = await api()('POST', `/launches/${b.launchId}/nodes/${b.campaignId}/live-budget`, { level: 'CAMPAIGN', budgetType: 'daily', amount: 9900 }, idem('exp'));
