@@ -55,7 +55,8 @@ const updateOrganizationSettings = defineOperation({
   toolset: 'integrate',
   summary: "Change the organization's settings (owners and admins): agentPublishes direct or person.",
   description:
-    'With agentPublishes person, every money path an API key or OAuth token takes (a publish) records an approval and answers 202 with it, ' +
+    'With agentPublishes person, every money path an API key or OAuth token takes (a publish, a live budget or status, saving or running an automation that resumes, ' +
+    'arming a money workflow, approving a review gate a launch or budget step follows) records an approval and answers 202 with it, ' +
     'and an owner or admin decides it in the console. Only a person who is an owner or admin changes this (an API key: 403 forbidden, so an agent never turns it off).',
   uses: [],
   async handler(ctx, input) {
@@ -129,15 +130,19 @@ const decide = defineOperation({
   errors: ['forbidden', 'conflict', 'stale_read'],
   tag: 'approvals',
   toolset: 'workflows',
-  // Decided only from a person's console session (REST and MCP credentials never qualify): on no surface.
+  // Decided only from a person's signed-in session: no MCP tool (agents never decide), no CLI command, no
+  // OpenAPI entry (no bearer credential qualifies); the console's form and REST's session-only route
+  // (surfaces/rest/approval-decision.ts) invoke it as the person.
   internal: true,
   // Approving publishes through the ad platform (the requesting credential's launch-campaign): never inside a transaction.
   transactional: false,
   summary: 'Approve or reject an approval, as a signed-in owner or admin in the console; approving carries it out exactly as planned.',
   description:
-    'Only a person signed in to the console who is an organization owner or admin decides (an API key or an OAuth token: 403 forbidden), and never the person behind the requesting credential (403 forbidden). ' +
-    "planFingerprint must be the approval's (another: 409 stale_read, nothing decided). Approving publishes the plan as the credential that asked, against its ceiling, " +
-    'naming the person who approved; a launch changed since the request makes the approval stale (409 stale_read, nothing published). ' +
+    'Only a person signed in to the console who is an organization owner or admin decides, and never the person behind the requesting credential (403 forbidden). ' +
+    'On REST (POST /v1/brands/{brandId}/approvals/{approvalId}/decision) it takes the console session only: its cookie, its CSRF token in X-CSRF-Token and an Origin of this site; ' +
+    'an API key or an OAuth token is answered 403 forbidden naming the console page (details.consoleUrl), because a bearer credential is what agentPublishes person keeps from deciding. ' +
+    "planFingerprint must be the approval's (another: 409 stale_read, nothing decided). Approving carries the call out as the credential that asked, against its ceiling, " +
+    'naming the person who approved, bound to the planFingerprint: anything changed since the request makes the approval stale (409 stale_read, nothing done). ' +
     'An approval that is not waiting (decided, expired after APPROVAL_TTL_HOURS, stale) answers 409 conflict.',
   uses: ['config', 'events', 'invoke'],
   async handler(ctx, input) {
