@@ -21,9 +21,7 @@ export function chatText(e: Pick<StoredEvent, 'type' | 'data'>): string {
   const of = d.launchId ? ` (launch ${String(d.launchId)}${d.nodeId ? `, node ${String(d.nodeId)}` : ''})` : '';
   if (e.type === 'approval.requested') {
     const amounts = (d.amounts as Amount[] | undefined) ?? [];
-    const spends = amounts.length
-      ? `, spending ${amounts.map((a) => `${formatMinor(a.amountMinorUnits, a.currency)} on ${a.accountId}`).join(', ')}`
-      : '';
+    const spends = amounts.length ? `, spending ${amounts.map((a) => `${formatMinor(a.amountMinorUnits, a.currency)} on ${a.accountId}`).join(', ')}` : '';
     return `${String(d.requestedBy)} asks to ${what}${of}${spends}. Approval ${String(d.approvalId)} waits for an owner or admin: ${String(d.consoleUrl)}`;
   }
   const outcome =

@@ -216,7 +216,7 @@ function staleWhat(a: Approval): string {
   if (a.kind === 'publish') return `Launch ${a.launchId}`;
   if (a.kind === 'live_budget' || a.kind === 'live_status') return `Node ${a.nodeId} of launch ${a.launchId} (or its launch)`;
   if (a.kind === 'resume') return 'The automation';
-  if (a.kind === 'arm_workflow') return "The workflow or the plans of its launch and budget steps";
+  if (a.kind === 'arm_workflow') return 'The workflow or the plans of its launch and budget steps';
   return "The review gate's plan";
 }
 

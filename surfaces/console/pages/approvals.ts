@@ -102,7 +102,12 @@ function whatItDoes(a: ApprovalView): { lead: string; confirm: string; body: str
       };
     }
     case 'review': {
-      const step = (plan.stepPlan ?? {}) as { kind?: string; stepNodeId?: string; launchId?: string | null; counts?: { campaigns: number; adSets: number; ads: number } | null };
+      const step = (plan.stepPlan ?? {}) as {
+        kind?: string;
+        stepNodeId?: string;
+        launchId?: string | null;
+        counts?: { campaigns: number; adSets: number; ads: number } | null;
+      };
       const counts = step.counts ? ` (${step.counts.campaigns} campaigns, ${step.counts.adSets} ad sets, ${step.counts.ads} ads)` : '';
       return {
         lead: `approve the review gate ${esc(String(plan.nodeId))} of run ${esc(String(plan.executionId))} of the workflow ${named(plan.workflowName, String(plan.workflowId))}: its ${esc(step.kind ?? 'money')} step ${esc(step.stepNodeId ?? '')} then goes on with launch ${esc(step.launchId ?? 'made by an earlier step')}${counts}`,

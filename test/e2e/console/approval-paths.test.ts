@@ -137,7 +137,11 @@ describe('every money path waits for a person (agentPublishes person)', function
         expect(asked.status, JSON.stringify(asked.body)).to.equal(202);
         expect(asked.body).to.deep.include({ kind: 'live_budget', status: 'waiting', nodeId: b.campaignId, launchId: b.launchId });
         expect(asked.body.amounts).to.deep.equal([{ accountId: 'act_1101', currency: 'USD', amountMinorUnits: 7500, countedUsdCents: 7500 }]);
-        expect(asked.body.plan.change).to.deep.include({ field: 'budget', from: { period: 'daily', amountMinorUnits: 5000 }, to: { period: 'daily', amountMinorUnits: 7500 } });
+        expect(asked.body.plan.change).to.deep.include({
+          field: 'budget',
+          from: { period: 'daily', amountMinorUnits: 5000 },
+          to: { period: 'daily', amountMinorUnits: 7500 },
+        });
         expect((await campaignOnPlatform(b)).node.properties.budget, 'nothing changed yet').to.deep.equal({ dailyAmount: 5000 });
         const p = await page(asked.body.approvalId);
         const does = await p.locator('#approval-does').innerText();
@@ -153,7 +157,9 @@ describe('every money path waits for a person (agentPublishes person)', function
         const requested = hooks.received.find((r) => r.body.type === 'approval.requested' && r.body.data.approvalId === asked.body.approvalId)!;
         expect(requested.verifiedWith).to.deep.equal([0]);
         expect(requested.body.data).to.deep.include({ kind: 'live_budget', nodeId: b.campaignId, planFingerprint: asked.body.planFingerprint });
-        await chatted(`API key: Ada agent asks to change a live budget (launch ${b.launchId}, node ${b.campaignId}), spending 75.00 USD on act_1101. Approval ${asked.body.approvalId}`);
+        await chatted(
+          `API key: Ada agent asks to change a live budget (launch ${b.launchId}, node ${b.campaignId}), spending 75.00 USD on act_1101. Approval ${asked.body.approvalId}`,
+        );
         await chatted(`Approval ${asked.body.approvalId} (change a live budget (launch ${b.launchId}, node ${b.campaignId})) was approved by Olive Owner.`);
       });
 
@@ -185,7 +191,12 @@ describe('every money path waits for a person (agentPublishes person)', function
         expect((await approval(paused.body.approvalId)).status, 'nothing decided').to.equal('waiting');
 
         // Another approved change of the same campaign (its budget) changes what the status approval named.
-        const budget = await api()('POST', `/launches/${b.launchId}/nodes/${b.campaignId}/live-budget`, { level: 'CAMPAIGN', budgetType: 'daily', amount: 6000 }, idem('b2'));
+        const budget = await api()(
+          'POST',
+          `/launches/${b.launchId}/nodes/${b.campaignId}/live-budget`,
+          { level: 'CAMPAIGN', budgetType: 'daily', amount: 6000 },
+          idem('b2'),
+        );
         expect(budget.status).to.equal(202);
         const first = await decideFromSession(budget.body.approvalId, { decision: 'approve', planFingerprint: budget.body.planFingerprint });
         expect(first.status, JSON.stringify(first.body)).to.equal(200);
@@ -248,7 +259,10 @@ describe('every money path waits for a person (agentPublishes person)', function
       it("an agent's approval of a review gate a launch step follows waits (review); approved by the owner, the run goes on", async () => {
         const draft = await buildLaunch(api(), { creativeId, title: 'Reviewed' });
         const ci = w.key('acme', 'ci');
-        const wf = await createWorkflow(w, ci, shoes, { workflowName: 'Reviewed publish', nodes: [reviewNode('review'), launchNode('publish', draft.launchId)] });
+        const wf = await createWorkflow(w, ci, shoes, {
+          workflowName: 'Reviewed publish',
+          nodes: [reviewNode('review'), launchNode('publish', draft.launchId)],
+        });
         const executionId = await runWorkflow(w, ci, shoes, wf.workflowId);
         await waitForExecution(w, ci, shoes, wf.workflowId, executionId, (e) => e.status === 'waiting_review', 'the gate');
         const asked = await api()('POST', `/workflows/${wf.workflowId}/executions/${executionId}/reviews`, { nodeId: 'review', decision: 'approve' });
@@ -261,7 +275,16 @@ describe('every money path waits for a person (agentPublishes person)', function
         expect(await p.locator('#approval-does').innerText()).to.contain(`launch ${draft.launchId}`);
         await approveInConsole(asked.body.approvalId, '$50.00');
         expect((await approval(asked.body.approvalId)).status).to.equal('approved');
-        const done = await waitForExecution(w, ci, shoes, wf.workflowId, executionId, (e) => e.status === 'succeeded' || e.status === 'failed', 'the run goes on', 30_000);
+        const done = await waitForExecution(
+          w,
+          ci,
+          shoes,
+          wf.workflowId,
+          executionId,
+          (e) => e.status === 'succeeded' || e.status === 'failed',
+          'the run goes on',
+          30_000,
+        );
         expect(nodeOf(done, 'review').status).to.not.equal('waiting_review');
       });
 
@@ -315,7 +338,14 @@ describe('every money path waits for a person (agentPublishes person)', function
         await w.service.knex('organizations').update({ agent_publishes: 'person' });
         expect(armed.status, JSON.stringify(armed.body)).to.equal(200);
         const current = (await api()('GET', `/workflows/${wf.workflowId}`)).body;
-        const body = { workflowName: 'Armed, renamed', type: current.type, trigger: current.trigger, nodes: current.nodes, edges: current.edges, version: current.version };
+        const body = {
+          workflowName: 'Armed, renamed',
+          type: current.type,
+          trigger: current.trigger,
+          nodes: current.nodes,
+          edges: current.edges,
+          version: current.version,
+        };
         const asked = await api()('PUT', `/workflows/${wf.workflowId}`, body);
         expect(asked.status, JSON.stringify(asked.body)).to.equal(202);
         expect(asked.body).to.deep.include({ kind: 'arm_workflow', status: 'waiting' });
@@ -329,16 +359,26 @@ describe('every money path waits for a person (agentPublishes person)', function
 
       it('an approval nobody decides is expired by the expire-approvals job: approval.decided expired to webhooks and chat; nothing moves', async () => {
         const b = live.budget;
-        const asked = await api()('POST', `/launches/${b.launchId}/nodes/${b.campaignId}/live-budget`, { level: 'CAMPAIGN', budgetType: 'daily', amount: 9900 }, idem('exp'));
+        const asked = await api()(
+          'POST',
+          `/launches/${b.launchId}/nodes/${b.campaignId}/live-budget`,
+          { level: 'CAMPAIGN', budgetType: 'daily', amount: 9900 },
+          idem('exp'),
+        );
         expect(asked.status).to.equal(202);
-        await w.service.knex('approvals').where({ id: asked.body.approvalId }).update({ expires_at: Date.now() - 1000 });
+        await w.service
+          .knex('approvals')
+          .where({ id: asked.body.approvalId })
+          .update({ expires_at: Date.now() - 1000 });
         // Read before the job runs, it already says expired (and cannot be decided).
         expect((await approval(asked.body.approvalId)).status).to.equal('expired');
         expect((await w.service.knex('approvals').where({ id: asked.body.approvalId }).first()).status).to.equal('waiting');
         await w.service.knex('jobs').where({ kind: 'expire-approvals' }).update({ run_at: Date.now() });
         await delivered('approval.decided', asked.body.approvalId, 'expired');
         expect((await w.service.knex('approvals').where({ id: asked.body.approvalId }).first()).status).to.equal('expired');
-        await chatted(`Approval ${asked.body.approvalId} (change a live budget (launch ${b.launchId}, node ${b.campaignId})) was expired undecided (nothing was done).`);
+        await chatted(
+          `Approval ${asked.body.approvalId} (change a live budget (launch ${b.launchId}, node ${b.campaignId})) was expired undecided (nothing was done).`,
+        );
         expect((await campaignOnPlatform(b)).node.properties.budget).to.deep.equal({ dailyAmount: 7500 });
       });
 
@@ -356,7 +396,11 @@ describe('every money path waits for a person (agentPublishes person)', function
           let deciding: Promise<unknown> = Promise.resolve();
           const client = await urlClient(async (params) => {
             asked.push(params);
-            const id = Number(String((params as { url: string }).url).split('/').pop());
+            const id = Number(
+              String((params as { url: string }).url)
+                .split('/')
+                .pop(),
+            );
             // The person opens the page and approves while the agent's call waits.
             deciding = (async () => {
               const a = await approval(id);
@@ -367,7 +411,15 @@ describe('every money path waits for a person (agentPublishes person)', function
           try {
             const r = (await client.callTool({
               name: 'edit_live_campaign',
-              arguments: { brandId: shoes, launchId: b.launchId, nodeId: b.campaignId, level: 'CAMPAIGN', budgetType: 'daily', amount: 8800, idempotencyKey: `mcp-${process.pid}-${Date.now()}` },
+              arguments: {
+                brandId: shoes,
+                launchId: b.launchId,
+                nodeId: b.campaignId,
+                level: 'CAMPAIGN',
+                budgetType: 'daily',
+                amount: 8800,
+                idempotencyKey: `mcp-${process.pid}-${Date.now()}`,
+              },
             })) as ToolResult;
             expect(r.isError, JSON.stringify(r)).to.not.equal(true);
             expect(asked).to.have.length(1);
@@ -397,7 +449,9 @@ describe('every money path waits for a person (agentPublishes person)', function
             expect(Date.now() - started).to.be.at.least(7_000);
             expect(r.isError, JSON.stringify(r)).to.not.equal(true);
             expect(r.structuredContent).to.deep.include({ kind: 'live_status', status: 'waiting' });
-            expect(r.content.map((c) => c.text).join('\n')).to.contain('no decision came in time').and.contain('get_approval');
+            expect(r.content.map((c) => c.text).join('\n'))
+              .to.contain('no decision came in time')
+              .and.contain('get_approval');
             expect((await campaignOnPlatform(b)).platform.status).to.equal('ACTIVE');
           } finally {
             await client.close();
