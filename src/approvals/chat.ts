@@ -1,12 +1,16 @@
 // Approvals reach chat (paths.md "Approvals by a person": approval.requested and approval.decided go
-// to webhooks and chat): an outbox subscriber that posts each of the two events to CHAT_WEBHOOK_URL
-// as a message, once per event (the subscriber's position advances with it), whoever emitted it (a
-// money path, a person's decision, the expire-approvals job). Without CHAT_WEBHOOK_URL it reads no
-// event. A chat that fails is logged and not retried: the webhook events are the record.
+// to webhooks and chat): an outbox subscriber turns each of the two events into a one-off
+// `post-approval-chat` job (keyed by the event, in the transaction that advances its position, so
+// once per event), whoever emitted it (a money path, a person's decision, the expire-approvals job),
+// and that job posts the message to CHAT_WEBHOOK_URL outside any transaction. Without
+// CHAT_WEBHOOK_URL the subscriber reads no event. A chat that fails is logged and not retried: the
+// webhook events are the record.
 
 import type { Knex } from 'knex';
 import type { EventSubscriber, StoredEvent } from '../events/subscribers.js';
-import type { JobContext } from '../jobs/kind.js';
+import type { JobContext, JobNext } from '../jobs/kind.js';
+import type { ClaimedJob } from '../jobs/queue/job.js';
+import { wakeJob } from '../jobs/queue/wake.js';
 import { postChat } from '../outbound/chat.js';
 import { operatorTarget } from '../outbound/address-policy.js';
 import { formatMinor } from '../money/convert.js';
@@ -33,6 +37,9 @@ export function chatText(e: Pick<StoredEvent, 'type' | 'data'>): string {
   return `Approval ${String(d.approvalId)} (${what}${of}) was ${outcome}.`;
 }
 
+/** The one-off job that posts one approval message to chat. */
+const CHAT_JOB = 'post-approval-chat';
+
 export const approvalChatSubscriber: EventSubscriber = {
   name: 'approval-chat',
   types: ['approval.requested', 'approval.decided'],
@@ -40,12 +47,20 @@ export const approvalChatSubscriber: EventSubscriber = {
   async wants(ctx, _trx, heads) {
     return ctx.config.chatWebhookUrl ? heads : [];
   },
-  async handle(ctx: JobContext, _trx: Knex.Transaction, events: StoredEvent[]): Promise<void> {
-    const url = ctx.config.chatWebhookUrl;
-    if (!url) return;
-    for (const e of events) {
-      const sent = await postChat(ctx.outbound, operatorTarget(url), chatText(e), `approval-event-${e.publicId}`);
-      if (sent.error !== null) ctx.log.warn({ eventId: e.publicId, error: sent.error }, 'approval chat message not sent');
-    }
+  async handle(ctx: JobContext, trx: Knex.Transaction, events: StoredEvent[]): Promise<void> {
+    if (!ctx.config.chatWebhookUrl) return;
+    for (const e of events) await wakeJob(trx, CHAT_JOB, e.publicId, ctx.now(), { text: chatText(e) });
   },
 };
+
+/** Posts the job's message to CHAT_WEBHOOK_URL (never throws: a failure is logged), then the job is done. */
+export async function run(ctx: JobContext, job: ClaimedJob): Promise<JobNext> {
+  const url = ctx.config.chatWebhookUrl;
+  const text = (job.payload as { text?: unknown } | null)?.text;
+  if (!url || typeof text !== 'string') return 'done';
+  const sent = await postChat(ctx.outbound, operatorTarget(url), text, `approval-event-${job.key}`);
+  if (sent.error !== null) ctx.log.warn({ eventId: job.key, error: sent.error }, 'approval chat message not sent');
+  return 'done';
+}
+
+export const kind = CHAT_JOB;
