@@ -302,7 +302,8 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
         onProgress,
         surface: 'mcp',
       });
-      const body = answered.body as Record<string, unknown>;
+      let body = answered.body as Record<string, unknown>;
+      let result: CallToolResult;
       // Accepted, not done, on a client that can open the console page: the person is sent there and the call waits for the decision.
       if (answered.status === 202 && typeof body.consoleUrl === 'string' && urlAsk) {
         const approval = body as ApprovalAnswer;
@@ -313,20 +314,21 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
           signal: channel.signal,
           onWait,
         });
-        const result = decided.status === 'approved' ? withText(callResult(decided.body, caller), decided.said) : declinedResult(decided.body, decided.said);
+        body = decided.body;
+        result = decided.status === 'approved' ? withText(callResult(body, caller), decided.said) : declinedResult(body, decided.said);
         // The result is written as it now stands (with the sentence), not from the JSON made of the answer alone.
         caller.resultJson = undefined;
-        return result;
-      }
-      const result = callResult(body, caller);
-      // Accepted, not done: the organization wants a person to decide (an approval), and the agent is told where.
-      if (answered.status === 202 && typeof body.consoleUrl === 'string') {
-        // The result is written as it now stands, not from the JSON made of the answer alone.
-        caller.resultJson = undefined;
-        result.content.push({
-          type: 'text',
-          text: `Nothing was done yet: this organization wants a person to decide. Approval ${String(body.approvalId)} waits for an owner or admin at ${body.consoleUrl}; read it with get_approval (status waiting, approved, rejected, expired or stale).`,
-        });
+      } else {
+        result = callResult(body, caller);
+        // Accepted, not done: the organization wants a person to decide (an approval), and the agent is told where.
+        if (answered.status === 202 && typeof body.consoleUrl === 'string') {
+          // The result is written as it now stands, not from the JSON made of the answer alone.
+          caller.resultJson = undefined;
+          result.content.push({
+            type: 'text',
+            text: `Nothing was done yet: this organization wants a person to decide. Approval ${String(body.approvalId)} waits for an owner or admin at ${body.consoleUrl}; read it with get_approval (status waiting, approved, rejected, expired or stale).`,
+          });
+        }
       }
       const text = (result.content[0] as { text: string }).text;
       const brandId = typeof input.brandId === 'number' ? input.brandId : null;
