@@ -188,6 +188,16 @@ describe('every money path waits for a person (agentPublishes person)', function
         const noToken = await decideFromSession(paused.body.approvalId, { decision: 'approve', planFingerprint: paused.body.planFingerprint }, 'omit');
         expect(noToken.status, JSON.stringify(noToken.body)).to.equal(403);
         expect(noToken.body.error.message).to.contain('X-CSRF-Token');
+        // The session's cookie and token sent from another site's page (its Origin) decide nothing either.
+        const cookie = (await olive.context.cookies(w.url)).find((c) => c.name === 'svc_session')!;
+        const token = await olive.page.locator('input[name=csrf_token]').first().inputValue();
+        const crossSite = await fetch(`${w.url}/v1/brands/${shoes}/approvals/${paused.body.approvalId}/decision`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', cookie: `svc_session=${cookie.value}`, 'x-csrf-token': token, origin: 'https://elsewhere.example' },
+          body: JSON.stringify({ decision: 'approve', planFingerprint: paused.body.planFingerprint }),
+        });
+        expect(crossSite.status).to.equal(403);
+        expect(((await crossSite.json()) as { error: { message: string } }).error.message).to.contain('https://elsewhere.example');
         expect((await approval(paused.body.approvalId)).status, 'nothing decided').to.equal('waiting');
 
         // Another approved change of the same campaign (its budget) changes what the status approval named.
