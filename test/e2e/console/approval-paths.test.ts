@@ -220,6 +220,14 @@ describe('every money path waits for a person (agentPublishes person)', function
         const now = await campaignOnPlatform(b);
         expect(now.platform.status, 'nothing sent').to.equal('ACTIVE');
         await delivered('approval.decided', paused.body.approvalId, 'stale');
+        // Asked again against the campaign as it is now, approved: the status is set on the ad platform.
+        const again = await api()('PATCH', `/launches/${b.launchId}/nodes/${b.campaignId}`, { properties: { status: 'PAUSED' } });
+        expect(again.status, JSON.stringify(again.body)).to.equal(202);
+        expect(again.body.planFingerprint).to.not.equal(paused.body.planFingerprint);
+        const done = await decideFromSession(again.body.approvalId, { decision: 'approve', planFingerprint: again.body.planFingerprint });
+        expect(done.status, JSON.stringify(done.body)).to.equal(200);
+        expect(done.body.result).to.deep.include({ id: b.campaignId });
+        expect((await campaignOnPlatform(b)).platform.status).to.equal('PAUSED');
       });
 
       it('saving an automation that resumes waits (resume, its rule on the page); rejected, nothing is saved', async () => {
