@@ -7,11 +7,9 @@ import { defineOperation, type OperationDefinition, type ServiceContext } from '
 import type { Principal } from '../auth/principal.js';
 import { ServiceError, notFound } from '../errors.js';
 import { principalOfApiKey, principalOfGrant } from '../access/stored-principal.js';
-import { postChat } from '../outbound/chat.js';
-import { operatorTarget } from '../outbound/address-policy.js';
 import { agentPublishesOf, setAgentPublishes } from '../account/store.js';
 import { approvalsOf, decideApproval, findApproval, reopenApproval, settleApproval, type Approval, type ApprovalStatus } from './store.js';
-import { approvalView } from './view.js';
+import { approvalView, decidedData } from './view.js';
 
 const read = { readOnly: true, destructive: false, idempotent: true, openWorld: false };
 
@@ -57,7 +55,8 @@ const updateOrganizationSettings = defineOperation({
   toolset: 'integrate',
   summary: "Change the organization's settings (owners and admins): agentPublishes direct or person.",
   description:
-    'With agentPublishes person, every money path an API key or OAuth token takes (a publish) records an approval and answers 202 with it, ' +
+    'With agentPublishes person, every money path an API key or OAuth token takes (a publish, a live budget or status, saving or running an automation that resumes, ' +
+    'arming a money workflow, approving a review gate a launch or budget step follows) records an approval and answers 202 with it, ' +
     'and an owner or admin decides it in the console. Only a person who is an owner or admin changes this (an API key: 403 forbidden, so an agent never turns it off).',
   uses: [],
   async handler(ctx, input) {
@@ -131,17 +130,21 @@ const decide = defineOperation({
   errors: ['forbidden', 'conflict', 'stale_read'],
   tag: 'approvals',
   toolset: 'workflows',
-  // Decided only from a person's console session (REST and MCP credentials never qualify): on no surface.
+  // Decided only from a person's signed-in session: no MCP tool (agents never decide), no CLI command, no
+  // OpenAPI entry (no bearer credential qualifies); the console's form and REST's session-only route
+  // (surfaces/rest/approval-decision.ts) invoke it as the person.
   internal: true,
   // Approving publishes through the ad platform (the requesting credential's launch-campaign): never inside a transaction.
   transactional: false,
   summary: 'Approve or reject an approval, as a signed-in owner or admin in the console; approving carries it out exactly as planned.',
   description:
-    'Only a person signed in to the console who is an organization owner or admin decides (an API key or an OAuth token: 403 forbidden), and never the person behind the requesting credential (403 forbidden). ' +
-    "planFingerprint must be the approval's (another: 409 stale_read, nothing decided). Approving publishes the plan as the credential that asked, against its ceiling, " +
-    'naming the person who approved; a launch changed since the request makes the approval stale (409 stale_read, nothing published). ' +
+    'Only a person signed in to the console who is an organization owner or admin decides, and never the person behind the requesting credential (403 forbidden). ' +
+    'On REST (POST /v1/brands/{brandId}/approvals/{approvalId}/decision) it takes the console session only: its cookie, its CSRF token in X-CSRF-Token and an Origin of this site; ' +
+    'an API key or an OAuth token is answered 403 forbidden naming the console page (details.consoleUrl), because a bearer credential is what agentPublishes person keeps from deciding. ' +
+    "planFingerprint must be the approval's (another: 409 stale_read, nothing decided). Approving carries the call out as the credential that asked, against its ceiling, " +
+    'naming the person who approved, bound to the planFingerprint: anything changed since the request makes the approval stale (409 stale_read, nothing done). ' +
     'An approval that is not waiting (decided, expired after APPROVAL_TTL_HOURS, stale) answers 409 conflict.',
-  uses: ['config', 'events', 'outbound', 'invoke'],
+  uses: ['config', 'events', 'invoke'],
   async handler(ctx, input) {
     const p = ctx.principal;
     if (!isSession(p) || !isOwnerOrAdmin(p))
@@ -183,8 +186,9 @@ const decide = defineOperation({
     }
     let status = decided.status;
     if (status === 'approved') {
+      let result: Record<string, unknown>;
       try {
-        await carryOut(ctx, a, p.actorLabel);
+        result = await carryOut(ctx, a, p.actorLabel);
       } catch (err) {
         if (!(err instanceof ServiceError) || err.code !== 'stale_read') {
           // Nothing was carried out: the approval waits again for a decision.
@@ -196,37 +200,50 @@ const decide = defineOperation({
         await announce(ctx, a, status, decided.decidedBy);
         throw new ServiceError(
           'stale_read',
-          `Launch ${a.launchId} changed since the approval was asked for: nothing was published, and the approval is stale. Ask the agent to prepare it again.`,
+          `${staleWhat(a)} changed since the approval was asked for: nothing was done, and the approval is stale. Ask the agent to prepare it again.`,
           { ...(err.details as Record<string, unknown> | null), approvalId: a.id, status: 'stale' },
         );
       }
+      await settleApproval(ctx.db, a.id, 'approved', result);
     }
     await announce(ctx, a, status, decided.decidedBy);
     return approvalView(await loadApproval(ctx, a.id), ctx.config.baseUrl);
   },
 });
 
-/** Carries the approved request out as the credential that asked (its scopes and ceiling), naming the person who approved. */
-async function carryOut(ctx: ServiceContext<'invoke'>, a: Approval, approver: string): Promise<void> {
+/** What a stale approval's plan was of, in words. */
+function staleWhat(a: Approval): string {
+  if (a.kind === 'publish') return `Launch ${a.launchId}`;
+  if (a.kind === 'live_budget' || a.kind === 'live_status') return `Node ${a.nodeId} of launch ${a.launchId} (or its launch)`;
+  if (a.kind === 'resume') return 'The automation';
+  if (a.kind === 'arm_workflow') return 'The workflow or the plans of its launch and budget steps';
+  return "The review gate's plan";
+}
+
+/** Carries the approved request out as the credential that asked (its scopes and ceiling), naming the person who approved; answers what it answered. */
+async function carryOut(ctx: ServiceContext<'invoke'>, a: Approval, approver: string): Promise<Record<string, unknown>> {
   const asker =
     a.requestedByApiKeyId !== null
       ? await principalOfApiKey(ctx.db, a.organizationId, a.requestedByApiKeyId, ctx.now())
       : await principalOfGrant(ctx.db, a.organizationId, a.requestedByGrantId!);
-  const principal: Principal = { ...asker, approvedBy: approver, actorLabel: `${asker.actorLabel} (approved by ${approver})`.slice(0, 255) };
-  await ctx.invoke(a.operation, a.input, { principal, idempotencyKey: `approval-${a.id}` });
+  const principal: Principal = {
+    ...asker,
+    approvedBy: approver,
+    approvedPlan: a.planFingerprint,
+    actorLabel: `${asker.actorLabel} (approved by ${approver})`.slice(0, 255),
+  };
+  const answered = await ctx.invoke(a.operation, a.input, { principal, idempotencyKey: `approval-${a.id}` });
+  return (answered.body ?? {}) as Record<string, unknown>;
 }
 
-/** The approval.decided event and, with CHAT_WEBHOOK_URL, a chat message; the chat never fails the decision. */
-async function announce(ctx: ServiceContext<'config' | 'events' | 'outbound'>, a: Approval, status: ApprovalStatus, decidedBy: string): Promise<void> {
+/** The approval.decided event (chat hears of it from the outbox: chat.ts). */
+async function announce(ctx: ServiceContext<'events'>, a: Approval, status: ApprovalStatus, decidedBy: string): Promise<void> {
   await ctx.events.emit(ctx.db, {
     organizationId: a.organizationId,
     brandId: a.brandId,
     type: 'approval.decided',
-    data: { brandId: a.brandId, approvalId: a.id, status, decidedBy, launchId: a.launchId === null ? null : String(a.launchId) },
+    data: decidedData(a, status, decidedBy),
   });
-  if (!ctx.config.chatWebhookUrl) return;
-  const text = `Approval ${a.id} (${a.kind} of launch ${a.launchId}, asked by ${a.requestedBy}) was ${status === 'stale' ? 'found stale (the launch changed; nothing published)' : status} by ${decidedBy}.`;
-  await postChat(ctx.outbound, operatorTarget(ctx.config.chatWebhookUrl), text, `approval-${a.id}-${status}`).catch(() => undefined);
 }
 
 export const operations: OperationDefinition[] = [getOrganizationSettings, updateOrganizationSettings, listApprovals, getApproval];

@@ -6,11 +6,14 @@ type Db = Knex | Knex.Transaction;
 
 export type ApprovalStatus = 'waiting' | 'approved' | 'rejected' | 'expired' | 'stale';
 
+/** What approving does, one kind per money path (gate.ts). */
+export type ApprovalKind = 'publish' | 'live_budget' | 'live_status' | 'resume' | 'arm_workflow' | 'review';
+
 export interface Approval {
   id: number;
   organizationId: number;
   brandId: number;
-  kind: string;
+  kind: ApprovalKind;
   operation: string;
   input: Record<string, unknown>;
   launchId: number | null;
@@ -30,6 +33,8 @@ export interface Approval {
   decidedByUserId: number | null;
   decidedAt: number | null;
   comment: string | null;
+  /** What carrying it out answered (an approved approval), for the agent that asked. */
+  result: Record<string, unknown> | null;
 }
 
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
@@ -59,6 +64,7 @@ function toApproval(r: Record<string, any>): Approval {
     decidedByUserId: num(r.decided_by_user_id),
     decidedAt: num(r.decided_at),
     comment: r.comment ?? null,
+    result: r.result ? JSON.parse(r.result) : null,
   };
 }
 
@@ -86,23 +92,37 @@ export async function insertApproval(db: Db, a: Omit<Approval, 'id'>): Promise<n
   return Number(id);
 }
 
-/** Waiting approvals past their time become expired (they move nothing), then the brand's approval `id` is read. */
-export async function findApproval(db: Db, brandId: number, id: number, now: number): Promise<Approval | null> {
-  await expireDue(db, brandId, now);
-  const row = await db('approvals').where({ id, brand_id: brandId }).first();
-  return row ? toApproval(row) : null;
+/**
+ * An approval as of `now`: one still waiting past its time reads as expired (it can no longer be
+ * decided, decideApproval's condition says so too) until the expire-approvals job records it and
+ * announces it.
+ */
+function asOf(a: Approval, now: number): Approval {
+  return a.status === 'waiting' && a.expiresAt <= now ? { ...a, status: 'expired' } : a;
 }
 
-/** The brand's approvals, newest first, from before `beforeId` when given. */
+/** The brand's approval `id`, as of `now`. */
+export async function findApproval(db: Db, brandId: number, id: number, now: number): Promise<Approval | null> {
+  const row = await db('approvals').where({ id, brand_id: brandId }).first();
+  return row ? asOf(toApproval(row), now) : null;
+}
+
+/** The brand's approvals, newest first, from before `beforeId` when given, as of `now`. */
 export async function approvalsOf(db: Db, brandId: number, beforeId: number | null, limit: number, now: number): Promise<Approval[]> {
-  await expireDue(db, brandId, now);
   const q = db('approvals').where({ brand_id: brandId }).orderBy('id', 'desc').limit(limit);
   if (beforeId !== null) q.where('id', '<', beforeId);
-  return (await q).map(toApproval);
+  return (await q).map((r: Record<string, any>) => asOf(toApproval(r), now));
 }
 
-async function expireDue(db: Db, brandId: number, now: number): Promise<void> {
-  await db('approvals').where({ brand_id: brandId, status: 'waiting' }).where('expires_at', '<=', now).update({ status: 'expired' });
+/** Up to `limit` approvals still waiting at `now` past their time, oldest first (the expire-approvals job's work). */
+export async function dueToExpire(db: Db, now: number, limit: number): Promise<Approval[]> {
+  const rows = await db('approvals').where({ status: 'waiting' }).where('expires_at', '<=', now).orderBy('expires_at').limit(limit);
+  return rows.map(toApproval);
+}
+
+/** Expires approval `id` in one conditional statement: 1 when it did, 0 when it was decided (or expired) meanwhile or is not due. */
+export async function expireApproval(db: Db, id: number, now: number): Promise<number> {
+  return db('approvals').where({ id, status: 'waiting' }).where('expires_at', '<=', now).update({ status: 'expired' });
 }
 
 /** Decides a waiting approval, in one conditional statement: 1 when it did, 0 when it was no longer waiting. */
@@ -122,7 +142,9 @@ export async function reopenApproval(db: Db, id: number): Promise<void> {
   await db('approvals').where({ id }).update({ status: 'waiting', decided_by: null, decided_by_user_id: null, decided_at: null, comment: null });
 }
 
-/** Sets the final status of an approval already claimed by decideApproval (approved, then carried out or found stale). */
-export async function settleApproval(db: Db, id: number, status: ApprovalStatus): Promise<void> {
-  await db('approvals').where({ id }).update({ status });
+/** Sets the final status of an approval already claimed by decideApproval (approved, then carried out or found stale), with what carrying it out answered. */
+export async function settleApproval(db: Db, id: number, status: ApprovalStatus, result: Record<string, unknown> | null = null): Promise<void> {
+  await db('approvals')
+    .where({ id })
+    .update({ status, result: result === null ? null : JSON.stringify(result) });
 }

@@ -1,6 +1,6 @@
 // An approval as every surface answers it, with the console address where a person decides it.
 
-import type { Approval } from './store.js';
+import type { Approval, ApprovalStatus } from './store.js';
 
 export function approvalPath(brandId: number, approvalId: number): string {
   return `/console/brands/${brandId}/approvals/${approvalId}`;
@@ -24,9 +24,23 @@ export function approvalView(a: Approval, baseUrl: string, mayDecide = false) {
     ...(a.decidedBy !== null ? { decidedBy: a.decidedBy } : {}),
     ...(a.decidedAt !== null ? { decidedAt: iso(a.decidedAt) } : {}),
     ...(a.comment !== null ? { comment: a.comment } : {}),
+    ...(a.result !== null ? { result: a.result } : {}),
     consoleUrl: `${baseUrl}${approvalPath(a.brandId, a.id)}`,
     mayDecide,
   };
 }
 
 export type ApprovalView = ReturnType<typeof approvalView>;
+
+/** The approval.decided event's data. */
+export function decidedData(a: Approval, status: ApprovalStatus, decidedBy: string) {
+  return {
+    brandId: a.brandId,
+    approvalId: a.id,
+    status: status as 'approved' | 'rejected' | 'stale' | 'expired',
+    kind: a.kind,
+    decidedBy: decidedBy.slice(0, 255),
+    launchId: a.launchId === null ? null : String(a.launchId),
+    nodeId: a.nodeId,
+  };
+}

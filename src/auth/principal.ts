@@ -27,6 +27,8 @@ export interface Principal {
   membershipId?: number;
   /** Set when a person approved what this credential asked for (an approval carried out): it moves money without asking again. */
   approvedBy?: string;
+  /** With approvedBy: the planFingerprint the person approved; the money path it carries out must still be that plan (else 409 stale_read). */
+  approvedPlan?: string;
 }
 
 /** REST needs the agency plan with an active subscription; MCP any paid plan with an active one. */

@@ -15,6 +15,7 @@ import { referenceIssues } from '../references/resolve.js';
 import { canPublish, credentialOf } from '../workflows/publish-rule.js';
 import type { TrackerService } from '../catalogue/tracker-port.js';
 import { TRACKER_METRICS } from './metrics.js';
+import { approvalNeeded, fingerprintOf } from '../approvals/gate.js';
 
 const write = { readOnly: false, destructive: false, idempotent: false, openWorld: false };
 const read = { readOnly: true, destructive: false, idempotent: true, openWorld: false };
@@ -40,6 +41,55 @@ function requireResumePublish(principal: Principal, a: Pick<Automation, 'resumeW
     `${what} an automation with resumeWhenClear true needs the "publish" scope (resuming a live object spends money again); this credential has ${[...principal.scopes].join(', ') || 'none'}. Set resumeWhenClear false, or use a key with publish.`,
     { requiredScope: 'publish' },
   );
+}
+
+/** The rule of `a` as a person approves it (what it watches, when it acts, whether it resumes), without who saved it when. */
+function ruleOf(a: Omit<Automation, 'id'> & { id?: number }) {
+  return {
+    ...(a.id !== undefined ? { automationId: a.id } : {}),
+    automationName: a.name,
+    accountId: a.accountId,
+    status: a.status,
+    level: a.level,
+    objectIds: a.objectIds,
+    conditions: a.conditions,
+    guard: a.guard,
+    action: a.action,
+    frequency: a.frequency,
+    dailyHour: a.dailyHour,
+    cooldownMinutes: a.cooldownMinutes,
+    maxActionsPerDay: a.maxActionsPerDay,
+    mode: a.mode,
+    resumeWhenClear: a.resumeWhenClear,
+  };
+}
+
+/**
+ * Resuming is money (paths.md "Who may cause a publish"): in an organization where people decide, an
+ * agent's save or run by hand of an automation that resumes waits for a person's approval of that
+ * rule (an update: of the rule it changes too, so a rule changed since makes the approval stale).
+ */
+function resumeApproval(
+  ctx: ServiceContext<'config' | 'events'>,
+  operation: 'create-automation' | 'update-automation' | 'run-automation',
+  input: Record<string, unknown>,
+  rule: Omit<Automation, 'id'> & { id?: number },
+  before?: Automation,
+) {
+  if (!rule.resumeWhenClear) return Promise.resolve(null);
+  const plan = { operation, rule: ruleOf(rule), ...(before ? { before: ruleOf(before) } : {}) };
+  return approvalNeeded(ctx, {
+    kind: 'resume',
+    brandId: rule.brandId,
+    operation,
+    input,
+    launchId: null,
+    nodeId: null,
+    plan,
+    planFingerprint: fingerprintOf('resume', plan),
+    // What resuming spends is the budgets of the objects it resumes, known only when it runs.
+    amounts: [],
+  });
 }
 
 const FAILURES =
@@ -164,7 +214,7 @@ const createAutomation = defineOperation({
     'condition windows, skips objects below the guard (insufficient_data), then acts unless skipped for cooldown, daily_limit_reached, already_paused, ' +
     'shadow, paused_by_person, loop_detected, tracker_unavailable or publish_scope_missing. status ACTIVE (default) arms it; the first run is at once (daily: at dailyHour). Defaults: frequency hourly, ' +
     `cooldownMinutes 60, maxActionsPerDay 20, mode live, resumeWhenClear false. ${RULE_HELP} ${RESUMES} ${FAILURES}`,
-  uses: ['platforms', 'trackers'],
+  uses: ['platforms', 'trackers', 'config', 'events'],
   async handler(ctx, input) {
     const issues: FieldIssue[] = [];
     let timezone = 'UTC';
@@ -202,6 +252,8 @@ const createAutomation = defineOperation({
     };
     requireResumePublish(ctx.principal, a, 'Saving');
     await checkRule(ctx.db, ctx.principal, ctx.trackers, a, input, issues);
+    const waiting = await resumeApproval(ctx, 'create-automation', { ...input }, a);
+    if (waiting) return waiting;
     const runAt = firstRunAt(frequency, dailyHour, now, timezone);
     const id = await insertAutomation(ctx.db, a);
     if (status === 'ACTIVE') await scheduleAutomation(ctx.db, { ...a, id }, runAt, now);
@@ -287,7 +339,7 @@ const updateAutomation = defineOperation({
   toolset: 'automate',
   summary: 'Change a monitoring automation: only the fields sent change (conditions and objectIds are replaced whole). Send mode live to arm a shadow rule.',
   description: `The ad account cannot change (create another automation). guard is merged key by key as a JSON merge patch: send only the minimum to change (null: no minimum). A changed schedule takes effect at once. ${RULE_HELP} ${RESUMES} ${FAILURES}`,
-  uses: ['platforms', 'patch', 'trackers'],
+  uses: ['platforms', 'patch', 'trackers', 'config', 'events'],
   async handler(ctx, input) {
     const { automationId, brandId: _brandId, ...fields } = input;
     if (!Object.keys(fields).length) throw validationFailed([{ field: 'automationName', code: 'invalid_type', message: 'send at least one field to change' }]);
@@ -323,6 +375,8 @@ const updateAutomation = defineOperation({
     };
     requireResumePublish(ctx.principal, next, 'Saving');
     await checkRule(db, ctx.principal, ctx.trackers, next, fields);
+    const waiting = await resumeApproval(ctx, 'update-automation', { ...input }, next, current);
+    if (waiting) return waiting;
     await saveAutomation(db, next);
     // The schedule moves with a changed frequency or hour, or when armed; a disarmed one has none.
     let runAt: number | null = null;
@@ -413,6 +467,8 @@ const runAutomation = defineOperation({
   async handler(ctx, input) {
     const a = await loadAutomation(ctx.db, ctx.brand.id, input.automationId);
     requireResumePublish(ctx.principal, a, 'Running');
+    const waiting = await resumeApproval(ctx, 'run-automation', { brandId: a.brandId, automationId: a.id }, a);
+    if (waiting) return waiting;
     const { runs } = await evaluateAccount(engineDeps(ctx), [a], {
       trigger: 'manual',
       act: true,

@@ -9,7 +9,8 @@ import type { Inputs } from '../catalogue/inputs.generated.js';
 import { formatMinor, toUsdCents, type Counted } from '../money/convert.js';
 import { accountScope } from '../platforms/live-read.js';
 import { ceilingOf, commitmentAmount, commitmentOwner, releaseSpend, reserveSpend, reserving, type CeilingView } from './ceiling.js';
-import { budgetChange, requireLiveChange } from './live-change.js';
+import { budgetChange, liveChangeFingerprint, requireLiveChange } from './live-change.js';
+import { approvalNeeded } from '../approvals/gate.js';
 import { RULES } from './rules.js';
 import { planFingerprint } from './publish-view.js';
 import { metaLiveBudgetIssue, scheduledDays } from './meta-rules.js';
@@ -130,6 +131,20 @@ export async function changeLiveBudget(ctx: LiveBudgetContext, l: LaunchRow, inp
     countedUsdCents: toUsdCents(input.amount, account.currency, ctx.config.fxRates),
   };
   const counted: Counted = { totalUsdCents: part.countedUsdCents, accounts: [part] };
+  // An organization where people decide: an agent's budget change waits for a person's approval of exactly this change.
+  const change = budgetChange(node, input);
+  const waiting = await approvalNeeded(ctx, {
+    kind: 'live_budget',
+    brandId: l.brandId,
+    operation: 'edit-live-campaign',
+    input: { ...input, planFingerprint: liveChangeFingerprint(change, planFingerprint(nodes)) },
+    launchId: l.id,
+    nodeId: node.id,
+    plan: { title: l.title, name: node.properties.name ?? null, platform: account.platform, change },
+    planFingerprint: liveChangeFingerprint(change, planFingerprint(nodes)),
+    amounts: [part],
+  });
+  if (waiting) return waiting;
 
   const knex = ctx.db;
   const now = ctx.now();

@@ -11,7 +11,8 @@ import { loadCopy } from '../copy/store.js';
 import { adTextsFromCopy } from '../copy/attach.js';
 import { requireReferences, type Reference } from '../references/resolve.js';
 import { validationContextFor } from './context.js';
-import { requireLiveChange, statusChange } from './live-change.js';
+import { liveChangeFingerprint, requireLiveChange, statusChange } from './live-change.js';
+import { approvalNeeded } from '../approvals/gate.js';
 import { planFingerprint as launchPlanFingerprint } from './publish-view.js';
 import {
   childNodes,
@@ -134,7 +135,7 @@ const updateNode = defineOperation({
   summary: 'Attach a creative, generated copy or existing post to an ad, or change node settings (properties, merged as a JSON merge patch).',
   description:
     "At least one of creativeId, copyGenerationId, postId or properties. copyGenerationId (from generate-copy) sets the ad's headline, primaryText and description from the copy's first texts unless properties names others; a copy written for the other platform answers 400 validation_failed. A creativeId or copyGenerationId (attached or in properties; numbers or digits) that is not the brand's answers 400 validation_failed on that field, the same for a missing one as for another brand's. On a live node only properties.status (ACTIVE or PAUSED) may change, and the change is pushed to the ad platform; it needs the publish scope (403 insufficient_scope otherwise, nothing sent) and, with planFingerprint (the fingerprint answered for this status change), makes only that change (another status or node, a launch preview's fingerprint, or a node changed since: 409 stale_read with the change's own fingerprint, nothing sent). Live budgets change through edit-live-campaign.",
-  uses: ['validate', 'activity', 'platforms', 'metrics'],
+  uses: ['validate', 'activity', 'platforms', 'metrics', 'config', 'events'],
   async handler(ctx, input) {
     const attach = (['creativeId', 'copyGenerationId', 'postId'] as const).filter((k) => input[k] !== undefined);
     if (!attach.length && input.properties === undefined) {
@@ -205,9 +206,19 @@ const updateNode = defineOperation({
   },
 });
 
+/** The budget a live node spends when it runs: its own, else the nearest of its parents' (an ad: its ad set's or campaign's). */
+function budgetSpentBy(node: NodeRow, nodes: NodeRow[]) {
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  for (let n: NodeRow | undefined = node; n; n = n.parentId ? byId.get(n.parentId) : undefined) {
+    const b = budgetOf(n.properties);
+    if (b) return { nodeId: n.id, ...b };
+  }
+  return null;
+}
+
 /** A live node: only its status may change (with `publish`), pushed to the ad platform first, then recorded. */
 async function liveStatusChange(
-  ctx: ServiceContext<'activity' | 'platforms' | 'metrics'> & OwnTransactions,
+  ctx: ServiceContext<'activity' | 'platforms' | 'metrics' | 'config' | 'events'> & OwnTransactions,
   l: LaunchRow,
   node: NodeRow,
   patch: Record<string, any>,
@@ -227,8 +238,32 @@ async function liveStatusChange(
       { requiredScope: 'publish' },
     );
   }
-  requireLiveChange(statusChange(node, patch.status), launchPlanFingerprint(await loadNodes(ctx.db, l.id)), planFingerprint, 'no status was changed');
+  const nodes = await loadNodes(ctx.db, l.id);
+  const change = statusChange(node, patch.status);
+  const launchPlan = launchPlanFingerprint(nodes);
+  requireLiveChange(change, launchPlan, planFingerprint, 'no status was changed');
   const account = await ctx.platforms.account(ctx.db, l.brandId, node.accountId!);
+  // An organization where people decide: an agent's status change waits for a person's approval of exactly this change.
+  const budget = patch.status === 'ACTIVE' ? budgetSpentBy(node, nodes) : null;
+  const waiting = await approvalNeeded(ctx, {
+    kind: 'live_status',
+    brandId: l.brandId,
+    operation: 'update-node',
+    input: {
+      brandId: l.brandId,
+      launchId: l.id,
+      nodeId: node.id,
+      properties: { status: patch.status },
+      planFingerprint: liveChangeFingerprint(change, launchPlan),
+    },
+    launchId: l.id,
+    nodeId: node.id,
+    plan: { title: l.title, name: node.properties.name ?? null, platform: account.platform, change, ...(budget ? { budget } : {}) },
+    planFingerprint: liveChangeFingerprint(change, launchPlan),
+    // Set ACTIVE, the object spends its budget again (a status change counts nothing against the ceiling).
+    amounts: budget ? [{ accountId: account.accountId, currency: account.currency, amountMinorUnits: budget.amountMinorUnits, countedUsdCents: 0 }] : [],
+  });
+  if (waiting) return waiting;
   await ctx.platforms.adapterFor(account.platform).setStatus(account, [{ level: node.nodeType, id: node.platformId! }], patch.status);
   const merged: Record<string, any> = { ...node.properties, status: patch.status };
   await ctx.metrics.invalidate(accountScope(account));

@@ -15,6 +15,8 @@ export const jobKinds: JobKind[] = [
   deliverWebhook,
   lazyJobKind({ kind: 'purge-events', schedule: '17 3 * * *' }, () => import('../webhooks/purge-events.js')),
   lazyJobKind({ kind: 'purge-idempotency', schedule: '*/10 * * * *' }, () => import('../jobs/purge-idempotency.js')),
+  lazyJobKind({ kind: 'expire-approvals', schedule: '* * * * *' }, () => import('../approvals/expire-job.js')),
+  lazyJobKind({ kind: 'post-approval-chat' }, () => import('../approvals/chat.js')),
   lazyJobKind({ kind: 'finish-publish', has: ['retry'] }, () => import('../launches/publish-recovery.js')),
   lazyJobKind({ kind: 'evaluate-automations', batch: 1000, has: ['runBatch'] }, async () => (await import('../automations/jobs.js')).evaluateAutomations),
   lazyJobKind({ kind: 'retry-automation-action', has: ['retry', 'onGiveUp'] }, async () => (await import('../automations/jobs.js')).retryAutomationAction),

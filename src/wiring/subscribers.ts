@@ -16,4 +16,8 @@ export const eventSubscribers: LazySubscriber[] = [
     { name: 'workflows', types: ['automation.triggered', 'pipeline.card.moved'], wants: true },
     async () => (await import('../workflows/subscriber.js')).workflowSubscriber,
   ),
+  lazySubscriber(
+    { name: 'approval-chat', types: ['approval.requested', 'approval.decided'], wants: true },
+    async () => (await import('../approvals/chat.js')).approvalChatSubscriber,
+  ),
 ];

@@ -45,12 +45,14 @@ import {
   setExecutionStatus,
   setWorkflowStatus,
   workflowsOfBrand,
+  type BoundPlan,
   type CredentialKind,
   type DefinitionFields,
   type Execution,
   type Workflow,
 } from './store.js';
 import { armSchedule, disarmSchedule } from './schedule.js';
+import { approvalNeeded, fingerprintOf } from '../approvals/gate.js';
 import { checkTrigger } from './trigger.js';
 import { executionViews, summaryViews, workflowView } from './views.js';
 
@@ -233,7 +235,7 @@ const saveWorkflow = defineOperation({
   description: `${DEFINITION} ${PERMISSIONS} Runs already under way keep the definition they started with. The saver becomes the credential trigger-started runs act as. Saving an active workflow binds its launch and budget steps again to what they would do now (boundPlans, as activate-workflow).`,
   // Binding an active workflow's plans may ask the ad platform: never inside a transaction.
   transactional: false,
-  uses: ['config', 'validate', 'outbound', 'secrets', 'platforms', 'trackers'],
+  uses: ['config', 'validate', 'outbound', 'secrets', 'platforms', 'trackers', 'events'],
   async handler(ctx, input) {
     const { brandId, workflowId, version, ...draft } = input;
     const current = await loadWorkflow(ctx.db, ctx.principal, brandId, workflowId, true);
@@ -257,6 +259,10 @@ const saveWorkflow = defineOperation({
     }
     // Saving an armed workflow arms what is saved: its money steps are bound again, to what they would do now.
     const boundPlans = current.status === 'active' ? await bindPlans(ctx, current.brandId, fields) : null;
+    if (boundPlans) {
+      const waiting = await armApproval(ctx, 'save-workflow', { ...input }, { ...current, name: fields.name }, boundPlans);
+      if (waiting) return waiting;
+    }
     await inTransaction(ctx.db, async (trx) => {
       const n = await saveDefinition(trx, current.id, version, { ...fields, armedAt: current.status === 'active' ? now : null, boundPlans, now });
       if (n !== 1) throw new ServiceError('stale_read', `Workflow ${current.id} changed while it was being saved. Read it again.`, null);
@@ -268,14 +274,48 @@ const saveWorkflow = defineOperation({
 });
 
 /**
+ * Arming a money workflow is a money path (paths.md "Approvals by a person"): in an organization where
+ * people decide, an agent's activate (or save of an active workflow) waits for a person's approval of
+ * the plans it binds now, for this version of the workflow; a version saved since, or a plan changed
+ * since, makes the approval stale. Null when the workflow has no launch or budget step (nothing to
+ * approve) or the call may go ahead.
+ */
+function armApproval(
+  ctx: BrandContext<'config' | 'events'>,
+  operation: 'activate-workflow' | 'save-workflow',
+  input: Record<string, unknown>,
+  w: Pick<Workflow, 'id' | 'brandId' | 'name' | 'version'>,
+  boundPlans: BoundPlan[],
+) {
+  if (!boundPlans.length) return Promise.resolve(null);
+  const plan = { operation, workflowId: String(w.id), workflowName: w.name, version: w.version, boundPlans };
+  return approvalNeeded(ctx, {
+    kind: 'arm_workflow',
+    brandId: w.brandId,
+    operation,
+    input,
+    launchId: null,
+    nodeId: null,
+    plan,
+    planFingerprint: fingerprintOf('arm_workflow', plan),
+    amounts: boundPlans.flatMap((b) => b.amounts),
+  });
+}
+
+/**
  * Arms (binding each money step to its plan now, or to the plans named, paths.md "Who may cause a
  * publish") or disarms. Read outside any transaction (a plan may ask the ad platform), written in one.
  */
-async function setStatus(ctx: BrandContext<'config'> & PlanContext, workflowId: number, status: Workflow['status'], named?: string[]) {
+async function setStatus(ctx: BrandContext<'config' | 'events'> & PlanContext, workflowId: number, status: Workflow['status'], named?: string[]) {
   const current = await loadWorkflow(ctx.db, ctx.principal, ctx.brand.id, workflowId, true);
   if (status === 'active') requirePublish(ctx.principal, current.nodes, 'Activating');
   const boundPlans = status === 'active' ? await bindPlans(ctx, current.brandId, current) : null;
-  if (boundPlans) requireBound(boundPlans, named);
+  if (boundPlans) {
+    requireBound(boundPlans, named);
+    const input = { brandId: current.brandId, workflowId: current.id, ...(named ? { planFingerprints: named } : {}) };
+    const waiting = await armApproval(ctx, 'activate-workflow', input, current, boundPlans);
+    if (waiting) return waiting;
+  }
   const now = ctx.now();
   // Arming again re-binds the plans to what the steps would do now.
   if (current.status !== status || status === 'active') {
@@ -313,7 +353,7 @@ const activateWorkflow = defineOperation({
     'only while its plan is the one bound (else the step stops with stale_read, nothing is published, a chat notice and the workflow.failed event go out, ' +
     'and the workflow stays armed). planFingerprints (one per bound plan that has one, in boundPlans order) arms only for the plans shown: ' +
     'changed since, 409 stale_read with details.boundPlans, nothing armed. Activating an active workflow binds its plans again.',
-  uses: ['config', 'platforms', 'trackers'],
+  uses: ['config', 'platforms', 'trackers', 'events'],
   async handler(ctx, input) {
     return setStatus(ctx, input.workflowId, 'active', input.planFingerprints);
   },
@@ -332,7 +372,7 @@ const deactivateWorkflow = defineOperation({
   toolset: 'workflows',
   summary: "Disarm a workflow's trigger (status inactive); runs under way go on, run-workflow still starts it by hand.",
   transactional: false,
-  uses: ['config', 'platforms', 'trackers'],
+  uses: ['config', 'platforms', 'trackers', 'events'],
   async handler(ctx, input) {
     return setStatus(ctx, input.workflowId, 'inactive');
   },
@@ -506,7 +546,7 @@ const reviewWorkflowStep = defineOperation({
     'waiting (decided already, timed out, or not a review step) answers 409 conflict. A gate a launch or budget step follows shows that ' +
     "step's plan (the review node's plan); an approval publishes that plan only: if the launch changed since, it answers 409 stale_read " +
     '(details.planFingerprint, details.plan: the current plan) and the gate stays pending; approve again with planFingerprint to approve the plan now shown.',
-  uses: ['platforms', 'config', 'trackers', 'activity'],
+  uses: ['platforms', 'config', 'trackers', 'activity', 'events'],
   async handler(ctx, input) {
     const w = await loadWorkflow(ctx.db, ctx.principal, ctx.brand.id, input.workflowId);
     const exec = await loadExecution(ctx.db, w.id, input.executionId);
@@ -522,6 +562,22 @@ const reviewWorkflowStep = defineOperation({
     if (node.kind !== 'review' || gate?.status !== 'waiting_review') throw notWaiting();
     const recorded = planOfResult(gate) as StepPlan | null;
     const plan = input.decision === 'approve' ? await approvedPlan(ctx, exec, recorded, input.planFingerprint) : recorded;
+    // Approving a gate a launch or budget step follows is money: in an organization where people decide, an agent's approval waits for a person's.
+    if (input.decision === 'approve' && plan) {
+      const shown = { workflowId: String(w.id), workflowName: w.name, executionId: String(exec.id), nodeId: node.nodeId, stepPlan: plan };
+      const waiting = await approvalNeeded(ctx, {
+        kind: 'review',
+        brandId: ctx.brand.id,
+        operation: 'review-workflow-step',
+        input: { ...input, ...(plan.planFingerprint !== null ? { planFingerprint: plan.planFingerprint } : {}) },
+        launchId: plan.launchId !== null && /^\d{1,15}$/.test(plan.launchId) ? Number(plan.launchId) : null,
+        nodeId: null,
+        plan: shown,
+        planFingerprint: plan.planFingerprint ?? fingerprintOf('review', shown),
+        amounts: plan.accounts,
+      });
+      if (waiting) return waiting;
+    }
     const now = ctx.now();
     const decided = {
       decision: input.decision,

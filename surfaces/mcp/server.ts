@@ -36,6 +36,8 @@ import { invokeFollowing } from './follow.js';
 import { enableToolset, enabledToolsets, sessionBelongsTo, sessionIdFor, sessionOf } from './session.js';
 import { progressListener } from './progress.js';
 import { ASK_FIRST, waitForPerson, type AskingCall } from './confirm.js';
+import { waitForDecision, type ApprovalAnswer, type UrlAsking } from './approval-wait.js';
+import { MONEY_OPERATIONS, decidedByPerson, describeKind } from '../../src/approvals/gate.js';
 import { serverInstructions } from './instructions.js';
 import { overBudget } from './answer-budget.js';
 import { KeptAnswers, parseUri, readUri } from './resources.js';
@@ -64,6 +66,8 @@ interface Caller {
   canAsk: boolean;
   /** The client asked for input schemas in OpenAI's strict form (X-MCP-Schema: strict, strict-schema.ts). */
   strictSchemas: boolean;
+  /** The client said at initialize that it can send its user to a page (URL-mode elicitation): an approval is asked for there. */
+  canOpenUrl?: boolean;
   /** The JSON of a successful tools/call result, set by the tool handler (the SDK passes it on unchanged). */
   resultJson?: string;
 }
@@ -85,6 +89,8 @@ export interface McpEndpoint {
 interface CallChannel {
   sendNotification?: (notification: ServerNotification) => Promise<void>;
   ask?: AskingCall['ask'];
+  /** Sends the person to a page (URL-mode elicitation), when the client can. */
+  askUrl?: UrlAsking['askUrl'];
   /** Aborted when the caller cancels the call (notifications/cancelled, or its stream closed). */
   signal?: AbortSignal;
 }
@@ -133,6 +139,11 @@ function inToolWords(err: unknown, operations: RegExp): unknown {
 
 /** MCP's code for a resource that does not exist (2025-06-18, Resources: Error Handling). */
 const RESOURCE_NOT_FOUND = -32002;
+
+/** `result` with one more sentence for the agent. */
+function withText(result: CallToolResult, text: string): CallToolResult {
+  return { ...result, content: [...result.content, { type: 'text', text }] };
+}
 
 function callResult(body: unknown, caller: Caller): CallToolResult {
   const { result, json } = successResult(body);
@@ -270,7 +281,12 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
       (await service.invoke(name, principal, a, { requestId, idempotencyKey: key, onProgress: progress, surface: 'mcp' })).body as Record<string, any>;
     let asked = false;
     try {
-      const askFirst = Object.hasOwn(ASK_FIRST, op.name) ? ASK_FIRST[op.name] : undefined;
+      // A client that can send the person to a page, in an organization where people decide: the approval is the question (asked after the call).
+      const urlAsk =
+        caller.canOpenUrl && caller.streams && channel.askUrl && MONEY_OPERATIONS.has(op.name) && (await decidedByPerson(service.knex, principal))
+          ? channel.askUrl
+          : undefined;
+      const askFirst = !urlAsk && Object.hasOwn(ASK_FIRST, op.name) ? ASK_FIRST[op.name] : undefined;
       // A call its operation refuses as sent (scope, Idempotency-Key, then input) is refused as the operation would, before anyone is asked or any plan read.
       if (askFirst && principal.scopes.has(op.scope) && !(op.idempotency === 'required' && idempotencyKey === undefined)) {
         const copy = structuredClone(input);
@@ -307,16 +323,33 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
         onProgress,
         surface: 'mcp',
       });
-      const body = asToolAnswer(answered.body as Record<string, unknown>);
-      const result = callResult(body, caller);
-      // Accepted, not done: the organization wants a person to decide (an approval), and the agent is told where.
-      if (answered.status === 202 && typeof body.consoleUrl === 'string') {
-        // The result is written as it now stands, not from the JSON made of the answer alone.
-        caller.resultJson = undefined;
-        result.content.push({
-          type: 'text',
-          text: `Nothing was published yet: this organization wants a person to decide. Approval ${String(body.approvalId)} waits for an owner or admin at ${body.consoleUrl}; read it with get_approval (status waiting, approved, rejected, expired or stale).`,
+      let body = asToolAnswer(answered.body as Record<string, unknown>);
+      let result: CallToolResult;
+      // Accepted, not done, on a client that can open the console page: the person is sent there and the call waits for the decision.
+      if (answered.status === 202 && typeof body.consoleUrl === 'string' && urlAsk) {
+        const approval = body as ApprovalAnswer;
+        const decided = await waitForDecision(approval, `${toolName(op.name)} (${describeKind(approval.kind)})`, {
+          askUrl: (params) => urlAsk(params),
+          read: async () => (await run('get-approval', { brandId: approval.brandId, approvalId: approval.approvalId }, undefined)) as ApprovalAnswer,
+          timeoutMs: confirmMs,
+          signal: channel.signal,
+          onWait,
         });
+        body = asToolAnswer(decided.body);
+        result = decided.status === 'approved' ? withText(callResult(body, caller), decided.said) : declinedResult(body, decided.said);
+        // The result is written as it now stands (with the sentence), not from the JSON made of the answer alone.
+        caller.resultJson = undefined;
+      } else {
+        result = callResult(body, caller);
+        // Accepted, not done: the organization wants a person to decide (an approval), and the agent is told where.
+        if (answered.status === 202 && typeof body.consoleUrl === 'string') {
+          // The result is written as it now stands, not from the JSON made of the answer alone.
+          caller.resultJson = undefined;
+          result.content.push({
+            type: 'text',
+            text: `Nothing was done yet: this organization wants a person to decide. Approval ${String(body.approvalId)} waits for an owner or admin at ${body.consoleUrl}; read it with get_approval (status waiting, approved, rejected, expired or stale).`,
+          });
+        }
       }
       const text = (result.content[0] as { text: string }).text;
       const brandId = typeof input.brandId === 'number' ? input.brandId : null;
@@ -378,6 +411,11 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
       sendNotification: (n) => extra.sendNotification(n),
       ask: (message, requestedSchema) =>
         extra.sendRequest({ method: 'elicitation/create', params: { message, requestedSchema } }, ElicitResultSchema, {
+          timeout: service.config.mcpConfirmTimeoutS * 1000,
+          signal: extra.signal,
+        }),
+      askUrl: (params) =>
+        extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema, {
           timeout: service.config.mcpConfirmTimeoutS * 1000,
           signal: extra.signal,
         }),
@@ -471,6 +509,8 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
     const call = plainToolCall(body);
     const op = call && visibleTool(caller, call.name);
     if (!call || !op || (ASK_FIRST[op.name] && caller.canAsk && caller.streams)) return undefined;
+    // A money call that may become an approval, on a client that can open its page: the Server sends the question.
+    if (MONEY_OPERATIONS.has(op.name) && caller.canOpenUrl && caller.streams) return undefined;
     caller.resultJson = undefined;
     const result = await callTool(caller, op, call.args, undefined, {});
     return `{"result":${caller.resultJson ?? resultJsonOf(result)},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`;
@@ -609,6 +649,7 @@ export async function handleMcpRequest(
     sessionId: typeof session === 'string' ? session : undefined,
     streams: /\btext\/event-stream\b/.test(header(req, 'accept') ?? ''),
     canAsk: sessionOf(req.headers['mcp-session-id']).elicitation,
+    canOpenUrl: sessionOf(req.headers['mcp-session-id']).urlElicitation,
   };
   // One plain tools/call is answered without the SDK's Server when nothing may be sent before its answer.
   const direct = await endpoint.direct(body, caller);

@@ -10,9 +10,11 @@ import crypto from 'node:crypto';
 export interface ClientSession {
   /** The client declared form elicitation: a tool may ask the person a question before it acts. */
   elicitation: boolean;
+  /** The client declared URL-mode elicitation (MCP 2025-11-25): a tool may send the person to a page (an approval in the console). */
+  urlElicitation: boolean;
 }
 
-const NONE: ClientSession = { elicitation: false };
+const NONE: ClientSession = { elicitation: false, urlElicitation: false };
 const ID = /^([A-Za-z0-9_-]{22})\.([a-z-]+)\.([A-Za-z0-9_-]{22})$/;
 
 /** The part of a session id that binds it to the credential that opened it. */
@@ -28,10 +30,16 @@ function asksForms(capabilities: unknown): boolean {
   return Object.keys(elicitation).length === 0 || 'form' in elicitation;
 }
 
+/** True when `capabilities` include URL-mode elicitation (`elicitation.url`, MCP 2025-11-25). */
+function opensUrls(capabilities: unknown): boolean {
+  const elicitation = (capabilities as { elicitation?: unknown } | undefined)?.elicitation;
+  return Boolean(elicitation && typeof elicitation === 'object' && 'url' in elicitation);
+}
+
 /** The session id answered to an initialize with these client capabilities by `credentialId`: random, what it can do, whose it is. */
 export function sessionIdFor(capabilities: unknown, credentialId: string): string {
   const random = crypto.randomBytes(16).toString('base64url');
-  const flags = asksForms(capabilities) ? 'e' : '-';
+  const flags = `${asksForms(capabilities) ? 'e' : ''}${opensUrls(capabilities) ? 'u' : ''}` || '-';
   return `${random}.${flags}.${bindingOf(random, flags, credentialId)}`;
 }
 
@@ -44,7 +52,7 @@ export function sessionBelongsTo(id: string, credentialId: string): boolean {
 /** What a session id says about its client; a missing or foreign id says the client can do nothing extra. */
 export function sessionOf(id: string | string[] | undefined): ClientSession {
   const match = typeof id === 'string' ? ID.exec(id) : null;
-  return match ? { elicitation: match[2].includes('e') } : NONE;
+  return match ? { elicitation: match[2].includes('e'), urlElicitation: match[2].includes('u') } : NONE;
 }
 
 /** Sessions whose toolsets this process remembers at most (the least recently changed are forgotten first). */

@@ -20,6 +20,7 @@ import { fromAnswerJson } from '../../src/serialized.js';
 import { textProblem } from '../../src/schemas/text.js';
 import { RouteGroups, type RouteRegistrar } from './routing.js';
 import { operatingRoutes } from './operating.js';
+import { DECISION_PATH, decisionCaller } from './approval-decision.js';
 import { HOOK_BODY_LIMIT } from '../../src/workflows/kinds.js';
 
 const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
@@ -408,6 +409,9 @@ export function createRestApp(service: Service): Koa<State> {
     ctx.state.principal = await service.authenticate(ctx.get('authorization') || undefined, 'api');
     return next();
   };
+  // The decision on an approval: internal (no MCP tool, no CLI command), on REST only from a signed-in person's session.
+  const decide = service.catalogue.get('decide-approval');
+  if (decide) router.post(DECISION_PATH, decisionCaller(service) as RouterMiddleware<State>, parseJsonBody, routeFor(service, decide));
   for (const op of service.catalogue.list()) {
     const path = '/v1' + op.path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
     const handler = routeFor(service, op);

@@ -152,18 +152,21 @@ describe('approvals by a person in the console', function () {
         const olive = await signedIn('owner', `/console/brands/${shoes}/approvals/${approval.approvalId}`);
         await olive.page.click('#approve');
         await olive.page.click('#confirm');
-        expect(await olive.page.locator('[role=alert]').first().innerText()).to.contain('Nothing was published');
+        expect(await olive.page.locator('[role=alert]').first().innerText()).to.contain('Nothing was done');
         expect((await launch(built.launchId)).status).to.equal('draft');
         expect((await api()('GET', `/approvals/${approval.approvalId}`)).body.status).to.equal('stale');
       });
 
-      it('an expired approval moves nothing, and no bearer credential can decide one (no REST route, no MCP tool)', async () => {
+      it('an expired approval moves nothing, and no bearer credential can decide one (the REST route answers 403 naming the console page; no MCP tool)', async () => {
         const { built, approval, planFingerprint } = await asked('Expires');
         const byKey = await w.request('POST', `/v1/brands/${shoes}/approvals/${approval.approvalId}/decision`, {
           key: w.key('acme', 'ci'),
           body: { decision: 'approve', planFingerprint },
         });
-        expect(byKey.status, JSON.stringify(byKey.body)).to.equal(404);
+        expect(byKey.status, JSON.stringify(byKey.body)).to.equal(403);
+        expect(byKey.body.error.code).to.equal('forbidden');
+        expect(byKey.body.error.message).to.contain(approval.consoleUrl);
+        expect(byKey.body.error.details).to.deep.equal({ consoleUrl: approval.consoleUrl });
         const client = await mcpClient(w.url, w.key('acme', 'ci'), { toolsets: 'all' });
         try {
           const names = (await client.listTools()).tools.map((t) => t.name);
