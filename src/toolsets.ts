@@ -13,7 +13,8 @@ export const TOOLSETS = {
   board: { default: false, description: 'The pipeline board: columns and cards; a column that publishes publishes the launches moved into it.' },
   setup: {
     default: false,
-    description: "An ad account's set-up, done once by a person or an admin agent: its page, identity, EU and regional identities, allowlisted features and Smart+, and its naming convention.",
+    description:
+      "An ad account's set-up, done once by a person or an admin agent: its page, identity, EU and regional identities, allowlisted features and Smart+, and its naming convention.",
   },
   integrate: { default: false, description: 'Webhook endpoints and deliveries, and the click tracker: connection, campaign mappings, spend push.' },
 } as const satisfies Record<string, { default: boolean; description: string }>;

@@ -226,9 +226,13 @@ async function liveStatusChange(
 ) {
   const keys = Object.keys(patch);
   if (keys.length !== 1 || keys[0] !== 'status' || (patch.status !== 'ACTIVE' && patch.status !== 'PAUSED')) {
-    throw new ServiceError('conflict', `Node ${node.id} is live: only properties.status (ACTIVE or PAUSED) can change; budgets change through edit-live-campaign.`, {
-      status: 'live',
-    });
+    throw new ServiceError(
+      'conflict',
+      `Node ${node.id} is live: only properties.status (ACTIVE or PAUSED) can change; budgets change through edit-live-campaign.`,
+      {
+        status: 'live',
+      },
+    );
   }
   // A live object's status is money (a paused campaign set ACTIVE spends again): publish, like edit-live-campaign; nothing is sent without it.
   if (!ctx.principal.scopes.has('publish')) {

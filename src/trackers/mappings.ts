@@ -101,10 +101,7 @@ function tally(rows: ClickRow[], pick: (r: ClickRow) => string | null): Map<stri
 export async function requireConnection(deps: MappingDeps, brandId: number): Promise<TrackerConnection> {
   const conn = await deps.trackers.connection(deps.db, deps.secrets, brandId);
   if (!conn)
-    throw new ServiceError(
-      'conflict',
-      `Brand ${brandId} has no click tracker connected; connect one first (connect-tracker with baseUrl and apiKey).`,
-    );
+    throw new ServiceError('conflict', `Brand ${brandId} has no click tracker connected; connect one first (connect-tracker with baseUrl and apiKey).`);
   return conn;
 }
 

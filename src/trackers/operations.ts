@@ -303,10 +303,7 @@ const setTrackerPush = defineOperation({
     const db = ctx.db;
     const conn = await findConnection(db, brandId);
     if (!conn)
-      throw new ServiceError(
-        'conflict',
-        `Brand ${brandId} has no click tracker connected; connect one first (connect-tracker with baseUrl and apiKey).`,
-      );
+      throw new ServiceError('conflict', `Brand ${brandId} has no click tracker connected; connect one first (connect-tracker with baseUrl and apiKey).`);
     const now = ctx.now();
     const changes: Partial<PushSetting> = input.enabled ? { enabled: true, disabledReason: null } : { enabled: false };
     if (!input.enabled) {

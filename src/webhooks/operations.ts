@@ -330,9 +330,13 @@ export const redeliverWebhook = defineOperation({
     const db = ctx.db as Knex.Transaction;
     const endpoint = await loadEndpoint(ctx, input.endpointId, db, true);
     if (!endpoint.enabled) {
-      throw new ServiceError('conflict', `Webhook endpoint ${endpoint.id} is disabled (${endpoint.disabled_reason}); enable it (update-webhook-endpoint with enabled: true) first.`, {
-        disabledReason: endpoint.disabled_reason,
-      });
+      throw new ServiceError(
+        'conflict',
+        `Webhook endpoint ${endpoint.id} is disabled (${endpoint.disabled_reason}); enable it (update-webhook-endpoint with enabled: true) first.`,
+        {
+          disabledReason: endpoint.disabled_reason,
+        },
+      );
     }
     const original = await findDelivery(db, input.deliveryId, endpoint.id);
     if (!original) throw notFound(`Delivery ${input.deliveryId} of webhook endpoint ${endpoint.id}`);

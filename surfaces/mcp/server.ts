@@ -130,7 +130,11 @@ function inToolWords(err: unknown, operations: RegExp): unknown {
       .replace(/Idempotency-Key/g, 'idempotencyKey')
       .replace(operations, (name) => toolName(name));
   const details = Array.isArray(err.details)
-    ? err.details.map((d) => ({ ...d, field: d.field === 'Idempotency-Key' ? 'idempotencyKey' : d.field, message: typeof d.message === 'string' ? words(d.message) : d.message }))
+    ? err.details.map((d) => ({
+        ...d,
+        field: d.field === 'Idempotency-Key' ? 'idempotencyKey' : d.field,
+        message: typeof d.message === 'string' ? words(d.message) : d.message,
+      }))
     : err.details;
   const message = words(err.message);
   if (message === err.message && details === err.details) return err;

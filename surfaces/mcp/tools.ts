@@ -318,7 +318,11 @@ export function toolsFor(ops: OperationDefinition[], schemas: SchemaRegistry): T
     const own = { type: 'object', properties: fields, ...(first ? { required: [first] } : {}) };
     const output = op.annotations.readOnly
       ? first
-        ? { ...draft.output, properties: { ...fields, ...withAllFlags(draft.output.properties as Record<string, JsonSchema>), [first]: fields[first] }, required: [first] }
+        ? {
+            ...draft.output,
+            properties: { ...fields, ...withAllFlags(draft.output.properties as Record<string, JsonSchema>), [first]: fields[first] },
+            required: [first],
+          }
         : { ...draft.output, properties: { ...fields, ...withAllFlags(draft.output.properties as Record<string, JsonSchema>) } }
       : own;
     const inputSchema = inToolNames(portableInputOf(op, drafts[i].input, schemas), operations);

@@ -86,7 +86,7 @@ describe('MCP details an agent relies on (issue 60, item 5)', function () {
       const listed = (tool.outputSchema?.properties ?? {}) as Record<string, unknown>;
       for (const field of Object.keys(full.properties ?? {})) if (!(field in listed)) missing.push(`${tool.name}.${field}`);
     }
-    expect(missing, missing.join(" ")).to.deep.equal([]);
+    expect(missing, missing.join(' ')).to.deep.equal([]);
     const lists = tools.filter((t) => t.name.startsWith('list_'));
     expect(lists.length).to.be.greaterThan(10);
     for (const t of lists) {

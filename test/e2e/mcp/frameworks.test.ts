@@ -148,7 +148,9 @@ describe('MCP with the frameworks agents are built on (all tools, no model calle
       const tool = (name: string) => tools.find((t) => t.name === name)!;
       const answerOf = async (name: string, args: Record<string, unknown>) => JSON.parse(textOf(await tool(name).invoke(args)));
       const created = await answerOf('create_launch', { brandId, title: 'Ids from answers', idempotencyKey: 'langchain-ids-1' });
-      expect(created.id, 'a launch id is answered as a string of digits').to.be.a('string').and.match(/^[1-9][0-9]*$/);
+      expect(created.id, 'a launch id is answered as a string of digits')
+        .to.be.a('string')
+        .and.match(/^[1-9][0-9]*$/);
       // The id goes back exactly as it was answered: the adapter checks it against the tool's schema before sending.
       const campaign = await answerOf('create_node', {
         brandId,
@@ -232,7 +234,12 @@ describe('MCP with the frameworks agents are built on (all tools, no model calle
 
   it('the OpenAI Agents SDK with X-MCP-Schema: strict: served in strict form, its converter changes nothing, each description said once, and a null means left out', async () => {
     const connect = async (form: string) => {
-      const server = new MCPServerStreamableHttp({ url: `${w.url}/mcp`, name: 'svc', requestInit: { headers: { ...headers, 'x-mcp-schema': form } }, cacheToolsList: false });
+      const server = new MCPServerStreamableHttp({
+        url: `${w.url}/mcp`,
+        name: 'svc',
+        requestInit: { headers: { ...headers, 'x-mcp-schema': form } },
+        cacheToolsList: false,
+      });
       await server.connect();
       return server;
     };
@@ -256,7 +263,12 @@ describe('MCP with the frameworks agents are built on (all tools, no model calle
       // A strict model sends every property; null for those it leaves out, which the server reads as left out.
       const tool = (name: string) => converted.find((t) => t.name === name)!;
       const made = JSON.parse(
-        textOf(await tool('create_launch').invoke(new RunContext(), JSON.stringify({ brandId, title: 'Strict nulls', description: null, idempotencyKey: 'strict-1' }))),
+        textOf(
+          await tool('create_launch').invoke(
+            new RunContext(),
+            JSON.stringify({ brandId, title: 'Strict nulls', description: null, idempotencyKey: 'strict-1' }),
+          ),
+        ),
       );
       expect(made, JSON.stringify(made)).to.include({ title: 'Strict nulls' });
       const read = JSON.parse(textOf(await tool('get_launch').invoke(new RunContext(), JSON.stringify({ brandId, launchId: made.id }))));
