@@ -16,7 +16,7 @@ import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotoc
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { dialects } from '../../helpers/databases.js';
 import { launchBrowser, screenshotPath } from '../../helpers/browser.js';
-import { mcpClient, toolError } from '../../helpers/mcp.js';
+import { asToolAnswer, mcpClient, toolError } from '../../helpers/mcp.js';
 import { rejectionOf } from '../../helpers/assert.js';
 import { standardWorld } from '../../helpers/fixture.js';
 import { exampleWorld } from '../../helpers/example-world.js';
@@ -343,7 +343,7 @@ for (const dialect of dialects()) {
           const result = (await second.callTool({ name: 'list_brands', arguments: {} })) as ToolResult;
           expect(result.isError, JSON.stringify(result)).to.not.equal(true);
           const viaKey = await w.request('GET', '/v1/brands', { key: w.key('acme', 'ci') });
-          expect(result.structuredContent).to.deep.equal(viaKey.body);
+          expect(result.structuredContent).to.deep.equal(asToolAnswer(viaKey.body));
           await second.close();
 
           // The MCP token on /v1: 401 audience_mismatch with the challenge of the contract.
@@ -358,7 +358,7 @@ for (const dialect of dialects()) {
           const third = new Client({ name: 'oauth-test', version: '1.0.0' });
           await third.connect(new StreamableHTTPClientTransport(serverUrl, { authProvider: provider }));
           const again = (await third.callTool({ name: 'list_brands', arguments: {} })) as ToolResult;
-          expect(again.structuredContent).to.deep.equal(viaKey.body);
+          expect(again.structuredContent).to.deep.equal(asToolAnswer(viaKey.body));
           expect(provider.saved!.access_token).to.not.equal(tokens.access_token).and.not.equal('svc_at_no.longer.valid');
           expect(provider.saved!.refresh_token).to.not.equal(tokens.refresh_token);
           expect(claimsOf(provider.saved!.access_token).aud).to.equal(mcp);
