@@ -29,7 +29,7 @@ import type { OperationDefinition } from '../../src/catalogue/define.js';
 import type { ProgressUpdate } from '../../src/catalogue/invoke-types.js';
 import type { Service } from '../../src/service.js';
 import { asToolAnswer, declinedResult, errorResult, successResult } from './results.js';
-import { IDS_ANSWERED_AS_STRINGS, MCP_PAGE_SIZE, NULL_ALTERNATIVES, operationWords, toolName, toolsFor, type ToolDefinition } from './tools.js';
+import { MCP_PAGE_SIZE, NULL_ALTERNATIVES, operationWords, toolName, toolsFor, type ToolDefinition } from './tools.js';
 import { ExchangeTransport } from './exchange.js';
 import { strictForm, withoutNulls } from './strict-schema.js';
 import { invokeFollowing } from './follow.js';
@@ -230,7 +230,7 @@ export function createMcpEndpoint(service: Service): McpEndpoint {
     for (const [name, value] of Object.entries(input)) {
       if (!/Ids?$/.test(name)) continue;
       const schema = properties[name];
-      if (schema?.type === 'integer' || IDS_ANSWERED_AS_STRINGS.has(name)) input[name] = digits(value);
+      if (schema?.type === 'integer') input[name] = digits(value);
       else if (schema?.type === 'array' && schema.items?.type === 'integer' && Array.isArray(value)) input[name] = value.map(digits);
     }
     const alternative = NULL_ALTERNATIVES[op.name];

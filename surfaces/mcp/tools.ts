@@ -183,11 +183,11 @@ function replacedAt(schema: JsonSchema, path: string[], part: JsonSchema): JsonS
 }
 
 /** The input as the model reads it: portable, every field described here, open per-kind settings shown whole. */
-function portableInputOf(op: OperationDefinition, input: JsonSchema, schemas: SchemaRegistry): JsonSchema & { type: 'object' } {
+function portableInputOf(op: OperationDefinition, input: JsonSchema, schemas: SchemaRegistry, operations: RegExp): JsonSchema & { type: 'object' } {
   const perKind = SETTINGS_PER_KIND[op.name];
-  if (!perKind) return plainIds(portableInput(input));
+  if (!perKind) return inToolWords(portableInput(input), operations);
   const kinds = perKind.kinds(schemas).map((k) => ({ label: k.label, schema: schemas.bundle(k.schema) }));
-  return plainIds(portableInput(replacedAt(input, perKind.path, unitedVariants(perKind.description, kinds))));
+  return inToolWords(portableInput(replacedAt(input, perKind.path, unitedVariants(perKind.description, kinds))), operations);
 }
 
 /**
@@ -200,15 +200,17 @@ const ID_FORMS: Array<[RegExp, string]> = [
   [/; null for none\.$/, '; omitted: none.'],
 ];
 
-function plainIds(node: unknown): any {
-  if (Array.isArray(node)) return node.map(plainIds);
+/** A tool's input schema in its own words: ids as the tool takes them (ID_FORMS, namedId, asAnswered) and operations named as tools (`update-node` is `update_node`). */
+function inToolWords(node: unknown, operations: RegExp): any {
+  if (Array.isArray(node)) return node.map((n) => inToolWords(n, operations));
   if (!node || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(node)) {
-    if (k === 'description' && typeof v === 'string') out[k] = ID_FORMS.reduce((text, [from, to]) => text.replace(from, to), v);
+    if (k === 'description' && typeof v === 'string')
+      out[k] = ID_FORMS.reduce((text, [from, to]) => text.replace(from, to), v).replace(operations, (name) => toolName(name));
     else if (k === 'properties' && v && typeof v === 'object')
-      out[k] = Object.fromEntries(Object.entries(v).map(([name, sub]) => [name, asAnswered(name, namedId(name, plainIds(sub)))]));
-    else out[k] = k === 'enum' || k === 'default' ? v : plainIds(v);
+      out[k] = Object.fromEntries(Object.entries(v).map(([name, sub]) => [name, asAnswered(name, namedId(name, inToolWords(sub, operations)))]));
+    else out[k] = k === 'enum' || k === 'default' ? v : inToolWords(v, operations);
   }
   return out;
 }
@@ -217,9 +219,9 @@ function plainIds(node: unknown): any {
  * Ids the answers carry as strings of digits (the spec shows a launch's `id` and every `launchId` as
  * a string): the argument takes the same type, so an id copied from an answer passes a client that
  * checks arguments against the schema before sending (LangChain's adapters refuse a string where the
- * schema says integer). The server still takes the number too (toolArguments in server.ts).
+ * schema says integer). The core's id schema (common#/$defs/id) takes the number and the digits alike.
  */
-export const IDS_ANSWERED_AS_STRINGS = new Set(['launchId']);
+const IDS_ANSWERED_AS_STRINGS = new Set(['launchId']);
 
 function asAnswered(name: string, schema: Record<string, unknown>): Record<string, unknown> {
   if (!IDS_ANSWERED_AS_STRINGS.has(name) || schema.type !== 'integer') return schema;
@@ -275,18 +277,6 @@ export function operationWords(ops: OperationDefinition[]): RegExp {
   return new RegExp(`(?<![\\w/.-])(?:${names.join('|')})(?![\\w/-])`, 'g');
 }
 
-/** `schema` with every operation its descriptions name said as the tool (`update-node` is `update_node` here). */
-function inToolNames(node: unknown, operations: RegExp): any {
-  if (Array.isArray(node)) return node.map((n) => inToolNames(n, operations));
-  if (!node || typeof node !== 'object') return node;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(node)) {
-    if (k === 'description' && typeof v === 'string') out[k] = v.replace(operations, (name) => toolName(name));
-    else out[k] = k === 'enum' || k === 'default' ? v : inToolNames(v, operations);
-  }
-  return out;
-}
-
 /** An answer's fields with the flag a null of them becomes in a tool's answer (`allBrands` beside `brandIds`). */
 function withAllFlags(fields: Record<string, JsonSchema> | undefined): Record<string, JsonSchema> {
   const out = { ...fields };
@@ -325,7 +315,7 @@ export function toolsFor(ops: OperationDefinition[], schemas: SchemaRegistry): T
           }
         : { ...draft.output, properties: { ...fields, ...withAllFlags(draft.output.properties as Record<string, JsonSchema>) } }
       : own;
-    const inputSchema = inToolNames(portableInputOf(op, drafts[i].input, schemas), operations);
+    const inputSchema = portableInputOf(op, drafts[i].input, schemas, operations);
     return {
       name: draft.name,
       title: titleOf(op, schemas),

@@ -106,6 +106,9 @@ describe('MCP details an agent relies on (issue 60, item 5)', function () {
       const r = await call('get_launch', { launchId });
       expect(r.isError, r.content[0]?.text).to.not.equal(true);
       expect(r.structuredContent.id).to.equal(built.launchId);
+      // get_insights filters by launch with the same id schema as every other launch argument.
+      const insights = await call('get_insights', { accountId: 'act_1001', launchId });
+      expect(insights.isError, insights.content[0]?.text).to.not.equal(true);
     }
   });
 });
